@@ -1,0 +1,97 @@
+"""What the generator knows about the canonical model: the fields each template context may name.
+
+A context is where a wire template stands (`part.image.inline`, `tool_call`, `message.user`…).
+Each field has the Python expression that reads it from the context's object(s), a kind that
+tells the emitter how to convert it, and whether the canonical model lets it be absent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Field", "CONTEXTS", "PART_CLASS", "context_for_part"]
+
+
+@dataclass(frozen=True)
+class Field:
+    attr: str  # expression relative to the context's variables (e.g. "source.url")
+    kind: str  # str | bool | schema | object | content | tool_calls | any
+    optional: bool = False
+
+
+_SOURCE_URL = {"source.url": Field("source.url", "str")}
+_SOURCE_INLINE = {"source.base64_data": Field("source.base64_data", "str")}
+
+CONTEXTS: dict[str, dict[str, Field]] = {
+    "part.text": {"text": Field("text", "str"), "signature": Field("signature", "str", True)},
+    "part.thinking": {"text": Field("text", "str"), "signature": Field("signature", "str", True)},
+    "part.redacted_thinking": {"data": Field("data", "str")},
+    "part.image.url": {
+        **_SOURCE_URL,
+        "media_type": Field("media_type", "str", True),
+        "detail": Field("detail", "str", True),
+    },
+    "part.image.inline": {
+        **_SOURCE_INLINE,
+        "media_type": Field("media_type", "str"),
+        "detail": Field("detail", "str", True),
+    },
+    "part.audio.url": {**_SOURCE_URL, "media_type": Field("media_type", "str", True)},
+    "part.audio.inline": {**_SOURCE_INLINE, "media_type": Field("media_type", "str")},
+    "part.file.url": {
+        **_SOURCE_URL,
+        "media_type": Field("media_type", "str", True),
+        "filename": Field("filename", "str", True),
+    },
+    "part.file.inline": {
+        **_SOURCE_INLINE,
+        "media_type": Field("media_type", "str"),
+        "filename": Field("filename", "str", True),
+    },
+    "tool_call": {
+        "id": Field("id", "str"),
+        "name": Field("name", "str"),
+        "arguments": Field("arguments", "object"),
+        "signature": Field("signature", "str", True),
+    },
+    "tool_result": {
+        "tool_call_id": Field("tool_call_id", "str"),
+        "content": Field("content", "str"),
+        "name": Field("name", "str", True),
+    },
+    "tool": {
+        "name": Field("name", "str"),
+        "description": Field("description", "str", True),
+        "parameters": Field("parameters", "schema", True),
+        "strict": Field("strict", "bool", True),
+    },
+    "tool_choice.tool": {"name": Field("name", "str")},
+    "message.system": {"content": Field("content", "str")},
+    "message.user": {"content": Field("content", "content")},
+    "message.assistant": {
+        "content": Field("content", "content", True),
+        "tool_calls": Field("tool_calls", "tool_calls", True),
+    },
+    "structured_output": {
+        "name": Field("name", "str"),
+        "schema": Field("schema", "schema"),
+        "strict": Field("strict", "bool"),
+    },
+}
+
+# Part kind -> (canonical class, source class or None)
+PART_CLASS: dict[str, tuple[str, str | None]] = {
+    "text": ("TextBlock", None),
+    "thinking": ("ThinkingBlock", None),
+    "redacted_thinking": ("RedactedThinkingBlock", None),
+    "image.url": ("ImageBlock", "UrlSource"),
+    "image.inline": ("ImageBlock", "InlineSource"),
+    "audio.url": ("AudioBlock", "UrlSource"),
+    "audio.inline": ("AudioBlock", "InlineSource"),
+    "file.url": ("FileBlock", "UrlSource"),
+    "file.inline": ("FileBlock", "InlineSource"),
+}
+
+
+def context_for_part(kind: str) -> str:
+    return "part." + kind

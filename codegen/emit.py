@@ -1,0 +1,430 @@
+"""Stage 4a: turn IR templates into straight-line Python.
+
+Each wire template compiles twice: to a builder (canonical object -> wire dict) and to a reader
+(wire dict -> canonical object). Strings from a mapping only ever reach the output through
+`repr()`, so a mapping holding quotes, newlines or `__import__('os')` yields harmless literals.
+The jinja2 templates lay the module out; the functions' bodies are prepared here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .catalog import CONTEXTS, PART_CLASS
+from .ir import FormatIR
+from .wiretemplate import Arr, Interp, Lit, Node, Obj, Slot, conditions_of, slots_of
+
+__all__ = ["ModuleParts", "emit_module"]
+
+
+def lit(value: Any) -> str:
+    """A Python literal for a JSON value (the only way mapping text enters generated code)."""
+    return repr(value)
+
+
+@dataclass
+class Func:
+    name: str
+    signature: str
+    doc: str
+    body: list[str]
+
+
+@dataclass
+class ModuleParts:
+    constants: list[str] = field(default_factory=list)
+    functions: list[Func] = field(default_factory=list)
+    public: list[str] = field(default_factory=list)
+
+
+class _Lines:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.level = 1
+        self.counter = 0
+
+    def add(self, text: str) -> None:
+        self.lines.append("    " * self.level + text)
+
+    def indent(self) -> None:
+        self.level += 1
+
+    def dedent(self) -> None:
+        self.level -= 1
+
+    def fresh(self, stem: str) -> str:
+        self.counter += 1
+        return f"{stem}_{self.counter}"
+
+
+class Emitter:
+    def __init__(self, ir: FormatIR) -> None:
+        self.ir = ir
+        self.parts = ModuleParts()
+        self.regexes: dict[str, str] = {}
+
+    # ----------------------------------------------------------------- helpers
+    def regex(self, pattern: str) -> str:
+        if pattern not in self.regexes:
+            self.regexes[pattern] = f"_RE_{len(self.regexes) + 1}"
+        return self.regexes[pattern]
+
+    def func(self, name: str, signature: str, doc: str, body: list[str]) -> None:
+        self.parts.functions.append(Func(name, signature, doc, body))
+
+    # ------------------------------------------------------------ build side
+    def slot_value(self, slot: Slot, env: dict[str, str], context: str, path_expr: str) -> str:
+        spec = CONTEXTS[context][slot.field]
+        expr = env[slot.field]
+        if slot.codec == "json":
+            return f"_w.dumps({expr})"
+        if slot.codec is not None:
+            return f"_vm_{slot.codec}({expr}, {path_expr})"
+        if spec.kind in ("schema", "object"):
+            return f"_w.canonical_json({expr})"
+        return expr
+
+    def build_node(self, out: _Lines, node: Node, env: dict[str, str], context: str, path_expr: str) -> str:
+        """Statements appended to `out`; returns the expression of the built value."""
+        if isinstance(node, Lit):
+            return lit(node.value)
+        if isinstance(node, Slot):
+            return self.slot_value(node, env, context, path_expr)
+        if isinstance(node, Interp):
+            pieces = []
+            for piece in node.pieces:
+                pieces.append(lit(piece) if isinstance(piece, str) else self.slot_value(piece, env, context, path_expr))
+            return " + ".join(pieces)
+        if isinstance(node, Arr):
+            return "[" + ", ".join(self.build_node(out, n, env, context, path_expr) for n in node.items) + "]"
+        assert isinstance(node, Obj)
+        required: list[tuple[str, str]] = []
+        optional: list[tuple[str, Slot]] = []
+        for key, child in node.items:
+            if isinstance(child, Slot) and child.optional:
+                optional.append((key, child))
+            else:
+                required.append((key, self.build_node(out, child, env, context, path_expr)))
+        literal = "{" + ", ".join(f"{lit(k)}: {v}" for k, v in required) + "}"
+        if not optional:
+            return literal
+        var = out.fresh("wire")
+        out.add(f"{var}: dict[str, Any] = {literal}")
+        for key, slot in optional:
+            expr = env[slot.field]
+            out.add(f"if {expr} is not NOT_GIVEN:")
+            out.indent()
+            out.add(f"{var}[{lit(key)}] = {self.slot_value(slot, env, context, path_expr)}")
+            out.dedent()
+        return var
+
+    # ------------------------------------------------------------ read side
+    def read_node(
+        self, out: _Lines, node: Node, src: str, path: str, context: str, got: dict[str, str], lenient: str | None = None
+    ) -> None:
+        """Statements reading `src` (a wire dict) per `node`; binds canonical fields in `got`."""
+        assert isinstance(node, Obj)
+        for key, child in node.items:
+            child_path = f'{path} + ".{key}"'
+            if isinstance(child, Lit):
+                continue  # checked by the dispatcher
+            if isinstance(child, Slot):
+                got[child.field] = self.read_slot(out, child, src, key, path, context, lenient)
+            elif isinstance(child, Interp):
+                var = out.fresh("text")
+                out.add(f"{var} = _w.member_str({src}, {lit(key)}, {path})")
+                m = out.fresh("match")
+                out.add(f"{m} = {self.regex(child.pattern())}.fullmatch({var})")
+                out.add(f"if {m} is None:")
+                out.indent()
+                out.add(f"raise _w.WireShapeError({child_path}, {lit('expected the form ' + self.interp_form(child))})")
+                out.dedent()
+                for i, slot in enumerate(child.slots, start=1):
+                    value = f"{m}.group({i})"
+                    if slot.codec is not None and slot.codec != "json":
+                        value = f"_vm_{slot.codec}_reverse({value}, {child_path})"
+                    got[slot.field] = value
+            elif isinstance(child, Obj):
+                needed = any(not s.optional for s in slots_of(child)) or any(
+                    isinstance(n, Lit) for _, n in child.items
+                )
+                sub = out.fresh("obj")
+                if needed:
+                    out.add(f"{sub} = _w.member_dict({src}, {lit(key)}, {path})")
+                    self.read_node(out, child, sub, child_path, context, got, lenient)
+                else:
+                    out.add(f"{sub} = {src}.get({lit(key)})")
+                    inner: dict[str, str] = {}
+                    sub_lines = _Lines()
+                    sub_lines.level = 0
+                    sub_lines.counter = out.counter + 1000
+                    self.read_node(sub_lines, child, sub, child_path, context, inner, lenient)
+                    for name in inner:
+                        out.add(f"{name.replace('.', '_')}_{sub} = NOT_GIVEN")
+                    out.add(f"if {sub} is not None:")
+                    out.indent()
+                    out.add(f"{sub} = _w.expect_dict({sub}, {child_path})")
+                    for line in sub_lines.lines:
+                        out.add(line)
+                    for name, expr in inner.items():
+                        out.add(f"{name.replace('.', '_')}_{sub} = {expr}")
+                    out.dedent()
+                    for name in inner:
+                        got[name] = f"{name.replace('.', '_')}_{sub}"
+            else:
+                raise AssertionError("arrays inside part templates are not readable")
+
+    def interp_form(self, node: Interp) -> str:
+        return "".join(p if isinstance(p, str) else "{" + p.field + "}" for p in node.pieces)
+
+    def read_slot(self, out: _Lines, slot: Slot, src: str, key: str, path: str, context: str, lenient: str | None) -> str:
+        spec = CONTEXTS[context][slot.field]
+        var = out.fresh(slot.field.replace(".", "_"))
+        child_path = f'{path} + ".{key}"'
+        if slot.codec == "json":
+            flag = lenient or "False"
+            out.add(f"{var} = _w.loads_object(_w.member({src}, {lit(key)}, {path}), {child_path}, {flag})")
+            return var
+        if slot.codec is not None:
+            if slot.optional:
+                out.add(f"{var} = _w.optional_str({src}, {lit(key)}, {path})")
+                out.add(f"if {var} is not NOT_GIVEN:")
+                out.indent()
+                out.add(f"{var} = _vm_{slot.codec}_reverse({var}, {child_path})")
+                out.dedent()
+            else:
+                out.add(f"{var} = _vm_{slot.codec}_reverse(_w.member_str({src}, {lit(key)}, {path}), {child_path})")
+            return var
+        kind = spec.kind
+        if kind == "str":
+            fn = "optional_str" if slot.optional else "member_str"
+        elif kind == "bool":
+            fn = "optional_bool" if slot.optional else "member"
+        elif kind in ("schema", "object"):
+            fn = "optional_json" if slot.optional else "member_dict"
+        else:
+            fn = "member"
+        out.add(f"{var} = _w.{fn}({src}, {lit(key)}, {path})")
+        if kind == "bool" and not slot.optional:
+            out.add(f"{var} = _w.expect_bool({var}, {child_path})")
+        return var
+
+    def dispatch_conditions(self, node: Node, var: str) -> str:
+        conds = []
+        for cond in conditions_of(node):
+            access = f"{var}.get({lit(cond.keys[0])})" if len(cond.keys) == 1 else f"_w.get_in({var}, {lit(cond.keys)})"
+            if cond.pattern is not None:
+                conds.append(f"isinstance({access}, str) and {self.regex(cond.pattern)}.fullmatch({access}) is not None")
+            elif cond.literal is None:
+                conds.append(f"{access} is None")
+            else:
+                conds.append(f"{access} == {lit(cond.literal)}")
+        return " and ".join(conds) or "True"
+
+    # ------------------------------------------------------------------ parts
+    def part_templates(self) -> list[tuple[str, Node]]:
+        return [(k, v) for k, v in self.ir.parts.items() if not isinstance(v, str)]
+
+    def emit_value_maps(self) -> None:
+        for vm in self.ir.value_maps.values():
+            body = []
+            for canonical, wire in vm.pairs:
+                body.append(f"if value == {lit(canonical)}:")
+                body.append(f"    return {lit(wire)}")
+            default = vm.default
+            if default == "reject":
+                allowed = ", ".join(c for c, _ in vm.pairs)
+                body.append(
+                    "raise UnsupportedContentBlockError("
+                    f"f\"{{value!r}} is not supported by {self.ir.key}; expected one of: {allowed}\", path=path)"
+                    if "{" not in allowed and '"' not in allowed
+                    else f"raise UnsupportedContentBlockError(repr(value) + {lit(' is not supported by ' + self.ir.key + '; expected one of: ' + allowed)}, path=path)"
+                )
+            elif default == "pass":
+                body.append("return value")
+            else:
+                prefix = default["strip_prefix"]
+                body.append(f"return value[{len(prefix)}:] if value.startswith({lit(prefix)}) else value")
+            self.func(f"_vm_{vm.name}", "(value: str, path: str) -> str", f"Value map `{vm.name}`: canonical -> wire.", ["    " + b for b in body])
+            rbody = []
+            seen: set[str] = set()
+            for canonical, wire in vm.pairs:
+                if wire in seen:
+                    continue
+                seen.add(wire)
+                rbody.append(f"if value == {lit(wire)}:")
+                rbody.append(f"    return {lit(canonical)}")
+            if isinstance(default, dict):
+                rbody.append(f"return {lit(default['strip_prefix'])} + value")
+            elif default == "pass":
+                rbody.append("return value")
+            else:
+                wires = ", ".join(sorted(seen))
+                rbody.append(f"raise _w.WireShapeError(path, repr(value) + {lit(' is not a known value; expected one of: ' + wires)})")
+            self.func(f"_vm_{vm.name}_reverse", "(value: str, path: str) -> str", f"Value map `{vm.name}`: wire -> canonical.", ["    " + b for b in rbody])
+
+    def signature_guard(self, kind: str, var: str) -> str | None:
+        """Condition under which a block is sent (provider-bound data, CANONICAL.md)."""
+        node = self.ir.parts[kind]
+        conds = []
+        if kind in ("thinking", "redacted_thinking"):
+            if self.ir.signatures == "strip_all":
+                return "False"
+            conds.append(f"({var}.origin is NOT_GIVEN or {var}.origin == PROVIDER)")
+        if not isinstance(node, str):
+            for slot in slots_of(node):
+                spec = CONTEXTS["part." + kind][slot.field]
+                if spec.optional and not slot.optional:
+                    conds.append(f"{var}.{spec.attr} is not NOT_GIVEN")
+        return " and ".join(conds) if conds else None
+
+    def emit_part_builders(self) -> None:
+        ir = self.ir
+        out = _Lines()
+        out.add("t = type(block)")
+        for cls in ("TextBlock", "ThinkingBlock", "RedactedThinkingBlock"):
+            kind = {"TextBlock": "text", "ThinkingBlock": "thinking", "RedactedThinkingBlock": "redacted_thinking"}[cls]
+            out.add(f"if t is {cls}:")
+            out.indent()
+            out.add(f"assert isinstance(block, {cls})")
+            self.emit_one_part(out, kind, "block")
+            out.dedent()
+        for cls, stem in (("ImageBlock", "image"), ("AudioBlock", "audio"), ("FileBlock", "file")):
+            out.add(f"if t is {cls}:")
+            out.indent()
+            out.add(f"assert isinstance(block, {cls})")
+            out.add("source = block.source")
+            out.add("if type(source) is UrlSource:")
+            out.indent()
+            self.emit_one_part(out, f"{stem}.url", "block")
+            out.dedent()
+            out.add("assert isinstance(source, InlineSource)")
+            self.emit_one_part(out, f"{stem}.inline", "block")
+            out.dedent()
+        out.add("raise InvalidRequestError(f'unsupported block {t.__name__}', path=path)")
+        self.func(
+            "_part_to_wire",
+            "(block: Block, path: str) -> dict[str, Any] | None",
+            "One canonical content block -> its wire part; None when the mapping strips it.",
+            out.lines,
+        )
+
+    def emit_one_part(self, out: _Lines, kind: str, var: str) -> None:
+        node = self.ir.parts[kind]
+        if node == "strip":
+            out.add("return None")
+            return
+        if node == "reject":
+            out.add(
+                f"raise UnsupportedContentBlockError({lit(kind + ' content is not supported by ' + self.ir.key)}, path=path)"
+            )
+            return
+        assert not isinstance(node, str)
+        guard = self.signature_guard(kind, var)
+        if guard is not None:
+            out.add(f"if not ({guard}):")
+            out.indent()
+            out.add("return None")
+            out.dedent()
+        env = {}
+        for name, spec in CONTEXTS["part." + kind].items():
+            attr = spec.attr
+            env[name] = ("source." + attr[len("source."):]) if attr.startswith("source.") else f"{var}.{attr}"
+        expr = self.build_node(out, node, env, "part." + kind, "path + '.media_type'")
+        out.add(f"return {expr}")
+
+    def emit_part_readers(self) -> None:
+        """Dispatchers for wire parts: user content, assistant content (with tool calls when they
+        are content blocks) and tool results grouped into user turns."""
+        ir = self.ir
+        for kind, node in self.part_templates():
+            out = _Lines()
+            got: dict[str, str] = {}
+            self.read_node(out, node, "part", "path", "part." + kind, got)
+            cls, source_cls = PART_CLASS[kind]
+            args = []
+            for name, spec in CONTEXTS["part." + kind].items():
+                if name.startswith("source."):
+                    continue
+                value = got.get(name, "NOT_GIVEN")
+                args.append(f"{spec.attr}={value}")
+            if source_cls == "UrlSource":
+                args.insert(0, f"source=UrlSource(url={got['source.url']})")
+            elif source_cls == "InlineSource":
+                args.insert(0, f"source=InlineSource(base64_data={got['source.base64_data']})")
+            if kind in ("thinking", "redacted_thinking"):
+                args.append("origin=PROVIDER")
+            elif kind == "text" and "signature" in got:
+                out.add(f"origin_ = PROVIDER if {got['signature']} is not NOT_GIVEN else NOT_GIVEN")
+                args.append("origin=origin_")
+            out.add(f"return {cls}({', '.join(args)})")
+            self.func(f"_read_part_{kind.replace('.', '_')}", "(part: dict[str, Any], path: str) -> Block", f"Wire `{kind}` part -> canonical block.", out.lines)
+
+        # tool call reader
+        out = _Lines()
+        got = {}
+        self.read_node(out, ir.tool_call_template, "call", "path", "tool_call", got, lenient="lenient")
+        args = [f"id={got['id']}", f"name={got['name']}", f"arguments={got['arguments']}"]
+        if "signature" in got:
+            args.append(f"signature={got['signature']}")
+            out.add(f"origin_ = PROVIDER if {got['signature']} is not NOT_GIVEN else NOT_GIVEN")
+            args.append("origin=origin_")
+        out.add(f"return ToolCall({', '.join(args)})")
+        self.func("_read_tool_call", "(call: dict[str, Any], path: str, lenient: bool) -> ToolCall", "Wire tool call -> canonical ToolCall.", out.lines)
+
+        # tool result reader
+        out = _Lines()
+        got = {}
+        self.read_node(out, ir.tool_result_template, "result", "path", "tool_result", got)
+        content = got["content"]
+        out.add(f"return ToolMessage(tool_call_id={got['tool_call_id']}, content={content}, name={got.get('name', 'NOT_GIVEN')})")
+        self.func("_read_tool_result", "(result: dict[str, Any], path: str) -> ToolMessage", "Wire tool result -> canonical tool message.", out.lines)
+
+        # dispatchers
+        def dispatcher(name: str, alts: list[tuple[str, Node, str]], doc: str, ret: str) -> None:
+            ordered = sorted(enumerate(alts), key=lambda p: (-len(conditions_of(p[1][1])), p[0]))
+            out = _Lines()
+            out.add("part = _w.expect_dict(value, path)")
+            for _, (label, node, call) in ordered:
+                out.add(f"if {self.dispatch_conditions(node, 'part')}:")
+                out.indent()
+                out.add(f"return {call}")
+                out.dedent()
+            names = sorted({str(c.literal) for _, n, _ in alts for c in conditions_of(n) if c.keys == ("type",) and c.literal is not None})
+            out.add(
+                f"raise _w.WireShapeError(path + '.type', 'unsupported part ' + repr(part.get('type')) + {lit('; expected one of: ' + ', '.join(names))})"
+            )
+            self.func(name, f"(value: Any, path: str, lenient: bool = False) -> {ret}", doc, out.lines)
+
+        user_alts = [
+            (k, n, f"_read_part_{k.replace('.', '_')}(part, path)")
+            for k, n in self.part_templates()
+            if k not in ("thinking", "redacted_thinking")
+        ]
+        if ir.tool_results_strategy == "group_into_user_message":
+            user_alts.append(("tool_result", ir.tool_result_template, "_read_tool_result(part, path)"))
+            dispatcher("_read_user_part", user_alts, "A part of a wire user turn (tool results included).", "Block | ToolMessage")
+        else:
+            dispatcher("_read_user_part", user_alts, "A part of a wire user turn.", "Block")
+        asst_alts = [
+            (k, n, f"_read_part_{k.replace('.', '_')}(part, path)")
+            for k, n in self.part_templates()
+            if k in ("text", "thinking", "redacted_thinking")
+        ]
+        if ir.tool_calls_placement == "content_blocks":
+            asst_alts.append(("tool_call", ir.tool_call_template, "_read_tool_call(part, path, lenient)"))
+            dispatcher("_read_assistant_part", asst_alts, "A part of a wire assistant turn (tool calls included).", "Block | ToolCall")
+        else:
+            dispatcher("_read_assistant_part", asst_alts, "A part of a wire assistant turn.", "Block")
+
+
+def emit_module(ir: FormatIR) -> tuple[ModuleParts, dict[str, str]]:
+    from .emit_messages import emit_format
+
+    em = Emitter(ir)
+    em.emit_value_maps()
+    em.emit_part_builders()
+    em.emit_part_readers()
+    emit_format(em)
+    return em.parts, em.regexes

@@ -1,0 +1,850 @@
+"""Stage 4b: the format-level functions (messages, options, tools, responses, errors).
+
+Each named strategy of the mapping language is implemented here exactly once.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .wiretemplate import Lit, Obj, Slot, slots_of
+
+if TYPE_CHECKING:
+    from .emit import Emitter
+
+__all__ = ["emit_format"]
+
+
+def lit(value: Any) -> str:
+    return repr(value)
+
+
+def _keys_get(var: str, keys: tuple[Any, ...]) -> str:
+    if not keys:
+        return var
+    if len(keys) == 1 and isinstance(keys[0], str):
+        return f"{var}.get({lit(keys[0])})"
+    return f"_w.get_in({var}, {lit(keys)})"
+
+
+def _path_text(keys: tuple[Any, ...]) -> str:
+    out = ""
+    for k in keys:
+        out += f"[{k}]" if isinstance(k, int) else (f".{k}" if out else k)
+    return out
+
+
+def emit_format(em: "Emitter") -> None:
+    _emit_content(em)
+    _emit_tool_call_builder(em)
+    _emit_messages_to_wire(em)
+    _emit_tools(em)
+    _emit_request_to_wire(em)
+    _emit_messages_from_wire(em)
+    _emit_request_from_wire(em)
+    _emit_response_from_wire(em)
+    _emit_response_to_wire(em)
+    _emit_error_from_wire(em)
+
+
+# --------------------------------------------------------------------------- content
+def _emit_content(em: "Emitter") -> None:
+    from .emit import _Lines
+
+    ir = em.ir
+    text_node = ir.parts["text"]
+    for role, strategy in (("user", ir.user_content), ("assistant", ir.assistant_content)):
+        out = _Lines()
+        out.add("if type(content) is str:")
+        out.indent()
+        if strategy == "always_parts":
+            out.add("if not content:")
+            out.add("    return []")
+            env = {"text": "content", "signature": "NOT_GIVEN"}
+            expr = em.build_node(out, text_node, env, "part.text", "path")
+            out.add(f"return [{expr}]")
+        else:
+            out.add("return content")
+        out.dedent()
+        out.add("blocks = content")
+        if role == "assistant" and ir.assistant_order == "thinking_first":
+            out.add("# OpenArmature §3.1.6: thinking precedes text in its turn.")
+            out.add("blocks = [b for b in content if type(b) is ThinkingBlock or type(b) is RedactedThinkingBlock] + [")
+            out.add("    b for b in content if type(b) is not ThinkingBlock and type(b) is not RedactedThinkingBlock")
+            out.add("]")
+        out.add("parts: list[dict[str, Any]] = []")
+        out.add("kept: list[Block] = []")
+        out.add("for j, block in enumerate(blocks):")
+        out.indent()
+        out.add("wire = _part_to_wire(block, f'{path}[{j}]')")
+        out.add("if wire is not None:")
+        out.add("    parts.append(wire)")
+        out.add("    kept.append(block)")
+        out.dedent()
+        if strategy == "string_or_parts":
+            out.add("# A single text part is sent as a plain string (Prompty §7.1.1).")
+            out.add("if len(kept) == 1 and type(kept[0]) is TextBlock:")
+            out.add("    return kept[0].text")
+            if role == "assistant":
+                out.add("if not parts:")
+                out.add("    return None")
+        out.add("return parts")
+        ret = "str | list[dict[str, Any]]" if strategy != "always_parts" else "list[dict[str, Any]]"
+        if role == "assistant" and strategy == "string_or_parts":
+            ret = "str | list[dict[str, Any]] | None"
+        arg = "str | list[Block]"
+        em.func(f"_{role}_content_to_wire", f"(content: {arg}, path: str) -> {ret}", f"Canonical {role} content -> wire (`{strategy}`).", out.lines)
+
+
+def _emit_tool_call_builder(em: "Emitter") -> None:
+    from .emit import _Lines
+
+    out = _Lines()
+    env = {"id": "call.id", "name": "call.name", "arguments": "call.arguments", "signature": "signature"}
+    if any(s.field == "signature" for s in slots_of(em.ir.tool_call_template)):
+        out.add("# Signatures are provider-bound: only our own (or unstamped) ones are resent.")
+        out.add("signature = call.signature if call.origin is NOT_GIVEN or call.origin == PROVIDER else NOT_GIVEN")
+    expr = em.build_node(out, em.ir.tool_call_template, env, "tool_call", "path")
+    out.add(f"return {expr}")
+    em.func("_tool_call_to_wire", "(call: ToolCall, path: str) -> dict[str, Any]", "Canonical tool call -> wire.", out.lines)
+
+
+def _content_slot_env(em: "Emitter", node: Any) -> None:
+    pass
+
+
+def _emit_messages_to_wire(em: "Emitter") -> None:
+    from .emit import _Lines
+
+    ir = em.ir
+    out = _Lines()
+    out.add("wire_messages: list[dict[str, Any]] = []")
+    grouped = ir.tool_results_strategy == "group_into_user_message"
+    if grouped:
+        out.add("results: list[dict[str, Any]] | None = None  # the open run of grouped tool results")
+    out.add("for i, message in enumerate(messages):")
+    out.indent()
+    out.add("t = type(message)")
+    if grouped:
+        out.add("if t is ToolMessage:")
+        out.indent()
+        out.add("assert isinstance(message, ToolMessage)")
+        env = {"tool_call_id": "message.tool_call_id", "content": "message.content", "name": "message.name"}
+        expr = em.build_node(out, ir.tool_result_template, env, "tool_result", "f'messages[{i}]'")
+        out.add("if results is None:")
+        out.indent()
+        out.add("results = []")
+        user_env = {"content": "results"}
+        uexpr = _build_message(em, out, ir.user_template, user_env, "message.user")
+        out.add(f"wire_messages.append({uexpr})")
+        out.dedent()
+        out.add(f"results.append({expr})")
+        out.add("continue")
+        out.dedent()
+        out.add("results = None")
+    # system
+    out.add("if t is SystemMessage:")
+    out.indent()
+    out.add("assert isinstance(message, SystemMessage)")
+    if ir.system_strategy == "hoist":
+        out.add("continue  # hoisted to the top-level field by request_to_wire")
+    else:
+        assert ir.system_template is not None
+        expr = _build_message(em, out, ir.system_template, {"content": "message.content"}, "message.system")
+        out.add(f"wire_messages.append({expr})")
+        out.add("continue")
+    out.dedent()
+    # user
+    out.add("if t is UserMessage:")
+    out.indent()
+    out.add("assert isinstance(message, UserMessage)")
+    out.add("content = _user_content_to_wire(message.content, f'messages[{i}].content')")
+    expr = _build_message(em, out, ir.user_template, {"content": "content"}, "message.user")
+    out.add(f"wire_messages.append({expr})")
+    out.add("continue")
+    out.dedent()
+    # assistant
+    out.add("if t is AssistantMessage:")
+    out.indent()
+    out.add("assert isinstance(message, AssistantMessage)")
+    out.add("calls = message.tool_calls")
+    if ir.tool_calls_placement == "content_blocks":
+        out.add("body_content = message.content")
+        out.add("blocks: list[dict[str, Any]] = []")
+        out.add("if body_content is not NOT_GIVEN and body_content is not None:")
+        out.indent()
+        out.add("converted = _assistant_content_to_wire(body_content, f'messages[{i}].content')")
+        out.add("blocks = converted if type(converted) is list else [] if not converted else [converted]  # type: ignore[list-item]")
+        out.dedent()
+        out.add("if calls:")
+        out.indent()
+        out.add("for k, call in enumerate(calls):")
+        out.add("    blocks.append(_tool_call_to_wire(call, f'messages[{i}].tool_calls[{k}]'))")
+        out.dedent()
+        expr = _build_message(em, out, ir.assistant_template, {"content": "blocks", "tool_calls": "NOT_GIVEN"}, "message.assistant")
+    else:
+        out.add("body_content = message.content")
+        out.add("content_out: Any = body_content")
+        out.add("if body_content is not NOT_GIVEN and body_content is not None:")
+        out.indent()
+        out.add("content_out = _assistant_content_to_wire(body_content, f'messages[{i}].content')")
+        out.dedent()
+        out.add("wire_calls: Any = NOT_GIVEN")
+        out.add("if calls:")
+        out.add("    wire_calls = [_tool_call_to_wire(call, f'messages[{i}].tool_calls[{k}]') for k, call in enumerate(calls)]")
+        expr = _build_message(em, out, ir.assistant_template, {"content": "content_out", "tool_calls": "wire_calls"}, "message.assistant")
+    out.add(f"wire_messages.append({expr})")
+    out.add("continue")
+    out.dedent()
+    if not grouped:
+        out.add("assert isinstance(message, ToolMessage)")
+        env = {"tool_call_id": "message.tool_call_id", "content": "message.content", "name": "message.name"}
+        expr = em.build_node(out, ir.tool_result_template, env, "tool_result", "f'messages[{i}]'")
+        out.add(f"wire_messages.append({expr})")
+    out.dedent()
+    out.add("return wire_messages")
+    strategy = f"system `{ir.system_strategy}`, tool results `{ir.tool_results_strategy}`, tool calls `{ir.tool_calls_placement}`"
+    em.func("_messages_to_wire", "(messages: list[Message]) -> list[dict[str, Any]]", f"Canonical messages -> wire ({strategy}).", out.lines)
+
+
+def _build_message(em: "Emitter", out: Any, node: Any, env: dict[str, str], context: str) -> str:
+    """Message templates: `{content}` / `{tool_calls}` are bound to already-converted values."""
+    if not isinstance(node, Obj):
+        raise AssertionError("message templates are objects")
+    required: list[tuple[str, str]] = []
+    optional: list[tuple[str, str]] = []
+    for key, child in node.items:
+        if isinstance(child, Slot):
+            expr = env.get(child.field, "NOT_GIVEN")
+            if child.optional:
+                optional.append((key, expr))
+            else:
+                required.append((key, expr))
+        elif isinstance(child, Lit):
+            required.append((key, lit(child.value)))
+        else:
+            required.append((key, em.build_node(out, child, env, context, "path")))
+    literal = "{" + ", ".join(f"{lit(k)}: {v}" for k, v in required) + "}"
+    if not optional:
+        return literal
+    var = out.fresh("wire_message")
+    out.add(f"{var}: dict[str, Any] = {literal}")
+    for key, expr in optional:
+        if expr == "NOT_GIVEN":
+            continue
+        out.add(f"if {expr} is not NOT_GIVEN:")
+        out.add(f"    {var}[{lit(key)}] = {expr}")
+    return var
+
+
+# --------------------------------------------------------------------------- tools
+def _emit_tools(em: "Emitter") -> None:
+    from .emit import _Lines
+
+    ir = em.ir
+    out = _Lines()
+    out.add("params: Any = tool.parameters")
+    if ir.tools_strict == "close_object_schema":
+        out.add("# Strict tools close their object schema (Prompty §7.1.3).")
+        out.add("if tool.strict is True and params is not NOT_GIVEN:")
+        out.add("    params = _w.close_object_schema(params)")
+    uses_params = any(s.field == "parameters" and not s.optional for s in slots_of(ir.tool_template))
+    if uses_params:
+        out.add("if params is NOT_GIVEN:")
+        out.add("    params = {'type': 'object', 'properties': {}}")
+    env = {"name": "tool.name", "description": "tool.description", "parameters": "params", "strict": "tool.strict"}
+    expr = em.build_node(out, ir.tool_template, env, "tool", "path")
+    out.add(f"return {expr}")
+    em.func("_tool_to_wire", "(tool: Tool, path: str) -> dict[str, Any]", "Canonical tool -> wire tool definition.", out.lines)
+
+    out = _Lines()
+    for mode in ("auto", "required", "none"):
+        out.add(f"if choice == {lit(mode)}:")
+        out.add(f"    return {em.build_node(out, ir.tool_choice[mode], {}, 'tool_choice.tool', 'path')}")
+    out.add("assert isinstance(choice, ForcedTool)")
+    expr = em.build_node(out, ir.tool_choice["tool"], {"name": "choice.name"}, "tool_choice.tool", "path")
+    out.add(f"return {expr}")
+    em.func("_tool_choice_to_wire", "(choice: ToolChoice) -> Any", "Canonical tool_choice -> wire.", out.lines)
+
+
+# --------------------------------------------------------------------------- request
+def _emit_request_to_wire(em: "Emitter") -> None:
+    from .emit import _Lines
+
+    ir = em.ir
+    out = _Lines()
+    out.add("req = _w.as_request(request)")
+    out.add("body: dict[str, Any] = {}")
+    out.add(f"body[{lit(ir.model_field)}] = req.model")
+    if ir.system_strategy == "hoist":
+        out.add("system_texts = [m.content for m in req.messages if type(m) is SystemMessage]  # type: ignore[union-attr]")
+        out.add("if system_texts:")
+        out.add(f"    body[{lit(ir.system_field)}] = {lit(ir.system_join)}.join(system_texts)")
+    out.add(f"body[{lit(ir.messages_field)}] = _messages_to_wire(req.messages)")
+    out.add("config = req.config")
+    out.add("extras: dict[str, Any] | NotGiven = NOT_GIVEN if config is NOT_GIVEN else config.extras  # type: ignore[union-attr]")
+    additive: list[tuple[str, bool]] = []
+    out.add("model = req.model")
+    for opt in ir.options:
+        value = f"value_{opt.name}"
+        out.add(f"{value} = NOT_GIVEN if config is NOT_GIVEN else config.{opt.name}  # type: ignore[union-attr]")
+        path = f"config.{opt.name}"
+        if opt.unsupported is not None or opt.wire is None:
+            action = opt.unsupported or "drop"
+            out.add(f"if {value} is not NOT_GIVEN:")
+            out.indent()
+            _unsupported(out, action, opt.name, path, ir.key)
+            out.dedent()
+            continue
+        if opt.required:
+            out.add(f"if {value} is NOT_GIVEN:")
+            out.add(f"    raise InvalidRequestError({lit(opt.name + ' is required by ' + ir.key)}, path={lit(path)})")
+        if opt.has_default:
+            out.add(f"if {value} is NOT_GIVEN:")
+            out.add(f"    {value} = {lit(opt.default)}")
+        out.add(f"if {value} is not NOT_GIVEN:")
+        out.indent()
+        for rule in opt.model_rules:
+            var = em.regex(rule.regex)
+            out.add(f"if {var}.match(model) is not None:  # models: {', '.join(rule.patterns)}")
+            out.indent()
+            _unsupported(out, rule.action, opt.name, path, ir.key, scoped=True)
+            out.dedent()
+            out.add("else:")
+            out.indent()
+        out.add(f"body[{lit(opt.wire)}] = {value}")
+        for _ in opt.model_rules:
+            out.dedent()
+        out.dedent()
+        if opt.merge:
+            additive.append((opt.wire, opt.merge_coerce_string))
+    out.add("if req.tools:")
+    out.add(f"    body[{lit(ir.tools_field)}] = [_tool_to_wire(tool, f'tools[{{j}}]') for j, tool in enumerate(req.tools)]")
+    out.add("if req.tool_choice is not NOT_GIVEN:")
+    out.add(f"    body[{lit(ir.tool_choice_field)}] = _tool_choice_to_wire(req.tool_choice)")
+    st = ir.structured
+    if st is not None and st["mode"] == "native":
+        out.add("schema = req.response_schema")
+        out.add("if schema is not NOT_GIVEN:")
+        out.indent()
+        out.add("assert isinstance(schema, dict)")
+        if st.get("schema", "verbatim") == "close_and_nullable_optional":
+            out.add("wire_schema = _w.canonical_json(_w.close_and_nullable_optional(schema))")
+        else:
+            out.add("wire_schema = _w.canonical_json(schema)")
+        name = st.get("name", "derived")
+        out.add("schema_name = " + ("_w.schema_name(schema)" if name == "derived" else lit(name["fixed"])))
+        strict = st.get("strict", "when_schema_qualifies")
+        out.add(
+            "schema_strict = "
+            + {"always": "True", "never": "False", "when_schema_qualifies": "_w.schema_qualifies_for_strict(wire_schema)"}[strict]
+        )
+        env = {"name": "schema_name", "schema": "wire_schema", "strict": "schema_strict"}
+        # The schema is already canonical; bind it as a plain value.
+        node = ir.structured_template
+        expr = em.build_node(out, node, {**env, "schema": "wire_schema"}, "structured_output", "'response_schema'")
+        expr = expr.replace("_w.canonical_json(wire_schema)", "wire_schema")
+        out.add(f"body[{lit(st['field'])}] = {expr}")
+        out.dedent()
+    # extras
+    out.add("if extras:")
+    out.indent()
+    out.add("assert isinstance(extras, dict)")
+    out.add("for key in sorted(extras):")
+    out.indent()
+    out.add("value = extras[key]")
+    if ir.extras_collision == "mapped_wins":
+        out.add("if key not in body:  # Prompty §7.1.5: a mapped key wins over additional properties")
+        out.add("    body[key] = _w.canonical_json(value)")
+    else:
+        out.add("if key not in body:")
+        out.add("    body[key] = _w.canonical_json(value)")
+        out.add("    continue")
+        for wire, coerce in additive:
+            out.add(f"if key == {lit(wire)}:  # additive managed field (OpenArmature §6)")
+            out.add(f"    body[key] = _w.merge_list(body[key], value, {coerce})")
+            out.add("    continue")
+        out.add("if not _w.deep_equal(body[key], value):")
+        out.add("    raise InvalidRequestError(")
+        out.add(f"        f'extras key {{key!r}} conflicts with the value {ir.key} sets for it (OpenArmature §6 managed field)',")
+        out.add("        path=f'config.extras.{key}',")
+        out.add("    )")
+    out.dedent()
+    out.dedent()
+    out.add("return body")
+    em.func(
+        "request_to_wire",
+        "(request: Request | Mapping[str, Any]) -> dict[str, Any]",
+        f"Canonical request -> {ir.title} request body. Validates first; never mutates its input.",
+        out.lines,
+    )
+    em.parts.public.append("request_to_wire")
+
+
+def _unsupported(out: Any, action: str, name: str, path: str, key: str, scoped: bool = False) -> None:
+    why = f"{name} is not supported by {key}" + (" for this model" if scoped else "")
+    if action == "reject":
+        out.add(f"raise InvalidRequestError({lit(why)}, path={lit(path)})")
+    elif action == "warn":
+        out.add(f"warnings.warn({lit(why + '; dropped')}, UnsupportedOptionWarning, stacklevel=2)")
+    else:
+        out.add("pass  # silently dropped, as the mapping declares")
+
+
+# --------------------------------------------------------------------------- reading requests
+def _emit_messages_from_wire(em: "Emitter") -> None:
+    from .emit import _Lines
+
+    ir = em.ir
+    # content readers
+    for role in ("user", "assistant"):
+        out = _Lines()
+        out.add("if type(value) is str:")
+        out.add("    return value")
+        if role == "assistant":
+            out.add("if value is None:")
+            out.add("    return None")
+        out.add("items = _w.expect_list(value, path)")
+        out.add("return [_read_%s_part(item, f'{path}[{j}]') for j, item in enumerate(items)]  # type: ignore[misc]" % role)
+        ret = "str | list[Any]" + (" | None" if role == "assistant" else "")
+        em.func(f"_{role}_content_from_wire", f"(value: Any, path: str) -> {ret}", f"Wire {role} content -> canonical.", out.lines)
+
+    out = _Lines()
+    out.add("out: list[Message] = []")
+    out.add("for i, item in enumerate(items):")
+    out.indent()
+    out.add("path = f'{field}[{i}]'")
+    out.add("message = _w.expect_dict(item, path)")
+    out.add("role = message.get('role')")
+    templates = []
+    if ir.system_strategy == "inline":
+        templates.append(("system", ir.system_template))
+    templates.append(("user", ir.user_template))
+    templates.append(("assistant", ir.assistant_template))
+    if ir.tool_results_strategy == "message":
+        templates.append(("tool", ir.tool_result_template))
+    roles = []
+    for role, node in templates:
+        wire_role = next((c.value for k, c in node.items if k == "role" and isinstance(c, Lit)), None)
+        roles.append(wire_role)
+        out.add(f"if role == {lit(wire_role)}:")
+        out.indent()
+        content_key = next((k for k, c in node.items if isinstance(c, Slot) and c.field == "content"), None)
+        if role == "system":
+            out.add(f"text = message.get({lit(content_key)})")
+            out.add("if type(text) is list:  # an array of text parts: joined")
+            out.add(f"    text = ''.join(_w.member_str(_w.expect_dict(p, f'{{path}}.content[{{j}}]'), 'text', f'{{path}}.content[{{j}}]') for j, p in enumerate(text))")
+            out.add(f"out.append(SystemMessage(content=_w.expect_str(text, path + {lit('.' + str(content_key))})))")
+        elif role == "user":
+            out.add(f"content = _user_content_from_wire(_w.member(message, {lit(content_key)}, path), path + {lit('.' + str(content_key))})")
+            if ir.tool_results_strategy == "group_into_user_message":
+                out.add("if type(content) is list and any(type(p) is ToolMessage for p in content):")
+                out.indent()
+                out.add("# OpenArmature §8.2.1.2: tool results split into tool messages, other runs stay user turns.")
+                out.add("run: list[Any] = []")
+                out.add("for p in content:")
+                out.indent()
+                out.add("if type(p) is ToolMessage:")
+                out.add("    if run:")
+                out.add("        out.append(UserMessage(content=run))")
+                out.add("        run = []")
+                out.add("    out.append(p)")
+                out.add("else:")
+                out.add("    run.append(p)")
+                out.dedent()
+                out.add("if run:")
+                out.add("    out.append(UserMessage(content=run))")
+                out.add("continue")
+                out.dedent()
+            out.add("out.append(UserMessage(content=content))")
+        elif role == "assistant":
+            _emit_assistant_reader(em, out, node, content_key, "message", "path", "False")
+            out.add("out.append(AssistantMessage(content=a_content, tool_calls=a_calls))")
+        else:
+            out.add("out.append(_read_tool_result(message, path))")
+        out.add("continue")
+        out.dedent()
+    out.add(f"raise _w.WireShapeError(path + '.role', 'unsupported role ' + repr(role) + {lit('; expected one of: ' + ', '.join(str(r) for r in roles))})")
+    out.dedent()
+    out.add("return out")
+    em.func("_messages_from_wire", "(items: list[Any], field: str) -> list[Message]", "Wire messages -> canonical messages.", out.lines)
+
+
+def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any, src: str, path: str, lenient: str) -> None:
+    """Binds `a_content` and `a_calls` from a wire assistant message."""
+    ir = em.ir
+    calls_key = next((k for k, c in node.items if isinstance(c, Slot) and c.field == "tool_calls"), None)
+    out.add(f"raw_content = {src}.get({lit(content_key)}, NOT_GIVEN)")
+    out.add("a_calls: Any = NOT_GIVEN")
+    out.add("a_content: Any = NOT_GIVEN")
+    if ir.tool_calls_placement == "content_blocks":
+        out.add("if raw_content is not NOT_GIVEN:")
+        out.indent()
+        out.add(f"items_ = _w.expect_list(raw_content, {path} + {lit('.' + str(content_key))}) if type(raw_content) is not str else raw_content")
+        out.add("if type(items_) is str:")
+        out.add("    a_content = items_")
+        out.add("else:")
+        out.indent()
+        out.add("blocks_: list[Any] = []")
+        out.add("calls_: list[ToolCall] = []")
+        out.add("for j, item in enumerate(items_):")
+        out.indent()
+        out.add(f"p = _read_assistant_part(item, f'{{{path}}}.{content_key}[{{j}}]', {lenient})")
+        out.add("if type(p) is ToolCall:")
+        out.add("    calls_.append(p)")
+        out.add("else:")
+        out.add("    blocks_.append(p)")
+        out.dedent()
+        out.add("a_content = blocks_")
+        out.add("if calls_:")
+        out.add("    a_calls = calls_")
+        out.dedent()
+        out.dedent()
+    else:
+        out.add("if raw_content is not NOT_GIVEN:")
+        out.add(f"    a_content = _assistant_content_from_wire(raw_content, {path} + {lit('.' + str(content_key))})")
+        out.add(f"raw_calls = {src}.get({lit(calls_key)})")
+        out.add("if raw_calls is not None:")
+        out.indent()
+        out.add(f"calls_path = {path} + {lit('.' + str(calls_key))}")
+        out.add(f"a_calls = [_read_tool_call(_w.expect_dict(c, f'{{calls_path}}[{{k}}]'), f'{{calls_path}}[{{k}}]', {lenient}) for k, c in enumerate(_w.expect_list(raw_calls, calls_path))]")
+        out.dedent()
+
+
+def _emit_request_from_wire(em: "Emitter") -> None:
+    from .emit import _Lines
+
+    ir = em.ir
+    out = _Lines()
+    out.add("body = _w.expect_dict(body, '')")
+    out.add("consumed = set()")
+    out.add(f"model = _w.member_str(body, {lit(ir.model_field)}, '')")
+    out.add(f"consumed.add({lit(ir.model_field)})")
+    out.add("messages: list[Message] = []")
+    if ir.system_strategy == "hoist":
+        f = ir.system_field
+        out.add(f"system = body.get({lit(f)})")
+        out.add("if system is not None:")
+        out.indent()
+        out.add(f"consumed.add({lit(f)})")
+        out.add("if type(system) is list:  # an array of text blocks: joined")
+        out.add(f"    system = {lit(ir.system_join)}.join(_w.member_str(_w.expect_dict(b, f'{f}[{{j}}]'), 'text', f'{f}[{{j}}]') for j, b in enumerate(system))")
+        out.add(f"messages.append(SystemMessage(content=_w.expect_str(system, {lit(f)})))")
+        out.dedent()
+    out.add(f"messages.extend(_messages_from_wire(_w.member_list(body, {lit(ir.messages_field)}, ''), {lit(ir.messages_field)}))")
+    out.add(f"consumed.add({lit(ir.messages_field)})")
+    out.add("config: dict[str, Any] = {}")
+    for opt in ir.options:
+        if opt.wire is None or opt.unsupported is not None:
+            continue
+        out.add(f"if {lit(opt.wire)} in body:")
+        out.add(f"    config[{lit(opt.name)}] = body[{lit(opt.wire)}]")
+        out.add(f"    consumed.add({lit(opt.wire)})")
+    out.add("kwargs: dict[str, Any] = {}")
+    # tools
+    tf = ir.tools_field
+    out.add(f"raw_tools = body.get({lit(tf)})")
+    out.add("if raw_tools is not None:")
+    out.indent()
+    out.add(f"consumed.add({lit(tf)})")
+    out.add(f"kwargs['tools'] = [_read_tool(_w.expect_dict(t, f'{tf}[{{j}}]'), f'{tf}[{{j}}]') for j, t in enumerate(_w.expect_list(raw_tools, {lit(tf)}))]")
+    out.dedent()
+    cf = ir.tool_choice_field
+    out.add(f"if {lit(cf)} in body:")
+    out.indent()
+    out.add(f"consumed.add({lit(cf)})")
+    out.add(f"kwargs['tool_choice'] = _read_tool_choice(body[{lit(cf)}])")
+    out.dedent()
+    st = ir.structured
+    if st is not None and st["mode"] == "native":
+        sf = st["field"]
+        out.add(f"if {lit(sf)} in body:")
+        out.indent()
+        out.add(f"consumed.add({lit(sf)})")
+        out.add(f"kwargs['response_schema'] = _read_structured_output(_w.expect_dict(body[{lit(sf)}], {lit(sf)}), {lit(sf)})")
+        out.dedent()
+    out.add("extras = {k: v for k, v in body.items() if k not in consumed}")
+    out.add("if extras:")
+    out.add("    config['extras'] = extras")
+    out.add("if config:")
+    out.add("    kwargs['config'] = Config(**config)")
+    out.add("return Request(model=model, messages=messages, **kwargs)")
+    em.func("_request_from_wire", "(body: Any) -> Request", "Wire request body -> canonical request.", out.lines)
+
+    out = _Lines()
+    out.add("try:")
+    out.add("    req = _request_from_wire(body)")
+    out.add("except _w.WireShapeError as exc:")
+    out.add("    raise InvalidRequestError(exc.message, path=exc.path) from None")
+    out.add("except RecursionError:")
+    out.add("    raise InvalidRequestError('request nested too deeply') from None")
+    out.add("# The result must be a valid canonical request: round-trip it through the checks.")
+    out.add("return Request.from_dict(req.to_dict())")
+    em.func(
+        "request_from_wire",
+        "(body: Mapping[str, Any]) -> Request",
+        f"{ir.title} request body -> canonical request (for gateways). Raises InvalidRequestError naming the path.",
+        out.lines,
+    )
+    em.parts.public.append("request_from_wire")
+
+    # tool reader
+    out = _Lines()
+    got: dict[str, str] = {}
+    em.read_node(out, ir.tool_template, "tool", "path", "tool", got)
+    args = [f"name={got['name']}"]
+    for name in ("description", "parameters", "strict"):
+        if name in got:
+            args.append(f"{name}={got[name]}")
+    out.add(f"return Tool({', '.join(args)})")
+    em.func("_read_tool", "(tool: dict[str, Any], path: str) -> Tool", "Wire tool definition -> canonical tool.", out.lines)
+
+    # tool choice reader
+    out = _Lines()
+    path = lit(cf)
+    for mode in ("auto", "required", "none"):
+        node = ir.tool_choice[mode]
+        if isinstance(node, Lit):
+            out.add(f"if value == {lit(node.value)}:")
+        else:
+            out.add(f"if type(value) is dict and {em.dispatch_conditions(node, 'value')}:")
+        out.add(f"    return {lit(mode)}")
+    node = ir.tool_choice["tool"]
+    out.add(f"if type(value) is dict and {em.dispatch_conditions(node, 'value')}:")
+    out.indent()
+    got = {}
+    em.read_node(out, node, "value", path, "tool_choice.tool", got)
+    out.add(f"return ForcedTool(name={got['name']})")
+    out.dedent()
+    out.add(f"raise _w.WireShapeError({path}, 'unsupported tool_choice ' + repr(value))")
+    em.func("_read_tool_choice", "(value: Any) -> ToolChoice", "Wire tool_choice -> canonical.", out.lines)
+
+    if st is not None and st["mode"] == "native":
+        out = _Lines()
+        got = {}
+        assert ir.structured_template is not None
+        em.read_node(out, ir.structured_template, "value", "path", "structured_output", got)
+        out.add(f"return {got['schema']}")
+        em.func("_read_structured_output", "(value: dict[str, Any], path: str) -> dict[str, Any]", "Wire structured-output field -> the JSON Schema it carries.", out.lines)
+
+
+# --------------------------------------------------------------------------- responses
+def _emit_response_from_wire(em: "Emitter") -> None:
+    from .emit import _Lines
+
+    ir = em.ir
+    out = _Lines()
+    out.add("body = _w.expect_dict(body, '')")
+    out.add(f"wire_reason = {_keys_get('body', ir.finish_path)}")
+    first = True
+    for wire, canonical in ir.finish_map:
+        out.add(f"{'if' if first else 'elif'} wire_reason == {lit(wire)}:")
+        out.add(f"    finish_reason: FinishReason = {lit(canonical)}")
+        first = False
+    out.add("else:" if not first else "if True:")
+    out.add(f"    finish_reason = {lit(ir.finish_default)}  # a value the table does not list")
+    out.add("lenient = finish_reason == 'error'  # OpenArmature §3: degraded responses surface what parses")
+    msg_path = _path_text(ir.response_message)
+    if ir.response_message:
+        out.add(f"message = _w.expect_dict({_keys_get('body', ir.response_message)}, {lit(msg_path)})")
+    else:
+        out.add("message = body")
+    content_key = next((k for k, c in ir.assistant_template.items if isinstance(c, Slot) and c.field == "content"), None)
+    _emit_assistant_reader(em, out, ir.assistant_template, content_key, "message", lit(msg_path), "lenient")
+    if ir.tool_calls_placement == "content_blocks":
+        out.add("# One unsigned text block reads as a plain string (OpenArmature §3.1.1); none as null.")
+        out.add("if type(a_content) is list:")
+        out.indent()
+        out.add("if not a_content:")
+        out.add("    a_content = None")
+        out.add("elif len(a_content) == 1 and type(a_content[0]) is TextBlock and a_content[0].signature is NOT_GIVEN:")
+        out.add("    a_content = a_content[0].text")
+        out.dedent()
+    # usage
+    out.add(f"usage_obj = {_keys_get('body', ir.usage_path)}")
+    out.add("if type(usage_obj) is dict:")
+    out.indent()
+    names = []
+    for counter in ("prompt_tokens", "completion_tokens", "total_tokens"):
+        src = ir.usage[counter]
+        if isinstance(src, tuple) and src and src[0] == "sum":
+            continue
+        out.add(f"{counter} = _w.usage_counter({_keys_get('usage_obj', src)})")
+        names.append(counter)
+    for counter in ("prompt_tokens", "completion_tokens", "total_tokens"):
+        src = ir.usage[counter]
+        if isinstance(src, tuple) and src and src[0] == "sum":
+            addends = ", ".join(f"_w.usage_counter({_keys_get('usage_obj', p)})" for p in src[1])
+            out.add(f"{counter} = _w.usage_sum({addends})  # a derived total (OpenArmature §7)")
+    out.add("usage = Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, total_tokens=total_tokens)")
+    for counter in ("cached_tokens", "cache_creation_tokens"):
+        if counter in ir.usage:
+            src = ir.usage[counter]
+            out.add(f"raw_{counter} = {_keys_get('usage_obj', src)}")
+            out.add(f"if raw_{counter} is not None:")
+            out.add(f"    usage.{counter} = _w.usage_counter(raw_{counter})")
+    out.dedent()
+    out.add("else:")
+    out.add("    usage = Usage()  # not reported: the three counters are null together (§6)")
+    out.add("response = Response(message=AssistantMessage(content=a_content, tool_calls=a_calls), finish_reason=finish_reason, usage=usage, raw=body)")
+    out.add("return response")
+    em.func("_response_from_wire", "(body: Any) -> Response", "Wire response body -> canonical response.", out.lines)
+
+    out = _Lines()
+    out.add("try:")
+    out.add("    response = _response_from_wire(body)")
+    out.add("except _w.WireShapeError as exc:")
+    out.add("    raise InvalidResponseError(exc.message, path=exc.path, body=body) from None")
+    out.add("except RecursionError:")
+    out.add("    raise InvalidResponseError('response nested too deeply', body=body) from None")
+    out.add("if response_schema is not None and response.finish_reason != 'tool_calls' and response.message.content:")
+    out.add("    response.parsed = _w.parse_structured(response.message.content, response_schema, response.finish_reason, response.usage)")
+    out.add("return response")
+    em.func(
+        "response_from_wire",
+        "(body: Mapping[str, Any], *, response_schema: dict[str, Any] | None = None) -> Response",
+        f"{ir.title} response body -> canonical Response (`raw` is the body). With a `response_schema`, `parsed` is set or StructuredOutputInvalidError raised.",
+        out.lines,
+    )
+    em.parts.public.append("response_from_wire")
+
+
+def _emit_response_to_wire(em: "Emitter") -> None:
+    from .emit import _Lines
+
+    ir = em.ir
+    out = _Lines()
+    out.add("resp = _w.as_response(response)")
+    out.add("raw = resp.raw if type(resp.raw) is dict else {}")
+    out.add("msg = resp.message")
+    out.add("reason = resp.finish_reason")
+    first = True
+    inverse: dict[str, str] = {}
+    for wire, canonical in ir.finish_map:
+        inverse.setdefault(canonical, wire)
+    inverse.update(ir.finish_emit)
+    for canonical, wire in inverse.items():
+        out.add(f"{'if' if first else 'elif'} reason == {lit(canonical)}:")
+        out.add(f"    wire_reason: Any = {lit(wire)}")
+        first = False
+    out.add("else:")
+    out.add("    wire_reason = reason")
+    # message
+    out.add("calls = msg.tool_calls")
+    if ir.tool_calls_placement == "content_blocks":
+        out.add("blocks: list[dict[str, Any]] = []")
+        out.add("if msg.content is not NOT_GIVEN and msg.content is not None:")
+        out.indent()
+        out.add("converted = _assistant_content_to_wire(msg.content, 'message.content')")
+        out.add("blocks = converted if type(converted) is list else [] if not converted else [converted]  # type: ignore[list-item]")
+        out.dedent()
+        out.add("if calls:")
+        out.add("    blocks.extend(_tool_call_to_wire(call, f'message.tool_calls[{k}]') for k, call in enumerate(calls))")
+        expr = _build_message(em, out, ir.assistant_template, {"content": "blocks", "tool_calls": "NOT_GIVEN"}, "message.assistant")
+    else:
+        out.add("content_out: Any = msg.content")
+        out.add("if msg.content is not NOT_GIVEN and msg.content is not None:")
+        out.add("    content_out = _assistant_content_to_wire(msg.content, 'message.content')")
+        out.add("wire_calls: Any = NOT_GIVEN")
+        out.add("if calls:")
+        out.add("    wire_calls = [_tool_call_to_wire(call, f'message.tool_calls[{k}]') for k, call in enumerate(calls)]")
+        expr = _build_message(em, out, ir.assistant_template, {"content": "content_out", "tool_calls": "wire_calls"}, "message.assistant")
+    out.add(f"wire_message = {expr}")
+    # usage
+    out.add("u = resp.usage")
+    out.add("usage_wire: dict[str, Any] = {}")
+    for counter in ("prompt_tokens", "completion_tokens", "total_tokens", "cached_tokens", "cache_creation_tokens"):
+        src = ir.usage.get(counter)
+        if src is None or (isinstance(src, tuple) and src and src[0] == "sum"):
+            continue
+        keys = src
+        cond = f"u.{counter} is not None" + (f" and u.{counter} is not NOT_GIVEN" if counter in ("cached_tokens", "cache_creation_tokens") else "")
+        out.add(f"if {cond}:")
+        out.indent()
+        target = "usage_wire"
+        for k in keys[:-1]:
+            out.add(f"{target}.setdefault({lit(k)}, {{}})")
+            target = f"{target}[{lit(k)}]"
+        out.add(f"{target}[{lit(keys[-1])}] = u.{counter}")
+        out.dedent()
+    out.add("body: dict[str, Any] = {}")
+    for item in ir.envelope:
+        if item.kind == "literal":
+            out.add(f"body[{lit(item.key)}] = {lit(item.value)}")
+        elif item.kind == "from_raw":
+            out.add(f"body[{lit(item.key)}] = raw.get({lit(item.value)}, {lit(item.default)})")
+        elif item.kind == "slot":
+            value = {"message": "wire_message", "finish_reason": "wire_reason", "usage": "usage_wire"}[item.slot or ""]
+            if item.optional:
+                out.add(f"if {value}:")
+                out.add(f"    body[{lit(item.key)}] = {value}")
+            else:
+                out.add(f"body[{lit(item.key)}] = {value}")
+        else:  # choice
+            node = item.value
+            parts = []
+            for k, child in node.items:
+                if isinstance(child, Slot):
+                    parts.append(f"{lit(k)}: " + {"message": "wire_message", "finish_reason": "wire_reason", "usage": "usage_wire"}[child.field])
+                else:
+                    parts.append(f"{lit(k)}: {lit(child.value)}")
+            out.add(f"body[{lit(item.key)}] = [{{{', '.join(parts)}}}]")
+    if not ir.response_message:
+        out.add("body.update(wire_message)  # the message's own keys sit at the root")
+    out.add("return body")
+    em.func(
+        "response_to_wire",
+        "(response: Response | Mapping[str, Any]) -> dict[str, Any]",
+        f"Canonical response -> {ir.title} response body (for gateways); id/model come from `raw` when present.",
+        out.lines,
+    )
+    em.parts.public.append("response_to_wire")
+
+
+def _emit_error_from_wire(em: "Emitter") -> None:
+    from .emit import _Lines
+
+    ir = em.ir
+    out = _Lines()
+    out.add("decoded = _w.decode_error_body(body)")
+    out.add(f"message = {_keys_get('decoded', ir.error_message)} if type(decoded) is dict else None")
+    out.add("if type(message) is not str:")
+    out.add("    message = _w.error_text(decoded)[:500] or f'HTTP {status}'")
+    if ir.error_type is not None:
+        out.add(f"error_type = {_keys_get('decoded', ir.error_type)} if type(decoded) is dict else None")
+    else:
+        out.add("error_type = None")
+    if ir.error_code is not None:
+        out.add(f"error_code = {_keys_get('decoded', ir.error_code)} if type(decoded) is dict else None")
+    else:
+        out.add("error_code = None")
+    out.add("text = _w.error_text(decoded)")
+    out.add("category = 'provider_invalid_request'")
+    out.add("while True:  # first matching rule wins")
+    out.indent()
+    for rule in ir.error_rules:
+        conds = []
+        if rule.statuses is not None:
+            conds.append(f"status in {lit(tuple(rule.statuses))}" if len(rule.statuses) > 1 else f"status == {rule.statuses[0]}")
+        if rule.status_class is not None:
+            conds.append(f"{rule.status_class * 100} <= status < {rule.status_class * 100 + 100}")
+        if rule.types:
+            conds.append(f"error_type in {lit(tuple(rule.types))}")
+        if rule.codes:
+            conds.append(f"error_code in {lit(tuple(rule.codes))}")
+        if rule.body_pattern is not None:
+            conds.append(f"{em.regex('(?i)' + rule.body_pattern)}.search(text) is not None")
+        out.add(f"if {' and '.join(conds) or 'True'}:")
+        out.add(f"    category = {lit(rule.category)}")
+        out.add("    break")
+    out.add("break")
+    out.dedent()
+    out.add(f"retry_after = _w.retry_after(headers, {lit(tuple(ir.retry_after_headers))})")
+    out.add("return error_class(category)(str(message), status=status, retry_after=retry_after, body=decoded, provider_type=error_type if type(error_type) is str else None)")
+    em.func(
+        "error_from_wire",
+        "(status: int, body: Mapping[str, Any] | str | bytes | None = None, headers: Mapping[str, Any] | None = None) -> ProviderError",
+        f"An HTTP error from {ir.title} -> the ProviderError of its category (returned, not raised).",
+        out.lines,
+    )
+    em.parts.public.append("error_from_wire")

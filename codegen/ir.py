@@ -1,0 +1,401 @@
+"""Stage 3: the intermediate representation. Every decision about a format is made here.
+
+The IR is plain dataclasses built from a validated, resolved mapping. Templates are parsed and
+checked against the canonical field catalog; scoped option rules whose API-version condition is
+static are decided here; what is left for call time (model-name rules) is kept as patterns.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .catalog import CONTEXTS, Field
+from .load import MappingError
+from .mapping_schema import OPTION_NAMES, PART_KINDS
+from .resolve import Resolved
+from .wiretemplate import Node, Obj, Slot, TemplateSyntaxError, parse_template, slots_of
+
+__all__ = ["FormatIR", "OptionIR", "ValueMapIR", "build_ir"]
+
+
+@dataclass
+class ValueMapIR:
+    name: str
+    pairs: list[tuple[str, str]]  # canonical -> wire, author order
+    default: Any  # "reject" | "pass" | {"strip_prefix": "..."}
+
+
+@dataclass
+class ModelRule:
+    regex: str
+    action: str  # drop | warn | reject
+    patterns: list[str]
+
+
+@dataclass
+class OptionIR:
+    name: str
+    wire: str | None
+    default: Any = None
+    has_default: bool = False
+    required: bool = False
+    merge: bool = False
+    merge_coerce_string: bool = False
+    unsupported: str | None = None  # static action when the option cannot be sent at all
+    model_rules: list[ModelRule] = field(default_factory=list)
+
+
+@dataclass
+class ErrorRuleIR:
+    statuses: list[int] | None  # None = any
+    status_class: int | None  # 5 for "5xx"
+    types: list[str]
+    codes: list[str]
+    body_pattern: str | None
+    category: str
+
+
+@dataclass
+class EnvelopeItem:
+    key: str
+    kind: str  # literal | from_raw | slot
+    value: Any = None  # literal value / raw key
+    default: Any = None
+    slot: str | None = None
+    optional: bool = False
+
+
+@dataclass
+class FormatIR:
+    key: str
+    provider: str
+    title: str
+    doc_ref: str
+    api_version: str | None
+    source: str
+    endpoint: dict[str, str] | None
+    model_field: str
+    messages_field: str
+    system_strategy: str
+    system_template: Node | None
+    system_field: str | None
+    system_join: str
+    user_template: Node
+    user_content: str
+    assistant_template: Node
+    assistant_content: str
+    assistant_order: str
+    tool_results_strategy: str
+    tool_result_template: Node
+    parts: dict[str, Node | str]
+    tool_calls_placement: str
+    tool_call_template: Node
+    tools_field: str
+    tool_template: Node
+    tools_strict: str
+    tool_choice_field: str
+    tool_choice: dict[str, Node]
+    options: list[OptionIR]
+    extras_collision: str
+    signatures: str
+    value_maps: dict[str, ValueMapIR]
+    response_message: tuple[str | int, ...]
+    finish_path: tuple[str | int, ...]
+    finish_map: list[tuple[str, str]]
+    finish_default: str
+    finish_emit: dict[str, str]
+    usage_path: tuple[str | int, ...]
+    usage: dict[str, Any]  # canonical counter -> tuple path | ("sum", [paths])
+    envelope: list[EnvelopeItem]
+    error_message: tuple[str | int, ...]
+    error_type: tuple[str | int, ...] | None
+    error_code: tuple[str | int, ...] | None
+    error_rules: list[ErrorRuleIR]
+    retry_after_headers: list[str]
+    structured: dict[str, Any] | None
+    structured_template: Node | None
+    fixtures: list[dict[str, Any]]
+    fixture_lines: dict[str, int]
+
+
+_PATH_TOKEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]")
+
+
+def parse_path(text: str) -> tuple[str | int, ...]:
+    """`choices[0].message` -> ("choices", 0, "message"); "" -> ()."""
+    out: list[str | int] = []
+    for name, index in _PATH_TOKEN.findall(text):
+        out.append(int(index) if index else name)
+    return tuple(out)
+
+
+class _Builder:
+    def __init__(self, resolved: Resolved) -> None:
+        self.r = resolved
+        self.data = resolved.data
+
+    def err(self, pointer: str, message: str) -> MappingError:
+        return self.r.error(pointer, message)
+
+    def template(self, pointer: str, value: Any, context: str) -> Node:
+        try:
+            node = parse_template(value, pointer)
+        except TemplateSyntaxError as exc:
+            raise self.err(exc.pointer, str(exc)) from None
+        fields = CONTEXTS[context]
+        for slot in slots_of(node):
+            self.check_slot(slot, fields, context)
+        return node
+
+    def check_slot(self, slot: Slot, fields: dict[str, Field], context: str) -> None:
+        spec = fields.get(slot.field)
+        if spec is None:
+            raise self.err(
+                slot.pointer,
+                f"{{{slot.field}}} is not a field of {context}; expected one of: {', '.join(sorted(fields))}",
+            )
+        if slot.codec is not None and slot.codec != "json":
+            if slot.codec not in self.data.get("value_maps", {}):
+                known = ", ".join(["json", *sorted(self.data.get("value_maps", {}))])
+                raise self.err(slot.pointer, f"unknown codec {slot.codec!r}; expected one of: {known}")
+            if spec.kind != "str":
+                raise self.err(slot.pointer, f"value map {slot.codec!r} applies to strings, not {spec.kind}")
+        if slot.codec == "json" and spec.kind not in ("object", "schema"):
+            raise self.err(slot.pointer, "the json codec applies to objects (arguments, schemas)")
+        if slot.optional and not spec.optional:
+            raise self.err(slot.pointer, f"{{{slot.field}?}}: {slot.field} is always present in {context}; drop the '?'")
+
+    def require_slot(self, node: Node, pointer: str, name: str, context: str) -> None:
+        if not any(s.field == name for s in slots_of(node)):
+            raise self.err(pointer, f"the {context} template must place {{{name}}}")
+
+    def build(self) -> FormatIR:
+        d = self.data
+        meta = d["meta"]
+        req = d["request"]
+        key = meta["id"]
+        if key != self.r.key:
+            raise self.err("/meta/id", f"meta.id {key!r} must equal the file's key {self.r.key!r}")
+
+        system = req["system"]
+        system_template = None
+        if system["strategy"] == "inline":
+            if "wire" not in system:
+                raise self.err("/request/system", "strategy inline needs `wire:` (the system message template)")
+            system_template = self.template("/request/system/wire", system["wire"], "message.system")
+        elif "field" not in system:
+            raise self.err("/request/system", "strategy hoist needs `field:` (the top-level wire field)")
+
+        user_t = self.template("/request/user/wire", req["user"]["wire"], "message.user")
+        self.require_slot(user_t, "/request/user/wire", "content", "user")
+        asst_t = self.template("/request/assistant/wire", req["assistant"]["wire"], "message.assistant")
+        placement = req["tool_calls"]["placement"]
+        if placement == "field" and not any(s.field == "tool_calls" for s in slots_of(asst_t)):
+            raise self.err("/request/assistant/wire", "tool_calls placement `field` needs {tool_calls?} in the assistant template")
+        if placement == "content_blocks" and any(s.field == "tool_calls" for s in slots_of(asst_t)):
+            raise self.err("/request/assistant/wire", "tool_calls placement `content_blocks` puts tool calls in {content}; remove {tool_calls}")
+
+        parts: dict[str, Node | str] = {}
+        for kind in PART_KINDS:
+            value = req["content_parts"][kind]
+            pointer = f"/request/content_parts/{kind.replace('/', '~1')}"
+            if isinstance(value, str):
+                parts[kind] = value
+            else:
+                parts[kind] = self.template(pointer, value, "part." + kind)
+                if not isinstance(parts[kind], Obj):
+                    raise self.err(pointer, "a content part template must be an object")
+        if parts["text"] in ("strip", "reject"):
+            raise self.err("/request/content_parts/text", "text parts cannot be stripped or rejected")
+
+        options: list[OptionIR] = []
+        api_version = meta.get("api_version")
+        for name in OPTION_NAMES:
+            spec = req["options"][name]
+            pointer = f"/request/options/{name}"
+            if isinstance(spec, str):
+                options.append(OptionIR(name, spec))
+                continue
+            opt = OptionIR(
+                name,
+                spec.get("wire"),
+                default=spec.get("default"),
+                has_default="default" in spec,
+                required=bool(spec.get("required", False)),
+                merge=spec.get("merge") in ("list", "list_or_string"),
+                merge_coerce_string=spec.get("merge") == "list_or_string",
+                unsupported=spec.get("unsupported"),
+            )
+            if opt.wire is None and opt.unsupported is None:
+                raise self.err(pointer, "an option needs `wire:` or `unsupported:`")
+            if opt.wire is not None and opt.unsupported is not None:
+                raise self.err(pointer, "`wire:` and `unsupported:` exclude each other; scope the rule with `scoped:`")
+            if opt.merge and name != "stop_sequences":
+                raise self.err(pointer + "/merge", "only list-shaped options (stop_sequences) merge")
+            for i, rule in enumerate(spec.get("scoped", [])):
+                since = rule.get("api_version_from")
+                if since is not None and (api_version is None or api_version < since):
+                    continue  # decided now: this mapping's API version predates the rule
+                if "models" not in rule:
+                    # Applies to every model: the option cannot be sent under this API version.
+                    opt.unsupported = rule["unsupported"]
+                    opt.model_rules = []
+                    break
+                regex = "|".join(fnmatch.translate(p) for p in rule["models"])
+                opt.model_rules.append(ModelRule(regex, rule["unsupported"], list(rule["models"])))
+                _ = i
+            options.append(opt)
+
+        value_maps: dict[str, ValueMapIR] = {}
+        for name, table in d.get("value_maps", {}).items():
+            if name.startswith("x-"):
+                continue
+            pairs = [(k, v) for k, v in table.items() if k != "*"]
+            value_maps[name] = ValueMapIR(name, pairs, table["*"])
+
+        resp = d["response"]
+        fr = resp["finish_reason"]
+        finish_map = [(k, v) for k, v in fr["map"].items() if k != "*"]
+        usage: dict[str, Any] = {}
+        for counter in ("prompt_tokens", "completion_tokens", "total_tokens", "cached_tokens", "cache_creation_tokens"):
+            if counter in resp["usage"]:
+                src = resp["usage"][counter]
+                usage[counter] = ("sum", [parse_path(p) for p in src["sum"]]) if isinstance(src, dict) else parse_path(src)
+
+        envelope: list[EnvelopeItem] = []
+        for k, v in resp["envelope"].items():
+            pointer = f"/response/envelope/{k}"
+            if isinstance(v, dict) and "from_raw" in v:
+                unknown = set(v) - {"from_raw", "default"}
+                if unknown:
+                    raise self.err(pointer, f"unknown keys {sorted(unknown)}; expected from_raw, default")
+                envelope.append(EnvelopeItem(k, "from_raw", v["from_raw"], v.get("default")))
+            elif isinstance(v, str) and v.startswith("{"):
+                node = parse_template(v, pointer)
+                if not isinstance(node, Slot) or node.field not in ("message", "finish_reason", "usage"):
+                    raise self.err(pointer, "envelope placeholders are {message}, {finish_reason} and {usage}")
+                envelope.append(EnvelopeItem(k, "slot", slot=node.field, optional=node.optional))
+            elif isinstance(v, list) and len(v) == 1 and isinstance(v[0], dict):
+                # One-choice array (OpenAI `choices`): an object of literals and slots.
+                envelope.append(EnvelopeItem(k, "choice", value=parse_template(v[0], pointer + "/0")))
+            else:
+                envelope.append(EnvelopeItem(k, "literal", v))
+
+        errs = d["errors"]
+        rules: list[ErrorRuleIR] = []
+        for i, rule in enumerate(errs["rules"]):
+            status = rule.get("status", "*")
+            statuses = None
+            status_class = None
+            if isinstance(status, int):
+                statuses = [status]
+            elif isinstance(status, list):
+                statuses = list(status)
+            elif status != "*":
+                status_class = int(status[0])
+            body = rule.get("body_matches")
+            if body is not None:
+                try:
+                    re.compile(body)
+                except re.error as exc:
+                    raise self.err(f"/errors/rules/{i}/body_matches", f"not a valid regular expression: {exc}") from None
+            as_list = lambda v: [v] if isinstance(v, str) else list(v or [])  # noqa: E731
+            rules.append(ErrorRuleIR(statuses, status_class, as_list(rule.get("type")), as_list(rule.get("code")), body, rule["category"]))
+
+        structured = d.get("structured_output")
+        structured_template = None
+        if structured is not None:
+            structured_template = self.template("/structured_output/wire", structured["wire"], "structured_output")
+            self.require_slot(structured_template, "/structured_output/wire", "schema", "structured_output")
+
+        tools = req["tools"]
+        tool_t = self.template("/request/tools/wire", tools["wire"], "tool")
+        choice = req["tool_choice"]
+        tool_choice = {
+            mode: (
+                self.template(f"/request/tool_choice/{mode}", choice[mode], "tool_choice.tool")
+                if mode == "tool"
+                else self.template(f"/request/tool_choice/{mode}", choice[mode], "tool_choice.tool")
+            )
+            for mode in ("auto", "required", "none", "tool")
+        }
+        for mode in ("auto", "required", "none"):
+            if slots_of(tool_choice[mode]):
+                raise self.err(f"/request/tool_choice/{mode}", "only the `tool` form may name {name}")
+        self.require_slot(tool_choice["tool"], "/request/tool_choice/tool", "name", "tool_choice.tool")
+
+        fixtures = list(d.get("fixtures", []))
+        seen: set[str] = set()
+        fixture_lines: dict[str, int] = {}
+        for i, fx in enumerate(fixtures):
+            pointer = f"/fixtures/{i}"
+            if fx["id"] in seen:
+                raise self.err(pointer + "/id", f"duplicate fixture id {fx['id']!r}")
+            seen.add(fx["id"])
+            inputs = [k for k in ("to_wire", "from_wire", "request_from_wire", "response_to_wire", "error_from_wire") if k in fx]
+            outcomes = [k for k in ("expect_wire", "expect_canonical", "expect_error") if k in fx]
+            if len(inputs) != 1:
+                raise self.err(pointer, f"a fixture has exactly one input (to_wire, from_wire, request_from_wire, response_to_wire, error_from_wire); found {inputs or 'none'}")
+            if len(outcomes) != 1:
+                raise self.err(pointer, f"a fixture has exactly one expected outcome (expect_wire, expect_canonical, expect_error); found {outcomes or 'none'}")
+            fixture_lines[fx["id"]] = self.r.line_of(pointer) or 0
+
+        tr = req["tool_results"]
+        return FormatIR(
+            key=key,
+            provider=meta["provider"],
+            title=meta["title"],
+            doc_ref=meta["doc_ref"],
+            api_version=api_version,
+            source=self.r.display,
+            endpoint=meta.get("endpoint"),
+            model_field=req["model"],
+            messages_field=req["messages"],
+            system_strategy=system["strategy"],
+            system_template=system_template,
+            system_field=system.get("field"),
+            system_join=system.get("join", "\n\n"),
+            user_template=user_t,
+            user_content=req["user"].get("content", "string_or_parts"),
+            assistant_template=asst_t,
+            assistant_content=req["assistant"].get("content", "string_or_parts"),
+            assistant_order=req["assistant"].get("order", "as_given"),
+            tool_results_strategy=tr["strategy"],
+            tool_result_template=self.template("/request/tool_results/wire", tr["wire"], "tool_result"),
+            parts=parts,
+            tool_calls_placement=placement,
+            tool_call_template=self.template("/request/tool_calls/wire", req["tool_calls"]["wire"], "tool_call"),
+            tools_field=tools["field"],
+            tool_template=tool_t,
+            tools_strict=tools.get("strict", "as_given"),
+            tool_choice_field=choice["field"],
+            tool_choice=tool_choice,
+            options=options,
+            extras_collision=req["extras"]["collision"],
+            signatures=req.get("signatures", "strip_foreign"),
+            value_maps=value_maps,
+            response_message=parse_path(resp["message"]),
+            finish_path=parse_path(fr["path"]),
+            finish_map=finish_map,
+            finish_default=fr["map"]["*"],
+            finish_emit=dict(fr.get("emit", {})),
+            usage_path=parse_path(resp["usage"]["path"]),
+            usage=usage,
+            envelope=envelope,
+            error_message=parse_path(errs["message"]),
+            error_type=parse_path(errs["type"]) if "type" in errs else None,
+            error_code=parse_path(errs["code"]) if "code" in errs else None,
+            error_rules=rules,
+            retry_after_headers=list(errs.get("retry_after", [])),
+            structured=structured,
+            structured_template=structured_template,
+            fixtures=fixtures,
+            fixture_lines=fixture_lines,
+        )
+
+
+def build_ir(resolved: Resolved) -> FormatIR:
+    return _Builder(resolved).build()

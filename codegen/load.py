@@ -1,0 +1,145 @@
+"""Stage 1: load mapping files strictly, keeping the line of every node.
+
+Errors carry `file:line` and the YAML path (`/request/options/max_tokens`), so a user who
+mistypes a table sees where, not a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+__all__ = ["MappingError", "SourceFile", "load_file", "json_pointer"]
+
+
+class MappingError(Exception):
+    """A mapping file is wrong. The message reads `file:line: /yaml/path: what was expected`."""
+
+    def __init__(self, file: str, line: int | None, path: str, message: str) -> None:
+        self.file = file
+        self.line = line
+        self.yaml_path = path
+        self.detail = message
+        where = f"{file}:{line}" if line is not None else file
+        super().__init__(f"{where}: {path or '/'}: {message}")
+
+
+def json_pointer(parts: tuple[Any, ...] | list[Any]) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+@dataclass
+class SourceFile:
+    """One loaded mapping file: its data and the line of each YAML path in it."""
+
+    path: str  # as shown to users (relative to the mappings folder's parent when possible)
+    data: dict[str, Any]
+    lines: dict[str, int] = field(default_factory=dict)
+
+    def line_of(self, pointer: str) -> int | None:
+        # The nearest enclosing node that has a recorded line.
+        while True:
+            if pointer in self.lines:
+                return self.lines[pointer]
+            if not pointer:
+                return None
+            pointer = pointer.rsplit("/", 1)[0]
+
+    def error(self, pointer: str, message: str) -> MappingError:
+        return MappingError(self.path, self.line_of(pointer), pointer, message)
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that keeps every scalar a plain JSON value (no dates, no merges)."""
+
+
+# Timestamps would turn "2023-06-01" into a date object; mappings are JSON-shaped data.
+_StrictLoader.yaml_implicit_resolvers = {
+    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
+    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.copy().items()
+}
+
+
+def _construct(node: Node, loader: _StrictLoader, src: SourceFile, pointer: tuple[Any, ...]) -> Any:
+    src.lines[json_pointer(pointer)] = node.start_mark.line + 1
+    if isinstance(node, MappingNode):
+        out: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                raise MappingError(
+                    src.path, key_node.start_mark.line + 1, json_pointer(pointer),
+                    "YAML merge keys (<<) are not allowed; use `extends:`",
+                )
+            key = loader.construct_object(key_node, deep=True)
+            if not isinstance(key, str):
+                key = str(key) if isinstance(key, (int, float, bool)) or key is None else key
+                if not isinstance(key, str):
+                    raise MappingError(
+                        src.path, key_node.start_mark.line + 1, json_pointer(pointer),
+                        f"keys must be strings, got {type(key).__name__}",
+                    )
+            if key in out:
+                raise MappingError(
+                    src.path, key_node.start_mark.line + 1, json_pointer(pointer + (key,)),
+                    f"duplicate key {key!r}",
+                )
+            out[key] = _construct(value_node, loader, src, pointer + (key,))
+        return out
+    if isinstance(node, SequenceNode):
+        return [_construct(item, loader, src, pointer + (i,)) for i, item in enumerate(node.value)]
+    assert isinstance(node, ScalarNode)
+    value = loader.construct_object(node, deep=True)
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        raise MappingError(src.path, node.start_mark.line + 1, json_pointer(pointer), "NaN and infinities are not JSON")
+    if not (value is None or isinstance(value, (str, int, float, bool))):
+        raise MappingError(
+            src.path, node.start_mark.line + 1, json_pointer(pointer),
+            f"unsupported YAML value of type {type(value).__name__}",
+        )
+    return value
+
+
+def load_file(path: str, display: str | None = None) -> SourceFile:
+    """Read one mapping file. Raises MappingError for unreadable files and bad YAML."""
+    shown = display or path
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MappingError(shown, None, "", f"cannot read file: {exc}") from None
+    src = SourceFile(path=shown, data={})
+    loader = _StrictLoader(text)
+    try:
+        node = loader.get_single_node()
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise MappingError(shown, line, "", f"invalid YAML: {problem}") from None
+    finally:
+        loader.dispose()
+    if node is None:
+        raise MappingError(shown, 1, "", "empty file; expected a mapping with `meta:`")
+    if not isinstance(node, MappingNode):
+        raise MappingError(shown, node.start_mark.line + 1, "", "expected a mapping at the top level")
+    try:
+        data = _construct(node, loader, src, ())
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise MappingError(shown, mark.line + 1 if mark else None, "", f"invalid YAML: {exc}") from None
+    except RecursionError:
+        raise MappingError(shown, None, "", "YAML nesting too deep") from None
+    src.data = data
+    return src
+
+
+def display_path(path: str, base: str) -> str:
+    try:
+        rel = os.path.relpath(path, base)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel

@@ -1,0 +1,330 @@
+"""The JSON Schema every mapping file must satisfy (after `extends` is resolved).
+
+Unknown keys are rejected everywhere; keys starting with `x-` are reserved for extensions and
+ignored by the generator. Wire templates are free-form JSON here; their placeholders are
+checked when the IR is built.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["MAPPING_SCHEMA", "CANONICAL_ROLES", "PART_KINDS", "OPTION_NAMES", "ERROR_CATEGORIES"]
+
+EXT = {"^x-": {}}
+CANONICAL_FINISH = ["content_filter", "error", "length", "stop", "tool_calls"]
+ERROR_CATEGORIES = [
+    "provider_authentication",
+    "provider_invalid_model",
+    "provider_invalid_request",
+    "provider_invalid_response",
+    "provider_model_not_loaded",
+    "provider_rate_limit",
+    "provider_unavailable",
+    "provider_unsupported_content_block",
+    "structured_output_invalid",
+]
+CANONICAL_ROLES = ["system", "user", "assistant", "tool"]
+PART_KINDS = [
+    "text",
+    "thinking",
+    "redacted_thinking",
+    "image.url",
+    "image.inline",
+    "audio.url",
+    "audio.inline",
+    "file.url",
+    "file.inline",
+]
+OPTION_NAMES = [
+    "temperature",
+    "max_tokens",
+    "top_p",
+    "top_k",
+    "seed",
+    "stop_sequences",
+    "frequency_penalty",
+    "presence_penalty",
+]
+
+
+def _obj(props: dict[str, Any], required: list[str] | None = None, **extra: Any) -> dict[str, Any]:
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": props,
+        "patternProperties": EXT,
+        "additionalProperties": False,
+    }
+    if required:
+        schema["required"] = required
+    schema.update(extra)
+    return schema
+
+
+TEMPLATE: dict[str, Any] = {"description": "a wire template: JSON with {placeholders}"}
+WIRE_FIELD = {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_\-]*(\.[A-Za-z_][A-Za-z0-9_\-]*)*$"}
+RESPONSE_PATH = {"type": "string", "pattern": r"^$|^[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])?(\.[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])?)*$"}
+UNSUPPORTED = {"enum": ["drop", "warn", "reject"]}
+STATUS = {
+    "oneOf": [
+        {"type": "integer", "minimum": 100, "maximum": 599},
+        {"type": "string", "pattern": r"^([1-5]xx|\*)$"},
+        {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "integer", "minimum": 100, "maximum": 599},
+        },
+    ]
+}
+
+_scoped_rule = _obj(
+    {
+        "models": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+        "api_version_from": {"type": "string", "minLength": 1},
+        "unsupported": UNSUPPORTED,
+        "doc": {"type": "string"},
+    },
+    required=["unsupported"],
+)
+
+_option = {
+    "oneOf": [
+        WIRE_FIELD,
+        _obj(
+            {
+                "wire": WIRE_FIELD,
+                "default": {"type": ["number", "integer", "string", "boolean"]},
+                "required": {"type": "boolean"},
+                "merge": {"enum": ["list", "list_or_string"]},
+                "unsupported": UNSUPPORTED,
+                "scoped": {"type": "array", "items": _scoped_rule},
+                "doc": {"type": "string"},
+            }
+        ),
+    ]
+}
+
+_content_strategy = {"enum": ["string_or_parts", "always_parts", "as_given"]}
+
+_part = {"oneOf": [{"enum": ["strip", "reject"]}, {"type": "object"}]}
+
+_usage_source = {
+    "oneOf": [
+        RESPONSE_PATH,
+        _obj({"sum": {"type": "array", "minItems": 2, "items": RESPONSE_PATH}}, required=["sum"]),
+    ]
+}
+
+_error_rule = _obj(
+    {
+        "status": STATUS,
+        "type": {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
+        "code": {"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
+        "body_matches": {"type": "string", "minLength": 1},
+        "category": {"enum": ERROR_CATEGORIES},
+        "doc": {"type": "string"},
+    },
+    required=["category"],
+)
+
+_fixture = _obj(
+    {
+        "id": {"type": "string", "pattern": r"^[a-z][a-z0-9_]*$"},
+        "doc": {"type": "string", "minLength": 1, "pattern": r"^[^\n]*$"},
+        "to_wire": {"description": "canonical request -> request_to_wire"},
+        "from_wire": {"type": "object", "description": "wire response body -> response_from_wire"},
+        "request_from_wire": {"type": "object", "description": "wire request body -> request_from_wire"},
+        "response_to_wire": {"type": "object", "description": "canonical response -> response_to_wire"},
+        "error_from_wire": _obj(
+            {"status": {"type": "integer"}, "body": {}, "headers": {"type": "object"}},
+            required=["status"],
+        ),
+        "response_schema": {"type": "object"},
+        "expect_wire": {"type": "object"},
+        "expect_canonical": {"type": "object"},
+        "expect_error": _obj(
+            {
+                "category": {"enum": ERROR_CATEGORIES},
+                "path": {"type": "string"},
+                "retry_after": {"type": ["number", "null"]},
+                "message_contains": {"type": "string"},
+            },
+            required=["category"],
+        ),
+        "lossy": {"type": "string", "minLength": 1},
+    },
+    required=["id", "doc"],
+)
+
+MAPPING_SCHEMA: dict[str, Any] = _obj(
+    {
+        "extends": {"type": "string", "minLength": 1},
+        "meta": _obj(
+            {
+                "id": {"type": "string", "pattern": r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$"},
+                "provider": {"type": "string", "pattern": r"^[a-z][a-z0-9_\-]*$"},
+                "title": {"type": "string", "minLength": 1},
+                "doc_ref": {"type": "string", "minLength": 1},
+                "api_version": {"type": "string", "minLength": 1},
+                "endpoint": _obj(
+                    {"method": {"enum": ["GET", "POST"]}, "path": {"type": "string"}},
+                    required=["method", "path"],
+                ),
+                "notes": {"type": "string"},
+            },
+            required=["id", "provider", "title", "doc_ref"],
+        ),
+        "request": _obj(
+            {
+                "model": WIRE_FIELD,
+                "messages": WIRE_FIELD,
+                "system": _obj(
+                    {
+                        "strategy": {"enum": ["inline", "hoist"]},
+                        "wire": TEMPLATE,
+                        "field": WIRE_FIELD,
+                        "join": {"type": "string"},
+                    },
+                    required=["strategy"],
+                ),
+                "user": _obj({"wire": TEMPLATE, "content": _content_strategy}, required=["wire"]),
+                "assistant": _obj(
+                    {
+                        "wire": TEMPLATE,
+                        "content": _content_strategy,
+                        "order": {"enum": ["as_given", "thinking_first"]},
+                    },
+                    required=["wire"],
+                ),
+                "tool_results": _obj(
+                    {
+                        "strategy": {"enum": ["message", "group_into_user_message"]},
+                        "wire": TEMPLATE,
+                    },
+                    required=["strategy", "wire"],
+                ),
+                "content_parts": _obj(
+                    {kind: _part for kind in PART_KINDS}, required=list(PART_KINDS)
+                ),
+                "tool_calls": _obj(
+                    {"placement": {"enum": ["field", "content_blocks"]}, "wire": TEMPLATE},
+                    required=["placement", "wire"],
+                ),
+                "tools": _obj(
+                    {
+                        "field": WIRE_FIELD,
+                        "wire": TEMPLATE,
+                        "strict": {"enum": ["as_given", "close_object_schema"]},
+                    },
+                    required=["field", "wire"],
+                ),
+                "tool_choice": _obj(
+                    {
+                        "field": WIRE_FIELD,
+                        "auto": TEMPLATE,
+                        "required": TEMPLATE,
+                        "none": TEMPLATE,
+                        "tool": TEMPLATE,
+                    },
+                    required=["field", "auto", "required", "none", "tool"],
+                ),
+                "options": _obj({name: _option for name in OPTION_NAMES}, required=list(OPTION_NAMES)),
+                "extras": _obj(
+                    {
+                        "placement": {"enum": ["root"]},
+                        "collision": {"enum": ["managed", "mapped_wins"]},
+                    },
+                    required=["placement", "collision"],
+                ),
+                "signatures": {"enum": ["strip_foreign", "strip_all"]},
+            },
+            required=[
+                "model", "messages", "system", "user", "assistant", "tool_results",
+                "content_parts", "tool_calls", "tools", "tool_choice", "options", "extras",
+            ],
+        ),
+        "value_maps": {
+            "type": "object",
+            "patternProperties": {
+                "^[a-z][a-z0-9_]*$": {
+                    "type": "object",
+                    "properties": {
+                        "*": {
+                            "oneOf": [
+                                {"enum": ["reject", "pass"]},
+                                _obj({"strip_prefix": {"type": "string"}}, required=["strip_prefix"]),
+                            ]
+                        }
+                    },
+                    "additionalProperties": {"type": "string"},
+                    "required": ["*"],
+                },
+                "^x-": {},
+            },
+            "additionalProperties": False,
+        },
+        "response": _obj(
+            {
+                "message": RESPONSE_PATH,
+                "finish_reason": _obj(
+                    {
+                        "path": RESPONSE_PATH,
+                        "map": {
+                            "type": "object",
+                            "additionalProperties": {"enum": CANONICAL_FINISH},
+                            "required": ["*"],
+                        },
+                        "emit": {
+                            "type": "object",
+                            "propertyNames": {"enum": CANONICAL_FINISH},
+                            "additionalProperties": {"type": "string"},
+                        },
+                    },
+                    required=["path", "map"],
+                ),
+                "usage": _obj(
+                    {
+                        "path": RESPONSE_PATH,
+                        "prompt_tokens": _usage_source,
+                        "completion_tokens": _usage_source,
+                        "total_tokens": _usage_source,
+                        "cached_tokens": _usage_source,
+                        "cache_creation_tokens": _usage_source,
+                    },
+                    required=["path", "prompt_tokens", "completion_tokens", "total_tokens"],
+                ),
+                "envelope": {"type": "object"},
+            },
+            required=["message", "finish_reason", "usage", "envelope"],
+        ),
+        "errors": _obj(
+            {
+                "message": RESPONSE_PATH,
+                "type": RESPONSE_PATH,
+                "code": RESPONSE_PATH,
+                "rules": {"type": "array", "minItems": 1, "items": _error_rule},
+                "retry_after": {"type": "array", "items": {"type": "string", "minLength": 1}},
+            },
+            required=["message", "rules"],
+        ),
+        "concurrency": _obj({"serialize": {"const": False}}),
+        "structured_output": _obj(
+            {
+                "mode": {"enum": ["native", "prompt_fallback"]},
+                "field": WIRE_FIELD,
+                "wire": TEMPLATE,
+                "name": {
+                    "oneOf": [
+                        {"enum": ["derived"]},
+                        _obj({"fixed": {"type": "string", "minLength": 1}}, required=["fixed"]),
+                    ]
+                },
+                "strict": {"enum": ["always", "when_schema_qualifies", "never"]},
+                "schema": {"enum": ["verbatim", "close_and_nullable_optional"]},
+            },
+            required=["mode", "field", "wire"],
+        ),
+        "fixtures": {"type": "array", "items": _fixture},
+    },
+    required=["meta", "request", "response", "errors"],
+)

@@ -1,0 +1,176 @@
+"""Stage 2: find mapping files, resolve `extends:`, validate against the mapping JSON Schema.
+
+A derived file names its base by key (`extends: openai_chat`). Objects merge key by key; any
+other value (a list, a string, a template) replaces the base's. `fixtures:` are never
+inherited: a dialect's behaviour differs, so it states its own. Every merged value remembers the
+file and line it came from, so errors point at the file a user must edit.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonschema
+
+from .load import MappingError, SourceFile, display_path, json_pointer, load_file
+from .mapping_schema import MAPPING_SCHEMA
+
+__all__ = ["Resolved", "discover", "resolve_all"]
+
+
+@dataclass
+class Resolved:
+    key: str
+    display: str  # the file that declared this key
+    data: dict[str, Any]
+    origins: dict[str, tuple[str, int | None]] = field(default_factory=dict)
+
+    def line_of(self, pointer: str) -> int | None:
+        return self._origin(pointer)[1]
+
+    def _origin(self, pointer: str) -> tuple[str, int | None]:
+        while True:
+            if pointer in self.origins:
+                return self.origins[pointer]
+            if not pointer:
+                return (self.display, None)
+            pointer = pointer.rsplit("/", 1)[0]
+
+    def error(self, pointer: str, message: str) -> MappingError:
+        file, line = self._origin(pointer)
+        return MappingError(file, line, pointer, message)
+
+
+def discover(mappings_dir: str) -> dict[str, SourceFile]:
+    """Every `*.yaml` below the folder, keyed by format key.
+
+    `mappings/openai_chat.yaml` is `openai_chat`; `mappings/dialects/prompty/openai_chat.yaml`
+    is `prompty.openai_chat`. Files and folders starting with `_` or `.` are skipped.
+    """
+    if not os.path.isdir(mappings_dir):
+        raise MappingError(mappings_dir, None, "", "mappings folder not found")
+    base = os.path.dirname(os.path.abspath(mappings_dir))
+    found: dict[str, SourceFile] = {}
+    for dirpath, dirnames, filenames in os.walk(mappings_dir):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(("_", ".")))
+        rel = os.path.relpath(dirpath, mappings_dir)
+        parts = [] if rel == "." else rel.split(os.sep)
+        if parts and parts[0] == "dialects":
+            parts = parts[1:]
+        for name in sorted(filenames):
+            if not name.endswith((".yaml", ".yml")) or name.startswith(("_", ".")):
+                continue
+            path = os.path.join(dirpath, name)
+            key = ".".join([*parts, name.rsplit(".", 1)[0]])
+            src = load_file(path, display_path(path, base))
+            if key in found:
+                raise MappingError(src.path, None, "", f"format key {key!r} is declared twice (also {found[key].path})")
+            found[key] = src
+    return found
+
+
+def _merge(
+    base: Any,
+    override: Any,
+    pointer: str,
+    origins: dict[str, tuple[str, int | None]],
+    src: SourceFile,
+) -> Any:
+    if isinstance(base, dict) and isinstance(override, dict):
+        out = dict(base)
+        for k, v in override.items():
+            child = f"{pointer}/{k.replace('~', '~0').replace('/', '~1')}"
+            if k in base:
+                out[k] = _merge(base[k], v, child, origins, src)
+            else:
+                out[k] = v
+                _record(v, child, origins, src)
+        origins[pointer] = (src.path, src.line_of(pointer))
+        return out
+    _record(override, pointer, origins, src)
+    return override
+
+
+def _record(value: Any, pointer: str, origins: dict[str, tuple[str, int | None]], src: SourceFile) -> None:
+    # Drop stale origins of the replaced subtree, then record the new one's.
+    for key in [k for k in origins if k == pointer or k.startswith(pointer + "/")]:
+        del origins[key]
+    for key, line in src.lines.items():
+        if key == pointer or key.startswith(pointer + "/"):
+            origins[key] = (src.path, line)
+
+
+def resolve_all(sources: dict[str, SourceFile]) -> dict[str, Resolved]:
+    resolved: dict[str, Resolved] = {}
+
+    def resolve(key: str, chain: tuple[str, ...]) -> Resolved:
+        if key in resolved:
+            return resolved[key]
+        src = sources[key]
+        data = src.data
+        parent_key = data.get("extends")
+        if parent_key is None:
+            origins = {k: (src.path, line) for k, line in src.lines.items()}
+            result = Resolved(key, src.path, data, origins)
+        else:
+            if not isinstance(parent_key, str):
+                raise src.error("/extends", "expected the key of another mapping (a string)")
+            if parent_key in chain or parent_key == key:
+                raise src.error("/extends", f"circular extends: {' -> '.join((*chain, key, parent_key))}")
+            if parent_key not in sources:
+                raise src.error(
+                    "/extends",
+                    f"unknown mapping {parent_key!r}; expected one of: {', '.join(sorted(sources))}",
+                )
+            parent = resolve(parent_key, (*chain, key))
+            base = {k: v for k, v in parent.data.items() if k not in ("fixtures", "extends")}
+            origins = {
+                k: v for k, v in parent.origins.items() if not k.startswith("/fixtures") and not k.startswith("/extends")
+            }
+            override = {k: v for k, v in data.items() if k != "extends"}
+            merged = _merge(base, override, "", origins, src)
+            merged["extends"] = parent_key
+            origins["/extends"] = (src.path, src.line_of("/extends"))
+            result = Resolved(key, src.path, merged, origins)
+        _validate(result)
+        resolved[key] = result
+        return result
+
+    for key in sorted(sources):
+        resolve(key, ())
+    return resolved
+
+
+_VALIDATOR = jsonschema.Draft202012Validator(MAPPING_SCHEMA)
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    if error.validator == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        extra = sorted(set(error.instance) - set(allowed)) if isinstance(error.instance, dict) else []
+        extra = [k for k in extra if not k.startswith("x-")]
+        return f"unknown key {', '.join(repr(k) for k in extra)}; expected one of: {', '.join(allowed)} (or an x- extension)"
+    if error.validator == "required":
+        return str(error.message).replace("is a required property", "is required")
+    if error.validator == "enum":
+        return f"{error.instance!r} is not allowed; expected one of: {', '.join(str(v) for v in error.validator_value)}"
+    if error.validator == "oneOf":
+        return f"{error.instance!r} does not fit any allowed form here"
+    return error.message
+
+
+def _validate(result: Resolved) -> None:
+    errors = sorted(_VALIDATOR.iter_errors(result.data), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
+    if not errors:
+        return
+    best = jsonschema.exceptions.best_match(errors)
+    pointer = json_pointer(list(best.absolute_path))
+    # additionalProperties errors point at the parent; name the offending key's line instead.
+    if best.validator == "additionalProperties" and isinstance(best.instance, dict):
+        allowed = set(best.schema.get("properties", {}))
+        extra = sorted(k for k in best.instance if k not in allowed and not k.startswith("x-"))
+        if extra:
+            pointer = pointer + "/" + extra[0]
+    raise result.error(pointer, _describe(best))

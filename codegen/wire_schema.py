@@ -1,0 +1,151 @@
+"""Stage 4c: a JSON Schema of each format's wire request and response, derived from the same
+templates, and TypedDicts generated from it with datamodel-code-generator.
+
+The schema describes what the converter emits (so the TypedDicts type `request_to_wire`'s
+output); extras may add keys at the request root, which the schema allows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from typing import Any
+
+from .catalog import CONTEXTS
+from .ir import FormatIR
+from .wiretemplate import Arr, Interp, Lit, Node, Obj, Slot
+
+__all__ = ["wire_schemas", "render_wire_types"]
+
+_SCALAR = {"str": {"type": "string"}, "bool": {"type": "boolean"}, "schema": {"type": "object"}, "object": {"type": "object"}}
+
+
+def _node_schema(node: Node, context: str, refs: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(node, Lit):
+        return {"const": node.value}
+    if isinstance(node, Interp):
+        return {"type": "string", "pattern": "^" + node.pattern() + "$"}
+    if isinstance(node, Slot):
+        if node.codec == "json":
+            return {"type": "string", "description": "JSON-encoded"}
+        spec = CONTEXTS[context][node.field]
+        if spec.kind in _SCALAR:
+            return dict(_SCALAR[spec.kind])
+        return refs[f"{context}:{node.field}"]
+    if isinstance(node, Arr):
+        return {"type": "array", "items": [_node_schema(n, context, refs) for n in node.items]}
+    assert isinstance(node, Obj)
+    props = {k: _node_schema(n, context, refs) for k, n in node.items}
+    required = [k for k, n in node.items if not (isinstance(n, Slot) and n.optional)]
+    out: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": False}
+    if required:
+        out["required"] = required
+    return out
+
+
+def _title(key: str) -> str:
+    return "".join(p.capitalize() for p in re.split(r"[._]", key))
+
+
+def wire_schemas(ir: FormatIR) -> dict[str, Any]:
+    """One JSON Schema document with `$defs` for the request and the response."""
+    name = _title(ir.key)
+    defs: dict[str, Any] = {}
+
+    def part_def(kind: str) -> dict[str, Any] | None:
+        node = ir.parts[kind]
+        if isinstance(node, str):
+            return None
+        ref = f"{name}{_title(kind)}Part"
+        defs[ref] = _node_schema(node, "part." + kind, {})
+        return {"$ref": f"#/$defs/{ref}"}
+
+    user_parts = [p for k in ir.parts if k not in ("thinking", "redacted_thinking") and (p := part_def(k))]
+    asst_parts = [p for k in ("text", "thinking", "redacted_thinking") if (p := part_def(k))]
+    defs[f"{name}ToolCall"] = _node_schema(ir.tool_call_template, "tool_call", {})
+    call_ref = {"$ref": f"#/$defs/{name}ToolCall"}
+    if ir.tool_calls_placement == "content_blocks":
+        asst_parts.append(call_ref)
+    defs[f"{name}ToolResult"] = _node_schema(ir.tool_result_template, "tool_result", {})
+    result_ref = {"$ref": f"#/$defs/{name}ToolResult"}
+    if ir.tool_results_strategy == "group_into_user_message":
+        user_parts.append(result_ref)
+
+    def content(parts: list[dict[str, Any]], strategy: str, nullable: bool) -> dict[str, Any]:
+        arr = {"type": "array", "items": {"anyOf": parts} if len(parts) > 1 else parts[0]}
+        options: list[dict[str, Any]] = [arr] if strategy == "always_parts" else [{"type": "string"}, arr]
+        if nullable:
+            options.append({"type": "null"})
+        return {"anyOf": options}
+
+    refs = {
+        "message.user:content": content(user_parts, ir.user_content, False),
+        "message.assistant:content": content(asst_parts, ir.assistant_content, ir.tool_calls_placement == "field"),
+        "message.assistant:tool_calls": {"type": "array", "items": call_ref},
+    }
+    messages: list[dict[str, Any]] = []
+    if ir.system_template is not None:
+        defs[f"{name}SystemMessage"] = _node_schema(ir.system_template, "message.system", refs)
+        messages.append({"$ref": f"#/$defs/{name}SystemMessage"})
+    defs[f"{name}UserMessage"] = _node_schema(ir.user_template, "message.user", refs)
+    defs[f"{name}AssistantMessage"] = _node_schema(ir.assistant_template, "message.assistant", refs)
+    messages += [{"$ref": f"#/$defs/{name}UserMessage"}, {"$ref": f"#/$defs/{name}AssistantMessage"}]
+    if ir.tool_results_strategy == "message":
+        messages.append(result_ref)
+    defs[f"{name}Tool"] = _node_schema(ir.tool_template, "tool", {})
+
+    props: dict[str, Any] = {
+        ir.model_field: {"type": "string"},
+        ir.messages_field: {"type": "array", "items": {"anyOf": messages}},
+    }
+    if ir.system_field:
+        props[ir.system_field] = {"type": "string"}
+    numeric = {"temperature": "number", "top_p": "number", "frequency_penalty": "number", "presence_penalty": "number",
+               "max_tokens": "integer", "top_k": "integer", "seed": "integer"}
+    for opt in ir.options:
+        if opt.wire is None or opt.unsupported is not None:
+            continue
+        props[opt.wire] = {"type": "array", "items": {"type": "string"}} if opt.name == "stop_sequences" else {"type": numeric[opt.name]}
+    props[ir.tools_field] = {"type": "array", "items": {"$ref": f"#/$defs/{name}Tool"}}
+    props[ir.tool_choice_field] = {"anyOf": [_node_schema(n, "tool_choice.tool", {}) for n in ir.tool_choice.values()]}
+    if ir.structured_template is not None and ir.structured is not None:
+        props[ir.structured["field"]] = _node_schema(ir.structured_template, "structured_output", {})
+    defs[f"{name}Request"] = {
+        "type": "object",
+        "properties": props,
+        "required": [ir.model_field, ir.messages_field],
+        "additionalProperties": True,
+    }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"{name}Wire",
+        "description": f"Wire shapes of {ir.key}, derived from {ir.source}",
+        "$defs": defs,
+        "anyOf": [{"$ref": f"#/$defs/{name}Request"}],
+    }
+
+
+def render_wire_types(ir: FormatIR) -> tuple[str, str]:
+    """(schema JSON text, TypedDict module text)."""
+    from datamodel_code_generator import DataModelType, InputFileType, PythonVersion, generate
+
+    schema = wire_schemas(ir)
+    schema_text = json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    with tempfile.TemporaryDirectory() as tmp:
+        out_path = os.path.join(tmp, "types.py")
+        generate(
+            schema_text,
+            input_file_type=InputFileType.JsonSchema,
+            output=__import__("pathlib").Path(out_path),
+            output_model_type=DataModelType.TypingTypedDict,
+            target_python_version=PythonVersion.PY_311,
+            disable_timestamp=True,
+            use_schema_description=False,
+            use_field_description=False,
+            custom_file_header=f"# Code generated by wiremap.codegen from {ir.source}. DO NOT EDIT.\n# Wire TypedDicts produced by datamodel-code-generator from {ir.key}.schema.json.",
+        )
+        with open(out_path, encoding="utf-8") as fh:
+            types_text = fh.read()
+    return schema_text, types_text

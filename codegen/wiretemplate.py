@@ -1,0 +1,177 @@
+"""Wire templates: JSON with `{placeholders}`, declared once, compiled both ways.
+
+    {field}          the canonical field's value (required)
+    {field?}         omitted from the wire when the canonical field is absent
+    {field|codec}    passed through a codec: `json` (a JSON-encoded string) or a value map
+    "data:{a};base64,{b}"   string interpolation; parsed back with an anchored pattern
+
+Literal braces are written `{{` and `}}`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+__all__ = ["Lit", "Slot", "Interp", "Obj", "Arr", "Node", "parse_template", "TemplateSyntaxError", "slots_of"]
+
+
+class TemplateSyntaxError(ValueError):
+    def __init__(self, pointer: str, message: str) -> None:
+        self.pointer = pointer
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Lit:
+    value: Any
+
+
+@dataclass(frozen=True)
+class Slot:
+    field: str
+    optional: bool = False
+    codec: str | None = None
+    pointer: str = ""
+
+
+@dataclass(frozen=True)
+class Interp:
+    pieces: tuple[Union[str, Slot], ...]
+    pointer: str = ""
+
+    @property
+    def slots(self) -> list[Slot]:
+        return [p for p in self.pieces if isinstance(p, Slot)]
+
+    def pattern(self) -> str:
+        """An anchored regex with one group per slot (non-greedy but the last)."""
+        out: list[str] = []
+        slots = self.slots
+        for piece in self.pieces:
+            if isinstance(piece, str):
+                out.append(re.escape(piece))
+            else:
+                out.append("(.*)" if piece is slots[-1] else "(.*?)")
+        return "".join(out)
+
+    @property
+    def literal_prefix(self) -> str:
+        first = self.pieces[0]
+        return first if isinstance(first, str) else ""
+
+
+@dataclass(frozen=True)
+class Obj:
+    items: tuple[tuple[str, "Node"], ...]
+    pointer: str = ""
+
+
+@dataclass(frozen=True)
+class Arr:
+    items: tuple["Node", ...]
+    pointer: str = ""
+
+
+Node = Union[Lit, Slot, Interp, Obj, Arr]
+
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+_SLOT = re.compile(r"^([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*)(\?)?(?:\|([a-z_][a-z0-9_]*))?$")
+
+
+def _parse_string(text: str, pointer: str) -> Node:
+    pieces: list[Union[str, Slot]] = []
+    pos = 0
+    buf: list[str] = []
+    while pos < len(text):
+        if text.startswith("{{", pos):
+            buf.append("{")
+            pos += 2
+            continue
+        if text.startswith("}}", pos):
+            buf.append("}")
+            pos += 2
+            continue
+        ch = text[pos]
+        if ch == "{":
+            match = _PLACEHOLDER.match(text, pos)
+            if match is None:
+                raise TemplateSyntaxError(pointer, f"unclosed placeholder in {text!r}; write {{{{ for a literal brace")
+            spec = _SLOT.match(match.group(1))
+            if spec is None:
+                raise TemplateSyntaxError(
+                    pointer,
+                    f"bad placeholder {match.group(0)!r}; expected {{field}}, {{field?}} or {{field|codec}}",
+                )
+            if buf:
+                pieces.append("".join(buf))
+                buf = []
+            pieces.append(Slot(spec.group(1), spec.group(2) == "?", spec.group(3), pointer))
+            pos = match.end()
+            continue
+        if ch == "}":
+            raise TemplateSyntaxError(pointer, f"stray '}}' in {text!r}; write }}}} for a literal brace")
+        buf.append(ch)
+        pos += 1
+    if buf:
+        pieces.append("".join(buf))
+    if not any(isinstance(p, Slot) for p in pieces):
+        return Lit("".join(p for p in pieces if isinstance(p, str)))
+    if len(pieces) == 1:
+        return pieces[0]  # a whole-value slot
+    slots = [p for p in pieces if isinstance(p, Slot)]
+    for a, b in zip(pieces, pieces[1:]):
+        if isinstance(a, Slot) and isinstance(b, Slot):
+            raise TemplateSyntaxError(pointer, f"two placeholders touch in {text!r}; they could not be told apart when parsing")
+    for slot in slots:
+        if slot.optional:
+            raise TemplateSyntaxError(pointer, f"{{{slot.field}?}}: optional placeholders must stand alone, not inside a string")
+    return Interp(tuple(pieces), pointer)
+
+
+def parse_template(value: Any, pointer: str = "") -> Node:
+    if isinstance(value, str):
+        return _parse_string(value, pointer)
+    if isinstance(value, dict):
+        return Obj(tuple((k, parse_template(v, f"{pointer}/{k}")) for k, v in value.items()), pointer)
+    if isinstance(value, list):
+        return Arr(tuple(parse_template(v, f"{pointer}/{i}") for i, v in enumerate(value)), pointer)
+    return Lit(value)
+
+
+def slots_of(node: Node) -> list[Slot]:
+    if isinstance(node, Slot):
+        return [node]
+    if isinstance(node, Interp):
+        return node.slots
+    if isinstance(node, Obj):
+        return [s for _, n in node.items for s in slots_of(n)]
+    if isinstance(node, Arr):
+        return [s for n in node.items for s in slots_of(n)]
+    return []
+
+
+@dataclass
+class Condition:
+    """One fact a wire value must satisfy to match a template alternative when parsing."""
+
+    keys: tuple[str, ...]
+    literal: Any = None
+    pattern: str | None = None
+
+
+def conditions_of(node: Node, keys: tuple[str, ...] = ()) -> list[Condition]:
+    """Literal leaves and interpolation patterns: what tells this template apart from others."""
+    out: list[Condition] = []
+    if isinstance(node, Lit) and keys:
+        out.append(Condition(keys, literal=node.value))
+    elif isinstance(node, Interp):
+        out.append(Condition(keys, pattern=node.pattern()))
+    elif isinstance(node, Obj):
+        for k, n in node.items:
+            out.extend(conditions_of(n, keys + (k,)))
+    return out
+
+
+_ = field  # dataclasses.field kept for future defaults

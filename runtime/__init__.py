@@ -1,0 +1,24 @@
+"""wiremap.runtime: the hand-written, stdlib-only runtime (docs/design.md).
+
+Re-exports the canonical model, the error classes and request validation; `wiremap` re-exports
+everything listed in `__all__`. Extend by appending imports and `__all__ +=` lines.
+"""
+
+from __future__ import annotations
+
+from . import canonical as _canonical
+from . import errors as _errors
+from . import validate as _validate
+from .canonical import *  # noqa: F401,F403
+from .errors import *  # noqa: F401,F403
+from .validate import *  # noqa: F401,F403
+
+__all__: list[str] = []
+__all__ += _canonical.__all__
+__all__ += _errors.__all__
+__all__ += _validate.__all__
+
+from . import format as _format  # noqa: E402
+from .format import *  # noqa: E402,F401,F403
+
+__all__ += _format.__all__

@@ -1,0 +1,1246 @@
+"""The canonical model (../shared/CANONICAL.md): typed records behind the public plain-dict form.
+
+`Request.from_dict(d).to_dict() == d` for every valid `d`; absent keys stay absent, which is why
+optional fields default to the `NOT_GIVEN` sentinel rather than `None` (`None` is a value some
+fields legitimately carry, e.g. an assistant's `content: null` or a degraded tool call's
+`arguments: null`).
+
+Reading the plain-dict form (`from_dict`) is total: any input that is not a canonical dict raises
+`InvalidRequestError` whose `path` names the offending key (`messages[3].content[1].text`,
+`tools[0].parameters`, `config.max_tokens`) and whose message says what was expected. It checks
+shape and types only; the semantic pre-send rules (non-empty text, message ordering, tool-call
+correlation, ...) live in `validate.py`.
+
+Two rules about `None` (OpenArmature §5 and §6 treat `None` as "not supplied"):
+- where the model allows `None` (assistant `content`, `ToolCall.arguments`, usage counters,
+  `Response.parsed`), an explicit `None` is kept and written back;
+- on an optional key whose model has no `None` (`tools`, `tool_choice`, `config` and its declared
+  fields, `signature`, `media_type`, ...), an explicit `None` means the key is absent, so
+  `to_dict` omits it (the §6 null-skip rule). Canonical dicts omit such keys.
+
+Containers the records own (message and block lists, `stop_sequences`, `extras`) are copied;
+user JSON Schemas (`parameters`, `response_schema`) and tool-call `arguments` are shared with the
+input and treated as immutable by every converter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Final, Literal, TypeVar, Union
+
+from .errors import InvalidRequestError
+
+__all__ = [
+    "NOT_GIVEN",
+    "NotGiven",
+    "UrlSource",
+    "InlineSource",
+    "Source",
+    "TextBlock",
+    "ThinkingBlock",
+    "RedactedThinkingBlock",
+    "ImageBlock",
+    "AudioBlock",
+    "FileBlock",
+    "Block",
+    "ToolCall",
+    "SystemMessage",
+    "UserMessage",
+    "AssistantMessage",
+    "ToolMessage",
+    "Message",
+    "Tool",
+    "ForcedTool",
+    "ToolChoice",
+    "Config",
+    "Request",
+    "Usage",
+    "Response",
+    "FinishReason",
+    "FINISH_REASONS",
+    "message_from_dict",
+    "block_from_dict",
+]
+
+
+class NotGiven:
+    """Sentinel type for "key absent", distinct from an explicit `None`."""
+
+    __slots__ = ()
+    _instance: "NotGiven | None" = None
+
+    def __new__(cls) -> "NotGiven":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __bool__(self) -> Literal[False]:
+        return False
+
+    def __repr__(self) -> str:
+        return "NOT_GIVEN"
+
+    def __reduce__(self) -> str:
+        return "NOT_GIVEN"
+
+
+NOT_GIVEN: Final = NotGiven()
+
+FinishReason = Literal["stop", "length", "tool_calls", "content_filter", "error"]
+FINISH_REASONS: Final = ("stop", "length", "tool_calls", "content_filter", "error")
+
+
+@dataclass(slots=True)
+class UrlSource:
+    url: str
+
+    @classmethod
+    def from_dict(cls, d: object, path: str = "") -> "UrlSource":
+        source = _located(_source, d, path)
+        if not isinstance(source, UrlSource):
+            raise InvalidRequestError("expected a 'url' source", path=_join(path, "type"))
+        return source
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "url", "url": self.url}
+
+
+@dataclass(slots=True)
+class InlineSource:
+    base64_data: str
+
+    @classmethod
+    def from_dict(cls, d: object, path: str = "") -> "InlineSource":
+        source = _located(_source, d, path)
+        if not isinstance(source, InlineSource):
+            raise InvalidRequestError("expected an 'inline' source", path=_join(path, "type"))
+        return source
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "inline", "base64_data": self.base64_data}
+
+
+Source = Union[UrlSource, InlineSource]
+
+
+@dataclass(slots=True)
+class TextBlock:
+    text: str
+    signature: str | NotGiven = NOT_GIVEN
+    origin: str | NotGiven = NOT_GIVEN
+
+    @classmethod
+    def from_dict(cls, d: object, path: str = "") -> "TextBlock":
+        return _block_of_kind(cls, "text", d, path)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": "text", "text": self.text}
+        if self.signature is not NOT_GIVEN:
+            d["signature"] = self.signature
+        if self.origin is not NOT_GIVEN:
+            d["origin"] = self.origin
+        return d
+
+
+@dataclass(slots=True)
+class ThinkingBlock:
+    text: str
+    signature: str | NotGiven = NOT_GIVEN
+    origin: str | NotGiven = NOT_GIVEN
+
+    @classmethod
+    def from_dict(cls, d: object, path: str = "") -> "ThinkingBlock":
+        return _block_of_kind(cls, "thinking", d, path)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": "thinking", "text": self.text}
+        if self.signature is not NOT_GIVEN:
+            d["signature"] = self.signature
+        if self.origin is not NOT_GIVEN:
+            d["origin"] = self.origin
+        return d
+
+
+@dataclass(slots=True)
+class RedactedThinkingBlock:
+    data: str
+    origin: str | NotGiven = NOT_GIVEN
+
+    @classmethod
+    def from_dict(cls, d: object, path: str = "") -> "RedactedThinkingBlock":
+        return _block_of_kind(cls, "redacted_thinking", d, path)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": "redacted_thinking", "data": self.data}
+        if self.origin is not NOT_GIVEN:
+            d["origin"] = self.origin
+        return d
+
+
+@dataclass(slots=True)
+class ImageBlock:
+    source: Source
+    media_type: str | NotGiven = NOT_GIVEN
+    detail: Literal["auto", "low", "high"] | NotGiven = NOT_GIVEN
+
+    @classmethod
+    def from_dict(cls, d: object, path: str = "") -> "ImageBlock":
+        return _block_of_kind(cls, "image", d, path)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": "image", "source": self.source.to_dict()}
+        if self.media_type is not NOT_GIVEN:
+            d["media_type"] = self.media_type
+        if self.detail is not NOT_GIVEN:
+            d["detail"] = self.detail
+        return d
+
+
+@dataclass(slots=True)
+class AudioBlock:
+    source: Source
+    media_type: str | NotGiven = NOT_GIVEN
+
+    @classmethod
+    def from_dict(cls, d: object, path: str = "") -> "AudioBlock":
+        return _block_of_kind(cls, "audio", d, path)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": "audio", "source": self.source.to_dict()}
+        if self.media_type is not NOT_GIVEN:
+            d["media_type"] = self.media_type
+        return d
+
+
+@dataclass(slots=True)
+class FileBlock:
+    source: Source
+    media_type: str | NotGiven = NOT_GIVEN
+    filename: str | NotGiven = NOT_GIVEN
+
+    @classmethod
+    def from_dict(cls, d: object, path: str = "") -> "FileBlock":
+        return _block_of_kind(cls, "file", d, path)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": "file", "source": self.source.to_dict()}
+        if self.media_type is not NOT_GIVEN:
+            d["media_type"] = self.media_type
+        if self.filename is not NOT_GIVEN:
+            d["filename"] = self.filename
+        return d
+
+
+Block = Union[TextBlock, ThinkingBlock, RedactedThinkingBlock, ImageBlock, AudioBlock, FileBlock]
+
+
+@dataclass(slots=True)
+class ToolCall:
+    id: str
+    name: str
+    # A mapping, or None when a degraded response carried bytes that are not JSON.
+    arguments: dict[str, Any] | None
+    signature: str | NotGiven = NOT_GIVEN
+    origin: str | NotGiven = NOT_GIVEN
+
+    @classmethod
+    def from_dict(cls, d: object, path: str = "") -> "ToolCall":
+        return _located(_tool_call, d, path)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"id": self.id, "name": self.name, "arguments": self.arguments}
+        if self.signature is not NOT_GIVEN:
+            d["signature"] = self.signature
+        if self.origin is not NOT_GIVEN:
+            d["origin"] = self.origin
+        return d
+
+
+@dataclass(slots=True)
+class SystemMessage:
+    content: str
+    role: Literal["system"] = "system"
+
+    @classmethod
+    def from_dict(cls, d: object, path: str = "") -> "SystemMessage":
+        return _message_of_role(cls, "system", d, path)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"role": "system", "content": self.content}
+
+
+@dataclass(slots=True)
+class UserMessage:
+    content: str | list[Block]
+    role: Literal["user"] = "user"
+
+    @classmethod
+    def from_dict(cls, d: object, path: str = "") -> "UserMessage":
+        return _message_of_role(cls, "user", d, path)
+
+    def to_dict(self) -> dict[str, Any]:
+        content = self.content
+        if isinstance(content, list):
+            return {"role": "user", "content": [block.to_dict() for block in content]}
+        return {"role": "user", "content": content}
+
+
+@dataclass(slots=True)
+class AssistantMessage:
+    # str (possibly empty), None, a block list, or NOT_GIVEN (key absent).
+    content: str | list[Block] | None | NotGiven = NOT_GIVEN
+    tool_calls: list[ToolCall] | NotGiven = NOT_GIVEN
+    role: Literal["assistant"] = "assistant"
+
+    @classmethod
+    def from_dict(cls, d: object, path: str = "") -> "AssistantMessage":
+        return _message_of_role(cls, "assistant", d, path)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"role": "assistant"}
+        content = self.content
+        if isinstance(content, list):
+            d["content"] = [block.to_dict() for block in content]
+        elif content is not NOT_GIVEN:
+            d["content"] = content
+        tool_calls = self.tool_calls
+        if isinstance(tool_calls, list):
+            d["tool_calls"] = [call.to_dict() for call in tool_calls]
+        return d
+
+
+@dataclass(slots=True)
+class ToolMessage:
+    tool_call_id: str
+    content: str
+    name: str | NotGiven = NOT_GIVEN
+    role: Literal["tool"] = "tool"
+
+    @classmethod
+    def from_dict(cls, d: object, path: str = "") -> "ToolMessage":
+        return _message_of_role(cls, "tool", d, path)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "role": "tool",
+            "tool_call_id": self.tool_call_id,
+            "content": self.content,
+        }
+        if self.name is not NOT_GIVEN:
+            d["name"] = self.name
+        return d
+
+
+Message = Union[SystemMessage, UserMessage, AssistantMessage, ToolMessage]
+
+
+@dataclass(slots=True)
+class Tool:
+    name: str
+    description: str | NotGiven = NOT_GIVEN
+    parameters: dict[str, Any] | NotGiven = NOT_GIVEN
+    strict: bool | NotGiven = NOT_GIVEN
+
+    @classmethod
+    def from_dict(cls, d: object, path: str = "") -> "Tool":
+        return _located(_tool, d, path)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"name": self.name}
+        if self.description is not NOT_GIVEN:
+            d["description"] = self.description
+        if self.parameters is not NOT_GIVEN:
+            d["parameters"] = self.parameters
+        if self.strict is not NOT_GIVEN:
+            d["strict"] = self.strict
+        return d
+
+
+@dataclass(slots=True)
+class ForcedTool:
+    """`tool_choice={"type": "tool", "name": X}`."""
+
+    name: str
+
+    @classmethod
+    def from_dict(cls, d: object, path: str = "") -> "ForcedTool":
+        choice = _located(_tool_choice, d, path)
+        if not isinstance(choice, ForcedTool):
+            raise InvalidRequestError("expected an object {'type': 'tool', 'name': ...}", path=path)
+        return choice
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "tool", "name": self.name}
+
+
+ToolChoice = Union[Literal["auto", "required", "none"], ForcedTool]
+
+
+@dataclass(slots=True)
+class Config:
+    temperature: float | NotGiven = NOT_GIVEN
+    max_tokens: int | NotGiven = NOT_GIVEN
+    top_p: float | NotGiven = NOT_GIVEN
+    top_k: int | NotGiven = NOT_GIVEN
+    seed: int | NotGiven = NOT_GIVEN
+    stop_sequences: list[str] | NotGiven = NOT_GIVEN
+    frequency_penalty: float | NotGiven = NOT_GIVEN
+    presence_penalty: float | NotGiven = NOT_GIVEN
+    extras: dict[str, Any] | NotGiven = NOT_GIVEN
+
+    @classmethod
+    def from_dict(cls, d: object, path: str = "") -> "Config":
+        return _located(_config, d, path)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {}
+        if self.temperature is not NOT_GIVEN:
+            d["temperature"] = self.temperature
+        if self.max_tokens is not NOT_GIVEN:
+            d["max_tokens"] = self.max_tokens
+        if self.top_p is not NOT_GIVEN:
+            d["top_p"] = self.top_p
+        if self.top_k is not NOT_GIVEN:
+            d["top_k"] = self.top_k
+        if self.seed is not NOT_GIVEN:
+            d["seed"] = self.seed
+        stop_sequences = self.stop_sequences
+        if isinstance(stop_sequences, list):
+            d["stop_sequences"] = list(stop_sequences)
+        if self.frequency_penalty is not NOT_GIVEN:
+            d["frequency_penalty"] = self.frequency_penalty
+        if self.presence_penalty is not NOT_GIVEN:
+            d["presence_penalty"] = self.presence_penalty
+        extras = self.extras
+        if isinstance(extras, dict):
+            d["extras"] = dict(extras)
+        return d
+
+
+@dataclass(slots=True)
+class Request:
+    model: str
+    messages: list[Message]
+    tools: list[Tool] | NotGiven = NOT_GIVEN
+    tool_choice: ToolChoice | NotGiven = NOT_GIVEN
+    config: Config | NotGiven = NOT_GIVEN
+    response_schema: dict[str, Any] | NotGiven = NOT_GIVEN
+
+    @classmethod
+    def from_dict(cls, d: object, path: str = "") -> "Request":
+        """Read a canonical request dict (CANONICAL.md "Request"); shape and types only.
+
+        The semantic pre-send rules are `validate.validate_request` (OpenArmature §3, §5).
+        """
+        return _located(_request, d, path)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "model": self.model,
+            "messages": [message.to_dict() for message in self.messages],
+        }
+        tools = self.tools
+        if isinstance(tools, list):
+            d["tools"] = [tool.to_dict() for tool in tools]
+        tool_choice = self.tool_choice
+        if isinstance(tool_choice, ForcedTool):
+            d["tool_choice"] = {"type": "tool", "name": tool_choice.name}
+        elif tool_choice is not NOT_GIVEN:
+            d["tool_choice"] = tool_choice
+        config = self.config
+        if isinstance(config, Config):
+            d["config"] = config.to_dict()
+        if self.response_schema is not NOT_GIVEN:
+            d["response_schema"] = self.response_schema
+        return d
+
+
+@dataclass(slots=True)
+class Usage:
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    total_tokens: int | None = None
+    cached_tokens: int | None | NotGiven = NOT_GIVEN
+    cache_creation_tokens: int | None | NotGiven = NOT_GIVEN
+
+    @classmethod
+    def from_dict(cls, d: object, path: str = "") -> "Usage":
+        return _located(_usage, d, path)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+        }
+        if self.cached_tokens is not NOT_GIVEN:
+            d["cached_tokens"] = self.cached_tokens
+        if self.cache_creation_tokens is not NOT_GIVEN:
+            d["cache_creation_tokens"] = self.cache_creation_tokens
+        return d
+
+
+@dataclass(slots=True)
+class Response:
+    message: AssistantMessage
+    finish_reason: FinishReason
+    usage: Usage
+    raw: Any = field(default_factory=dict)
+    parsed: Any = NOT_GIVEN
+
+    @classmethod
+    def from_dict(cls, d: object, path: str = "") -> "Response":
+        """Read a canonical response dict (CANONICAL.md "Response", OpenArmature §6).
+
+        `message`, `finish_reason` and `usage` are required; `raw` defaults to `{}` when absent
+        (`to_dict` always writes it, §6: populated on every return); `parsed` stays absent unless
+        given.
+        """
+        return _located(_response, d, path)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "message": self.message.to_dict(),
+            "finish_reason": self.finish_reason,
+            "usage": self.usage.to_dict(),
+            "raw": self.raw,
+        }
+        if self.parsed is not NOT_GIVEN:
+            d["parsed"] = self.parsed
+        return d
+
+
+def message_from_dict(d: object, path: str = "") -> Message:
+    """Read one canonical message dict, dispatching on `role` (OpenArmature §3).
+
+    `path` prefixes the error path (`message_from_dict(m, "messages[3]")`).
+    """
+    return _located(_message, d, path)
+
+
+def block_from_dict(d: object, path: str = "") -> Block:
+    """Read one canonical content-block dict, dispatching on `type` (OpenArmature §3.1)."""
+    return _located(_block, d, path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the plain-dict form.
+#
+# The readers below take no path: they raise `InvalidRequestError` with a path relative to the
+# value they read, and each enclosing reader prefixes its own segment on the way out. Building a
+# path string therefore costs nothing unless the input is invalid. Unknown keys are found by
+# counting: `len(d)` must equal the number of known keys present, and only on a mismatch is the
+# dict scanned to name the stranger.
+
+_MISSING: Final = object()  # `dict.get` default, distinct from `None` and `NOT_GIVEN`
+_T = TypeVar("_T")
+_B = TypeVar(
+    "_B", TextBlock, ThinkingBlock, RedactedThinkingBlock, ImageBlock, AudioBlock, FileBlock
+)
+_M = TypeVar("_M", SystemMessage, UserMessage, AssistantMessage, ToolMessage)
+
+_JSON_TYPE_NAMES: Final[dict[type, str]] = {
+    str: "string",
+    int: "integer",
+    float: "number",
+    bool: "boolean",
+    list: "array",
+    dict: "object",
+    type(None): "null",
+}
+
+
+def _json_type(value: object) -> str:
+    name = _JSON_TYPE_NAMES.get(type(value))
+    if name is not None:
+        return name
+    for base, base_name in _JSON_TYPE_NAMES.items():
+        if isinstance(value, base):
+            return base_name
+    return type(value).__name__
+
+
+def _join(prefix: str, path: str) -> str:
+    if not path:
+        return prefix
+    if not prefix:
+        return path
+    if path[0] == "[":
+        return prefix + path
+    return f"{prefix}.{path}"
+
+
+def _under(prefix: str, error: InvalidRequestError) -> InvalidRequestError:
+    """The same error, its path nested under `prefix` (`content[1]` + `text`)."""
+    return InvalidRequestError(error.message, path=_join(prefix, error.path or ""))
+
+
+def _located(read: Callable[[object], _T], d: object, path: str) -> _T:
+    if not path:
+        return read(d)
+    try:
+        return read(d)
+    except InvalidRequestError as error:
+        raise _under(path, error) from None
+
+
+def _expected(key: str, what: str, value: object) -> InvalidRequestError:
+    return InvalidRequestError(f"expected {what}, got {_json_type(value)}", path=key)
+
+
+def _unknown_key(
+    d: dict[Any, Any], allowed: tuple[str, ...], hint: str = ""
+) -> InvalidRequestError:
+    key = next((k for k in d if k not in allowed), None)
+    if key is None:  # unreachable while the key counts are right; never let it pass silently
+        return InvalidRequestError(f"unexpected keys; allowed keys: {', '.join(allowed)}", path="")
+    return InvalidRequestError(
+        f"unknown key {key!r}; allowed keys: {', '.join(allowed)}{hint}",
+        path=key if isinstance(key, str) else "",
+    )
+
+
+def _required(
+    d: dict[Any, Any], key: str, value: object, what: str, allowed: tuple[str, ...]
+) -> InvalidRequestError:
+    """The error for a required key that is missing (`value is _MISSING`) or of the wrong type."""
+    if value is not _MISSING:
+        return _expected(key, what, value)
+    unknown = [k for k in d if k not in allowed]
+    found = f" (found unknown key {unknown[0]!r})" if unknown else ""
+    return InvalidRequestError(f"required key is missing; expected {what}{found}", path=key)
+
+
+def _optional_str(d: dict[Any, Any], key: str) -> str | NotGiven:
+    value = d.get(key)
+    if value is None:  # absent, or null meaning absent
+        return NOT_GIVEN
+    if isinstance(value, str):
+        return value
+    raise _expected(key, "a string", value)
+
+
+# --- sources and blocks (OpenArmature §3.1) ---------------------------------------------------
+
+_URL_SOURCE_KEYS: Final = ("type", "url")
+_INLINE_SOURCE_KEYS: Final = ("type", "base64_data")
+
+
+def _source(d: object) -> Source:
+    if not isinstance(d, dict):
+        raise _expected("", "a source object {'type': 'url' | 'inline', ...}", d)
+    kind = d.get("type", _MISSING)
+    if kind == "url":
+        url = d.get("url", _MISSING)
+        if not isinstance(url, str):
+            raise _required(d, "url", url, "a string", _URL_SOURCE_KEYS)
+        if len(d) != 2:
+            raise _unknown_key(d, _URL_SOURCE_KEYS)
+        return UrlSource(url)
+    if kind == "inline":
+        data = d.get("base64_data", _MISSING)
+        if not isinstance(data, str):
+            raise _required(d, "base64_data", data, "a string", _INLINE_SOURCE_KEYS)
+        if len(d) != 2:
+            raise _unknown_key(d, _INLINE_SOURCE_KEYS)
+        return InlineSource(data)
+    if kind is _MISSING:
+        raise InvalidRequestError(
+            "required key is missing; expected 'url' or 'inline'", path="type"
+        )
+    if isinstance(kind, str):
+        raise InvalidRequestError(
+            f"unknown source type {kind!r}; expected 'url' or 'inline'", path="type"
+        )
+    raise _expected("type", "'url' or 'inline'", kind)
+
+
+_TEXT_KEYS: Final = ("type", "text", "signature", "origin")
+_REDACTED_KEYS: Final = ("type", "data", "origin")
+_IMAGE_KEYS: Final = ("type", "source", "media_type", "detail")
+_AUDIO_KEYS: Final = ("type", "source", "media_type")
+_FILE_KEYS: Final = ("type", "source", "media_type", "filename")
+_DETAILS: Final[dict[str, Literal["auto", "low", "high"]]] = {
+    "auto": "auto",
+    "low": "low",
+    "high": "high",
+}
+
+
+def _text_block(d: dict[Any, Any]) -> TextBlock:
+    text = d.get("text", _MISSING)
+    if not isinstance(text, str):
+        raise _required(d, "text", text, "a string", _TEXT_KEYS)
+    if len(d) == 2:
+        return TextBlock(text)
+    signature = _optional_str(d, "signature")
+    origin = _optional_str(d, "origin")
+    if len(d) != 2 + ("signature" in d) + ("origin" in d):
+        raise _unknown_key(d, _TEXT_KEYS)
+    return TextBlock(text, signature, origin)
+
+
+def _thinking_block(d: dict[Any, Any]) -> ThinkingBlock:
+    text = d.get("text", _MISSING)
+    if not isinstance(text, str):
+        raise _required(d, "text", text, "a string", _TEXT_KEYS)
+    if len(d) == 2:
+        return ThinkingBlock(text)
+    signature = _optional_str(d, "signature")
+    origin = _optional_str(d, "origin")
+    if len(d) != 2 + ("signature" in d) + ("origin" in d):
+        raise _unknown_key(d, _TEXT_KEYS)
+    return ThinkingBlock(text, signature, origin)
+
+
+def _redacted_thinking_block(d: dict[Any, Any]) -> RedactedThinkingBlock:
+    data = d.get("data", _MISSING)
+    if not isinstance(data, str):
+        raise _required(d, "data", data, "a string", _REDACTED_KEYS)
+    if len(d) == 2:
+        return RedactedThinkingBlock(data)
+    origin = _optional_str(d, "origin")
+    if len(d) != 2 + ("origin" in d):
+        raise _unknown_key(d, _REDACTED_KEYS)
+    return RedactedThinkingBlock(data, origin)
+
+
+def _block_source(d: dict[Any, Any], allowed: tuple[str, ...]) -> Source:
+    value = d.get("source", _MISSING)
+    if value is _MISSING:
+        raise _required(d, "source", value, "a source object", allowed)
+    try:
+        return _source(value)
+    except InvalidRequestError as error:
+        raise _under("source", error) from None
+
+
+def _image_block(d: dict[Any, Any]) -> ImageBlock:
+    source = _block_source(d, _IMAGE_KEYS)
+    if len(d) == 2:
+        return ImageBlock(source)
+    media_type = _optional_str(d, "media_type")
+    detail_value = d.get("detail")
+    detail: Literal["auto", "low", "high"] | NotGiven = NOT_GIVEN
+    if detail_value is not None:
+        found = _DETAILS.get(detail_value) if isinstance(detail_value, str) else None
+        if found is None:
+            raise InvalidRequestError(
+                f"expected 'auto', 'low' or 'high' (OpenArmature §3.1.2), got {detail_value!r}",
+                path="detail",
+            )
+        detail = found
+    if len(d) != 2 + ("media_type" in d) + ("detail" in d):
+        raise _unknown_key(d, _IMAGE_KEYS)
+    return ImageBlock(source, media_type, detail)
+
+
+def _audio_block(d: dict[Any, Any]) -> AudioBlock:
+    source = _block_source(d, _AUDIO_KEYS)
+    if len(d) == 2:
+        return AudioBlock(source)
+    media_type = _optional_str(d, "media_type")
+    if len(d) != 2 + ("media_type" in d):
+        raise _unknown_key(d, _AUDIO_KEYS)
+    return AudioBlock(source, media_type)
+
+
+def _file_block(d: dict[Any, Any]) -> FileBlock:
+    source = _block_source(d, _FILE_KEYS)
+    if len(d) == 2:
+        return FileBlock(source)
+    media_type = _optional_str(d, "media_type")
+    filename = _optional_str(d, "filename")
+    if len(d) != 2 + ("media_type" in d) + ("filename" in d):
+        raise _unknown_key(d, _FILE_KEYS)
+    return FileBlock(source, media_type, filename)
+
+
+_BLOCK_READERS: Final[dict[str, Callable[[dict[Any, Any]], Block]]] = {
+    "text": _text_block,
+    "thinking": _thinking_block,
+    "redacted_thinking": _redacted_thinking_block,
+    "image": _image_block,
+    "audio": _audio_block,
+    "file": _file_block,
+}
+_BLOCK_TYPES: Final = ", ".join(_BLOCK_READERS)
+
+
+def _block(d: object) -> Block:
+    if not isinstance(d, dict):
+        raise _expected("", "a content block object", d)
+    kind = d.get("type", _MISSING)
+    read = _BLOCK_READERS.get(kind) if isinstance(kind, str) else None
+    if read is not None:
+        return read(d)
+    if kind is _MISSING:
+        raise InvalidRequestError(
+            f"required key is missing; expected one of: {_BLOCK_TYPES}", path="type"
+        )
+    if isinstance(kind, str):
+        raise InvalidRequestError(
+            f"unknown block type {kind!r}; expected one of: {_BLOCK_TYPES}", path="type"
+        )
+    raise _expected("type", f"one of: {_BLOCK_TYPES}", kind)
+
+
+def _blocks(items: list[Any]) -> list[Block]:
+    blocks: list[Block] = []
+    append = blocks.append
+    try:
+        for item in items:
+            append(_block(item))
+    except InvalidRequestError as error:
+        raise _under(f"content[{len(blocks)}]", error) from None
+    return blocks
+
+
+def _block_of_kind(cls: type[_B], kind: str, d: object, path: str) -> _B:
+    block = _located(_block, d, path)
+    if not isinstance(block, cls):
+        raise InvalidRequestError(
+            f"expected a {kind!r} block, got {block.to_dict()['type']!r}",
+            path=_join(path, "type"),
+        )
+    return block
+
+
+# --- tool calls and messages (OpenArmature §3) ----------------------------------------------
+
+_TOOL_CALL_KEYS: Final = ("id", "name", "arguments", "signature", "origin")
+
+
+def _arguments(value: object, d: dict[Any, Any]) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        for key in value:
+            if not isinstance(key, str):
+                raise InvalidRequestError(
+                    f"argument names must be strings, got {_json_type(key)} {key!r}",
+                    path="arguments",
+                )
+        return value
+    raise _required(d, "arguments", value, "an object or null", _TOOL_CALL_KEYS)
+
+
+def _tool_call(d: object) -> ToolCall:
+    if not isinstance(d, dict):
+        raise _expected("", "a tool call object", d)
+    call_id = d.get("id", _MISSING)
+    if not isinstance(call_id, str):
+        raise _required(d, "id", call_id, "a string", _TOOL_CALL_KEYS)
+    name = d.get("name", _MISSING)
+    if not isinstance(name, str):
+        raise _required(d, "name", name, "a string", _TOOL_CALL_KEYS)
+    arguments = _arguments(d.get("arguments", _MISSING), d)
+    if len(d) == 3:
+        return ToolCall(call_id, name, arguments)
+    signature = _optional_str(d, "signature")
+    origin = _optional_str(d, "origin")
+    if len(d) != 3 + ("signature" in d) + ("origin" in d):
+        raise _unknown_key(d, _TOOL_CALL_KEYS)
+    return ToolCall(call_id, name, arguments, signature, origin)
+
+
+def _tool_calls(items: object, d: dict[Any, Any]) -> list[ToolCall]:
+    if not isinstance(items, list):
+        raise _expected("tool_calls", "an array of tool calls", items)
+    calls: list[ToolCall] = []
+    append = calls.append
+    try:
+        for item in items:
+            append(_tool_call(item))
+    except InvalidRequestError as error:
+        raise _under(f"tool_calls[{len(calls)}]", error) from None
+    return calls
+
+
+_SYSTEM_KEYS: Final = ("role", "content")
+_USER_KEYS: Final = ("role", "content")
+_ASSISTANT_KEYS: Final = ("role", "content", "tool_calls")
+_TOOL_MESSAGE_KEYS: Final = ("role", "tool_call_id", "content", "name")
+
+
+def _system_message(d: dict[Any, Any]) -> SystemMessage:
+    content = d.get("content", _MISSING)
+    if not isinstance(content, str):
+        raise _required(
+            d, "content", content, "a string (system content is text-only)", _SYSTEM_KEYS
+        )
+    if len(d) != 2:
+        raise _unknown_key(d, _SYSTEM_KEYS)
+    return SystemMessage(content)
+
+
+def _user_message(d: dict[Any, Any]) -> UserMessage:
+    content = d.get("content", _MISSING)
+    if isinstance(content, list):
+        content = _blocks(content)
+    elif not isinstance(content, str):
+        raise _required(d, "content", content, "a string or an array of content blocks", _USER_KEYS)
+    if len(d) != 2:
+        raise _unknown_key(d, _USER_KEYS)
+    return UserMessage(content)
+
+
+def _assistant_message(d: dict[Any, Any]) -> AssistantMessage:
+    keys = 1
+    content = d.get("content", _MISSING)
+    if isinstance(content, str) or content is None:
+        keys += 1
+    elif isinstance(content, list):
+        content = _blocks(content)
+        keys += 1
+    elif content is _MISSING:
+        content = NOT_GIVEN
+    else:
+        raise _expected("content", "a string, null or an array of content blocks", content)
+    tool_calls: list[ToolCall] | NotGiven = NOT_GIVEN
+    if len(d) != keys:
+        value = d.get("tool_calls", _MISSING)
+        if value is None:
+            keys += 1
+        elif value is not _MISSING:
+            tool_calls = _tool_calls(value, d)
+            keys += 1
+        if len(d) != keys:
+            raise _unknown_key(d, _ASSISTANT_KEYS)
+    return AssistantMessage(content, tool_calls)
+
+
+def _tool_message(d: dict[Any, Any]) -> ToolMessage:
+    tool_call_id = d.get("tool_call_id", _MISSING)
+    if not isinstance(tool_call_id, str):
+        raise _required(d, "tool_call_id", tool_call_id, "a string", _TOOL_MESSAGE_KEYS)
+    content = d.get("content", _MISSING)
+    if not isinstance(content, str):
+        raise _required(
+            d,
+            "content",
+            content,
+            "a string (serialise structured tool results to a string, OpenArmature §3)",
+            _TOOL_MESSAGE_KEYS,
+        )
+    if len(d) == 3:
+        return ToolMessage(tool_call_id, content)
+    name = _optional_str(d, "name")
+    if len(d) != 3 + ("name" in d):
+        raise _unknown_key(d, _TOOL_MESSAGE_KEYS)
+    return ToolMessage(tool_call_id, content, name)
+
+
+_MESSAGE_READERS: Final[dict[str, Callable[[dict[Any, Any]], Message]]] = {
+    "system": _system_message,
+    "user": _user_message,
+    "assistant": _assistant_message,
+    "tool": _tool_message,
+}
+_ROLES: Final = ", ".join(_MESSAGE_READERS)
+
+
+def _message(d: object) -> Message:
+    if not isinstance(d, dict):
+        raise _expected("", "a message object", d)
+    role = d.get("role", _MISSING)
+    read = _MESSAGE_READERS.get(role) if isinstance(role, str) else None
+    if read is not None:
+        return read(d)
+    if role is _MISSING:
+        raise InvalidRequestError(
+            f"required key is missing; expected one of: {_ROLES}", path="role"
+        )
+    if isinstance(role, str):
+        raise InvalidRequestError(f"unknown role {role!r}; expected one of: {_ROLES}", path="role")
+    raise _expected("role", f"one of: {_ROLES}", role)
+
+
+def _message_of_role(cls: type[_M], role: str, d: object, path: str) -> _M:
+    message = _located(_message, d, path)
+    if not isinstance(message, cls):
+        raise InvalidRequestError(
+            f"expected role {role!r}, got {message.role!r}", path=_join(path, "role")
+        )
+    return message
+
+
+# --- tools, tool_choice, config, request (OpenArmature §4, §5, §6) ----------------------------
+
+_TOOL_KEYS: Final = ("name", "description", "parameters", "strict")
+
+
+def _tool(d: object) -> Tool:
+    if not isinstance(d, dict):
+        raise _expected("", "a tool object", d)
+    name = d.get("name", _MISSING)
+    if not isinstance(name, str):
+        raise _required(d, "name", name, "a string", _TOOL_KEYS)
+    if len(d) == 1:
+        return Tool(name)
+    description = _optional_str(d, "description")
+    parameters = d.get("parameters")
+    if parameters is None:
+        parameters = NOT_GIVEN
+    elif not isinstance(parameters, dict):
+        raise _expected("parameters", "a JSON Schema object", parameters)
+    strict = d.get("strict")
+    if strict is None:
+        strict = NOT_GIVEN
+    elif not isinstance(strict, bool):
+        raise _expected("strict", "a boolean", strict)
+    if len(d) != 1 + ("description" in d) + ("parameters" in d) + ("strict" in d):
+        raise _unknown_key(d, _TOOL_KEYS)
+    return Tool(name, description, parameters, strict)
+
+
+_TOOL_CHOICE_MODES: Final[dict[str, Literal["auto", "required", "none"]]] = {
+    "auto": "auto",
+    "required": "required",
+    "none": "none",
+}
+_FORCED_TOOL_KEYS: Final = ("type", "name")
+_TOOL_CHOICE_EXPECTED: Final = "'auto', 'required', 'none' or {'type': 'tool', 'name': ...}"
+
+
+def _tool_choice(value: object) -> ToolChoice:
+    if isinstance(value, str):
+        mode = _TOOL_CHOICE_MODES.get(value)
+        if mode is None:
+            raise InvalidRequestError(f"expected {_TOOL_CHOICE_EXPECTED}, got {value!r}", path="")
+        return mode
+    if isinstance(value, dict):
+        kind = value.get("type", _MISSING)
+        if kind != "tool":
+            if kind is _MISSING:
+                raise InvalidRequestError("required key is missing; expected 'tool'", path="type")
+            raise InvalidRequestError(f"expected 'tool', got {kind!r}", path="type")
+        name = value.get("name", _MISSING)
+        if not isinstance(name, str):
+            raise _required(value, "name", name, "a string", _FORCED_TOOL_KEYS)
+        if len(value) != 2:
+            raise _unknown_key(value, _FORCED_TOOL_KEYS)
+        return ForcedTool(name)
+    raise _expected("", _TOOL_CHOICE_EXPECTED, value)
+
+
+_CONFIG_KEYS: Final = (
+    "temperature",
+    "max_tokens",
+    "top_p",
+    "top_k",
+    "seed",
+    "stop_sequences",
+    "frequency_penalty",
+    "presence_penalty",
+    "extras",
+)
+_CONFIG_NUMBERS: Final = frozenset(
+    ("temperature", "top_p", "frequency_penalty", "presence_penalty")
+)
+_CONFIG_INTEGERS: Final = frozenset(("max_tokens", "top_k", "seed"))
+_CONFIG_HINT: Final = " (undeclared wire fields go under config.extras, OpenArmature §6)"
+
+
+def _config(d: object) -> Config:
+    if not isinstance(d, dict):
+        raise _expected("", "a config object", d)
+    fields: dict[str, Any] = {}
+    for key, value in d.items():
+        if value is None:  # OpenArmature §6 null-skip: a declared field set to None is unset
+            if key not in _CONFIG_KEYS:
+                raise _unknown_key({key: value}, _CONFIG_KEYS, _CONFIG_HINT)
+            continue
+        if key in _CONFIG_NUMBERS:
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                raise _expected(key, "a number", value)
+        elif key in _CONFIG_INTEGERS:
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise _expected(key, "an integer", value)
+        elif key == "stop_sequences":
+            if not isinstance(value, list):
+                raise _expected(key, "an array of strings", value)
+            for index, item in enumerate(value):
+                if not isinstance(item, str):
+                    raise _expected(f"stop_sequences[{index}]", "a string", item)
+            value = list(value)
+        elif key == "extras":
+            if not isinstance(value, dict):
+                raise _expected(key, "an object of undeclared wire fields", value)
+            for name in value:
+                if not isinstance(name, str):
+                    raise InvalidRequestError(
+                        f"extras keys must be strings, got {_json_type(name)} {name!r}",
+                        path="extras",
+                    )
+            value = dict(value)
+        else:
+            raise _unknown_key({key: value}, _CONFIG_KEYS, _CONFIG_HINT)
+        fields[key] = value
+    return Config(**fields)
+
+
+_REQUEST_KEYS: Final = ("model", "messages", "tools", "tool_choice", "config", "response_schema")
+
+
+def _request(d: object) -> Request:
+    if not isinstance(d, dict):
+        raise _expected("", "a request object", d)
+    model = d.get("model", _MISSING)
+    if not isinstance(model, str):
+        raise _required(d, "model", model, "a string", _REQUEST_KEYS)
+    items = d.get("messages", _MISSING)
+    if not isinstance(items, list):
+        raise _required(d, "messages", items, "an array of messages", _REQUEST_KEYS)
+    messages: list[Message] = []
+    append = messages.append
+    try:
+        for item in items:
+            append(_message(item))
+    except InvalidRequestError as error:
+        raise _under(f"messages[{len(messages)}]", error) from None
+    if len(d) == 2:
+        return Request(model, messages)
+
+    keys = 2
+    tools: list[Tool] | NotGiven = NOT_GIVEN
+    value = d.get("tools", _MISSING)
+    if value is not _MISSING:
+        keys += 1
+        if isinstance(value, list):
+            tools = []
+            try:
+                for item in value:
+                    tools.append(_tool(item))
+            except InvalidRequestError as error:
+                raise _under(f"tools[{len(tools)}]", error) from None
+        elif value is not None:
+            raise _expected("tools", "an array of tools", value)
+
+    tool_choice: ToolChoice | NotGiven = NOT_GIVEN
+    value = d.get("tool_choice", _MISSING)
+    if value is not _MISSING:
+        keys += 1
+        if value is not None:
+            try:
+                tool_choice = _tool_choice(value)
+            except InvalidRequestError as error:
+                raise _under("tool_choice", error) from None
+
+    config: Config | NotGiven = NOT_GIVEN
+    value = d.get("config", _MISSING)
+    if value is not _MISSING:
+        keys += 1
+        if value is not None:
+            try:
+                config = _config(value)
+            except InvalidRequestError as error:
+                raise _under("config", error) from None
+
+    response_schema: dict[str, Any] | NotGiven = NOT_GIVEN
+    value = d.get("response_schema", _MISSING)
+    if value is not _MISSING:
+        keys += 1
+        if isinstance(value, dict):
+            response_schema = value
+        elif value is not None:
+            raise _expected("response_schema", "a JSON Schema object", value)
+
+    if len(d) != keys:
+        raise _unknown_key(d, _REQUEST_KEYS)
+    return Request(model, messages, tools, tool_choice, config, response_schema)
+
+
+# --- response (OpenArmature §6) ---------------------------------------------------------------
+
+_USAGE_KEYS: Final = (
+    "prompt_tokens",
+    "completion_tokens",
+    "total_tokens",
+    "cached_tokens",
+    "cache_creation_tokens",
+)
+_COUNTER: Final = "a non-negative integer or null"
+
+
+def _counter(d: dict[Any, Any], key: str, required: bool) -> int | None | NotGiven:
+    value = d.get(key, _MISSING)
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if value is _MISSING and not required:
+        return NOT_GIVEN
+    if isinstance(value, int) and not isinstance(value, bool):
+        raise InvalidRequestError(f"expected {_COUNTER}, got {value}", path=key)
+    raise _required(d, key, value, _COUNTER, _USAGE_KEYS)
+
+
+def _usage(d: object) -> Usage:
+    if not isinstance(d, dict):
+        raise _expected("", "a usage object", d)
+    prompt = _counter(d, "prompt_tokens", True)
+    completion = _counter(d, "completion_tokens", True)
+    total = _counter(d, "total_tokens", True)
+    assert not isinstance(prompt, NotGiven)  # required counters are never NOT_GIVEN
+    assert not isinstance(completion, NotGiven)
+    assert not isinstance(total, NotGiven)
+    if len(d) == 3:
+        return Usage(prompt, completion, total)
+    cached = _counter(d, "cached_tokens", False)
+    cache_creation = _counter(d, "cache_creation_tokens", False)
+    if len(d) != 3 + ("cached_tokens" in d) + ("cache_creation_tokens" in d):
+        raise _unknown_key(d, _USAGE_KEYS)
+    return Usage(prompt, completion, total, cached, cache_creation)
+
+
+_RESPONSE_KEYS: Final = ("message", "finish_reason", "usage", "raw", "parsed")
+_FINISH_REASONS: Final[dict[str, FinishReason]] = {reason: reason for reason in FINISH_REASONS}
+
+
+def _response(d: object) -> Response:
+    if not isinstance(d, dict):
+        raise _expected("", "a response object", d)
+    value = d.get("message", _MISSING)
+    if not isinstance(value, dict):
+        raise _required(d, "message", value, "an assistant message object", _RESPONSE_KEYS)
+    try:
+        message = _message(value)
+    except InvalidRequestError as error:
+        raise _under("message", error) from None
+    if not isinstance(message, AssistantMessage):
+        raise InvalidRequestError(
+            f"expected 'assistant' (OpenArmature §6), got {message.role!r}", path="message.role"
+        )
+    value = d.get("finish_reason", _MISSING)
+    finish_reason = _FINISH_REASONS.get(value) if isinstance(value, str) else None
+    if finish_reason is None:
+        if value is _MISSING or not isinstance(value, str):
+            raise _required(
+                d, "finish_reason", value, f"one of: {', '.join(FINISH_REASONS)}", _RESPONSE_KEYS
+            )
+        raise InvalidRequestError(
+            f"unknown finish reason {value!r}; expected one of: {', '.join(FINISH_REASONS)}",
+            path="finish_reason",
+        )
+    value = d.get("usage", _MISSING)
+    if not isinstance(value, dict):
+        raise _required(d, "usage", value, "a usage object", _RESPONSE_KEYS)
+    try:
+        usage = _usage(value)
+    except InvalidRequestError as error:
+        raise _under("usage", error) from None
+    keys = 3
+    raw = d.get("raw", _MISSING)
+    if raw is _MISSING:
+        raw = {}
+    else:
+        keys += 1
+    parsed = d.get("parsed", _MISSING)
+    if parsed is _MISSING:
+        parsed = NOT_GIVEN
+    else:
+        keys += 1
+    if len(d) != keys:
+        raise _unknown_key(d, _RESPONSE_KEYS)
+    return Response(message, finish_reason, usage, raw, parsed)

@@ -1,0 +1,152 @@
+"""One error base class, retry facts as attributes (CANONICAL.md "Errors", OpenArmature §7).
+
+Every category has its own class under `ProviderError`. Converters *raise* these for bad input
+(a canonical request that breaks a rule, a provider body that cannot be read); `error_from_wire`
+*returns* one for an HTTP error so the caller decides whether to raise it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Final
+
+__all__ = [
+    "ProviderError",
+    "AuthenticationError",
+    "UnavailableError",
+    "InvalidModelError",
+    "ModelNotLoadedError",
+    "RateLimitError",
+    "InvalidResponseError",
+    "InvalidRequestError",
+    "UnsupportedContentBlockError",
+    "StructuredOutputInvalidError",
+    "ERROR_CATEGORIES",
+    "TRANSIENT_CATEGORIES",
+    "error_class",
+    "UnsupportedOptionWarning",
+]
+
+
+class ProviderError(Exception):
+    """Base of every wiremap provider error.
+
+    `category` is one of the OpenArmature §7 strings; `transient` says whether a retry may
+    succeed; `retry_after` is seconds (or None); `path` names where in the input the problem is
+    (`messages[3].content[1].text`, `choices[0].message.tool_calls[0].function.arguments`).
+    """
+
+    category: ClassVar[str] = "provider_error"
+    transient: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        status: int | None = None,
+        retry_after: float | None = None,
+        body: Any = None,
+        provider_type: str | None = None,
+    ) -> None:
+        self.message = message
+        self.path = path
+        self.status = status
+        self.retry_after = retry_after
+        self.body = body
+        self.provider_type = provider_type
+        super().__init__(f"{path}: {message}" if path else message)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self)!r}, category={self.category!r})"
+
+
+class AuthenticationError(ProviderError):
+    category = "provider_authentication"
+
+
+class UnavailableError(ProviderError):
+    category = "provider_unavailable"
+    transient = True
+
+
+class InvalidModelError(ProviderError):
+    category = "provider_invalid_model"
+
+
+class ModelNotLoadedError(ProviderError):
+    category = "provider_model_not_loaded"
+    transient = True
+
+
+class RateLimitError(ProviderError):
+    category = "provider_rate_limit"
+    transient = True
+
+
+class InvalidResponseError(ProviderError):
+    category = "provider_invalid_response"
+
+
+class InvalidRequestError(ProviderError):
+    category = "provider_invalid_request"
+
+
+class UnsupportedContentBlockError(ProviderError):
+    category = "provider_unsupported_content_block"
+
+
+class StructuredOutputInvalidError(ProviderError):
+    """The content did not parse as JSON or did not validate against `response_schema` (§7)."""
+
+    category = "structured_output_invalid"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        response_schema: Any = None,
+        output_content: Any = None,
+        error_message: str | None = None,
+        finish_reason: str | None = None,
+        usage: Any = None,
+        path: str | None = None,
+    ) -> None:
+        super().__init__(message, path=path)
+        self.response_schema = response_schema
+        self.output_content = output_content
+        self.error_message = error_message if error_message is not None else message
+        self.finish_reason = finish_reason
+        self.usage = usage
+
+
+_CLASSES: Final[dict[str, type[ProviderError]]] = {
+    cls.category: cls
+    for cls in (
+        AuthenticationError,
+        UnavailableError,
+        InvalidModelError,
+        ModelNotLoadedError,
+        RateLimitError,
+        InvalidResponseError,
+        InvalidRequestError,
+        UnsupportedContentBlockError,
+        StructuredOutputInvalidError,
+    )
+}
+
+ERROR_CATEGORIES: Final = tuple(sorted(_CLASSES))
+TRANSIENT_CATEGORIES: Final = tuple(sorted(c for c, k in _CLASSES.items() if k.transient))
+
+
+def error_class(category: str) -> type[ProviderError]:
+    """The error class of a category string; unknown categories are a programming error."""
+    try:
+        return _CLASSES[category]
+    except KeyError:
+        raise ValueError(
+            f"unknown error category {category!r}; expected one of: {', '.join(ERROR_CATEGORIES)}"
+        ) from None
+
+
+class UnsupportedOptionWarning(UserWarning):
+    """A mapping dropped an option it cannot send (declared `unsupported: warn`)."""

@@ -1,0 +1,112 @@
+"""Formats: the registry of generated converters, and the object users convert with.
+
+`formats()` lists the keys generated in this tree (`wiremap.generated._index`) plus those that
+third-party packages register under the `wiremap.formats` entry-point group (each entry point
+names a generated converter module). Modules are imported on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Mapping
+from types import ModuleType
+from typing import Any
+
+from .canonical import Request, Response
+from .errors import ProviderError
+
+__all__ = ["Format", "UnknownFormatError", "formats", "get_format"]
+
+_ENTRY_POINT_GROUP = "wiremap.formats"
+
+
+class UnknownFormatError(KeyError):
+    """No format is registered under that key; the message lists the known keys."""
+
+    def __init__(self, key: str, known: list[str]) -> None:
+        self.key = key
+        self.known = known
+        super().__init__(f"unknown format {key!r}; known formats: {', '.join(known) or '(none)'}")
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class Format:
+    """One wire format: its converters, bound from the generated module."""
+
+    __slots__ = (
+        "key", "provider", "title", "api_version", "doc_ref", "endpoint", "module",
+        "request_to_wire", "response_from_wire", "error_from_wire", "request_from_wire",
+        "response_to_wire",
+    )
+
+    def __init__(self, module: ModuleType) -> None:
+        self.module = module
+        self.key: str = module.KEY
+        self.provider: str = module.PROVIDER
+        self.title: str = module.TITLE
+        self.api_version: str | None = module.API_VERSION
+        self.doc_ref: str = module.DOC_REF
+        self.endpoint: dict[str, str] | None = module.ENDPOINT
+        # Bound straight to the generated functions: no indirection on the hot path.
+        self.request_to_wire: Any = module.request_to_wire
+        self.response_from_wire: Any = module.response_from_wire
+        self.error_from_wire: Any = module.error_from_wire
+        self.request_from_wire: Any = module.request_from_wire
+        self.response_to_wire: Any = module.response_to_wire
+
+    def __repr__(self) -> str:
+        return f"<wiremap.Format {self.key!r} ({self.title})>"
+
+
+_lock = threading.Lock()
+_cache: dict[str, Format] = {}
+_registry: dict[str, str] | None = None
+
+
+def _load_registry() -> dict[str, str]:
+    global _registry
+    if _registry is not None:
+        return _registry
+    registry: dict[str, str] = {}
+    try:
+        from wiremap.generated._index import FORMATS
+    except ImportError:  # a tree whose generated/ has not been produced yet
+        FORMATS = {}
+    for key, (module, _provider, _source) in FORMATS.items():
+        registry[key] = f"wiremap.generated.{module}"
+    try:
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group=_ENTRY_POINT_GROUP):
+            registry.setdefault(ep.name, ep.value)
+    except Exception:  # pragma: no cover - broken third-party metadata must not break import
+        pass
+    _registry = registry
+    return registry
+
+
+def formats() -> list[str]:
+    """The registered format keys, sorted."""
+    return sorted(_load_registry())
+
+
+def get_format(key: str) -> Format:
+    """The format registered under `key`; `UnknownFormatError` (a KeyError) lists the known ones."""
+    fmt = _cache.get(key)
+    if fmt is not None:
+        return fmt
+    registry = _load_registry()
+    if not isinstance(key, str) or key not in registry:
+        raise UnknownFormatError(str(key), sorted(registry))
+    with _lock:
+        fmt = _cache.get(key)
+        if fmt is None:
+            fmt = Format(importlib.import_module(registry[key]))
+            _cache[key] = fmt
+    return fmt
+
+
+_ = (Mapping, Request, Response, ProviderError)

@@ -1,0 +1,513 @@
+"""Pre-send validation of a canonical request (OpenArmature §3, §3.1, §4, §5, §6).
+
+`validate_request` runs once per request, before any mapping touches it, in a single pass over
+the messages. A violation raises `InvalidRequestError` (category `provider_invalid_request`)
+whose `path` names the offending value the way the plain-dict form spells it
+(`messages[3].content[1].text`, `tools[1].name`, `tool_choice.name`, `config.max_tokens`).
+
+`Request.from_dict` has already checked shape and types for dict input; the type checks here are
+repeated (cheaply, folded into the emptiness checks) because a `Request` built directly from the
+classes bypasses `from_dict`.
+
+Decisions where the spec leaves room:
+- A `system` message is allowed only at index 0 (§5: "The first message MAY be system";
+  conformance fixture 003 `system_message_in_middle` requires rejecting a later one).
+- §5 "otherwise the message list begins with user" is read as: `messages[0]` is system or user;
+  what follows a leading system message is not constrained beyond the last-message rule.
+- An assistant message with non-empty `tool_calls` may carry content that is absent, null, "" or
+  an empty block list (§3: "content MAY be empty").
+- `Tool.parameters`, when given, is an object whose root `type`, if present, is "object" (§4);
+  `response_schema` must say `"type": "object"` at its root (§5).
+- Thinking text may be empty only when the block carries a signature (CANONICAL.md).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Final
+
+from .canonical import (
+    NOT_GIVEN,
+    AssistantMessage,
+    AudioBlock,
+    Config,
+    FileBlock,
+    ForcedTool,
+    ImageBlock,
+    InlineSource,
+    RedactedThinkingBlock,
+    Request,
+    SystemMessage,
+    TextBlock,
+    ThinkingBlock,
+    Tool,
+    ToolCall,
+    ToolMessage,
+    UrlSource,
+    UserMessage,
+)
+from .errors import InvalidRequestError
+
+__all__ = ["validate_request"]
+
+_ROLE_OF: Final[dict[type, str]] = {
+    SystemMessage: "system",
+    UserMessage: "user",
+    AssistantMessage: "assistant",
+    ToolMessage: "tool",
+}
+_DETAILS: Final = ("auto", "low", "high")
+_NON_EMPTY: Final = "must be a non-empty string"
+
+
+def validate_request(req: Request) -> None:
+    """Raise `InvalidRequestError` naming the first rule `req` breaks (OpenArmature §3-§6)."""
+    if not isinstance(req, Request):
+        raise InvalidRequestError(f"expected a Request, got {type(req).__name__}", path="")
+    model = req.model
+    if not isinstance(model, str) or not model:
+        raise InvalidRequestError(_NON_EMPTY, path="model")
+
+    messages = req.messages
+    if not isinstance(messages, list) or not messages:
+        raise InvalidRequestError(
+            "must be a non-empty list of messages (OpenArmature §5)", path="messages"
+        )
+    # OpenArmature §5 ordering: first message system or user, last one user or tool.
+    first = _ROLE_OF.get(type(messages[0]))
+    if first == "assistant" or first == "tool":
+        raise InvalidRequestError(
+            f"the first message must be system or user (OpenArmature §5), got {first!r}",
+            path="messages[0].role",
+        )
+    last_index = len(messages) - 1
+    last = _ROLE_OF.get(type(messages[last_index]))
+    if last == "assistant" or last == "system":
+        raise InvalidRequestError(
+            f"the last message must be user or tool (OpenArmature §5), got {last!r}",
+            path=f"messages[{last_index}].role",
+        )
+
+    call_ids: set[str] = set()  # ids of the tool calls seen so far (OpenArmature §3)
+    for index, message in enumerate(messages):
+        if isinstance(message, UserMessage):
+            _user_message(message, index)
+        elif isinstance(message, AssistantMessage):
+            _assistant_message(message, index, call_ids)
+        elif isinstance(message, ToolMessage):
+            _tool_message(message, index, call_ids)
+        elif isinstance(message, SystemMessage):
+            _system_message(message, index)
+        else:
+            raise InvalidRequestError(
+                "expected a SystemMessage, UserMessage, AssistantMessage or ToolMessage, "
+                f"got {type(message).__name__}",
+                path=f"messages[{index}]",
+            )
+
+    tool_names = _tools(req.tools)
+    _tool_choice(req.tool_choice, tool_names)
+
+    response_schema = req.response_schema
+    if response_schema is not NOT_GIVEN:
+        if not isinstance(response_schema, dict):
+            raise InvalidRequestError(
+                f"expected a JSON Schema object, got {type(response_schema).__name__}",
+                path="response_schema",
+            )
+        if response_schema.get("type") != "object":
+            raise InvalidRequestError(
+                "the top-level schema must be an object schema, 'type': 'object' "
+                f"(OpenArmature §5), got {response_schema.get('type')!r}",
+                path="response_schema.type",
+            )
+
+    config = req.config
+    if config is not NOT_GIVEN:
+        _config(config)
+
+
+# --- messages (OpenArmature §3) -----------------------------------------------------------
+
+
+def _system_message(message: SystemMessage, index: int) -> None:
+    if index:
+        raise InvalidRequestError(
+            "a system message may only be the first message (OpenArmature §5)",
+            path=f"messages[{index}].role",
+        )
+    content = message.content
+    if not isinstance(content, str) or not content:
+        raise InvalidRequestError(
+            f"{_NON_EMPTY} (system content is text-only, OpenArmature §3)",
+            path=f"messages[{index}].content",
+        )
+
+
+def _user_message(message: UserMessage, index: int) -> None:
+    content = message.content
+    if isinstance(content, str):
+        if not content:
+            raise InvalidRequestError(
+                f"{_NON_EMPTY} or a non-empty list of content blocks (OpenArmature §3)",
+                path=f"messages[{index}].content",
+            )
+        return
+    if not isinstance(content, list) or not content:
+        raise InvalidRequestError(
+            f"{_NON_EMPTY} or a non-empty list of content blocks (OpenArmature §3)",
+            path=f"messages[{index}].content",
+        )
+    for position, block in enumerate(content):
+        if isinstance(block, TextBlock):
+            _text_block(block, index, position)
+        elif isinstance(block, (ImageBlock, AudioBlock, FileBlock)):
+            _media_block(block, index, position)
+        elif isinstance(block, (ThinkingBlock, RedactedThinkingBlock)):
+            raise InvalidRequestError(
+                "thinking blocks may only appear in assistant messages (OpenArmature §3.1.4)",
+                path=f"messages[{index}].content[{position}]",
+            )
+        else:
+            raise InvalidRequestError(
+                f"expected a content block, got {type(block).__name__}",
+                path=f"messages[{index}].content[{position}]",
+            )
+
+
+def _assistant_message(message: AssistantMessage, index: int, call_ids: set[str]) -> None:
+    tool_calls = message.tool_calls
+    has_calls = False
+    if tool_calls is not NOT_GIVEN:
+        if not isinstance(tool_calls, list):
+            raise InvalidRequestError(
+                f"expected a list of tool calls, got {type(tool_calls).__name__}",
+                path=f"messages[{index}].tool_calls",
+            )
+        ids_here: set[str] = set()
+        for position, call in enumerate(tool_calls):
+            _tool_call(call, index, position, ids_here)
+        call_ids |= ids_here
+        has_calls = bool(tool_calls)
+
+    content = message.content
+    if isinstance(content, str):
+        if not content and not has_calls:
+            raise InvalidRequestError(
+                f"{_NON_EMPTY} when the message has no tool_calls (OpenArmature §3)",
+                path=f"messages[{index}].content",
+            )
+    elif isinstance(content, list):
+        if not content and not has_calls:
+            raise InvalidRequestError(
+                "must be a non-empty list of content blocks when the message has no "
+                "tool_calls (OpenArmature §3)",
+                path=f"messages[{index}].content",
+            )
+        for position, block in enumerate(content):
+            if isinstance(block, TextBlock):
+                _text_block(block, index, position)
+            elif isinstance(block, ThinkingBlock):
+                _thinking_block(block, index, position)
+            elif isinstance(block, RedactedThinkingBlock):
+                _redacted_thinking_block(block, index, position)
+            elif isinstance(block, (ImageBlock, AudioBlock, FileBlock)):
+                raise InvalidRequestError(
+                    f"{block.to_dict()['type']} blocks may only appear in user messages "
+                    "(OpenArmature §3)",
+                    path=f"messages[{index}].content[{position}]",
+                )
+            else:
+                raise InvalidRequestError(
+                    f"expected a content block, got {type(block).__name__}",
+                    path=f"messages[{index}].content[{position}]",
+                )
+    elif content is None or content is NOT_GIVEN:
+        if not has_calls:
+            raise InvalidRequestError(
+                "an assistant message needs content or tool_calls (OpenArmature §3)",
+                path=f"messages[{index}].content",
+            )
+    else:
+        raise InvalidRequestError(
+            f"expected a string, None or a list of content blocks, got {type(content).__name__}",
+            path=f"messages[{index}].content",
+        )
+
+
+def _tool_call(call: ToolCall, index: int, position: int, ids_here: set[str]) -> None:
+    if type(call) is not ToolCall:
+        raise InvalidRequestError(
+            f"expected a ToolCall, got {type(call).__name__}",
+            path=f"messages[{index}].tool_calls[{position}]",
+        )
+    call_id = call.id
+    if not isinstance(call_id, str) or not call_id:
+        raise InvalidRequestError(_NON_EMPTY, path=f"messages[{index}].tool_calls[{position}].id")
+    if call_id in ids_here:
+        raise InvalidRequestError(
+            f"duplicate tool call id {call_id!r}; ids are unique within a message "
+            "(OpenArmature §3)",
+            path=f"messages[{index}].tool_calls[{position}].id",
+        )
+    ids_here.add(call_id)
+    name = call.name
+    if not isinstance(name, str) or not name:
+        raise InvalidRequestError(_NON_EMPTY, path=f"messages[{index}].tool_calls[{position}].name")
+    arguments = call.arguments
+    if not isinstance(arguments, dict):
+        raise InvalidRequestError(
+            "must be an object; null arguments come only from degraded responses "
+            "(finish_reason 'error', OpenArmature §3) and cannot be sent back",
+            path=f"messages[{index}].tool_calls[{position}].arguments",
+        )
+    _signed(call.signature, call.origin, f"messages[{index}].tool_calls[{position}]")
+
+
+def _tool_message(message: ToolMessage, index: int, call_ids: set[str]) -> None:
+    tool_call_id = message.tool_call_id
+    if not isinstance(tool_call_id, str) or not tool_call_id:
+        raise InvalidRequestError(_NON_EMPTY, path=f"messages[{index}].tool_call_id")
+    if tool_call_id not in call_ids:
+        raise InvalidRequestError(
+            f"{tool_call_id!r} answers no earlier assistant tool call (OpenArmature §3)",
+            path=f"messages[{index}].tool_call_id",
+        )
+    if not isinstance(message.content, str):
+        raise InvalidRequestError(
+            "must be a string; serialise structured tool results (OpenArmature §3)",
+            path=f"messages[{index}].content",
+        )
+    name = message.name
+    if name is not NOT_GIVEN and (not isinstance(name, str) or not name):
+        raise InvalidRequestError(_NON_EMPTY, path=f"messages[{index}].name")
+
+
+# --- content blocks (OpenArmature §3.1) -----------------------------------------------------
+
+
+def _text_block(block: TextBlock, index: int, position: int) -> None:
+    text = block.text
+    if not isinstance(text, str) or not text:
+        raise InvalidRequestError(
+            f"{_NON_EMPTY} (OpenArmature §3.1.1)",
+            path=f"messages[{index}].content[{position}].text",
+        )
+    if block.signature is not NOT_GIVEN or block.origin is not NOT_GIVEN:
+        _signed(block.signature, block.origin, f"messages[{index}].content[{position}]")
+
+
+def _thinking_block(block: ThinkingBlock, index: int, position: int) -> None:
+    text = block.text
+    signature = block.signature
+    if not isinstance(text, str):
+        raise InvalidRequestError(
+            "must be a string", path=f"messages[{index}].content[{position}].text"
+        )
+    if not text and signature is NOT_GIVEN:
+        raise InvalidRequestError(
+            "thinking text may be empty only when the block carries a signature "
+            "(OpenArmature §3.1.4)",
+            path=f"messages[{index}].content[{position}].text",
+        )
+    _signed(signature, block.origin, f"messages[{index}].content[{position}]")
+
+
+def _redacted_thinking_block(block: RedactedThinkingBlock, index: int, position: int) -> None:
+    if not isinstance(block.data, str):
+        raise InvalidRequestError(
+            "must be a string (OpenArmature §3.1.5)",
+            path=f"messages[{index}].content[{position}].data",
+        )
+    _signed(NOT_GIVEN, block.origin, f"messages[{index}].content[{position}]")
+
+
+def _signed(signature: object, origin: object, path: str) -> None:
+    """Signatures are opaque strings; `origin` names the issuing provider (CANONICAL.md)."""
+    if signature is not NOT_GIVEN and not isinstance(signature, str):
+        raise InvalidRequestError("must be a string", path=f"{path}.signature")
+    if origin is not NOT_GIVEN and (not isinstance(origin, str) or not origin):
+        raise InvalidRequestError(_NON_EMPTY, path=f"{path}.origin")
+
+
+def _media_block(block: ImageBlock | AudioBlock | FileBlock, index: int, position: int) -> None:
+    source = block.source
+    if isinstance(source, UrlSource):
+        url = source.url
+        if not isinstance(url, str) or not url:
+            raise InvalidRequestError(
+                f"{_NON_EMPTY} (OpenArmature §3.1.3)",
+                path=f"messages[{index}].content[{position}].source.url",
+            )
+    elif isinstance(source, InlineSource):
+        data = source.base64_data
+        if not isinstance(data, str) or not data:
+            raise InvalidRequestError(
+                f"{_NON_EMPTY} (OpenArmature §3.1.3)",
+                path=f"messages[{index}].content[{position}].source.base64_data",
+            )
+        if block.media_type is NOT_GIVEN:
+            raise InvalidRequestError(
+                "required with an inline source (OpenArmature §3.1.3)",
+                path=f"messages[{index}].content[{position}].media_type",
+            )
+    else:
+        raise InvalidRequestError(
+            f"expected a UrlSource or InlineSource, got {type(source).__name__}",
+            path=f"messages[{index}].content[{position}].source",
+        )
+    media_type = block.media_type
+    if media_type is not NOT_GIVEN and (not isinstance(media_type, str) or not media_type):
+        raise InvalidRequestError(
+            _NON_EMPTY, path=f"messages[{index}].content[{position}].media_type"
+        )
+    if isinstance(block, ImageBlock):
+        detail = block.detail
+        if detail is not NOT_GIVEN and detail not in _DETAILS:
+            raise InvalidRequestError(
+                f"expected 'auto', 'low' or 'high' (OpenArmature §3.1.2), got {detail!r}",
+                path=f"messages[{index}].content[{position}].detail",
+            )
+    elif isinstance(block, FileBlock):
+        filename = block.filename
+        if filename is not NOT_GIVEN and (not isinstance(filename, str) or not filename):
+            raise InvalidRequestError(
+                _NON_EMPTY, path=f"messages[{index}].content[{position}].filename"
+            )
+
+
+# --- tools and tool_choice (OpenArmature §4, §5) --------------------------------------------
+
+
+def _tools(tools: object) -> set[str]:
+    """The declared tool names; rejects empty, duplicate or malformed tools (§4)."""
+    names: set[str] = set()
+    if tools is NOT_GIVEN:
+        return names
+    if not isinstance(tools, list):
+        raise InvalidRequestError(
+            f"expected a list of tools, got {type(tools).__name__}", path="tools"
+        )
+    for position, tool in enumerate(tools):
+        if type(tool) is not Tool:
+            raise InvalidRequestError(
+                f"expected a Tool, got {type(tool).__name__}", path=f"tools[{position}]"
+            )
+        name = tool.name
+        if not isinstance(name, str) or not name:
+            raise InvalidRequestError(_NON_EMPTY, path=f"tools[{position}].name")
+        if name in names:
+            raise InvalidRequestError(
+                f"duplicate tool name {name!r}; names are unique within tools (OpenArmature §4)",
+                path=f"tools[{position}].name",
+            )
+        names.add(name)
+        description = tool.description
+        if description is not NOT_GIVEN and not isinstance(description, str):
+            raise InvalidRequestError("must be a string", path=f"tools[{position}].description")
+        parameters = tool.parameters
+        if parameters is not NOT_GIVEN:
+            if not isinstance(parameters, dict):
+                raise InvalidRequestError(
+                    f"expected a JSON Schema object, got {type(parameters).__name__}",
+                    path=f"tools[{position}].parameters",
+                )
+            root_type = parameters.get("type", "object")
+            if root_type != "object":
+                raise InvalidRequestError(
+                    "parameters must be an object schema, 'type': 'object' "
+                    f"(OpenArmature §4), got {root_type!r}",
+                    path=f"tools[{position}].parameters.type",
+                )
+        strict = tool.strict
+        if strict is not NOT_GIVEN and not isinstance(strict, bool):
+            raise InvalidRequestError("must be a boolean", path=f"tools[{position}].strict")
+    return names
+
+
+def _tool_choice(tool_choice: object, tool_names: set[str]) -> None:
+    """OpenArmature §5 tool_choice rules 1-3."""
+    if tool_choice is NOT_GIVEN or tool_choice == "auto" or tool_choice == "none":
+        return
+    if tool_choice == "required":
+        if not tool_names:
+            raise InvalidRequestError(
+                "'required' needs a non-empty tools list (OpenArmature §5)", path="tool_choice"
+            )
+        return
+    if type(tool_choice) is ForcedTool:
+        name = tool_choice.name
+        if not isinstance(name, str) or not name:
+            raise InvalidRequestError(_NON_EMPTY, path="tool_choice.name")
+        if name not in tool_names:
+            declared = ", ".join(sorted(tool_names)) if tool_names else "none"
+            raise InvalidRequestError(
+                f"forces tool {name!r}, which is not in tools (declared: {declared}; "
+                "OpenArmature §5)",
+                path="tool_choice.name",
+            )
+        return
+    raise InvalidRequestError(
+        "expected 'auto', 'required', 'none' or ForcedTool, got " f"{tool_choice!r}",
+        path="tool_choice",
+    )
+
+
+# --- config (OpenArmature §6 RuntimeConfig) -------------------------------------------------
+
+
+def _config(config: object) -> None:
+    if type(config) is not Config:
+        raise InvalidRequestError(f"expected a Config, got {type(config).__name__}", path="config")
+    _number(config.temperature, "temperature")
+    _number(config.top_p, "top_p")
+    _number(config.frequency_penalty, "frequency_penalty")
+    _number(config.presence_penalty, "presence_penalty")
+    max_tokens = config.max_tokens
+    if max_tokens is not NOT_GIVEN and (
+        not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1
+    ):
+        raise InvalidRequestError(
+            f"must be a positive integer, got {max_tokens!r}", path="config.max_tokens"
+        )
+    _integer(config.top_k, "top_k")
+    _integer(config.seed, "seed")
+    stop_sequences = config.stop_sequences
+    if stop_sequences is not NOT_GIVEN:
+        if not isinstance(stop_sequences, list):
+            raise InvalidRequestError(
+                f"expected a list of strings, got {type(stop_sequences).__name__}",
+                path="config.stop_sequences",
+            )
+        for position, stop in enumerate(stop_sequences):
+            if not isinstance(stop, str):
+                raise InvalidRequestError(
+                    f"expected a string, got {type(stop).__name__}",
+                    path=f"config.stop_sequences[{position}]",
+                )
+    extras = config.extras
+    if extras is not NOT_GIVEN:
+        if not isinstance(extras, dict):
+            raise InvalidRequestError(
+                f"expected a dict of undeclared wire fields, got {type(extras).__name__}",
+                path="config.extras",
+            )
+        for key in extras:
+            if not isinstance(key, str):
+                raise InvalidRequestError(
+                    f"extras keys must be strings, got {key!r}", path="config.extras"
+                )
+
+
+def _number(value: Any, key: str) -> None:
+    if value is NOT_GIVEN:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidRequestError(f"must be a number, got {value!r}", path=f"config.{key}")
+    if not math.isfinite(value):
+        raise InvalidRequestError(f"must be finite, got {value!r}", path=f"config.{key}")
+
+
+def _integer(value: Any, key: str) -> None:
+    if value is not NOT_GIVEN and (not isinstance(value, int) or isinstance(value, bool)):
+        raise InvalidRequestError(f"must be an integer, got {value!r}", path=f"config.{key}")

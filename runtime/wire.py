@@ -1,0 +1,420 @@
+"""Small, hot-path functions the generated converters call.
+
+Readers raise `WireShapeError(path, message)`; a converter's public entry point turns it into
+`InvalidRequestError` (a wire *request* it was asked to read) or `InvalidResponseError` (a
+provider body), keeping the path. Nothing here knows any provider.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import hashlib
+import json
+import math
+import re
+import time
+from collections.abc import Mapping
+from typing import Any, Final
+
+from .canonical import NOT_GIVEN, NotGiven, Request, Response
+from .errors import InvalidRequestError, ProviderError, StructuredOutputInvalidError
+
+__all__ = [
+    "WireShapeError",
+    "LIMITS",
+    "as_request",
+    "as_response",
+    "dumps",
+    "loads_object",
+    "canonical_json",
+    "expect_dict",
+    "expect_list",
+    "expect_str",
+    "expect_bool",
+    "member",
+    "member_dict",
+    "member_list",
+    "member_str",
+    "optional_str",
+    "optional_bool",
+    "optional_json",
+    "get_in",
+    "usage_counter",
+    "usage_sum",
+    "deep_equal",
+    "merge_list",
+    "retry_after",
+    "error_text",
+    "schema_name",
+    "schema_qualifies_for_strict",
+    "close_object_schema",
+    "close_and_nullable_optional",
+    "parse_structured",
+]
+
+
+class WireShapeError(Exception):
+    """A wire body does not have the shape the mapping declares."""
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        self.message = message
+        super().__init__(f"{path}: {message}" if path else message)
+
+
+# Resource limits for bodies read from the wire (documented in mappings/README.md).
+LIMITS: Final = {"json_depth": 256}
+
+_JSON_TYPES: Final = {
+    dict: "an object",
+    list: "an array",
+    str: "a string",
+    int: "an integer",
+    float: "a number",
+    bool: "a boolean",
+    type(None): "null",
+}
+
+
+def _kind(value: Any) -> str:
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+def as_request(request: Request | Mapping[str, Any]) -> Request:
+    """A typed, validated canonical request from a dict or a `Request` (never mutated)."""
+    from .validate import validate_request
+
+    if isinstance(request, Request):
+        req = request
+    elif isinstance(request, Mapping):
+        req = Request.from_dict(request)
+    else:
+        raise InvalidRequestError(f"expected a canonical request (a dict or Request), got {_kind(request)}")
+    validate_request(req)
+    return req
+
+
+def as_response(response: Response | Mapping[str, Any]) -> Response:
+    if isinstance(response, Response):
+        return response
+    if isinstance(response, Mapping):
+        return Response.from_dict(response)
+    raise InvalidRequestError(f"expected a canonical response (a dict or Response), got {_kind(response)}")
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON with sorted keys: the byte-stable encoding (OpenArmature §8)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def loads_object(text: Any, path: str, lenient: bool = False) -> dict[str, Any] | None:
+    """Decode a JSON-string object (tool arguments). Lenient: undecodable -> None (§3 degraded)."""
+    if not isinstance(text, str):
+        if lenient:
+            return None
+        raise WireShapeError(path, f"expected a JSON string, got {_kind(text)}")
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        if lenient:
+            return None
+        raise WireShapeError(path, f"not valid JSON: {exc}") from None
+    if type(value) is not dict:
+        if lenient:
+            return None
+        raise WireShapeError(path, f"expected a JSON object, got {_kind(value)}")
+    return value
+
+
+def canonical_json(value: Any) -> Any:
+    """A copy with object keys sorted recursively (user JSON Schemas, extras, arguments)."""
+    t = type(value)
+    if t is dict:
+        return {k: canonical_json(value[k]) for k in sorted(value)}
+    if t is list:
+        return [canonical_json(v) for v in value]
+    return value
+
+
+def expect_dict(value: Any, path: str) -> dict[str, Any]:
+    if type(value) is dict:
+        return value
+    raise WireShapeError(path, f"expected an object, got {_kind(value)}")
+
+
+def expect_list(value: Any, path: str) -> list[Any]:
+    if type(value) is list:
+        return value
+    raise WireShapeError(path, f"expected an array, got {_kind(value)}")
+
+
+def expect_str(value: Any, path: str) -> str:
+    if type(value) is str:
+        return value
+    raise WireShapeError(path, f"expected a string, got {_kind(value)}")
+
+
+def expect_bool(value: Any, path: str) -> bool:
+    if type(value) is bool:
+        return value
+    raise WireShapeError(path, f"expected a boolean, got {_kind(value)}")
+
+
+def member(obj: dict[str, Any], key: str, path: str) -> Any:
+    try:
+        return obj[key]
+    except KeyError:
+        raise WireShapeError(f"{path}.{key}" if path else key, "required key is missing") from None
+
+
+def member_dict(obj: dict[str, Any], key: str, path: str) -> dict[str, Any]:
+    return expect_dict(member(obj, key, path), f"{path}.{key}" if path else key)
+
+
+def member_list(obj: dict[str, Any], key: str, path: str) -> list[Any]:
+    return expect_list(member(obj, key, path), f"{path}.{key}" if path else key)
+
+
+def member_str(obj: dict[str, Any], key: str, path: str) -> str:
+    return expect_str(member(obj, key, path), f"{path}.{key}" if path else key)
+
+
+def optional_str(obj: dict[str, Any], key: str, path: str) -> str | NotGiven:
+    value = obj.get(key)
+    if value is None:
+        return NOT_GIVEN
+    return expect_str(value, f"{path}.{key}" if path else key)
+
+
+def optional_bool(obj: dict[str, Any], key: str, path: str) -> bool | NotGiven:
+    value = obj.get(key)
+    if value is None:
+        return NOT_GIVEN
+    return expect_bool(value, f"{path}.{key}" if path else key)
+
+
+def optional_json(obj: dict[str, Any], key: str, path: str) -> dict[str, Any] | NotGiven:
+    value = obj.get(key)
+    if value is None:
+        return NOT_GIVEN
+    return expect_dict(value, f"{path}.{key}" if path else key)
+
+
+def get_in(value: Any, keys: tuple[str | int, ...]) -> Any:
+    """Follow keys/indexes; None when any step is missing or of the wrong kind."""
+    for key in keys:
+        if type(key) is int:
+            if type(value) is not list or not -len(value) <= key < len(value):
+                return None
+        elif type(value) is not dict:
+            return None
+        value = value[key] if type(key) is int else value.get(key)
+    return value
+
+
+def usage_counter(value: Any) -> int | None:
+    """A usage counter, or None when absent or malformed (OpenArmature §7 Malformed usage counter)."""
+    if type(value) is int and value >= 0:
+        return value
+    return None
+
+
+def usage_sum(*values: int | None) -> int | None:
+    """A derived total is not reported when any addend is not (OpenArmature §7)."""
+    total = 0
+    for value in values:
+        if value is None:
+            return None
+        total += value
+    return total
+
+
+def deep_equal(a: Any, b: Any) -> bool:
+    """Decoded-value deep equality (OpenArmature §6): 1 == 1.0, True != 1, arrays ordered."""
+    if type(a) is bool or type(b) is bool:
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if type(a) is dict and type(b) is dict:
+        return a.keys() == b.keys() and all(deep_equal(a[k], b[k]) for k in a)
+    if type(a) is list and type(b) is list:
+        return len(a) == len(b) and all(deep_equal(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and bool(a == b)
+
+
+def merge_list(declared: list[Any], extra: Any, coerce_string: bool) -> list[Any]:
+    """Additive managed field: declared values first, then the caller's, first occurrence wins.
+
+    A malformed extra (not a list of strings) is treated as absent (OpenArmature §6).
+    """
+    if coerce_string and type(extra) is str:
+        extra = [extra]
+    if type(extra) is not list or any(type(v) is not str for v in extra):
+        extra = []
+    out: list[Any] = []
+    for value in (*declared, *extra):
+        if value not in out:
+            out.append(value)
+    return out
+
+
+def retry_after(headers: Mapping[str, Any] | None, names: tuple[str, ...]) -> float | None:
+    """Seconds to wait, from the first header present: `*-ms` headers in milliseconds, others in
+    seconds or as an HTTP-date (RFC 9110 §10.2.3). Unparseable values count as absent."""
+    if not headers:
+        return None
+    try:
+        lowered = {str(k).lower(): v for k, v in headers.items()}
+    except (AttributeError, TypeError):
+        return None
+    for name in names:
+        raw = lowered.get(name.lower())
+        if raw is None:
+            continue
+        if isinstance(raw, bytes):
+            raw = raw.decode("latin-1", "replace")
+        text = str(raw).strip()
+        try:
+            number = float(text)
+        except ValueError:
+            number = None
+        if number is not None:
+            if math.isfinite(number) and number >= 0:
+                return number / 1000.0 if name.lower().endswith("-ms") else number
+            continue
+        try:
+            when = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            continue
+        if when is None or when.tzinfo is None:
+            continue
+        return max(0.0, when.timestamp() - time.time())
+    return None
+
+
+def error_text(body: Any) -> str:
+    """Everything searchable in an error body, as text (dict, str, bytes or None)."""
+    if body is None:
+        return ""
+    if isinstance(body, (bytes, bytearray)):
+        return bytes(body).decode("utf-8", "replace")
+    if isinstance(body, str):
+        return body
+    try:
+        return json.dumps(body, ensure_ascii=False, default=str)
+    except (ValueError, TypeError, RecursionError):
+        return str(body)
+
+
+def decode_error_body(body: Any) -> Any:
+    """An error body as JSON when it is JSON text, else as given."""
+    if isinstance(body, (bytes, bytearray)):
+        body = bytes(body).decode("utf-8", "replace")
+    if isinstance(body, str):
+        try:
+            return json.loads(body)
+        except (ValueError, RecursionError):
+            return body
+    return body
+
+
+_NAME_SAFE: Final = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+def schema_name(schema: Mapping[str, Any]) -> str:
+    """A stable structured-output name: the schema's title, else a digest of its canonical form."""
+    title = schema.get("title")
+    if isinstance(title, str):
+        name = _NAME_SAFE.sub("_", title).strip("_")[:64]
+        if name:
+            return name
+    digest = hashlib.sha256(dumps(schema).encode("utf-8")).hexdigest()[:16]
+    return f"schema_{digest}"
+
+
+def schema_qualifies_for_strict(schema: Any) -> bool:
+    """OpenAI strict mode: every object closes (`additionalProperties: false`) and lists every
+    property in `required` (OpenArmature §8.1.5)."""
+    if type(schema) is list:
+        return all(schema_qualifies_for_strict(s) for s in schema)
+    if type(schema) is not dict:
+        return True
+    if schema.get("type") == "object" or "properties" in schema:
+        if schema.get("additionalProperties") is not False:
+            return False
+        props = schema.get("properties", {})
+        if type(props) is not dict or set(schema.get("required", [])) != set(props):
+            return False
+    for key, value in schema.items():
+        if key in ("properties", "$defs", "definitions", "patternProperties"):
+            if type(value) is dict and not all(schema_qualifies_for_strict(v) for v in value.values()):
+                return False
+        elif key in ("items", "anyOf", "allOf", "oneOf", "prefixItems", "not", "additionalProperties"):
+            if not schema_qualifies_for_strict(value):
+                return False
+    return True
+
+
+def close_object_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Strict tools: the parameters object schema gets `additionalProperties: false`."""
+    closed = dict(schema)
+    closed["additionalProperties"] = False
+    return closed
+
+
+def close_and_nullable_optional(schema: dict[str, Any]) -> dict[str, Any]:
+    """Prompty §7.1.6 structured output: close the root object, require every property, and make
+    the ones that were optional nullable."""
+    closed = dict(schema)
+    props = closed.get("properties")
+    required = set(closed.get("required", []))
+    if type(props) is dict:
+        new_props = {}
+        for name, prop in props.items():
+            if name not in required and type(prop) is dict and "type" in prop:
+                prop = dict(prop)
+                t = prop["type"]
+                prop["type"] = [*t, "null"] if type(t) is list else [t, "null"]
+            new_props[name] = prop
+        closed["properties"] = new_props
+        closed["required"] = list(props)
+    closed["additionalProperties"] = False
+    return closed
+
+
+def parse_structured(
+    content: Any, schema: dict[str, Any], finish_reason: str, usage: Any
+) -> Any:
+    """`Response.parsed`: the content decoded as JSON and validated against the schema (§6)."""
+    if not isinstance(content, str):
+        texts = [getattr(b, "text", "") for b in content or () if type(b).__name__ == "TextBlock"]
+        content = "".join(texts)
+    try:
+        value = json.loads(content)
+    except (ValueError, RecursionError) as exc:
+        raise StructuredOutputInvalidError(
+            f"structured output is not valid JSON: {exc}",
+            response_schema=schema,
+            output_content=content,
+            error_message=str(exc),
+            finish_reason=finish_reason,
+            usage=usage,
+        ) from exc
+    try:
+        import jsonschema
+    except ImportError as exc:  # pragma: no cover - jsonschema is a runtime dependency
+        raise ProviderError("jsonschema is required to validate structured output") from exc
+    validator_cls = jsonschema.validators.validator_for(schema)
+    errors = sorted(validator_cls(schema).iter_errors(value), key=lambda e: list(e.absolute_path))
+    if errors:
+        first = errors[0]
+        pointer = "/" + "/".join(str(p) for p in first.absolute_path)
+        raise StructuredOutputInvalidError(
+            f"structured output does not match the schema at {pointer}: {first.message}",
+            response_schema=schema,
+            output_content=content,
+            error_message=f"{pointer}: {first.message}",
+            finish_reason=finish_reason,
+            usage=usage,
+        )
+    return value

@@ -1,0 +1,3 @@
+from wiremap.cli import main
+
+raise SystemExit(main())

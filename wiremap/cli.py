@@ -1,0 +1,75 @@
+"""`wiremap` command line: generate, check, formats."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+__all__ = ["main"]
+
+
+def _repo_default(name: str) -> str:
+    return name
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="wiremap", description="LLM wire formats as mapping tables.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, help_text in (
+        ("generate", "regenerate converters, wire types and fixture tests from mapping files"),
+        ("check", "fail (exit 1) with a diff when the generated tree is out of date"),
+    ):
+        p = sub.add_parser(name, help=help_text)
+        p.add_argument("--mappings", default="mappings", help="folder of mapping files (default: mappings)")
+        p.add_argument("--out", default="generated", help="folder of generated code (default: generated)")
+    p = sub.add_parser("formats", help="list the registered formats")
+    p.add_argument("--mappings", default=None, help="list the formats a mappings folder declares instead")
+    args = parser.parse_args(argv)
+
+    if args.command == "formats":
+        if args.mappings:
+            from wiremap.codegen import MappingError
+            from wiremap.codegen.resolve import discover
+
+            try:
+                keys = sorted(discover(args.mappings))
+            except MappingError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 2
+        else:
+            import wiremap
+
+            keys = wiremap.formats()
+        for key in keys:
+            print(key)
+        return 0
+
+    from wiremap.codegen import MappingError, check, generate, write
+
+    try:
+        files = generate(args.mappings)
+    except MappingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.command == "generate":
+        changed = write(files, args.out)
+        print(f"generated {len(files)} files in {args.out}/ ({len(changed)} changed)")
+        for rel in changed:
+            print(f"  {os.path.join(args.out, rel)}")
+        return 0
+    diffs = check(files, args.out)
+    if diffs:
+        sys.stdout.write("".join(diffs))
+        print(
+            f"\n{args.out}/ is out of date with {args.mappings}/ ({len(diffs)} files). "
+            f"Run: wiremap generate --mappings {args.mappings} --out {args.out}",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"{args.out}/ is up to date ({len(files)} files)")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

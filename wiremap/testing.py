@@ -1,0 +1,89 @@
+"""Runs the fixtures of a mapping file (`fixtures:`); the generated test modules call these.
+
+Also usable by third parties testing their own mappings. Needs pytest.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+
+from wiremap.runtime.errors import ProviderError
+from wiremap.runtime.format import Format
+
+__all__ = ["run_fixture", "run_round_trip", "assert_same_json"]
+
+
+def assert_same_json(actual: Any, expected: Any) -> None:
+    """Equal as JSON, types included (1 is not 1.0, True is not 1); key order ignored."""
+    assert actual == expected
+    assert json.dumps(actual, sort_keys=True) == json.dumps(expected, sort_keys=True)
+
+
+def _check_error(exc: ProviderError, expect: dict[str, Any]) -> None:
+    assert exc.category == expect["category"], f"got {exc.category}: {exc}"
+    if "path" in expect:
+        assert exc.path == expect["path"], f"error path {exc.path!r}, expected {expect['path']!r} ({exc})"
+    if "message_contains" in expect:
+        assert expect["message_contains"] in str(exc), str(exc)
+    if "retry_after" in expect:
+        if expect["retry_after"] is None:
+            assert exc.retry_after is None
+        else:
+            assert exc.retry_after == pytest.approx(expect["retry_after"], abs=1.0)
+
+
+def _raises(expect: dict[str, Any], fn: Any, *args: Any, **kwargs: Any) -> None:
+    with pytest.raises(ProviderError) as info:
+        fn(*args, **kwargs)
+    _check_error(info.value, expect)
+
+
+def run_fixture(fmt: Format, case: dict[str, Any]) -> None:
+    if "to_wire" in case:
+        request = case["to_wire"]
+        before = copy.deepcopy(request)
+        if "expect_error" in case:
+            _raises(case["expect_error"], fmt.request_to_wire, request)
+        else:
+            assert_same_json(fmt.request_to_wire(request), case["expect_wire"])
+        assert request == before, "request_to_wire mutated its input"
+    elif "from_wire" in case:
+        body = case["from_wire"]
+        schema = case.get("response_schema")
+        if "expect_error" in case:
+            _raises(case["expect_error"], fmt.response_from_wire, body, response_schema=schema)
+            return
+        response = fmt.response_from_wire(body, response_schema=schema)
+        plain = response.to_dict()
+        assert plain.pop("raw") is body, "Response.raw must be the body, verbatim"
+        assert_same_json(plain, case["expect_canonical"])
+    elif "request_from_wire" in case:
+        body = case["request_from_wire"]
+        if "expect_error" in case:
+            _raises(case["expect_error"], fmt.request_from_wire, body)
+        else:
+            assert_same_json(fmt.request_from_wire(body).to_dict(), case["expect_canonical"])
+    elif "response_to_wire" in case:
+        if "expect_error" in case:
+            _raises(case["expect_error"], fmt.response_to_wire, case["response_to_wire"])
+        else:
+            assert_same_json(fmt.response_to_wire(case["response_to_wire"]), case["expect_wire"])
+    else:
+        spec = case["error_from_wire"]
+        err = fmt.error_from_wire(spec["status"], spec.get("body"), spec.get("headers"))
+        assert isinstance(err, ProviderError), "error_from_wire returns the error"
+        _check_error(err, case["expect_error"])
+
+
+def run_round_trip(fmt: Format, case: dict[str, Any]) -> None:
+    """wire -> canonical -> wire is the identity for fixtures not declared lossy."""
+    if "to_wire" in case:
+        wire = case["expect_wire"]
+        assert_same_json(fmt.request_to_wire(fmt.request_from_wire(wire)), wire)
+    else:
+        body = case["from_wire"]
+        assert_same_json(fmt.response_to_wire(fmt.response_from_wire(body)), body)
