@@ -23,6 +23,9 @@ def main(argv: list[str] | None = None) -> int:
         p = sub.add_parser(name, help=help_text)
         p.add_argument("--mappings", default="mappings", help="folder of mapping files (default: mappings)")
         p.add_argument("--out", default="generated", help="folder of generated code (default: generated)")
+    p = sub.add_parser("render", help="render a canonical request (JSON file or -) as a format's wire body")
+    p.add_argument("--format", required=True, dest="format_key", help="format key, e.g. openai_chat")
+    p.add_argument("file", nargs="?", default="-", help="canonical request JSON (default: stdin)")
     p = sub.add_parser("formats", help="list the registered formats")
     p.add_argument("--mappings", default=None, help="list the formats a mappings folder declares instead")
     args = parser.parse_args(argv)
@@ -44,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
         for key in keys:
             print(key)
         return 0
+
+    if args.command == "render":
+        return _render(args.format_key, args.file)
 
     from wiremap.codegen import MappingError, check, generate, write
 
@@ -68,6 +74,31 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 1
     print(f"{args.out}/ is up to date ({len(files)} files)")
+    return 0
+
+
+def _render(key: str, file: str) -> int:
+    import json
+
+    import wiremap
+
+    try:
+        fmt = wiremap.get_format(key)
+    except wiremap.UnknownFormatError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        text = sys.stdin.read() if file == "-" else open(file, encoding="utf-8").read()
+        request = json.loads(text)
+    except (OSError, ValueError) as exc:
+        print(f"error: cannot read a JSON request from {file}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        body = fmt.request_to_wire(request)
+    except wiremap.ProviderError as exc:
+        print(f"error: {exc.category}: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(body, indent=2, ensure_ascii=False))
     return 0
 
 

@@ -320,7 +320,14 @@ def load_fixture(path: Path) -> tuple[list[Case], list[ByteStabilityGroup]]:
             responses = [pending.pop(0)] if pending else []
             cases.append(
                 _make_case(
-                    fixture_id, f"call{i}", mapping, model, call, call, top_mock, responses,
+                    fixture_id,
+                    f"call{i}",
+                    mapping,
+                    model,
+                    call,
+                    call,
+                    top_mock,
+                    responses,
                     call.get("expected") or {},
                 )
             )
@@ -330,15 +337,29 @@ def load_fixture(path: Path) -> tuple[list[Case], list[ByteStabilityGroup]]:
             responses = [MockResponse.from_fixture(r) for r in mock.get("responses") or []]
             cases.append(
                 _make_case(
-                    fixture_id, entry["name"], mapping, model, entry["call"], entry, mock,
-                    responses, entry.get("expected") or {},
+                    fixture_id,
+                    entry["name"],
+                    mapping,
+                    model,
+                    entry["call"],
+                    entry,
+                    mock,
+                    responses,
+                    entry.get("expected") or {},
                 )
             )
     elif "call" in data:
         responses = [MockResponse.from_fixture(r) for r in top_mock.get("responses") or []]
         cases.append(
             _make_case(
-                fixture_id, "call", mapping, model, data["call"], data, top_mock, responses,
+                fixture_id,
+                "call",
+                mapping,
+                model,
+                data["call"],
+                data,
+                top_mock,
+                responses,
                 data.get("expected") or {},
             )
         )
@@ -379,8 +400,15 @@ def summary(cases: list[Case]) -> dict[str, Any]:
     for c in cases:
         m = out.setdefault(
             c.mapping,
-            {"cases": 0, "wire_requests": 0, "raises": 0, "pre_send": 0, "responses": 0,
-             "runtime": 0, "skip": 0},
+            {
+                "cases": 0,
+                "wire_requests": 0,
+                "raises": 0,
+                "pre_send": 0,
+                "responses": 0,
+                "runtime": 0,
+                "skip": 0,
+            },
         )
         m["cases"] += 1
         m["wire_requests"] += bool(c.expected_wire)
@@ -400,8 +428,15 @@ if __name__ == "__main__":  # pragma: no cover - a developer aid
         raise SystemExit(error)
     print(json.dumps(summary(all_cases), indent=1))
     for c in all_cases:
-        flags = [f for f, v in (("runtime", c.needs_runtime), ("skip", c.skip),
-                                ("xfail_wire", c.xfail_wire),
-                                ("xfail_complete", c.xfail_complete)) if v]
+        flags = [
+            f
+            for f, v in (
+                ("runtime", c.needs_runtime),
+                ("skip", c.skip),
+                ("xfail_wire", c.xfail_wire),
+                ("xfail_complete", c.xfail_complete),
+            )
+            if v
+        ]
         print(f"{c.id:90s} {c.mapping:10s} {','.join(flags)}")
     print(HTTP_RUNTIME_ISSUE)

@@ -191,7 +191,13 @@ def property_to_schema(prop: dict[str, Any], where: str) -> dict[str, Any]:
     if kind == "object" and prop.get("properties"):
         schema.update(properties_to_schema(prop["properties"], f"{where}.properties"))
     unknown = set(prop) - {
-        "name", "kind", "description", "enumValues", "items", "properties", "required",
+        "name",
+        "kind",
+        "description",
+        "enumValues",
+        "items",
+        "properties",
+        "required",
     }
     if unknown:
         raise CannotExpress(f"{where}: property keys {sorted(unknown)} are not translated")

@@ -77,18 +77,18 @@ def test_suite_present() -> None:
     """The data is there and the loader sees what ../shared/conformance/README.md states."""
     assert LOAD_ERROR is None, LOAD_ERROR
     fixtures = {c.fixture for c in CASES}
-    assert len(fixtures) == oa.EXPECTED_FIXTURES, (
-        f"{len(fixtures)} fixtures under {OPENARMATURE_FIXTURES}, expected {oa.EXPECTED_FIXTURES}"
-    )
+    assert (
+        len(fixtures) == oa.EXPECTED_FIXTURES
+    ), f"{len(fixtures)} fixtures under {OPENARMATURE_FIXTURES}, expected {oa.EXPECTED_FIXTURES}"
     wire = {m: sum(1 for c in CASES if c.mapping == m and c.expected_wire) for m in oa.FORMAT_KEYS}
     assert wire == oa.EXPECTED_WIRE_REQUESTS
     assert sum(1 for c in CASES if c.expected_raises) == oa.EXPECTED_RAISES
     # every case that is neither skipped nor runtime-only asserts something we run
     for case in CASES:
         if not case.skip and not case.needs_runtime:
-            assert case.has_wire_expectation or case.expected_response or case.expected_raises, (
-                case.id
-            )
+            assert (
+                case.has_wire_expectation or case.expected_response or case.expected_raises
+            ), case.id
 
 
 # ---------------------------------------------------------------------------------------------
@@ -148,7 +148,9 @@ def _error_problems(err: Any, raises: dict[str, Any], case: oa.Case) -> list[str
     if bool(err.transient) != (category in TRANSIENT_CATEGORIES):
         # 024 (provider_call_count: 1 under the default RetryMiddleware classifier) reduces to
         # this: structured_output_invalid must not be transient.
-        problems.append(f"transient: {category} must be transient={category in TRANSIENT_CATEGORIES}")
+        problems.append(
+            f"transient: {category} must be transient={category in TRANSIENT_CATEGORIES}"
+        )
     for key, wanted in (raises.get("carries") or {}).items():
         if key == "response_schema_present":
             if wanted and getattr(err, "response_schema", None) != case.response_schema:
@@ -164,7 +166,9 @@ def _error_problems(err: Any, raises: dict[str, Any], case: oa.Case) -> list[str
             for name, value in wanted.items():
                 problems += deep_match(value, got.get(name, ABSENT), f"error.usage.{name}")
         elif key in ("output_content", "finish_reason"):
-            problems += deep_match(wanted, getattr(err, key, ABSENT), f"error.{key}", wildcard=False)
+            problems += deep_match(
+                wanted, getattr(err, key, ABSENT), f"error.{key}", wildcard=False
+            )
         else:
             problems.append(f"carries.{key}: unknown to this harness")
     if "message" in raises and raises["message"] not in str(err):

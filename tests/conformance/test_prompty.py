@@ -136,7 +136,9 @@ def test_process(vector: pc.ProcessVector) -> None:
         result = pc.prompty_result(actual, has_outputs=has_outputs)
         problems += deep_match(body, actual.get("raw"), "raw", wildcard=False)
     problems += deep_match(
-        _normalize_result(vector.expected["result"]), _normalize_result(result), "result",
+        _normalize_result(vector.expected["result"]),
+        _normalize_result(result),
+        "result",
         wildcard=False,
     )
     assert not problems, report(

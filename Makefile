@@ -1,0 +1,47 @@
+# wiremap: every target sets itself up (a fresh venv from PyPI) on first use.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: setup demo generate check test typecheck clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+## The main job: regenerate generated/ from mappings/ and show it working.
+demo: $(STAMP)
+	$(PY) -m wiremap generate
+	@echo "--- formats"
+	$(PY) -m wiremap formats
+	@echo "--- examples/weather_request.json as openai_chat"
+	$(PY) -m wiremap render --format openai_chat examples/weather_request.json
+	@echo "--- examples/weather_request.json as anthropic_messages"
+	$(PY) -m wiremap render --format anthropic_messages examples/weather_request.json
+
+generate: $(STAMP)
+	$(PY) -m wiremap generate
+
+## Regenerates in memory and fails on any difference from the committed generated/.
+check: $(STAMP)
+	$(PY) -m wiremap check
+
+## mypy --strict on the runtime and the generated code, as an installed wheel lays them out.
+typecheck: $(STAMP)
+	rm -rf build/typecheck
+	$(PY) -m pip install --quiet --no-deps --target build/typecheck .
+	cd build/typecheck && ../../$(PY) -m mypy --strict --no-incremental -p wiremap.runtime -p wiremap.generated
+
+## The whole suite: generated code in sync, tests (generated fixture tests included), types.
+test: $(STAMP)
+	$(PY) -m wiremap check
+	$(PY) -m pytest -q
+	$(MAKE) --no-print-directory typecheck
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .hypothesis
