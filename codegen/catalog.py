@@ -15,8 +15,11 @@ __all__ = ["Field", "CONTEXTS", "PART_CLASS", "context_for_part"]
 @dataclass(frozen=True)
 class Field:
     attr: str  # expression relative to the context's variables (e.g. "source.url")
-    kind: str  # str | bool | schema | object | content | tool_calls | any
+    kind: str  # str | detail | bool | schema | object | content | tool_calls | any
     optional: bool = False
+    # Present whenever this context applies although the record types it as optional
+    # (an inline source's media_type, which validation requires).
+    narrowed: bool = False
 
 
 _SOURCE_URL = {"source.url": Field("source.url", "str")}
@@ -29,15 +32,15 @@ CONTEXTS: dict[str, dict[str, Field]] = {
     "part.image.url": {
         **_SOURCE_URL,
         "media_type": Field("media_type", "str", True),
-        "detail": Field("detail", "str", True),
+        "detail": Field("detail", "detail", True),
     },
     "part.image.inline": {
         **_SOURCE_INLINE,
-        "media_type": Field("media_type", "str"),
-        "detail": Field("detail", "str", True),
+        "media_type": Field("media_type", "str", narrowed=True),
+        "detail": Field("detail", "detail", True),
     },
     "part.audio.url": {**_SOURCE_URL, "media_type": Field("media_type", "str", True)},
-    "part.audio.inline": {**_SOURCE_INLINE, "media_type": Field("media_type", "str")},
+    "part.audio.inline": {**_SOURCE_INLINE, "media_type": Field("media_type", "str", narrowed=True)},
     "part.file.url": {
         **_SOURCE_URL,
         "media_type": Field("media_type", "str", True),
@@ -45,7 +48,7 @@ CONTEXTS: dict[str, dict[str, Field]] = {
     },
     "part.file.inline": {
         **_SOURCE_INLINE,
-        "media_type": Field("media_type", "str"),
+        "media_type": Field("media_type", "str", narrowed=True),
         "filename": Field("filename", "str", True),
     },
     "tool_call": {

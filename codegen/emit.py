@@ -80,9 +80,12 @@ class Emitter:
         if slot.codec == "json":
             return f"_w.dumps({expr})"
         if slot.codec is not None:
-            return f"_vm_{slot.codec}({expr}, {path_expr})"
+            arg = f"cast(str, {expr})" if spec.narrowed else expr
+            return f"_vm_{slot.codec}({arg}, {path_expr})"
         if spec.kind in ("schema", "object"):
             return f"_w.canonical_json({expr})"
+        if spec.narrowed:
+            return f"cast(str, {expr})"
         return expr
 
     def build_node(self, out: _Lines, node: Node, env: dict[str, str], context: str, path_expr: str) -> str:
@@ -197,7 +200,9 @@ class Emitter:
                 out.add(f"{var} = _vm_{slot.codec}_reverse(_w.member_str({src}, {lit(key)}, {path}), {child_path})")
             return var
         kind = spec.kind
-        if kind == "str":
+        if kind == "detail":
+            fn = "optional_detail"
+        elif kind == "str":
             fn = "optional_str" if slot.optional else "member_str"
         elif kind == "bool":
             fn = "optional_bool" if slot.optional else "member"

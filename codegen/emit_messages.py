@@ -36,6 +36,8 @@ def _path_text(keys: tuple[Any, ...]) -> str:
 
 def emit_format(em: "Emitter") -> None:
     _emit_content(em)
+    if em.ir.tool_calls_placement == "content_blocks":
+        _emit_as_blocks(em)
     _emit_tool_call_builder(em)
     _emit_messages_to_wire(em)
     _emit_tools(em)
@@ -55,7 +57,7 @@ def _emit_content(em: "Emitter") -> None:
     text_node = ir.parts["text"]
     for role, strategy in (("user", ir.user_content), ("assistant", ir.assistant_content)):
         out = _Lines()
-        out.add("if type(content) is str:")
+        out.add("if isinstance(content, str):")
         out.indent()
         if strategy == "always_parts":
             out.add("if not content:")
@@ -94,6 +96,20 @@ def _emit_content(em: "Emitter") -> None:
             ret = "str | list[dict[str, Any]] | None"
         arg = "str | list[Block]"
         em.func(f"_{role}_content_to_wire", f"(content: {arg}, path: str) -> {ret}", f"Canonical {role} content -> wire (`{strategy}`).", out.lines)
+
+
+def _emit_as_blocks(em: "Emitter") -> None:
+    """Tool calls placed as content blocks need the turn's content as a list of blocks."""
+    from .emit import _Lines
+
+    out = _Lines()
+    out.add("if isinstance(content, list):")
+    out.add("    return content")
+    out.add("if not content:")
+    out.add("    return []  # never an empty text block")
+    expr = em.build_node(out, em.ir.parts["text"], {"text": "content", "signature": "NOT_GIVEN"}, "part.text", "path")
+    out.add(f"return [{expr}]")
+    em.func("_as_blocks", "(content: str | list[dict[str, Any]] | None) -> list[dict[str, Any]]", "Assistant content as wire blocks, for turns whose tool calls are blocks too.", out.lines)
 
 
 def _emit_tool_call_builder(em: "Emitter") -> None:
@@ -171,10 +187,10 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
     if ir.tool_calls_placement == "content_blocks":
         out.add("body_content = message.content")
         out.add("blocks: list[dict[str, Any]] = []")
-        out.add("if body_content is not NOT_GIVEN and body_content is not None:")
+        out.add("if isinstance(body_content, (str, list)):")
         out.indent()
         out.add("converted = _assistant_content_to_wire(body_content, f'messages[{i}].content')")
-        out.add("blocks = converted if type(converted) is list else [] if not converted else [converted]  # type: ignore[list-item]")
+        out.add("blocks = _as_blocks(converted)")
         out.dedent()
         out.add("if calls:")
         out.indent()
@@ -185,7 +201,7 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
     else:
         out.add("body_content = message.content")
         out.add("content_out: Any = body_content")
-        out.add("if body_content is not NOT_GIVEN and body_content is not None:")
+        out.add("if isinstance(body_content, (str, list)):")
         out.indent()
         out.add("content_out = _assistant_content_to_wire(body_content, f'messages[{i}].content')")
         out.dedent()
@@ -277,17 +293,17 @@ def _emit_request_to_wire(em: "Emitter") -> None:
     out.add("body: dict[str, Any] = {}")
     out.add(f"body[{lit(ir.model_field)}] = req.model")
     if ir.system_strategy == "hoist":
-        out.add("system_texts = [m.content for m in req.messages if type(m) is SystemMessage]  # type: ignore[union-attr]")
+        out.add("system_texts = [m.content for m in req.messages if isinstance(m, SystemMessage)]")
         out.add("if system_texts:")
         out.add(f"    body[{lit(ir.system_field)}] = {lit(ir.system_join)}.join(system_texts)")
     out.add(f"body[{lit(ir.messages_field)}] = _messages_to_wire(req.messages)")
-    out.add("config = req.config")
-    out.add("extras: dict[str, Any] | NotGiven = NOT_GIVEN if config is NOT_GIVEN else config.extras  # type: ignore[union-attr]")
+    out.add("config = req.config if isinstance(req.config, Config) else _NO_CONFIG")
+    out.add("extras = config.extras")
     additive: list[tuple[str, bool]] = []
     out.add("model = req.model")
     for opt in ir.options:
         value = f"value_{opt.name}"
-        out.add(f"{value} = NOT_GIVEN if config is NOT_GIVEN else config.{opt.name}  # type: ignore[union-attr]")
+        out.add(f"{value} = config.{opt.name}")
         path = f"config.{opt.name}"
         if opt.unsupported is not None or opt.wire is None:
             action = opt.unsupported or "drop"
@@ -320,7 +336,7 @@ def _emit_request_to_wire(em: "Emitter") -> None:
             additive.append((opt.wire, opt.merge_coerce_string))
     out.add("if req.tools:")
     out.add(f"    body[{lit(ir.tools_field)}] = [_tool_to_wire(tool, f'tools[{{j}}]') for j, tool in enumerate(req.tools)]")
-    out.add("if req.tool_choice is not NOT_GIVEN:")
+    out.add("if not isinstance(req.tool_choice, NotGiven):")
     out.add(f"    body[{lit(ir.tool_choice_field)}] = _tool_choice_to_wire(req.tool_choice)")
     st = ir.structured
     if st is not None and st["mode"] == "native":
@@ -405,7 +421,7 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
             out.add("if value is None:")
             out.add("    return None")
         out.add("items = _w.expect_list(value, path)")
-        out.add("return [_read_%s_part(item, f'{path}[{j}]') for j, item in enumerate(items)]  # type: ignore[misc]" % role)
+        out.add("return [_read_%s_part(item, f'{path}[{j}]') for j, item in enumerate(items)]" % role)
         ret = "str | list[Any]" + (" | None" if role == "assistant" else "")
         em.func(f"_{role}_content_from_wire", f"(value: Any, path: str) -> {ret}", f"Wire {role} content -> canonical.", out.lines)
 
@@ -636,10 +652,11 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     out = _Lines()
     out.add("body = _w.expect_dict(body, '')")
     out.add(f"wire_reason = {_keys_get('body', ir.finish_path)}")
+    out.add("finish_reason: FinishReason")
     first = True
     for wire, canonical in ir.finish_map:
         out.add(f"{'if' if first else 'elif'} wire_reason == {lit(wire)}:")
-        out.add(f"    finish_reason: FinishReason = {lit(canonical)}")
+        out.add(f"    finish_reason = {lit(canonical)}")
         first = False
     out.add("else:" if not first else "if True:")
     out.add(f"    finish_reason = {lit(ir.finish_default)}  # a value the table does not list")
@@ -718,6 +735,7 @@ def _emit_response_to_wire(em: "Emitter") -> None:
     out.add("raw = resp.raw if type(resp.raw) is dict else {}")
     out.add("msg = resp.message")
     out.add("reason = resp.finish_reason")
+    out.add("wire_reason: Any")
     first = True
     inverse: dict[str, str] = {}
     for wire, canonical in ir.finish_map:
@@ -725,7 +743,7 @@ def _emit_response_to_wire(em: "Emitter") -> None:
     inverse.update(ir.finish_emit)
     for canonical, wire in inverse.items():
         out.add(f"{'if' if first else 'elif'} reason == {lit(canonical)}:")
-        out.add(f"    wire_reason: Any = {lit(wire)}")
+        out.add(f"    wire_reason = {lit(wire)}")
         first = False
     out.add("else:")
     out.add("    wire_reason = reason")
@@ -733,17 +751,17 @@ def _emit_response_to_wire(em: "Emitter") -> None:
     out.add("calls = msg.tool_calls")
     if ir.tool_calls_placement == "content_blocks":
         out.add("blocks: list[dict[str, Any]] = []")
-        out.add("if msg.content is not NOT_GIVEN and msg.content is not None:")
+        out.add("if isinstance(msg.content, (str, list)):")
         out.indent()
         out.add("converted = _assistant_content_to_wire(msg.content, 'message.content')")
-        out.add("blocks = converted if type(converted) is list else [] if not converted else [converted]  # type: ignore[list-item]")
+        out.add("blocks = _as_blocks(converted)")
         out.dedent()
         out.add("if calls:")
         out.add("    blocks.extend(_tool_call_to_wire(call, f'message.tool_calls[{k}]') for k, call in enumerate(calls))")
         expr = _build_message(em, out, ir.assistant_template, {"content": "blocks", "tool_calls": "NOT_GIVEN"}, "message.assistant")
     else:
         out.add("content_out: Any = msg.content")
-        out.add("if msg.content is not NOT_GIVEN and msg.content is not None:")
+        out.add("if isinstance(msg.content, (str, list)):")
         out.add("    content_out = _assistant_content_to_wire(msg.content, 'message.content')")
         out.add("wire_calls: Any = NOT_GIVEN")
         out.add("if calls:")

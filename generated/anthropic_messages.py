@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from wiremap.runtime import wire as _w
 from wiremap.runtime.canonical import (
@@ -70,6 +70,8 @@ API_VERSION: Final = "2023-06-01"
 DOC_REF: Final = "https://docs.anthropic.com/en/api/messages"
 ENDPOINT: Final = {"method": "POST", "path": "/v1/messages"}
 
+_NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+
 _RE_1: Final = re.compile("(?i)image|media.type|content block|source|document|pdf", re.DOTALL)
 
 
@@ -102,7 +104,7 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
             "type": "image",
             "source": {
                 "type": "base64",
-                "media_type": block.media_type,
+                "media_type": cast(str, block.media_type),
                 "data": source.base64_data,
             },
         }
@@ -133,7 +135,7 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
             "type": "document",
             "source": {
                 "type": "base64",
-                "media_type": block.media_type,
+                "media_type": cast(str, block.media_type),
                 "data": source.base64_data,
             },
         }
@@ -261,7 +263,7 @@ def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block 
 
 def _user_content_to_wire(content: str | list[Block], path: str) -> list[dict[str, Any]]:
     """Canonical user content -> wire (`always_parts`)."""
-    if type(content) is str:
+    if isinstance(content, str):
         if not content:
             return []
         return [{"type": "text", "text": content}]
@@ -278,7 +280,7 @@ def _user_content_to_wire(content: str | list[Block], path: str) -> list[dict[st
 
 def _assistant_content_to_wire(content: str | list[Block], path: str) -> list[dict[str, Any]]:
     """Canonical assistant content -> wire (`always_parts`)."""
-    if type(content) is str:
+    if isinstance(content, str):
         if not content:
             return []
         return [{"type": "text", "text": content}]
@@ -297,6 +299,15 @@ def _assistant_content_to_wire(content: str | list[Block], path: str) -> list[di
             parts.append(wire)
             kept.append(block)
     return parts
+
+
+def _as_blocks(content: str | list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """Assistant content as wire blocks, for turns whose tool calls are blocks too."""
+    if isinstance(content, list):
+        return content
+    if not content:
+        return []  # never an empty text block
+    return [{"type": "text", "text": content}]
 
 
 def _tool_call_to_wire(call: ToolCall, path: str) -> dict[str, Any]:
@@ -342,9 +353,9 @@ def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
             calls = message.tool_calls
             body_content = message.content
             blocks: list[dict[str, Any]] = []
-            if body_content is not NOT_GIVEN and body_content is not None:
+            if isinstance(body_content, (str, list)):
                 converted = _assistant_content_to_wire(body_content, f"messages[{i}].content")
-                blocks = converted if type(converted) is list else [] if not converted else [converted]  # type: ignore[list-item]
+                blocks = _as_blocks(converted)
             if calls:
                 for k, call in enumerate(calls):
                     blocks.append(_tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]"))
@@ -383,42 +394,42 @@ def request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
     req = _w.as_request(request)
     body: dict[str, Any] = {}
     body["model"] = req.model
-    system_texts = [m.content for m in req.messages if type(m) is SystemMessage]  # type: ignore[union-attr]
+    system_texts = [m.content for m in req.messages if isinstance(m, SystemMessage)]
     if system_texts:
         body["system"] = "\n\n".join(system_texts)
     body["messages"] = _messages_to_wire(req.messages)
-    config = req.config
-    extras: dict[str, Any] | NotGiven = NOT_GIVEN if config is NOT_GIVEN else config.extras  # type: ignore[union-attr]
+    config = req.config if isinstance(req.config, Config) else _NO_CONFIG
+    extras = config.extras
     model = req.model
-    value_temperature = NOT_GIVEN if config is NOT_GIVEN else config.temperature  # type: ignore[union-attr]
+    value_temperature = config.temperature
     if value_temperature is not NOT_GIVEN:
         body["temperature"] = value_temperature
-    value_max_tokens = NOT_GIVEN if config is NOT_GIVEN else config.max_tokens  # type: ignore[union-attr]
+    value_max_tokens = config.max_tokens
     if value_max_tokens is NOT_GIVEN:
         value_max_tokens = 4096
     if value_max_tokens is not NOT_GIVEN:
         body["max_tokens"] = value_max_tokens
-    value_top_p = NOT_GIVEN if config is NOT_GIVEN else config.top_p  # type: ignore[union-attr]
+    value_top_p = config.top_p
     if value_top_p is not NOT_GIVEN:
         body["top_p"] = value_top_p
-    value_top_k = NOT_GIVEN if config is NOT_GIVEN else config.top_k  # type: ignore[union-attr]
+    value_top_k = config.top_k
     if value_top_k is not NOT_GIVEN:
         body["top_k"] = value_top_k
-    value_seed = NOT_GIVEN if config is NOT_GIVEN else config.seed  # type: ignore[union-attr]
+    value_seed = config.seed
     if value_seed is not NOT_GIVEN:
         pass  # silently dropped, as the mapping declares
-    value_stop_sequences = NOT_GIVEN if config is NOT_GIVEN else config.stop_sequences  # type: ignore[union-attr]
+    value_stop_sequences = config.stop_sequences
     if value_stop_sequences is not NOT_GIVEN:
         body["stop_sequences"] = value_stop_sequences
-    value_frequency_penalty = NOT_GIVEN if config is NOT_GIVEN else config.frequency_penalty  # type: ignore[union-attr]
+    value_frequency_penalty = config.frequency_penalty
     if value_frequency_penalty is not NOT_GIVEN:
         pass  # silently dropped, as the mapping declares
-    value_presence_penalty = NOT_GIVEN if config is NOT_GIVEN else config.presence_penalty  # type: ignore[union-attr]
+    value_presence_penalty = config.presence_penalty
     if value_presence_penalty is not NOT_GIVEN:
         pass  # silently dropped, as the mapping declares
     if req.tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]") for j, tool in enumerate(req.tools)]
-    if req.tool_choice is not NOT_GIVEN:
+    if not isinstance(req.tool_choice, NotGiven):
         body["tool_choice"] = _tool_choice_to_wire(req.tool_choice)
     schema = req.response_schema
     if schema is not NOT_GIVEN:
@@ -450,7 +461,7 @@ def _user_content_from_wire(value: Any, path: str) -> str | list[Any]:
     if type(value) is str:
         return value
     items = _w.expect_list(value, path)
-    return [_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items)]  # type: ignore[misc]
+    return [_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items)]
 
 
 def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | None:
@@ -460,7 +471,7 @@ def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | Non
     if value is None:
         return None
     items = _w.expect_list(value, path)
-    return [_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items)]  # type: ignore[misc]
+    return [_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items)]
 
 
 def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
@@ -626,20 +637,21 @@ def _response_from_wire(body: Any) -> Response:
     """Wire response body -> canonical response."""
     body = _w.expect_dict(body, "")
     wire_reason = body.get("stop_reason")
+    finish_reason: FinishReason
     if wire_reason == "end_turn":
-        finish_reason: FinishReason = "stop"
+        finish_reason = "stop"
     elif wire_reason == "stop_sequence":
-        finish_reason: FinishReason = "stop"
+        finish_reason = "stop"
     elif wire_reason == "pause_turn":
-        finish_reason: FinishReason = "stop"
+        finish_reason = "stop"
     elif wire_reason == "max_tokens":
-        finish_reason: FinishReason = "length"
+        finish_reason = "length"
     elif wire_reason == "model_context_window_exceeded":
-        finish_reason: FinishReason = "length"
+        finish_reason = "length"
     elif wire_reason == "tool_use":
-        finish_reason: FinishReason = "tool_calls"
+        finish_reason = "tool_calls"
     elif wire_reason == "refusal":
-        finish_reason: FinishReason = "content_filter"
+        finish_reason = "content_filter"
     else:
         finish_reason = "error"  # a value the table does not list
     lenient = finish_reason == "error"  # OpenArmature §3: degraded responses surface what parses
@@ -728,23 +740,24 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     raw = resp.raw if type(resp.raw) is dict else {}
     msg = resp.message
     reason = resp.finish_reason
+    wire_reason: Any
     if reason == "stop":
-        wire_reason: Any = "end_turn"
+        wire_reason = "end_turn"
     elif reason == "length":
-        wire_reason: Any = "max_tokens"
+        wire_reason = "max_tokens"
     elif reason == "tool_calls":
-        wire_reason: Any = "tool_use"
+        wire_reason = "tool_use"
     elif reason == "content_filter":
-        wire_reason: Any = "refusal"
+        wire_reason = "refusal"
     elif reason == "error":
-        wire_reason: Any = "end_turn"
+        wire_reason = "end_turn"
     else:
         wire_reason = reason
     calls = msg.tool_calls
     blocks: list[dict[str, Any]] = []
-    if msg.content is not NOT_GIVEN and msg.content is not None:
+    if isinstance(msg.content, (str, list)):
         converted = _assistant_content_to_wire(msg.content, "message.content")
-        blocks = converted if type(converted) is list else [] if not converted else [converted]  # type: ignore[list-item]
+        blocks = _as_blocks(converted)
     if calls:
         blocks.extend(
             _tool_call_to_wire(call, f"message.tool_calls[{k}]") for k, call in enumerate(calls)

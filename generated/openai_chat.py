@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from wiremap.runtime import wire as _w
 from wiremap.runtime.canonical import (
@@ -70,6 +70,8 @@ API_VERSION: Final = "v1"
 DOC_REF: Final = "https://platform.openai.com/docs/api-reference/chat/create"
 ENDPOINT: Final = {"method": "POST", "path": "/v1/chat/completions"}
 
+_NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+
 _RE_1: Final = re.compile("data:(.*?);base64,(.*)", re.DOTALL)
 _RE_2: Final = re.compile("(?i)model", re.DOTALL)
 _RE_3: Final = re.compile("(?i)loading|not loaded|not yet loaded", re.DOTALL)
@@ -125,7 +127,7 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
             return {"type": "image_url", "image_url": wire_1}
         assert isinstance(source, InlineSource)
         wire_2: dict[str, Any] = {
-            "url": "data:" + block.media_type + ";base64," + source.base64_data
+            "url": "data:" + cast(str, block.media_type) + ";base64," + source.base64_data
         }
         if block.detail is not NOT_GIVEN:
             wire_2["detail"] = block.detail
@@ -142,7 +144,7 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
             "type": "input_audio",
             "input_audio": {
                 "data": source.base64_data,
-                "format": _vm_audio_format(block.media_type, path + ".media_type"),
+                "format": _vm_audio_format(cast(str, block.media_type), path + ".media_type"),
             },
         }
     if t is FileBlock:
@@ -154,7 +156,7 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
             )
         assert isinstance(source, InlineSource)
         wire_3: dict[str, Any] = {
-            "file_data": "data:" + block.media_type + ";base64," + source.base64_data
+            "file_data": "data:" + cast(str, block.media_type) + ";base64," + source.base64_data
         }
         if block.filename is not NOT_GIVEN:
             wire_3["filename"] = block.filename
@@ -172,7 +174,7 @@ def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
     """Wire `image.url` part -> canonical block."""
     obj_1 = _w.member_dict(part, "image_url", path)
     source_url_2 = _w.member_str(obj_1, "url", path + ".image_url")
-    detail_3 = _w.optional_str(obj_1, "detail", path + ".image_url")
+    detail_3 = _w.optional_detail(obj_1, "detail", path + ".image_url")
     return ImageBlock(source=UrlSource(url=source_url_2), media_type=NOT_GIVEN, detail=detail_3)
 
 
@@ -186,7 +188,7 @@ def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
             path + ".image_url" + ".url",
             "expected the form data:{media_type};base64,{source.base64_data}",
         )
-    detail_4 = _w.optional_str(obj_1, "detail", path + ".image_url")
+    detail_4 = _w.optional_detail(obj_1, "detail", path + ".image_url")
     return ImageBlock(
         source=InlineSource(base64_data=match_3.group(2)),
         media_type=match_3.group(1),
@@ -285,7 +287,7 @@ def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block:
 
 def _user_content_to_wire(content: str | list[Block], path: str) -> str | list[dict[str, Any]]:
     """Canonical user content -> wire (`string_or_parts`)."""
-    if type(content) is str:
+    if isinstance(content, str):
         return content
     blocks = content
     parts: list[dict[str, Any]] = []
@@ -305,7 +307,7 @@ def _assistant_content_to_wire(
     content: str | list[Block], path: str
 ) -> str | list[dict[str, Any]] | None:
     """Canonical assistant content -> wire (`string_or_parts`)."""
-    if type(content) is str:
+    if isinstance(content, str):
         return content
     blocks = content
     parts: list[dict[str, Any]] = []
@@ -351,7 +353,7 @@ def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
             calls = message.tool_calls
             body_content = message.content
             content_out: Any = body_content
-            if body_content is not NOT_GIVEN and body_content is not None:
+            if isinstance(body_content, (str, list)):
                 content_out = _assistant_content_to_wire(body_content, f"messages[{i}].content")
             wire_calls: Any = NOT_GIVEN
             if calls:
@@ -407,36 +409,36 @@ def request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
     body: dict[str, Any] = {}
     body["model"] = req.model
     body["messages"] = _messages_to_wire(req.messages)
-    config = req.config
-    extras: dict[str, Any] | NotGiven = NOT_GIVEN if config is NOT_GIVEN else config.extras  # type: ignore[union-attr]
+    config = req.config if isinstance(req.config, Config) else _NO_CONFIG
+    extras = config.extras
     model = req.model
-    value_temperature = NOT_GIVEN if config is NOT_GIVEN else config.temperature  # type: ignore[union-attr]
+    value_temperature = config.temperature
     if value_temperature is not NOT_GIVEN:
         body["temperature"] = value_temperature
-    value_max_tokens = NOT_GIVEN if config is NOT_GIVEN else config.max_tokens  # type: ignore[union-attr]
+    value_max_tokens = config.max_tokens
     if value_max_tokens is not NOT_GIVEN:
         body["max_completion_tokens"] = value_max_tokens
-    value_top_p = NOT_GIVEN if config is NOT_GIVEN else config.top_p  # type: ignore[union-attr]
+    value_top_p = config.top_p
     if value_top_p is not NOT_GIVEN:
         body["top_p"] = value_top_p
-    value_top_k = NOT_GIVEN if config is NOT_GIVEN else config.top_k  # type: ignore[union-attr]
+    value_top_k = config.top_k
     if value_top_k is not NOT_GIVEN:
         pass  # silently dropped, as the mapping declares
-    value_seed = NOT_GIVEN if config is NOT_GIVEN else config.seed  # type: ignore[union-attr]
+    value_seed = config.seed
     if value_seed is not NOT_GIVEN:
         body["seed"] = value_seed
-    value_stop_sequences = NOT_GIVEN if config is NOT_GIVEN else config.stop_sequences  # type: ignore[union-attr]
+    value_stop_sequences = config.stop_sequences
     if value_stop_sequences is not NOT_GIVEN:
         body["stop"] = value_stop_sequences
-    value_frequency_penalty = NOT_GIVEN if config is NOT_GIVEN else config.frequency_penalty  # type: ignore[union-attr]
+    value_frequency_penalty = config.frequency_penalty
     if value_frequency_penalty is not NOT_GIVEN:
         body["frequency_penalty"] = value_frequency_penalty
-    value_presence_penalty = NOT_GIVEN if config is NOT_GIVEN else config.presence_penalty  # type: ignore[union-attr]
+    value_presence_penalty = config.presence_penalty
     if value_presence_penalty is not NOT_GIVEN:
         body["presence_penalty"] = value_presence_penalty
     if req.tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]") for j, tool in enumerate(req.tools)]
-    if req.tool_choice is not NOT_GIVEN:
+    if not isinstance(req.tool_choice, NotGiven):
         body["tool_choice"] = _tool_choice_to_wire(req.tool_choice)
     schema = req.response_schema
     if schema is not NOT_GIVEN:
@@ -471,7 +473,7 @@ def _user_content_from_wire(value: Any, path: str) -> str | list[Any]:
     if type(value) is str:
         return value
     items = _w.expect_list(value, path)
-    return [_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items)]  # type: ignore[misc]
+    return [_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items)]
 
 
 def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | None:
@@ -481,7 +483,7 @@ def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | Non
     if value is None:
         return None
     items = _w.expect_list(value, path)
-    return [_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items)]  # type: ignore[misc]
+    return [_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items)]
 
 
 def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
@@ -641,16 +643,17 @@ def _response_from_wire(body: Any) -> Response:
     """Wire response body -> canonical response."""
     body = _w.expect_dict(body, "")
     wire_reason = _w.get_in(body, ("choices", 0, "finish_reason"))
+    finish_reason: FinishReason
     if wire_reason == "stop":
-        finish_reason: FinishReason = "stop"
+        finish_reason = "stop"
     elif wire_reason == "length":
-        finish_reason: FinishReason = "length"
+        finish_reason = "length"
     elif wire_reason == "tool_calls":
-        finish_reason: FinishReason = "tool_calls"
+        finish_reason = "tool_calls"
     elif wire_reason == "content_filter":
-        finish_reason: FinishReason = "content_filter"
+        finish_reason = "content_filter"
     elif wire_reason == "function_call":
-        finish_reason: FinishReason = "tool_calls"
+        finish_reason = "tool_calls"
     else:
         finish_reason = "error"  # a value the table does not list
     lenient = finish_reason == "error"  # OpenArmature §3: degraded responses surface what parses
@@ -718,21 +721,22 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     raw = resp.raw if type(resp.raw) is dict else {}
     msg = resp.message
     reason = resp.finish_reason
+    wire_reason: Any
     if reason == "stop":
-        wire_reason: Any = "stop"
+        wire_reason = "stop"
     elif reason == "length":
-        wire_reason: Any = "length"
+        wire_reason = "length"
     elif reason == "tool_calls":
-        wire_reason: Any = "tool_calls"
+        wire_reason = "tool_calls"
     elif reason == "content_filter":
-        wire_reason: Any = "content_filter"
+        wire_reason = "content_filter"
     elif reason == "error":
-        wire_reason: Any = "stop"
+        wire_reason = "stop"
     else:
         wire_reason = reason
     calls = msg.tool_calls
     content_out: Any = msg.content
-    if msg.content is not NOT_GIVEN and msg.content is not None:
+    if isinstance(msg.content, (str, list)):
         content_out = _assistant_content_to_wire(msg.content, "message.content")
     wire_calls: Any = NOT_GIVEN
     if calls:

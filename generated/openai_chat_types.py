@@ -29,7 +29,7 @@ class OpenaiChatFileInlinePart(TypedDict, closed=True):
 
 
 class ImageUrl(TypedDict, closed=True):
-    detail: NotRequired[str]
+    detail: NotRequired[Literal["auto", "low", "high"]]
     url: str
 
 

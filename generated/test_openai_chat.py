@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from wiremap import get_format
+from wiremap.runtime.format import get_format
 from wiremap.testing import run_fixture, run_round_trip
 
 FORMAT = get_format("openai_chat")

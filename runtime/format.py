@@ -71,11 +71,12 @@ def _load_registry() -> dict[str, str]:
     if _registry is not None:
         return _registry
     registry: dict[str, str] = {}
+    generated: dict[str, tuple[str, str, str]]
     try:
-        from wiremap.generated._index import FORMATS
+        from wiremap.generated._index import FORMATS as generated
     except ImportError:  # a tree whose generated/ has not been produced yet
-        FORMATS = {}
-    for key, (module, _provider, _source) in FORMATS.items():
+        generated = {}
+    for key, (module, _provider, _source) in generated.items():
         registry[key] = f"wiremap.generated.{module}"
     try:
         from importlib.metadata import entry_points

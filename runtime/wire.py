@@ -14,7 +14,7 @@ import math
 import re
 import time
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from .canonical import NOT_GIVEN, NotGiven, Request, Response
 from .errors import InvalidRequestError, ProviderError, StructuredOutputInvalidError
@@ -37,6 +37,7 @@ __all__ = [
     "member_str",
     "optional_str",
     "optional_bool",
+    "optional_detail",
     "optional_json",
     "get_in",
     "usage_counter",
@@ -184,6 +185,18 @@ def optional_str(obj: dict[str, Any], key: str, path: str) -> str | NotGiven:
     if value is None:
         return NOT_GIVEN
     return expect_str(value, f"{path}.{key}" if path else key)
+
+
+_DETAILS: Final = ("auto", "low", "high")
+
+
+def optional_detail(obj: dict[str, Any], key: str, path: str) -> Literal["auto", "low", "high"] | NotGiven:
+    value = obj.get(key)
+    if value is None:
+        return NOT_GIVEN
+    if value == "auto" or value == "low" or value == "high":
+        return value  # type: ignore[no-any-return]
+    raise WireShapeError(f"{path}.{key}" if path else key, f"expected one of: auto, high, low; got {value!r}")
 
 
 def optional_bool(obj: dict[str, Any], key: str, path: str) -> bool | NotGiven:

@@ -329,7 +329,8 @@ def _vectors(filename: str) -> list[dict[str, Any]]:
     path = PROMPTY_DIR / filename
     if not path.is_file():
         raise FileNotFoundError(missing(path))
-    return json.loads(path.read_text(encoding="utf-8"))
+    data: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
+    return data
 
 
 def _scope(provider: str, api_type: str | None) -> str | None:
