@@ -186,18 +186,19 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
     out.add("calls = message.tool_calls")
     if ir.tool_calls_placement == "content_blocks":
         out.add("body_content = message.content")
-        out.add("blocks: list[dict[str, Any]] = []")
+        out.add("converted: Any = None")
         out.add("if isinstance(body_content, (str, list)):")
+        out.add("    converted = _assistant_content_to_wire(body_content, f'messages[{i}].content')")
+        out.add("wire_content: Any")
+        out.add("if calls:  # tool calls are content blocks, after the turn's own blocks")
         out.indent()
-        out.add("converted = _assistant_content_to_wire(body_content, f'messages[{i}].content')")
-        out.add("blocks = _as_blocks(converted)")
-        out.dedent()
-        out.add("if calls:")
-        out.indent()
+        out.add("wire_content = _as_blocks(converted)")
         out.add("for k, call in enumerate(calls):")
-        out.add("    blocks.append(_tool_call_to_wire(call, f'messages[{i}].tool_calls[{k}]'))")
+        out.add("    wire_content.append(_tool_call_to_wire(call, f'messages[{i}].tool_calls[{k}]'))")
         out.dedent()
-        expr = _build_message(em, out, ir.assistant_template, {"content": "blocks", "tool_calls": "NOT_GIVEN"}, "message.assistant")
+        out.add("else:")
+        out.add("    wire_content = converted if converted is not None else []")
+        expr = _build_message(em, out, ir.assistant_template, {"content": "wire_content", "tool_calls": "NOT_GIVEN"}, "message.assistant")
     else:
         out.add("body_content = message.content")
         out.add("content_out: Any = body_content")
@@ -290,13 +291,34 @@ def _emit_request_to_wire(em: "Emitter") -> None:
     ir = em.ir
     out = _Lines()
     out.add("req = _w.as_request(request)")
+    out.add("messages = req.messages")
+    out.add("tools = req.tools")
+    out.add("tool_choice = req.tool_choice")
+    st = ir.structured
+    mode = st["mode"] if st is not None else None
+    if mode in ("prompt_fallback", "tool_coercion"):
+        assert st is not None
+        out.add("schema = req.response_schema")
+        out.add("if isinstance(schema, dict):")
+        out.indent()
+        if mode == "tool_coercion":
+            tool = st["tool"]
+            out.add("if not tools:  # OpenArmature §8.2.5.1 tool-call coercion")
+            out.add(f"    tools = [Tool(name={lit(tool['name'])}, description={lit(tool['description'])}, parameters=schema)]")
+            out.add(f"    tool_choice = ForcedTool(name={lit(tool['name'])})")
+            out.add("else:  # unavailable beside the caller's own tools: prompt augmentation")
+            out.add(f"    messages = _w.with_schema_directive(messages, {lit(st['directive'])}, schema)")
+        else:
+            out.add("# OpenArmature §8.1.5.1 prompt augmentation, on a copy of the messages")
+            out.add(f"messages = _w.with_schema_directive(messages, {lit(st['directive'])}, schema)")
+        out.dedent()
     out.add("body: dict[str, Any] = {}")
     out.add(f"body[{lit(ir.model_field)}] = req.model")
     if ir.system_strategy == "hoist":
-        out.add("system_texts = [m.content for m in req.messages if isinstance(m, SystemMessage)]")
+        out.add("system_texts = [m.content for m in messages if isinstance(m, SystemMessage)]")
         out.add("if system_texts:")
         out.add(f"    body[{lit(ir.system_field)}] = {lit(ir.system_join)}.join(system_texts)")
-    out.add(f"body[{lit(ir.messages_field)}] = _messages_to_wire(req.messages)")
+    out.add(f"body[{lit(ir.messages_field)}] = _messages_to_wire(messages)")
     out.add("config = req.config if isinstance(req.config, Config) else _NO_CONFIG")
     out.add("extras = config.extras")
     additive: list[tuple[str, bool]] = []
@@ -334,11 +356,10 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         out.dedent()
         if opt.merge:
             additive.append((opt.wire, opt.merge_coerce_string))
-    out.add("if req.tools:")
-    out.add(f"    body[{lit(ir.tools_field)}] = [_tool_to_wire(tool, f'tools[{{j}}]') for j, tool in enumerate(req.tools)]")
-    out.add("if not isinstance(req.tool_choice, NotGiven):")
-    out.add(f"    body[{lit(ir.tool_choice_field)}] = _tool_choice_to_wire(req.tool_choice)")
-    st = ir.structured
+    out.add("if tools:")
+    out.add(f"    body[{lit(ir.tools_field)}] = [_tool_to_wire(tool, f'tools[{{j}}]') for j, tool in enumerate(tools)]")
+    out.add("if not isinstance(tool_choice, NotGiven):")
+    out.add(f"    body[{lit(ir.tool_choice_field)}] = _tool_choice_to_wire(tool_choice)")
     if st is not None and st["mode"] == "native":
         out.add("schema = req.response_schema")
         out.add("if schema is not NOT_GIVEN:")
@@ -373,6 +394,14 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         out.add("if key not in body:  # Prompty §7.1.5: a mapped key wins over additional properties")
         out.add("    body[key] = _w.canonical_json(value)")
     else:
+        for wire, value in ir.extras_reserved.items():
+            out.add(f"if key == {lit(wire)}:  # managed on every call, never sent by this mapping")
+            out.add(f"    if not _w.deep_equal(value, {lit(value)}):")
+            out.add("        raise InvalidRequestError(")
+            out.add(f"            f'extras key {{key!r}} conflicts with {ir.key}, which requires {wire}={value!r} (OpenArmature §6 managed field)',")
+            out.add("            path=f'config.extras.{key}',")
+            out.add("        )")
+            out.add("    continue")
         out.add("if key not in body:")
         out.add("    body[key] = _w.canonical_json(value)")
         out.add("    continue")
@@ -677,6 +706,11 @@ def _emit_response_from_wire(em: "Emitter") -> None:
         out.add("elif len(a_content) == 1 and type(a_content[0]) is TextBlock and a_content[0].signature is NOT_GIVEN:")
         out.add("    a_content = a_content[0].text")
         out.dedent()
+    if ir.refusal_field is not None:
+        out.add("if not a_content:  # refusal strategy `as_content`: the refusal text stands in for empty content")
+        out.add(f"    refusal = message.get({lit(ir.refusal_field)})")
+        out.add("    if type(refusal) is str and refusal:")
+        out.add("        a_content = refusal")
     # usage
     out.add(f"usage_obj = {_keys_get('body', ir.usage_path)}")
     out.add("if type(usage_obj) is dict:")
@@ -714,6 +748,9 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     out.add("    raise InvalidResponseError(exc.message, path=exc.path, body=body) from None")
     out.add("except RecursionError:")
     out.add("    raise InvalidResponseError('response nested too deeply', body=body) from None")
+    if ir.structured is not None and ir.structured["mode"] == "tool_coercion":
+        out.add("if response_schema is not None:")
+        out.add(f"    _w.take_coerced_output(response, {lit(ir.structured['tool']['name'])})  # OpenArmature §8.2.5.1")
     out.add("if response_schema is not None and response.finish_reason != 'tool_calls' and response.message.content:")
     out.add("    response.parsed = _w.parse_structured(response.message.content, response_schema, response.finish_reason, response.usage)")
     out.add("return response")
@@ -752,10 +789,7 @@ def _emit_response_to_wire(em: "Emitter") -> None:
     if ir.tool_calls_placement == "content_blocks":
         out.add("blocks: list[dict[str, Any]] = []")
         out.add("if isinstance(msg.content, (str, list)):")
-        out.indent()
-        out.add("converted = _assistant_content_to_wire(msg.content, 'message.content')")
-        out.add("blocks = _as_blocks(converted)")
-        out.dedent()
+        out.add("    blocks = _as_blocks(_assistant_content_to_wire(msg.content, 'message.content'))")
         out.add("if calls:")
         out.add("    blocks.extend(_tool_call_to_wire(call, f'message.tool_calls[{k}]') for k, call in enumerate(calls))")
         expr = _build_message(em, out, ir.assistant_template, {"content": "blocks", "tool_calls": "NOT_GIVEN"}, "message.assistant")

@@ -100,6 +100,7 @@ class FormatIR:
     tool_choice: dict[str, Node]
     options: list[OptionIR]
     extras_collision: str
+    extras_reserved: dict[str, Any]
     signatures: str
     value_maps: dict[str, ValueMapIR]
     response_message: tuple[str | int, ...]
@@ -110,6 +111,7 @@ class FormatIR:
     usage_path: tuple[str | int, ...]
     usage: dict[str, Any]  # canonical counter -> tuple path | ("sum", [paths])
     envelope: list[EnvelopeItem]
+    refusal_field: str | None
     error_message: tuple[str | int, ...]
     error_type: tuple[str | int, ...] | None
     error_code: tuple[str | int, ...] | None
@@ -310,6 +312,8 @@ class _Builder:
         if structured is not None:
             structured_template = self.template("/structured_output/wire", structured["wire"], "structured_output")
             self.require_slot(structured_template, "/structured_output/wire", "schema", "structured_output")
+            if structured["mode"] == "tool_coercion" and "tool" not in structured:
+                raise self.err("/structured_output", "mode tool_coercion needs `tool: {name, description}` (the synthetic tool)")
 
         tools = req["tools"]
         tool_t = self.template("/request/tools/wire", tools["wire"], "tool")
@@ -375,6 +379,7 @@ class _Builder:
             tool_choice=tool_choice,
             options=options,
             extras_collision=req["extras"]["collision"],
+            extras_reserved=dict(req["extras"].get("reserved", {})),
             signatures=req.get("signatures", "strip_foreign"),
             value_maps=value_maps,
             response_message=parse_path(resp["message"]),
@@ -385,6 +390,7 @@ class _Builder:
             usage_path=parse_path(resp["usage"]["path"]),
             usage=usage,
             envelope=envelope,
+            refusal_field=resp["refusal"]["field"] if resp.get("refusal", {}).get("strategy") == "as_content" else None,
             error_message=parse_path(errs["message"]),
             error_type=parse_path(errs["type"]) if "type" in errs else None,
             error_code=parse_path(errs["code"]) if "code" in errs else None,

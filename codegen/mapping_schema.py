@@ -233,6 +233,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                     {
                         "placement": {"enum": ["root"]},
                         "collision": {"enum": ["managed", "mapped_wins"]},
+                        "reserved": {"type": "object", "additionalProperties": {}},
                     },
                     required=["placement", "collision"],
                 ),
@@ -294,6 +295,10 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                     required=["path", "prompt_tokens", "completion_tokens", "total_tokens"],
                 ),
                 "envelope": {"type": "object"},
+                "refusal": _obj(
+                    {"field": {"type": "string", "minLength": 1}, "strategy": {"enum": ["as_content", "ignore"]}},
+                    required=["field", "strategy"],
+                ),
             },
             required=["message", "finish_reason", "usage", "envelope"],
         ),
@@ -310,7 +315,12 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
         "concurrency": _obj({"serialize": {"const": False}}),
         "structured_output": _obj(
             {
-                "mode": {"enum": ["native", "prompt_fallback"]},
+                "mode": {"enum": ["native", "prompt_fallback", "tool_coercion"]},
+                "directive": {"type": "string", "minLength": 1, "pattern": "\\{schema\\}"},
+                "tool": _obj(
+                    {"name": {"type": "string", "pattern": r"^[A-Za-z0-9_-]{1,64}$"}, "description": {"type": "string", "minLength": 1}},
+                    required=["name", "description"],
+                ),
                 "field": WIRE_FIELD,
                 "wire": TEMPLATE,
                 "name": {
@@ -322,7 +332,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 "strict": {"enum": ["always", "when_schema_qualifies", "never"]},
                 "schema": {"enum": ["verbatim", "close_and_nullable_optional"]},
             },
-            required=["mode", "field", "wire"],
+            required=["mode", "field", "wire", "directive"],
         ),
         "fixtures": {"type": "array", "items": _fixture},
     },

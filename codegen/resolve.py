@@ -1,7 +1,7 @@
 """Stage 2: find mapping files, resolve `extends:`, validate against the mapping JSON Schema.
 
 A derived file names its base by key (`extends: openai_chat`). Objects merge key by key; any
-other value (a list, a string, a template) replaces the base's. `fixtures:` are never
+other value (a list, a string, a template) replaces the base's; `null` removes the inherited key. `fixtures:` are never
 inherited: a dialect's behaviour differs, so it states its own. Every merged value remembers the
 file and line it came from, so errors point at the file a user must edit.
 """
@@ -82,6 +82,9 @@ def _merge(
         out = dict(base)
         for k, v in override.items():
             child = f"{pointer}/{k.replace('~', '~0').replace('/', '~1')}"
+            if v is None:
+                out.pop(k, None)  # a derived file removes an inherited key with null
+                continue
             if k in base:
                 out[k] = _merge(base[k], v, child, origins, src)
             else:

@@ -6,6 +6,41 @@ from __future__ import annotations
 from typing import Final
 
 FORMATS: Final[dict[str, tuple[str, str, str]]] = {
+    "anthropic.messages_2023_06_01": (
+        "anthropic__messages_2023_06_01",
+        "anthropic",
+        "mappings/dialects/anthropic/messages_2023_06_01.yaml",
+    ),
     "anthropic_messages": ("anthropic_messages", "anthropic", "mappings/anthropic_messages.yaml"),
     "openai_chat": ("openai_chat", "openai", "mappings/openai_chat.yaml"),
+    "openarmature.anthropic_messages": (
+        "openarmature__anthropic_messages",
+        "anthropic",
+        "mappings/dialects/openarmature/anthropic_messages.yaml",
+    ),
+    "openarmature.anthropic_messages_tool_coercion": (
+        "openarmature__anthropic_messages_tool_coercion",
+        "anthropic",
+        "mappings/dialects/openarmature/anthropic_messages_tool_coercion.yaml",
+    ),
+    "openarmature.openai_chat": (
+        "openarmature__openai_chat",
+        "openai",
+        "mappings/dialects/openarmature/openai_chat.yaml",
+    ),
+    "openarmature.openai_chat_prompt_fallback": (
+        "openarmature__openai_chat_prompt_fallback",
+        "openai",
+        "mappings/dialects/openarmature/openai_chat_prompt_fallback.yaml",
+    ),
+    "prompty.anthropic_messages": (
+        "prompty__anthropic_messages",
+        "anthropic",
+        "mappings/dialects/prompty/anthropic_messages.yaml",
+    ),
+    "prompty.openai_chat": (
+        "prompty__openai_chat",
+        "openai",
+        "mappings/dialects/prompty/openai_chat.yaml",
+    ),
 }

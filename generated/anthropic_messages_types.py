@@ -143,11 +143,8 @@ class AnthropicMessagesRequest(TypedDict):
     output_config: NotRequired[OutputConfig]
     stop_sequences: NotRequired[list[str]]
     system: NotRequired[str]
-    temperature: NotRequired[float]
     tool_choice: NotRequired[ToolChoice | ToolChoice1 | ToolChoice2 | ToolChoice3]
     tools: NotRequired[list[AnthropicMessagesTool]]
-    top_k: NotRequired[int]
-    top_p: NotRequired[float]
 
 
 AnthropicMessagesWire: TypeAlias = AnthropicMessagesRequest

@@ -406,9 +406,12 @@ def _tool_choice_to_wire(choice: ToolChoice) -> Any:
 def request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
     """Canonical request -> OpenAI Chat Completions request body. Validates first; never mutates its input."""
     req = _w.as_request(request)
+    messages = req.messages
+    tools = req.tools
+    tool_choice = req.tool_choice
     body: dict[str, Any] = {}
     body["model"] = req.model
-    body["messages"] = _messages_to_wire(req.messages)
+    body["messages"] = _messages_to_wire(messages)
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
@@ -436,10 +439,10 @@ def request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
     value_presence_penalty = config.presence_penalty
     if value_presence_penalty is not NOT_GIVEN:
         body["presence_penalty"] = value_presence_penalty
-    if req.tools:
-        body["tools"] = [_tool_to_wire(tool, f"tools[{j}]") for j, tool in enumerate(req.tools)]
-    if not isinstance(req.tool_choice, NotGiven):
-        body["tool_choice"] = _tool_choice_to_wire(req.tool_choice)
+    if tools:
+        body["tools"] = [_tool_to_wire(tool, f"tools[{j}]") for j, tool in enumerate(tools)]
+    if not isinstance(tool_choice, NotGiven):
+        body["tool_choice"] = _tool_choice_to_wire(tool_choice)
     schema = req.response_schema
     if schema is not NOT_GIVEN:
         assert isinstance(schema, dict)

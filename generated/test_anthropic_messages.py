@@ -9,3 +9,1583 @@ from wiremap.runtime.format import get_format
 from wiremap.testing import run_fixture, run_round_trip
 
 FORMAT = get_format("anthropic_messages")
+
+
+def test_user_string_becomes_text_block() -> None:
+    """A plain-string user message is sent as an array with one text block (prompty §7.5)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Hello.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "user_string_becomes_text_block", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_user_string_becomes_text_block__round_trip() -> None:
+    """Fixture user_string_becomes_text_block: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Hello.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "user_string_becomes_text_block", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_max_tokens_defaults_to_4096() -> None:
+    """With no config.max_tokens the required wire max_tokens defaults to 4096 (prompty §7.5)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 4096, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "max_tokens_defaults_to_4096", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_max_tokens_defaults_to_4096__round_trip() -> None:
+    """Fixture max_tokens_defaults_to_4096: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 4096, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "max_tokens_defaults_to_4096", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_system_hoisted_to_top_level() -> None:
+    """A system message leaves the messages array and becomes the top-level system string."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Hello.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "system": "You are helpful."}, "id": "system_hoisted_to_top_level", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "You are helpful.", "role": "system"}, {"content": "Hello.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_system_hoisted_to_top_level__round_trip() -> None:
+    """Fixture system_hoisted_to_top_level: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Hello.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "system": "You are helpful."}, "id": "system_hoisted_to_top_level", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "You are helpful.", "role": "system"}, {"content": "Hello.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_second_leading_system_message_rejected() -> None:
+    """Canonical ordering allows one system message, first (oa §5, conformance 003), so the join never sees two."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[1].role"}, "id": "second_leading_system_message_rejected", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "You are helpful.", "role": "system"}, {"content": "Answer in French.", "role": "system"}, {"content": "Hello.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_user_blocks_keep_their_order() -> None:
+    """A user block list is sent block for block, in order."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 100, "messages": [{"content": [{"text": "First.", "type": "text"}, {"text": "Second.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "user_blocks_keep_their_order", "to_wire": {"config": {"max_tokens": 100}, "messages": [{"content": [{"text": "First.", "type": "text"}, {"text": "Second.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_user_blocks_keep_their_order__round_trip() -> None:
+    """Fixture user_blocks_keep_their_order: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 100, "messages": [{"content": [{"text": "First.", "type": "text"}, {"text": "Second.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "user_blocks_keep_their_order", "to_wire": {"config": {"max_tokens": 100}, "messages": [{"content": [{"text": "First.", "type": "text"}, {"text": "Second.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_image_url_drops_detail() -> None:
+    """An image with a URL source becomes an image block with a url source; detail is dropped (oa §8.2.1.1)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 300, "messages": [{"content": [{"source": {"type": "url", "url": "https://example.com/cat.png"}, "type": "image"}, {"text": "What is this?", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "image_url_drops_detail", "to_wire": {"config": {"max_tokens": 300}, "messages": [{"content": [{"detail": "high", "source": {"type": "url", "url": "https://example.com/cat.png"}, "type": "image"}, {"text": "What is this?", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_image_url_drops_detail__round_trip() -> None:
+    """Fixture image_url_drops_detail: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 300, "messages": [{"content": [{"source": {"type": "url", "url": "https://example.com/cat.png"}, "type": "image"}, {"text": "What is this?", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "image_url_drops_detail", "to_wire": {"config": {"max_tokens": 300}, "messages": [{"content": [{"detail": "high", "source": {"type": "url", "url": "https://example.com/cat.png"}, "type": "image"}, {"text": "What is this?", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_image_inline_becomes_base64_source() -> None:
+    """An inline image becomes a base64 source carrying media_type and data; detail is dropped."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 300, "messages": [{"content": [{"text": "Describe it.", "type": "text"}, {"source": {"data": "iVBORw0KGgo=", "media_type": "image/png", "type": "base64"}, "type": "image"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "image_inline_becomes_base64_source", "to_wire": {"config": {"max_tokens": 300}, "messages": [{"content": [{"text": "Describe it.", "type": "text"}, {"detail": "low", "media_type": "image/png", "source": {"base64_data": "iVBORw0KGgo=", "type": "inline"}, "type": "image"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_image_inline_becomes_base64_source__round_trip() -> None:
+    """Fixture image_inline_becomes_base64_source: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 300, "messages": [{"content": [{"text": "Describe it.", "type": "text"}, {"source": {"data": "iVBORw0KGgo=", "media_type": "image/png", "type": "base64"}, "type": "image"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "image_inline_becomes_base64_source", "to_wire": {"config": {"max_tokens": 300}, "messages": [{"content": [{"text": "Describe it.", "type": "text"}, {"detail": "low", "media_type": "image/png", "source": {"base64_data": "iVBORw0KGgo=", "type": "inline"}, "type": "image"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_audio_url_rejected() -> None:
+    """Anthropic has no audio input; an audio block with a URL source is rejected naming its path."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_unsupported_content_block", "path": "messages[0].content[1]"}, "id": "audio_url_rejected", "to_wire": {"config": {"max_tokens": 100}, "messages": [{"content": [{"text": "Transcribe this.", "type": "text"}, {"media_type": "audio/wav", "source": {"type": "url", "url": "https://example.com/a.wav"}, "type": "audio"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_audio_inline_rejected() -> None:
+    """An inline audio block is rejected too; the path counts the system message (canonical indexes)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_unsupported_content_block", "path": "messages[1].content[0]"}, "id": "audio_inline_rejected", "to_wire": {"config": {"max_tokens": 100}, "messages": [{"content": "Be brief.", "role": "system"}, {"content": [{"media_type": "audio/wav", "source": {"base64_data": "UklGRiQAAABXQVZF", "type": "inline"}, "type": "audio"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_file_url_document_with_title() -> None:
+    """A file with a URL source becomes a document block with a url source and title from filename."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 500, "messages": [{"content": [{"source": {"type": "url", "url": "https://example.com/report.pdf"}, "title": "report.pdf", "type": "document"}, {"text": "Summarise.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "file_url_document_with_title", "to_wire": {"config": {"max_tokens": 500}, "messages": [{"content": [{"filename": "report.pdf", "media_type": "application/pdf", "source": {"type": "url", "url": "https://example.com/report.pdf"}, "type": "file"}, {"text": "Summarise.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_file_url_document_with_title__round_trip() -> None:
+    """Fixture file_url_document_with_title: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 500, "messages": [{"content": [{"source": {"type": "url", "url": "https://example.com/report.pdf"}, "title": "report.pdf", "type": "document"}, {"text": "Summarise.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "file_url_document_with_title", "to_wire": {"config": {"max_tokens": 500}, "messages": [{"content": [{"filename": "report.pdf", "media_type": "application/pdf", "source": {"type": "url", "url": "https://example.com/report.pdf"}, "type": "file"}, {"text": "Summarise.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_file_url_document_without_title() -> None:
+    """Without a filename the document block carries no title (never sent empty)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 500, "messages": [{"content": [{"source": {"type": "url", "url": "https://example.com/paper.pdf"}, "type": "document"}, {"text": "Summarise.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "file_url_document_without_title", "to_wire": {"config": {"max_tokens": 500}, "messages": [{"content": [{"source": {"type": "url", "url": "https://example.com/paper.pdf"}, "type": "file"}, {"text": "Summarise.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_file_url_document_without_title__round_trip() -> None:
+    """Fixture file_url_document_without_title: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 500, "messages": [{"content": [{"source": {"type": "url", "url": "https://example.com/paper.pdf"}, "type": "document"}, {"text": "Summarise.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "file_url_document_without_title", "to_wire": {"config": {"max_tokens": 500}, "messages": [{"content": [{"source": {"type": "url", "url": "https://example.com/paper.pdf"}, "type": "file"}, {"text": "Summarise.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_file_inline_document_base64() -> None:
+    """Inline files become base64 document blocks; title from filename only when given."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 500, "messages": [{"content": [{"source": {"data": "JVBERi0xLjQK", "media_type": "application/pdf", "type": "base64"}, "title": "invoice.pdf", "type": "document"}, {"source": {"data": "JVBERi0xLjcK", "media_type": "application/pdf", "type": "base64"}, "type": "document"}, {"text": "Compare them.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "file_inline_document_base64", "to_wire": {"config": {"max_tokens": 500}, "messages": [{"content": [{"filename": "invoice.pdf", "media_type": "application/pdf", "source": {"base64_data": "JVBERi0xLjQK", "type": "inline"}, "type": "file"}, {"media_type": "application/pdf", "source": {"base64_data": "JVBERi0xLjcK", "type": "inline"}, "type": "file"}, {"text": "Compare them.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_file_inline_document_base64__round_trip() -> None:
+    """Fixture file_inline_document_base64: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 500, "messages": [{"content": [{"source": {"data": "JVBERi0xLjQK", "media_type": "application/pdf", "type": "base64"}, "title": "invoice.pdf", "type": "document"}, {"source": {"data": "JVBERi0xLjcK", "media_type": "application/pdf", "type": "base64"}, "type": "document"}, {"text": "Compare them.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "file_inline_document_base64", "to_wire": {"config": {"max_tokens": 500}, "messages": [{"content": [{"filename": "invoice.pdf", "media_type": "application/pdf", "source": {"base64_data": "JVBERi0xLjQK", "type": "inline"}, "type": "file"}, {"media_type": "application/pdf", "source": {"base64_data": "JVBERi0xLjcK", "type": "inline"}, "type": "file"}, {"text": "Compare them.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_thinking_round_trips_verbatim_before_tool_use() -> None:
+    """An anthropic-signed thinking block is resent verbatim, first in its turn, before text and tool_use."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Weather in Paris?", "type": "text"}], "role": "user"}, {"content": [{"signature": "EqQBCkgIARABGAIiQ", "thinking": "I should call the tool.", "type": "thinking"}, {"text": "Let me check.", "type": "text"}, {"id": "toolu_01", "input": {"city": "Paris"}, "name": "get_weather", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "18C, sunny", "tool_use_id": "toolu_01", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "thinking_round_trips_verbatim_before_tool_use", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Weather in Paris?", "role": "user"}, {"content": [{"origin": "anthropic", "signature": "EqQBCkgIARABGAIiQ", "text": "I should call the tool.", "type": "thinking"}, {"text": "Let me check.", "type": "text"}], "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "toolu_01", "name": "get_weather"}]}, {"content": "18C, sunny", "role": "tool", "tool_call_id": "toolu_01"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_thinking_round_trips_verbatim_before_tool_use__round_trip() -> None:
+    """Fixture thinking_round_trips_verbatim_before_tool_use: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Weather in Paris?", "type": "text"}], "role": "user"}, {"content": [{"signature": "EqQBCkgIARABGAIiQ", "thinking": "I should call the tool.", "type": "thinking"}, {"text": "Let me check.", "type": "text"}, {"id": "toolu_01", "input": {"city": "Paris"}, "name": "get_weather", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "18C, sunny", "tool_use_id": "toolu_01", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "thinking_round_trips_verbatim_before_tool_use", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Weather in Paris?", "role": "user"}, {"content": [{"origin": "anthropic", "signature": "EqQBCkgIARABGAIiQ", "text": "I should call the tool.", "type": "thinking"}, {"text": "Let me check.", "type": "text"}], "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "toolu_01", "name": "get_weather"}]}, {"content": "18C, sunny", "role": "tool", "tool_call_id": "toolu_01"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_redacted_thinking_round_trips_verbatim() -> None:
+    """A redacted_thinking block is resent with its data blob unchanged."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"data": "EmwKAhgBEgy3va3pzix", "type": "redacted_thinking"}, {"text": "Hello!", "type": "text"}], "role": "assistant"}, {"content": [{"text": "And now?", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "redacted_thinking_round_trips_verbatim", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"data": "EmwKAhgBEgy3va3pzix", "origin": "anthropic", "type": "redacted_thinking"}, {"text": "Hello!", "type": "text"}], "role": "assistant"}, {"content": "And now?", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_redacted_thinking_round_trips_verbatim__round_trip() -> None:
+    """Fixture redacted_thinking_round_trips_verbatim: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"data": "EmwKAhgBEgy3va3pzix", "type": "redacted_thinking"}, {"text": "Hello!", "type": "text"}], "role": "assistant"}, {"content": [{"text": "And now?", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "redacted_thinking_round_trips_verbatim", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"data": "EmwKAhgBEgy3va3pzix", "origin": "anthropic", "type": "redacted_thinking"}, {"text": "Hello!", "type": "text"}], "role": "assistant"}, {"content": "And now?", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_thinking_moved_first_in_its_turn() -> None:
+    """Thinking and redacted thinking precede the turn's text on the wire (order thinking_first, oa §3.1.6)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"signature": "sig-a", "thinking": "Reasoning.", "type": "thinking"}, {"data": "opaque-b", "type": "redacted_thinking"}, {"text": "Answer.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "More.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "thinking_moved_first_in_its_turn", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"text": "Answer.", "type": "text"}, {"origin": "anthropic", "signature": "sig-a", "text": "Reasoning.", "type": "thinking"}, {"data": "opaque-b", "origin": "anthropic", "type": "redacted_thinking"}], "role": "assistant"}, {"content": "More.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_thinking_moved_first_in_its_turn__round_trip() -> None:
+    """Fixture thinking_moved_first_in_its_turn: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"signature": "sig-a", "thinking": "Reasoning.", "type": "thinking"}, {"data": "opaque-b", "type": "redacted_thinking"}, {"text": "Answer.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "More.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "thinking_moved_first_in_its_turn", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"text": "Answer.", "type": "text"}, {"origin": "anthropic", "signature": "sig-a", "text": "Reasoning.", "type": "thinking"}, {"data": "opaque-b", "origin": "anthropic", "type": "redacted_thinking"}], "role": "assistant"}, {"content": "More.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_thinking_empty_text_with_signature_resent() -> None:
+    """Omitted-display thinking (empty text, signature present; wire-notes §9) is resent unchanged."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 2048, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"signature": "sig-omitted", "thinking": "", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "Again.", "type": "text"}], "role": "user"}], "model": "claude-opus-4-7"}, "id": "thinking_empty_text_with_signature_resent", "to_wire": {"config": {"max_tokens": 2048}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"origin": "anthropic", "signature": "sig-omitted", "text": "", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": "Again.", "role": "user"}], "model": "claude-opus-4-7"}}'
+        ),
+    )
+
+
+def test_thinking_empty_text_with_signature_resent__round_trip() -> None:
+    """Fixture thinking_empty_text_with_signature_resent: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 2048, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"signature": "sig-omitted", "thinking": "", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "Again.", "type": "text"}], "role": "user"}], "model": "claude-opus-4-7"}, "id": "thinking_empty_text_with_signature_resent", "to_wire": {"config": {"max_tokens": 2048}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"origin": "anthropic", "signature": "sig-omitted", "text": "", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": "Again.", "role": "user"}], "model": "claude-opus-4-7"}}'
+        ),
+    )
+
+
+def test_signed_thinking_without_origin_forwarded() -> None:
+    """Signed thinking with no origin is forwarded (CANONICAL: origin own or absent is kept)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"signature": "sig-x", "thinking": "Hmm.", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "Go on.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "signed_thinking_without_origin_forwarded", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"signature": "sig-x", "text": "Hmm.", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": "Go on.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_signed_thinking_without_origin_forwarded__round_trip() -> None:
+    """Fixture signed_thinking_without_origin_forwarded: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"signature": "sig-x", "thinking": "Hmm.", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "Go on.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "signed_thinking_without_origin_forwarded", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"signature": "sig-x", "text": "Hmm.", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": "Go on.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_foreign_thinking_from_openai_stripped() -> None:
+    """A thinking block whose origin is another provider (openai) is stripped with no error."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "Continue.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "foreign_thinking_from_openai_stripped", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"origin": "openai", "signature": "gAAAAB-openai", "text": "OpenAI reasoning.", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": "Continue.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_foreign_thinking_from_openai_stripped__round_trip() -> None:
+    """Fixture foreign_thinking_from_openai_stripped: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "Continue.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "foreign_thinking_from_openai_stripped", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"origin": "openai", "signature": "gAAAAB-openai", "text": "OpenAI reasoning.", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": "Continue.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_foreign_redacted_thinking_from_google_stripped() -> None:
+    """Google-issued thinking and redacted thinking are both stripped; the tool call stays."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Look it up.", "type": "text"}], "role": "user"}, {"content": [{"id": "call_g1", "input": {"q": "x"}, "name": "lookup", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "found", "tool_use_id": "call_g1", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "foreign_redacted_thinking_from_google_stripped", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Look it up.", "role": "user"}, {"content": [{"origin": "google", "signature": "CiQB-google", "text": "Gemini thought.", "type": "thinking"}, {"data": "google-opaque", "origin": "google", "type": "redacted_thinking"}], "role": "assistant", "tool_calls": [{"arguments": {"q": "x"}, "id": "call_g1", "name": "lookup"}]}, {"content": "found", "role": "tool", "tool_call_id": "call_g1"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_foreign_redacted_thinking_from_google_stripped__round_trip() -> None:
+    """Fixture foreign_redacted_thinking_from_google_stripped: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Look it up.", "type": "text"}], "role": "user"}, {"content": [{"id": "call_g1", "input": {"q": "x"}, "name": "lookup", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "found", "tool_use_id": "call_g1", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "foreign_redacted_thinking_from_google_stripped", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Look it up.", "role": "user"}, {"content": [{"origin": "google", "signature": "CiQB-google", "text": "Gemini thought.", "type": "thinking"}, {"data": "google-opaque", "origin": "google", "type": "redacted_thinking"}], "role": "assistant", "tool_calls": [{"arguments": {"q": "x"}, "id": "call_g1", "name": "lookup"}]}, {"content": "found", "role": "tool", "tool_call_id": "call_g1"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_unsigned_thinking_stripped() -> None:
+    """Plain reasoning text without a signature (e.g. reasoning_content) is not sent to Anthropic."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "Next.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "unsigned_thinking_stripped", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"text": "Unsigned reasoning.", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": "Next.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_unsigned_thinking_stripped__round_trip() -> None:
+    """Fixture unsigned_thinking_stripped: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "Next.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "unsigned_thinking_stripped", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"text": "Unsigned reasoning.", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": "Next.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_tool_call_empty_string_content_no_text_block() -> None:
+    """Assistant content \"\" with tool calls sends only tool_use blocks, never an empty text block."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Weather?", "type": "text"}], "role": "user"}, {"content": [{"id": "toolu_01", "input": {"city": "NYC"}, "name": "get_weather", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "sunny", "tool_use_id": "toolu_01", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "tool_call_empty_string_content_no_text_block", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Weather?", "role": "user"}, {"content": "", "role": "assistant", "tool_calls": [{"arguments": {"city": "NYC"}, "id": "toolu_01", "name": "get_weather"}]}, {"content": "sunny", "role": "tool", "tool_call_id": "toolu_01"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_tool_call_empty_string_content_no_text_block__round_trip() -> None:
+    """Fixture tool_call_empty_string_content_no_text_block: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Weather?", "type": "text"}], "role": "user"}, {"content": [{"id": "toolu_01", "input": {"city": "NYC"}, "name": "get_weather", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "sunny", "tool_use_id": "toolu_01", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "tool_call_empty_string_content_no_text_block", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Weather?", "role": "user"}, {"content": "", "role": "assistant", "tool_calls": [{"arguments": {"city": "NYC"}, "id": "toolu_01", "name": "get_weather"}]}, {"content": "sunny", "role": "tool", "tool_call_id": "toolu_01"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_tool_call_null_content() -> None:
+    """Assistant content null with tool calls sends only the tool_use blocks."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Time?", "type": "text"}], "role": "user"}, {"content": [{"id": "toolu_02", "input": {}, "name": "get_time", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "12:00", "tool_use_id": "toolu_02", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "tool_call_null_content", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Time?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"arguments": {}, "id": "toolu_02", "name": "get_time"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "toolu_02"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_tool_call_null_content__round_trip() -> None:
+    """Fixture tool_call_null_content: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Time?", "type": "text"}], "role": "user"}, {"content": [{"id": "toolu_02", "input": {}, "name": "get_time", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "12:00", "tool_use_id": "toolu_02", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "tool_call_null_content", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Time?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"arguments": {}, "id": "toolu_02", "name": "get_time"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "toolu_02"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_parallel_tool_results_grouped_into_one_user_message() -> None:
+    """Consecutive tool messages become ONE user message of tool_result blocks in order (oa §8.2.1.2); name is dropped."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 512, "messages": [{"content": [{"text": "Weather in Paris and Rome?", "type": "text"}], "role": "user"}, {"content": [{"text": "Checking both.", "type": "text"}, {"id": "toolu_p", "input": {"city": "Paris"}, "name": "get_weather", "type": "tool_use"}, {"id": "toolu_r", "input": {"city": "Rome"}, "name": "get_weather", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "18C", "tool_use_id": "toolu_p", "type": "tool_result"}, {"content": "24C", "tool_use_id": "toolu_r", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "parallel_tool_results_grouped_into_one_user_message", "to_wire": {"config": {"max_tokens": 512}, "messages": [{"content": "Weather in Paris and Rome?", "role": "user"}, {"content": "Checking both.", "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "toolu_p", "name": "get_weather"}, {"arguments": {"city": "Rome"}, "id": "toolu_r", "name": "get_weather"}]}, {"content": "18C", "name": "get_weather", "role": "tool", "tool_call_id": "toolu_p"}, {"content": "24C", "name": "get_weather", "role": "tool", "tool_call_id": "toolu_r"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_parallel_tool_results_grouped_into_one_user_message__round_trip() -> None:
+    """Fixture parallel_tool_results_grouped_into_one_user_message: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 512, "messages": [{"content": [{"text": "Weather in Paris and Rome?", "type": "text"}], "role": "user"}, {"content": [{"text": "Checking both.", "type": "text"}, {"id": "toolu_p", "input": {"city": "Paris"}, "name": "get_weather", "type": "tool_use"}, {"id": "toolu_r", "input": {"city": "Rome"}, "name": "get_weather", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "18C", "tool_use_id": "toolu_p", "type": "tool_result"}, {"content": "24C", "tool_use_id": "toolu_r", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "parallel_tool_results_grouped_into_one_user_message", "to_wire": {"config": {"max_tokens": 512}, "messages": [{"content": "Weather in Paris and Rome?", "role": "user"}, {"content": "Checking both.", "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "toolu_p", "name": "get_weather"}, {"arguments": {"city": "Rome"}, "id": "toolu_r", "name": "get_weather"}]}, {"content": "18C", "name": "get_weather", "role": "tool", "tool_call_id": "toolu_p"}, {"content": "24C", "name": "get_weather", "role": "tool", "tool_call_id": "toolu_r"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_tool_results_then_user_text_stay_separate() -> None:
+    """Only the run of tool messages is grouped; a following user message is its own user turn."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Weather?", "type": "text"}], "role": "user"}, {"content": [{"id": "toolu_03", "input": {"city": "Oslo"}, "name": "get_weather", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "-2C", "tool_use_id": "toolu_03", "type": "tool_result"}], "role": "user"}, {"content": [{"text": "In Fahrenheit please.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "tool_results_then_user_text_stay_separate", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Weather?", "role": "user"}, {"role": "assistant", "tool_calls": [{"arguments": {"city": "Oslo"}, "id": "toolu_03", "name": "get_weather"}]}, {"content": "-2C", "role": "tool", "tool_call_id": "toolu_03"}, {"content": "In Fahrenheit please.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_tool_results_then_user_text_stay_separate__round_trip() -> None:
+    """Fixture tool_results_then_user_text_stay_separate: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Weather?", "type": "text"}], "role": "user"}, {"content": [{"id": "toolu_03", "input": {"city": "Oslo"}, "name": "get_weather", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "-2C", "tool_use_id": "toolu_03", "type": "tool_result"}], "role": "user"}, {"content": [{"text": "In Fahrenheit please.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "tool_results_then_user_text_stay_separate", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Weather?", "role": "user"}, {"role": "assistant", "tool_calls": [{"arguments": {"city": "Oslo"}, "id": "toolu_03", "name": "get_weather"}]}, {"content": "-2C", "role": "tool", "tool_call_id": "toolu_03"}, {"content": "In Fahrenheit please.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_each_tool_run_is_its_own_user_message() -> None:
+    """Tool runs separated by an assistant turn become two separate tool_result user messages."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Plan a trip.", "type": "text"}], "role": "user"}, {"content": [{"id": "toolu_a", "input": {"q": "flights"}, "name": "search", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "3 flights", "tool_use_id": "toolu_a", "type": "tool_result"}], "role": "user"}, {"content": [{"text": "Now hotels.", "type": "text"}, {"id": "toolu_b", "input": {"q": "hotels"}, "name": "search", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "5 hotels", "tool_use_id": "toolu_b", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "each_tool_run_is_its_own_user_message", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Plan a trip.", "role": "user"}, {"role": "assistant", "tool_calls": [{"arguments": {"q": "flights"}, "id": "toolu_a", "name": "search"}]}, {"content": "3 flights", "role": "tool", "tool_call_id": "toolu_a"}, {"content": "Now hotels.", "role": "assistant", "tool_calls": [{"arguments": {"q": "hotels"}, "id": "toolu_b", "name": "search"}]}, {"content": "5 hotels", "role": "tool", "tool_call_id": "toolu_b"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_each_tool_run_is_its_own_user_message__round_trip() -> None:
+    """Fixture each_tool_run_is_its_own_user_message: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Plan a trip.", "type": "text"}], "role": "user"}, {"content": [{"id": "toolu_a", "input": {"q": "flights"}, "name": "search", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "3 flights", "tool_use_id": "toolu_a", "type": "tool_result"}], "role": "user"}, {"content": [{"text": "Now hotels.", "type": "text"}, {"id": "toolu_b", "input": {"q": "hotels"}, "name": "search", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "5 hotels", "tool_use_id": "toolu_b", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "each_tool_run_is_its_own_user_message", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Plan a trip.", "role": "user"}, {"role": "assistant", "tool_calls": [{"arguments": {"q": "flights"}, "id": "toolu_a", "name": "search"}]}, {"content": "3 flights", "role": "tool", "tool_call_id": "toolu_a"}, {"content": "Now hotels.", "role": "assistant", "tool_calls": [{"arguments": {"q": "hotels"}, "id": "toolu_b", "name": "search"}]}, {"content": "5 hotels", "role": "tool", "tool_call_id": "toolu_b"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_tools_use_input_schema() -> None:
+    """A tool maps to {name, description, input_schema, strict}; parameters pass verbatim under input_schema."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Weather?", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tools": [{"description": "Current weather for a city.", "input_schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "unit": {"enum": ["c", "f"], "type": "string"}}, "required": ["city"], "type": "object"}, "name": "get_weather", "strict": true}, {"input_schema": {"properties": {}, "type": "object"}, "name": "get_time"}]}, "id": "tools_use_input_schema", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Weather?", "role": "user"}], "model": "claude-sonnet-4-5", "tools": [{"description": "Current weather for a city.", "name": "get_weather", "parameters": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "unit": {"enum": ["c", "f"], "type": "string"}}, "required": ["city"], "type": "object"}, "strict": true}, {"name": "get_time", "parameters": {"properties": {}, "type": "object"}}]}}'
+        ),
+    )
+
+
+def test_tools_use_input_schema__round_trip() -> None:
+    """Fixture tools_use_input_schema: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Weather?", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tools": [{"description": "Current weather for a city.", "input_schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "unit": {"enum": ["c", "f"], "type": "string"}}, "required": ["city"], "type": "object"}, "name": "get_weather", "strict": true}, {"input_schema": {"properties": {}, "type": "object"}, "name": "get_time"}]}, "id": "tools_use_input_schema", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Weather?", "role": "user"}], "model": "claude-sonnet-4-5", "tools": [{"description": "Current weather for a city.", "name": "get_weather", "parameters": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "unit": {"enum": ["c", "f"], "type": "string"}}, "required": ["city"], "type": "object"}, "strict": true}, {"name": "get_time", "parameters": {"properties": {}, "type": "object"}}]}}'
+        ),
+    )
+
+
+def test_tool_without_parameters_gets_empty_object_schema() -> None:
+    """Anthropic requires input_schema; a tool without parameters is sent an empty object schema."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Ping.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tools": [{"description": "Health check.", "input_schema": {"properties": {}, "type": "object"}, "name": "ping"}]}, "id": "tool_without_parameters_gets_empty_object_schema", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Ping.", "role": "user"}], "model": "claude-sonnet-4-5", "tools": [{"description": "Health check.", "name": "ping"}]}}'
+        ),
+    )
+
+
+def test_tool_without_parameters_gets_empty_object_schema__round_trip() -> None:
+    """Fixture tool_without_parameters_gets_empty_object_schema: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Ping.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tools": [{"description": "Health check.", "input_schema": {"properties": {}, "type": "object"}, "name": "ping"}]}, "id": "tool_without_parameters_gets_empty_object_schema", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Ping.", "role": "user"}], "model": "claude-sonnet-4-5", "tools": [{"description": "Health check.", "name": "ping"}]}}'
+        ),
+    )
+
+
+def test_tool_choice_auto() -> None:
+    """tool_choice \"auto\" -> {type auto}."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"type": "auto"}, "tools": [{"input_schema": {"properties": {}, "type": "object"}, "name": "f"}]}, "id": "tool_choice_auto", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": "auto", "tools": [{"name": "f", "parameters": {"properties": {}, "type": "object"}}]}}'
+        ),
+    )
+
+
+def test_tool_choice_auto__round_trip() -> None:
+    """Fixture tool_choice_auto: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"type": "auto"}, "tools": [{"input_schema": {"properties": {}, "type": "object"}, "name": "f"}]}, "id": "tool_choice_auto", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": "auto", "tools": [{"name": "f", "parameters": {"properties": {}, "type": "object"}}]}}'
+        ),
+    )
+
+
+def test_tool_choice_required_becomes_any() -> None:
+    """tool_choice \"required\" -> {type any} (the load-bearing rename)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"type": "any"}, "tools": [{"input_schema": {"properties": {}, "type": "object"}, "name": "f"}]}, "id": "tool_choice_required_becomes_any", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": "required", "tools": [{"name": "f", "parameters": {"properties": {}, "type": "object"}}]}}'
+        ),
+    )
+
+
+def test_tool_choice_required_becomes_any__round_trip() -> None:
+    """Fixture tool_choice_required_becomes_any: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"type": "any"}, "tools": [{"input_schema": {"properties": {}, "type": "object"}, "name": "f"}]}, "id": "tool_choice_required_becomes_any", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": "required", "tools": [{"name": "f", "parameters": {"properties": {}, "type": "object"}}]}}'
+        ),
+    )
+
+
+def test_tool_choice_none() -> None:
+    """tool_choice \"none\" -> {type none}."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"type": "none"}, "tools": [{"input_schema": {"properties": {}, "type": "object"}, "name": "f"}]}, "id": "tool_choice_none", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": "none", "tools": [{"name": "f", "parameters": {"properties": {}, "type": "object"}}]}}'
+        ),
+    )
+
+
+def test_tool_choice_none__round_trip() -> None:
+    """Fixture tool_choice_none: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"type": "none"}, "tools": [{"input_schema": {"properties": {}, "type": "object"}, "name": "f"}]}, "id": "tool_choice_none", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": "none", "tools": [{"name": "f", "parameters": {"properties": {}, "type": "object"}}]}}'
+        ),
+    )
+
+
+def test_tool_choice_named_tool() -> None:
+    """A forced tool -> {type tool, name}."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"name": "g", "type": "tool"}, "tools": [{"input_schema": {"properties": {}, "type": "object"}, "name": "f"}, {"input_schema": {"properties": {}, "type": "object"}, "name": "g"}]}, "id": "tool_choice_named_tool", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"name": "g", "type": "tool"}, "tools": [{"name": "f", "parameters": {"properties": {}, "type": "object"}}, {"name": "g", "parameters": {"properties": {}, "type": "object"}}]}}'
+        ),
+    )
+
+
+def test_tool_choice_named_tool__round_trip() -> None:
+    """Fixture tool_choice_named_tool: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"name": "g", "type": "tool"}, "tools": [{"input_schema": {"properties": {}, "type": "object"}, "name": "f"}, {"input_schema": {"properties": {}, "type": "object"}, "name": "g"}]}, "id": "tool_choice_named_tool", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"name": "g", "type": "tool"}, "tools": [{"name": "f", "parameters": {"properties": {}, "type": "object"}}, {"name": "g", "parameters": {"properties": {}, "type": "object"}}]}}'
+        ),
+    )
+
+
+def test_sampling_options_dropped_under_2026_10_21() -> None:
+    """[api_version 2026-10-21] temperature, top_p and top_k are removed by the API and are dropped (with a warning)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "sampling_options_dropped_under_2026_10_21", "to_wire": {"config": {"max_tokens": 64, "temperature": 0.2, "top_k": 40, "top_p": 0.9}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_sampling_options_dropped_under_2026_10_21__round_trip() -> None:
+    """Fixture sampling_options_dropped_under_2026_10_21: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "sampling_options_dropped_under_2026_10_21", "to_wire": {"config": {"max_tokens": 64, "temperature": 0.2, "top_k": 40, "top_p": 0.9}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_sampling_temperature_alone_dropped() -> None:
+    """[api_version 2026-10-21] Even a default-valued temperature alone is not sent (the API rejects any value)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-haiku-4-5", "stop_sequences": ["END"]}, "id": "sampling_temperature_alone_dropped", "to_wire": {"config": {"max_tokens": 64, "stop_sequences": ["END"], "temperature": 1.0}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-haiku-4-5"}}'
+        ),
+    )
+
+
+def test_sampling_temperature_alone_dropped__round_trip() -> None:
+    """Fixture sampling_temperature_alone_dropped: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-haiku-4-5", "stop_sequences": ["END"]}, "id": "sampling_temperature_alone_dropped", "to_wire": {"config": {"max_tokens": 64, "stop_sequences": ["END"], "temperature": 1.0}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-haiku-4-5"}}'
+        ),
+    )
+
+
+def test_sampling_request_from_wire_keeps_fields_as_extras() -> None:
+    """[api_version 2026-10-21] A wire body's temperature/top_p/top_k are not declared fields here; they read back as extras."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"config": {"extras": {"temperature": 0.5, "top_k": 20, "top_p": 0.8}, "max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "sampling_request_from_wire_keeps_fields_as_extras", "request_from_wire": {"max_tokens": 64, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "temperature": 0.5, "top_k": 20, "top_p": 0.8}}'
+        ),
+    )
+
+
+def test_stop_sequences_mapped() -> None:
+    """config.stop_sequences -> stop_sequences (same name, no rename)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Count.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "stop_sequences": ["END", "STOP"]}, "id": "stop_sequences_mapped", "to_wire": {"config": {"max_tokens": 64, "stop_sequences": ["END", "STOP"]}, "messages": [{"content": "Count.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_stop_sequences_mapped__round_trip() -> None:
+    """Fixture stop_sequences_mapped: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Count.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "stop_sequences": ["END", "STOP"]}, "id": "stop_sequences_mapped", "to_wire": {"config": {"max_tokens": 64, "stop_sequences": ["END", "STOP"]}, "messages": [{"content": "Count.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_seed_and_penalties_silently_dropped() -> None:
+    """seed, frequency_penalty and presence_penalty have no Anthropic field and are dropped (mapping; prompty §7.6)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "seed_and_penalties_silently_dropped", "to_wire": {"config": {"frequency_penalty": 0.5, "max_tokens": 64, "presence_penalty": 0.1, "seed": 7}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_seed_and_penalties_silently_dropped__round_trip() -> None:
+    """Fixture seed_and_penalties_silently_dropped: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "seed_and_penalties_silently_dropped", "to_wire": {"config": {"frequency_penalty": 0.5, "max_tokens": 64, "presence_penalty": 0.1, "seed": 7}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_extras_pass_through_at_root() -> None:
+    """Undeclared extras ride at the body root untouched (metadata, thinking, service_tier)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 2048, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "metadata": {"user_id": "u-42"}, "model": "claude-sonnet-4-5", "service_tier": "auto", "thinking": {"budget_tokens": 1024, "type": "enabled"}}, "id": "extras_pass_through_at_root", "to_wire": {"config": {"extras": {"metadata": {"user_id": "u-42"}, "service_tier": "auto", "thinking": {"budget_tokens": 1024, "type": "enabled"}}, "max_tokens": 2048}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_extras_pass_through_at_root__round_trip() -> None:
+    """Fixture extras_pass_through_at_root: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 2048, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "metadata": {"user_id": "u-42"}, "model": "claude-sonnet-4-5", "service_tier": "auto", "thinking": {"budget_tokens": 1024, "type": "enabled"}}, "id": "extras_pass_through_at_root", "to_wire": {"config": {"extras": {"metadata": {"user_id": "u-42"}, "service_tier": "auto", "thinking": {"budget_tokens": 1024, "type": "enabled"}}, "max_tokens": 2048}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_extras_max_tokens_conflict_rejected() -> None:
+    """An extras max_tokens that conflicts with config.max_tokens is rejected pre-send (oa §8.2.1 managed scalar)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.max_tokens"}, "id": "extras_max_tokens_conflict_rejected", "to_wire": {"config": {"extras": {"max_tokens": 1024}, "max_tokens": 512}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_extras_max_tokens_equal_is_noop() -> None:
+    """An extras max_tokens equal to config.max_tokens is a redundant no-op."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 512, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "extras_max_tokens_equal_is_noop", "to_wire": {"config": {"extras": {"max_tokens": 512}, "max_tokens": 512}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_extras_max_tokens_equal_is_noop__round_trip() -> None:
+    """Fixture extras_max_tokens_equal_is_noop: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 512, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "extras_max_tokens_equal_is_noop", "to_wire": {"config": {"extras": {"max_tokens": 512}, "max_tokens": 512}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_extras_max_tokens_rides_when_config_absent() -> None:
+    """With config.max_tokens absent, an extras max_tokens rides untouched (oa §8.2.1); the 4096 default only fills a gap."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 1000, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "extras_max_tokens_rides_when_config_absent", "to_wire": {"config": {"extras": {"max_tokens": 1000}}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_extras_max_tokens_rides_when_config_absent__round_trip() -> None:
+    """Fixture extras_max_tokens_rides_when_config_absent: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 1000, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "extras_max_tokens_rides_when_config_absent", "to_wire": {"config": {"extras": {"max_tokens": 1000}}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_extras_stop_sequences_merge() -> None:
+    """extras stop_sequences merges after the declared list, first occurrence wins (oa §8.2.1 additive field)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "stop_sequences": ["END", "STOP", "###"]}, "id": "extras_stop_sequences_merge", "to_wire": {"config": {"extras": {"stop_sequences": ["STOP", "###"]}, "max_tokens": 64, "stop_sequences": ["END", "STOP"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_extras_stop_sequences_merge__round_trip() -> None:
+    """Fixture extras_stop_sequences_merge: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "stop_sequences": ["END", "STOP", "###"]}, "id": "extras_stop_sequences_merge", "to_wire": {"config": {"extras": {"stop_sequences": ["STOP", "###"]}, "max_tokens": 64, "stop_sequences": ["END", "STOP"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_extras_stop_sequences_ride_when_undeclared() -> None:
+    """With config.stop_sequences absent an extras stop_sequences is sent as given."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "stop_sequences": ["###"]}, "id": "extras_stop_sequences_ride_when_undeclared", "to_wire": {"config": {"extras": {"stop_sequences": ["###"]}, "max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_extras_stop_sequences_ride_when_undeclared__round_trip() -> None:
+    """Fixture extras_stop_sequences_ride_when_undeclared: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "stop_sequences": ["###"]}, "id": "extras_stop_sequences_ride_when_undeclared", "to_wire": {"config": {"extras": {"stop_sequences": ["###"]}, "max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_extras_stream_true_rejected() -> None:
+    """An extras stream true is rejected pre-send; the mapping parses an atomic body (oa §8.2.1 managed stream)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.stream"}, "id": "extras_stream_true_rejected", "to_wire": {"config": {"extras": {"stream": true}, "max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_extras_output_config_effort_passes_through() -> None:
+    """Without a response_schema an extras output_config (effort) rides untouched and reads back as extras."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 4096, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-opus-4-7", "output_config": {"effort": "high"}, "thinking": {"type": "adaptive"}}, "id": "extras_output_config_effort_passes_through", "to_wire": {"config": {"extras": {"output_config": {"effort": "high"}, "thinking": {"type": "adaptive"}}, "max_tokens": 4096}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-opus-4-7"}}'
+        ),
+    )
+
+
+def test_extras_output_config_effort_passes_through__round_trip() -> None:
+    """Fixture extras_output_config_effort_passes_through: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 4096, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-opus-4-7", "output_config": {"effort": "high"}, "thinking": {"type": "adaptive"}}, "id": "extras_output_config_effort_passes_through", "to_wire": {"config": {"extras": {"output_config": {"effort": "high"}, "thinking": {"type": "adaptive"}}, "max_tokens": 4096}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-opus-4-7"}}'
+        ),
+    )
+
+
+def test_structured_output_native_output_config() -> None:
+    """response_schema -> output_config.format {type json_schema, schema} with the schema verbatim (keys sorted)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Give me a city.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "output_config": {"format": {"schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "population": {"type": "integer"}}, "required": ["city", "population"], "type": "object"}, "type": "json_schema"}}}, "id": "structured_output_native_output_config", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Give me a city.", "role": "user"}], "model": "claude-sonnet-4-5", "response_schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "population": {"type": "integer"}}, "required": ["city", "population"], "type": "object"}}}'
+        ),
+    )
+
+
+def test_structured_output_native_output_config__round_trip() -> None:
+    """Fixture structured_output_native_output_config: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Give me a city.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "output_config": {"format": {"schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "population": {"type": "integer"}}, "required": ["city", "population"], "type": "object"}, "type": "json_schema"}}}, "id": "structured_output_native_output_config", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Give me a city.", "role": "user"}], "model": "claude-sonnet-4-5", "response_schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "population": {"type": "integer"}}, "required": ["city", "population"], "type": "object"}}}'
+        ),
+    )
+
+
+def test_reject_empty_text_block() -> None:
+    """An empty text block is rejected naming messages[1].content[1].text."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[1].content[1].text"}, "id": "reject_empty_text_block", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Be brief.", "role": "system"}, {"content": [{"text": "Hi", "type": "text"}, {"text": "", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_reject_tool_result_without_call() -> None:
+    """A tool message answering no earlier tool call is rejected at its tool_call_id."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[1].tool_call_id"}, "id": "reject_tool_result_without_call", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Run it", "role": "user"}, {"content": "result", "role": "tool", "tool_call_id": "toolu_missing"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_reject_forced_tool_not_declared() -> None:
+    """A forced tool_choice naming an undeclared tool is rejected at tool_choice.name."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "tool_choice.name"}, "id": "reject_forced_tool_not_declared", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"name": "missing", "type": "tool"}, "tools": [{"name": "f", "parameters": {"properties": {}, "type": "object"}}]}}'
+        ),
+    )
+
+
+def test_reject_required_without_tools() -> None:
+    """tool_choice \"required\" with no tools is rejected at tool_choice."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "tool_choice"}, "id": "reject_required_without_tools", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": "required"}}'
+        ),
+    )
+
+
+def test_reject_last_message_assistant() -> None:
+    """A final assistant turn (prefill) is rejected at its role (oa §5)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[1].role"}, "id": "reject_last_message_assistant", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}, {"content": "Sure,", "role": "assistant"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_reject_system_after_user() -> None:
+    """A system message after the first position is rejected at its role."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[1].role"}, "id": "reject_system_after_user", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}, {"content": "Late.", "role": "system"}, {"content": "Again", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_reject_inline_image_without_media_type() -> None:
+    """An inline image without media_type is rejected at its media_type."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[0].media_type"}, "id": "reject_inline_image_without_media_type", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": [{"source": {"base64_data": "iVBORw0KGgo=", "type": "inline"}, "type": "image"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_reject_thinking_in_user_message() -> None:
+    """Thinking blocks belong to assistant turns; one in a user message is rejected at its block."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[0]"}, "id": "reject_thinking_in_user_message", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": [{"signature": "s", "text": "x", "type": "thinking"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_reject_non_positive_max_tokens() -> None:
+    """max_tokens 0 is rejected at config.max_tokens."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "config.max_tokens"}, "id": "reject_non_positive_max_tokens", "to_wire": {"config": {"max_tokens": 0}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_reject_duplicate_tool_names() -> None:
+    """Tool names are unique; the second duplicate is named."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "tools[1].name"}, "id": "reject_duplicate_tool_names", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "tools": [{"name": "f", "parameters": {"properties": {}, "type": "object"}}, {"name": "f", "parameters": {"properties": {}, "type": "object"}}]}}'
+        ),
+    )
+
+
+def test_response_single_text_is_plain_string() -> None:
+    """One text block reads as plain-string content; end_turn -> stop; total = input + output."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Hello back.", "role": "assistant"}, "usage": {"completion_tokens": 3, "prompt_tokens": 12, "total_tokens": 15}}, "from_wire": {"content": [{"text": "Hello back.", "type": "text"}], "id": "msg_01", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 12, "output_tokens": 3}}, "id": "response_single_text_is_plain_string"}'
+        ),
+    )
+
+
+def test_response_single_text_is_plain_string__round_trip() -> None:
+    """Fixture response_single_text_is_plain_string: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Hello back.", "role": "assistant"}, "usage": {"completion_tokens": 3, "prompt_tokens": 12, "total_tokens": 15}}, "from_wire": {"content": [{"text": "Hello back.", "type": "text"}], "id": "msg_01", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 12, "output_tokens": 3}}, "id": "response_single_text_is_plain_string"}'
+        ),
+    )
+
+
+def test_response_multiple_text_blocks_stay_a_list() -> None:
+    """More than one text block stays a block list."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"text": "Part one.", "type": "text"}, {"text": "Part two.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 6, "prompt_tokens": 5, "total_tokens": 11}}, "from_wire": {"content": [{"text": "Part one.", "type": "text"}, {"text": "Part two.", "type": "text"}], "id": "msg_02", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 5, "output_tokens": 6}}, "id": "response_multiple_text_blocks_stay_a_list"}'
+        ),
+    )
+
+
+def test_response_multiple_text_blocks_stay_a_list__round_trip() -> None:
+    """Fixture response_multiple_text_blocks_stay_a_list: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"text": "Part one.", "type": "text"}, {"text": "Part two.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 6, "prompt_tokens": 5, "total_tokens": 11}}, "from_wire": {"content": [{"text": "Part one.", "type": "text"}, {"text": "Part two.", "type": "text"}], "id": "msg_02", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 5, "output_tokens": 6}}, "id": "response_multiple_text_blocks_stay_a_list"}'
+        ),
+    )
+
+
+def test_response_thinking_carries_origin_anthropic() -> None:
+    """Thinking blocks parse with text, signature and origin \"anthropic\", before the text."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "anthropic", "signature": "EqQBsig", "text": "Let me think.", "type": "thinking"}, {"text": "42.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 20, "prompt_tokens": 10, "total_tokens": 30}}, "from_wire": {"content": [{"signature": "EqQBsig", "thinking": "Let me think.", "type": "thinking"}, {"text": "42.", "type": "text"}], "id": "msg_03", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 10, "output_tokens": 20}}, "id": "response_thinking_carries_origin_anthropic"}'
+        ),
+    )
+
+
+def test_response_thinking_carries_origin_anthropic__round_trip() -> None:
+    """Fixture response_thinking_carries_origin_anthropic: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "anthropic", "signature": "EqQBsig", "text": "Let me think.", "type": "thinking"}, {"text": "42.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 20, "prompt_tokens": 10, "total_tokens": 30}}, "from_wire": {"content": [{"signature": "EqQBsig", "thinking": "Let me think.", "type": "thinking"}, {"text": "42.", "type": "text"}], "id": "msg_03", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 10, "output_tokens": 20}}, "id": "response_thinking_carries_origin_anthropic"}'
+        ),
+    )
+
+
+def test_response_redacted_thinking_carries_origin() -> None:
+    """redacted_thinking parses to a redacted_thinking block with its data and origin \"anthropic\"."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"data": "EmwKAhgB", "origin": "anthropic", "type": "redacted_thinking"}, {"text": "Done.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 9, "prompt_tokens": 4, "total_tokens": 13}}, "from_wire": {"content": [{"data": "EmwKAhgB", "type": "redacted_thinking"}, {"text": "Done.", "type": "text"}], "id": "msg_04", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 4, "output_tokens": 9}}, "id": "response_redacted_thinking_carries_origin"}'
+        ),
+    )
+
+
+def test_response_redacted_thinking_carries_origin__round_trip() -> None:
+    """Fixture response_redacted_thinking_carries_origin: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"data": "EmwKAhgB", "origin": "anthropic", "type": "redacted_thinking"}, {"text": "Done.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 9, "prompt_tokens": 4, "total_tokens": 13}}, "from_wire": {"content": [{"data": "EmwKAhgB", "type": "redacted_thinking"}, {"text": "Done.", "type": "text"}], "id": "msg_04", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 4, "output_tokens": 9}}, "id": "response_redacted_thinking_carries_origin"}'
+        ),
+    )
+
+
+def test_response_text_and_tool_use() -> None:
+    """tool_use blocks go to tool_calls in order (input -> arguments); tool_use -> tool_calls."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": "Checking.", "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "toolu_01", "name": "get_weather"}, {"arguments": {"city": "Rome"}, "id": "toolu_02", "name": "get_weather"}]}, "usage": {"completion_tokens": 40, "prompt_tokens": 30, "total_tokens": 70}}, "from_wire": {"content": [{"text": "Checking.", "type": "text"}, {"id": "toolu_01", "input": {"city": "Paris"}, "name": "get_weather", "type": "tool_use"}, {"id": "toolu_02", "input": {"city": "Rome"}, "name": "get_weather", "type": "tool_use"}], "id": "msg_05", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "tool_use", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 30, "output_tokens": 40}}, "id": "response_text_and_tool_use"}'
+        ),
+    )
+
+
+def test_response_text_and_tool_use__round_trip() -> None:
+    """Fixture response_text_and_tool_use: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": "Checking.", "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "toolu_01", "name": "get_weather"}, {"arguments": {"city": "Rome"}, "id": "toolu_02", "name": "get_weather"}]}, "usage": {"completion_tokens": 40, "prompt_tokens": 30, "total_tokens": 70}}, "from_wire": {"content": [{"text": "Checking.", "type": "text"}, {"id": "toolu_01", "input": {"city": "Paris"}, "name": "get_weather", "type": "tool_use"}, {"id": "toolu_02", "input": {"city": "Rome"}, "name": "get_weather", "type": "tool_use"}], "id": "msg_05", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "tool_use", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 30, "output_tokens": 40}}, "id": "response_text_and_tool_use"}'
+        ),
+    )
+
+
+def test_response_only_tool_use_content_null() -> None:
+    """A response with only tool_use blocks has content null."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {}, "id": "toolu_09", "name": "get_time"}]}, "usage": {"completion_tokens": 5, "prompt_tokens": 8, "total_tokens": 13}}, "from_wire": {"content": [{"id": "toolu_09", "input": {}, "name": "get_time", "type": "tool_use"}], "id": "msg_06", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "tool_use", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 8, "output_tokens": 5}}, "id": "response_only_tool_use_content_null"}'
+        ),
+    )
+
+
+def test_response_only_tool_use_content_null__round_trip() -> None:
+    """Fixture response_only_tool_use_content_null: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {}, "id": "toolu_09", "name": "get_time"}]}, "usage": {"completion_tokens": 5, "prompt_tokens": 8, "total_tokens": 13}}, "from_wire": {"content": [{"id": "toolu_09", "input": {}, "name": "get_time", "type": "tool_use"}], "id": "msg_06", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "tool_use", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 8, "output_tokens": 5}}, "id": "response_only_tool_use_content_null"}'
+        ),
+    )
+
+
+def test_response_empty_content_is_null() -> None:
+    """An empty content array (end_turn after a tool result) reads as content null."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 50, "total_tokens": 51}}, "from_wire": {"content": [], "id": "msg_07", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 50, "output_tokens": 1}}, "id": "response_empty_content_is_null"}'
+        ),
+    )
+
+
+def test_response_empty_content_is_null__round_trip() -> None:
+    """Fixture response_empty_content_is_null: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 50, "total_tokens": 51}}, "from_wire": {"content": [], "id": "msg_07", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 50, "output_tokens": 1}}, "id": "response_empty_content_is_null"}'
+        ),
+    )
+
+
+def test_stop_reason_stop_sequence() -> None:
+    """stop_sequence -> stop (the matched sequence stays in raw.stop_sequence)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "1 2 3", "role": "assistant"}, "usage": {"completion_tokens": 4, "prompt_tokens": 5, "total_tokens": 9}}, "from_wire": {"content": [{"text": "1 2 3", "type": "text"}], "id": "msg_08", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "stop_sequence", "stop_sequence": "END", "type": "message", "usage": {"input_tokens": 5, "output_tokens": 4}}, "id": "stop_reason_stop_sequence", "lossy": "finish_reason stop cannot tell stop_sequence from end_turn; response_to_wire emits end_turn"}'
+        ),
+    )
+
+
+def test_stop_reason_pause_turn() -> None:
+    """pause_turn -> stop (the pause stays in raw.stop_reason)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Still searching.", "role": "assistant"}, "usage": {"completion_tokens": 10, "prompt_tokens": 100, "total_tokens": 110}}, "from_wire": {"content": [{"text": "Still searching.", "type": "text"}], "id": "msg_09", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "pause_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 100, "output_tokens": 10}}, "id": "stop_reason_pause_turn", "lossy": "finish_reason stop cannot tell pause_turn from end_turn; response_to_wire emits end_turn"}'
+        ),
+    )
+
+
+def test_stop_reason_max_tokens() -> None:
+    """max_tokens -> length."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "length", "message": {"content": "Once upon a", "role": "assistant"}, "usage": {"completion_tokens": 3, "prompt_tokens": 7, "total_tokens": 10}}, "from_wire": {"content": [{"text": "Once upon a", "type": "text"}], "id": "msg_10", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "max_tokens", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 7, "output_tokens": 3}}, "id": "stop_reason_max_tokens"}'
+        ),
+    )
+
+
+def test_stop_reason_max_tokens__round_trip() -> None:
+    """Fixture stop_reason_max_tokens: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "length", "message": {"content": "Once upon a", "role": "assistant"}, "usage": {"completion_tokens": 3, "prompt_tokens": 7, "total_tokens": 10}}, "from_wire": {"content": [{"text": "Once upon a", "type": "text"}], "id": "msg_10", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "max_tokens", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 7, "output_tokens": 3}}, "id": "stop_reason_max_tokens"}'
+        ),
+    )
+
+
+def test_stop_reason_model_context_window_exceeded() -> None:
+    """model_context_window_exceeded -> length (wire-notes §13; truncated response)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "length", "message": {"content": "Truncated", "role": "assistant"}, "usage": {"completion_tokens": 1000, "prompt_tokens": 199000, "total_tokens": 200000}}, "from_wire": {"content": [{"text": "Truncated", "type": "text"}], "id": "msg_11", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "model_context_window_exceeded", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 199000, "output_tokens": 1000}}, "id": "stop_reason_model_context_window_exceeded", "lossy": "finish_reason length cannot tell model_context_window_exceeded from max_tokens; response_to_wire emits max_tokens"}'
+        ),
+    )
+
+
+def test_stop_reason_refusal() -> None:
+    """refusal -> content_filter."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "content_filter", "message": {"content": "I can\'t help with that.", "role": "assistant"}, "usage": {"completion_tokens": 7, "prompt_tokens": 9, "total_tokens": 16}}, "from_wire": {"content": [{"text": "I can\'t help with that.", "type": "text"}], "id": "msg_12", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "refusal", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 9, "output_tokens": 7}}, "id": "stop_reason_refusal"}'
+        ),
+    )
+
+
+def test_stop_reason_refusal__round_trip() -> None:
+    """Fixture stop_reason_refusal: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "content_filter", "message": {"content": "I can\'t help with that.", "role": "assistant"}, "usage": {"completion_tokens": 7, "prompt_tokens": 9, "total_tokens": 16}}, "from_wire": {"content": [{"text": "I can\'t help with that.", "type": "text"}], "id": "msg_12", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "refusal", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 9, "output_tokens": 7}}, "id": "stop_reason_refusal"}'
+        ),
+    )
+
+
+def test_stop_reason_unknown_is_error() -> None:
+    """A stop_reason the table does not list -> finish_reason error."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "error", "message": {"content": "?", "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 2, "total_tokens": 3}}, "from_wire": {"content": [{"text": "?", "type": "text"}], "id": "msg_13", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "brand_new_reason", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 2, "output_tokens": 1}}, "id": "stop_reason_unknown_is_error", "lossy": "finish_reason error keeps no wire value; response_to_wire emits end_turn"}'
+        ),
+    )
+
+
+def test_usage_missing_addend_total_null() -> None:
+    """A missing output_tokens makes completion_tokens and the derived total null, never the surviving addend (oa §7)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "ok", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": 5, "total_tokens": null}}, "from_wire": {"content": [{"text": "ok", "type": "text"}], "id": "msg_14", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 5}}, "id": "usage_missing_addend_total_null"}'
+        ),
+    )
+
+
+def test_usage_missing_addend_total_null__round_trip() -> None:
+    """Fixture usage_missing_addend_total_null: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "ok", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": 5, "total_tokens": null}}, "from_wire": {"content": [{"text": "ok", "type": "text"}], "id": "msg_14", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 5}}, "id": "usage_missing_addend_total_null"}'
+        ),
+    )
+
+
+def test_usage_absent_all_null() -> None:
+    """A body without usage gives all three counters null."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "ok", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"content": [{"text": "ok", "type": "text"}], "id": "msg_15", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message"}, "id": "usage_absent_all_null"}'
+        ),
+    )
+
+
+def test_usage_absent_all_null__round_trip() -> None:
+    """Fixture usage_absent_all_null: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "ok", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"content": [{"text": "ok", "type": "text"}], "id": "msg_15", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message"}, "id": "usage_absent_all_null"}'
+        ),
+    )
+
+
+def test_usage_cache_counts_stay_in_raw() -> None:
+    """Cache token counts are not mapped (oa §8.2.2); prompt_tokens is input_tokens alone."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "cached", "role": "assistant"}, "usage": {"completion_tokens": 2, "prompt_tokens": 10, "total_tokens": 12}}, "from_wire": {"content": [{"text": "cached", "type": "text"}], "id": "msg_16", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"cache_creation_input_tokens": 2000, "cache_read_input_tokens": 500, "input_tokens": 10, "output_tokens": 2}}, "id": "usage_cache_counts_stay_in_raw", "lossy": "cache_creation_input_tokens / cache_read_input_tokens live only in raw; response_to_wire does not emit them"}'
+        ),
+    )
+
+
+def test_response_structured_output_parsed() -> None:
+    """With a response_schema, the JSON text content is parsed into parsed."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "{\\"city\\": \\"Paris\\"}", "role": "assistant"}, "parsed": {"city": "Paris"}, "usage": {"completion_tokens": 6, "prompt_tokens": 20, "total_tokens": 26}}, "from_wire": {"content": [{"text": "{\\"city\\": \\"Paris\\"}", "type": "text"}], "id": "msg_17", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 20, "output_tokens": 6}}, "id": "response_structured_output_parsed", "response_schema": {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}}'
+        ),
+    )
+
+
+def test_response_structured_output_parsed__round_trip() -> None:
+    """Fixture response_structured_output_parsed: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "{\\"city\\": \\"Paris\\"}", "role": "assistant"}, "parsed": {"city": "Paris"}, "usage": {"completion_tokens": 6, "prompt_tokens": 20, "total_tokens": 26}}, "from_wire": {"content": [{"text": "{\\"city\\": \\"Paris\\"}", "type": "text"}], "id": "msg_17", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 20, "output_tokens": 6}}, "id": "response_structured_output_parsed", "response_schema": {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}}'
+        ),
+    )
+
+
+def test_response_structured_output_invalid() -> None:
+    """Content that is not JSON under a response_schema raises structured_output_invalid."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "structured_output_invalid"}, "from_wire": {"content": [{"text": "Paris", "type": "text"}], "id": "msg_18", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 20, "output_tokens": 1}}, "id": "response_structured_output_invalid", "response_schema": {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}}'
+        ),
+    )
+
+
+def test_response_content_not_array_invalid() -> None:
+    """A content that is not an array is provider_invalid_response naming \"content\"."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_response", "path": "content"}, "from_wire": {"content": {"text": "x", "type": "text"}, "id": "msg_19", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "type": "message", "usage": {"input_tokens": 1, "output_tokens": 1}}, "id": "response_content_not_array_invalid"}'
+        ),
+    )
+
+
+def test_response_tool_use_without_input_invalid() -> None:
+    """A tool_use block without input is provider_invalid_response naming content[1].input."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_response", "path": "content[1].input"}, "from_wire": {"content": [{"text": "Calling.", "type": "text"}, {"id": "toolu_x", "name": "f", "type": "tool_use"}], "id": "msg_20", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "tool_use", "type": "message", "usage": {"input_tokens": 1, "output_tokens": 1}}, "id": "response_tool_use_without_input_invalid"}'
+        ),
+    )
+
+
+def test_response_to_wire_text_without_raw() -> None:
+    """A text response builds a full message envelope; id/model fall back to msg_wiremap/unknown."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"content": [{"text": "Hello.", "type": "text"}], "id": "msg_wiremap", "model": "unknown", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 3, "output_tokens": 2}}, "id": "response_to_wire_text_without_raw", "response_to_wire": {"finish_reason": "stop", "message": {"content": "Hello.", "role": "assistant"}, "usage": {"completion_tokens": 2, "prompt_tokens": 3, "total_tokens": 5}}}'
+        ),
+    )
+
+
+def test_response_to_wire_uses_raw_id_and_model() -> None:
+    """id and model come from raw when present."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"content": [{"text": "Hi.", "type": "text"}], "id": "msg_abc", "model": "claude-opus-4-7", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 1, "output_tokens": 1}}, "id": "response_to_wire_uses_raw_id_and_model", "response_to_wire": {"finish_reason": "stop", "message": {"content": "Hi.", "role": "assistant"}, "raw": {"id": "msg_abc", "model": "claude-opus-4-7"}, "usage": {"completion_tokens": 1, "prompt_tokens": 1, "total_tokens": 2}}}'
+        ),
+    )
+
+
+def test_response_to_wire_tool_calls() -> None:
+    """tool_calls become tool_use blocks after the text; tool_calls -> tool_use."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"content": [{"text": "Checking.", "type": "text"}, {"id": "toolu_1", "input": {"city": "Paris"}, "name": "get_weather", "type": "tool_use"}], "id": "msg_wiremap", "model": "unknown", "role": "assistant", "stop_reason": "tool_use", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 10, "output_tokens": 8}}, "id": "response_to_wire_tool_calls", "response_to_wire": {"finish_reason": "tool_calls", "message": {"content": "Checking.", "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "toolu_1", "name": "get_weather"}]}, "usage": {"completion_tokens": 8, "prompt_tokens": 10, "total_tokens": 18}}}'
+        ),
+    )
+
+
+def test_response_to_wire_null_content_tool_calls_only() -> None:
+    """Null content with tool calls gives only tool_use blocks, no empty text block."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"content": [{"id": "toolu_2", "input": {}, "name": "get_time", "type": "tool_use"}], "id": "msg_wiremap", "model": "unknown", "role": "assistant", "stop_reason": "tool_use", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 4, "output_tokens": 4}}, "id": "response_to_wire_null_content_tool_calls_only", "response_to_wire": {"finish_reason": "tool_calls", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {}, "id": "toolu_2", "name": "get_time"}]}, "usage": {"completion_tokens": 4, "prompt_tokens": 4, "total_tokens": 8}}}'
+        ),
+    )
+
+
+def test_response_to_wire_length_and_partial_usage() -> None:
+    """length -> max_tokens; a null counter is left out of usage."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"content": [{"text": "Once upon", "type": "text"}], "id": "msg_wiremap", "model": "unknown", "role": "assistant", "stop_reason": "max_tokens", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 6}}, "id": "response_to_wire_length_and_partial_usage", "response_to_wire": {"finish_reason": "length", "message": {"content": "Once upon", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": 6, "total_tokens": null}}}'
+        ),
+    )
+
+
+def test_response_to_wire_content_filter_is_refusal() -> None:
+    """content_filter -> refusal."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"content": [{"text": "I can\'t help with that.", "type": "text"}], "id": "msg_wiremap", "model": "unknown", "role": "assistant", "stop_reason": "refusal", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 5, "output_tokens": 7}}, "id": "response_to_wire_content_filter_is_refusal", "response_to_wire": {"finish_reason": "content_filter", "message": {"content": "I can\'t help with that.", "role": "assistant"}, "usage": {"completion_tokens": 7, "prompt_tokens": 5, "total_tokens": 12}}}'
+        ),
+    )
+
+
+def test_response_to_wire_error_emits_end_turn() -> None:
+    """finish_reason error has no wire value and is emitted as end_turn (emit table)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"content": [{"text": "partial", "type": "text"}], "id": "msg_wiremap", "model": "unknown", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 1, "output_tokens": 1}}, "id": "response_to_wire_error_emits_end_turn", "response_to_wire": {"finish_reason": "error", "message": {"content": "partial", "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 1, "total_tokens": 2}}}'
+        ),
+    )
+
+
+def test_response_to_wire_thinking_first_foreign_stripped() -> None:
+    """Own thinking is emitted first with its signature; google-issued thinking is stripped."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"content": [{"signature": "sig-mine", "thinking": "Mine.", "type": "thinking"}, {"text": "Answer.", "type": "text"}], "id": "msg_wiremap", "model": "unknown", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 2, "output_tokens": 3}}, "id": "response_to_wire_thinking_first_foreign_stripped", "response_to_wire": {"finish_reason": "stop", "message": {"content": [{"text": "Answer.", "type": "text"}, {"origin": "anthropic", "signature": "sig-mine", "text": "Mine.", "type": "thinking"}, {"origin": "google", "signature": "sig-theirs", "text": "Theirs.", "type": "thinking"}], "role": "assistant"}, "usage": {"completion_tokens": 3, "prompt_tokens": 2, "total_tokens": 5}}}'
+        ),
+    )
+
+
+def test_request_from_wire_tool_result_and_text_split() -> None:
+    """A user turn mixing tool_result and text splits into a tool message then a user message (oa §8.2.1.2)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"config": {"max_tokens": 1024}, "messages": [{"content": "Weather in Paris?", "role": "user"}, {"content": [{"text": "Checking.", "type": "text"}], "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "toolu_01", "name": "get_weather"}]}, {"content": "18C, sunny", "role": "tool", "tool_call_id": "toolu_01"}, {"content": [{"text": "And in Fahrenheit?", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "request_from_wire_tool_result_and_text_split", "request_from_wire": {"max_tokens": 1024, "messages": [{"content": "Weather in Paris?", "role": "user"}, {"content": [{"text": "Checking.", "type": "text"}, {"id": "toolu_01", "input": {"city": "Paris"}, "name": "get_weather", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "18C, sunny", "tool_use_id": "toolu_01", "type": "tool_result"}, {"text": "And in Fahrenheit?", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_request_from_wire_interleaved_runs_preserve_order() -> None:
+    """Each maximal run becomes one message, in block order (text, tool_result, tool_result, text)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"config": {"max_tokens": 512}, "messages": [{"content": "Go.", "role": "user"}, {"content": [], "role": "assistant", "tool_calls": [{"arguments": {}, "id": "toolu_a", "name": "f"}, {"arguments": {}, "id": "toolu_b", "name": "f"}]}, {"content": [{"text": "Results:", "type": "text"}], "role": "user"}, {"content": "A", "role": "tool", "tool_call_id": "toolu_a"}, {"content": "B", "role": "tool", "tool_call_id": "toolu_b"}, {"content": [{"text": "Thanks.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "request_from_wire_interleaved_runs_preserve_order", "request_from_wire": {"max_tokens": 512, "messages": [{"content": "Go.", "role": "user"}, {"content": [{"id": "toolu_a", "input": {}, "name": "f", "type": "tool_use"}, {"id": "toolu_b", "input": {}, "name": "f", "type": "tool_use"}], "role": "assistant"}, {"content": [{"text": "Results:", "type": "text"}, {"content": "A", "tool_use_id": "toolu_a", "type": "tool_result"}, {"content": "B", "tool_use_id": "toolu_b", "type": "tool_result"}, {"text": "Thanks.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_request_from_wire_system_text_block_array() -> None:
+    """A system given as an array of text blocks becomes one system message joined with a blank line."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"config": {"max_tokens": 256}, "messages": [{"content": "You are helpful.\\n\\nAnswer in French.", "role": "system"}, {"content": "Hello.", "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "request_from_wire_system_text_block_array", "request_from_wire": {"max_tokens": 256, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-sonnet-4-5", "system": [{"text": "You are helpful.", "type": "text"}, {"text": "Answer in French.", "type": "text"}]}}'
+        ),
+    )
+
+
+def test_request_from_wire_full_request() -> None:
+    """Tools, tool_choice any, output_config.format, stop_sequences and unknown keys (extras) read back."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"config": {"extras": {"metadata": {"user_id": "u-1"}}, "max_tokens": 800, "stop_sequences": ["END"]}, "messages": [{"content": "Be terse.", "role": "system"}, {"content": [{"text": "City?", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "response_schema": {"properties": {"city": {"type": "string"}}, "type": "object"}, "tool_choice": "required", "tools": [{"description": "Find a city.", "name": "lookup", "parameters": {"properties": {"q": {"type": "string"}}, "type": "object"}, "strict": true}]}, "id": "request_from_wire_full_request", "request_from_wire": {"max_tokens": 800, "messages": [{"content": [{"text": "City?", "type": "text"}], "role": "user"}], "metadata": {"user_id": "u-1"}, "model": "claude-sonnet-4-5", "output_config": {"format": {"schema": {"properties": {"city": {"type": "string"}}, "type": "object"}, "type": "json_schema"}}, "stop_sequences": ["END"], "system": "Be terse.", "tool_choice": {"type": "any"}, "tools": [{"description": "Find a city.", "input_schema": {"properties": {"q": {"type": "string"}}, "type": "object"}, "name": "lookup", "strict": true}]}}'
+        ),
+    )
+
+
+def test_request_from_wire_named_tool_choice_and_media() -> None:
+    """A named tool_choice, image and document blocks read back into canonical form."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"config": {"max_tokens": 300}, "messages": [{"content": [{"media_type": "image/jpeg", "source": {"base64_data": "/9j/4AAQ", "type": "inline"}, "type": "image"}, {"source": {"type": "url", "url": "https://example.com/b.png"}, "type": "image"}, {"filename": "r.pdf", "source": {"type": "url", "url": "https://example.com/r.pdf"}, "type": "file"}, {"media_type": "application/pdf", "source": {"base64_data": "JVBERi0x", "type": "inline"}, "type": "file"}, {"text": "Compare.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"name": "compare", "type": "tool"}, "tools": [{"name": "compare", "parameters": {"properties": {}, "type": "object"}}]}, "id": "request_from_wire_named_tool_choice_and_media", "request_from_wire": {"max_tokens": 300, "messages": [{"content": [{"source": {"data": "/9j/4AAQ", "media_type": "image/jpeg", "type": "base64"}, "type": "image"}, {"source": {"type": "url", "url": "https://example.com/b.png"}, "type": "image"}, {"source": {"type": "url", "url": "https://example.com/r.pdf"}, "title": "r.pdf", "type": "document"}, {"source": {"data": "JVBERi0x", "media_type": "application/pdf", "type": "base64"}, "type": "document"}, {"text": "Compare.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"name": "compare", "type": "tool"}, "tools": [{"input_schema": {"properties": {}, "type": "object"}, "name": "compare"}]}}'
+        ),
+    )
+
+
+def test_request_from_wire_thinking_stamped_anthropic() -> None:
+    """Thinking and redacted thinking in a wire assistant turn are stamped origin \"anthropic\"."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"config": {"max_tokens": 2048}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"origin": "anthropic", "signature": "sig-1", "text": "Hmm.", "type": "thinking"}, {"data": "blob", "origin": "anthropic", "type": "redacted_thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": "More.", "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "request_from_wire_thinking_stamped_anthropic", "request_from_wire": {"max_tokens": 2048, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"signature": "sig-1", "thinking": "Hmm.", "type": "thinking"}, {"data": "blob", "type": "redacted_thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": "More.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_request_from_wire_unknown_role_rejected() -> None:
+    """A wire message role other than user/assistant is provider_invalid_request naming its path."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[1].role"}, "id": "request_from_wire_unknown_role_rejected", "request_from_wire": {"max_tokens": 64, "messages": [{"content": "Hi", "role": "user"}, {"content": "x", "role": "system"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_error_401_authentication() -> None:
+    """401 authentication_error -> provider_authentication."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"message": "invalid x-api-key", "type": "authentication_error"}, "request_id": "req_1", "type": "error"}, "status": 401}, "expect_error": {"category": "provider_authentication", "message_contains": "invalid x-api-key"}, "id": "error_401_authentication"}'
+        ),
+    )
+
+
+def test_error_402_billing() -> None:
+    """402 billing_error -> provider_authentication (account-level failure)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"message": "Your credit balance is too low.", "type": "billing_error"}, "type": "error"}, "status": 402}, "expect_error": {"category": "provider_authentication"}, "id": "error_402_billing"}'
+        ),
+    )
+
+
+def test_error_403_permission() -> None:
+    """403 permission_error -> provider_authentication."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"message": "Your API key does not have permission to use the specified resource.", "type": "permission_error"}, "type": "error"}, "status": 403}, "expect_error": {"category": "provider_authentication"}, "id": "error_403_permission"}'
+        ),
+    )
+
+
+def test_error_404_invalid_model() -> None:
+    """404 not_found_error -> provider_invalid_model."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"message": "model: claude-nope", "type": "not_found_error"}, "type": "error"}, "status": 404}, "expect_error": {"category": "provider_invalid_model"}, "id": "error_404_invalid_model"}'
+        ),
+    )
+
+
+def test_error_413_request_too_large() -> None:
+    """413 request_too_large -> provider_invalid_request."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"message": "Request exceeds the maximum allowed number of bytes.", "type": "request_too_large"}, "type": "error"}, "status": 413}, "expect_error": {"category": "provider_invalid_request"}, "id": "error_413_request_too_large"}'
+        ),
+    )
+
+
+def test_error_429_rate_limit_retry_after() -> None:
+    """429 rate_limit_error -> provider_rate_limit with retry_after from the retry-after header (seconds)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"message": "Number of request tokens has exceeded your per-minute rate limit", "type": "rate_limit_error"}, "type": "error"}, "headers": {"anthropic-ratelimit-requests-remaining": "0", "retry-after": "30"}, "status": 429}, "expect_error": {"category": "provider_rate_limit", "retry_after": 30}, "id": "error_429_rate_limit_retry_after"}'
+        ),
+    )
+
+
+def test_error_429_without_retry_after() -> None:
+    """A 429 without retry-after (tier spend cap) has retry_after None."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"message": "You have reached your monthly spend limit.", "type": "rate_limit_error"}, "type": "error"}, "headers": {}, "status": 429}, "expect_error": {"category": "provider_rate_limit", "retry_after": null}, "id": "error_429_without_retry_after"}'
+        ),
+    )
+
+
+def test_error_400_content_block_unsupported() -> None:
+    """A 400 whose body says a content block/media type was rejected -> provider_unsupported_content_block."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"message": "messages.0.content.0.image.source.base64.media_type: Input should be \'image/jpeg\', \'image/png\', \'image/gif\' or \'image/webp\'", "type": "invalid_request_error"}, "type": "error"}, "status": 400}, "expect_error": {"category": "provider_unsupported_content_block"}, "id": "error_400_content_block_unsupported"}'
+        ),
+    )
+
+
+def test_error_400_document_source_unsupported() -> None:
+    """A 400 about an unsupported document source -> provider_unsupported_content_block."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"message": "Unable to download the file. Please verify the URL and try again. (document source)", "type": "invalid_request_error"}, "type": "error"}, "status": 400}, "expect_error": {"category": "provider_unsupported_content_block"}, "id": "error_400_document_source_unsupported"}'
+        ),
+    )
+
+
+def test_error_400_other_invalid_request() -> None:
+    """Any other 400 invalid_request_error -> provider_invalid_request."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"message": "max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens for claude-sonnet-4-5", "type": "invalid_request_error"}, "type": "error"}, "status": 400}, "expect_error": {"category": "provider_invalid_request", "message_contains": "max_tokens"}, "id": "error_400_other_invalid_request"}'
+        ),
+    )
+
+
+def test_error_400_empty_text_block_is_invalid_request() -> None:
+    """A 400 about an empty text block is a malformed request, not an unsupported content block."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"message": "messages: text content blocks must be non-empty", "type": "invalid_request_error"}, "type": "error"}, "status": 400}, "expect_error": {"category": "provider_invalid_request"}, "id": "error_400_empty_text_block_is_invalid_request"}'
+        ),
+    )
+
+
+def test_error_409_conflict() -> None:
+    """409 conflict_error (not in oa §8.2.3) falls to the catch-all provider_invalid_request."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"message": "The request conflicts with the current state of a resource.", "type": "conflict_error"}, "type": "error"}, "status": 409}, "expect_error": {"category": "provider_invalid_request"}, "id": "error_409_conflict"}'
+        ),
+    )
+
+
+def test_error_500_api_error() -> None:
+    """500 api_error -> provider_unavailable."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"message": "Internal server error", "type": "api_error"}, "type": "error"}, "status": 500}, "expect_error": {"category": "provider_unavailable"}, "id": "error_500_api_error"}'
+        ),
+    )
+
+
+def test_error_504_timeout() -> None:
+    """504 timeout_error -> provider_unavailable."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"message": "Request timed out", "type": "timeout_error"}, "type": "error"}, "status": 504}, "expect_error": {"category": "provider_unavailable"}, "id": "error_504_timeout"}'
+        ),
+    )
+
+
+def test_error_529_overloaded_with_retry_after() -> None:
+    """529 overloaded_error -> provider_unavailable, retry_after read when sent."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"message": "Overloaded", "type": "overloaded_error"}, "type": "error"}, "headers": {"Retry-After": "5"}, "status": 529}, "expect_error": {"category": "provider_unavailable", "retry_after": 5}, "id": "error_529_overloaded_with_retry_after"}'
+        ),
+    )
+
+
+def test_error_overloaded_type_on_non_5xx_status() -> None:
+    """An overloaded_error body is provider_unavailable whatever the status (e.g. a streamed error under HTTP 200)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"message": "Overloaded", "type": "overloaded_error"}, "type": "error"}, "status": 200}, "expect_error": {"category": "provider_unavailable"}, "id": "error_overloaded_type_on_non_5xx_status"}'
+        ),
+    )
+
+
+def test_error_502_non_json_body() -> None:
+    """Another 5xx with a non-JSON body (proxy page) -> provider_unavailable."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": "<html>Bad Gateway</html>", "status": 502}, "expect_error": {"category": "provider_unavailable"}, "id": "error_502_non_json_body"}'
+        ),
+    )

@@ -9,3 +9,1983 @@ from wiremap.runtime.format import get_format
 from wiremap.testing import run_fixture, run_round_trip
 
 FORMAT = get_format("openai_chat")
+
+
+def test_req_system_and_user_text() -> None:
+    """system stays inline in messages; a plain-string user turn is sent as a string (system, user rows)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Be brief.", "role": "system"}, {"content": "Hello", "role": "user"}], "model": "gpt-4o"}, "id": "req_system_and_user_text", "to_wire": {"messages": [{"content": "Be brief.", "role": "system"}, {"content": "Hello", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_system_and_user_text__round_trip() -> None:
+    """Fixture req_system_and_user_text: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Be brief.", "role": "system"}, {"content": "Hello", "role": "user"}], "model": "gpt-4o"}, "id": "req_system_and_user_text", "to_wire": {"messages": [{"content": "Be brief.", "role": "system"}, {"content": "Hello", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_user_single_text_block_collapses_to_string() -> None:
+    """string_or_parts: a block list holding one text block is sent as a plain string (prompty 7.1.1)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hello there", "role": "user"}], "model": "gpt-4o"}, "id": "req_user_single_text_block_collapses_to_string", "to_wire": {"messages": [{"content": [{"text": "Hello there", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_user_single_text_block_collapses_to_string__round_trip() -> None:
+    """Fixture req_user_single_text_block_collapses_to_string: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hello there", "role": "user"}], "model": "gpt-4o"}, "id": "req_user_single_text_block_collapses_to_string", "to_wire": {"messages": [{"content": [{"text": "Hello there", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_user_multi_part_text_and_image_url() -> None:
+    """string_or_parts: several blocks become a content array in order; image.url without detail has no detail key"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"text": "What is in this picture?", "type": "text"}, {"image_url": {"url": "https://example.com/cat.png"}, "type": "image_url"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_user_multi_part_text_and_image_url", "to_wire": {"messages": [{"content": [{"text": "What is in this picture?", "type": "text"}, {"source": {"type": "url", "url": "https://example.com/cat.png"}, "type": "image"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_user_multi_part_text_and_image_url__round_trip() -> None:
+    """Fixture req_user_multi_part_text_and_image_url: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"text": "What is in this picture?", "type": "text"}, {"image_url": {"url": "https://example.com/cat.png"}, "type": "image_url"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_user_multi_part_text_and_image_url", "to_wire": {"messages": [{"content": [{"text": "What is in this picture?", "type": "text"}, {"source": {"type": "url", "url": "https://example.com/cat.png"}, "type": "image"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_image_url_with_detail() -> None:
+    """image.url row: detail, when set, becomes image_url.detail"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"image_url": {"detail": "low", "url": "https://example.com/chart.png"}, "type": "image_url"}, {"text": "Summarise the chart.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_image_url_with_detail", "to_wire": {"messages": [{"content": [{"detail": "low", "source": {"type": "url", "url": "https://example.com/chart.png"}, "type": "image"}, {"text": "Summarise the chart.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_image_url_with_detail__round_trip() -> None:
+    """Fixture req_image_url_with_detail: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"image_url": {"detail": "low", "url": "https://example.com/chart.png"}, "type": "image_url"}, {"text": "Summarise the chart.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_image_url_with_detail", "to_wire": {"messages": [{"content": [{"detail": "low", "source": {"type": "url", "url": "https://example.com/chart.png"}, "type": "image"}, {"text": "Summarise the chart.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_image_inline_data_url_with_detail() -> None:
+    """image.inline row: inline base64 becomes an RFC 2397 data URL (oa 8.1.1.1), detail kept"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"text": "Describe it.", "type": "text"}, {"image_url": {"detail": "high", "url": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg=="}, "type": "image_url"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_image_inline_data_url_with_detail", "to_wire": {"messages": [{"content": [{"text": "Describe it.", "type": "text"}, {"detail": "high", "media_type": "image/png", "source": {"base64_data": "iVBORw0KGgoAAAANSUhEUg==", "type": "inline"}, "type": "image"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_image_inline_data_url_with_detail__round_trip() -> None:
+    """Fixture req_image_inline_data_url_with_detail: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"text": "Describe it.", "type": "text"}, {"image_url": {"detail": "high", "url": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg=="}, "type": "image_url"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_image_inline_data_url_with_detail", "to_wire": {"messages": [{"content": [{"text": "Describe it.", "type": "text"}, {"detail": "high", "media_type": "image/png", "source": {"base64_data": "iVBORw0KGgoAAAANSUhEUg==", "type": "inline"}, "type": "image"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_image_inline_without_detail() -> None:
+    """image.inline row without detail: only the data URL, no detail key"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"image_url": {"url": "data:image/jpeg;base64,/9j/4AAQSkZJRg=="}, "type": "image_url"}, {"text": "And this one?", "type": "text"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_image_inline_without_detail", "to_wire": {"messages": [{"content": [{"media_type": "image/jpeg", "source": {"base64_data": "/9j/4AAQSkZJRg==", "type": "inline"}, "type": "image"}, {"text": "And this one?", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_image_inline_without_detail__round_trip() -> None:
+    """Fixture req_image_inline_without_detail: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"image_url": {"url": "data:image/jpeg;base64,/9j/4AAQSkZJRg=="}, "type": "image_url"}, {"text": "And this one?", "type": "text"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_image_inline_without_detail", "to_wire": {"messages": [{"content": [{"media_type": "image/jpeg", "source": {"base64_data": "/9j/4AAQSkZJRg==", "type": "inline"}, "type": "image"}, {"text": "And this one?", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_audio_inline_wav() -> None:
+    """audio.inline row: input_audio with raw base64 data and format wav (audio/wav)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"text": "Transcribe this.", "type": "text"}, {"input_audio": {"data": "UklGRiQAAABXQVZF", "format": "wav"}, "type": "input_audio"}], "role": "user"}], "model": "gpt-4o-audio-preview"}, "id": "req_audio_inline_wav", "to_wire": {"messages": [{"content": [{"text": "Transcribe this.", "type": "text"}, {"media_type": "audio/wav", "source": {"base64_data": "UklGRiQAAABXQVZF", "type": "inline"}, "type": "audio"}], "role": "user"}], "model": "gpt-4o-audio-preview"}}'
+        ),
+    )
+
+
+def test_req_audio_inline_wav__round_trip() -> None:
+    """Fixture req_audio_inline_wav: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"text": "Transcribe this.", "type": "text"}, {"input_audio": {"data": "UklGRiQAAABXQVZF", "format": "wav"}, "type": "input_audio"}], "role": "user"}], "model": "gpt-4o-audio-preview"}, "id": "req_audio_inline_wav", "to_wire": {"messages": [{"content": [{"text": "Transcribe this.", "type": "text"}, {"media_type": "audio/wav", "source": {"base64_data": "UklGRiQAAABXQVZF", "type": "inline"}, "type": "audio"}], "role": "user"}], "model": "gpt-4o-audio-preview"}}'
+        ),
+    )
+
+
+def test_req_audio_inline_mp3() -> None:
+    """audio_format value map: audio/mpeg -> mp3"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"input_audio": {"data": "SUQzBAAAAAAAI1RTU0U=", "format": "mp3"}, "type": "input_audio"}, {"text": "What song is this?", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}, "id": "req_audio_inline_mp3", "to_wire": {"messages": [{"content": [{"media_type": "audio/mpeg", "source": {"base64_data": "SUQzBAAAAAAAI1RTU0U=", "type": "inline"}, "type": "audio"}, {"text": "What song is this?", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}}'
+        ),
+    )
+
+
+def test_req_audio_inline_mp3__round_trip() -> None:
+    """Fixture req_audio_inline_mp3: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"input_audio": {"data": "SUQzBAAAAAAAI1RTU0U=", "format": "mp3"}, "type": "input_audio"}, {"text": "What song is this?", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}, "id": "req_audio_inline_mp3", "to_wire": {"messages": [{"content": [{"media_type": "audio/mpeg", "source": {"base64_data": "SUQzBAAAAAAAI1RTU0U=", "type": "inline"}, "type": "audio"}, {"text": "What song is this?", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}}'
+        ),
+    )
+
+
+def test_req_audio_inline_x_wav_alias() -> None:
+    """audio_format value map: the alias audio/x-wav -> wav"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"input_audio": {"data": "UklGRiQAAABXQVZF", "format": "wav"}, "type": "input_audio"}, {"text": "Transcribe.", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}, "id": "req_audio_inline_x_wav_alias", "to_wire": {"messages": [{"content": [{"media_type": "audio/x-wav", "source": {"base64_data": "UklGRiQAAABXQVZF", "type": "inline"}, "type": "audio"}, {"text": "Transcribe.", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}}'
+        ),
+    )
+
+
+def test_req_audio_inline_x_wav_alias__round_trip() -> None:
+    """Fixture req_audio_inline_x_wav_alias: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"input_audio": {"data": "UklGRiQAAABXQVZF", "format": "wav"}, "type": "input_audio"}, {"text": "Transcribe.", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}, "id": "req_audio_inline_x_wav_alias", "to_wire": {"messages": [{"content": [{"media_type": "audio/x-wav", "source": {"base64_data": "UklGRiQAAABXQVZF", "type": "inline"}, "type": "audio"}, {"text": "Transcribe.", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}}'
+        ),
+    )
+
+
+def test_req_audio_inline_mp3_alias() -> None:
+    """audio_format value map: the alias audio/mp3 -> mp3"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"input_audio": {"data": "SUQzBAAAAAAAI1RTU0U=", "format": "mp3"}, "type": "input_audio"}, {"text": "Transcribe.", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}, "id": "req_audio_inline_mp3_alias", "to_wire": {"messages": [{"content": [{"media_type": "audio/mp3", "source": {"base64_data": "SUQzBAAAAAAAI1RTU0U=", "type": "inline"}, "type": "audio"}, {"text": "Transcribe.", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}}'
+        ),
+    )
+
+
+def test_req_audio_inline_mp3_alias__round_trip() -> None:
+    """Fixture req_audio_inline_mp3_alias: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"input_audio": {"data": "SUQzBAAAAAAAI1RTU0U=", "format": "mp3"}, "type": "input_audio"}, {"text": "Transcribe.", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}, "id": "req_audio_inline_mp3_alias", "to_wire": {"messages": [{"content": [{"media_type": "audio/mp3", "source": {"base64_data": "SUQzBAAAAAAAI1RTU0U=", "type": "inline"}, "type": "audio"}, {"text": "Transcribe.", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}}'
+        ),
+    )
+
+
+def test_err_audio_flac_rejected() -> None:
+    """audio_format '*': reject -- audio/flac is not a Chat Completions input_audio format (api: wav and mp3 only)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_unsupported_content_block", "message_contains": "audio/flac", "path": "messages[0].content[1].media_type"}, "id": "err_audio_flac_rejected", "to_wire": {"messages": [{"content": [{"text": "Transcribe.", "type": "text"}, {"media_type": "audio/flac", "source": {"base64_data": "ZkxhQwAAACI=", "type": "inline"}, "type": "audio"}], "role": "user"}], "model": "gpt-4o-audio-preview"}}'
+        ),
+    )
+
+
+def test_err_audio_ogg_rejected() -> None:
+    """audio_format '*': reject -- audio/ogg (prompty's ogg mapping is not an accepted format) is refused before sending"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_unsupported_content_block", "path": "messages[1].content[0].media_type"}, "id": "err_audio_ogg_rejected", "to_wire": {"messages": [{"content": "You transcribe audio.", "role": "system"}, {"content": [{"media_type": "audio/ogg", "source": {"base64_data": "T2dnUwACAAAAAAAA", "type": "inline"}, "type": "audio"}, {"text": "Transcribe.", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}}'
+        ),
+    )
+
+
+def test_err_audio_url_rejected() -> None:
+    """audio.url: reject -- Chat Completions has no audio-by-URL input"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_unsupported_content_block", "path": "messages[0].content[1]"}, "id": "err_audio_url_rejected", "to_wire": {"messages": [{"content": [{"text": "Transcribe.", "type": "text"}, {"media_type": "audio/wav", "source": {"type": "url", "url": "https://example.com/clip.wav"}, "type": "audio"}], "role": "user"}], "model": "gpt-4o-audio-preview"}}'
+        ),
+    )
+
+
+def test_req_file_inline_with_filename() -> None:
+    """file.inline row: file_data is a base64 data URL, filename sent when given"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"file": {"file_data": "data:application/pdf;base64,JVBERi0xLjcK", "filename": "report.pdf"}, "type": "file"}, {"text": "Summarise the report.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_file_inline_with_filename", "to_wire": {"messages": [{"content": [{"filename": "report.pdf", "media_type": "application/pdf", "source": {"base64_data": "JVBERi0xLjcK", "type": "inline"}, "type": "file"}, {"text": "Summarise the report.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_file_inline_with_filename__round_trip() -> None:
+    """Fixture req_file_inline_with_filename: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"file": {"file_data": "data:application/pdf;base64,JVBERi0xLjcK", "filename": "report.pdf"}, "type": "file"}, {"text": "Summarise the report.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_file_inline_with_filename", "to_wire": {"messages": [{"content": [{"filename": "report.pdf", "media_type": "application/pdf", "source": {"base64_data": "JVBERi0xLjcK", "type": "inline"}, "type": "file"}, {"text": "Summarise the report.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_file_inline_without_filename() -> None:
+    """file.inline row without filename: no filename key (never sent empty)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"text": "What does this say?", "type": "text"}, {"file": {"file_data": "data:application/pdf;base64,JVBERi0xLjcK"}, "type": "file"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_file_inline_without_filename", "to_wire": {"messages": [{"content": [{"text": "What does this say?", "type": "text"}, {"media_type": "application/pdf", "source": {"base64_data": "JVBERi0xLjcK", "type": "inline"}, "type": "file"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_file_inline_without_filename__round_trip() -> None:
+    """Fixture req_file_inline_without_filename: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"text": "What does this say?", "type": "text"}, {"file": {"file_data": "data:application/pdf;base64,JVBERi0xLjcK"}, "type": "file"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_file_inline_without_filename", "to_wire": {"messages": [{"content": [{"text": "What does this say?", "type": "text"}, {"media_type": "application/pdf", "source": {"base64_data": "JVBERi0xLjcK", "type": "inline"}, "type": "file"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_err_file_url_rejected() -> None:
+    """file.url: reject -- the Chat Completions file part has no url field"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_unsupported_content_block", "path": "messages[0].content[0]"}, "id": "err_file_url_rejected", "to_wire": {"messages": [{"content": [{"media_type": "application/pdf", "source": {"type": "url", "url": "https://example.com/report.pdf"}, "type": "file"}, {"text": "Summarise.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_assistant_thinking_stripped() -> None:
+    """thinking: strip -- a thinking block is dropped without error; the one remaining text block is sent as a string"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "What is 2+2?", "role": "user"}, {"content": "4", "role": "assistant"}, {"content": "And 3+3?", "role": "user"}], "model": "gpt-4o"}, "id": "req_assistant_thinking_stripped", "to_wire": {"messages": [{"content": "What is 2+2?", "role": "user"}, {"content": [{"origin": "anthropic", "signature": "sig-abc", "text": "Add the numbers.", "type": "thinking"}, {"text": "4", "type": "text"}], "role": "assistant"}, {"content": "And 3+3?", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_assistant_thinking_stripped__round_trip() -> None:
+    """Fixture req_assistant_thinking_stripped: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "What is 2+2?", "role": "user"}, {"content": "4", "role": "assistant"}, {"content": "And 3+3?", "role": "user"}], "model": "gpt-4o"}, "id": "req_assistant_thinking_stripped", "to_wire": {"messages": [{"content": "What is 2+2?", "role": "user"}, {"content": [{"origin": "anthropic", "signature": "sig-abc", "text": "Add the numbers.", "type": "thinking"}, {"text": "4", "type": "text"}], "role": "assistant"}, {"content": "And 3+3?", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_assistant_redacted_thinking_stripped_parts_kept() -> None:
+    """redacted_thinking and thinking: strip -- the remaining two text blocks are sent as a text-part array, in order"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Tell me two facts.", "role": "user"}, {"content": [{"text": "Fact one.", "type": "text"}, {"text": "Fact two.", "type": "text"}], "role": "assistant"}, {"content": "Thanks.", "role": "user"}], "model": "gpt-4o"}, "id": "req_assistant_redacted_thinking_stripped_parts_kept", "to_wire": {"messages": [{"content": "Tell me two facts.", "role": "user"}, {"content": [{"data": "EmwKAhgBEgy3va3pzix", "origin": "anthropic", "type": "redacted_thinking"}, {"text": "Fact one.", "type": "text"}, {"text": "Second one next.", "type": "thinking"}, {"text": "Fact two.", "type": "text"}], "role": "assistant"}, {"content": "Thanks.", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_assistant_redacted_thinking_stripped_parts_kept__round_trip() -> None:
+    """Fixture req_assistant_redacted_thinking_stripped_parts_kept: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Tell me two facts.", "role": "user"}, {"content": [{"text": "Fact one.", "type": "text"}, {"text": "Fact two.", "type": "text"}], "role": "assistant"}, {"content": "Thanks.", "role": "user"}], "model": "gpt-4o"}, "id": "req_assistant_redacted_thinking_stripped_parts_kept", "to_wire": {"messages": [{"content": "Tell me two facts.", "role": "user"}, {"content": [{"data": "EmwKAhgBEgy3va3pzix", "origin": "anthropic", "type": "redacted_thinking"}, {"text": "Fact one.", "type": "text"}, {"text": "Second one next.", "type": "thinking"}, {"text": "Fact two.", "type": "text"}], "role": "assistant"}, {"content": "Thanks.", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_assistant_only_thinking_with_tool_calls_sends_null() -> None:
+    """thinking: strip -- when nothing but thinking remains beside tool_calls, content is null (api: content optional with tool_calls)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Paris\\"}", "name": "get_weather"}, "id": "call_1", "type": "function"}]}, {"content": "18C", "role": "tool", "tool_call_id": "call_1"}], "model": "gpt-4o"}, "id": "req_assistant_only_thinking_with_tool_calls_sends_null", "to_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}, {"content": [{"origin": "anthropic", "signature": "sig-1", "text": "I should call the tool.", "type": "thinking"}], "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_1", "name": "get_weather"}]}, {"content": "18C", "role": "tool", "tool_call_id": "call_1"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_assistant_only_thinking_with_tool_calls_sends_null__round_trip() -> None:
+    """Fixture req_assistant_only_thinking_with_tool_calls_sends_null: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Paris\\"}", "name": "get_weather"}, "id": "call_1", "type": "function"}]}, {"content": "18C", "role": "tool", "tool_call_id": "call_1"}], "model": "gpt-4o"}, "id": "req_assistant_only_thinking_with_tool_calls_sends_null", "to_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}, {"content": [{"origin": "anthropic", "signature": "sig-1", "text": "I should call the tool.", "type": "thinking"}], "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_1", "name": "get_weather"}]}, {"content": "18C", "role": "tool", "tool_call_id": "call_1"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_text_block_signature_not_sent() -> None:
+    """a signed text block from another provider is sent as plain text; its signature is stripped (CANONICAL provenance)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}, {"content": "Hello!", "role": "assistant"}, {"content": "Bye", "role": "user"}], "model": "gpt-4o"}, "id": "req_text_block_signature_not_sent", "to_wire": {"messages": [{"content": "Hi", "role": "user"}, {"content": [{"origin": "google", "signature": "sig-text", "text": "Hello!", "type": "text"}], "role": "assistant"}, {"content": "Bye", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_text_block_signature_not_sent__round_trip() -> None:
+    """Fixture req_text_block_signature_not_sent: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}, {"content": "Hello!", "role": "assistant"}, {"content": "Bye", "role": "user"}], "model": "gpt-4o"}, "id": "req_text_block_signature_not_sent", "to_wire": {"messages": [{"content": "Hi", "role": "user"}, {"content": [{"origin": "google", "signature": "sig-text", "text": "Hello!", "type": "text"}], "role": "assistant"}, {"content": "Bye", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_multi_turn_conversation() -> None:
+    """all four roles in one conversation: system inline, assistant text, tool message per result"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "You are a weather bot.", "role": "system"}, {"content": "Hi", "role": "user"}, {"content": "Hello! Which city?", "role": "assistant"}, {"content": "Paris", "role": "user"}, {"content": "Let me check.", "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Paris\\",\\"unit\\":\\"celsius\\"}", "name": "get_weather"}, "id": "call_w1", "type": "function"}]}, {"content": "18C and sunny", "role": "tool", "tool_call_id": "call_w1"}], "model": "gpt-4o"}, "id": "req_multi_turn_conversation", "to_wire": {"messages": [{"content": "You are a weather bot.", "role": "system"}, {"content": "Hi", "role": "user"}, {"content": "Hello! Which city?", "role": "assistant"}, {"content": "Paris", "role": "user"}, {"content": "Let me check.", "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris", "unit": "celsius"}, "id": "call_w1", "name": "get_weather"}]}, {"content": "18C and sunny", "role": "tool", "tool_call_id": "call_w1"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_multi_turn_conversation__round_trip() -> None:
+    """Fixture req_multi_turn_conversation: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "You are a weather bot.", "role": "system"}, {"content": "Hi", "role": "user"}, {"content": "Hello! Which city?", "role": "assistant"}, {"content": "Paris", "role": "user"}, {"content": "Let me check.", "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Paris\\",\\"unit\\":\\"celsius\\"}", "name": "get_weather"}, "id": "call_w1", "type": "function"}]}, {"content": "18C and sunny", "role": "tool", "tool_call_id": "call_w1"}], "model": "gpt-4o"}, "id": "req_multi_turn_conversation", "to_wire": {"messages": [{"content": "You are a weather bot.", "role": "system"}, {"content": "Hi", "role": "user"}, {"content": "Hello! Which city?", "role": "assistant"}, {"content": "Paris", "role": "user"}, {"content": "Let me check.", "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris", "unit": "celsius"}, "id": "call_w1", "name": "get_weather"}]}, {"content": "18C and sunny", "role": "tool", "tool_call_id": "call_w1"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_tool_call_arguments_sorted_compact_json() -> None:
+    """tool_calls row: arguments become a JSON string with sorted keys and no spaces (oa 8 wire-byte stability)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Book it.", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Zürich\\",\\"seats\\":2,\\"tags\\":[\\"z\\",\\"a\\"],\\"when\\":{\\"day\\":\\"Mon\\",\\"time\\":\\"10:00\\"}}", "name": "book"}, "id": "call_b", "type": "function"}]}, {"content": "booked", "role": "tool", "tool_call_id": "call_b"}], "model": "gpt-4o"}, "id": "req_tool_call_arguments_sorted_compact_json", "to_wire": {"messages": [{"content": "Book it.", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Zürich", "seats": 2, "tags": ["z", "a"], "when": {"day": "Mon", "time": "10:00"}}, "id": "call_b", "name": "book"}]}, {"content": "booked", "role": "tool", "tool_call_id": "call_b"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_tool_call_arguments_sorted_compact_json__round_trip() -> None:
+    """Fixture req_tool_call_arguments_sorted_compact_json: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Book it.", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Zürich\\",\\"seats\\":2,\\"tags\\":[\\"z\\",\\"a\\"],\\"when\\":{\\"day\\":\\"Mon\\",\\"time\\":\\"10:00\\"}}", "name": "book"}, "id": "call_b", "type": "function"}]}, {"content": "booked", "role": "tool", "tool_call_id": "call_b"}], "model": "gpt-4o"}, "id": "req_tool_call_arguments_sorted_compact_json", "to_wire": {"messages": [{"content": "Book it.", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Zürich", "seats": 2, "tags": ["z", "a"], "when": {"day": "Mon", "time": "10:00"}}, "id": "call_b", "name": "book"}]}, {"content": "booked", "role": "tool", "tool_call_id": "call_b"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_assistant_tool_calls_content_absent() -> None:
+    """assistant wire template content '{content?}': absent canonical content is omitted (api: content optional when tool_calls is set)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Time?", "role": "user"}, {"role": "assistant", "tool_calls": [{"function": {"arguments": "{}", "name": "now"}, "id": "call_t", "type": "function"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "call_t"}], "model": "gpt-4o"}, "id": "req_assistant_tool_calls_content_absent", "to_wire": {"messages": [{"content": "Time?", "role": "user"}, {"role": "assistant", "tool_calls": [{"arguments": {}, "id": "call_t", "name": "now"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "call_t"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_assistant_tool_calls_content_absent__round_trip() -> None:
+    """Fixture req_assistant_tool_calls_content_absent: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Time?", "role": "user"}, {"role": "assistant", "tool_calls": [{"function": {"arguments": "{}", "name": "now"}, "id": "call_t", "type": "function"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "call_t"}], "model": "gpt-4o"}, "id": "req_assistant_tool_calls_content_absent", "to_wire": {"messages": [{"content": "Time?", "role": "user"}, {"role": "assistant", "tool_calls": [{"arguments": {}, "id": "call_t", "name": "now"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "call_t"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_assistant_tool_calls_empty_string_content() -> None:
+    """an empty-string assistant content beside tool_calls is sent as \"\" (it round-trips; wire-notes 3)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Time?", "role": "user"}, {"content": "", "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"tz\\":\\"UTC\\"}", "name": "now"}, "id": "call_t", "type": "function"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "call_t"}], "model": "gpt-4o"}, "id": "req_assistant_tool_calls_empty_string_content", "to_wire": {"messages": [{"content": "Time?", "role": "user"}, {"content": "", "role": "assistant", "tool_calls": [{"arguments": {"tz": "UTC"}, "id": "call_t", "name": "now"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "call_t"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_assistant_tool_calls_empty_string_content__round_trip() -> None:
+    """Fixture req_assistant_tool_calls_empty_string_content: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Time?", "role": "user"}, {"content": "", "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"tz\\":\\"UTC\\"}", "name": "now"}, "id": "call_t", "type": "function"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "call_t"}], "model": "gpt-4o"}, "id": "req_assistant_tool_calls_empty_string_content", "to_wire": {"messages": [{"content": "Time?", "role": "user"}, {"content": "", "role": "assistant", "tool_calls": [{"arguments": {"tz": "UTC"}, "id": "call_t", "name": "now"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "call_t"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_parallel_tool_calls_and_named_tool_results() -> None:
+    """tool_results 'message': one tool message per result; the canonical tool name is not a wire field and is dropped"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Weather in Paris and Rome?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Paris\\"}", "name": "get_weather"}, "id": "call_p", "type": "function"}, {"function": {"arguments": "{\\"city\\":\\"Rome\\"}", "name": "get_weather"}, "id": "call_r", "type": "function"}]}, {"content": "18C", "role": "tool", "tool_call_id": "call_p"}, {"content": "24C", "role": "tool", "tool_call_id": "call_r"}], "model": "gpt-4o"}, "id": "req_parallel_tool_calls_and_named_tool_results", "to_wire": {"messages": [{"content": "Weather in Paris and Rome?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_p", "name": "get_weather"}, {"arguments": {"city": "Rome"}, "id": "call_r", "name": "get_weather"}]}, {"content": "18C", "name": "get_weather", "role": "tool", "tool_call_id": "call_p"}, {"content": "24C", "name": "get_weather", "role": "tool", "tool_call_id": "call_r"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_parallel_tool_calls_and_named_tool_results__round_trip() -> None:
+    """Fixture req_parallel_tool_calls_and_named_tool_results: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Weather in Paris and Rome?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Paris\\"}", "name": "get_weather"}, "id": "call_p", "type": "function"}, {"function": {"arguments": "{\\"city\\":\\"Rome\\"}", "name": "get_weather"}, "id": "call_r", "type": "function"}]}, {"content": "18C", "role": "tool", "tool_call_id": "call_p"}, {"content": "24C", "role": "tool", "tool_call_id": "call_r"}], "model": "gpt-4o"}, "id": "req_parallel_tool_calls_and_named_tool_results", "to_wire": {"messages": [{"content": "Weather in Paris and Rome?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_p", "name": "get_weather"}, {"arguments": {"city": "Rome"}, "id": "call_r", "name": "get_weather"}]}, {"content": "18C", "name": "get_weather", "role": "tool", "tool_call_id": "call_p"}, {"content": "24C", "name": "get_weather", "role": "tool", "tool_call_id": "call_r"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_tool_full_definition() -> None:
+    """tools row: type function with name, description and parameters; no strict key when the tool does not set it"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}], "model": "gpt-4o", "tools": [{"function": {"description": "Current weather for a city.", "name": "get_weather", "parameters": {"properties": {"city": {"description": "City name", "type": "string"}, "unit": {"enum": ["celsius", "fahrenheit"], "type": "string"}}, "required": ["city"], "type": "object"}}, "type": "function"}]}, "id": "req_tool_full_definition", "to_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}], "model": "gpt-4o", "tools": [{"description": "Current weather for a city.", "name": "get_weather", "parameters": {"properties": {"city": {"description": "City name", "type": "string"}, "unit": {"enum": ["celsius", "fahrenheit"], "type": "string"}}, "required": ["city"], "type": "object"}}]}}'
+        ),
+    )
+
+
+def test_req_tool_full_definition__round_trip() -> None:
+    """Fixture req_tool_full_definition: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}], "model": "gpt-4o", "tools": [{"function": {"description": "Current weather for a city.", "name": "get_weather", "parameters": {"properties": {"city": {"description": "City name", "type": "string"}, "unit": {"enum": ["celsius", "fahrenheit"], "type": "string"}}, "required": ["city"], "type": "object"}}, "type": "function"}]}, "id": "req_tool_full_definition", "to_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}], "model": "gpt-4o", "tools": [{"description": "Current weather for a city.", "name": "get_weather", "parameters": {"properties": {"city": {"description": "City name", "type": "string"}, "unit": {"enum": ["celsius", "fahrenheit"], "type": "string"}}, "required": ["city"], "type": "object"}}]}}'
+        ),
+    )
+
+
+def test_req_tool_without_description_or_parameters() -> None:
+    """tools row: description and parameters are optional and omitted when absent (api: no parameters = empty list)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "What time is it?", "role": "user"}], "model": "gpt-4o", "tools": [{"function": {"name": "get_time"}, "type": "function"}]}, "id": "req_tool_without_description_or_parameters", "to_wire": {"messages": [{"content": "What time is it?", "role": "user"}], "model": "gpt-4o", "tools": [{"name": "get_time"}]}}'
+        ),
+    )
+
+
+def test_req_tool_without_description_or_parameters__round_trip() -> None:
+    """Fixture req_tool_without_description_or_parameters: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "What time is it?", "role": "user"}], "model": "gpt-4o", "tools": [{"function": {"name": "get_time"}, "type": "function"}]}, "id": "req_tool_without_description_or_parameters", "to_wire": {"messages": [{"content": "What time is it?", "role": "user"}], "model": "gpt-4o", "tools": [{"name": "get_time"}]}}'
+        ),
+    )
+
+
+def test_req_tool_strict_closes_object_schema() -> None:
+    """tools strict close_object_schema: strict true adds additionalProperties false to parameters and sends strict true"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}], "model": "gpt-4o", "tools": [{"function": {"description": "Current weather.", "name": "get_weather", "parameters": {"additionalProperties": false, "properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}, "strict": true}, "type": "function"}]}, "id": "req_tool_strict_closes_object_schema", "to_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}], "model": "gpt-4o", "tools": [{"description": "Current weather.", "name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}, "strict": true}]}}'
+        ),
+    )
+
+
+def test_req_tool_strict_closes_object_schema__round_trip() -> None:
+    """Fixture req_tool_strict_closes_object_schema: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}], "model": "gpt-4o", "tools": [{"function": {"description": "Current weather.", "name": "get_weather", "parameters": {"additionalProperties": false, "properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}, "strict": true}, "type": "function"}]}, "id": "req_tool_strict_closes_object_schema", "to_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}], "model": "gpt-4o", "tools": [{"description": "Current weather.", "name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}, "strict": true}]}}'
+        ),
+    )
+
+
+def test_req_tool_strict_false_sent_unchanged() -> None:
+    """tools row: strict false is sent as given and the schema is not closed"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Search.", "role": "user"}], "model": "gpt-4o", "tools": [{"function": {"name": "search", "parameters": {"properties": {"q": {"type": "string"}}, "type": "object"}, "strict": false}, "type": "function"}]}, "id": "req_tool_strict_false_sent_unchanged", "to_wire": {"messages": [{"content": "Search.", "role": "user"}], "model": "gpt-4o", "tools": [{"name": "search", "parameters": {"properties": {"q": {"type": "string"}}, "type": "object"}, "strict": false}]}}'
+        ),
+    )
+
+
+def test_req_tool_strict_false_sent_unchanged__round_trip() -> None:
+    """Fixture req_tool_strict_false_sent_unchanged: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Search.", "role": "user"}], "model": "gpt-4o", "tools": [{"function": {"name": "search", "parameters": {"properties": {"q": {"type": "string"}}, "type": "object"}, "strict": false}, "type": "function"}]}, "id": "req_tool_strict_false_sent_unchanged", "to_wire": {"messages": [{"content": "Search.", "role": "user"}], "model": "gpt-4o", "tools": [{"name": "search", "parameters": {"properties": {"q": {"type": "string"}}, "type": "object"}, "strict": false}]}}'
+        ),
+    )
+
+
+def test_req_no_tools_key_when_tools_empty() -> None:
+    """tools row: an empty tools list sends no tools key"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "req_no_tools_key_when_tools_empty", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tools": []}}'
+        ),
+    )
+
+
+def test_req_no_tools_key_when_tools_empty__round_trip() -> None:
+    """Fixture req_no_tools_key_when_tools_empty: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "req_no_tools_key_when_tools_empty", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tools": []}}'
+        ),
+    )
+
+
+def test_req_tool_choice_auto() -> None:
+    """tool_choice auto -> \"auto\" """
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "auto", "tools": [{"function": {"name": "get_time"}, "type": "function"}]}, "id": "req_tool_choice_auto", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "auto", "tools": [{"name": "get_time"}]}}'
+        ),
+    )
+
+
+def test_req_tool_choice_auto__round_trip() -> None:
+    """Fixture req_tool_choice_auto: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "auto", "tools": [{"function": {"name": "get_time"}, "type": "function"}]}, "id": "req_tool_choice_auto", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "auto", "tools": [{"name": "get_time"}]}}'
+        ),
+    )
+
+
+def test_req_tool_choice_required() -> None:
+    """tool_choice required -> \"required\" """
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "required", "tools": [{"function": {"name": "get_time"}, "type": "function"}]}, "id": "req_tool_choice_required", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "required", "tools": [{"name": "get_time"}]}}'
+        ),
+    )
+
+
+def test_req_tool_choice_required__round_trip() -> None:
+    """Fixture req_tool_choice_required: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "required", "tools": [{"function": {"name": "get_time"}, "type": "function"}]}, "id": "req_tool_choice_required", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "required", "tools": [{"name": "get_time"}]}}'
+        ),
+    )
+
+
+def test_req_tool_choice_none() -> None:
+    """tool_choice none -> \"none\" """
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "none", "tools": [{"function": {"name": "get_time"}, "type": "function"}]}, "id": "req_tool_choice_none", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "none", "tools": [{"name": "get_time"}]}}'
+        ),
+    )
+
+
+def test_req_tool_choice_none__round_trip() -> None:
+    """Fixture req_tool_choice_none: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "none", "tools": [{"function": {"name": "get_time"}, "type": "function"}]}, "id": "req_tool_choice_none", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "none", "tools": [{"name": "get_time"}]}}'
+        ),
+    )
+
+
+def test_req_tool_choice_forced_tool() -> None:
+    """tool_choice {type: tool, name} -> {type: function, function: {name}} (oa 8.1.1)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Weather?", "role": "user"}], "model": "gpt-4o", "tool_choice": {"function": {"name": "get_weather"}, "type": "function"}, "tools": [{"function": {"name": "get_time"}, "type": "function"}, {"function": {"name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "type": "object"}}, "type": "function"}]}, "id": "req_tool_choice_forced_tool", "to_wire": {"messages": [{"content": "Weather?", "role": "user"}], "model": "gpt-4o", "tool_choice": {"name": "get_weather", "type": "tool"}, "tools": [{"name": "get_time"}, {"name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "type": "object"}}]}}'
+        ),
+    )
+
+
+def test_req_tool_choice_forced_tool__round_trip() -> None:
+    """Fixture req_tool_choice_forced_tool: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Weather?", "role": "user"}], "model": "gpt-4o", "tool_choice": {"function": {"name": "get_weather"}, "type": "function"}, "tools": [{"function": {"name": "get_time"}, "type": "function"}, {"function": {"name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "type": "object"}}, "type": "function"}]}, "id": "req_tool_choice_forced_tool", "to_wire": {"messages": [{"content": "Weather?", "role": "user"}], "model": "gpt-4o", "tool_choice": {"name": "get_weather", "type": "tool"}, "tools": [{"name": "get_time"}, {"name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "type": "object"}}]}}'
+        ),
+    )
+
+
+def test_err_tool_choice_required_without_tools() -> None:
+    """oa 5 rule 1: tool_choice required with no tools is rejected before sending"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "tool_choice"}, "id": "err_tool_choice_required_without_tools", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "required"}}'
+        ),
+    )
+
+
+def test_err_tool_choice_unknown_tool() -> None:
+    """oa 5 rule 3: a forced tool that is not in tools is rejected before sending"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "tool_choice.name"}, "id": "err_tool_choice_unknown_tool", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": {"name": "get_weather", "type": "tool"}, "tools": [{"name": "get_time"}]}}'
+        ),
+    )
+
+
+def test_err_duplicate_tool_names() -> None:
+    """oa 4: tool names are unique; the second one is named"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "tools[1].name"}, "id": "err_duplicate_tool_names", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tools": [{"name": "get_time"}, {"description": "again", "name": "get_time"}]}}'
+        ),
+    )
+
+
+def test_req_all_options() -> None:
+    """options rows: temperature, max_tokens -> max_completion_tokens, top_p, seed, stop_sequences -> stop, both penalties"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"frequency_penalty": 0.5, "max_completion_tokens": 256, "messages": [{"content": "Write a haiku.", "role": "user"}], "model": "gpt-4o", "presence_penalty": -0.25, "seed": 7, "stop": ["END", "\\n\\n"], "temperature": 0.2, "top_p": 0.9}, "id": "req_all_options", "to_wire": {"config": {"frequency_penalty": 0.5, "max_tokens": 256, "presence_penalty": -0.25, "seed": 7, "stop_sequences": ["END", "\\n\\n"], "temperature": 0.2, "top_p": 0.9}, "messages": [{"content": "Write a haiku.", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_all_options__round_trip() -> None:
+    """Fixture req_all_options: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"frequency_penalty": 0.5, "max_completion_tokens": 256, "messages": [{"content": "Write a haiku.", "role": "user"}], "model": "gpt-4o", "presence_penalty": -0.25, "seed": 7, "stop": ["END", "\\n\\n"], "temperature": 0.2, "top_p": 0.9}, "id": "req_all_options", "to_wire": {"config": {"frequency_penalty": 0.5, "max_tokens": 256, "presence_penalty": -0.25, "seed": 7, "stop_sequences": ["END", "\\n\\n"], "temperature": 0.2, "top_p": 0.9}, "messages": [{"content": "Write a haiku.", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_max_tokens_is_max_completion_tokens() -> None:
+    """max_tokens -> max_completion_tokens (api: max_tokens is deprecated); no max_tokens key is sent"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_completion_tokens": 4096, "messages": [{"content": "Think hard.", "role": "user"}], "model": "o4-mini"}, "id": "req_max_tokens_is_max_completion_tokens", "to_wire": {"config": {"max_tokens": 4096}, "messages": [{"content": "Think hard.", "role": "user"}], "model": "o4-mini"}}'
+        ),
+    )
+
+
+def test_req_max_tokens_is_max_completion_tokens__round_trip() -> None:
+    """Fixture req_max_tokens_is_max_completion_tokens: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_completion_tokens": 4096, "messages": [{"content": "Think hard.", "role": "user"}], "model": "o4-mini"}, "id": "req_max_tokens_is_max_completion_tokens", "to_wire": {"config": {"max_tokens": 4096}, "messages": [{"content": "Think hard.", "role": "user"}], "model": "o4-mini"}}'
+        ),
+    )
+
+
+def test_req_top_k_dropped_silently() -> None:
+    """top_k {unsupported: drop}: Chat Completions has no top_k, so it is dropped without error"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "temperature": 1.0}, "id": "req_top_k_dropped_silently", "to_wire": {"config": {"temperature": 1.0, "top_k": 40}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_top_k_dropped_silently__round_trip() -> None:
+    """Fixture req_top_k_dropped_silently: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "temperature": 1.0}, "id": "req_top_k_dropped_silently", "to_wire": {"config": {"temperature": 1.0, "top_k": 40}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_zero_values_are_sent() -> None:
+    """options rows: zero values are values, not absences (temperature 0, penalties 0.0, seed 0)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"frequency_penalty": 0.0, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "presence_penalty": 0.0, "seed": 0, "temperature": 0}, "id": "req_zero_values_are_sent", "to_wire": {"config": {"frequency_penalty": 0.0, "presence_penalty": 0.0, "seed": 0, "temperature": 0}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_zero_values_are_sent__round_trip() -> None:
+    """Fixture req_zero_values_are_sent: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"frequency_penalty": 0.0, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "presence_penalty": 0.0, "seed": 0, "temperature": 0}, "id": "req_zero_values_are_sent", "to_wire": {"config": {"frequency_penalty": 0.0, "presence_penalty": 0.0, "seed": 0, "temperature": 0}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_err_max_tokens_not_positive() -> None:
+    """RuntimeConfig max_tokens must be a positive integer; checked before sending"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "config.max_tokens"}, "id": "err_max_tokens_not_positive", "to_wire": {"config": {"max_tokens": 0}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_extras_pass_through_at_root() -> None:
+    """extras placement root: undeclared keys are copied verbatim to the body root (nested keys sorted)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"logprobs": true, "messages": [{"content": "Hi", "role": "user"}], "metadata": {"app": "demo", "team": "search"}, "model": "gpt-4o", "parallel_tool_calls": false, "top_logprobs": 2, "user": "user-123"}, "id": "req_extras_pass_through_at_root", "to_wire": {"config": {"extras": {"logprobs": true, "metadata": {"app": "demo", "team": "search"}, "parallel_tool_calls": false, "top_logprobs": 2, "user": "user-123"}}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_extras_pass_through_at_root__round_trip() -> None:
+    """Fixture req_extras_pass_through_at_root: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"logprobs": true, "messages": [{"content": "Hi", "role": "user"}], "metadata": {"app": "demo", "team": "search"}, "model": "gpt-4o", "parallel_tool_calls": false, "top_logprobs": 2, "user": "user-123"}, "id": "req_extras_pass_through_at_root", "to_wire": {"config": {"extras": {"logprobs": true, "metadata": {"app": "demo", "team": "search"}, "parallel_tool_calls": false, "top_logprobs": 2, "user": "user-123"}}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_extras_equal_temperature_is_noop() -> None:
+    """managed collision: an extras temperature equal to the declared one is a no-op (temperature sent once)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "temperature": 0.7}, "id": "req_extras_equal_temperature_is_noop", "to_wire": {"config": {"extras": {"temperature": 0.7}, "temperature": 0.7}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_extras_equal_temperature_is_noop__round_trip() -> None:
+    """Fixture req_extras_equal_temperature_is_noop: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "temperature": 0.7}, "id": "req_extras_equal_temperature_is_noop", "to_wire": {"config": {"extras": {"temperature": 0.7}, "temperature": 0.7}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_extras_equal_numeric_value_is_noop() -> None:
+    """managed collision: equality is numeric (extras max_completion_tokens 100.0 equals declared max_tokens 100)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_completion_tokens": 100, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "req_extras_equal_numeric_value_is_noop", "to_wire": {"config": {"extras": {"max_completion_tokens": 100.0}, "max_tokens": 100}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_extras_equal_numeric_value_is_noop__round_trip() -> None:
+    """Fixture req_extras_equal_numeric_value_is_noop: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_completion_tokens": 100, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "req_extras_equal_numeric_value_is_noop", "to_wire": {"config": {"extras": {"max_completion_tokens": 100.0}, "max_tokens": 100}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_extras_equal_model_is_noop() -> None:
+    """managed structural field model: an extras model equal to the bound model is a redundant no-op"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "req_extras_equal_model_is_noop", "to_wire": {"config": {"extras": {"model": "gpt-4o"}}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_extras_equal_model_is_noop__round_trip() -> None:
+    """Fixture req_extras_equal_model_is_noop: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "req_extras_equal_model_is_noop", "to_wire": {"config": {"extras": {"model": "gpt-4o"}}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_err_extras_model_conflict() -> None:
+    """managed structural field model: a conflicting extras model is rejected before sending (oa 8.1.1)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.model"}, "id": "err_extras_model_conflict", "to_wire": {"config": {"extras": {"model": "gpt-4o-mini"}}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_err_extras_temperature_conflict() -> None:
+    """managed declared scalar: extras temperature 0.2 conflicts with declared 0.7 and is rejected"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.temperature"}, "id": "err_extras_temperature_conflict", "to_wire": {"config": {"extras": {"temperature": 0.2}, "temperature": 0.7}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_err_extras_max_completion_tokens_conflict() -> None:
+    """managed declared scalar under its wire name: extras max_completion_tokens conflicting with max_tokens is rejected"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.max_completion_tokens"}, "id": "err_extras_max_completion_tokens_conflict", "to_wire": {"config": {"extras": {"max_completion_tokens": 512}, "max_tokens": 256}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_err_extras_messages_conflict() -> None:
+    """managed structural field messages: an extras messages value is rejected, never allowed to replace the conversation"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.messages"}, "id": "err_extras_messages_conflict", "to_wire": {"config": {"extras": {"messages": [{"content": "Something else", "role": "user"}]}}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_err_extras_tool_choice_conflict() -> None:
+    """managed structural field tool_choice: extras tool_choice conflicting with the declared one is rejected"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.tool_choice"}, "id": "err_extras_tool_choice_conflict", "to_wire": {"config": {"extras": {"tool_choice": "required"}}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "auto", "tools": [{"name": "get_time"}]}}'
+        ),
+    )
+
+
+def test_err_extras_response_format_conflict() -> None:
+    """conditionally managed response_format: with a response_schema, an extras json_object format is rejected (oa 8.1.5)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.response_format"}, "id": "err_extras_response_format_conflict", "to_wire": {"config": {"extras": {"response_format": {"type": "json_object"}}}, "messages": [{"content": "Generate.", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}}'
+        ),
+    )
+
+
+def test_req_extras_response_format_without_schema_passes() -> None:
+    """conditionally managed response_format: with no response_schema an extras response_format rides untouched"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Generate JSON.", "role": "user"}], "model": "gpt-4o", "response_format": {"type": "json_object"}}, "id": "req_extras_response_format_without_schema_passes", "to_wire": {"config": {"extras": {"response_format": {"type": "json_object"}}}, "messages": [{"content": "Generate JSON.", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_extras_response_format_without_schema_passes__round_trip() -> None:
+    """Fixture req_extras_response_format_without_schema_passes: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Generate JSON.", "role": "user"}], "model": "gpt-4o", "response_format": {"type": "json_object"}}, "id": "req_extras_response_format_without_schema_passes", "to_wire": {"config": {"extras": {"response_format": {"type": "json_object"}}}, "messages": [{"content": "Generate JSON.", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_extras_stop_merges_with_stop_sequences() -> None:
+    """stop merge list_or_string: extras stop merges after the declared stop_sequences"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "stop": ["STOP", "END"]}, "id": "req_extras_stop_merges_with_stop_sequences", "to_wire": {"config": {"extras": {"stop": ["END"]}, "stop_sequences": ["STOP"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_extras_stop_merges_with_stop_sequences__round_trip() -> None:
+    """Fixture req_extras_stop_merges_with_stop_sequences: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "stop": ["STOP", "END"]}, "id": "req_extras_stop_merges_with_stop_sequences", "to_wire": {"config": {"extras": {"stop": ["END"]}, "stop_sequences": ["STOP"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_extras_stop_string_coerced_then_merged() -> None:
+    """stop merge list_or_string: a scalar-string extras stop is coerced to a one-element list before the merge"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "stop": ["STOP", "END"]}, "id": "req_extras_stop_string_coerced_then_merged", "to_wire": {"config": {"extras": {"stop": "END"}, "stop_sequences": ["STOP"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_extras_stop_string_coerced_then_merged__round_trip() -> None:
+    """Fixture req_extras_stop_string_coerced_then_merged: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "stop": ["STOP", "END"]}, "id": "req_extras_stop_string_coerced_then_merged", "to_wire": {"config": {"extras": {"stop": "END"}, "stop_sequences": ["STOP"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_extras_stop_duplicates_collapse() -> None:
+    """stop merge: duplicates collapse, first occurrence wins, declared values first"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "stop": ["STOP", "END", "DONE"]}, "id": "req_extras_stop_duplicates_collapse", "to_wire": {"config": {"extras": {"stop": ["END", "STOP", "DONE"]}, "stop_sequences": ["STOP", "END"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_extras_stop_duplicates_collapse__round_trip() -> None:
+    """Fixture req_extras_stop_duplicates_collapse: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "stop": ["STOP", "END", "DONE"]}, "id": "req_extras_stop_duplicates_collapse", "to_wire": {"config": {"extras": {"stop": ["END", "STOP", "DONE"]}, "stop_sequences": ["STOP", "END"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_extras_stop_malformed_treated_as_absent() -> None:
+    """stop merge: an extras stop list with a non-string element is treated as absent, without error (oa 6)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "stop": ["STOP"]}, "id": "req_extras_stop_malformed_treated_as_absent", "to_wire": {"config": {"extras": {"stop": ["END", 123]}, "stop_sequences": ["STOP"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_extras_stop_malformed_treated_as_absent__round_trip() -> None:
+    """Fixture req_extras_stop_malformed_treated_as_absent: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "stop": ["STOP"]}, "id": "req_extras_stop_malformed_treated_as_absent", "to_wire": {"config": {"extras": {"stop": ["END", 123]}, "stop_sequences": ["STOP"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_extras_stop_without_stop_sequences_untouched() -> None:
+    """stop is managed only while stop_sequences is set: otherwise an extras stop string rides untouched"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "stop": "END"}, "id": "req_extras_stop_without_stop_sequences_untouched", "lossy": "request_from_wire reads a string stop as stop_sequences [\\"END\\"], which is re-sent in list form", "to_wire": {"config": {"extras": {"stop": "END"}}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_structured_output_hash_name_strict() -> None:
+    """structured_output: name schema_<16 hex of sha256(compact sorted JSON)>; strict true for a qualifying schema"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Give me a number.", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "schema_cc6d2156c280bb3e", "schema": {"additionalProperties": false, "properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}, "strict": true}, "type": "json_schema"}}, "id": "req_structured_output_hash_name_strict", "to_wire": {"messages": [{"content": "Give me a number.", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}}'
+        ),
+    )
+
+
+def test_req_structured_output_hash_name_strict__round_trip() -> None:
+    """Fixture req_structured_output_hash_name_strict: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Give me a number.", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "schema_cc6d2156c280bb3e", "schema": {"additionalProperties": false, "properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}, "strict": true}, "type": "json_schema"}}, "id": "req_structured_output_hash_name_strict", "to_wire": {"messages": [{"content": "Give me a number.", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}}'
+        ),
+    )
+
+
+def test_req_structured_output_title_name() -> None:
+    """structured_output name derived: the schema title, sanitised to [A-Za-z0-9_-], is the name"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Weather report please.", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "Weather_Report", "schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "temp": {"type": "number"}}, "required": ["city", "temp"], "title": "Weather Report", "type": "object"}, "strict": true}, "type": "json_schema"}}, "id": "req_structured_output_title_name", "to_wire": {"messages": [{"content": "Weather report please.", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "temp": {"type": "number"}}, "required": ["city", "temp"], "title": "Weather Report", "type": "object"}}}'
+        ),
+    )
+
+
+def test_req_structured_output_title_name__round_trip() -> None:
+    """Fixture req_structured_output_title_name: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Weather report please.", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "Weather_Report", "schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "temp": {"type": "number"}}, "required": ["city", "temp"], "title": "Weather Report", "type": "object"}, "strict": true}, "type": "json_schema"}}, "id": "req_structured_output_title_name", "to_wire": {"messages": [{"content": "Weather report please.", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "temp": {"type": "number"}}, "required": ["city", "temp"], "title": "Weather Report", "type": "object"}}}'
+        ),
+    )
+
+
+def test_req_structured_output_long_title_truncated() -> None:
+    """structured_output name: a sanitised title is truncated to 64 characters (api name limit)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Report.", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "Quarterly_Revenue_Report_For_All_Regions_And_Product_Lines_Fisca", "schema": {"additionalProperties": false, "properties": {"total": {"type": "number"}}, "required": ["total"], "title": "Quarterly Revenue Report For All Regions And Product Lines Fiscal 2026 Final", "type": "object"}, "strict": true}, "type": "json_schema"}}, "id": "req_structured_output_long_title_truncated", "to_wire": {"messages": [{"content": "Report.", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"total": {"type": "number"}}, "required": ["total"], "title": "Quarterly Revenue Report For All Regions And Product Lines Fiscal 2026 Final", "type": "object"}}}'
+        ),
+    )
+
+
+def test_req_structured_output_long_title_truncated__round_trip() -> None:
+    """Fixture req_structured_output_long_title_truncated: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Report.", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "Quarterly_Revenue_Report_For_All_Regions_And_Product_Lines_Fisca", "schema": {"additionalProperties": false, "properties": {"total": {"type": "number"}}, "required": ["total"], "title": "Quarterly Revenue Report For All Regions And Product Lines Fiscal 2026 Final", "type": "object"}, "strict": true}, "type": "json_schema"}}, "id": "req_structured_output_long_title_truncated", "to_wire": {"messages": [{"content": "Report.", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"total": {"type": "number"}}, "required": ["total"], "title": "Quarterly Revenue Report For All Regions And Product Lines Fiscal 2026 Final", "type": "object"}}}'
+        ),
+    )
+
+
+def test_req_structured_output_not_strict() -> None:
+    """strict when_schema_qualifies: an open object with an optional property gets strict false; schema sent verbatim"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Who?", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "schema_7077a4bfcca304e7", "schema": {"properties": {"age": {"type": "integer"}, "name": {"type": "string"}}, "required": ["name"], "type": "object"}, "strict": false}, "type": "json_schema"}}, "id": "req_structured_output_not_strict", "to_wire": {"messages": [{"content": "Who?", "role": "user"}], "model": "gpt-4o", "response_schema": {"properties": {"age": {"type": "integer"}, "name": {"type": "string"}}, "required": ["name"], "type": "object"}}}'
+        ),
+    )
+
+
+def test_req_structured_output_not_strict__round_trip() -> None:
+    """Fixture req_structured_output_not_strict: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Who?", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "schema_7077a4bfcca304e7", "schema": {"properties": {"age": {"type": "integer"}, "name": {"type": "string"}}, "required": ["name"], "type": "object"}, "strict": false}, "type": "json_schema"}}, "id": "req_structured_output_not_strict", "to_wire": {"messages": [{"content": "Who?", "role": "user"}], "model": "gpt-4o", "response_schema": {"properties": {"age": {"type": "integer"}, "name": {"type": "string"}}, "required": ["name"], "type": "object"}}}'
+        ),
+    )
+
+
+def test_req_structured_output_nested_object_not_closed() -> None:
+    """strict when_schema_qualifies is recursive: a nested object without additionalProperties false gives strict false"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Where?", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "schema_f0fa5a8bd05e3b72", "schema": {"additionalProperties": false, "properties": {"point": {"properties": {"x": {"type": "number"}}, "required": ["x"], "type": "object"}}, "required": ["point"], "type": "object"}, "strict": false}, "type": "json_schema"}}, "id": "req_structured_output_nested_object_not_closed", "to_wire": {"messages": [{"content": "Where?", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"point": {"properties": {"x": {"type": "number"}}, "required": ["x"], "type": "object"}}, "required": ["point"], "type": "object"}}}'
+        ),
+    )
+
+
+def test_req_structured_output_nested_object_not_closed__round_trip() -> None:
+    """Fixture req_structured_output_nested_object_not_closed: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Where?", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "schema_f0fa5a8bd05e3b72", "schema": {"additionalProperties": false, "properties": {"point": {"properties": {"x": {"type": "number"}}, "required": ["x"], "type": "object"}}, "required": ["point"], "type": "object"}, "strict": false}, "type": "json_schema"}}, "id": "req_structured_output_nested_object_not_closed", "to_wire": {"messages": [{"content": "Where?", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"point": {"properties": {"x": {"type": "number"}}, "required": ["x"], "type": "object"}}, "required": ["point"], "type": "object"}}}'
+        ),
+    )
+
+
+def test_err_response_schema_not_object() -> None:
+    """oa 5: the response_schema root must be an object schema; rejected before sending"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "response_schema.type"}, "id": "err_response_schema_not_object", "to_wire": {"messages": [{"content": "List.", "role": "user"}], "model": "gpt-4o", "response_schema": {"items": {"type": "string"}, "type": "array"}}}'
+        ),
+    )
+
+
+def test_err_empty_messages() -> None:
+    """oa 5: messages must be non-empty"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "messages"}, "id": "err_empty_messages", "to_wire": {"messages": [], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_err_empty_model() -> None:
+    """the model must be a non-empty string"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "model"}, "id": "err_empty_model", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": ""}}'
+        ),
+    )
+
+
+def test_err_tool_result_unknown_tool_call_id() -> None:
+    """oa 3: a tool result must answer an earlier assistant tool call"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[2].tool_call_id"}, "id": "err_tool_result_unknown_tool_call_id", "to_wire": {"messages": [{"content": "Weather?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_1", "name": "get_weather"}]}, {"content": "18C", "role": "tool", "tool_call_id": "call_2"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_err_empty_text_block() -> None:
+    """oa 3.1.1: an empty text block is rejected, naming the block's text"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[1].text"}, "id": "err_empty_text_block", "to_wire": {"messages": [{"content": [{"text": "Look:", "type": "text"}, {"text": "", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_err_image_invalid_detail() -> None:
+    """oa 3.1.2: detail must be auto, low or high"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[0].detail"}, "id": "err_image_invalid_detail", "to_wire": {"messages": [{"content": [{"detail": "ultra", "source": {"type": "url", "url": "https://example.com/a.png"}, "type": "image"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_err_inline_image_missing_media_type() -> None:
+    """oa 3.1.3: an inline source needs a media_type"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[1].media_type"}, "id": "err_inline_image_missing_media_type", "to_wire": {"messages": [{"content": [{"text": "See", "type": "text"}, {"source": {"base64_data": "iVBORw0KGgo=", "type": "inline"}, "type": "image"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_err_system_not_first() -> None:
+    """oa 5: a system message is allowed only first"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[1].role"}, "id": "err_system_not_first", "to_wire": {"messages": [{"content": "Hi", "role": "user"}, {"content": "Be brief.", "role": "system"}, {"content": "Hi again", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_err_last_message_assistant() -> None:
+    """oa 5: the last message must be user or tool"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[1].role"}, "id": "err_last_message_assistant", "to_wire": {"messages": [{"content": "Hi", "role": "user"}, {"content": "Hello", "role": "assistant"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_err_thinking_block_in_user_message() -> None:
+    """oa 3.1.4: thinking blocks are assistant-only"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[0]"}, "id": "err_thinking_block_in_user_message", "to_wire": {"messages": [{"content": [{"text": "hmm", "type": "thinking"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_err_assistant_without_content_or_tool_calls() -> None:
+    """oa 3: an assistant message needs content or tool_calls"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[1].content"}, "id": "err_assistant_without_content_or_tool_calls", "to_wire": {"messages": [{"content": "Hi", "role": "user"}, {"content": null, "role": "assistant"}, {"content": "Hello?", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_resp_stop_text() -> None:
+    """finish_reason stop -> stop; message from choices[0].message; the three usage counters"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Hi there.", "role": "assistant"}, "usage": {"completion_tokens": 3, "prompt_tokens": 9, "total_tokens": 12}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Hi there.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-001", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 3, "prompt_tokens": 9, "total_tokens": 12}}, "id": "resp_stop_text"}'
+        ),
+    )
+
+
+def test_resp_stop_text__round_trip() -> None:
+    """Fixture resp_stop_text: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Hi there.", "role": "assistant"}, "usage": {"completion_tokens": 3, "prompt_tokens": 9, "total_tokens": 12}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Hi there.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-001", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 3, "prompt_tokens": 9, "total_tokens": 12}}, "id": "resp_stop_text"}'
+        ),
+    )
+
+
+def test_resp_length() -> None:
+    """finish_reason length -> length"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "length", "message": {"content": "Once upon a", "role": "assistant"}, "usage": {"completion_tokens": 4, "prompt_tokens": 9, "total_tokens": 13}}, "from_wire": {"choices": [{"finish_reason": "length", "index": 0, "message": {"content": "Once upon a", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-002", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 4, "prompt_tokens": 9, "total_tokens": 13}}, "id": "resp_length"}'
+        ),
+    )
+
+
+def test_resp_length__round_trip() -> None:
+    """Fixture resp_length: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "length", "message": {"content": "Once upon a", "role": "assistant"}, "usage": {"completion_tokens": 4, "prompt_tokens": 9, "total_tokens": 13}}, "from_wire": {"choices": [{"finish_reason": "length", "index": 0, "message": {"content": "Once upon a", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-002", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 4, "prompt_tokens": 9, "total_tokens": 13}}, "id": "resp_length"}'
+        ),
+    )
+
+
+def test_resp_tool_calls() -> None:
+    """finish_reason tool_calls -> tool_calls; JSON-string arguments are decoded into mappings, ids kept verbatim"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_Ab12Cd", "name": "get_weather"}, {"arguments": {}, "id": "call_Ef34Gh", "name": "get_time"}]}, "usage": {"completion_tokens": 20, "prompt_tokens": 40, "total_tokens": 60}}, "from_wire": {"choices": [{"finish_reason": "tool_calls", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Paris\\"}", "name": "get_weather"}, "id": "call_Ab12Cd", "type": "function"}, {"function": {"arguments": "{}", "name": "get_time"}, "id": "call_Ef34Gh", "type": "function"}]}}], "created": 1700000000, "id": "chatcmpl-003", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 20, "prompt_tokens": 40, "total_tokens": 60}}, "id": "resp_tool_calls"}'
+        ),
+    )
+
+
+def test_resp_tool_calls__round_trip() -> None:
+    """Fixture resp_tool_calls: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_Ab12Cd", "name": "get_weather"}, {"arguments": {}, "id": "call_Ef34Gh", "name": "get_time"}]}, "usage": {"completion_tokens": 20, "prompt_tokens": 40, "total_tokens": 60}}, "from_wire": {"choices": [{"finish_reason": "tool_calls", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Paris\\"}", "name": "get_weather"}, "id": "call_Ab12Cd", "type": "function"}, {"function": {"arguments": "{}", "name": "get_time"}, "id": "call_Ef34Gh", "type": "function"}]}}], "created": 1700000000, "id": "chatcmpl-003", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 20, "prompt_tokens": 40, "total_tokens": 60}}, "id": "resp_tool_calls"}'
+        ),
+    )
+
+
+def test_resp_content_filter() -> None:
+    """finish_reason content_filter -> content_filter"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "content_filter", "message": {"content": "", "role": "assistant"}, "usage": {"completion_tokens": 0, "prompt_tokens": 12, "total_tokens": 12}}, "from_wire": {"choices": [{"finish_reason": "content_filter", "index": 0, "message": {"content": "", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-004", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 0, "prompt_tokens": 12, "total_tokens": 12}}, "id": "resp_content_filter"}'
+        ),
+    )
+
+
+def test_resp_content_filter__round_trip() -> None:
+    """Fixture resp_content_filter: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "content_filter", "message": {"content": "", "role": "assistant"}, "usage": {"completion_tokens": 0, "prompt_tokens": 12, "total_tokens": 12}}, "from_wire": {"choices": [{"finish_reason": "content_filter", "index": 0, "message": {"content": "", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-004", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 0, "prompt_tokens": 12, "total_tokens": 12}}, "id": "resp_content_filter"}'
+        ),
+    )
+
+
+def test_resp_function_call_legacy() -> None:
+    """finish_reason function_call (deprecated) -> tool_calls (oa 8.1.2)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"q": "x"}, "id": "call_1", "name": "lookup"}]}, "usage": {"completion_tokens": 5, "prompt_tokens": 10, "total_tokens": 15}}, "from_wire": {"choices": [{"finish_reason": "function_call", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"q\\":\\"x\\"}", "name": "lookup"}, "id": "call_1", "type": "function"}]}}], "created": 1700000000, "id": "chatcmpl-005", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 5, "prompt_tokens": 10, "total_tokens": 15}}, "id": "resp_function_call_legacy", "lossy": "function_call is re-emitted as tool_calls"}'
+        ),
+    )
+
+
+def test_resp_unknown_finish_reason_is_error() -> None:
+    """finish_reason '*': an unknown value -> error"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "error", "message": {"content": "partial", "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 5, "total_tokens": 6}}, "from_wire": {"choices": [{"finish_reason": "server_hiccup", "index": 0, "message": {"content": "partial", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-006", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 1, "prompt_tokens": 5, "total_tokens": 6}}, "id": "resp_unknown_finish_reason_is_error", "lossy": "canonical error is emitted as stop (emit: {error: stop})"}'
+        ),
+    )
+
+
+def test_resp_null_finish_reason_is_error() -> None:
+    """finish_reason '*': a null finish_reason is not a listed value -> error"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "error", "message": {"content": "cut", "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 5, "total_tokens": 6}}, "from_wire": {"choices": [{"finish_reason": null, "index": 0, "message": {"content": "cut", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-007", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 1, "prompt_tokens": 5, "total_tokens": 6}}, "id": "resp_null_finish_reason_is_error", "lossy": "canonical error is emitted as stop (emit: {error: stop})"}'
+        ),
+    )
+
+
+def test_resp_degraded_bad_json_arguments_null() -> None:
+    """degraded response (finish_reason error): arguments that are not JSON become null (oa 3, CANONICAL)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "error", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_ok", "name": "get_weather"}, {"arguments": null, "id": "call_bad", "name": "get_weather"}]}, "usage": {"completion_tokens": 12, "prompt_tokens": 30, "total_tokens": 42}}, "from_wire": {"choices": [{"finish_reason": "error", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Paris\\"}", "name": "get_weather"}, "id": "call_ok", "type": "function"}, {"function": {"arguments": "{\\"city\\": \\"Ro", "name": "get_weather"}, "id": "call_bad", "type": "function"}]}}], "created": 1700000000, "id": "chatcmpl-008", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 12, "prompt_tokens": 30, "total_tokens": 42}}, "id": "resp_degraded_bad_json_arguments_null", "lossy": "null arguments and the error finish_reason cannot be re-emitted as they came"}'
+        ),
+    )
+
+
+def test_err_resp_bad_json_arguments() -> None:
+    """under a normal finish_reason, tool arguments that are not JSON are provider_invalid_response naming the path"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_response", "path": "choices[0].message.tool_calls[0].function.arguments"}, "from_wire": {"choices": [{"finish_reason": "tool_calls", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\": \\"Ro", "name": "get_weather"}, "id": "call_bad", "type": "function"}]}}], "created": 1700000000, "id": "chatcmpl-009", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 12, "prompt_tokens": 30, "total_tokens": 42}}, "id": "err_resp_bad_json_arguments"}'
+        ),
+    )
+
+
+def test_err_resp_arguments_not_an_object() -> None:
+    """under a normal finish_reason, arguments that decode to a non-object are provider_invalid_response"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_response", "path": "choices[0].message.tool_calls[1].function.arguments"}, "from_wire": {"choices": [{"finish_reason": "tool_calls", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{}", "name": "f"}, "id": "call_a", "type": "function"}, {"function": {"arguments": "[1, 2]", "name": "f"}, "id": "call_b", "type": "function"}]}}], "created": 1700000000, "id": "chatcmpl-010", "model": "gpt-4o-2024-08-06", "object": "chat.completion"}, "id": "err_resp_arguments_not_an_object"}'
+        ),
+    )
+
+
+def test_err_resp_missing_choices() -> None:
+    """a body without choices cannot be parsed into the response shape: provider_invalid_response"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_response"}, "from_wire": {"created": 1700000000, "id": "chatcmpl-011", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 0, "prompt_tokens": 1, "total_tokens": 1}}, "id": "err_resp_missing_choices"}'
+        ),
+    )
+
+
+def test_resp_usage_with_cached_tokens() -> None:
+    """usage: cached_tokens comes from usage.prompt_tokens_details.cached_tokens"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Cached.", "role": "assistant"}, "usage": {"cached_tokens": 1920, "completion_tokens": 10, "prompt_tokens": 2048, "total_tokens": 2058}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Cached.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-012", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 10, "prompt_tokens": 2048, "prompt_tokens_details": {"cached_tokens": 1920}, "total_tokens": 2058}}, "id": "resp_usage_with_cached_tokens"}'
+        ),
+    )
+
+
+def test_resp_usage_with_cached_tokens__round_trip() -> None:
+    """Fixture resp_usage_with_cached_tokens: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Cached.", "role": "assistant"}, "usage": {"cached_tokens": 1920, "completion_tokens": 10, "prompt_tokens": 2048, "total_tokens": 2058}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Cached.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-012", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 10, "prompt_tokens": 2048, "prompt_tokens_details": {"cached_tokens": 1920}, "total_tokens": 2058}}, "id": "resp_usage_with_cached_tokens"}'
+        ),
+    )
+
+
+def test_resp_usage_cached_tokens_zero() -> None:
+    """usage: a reported cache miss (cached_tokens 0) is 0, distinct from absent (oa 8.1.2)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Fresh.", "role": "assistant"}, "usage": {"cached_tokens": 0, "completion_tokens": 2, "prompt_tokens": 20, "total_tokens": 22}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Fresh.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-013", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 2, "prompt_tokens": 20, "prompt_tokens_details": {"cached_tokens": 0}, "total_tokens": 22}}, "id": "resp_usage_cached_tokens_zero"}'
+        ),
+    )
+
+
+def test_resp_usage_cached_tokens_zero__round_trip() -> None:
+    """Fixture resp_usage_cached_tokens_zero: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Fresh.", "role": "assistant"}, "usage": {"cached_tokens": 0, "completion_tokens": 2, "prompt_tokens": 20, "total_tokens": 22}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Fresh.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-013", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 2, "prompt_tokens": 20, "prompt_tokens_details": {"cached_tokens": 0}, "total_tokens": 22}}, "id": "resp_usage_cached_tokens_zero"}'
+        ),
+    )
+
+
+def test_resp_usage_details_without_cached_tokens() -> None:
+    """usage: prompt_tokens_details without cached_tokens leaves cached_tokens absent; other details stay in raw"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Ok.", "role": "assistant"}, "usage": {"completion_tokens": 2, "prompt_tokens": 20, "total_tokens": 22}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Ok.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-014", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 2, "completion_tokens_details": {"accepted_prediction_tokens": 0, "audio_tokens": 0, "reasoning_tokens": 0, "rejected_prediction_tokens": 0}, "prompt_tokens": 20, "prompt_tokens_details": {"audio_tokens": 0}, "total_tokens": 22}}, "id": "resp_usage_details_without_cached_tokens", "lossy": "audio_tokens and completion_tokens_details are kept only in raw"}'
+        ),
+    )
+
+
+def test_resp_usage_absent_all_null() -> None:
+    """usage absent: the three counters are null together (oa 6)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "No usage here.", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "No usage here.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-015", "model": "local-llama", "object": "chat.completion"}, "id": "resp_usage_absent_all_null"}'
+        ),
+    )
+
+
+def test_resp_usage_absent_all_null__round_trip() -> None:
+    """Fixture resp_usage_absent_all_null: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "No usage here.", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "No usage here.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-015", "model": "local-llama", "object": "chat.completion"}, "id": "resp_usage_absent_all_null"}'
+        ),
+    )
+
+
+def test_resp_usage_malformed_counters_null() -> None:
+    """oa 7 malformed usage counter: a string, a negative or a boolean counter is null; the sound ones stand"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Hm.", "role": "assistant"}, "usage": {"cached_tokens": null, "completion_tokens": null, "prompt_tokens": null, "total_tokens": 17}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Hm.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-016", "model": "local-llama", "object": "chat.completion", "usage": {"completion_tokens": -1, "prompt_tokens": "12", "prompt_tokens_details": {"cached_tokens": true}, "total_tokens": 17}}, "id": "resp_usage_malformed_counters_null", "lossy": "malformed counters are not re-emitted"}'
+        ),
+    )
+
+
+def test_resp_content_array_single_text_part() -> None:
+    """string_or_parts on read: an array content is kept as text blocks"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"text": "From parts.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 3, "prompt_tokens": 3, "total_tokens": 6}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": [{"text": "From parts.", "type": "text"}], "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-017", "model": "compatible-server", "object": "chat.completion", "usage": {"completion_tokens": 3, "prompt_tokens": 3, "total_tokens": 6}}, "id": "resp_content_array_single_text_part", "lossy": "an array with a single text part comes back as a plain string"}'
+        ),
+    )
+
+
+def test_resp_refusal_content_null() -> None:
+    """a refusal comes back with content null; the refusal text has no canonical slot and stays in raw"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": 7, "prompt_tokens": 15, "total_tokens": 22}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": null, "refusal": "I can\'t help with that.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-018", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 7, "prompt_tokens": 15, "total_tokens": 22}}, "id": "resp_refusal_content_null", "lossy": "refusal is not carried by the canonical model"}'
+        ),
+    )
+
+
+def test_resp_extra_fields_stay_in_raw() -> None:
+    """fields with no canonical slot (system_fingerprint, service_tier, logprobs, annotations) stay in raw only"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Hi.", "role": "assistant"}, "usage": {"completion_tokens": 2, "prompt_tokens": 5, "total_tokens": 7}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "logprobs": null, "message": {"annotations": [], "content": "Hi.", "refusal": null, "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-019", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "service_tier": "default", "system_fingerprint": "fp_abc123", "usage": {"completion_tokens": 2, "prompt_tokens": 5, "total_tokens": 7}}, "id": "resp_extra_fields_stay_in_raw", "lossy": "system_fingerprint, service_tier, logprobs, refusal and annotations are not carried by the canonical model"}'
+        ),
+    )
+
+
+def test_resp_arguments_with_whitespace() -> None:
+    """arguments are decoded; re-encoding uses the compact sorted form"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris", "unit": "c"}, "id": "call_1", "name": "get_weather"}]}, "usage": {"completion_tokens": 10, "prompt_tokens": 20, "total_tokens": 30}}, "from_wire": {"choices": [{"finish_reason": "tool_calls", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\n  \\"unit\\": \\"c\\",\\n  \\"city\\": \\"Paris\\"\\n}", "name": "get_weather"}, "id": "call_1", "type": "function"}]}}], "created": 1700000000, "id": "chatcmpl-020", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 10, "prompt_tokens": 20, "total_tokens": 30}}, "id": "resp_arguments_with_whitespace", "lossy": "arguments are re-serialised as compact JSON with sorted keys"}'
+        ),
+    )
+
+
+def test_resp_structured_output_parsed() -> None:
+    """with a response_schema, parsed is the validated JSON content; content stays verbatim (oa 8.1.5.2)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "{\\"value\\": 42}", "role": "assistant"}, "parsed": {"value": 42}, "usage": {"completion_tokens": 6, "prompt_tokens": 30, "total_tokens": 36}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "{\\"value\\": 42}", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-021", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 6, "prompt_tokens": 30, "total_tokens": 36}}, "id": "resp_structured_output_parsed", "response_schema": {"additionalProperties": false, "properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}'
+        ),
+    )
+
+
+def test_resp_structured_output_parsed__round_trip() -> None:
+    """Fixture resp_structured_output_parsed: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "{\\"value\\": 42}", "role": "assistant"}, "parsed": {"value": 42}, "usage": {"completion_tokens": 6, "prompt_tokens": 30, "total_tokens": 36}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "{\\"value\\": 42}", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-021", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 6, "prompt_tokens": 30, "total_tokens": 36}}, "id": "resp_structured_output_parsed", "response_schema": {"additionalProperties": false, "properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}'
+        ),
+    )
+
+
+def test_err_resp_structured_output_not_json() -> None:
+    """with a response_schema, content that is not JSON raises structured_output_invalid (oa 7)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "structured_output_invalid"}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "The value is 42.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-022", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 6, "prompt_tokens": 30, "total_tokens": 36}}, "id": "err_resp_structured_output_not_json", "response_schema": {"properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}'
+        ),
+    )
+
+
+def test_err_resp_structured_output_schema_mismatch() -> None:
+    """with a response_schema, JSON that fails validation raises structured_output_invalid naming the pointer"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "structured_output_invalid", "message_contains": "/value"}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "{\\"value\\": \\"forty-two\\"}", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-023", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 6, "prompt_tokens": 30, "total_tokens": 36}}, "id": "err_resp_structured_output_schema_mismatch", "response_schema": {"properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}'
+        ),
+    )
+
+
+def test_resp_structured_output_tool_calls_no_parsed() -> None:
+    """with a response_schema, a tool_calls response has no parsed value (oa 6)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"x": 1}, "id": "call_1", "name": "compute"}]}, "usage": {"completion_tokens": 6, "prompt_tokens": 30, "total_tokens": 36}}, "from_wire": {"choices": [{"finish_reason": "tool_calls", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"x\\":1}", "name": "compute"}, "id": "call_1", "type": "function"}]}}], "created": 1700000000, "id": "chatcmpl-024", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 6, "prompt_tokens": 30, "total_tokens": 36}}, "id": "resp_structured_output_tool_calls_no_parsed", "response_schema": {"properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}'
+        ),
+    )
+
+
+def test_resp_structured_output_tool_calls_no_parsed__round_trip() -> None:
+    """Fixture resp_structured_output_tool_calls_no_parsed: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"x": 1}, "id": "call_1", "name": "compute"}]}, "usage": {"completion_tokens": 6, "prompt_tokens": 30, "total_tokens": 36}}, "from_wire": {"choices": [{"finish_reason": "tool_calls", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"x\\":1}", "name": "compute"}, "id": "call_1", "type": "function"}]}}], "created": 1700000000, "id": "chatcmpl-024", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 6, "prompt_tokens": 30, "total_tokens": 36}}, "id": "resp_structured_output_tool_calls_no_parsed", "response_schema": {"properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}'
+        ),
+    )
+
+
+def test_rtw_envelope_from_raw() -> None:
+    """envelope: id, created and model come from raw when present; object is chat.completion"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Hello!", "role": "assistant"}}], "created": 1712345678, "id": "chatcmpl-xyz", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 2, "prompt_tokens": 8, "total_tokens": 10}}, "id": "rtw_envelope_from_raw", "response_to_wire": {"finish_reason": "stop", "message": {"content": "Hello!", "role": "assistant"}, "raw": {"created": 1712345678, "id": "chatcmpl-xyz", "model": "gpt-4o-2024-08-06", "system_fingerprint": "fp_1"}, "usage": {"completion_tokens": 2, "prompt_tokens": 8, "total_tokens": 10}}}'
+        ),
+    )
+
+
+def test_rtw_envelope_defaults_without_raw() -> None:
+    """envelope defaults: id chatcmpl-wiremap, created 0, model unknown when raw has none"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"choices": [{"finish_reason": "length", "index": 0, "message": {"content": "Hi.", "role": "assistant"}}], "created": 0, "id": "chatcmpl-wiremap", "model": "unknown", "object": "chat.completion", "usage": {"completion_tokens": 1, "prompt_tokens": 1, "total_tokens": 2}}, "id": "rtw_envelope_defaults_without_raw", "response_to_wire": {"finish_reason": "length", "message": {"content": "Hi.", "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 1, "total_tokens": 2}}}'
+        ),
+    )
+
+
+def test_rtw_error_finish_reason_emits_stop() -> None:
+    """finish_reason emit {error: stop}: the canonical error value, which the map cannot invert, is sent as stop"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "partial", "role": "assistant"}}], "created": 0, "id": "chatcmpl-wiremap", "model": "unknown", "object": "chat.completion", "usage": {"completion_tokens": 1, "prompt_tokens": 4, "total_tokens": 5}}, "id": "rtw_error_finish_reason_emits_stop", "response_to_wire": {"finish_reason": "error", "message": {"content": "partial", "role": "assistant"}, "raw": {}, "usage": {"completion_tokens": 1, "prompt_tokens": 4, "total_tokens": 5}}}'
+        ),
+    )
+
+
+def test_rtw_tool_calls_and_content_filter() -> None:
+    """response_to_wire: tool calls get JSON-string arguments (sorted, compact); content_filter maps to itself"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"choices": [{"finish_reason": "content_filter", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Oslo\\",\\"unit\\":\\"c\\"}", "name": "get_weather"}, "id": "call_9", "type": "function"}]}}], "created": 0, "id": "chatcmpl-wiremap", "model": "unknown", "object": "chat.completion", "usage": {"completion_tokens": 5, "prompt_tokens": 10, "total_tokens": 15}}, "id": "rtw_tool_calls_and_content_filter", "response_to_wire": {"finish_reason": "content_filter", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Oslo", "unit": "c"}, "id": "call_9", "name": "get_weather"}]}, "usage": {"completion_tokens": 5, "prompt_tokens": 10, "total_tokens": 15}}}'
+        ),
+    )
+
+
+def test_rtw_usage_not_reported_omitted() -> None:
+    """usage '{usage?}': a response whose counters are all null carries no usage key"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"choices": [{"finish_reason": "tool_calls", "index": 0, "message": {"content": "Ok.", "role": "assistant"}}], "created": 0, "id": "chatcmpl-wiremap", "model": "unknown", "object": "chat.completion"}, "id": "rtw_usage_not_reported_omitted", "response_to_wire": {"finish_reason": "tool_calls", "message": {"content": "Ok.", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}}'
+        ),
+    )
+
+
+def test_rtw_cached_tokens_nested() -> None:
+    """usage cached_tokens is written back under prompt_tokens_details.cached_tokens"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Cached.", "role": "assistant"}}], "created": 0, "id": "chatcmpl-wiremap", "model": "unknown", "object": "chat.completion", "usage": {"completion_tokens": 5, "prompt_tokens": 100, "prompt_tokens_details": {"cached_tokens": 64}, "total_tokens": 105}}, "id": "rtw_cached_tokens_nested", "response_to_wire": {"finish_reason": "stop", "message": {"content": "Cached.", "role": "assistant"}, "usage": {"cached_tokens": 64, "completion_tokens": 5, "prompt_tokens": 100, "total_tokens": 105}}}'
+        ),
+    )
+
+
+def test_rtw_thinking_stripped_from_message() -> None:
+    """response_to_wire: thinking blocks (another provider's) are stripped; the remaining text is a plain string"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Answer.", "role": "assistant"}}], "created": 0, "id": "chatcmpl-wiremap", "model": "unknown", "object": "chat.completion", "usage": {"completion_tokens": 2, "prompt_tokens": 3, "total_tokens": 5}}, "id": "rtw_thinking_stripped_from_message", "response_to_wire": {"finish_reason": "stop", "message": {"content": [{"origin": "anthropic", "signature": "sig-z", "text": "Reasoning...", "type": "thinking"}, {"text": "Answer.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 2, "prompt_tokens": 3, "total_tokens": 5}}}'
+        ),
+    )
+
+
+def test_rfw_options_and_extras() -> None:
+    """request_from_wire: declared options map back (max_completion_tokens -> max_tokens, stop -> stop_sequences); the rest is extras"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"config": {"extras": {"logprobs": true, "user": "u-1"}, "frequency_penalty": 0.1, "max_tokens": 128, "presence_penalty": 0.2, "seed": 11, "stop_sequences": ["END"], "temperature": 0.3, "top_p": 0.8}, "messages": [{"content": "Be brief.", "role": "system"}, {"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "rfw_options_and_extras", "request_from_wire": {"frequency_penalty": 0.1, "logprobs": true, "max_completion_tokens": 128, "messages": [{"content": "Be brief.", "role": "system"}, {"content": "Hi", "role": "user"}], "model": "gpt-4o", "presence_penalty": 0.2, "seed": 11, "stop": ["END"], "temperature": 0.3, "top_p": 0.8, "user": "u-1"}}'
+        ),
+    )
+
+
+def test_rfw_tools_and_forced_tool_choice() -> None:
+    """request_from_wire: function tools and a named tool_choice map back to canonical tools and {type: tool}"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"messages": [{"content": "Weather?", "role": "user"}], "model": "gpt-4o", "tool_choice": {"name": "get_weather", "type": "tool"}, "tools": [{"description": "Weather for a city.", "name": "get_weather", "parameters": {"additionalProperties": false, "properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}, "strict": true}, {"name": "get_time"}]}, "id": "rfw_tools_and_forced_tool_choice", "request_from_wire": {"messages": [{"content": "Weather?", "role": "user"}], "model": "gpt-4o", "tool_choice": {"function": {"name": "get_weather"}, "type": "function"}, "tools": [{"function": {"description": "Weather for a city.", "name": "get_weather", "parameters": {"additionalProperties": false, "properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}, "strict": true}, "type": "function"}, {"function": {"name": "get_time"}, "type": "function"}]}}'
+        ),
+    )
+
+
+def test_rfw_tool_call_history() -> None:
+    """request_from_wire: assistant tool_calls decode their JSON-string arguments; tool messages keep tool_call_id"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"messages": [{"content": "Weather in Paris?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_1", "name": "get_weather"}]}, {"content": "18C", "role": "tool", "tool_call_id": "call_1"}], "model": "gpt-4o"}, "id": "rfw_tool_call_history", "request_from_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Paris\\"}", "name": "get_weather"}, "id": "call_1", "type": "function"}]}, {"content": "18C", "role": "tool", "tool_call_id": "call_1"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_rfw_user_content_parts() -> None:
+    """request_from_wire: text, image URL, image data URL, input_audio mp3 and file_data parts map back to canonical blocks"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"messages": [{"content": [{"text": "Compare these.", "type": "text"}, {"detail": "low", "source": {"type": "url", "url": "https://example.com/a.png"}, "type": "image"}, {"media_type": "image/jpeg", "source": {"base64_data": "/9j/4AAQ", "type": "inline"}, "type": "image"}, {"media_type": "audio/mpeg", "source": {"base64_data": "SUQzBAA=", "type": "inline"}, "type": "audio"}, {"media_type": "audio/wav", "source": {"base64_data": "UklGRiQA", "type": "inline"}, "type": "audio"}, {"filename": "r.pdf", "media_type": "application/pdf", "source": {"base64_data": "JVBERi0=", "type": "inline"}, "type": "file"}], "role": "user"}], "model": "gpt-4o"}, "id": "rfw_user_content_parts", "request_from_wire": {"messages": [{"content": [{"text": "Compare these.", "type": "text"}, {"image_url": {"detail": "low", "url": "https://example.com/a.png"}, "type": "image_url"}, {"image_url": {"url": "data:image/jpeg;base64,/9j/4AAQ"}, "type": "image_url"}, {"input_audio": {"data": "SUQzBAA=", "format": "mp3"}, "type": "input_audio"}, {"input_audio": {"data": "UklGRiQA", "format": "wav"}, "type": "input_audio"}, {"file": {"file_data": "data:application/pdf;base64,JVBERi0=", "filename": "r.pdf"}, "type": "file"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_rfw_single_text_part_array_stays_blocks() -> None:
+    """request_from_wire: an array with one text part is read as a one-block list, not collapsed"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "gpt-4o"}, "id": "rfw_single_text_part_array_stays_blocks", "request_from_wire": {"messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_rfw_system_text_parts_joined() -> None:
+    """request_from_wire: a system message given as text parts becomes one string (canonical system is text only)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"messages": [{"content": "Be brief. Be kind.", "role": "system"}, {"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "rfw_system_text_parts_joined", "request_from_wire": {"messages": [{"content": [{"text": "Be brief. ", "type": "text"}, {"text": "Be kind.", "type": "text"}], "role": "system"}, {"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_rfw_response_format_json_schema() -> None:
+    """request_from_wire: response_format json_schema gives back the schema as response_schema"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"messages": [{"content": "Number?", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}, "id": "rfw_response_format_json_schema", "request_from_wire": {"messages": [{"content": "Number?", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "schema_cc6d2156c280bb3e", "schema": {"additionalProperties": false, "properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}, "strict": true}, "type": "json_schema"}}}'
+        ),
+    )
+
+
+def test_rfw_stop_string_coerced_to_list() -> None:
+    """request_from_wire: the api's scalar-string stop is read as a one-element stop_sequences list"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"config": {"stop_sequences": ["END"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "rfw_stop_string_coerced_to_list", "request_from_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "stop": "END"}}'
+        ),
+    )
+
+
+def test_rfw_response_format_json_object_is_extras() -> None:
+    """request_from_wire: a json_object response_format has no canonical slot and rides in extras (sent back untouched)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"config": {"extras": {"response_format": {"type": "json_object"}}}, "messages": [{"content": "JSON please.", "role": "user"}], "model": "gpt-4o"}, "id": "rfw_response_format_json_object_is_extras", "request_from_wire": {"messages": [{"content": "JSON please.", "role": "user"}], "model": "gpt-4o", "response_format": {"type": "json_object"}}}'
+        ),
+    )
+
+
+def test_rfw_tool_content_text_parts_joined() -> None:
+    """request_from_wire: a tool message whose content is an array of text parts (api allows it) becomes one string"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"messages": [{"content": "Weather?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"arguments": {}, "id": "call_1", "name": "get_weather"}]}, {"content": "18C, sunny", "role": "tool", "tool_call_id": "call_1"}], "model": "gpt-4o"}, "id": "rfw_tool_content_text_parts_joined", "request_from_wire": {"messages": [{"content": "Weather?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{}", "name": "get_weather"}, "id": "call_1", "type": "function"}]}, {"content": [{"text": "18C, ", "type": "text"}, {"text": "sunny", "type": "text"}], "role": "tool", "tool_call_id": "call_1"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_err_rfw_bad_tool_arguments() -> None:
+    """request_from_wire: tool arguments that are not JSON are provider_invalid_request naming the wire path"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[1].tool_calls[0].function.arguments"}, "id": "err_rfw_bad_tool_arguments", "request_from_wire": {"messages": [{"content": "Hi", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{oops", "name": "f"}, "id": "call_1", "type": "function"}]}, {"content": "x", "role": "tool", "tool_call_id": "call_1"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_err_rfw_unknown_audio_format() -> None:
+    """request_from_wire: an input_audio format outside wav/mp3 is provider_invalid_request naming the format"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[0].input_audio.format"}, "id": "err_rfw_unknown_audio_format", "request_from_wire": {"messages": [{"content": [{"input_audio": {"data": "ZkxhQw==", "format": "flac"}, "type": "input_audio"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_err_rfw_unknown_part_type() -> None:
+    """request_from_wire: an unknown content part type is provider_invalid_request naming its type"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[1].type"}, "id": "err_rfw_unknown_part_type", "request_from_wire": {"messages": [{"content": [{"text": "Hi", "type": "text"}, {"type": "video_url", "video_url": {"url": "https://example.com/v.mp4"}}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_err_rfw_missing_model() -> None:
+    """request_from_wire: a body without model is provider_invalid_request naming model"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "model"}, "id": "err_rfw_missing_model", "request_from_wire": {"messages": [{"content": "Hi", "role": "user"}]}}'
+        ),
+    )
+
+
+def test_err_http_401() -> None:
+    """401 -> provider_authentication; the message comes from error.message"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": "invalid_api_key", "message": "Incorrect API key provided: sk-abc***. You can find your API key at https://platform.openai.com/account/api-keys.", "param": null, "type": "invalid_request_error"}}, "status": 401}, "expect_error": {"category": "provider_authentication", "message_contains": "Incorrect API key provided", "retry_after": null}, "id": "err_http_401"}'
+        ),
+    )
+
+
+def test_err_http_403() -> None:
+    """403 -> provider_authentication"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": "unsupported_country_region_territory", "message": "Country, region, or territory not supported", "param": null, "type": "request_forbidden"}}, "status": 403}, "expect_error": {"category": "provider_authentication"}, "id": "err_http_403"}'
+        ),
+    )
+
+
+def test_err_http_404_model() -> None:
+    """404 with a model-not-found body -> provider_invalid_model"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": "model_not_found", "message": "The model `gpt-9` does not exist or you do not have access to it.", "param": null, "type": "invalid_request_error"}}, "status": 404}, "expect_error": {"category": "provider_invalid_model", "message_contains": "gpt-9"}, "id": "err_http_404_model"}'
+        ),
+    )
+
+
+def test_err_http_404_other() -> None:
+    """404 whose body does not mention a model -> provider_invalid_request"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": null, "message": "Invalid URL (POST /v1/chat/completionz)", "param": null, "type": "invalid_request_error"}}, "status": 404}, "expect_error": {"category": "provider_invalid_request"}, "id": "err_http_404_other"}'
+        ),
+    )
+
+
+def test_err_http_503_loading() -> None:
+    """503 with a model-loading body -> provider_model_not_loaded (transient)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"message": "Model llama-3-8b is currently loading, try again later", "type": "server_error"}}, "status": 503}, "expect_error": {"category": "provider_model_not_loaded"}, "id": "err_http_503_loading"}'
+        ),
+    )
+
+
+def test_err_http_503_not_loaded_string_body() -> None:
+    """503 whose plain-text body says not loaded -> provider_model_not_loaded"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": "Model not yet loaded", "status": 503}, "expect_error": {"category": "provider_model_not_loaded"}, "id": "err_http_503_not_loaded_string_body"}'
+        ),
+    )
+
+
+def test_err_http_503_overloaded() -> None:
+    """503 without a loading body -> provider_unavailable, with Retry-After when sent"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"message": "The engine is currently overloaded, please try again later", "type": "server_error"}}, "headers": {"Retry-After": "5"}, "status": 503}, "expect_error": {"category": "provider_unavailable", "retry_after": 5}, "id": "err_http_503_overloaded"}'
+        ),
+    )
+
+
+def test_err_http_429_retry_after_seconds() -> None:
+    """429 -> provider_rate_limit; Retry-After in seconds (header name case-insensitive)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": "rate_limit_exceeded", "message": "Rate limit reached for gpt-4o in organization org-1 on requests per min (RPM): Limit 500, Used 500, Requested 1.", "param": null, "type": "requests"}}, "headers": {"Retry-After": "20"}, "status": 429}, "expect_error": {"category": "provider_rate_limit", "message_contains": "Rate limit reached", "retry_after": 20}, "id": "err_http_429_retry_after_seconds"}'
+        ),
+    )
+
+
+def test_err_http_429_retry_after_ms() -> None:
+    """retry_after: retry-after-ms is read first, in milliseconds (as the official SDK does)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": "rate_limit_exceeded", "message": "Rate limit reached", "type": "requests"}}, "headers": {"retry-after": "30", "retry-after-ms": "1500"}, "status": 429}, "expect_error": {"category": "provider_rate_limit", "retry_after": 1.5}, "id": "err_http_429_retry_after_ms"}'
+        ),
+    )
+
+
+def test_err_http_429_retry_after_http_date() -> None:
+    """retry_after: an HTTP-date in the past means retry now (0 seconds)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": "rate_limit_exceeded", "message": "Rate limit reached", "type": "requests"}}, "headers": {"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, "status": 429}, "expect_error": {"category": "provider_rate_limit", "retry_after": 0}, "id": "err_http_429_retry_after_http_date"}'
+        ),
+    )
+
+
+def test_err_http_429_quota_no_header() -> None:
+    """429 insufficient_quota without a retry header -> provider_rate_limit, retry_after None; JSON text body decoded"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": "{\\"error\\": {\\"message\\": \\"You exceeded your current quota, please check your plan and billing details.\\", \\"type\\": \\"insufficient_quota\\", \\"param\\": null, \\"code\\": \\"insufficient_quota\\"}}", "status": 429}, "expect_error": {"category": "provider_rate_limit", "message_contains": "You exceeded your current quota", "retry_after": null}, "id": "err_http_429_quota_no_header"}'
+        ),
+    )
+
+
+def test_err_http_429_unparseable_retry_after() -> None:
+    """retry_after: an unparseable Retry-After counts as absent"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"message": "Slow down"}}, "headers": {"Retry-After": "soon"}, "status": 429}, "expect_error": {"category": "provider_rate_limit", "retry_after": null}, "id": "err_http_429_unparseable_retry_after"}'
+        ),
+    )
+
+
+def test_err_http_400_image_unsupported() -> None:
+    """400 whose body names an image rejection -> provider_unsupported_content_block"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": null, "message": "Invalid content type. image_url is only supported by certain models.", "param": "messages.[0].content.[1].type", "type": "invalid_request_error"}}, "status": 400}, "expect_error": {"category": "provider_unsupported_content_block"}, "id": "err_http_400_image_unsupported"}'
+        ),
+    )
+
+
+def test_err_http_400_audio_unsupported() -> None:
+    """400 whose body names an audio rejection -> provider_unsupported_content_block"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": null, "message": "This model does not support audio input.", "param": null, "type": "invalid_request_error"}}, "status": 400}, "expect_error": {"category": "provider_unsupported_content_block"}, "id": "err_http_400_audio_unsupported"}'
+        ),
+    )
+
+
+def test_err_http_400_invalid_request() -> None:
+    """400 malformed request -> provider_invalid_request"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": "invalid_type", "message": "Invalid type for \'temperature\': expected a decimal, but got a string instead.", "param": "temperature", "type": "invalid_request_error"}}, "status": 400}, "expect_error": {"category": "provider_invalid_request", "message_contains": "temperature"}, "id": "err_http_400_invalid_request"}'
+        ),
+    )
+
+
+def test_err_http_400_context_length() -> None:
+    """400 context_length_exceeded -> provider_invalid_request (the word model does not matter outside 404)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": "context_length_exceeded", "message": "This model\'s maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages.", "param": "messages", "type": "invalid_request_error"}}, "status": 400}, "expect_error": {"category": "provider_invalid_request"}, "id": "err_http_400_context_length"}'
+        ),
+    )
+
+
+def test_err_http_413() -> None:
+    """413 -> provider_invalid_request"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": "Request Entity Too Large", "status": 413}, "expect_error": {"category": "provider_invalid_request"}, "id": "err_http_413"}'
+        ),
+    )
+
+
+def test_err_http_422() -> None:
+    """422 -> provider_invalid_request"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"message": "Unprocessable entity", "type": "invalid_request_error"}}, "status": 422}, "expect_error": {"category": "provider_invalid_request"}, "id": "err_http_422"}'
+        ),
+    )
+
+
+def test_err_http_500_string_body() -> None:
+    """500 with a plain-text body -> provider_unavailable; the text is the message"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": "Internal Server Error", "status": 500}, "expect_error": {"category": "provider_unavailable", "message_contains": "Internal Server Error"}, "id": "err_http_500_string_body"}'
+        ),
+    )
+
+
+def test_err_http_500_json_body() -> None:
+    """500 -> provider_unavailable"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": null, "message": "The server had an error while processing your request. Sorry about that!", "param": null, "type": "server_error"}}, "status": 500}, "expect_error": {"category": "provider_unavailable", "message_contains": "The server had an error"}, "id": "err_http_500_json_body"}'
+        ),
+    )
+
+
+def test_err_http_502_null_body() -> None:
+    """502 with no body -> provider_unavailable; the message names the status"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": null, "status": 502}, "expect_error": {"category": "provider_unavailable", "message_contains": "502"}, "id": "err_http_502_null_body"}'
+        ),
+    )
+
+
+def test_err_http_409_fallback() -> None:
+    """a status no rule lists ('*') -> provider_invalid_request"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"message": "Conflict", "type": "invalid_request_error"}}, "status": 409}, "expect_error": {"category": "provider_invalid_request"}, "id": "err_http_409_fallback"}'
+        ),
+    )

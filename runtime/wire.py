@@ -51,6 +51,8 @@ __all__ = [
     "close_object_schema",
     "close_and_nullable_optional",
     "parse_structured",
+    "with_schema_directive",
+    "take_coerced_output",
 ]
 
 
@@ -375,24 +377,62 @@ def close_object_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return closed
 
 
-def close_and_nullable_optional(schema: dict[str, Any]) -> dict[str, Any]:
-    """Prompty §7.1.6 structured output: close the root object, require every property, and make
-    the ones that were optional nullable."""
-    closed = dict(schema)
-    props = closed.get("properties")
-    required = set(closed.get("required", []))
-    if type(props) is dict:
-        new_props = {}
-        for name, prop in props.items():
-            if name not in required and type(prop) is dict and "type" in prop:
-                prop = dict(prop)
-                t = prop["type"]
-                prop["type"] = [*t, "null"] if type(t) is list else [t, "null"]
-            new_props[name] = prop
-        closed["properties"] = new_props
-        closed["required"] = list(props)
-    closed["additionalProperties"] = False
-    return closed
+def close_and_nullable_optional(schema: Any) -> Any:
+    """Prompty §7.1.4/§7.1.6 structured output, recursively: every object closes and requires all
+    its properties; the ones that were optional become nullable."""
+    if type(schema) is list:
+        return [close_and_nullable_optional(s) for s in schema]
+    if type(schema) is not dict:
+        return schema
+    out = {k: close_and_nullable_optional(v) if k in ("items", "anyOf", "allOf", "oneOf", "$defs", "definitions") else v for k, v in schema.items()}
+    for key in ("$defs", "definitions"):
+        if type(schema.get(key)) is dict:
+            out[key] = {n: close_and_nullable_optional(s) for n, s in schema[key].items()}
+    props = schema.get("properties")
+    if schema.get("type") == "object" or type(props) is dict:
+        required = set(schema.get("required", []))
+        if type(props) is dict:
+            new_props = {}
+            for name, prop in props.items():
+                prop = close_and_nullable_optional(prop)
+                if name not in required and type(prop) is dict and "type" in prop:
+                    prop = dict(prop)
+                    t = prop["type"]
+                    if not (t == "null" or (type(t) is list and "null" in t)):
+                        prop["type"] = [*t, "null"] if type(t) is list else [t, "null"]
+                new_props[name] = prop
+            out["properties"] = new_props
+            out["required"] = list(props)
+        out["additionalProperties"] = False
+    return out
+
+
+def with_schema_directive(messages: list[Any], directive: str, schema: Any) -> list[Any]:
+    """OpenArmature §8.1.5.1 prompt augmentation: a copy of the messages whose system message
+    carries the schema directive (extended, or prepended when there is none)."""
+    from .canonical import SystemMessage
+
+    text = directive.replace("{schema}", dumps(schema))
+    if messages and isinstance(messages[0], SystemMessage):
+        return [SystemMessage(content=messages[0].content + "\n\n" + text), *messages[1:]]
+    return [SystemMessage(content=text), *messages]
+
+
+def take_coerced_output(response: Response, tool_name: str) -> bool:
+    """OpenArmature §8.2.5.1 tool-call coercion: the synthetic tool's input becomes the content
+    (as JSON text) and the finish reason `stop`; other tool calls stay. False when absent."""
+    calls = response.message.tool_calls
+    if isinstance(calls, NotGiven):
+        return False
+    for i, call in enumerate(calls):
+        if call.name == tool_name:
+            rest = calls[:i] + calls[i + 1 :]
+            response.message.tool_calls = rest if rest else NOT_GIVEN
+            response.message.content = dumps(call.arguments) if call.arguments is not None else ""
+            if response.finish_reason == "tool_calls" and not rest:
+                response.finish_reason = "stop"
+            return True
+    return False
 
 
 def parse_structured(

@@ -95,6 +95,13 @@ class Case:
 
     @property
     def format_key(self) -> str | None:
+        # Capability metadata selects the structured-output fallback, which wiremap declares
+        # per mapping: a derived file whose only change is `structured_output.mode`.
+        caps = self.capabilities
+        if self.mapping == "openai" and caps.get("supports_native_response_format") is False:
+            return "openarmature.openai_chat_prompt_fallback"  # §8.1.5.1
+        if self.mapping == "anthropic" and caps.get("supports_native_structured_output") is False:
+            return "openarmature.anthropic_messages_tool_coercion"  # §8.2.5.1
         return FORMAT_KEYS.get(self.mapping)
 
     @property
@@ -206,22 +213,7 @@ def _runtime_reason(call: dict[str, Any], responses: list[MockResponse]) -> str 
 
 
 def _capability_gaps(mock: dict[str, Any]) -> tuple[str | None, str | None]:
-    caps = mock.get("capabilities") or {}
-    if caps.get("supports_native_response_format") is False:
-        reason = (
-            "§8.1.5.1 prompt-augmentation fallback is selected from provider capability "
-            "metadata (supports_native_response_format: false); Format.request_to_wire has no "
-            "capability input and emits the native response_format"
-        )
-        return reason, None  # the response side (parse + validate) is the native one
-    if caps.get("supports_native_structured_output") is False:
-        reason = (
-            "§8.2.5.1 tool-call-coercion fallback is selected from provider capability "
-            "metadata (supports_native_structured_output: false); the Format API has no "
-            "capability input (wire: synthetic tool + tool_choice; response: parsed from "
-            "tool_use.input)"
-        )
-        return reason, reason
+    """No capability is a known gap any more: `Case.format_key` picks the fallback dialect."""
     return None, None
 
 
