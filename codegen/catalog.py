@@ -59,7 +59,7 @@ CONTEXTS: dict[str, dict[str, Field]] = {
     },
     "tool_result": {
         "tool_call_id": Field("tool_call_id", "str"),
-        "content": Field("content", "str"),
+        "content": Field("content", "text"),
         "name": Field("name", "str", True),
     },
     "tool": {

@@ -65,10 +65,12 @@ class Emitter:
         self.regexes: dict[str, str] = {}
 
     # ----------------------------------------------------------------- helpers
-    def regex(self, pattern: str) -> str:
-        if pattern not in self.regexes:
-            self.regexes[pattern] = f"_RE_{len(self.regexes) + 1}"
-        return self.regexes[pattern]
+    def regex(self, pattern: str, dotall: bool = True) -> str:
+        """A module-level compiled pattern; DOTALL for template patterns (values may hold newlines)."""
+        key = ("(?s)" if dotall else "") + pattern
+        if key not in self.regexes:
+            self.regexes[key] = f"_RE_{len(self.regexes) + 1}"
+        return self.regexes[key]
 
     def func(self, name: str, signature: str, doc: str, body: list[str]) -> None:
         self.parts.functions.append(Func(name, signature, doc, body))
@@ -80,11 +82,12 @@ class Emitter:
         if slot.codec == "json":
             return f"_w.dumps({expr})"
         if slot.codec is not None:
-            arg = f"cast(str, {expr})" if spec.narrowed else expr
+            arg = f"cast(str, {expr})" if spec.narrowed or spec.optional else expr
             return f"_vm_{slot.codec}({arg}, {path_expr})"
         if spec.kind in ("schema", "object"):
             return f"_w.canonical_json({expr})"
-        if spec.narrowed:
+        if spec.narrowed or (spec.optional and not slot.optional and spec.kind == "str"):
+            # present here: validation requires it, or the part is only sent when it is
             return f"cast(str, {expr})"
         return expr
 
@@ -129,7 +132,7 @@ class Emitter:
         """Statements reading `src` (a wire dict) per `node`; binds canonical fields in `got`."""
         assert isinstance(node, Obj)
         for key, child in node.items:
-            child_path = f'{path} + ".{key}"'
+            child_path = f"{path} + {lit('.' + key)}"
             if isinstance(child, Lit):
                 continue  # checked by the dispatcher
             if isinstance(child, Slot):
@@ -184,7 +187,7 @@ class Emitter:
     def read_slot(self, out: _Lines, slot: Slot, src: str, key: str, path: str, context: str, lenient: str | None) -> str:
         spec = CONTEXTS[context][slot.field]
         var = out.fresh(slot.field.replace(".", "_"))
-        child_path = f'{path} + ".{key}"'
+        child_path = f"{path} + {lit('.' + key)}"
         if slot.codec == "json":
             flag = lenient or "False"
             out.add(f"{var} = _w.loads_object(_w.member({src}, {lit(key)}, {path}), {child_path}, {flag})")
@@ -202,6 +205,8 @@ class Emitter:
         kind = spec.kind
         if kind == "detail":
             fn = "optional_detail"
+        elif kind == "text":
+            fn = "member_text"  # a string, or an array of text parts (joined)
         elif kind == "str":
             fn = "optional_str" if slot.optional else "member_str"
         elif kind == "bool":
@@ -240,12 +245,8 @@ class Emitter:
             default = vm.default
             if default == "reject":
                 allowed = ", ".join(c for c, _ in vm.pairs)
-                body.append(
-                    "raise UnsupportedContentBlockError("
-                    f"f\"{{value!r}} is not supported by {self.ir.key}; expected one of: {allowed}\", path=path)"
-                    if "{" not in allowed and '"' not in allowed
-                    else f"raise UnsupportedContentBlockError(repr(value) + {lit(' is not supported by ' + self.ir.key + '; expected one of: ' + allowed)}, path=path)"
-                )
+                tail = f" is not supported by {self.ir.key}; expected one of: {allowed}"
+                body.append(f"raise UnsupportedContentBlockError(repr(value) + {lit(tail)}, path=path)")
             elif default == "pass":
                 body.append("return value")
             else:

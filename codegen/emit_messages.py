@@ -265,6 +265,10 @@ def _emit_tools(em: "Emitter") -> None:
         out.add("# Strict tools close their object schema (Prompty §7.1.3).")
         out.add("if tool.strict is True and params is not NOT_GIVEN:")
         out.add("    params = _w.close_object_schema(params)")
+    elif ir.tools_strict == "close_all_object_schemas":
+        out.add("# Strict tools close every object schema, nested ones too (strict mode).")
+        out.add("if tool.strict is True and params is not NOT_GIVEN:")
+        out.add("    params = _w.close_all_object_schemas(params)")
     uses_params = any(s.field == "parameters" and not s.optional for s in slots_of(ir.tool_template))
     if uses_params:
         out.add("if params is NOT_GIVEN:")
@@ -338,13 +342,13 @@ def _emit_request_to_wire(em: "Emitter") -> None:
             out.add(f"if {value} is NOT_GIVEN:")
             out.add(f"    raise InvalidRequestError({lit(opt.name + ' is required by ' + ir.key)}, path={lit(path)})")
         if opt.has_default:
-            out.add(f"if {value} is NOT_GIVEN:")
-            out.add(f"    {value} = {lit(opt.default)}")
+            out.add(f"if {value} is NOT_GIVEN and not (extras and {lit(opt.wire)} in extras):")
+            out.add(f"    {value} = {lit(opt.default)}  # the mapping's default; an extras value rides instead")
         out.add(f"if {value} is not NOT_GIVEN:")
         out.indent()
         for rule in opt.model_rules:
             var = em.regex(rule.regex)
-            out.add(f"if {var}.match(model) is not None:  # models: {', '.join(rule.patterns)}")
+            out.add(f"if {var}.match(model) is not None:  # models: {lit(rule.patterns)}")
             out.indent()
             _unsupported(out, rule.action, opt.name, path, ir.key, scoped=True)
             out.dedent()
@@ -398,8 +402,9 @@ def _emit_request_to_wire(em: "Emitter") -> None:
             out.add(f"if key == {lit(wire)}:  # managed on every call, never sent by this mapping")
             out.add(f"    if not _w.deep_equal(value, {lit(value)}):")
             out.add("        raise InvalidRequestError(")
-            out.add(f"            f'extras key {{key!r}} conflicts with {ir.key}, which requires {wire}={value!r} (OpenArmature §6 managed field)',")
-            out.add("            path=f'config.extras.{key}',")
+            why = f" conflicts with {ir.key}, which requires {wire}={value!r} (OpenArmature §6 managed field)"
+            out.add(f"            'extras key ' + repr(key) + {lit(why)},")
+            out.add("            path='config.extras.' + key,")
             out.add("        )")
             out.add("    continue")
         out.add("if key not in body:")
@@ -411,8 +416,9 @@ def _emit_request_to_wire(em: "Emitter") -> None:
             out.add("    continue")
         out.add("if not _w.deep_equal(body[key], value):")
         out.add("    raise InvalidRequestError(")
-        out.add(f"        f'extras key {{key!r}} conflicts with the value {ir.key} sets for it (OpenArmature §6 managed field)',")
-        out.add("        path=f'config.extras.{key}',")
+        why = f" conflicts with the value {ir.key} sets for it (OpenArmature §6 managed field)"
+        out.add(f"        'extras key ' + repr(key) + {lit(why)},")
+        out.add("        path='config.extras.' + key,")
         out.add("    )")
     out.dedent()
     out.dedent()
@@ -472,7 +478,11 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
     for role, node in templates:
         wire_role = next((c.value for k, c in node.items if k == "role" and isinstance(c, Lit)), None)
         roles.append(wire_role)
-        out.add(f"if role == {lit(wire_role)}:")
+        if role == "system" and ir.system_read_also:
+            roles.extend(ir.system_read_also)
+            out.add(f"if role == {lit(wire_role)} or role in {lit(tuple(ir.system_read_also))}:")
+        else:
+            out.add(f"if role == {lit(wire_role)}:")
         out.indent()
         content_key = next((k for k, c in node.items if isinstance(c, Slot) and c.field == "content"), None)
         if role == "system":
@@ -515,9 +525,16 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
     em.func("_messages_from_wire", "(items: list[Any], field: str) -> list[Message]", "Wire messages -> canonical messages.", out.lines)
 
 
+def _child(path: str, key: Any) -> str:
+    """The expression of a child path; the root path is '' and has no leading dot."""
+    return lit(str(key)) if path == "''" else f"{path} + {lit('.' + str(key))}"
+
+
 def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any, src: str, path: str, lenient: str) -> None:
     """Binds `a_content` and `a_calls` from a wire assistant message."""
     ir = em.ir
+    content_path = _child(path, content_key)
+    calls_path_expr = _child(path, next((k for k, c in node.items if isinstance(c, Slot) and c.field == "tool_calls"), "tool_calls"))
     calls_key = next((k for k, c in node.items if isinstance(c, Slot) and c.field == "tool_calls"), None)
     out.add(f"raw_content = {src}.get({lit(content_key)}, NOT_GIVEN)")
     out.add("a_calls: Any = NOT_GIVEN")
@@ -525,7 +542,8 @@ def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any,
     if ir.tool_calls_placement == "content_blocks":
         out.add("if raw_content is not NOT_GIVEN:")
         out.indent()
-        out.add(f"items_ = _w.expect_list(raw_content, {path} + {lit('.' + str(content_key))}) if type(raw_content) is not str else raw_content")
+        out.add(f"content_path = {content_path}")
+        out.add("items_ = _w.expect_list(raw_content, content_path) if type(raw_content) is not str else raw_content")
         out.add("if type(items_) is str:")
         out.add("    a_content = items_")
         out.add("else:")
@@ -534,7 +552,7 @@ def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any,
         out.add("calls_: list[ToolCall] = []")
         out.add("for j, item in enumerate(items_):")
         out.indent()
-        out.add(f"p = _read_assistant_part(item, f'{{{path}}}.{content_key}[{{j}}]', {lenient})")
+        out.add(f"p = _read_assistant_part(item, f'{{content_path}}[{{j}}]', {lenient})")
         out.add("if type(p) is ToolCall:")
         out.add("    calls_.append(p)")
         out.add("else:")
@@ -547,11 +565,11 @@ def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any,
         out.dedent()
     else:
         out.add("if raw_content is not NOT_GIVEN:")
-        out.add(f"    a_content = _assistant_content_from_wire(raw_content, {path} + {lit('.' + str(content_key))})")
+        out.add(f"    a_content = _assistant_content_from_wire(raw_content, {content_path})")
         out.add(f"raw_calls = {src}.get({lit(calls_key)})")
         out.add("if raw_calls is not None:")
         out.indent()
-        out.add(f"calls_path = {path} + {lit('.' + str(calls_key))}")
+        out.add(f"calls_path = {calls_path_expr}")
         out.add(f"a_calls = [_read_tool_call(_w.expect_dict(c, f'{{calls_path}}[{{k}}]'), f'{{calls_path}}[{{k}}]', {lenient}) for k, c in enumerate(_w.expect_list(raw_calls, calls_path))]")
         out.dedent()
 
@@ -573,7 +591,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         out.indent()
         out.add(f"consumed.add({lit(f)})")
         out.add("if type(system) is list:  # an array of text blocks: joined")
-        out.add(f"    system = {lit(ir.system_join)}.join(_w.member_str(_w.expect_dict(b, f'{f}[{{j}}]'), 'text', f'{f}[{{j}}]') for j, b in enumerate(system))")
+        out.add(f"    system = {lit(ir.system_join)}.join(_w.member_str(_w.expect_dict(b, {lit(f)} + f'[{{j}}]'), 'text', {lit(f)} + f'[{{j}}]') for j, b in enumerate(system))")
         out.add(f"messages.append(SystemMessage(content=_w.expect_str(system, {lit(f)})))")
         out.dedent()
     out.add(f"messages.extend(_messages_from_wire(_w.member_list(body, {lit(ir.messages_field)}, ''), {lit(ir.messages_field)}))")
@@ -582,9 +600,15 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     for opt in ir.options:
         if opt.wire is None or opt.unsupported is not None:
             continue
-        out.add(f"if {lit(opt.wire)} in body:")
-        out.add(f"    config[{lit(opt.name)}] = body[{lit(opt.wire)}]")
-        out.add(f"    consumed.add({lit(opt.wire)})")
+        for wire_name in (opt.wire, *opt.read_also):
+            out.add(f"{'if' if wire_name == opt.wire else 'elif'} {lit(wire_name)} in body:")
+            out.indent()
+            out.add(f"config[{lit(opt.name)}] = body[{lit(wire_name)}]")
+            if opt.merge_coerce_string:
+                out.add(f"if type(config[{lit(opt.name)}]) is str:  # the wire's scalar form")
+                out.add(f"    config[{lit(opt.name)}] = [config[{lit(opt.name)}]]")
+            out.add(f"consumed.add({lit(wire_name)})")
+            out.dedent()
     out.add("kwargs: dict[str, Any] = {}")
     # tools
     tf = ir.tools_field
@@ -592,7 +616,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     out.add("if raw_tools is not None:")
     out.indent()
     out.add(f"consumed.add({lit(tf)})")
-    out.add(f"kwargs['tools'] = [_read_tool(_w.expect_dict(t, f'{tf}[{{j}}]'), f'{tf}[{{j}}]') for j, t in enumerate(_w.expect_list(raw_tools, {lit(tf)}))]")
+    out.add(f"kwargs['tools'] = [_read_tool(_w.expect_dict(t, {lit(tf)} + f'[{{j}}]'), {lit(tf)} + f'[{{j}}]') for j, t in enumerate(_w.expect_list(raw_tools, {lit(tf)}))]")
     out.dedent()
     cf = ir.tool_choice_field
     out.add(f"if {lit(cf)} in body:")
@@ -603,10 +627,12 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     st = ir.structured
     if st is not None and st["mode"] == "native":
         sf = st["field"]
-        out.add(f"if {lit(sf)} in body:")
+        assert ir.structured_template is not None
+        out.add(f"raw_structured = body.get({lit(sf)})")
+        out.add(f"if type(raw_structured) is dict and {em.dispatch_conditions(ir.structured_template, 'raw_structured')}:")
         out.indent()
-        out.add(f"consumed.add({lit(sf)})")
-        out.add(f"kwargs['response_schema'] = _read_structured_output(_w.expect_dict(body[{lit(sf)}], {lit(sf)}), {lit(sf)})")
+        out.add(f"consumed.add({lit(sf)})  # anything else under this key (another mode) stays an extra")
+        out.add(f"kwargs['response_schema'] = _read_structured_output(raw_structured, {lit(sf)})")
         out.dedent()
     out.add("extras = {k: v for k, v in body.items() if k not in consumed}")
     out.add("if extras:")
@@ -679,16 +705,15 @@ def _emit_response_from_wire(em: "Emitter") -> None:
 
     ir = em.ir
     out = _Lines()
-    out.add("body = _w.expect_dict(body, '')")
-    out.add(f"wire_reason = {_keys_get('body', ir.finish_path)}")
-    out.add("finish_reason: FinishReason")
-    first = True
     for wire, canonical in ir.finish_map:
-        out.add(f"{'if' if first else 'elif'} wire_reason == {lit(wire)}:")
-        out.add(f"    finish_reason = {lit(canonical)}")
-        first = False
-    out.add("else:" if not first else "if True:")
-    out.add(f"    finish_reason = {lit(ir.finish_default)}  # a value the table does not list")
+        out.add(f"if value == {lit(wire)}:")
+        out.add(f"    return {lit(canonical)}")
+    out.add(f"return {lit(ir.finish_default)}  # a value the table does not list")
+    em.func("_finish_reason", "(value: Any) -> FinishReason", "Wire finish reason -> canonical (the table's `*` row for anything unlisted).", out.lines)
+
+    out = _Lines()
+    out.add("body = _w.expect_dict(body, '')")
+    out.add(f"finish_reason = _finish_reason({_keys_get('body', ir.finish_path)})")
     out.add("lenient = finish_reason == 'error'  # OpenArmature §3: degraded responses surface what parses")
     msg_path = _path_text(ir.response_message)
     if ir.response_message:
@@ -784,6 +809,9 @@ def _emit_response_to_wire(em: "Emitter") -> None:
         first = False
     out.add("else:")
     out.add("    wire_reason = reason")
+    out.add(f"raw_reason = {_keys_get('raw', ir.finish_path)}")
+    out.add("if type(raw_reason) is str and _finish_reason(raw_reason) == reason:")
+    out.add("    wire_reason = raw_reason  # the provider's own value, when it means the same")
     # message
     out.add("calls = msg.tool_calls")
     if ir.tool_calls_placement == "content_blocks":
@@ -870,7 +898,8 @@ def _emit_error_from_wire(em: "Emitter") -> None:
         out.add(f"error_code = {_keys_get('decoded', ir.error_code)} if type(decoded) is dict else None")
     else:
         out.add("error_code = None")
-    out.add("text = _w.error_text(decoded)")
+    out.add("# Rules match the error's own words (message, type, code), not the whole body.")
+    out.add("text = '\\n'.join(str(v) for v in (message, error_type, error_code) if v is not None)")
     out.add("category = 'provider_invalid_request'")
     out.add("while True:  # first matching rule wins")
     out.indent()
@@ -885,7 +914,7 @@ def _emit_error_from_wire(em: "Emitter") -> None:
         if rule.codes:
             conds.append(f"error_code in {lit(tuple(rule.codes))}")
         if rule.body_pattern is not None:
-            conds.append(f"{em.regex('(?i)' + rule.body_pattern)}.search(text) is not None")
+            conds.append(f"{em.regex('(?i)' + rule.body_pattern, dotall=False)}.search(text) is not None")
         out.add(f"if {' and '.join(conds) or 'True'}:")
         out.add(f"    category = {lit(rule.category)}")
         out.add("    break")

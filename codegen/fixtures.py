@@ -38,7 +38,7 @@ def render_fixture_tests(ir: FormatIR, env: jinja2.Environment) -> str:
     return env.get_template("fixture_tests.py.jinja").render(
         source=doc_text(ir.source),
         key=repr(ir.key),
-        module="wiremap.generated." + ir.key.replace(".", "__"),
+        converter_file=repr(ir.key.replace(".", "__") + ".py"),
         cases=cases,
     )
 

@@ -44,6 +44,7 @@ class OptionIR:
     required: bool = False
     merge: bool = False
     merge_coerce_string: bool = False
+    read_also: list[str] = field(default_factory=list)  # other wire names read as this option
     unsupported: str | None = None  # static action when the option cannot be sent at all
     model_rules: list[ModelRule] = field(default_factory=list)
 
@@ -83,6 +84,7 @@ class FormatIR:
     system_template: Node | None
     system_field: str | None
     system_join: str
+    system_read_also: list[str]
     user_template: Node
     user_content: str
     assistant_template: Node
@@ -230,6 +232,7 @@ class _Builder:
                 merge=spec.get("merge") in ("list", "list_or_string"),
                 merge_coerce_string=spec.get("merge") == "list_or_string",
                 unsupported=spec.get("unsupported"),
+                read_also=list(spec.get("read_also", [])),
             )
             if opt.wire is None and opt.unsupported is None:
                 raise self.err(pointer, "an option needs `wire:` or `unsupported:`")
@@ -362,6 +365,7 @@ class _Builder:
             system_template=system_template,
             system_field=system.get("field"),
             system_join=system.get("join", "\n\n"),
+            system_read_also=list(system.get("read_also", [])),
             user_template=user_t,
             user_content=req["user"].get("content", "string_or_parts"),
             assistant_template=asst_t,

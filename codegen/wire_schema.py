@@ -19,7 +19,7 @@ from .wiretemplate import Arr, Interp, Lit, Node, Obj, Slot
 
 __all__ = ["wire_schemas", "render_wire_types"]
 
-_SCALAR = {"str": {"type": "string"}, "detail": {"enum": ["auto", "low", "high"]}, "bool": {"type": "boolean"}, "schema": {"type": "object"}, "object": {"type": "object"}}
+_SCALAR = {"text": {"type": "string"}, "str": {"type": "string"}, "detail": {"enum": ["auto", "low", "high"]}, "bool": {"type": "boolean"}, "schema": {"type": "object"}, "object": {"type": "object"}}
 
 
 def _node_schema(node: Node, context: str, refs: dict[str, Any]) -> dict[str, Any]:

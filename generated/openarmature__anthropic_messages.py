@@ -75,10 +75,63 @@ ENDPOINT: Final = {"method": "POST", "path": "/v1/messages"}
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 
 _RE_1: Final = re.compile(
-    "(?s:claude\\-opus\\-4\\-7.*)\\Z|(?s:claude\\-opus\\-4\\.7.*)\\Z|(?s:claude\\-opus\\-5.*)\\Z|(?s:claude\\-sonnet\\-5.*)\\Z|(?s:claude\\-haiku\\-5.*)\\Z",
-    re.DOTALL,
+    "(?s)(?s:claude\\-opus\\-4\\-7.*)\\Z|(?s:claude\\-opus\\-4\\.7.*)\\Z|(?s:claude\\-opus\\-5.*)\\Z|(?s:claude\\-sonnet\\-5.*)\\Z|(?s:claude\\-haiku\\-5.*)\\Z"
 )
-_RE_2: Final = re.compile("(?i)image|media.type|content block|source|document|pdf", re.DOTALL)
+_RE_2: Final = re.compile("(?i)image|media.type|source type|document|pdf|not supported")
+
+
+def _vm_image_type(value: str, path: str) -> str:
+    """Value map `image_type`: canonical -> wire."""
+    if value == "image/jpeg":
+        return "image/jpeg"
+    if value == "image/png":
+        return "image/png"
+    if value == "image/gif":
+        return "image/gif"
+    if value == "image/webp":
+        return "image/webp"
+    raise UnsupportedContentBlockError(
+        repr(value)
+        + " is not supported by openarmature.anthropic_messages; expected one of: image/jpeg, image/png, image/gif, image/webp",
+        path=path,
+    )
+
+
+def _vm_image_type_reverse(value: str, path: str) -> str:
+    """Value map `image_type`: wire -> canonical."""
+    if value == "image/jpeg":
+        return "image/jpeg"
+    if value == "image/png":
+        return "image/png"
+    if value == "image/gif":
+        return "image/gif"
+    if value == "image/webp":
+        return "image/webp"
+    raise _w.WireShapeError(
+        path,
+        repr(value)
+        + " is not a known value; expected one of: image/gif, image/jpeg, image/png, image/webp",
+    )
+
+
+def _vm_document_type(value: str, path: str) -> str:
+    """Value map `document_type`: canonical -> wire."""
+    if value == "application/pdf":
+        return "application/pdf"
+    raise UnsupportedContentBlockError(
+        repr(value)
+        + " is not supported by openarmature.anthropic_messages; expected one of: application/pdf",
+        path=path,
+    )
+
+
+def _vm_document_type_reverse(value: str, path: str) -> str:
+    """Value map `document_type`: wire -> canonical."""
+    if value == "application/pdf":
+        return "application/pdf"
+    raise _w.WireShapeError(
+        path, repr(value) + " is not a known value; expected one of: application/pdf"
+    )
 
 
 def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
@@ -94,7 +147,7 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
             and block.signature is not NOT_GIVEN
         ):
             return None
-        return {"type": "thinking", "thinking": block.text, "signature": block.signature}
+        return {"type": "thinking", "thinking": block.text, "signature": cast(str, block.signature)}
     if t is RedactedThinkingBlock:
         assert isinstance(block, RedactedThinkingBlock)
         if not ((block.origin is NOT_GIVEN or block.origin == PROVIDER)):
@@ -110,7 +163,7 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
             "type": "image",
             "source": {
                 "type": "base64",
-                "media_type": cast(str, block.media_type),
+                "media_type": _vm_image_type(cast(str, block.media_type), path + ".media_type"),
                 "data": source.base64_data,
             },
         }
@@ -141,7 +194,7 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
             "type": "document",
             "source": {
                 "type": "base64",
-                "media_type": cast(str, block.media_type),
+                "media_type": _vm_document_type(cast(str, block.media_type), path + ".media_type"),
                 "data": source.base64_data,
             },
         }
@@ -180,7 +233,9 @@ def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
 def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
     """Wire `image.inline` part -> canonical block."""
     obj_1 = _w.member_dict(part, "source", path)
-    media_type_2 = _w.member_str(obj_1, "media_type", path + ".source")
+    media_type_2 = _vm_image_type_reverse(
+        _w.member_str(obj_1, "media_type", path + ".source"), path + ".source" + ".media_type"
+    )
     source_base64_data_3 = _w.member_str(obj_1, "data", path + ".source")
     return ImageBlock(
         source=InlineSource(base64_data=source_base64_data_3),
@@ -200,7 +255,9 @@ def _read_part_file_url(part: dict[str, Any], path: str) -> Block:
 def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
     """Wire `file.inline` part -> canonical block."""
     obj_1 = _w.member_dict(part, "source", path)
-    media_type_2 = _w.member_str(obj_1, "media_type", path + ".source")
+    media_type_2 = _vm_document_type_reverse(
+        _w.member_str(obj_1, "media_type", path + ".source"), path + ".source" + ".media_type"
+    )
     source_base64_data_3 = _w.member_str(obj_1, "data", path + ".source")
     filename_4 = _w.optional_str(part, "title", path)
     return FileBlock(
@@ -221,7 +278,7 @@ def _read_tool_call(call: dict[str, Any], path: str, lenient: bool) -> ToolCall:
 def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     """Wire tool result -> canonical tool message."""
     tool_call_id_1 = _w.member_str(result, "tool_use_id", path)
-    content_2 = _w.member_str(result, "content", path)
+    content_2 = _w.member_text(result, "content", path)
     return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
 
 
@@ -413,7 +470,7 @@ def request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
     if value_temperature is not NOT_GIVEN:
         if (
             _RE_1.match(model) is not None
-        ):  # models: claude-opus-4-7*, claude-opus-4.7*, claude-opus-5*, claude-sonnet-5*, claude-haiku-5*
+        ):  # models: ['claude-opus-4-7*', 'claude-opus-4.7*', 'claude-opus-5*', 'claude-sonnet-5*', 'claude-haiku-5*']
             warnings.warn(
                 "temperature is not supported by openarmature.anthropic_messages for this model; dropped",
                 UnsupportedOptionWarning,
@@ -432,7 +489,7 @@ def request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
     if value_top_p is not NOT_GIVEN:
         if (
             _RE_1.match(model) is not None
-        ):  # models: claude-opus-4-7*, claude-opus-4.7*, claude-opus-5*, claude-sonnet-5*, claude-haiku-5*
+        ):  # models: ['claude-opus-4-7*', 'claude-opus-4.7*', 'claude-opus-5*', 'claude-sonnet-5*', 'claude-haiku-5*']
             warnings.warn(
                 "top_p is not supported by openarmature.anthropic_messages for this model; dropped",
                 UnsupportedOptionWarning,
@@ -444,7 +501,7 @@ def request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
     if value_top_k is not NOT_GIVEN:
         if (
             _RE_1.match(model) is not None
-        ):  # models: claude-opus-4-7*, claude-opus-4.7*, claude-opus-5*, claude-sonnet-5*, claude-haiku-5*
+        ):  # models: ['claude-opus-4-7*', 'claude-opus-4.7*', 'claude-opus-5*', 'claude-sonnet-5*', 'claude-haiku-5*']
             warnings.warn(
                 "top_k is not supported by openarmature.anthropic_messages for this model; dropped",
                 UnsupportedOptionWarning,
@@ -490,8 +547,10 @@ def request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
             if key == "stream":  # managed on every call, never sent by this mapping
                 if not _w.deep_equal(value, False):
                     raise InvalidRequestError(
-                        f"extras key {key!r} conflicts with openarmature.anthropic_messages, which requires stream=False (OpenArmature §6 managed field)",
-                        path=f"config.extras.{key}",
+                        "extras key "
+                        + repr(key)
+                        + " conflicts with openarmature.anthropic_messages, which requires stream=False (OpenArmature §6 managed field)",
+                        path="config.extras." + key,
                     )
                 continue
             if key not in body:
@@ -502,8 +561,10 @@ def request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
                 continue
             if not _w.deep_equal(body[key], value):
                 raise InvalidRequestError(
-                    f"extras key {key!r} conflicts with the value openarmature.anthropic_messages sets for it (OpenArmature §6 managed field)",
-                    path=f"config.extras.{key}",
+                    "extras key "
+                    + repr(key)
+                    + " conflicts with the value openarmature.anthropic_messages sets for it (OpenArmature §6 managed field)",
+                    path="config.extras." + key,
                 )
     return body
 
@@ -558,8 +619,9 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
             a_calls: Any = NOT_GIVEN
             a_content: Any = NOT_GIVEN
             if raw_content is not NOT_GIVEN:
+                content_path = path + ".content"
                 items_ = (
-                    _w.expect_list(raw_content, path + ".content")
+                    _w.expect_list(raw_content, content_path)
                     if type(raw_content) is not str
                     else raw_content
                 )
@@ -569,7 +631,7 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
                     blocks_: list[Any] = []
                     calls_: list[ToolCall] = []
                     for j, item in enumerate(items_):
-                        p = _read_assistant_part(item, f"{path}.content[{j}]", False)
+                        p = _read_assistant_part(item, f"{content_path}[{j}]", False)
                         if type(p) is ToolCall:
                             calls_.append(p)
                         else:
@@ -597,7 +659,7 @@ def _request_from_wire(body: Any) -> Request:
         consumed.add("system")
         if type(system) is list:  # an array of text blocks: joined
             system = "\n\n".join(
-                _w.member_str(_w.expect_dict(b, f"system[{j}]"), "text", f"system[{j}]")
+                _w.member_str(_w.expect_dict(b, "system" + f"[{j}]"), "text", "system" + f"[{j}]")
                 for j, b in enumerate(system)
             )
         messages.append(SystemMessage(content=_w.expect_str(system, "system")))
@@ -624,17 +686,19 @@ def _request_from_wire(body: Any) -> Request:
     if raw_tools is not None:
         consumed.add("tools")
         kwargs["tools"] = [
-            _read_tool(_w.expect_dict(t, f"tools[{j}]"), f"tools[{j}]")
+            _read_tool(_w.expect_dict(t, "tools" + f"[{j}]"), "tools" + f"[{j}]")
             for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
         ]
     if "tool_choice" in body:
         consumed.add("tool_choice")
         kwargs["tool_choice"] = _read_tool_choice(body["tool_choice"])
-    if "output_config" in body:
-        consumed.add("output_config")
-        kwargs["response_schema"] = _read_structured_output(
-            _w.expect_dict(body["output_config"], "output_config"), "output_config"
-        )
+    raw_structured = body.get("output_config")
+    if (
+        type(raw_structured) is dict
+        and _w.get_in(raw_structured, ("format", "type")) == "json_schema"
+    ):
+        consumed.add("output_config")  # anything else under this key (another mode) stays an extra
+        kwargs["response_schema"] = _read_structured_output(raw_structured, "output_config")
     extras = {k: v for k, v in body.items() if k not in consumed}
     if extras:
         config["extras"] = extras
@@ -685,35 +749,38 @@ def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:
     return schema_2
 
 
+def _finish_reason(value: Any) -> FinishReason:
+    """Wire finish reason -> canonical (the table's `*` row for anything unlisted)."""
+    if value == "end_turn":
+        return "stop"
+    if value == "stop_sequence":
+        return "stop"
+    if value == "pause_turn":
+        return "stop"
+    if value == "max_tokens":
+        return "length"
+    if value == "model_context_window_exceeded":
+        return "length"
+    if value == "tool_use":
+        return "tool_calls"
+    if value == "refusal":
+        return "content_filter"
+    return "error"  # a value the table does not list
+
+
 def _response_from_wire(body: Any) -> Response:
     """Wire response body -> canonical response."""
     body = _w.expect_dict(body, "")
-    wire_reason = body.get("stop_reason")
-    finish_reason: FinishReason
-    if wire_reason == "end_turn":
-        finish_reason = "stop"
-    elif wire_reason == "stop_sequence":
-        finish_reason = "stop"
-    elif wire_reason == "pause_turn":
-        finish_reason = "stop"
-    elif wire_reason == "max_tokens":
-        finish_reason = "length"
-    elif wire_reason == "model_context_window_exceeded":
-        finish_reason = "length"
-    elif wire_reason == "tool_use":
-        finish_reason = "tool_calls"
-    elif wire_reason == "refusal":
-        finish_reason = "content_filter"
-    else:
-        finish_reason = "error"  # a value the table does not list
+    finish_reason = _finish_reason(body.get("stop_reason"))
     lenient = finish_reason == "error"  # OpenArmature §3: degraded responses surface what parses
     message = body
     raw_content = message.get("content", NOT_GIVEN)
     a_calls: Any = NOT_GIVEN
     a_content: Any = NOT_GIVEN
     if raw_content is not NOT_GIVEN:
+        content_path = "content"
         items_ = (
-            _w.expect_list(raw_content, "" + ".content")
+            _w.expect_list(raw_content, content_path)
             if type(raw_content) is not str
             else raw_content
         )
@@ -723,7 +790,7 @@ def _response_from_wire(body: Any) -> Response:
             blocks_: list[Any] = []
             calls_: list[ToolCall] = []
             for j, item in enumerate(items_):
-                p = _read_assistant_part(item, f"{''}.content[{j}]", lenient)
+                p = _read_assistant_part(item, f"{content_path}[{j}]", lenient)
                 if type(p) is ToolCall:
                     calls_.append(p)
                 else:
@@ -805,6 +872,9 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
         wire_reason = "end_turn"
     else:
         wire_reason = reason
+    raw_reason = raw.get("stop_reason")
+    if type(raw_reason) is str and _finish_reason(raw_reason) == reason:
+        wire_reason = raw_reason  # the provider's own value, when it means the same
     calls = msg.tool_calls
     blocks: list[dict[str, Any]] = []
     if isinstance(msg.content, (str, list)):
@@ -845,7 +915,8 @@ def error_from_wire(
         message = _w.error_text(decoded)[:500] or f"HTTP {status}"
     error_type = _w.get_in(decoded, ("error", "type")) if type(decoded) is dict else None
     error_code = None
-    text = _w.error_text(decoded)
+    # Rules match the error's own words (message, type, code), not the whole body.
+    text = "\n".join(str(v) for v in (message, error_type, error_code) if v is not None)
     category = "provider_invalid_request"
     while True:  # first matching rule wins
         if status in (401, 402, 403):

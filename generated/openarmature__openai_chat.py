@@ -74,12 +74,10 @@ ENDPOINT: Final = {"method": "POST", "path": "/v1/chat/completions"}
 
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 
-_RE_1: Final = re.compile("data:(.*?);base64,(.*)", re.DOTALL)
-_RE_2: Final = re.compile("(?i)model", re.DOTALL)
-_RE_3: Final = re.compile("(?i)loading|not loaded|not yet loaded", re.DOTALL)
-_RE_4: Final = re.compile(
-    "(?i)image|audio|media type|content block|unsupported .*(source|format)", re.DOTALL
-)
+_RE_1: Final = re.compile("(?s)data:(.*?);base64,(.*)")
+_RE_2: Final = re.compile("(?i)model")
+_RE_3: Final = re.compile("(?i)loading|not loaded|not yet loaded")
+_RE_4: Final = re.compile("(?i)image|audio|media type|content block|unsupported .*(source|format)")
 
 
 def _vm_audio_format(value: str, path: str) -> str:
@@ -93,7 +91,8 @@ def _vm_audio_format(value: str, path: str) -> str:
     if value == "audio/mp3":
         return "mp3"
     raise UnsupportedContentBlockError(
-        f"{value!r} is not supported by openarmature.openai_chat; expected one of: audio/wav, audio/x-wav, audio/mpeg, audio/mp3",
+        repr(value)
+        + " is not supported by openarmature.openai_chat; expected one of: audio/wav, audio/x-wav, audio/mpeg, audio/mp3",
         path=path,
     )
 
@@ -244,7 +243,7 @@ def _read_tool_call(call: dict[str, Any], path: str, lenient: bool) -> ToolCall:
 def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     """Wire tool result -> canonical tool message."""
     tool_call_id_1 = _w.member_str(result, "tool_call_id", path)
-    content_2 = _w.member_str(result, "content", path)
+    content_2 = _w.member_text(result, "content", path)
     return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
 
 
@@ -380,9 +379,9 @@ def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
 def _tool_to_wire(tool: Tool, path: str) -> dict[str, Any]:
     """Canonical tool -> wire tool definition."""
     params: Any = tool.parameters
-    # Strict tools close their object schema (Prompty §7.1.3).
+    # Strict tools close every object schema, nested ones too (strict mode).
     if tool.strict is True and params is not NOT_GIVEN:
-        params = _w.close_object_schema(params)
+        params = _w.close_all_object_schemas(params)
     wire_1: dict[str, Any] = {"name": tool.name}
     if tool.description is not NOT_GIVEN:
         wire_1["description"] = tool.description
@@ -462,8 +461,10 @@ def request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
             if key == "stream":  # managed on every call, never sent by this mapping
                 if not _w.deep_equal(value, False):
                     raise InvalidRequestError(
-                        f"extras key {key!r} conflicts with openarmature.openai_chat, which requires stream=False (OpenArmature §6 managed field)",
-                        path=f"config.extras.{key}",
+                        "extras key "
+                        + repr(key)
+                        + " conflicts with openarmature.openai_chat, which requires stream=False (OpenArmature §6 managed field)",
+                        path="config.extras." + key,
                     )
                 continue
             if key not in body:
@@ -474,8 +475,10 @@ def request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
                 continue
             if not _w.deep_equal(body[key], value):
                 raise InvalidRequestError(
-                    f"extras key {key!r} conflicts with the value openarmature.openai_chat sets for it (OpenArmature §6 managed field)",
-                    path=f"config.extras.{key}",
+                    "extras key "
+                    + repr(key)
+                    + " conflicts with the value openarmature.openai_chat sets for it (OpenArmature §6 managed field)",
+                    path="config.extras." + key,
                 )
     return body
 
@@ -505,7 +508,7 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
         path = f"{field}[{i}]"
         message = _w.expect_dict(item, path)
         role = message.get("role")
-        if role == "system":
+        if role == "system" or role in ("developer",):
             text = message.get("content")
             if type(text) is list:  # an array of text parts: joined
                 text = "".join(
@@ -544,7 +547,9 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
             continue
         raise _w.WireShapeError(
             path + ".role",
-            "unsupported role " + repr(role) + "; expected one of: system, user, assistant, tool",
+            "unsupported role "
+            + repr(role)
+            + "; expected one of: system, developer, user, assistant, tool",
         )
     return out
 
@@ -573,6 +578,8 @@ def _request_from_wire(body: Any) -> Request:
         consumed.add("seed")
     if "stop" in body:
         config["stop_sequences"] = body["stop"]
+        if type(config["stop_sequences"]) is str:  # the wire's scalar form
+            config["stop_sequences"] = [config["stop_sequences"]]
         consumed.add("stop")
     if "frequency_penalty" in body:
         config["frequency_penalty"] = body["frequency_penalty"]
@@ -585,17 +592,18 @@ def _request_from_wire(body: Any) -> Request:
     if raw_tools is not None:
         consumed.add("tools")
         kwargs["tools"] = [
-            _read_tool(_w.expect_dict(t, f"tools[{j}]"), f"tools[{j}]")
+            _read_tool(_w.expect_dict(t, "tools" + f"[{j}]"), "tools" + f"[{j}]")
             for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
         ]
     if "tool_choice" in body:
         consumed.add("tool_choice")
         kwargs["tool_choice"] = _read_tool_choice(body["tool_choice"])
-    if "response_format" in body:
-        consumed.add("response_format")
-        kwargs["response_schema"] = _read_structured_output(
-            _w.expect_dict(body["response_format"], "response_format"), "response_format"
-        )
+    raw_structured = body.get("response_format")
+    if type(raw_structured) is dict and raw_structured.get("type") == "json_schema":
+        consumed.add(
+            "response_format"
+        )  # anything else under this key (another mode) stays an extra
+        kwargs["response_schema"] = _read_structured_output(raw_structured, "response_format")
     extras = {k: v for k, v in body.items() if k not in consumed}
     if extras:
         config["extras"] = extras
@@ -651,23 +659,25 @@ def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:
     return schema_3
 
 
+def _finish_reason(value: Any) -> FinishReason:
+    """Wire finish reason -> canonical (the table's `*` row for anything unlisted)."""
+    if value == "stop":
+        return "stop"
+    if value == "length":
+        return "length"
+    if value == "tool_calls":
+        return "tool_calls"
+    if value == "content_filter":
+        return "content_filter"
+    if value == "function_call":
+        return "tool_calls"
+    return "error"  # a value the table does not list
+
+
 def _response_from_wire(body: Any) -> Response:
     """Wire response body -> canonical response."""
     body = _w.expect_dict(body, "")
-    wire_reason = _w.get_in(body, ("choices", 0, "finish_reason"))
-    finish_reason: FinishReason
-    if wire_reason == "stop":
-        finish_reason = "stop"
-    elif wire_reason == "length":
-        finish_reason = "length"
-    elif wire_reason == "tool_calls":
-        finish_reason = "tool_calls"
-    elif wire_reason == "content_filter":
-        finish_reason = "content_filter"
-    elif wire_reason == "function_call":
-        finish_reason = "tool_calls"
-    else:
-        finish_reason = "error"  # a value the table does not list
+    finish_reason = _finish_reason(_w.get_in(body, ("choices", 0, "finish_reason")))
     lenient = finish_reason == "error"  # OpenArmature §3: degraded responses surface what parses
     message = _w.expect_dict(_w.get_in(body, ("choices", 0, "message")), "choices[0].message")
     raw_content = message.get("content", NOT_GIVEN)
@@ -746,6 +756,9 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
         wire_reason = "stop"
     else:
         wire_reason = reason
+    raw_reason = _w.get_in(raw, ("choices", 0, "finish_reason"))
+    if type(raw_reason) is str and _finish_reason(raw_reason) == reason:
+        wire_reason = raw_reason  # the provider's own value, when it means the same
     calls = msg.tool_calls
     content_out: Any = msg.content
     if isinstance(msg.content, (str, list)):
@@ -795,7 +808,8 @@ def error_from_wire(
         message = _w.error_text(decoded)[:500] or f"HTTP {status}"
     error_type = _w.get_in(decoded, ("error", "type")) if type(decoded) is dict else None
     error_code = _w.get_in(decoded, ("error", "code")) if type(decoded) is dict else None
-    text = _w.error_text(decoded)
+    # Rules match the error's own words (message, type, code), not the whole body.
+    text = "\n".join(str(v) for v in (message, error_type, error_code) if v is not None)
     category = "provider_invalid_request"
     while True:  # first matching rule wins
         if status in (401, 403):

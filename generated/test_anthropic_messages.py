@@ -4,11 +4,15 @@
 from __future__ import annotations
 
 import json
+import os
 
-from wiremap.runtime.format import get_format
+from wiremap.runtime.format import load_format
 from wiremap.testing import run_fixture, run_round_trip
 
-FORMAT = get_format("anthropic_messages")
+# The converter beside this file: works in this package and in any `--out` folder.
+FORMAT = load_format(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "anthropic_messages.py")
+)
 
 
 def test_user_string_becomes_text_block() -> None:
@@ -1367,6 +1371,16 @@ def test_request_from_wire_interleaved_runs_preserve_order() -> None:
         FORMAT,
         json.loads(
             '{"expect_canonical": {"config": {"max_tokens": 512}, "messages": [{"content": "Go.", "role": "user"}, {"content": [], "role": "assistant", "tool_calls": [{"arguments": {}, "id": "toolu_a", "name": "f"}, {"arguments": {}, "id": "toolu_b", "name": "f"}]}, {"content": [{"text": "Results:", "type": "text"}], "role": "user"}, {"content": "A", "role": "tool", "tool_call_id": "toolu_a"}, {"content": "B", "role": "tool", "tool_call_id": "toolu_b"}, {"content": [{"text": "Thanks.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "request_from_wire_interleaved_runs_preserve_order", "request_from_wire": {"max_tokens": 512, "messages": [{"content": "Go.", "role": "user"}, {"content": [{"id": "toolu_a", "input": {}, "name": "f", "type": "tool_use"}, {"id": "toolu_b", "input": {}, "name": "f", "type": "tool_use"}], "role": "assistant"}, {"content": [{"text": "Results:", "type": "text"}, {"content": "A", "tool_use_id": "toolu_a", "type": "tool_result"}, {"content": "B", "tool_use_id": "toolu_b", "type": "tool_result"}, {"text": "Thanks.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_request_from_wire_tool_result_block_content() -> None:
+    """A tool_result whose content is an array of text blocks (allowed by the API) reads as their joined text."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"config": {"max_tokens": 256}, "messages": [{"content": "Weather?", "role": "user"}, {"content": [], "role": "assistant", "tool_calls": [{"arguments": {"city": "Oslo"}, "id": "toolu_01", "name": "get_weather"}]}, {"content": "-2C, snow", "role": "tool", "tool_call_id": "toolu_01"}], "model": "claude-sonnet-4-5"}, "id": "request_from_wire_tool_result_block_content", "request_from_wire": {"max_tokens": 256, "messages": [{"content": "Weather?", "role": "user"}, {"content": [{"id": "toolu_01", "input": {"city": "Oslo"}, "name": "get_weather", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": [{"text": "-2C, snow", "type": "text"}], "tool_use_id": "toolu_01", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
         ),
     )
 

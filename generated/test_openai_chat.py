@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import json
+import os
 
-from wiremap.runtime.format import get_format
+from wiremap.runtime.format import load_format
 from wiremap.testing import run_fixture, run_round_trip
 
-FORMAT = get_format("openai_chat")
+# The converter beside this file: works in this package and in any `--out` folder.
+FORMAT = load_format(os.path.join(os.path.dirname(os.path.abspath(__file__)), "openai_chat.py"))
 
 
 def test_req_system_and_user_text() -> None:
@@ -1606,7 +1608,7 @@ def test_rtw_usage_not_reported_omitted() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"choices": [{"finish_reason": "tool_calls", "index": 0, "message": {"content": "Ok.", "role": "assistant"}}], "created": 0, "id": "chatcmpl-wiremap", "model": "unknown", "object": "chat.completion"}, "id": "rtw_usage_not_reported_omitted", "response_to_wire": {"finish_reason": "tool_calls", "message": {"content": "Ok.", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}}'
+            '{"expect_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Ok.", "role": "assistant"}}], "created": 0, "id": "chatcmpl-wiremap", "model": "unknown", "object": "chat.completion"}, "id": "rtw_usage_not_reported_omitted", "response_to_wire": {"finish_reason": "stop", "message": {"content": "Ok.", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}}'
         ),
     )
 
@@ -1987,5 +1989,145 @@ def test_err_http_409_fallback() -> None:
         FORMAT,
         json.loads(
             '{"error_from_wire": {"body": {"error": {"message": "Conflict", "type": "invalid_request_error"}}, "status": 409}, "expect_error": {"category": "provider_invalid_request"}, "id": "err_http_409_fallback"}'
+        ),
+    )
+
+
+def test_req_null_config_fields_skipped() -> None:
+    """oa 6 null-skip: declared config fields set to null are omitted, never sent as JSON null"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "seed": 3}, "id": "req_null_config_fields_skipped", "to_wire": {"config": {"max_tokens": null, "seed": 3, "stop_sequences": null, "temperature": null}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_null_config_fields_skipped__round_trip() -> None:
+    """Fixture req_null_config_fields_skipped: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "seed": 3}, "id": "req_null_config_fields_skipped", "to_wire": {"config": {"max_tokens": null, "seed": 3, "stop_sequences": null, "temperature": null}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_extras_unmanaged_when_declared_absent() -> None:
+    """oa 6 clause (b): with the declared field unset, an extras key of its wire name rides untouched"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 300, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "temperature": 0.5}, "id": "req_extras_unmanaged_when_declared_absent", "lossy": "read back, wire temperature and max_tokens are the declared options (max_tokens via read_also), sent as temperature and max_completion_tokens", "to_wire": {"config": {"extras": {"max_tokens": 300, "temperature": 0.5}}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_image_url_source_data_url_verbatim() -> None:
+    """image.url row: a url source that is already a data: URL is sent verbatim (api: url or base64 data URL)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"image_url": {"url": "data:image/gif;base64,R0lGODlhAQABAAAAACw="}, "type": "image_url"}, {"text": "Tiny gif.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_image_url_source_data_url_verbatim", "to_wire": {"messages": [{"content": [{"source": {"type": "url", "url": "data:image/gif;base64,R0lGODlhAQABAAAAACw="}, "type": "image"}, {"text": "Tiny gif.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_image_url_source_data_url_verbatim__round_trip() -> None:
+    """Fixture req_image_url_source_data_url_verbatim: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"image_url": {"url": "data:image/gif;base64,R0lGODlhAQABAAAAACw="}, "type": "image_url"}, {"text": "Tiny gif.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_image_url_source_data_url_verbatim", "to_wire": {"messages": [{"content": [{"source": {"type": "url", "url": "data:image/gif;base64,R0lGODlhAQABAAAAACw="}, "type": "image"}, {"text": "Tiny gif.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_req_structured_output_title_without_safe_chars() -> None:
+    """structured_output name: a title with no name-safe character falls back to the schema_<hash> name"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Ok?", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "schema_1dd2a46ce19e9532", "schema": {"additionalProperties": false, "properties": {"ok": {"type": "boolean"}}, "required": ["ok"], "title": "???", "type": "object"}, "strict": true}, "type": "json_schema"}}, "id": "req_structured_output_title_without_safe_chars", "to_wire": {"messages": [{"content": "Ok?", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"ok": {"type": "boolean"}}, "required": ["ok"], "title": "???", "type": "object"}}}'
+        ),
+    )
+
+
+def test_req_structured_output_title_without_safe_chars__round_trip() -> None:
+    """Fixture req_structured_output_title_without_safe_chars: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Ok?", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "schema_1dd2a46ce19e9532", "schema": {"additionalProperties": false, "properties": {"ok": {"type": "boolean"}}, "required": ["ok"], "title": "???", "type": "object"}, "strict": true}, "type": "json_schema"}}, "id": "req_structured_output_title_without_safe_chars", "to_wire": {"messages": [{"content": "Ok?", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"ok": {"type": "boolean"}}, "required": ["ok"], "title": "???", "type": "object"}}}'
+        ),
+    )
+
+
+def test_req_structured_output_composition_not_strict() -> None:
+    """strict when_schema_qualifies: a root oneOf is not permitted in strict mode (api 400), so strict is false"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "A or B.", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "schema_de89d9b38eb01913", "schema": {"additionalProperties": false, "oneOf": [{"required": ["a"]}, {"required": ["b"]}], "properties": {"a": {"type": "string"}, "b": {"type": "number"}}, "required": ["a", "b"], "type": "object"}, "strict": false}, "type": "json_schema"}}, "id": "req_structured_output_composition_not_strict", "to_wire": {"messages": [{"content": "A or B.", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "oneOf": [{"required": ["a"]}, {"required": ["b"]}], "properties": {"a": {"type": "string"}, "b": {"type": "number"}}, "required": ["a", "b"], "type": "object"}}}'
+        ),
+    )
+
+
+def test_req_structured_output_composition_not_strict__round_trip() -> None:
+    """Fixture req_structured_output_composition_not_strict: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "A or B.", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "schema_de89d9b38eb01913", "schema": {"additionalProperties": false, "oneOf": [{"required": ["a"]}, {"required": ["b"]}], "properties": {"a": {"type": "string"}, "b": {"type": "number"}}, "required": ["a", "b"], "type": "object"}, "strict": false}, "type": "json_schema"}}, "id": "req_structured_output_composition_not_strict", "to_wire": {"messages": [{"content": "A or B.", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "oneOf": [{"required": ["a"]}, {"required": ["b"]}], "properties": {"a": {"type": "string"}, "b": {"type": "number"}}, "required": ["a", "b"], "type": "object"}}}'
+        ),
+    )
+
+
+def test_resp_content_array_two_text_parts() -> None:
+    """string_or_parts on read: an array of two text parts is two text blocks and is written back as an array"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"text": "Part one. ", "type": "text"}, {"text": "Part two.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 6, "prompt_tokens": 3, "total_tokens": 9}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": [{"text": "Part one. ", "type": "text"}, {"text": "Part two.", "type": "text"}], "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-025", "model": "compatible-server", "object": "chat.completion", "usage": {"completion_tokens": 6, "prompt_tokens": 3, "total_tokens": 9}}, "id": "resp_content_array_two_text_parts"}'
+        ),
+    )
+
+
+def test_resp_content_array_two_text_parts__round_trip() -> None:
+    """Fixture resp_content_array_two_text_parts: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"text": "Part one. ", "type": "text"}, {"text": "Part two.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 6, "prompt_tokens": 3, "total_tokens": 9}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": [{"text": "Part one. ", "type": "text"}, {"text": "Part two.", "type": "text"}], "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-025", "model": "compatible-server", "object": "chat.completion", "usage": {"completion_tokens": 6, "prompt_tokens": 3, "total_tokens": 9}}, "id": "resp_content_array_two_text_parts"}'
+        ),
+    )
+
+
+def test_resp_multiple_choices_first_used() -> None:
+    """message: choices[0].message -- only the first choice is read (oa 8.1.2 single-choice)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "First.", "role": "assistant"}, "usage": {"completion_tokens": 6, "prompt_tokens": 5, "total_tokens": 11}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "First.", "role": "assistant"}}, {"finish_reason": "length", "index": 1, "message": {"content": "Second, cut", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-026", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 6, "prompt_tokens": 5, "total_tokens": 11}}, "id": "resp_multiple_choices_first_used", "lossy": "choices after the first are kept only in raw"}'
+        ),
+    )
+
+
+def test_err_resp_custom_tool_call() -> None:
+    """a custom (non-function) tool call has no canonical equivalent: provider_invalid_response (wire-notes 3)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_response"}, "from_wire": {"choices": [{"finish_reason": "tool_calls", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"custom": {"input": "SELECT 1", "name": "run_sql"}, "id": "call_c", "type": "custom"}]}}], "created": 1700000000, "id": "chatcmpl-027", "model": "gpt-5", "object": "chat.completion", "usage": {"completion_tokens": 6, "prompt_tokens": 5, "total_tokens": 11}}, "id": "err_resp_custom_tool_call"}'
+        ),
+    )
+
+
+def test_err_http_400_strict_schema_rejected() -> None:
+    """400 'Invalid schema for response_format' is a plain invalid request, not a content-block rejection"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": null, "message": "Invalid schema for response_format \'example\': In context=(), \'oneOf\' is not permitted.", "param": "response_format", "type": "invalid_request_error"}}, "status": 400}, "expect_error": {"category": "provider_invalid_request"}, "id": "err_http_400_strict_schema_rejected"}'
         ),
     )

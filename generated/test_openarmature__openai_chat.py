@@ -4,8 +4,12 @@
 from __future__ import annotations
 
 import json
+import os
 
-from wiremap.runtime.format import get_format
+from wiremap.runtime.format import load_format
 from wiremap.testing import run_fixture, run_round_trip
 
-FORMAT = get_format("openarmature.openai_chat")
+# The converter beside this file: works in this package and in any `--out` folder.
+FORMAT = load_format(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "openarmature__openai_chat.py")
+)

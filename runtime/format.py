@@ -16,7 +16,7 @@ from typing import Any
 from .canonical import Request, Response
 from .errors import ProviderError
 
-__all__ = ["Format", "UnknownFormatError", "formats", "get_format"]
+__all__ = ["Format", "UnknownFormatError", "formats", "get_format", "load_format"]
 
 _ENTRY_POINT_GROUP = "wiremap.formats"
 
@@ -108,6 +108,27 @@ def get_format(key: str) -> Format:
             fmt = Format(importlib.import_module(registry[key]))
             _cache[key] = fmt
     return fmt
+
+
+def load_format(source: ModuleType | str) -> Format:
+    """A Format from a generated converter module, or from its file path.
+
+    For converters generated outside this package (`wiremap generate --out DIR`), which need no
+    registration to be used or tested.
+    """
+    if isinstance(source, ModuleType):
+        return Format(source)
+    import importlib.util
+    import os
+
+    path = os.path.abspath(source)
+    name = "wiremap_format_" + os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load a generated converter from {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return Format(module)
 
 
 _ = (Mapping, Request, Response, ProviderError)

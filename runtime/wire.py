@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any, Final, Literal
 
 from .canonical import NOT_GIVEN, NotGiven, Request, Response
-from .errors import InvalidRequestError, ProviderError, StructuredOutputInvalidError
+from .errors import InvalidRequestError, StructuredOutputInvalidError
 
 __all__ = [
     "WireShapeError",
@@ -35,6 +35,7 @@ __all__ = [
     "member_dict",
     "member_list",
     "member_str",
+    "member_text",
     "optional_str",
     "optional_bool",
     "optional_detail",
@@ -49,6 +50,7 @@ __all__ = [
     "schema_name",
     "schema_qualifies_for_strict",
     "close_object_schema",
+    "close_all_object_schemas",
     "close_and_nullable_optional",
     "parse_structured",
     "with_schema_directive",
@@ -180,6 +182,23 @@ def member_list(obj: dict[str, Any], key: str, path: str) -> list[Any]:
 
 def member_str(obj: dict[str, Any], key: str, path: str) -> str:
     return expect_str(member(obj, key, path), f"{path}.{key}" if path else key)
+
+
+def member_text(obj: dict[str, Any], key: str, path: str) -> str:
+    """A text field the wire may also send as an array of text parts, which are joined."""
+    value = member(obj, key, path)
+    if type(value) is str:
+        return value
+    where = f"{path}.{key}" if path else key
+    if type(value) is not list:
+        raise WireShapeError(where, f"expected a string or an array of text parts, got {_kind(value)}")
+    texts = []
+    for j, part in enumerate(value):
+        part = expect_dict(part, f"{where}[{j}]")
+        if part.get("type") != "text":
+            raise WireShapeError(f"{where}[{j}].type", f"only text parts can be read here, got {part.get('type')!r}")
+        texts.append(member_str(part, "text", f"{where}[{j}]"))
+    return "".join(texts)
 
 
 def optional_str(obj: dict[str, Any], key: str, path: str) -> str | NotGiven:
@@ -350,10 +369,17 @@ def schema_name(schema: Mapping[str, Any]) -> str:
 def schema_qualifies_for_strict(schema: Any) -> bool:
     """OpenAI strict mode: every object closes (`additionalProperties: false`) and lists every
     property in `required` (OpenArmature §8.1.5)."""
+    return _strict_ok(schema, root=True)
+
+
+def _strict_ok(schema: Any, root: bool) -> bool:
     if type(schema) is list:
-        return all(schema_qualifies_for_strict(s) for s in schema)
+        return all(_strict_ok(s, False) for s in schema)
     if type(schema) is not dict:
         return True
+    # Keywords strict mode does not take (oneOf, allOf, not, conditionals; anyOf at the root).
+    if any(k in schema for k in ("oneOf", "allOf", "not", "if", "then", "else")) or (root and "anyOf" in schema):
+        return False
     if schema.get("type") == "object" or "properties" in schema:
         if schema.get("additionalProperties") is not False:
             return False
@@ -362,19 +388,34 @@ def schema_qualifies_for_strict(schema: Any) -> bool:
             return False
     for key, value in schema.items():
         if key in ("properties", "$defs", "definitions", "patternProperties"):
-            if type(value) is dict and not all(schema_qualifies_for_strict(v) for v in value.values()):
+            if type(value) is dict and not all(_strict_ok(v, False) for v in value.values()):
                 return False
-        elif key in ("items", "anyOf", "allOf", "oneOf", "prefixItems", "not", "additionalProperties"):
-            if not schema_qualifies_for_strict(value):
+        elif key in ("items", "anyOf", "prefixItems", "additionalProperties"):
+            if not _strict_ok(value, False):
                 return False
     return True
 
 
 def close_object_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """Strict tools: the parameters object schema gets `additionalProperties: false`."""
+    """Strict tools (Prompty §7.1.3): the parameters object schema gets `additionalProperties: false`."""
     closed = dict(schema)
     closed["additionalProperties"] = False
     return closed
+
+
+def close_all_object_schemas(schema: Any) -> Any:
+    """Strict tools (current OpenAI API): every object schema, nested ones included, is closed."""
+    if type(schema) is list:
+        return [close_all_object_schemas(s) for s in schema]
+    if type(schema) is not dict:
+        return schema
+    out = {k: close_all_object_schemas(v) if k in ("items", "anyOf", "prefixItems") else v for k, v in schema.items()}
+    for key in ("properties", "$defs", "definitions"):
+        if type(schema.get(key)) is dict:
+            out[key] = {n: close_all_object_schemas(s) for n, s in schema[key].items()}
+    if schema.get("type") == "object" or "properties" in schema:
+        out["additionalProperties"] = False
+    return out
 
 
 def close_and_nullable_optional(schema: Any) -> Any:
@@ -453,12 +494,13 @@ def parse_structured(
             finish_reason=finish_reason,
             usage=usage,
         ) from exc
-    try:
-        import jsonschema
-    except ImportError as exc:  # pragma: no cover - jsonschema is a runtime dependency
-        raise ProviderError("jsonschema is required to validate structured output") from exc
+    import jsonschema  # a runtime dependency, imported only for structured output
     validator_cls = jsonschema.validators.validator_for(schema)
-    errors = sorted(validator_cls(schema).iter_errors(value), key=lambda e: list(e.absolute_path))
+    try:
+        validator_cls.check_schema(schema)
+    except jsonschema.exceptions.SchemaError as exc:
+        raise InvalidRequestError(f"not a valid JSON Schema: {exc.message}", path="response_schema") from exc
+    errors = sorted(validator_cls(schema).iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path])
     if errors:
         first = errors[0]
         pointer = "/" + "/".join(str(p) for p in first.absolute_path)
