@@ -7,6 +7,7 @@ mistypes a table sees where, not a traceback.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,15 +58,24 @@ class _StrictLoader(yaml.SafeLoader):
     """SafeLoader that keeps every scalar a plain JSON value (no dates, no merges)."""
 
 
-# Timestamps would turn "2023-06-01" into a date object; mappings are JSON-shaped data.
+# Mappings are JSON-shaped data read with YAML 1.2 core-schema scalars: no timestamps
+# ("2023-06-01" stays a string) and no YAML 1.1 booleans (`on`, `off`, `yes`, `no` stay strings);
+# only true/false and null/~/empty are special.
 _StrictLoader.yaml_implicit_resolvers = {
-    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
+    k: [(tag, rx) for tag, rx in v if tag not in ("tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null")]
     for k, v in yaml.SafeLoader.yaml_implicit_resolvers.copy().items()
 }
+_StrictLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+_StrictLoader.add_implicit_resolver("tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""])
 
 
-def _construct(node: Node, loader: _StrictLoader, src: SourceFile, pointer: tuple[Any, ...]) -> Any:
-    src.lines[json_pointer(pointer)] = node.start_mark.line + 1
+def _construct(
+    node: Node, loader: _StrictLoader, src: SourceFile, pointer: tuple[Any, ...], line: int | None = None
+) -> Any:
+    # A mapping's value is reported at its key's line (a block value starts a line later).
+    src.lines[json_pointer(pointer)] = line if line is not None else node.start_mark.line + 1
     if isinstance(node, MappingNode):
         out: dict[str, Any] = {}
         for key_node, value_node in node.value:
@@ -75,19 +85,19 @@ def _construct(node: Node, loader: _StrictLoader, src: SourceFile, pointer: tupl
                     "YAML merge keys (<<) are not allowed; use `extends:`",
                 )
             key = loader.construct_object(key_node, deep=True)
+            if isinstance(key, (int, float)) and not isinstance(key, bool):
+                key = key_node.value  # as written: `404:` is the key "404"
             if not isinstance(key, str):
-                key = str(key) if isinstance(key, (int, float, bool)) or key is None else key
-                if not isinstance(key, str):
-                    raise MappingError(
-                        src.path, key_node.start_mark.line + 1, json_pointer(pointer),
-                        f"keys must be strings, got {type(key).__name__}",
-                    )
+                raise MappingError(
+                    src.path, key_node.start_mark.line + 1, json_pointer(pointer),
+                    f"keys must be strings, got {key!r}; quote it",
+                )
             if key in out:
                 raise MappingError(
                     src.path, key_node.start_mark.line + 1, json_pointer(pointer + (key,)),
                     f"duplicate key {key!r}",
                 )
-            out[key] = _construct(value_node, loader, src, pointer + (key,))
+            out[key] = _construct(value_node, loader, src, pointer + (key,), key_node.start_mark.line + 1)
         return out
     if isinstance(node, SequenceNode):
         return [_construct(item, loader, src, pointer + (i,)) for i, item in enumerate(node.value)]

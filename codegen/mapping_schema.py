@@ -153,6 +153,7 @@ _fixture = _obj(
             required=["category"],
         ),
         "lossy": {"type": "string", "minLength": 1},
+        "expect_warning": {"type": "string", "minLength": 1, "description": "a warning the call must emit (text it contains)"},
     },
     required=["id", "doc"],
 )

@@ -134,7 +134,10 @@ def parse_template(value: Any, pointer: str = "") -> Node:
     if isinstance(value, str):
         return _parse_string(value, pointer)
     if isinstance(value, dict):
-        return Obj(tuple((k, parse_template(v, f"{pointer}/{k}")) for k, v in value.items()), pointer)
+        return Obj(
+            tuple((k, parse_template(v, f"{pointer}/{k.replace('~', '~0').replace('/', '~1')}")) for k, v in value.items()),
+            pointer,
+        )
     if isinstance(value, list):
         return Arr(tuple(parse_template(v, f"{pointer}/{i}") for i, v in enumerate(value)), pointer)
     return Lit(value)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypeAlias
-
 from typing_extensions import TypedDict
 
 
@@ -83,6 +82,11 @@ class ToolChoice3(TypedDict, closed=True):
     type: Literal["tool"]
 
 
+class Usage(TypedDict):
+    input_tokens: NotRequired[int]
+    output_tokens: NotRequired[int]
+
+
 class AnthropicMessages20230601TextPart(TypedDict, closed=True):
     text: str
     type: Literal["text"]
@@ -150,4 +154,33 @@ class AnthropicMessages20230601Request(TypedDict):
     top_p: NotRequired[float]
 
 
-AnthropicMessages20230601Wire: TypeAlias = AnthropicMessages20230601Request
+class AnthropicMessages20230601Response(TypedDict, closed=True):
+    content: list[
+        AnthropicMessages20230601TextPart
+        | AnthropicMessages20230601ThinkingPart
+        | AnthropicMessages20230601RedactedThinkingPart
+        | AnthropicMessages20230601ToolCall
+    ]
+    id: str
+    model: str
+    role: Literal["assistant"]
+    stop_reason: (
+        Literal[
+            "end_turn",
+            "max_tokens",
+            "model_context_window_exceeded",
+            "pause_turn",
+            "refusal",
+            "stop_sequence",
+            "tool_use",
+        ]
+        | str
+    )
+    stop_sequence: Any
+    type: Literal["message"]
+    usage: NotRequired[Usage]
+
+
+AnthropicMessages20230601Wire: TypeAlias = (
+    AnthropicMessages20230601Request | AnthropicMessages20230601Response
+)

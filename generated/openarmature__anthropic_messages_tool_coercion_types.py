@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypeAlias
-
 from typing_extensions import TypedDict
 
 
@@ -83,6 +82,11 @@ class ToolChoice3(TypedDict, closed=True):
     type: Literal["tool"]
 
 
+class Usage(TypedDict):
+    input_tokens: NotRequired[int]
+    output_tokens: NotRequired[int]
+
+
 class OpenarmatureAnthropicMessagesToolCoercionTextPart(TypedDict, closed=True):
     text: str
     type: Literal["text"]
@@ -159,6 +163,37 @@ class OpenarmatureAnthropicMessagesToolCoercionRequest(TypedDict):
     top_p: NotRequired[float]
 
 
+class OpenarmatureAnthropicMessagesToolCoercionResponse(TypedDict, closed=True):
+    content: (
+        str
+        | list[
+            OpenarmatureAnthropicMessagesToolCoercionTextPart
+            | OpenarmatureAnthropicMessagesToolCoercionThinkingPart
+            | OpenarmatureAnthropicMessagesToolCoercionRedactedThinkingPart
+            | OpenarmatureAnthropicMessagesToolCoercionToolCall
+        ]
+    )
+    id: str
+    model: str
+    role: Literal["assistant"]
+    stop_reason: (
+        Literal[
+            "end_turn",
+            "max_tokens",
+            "model_context_window_exceeded",
+            "pause_turn",
+            "refusal",
+            "stop_sequence",
+            "tool_use",
+        ]
+        | str
+    )
+    stop_sequence: Any
+    type: Literal["message"]
+    usage: NotRequired[Usage]
+
+
 OpenarmatureAnthropicMessagesToolCoercionWire: TypeAlias = (
     OpenarmatureAnthropicMessagesToolCoercionRequest
+    | OpenarmatureAnthropicMessagesToolCoercionResponse
 )

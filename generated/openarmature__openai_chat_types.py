@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypeAlias
-
 from typing_extensions import TypedDict
+from typing import Any, Literal, NotRequired, TypeAlias
 
 
 class InputAudio(TypedDict, closed=True):
@@ -61,6 +60,17 @@ class Function(TypedDict, closed=True):
 class ToolChoice(TypedDict, closed=True):
     function: Function
     type: Literal["function"]
+
+
+class PromptTokensDetails(TypedDict):
+    cached_tokens: NotRequired[int]
+
+
+class Usage(TypedDict):
+    completion_tokens: NotRequired[int]
+    prompt_tokens: NotRequired[int]
+    prompt_tokens_details: NotRequired[PromptTokensDetails]
+    total_tokens: NotRequired[int]
 
 
 class OpenarmatureOpenaiChatSystemMessage(TypedDict, closed=True):
@@ -142,4 +152,21 @@ class OpenarmatureOpenaiChatRequest(TypedDict):
     top_p: NotRequired[float]
 
 
-OpenarmatureOpenaiChatWire: TypeAlias = OpenarmatureOpenaiChatRequest
+class Choice(TypedDict, closed=True):
+    finish_reason: Literal["content_filter", "function_call", "length", "stop", "tool_calls"] | str
+    index: Literal[0]
+    message: OpenarmatureOpenaiChatAssistantMessage
+
+
+class OpenarmatureOpenaiChatResponse(TypedDict, closed=True):
+    choices: list[Choice]
+    created: int
+    id: str
+    model: str
+    object: Literal["chat.completion"]
+    usage: NotRequired[Usage]
+
+
+OpenarmatureOpenaiChatWire: TypeAlias = (
+    OpenarmatureOpenaiChatRequest | OpenarmatureOpenaiChatResponse
+)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypeAlias
-
 from typing_extensions import TypedDict
 
 
@@ -83,6 +82,11 @@ class ToolChoice3(TypedDict, closed=True):
     type: Literal["tool"]
 
 
+class Usage(TypedDict):
+    input_tokens: NotRequired[int]
+    output_tokens: NotRequired[int]
+
+
 class PromptyAnthropicMessagesTextPart(TypedDict, closed=True):
     text: str
     type: Literal["text"]
@@ -150,4 +154,33 @@ class PromptyAnthropicMessagesRequest(TypedDict):
     top_p: NotRequired[float]
 
 
-PromptyAnthropicMessagesWire: TypeAlias = PromptyAnthropicMessagesRequest
+class PromptyAnthropicMessagesResponse(TypedDict, closed=True):
+    content: list[
+        PromptyAnthropicMessagesTextPart
+        | PromptyAnthropicMessagesThinkingPart
+        | PromptyAnthropicMessagesRedactedThinkingPart
+        | PromptyAnthropicMessagesToolCall
+    ]
+    id: str
+    model: str
+    role: Literal["assistant"]
+    stop_reason: (
+        Literal[
+            "end_turn",
+            "max_tokens",
+            "model_context_window_exceeded",
+            "pause_turn",
+            "refusal",
+            "stop_sequence",
+            "tool_use",
+        ]
+        | str
+    )
+    stop_sequence: Any
+    type: Literal["message"]
+    usage: NotRequired[Usage]
+
+
+PromptyAnthropicMessagesWire: TypeAlias = (
+    PromptyAnthropicMessagesRequest | PromptyAnthropicMessagesResponse
+)

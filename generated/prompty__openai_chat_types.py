@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypeAlias
-
 from typing_extensions import TypedDict
+from typing import Any, Literal, NotRequired, TypeAlias
 
 
 class InputAudio(TypedDict, closed=True):
@@ -75,6 +74,17 @@ class Function(TypedDict, closed=True):
 class ToolChoice(TypedDict, closed=True):
     function: Function
     type: Literal["function"]
+
+
+class PromptTokensDetails(TypedDict):
+    cached_tokens: NotRequired[int]
+
+
+class Usage(TypedDict):
+    completion_tokens: NotRequired[int]
+    prompt_tokens: NotRequired[int]
+    prompt_tokens_details: NotRequired[PromptTokensDetails]
+    total_tokens: NotRequired[int]
 
 
 class PromptyOpenaiChatSystemMessage(TypedDict, closed=True):
@@ -158,4 +168,19 @@ class PromptyOpenaiChatRequest(TypedDict):
     top_p: NotRequired[float]
 
 
-PromptyOpenaiChatWire: TypeAlias = PromptyOpenaiChatRequest
+class Choice(TypedDict, closed=True):
+    finish_reason: Literal["content_filter", "function_call", "length", "stop", "tool_calls"] | str
+    index: Literal[0]
+    message: PromptyOpenaiChatAssistantMessage
+
+
+class PromptyOpenaiChatResponse(TypedDict, closed=True):
+    choices: list[Choice]
+    created: int
+    id: str
+    model: str
+    object: Literal["chat.completion"]
+    usage: NotRequired[Usage]
+
+
+PromptyOpenaiChatWire: TypeAlias = PromptyOpenaiChatRequest | PromptyOpenaiChatResponse

@@ -13,3 +13,63 @@ from wiremap.testing import run_fixture, run_round_trip
 FORMAT = load_format(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "anthropic__messages_2023_06_01.py")
 )
+
+
+def test_sampling_sent_under_2023_06_01() -> None:
+    """Under API 2023-06-01 temperature, top_p and top_k are sent for models the scoped rows do not name."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "temperature": 0.3, "top_k": 20, "top_p": 0.9}, "id": "sampling_sent_under_2023_06_01", "to_wire": {"config": {"max_tokens": 64, "temperature": 0.3, "top_k": 20, "top_p": 0.9}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_sampling_sent_under_2023_06_01__round_trip() -> None:
+    """Fixture sampling_sent_under_2023_06_01: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "temperature": 0.3, "top_k": 20, "top_p": 0.9}, "id": "sampling_sent_under_2023_06_01", "to_wire": {"config": {"max_tokens": 64, "temperature": 0.3, "top_k": 20, "top_p": 0.9}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_sampling_dropped_for_opus_4_7() -> None:
+    """Opus 4.7 answers 400 to sampling values under 2023-06-01: the model-scoped row drops them with a warning."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_warning": "temperature is not supported by anthropic.messages_2023_06_01 for this model; dropped", "expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-opus-4-7-20261001"}, "id": "sampling_dropped_for_opus_4_7", "to_wire": {"config": {"max_tokens": 64, "temperature": 0.3}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-opus-4-7-20261001"}}'
+        ),
+    )
+
+
+def test_sampling_dropped_for_opus_4_7__round_trip() -> None:
+    """Fixture sampling_dropped_for_opus_4_7: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_warning": "temperature is not supported by anthropic.messages_2023_06_01 for this model; dropped", "expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-opus-4-7-20261001"}, "id": "sampling_dropped_for_opus_4_7", "to_wire": {"config": {"max_tokens": 64, "temperature": 0.3}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-opus-4-7-20261001"}}'
+        ),
+    )
+
+
+def test_sampling_dropped_for_sonnet_5() -> None:
+    """Sonnet 5 models are named by the same scoped row; top_k is dropped too."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_warning": "top_k is not supported", "expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-5"}, "id": "sampling_dropped_for_sonnet_5", "to_wire": {"config": {"max_tokens": 64, "top_k": 5}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-5"}}'
+        ),
+    )
+
+
+def test_sampling_dropped_for_sonnet_5__round_trip() -> None:
+    """Fixture sampling_dropped_for_sonnet_5: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_warning": "top_k is not supported", "expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-5"}, "id": "sampling_dropped_for_sonnet_5", "to_wire": {"config": {"max_tokens": 64, "top_k": 5}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-5"}}'
+        ),
+    )

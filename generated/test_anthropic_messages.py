@@ -610,7 +610,7 @@ def test_sampling_options_dropped_under_2026_10_21() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "sampling_options_dropped_under_2026_10_21", "to_wire": {"config": {"max_tokens": 64, "temperature": 0.2, "top_k": 40, "top_p": 0.9}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"expect_warning": "temperature is not supported by anthropic_messages; dropped", "expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "sampling_options_dropped_under_2026_10_21", "to_wire": {"config": {"max_tokens": 64, "temperature": 0.2, "top_k": 40, "top_p": 0.9}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
         ),
     )
 
@@ -620,7 +620,7 @@ def test_sampling_options_dropped_under_2026_10_21__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "sampling_options_dropped_under_2026_10_21", "to_wire": {"config": {"max_tokens": 64, "temperature": 0.2, "top_k": 40, "top_p": 0.9}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"expect_warning": "temperature is not supported by anthropic_messages; dropped", "expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "sampling_options_dropped_under_2026_10_21", "to_wire": {"config": {"max_tokens": 64, "temperature": 0.2, "top_k": 40, "top_p": 0.9}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
         ),
     )
 
@@ -630,7 +630,7 @@ def test_sampling_temperature_alone_dropped() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-haiku-4-5", "stop_sequences": ["END"]}, "id": "sampling_temperature_alone_dropped", "to_wire": {"config": {"max_tokens": 64, "stop_sequences": ["END"], "temperature": 1.0}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-haiku-4-5"}}'
+            '{"expect_warning": "temperature is not supported by anthropic_messages; dropped", "expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-haiku-4-5", "stop_sequences": ["END"]}, "id": "sampling_temperature_alone_dropped", "to_wire": {"config": {"max_tokens": 64, "stop_sequences": ["END"], "temperature": 1.0}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-haiku-4-5"}}'
         ),
     )
 
@@ -640,7 +640,7 @@ def test_sampling_temperature_alone_dropped__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-haiku-4-5", "stop_sequences": ["END"]}, "id": "sampling_temperature_alone_dropped", "to_wire": {"config": {"max_tokens": 64, "stop_sequences": ["END"], "temperature": 1.0}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-haiku-4-5"}}'
+            '{"expect_warning": "temperature is not supported by anthropic_messages; dropped", "expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-haiku-4-5", "stop_sequences": ["END"]}, "id": "sampling_temperature_alone_dropped", "to_wire": {"config": {"max_tokens": 64, "stop_sequences": ["END"], "temperature": 1.0}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-haiku-4-5"}}'
         ),
     )
 

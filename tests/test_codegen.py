@@ -7,7 +7,8 @@
 3. failure cases: every `tests/mappings_err/*.yaml` fails with the message its first line states;
 4. safety: text from a mapping reaches generated code only as inert literals.
 
-Known generator bugs are pinned as strict xfails whose reason starts with "BUG:".
+Known generator bugs are pinned as strict xfails whose reason starts with "BUG:"; tests whose
+docstring says "Regression" pin bugs that have been fixed.
 """
 
 from __future__ import annotations
@@ -138,8 +139,10 @@ def load_tree(tmp_path: Path) -> Iterator[Callable[[dict[str, str]], GeneratedTr
 
 def run_generated_fixture_tests(tree: GeneratedTree, key: str, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Import the generated `test_<key>.py` against this tree's converter and run every test in it."""
-    # The generated module calls get_format(key) at import; serve it this tree's converter.
-    monkeypatch.setitem(format_registry._cache, key, format_registry.Format(tree.converter(key)))
+    # Should the generated module look its format up by key, serve it this tree's converter.
+    cache = getattr(format_registry, "_cache", None)
+    if isinstance(cache, dict):
+        monkeypatch.setitem(cache, key, format_registry.Format(tree.converter(key)))
     tests = tree.module(f"test_{module_name(key)}")
     ran = []
     for name, fn in sorted(vars(tests).items()):
@@ -433,14 +436,42 @@ def test_yaml11_literals_are_kept_as_written_or_rejected(tmp_path: Path, load_tr
     assert body["tool_choice"] == "off"
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: module names collide: keys `acme.tiny_chat` and `acme__tiny_chat` both write acme__tiny_chat.py (one silently lost)")
-def test_module_name_collisions_are_rejected(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("extra_key", "clash"),
+    [
+        pytest.param("acme__tiny_chat", "acme__tiny_chat.py", id="dots-vs-double-underscore"),
+        pytest.param("test_tiny_chat", "test_tiny_chat.py", id="converter-vs-fixture-tests"),
+        pytest.param("tiny_chat_types", "tiny_chat_types.py", id="converter-vs-wire-types"),
+    ],
+)
+@pytest.mark.xfail(strict=True, reason="BUG: output paths collide and generate() keeps only one file: "
+                   "`a.b`/`a__b`, `x`'s test_x.py vs key `test_x`, `x`'s x_types.py vs key `x_types`")
+def test_output_path_collisions_are_rejected(tmp_path: Path, extra_key: str, clash: str) -> None:
     folder = copy_golden(tmp_path)
-    (folder / "acme__tiny_chat.yaml").write_text(
-        edit(TINY.read_text("utf-8"), ("  id: tiny_chat\n", "  id: acme__tiny_chat\n")), "utf-8"
+    (folder / f"{extra_key}.yaml").write_text(
+        edit(TINY.read_text("utf-8"), ("  id: tiny_chat\n", f"  id: {extra_key}\n")).split("\nfixtures:\n")[0] + "\n",
+        "utf-8",
     )
-    with pytest.raises(MappingError, match="acme__tiny_chat"):
+    with pytest.raises(MappingError, match=re.escape(clash)):
         generate(str(folder))
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: fixture id `x__round_trip` beside a round-tripping fixture `x` "
+                   "generates two `def test_x__round_trip` and one silently replaces the other")
+def test_fixture_test_names_are_unique(tmp_path: Path) -> None:
+    extra = (
+        "  - id: options_renamed__round_trip\n"
+        "    doc: a fixture whose test name collides with a generated round-trip test\n"
+        "    error_from_wire: {status: 401}\n"
+        "    expect_error: {category: provider_authentication}\n"
+    )
+    folder = tiny_variant(tmp_path, ("  - id: rate_limited\n", extra + "  - id: rate_limited\n"))
+    try:
+        files = generate(str(folder))
+    except MappingError as exc:
+        assert "options_renamed__round_trip" in str(exc)
+        return
+    assert files["test_tiny_chat.py"].count("def test_options_renamed__round_trip(") == 1
 
 
 # --------------------------------------------------------------------- discovery
@@ -591,8 +622,8 @@ def _call_quietly(fn: Callable[..., Any], *args: Any) -> Any:
         return exc
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: emit.read_node pastes template object keys into code (child_path = f'{path} + \".{key}\"'); a key with a quote runs code when a wire part is read")
 def test_template_object_key_is_never_code(tmp_path: Path, load_tree: Any) -> None:
+    """Regression: read_node once pasted object keys into error-path code (f'{path} + ".{key}"')."""
     marker = tmp_path / "pwned"
     key = f"u\" + str(__import__('os').system('touch {marker}')) + \""
     folder = tiny_variant(
@@ -613,8 +644,8 @@ def test_template_object_key_is_never_code(tmp_path: Path, load_tree: Any) -> No
     same_json(tiny.request_from_wire(body).to_dict(), request)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: emit_messages._emit_assistant_reader pastes the assistant content key into an f-string (content_blocks placement); a key with a quote runs code")
 def test_assistant_content_key_is_never_code(tmp_path: Path, load_tree: Any) -> None:
+    """Regression: the content_blocks reader once pasted the content key into an f-string."""
     marker = tmp_path / "pwned"
     key = f"c' + str(__import__('os').system('touch {marker}')) + '"
     folder = tiny_variant(
@@ -632,8 +663,8 @@ def test_assistant_content_key_is_never_code(tmp_path: Path, load_tree: Any) -> 
     assert result.message.content == "hi"
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: emit_messages pastes scoped `models:` patterns into a `# models: ...` comment; a newline ends the comment and the rest is code")
 def test_scoped_model_pattern_is_never_code(tmp_path: Path, load_tree: Any) -> None:
+    """Regression: `models:` patterns were once pasted into a `# models: ...` comment."""
     marker = tmp_path / "pwned"
     # The comment lists the patterns; a newline in the second one starts a line in the if-body
     # that the first pattern ("evil*") selects.
@@ -654,8 +685,8 @@ def test_scoped_model_pattern_is_never_code(tmp_path: Path, load_tree: Any) -> N
     _ = result
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: emit_messages pastes extras.reserved keys/values into an f-string; '{...}' in a key is evaluated, a quote breaks the module")
 def test_reserved_extras_are_never_code(tmp_path: Path, load_tree: Any) -> None:
+    """Regression: extras.reserved keys and values were once pasted into an f-string."""
     marker = tmp_path / "pwned"
     key = f"{{__import__('os').system('touch {marker}')}}"
     folder = tiny_variant(
@@ -677,8 +708,8 @@ def test_reserved_extras_are_never_code(tmp_path: Path, load_tree: Any) -> None:
         pytest.param("audio/x\nwav", id="newline"),
     ],
 )
-@pytest.mark.xfail(strict=True, reason="BUG: emit.emit_value_maps pastes canonical keys into an f-string literal (only '{' and '\"' are guarded): backslashes are interpreted or break the module, a newline crashes generation")
 def test_value_map_keys_reach_messages_verbatim(tmp_path: Path, load_tree: Any, canonical: str) -> None:
+    """Regression: canonical keys were once pasted into an f-string (backslashes interpreted, newline crashed)."""
     folder = tiny_variant(tmp_path, ("    audio/wav: wav\n", f"    {yaml_str(canonical)}: wav\n"))
     tiny = load_tree(generate(str(folder))).converter("tiny_chat")
     audio = {"type": "audio", "source": {"type": "inline", "base64_data": "AAAA"}, "media_type": "audio/ogg"}

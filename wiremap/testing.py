@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import warnings
 from typing import Any
 
 import pytest
@@ -43,6 +44,18 @@ def _raises(expect: dict[str, Any], fn: Any, *args: Any, **kwargs: Any) -> None:
 
 
 def run_fixture(fmt: Format, case: dict[str, Any]) -> None:
+    """Runs one fixture; a warning is part of the outcome (`expect_warning`), never noise."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _run_fixture(fmt, case)
+    texts = [str(w.message) for w in caught]
+    if "expect_warning" in case:
+        assert any(case["expect_warning"] in t for t in texts), f"expected a warning containing {case['expect_warning']!r}, got {texts}"
+    else:
+        assert not texts, f"unexpected warnings: {texts}"
+
+
+def _run_fixture(fmt: Format, case: dict[str, Any]) -> None:
     if "to_wire" in case:
         request = case["to_wire"]
         before = copy.deepcopy(request)

@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypeAlias
-
 from typing_extensions import TypedDict
+from typing import Any, Literal, NotRequired, TypeAlias
 
 
 class InputAudio(TypedDict, closed=True):
@@ -43,6 +42,12 @@ class Function(TypedDict, closed=True):
 class ToolChoice1(TypedDict, closed=True):
     function: Function
     type: Literal["function"]
+
+
+class Usage(TypedDict):
+    completion_tokens: NotRequired[int]
+    prompt_tokens: NotRequired[int]
+    total_tokens: NotRequired[int]
 
 
 class AcmeTinyChatSystemMessage(TypedDict, closed=True):
@@ -119,4 +124,17 @@ class AcmeTinyChatRequest(TypedDict):
     top_p: NotRequired[float]
 
 
-AcmeTinyChatWire: TypeAlias = AcmeTinyChatRequest
+class Choice(TypedDict, closed=True):
+    finish_reason: Literal["length", "stop", "tool_calls"] | str
+    index: Literal[0]
+    message: AcmeTinyChatAssistantMessage
+
+
+class AcmeTinyChatResponse(TypedDict, closed=True):
+    choices: list[Choice]
+    id: str
+    object: Literal["chat.completion"]
+    usage: NotRequired[Usage]
+
+
+AcmeTinyChatWire: TypeAlias = AcmeTinyChatRequest | AcmeTinyChatResponse

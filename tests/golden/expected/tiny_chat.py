@@ -72,8 +72,8 @@ ENDPOINT: Final = {"method": "POST", "path": "/v1/chat"}
 
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 
-_RE_1: Final = re.compile("data:(.*?);base64,(.*)", re.DOTALL)
-_RE_2: Final = re.compile("(?i)image|audio", re.DOTALL)
+_RE_1: Final = re.compile("(?s)data:(.*?);base64,(.*)")
+_RE_2: Final = re.compile("(?i)image|audio")
 
 
 def _vm_audio_format(value: str, path: str) -> str:
@@ -83,7 +83,7 @@ def _vm_audio_format(value: str, path: str) -> str:
     if value == "audio/mpeg":
         return "mp3"
     raise UnsupportedContentBlockError(
-        f"{value!r} is not supported by tiny_chat; expected one of: audio/wav, audio/mpeg",
+        repr(value) + " is not supported by tiny_chat; expected one of: audio/wav, audio/mpeg",
         path=path,
     )
 
@@ -208,7 +208,7 @@ def _read_tool_call(call: dict[str, Any], path: str, lenient: bool) -> ToolCall:
 def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     """Wire tool result -> canonical tool message."""
     tool_call_id_1 = _w.member_str(result, "tool_call_id", path)
-    content_2 = _w.member_str(result, "content", path)
+    content_2 = _w.member_text(result, "content", path)
     return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
 
 
@@ -410,8 +410,10 @@ def request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
                 continue
             if not _w.deep_equal(body[key], value):
                 raise InvalidRequestError(
-                    f"extras key {key!r} conflicts with the value tiny_chat sets for it (OpenArmature §6 managed field)",
-                    path=f"config.extras.{key}",
+                    "extras key "
+                    + repr(key)
+                    + " conflicts with the value tiny_chat sets for it (OpenArmature §6 managed field)",
+                    path="config.extras." + key,
                 )
     return body
 
@@ -509,13 +511,15 @@ def _request_from_wire(body: Any) -> Request:
         consumed.add("seed")
     if "stop" in body:
         config["stop_sequences"] = body["stop"]
+        if type(config["stop_sequences"]) is str:  # the wire's scalar form
+            config["stop_sequences"] = [config["stop_sequences"]]
         consumed.add("stop")
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:
         consumed.add("tools")
         kwargs["tools"] = [
-            _read_tool(_w.expect_dict(t, f"tools[{j}]"), f"tools[{j}]")
+            _read_tool(_w.expect_dict(t, "tools" + f"[{j}]"), "tools" + f"[{j}]")
             for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
         ]
     if "tool_choice" in body:
@@ -565,19 +569,21 @@ def _read_tool_choice(value: Any) -> ToolChoice:
     raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + repr(value))
 
 
+def _finish_reason(value: Any) -> FinishReason:
+    """Wire finish reason -> canonical (the table's `*` row for anything unlisted)."""
+    if value == "stop":
+        return "stop"
+    if value == "length":
+        return "length"
+    if value == "tool_calls":
+        return "tool_calls"
+    return "error"  # a value the table does not list
+
+
 def _response_from_wire(body: Any) -> Response:
     """Wire response body -> canonical response."""
     body = _w.expect_dict(body, "")
-    wire_reason = _w.get_in(body, ("choices", 0, "finish_reason"))
-    finish_reason: FinishReason
-    if wire_reason == "stop":
-        finish_reason = "stop"
-    elif wire_reason == "length":
-        finish_reason = "length"
-    elif wire_reason == "tool_calls":
-        finish_reason = "tool_calls"
-    else:
-        finish_reason = "error"  # a value the table does not list
+    finish_reason = _finish_reason(_w.get_in(body, ("choices", 0, "finish_reason")))
     lenient = finish_reason == "error"  # OpenArmature §3: degraded responses surface what parses
     message = _w.expect_dict(_w.get_in(body, ("choices", 0, "message")), "choices[0].message")
     raw_content = message.get("content", NOT_GIVEN)
@@ -651,6 +657,9 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
         wire_reason = "stop"
     else:
         wire_reason = reason
+    raw_reason = _w.get_in(raw, ("choices", 0, "finish_reason"))
+    if type(raw_reason) is str and _finish_reason(raw_reason) == reason:
+        wire_reason = raw_reason  # the provider's own value, when it means the same
     calls = msg.tool_calls
     content_out: Any = msg.content
     if isinstance(msg.content, (str, list)):
@@ -695,7 +704,8 @@ def error_from_wire(
         message = _w.error_text(decoded)[:500] or f"HTTP {status}"
     error_type = _w.get_in(decoded, ("error", "type")) if type(decoded) is dict else None
     error_code = None
-    text = _w.error_text(decoded)
+    # Rules match the error's own words (message, type, code), not the whole body.
+    text = "\n".join(str(v) for v in (message, error_type, error_code) if v is not None)
     category = "provider_invalid_request"
     while True:  # first matching rule wins
         if status in (401, 403):

@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypeAlias
-
 from typing_extensions import TypedDict
+from typing import Any, Literal, NotRequired, TypeAlias
 
 
 class InputAudio(TypedDict, closed=True):
@@ -39,6 +38,12 @@ class Function(TypedDict, closed=True):
 class ToolChoice(TypedDict, closed=True):
     function: Function
     type: Literal["function"]
+
+
+class Usage(TypedDict):
+    completion_tokens: NotRequired[int]
+    prompt_tokens: NotRequired[int]
+    total_tokens: NotRequired[int]
 
 
 class TinyChatSystemMessage(TypedDict, closed=True):
@@ -112,4 +117,17 @@ class TinyChatRequest(TypedDict):
     top_p: NotRequired[float]
 
 
-TinyChatWire: TypeAlias = TinyChatRequest
+class Choice(TypedDict, closed=True):
+    finish_reason: Literal["length", "stop", "tool_calls"] | str
+    index: Literal[0]
+    message: TinyChatAssistantMessage
+
+
+class TinyChatResponse(TypedDict, closed=True):
+    choices: list[Choice]
+    id: str
+    object: Literal["chat.completion"]
+    usage: NotRequired[Usage]
+
+
+TinyChatWire: TypeAlias = TinyChatRequest | TinyChatResponse
