@@ -81,11 +81,17 @@ def generate(mappings_dir: str = "mappings") -> dict[str, str]:
         raise MappingError(mappings_dir, None, "", "no mapping files (*.yaml) found")
     resolved = resolve_all(sources)
     irs = [build_ir(resolved[key]) for key in sorted(resolved)]
-    modules: dict[str, str] = {}
+    owners: dict[str, str] = {"_index.py": "", "__init__.py": "", "py.typed": ""}
     for ir in irs:
-        other = modules.setdefault(module_name(ir.key), ir.key)
-        if other != ir.key:
-            raise MappingError(ir.source, None, "", f"format keys {other!r} and {ir.key!r} would both generate {module_name(ir.key)}.py; rename one")
+        name = module_name(ir.key)
+        for path in (f"{name}.py", f"{name}.schema.json", f"{name}_types.py", f"test_{name}.py"):
+            other = owners.setdefault(path, ir.key)
+            if other != ir.key:
+                raise MappingError(
+                    ir.source, None, "",
+                    f"format keys {other!r} and {ir.key!r} would both generate {path}; rename one"
+                    if other else f"format key {ir.key!r} would overwrite the generated {path}; rename it",
+                )
     out: dict[str, str] = {}
     for ir in irs:
         name = module_name(ir.key)
@@ -139,10 +145,12 @@ def check(files: dict[str, str], out_dir: str) -> list[str]:
     present = set(os.listdir(out_dir)) if os.path.isdir(out_dir) else set()
     for rel, text in files.items():
         path = os.path.join(out_dir, rel)
-        old = ""
-        if rel in present:
-            with open(path, encoding="utf-8") as fh:
-                old = fh.read()
+        if rel not in present:
+            missing = difflib.unified_diff([], text.splitlines(True), "/dev/null", f"b/{rel}", n=2)
+            diffs.append("".join(missing) or f"{rel}: missing\n")
+            continue
+        with open(path, encoding="utf-8") as fh:
+            old = fh.read()
         if old != text:
             diffs.append(
                 "".join(

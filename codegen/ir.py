@@ -182,7 +182,11 @@ class _Builder:
         req = d["request"]
         key = meta["id"]
         if key != self.r.key:
-            raise self.err("/meta/id", f"meta.id {key!r} must equal the file's key {self.r.key!r}")
+            message = f"meta.id {key!r} must equal the file's key {self.r.key!r}"
+            file, line = self.r._origin("/meta/id")
+            if file != self.r.display:  # inherited: the derived file must declare its own id
+                raise MappingError(self.r.display, self.r.line_of("/extends"), "/meta/id", message)
+            raise self.err("/meta/id", message)
 
         system = req["system"]
         system_template = None
@@ -341,6 +345,8 @@ class _Builder:
             pointer = f"/fixtures/{i}"
             if fx["id"] in seen:
                 raise self.err(pointer + "/id", f"duplicate fixture id {fx['id']!r}")
+            if fx["id"].endswith("__round_trip"):
+                raise self.err(pointer + "/id", f"fixture id {fx['id']!r} ends in __round_trip, which names the generated round-trip tests")
             seen.add(fx["id"])
             inputs = [k for k in ("to_wire", "from_wire", "request_from_wire", "response_to_wire", "error_from_wire") if k in fx]
             outcomes = [k for k in ("expect_wire", "expect_canonical", "expect_error") if k in fx]

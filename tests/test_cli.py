@@ -21,11 +21,22 @@ GOLDEN_MAPPINGS = ROOT / "tests" / "golden" / "mappings"
 WEATHER = ROOT / "examples" / "weather_request.json"
 
 
-def wiremap(*args: str | Path, stdin: str | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONWARNINGS": "ignore::FutureWarning"}  # datamodel-code-generator's notice
+def wiremap(
+    *args: str | Path, stdin: str | None = None, cwd: Path = ROOT
+) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "PYTHONWARNINGS": "ignore::FutureWarning",
+    }  # datamodel-code-generator's notice
     return subprocess.run(
         [sys.executable, "-m", "wiremap", *map(str, args)],
-        cwd=cwd, input=stdin, capture_output=True, text=True, env=env, timeout=300, check=False,
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
     )
 
 
@@ -64,27 +75,39 @@ def test_generate_then_check_passes(mappings: Path, tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert_no_traceback(proc)
     files = sorted(p.name for p in out.iterdir())
-    assert {"tiny_chat.py", "acme__tiny_chat.py", "_index.py", "__init__.py", "py.typed"} <= set(files)
-    assert re.search(rf"generated {len(files)} files in .*generated/ \({len(files)} changed\)", proc.stdout), proc.stdout
+    assert {"tiny_chat.py", "acme__tiny_chat.py", "_index.py", "__init__.py", "py.typed"} <= set(
+        files
+    )
+    assert re.search(
+        rf"generated {len(files)} files in .*generated/ \({len(files)} changed\)", proc.stdout
+    ), proc.stdout
 
     proc = wiremap("check", "--mappings", mappings, "--out", out)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "is up to date" in proc.stdout
 
     again = wiremap("generate", "--mappings", mappings, "--out", out)
-    assert again.returncode == 0 and "(0 changed)" in again.stdout, "a second generate rewrites nothing"
+    assert (
+        again.returncode == 0 and "(0 changed)" in again.stdout
+    ), "a second generate rewrites nothing"
 
 
-def test_check_reports_an_edited_file_with_a_diff_and_the_fix(mappings: Path, generated: Path) -> None:
+def test_check_reports_an_edited_file_with_a_diff_and_the_fix(
+    mappings: Path, generated: Path
+) -> None:
     target = generated / "tiny_chat.py"
     text = target.read_text("utf-8")
-    target.write_text(text.replace('KEY: Final = "tiny_chat"', 'KEY: Final = "hand_edited"'), "utf-8")
+    target.write_text(
+        text.replace('KEY: Final = "tiny_chat"', 'KEY: Final = "hand_edited"'), "utf-8"
+    )
     assert target.read_text("utf-8") != text, "the edit must land"
     proc = wiremap("check", "--mappings", mappings, "--out", generated)
     assert proc.returncode == 1
     assert_no_traceback(proc)
     assert "--- a/tiny_chat.py" in proc.stdout and "+++ b/tiny_chat.py" in proc.stdout
-    assert '-KEY: Final = "hand_edited"' in proc.stdout and '+KEY: Final = "tiny_chat"' in proc.stdout
+    assert (
+        '-KEY: Final = "hand_edited"' in proc.stdout and '+KEY: Final = "tiny_chat"' in proc.stdout
+    )
     assert f"Run: wiremap generate --mappings {mappings} --out {generated}" in proc.stderr
     assert "(1 files)" in proc.stderr
 
@@ -101,7 +124,16 @@ def test_check_reports_a_missing_file(mappings: Path, generated: Path) -> None:
     assert "+++ b/acme__tiny_chat_types.py" in proc.stdout
 
 
-def test_check_reports_a_stale_file_and_generate_removes_it(mappings: Path, generated: Path) -> None:
+def test_check_reports_a_missing_empty_file(mappings: Path, generated: Path) -> None:
+    (generated / "py.typed").unlink()
+    proc = wiremap("check", "--mappings", mappings, "--out", generated)
+    assert proc.returncode == 1, proc.stdout
+    assert "py.typed" in proc.stdout
+
+
+def test_check_reports_a_stale_file_and_generate_removes_it(
+    mappings: Path, generated: Path
+) -> None:
     shutil.rmtree(mappings / "dialects")
     proc = wiremap("check", "--mappings", mappings, "--out", generated)
     assert proc.returncode == 1
@@ -134,7 +166,9 @@ def _break_finish_reason(mappings: Path) -> int:
 
 
 @pytest.mark.parametrize("command", ["generate", "check"])
-def test_a_broken_mapping_exits_2_with_file_line_and_path(mappings: Path, tmp_path: Path, command: str) -> None:
+def test_a_broken_mapping_exits_2_with_file_line_and_path(
+    mappings: Path, tmp_path: Path, command: str
+) -> None:
     line = _break_finish_reason(mappings)
     out = tmp_path / "generated"
     proc = wiremap(command, "--mappings", mappings, "--out", out)
@@ -149,7 +183,12 @@ def test_a_broken_mapping_exits_2_with_file_line_and_path(mappings: Path, tmp_pa
 
 def test_a_broken_dialect_names_the_dialect_file(mappings: Path, tmp_path: Path) -> None:
     dialect = mappings / "dialects" / "acme" / "tiny_chat.yaml"
-    dialect.write_text(dialect.read_text("utf-8").replace("    max_tokens: max_tokens\n", "    max_tokens: {wire: max_tokens, defualt: 1}\n"), "utf-8")
+    dialect.write_text(
+        dialect.read_text("utf-8").replace(
+            "    max_tokens: max_tokens\n", "    max_tokens: {wire: max_tokens, defualt: 1}\n"
+        ),
+        "utf-8",
+    )
     proc = wiremap("generate", "--mappings", mappings, "--out", tmp_path / "generated")
     assert proc.returncode == 2
     assert_no_traceback(proc)
@@ -165,6 +204,15 @@ def test_invalid_yaml_exits_2(mappings: Path, tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert_no_traceback(proc)
     assert proc.stderr.startswith("error: mappings/tiny_chat.yaml:3: /: invalid YAML: ")
+
+
+def test_unwritable_out_exits_2_without_traceback(mappings: Path, tmp_path: Path) -> None:
+    out = tmp_path / "generated"
+    out.write_text("a file, not a folder\n", "utf-8")
+    proc = wiremap("generate", "--mappings", mappings, "--out", out)
+    assert_no_traceback(proc)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: ") and str(out) in proc.stderr
 
 
 def test_missing_mappings_folder_exits_2(tmp_path: Path) -> None:
@@ -203,7 +251,10 @@ def test_render_prints_the_wire_body() -> None:
     assert proc.returncode == 0, proc.stderr
     body = json.loads(proc.stdout)
     assert body["model"] == "demo-model"
-    assert body["messages"][0] == {"role": "system", "content": "You are a helpful weather assistant."}
+    assert body["messages"][0] == {
+        "role": "system",
+        "content": "You are a helpful weather assistant.",
+    }
     assert body["tools"][0]["function"]["name"] == "get_weather"
 
 
@@ -219,12 +270,23 @@ def test_render_reads_stdin() -> None:
     request = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
     proc = wiremap("render", "--format", "openai_chat", "-", stdin=json.dumps(request))
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    assert json.loads(proc.stdout) == {
+        "model": "m",
+        "messages": [{"role": "user", "content": "hi"}],
+    }
 
 
 def test_render_an_invalid_request_exits_1_with_category_and_path(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": ""}]}]}), "utf-8")
+    bad.write_text(
+        json.dumps(
+            {
+                "model": "m",
+                "messages": [{"role": "user", "content": [{"type": "text", "text": ""}]}],
+            }
+        ),
+        "utf-8",
+    )
     proc = wiremap("render", "--format", "openai_chat", bad)
     assert proc.returncode == 1
     assert_no_traceback(proc)
@@ -235,11 +297,15 @@ def test_render_an_invalid_request_exits_1_with_category_and_path(tmp_path: Path
 def test_render_an_unsupported_part_exits_1(tmp_path: Path) -> None:
     audio = {"type": "audio", "source": {"type": "url", "url": "https://x/a.wav"}}
     bad = tmp_path / "audio.json"
-    bad.write_text(json.dumps({"model": "m", "messages": [{"role": "user", "content": [audio]}]}), "utf-8")
+    bad.write_text(
+        json.dumps({"model": "m", "messages": [{"role": "user", "content": [audio]}]}), "utf-8"
+    )
     proc = wiremap("render", "--format", "openai_chat", bad)
     assert proc.returncode == 1
     assert_no_traceback(proc)
-    assert proc.stderr.startswith("error: provider_unsupported_content_block: messages[0].content[0]")
+    assert proc.stderr.startswith(
+        "error: provider_unsupported_content_block: messages[0].content[0]"
+    )
 
 
 def test_render_an_unknown_format_exits_2_listing_the_known_ones() -> None:
@@ -248,6 +314,18 @@ def test_render_an_unknown_format_exits_2_listing_the_known_ones() -> None:
     assert_no_traceback(proc)
     assert "unknown format 'no_such_format'" in proc.stderr
     assert "openai_chat" in proc.stderr and "anthropic_messages" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "kind"), [("[]", "an array"), ('"text"', "a string"), ("null", "null")]
+)
+def test_render_a_non_object_exits_1(tmp_path: Path, content: str, kind: str) -> None:
+    path = tmp_path / "request.json"
+    path.write_text(content, "utf-8")
+    proc = wiremap("render", "--format", "openai_chat", path)
+    assert proc.returncode == 1
+    assert_no_traceback(proc)
+    assert proc.stderr.startswith("error: provider_invalid_request: ") and kind in proc.stderr
 
 
 @pytest.mark.parametrize("content", ["{not json", None])

@@ -119,7 +119,9 @@ class GeneratedTree:
         return self.module(module_name(key))
 
     def unload(self) -> None:
-        for name in [n for n in sys.modules if n == self.package or n.startswith(self.package + ".")]:
+        for name in [
+            n for n in sys.modules if n == self.package or n.startswith(self.package + ".")
+        ]:
             del sys.modules[name]
 
 
@@ -137,7 +139,9 @@ def load_tree(tmp_path: Path) -> Iterator[Callable[[dict[str, str]], GeneratedTr
         tree.unload()
 
 
-def run_generated_fixture_tests(tree: GeneratedTree, key: str, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+def run_generated_fixture_tests(
+    tree: GeneratedTree, key: str, monkeypatch: pytest.MonkeyPatch
+) -> list[str]:
     """Import the generated `test_<key>.py` against this tree's converter and run every test in it."""
     # Should the generated module look its format up by key, serve it this tree's converter.
     cache = getattr(format_registry, "_cache", None)
@@ -171,9 +175,9 @@ ACCEPT = "set WIREMAP_UPDATE_GOLDEN=1 to accept (WIREMAP_UPDATE_GOLDEN=1 .venv/b
 
 def test_golden_file_set(golden_files: dict[str, str]) -> None:
     committed = sorted(p.name for p in EXPECTED.iterdir() if p.is_file())
-    assert committed == sorted(golden_files), (
-        f"generated files {sorted(golden_files)} differ from tests/golden/expected/ {committed}; {ACCEPT}"
-    )
+    assert committed == sorted(
+        golden_files
+    ), f"generated files {sorted(golden_files)} differ from tests/golden/expected/ {committed}; {ACCEPT}"
 
 
 @pytest.mark.parametrize(
@@ -185,7 +189,9 @@ def test_golden_file(golden_files: dict[str, str], name: str) -> None:
     if generated is None:
         pytest.fail(f"{name} is in tests/golden/expected/ but no longer generated; {ACCEPT}")
     if generated != expected:
-        pytest.fail(f"generated {name} differs from tests/golden/expected/{name}:\n{unified(expected, generated, name)}\n{ACCEPT}")
+        pytest.fail(
+            f"generated {name} differs from tests/golden/expected/{name}:\n{unified(expected, generated, name)}\n{ACCEPT}"
+        )
 
 
 def test_golden_tree_has_both_formats(golden_files: dict[str, str]) -> None:
@@ -193,14 +199,19 @@ def test_golden_tree_has_both_formats(golden_files: dict[str, str]) -> None:
         name = module_name(key)
         for rel in (f"{name}.py", f"{name}_types.py", f"{name}.schema.json", f"test_{name}.py"):
             assert rel in golden_files
-    assert "'acme.tiny_chat'" in golden_files["_index.py"] or '"acme.tiny_chat"' in golden_files["_index.py"]
+    assert (
+        "'acme.tiny_chat'" in golden_files["_index.py"]
+        or '"acme.tiny_chat"' in golden_files["_index.py"]
+    )
 
 
 def test_generation_is_deterministic_in_process(golden_files: dict[str, str]) -> None:
     again = generate(str(GOLDEN_MAPPINGS))
     assert list(again) == list(golden_files)
     for rel, text in golden_files.items():
-        assert again[rel].encode() == text.encode(), f"{rel} differs between two runs:\n{unified(text, again[rel], rel)}"
+        assert (
+            again[rel].encode() == text.encode()
+        ), f"{rel} differs between two runs:\n{unified(text, again[rel], rel)}"
 
 
 def test_generation_is_deterministic_across_hash_seeds(golden_files: dict[str, str]) -> None:
@@ -209,32 +220,44 @@ def test_generation_is_deterministic_across_hash_seeds(golden_files: dict[str, s
     for seed in ("1", "4242"):
         proc = subprocess.run(
             [sys.executable, "-W", "ignore", "-c", script, str(GOLDEN_MAPPINGS)],
-            cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": seed}, check=False,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            check=False,
         )
         assert proc.returncode == 0, proc.stderr
         other = json.loads(proc.stdout)
         assert sorted(other) == sorted(golden_files)
         for rel, text in golden_files.items():
-            assert other[rel] == text, f"{rel} differs under PYTHONHASHSEED={seed}:\n{unified(text, other[rel], rel)}"
+            assert (
+                other[rel] == text
+            ), f"{rel} differs under PYTHONHASHSEED={seed}:\n{unified(text, other[rel], rel)}"
 
 
-def test_generation_does_not_depend_on_cwd(golden_files: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_generation_does_not_depend_on_cwd(
+    golden_files: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     assert generate(str(GOLDEN_MAPPINGS)) == golden_files
 
 
 def test_every_generated_file_carries_the_header(golden_files: dict[str, str]) -> None:
-    # __init__.py has its own (currently deviating) header: test_generated_init_names_its_source.
     for rel, text in golden_files.items():
-        if rel.endswith(UNMARKED) or rel == "__init__.py":
+        if rel.endswith(UNMARKED):
             continue
         first = text.splitlines()[0] if text else ""
-        assert first.startswith(HEADER_PREFIX) and first.endswith(". DO NOT EDIT."), f"{rel}: {first!r}"
+        assert first.startswith(HEADER_PREFIX) and first.endswith(
+            ". DO NOT EDIT."
+        ), f"{rel}: {first!r}"
 
 
 @pytest.mark.parametrize(
     ("key", "source"),
-    [("tiny_chat", "mappings/tiny_chat.yaml"), ("acme.tiny_chat", "mappings/dialects/acme/tiny_chat.yaml")],
+    [
+        ("tiny_chat", "mappings/tiny_chat.yaml"),
+        ("acme.tiny_chat", "mappings/dialects/acme/tiny_chat.yaml"),
+    ],
 )
 def test_header_names_the_mapping_file(golden_files: dict[str, str], key: str, source: str) -> None:
     name = module_name(key)
@@ -243,13 +266,13 @@ def test_header_names_the_mapping_file(golden_files: dict[str, str], key: str, s
         assert golden_files[rel].splitlines()[0] == header, rel
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: generated __init__.py starts '# Code generated by wiremap.codegen. DO NOT EDIT.' (no 'from <source>')")
 def test_generated_init_names_its_source(golden_files: dict[str, str]) -> None:
+    """Regression: __init__.py once carried a header without `from <source>`."""
     assert golden_files["__init__.py"].startswith(HEADER_PREFIX)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: index.py.jinja hard-codes 'from mappings/' whatever the folder is called")
 def test_index_header_names_the_mappings_folder(tmp_path: Path) -> None:
+    """Regression: index.py.jinja once hard-coded `from mappings/`."""
     folder = tmp_path / "formats_src"
     shutil.copytree(GOLDEN_MAPPINGS, folder)
     index = generate(str(folder))["_index.py"]
@@ -269,11 +292,27 @@ WEATHER = {
     "model": "m-1",
     "messages": [
         {"role": "system", "content": "Be brief."},
-        {"role": "user", "content": [{"type": "text", "text": "Weather?"}, {"type": "image", "source": {"type": "url", "url": "https://x/map.png"}}]},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "name": "get_weather", "arguments": {"city": "NYC"}}]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "Weather?"},
+                {"type": "image", "source": {"type": "url", "url": "https://x/map.png"}},
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "name": "get_weather", "arguments": {"city": "NYC"}}],
+        },
         {"role": "tool", "tool_call_id": "c1", "content": "72F"},
     ],
-    "tools": [{"name": "get_weather", "description": "Weather now.", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}],
+    "tools": [
+        {
+            "name": "get_weather",
+            "description": "Weather now.",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        }
+    ],
     "tool_choice": "required",
     "config": {"max_tokens": 64, "stop_sequences": ["END"], "top_k": 5},
 }
@@ -282,27 +321,57 @@ TINY_WEATHER_WIRE = {
     "model": "m-1",
     "messages": [
         {"role": "system", "content": "Be brief."},
-        {"role": "user", "content": [{"type": "text", "text": "Weather?"}, {"type": "image_url", "image_url": {"url": "https://x/map.png"}}]},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city":"NYC"}'}}]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "Weather?"},
+                {"type": "image_url", "image_url": {"url": "https://x/map.png"}},
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city":"NYC"}'},
+                }
+            ],
+        },
         {"role": "tool", "tool_call_id": "c1", "content": "72F"},
     ],
     "max_completion_tokens": 64,
     "stop": ["END"],
-    "tools": [{"type": "function", "function": {"name": "get_weather", "description": "Weather now.", "parameters": {"properties": {"city": {"type": "string"}}, "type": "object"}}}],
+    "tools": [
+        {
+            "type": "function",
+            "function": {
+                "name": "get_weather",
+                "description": "Weather now.",
+                "parameters": {"properties": {"city": {"type": "string"}}, "type": "object"},
+            },
+        }
+    ],
     "tool_choice": "required",
 }
 
 
 def same_json(actual: Any, expected: Any) -> None:
-    assert json.dumps(actual, sort_keys=True) == json.dumps(expected, sort_keys=True), (
-        f"\n{json.dumps(actual, indent=1, sort_keys=True)}\n!=\n{json.dumps(expected, indent=1, sort_keys=True)}"
-    )
+    assert json.dumps(actual, sort_keys=True) == json.dumps(
+        expected, sort_keys=True
+    ), f"\n{json.dumps(actual, indent=1, sort_keys=True)}\n!=\n{json.dumps(expected, indent=1, sort_keys=True)}"
 
 
 def test_golden_converter_renders_a_request(golden_files: dict[str, str], load_tree: Any) -> None:
     tree = load_tree(golden_files)
     tiny = tree.converter("tiny_chat")
-    assert (tiny.KEY, tiny.PROVIDER, tiny.TITLE, tiny.API_VERSION) == ("tiny_chat", "tiny", "Tiny Chat", "v1")
+    assert (tiny.KEY, tiny.PROVIDER, tiny.TITLE, tiny.API_VERSION) == (
+        "tiny_chat",
+        "tiny",
+        "Tiny Chat",
+        "v1",
+    )
     assert tiny.ENDPOINT == {"method": "POST", "path": "/v1/chat"}
     before = json.dumps(WEATHER, sort_keys=True)
     body = tiny.request_to_wire(WEATHER)
@@ -315,7 +384,9 @@ def test_golden_converter_renders_a_request(golden_files: dict[str, str], load_t
     same_json(back, expected)
 
 
-def test_golden_dialect_overrides_rows_and_inherits_the_rest(golden_files: dict[str, str], load_tree: Any) -> None:
+def test_golden_dialect_overrides_rows_and_inherits_the_rest(
+    golden_files: dict[str, str], load_tree: Any
+) -> None:
     tree = load_tree(golden_files)
     acme = tree.converter("acme.tiny_chat")
     assert (acme.KEY, acme.PROVIDER, acme.TITLE) == ("acme.tiny_chat", "acme", "Acme Tiny Chat")
@@ -328,14 +399,26 @@ def test_golden_dialect_overrides_rows_and_inherits_the_rest(golden_files: dict[
     assert acme.request_from_wire(body).to_dict()["tool_choice"] == "required"
     # inherited rows: error rules and finish reasons
     err = acme.error_from_wire(429, {"error": {"message": "slow"}}, {"retry-after": "3"})
-    assert isinstance(err, ProviderError) and err.category == "provider_rate_limit" and err.retry_after == 3
-    resp = acme.response_from_wire({"choices": [{"message": {"role": "assistant", "content": "hi"}, "finish_reason": "weird"}]})
+    assert (
+        isinstance(err, ProviderError)
+        and err.category == "provider_rate_limit"
+        and err.retry_after == 3
+    )
+    resp = acme.response_from_wire(
+        {"choices": [{"message": {"role": "assistant", "content": "hi"}, "finish_reason": "weird"}]}
+    )
     assert resp.finish_reason == "error"  # "*": error
 
 
-def test_golden_converter_rejects_what_its_table_rejects(golden_files: dict[str, str], load_tree: Any) -> None:
+def test_golden_converter_rejects_what_its_table_rejects(
+    golden_files: dict[str, str], load_tree: Any
+) -> None:
     tiny = load_tree(golden_files).converter("tiny_chat")
-    audio = {"type": "audio", "source": {"type": "inline", "base64_data": "AAAA"}, "media_type": "audio/ogg"}
+    audio = {
+        "type": "audio",
+        "source": {"type": "inline", "base64_data": "AAAA"},
+        "media_type": "audio/ogg",
+    }
     with pytest.raises(ProviderError) as info:
         tiny.request_to_wire({"model": "m", "messages": [{"role": "user", "content": [audio]}]})
     assert info.value.category == "provider_unsupported_content_block"
@@ -343,14 +426,24 @@ def test_golden_converter_rejects_what_its_table_rejects(golden_files: dict[str,
     assert "audio/wav, audio/mpeg" in str(info.value)
     audio["media_type"] = "audio/mpeg"
     body = tiny.request_to_wire({"model": "m", "messages": [{"role": "user", "content": [audio]}]})
-    assert body["messages"][0]["content"] == [{"type": "input_audio", "input_audio": {"data": "AAAA", "format": "mp3"}}]
+    assert body["messages"][0]["content"] == [
+        {"type": "input_audio", "input_audio": {"data": "AAAA", "format": "mp3"}}
+    ]
 
 
 @pytest.mark.parametrize("key", ["tiny_chat", "acme.tiny_chat"])
-def test_generated_fixture_tests_pass(golden_files: dict[str, str], load_tree: Any, monkeypatch: pytest.MonkeyPatch, key: str) -> None:
+def test_generated_fixture_tests_pass(
+    golden_files: dict[str, str], load_tree: Any, monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
     ran = run_generated_fixture_tests(load_tree(golden_files), key, monkeypatch)
-    expected = {"tiny_chat": ["test_options_renamed", "test_options_renamed__round_trip", "test_rate_limited"],
-                "acme.tiny_chat": ["test_acme_max_tokens", "test_acme_max_tokens__round_trip"]}[key]
+    expected = {
+        "tiny_chat": [
+            "test_options_renamed",
+            "test_options_renamed__round_trip",
+            "test_rate_limited",
+        ],
+        "acme.tiny_chat": ["test_acme_max_tokens", "test_acme_max_tokens__round_trip"],
+    }[key]
     assert ran == expected
 
 
@@ -359,7 +452,9 @@ def test_fixtures_are_not_inherited(golden_files: dict[str, str]) -> None:
     assert "test_acme_max_tokens" in golden_files["test_acme__tiny_chat.py"]
 
 
-def test_editing_a_row_changes_the_converter(golden_files: dict[str, str], tmp_path: Path, load_tree: Any) -> None:
+def test_editing_a_row_changes_the_converter(
+    golden_files: dict[str, str], tmp_path: Path, load_tree: Any
+) -> None:
     folder = copy_golden(tmp_path)
     tiny = folder / "tiny_chat.yaml"
     tiny.write_text(
@@ -372,23 +467,54 @@ def test_editing_a_row_changes_the_converter(golden_files: dict[str, str], tmp_p
     )
     files = generate(str(folder))
     assert files["tiny_chat.py"] != golden_files["tiny_chat.py"]
-    assert "max_output_tokens" in files["tiny_chat.py"] and "max_completion_tokens" not in files["tiny_chat.py"]
-    assert "max_output_tokens" in files["tiny_chat.schema.json"], "the wire schema follows the table"
+    assert (
+        "max_output_tokens" in files["tiny_chat.py"]
+        and "max_completion_tokens" not in files["tiny_chat.py"]
+    )
+    assert (
+        "max_output_tokens" in files["tiny_chat.schema.json"]
+    ), "the wire schema follows the table"
     # the dialect overrides max_tokens itself but inherits temperature
     assert "max_output_tokens" not in files["acme__tiny_chat.py"]
     assert "sampling_temperature" in files["acme__tiny_chat.py"]
-    untouched = {"__init__.py", "py.typed", "_index.py", "test_tiny_chat.py", "test_acme__tiny_chat.py"}
+    untouched = {
+        "__init__.py",
+        "py.typed",
+        "_index.py",
+        "test_tiny_chat.py",
+        "test_acme__tiny_chat.py",
+    }
     for rel in untouched:
         assert files[rel] == golden_files[rel], f"{rel} changed although its inputs did not"
 
     tree = load_tree(files)
-    request = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "config": {"max_tokens": 9, "temperature": 0.5}}
-    same_json(tree.converter("tiny_chat").request_to_wire(request),
-              {"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_output_tokens": 9, "sampling_temperature": 0.5})
-    same_json(tree.converter("acme.tiny_chat").request_to_wire(request),
-              {"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 9, "sampling_temperature": 0.5})
+    request = {
+        "model": "m",
+        "messages": [{"role": "user", "content": "hi"}],
+        "config": {"max_tokens": 9, "temperature": 0.5},
+    }
+    same_json(
+        tree.converter("tiny_chat").request_to_wire(request),
+        {
+            "model": "m",
+            "messages": [{"role": "user", "content": "hi"}],
+            "max_output_tokens": 9,
+            "sampling_temperature": 0.5,
+        },
+    )
+    same_json(
+        tree.converter("acme.tiny_chat").request_to_wire(request),
+        {
+            "model": "m",
+            "messages": [{"role": "user", "content": "hi"}],
+            "max_tokens": 9,
+            "sampling_temperature": 0.5,
+        },
+    )
     # reading follows the table too: the old name is now just an extra
-    back = tree.converter("tiny_chat").request_from_wire({"model": "m", "messages": [], "max_output_tokens": 3, "max_completion_tokens": 4})
+    back = tree.converter("tiny_chat").request_from_wire(
+        {"model": "m", "messages": [], "max_output_tokens": 3, "max_completion_tokens": 4}
+    )
     assert back.to_dict()["config"] == {"max_tokens": 3, "extras": {"max_completion_tokens": 4}}
 
 
@@ -401,13 +527,17 @@ def test_date_like_scalars_stay_strings(tmp_path: Path, load_tree: Any) -> None:
     files = generate(str(folder))
     tiny = load_tree(files).converter("tiny_chat")
     assert tiny.API_VERSION == "2024-05-01"
-    audio = {"type": "audio", "source": {"type": "inline", "base64_data": "AAAA"}, "media_type": "audio/mpeg"}
+    audio = {
+        "type": "audio",
+        "source": {"type": "inline", "base64_data": "AAAA"},
+        "media_type": "audio/mpeg",
+    }
     body = tiny.request_to_wire({"model": "m", "messages": [{"role": "user", "content": [audio]}]})
     assert body["messages"][0]["content"][0]["input_audio"]["format"] == "2001-01-01"
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: YAML 1.1 booleans/null used as keys are stringified by str(): `on:` becomes 'True', `null:` becomes 'None'")
 def test_yaml11_keys_are_kept_as_written_or_rejected(tmp_path: Path, load_tree: Any) -> None:
+    """Regression: `on:` once became the key 'True' and `null:` the key 'None'."""
     folder = tiny_variant(
         tmp_path,
         ("    audio/mpeg: mp3\n", "    audio/mpeg: mp3\n    on: enabled\n    null: nothing\n"),
@@ -418,13 +548,17 @@ def test_yaml11_keys_are_kept_as_written_or_rejected(tmp_path: Path, load_tree: 
         assert "tiny_chat.yaml:" in str(exc)
         return
     tiny = load_tree(files).converter("tiny_chat")
-    audio = {"type": "audio", "source": {"type": "inline", "base64_data": "AAAA"}, "media_type": "on"}
+    audio = {
+        "type": "audio",
+        "source": {"type": "inline", "base64_data": "AAAA"},
+        "media_type": "on",
+    }
     body = tiny.request_to_wire({"model": "m", "messages": [{"role": "user", "content": [audio]}]})
     assert body["messages"][0]["content"][0]["input_audio"]["format"] == "enabled"
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: YAML 1.1 booleans as template literals (`none: off`) silently become JSON false on the wire")
 def test_yaml11_literals_are_kept_as_written_or_rejected(tmp_path: Path, load_tree: Any) -> None:
+    """Regression: `none: off` once put JSON false on the wire."""
     folder = tiny_variant(tmp_path, ("    none: none\n", "    none: off\n"))
     try:
         files = generate(str(folder))
@@ -432,32 +566,45 @@ def test_yaml11_literals_are_kept_as_written_or_rejected(tmp_path: Path, load_tr
         assert "tiny_chat.yaml:" in str(exc)
         return
     tiny = load_tree(files).converter("tiny_chat")
-    body = tiny.request_to_wire({"model": "m", "messages": [{"role": "user", "content": "hi"}], "tool_choice": "none"})
+    body = tiny.request_to_wire(
+        {"model": "m", "messages": [{"role": "user", "content": "hi"}], "tool_choice": "none"}
+    )
     assert body["tool_choice"] == "off"
+
+
 
 
 @pytest.mark.parametrize(
     ("extra_key", "clash"),
     [
-        pytest.param("acme__tiny_chat", "acme__tiny_chat.py", id="dots-vs-double-underscore"),
-        pytest.param("test_tiny_chat", "test_tiny_chat.py", id="converter-vs-fixture-tests"),
-        pytest.param("tiny_chat_types", "tiny_chat_types.py", id="converter-vs-wire-types"),
+        pytest.param(
+            "acme__tiny_chat", "acme__tiny_chat", id="dots-vs-double-underscore"
+        ),  # regression
+        pytest.param(
+            "test_tiny_chat",
+            "test_tiny_chat.py",
+            id="converter-vs-fixture-tests",
+        ),
+        pytest.param(
+            "tiny_chat_types",
+            "tiny_chat_types.py",
+            id="converter-vs-wire-types",
+        ),
     ],
 )
-@pytest.mark.xfail(strict=True, reason="BUG: output paths collide and generate() keeps only one file: "
-                   "`a.b`/`a__b`, `x`'s test_x.py vs key `test_x`, `x`'s x_types.py vs key `x_types`")
 def test_output_path_collisions_are_rejected(tmp_path: Path, extra_key: str, clash: str) -> None:
     folder = copy_golden(tmp_path)
     (folder / f"{extra_key}.yaml").write_text(
-        edit(TINY.read_text("utf-8"), ("  id: tiny_chat\n", f"  id: {extra_key}\n")).split("\nfixtures:\n")[0] + "\n",
+        edit(TINY.read_text("utf-8"), ("  id: tiny_chat\n", f"  id: {extra_key}\n")).split(
+            "\nfixtures:\n"
+        )[0]
+        + "\n",
         "utf-8",
     )
     with pytest.raises(MappingError, match=re.escape(clash)):
         generate(str(folder))
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: fixture id `x__round_trip` beside a round-tripping fixture `x` "
-                   "generates two `def test_x__round_trip` and one silently replaces the other")
 def test_fixture_test_names_are_unique(tmp_path: Path) -> None:
     extra = (
         "  - id: options_renamed__round_trip\n"
@@ -503,7 +650,11 @@ def test_missing_folder_and_empty_folder(tmp_path: Path) -> None:
 # ===================================================================== 3. mappings that must fail
 def _err_case(path: Path) -> Any:
     lines = path.read_text("utf-8").splitlines()
-    header = {m.group(1): m.group(2) for line in lines if (m := re.match(r"^# (error|with|xfail): (.*)$", line))}
+    header = {
+        m.group(1): m.group(2)
+        for line in lines
+        if (m := re.match(r"^# (error|with|xfail): (.*)$", line))
+    }
     marks = [pytest.mark.xfail(strict=True, reason=header["xfail"])] if "xfail" in header else []
     return pytest.param(path, id=path.stem, marks=marks)
 
@@ -515,7 +666,9 @@ def test_mappings_err_cases_are_well_formed() -> None:
     assert len(ERR_FILES) >= 15
     for path in ERR_FILES:
         first = path.read_text("utf-8").splitlines()[0]
-        assert first.startswith(f"# error: mappings_err/"), f"{path.name}: first line must be `# error: mappings_err/<file>:<line>: <path>: <message>`"
+        assert first.startswith(
+            f"# error: mappings_err/"
+        ), f"{path.name}: first line must be `# error: mappings_err/<file>:<line>: <path>: <message>`"
 
 
 @pytest.mark.parametrize("path", [_err_case(p) for p in ERR_FILES])
@@ -541,7 +694,8 @@ def nasty_text(marker: Path) -> str:
     """Quotes of every kind, backslashes (one at the very end), a newline, brace escapes and code."""
     evil = f"__import__('os').system('touch {marker}')"
     return (
-        'q"uote \'single\' """triple""" \'\'\'t\'\'\' back\\slash \\n \\" ' + evil
+        "q\"uote 'single' \"\"\"triple\"\"\" '''t''' back\\slash \\n \\\" "
+        + evil
         + " $HOME %s {{0}}\nsecond line {{braces}} end\\"
     )
 
@@ -551,7 +705,9 @@ def rendered(template_text: str) -> str:
     return template_text.replace("{{", "{").replace("}}", "}")
 
 
-def test_mapping_text_is_never_code(tmp_path: Path, load_tree: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_mapping_text_is_never_code(
+    tmp_path: Path, load_tree: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     marker = tmp_path / "pwned"
     nasty = nasty_text(marker)
     one_line = nasty.replace("\n", " ")
@@ -562,14 +718,26 @@ def test_mapping_text_is_never_code(tmp_path: Path, load_tree: Any, monkeypatch:
         ("  title: Tiny Chat\n", f"  title: {q(nasty)}\n"),
         ("  doc_ref: https://example.invalid/tiny-chat\n", f"  doc_ref: {q(nasty)}\n"),
         ("    auto: auto\n", f"    auto: {q(nasty)}\n"),
-        ('    text: {type: text, text: "{text}"}\n', f'    text: {{type: {q(nasty)}, text: "{{text}}"}}\n'),
+        (
+            '    text: {type: text, text: "{text}"}\n',
+            f'    text: {{type: {q(nasty)}, text: "{{text}}"}}\n',
+        ),
         ("    audio/wav: wav\n", f"    audio/wav: {q(nasty)}\n"),
         ('body_matches: "image|audio"', f"body_matches: {q(evil_regex)}"),
-        ("    - {status: \"5xx\"", f"    - {{type: {q(nasty)}, category: provider_model_not_loaded}}\n    - {{status: \"5xx\""),
-        ("      tool_calls: tool_calls\n", f"      tool_calls: tool_calls\n      {q(nasty)}: content_filter\n"),
+        (
+            '    - {status: "5xx"',
+            f'    - {{type: {q(nasty)}, category: provider_model_not_loaded}}\n    - {{status: "5xx"',
+        ),
+        (
+            "      tool_calls: tool_calls\n",
+            f"      tool_calls: tool_calls\n      {q(nasty)}: content_filter\n",
+        ),
         ("    object: chat.completion\n", f"    object: {q(nasty)}\n"),
         ("{from_raw: id, default: tiny-0}", f"{{from_raw: id, default: {q(nasty)}}}"),
-        ("    doc: 429 with Retry-After is a transient rate-limit error\n", f"    doc: {q(one_line)}\n"),
+        (
+            "    doc: 429 with Retry-After is a transient rate-limit error\n",
+            f"    doc: {q(one_line)}\n",
+        ),
     )
     files = generate(str(folder))
     assert not marker.exists(), "generating ran mapping text"
@@ -584,16 +752,27 @@ def test_mapping_text_is_never_code(tmp_path: Path, load_tree: Any, monkeypatch:
     assert tiny.__doc__ is not None and tiny.__doc__.startswith(one_line + " <-> ")
     # tool_choice literal and content-part literal type reach the wire as written (escapes applied)
     two_parts = [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]
-    request = {"model": "m", "messages": [{"role": "user", "content": two_parts}], "tool_choice": "auto"}
+    request = {
+        "model": "m",
+        "messages": [{"role": "user", "content": two_parts}],
+        "tool_choice": "auto",
+    }
     body = tiny.request_to_wire(request)
     assert body["tool_choice"] == rendered(nasty)
     assert [p["type"] for p in body["messages"][0]["content"]] == [rendered(nasty)] * 2
     same_json(tiny.request_from_wire(body).to_dict(), request)
     # value map entries are plain values (not templates): verbatim both ways
-    audio = {"type": "audio", "source": {"type": "inline", "base64_data": "AAAA"}, "media_type": "audio/wav"}
+    audio = {
+        "type": "audio",
+        "source": {"type": "inline", "base64_data": "AAAA"},
+        "media_type": "audio/wav",
+    }
     body = tiny.request_to_wire({"model": "m", "messages": [{"role": "user", "content": [audio]}]})
     assert body["messages"][0]["content"][0]["input_audio"]["format"] == nasty
-    assert tiny.request_from_wire(body).to_dict()["messages"][0]["content"][0]["media_type"] == "audio/wav"
+    assert (
+        tiny.request_from_wire(body).to_dict()["messages"][0]["content"][0]["media_type"]
+        == "audio/wav"
+    )
     # error rules: a regex with quotes and backslashes, and a literal error type
     err = tiny.error_from_wire(400, "he said \"no\" 42 'x'", {})
     assert err.category == "provider_unsupported_content_block"
@@ -602,10 +781,17 @@ def test_mapping_text_is_never_code(tmp_path: Path, load_tree: Any, monkeypatch:
     err = tiny.error_from_wire(418, {"error": {"message": "x", "type": nasty}}, {})
     assert err.category == "provider_model_not_loaded"
     # finish reasons and envelope literals
-    resp = tiny.response_from_wire({"choices": [{"message": {"role": "assistant", "content": "hi"}, "finish_reason": nasty}]})
+    resp = tiny.response_from_wire(
+        {"choices": [{"message": {"role": "assistant", "content": "hi"}, "finish_reason": nasty}]}
+    )
     assert resp.finish_reason == "content_filter"
-    wire = tiny.response_to_wire({"message": {"role": "assistant", "content": "hi"}, "finish_reason": "content_filter",
-                                  "usage": {"prompt_tokens": None, "completion_tokens": None, "total_tokens": None}})
+    wire = tiny.response_to_wire(
+        {
+            "message": {"role": "assistant", "content": "hi"},
+            "finish_reason": "content_filter",
+            "usage": {"prompt_tokens": None, "completion_tokens": None, "total_tokens": None},
+        }
+    )
     assert wire["object"] == nasty and wire["id"] == nasty
     assert wire["choices"][0]["finish_reason"] == nasty
     # the fixture doc is the generated test's docstring, and the generated tests still pass
@@ -628,14 +814,22 @@ def test_template_object_key_is_never_code(tmp_path: Path, load_tree: Any) -> No
     key = f"u\" + str(__import__('os').system('touch {marker}')) + \""
     folder = tiny_variant(
         tmp_path,
-        ('    image.url: {type: image_url, image_url: {url: "{source.url}"}}\n',
-         f'    image.url: {{type: image_url, {yaml_str(key)}: {{url: "{{source.url}}"}}}}\n'),
+        (
+            '    image.url: {type: image_url, image_url: {url: "{source.url}"}}\n',
+            f'    image.url: {{type: image_url, {yaml_str(key)}: {{url: "{{source.url}}"}}}}\n',
+        ),
     )
     tiny = load_tree(generate(str(folder))).converter("tiny_chat")
     image = {"type": "image", "source": {"type": "url", "url": "https://x/a.png"}}
-    request = {"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, image]}]}
+    request = {
+        "model": "m",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, image]}],
+    }
     body = tiny.request_to_wire(request)
-    assert body["messages"][0]["content"][1] == {"type": "image_url", key: {"url": "https://x/a.png"}}
+    assert body["messages"][0]["content"][1] == {
+        "type": "image_url",
+        key: {"url": "https://x/a.png"},
+    }
     bad = json.loads(json.dumps(body))
     bad["messages"][0]["content"][1][key] = {"url": 5}  # makes the reader build its error path
     result = _call_quietly(tiny.request_from_wire, bad)
@@ -650,13 +844,24 @@ def test_assistant_content_key_is_never_code(tmp_path: Path, load_tree: Any) -> 
     key = f"c' + str(__import__('os').system('touch {marker}')) + '"
     folder = tiny_variant(
         tmp_path,
-        ('    wire: {role: assistant, content: "{content?}", tool_calls: "{tool_calls?}"}\n',
-         f'    wire: {{role: assistant, {yaml_str(key)}: "{{content?}}"}}\n'),
-        ('    placement: field\n    wire: {id: "{id}", type: function, function: {name: "{name}", arguments: "{arguments|json}"}}\n',
-         '    placement: content_blocks\n    wire: {type: tool_use, id: "{id}", name: "{name}", input: "{arguments}"}\n'),
+        (
+            '    wire: {role: assistant, content: "{content?}", tool_calls: "{tool_calls?}"}\n',
+            f'    wire: {{role: assistant, {yaml_str(key)}: "{{content?}}"}}\n',
+        ),
+        (
+            '    placement: field\n    wire: {id: "{id}", type: function, function: {name: "{name}", arguments: "{arguments|json}"}}\n',
+            '    placement: content_blocks\n    wire: {type: tool_use, id: "{id}", name: "{name}", input: "{arguments}"}\n',
+        ),
     )
     tiny = load_tree(generate(str(folder))).converter("tiny_chat")
-    body = {"choices": [{"message": {"role": "assistant", key: [{"type": "text", "text": "hi"}]}, "finish_reason": "stop"}]}
+    body = {
+        "choices": [
+            {
+                "message": {"role": "assistant", key: [{"type": "text", "text": "hi"}]},
+                "finish_reason": "stop",
+            }
+        ]
+    }
     result = _call_quietly(tiny.response_from_wire, body)
     assert not marker.exists(), "reading an assistant message ran code from its content key"
     assert not isinstance(result, Exception), result
@@ -671,16 +876,24 @@ def test_scoped_model_pattern_is_never_code(tmp_path: Path, load_tree: Any) -> N
     pattern = "z\n" + " " * 12 + f"__import__('os').system('touch {marker}')"
     folder = tiny_variant(
         tmp_path,
-        ("    seed: seed\n", f"    seed: {{wire: seed, scoped: [{{models: [evil*, {yaml_str(pattern)}], unsupported: reject}}]}}\n"),
+        (
+            "    seed: seed\n",
+            f"    seed: {{wire: seed, scoped: [{{models: [evil*, {yaml_str(pattern)}], unsupported: reject}}]}}\n",
+        ),
     )
     try:
         files = generate(str(folder))
     except MappingError:
         return  # refusing such a pattern is an acceptable fix
     tiny = load_tree(files).converter("tiny_chat")
-    result = _call_quietly(tiny.request_to_wire, {"model": "evil-1", "messages": [{"role": "user", "content": "hi"}], "config": {"seed": 1}})
+    result = _call_quietly(
+        tiny.request_to_wire,
+        {"model": "evil-1", "messages": [{"role": "user", "content": "hi"}], "config": {"seed": 1}},
+    )
     assert not marker.exists(), "a model pattern ran as code"
-    body = tiny.request_to_wire({"model": "fine", "messages": [{"role": "user", "content": "hi"}], "config": {"seed": 1}})
+    body = tiny.request_to_wire(
+        {"model": "fine", "messages": [{"role": "user", "content": "hi"}], "config": {"seed": 1}}
+    )
     assert body["seed"] == 1
     _ = result
 
@@ -691,10 +904,20 @@ def test_reserved_extras_are_never_code(tmp_path: Path, load_tree: Any) -> None:
     key = f"{{__import__('os').system('touch {marker}')}}"
     folder = tiny_variant(
         tmp_path,
-        ("    collision: managed\n", f"    collision: managed\n    reserved: {{{yaml_str(key)}: false, stream: \"it's\"}}\n"),
+        (
+            "    collision: managed\n",
+            f'    collision: managed\n    reserved: {{{yaml_str(key)}: false, stream: "it\'s"}}\n',
+        ),
     )
     tiny = load_tree(generate(str(folder))).converter("tiny_chat")
-    result = _call_quietly(tiny.request_to_wire, {"model": "m", "messages": [{"role": "user", "content": "hi"}], "config": {"extras": {key: True}}})
+    result = _call_quietly(
+        tiny.request_to_wire,
+        {
+            "model": "m",
+            "messages": [{"role": "user", "content": "hi"}],
+            "config": {"extras": {key: True}},
+        },
+    )
     assert not marker.exists(), "an extras.reserved key ran as code"
     assert isinstance(result, ProviderError) and result.category == "provider_invalid_request"
     assert key in str(result)
@@ -708,11 +931,17 @@ def test_reserved_extras_are_never_code(tmp_path: Path, load_tree: Any) -> None:
         pytest.param("audio/x\nwav", id="newline"),
     ],
 )
-def test_value_map_keys_reach_messages_verbatim(tmp_path: Path, load_tree: Any, canonical: str) -> None:
+def test_value_map_keys_reach_messages_verbatim(
+    tmp_path: Path, load_tree: Any, canonical: str
+) -> None:
     """Regression: canonical keys were once pasted into an f-string (backslashes interpreted, newline crashed)."""
     folder = tiny_variant(tmp_path, ("    audio/wav: wav\n", f"    {yaml_str(canonical)}: wav\n"))
     tiny = load_tree(generate(str(folder))).converter("tiny_chat")
-    audio = {"type": "audio", "source": {"type": "inline", "base64_data": "AAAA"}, "media_type": "audio/ogg"}
+    audio = {
+        "type": "audio",
+        "source": {"type": "inline", "base64_data": "AAAA"},
+        "media_type": "audio/ogg",
+    }
     with pytest.raises(ProviderError) as info:
         tiny.request_to_wire({"model": "m", "messages": [{"role": "user", "content": [audio]}]})
     assert f"expected one of: {canonical}, audio/mpeg" in str(info.value)

@@ -51,29 +51,39 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "render":
         return _render(args.format_key, args.file)
 
-    from wiremap.codegen import MappingError, check, generate, write
+    from wiremap.codegen import MappingError, generate
 
     try:
         files = generate(args.mappings)
     except MappingError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.command == "generate":
-        changed = write(files, args.out)
-        print(f"generated {len(files)} files in {args.out}/ ({len(changed)} changed)")
+    try:
+        return _write_or_check(args.command, files, args.mappings, args.out)
+    except OSError as exc:
+        print(f"error: {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+
+
+def _write_or_check(command: str, files: dict[str, str], mappings: str, out: str) -> int:
+    from wiremap.codegen import check, write
+
+    if command == "generate":
+        changed = write(files, out)
+        print(f"generated {len(files)} files in {out}/ ({len(changed)} changed)")
         for rel in changed:
-            print(f"  {os.path.join(args.out, rel)}")
+            print(f"  {os.path.join(out, rel)}")
         return 0
-    diffs = check(files, args.out)
+    diffs = check(files, out)
     if diffs:
         sys.stdout.write("".join(diffs))
         print(
-            f"\n{args.out}/ is out of date with {args.mappings}/ ({len(diffs)} files). "
-            f"Run: wiremap generate --mappings {args.mappings} --out {args.out}",
+            f"\n{out}/ is out of date with {mappings}/ ({len(diffs)} files). "
+            f"Run: wiremap generate --mappings {mappings} --out {out}",
             file=sys.stderr,
         )
         return 1
-    print(f"{args.out}/ is up to date ({len(files)} files)")
+    print(f"{out}/ is up to date ({len(files)} files)")
     return 0
 
 
