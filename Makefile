@@ -23,6 +23,8 @@ demo: $(STAMP)
 	$(PY) -m wiremap render --format openai_chat examples/weather_request.json
 	@echo "--- examples/weather_request.json as anthropic_messages"
 	$(PY) -m wiremap render --format anthropic_messages examples/weather_request.json
+	@echo "--- the generated fixture tests"
+	$(PY) -m pytest -q -p no:cacheprovider generated
 
 generate: $(STAMP)
 	$(PY) -m wiremap generate

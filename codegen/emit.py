@@ -286,7 +286,6 @@ class Emitter:
         return " and ".join(conds) if conds else None
 
     def emit_part_builders(self) -> None:
-        ir = self.ir
         out = _Lines()
         out.add("t = type(block)")
         for cls in ("TextBlock", "ThinkingBlock", "RedactedThinkingBlock"):

@@ -125,10 +125,6 @@ def _emit_tool_call_builder(em: "Emitter") -> None:
     em.func("_tool_call_to_wire", "(call: ToolCall, path: str) -> dict[str, Any]", "Canonical tool call -> wire.", out.lines)
 
 
-def _content_slot_env(em: "Emitter", node: Any) -> None:
-    pass
-
-
 def _emit_messages_to_wire(em: "Emitter") -> None:
     from .emit import _Lines
 
@@ -488,7 +484,7 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
         if role == "system":
             out.add(f"text = message.get({lit(content_key)})")
             out.add("if type(text) is list:  # an array of text parts: joined")
-            out.add(f"    text = ''.join(_w.member_str(_w.expect_dict(p, f'{{path}}.content[{{j}}]'), 'text', f'{{path}}.content[{{j}}]') for j, p in enumerate(text))")
+            out.add("    text = ''.join(_w.member_str(_w.expect_dict(p, f'{path}.content[{j}]'), 'text', f'{path}.content[{j}]') for j, p in enumerate(text))")
             out.add(f"out.append(SystemMessage(content=_w.expect_str(text, path + {lit('.' + str(content_key))})))")
         elif role == "user":
             out.add(f"content = _user_content_from_wire(_w.member(message, {lit(content_key)}, path), path + {lit('.' + str(content_key))})")

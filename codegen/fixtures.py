@@ -8,7 +8,6 @@ takes its name from `id` and its docstring from `doc`; the data is embedded as a
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import jinja2
 
@@ -42,5 +41,3 @@ def render_fixture_tests(ir: FormatIR, env: jinja2.Environment) -> str:
         cases=cases,
     )
 
-
-_ = Any

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import re
-from typing import Any
 
 import black
 import jinja2
@@ -164,5 +162,3 @@ def check(files: dict[str, str], out_dir: str) -> list[str]:
             diffs.append(f"{name}: stale generated file (its mapping is gone)\n")
     return diffs
 
-
-_ = Any

@@ -244,7 +244,7 @@ class _Builder:
                 raise self.err(pointer, "`wire:` and `unsupported:` exclude each other; scope the rule with `scoped:`")
             if opt.merge and name != "stop_sequences":
                 raise self.err(pointer + "/merge", "only list-shaped options (stop_sequences) merge")
-            for i, rule in enumerate(spec.get("scoped", [])):
+            for rule in spec.get("scoped", []):
                 since = rule.get("api_version_from")
                 if since is not None and (api_version is None or api_version < since):
                     continue  # decided now: this mapping's API version predates the rule
@@ -255,7 +255,6 @@ class _Builder:
                     break
                 regex = "|".join(fnmatch.translate(p) for p in rule["models"])
                 opt.model_rules.append(ModelRule(regex, rule["unsupported"], list(rule["models"])))
-                _ = i
             options.append(opt)
 
         value_maps: dict[str, ValueMapIR] = {}
@@ -326,11 +325,7 @@ class _Builder:
         tool_t = self.template("/request/tools/wire", tools["wire"], "tool")
         choice = req["tool_choice"]
         tool_choice = {
-            mode: (
-                self.template(f"/request/tool_choice/{mode}", choice[mode], "tool_choice.tool")
-                if mode == "tool"
-                else self.template(f"/request/tool_choice/{mode}", choice[mode], "tool_choice.tool")
-            )
+            mode: self.template(f"/request/tool_choice/{mode}", choice[mode], "tool_choice.tool")
             for mode in ("auto", "required", "none", "tool")
         }
         for mode in ("auto", "required", "none"):

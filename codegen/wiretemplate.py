@@ -11,7 +11,7 @@ Literal braces are written `{{` and `}}`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Union
 
 __all__ = ["Lit", "Slot", "Interp", "Obj", "Arr", "Node", "parse_template", "TemplateSyntaxError", "slots_of"]
@@ -176,5 +176,3 @@ def conditions_of(node: Node, keys: tuple[str, ...] = ()) -> list[Condition]:
             out.extend(conditions_of(n, keys + (k,)))
     return out
 
-
-_ = field  # dataclasses.field kept for future defaults

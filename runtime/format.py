@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
-from .canonical import Request, Response
-from .errors import ProviderError
 
 __all__ = ["Format", "UnknownFormatError", "formats", "get_format", "load_format"]
 
@@ -130,5 +127,3 @@ def load_format(source: ModuleType | str) -> Format:
     spec.loader.exec_module(module)
     return Format(module)
 
-
-_ = (Mapping, Request, Response, ProviderError)

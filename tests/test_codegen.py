@@ -667,7 +667,7 @@ def test_mappings_err_cases_are_well_formed() -> None:
     for path in ERR_FILES:
         first = path.read_text("utf-8").splitlines()[0]
         assert first.startswith(
-            f"# error: mappings_err/"
+            "# error: mappings_err/"
         ), f"{path.name}: first line must be `# error: mappings_err/<file>:<line>: <path>: <message>`"
 
 

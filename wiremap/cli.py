@@ -70,9 +70,14 @@ def _write_or_check(command: str, files: dict[str, str], mappings: str, out: str
 
     if command == "generate":
         changed = write(files, out)
-        print(f"generated {len(files)} files in {out}/ ({len(changed)} changed)")
+        print(f"generated {len(files)} files in {out}/ from {mappings}/ ({len(changed)} changed)")
+        for rel in sorted(files):
+            if rel.startswith("test_") and rel.endswith(".py"):
+                module = rel[len("test_") :]
+                tests = files[rel].count("\ndef test_")
+                print(f"  {os.path.join(out, module):<55} {tests:>4} fixture tests in {rel}")
         for rel in changed:
-            print(f"  {os.path.join(out, rel)}")
+            print(f"  changed: {os.path.join(out, rel)}")
         return 0
     diffs = check(files, out)
     if diffs:
