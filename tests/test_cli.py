@@ -79,7 +79,7 @@ def test_generate_then_check_passes(mappings: Path, tmp_path: Path) -> None:
         files
     )
     assert re.search(
-        rf"generated {len(files)} files in .*generated/ \({len(files)} changed\)", proc.stdout
+        rf"generated {len(files)} files in .*generated/ from .*mappings/ \({len(files)} changed\)", proc.stdout
     ), proc.stdout
 
     proc = wiremap("check", "--mappings", mappings, "--out", out)
