@@ -295,23 +295,28 @@ def _emit_request_to_wire(em: "Emitter") -> None:
     out.add("tools = req.tools")
     out.add("tool_choice = req.tool_choice")
     st = ir.structured
-    mode = st["mode"] if st is not None else None
-    if mode in ("prompt_fallback", "tool_coercion"):
-        assert st is not None
-        out.add("schema = req.response_schema")
-        out.add("if isinstance(schema, dict):")
+    out.add("schema = req.response_schema")
+    if st is not None:
+        modes = _structured_modes(ir)
+        out.add("mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output")
+        out.add(f"if mode not in {lit(modes)}:")
+        out.add(f"    raise InvalidRequestError('structured_output ' + repr(mode) + {lit(' is not available in ' + ir.key + '; expected one of: ' + ', '.join(modes))})")
+        out.add("if isinstance(schema, dict) and mode != 'native':")
         out.indent()
-        if mode == "tool_coercion":
+        if "tool_coercion" in modes:
             tool = st["tool"]
-            out.add("if not tools:  # OpenArmature §8.2.5.1 tool-call coercion")
+            out.add("if mode == 'tool_coercion' and not tools:  # OpenArmature §8.2.5.1 tool-call coercion")
             out.add(f"    tools = [Tool(name={lit(tool['name'])}, description={lit(tool['description'])}, parameters=schema)]")
             out.add(f"    tool_choice = ForcedTool(name={lit(tool['name'])})")
-            out.add("else:  # unavailable beside the caller's own tools: prompt augmentation")
+            out.add("else:  # prompt augmentation (also when coercion is unavailable beside the caller's tools)")
             out.add(f"    messages = _w.with_schema_directive(messages, {lit(st['directive'])}, schema)")
         else:
             out.add("# OpenArmature §8.1.5.1 prompt augmentation, on a copy of the messages")
             out.add(f"messages = _w.with_schema_directive(messages, {lit(st['directive'])}, schema)")
         out.dedent()
+    else:
+        out.add("if structured_output is not None:")
+        out.add(f"    raise InvalidRequestError({lit(ir.key + ' declares no structured output')})")
     out.add("body: dict[str, Any] = {}")
     out.add(f"body[{lit(ir.model_field)}] = req.model")
     if ir.system_strategy == "hoist":
@@ -360,11 +365,9 @@ def _emit_request_to_wire(em: "Emitter") -> None:
     out.add(f"    body[{lit(ir.tools_field)}] = [_tool_to_wire(tool, f'tools[{{j}}]') for j, tool in enumerate(tools)]")
     out.add("if not isinstance(tool_choice, NotGiven):")
     out.add(f"    body[{lit(ir.tool_choice_field)}] = _tool_choice_to_wire(tool_choice)")
-    if st is not None and st["mode"] == "native":
-        out.add("schema = req.response_schema")
-        out.add("if schema is not NOT_GIVEN:")
+    if st is not None:
+        out.add("if isinstance(schema, dict) and mode == 'native':")
         out.indent()
-        out.add("assert isinstance(schema, dict)")
         if st.get("schema", "verbatim") == "close_and_nullable_optional":
             out.add("wire_schema = _w.canonical_json(_w.close_and_nullable_optional(schema))")
         else:
@@ -421,11 +424,20 @@ def _emit_request_to_wire(em: "Emitter") -> None:
     out.add("return body")
     em.func(
         "request_to_wire",
-        "(request: Request | Mapping[str, Any]) -> dict[str, Any]",
-        f"Canonical request -> {ir.title} request body. Validates first; never mutates its input.",
+        "(request: Request | Mapping[str, Any], *, structured_output: str | None = None) -> dict[str, Any]",
+        f"Canonical request -> {ir.title} request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE).",
         out.lines,
     )
     em.parts.public.append("request_to_wire")
+
+
+def _structured_modes(ir: Any) -> tuple[str, ...]:
+    """The structured-output modes a mapping can serve: native and prompt augmentation always,
+    tool coercion when it declares the synthetic tool."""
+    st = ir.structured
+    if st is None:
+        return ()
+    return ("native", "prompt_fallback", "tool_coercion") if "tool" in st else ("native", "prompt_fallback")
 
 
 def _unsupported(out: Any, action: str, name: str, path: str, key: str, scoped: bool = False) -> None:
@@ -769,15 +781,16 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     out.add("    raise InvalidResponseError(exc.message, path=exc.path, body=body) from None")
     out.add("except RecursionError:")
     out.add("    raise InvalidResponseError('response nested too deeply', body=body) from None")
-    if ir.structured is not None and ir.structured["mode"] == "tool_coercion":
-        out.add("if response_schema is not None:")
+    if ir.structured is not None and "tool_coercion" in _structured_modes(ir):
+        out.add("mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output")
+        out.add("if response_schema is not None and mode == 'tool_coercion':")
         out.add(f"    _w.take_coerced_output(response, {lit(ir.structured['tool']['name'])})  # OpenArmature §8.2.5.1")
     out.add("if response_schema is not None and response.finish_reason != 'tool_calls' and response.message.content:")
     out.add("    response.parsed = _w.parse_structured(response.message.content, response_schema, response.finish_reason, response.usage)")
     out.add("return response")
     em.func(
         "response_from_wire",
-        "(body: Mapping[str, Any], *, response_schema: dict[str, Any] | None = None) -> Response",
+        "(body: Mapping[str, Any], *, response_schema: dict[str, Any] | None = None, structured_output: str | None = None) -> Response",
         f"{ir.title} response body -> canonical Response (`raw` is the body). With a `response_schema`, `parsed` is set or StructuredOutputInvalidError raised.",
         out.lines,
     )

@@ -9,6 +9,7 @@ import black
 import jinja2
 
 from .emit import emit_module
+from .emit_messages import _structured_modes
 from .fixtures import render_fixture_tests
 from .generate_support import doc_text
 from .ir import FormatIR, build_ir
@@ -52,13 +53,15 @@ def _render_converter(ir: FormatIR) -> str:
         provider=doc_text(ir.provider),
         api_version=doc_text(ir.api_version or ""),
         doc_ref=doc_text(ir.doc_ref),
-        public=repr(sorted(["KEY", "PROVIDER", "TITLE", "API_VERSION", "DOC_REF", "ENDPOINT", *parts.public])),
+        public=repr(sorted(["KEY", "PROVIDER", "TITLE", "API_VERSION", "DOC_REF", "ENDPOINT", "STRUCTURED_OUTPUT_MODE", "STRUCTURED_OUTPUT_MODES", *parts.public])),
         key_literal=repr(ir.key),
         provider_literal=repr(ir.provider),
         title_literal=repr(ir.title),
         api_version_literal=repr(ir.api_version),
         doc_ref_literal=repr(ir.doc_ref),
         endpoint_literal=repr(ir.endpoint),
+        structured_mode=repr(ir.structured["mode"] if ir.structured else None),
+        structured_modes=repr(_structured_modes(ir)),
         regexes=[(name, repr(pattern)) for pattern, name in regexes.items()],
         functions=functions,
     )

@@ -55,6 +55,8 @@ __all__ = [
     "ENDPOINT",
     "KEY",
     "PROVIDER",
+    "STRUCTURED_OUTPUT_MODE",
+    "STRUCTURED_OUTPUT_MODES",
     "TITLE",
     "error_from_wire",
     "request_from_wire",
@@ -71,6 +73,9 @@ DOC_REF: Final = (
     "https://github.com/LunarCommand/openarmature-spec/blob/main/spec/llm-provider/spec.md"
 )
 ENDPOINT: Final = {"method": "POST", "path": "/v1/chat/completions"}
+
+STRUCTURED_OUTPUT_MODE: Final = "native"  # the mapping's default; overridable per call
+STRUCTURED_OUTPUT_MODES: Final = ("native", "prompt_fallback")
 
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 
@@ -404,12 +409,29 @@ def _tool_choice_to_wire(choice: ToolChoice) -> Any:
     return {"type": "function", "function": {"name": choice.name}}
 
 
-def request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
-    """Canonical request -> OpenAI Chat Completions (OpenArmature §8.1 dialect) request body. Validates first; never mutates its input."""
+def request_to_wire(
+    request: Request | Mapping[str, Any], *, structured_output: str | None = None
+) -> dict[str, Any]:
+    """Canonical request -> OpenAI Chat Completions (OpenArmature §8.1 dialect) request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE)."""
     req = _w.as_request(request)
     messages = req.messages
     tools = req.tools
     tool_choice = req.tool_choice
+    schema = req.response_schema
+    mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output
+    if mode not in ("native", "prompt_fallback"):
+        raise InvalidRequestError(
+            "structured_output "
+            + repr(mode)
+            + " is not available in openarmature.openai_chat; expected one of: native, prompt_fallback"
+        )
+    if isinstance(schema, dict) and mode != "native":
+        # OpenArmature §8.1.5.1 prompt augmentation, on a copy of the messages
+        messages = _w.with_schema_directive(
+            messages,
+            "Reply with only a JSON value (no prose, no code fences) that conforms to this JSON Schema: {schema}",
+            schema,
+        )
     body: dict[str, Any] = {}
     body["model"] = req.model
     body["messages"] = _messages_to_wire(messages)
@@ -444,9 +466,7 @@ def request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]") for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
         body["tool_choice"] = _tool_choice_to_wire(tool_choice)
-    schema = req.response_schema
-    if schema is not NOT_GIVEN:
-        assert isinstance(schema, dict)
+    if isinstance(schema, dict) and mode == "native":
         wire_schema = _w.canonical_json(schema)
         schema_name = _w.schema_name(schema)
         schema_strict = _w.schema_qualifies_for_strict(wire_schema)
@@ -717,7 +737,10 @@ def _response_from_wire(body: Any) -> Response:
 
 
 def response_from_wire(
-    body: Mapping[str, Any], *, response_schema: dict[str, Any] | None = None
+    body: Mapping[str, Any],
+    *,
+    response_schema: dict[str, Any] | None = None,
+    structured_output: str | None = None,
 ) -> Response:
     """OpenAI Chat Completions (OpenArmature §8.1 dialect) response body -> canonical Response (`raw` is the body). With a `response_schema`, `parsed` is set or StructuredOutputInvalidError raised."""
     try:

@@ -55,6 +55,8 @@ __all__ = [
     "ENDPOINT",
     "KEY",
     "PROVIDER",
+    "STRUCTURED_OUTPUT_MODE",
+    "STRUCTURED_OUTPUT_MODES",
     "TITLE",
     "error_from_wire",
     "request_from_wire",
@@ -69,6 +71,9 @@ TITLE: Final = "Anthropic Messages (Prompty §7.5 dialect)"
 API_VERSION: Final = "2023-06-01"
 DOC_REF: Final = "https://github.com/microsoft/prompty"
 ENDPOINT: Final = {"method": "POST", "path": "/v1/messages"}
+
+STRUCTURED_OUTPUT_MODE: Final = "native"  # the mapping's default; overridable per call
+STRUCTURED_OUTPUT_MODES: Final = ("native", "prompt_fallback", "tool_coercion")
 
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 
@@ -453,12 +458,38 @@ def _tool_choice_to_wire(choice: ToolChoice) -> Any:
     return {"type": "tool", "name": choice.name}
 
 
-def request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
-    """Canonical request -> Anthropic Messages (Prompty §7.5 dialect) request body. Validates first; never mutates its input."""
+def request_to_wire(
+    request: Request | Mapping[str, Any], *, structured_output: str | None = None
+) -> dict[str, Any]:
+    """Canonical request -> Anthropic Messages (Prompty §7.5 dialect) request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE)."""
     req = _w.as_request(request)
     messages = req.messages
     tools = req.tools
     tool_choice = req.tool_choice
+    schema = req.response_schema
+    mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output
+    if mode not in ("native", "prompt_fallback", "tool_coercion"):
+        raise InvalidRequestError(
+            "structured_output "
+            + repr(mode)
+            + " is not available in prompty.anthropic_messages; expected one of: native, prompt_fallback, tool_coercion"
+        )
+    if isinstance(schema, dict) and mode != "native":
+        if mode == "tool_coercion" and not tools:  # OpenArmature §8.2.5.1 tool-call coercion
+            tools = [
+                Tool(
+                    name="structured_output",
+                    description="Return the final answer as this tool's input, matching its schema exactly.",
+                    parameters=schema,
+                )
+            ]
+            tool_choice = ForcedTool(name="structured_output")
+        else:  # prompt augmentation (also when coercion is unavailable beside the caller's tools)
+            messages = _w.with_schema_directive(
+                messages,
+                "Reply with only a JSON value (no prose, no code fences) that conforms to this JSON Schema: {schema}",
+                schema,
+            )
     body: dict[str, Any] = {}
     body["model"] = req.model
     system_texts = [m.content for m in messages if isinstance(m, SystemMessage)]
@@ -525,9 +556,7 @@ def request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]") for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
         body["tool_choice"] = _tool_choice_to_wire(tool_choice)
-    schema = req.response_schema
-    if schema is not NOT_GIVEN:
-        assert isinstance(schema, dict)
+    if isinstance(schema, dict) and mode == "native":
         wire_schema = _w.canonical_json(schema)
         schema_name = _w.schema_name(schema)
         schema_strict = _w.schema_qualifies_for_strict(wire_schema)
@@ -805,7 +834,10 @@ def _response_from_wire(body: Any) -> Response:
 
 
 def response_from_wire(
-    body: Mapping[str, Any], *, response_schema: dict[str, Any] | None = None
+    body: Mapping[str, Any],
+    *,
+    response_schema: dict[str, Any] | None = None,
+    structured_output: str | None = None,
 ) -> Response:
     """Anthropic Messages (Prompty §7.5 dialect) response body -> canonical Response (`raw` is the body). With a `response_schema`, `parsed` is set or StructuredOutputInvalidError raised."""
     try:
@@ -814,6 +846,9 @@ def response_from_wire(
         raise InvalidResponseError(exc.message, path=exc.path, body=body) from None
     except RecursionError:
         raise InvalidResponseError("response nested too deeply", body=body) from None
+    mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output
+    if response_schema is not None and mode == "tool_coercion":
+        _w.take_coerced_output(response, "structured_output")  # OpenArmature §8.2.5.1
     if (
         response_schema is not None
         and response.finish_reason != "tool_calls"

@@ -55,6 +55,8 @@ __all__ = [
     "ENDPOINT",
     "KEY",
     "PROVIDER",
+    "STRUCTURED_OUTPUT_MODE",
+    "STRUCTURED_OUTPUT_MODES",
     "TITLE",
     "error_from_wire",
     "request_from_wire",
@@ -69,6 +71,9 @@ TITLE: Final = "Acme Tiny Chat"
 API_VERSION: Final = "v1"
 DOC_REF: Final = "https://example.invalid/tiny-chat"
 ENDPOINT: Final = {"method": "POST", "path": "/v1/chat"}
+
+STRUCTURED_OUTPUT_MODE: Final = None  # the mapping's default; overridable per call
+STRUCTURED_OUTPUT_MODES: Final = ()
 
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 
@@ -358,12 +363,17 @@ def _tool_choice_to_wire(choice: ToolChoice) -> Any:
     return {"type": "function", "function": {"name": choice.name}}
 
 
-def request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
-    """Canonical request -> Acme Tiny Chat request body. Validates first; never mutates its input."""
+def request_to_wire(
+    request: Request | Mapping[str, Any], *, structured_output: str | None = None
+) -> dict[str, Any]:
+    """Canonical request -> Acme Tiny Chat request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE)."""
     req = _w.as_request(request)
     messages = req.messages
     tools = req.tools
     tool_choice = req.tool_choice
+    schema = req.response_schema
+    if structured_output is not None:
+        raise InvalidRequestError("acme.tiny_chat declares no structured output")
     body: dict[str, Any] = {}
     body["model"] = req.model
     body["messages"] = _messages_to_wire(messages)
@@ -620,7 +630,10 @@ def _response_from_wire(body: Any) -> Response:
 
 
 def response_from_wire(
-    body: Mapping[str, Any], *, response_schema: dict[str, Any] | None = None
+    body: Mapping[str, Any],
+    *,
+    response_schema: dict[str, Any] | None = None,
+    structured_output: str | None = None,
 ) -> Response:
     """Acme Tiny Chat response body -> canonical Response (`raw` is the body). With a `response_schema`, `parsed` is set or StructuredOutputInvalidError raised."""
     try:
