@@ -315,8 +315,8 @@ def _emit_request_to_wire(em: "Emitter") -> None:
             out.add(f"messages = _w.with_schema_directive(messages, {lit(st['directive'])}, schema)")
         out.dedent()
     else:
-        out.add("if structured_output is not None:")
-        out.add(f"    raise InvalidRequestError({lit(ir.key + ' declares no structured output')})")
+        out.add("if structured_output is not None or isinstance(schema, dict):")
+        out.add(f"    raise InvalidRequestError({lit(ir.key + ' declares no structured output (no structured_output section)')}, path='response_schema')")
     out.add("body: dict[str, Any] = {}")
     out.add(f"body[{lit(ir.model_field)}] = req.model")
     if ir.system_strategy == "hoist":

@@ -372,8 +372,11 @@ def request_to_wire(
     tools = req.tools
     tool_choice = req.tool_choice
     schema = req.response_schema
-    if structured_output is not None:
-        raise InvalidRequestError("tiny_chat declares no structured output")
+    if structured_output is not None or isinstance(schema, dict):
+        raise InvalidRequestError(
+            "tiny_chat declares no structured output (no structured_output section)",
+            path="response_schema",
+        )
     body: dict[str, Any] = {}
     body["model"] = req.model
     body["messages"] = _messages_to_wire(messages)
