@@ -78,6 +78,7 @@ class FormatIR:
     api_version: str | None
     source: str
     endpoint: dict[str, str] | None
+    transport: dict[str, Any] | None
     model_field: str
     messages_field: str
     system_strategy: str
@@ -359,7 +360,8 @@ class _Builder:
             doc_ref=meta["doc_ref"],
             api_version=api_version,
             source=self.r.display,
-            endpoint=meta.get("endpoint"),
+            endpoint=d["transport"]["endpoint"] if "transport" in d else None,
+            transport=self.transport(),
             model_field=req["model"],
             messages_field=req["messages"],
             system_strategy=system["strategy"],
@@ -406,6 +408,29 @@ class _Builder:
             fixtures=fixtures,
             fixture_lines=fixture_lines,
         )
+
+
+def _transport(builder: "_Builder") -> dict[str, Any] | None:
+    """The transport table, with `{api_version}` in header values filled in now."""
+    t = builder.data.get("transport")
+    if t is None:
+        return None
+    auth = dict(t["auth"])
+    if auth["scheme"] in ("header", "query") and "name" not in auth:
+        raise builder.err("/transport/auth", f"auth scheme {auth['scheme']} needs `name:` (the header or query parameter)")
+    api_version = builder.data["meta"].get("api_version") or ""
+    headers = {k: v.replace("{api_version}", api_version) for k, v in t.get("headers", {}).items()}
+    return {
+        "base_url": t["base_url"],
+        "endpoint": dict(t["endpoint"]),
+        "auth": auth,
+        "headers": headers,
+        "api_key_env": t.get("api_key_env"),
+        "ready": dict(t["ready"]) if "ready" in t else None,
+    }
+
+
+_Builder.transport = _transport  # type: ignore[attr-defined]
 
 
 def build_ir(resolved: Resolved) -> FormatIR:

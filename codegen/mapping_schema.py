@@ -168,10 +168,6 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 "title": {"type": "string", "minLength": 1},
                 "doc_ref": {"type": "string", "minLength": 1},
                 "api_version": {"type": "string", "minLength": 1},
-                "endpoint": _obj(
-                    {"method": {"enum": ["GET", "POST"]}, "path": {"type": "string"}},
-                    required=["method", "path"],
-                ),
                 "notes": {"type": "string"},
             },
             required=["id", "provider", "title", "doc_ref"],
@@ -316,6 +312,41 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
             required=["message", "rules"],
         ),
         "concurrency": _obj({"serialize": {"const": False}}),
+        "transport": _obj(
+            {
+                "base_url": {"type": "string", "pattern": "^https?://"},
+                "endpoint": _obj(
+                    {"method": {"enum": ["GET", "POST"]}, "path": {"type": "string", "pattern": "^/"}},
+                    required=["method", "path"],
+                ),
+                "auth": _obj(
+                    {
+                        "scheme": {"enum": ["bearer", "header", "query", "none"]},
+                        "name": {"type": "string", "minLength": 1},
+                    },
+                    required=["scheme"],
+                ),
+                "headers": {"type": "object", "additionalProperties": {"type": "string"}},
+                "api_key_env": {"type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$"},
+                "ready": _obj(
+                    {
+                        "method": {"enum": ["GET", "POST"]},
+                        "path": {"type": "string", "pattern": "^/"},
+                        "list": RESPONSE_PATH,
+                        "id": {"type": "string", "minLength": 1},
+                        "state": _obj(
+                            {
+                                "field": {"type": "string", "minLength": 1},
+                                "not_loaded": {"type": "array", "items": {"type": "string"}},
+                            },
+                            required=["field", "not_loaded"],
+                        ),
+                    },
+                    required=["method", "path"],
+                ),
+            },
+            required=["base_url", "endpoint", "auth"],
+        ),
         "structured_output": _obj(
             {
                 "mode": {"enum": ["native", "prompt_fallback", "tool_coercion"]},

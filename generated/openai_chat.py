@@ -58,6 +58,7 @@ __all__ = [
     "STRUCTURED_OUTPUT_MODE",
     "STRUCTURED_OUTPUT_MODES",
     "TITLE",
+    "TRANSPORT",
     "error_from_wire",
     "request_from_wire",
     "request_to_wire",
@@ -71,6 +72,23 @@ TITLE: Final = "OpenAI Chat Completions"
 API_VERSION: Final = "v1"
 DOC_REF: Final = "https://platform.openai.com/docs/api-reference/chat/create"
 ENDPOINT: Final = {"method": "POST", "path": "/v1/chat/completions"}
+TRANSPORT: Final = {
+    "base_url": "https://api.openai.com",
+    "endpoint": {"method": "POST", "path": "/v1/chat/completions"},
+    "auth": {"scheme": "bearer"},
+    "headers": {},
+    "api_key_env": "OPENAI_API_KEY",
+    "ready": {
+        "method": "GET",
+        "path": "/v1/models",
+        "list": "data",
+        "id": "id",
+        "state": {
+            "field": "status",
+            "not_loaded": ["not_loaded", "not-loaded", "unloaded", "loading"],
+        },
+    },
+}  # how the runtime reaches the provider (mapping `transport:`)
 
 STRUCTURED_OUTPUT_MODE: Final = "native"  # the mapping's default; overridable per call
 STRUCTURED_OUTPUT_MODES: Final = ("native", "prompt_fallback")

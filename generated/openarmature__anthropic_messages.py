@@ -58,6 +58,7 @@ __all__ = [
     "STRUCTURED_OUTPUT_MODE",
     "STRUCTURED_OUTPUT_MODES",
     "TITLE",
+    "TRANSPORT",
     "error_from_wire",
     "request_from_wire",
     "request_to_wire",
@@ -73,6 +74,14 @@ DOC_REF: Final = (
     "https://github.com/LunarCommand/openarmature-spec/blob/main/spec/llm-provider/spec.md"
 )
 ENDPOINT: Final = {"method": "POST", "path": "/v1/messages"}
+TRANSPORT: Final = {
+    "base_url": "https://api.anthropic.com",
+    "endpoint": {"method": "POST", "path": "/v1/messages"},
+    "auth": {"scheme": "header", "name": "x-api-key"},
+    "headers": {"anthropic-version": "2023-06-01"},
+    "api_key_env": "ANTHROPIC_API_KEY",
+    "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
+}  # how the runtime reaches the provider (mapping `transport:`)
 
 STRUCTURED_OUTPUT_MODE: Final = "native"  # the mapping's default; overridable per call
 STRUCTURED_OUTPUT_MODES: Final = ("native", "prompt_fallback", "tool_coercion")

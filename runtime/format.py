@@ -36,7 +36,7 @@ class Format:
     __slots__ = (
         "key", "provider", "title", "api_version", "doc_ref", "endpoint", "module",
         "request_to_wire", "response_from_wire", "error_from_wire", "request_from_wire",
-        "response_to_wire", "structured_output_modes", "structured_output_mode",
+        "response_to_wire", "structured_output_modes", "structured_output_mode", "transport",
     )
 
     def __init__(self, module: ModuleType) -> None:
@@ -47,6 +47,7 @@ class Format:
         self.api_version: str | None = module.API_VERSION
         self.doc_ref: str = module.DOC_REF
         self.endpoint: dict[str, str] | None = module.ENDPOINT
+        self.transport: dict[str, Any] | None = getattr(module, "TRANSPORT", None)
         self.structured_output_mode: str | None = module.STRUCTURED_OUTPUT_MODE
         self.structured_output_modes: tuple[str, ...] = module.STRUCTURED_OUTPUT_MODES
         # Bound straight to the generated functions: no indirection on the hot path.

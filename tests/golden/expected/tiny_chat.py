@@ -58,6 +58,7 @@ __all__ = [
     "STRUCTURED_OUTPUT_MODE",
     "STRUCTURED_OUTPUT_MODES",
     "TITLE",
+    "TRANSPORT",
     "error_from_wire",
     "request_from_wire",
     "request_to_wire",
@@ -71,6 +72,14 @@ TITLE: Final = "Tiny Chat"
 API_VERSION: Final = "v1"
 DOC_REF: Final = "https://example.invalid/tiny-chat"
 ENDPOINT: Final = {"method": "POST", "path": "/v1/chat"}
+TRANSPORT: Final = {
+    "base_url": "https://example.invalid",
+    "endpoint": {"method": "POST", "path": "/v1/chat"},
+    "auth": {"scheme": "bearer"},
+    "headers": {},
+    "api_key_env": None,
+    "ready": None,
+}  # how the runtime reaches the provider (mapping `transport:`)
 
 STRUCTURED_OUTPUT_MODE: Final = None  # the mapping's default; overridable per call
 STRUCTURED_OUTPUT_MODES: Final = ()
