@@ -842,19 +842,32 @@ def _emit_response_to_wire(em: "Emitter") -> None:
     # usage
     out.add("u = resp.usage")
     out.add("usage_wire: dict[str, Any] = {}")
+    baseline = [c for c in ("prompt_tokens", "completion_tokens", "total_tokens") if not (isinstance(ir.usage[c], tuple) and ir.usage[c] and ir.usage[c][0] == "sum")]
+    reported = " and ".join(f"u.{c} is not None" for c in ("prompt_tokens", "completion_tokens", "total_tokens"))
+    if ir.usage_unreported == "zero":
+        out.add(f"# usage unreported: zero. The wire requires the counters; an unreported one is written as 0.")
+        out.add(f"baseline = {{{', '.join(f'{lit(c)}: u.{c} or 0' for c in baseline)}}}")
+    else:
+        out.add("# usage unreported: omit. The counters go out together or not at all (never a partial object).")
+        out.add(f"baseline = {{{', '.join(f'{lit(c)}: u.{c}' for c in baseline)}}} if {reported} else {{}}")
     for counter in ("prompt_tokens", "completion_tokens", "total_tokens", "cached_tokens", "cache_creation_tokens"):
         src = ir.usage.get(counter)
         if src is None or (isinstance(src, tuple) and src and src[0] == "sum"):
             continue
         keys = src
-        cond = f"u.{counter} is not None" + (f" and u.{counter} is not NOT_GIVEN" if counter in ("cached_tokens", "cache_creation_tokens") else "")
+        if counter in baseline:
+            cond = f"{lit(counter)} in baseline"
+            value = f"baseline[{lit(counter)}]"
+        else:
+            cond = f"u.{counter} is not None and u.{counter} is not NOT_GIVEN and baseline"
+            value = f"u.{counter}"
         out.add(f"if {cond}:")
         out.indent()
         target = "usage_wire"
         for k in keys[:-1]:
             out.add(f"{target}.setdefault({lit(k)}, {{}})")
             target = f"{target}[{lit(k)}]"
-        out.add(f"{target}[{lit(keys[-1])}] = u.{counter}")
+        out.add(f"{target}[{lit(keys[-1])}] = {value}")
         out.dedent()
     out.add("body: dict[str, Any] = {}")
     for item in ir.envelope:

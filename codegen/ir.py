@@ -113,6 +113,7 @@ class FormatIR:
     finish_emit: dict[str, str]
     usage_path: tuple[str | int, ...]
     usage: dict[str, Any]  # canonical counter -> tuple path | ("sum", [paths])
+    usage_unreported: str  # omit | zero: what response_to_wire writes for unreported counters
     envelope: list[EnvelopeItem]
     refusal_field: str | None
     error_message: tuple[str | int, ...]
@@ -396,6 +397,7 @@ class _Builder:
             finish_emit=dict(fr.get("emit", {})),
             usage_path=parse_path(resp["usage"]["path"]),
             usage=usage,
+            usage_unreported=resp["usage"].get("unreported", "omit"),
             envelope=envelope,
             refusal_field=resp["refusal"]["field"] if resp.get("refusal", {}).get("strategy") == "as_content" else None,
             error_message=parse_path(errs["message"]),

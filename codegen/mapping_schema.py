@@ -290,6 +290,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         "total_tokens": _usage_source,
                         "cached_tokens": _usage_source,
                         "cache_creation_tokens": _usage_source,
+                        "unreported": {"enum": ["omit", "zero"]},
                     },
                     required=["path", "prompt_tokens", "completion_tokens", "total_tokens"],
                 ),

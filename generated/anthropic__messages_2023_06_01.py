@@ -922,10 +922,15 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     wire_message = {"role": "assistant", "content": blocks}
     u = resp.usage
     usage_wire: dict[str, Any] = {}
-    if u.prompt_tokens is not None:
-        usage_wire["input_tokens"] = u.prompt_tokens
-    if u.completion_tokens is not None:
-        usage_wire["output_tokens"] = u.completion_tokens
+    # usage unreported: zero. The wire requires the counters; an unreported one is written as 0.
+    baseline = {
+        "prompt_tokens": u.prompt_tokens or 0,
+        "completion_tokens": u.completion_tokens or 0,
+    }
+    if "prompt_tokens" in baseline:
+        usage_wire["input_tokens"] = baseline["prompt_tokens"]
+    if "completion_tokens" in baseline:
+        usage_wire["output_tokens"] = baseline["completion_tokens"]
     body: dict[str, Any] = {}
     body["id"] = raw.get("id", "msg_wiremap")
     body["type"] = "message"

@@ -809,13 +809,25 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     wire_message = wire_message_1
     u = resp.usage
     usage_wire: dict[str, Any] = {}
-    if u.prompt_tokens is not None:
-        usage_wire["prompt_tokens"] = u.prompt_tokens
-    if u.completion_tokens is not None:
-        usage_wire["completion_tokens"] = u.completion_tokens
-    if u.total_tokens is not None:
-        usage_wire["total_tokens"] = u.total_tokens
-    if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN:
+    # usage unreported: omit. The counters go out together or not at all (never a partial object).
+    baseline = (
+        {
+            "prompt_tokens": u.prompt_tokens,
+            "completion_tokens": u.completion_tokens,
+            "total_tokens": u.total_tokens,
+        }
+        if u.prompt_tokens is not None
+        and u.completion_tokens is not None
+        and u.total_tokens is not None
+        else {}
+    )
+    if "prompt_tokens" in baseline:
+        usage_wire["prompt_tokens"] = baseline["prompt_tokens"]
+    if "completion_tokens" in baseline:
+        usage_wire["completion_tokens"] = baseline["completion_tokens"]
+    if "total_tokens" in baseline:
+        usage_wire["total_tokens"] = baseline["total_tokens"]
+    if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN and baseline:
         usage_wire.setdefault("prompt_tokens_details", {})
         usage_wire["prompt_tokens_details"]["cached_tokens"] = u.cached_tokens
     body: dict[str, Any] = {}
