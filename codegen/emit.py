@@ -65,6 +65,20 @@ class Emitter:
         self.regexes: dict[str, str] = {}
 
     # ----------------------------------------------------------------- helpers
+    def unmodeled(self, out: "_Lines", context: str, var: str, path: str) -> None:
+        """Wire keys the canonical model cannot carry, as the mapping's `unmodeled:` table says:
+        `reject` fails when the key holds a value (it would change the meaning if dropped),
+        `drop` documents that it is read and discarded."""
+        for key, action in self.ir.unmodeled.get(context, {}).items():
+            if action != "reject":
+                continue
+            out.add(f"if {var}.get({lit(key)}) not in (None, False):")
+            out.add(
+                f"    raise _w.WireShapeError({path} + {lit('.' + key)}, "
+                f"{lit('the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.' + context + ')')})"
+            )
+
+
     def regex(self, pattern: str, dotall: bool = True) -> str:
         """A module-level compiled pattern; DOTALL for template patterns (values may hold newlines)."""
         key = ("(?s)" if dotall else "") + pattern
@@ -346,6 +360,7 @@ class Emitter:
         for kind, node in self.part_templates():
             out = _Lines()
             got: dict[str, str] = {}
+            self.unmodeled(out, kind, "part", "path")
             self.read_node(out, node, "part", "path", "part." + kind, got)
             cls, source_cls = PART_CLASS[kind]
             args = []
@@ -369,6 +384,7 @@ class Emitter:
         # tool call reader
         out = _Lines()
         got = {}
+        self.unmodeled(out, "tool_call", "call", "path")
         self.read_node(out, ir.tool_call_template, "call", "path", "tool_call", got, lenient="lenient")
         args = [f"id={got['id']}", f"name={got['name']}", f"arguments={got['arguments']}"]
         if "signature" in got:
@@ -381,6 +397,7 @@ class Emitter:
         # tool result reader
         out = _Lines()
         got = {}
+        self.unmodeled(out, "tool_result", "result", "path")
         self.read_node(out, ir.tool_result_template, "result", "path", "tool_result", got)
         content = got["content"]
         out.add(f"return ToolMessage(tool_call_id={got['tool_call_id']}, content={content}, name={got.get('name', 'NOT_GIVEN')})")

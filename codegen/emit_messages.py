@@ -670,6 +670,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     # tool reader
     out = _Lines()
     got: dict[str, str] = {}
+    em.unmodeled(out, "tool", "tool", "path")
     em.read_node(out, ir.tool_template, "tool", "path", "tool", got)
     args = [f"name={got['name']}"]
     for name in ("description", "parameters", "strict"):
@@ -681,6 +682,11 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     # tool choice reader
     out = _Lines()
     path = lit(cf)
+    if ir.unmodeled.get("tool_choice"):
+        out.add("if type(value) is dict:")
+        out.indent()
+        em.unmodeled(out, "tool_choice", "value", path)
+        out.dedent()
     for mode in ("auto", "required", "none"):
         node = ir.tool_choice[mode]
         if isinstance(node, Lit):
@@ -702,6 +708,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         out = _Lines()
         got = {}
         assert ir.structured_template is not None
+        em.unmodeled(out, "structured_output", "value", "path")
         em.read_node(out, ir.structured_template, "value", "path", "structured_output", got)
         out.add(f"return {got['schema']}")
         em.func("_read_structured_output", "(value: dict[str, Any], path: str) -> dict[str, Any]", "Wire structured-output field -> the JSON Schema it carries.", out.lines)

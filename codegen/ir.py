@@ -104,6 +104,7 @@ class FormatIR:
     options: list[OptionIR]
     extras_collision: str
     extras_reserved: dict[str, Any]
+    unmodeled: dict[str, dict[str, str]]
     signatures: str
     value_maps: dict[str, ValueMapIR]
     response_message: tuple[str | int, ...]
@@ -388,6 +389,7 @@ class _Builder:
             options=options,
             extras_collision=req["extras"]["collision"],
             extras_reserved=dict(req["extras"].get("reserved", {})),
+            unmodeled={k: dict(v) for k, v in req.get("unmodeled", {}).items() if not k.startswith("x-")},
             signatures=req.get("signatures", "strip_foreign"),
             value_maps=value_maps,
             response_message=parse_path(resp["message"]),

@@ -237,6 +237,12 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                     required=["placement", "collision"],
                 ),
                 "signatures": {"enum": ["strip_foreign", "strip_all"]},
+                "unmodeled": _obj(
+                    {
+                        ctx: {"type": "object", "additionalProperties": {"enum": ["reject", "drop"]}}
+                        for ctx in [*PART_KINDS, "tool_call", "tool_result", "tool", "tool_choice", "structured_output"]
+                    }
+                ),
             },
             required=[
                 "model", "messages", "system", "user", "assistant", "tool_results",

@@ -293,6 +293,11 @@ def _read_tool_call(call: dict[str, Any], path: str, lenient: bool) -> ToolCall:
 
 def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     """Wire tool result -> canonical tool message."""
+    if result.get("is_error") not in (None, False):
+        raise _w.WireShapeError(
+            path + ".is_error",
+            "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool_result)",
+        )
     tool_call_id_1 = _w.member_str(result, "tool_use_id", path)
     content_2 = _w.member_text(result, "content", path)
     return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
@@ -765,6 +770,12 @@ def _read_tool(tool: dict[str, Any], path: str) -> Tool:
 
 def _read_tool_choice(value: Any) -> ToolChoice:
     """Wire tool_choice -> canonical."""
+    if type(value) is dict:
+        if value.get("disable_parallel_tool_use") not in (None, False):
+            raise _w.WireShapeError(
+                "tool_choice" + ".disable_parallel_tool_use",
+                "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool_choice)",
+            )
     if type(value) is dict and value.get("type") == "auto":
         return "auto"
     if type(value) is dict and value.get("type") == "any":

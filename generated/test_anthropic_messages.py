@@ -1583,3 +1583,33 @@ def test_error_502_non_json_body() -> None:
             '{"error_from_wire": {"body": "<html>Bad Gateway</html>", "status": 502}, "expect_error": {"category": "provider_unavailable"}, "id": "error_502_non_json_body"}'
         ),
     )
+
+
+def test_unmodeled_is_error_rejected() -> None:
+    """unmodeled row: a tool_result with is_error true is refused, not read back as a success."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[2].content[0].is_error"}, "id": "unmodeled_is_error_rejected", "request_from_wire": {"max_tokens": 64, "messages": [{"content": "Time?", "role": "user"}, {"content": [{"id": "toolu_1", "input": {}, "name": "now", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "clock offline", "is_error": true, "tool_use_id": "toolu_1", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_unmodeled_is_error_false_is_read() -> None:
+    """unmodeled row: is_error false changes nothing and is read (and dropped) like its absence."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"config": {"max_tokens": 64}, "messages": [{"content": "Time?", "role": "user"}, {"content": [], "role": "assistant", "tool_calls": [{"arguments": {}, "id": "toolu_1", "name": "now"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "toolu_1"}], "model": "claude-sonnet-4-5"}, "id": "unmodeled_is_error_false_is_read", "request_from_wire": {"max_tokens": 64, "messages": [{"content": "Time?", "role": "user"}, {"content": [{"id": "toolu_1", "input": {}, "name": "now", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "12:00", "is_error": false, "tool_use_id": "toolu_1", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+        ),
+    )
+
+
+def test_unmodeled_disable_parallel_tool_use_rejected() -> None:
+    """unmodeled row: tool_choice with disable_parallel_tool_use is refused rather than silently re-enabled."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "tool_choice.disable_parallel_tool_use"}, "id": "unmodeled_disable_parallel_tool_use_rejected", "request_from_wire": {"max_tokens": 64, "messages": [{"content": "Weather?", "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"disable_parallel_tool_use": true, "type": "auto"}, "tools": [{"input_schema": {"type": "object"}, "name": "get_weather"}]}}'
+        ),
+    )

@@ -1066,12 +1066,6 @@ def test_anthropic_sdk_tool_result_with_image_is_a_clean_error(
 # discarded, so a gateway (request_from_wire -> request_to_wire) changes the request's meaning.
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: anthropic_messages request_from_wire drops output_config.effort when output_config "
-    "also carries format json_schema (the whole output_config key is consumed, only the schema is "
-    "kept), so request_to_wire re-emits output_config without effort",
-)
 def test_anthropic_output_config_effort_beside_format_survives(
     server: Loopback, anthropic_client: Any
 ) -> None:
@@ -1083,18 +1077,13 @@ def test_anthropic_output_config_effort_beside_format_survives(
         messages=[_user("Weather as JSON")],
         output_config={"effort": "low", "format": {"type": "json_schema", "schema": WEATHER_SCHEMA}},
     )
-    request = ANTHROPIC.request_from_wire(body)
-    assert request.response_schema == WEATHER_SCHEMA
-    assert ANTHROPIC.request_to_wire(request)["output_config"] == body["output_config"]
+    # The canonical model has no `effort`: the body is refused, naming the key, rather than
+    # re-sent without it (mapping `unmodeled.structured_output.effort: reject`).
+    with pytest.raises(wiremap.InvalidRequestError) as info:
+        ANTHROPIC.request_from_wire(body)
+    assert info.value.path == "output_config.effort"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: anthropic_messages request_from_wire reads tool_choice "
-    "{type: auto, disable_parallel_tool_use: true} as canonical 'auto' and drops "
-    "disable_parallel_tool_use (OpenArmature §8.2 routes it through extras), so request_to_wire "
-    "re-emits {type: auto}: parallel tool use is re-enabled",
-)
 def test_anthropic_disable_parallel_tool_use_survives(server: Loopback, anthropic_client: Any) -> None:
     body = send_anthropic(
         server,
@@ -1105,16 +1094,13 @@ def test_anthropic_disable_parallel_tool_use_survives(server: Loopback, anthropi
         tools=TOOLS_ANTHROPIC,
         tool_choice={"type": "auto", "disable_parallel_tool_use": True},
     )
-    request = ANTHROPIC.request_from_wire(body)
-    assert ANTHROPIC.request_to_wire(request)["tool_choice"] == body["tool_choice"]
+    # Refused, naming the key, rather than re-sent with parallel tool use switched back on
+    # (mapping `unmodeled.tool_choice.disable_parallel_tool_use: reject`).
+    with pytest.raises(wiremap.InvalidRequestError) as info:
+        ANTHROPIC.request_from_wire(body)
+    assert info.value.path == "tool_choice.disable_parallel_tool_use"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: anthropic_messages request_from_wire drops a tool_result's is_error: true "
-    "(the canonical tool message has no such field), so request_to_wire re-emits the failed "
-    "result as a success",
-)
 def test_anthropic_tool_result_is_error_survives(server: Loopback, anthropic_client: Any) -> None:
     body = send_anthropic(
         server,
@@ -1131,11 +1117,11 @@ def test_anthropic_tool_result_is_error_survives(server: Loopback, anthropic_cli
             },
         ],
     )
-    try:
-        request = ANTHROPIC.request_from_wire(body)
-    except wiremap.InvalidRequestError:
-        return  # refusing the body is an acceptable fix too
-    assert ANTHROPIC.request_to_wire(request)["messages"][2] == body["messages"][2]
+    # Refused, naming the key, rather than re-sent as a success
+    # (mapping `unmodeled.tool_result.is_error: reject`).
+    with pytest.raises(wiremap.InvalidRequestError) as info:
+        ANTHROPIC.request_from_wire(body)
+    assert info.value.path == "messages[2].content[0].is_error"
 
 
 # ============================================================================ responses -> SDKs
