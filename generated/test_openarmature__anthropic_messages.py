@@ -13,3 +13,63 @@ from wiremap.testing import run_fixture, run_round_trip
 FORMAT = load_format(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "openarmature__anthropic_messages.py")
 )
+
+
+def test_user_string_stays_a_string() -> None:
+    """oa §8.2.1: string content maps directly (the base mapping always sends blocks)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-test"}, "id": "user_string_stays_a_string", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-test"}}'
+        ),
+    )
+
+
+def test_user_string_stays_a_string__round_trip() -> None:
+    """Fixture user_string_stays_a_string: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-test"}, "id": "user_string_stays_a_string", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-test"}}'
+        ),
+    )
+
+
+def test_max_tokens_required() -> None:
+    """oa §8.2.1: max_tokens has no default; a request without it is refused before sending."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "config.max_tokens"}, "id": "max_tokens_required", "to_wire": {"messages": [{"content": "Hello.", "role": "user"}], "model": "claude-test"}}'
+        ),
+    )
+
+
+def test_seed_rejected() -> None:
+    """oa §8.2.1: seed is not supported and quietly dropping it is forbidden."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "config.seed"}, "id": "seed_rejected", "to_wire": {"config": {"max_tokens": 64, "seed": 7}, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-test"}}'
+        ),
+    )
+
+
+def test_sampling_sent_under_2023_06_01() -> None:
+    """The dialect targets API 2023-06-01, under which temperature and top_p are sent."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-test", "temperature": 0.2, "top_p": 0.9}, "id": "sampling_sent_under_2023_06_01", "to_wire": {"config": {"max_tokens": 64, "temperature": 0.2, "top_p": 0.9}, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-test"}}'
+        ),
+    )
+
+
+def test_sampling_sent_under_2023_06_01__round_trip() -> None:
+    """Fixture sampling_sent_under_2023_06_01: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-test", "temperature": 0.2, "top_p": 0.9}, "id": "sampling_sent_under_2023_06_01", "to_wire": {"config": {"max_tokens": 64, "temperature": 0.2, "top_p": 0.9}, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-test"}}'
+        ),
+    )

@@ -13,3 +13,53 @@ from wiremap.testing import run_fixture, run_round_trip
 FORMAT = load_format(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "openarmature__openai_chat.py")
 )
+
+
+def test_max_tokens_sent_as_max_tokens() -> None:
+    """oa §8.1.1: max_tokens keeps its name (the base mapping sends max_completion_tokens)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 100, "messages": [{"content": "Hi", "role": "user"}], "model": "test-model"}, "id": "max_tokens_sent_as_max_tokens", "to_wire": {"config": {"max_tokens": 100}, "messages": [{"content": "Hi", "role": "user"}], "model": "test-model"}}'
+        ),
+    )
+
+
+def test_max_tokens_sent_as_max_tokens__round_trip() -> None:
+    """Fixture max_tokens_sent_as_max_tokens: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 100, "messages": [{"content": "Hi", "role": "user"}], "model": "test-model"}, "id": "max_tokens_sent_as_max_tokens", "to_wire": {"config": {"max_tokens": 100}, "messages": [{"content": "Hi", "role": "user"}], "model": "test-model"}}'
+        ),
+    )
+
+
+def test_extras_stream_true_rejected() -> None:
+    """oa §8.1.6: an extras stream true would switch this atomic mapping to streaming and is refused."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.stream"}, "id": "extras_stream_true_rejected", "to_wire": {"config": {"extras": {"stream": true}}, "messages": [{"content": "Hi", "role": "user"}], "model": "test-model"}}'
+        ),
+    )
+
+
+def test_extras_stream_false_absorbed() -> None:
+    """oa §8.1.6: a matching extras stream false is a no-op and is not forwarded."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "test-model"}, "id": "extras_stream_false_absorbed", "to_wire": {"config": {"extras": {"stream": false}}, "messages": [{"content": "Hi", "role": "user"}], "model": "test-model"}}'
+        ),
+    )
+
+
+def test_extras_stream_false_absorbed__round_trip() -> None:
+    """Fixture extras_stream_false_absorbed: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "test-model"}, "id": "extras_stream_false_absorbed", "to_wire": {"config": {"extras": {"stream": false}}, "messages": [{"content": "Hi", "role": "user"}], "model": "test-model"}}'
+        ),
+    )

@@ -15,3 +15,23 @@ FORMAT = load_format(
         os.path.dirname(os.path.abspath(__file__)), "openarmature__openai_chat_prompt_fallback.py"
     )
 )
+
+
+def test_directive_prepended_no_response_format() -> None:
+    """oa §8.1.5.1: no response_format; a system directive carrying the schema is prepended."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Reply with only a JSON value (no prose, no code fences) that conforms to this JSON Schema: {\\"properties\\":{\\"value\\":{\\"type\\":\\"integer\\"}},\\"required\\":[\\"value\\"],\\"type\\":\\"object\\"}", "role": "system"}, {"content": "Generate.", "role": "user"}], "model": "test-model"}, "id": "directive_prepended_no_response_format", "to_wire": {"messages": [{"content": "Generate.", "role": "user"}], "model": "test-model", "response_schema": {"properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}}'
+        ),
+    )
+
+
+def test_directive_prepended_no_response_format__round_trip() -> None:
+    """Fixture directive_prepended_no_response_format: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Reply with only a JSON value (no prose, no code fences) that conforms to this JSON Schema: {\\"properties\\":{\\"value\\":{\\"type\\":\\"integer\\"}},\\"required\\":[\\"value\\"],\\"type\\":\\"object\\"}", "role": "system"}, {"content": "Generate.", "role": "user"}], "model": "test-model"}, "id": "directive_prepended_no_response_format", "to_wire": {"messages": [{"content": "Generate.", "role": "user"}], "model": "test-model", "response_schema": {"properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}}'
+        ),
+    )

@@ -13,3 +13,43 @@ from wiremap.testing import run_fixture, run_round_trip
 FORMAT = load_format(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "prompty__anthropic_messages.py")
 )
+
+
+def test_string_becomes_text_block() -> None:
+    """prompty §7.5: content is always an array of blocks, even for one string."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 4096, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-3"}, "id": "string_becomes_text_block", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "claude-3"}}'
+        ),
+    )
+
+
+def test_string_becomes_text_block__round_trip() -> None:
+    """Fixture string_becomes_text_block: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 4096, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-3"}, "id": "string_becomes_text_block", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "claude-3"}}'
+        ),
+    )
+
+
+def test_seed_silently_dropped_sampling_sent() -> None:
+    """prompty §7.6: seed and penalties are silently ignored; temperature and top_k are sent (API 2023-06-01)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 100, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-3", "temperature": 0.7, "top_k": 40}, "id": "seed_silently_dropped_sampling_sent", "to_wire": {"config": {"max_tokens": 100, "presence_penalty": 0.5, "seed": 1, "temperature": 0.7, "top_k": 40}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-3"}}'
+        ),
+    )
+
+
+def test_seed_silently_dropped_sampling_sent__round_trip() -> None:
+    """Fixture seed_silently_dropped_sampling_sent: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"max_tokens": 100, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-3", "temperature": 0.7, "top_k": 40}, "id": "seed_silently_dropped_sampling_sent", "to_wire": {"config": {"max_tokens": 100, "presence_penalty": 0.5, "seed": 1, "temperature": 0.7, "top_k": 40}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-3"}}'
+        ),
+    )

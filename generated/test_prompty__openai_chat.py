@@ -13,3 +13,73 @@ from wiremap.testing import run_fixture, run_round_trip
 FORMAT = load_format(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "prompty__openai_chat.py")
 )
+
+
+def test_flac_audio_mapped() -> None:
+    """prompty §7.1.2: audio/flac maps to flac (the current API takes wav and mp3 only)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"input_audio": {"data": "AAAA", "format": "flac"}, "type": "input_audio"}], "role": "user"}], "model": "gpt-4o"}, "id": "flac_audio_mapped", "lossy": "prompty\'s audio table reads flac back as audio/flac but other types by stripping the prefix", "to_wire": {"messages": [{"content": [{"media_type": "audio/flac", "source": {"base64_data": "AAAA", "type": "inline"}, "type": "audio"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_other_audio_prefix_stripped() -> None:
+    """prompty §7.1.2: any other audio/* type is sent with the audio/ prefix stripped."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"input_audio": {"data": "AAAA", "format": "aac"}, "type": "input_audio"}], "role": "user"}], "model": "gpt-4o"}, "id": "other_audio_prefix_stripped", "to_wire": {"messages": [{"content": [{"media_type": "audio/aac", "source": {"base64_data": "AAAA", "type": "inline"}, "type": "audio"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_other_audio_prefix_stripped__round_trip() -> None:
+    """Fixture other_audio_prefix_stripped: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": [{"input_audio": {"data": "AAAA", "format": "aac"}, "type": "input_audio"}], "role": "user"}], "model": "gpt-4o"}, "id": "other_audio_prefix_stripped", "to_wire": {"messages": [{"content": [{"media_type": "audio/aac", "source": {"base64_data": "AAAA", "type": "inline"}, "type": "audio"}], "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_structured_output_prompty_shape() -> None:
+    """prompty §7.1.6: name structured_output, strict always, schema closed with optional fields nullable."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"messages": [{"content": "Pick", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "structured_output", "schema": {"additionalProperties": false, "properties": {"a": {"type": "string"}, "b": {"type": ["integer", "null"]}}, "required": ["a", "b"], "type": "object"}, "strict": true}, "type": "json_schema"}}, "id": "structured_output_prompty_shape", "lossy": "the wire schema is the rewritten one; reading it back cannot recover which fields were optional", "to_wire": {"messages": [{"content": "Pick", "role": "user"}], "model": "gpt-4o", "response_schema": {"properties": {"a": {"type": "string"}, "b": {"type": "integer"}}, "required": ["a"], "type": "object"}}}'
+        ),
+    )
+
+
+def test_mapped_option_wins_over_extras() -> None:
+    """prompty §7.1.5: an additional property never overrides a mapped option."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"logprobs": true, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "temperature": 0.2}, "id": "mapped_option_wins_over_extras", "to_wire": {"config": {"extras": {"logprobs": true, "temperature": 0.9}, "temperature": 0.2}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_mapped_option_wins_over_extras__round_trip() -> None:
+    """Fixture mapped_option_wins_over_extras: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"logprobs": true, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "temperature": 0.2}, "id": "mapped_option_wins_over_extras", "to_wire": {"config": {"extras": {"logprobs": true, "temperature": 0.9}, "temperature": 0.2}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_refusal_is_content() -> None:
+    """prompty processing: a refusal with null content becomes the content."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "I can\'t help with that.", "role": "assistant"}, "usage": {"completion_tokens": 6, "prompt_tokens": 5, "total_tokens": 11}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": null, "refusal": "I can\'t help with that.", "role": "assistant"}}], "created": 1, "id": "chatcmpl-1", "model": "gpt-4o", "object": "chat.completion", "usage": {"completion_tokens": 6, "prompt_tokens": 5, "total_tokens": 11}}, "id": "refusal_is_content", "lossy": "the refusal is read as content and written back as content"}'
+        ),
+    )
