@@ -393,19 +393,19 @@ def _emit_request_to_wire(em: "Emitter") -> None:
     out.add("for key in sorted(extras):")
     out.indent()
     out.add("value = extras[key]")
+    for wire, value in ir.extras_reserved.items():
+        out.add(f"if key == {lit(wire)}:  # managed on every call, never sent by this mapping")
+        out.add(f"    if not _w.deep_equal(value, {lit(value)}):")
+        out.add("        raise InvalidRequestError(")
+        why = f" conflicts with {ir.key}, which requires {wire}={value!r} (OpenArmature §6 managed field)"
+        out.add(f"            'extras key ' + repr(key) + {lit(why)},")
+        out.add("            path='config.extras.' + key,")
+        out.add("        )")
+        out.add("    continue")
     if ir.extras_collision == "mapped_wins":
         out.add("if key not in body:  # Prompty §7.1.5: a mapped key wins over additional properties")
         out.add("    body[key] = _w.canonical_json(value)")
     else:
-        for wire, value in ir.extras_reserved.items():
-            out.add(f"if key == {lit(wire)}:  # managed on every call, never sent by this mapping")
-            out.add(f"    if not _w.deep_equal(value, {lit(value)}):")
-            out.add("        raise InvalidRequestError(")
-            why = f" conflicts with {ir.key}, which requires {wire}={value!r} (OpenArmature §6 managed field)"
-            out.add(f"            'extras key ' + repr(key) + {lit(why)},")
-            out.add("            path='config.extras.' + key,")
-            out.add("        )")
-            out.add("    continue")
         out.add("if key not in body:")
         out.add("    body[key] = _w.canonical_json(value)")
         out.add("    continue")
@@ -422,6 +422,17 @@ def _emit_request_to_wire(em: "Emitter") -> None:
     out.dedent()
     out.dedent()
     out.add("return body")
+    em.func(
+        "_request_to_wire",
+        "(request: Request | Mapping[str, Any], structured_output: str | None) -> dict[str, Any]",
+        "The body of request_to_wire.",
+        out.lines,
+    )
+    out = _Lines()
+    out.add("try:")
+    out.add("    return _request_to_wire(request, structured_output)")
+    out.add("except RecursionError:  # a schema, extras value or argument nested past Python's limit")
+    out.add("    raise InvalidRequestError('request nested too deeply') from None")
     em.func(
         "request_to_wire",
         "(request: Request | Mapping[str, Any], *, structured_output: str | None = None) -> dict[str, Any]",
@@ -544,7 +555,11 @@ def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any,
     content_path = _child(path, content_key)
     calls_path_expr = _child(path, next((k for k, c in node.items if isinstance(c, Slot) and c.field == "tool_calls"), "tool_calls"))
     calls_key = next((k for k, c in node.items if isinstance(c, Slot) and c.field == "tool_calls"), None)
-    out.add(f"raw_content = {src}.get({lit(content_key)}, NOT_GIVEN)")
+    content_slot = next((c for k, c in node.items if isinstance(c, Slot) and c.field == "content"), None)
+    if content_slot is not None and not content_slot.optional:
+        out.add(f"raw_content = _w.member({src}, {lit(content_key)}, {path})  # required by the template")
+    else:
+        out.add(f"raw_content = {src}.get({lit(content_key)}, NOT_GIVEN)")
     out.add("a_calls: Any = NOT_GIVEN")
     out.add("a_content: Any = NOT_GIVEN")
     if ir.tool_calls_placement == "content_blocks":
@@ -793,7 +808,10 @@ def _emit_response_from_wire(em: "Emitter") -> None:
         out.add("if response_schema is not None and mode == 'tool_coercion':")
         out.add(f"    _w.take_coerced_output(response, {lit(ir.structured['tool']['name'])})  # OpenArmature §8.2.5.1")
     out.add("if response_schema is not None and response.finish_reason != 'tool_calls' and response.message.content:")
-    out.add("    response.parsed = _w.parse_structured(response.message.content, response_schema, response.finish_reason, response.usage)")
+    out.add("    try:")
+    out.add("        response.parsed = _w.parse_structured(response.message.content, response_schema, response.finish_reason, response.usage)")
+    out.add("    except RecursionError:")
+    out.add("        raise InvalidResponseError('structured output nested too deeply', body=body) from None")
     out.add("return response")
     em.func(
         "response_from_wire",

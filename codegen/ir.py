@@ -174,6 +174,11 @@ class _Builder:
             raise self.err(slot.pointer, "the json codec applies to objects (arguments, schemas)")
         if slot.optional and not spec.optional:
             raise self.err(slot.pointer, f"{{{slot.field}?}}: {slot.field} is always present in {context}; drop the '?'")
+        # In a content part, an optional field placed without `?` means "sent only for blocks that
+        # carry it" (Anthropic thinking needs its signature). Elsewhere it must say what to do
+        # when absent; tool parameters default to an empty object schema.
+        if spec.optional and not slot.optional and not context.startswith(("part.", "message.")) and (context, slot.field) != ("tool", "parameters"):
+            raise self.err(slot.pointer, f"{{{slot.field}}}: {slot.field} may be absent in {context}; write {{{slot.field}?}}")
 
     def require_slot(self, node: Node, pointer: str, name: str, context: str) -> None:
         if not any(s.field == name for s in slots_of(node)):
@@ -264,7 +269,7 @@ class _Builder:
         for name, table in d.get("value_maps", {}).items():
             if name.startswith("x-"):
                 continue
-            pairs = [(k, v) for k, v in table.items() if k != "*"]
+            pairs = [(k, v) for k, v in table.items() if k != "*" and not k.startswith("x-")]
             value_maps[name] = ValueMapIR(name, pairs, table["*"])
 
         resp = d["response"]
@@ -274,6 +279,8 @@ class _Builder:
         for counter in ("prompt_tokens", "completion_tokens", "total_tokens", "cached_tokens", "cache_creation_tokens"):
             if counter in resp["usage"]:
                 src = resp["usage"][counter]
+                if isinstance(src, dict) and counter != "total_tokens":
+                    raise self.err(f"/response/usage/{counter}", "`sum` derives total_tokens only; name a wire path here")
                 usage[counter] = ("sum", [parse_path(p) for p in src["sum"]]) if isinstance(src, dict) else parse_path(src)
 
         envelope: list[EnvelopeItem] = []

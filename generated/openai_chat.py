@@ -425,10 +425,10 @@ def _tool_choice_to_wire(choice: ToolChoice) -> Any:
     return {"type": "function", "function": {"name": choice.name}}
 
 
-def request_to_wire(
-    request: Request | Mapping[str, Any], *, structured_output: str | None = None
+def _request_to_wire(
+    request: Request | Mapping[str, Any], structured_output: str | None
 ) -> dict[str, Any]:
-    """Canonical request -> OpenAI Chat Completions request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE)."""
+    """The body of request_to_wire."""
     req = _w.as_request(request)
     messages = req.messages
     tools = req.tools
@@ -508,6 +508,16 @@ def request_to_wire(
                     path="config.extras." + key,
                 )
     return body
+
+
+def request_to_wire(
+    request: Request | Mapping[str, Any], *, structured_output: str | None = None
+) -> dict[str, Any]:
+    """Canonical request -> OpenAI Chat Completions request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE)."""
+    try:
+        return _request_to_wire(request, structured_output)
+    except RecursionError:  # a schema, extras value or argument nested past Python's limit
+        raise InvalidRequestError("request nested too deeply") from None
 
 
 def _user_content_from_wire(value: Any, path: str) -> str | list[Any]:
@@ -764,9 +774,12 @@ def response_from_wire(
         and response.finish_reason != "tool_calls"
         and response.message.content
     ):
-        response.parsed = _w.parse_structured(
-            response.message.content, response_schema, response.finish_reason, response.usage
-        )
+        try:
+            response.parsed = _w.parse_structured(
+                response.message.content, response_schema, response.finish_reason, response.usage
+            )
+        except RecursionError:
+            raise InvalidResponseError("structured output nested too deeply", body=body) from None
     return response
 
 

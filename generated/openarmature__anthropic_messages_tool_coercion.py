@@ -80,7 +80,7 @@ TRANSPORT: Final = {
     "auth": {"scheme": "header", "name": "x-api-key"},
     "headers": {"anthropic-version": "2023-06-01"},
     "api_key_env": "ANTHROPIC_API_KEY",
-    "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
+    "ready": {"method": "GET", "path": "/v1/models?limit=1000", "list": "data", "id": "id"},
 }  # how the runtime reaches the provider (mapping `transport:`)
 
 STRUCTURED_OUTPUT_MODE: Final = "tool_coercion"  # the mapping's default; overridable per call
@@ -472,10 +472,10 @@ def _tool_choice_to_wire(choice: ToolChoice) -> Any:
     return {"type": "tool", "name": choice.name}
 
 
-def request_to_wire(
-    request: Request | Mapping[str, Any], *, structured_output: str | None = None
+def _request_to_wire(
+    request: Request | Mapping[str, Any], structured_output: str | None
 ) -> dict[str, Any]:
-    """Canonical request -> Anthropic Messages, no native structured output (OpenArmature §8.2.5.1) request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE)."""
+    """The body of request_to_wire."""
     req = _w.as_request(request)
     messages = req.messages
     tools = req.tools
@@ -616,6 +616,16 @@ def request_to_wire(
     return body
 
 
+def request_to_wire(
+    request: Request | Mapping[str, Any], *, structured_output: str | None = None
+) -> dict[str, Any]:
+    """Canonical request -> Anthropic Messages, no native structured output (OpenArmature §8.2.5.1) request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE)."""
+    try:
+        return _request_to_wire(request, structured_output)
+    except RecursionError:  # a schema, extras value or argument nested past Python's limit
+        raise InvalidRequestError("request nested too deeply") from None
+
+
 def _user_content_from_wire(value: Any, path: str) -> str | list[Any]:
     """Wire user content -> canonical."""
     if type(value) is str:
@@ -662,7 +672,7 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
             out.append(UserMessage(content=content))
             continue
         if role == "assistant":
-            raw_content = message.get("content", NOT_GIVEN)
+            raw_content = _w.member(message, "content", path)  # required by the template
             a_calls: Any = NOT_GIVEN
             a_content: Any = NOT_GIVEN
             if raw_content is not NOT_GIVEN:
@@ -813,7 +823,7 @@ def _response_from_wire(body: Any) -> Response:
     finish_reason = _finish_reason(body.get("stop_reason"))
     lenient = finish_reason == "error"  # OpenArmature §3: degraded responses surface what parses
     message = body
-    raw_content = message.get("content", NOT_GIVEN)
+    raw_content = _w.member(message, "content", "")  # required by the template
     a_calls: Any = NOT_GIVEN
     a_content: Any = NOT_GIVEN
     if raw_content is not NOT_GIVEN:
@@ -892,9 +902,12 @@ def response_from_wire(
         and response.finish_reason != "tool_calls"
         and response.message.content
     ):
-        response.parsed = _w.parse_structured(
-            response.message.content, response_schema, response.finish_reason, response.usage
-        )
+        try:
+            response.parsed = _w.parse_structured(
+                response.message.content, response_schema, response.finish_reason, response.usage
+            )
+        except RecursionError:
+            raise InvalidResponseError("structured output nested too deeply", body=body) from None
     return response
 
 

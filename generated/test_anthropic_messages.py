@@ -1100,7 +1100,17 @@ def test_stop_reason_stop_sequence() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "1 2 3", "role": "assistant"}, "usage": {"completion_tokens": 4, "prompt_tokens": 5, "total_tokens": 9}}, "from_wire": {"content": [{"text": "1 2 3", "type": "text"}], "id": "msg_08", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "stop_sequence", "stop_sequence": "END", "type": "message", "usage": {"input_tokens": 5, "output_tokens": 4}}, "id": "stop_reason_stop_sequence", "lossy": "finish_reason stop cannot tell stop_sequence from end_turn; response_to_wire emits end_turn"}'
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "1 2 3", "role": "assistant"}, "usage": {"completion_tokens": 4, "prompt_tokens": 5, "total_tokens": 9}}, "from_wire": {"content": [{"text": "1 2 3", "type": "text"}], "id": "msg_08", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "stop_sequence", "stop_sequence": "END", "type": "message", "usage": {"input_tokens": 5, "output_tokens": 4}}, "id": "stop_reason_stop_sequence"}'
+        ),
+    )
+
+
+def test_stop_reason_stop_sequence__round_trip() -> None:
+    """Fixture stop_reason_stop_sequence: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "1 2 3", "role": "assistant"}, "usage": {"completion_tokens": 4, "prompt_tokens": 5, "total_tokens": 9}}, "from_wire": {"content": [{"text": "1 2 3", "type": "text"}], "id": "msg_08", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "stop_sequence", "stop_sequence": "END", "type": "message", "usage": {"input_tokens": 5, "output_tokens": 4}}, "id": "stop_reason_stop_sequence"}'
         ),
     )
 
@@ -1110,7 +1120,17 @@ def test_stop_reason_pause_turn() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Still searching.", "role": "assistant"}, "usage": {"completion_tokens": 10, "prompt_tokens": 100, "total_tokens": 110}}, "from_wire": {"content": [{"text": "Still searching.", "type": "text"}], "id": "msg_09", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "pause_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 100, "output_tokens": 10}}, "id": "stop_reason_pause_turn", "lossy": "finish_reason stop cannot tell pause_turn from end_turn; response_to_wire emits end_turn"}'
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Still searching.", "role": "assistant"}, "usage": {"completion_tokens": 10, "prompt_tokens": 100, "total_tokens": 110}}, "from_wire": {"content": [{"text": "Still searching.", "type": "text"}], "id": "msg_09", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "pause_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 100, "output_tokens": 10}}, "id": "stop_reason_pause_turn"}'
+        ),
+    )
+
+
+def test_stop_reason_pause_turn__round_trip() -> None:
+    """Fixture stop_reason_pause_turn: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Still searching.", "role": "assistant"}, "usage": {"completion_tokens": 10, "prompt_tokens": 100, "total_tokens": 110}}, "from_wire": {"content": [{"text": "Still searching.", "type": "text"}], "id": "msg_09", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "pause_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 100, "output_tokens": 10}}, "id": "stop_reason_pause_turn"}'
         ),
     )
 
@@ -1140,7 +1160,17 @@ def test_stop_reason_model_context_window_exceeded() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "length", "message": {"content": "Truncated", "role": "assistant"}, "usage": {"completion_tokens": 1000, "prompt_tokens": 199000, "total_tokens": 200000}}, "from_wire": {"content": [{"text": "Truncated", "type": "text"}], "id": "msg_11", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "model_context_window_exceeded", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 199000, "output_tokens": 1000}}, "id": "stop_reason_model_context_window_exceeded", "lossy": "finish_reason length cannot tell model_context_window_exceeded from max_tokens; response_to_wire emits max_tokens"}'
+            '{"expect_canonical": {"finish_reason": "length", "message": {"content": "Truncated", "role": "assistant"}, "usage": {"completion_tokens": 1000, "prompt_tokens": 199000, "total_tokens": 200000}}, "from_wire": {"content": [{"text": "Truncated", "type": "text"}], "id": "msg_11", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "model_context_window_exceeded", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 199000, "output_tokens": 1000}}, "id": "stop_reason_model_context_window_exceeded"}'
+        ),
+    )
+
+
+def test_stop_reason_model_context_window_exceeded__round_trip() -> None:
+    """Fixture stop_reason_model_context_window_exceeded: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "length", "message": {"content": "Truncated", "role": "assistant"}, "usage": {"completion_tokens": 1000, "prompt_tokens": 199000, "total_tokens": 200000}}, "from_wire": {"content": [{"text": "Truncated", "type": "text"}], "id": "msg_11", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "model_context_window_exceeded", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 199000, "output_tokens": 1000}}, "id": "stop_reason_model_context_window_exceeded"}'
         ),
     )
 
@@ -1170,7 +1200,17 @@ def test_stop_reason_unknown_is_error() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "error", "message": {"content": "?", "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 2, "total_tokens": 3}}, "from_wire": {"content": [{"text": "?", "type": "text"}], "id": "msg_13", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "brand_new_reason", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 2, "output_tokens": 1}}, "id": "stop_reason_unknown_is_error", "lossy": "finish_reason error keeps no wire value; response_to_wire emits end_turn"}'
+            '{"expect_canonical": {"finish_reason": "error", "message": {"content": "?", "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 2, "total_tokens": 3}}, "from_wire": {"content": [{"text": "?", "type": "text"}], "id": "msg_13", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "brand_new_reason", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 2, "output_tokens": 1}}, "id": "stop_reason_unknown_is_error"}'
+        ),
+    )
+
+
+def test_stop_reason_unknown_is_error__round_trip() -> None:
+    """Fixture stop_reason_unknown_is_error: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "error", "message": {"content": "?", "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 2, "total_tokens": 3}}, "from_wire": {"content": [{"text": "?", "type": "text"}], "id": "msg_13", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "brand_new_reason", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 2, "output_tokens": 1}}, "id": "stop_reason_unknown_is_error"}'
         ),
     )
 

@@ -22,3 +22,8 @@ from . import format as _format  # noqa: E402
 from .format import *  # noqa: E402,F401,F403
 
 __all__ += _format.__all__
+
+from . import provider as _provider  # noqa: E402
+from .provider import *  # noqa: E402,F401,F403
+
+__all__ += _provider.__all__

@@ -51,7 +51,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "render":
         return _render(args.format_key, args.file)
 
-    from wiremap.codegen import MappingError, generate
+    try:
+        from wiremap.codegen import MappingError, generate
+    except ImportError as exc:
+        print(
+            f"error: the generator needs its extra packages ({exc.name} is missing): pip install 'wiremap[codegen]'",
+            file=sys.stderr,
+        )
+        return 2
 
     try:
         files = generate(args.mappings)

@@ -24,8 +24,14 @@ TRANSIENT_CATEGORIES = frozenset(
     {"provider_unavailable", "provider_rate_limit", "provider_model_not_loaded"}
 )
 
-HTTP_RUNTIME_ISSUE = "needs the provider runtime over HTTP (issue #3)"
 LATER_ISSUE = "lands with issue #4"
+STREAMING_ISSUE = "needs the streaming runtime (issue #7)"
+# OpenArmature §7.1 call-level retry/reask: wiremap's Provider (issue #3) deliberately has none.
+NO_RETRY_LOOP = (
+    "outside wiremap's runtime: Provider.complete() makes one HTTP attempt and propagates the "
+    "error with `transient` and `retry_after` (issue #3: no retries, no observer); the §7.1 "
+    "call-level retry/reask loop, its per-attempt request changes and spans are left to callers"
+)
 
 
 def missing(path: Path) -> str:
@@ -36,9 +42,9 @@ def missing(path: Path) -> str:
     )
 
 
-def http_runtime(reason: str) -> NoReturn:
-    """Stand-in for the HTTP provider runtime; the xfail cases call it so they really fail."""
-    raise NotImplementedError(f"{HTTP_RUNTIME_ISSUE}: {reason}")
+def unsupported(reason: str) -> NoReturn:
+    """Stand-in for what wiremap does not do (yet); the xfail cases call it so they really fail."""
+    raise NotImplementedError(reason)
 
 
 def load_wiremap() -> Any:

@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from _support import HTTP_RUNTIME_ISSUE, LATER_ISSUE, OPENARMATURE_FIXTURES, missing
+from _support import LATER_ISSUE, NO_RETRY_LOOP, OPENARMATURE_FIXTURES, STREAMING_ISSUE, missing
 
 FORMAT_KEYS = {
     "openai": "openarmature.openai_chat",
@@ -84,7 +84,7 @@ class Case:
     responses: list[MockResponse] = field(default_factory=list)
     mock: dict[str, Any] = field(default_factory=dict)  # capabilities, health_endpoint, ...
     expected: dict[str, Any] = field(default_factory=dict)
-    needs_runtime: str | None = None  # why the case needs the HTTP runtime (xfail)
+    needs_runtime: str | None = None  # why the case cannot run here (xfail reason)
     skip: str | None = None  # out of scope for now
     xfail_wire: str | None = None  # known gap on the wire-request side only
     xfail_complete: str | None = None  # known gap on the response side
@@ -119,6 +119,17 @@ class Case:
     @property
     def has_wire_expectation(self) -> bool:
         return bool(self.expected_wire or self.wire_checks or self.wire_absent_keys)
+
+    @property
+    def over_http(self) -> bool:
+        """Only a real HTTP exchange can run it: the ready() probe or a connection failure
+        (test_openarmature_runtime.py runs these through `wiremap.Provider`)."""
+        health = self.mock.get("health_endpoint") or {}
+        return (
+            self.operation == "ready"
+            or bool(health.get("connection_failure"))
+            or any(r.connection_failure for r in self.responses)
+        )
 
     @property
     def pre_send(self) -> bool:
@@ -193,22 +204,18 @@ def to_canonical(call: dict[str, Any], model: str) -> dict[str, Any]:
 
 
 def _runtime_reason(call: dict[str, Any], responses: list[MockResponse]) -> str | None:
-    if call.get("operation") == "ready":
-        return "ready() probes the provider's model list (GET /v1/models) over HTTP"
+    """Why a case cannot run (an xfail reason), or None. ready() probes and connection failures
+    run over real HTTP through `wiremap.Provider` (test_openarmature_runtime.py)."""
     if call.get("retry") is not None:
-        return (
-            "call-level retry / reask loop (§7.1): several HTTP attempts, per-attempt "
-            "request changes and spans are the runtime's job"
-        )
+        return f"call-level retry / reask loop (§7.1): {NO_RETRY_LOOP}"
     if call.get("stream"):
         return (
-            "streaming call (§5/§8.1.6): the canonical request has no stream flag; the runtime "
-            "sets stream/stream_options, manages their extras collisions and consumes the SSE body"
+            f"{STREAMING_ISSUE}: streaming call (§5/§8.1.6): the canonical request has no stream "
+            "flag; the runtime sets stream/stream_options, manages their extras collisions and "
+            "consumes the SSE body"
         )
-    if any(r.connection_failure for r in responses):
-        return "a connection failure comes from the HTTP transport, not from a response body"
     if any(r.stream_body is not None for r in responses):
-        return "the mock answers with an SSE stream"
+        return f"{STREAMING_ISSUE}: the mock answers with an SSE stream"
     return None
 
 
@@ -399,6 +406,7 @@ def summary(cases: list[Case]) -> dict[str, Any]:
                 "pre_send": 0,
                 "responses": 0,
                 "runtime": 0,
+                "over_http": 0,
                 "skip": 0,
             },
         )
@@ -408,6 +416,7 @@ def summary(cases: list[Case]) -> dict[str, Any]:
         m["pre_send"] += c.pre_send
         m["responses"] += c.expected_response is not None
         m["runtime"] += c.needs_runtime is not None
+        m["over_http"] += c.over_http
         m["skip"] += c.skip is not None
     return out
 
@@ -424,6 +433,7 @@ if __name__ == "__main__":  # pragma: no cover - a developer aid
             f
             for f, v in (
                 ("runtime", c.needs_runtime),
+                ("over_http", c.over_http),
                 ("skip", c.skip),
                 ("xfail_wire", c.xfail_wire),
                 ("xfail_complete", c.xfail_complete),
@@ -431,4 +441,3 @@ if __name__ == "__main__":  # pragma: no cover - a developer aid
             if v
         ]
         print(f"{c.id:90s} {c.mapping:10s} {','.join(flags)}")
-    print(HTTP_RUNTIME_ISSUE)

@@ -34,7 +34,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from _support import LATER_ISSUE, PROMPTY_DIR, missing
+from _support import LATER_ISSUE, PROMPTY_DIR, STREAMING_ISSUE, missing
 
 FORMAT_KEYS = {"openai": "prompty.openai_chat", "anthropic": "prompty.anthropic_messages"}
 
@@ -387,8 +387,8 @@ def load_process() -> tuple[list[ProcessVector], str | None]:
         )
         if operation == "processStream":
             pv.needs_runtime = (
-                "stream processing (SSE deltas, transport failure, refusal) belongs to the "
-                "streaming runtime"
+                f"{STREAMING_ISSUE}: stream processing (SSE deltas, transport failure, refusal) "
+                "belongs to the streaming runtime"
             )
         else:
             pv.skip = _scope(provider, api_type)

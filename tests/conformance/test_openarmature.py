@@ -1,8 +1,9 @@
 """OpenArmature llm-provider conformance (../shared/conformance/openarmature) against the
 `openarmature.openai_chat` and `openarmature.anthropic_messages` formats.
 
-The OpenArmature harness drives `complete()` through a mock HTTP provider. Without the HTTP
-runtime (issue #3) the same contract is checked one layer down, on the converters:
+The OpenArmature harness drives `complete()` through a mock HTTP provider. This module checks
+the same contract one layer down, on the converters (test_openarmature_runtime.py runs it over
+real HTTP through `wiremap.Provider`):
 
 - `test_wire_request`: `request_to_wire(request)` equals `expected_wire_request` (exact deep
   equality, "*" wildcard, tool-call `arguments` strings compared decoded) and satisfies
@@ -13,8 +14,12 @@ runtime (issue #3) the same contract is checked one layer down, on the converter
   `error_from_wire(status, body, headers)` (returned, not raised);
 - `test_wire_bytes_identical`: `expected_wire_bytes_identical` groups give identical bytes.
 
-Cases that need `ready()`, HTTP retries or streaming are expected failures (they call a stub
-that raises NotImplementedError); Gemini cases are collected and skipped until issue #4.
+Cases that need a real HTTP exchange (the `ready()` probe, a connection failure) are not
+collected here: test_openarmature_runtime.py runs them, and every other complete() case too,
+through `wiremap.Provider` against a loopback server. Call-level retry/reask cases (§7.1: not
+in wiremap's runtime, which does no retries) and streaming cases (issue #7) are expected
+failures (they call a stub that raises NotImplementedError); Gemini cases are collected and
+skipped until issue #4.
 """
 
 from __future__ import annotations
@@ -34,15 +39,14 @@ if str(_HERE) not in sys.path:
 import openarmature_cases as oa  # noqa: E402
 from _support import (  # noqa: E402
     ABSENT,
-    HTTP_RUNTIME_ISSUE,
     OPENARMATURE_FIXTURES,
     TRANSIENT_CATEGORIES,
     deep_match,
-    http_runtime,
     load_wiremap,
     plain,
     report,
     strip_key,
+    unsupported,
     wire_bytes,
 )
 
@@ -56,16 +60,15 @@ def _param(item: Any, xfail_reason: str | None = None) -> Any:
     if item.skip:
         marks.append(pytest.mark.skip(reason=item.skip))
     elif getattr(item, "needs_runtime", None):
-        marks.append(
-            pytest.mark.xfail(reason=f"{HTTP_RUNTIME_ISSUE}: {item.needs_runtime}", strict=False)
-        )
+        marks.append(pytest.mark.xfail(reason=item.needs_runtime, strict=False))
     elif xfail_reason:
         marks.append(pytest.mark.xfail(reason=xfail_reason, strict=False))
     return pytest.param(item, id=item.id, marks=marks)
 
 
 WIRE_PARAMS = [_param(c, c.xfail_wire) for c in CASES if c.has_wire_expectation]
-COMPLETE_PARAMS = [_param(c, c.xfail_complete) for c in CASES]
+# ready() probes and connection failures: test_openarmature_runtime.py (real HTTP)
+COMPLETE_PARAMS = [_param(c, c.xfail_complete) for c in CASES if not c.over_http]
 GROUP_PARAMS = [_param(g) for g in GROUPS]
 
 
@@ -87,7 +90,10 @@ def test_suite_present() -> None:
     for case in CASES:
         if not case.skip and not case.needs_runtime:
             assert (
-                case.has_wire_expectation or case.expected_response or case.expected_raises
+                case.has_wire_expectation
+                or case.expected_response
+                or case.expected_raises
+                or case.expected.get("success") is True
             ), case.id
 
 
@@ -232,7 +238,7 @@ def _response_problems(expected: dict[str, Any], actual: dict[str, Any], body: A
 @pytest.mark.parametrize("case", WIRE_PARAMS)
 def test_wire_request(case: oa.Case) -> None:
     if case.needs_runtime:
-        http_runtime(case.needs_runtime)
+        unsupported(case.needs_runtime)
     wm = load_wiremap()
     fmt = _format(case.format_key)
     request = case.request
@@ -271,7 +277,7 @@ def _bind_wildcard_tool_names(body: Any, wire: dict[str, Any]) -> Any:
 @pytest.mark.parametrize("case", COMPLETE_PARAMS)
 def test_complete(case: oa.Case) -> None:
     if case.needs_runtime:
-        http_runtime(case.needs_runtime)
+        unsupported(case.needs_runtime)
     wm = load_wiremap()
     fmt = _format(case.format_key)
     raises = case.expected_raises

@@ -29,12 +29,11 @@ if str(_HERE) not in sys.path:
 
 import prompty_cases as pc  # noqa: E402
 from _support import (  # noqa: E402
-    HTTP_RUNTIME_ISSUE,
     deep_match,
-    http_runtime,
     load_wiremap,
     plain,
     report,
+    unsupported,
 )
 
 pytestmark = pytest.mark.conformance
@@ -52,9 +51,7 @@ def _param(item: Any) -> Any:
     if item.skip:
         marks.append(pytest.mark.skip(reason=item.skip))
     elif getattr(item, "needs_runtime", None):
-        marks.append(
-            pytest.mark.xfail(reason=f"{HTTP_RUNTIME_ISSUE}: {item.needs_runtime}", strict=False)
-        )
+        marks.append(pytest.mark.xfail(reason=item.needs_runtime, strict=False))
     return pytest.param(item, id=item.id, marks=marks)
 
 
@@ -114,7 +111,7 @@ def test_wire_request(vector: pc.WireVector) -> None:
 @pytest.mark.parametrize("vector", PROCESS_PARAMS)
 def test_process(vector: pc.ProcessVector) -> None:
     if vector.needs_runtime:
-        http_runtime(vector.needs_runtime)
+        unsupported(vector.needs_runtime)
     wm = load_wiremap()
     fmt = wm.get_format(vector.format_key)
     has_outputs = bool(vector.input.get("has_outputs"))

@@ -1,0 +1,776 @@
+"""`Provider`: a generated converter made into a working client (OpenArmature §5-§7 over HTTP).
+
+    from wiremap import Provider
+
+    p = Provider("anthropic_messages", model="claude-x", api_key=...)   # base_url optional
+    await p.ready()                                     # §5 pre-flight probe
+    r = await p.complete(messages, tools=None, config=None, response_schema=None, tool_choice=None)
+    r = p.complete_sync(messages)                       # the same, for code without an event loop
+    await p.aclose()                                    # or `async with Provider(...) as p:`
+
+Everything about the wire comes from the format: the body from `request_to_wire`, the result
+from `response_from_wire`, HTTP errors from `error_from_wire`, and the endpoint, auth scheme,
+fixed headers, API-key variable and ready() probe from the mapping's `transport:` table
+(`Format.transport`). This module only moves bytes:
+
+- `complete()` builds the canonical request `{model, messages, tools?, tool_choice?, config?,
+  response_schema?}` (None = absent), converts it before any I/O (pre-send errors propagate
+  unchanged, nothing is sent), POSTs the JSON body to `base_url + endpoint.path` (`{model}` in the
+  path is URL-encoded) with the auth the table names (`bearer`: `Authorization: Bearer KEY`;
+  `header`: that header; `query`: `?name=KEY`; `none`), the table's fixed headers,
+  `User-Agent: wiremap/<version>`, then the caller's `headers` (which win).
+- One `httpx.AsyncClient` per Provider (per event loop), created on first use and reused; no
+  lock: concurrent `complete()` calls go to the wire concurrently (connection pool of up to 1000
+  connections unless `limits=` says otherwise).
+- Errors (every one a `ProviderError` with its §7 category; the cause is kept as `__cause__`):
+  a non-2xx status is `error_from_wire(status, body, headers)` raised from an
+  `httpx.HTTPStatusError`; a transport failure (connect error, any timeout, reset, the server
+  closing the connection or cutting the body short) is `UnavailableError` raised from the httpx
+  exception; a 2xx body that is not JSON or not a JSON object is `InvalidResponseError`; a body
+  of the wrong shape and structured output that fails are the converter's own errors.
+- No retries, no tool loop (§5): errors propagate with `transient` and `retry_after` so the
+  caller's retry policy can act.
+- `ready()` follows the table's `ready:` probe: GET the model list, find the bound model by its
+  `id` (an exact match, or an id ending in `/<model>` as in `models/<model>`); absent ->
+  `InvalidModelError`; present but its `state.field` is one of `state.not_loaded` ->
+  `ModelNotLoadedError`; HTTP errors via `error_from_wire`, transport failures ->
+  `UnavailableError`. A format whose mapping declares no probe raises `NotImplementedError`
+  (a capability the format lacks, not a state of the provider: no §7 category fits, and
+  returning would claim a readiness nobody checked).
+- Structured output: `response_schema` goes to both converters with the structured-output mode
+  (the mapping's default, the Provider's `structured_output=`, or the call's); the caller's
+  messages are never mutated (the prompt fallback works on a copy).
+- Credentials: the API key is used in the request only. It is not in `repr(provider)`, in log
+  lines, in span attributes or in any exception message; error bodies and headers a server
+  echoes back are redacted, and the httpx exception kept as `__cause__` carries a copy of the
+  request without credentials.
+- API key: `api_key=` or the environment variable the table names (`OPENAI_API_KEY`, ...).
+  Neither set: `AuthenticationError` before anything is sent. `api_key=""` sends no credentials
+  (keyless local servers).
+- `base_url=` replaces the table's; a base URL ending in the endpoint path's first segment
+  (`http://localhost:8000/v1` with `/v1/chat/completions`) does not repeat it.
+- Tracing: when `opentelemetry-api` is installed, every `complete()` emits a `chat {model}` span
+  with the GenAI semantic-convention attributes (`wiremap.runtime.tracing`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import ssl
+import threading
+import time
+import urllib.parse
+import weakref
+from collections.abc import Coroutine, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+from .canonical import Response
+from .errors import (
+    AuthenticationError,
+    InvalidModelError,
+    InvalidRequestError,
+    InvalidResponseError,
+    ModelNotLoadedError,
+    ProviderError,
+    UnavailableError,
+)
+from .format import Format, get_format
+from .tracing import ChatSpan, wiremap_version
+
+if TYPE_CHECKING:  # httpx is imported on first use: `import wiremap` stays light
+    import httpx
+
+__all__ = ["Provider"]
+
+DEFAULT_TIMEOUT: Final = 600.0  # like the official SDKs: long non-streamed generations take minutes
+DEFAULT_MAX_CONNECTIONS: Final = 1000
+_REDACTED: Final = "[REDACTED]"
+_MIN_SECRET_LEN: Final = 4  # shorter "keys" would redact ordinary text
+_BODY_SNIPPET: Final = 2000
+# Attributes of errors (ours, the converters' WireShapeError, json's JSONDecodeError) that may
+# quote what a server sent.
+_SCRUBBED_ATTRIBUTES: Final = (
+    "message",
+    "path",
+    "body",
+    "output_content",
+    "error_message",
+    "provider_type",
+    "doc",
+    "msg",
+)
+
+_log = logging.getLogger("wiremap.provider")
+
+T = TypeVar("T")
+
+
+_ssl_lock = threading.Lock()
+_default_ssl: ssl.SSLContext | None = None
+
+
+def _default_ssl_context() -> ssl.SSLContext:
+    """One certificate store for every Provider (loading it costs ~0.1 s per client)."""
+    global _default_ssl
+    with _ssl_lock:
+        if _default_ssl is None:
+            import httpx
+
+            _default_ssl = httpx.create_ssl_context()
+        return _default_ssl
+
+
+# Log lines of the HTTP stack quote URLs (a query-scheme key) and response headers (a server
+# echoing credentials): a filter on those loggers redacts the keys of the live Providers.
+_HTTP_LOGGERS: Final = (
+    "httpx",
+    "httpcore.connection",
+    "httpcore.http11",
+    "httpcore.http2",
+    "httpcore.proxy",
+    "httpcore.socks",
+    "wiremap.provider",
+)
+_live: "weakref.WeakSet[Provider]" = weakref.WeakSet()
+_live_lock = threading.Lock()  # never held while logging (the filter takes it)
+_log_filter_installed = False
+
+
+class _RedactCredentials(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        with _live_lock:
+            secrets = [p._api_key for p in _live]
+        if not secrets:
+            return True
+        try:
+            text = record.getMessage()
+        except Exception:  # pragma: no cover - a broken record is the logging module's to report
+            return True
+        if any(secret in text for secret in secrets):
+            for secret in secrets:
+                text = text.replace(secret, _REDACTED)
+            record.msg, record.args = text, None
+        return True
+
+
+def _watch_credentials(provider: "Provider") -> None:
+    global _log_filter_installed
+    with _live_lock:
+        _live.add(provider)
+        install = not _log_filter_installed
+        _log_filter_installed = True
+    if install:
+        redact = _RedactCredentials()
+        for name in _HTTP_LOGGERS:
+            logging.getLogger(name).addFilter(redact)
+
+
+def _plain(value: Any) -> Any:
+    """A typed canonical record as its dict form; anything else unchanged."""
+    to_dict = getattr(value, "to_dict", None)
+    return to_dict() if callable(to_dict) else value
+
+
+def _plain_items(value: Any) -> Any:
+    """A new list of plain items (the caller's list is never touched); non-sequences unchanged
+    so the converter reports them."""
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _redact(value: Any, secret: str) -> Any:
+    """`value` with every occurrence of `secret` replaced, recursively (a copy when changed)."""
+    if isinstance(value, str):
+        return value.replace(secret, _REDACTED) if secret in value else value
+    if isinstance(value, (bytes, bytearray)):
+        raw = secret.encode("utf-8")
+        return bytes(value).replace(raw, _REDACTED.encode()) if raw in value else value
+    if isinstance(value, dict):
+        return {_redact(k, secret): _redact(v, secret) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact(v, secret) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_redact(v, secret) for v in value)
+    return value
+
+
+def _join_url(base_url: str, path: str) -> str:
+    """`base_url` + `path`, keeping the base URL's query; `.../v1` + `/v1/x` is `.../v1/x`."""
+    split = urllib.parse.urlsplit(base_url)
+    base_path = split.path.rstrip("/")
+    if not path.startswith("/"):
+        path = "/" + path
+    if base_path:
+        last = base_path.rsplit("/", 1)[-1]
+        first = path.split("/", 2)[1]
+        if last and last == first:
+            path = path[len(first) + 1 :]
+    return urllib.parse.urlunsplit((split.scheme, split.netloc, base_path + path, split.query, ""))
+
+
+def _without_userinfo(url: str) -> str:
+    split = urllib.parse.urlsplit(url)
+    if "@" not in split.netloc:
+        return url
+    netloc = split.netloc.rsplit("@", 1)[1]
+    return urllib.parse.urlunsplit((split.scheme, netloc, split.path, split.query, split.fragment))
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if value is None:
+        return "null"
+    return type(value).__name__
+
+
+def _id_matches(value: Any, model: str) -> bool:
+    return isinstance(value, str) and (value == model or value.endswith("/" + model))
+
+
+class _LoopThread:
+    """A private event loop on a daemon thread: `complete_sync` runs there, so its client and
+    connection pool live across calls and several threads can call it at once."""
+
+    __slots__ = ("loop", "thread")
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self._run, name="wiremap-provider-sync", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_forever()
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        try:
+            return future.result()
+        except BaseException:
+            future.cancel()  # an interrupted caller (KeyboardInterrupt) cancels the call
+            raise
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join()
+        self.loop.close()
+
+
+class Provider:
+    """A client for one model behind one wire format (see the module docstring).
+
+    `format` is a registered key (`wiremap.formats()`) or a `Format` (`wiremap.load_format`).
+    `timeout` is seconds (or an `httpx.Timeout`, or None for none) for connecting, each read,
+    each write and waiting for a pooled connection. `headers` are added to every request and
+    override the table's. `structured_output` sets this Provider's structured-output mode
+    (one of `format.structured_output_modes`); a call's `structured_output=` overrides it.
+    `limits` (an `httpx.Limits`) sizes the connection pool; `verify` is httpx's TLS setting
+    (True: the system/certifi store, shared by all Providers). `tracer_provider` is the
+    OpenTelemetry tracer provider for spans (default: the global one).
+    """
+
+    __slots__ = (
+        "format",
+        "model",
+        "base_url",
+        "structured_output",
+        "_api_key",
+        "_missing_key",
+        "_url",
+        "_method",
+        "_params",
+        "_headers",
+        "_probe_headers",
+        "_ready",
+        "_timeout",
+        "_limits",
+        "_verify",
+        "_tracer_provider",
+        "_server",
+        "_clients",
+        "_sync",
+        "_sync_lock",
+        "__weakref__",
+    )
+
+    def __init__(
+        self,
+        format: str | Format,
+        *,
+        model: str,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
+        headers: Mapping[str, str] | None = None,
+        structured_output: str | None = None,
+        limits: httpx.Limits | None = None,
+        verify: bool | str | ssl.SSLContext = True,
+        tracer_provider: Any = None,
+    ) -> None:
+        fmt = format if isinstance(format, Format) else get_format(format)
+        if not isinstance(model, str) or not model:
+            raise ValueError("model must be a non-empty string")
+        if structured_output is not None and structured_output not in fmt.structured_output_modes:
+            raise ValueError(
+                f"structured_output {structured_output!r} is not available in {fmt.key}; "
+                f"expected one of: {', '.join(fmt.structured_output_modes)}"
+            )
+        transport: Mapping[str, Any] = fmt.transport or {}
+        endpoint = transport.get("endpoint") or fmt.endpoint
+        if not endpoint or not endpoint.get("path"):
+            raise ValueError(f"format {fmt.key!r} declares no endpoint (mapping `transport:`)")
+        base = base_url if base_url is not None else transport.get("base_url")
+        if not isinstance(base, str) or not base:
+            raise ValueError(f"format {fmt.key!r} declares no base_url; pass base_url=")
+        split = urllib.parse.urlsplit(base)
+        if split.scheme not in ("http", "https") or not split.hostname:
+            raise ValueError(f"base_url must be an http(s) URL, got {_without_userinfo(base)!r}")
+
+        self.format = fmt
+        self.model = model
+        self.base_url = base.rstrip("/")
+        self.structured_output = structured_output
+        self._method = str(endpoint.get("method", "POST")).upper()
+        self._url = self._path_url(str(endpoint["path"]))
+        self._ready: Mapping[str, Any] | None = transport.get("ready") or None
+        self._timeout = timeout
+        self._limits = limits
+        self._verify = verify
+        self._tracer_provider = tracer_provider
+        self._server = (split.hostname, split.port or (443 if split.scheme == "https" else 80))
+
+        key_env = transport.get("api_key_env")
+        key = api_key
+        if key is None and isinstance(key_env, str) and key_env:
+            key = os.environ.get(key_env)
+        auth: Mapping[str, Any] = transport.get("auth") or {"scheme": "none"}
+        scheme = auth.get("scheme", "none")
+        if scheme not in ("bearer", "header", "query", "none"):
+            raise ValueError(f"format {fmt.key!r}: unknown auth scheme {scheme!r}")
+        self._api_key = key or ""
+        if len(self._api_key) >= _MIN_SECRET_LEN:
+            _watch_credentials(self)
+        self._missing_key = (
+            f"no API key for {fmt.key}: pass api_key= or set {key_env}"
+            if key is None and scheme != "none"
+            else None
+        )
+
+        merged: dict[str, tuple[str, str]] = {}  # lower-case name -> (name, value)
+
+        def put(name: str, value: str) -> None:
+            if not isinstance(name, str) or not isinstance(value, str):
+                raise TypeError(f"header {name!r}: names and values must be strings")
+            merged[name.lower()] = (name, value)
+
+        for name, value in (transport.get("headers") or {}).items():
+            put(name, str(value))
+        put("User-Agent", f"wiremap/{wiremap_version()}")
+        put("Accept", "application/json")
+        self._params: dict[str, str] = {}
+        if self._api_key:
+            if scheme == "bearer":
+                put("Authorization", f"Bearer {self._api_key}")
+            elif scheme == "header":
+                put(str(auth.get("name") or "x-api-key"), self._api_key)
+            elif scheme == "query":
+                self._params[str(auth.get("name") or "key")] = self._api_key
+        for name, value in (headers or {}).items():
+            put(name, value)
+        self._probe_headers = {name: value for name, value in merged.values()}
+        if "content-type" not in merged:
+            put("Content-Type", "application/json")
+        self._headers = {name: value for name, value in merged.values()}
+
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._sync: _LoopThread | None = None
+        self._sync_lock = threading.Lock()
+
+    # -----------------------------------------------------------------------------------------
+    # public API
+
+    def __repr__(self) -> str:
+        text = (
+            f"<wiremap.Provider {self.format.key!r} model={self.model!r} "
+            f"base_url={_without_userinfo(self.base_url)!r}>"
+        )
+        return str(self._redact(text))
+
+    async def complete(
+        self,
+        messages: Sequence[Any],
+        tools: Sequence[Any] | None = None,
+        config: Any = None,
+        response_schema: dict[str, Any] | None = None,
+        tool_choice: Any = None,
+        *,
+        structured_output: str | None = None,
+    ) -> Response:
+        """One completion call (OpenArmature §5): a canonical `Response`, or a `ProviderError`."""
+        request: dict[str, Any] = {"model": self.model, "messages": _plain_items(messages)}
+        if tools is not None:
+            request["tools"] = _plain_items(tools)
+        if tool_choice is not None:
+            request["tool_choice"] = _plain(tool_choice)
+        if config is not None:
+            request["config"] = _plain(config)
+        if response_schema is not None:
+            request["response_schema"] = response_schema
+        mode = structured_output if structured_output is not None else self.structured_output
+        span = ChatSpan(
+            self._tracer_provider,
+            provider=self.format.provider,
+            model=self.model,
+            config=request.get("config"),
+            structured=response_schema is not None,
+            server_address=self._server[0],
+            server_port=self._server[1],
+        )
+        with span:
+            try:
+                response = await self._complete(request, response_schema, mode)
+            except ProviderError as exc:
+                self._scrub(exc)
+                raise
+            span.response(response)
+            return response
+
+    def complete_sync(
+        self,
+        messages: Sequence[Any],
+        tools: Sequence[Any] | None = None,
+        config: Any = None,
+        response_schema: dict[str, Any] | None = None,
+        tool_choice: Any = None,
+        *,
+        structured_output: str | None = None,
+    ) -> Response:
+        """`complete()` for code without an event loop (runs on this Provider's private loop).
+
+        Inside a running event loop it raises RuntimeError: `await complete()` there instead.
+        """
+        self._no_running_loop("complete_sync")
+        coro = self.complete(
+            messages,
+            tools,
+            config,
+            response_schema,
+            tool_choice,
+            structured_output=structured_output,
+        )
+        return self._runner().run(coro)
+
+    async def ready(self) -> None:
+        """The §5 pre-flight probe: returns when the bound model is listed and serving."""
+        probe = self._ready
+        if not probe:
+            raise NotImplementedError(
+                f"format {self.format.key!r} declares no ready() probe (mapping `transport.ready`)"
+            )
+        try:
+            await self._ready_probe(probe)
+        except ProviderError as exc:
+            self._scrub(exc)
+            raise
+
+    def ready_sync(self) -> None:
+        """`ready()` for code without an event loop."""
+        self._no_running_loop("ready_sync")
+        self._runner().run(self.ready())
+
+    async def aclose(self) -> None:
+        """Close the HTTP client(s); the Provider can still be used (a new client is made)."""
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:  # pragma: no cover - aclose is awaited, so a loop runs
+            loop = None
+        client = self._clients.pop(loop) if loop is not None and loop in self._clients else None
+        if client is not None:
+            await client.aclose()
+        runner = self._take_runner()
+        if runner is not None:
+            await asyncio.to_thread(self._stop_runner, runner)
+        self._clients.clear()  # clients of other loops: their loops own the sockets
+
+    def close(self) -> None:
+        """Close the client `complete_sync` uses (and forget the others)."""
+        runner = self._take_runner()
+        if runner is not None:
+            self._stop_runner(runner)
+        self._clients.clear()
+
+    async def __aenter__(self) -> "Provider":
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    def __enter__(self) -> "Provider":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -----------------------------------------------------------------------------------------
+    # the call
+
+    async def _complete(
+        self, request: dict[str, Any], response_schema: dict[str, Any] | None, mode: str | None
+    ) -> Response:
+        fmt = self.format
+        wire = (
+            fmt.request_to_wire(request)
+            if mode is None
+            else fmt.request_to_wire(request, structured_output=mode)
+        )
+        try:
+            content = json.dumps(
+                wire, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+            ).encode()
+        except (TypeError, ValueError) as exc:
+            raise InvalidRequestError(f"the request body is not JSON-encodable: {exc}") from exc
+        status, body = await self._send(self._method, self._url, content)
+        obj = self._json_object(status, body, "response")
+        kwargs: dict[str, Any] = {}
+        if response_schema is not None:
+            kwargs["response_schema"] = response_schema
+        if mode is not None:
+            kwargs["structured_output"] = mode
+        response: Response = fmt.response_from_wire(obj, **kwargs)
+        return response
+
+    async def _ready_probe(self, probe: Mapping[str, Any]) -> None:
+        url = self._path_url(str(probe.get("path", "/")))
+        status, body = await self._send(str(probe.get("method", "GET")).upper(), url, None)
+        listing: Any = self._json_object(status, body, "ready() probe response")
+        list_key = probe.get("list")
+        if list_key:
+            for part in str(list_key).split("."):
+                listing = listing.get(part) if isinstance(listing, dict) else None
+        if not isinstance(listing, list):
+            raise InvalidResponseError(
+                f"ready() probe: expected a model list at {list_key or '(root)'!r}, "
+                f"got {_kind(listing)}",
+                path=str(list_key) if list_key else None,
+                status=status,
+            )
+        id_key = str(probe.get("id") or "id")
+        entry = next(
+            (
+                item
+                for item in listing
+                if isinstance(item, dict) and _id_matches(item.get(id_key), self.model)
+            ),
+            None,
+        )
+        if entry is None:
+            known = [item.get(id_key) for item in listing if isinstance(item, dict)]
+            shown = ", ".join(str(k) for k in known[:20]) + (", ..." if len(known) > 20 else "")
+            raise InvalidModelError(
+                f"model {self.model!r} is not in the provider's model list "
+                f"({len(known)} listed: {shown or 'none'})",
+                status=status,
+            )
+        state = probe.get("state")
+        if isinstance(state, Mapping) and state.get("field"):
+            value = entry.get(str(state["field"]))
+            if value in (state.get("not_loaded") or ()):
+                raise ModelNotLoadedError(
+                    f"model {self.model!r} is listed but not loaded ({state['field']}={value!r})",
+                    status=status,
+                )
+
+    async def _send(self, method: str, url: str, content: bytes | None) -> tuple[int, bytes]:
+        """One HTTP exchange: (status, body) for a 2xx, else the mapped error is raised."""
+        if self._missing_key is not None:
+            raise AuthenticationError(self._missing_key)
+        import httpx
+
+        client = self._client()
+        headers = self._headers if content is not None else self._probe_headers
+        started = time.perf_counter()
+        try:
+            resp = await client.request(
+                method, url, content=content, headers=headers, params=self._query(url, False)
+            )
+        except httpx.HTTPError as exc:
+            elapsed = time.perf_counter() - started
+            safe = self._safe_request(method, url)
+            exc.request = safe  # the cause keeps no credentials (headers, query key)
+            self._scrub(exc)
+            reason = self._redact(str(exc)) or "no detail"
+            _log.debug("%s %s failed after %.3fs: %s", method, url, elapsed, type(exc).__name__)
+            if isinstance(exc, httpx.LocalProtocolError):
+                raise InvalidRequestError(
+                    f"{method} {url}: the request cannot be sent: {reason}"
+                ) from exc
+            if isinstance(exc, httpx.DecodingError):
+                raise InvalidResponseError(
+                    f"{method} {url}: the response cannot be decoded: {reason}"
+                ) from exc
+            if isinstance(exc, httpx.TimeoutException):
+                what = "timed out"
+            elif isinstance(exc, httpx.RemoteProtocolError):
+                what = "connection closed by the server"
+            elif isinstance(exc, httpx.ConnectError):
+                what = "cannot connect"
+            else:
+                what = "transport failure"
+            raise UnavailableError(
+                f"{method} {url}: {what} ({type(exc).__name__}: {reason})"
+            ) from exc
+        body = resp.content
+        status = resp.status_code
+        _log.debug("%s %s -> %d in %.3fs", method, url, status, time.perf_counter() - started)
+        if 200 <= status < 300:
+            return status, body
+        raise self._http_error(method, url, resp, body)
+
+    def _http_error(
+        self, method: str, url: str, resp: httpx.Response, body: bytes
+    ) -> ProviderError:
+        import httpx
+
+        text = self._redact(body.decode("utf-8", "replace"))
+        headers = {name: self._redact(value) for name, value in resp.headers.items()}
+        safe_request = self._safe_request(method, url)
+        safe_response = httpx.Response(
+            resp.status_code, headers=headers, content=text.encode("utf-8"), request=safe_request
+        )
+        cause = httpx.HTTPStatusError(
+            f"HTTP {resp.status_code} {resp.reason_phrase} from {method} {url}",
+            request=safe_request,
+            response=safe_response,
+        )
+        err: ProviderError = self.format.error_from_wire(resp.status_code, text, headers)
+        err.__cause__ = cause
+        return err
+
+    def _json_object(self, status: int, body: bytes, what: str) -> dict[str, Any]:
+        try:
+            value = json.loads(body)
+        except (ValueError, RecursionError) as exc:
+            snippet = self._redact(body[:_BODY_SNIPPET].decode("utf-8", "replace"))
+            raise InvalidResponseError(
+                f"HTTP {status} {what} is not JSON: {exc}", status=status, body=snippet
+            ) from exc
+        if type(value) is not dict:
+            raise InvalidResponseError(
+                f"HTTP {status} {what} is {_kind(value)}, not a JSON object",
+                status=status,
+                body=self._redact(value),
+            )
+        return value
+
+    # -----------------------------------------------------------------------------------------
+    # plumbing
+
+    def _path_url(self, path: str) -> str:
+        return _join_url(
+            self.base_url, path.replace("{model}", urllib.parse.quote(self.model, safe=""))
+        )
+
+    def _client(self) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None or client.is_closed:
+            import httpx
+
+            limits = self._limits or httpx.Limits(
+                max_connections=DEFAULT_MAX_CONNECTIONS, max_keepalive_connections=100
+            )
+            verify = _default_ssl_context() if self._verify is True else self._verify
+            client = httpx.AsyncClient(
+                timeout=self._timeout, limits=limits, verify=verify, follow_redirects=False
+            )
+            self._clients[loop] = client
+        return client
+
+    def _safe_request(self, method: str, url: str) -> httpx.Request:
+        """The request as errors may show it: no headers, the query key redacted."""
+        import httpx
+
+        return httpx.Request(method, url, params=self._query(url, True))
+
+    def _query(self, url: str, redacted: bool) -> tuple[tuple[str, str], ...] | None:
+        """The URL's own query plus the query-scheme key (httpx `params=` replaces the query)."""
+        if not self._params:
+            return None
+        query = urllib.parse.parse_qsl(urllib.parse.urlsplit(url).query, keep_blank_values=True)
+        return (
+            *query,
+            *((name, _REDACTED if redacted else key) for name, key in self._params.items()),
+        )
+
+    def _redact(self, value: Any) -> Any:
+        key = self._api_key
+        if len(key) < _MIN_SECRET_LEN:
+            return value
+        return _redact(value, key)
+
+    def _scrub(self, err: BaseException) -> None:
+        """Remove the API key from everything an error and the errors it wraps carry (a server
+        may echo the credentials back into a body, a header or a field the converter quotes)."""
+        key = self._api_key
+        if len(key) < _MIN_SECRET_LEN:
+            return
+        seen: set[int] = set()
+        stack: list[BaseException | None] = [err]
+        while stack:
+            current = stack.pop()
+            if current is None or id(current) in seen:
+                continue
+            seen.add(id(current))
+            for attr in _SCRUBBED_ATTRIBUTES:
+                value = getattr(current, attr, None)
+                if value is not None:
+                    try:
+                        setattr(current, attr, self._redact(value))
+                    except AttributeError:  # a read-only property
+                        pass
+            current.args = tuple(self._redact(arg) for arg in current.args)
+            stack += [current.__cause__, current.__context__]
+
+    @staticmethod
+    def _no_running_loop(name: str) -> None:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        raise RuntimeError(
+            f"Provider.{name}() cannot be called from a running event loop; "
+            f"await the async method instead"
+        )
+
+    def _runner(self) -> _LoopThread:
+        runner = self._sync
+        if runner is None:
+            with self._sync_lock:
+                runner = self._sync
+                if runner is None:
+                    runner = self._sync = _LoopThread()
+        return runner
+
+    def _take_runner(self) -> _LoopThread | None:
+        with self._sync_lock:
+            runner, self._sync = self._sync, None
+        return runner
+
+    def _stop_runner(self, runner: _LoopThread) -> None:
+        client = self._clients.pop(runner.loop, None)
+        if client is not None:
+            asyncio.run_coroutine_threadsafe(client.aclose(), runner.loop).result()
+        runner.stop()

@@ -1,0 +1,207 @@
+"""OpenTelemetry spans for `Provider.complete()` (Prompty §7.1.8, GenAI semantic conventions).
+
+Optional: `opentelemetry-api` is imported on first use (`pip install wiremap[otel]`); without it
+every function here is a no-op. Each call gets one CLIENT span named `chat {model}` with
+
+    gen_ai.operation.name            "chat"
+    gen_ai.provider.name             the mapping's provider id (`openai`, `anthropic`, ...)
+    gen_ai.request.model             the bound model
+    gen_ai.request.<option>          each RuntimeConfig option the call sets (temperature,
+                                     max_tokens, top_p, top_k, seed, stop_sequences,
+                                     frequency_penalty, presence_penalty)
+    gen_ai.output.type               "json" when the call gives a response_schema
+    server.address / server.port     from the base URL
+    gen_ai.usage.input_tokens        Response.usage.prompt_tokens (when reported)
+    gen_ai.usage.output_tokens       Response.usage.completion_tokens (when reported)
+    gen_ai.response.finish_reasons   [Response.finish_reason]
+    gen_ai.response.id / .model      from the provider body (`raw["id"]`, `raw["model"]`)
+
+and, when the call raises, `error.type` (the error's category, or the exception's class name for
+anything that is not a `ProviderError`) with an ERROR status. Request and response contents, URLs
+with credentials and headers are never recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any, Final
+
+__all__ = ["ChatSpan", "otel_available", "wiremap_version"]
+
+_CONFIG_ATTRIBUTES: Final = (
+    "temperature",
+    "max_tokens",
+    "top_p",
+    "top_k",
+    "seed",
+    "stop_sequences",
+    "frequency_penalty",
+    "presence_penalty",
+)
+
+_TRACER_NAME: Final = "wiremap"
+
+# None: not probed yet; False: opentelemetry-api is not importable; else the `trace` module.
+_trace_api: Any = None
+
+
+def _api() -> Any:
+    global _trace_api
+    if _trace_api is None:
+        try:
+            from opentelemetry import trace
+        except ImportError:
+            _trace_api = False
+        else:
+            _trace_api = trace
+    return _trace_api
+
+
+def wiremap_version() -> str:
+    """`wiremap.__version__`, read lazily (this module is imported while `wiremap` loads)."""
+    try:
+        import wiremap
+
+        return str(wiremap.__version__)
+    except (ImportError, AttributeError):  # pragma: no cover - a partial install
+        return "0"
+
+
+def otel_available() -> bool:
+    """Whether `opentelemetry-api` is importable (spans are emitted)."""
+    return _api() is not False
+
+
+def _reset() -> None:
+    """Forget the import probe (tests that hide or restore opentelemetry)."""
+    global _trace_api
+    _trace_api = None
+
+
+def _config_value(name: str, value: Any) -> Any:
+    """An attribute value OpenTelemetry accepts, or None to leave the attribute out."""
+    if name == "stop_sequences":
+        if isinstance(value, list) and value and all(type(v) is str for v in value):
+            return list(value)
+        return None
+    if type(value) is bool or not isinstance(value, (int, float)):
+        return None
+    return value
+
+
+class ChatSpan:
+    """A context manager around one `complete()`: a no-op without opentelemetry.
+
+    Entering starts the span and makes it current (so instrumented HTTP clients nest under it);
+    `response(...)` records the response attributes; leaving with an exception records
+    `error.type` and the ERROR status, then ends the span.
+    """
+
+    __slots__ = ("_span", "_token", "_args")
+
+    def __init__(
+        self,
+        tracer_provider: Any,
+        *,
+        provider: str,
+        model: str,
+        config: Any,
+        structured: bool,
+        server_address: str | None,
+        server_port: int | None,
+    ) -> None:
+        self._span: Any = None
+        self._token: Any = None
+        self._args = (
+            tracer_provider,
+            provider,
+            model,
+            config,
+            structured,
+            server_address,
+            server_port,
+        )
+
+    def __enter__(self) -> "ChatSpan":
+        trace = _api()
+        if trace is False:
+            return self
+        tracer_provider, provider, model, config, structured, address, port = self._args
+        tracer = trace.get_tracer(_TRACER_NAME, wiremap_version(), tracer_provider=tracer_provider)
+        span = tracer.start_span(f"chat {model}", kind=trace.SpanKind.CLIENT)
+        self._span = span
+        if span.is_recording():
+            attributes: dict[str, Any] = {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.provider.name": provider,
+                "gen_ai.request.model": model,
+            }
+            if isinstance(config, Mapping):
+                for name in _CONFIG_ATTRIBUTES:
+                    if name in config:
+                        value = _config_value(name, config[name])
+                        if value is not None:
+                            attributes[f"gen_ai.request.{name}"] = value
+            if structured:
+                attributes["gen_ai.output.type"] = "json"
+            if address:
+                attributes["server.address"] = address
+            if port is not None:
+                attributes["server.port"] = port
+            span.set_attributes(attributes)
+        from opentelemetry import context
+
+        self._token = context.attach(trace.set_span_in_context(span))
+        return self
+
+    def response(self, response: Any) -> None:
+        span = self._span
+        if span is None or not span.is_recording():
+            return
+        attributes: dict[str, Any] = {}
+        usage = getattr(response, "usage", None)
+        for attr, field in (
+            ("input_tokens", "prompt_tokens"),
+            ("output_tokens", "completion_tokens"),
+        ):
+            value = getattr(usage, field, None)
+            if type(value) is int:
+                attributes[f"gen_ai.usage.{attr}"] = value
+        finish_reason = getattr(response, "finish_reason", None)
+        if isinstance(finish_reason, str):
+            attributes["gen_ai.response.finish_reasons"] = [finish_reason]
+        raw = getattr(response, "raw", None)
+        if isinstance(raw, Mapping):
+            for attr in ("id", "model"):
+                value = raw.get(attr)
+                if isinstance(value, str) and value:
+                    attributes[f"gen_ai.response.{attr}"] = value
+        span.set_attributes(attributes)
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        span = self._span
+        if span is None:
+            return
+        try:
+            if exc is not None:
+                from opentelemetry.trace import Status, StatusCode
+
+                category = getattr(exc, "category", None)
+                error_type = category if isinstance(category, str) else type(exc).__qualname__
+                span.set_attribute("error.type", error_type)
+                span.set_status(Status(StatusCode.ERROR, f"{error_type}: {exc}"[:500]))
+                if isinstance(exc, Exception):
+                    span.record_exception(exc)
+            span.end()
+        finally:
+            if self._token is not None:
+                from opentelemetry import context
+
+                context.detach(self._token)
+                self._token = None

@@ -1,0 +1,255 @@
+"""OpenTelemetry spans (Prompty §7.1.8, GenAI semantic conventions), read back with the SDK's
+in-memory exporter; and no tracing at all when opentelemetry is not installed."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Any
+
+import pytest
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import SpanKind, StatusCode
+
+import wiremap
+from wiremap.runtime import tracing
+from loopback import Reply, anthropic_body, openai_body
+
+KEY = "sk-test-0123456789"
+HI = [{"role": "user", "content": "Hi"}]
+CONFIG = {
+    "temperature": 0.3,
+    "max_tokens": 100,
+    "top_p": 0.9,
+    "top_k": 40,
+    "seed": 7,
+    "stop_sequences": ["END", "STOP"],
+    "frequency_penalty": 0.5,
+    "presence_penalty": -0.25,
+    "extras": {"logprobs": True},
+}
+
+
+@pytest.fixture
+def spans() -> Any:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return provider, exporter
+
+
+def _complete(url: str, key: str, tracer_provider: Any, **kwargs: Any) -> Any:
+    async def main() -> Any:
+        async with wiremap.Provider(
+            key, model="model-x", api_key=KEY, base_url=url, tracer_provider=tracer_provider
+        ) as p:
+            return await p.complete(HI, **kwargs)
+
+    return asyncio.run(main())
+
+
+def test_openai_chat_span(serve: Any, spans: Any) -> None:
+    tracer_provider, exporter = spans
+    body = openai_body(
+        "Hi!",
+        id="chatcmpl-abc",
+        model="model-x-2024",
+        usage={"prompt_tokens": 12, "completion_tokens": 5, "total_tokens": 17},
+    )
+    server = serve(lambda seen: Reply(200, body))
+    config = {k: v for k, v in CONFIG.items() if k != "top_k"}
+    _complete(server.url, "openai_chat", tracer_provider, config=config)
+    (span,) = exporter.get_finished_spans()
+    assert span.name == "chat model-x"
+    assert span.kind == SpanKind.CLIENT
+    assert span.status.status_code == StatusCode.UNSET
+    attrs = dict(span.attributes or {})
+    assert attrs == {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "openai",
+        "gen_ai.request.model": "model-x",
+        "gen_ai.request.temperature": 0.3,
+        "gen_ai.request.max_tokens": 100,
+        "gen_ai.request.top_p": 0.9,
+        "gen_ai.request.seed": 7,
+        "gen_ai.request.stop_sequences": ("END", "STOP"),
+        "gen_ai.request.frequency_penalty": 0.5,
+        "gen_ai.request.presence_penalty": -0.25,
+        "server.address": "127.0.0.1",
+        "server.port": server.port,
+        "gen_ai.usage.input_tokens": 12,
+        "gen_ai.usage.output_tokens": 5,
+        "gen_ai.response.finish_reasons": ("stop",),
+        "gen_ai.response.id": "chatcmpl-abc",
+        "gen_ai.response.model": "model-x-2024",
+    }
+
+
+def test_anthropic_span_with_top_k_and_structured_output(serve: Any, spans: Any) -> None:
+    tracer_provider, exporter = spans
+    body = anthropic_body(
+        '{"a": 1}',
+        id="msg_01",
+        stop_reason="max_tokens",
+        usage={"input_tokens": 3, "output_tokens": 9},
+    )
+    server = serve(lambda seen: Reply(200, body))
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    with pytest.warns(
+        wiremap.UnsupportedOptionWarning
+    ):  # anthropic_messages drops sampling options
+        _complete(
+            server.url,
+            "anthropic_messages",
+            tracer_provider,
+            config={"top_k": 40, "max_tokens": 10},
+            response_schema=schema,
+        )
+    (span,) = exporter.get_finished_spans()
+    attrs = dict(span.attributes or {})
+    assert attrs["gen_ai.provider.name"] == "anthropic"
+    assert attrs["gen_ai.request.top_k"] == 40 and attrs["gen_ai.request.max_tokens"] == 10
+    assert attrs["gen_ai.output.type"] == "json"
+    assert attrs["gen_ai.usage.input_tokens"] == 3 and attrs["gen_ai.usage.output_tokens"] == 9
+    assert attrs["gen_ai.response.finish_reasons"] == ("length",)
+    assert attrs["gen_ai.response.id"] == "msg_01"
+
+
+def test_unreported_usage_is_omitted(serve: Any, spans: Any) -> None:
+    tracer_provider, exporter = spans
+    body = openai_body("Hi")
+    del body["usage"]
+    body.pop("id")
+    server = serve(lambda seen: Reply(200, body))
+    _complete(server.url, "openai_chat", tracer_provider)
+    attrs = dict(exporter.get_finished_spans()[0].attributes or {})
+    assert not any(k.startswith("gen_ai.usage.") for k in attrs)
+    assert "gen_ai.response.id" not in attrs
+    assert not any(k.startswith("gen_ai.request.") and k != "gen_ai.request.model" for k in attrs)
+
+
+@pytest.mark.parametrize(
+    "reply,category",
+    [
+        (
+            Reply(429, {"error": {"message": "slow down"}}, headers={"Retry-After": "1"}),
+            "provider_rate_limit",
+        ),
+        (Reply(401, {"error": {"message": "bad key"}}), "provider_authentication"),
+        (Reply.close(), "provider_unavailable"),
+        (Reply(200, "<html>", content_type="text/html"), "provider_invalid_response"),
+        (Reply(200, openai_body("not json")), "structured_output_invalid"),
+    ],
+)
+def test_error_spans_record_the_category(
+    serve: Any, spans: Any, reply: Reply, category: str
+) -> None:
+    tracer_provider, exporter = spans
+    server = serve(lambda seen: reply)
+    with pytest.raises(wiremap.ProviderError):
+        _complete(server.url, "openai_chat", tracer_provider, response_schema={"type": "object"})
+    (span,) = exporter.get_finished_spans()
+    assert span.attributes["error.type"] == category
+    assert span.status.status_code == StatusCode.ERROR
+    assert any(event.name == "exception" for event in span.events)
+
+
+def test_pre_send_error_is_recorded_too(serve: Any, spans: Any) -> None:
+    tracer_provider, exporter = spans
+    server = serve(lambda seen: Reply(200, openai_body()))
+
+    async def main() -> None:
+        async with wiremap.Provider(
+            "openai_chat",
+            model="m",
+            api_key=KEY,
+            base_url=server.url,
+            tracer_provider=tracer_provider,
+        ) as p:
+            await p.complete([{"role": "user", "content": ""}], config={"temperature": "hot"})
+
+    with pytest.raises(wiremap.InvalidRequestError):
+        asyncio.run(main())
+    (span,) = exporter.get_finished_spans()
+    assert span.attributes["error.type"] == "provider_invalid_request"
+    assert "gen_ai.request.temperature" not in span.attributes  # not a number: left out
+    assert server.requests == []
+
+
+def test_concurrent_calls_get_separate_spans(serve: Any, spans: Any) -> None:
+    tracer_provider, exporter = spans
+    server = serve(
+        lambda seen: Reply(
+            200, openai_body(id=f"id-{seen.json()['messages'][0]['content']}"), delay=0.05
+        )
+    )
+
+    async def main() -> None:
+        async with wiremap.Provider(
+            "openai_chat",
+            model="m",
+            api_key=KEY,
+            base_url=server.url,
+            tracer_provider=tracer_provider,
+        ) as p:
+            await asyncio.gather(
+                *(p.complete([{"role": "user", "content": str(i)}]) for i in range(10))
+            )
+
+    asyncio.run(main())
+    finished = exporter.get_finished_spans()
+    assert sorted(s.attributes["gen_ai.response.id"] for s in finished) == sorted(
+        f"id-{i}" for i in range(10)
+    )
+    assert all(s.parent is None for s in finished)  # siblings, not nested in one another
+
+
+def test_span_nests_under_the_callers_span_and_restores_the_context(serve: Any, spans: Any) -> None:
+    from opentelemetry import trace
+
+    tracer_provider, exporter = spans
+    server = serve(lambda seen: Reply(200, openai_body()))
+
+    async def main() -> None:
+        async with wiremap.Provider(
+            "openai_chat",
+            model="m",
+            api_key=KEY,
+            base_url=server.url,
+            tracer_provider=tracer_provider,
+        ) as p:
+            with tracer_provider.get_tracer("test").start_as_current_span("parent") as parent:
+                await p.complete(HI)
+                assert trace.get_current_span() is parent  # the chat span was detached
+
+    asyncio.run(main())
+    chat, parent = exporter.get_finished_spans()
+    assert chat.name == "chat m" and parent.name == "parent"
+    assert chat.parent is not None and chat.parent.span_id == parent.context.span_id
+
+
+def test_no_opentelemetry_means_no_tracing(serve: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    server = serve(lambda seen: Reply(200, openai_body("ok")))
+    for name in [m for m in sys.modules if m == "opentelemetry" or m.startswith("opentelemetry.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "opentelemetry", None)  # import opentelemetry -> ImportError
+    tracing._reset()
+    try:
+        assert not tracing.otel_available()
+        r = _complete(server.url, "openai_chat", None, config={"temperature": 0.1})
+        assert r.message.content == "ok"
+        with pytest.raises(wiremap.RateLimitError):
+            server.handler = lambda seen: Reply(429, {"error": {"message": "x"}})
+            _complete(server.url, "openai_chat", None)
+    finally:
+        tracing._reset()
+    monkeypatch.undo()
+    assert tracing.otel_available()
+
+
+def test_global_tracer_provider_is_the_default(serve: Any) -> None:
+    """Without tracer_provider= the global (here: the API's no-op proxy) is used; nothing breaks."""
+    server = serve(lambda seen: Reply(200, openai_body("ok")))
+    assert _complete(server.url, "openai_chat", None).message.content == "ok"
