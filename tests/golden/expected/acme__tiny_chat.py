@@ -372,10 +372,10 @@ def _tool_choice_to_wire(choice: ToolChoice) -> Any:
     return {"type": "function", "function": {"name": choice.name}}
 
 
-def request_to_wire(
-    request: Request | Mapping[str, Any], *, structured_output: str | None = None
+def _request_to_wire(
+    request: Request | Mapping[str, Any], structured_output: str | None
 ) -> dict[str, Any]:
-    """Canonical request -> Acme Tiny Chat request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE)."""
+    """The body of request_to_wire."""
     req = _w.as_request(request)
     messages = req.messages
     tools = req.tools
@@ -438,6 +438,16 @@ def request_to_wire(
                     path="config.extras." + key,
                 )
     return body
+
+
+def request_to_wire(
+    request: Request | Mapping[str, Any], *, structured_output: str | None = None
+) -> dict[str, Any]:
+    """Canonical request -> Acme Tiny Chat request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE)."""
+    try:
+        return _request_to_wire(request, structured_output)
+    except RecursionError:  # a schema, extras value or argument nested past Python's limit
+        raise InvalidRequestError("request nested too deeply") from None
 
 
 def _user_content_from_wire(value: Any, path: str) -> str | list[Any]:
@@ -659,9 +669,12 @@ def response_from_wire(
         and response.finish_reason != "tool_calls"
         and response.message.content
     ):
-        response.parsed = _w.parse_structured(
-            response.message.content, response_schema, response.finish_reason, response.usage
-        )
+        try:
+            response.parsed = _w.parse_structured(
+                response.message.content, response_schema, response.finish_reason, response.usage
+            )
+        except RecursionError:
+            raise InvalidResponseError("structured output nested too deeply", body=body) from None
     return response
 
 
@@ -702,12 +715,24 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     wire_message = wire_message_1
     u = resp.usage
     usage_wire: dict[str, Any] = {}
-    if u.prompt_tokens is not None:
-        usage_wire["prompt_tokens"] = u.prompt_tokens
-    if u.completion_tokens is not None:
-        usage_wire["completion_tokens"] = u.completion_tokens
-    if u.total_tokens is not None:
-        usage_wire["total_tokens"] = u.total_tokens
+    # usage unreported: omit. The counters go out together or not at all (never a partial object).
+    baseline = (
+        {
+            "prompt_tokens": u.prompt_tokens,
+            "completion_tokens": u.completion_tokens,
+            "total_tokens": u.total_tokens,
+        }
+        if u.prompt_tokens is not None
+        and u.completion_tokens is not None
+        and u.total_tokens is not None
+        else {}
+    )
+    if "prompt_tokens" in baseline:
+        usage_wire["prompt_tokens"] = baseline["prompt_tokens"]
+    if "completion_tokens" in baseline:
+        usage_wire["completion_tokens"] = baseline["completion_tokens"]
+    if "total_tokens" in baseline:
+        usage_wire["total_tokens"] = baseline["total_tokens"]
     body: dict[str, Any] = {}
     body["id"] = raw.get("id", "tiny-0")
     body["object"] = "chat.completion"
