@@ -621,8 +621,10 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     out.add(f"consumed.add({lit(ir.messages_field)})")
     out.add("config: dict[str, Any] = {}")
     for opt in ir.options:
-        if opt.wire is None or opt.unsupported is not None:
+        if opt.wire is None:
             continue
+        # An option this mapping cannot send is still read as that option, so request_to_wire
+        # applies the mapping's rule to it (drop, warn or reject) instead of forwarding an extra.
         for wire_name in (opt.wire, *opt.read_also):
             out.add(f"{'if' if wire_name == opt.wire else 'elif'} {lit(wire_name)} in body:")
             out.indent()
@@ -844,8 +846,9 @@ def _emit_response_to_wire(em: "Emitter") -> None:
     out.add("else:")
     out.add("    wire_reason = reason")
     out.add(f"raw_reason = {_keys_get('raw', ir.finish_path)}")
-    out.add("if type(raw_reason) is str and _finish_reason(raw_reason) == reason:")
-    out.add("    wire_reason = raw_reason  # the provider's own value, when it means the same")
+    listed = tuple(w for w, _ in ir.finish_map)
+    out.add(f"if raw_reason in {lit(listed)} and _finish_reason(raw_reason) == reason:")
+    out.add("    wire_reason = raw_reason  # the provider's own listed value, when it means the same")
     # message
     out.add("calls = msg.tool_calls")
     if ir.tool_calls_placement == "content_blocks":
@@ -859,6 +862,9 @@ def _emit_response_to_wire(em: "Emitter") -> None:
         out.add("content_out: Any = msg.content")
         out.add("if isinstance(msg.content, (str, list)):")
         out.add("    content_out = _assistant_content_to_wire(msg.content, 'message.content')")
+        if ir.response_content == "joined_text":
+            out.add("if type(content_out) is list:  # response content: joined_text (a response message carries one string)")
+            out.add("    content_out = ''.join(p.get('text', '') for p in content_out)")
         out.add("wire_calls: Any = NOT_GIVEN")
         out.add("if calls:")
         out.add("    wire_calls = [_tool_call_to_wire(call, f'message.tool_calls[{k}]') for k, call in enumerate(calls)]")

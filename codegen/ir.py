@@ -117,6 +117,7 @@ class FormatIR:
     usage_unreported: str  # omit | zero: what response_to_wire writes for unreported counters
     envelope: list[EnvelopeItem]
     refusal_field: str | None
+    response_content: str
     error_message: tuple[str | int, ...]
     error_type: tuple[str | int, ...] | None
     error_code: tuple[str | int, ...] | None
@@ -408,6 +409,7 @@ class _Builder:
             usage=usage,
             usage_unreported=resp["usage"].get("unreported", "omit"),
             envelope=envelope,
+            response_content=resp.get("content", "as_request"),
             refusal_field=resp["refusal"]["field"] if resp.get("refusal", {}).get("strategy") == "as_content" else None,
             error_message=parse_path(errs["message"]),
             error_type=parse_path(errs["type"]) if "type" in errs else None,

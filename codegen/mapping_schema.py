@@ -301,6 +301,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                     required=["path", "prompt_tokens", "completion_tokens", "total_tokens"],
                 ),
                 "envelope": {"type": "object"},
+                "content": {"enum": ["as_request", "joined_text"]},
                 "refusal": _obj(
                     {"field": {"type": "string", "minLength": 1}, "strategy": {"enum": ["as_content", "ignore"]}},
                     required=["field", "strategy"],

@@ -692,9 +692,18 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
+    if "temperature" in body:
+        config["temperature"] = body["temperature"]
+        consumed.add("temperature")
     if "max_tokens" in body:
         config["max_tokens"] = body["max_tokens"]
         consumed.add("max_tokens")
+    if "top_p" in body:
+        config["top_p"] = body["top_p"]
+        consumed.add("top_p")
+    if "top_k" in body:
+        config["top_k"] = body["top_k"]
+        consumed.add("top_k")
     if "stop_sequences" in body:
         config["stop_sequences"] = body["stop_sequences"]
         consumed.add("stop_sequences")
@@ -910,8 +919,20 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     else:
         wire_reason = reason
     raw_reason = raw.get("stop_reason")
-    if type(raw_reason) is str and _finish_reason(raw_reason) == reason:
-        wire_reason = raw_reason  # the provider's own value, when it means the same
+    if (
+        raw_reason
+        in (
+            "end_turn",
+            "stop_sequence",
+            "pause_turn",
+            "max_tokens",
+            "model_context_window_exceeded",
+            "tool_use",
+            "refusal",
+        )
+        and _finish_reason(raw_reason) == reason
+    ):
+        wire_reason = raw_reason  # the provider's own listed value, when it means the same
     calls = msg.tool_calls
     blocks: list[dict[str, Any]] = []
     if isinstance(msg.content, (str, list)):

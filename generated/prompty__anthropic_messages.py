@@ -927,8 +927,20 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     else:
         wire_reason = reason
     raw_reason = raw.get("stop_reason")
-    if type(raw_reason) is str and _finish_reason(raw_reason) == reason:
-        wire_reason = raw_reason  # the provider's own value, when it means the same
+    if (
+        raw_reason
+        in (
+            "end_turn",
+            "stop_sequence",
+            "pause_turn",
+            "max_tokens",
+            "model_context_window_exceeded",
+            "tool_use",
+            "refusal",
+        )
+        and _finish_reason(raw_reason) == reason
+    ):
+        wire_reason = raw_reason  # the provider's own listed value, when it means the same
     calls = msg.tool_calls
     blocks: list[dict[str, Any]] = []
     if isinstance(msg.content, (str, list)):

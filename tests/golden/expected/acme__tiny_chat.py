@@ -696,8 +696,8 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     else:
         wire_reason = reason
     raw_reason = _w.get_in(raw, ("choices", 0, "finish_reason"))
-    if type(raw_reason) is str and _finish_reason(raw_reason) == reason:
-        wire_reason = raw_reason  # the provider's own value, when it means the same
+    if raw_reason in ("stop", "length", "tool_calls") and _finish_reason(raw_reason) == reason:
+        wire_reason = raw_reason  # the provider's own listed value, when it means the same
     calls = msg.tool_calls
     content_out: Any = msg.content
     if isinstance(msg.content, (str, list)):
