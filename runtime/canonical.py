@@ -764,25 +764,27 @@ _BLOCK_READERS: Final[dict[str, Callable[[dict[Any, Any]], Block]]] = {
     "audio": _audio_block,
     "file": _file_block,
 }
-_BLOCK_TYPES: Final = ", ".join(_BLOCK_READERS)
+
+
+def _discriminated(d: object, key: str, readers: dict[str, Callable[[dict[Any, Any]], _T]], what: str) -> _T:
+    """Read a record discriminated by `key` (a block's `type`, a message's `role`)."""
+    if not isinstance(d, dict):
+        raise _expected("", f"a {what} object", d)
+    tag = d.get(key, _MISSING)
+    read = readers.get(tag) if isinstance(tag, str) else None
+    if read is not None:
+        return read(d)
+    known = ", ".join(readers)
+    if tag is _MISSING:
+        raise InvalidRequestError(f"required key is missing; expected one of: {known}", path=key)
+    if isinstance(tag, str):
+        label = "block type" if key == "type" else key
+        raise InvalidRequestError(f"unknown {label} {tag!r}; expected one of: {known}", path=key)
+    raise _expected(key, f"one of: {known}", tag)
 
 
 def _block(d: object) -> Block:
-    if not isinstance(d, dict):
-        raise _expected("", "a content block object", d)
-    kind = d.get("type", _MISSING)
-    read = _BLOCK_READERS.get(kind) if isinstance(kind, str) else None
-    if read is not None:
-        return read(d)
-    if kind is _MISSING:
-        raise InvalidRequestError(
-            f"required key is missing; expected one of: {_BLOCK_TYPES}", path="type"
-        )
-    if isinstance(kind, str):
-        raise InvalidRequestError(
-            f"unknown block type {kind!r}; expected one of: {_BLOCK_TYPES}", path="type"
-        )
-    raise _expected("type", f"one of: {_BLOCK_TYPES}", kind)
+    return _discriminated(d, "type", _BLOCK_READERS, "content block")
 
 
 def _blocks(items: list[Any]) -> list[Block]:
@@ -937,23 +939,10 @@ _MESSAGE_READERS: Final[dict[str, Callable[[dict[Any, Any]], Message]]] = {
     "assistant": _assistant_message,
     "tool": _tool_message,
 }
-_ROLES: Final = ", ".join(_MESSAGE_READERS)
 
 
 def _message(d: object) -> Message:
-    if not isinstance(d, dict):
-        raise _expected("", "a message object", d)
-    role = d.get("role", _MISSING)
-    read = _MESSAGE_READERS.get(role) if isinstance(role, str) else None
-    if read is not None:
-        return read(d)
-    if role is _MISSING:
-        raise InvalidRequestError(
-            f"required key is missing; expected one of: {_ROLES}", path="role"
-        )
-    if isinstance(role, str):
-        raise InvalidRequestError(f"unknown role {role!r}; expected one of: {_ROLES}", path="role")
-    raise _expected("role", f"one of: {_ROLES}", role)
+    return _discriminated(d, "role", _MESSAGE_READERS, "message")
 
 
 def _message_of_role(cls: type[_M], role: str, d: object, path: str) -> _M:
