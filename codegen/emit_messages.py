@@ -194,6 +194,8 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
         out.dedent()
         out.add("else:")
         out.add("    wire_content = converted if converted is not None else []")
+        out.add("    if not wire_content:")
+        out.add("        raise InvalidRequestError(_EMPTY_TURN, path=f'messages[{i}].content')")
         expr = _build_message(em, out, ir.assistant_template, {"content": "wire_content", "tool_calls": "NOT_GIVEN"}, "message.assistant")
     else:
         out.add("body_content = message.content")
@@ -205,6 +207,8 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
         out.add("wire_calls: Any = NOT_GIVEN")
         out.add("if calls:")
         out.add("    wire_calls = [_tool_call_to_wire(call, f'messages[{i}].tool_calls[{k}]') for k, call in enumerate(calls)]")
+        out.add("elif not content_out:")
+        out.add("    raise InvalidRequestError(_EMPTY_TURN, path=f'messages[{i}].content')")
         expr = _build_message(em, out, ir.assistant_template, {"content": "content_out", "tool_calls": "wire_calls"}, "message.assistant")
     out.add(f"wire_messages.append({expr})")
     out.add("continue")
@@ -939,9 +943,21 @@ def _emit_error_from_wire(em: "Emitter") -> None:
 
     ir = em.ir
     out = _Lines()
+    out.add("try:")
+    out.add("    return _error_from_wire(_w.status_code(status), body, headers)")
+    out.add("except RecursionError:  # a body nested past Python's limit: classify by status alone")
+    out.add("    return _error_from_wire(_w.status_code(status), None, headers)")
+    em.func(
+        "error_from_wire",
+        "(status: int, body: Mapping[str, Any] | str | bytes | None = None, headers: Mapping[str, Any] | None = None) -> ProviderError",
+        f"An HTTP error from {ir.title} -> the ProviderError of its category (returned, never raised).",
+        out.lines,
+    )
+    em.parts.public.append("error_from_wire")
+    out = _Lines()
     out.add("decoded = _w.decode_error_body(body)")
     out.add(f"message = {_keys_get('decoded', ir.error_message)} if type(decoded) is dict else None")
-    out.add("if type(message) is not str:")
+    out.add("if type(message) is not str or not message:")
     out.add("    message = _w.error_text(decoded)[:500] or f'HTTP {status}'")
     if ir.error_type is not None:
         out.add(f"error_type = {_keys_get('decoded', ir.error_type)} if type(decoded) is dict else None")
@@ -976,9 +992,8 @@ def _emit_error_from_wire(em: "Emitter") -> None:
     out.add(f"retry_after = _w.retry_after(headers, {lit(tuple(ir.retry_after_headers))})")
     out.add("return error_class(category)(str(message), status=status, retry_after=retry_after, body=decoded, provider_type=error_type if type(error_type) is str else None)")
     em.func(
-        "error_from_wire",
-        "(status: int, body: Mapping[str, Any] | str | bytes | None = None, headers: Mapping[str, Any] | None = None) -> ProviderError",
-        f"An HTTP error from {ir.title} -> the ProviderError of its category (returned, not raised).",
+        "_error_from_wire",
+        "(status: int, body: Any, headers: Mapping[str, Any] | None) -> ProviderError",
+        "The body of error_from_wire.",
         out.lines,
     )
-    em.parts.public.append("error_from_wire")

@@ -84,6 +84,10 @@ TRANSPORT: Final = {
 STRUCTURED_OUTPUT_MODE: Final = "native"  # the mapping's default; overridable per call
 STRUCTURED_OUTPUT_MODES: Final = ("native", "prompt_fallback", "tool_coercion")
 
+_EMPTY_TURN: Final = (
+    "nothing is left of this assistant turn once the blocks this mapping strips (thinking from "
+    "another provider, unsigned thinking) are removed; drop the turn or give it text"
+)
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 
 _RE_1: Final = re.compile(
@@ -442,6 +446,8 @@ def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
                     wire_content.append(_tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]"))
             else:
                 wire_content = converted if converted is not None else []
+                if not wire_content:
+                    raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
             wire_messages.append({"role": "assistant", "content": wire_content})
             continue
     return wire_messages
@@ -979,10 +985,18 @@ def error_from_wire(
     body: Mapping[str, Any] | str | bytes | None = None,
     headers: Mapping[str, Any] | None = None,
 ) -> ProviderError:
-    """An HTTP error from Anthropic Messages (Prompty §7.5 dialect) -> the ProviderError of its category (returned, not raised)."""
+    """An HTTP error from Anthropic Messages (Prompty §7.5 dialect) -> the ProviderError of its category (returned, never raised)."""
+    try:
+        return _error_from_wire(_w.status_code(status), body, headers)
+    except RecursionError:  # a body nested past Python's limit: classify by status alone
+        return _error_from_wire(_w.status_code(status), None, headers)
+
+
+def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) -> ProviderError:
+    """The body of error_from_wire."""
     decoded = _w.decode_error_body(body)
     message = _w.get_in(decoded, ("error", "message")) if type(decoded) is dict else None
-    if type(message) is not str:
+    if type(message) is not str or not message:
         message = _w.error_text(decoded)[:500] or f"HTTP {status}"
     error_type = _w.get_in(decoded, ("error", "type")) if type(decoded) is dict else None
     error_code = None

@@ -93,6 +93,10 @@ TRANSPORT: Final = {
 STRUCTURED_OUTPUT_MODE: Final = "native"  # the mapping's default; overridable per call
 STRUCTURED_OUTPUT_MODES: Final = ("native", "prompt_fallback")
 
+_EMPTY_TURN: Final = (
+    "nothing is left of this assistant turn once the blocks this mapping strips (thinking from "
+    "another provider, unsigned thinking) are removed; drop the turn or give it text"
+)
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 
 _RE_1: Final = re.compile("(?s)data:(.*?);base64,(.*)")
@@ -412,6 +416,8 @@ def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
                     _tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]")
                     for k, call in enumerate(calls)
                 ]
+            elif not content_out:
+                raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
             wire_message_1: dict[str, Any] = {"role": "assistant"}
             if content_out is not NOT_GIVEN:
                 wire_message_1["content"] = content_out
@@ -888,10 +894,18 @@ def error_from_wire(
     body: Mapping[str, Any] | str | bytes | None = None,
     headers: Mapping[str, Any] | None = None,
 ) -> ProviderError:
-    """An HTTP error from OpenAI Chat Completions (Prompty §7.1 dialect) -> the ProviderError of its category (returned, not raised)."""
+    """An HTTP error from OpenAI Chat Completions (Prompty §7.1 dialect) -> the ProviderError of its category (returned, never raised)."""
+    try:
+        return _error_from_wire(_w.status_code(status), body, headers)
+    except RecursionError:  # a body nested past Python's limit: classify by status alone
+        return _error_from_wire(_w.status_code(status), None, headers)
+
+
+def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) -> ProviderError:
+    """The body of error_from_wire."""
     decoded = _w.decode_error_body(body)
     message = _w.get_in(decoded, ("error", "message")) if type(decoded) is dict else None
-    if type(message) is not str:
+    if type(message) is not str or not message:
         message = _w.error_text(decoded)[:500] or f"HTTP {status}"
     error_type = _w.get_in(decoded, ("error", "type")) if type(decoded) is dict else None
     error_code = _w.get_in(decoded, ("error", "code")) if type(decoded) is dict else None

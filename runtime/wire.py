@@ -46,6 +46,7 @@ __all__ = [
     "deep_equal",
     "merge_list",
     "retry_after",
+    "status_code",
     "error_text",
     "schema_name",
     "schema_qualifies_for_strict",
@@ -326,6 +327,16 @@ def retry_after(headers: Mapping[str, Any] | None, names: tuple[str, ...]) -> fl
     return None
 
 
+def status_code(status: Any) -> int:
+    """An HTTP status as an int; a numeric string is read, anything else is 0 (matches only `*`)."""
+    if type(status) is int:
+        return status
+    try:
+        return int(str(status).strip())
+    except (TypeError, ValueError):
+        return 0
+
+
 def error_text(body: Any) -> str:
     """Everything searchable in an error body, as text (dict, str, bytes or None)."""
     if body is None:
@@ -384,7 +395,10 @@ def _strict_ok(schema: Any, root: bool) -> bool:
         if schema.get("additionalProperties") is not False:
             return False
         props = schema.get("properties", {})
-        if type(props) is not dict or set(schema.get("required", [])) != set(props):
+        required = schema.get("required", [])
+        if type(props) is not dict or type(required) is not list or any(type(r) is not str for r in required):
+            return False
+        if set(required) != set(props):
             return False
     for key, value in schema.items():
         if key in ("properties", "$defs", "definitions", "patternProperties"):
@@ -495,12 +509,16 @@ def parse_structured(
             usage=usage,
         ) from exc
     import jsonschema  # a runtime dependency, imported only for structured output
-    validator_cls = jsonschema.validators.validator_for(schema)
+
     try:
+        validator_cls = jsonschema.validators.validator_for(schema)
         validator_cls.check_schema(schema)
-    except jsonschema.exceptions.SchemaError as exc:
-        raise InvalidRequestError(f"not a valid JSON Schema: {exc.message}", path="response_schema") from exc
-    errors = sorted(validator_cls(schema).iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path])
+        errors = sorted(validator_cls(schema).iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path])
+    except RecursionError:
+        raise
+    except Exception as exc:  # jsonschema's and referencing's errors for a schema it cannot use
+        detail = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+        raise InvalidRequestError(f"not a usable JSON Schema: {detail}", path="response_schema") from exc
     if errors:
         first = errors[0]
         pointer = "/" + "/".join(str(p) for p in first.absolute_path)

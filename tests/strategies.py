@@ -11,12 +11,17 @@ Deliberately excluded (each is a known converter bug with its own xfail test in
 tests/test_properties.py, see `test_bug_*`):
 - an assistant turn without tool calls whose blocks are all stripped by the target format
   (every such turn here has at least one text block);
-- JSON values nested deeper than a few levels.
+- JSON values nested deeper than a few levels (error_from_wire still overflows on those).
+
+The strategies are built once and reused (functools.lru_cache): building a strategy object
+costs more than drawing from it, and the generators are the bulk of the run time.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
+import operator
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,7 +59,14 @@ PROFILES: dict[str, Profile] = {
             ("logprobs", st.booleans()),
             ("parallel_tool_calls", st.booleans()),
             ("store", st.booleans()),
-            ("metadata", st.dictionaries(st.from_regex(r"[a-z]{1,6}", fullmatch=True), st.text(max_size=6), max_size=2)),
+            (
+                "metadata",
+                st.dictionaries(
+                    st.text(alphabet="abcdef", min_size=1, max_size=6),
+                    st.text(max_size=6),
+                    max_size=2,
+                ),
+            ),
         ),
     ),
     "anthropic_messages": Profile(
@@ -77,11 +89,23 @@ PROFILES: dict[str, Profile] = {
 
 nonempty_text = st.text(min_size=1, max_size=12)
 any_text = st.text(max_size=12)
-identifiers = st.from_regex(r"[A-Za-z0-9_\-]{1,12}", fullmatch=True)
-tool_names = st.from_regex(r"[A-Za-z][A-Za-z0-9_\-]{0,15}", fullmatch=True)
-base64_data = st.from_regex(r"[A-Za-z0-9+/]{4,24}={0,2}", fullmatch=True)
-https_urls = st.from_regex(r"[a-z0-9]{1,10}\.(png|jpg|pdf|gif)", fullmatch=True).map(
-    lambda tail: "https://example.com/" + tail
+# (st.from_regex is several times slower to draw from than st.text with an alphabet.)
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
+_ID_CHARS = _LETTERS + "0123456789_-"
+identifiers = st.text(alphabet=_ID_CHARS, min_size=1, max_size=12)
+tool_names = st.builds(
+    operator.add, st.sampled_from(_LETTERS), st.text(alphabet=_ID_CHARS, max_size=15)
+)
+base64_data = st.builds(
+    operator.add,
+    st.text(alphabet=_LETTERS + "0123456789+/", min_size=4, max_size=24),
+    st.sampled_from(["", "=", "=="]),
+)
+https_urls = st.builds(
+    lambda stem, ext: f"https://example.com/{stem}.{ext}",
+    st.text(alphabet=_LOWER, min_size=1, max_size=10),
+    st.sampled_from(["png", "jpg", "pdf", "gif"]),
 )
 origins = st.sampled_from(["anthropic", "openai", "google"])
 finite_floats = st.floats(allow_nan=False, allow_infinity=False, width=64)
@@ -91,10 +115,11 @@ numbers = st.one_of(st.integers(-5, 5), finite_floats)
 #: raw bodies.
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53), 2**53) | finite_floats | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.text(max_size=6), inner, max_size=3),
     max_leaves=8,
 )
-json_objects = st.dictionaries(st.text(max_size=6), json_values, max_size=4)
+json_objects = st.dictionaries(st.text(max_size=6), json_values, max_size=3)
 
 
 def _maybe(draw: Any, d: dict[str, Any], key: str, strategy: Any) -> None:
@@ -116,13 +141,25 @@ _LEAF_SCHEMAS = st.sampled_from(
         {"type": "string", "description": "free text"},
     ]
 )
-_PROP_NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True)
+_PROP_NAMES = st.builds(
+    operator.add,
+    st.sampled_from("abcdefghijklmnopqrstuvwxyz"),
+    st.text(alphabet=_LOWER + "_", max_size=7),
+)
+
+
+@functools.cache
+def object_schemas(closed: bool, depth: int = 0) -> Any:
+    """(Strategy objects are built once and reused: building them per draw costs more than
+    drawing from them.)"""
+    return _object_schemas(closed, depth)
 
 
 @st.composite
-def object_schemas(draw: Any, closed: bool, depth: int = 0) -> dict[str, Any]:
+def _object_schemas(draw: Any, closed: bool, depth: int = 0) -> dict[str, Any]:
     """An object JSON Schema. `closed`: every object node, nested ones included, says
-    `additionalProperties: false` (the fixed point of OpenAI strict tools' close_all_object_schemas)."""
+    `additionalProperties: false` (the fixed point of OpenAI strict tools' close_all_object_schemas).
+    """
     names = draw(st.lists(_PROP_NAMES, max_size=3, unique=True))
     props: dict[str, Any] = {}
     for name in names:
@@ -130,7 +167,7 @@ def object_schemas(draw: Any, closed: bool, depth: int = 0) -> dict[str, Any]:
         if kind == 4:
             props[name] = draw(object_schemas(closed, depth + 1))
         elif kind == 5:
-            items = draw(object_schemas(closed, depth + 1) | _LEAF_SCHEMAS)
+            items = draw(_items(closed, depth + 1))
             props[name] = {"type": "array", "items": items}
         else:
             props[name] = dict(draw(_LEAF_SCHEMAS))
@@ -146,11 +183,21 @@ def object_schemas(draw: Any, closed: bool, depth: int = 0) -> dict[str, Any]:
     return schema
 
 
+@functools.cache
+def _items(closed: bool, depth: int) -> Any:
+    return object_schemas(closed, depth) | _LEAF_SCHEMAS
+
+
 # --- content blocks -----------------------------------------------------------------------------
 
 
+@functools.cache
+def text_blocks(signed: bool = True) -> Any:
+    return _text_blocks(signed)
+
+
 @st.composite
-def text_blocks(draw: Any, signed: bool = True) -> dict[str, Any]:
+def _text_blocks(draw: Any, signed: bool) -> dict[str, Any]:
     block: dict[str, Any] = {"type": "text", "text": draw(nonempty_text)}
     if signed and draw(st.integers(0, 4)) == 0:
         block["signature"] = draw(identifiers)
@@ -158,8 +205,13 @@ def text_blocks(draw: Any, signed: bool = True) -> dict[str, Any]:
     return block
 
 
+@functools.cache
+def thinking_blocks() -> Any:
+    return _thinking_blocks()
+
+
 @st.composite
-def thinking_blocks(draw: Any) -> dict[str, Any]:
+def _thinking_blocks(draw: Any) -> dict[str, Any]:
     block: dict[str, Any] = {"type": "thinking"}
     signed = draw(st.booleans())
     # CANONICAL.md: thinking text may be empty only when a signature is present.
@@ -170,15 +222,25 @@ def thinking_blocks(draw: Any) -> dict[str, Any]:
     return block
 
 
+@functools.cache
+def redacted_thinking_blocks() -> Any:
+    return _redacted_thinking_blocks()
+
+
 @st.composite
-def redacted_thinking_blocks(draw: Any) -> dict[str, Any]:
+def _redacted_thinking_blocks(draw: Any) -> dict[str, Any]:
     block: dict[str, Any] = {"type": "redacted_thinking", "data": draw(identifiers)}
     _maybe(draw, block, "origin", origins)
     return block
 
 
+@functools.cache
+def media_blocks(prof: Profile) -> Any:
+    return _media_blocks(prof)
+
+
 @st.composite
-def media_blocks(draw: Any, prof: Profile) -> dict[str, Any]:
+def _media_blocks(draw: Any, prof: Profile) -> dict[str, Any]:
     kinds = ["image_url", "image_inline", "file_inline"]
     if prof.audio_types:
         kinds.append("audio_inline")
@@ -218,27 +280,37 @@ def media_blocks(draw: Any, prof: Profile) -> dict[str, Any]:
 
 # --- messages -----------------------------------------------------------------------------------
 
+_REASONING = thinking_blocks() | redacted_thinking_blocks()
 
-@st.composite
-def user_messages(draw: Any, prof: Profile) -> dict[str, Any]:
-    if draw(st.booleans()):
-        return {"role": "user", "content": draw(nonempty_text)}
-    blocks = draw(st.lists(text_blocks() | media_blocks(prof), min_size=1, max_size=4))
-    return {"role": "user", "content": blocks}
+
+@functools.cache
+def user_messages(prof: Profile) -> Any:
+    return st.fixed_dictionaries(
+        {
+            "role": st.just("user"),
+            "content": nonempty_text
+            | st.lists(text_blocks() | media_blocks(prof), min_size=1, max_size=3),
+        }
+    )
+
+
+_SIGNED_EXTRA = (
+    st.none()
+    | st.none()
+    | st.none()
+    | st.fixed_dictionaries({"signature": identifiers}, optional={"origin": origins})
+)
+_CALL_BODIES = st.tuples(tool_names, json_objects, _SIGNED_EXTRA)
 
 
 @st.composite
 def tool_calls(draw: Any, ids: list[str]) -> list[dict[str, Any]]:
     calls = []
     for call_id in ids:
-        call: dict[str, Any] = {
-            "id": call_id,
-            "name": draw(tool_names),
-            "arguments": draw(json_objects),
-        }
-        if draw(st.integers(0, 4)) == 0:
-            call["signature"] = draw(identifiers)
-            _maybe(draw, call, "origin", origins)
+        name, arguments, signed = draw(_CALL_BODIES)
+        call: dict[str, Any] = {"id": call_id, "name": name, "arguments": arguments}
+        if signed:
+            call.update(signed)
         calls.append(call)
     return calls
 
@@ -248,7 +320,7 @@ def assistant_messages(draw: Any, ids: list[str]) -> dict[str, Any]:
     """With `ids`, an assistant turn carrying those tool calls (content anything the canonical
     model allows beside tool calls); without, one whose content survives every format."""
     message: dict[str, Any] = {"role": "assistant"}
-    reasoning = thinking_blocks() | redacted_thinking_blocks()
+    reasoning = _REASONING
     if ids:
         message["tool_calls"] = draw(tool_calls(ids))
         choice = draw(st.integers(0, 5))
@@ -284,7 +356,7 @@ def conversations(draw: Any, prof: Profile) -> list[dict[str, Any]]:
     messages.append(draw(user_messages(prof)))
     prefix = draw(st.sampled_from(["call_", "toolu_", "", "x-"]))
     counter = 0
-    for _ in range(draw(st.integers(0, 4))):
+    for _ in range(draw(st.integers(0, 3))):
         kind = draw(st.sampled_from(["user", "assistant", "calls", "calls"]))
         if kind == "user":
             messages.append(draw(user_messages(prof)))
@@ -297,7 +369,11 @@ def conversations(draw: Any, prof: Profile) -> list[dict[str, Any]]:
             messages.append(draw(assistant_messages(ids)))
             answered = draw(st.permutations(ids))[: draw(st.integers(1, n))]
             for call_id in answered:
-                result: dict[str, Any] = {"role": "tool", "tool_call_id": call_id, "content": draw(any_text)}
+                result: dict[str, Any] = {
+                    "role": "tool",
+                    "tool_call_id": call_id,
+                    "content": draw(any_text),
+                }
                 _maybe(draw, result, "name", tool_names)
                 messages.append(result)
     if messages[-1]["role"] not in ("user", "tool"):
@@ -320,7 +396,7 @@ _CONFIG_FIELDS = {
 
 #: extras keys no mapping declares (`x_` is nobody's wire field), so they ride untouched and
 #: read back as extras.
-extras_keys = st.from_regex(r"x_[a-z0-9_]{1,8}", fullmatch=True)
+extras_keys = st.text(alphabet=_LOWER + "_", min_size=1, max_size=8).map(lambda tail: "x_" + tail)
 
 
 @st.composite
@@ -376,51 +452,40 @@ def canonical_requests(draw: Any, key: str) -> dict[str, Any]:
 
 
 @st.composite
-def canonical_responses(draw: Any, key: str, oracle_safe: bool = False) -> dict[str, Any]:
-    """A canonical response dict. `oracle_safe`: only what the format renders as a body its
-    official SDK accepts (steers clear of the known response_to_wire bugs: partial usage, and
-    for openai_chat a content list of several text blocks)."""
+def canonical_responses(draw: Any, key: str) -> dict[str, Any]:
+    """A canonical response dict (what a gateway hands response_to_wire)."""
     message: dict[str, Any] = {"role": "assistant"}
     n_calls = draw(st.integers(0, 2))
     if n_calls:
         message["tool_calls"] = draw(tool_calls([f"call_{k}" for k in range(n_calls)]))
-    reasoning = thinking_blocks() | redacted_thinking_blocks()
+    reasoning = _REASONING
     choice = draw(st.integers(0, 4))
     if choice == 0:
         message["content"] = None
     elif choice == 1:
         message["content"] = draw(any_text)
-    elif choice == 2 and not (oracle_safe and key == "openai_chat"):
+    elif choice == 2:
         message["content"] = draw(st.lists(text_blocks(signed=False) | reasoning, max_size=4))
     else:
         blocks = draw(st.lists(reasoning, max_size=2))
         blocks.insert(draw(st.integers(0, len(blocks))), draw(text_blocks(signed=False)))
         message["content"] = blocks
     counters = st.integers(0, 10**7)
-    if oracle_safe:
-        # openai: CompletionUsage needs all three counters (or no usage at all);
-        # anthropic: Message.usage is required with input_tokens and output_tokens.
-        if key == "anthropic_messages" or draw(st.booleans()):
-            prompt, completion = draw(counters), draw(counters)
-            usage: dict[str, Any] = {
-                "prompt_tokens": prompt,
-                "completion_tokens": completion,
-                "total_tokens": prompt + completion,
-            }
-        else:
-            usage = {"prompt_tokens": None, "completion_tokens": None, "total_tokens": None}
-    else:
-        maybe_counter = st.none() | counters
-        usage = {
-            "prompt_tokens": draw(maybe_counter),
-            "completion_tokens": draw(maybe_counter),
-            "total_tokens": draw(maybe_counter),
-        }
+    maybe_counter = st.none() | counters
+    # Any mix of null counters: response_to_wire sends usage all-or-nothing (openai) or
+    # zero-filled (anthropic, where Message.usage and its two counters are required).
+    usage: dict[str, Any] = {
+        "prompt_tokens": draw(maybe_counter),
+        "completion_tokens": draw(maybe_counter),
+        "total_tokens": draw(maybe_counter),
+    }
     if key == "openai_chat" and draw(st.integers(0, 3)) == 0:
         usage["cached_tokens"] = draw(counters)
     response: dict[str, Any] = {
         "message": message,
-        "finish_reason": draw(st.sampled_from(["stop", "length", "tool_calls", "content_filter", "error"])),
+        "finish_reason": draw(
+            st.sampled_from(["stop", "length", "tool_calls", "content_filter", "error"])
+        ),
         "usage": usage,
     }
     if draw(st.booleans()):
@@ -438,23 +503,106 @@ def canonical_responses(draw: Any, key: str, oracle_safe: bool = False) -> dict[
 #: Keys the converters look for, so arbitrary objects often get past the first lookup.
 _INTERESTING_KEYS = st.sampled_from(
     [
-        "model", "messages", "role", "content", "type", "text", "tool_calls", "function",
-        "arguments", "name", "id", "choices", "message", "finish_reason", "usage", "stop_reason",
-        "input", "source", "url", "image_url", "error", "tools", "tool_choice", "config",
-        "extras", "system", "max_tokens", "stop", "response_format", "json_schema", "schema",
-        "output_config", "format", "thinking", "signature", "data", "media_type", "tool_use_id",
-        "tool_call_id", "prompt_tokens", "input_tokens", "output_tokens", "file", "file_data",
-        "input_audio", "parameters", "input_schema", "detail", "base64_data", "stop_sequences",
-        "temperature", "raw", "parsed", "origin", "strict", "user", "assistant", "tool",
+        "model",
+        "messages",
+        "role",
+        "content",
+        "type",
+        "text",
+        "tool_calls",
+        "function",
+        "arguments",
+        "name",
+        "id",
+        "choices",
+        "message",
+        "finish_reason",
+        "usage",
+        "stop_reason",
+        "input",
+        "source",
+        "url",
+        "image_url",
+        "error",
+        "tools",
+        "tool_choice",
+        "config",
+        "extras",
+        "system",
+        "max_tokens",
+        "stop",
+        "response_format",
+        "json_schema",
+        "schema",
+        "output_config",
+        "format",
+        "thinking",
+        "signature",
+        "data",
+        "media_type",
+        "tool_use_id",
+        "tool_call_id",
+        "prompt_tokens",
+        "input_tokens",
+        "output_tokens",
+        "file",
+        "file_data",
+        "input_audio",
+        "parameters",
+        "input_schema",
+        "detail",
+        "base64_data",
+        "stop_sequences",
+        "temperature",
+        "raw",
+        "parsed",
+        "origin",
+        "strict",
+        "user",
+        "assistant",
+        "tool",
     ]
 )
 _ROLES_AND_TYPES = st.sampled_from(
     [
-        "user", "assistant", "system", "tool", "developer", "text", "image", "image_url",
-        "thinking", "redacted_thinking", "tool_use", "tool_result", "document", "base64", "url",
-        "inline", "function", "input_audio", "file", "audio", "json_schema", "auto", "any",
-        "required", "none", "stop", "end_turn", "tool_use", "length", "data:image/png;base64,AA",
-        "{}", "{\"a\":1}", "[1]", "", "wav", "mp3", "image/png", "application/pdf",
+        "user",
+        "assistant",
+        "system",
+        "tool",
+        "developer",
+        "text",
+        "image",
+        "image_url",
+        "thinking",
+        "redacted_thinking",
+        "tool_use",
+        "tool_result",
+        "document",
+        "base64",
+        "url",
+        "inline",
+        "function",
+        "input_audio",
+        "file",
+        "audio",
+        "json_schema",
+        "auto",
+        "any",
+        "required",
+        "none",
+        "stop",
+        "end_turn",
+        "tool_use",
+        "length",
+        "data:image/png;base64,AA",
+        "{}",
+        '{"a":1}',
+        "[1]",
+        "",
+        "wav",
+        "mp3",
+        "image/png",
+        "application/pdf",
     ]
 )
 _ANY_SCALARS = (
@@ -500,9 +648,8 @@ def mutated(draw: Any, documents: Any) -> Any:
         for step in path[:-1]:
             parent = parent[step]
         last = path[-1]
-        if type(parent) is dict and draw(st.integers(0, 2)) == 0:
-            del parent[last]
-        elif type(parent) is list and draw(st.integers(0, 3)) == 0:
+        odds = 2 if type(parent) is dict else 3  # delete a key 1 in 3, a list item 1 in 4
+        if draw(st.integers(0, odds)) == 0:
             del parent[last]
         else:
             parent[last] = replacement

@@ -970,18 +970,21 @@ ANTHROPIC_CASES: dict[str, Case] = {
             "model": "claude-test-1",
             "messages": [{"role": "user", "content": [{"type": "text", "text": "Count"}]}],
             "config": {
+                # read as the declared options, so the mapping's API 2026-10-21 rule applies
+                "temperature": 0.3,
                 "max_tokens": 100,
+                "top_p": 0.8,
+                "top_k": 40,
                 "stop_sequences": ["###", "END"],
                 "extras": {
                     "metadata": {"user_id": "user-42"},
-                    "temperature": 0.3,
-                    "top_k": 40,
-                    "top_p": 0.8,
                     "service_tier": "auto",
                     "custom_flag": True,
                 },
             },
         },
+        # re-sent without them: API 2026-10-21 removed them (dropped with a warning)
+        round_trip=lambda body: {k: v for k, v in body.items() if k not in ("temperature", "top_p", "top_k")},
     ),
 }
 
