@@ -21,7 +21,6 @@ from .errors import InvalidRequestError, StructuredOutputInvalidError
 
 __all__ = [
     "WireShapeError",
-    "LIMITS",
     "as_request",
     "as_response",
     "dumps",
@@ -68,8 +67,6 @@ class WireShapeError(Exception):
         super().__init__(f"{path}: {message}" if path else message)
 
 
-# Resource limits for bodies read from the wire (documented in mappings/README.md).
-LIMITS: Final = {"json_depth": 256}
 
 _JSON_TYPES: Final = {
     dict: "an object",
