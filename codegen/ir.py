@@ -185,6 +185,25 @@ class _Builder:
         if not any(s.field == name for s in slots_of(node)):
             raise self.err(pointer, f"the {context} template must place {{{name}}}")
 
+    def transport(self) -> dict[str, Any] | None:
+        """The transport table, with `{api_version}` in header values filled in now."""
+        t = self.data.get("transport")
+        if t is None:
+            return None
+        auth = dict(t["auth"])
+        if auth["scheme"] in ("header", "query") and "name" not in auth:
+            raise self.err("/transport/auth", f"auth scheme {auth['scheme']} needs `name:` (the header or query parameter)")
+        api_version = self.data["meta"].get("api_version") or ""
+        headers = {k: v.replace("{api_version}", api_version) for k, v in t.get("headers", {}).items()}
+        return {
+            "base_url": t["base_url"],
+            "endpoint": dict(t["endpoint"]),
+            "auth": auth,
+            "headers": headers,
+            "api_key_env": t.get("api_key_env"),
+            "ready": dict(t["ready"]) if "ready" in t else None,
+        }
+
     def build(self) -> FormatIR:
         d = self.data
         meta = d["meta"]
@@ -423,27 +442,6 @@ class _Builder:
         )
 
 
-def _transport(builder: "_Builder") -> dict[str, Any] | None:
-    """The transport table, with `{api_version}` in header values filled in now."""
-    t = builder.data.get("transport")
-    if t is None:
-        return None
-    auth = dict(t["auth"])
-    if auth["scheme"] in ("header", "query") and "name" not in auth:
-        raise builder.err("/transport/auth", f"auth scheme {auth['scheme']} needs `name:` (the header or query parameter)")
-    api_version = builder.data["meta"].get("api_version") or ""
-    headers = {k: v.replace("{api_version}", api_version) for k, v in t.get("headers", {}).items()}
-    return {
-        "base_url": t["base_url"],
-        "endpoint": dict(t["endpoint"]),
-        "auth": auth,
-        "headers": headers,
-        "api_key_env": t.get("api_key_env"),
-        "ready": dict(t["ready"]) if "ready" in t else None,
-    }
-
-
-_Builder.transport = _transport  # type: ignore[attr-defined]
 
 
 def build_ir(resolved: Resolved) -> FormatIR:
