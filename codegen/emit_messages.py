@@ -880,7 +880,7 @@ def _emit_response_to_wire(em: "Emitter") -> None:
     baseline = [c for c in ("prompt_tokens", "completion_tokens", "total_tokens") if not (isinstance(ir.usage[c], tuple) and ir.usage[c] and ir.usage[c][0] == "sum")]
     reported = " and ".join(f"u.{c} is not None" for c in ("prompt_tokens", "completion_tokens", "total_tokens"))
     if ir.usage_unreported == "zero":
-        out.add(f"# usage unreported: zero. The wire requires the counters; an unreported one is written as 0.")
+        out.add("# usage unreported: zero. The wire requires the counters; an unreported one is written as 0.")
         out.add(f"baseline = {{{', '.join(f'{lit(c)}: u.{c} or 0' for c in baseline)}}}")
     else:
         out.add("# usage unreported: omit. The counters go out together or not at all (never a partial object).")
