@@ -1,0 +1,432 @@
+"""generated/COMPATIBILITY.md: what each format does with each canonical feature, read off the IR.
+
+Every cell is derived from the mapping tables (never written by hand): `supported`, `renamed → x`,
+`dropped`, `rejected` or `repaired (how)`, with the wire spelling where it differs. Base formats
+are the columns; each dialect is listed with the cells where it differs from the format it
+extends.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .ir import FormatIR
+from .mapping_schema import ERROR_CATEGORIES, OPTION_NAMES, PART_KINDS
+from .wiretemplate import Arr, Interp, Lit, Node, Obj, Slot, slots_of
+
+__all__ = ["render_compatibility"]
+
+FINISH_REASONS = ("stop", "length", "tool_calls", "content_filter", "error")
+SUPPORTED = "supported"
+DROPPED = "dropped"
+REJECTED = "rejected"
+NA = "—"
+
+Row = tuple[str, Callable[[FormatIR], str]]
+
+
+def _code(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"), sort_keys=False)
+    return "`" + text.replace("|", "\\|").replace("`", "'") + "`"
+
+
+def _literal(node: Node) -> Any:
+    """A template as a JSON value, placeholders written `{field}` (for showing wire shapes)."""
+    if isinstance(node, Lit):
+        return node.value
+    if isinstance(node, Slot):
+        return "{" + node.field + ("?" if node.optional else "") + "}"
+    if isinstance(node, Interp):
+        return "".join(p if isinstance(p, str) else "{" + p.field + "}" for p in node.pieces)
+    if isinstance(node, Obj):
+        return {k: _literal(v) for k, v in node.items}
+    if isinstance(node, Arr):
+        return [_literal(v) for v in node.items]
+    return None
+
+
+def _lit_key(node: Node | None, key: str) -> Any:
+    if isinstance(node, Obj):
+        for k, v in node.items:
+            if k == key and isinstance(v, Lit):
+                return v.value
+    return None
+
+
+def _slot_path(node: Node, field: str, prefix: str = "") -> str | None:
+    """Where a template places a field: `function.parameters`."""
+    if isinstance(node, Slot) and node.field == field:
+        return prefix or "."
+    if isinstance(node, Interp) and any(s.field == field for s in node.slots):
+        return prefix
+    if isinstance(node, Obj):
+        for k, v in node.items:
+            found = _slot_path(v, field, f"{prefix}.{k}" if prefix else k)
+            if found is not None:
+                return found
+    if isinstance(node, Arr):
+        for i, v in enumerate(node.items):
+            found = _slot_path(v, field, f"{prefix}[{i}]")
+            if found is not None:
+                return found
+    return None
+
+
+def _renamed(canonical: str, wire: str) -> str:
+    return SUPPORTED if canonical == wire else f"renamed → {_code(wire)}"
+
+
+# ---- roles ------------------------------------------------------------------------------
+
+
+def _role(template: Node | None) -> Any:
+    return _lit_key(template, "role")
+
+
+def _system(ir: FormatIR) -> str:
+    if ir.system_strategy == "hoist":
+        cell = f"renamed → top-level {_code(ir.system_field or '')}"
+    else:
+        cell = _renamed("system", str(_role(ir.system_template)))
+    if ir.system_read_also:
+        cell += " (also reads " + ", ".join(_code(r) for r in ir.system_read_also) + ")"
+    return cell
+
+
+def _tool_role(ir: FormatIR) -> str:
+    if ir.tool_results_strategy == "group_into_user_message":
+        kind = _lit_key(ir.tool_result_template, "type")
+        return f"renamed → {_code(kind)} blocks in a {_code(_role(ir.user_template))} turn"
+    return _renamed("tool", str(_role(ir.tool_result_template)))
+
+
+ROLES: list[Row] = [
+    ("system", _system),
+    ("user", lambda ir: _renamed("user", str(_role(ir.user_template)))),
+    ("assistant", lambda ir: _renamed("assistant", str(_role(ir.assistant_template)))),
+    ("tool", _tool_role),
+]
+
+
+# ---- content parts ----------------------------------------------------------------------
+
+
+def _value_map_note(ir: FormatIR, node: Node) -> str:
+    notes = []
+    for slot in slots_of(node):
+        vm = ir.value_maps.get(slot.codec or "")
+        if vm is None:
+            continue
+        accepted = ", ".join(_code(k) for k, _ in vm.pairs)
+        if vm.default == "reject":
+            notes.append(f"only {accepted}; other {slot.field} rejected")
+        elif vm.default == "pass":
+            notes.append(f"{slot.field} mapped for {accepted}, others passed through")
+        else:
+            notes.append(f"{slot.field} mapped for {accepted}")
+    return "; ".join(notes)
+
+
+def _part(kind: str) -> Callable[[FormatIR], str]:
+    canonical_type = kind.split(".")[0]
+
+    def cell(ir: FormatIR) -> str:
+        row = ir.parts.get(kind)
+        if row == "strip":
+            return DROPPED
+        if row == "reject" or row is None:
+            return REJECTED
+        wire_type = _lit_key(row, "type")
+        out = SUPPORTED if wire_type in (None, canonical_type) else f"renamed → {_code(wire_type)}"
+        note = _value_map_note(ir, row)
+        if kind == "thinking" and not any(s.field == "signature" and s.optional for s in slots_of(row)):
+            if any(s.field == "signature" for s in slots_of(row)):
+                note = "; ".join(filter(None, [note, "unsigned thinking dropped"]))
+        return out + (f" ({note})" if note else "")
+
+    return cell
+
+
+PARTS: list[Row] = [(f"`{k}`", _part(k)) for k in PART_KINDS if k not in ("thinking", "redacted_thinking")]
+
+
+def _content_strategy(ir: FormatIR) -> str:
+    return {
+        "string_or_parts": "repaired: one text block sent as a plain string",
+        "always_parts": "repaired: a string sent as one text part",
+        "as_given": SUPPORTED,
+    }.get(ir.user_content, ir.user_content)
+
+
+PARTS.insert(0, ("user content string vs blocks", _content_strategy))
+
+
+# ---- options ----------------------------------------------------------------------------
+
+
+_ACTIONS = {"drop": DROPPED, "warn": "dropped with a warning", "reject": REJECTED}
+
+
+def _option(name: str) -> Callable[[FormatIR], str]:
+    def cell(ir: FormatIR) -> str:
+        opt = next((o for o in ir.options if o.name == name), None)
+        if opt is None:
+            return NA
+        if opt.unsupported is not None:
+            return _ACTIONS.get(opt.unsupported, opt.unsupported)
+        out = _renamed(name, opt.wire or "")
+        notes = []
+        if opt.required:
+            notes.append("required")
+        if opt.has_default:
+            notes.append(f"default {_code(opt.default)}")
+        if opt.merge:
+            notes.append("merged with extras" + (", a string becomes a list" if opt.merge_coerce_string else ""))
+        if opt.read_also:
+            notes.append("also reads " + ", ".join(_code(r) for r in opt.read_also))
+        for rule in opt.model_rules:
+            notes.append(f"{_ACTIONS.get(rule.action, rule.action)} for " + ", ".join(_code(p) for p in rule.patterns))
+        return out + (f" ({'; '.join(notes)})" if notes else "")
+
+    return cell
+
+
+def _extras(ir: FormatIR) -> str:
+    out = "passed through"
+    if ir.extras_collision == "managed":
+        out += " (a key the mapping sets must agree with it, else rejected)"
+    elif ir.extras_collision == "mapped_wins":
+        out += " (mapped fields win)"
+    if ir.extras_reserved:
+        out += "; reserved: " + ", ".join(_code(k) for k in ir.extras_reserved)
+    return out
+
+
+OPTIONS: list[Row] = [(f"`{n}`", _option(n)) for n in OPTION_NAMES] + [("`extras`", _extras)]
+
+
+# ---- tools ------------------------------------------------------------------------------
+
+
+def _tools(ir: FormatIR) -> str:
+    where = _slot_path(ir.tool_template, "parameters")
+    return f"supported → {_code(ir.tools_field)}" + (f", schema at {_code(where)}" if where else "")
+
+
+def _strict(ir: FormatIR) -> str:
+    if not any(s.field == "strict" for s in slots_of(ir.tool_template)):
+        return DROPPED
+    return {
+        "as_given": SUPPORTED,
+        "close_object_schema": "repaired: root schema closed (`additionalProperties: false`)",
+        "close_all_object_schemas": "repaired: every object schema closed",
+    }.get(ir.tools_strict, ir.tools_strict)
+
+
+def _choice(mode: str) -> Callable[[FormatIR], str]:
+    def cell(ir: FormatIR) -> str:
+        node = ir.tool_choice.get(mode)
+        if node is None:
+            return NA
+        return _code(_literal(node)) + f" in {_code(ir.tool_choice_field)}"
+
+    return cell
+
+
+def _tool_calls(ir: FormatIR) -> str:
+    if ir.tool_calls_placement == "content_blocks":
+        return f"{_code(_lit_key(ir.tool_call_template, 'type'))} content blocks"
+    where = _slot_path(ir.assistant_template, "tool_calls")
+    args = _slot_path(ir.tool_call_template, "arguments")
+    as_json = any(s.field == "arguments" and s.codec == "json" for s in slots_of(ir.tool_call_template))
+    return f"{_code(where or 'tool_calls')} field" + (f", arguments as a JSON string at {_code(args)}" if as_json else "")
+
+
+def _tool_results(ir: FormatIR) -> str:
+    if ir.tool_results_strategy == "group_into_user_message":
+        return "repaired: consecutive results grouped into one user turn"
+    return "one message per result"
+
+
+TOOLS: list[Row] = [
+    ("tool definitions", _tools),
+    ("`strict` tools", _strict),
+    ("tool calls", _tool_calls),
+    ("tool results", _tool_results),
+    *[(f"tool_choice `{m}`", _choice(m)) for m in ("auto", "required", "none", "tool")],
+]
+
+
+# ---- structured output ------------------------------------------------------------------
+
+
+def _structured(ir: FormatIR) -> str:
+    st = ir.structured
+    if st is None:
+        return REJECTED
+    mode = st["mode"]
+    if mode == "native":
+        where = st.get("field", "")
+        return f"native → {_code(where)}" if where else "native"
+    if mode == "tool_coercion":
+        return f"repaired: forced tool {_code(st['tool']['name'])}"
+    return "repaired: schema in a prompt directive"
+
+
+def _structured_strict(ir: FormatIR) -> str:
+    st = ir.structured
+    if st is None or st["mode"] != "native" or not any(s.field == "strict" for s in slots_of(ir.structured_template) if ir.structured_template):
+        return NA
+    return {"when_schema_qualifies": "sent when the schema qualifies, else `false`", "always": "always `true`"}.get(
+        st.get("strict", ""), str(st.get("strict", ""))
+    )
+
+
+STRUCTURED: list[Row] = [("`response_schema`", _structured), ("strict schema", _structured_strict)]
+
+
+# ---- reasoning --------------------------------------------------------------------------
+
+
+def _signature_slot(node: Node | str | None) -> bool:
+    return isinstance(node, Obj) and any(s.field == "signature" for s in slots_of(node))
+
+
+def _signatures(ir: FormatIR) -> str:
+    if ir.signatures == "strip_foreign":
+        return f"kept when origin is {_code(ir.provider)} (or absent), stripped otherwise"
+    return ir.signatures
+
+
+REASONING: list[Row] = [
+    ("thinking blocks", _part("thinking")),
+    ("redacted thinking", _part("redacted_thinking")),
+    ("thinking order", lambda ir: "repaired: thinking first in its turn" if ir.assistant_order == "thinking_first" else "as given"),
+    ("text signatures", lambda ir: SUPPORTED if _signature_slot(ir.parts.get("text")) else DROPPED),
+    ("tool-call signatures", lambda ir: SUPPORTED if _signature_slot(ir.tool_call_template) else DROPPED),
+    ("foreign signed data", _signatures),
+]
+
+
+# ---- finish reasons, errors -------------------------------------------------------------
+
+
+def _finish(reason: str) -> Callable[[FormatIR], str]:
+    def cell(ir: FormatIR) -> str:
+        wire = [_code(w) for w, c in ir.finish_map if c == reason]
+        if ir.finish_default == reason:
+            wire.append("any other value")
+        return ", ".join(wire) if wire else NA
+
+    return cell
+
+
+FINISH: list[Row] = [(f"`{r}`", _finish(r)) for r in FINISH_REASONS]
+
+_PARSER_CATEGORIES = {
+    "provider_invalid_response": "malformed body (parser)",
+    "structured_output_invalid": "content fails `response_schema` (parser)",
+}
+
+
+def _error(category: str) -> Callable[[FormatIR], str]:
+    def cell(ir: FormatIR) -> str:
+        found = []
+        for rule in ir.error_rules:
+            if rule.category != category:
+                continue
+            if rule.statuses is not None:
+                status = "/".join(str(s) for s in rule.statuses)
+            elif rule.status_class is not None:
+                status = f"{rule.status_class}xx"
+            else:
+                status = "any status"
+            conds = [status]
+            if rule.types:
+                conds.append("type " + "/".join(_code(t) for t in rule.types))
+            if rule.codes:
+                conds.append("code " + "/".join(_code(c) for c in rule.codes))
+            if rule.body_pattern:
+                conds.append(f"body ~ {_code(rule.body_pattern)}")
+            found.append(" + ".join(conds))
+        if category in _PARSER_CATEGORIES:
+            found.append(_PARSER_CATEGORIES[category])
+        return "; ".join(found) if found else NA
+
+    return cell
+
+
+ERRORS: list[Row] = [(f"`{c}`", _error(c)) for c in ERROR_CATEGORIES]
+
+SECTIONS: list[tuple[str, list[Row]]] = [
+    ("Roles", ROLES),
+    ("Content parts", PARTS),
+    ("Options", OPTIONS),
+    ("Tools", TOOLS),
+    ("Structured output", STRUCTURED),
+    ("Reasoning", REASONING),
+    ("Finish reasons (wire values read as each canonical reason)", FINISH),
+    ("Error categories (first matching rule wins)", ERRORS),
+]
+
+
+def _cells(ir: FormatIR) -> dict[tuple[str, str], str]:
+    out = {}
+    for section, rows in SECTIONS:
+        for label, fn in rows:
+            out[(section, label)] = fn(ir)
+    return out
+
+
+def _table(header: Iterable[str], rows: Iterable[Iterable[str]]) -> list[str]:
+    header = list(header)
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return lines
+
+
+def render_compatibility(irs: list[FormatIR], bases: dict[str, str | None], folder: str) -> str:
+    """The whole document. `bases` maps each key to the key it extends (or None)."""
+    chat = [ir for ir in irs if getattr(ir, "kind", "chat") == "chat"]
+    columns = [ir for ir in chat if bases.get(ir.key) is None or "." not in ir.key]
+    cells = {ir.key: _cells(ir) for ir in chat}
+    lines = [
+        f"<!-- Code generated by wiremap.codegen from {folder}. DO NOT EDIT. -->",
+        "# Compatibility matrix",
+        "",
+        f"What each format does with each canonical feature, derived from the tables in `{folder}` "
+        "by `wiremap generate` (and checked by `wiremap check`). A cell says `supported`, "
+        "`renamed → wire name`, `dropped`, `rejected` (a typed error before anything is sent) or "
+        "`repaired` (changed to fit the wire, and how); `—` means the table has no such row. "
+        "Dialects follow the base formats, with only the cells where they differ.",
+        "",
+        "Formats: " + ", ".join(f"`{ir.key}` ({ir.title}{', API ' + ir.api_version if ir.api_version else ''})" for ir in columns) + ".",
+    ]
+    for section, rows in SECTIONS:
+        lines += ["", f"## {section}", ""]
+        lines += _table(
+            ["feature", *(f"`{ir.key}`" for ir in columns)],
+            ([label, *(cells[ir.key][(section, label)] for ir in columns)] for label, _ in rows),
+        )
+    dialects = [ir for ir in chat if ir not in columns]
+    if dialects:
+        lines += ["", "## Dialects", ""]
+        for ir in dialects:
+            base = bases.get(ir.key)
+            lines += [f"### `{ir.key}` (extends `{base}`)", ""]
+            if base not in cells:
+                lines += ["(its base is not a chat format)", ""]
+                continue
+            diff = [
+                [section.split(" (")[0], label, cells[base][(section, label)], cells[ir.key][(section, label)]]
+                for (section, label), value in cells[ir.key].items()
+                if cells[base][(section, label)] != value
+            ]
+            if diff:
+                lines += _table(["section", "feature", f"`{base}`", f"`{ir.key}`"], diff)
+            else:
+                lines.append("Same cells as its base (it differs in fixtures or in details the matrix does not show).")
+            lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
