@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .emit_errors import error_emit_table
 from .ir import FormatIR
 from .mapping_schema import ERROR_CATEGORIES, OPTION_NAMES, PART_KINDS
 from .wiretemplate import Arr, Interp, Lit, Node, Obj, Slot, slots_of
@@ -353,7 +354,11 @@ def _error(category: str) -> Callable[[FormatIR], str]:
             found.append(" + ".join(conds))
         if category in _PARSER_CATEGORIES:
             found.append(_PARSER_CATEGORIES[category])
-        return "; ".join(found) if found else NA
+        read = "; ".join(found) if found else NA
+        _, table = error_emit_table(ir)
+        row = table[category]
+        sent = f"{row['status']} {_code(row['type'])}" + (f" {_code(row['code'])}" if row.get("code") else "")
+        return f"read from: {read} · sent as: {sent}"
 
     return cell
 
@@ -368,7 +373,7 @@ SECTIONS: list[tuple[str, list[Row]]] = [
     ("Structured output", STRUCTURED),
     ("Reasoning", REASONING),
     ("Finish reasons (wire values read as each canonical reason)", FINISH),
-    ("Error categories (first matching rule wins)", ERRORS),
+    ("Error categories (read by error_from_wire, first matching rule wins; sent by error_to_wire)", ERRORS),
 ]
 
 

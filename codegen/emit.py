@@ -449,4 +449,7 @@ def emit_module(ir: FormatIR) -> tuple[ModuleParts, dict[str, str]]:
     em.emit_part_builders()
     em.emit_part_readers()
     emit_format(em)
+    from .emit_errors import emit_error_to_wire
+
+    emit_error_to_wire(em)
     return em.parts, em.regexes

@@ -123,6 +123,7 @@ class FormatIR:
     error_code: tuple[str | int, ...] | None
     error_rules: list[ErrorRuleIR]
     retry_after_headers: list[str]
+    error_emit: dict[str, Any] | None  # errors.emit: error_to_wire's envelope and category rows
     structured: dict[str, Any] | None
     structured_template: Node | None
     fixtures: list[dict[str, Any]]
@@ -435,6 +436,7 @@ class _Builder:
             error_code=parse_path(errs["code"]) if "code" in errs else None,
             error_rules=rules,
             retry_after_headers=list(errs.get("retry_after", [])),
+            error_emit=errs.get("emit"),
             structured=structured,
             structured_template=structured_template,
             fixtures=fixtures,

@@ -316,6 +316,26 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 "code": RESPONSE_PATH,
                 "rules": {"type": "array", "minItems": 1, "items": _error_rule},
                 "retry_after": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                "emit": _obj(
+                    {
+                        "body": {"type": "object", "description": "error envelope; strings {message} {type} {code} {code?} {status} are filled in"},
+                        "categories": _obj(
+                            {
+                                c: _obj(
+                                    {
+                                        "status": {"type": "integer", "minimum": 400, "maximum": 599},
+                                        "type": {"type": "string", "minLength": 1},
+                                        "code": {"type": "string", "minLength": 1},
+                                    },
+                                    required=["status", "type"],
+                                )
+                                for c in ERROR_CATEGORIES
+                            },
+                            required=list(ERROR_CATEGORIES),
+                        ),
+                    },
+                    required=["body", "categories"],
+                ),
             },
             required=["message", "rules"],
         ),

@@ -60,6 +60,7 @@ __all__ = [
     "TITLE",
     "TRANSPORT",
     "error_from_wire",
+    "error_to_wire",
     "request_from_wire",
     "request_to_wire",
     "response_from_wire",
@@ -1051,3 +1052,26 @@ def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) 
         body=decoded,
         provider_type=error_type if type(error_type) is str else None,
     )
+
+
+def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, str]]:
+    """A ProviderError -> (Anthropic Messages (API version 2023-06-01) HTTP status, error body, headers): the inverse of error_from_wire. Any other exception is answered as provider_invalid_request."""
+    rows: dict[str, tuple[int, str, str | None]] = {
+        "provider_authentication": (401, "authentication_error", None),
+        "provider_invalid_model": (404, "not_found_error", None),
+        "provider_invalid_request": (400, "invalid_request_error", None),
+        "provider_invalid_response": (502, "api_error", None),
+        "provider_model_not_loaded": (529, "overloaded_error", None),
+        "provider_rate_limit": (429, "rate_limit_error", None),
+        "provider_unavailable": (529, "overloaded_error", None),
+        "provider_unsupported_content_block": (400, "invalid_request_error", None),
+        "structured_output_invalid": (502, "api_error", None),
+    }
+    row = rows.get(getattr(error, "category", ""), rows["provider_invalid_request"])
+    message = str(getattr(error, "message", None) or error)
+    body: dict[str, Any] = {"type": "error", "error": {"type": row[1], "message": message}}
+    headers: dict[str, str] = {"content-type": "application/json"}
+    retry_after = getattr(error, "retry_after", None)
+    if type(retry_after) in (int, float) and retry_after >= 0:
+        headers["retry-after"] = str(max(1, int(-(-retry_after // 1))))
+    return row[0], body, headers

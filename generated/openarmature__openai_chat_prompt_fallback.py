@@ -60,6 +60,7 @@ __all__ = [
     "TITLE",
     "TRANSPORT",
     "error_from_wire",
+    "error_to_wire",
     "request_from_wire",
     "request_to_wire",
     "response_from_wire",
@@ -103,8 +104,8 @@ _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 
 _RE_1: Final = re.compile("(?s)data:(.*?);base64,(.*)")
 _RE_2: Final = re.compile("(?i)model")
-_RE_3: Final = re.compile("(?i)loading|not loaded|not yet loaded")
-_RE_4: Final = re.compile("(?i)image|audio|media type|content block|unsupported .*(source|format)")
+_RE_3: Final = re.compile("(?i)loading|not.loaded|not yet loaded")
+_RE_4: Final = re.compile("(?i)image|audio|media type|content.block|unsupported .*(source|format)")
 
 
 def _vm_audio_format(value: str, path: str) -> str:
@@ -921,3 +922,37 @@ def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) 
         body=decoded,
         provider_type=error_type if type(error_type) is str else None,
     )
+
+
+def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, str]]:
+    """A ProviderError -> (OpenAI-compatible, no native structured output (OpenArmature §8.1.5.1) HTTP status, error body, headers): the inverse of error_from_wire. Any other exception is answered as provider_invalid_request."""
+    rows: dict[str, tuple[int, str, str | None]] = {
+        "provider_authentication": (401, "invalid_request_error", "invalid_api_key"),
+        "provider_invalid_model": (404, "invalid_request_error", "model_not_found"),
+        "provider_invalid_request": (400, "invalid_request_error", None),
+        "provider_invalid_response": (502, "server_error", "invalid_upstream_response"),
+        "provider_model_not_loaded": (503, "server_error", "model_not_loaded"),
+        "provider_rate_limit": (429, "requests", "rate_limit_exceeded"),
+        "provider_unavailable": (503, "server_error", None),
+        "provider_unsupported_content_block": (
+            400,
+            "invalid_request_error",
+            "unsupported_content_block",
+        ),
+        "structured_output_invalid": (502, "server_error", "structured_output_invalid"),
+    }
+    row = rows.get(getattr(error, "category", ""), rows["provider_invalid_request"])
+    message = str(getattr(error, "message", None) or error)
+    body: dict[str, Any] = {
+        "error": {
+            "message": message,
+            "type": row[1],
+            "param": None,
+            **({"code": row[2]} if row[2] is not None else {}),
+        }
+    }
+    headers: dict[str, str] = {"content-type": "application/json"}
+    retry_after = getattr(error, "retry_after", None)
+    if type(retry_after) in (int, float) and retry_after >= 0:
+        headers["retry-after"] = str(max(1, int(-(-retry_after // 1))))
+    return row[0], body, headers

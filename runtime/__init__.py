@@ -27,3 +27,8 @@ from . import provider as _provider  # noqa: E402
 from .provider import *  # noqa: E402,F401,F403
 
 __all__ += _provider.__all__
+
+from . import translate as _translate  # noqa: E402
+from .translate import *  # noqa: E402,F401,F403
+
+__all__ += _translate.__all__

@@ -110,8 +110,13 @@ class StructuredOutputInvalidError(ProviderError):
         finish_reason: str | None = None,
         usage: Any = None,
         path: str | None = None,
+        status: int | None = None,
+        retry_after: float | None = None,
+        body: Any = None,
+        provider_type: str | None = None,
     ) -> None:
-        super().__init__(message, path=path)
+        # The base's keywords too: error_from_wire builds every category the same way.
+        super().__init__(message, path=path, status=status, retry_after=retry_after, body=body, provider_type=provider_type)
         self.response_schema = response_schema
         self.output_content = output_content
         self.error_message = error_message if error_message is not None else message

@@ -36,7 +36,7 @@ class Format:
     __slots__ = (
         "key", "provider", "title", "api_version", "doc_ref", "endpoint", "module",
         "request_to_wire", "response_from_wire", "error_from_wire", "request_from_wire",
-        "response_to_wire", "structured_output_modes", "structured_output_mode", "transport",
+        "response_to_wire", "error_to_wire", "structured_output_modes", "structured_output_mode", "transport",
     )
 
     def __init__(self, module: ModuleType) -> None:
@@ -56,6 +56,8 @@ class Format:
         self.error_from_wire: Any = module.error_from_wire
         self.request_from_wire: Any = module.request_from_wire
         self.response_to_wire: Any = module.response_to_wire
+        # error_to_wire: the inverse of error_from_wire (absent from modules generated before it)
+        self.error_to_wire: Any = getattr(module, "error_to_wire", None)
 
     def __repr__(self) -> str:
         return f"<wiremap.Format {self.key!r} ({self.title})>"

@@ -1,0 +1,294 @@
+"""Any-to-any translation through the canonical model, with a report of what did not survive.
+
+    t = wiremap.translate_request(body, "openai_chat", "anthropic_messages")
+    t.result        # the Anthropic request body
+    t.losses        # [Loss(path='config.seed', kind='dropped', detail=...)]
+
+How the report is derived (never written per pair): the source body is read with the source's
+tables into a canonical record `a`; the target's tables build the target body; the target's own
+tables then read that body back into `b`. Whatever differs between `a` and `b` is exactly what
+the target cannot carry or changed on the way: an option its table drops, an image `detail` it
+has no field for, a thinking block signed by another provider, a schema it closes, a tool
+result it regroups. Each difference is one `Loss` naming the canonical path. Source wire fields
+the canonical model does not declare (`config.extras`) are forwarded only between formats of
+the same provider (or when asked), otherwise dropped and reported.
+
+`strict=True` turns any loss into `TranslationLossError` (category `provider_invalid_request`)
+naming the first one; the full list is on the exception.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .canonical import Request, Response
+from .errors import InvalidRequestError, UnsupportedOptionWarning
+from .format import Format, get_format
+
+__all__ = [
+    "Loss",
+    "Translation",
+    "TranslationLossError",
+    "translate_request",
+    "translate_response",
+    "translate_error",
+    "request_losses",
+    "response_losses",
+    "error_translation",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Loss:
+    """One thing that did not arrive as it was sent: `kind` is dropped, changed or added."""
+
+    path: str
+    kind: str
+    detail: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": self.path, "kind": self.kind, "detail": self.detail}
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.kind}: {self.detail}"
+
+
+@dataclass(slots=True)
+class Translation:
+    """A translated body (or for errors, `(status, body, headers)`) and what was lost on the way."""
+
+    result: Any
+    losses: list[Loss] = field(default_factory=list)
+    source: str = ""
+    target: str = ""
+
+    @property
+    def lossless(self) -> bool:
+        return not self.losses
+
+    def report(self) -> list[dict[str, str]]:
+        return [loss.to_dict() for loss in self.losses]
+
+
+class TranslationLossError(InvalidRequestError):
+    """`strict=True` and something would not survive the translation; `.losses` lists all of it."""
+
+    def __init__(self, losses: list[Loss], source: str, target: str) -> None:
+        self.losses = losses
+        first = losses[0]
+        more = f" (and {len(losses) - 1} more)" if len(losses) > 1 else ""
+        super().__init__(f"{source} -> {target} would lose this: {first.kind}: {first.detail}{more}", path=first.path)
+
+
+def _format(key: str | Format) -> Format:
+    return key if isinstance(key, Format) else get_format(key)
+
+
+# ------------------------------------------------------------------------------ the diff
+
+_IGNORED = frozenset({"origin", "raw"})
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, dict):
+        kind = value.get("type") or value.get("role")
+        if isinstance(kind, str):
+            return f"{kind} {'block' if 'type' in value else 'message'}"
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _normalize(value: Any, key: str | None = None) -> Any:
+    """Spellings the canonical model treats as the same: a content string is one text block."""
+    if isinstance(value, dict):
+        out = {k: _normalize(v, k) for k, v in value.items() if k not in _IGNORED}
+        return out
+    if isinstance(value, list):
+        return [_normalize(v) for v in value]
+    if key == "content" and (value is None or isinstance(value, str)):
+        # "", null and [] are the same empty assistant content; a string is one text block
+        return [{"type": "text", "text": value}] if value else []
+    return value
+
+
+def _key(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _diff(a: Any, b: Any, path: str, out: list[Loss]) -> None:
+    if a == b:
+        return
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k, v in a.items():
+            child = f"{path}.{k}" if path else k
+            if k not in b:
+                out.append(Loss(child, "dropped", f"{_describe(v)} is not carried by the target"))
+            else:
+                _diff(v, b[k], child, out)
+        for k, v in b.items():
+            if k not in a:
+                child = f"{path}.{k}" if path else k
+                out.append(Loss(child, "added", f"the target adds {_describe(v)}"))
+        return
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) == len(b):
+            for i, (x, y) in enumerate(zip(a, b)):
+                _diff(x, y, f"{path}[{i}]", out)
+            return
+        matcher = difflib.SequenceMatcher(a=[_key(x) for x in a], b=[_key(y) for y in b], autojunk=False)
+        for op, i1, i2, j1, j2 in matcher.get_opcodes():
+            if op == "equal":
+                continue
+            if op == "replace" and i2 - i1 == j2 - j1:
+                for k in range(i2 - i1):
+                    _diff(a[i1 + k], b[j1 + k], f"{path}[{i1 + k}]", out)
+                continue
+            for k in range(i1, i2):
+                out.append(Loss(f"{path}[{k}]", "dropped", f"{_describe(a[k])} is not carried by the target"))
+            for k in range(j1, j2):
+                out.append(Loss(f"{path}[{k}]", "added", f"the target adds {_describe(b[k])}"))
+        return
+    out.append(Loss(path, "changed", f"{_describe(a)} arrives as {_describe(b)}"))
+
+
+def _canonical_diff(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[Loss]:
+    out: list[Loss] = []
+    _diff(_normalize(dict(a)), _normalize(dict(b)), "", out)
+    return out
+
+
+# ------------------------------------------------------------------------------ requests
+
+
+def _split_extras(request: Request, source: Format, target: Format, keep_extras: bool | None) -> tuple[Request, list[Loss]]:
+    config = request.config
+    extras = getattr(config, "extras", None) if config is not None else None
+    if not extras:
+        return request, []
+    keep = keep_extras if keep_extras is not None else (source.key == target.key or source.provider == target.provider)
+    if keep:
+        return request, []
+    losses = [
+        Loss(f"config.extras.{k}", "dropped", f"{source.key} field {k!r} has no canonical meaning for {target.key} (keep_extras=True forwards it)")
+        for k in sorted(extras)
+    ]
+    d = request.to_dict()
+    d["config"].pop("extras", None)
+    if not d["config"]:
+        d.pop("config")
+    return Request.from_dict(d), losses
+
+
+def request_losses(request: Request | Mapping[str, Any], target: str | Format) -> tuple[dict[str, Any], list[Loss]]:
+    """`target.request_to_wire(request)` and what the target could not carry of it."""
+    fmt = _format(target)
+    req = request if isinstance(request, Request) else Request.from_dict(request)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnsupportedOptionWarning)  # reported as losses instead
+        wire = fmt.request_to_wire(req)
+    back = fmt.request_from_wire(wire)
+    return wire, _canonical_diff(req.to_dict(), back.to_dict())
+
+
+def translate_request(
+    body: Mapping[str, Any],
+    source: str | Format,
+    target: str | Format,
+    *,
+    strict: bool = False,
+    keep_extras: bool | None = None,
+) -> Translation:
+    """A request body in `source`'s wire format -> the same request in `target`'s.
+
+    Raises `InvalidRequestError` (naming the path) when the body is not a valid `source` request,
+    and `TranslationLossError` under `strict=True` when anything would be lost.
+    """
+    src, dst = _format(source), _format(target)
+    request = src.request_from_wire(body)
+    request, losses = _split_extras(request, src, dst, keep_extras)
+    wire, more = request_losses(request, dst)
+    losses += more
+    if strict and losses:
+        raise TranslationLossError(losses, src.key, dst.key)
+    return Translation(wire, losses, src.key, dst.key)
+
+
+# ------------------------------------------------------------------------------ responses
+
+
+def response_losses(response: Response | Mapping[str, Any], target: str | Format) -> tuple[dict[str, Any], list[Loss]]:
+    """`target.response_to_wire(response)` and what the target could not carry of it."""
+    fmt = _format(target)
+    resp = response if isinstance(response, Response) else Response.from_dict(response)
+    wire = fmt.response_to_wire(resp)
+    back = fmt.response_from_wire(wire)
+    a = resp.to_dict()
+    b = back.to_dict()
+    for d in (a, b):
+        d.pop("raw", None)
+        d.pop("parsed", None)
+    return wire, _canonical_diff(a, b)
+
+
+def translate_response(
+    body: Mapping[str, Any],
+    source: str | Format,
+    target: str | Format,
+    *,
+    strict: bool = False,
+) -> Translation:
+    """A response body in `source`'s wire format -> the same response in `target`'s.
+
+    Raises `InvalidResponseError` (naming the path) when the body is not a valid `source`
+    response, and `TranslationLossError` under `strict=True` when anything would be lost.
+    """
+    src, dst = _format(source), _format(target)
+    response = src.response_from_wire(body)
+    wire, losses = response_losses(response, dst)
+    if strict and losses:
+        raise TranslationLossError(losses, src.key, dst.key)
+    return Translation(wire, losses, src.key, dst.key)
+
+
+# ------------------------------------------------------------------------------ errors
+
+
+def translate_error(
+    status: int,
+    body: Any,
+    headers: Mapping[str, Any] | None,
+    source: str | Format,
+    target: str | Format,
+) -> Translation:
+    """An HTTP error from `source` -> `(status, body, headers)` in `target`'s own error envelope.
+
+    The category survives when the target's own rules read the rendered error back as the same
+    category; when the target's vocabulary has no such category (Anthropic has no "model not
+    loaded"), the loss report says what the client will see instead. Never raises for a bad body:
+    an unreadable error is classified by its status, as `error_from_wire` does.
+    """
+    src, dst = _format(source), _format(target)
+    error = src.error_from_wire(status, body, headers)
+    return error_translation(error, dst, source=src.key)
+
+
+def error_translation(error: BaseException, target: str | Format, *, source: str = "") -> Translation:
+    """A ProviderError (or any exception) rendered by `target.error_to_wire`, with its losses."""
+    dst = _format(target)
+    if dst.error_to_wire is None:
+        raise NotImplementedError(f"{dst.key} was generated without error_to_wire; regenerate it")
+    out_status, out_body, out_headers = dst.error_to_wire(error)
+    category = getattr(error, "category", "provider_invalid_request")
+    back = dst.error_from_wire(out_status, out_body, out_headers)
+    losses: list[Loss] = []
+    if back.category != category:
+        losses.append(
+            Loss("category", "changed", f"{category} has no {dst.key} equivalent; its client reads HTTP {out_status} as {back.category}")
+        )
+    return Translation((out_status, out_body, out_headers), losses, source or "", dst.key)
+
