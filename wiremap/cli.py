@@ -1,4 +1,4 @@
-"""`wiremap` command line: generate, check, formats."""
+"""`wiremap` command line: generate, check, formats, render, translate, convert, serve."""
 
 from __future__ import annotations
 
@@ -26,6 +26,26 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("render", help="render a canonical request (JSON file or -) as a format's wire body")
     p.add_argument("--format", required=True, dest="format_key", help="format key, e.g. openai_chat")
     p.add_argument("file", nargs="?", default="-", help="canonical request JSON (default: stdin)")
+    p = sub.add_parser("translate", help="translate one request or response body (JSON) between formats; the loss report goes to stderr")
+    p.add_argument("--from", required=True, dest="source", help="source format key")
+    p.add_argument("--to", required=True, dest="target", help="target format key")
+    p.add_argument("--what", choices=["request", "response", "error"], default="request", help="what the body is (default: request)")
+    p.add_argument("--status", type=int, default=None, help="with --what error: the HTTP status of the error body")
+    p.add_argument("--strict", action="store_true", help="fail (exit 1) when anything would be lost")
+    p.add_argument("--keep-extras", action="store_true", default=None, help="forward source wire fields the canonical model does not declare")
+    p.add_argument("file", nargs="?", default="-", help="JSON body (default: stdin)")
+    p = sub.add_parser("convert", help="translate a JSONL dataset line by line (constant memory, resumable)")
+    p.add_argument("--from", required=True, dest="source", help="source format key")
+    p.add_argument("--to", required=True, dest="target", help="target format key")
+    p.add_argument("--what", choices=["request", "response"], default="request", help="what each line is (default: request)")
+    p.add_argument("-o", "--output", required=True, help="output JSONL (one line per translated input line)")
+    p.add_argument("--rejects", default=None, help="reject records JSONL (default: OUTPUT.rejects.jsonl)")
+    p.add_argument("-j", "--jobs", type=int, default=1, help="worker processes (default: 1)")
+    p.add_argument("--strict", action="store_true", help="reject a line when anything would be lost")
+    p.add_argument("--keep-extras", action="store_true", default=None, help="forward source wire fields the canonical model does not declare")
+    p.add_argument("--resume", action="store_true", help="go on from the last checkpoint of an interrupted run")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar on stderr (default: when stderr is a terminal)")
+    p.add_argument("input", help="input JSONL (- for stdin)")
     p = sub.add_parser("formats", help="list the registered formats")
     p.add_argument("--mappings", default=None, help="list the formats a mappings folder declares instead")
     args = parser.parse_args(argv)
@@ -50,6 +70,10 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.command == "render":
         return _render(args.format_key, args.file)
+    if args.command == "translate":
+        return _translate(args)
+    if args.command == "convert":
+        return _convert(args)
 
     try:
         from wiremap.codegen import MappingError, generate
@@ -121,6 +145,71 @@ def _render(key: str, file: str) -> int:
         print(f"error: {exc.category}: {exc}", file=sys.stderr)
         return 1
     print(json.dumps(body, indent=2, ensure_ascii=False))
+    return 0
+
+
+def _translate(args: argparse.Namespace) -> int:
+    import json
+
+    import wiremap
+
+    try:
+        text = sys.stdin.read() if args.file == "-" else open(args.file, encoding="utf-8").read()
+    except OSError as exc:
+        print(f"error: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    try:
+        if args.what == "error":
+            if args.status is None:
+                print("error: --what error needs --status (the HTTP status of the error)", file=sys.stderr)
+                return 2
+            t = wiremap.translate_error(args.status, text, None, args.source, args.target)
+            status, body, _headers = t.result
+            result: object = {"status": status, "body": body}
+        else:
+            try:
+                body = json.loads(text)
+            except ValueError as exc:
+                print(f"error: {args.file} is not JSON: {exc}", file=sys.stderr)
+                return 2
+            from wiremap.convert import translate_body
+
+            t = translate_body(body, args.source, args.target, args.what, strict=args.strict, keep_extras=args.keep_extras)
+            result = t.result
+    except wiremap.UnknownFormatError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except wiremap.ProviderError as exc:
+        print(f"error: {exc.category}: {exc}", file=sys.stderr)
+        for loss in getattr(exc, "losses", []):
+            print(f"  lost: {loss}", file=sys.stderr)
+        return 1
+    print(json.dumps(result, indent=2, ensure_ascii=False))
+    for loss in t.losses:
+        print(f"lost: {loss}", file=sys.stderr)
+    return 0
+
+
+def _convert(args: argparse.Namespace) -> int:
+    import wiremap
+    from wiremap.convert import convert_file
+
+    if args.jobs < 1:
+        print("error: --jobs must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        summary = convert_file(
+            args.source, args.target, args.input, args.output,
+            rejects_path=args.rejects, what=args.what, jobs=args.jobs, strict=args.strict,
+            keep_extras=args.keep_extras, resume=args.resume, progress=args.progress,
+        )
+    except wiremap.UnknownFormatError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"error: {exc.filename or args.input}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    print(summary.text(), file=sys.stderr)
     return 0
 
 
