@@ -217,20 +217,23 @@ class Emitter:
                 out.add(f"{var} = _vm_{slot.codec}_reverse(_w.member_str({src}, {lit(key)}, {path}), {child_path})")
             return var
         kind = spec.kind
+        # Structured output's name and strict flag are derived when writing; a reader must not
+        # require them (the APIs default them: OpenAI `strict` is optional).
+        optional = slot.optional or (context == "structured_output" and slot.field in ("name", "strict"))
         if kind == "detail":
             fn = "optional_detail"
         elif kind == "text":
             fn = "member_text"  # a string, or an array of text parts (joined)
         elif kind == "str":
-            fn = "optional_str" if slot.optional else "member_str"
+            fn = "optional_str" if optional else "member_str"
         elif kind == "bool":
-            fn = "optional_bool" if slot.optional else "member"
+            fn = "optional_bool" if optional else "member"
         elif kind in ("schema", "object"):
-            fn = "optional_json" if slot.optional else "member_dict"
+            fn = "optional_json" if optional else "member_dict"
         else:
             fn = "member"
         out.add(f"{var} = _w.{fn}({src}, {lit(key)}, {path})")
-        if kind == "bool" and not slot.optional:
+        if kind == "bool" and not optional:
             out.add(f"{var} = _w.expect_bool({var}, {child_path})")
         return var
 

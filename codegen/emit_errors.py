@@ -107,7 +107,7 @@ def emit_error_to_wire(em: "Emitter") -> None:
     out = _Lines()
     out.add(f"rows: dict[str, tuple[int, str, str | None]] = {rows!r}")
     out.add("row = rows.get(getattr(error, 'category', ''), rows['provider_invalid_request'])")
-    out.add("message = str(getattr(error, 'message', None) or error)")
+    out.add("message = str(error) or type(error).__name__  # `path: message` when the error names a path")
     out.add(f"body: dict[str, Any] = {_build(body)}")
     out.add("headers: dict[str, str] = {'content-type': 'application/json'}")
     out.add("retry_after = getattr(error, 'retry_after', None)")

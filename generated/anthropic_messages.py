@@ -1049,7 +1049,7 @@ def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, 
         "structured_output_invalid": (502, "api_error", None),
     }
     row = rows.get(getattr(error, "category", ""), rows["provider_invalid_request"])
-    message = str(getattr(error, "message", None) or error)
+    message = str(error) or type(error).__name__  # `path: message` when the error names a path
     body: dict[str, Any] = {"type": "error", "error": {"type": row[1], "message": message}}
     headers: dict[str, str] = {"content-type": "application/json"}
     retry_after = getattr(error, "retry_after", None)

@@ -942,7 +942,7 @@ def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, 
         "structured_output_invalid": (502, "server_error", "structured_output_invalid"),
     }
     row = rows.get(getattr(error, "category", ""), rows["provider_invalid_request"])
-    message = str(getattr(error, "message", None) or error)
+    message = str(error) or type(error).__name__  # `path: message` when the error names a path
     body: dict[str, Any] = {
         "error": {
             "message": message,

@@ -717,10 +717,9 @@ def _read_tool_choice(value: Any) -> ToolChoice:
 def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:
     """Wire structured-output field -> the JSON Schema it carries."""
     obj_1 = _w.member_dict(value, "json_schema", path)
-    name_2 = _w.member_str(obj_1, "name", path + ".json_schema")
+    name_2 = _w.optional_str(obj_1, "name", path + ".json_schema")
     schema_3 = _w.member_dict(obj_1, "schema", path + ".json_schema")
-    strict_4 = _w.member(obj_1, "strict", path + ".json_schema")
-    strict_4 = _w.expect_bool(strict_4, path + ".json_schema" + ".strict")
+    strict_4 = _w.optional_bool(obj_1, "strict", path + ".json_schema")
     return schema_3
 
 
@@ -970,7 +969,7 @@ def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, 
         "structured_output_invalid": (502, "server_error", "structured_output_invalid"),
     }
     row = rows.get(getattr(error, "category", ""), rows["provider_invalid_request"])
-    message = str(getattr(error, "message", None) or error)
+    message = str(error) or type(error).__name__  # `path: message` when the error names a path
     body: dict[str, Any] = {
         "error": {
             "message": message,

@@ -127,13 +127,19 @@ def _diff(a: Any, b: Any, path: str, out: list[Loss]) -> None:
         for k, v in a.items():
             child = f"{path}.{k}" if path else k
             if k not in b:
-                out.append(Loss(child, "dropped", f"{_describe(v)} is not carried by the target"))
+                if isinstance(v, dict) and v and "type" not in v and "role" not in v:
+                    _diff(v, {}, child, out)
+                else:
+                    out.append(Loss(child, "dropped", f"{_describe(v)} is not carried by the target"))
             else:
                 _diff(v, b[k], child, out)
         for k, v in b.items():
             if k not in a:
                 child = f"{path}.{k}" if path else k
-                out.append(Loss(child, "added", f"the target adds {_describe(v)}"))
+                if isinstance(v, dict) and v and "type" not in v and "role" not in v:
+                    _diff({}, v, child, out)  # name the leaves (`config.max_tokens`), not the record
+                else:
+                    out.append(Loss(child, "added", f"the target adds {_describe(v)}"))
         return
     if isinstance(a, list) and isinstance(b, list):
         if len(a) == len(b):

@@ -46,6 +46,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--resume", action="store_true", help="go on from the last checkpoint of an interrupted run")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar on stderr (default: when stderr is a terminal)")
     p.add_argument("input", help="input JSONL (- for stdin)")
+    p = sub.add_parser("serve", help="run the translating gateway: clients speak --inbound, the upstream speaks --upstream")
+    p.add_argument("--inbound", required=True, help="the format clients speak, e.g. openai_chat")
+    p.add_argument("--upstream", required=True, help="the format of the upstream, e.g. anthropic_messages")
+    p.add_argument("--upstream-url", default=None, help="the upstream base URL (default: the upstream table's base_url)")
+    p.add_argument("--upstream-api-key-env", default=None, help="use the key in this env variable instead of forwarding the client's")
+    p.add_argument("--model-map", action="append", default=[], metavar="FROM=TO", help="rename a client model for the upstream (repeatable)")
+    p.add_argument("--strict", action="store_true", help="refuse requests that would lose anything")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8080)
+    p.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default: 1)")
     p = sub.add_parser("formats", help="list the registered formats")
     p.add_argument("--mappings", default=None, help="list the formats a mappings folder declares instead")
     args = parser.parse_args(argv)
@@ -74,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
         return _translate(args)
     if args.command == "convert":
         return _convert(args)
+    if args.command == "serve":
+        return _serve(args)
 
     try:
         from wiremap.codegen import MappingError, generate
@@ -210,6 +222,41 @@ def _convert(args: argparse.Namespace) -> int:
         print(f"error: {exc.filename or args.input}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     print(summary.text(), file=sys.stderr)
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import json
+
+    import wiremap
+
+    try:
+        import uvicorn
+    except ImportError:
+        print("error: the gateway needs its extra packages: pip install 'wiremap[gateway]'", file=sys.stderr)
+        return 2
+    model_map = {}
+    for item in args.model_map:
+        if "=" not in item:
+            print(f"error: --model-map {item!r}: expected FROM=TO", file=sys.stderr)
+            return 2
+        a, b = item.split("=", 1)
+        model_map[a] = b
+    config = {
+        "inbound": args.inbound, "upstream": args.upstream, "upstream_url": args.upstream_url,
+        "model_map": model_map, "strict": args.strict,
+    }
+    if args.upstream_api_key_env:
+        config["upstream_api_key_env"] = args.upstream_api_key_env
+    from wiremap.gateway import CONFIG_ENV, app_from_env
+
+    os.environ[CONFIG_ENV] = json.dumps(config)
+    try:
+        app_from_env()  # fail here, with a message, rather than in every worker
+    except (wiremap.UnknownFormatError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    uvicorn.run("wiremap.gateway:app_from_env", factory=True, host=args.host, port=args.port, workers=args.workers, log_level="info")
     return 0
 
 
