@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo generate check test typecheck clean
+.PHONY: setup demo generate check test typecheck translation clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,10 @@ generate: $(STAMP)
 ## Regenerates in memory and fails on any difference from the committed generated/.
 check: $(STAMP)
 	$(PY) -m wiremap check
+
+## generated/TRANSLATION.md: the shared corpus through every source -> target pair.
+translation: $(STAMP)
+	$(PY) tests/translate/matrix.py --write generated/TRANSLATION.md
 
 ## mypy --strict on the runtime and the generated code, as an installed wheel lays them out.
 typecheck: $(STAMP)
