@@ -40,6 +40,7 @@ __all__ = [
     "request_losses",
     "response_losses",
     "error_translation",
+    "unique_tool_call_ids",
 ]
 
 
@@ -190,6 +191,46 @@ def _split_extras(request: Request, source: Format, target: Format, keep_extras:
     return Request.from_dict(d), losses
 
 
+def unique_tool_call_ids(request: Request) -> tuple[Request, list[Loss]]:
+    """Tool-call ids reused across turns (some open models number every turn's calls from 0)
+    made unique, deterministically: a reused id becomes `<id>_<n>`; each tool result is paired
+    with the latest assistant turn's call of its id, which is what it answered."""
+    seen: set[str] = set()
+    current: dict[str, str] = {}
+    losses: list[Loss] = []
+    d: dict[str, Any] | None = None
+    for i, message in enumerate(request.messages):
+        role = getattr(message, "role", None)
+        if role == "assistant":
+            calls = getattr(message, "tool_calls", None)
+            if not isinstance(calls, list) or not calls:
+                continue
+            current = {}
+            for j, call in enumerate(calls):
+                old = call.id
+                new = old
+                n = 1
+                while new in seen:
+                    n += 1
+                    new = f"{old}_{n}"
+                seen.add(new)
+                current[old] = new
+                if new != old:
+                    if d is None:
+                        d = request.to_dict()
+                    d["messages"][i]["tool_calls"][j]["id"] = new
+                    losses.append(Loss(f"messages[{i}].tool_calls[{j}].id", "changed", f"id {old!r} is reused from an earlier turn; sent as {new!r}"))
+        elif role == "tool":
+            old = message.tool_call_id  # type: ignore[union-attr]
+            new = current.get(old, old)
+            if new != old:
+                if d is None:
+                    d = request.to_dict()
+                d["messages"][i]["tool_call_id"] = new
+                losses.append(Loss(f"messages[{i}].tool_call_id", "changed", f"answers the latest call {old!r}, sent as {new!r}"))
+    return (Request.from_dict(d), losses) if d is not None else (request, [])
+
+
 def request_losses(request: Request | Mapping[str, Any], target: str | Format) -> tuple[dict[str, Any], list[Loss]]:
     """`target.request_to_wire(request)` and what the target could not carry of it."""
     fmt = _format(target)
@@ -217,6 +258,8 @@ def translate_request(
     src, dst = _format(source), _format(target)
     request = src.request_from_wire(body)
     request, losses = _split_extras(request, src, dst, keep_extras)
+    request, renamed = unique_tool_call_ids(request)
+    losses += renamed
     wire, more = request_losses(request, dst)
     losses += more
     if strict and losses:

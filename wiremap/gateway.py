@@ -32,7 +32,8 @@ from typing import Any
 from wiremap.runtime.errors import InvalidRequestError, InvalidResponseError, ProviderError
 from wiremap.runtime.format import Format, get_format
 from wiremap.runtime.provider import Provider
-from wiremap.runtime.translate import Loss, TranslationLossError, request_losses, response_losses
+from wiremap.runtime.canonical import Request
+from wiremap.runtime.translate import Loss, TranslationLossError, request_losses, response_losses, unique_tool_call_ids
 
 __all__ = ["create_app", "app_from_env", "GatewayConfig"]
 
@@ -165,6 +166,10 @@ class _Gateway:
                 del plain["config"]["extras"]
                 if not plain["config"]:
                     del plain["config"]
+            unique, renamed = unique_tool_call_ids(Request.from_dict(plain))
+            if renamed:
+                plain = unique.to_dict()
+                losses += renamed
             _wire, more = request_losses(plain, cfg.upstream)
             losses += more
             if cfg.strict and losses:

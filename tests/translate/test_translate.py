@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -189,3 +190,28 @@ def test_translate_error_keeps_the_transient_categories_transient(source: str, t
 def test_translate_error_never_raises_on_garbage() -> None:
     t = wiremap.translate_error(500, b"<html>oops", None, "anthropic_messages", "openai_chat")
     assert t.result[0] == 503 and t.result[1]["error"]["type"] == "server_error"
+
+
+def test_ids_reused_across_turns_are_made_unique_and_results_paired() -> None:
+    def turn(call_id: str, city: str) -> list[dict[str, Any]]:
+        return [
+            {"role": "assistant", "content": None, "tool_calls": [{"id": call_id, "type": "function", "function": {"name": "look", "arguments": json.dumps({"q": city})}}]},
+            {"role": "tool", "tool_call_id": call_id, "content": f"seen {city}"},
+        ]
+
+    body = {"model": "m", "messages": [{"role": "user", "content": "go"}, *turn("call_0", "a"), *turn("call_0", "b"), *turn("call_0", "c")]}
+    t = wiremap.translate_request(body, "openai_chat", "anthropic_messages")
+    turns = t.result["messages"]
+    uses = [b["id"] for m in turns if m["role"] == "assistant" for b in m["content"]]
+    results = [b["tool_use_id"] for m in turns if m["role"] == "user" for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
+    assert uses == ["call_0", "call_0_2", "call_0_3"]
+    assert results == uses  # each result answers the call of its own turn
+    assert [(x.path, x.kind) for x in t.losses] == [
+        ("messages[3].tool_calls[0].id", "changed"),
+        ("messages[4].tool_call_id", "changed"),
+        ("messages[5].tool_calls[0].id", "changed"),
+        ("messages[6].tool_call_id", "changed"),
+        ("config.max_tokens", "added"),
+    ]
+    # unique ids are left alone
+    assert wiremap.unique_tool_call_ids(wiremap.Request.from_dict({"model": "m", "messages": [{"role": "user", "content": "x"}]}))[1] == []
