@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import os
+from typing import Any
 
 import black
 import jinja2
@@ -16,6 +17,7 @@ from .generate_support import doc_text
 from .ir import FormatIR, build_ir
 from .load import MappingError
 from .resolve import discover, resolve_all
+from .task import TaskIR, build_task_ir, emit_task_module
 from .wire_schema import render_wire_types
 
 __all__ = ["GENERATED_HEADER", "generate", "write", "check"]
@@ -43,6 +45,8 @@ def _format(path: str, text: str) -> str:
 
 
 def _render_converter(ir: FormatIR) -> str:
+    if isinstance(ir, TaskIR):
+        return _render_task_converter(ir)
     parts, regexes = emit_module(ir)
     functions = []
     for fn in parts.functions:
@@ -54,7 +58,7 @@ def _render_converter(ir: FormatIR) -> str:
         provider=doc_text(ir.provider),
         api_version=doc_text(ir.api_version or ""),
         doc_ref=doc_text(ir.doc_ref),
-        public=repr(sorted(["KEY", "PROVIDER", "TITLE", "API_VERSION", "DOC_REF", "ENDPOINT", "TRANSPORT", "STRUCTURED_OUTPUT_MODE", "STRUCTURED_OUTPUT_MODES", *parts.public])),
+        public=repr(sorted(["KEY", "KIND", "PROVIDER", "TITLE", "API_VERSION", "DOC_REF", "ENDPOINT", "TRANSPORT", "STRUCTURED_OUTPUT_MODE", "STRUCTURED_OUTPUT_MODES", *parts.public])),
         key_literal=repr(ir.key),
         provider_literal=repr(ir.provider),
         title_literal=repr(ir.title),
@@ -70,6 +74,40 @@ def _render_converter(ir: FormatIR) -> str:
     return text
 
 
+def _render_task_converter(ir: TaskIR) -> str:
+    """A converter of a non-chat kind (codegen/task.py): the same module API and constants."""
+    parts, regexes = emit_task_module(ir)
+    functions = [{"name": fn.name, "signature": fn.signature, "doc": doc_text(fn.doc), "body": "\n".join(fn.body)} for fn in parts.functions]
+    return _ENV.get_template("task_converter.py.jinja").render(
+        source=doc_text(ir.source),
+        title=doc_text(ir.title),
+        key=doc_text(ir.key),
+        kind=doc_text(ir.kind),
+        result="EmbeddingsResponse" if ir.kind == "embeddings" else "ImagesResponse",
+        provider=doc_text(ir.provider),
+        api_version=doc_text(ir.api_version or ""),
+        doc_ref=doc_text(ir.doc_ref),
+        public=repr(sorted(["KEY", "KIND", "PROVIDER", "TITLE", "API_VERSION", "DOC_REF", "ENDPOINT", "TRANSPORT", "STRUCTURED_OUTPUT_MODE", "STRUCTURED_OUTPUT_MODES", *parts.public])),
+        key_literal=repr(ir.key),
+        kind_literal=repr(ir.kind),
+        provider_literal=repr(ir.provider),
+        title_literal=repr(ir.title),
+        api_version_literal=repr(ir.api_version),
+        doc_ref_literal=repr(ir.doc_ref),
+        endpoint_literal=repr(ir.endpoint),
+        transport_literal=repr(ir.transport),
+        regexes=[(name, repr(pattern)) for pattern, name in regexes.items()],
+        functions=functions,
+    )
+
+
+def _build(resolved: Any) -> "FormatIR | TaskIR":
+    """The IR of one mapping: its `kind` (default chat) picks the builder."""
+    if resolved.data.get("kind", "chat") != "chat":
+        return build_task_ir(resolved)
+    return build_ir(resolved)
+
+
 def _render_index(irs: list[FormatIR], folder: str) -> str:
     return _ENV.get_template("index.py.jinja").render(
         folder=folder,
@@ -83,7 +121,7 @@ def generate(mappings_dir: str = "mappings") -> dict[str, str]:
     if not sources:
         raise MappingError(mappings_dir, None, "", "no mapping files (*.yaml) found")
     resolved = resolve_all(sources)
-    irs = [build_ir(resolved[key]) for key in sorted(resolved)]
+    irs = [_build(resolved[key]) for key in sorted(resolved)]
     owners: dict[str, str] = {"_index.py": "", "__init__.py": "", "py.typed": ""}
     for ir in irs:
         name = module_name(ir.key)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["MAPPING_SCHEMA", "CANONICAL_ROLES", "PART_KINDS", "OPTION_NAMES", "ERROR_CATEGORIES"]
+__all__ = ["MAPPING_SCHEMA", "TASK_SCHEMAS", "KINDS", "schema_for", "CANONICAL_ROLES", "PART_KINDS", "OPTION_NAMES", "ERROR_CATEGORIES"]
 
 EXT = {"^x-": {}}
 CANONICAL_FINISH = ["content_filter", "error", "length", "stop", "tool_calls"]
@@ -160,6 +160,7 @@ _fixture = _obj(
 
 MAPPING_SCHEMA: dict[str, Any] = _obj(
     {
+        "kind": {"enum": ["chat", "embeddings", "images"]},  # = KINDS; the others route to TASK_SCHEMAS
         "extends": {"type": "string", "minLength": 1},
         "meta": _obj(
             {
@@ -400,3 +401,120 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
     },
     required=["meta", "request", "response", "errors"],
 )
+
+
+# --------------------------------------------------------------------------------------------
+# Non-chat kinds (`kind: embeddings`, `kind: images`): the same meta, errors, transport and
+# fixtures; their own small request and response tables (mappings/README.md "kind").
+
+KINDS = ["chat", "embeddings", "images"]
+
+_param = _obj(
+    {
+        "type": {"enum": ["string", "integer", "number", "boolean", "object", "array"]},
+        "enum": {"type": "array", "minItems": 1, "items": {"type": ["string", "integer", "number", "boolean"]}},
+        "scoped": {"type": "array", "items": _obj(
+            {
+                "models": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+                "unsupported": UNSUPPORTED,
+                "doc": {"type": "string"},
+            },
+            required=["models", "unsupported"],
+        )},
+        "doc": {"type": "string"},
+    }
+)
+
+
+def _task_request(input_props: dict[str, Any], input_required: list[str]) -> dict[str, Any]:
+    return _obj(
+        {
+            "model": WIRE_FIELD,
+            "input": _obj(
+                {"field": WIRE_FIELD, "non_text": {"enum": ["reject", "strip"]}, "empty": {"enum": ["reject", "send"]}, **input_props},
+                required=["field", "strategy", "non_text", "empty", *input_required],
+            ),
+            "config": {"enum": ["reject", "warn", "drop"]},
+            "params": {"type": "object", "patternProperties": {"^x-": {}, "^[A-Za-z_][A-Za-z0-9_]*$": _param}, "additionalProperties": False},
+            "extras": _obj({"placement": {"enum": ["root"]}, "collision": {"enum": ["managed"]}}, required=["placement", "collision"]),
+        },
+        required=["model", "input", "config", "extras"],
+    )
+
+
+_task_usage = _obj(
+    {
+        "path": RESPONSE_PATH,
+        "prompt_tokens": RESPONSE_PATH,
+        "completion_tokens": RESPONSE_PATH,
+        "total_tokens": RESPONSE_PATH,
+    },
+    required=["path", "prompt_tokens", "total_tokens"],
+)
+
+_literals = {"type": "object", "additionalProperties": {"type": ["string", "integer", "number", "boolean", "null"]}}
+_from_raw = {"type": "object", "additionalProperties": _obj({"from_raw": WIRE_FIELD, "default": {}}, required=["from_raw"])}
+
+
+def _task_schema(kind: str, request: dict[str, Any], response: dict[str, Any]) -> dict[str, Any]:
+    props = dict(MAPPING_SCHEMA["properties"])
+    for key in ("value_maps", "structured_output", "request", "response"):
+        props.pop(key)
+    props["kind"] = {"const": kind}
+    props["request"] = request
+    props["response"] = response
+    if kind == "images":
+        props["value_maps"] = MAPPING_SCHEMA["properties"]["value_maps"]
+    return _obj(props, required=["kind", "meta", "request", "response", "errors"])
+
+
+TASK_SCHEMAS: dict[str, dict[str, Any]] = {
+    "embeddings": _task_schema(
+        "embeddings",
+        _task_request(
+            {"strategy": {"enum": ["every_text"]}, "one": {"enum": ["string", "array"]}},
+            ["one"],
+        ),
+        _obj(
+            {
+                "list": WIRE_FIELD,
+                "index": WIRE_FIELD,
+                "vector": WIRE_FIELD,
+                "model": WIRE_FIELD,
+                "usage": _task_usage,
+                "envelope": _literals,
+                "item": _literals,
+            },
+            required=["list", "index", "vector", "usage", "envelope", "item"],
+        ),
+    ),
+    "images": _task_schema(
+        "images",
+        _task_request(
+            {
+                "strategy": {"enum": ["last_user_text", "last_user_first_text"]},
+                "join": {"type": "string"},
+                "others": {"enum": ["reject", "ignore"]},
+            },
+            ["others"],
+        ),
+        _obj(
+            {
+                "list": WIRE_FIELD,
+                "url": WIRE_FIELD,
+                "base64": WIRE_FIELD,
+                "revised_prompt": WIRE_FIELD,
+                "media_type": _obj({"field": WIRE_FIELD, "map": {"type": "string", "pattern": "^[a-z][a-z0-9_]*$"}}, required=["field", "map"]),
+                "usage": _task_usage,
+                "envelope": _from_raw,
+            },
+            required=["list", "url", "base64", "envelope"],
+        ),
+    ),
+}
+
+
+def schema_for(data: Any) -> dict[str, Any]:
+    """The schema a mapping is validated against: its `kind` picks it (default `chat`)."""
+    kind = data.get("kind", "chat") if isinstance(data, dict) else "chat"
+    return TASK_SCHEMAS.get(kind, MAPPING_SCHEMA) if isinstance(kind, str) else MAPPING_SCHEMA

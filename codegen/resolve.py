@@ -15,7 +15,7 @@ from typing import Any
 import jsonschema
 
 from .load import MappingError, SourceFile, display_path, json_pointer, load_file
-from .mapping_schema import MAPPING_SCHEMA
+from .mapping_schema import MAPPING_SCHEMA, TASK_SCHEMAS, schema_for
 
 __all__ = ["Resolved", "discover", "resolve_all"]
 
@@ -147,6 +147,7 @@ def resolve_all(sources: dict[str, SourceFile]) -> dict[str, Resolved]:
 
 
 _VALIDATOR = jsonschema.Draft202012Validator(MAPPING_SCHEMA)
+_TASK_VALIDATORS = {kind: jsonschema.Draft202012Validator(schema) for kind, schema in TASK_SCHEMAS.items()}
 
 
 def _describe(error: jsonschema.ValidationError) -> str:
@@ -165,7 +166,9 @@ def _describe(error: jsonschema.ValidationError) -> str:
 
 
 def _validate(result: Resolved) -> None:
-    errors = sorted(_VALIDATOR.iter_errors(result.data), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
+    validator = _TASK_VALIDATORS.get(result.data.get("kind")) if schema_for(result.data) is not MAPPING_SCHEMA else _VALIDATOR
+    assert validator is not None
+    errors = sorted(validator.iter_errors(result.data), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     if not errors:
         return
     best = jsonschema.exceptions.best_match(errors)

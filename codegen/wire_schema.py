@@ -52,6 +52,10 @@ def _title(key: str) -> str:
 
 def wire_schemas(ir: FormatIR) -> dict[str, Any]:
     """One JSON Schema document with `$defs` for the request and the response."""
+    if getattr(ir, "kind", "chat") != "chat":  # a non-chat kind (codegen/task.py)
+        from .task import task_wire_schema
+
+        return task_wire_schema(ir)  # type: ignore[arg-type]
     name = _title(ir.key)
     defs: dict[str, Any] = {}
 

@@ -13,6 +13,8 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
     ),
     "anthropic_messages": ("anthropic_messages", "anthropic", "mappings/anthropic_messages.yaml"),
     "openai_chat": ("openai_chat", "openai", "mappings/openai_chat.yaml"),
+    "openai_embeddings": ("openai_embeddings", "openai", "mappings/openai_embeddings.yaml"),
+    "openai_images": ("openai_images", "openai", "mappings/openai_images.yaml"),
     "openarmature.anthropic_messages": (
         "openarmature__anthropic_messages",
         "anthropic",
@@ -42,5 +44,15 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
         "prompty__openai_chat",
         "openai",
         "mappings/dialects/prompty/openai_chat.yaml",
+    ),
+    "prompty.openai_embeddings": (
+        "prompty__openai_embeddings",
+        "openai",
+        "mappings/dialects/prompty/openai_embeddings.yaml",
+    ),
+    "prompty.openai_images": (
+        "prompty__openai_images",
+        "openai",
+        "mappings/dialects/prompty/openai_images.yaml",
     ),
 }

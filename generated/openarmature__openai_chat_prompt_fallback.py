@@ -54,6 +54,7 @@ __all__ = [
     "DOC_REF",
     "ENDPOINT",
     "KEY",
+    "KIND",
     "PROVIDER",
     "STRUCTURED_OUTPUT_MODE",
     "STRUCTURED_OUTPUT_MODES",
@@ -68,6 +69,7 @@ __all__ = [
 ]
 
 KEY: Final = "openarmature.openai_chat_prompt_fallback"
+KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "openai"
 TITLE: Final = "OpenAI-compatible, no native structured output (OpenArmature §8.1.5.1)"
 API_VERSION: Final = "v1"

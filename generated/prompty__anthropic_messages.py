@@ -54,6 +54,7 @@ __all__ = [
     "DOC_REF",
     "ENDPOINT",
     "KEY",
+    "KIND",
     "PROVIDER",
     "STRUCTURED_OUTPUT_MODE",
     "STRUCTURED_OUTPUT_MODES",
@@ -68,6 +69,7 @@ __all__ = [
 ]
 
 KEY: Final = "prompty.anthropic_messages"
+KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "anthropic"
 TITLE: Final = "Anthropic Messages (Prompty §7.5 dialect)"
 API_VERSION: Final = "2023-06-01"

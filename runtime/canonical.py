@@ -60,6 +60,9 @@ __all__ = [
     "FINISH_REASONS",
     "message_from_dict",
     "block_from_dict",
+    "EmbeddingsResponse",
+    "GeneratedImage",
+    "ImagesResponse",
 ]
 
 
@@ -1233,3 +1236,178 @@ def _response(d: object) -> Response:
     if len(d) != keys:
         raise _unknown_key(d, _RESPONSE_KEYS)
     return Response(message, finish_reason, usage, raw, parsed)
+
+
+# --- results of the non-chat kinds (docs/canonical.md) ----------------------------------------
+
+
+@dataclass(slots=True)
+class EmbeddingsResponse:
+    """The canonical embeddings result: one vector per input, in input order (wire `index`)."""
+
+    embeddings: list[list[float]]
+    usage: Usage
+    model: str | NotGiven = NOT_GIVEN
+    raw: Any = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, d: object, path: str = "") -> "EmbeddingsResponse":
+        """Read a canonical embeddings result dict (docs/canonical.md "EmbeddingsResponse")."""
+        return _located(_embeddings_response, d, path)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"embeddings": [list(vector) for vector in self.embeddings]}
+        if self.model is not NOT_GIVEN:
+            d["model"] = self.model
+        d["usage"] = self.usage.to_dict()
+        d["raw"] = self.raw
+        return d
+
+
+@dataclass(slots=True)
+class GeneratedImage:
+    """One generated image: a URL or inline base64 data, with what the provider said about it."""
+
+    source: Source
+    media_type: str | NotGiven = NOT_GIVEN
+    revised_prompt: str | NotGiven = NOT_GIVEN
+
+    @classmethod
+    def from_dict(cls, d: object, path: str = "") -> "GeneratedImage":
+        return _located(_generated_image, d, path)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"source": self.source.to_dict()}
+        if self.media_type is not NOT_GIVEN:
+            d["media_type"] = self.media_type
+        if self.revised_prompt is not NOT_GIVEN:
+            d["revised_prompt"] = self.revised_prompt
+        return d
+
+
+@dataclass(slots=True)
+class ImagesResponse:
+    """The canonical image-generation result; `usage` only where the provider reports it."""
+
+    images: list[GeneratedImage]
+    usage: Usage | NotGiven = NOT_GIVEN
+    raw: Any = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, d: object, path: str = "") -> "ImagesResponse":
+        """Read a canonical image result dict (docs/canonical.md "ImagesResponse")."""
+        return _located(_images_response, d, path)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"images": [image.to_dict() for image in self.images]}
+        usage = self.usage
+        if isinstance(usage, Usage):
+            d["usage"] = usage.to_dict()
+        d["raw"] = self.raw
+        return d
+
+
+_EMBEDDINGS_KEYS: Final = ("embeddings", "model", "usage", "raw")
+_GENERATED_IMAGE_KEYS: Final = ("source", "media_type", "revised_prompt")
+_IMAGES_KEYS: Final = ("images", "usage", "raw")
+
+
+def _vector(value: object) -> list[float]:
+    if not isinstance(value, list):
+        raise _expected("", "an array of numbers", value)
+    for index, item in enumerate(value):
+        if isinstance(item, bool) or not isinstance(item, (int, float)):
+            raise _expected(f"[{index}]", "a number", item)
+        if item != item or item in (float("inf"), float("-inf")):
+            raise InvalidRequestError(f"expected a finite number, got {item!r}", path=f"[{index}]")
+    return list(value)
+
+
+def _embeddings_response(d: object) -> EmbeddingsResponse:
+    if not isinstance(d, dict):
+        raise _expected("", "an embeddings result object", d)
+    items = d.get("embeddings", _MISSING)
+    if not isinstance(items, list):
+        raise _required(d, "embeddings", items, "an array of vectors", _EMBEDDINGS_KEYS)
+    vectors: list[list[float]] = []
+    for index, item in enumerate(items):
+        try:
+            vectors.append(_vector(item))
+        except InvalidRequestError as error:
+            raise _under(f"embeddings[{index}]", error) from None
+    value = d.get("usage", _MISSING)
+    if not isinstance(value, dict):
+        raise _required(d, "usage", value, "a usage object", _EMBEDDINGS_KEYS)
+    try:
+        usage = _usage(value)
+    except InvalidRequestError as error:
+        raise _under("usage", error) from None
+    keys = 2
+    model = d.get("model", _MISSING)
+    if model is _MISSING or model is None:
+        keys += model is None
+        model = NOT_GIVEN
+    elif isinstance(model, str):
+        keys += 1
+    else:
+        raise _expected("model", "a string", model)
+    raw = d.get("raw", _MISSING)
+    if raw is _MISSING:
+        raw = {}
+    else:
+        keys += 1
+    if len(d) != keys:
+        raise _unknown_key(d, _EMBEDDINGS_KEYS)
+    return EmbeddingsResponse(vectors, usage, model, raw)
+
+
+def _generated_image(d: object) -> GeneratedImage:
+    if not isinstance(d, dict):
+        raise _expected("", "an image object", d)
+    value = d.get("source", _MISSING)
+    if value is _MISSING:
+        raise _required(d, "source", value, "a source object", _GENERATED_IMAGE_KEYS)
+    try:
+        source = _source(value)
+    except InvalidRequestError as error:
+        raise _under("source", error) from None
+    media_type = _optional_str(d, "media_type")
+    revised_prompt = _optional_str(d, "revised_prompt")
+    keys = 1 + ("media_type" in d) + ("revised_prompt" in d)
+    if len(d) != keys:
+        raise _unknown_key(d, _GENERATED_IMAGE_KEYS)
+    return GeneratedImage(source, media_type, revised_prompt)
+
+
+def _images_response(d: object) -> ImagesResponse:
+    if not isinstance(d, dict):
+        raise _expected("", "an images result object", d)
+    items = d.get("images", _MISSING)
+    if not isinstance(items, list):
+        raise _required(d, "images", items, "an array of images", _IMAGES_KEYS)
+    images: list[GeneratedImage] = []
+    for index, item in enumerate(items):
+        try:
+            images.append(_generated_image(item))
+        except InvalidRequestError as error:
+            raise _under(f"images[{index}]", error) from None
+    keys = 1
+    usage: Usage | NotGiven = NOT_GIVEN
+    value = d.get("usage", _MISSING)
+    if value is not _MISSING:
+        keys += 1
+        if isinstance(value, dict):
+            try:
+                usage = _usage(value)
+            except InvalidRequestError as error:
+                raise _under("usage", error) from None
+        elif value is not None:
+            raise _expected("usage", "a usage object", value)
+    raw = d.get("raw", _MISSING)
+    if raw is _MISSING:
+        raw = {}
+    else:
+        keys += 1
+    if len(d) != keys:
+        raise _unknown_key(d, _IMAGES_KEYS)
+    return ImagesResponse(images, usage, raw)

@@ -55,6 +55,13 @@ __all__ = [
     "parse_structured",
     "with_schema_directive",
     "take_coerced_output",
+    "as_embeddings_response",
+    "as_images_response",
+    "every_text",
+    "last_user_text",
+    "check_param",
+    "read_vector",
+    "ordered_by_index",
 ]
 
 
@@ -528,3 +535,155 @@ def parse_structured(
             usage=usage,
         )
     return value
+
+
+# --- the non-chat kinds (mappings/README.md "kind") ------------------------------------------
+
+
+def as_embeddings_response(response: Any) -> Any:
+    from .canonical import EmbeddingsResponse
+
+    if isinstance(response, EmbeddingsResponse):
+        return response
+    if isinstance(response, Mapping):
+        return EmbeddingsResponse.from_dict(dict(response))
+    raise InvalidRequestError(f"expected a canonical embeddings result (a dict or EmbeddingsResponse), got {_kind(response)}")
+
+
+def as_images_response(response: Any) -> Any:
+    from .canonical import ImagesResponse
+
+    if isinstance(response, ImagesResponse):
+        return response
+    if isinstance(response, Mapping):
+        return ImagesResponse.from_dict(dict(response))
+    raise InvalidRequestError(f"expected a canonical images result (a dict or ImagesResponse), got {_kind(response)}")
+
+
+def _not_text(strip: bool, what: str, path: str, key: str) -> None:
+    from .errors import UnsupportedContentBlockError
+
+    if not strip:
+        raise UnsupportedContentBlockError(f"{what} cannot be sent to {key}, which takes text only", path=path)
+
+
+def every_text(messages: list[Any], strip: bool, key: str) -> list[str]:
+    """Strategy `every_text` (Prompty §7.2): the text of every message, in order.
+
+    A string content is one text; a block list gives its text blocks. Anything else (images,
+    thinking, tool calls) is refused naming its path, or skipped when `strip`.
+    """
+    from .canonical import AssistantMessage, TextBlock
+
+    texts: list[str] = []
+    for i, message in enumerate(messages):
+        content = message.content
+        if isinstance(content, str):
+            if content:
+                texts.append(content)
+        elif isinstance(content, list):
+            for j, block in enumerate(content):
+                if type(block) is TextBlock:
+                    texts.append(block.text)
+                else:
+                    _not_text(strip, f"a {type(block).__name__}", f"messages[{i}].content[{j}]", key)
+        if isinstance(message, AssistantMessage) and message.tool_calls:
+            _not_text(strip, "a tool call", f"messages[{i}].tool_calls", key)
+    return texts
+
+
+def last_user_text(messages: list[Any], first_only: bool, join: str, strip: bool, others: bool, key: str) -> str | None:
+    """Strategies `last_user_text` / `last_user_first_text` (Prompty §7.3): the prompt is the last
+    user message's text (all its text blocks joined, or only the first). None: no user message.
+    `others` False refuses every other message (it would be lost), naming its path."""
+    from .canonical import TextBlock, UserMessage
+
+    last = None
+    for i in range(len(messages) - 1, -1, -1):
+        if isinstance(messages[i], UserMessage):
+            last = i
+            break
+    if not others:
+        for i in range(len(messages)):
+            if i != last:
+                raise InvalidRequestError(
+                    f"{key} takes one prompt, the last user message; this {messages[i].role} message would be lost",
+                    path=f"messages[{i}]",
+                )
+    if last is None:
+        return None
+    content = messages[last].content
+    if isinstance(content, str):
+        return content
+    texts: list[str] = []
+    for j, block in enumerate(content):
+        if type(block) is TextBlock:
+            if not (first_only and texts):
+                texts.append(block.text)
+        else:
+            _not_text(strip, f"a {type(block).__name__}", f"messages[{last}].content[{j}]", key)
+    return join.join(texts)
+
+
+_PARAM_TYPES: Final[dict[str, tuple[type, ...]]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "object": (dict,),
+    "array": (list,),
+}
+
+
+def check_param(value: Any, kind: str | None, allowed: tuple[Any, ...] | None, path: str) -> None:
+    """A declared API parameter (mapping `request.params`): its JSON type and allowed values."""
+    if kind is not None:
+        ok = isinstance(value, _PARAM_TYPES[kind]) and (kind == "boolean" or type(value) is not bool)
+        if not ok:
+            raise InvalidRequestError(f"expected {kind}, got {_kind(value)}", path=path)
+    if allowed is not None and (type(value) is bool or value not in allowed):
+        raise InvalidRequestError(f"{value!r} is not allowed; expected one of: {', '.join(map(str, allowed))}", path=path)
+
+
+def read_vector(value: Any, path: str) -> list[float]:
+    """An embedding: an array of numbers, or base64 of little-endian float32 (`encoding_format: base64`)."""
+    if type(value) is list:
+        out: list[float] = []
+        for k, item in enumerate(value):
+            if type(item) is float or (type(item) is int):
+                if not math.isfinite(item):
+                    raise WireShapeError(f"{path}[{k}]", "expected a finite number")
+                out.append(float(item))
+            else:
+                raise WireShapeError(f"{path}[{k}]", f"expected a number, got {_kind(item)}")
+        return out
+    if type(value) is str:
+        import base64
+        import binascii
+        import struct
+
+        try:
+            raw = base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError):
+            raise WireShapeError(path, "expected base64 (encoding_format base64)") from None
+        if len(raw) % 4:
+            raise WireShapeError(path, f"base64 vector of {len(raw)} bytes is not float32 data")
+        floats = list(struct.unpack(f"<{len(raw) // 4}f", raw))
+        if not all(math.isfinite(f) for f in floats):
+            raise WireShapeError(path, "the base64 vector holds a non-finite float")
+        return floats
+    raise WireShapeError(path, f"expected an array of numbers or a base64 string, got {_kind(value)}")
+
+
+def ordered_by_index(items: list[Any], key: str, path: str) -> list[dict[str, Any]]:
+    """Wire list items put in order by their `key` (0..n-1, each once)."""
+    out: list[dict[str, Any] | None] = [None] * len(items)
+    for i, item in enumerate(items):
+        item = expect_dict(item, f"{path}[{i}]")
+        index = item.get(key)
+        if type(index) is not int or not 0 <= index < len(items):
+            raise WireShapeError(f"{path}[{i}].{key}", f"expected an integer index from 0 to {len(items) - 1}, got {index!r}")
+        if out[index] is not None:
+            raise WireShapeError(f"{path}[{i}].{key}", f"index {index} appears twice")
+        out[index] = item
+    return [item for item in out if item is not None]
