@@ -34,7 +34,7 @@ class Format:
     """One wire format: its converters, bound from the generated module."""
 
     __slots__ = (
-        "key", "provider", "title", "api_version", "doc_ref", "endpoint", "module",
+        "key", "kind", "provider", "title", "api_version", "doc_ref", "endpoint", "module",
         "request_to_wire", "response_from_wire", "error_from_wire", "request_from_wire",
         "response_to_wire", "error_to_wire", "structured_output_modes", "structured_output_mode", "transport",
     )
@@ -42,6 +42,9 @@ class Format:
     def __init__(self, module: ModuleType) -> None:
         self.module = module
         self.key: str = module.KEY
+        # chat (Response), embeddings (EmbeddingsResponse) or images (ImagesResponse): mapping
+        # `kind:`; modules generated before kinds existed are chat.
+        self.kind: str = getattr(module, "KIND", "chat")
         self.provider: str = module.PROVIDER
         self.title: str = module.TITLE
         self.api_version: str | None = module.API_VERSION

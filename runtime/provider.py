@@ -51,6 +51,12 @@ fixed headers, API-key variable and ready() probe from the mapping's `transport:
   (`http://localhost:8000/v1` with `/v1/chat/completions`) does not repeat it.
 - Tracing: when `opentelemetry-api` is installed, every `complete()` emits a `chat {model}` span
   with the GenAI semantic-convention attributes (`wiremap.runtime.tracing`).
+- Kinds: `complete()` serves chat formats (`Format.kind == "chat"`). An `embeddings` format is
+  called with `embed(inputs, config=None)` -> `EmbeddingsResponse` (span `embeddings {model}`), an
+  `images` format with `generate_image(prompt, config=None)` -> `ImagesResponse` (span
+  `generate_content {model}`); each has a `_sync` twin. `inputs` / `prompt` is a string, a list of
+  strings (embeddings: one vector each) or canonical messages, converted by the mapping's own
+  extraction strategy. Calling the method of another kind is `InvalidRequestError`, before any I/O.
 """
 
 from __future__ import annotations
@@ -67,7 +73,7 @@ import weakref
 from collections.abc import Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from .canonical import Response
+from .canonical import EmbeddingsResponse, ImagesResponse, Response
 from .errors import (
     AuthenticationError,
     InvalidModelError,
@@ -196,6 +202,18 @@ def _redact(value: Any, secret: str) -> Any:
     if isinstance(value, tuple):
         return tuple(_redact(v, secret) for v in value)
     return value
+
+
+def _task_messages(value: Any) -> list[Any]:
+    """`embed()` / `generate_image()` input as canonical messages: a string is one user turn, a
+    list of strings one user turn of text blocks, anything else is taken as messages."""
+    if isinstance(value, str):
+        return [{"role": "user", "content": value}]
+    items = list(value) if isinstance(value, Sequence) else value
+    if isinstance(items, list) and items and all(isinstance(item, str) for item in items):
+        return [{"role": "user", "content": [{"type": "text", "text": item} for item in items]}]
+    plain: list[Any] = _plain_items(value)
+    return plain
 
 
 def _join_url(base_url: str, path: str) -> str:
@@ -420,6 +438,7 @@ class Provider:
         structured_output: str | None = None,
     ) -> Response:
         """One completion call (OpenArmature §5): a canonical `Response`, or a `ProviderError`."""
+        self._require_kind("chat", "complete")
         request: dict[str, Any] = {"model": self.model, "messages": _plain_items(messages)}
         if tools is not None:
             request["tools"] = _plain_items(tools)
@@ -472,6 +491,67 @@ class Provider:
             structured_output=structured_output,
         )
         return self._runner().run(coro)
+
+    async def embed(self, inputs: str | Sequence[Any], config: Any = None) -> EmbeddingsResponse:
+        """One embeddings call (a format of kind `embeddings`): a canonical `EmbeddingsResponse`.
+
+        `inputs`: a string (one vector), a list of strings (one vector each, in order) or
+        canonical messages (the mapping's extraction strategy reads them).
+        """
+        self._require_kind("embeddings", "embed")
+        result: EmbeddingsResponse = await self._task("embeddings", _task_messages(inputs), config)
+        return result
+
+    def embed_sync(self, inputs: str | Sequence[Any], config: Any = None) -> EmbeddingsResponse:
+        """`embed()` for code without an event loop."""
+        self._no_running_loop("embed_sync")
+        return self._runner().run(self.embed(inputs, config))
+
+    async def generate_image(self, prompt: str | Sequence[Any], config: Any = None) -> ImagesResponse:
+        """One image-generation call (a format of kind `images`): a canonical `ImagesResponse`.
+
+        `prompt`: a string, or canonical messages (the mapping's strategy takes the prompt from
+        them). Image parameters (size, quality, n...) go in `config["extras"]`.
+        """
+        self._require_kind("images", "generate_image")
+        result: ImagesResponse = await self._task("generate_content", _task_messages(prompt), config)
+        return result
+
+    def generate_image_sync(self, prompt: str | Sequence[Any], config: Any = None) -> ImagesResponse:
+        """`generate_image()` for code without an event loop."""
+        self._no_running_loop("generate_image_sync")
+        return self._runner().run(self.generate_image(prompt, config))
+
+    def _require_kind(self, kind: str, method: str) -> None:
+        if self.format.kind != kind:
+            calls = {"chat": "complete()", "embeddings": "embed()", "images": "generate_image()"}
+            raise InvalidRequestError(
+                f"{method}() serves formats of kind {kind}; format {self.format.key!r} is kind "
+                f"{self.format.kind}: call {calls.get(self.format.kind, 'its own method')}"
+            )
+
+    async def _task(self, operation: str, messages: list[Any], config: Any) -> Any:
+        request: dict[str, Any] = {"model": self.model, "messages": messages}
+        if config is not None:
+            request["config"] = _plain(config)
+        span = ChatSpan(
+            self._tracer_provider,
+            provider=self.format.provider,
+            model=self.model,
+            config=request.get("config"),
+            structured=False,
+            server_address=self._server[0],
+            server_port=self._server[1],
+            operation=operation,
+        )
+        with span:
+            try:
+                result = await self._exchange(request, {})
+            except ProviderError as exc:
+                self._scrub(exc)
+                raise
+            span.response(result)
+            return result
 
     async def ready(self) -> None:
         """The §5 pre-flight probe: returns when the bound model is listed and serving."""
@@ -530,7 +610,18 @@ class Provider:
     async def _complete(
         self, request: dict[str, Any], response_schema: dict[str, Any] | None, mode: str | None
     ) -> Response:
+        kwargs: dict[str, Any] = {}
+        if response_schema is not None:
+            kwargs["response_schema"] = response_schema
+        if mode is not None:
+            kwargs["structured_output"] = mode
+        response: Response = await self._exchange(request, kwargs)
+        return response
+
+    async def _exchange(self, request: dict[str, Any], kwargs: dict[str, Any]) -> Any:
+        """request_to_wire, the HTTP exchange, response_from_wire (the format's result type)."""
         fmt = self.format
+        mode = kwargs.get("structured_output")
         wire = (
             fmt.request_to_wire(request)
             if mode is None
@@ -544,13 +635,7 @@ class Provider:
             raise InvalidRequestError(f"the request body is not JSON-encodable: {exc}") from exc
         status, body = await self._send(self._method, self._url, content)
         obj = self._json_object(status, body, "response")
-        kwargs: dict[str, Any] = {}
-        if response_schema is not None:
-            kwargs["response_schema"] = response_schema
-        if mode is not None:
-            kwargs["structured_output"] = mode
-        response: Response = fmt.response_from_wire(obj, **kwargs)
-        return response
+        return fmt.response_from_wire(obj, **kwargs)
 
     async def _ready_probe(self, probe: Mapping[str, Any]) -> None:
         url = self._path_url(str(probe.get("path", "/")))

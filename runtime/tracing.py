@@ -98,7 +98,7 @@ class ChatSpan:
     `error.type` and the ERROR status, then ends the span.
     """
 
-    __slots__ = ("_span", "_token", "_args")
+    __slots__ = ("_span", "_token", "_args", "_operation")
 
     def __init__(
         self,
@@ -110,9 +110,11 @@ class ChatSpan:
         structured: bool,
         server_address: str | None,
         server_port: int | None,
+        operation: str = "chat",
     ) -> None:
         self._span: Any = None
         self._token: Any = None
+        self._operation = operation  # gen_ai.operation.name: chat, embeddings, generate_content
         self._args = (
             tracer_provider,
             provider,
@@ -129,11 +131,11 @@ class ChatSpan:
             return self
         tracer_provider, provider, model, config, structured, address, port = self._args
         tracer = trace.get_tracer(_TRACER_NAME, wiremap_version(), tracer_provider=tracer_provider)
-        span = tracer.start_span(f"chat {model}", kind=trace.SpanKind.CLIENT)
+        span = tracer.start_span(f"{self._operation} {model}", kind=trace.SpanKind.CLIENT)
         self._span = span
         if span.is_recording():
             attributes: dict[str, Any] = {
-                "gen_ai.operation.name": "chat",
+                "gen_ai.operation.name": self._operation,
                 "gen_ai.provider.name": provider,
                 "gen_ai.request.model": model,
             }
