@@ -50,12 +50,24 @@ from sdk_oracle import (
     check_anthropic_messages_response,
     check_openai_chat_request,
     check_openai_chat_response,
+    check_openai_embeddings_request,
+    check_openai_embeddings_response,
+    check_openai_images_request,
+    check_openai_images_response,
 )
 
 MAPPINGS = _TESTS.parent / "mappings"
 BASE_FILES = {
     "openai": MAPPINGS / "openai_chat.yaml",
     "anthropic": MAPPINGS / "anthropic_messages.yaml",
+    # the non-chat kinds: their own base files, family "<provider>_<kind>"
+    "openai_embeddings": MAPPINGS / "openai_embeddings.yaml",
+    "openai_images": MAPPINGS / "openai_images.yaml",
+}
+#: request / response oracles of the non-chat kinds (mappings/README.md "kind")
+KIND_ORACLES = {
+    "embeddings": (check_openai_embeddings_request, check_openai_embeddings_response),
+    "images": (check_openai_images_request, check_openai_images_response),
 }
 DIALECT_DIRS = [
     MAPPINGS / "dialects" / "openarmature",
@@ -141,6 +153,9 @@ def check_request(key: str, body: Any, extras: Any = (), *, built: bool = True) 
     (False: a client-written body a gateway reads)."""
     fmt = _fmt(key)
     allowed = set(extras)
+    if fmt.kind in KIND_ORACLES:
+        KIND_ORACLES[fmt.kind][0](body, allowed)
+        return
     if fmt.provider == "openai":
         check_openai_chat_request(body, allowed)
         return
@@ -152,7 +167,9 @@ def check_request(key: str, body: Any, extras: Any = (), *, built: bool = True) 
 
 
 def check_response(key: str, body: Any) -> None:
-    if _fmt(key).provider == "openai":
+    if _fmt(key).kind in KIND_ORACLES:
+        KIND_ORACLES[_fmt(key).kind][1](body)
+    elif _fmt(key).provider == "openai":
         check_openai_chat_response(body)
     else:
         check_anthropic_messages_response(body)
@@ -182,6 +199,8 @@ INPUT_NOT_SDK_SHAPED = {
     "stop_reason_unknown_is_error": "stop_reason 'brand_new_reason' is the unknown value under test",
     "usage_missing_addend_total_null": "doc: a missing output_tokens (Usage.output_tokens is required)",
     "usage_absent_all_null": "doc: a body without usage (Message.usage is required)",
+    # openai_embeddings
+    "response_base64_decoded": "encoding_format base64: the SDK decodes it before typing embedding as List[float]",
 }
 
 #: Output checks expected to fail: {fixture id: xfail reason}. Empty now: the four bugs this
@@ -319,15 +338,26 @@ def test_response_to_wire_expected_body_passes_oracle(key: str, case: dict[str, 
 # Base fixtures through every dialect
 # ==============================================================================================
 
-BASE_KEYS = {"openai": "openai_chat", "anthropic": "anthropic_messages"}
+BASE_KEYS = {
+    "openai": "openai_chat",
+    "anthropic": "anthropic_messages",
+    "openai_embeddings": "openai_embeddings",
+    "openai_images": "openai_images",
+}
+
+
+def _family(fmt: Any) -> str:
+    """The BASE_FILES / BASE_KEYS entry a format derives from: its provider, plus its kind."""
+    return fmt.provider if fmt.kind == "chat" else f"{fmt.provider}_{fmt.kind}"
+
 DIALECTS = [k for k in wiremap.formats() if k not in BASE_KEYS.values()]
 
 
 def _dialect_cases(kind: str, expect: str) -> list[Any]:
     out = []
     for key in DIALECTS:
-        base = BASE_KEYS[_fmt(key).provider]
-        for case in _load(BASE_FILES[_fmt(key).provider]).get("fixtures") or []:
+        base = BASE_KEYS[_family(_fmt(key))]
+        for case in _load(BASE_FILES[_family(_fmt(key))]).get("fixtures") or []:
             if _kind(case) == kind and expect in case:
                 out.append(pytest.param(key, case, id=f"{key}<-{base}::{case['id']}"))
     return out

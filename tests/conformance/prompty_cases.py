@@ -37,6 +37,11 @@ from typing import Any
 from _support import LATER_ISSUE, PROMPTY_DIR, STREAMING_ISSUE, missing
 
 FORMAT_KEYS = {"openai": "prompty.openai_chat", "anthropic": "prompty.anthropic_messages"}
+# Prompty apiTypes served by a non-chat mapping kind (mappings/README.md "kind").
+KIND_FORMAT_KEYS = {
+    ("openai", "embedding"): "prompty.openai_embeddings",
+    ("openai", "image"): "prompty.openai_images",
+}
 
 EXPECTED_WIRE = 28
 EXPECTED_PROCESS = 23  # 21 Processor.process + 2 Processor.processStream
@@ -84,7 +89,7 @@ class WireVector:
 
     @property
     def format_key(self) -> str | None:
-        return FORMAT_KEYS.get(self.provider)
+        return KIND_FORMAT_KEYS.get((self.provider, self.api_type)) or FORMAT_KEYS.get(self.provider)
 
 
 @dataclass
@@ -106,7 +111,7 @@ class ProcessVector:
 
     @property
     def format_key(self) -> str | None:
-        return FORMAT_KEYS.get(self.provider)
+        return KIND_FORMAT_KEYS.get((self.provider, self.api_type)) or FORMAT_KEYS.get(self.provider)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -292,7 +297,15 @@ def prompty_result(response: dict[str, Any], *, has_outputs: bool) -> Any:
     Tool calls -> [{id, name, arguments: JSON string}]; otherwise the text (text blocks joined,
     null -> ""), JSON-parsed when `has_outputs` (`parsed` when the mapping produced one; a raw
     string when the text is not JSON - Prompty's fallback).
+    Embeddings: the vector (one input) or the list of vectors; images: the URL or base64 data
+    (one image) or the list of them (Prompty's processor, vectors embedding_* / image_*).
     """
+    if "embeddings" in response:
+        vectors = response["embeddings"]
+        return vectors[0] if len(vectors) == 1 else vectors
+    if "images" in response:
+        values = [i["source"].get("url", i["source"].get("base64_data")) for i in response["images"]]
+        return values[0] if len(values) == 1 else values
     message = response.get("message") or {}
     calls = message.get("tool_calls") or []
     if calls:
@@ -335,6 +348,8 @@ def _vectors(filename: str) -> list[dict[str, Any]]:
 
 def _scope(provider: str, api_type: str | None) -> str | None:
     if provider in FORMAT_KEYS and api_type == "chat":
+        return None
+    if (provider, api_type) in KIND_FORMAT_KEYS:
         return None
     return f"Prompty {provider} apiType={api_type!r} {LATER_ISSUE}"
 

@@ -9,7 +9,8 @@
   (with `response_schema={"type": "object"}` when `has_outputs`) and Prompty's `result` derived
   from the canonical response (prompty_cases.prompty_result) must equal `expected.result`.
 
-Responses / embedding / image vectors are skipped until issue #4; the two `processStream`
+Embedding and image vectors run against `prompty.openai_embeddings` / `prompty.openai_images`
+(kinds embeddings and images). Responses vectors are skipped until issue #4; the two `processStream`
 vectors need the streaming runtime and are expected failures.
 """
 

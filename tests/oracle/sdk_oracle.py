@@ -41,6 +41,10 @@ Public API
     check_anthropic_messages_request(body, allow_extra_root_keys=frozenset(), *,
                                      allow_stream=False, use_extensions=True)
     check_anthropic_messages_response(body, allow_extra_root_keys=frozenset())
+    check_openai_embeddings_request(body, allow_extra_root_keys=frozenset())
+    check_openai_embeddings_response(body, allow_extra_root_keys=frozenset())
+    check_openai_images_request(body, allow_extra_root_keys=frozenset())
+    check_openai_images_response(body, allow_extra_root_keys=frozenset())
 All raise :class:`OracleError` (an ``AssertionError``) naming the JSON path.
 """
 
@@ -70,7 +74,11 @@ from anthropic.types.message_create_params import (
 from anthropic.types.message_create_params import (
     MessageCreateParamsStreaming as AnthropicCreateParamsStreaming,
 )
+from openai.types import CreateEmbeddingResponse, EmbeddingCreateParams, ImagesResponse
 from openai.types.chat import ChatCompletion
+from openai.types.image_generate_params import (
+    ImageGenerateParamsNonStreaming as OpenAIImageGenerateParamsNonStreaming,
+)
 from openai.types.chat.completion_create_params import (
     CompletionCreateParamsNonStreaming as OpenAIChatCreateParamsNonStreaming,
 )
@@ -87,6 +95,10 @@ __all__ = [
     "check_anthropic_messages_response",
     "check_openai_chat_request",
     "check_openai_chat_response",
+    "check_openai_embeddings_request",
+    "check_openai_embeddings_response",
+    "check_openai_images_request",
+    "check_openai_images_response",
     "check_typed",
 ]
 
@@ -802,3 +814,40 @@ def check_anthropic_messages_response(
     body = _root_dict(body, "Anthropic messages response")
     _check(body, AnthropicMessage, "", frozenset(allow_extra_root_keys))
     _sdk_parse(AnthropicMessage, body)
+
+
+def check_openai_embeddings_request(
+    body: Any, allow_extra_root_keys: Collection[str] = frozenset()
+) -> None:
+    """Validate an OpenAI Embeddings request body against ``openai.types.EmbeddingCreateParams``."""
+    body = _root_dict(body, "OpenAI embeddings request")
+    _check(body, EmbeddingCreateParams, "", frozenset(allow_extra_root_keys))
+
+
+def check_openai_embeddings_response(
+    body: Any, allow_extra_root_keys: Collection[str] = frozenset()
+) -> None:
+    """Validate an OpenAI Embeddings response body against
+    ``openai.types.CreateEmbeddingResponse`` (float vectors: the SDK types ``embedding`` as
+    ``List[float]`` and decodes ``encoding_format: base64`` itself before validating)."""
+    body = _root_dict(body, "OpenAI embeddings response")
+    _check(body, CreateEmbeddingResponse, "", frozenset(allow_extra_root_keys))
+    _sdk_parse(CreateEmbeddingResponse, body)
+
+
+def check_openai_images_request(
+    body: Any, allow_extra_root_keys: Collection[str] = frozenset()
+) -> None:
+    """Validate an OpenAI Images generate request body against
+    ``openai.types.image_generate_params.ImageGenerateParamsNonStreaming``."""
+    body = _root_dict(body, "OpenAI images request")
+    _check(body, OpenAIImageGenerateParamsNonStreaming, "", frozenset(allow_extra_root_keys))
+
+
+def check_openai_images_response(
+    body: Any, allow_extra_root_keys: Collection[str] = frozenset()
+) -> None:
+    """Validate an OpenAI Images response body against ``openai.types.ImagesResponse``."""
+    body = _root_dict(body, "OpenAI images response")
+    _check(body, ImagesResponse, "", frozenset(allow_extra_root_keys))
+    _sdk_parse(ImagesResponse, body)

@@ -25,6 +25,10 @@ from sdk_oracle import (  # noqa: E402
     check_anthropic_messages_response,
     check_openai_chat_request,
     check_openai_chat_response,
+    check_openai_embeddings_request,
+    check_openai_embeddings_response,
+    check_openai_images_request,
+    check_openai_images_response,
     check_typed,
 )
 
@@ -893,3 +897,45 @@ def test_oracle_does_not_import_wiremap():
                 assert not any(a.name.split(".")[0] == "wiremap" for a in node.names)
             elif isinstance(node, ast.ImportFrom):
                 assert (node.module or "").split(".")[0] != "wiremap"
+
+
+# --- the non-chat kinds: embeddings and images ------------------------------------------------
+
+
+def test_openai_embeddings_bodies_pass():
+    check_openai_embeddings_request({"model": "m", "input": ["a", "b"], "dimensions": 8, "encoding_format": "float"})
+    check_openai_embeddings_response(
+        {
+            "object": "list",
+            "data": [{"object": "embedding", "index": 0, "embedding": [0.1, 2]}],
+            "model": "m",
+            "usage": {"prompt_tokens": 1, "total_tokens": 1},
+        }
+    )
+
+
+def test_openai_embeddings_oracle_is_strict():
+    assert raises(check_openai_embeddings_request, {"model": "m", "input": "a", "dimension": 8}).path == "dimension"
+    assert raises(check_openai_embeddings_request, {"model": "m", "input": "a", "encoding_format": "int8"}).path == "encoding_format"
+    body = {"object": "list", "data": [{"object": "embedding", "index": 0, "embeding": [0.1]}], "model": "m", "usage": {"prompt_tokens": 1, "total_tokens": 1}}
+    assert raises(check_openai_embeddings_response, body).path.startswith("data[0]")
+
+
+def test_openai_images_bodies_pass():
+    check_openai_images_request({"model": "gpt-image-2", "prompt": "A cat", "n": 2, "size": "1024x1024", "output_format": "webp"})
+    check_openai_images_response(
+        {
+            "created": 1,
+            "data": [{"b64_json": "AA=="}],
+            "output_format": "png",
+            "usage": {"input_tokens": 1, "input_tokens_details": {"image_tokens": 0, "text_tokens": 1}, "output_tokens": 2, "total_tokens": 3},
+        }
+    )
+
+
+def test_openai_images_oracle_is_strict():
+    assert raises(check_openai_images_request, {"model": "m", "prompt": "p", "qualty": "high"}).path == "qualty"
+    raises(check_openai_images_request, {"model": "m"})  # prompt is required
+    assert raises(check_openai_images_response, {"created": 1, "data": [{"b64": "AA=="}]}).path.startswith("data[0]")
+    usage_without_details = {"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}
+    assert raises(check_openai_images_response, {"created": 1, "usage": usage_without_details}).path.startswith("usage")
