@@ -654,3 +654,52 @@ def mutated(draw: Any, documents: Any) -> Any:
         else:
             parent[last] = replacement
     return doc
+
+
+# --- results of the non-chat kinds (docs/canonical.md) ------------------------------------------
+
+#: formats of kind embeddings / images (mappings/README.md "kind")
+EMBEDDINGS_FORMATS = ("openai_embeddings", "prompty.openai_embeddings")
+IMAGES_FORMATS = ("openai_images", "prompty.openai_images")
+IMAGE_MEDIA_TYPES = ("image/png", "image/webp", "image/jpeg", "image/gif", "image/svg+xml")
+counters = st.integers(0, 10**9)
+
+
+@st.composite
+def embeddings_results(draw: Any) -> dict[str, Any]:
+    """A canonical EmbeddingsResponse dict an OpenAI embeddings body can carry: the wire has no
+    completion counter, and its usage is reported whole or not at all."""
+    vectors = draw(st.lists(st.lists(finite_floats, max_size=5), max_size=4))
+    result: dict[str, Any] = {"embeddings": vectors}
+    _maybe(draw, result, "model", nonempty_text)
+    if draw(st.booleans()):
+        result["usage"] = {"prompt_tokens": draw(counters), "completion_tokens": None, "total_tokens": draw(counters)}
+    else:
+        result["usage"] = {"prompt_tokens": None, "completion_tokens": None, "total_tokens": None}
+    return result
+
+
+@st.composite
+def images_results(draw: Any) -> dict[str, Any]:
+    """A canonical ImagesResponse dict: one media type for every image or none (the wire states
+    one output_format per response), usage absent or reported."""
+    media_type = draw(st.none() | st.sampled_from(IMAGE_MEDIA_TYPES))
+    images = []
+    for _ in range(draw(st.integers(0, 3))):
+        source = draw(
+            st.builds(lambda u: {"type": "url", "url": u}, https_urls)
+            | st.builds(lambda b: {"type": "inline", "base64_data": b}, nonempty_text)
+        )
+        image: dict[str, Any] = {"source": source}
+        if media_type is not None:
+            image["media_type"] = media_type
+        _maybe(draw, image, "revised_prompt", any_text)
+        images.append(image)
+    result: dict[str, Any] = {"images": images}
+    if draw(st.booleans()):
+        result["usage"] = {
+            "prompt_tokens": draw(counters),
+            "completion_tokens": draw(st.none() | counters),
+            "total_tokens": draw(counters),
+        }
+    return result

@@ -831,3 +831,54 @@ def test_fixed_response_schema_malformed_escapes(key: str, schema: dict[str, Any
     quiet(f.request_to_wire, {"model": "m", "messages": [_USER], "response_schema": schema})
     with pytest.raises(ProviderError):
         f.response_from_wire(_text_response(key, '{"a": 1}'), response_schema=schema)
+
+
+# ==============================================================================================
+# The non-chat kinds: embeddings and images results (docs/canonical.md)
+# ==============================================================================================
+
+KIND_RESULTS = [
+    *[(key, wiremap.EmbeddingsResponse, gen.embeddings_results()) for key in gen.EMBEDDINGS_FORMATS],
+    *[(key, wiremap.ImagesResponse, gen.images_results()) for key in gen.IMAGES_FORMATS],
+]
+
+
+@pytest.mark.parametrize("key, cls, results", KIND_RESULTS, ids=[k for k, _, _ in KIND_RESULTS])
+@SETTINGS
+@given(data=st.data())
+def test_kind_result_round_trips(key: str, cls: Any, results: Any, data: st.DataObject) -> None:
+    """from_dict/to_dict is the identity on valid result dicts; canonical -> wire -> canonical
+    gives the result back, and the wire is a fixed point of wire -> canonical -> wire."""
+    result = data.draw(results)
+    before = copy.deepcopy(result)
+    assert cls.from_dict(result).to_dict() == {**result, "raw": {}}
+    assert result == before
+    f = fmt(key)
+    wire = f.response_to_wire(result)
+    _assert_plain_json(wire)
+    back = f.response_from_wire(wire).to_dict()
+    assert back.pop("raw") == wire
+    assert_same_json(back, result)
+    assert_same_json(f.response_to_wire(f.response_from_wire(copy.deepcopy(wire))), wire)
+
+
+@pytest.mark.parametrize("key", [*gen.EMBEDDINGS_FORMATS, *gen.IMAGES_FORMATS])
+@SETTINGS
+@given(data=st.data())
+def test_kind_request_round_trip(key: str, data: st.DataObject) -> None:
+    """The texts of one user turn go out and read back unchanged (the wire is a fixed point)."""
+    texts = data.draw(st.lists(gen.nonempty_text, min_size=1, max_size=1 if key in gen.IMAGES_FORMATS else 4))
+    content: Any = texts[0] if len(texts) == 1 else [{"type": "text", "text": t} for t in texts]
+    request = {"model": "m", "messages": [{"role": "user", "content": content}]}
+    f = fmt(key)
+    wire = f.request_to_wire(request)
+    assert f.request_from_wire(wire).to_dict() == request
+    assert f.request_to_wire(f.request_from_wire(wire)) == wire
+
+
+@pytest.mark.parametrize("entry", ENTRY_POINTS)
+@pytest.mark.parametrize("key", [*gen.EMBEDDINGS_FORMATS, *gen.IMAGES_FORMATS])
+@TOTALITY
+@given(value=gen.arbitrary_json)
+def test_kind_total_on_arbitrary_json(key: str, entry: str, value: Any) -> None:
+    _total(getattr(fmt(key), entry), value)
