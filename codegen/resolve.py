@@ -166,6 +166,10 @@ def _describe(error: jsonschema.ValidationError) -> str:
 
 
 def _validate(result: Resolved) -> None:
+    kind = result.data.get("kind", "chat")
+    if kind != "chat" and kind not in TASK_SCHEMAS:  # the kind picks the schema: check it first
+        known = ", ".join(["chat", *TASK_SCHEMAS])
+        raise result.error("/kind", f"{kind!r} is not allowed; expected one of: {known}")
     validator = _TASK_VALIDATORS.get(result.data.get("kind")) if schema_for(result.data) is not MAPPING_SCHEMA else _VALIDATOR
     assert validator is not None
     errors = sorted(validator.iter_errors(result.data), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))

@@ -54,6 +54,7 @@ __all__ = [
     "DOC_REF",
     "ENDPOINT",
     "KEY",
+    "KIND",
     "PROVIDER",
     "STRUCTURED_OUTPUT_MODE",
     "STRUCTURED_OUTPUT_MODES",
@@ -68,6 +69,7 @@ __all__ = [
 ]
 
 KEY: Final = "tiny_chat"
+KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "tiny"
 TITLE: Final = "Tiny Chat"
 API_VERSION: Final = "v1"
