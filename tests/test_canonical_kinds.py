@@ -1,0 +1,112 @@
+"""The canonical results of the non-chat kinds (docs/canonical.md): EmbeddingsResponse,
+GeneratedImage, ImagesResponse. `from_dict(d).to_dict() == d` on valid dicts (`raw` is always
+written); any other input raises `InvalidRequestError` naming the path."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+import wiremap
+from wiremap.runtime.canonical import (
+    NOT_GIVEN,
+    EmbeddingsResponse,
+    GeneratedImage,
+    ImagesResponse,
+    InlineSource,
+    UrlSource,
+    Usage,
+)
+from wiremap.runtime.errors import InvalidRequestError
+
+USAGE = {"prompt_tokens": 3, "completion_tokens": None, "total_tokens": 3}
+
+VALID_EMBEDDINGS = [
+    {"embeddings": [], "usage": USAGE, "raw": {}},
+    {"embeddings": [[0.1, -2], [3.5]], "model": "text-embedding-3-small", "usage": USAGE, "raw": {"x": 1}},
+    {"embeddings": [[]], "usage": {"prompt_tokens": None, "completion_tokens": None, "total_tokens": None}, "raw": []},
+]
+VALID_IMAGES = [
+    {"images": [], "raw": {}},
+    {
+        "images": [
+            {"source": {"type": "url", "url": "https://x/y.png"}, "revised_prompt": ""},
+            {"source": {"type": "inline", "base64_data": "AA=="}, "media_type": "image/png"},
+        ],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3, "cached_tokens": 0},
+        "raw": {"created": 1},
+    },
+]
+
+
+@pytest.mark.parametrize("d", VALID_EMBEDDINGS)
+def test_embeddings_identity(d: dict[str, Any]) -> None:
+    before = copy.deepcopy(d)
+    assert EmbeddingsResponse.from_dict(d).to_dict() == d
+    assert d == before
+
+
+@pytest.mark.parametrize("d", VALID_IMAGES)
+def test_images_identity(d: dict[str, Any]) -> None:
+    before = copy.deepcopy(d)
+    assert ImagesResponse.from_dict(d).to_dict() == d
+    assert d == before
+
+
+def test_defaults_and_null_skip() -> None:
+    r = EmbeddingsResponse.from_dict({"embeddings": [[1]], "model": None, "usage": USAGE})
+    assert r.model is NOT_GIVEN and r.raw == {}
+    assert r.to_dict() == {"embeddings": [[1]], "usage": USAGE, "raw": {}}
+    i = ImagesResponse.from_dict({"images": [{"source": {"type": "url", "url": "u"}, "revised_prompt": None}], "usage": None})
+    assert i.usage is NOT_GIVEN and i.images[0].revised_prompt is NOT_GIVEN
+    assert i.to_dict() == {"images": [{"source": {"type": "url", "url": "u"}}], "raw": {}}
+
+
+def test_typed_records() -> None:
+    i = ImagesResponse.from_dict(VALID_IMAGES[1])
+    assert isinstance(i.images[0].source, UrlSource) and isinstance(i.images[1].source, InlineSource)
+    assert isinstance(i.images[1], GeneratedImage) and isinstance(i.usage, Usage)
+    assert GeneratedImage.from_dict({"source": {"type": "url", "url": "u"}}, "images[4]").source == UrlSource("u")
+    assert wiremap.EmbeddingsResponse is EmbeddingsResponse and wiremap.ImagesResponse is ImagesResponse
+
+
+@pytest.mark.parametrize(
+    "d, path",
+    [
+        ([], ""),
+        ({"usage": USAGE}, "embeddings"),
+        ({"embeddings": [[1]], "usage": USAGE, "extra": 1}, "extra"),
+        ({"embeddings": [[1, "x"]], "usage": USAGE}, "embeddings[0][1]"),
+        ({"embeddings": [[1], [True]], "usage": USAGE}, "embeddings[1][0]"),
+        ({"embeddings": [[float("nan")]], "usage": USAGE}, "embeddings[0][0]"),
+        ({"embeddings": ["abc"], "usage": USAGE}, "embeddings[0]"),
+        ({"embeddings": [], "usage": {"prompt_tokens": -1, "completion_tokens": None, "total_tokens": 1}}, "usage.prompt_tokens"),
+        ({"embeddings": []}, "usage"),
+        ({"embeddings": [], "usage": USAGE, "model": 3}, "model"),
+    ],
+)
+def test_embeddings_bad_input_names_the_path(d: Any, path: str) -> None:
+    with pytest.raises(InvalidRequestError) as info:
+        EmbeddingsResponse.from_dict(d)
+    assert info.value.path == path, str(info.value)
+
+
+@pytest.mark.parametrize(
+    "d, path",
+    [
+        ("x", ""),
+        ({}, "images"),
+        ({"images": [{}]}, "images[0].source"),
+        ({"images": [{"source": {"type": "file"}}]}, "images[0].source.type"),
+        ({"images": [{"source": {"type": "url", "url": "u"}, "media_type": 4}]}, "images[0].media_type"),
+        ({"images": [{"source": {"type": "url", "url": "u"}, "detail": "low"}]}, "images[0].detail"),
+        ({"images": [], "usage": []}, "usage"),
+        ({"images": [], "parsed": {}}, "parsed"),
+    ],
+)
+def test_images_bad_input_names_the_path(d: Any, path: str) -> None:
+    with pytest.raises(InvalidRequestError) as info:
+        ImagesResponse.from_dict(d)
+    assert info.value.path == path, str(info.value)
