@@ -86,7 +86,8 @@ def test_runtime_never_imports_the_generator_packages(tmp_path: Path) -> None:
         "import sys, wiremap\n"
         "for key in wiremap.formats():\n"
         "    fmt = wiremap.get_format(key)\n"
-        "    fmt.request_to_wire({'model': 'm', 'messages': [{'role': 'user', 'content': 'hi'}], 'config': {'max_tokens': 5}})\n"
+        "    config = {'max_tokens': 5} if fmt.kind == 'chat' else {'extras': {'user': 'u'}}\n"
+        "    fmt.request_to_wire({'model': 'm', 'messages': [{'role': 'user', 'content': 'hi'}], 'config': config})\n"
         "print(sorted(m for m in ('yaml', 'jinja2', 'black', 'datamodel_code_generator', 'wiremap.codegen') if m in sys.modules))",
         cwd=tmp_path,
     )
