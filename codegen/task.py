@@ -61,6 +61,7 @@ class TaskIR:
     retry_after_headers: list[str]
     fixtures: list[dict[str, Any]]
     fixture_lines: dict[str, int] = field(default_factory=dict)
+    error_emit: dict[str, Any] | None = None  # errors.emit, as chat mappings (error_to_wire)
     structured: None = None
 
 
@@ -190,6 +191,7 @@ class _TaskBuilder(_Builder):
             retry_after_headers=list(errs.get("retry_after", [])),
             fixtures=fixtures,
             fixture_lines=lines,
+            error_emit=errs.get("emit"),
         )
 
 
@@ -503,6 +505,9 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     em.parts.public.append("response_to_wire")
 
     _emit_error_from_wire(em)
+    from .emit_errors import emit_error_to_wire
+
+    emit_error_to_wire(em)
     return em.parts, em.regexes
 
 

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .canonical import Request, Response
+from .canonical import EmbeddingsResponse, ImagesResponse, Request, Response
 from .errors import InvalidRequestError, UnsupportedOptionWarning
 from .format import Format, get_format
 
@@ -88,6 +88,19 @@ class TranslationLossError(InvalidRequestError):
 
 def _format(key: str | Format) -> Format:
     return key if isinstance(key, Format) else get_format(key)
+
+
+def _same_kind(src: Format, dst: Format) -> None:
+    """Only formats of one kind translate (a chat request has no embeddings equivalent)."""
+    if src.kind != dst.kind:
+        raise InvalidRequestError(
+            f"{src.key} is kind {src.kind} and {dst.key} is kind {dst.kind}: only formats of one kind translate"
+        )
+
+
+def _result_class(fmt: Format) -> Any:
+    """The canonical result type of a format's kind (docs/canonical.md)."""
+    return {"embeddings": EmbeddingsResponse, "images": ImagesResponse}.get(fmt.kind, Response)
 
 
 # ------------------------------------------------------------------------------ the diff
@@ -256,6 +269,7 @@ def translate_request(
     and `TranslationLossError` under `strict=True` when anything would be lost.
     """
     src, dst = _format(source), _format(target)
+    _same_kind(src, dst)
     request = src.request_from_wire(body)
     request, losses = _split_extras(request, src, dst, keep_extras)
     request, renamed = unique_tool_call_ids(request)
@@ -273,7 +287,8 @@ def translate_request(
 def response_losses(response: Response | Mapping[str, Any], target: str | Format) -> tuple[dict[str, Any], list[Loss]]:
     """`target.response_to_wire(response)` and what the target could not carry of it."""
     fmt = _format(target)
-    resp = response if isinstance(response, Response) else Response.from_dict(response)
+    cls = _result_class(fmt)
+    resp = response if isinstance(response, cls) else cls.from_dict(response)
     wire = fmt.response_to_wire(resp)
     back = fmt.response_from_wire(wire)
     a = resp.to_dict()
@@ -297,6 +312,7 @@ def translate_response(
     response, and `TranslationLossError` under `strict=True` when anything would be lost.
     """
     src, dst = _format(source), _format(target)
+    _same_kind(src, dst)
     response = src.response_from_wire(body)
     wire, losses = response_losses(response, dst)
     if strict and losses:

@@ -1,0 +1,45 @@
+"""Translation between formats of the non-chat kinds (embeddings, images), and its kind guard."""
+
+from __future__ import annotations
+
+import pytest
+
+import wiremap
+from wiremap.runtime.translate import translate_request, translate_response
+
+EMB_BODY = {
+    "object": "list",
+    "data": [{"object": "embedding", "index": 0, "embedding": [0.5, 1.0]}],
+    "model": "m",
+    "usage": {"prompt_tokens": 2, "total_tokens": 2},
+}
+
+
+def test_embeddings_response_between_dialects_is_lossless() -> None:
+    t = translate_response(EMB_BODY, "openai_embeddings", "prompty.openai_embeddings")
+    assert t.result == EMB_BODY and t.lossless
+
+
+def test_images_request_between_base_and_dialect() -> None:
+    body = {"model": "gpt-image-2", "prompt": "A cat", "size": "1024x1024"}
+    t = translate_request(body, "prompty.openai_images", "openai_images")
+    assert t.result == body and t.lossless
+
+
+def test_images_request_refused_by_the_target_names_the_path() -> None:
+    body = {"model": "gpt-image-2", "prompt": "A cat", "response_format": "url"}
+    with pytest.raises(wiremap.InvalidRequestError) as info:
+        translate_request(body, "prompty.openai_images", "openai_images")
+    assert info.value.path == "config.extras.response_format"
+
+
+@pytest.mark.parametrize(
+    "fn, body",
+    [
+        (translate_request, {"model": "m", "input": "x"}),
+        (translate_response, EMB_BODY),
+    ],
+)
+def test_kinds_do_not_mix(fn, body) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(wiremap.InvalidRequestError, match="only formats of one kind translate"):
+        fn(body, "openai_embeddings", "openai_chat")
