@@ -340,15 +340,19 @@ def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) 
 def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, str]]:
     """A ProviderError -> (OpenAI Embeddings HTTP status, error body, headers): the inverse of error_from_wire. Any other exception is answered as provider_invalid_request."""
     rows: dict[str, tuple[int, str, str | None]] = {
-        "provider_authentication": (401, "provider_authentication", None),
-        "provider_invalid_model": (404, "provider_invalid_model", None),
-        "provider_invalid_request": (400, "provider_invalid_request", None),
-        "provider_invalid_response": (502, "provider_invalid_response", None),
-        "provider_model_not_loaded": (503, "provider_model_not_loaded", None),
-        "provider_rate_limit": (429, "provider_rate_limit", None),
-        "provider_unavailable": (503, "provider_unavailable", None),
-        "provider_unsupported_content_block": (400, "provider_unsupported_content_block", None),
-        "structured_output_invalid": (502, "structured_output_invalid", None),
+        "provider_authentication": (401, "invalid_request_error", "invalid_api_key"),
+        "provider_invalid_model": (404, "invalid_request_error", "model_not_found"),
+        "provider_invalid_request": (400, "invalid_request_error", None),
+        "provider_invalid_response": (502, "server_error", "invalid_upstream_response"),
+        "provider_model_not_loaded": (503, "server_error", "model_not_loaded"),
+        "provider_rate_limit": (429, "requests", "rate_limit_exceeded"),
+        "provider_unavailable": (503, "server_error", None),
+        "provider_unsupported_content_block": (
+            400,
+            "invalid_request_error",
+            "unsupported_content_block",
+        ),
+        "structured_output_invalid": (502, "server_error", "structured_output_invalid"),
     }
     row = rows.get(getattr(error, "category", ""), rows["provider_invalid_request"])
     message = str(error) or type(error).__name__  # `path: message` when the error names a path
@@ -356,6 +360,7 @@ def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, 
         "error": {
             "message": message,
             "type": row[1],
+            "param": None,
             **({"code": row[2]} if row[2] is not None else {}),
         }
     }

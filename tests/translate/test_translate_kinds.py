@@ -43,3 +43,21 @@ def test_images_request_refused_by_the_target_names_the_path() -> None:
 def test_kinds_do_not_mix(fn, body) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(wiremap.InvalidRequestError, match="only formats of one kind translate"):
         fn(body, "openai_embeddings", "openai_chat")
+
+
+@pytest.mark.parametrize("key", ["openai_embeddings", "openai_images", "prompty.openai_images"])
+def test_error_to_wire_reads_back_as_its_category(key: str) -> None:
+    """errors.emit (the OpenAI error object): every category rendered, read back by the format's
+    own rules, keeps its category (model_not_loaded has no status of its own: 503 is unavailable)."""
+    fmt = wiremap.get_format(key)
+    for category in (
+        "provider_authentication",
+        "provider_invalid_model",
+        "provider_invalid_request",
+        "provider_rate_limit",
+        "provider_unavailable",
+    ):
+        error = wiremap.runtime.errors.error_class(category)("the model `x` failed" if category == "provider_invalid_model" else "boom")
+        status, body, headers = fmt.error_to_wire(error)
+        assert body["error"]["message"]
+        assert fmt.error_from_wire(status, body, headers).category == category
