@@ -434,4 +434,11 @@ def render_compatibility(irs: list[FormatIR], bases: dict[str, str | None], fold
             else:
                 lines.append("Same cells as its base (it differs in fixtures or in details the matrix does not show).")
             lines.append("")
+    others = [ir for ir in irs if getattr(ir, "kind", "chat") != "chat"]
+    if others:  # mapping `kind:` embeddings / images (codegen/task.py): the chat features do not apply
+        lines += ["", "## Other kinds", "", "Formats that are not chat (mapping `kind:`, see mappings/README.md); the features above do not apply to them.", ""]
+        lines += _table(
+            ["format", "kind", "extends", "title"],
+            ([f"`{ir.key}`", getattr(ir, "kind", ""), f"`{bases[ir.key]}`" if bases.get(ir.key) else NA, ir.title] for ir in others),
+        )
     return "\n".join(lines).rstrip("\n") + "\n"
