@@ -59,6 +59,9 @@ class GatewayConfig:
     ) -> None:
         self.inbound: Format = get_format(inbound)
         self.upstream: Format = get_format(upstream)
+        for fmt in (self.inbound, self.upstream):  # the gateway answers chat calls (Provider.complete)
+            if fmt.kind != "chat":
+                raise ValueError(f"format {fmt.key!r} is kind {fmt.kind}; the gateway serves chat formats only")
         self.upstream_url = upstream_url
         self.upstream_api_key = upstream_api_key
         self.forward_client_key = forward_client_key

@@ -61,3 +61,13 @@ def test_error_to_wire_reads_back_as_its_category(key: str) -> None:
         status, body, headers = fmt.error_to_wire(error)
         assert body["error"]["message"]
         assert fmt.error_from_wire(status, body, headers).category == category
+
+
+def test_gateway_refuses_non_chat_kinds() -> None:
+    pytest.importorskip("starlette")
+    from wiremap.gateway import GatewayConfig
+
+    with pytest.raises(ValueError, match="kind embeddings"):
+        GatewayConfig("openai_embeddings", "openai_embeddings", "http://127.0.0.1:9")
+    with pytest.raises(ValueError, match="kind images"):
+        GatewayConfig("openai_chat", "openai_images", "http://127.0.0.1:9")
