@@ -111,7 +111,7 @@ def emit_error_to_wire(em: "Emitter") -> None:
     out.add(f"body: dict[str, Any] = {_build(body)}")
     out.add("headers: dict[str, str] = {'content-type': 'application/json'}")
     out.add("retry_after = getattr(error, 'retry_after', None)")
-    out.add("if type(retry_after) in (int, float) and retry_after >= 0:")
+    out.add("if isinstance(retry_after, (int, float)) and not isinstance(retry_after, bool) and retry_after >= 0:")
     out.add("    headers['retry-after'] = str(max(1, int(-(-retry_after // 1))))")
     out.add("return row[0], body, headers")
     em.func(

@@ -982,6 +982,10 @@ def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, 
     }
     headers: dict[str, str] = {"content-type": "application/json"}
     retry_after = getattr(error, "retry_after", None)
-    if type(retry_after) in (int, float) and retry_after >= 0:
+    if (
+        isinstance(retry_after, (int, float))
+        and not isinstance(retry_after, bool)
+        and retry_after >= 0
+    ):
         headers["retry-after"] = str(max(1, int(-(-retry_after // 1))))
     return row[0], body, headers
