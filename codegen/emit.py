@@ -133,6 +133,12 @@ class Emitter:
         out.add(f"{var}: dict[str, Any] = {literal}")
         for key, slot in optional:
             expr = env[slot.field]
+            if slot.codec == "from_url":  # the media type, or one inferred from the URL
+                guess = out.fresh("media_type")
+                out.add(f"{guess} = _w.guess_media_type({expr}, {env['source.url']})")
+                out.add(f"if {guess} is not NOT_GIVEN:")
+                out.add(f"    {var}[{lit(key)}] = {guess}")
+                continue
             out.add(f"if {expr} is not NOT_GIVEN:")
             out.indent()
             out.add(f"{var}[{lit(key)}] = {self.slot_value(slot, env, context, path_expr)}")
@@ -141,7 +147,15 @@ class Emitter:
 
     # ------------------------------------------------------------ read side
     def read_node(
-        self, out: _Lines, node: Node, src: str, path: str, context: str, got: dict[str, str], lenient: str | None = None
+        self,
+        out: _Lines,
+        node: Node,
+        src: str,
+        path: str,
+        context: str,
+        got: dict[str, str],
+        lenient: str | None = None,
+        optional_fields: frozenset[str] = frozenset(),
     ) -> None:
         """Statements reading `src` (a wire dict) per `node`; binds canonical fields in `got`."""
         assert isinstance(node, Obj)
@@ -150,7 +164,18 @@ class Emitter:
             if isinstance(child, Lit):
                 continue  # checked by the dispatcher
             if isinstance(child, Slot):
+                if child.field in optional_fields and not child.optional:
+                    child = Slot(child.field, True, child.codec, child.pointer)
                 got[child.field] = self.read_slot(out, child, src, key, path, context, lenient)
+            elif isinstance(child, Arr) and len(child.items) == 1 and isinstance(child.items[0], Slot):
+                # A one-placeholder array (Gemini allowedFunctionNames: ["{name}"]): exactly one item.
+                items = out.fresh("items")
+                out.add(f"{items} = _w.member_list({src}, {lit(key)}, {path})")
+                out.add(f"if len({items}) != 1:")
+                out.add(f"    raise _w.WireShapeError({child_path}, 'expected exactly one item, got ' + str(len({items})))")
+                var = out.fresh(child.items[0].field)
+                out.add(f"{var} = _w.expect_str({items}[0], {child_path} + '[0]')")
+                got[child.items[0].field] = var
             elif isinstance(child, Interp):
                 var = out.fresh("text")
                 out.add(f"{var} = _w.member_str({src}, {lit(key)}, {path})")
@@ -172,14 +197,14 @@ class Emitter:
                 sub = out.fresh("obj")
                 if needed:
                     out.add(f"{sub} = _w.member_dict({src}, {lit(key)}, {path})")
-                    self.read_node(out, child, sub, child_path, context, got, lenient)
+                    self.read_node(out, child, sub, child_path, context, got, lenient, optional_fields)
                 else:
                     out.add(f"{sub} = {src}.get({lit(key)})")
                     inner: dict[str, str] = {}
                     sub_lines = _Lines()
                     sub_lines.level = 0
                     sub_lines.counter = out.counter + 1000
-                    self.read_node(sub_lines, child, sub, child_path, context, inner, lenient)
+                    self.read_node(sub_lines, child, sub, child_path, context, inner, lenient, optional_fields)
                     for name in inner:
                         out.add(f"{name.replace('.', '_')}_{sub} = NOT_GIVEN")
                     out.add(f"if {sub} is not None:")
@@ -206,7 +231,7 @@ class Emitter:
             flag = lenient or "False"
             out.add(f"{var} = _w.loads_object(_w.member({src}, {lit(key)}, {path}), {child_path}, {flag})")
             return var
-        if slot.codec is not None:
+        if slot.codec is not None and slot.codec != "from_url":
             if slot.optional:
                 out.add(f"{var} = _w.optional_str({src}, {lit(key)}, {path})")
                 out.add(f"if {var} is not NOT_GIVEN:")
@@ -238,6 +263,34 @@ class Emitter:
         return var
 
     def dispatch_conditions(self, node: Node, var: str) -> str:
+        return " and ".join(self.dispatch_condition_list(node, var)) or "True"
+
+    def presence_conditions(self, node: Node, var: str) -> list[str]:
+        """`part_dispatch: keys`: the top-level keys that hold a required placeholder (or an
+        object with one) must be present, since the wire parts carry no type tag."""
+        conds = []
+        if isinstance(node, Obj):
+            for key, child in node.items:
+                if isinstance(child, Lit):
+                    continue
+                if any(not s.optional for s in slots_of(child)):
+                    conds.append(f"{lit(key)} in {var}")
+        return conds
+
+    def part_condition_list(self, kind: str, node: Node, var: str) -> list[str]:
+        conds = self.dispatch_condition_list(node, var)
+        if self.ir.part_dispatch != "keys":
+            return conds
+        conds = self.presence_conditions(node, var) + conds
+        family = kind.split(".")[0]
+        if family in ("image", "audio"):
+            where = _slot_keys(node, "media_type")
+            if where is not None:
+                access = f"{var}.get({lit(where[0])})" if len(where) == 1 else f"_w.get_in({var}, {lit(where)})"
+                conds.append(f"str({access}).startswith({lit(family + '/')})")
+        return conds
+
+    def dispatch_condition_list(self, node: Node, var: str) -> list[str]:
         conds = []
         for cond in conditions_of(node):
             access = f"{var}.get({lit(cond.keys[0])})" if len(cond.keys) == 1 else f"_w.get_in({var}, {lit(cond.keys)})"
@@ -247,7 +300,7 @@ class Emitter:
                 conds.append(f"{access} is None")
             else:
                 conds.append(f"{access} == {lit(cond.literal)}")
-        return " and ".join(conds) or "True"
+        return conds
 
     # ------------------------------------------------------------------ parts
     def part_templates(self) -> list[tuple[str, Node]]:
@@ -353,6 +406,10 @@ class Emitter:
         for name, spec in CONTEXTS["part." + kind].items():
             attr = spec.attr
             env[name] = ("source." + attr[len("source."):]) if attr.startswith("source.") else f"{var}.{attr}"
+        if kind == "text" and any(s.field == "signature" for s in slots_of(node)):
+            out.add("# Signatures are provider-bound: a foreign text signature is stripped, the text kept.")
+            out.add(f"text_signature = {var}.signature if {var}.origin is NOT_GIVEN or {var}.origin == PROVIDER else NOT_GIVEN")
+            env["signature"] = "text_signature"
         expr = self.build_node(out, node, env, "part." + kind, "path + '.media_type'")
         out.add(f"return {expr}")
 
@@ -388,7 +445,14 @@ class Emitter:
         out = _Lines()
         got = {}
         self.unmodeled(out, "tool_call", "call", "path")
-        self.read_node(out, ir.tool_call_template, "call", "path", "tool_call", got, lenient="lenient")
+        synth = ir.tool_call_missing_id == "synthesize"
+        self.read_node(
+            out, ir.tool_call_template, "call", "path", "tool_call", got, lenient="lenient",
+            optional_fields=frozenset({"id"}) if synth else frozenset(),
+        )
+        if synth:
+            out.add(f"call_id = {got['id']} if {got['id']} is not NOT_GIVEN else ''  # synthesized by the turn reader")
+            got["id"] = "call_id"
         args = [f"id={got['id']}", f"name={got['name']}", f"arguments={got['arguments']}"]
         if "signature" in got:
             args.append(f"signature={got['signature']}")
@@ -401,25 +465,39 @@ class Emitter:
         out = _Lines()
         got = {}
         self.unmodeled(out, "tool_result", "result", "path")
-        self.read_node(out, ir.tool_result_template, "result", "path", "tool_result", got)
+        synth = ir.tool_call_missing_id == "synthesize"
+        self.read_node(
+            out, ir.tool_result_template, "result", "path", "tool_result", got,
+            optional_fields=frozenset({"tool_call_id"}) if synth else frozenset(),
+        )
+        if synth:
+            out.add(f"result_id = {got['tool_call_id']} if {got['tool_call_id']} is not NOT_GIVEN else ''  # paired by the message reader")
+            got["tool_call_id"] = "result_id"
         content = got["content"]
         out.add(f"return ToolMessage(tool_call_id={got['tool_call_id']}, content={content}, name={got.get('name', 'NOT_GIVEN')})")
         self.func("_read_tool_result", "(result: dict[str, Any], path: str) -> ToolMessage", "Wire tool result -> canonical tool message.", out.lines)
 
         # dispatchers
         def dispatcher(name: str, alts: list[tuple[str, Node, str]], doc: str, ret: str) -> None:
-            ordered = sorted(enumerate(alts), key=lambda p: (-len(conditions_of(p[1][1])), p[0]))
+            conds = [self.part_condition_list(label, node, "part") for label, node, _ in alts]
+            ordered = sorted(enumerate(alts), key=lambda p: (-len(conds[p[0]]), p[0]))
             out = _Lines()
             out.add("part = _w.expect_dict(value, path)")
-            for _, (label, node, call) in ordered:
-                out.add(f"if {self.dispatch_conditions(node, 'part')}:")
+            for index, (label, node, call) in ordered:
+                out.add(f"if {' and '.join(conds[index]) or 'True'}:")
                 out.indent()
                 out.add(f"return {call}")
                 out.dedent()
-            names = sorted({str(c.literal) for _, n, _ in alts for c in conditions_of(n) if c.keys == ("type",) and c.literal is not None})
-            out.add(
-                f"raise _w.WireShapeError(path + '.type', 'unsupported part ' + repr(part.get('type')) + {lit('; expected one of: ' + ', '.join(names))})"
-            )
+            if ir.part_dispatch == "keys":
+                keys = sorted({k for _, n, _ in alts if isinstance(n, Obj) for k, c in n.items if not isinstance(c, Lit) and any(not s.optional for s in slots_of(c))})
+                out.add(
+                    f"raise _w.WireShapeError(path, 'unsupported part with keys ' + repr(sorted(part)) + {lit('; expected one of: ' + ', '.join(keys))})"
+                )
+            else:
+                names = sorted({str(c.literal) for _, n, _ in alts for c in conditions_of(n) if c.keys == ("type",) and c.literal is not None})
+                out.add(
+                    f"raise _w.WireShapeError(path + '.type', 'unsupported part ' + repr(part.get('type')) + {lit('; expected one of: ' + ', '.join(names))})"
+                )
             self.func(name, f"(value: Any, path: str, lenient: bool = False) -> {ret}", doc, out.lines)
 
         user_alts = [
@@ -442,6 +520,18 @@ class Emitter:
             dispatcher("_read_assistant_part", asst_alts, "A part of a wire assistant turn (tool calls included).", "Block | ToolCall")
         else:
             dispatcher("_read_assistant_part", asst_alts, "A part of a wire assistant turn.", "Block")
+
+
+def _slot_keys(node: Node, field_name: str, keys: tuple[str, ...] = ()) -> tuple[str, ...] | None:
+    """The key path of a field's whole-value slot in an object template, or None."""
+    if isinstance(node, Slot) and node.field == field_name:
+        return keys
+    if isinstance(node, Obj):
+        for key, child in node.items:
+            found = _slot_keys(child, field_name, keys + (key,))
+            if found is not None:
+                return found
+    return None
 
 
 def emit_module(ir: FormatIR) -> tuple[ModuleParts, dict[str, str]]:

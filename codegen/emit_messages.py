@@ -34,6 +34,38 @@ def _path_text(keys: tuple[Any, ...]) -> str:
     return out
 
 
+def _nested_roots(ir: Any) -> set[str]:
+    """Top-level wire fields that dotted fields write into: every write there merges."""
+    fields = [o.wire for o in ir.options if o.wire] + [ir.tool_choice_field, ir.system_field or "", ir.tools_field]
+    if ir.structured is not None:
+        fields.append(ir.structured["field"])
+    roots = {f.split(".")[0] for f in fields if "." in f}
+    if ir.extras_under:
+        roots.add(ir.extras_under[0])
+    return roots
+
+
+def _assign(ir: Any, field: str, expr: str) -> str:
+    """The statement writing a wire field: dotted fields nest, and writes to an object that
+    dotted fields share merge into it (`generationConfig`)."""
+    if "." in field or field in _nested_roots(ir):
+        return f"_w.put_in(body, {lit(tuple(field.split('.')))}, {expr})"
+    return f"body[{lit(field)}] = {expr}"
+
+
+def _get(ir: Any, field: str) -> str:
+    """The expression reading a wire field of `body` (None when absent)."""
+    if "." in field:
+        return f"_w.get_in(body, {lit(tuple(field.split('.')))})"
+    return f"body.get({lit(field)})"
+
+
+def _consume(ir: Any, field: str) -> str:
+    if "." in field:
+        return f"nested_consumed.append({lit(tuple(field.split('.')))})"
+    return f"consumed.add({lit(field)})"
+
+
 def emit_format(em: "Emitter") -> None:
     _emit_content(em)
     if em.ir.tool_calls_placement == "content_blocks":
@@ -131,6 +163,9 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
     ir = em.ir
     out = _Lines()
     out.add("wire_messages: list[dict[str, Any]] = []")
+    from_call = ir.tool_result_name == "from_call"
+    if from_call:
+        out.add("call_names: dict[str, str] = {}  # tool_results name: from_call")
     grouped = ir.tool_results_strategy == "group_into_user_message"
     if grouped:
         out.add("results: list[dict[str, Any]] | None = None  # the open run of grouped tool results")
@@ -141,7 +176,7 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
         out.add("if t is ToolMessage:")
         out.indent()
         out.add("assert isinstance(message, ToolMessage)")
-        env = {"tool_call_id": "message.tool_call_id", "content": "message.content", "name": "message.name"}
+        env = {"tool_call_id": "message.tool_call_id", "content": "message.content", "name": _result_name(out, from_call)}
         expr = em.build_node(out, ir.tool_result_template, env, "tool_result", "f'messages[{i}]'")
         out.add("if results is None:")
         out.indent()
@@ -180,6 +215,9 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
     out.indent()
     out.add("assert isinstance(message, AssistantMessage)")
     out.add("calls = message.tool_calls")
+    if from_call:
+        out.add("for call in calls or ():")
+        out.add("    call_names[call.id] = call.name")
     if ir.tool_calls_placement == "content_blocks":
         out.add("body_content = message.content")
         out.add("converted: Any = None")
@@ -215,13 +253,26 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
     out.dedent()
     if not grouped:
         out.add("assert isinstance(message, ToolMessage)")
-        env = {"tool_call_id": "message.tool_call_id", "content": "message.content", "name": "message.name"}
+        env = {"tool_call_id": "message.tool_call_id", "content": "message.content", "name": _result_name(out, from_call)}
         expr = em.build_node(out, ir.tool_result_template, env, "tool_result", "f'messages[{i}]'")
         out.add(f"wire_messages.append({expr})")
     out.dedent()
     out.add("return wire_messages")
     strategy = f"system `{ir.system_strategy}`, tool results `{ir.tool_results_strategy}`, tool calls `{ir.tool_calls_placement}`"
     em.func("_messages_to_wire", "(messages: list[Message]) -> list[dict[str, Any]]", f"Canonical messages -> wire ({strategy}).", out.lines)
+
+
+def _result_name(out: Any, from_call: bool) -> str:
+    """tool_results `name: from_call`: the function name of the earlier call the result answers."""
+    if not from_call:
+        return "message.name"
+    out.add("result_name = call_names.get(message.tool_call_id, message.name)")
+    out.add("if isinstance(result_name, NotGiven):")
+    out.add("    raise InvalidRequestError(")
+    out.add("        'no earlier tool call has id ' + repr(message.tool_call_id) + ' and the message names no function; the wire needs its name',")
+    out.add("        path=f'messages[{i}].tool_call_id',")
+    out.add("    )")
+    return "result_name"
 
 
 def _build_message(em: "Emitter", out: Any, node: Any, env: dict[str, str], context: str) -> str:
@@ -326,7 +377,14 @@ def _emit_request_to_wire(em: "Emitter") -> None:
     if ir.system_strategy == "hoist":
         out.add("system_texts = [m.content for m in messages if isinstance(m, SystemMessage)]")
         out.add("if system_texts:")
-        out.add(f"    body[{lit(ir.system_field)}] = {lit(ir.system_join)}.join(system_texts)")
+        if ir.system_hoist_template is not None:
+            out.indent()
+            out.add(f"system_text = {lit(ir.system_join)}.join(system_texts)")
+            expr = em.build_node(out, ir.system_hoist_template, {"content": "system_text"}, "message.system", "'messages'")
+            out.add(_assign(ir, ir.system_field, expr) + "  # system hoist through the `wire` template")
+            out.dedent()
+        else:
+            out.add(f"    {_assign(ir, ir.system_field, lit(ir.system_join) + '.join(system_texts)')}")
     out.add(f"body[{lit(ir.messages_field)}] = _messages_to_wire(messages)")
     out.add("config = req.config if isinstance(req.config, Config) else _NO_CONFIG")
     out.add("extras = config.extras")
@@ -347,7 +405,7 @@ def _emit_request_to_wire(em: "Emitter") -> None:
             out.add(f"if {value} is NOT_GIVEN:")
             out.add(f"    raise InvalidRequestError({lit(opt.name + ' is required by ' + ir.key)}, path={lit(path)})")
         if opt.has_default:
-            out.add(f"if {value} is NOT_GIVEN and not (extras and {lit(opt.wire)} in extras):")
+            out.add(f"if {value} is NOT_GIVEN and not (extras and {lit(_extras_key(ir, opt.wire))} in extras):")
             out.add(f"    {value} = {lit(opt.default)}  # the mapping's default; an extras value rides instead")
         out.add(f"if {value} is not NOT_GIVEN:")
         out.indent()
@@ -359,16 +417,19 @@ def _emit_request_to_wire(em: "Emitter") -> None:
             out.dedent()
             out.add("else:")
             out.indent()
-        out.add(f"body[{lit(opt.wire)}] = {value}")
+        out.add(_assign(ir, opt.wire, value))
         for _ in opt.model_rules:
             out.dedent()
         out.dedent()
         if opt.merge:
-            additive.append((opt.wire, opt.merge_coerce_string))
+            additive.append((_extras_key(ir, opt.wire), opt.merge_coerce_string))
     out.add("if tools:")
-    out.add(f"    body[{lit(ir.tools_field)}] = [_tool_to_wire(tool, f'tools[{{j}}]') for j, tool in enumerate(tools)]")
+    tools_expr = "[_tool_to_wire(tool, f'tools[{j}]') for j, tool in enumerate(tools)]"
+    if ir.tools_group is not None:
+        tools_expr = f"[{{{lit(ir.tools_group)}: {tools_expr}}}]  # tools group: one wrapper object"
+    out.add(f"    {_assign(ir, ir.tools_field, tools_expr)}")
     out.add("if not isinstance(tool_choice, NotGiven):")
-    out.add(f"    body[{lit(ir.tool_choice_field)}] = _tool_choice_to_wire(tool_choice)")
+    out.add(f"    {_assign(ir, ir.tool_choice_field, '_tool_choice_to_wire(tool_choice)')}")
     if st is not None:
         out.add("if isinstance(schema, dict) and mode == 'native':")
         out.indent()
@@ -388,12 +449,16 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         node = ir.structured_template
         expr = em.build_node(out, node, {**env, "schema": "wire_schema"}, "structured_output", "'response_schema'")
         expr = expr.replace("_w.canonical_json(wire_schema)", "wire_schema")
-        out.add(f"body[{lit(st['field'])}] = {expr}")
+        out.add(_assign(ir, st["field"], expr))
         out.dedent()
     # extras
     out.add("if extras:")
     out.indent()
     out.add("assert isinstance(extras, dict)")
+    if ir.extras_under:
+        out.add(f"target = _w.container_in(body, {lit(ir.extras_under)})  # extras placement under {'.'.join(ir.extras_under)}")
+    else:
+        out.add("target = body")
     out.add("for key in sorted(extras):")
     out.indent()
     out.add("value = extras[key]")
@@ -407,17 +472,19 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         out.add("        )")
         out.add("    continue")
     if ir.extras_collision == "mapped_wins":
-        out.add("if key not in body:  # Prompty §7.1.5: a mapped key wins over additional properties")
-        out.add("    body[key] = _w.canonical_json(value)")
+        out.add("if key not in target:  # Prompty §7.1.5: a mapped key wins over additional properties")
+        out.add("    target[key] = _w.canonical_json(value)")
     else:
-        out.add("if key not in body:")
-        out.add("    body[key] = _w.canonical_json(value)")
+        out.add("if key not in target:")
+        out.add("    target[key] = _w.canonical_json(value)")
         out.add("    continue")
         for wire, coerce in additive:
+            if wire is None:
+                continue
             out.add(f"if key == {lit(wire)}:  # additive managed field (OpenArmature §6)")
-            out.add(f"    body[key] = _w.merge_list(body[key], value, {coerce})")
+            out.add(f"    target[key] = _w.merge_list(target[key], value, {coerce})")
             out.add("    continue")
-        out.add("if not _w.deep_equal(body[key], value):")
+        out.add("if not _w.deep_equal(target[key], value):")
         out.add("    raise InvalidRequestError(")
         why = f" conflicts with the value {ir.key} sets for it (OpenArmature §6 managed field)"
         out.add(f"        'extras key ' + repr(key) + {lit(why)},")
@@ -444,6 +511,14 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         out.lines,
     )
     em.parts.public.append("request_to_wire")
+
+
+def _extras_key(ir: Any, wire: str) -> str | None:
+    """The key a wire field has in the extras container (None when it lies outside it)."""
+    keys = tuple(wire.split("."))
+    if keys[: len(ir.extras_under)] != ir.extras_under or len(keys) != len(ir.extras_under) + 1:
+        return None
+    return keys[-1]
 
 
 def _structured_modes(ir: Any) -> tuple[str, ...]:
@@ -544,6 +619,9 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
         out.dedent()
     out.add(f"raise _w.WireShapeError(path + '.role', 'unsupported role ' + repr(role) + {lit('; expected one of: ' + ', '.join(str(r) for r in roles))})")
     out.dedent()
+    if ir.tool_call_missing_id == "synthesize":
+        out.add("# tool_calls missing_id: synthesize -- results without an id answer the earliest open call of their name.")
+        out.add("_w.pair_tool_results(out, field)")
     out.add("return out")
     em.func("_messages_from_wire", "(items: list[Any], field: str) -> list[Message]", "Wire messages -> canonical messages.", out.lines)
 
@@ -586,6 +664,10 @@ def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any,
         out.add("    blocks_.append(p)")
         out.dedent()
         out.add("a_content = blocks_")
+        if ir.tool_call_missing_id == "synthesize":
+            out.add("for k, call_ in enumerate(calls_):  # tool_calls missing_id: synthesize (deterministic)")
+            out.add("    if not call_.id:")
+            out.add("        call_.id = _w.synthesized_call_id(call_.name, call_.arguments, k)")
         out.add("if calls_:")
         out.add("    a_calls = calls_")
         out.dedent()
@@ -608,6 +690,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     out = _Lines()
     out.add("body = _w.expect_dict(body, '')")
     out.add("consumed = set()")
+    out.add("nested_consumed: list[tuple[str, ...]] = []  # dotted wire fields read")
     out.add(f"model = _w.member_str(body, {lit(ir.model_field)}, '')")
     out.add(f"consumed.add({lit(ir.model_field)})")
     out.add("messages: list[Message] = []")
@@ -617,8 +700,11 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         out.add("if system is not None:")
         out.indent()
         out.add(f"consumed.add({lit(f)})")
-        out.add("if type(system) is list:  # an array of text blocks: joined")
-        out.add(f"    system = {lit(ir.system_join)}.join(_w.member_str(_w.expect_dict(b, {lit(f)} + f'[{{j}}]'), 'text', {lit(f)} + f'[{{j}}]') for j, b in enumerate(system))")
+        if ir.system_hoist_template is not None:
+            out.add(f"system = _w.read_hoisted(system, {lit(ir.system_content_steps)}, {lit(f)}, {lit(ir.system_join)})")
+        else:
+            out.add("if type(system) is list:  # an array of text blocks: joined")
+            out.add(f"    system = {lit(ir.system_join)}.join(_w.member_str(_w.expect_dict(b, {lit(f)} + f'[{{j}}]'), 'text', {lit(f)} + f'[{{j}}]') for j, b in enumerate(system))")
         out.add(f"messages.append(SystemMessage(content=_w.expect_str(system, {lit(f)})))")
         out.dedent()
     out.add(f"messages.extend(_messages_from_wire(_w.member_list(body, {lit(ir.messages_field)}, ''), {lit(ir.messages_field)}))")
@@ -630,7 +716,15 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         # An option this mapping cannot send is still read as that option, so request_to_wire
         # applies the mapping's rule to it (drop, warn or reject) instead of forwarding an extra.
         for wire_name in (opt.wire, *opt.read_also):
-            out.add(f"{'if' if wire_name == opt.wire else 'elif'} {lit(wire_name)} in body:")
+            keyword = "if" if wire_name == opt.wire else "elif"
+            if "." in wire_name:
+                out.add(f"{keyword} {_get(ir, wire_name)} is not None:")
+                out.indent()
+                out.add(f"config[{lit(opt.name)}] = {_get(ir, wire_name)}")
+                out.add(_consume(ir, wire_name))
+                out.dedent()
+                continue
+            out.add(f"{keyword} {lit(wire_name)} in body:")
             out.indent()
             out.add(f"config[{lit(opt.name)}] = body[{lit(wire_name)}]")
             if opt.merge_coerce_string:
@@ -645,25 +739,68 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     out.add("if raw_tools is not None:")
     out.indent()
     out.add(f"consumed.add({lit(tf)})")
-    out.add(f"kwargs['tools'] = [_read_tool(_w.expect_dict(t, {lit(tf)} + f'[{{j}}]'), {lit(tf)} + f'[{{j}}]') for j, t in enumerate(_w.expect_list(raw_tools, {lit(tf)}))]")
+    if ir.tools_group is not None:
+        g = ir.tools_group
+        out.add("read_tools: list[Tool] = []")
+        out.add(f"for j, entry in enumerate(_w.expect_list(raw_tools, {lit(tf)})):  # tools group {g}")
+        out.indent()
+        out.add(f"where = {lit(tf)} + f'[{{j}}]'")
+        out.add("entry = _w.expect_dict(entry, where)")
+        out.add("for other in entry:")
+        out.add(f"    if other != {lit(g)}:")
+        out.add(f"        raise _w.WireShapeError(where + '.' + other, {lit('this tool kind has no canonical form; expected ' + g)})")
+        out.add(f"decls = _w.member_list(entry, {lit(g)}, where)")
+        out.add(f"read_tools.extend(_read_tool(_w.expect_dict(t, where + f'.{g}[{{k}}]'), where + f'.{g}[{{k}}]') for k, t in enumerate(decls))")
+        out.dedent()
+        out.add("kwargs['tools'] = read_tools")
+    else:
+        out.add(f"kwargs['tools'] = [_read_tool(_w.expect_dict(t, {lit(tf)} + f'[{{j}}]'), {lit(tf)} + f'[{{j}}]') for j, t in enumerate(_w.expect_list(raw_tools, {lit(tf)}))]")
     out.dedent()
     cf = ir.tool_choice_field
-    out.add(f"if {lit(cf)} in body:")
-    out.indent()
-    out.add(f"consumed.add({lit(cf)})")
-    out.add(f"kwargs['tool_choice'] = _read_tool_choice(body[{lit(cf)}])")
-    out.dedent()
+    if "." in cf:
+        out.add(f"raw_choice = {_get(ir, cf)}")
+        out.add("if raw_choice is not None:")
+        out.indent()
+        out.add(_consume(ir, cf))
+        out.add("kwargs['tool_choice'] = _read_tool_choice(raw_choice)")
+        out.dedent()
+    else:
+        out.add(f"if {lit(cf)} in body:")
+        out.indent()
+        out.add(f"consumed.add({lit(cf)})")
+        out.add(f"kwargs['tool_choice'] = _read_tool_choice(body[{lit(cf)}])")
+        out.dedent()
     st = ir.structured
     if st is not None and st["mode"] == "native":
         sf = st["field"]
         assert ir.structured_template is not None
-        out.add(f"raw_structured = body.get({lit(sf)})")
-        out.add(f"if type(raw_structured) is dict and {em.dispatch_conditions(ir.structured_template, 'raw_structured')}:")
+        shared = "." in sf or sf in _nested_roots(ir)
+        out.add(f"raw_structured = {_get(ir, sf)}")
+        conds = em.dispatch_conditions(ir.structured_template, 'raw_structured')
+        if shared:
+            conds = " and ".join([conds, *em.presence_conditions(ir.structured_template, "raw_structured")])
+        out.add(f"if type(raw_structured) is dict and {conds}:")
         out.indent()
-        out.add(f"consumed.add({lit(sf)})  # anything else under this key (another mode) stays an extra")
+        if shared:
+            assert isinstance(ir.structured_template, Obj)
+            for key, _ in ir.structured_template.items:
+                out.add(f"nested_consumed.append({lit((*sf.split('.'), key))})  # the template's keys; the rest of {sf} is not ours")
+            out.add(f"raw_structured = {{k: v for k, v in raw_structured.items() if k in {lit(tuple(k for k, _ in ir.structured_template.items))}}}")
+        else:
+            out.add(f"consumed.add({lit(sf)})  # anything else under this key (another mode) stays an extra")
         out.add(f"kwargs['response_schema'] = _read_structured_output(raw_structured, {lit(sf)})")
         out.dedent()
-    out.add("extras = {k: v for k, v in body.items() if k not in consumed}")
+    if ir.extras_under:
+        under = ".".join(ir.extras_under)
+        out.add("rest = _w.leftover(body, consumed, nested_consumed)")
+        out.add(f"extras = _w.get_in(rest, {lit(ir.extras_under)})")
+        out.add("if extras is not None and type(extras) is not dict:")
+        out.add(f"    raise _w.WireShapeError({lit(under)}, 'expected an object')")
+        out.add(f"_w.consume_in(rest, {lit(ir.extras_under)})")
+        out.add("for key in rest:  # extras travel under " + under + "; nothing else can be carried")
+        out.add(f"    raise _w.WireShapeError(key, {lit('the canonical model cannot carry this field (extras are placed under ' + under + ')')})")
+    else:
+        out.add("extras = _w.leftover(body, consumed, nested_consumed) if nested_consumed else {k: v for k, v in body.items() if k not in consumed}")
     out.add("if extras:")
     out.add("    config['extras'] = extras")
     out.add("if config:")
@@ -708,6 +845,16 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         out.indent()
         em.unmodeled(out, "tool_choice", "value", path)
         out.dedent()
+    # The forced-tool form first, told apart by the keys that hold {name} as well as its literals
+    # (Gemini's {mode: ANY, allowedFunctionNames: [..]} beside required's {mode: ANY}).
+    node = ir.tool_choice["tool"]
+    conds = " and ".join([em.dispatch_conditions(node, "value"), *em.presence_conditions(node, "value")])
+    out.add(f"if type(value) is dict and {conds}:")
+    out.indent()
+    got = {}
+    em.read_node(out, node, "value", path, "tool_choice.tool", got)
+    out.add(f"return ForcedTool(name={got['name']})")
+    out.dedent()
     for mode in ("auto", "required", "none"):
         node = ir.tool_choice[mode]
         if isinstance(node, Lit):
@@ -715,13 +862,6 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         else:
             out.add(f"if type(value) is dict and {em.dispatch_conditions(node, 'value')}:")
         out.add(f"    return {lit(mode)}")
-    node = ir.tool_choice["tool"]
-    out.add(f"if type(value) is dict and {em.dispatch_conditions(node, 'value')}:")
-    out.indent()
-    got = {}
-    em.read_node(out, node, "value", path, "tool_choice.tool", got)
-    out.add(f"return ForcedTool(name={got['name']})")
-    out.dedent()
     out.add(f"raise _w.WireShapeError({path}, 'unsupported tool_choice ' + repr(value))")
     em.func("_read_tool_choice", "(value: Any) -> ToolChoice", "Wire tool_choice -> canonical.", out.lines)
 
@@ -752,7 +892,11 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     out.add(f"finish_reason = _finish_reason({_keys_get('body', ir.finish_path)})")
     out.add("lenient = finish_reason == 'error'  # OpenArmature §3: degraded responses surface what parses")
     msg_path = _path_text(ir.response_message)
-    if ir.response_message:
+    if ir.response_message and ir.message_missing == "empty":
+        out.add(f"raw_message = {_keys_get('body', ir.response_message)}")
+        out.add("# message_missing: empty -- a candidate without content (blocked, or cut short) reads as an empty message")
+        out.add(f"message = {{}} if raw_message is None else _w.expect_dict(raw_message, {lit(msg_path)})")
+    elif ir.response_message:
         out.add(f"message = _w.expect_dict({_keys_get('body', ir.response_message)}, {lit(msg_path)})")
     else:
         out.add("message = body")
@@ -767,6 +911,12 @@ def _emit_response_from_wire(em: "Emitter") -> None:
         out.add("elif len(a_content) == 1 and type(a_content[0]) is TextBlock and a_content[0].signature is NOT_GIVEN:")
         out.add("    a_content = a_content[0].text")
         out.dedent()
+    if ir.message_missing == "empty":
+        out.add("if a_content is NOT_GIVEN:")
+        out.add("    a_content = None")
+    if ir.finish_with_tool_calls is not None:
+        out.add("if finish_reason == 'stop' and a_calls:  # finish_reason with_tool_calls")
+        out.add(f"    finish_reason = {lit(ir.finish_with_tool_calls)}")
     if ir.refusal_field is not None:
         out.add("if not a_content:  # refusal strategy `as_content`: the refusal text stands in for empty content")
         out.add(f"    refusal = message.get({lit(ir.refusal_field)})")
@@ -990,6 +1140,10 @@ def _emit_error_from_wire(em: "Emitter") -> None:
     out.add("break")
     out.dedent()
     out.add(f"retry_after = _w.retry_after(headers, {lit(tuple(ir.retry_after_headers))})")
+    rd = getattr(ir, "retry_delay", None)  # task IRs (embeddings, images) have no such table
+    if rd is not None:
+        out.add("if retry_after is None and type(decoded) is dict:  # errors retry_delay: a retry hint in the body")
+        out.add(f"    retry_after = _w.retry_delay(decoded, {lit(rd['list'])}, {lit(rd['match'])}, {lit(rd['field'])})")
     out.add("return error_class(category)(str(message), status=status, retry_after=retry_after, body=decoded, provider_type=error_type if type(error_type) is str else None)")
     em.func(
         "_error_from_wire",

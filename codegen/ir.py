@@ -16,7 +16,7 @@ from .catalog import CONTEXTS, Field
 from .load import MappingError
 from .mapping_schema import OPTION_NAMES, PART_KINDS
 from .resolve import Resolved
-from .wiretemplate import Node, Obj, Slot, TemplateSyntaxError, parse_template, slots_of
+from .wiretemplate import Arr, Node, Obj, Slot, TemplateSyntaxError, parse_template, slots_of
 
 __all__ = ["FormatIR", "OptionIR", "ValueMapIR", "build_ir"]
 
@@ -128,6 +128,18 @@ class FormatIR:
     structured_template: Node | None
     fixtures: list[dict[str, Any]]
     fixture_lines: dict[str, int]
+    # Strategies added for formats like Gemini generateContent (see mappings/README.md).
+    system_hoist_template: Node | None = None  # system.hoist with `wire:`: the hoisted object
+    system_content_steps: tuple[Any, ...] = ()  # where {content} sits in it: keys, and "*" for a one-item array
+    part_dispatch: str = "literals"  # literals | keys
+    tool_result_name: str = "given"  # given | from_call
+    tool_call_missing_id: str = "reject"  # reject | synthesize
+    tools_group: str | None = None  # tools: [{<group>: [...]}]
+    extras_under: tuple[str, ...] = ()  # extras placement {under: a.b}: () = root
+    finish_with_tool_calls: str | None = None
+    message_missing: str = "error"  # error | empty
+    retry_delay: dict[str, Any] | None = None
+    path_params: tuple[str, ...] = ()  # `{field}` placeholders of transport.endpoint.path
 
 
 _PATH_TOKEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]")
@@ -166,9 +178,15 @@ class _Builder:
                 slot.pointer,
                 f"{{{slot.field}}} is not a field of {context}; expected one of: {', '.join(sorted(fields))}",
             )
+        if slot.codec == "from_url":
+            if slot.field != "media_type" or not context.endswith(".url"):
+                raise self.err(slot.pointer, "the from_url codec applies to {media_type} of a url part (image.url, audio.url, file.url)")
+            if not slot.optional:
+                raise self.err(slot.pointer, "{media_type|from_url} may find no media type; write {media_type?|from_url}")
+            return
         if slot.codec is not None and slot.codec != "json":
             if slot.codec not in self.data.get("value_maps", {}):
-                known = ", ".join(["json", *sorted(self.data.get("value_maps", {}))])
+                known = ", ".join(["from_url", "json", *sorted(self.data.get("value_maps", {}))])
                 raise self.err(slot.pointer, f"unknown codec {slot.codec!r}; expected one of: {known}")
             if spec.kind != "str":
                 raise self.err(slot.pointer, f"value map {slot.codec!r} applies to strings, not {spec.kind}")
@@ -179,8 +197,26 @@ class _Builder:
         # In a content part, an optional field placed without `?` means "sent only for blocks that
         # carry it" (Anthropic thinking needs its signature). Elsewhere it must say what to do
         # when absent; tool parameters default to an empty object schema.
-        if spec.optional and not slot.optional and not context.startswith(("part.", "message.")) and (context, slot.field) != ("tool", "parameters"):
+        resolved_name = (context, slot.field) == ("tool_result", "name") and self.data["request"]["tool_results"].get("name") == "from_call"
+        if spec.optional and not slot.optional and not context.startswith(("part.", "message.")) and (context, slot.field) != ("tool", "parameters") and not resolved_name:
             raise self.err(slot.pointer, f"{{{slot.field}}}: {slot.field} may be absent in {context}; write {{{slot.field}?}}")
+
+    def content_steps(self, node: Node, pointer: str) -> tuple[Any, ...]:
+        """Where a hoisted system template places {content}: object keys, and "*" for an array
+        of exactly one item (read back as a list whose items' contents are joined)."""
+        if isinstance(node, Slot) and node.field == "content" and node.codec is None:
+            return ()
+        if isinstance(node, Obj):
+            for key, child in node.items:
+                if any(s.field == "content" for s in slots_of(child)):
+                    return (key, *self.content_steps(child, pointer + "/" + key))
+        if isinstance(node, Arr) and len(node.items) == 1:
+            return ("*", *self.content_steps(node.items[0], pointer + "/0"))
+        raise self.err(
+            pointer,
+            "a hoisted system template places {content} as a whole value, reached through objects "
+            "and one-item arrays (e.g. {parts: [{text: \"{content}\"}]})",
+        )
 
     def require_slot(self, node: Node, pointer: str, name: str, context: str) -> None:
         if not any(s.field == name for s in slots_of(node)):
@@ -196,6 +232,14 @@ class _Builder:
             raise self.err("/transport/auth", f"auth scheme {auth['scheme']} needs `name:` (the header or query parameter)")
         api_version = self.data["meta"].get("api_version") or ""
         headers = {k: v.replace("{api_version}", api_version) for k, v in t.get("headers", {}).items()}
+        model_field = self.data["request"]["model"]
+        for name in re.findall(r"\{([^{}]*)\}", t["endpoint"]["path"]):
+            if name != model_field:
+                raise self.err(
+                    "/transport/endpoint/path",
+                    f"{{{name}}}: a path placeholder names a top-level request field the transport moves into the URL; "
+                    f"expected {{{model_field}}} (request.model)",
+                )
         return {
             "base_url": t["base_url"],
             "endpoint": dict(t["endpoint"]),
@@ -225,6 +269,13 @@ class _Builder:
             system_template = self.template("/request/system/wire", system["wire"], "message.system")
         elif "field" not in system:
             raise self.err("/request/system", "strategy hoist needs `field:` (the top-level wire field)")
+        system_hoist_template = None
+        system_steps: tuple[Any, ...] = ()
+        if system["strategy"] == "hoist" and "wire" in system:
+            system_hoist_template = self.template("/request/system/wire", system["wire"], "message.system")
+            system_steps = self.content_steps(system_hoist_template, "/request/system/wire")
+        if system["strategy"] == "hoist" and "read_also" in system:
+            raise self.err("/request/system/read_also", "read_also applies to strategy inline only")
 
         user_t = self.template("/request/user/wire", req["user"]["wire"], "message.user")
         self.require_slot(user_t, "/request/user/wire", "content", "user")
@@ -359,6 +410,9 @@ class _Builder:
             mode: self.template(f"/request/tool_choice/{mode}", choice[mode], "tool_choice.tool")
             for mode in ("auto", "required", "none", "tool")
         }
+        for arr in _arrays(tool_choice["tool"]):
+            if len(arr.items) != 1 or not isinstance(arr.items[0], Slot):
+                raise self.err(arr.pointer, "an array in the tool form holds exactly one placeholder ({name}), so it can be read back")
         for mode in ("auto", "required", "none"):
             if slots_of(tool_choice[mode]):
                 raise self.err(f"/request/tool_choice/{mode}", "only the `tool` form may name {name}")
@@ -383,6 +437,22 @@ class _Builder:
             fixture_lines[fx["id"]] = self.r.line_of(pointer) or 0
 
         tr = req["tool_results"]
+        tool_result_template = self.template("/request/tool_results/wire", tr["wire"], "tool_result")
+        if tr.get("name") == "from_call" and not any(s.field == "name" for s in slots_of(tool_result_template)):
+            raise self.err("/request/tool_results/name", "name: from_call resolves {name} for the template, which does not place it")
+        extras_placement = req["extras"]["placement"]
+        extras_under: tuple[str, ...] = ()
+        if isinstance(extras_placement, dict):
+            extras_under = tuple(extras_placement["under"].split("."))
+            if req["extras"]["collision"] != "managed":
+                raise self.err("/request/extras/placement", "placement under an object needs collision: managed")
+        if "group" in tools and "." in tools["field"]:
+            raise self.err("/request/tools/group", "a grouped tools field is a top-level field")
+        retry_delay = None
+        if "retry_delay" in errs:
+            rd = errs["retry_delay"]
+            retry_delay = {"list": parse_path(rd["list"]), "match": dict(rd["match"]), "field": rd["field"]}
+        transport = self.transport()
         return FormatIR(
             key=key,
             provider=meta["provider"],
@@ -391,7 +461,7 @@ class _Builder:
             api_version=api_version,
             source=self.r.display,
             endpoint=d["transport"]["endpoint"] if "transport" in d else None,
-            transport=self.transport(),
+            transport=transport,
             model_field=req["model"],
             messages_field=req["messages"],
             system_strategy=system["strategy"],
@@ -405,7 +475,7 @@ class _Builder:
             assistant_content=req["assistant"].get("content", "string_or_parts"),
             assistant_order=req["assistant"].get("order", "as_given"),
             tool_results_strategy=tr["strategy"],
-            tool_result_template=self.template("/request/tool_results/wire", tr["wire"], "tool_result"),
+            tool_result_template=tool_result_template,
             parts=parts,
             tool_calls_placement=placement,
             tool_call_template=self.template("/request/tool_calls/wire", req["tool_calls"]["wire"], "tool_call"),
@@ -441,9 +511,28 @@ class _Builder:
             structured_template=structured_template,
             fixtures=fixtures,
             fixture_lines=fixture_lines,
+            system_hoist_template=system_hoist_template,
+            system_content_steps=system_steps,
+            part_dispatch=req.get("part_dispatch", "literals"),
+            tool_result_name=tr.get("name", "given"),
+            tool_call_missing_id=req["tool_calls"].get("missing_id", "reject"),
+            tools_group=tools.get("group"),
+            extras_under=extras_under,
+            finish_with_tool_calls=fr.get("with_tool_calls"),
+            message_missing=resp.get("message_missing", "error"),
+            retry_delay=retry_delay,
+            path_params=tuple(re.findall(r"\{([^{}]*)\}", d["transport"]["endpoint"]["path"])) if "transport" in d else (),
         )
 
 
+
+
+def _arrays(node: Node) -> list[Arr]:
+    if isinstance(node, Arr):
+        return [node, *(a for n in node.items for a in _arrays(n))]
+    if isinstance(node, Obj):
+        return [a for _, n in node.items for a in _arrays(n)]
+    return []
 
 
 def build_ir(resolved: Resolved) -> FormatIR:

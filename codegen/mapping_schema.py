@@ -200,6 +200,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                     {
                         "strategy": {"enum": ["message", "group_into_user_message"]},
                         "wire": TEMPLATE,
+                        "name": {"enum": ["given", "from_call"]},
                     },
                     required=["strategy", "wire"],
                 ),
@@ -207,7 +208,11 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                     {kind: _part for kind in PART_KINDS}, required=list(PART_KINDS)
                 ),
                 "tool_calls": _obj(
-                    {"placement": {"enum": ["field", "content_blocks"]}, "wire": TEMPLATE},
+                    {
+                        "placement": {"enum": ["field", "content_blocks"]},
+                        "wire": TEMPLATE,
+                        "missing_id": {"enum": ["reject", "synthesize"]},
+                    },
                     required=["placement", "wire"],
                 ),
                 "tools": _obj(
@@ -215,6 +220,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         "field": WIRE_FIELD,
                         "wire": TEMPLATE,
                         "strict": {"enum": ["as_given", "close_object_schema", "close_all_object_schemas"]},
+                        "group": WIRE_FIELD,
                     },
                     required=["field", "wire"],
                 ),
@@ -231,13 +237,14 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 "options": _obj({name: _option for name in OPTION_NAMES}, required=list(OPTION_NAMES)),
                 "extras": _obj(
                     {
-                        "placement": {"enum": ["root"]},
+                        "placement": {"oneOf": [{"enum": ["root"]}, _obj({"under": WIRE_FIELD}, required=["under"])]},
                         "collision": {"enum": ["managed", "mapped_wins"]},
                         "reserved": {"type": "object", "additionalProperties": {}},
                     },
                     required=["placement", "collision"],
                 ),
                 "signatures": {"enum": ["strip_foreign", "strip_all"]},
+                "part_dispatch": {"enum": ["literals", "keys"]},
                 "unmodeled": _obj(
                     {
                         ctx: {"type": "object", "additionalProperties": {"enum": ["reject", "drop"]}}
@@ -286,6 +293,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                             "propertyNames": {"enum": CANONICAL_FINISH},
                             "additionalProperties": {"type": "string"},
                         },
+                        "with_tool_calls": {"enum": CANONICAL_FINISH},
                     },
                     required=["path", "map"],
                 ),
@@ -302,6 +310,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                     required=["path", "prompt_tokens", "completion_tokens", "total_tokens"],
                 ),
                 "envelope": {"type": "object"},
+                "message_missing": {"enum": ["error", "empty"]},
                 "content": {"enum": ["as_request", "joined_text"]},
                 "refusal": _obj(
                     {"field": {"type": "string", "minLength": 1}, "strategy": {"enum": ["as_content", "ignore"]}},
@@ -336,6 +345,14 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         ),
                     },
                     required=["body", "categories"],
+                ),
+                "retry_delay": _obj(
+                    {
+                        "list": RESPONSE_PATH,
+                        "match": {"type": "object", "additionalProperties": {"type": "string"}},
+                        "field": {"type": "string", "minLength": 1},
+                    },
+                    required=["list", "match", "field"],
                 ),
             },
             required=["message", "rules"],

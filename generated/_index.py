@@ -12,6 +12,11 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
         "mappings/dialects/anthropic/messages_2023_06_01.yaml",
     ),
     "anthropic_messages": ("anthropic_messages", "anthropic", "mappings/anthropic_messages.yaml"),
+    "gemini_generate_content": (
+        "gemini_generate_content",
+        "google",
+        "mappings/gemini_generate_content.yaml",
+    ),
     "openai_chat": ("openai_chat", "openai", "mappings/openai_chat.yaml"),
     "openai_embeddings": ("openai_embeddings", "openai", "mappings/openai_embeddings.yaml"),
     "openai_images": ("openai_images", "openai", "mappings/openai_images.yaml"),

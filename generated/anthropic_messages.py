@@ -567,6 +567,7 @@ def _request_to_wire(
         body["output_config"] = {"format": {"type": "json_schema", "schema": wire_schema}}
     if extras:
         assert isinstance(extras, dict)
+        target = body
         for key in sorted(extras):
             value = extras[key]
             if key == "stream":  # managed on every call, never sent by this mapping
@@ -578,13 +579,13 @@ def _request_to_wire(
                         path="config.extras." + key,
                     )
                 continue
-            if key not in body:
-                body[key] = _w.canonical_json(value)
+            if key not in target:
+                target[key] = _w.canonical_json(value)
                 continue
             if key == "stop_sequences":  # additive managed field (OpenArmature §6)
-                body[key] = _w.merge_list(body[key], value, False)
+                target[key] = _w.merge_list(target[key], value, False)
                 continue
-            if not _w.deep_equal(body[key], value):
+            if not _w.deep_equal(target[key], value):
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
@@ -686,6 +687,7 @@ def _request_from_wire(body: Any) -> Request:
     """Wire request body -> canonical request."""
     body = _w.expect_dict(body, "")
     consumed = set()
+    nested_consumed: list[tuple[str, ...]] = []  # dotted wire fields read
     model = _w.member_str(body, "model", "")
     consumed.add("model")
     messages: list[Message] = []
@@ -734,7 +736,11 @@ def _request_from_wire(body: Any) -> Request:
     ):
         consumed.add("output_config")  # anything else under this key (another mode) stays an extra
         kwargs["response_schema"] = _read_structured_output(raw_structured, "output_config")
-    extras = {k: v for k, v in body.items() if k not in consumed}
+    extras = (
+        _w.leftover(body, consumed, nested_consumed)
+        if nested_consumed
+        else {k: v for k, v in body.items() if k not in consumed}
+    )
     if extras:
         config["extras"] = extras
     if config:
@@ -771,15 +777,15 @@ def _read_tool_choice(value: Any) -> ToolChoice:
                 "tool_choice" + ".disable_parallel_tool_use",
                 "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool_choice)",
             )
+    if type(value) is dict and value.get("type") == "tool" and "name" in value:
+        name_1 = _w.member_str(value, "name", "tool_choice")
+        return ForcedTool(name=name_1)
     if type(value) is dict and value.get("type") == "auto":
         return "auto"
     if type(value) is dict and value.get("type") == "any":
         return "required"
     if type(value) is dict and value.get("type") == "none":
         return "none"
-    if type(value) is dict and value.get("type") == "tool":
-        name_1 = _w.member_str(value, "name", "tool_choice")
-        return ForcedTool(name=name_1)
     raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + repr(value))
 
 

@@ -530,10 +530,11 @@ def _request_to_wire(
         }
     if extras:
         assert isinstance(extras, dict)
+        target = body
         for key in sorted(extras):
             value = extras[key]
-            if key not in body:  # Prompty §7.1.5: a mapped key wins over additional properties
-                body[key] = _w.canonical_json(value)
+            if key not in target:  # Prompty §7.1.5: a mapped key wins over additional properties
+                target[key] = _w.canonical_json(value)
     return body
 
 
@@ -622,6 +623,7 @@ def _request_from_wire(body: Any) -> Request:
     """Wire request body -> canonical request."""
     body = _w.expect_dict(body, "")
     consumed = set()
+    nested_consumed: list[tuple[str, ...]] = []  # dotted wire fields read
     model = _w.member_str(body, "model", "")
     consumed.add("model")
     messages: list[Message] = []
@@ -671,7 +673,11 @@ def _request_from_wire(body: Any) -> Request:
             "response_format"
         )  # anything else under this key (another mode) stays an extra
         kwargs["response_schema"] = _read_structured_output(raw_structured, "response_format")
-    extras = {k: v for k, v in body.items() if k not in consumed}
+    extras = (
+        _w.leftover(body, consumed, nested_consumed)
+        if nested_consumed
+        else {k: v for k, v in body.items() if k not in consumed}
+    )
     if extras:
         config["extras"] = extras
     if config:
@@ -703,16 +709,16 @@ def _read_tool(tool: dict[str, Any], path: str) -> Tool:
 
 def _read_tool_choice(value: Any) -> ToolChoice:
     """Wire tool_choice -> canonical."""
+    if type(value) is dict and value.get("type") == "function" and "function" in value:
+        obj_1 = _w.member_dict(value, "function", "tool_choice")
+        name_2 = _w.member_str(obj_1, "name", "tool_choice" + ".function")
+        return ForcedTool(name=name_2)
     if value == "auto":
         return "auto"
     if value == "required":
         return "required"
     if value == "none":
         return "none"
-    if type(value) is dict and value.get("type") == "function":
-        obj_1 = _w.member_dict(value, "function", "tool_choice")
-        name_2 = _w.member_str(obj_1, "name", "tool_choice" + ".function")
-        return ForcedTool(name=name_2)
     raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + repr(value))
 
 

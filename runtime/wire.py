@@ -62,6 +62,15 @@ __all__ = [
     "check_param",
     "read_vector",
     "ordered_by_index",
+    "put_in",
+    "guess_media_type",
+    "retry_delay",
+    "synthesized_call_id",
+    "consume_in",
+    "container_in",
+    "leftover",
+    "read_hoisted",
+    "pair_tool_results",
 ]
 
 
@@ -687,3 +696,173 @@ def ordered_by_index(items: list[Any], key: str, path: str) -> list[dict[str, An
             raise WireShapeError(f"{path}[{i}].{key}", f"index {index} appears twice")
         out[index] = item
     return [item for item in out if item is not None]
+# --------------------------------------------------------------------------- nested wire fields
+def put_in(body: dict[str, Any], keys: tuple[str, ...], value: Any) -> None:
+    """Set a dotted wire field (`generationConfig.temperature`): objects on the way are created,
+    and an object value merges into an object already there (key by key)."""
+    target = body
+    for key in keys[:-1]:
+        child = target.get(key)
+        if type(child) is not dict:
+            child = {}
+            target[key] = child
+        target = child
+    last = keys[-1]
+    if type(value) is dict and type(target.get(last)) is dict:
+        target[last].update(value)
+    else:
+        target[last] = value
+
+
+def consume_in(body: dict[str, Any], keys: tuple[str, ...]) -> None:
+    """Remove a dotted wire field a reader has consumed, and the objects it leaves empty."""
+    target: Any = body
+    trail: list[tuple[dict[str, Any], str]] = []
+    for key in keys[:-1]:
+        child = target.get(key) if type(target) is dict else None
+        if type(child) is not dict:
+            return
+        trail.append((target, key))
+        target = child
+    if type(target) is dict:
+        target.pop(keys[-1], None)
+    for parent, key in reversed(trail):
+        if parent.get(key) == {}:
+            del parent[key]
+
+
+# Fixed (platform-independent) extension table for media types inferred from a URL.
+_MEDIA_TYPES: Final = {
+    "jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif",
+    "webp": "image/webp", "heic": "image/heic", "heif": "image/heif", "bmp": "image/bmp",
+    "wav": "audio/wav", "mp3": "audio/mp3", "aiff": "audio/aiff", "aac": "audio/aac",
+    "ogg": "audio/ogg", "flac": "audio/flac", "m4a": "audio/mp4",
+    "mp4": "video/mp4", "mpeg": "video/mpeg", "mov": "video/mov", "avi": "video/avi",
+    "webm": "video/webm", "wmv": "video/wmv", "3gp": "video/3gpp",
+    "pdf": "application/pdf", "txt": "text/plain", "html": "text/html", "htm": "text/html",
+    "csv": "text/csv", "md": "text/md", "xml": "text/xml", "json": "application/json",
+    "js": "text/javascript", "py": "text/x-python", "css": "text/css", "rtf": "text/rtf",
+}
+
+
+def guess_media_type(media_type: Any, url: str) -> str | NotGiven:
+    """The block's media type, or one inferred from the URL's file extension (codec `from_url`);
+    NOT_GIVEN when neither is known. `data:` URLs carry their own type."""
+    if type(media_type) is str and media_type:
+        return media_type
+    if url.startswith("data:"):
+        head = url[5:].split(",", 1)[0].split(";", 1)[0]
+        return head if "/" in head else NOT_GIVEN
+    tail = url.split("#", 1)[0].split("?", 1)[0].rsplit("/", 1)[-1]
+    if "." not in tail:
+        return NOT_GIVEN
+    return _MEDIA_TYPES.get(tail.rsplit(".", 1)[-1].lower(), NOT_GIVEN)
+
+
+_DURATION = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)s\s*$")
+
+
+def retry_delay(body: Any, list_keys: tuple[str | int, ...], match: Mapping[str, Any], field: str) -> float | None:
+    """Seconds from a retry hint in an error body: the first object of the list at `list_keys`
+    whose keys equal `match`, its `field` a protobuf Duration string ("30s", "1.5s")."""
+    items = get_in(body, list_keys)
+    if type(items) is not list:
+        return None
+    for item in items:
+        if type(item) is not dict or any(item.get(k) != v for k, v in match.items()):
+            continue
+        value = item.get(field)
+        if type(value) is str:
+            m = _DURATION.match(value)
+            if m is not None:
+                number = float(m.group(1))
+                if math.isfinite(number):
+                    return number
+        return None
+    return None
+
+
+def synthesized_call_id(name: Any, arguments: Any, index: int) -> str:
+    """A deterministic id for a wire tool call that carries none: `call_` + 16 hex digits of the
+    SHA-256 of [index, name, arguments] as canonical JSON (index = the call's position among the
+    turn's tool calls)."""
+    text = json.dumps([index, name, arguments], sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return "call_" + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def container_in(body: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """The object at a dotted wire field, created when absent (extras placement `under`)."""
+    target = body
+    for key in keys:
+        child = target.get(key)
+        if type(child) is not dict:
+            child = {}
+            target[key] = child
+        target = child
+    return target
+
+
+def leftover(body: dict[str, Any], consumed: set[str], nested: list[tuple[str, ...]]) -> dict[str, Any]:
+    """The keys of a wire request a reader did not consume: a copy of `body` without the
+    top-level keys in `consumed` and the dotted fields in `nested` (emptied objects dropped).
+    The caller's body is never touched: objects on a nested path are copied first."""
+    rest = {k: v for k, v in body.items() if k not in consumed}
+    for keys in nested:
+        target: Any = rest
+        for key in keys[:-1]:
+            child = target.get(key) if type(target) is dict else None
+            if type(child) is not dict:
+                target = None
+                break
+            child = dict(child)
+            target[key] = child
+            target = child
+        if type(target) is dict:
+            target.pop(keys[-1], None)
+        consume_in(rest, keys[:-1] + ("\x00",))  # drop the objects this left empty
+    return rest
+
+
+def read_hoisted(value: Any, steps: tuple[str, ...], path: str, join: str) -> str:
+    """A hoisted system object read back: the strings at `steps` ("*" = each item of an array),
+    joined with `join` (system hoist with a `wire:` template)."""
+    texts: list[str] = []
+
+    def walk(node: Any, rest: tuple[str, ...], where: str) -> None:
+        if not rest:
+            texts.append(expect_str(node, where))
+            return
+        step = rest[0]
+        if step == "*":
+            for j, item in enumerate(expect_list(node, where)):
+                walk(item, rest[1:], f"{where}[{j}]")
+        else:
+            walk(member(expect_dict(node, where), step, where), rest[1:], f"{where}.{step}")
+
+    walk(value, steps, path)
+    return join.join(texts)
+
+
+def pair_tool_results(messages: list[Any], path: str) -> None:
+    """Tool results that arrived without a call id (`tool_calls.missing_id: synthesize`; their
+    `tool_call_id` is "") take the id of the earliest unanswered earlier tool call of the same
+    name. `path` names the wire message list, for the error when none matches."""
+    answered: set[str] = set()
+    for i, message in enumerate(messages):
+        if getattr(message, "role", None) != "tool":
+            continue
+        if message.tool_call_id:
+            answered.add(message.tool_call_id)
+            continue
+        match = None
+        for earlier in messages[:i]:
+            for call in getattr(earlier, "tool_calls", None) or ():
+                if getattr(earlier, "role", None) == "assistant" and call.name == message.name and call.id not in answered:
+                    match = call.id
+                    break
+            if match is not None:
+                break
+        if match is None:
+            raise WireShapeError(path, f"a tool result without an id matches no earlier unanswered call of {message.name!r}")
+        message.tool_call_id = match
+        answered.add(match)
