@@ -13,3 +13,733 @@ from wiremap.testing import run_fixture, run_round_trip
 FORMAT = load_format(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "gemini_generate_content.py")
 )
+
+
+def test_req_system_hoisted_to_system_instruction() -> None:
+    """api + oa §8.3.1: the system message becomes systemInstruction {parts: [{text}]}; contents hold user/model only; the model is path-bound."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"text": "Weather in SF?"}], "role": "user"}], "generationConfig": {"maxOutputTokens": 256}, "model": "gemini-2.5-flash", "systemInstruction": {"parts": [{"text": "You are a weather bot."}]}}, "id": "req_system_hoisted_to_system_instruction", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "You are a weather bot.", "role": "system"}, {"content": "Weather in SF?", "role": "user"}], "model": "gemini-2.5-flash"}}'
+        ),
+    )
+
+
+def test_req_system_hoisted_to_system_instruction__round_trip() -> None:
+    """Fixture req_system_hoisted_to_system_instruction: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"text": "Weather in SF?"}], "role": "user"}], "generationConfig": {"maxOutputTokens": 256}, "model": "gemini-2.5-flash", "systemInstruction": {"parts": [{"text": "You are a weather bot."}]}}, "id": "req_system_hoisted_to_system_instruction", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "You are a weather bot.", "role": "system"}, {"content": "Weather in SF?", "role": "user"}], "model": "gemini-2.5-flash"}}'
+        ),
+    )
+
+
+def test_req_user_media_parts() -> None:
+    """api: inline media -> inlineData {mimeType, data}; URL media -> fileData {mimeType, fileUri}, the mimeType inferred from the URL when the block has none (oa §8.3.1.1); detail dropped."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"text": "Describe these."}, {"inlineData": {"data": "aGVsbG8=", "mimeType": "image/png"}}, {"fileData": {"fileUri": "https://example.com/cat.jpg", "mimeType": "image/jpeg"}}, {"fileData": {"fileUri": "gs://bucket/photo", "mimeType": "image/webp"}}, {"inlineData": {"data": "UklGRiQA", "mimeType": "audio/wav"}}, {"fileData": {"fileUri": "https://example.com/talk.mp3?x=1", "mimeType": "audio/mp3"}}, {"inlineData": {"data": "JVBERi0x", "mimeType": "application/pdf"}}, {"fileData": {"fileUri": "https://generativelanguage.googleapis.com/v1beta/files/abc123"}}], "role": "user"}], "model": "gemini-2.5-flash"}, "id": "req_user_media_parts", "lossy": "the image detail hint and the file\'s filename have no wire field", "to_wire": {"messages": [{"content": [{"text": "Describe these.", "type": "text"}, {"detail": "high", "media_type": "image/png", "source": {"base64_data": "aGVsbG8=", "type": "inline"}, "type": "image"}, {"source": {"type": "url", "url": "https://example.com/cat.jpg"}, "type": "image"}, {"media_type": "image/webp", "source": {"type": "url", "url": "gs://bucket/photo"}, "type": "image"}, {"media_type": "audio/wav", "source": {"base64_data": "UklGRiQA", "type": "inline"}, "type": "audio"}, {"source": {"type": "url", "url": "https://example.com/talk.mp3?x=1"}, "type": "audio"}, {"filename": "report.pdf", "media_type": "application/pdf", "source": {"base64_data": "JVBERi0x", "type": "inline"}, "type": "file"}, {"source": {"type": "url", "url": "https://generativelanguage.googleapis.com/v1beta/files/abc123"}, "type": "file"}], "role": "user"}], "model": "gemini-2.5-flash"}}'
+        ),
+    )
+
+
+def test_req_media_round_trips_by_mime_family() -> None:
+    """part_dispatch keys: identical inlineData/fileData shapes read back as image, audio or file by the mimeType's family."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"fileData": {"fileUri": "https://example.com/a.png", "mimeType": "image/png"}}, {"inlineData": {"data": "AAAA", "mimeType": "audio/ogg"}}, {"fileData": {"fileUri": "https://example.com/v.mp4", "mimeType": "video/mp4"}}, {"text": "Compare."}], "role": "user"}], "model": "gemini-2.5-flash"}, "id": "req_media_round_trips_by_mime_family", "to_wire": {"messages": [{"content": [{"media_type": "image/png", "source": {"type": "url", "url": "https://example.com/a.png"}, "type": "image"}, {"media_type": "audio/ogg", "source": {"base64_data": "AAAA", "type": "inline"}, "type": "audio"}, {"media_type": "video/mp4", "source": {"type": "url", "url": "https://example.com/v.mp4"}, "type": "file"}, {"text": "Compare.", "type": "text"}], "role": "user"}], "model": "gemini-2.5-flash"}}'
+        ),
+    )
+
+
+def test_req_media_round_trips_by_mime_family__round_trip() -> None:
+    """Fixture req_media_round_trips_by_mime_family: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"fileData": {"fileUri": "https://example.com/a.png", "mimeType": "image/png"}}, {"inlineData": {"data": "AAAA", "mimeType": "audio/ogg"}}, {"fileData": {"fileUri": "https://example.com/v.mp4", "mimeType": "video/mp4"}}, {"text": "Compare."}], "role": "user"}], "model": "gemini-2.5-flash"}, "id": "req_media_round_trips_by_mime_family", "to_wire": {"messages": [{"content": [{"media_type": "image/png", "source": {"type": "url", "url": "https://example.com/a.png"}, "type": "image"}, {"media_type": "audio/ogg", "source": {"base64_data": "AAAA", "type": "inline"}, "type": "audio"}, {"media_type": "video/mp4", "source": {"type": "url", "url": "https://example.com/v.mp4"}, "type": "file"}, {"text": "Compare.", "type": "text"}], "role": "user"}], "model": "gemini-2.5-flash"}}'
+        ),
+    )
+
+
+def test_req_tool_call_and_result_flow() -> None:
+    """oa §8.3.1.2: tool_calls -> functionCall parts (args an object), a tool result -> functionResponse {id, name from the call, response {result}} in a user turn."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"text": "Weather in SF and Paris?"}], "role": "user"}, {"parts": [{"text": "Checking both."}, {"functionCall": {"args": {"location": "SF"}, "id": "call_1", "name": "get_weather"}}, {"functionCall": {"args": {"location": "Paris"}, "id": "call_2", "name": "get_weather"}}], "role": "model"}, {"parts": [{"functionResponse": {"id": "call_1", "name": "get_weather", "response": {"result": "72F sunny"}}}, {"functionResponse": {"id": "call_2", "name": "get_weather", "response": {"result": "18C cloudy"}}}], "role": "user"}, {"parts": [{"text": "Thanks."}], "role": "user"}], "model": "gemini-2.5-flash", "tools": [{"functionDeclarations": [{"description": "Get current weather for a location.", "name": "get_weather", "parametersJsonSchema": {"properties": {"location": {"type": "string"}}, "required": ["location"], "type": "object"}}]}]}, "id": "req_tool_call_and_result_flow", "to_wire": {"messages": [{"content": "Weather in SF and Paris?", "role": "user"}, {"content": "Checking both.", "role": "assistant", "tool_calls": [{"arguments": {"location": "SF"}, "id": "call_1", "name": "get_weather"}, {"arguments": {"location": "Paris"}, "id": "call_2", "name": "get_weather"}]}, {"content": "72F sunny", "role": "tool", "tool_call_id": "call_1"}, {"content": "18C cloudy", "role": "tool", "tool_call_id": "call_2"}, {"content": "Thanks.", "role": "user"}], "model": "gemini-2.5-flash", "tools": [{"description": "Get current weather for a location.", "name": "get_weather", "parameters": {"properties": {"location": {"type": "string"}}, "required": ["location"], "type": "object"}}]}}'
+        ),
+    )
+
+
+def test_req_tool_call_and_result_flow__round_trip() -> None:
+    """Fixture req_tool_call_and_result_flow: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"text": "Weather in SF and Paris?"}], "role": "user"}, {"parts": [{"text": "Checking both."}, {"functionCall": {"args": {"location": "SF"}, "id": "call_1", "name": "get_weather"}}, {"functionCall": {"args": {"location": "Paris"}, "id": "call_2", "name": "get_weather"}}], "role": "model"}, {"parts": [{"functionResponse": {"id": "call_1", "name": "get_weather", "response": {"result": "72F sunny"}}}, {"functionResponse": {"id": "call_2", "name": "get_weather", "response": {"result": "18C cloudy"}}}], "role": "user"}, {"parts": [{"text": "Thanks."}], "role": "user"}], "model": "gemini-2.5-flash", "tools": [{"functionDeclarations": [{"description": "Get current weather for a location.", "name": "get_weather", "parametersJsonSchema": {"properties": {"location": {"type": "string"}}, "required": ["location"], "type": "object"}}]}]}, "id": "req_tool_call_and_result_flow", "to_wire": {"messages": [{"content": "Weather in SF and Paris?", "role": "user"}, {"content": "Checking both.", "role": "assistant", "tool_calls": [{"arguments": {"location": "SF"}, "id": "call_1", "name": "get_weather"}, {"arguments": {"location": "Paris"}, "id": "call_2", "name": "get_weather"}]}, {"content": "72F sunny", "role": "tool", "tool_call_id": "call_1"}, {"content": "18C cloudy", "role": "tool", "tool_call_id": "call_2"}, {"content": "Thanks.", "role": "user"}], "model": "gemini-2.5-flash", "tools": [{"description": "Get current weather for a location.", "name": "get_weather", "parameters": {"properties": {"location": {"type": "string"}}, "required": ["location"], "type": "object"}}]}}'
+        ),
+    )
+
+
+def test_req_google_reasoning_round_trips() -> None:
+    """oa §8.3.1.1: a thinking block -> {text, thought: true}; signed text and tool calls carry thoughtSignature back to Google."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"text": "Weather in SF?"}], "role": "user"}, {"parts": [{"text": "Let me check.", "thought": true}, {"text": "Checking.", "thoughtSignature": "sig-text"}, {"functionCall": {"args": {"location": "SF"}, "id": "call_1", "name": "get_weather"}, "thoughtSignature": "sig-call"}], "role": "model"}, {"parts": [{"functionResponse": {"id": "call_1", "name": "get_weather", "response": {"result": "72F"}}}], "role": "user"}], "model": "gemini-2.5-pro"}, "id": "req_google_reasoning_round_trips", "to_wire": {"messages": [{"content": "Weather in SF?", "role": "user"}, {"content": [{"origin": "google", "text": "Let me check.", "type": "thinking"}, {"origin": "google", "signature": "sig-text", "text": "Checking.", "type": "text"}], "role": "assistant", "tool_calls": [{"arguments": {"location": "SF"}, "id": "call_1", "name": "get_weather", "origin": "google", "signature": "sig-call"}]}, {"content": "72F", "role": "tool", "tool_call_id": "call_1"}], "model": "gemini-2.5-pro"}}'
+        ),
+    )
+
+
+def test_req_google_reasoning_round_trips__round_trip() -> None:
+    """Fixture req_google_reasoning_round_trips: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"text": "Weather in SF?"}], "role": "user"}, {"parts": [{"text": "Let me check.", "thought": true}, {"text": "Checking.", "thoughtSignature": "sig-text"}, {"functionCall": {"args": {"location": "SF"}, "id": "call_1", "name": "get_weather"}, "thoughtSignature": "sig-call"}], "role": "model"}, {"parts": [{"functionResponse": {"id": "call_1", "name": "get_weather", "response": {"result": "72F"}}}], "role": "user"}], "model": "gemini-2.5-pro"}, "id": "req_google_reasoning_round_trips", "to_wire": {"messages": [{"content": "Weather in SF?", "role": "user"}, {"content": [{"origin": "google", "text": "Let me check.", "type": "thinking"}, {"origin": "google", "signature": "sig-text", "text": "Checking.", "type": "text"}], "role": "assistant", "tool_calls": [{"arguments": {"location": "SF"}, "id": "call_1", "name": "get_weather", "origin": "google", "signature": "sig-call"}]}, {"content": "72F", "role": "tool", "tool_call_id": "call_1"}], "model": "gemini-2.5-pro"}}'
+        ),
+    )
+
+
+def test_req_foreign_reasoning_stripped() -> None:
+    """CANONICAL.md + oa §3.1.7: another provider's thinking, redacted thinking and signatures are stripped without error; the text and call survive."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"text": "Hi"}], "role": "user"}, {"parts": [{"text": "Hello."}, {"functionCall": {"args": {}, "id": "toolu_1", "name": "now"}}], "role": "model"}, {"parts": [{"functionResponse": {"id": "toolu_1", "name": "now", "response": {"result": "12:00"}}}], "role": "user"}], "model": "gemini-2.5-pro"}, "id": "req_foreign_reasoning_stripped", "lossy": "stripped reasoning data does not come back", "to_wire": {"messages": [{"content": "Hi", "role": "user"}, {"content": [{"origin": "anthropic", "signature": "sig-a", "text": "Anthropic thoughts.", "type": "thinking"}, {"data": "blob", "origin": "anthropic", "type": "redacted_thinking"}, {"origin": "openai", "signature": "sig-o", "text": "Hello.", "type": "text"}], "role": "assistant", "tool_calls": [{"arguments": {}, "id": "toolu_1", "name": "now", "origin": "anthropic", "signature": "sig-b"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "toolu_1"}], "model": "gemini-2.5-pro"}}'
+        ),
+    )
+
+
+def test_req_tool_without_parameters_and_choice_auto() -> None:
+    """api: a function without parameters leaves parametersJsonSchema unset; tool_choice auto -> toolConfig.functionCallingConfig {mode: AUTO}."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"text": "Time?"}], "role": "user"}], "model": "gemini-2.5-flash", "toolConfig": {"functionCallingConfig": {"mode": "AUTO"}}, "tools": [{"functionDeclarations": [{"name": "now"}]}]}, "id": "req_tool_without_parameters_and_choice_auto", "to_wire": {"messages": [{"content": "Time?", "role": "user"}], "model": "gemini-2.5-flash", "tool_choice": "auto", "tools": [{"name": "now"}]}}'
+        ),
+    )
+
+
+def test_req_tool_without_parameters_and_choice_auto__round_trip() -> None:
+    """Fixture req_tool_without_parameters_and_choice_auto: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"text": "Time?"}], "role": "user"}], "model": "gemini-2.5-flash", "toolConfig": {"functionCallingConfig": {"mode": "AUTO"}}, "tools": [{"functionDeclarations": [{"name": "now"}]}]}, "id": "req_tool_without_parameters_and_choice_auto", "to_wire": {"messages": [{"content": "Time?", "role": "user"}], "model": "gemini-2.5-flash", "tool_choice": "auto", "tools": [{"name": "now"}]}}'
+        ),
+    )
+
+
+def test_req_tool_choice_required_is_any() -> None:
+    """oa §8.3.1: required -> mode ANY."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"text": "Time?"}], "role": "user"}], "model": "gemini-2.5-flash", "toolConfig": {"functionCallingConfig": {"mode": "ANY"}}, "tools": [{"functionDeclarations": [{"name": "now"}]}]}, "id": "req_tool_choice_required_is_any", "to_wire": {"messages": [{"content": "Time?", "role": "user"}], "model": "gemini-2.5-flash", "tool_choice": "required", "tools": [{"name": "now"}]}}'
+        ),
+    )
+
+
+def test_req_tool_choice_required_is_any__round_trip() -> None:
+    """Fixture req_tool_choice_required_is_any: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"text": "Time?"}], "role": "user"}], "model": "gemini-2.5-flash", "toolConfig": {"functionCallingConfig": {"mode": "ANY"}}, "tools": [{"functionDeclarations": [{"name": "now"}]}]}, "id": "req_tool_choice_required_is_any", "to_wire": {"messages": [{"content": "Time?", "role": "user"}], "model": "gemini-2.5-flash", "tool_choice": "required", "tools": [{"name": "now"}]}}'
+        ),
+    )
+
+
+def test_req_tool_choice_none() -> None:
+    """oa §8.3.1: none -> mode NONE."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"text": "Time?"}], "role": "user"}], "model": "gemini-2.5-flash", "toolConfig": {"functionCallingConfig": {"mode": "NONE"}}, "tools": [{"functionDeclarations": [{"name": "now"}]}]}, "id": "req_tool_choice_none", "to_wire": {"messages": [{"content": "Time?", "role": "user"}], "model": "gemini-2.5-flash", "tool_choice": "none", "tools": [{"name": "now"}]}}'
+        ),
+    )
+
+
+def test_req_tool_choice_none__round_trip() -> None:
+    """Fixture req_tool_choice_none: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"text": "Time?"}], "role": "user"}], "model": "gemini-2.5-flash", "toolConfig": {"functionCallingConfig": {"mode": "NONE"}}, "tools": [{"functionDeclarations": [{"name": "now"}]}]}, "id": "req_tool_choice_none", "to_wire": {"messages": [{"content": "Time?", "role": "user"}], "model": "gemini-2.5-flash", "tool_choice": "none", "tools": [{"name": "now"}]}}'
+        ),
+    )
+
+
+def test_req_tool_choice_forced_tool() -> None:
+    """oa §8.3.1: a forced tool -> mode ANY with allowedFunctionNames [name]."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"text": "Time?"}], "role": "user"}], "model": "gemini-2.5-flash", "toolConfig": {"functionCallingConfig": {"allowedFunctionNames": ["date"], "mode": "ANY"}}, "tools": [{"functionDeclarations": [{"name": "now"}, {"name": "date"}]}]}, "id": "req_tool_choice_forced_tool", "to_wire": {"messages": [{"content": "Time?", "role": "user"}], "model": "gemini-2.5-flash", "tool_choice": {"name": "date", "type": "tool"}, "tools": [{"name": "now"}, {"name": "date"}]}}'
+        ),
+    )
+
+
+def test_req_tool_choice_forced_tool__round_trip() -> None:
+    """Fixture req_tool_choice_forced_tool: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"text": "Time?"}], "role": "user"}], "model": "gemini-2.5-flash", "toolConfig": {"functionCallingConfig": {"allowedFunctionNames": ["date"], "mode": "ANY"}}, "tools": [{"functionDeclarations": [{"name": "now"}, {"name": "date"}]}]}, "id": "req_tool_choice_forced_tool", "to_wire": {"messages": [{"content": "Time?", "role": "user"}], "model": "gemini-2.5-flash", "tool_choice": {"name": "date", "type": "tool"}, "tools": [{"name": "now"}, {"name": "date"}]}}'
+        ),
+    )
+
+
+def test_req_all_options_under_generation_config() -> None:
+    """api + oa §8.3.1: the eight options nest under generationConfig with camelCase names."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "generationConfig": {"frequencyPenalty": 0.5, "maxOutputTokens": 256, "presencePenalty": 0.25, "seed": 42, "stopSequences": ["END", "STOP"], "temperature": 0.7, "topK": 40, "topP": 0.95}, "model": "gemini-2.5-flash"}, "id": "req_all_options_under_generation_config", "to_wire": {"config": {"frequency_penalty": 0.5, "max_tokens": 256, "presence_penalty": 0.25, "seed": 42, "stop_sequences": ["END", "STOP"], "temperature": 0.7, "top_k": 40, "top_p": 0.95}, "messages": [{"content": "hi", "role": "user"}], "model": "gemini-2.5-flash"}}'
+        ),
+    )
+
+
+def test_req_all_options_under_generation_config__round_trip() -> None:
+    """Fixture req_all_options_under_generation_config: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "generationConfig": {"frequencyPenalty": 0.5, "maxOutputTokens": 256, "presencePenalty": 0.25, "seed": 42, "stopSequences": ["END", "STOP"], "temperature": 0.7, "topK": 40, "topP": 0.95}, "model": "gemini-2.5-flash"}, "id": "req_all_options_under_generation_config", "to_wire": {"config": {"frequency_penalty": 0.5, "max_tokens": 256, "presence_penalty": 0.25, "seed": 42, "stop_sequences": ["END", "STOP"], "temperature": 0.7, "top_k": 40, "top_p": 0.95}, "messages": [{"content": "hi", "role": "user"}], "model": "gemini-2.5-flash"}}'
+        ),
+    )
+
+
+def test_req_extras_under_generation_config() -> None:
+    """oa §8.3.1: extras go under generationConfig; stopSequences merges (declared first, de-duplicated); a matching scalar is a no-op."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "generationConfig": {"maxOutputTokens": 64, "stopSequences": ["STOP", "END"], "thinkingConfig": {"includeThoughts": false, "thinkingBudget": 0}}, "model": "gemini-2.5-flash"}, "id": "req_extras_under_generation_config", "to_wire": {"config": {"extras": {"maxOutputTokens": 64, "stopSequences": ["END", "STOP"], "thinkingConfig": {"includeThoughts": false, "thinkingBudget": 0}}, "max_tokens": 64, "stop_sequences": ["STOP"]}, "messages": [{"content": "hi", "role": "user"}], "model": "gemini-2.5-flash"}}'
+        ),
+    )
+
+
+def test_req_extras_under_generation_config__round_trip() -> None:
+    """Fixture req_extras_under_generation_config: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "generationConfig": {"maxOutputTokens": 64, "stopSequences": ["STOP", "END"], "thinkingConfig": {"includeThoughts": false, "thinkingBudget": 0}}, "model": "gemini-2.5-flash"}, "id": "req_extras_under_generation_config", "to_wire": {"config": {"extras": {"maxOutputTokens": 64, "stopSequences": ["END", "STOP"], "thinkingConfig": {"includeThoughts": false, "thinkingBudget": 0}}, "max_tokens": 64, "stop_sequences": ["STOP"]}, "messages": [{"content": "hi", "role": "user"}], "model": "gemini-2.5-flash"}}'
+        ),
+    )
+
+
+def test_err_extras_conflicting_scalar() -> None:
+    """oa §8.3.1: an extras scalar that conflicts with a declared option is rejected before sending."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.temperature"}, "id": "err_extras_conflicting_scalar", "to_wire": {"config": {"extras": {"temperature": 0.9}, "temperature": 0.2}, "messages": [{"content": "hi", "role": "user"}], "model": "gemini-2.5-flash"}}'
+        ),
+    )
+
+
+def test_req_structured_output_native() -> None:
+    """api + oa §8.3.5: response_schema -> generationConfig.responseMimeType application/json + responseJsonSchema (full JSON Schema), beside the options."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"text": "Generate."}], "role": "user"}], "generationConfig": {"maxOutputTokens": 64, "responseJsonSchema": {"additionalProperties": false, "properties": {"tags": {"items": {"type": "string"}, "minItems": 1, "type": "array"}, "value": {"type": "integer"}}, "required": ["value"], "type": "object"}, "responseMimeType": "application/json"}, "model": "gemini-2.5-flash"}, "id": "req_structured_output_native", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Generate.", "role": "user"}], "model": "gemini-2.5-flash", "response_schema": {"additionalProperties": false, "properties": {"tags": {"items": {"type": "string"}, "minItems": 1, "type": "array"}, "value": {"type": "integer"}}, "required": ["value"], "type": "object"}}}'
+        ),
+    )
+
+
+def test_req_structured_output_native__round_trip() -> None:
+    """Fixture req_structured_output_native: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"contents": [{"parts": [{"text": "Generate."}], "role": "user"}], "generationConfig": {"maxOutputTokens": 64, "responseJsonSchema": {"additionalProperties": false, "properties": {"tags": {"items": {"type": "string"}, "minItems": 1, "type": "array"}, "value": {"type": "integer"}}, "required": ["value"], "type": "object"}, "responseMimeType": "application/json"}, "model": "gemini-2.5-flash"}, "id": "req_structured_output_native", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Generate.", "role": "user"}], "model": "gemini-2.5-flash", "response_schema": {"additionalProperties": false, "properties": {"tags": {"items": {"type": "string"}, "minItems": 1, "type": "array"}, "value": {"type": "integer"}}, "required": ["value"], "type": "object"}}}'
+        ),
+    )
+
+
+def test_rfw_full_request() -> None:
+    """A wire request reads back: systemInstruction parts joined, functionCall/functionResponse without ids paired by synthesized ids, options, structured output and extras from generationConfig."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"config": {"extras": {"thinkingConfig": {"thinkingBudget": 128}}, "stop_sequences": ["END"], "temperature": 0.1}, "messages": [{"content": "Be terse.\\n\\nAnswer in French.", "role": "system"}, {"content": [{"text": "Weather?", "type": "text"}], "role": "user"}, {"content": [], "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_dfb259e9d1c0bc65", "name": "get_weather"}]}, {"content": "18C", "name": "get_weather", "role": "tool", "tool_call_id": "call_dfb259e9d1c0bc65"}], "model": "gemini-2.5-flash", "response_schema": {"type": "object"}, "tool_choice": {"name": "get_weather", "type": "tool"}, "tools": [{"name": "get_weather", "parameters": {"type": "object"}}]}, "id": "rfw_full_request", "request_from_wire": {"contents": [{"parts": [{"text": "Weather?"}], "role": "user"}, {"parts": [{"functionCall": {"args": {"city": "Paris"}, "name": "get_weather"}}], "role": "model"}, {"parts": [{"functionResponse": {"name": "get_weather", "response": {"result": "18C"}}}], "role": "user"}], "generationConfig": {"responseJsonSchema": {"type": "object"}, "responseMimeType": "application/json", "stopSequences": ["END"], "temperature": 0.1, "thinkingConfig": {"thinkingBudget": 128}}, "model": "gemini-2.5-flash", "systemInstruction": {"parts": [{"text": "Be terse."}, {"text": "Answer in French."}]}, "toolConfig": {"functionCallingConfig": {"allowedFunctionNames": ["get_weather"], "mode": "ANY"}}, "tools": [{"functionDeclarations": [{"name": "get_weather", "parametersJsonSchema": {"type": "object"}}]}]}}'
+        ),
+    )
+
+
+def test_rfw_thought_and_signatures_stamped_google() -> None:
+    """Thought parts and thoughtSignatures in a wire model turn read back stamped origin google."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"origin": "google", "text": "Thinking.", "type": "thinking"}, {"origin": "google", "signature": "sig-1", "text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "More.", "type": "text"}], "role": "user"}], "model": "gemini-2.5-pro"}, "id": "rfw_thought_and_signatures_stamped_google", "request_from_wire": {"contents": [{"parts": [{"text": "Hi"}], "role": "user"}, {"parts": [{"text": "Thinking.", "thought": true}, {"text": "Hello.", "thoughtSignature": "sig-1"}], "role": "model"}, {"parts": [{"text": "More."}], "role": "user"}], "model": "gemini-2.5-pro"}}'
+        ),
+    )
+
+
+def test_err_rfw_root_field_not_carried() -> None:
+    """Extras travel under generationConfig, so a root field such as safetySettings cannot be carried: an error, not a silent loss."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "safetySettings"}, "id": "err_rfw_root_field_not_carried", "request_from_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "model": "gemini-2.5-flash", "safetySettings": [{"category": "HARM_CATEGORY_HATE_SPEECH", "threshold": "BLOCK_NONE"}]}}'
+        ),
+    )
+
+
+def test_err_rfw_other_tool_kind() -> None:
+    """tools group: a built-in tool (googleSearch) has no canonical form."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "tools[0].googleSearch"}, "id": "err_rfw_other_tool_kind", "request_from_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "model": "gemini-2.5-flash", "tools": [{"googleSearch": {}}]}}'
+        ),
+    )
+
+
+def test_err_rfw_openapi_parameters_rejected() -> None:
+    """unmodeled tool.parameters: an OpenAPI-subset schema is not read as JSON Schema."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "tools[0].functionDeclarations[0].parameters"}, "id": "err_rfw_openapi_parameters_rejected", "request_from_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "model": "gemini-2.5-flash", "tools": [{"functionDeclarations": [{"name": "f", "parameters": {"type": "OBJECT"}}]}]}}'
+        ),
+    )
+
+
+def test_err_rfw_unknown_part() -> None:
+    """part_dispatch keys: a part none of the templates fits is an error naming it."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "message_contains": "executableCode", "path": "contents[0].parts[0]"}, "id": "err_rfw_unknown_part", "request_from_wire": {"contents": [{"parts": [{"executableCode": {"code": "print(1)", "language": "PYTHON"}}], "role": "user"}], "model": "gemini-2.5-flash"}}'
+        ),
+    )
+
+
+def test_err_rfw_several_allowed_function_names() -> None:
+    """A forced tool is one name; allowedFunctionNames with two has no canonical form."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "toolConfig.functionCallingConfig.allowedFunctionNames"}, "id": "err_rfw_several_allowed_function_names", "request_from_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "model": "gemini-2.5-flash", "toolConfig": {"functionCallingConfig": {"allowedFunctionNames": ["a", "b"], "mode": "ANY"}}, "tools": [{"functionDeclarations": [{"name": "a"}, {"name": "b"}]}]}}'
+        ),
+    )
+
+
+def test_err_rfw_validated_mode() -> None:
+    """oa §8.3.1: VALIDATED has no canonical tool_choice."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "toolConfig.functionCallingConfig"}, "id": "err_rfw_validated_mode", "request_from_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "model": "gemini-2.5-flash", "toolConfig": {"functionCallingConfig": {"mode": "VALIDATED"}}, "tools": [{"functionDeclarations": [{"name": "a"}]}]}}'
+        ),
+    )
+
+
+def test_err_rfw_unpaired_tool_result() -> None:
+    """missing_id synthesize: a functionResponse without id and no open call of its name is an error."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "contents"}, "id": "err_rfw_unpaired_tool_result", "request_from_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}, {"parts": [{"functionResponse": {"name": "f", "response": {"result": "x"}}}], "role": "user"}], "model": "gemini-2.5-flash"}}'
+        ),
+    )
+
+
+def test_resp_text_stop_with_cache() -> None:
+    """oa §8.3.2: text -> content, STOP -> stop, usage from usageMetadata with cachedContentTokenCount; thoughtsTokenCount stays in raw."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "It\'s sunny in SF.", "role": "assistant"}, "usage": {"cached_tokens": 2048, "completion_tokens": 6, "prompt_tokens": 2100, "total_tokens": 2130}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "It\'s sunny in SF."}], "role": "model"}, "finishReason": "STOP", "index": 0}], "modelVersion": "gemini-2.5-flash", "responseId": "resp-1", "usageMetadata": {"cachedContentTokenCount": 2048, "candidatesTokenCount": 6, "promptTokenCount": 2100, "thoughtsTokenCount": 24, "totalTokenCount": 2130}}, "id": "resp_text_stop_with_cache", "lossy": "thoughtsTokenCount, modelVersion defaults and the role-less parts live only in raw"}'
+        ),
+    )
+
+
+def test_resp_function_call_signed() -> None:
+    """oa §8.3.2: STOP with a functionCall part -> tool_calls; its thoughtSignature -> ToolCall.signature; a thought part -> thinking."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": [{"origin": "google", "text": "Let me check the weather.", "type": "thinking"}], "role": "assistant", "tool_calls": [{"arguments": {"location": "SF"}, "id": "call_1", "name": "get_weather", "origin": "google", "signature": "sig-g1"}]}, "usage": {"completion_tokens": 10, "prompt_tokens": 20, "total_tokens": 30}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "Let me check the weather.", "thought": true}, {"functionCall": {"args": {"location": "SF"}, "id": "call_1", "name": "get_weather"}, "thoughtSignature": "sig-g1"}], "role": "model"}, "finishReason": "STOP", "index": 0}], "modelVersion": "gemini-2.5-pro", "responseId": "resp-2", "usageMetadata": {"candidatesTokenCount": 10, "promptTokenCount": 20, "totalTokenCount": 30}}, "id": "resp_function_call_signed"}'
+        ),
+    )
+
+
+def test_resp_function_call_signed__round_trip() -> None:
+    """Fixture resp_function_call_signed: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": [{"origin": "google", "text": "Let me check the weather.", "type": "thinking"}], "role": "assistant", "tool_calls": [{"arguments": {"location": "SF"}, "id": "call_1", "name": "get_weather", "origin": "google", "signature": "sig-g1"}]}, "usage": {"completion_tokens": 10, "prompt_tokens": 20, "total_tokens": 30}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "Let me check the weather.", "thought": true}, {"functionCall": {"args": {"location": "SF"}, "id": "call_1", "name": "get_weather"}, "thoughtSignature": "sig-g1"}], "role": "model"}, "finishReason": "STOP", "index": 0}], "modelVersion": "gemini-2.5-pro", "responseId": "resp-2", "usageMetadata": {"candidatesTokenCount": 10, "promptTokenCount": 20, "totalTokenCount": 30}}, "id": "resp_function_call_signed"}'
+        ),
+    )
+
+
+def test_resp_function_call_without_id_gets_synthesized_id() -> None:
+    """missing_id synthesize: call_ + 16 hex of SHA-256 over [index, name, args]; deterministic."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_dfb259e9d1c0bc65", "name": "get_weather"}, {"arguments": {"city": "Oslo"}, "id": "call_1a1f09a9e39a7c0c", "name": "get_weather"}]}, "usage": {"completion_tokens": 8, "prompt_tokens": 5, "total_tokens": 13}}, "from_wire": {"candidates": [{"content": {"parts": [{"functionCall": {"args": {"city": "Paris"}, "name": "get_weather"}}, {"functionCall": {"args": {"city": "Oslo"}, "name": "get_weather"}}], "role": "model"}, "finishReason": "STOP"}], "usageMetadata": {"candidatesTokenCount": 8, "promptTokenCount": 5, "totalTokenCount": 13}}, "id": "resp_function_call_without_id_gets_synthesized_id", "lossy": "the synthesized id is written back on response_to_wire"}'
+        ),
+    )
+
+
+def test_resp_signed_text_part() -> None:
+    """oa §8.3.2: a text part's thoughtSignature -> TextBlock.signature (the block stays a block)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "google", "signature": "sig-t", "text": "Done.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 3, "total_tokens": 4}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "Done.", "thoughtSignature": "sig-t"}], "role": "model"}, "finishReason": "STOP", "index": 0}], "modelVersion": "gemini-2.5-pro", "responseId": "resp-3", "usageMetadata": {"candidatesTokenCount": 1, "promptTokenCount": 3, "totalTokenCount": 4}}, "id": "resp_signed_text_part"}'
+        ),
+    )
+
+
+def test_resp_signed_text_part__round_trip() -> None:
+    """Fixture resp_signed_text_part: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "google", "signature": "sig-t", "text": "Done.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 3, "total_tokens": 4}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "Done.", "thoughtSignature": "sig-t"}], "role": "model"}, "finishReason": "STOP", "index": 0}], "modelVersion": "gemini-2.5-pro", "responseId": "resp-3", "usageMetadata": {"candidatesTokenCount": 1, "promptTokenCount": 3, "totalTokenCount": 4}}, "id": "resp_signed_text_part"}'
+        ),
+    )
+
+
+def test_resp_max_tokens_is_length() -> None:
+    """oa §8.3.2: MAX_TOKENS -> length."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "length", "message": {"content": "It was a dark and", "role": "assistant"}, "usage": {"completion_tokens": 5, "prompt_tokens": 4, "total_tokens": 9}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "It was a dark and"}], "role": "model"}, "finishReason": "MAX_TOKENS", "index": 0}], "modelVersion": "gemini-2.5-flash", "responseId": "resp-4", "usageMetadata": {"candidatesTokenCount": 5, "promptTokenCount": 4, "totalTokenCount": 9}}, "id": "resp_max_tokens_is_length"}'
+        ),
+    )
+
+
+def test_resp_max_tokens_is_length__round_trip() -> None:
+    """Fixture resp_max_tokens_is_length: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "length", "message": {"content": "It was a dark and", "role": "assistant"}, "usage": {"completion_tokens": 5, "prompt_tokens": 4, "total_tokens": 9}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "It was a dark and"}], "role": "model"}, "finishReason": "MAX_TOKENS", "index": 0}], "modelVersion": "gemini-2.5-flash", "responseId": "resp-4", "usageMetadata": {"candidatesTokenCount": 5, "promptTokenCount": 4, "totalTokenCount": 9}}, "id": "resp_max_tokens_is_length"}'
+        ),
+    )
+
+
+def test_resp_max_tokens_without_parts() -> None:
+    """message_missing empty: a thinking model that spent its budget returns content without parts."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "length", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": 4, "total_tokens": 104}}, "from_wire": {"candidates": [{"content": {"role": "model"}, "finishReason": "MAX_TOKENS"}], "usageMetadata": {"promptTokenCount": 4, "thoughtsTokenCount": 100, "totalTokenCount": 104}}, "id": "resp_max_tokens_without_parts", "lossy": "a content object with only its role is written back with empty parts absent and role kept"}'
+        ),
+    )
+
+
+def test_resp_safety_without_content() -> None:
+    """api: a SAFETY candidate carries no content -> an empty message and content_filter."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "content_filter", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": 8, "total_tokens": 8}}, "from_wire": {"candidates": [{"finishReason": "SAFETY", "index": 0, "safetyRatings": [{"category": "HARM_CATEGORY_DANGEROUS_CONTENT", "probability": "HIGH"}]}], "usageMetadata": {"promptTokenCount": 8, "totalTokenCount": 8}}, "id": "resp_safety_without_content", "lossy": "safetyRatings live only in raw"}'
+        ),
+    )
+
+
+def test_resp_recitation_is_content_filter() -> None:
+    """oa §8.3.2: RECITATION -> content_filter."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "content_filter", "message": {"content": "Partial", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "Partial"}], "role": "model"}, "finishReason": "RECITATION"}]}, "id": "resp_recitation_is_content_filter", "lossy": "the wire value RECITATION is kept only in raw (response_to_wire keeps it from raw)"}'
+        ),
+    )
+
+
+def test_resp_blocklist_is_content_filter() -> None:
+    """oa §8.3.2: BLOCKLIST -> content_filter."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "content_filter", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"candidates": [{"finishReason": "BLOCKLIST"}]}, "id": "resp_blocklist_is_content_filter", "lossy": "no usageMetadata; the content-less candidate writes back with empty content"}'
+        ),
+    )
+
+
+def test_resp_prohibited_content_is_content_filter() -> None:
+    """oa §8.3.2: PROHIBITED_CONTENT -> content_filter."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "content_filter", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"candidates": [{"finishReason": "PROHIBITED_CONTENT"}]}, "id": "resp_prohibited_content_is_content_filter", "lossy": "the content-less candidate writes back with empty content"}'
+        ),
+    )
+
+
+def test_resp_spii_is_content_filter() -> None:
+    """oa §8.3.2: SPII -> content_filter."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "content_filter", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"candidates": [{"finishReason": "SPII"}]}, "id": "resp_spii_is_content_filter", "lossy": "the content-less candidate writes back with empty content"}'
+        ),
+    )
+
+
+def test_resp_image_safety_is_content_filter() -> None:
+    """api: IMAGE_SAFETY (image output blocked) -> content_filter in the base (oa §8.3.2 treats image variants as error)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "content_filter", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"candidates": [{"finishReason": "IMAGE_SAFETY"}]}, "id": "resp_image_safety_is_content_filter", "lossy": "the content-less candidate writes back with empty content"}'
+        ),
+    )
+
+
+def test_resp_malformed_function_call_is_error() -> None:
+    """oa §8.3.2: MALFORMED_FUNCTION_CALL -> error (finishMessage stays in raw)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "error", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": 0, "prompt_tokens": 30, "total_tokens": 30}}, "from_wire": {"candidates": [{"finishMessage": "Malformed function call: get_weather(city=)", "finishReason": "MALFORMED_FUNCTION_CALL"}], "usageMetadata": {"candidatesTokenCount": 0, "promptTokenCount": 30, "totalTokenCount": 30}}, "id": "resp_malformed_function_call_is_error", "lossy": "finishMessage lives only in raw"}'
+        ),
+    )
+
+
+def test_resp_unknown_finish_reason_is_error() -> None:
+    """oa §8.3.2: any other value (here a future one) -> error; the raw value stays in raw."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "error", "message": {"content": "x", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "x"}], "role": "model"}, "finishReason": "SOMETHING_NEW"}]}, "id": "resp_unknown_finish_reason_is_error", "lossy": "an unlisted wire value is written back as OTHER unless raw holds it"}'
+        ),
+    )
+
+
+def test_resp_prompt_blocked_without_candidates() -> None:
+    """api: a blocked prompt has no candidates (promptFeedback.blockReason in raw) -> empty message, error finish."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "error", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": 9, "total_tokens": 9}}, "from_wire": {"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": {"promptTokenCount": 9, "totalTokenCount": 9}}, "id": "resp_prompt_blocked_without_candidates", "lossy": "promptFeedback lives only in raw"}'
+        ),
+    )
+
+
+def test_resp_structured_output_parsed() -> None:
+    """oa §8.3.5: with a response_schema the JSON text is parsed and validated into parsed."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "{\\"value\\":42}", "role": "assistant"}, "parsed": {"value": 42}, "usage": {"completion_tokens": 4, "prompt_tokens": 10, "total_tokens": 14}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "{\\"value\\":42}"}], "role": "model"}, "finishReason": "STOP", "index": 0}], "modelVersion": "gemini-2.5-flash", "responseId": "resp-5", "usageMetadata": {"candidatesTokenCount": 4, "promptTokenCount": 10, "totalTokenCount": 14}}, "id": "resp_structured_output_parsed", "response_schema": {"properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}'
+        ),
+    )
+
+
+def test_resp_structured_output_parsed__round_trip() -> None:
+    """Fixture resp_structured_output_parsed: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "{\\"value\\":42}", "role": "assistant"}, "parsed": {"value": 42}, "usage": {"completion_tokens": 4, "prompt_tokens": 10, "total_tokens": 14}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "{\\"value\\":42}"}], "role": "model"}, "finishReason": "STOP", "index": 0}], "modelVersion": "gemini-2.5-flash", "responseId": "resp-5", "usageMetadata": {"candidatesTokenCount": 4, "promptTokenCount": 10, "totalTokenCount": 14}}, "id": "resp_structured_output_parsed", "response_schema": {"properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}'
+        ),
+    )
+
+
+def test_err_resp_structured_output_invalid() -> None:
+    """oa §8.3.5: text that does not match the schema -> structured_output_invalid."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "structured_output_invalid"}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "{\\"value\\":\\"x\\"}"}], "role": "model"}, "finishReason": "STOP"}]}, "id": "err_resp_structured_output_invalid", "response_schema": {"properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}'
+        ),
+    )
+
+
+def test_err_resp_unsupported_part() -> None:
+    """part_dispatch keys: a part kind the canonical model cannot carry (executableCode) -> provider_invalid_response naming it."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_response", "path": "candidates[0].content.parts[0]"}, "from_wire": {"candidates": [{"content": {"parts": [{"executableCode": {"code": "1", "language": "PYTHON"}}], "role": "model"}, "finishReason": "STOP"}]}, "id": "err_resp_unsupported_part"}'
+        ),
+    )
+
+
+def test_rtw_tool_calls_written_as_stop() -> None:
+    """finish_reason emit: tool_calls is written as STOP (Gemini has no tool-call finish reason)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"candidates": [{"content": {"parts": [{"functionCall": {"args": {"a": 1}, "id": "call_1", "name": "f"}}], "role": "model"}, "finishReason": "STOP", "index": 0}], "modelVersion": "unknown", "responseId": "wiremap", "usageMetadata": {"candidatesTokenCount": 2, "promptTokenCount": 1, "totalTokenCount": 3}}, "id": "rtw_tool_calls_written_as_stop", "response_to_wire": {"finish_reason": "tool_calls", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"a": 1}, "id": "call_1", "name": "f"}]}, "usage": {"completion_tokens": 2, "prompt_tokens": 1, "total_tokens": 3}}}'
+        ),
+    )
+
+
+def test_rtw_error_written_as_other() -> None:
+    """finish_reason emit: error is written as OTHER; unreported usage is left out."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"candidates": [{"content": {"parts": [{"text": "partial"}], "role": "model"}, "finishReason": "OTHER", "index": 0}], "modelVersion": "unknown", "responseId": "wiremap"}, "id": "rtw_error_written_as_other", "response_to_wire": {"finish_reason": "error", "message": {"content": "partial", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}}'
+        ),
+    )
+
+
+def test_err_http_400_invalid_argument() -> None:
+    """oa §8.3.3: 400 INVALID_ARGUMENT -> provider_invalid_request."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": 400, "message": "* GenerateContentRequest.contents: contents is not specified", "status": "INVALID_ARGUMENT"}}, "status": 400}, "expect_error": {"category": "provider_invalid_request", "message_contains": "contents is not specified"}, "id": "err_http_400_invalid_argument"}'
+        ),
+    )
+
+
+def test_err_http_400_bad_api_key() -> None:
+    """api: a bad key answers 400 INVALID_ARGUMENT 'API key not valid' -> provider_authentication."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": 400, "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "domain": "googleapis.com", "reason": "API_KEY_INVALID"}], "message": "API key not valid. Please pass a valid API key.", "status": "INVALID_ARGUMENT"}}, "status": 400}, "expect_error": {"category": "provider_authentication"}, "id": "err_http_400_bad_api_key"}'
+        ),
+    )
+
+
+def test_err_http_400_unsupported_mime_type() -> None:
+    """oa §8.3.3: a 400 rejecting a content part's MIME type -> provider_unsupported_content_block."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": 400, "message": "Unsupported MIME type: image/tiff", "status": "INVALID_ARGUMENT"}}, "status": 400}, "expect_error": {"category": "provider_unsupported_content_block"}, "id": "err_http_400_unsupported_mime_type"}'
+        ),
+    )
+
+
+def test_err_http_403_file_uri() -> None:
+    """oa §8.3.3: a 403 about a fileUri the model cannot read -> provider_unsupported_content_block."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": 403, "message": "You do not have permission to access the File abc or it may not exist. (file uri)", "status": "PERMISSION_DENIED"}}, "status": 403}, "expect_error": {"category": "provider_unsupported_content_block"}, "id": "err_http_403_file_uri"}'
+        ),
+    )
+
+
+def test_err_http_401_unauthenticated() -> None:
+    """oa §8.3.3: 401 UNAUTHENTICATED -> provider_authentication."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": 401, "message": "Request had invalid authentication credentials.", "status": "UNAUTHENTICATED"}}, "status": 401}, "expect_error": {"category": "provider_authentication"}, "id": "err_http_401_unauthenticated"}'
+        ),
+    )
+
+
+def test_err_http_403_permission_denied() -> None:
+    """oa §8.3.3: 403 PERMISSION_DENIED -> provider_authentication."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": 403, "message": "Method doesn\'t allow unregistered callers.", "status": "PERMISSION_DENIED"}}, "status": 403}, "expect_error": {"category": "provider_authentication"}, "id": "err_http_403_permission_denied"}'
+        ),
+    )
+
+
+def test_err_http_404_not_found() -> None:
+    """oa §8.3.3: 404 NOT_FOUND -> provider_invalid_model."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": 404, "message": "models/gemini-nope is not found for API version v1beta", "status": "NOT_FOUND"}}, "status": 404}, "expect_error": {"category": "provider_invalid_model"}, "id": "err_http_404_not_found"}'
+        ),
+    )
+
+
+def test_err_http_429_retry_info() -> None:
+    """oa §8.3.3: 429 RESOURCE_EXHAUSTED -> provider_rate_limit; retry_after from details RetryInfo.retryDelay."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": 429, "details": [{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{"quotaMetric": "generate_content_free_tier_requests"}]}, {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "36s"}], "message": "You exceeded your current quota.", "status": "RESOURCE_EXHAUSTED"}}, "status": 429}, "expect_error": {"category": "provider_rate_limit", "retry_after": 36}, "id": "err_http_429_retry_info"}'
+        ),
+    )
+
+
+def test_err_http_429_retry_after_header_first() -> None:
+    """A Retry-After header is read before the body's RetryInfo."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": 429, "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "36s"}], "message": "quota", "status": "RESOURCE_EXHAUSTED"}}, "headers": {"Retry-After": "5"}, "status": 429}, "expect_error": {"category": "provider_rate_limit", "retry_after": 5}, "id": "err_http_429_retry_after_header_first"}'
+        ),
+    )
+
+
+def test_err_http_429_without_hint() -> None:
+    """A 429 without a header or RetryInfo has retry_after None."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": 429, "message": "quota", "status": "RESOURCE_EXHAUSTED"}}, "status": 429}, "expect_error": {"category": "provider_rate_limit", "retry_after": null}, "id": "err_http_429_without_hint"}'
+        ),
+    )
+
+
+def test_err_http_500_internal() -> None:
+    """oa §8.3.3: 500 INTERNAL -> provider_unavailable."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": 500, "message": "An internal error has occurred.", "status": "INTERNAL"}}, "status": 500}, "expect_error": {"category": "provider_unavailable"}, "id": "err_http_500_internal"}'
+        ),
+    )
+
+
+def test_err_http_503_unavailable() -> None:
+    """oa §8.3.3: 503 UNAVAILABLE -> provider_unavailable."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": 503, "message": "The model is overloaded. Please try again later.", "status": "UNAVAILABLE"}}, "status": 503}, "expect_error": {"category": "provider_unavailable"}, "id": "err_http_503_unavailable"}'
+        ),
+    )
+
+
+def test_err_http_504_deadline_exceeded() -> None:
+    """oa §8.3.3: 504 DEADLINE_EXCEEDED -> provider_unavailable."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": 504, "message": "Deadline expired before operation could complete.", "status": "DEADLINE_EXCEEDED"}}, "status": 504}, "expect_error": {"category": "provider_unavailable"}, "id": "err_http_504_deadline_exceeded"}'
+        ),
+    )
+
+
+def test_err_http_status_by_rpc_code() -> None:
+    """An unusual HTTP status is classified by error.status (here UNAVAILABLE under 499)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": {"error": {"code": 503, "message": "unavailable", "status": "UNAVAILABLE"}}, "status": 499}, "expect_error": {"category": "provider_unavailable"}, "id": "err_http_status_by_rpc_code"}'
+        ),
+    )
+
+
+def test_err_http_502_non_json() -> None:
+    """A 5xx with a non-JSON body (proxy page) -> provider_unavailable."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"error_from_wire": {"body": "<html>Bad Gateway</html>", "status": 502}, "expect_error": {"category": "provider_unavailable"}, "id": "err_http_502_non_json"}'
+        ),
+    )
