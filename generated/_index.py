@@ -30,6 +30,16 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
         "anthropic",
         "mappings/dialects/openarmature/anthropic_messages_tool_coercion.yaml",
     ),
+    "openarmature.gemini_generate_content": (
+        "openarmature__gemini_generate_content",
+        "google",
+        "mappings/dialects/openarmature/gemini_generate_content.yaml",
+    ),
+    "openarmature.gemini_generate_content_prompt_fallback": (
+        "openarmature__gemini_generate_content_prompt_fallback",
+        "google",
+        "mappings/dialects/openarmature/gemini_generate_content_prompt_fallback.yaml",
+    ),
     "openarmature.openai_chat": (
         "openarmature__openai_chat",
         "openai",

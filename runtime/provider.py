@@ -15,8 +15,9 @@ fixed headers, API-key variable and ready() probe from the mapping's `transport:
 
 - `complete()` builds the canonical request `{model, messages, tools?, tool_choice?, config?,
   response_schema?}` (None = absent), converts it before any I/O (pre-send errors propagate
-  unchanged, nothing is sent), POSTs the JSON body to `base_url + endpoint.path` (`{model}` in the
-  path is URL-encoded) with the auth the table names (`bearer`: `Authorization: Bearer KEY`;
+  unchanged, nothing is sent), POSTs the JSON body to `base_url + endpoint.path`; a `{field}` in
+  the path is a path-bound request field: its value is taken out of the body and put,
+  URL-encoded, into the path (Gemini's `/v1beta/models/{model}:generateContent`) with the auth the table names (`bearer`: `Authorization: Bearer KEY`;
   `header`: that header; `query`: `?name=KEY`; `none`), the table's fixed headers,
   `User-Agent: wiremap/<version>`, then the caller's `headers` (which win).
 - One `httpx.AsyncClient` per Provider (per event loop), created on first use and reused; no
@@ -65,6 +66,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import ssl
 import threading
 import time
@@ -306,6 +308,8 @@ class Provider:
         "_api_key",
         "_missing_key",
         "_url",
+        "_path",
+        "_path_params",
         "_method",
         "_params",
         "_headers",
@@ -360,7 +364,11 @@ class Provider:
         self.base_url = base.rstrip("/")
         self.structured_output = structured_output
         self._method = str(endpoint.get("method", "POST")).upper()
-        self._url = self._path_url(str(endpoint["path"]))
+        self._path = str(endpoint["path"])
+        self._url = self._path_url(self._path)
+        # `{field}` placeholders in the endpoint path are path-bound request fields (Gemini's
+        # `{model}`): taken out of the converter's body and put into the URL on each call.
+        self._path_params = tuple(re.findall(r"\{([^{}]*)\}", self._path))
         self._ready: Mapping[str, Any] | None = transport.get("ready") or None
         self._timeout = timeout
         self._limits = limits
@@ -627,13 +635,23 @@ class Provider:
             if mode is None
             else fmt.request_to_wire(request, structured_output=mode)
         )
+        url = self._url
+        if self._path_params:
+            wire = dict(wire)
+            path = self._path
+            for name in self._path_params:
+                value = wire.pop(name, None)
+                if not isinstance(value, str) or not value:
+                    value = self.model
+                path = path.replace("{" + name + "}", urllib.parse.quote(value, safe=""))
+            url = _join_url(self.base_url, path)
         try:
             content = json.dumps(
                 wire, ensure_ascii=False, separators=(",", ":"), allow_nan=False
             ).encode()
         except (TypeError, ValueError) as exc:
             raise InvalidRequestError(f"the request body is not JSON-encodable: {exc}") from exc
-        status, body = await self._send(self._method, self._url, content)
+        status, body = await self._send(self._method, url, content)
         obj = self._json_object(status, body, "response")
         return fmt.response_from_wire(obj, **kwargs)
 

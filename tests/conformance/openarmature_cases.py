@@ -26,14 +26,14 @@ from typing import Any
 
 import yaml
 
-from _support import LATER_ISSUE, NO_RETRY_LOOP, OPENARMATURE_FIXTURES, STREAMING_ISSUE, missing
+from _support import NO_RETRY_LOOP, OPENARMATURE_FIXTURES, STREAMING_ISSUE, missing
 
 FORMAT_KEYS = {
     "openai": "openarmature.openai_chat",
     "anthropic": "openarmature.anthropic_messages",
     "gemini": "openarmature.gemini_generate_content",
 }
-IN_SCOPE = ("openai", "anthropic")
+IN_SCOPE = ("openai", "anthropic", "gemini")
 
 # The bound model when neither the expected wire request nor a mock body names one
 # (fixtures 003/004/014-020/031/039/074: the OpenArmature harness binds these).
@@ -102,6 +102,8 @@ class Case:
             return "openarmature.openai_chat_prompt_fallback"  # §8.1.5.1
         if self.mapping == "anthropic" and caps.get("supports_native_structured_output") is False:
             return "openarmature.anthropic_messages_tool_coercion"  # §8.2.5.1
+        if self.mapping == "gemini" and caps.get("supports_native_structured_output") is False:
+            return "openarmature.gemini_generate_content_prompt_fallback"  # §8.3.5.1
         return FORMAT_KEYS.get(self.mapping)
 
     @property
@@ -225,8 +227,6 @@ def _capability_gaps(mock: dict[str, Any]) -> tuple[str | None, str | None]:
 
 
 def _skip_reason(mapping: str) -> str | None:
-    if mapping == "gemini":
-        return "gemini_generate_content mapping " + LATER_ISSUE
     if mapping not in IN_SCOPE:
         return (
             f"mapping {mapping!r} is a synthetic stub of the OpenArmature harness "

@@ -18,8 +18,8 @@ Cases that need a real HTTP exchange (the `ready()` probe, a connection failure)
 collected here: test_openarmature_runtime.py runs them, and every other complete() case too,
 through `wiremap.Provider` against a loopback server. Call-level retry/reask cases (§7.1: not
 in wiremap's runtime, which does no retries) and streaming cases (issue #7) are expected
-failures (they call a stub that raises NotImplementedError); Gemini cases are collected and
-skipped until issue #4.
+failures (they call a stub that raises NotImplementedError). Gemini (§8.3) cases run against
+`openarmature.gemini_generate_content` (and its prompt-fallback dialect for 051).
 """
 
 from __future__ import annotations

@@ -16,14 +16,18 @@ ready() probe's path. Each case runs through `Provider(format_key, model=..., ba
 
 Every complete() case of test_openarmature.py that is not a retry/reask (§7.1, outside the
 runtime) or streaming (issue #7) case runs here too, so the error categories, structured output
-and its fallbacks are also checked from real responses. Gemini cases are skipped until issue #4.
+and its fallbacks are also checked from real responses. Gemini (§8.3) binds the model to the URL
+path (`/v1beta/models/{model}:generateContent`): the body the server receives has no `model`, and
+the fixtures' `expected_wire_request.model` is checked against the path instead.
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
+import re
 import sys
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +80,12 @@ class _Mock:
     def __init__(self, case: oa.Case, fmt: Any) -> None:
         self.case = case
         self.endpoint = fmt.transport["endpoint"]
+        # `{field}` placeholders: path-bound request fields (Gemini's {model})
+        self.path_params = re.findall(r"\{([^{}]*)\}", self.endpoint["path"])
+        path = self.endpoint["path"]
+        for name in self.path_params:
+            path = path.replace("{" + name + "}", urllib.parse.quote(case.model, safe=""))
+        self.path = path
         self.pending = list(case.responses)
         self.sent: list[Any] = []  # the bodies served, as sent
         self.problems: list[str] = []
@@ -96,7 +106,7 @@ class _Mock:
                 copy.deepcopy(health.get("body")),
                 headers=dict(health.get("headers") or {}),
             )
-        if (seen.method, seen.path) != (self.endpoint["method"], self.endpoint["path"]):
+        if (seen.method, seen.path) != (self.endpoint["method"], self.path):
             self.problems.append(
                 f"complete() sent {seen.method} {seen.path}, endpoint is {self.endpoint}"
             )
@@ -176,6 +186,10 @@ def test_runtime(case: oa.Case) -> None:
     # exactly one request went out (no retries), carrying the converter's body
     assert len(server.requests) == 1, f"{len(server.requests)} requests sent; one expected"
     wire = server.requests[0].json()
+    for name in mock.path_params:  # path-bound: in the URL (checked by the mock), not the body
+        if name in wire:
+            problems.append(f"path-bound field {name!r} was also sent in the body")
+        wire[name] = case.model
     problems += deep_match(
         fmt.request_to_wire(case.request), wire, "sent", wildcard=False, decode_arguments=False
     )
