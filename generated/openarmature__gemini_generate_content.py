@@ -54,12 +54,14 @@ __all__ = [
     "DOC_REF",
     "ENDPOINT",
     "KEY",
+    "KIND",
     "PROVIDER",
     "STRUCTURED_OUTPUT_MODE",
     "STRUCTURED_OUTPUT_MODES",
     "TITLE",
     "TRANSPORT",
     "error_from_wire",
+    "error_to_wire",
     "request_from_wire",
     "request_to_wire",
     "response_from_wire",
@@ -67,6 +69,7 @@ __all__ = [
 ]
 
 KEY: Final = "openarmature.gemini_generate_content"
+KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "google"
 TITLE: Final = "Google Gemini generateContent (OpenArmature §8.3 dialect)"
 API_VERSION: Final = "v1beta"
@@ -1127,3 +1130,30 @@ def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) 
         body=decoded,
         provider_type=error_type if type(error_type) is str else None,
     )
+
+
+def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, str]]:
+    """A ProviderError -> (Google Gemini generateContent (OpenArmature §8.3 dialect) HTTP status, error body, headers): the inverse of error_from_wire. Any other exception is answered as provider_invalid_request."""
+    rows: dict[str, tuple[int, str, str | None]] = {
+        "provider_authentication": (401, "provider_authentication", None),
+        "provider_invalid_model": (404, "provider_invalid_model", None),
+        "provider_invalid_request": (400, "provider_invalid_request", None),
+        "provider_invalid_response": (502, "provider_invalid_response", None),
+        "provider_model_not_loaded": (503, "provider_model_not_loaded", None),
+        "provider_rate_limit": (429, "provider_rate_limit", None),
+        "provider_unavailable": (503, "provider_unavailable", None),
+        "provider_unsupported_content_block": (400, "provider_unsupported_content_block", None),
+        "structured_output_invalid": (502, "structured_output_invalid", None),
+    }
+    row = rows.get(getattr(error, "category", ""), rows["provider_invalid_request"])
+    message = str(error) or type(error).__name__  # `path: message` when the error names a path
+    body: dict[str, Any] = {"error": {"message": message, "status": row[1]}}
+    headers: dict[str, str] = {"content-type": "application/json"}
+    retry_after = getattr(error, "retry_after", None)
+    if (
+        isinstance(retry_after, (int, float))
+        and not isinstance(retry_after, bool)
+        and retry_after >= 0
+    ):
+        headers["retry-after"] = str(max(1, int(-(-retry_after // 1))))
+    return row[0], body, headers

@@ -90,7 +90,7 @@ def test_req_google_reasoning_round_trips() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Weather in SF?"}], "role": "user"}, {"parts": [{"text": "Let me check.", "thought": true}, {"text": "Checking.", "thoughtSignature": "sig-text"}, {"functionCall": {"args": {"location": "SF"}, "id": "call_1", "name": "get_weather"}, "thoughtSignature": "sig-call"}], "role": "model"}, {"parts": [{"functionResponse": {"id": "call_1", "name": "get_weather", "response": {"result": "72F"}}}], "role": "user"}], "model": "gemini-2.5-pro"}, "id": "req_google_reasoning_round_trips", "to_wire": {"messages": [{"content": "Weather in SF?", "role": "user"}, {"content": [{"origin": "google", "text": "Let me check.", "type": "thinking"}, {"origin": "google", "signature": "sig-text", "text": "Checking.", "type": "text"}], "role": "assistant", "tool_calls": [{"arguments": {"location": "SF"}, "id": "call_1", "name": "get_weather", "origin": "google", "signature": "sig-call"}]}, {"content": "72F", "role": "tool", "tool_call_id": "call_1"}], "model": "gemini-2.5-pro"}}'
+            '{"expect_wire": {"contents": [{"parts": [{"text": "Weather in SF?"}], "role": "user"}, {"parts": [{"text": "Let me check.", "thought": true}, {"text": "Checking.", "thoughtSignature": "c2lnLXRleHQ="}, {"functionCall": {"args": {"location": "SF"}, "id": "call_1", "name": "get_weather"}, "thoughtSignature": "c2lnLWNhbGw="}], "role": "model"}, {"parts": [{"functionResponse": {"id": "call_1", "name": "get_weather", "response": {"result": "72F"}}}], "role": "user"}], "model": "gemini-2.5-pro"}, "id": "req_google_reasoning_round_trips", "to_wire": {"messages": [{"content": "Weather in SF?", "role": "user"}, {"content": [{"origin": "google", "text": "Let me check.", "type": "thinking"}, {"origin": "google", "signature": "c2lnLXRleHQ=", "text": "Checking.", "type": "text"}], "role": "assistant", "tool_calls": [{"arguments": {"location": "SF"}, "id": "call_1", "name": "get_weather", "origin": "google", "signature": "c2lnLWNhbGw="}]}, {"content": "72F", "role": "tool", "tool_call_id": "call_1"}], "model": "gemini-2.5-pro"}}'
         ),
     )
 
@@ -100,7 +100,7 @@ def test_req_google_reasoning_round_trips__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Weather in SF?"}], "role": "user"}, {"parts": [{"text": "Let me check.", "thought": true}, {"text": "Checking.", "thoughtSignature": "sig-text"}, {"functionCall": {"args": {"location": "SF"}, "id": "call_1", "name": "get_weather"}, "thoughtSignature": "sig-call"}], "role": "model"}, {"parts": [{"functionResponse": {"id": "call_1", "name": "get_weather", "response": {"result": "72F"}}}], "role": "user"}], "model": "gemini-2.5-pro"}, "id": "req_google_reasoning_round_trips", "to_wire": {"messages": [{"content": "Weather in SF?", "role": "user"}, {"content": [{"origin": "google", "text": "Let me check.", "type": "thinking"}, {"origin": "google", "signature": "sig-text", "text": "Checking.", "type": "text"}], "role": "assistant", "tool_calls": [{"arguments": {"location": "SF"}, "id": "call_1", "name": "get_weather", "origin": "google", "signature": "sig-call"}]}, {"content": "72F", "role": "tool", "tool_call_id": "call_1"}], "model": "gemini-2.5-pro"}}'
+            '{"expect_wire": {"contents": [{"parts": [{"text": "Weather in SF?"}], "role": "user"}, {"parts": [{"text": "Let me check.", "thought": true}, {"text": "Checking.", "thoughtSignature": "c2lnLXRleHQ="}, {"functionCall": {"args": {"location": "SF"}, "id": "call_1", "name": "get_weather"}, "thoughtSignature": "c2lnLWNhbGw="}], "role": "model"}, {"parts": [{"functionResponse": {"id": "call_1", "name": "get_weather", "response": {"result": "72F"}}}], "role": "user"}], "model": "gemini-2.5-pro"}, "id": "req_google_reasoning_round_trips", "to_wire": {"messages": [{"content": "Weather in SF?", "role": "user"}, {"content": [{"origin": "google", "text": "Let me check.", "type": "thinking"}, {"origin": "google", "signature": "c2lnLXRleHQ=", "text": "Checking.", "type": "text"}], "role": "assistant", "tool_calls": [{"arguments": {"location": "SF"}, "id": "call_1", "name": "get_weather", "origin": "google", "signature": "c2lnLWNhbGw="}]}, {"content": "72F", "role": "tool", "tool_call_id": "call_1"}], "model": "gemini-2.5-pro"}}'
         ),
     )
 
@@ -280,7 +280,7 @@ def test_rfw_thought_and_signatures_stamped_google() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"origin": "google", "text": "Thinking.", "type": "thinking"}, {"origin": "google", "signature": "sig-1", "text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "More.", "type": "text"}], "role": "user"}], "model": "gemini-2.5-pro"}, "id": "rfw_thought_and_signatures_stamped_google", "request_from_wire": {"contents": [{"parts": [{"text": "Hi"}], "role": "user"}, {"parts": [{"text": "Thinking.", "thought": true}, {"text": "Hello.", "thoughtSignature": "sig-1"}], "role": "model"}, {"parts": [{"text": "More."}], "role": "user"}], "model": "gemini-2.5-pro"}}'
+            '{"expect_canonical": {"messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"origin": "google", "text": "Thinking.", "type": "thinking"}, {"origin": "google", "signature": "c2lnLTE=", "text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "More.", "type": "text"}], "role": "user"}], "model": "gemini-2.5-pro"}, "id": "rfw_thought_and_signatures_stamped_google", "request_from_wire": {"contents": [{"parts": [{"text": "Hi"}], "role": "user"}, {"parts": [{"text": "Thinking.", "thought": true}, {"text": "Hello.", "thoughtSignature": "c2lnLTE="}], "role": "model"}, {"parts": [{"text": "More."}], "role": "user"}], "model": "gemini-2.5-pro"}}'
         ),
     )
 
@@ -400,7 +400,7 @@ def test_resp_signed_text_part() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "google", "signature": "sig-t", "text": "Done.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 3, "total_tokens": 4}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "Done.", "thoughtSignature": "sig-t"}], "role": "model"}, "finishReason": "STOP", "index": 0}], "modelVersion": "gemini-2.5-pro", "responseId": "resp-3", "usageMetadata": {"candidatesTokenCount": 1, "promptTokenCount": 3, "totalTokenCount": 4}}, "id": "resp_signed_text_part"}'
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "google", "signature": "c2lnLXQ=", "text": "Done.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 3, "total_tokens": 4}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "Done.", "thoughtSignature": "c2lnLXQ="}], "role": "model"}, "finishReason": "STOP", "index": 0}], "modelVersion": "gemini-2.5-pro", "responseId": "resp-3", "usageMetadata": {"candidatesTokenCount": 1, "promptTokenCount": 3, "totalTokenCount": 4}}, "id": "resp_signed_text_part"}'
         ),
     )
 
@@ -410,7 +410,7 @@ def test_resp_signed_text_part__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "google", "signature": "sig-t", "text": "Done.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 3, "total_tokens": 4}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "Done.", "thoughtSignature": "sig-t"}], "role": "model"}, "finishReason": "STOP", "index": 0}], "modelVersion": "gemini-2.5-pro", "responseId": "resp-3", "usageMetadata": {"candidatesTokenCount": 1, "promptTokenCount": 3, "totalTokenCount": 4}}, "id": "resp_signed_text_part"}'
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "google", "signature": "c2lnLXQ=", "text": "Done.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 3, "total_tokens": 4}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "Done.", "thoughtSignature": "c2lnLXQ="}], "role": "model"}, "finishReason": "STOP", "index": 0}], "modelVersion": "gemini-2.5-pro", "responseId": "resp-3", "usageMetadata": {"candidatesTokenCount": 1, "promptTokenCount": 3, "totalTokenCount": 4}}, "id": "resp_signed_text_part"}'
         ),
     )
 
@@ -515,12 +515,12 @@ def test_resp_malformed_function_call_is_error() -> None:
     )
 
 
-def test_resp_unknown_finish_reason_is_error() -> None:
+def test_resp_future_finish_reason_is_error() -> None:
     """oa §8.3.2: any other value (here a future one) -> error; the raw value stays in raw."""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "error", "message": {"content": "x", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "x"}], "role": "model"}, "finishReason": "SOMETHING_NEW"}]}, "id": "resp_unknown_finish_reason_is_error", "lossy": "an unlisted wire value is written back as OTHER unless raw holds it"}'
+            '{"expect_canonical": {"finish_reason": "error", "message": {"content": "x", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "x"}], "role": "model"}, "finishReason": "SOMETHING_NEW"}]}, "id": "resp_future_finish_reason_is_error", "lossy": "an unlisted wire value is written back as OTHER unless raw holds it"}'
         ),
     )
 

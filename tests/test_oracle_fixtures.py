@@ -44,6 +44,7 @@ _TESTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(_TESTS))
 sys.path.insert(0, str(_TESTS / "oracle"))
 import strategies as gen
+from gemini_oracle import GeminiOracleError, check_gemini_request, check_gemini_response
 from sdk_oracle import (
     OracleError,
     check_anthropic_messages_request,
@@ -60,6 +61,7 @@ MAPPINGS = _TESTS.parent / "mappings"
 BASE_FILES = {
     "openai": MAPPINGS / "openai_chat.yaml",
     "anthropic": MAPPINGS / "anthropic_messages.yaml",
+    "google": MAPPINGS / "gemini_generate_content.yaml",
     # the non-chat kinds: their own base files, family "<provider>_<kind>"
     "openai_embeddings": MAPPINGS / "openai_embeddings.yaml",
     "openai_images": MAPPINGS / "openai_images.yaml",
@@ -156,6 +158,13 @@ def check_request(key: str, body: Any, extras: Any = (), *, built: bool = True) 
     if fmt.kind in KIND_ORACLES:
         KIND_ORACLES[fmt.kind][0](body, allowed)
         return
+    if fmt.provider == "google":  # v1beta protobufs; extras live under generationConfig (§8.3)
+        # oa §8.3.1 sends the JSON Schema verbatim under `parameters`, the OpenAPI-subset field
+        # (lower-case types are not its Type enum): the openarmature dialects deviate from the API
+        # there on purpose (test_gemini_openarmature_parameters_deviate), so those schemas are
+        # taken out before the strict check and everything else is checked.
+        _gemini(check_gemini_request, _without_openapi_parameters(body), allowed)
+        return
     if fmt.provider == "openai":
         check_openai_chat_request(body, allowed)
         return
@@ -166,9 +175,30 @@ def check_request(key: str, body: Any, extras: Any = (), *, built: bool = True) 
     check_anthropic_messages_request(body, allowed, use_extensions=use_extensions)
 
 
+def _without_openapi_parameters(body: Any) -> Any:
+    if not isinstance(body, dict) or not isinstance(body.get("tools"), list):
+        return body
+    body = copy.deepcopy(body)
+    for entry in body["tools"]:
+        for decl in (entry or {}).get("functionDeclarations") or []:
+            if isinstance(decl, dict):
+                decl.pop("parameters", None)
+    return body
+
+
+def _gemini(check: Callable[..., None], *args: Any) -> None:
+    """The protobuf oracle's failures as OracleError, like the SDK oracle's."""
+    try:
+        check(*args)
+    except GeminiOracleError as exc:
+        raise OracleError(exc.path, str(exc)) from None
+
+
 def check_response(key: str, body: Any) -> None:
     if _fmt(key).kind in KIND_ORACLES:
         KIND_ORACLES[_fmt(key).kind][1](body)
+    elif _fmt(key).provider == "google":
+        _gemini(check_gemini_response, body)
     elif _fmt(key).provider == "openai":
         check_openai_chat_response(body)
     else:
@@ -201,6 +231,8 @@ INPUT_NOT_SDK_SHAPED = {
     "usage_absent_all_null": "doc: a body without usage (Message.usage is required)",
     # openai_embeddings
     "response_base64_decoded": "encoding_format base64: the SDK decodes it before typing embedding as List[float]",
+    # gemini_generate_content
+    "resp_future_finish_reason_is_error": "finishReason 'SOMETHING_NEW' is the unknown (future) value under test",
 }
 
 #: Output checks expected to fail: {fixture id: xfail reason}. Empty now: the four bugs this
@@ -341,6 +373,7 @@ def test_response_to_wire_expected_body_passes_oracle(key: str, case: dict[str, 
 BASE_KEYS = {
     "openai": "openai_chat",
     "anthropic": "anthropic_messages",
+    "google": "gemini_generate_content",
     "openai_embeddings": "openai_embeddings",
     "openai_images": "openai_images",
 }
@@ -496,6 +529,38 @@ def test_oracle_is_strict_responses() -> None:
     with pytest.raises(OracleError) as caught:
         check_anthropic_messages_response(broken)
     assert caught.value.path.startswith("content[1]")
+
+
+def test_oracle_is_strict_gemini() -> None:
+    body = _fmt("gemini_generate_content").request_to_wire(
+        _fixture("gemini_generate_content", "req_user_media_parts")["to_wire"]
+    )
+    check_request("gemini_generate_content", body)
+    broken = copy.deepcopy(body)
+    part = broken["contents"][0]["parts"][2]["fileData"]
+    part["fileUrl"] = part.pop("fileUri")
+    with pytest.raises(OracleError) as caught:
+        check_request("gemini_generate_content", broken)
+    assert caught.value.path == "contents[0].parts[2].fileData.fileUrl"
+    response = _fixture("gemini_generate_content", "resp_function_call_signed")["from_wire"]
+    check_response("gemini_generate_content", response)
+    broken = copy.deepcopy(response)
+    broken["usageMetadata"]["promptTokens"] = broken["usageMetadata"].pop("promptTokenCount")
+    with pytest.raises(OracleError) as caught:
+        check_response("gemini_generate_content", broken)
+    assert caught.value.path == "usageMetadata.promptTokens"
+
+
+def test_gemini_openarmature_parameters_deviate() -> None:
+    """oa §8.3.1 puts the JSON Schema under `parameters` (an OpenAPI-subset Schema whose `type` is
+    an upper-case enum); the v1beta types reject it there, which is why the base mapping sends
+    `parametersJsonSchema`. The base's output for the same request passes."""
+    case = _fixture("openarmature.gemini_generate_content", "tool_parameters_under_parameters")
+    body = _fmt("openarmature.gemini_generate_content").request_to_wire(case["to_wire"])
+    with pytest.raises(GeminiOracleError) as caught:
+        check_gemini_request(body)
+    assert caught.value.path.startswith("tools[0].functionDeclarations[0].parameters")
+    check_request("gemini_generate_content", _fmt("gemini_generate_content").request_to_wire(case["to_wire"]))
 
 
 def test_sampling_fields_rejected_for_2026_10_21_bodies() -> None:
