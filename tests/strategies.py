@@ -19,6 +19,7 @@ costs more than drawing from it, and the generators are the bulk of the run time
 
 from __future__ import annotations
 
+import base64
 import copy
 import functools
 import operator
@@ -27,7 +28,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-FORMATS = ("openai_chat", "anthropic_messages")
+FORMATS = ("openai_chat", "anthropic_messages", "gemini_generate_content")
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,10 @@ class Profile:
     file_inline_types: tuple[str, ...]
     strict_closes_schemas: bool  # openai: tools.strict close_all_object_schemas
     extras_known: tuple[tuple[str, Any], ...]  # SDK-declared root keys safe to pass through
+    # The wire's numeric types: "json" (any finite double, the SDKs' int/float) or "proto32"
+    # (Gemini GenerationConfig: float and int32 fields; out-of-range values are the API's to refuse,
+    # oa §8.3.1, so the generator stays inside them).
+    numbers: str = "json"
 
 
 PROFILES: dict[str, Profile] = {
@@ -83,6 +88,22 @@ PROFILES: dict[str, Profile] = {
             ("service_tier", st.sampled_from(["auto", "standard_only"])),
         ),
     ),
+    "gemini_generate_content": Profile(
+        key="gemini_generate_content",
+        # inlineData / fileData take any IANA type (no value map); these are the documented ones.
+        image_inline_types=("image/png", "image/jpeg", "image/webp", "image/heic"),
+        audio_types=("audio/wav", "audio/mp3", "audio/ogg", "audio/flac"),
+        file_url=True,
+        file_inline_types=("application/pdf", "text/plain", "text/csv"),
+        strict_closes_schemas=False,
+        # extras go under generationConfig (oa §8.3.1): GenerationConfig fields.
+        extras_known=(
+            ("candidateCount", st.integers(1, 4)),
+            ("responseLogprobs", st.booleans()),
+            ("thinkingConfig", st.fixed_dictionaries({"thinkingBudget": st.integers(0, 4096)})),
+        ),
+        numbers="proto32",
+    ),
 }
 
 # --- scalars ----------------------------------------------------------------------------------
@@ -97,11 +118,11 @@ identifiers = st.text(alphabet=_ID_CHARS, min_size=1, max_size=12)
 tool_names = st.builds(
     operator.add, st.sampled_from(_LETTERS), st.text(alphabet=_ID_CHARS, max_size=15)
 )
-base64_data = st.builds(
-    operator.add,
-    st.text(alphabet=_LETTERS + "0123456789+/", min_size=4, max_size=24),
-    st.sampled_from(["", "=", "=="]),
-)
+# Valid base64 (what every wire's data fields and Gemini's `bytes` fields decode).
+base64_data = st.binary(min_size=1, max_size=18).map(lambda b: base64.b64encode(b).decode("ascii"))
+# Reasoning signatures are opaque strings; providers issue base64 (Gemini's thoughtSignature is a
+# protobuf `bytes` field, so the v1beta oracle accepts nothing else).
+signatures = base64_data
 https_urls = st.builds(
     lambda stem, ext: f"https://example.com/{stem}.{ext}",
     st.text(alphabet=_LOWER, min_size=1, max_size=10),
@@ -200,7 +221,7 @@ def text_blocks(signed: bool = True) -> Any:
 def _text_blocks(draw: Any, signed: bool) -> dict[str, Any]:
     block: dict[str, Any] = {"type": "text", "text": draw(nonempty_text)}
     if signed and draw(st.integers(0, 4)) == 0:
-        block["signature"] = draw(identifiers)
+        block["signature"] = draw(signatures)
         _maybe(draw, block, "origin", origins)
     return block
 
@@ -217,7 +238,7 @@ def _thinking_blocks(draw: Any) -> dict[str, Any]:
     # CANONICAL.md: thinking text may be empty only when a signature is present.
     block["text"] = draw(any_text if signed else nonempty_text)
     if signed:
-        block["signature"] = draw(identifiers)
+        block["signature"] = draw(signatures)
     _maybe(draw, block, "origin", origins)
     return block
 
@@ -298,7 +319,7 @@ _SIGNED_EXTRA = (
     st.none()
     | st.none()
     | st.none()
-    | st.fixed_dictionaries({"signature": identifiers}, optional={"origin": origins})
+    | st.fixed_dictionaries({"signature": signatures}, optional={"origin": origins})
 )
 _CALL_BODIES = st.tuples(tool_names, json_objects, _SIGNED_EXTRA)
 
@@ -394,6 +415,16 @@ _CONFIG_FIELDS = {
     "presence_penalty": numbers,
 }
 
+_numbers32 = st.one_of(st.integers(-5, 5), st.floats(allow_nan=False, allow_infinity=False, width=32))
+_CONFIG_FIELDS_PROTO32 = {
+    **_CONFIG_FIELDS,
+    "temperature": _numbers32,
+    "top_p": _numbers32,
+    "seed": st.integers(-(2**31), 2**31 - 1),
+    "frequency_penalty": _numbers32,
+    "presence_penalty": _numbers32,
+}
+
 #: extras keys no mapping declares (`x_` is nobody's wire field), so they ride untouched and
 #: read back as extras.
 extras_keys = st.text(alphabet=_LOWER + "_", min_size=1, max_size=8).map(lambda tail: "x_" + tail)
@@ -402,7 +433,8 @@ extras_keys = st.text(alphabet=_LOWER + "_", min_size=1, max_size=8).map(lambda 
 @st.composite
 def configs(draw: Any, prof: Profile) -> dict[str, Any]:
     config: dict[str, Any] = {}
-    for name, strategy in _CONFIG_FIELDS.items():
+    fields = _CONFIG_FIELDS if prof.numbers == "json" else _CONFIG_FIELDS_PROTO32
+    for name, strategy in fields.items():
         choice = draw(st.integers(0, 3))
         if choice == 0:
             config[name] = draw(strategy)

@@ -1,4 +1,4 @@
-"""Property tests for the two base formats, `openai_chat` and `anthropic_messages`.
+"""Property tests for the base formats, `openai_chat`, `anthropic_messages` and `gemini_generate_content`.
 
 a. canonical -> wire -> canonical is the identity on what a format carries, up to the
    equivalences `normalise()` states (each citing its mapping row or fixture);
@@ -186,6 +186,8 @@ def _anthropic_content(content: Any, role: str) -> list[dict[str, Any]]:
 def normalise(format_key: str, request: dict[str, Any]) -> dict[str, Any]:
     """The canonical request `format_key` reads back after sending `request` (a valid canonical
     request dict): every difference the mapping tables allow, and nothing else."""
+    if format_key == "gemini_generate_content":
+        return _normalise_gemini(request)
     r = copy.deepcopy(request)
     openai = format_key == "openai_chat"
     # Request.from_dict: top-level keys set to null are absent (tests/test_canonical.py).
@@ -241,6 +243,107 @@ def normalise(format_key: str, request: dict[str, Any]) -> dict[str, Any]:
         config.setdefault("max_tokens", 4096)
     if not config.get("extras"):
         config.pop("extras", None)  # extras: only keys present are sent
+    if config:
+        r["config"] = config
+    return r
+
+
+# Gemini provider id (mappings/gemini_generate_content.yaml meta.provider).
+_GOOGLE = "google"
+
+
+def _gemini_media(block: dict[str, Any]) -> dict[str, Any]:
+    # image/audio/file rows are inlineData {mimeType, data} / fileData {mimeType?, fileUri}:
+    # detail and filename have no wire field; a URL part's mimeType is the block's or inferred
+    # from the URL (codec from_url); part_dispatch keys reads the kind back from the mimeType's
+    # family (image/ -> image, audio/ -> audio, anything else or none -> file).
+    media_type = block.get("media_type") or _guess_media_type(block["source"])
+    out: dict[str, Any] = {"source": block["source"]}
+    if media_type:
+        out["media_type"] = media_type
+    family = (media_type or "").split("/")[0]
+    out["type"] = family if family in ("image", "audio") else "file"
+    return out
+
+
+def _guess_media_type(source: dict[str, Any]) -> str | None:
+    from wiremap.runtime.wire import guess_media_type  # the documented table (codec from_url)
+
+    if source["type"] != "url":
+        return None
+    guessed = guess_media_type(None, source["url"])
+    return guessed if isinstance(guessed, str) else None
+
+
+def _gemini_text(block: dict[str, Any]) -> dict[str, Any]:
+    # content_parts.text {text, thoughtSignature?}: a signature goes out (and comes back stamped
+    # google) only when its origin is google or absent (signatures: strip_foreign).
+    out = {"type": "text", "text": block["text"]}
+    if "signature" in block and block.get("origin", _GOOGLE) == _GOOGLE:
+        out.update(signature=block["signature"], origin=_GOOGLE)
+    return out
+
+
+def _gemini_block(block: dict[str, Any]) -> dict[str, Any] | None:
+    kind = block["type"]
+    if kind == "text":
+        return _gemini_text(block)
+    if kind == "redacted_thinking":
+        return None  # content_parts.redacted_thinking: strip
+    if kind == "thinking":
+        if block.get("origin", _GOOGLE) != _GOOGLE:
+            return None  # another provider's reasoning is stripped
+        out = {"type": "thinking", "text": block["text"], "origin": _GOOGLE}
+        if "signature" in block:
+            out["signature"] = block["signature"]
+        return out
+    return _gemini_media(block)
+
+
+def _normalise_gemini(request: dict[str, Any]) -> dict[str, Any]:
+    r = copy.deepcopy(request)
+    for key in ("tools", "tool_choice", "config", "response_schema"):
+        if key in r and r[key] is None:
+            del r[key]
+    names: dict[str, str] = {}
+    messages = []
+    for m in r["messages"]:
+        m = dict(m)
+        if m["role"] == "tool":
+            # tool_results name: from_call -- functionResponse.name is the answered call's name
+            m["name"] = names[m["tool_call_id"]]
+        elif m["role"] in ("user", "assistant"):
+            content = m.get("content")
+            # always_parts: a string is one text part; "" and null are no part at all
+            if content is None or content == "":
+                blocks: list[Any] = []
+            elif isinstance(content, str):
+                blocks = [{"type": "text", "text": content}]
+            else:
+                blocks = [b for b in (_gemini_block(x) for x in content) if b is not None]
+            m["content"] = blocks
+            if m["role"] == "assistant":
+                calls = []
+                for c in m.get("tool_calls") or []:
+                    names[c["id"]] = c["name"]
+                    call = {"id": c["id"], "name": c["name"], "arguments": c["arguments"]}
+                    if "signature" in c and c.get("origin", _GOOGLE) == _GOOGLE:
+                        call.update(signature=c["signature"], origin=_GOOGLE)
+                    calls.append(call)
+                if calls:
+                    m["tool_calls"] = calls
+                else:
+                    m.pop("tool_calls", None)
+        messages.append(m)
+    r["messages"] = messages
+    if not r.get("tools"):
+        r.pop("tools", None)
+    else:
+        for tool in r["tools"]:
+            tool.pop("strict", None)  # tools row {name, description?, parametersJsonSchema?}: no strict
+    config = {k: v for k, v in (r.pop("config", None) or {}).items() if v is not None}
+    if not config.get("extras"):
+        config.pop("extras", None)
     if config:
         r["config"] = config
     return r
@@ -600,6 +703,13 @@ _JSON_TEXTS = st.sampled_from(
 
 
 def _text_response(key: str, text: str) -> dict[str, Any]:
+    if key == "gemini_generate_content":
+        return {
+            "candidates": [
+                {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}
+            ],
+            "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
+        }
     if key == "openai_chat":
         return {
             "id": "x",
@@ -718,7 +828,8 @@ def test_assistant_turn_stripped_to_nothing_is_refused(key: str) -> None:
                     {
                         "type": "thinking",
                         "text": "Let me think.",
-                        "origin": "google",
+                        # foreign to the target format, so signatures: strip_foreign drops it
+                        "origin": "anthropic" if key == "gemini_generate_content" else "google",
                         "signature": "g",
                     }
                 ],
