@@ -431,15 +431,16 @@ def _request_to_wire(
         body["tool_choice"] = _tool_choice_to_wire(tool_choice)
     if extras:
         assert isinstance(extras, dict)
+        target = body
         for key in sorted(extras):
             value = extras[key]
-            if key not in body:
-                body[key] = _w.canonical_json(value)
+            if key not in target:
+                target[key] = _w.canonical_json(value)
                 continue
             if key == "stop":  # additive managed field (OpenArmature §6)
-                body[key] = _w.merge_list(body[key], value, True)
+                target[key] = _w.merge_list(target[key], value, True)
                 continue
-            if not _w.deep_equal(body[key], value):
+            if not _w.deep_equal(target[key], value):
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
@@ -532,6 +533,7 @@ def _request_from_wire(body: Any) -> Request:
     """Wire request body -> canonical request."""
     body = _w.expect_dict(body, "")
     consumed = set()
+    nested_consumed: list[tuple[str, ...]] = []  # dotted wire fields read
     model = _w.member_str(body, "model", "")
     consumed.add("model")
     messages: list[Message] = []
@@ -566,7 +568,11 @@ def _request_from_wire(body: Any) -> Request:
     if "tool_choice" in body:
         consumed.add("tool_choice")
         kwargs["tool_choice"] = _read_tool_choice(body["tool_choice"])
-    extras = {k: v for k, v in body.items() if k not in consumed}
+    extras = (
+        _w.leftover(body, consumed, nested_consumed)
+        if nested_consumed
+        else {k: v for k, v in body.items() if k not in consumed}
+    )
     if extras:
         config["extras"] = extras
     if config:
@@ -597,16 +603,16 @@ def _read_tool(tool: dict[str, Any], path: str) -> Tool:
 
 def _read_tool_choice(value: Any) -> ToolChoice:
     """Wire tool_choice -> canonical."""
+    if type(value) is dict and value.get("type") == "function" and "function" in value:
+        obj_1 = _w.member_dict(value, "function", "tool_choice")
+        name_2 = _w.member_str(obj_1, "name", "tool_choice" + ".function")
+        return ForcedTool(name=name_2)
     if value == "auto":
         return "auto"
     if value == "required":
         return "required"
     if value == "none":
         return "none"
-    if type(value) is dict and value.get("type") == "function":
-        obj_1 = _w.member_dict(value, "function", "tool_choice")
-        name_2 = _w.member_str(obj_1, "name", "tool_choice" + ".function")
-        return ForcedTool(name=name_2)
     raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + repr(value))
 
 
