@@ -451,7 +451,7 @@ class Emitter:
             optional_fields=frozenset({"id"}) if synth else frozenset(),
         )
         if synth:
-            out.add(f"call_id = {got['id']} if {got['id']} is not NOT_GIVEN else ''  # synthesized by the turn reader")
+            out.add(f"call_id = {got['id']} if isinstance({got['id']}, str) else ''  # synthesized by the turn reader")
             got["id"] = "call_id"
         args = [f"id={got['id']}", f"name={got['name']}", f"arguments={got['arguments']}"]
         if "signature" in got:
@@ -471,7 +471,7 @@ class Emitter:
             optional_fields=frozenset({"tool_call_id"}) if synth else frozenset(),
         )
         if synth:
-            out.add(f"result_id = {got['tool_call_id']} if {got['tool_call_id']} is not NOT_GIVEN else ''  # paired by the message reader")
+            out.add(f"result_id = {got['tool_call_id']} if isinstance({got['tool_call_id']}, str) else ''  # paired by the message reader")
             got["tool_call_id"] = "result_id"
         content = got["content"]
         out.add(f"return ToolMessage(tool_call_id={got['tool_call_id']}, content={content}, name={got.get('name', 'NOT_GIVEN')})")

@@ -267,7 +267,7 @@ def _result_name(out: Any, from_call: bool) -> str:
     if not from_call:
         return "message.name"
     out.add("result_name = call_names.get(message.tool_call_id, message.name)")
-    out.add("if isinstance(result_name, NotGiven):")
+    out.add("if result_name is NOT_GIVEN:")
     out.add("    raise InvalidRequestError(")
     out.add("        'no earlier tool call has id ' + repr(message.tool_call_id) + ' and the message names no function; the wire needs its name',")
     out.add("        path=f'messages[{i}].tool_call_id',")
@@ -275,8 +275,11 @@ def _result_name(out: Any, from_call: bool) -> str:
     return "result_name"
 
 
-def _build_message(em: "Emitter", out: Any, node: Any, env: dict[str, str], context: str) -> str:
-    """Message templates: `{content}` / `{tool_calls}` are bound to already-converted values."""
+def _build_message(
+    em: "Emitter", out: Any, node: Any, env: dict[str, str], context: str, present: frozenset[str] = frozenset()
+) -> str:
+    """Message templates: `{content}` / `{tool_calls}` are bound to already-converted values.
+    `present`: fields bound to values that always exist (an optional slot then needs no check)."""
     if not isinstance(node, Obj):
         raise AssertionError("message templates are objects")
     required: list[tuple[str, str]] = []
@@ -284,7 +287,7 @@ def _build_message(em: "Emitter", out: Any, node: Any, env: dict[str, str], cont
     for key, child in node.items:
         if isinstance(child, Slot):
             expr = env.get(child.field, "NOT_GIVEN")
-            if child.optional:
+            if child.optional and child.field not in present:
                 optional.append((key, expr))
             else:
                 required.append((key, expr))
@@ -1011,7 +1014,9 @@ def _emit_response_to_wire(em: "Emitter") -> None:
         out.add("    blocks = _as_blocks(_assistant_content_to_wire(msg.content, 'message.content'))")
         out.add("if calls:")
         out.add("    blocks.extend(_tool_call_to_wire(call, f'message.tool_calls[{k}]') for k, call in enumerate(calls))")
-        expr = _build_message(em, out, ir.assistant_template, {"content": "blocks", "tool_calls": "NOT_GIVEN"}, "message.assistant")
+        expr = _build_message(
+            em, out, ir.assistant_template, {"content": "blocks", "tool_calls": "NOT_GIVEN"}, "message.assistant", frozenset({"content"})
+        )
     else:
         out.add("content_out: Any = msg.content")
         out.add("if isinstance(msg.content, (str, list)):")

@@ -248,7 +248,7 @@ def _read_tool_call(call: dict[str, Any], path: str, lenient: bool) -> ToolCall:
     name_3 = _w.member_str(obj_1, "name", path + ".functionCall")
     arguments_4 = _w.member_dict(obj_1, "args", path + ".functionCall")
     signature_5 = _w.optional_str(call, "thoughtSignature", path)
-    call_id = id_2 if id_2 is not NOT_GIVEN else ""  # synthesized by the turn reader
+    call_id = id_2 if isinstance(id_2, str) else ""  # synthesized by the turn reader
     origin_ = PROVIDER if signature_5 is not NOT_GIVEN else NOT_GIVEN
     return ToolCall(
         id=call_id, name=name_3, arguments=arguments_4, signature=signature_5, origin=origin_
@@ -273,7 +273,7 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     obj_4 = _w.member_dict(obj_1, "response", path + ".functionResponse")
     content_5 = _w.member_text(obj_4, "result", path + ".functionResponse" + ".response")
     result_id = (
-        tool_call_id_2 if tool_call_id_2 is not NOT_GIVEN else ""
+        tool_call_id_2 if isinstance(tool_call_id_2, str) else ""
     )  # paired by the message reader
     return ToolMessage(tool_call_id=result_id, content=content_5, name=name_3)
 
@@ -404,7 +404,7 @@ def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
         if t is ToolMessage:
             assert isinstance(message, ToolMessage)
             result_name = call_names.get(message.tool_call_id, message.name)
-            if isinstance(result_name, NotGiven):
+            if result_name is NOT_GIVEN:
                 raise InvalidRequestError(
                     "no earlier tool call has id "
                     + repr(message.tool_call_id)
@@ -996,10 +996,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
         blocks.extend(
             _tool_call_to_wire(call, f"message.tool_calls[{k}]") for k, call in enumerate(calls)
         )
-    wire_message_1: dict[str, Any] = {"role": "model"}
-    if blocks is not NOT_GIVEN:
-        wire_message_1["parts"] = blocks
-    wire_message = wire_message_1
+    wire_message = {"role": "model", "parts": blocks}
     u = resp.usage
     usage_wire: dict[str, Any] = {}
     # usage unreported: omit. The counters go out together or not at all (never a partial object).
