@@ -1135,19 +1135,19 @@ def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) 
 def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, str]]:
     """A ProviderError -> (Google Gemini generateContent HTTP status, error body, headers): the inverse of error_from_wire. Any other exception is answered as provider_invalid_request."""
     rows: dict[str, tuple[int, str, str | None]] = {
-        "provider_authentication": (401, "provider_authentication", None),
-        "provider_invalid_model": (404, "provider_invalid_model", None),
-        "provider_invalid_request": (400, "provider_invalid_request", None),
-        "provider_invalid_response": (502, "provider_invalid_response", None),
-        "provider_model_not_loaded": (503, "provider_model_not_loaded", None),
-        "provider_rate_limit": (429, "provider_rate_limit", None),
-        "provider_unavailable": (503, "provider_unavailable", None),
-        "provider_unsupported_content_block": (400, "provider_unsupported_content_block", None),
-        "structured_output_invalid": (502, "structured_output_invalid", None),
+        "provider_authentication": (401, "UNAUTHENTICATED", None),
+        "provider_invalid_model": (404, "NOT_FOUND", None),
+        "provider_invalid_request": (400, "INVALID_ARGUMENT", None),
+        "provider_invalid_response": (500, "INTERNAL", None),
+        "provider_model_not_loaded": (503, "UNAVAILABLE", None),
+        "provider_rate_limit": (429, "RESOURCE_EXHAUSTED", None),
+        "provider_unavailable": (503, "UNAVAILABLE", None),
+        "provider_unsupported_content_block": (400, "INVALID_ARGUMENT", None),
+        "structured_output_invalid": (500, "INTERNAL", None),
     }
     row = rows.get(getattr(error, "category", ""), rows["provider_invalid_request"])
     message = str(error) or type(error).__name__  # `path: message` when the error names a path
-    body: dict[str, Any] = {"error": {"message": message, "status": row[1]}}
+    body: dict[str, Any] = {"error": {"code": row[0], "message": message, "status": row[1]}}
     headers: dict[str, str] = {"content-type": "application/json"}
     retry_after = getattr(error, "retry_after", None)
     if (
