@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .catalog import CONTEXTS, Field
+from .emit_items import ItemsIR, build_items_ir
 from .load import MappingError
 from .mapping_schema import OPTION_NAMES, PART_KINDS
 from .resolve import Resolved
@@ -128,6 +129,7 @@ class FormatIR:
     structured_template: Node | None
     fixtures: list[dict[str, Any]]
     fixture_lines: dict[str, int]
+    items: ItemsIR = field(default_factory=ItemsIR)  # item-list rows (codegen/emit_items.py)
 
 
 _PATH_TOKEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]")
@@ -176,10 +178,14 @@ class _Builder:
             raise self.err(slot.pointer, "the json codec applies to objects (arguments, schemas)")
         if slot.optional and not spec.optional:
             raise self.err(slot.pointer, f"{{{slot.field}?}}: {slot.field} is always present in {context}; drop the '?'")
+        if slot.has_default and not spec.optional:
+            raise self.err(slot.pointer, f"{{{slot.field}=...}}: {slot.field} is always present in {context}; a default is never used")
+        if slot.has_default and slot.codec is not None:
+            raise self.err(slot.pointer, f"{{{slot.field}=...}}: a default cannot be combined with a codec")
         # In a content part, an optional field placed without `?` means "sent only for blocks that
         # carry it" (Anthropic thinking needs its signature). Elsewhere it must say what to do
         # when absent; tool parameters default to an empty object schema.
-        if spec.optional and not slot.optional and not context.startswith(("part.", "message.")) and (context, slot.field) != ("tool", "parameters"):
+        if spec.optional and not slot.optional and not slot.has_default and not context.startswith(("part.", "message.")) and (context, slot.field) != ("tool", "parameters"):
             raise self.err(slot.pointer, f"{{{slot.field}}}: {slot.field} may be absent in {context}; write {{{slot.field}?}}")
 
     def require_slot(self, node: Node, pointer: str, name: str, context: str) -> None:
@@ -441,6 +447,7 @@ class _Builder:
             structured_template=structured_template,
             fixtures=fixtures,
             fixture_lines=fixture_lines,
+            items=build_items_ir(self),
         )
 
 

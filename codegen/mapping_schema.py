@@ -191,7 +191,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 "assistant": _obj(
                     {
                         "wire": TEMPLATE,
-                        "content": _content_strategy,
+                        "content": {"enum": [*_content_strategy["enum"], "joined_text"]},
                         "order": {"enum": ["as_given", "thinking_first"]},
                     },
                     required=["wire"],
@@ -207,7 +207,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                     {kind: _part for kind in PART_KINDS}, required=list(PART_KINDS)
                 ),
                 "tool_calls": _obj(
-                    {"placement": {"enum": ["field", "content_blocks"]}, "wire": TEMPLATE},
+                    {"placement": {"enum": ["field", "content_blocks", "items"]}, "wire": TEMPLATE},
                     required=["placement", "wire"],
                 ),
                 "tools": _obj(
@@ -238,6 +238,11 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                     required=["placement", "collision"],
                 ),
                 "signatures": {"enum": ["strip_foreign", "strip_all"]},
+                # Thinking blocks <-> reasoning items beside the messages, resent verbatim.
+                "reasoning_items": _obj(
+                    {"match": {"type": "object"}, "text": WIRE_FIELD, "join": {"type": "string"}},
+                    required=["match", "text"],
+                ),
                 "unmodeled": _obj(
                     {
                         ctx: {"type": "object", "additionalProperties": {"enum": ["reject", "drop"]}}
@@ -286,6 +291,11 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                             "propertyNames": {"enum": CANONICAL_FINISH},
                             "additionalProperties": {"type": "string"},
                         },
+                        # A more specific wire reason beside `path` (looked up first when listed).
+                        "detail_path": RESPONSE_PATH,
+                        "detail_map": {"type": "object", "additionalProperties": {"enum": CANONICAL_FINISH}},
+                        # The canonical value a `stop` becomes when the message carries tool calls.
+                        "with_tool_calls": {"enum": ["tool_calls"]},
                     },
                     required=["path", "map"],
                 ),
@@ -298,10 +308,23 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         "cached_tokens": _usage_source,
                         "cache_creation_tokens": _usage_source,
                         "unreported": {"enum": ["omit", "zero"]},
+                        "zero_fill": {"type": "array", "items": RESPONSE_PATH},
                     },
                     required=["path", "prompt_tokens", "completion_tokens", "total_tokens"],
                 ),
                 "envelope": {"type": "object"},
+                # The message is assembled from a list of output items (`message` is its path).
+                "items": _obj(
+                    {
+                        "message": TEMPLATE,
+                        "text": TEMPLATE,
+                        "refusal": TEMPLATE,
+                        # literal keys response_to_wire adds to the message item / text parts; never
+                        # read, never required when reading
+                        "write_also": _obj({"message": {"type": "object"}, "text": {"type": "object"}}),
+                    },
+                    required=["message", "text"],
+                ),
                 "content": {"enum": ["as_request", "joined_text"]},
                 "refusal": _obj(
                     {"field": {"type": "string", "minLength": 1}, "strategy": {"enum": ["as_content", "ignore"]}},

@@ -27,7 +27,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-FORMATS = ("openai_chat", "anthropic_messages")
+FORMATS = ("openai_chat", "anthropic_messages", "openai_responses")
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,21 @@ PROFILES: dict[str, Profile] = {
         extras_known=(
             ("metadata", st.fixed_dictionaries({"user_id": st.text(min_size=1, max_size=8)})),
             ("service_tier", st.sampled_from(["auto", "standard_only"])),
+        ),
+    ),
+    "openai_responses": Profile(
+        key="openai_responses",
+        # image.inline: input_image.image_url is a data URL of any image type.
+        image_inline_types=("image/png", "image/jpeg", "image/gif", "image/webp"),
+        audio_types=(),  # audio.*: reject (no audio input part)
+        file_url=True,  # file.url: input_file.file_url
+        file_inline_types=("application/pdf", "text/plain", "text/csv"),
+        strict_closes_schemas=True,  # tools.strict close_all_object_schemas
+        extras_known=(
+            ("user", st.text(min_size=1, max_size=8)),
+            ("parallel_tool_calls", st.booleans()),
+            ("store", st.booleans()),
+            ("truncation", st.sampled_from(["auto", "disabled"])),
         ),
     ),
 }
@@ -479,8 +494,10 @@ def canonical_responses(draw: Any, key: str) -> dict[str, Any]:
         "completion_tokens": draw(maybe_counter),
         "total_tokens": draw(maybe_counter),
     }
-    if key == "openai_chat" and draw(st.integers(0, 3)) == 0:
+    if key in ("openai_chat", "openai_responses") and draw(st.integers(0, 3)) == 0:
         usage["cached_tokens"] = draw(counters)
+    if key == "openai_responses" and draw(st.integers(0, 3)) == 0:
+        usage["cache_creation_tokens"] = draw(counters)
     response: dict[str, Any] = {
         "message": message,
         "finish_reason": draw(
