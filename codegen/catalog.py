@@ -70,6 +70,8 @@ CONTEXTS: dict[str, dict[str, Field]] = {
     },
     "tool_choice.tool": {"name": Field("name", "str")},
     "message.system": {"content": Field("content", "str")},
+    "item.message": {"content": Field("content", "content")},  # response.items.message
+    "item.refusal": {"refusal": Field("refusal", "str")},  # response.items.refusal
     "message.user": {"content": Field("content", "content")},
     "message.assistant": {
         "content": Field("content", "content", True),

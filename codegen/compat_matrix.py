@@ -100,6 +100,8 @@ def _tool_role(ir: FormatIR) -> str:
     if ir.tool_results_strategy == "group_into_user_message":
         kind = _lit_key(ir.tool_result_template, "type")
         return f"renamed → {_code(kind)} blocks in a {_code(_role(ir.user_template))} turn"
+    if _role(ir.tool_result_template) is None:  # told apart by `type` (emit_items)
+        return f"renamed → {_code(_lit_key(ir.tool_result_template, 'type'))} items"
     return _renamed("tool", str(_role(ir.tool_result_template)))
 
 
@@ -135,6 +137,8 @@ def _part(kind: str) -> Callable[[FormatIR], str]:
 
     def cell(ir: FormatIR) -> str:
         row = ir.parts.get(kind)
+        if kind == "thinking" and ir.items.reasoning_match is not None:  # request.reasoning_items
+            return f"renamed → {_code(_lit_key(ir.items.reasoning_match, 'type'))} items (their own, resent verbatim; unsigned dropped)"
         if row == "strip":
             return DROPPED
         if row == "reject" or row is None:
@@ -239,6 +243,8 @@ def _choice(mode: str) -> Callable[[FormatIR], str]:
 def _tool_calls(ir: FormatIR) -> str:
     if ir.tool_calls_placement == "content_blocks":
         return f"{_code(_lit_key(ir.tool_call_template, 'type'))} content blocks"
+    if ir.tool_calls_placement == "items":
+        return f"{_code(_lit_key(ir.tool_call_template, 'type'))} items after the assistant message, arguments as a JSON string"
     where = _slot_path(ir.assistant_template, "tool_calls")
     args = _slot_path(ir.tool_call_template, "arguments")
     as_json = any(s.field == "arguments" and s.codec == "json" for s in slots_of(ir.tool_call_template))
@@ -248,6 +254,8 @@ def _tool_calls(ir: FormatIR) -> str:
 def _tool_results(ir: FormatIR) -> str:
     if ir.tool_results_strategy == "group_into_user_message":
         return "repaired: consecutive results grouped into one user turn"
+    if _role(ir.tool_result_template) is None:
+        return "one item per result"
     return "one message per result"
 
 
@@ -319,6 +327,12 @@ def _finish(reason: str) -> Callable[[FormatIR], str]:
         wire = [_code(w) for w, c in ir.finish_map if c == reason]
         if ir.finish_default == reason:
             wire.append("any other value")
+        it = ir.items
+        if it.finish_detail_path is not None:  # finish_reason.detail_map (emit_items)
+            path = ".".join(str(k) for k in it.finish_detail_path)
+            wire += [f"{_code(path)} {_code(w)}" for w, c in it.finish_detail_map if c == reason]
+        if ir.finish_with_tool_calls == reason:
+            wire.append("a `stop` with tool calls")
         return ", ".join(wire) if wire else NA
 
     return cell

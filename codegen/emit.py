@@ -93,6 +93,9 @@ class Emitter:
     def slot_value(self, slot: Slot, env: dict[str, str], context: str, path_expr: str) -> str:
         spec = CONTEXTS[context][slot.field]
         expr = env[slot.field]
+        if slot.has_default:  # `{field=value}`: the literal stands in for an absent field
+            present = Slot(slot.field, True, slot.codec, slot.pointer)
+            return f"({self.slot_value(present, env, context, path_expr)} if {expr} is not NOT_GIVEN else {lit(slot.default)})"
         if slot.codec == "json":
             return f"_w.dumps({expr})"
         if slot.codec is not None:
@@ -224,6 +227,8 @@ class Emitter:
         return "".join(p if isinstance(p, str) else "{" + p.field + "}" for p in node.pieces)
 
     def read_slot(self, out: _Lines, slot: Slot, src: str, key: str, path: str, context: str, lenient: str | None) -> str:
+        if slot.has_default:  # read like an optional field: the wire value, whatever it is
+            slot = Slot(slot.field, True, slot.codec, slot.pointer)
         spec = CONTEXTS[context][slot.field]
         var = out.fresh(slot.field.replace(".", "_"))
         child_path = f"{path} + {lit('.' + key)}"
@@ -295,6 +300,7 @@ class Emitter:
         for cond in conditions_of(node):
             access = f"{var}.get({lit(cond.keys[0])})" if len(cond.keys) == 1 else f"_w.get_in({var}, {lit(cond.keys)})"
             if cond.pattern is not None:
+                access = f"_w.get_in({var}, {lit(cond.keys)})"  # Any: mypy does not narrow repeated .get()
                 conds.append(f"isinstance({access}, str) and {self.regex(cond.pattern)}.fullmatch({access}) is not None")
             elif cond.literal is None:
                 conds.append(f"{access} is None")
@@ -351,7 +357,7 @@ class Emitter:
         if not isinstance(node, str):
             for slot in slots_of(node):
                 spec = CONTEXTS["part." + kind][slot.field]
-                if spec.optional and not slot.optional:
+                if spec.optional and not slot.optional and not slot.has_default:
                     conds.append(f"{var}.{spec.attr} is not NOT_GIVEN")
         return " and ".join(conds) if conds else None
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from . import emit_items
 from .wiretemplate import Lit, Obj, Slot, slots_of
 
 if TYPE_CHECKING:
@@ -67,6 +68,7 @@ def _consume(ir: Any, field: str) -> str:
 
 
 def emit_format(em: "Emitter") -> None:
+    emit_items.emit_reasoning_helpers(em)
     _emit_content(em)
     if em.ir.tool_calls_placement == "content_blocks":
         _emit_as_blocks(em)
@@ -88,6 +90,9 @@ def _emit_content(em: "Emitter") -> None:
     ir = em.ir
     text_node = ir.parts["text"]
     for role, strategy in (("user", ir.user_content), ("assistant", ir.assistant_content)):
+        if strategy == "joined_text":
+            emit_items.emit_joined_text_content(em)
+            continue
         out = _Lines()
         out.add("if isinstance(content, str):")
         out.indent()
@@ -218,7 +223,9 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
     if from_call:
         out.add("for call in calls or ():")
         out.add("    call_names[call.id] = call.name")
-    if ir.tool_calls_placement == "content_blocks":
+    if ir.tool_calls_placement == "items":
+        emit_items.emit_assistant_items_to_wire(em, out, _build_message)
+    elif ir.tool_calls_placement == "content_blocks":
         out.add("body_content = message.content")
         out.add("converted: Any = None")
         out.add("if isinstance(body_content, (str, list)):")
@@ -248,8 +255,9 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
         out.add("elif not content_out:")
         out.add("    raise InvalidRequestError(_EMPTY_TURN, path=f'messages[{i}].content')")
         expr = _build_message(em, out, ir.assistant_template, {"content": "content_out", "tool_calls": "wire_calls"}, "message.assistant")
-    out.add(f"wire_messages.append({expr})")
-    out.add("continue")
+    if ir.tool_calls_placement != "items":
+        out.add(f"wire_messages.append({expr})")
+        out.add("continue")
     out.dedent()
     if not grouped:
         out.add("assert isinstance(message, ToolMessage)")
@@ -326,7 +334,11 @@ def _emit_tools(em: "Emitter") -> None:
     uses_params = any(s.field == "parameters" and not s.optional for s in slots_of(ir.tool_template))
     if uses_params:
         out.add("if params is NOT_GIVEN:")
-        out.add("    params = {'type': 'object', 'properties': {}}")
+        if ir.tools_strict in ("close_object_schema", "close_all_object_schemas"):
+            out.add("    # the empty parameter schema of a strict tool is closed too")
+            out.add("    params = _w.close_object_schema({'type': 'object', 'properties': {}}) if tool.strict is True else {'type': 'object', 'properties': {}}")
+        else:
+            out.add("    params = {'type': 'object', 'properties': {}}")
     env = {"name": "tool.name", "description": "tool.description", "parameters": "params", "strict": "tool.strict"}
     expr = em.build_node(out, ir.tool_template, env, "tool", "path")
     out.add(f"return {expr}")
@@ -563,17 +575,23 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
 
     out = _Lines()
     out.add("out: list[Message] = []")
+    if ir.tool_calls_placement == "items":
+        out.add("open_turn: Any = None  # the assistant turn the next tool-call item joins")
+        if ir.items.reasoning_match is not None:
+            out.add("pending_reasoning: list[Any] = []  # reasoning items waiting for their turn")
     out.add("for i, item in enumerate(items):")
     out.indent()
     out.add("path = f'{field}[{i}]'")
     out.add("message = _w.expect_dict(item, path)")
+    item_labels = emit_items.emit_item_dispatch_head(em, out)
     out.add("role = message.get('role')")
+    item_labels += emit_items.emit_hoisted_system_roles(em, out)
     templates = []
     if ir.system_strategy == "inline":
         templates.append(("system", ir.system_template))
     templates.append(("user", ir.user_template))
     templates.append(("assistant", ir.assistant_template))
-    if ir.tool_results_strategy == "message":
+    if ir.tool_results_strategy == "message" and emit_items.role_literal(ir.tool_result_template) is not None:
         templates.append(("tool", ir.tool_result_template))
     roles = []
     for role, node in templates:
@@ -615,16 +633,26 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
             out.add("out.append(UserMessage(content=content))")
         elif role == "assistant":
             _emit_assistant_reader(em, out, node, content_key, "message", "path", "False")
+            if ir.items.reasoning_match is not None:
+                out.add("if pending_reasoning:  # reasoning_items: the turn's reasoning comes first")
+                out.add("    a_content = _with_reasoning(pending_reasoning, a_content)")
+                out.add("    pending_reasoning = []")
             out.add("out.append(AssistantMessage(content=a_content, tool_calls=a_calls))")
+            if ir.tool_calls_placement == "items":
+                out.add("open_turn = out[-1]")
         else:
             out.add("out.append(_read_tool_result(message, path))")
         out.add("continue")
         out.dedent()
-    out.add(f"raise _w.WireShapeError(path + '.role', 'unsupported role ' + repr(role) + {lit('; expected one of: ' + ', '.join(str(r) for r in roles))})")
+    expected = "; expected one of: " + ", ".join([*(str(r) for r in roles), *item_labels])
+    out.add(f"raise _w.WireShapeError(path + '.role', 'unsupported role ' + repr(role) + {lit(expected)})")
     out.dedent()
     if ir.tool_call_missing_id == "synthesize":
         out.add("# tool_calls missing_id: synthesize -- results without an id answer the earliest open call of their name.")
         out.add("_w.pair_tool_results(out, field)")
+    if ir.items.reasoning_match is not None:
+        out.add("if pending_reasoning:")
+        out.add("    raise _w.WireShapeError(field, 'a reasoning item must be followed by the assistant turn it belongs to')")
     out.add("return out")
     em.func("_messages_from_wire", "(items: list[Any], field: str) -> list[Message]", "Wire messages -> canonical messages.", out.lines)
 
@@ -678,12 +706,13 @@ def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any,
     else:
         out.add("if raw_content is not NOT_GIVEN:")
         out.add(f"    a_content = _assistant_content_from_wire(raw_content, {content_path})")
-        out.add(f"raw_calls = {src}.get({lit(calls_key)})")
-        out.add("if raw_calls is not None:")
-        out.indent()
-        out.add(f"calls_path = {calls_path_expr}")
-        out.add(f"a_calls = [_read_tool_call(_w.expect_dict(c, f'{{calls_path}}[{{k}}]'), f'{{calls_path}}[{{k}}]', {lenient}) for k, c in enumerate(_w.expect_list(raw_calls, calls_path))]")
-        out.dedent()
+        if calls_key is not None:  # placement `items`: tool calls are items of their own
+            out.add(f"raw_calls = {src}.get({lit(calls_key)})")
+            out.add("if raw_calls is not None:")
+            out.indent()
+            out.add(f"calls_path = {calls_path_expr}")
+            out.add(f"a_calls = [_read_tool_call(_w.expect_dict(c, f'{{calls_path}}[{{k}}]'), f'{{calls_path}}[{{k}}]', {lenient}) for k, c in enumerate(_w.expect_list(raw_calls, calls_path))]")
+            out.dedent()
 
 
 def _emit_request_from_wire(em: "Emitter") -> None:
@@ -893,9 +922,12 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     out = _Lines()
     out.add("body = _w.expect_dict(body, '')")
     out.add(f"finish_reason = _finish_reason({_keys_get('body', ir.finish_path)})")
+    emit_items.emit_finish_detail(em, out)
     out.add("lenient = finish_reason == 'error'  # OpenArmature §3: degraded responses surface what parses")
     msg_path = _path_text(ir.response_message)
-    if ir.response_message and ir.message_missing == "empty":
+    if ir.items.response_items is not None:
+        emit_items.emit_items_message_reader(em, out)
+    elif ir.response_message and ir.message_missing == "empty":
         out.add(f"raw_message = {_keys_get('body', ir.response_message)}")
         out.add("# message_missing: empty -- a candidate without content (blocked, or cut short) reads as an empty message")
         out.add(f"message = {{}} if raw_message is None else _w.expect_dict(raw_message, {lit(msg_path)})")
@@ -904,7 +936,8 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     else:
         out.add("message = body")
     content_key = next((k for k, c in ir.assistant_template.items if isinstance(c, Slot) and c.field == "content"), None)
-    _emit_assistant_reader(em, out, ir.assistant_template, content_key, "message", lit(msg_path), "lenient")
+    if ir.items.response_items is None:
+        _emit_assistant_reader(em, out, ir.assistant_template, content_key, "message", lit(msg_path), "lenient")
     if ir.tool_calls_placement == "content_blocks":
         out.add("# One unsigned text block reads as a plain string (OpenArmature §3.1.1); none as null.")
         out.add("if type(a_content) is list:")
@@ -920,7 +953,7 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     if ir.finish_with_tool_calls is not None:
         out.add("if finish_reason == 'stop' and a_calls:  # finish_reason with_tool_calls")
         out.add(f"    finish_reason = {lit(ir.finish_with_tool_calls)}")
-    if ir.refusal_field is not None:
+    if ir.refusal_field is not None and ir.items.response_items is None:
         out.add("if not a_content:  # refusal strategy `as_content`: the refusal text stands in for empty content")
         out.add(f"    refusal = message.get({lit(ir.refusal_field)})")
         out.add("    if type(refusal) is str and refusal:")
@@ -1007,8 +1040,10 @@ def _emit_response_to_wire(em: "Emitter") -> None:
     out.add(f"if raw_reason in {lit(listed)} and _finish_reason(raw_reason) == reason:")
     out.add("    wire_reason = raw_reason  # the provider's own listed value, when it means the same")
     # message
-    out.add("calls = msg.tool_calls")
-    if ir.tool_calls_placement == "content_blocks":
+    if ir.items.response_items is not None:
+        emit_items.emit_items_message_writer(em, out)
+    elif ir.tool_calls_placement == "content_blocks":
+        out.add("calls = msg.tool_calls")
         out.add("blocks: list[dict[str, Any]] = []")
         out.add("if isinstance(msg.content, (str, list)):")
         out.add("    blocks = _as_blocks(_assistant_content_to_wire(msg.content, 'message.content'))")
@@ -1018,6 +1053,7 @@ def _emit_response_to_wire(em: "Emitter") -> None:
             em, out, ir.assistant_template, {"content": "blocks", "tool_calls": "NOT_GIVEN"}, "message.assistant", frozenset({"content"})
         )
     else:
+        out.add("calls = msg.tool_calls")
         out.add("content_out: Any = msg.content")
         out.add("if isinstance(msg.content, (str, list)):")
         out.add("    content_out = _assistant_content_to_wire(msg.content, 'message.content')")
@@ -1028,7 +1064,8 @@ def _emit_response_to_wire(em: "Emitter") -> None:
         out.add("if calls:")
         out.add("    wire_calls = [_tool_call_to_wire(call, f'message.tool_calls[{k}]') for k, call in enumerate(calls)]")
         expr = _build_message(em, out, ir.assistant_template, {"content": "content_out", "tool_calls": "wire_calls"}, "message.assistant")
-    out.add(f"wire_message = {expr}")
+    if ir.items.response_items is None:
+        out.add(f"wire_message = {expr}")
     # usage
     out.add("u = resp.usage")
     out.add("usage_wire: dict[str, Any] = {}")
@@ -1040,6 +1077,7 @@ def _emit_response_to_wire(em: "Emitter") -> None:
     else:
         out.add("# usage unreported: omit. The counters go out together or not at all (never a partial object).")
         out.add(f"baseline = {{{', '.join(f'{lit(c)}: u.{c}' for c in baseline)}}} if {reported} else {{}}")
+    emit_items.emit_usage_zero_fill(em, out)
     for counter in ("prompt_tokens", "completion_tokens", "total_tokens", "cached_tokens", "cache_creation_tokens"):
         src = ir.usage.get(counter)
         if src is None or (isinstance(src, tuple) and src and src[0] == "sum"):
@@ -1083,6 +1121,7 @@ def _emit_response_to_wire(em: "Emitter") -> None:
             out.add(f"body[{lit(item.key)}] = [{{{', '.join(parts)}}}]")
     if not ir.response_message:
         out.add("body.update(wire_message)  # the message's own keys sit at the root")
+    emit_items.emit_finish_detail_writer(em, out)
     out.add("return body")
     em.func(
         "response_to_wire",

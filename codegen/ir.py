@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .catalog import CONTEXTS, Field
+from .emit_items import ItemsIR, build_items_ir
 from .load import MappingError
 from .mapping_schema import OPTION_NAMES, PART_KINDS
 from .resolve import Resolved
@@ -140,6 +141,7 @@ class FormatIR:
     message_missing: str = "error"  # error | empty
     retry_delay: dict[str, Any] | None = None
     path_params: tuple[str, ...] = ()  # `{field}` placeholders of transport.endpoint.path
+    items: ItemsIR = field(default_factory=ItemsIR)  # item-list rows (codegen/emit_items.py)
 
 
 _PATH_TOKEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]")
@@ -194,11 +196,15 @@ class _Builder:
             raise self.err(slot.pointer, "the json codec applies to objects (arguments, schemas)")
         if slot.optional and not spec.optional:
             raise self.err(slot.pointer, f"{{{slot.field}?}}: {slot.field} is always present in {context}; drop the '?'")
+        if slot.has_default and not spec.optional:
+            raise self.err(slot.pointer, f"{{{slot.field}=...}}: {slot.field} is always present in {context}; a default is never used")
+        if slot.has_default and slot.codec is not None:
+            raise self.err(slot.pointer, f"{{{slot.field}=...}}: a default cannot be combined with a codec")
         # In a content part, an optional field placed without `?` means "sent only for blocks that
         # carry it" (Anthropic thinking needs its signature). Elsewhere it must say what to do
         # when absent; tool parameters default to an empty object schema.
         resolved_name = (context, slot.field) == ("tool_result", "name") and self.data["request"]["tool_results"].get("name") == "from_call"
-        if spec.optional and not slot.optional and not context.startswith(("part.", "message.")) and (context, slot.field) != ("tool", "parameters") and not resolved_name:
+        if spec.optional and not slot.optional and not slot.has_default and not context.startswith(("part.", "message.")) and (context, slot.field) != ("tool", "parameters") and not resolved_name:
             raise self.err(slot.pointer, f"{{{slot.field}}}: {slot.field} may be absent in {context}; write {{{slot.field}?}}")
 
     def content_steps(self, node: Node, pointer: str) -> tuple[Any, ...]:
@@ -274,8 +280,6 @@ class _Builder:
         if system["strategy"] == "hoist" and "wire" in system:
             system_hoist_template = self.template("/request/system/wire", system["wire"], "message.system")
             system_steps = self.content_steps(system_hoist_template, "/request/system/wire")
-        if system["strategy"] == "hoist" and "read_also" in system:
-            raise self.err("/request/system/read_also", "read_also applies to strategy inline only")
 
         user_t = self.template("/request/user/wire", req["user"]["wire"], "message.user")
         self.require_slot(user_t, "/request/user/wire", "content", "user")
@@ -522,6 +526,7 @@ class _Builder:
             message_missing=resp.get("message_missing", "error"),
             retry_delay=retry_delay,
             path_params=tuple(re.findall(r"\{([^{}]*)\}", d["transport"]["endpoint"]["path"])) if "transport" in d else (),
+            items=build_items_ir(self),
         )
 
 

@@ -191,7 +191,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 "assistant": _obj(
                     {
                         "wire": TEMPLATE,
-                        "content": _content_strategy,
+                        "content": {"enum": [*_content_strategy["enum"], "joined_text"]},
                         "order": {"enum": ["as_given", "thinking_first"]},
                     },
                     required=["wire"],
@@ -209,7 +209,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 ),
                 "tool_calls": _obj(
                     {
-                        "placement": {"enum": ["field", "content_blocks"]},
+                        "placement": {"enum": ["field", "content_blocks", "items"]},
                         "wire": TEMPLATE,
                         "missing_id": {"enum": ["reject", "synthesize"]},
                     },
@@ -245,6 +245,11 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 ),
                 "signatures": {"enum": ["strip_foreign", "strip_all"]},
                 "part_dispatch": {"enum": ["literals", "keys"]},
+                # Thinking blocks <-> reasoning items beside the messages, resent verbatim.
+                "reasoning_items": _obj(
+                    {"match": {"type": "object"}, "text": WIRE_FIELD, "join": {"type": "string"}},
+                    required=["match", "text"],
+                ),
                 "unmodeled": _obj(
                     {
                         ctx: {"type": "object", "additionalProperties": {"enum": ["reject", "drop"]}}
@@ -294,6 +299,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                             "additionalProperties": {"type": "string"},
                         },
                         "with_tool_calls": {"enum": CANONICAL_FINISH},
+                        # A more specific wire reason beside `path` (looked up first when listed).
+                        "detail_path": RESPONSE_PATH,
+                        "detail_map": {"type": "object", "additionalProperties": {"enum": CANONICAL_FINISH}},
                     },
                     required=["path", "map"],
                 ),
@@ -306,11 +314,24 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         "cached_tokens": _usage_source,
                         "cache_creation_tokens": _usage_source,
                         "unreported": {"enum": ["omit", "zero"]},
+                        "zero_fill": {"type": "array", "items": RESPONSE_PATH},
                     },
                     required=["path", "prompt_tokens", "completion_tokens", "total_tokens"],
                 ),
                 "envelope": {"type": "object"},
                 "message_missing": {"enum": ["error", "empty"]},
+                # The message is assembled from a list of output items (`message` is its path).
+                "items": _obj(
+                    {
+                        "message": TEMPLATE,
+                        "text": TEMPLATE,
+                        "refusal": TEMPLATE,
+                        # literal keys response_to_wire adds to the message item / text parts; never
+                        # read, never required when reading
+                        "write_also": _obj({"message": {"type": "object"}, "text": {"type": "object"}}),
+                    },
+                    required=["message", "text"],
+                ),
                 "content": {"enum": ["as_request", "joined_text"]},
                 "refusal": _obj(
                     {"field": {"type": "string", "minLength": 1}, "strategy": {"enum": ["as_content", "ignore"]}},

@@ -2,6 +2,7 @@
 
     {field}          the canonical field's value (required)
     {field?}         omitted from the wire when the canonical field is absent
+    {field=value}    the literal `value` when the canonical field is absent (a JSON scalar, else a string)
     {field|codec}    passed through a codec: `json` (a JSON-encoded string) or a value map
     "data:{a};base64,{b}"   string interpolation; parsed back with an anchored pattern
 
@@ -10,6 +11,7 @@ Literal braces are written `{{` and `}}`.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any, Union
@@ -34,6 +36,8 @@ class Slot:
     optional: bool = False
     codec: str | None = None
     pointer: str = ""
+    has_default: bool = False  # `{field=value}`: the literal sent when the field is absent
+    default: Any = None
 
 
 @dataclass(frozen=True)
@@ -77,7 +81,16 @@ class Arr:
 Node = Union[Lit, Slot, Interp, Obj, Arr]
 
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
-_SLOT = re.compile(r"^([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*)(\?)?(?:\|([a-z_][a-z0-9_]*))?$")
+_SLOT = re.compile(r"^([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*)(?:(\?)|=([A-Za-z0-9_.\-]*))?(?:\|([a-z_][a-z0-9_]*))?$")
+
+
+def _default_value(text: str) -> Any:
+    """`{field=value}`: JSON scalars (true, false, null, numbers) are typed; anything else is a string."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    return value if not isinstance(value, (list, dict)) else text
 
 
 def _parse_string(text: str, pointer: str) -> Node:
@@ -102,12 +115,15 @@ def _parse_string(text: str, pointer: str) -> Node:
             if spec is None:
                 raise TemplateSyntaxError(
                     pointer,
-                    f"bad placeholder {match.group(0)!r}; expected {{field}}, {{field?}} or {{field|codec}}",
+                    f"bad placeholder {match.group(0)!r}; expected {{field}}, {{field?}}, {{field=value}} or {{field|codec}}",
                 )
             if buf:
                 pieces.append("".join(buf))
                 buf = []
-            pieces.append(Slot(spec.group(1), spec.group(2) == "?", spec.group(3), pointer))
+            has_default = spec.group(3) is not None
+            pieces.append(
+                Slot(spec.group(1), spec.group(2) == "?", spec.group(4), pointer, has_default, _default_value(spec.group(3)) if has_default else None)
+            )
             pos = match.end()
             continue
         if ch == "}":
@@ -127,6 +143,8 @@ def _parse_string(text: str, pointer: str) -> Node:
     for slot in slots:
         if slot.optional:
             raise TemplateSyntaxError(pointer, f"{{{slot.field}?}}: optional placeholders must stand alone, not inside a string")
+        if slot.has_default:
+            raise TemplateSyntaxError(pointer, f"{{{slot.field}=...}}: placeholders with a default must stand alone, not inside a string")
     return Interp(tuple(pieces), pointer)
 
 

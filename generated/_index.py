@@ -20,6 +20,7 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
     "openai_chat": ("openai_chat", "openai", "mappings/openai_chat.yaml"),
     "openai_embeddings": ("openai_embeddings", "openai", "mappings/openai_embeddings.yaml"),
     "openai_images": ("openai_images", "openai", "mappings/openai_images.yaml"),
+    "openai_responses": ("openai_responses", "openai", "mappings/openai_responses.yaml"),
     "openarmature.anthropic_messages": (
         "openarmature__anthropic_messages",
         "anthropic",
@@ -69,5 +70,10 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
         "prompty__openai_images",
         "openai",
         "mappings/dialects/prompty/openai_images.yaml",
+    ),
+    "prompty.openai_responses": (
+        "prompty__openai_responses",
+        "openai",
+        "mappings/dialects/prompty/openai_responses.yaml",
     ),
 }

@@ -28,7 +28,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-FORMATS = ("openai_chat", "anthropic_messages", "gemini_generate_content")
+FORMATS = ("openai_chat", "anthropic_messages", "gemini_generate_content", "openai_responses")
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,21 @@ PROFILES: dict[str, Profile] = {
             ("thinkingConfig", st.fixed_dictionaries({"thinkingBudget": st.integers(0, 4096)})),
         ),
         numbers="proto32",
+    ),
+    "openai_responses": Profile(
+        key="openai_responses",
+        # image.inline: input_image.image_url is a data URL of any image type.
+        image_inline_types=("image/png", "image/jpeg", "image/gif", "image/webp"),
+        audio_types=(),  # audio.*: reject (no audio input part)
+        file_url=True,  # file.url: input_file.file_url
+        file_inline_types=("application/pdf", "text/plain", "text/csv"),
+        strict_closes_schemas=True,  # tools.strict close_all_object_schemas
+        extras_known=(
+            ("user", st.text(min_size=1, max_size=8)),
+            ("parallel_tool_calls", st.booleans()),
+            ("store", st.booleans()),
+            ("truncation", st.sampled_from(["auto", "disabled"])),
+        ),
     ),
 }
 
@@ -511,8 +526,10 @@ def canonical_responses(draw: Any, key: str) -> dict[str, Any]:
         "completion_tokens": draw(maybe_counter),
         "total_tokens": draw(maybe_counter),
     }
-    if key == "openai_chat" and draw(st.integers(0, 3)) == 0:
+    if key in ("openai_chat", "openai_responses") and draw(st.integers(0, 3)) == 0:
         usage["cached_tokens"] = draw(counters)
+    if key == "openai_responses" and draw(st.integers(0, 3)) == 0:
+        usage["cache_creation_tokens"] = draw(counters)
     response: dict[str, Any] = {
         "message": message,
         "finish_reason": draw(

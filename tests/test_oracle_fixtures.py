@@ -55,6 +55,8 @@ from sdk_oracle import (
     check_openai_embeddings_response,
     check_openai_images_request,
     check_openai_images_response,
+    check_openai_responses_request,
+    check_openai_responses_response,
 )
 
 MAPPINGS = _TESTS.parent / "mappings"
@@ -65,7 +67,12 @@ BASE_FILES = {
     # the non-chat kinds: their own base files, family "<provider>_<kind>"
     "openai_embeddings": MAPPINGS / "openai_embeddings.yaml",
     "openai_images": MAPPINGS / "openai_images.yaml",
+    # a second chat family of one provider: the Responses API
+    "openai_responses": MAPPINGS / "openai_responses.yaml",
 }
+#: Chat formats outside their provider's base family, and the family (base) each derives from;
+#: checked against that API's SDK types.
+FAMILY_BASES = {"openai_responses": "openai_responses", "prompty.openai_responses": "openai_responses"}
 #: request / response oracles of the non-chat kinds (mappings/README.md "kind")
 KIND_ORACLES = {
     "embeddings": (check_openai_embeddings_request, check_openai_embeddings_response),
@@ -155,6 +162,9 @@ def check_request(key: str, body: Any, extras: Any = (), *, built: bool = True) 
     (False: a client-written body a gateway reads)."""
     fmt = _fmt(key)
     allowed = set(extras)
+    if FAMILY_BASES.get(key) == "openai_responses":
+        check_openai_responses_request(body, allowed)
+        return
     if fmt.kind in KIND_ORACLES:
         KIND_ORACLES[fmt.kind][0](body, allowed)
         return
@@ -195,6 +205,9 @@ def _gemini(check: Callable[..., None], *args: Any) -> None:
 
 
 def check_response(key: str, body: Any) -> None:
+    if FAMILY_BASES.get(key) == "openai_responses":
+        check_openai_responses_response(body)
+        return
     if _fmt(key).kind in KIND_ORACLES:
         KIND_ORACLES[_fmt(key).kind][1](body)
     elif _fmt(key).provider == "google":
@@ -249,6 +262,10 @@ SPEC_OVER_API = {
     # API's input_audio.format is Literal["wav", "mp3"] (mappings/dialects/prompty/openai_chat.yaml
     # notes). The dialect follows Prompty on purpose, so the SDK cannot accept these bodies.
     ("prompty.openai_chat", "flac_audio_mapped"): "messages[0].content[0].input_audio.format",
+    # prompty §7.4 (vector responses_with_tools) sends flat function tools without `strict`;
+    # FunctionToolParam.strict is a required (nullable) key
+    # (mappings/dialects/prompty/openai_responses.yaml notes).
+    ("prompty.openai_responses", "tools_without_strict"): "tools[0].strict",
     (
         "prompty.openai_chat",
         "other_audio_prefix_stripped",
@@ -376,11 +393,14 @@ BASE_KEYS = {
     "google": "gemini_generate_content",
     "openai_embeddings": "openai_embeddings",
     "openai_images": "openai_images",
+    "openai_responses": "openai_responses",
 }
 
 
 def _family(fmt: Any) -> str:
     """The BASE_FILES / BASE_KEYS entry a format derives from: its provider, plus its kind."""
+    if fmt.key in FAMILY_BASES:
+        return FAMILY_BASES[fmt.key]
     return fmt.provider if fmt.kind == "chat" else f"{fmt.provider}_{fmt.kind}"
 
 DIALECTS = [k for k in wiremap.formats() if k not in BASE_KEYS.values()]
@@ -408,6 +428,10 @@ DIALECT_EXTRAS_NOT_MANAGED = {
         "openarmature.openai_chat_prompt_fallback",
         "req_extras_equal_numeric_value_is_noop",
     ): "max_completion_tokens",
+    # Not extras, the same mechanism: prompty §7.4 tools carry no `strict` (SPEC_OVER_API above).
+    ("prompty.openai_responses", "req_tool_round"): "tools[0].strict",
+    ("prompty.openai_responses", "req_tools_strict_and_tool_choice"): "tools[1].strict",
+    ("prompty.openai_responses", "req_tool_choice_strings"): "tools[0].strict",
 }
 
 

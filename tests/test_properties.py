@@ -183,12 +183,97 @@ def _anthropic_content(content: Any, role: str) -> list[dict[str, Any]]:
     return reasoning + texts
 
 
+# openai_responses options {unsupported: warn} (req_seed_dropped_with_warning, ...).
+_RESPONSES_WARNED = ("seed", "stop_sequences", "frequency_penalty", "presence_penalty")
+
+
+def _responses_block(block: dict[str, Any]) -> dict[str, Any]:
+    kind = block["type"]
+    if kind == "text":
+        return _plain_text(block)
+    out = dict(block)
+    if out["source"]["type"] == "url":
+        out.pop("media_type", None)  # image.url / file.url rows carry no media type
+    if kind == "image":
+        out.setdefault("detail", "auto")  # input_image detail "{detail=auto}" (req_user_parts)
+    return out
+
+
+def _normalise_responses(r: dict[str, Any]) -> dict[str, Any]:
+    """normalise() for openai_responses (mappings/openai_responses.yaml)."""
+    messages: list[dict[str, Any]] = []
+    prev_items = False  # the wire item before this turn was an assistant message or a call
+    for m in r["messages"]:
+        m = dict(m)
+        if m["role"] == "tool":
+            m.pop("name", None)  # function_call_output carries no name (req_tool_round)
+            messages.append(m)
+            prev_items = False
+            continue
+        if m["role"] == "user":
+            content = m["content"]
+            if isinstance(content, list):
+                blocks = [_responses_block(b) for b in content]
+                # content string_or_parts: one text part is a plain string
+                content = blocks[0]["text"] if len(blocks) == 1 and blocks[0]["type"] == "text" else blocks
+            m["content"] = content
+            messages.append(m)
+            prev_items = False
+            continue
+        if m["role"] == "system":
+            messages.append(m)
+            prev_items = False
+            continue
+        # assistant content joined_text: the text blocks are one string, thinking is stripped
+        # (req_assistant_text_blocks_joined_thinking_stripped).
+        content = m.get("content")
+        if isinstance(content, list):
+            content = "".join(b["text"] for b in content if b["type"] == "text")
+        calls = [_plain_call(c) for c in (m.get("tool_calls") or [])]
+        if content:  # a message item
+            turn: dict[str, Any] = {"role": "assistant", "content": content}
+            if calls:
+                turn["tool_calls"] = calls
+            messages.append(turn)
+        elif prev_items and calls:
+            # placement items: call items right after an assistant item join that turn
+            # (rfw_function_call_items_join_the_assistant_turn).
+            prev = messages[-1]
+            prev["tool_calls"] = [*(prev.get("tool_calls") or []), *calls]
+        else:  # only call items: read back with content null
+            messages.append({"role": "assistant", "content": None, "tool_calls": calls})
+        prev_items = True
+    r["messages"] = messages
+    if not r.get("tools"):
+        r.pop("tools", None)
+    else:
+        for tool in r["tools"]:
+            empty: dict[str, Any] = {"type": "object", "properties": {}}
+            if tool.get("strict") is True:
+                empty["additionalProperties"] = False  # a strict tool's empty schema is closed too
+            tool.setdefault("parameters", empty)  # "{parameters}"
+            tool.setdefault("strict", False)  # "{strict=false}" (req_tool_round)
+    config = {k: v for k, v in (r.pop("config", None) or {}).items() if v is not None}
+    for key in ("top_k", *_RESPONSES_WARNED):
+        config.pop(key, None)
+    if not config.get("extras"):
+        config.pop("extras", None)
+    if config:
+        r["config"] = config
+    return r
+
+
 def normalise(format_key: str, request: dict[str, Any]) -> dict[str, Any]:
     """The canonical request `format_key` reads back after sending `request` (a valid canonical
     request dict): every difference the mapping tables allow, and nothing else."""
     if format_key == "gemini_generate_content":
         return _normalise_gemini(request)
     r = copy.deepcopy(request)
+    if format_key == "openai_responses":
+        for key in ("tools", "tool_choice", "config", "response_schema"):
+            if key in r and r[key] is None:
+                del r[key]
+        return _normalise_responses(r)
     openai = format_key == "openai_chat"
     # Request.from_dict: top-level keys set to null are absent (tests/test_canonical.py).
     for key in ("tools", "tool_choice", "config", "response_schema"):
@@ -379,6 +464,9 @@ def test_request_round_trip_is_identity_up_to_normalise(key: str, data: st.DataO
         assert len(warned) == len(dropped), [str(w.message) for w in warned]
         for option, w in zip(dropped, warned):
             assert option in str(w.message)
+    elif key == "openai_responses":
+        dropped = [k for k in _RESPONSES_WARNED if config.get(k) is not None]
+        assert len(warned) == len(dropped), [str(w.message) for w in warned]
     else:
         assert not warned
 
@@ -709,6 +797,26 @@ def _text_response(key: str, text: str) -> dict[str, Any]:
                 {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}
             ],
             "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
+        }
+    if key == "openai_responses":
+        return {
+            "id": "x",
+            "object": "response",
+            "created_at": 0,
+            "status": "completed",
+            "model": "m",
+            "output": [
+                {
+                    "type": "message",
+                    "id": "msg_x",
+                    "status": "completed",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": text, "annotations": []}],
+                }
+            ],
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
         }
     if key == "openai_chat":
         return {

@@ -41,6 +41,7 @@ FORMAT_KEYS = {"openai": "prompty.openai_chat", "anthropic": "prompty.anthropic_
 KIND_FORMAT_KEYS = {
     ("openai", "embedding"): "prompty.openai_embeddings",
     ("openai", "image"): "prompty.openai_images",
+    ("openai", "responses"): "prompty.openai_responses",  # the Responses API, a chat format of its own
 }
 
 EXPECTED_WIRE = 28

@@ -10,7 +10,7 @@
   from the canonical response (prompty_cases.prompty_result) must equal `expected.result`.
 
 Embedding and image vectors run against `prompty.openai_embeddings` / `prompty.openai_images`
-(kinds embeddings and images). Responses vectors are skipped until issue #4; the two `processStream`
+(kinds embeddings and images), Responses vectors against `prompty.openai_responses`; the two `processStream`
 vectors need the streaming runtime and are expected failures.
 """
 

@@ -85,6 +85,13 @@ from openai.types.chat.completion_create_params import (
 from openai.types.chat.completion_create_params import (
     CompletionCreateParamsStreaming as OpenAIChatCreateParamsStreaming,
 )
+from openai.types.responses import Response as OpenAIResponse
+from openai.types.responses.response_create_params import (
+    ResponseCreateParamsNonStreaming as OpenAIResponsesCreateParamsNonStreaming,
+)
+from openai.types.responses.response_create_params import (
+    ResponseCreateParamsStreaming as OpenAIResponsesCreateParamsStreaming,
+)
 
 __all__ = [
     "ANTHROPIC_HEADER_ONLY_PARAMS",
@@ -99,6 +106,8 @@ __all__ = [
     "check_openai_embeddings_response",
     "check_openai_images_request",
     "check_openai_images_response",
+    "check_openai_responses_request",
+    "check_openai_responses_response",
     "check_typed",
 ]
 
@@ -851,3 +860,27 @@ def check_openai_images_response(
     body = _root_dict(body, "OpenAI images response")
     _check(body, ImagesResponse, "", frozenset(allow_extra_root_keys))
     _sdk_parse(ImagesResponse, body)
+def check_openai_responses_request(
+    body: Any,
+    allow_extra_root_keys: Collection[str] = frozenset(),
+    *,
+    allow_stream: bool = False,
+) -> None:
+    """Validate an OpenAI Responses request body against
+    ``openai.types.responses.response_create_params.ResponseCreateParamsNonStreaming``
+    (``ResponseCreateParamsStreaming`` when ``allow_stream`` and ``stream: true``)."""
+    body = _root_dict(body, "OpenAI responses request")
+    tp = OpenAIResponsesCreateParamsNonStreaming
+    if allow_stream and body.get("stream") is True:
+        tp = OpenAIResponsesCreateParamsStreaming
+    _check(body, tp, "", frozenset(allow_extra_root_keys))
+
+
+def check_openai_responses_response(
+    body: Any, allow_extra_root_keys: Collection[str] = frozenset()
+) -> None:
+    """Validate an OpenAI Responses response body against ``openai.types.responses.Response``
+    (undeclared keys rejected at every level), then parse it with the SDK."""
+    body = _root_dict(body, "OpenAI responses response")
+    _check(body, OpenAIResponse, "", frozenset(allow_extra_root_keys))
+    _sdk_parse(OpenAIResponse, body)
