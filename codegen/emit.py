@@ -446,6 +446,8 @@ class Emitter:
 
 def emit_module(ir: FormatIR) -> tuple[ModuleParts, dict[str, str]]:
     from .emit_messages import emit_format
+    from .reasoning import emit_reasoning_constant
+    from .wire_rules import emit_wire_rules
 
     em = Emitter(ir)
     em.emit_value_maps()
@@ -455,4 +457,6 @@ def emit_module(ir: FormatIR) -> tuple[ModuleParts, dict[str, str]]:
     from .emit_errors import emit_error_to_wire
 
     emit_error_to_wire(em)
+    emit_wire_rules(em)
+    emit_reasoning_constant(em)
     return em.parts, em.regexes

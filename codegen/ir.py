@@ -16,6 +16,8 @@ from .catalog import CONTEXTS, Field
 from .load import MappingError
 from .mapping_schema import OPTION_NAMES, PART_KINDS
 from .resolve import Resolved
+from .reasoning import build_reasoning
+from .wire_rules import build_wire_rules
 from .wiretemplate import Node, Obj, Slot, TemplateSyntaxError, parse_template, slots_of
 
 __all__ = ["FormatIR", "OptionIR", "ValueMapIR", "build_ir"]
@@ -128,6 +130,8 @@ class FormatIR:
     structured_template: Node | None
     fixtures: list[dict[str, Any]]
     fixture_lines: dict[str, int]
+    wire_rules: dict[str, Any] | None = None  # mapping `wire_rules:` (codegen/wire_rules.py)
+    reasoning: dict[str, Any] | None = None  # request.reasoning (codegen/reasoning.py)
 
 
 _PATH_TOKEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]")
@@ -441,6 +445,8 @@ class _Builder:
             structured_template=structured_template,
             fixtures=fixtures,
             fixture_lines=fixture_lines,
+            wire_rules=build_wire_rules(self),
+            reasoning=build_reasoning(self),
         )
 
 

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .reasoning import REASONING_SCHEMA
+from .wire_rules import FIXTURE_KEYS as WIRE_RULES_FIXTURE_KEYS
+from .wire_rules import WIRE_RULES_SCHEMA
+
 __all__ = ["MAPPING_SCHEMA", "TASK_SCHEMAS", "KINDS", "schema_for", "CANONICAL_ROLES", "PART_KINDS", "OPTION_NAMES", "ERROR_CATEGORIES"]
 
 EXT = {"^x-": {}}
@@ -154,6 +158,7 @@ _fixture = _obj(
         ),
         "lossy": {"type": "string", "minLength": 1},
         "expect_warning": {"type": "string", "minLength": 1, "description": "a warning the call must emit (text it contains)"},
+        **WIRE_RULES_FIXTURE_KEYS,
     },
     required=["id", "doc"],
 )
@@ -238,6 +243,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                     required=["placement", "collision"],
                 ),
                 "signatures": {"enum": ["strip_foreign", "strip_all"]},
+                "reasoning": REASONING_SCHEMA,
                 "unmodeled": _obj(
                     {
                         ctx: {"type": "object", "additionalProperties": {"enum": ["reject", "drop"]}}
@@ -397,6 +403,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
             },
             required=["mode", "field", "wire", "directive"],
         ),
+        "wire_rules": WIRE_RULES_SCHEMA,
         "fixtures": {"type": "array", "items": _fixture},
     },
     required=["meta", "request", "response", "errors"],
