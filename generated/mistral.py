@@ -102,7 +102,7 @@ WIRE_RULES: Final = {
 }  # the mapping's wire_rules (runtime/wire_rules.py applies them)
 
 _RE_1: Final = re.compile("(?s)data:(.*?);base64,(.*)")
-_RE_2: Final = re.compile("(?i)invalid model|model .*not found|no such model")
+_RE_2: Final = re.compile("(?i)invalid.model|model .*not found|no such model")
 
 
 def _vm_audio_format(value: str, path: str) -> str:
@@ -870,18 +870,18 @@ def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, 
     """A ProviderError -> (Mistral Chat Completions HTTP status, error body, headers): the inverse of error_from_wire. Any other exception is answered as provider_invalid_request."""
     rows: dict[str, tuple[int, str, str | None]] = {
         "provider_authentication": (401, "invalid_request_error", "invalid_api_key"),
-        "provider_invalid_model": (404, "invalid_request_error", "model_not_found"),
+        "provider_invalid_model": (400, "invalid_model", "1500"),
         "provider_invalid_request": (400, "invalid_request_error", None),
-        "provider_invalid_response": (502, "server_error", "invalid_upstream_response"),
-        "provider_model_not_loaded": (503, "server_error", "model_not_loaded"),
-        "provider_rate_limit": (429, "requests", "rate_limit_exceeded"),
-        "provider_unavailable": (503, "server_error", None),
+        "provider_invalid_response": (502, "internal_error", "invalid_upstream_response"),
+        "provider_model_not_loaded": (503, "internal_error", "model_not_loaded"),
+        "provider_rate_limit": (429, "rate_limited", "rate_limit_exceeded"),
+        "provider_unavailable": (503, "internal_error", None),
         "provider_unsupported_content_block": (
             400,
             "invalid_request_error",
             "unsupported_content_block",
         ),
-        "structured_output_invalid": (502, "server_error", "structured_output_invalid"),
+        "structured_output_invalid": (502, "internal_error", "structured_output_invalid"),
     }
     row = rows.get(getattr(error, "category", ""), rows["provider_invalid_request"])
     message = str(error) or type(error).__name__  # `path: message` when the error names a path
@@ -891,7 +891,11 @@ def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, 
             "type": row[1],
             "param": None,
             **({"code": row[2]} if row[2] is not None else {}),
-        }
+        },
+        "object": "error",
+        "message": message,
+        "type": row[1],
+        **({"code": row[2]} if row[2] is not None else {}),
     }
     headers: dict[str, str] = {"content-type": "application/json"}
     retry_after = getattr(error, "retry_after", None)

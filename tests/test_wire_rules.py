@@ -183,3 +183,32 @@ def test_collision_with_a_conforming_id_is_avoided(fmt: Format) -> None:
     ids = [c["id"] for c in body["messages"][1]["tool_calls"]]
     assert ids[0] == clash and ids[1] != clash and len(set(ids)) == 2
     assert body["messages"][3]["tool_call_id"] == ids[1]
+
+
+def test_translation_to_mistral_reports_each_rewrite() -> None:
+    """wiremap.translate_request into a format with wire rules: each repair is a loss, and
+    nothing else is reported (the read-back goes through the same map)."""
+    import wiremap
+
+    body = {
+        "model": "m",
+        "messages": [
+            {"role": "user", "content": "Weather?"},
+            {"role": "assistant", "content": None, "tool_calls": [{"id": "call_abc123", "type": "function", "function": {"name": "get.weather", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "call_abc123", "content": "9C"},
+        ],
+        "tools": [{"type": "function", "function": {"name": "get.weather", "parameters": {"type": "object", "properties": {}}}}],
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", WireRepairWarning)  # the map records them: no warning
+        out = wiremap.translate_request(body, "openai_chat", "mistral")
+    wire_id = out.result["messages"][1]["tool_calls"][0]["id"]
+    assert len(wire_id) == 9 and wire_id.isalnum()
+    report = out.report()
+    assert [(r["path"], r["kind"]) for r in report] == [
+        ("messages[1].tool_calls[0].id", "changed"),
+        ("messages[1].tool_calls[0].name", "changed"),
+        ("messages[2].tool_call_id", "changed"),
+        ("tools[0].name", "changed"),
+    ]
+    assert "wire_rules.tool_call_id rewrite" in report[0]["detail"] and wire_id in report[0]["detail"]
