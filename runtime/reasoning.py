@@ -112,7 +112,8 @@ def write(content: Any, has_calls: bool, spec: Mapping[str, Any], provider: str,
         for b in mine:
             entry = _entry_of(b.signature if isinstance(b, ThinkingBlock) else b.data)
             if entry is None and type(b) is ThinkingBlock and for_request:
-                entry = {"type": "reasoning.text", "text": b.text}  # a response says it as `field` text only
+                # keys in canonical (sorted) order, as a read-back entry has them: byte-stable resends
+                entry = {"text": b.text, "type": "reasoning.text"}  # (a response says it as `field` text only)
             if entry is not None:
                 entries.append(entry)
         if entries:
