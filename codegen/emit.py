@@ -542,6 +542,8 @@ def _slot_keys(node: Node, field_name: str, keys: tuple[str, ...] = ()) -> tuple
 
 def emit_module(ir: FormatIR) -> tuple[ModuleParts, dict[str, str]]:
     from .emit_messages import emit_format
+    from .reasoning import emit_reasoning_constant
+    from .wire_rules import emit_wire_rules
 
     em = Emitter(ir)
     em.emit_value_maps()
@@ -551,4 +553,6 @@ def emit_module(ir: FormatIR) -> tuple[ModuleParts, dict[str, str]]:
     from .emit_errors import emit_error_to_wire
 
     emit_error_to_wire(em)
+    emit_wire_rules(em)
+    emit_reasoning_constant(em)
     return em.parts, em.regexes

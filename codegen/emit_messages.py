@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from . import emit_items
+from .reasoning import hook_message_from_wire, hook_message_to_wire
 from .wiretemplate import Lit, Obj, Slot, slots_of
 
 if TYPE_CHECKING:
@@ -255,6 +256,7 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
         out.add("elif not content_out:")
         out.add("    raise InvalidRequestError(_EMPTY_TURN, path=f'messages[{i}].content')")
         expr = _build_message(em, out, ir.assistant_template, {"content": "content_out", "tool_calls": "wire_calls"}, "message.assistant")
+        expr = hook_message_to_wire(em, out, expr, "body_content", "calls", for_request=True)
     if ir.tool_calls_placement != "items":
         out.add(f"wire_messages.append({expr})")
         out.add("continue")
@@ -713,6 +715,7 @@ def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any,
             out.add(f"calls_path = {calls_path_expr}")
             out.add(f"a_calls = [_read_tool_call(_w.expect_dict(c, f'{{calls_path}}[{{k}}]'), f'{{calls_path}}[{{k}}]', {lenient}) for k, c in enumerate(_w.expect_list(raw_calls, calls_path))]")
             out.dedent()
+        hook_message_from_wire(em, out, src, path)
 
 
 def _emit_request_from_wire(em: "Emitter") -> None:
@@ -1066,6 +1069,9 @@ def _emit_response_to_wire(em: "Emitter") -> None:
         expr = _build_message(em, out, ir.assistant_template, {"content": "content_out", "tool_calls": "wire_calls"}, "message.assistant")
     if ir.items.response_items is None:
         out.add(f"wire_message = {expr}")
+    if ir.reasoning is not None:
+        out.add("wire_message = dict(wire_message)")
+        out.add("wire_message.update(_reasoning.write(msg.content, bool(calls), REASONING, PROVIDER, False))")
     # usage
     out.add("u = resp.usage")
     out.add("usage_wire: dict[str, Any] = {}")

@@ -70,6 +70,9 @@ def _render_converter(ir: FormatIR) -> str:
         structured_modes=repr(_structured_modes(ir)),
         regexes=[(name, repr(pattern)) for pattern, name in regexes.items()],
         functions=functions,
+        constants=parts.constants,
+        wire_rules=ir.wire_rules is not None,
+        reasoning=ir.reasoning is not None,
     )
     return text
 

@@ -17,6 +17,8 @@ from .emit_items import ItemsIR, build_items_ir
 from .load import MappingError
 from .mapping_schema import OPTION_NAMES, PART_KINDS
 from .resolve import Resolved
+from .reasoning import build_reasoning
+from .wire_rules import build_wire_rules
 from .wiretemplate import Arr, Node, Obj, Slot, TemplateSyntaxError, parse_template, slots_of
 
 __all__ = ["FormatIR", "OptionIR", "ValueMapIR", "build_ir"]
@@ -142,6 +144,8 @@ class FormatIR:
     retry_delay: dict[str, Any] | None = None
     path_params: tuple[str, ...] = ()  # `{field}` placeholders of transport.endpoint.path
     items: ItemsIR = field(default_factory=ItemsIR)  # item-list rows (codegen/emit_items.py)
+    wire_rules: dict[str, Any] | None = None  # mapping `wire_rules:` (codegen/wire_rules.py)
+    reasoning: dict[str, Any] | None = None  # request.reasoning (codegen/reasoning.py)
 
 
 _PATH_TOKEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]")
@@ -527,6 +531,8 @@ class _Builder:
             retry_delay=retry_delay,
             path_params=tuple(re.findall(r"\{([^{}]*)\}", d["transport"]["endpoint"]["path"])) if "transport" in d else (),
             items=build_items_ir(self),
+            wire_rules=build_wire_rules(self),
+            reasoning=build_reasoning(self),
         )
 
 

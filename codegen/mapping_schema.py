@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .reasoning import REASONING_SCHEMA
+from .wire_rules import FIXTURE_KEYS as WIRE_RULES_FIXTURE_KEYS
+from .wire_rules import WIRE_RULES_SCHEMA
+
 __all__ = ["MAPPING_SCHEMA", "TASK_SCHEMAS", "KINDS", "schema_for", "CANONICAL_ROLES", "PART_KINDS", "OPTION_NAMES", "ERROR_CATEGORIES"]
 
 EXT = {"^x-": {}}
@@ -154,6 +158,7 @@ _fixture = _obj(
         ),
         "lossy": {"type": "string", "minLength": 1},
         "expect_warning": {"type": "string", "minLength": 1, "description": "a warning the call must emit (text it contains)"},
+        **WIRE_RULES_FIXTURE_KEYS,
     },
     required=["id", "doc"],
 )
@@ -250,6 +255,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                     {"match": {"type": "object"}, "text": WIRE_FIELD, "join": {"type": "string"}},
                     required=["match", "text"],
                 ),
+                "reasoning": REASONING_SCHEMA,
                 "unmodeled": _obj(
                     {
                         ctx: {"type": "object", "additionalProperties": {"enum": ["reject", "drop"]}}
@@ -435,6 +441,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
             },
             required=["mode", "field", "wire", "directive"],
         ),
+        "wire_rules": WIRE_RULES_SCHEMA,
         "fixtures": {"type": "array", "items": _fixture},
     },
     required=["meta", "request", "response", "errors"],
@@ -496,7 +503,7 @@ _from_raw = {"type": "object", "additionalProperties": _obj({"from_raw": WIRE_FI
 
 def _task_schema(kind: str, request: dict[str, Any], response: dict[str, Any]) -> dict[str, Any]:
     props = dict(MAPPING_SCHEMA["properties"])
-    for key in ("value_maps", "structured_output", "request", "response"):
+    for key in ("value_maps", "structured_output", "wire_rules", "request", "response"):  # wire_rules: chat only
         props.pop(key)
     props["kind"] = {"const": kind}
     props["request"] = request

@@ -12,12 +12,21 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
         "mappings/dialects/anthropic/messages_2023_06_01.yaml",
     ),
     "anthropic_messages": ("anthropic_messages", "anthropic", "mappings/anthropic_messages.yaml"),
+    "deepseek": ("deepseek", "deepseek", "mappings/deepseek.yaml"),
     "gemini_generate_content": (
         "gemini_generate_content",
         "google",
         "mappings/gemini_generate_content.yaml",
     ),
+    "groq": ("groq", "groq", "mappings/groq.yaml"),
+    "mistral": ("mistral", "mistral", "mappings/mistral.yaml"),
+    "ollama": ("ollama", "ollama", "mappings/ollama.yaml"),
     "openai_chat": ("openai_chat", "openai", "mappings/openai_chat.yaml"),
+    "openai_compatible": (
+        "openai_compatible",
+        "openai_compatible",
+        "mappings/openai_compatible.yaml",
+    ),
     "openai_embeddings": ("openai_embeddings", "openai", "mappings/openai_embeddings.yaml"),
     "openai_images": ("openai_images", "openai", "mappings/openai_images.yaml"),
     "openai_responses": ("openai_responses", "openai", "mappings/openai_responses.yaml"),
@@ -51,6 +60,7 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
         "openai",
         "mappings/dialects/openarmature/openai_chat_prompt_fallback.yaml",
     ),
+    "openrouter": ("openrouter", "openrouter", "mappings/openrouter.yaml"),
     "prompty.anthropic_messages": (
         "prompty__anthropic_messages",
         "anthropic",
@@ -76,4 +86,6 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
         "openai",
         "mappings/dialects/prompty/openai_responses.yaml",
     ),
+    "together": ("together", "together", "mappings/together.yaml"),
+    "vllm": ("vllm", "vllm", "mappings/vllm.yaml"),
 }

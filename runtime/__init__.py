@@ -32,3 +32,8 @@ from . import translate as _translate  # noqa: E402
 from .translate import *  # noqa: E402,F401,F403
 
 __all__ += _translate.__all__
+
+from . import wire_rules as _wire_rules  # noqa: E402
+from .wire_rules import WireChange, WireMap, WireRepairWarning  # noqa: E402,F401
+
+__all__ += ["WireChange", "WireMap", "WireRepairWarning"]

@@ -86,6 +86,7 @@ from .errors import (
     UnavailableError,
 )
 from .format import Format, get_format
+from .wire_rules import WireMap
 from .tracing import ChatSpan, wiremap_version
 
 if TYPE_CHECKING:  # httpx is imported on first use: `import wiremap` stays light
@@ -444,8 +445,13 @@ class Provider:
         tool_choice: Any = None,
         *,
         structured_output: str | None = None,
+        wire_map: WireMap | None = None,
     ) -> Response:
-        """One completion call (OpenArmature §5): a canonical `Response`, or a `ProviderError`."""
+        """One completion call (OpenArmature §5): a canonical `Response`, or a `ProviderError`.
+
+        For a format with `wire_rules` (Mistral's 9-character tool-call ids, ...), pass a fresh
+        `wire_map=WireMap()` to read what was rewritten (`wire_map.changes`); without one the
+        call uses a private map. Either way the response carries the caller's ids and names."""
         self._require_kind("chat", "complete")
         request: dict[str, Any] = {"model": self.model, "messages": _plain_items(messages)}
         if tools is not None:
@@ -468,7 +474,7 @@ class Provider:
         )
         with span:
             try:
-                response = await self._complete(request, response_schema, mode)
+                response = await self._complete(request, response_schema, mode, wire_map)
             except ProviderError as exc:
                 self._scrub(exc)
                 raise
@@ -484,6 +490,7 @@ class Provider:
         tool_choice: Any = None,
         *,
         structured_output: str | None = None,
+        wire_map: WireMap | None = None,
     ) -> Response:
         """`complete()` for code without an event loop (runs on this Provider's private loop).
 
@@ -497,6 +504,7 @@ class Provider:
             response_schema,
             tool_choice,
             structured_output=structured_output,
+            wire_map=wire_map,
         )
         return self._runner().run(coro)
 
@@ -616,13 +624,19 @@ class Provider:
     # the call
 
     async def _complete(
-        self, request: dict[str, Any], response_schema: dict[str, Any] | None, mode: str | None
+        self,
+        request: dict[str, Any],
+        response_schema: dict[str, Any] | None,
+        mode: str | None,
+        wire_map: WireMap | None = None,
     ) -> Response:
         kwargs: dict[str, Any] = {}
         if response_schema is not None:
             kwargs["response_schema"] = response_schema
         if mode is not None:
             kwargs["structured_output"] = mode
+        if self.format.wire_rules is not None:
+            kwargs["wire_map"] = wire_map if wire_map is not None else WireMap()
         response: Response = await self._exchange(request, kwargs)
         return response
 
@@ -630,10 +644,13 @@ class Provider:
         """request_to_wire, the HTTP exchange, response_from_wire (the format's result type)."""
         fmt = self.format
         mode = kwargs.get("structured_output")
+        # A format with wire rules carries the call's WireMap (made by _complete) from the request
+        # to its response: the id/name rewrites, nothing shared between concurrent calls.
+        rules: dict[str, Any] = {"wire_map": kwargs["wire_map"]} if "wire_map" in kwargs else {}
         wire = (
-            fmt.request_to_wire(request)
+            fmt.request_to_wire(request, **rules)
             if mode is None
-            else fmt.request_to_wire(request, structured_output=mode)
+            else fmt.request_to_wire(request, structured_output=mode, **rules)
         )
         url = self._url
         if self._path_params:

@@ -29,6 +29,7 @@ from typing import Any
 from .canonical import EmbeddingsResponse, ImagesResponse, Request, Response
 from .errors import InvalidRequestError, UnsupportedOptionWarning
 from .format import Format, get_format
+from .wire_rules import WireMap
 
 __all__ = [
     "Loss",
@@ -248,11 +249,18 @@ def request_losses(request: Request | Mapping[str, Any], target: str | Format) -
     """`target.request_to_wire(request)` and what the target could not carry of it."""
     fmt = _format(target)
     req = request if isinstance(request, Request) else Request.from_dict(request)
+    # A target with wire rules (Mistral's 9-character ids, ...) records its repairs on a WireMap;
+    # each becomes a loss, and the read-back through the map shows nothing else changed.
+    rules: dict[str, Any] = {"wire_map": WireMap()} if fmt.wire_rules is not None else {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnsupportedOptionWarning)  # reported as losses instead
-        wire = fmt.request_to_wire(req)
-    back = fmt.request_from_wire(wire)
-    return wire, _canonical_diff(req.to_dict(), back.to_dict())
+        wire = fmt.request_to_wire(req, **rules)
+    back = fmt.request_from_wire(wire, **rules)
+    repaired = [
+        Loss(c.path, "dropped" if c.action == "drop" else "changed", f"wire_rules.{c.rule} {c.action}: {_describe(c.before)} -> {_describe(c.after)}")
+        for c in (rules["wire_map"].changes if rules else [])
+    ]
+    return wire, repaired + _canonical_diff(req.to_dict(), back.to_dict())
 
 
 def translate_request(

@@ -55,31 +55,49 @@ def run_fixture(fmt: Format, case: dict[str, Any]) -> None:
         assert not texts, f"unexpected warnings: {texts}"
 
 
+def _wire_map_kwargs(case: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """`wire_map:` in a fixture: a WireMap (mapping `wire_rules:`) passed to the call."""
+    if "wire_map" not in case:
+        return None, {}
+    from wiremap.runtime.wire_rules import WireMap
+
+    wire_map = WireMap.from_dict(case["wire_map"])
+    return wire_map, {"wire_map": wire_map}
+
+
 def _run_fixture(fmt: Format, case: dict[str, Any]) -> None:
+    wire_map, extra = _wire_map_kwargs(case)
+    _run_call(fmt, case, extra)
+    if "expect_changes" in case:
+        assert wire_map is not None, "expect_changes needs wire_map"
+        assert_same_json([c.to_dict() for c in wire_map.changes], case["expect_changes"])
+
+
+def _run_call(fmt: Format, case: dict[str, Any], extra: dict[str, Any]) -> None:
     if "to_wire" in case:
         request = case["to_wire"]
         before = copy.deepcopy(request)
         if "expect_error" in case:
-            _raises(case["expect_error"], fmt.request_to_wire, request)
+            _raises(case["expect_error"], fmt.request_to_wire, request, **extra)
         else:
-            assert_same_json(fmt.request_to_wire(request), case["expect_wire"])
+            assert_same_json(fmt.request_to_wire(request, **extra), case["expect_wire"])
         assert request == before, "request_to_wire mutated its input"
     elif "from_wire" in case:
         body = case["from_wire"]
         schema = case.get("response_schema")
         if "expect_error" in case:
-            _raises(case["expect_error"], fmt.response_from_wire, body, response_schema=schema)
+            _raises(case["expect_error"], fmt.response_from_wire, body, response_schema=schema, **extra)
             return
-        response = fmt.response_from_wire(body, response_schema=schema)
+        response = fmt.response_from_wire(body, response_schema=schema, **extra)
         plain = response.to_dict()
         assert plain.pop("raw") is body, "Response.raw must be the body, verbatim"
         assert_same_json(plain, case["expect_canonical"])
     elif "request_from_wire" in case:
         body = case["request_from_wire"]
         if "expect_error" in case:
-            _raises(case["expect_error"], fmt.request_from_wire, body)
+            _raises(case["expect_error"], fmt.request_from_wire, body, **extra)
         else:
-            assert_same_json(fmt.request_from_wire(body).to_dict(), case["expect_canonical"])
+            assert_same_json(fmt.request_from_wire(body, **extra).to_dict(), case["expect_canonical"])
     elif "response_to_wire" in case:
         if "expect_error" in case:
             _raises(case["expect_error"], fmt.response_to_wire, case["response_to_wire"])
@@ -96,6 +114,11 @@ def run_round_trip(fmt: Format, case: dict[str, Any]) -> None:
     """wire -> canonical -> wire is the identity for fixtures not declared lossy."""
     if "to_wire" in case:
         wire = case["expect_wire"]
+        if "wire_map" in case:  # through the rules: the wire read back with the map, then resent
+            wire_map, extra = _wire_map_kwargs(case)
+            fmt.request_to_wire(case["to_wire"], **extra)  # fills the map as the call did
+            assert_same_json(fmt.request_to_wire(fmt.request_from_wire(wire, **extra), **extra), wire)
+            return
         assert_same_json(fmt.request_to_wire(fmt.request_from_wire(wire)), wire)
     else:
         body = case["from_wire"]

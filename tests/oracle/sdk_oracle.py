@@ -229,6 +229,9 @@ def _strip(tp: Any) -> tuple[Any, tuple[Any, ...]]:
             tp = get_args(tp)[0]
         elif _TYPE_ALIAS_TYPES and isinstance(tp, _TYPE_ALIAS_TYPES):
             tp = tp.__value__
+        elif _TYPE_ALIAS_TYPES and isinstance(origin, _TYPE_ALIAS_TYPES) and origin.__type_params__:
+            # a generic alias applied to arguments (mistralai's Nullable[X] = Union[X, None])
+            tp = origin.__value__[get_args(tp)]
         elif isinstance(tp, typing.NewType):
             tp = tp.__supertype__
         elif isinstance(tp, typing.TypeVar):

@@ -1,0 +1,189 @@
+"""The OpenAI-compatible family against the official SDK types (tests/oracle/compat_oracle.py).
+
+Mistral: every fixture body of mappings/mistral.yaml, and what the converter sends and writes
+for every fixture input, passes the `mistralai` SDK models strictly. The other family members
+speak the OpenAI wire: their bodies pass the openai SDK types, with only the root keys each
+provider documents beside them allowed (COMPAT_EXTRA_ROOT_KEYS, each with its source).
+Hypothesis draws canonical requests and responses (tests/strategies.py, the openai_chat profile)
+and checks what each family member makes of them.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import wiremap
+from wiremap import ProviderError
+
+_TESTS = Path(__file__).resolve().parent
+sys.path.insert(0, str(_TESTS))
+sys.path.insert(0, str(_TESTS / "oracle"))
+import strategies as gen  # noqa: E402
+from compat_oracle import OracleError, check_mistral_request, check_mistral_response  # noqa: E402
+from sdk_oracle import check_openai_chat_request, check_openai_chat_response  # noqa: E402
+
+MAPPINGS = _TESTS.parent / "mappings"
+
+Checker = Callable[..., None]
+
+
+def _without_reasoning(body: Any, keys: tuple[str, ...], where: str) -> Any:
+    """The body with the documented reasoning keys taken off its assistant messages (they are
+    the mapping's `request.reasoning` row, checked by the fixtures; the openai types lack them)."""
+    if not isinstance(body, dict):
+        return body
+    out = dict(body)
+    if where == "request" and isinstance(out.get("messages"), list):
+        out["messages"] = [
+            {k: v for k, v in m.items() if k not in keys} if isinstance(m, dict) and m.get("role") == "assistant" else m
+            for m in out["messages"]
+        ]
+    if where == "response" and isinstance(out.get("choices"), list):
+        out["choices"] = [
+            {**c, "message": {k: v for k, v in c["message"].items() if k not in keys}} if isinstance(c, dict) and isinstance(c.get("message"), dict) else c
+            for c in out["choices"]
+        ]
+    return out
+
+
+def _openai_family(extra_root: frozenset[str], reasoning: tuple[str, ...]) -> tuple[Checker, Checker]:
+    def request(body: Any, extras: frozenset[str] = frozenset()) -> None:
+        check_openai_chat_request(_without_reasoning(body, reasoning, "request"), extra_root | extras)
+
+    def response(body: Any) -> None:
+        check_openai_chat_response(_without_reasoning(body, reasoning, "response"))
+
+    return request, response
+
+
+_TOP_K = frozenset({"top_k"})  # vllm / together / llama.cpp sampling parameter, not in the openai types
+
+#: format key -> (request checker, response checker). Root keys and message keys a provider
+#: documents beside the OpenAI ones are allowed per format (sources in each mapping's rows).
+FAMILY: dict[str, tuple[Checker, Checker]] = {
+    "mistral": (lambda body, extras=frozenset(): check_mistral_request(body, extras), check_mistral_response),
+    "openai_compatible": _openai_family(_TOP_K, ("reasoning_content", "reasoning")),
+    "vllm": _openai_family(_TOP_K, ("reasoning", "reasoning_content")),
+    "together": _openai_family(_TOP_K, ("reasoning", "reasoning_content")),
+    "deepseek": _openai_family(frozenset(), ("reasoning_content",)),
+    "groq": _openai_family(frozenset(), ("reasoning",)),
+    "ollama": _openai_family(frozenset(), ("reasoning", "reasoning_content")),
+    "openrouter": _openai_family(_TOP_K, ("reasoning", "reasoning_details")),
+}
+
+
+def _fixtures(key: str) -> list[dict[str, Any]]:
+    doc = yaml.safe_load((MAPPINGS / f"{key}.yaml").read_text())
+    return list(doc.get("fixtures", []))
+
+
+def _cases(predicate: Callable[[dict[str, Any]], bool]) -> list[Any]:
+    return [pytest.param(key, case, id=f"{key}-{case['id']}") for key in FAMILY for case in _fixtures(key) if predicate(case)]
+
+
+def _kwargs(case: dict[str, Any]) -> dict[str, Any]:
+    return {"wire_map": wiremap.WireMap.from_dict(case["wire_map"])} if "wire_map" in case else {}
+
+
+def quiet(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
+
+
+@pytest.mark.parametrize("key,case", _cases(lambda c: "to_wire" in c and "expect_wire" in c))
+def test_to_wire_bodies_pass_oracle(key: str, case: dict[str, Any]) -> None:
+    check_request, _ = FAMILY[key]
+    check_request(case["expect_wire"])
+    check_request(quiet(wiremap.get_format(key).request_to_wire, case["to_wire"], **_kwargs(case)))
+
+
+@pytest.mark.parametrize("key,case", _cases(lambda c: "request_from_wire" in c and "expect_canonical" in c))
+def test_request_from_wire_bodies_pass_oracle(key: str, case: dict[str, Any]) -> None:
+    check_request, _ = FAMILY[key]
+    f = wiremap.get_format(key)
+    check_request(case["request_from_wire"])
+    check_request(quiet(f.request_to_wire, f.request_from_wire(case["request_from_wire"])))
+
+
+#: Fixture inputs that are the provider's own values outside the SDK types the family member is
+#: checked with (their output is still checked).
+INPUT_NOT_SDK_SHAPED = {
+    ("deepseek", "resp_insufficient_system_resource_is_error"): "DeepSeek's own finish reason (api), not in the openai types",
+}
+
+
+@pytest.mark.parametrize("key,case", _cases(lambda c: "from_wire" in c and "expect_canonical" in c))
+def test_from_wire_bodies_pass_oracle(key: str, case: dict[str, Any]) -> None:
+    _, check_response = FAMILY[key]
+    f = wiremap.get_format(key)
+    if (key, case["id"]) in INPUT_NOT_SDK_SHAPED:
+        with pytest.raises(OracleError):
+            check_response(case["from_wire"])  # the list stays honest: it must really deviate
+        return  # and a gateway writes the provider's own value back (raw kept), so does its output
+    check_response(case["from_wire"])
+    check_response(f.response_to_wire(f.response_from_wire(case["from_wire"], **_kwargs(case))))
+
+
+@pytest.mark.parametrize("key,case", _cases(lambda c: "response_to_wire" in c and "expect_wire" in c))
+def test_response_to_wire_bodies_pass_oracle(key: str, case: dict[str, Any]) -> None:
+    _, check_response = FAMILY[key]
+    check_response(case["expect_wire"])
+    check_response(wiremap.get_format(key).response_to_wire(case["response_to_wire"]))
+
+
+SETTINGS = settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+
+
+@pytest.mark.parametrize("key", sorted(FAMILY))
+@SETTINGS
+@given(data=st.data())
+def test_generated_requests_pass_oracle(key: str, data: st.DataObject) -> None:
+    request = data.draw(gen.canonical_requests("openai_chat"), label="request")
+    check_request, _ = FAMILY[key]
+    extras = frozenset(((request.get("config") or {}).get("extras") or {}))
+    try:
+        body = quiet(wiremap.get_format(key).request_to_wire, request, wire_map=wiremap.WireMap()) if wiremap.get_format(key).wire_rules else quiet(wiremap.get_format(key).request_to_wire, request)
+    except ProviderError:
+        return  # a documented refusal (a part kind or option this provider rejects)
+    check_request(body, extras)
+
+
+@pytest.mark.parametrize("key", sorted(FAMILY))
+@SETTINGS
+@given(data=st.data())
+def test_generated_responses_pass_oracle(key: str, data: st.DataObject) -> None:
+    response = data.draw(gen.canonical_responses("openai_chat"), label="response")
+    _, check_response = FAMILY[key]
+    check_response(wiremap.get_format(key).response_to_wire(response))
+
+
+def test_family_oracle_is_strict() -> None:
+    """Only the documented reasoning keys are taken off; a misspelled one still fails."""
+    check_request, _ = FAMILY["deepseek"]
+    body = wiremap.get_format("deepseek").request_to_wire(
+        {"model": "m", "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "thinking", "text": "t"}], "tool_calls": [{"id": "c", "name": "f", "arguments": {}}]}, {"role": "tool", "tool_call_id": "c", "content": "r"}]}
+    )
+    assert body["messages"][1]["reasoning_content"] == "t"
+    check_request(body)
+    body["messages"][1]["reasoning_contnet"] = body["messages"][1].pop("reasoning_content")
+    with pytest.raises(OracleError, match="reasoning_contnet"):
+        check_request(body)
+
+
+def test_mistral_oracle_is_strict() -> None:
+    body = wiremap.get_format("mistral").request_to_wire({"model": "m", "messages": [{"role": "user", "content": "hi"}], "config": {"seed": 1}})
+    check_mistral_request(body)
+    body["seed"] = body.pop("random_seed")
+    with pytest.raises(OracleError, match="seed: unknown key"):
+        check_mistral_request(body)
+    with pytest.raises(OracleError, match="is not one of"):
+        check_mistral_request({"model": "m", "messages": [], "tool_choice": "requird"})
