@@ -23,6 +23,9 @@ demo: $(STAMP)
 	$(PY) -m wiremap render --format openai_chat examples/weather_request.json
 	@echo "--- examples/weather_request.json as anthropic_messages"
 	$(PY) -m wiremap render --format anthropic_messages examples/weather_request.json
+	@echo "--- that OpenAI body translated to Gemini generateContent (losses on stderr)"
+	$(PY) -m wiremap render --format openai_chat examples/weather_request.json | $(PY) -m wiremap translate --from openai_chat --to gemini_generate_content
+	@echo "--- the compatibility matrix: generated/COMPATIBILITY.md; the translation matrix: generated/TRANSLATION.md"
 	@echo "--- the generated fixture tests"
 	$(PY) -m pytest -q -p no:cacheprovider generated
 

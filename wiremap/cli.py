@@ -194,11 +194,11 @@ def _translate(args: argparse.Namespace) -> int:
     except wiremap.ProviderError as exc:
         print(f"error: {exc.category}: {exc}", file=sys.stderr)
         for loss in getattr(exc, "losses", []):
-            print(f"  lost: {loss}", file=sys.stderr)
+            print(f"  {loss.kind}: {loss.path}: {loss.detail}", file=sys.stderr)
         return 1
     print(json.dumps(result, indent=2, ensure_ascii=False))
     for loss in t.losses:
-        print(f"lost: {loss}", file=sys.stderr)
+        print(f"{loss.kind}: {loss.path}: {loss.detail}", file=sys.stderr)
     return 0
 
 
