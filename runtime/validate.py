@@ -48,7 +48,79 @@ from .canonical import (
 )
 from .errors import InvalidRequestError
 
-__all__ = ["validate_request"]
+__all__ = ["validate_request", "MAX_JSON_DEPTH", "check_json_value"]
+
+#: Deepest nesting accepted in a user JSON value (a tool's `parameters`, `response_schema`, a
+#: tool call's `arguments`, an `extras` value), counted from that value. Deeper values are
+#: refused with InvalidRequestError naming the path, before any recursive code sees them.
+MAX_JSON_DEPTH: Final = 256
+
+_JSON_SCALARS: Final = (str, int, float, bool, type(None))
+
+
+def check_json_value(value: Any, path: str) -> None:
+    """`value` is plain JSON (dicts with string keys, lists, strings that are valid Unicode,
+    finite numbers, booleans, null) nested at most MAX_JSON_DEPTH deep; InvalidRequestError
+    names the first offending path otherwise. Iterative: any depth is checked without recursion."""
+    # (node, parent path, key or index, depth): a path string is built only for containers
+    stack: list[tuple[Any, str, Any, int]] = [(value, path, None, 0)]
+    pop = stack.pop
+    push = stack.append
+    while stack:
+        node, parent, key, depth = pop()
+        t = type(node)
+        if t is str:
+            if not node.isascii():
+                _unicode(node, _where(parent, key))
+        elif t is dict:
+            where = _where(parent, key)
+            if depth >= MAX_JSON_DEPTH:
+                raise InvalidRequestError(f"nested deeper than {MAX_JSON_DEPTH} levels", path=where)
+            for k, v in node.items():
+                if type(k) is not str:
+                    raise InvalidRequestError(f"object keys must be strings, got {type(k).__name__} {k!r}", path=where)
+                if not k.isascii():
+                    _unicode(k, where)
+                push((v, where, k, depth + 1))
+        elif t is list:
+            where = _where(parent, key)
+            if depth >= MAX_JSON_DEPTH:
+                raise InvalidRequestError(f"nested deeper than {MAX_JSON_DEPTH} levels", path=where)
+            for i, v in enumerate(node):
+                push((v, where, i, depth + 1))
+        elif t is float:
+            if not math.isfinite(node):
+                raise InvalidRequestError(f"{node!r} is not a JSON number", path=_where(parent, key))
+        elif t not in _JSON_SCALARS:
+            if isinstance(node, (dict, list, str, int, float)):
+                push((_plain(node), parent, key, depth))
+            else:
+                raise InvalidRequestError(f"expected a JSON value, got {t.__name__}", path=_where(parent, key))
+
+
+def _where(parent: str, key: Any) -> str:
+    if key is None:
+        return parent
+    if type(key) is int:
+        return f"{parent}[{key}]"
+    return f"{parent}.{key}" if parent else key
+
+
+def _plain(node: Any) -> Any:
+    """A subclass of a JSON type (an OrderedDict, an IntEnum, a str enum) as the plain type."""
+    for base in (bool, dict, list, str, int, float):
+        if isinstance(node, base):
+            return base(node)
+    return node  # pragma: no cover - callers check isinstance first
+
+
+def _unicode(text: str, where: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidRequestError(
+            f"not valid Unicode text: a lone surrogate {text[exc.start]!r} at offset {exc.start}", path=where
+        ) from None
 
 _ROLE_OF: Final[dict[type, str]] = {
     SystemMessage: "system",
@@ -121,6 +193,7 @@ def validate_request(req: Request) -> None:
                 f"(OpenArmature §5), got {response_schema.get('type')!r}",
                 path="response_schema.type",
             )
+        check_json_value(response_schema, "response_schema")
 
     config = req.config
     if config is not NOT_GIVEN:
@@ -261,6 +334,8 @@ def _tool_call(call: ToolCall, index: int, position: int, ids_here: set[str]) ->
             "(finish_reason 'error', OpenArmature §3) and cannot be sent back",
             path=f"messages[{index}].tool_calls[{position}].arguments",
         )
+    if arguments:
+        check_json_value(arguments, f"messages[{index}].tool_calls[{position}].arguments")
     _signed(call.signature, call.origin, f"messages[{index}].tool_calls[{position}]")
 
 
@@ -419,6 +494,7 @@ def _tools(tools: object) -> set[str]:
                     f"(OpenArmature §4), got {root_type!r}",
                     path=f"tools[{position}].parameters.type",
                 )
+            check_json_value(parameters, f"tools[{position}].parameters")
         strict = tool.strict
         if strict is not NOT_GIVEN and not isinstance(strict, bool):
             raise InvalidRequestError("must be a boolean", path=f"tools[{position}].strict")
@@ -497,6 +573,7 @@ def _config(config: object) -> None:
                 raise InvalidRequestError(
                     f"extras keys must be strings, got {key!r}", path="config.extras"
                 )
+        check_json_value(extras, "config.extras")
 
 
 def _number(value: Any, key: str) -> None:
@@ -504,7 +581,7 @@ def _number(value: Any, key: str) -> None:
         return
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InvalidRequestError(f"must be a number, got {value!r}", path=f"config.{key}")
-    if not math.isfinite(value):
+    if type(value) is not int and not math.isfinite(value):  # an int of any size is finite
         raise InvalidRequestError(f"must be finite, got {value!r}", path=f"config.{key}")
 
 
