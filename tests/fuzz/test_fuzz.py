@@ -26,7 +26,7 @@ import mutate  # noqa: E402
 FORMATS = wiremap.formats()
 
 CI = settings(
-    max_examples=60,
+    max_examples=40,
     deadline=None,
     database=None,
     derandomize=False,
