@@ -62,8 +62,9 @@ def check_json_value(value: Any, path: str) -> None:
     """`value` is plain JSON (dicts with string keys, lists, strings that are valid Unicode,
     finite numbers, booleans, null) nested at most MAX_JSON_DEPTH deep; InvalidRequestError
     names the first offending path otherwise. Iterative: any depth is checked without recursion."""
-    # (node, parent path, key or index, depth): a path string is built only for containers
-    stack: list[tuple[Any, str, Any, int]] = [(value, path, None, 0)]
+    # (node, parent link, key or index, depth); a link is (its parent link, its key), so the
+    # path string is built only when there is an error to report
+    stack: list[tuple[Any, Any, Any, int]] = [(value, None, None, 0)]
     pop = stack.pop
     push = stack.append
     while stack:
@@ -71,39 +72,51 @@ def check_json_value(value: Any, path: str) -> None:
         t = type(node)
         if t is str:
             if not node.isascii():
-                _unicode(node, _where(parent, key))
+                _unicode(node, _path(path, parent, key))
         elif t is dict:
-            where = _where(parent, key)
             if depth >= MAX_JSON_DEPTH:
-                raise InvalidRequestError(f"nested deeper than {MAX_JSON_DEPTH} levels", path=where)
+                raise InvalidRequestError(f"nested deeper than {MAX_JSON_DEPTH} levels", path=_path(path, parent, key))
+            link = (parent, key)
+            depth += 1
             for k, v in node.items():
                 if type(k) is not str:
-                    raise InvalidRequestError(f"object keys must be strings, got {type(k).__name__} {k!r}", path=where)
+                    raise InvalidRequestError(f"object keys must be strings, got {type(k).__name__} {k!r}", path=_path(path, parent, key))
                 if not k.isascii():
-                    _unicode(k, where)
-                push((v, where, k, depth + 1))
+                    _unicode(k, _path(path, parent, key))
+                tv = type(v)
+                if tv is str:
+                    if not v.isascii():
+                        _unicode(v, _path(path, link, k))
+                elif tv is not int and tv is not bool and v is not None:
+                    push((v, link, k, depth))
         elif t is list:
-            where = _where(parent, key)
             if depth >= MAX_JSON_DEPTH:
-                raise InvalidRequestError(f"nested deeper than {MAX_JSON_DEPTH} levels", path=where)
+                raise InvalidRequestError(f"nested deeper than {MAX_JSON_DEPTH} levels", path=_path(path, parent, key))
+            link = (parent, key)
+            depth += 1
             for i, v in enumerate(node):
-                push((v, where, i, depth + 1))
+                push((v, link, i, depth))
         elif t is float:
             if not math.isfinite(node):
-                raise InvalidRequestError(f"{node!r} is not a JSON number", path=_where(parent, key))
+                raise InvalidRequestError(f"{node!r} is not a JSON number", path=_path(path, parent, key))
         elif t not in _JSON_SCALARS:
             if isinstance(node, (dict, list, str, int, float)):
                 push((_plain(node), parent, key, depth))
             else:
-                raise InvalidRequestError(f"expected a JSON value, got {t.__name__}", path=_where(parent, key))
+                raise InvalidRequestError(f"expected a JSON value, got {t.__name__}", path=_path(path, parent, key))
 
 
-def _where(parent: str, key: Any) -> str:
-    if key is None:
-        return parent
-    if type(key) is int:
-        return f"{parent}[{key}]"
-    return f"{parent}.{key}" if parent else key
+def _path(root: str, parent: Any, key: Any) -> str:
+    """The path of a node from its parent link and key (see check_json_value)."""
+    keys = []
+    link = (parent, key)
+    while link is not None and link[1] is not None:
+        keys.append(link[1])
+        link = link[0]
+    out = root
+    for k in reversed(keys):
+        out = f"{out}[{k}]" if type(k) is int else (f"{out}.{k}" if out else k)
+    return out
 
 
 def _plain(node: Any) -> Any:
