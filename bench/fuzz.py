@@ -95,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--formats", default="", help="comma-separated keys (default: all of wiremap.formats())")
     ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--merge", action="store_true", help="keep other formats' results already in --out")
     ns = ap.parse_args(argv)
     keys = [k for k in ns.formats.split(",") if k] or wiremap.formats()
     t0 = time.time()
@@ -113,6 +114,12 @@ def main(argv: list[str] | None = None) -> int:
         "python": sys.version.split()[0],
         "formats": results,
     }
+    if ns.merge and Path(ns.out).exists():
+        old = json.loads(Path(ns.out).read_text(encoding="utf-8"))
+        done = {r["format"] for r in results}
+        report["formats"] = sorted([r for r in old["formats"] if r["format"] not in done] + results, key=lambda r: r["format"])
+        report["started"] = f"{old['started']} and {report['started']}"
+        report["seconds"] = round(old["seconds"] + report["seconds"], 1)
     Path(ns.out).write_text(json.dumps(report, indent=1, ensure_ascii=True) + "\n", encoding="utf-8")
     found = sum(len(r["findings"]) for r in results)
     print(f"{sum(r['tried'] for r in results)} cases, {found} distinct finding(s); wrote {ns.out}")

@@ -18,6 +18,8 @@ import wiremap
 from wiremap import InvalidRequestError, ProviderError
 
 FORMATS = wiremap.formats()
+#: the formats that carry chat requests (tools, arguments, response_schema); others are other kinds
+CHAT = [k for k in FORMATS if getattr(wiremap.get_format(k), "kind", "chat") == "chat"]
 USER = {"role": "user", "content": "hi"}
 
 
@@ -50,7 +52,7 @@ def with_call(arguments: Any) -> dict[str, Any]:
 # --------------------------------------------------------------------------- depth (any format)
 
 
-@pytest.mark.parametrize("key", FORMATS)
+@pytest.mark.parametrize("key", CHAT)
 def test_deep_tool_arguments_are_refused_with_their_path(key: str) -> None:
     with pytest.raises(InvalidRequestError) as info:
         quiet(wiremap.get_format(key).request_to_wire, with_call(deep_object(10_000)))
@@ -59,7 +61,7 @@ def test_deep_tool_arguments_are_refused_with_their_path(key: str) -> None:
     assert f"deeper than {wiremap.MAX_JSON_DEPTH}" in info.value.message
 
 
-@pytest.mark.parametrize("key", FORMATS)
+@pytest.mark.parametrize("key", CHAT)
 def test_deep_parameters_and_response_schema_are_refused(key: str) -> None:
     fmt = wiremap.get_format(key)
     req = {"model": "m", "messages": [USER], "config": {"max_tokens": 16}, "tools": [{"name": "f", "parameters": {"type": "object", "properties": deep_object(10_000)}}]}
@@ -72,7 +74,7 @@ def test_deep_parameters_and_response_schema_are_refused(key: str) -> None:
     assert (info.value.path or "").startswith("response_schema.properties.a")
 
 
-@pytest.mark.parametrize("key", FORMATS)
+@pytest.mark.parametrize("key", CHAT)
 def test_arguments_just_under_the_limit_are_sent(key: str) -> None:
     wire = quiet(wiremap.get_format(key).request_to_wire, with_call(deep_object(wiremap.MAX_JSON_DEPTH - 1)))
     assert isinstance(wire, dict)
@@ -120,7 +122,7 @@ def test_error_from_wire_on_a_10000_deep_body_never_raises() -> None:
 # ------------------------------------------------------------------------------- size
 
 
-@pytest.mark.parametrize("key", FORMATS)
+@pytest.mark.parametrize("key", CHAT)
 def test_a_50_mb_text_is_carried_whole(key: str) -> None:
     text = "x" * 50_000_000
     fmt = wiremap.get_format(key)
@@ -158,7 +160,7 @@ def test_a_million_element_content_array_is_an_error_at_its_item() -> None:
 # ------------------------------------------------------------- regressions found by fuzzing
 
 
-@pytest.mark.parametrize("key", FORMATS)
+@pytest.mark.parametrize("key", CHAT)
 @pytest.mark.parametrize(
     "where, bad, path",
     [
@@ -179,7 +181,7 @@ def test_fixed_response_schema_that_is_not_json(key: str, where: str, bad: Any, 
     assert info.value.path == path
 
 
-@pytest.mark.parametrize("key", FORMATS)
+@pytest.mark.parametrize("key", CHAT)
 @pytest.mark.parametrize("required", [True, 3, [["ok"]], ["ok", {"x": 1}]], ids=["bool", "int", "nested_list", "object_item"])
 def test_fixed_malformed_required_when_closing_schemas(key: str, required: Any) -> None:
     """Fuzz finding: `set(required)` raised TypeError in the Prompty schema closing (wire.py)."""
@@ -188,7 +190,7 @@ def test_fixed_malformed_required_when_closing_schemas(key: str, required: Any) 
     assert isinstance(wire, dict)
 
 
-@pytest.mark.parametrize("key", FORMATS)
+@pytest.mark.parametrize("key", CHAT)
 def test_fixed_huge_integer_sampling_option(key: str) -> None:
     """Fuzz finding: `math.isfinite(10**400)` raised OverflowError in validation."""
     try:
