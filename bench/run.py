@@ -260,11 +260,11 @@ def main(argv: list[str] | None = None) -> int:
     summary["flat"] = per_msg[-1] / per_msg[0]
 
     # --- 6. cold import, regeneration
-    add("\n## Cold import (fresh interpreter; medians of 5)\n")
+    add("\n## Cold import (fresh interpreter; medians of 3)\n")
     add("| import | time ms | peak RSS added MB |")
     add("|---|---:|---:|")
     for label, stmt in _IMPORTS.items():
-        got = cold_import(stmt, 5)
+        got = cold_import(stmt, 3)
         if got is None:
             add(f"| {label} | n/a | n/a |")
             continue

@@ -679,12 +679,17 @@ def check_param(value: Any, kind: str | None, allowed: tuple[Any, ...] | None, p
         raise InvalidRequestError(f"{value!r} is not allowed; expected one of: {', '.join(map(str, allowed))}", path=path)
 
 
+_FLOAT_MAX_INT: Final = int(1.7976931348623157e308)  # larger ints overflow float()
+
+
 def read_vector(value: Any, path: str) -> list[float]:
     """An embedding: an array of numbers, or base64 of little-endian float32 (`encoding_format: base64`)."""
     if type(value) is list:
         out: list[float] = []
         for k, item in enumerate(value):
             if type(item) is float or (type(item) is int):
+                if type(item) is int and abs(item) > _FLOAT_MAX_INT:
+                    raise WireShapeError(f"{path}[{k}]", "number out of range for a float")
                 if not math.isfinite(item):
                     raise WireShapeError(f"{path}[{k}]", "expected a finite number")
                 out.append(float(item))

@@ -209,3 +209,14 @@ def test_fixed_error_rules_on_huge_and_odd_error_words(key: str) -> None:
     err = fmt.error_from_wire(400, {"error": {"message": huge, "type": 10**5000}, "type": "error"}, {})
     assert isinstance(err, ProviderError)
     assert wiremap.runtime.wire.error_words(huge, 10**5000).count("\n") == 1
+
+
+@pytest.mark.parametrize("key", [k for k in FORMATS if getattr(wiremap.get_format(k), "kind", "chat") == "embeddings"])
+def test_fixed_embedding_value_past_float_range(key: str) -> None:
+    """Fuzz finding (make fuzz, prompty.openai_embeddings): an integer embedding value too large
+    for a float raised OverflowError in read_vector; now a typed error at that element."""
+    body = {"object": "list", "model": "m", "data": [{"object": "embedding", "index": 0, "embedding": [0.1, 10**400]}],
+            "usage": {"prompt_tokens": 1, "total_tokens": 1}}
+    with pytest.raises(wiremap.InvalidResponseError) as info:
+        wiremap.get_format(key).response_from_wire(body)
+    assert info.value.path == "data[0].embedding[1]"
