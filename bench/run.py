@@ -233,6 +233,10 @@ def main(argv: list[str] | None = None) -> int:
     resp = dst.response_from_wire(responses["anthropic_response"])
     for key in wiremap.formats():
         f = wiremap.get_format(key)
+        kind = getattr(f, "kind", "chat")
+        if kind != "chat":
+            add(f"| {key} | n/a (kind {kind}) | | | |")
+            continue
         cells = []
         try:
             wire = f.request_to_wire(req)

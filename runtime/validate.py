@@ -121,6 +121,7 @@ def _path(root: str, parent: Any, key: Any) -> str:
 
 def _plain(node: Any) -> Any:
     """A subclass of a JSON type (an OrderedDict, an IntEnum, a str enum) as the plain type."""
+    base: type[Any]
     for base in (bool, dict, list, str, int, float):
         if isinstance(node, base):
             return base(node)
