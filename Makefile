@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo generate check test typecheck translation clean
+.PHONY: setup demo generate check test typecheck translation bench fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,19 @@ test: $(STAMP)
 	$(PY) -m wiremap check
 	$(PY) -m pytest -q
 	$(MAKE) --no-print-directory typecheck
+
+## Benchmarks against the hand-written floor and LiteLLM (issue #6): writes bench/RESULTS.md.
+## Never run by the test suite. Installs the `bench` extra (litellm) into the venv.
+bench: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[bench]'
+	LITELLM_LOCAL_MODEL_COST_MAP=True $(PY) bench/run.py
+
+## The long fuzz run: FUZZ_CASES per format (default 1 000 000) through every entry point of
+## every format, then bench/RESULTS.md is rewritten with the counts and findings.
+FUZZ_CASES ?= 1000000
+FUZZ_JOBS ?= 2
+fuzz: $(STAMP)
+	$(PY) bench/fuzz.py --cases $(FUZZ_CASES) --jobs $(FUZZ_JOBS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .hypothesis

@@ -1168,7 +1168,7 @@ def _emit_error_from_wire(em: "Emitter") -> None:
     else:
         out.add("error_code = None")
     out.add("# Rules match the error's own words (message, type, code), not the whole body.")
-    out.add("text = '\\n'.join(str(v) for v in (message, error_type, error_code) if v is not None)")
+    out.add("text = _w.error_words(message, error_type, error_code)")
     out.add("category = 'provider_invalid_request'")
     out.add("while True:  # first matching rule wins")
     out.indent()

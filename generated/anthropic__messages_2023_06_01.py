@@ -1021,7 +1021,7 @@ def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) 
     error_type = _w.get_in(decoded, ("error", "type")) if type(decoded) is dict else None
     error_code = None
     # Rules match the error's own words (message, type, code), not the whole body.
-    text = "\n".join(str(v) for v in (message, error_type, error_code) if v is not None)
+    text = _w.error_words(message, error_type, error_code)
     category = "provider_invalid_request"
     while True:  # first matching rule wins
         if status in (401, 402, 403):

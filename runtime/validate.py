@@ -48,7 +48,93 @@ from .canonical import (
 )
 from .errors import InvalidRequestError
 
-__all__ = ["validate_request"]
+__all__ = ["validate_request", "MAX_JSON_DEPTH", "check_json_value"]
+
+#: Deepest nesting accepted in a user JSON value (a tool's `parameters`, `response_schema`, a
+#: tool call's `arguments`, an `extras` value), counted from that value. Deeper values are
+#: refused with InvalidRequestError naming the path, before any recursive code sees them.
+MAX_JSON_DEPTH: Final = 256
+
+_JSON_SCALARS: Final = (str, int, float, bool, type(None))
+
+
+def check_json_value(value: Any, path: str) -> None:
+    """`value` is plain JSON (dicts with string keys, lists, strings that are valid Unicode,
+    finite numbers, booleans, null) nested at most MAX_JSON_DEPTH deep; InvalidRequestError
+    names the first offending path otherwise. Iterative: any depth is checked without recursion."""
+    # (node, parent link, key or index, depth); a link is (its parent link, its key), so the
+    # path string is built only when there is an error to report
+    stack: list[tuple[Any, Any, Any, int]] = [(value, None, None, 0)]
+    pop = stack.pop
+    push = stack.append
+    while stack:
+        node, parent, key, depth = pop()
+        t = type(node)
+        if t is str:
+            if not node.isascii():
+                _unicode(node, _path(path, parent, key))
+        elif t is dict:
+            if depth >= MAX_JSON_DEPTH:
+                raise InvalidRequestError(f"nested deeper than {MAX_JSON_DEPTH} levels", path=_path(path, parent, key))
+            link = (parent, key)
+            depth += 1
+            for k, v in node.items():
+                if type(k) is not str:
+                    raise InvalidRequestError(f"object keys must be strings, got {type(k).__name__} {k!r}", path=_path(path, parent, key))
+                if not k.isascii():
+                    _unicode(k, _path(path, parent, key))
+                tv = type(v)
+                if tv is str:
+                    if not v.isascii():
+                        _unicode(v, _path(path, link, k))
+                elif tv is not int and tv is not bool and v is not None:
+                    push((v, link, k, depth))
+        elif t is list:
+            if depth >= MAX_JSON_DEPTH:
+                raise InvalidRequestError(f"nested deeper than {MAX_JSON_DEPTH} levels", path=_path(path, parent, key))
+            link = (parent, key)
+            depth += 1
+            for i, v in enumerate(node):
+                push((v, link, i, depth))
+        elif t is float:
+            if not math.isfinite(node):
+                raise InvalidRequestError(f"{node!r} is not a JSON number", path=_path(path, parent, key))
+        elif t not in _JSON_SCALARS:
+            if isinstance(node, (dict, list, str, int, float)):
+                push((_plain(node), parent, key, depth))
+            else:
+                raise InvalidRequestError(f"expected a JSON value, got {t.__name__}", path=_path(path, parent, key))
+
+
+def _path(root: str, parent: Any, key: Any) -> str:
+    """The path of a node from its parent link and key (see check_json_value)."""
+    keys = []
+    link = (parent, key)
+    while link is not None and link[1] is not None:
+        keys.append(link[1])
+        link = link[0]
+    out = root
+    for k in reversed(keys):
+        out = f"{out}[{k}]" if type(k) is int else (f"{out}.{k}" if out else k)
+    return out
+
+
+def _plain(node: Any) -> Any:
+    """A subclass of a JSON type (an OrderedDict, an IntEnum, a str enum) as the plain type."""
+    base: type[Any]
+    for base in (bool, dict, list, str, int, float):
+        if isinstance(node, base):
+            return base(node)
+    return node  # pragma: no cover - callers check isinstance first
+
+
+def _unicode(text: str, where: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidRequestError(
+            f"not valid Unicode text: a lone surrogate {text[exc.start]!r} at offset {exc.start}", path=where
+        ) from None
 
 _ROLE_OF: Final[dict[type, str]] = {
     SystemMessage: "system",
@@ -121,6 +207,7 @@ def validate_request(req: Request) -> None:
                 f"(OpenArmature §5), got {response_schema.get('type')!r}",
                 path="response_schema.type",
             )
+        check_json_value(response_schema, "response_schema")
 
     config = req.config
     if config is not NOT_GIVEN:
@@ -261,6 +348,8 @@ def _tool_call(call: ToolCall, index: int, position: int, ids_here: set[str]) ->
             "(finish_reason 'error', OpenArmature §3) and cannot be sent back",
             path=f"messages[{index}].tool_calls[{position}].arguments",
         )
+    if arguments:
+        check_json_value(arguments, f"messages[{index}].tool_calls[{position}].arguments")
     _signed(call.signature, call.origin, f"messages[{index}].tool_calls[{position}]")
 
 
@@ -419,6 +508,7 @@ def _tools(tools: object) -> set[str]:
                     f"(OpenArmature §4), got {root_type!r}",
                     path=f"tools[{position}].parameters.type",
                 )
+            check_json_value(parameters, f"tools[{position}].parameters")
         strict = tool.strict
         if strict is not NOT_GIVEN and not isinstance(strict, bool):
             raise InvalidRequestError("must be a boolean", path=f"tools[{position}].strict")
@@ -497,6 +587,7 @@ def _config(config: object) -> None:
                 raise InvalidRequestError(
                     f"extras keys must be strings, got {key!r}", path="config.extras"
                 )
+        check_json_value(extras, "config.extras")
 
 
 def _number(value: Any, key: str) -> None:
@@ -504,7 +595,7 @@ def _number(value: Any, key: str) -> None:
         return
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InvalidRequestError(f"must be a number, got {value!r}", path=f"config.{key}")
-    if not math.isfinite(value):
+    if type(value) is not int and not math.isfinite(value):  # an int of any size is finite
         raise InvalidRequestError(f"must be finite, got {value!r}", path=f"config.{key}")
 
 

@@ -47,6 +47,8 @@ __all__ = [
     "retry_after",
     "status_code",
     "error_text",
+    "error_words",
+    "ERROR_MATCH_LIMIT",
     "schema_name",
     "schema_qualifies_for_strict",
     "close_object_schema",
@@ -364,6 +366,26 @@ def error_text(body: Any) -> str:
         return str(body)
 
 
+#: Characters of each of an error's message, type and code that the `errors` rules' patterns
+#: search: error words are short, and a cap keeps a pattern linear on a huge body.
+ERROR_MATCH_LIMIT: Final = 4096
+
+
+def error_words(*values: Any) -> str:
+    """The text the `errors` rules match: each given value as text, cut to ERROR_MATCH_LIMIT."""
+    parts = []
+    for value in values:
+        if value is None:
+            continue
+        if type(value) is not str:
+            try:
+                value = str(value)
+            except ValueError:  # an int past Python's digit limit
+                value = type(value).__name__
+        parts.append(value[:ERROR_MATCH_LIMIT])
+    return "\n".join(parts)
+
+
 def decode_error_body(body: Any) -> Any:
     """An error body as JSON when it is JSON text, else as given."""
     if isinstance(body, (bytes, bytearray)):
@@ -458,7 +480,10 @@ def close_and_nullable_optional(schema: Any) -> Any:
             out[key] = {n: close_and_nullable_optional(s) for n, s in schema[key].items()}
     props = schema.get("properties")
     if schema.get("type") == "object" or type(props) is dict:
-        required = set(schema.get("required", []))
+        listed = schema.get("required", [])
+        # a malformed `required` (not a list of strings) is sent as written elsewhere; here its
+        # string entries are the ones that count
+        required = {r for r in listed if type(r) is str} if type(listed) is list else set()
         if type(props) is dict:
             new_props = {}
             for name, prop in props.items():
@@ -654,12 +679,17 @@ def check_param(value: Any, kind: str | None, allowed: tuple[Any, ...] | None, p
         raise InvalidRequestError(f"{value!r} is not allowed; expected one of: {', '.join(map(str, allowed))}", path=path)
 
 
+_FLOAT_MAX_INT: Final = int(1.7976931348623157e308)  # larger ints overflow float()
+
+
 def read_vector(value: Any, path: str) -> list[float]:
     """An embedding: an array of numbers, or base64 of little-endian float32 (`encoding_format: base64`)."""
     if type(value) is list:
         out: list[float] = []
         for k, item in enumerate(value):
             if type(item) is float or (type(item) is int):
+                if type(item) is int and abs(item) > _FLOAT_MAX_INT:
+                    raise WireShapeError(f"{path}[{k}]", "number out of range for a float")
                 if not math.isfinite(item):
                     raise WireShapeError(f"{path}[{k}]", "expected a finite number")
                 out.append(float(item))

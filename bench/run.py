@@ -1,0 +1,345 @@
+"""wiremap benchmarks (issue #6): `make bench` runs this and writes bench/RESULTS.md.
+
+    python bench/run.py [--quick] [--out bench/RESULTS.md]
+
+Every number is the median of REPEATS timed runs in this one process, each run calling the
+function enough times to last ~TARGET seconds; ratios are against references measured in the
+same run: the hand-written floor (bench/handwritten.py), LiteLLM's AnthropicConfig, and
+copy.deepcopy of the input. Formats are found with `wiremap.formats()`; the cross-provider
+tables use the OpenAI Chat and Anthropic Messages formats (LiteLLM's reference pair); the
+single-direction table covers every registered format.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # LiteLLM must not fetch anything
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import handwritten as hw  # noqa: E402
+import make_corpus  # noqa: E402
+
+import wiremap  # noqa: E402
+
+warnings.simplefilter("ignore", wiremap.UnsupportedOptionWarning)
+
+REPEATS = 7
+TARGET = 0.05
+SRC, DST = "openai_chat", "anthropic_messages"
+
+
+def measure(fn: Callable[[], Any], repeats: int = REPEATS, target: float = TARGET) -> float:
+    """Median seconds per call."""
+    fn()
+    loops = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(loops):
+            fn()
+        elapsed = time.perf_counter() - t0
+        if elapsed >= target / 5 or loops >= 1 << 20:
+            break
+        loops *= 4
+    loops = max(1, int(loops * target / max(elapsed, 1e-9)))
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(loops):
+            fn()
+        times.append((time.perf_counter() - t0) / loops)
+    return statistics.median(times)
+
+
+def measure_consuming(make: Callable[[], Any], fn: Callable[[Any], Any], repeats: int = REPEATS, loops: int = 20) -> float:
+    """Median seconds per call of fn on fresh inputs made outside the timer (for code that may
+    mutate its input, LiteLLM)."""
+    times = []
+    for _ in range(repeats):
+        inputs = [make() for _ in range(loops)]
+        t0 = time.perf_counter()
+        for x in inputs:
+            fn(x)
+        times.append((time.perf_counter() - t0) / loops)
+    return statistics.median(times)
+
+
+def us(seconds: float | None) -> str:
+    return "n/a" if seconds is None else f"{seconds * 1e6:,.1f}"
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    return "n/a" if a is None or b is None or not b else f"{a / b:.2f}×"
+
+
+# ------------------------------------------------------------------------------- LiteLLM
+
+
+def litellm_request() -> Callable[[dict[str, Any]], Any] | None:
+    try:
+        from litellm.llms.anthropic.chat.transformation import AnthropicConfig
+    except Exception:  # noqa: BLE001 - not installed: the column says n/a
+        return None
+    config = AnthropicConfig()
+
+    def run(body: dict[str, Any]) -> Any:
+        params = {k: v for k, v in body.items() if k not in ("model", "messages")}
+        optional = config.map_openai_params(non_default_params=params, optional_params={}, model=body["model"], drop_params=False)
+        return config.transform_request(model=body["model"], messages=body["messages"], optional_params=optional, litellm_params={}, headers={})
+
+    return run
+
+
+def version(dist: str) -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as v
+
+    try:
+        return v(dist)
+    except PackageNotFoundError:
+        return "not installed"
+
+
+# -------------------------------------------------------------------------------- import
+
+_IMPORT_PROBE = r"""
+import time
+def hwm():  # peak resident set of this process, bytes (VmHWM: not inherited across exec)
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+base = hwm()
+t0 = time.perf_counter()
+{stmt}
+t = time.perf_counter() - t0
+print(t, hwm() - base)
+"""
+_IMPORTS = {
+    "wiremap (every format loaded)": "import wiremap\nfor k in wiremap.formats(): wiremap.get_format(k)",
+    "wiremap (import only)": "import wiremap",
+    "litellm": "import litellm",
+}
+
+
+def cold_import(stmt: str, runs: int) -> tuple[float, float] | None:
+    env = dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True", PYTHONDONTWRITEBYTECODE="1")
+    times, rss = [], []
+    for _ in range(runs):
+        proc = subprocess.run([sys.executable, "-c", _IMPORT_PROBE.format(stmt=stmt)], capture_output=True, text=True, env=env, cwd=ROOT)
+        if proc.returncode:
+            return None
+        t, r = proc.stdout.split()[-2:]
+        times.append(float(t))
+        rss.append(float(r))
+    return statistics.median(times), statistics.median(rss)
+
+
+# ---------------------------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> int:
+    global REPEATS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
+    ap.add_argument("--out", default=str(HERE / "RESULTS.md"))
+    ns = ap.parse_args(argv)
+    if ns.quick:
+        REPEATS = 3
+    load_before = os.getloadavg()
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    src, dst = wiremap.get_format(SRC), wiremap.get_format(DST)
+    requests = {name: json.loads((HERE / "corpus" / f"{name}.json").read_text()) for name in make_corpus.REQUESTS}
+    responses = {name: json.loads((HERE / "corpus" / f"{name}.json").read_text()) for name in make_corpus.RESPONSES}
+    lite = litellm_request()
+    lines: list[str] = []
+    add = lines.append
+    summary: dict[str, Any] = {"translate": [], "single": []}
+
+    # --- 1. request translation, OpenAI Chat -> Anthropic Messages
+    add(f"## Request translation: {SRC} → {DST}\n")
+    add("Medians in µs per request. *two-step* = `request_from_wire` + `request_to_wire` (validation included); "
+        "*translate* = `translate_request` (also builds the loss report: reads the result back and diffs). "
+        "*floor* = bench/handwritten.py; LiteLLM = `AnthropicConfig().map_openai_params` + `.transform_request` "
+        "(fresh input copies made outside the timer).\n")
+    add("| item | messages | deepcopy | floor | wiremap two-step | ×floor | translate | ×floor | LiteLLM | LiteLLM ÷ two-step |")
+    add("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, body in requests.items():
+        expected = dst.request_to_wire(src.request_from_wire(body))
+        assert hw.openai_to_anthropic_request(body) == expected, f"floor differs from wiremap on {name}"
+        t_copy = measure(lambda: copy.deepcopy(body))
+        t_floor = measure(lambda: hw.openai_to_anthropic_request(body))
+        t_two = measure(lambda: dst.request_to_wire(src.request_from_wire(body)))
+        t_tr = measure(lambda: wiremap.translate_request(body, SRC, DST))
+        t_lite = measure_consuming(lambda: copy.deepcopy(body), lite) if lite else None
+        summary["translate"].append((name, t_two / t_floor, (t_lite / t_two) if t_lite else None, t_tr / t_floor))
+        add(f"| {name} | {len(body['messages'])} | {us(t_copy)} | {us(t_floor)} | {us(t_two)} | {ratio(t_two, t_floor)} | "
+            f"{us(t_tr)} | {ratio(t_tr, t_floor)} | {us(t_lite)} | {ratio(t_lite, t_two)} |")
+
+    # --- 2. response translation, Anthropic -> OpenAI Chat
+    add(f"\n## Response translation: {DST} → {SRC}\n")
+    add("| item | deepcopy | floor | wiremap two-step | ×floor | translate_response | ×floor |")
+    add("|---|---:|---:|---:|---:|---:|---:|")
+    body = responses["anthropic_response"]
+    assert hw.anthropic_to_openai_response(body) == src.response_to_wire(dst.response_from_wire(body))
+    t_copy = measure(lambda: copy.deepcopy(body))
+    t_floor = measure(lambda: hw.anthropic_to_openai_response(body))
+    t_two = measure(lambda: src.response_to_wire(dst.response_from_wire(body)))
+    t_tr = measure(lambda: wiremap.translate_response(body, DST, SRC))
+    summary["translate"].append(("anthropic_response", t_two / t_floor, None, t_tr / t_floor))
+    add(f"| anthropic_response | {us(t_copy)} | {us(t_floor)} | {us(t_two)} | {ratio(t_two, t_floor)} | {us(t_tr)} | {ratio(t_tr, t_floor)} |")
+
+    # --- 3. single directions against their hand-written equivalents
+    add(f"\n## Single directions against hand-written equivalents ({DST})\n")
+    add("`request_to_wire` takes the typed canonical `Request` (as `request_from_wire` returns it; validation included); "
+        "the floor reads the same object. `response_from_wire` returns a typed `Response`; so does the floor.\n")
+    add("| direction | item | floor | wiremap | ×floor |")
+    add("|---|---|---:|---:|---:|")
+    for name, body in requests.items():
+        req = src.request_from_wire(body)
+        assert hw.canonical_to_anthropic_request(req) == dst.request_to_wire(req)
+        t_floor = measure(lambda: hw.canonical_to_anthropic_request(req))
+        t_w = measure(lambda: dst.request_to_wire(req))
+        summary["single"].append((f"request_to_wire {name}", t_w / t_floor))
+        add(f"| request_to_wire | {name} | {us(t_floor)} | {us(t_w)} | {ratio(t_w, t_floor)} |")
+    body = responses["anthropic_response"]
+    assert hw.anthropic_response_to_canonical(body).to_dict() == dst.response_from_wire(body).to_dict()
+    t_floor = measure(lambda: hw.anthropic_response_to_canonical(body))
+    t_w = measure(lambda: dst.response_from_wire(body))
+    summary["single"].append(("response_from_wire anthropic_response", t_w / t_floor))
+    add(f"| response_from_wire | anthropic_response | {us(t_floor)} | {us(t_w)} | {ratio(t_w, t_floor)} |")
+
+    # --- 4. every format, each direction (no floor: for scale and regressions)
+    add("\n## Every registered format (µs; `wiremap.formats()`)\n")
+    add("Canonical input: the tool turn read by `openai_chat.request_from_wire`; responses: each format's own "
+        "`response_to_wire` of the Anthropic response read canonically.\n")
+    add("| format | request_to_wire | request_from_wire | response_to_wire | response_from_wire |")
+    add("|---|---:|---:|---:|---:|")
+    req = src.request_from_wire(requests["tool_turn"])
+    resp = dst.response_from_wire(responses["anthropic_response"])
+    for key in wiremap.formats():
+        f = wiremap.get_format(key)
+        kind = getattr(f, "kind", "chat")
+        if kind != "chat":
+            add(f"| {key} | n/a (kind {kind}) | | | |")
+            continue
+        cells = []
+        try:
+            wire = f.request_to_wire(req)
+            cells += [us(measure(lambda: f.request_to_wire(req))), us(measure(lambda: f.request_from_wire(wire)))]
+        except wiremap.ProviderError as exc:
+            cells += [f"refused ({exc.category})", "—"]
+        try:
+            rwire = f.response_to_wire(resp)
+            cells += [us(measure(lambda: f.response_to_wire(resp))), us(measure(lambda: f.response_from_wire(rwire)))]
+        except wiremap.ProviderError as exc:
+            cells += [f"refused ({exc.category})", "—"]
+        add(f"| {key} | " + " | ".join(cells) + " |")
+
+    # --- 5. scaling
+    add("\n## Scaling: the long conversation at 100, 1 000 and 10 000 messages\n")
+    add("| messages | two-step µs | µs per message | floor µs per message | ×floor |")
+    add("|---:|---:|---:|---:|---:|")
+    per_msg = []
+    for n in (100, 1000, 10_000):
+        body = make_corpus.long_conversation(n)
+        t = measure(lambda: dst.request_to_wire(src.request_from_wire(body)), repeats=5, target=0.2)
+        tf = measure(lambda: hw.openai_to_anthropic_request(body), repeats=5, target=0.2)
+        per_msg.append(t / n)
+        add(f"| {n:,} | {us(t)} | {t / n * 1e6:.2f} | {tf / n * 1e6:.2f} | {ratio(t, tf)} |")
+    summary["flat"] = per_msg[-1] / per_msg[0]
+
+    # --- 6. cold import, regeneration
+    add("\n## Cold import (fresh interpreter; medians of 3)\n")
+    add("| import | time ms | peak RSS added MB |")
+    add("|---|---:|---:|")
+    for label, stmt in _IMPORTS.items():
+        got = cold_import(stmt, 3)
+        if got is None:
+            add(f"| {label} | n/a | n/a |")
+            continue
+        add(f"| {label} | {got[0] * 1000:.1f} | {got[1] / 1e6:.1f} |")
+        if label.startswith("wiremap (every"):
+            summary["import"] = got
+    from wiremap.codegen.generate import generate
+
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        t_gen = measure(lambda: generate("mappings"), repeats=3, target=0.0)
+    finally:
+        os.chdir(cwd)
+    add(f"\nFull regeneration (`wiremap.codegen.generate`, in memory, {len(wiremap.formats())} formats): {t_gen:.2f} s (median of 3).\n")
+
+    # --- header and summary
+    load_after = os.getloadavg()
+    head = [
+        "# wiremap benchmarks and fuzzing (issue #6)\n",
+        "Written by `make bench` (bench/run.py); the fuzzing section by `make fuzz` (bench/fuzz.py) -- do not edit by hand.\n",
+        f"- run: {started}; machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}; "
+        f"Python {platform.python_version()}",
+        f"- load average (1/5/15 min) before: {' / '.join(f'{x:.2f}' for x in load_before)}; after: "
+        f"{' / '.join(f'{x:.2f}' for x in load_after)} -- the machine is shared, so absolute numbers are noisy; "
+        "ratios are measured in the same run",
+        f"- versions: wiremap {wiremap.__version__}, litellm {version('litellm')}; formats: {', '.join(wiremap.formats())}",
+        f"- each number: median of {REPEATS} repeats\n",
+        "## Targets\n",
+        "| target | result | met |",
+        "|---|---|---|",
+    ]
+    worst_tr = max(summary["translate"], key=lambda r: r[1])
+    head.append(f"| translation (two-step) within 2× of the floor, every item | worst {worst_tr[1]:.2f}× ({worst_tr[0]}) | {'yes' if worst_tr[1] <= 2 else 'no'} |")
+    worst_trl = max(summary["translate"], key=lambda r: r[3])
+    head.append(f"| `translate_*` with its loss report, against the same floor | worst {worst_trl[3]:.2f}× ({worst_trl[0]}) | {'yes' if worst_trl[3] <= 2 else 'no'} |")
+    lite_ratios = [r[2] for r in summary["translate"] if r[2] is not None]
+    if lite_ratios:
+        head.append(f"| ≥ 20× faster than LiteLLM, every item | least {min(lite_ratios):.1f}× | {'yes' if min(lite_ratios) >= 20 else 'no'} |")
+    worst_single = max(summary["single"], key=lambda r: r[1])
+    head.append(f"| single directions within 1.5× of hand-written | worst {worst_single[1]:.2f}× ({worst_single[0]}) | {'yes' if worst_single[1] <= 1.5 else 'no'} |")
+    if "import" in summary:
+        t, rss = summary["import"]
+        head.append(f"| import under 30 ms and under 10 MB added (every format loaded) | {t * 1000:.1f} ms, {rss / 1e6:.1f} MB | {'yes' if t < 0.03 and rss < 10e6 else 'no'} |")
+    head.append(f"| time per message flat from 100 to 10 000 | 10 000 ÷ 100 per message: {summary['flat']:.2f} | {'yes' if summary['flat'] <= 1.3 else 'no'} |")
+    head.append("")
+    fuzz = fuzz_section()
+    notes_path = HERE / "NOTES.md"
+    notes = notes_path.read_text(encoding="utf-8") if notes_path.exists() else ""
+    text = "\n".join(head + lines) + "\n" + fuzz + ("\n" + notes if notes else "")
+    Path(ns.out).write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+def fuzz_section() -> str:
+    path = HERE / "fuzz-results.json"
+    if not path.exists():
+        return "\n## Fuzzing\n\nNo `make fuzz` results yet.\n"
+    r = json.loads(path.read_text())
+    out = [f"\n## Fuzzing (`make fuzz`, {r['started']}, seed {r['seed']}, {r['seconds']:,} s)\n",
+           "| format | cases | per entry point | distinct findings | slowest case ms |", "|---|---:|---|---:|---:|"]
+    for f in r["formats"]:
+        per = ", ".join(f"{e} {v['tried']:,}" for e, v in f["entries"].items())
+        slow = max(v["slowest_ms"] for v in f["entries"].values())
+        out.append(f"| {f['format']} | {f['tried']:,} | {per} | {len(f['findings'])} | {slow:,.1f} |")
+    for f in r["formats"]:
+        for x in f["findings"]:
+            out.append(f"\n- FINDING {f['format']} {x['entry']} ({x['count']}×): {x['error']} at {x['where']}; operators {x['operators']}")
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,222 @@
+"""Resource limits (issue #6; mappings/README.md "Runtime error categories and resource limits")
+and regression tests for what the fuzzer found.
+
+Outcomes are asserted, not times (timing is bench/'s job): a 50 MB body, a 10 000-deep JSON
+argument and a 1 M-element array give a result or a typed error naming the path -- never a
+RecursionError, MemoryError or any other bare exception.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from typing import Any
+
+import pytest
+
+import wiremap
+from wiremap import InvalidRequestError, ProviderError
+
+FORMATS = wiremap.formats()
+#: the formats that carry chat requests (tools, arguments, response_schema); others are other kinds
+CHAT = [k for k in FORMATS if getattr(wiremap.get_format(k), "kind", "chat") == "chat"]
+USER = {"role": "user", "content": "hi"}
+
+
+def quiet(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", wiremap.UnsupportedOptionWarning)
+        return fn(*args, **kwargs)
+
+
+def deep_object(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+def with_call(arguments: Any) -> dict[str, Any]:
+    return {
+        "model": "m",
+        "messages": [
+            USER,
+            {"role": "assistant", "tool_calls": [{"id": "c1", "name": "f", "arguments": arguments}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+        ],
+        "tools": [{"name": "f", "parameters": {"type": "object"}}],
+        "config": {"max_tokens": 16},
+    }
+
+
+# --------------------------------------------------------------------------- depth (any format)
+
+
+@pytest.mark.parametrize("key", CHAT)
+def test_deep_tool_arguments_are_refused_with_their_path(key: str) -> None:
+    with pytest.raises(InvalidRequestError) as info:
+        quiet(wiremap.get_format(key).request_to_wire, with_call(deep_object(10_000)))
+    path = info.value.path or ""
+    assert path.startswith("messages[1].tool_calls[0].arguments.a.a"), path
+    assert f"deeper than {wiremap.MAX_JSON_DEPTH}" in info.value.message
+
+
+@pytest.mark.parametrize("key", CHAT)
+def test_deep_parameters_and_response_schema_are_refused(key: str) -> None:
+    fmt = wiremap.get_format(key)
+    req = {"model": "m", "messages": [USER], "config": {"max_tokens": 16}, "tools": [{"name": "f", "parameters": {"type": "object", "properties": deep_object(10_000)}}]}
+    with pytest.raises(InvalidRequestError) as info:
+        quiet(fmt.request_to_wire, req)
+    assert (info.value.path or "").startswith("tools[0].parameters.properties.a")
+    req = {"model": "m", "messages": [USER], "config": {"max_tokens": 16}, "response_schema": {"type": "object", "properties": deep_object(10_000)}}
+    with pytest.raises(InvalidRequestError) as info:
+        quiet(fmt.request_to_wire, req)
+    assert (info.value.path or "").startswith("response_schema.properties.a")
+
+
+@pytest.mark.parametrize("key", CHAT)
+def test_arguments_just_under_the_limit_are_sent(key: str) -> None:
+    wire = quiet(wiremap.get_format(key).request_to_wire, with_call(deep_object(wiremap.MAX_JSON_DEPTH - 1)))
+    assert isinstance(wire, dict)
+
+
+def test_deep_argument_string_in_a_wire_request_is_a_typed_error() -> None:
+    text = '{"a":' * 10_000 + "1" + "}" * 10_000
+    body = {
+        "model": "m",
+        "messages": [
+            USER,
+            {"role": "assistant", "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": text}}]},
+        ],
+    }
+    with pytest.raises(InvalidRequestError) as info:
+        wiremap.get_format("openai_chat").request_from_wire(body)
+    assert info.value.path == "messages[1].tool_calls[0].function.arguments"
+
+
+def test_deep_tool_input_read_then_translated_is_a_typed_error() -> None:
+    """A 10 000-deep `input` is read without recursion; writing it elsewhere is refused by the
+    depth limit (with its path), not by a RecursionError."""
+    body = {
+        "model": "m",
+        "max_tokens": 5,
+        "messages": [
+            USER,
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "c", "name": "f", "input": deep_object(10_000)}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c", "content": "ok"}]},
+        ],
+    }
+    with pytest.raises(ProviderError) as info:
+        quiet(wiremap.translate_request, body, "anthropic_messages", "openai_chat")
+    assert (info.value.path or "").startswith("messages[1].tool_calls[0].arguments.a")
+
+
+def test_error_from_wire_on_a_10000_deep_body_never_raises() -> None:
+    for key in FORMATS:
+        err = wiremap.get_format(key).error_from_wire(500, deep_object(10_000), {})
+        assert err.category == "provider_unavailable"
+        err = wiremap.get_format(key).error_from_wire(400, "[" * 10_000 + "]" * 10_000, {})
+        assert isinstance(err, ProviderError)
+
+
+# ------------------------------------------------------------------------------- size
+
+
+@pytest.mark.parametrize("key", CHAT)
+def test_a_50_mb_text_is_carried_whole(key: str) -> None:
+    text = "x" * 50_000_000
+    fmt = wiremap.get_format(key)
+    wire = quiet(fmt.request_to_wire, {"model": "m", "messages": [{"role": "user", "content": text}], "config": {"max_tokens": 16}})
+    assert _contains(wire, text)
+    assert _contains(fmt.request_from_wire(wire).to_dict(), text)
+
+
+def _contains(value: Any, text: str) -> bool:
+    if value is text or value == text:
+        return True
+    if isinstance(value, dict):
+        return any(_contains(v, text) for v in value.values())
+    if isinstance(value, list):
+        return any(_contains(v, text) for v in value)
+    return False
+
+
+@pytest.mark.parametrize("key", ["openai_chat", "anthropic_messages"])
+def test_a_million_element_argument_array(key: str) -> None:
+    args = {"a": list(range(1_000_000))}
+    wire = quiet(wiremap.get_format(key).request_to_wire, with_call(args))
+    back = wiremap.get_format(key).request_from_wire(wire)
+    assert back.messages[1].tool_calls[0].arguments == args  # type: ignore[union-attr,index]
+
+
+def test_a_million_element_content_array_is_an_error_at_its_item() -> None:
+    """1 M content parts, the last one malformed: the reader walks them all (linearly) and names it."""
+    parts: list[Any] = [{"type": "text", "text": "x"}] * 999_999 + [{"type": "text", "text": 5}]
+    with pytest.raises(InvalidRequestError) as info:
+        wiremap.get_format("openai_chat").request_from_wire({"model": "m", "messages": [{"role": "user", "content": parts}]})
+    assert info.value.path == "messages[0].content[999999].text"
+
+
+# ------------------------------------------------------------- regressions found by fuzzing
+
+
+@pytest.mark.parametrize("key", CHAT)
+@pytest.mark.parametrize(
+    "where, bad, path",
+    [
+        ("required", ["ok", "\ud800"], "response_schema.required[1]"),
+        ("title", "a\udc80b", "response_schema.title"),
+        ("properties", {"ok": {"type": b"string"}}, "response_schema.properties.ok.type"),
+        ("properties", {"ok": {"minimum": float("nan")}}, "response_schema.properties.ok.minimum"),
+        ("properties", {"ok": {1: "x"}}, "response_schema.properties.ok"),
+    ],
+    ids=["lone_surrogate", "surrogate_escape", "bytes", "nan", "int_key"],
+)
+def test_fixed_response_schema_that_is_not_json(key: str, where: str, bad: Any, path: str) -> None:
+    """Fuzz finding: UnicodeEncodeError (schema name digest) / TypeError (bytes) escaped
+    request_to_wire. A user JSON value must be plain JSON; the first offending node is named."""
+    schema = {"type": "object", "properties": {"ok": {"type": "string"}}, where: bad}
+    with pytest.raises(InvalidRequestError) as info:
+        quiet(wiremap.get_format(key).request_to_wire, {"model": "m", "messages": [USER], "config": {"max_tokens": 16}, "response_schema": schema})
+    assert info.value.path == path
+
+
+@pytest.mark.parametrize("key", CHAT)
+@pytest.mark.parametrize("required", [True, 3, [["ok"]], ["ok", {"x": 1}]], ids=["bool", "int", "nested_list", "object_item"])
+def test_fixed_malformed_required_when_closing_schemas(key: str, required: Any) -> None:
+    """Fuzz finding: `set(required)` raised TypeError in the Prompty schema closing (wire.py)."""
+    schema = {"type": "object", "properties": {"ok": {"type": "string"}}, "required": required}
+    wire = quiet(wiremap.get_format(key).request_to_wire, {"model": "m", "messages": [USER], "config": {"max_tokens": 16}, "response_schema": schema})
+    assert isinstance(wire, dict)
+
+
+@pytest.mark.parametrize("key", CHAT)
+def test_fixed_huge_integer_sampling_option(key: str) -> None:
+    """Fuzz finding: `math.isfinite(10**400)` raised OverflowError in validation."""
+    try:
+        quiet(wiremap.get_format(key).request_to_wire, {"model": "m", "messages": [USER], "config": {"max_tokens": 16}, "config": {"temperature": 10**400, "max_tokens": 16}})
+    except ProviderError as exc:
+        assert exc.path == "config.temperature"
+
+
+@pytest.mark.parametrize("key", FORMATS)
+def test_fixed_error_rules_on_huge_and_odd_error_words(key: str) -> None:
+    """Fuzz finding: error-rule patterns searched the whole message (a pattern such as
+    `unsupported .*(source|format)` is quadratic on a long one); now capped per word. An error
+    type past Python's int-to-text digit limit no longer raises."""
+    fmt = wiremap.get_format(key)
+    huge = "unsupported " * 400_000
+    err = fmt.error_from_wire(400, {"error": {"message": huge, "type": 10**5000}, "type": "error"}, {})
+    assert isinstance(err, ProviderError)
+    assert wiremap.runtime.wire.error_words(huge, 10**5000).count("\n") == 1
+
+
+@pytest.mark.parametrize("key", [k for k in FORMATS if getattr(wiremap.get_format(k), "kind", "chat") == "embeddings"])
+def test_fixed_embedding_value_past_float_range(key: str) -> None:
+    """Fuzz finding (make fuzz, prompty.openai_embeddings): an integer embedding value too large
+    for a float raised OverflowError in read_vector; now a typed error at that element."""
+    body = {"object": "list", "model": "m", "data": [{"object": "embedding", "index": 0, "embedding": [0.1, 10**400]}],
+            "usage": {"prompt_tokens": 1, "total_tokens": 1}}
+    with pytest.raises(wiremap.InvalidResponseError) as info:
+        wiremap.get_format(key).response_from_wire(body)
+    assert info.value.path == "data[0].embedding[1]"
