@@ -16,6 +16,7 @@ from .catalog import CONTEXTS, Field
 from .load import MappingError
 from .mapping_schema import OPTION_NAMES, PART_KINDS
 from .resolve import Resolved
+from .stream_table import compile_stream
 from .wiretemplate import Arr, Node, Obj, Slot, TemplateSyntaxError, parse_template, slots_of
 
 __all__ = ["FormatIR", "OptionIR", "ValueMapIR", "build_ir"]
@@ -140,6 +141,7 @@ class FormatIR:
     message_missing: str = "error"  # error | empty
     retry_delay: dict[str, Any] | None = None
     path_params: tuple[str, ...] = ()  # `{field}` placeholders of transport.endpoint.path
+    stream: dict[str, Any] | None = None  # the compiled `stream:` table (codegen/stream_table.py)
 
 
 _PATH_TOKEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]")
@@ -428,8 +430,16 @@ class _Builder:
             if fx["id"].endswith("__round_trip"):
                 raise self.err(pointer + "/id", f"fixture id {fx['id']!r} ends in __round_trip, which names the generated round-trip tests")
             seen.add(fx["id"])
-            inputs = [k for k in ("to_wire", "from_wire", "request_from_wire", "response_to_wire", "error_from_wire") if k in fx]
-            outcomes = [k for k in ("expect_wire", "expect_canonical", "expect_error") if k in fx]
+            inputs = [k for k in ("to_wire", "from_wire", "request_from_wire", "response_to_wire", "error_from_wire", "stream_from_wire", "stream_to_wire") if k in fx]
+            outcomes = [k for k in ("expect_wire", "expect_canonical", "expect_error", "expect_events", "expect_sse") if k in fx]
+            if inputs and inputs[0].startswith("stream_"):
+                if d.get("stream") is None:
+                    raise self.err(pointer, f"a {inputs[0]} fixture needs a `stream:` table")
+                wanted = "expect_events" if inputs[0] == "stream_from_wire" else "expect_sse"
+                if outcomes != [wanted]:
+                    raise self.err(pointer, f"a {inputs[0]} fixture's outcome is {wanted}; found {outcomes or 'none'}")
+            elif any(o in ("expect_events", "expect_sse") for o in outcomes):
+                raise self.err(pointer, "expect_events / expect_sse are the outcomes of stream_from_wire / stream_to_wire fixtures")
             if len(inputs) != 1:
                 raise self.err(pointer, f"a fixture has exactly one input (to_wire, from_wire, request_from_wire, response_to_wire, error_from_wire); found {inputs or 'none'}")
             if len(outcomes) != 1:
@@ -522,6 +532,11 @@ class _Builder:
             message_missing=resp.get("message_missing", "error"),
             retry_delay=retry_delay,
             path_params=tuple(re.findall(r"\{([^{}]*)\}", d["transport"]["endpoint"]["path"])) if "transport" in d else (),
+            stream=compile_stream(
+                d, usage, parse_path(resp["usage"]["path"]), resp["usage"].get("unreported", "omit"),
+                parse_path(fr["path"]), finish_map, fr["map"]["*"], dict(fr.get("emit", {})),
+                resp.get("content", "as_request"), self.err,
+            ),
         )
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .stream_table import STREAM_SCHEMA
+
 __all__ = ["MAPPING_SCHEMA", "TASK_SCHEMAS", "KINDS", "schema_for", "CANONICAL_ROLES", "PART_KINDS", "OPTION_NAMES", "ERROR_CATEGORIES"]
 
 EXT = {"^x-": {}}
@@ -140,6 +142,10 @@ _fixture = _obj(
             {"status": {"type": "integer"}, "body": {}, "headers": {"type": "object"}},
             required=["status"],
         ),
+        "stream_from_wire": {"type": "string", "description": "a streamed body (SSE text) -> canonical stream events"},
+        "stream_to_wire": {"type": "array", "items": {"type": "object"}, "description": "canonical stream events -> the format's SSE text"},
+        "expect_events": {"type": "array", "items": {"type": "object"}},
+        "expect_sse": {"type": "string"},
         "response_schema": {"type": "object"},
         "expect_wire": {"type": "object"},
         "expect_canonical": {"type": "object"},
@@ -414,6 +420,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
             },
             required=["mode", "field", "wire", "directive"],
         ),
+        "stream": STREAM_SCHEMA,
         "fixtures": {"type": "array", "items": _fixture},
     },
     required=["meta", "request", "response", "errors"],

@@ -32,3 +32,8 @@ from . import translate as _translate  # noqa: E402
 from .translate import *  # noqa: E402,F401,F403
 
 __all__ += _translate.__all__
+
+from . import stream as _stream  # noqa: E402
+from .stream import StreamAssembler, StreamEmitter, StreamParser, StreamTranslation, parse_stream, stream_request_to_wire, translate_stream  # noqa: E402,F401
+
+__all__ += ["StreamAssembler", "StreamEmitter", "StreamParser", "StreamTranslation", "parse_stream", "stream_request_to_wire", "translate_stream"]

@@ -37,6 +37,7 @@ class Format:
         "key", "kind", "provider", "title", "api_version", "doc_ref", "endpoint", "module",
         "request_to_wire", "response_from_wire", "error_from_wire", "request_from_wire",
         "response_to_wire", "error_to_wire", "structured_output_modes", "structured_output_mode", "transport",
+        "stream",
     )
 
     def __init__(self, module: ModuleType) -> None:
@@ -51,6 +52,8 @@ class Format:
         self.doc_ref: str = module.DOC_REF
         self.endpoint: dict[str, str] | None = module.ENDPOINT
         self.transport: dict[str, Any] | None = getattr(module, "TRANSPORT", None)
+        # the stream table (mapping `stream:`) the runtime's stream engine reads; None: no streaming
+        self.stream: dict[str, Any] | None = getattr(module, "STREAM", None)
         self.structured_output_mode: str | None = module.STRUCTURED_OUTPUT_MODE
         self.structured_output_modes: tuple[str, ...] = module.STRUCTURED_OUTPUT_MODES
         # Bound straight to the generated functions: no indirection on the hot path.

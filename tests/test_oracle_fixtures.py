@@ -76,7 +76,7 @@ DIALECT_DIRS = [
     MAPPINGS / "dialects" / "prompty",
     MAPPINGS / "dialects" / "anthropic",
 ]
-KINDS = ("to_wire", "from_wire", "request_from_wire", "response_to_wire", "error_from_wire")
+KINDS = ("to_wire", "from_wire", "request_from_wire", "response_to_wire", "error_from_wire", "stream_from_wire", "stream_to_wire")
 
 # Anthropic API 2026-10-21 removed temperature/top_p/top_k for every model (mappings/
 # anthropic_messages.yaml options comment, docs/wire-notes.md §11). The oracle's
@@ -408,6 +408,7 @@ DIALECT_EXTRAS_NOT_MANAGED = {
         "openarmature.openai_chat_prompt_fallback",
         "req_extras_equal_numeric_value_is_noop",
     ): "max_completion_tokens",
+    ("openarmature.openai_chat_atomic", "req_extras_equal_numeric_value_is_noop"): "max_completion_tokens",
 }
 
 
