@@ -482,7 +482,7 @@ _from_raw = {"type": "object", "additionalProperties": _obj({"from_raw": WIRE_FI
 
 def _task_schema(kind: str, request: dict[str, Any], response: dict[str, Any]) -> dict[str, Any]:
     props = dict(MAPPING_SCHEMA["properties"])
-    for key in ("value_maps", "structured_output", "request", "response"):
+    for key in ("value_maps", "structured_output", "request", "response", "stream"):  # stream: chat only, for now
         props.pop(key)
     props["kind"] = {"const": kind}
     props["request"] = request
