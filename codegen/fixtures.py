@@ -20,7 +20,7 @@ __all__ = ["render_fixture_tests"]
 def render_fixture_tests(ir: FormatIR, env: jinja2.Environment) -> str:
     cases = []
     for fx in ir.fixtures:
-        kind = next(k for k in ("to_wire", "from_wire", "request_from_wire", "response_to_wire", "error_from_wire") if k in fx)
+        kind = next(k for k in ("to_wire", "from_wire", "request_from_wire", "response_to_wire", "error_from_wire", "stream_from_wire", "stream_to_wire") if k in fx)
         data = {k: v for k, v in fx.items() if k not in ("doc",)}
         cases.append(
             {

@@ -19,6 +19,7 @@ from .mapping_schema import OPTION_NAMES, PART_KINDS
 from .resolve import Resolved
 from .reasoning import build_reasoning
 from .wire_rules import build_wire_rules
+from .stream_table import compile_stream
 from .wiretemplate import Arr, Node, Obj, Slot, TemplateSyntaxError, parse_template, slots_of
 
 __all__ = ["FormatIR", "OptionIR", "ValueMapIR", "build_ir"]
@@ -146,6 +147,7 @@ class FormatIR:
     items: ItemsIR = field(default_factory=ItemsIR)  # item-list rows (codegen/emit_items.py)
     wire_rules: dict[str, Any] | None = None  # mapping `wire_rules:` (codegen/wire_rules.py)
     reasoning: dict[str, Any] | None = None  # request.reasoning (codegen/reasoning.py)
+    stream: dict[str, Any] | None = None  # the compiled `stream:` table (codegen/stream_table.py)
 
 
 _PATH_TOKEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]")
@@ -436,8 +438,16 @@ class _Builder:
             if fx["id"].endswith("__round_trip"):
                 raise self.err(pointer + "/id", f"fixture id {fx['id']!r} ends in __round_trip, which names the generated round-trip tests")
             seen.add(fx["id"])
-            inputs = [k for k in ("to_wire", "from_wire", "request_from_wire", "response_to_wire", "error_from_wire") if k in fx]
-            outcomes = [k for k in ("expect_wire", "expect_canonical", "expect_error") if k in fx]
+            inputs = [k for k in ("to_wire", "from_wire", "request_from_wire", "response_to_wire", "error_from_wire", "stream_from_wire", "stream_to_wire") if k in fx]
+            outcomes = [k for k in ("expect_wire", "expect_canonical", "expect_error", "expect_events", "expect_sse") if k in fx]
+            if inputs and inputs[0].startswith("stream_"):
+                if d.get("stream") is None:
+                    raise self.err(pointer, f"a {inputs[0]} fixture needs a `stream:` table")
+                wanted = "expect_events" if inputs[0] == "stream_from_wire" else "expect_sse"
+                if outcomes != [wanted]:
+                    raise self.err(pointer, f"a {inputs[0]} fixture's outcome is {wanted}; found {outcomes or 'none'}")
+            elif any(o in ("expect_events", "expect_sse") for o in outcomes):
+                raise self.err(pointer, "expect_events / expect_sse are the outcomes of stream_from_wire / stream_to_wire fixtures")
             if len(inputs) != 1:
                 raise self.err(pointer, f"a fixture has exactly one input (to_wire, from_wire, request_from_wire, response_to_wire, error_from_wire); found {inputs or 'none'}")
             if len(outcomes) != 1:
@@ -533,6 +543,11 @@ class _Builder:
             items=build_items_ir(self),
             wire_rules=build_wire_rules(self),
             reasoning=build_reasoning(self),
+            stream=compile_stream(
+                d, usage, parse_path(resp["usage"]["path"]), resp["usage"].get("unreported", "omit"),
+                parse_path(fr["path"]), finish_map, fr["map"]["*"], dict(fr.get("emit", {})),
+                resp.get("content", "as_request"), self.err,
+            ),
         )
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from .reasoning import REASONING_SCHEMA
 from .wire_rules import FIXTURE_KEYS as WIRE_RULES_FIXTURE_KEYS
 from .wire_rules import WIRE_RULES_SCHEMA
+from .stream_table import STREAM_SCHEMA
 
 __all__ = ["MAPPING_SCHEMA", "TASK_SCHEMAS", "KINDS", "schema_for", "CANONICAL_ROLES", "PART_KINDS", "OPTION_NAMES", "ERROR_CATEGORIES"]
 
@@ -144,6 +145,10 @@ _fixture = _obj(
             {"status": {"type": "integer"}, "body": {}, "headers": {"type": "object"}},
             required=["status"],
         ),
+        "stream_from_wire": {"type": "string", "description": "a streamed body (SSE text) -> canonical stream events"},
+        "stream_to_wire": {"type": "array", "items": {"type": "object"}, "description": "canonical stream events -> the format's SSE text"},
+        "expect_events": {"type": "array", "items": {"type": "object"}},
+        "expect_sse": {"type": "string"},
         "response_schema": {"type": "object"},
         "expect_wire": {"type": "object"},
         "expect_canonical": {"type": "object"},
@@ -442,6 +447,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
             required=["mode", "field", "wire", "directive"],
         ),
         "wire_rules": WIRE_RULES_SCHEMA,
+        "stream": STREAM_SCHEMA,
         "fixtures": {"type": "array", "items": _fixture},
     },
     required=["meta", "request", "response", "errors"],
@@ -503,7 +509,7 @@ _from_raw = {"type": "object", "additionalProperties": _obj({"from_raw": WIRE_FI
 
 def _task_schema(kind: str, request: dict[str, Any], response: dict[str, Any]) -> dict[str, Any]:
     props = dict(MAPPING_SCHEMA["properties"])
-    for key in ("value_maps", "structured_output", "wire_rules", "request", "response"):  # wire_rules: chat only
+    for key in ("value_maps", "structured_output", "wire_rules", "request", "response", "stream"):  # wire_rules, stream: chat only
         props.pop(key)
     props["kind"] = {"const": kind}
     props["request"] = request

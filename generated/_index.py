@@ -55,6 +55,11 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
         "openai",
         "mappings/dialects/openarmature/openai_chat.yaml",
     ),
+    "openarmature.openai_chat_atomic": (
+        "openarmature__openai_chat_atomic",
+        "openai",
+        "mappings/dialects/openarmature/openai_chat_atomic.yaml",
+    ),
     "openarmature.openai_chat_prompt_fallback": (
         "openarmature__openai_chat_prompt_fallback",
         "openai",

@@ -56,6 +56,7 @@ __all__ = [
     "KEY",
     "KIND",
     "PROVIDER",
+    "STREAM",
     "STRUCTURED_OUTPUT_MODE",
     "STRUCTURED_OUTPUT_MODES",
     "TITLE",
@@ -83,6 +84,275 @@ TRANSPORT: Final = {
     "api_key_env": "ANTHROPIC_API_KEY",
     "ready": {"method": "GET", "path": "/v1/models?limit=1000", "list": "data", "id": "id"},
 }  # how the runtime reaches the provider (mapping `transport:`)
+# the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
+STREAM: Final[dict[str, Any] | None] = {
+    "request": {"stream": True},
+    "content": "as_request",
+    "parse": {
+        "done": None,
+        "event_from": "type",
+        "rules": [
+            {
+                "emit": "message_start",
+                "fields": [["raw", ["message"], False]],
+                "event": ["message_start"],
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "usage",
+                "fields": [["usage", ["message", "usage"], False]],
+                "event": ["message_start"],
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "text",
+                "fields": [["index", ["index"], False], ["text", ["content_block", "text"], False]],
+                "event": ["content_block_start"],
+                "when": [[["content_block", "type"], "text"]],
+                "each": None,
+            },
+            {
+                "emit": "reasoning",
+                "fields": [
+                    ["index", ["index"], False],
+                    ["text", ["content_block", "thinking"], False],
+                ],
+                "event": ["content_block_start"],
+                "when": [[["content_block", "type"], "thinking"]],
+                "each": None,
+            },
+            {
+                "emit": "redacted_reasoning",
+                "fields": [["index", ["index"], False], ["data", ["content_block", "data"], False]],
+                "event": ["content_block_start"],
+                "when": [[["content_block", "type"], "redacted_thinking"]],
+                "each": None,
+            },
+            {
+                "emit": "tool_call",
+                "fields": [
+                    ["index", ["index"], False],
+                    ["id", ["content_block", "id"], False],
+                    ["name", ["content_block", "name"], False],
+                ],
+                "event": ["content_block_start"],
+                "when": [[["content_block", "type"], "tool_use"]],
+                "each": None,
+            },
+            {
+                "emit": "text",
+                "fields": [["index", ["index"], False], ["text", ["delta", "text"], False]],
+                "event": ["content_block_delta"],
+                "when": [[["delta", "type"], "text_delta"]],
+                "each": None,
+            },
+            {
+                "emit": "reasoning",
+                "fields": [["index", ["index"], False], ["text", ["delta", "thinking"], False]],
+                "event": ["content_block_delta"],
+                "when": [[["delta", "type"], "thinking_delta"]],
+                "each": None,
+            },
+            {
+                "emit": "signature",
+                "fields": [
+                    ["index", ["index"], False],
+                    ["signature", ["delta", "signature"], False],
+                ],
+                "event": ["content_block_delta"],
+                "when": [[["delta", "type"], "signature_delta"]],
+                "each": None,
+            },
+            {
+                "emit": "tool_call",
+                "fields": [
+                    ["index", ["index"], False],
+                    ["arguments", ["delta", "partial_json"], False],
+                ],
+                "event": ["content_block_delta"],
+                "when": [[["delta", "type"], "input_json_delta"]],
+                "each": None,
+            },
+            {
+                "emit": "block_end",
+                "fields": [["index", ["index"], False]],
+                "event": ["content_block_stop"],
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "finish",
+                "fields": [["reason", ["delta", "stop_reason"], False]],
+                "event": ["message_delta"],
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "usage",
+                "fields": [["usage", ["usage"], False]],
+                "event": ["message_delta"],
+                "when": [],
+                "each": None,
+            },
+            {"emit": "end", "fields": [], "event": ["message_stop"], "when": [], "each": None},
+            {"emit": "ignore", "fields": [], "event": ["ping"], "when": [], "each": None},
+            {
+                "emit": "error",
+                "fields": [["error", ["error"], False]],
+                "event": ["error"],
+                "when": [],
+                "each": None,
+                "status": 500,
+            },
+        ],
+    },
+    "tool_calls": {"new_id": "same_call"},
+    "emit": {
+        "defaults": {"id": "msg_wiremap", "model": "unknown"},
+        "message_start": [
+            {
+                "event": "message_start",
+                "data": {
+                    "type": "message_start",
+                    "message": {
+                        "id": "{id}",
+                        "type": "message",
+                        "role": "assistant",
+                        "model": "{model}",
+                        "content": [],
+                        "stop_reason": None,
+                        "stop_sequence": None,
+                        "usage": "{usage}",
+                    },
+                },
+            }
+        ],
+        "blocks": {
+            "start": {
+                "text": {
+                    "event": "content_block_start",
+                    "data": {
+                        "type": "content_block_start",
+                        "index": "{block}",
+                        "content_block": {"type": "text", "text": ""},
+                    },
+                },
+                "reasoning": {
+                    "event": "content_block_start",
+                    "data": {
+                        "type": "content_block_start",
+                        "index": "{block}",
+                        "content_block": {"type": "thinking", "thinking": "", "signature": ""},
+                    },
+                },
+                "redacted_reasoning": {
+                    "event": "content_block_start",
+                    "data": {
+                        "type": "content_block_start",
+                        "index": "{block}",
+                        "content_block": {"type": "redacted_thinking", "data": "{data}"},
+                    },
+                },
+                "tool_call": {
+                    "event": "content_block_start",
+                    "data": {
+                        "type": "content_block_start",
+                        "index": "{block}",
+                        "content_block": {
+                            "type": "tool_use",
+                            "id": "{call_id}",
+                            "name": "{name}",
+                            "input": {},
+                        },
+                    },
+                },
+            },
+            "stop": {
+                "event": "content_block_stop",
+                "data": {"type": "content_block_stop", "index": "{block}"},
+            },
+        },
+        "text_delta": [
+            {
+                "event": "content_block_delta",
+                "data": {
+                    "type": "content_block_delta",
+                    "index": "{block}",
+                    "delta": {"type": "text_delta", "text": "{text}"},
+                },
+            }
+        ],
+        "reasoning_delta": [
+            {
+                "event": "content_block_delta",
+                "data": {
+                    "type": "content_block_delta",
+                    "index": "{block}",
+                    "delta": {"type": "thinking_delta", "thinking": "{text}"},
+                },
+            }
+        ],
+        "reasoning_signature": [
+            {
+                "event": "content_block_delta",
+                "data": {
+                    "type": "content_block_delta",
+                    "index": "{block}",
+                    "delta": {"type": "signature_delta", "signature": "{signature}"},
+                },
+            }
+        ],
+        "redacted_reasoning": [],
+        "tool_call_start": [],
+        "tool_call_delta": [
+            {
+                "event": "content_block_delta",
+                "data": {
+                    "type": "content_block_delta",
+                    "index": "{block}",
+                    "delta": {"type": "input_json_delta", "partial_json": "{arguments}"},
+                },
+            }
+        ],
+        "finish_usage": [
+            {
+                "event": "message_delta",
+                "data": {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": "{finish_reason}", "stop_sequence": None},
+                    "usage": "{usage}",
+                },
+            }
+        ],
+        "error": [{"event": "error", "data": "{error}"}],
+        "end": [{"event": "message_stop", "data": {"type": "message_stop"}}],
+    },
+    "finish": {
+        "path": ["stop_reason"],
+        "map": {
+            "end_turn": "stop",
+            "stop_sequence": "stop",
+            "pause_turn": "stop",
+            "max_tokens": "length",
+            "model_context_window_exceeded": "length",
+            "tool_use": "tool_calls",
+            "refusal": "content_filter",
+        },
+        "default": "error",
+        "emit": {"error": "end_turn"},
+    },
+    "usage": {
+        "path": ["usage"],
+        "counters": {
+            "prompt_tokens": ["input_tokens"],
+            "completion_tokens": ["output_tokens"],
+            "total_tokens": {"sum": [["input_tokens"], ["output_tokens"]]},
+        },
+        "unreported": "zero",
+    },
+}
 
 STRUCTURED_OUTPUT_MODE: Final = "native"  # the mapping's default; overridable per call
 STRUCTURED_OUTPUT_MODES: Final = ("native", "prompt_fallback", "tool_coercion")

@@ -56,6 +56,7 @@ __all__ = [
     "KEY",
     "KIND",
     "PROVIDER",
+    "STREAM",
     "STRUCTURED_OUTPUT_MODE",
     "STRUCTURED_OUTPUT_MODES",
     "TITLE",
@@ -85,6 +86,8 @@ TRANSPORT: Final = {
     "api_key_env": "ANTHROPIC_API_KEY",
     "ready": {"method": "GET", "path": "/v1/models?limit=1000", "list": "data", "id": "id"},
 }  # how the runtime reaches the provider (mapping `transport:`)
+# the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
+STREAM: Final[dict[str, Any] | None] = None
 
 STRUCTURED_OUTPUT_MODE: Final = "native"  # the mapping's default; overridable per call
 STRUCTURED_OUTPUT_MODES: Final = ("native", "prompt_fallback", "tool_coercion")

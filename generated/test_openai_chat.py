@@ -2121,3 +2121,63 @@ def test_err_http_400_strict_schema_rejected() -> None:
             '{"error_from_wire": {"body": {"error": {"code": null, "message": "Invalid schema for response_format \'example\': In context=(), \'oneOf\' is not permitted.", "param": "response_format", "type": "invalid_request_error"}}, "status": 400}, "expect_error": {"category": "provider_invalid_request"}, "id": "err_http_400_strict_schema_rejected"}'
         ),
     )
+
+
+def test_stream_text_usage() -> None:
+    """api: chunks with a keep-alive comment, finish_reason on the last content chunk, then the include_usage chunk (empty choices) and [DONE]."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_events": [{"raw": {"created": 1732000000, "id": "chatcmpl-1", "model": "gpt-4o", "object": "chat.completion.chunk", "usage": null}, "type": "message_start"}, {"index": 0, "text": "Hello", "type": "text_delta"}, {"finish_reason": "length", "raw": "length", "type": "finish"}, {"raw": {"completion_tokens": 1, "prompt_tokens": 9, "prompt_tokens_details": {"cached_tokens": 4}, "total_tokens": 10}, "type": "usage", "usage": {"cached_tokens": 4, "completion_tokens": 1, "prompt_tokens": 9, "total_tokens": 10}}], "id": "stream_text_usage", "stream_from_wire": "data: {\\"id\\":\\"chatcmpl-1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1732000000,\\"model\\":\\"gpt-4o\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\",\\"content\\":\\"\\",\\"refusal\\":null},\\"finish_reason\\":null}],\\"usage\\":null}\\n\\ndata: {\\"id\\":\\"chatcmpl-1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1732000000,\\"model\\":\\"gpt-4o\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"Hello\\"},\\"finish_reason\\":null}],\\"usage\\":null}\\n\\n: keep-alive\\n\\ndata: {\\"id\\":\\"chatcmpl-1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1732000000,\\"model\\":\\"gpt-4o\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{},\\"finish_reason\\":\\"length\\"}],\\"usage\\":null}\\n\\ndata: {\\"id\\":\\"chatcmpl-1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1732000000,\\"model\\":\\"gpt-4o\\",\\"choices\\":[],\\"usage\\":{\\"prompt_tokens\\":9,\\"completion_tokens\\":1,\\"total_tokens\\":10,\\"prompt_tokens_details\\":{\\"cached_tokens\\":4}}}\\n\\ndata: [DONE]\\n\\n"}'
+        ),
+    )
+
+
+def test_stream_parallel_tool_calls() -> None:
+    """api: tool_calls deltas by index (id and name once, arguments in pieces); a new id at a used index starts a new call (tool_calls.new_id)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_events": [{"raw": {"id": "c"}, "type": "message_start"}, {"id": "call_a", "index": 0, "name": "get_weather", "type": "tool_call_start"}, {"arguments": "{\\"city\\":", "index": 0, "type": "tool_call_delta"}, {"arguments": "\\"Paris\\"}", "index": 0, "type": "tool_call_delta"}, {"id": "call_b", "index": 1, "name": "get_time", "type": "tool_call_start"}, {"arguments": "{}", "index": 1, "type": "tool_call_delta"}, {"index": 0, "type": "tool_call_end"}, {"id": "call_c", "index": 2, "name": "get_weather", "type": "tool_call_start"}, {"arguments": "{\\"city\\":\\"Oslo\\"}", "index": 2, "type": "tool_call_delta"}, {"index": 1, "type": "tool_call_end"}, {"index": 2, "type": "tool_call_end"}, {"finish_reason": "tool_calls", "raw": "tool_calls", "type": "finish"}], "id": "stream_parallel_tool_calls", "stream_from_wire": "data: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\",\\"content\\":null,\\"tool_calls\\":[{\\"index\\":0,\\"id\\":\\"call_a\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"get_weather\\",\\"arguments\\":\\"\\"}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"index\\":0,\\"function\\":{\\"arguments\\":\\"{\\\\\\"city\\\\\\":\\"}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"index\\":0,\\"function\\":{\\"arguments\\":\\"\\\\\\"Paris\\\\\\"}\\"}},{\\"index\\":1,\\"id\\":\\"call_b\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"get_time\\",\\"arguments\\":\\"{}\\"}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"index\\":0,\\"id\\":\\"call_c\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"get_weather\\",\\"arguments\\":\\"{\\\\\\"city\\\\\\":\\\\\\"Oslo\\\\\\"}\\"}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{},\\"finish_reason\\":\\"tool_calls\\"}]}\\n\\ndata: [DONE]\\n\\n"}'
+        ),
+    )
+
+
+def test_stream_reasoning_fields() -> None:
+    """oa §8.1.6: reasoning_content and reasoning deltas are reasoning; content follows in its own part."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_events": [{"raw": {"id": "c"}, "type": "message_start"}, {"index": 0, "text": "Step one.", "type": "reasoning_delta"}, {"index": 0, "text": " Step two.", "type": "reasoning_delta"}, {"index": 1, "text": "42", "type": "text_delta"}, {"finish_reason": "stop", "raw": "stop", "type": "finish"}], "id": "stream_reasoning_fields", "stream_from_wire": "data: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\",\\"reasoning_content\\":\\"Step one.\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"reasoning\\":\\" Step two.\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"42\\"},\\"finish_reason\\":\\"stop\\"}]}\\n\\ndata: [DONE]\\n\\n"}'
+        ),
+    )
+
+
+def test_stream_error_chunk() -> None:
+    """api: a chunk carrying `error` ends the stream with that error (classified as a 5xx: server_error)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_events": [{"raw": {"id": "c"}, "type": "message_start"}, {"index": 0, "text": "Par", "type": "text_delta"}, {"category": "provider_unavailable", "message": "The server had an error while processing your request.", "raw": {"error": {"code": null, "message": "The server had an error while processing your request.", "param": null, "type": "server_error"}}, "type": "error"}], "id": "stream_error_chunk", "stream_from_wire": "data: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\",\\"content\\":\\"Par\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"error\\":{\\"message\\":\\"The server had an error while processing your request.\\",\\"type\\":\\"server_error\\",\\"param\\":null,\\"code\\":null}}\\n\\n"}'
+        ),
+    )
+
+
+def test_stream_emit() -> None:
+    """api: canonical events as chat.completion.chunk data lines; signatures have no place (dropped); usage chunk and [DONE] close."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_sse": "data: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"reasoning_content\\":\\"Hm.\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"Hi\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"index\\":0,\\"id\\":\\"call_1\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"f\\",\\"arguments\\":\\"\\"}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"index\\":0,\\"function\\":{\\"arguments\\":\\"{\\\\\\"a\\\\\\":1}\\"}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{},\\"finish_reason\\":\\"tool_calls\\"}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[],\\"usage\\":{\\"prompt_tokens\\":3,\\"completion_tokens\\":2,\\"total_tokens\\":5}}\\n\\ndata: [DONE]\\n\\n", "id": "stream_emit", "stream_to_wire": [{"raw": {"id": "x1", "model": "m1"}, "type": "message_start"}, {"type": "usage", "usage": {"completion_tokens": null, "prompt_tokens": 3, "total_tokens": null}}, {"index": 0, "text": "Hm.", "type": "reasoning_delta"}, {"index": 0, "signature": "sig", "type": "reasoning_signature"}, {"index": 1, "text": "Hi", "type": "text_delta"}, {"id": "call_1", "index": 0, "name": "f", "type": "tool_call_start"}, {"arguments": "{\\"a\\":1}", "index": 0, "type": "tool_call_delta"}, {"index": 0, "type": "tool_call_end"}, {"finish_reason": "tool_calls", "raw": null, "type": "finish"}, {"type": "usage", "usage": {"completion_tokens": 2, "prompt_tokens": 3, "total_tokens": 5}}]}'
+        ),
+    )
+
+
+def test_stream_emit_error() -> None:
+    """api: an error event is the format's error envelope as a chunk; nothing follows it."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_sse": "data: {\\"id\\":\\"x2\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x2\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"Par\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"error\\":{\\"message\\":\\"slow down\\",\\"type\\":\\"requests\\",\\"param\\":null,\\"code\\":\\"rate_limit_exceeded\\"}}\\n\\n", "id": "stream_emit_error", "stream_to_wire": [{"raw": {"id": "x2", "model": "m1"}, "type": "message_start"}, {"index": 0, "text": "Par", "type": "text_delta"}, {"category": "provider_rate_limit", "message": "slow down", "type": "error"}]}'
+        ),
+    )

@@ -37,3 +37,8 @@ from . import wire_rules as _wire_rules  # noqa: E402
 from .wire_rules import WireChange, WireMap, WireRepairWarning  # noqa: E402,F401
 
 __all__ += ["WireChange", "WireMap", "WireRepairWarning"]
+
+from . import stream as _stream  # noqa: E402
+from .stream import StreamAssembler, StreamEmitter, StreamParser, StreamTranslation, parse_stream, stream_request_to_wire, translate_stream  # noqa: E402,F401
+
+__all__ += ["StreamAssembler", "StreamEmitter", "StreamParser", "StreamTranslation", "parse_stream", "stream_request_to_wire", "translate_stream"]

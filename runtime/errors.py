@@ -37,6 +37,9 @@ class ProviderError(Exception):
 
     category: ClassVar[str] = "provider_error"
     transient: ClassVar[bool] = False
+    # a stream that ended with this error: what was assembled before it (a canonical response
+    # dict, finish_reason "error"); None for errors that did not end a stream
+    partial: dict[str, Any] | None = None
 
     def __init__(
         self,

@@ -38,6 +38,7 @@ class Format:
         "request_to_wire", "response_from_wire", "error_from_wire", "request_from_wire",
         "response_to_wire", "error_to_wire", "structured_output_modes", "structured_output_mode", "transport",
         "wire_rules",
+        "stream",
     )
 
     def __init__(self, module: ModuleType) -> None:
@@ -54,6 +55,8 @@ class Format:
         self.transport: dict[str, Any] | None = getattr(module, "TRANSPORT", None)
         # Mapping `wire_rules:` (None without it): the converters then take `wire_map=`.
         self.wire_rules: dict[str, Any] | None = getattr(module, "WIRE_RULES", None)
+        # the stream table (mapping `stream:`) the runtime's stream engine reads; None: no streaming
+        self.stream: dict[str, Any] | None = getattr(module, "STREAM", None)
         self.structured_output_mode: str | None = module.STRUCTURED_OUTPUT_MODE
         self.structured_output_modes: tuple[str, ...] = module.STRUCTURED_OUTPUT_MODES
         # Bound straight to the generated functions: no indirection on the hot path.

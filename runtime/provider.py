@@ -6,6 +6,8 @@
     await p.ready()                                     # §5 pre-flight probe
     r = await p.complete(messages, tools=None, config=None, response_schema=None, tool_choice=None)
     r = p.complete_sync(messages)                       # the same, for code without an event loop
+    r = await p.complete(messages, stream=True)         # streamed on the wire, the same Response
+    async for event in p.stream(messages): ...          # canonical stream events (provider_stream.py)
     await p.aclose()                                    # or `async with Provider(...) as p:`
 
 Everything about the wire comes from the format: the body from `request_to_wire`, the result
@@ -87,6 +89,7 @@ from .errors import (
 )
 from .format import Format, get_format
 from .wire_rules import WireMap
+from .provider_stream import ResponseStream
 from .tracing import ChatSpan, wiremap_version
 
 if TYPE_CHECKING:  # httpx is imported on first use: `import wiremap` stays light
@@ -446,22 +449,19 @@ class Provider:
         *,
         structured_output: str | None = None,
         wire_map: WireMap | None = None,
+        stream: bool = False,
     ) -> Response:
         """One completion call (OpenArmature §5): a canonical `Response`, or a `ProviderError`.
 
         For a format with `wire_rules` (Mistral's 9-character tool-call ids, ...), pass a fresh
         `wire_map=WireMap()` to read what was rewritten (`wire_map.changes`); without one the
-        call uses a private map. Either way the response carries the caller's ids and names."""
+        call uses a private map. Either way the response carries the caller's ids and names.
+
+        `stream=True` consumes the streamed wire response (`stream()`) and returns the same
+        assembled `Response`; a format without a `stream:` table raises `InvalidRequestError`
+        before anything is sent."""
         self._require_kind("chat", "complete")
-        request: dict[str, Any] = {"model": self.model, "messages": _plain_items(messages)}
-        if tools is not None:
-            request["tools"] = _plain_items(tools)
-        if tool_choice is not None:
-            request["tool_choice"] = _plain(tool_choice)
-        if config is not None:
-            request["config"] = _plain(config)
-        if response_schema is not None:
-            request["response_schema"] = response_schema
+        request = self._request(messages, tools, config, response_schema, tool_choice)
         mode = structured_output if structured_output is not None else self.structured_output
         span = ChatSpan(
             self._tracer_provider,
@@ -474,12 +474,50 @@ class Provider:
         )
         with span:
             try:
-                response = await self._complete(request, response_schema, mode, wire_map)
+                if stream:
+                    response = await ResponseStream(self, request, response_schema, mode).collect()
+                else:
+                    response = await self._complete(request, response_schema, mode, wire_map)
             except ProviderError as exc:
                 self._scrub(exc)
                 raise
             span.response(response)
             return response
+
+    def stream(
+        self,
+        messages: Sequence[Any],
+        tools: Sequence[Any] | None = None,
+        config: Any = None,
+        response_schema: dict[str, Any] | None = None,
+        tool_choice: Any = None,
+        *,
+        structured_output: str | None = None,
+    ) -> ResponseStream:
+        """A streamed completion: `async for event in p.stream(...)` yields canonical stream
+        events as they arrive (wiremap.runtime.stream); `.response` then holds the assembled
+        `Response`. Pre-send errors (validation, a format that cannot stream) raise here."""
+        request = self._request(messages, tools, config, response_schema, tool_choice)
+        mode = structured_output if structured_output is not None else self.structured_output
+        try:
+            return ResponseStream(self, request, response_schema, mode)
+        except ProviderError as exc:
+            self._scrub(exc)
+            raise
+
+    def _request(
+        self, messages: Sequence[Any], tools: Any, config: Any, response_schema: Any, tool_choice: Any
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {"model": self.model, "messages": _plain_items(messages)}
+        if tools is not None:
+            request["tools"] = _plain_items(tools)
+        if tool_choice is not None:
+            request["tool_choice"] = _plain(tool_choice)
+        if config is not None:
+            request["config"] = _plain(config)
+        if response_schema is not None:
+            request["response_schema"] = response_schema
+        return request
 
     def complete_sync(
         self,
@@ -491,6 +529,7 @@ class Provider:
         *,
         structured_output: str | None = None,
         wire_map: WireMap | None = None,
+        stream: bool = False,
     ) -> Response:
         """`complete()` for code without an event loop (runs on this Provider's private loop).
 
@@ -505,6 +544,7 @@ class Provider:
             tool_choice,
             structured_output=structured_output,
             wire_map=wire_map,
+            stream=stream,
         )
         return self._runner().run(coro)
 

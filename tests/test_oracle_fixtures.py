@@ -83,7 +83,7 @@ DIALECT_DIRS = [
     MAPPINGS / "dialects" / "prompty",
     MAPPINGS / "dialects" / "anthropic",
 ]
-KINDS = ("to_wire", "from_wire", "request_from_wire", "response_to_wire", "error_from_wire")
+KINDS = ("to_wire", "from_wire", "request_from_wire", "response_to_wire", "error_from_wire", "stream_from_wire", "stream_to_wire")
 
 # Anthropic API 2026-10-21 removed temperature/top_p/top_k for every model (mappings/
 # anthropic_messages.yaml options comment, docs/wire-notes.md §11). The oracle's
@@ -434,6 +434,7 @@ DIALECT_EXTRAS_NOT_MANAGED = {
     ("prompty.openai_responses", "req_tool_round"): "tools[0].strict",
     ("prompty.openai_responses", "req_tools_strict_and_tool_choice"): "tools[1].strict",
     ("prompty.openai_responses", "req_tool_choice_strings"): "tools[0].strict",
+    ("openarmature.openai_chat_atomic", "req_extras_equal_numeric_value_is_noop"): "max_completion_tokens",
 }
 
 

@@ -19,6 +19,13 @@ client sent in the inbound format's auth header to the upstream.
 What did not survive the two hops is reported in the `x-wiremap-losses` response header
 (JSON: `[{"direction", "path", "kind", "detail"}]`, `direction` is `request` or `response`); `strict=True` refuses a
 request that would lose anything, naming the loss, with the inbound format's 400.
+
+A request with `stream: true` is answered with the inbound format's server-sent events
+(`wiremap.gateway_stream`): the upstream is called streaming (or, when its mapping cannot
+stream, atomically and re-emitted as one stream) and every upstream chunk is translated and
+written as it arrives. Request-side losses are in the `x-wiremap-losses` header; response-side
+ones, known only at the end, are written as a last SSE comment `: wiremap-losses [...]` before
+the stream's end marker (SSE clients ignore comments).
 """
 
 from __future__ import annotations
@@ -34,6 +41,8 @@ from wiremap.runtime.format import Format, get_format
 from wiremap.runtime.provider import Provider
 from wiremap.runtime.canonical import Request
 from wiremap.runtime.translate import Loss, TranslationLossError, request_losses, response_losses, unique_tool_call_ids
+
+from .gateway_stream import stream_response, strip_stream_fields
 
 __all__ = ["create_app", "app_from_env", "GatewayConfig"]
 
@@ -155,8 +164,9 @@ class _Gateway:
                 raise InvalidRequestError("the request body must be a JSON object")
             if "model" in request.path_params and "model" not in body:
                 body = {**body, "model": request.path_params["model"]}
-            if body.get("stream"):
-                raise InvalidRequestError("this gateway does not stream yet; send the request without `stream`", path="stream")
+            streaming = body.get("stream") is True
+            if streaming:  # served by wiremap.gateway_stream (the inbound stream table's fields are the mode, not extras)
+                body = strip_stream_fields(cfg.inbound, body)
             canonical = cfg.inbound.request_from_wire(body)
             plain = canonical.to_dict()
             plain.pop("stream", None)
@@ -181,6 +191,8 @@ class _Gateway:
             if key is None and cfg.forward_client_key:
                 key = _client_key(cfg.inbound, request.headers, request.query_params)
             provider = self.provider(model, key)
+            if streaming:
+                return await stream_response(self, provider, plain, losses)
             response = await provider.complete(
                 plain["messages"],
                 tools=plain.get("tools"),

@@ -25,7 +25,6 @@ TRANSIENT_CATEGORIES = frozenset(
 )
 
 LATER_ISSUE = "lands with issue #4"
-STREAMING_ISSUE = "needs the streaming runtime (issue #7)"
 # OpenArmature §7.1 call-level retry/reask: wiremap's Provider (issue #3) deliberately has none.
 NO_RETRY_LOOP = (
     "outside wiremap's runtime: Provider.complete() makes one HTTP attempt and propagates the "

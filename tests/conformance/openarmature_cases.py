@@ -26,14 +26,17 @@ from typing import Any
 
 import yaml
 
-from _support import NO_RETRY_LOOP, OPENARMATURE_FIXTURES, STREAMING_ISSUE, missing
+from _support import NO_RETRY_LOOP, OPENARMATURE_FIXTURES, missing
 
 FORMAT_KEYS = {
     "openai": "openarmature.openai_chat",
     "anthropic": "openarmature.anthropic_messages",
     "gemini": "openarmature.gemini_generate_content",
+    # the harness's synthetic mapping without streaming (fixture 060): an OpenAI-compatible
+    # dialect whose only change is that it has no stream table
+    "streaming_unsupported_stub": "openarmature.openai_chat_atomic",
 }
-IN_SCOPE = ("openai", "anthropic", "gemini")
+IN_SCOPE = ("openai", "anthropic", "gemini", "streaming_unsupported_stub")
 
 # The bound model when neither the expected wire request nor a mock body names one
 # (fixtures 003/004/014-020/031/039/074: the OpenArmature harness binds these).
@@ -210,14 +213,8 @@ def _runtime_reason(call: dict[str, Any], responses: list[MockResponse]) -> str 
     run over real HTTP through `wiremap.Provider` (test_openarmature_runtime.py)."""
     if call.get("retry") is not None:
         return f"call-level retry / reask loop (§7.1): {NO_RETRY_LOOP}"
-    if call.get("stream"):
-        return (
-            f"{STREAMING_ISSUE}: streaming call (§5/§8.1.6): the canonical request has no stream "
-            "flag; the runtime sets stream/stream_options, manages their extras collisions and "
-            "consumes the SSE body"
-        )
-    if any(r.stream_body is not None for r in responses):
-        return f"{STREAMING_ISSUE}: the mock answers with an SSE stream"
+    # streaming calls (§5/§8.1.6) run: `stream_request_to_wire` builds the request, the mock's
+    # stream_body is framed as SSE and parsed/assembled by wiremap.runtime.stream
     return None
 
 

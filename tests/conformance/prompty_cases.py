@@ -34,7 +34,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from _support import LATER_ISSUE, PROMPTY_DIR, STREAMING_ISSUE, missing
+from _support import LATER_ISSUE, PROMPTY_DIR, missing
 
 FORMAT_KEYS = {"openai": "prompty.openai_chat", "anthropic": "prompty.anthropic_messages"}
 # Prompty apiTypes served by a non-chat mapping kind (mappings/README.md "kind").
@@ -402,10 +402,12 @@ def load_process() -> tuple[list[ProcessVector], str | None]:
             expected=v["expected"],
         )
         if operation == "processStream":
-            pv.needs_runtime = (
-                f"{STREAMING_ISSUE}: stream processing (SSE deltas, transport failure, refusal) "
-                "belongs to the streaming runtime"
-            )
+            if any(isinstance(e.get("value"), dict) and "refusal" in json.dumps(e["value"]) for e in inp.get("events", [])):
+                pv.needs_runtime = (
+                    "a streamed `delta.refusal` as a determinate terminal failure: the canonical "
+                    "stream has no refusal event (prompty.openai_chat reads a refusal as content, "
+                    "prompty §7 as_content), so this Prompty processor outcome has no wiremap form"
+                )
         else:
             pv.skip = _scope(provider, api_type)
         out.append(pv)

@@ -17,9 +17,11 @@ real HTTP through `wiremap.Provider`):
 Cases that need a real HTTP exchange (the `ready()` probe, a connection failure) are not
 collected here: test_openarmature_runtime.py runs them, and every other complete() case too,
 through `wiremap.Provider` against a loopback server. Call-level retry/reask cases (§7.1: not
-in wiremap's runtime, which does no retries) and streaming cases (issue #7) are expected
-failures (they call a stub that raises NotImplementedError). Gemini (§8.3) cases run against
-`openarmature.gemini_generate_content` (and its prompt-fallback dialect for 051).
+in wiremap's runtime, which does no retries) are expected failures (they call a stub that raises
+NotImplementedError). Gemini (§8.3) cases run against `openarmature.gemini_generate_content`
+(and its prompt-fallback dialect for 051). Streaming calls (`call.stream`) build their request
+with `stream_request_to_wire`; a `stream_body` mock is framed as server-sent events and parsed
+and assembled by `wiremap.runtime.stream`.
 """
 
 from __future__ import annotations
@@ -83,7 +85,7 @@ def test_suite_present() -> None:
     assert (
         len(fixtures) == oa.EXPECTED_FIXTURES
     ), f"{len(fixtures)} fixtures under {OPENARMATURE_FIXTURES}, expected {oa.EXPECTED_FIXTURES}"
-    wire = {m: sum(1 for c in CASES if c.mapping == m and c.expected_wire) for m in oa.FORMAT_KEYS}
+    wire = {m: sum(1 for c in CASES if c.mapping == m and c.expected_wire) for m in oa.EXPECTED_WIRE_REQUESTS}
     assert wire == oa.EXPECTED_WIRE_REQUESTS
     assert sum(1 for c in CASES if c.expected_raises) == oa.EXPECTED_RAISES
     # every case that is neither skipped nor runtime-only asserts something we run
@@ -235,6 +237,58 @@ def _response_problems(expected: dict[str, Any], actual: dict[str, Any], body: A
 # tests
 
 
+def _to_wire(fmt: Any, case: oa.Case) -> dict[str, Any]:
+    """The wire request as the call sends it: `complete(stream=True)` adds the managed stream
+    fields (and refuses a mapping without streaming, §5), otherwise `request_to_wire`."""
+    if case.call.get("stream"):
+        from wiremap.runtime.stream import stream_request_to_wire
+
+        return stream_request_to_wire(fmt, case.request)
+    return fmt.request_to_wire(case.request)
+
+
+def sse_body(stream_body: list[Any]) -> bytes:
+    """The mock's stream_body as the harness's SSE server frames it: one `data:` line each."""
+    return b"".join(
+        b"data: " + (item if isinstance(item, str) else json.dumps(item)).encode() + b"\n\n" for item in stream_body
+    )
+
+
+def _check_stream(case: oa.Case, fmt: Any, stream_body: list[Any]) -> None:
+    from wiremap.runtime.stream import StreamAssembler, parse_stream
+
+    body = sse_body(stream_body)
+    events = parse_stream(body, fmt)
+    asm = StreamAssembler(fmt)
+    for ev in events:
+        asm.add(ev)
+    response = asm.response()
+    actual = plain(response)
+    expected = case.expected_response or {}
+    problems = _response_problems({k: v for k, v in expected.items() if k != "raw_check"}, actual, actual["raw"])
+    raw = actual["raw"]
+    for key in (expected.get("raw_check") or {}).get("required_keys", []):
+        if key not in raw:
+            problems.append(f"raw.{key}: missing")
+    # §6 streaming: the terminal chunk's usage block survives verbatim on the assembled raw
+    terminal = [c["usage"] for c in stream_body if isinstance(c, dict) and isinstance(c.get("usage"), dict)]
+    if terminal and raw.get("usage") != terminal[-1]:
+        problems.append(f"raw.usage: expected the terminal chunk's {terminal[-1]!r}, got {raw.get('usage')!r}")
+    # §6: content is the ordered concatenation of the streamed deltas
+    deltas = "".join(e["text"] for e in events if e["type"] == "text_delta")
+    content = actual["message"].get("content")
+    text = content if isinstance(content, str) else "".join(b["text"] for b in content or [] if b.get("type") == "text")
+    if deltas != (text or ""):
+        problems.append(f"content {text!r} is not the concatenation of the deltas {deltas!r}")
+    # the same stream split byte by byte assembles identically
+    bytewise = StreamAssembler(fmt)
+    for ev in parse_stream([body[i : i + 1] for i in range(len(body))], fmt):
+        bytewise.add(ev)
+    if plain(bytewise.response()) != actual:
+        problems.append("the stream fed byte by byte assembles differently")
+    assert not problems, report(f"{case.id}: streamed response differs", problems, f"response={actual}")
+
+
 @pytest.mark.parametrize("case", WIRE_PARAMS)
 def test_wire_request(case: oa.Case) -> None:
     if case.needs_runtime:
@@ -244,7 +298,7 @@ def test_wire_request(case: oa.Case) -> None:
     request = case.request
     before = copy.deepcopy(request)
     try:
-        wire = fmt.request_to_wire(request)
+        wire = _to_wire(fmt, case)
     except wm.ProviderError as exc:
         pytest.fail(f"request_to_wire rejected the request: {exc!r}\nrequest={request}")
     assert request == before, "request_to_wire mutated its input"
@@ -284,7 +338,7 @@ def test_complete(case: oa.Case) -> None:
     request = case.request
     before = copy.deepcopy(request)
     try:
-        wire = fmt.request_to_wire(request)
+        wire = _to_wire(fmt, case)
     except wm.ProviderError as exc:
         assert request == before, "request_to_wire mutated its input"
         if raises is None:
@@ -300,6 +354,9 @@ def test_complete(case: oa.Case) -> None:
             f"\nrequest={request}\nwire={wire}"
         )
     mock = case.responses[0]
+    if mock.status == 200 and mock.stream_body is not None:
+        _check_stream(case, fmt, mock.stream_body)
+        return
     if mock.status == 200:
         body = _bind_wildcard_tool_names(copy.deepcopy(mock.body), wire)
         try:

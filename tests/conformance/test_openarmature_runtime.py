@@ -116,6 +116,9 @@ class _Mock:
         mock = self.pending.pop(0)
         if mock.connection_failure:
             return Reply.close()
+        if mock.stream_body is not None:  # §8.1.6: the harness's SSE server
+            self.sent.append(None)
+            return Reply(int(mock.status or 200), base.sse_body(mock.stream_body), content_type="text/event-stream")
         body = copy.deepcopy(mock.body)
         if mock.status == 200:
             body = base._bind_wildcard_tool_names(body, seen.json())
@@ -139,6 +142,7 @@ def _run(case: oa.Case, fmt: Any, url: str) -> tuple[Any, BaseException | None]:
                 config=request.get("config"),
                 response_schema=request.get("response_schema"),
                 tool_choice=request.get("tool_choice"),
+                stream=bool(case.call.get("stream")),
             )
 
     try:
@@ -191,7 +195,7 @@ def test_runtime(case: oa.Case) -> None:
             problems.append(f"path-bound field {name!r} was also sent in the body")
         wire[name] = case.model
     problems += deep_match(
-        fmt.request_to_wire(case.request), wire, "sent", wildcard=False, decode_arguments=False
+        base._to_wire(fmt, case), wire, "sent", wildcard=False, decode_arguments=False
     )
     if case.expected_wire is not None:
         problems += deep_match(
@@ -241,7 +245,11 @@ def test_runtime(case: oa.Case) -> None:
 
     if error is not None:
         pytest.fail(report(f"{case.id}: complete() raised {error!r}", problems, f"wire={wire}"))
-    problems += base._response_problems(case.expected_response or {}, plain(result), mock.sent[0])
+    actual = plain(result)
+    # a streamed body has no JSON body to compare raw with: raw is the assembled equivalent
+    # (required keys and the terminal usage are checked by test_openarmature.py's stream check)
+    sent = mock.sent[0] if mock.sent[0] is not None else actual["raw"]
+    problems += base._response_problems(case.expected_response or {}, actual, sent)
     assert not problems, report(
         f"{case.id}: response differs", problems, f"response={plain(result)}"
     )

@@ -115,6 +115,9 @@ def test_process(vector: pc.ProcessVector) -> None:
         unsupported(vector.needs_runtime)
     wm = load_wiremap()
     fmt = wm.get_format(vector.format_key)
+    if vector.operation == "processStream":
+        _process_stream(vector, fmt)
+        return
     has_outputs = bool(vector.input.get("has_outputs"))
     body = vector.input["response"]
     problems: list[str] = []
@@ -142,3 +145,59 @@ def test_process(vector: pc.ProcessVector) -> None:
     assert not problems, report(
         f"{vector.id}: {vector.description}", problems, f"response={actual}"
     )
+
+
+def _process_stream(vector: pc.ProcessVector, fmt: Any) -> None:
+    """Prompty `processStream`: provider chunks go through the format's stream parser as SSE;
+    a `transportError` event is the connection dropping after the stream opened (the parser is
+    closed without its end marker). Prompty's chunks are read off the canonical events: a text
+    delta is a text chunk; the stream's typed error is a failure whose outcome is
+    `indeterminate` when it is transient (a transport failure: the answer may have been
+    produced, reconciliation needed) and `determinate` otherwise."""
+    import json as _json
+
+    from wiremap.runtime.stream import StreamAssembler, StreamParser
+
+    parser = StreamParser(fmt)
+    asm = StreamAssembler(fmt)
+    chunks: list[dict[str, Any]] = []
+    transport_message = None
+    events: list[dict[str, Any]] = []
+    for item in vector.input["events"]:
+        if item["kind"] == "provider":
+            events += parser.feed(b"data: " + _json.dumps(item["value"]).encode() + b"\n\n")
+        elif item["kind"] == "transportError":
+            transport_message = item["message"]
+            events += parser.close()
+            break
+    else:
+        events += parser.close()
+    failure = None
+    for ev in events:
+        asm.add(ev)
+        if ev["type"] == "text_delta":
+            chunks.append({"kind": "text", "value": ev["text"]})
+    try:
+        asm.response()
+        committed = True
+    except load_wiremap().ProviderError as exc:
+        committed = False
+        message = transport_message if transport_message is not None and exc.category == "provider_unavailable" else exc.message
+        failure = {"outcome": "indeterminate" if exc.transient else "determinate", "message": message}
+        chunks.append({"kind": "failure", "failure": failure})
+        partial = exc.partial
+    else:
+        partial = None
+    expected = vector.expected
+    text = ""
+    if partial is not None:
+        content = partial["message"].get("content")
+        text = content if isinstance(content, str) else "".join(b.get("text", "") for b in content or [] if b.get("type") == "text")
+    actual = {
+        "chunks": chunks,
+        "partialText": text,
+        "requiresReconciliation": bool(failure and failure["outcome"] == "indeterminate"),
+        "completionCommitted": committed,
+    }
+    problems = deep_match(expected, actual, "processStream", wildcard=False)
+    assert not problems, report(f"{vector.id}: {vector.description}", problems, f"events={events}")

@@ -364,6 +364,12 @@ def test_health_and_not_json(openai_upstream: Upstream) -> None:
         assert httpx.get(gw.url + "/healthz").json() == {"status": "ok", "inbound": "anthropic_messages", "upstream": "openai_chat"}
         r = httpx.post(gw.url + "/v1/messages", content=b"{nope")
         assert r.status_code == 400 and r.json()["error"]["type"] == "invalid_request_error"
+    finally:
+        gw.stop()
+    # an inbound format without a stream table refuses `stream: true` in its own envelope
+    # (streaming itself: test_gateway_streaming.py)
+    gw = Gateway(create_app("openarmature.anthropic_messages", "openai_chat", openai_upstream.server.url))
+    try:
         r = httpx.post(gw.url + "/v1/messages", json={"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}], "stream": True})
         assert r.status_code == 400 and "stream" in r.json()["error"]["message"]
     finally:

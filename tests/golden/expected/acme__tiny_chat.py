@@ -56,6 +56,7 @@ __all__ = [
     "KEY",
     "KIND",
     "PROVIDER",
+    "STREAM",
     "STRUCTURED_OUTPUT_MODE",
     "STRUCTURED_OUTPUT_MODES",
     "TITLE",
@@ -83,6 +84,8 @@ TRANSPORT: Final = {
     "api_key_env": None,
     "ready": None,
 }  # how the runtime reaches the provider (mapping `transport:`)
+# the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
+STREAM: Final[dict[str, Any] | None] = None
 
 STRUCTURED_OUTPUT_MODE: Final = None  # the mapping's default; overridable per call
 STRUCTURED_OUTPUT_MODES: Final = ()

@@ -1,0 +1,148 @@
+"""`Provider.stream()`: a streamed completion over HTTP, as canonical stream events.
+
+    stream = provider.stream(messages, tools=..., config=...)
+    async for event in stream:          # canonical events (wiremap.runtime.stream), as they arrive
+        ...
+    stream.response                     # the assembled Response, equal to the non-streamed one
+
+The request is the format's `request_to_wire` plus its stream table's managed fields
+(`stream_request_to_wire`); a format without a `stream:` table raises `InvalidRequestError`
+before anything is sent (OpenArmature §5 "Provider streaming support"). A non-2xx answer is
+`error_from_wire` as for `complete()`. Once the stream has begun, an `error` event, malformed
+event JSON, a body that ends before the stream's end, or a transport failure ends the iteration
+with a typed `ProviderError` whose `partial` attribute holds what was assembled so far (a
+canonical response dict, finish_reason `error`); the events already yielded stay yielded.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from .canonical import Response
+from .errors import InvalidRequestError, InvalidResponseError, ProviderError, UnavailableError
+from .stream import StreamAssembler, StreamParser, stream_error, stream_request_to_wire
+
+if TYPE_CHECKING:
+    from .provider import Provider
+
+__all__ = ["ResponseStream"]
+
+
+class ResponseStream:
+    """An async iterator of canonical stream events; `response` is set when it is exhausted."""
+
+    def __init__(
+        self,
+        provider: "Provider",
+        request: dict[str, Any],
+        response_schema: dict[str, Any] | None,
+        mode: str | None,
+    ) -> None:
+        self.provider = provider
+        self.response: Response | None = None
+        self.events: int = 0
+        fmt = provider.format
+        if not fmt.stream:
+            raise InvalidRequestError(
+                f"{fmt.key} does not support streaming (its mapping has no `stream:` table); "
+                "call without stream",
+                path="stream",
+            )
+        # converted now: pre-send errors propagate from stream() itself, before any I/O
+        kwargs = {"structured_output": mode} if mode is not None else {}
+        self._wire = stream_request_to_wire(fmt, request, **kwargs)
+        self._schema = response_schema
+        self._mode = mode
+        self._gen: AsyncIterator[dict[str, Any]] | None = None
+
+    def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+        if self._gen is None:
+            self._gen = self._run()
+        return self._gen
+
+    async def collect(self) -> Response:
+        """Consume the whole stream; the assembled Response."""
+        async for _event in self:
+            pass
+        assert self.response is not None
+        return self.response
+
+    async def _run(self) -> AsyncIterator[dict[str, Any]]:
+        import httpx
+
+        p = self.provider
+        fmt = p.format
+        try:
+            content = json.dumps(self._wire, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+        except (TypeError, ValueError) as exc:
+            raise InvalidRequestError(f"the request body is not JSON-encodable: {exc}") from exc
+        missing = p._missing_key
+        if missing is not None:
+            from .errors import AuthenticationError
+
+            raise AuthenticationError(missing)
+        parser = StreamParser(fmt)
+        assembler = StreamAssembler(fmt)
+        headers = dict(p._headers)
+        for name in list(headers):
+            if name.lower() == "accept":
+                del headers[name]
+        headers["Accept"] = "text/event-stream"
+        method, url = p._method, p._url
+        client = p._client()
+        started = time.perf_counter()
+
+        def fail(ev: dict[str, Any]) -> ProviderError:
+            err = stream_error(ev, assembler.partial())
+            p._scrub(err)
+            return err
+
+        try:
+            async with client.stream(method, url, content=content, headers=headers, params=p._query(url, False)) as resp:
+                if not 200 <= resp.status_code < 300:
+                    body = await resp.aread()
+                    err = p._http_error(method, url, resp, body)
+                    p._scrub(err)
+                    raise err
+                async for chunk in resp.aiter_bytes():
+                    for ev in parser.feed(chunk):
+                        assembler.add(ev)
+                        if ev["type"] == "error":
+                            raise fail(ev)
+                        self.events += 1
+                        yield ev
+        except httpx.HTTPError as exc:
+            p._scrub(exc)
+            reason = p._redact(str(exc)) or "no detail"
+            what = "timed out" if isinstance(exc, httpx.TimeoutException) else (
+                "connection closed by the server" if isinstance(exc, httpx.RemoteProtocolError) else "transport failure"
+            )
+            cls = InvalidResponseError if isinstance(exc, httpx.DecodingError) else UnavailableError
+            err = cls(
+                f"{method} {url}: {what} after {time.perf_counter() - started:.3f}s, "
+                f"{self.events} events in ({type(exc).__name__}: {reason})"
+            )
+            err.partial = assembler.partial()
+            raise err from exc
+        for ev in parser.close():
+            assembler.add(ev)
+            if ev["type"] == "error":
+                raise fail(ev)
+            self.events += 1
+            yield ev
+        try:
+            response = assembler.response()
+            if self._schema is not None:
+                kwargs: dict[str, Any] = {"response_schema": self._schema}
+                if self._mode is not None:
+                    kwargs["structured_output"] = self._mode
+                parsed = fmt.response_from_wire(response.raw, **kwargs)
+                parsed.raw = response.raw
+                response = parsed
+        except ProviderError as exc:
+            p._scrub(exc)
+            raise
+        self.response = response

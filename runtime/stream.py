@@ -1,0 +1,1098 @@
+"""Streaming: canonical stream events and one generic engine driven by each format's `STREAM` table.
+
+A mapping's `stream:` section (mappings/README.md "stream") is compiled by the generator into the
+converter module's `STREAM` constant (plain data). Everything format-specific lives there; this
+module only interprets it:
+
+- `StreamParser(fmt)`: bytes in (split at any byte boundary), canonical events out. SSE framing
+  (LF, CRLF or CR line ends, multi-line `data:`, comments and `id:`/`retry:` lines ignored), the
+  table's end sentinel (`[DONE]`), keep-alives (`ping`) and unknown event kinds ignored.
+- `StreamAssembler(fmt)`: canonical events -> the `Response` the non-streamed parser gives for the
+  equivalent body (OpenArmature §6 "Streaming assembly"); `raw` is that equivalent body, with the
+  terminal usage object kept verbatim.
+- `StreamEmitter(fmt)`: canonical events -> the format's SSE bytes, with what it could not carry
+  recorded as `Loss` records.
+- `stream_request_to_wire(fmt, request)`: the request body of a streaming call: the table's
+  `request` fields (`stream: true`, `stream_options`) are managed (OpenArmature §6): a matching
+  extras value is absorbed, a conflicting one is `provider_invalid_request`.
+- `translate_stream(source_bytes_or_events, source, target)`: re-emits a stream in another format
+  as it arrives (sync or async iterables), with the assembled `Response` and the loss report.
+
+Canonical stream events are plain dicts (public API, like the canonical model):
+
+    {"type": "message_start", "raw": {"id": ..., "model": ...}}        # the wire's top-level scalars
+    {"type": "text_delta", "index": 0, "text": "Hel"}                  # index: the content part
+    {"type": "reasoning_delta", "index": 0, "text": "Let me"}
+    {"type": "reasoning_signature", "index": 0, "signature": "EqQB..."}
+    {"type": "redacted_reasoning", "index": 1, "data": "opaque"}
+    {"type": "tool_call_start", "index": 0, "id": "call_a", "name": "get_weather"}  # index: the call
+    {"type": "tool_call_delta", "index": 0, "arguments": "{\\"city\\":"}
+    {"type": "tool_call_end", "index": 0}
+    {"type": "usage", "usage": {"prompt_tokens": 7, ...}, "raw": {...wire usage, verbatim}}
+    {"type": "finish", "finish_reason": "stop", "raw": "end_turn"}
+    {"type": "error", "category": "provider_unavailable", "message": "...", "raw": {...}}
+
+Content indexes number the parts of `message.content` in order (a new index starts a new part);
+tool-call indexes number `message.tool_calls`. Every event after `message_start`; `usage` is
+cumulative (the latest one holds the totals); `error` is always the last event.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
+from typing import Any, Final
+
+from .canonical import Response
+from .errors import (
+    InvalidRequestError,
+    InvalidResponseError,
+    ProviderError,
+    UnavailableError,
+    error_class,
+)
+from .format import Format, get_format
+from .wire import deep_equal, usage_counter
+
+__all__ = [
+    "STREAM_EVENT_TYPES",
+    "StreamParser",
+    "StreamAssembler",
+    "StreamEmitter",
+    "StreamTranslation",
+    "stream_request_to_wire",
+    "translate_stream",
+    "stream_error",
+]
+
+STREAM_EVENT_TYPES: Final = (
+    "message_start",
+    "text_delta",
+    "reasoning_delta",
+    "reasoning_signature",
+    "redacted_reasoning",
+    "tool_call_start",
+    "tool_call_delta",
+    "tool_call_end",
+    "usage",
+    "finish",
+    "error",
+)
+
+_MISSING: Final = object()
+_PART_KINDS: Final = {"text_delta": "text", "reasoning_delta": "thinking", "reasoning_signature": "thinking", "redacted_reasoning": "redacted_thinking"}
+
+
+def _fmt(key: str | Format) -> Format:
+    return key if isinstance(key, Format) else get_format(key)
+
+
+def _table(fmt: Format) -> dict[str, Any]:
+    table = fmt.stream
+    if not table:
+        raise InvalidRequestError(
+            f"{fmt.key} does not support streaming (its mapping has no `stream:` table); "
+            "call without stream", path="stream"
+        )
+    return table
+
+
+def _get(obj: Any, path: tuple[Any, ...]) -> Any:
+    for key in path:
+        if isinstance(key, int):
+            if type(obj) is not list or not -len(obj) <= key < len(obj):
+                return _MISSING
+            obj = obj[key]
+        else:
+            if type(obj) is not dict or key not in obj:
+                return _MISSING
+            obj = obj[key]
+    return obj
+
+
+def _path_text(path: tuple[Any, ...], prefix: str = "") -> str:
+    out = prefix
+    for key in path:
+        out += f"[{key}]" if isinstance(key, int) else (f".{key}" if out else str(key))
+    return out
+
+
+def _set(obj: dict[str, Any], path: tuple[Any, ...], value: Any) -> None:
+    """Set a value at a path of object keys (lists along the way: their first item)."""
+    cur: Any = obj
+    for i, key in enumerate(path[:-1]):
+        nxt = cur[key] if (isinstance(key, int) and isinstance(cur, list) and key < len(cur)) else (
+            cur.get(key) if isinstance(cur, dict) else None
+        )
+        if not isinstance(nxt, (dict, list)):
+            nxt = [] if isinstance(path[i + 1], int) else {}
+            if isinstance(cur, dict):
+                cur[key] = nxt
+            else:  # pragma: no cover - paths into lists are only read
+                return
+        cur = nxt
+    last = path[-1]
+    if isinstance(cur, dict):
+        cur[last] = value
+    elif isinstance(cur, list) and isinstance(last, int) and last < len(cur):
+        cur[last] = value
+
+
+# ------------------------------------------------------------------------------------ usage
+
+
+def usage_from_wire(spec: Mapping[str, Any], raw: Any) -> dict[str, Any]:
+    """Canonical usage from a wire usage object, by the table's counters (malformed -> null)."""
+    out: dict[str, Any] = {"prompt_tokens": None, "completion_tokens": None, "total_tokens": None}
+    if type(raw) is not dict:
+        return out
+    for name, where in spec["counters"].items():
+        if isinstance(where, dict):
+            values = [usage_counter(_get(raw, tuple(p))) for p in where["sum"]]
+            out[name] = None if any(v is None for v in values) else sum(v for v in values if v is not None)
+        else:
+            value = _get(raw, tuple(where))
+            if name in ("cached_tokens", "cache_creation_tokens"):
+                if value is not _MISSING and value is not None:
+                    out[name] = usage_counter(value)
+            else:
+                out[name] = usage_counter(None if value is _MISSING else value)
+    return out
+
+
+def usage_to_wire(spec: Mapping[str, Any], usage: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A wire usage object from canonical usage (derived sums are not written); None when the
+    table writes counters all-or-nothing (`omit`) and one is unreported."""
+    usage = usage or {}
+    zero = spec.get("unreported") == "zero"
+    out: dict[str, Any] = {}
+    main = [(n, w) for n, w in spec["counters"].items() if n in ("prompt_tokens", "completion_tokens", "total_tokens")]
+    plain = [(n, w) for n, w in main if not isinstance(w, dict)]
+    if not zero and any(usage.get(n) is None for n, _ in main):
+        return None
+    for name, where in plain:
+        value = usage.get(name)
+        _set(out, tuple(where), value if value is not None else 0)
+    for name in ("cached_tokens", "cache_creation_tokens"):
+        where = spec["counters"].get(name)
+        if where is not None and not isinstance(where, dict) and usage.get(name) is not None:
+            _set(out, tuple(where), usage[name])
+    return out
+
+
+def _merge_usage(into: dict[str, Any], new: Mapping[str, Any]) -> None:
+    for key, value in new.items():
+        if value is None and into.get(key) is not None:
+            continue  # a later event that does not repeat a counter keeps the earlier one
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _merge_usage(into[key], value)
+        else:
+            into[key] = json.loads(json.dumps(value)) if isinstance(value, (dict, list)) else value
+
+
+def _finish(table: Mapping[str, Any], wire: Any) -> str:
+    mapped = table["finish"]["map"].get(wire) if isinstance(wire, str) else None
+    return str(mapped) if mapped is not None else str(table["finish"]["default"])
+
+
+def _finish_to_wire(table: Mapping[str, Any], canonical: str, raw: Any) -> Any:
+    fin = table["finish"]
+    if isinstance(raw, str) and fin["map"].get(raw) == canonical:
+        return raw  # the provider's own listed value, when it means the same
+    if canonical in fin["emit"]:
+        return fin["emit"][canonical]
+    for wire, value in fin["map"].items():
+        if value == canonical:
+            return wire
+    return canonical
+
+
+# ------------------------------------------------------------------------------------ SSE framing
+
+
+class SSEDecoder:
+    """Server-sent-event framing over byte chunks split anywhere (WHATWG HTML §9.2.6)."""
+
+    __slots__ = ("_buf", "_event", "_data")
+
+    def __init__(self) -> None:
+        self._buf = b""
+        self._event: str | None = None
+        self._data: list[str] | None = None
+
+    def feed(self, chunk: bytes) -> list[tuple[str | None, str]]:
+        buf = self._buf + chunk if self._buf else chunk
+        hold = b""
+        if b"\r" in buf:
+            if buf.endswith(b"\r"):  # maybe half of a CRLF: decide with the next chunk
+                buf, hold = buf[:-1], b"\r"
+            buf = buf.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        lines = buf.split(b"\n")
+        rest = lines.pop()
+        self._buf = rest + hold if hold else rest
+        out: list[tuple[str | None, str]] = []
+        for line in lines:
+            self._line(line, out)
+        return out
+
+    def close(self) -> list[tuple[str | None, str]]:
+        """What is left at the end of the body (a last event without its blank line is kept)."""
+        out: list[tuple[str | None, str]] = []
+        buf, self._buf = self._buf, b""
+        if buf:
+            for line in buf.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n"):
+                self._line(line, out)
+        if self._data is not None:
+            out.append((self._event, "\n".join(self._data)))
+        self._event, self._data = None, None
+        return out
+
+    def _line(self, raw: bytes, out: list[tuple[str | None, str]]) -> None:
+        if not raw:
+            if self._data is not None:
+                out.append((self._event, "\n".join(self._data)))
+            self._event, self._data = None, None
+            return
+        line = raw.decode("utf-8", "replace")
+        if line.startswith(":"):
+            return  # comment / keep-alive
+        name, sep, value = line.partition(":")
+        if sep and value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            if self._data is None:
+                self._data = [value]
+            else:
+                self._data.append(value)
+        elif name == "event":
+            self._event = value
+        # id, retry and unknown fields are ignored
+
+
+# ------------------------------------------------------------------------------------ parser
+
+
+class _Malformed(Exception):
+    def __init__(self, message: str, path: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+
+
+class StreamParser:
+    """Bytes of one streamed response in `fmt`'s wire format -> canonical stream events.
+
+    `feed(chunk)` returns the events completed by that chunk; `close()` the rest (an `error`
+    event when the stream ended before its end marker). After an `error` event nothing more is
+    produced. Never raises for bad input: malformed events become an `error` event
+    (`provider_invalid_response`) naming the path.
+    """
+
+    def __init__(self, fmt: str | Format) -> None:
+        self.format = _fmt(fmt)
+        self.table = _table(self.format)
+        parse = self.table["parse"]
+        self._done_marker: str | None = parse.get("done")
+        self._event_from: str | None = parse.get("event_from")
+        # paths as tuples once (the table holds lists: it is plain data)
+        self._rules: list[dict[str, Any]] = [
+            {
+                **rule,
+                "event": frozenset(rule["event"]) if rule.get("event") is not None else None,
+                "when": [(tuple(p), v) for p, v in rule.get("when") or ()],
+                "each": tuple(rule["each"]) if rule.get("each") is not None else None,
+                "fields": [(name, tuple(path), optional) for name, path, optional in rule["fields"]],
+            }
+            for rule in parse["rules"]
+        ]
+        self._new_id = self.table["tool_calls"].get("new_id") == "new_call"
+        self._sse = SSEDecoder()
+        self.started = False
+        self.ended = False
+        self.failed = False
+        self.finished = False
+        self._parts: dict[Any, int] = {}
+        self._part_count = 0
+        self._last_kind: str | None = None
+        self._last_part: int | None = None
+        self._tools: dict[Any, int] = {}
+        self._tool_ids: list[str] = []
+        self._open_tools: list[int] = []
+        self._usage: dict[str, Any] = {}
+        self.events_seen = 0
+
+    # -- public
+    def feed(self, chunk: bytes) -> list[dict[str, Any]]:
+        if self.failed or self.ended:
+            return []
+        out: list[dict[str, Any]] = []
+        for event, data in self._sse.feed(chunk):
+            self._message(event, data, out)
+            if self.failed or self.ended:
+                break
+        return out
+
+    def close(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        if not (self.failed or self.ended):
+            for event, data in self._sse.close():
+                self._message(event, data, out)
+                if self.failed or self.ended:
+                    break
+        if self.failed or self.ended:
+            return out
+        if self.finished:
+            self._end(out)  # finish reason seen, only the end marker missing: nothing is lost
+            return out
+        self._error(out, "provider_unavailable", "the stream ended before the response was complete "
+                    "(connection closed mid-stream)")
+        return out
+
+    # -- internals
+    def _error(self, out: list[dict[str, Any]], category: str, message: str, raw: Any = None, path: str | None = None) -> None:
+        ev: dict[str, Any] = {"type": "error", "category": category, "message": message}
+        if path:
+            ev["path"] = path
+        if raw is not None:
+            ev["raw"] = raw
+        self._ensure_start(out)
+        out.append(ev)
+        self.failed = True
+
+    def _ensure_start(self, out: list[dict[str, Any]], raw: Any = None) -> None:
+        if not self.started:
+            self.started = True
+            scalars = {k: v for k, v in raw.items() if not isinstance(v, (dict, list))} if isinstance(raw, dict) else {}
+            out.append({"type": "message_start", "raw": scalars})
+
+    def _end(self, out: list[dict[str, Any]]) -> None:
+        self._ensure_start(out)
+        self._close_tools(out)
+        self.ended = True
+
+    def _close_tools(self, out: list[dict[str, Any]]) -> None:
+        for k in self._open_tools:
+            out.append({"type": "tool_call_end", "index": k})
+        self._open_tools = []
+
+    def _message(self, event: str | None, data: str, out: list[dict[str, Any]]) -> None:
+        self.events_seen += 1
+        if self._done_marker is not None and data == self._done_marker:
+            self._end(out)
+            return
+        if not data and event is None:
+            return
+        try:
+            obj = json.loads(data)
+        except (ValueError, RecursionError) as exc:
+            self._error(out, "provider_invalid_response", f"stream event {self.events_seen} is not JSON: {exc}", raw=data[:2000])
+            return
+        if type(obj) is not dict:
+            self._error(out, "provider_invalid_response", f"stream event {self.events_seen} is not a JSON object", raw=obj)
+            return
+        name = event
+        if name is None and self._event_from:
+            kind = obj.get(self._event_from)
+            name = kind if isinstance(kind, str) else None
+        try:
+            for rule in self._rules:
+                events = rule.get("event")
+                if events is not None and name not in events:
+                    continue
+                when = rule["when"]
+                if when and not all(_get(obj, p) == v for p, v in when):
+                    continue
+                each = rule["each"]
+                if each is None:
+                    items: list[tuple[Any, Any]] = [(obj, None)]
+                else:
+                    seq = _get(obj, each)
+                    items = [(x, (each, i)) for i, x in enumerate(seq)] if type(seq) is list else []
+                for item, base_path in items:
+                    values: dict[str, Any] = {}
+                    ok = True
+                    for fname, path, optional in rule["fields"]:
+                        value = _get(item, path)
+                        if value is _MISSING or value is None:
+                            if optional:
+                                continue
+                            ok = False
+                            break
+                        values[fname] = (value, (path, base_path))  # the path text only when it is reported
+                    if ok:
+                        self._apply(rule["emit"], values, obj, out, rule)
+                    if self.failed or self.ended:
+                        return
+        except _Malformed as exc:
+            self._error(out, "provider_invalid_response", exc.message, raw=obj, path=exc.path)
+
+    @staticmethod
+    def _where(where: Any) -> str:
+        path, base = where
+        prefix = "" if base is None else f"{_path_text(base[0])}[{base[1]}]"
+        return _path_text(path, prefix)
+
+    @staticmethod
+    def _str(values: dict[str, Any], name: str) -> str | None:
+        if name not in values:
+            return None
+        value, where = values[name]
+        if type(value) is not str:
+            path = StreamParser._where(where)
+            raise _Malformed(f"expected a string at {path}, got {type(value).__name__}", path)
+        return value
+
+    def _part(self, kind: str, key: Any, new: bool = False) -> int:
+        if key is not _MISSING:
+            idx = self._parts.get(key)
+            if idx is None or new:
+                idx = self._part_count
+                self._part_count += 1
+                self._parts[key] = idx
+        elif new or self._last_kind != kind or self._last_part is None:
+            idx = self._part_count
+            self._part_count += 1
+        else:
+            idx = self._last_part
+        self._last_kind, self._last_part = kind, idx
+        return idx
+
+    def _key(self, values: dict[str, Any]) -> Any:
+        if "index" not in values:
+            return _MISSING
+        value, where = values["index"]
+        if type(value) is not int and type(value) is not str:
+            path = self._where(where)
+            raise _Malformed(f"expected an index at {path}, got {type(value).__name__}", path)
+        return value
+
+    def _apply(self, kind: str, values: dict[str, Any], obj: dict[str, Any], out: list[dict[str, Any]], rule: dict[str, Any]) -> None:
+        if kind == "ignore":
+            return
+        if kind == "message_start":
+            raw = values["raw"][0] if "raw" in values else obj
+            self._ensure_start(out, raw)
+            return
+        if kind == "end":
+            self._end(out)
+            return
+        if kind == "error":
+            err = self.format.error_from_wire(int(rule.get("status", 500)), obj, {})
+            self._error(out, err.category, getattr(err, "message", str(err)) or "stream error", raw=obj)
+            return
+        self._ensure_start(out, obj)
+        if kind in ("text", "reasoning"):
+            text = self._str(values, "text")
+            key = self._key(values)
+            if not text:
+                if key is not _MISSING:
+                    self._part(kind, key)  # the block opens: later deltas join it
+                return
+            idx = self._part(kind, key)
+            out.append({"type": "text_delta" if kind == "text" else "reasoning_delta", "index": idx, "text": text})
+        elif kind == "signature":
+            sig = self._str(values, "signature")
+            if sig:
+                idx = self._part("reasoning", self._key(values))
+                out.append({"type": "reasoning_signature", "index": idx, "signature": sig})
+        elif kind == "redacted_reasoning":
+            data = self._str(values, "data")
+            idx = self._part("redacted_reasoning", self._key(values), new=True)
+            out.append({"type": "redacted_reasoning", "index": idx, "data": data or ""})
+        elif kind == "tool_call":
+            key = self._key(values)
+            key = 0 if key is _MISSING else key
+            call_id = self._str(values, "id")
+            name = self._str(values, "name")
+            args = self._str(values, "arguments")
+            k = self._tools.get(key)
+            if k is None or (self._new_id and call_id and self._tool_ids[k] and call_id != self._tool_ids[k]):
+                if k is not None and k in self._open_tools:
+                    self._open_tools.remove(k)
+                    out.append({"type": "tool_call_end", "index": k})
+                k = len(self._tool_ids)
+                self._tools[key] = k
+                self._tool_ids.append(call_id or "")
+                self._open_tools.append(k)
+                out.append({"type": "tool_call_start", "index": k, "id": call_id or "", "name": name or ""})
+            elif call_id and not self._tool_ids[k]:
+                self._tool_ids[k] = call_id
+            if args:
+                out.append({"type": "tool_call_delta", "index": k, "arguments": args})
+        elif kind == "block_end":
+            key = self._key(values)
+            k = self._tools.get(key) if key is not _MISSING else None
+            if k is not None and k in self._open_tools:
+                self._open_tools.remove(k)
+                out.append({"type": "tool_call_end", "index": k})
+        elif kind == "usage":
+            value, where = values["usage"]
+            if type(value) is not dict:
+                path = self._where(where)
+                raise _Malformed(f"expected a usage object at {path}", path)
+            _merge_usage(self._usage, value)
+            out.append({
+                "type": "usage",
+                "usage": usage_from_wire(self.table["usage"], self._usage),
+                "raw": json.loads(json.dumps(self._usage)),
+            })
+        elif kind == "finish":
+            value, _where = values["reason"]
+            self._close_tools(out)
+            self.finished = True
+            out.append({"type": "finish", "finish_reason": _finish(self.table, value), "raw": value})
+        else:  # pragma: no cover - the generator validates emit kinds
+            raise _Malformed(f"unknown stream rule kind {kind!r}")
+
+
+# ------------------------------------------------------------------------------------ assembler
+
+
+class StreamAssembler:
+    """Canonical stream events -> the `Response` of the equivalent non-streamed call."""
+
+    def __init__(self, fmt: str | Format) -> None:
+        self.format = _fmt(fmt)
+        self.table = _table(self.format)
+        self.start: dict[str, Any] = {}
+        self.parts: list[dict[str, Any]] = []
+        self._part_at: dict[int, dict[str, Any]] = {}
+        self.calls: list[dict[str, Any]] = []
+        self.usage: dict[str, Any] | None = None
+        self.usage_raw: dict[str, Any] | None = None
+        self.finish_reason: str | None = None
+        self.finish_raw: Any = None
+        self.error: dict[str, Any] | None = None
+        self.count = 0
+
+    def add(self, ev: Mapping[str, Any]) -> None:
+        self.count += 1
+        t = ev.get("type")
+        if t == "message_start":
+            self.start = dict(ev.get("raw") or {})
+        elif t in _PART_KINDS:
+            idx = ev.get("index", 0)
+            part = self._part_at.get(idx)
+            kind = _PART_KINDS[t]
+            if part is None or part["type"] != kind:
+                part = {"type": kind}
+                if kind == "redacted_thinking":
+                    part["data"] = ""
+                else:
+                    part["text"] = ""
+                self.parts.append(part)
+                self._part_at[idx] = part
+            if t == "text_delta" or t == "reasoning_delta":
+                part["text"] += ev.get("text", "")
+            elif t == "reasoning_signature":
+                part["signature"] = part.get("signature", "") + ev.get("signature", "")
+            else:
+                part["data"] += ev.get("data", "")
+        elif t == "tool_call_start":
+            idx = ev.get("index", len(self.calls))
+            while len(self.calls) <= idx:
+                self.calls.append({"id": "", "name": "", "arguments": ""})
+            self.calls[idx]["id"] = ev.get("id", "")
+            self.calls[idx]["name"] = ev.get("name", "")
+        elif t == "tool_call_delta":
+            idx = ev.get("index", 0)
+            while len(self.calls) <= idx:
+                self.calls.append({"id": "", "name": "", "arguments": ""})
+            self.calls[idx]["arguments"] += ev.get("arguments", "")
+        elif t == "usage":
+            self.usage = dict(ev.get("usage") or {})
+            raw = ev.get("raw")
+            self.usage_raw = dict(raw) if isinstance(raw, dict) else None
+        elif t == "finish":
+            self.finish_reason = ev.get("finish_reason")
+            self.finish_raw = ev.get("raw")
+        elif t == "error":
+            self.error = dict(ev)
+
+    # -- results
+    def _message(self, lenient: bool) -> dict[str, Any]:
+        provider = self.format.provider
+        content: list[dict[str, Any]] = []
+        for part in self.parts:
+            block = dict(part)
+            if block["type"] == "text" and not block["text"]:
+                continue
+            if block["type"] in ("thinking", "redacted_thinking") or "signature" in block:
+                block["origin"] = provider
+            content.append(block)
+        msg: dict[str, Any] = {"role": "assistant"}
+        if not content:
+            msg["content"] = None
+        elif len(content) == 1 and content[0]["type"] == "text" and "signature" not in content[0]:
+            msg["content"] = content[0]["text"]
+        elif all(b["type"] == "text" and "signature" not in b for b in content) and self.table.get("content") == "joined_text":
+            msg["content"] = "".join(b["text"] for b in content)
+        else:
+            msg["content"] = content
+        calls = []
+        for k, call in enumerate(self.calls):
+            text = call["arguments"]
+            try:
+                args = json.loads(text) if text.strip() else {}
+            except (ValueError, RecursionError):
+                args = _MISSING
+            if args is _MISSING or type(args) is not dict:
+                if not lenient:
+                    raise InvalidResponseError(
+                        f"the streamed arguments of tool call {k} are not a JSON object: {text[:200]!r}",
+                        path=f"message.tool_calls[{k}].arguments",
+                    )
+                args = None
+            calls.append({"id": call["id"], "name": call["name"], "arguments": args})
+        if calls:
+            msg["tool_calls"] = calls
+        return msg
+
+    def partial(self) -> dict[str, Any]:
+        """What was assembled so far, as a canonical response dict with finish_reason `error`
+        (tool-call arguments that do not parse are null, OpenArmature §3 degraded responses)."""
+        usage = self.usage or {"prompt_tokens": None, "completion_tokens": None, "total_tokens": None}
+        out: dict[str, Any] = {"message": self._message(True), "finish_reason": "error", "usage": usage}
+        raw = dict(self.start)
+        if self.usage_raw is not None:
+            raw["usage"] = self.usage_raw
+        out["raw"] = raw
+        return out
+
+    def response(self) -> Response:
+        """The assembled `Response` (raises the stream's error, carrying `partial`, if it had one)."""
+        if self.error is not None:
+            raise stream_error(self.error, self.partial())
+        finish = self.finish_reason or self.table["finish"]["default"]
+        usage = self.usage or {"prompt_tokens": None, "completion_tokens": None, "total_tokens": None}
+        try:
+            message = self._message(finish == "error")
+        except ProviderError as exc:
+            exc.partial = self.partial()
+            raise
+        d: dict[str, Any] = {"message": message, "finish_reason": finish, "usage": usage, "raw": dict(self.start)}
+        response = Response.from_dict(d)
+        try:
+            body = self.format.response_to_wire(response)
+        except ProviderError:
+            body = dict(self.start)
+        if self.usage_raw is not None:
+            _set(body, tuple(self.table["usage"]["path"]), self.usage_raw)  # verbatim (§6, §7)
+        if self.finish_raw is not None:
+            _set(body, tuple(self.table["finish"]["path"]), self.finish_raw)
+        response.raw = body
+        return response
+
+
+def stream_error(event: Mapping[str, Any], partial: dict[str, Any] | None = None) -> ProviderError:
+    """The typed error of an `error` stream event; `partial` is what was assembled before it."""
+    category = str(event.get("category") or "provider_invalid_response")
+    try:
+        cls = error_class(category)
+    except (KeyError, ValueError):
+        cls = InvalidResponseError
+    err = cls(str(event.get("message") or "stream error"), path=event.get("path"), body=event.get("raw"))
+    err.partial = partial
+    return err
+
+
+# ------------------------------------------------------------------------------------ emitter
+
+
+def _render(node: Any, values: Mapping[str, Any]) -> Any:
+    if isinstance(node, str):
+        if len(node) > 2 and node[0] == "{" and node[-1] == "}":
+            name = node[1:-1]
+            optional = name.endswith("?")
+            if optional:
+                name = name[:-1]
+            value = values.get(name, _MISSING)
+            if value is _MISSING or (optional and value is None):
+                return _MISSING
+            return value
+        return node
+    if isinstance(node, dict):
+        out = {}
+        for k, v in node.items():
+            r = _render(v, values)
+            if r is not _MISSING:
+                out[k] = r
+        return out
+    if isinstance(node, list):
+        return [r for r in (_render(v, values) for v in node) if r is not _MISSING]
+    return node
+
+
+class StreamEmitter:
+    """Canonical stream events -> `fmt`'s SSE bytes. `emit(ev)` returns the bytes of one event,
+    `close()` the closing events; `losses` lists what the format could not carry."""
+
+    def __init__(self, fmt: str | Format) -> None:
+        from .translate import Loss
+
+        self._Loss = Loss
+        self.format = _fmt(fmt)
+        self.table = _table(self.format)
+        self.spec: dict[str, Any] = self.table["emit"]
+        self.losses: list[Any] = []
+        self._lost: set[tuple[str, Any]] = set()
+        self._values: dict[str, Any] = dict(self.spec.get("defaults") or {})
+        self._blocks = "blocks" in self.spec
+        self._open: tuple[str, int] | None = None
+        self._block_count = 0
+        self._tool_blocks: dict[int, int] = {}
+        self._closed_tools: set[int] = set()
+        self._started = False
+        self._pending_start: dict[str, Any] | None = None
+        self._args_sent: set[int] = set()
+        self._usage_key: int | None = None
+        self._usage_wire: dict[str, Any] | None = None
+        self._finish: str | None = None
+        self._finish_raw: Any = None
+        self._usage: dict[str, Any] | None = None
+        self._failed = False
+        self._closed = False
+
+    def _write(self, items: list[dict[str, Any]], values: Mapping[str, Any]) -> bytes:
+        out = []
+        for item in items:
+            data = _render(item["data"], values)
+            text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+            event = item.get("event")
+            out.append((f"event: {event}\n" if event else "") + f"data: {text}\n\n")
+        return "".join(out).encode("utf-8")
+
+    def _lose(self, key: tuple[str, Any], path: str, detail: str) -> None:
+        if key not in self._lost:
+            self._lost.add(key)
+            self.losses.append(self._Loss(path, "dropped", detail))
+
+    def _vals(self, **extra: Any) -> dict[str, Any]:
+        values = dict(self._values)
+        key = id(self._usage)
+        if self._usage_key != key:  # written once per usage event, not per emitted event
+            self._usage_key = key
+            self._usage_wire = usage_to_wire(self.table["usage"], self._usage) or usage_to_wire(
+                {**self.table["usage"], "unreported": "zero"}, self._usage
+            )
+        values["usage"] = self._usage_wire
+        values.update(extra)
+        return values
+
+    def comment(self, text: str) -> bytes:
+        """An SSE comment line (clients ignore it): how the gateway reports losses in-stream."""
+        return "".join(f": {line}\n" for line in text.splitlines() or [""]).encode("utf-8") + b"\n"
+
+    def _start(self, raw: Mapping[str, Any] | None) -> bytes:
+        self._started = True
+        for key in ("id", "model", "created"):
+            if raw and raw.get(key) is not None and not isinstance(raw.get(key), (dict, list)):
+                self._values[key] = raw[key]
+        return self._write(self.spec.get("message_start", []), self._vals())
+
+    def _close_block(self) -> bytes:
+        if self._open is None:
+            return b""
+        block = self._open[1]
+        self._open = None
+        return self._write([self.spec["blocks"]["stop"]], self._vals(block=block))
+
+    def _open_block(self, key: tuple[str, int], kind: str, **values: Any) -> bytes:
+        out = self._close_block()
+        block = self._block_count
+        self._block_count += 1
+        self._open = (key[0] + str(key[1]), block)
+        if kind == "tool_call":
+            self._tool_blocks[key[1]] = block
+        start = self.spec["blocks"]["start"].get(kind)
+        return out + self._write([start], self._vals(block=block, **values)) if start else out
+
+    def emit(self, ev: Mapping[str, Any]) -> bytes:
+        if self._failed or self._closed:
+            return b""
+        t = ev.get("type")
+        out = b""
+        if t == "message_start":
+            if not self._started:
+                self._pending_start = dict(ev.get("raw") or {})
+            return b""
+        if t == "usage" and not self._started and self._pending_start is not None:
+            self._usage = dict(ev.get("usage") or {})  # the start event carries the usage known so far
+            return b""
+        if not self._started:
+            out += self._start(self._pending_start)
+        idx = ev.get("index", 0)
+        if t in _PART_KINDS:
+            templates = self.spec.get(t) or []
+            if not templates and not (self._blocks and t == "redacted_reasoning"):  # a block start carries it
+                what = {"reasoning_delta": "reasoning text", "reasoning_signature": "a reasoning signature", "redacted_reasoning": "redacted reasoning"}.get(str(t), str(t))
+                self._lose((str(t), idx), f"message.content[{idx}]", f"{what} has no place in a {self.format.key} stream")
+                return out
+            if self._blocks:
+                kind = "text" if t == "text_delta" else ("redacted_reasoning" if t == "redacted_reasoning" else "reasoning")
+                if self._open is None or self._open[0] != "part" + str(idx):
+                    out += self._open_block(("part", idx), kind, data=ev.get("data", ""))
+                    if t == "redacted_reasoning":
+                        return out
+                values = self._vals(**{k: v for k, v in ev.items() if k != "type"})
+                values["block"] = self._open[1] if self._open else 0
+            else:
+                values = self._vals(**{k: v for k, v in ev.items() if k != "type"})
+            return out + self._write(templates, values)
+        if t == "tool_call_start":
+            if self._blocks:
+                return out + self._open_block(("tool", idx), "tool_call", index=idx, call_id=ev.get("id", ""), name=ev.get("name", ""))
+            return out + self._write(self.spec.get("tool_call_start", []), self._vals(index=idx, call_id=ev.get("id", ""), name=ev.get("name", "")))
+        if t == "tool_call_delta":
+            if ev.get("arguments"):
+                self._args_sent.add(idx)
+            if self._blocks:
+                if self._open is None or self._open[0] != "tool" + str(idx):
+                    self._lose(("tool_call_delta", idx), f"message.tool_calls[{idx}].arguments",
+                               "arguments arrived after their tool-call block was closed (interleaved tool calls)")
+                    return out
+                return out + self._write(self.spec.get("tool_call_delta", []), self._vals(block=self._open[1], index=idx, arguments=ev.get("arguments", "")))
+            return out + self._write(self.spec.get("tool_call_delta", []), self._vals(index=idx, arguments=ev.get("arguments", "")))
+        if t == "tool_call_end":
+            if idx not in self._args_sent:  # a call with no argument text: its arguments are `{}`
+                out += self.emit({"type": "tool_call_delta", "index": idx, "arguments": "{}"})
+            if self._blocks and self._open is not None and self._open[0] == "tool" + str(idx):
+                return out + self._close_block()
+            return out + self._write(self.spec.get("tool_call_end", []), self._vals(index=idx))
+        if t == "usage":
+            self._usage = dict(ev.get("usage") or {})
+            return out
+        if t == "finish":
+            self._finish = str(ev.get("finish_reason") or "stop")
+            self._finish_raw = ev.get("raw")
+            if self._blocks:
+                out += self._close_block()
+            if "finish" in self.spec:
+                out += self._write(self.spec["finish"], self._vals(finish_reason=_finish_to_wire(self.table, self._finish, self._finish_raw)))
+            return out
+        if t == "error":
+            self._failed = True
+            body = self._error_body(ev)
+            return out + self._write(self.spec.get("error", []), self._vals(error=body))
+        return out
+
+    def _error_body(self, ev: Mapping[str, Any]) -> Any:
+        err = stream_error(ev)
+        if self.format.error_to_wire is None:  # pragma: no cover - pre-error_to_wire modules
+            return {"error": {"message": err.message}}
+        _status, body, _headers = self.format.error_to_wire(err)
+        return body
+
+    def close(self, trailer: str | None = None) -> bytes:
+        """The closing events (pending finish and usage, the end marker); `trailer` is written
+        as an SSE comment before them."""
+        if self._closed:
+            return b""
+        self._closed = True
+        out = b"" if self._started or self._failed else self._start(self._pending_start)
+        if self._blocks and not self._failed:
+            out += self._close_block()
+        if trailer:
+            out += self.comment(trailer)
+        if self._failed:
+            return out
+        if "finish_usage" in self.spec:
+            finish = self._finish or "stop"
+            out += self._write(self.spec["finish_usage"], self._vals(finish_reason=_finish_to_wire(self.table, finish, self._finish_raw)))
+        if "usage" in self.spec and self._usage is not None:
+            wire_usage = usage_to_wire(self.table["usage"], self._usage)
+            if wire_usage is not None:
+                out += self._write(self.spec["usage"], self._vals(usage=wire_usage))
+        out += self._write(self.spec.get("end", []), self._vals())
+        return out
+
+
+# ------------------------------------------------------------------------------------ requests
+
+
+def stream_request_to_wire(fmt: str | Format, request: Any, **kwargs: Any) -> dict[str, Any]:
+    """The wire body of a streaming call: `request_to_wire` plus the table's managed `request`
+    fields. An extras key naming one of them must equal it (then it is absorbed); otherwise
+    `provider_invalid_request` at `config.extras.<key>` (OpenArmature §6, §8.1.6)."""
+    f = _fmt(fmt)
+    table = _table(f)
+    managed: dict[str, Any] = table["request"]
+    req = request.to_dict() if hasattr(request, "to_dict") else dict(request)
+    config = req.get("config")
+    extras = config.get("extras") if isinstance(config, dict) else None
+    if isinstance(extras, dict) and any(k in managed for k in extras):
+        extras = dict(extras)
+        for key, value in managed.items():
+            if key in extras:
+                if not deep_equal(extras[key], value):
+                    raise InvalidRequestError(
+                        f"{key} is managed by {f.key} on a streaming call (it sends {json.dumps(value)}); "
+                        f"the extras value {json.dumps(extras[key], default=str)} conflicts",
+                        path=f"config.extras.{key}",
+                    )
+                del extras[key]
+        req = {**req, "config": {**(config or {}), "extras": extras}}
+        if not extras:
+            del req["config"]["extras"]
+            if not req["config"]:
+                del req["config"]
+    wire: dict[str, Any] = f.request_to_wire(req, **kwargs)
+    for key, value in managed.items():
+        wire[key] = json.loads(json.dumps(value))
+    return wire
+
+
+# ------------------------------------------------------------------------------------ translation
+
+
+class StreamTranslation:
+    """A stream re-emitted in another format, as it arrives.
+
+    Iterate it (sync for a sync source, `async for` for an async one) to get the target's SSE
+    bytes. Afterwards: `response` (the assembled `Response`, or None after an error), `error`
+    (the typed error that ended the stream, with `.partial`), `losses` (what the target could
+    not carry; also written as a final `: wiremap-losses [...]` SSE comment when `trailer`).
+    """
+
+    def __init__(self, source_stream: Any, source: str | Format, target: str | Format, *, trailer: bool = True) -> None:
+        self.source = _fmt(source)
+        self.target = _fmt(target)
+        self._input = source_stream
+        self._trailer = trailer
+        self.parser: StreamParser | None = None
+        self.assembler = StreamAssembler(self.source)
+        self.emitter = StreamEmitter(self.target)
+        self.response: Response | None = None
+        self.error: ProviderError | None = None
+        self.losses: list[Any] = []
+
+    def _events(self, item: Any) -> list[dict[str, Any]]:
+        if isinstance(item, (bytes, bytearray, memoryview)):
+            if self.parser is None:
+                self.parser = StreamParser(self.source)
+            return self.parser.feed(bytes(item))
+        if isinstance(item, str):
+            if self.parser is None:
+                self.parser = StreamParser(self.source)
+            return self.parser.feed(item.encode("utf-8"))
+        if isinstance(item, Mapping):
+            return [dict(item)]
+        raise TypeError(f"translate_stream takes bytes or canonical event dicts, got {type(item).__name__}")
+
+    def _push(self, events: list[dict[str, Any]]) -> bytes:
+        out = b""
+        for ev in events:
+            self.assembler.add(ev)
+            out += self.emitter.emit(ev)
+        return out
+
+    def _finish(self) -> bytes:
+        out = b""
+        if self.parser is not None:
+            out += self._push(self.parser.close())
+        from .translate import response_losses
+
+        losses = list(self.emitter.losses)
+        try:
+            self.response = self.assembler.response()
+        except ProviderError as exc:
+            self.error = exc
+            if self.assembler.error is None:  # the assembly itself failed: tell the client
+                out += self.emitter.emit({"type": "error", "category": exc.category, "message": exc.message})
+        if self.response is not None:
+            try:
+                _wire, more = response_losses(self.response, self.target)
+            except ProviderError:
+                more = []
+            seen = {(loss.path, loss.kind) for loss in losses}
+            losses += [loss for loss in more if (loss.path, loss.kind) not in seen and not loss.path.startswith("message.content")]
+        self.losses = losses
+        trailer = None
+        if self._trailer and losses:
+            trailer = "wiremap-losses " + json.dumps([loss.to_dict() for loss in losses], ensure_ascii=False, separators=(",", ":"))
+        return out + self.emitter.close(trailer)
+
+    def __iter__(self) -> Iterator[bytes]:
+        for item in self._input:
+            data = self._push(self._events(item))
+            if data:
+                yield data
+        tail = self._finish()
+        if tail:
+            yield tail
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        if not isinstance(self._input, AsyncIterable):
+            for data in self:
+                yield data
+            return
+        async for item in self._input:
+            data = self._push(self._events(item))
+            if data:
+                yield data
+        tail = self._finish()
+        if tail:
+            yield tail
+
+
+def translate_stream(
+    events_or_bytes: Iterable[Any] | AsyncIterable[Any],
+    source: str | Format,
+    target: str | Format,
+    *,
+    trailer: bool = True,
+) -> StreamTranslation:
+    """A stream in `source`'s wire format (byte chunks, split anywhere) or canonical events ->
+    the same stream in `target`'s SSE bytes, produced as the input arrives. See
+    `StreamTranslation` for the assembled response, the error and the loss report."""
+    return StreamTranslation(events_or_bytes, source, target, trailer=trailer)
+
+
+def events_from_response(response: Response | Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A whole `Response` as the canonical events of a stream that delivers it in one piece
+    (what a gateway sends a streaming client when the upstream answered atomically)."""
+    resp = response if isinstance(response, Response) else Response.from_dict(response)
+    d = resp.to_dict()
+    raw_value = d.get("raw")
+    raw: dict[str, Any] = raw_value if isinstance(raw_value, dict) else {}
+    out: list[dict[str, Any]] = [{"type": "message_start", "raw": {k: v for k, v in raw.items() if not isinstance(v, (dict, list))}}]
+    msg = d["message"]
+    content = msg.get("content")
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) and content else (content if isinstance(content, list) else [])
+    for i, block in enumerate(blocks):
+        kind = block.get("type")
+        if kind == "text" and block.get("text"):
+            out.append({"type": "text_delta", "index": i, "text": block["text"]})
+        elif kind == "thinking":
+            if block.get("text"):
+                out.append({"type": "reasoning_delta", "index": i, "text": block["text"]})
+            if block.get("signature"):
+                out.append({"type": "reasoning_signature", "index": i, "signature": block["signature"]})
+        elif kind == "redacted_thinking":
+            out.append({"type": "redacted_reasoning", "index": i, "data": block.get("data", "")})
+    for k, call in enumerate(msg.get("tool_calls") or []):
+        out.append({"type": "tool_call_start", "index": k, "id": call["id"], "name": call["name"]})
+        args = call.get("arguments")
+        out.append({"type": "tool_call_delta", "index": k, "arguments": json.dumps(args if args is not None else {}, ensure_ascii=False, separators=(",", ":"))})
+        out.append({"type": "tool_call_end", "index": k})
+    out.append({"type": "finish", "finish_reason": d["finish_reason"], "raw": None})
+    usage = d.get("usage") or {}
+    if any(usage.get(n) is not None for n in ("prompt_tokens", "completion_tokens", "total_tokens")):
+        out.append({"type": "usage", "usage": usage, "raw": None})
+    return out
+
+
+def parse_stream(data: bytes | Iterable[bytes], fmt: str | Format) -> list[dict[str, Any]]:
+    """Every canonical event of a whole recorded stream (convenience for tests and tools)."""
+    parser = StreamParser(fmt)
+    chunks = [data] if isinstance(data, (bytes, bytearray)) else data
+    out: list[dict[str, Any]] = []
+    for chunk in chunks:
+        out += parser.feed(bytes(chunk))
+    out += parser.close()
+    return out
+
+
+__all__ += ["events_from_response", "parse_stream", "usage_from_wire", "usage_to_wire", "SSEDecoder"]
+
+_ = (UnavailableError,)
