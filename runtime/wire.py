@@ -363,7 +363,11 @@ def error_text(body: Any) -> str:
     try:
         return json.dumps(body, ensure_ascii=False, default=str)
     except (ValueError, TypeError, RecursionError):
+        pass
+    try:  # str() fails the same way on an int past Python's digit limit, or too deep a body
         return str(body)
+    except (ValueError, RecursionError):
+        return f"<an unprintable {type(body).__name__} error body>"
 
 
 #: Characters of each of an error's message, type and code that the `errors` rules' patterns
