@@ -27,7 +27,7 @@ from wiremap.runtime.stream import (  # noqa: E402
     translate_stream,
 )
 
-STREAMING = ["openai_chat", "anthropic_messages"]
+STREAMING = ["openai_chat", "anthropic_messages", "gemini_generate_content"]
 IDS = [r.id for r in ALL]
 
 
@@ -136,7 +136,13 @@ def test_translated_stream_parses_back(rec: Recorded, target: str) -> None:
     assert "response" in outcome2, outcome2
     back = outcome2["response"]
     src_msg, back_msg = source["message"], back["message"]
-    assert back_msg.get("tool_calls") == src_msg.get("tool_calls")
+    lost = {loss.path for loss in t.losses}
+    # a tool-call signature (Gemini's thoughtSignature) the target cannot carry is reported lost
+    src_calls = [
+        {k: v for k, v in c.items() if f"message.tool_calls[{i}].signature" not in lost or k not in ("signature", "origin")}
+        for i, c in enumerate(src_msg.get("tool_calls") or [])
+    ]
+    assert (back_msg.get("tool_calls") or []) == src_calls
     assert back["finish_reason"] == source["finish_reason"]
     text = lambda m: "".join(b["text"] for b in m["content"] if b["type"] == "text") if isinstance(m["content"], list) else (m["content"] or "")  # noqa: E731
     assert text(back_msg) == text(src_msg)
