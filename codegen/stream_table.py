@@ -37,7 +37,7 @@ PARSE_KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "block_end": (("index",), ()),
     "usage": (("usage",), ()),
     "finish": (("reason",), ()),
-    "error": ((), ("error",)),
+    "error": ((), ("error", "code")),
     "end": ((), ()),
     "ignore": ((), ()),
 }

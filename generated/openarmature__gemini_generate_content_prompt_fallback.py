@@ -101,7 +101,7 @@ STREAM: Final[dict[str, Any] | None] = {
         "rules": [
             {
                 "emit": "error",
-                "fields": [["error", ["error"], False]],
+                "fields": [["error", ["error"], False], ["code", ["error", "code"], True]],
                 "event": None,
                 "when": [],
                 "each": None,

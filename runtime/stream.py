@@ -497,7 +497,9 @@ class StreamParser:
             self._end(out)
             return
         if kind == "error":
-            err = self.format.error_from_wire(int(rule.get("status", 500)), obj, {})
+            code = values["code"][0] if "code" in values else None
+            status = code if type(code) is int and 400 <= code <= 599 else int(rule.get("status", 500))
+            err = self.format.error_from_wire(status, obj, {})
             self._error(out, err.category, getattr(err, "message", str(err)) or "stream error", raw=obj)
             return
         self._ensure_start(out, obj)
