@@ -78,7 +78,7 @@ class ResponseStream:
         p = self.provider
         fmt = p.format
         try:
-            content = json.dumps(wire, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+            content = json.dumps(self._wire, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
         except (TypeError, ValueError) as exc:
             raise InvalidRequestError(f"the request body is not JSON-encodable: {exc}") from exc
         missing = p._missing_key

@@ -1050,8 +1050,17 @@ class StreamTranslation:
 
     def _push(self, events: list[dict[str, Any]]) -> bytes:
         out = b""
+        foreign = self.source.provider != self.target.provider
         for ev in events:
             self.assembler.add(ev)
+            if foreign and ev.get("type") == "reasoning_signature":
+                # signed reasoning goes back only to its origin (CANONICAL.md), as signatures: strip_foreign
+                idx = ev.get("index", 0)
+                self.emitter._lose(("reasoning_signature", idx), f"message.content[{idx}]",
+                                   f"a {self.source.provider} reasoning signature is not sent to {self.target.provider}")
+                continue
+            if foreign and ev.get("type") == "tool_call_start" and "signature" in ev:
+                ev = {k: v for k, v in ev.items() if k != "signature"}  # reported by response_losses
             out += self.emitter.emit(ev)
         return out
 
