@@ -546,7 +546,8 @@ class _Builder:
             stream=compile_stream(
                 d, usage, parse_path(resp["usage"]["path"]), resp["usage"].get("unreported", "omit"),
                 parse_path(fr["path"]), finish_map, fr["map"]["*"], dict(fr.get("emit", {})),
-                resp.get("content", "as_request"), self.err,
+                resp.get("content", "as_request"), self.err, fr.get("with_tool_calls"),
+                ((d.get("request") or {}).get("tool_calls") or {}).get("missing_id"),
             ),
         )
 

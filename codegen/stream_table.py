@@ -33,11 +33,11 @@ PARSE_KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "reasoning": (("text",), ("index",)),
     "signature": (("signature",), ("index",)),
     "redacted_reasoning": (("data",), ("index",)),
-    "tool_call": ((), ("index", "id", "name", "arguments")),
+    "tool_call": ((), ("index", "id", "name", "arguments", "signature")),
     "block_end": (("index",), ()),
     "usage": (("usage",), ()),
     "finish": (("reason",), ()),
-    "error": ((), ("error",)),
+    "error": ((), ("error", "code")),
     "end": ((), ()),
     "ignore": ((), ()),
 }
@@ -58,6 +58,7 @@ EMIT_KINDS: dict[str, tuple[str, ...]] = {
     "finish_usage": ("finish_reason",),
     "error": ("error",),
     "end": (),
+    "tool_call_whole": ("index", "call_id", "name", "arguments", "signature"),
 }
 _BLOCK_START_KINDS = ("text", "reasoning", "redacted_reasoning", "tool_call")
 _BLOCK_PLACEHOLDERS = ("block", "index", "call_id", "name", "data")
@@ -69,6 +70,7 @@ _RULE = _obj(
     {
         "event": {"oneOf": [{"type": "string", "minLength": 1}, {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1}]},
         "when": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean", "null"]}},
+        "unless": {"type": "object", "minProperties": 1, "additionalProperties": {"type": ["string", "number", "boolean", "null"]}},
         "each": _PATH,
         "emit": {"enum": sorted(PARSE_KINDS)},
         "fields": {"type": "object", "additionalProperties": _PATH},
@@ -80,7 +82,8 @@ _RULE = _obj(
 
 STREAM_SCHEMA: dict[str, Any] = _obj(
     {
-        "request": {"type": "object", "minProperties": 1, "description": "wire fields a streaming call sets (managed)"},
+        "request": {"type": "object", "description": "wire fields a streaming call sets (managed); empty only with `endpoint`"},
+        "endpoint": _obj({"path": {"type": "string", "pattern": "^/"}}, required=["path"]),
         "framing": {"enum": ["sse"]},
         "parse": _obj(
             {
@@ -90,7 +93,7 @@ STREAM_SCHEMA: dict[str, Any] = _obj(
             },
             required=["rules"],
         ),
-        "tool_calls": _obj({"new_id": {"enum": ["same_call", "new_call"]}, "doc": {"type": "string"}}, required=["new_id"]),
+        "tool_calls": _obj({"new_id": {"enum": ["same_call", "new_call", "always"]}, "doc": {"type": "string"}}, required=["new_id"]),
         "emit": _obj(
             {
                 "defaults": _obj({"id": {"type": "string"}, "model": {"type": "string"}, "created": {"type": "integer"}}),
@@ -144,11 +147,15 @@ def _strip_ext(value: Any) -> Any:
 
 def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: tuple[Any, ...], usage_unreported: str,
                    finish_path: tuple[Any, ...], finish_map: list[tuple[str, str]], finish_default: str,
-                   finish_emit: dict[str, str], response_content: str, err: Callable[[str, str], Exception]) -> dict[str, Any] | None:
+                   finish_emit: dict[str, str], response_content: str, err: Callable[[str, str], Exception],
+                   finish_with_tool_calls: str | None = None, missing_id: str | None = None) -> dict[str, Any] | None:
     """The `STREAM` table of one mapping (None when it has no `stream:` section)."""
     spec = data.get("stream")
     if spec is None:
         return None
+    if not spec["request"] and spec.get("endpoint") is None:
+        raise err("/stream/request", "a streaming call must differ from a plain one: give the wire fields it sets "
+                  "(`{stream: true}`) or its own `endpoint`")
     rules = []
     for i, rule in enumerate(spec["parse"]["rules"]):
         pointer = f"/stream/parse/rules/{i}"
@@ -174,6 +181,7 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
             "fields": compiled_fields,
             "event": None if events is None else ([events] if isinstance(events, str) else list(events)),
             "when": [[_path(k)[0], v] for k, v in (rule.get("when") or {}).items()],
+            "unless": [[_path(k)[0], v] for k, v in (rule.get("unless") or {}).items()],
             "each": None if rule.get("each") is None else _path(rule["each"])[0],
         }
         if kind == "error":
@@ -204,6 +212,9 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
                 if name not in legal:
                     raise err(f"/stream/emit/{key}/{j}/data", f"{{{name}}} is not a field of {key}; expected one of: {', '.join(legal)}")
         emit[key] = [_strip_ext(e) for e in value]
+    if "tool_call_whole" in emit and (emit.get("tool_call_start") or emit.get("tool_call_delta")):
+        raise err("/stream/emit/tool_call_whole", "`tool_call_whole` writes each call once, at its end; "
+                  "`tool_call_start` and `tool_call_delta` must then be empty lists")
     if "finish" not in emit and "finish_usage" not in emit:
         raise err("/stream/emit", "the emit table needs `finish` or `finish_usage` (where the finish reason goes)")
     counters: dict[str, Any] = {}
@@ -212,7 +223,7 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
             counters[name] = {"sum": [list(p) for p in src[1]]}
         else:
             counters[name] = list(src)
-    return {
+    compiled_table: dict[str, Any] = {
         "request": dict(spec["request"]),
         "content": response_content,
         "parse": {
@@ -230,3 +241,14 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
         },
         "usage": {"path": list(usage_path), "counters": counters, "unreported": usage_unreported},
     }
+    # optional keys only when used, so tables without them compile as before
+    if spec.get("endpoint") is not None:
+        compiled_table["endpoint"] = {"path": spec["endpoint"]["path"]}
+    if missing_id == "synthesize":  # request.tool_calls.missing_id: whole calls without an id get the same id
+        compiled_table["tool_calls"]["missing_id"] = "synthesize"
+    if finish_with_tool_calls is not None:
+        compiled_table["finish"]["with_tool_calls"] = finish_with_tool_calls
+    for rule in rules:
+        if not rule["unless"]:
+            del rule["unless"]
+    return compiled_table

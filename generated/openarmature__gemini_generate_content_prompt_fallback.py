@@ -92,7 +92,206 @@ TRANSPORT: Final = {
     },
 }  # how the runtime reaches the provider (mapping `transport:`)
 # the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
-STREAM: Final[dict[str, Any] | None] = None
+STREAM: Final[dict[str, Any] | None] = {
+    "request": {},
+    "content": "as_request",
+    "parse": {
+        "done": None,
+        "event_from": None,
+        "rules": [
+            {
+                "emit": "error",
+                "fields": [["error", ["error"], False], ["code", ["error", "code"], True]],
+                "event": None,
+                "when": [],
+                "each": None,
+                "status": 500,
+            },
+            {"emit": "message_start", "fields": [], "event": None, "when": [], "each": None},
+            {
+                "emit": "reasoning",
+                "fields": [["text", ["text"], True]],
+                "event": None,
+                "when": [[["thought"], True]],
+                "each": ["candidates", 0, "content", "parts"],
+            },
+            {
+                "emit": "signature",
+                "fields": [["signature", ["thoughtSignature"], False]],
+                "event": None,
+                "when": [[["thought"], True]],
+                "each": ["candidates", 0, "content", "parts"],
+            },
+            {
+                "emit": "text",
+                "fields": [["text", ["text"], False]],
+                "event": None,
+                "when": [],
+                "unless": [[["thought"], True]],
+                "each": ["candidates", 0, "content", "parts"],
+            },
+            {
+                "emit": "tool_call",
+                "fields": [
+                    ["id", ["functionCall", "id"], True],
+                    ["name", ["functionCall", "name"], False],
+                    ["arguments", ["functionCall", "args"], True],
+                    ["signature", ["thoughtSignature"], True],
+                ],
+                "event": None,
+                "when": [],
+                "each": ["candidates", 0, "content", "parts"],
+            },
+            {
+                "emit": "usage",
+                "fields": [["usage", ["usageMetadata"], False]],
+                "event": None,
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "finish",
+                "fields": [["reason", ["candidates", 0, "finishReason"], False]],
+                "event": None,
+                "when": [],
+                "each": None,
+            },
+        ],
+    },
+    "tool_calls": {"new_id": "always", "missing_id": "synthesize"},
+    "emit": {
+        "defaults": {"id": "wiremap", "model": "unknown"},
+        "message_start": [],
+        "text_delta": [
+            {
+                "data": {
+                    "candidates": [
+                        {"content": {"role": "model", "parts": [{"text": "{text}"}]}, "index": 0}
+                    ],
+                    "modelVersion": "{model}",
+                    "responseId": "{id}",
+                }
+            }
+        ],
+        "reasoning_delta": [
+            {
+                "data": {
+                    "candidates": [
+                        {
+                            "content": {
+                                "role": "model",
+                                "parts": [{"text": "{text}", "thought": True}],
+                            },
+                            "index": 0,
+                        }
+                    ],
+                    "modelVersion": "{model}",
+                    "responseId": "{id}",
+                }
+            }
+        ],
+        "reasoning_signature": [
+            {
+                "data": {
+                    "candidates": [
+                        {
+                            "content": {
+                                "role": "model",
+                                "parts": [
+                                    {"text": "", "thought": True, "thoughtSignature": "{signature}"}
+                                ],
+                            },
+                            "index": 0,
+                        }
+                    ],
+                    "modelVersion": "{model}",
+                    "responseId": "{id}",
+                }
+            }
+        ],
+        "redacted_reasoning": [],
+        "tool_call_start": [],
+        "tool_call_delta": [],
+        "tool_call_whole": [
+            {
+                "data": {
+                    "candidates": [
+                        {
+                            "content": {
+                                "role": "model",
+                                "parts": [
+                                    {
+                                        "functionCall": {
+                                            "id": "{call_id?}",
+                                            "name": "{name}",
+                                            "args": "{arguments}",
+                                        },
+                                        "thoughtSignature": "{signature?}",
+                                    }
+                                ],
+                            },
+                            "index": 0,
+                        }
+                    ],
+                    "modelVersion": "{model}",
+                    "responseId": "{id}",
+                }
+            }
+        ],
+        "finish_usage": [
+            {
+                "data": {
+                    "candidates": [
+                        {
+                            "content": {"role": "model", "parts": []},
+                            "finishReason": "{finish_reason}",
+                            "index": 0,
+                        }
+                    ],
+                    "usageMetadata": "{usage?}",
+                    "modelVersion": "{model}",
+                    "responseId": "{id}",
+                }
+            }
+        ],
+        "error": [{"data": "{error}"}],
+        "end": [],
+    },
+    "finish": {
+        "path": ["candidates", 0, "finishReason"],
+        "map": {
+            "STOP": "stop",
+            "MAX_TOKENS": "length",
+            "SAFETY": "content_filter",
+            "RECITATION": "content_filter",
+            "BLOCKLIST": "content_filter",
+            "PROHIBITED_CONTENT": "content_filter",
+            "SPII": "content_filter",
+            "IMAGE_SAFETY": "error",
+            "IMAGE_PROHIBITED_CONTENT": "error",
+            "IMAGE_RECITATION": "error",
+            "LANGUAGE": "error",
+            "MALFORMED_FUNCTION_CALL": "error",
+            "UNEXPECTED_TOOL_CALL": "error",
+            "TOO_MANY_TOOL_CALLS": "error",
+            "OTHER": "error",
+        },
+        "default": "error",
+        "emit": {"tool_calls": "STOP", "error": "OTHER"},
+        "with_tool_calls": "tool_calls",
+    },
+    "usage": {
+        "path": ["usageMetadata"],
+        "counters": {
+            "prompt_tokens": ["promptTokenCount"],
+            "completion_tokens": ["candidatesTokenCount"],
+            "total_tokens": ["totalTokenCount"],
+            "cached_tokens": ["cachedContentTokenCount"],
+        },
+        "unreported": "omit",
+    },
+    "endpoint": {"path": "/v1beta/models/{model}:streamGenerateContent?alt=sse"},
+}
 
 STRUCTURED_OUTPUT_MODE: Final = "prompt_fallback"  # the mapping's default; overridable per call
 STRUCTURED_OUTPUT_MODES: Final = ("native", "prompt_fallback")

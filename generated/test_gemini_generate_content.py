@@ -743,3 +743,43 @@ def test_err_http_502_non_json() -> None:
             '{"error_from_wire": {"body": "<html>Bad Gateway</html>", "status": 502}, "expect_error": {"category": "provider_unavailable"}, "id": "err_http_502_non_json"}'
         ),
     )
+
+
+def test_stream_thinking_text_tool() -> None:
+    """api: streamGenerateContent?alt=sse: a signed thought part, text and a whole signed functionCall (no id: synthesized) in order, running usageMetadata, finishReason STOP with a call (tool_calls)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_events": [{"raw": {"modelVersion": "gemini-2.5-flash", "responseId": "r1"}, "type": "message_start"}, {"index": 0, "text": "Weather needed.", "type": "reasoning_delta"}, {"index": 0, "signature": "c2lnMQ==", "type": "reasoning_signature"}, {"index": 1, "text": "Checking.", "type": "text_delta"}, {"id": "call_dfb259e9d1c0bc65", "index": 0, "name": "get_weather", "signature": "c2lnMg==", "type": "tool_call_start"}, {"arguments": "{\\"city\\":\\"Paris\\"}", "index": 0, "type": "tool_call_delta"}, {"raw": {"promptTokenCount": 25, "totalTokenCount": 25}, "type": "usage", "usage": {"completion_tokens": null, "prompt_tokens": 25, "total_tokens": 25}}, {"raw": {"candidatesTokenCount": 12, "promptTokenCount": 25, "totalTokenCount": 37}, "type": "usage", "usage": {"completion_tokens": 12, "prompt_tokens": 25, "total_tokens": 37}}, {"index": 0, "type": "tool_call_end"}, {"finish_reason": "tool_calls", "raw": "STOP", "type": "finish"}], "id": "stream_thinking_text_tool", "stream_from_wire": "data: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Weather needed.\\",\\"thought\\":true,\\"thoughtSignature\\":\\"c2lnMQ==\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r1\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Checking.\\"},{\\"functionCall\\":{\\"name\\":\\"get_weather\\",\\"args\\":{\\"city\\":\\"Paris\\"}},\\"thoughtSignature\\":\\"c2lnMg==\\"}]},\\"index\\":0}],\\"usageMetadata\\":{\\"promptTokenCount\\":25,\\"totalTokenCount\\":25},\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r1\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[]},\\"finishReason\\":\\"STOP\\",\\"index\\":0}],\\"usageMetadata\\":{\\"promptTokenCount\\":25,\\"candidatesTokenCount\\":12,\\"totalTokenCount\\":37},\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r1\\"}\\n\\n"}'
+        ),
+    )
+
+
+def test_stream_error_event() -> None:
+    """api: a mid-stream error envelope ends the stream; its code (429 RESOURCE_EXHAUSTED) classifies it like the HTTP answer."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_events": [{"raw": {"modelVersion": "gemini-2.5-flash", "responseId": "r2"}, "type": "message_start"}, {"index": 0, "text": "Par", "type": "text_delta"}, {"category": "provider_rate_limit", "message": "Resource has been exhausted (e.g. check quota).", "raw": {"error": {"code": 429, "message": "Resource has been exhausted (e.g. check quota).", "status": "RESOURCE_EXHAUSTED"}}, "type": "error"}], "id": "stream_error_event", "stream_from_wire": "data: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Par\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r2\\"}\\n\\ndata: {\\"error\\":{\\"code\\":429,\\"message\\":\\"Resource has been exhausted (e.g. check quota).\\",\\"status\\":\\"RESOURCE_EXHAUSTED\\"}}\\n\\n"}'
+        ),
+    )
+
+
+def test_stream_emit() -> None:
+    """api: one partial GenerateContentResponse per event; a call is written whole (args object, its signature) at its end; the last chunk carries finishReason and usageMetadata; no end marker."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_sse": "data: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Hm.\\",\\"thought\\":true}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x1\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"\\",\\"thought\\":true,\\"thoughtSignature\\":\\"sig\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x1\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Hi\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x1\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"functionCall\\":{\\"id\\":\\"call_1\\",\\"name\\":\\"f\\",\\"args\\":{\\"a\\":1}},\\"thoughtSignature\\":\\"sig2\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x1\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[]},\\"finishReason\\":\\"STOP\\",\\"index\\":0}],\\"usageMetadata\\":{\\"promptTokenCount\\":3,\\"candidatesTokenCount\\":2,\\"totalTokenCount\\":5},\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x1\\"}\\n\\n", "id": "stream_emit", "stream_to_wire": [{"raw": {"id": "x1", "model": "m1"}, "type": "message_start"}, {"index": 0, "text": "Hm.", "type": "reasoning_delta"}, {"index": 0, "signature": "sig", "type": "reasoning_signature"}, {"index": 1, "text": "Hi", "type": "text_delta"}, {"id": "call_1", "index": 0, "name": "f", "signature": "sig2", "type": "tool_call_start"}, {"arguments": "{\\"a\\":", "index": 0, "type": "tool_call_delta"}, {"arguments": "1}", "index": 0, "type": "tool_call_delta"}, {"index": 0, "type": "tool_call_end"}, {"finish_reason": "tool_calls", "raw": null, "type": "finish"}, {"type": "usage", "usage": {"completion_tokens": 2, "prompt_tokens": 3, "total_tokens": 5}}]}'
+        ),
+    )
+
+
+def test_stream_emit_error() -> None:
+    """api: an error event is the error envelope as a chunk."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_sse": "data: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Par\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x2\\"}\\n\\ndata: {\\"error\\":{\\"code\\":429,\\"message\\":\\"slow down\\",\\"status\\":\\"RESOURCE_EXHAUSTED\\"}}\\n\\n", "id": "stream_emit_error", "stream_to_wire": [{"raw": {"id": "x2", "model": "m1"}, "type": "message_start"}, {"index": 0, "text": "Par", "type": "text_delta"}, {"category": "provider_rate_limit", "message": "slow down", "type": "error"}]}'
+        ),
+    )

@@ -17,7 +17,9 @@ canonical response dict, finish_reason `error`); the events already yielded stay
 from __future__ import annotations
 
 import json
+import re
 import time
+import urllib.parse
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
@@ -92,6 +94,21 @@ class ResponseStream:
                 del headers[name]
         headers["Accept"] = "text/event-stream"
         method, url = p._method, p._url
+        stream_path = (fmt.stream or {}).get("endpoint", {}).get("path")
+        if stream_path is not None or p._path_params:
+            # the stream table's own endpoint (Gemini's `:streamGenerateContent?alt=sse`), and
+            # path-bound request fields (`{model}`) moved from the body into the URL
+            path = str(stream_path or p._path)
+            wire = dict(self._wire)
+            for name in re.findall(r"\{([^{}]*)\}", path):
+                value = wire.pop(name, None)
+                if not isinstance(value, str) or not value:
+                    value = p.model
+                path = path.replace("{" + name + "}", urllib.parse.quote(value, safe=""))
+            from .provider import _join_url
+
+            url = _join_url(p.base_url, path)
+            content = json.dumps(wire, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
         client = p._client()
         started = time.perf_counter()
 

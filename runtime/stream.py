@@ -25,7 +25,7 @@ Canonical stream events are plain dicts (public API, like the canonical model):
     {"type": "reasoning_delta", "index": 0, "text": "Let me"}
     {"type": "reasoning_signature", "index": 0, "signature": "EqQB..."}
     {"type": "redacted_reasoning", "index": 1, "data": "opaque"}
-    {"type": "tool_call_start", "index": 0, "id": "call_a", "name": "get_weather"}  # index: the call
+    {"type": "tool_call_start", "index": 0, "id": "call_a", "name": "get_weather"}  # index: the call; signature?
     {"type": "tool_call_delta", "index": 0, "arguments": "{\\"city\\":"}
     {"type": "tool_call_end", "index": 0}
     {"type": "usage", "usage": {"prompt_tokens": 7, ...}, "raw": {...wire usage, verbatim}}
@@ -300,12 +300,21 @@ class StreamParser:
                 **rule,
                 "event": frozenset(rule["event"]) if rule.get("event") is not None else None,
                 "when": [(tuple(p), v) for p, v in rule.get("when") or ()],
+                "unless": [(tuple(p), v) for p, v in rule.get("unless") or ()],
                 "each": tuple(rule["each"]) if rule.get("each") is not None else None,
                 "fields": [(name, tuple(path), optional) for name, path, optional in rule["fields"]],
             }
             for rule in parse["rules"]
         ]
+        self._groups: list[list[dict[str, Any]]] = []
+        for rule in self._rules:
+            if rule["each"] is not None and self._groups and self._groups[-1][0]["each"] == rule["each"]:
+                self._groups[-1].append(rule)
+            else:
+                self._groups.append([rule])
+        self._synthesize = self.table["tool_calls"].get("missing_id") == "synthesize"
         self._new_id = self.table["tool_calls"].get("new_id") == "new_call"
+        self._always_new = self.table["tool_calls"].get("new_id") == "always"  # calls arrive whole
         self._sse = SSEDecoder()
         self.started = False
         self.ended = False
@@ -395,20 +404,23 @@ class StreamParser:
             kind = obj.get(self._event_from)
             name = kind if isinstance(kind, str) else None
         try:
-            for rule in self._rules:
-                events = rule.get("event")
-                if events is not None and name not in events:
-                    continue
-                when = rule["when"]
-                if when and not all(_get(obj, p) == v for p, v in when):
-                    continue
-                each = rule["each"]
+            for group in self._groups:
+                each = group[0]["each"]
                 if each is None:
-                    items: list[tuple[Any, Any]] = [(obj, None)]
-                else:
+                    units: list[tuple[dict[str, Any], Any, Any]] = [(group[0], obj, None)]
+                else:  # consecutive rules over one list: item by item, so the parts keep their order
                     seq = _get(obj, each)
-                    items = [(x, (each, i)) for i, x in enumerate(seq)] if type(seq) is list else []
-                for item, base_path in items:
+                    units = [(rule, x, (each, i)) for i, x in enumerate(seq) for rule in group] if type(seq) is list else []
+                for rule, item, base_path in units:
+                    events = rule.get("event")
+                    if events is not None and name not in events:
+                        continue
+                    when, unless = rule["when"], rule["unless"]
+                    # with `each`, when/unless test the item; without, the event
+                    if when and not all(_get(item, p) == v for p, v in when):
+                        continue
+                    if unless and any(_get(item, p) == v for p, v in unless):
+                        continue
                     values: dict[str, Any] = {}
                     ok = True
                     for fname, path, optional in rule["fields"]:
@@ -441,6 +453,14 @@ class StreamParser:
             path = StreamParser._where(where)
             raise _Malformed(f"expected a string at {path}, got {type(value).__name__}", path)
         return value
+
+    @staticmethod
+    def _args(values: dict[str, Any]) -> str | None:
+        """Tool-call arguments: a piece of JSON text, or a whole JSON object (calls that arrive
+        whole, Gemini's `functionCall.args`), written as its JSON text."""
+        if "arguments" in values and type(values["arguments"][0]) is dict:
+            return json.dumps(values["arguments"][0], ensure_ascii=False, separators=(",", ":"))
+        return StreamParser._str(values, "arguments")
 
     def _part(self, kind: str, key: Any, new: bool = False) -> int:
         if key is not _MISSING:
@@ -477,7 +497,9 @@ class StreamParser:
             self._end(out)
             return
         if kind == "error":
-            err = self.format.error_from_wire(int(rule.get("status", 500)), obj, {})
+            code = values["code"][0] if "code" in values else None
+            status = code if type(code) is int and 400 <= code <= 599 else int(rule.get("status", 500))
+            err = self.format.error_from_wire(status, obj, {})
             self._error(out, err.category, getattr(err, "message", str(err)) or "stream error", raw=obj)
             return
         self._ensure_start(out, obj)
@@ -504,17 +526,27 @@ class StreamParser:
             key = 0 if key is _MISSING else key
             call_id = self._str(values, "id")
             name = self._str(values, "name")
-            args = self._str(values, "arguments")
-            k = self._tools.get(key)
+            args = self._args(values)
+            k = None if self._always_new else self._tools.get(key)
             if k is None or (self._new_id and call_id and self._tool_ids[k] and call_id != self._tool_ids[k]):
                 if k is not None and k in self._open_tools:
                     self._open_tools.remove(k)
                     out.append({"type": "tool_call_end", "index": k})
                 k = len(self._tool_ids)
                 self._tools[key] = k
+                if not call_id and self._synthesize and self._always_new:
+                    # a whole call without an id: the non-streamed reader's deterministic id
+                    from .wire import synthesized_call_id
+
+                    parsed = values["arguments"][0] if "arguments" in values and type(values["arguments"][0]) is dict else {}
+                    call_id = synthesized_call_id(name or "", parsed, k)
                 self._tool_ids.append(call_id or "")
                 self._open_tools.append(k)
-                out.append({"type": "tool_call_start", "index": k, "id": call_id or "", "name": name or ""})
+                start: dict[str, Any] = {"type": "tool_call_start", "index": k, "id": call_id or "", "name": name or ""}
+                signature = self._str(values, "signature")
+                if signature:
+                    start["signature"] = signature
+                out.append(start)
             elif call_id and not self._tool_ids[k]:
                 self._tool_ids[k] = call_id
             if args:
@@ -540,7 +572,11 @@ class StreamParser:
             value, _where = values["reason"]
             self._close_tools(out)
             self.finished = True
-            out.append({"type": "finish", "finish_reason": _finish(self.table, value), "raw": value})
+            reason = _finish(self.table, value)
+            with_calls = self.table["finish"].get("with_tool_calls")
+            if with_calls is not None and reason == "stop" and self._tool_ids:
+                reason = with_calls  # finish_reason.with_tool_calls, as the non-streamed reader
+            out.append({"type": "finish", "finish_reason": reason, "raw": value})
         else:  # pragma: no cover - the generator validates emit kinds
             raise _Malformed(f"unknown stream rule kind {kind!r}")
 
@@ -594,6 +630,8 @@ class StreamAssembler:
                 self.calls.append({"id": "", "name": "", "arguments": ""})
             self.calls[idx]["id"] = ev.get("id", "")
             self.calls[idx]["name"] = ev.get("name", "")
+            if ev.get("signature"):
+                self.calls[idx]["signature"] = ev["signature"]
         elif t == "tool_call_delta":
             idx = ev.get("index", 0)
             while len(self.calls) <= idx:
@@ -643,7 +681,10 @@ class StreamAssembler:
                         path=f"message.tool_calls[{k}].arguments",
                     )
                 args = None
-            calls.append({"id": call["id"], "name": call["name"], "arguments": args})
+            tool_call: dict[str, Any] = {"id": call["id"], "name": call["name"], "arguments": args}
+            if call.get("signature"):
+                tool_call["signature"], tool_call["origin"] = call["signature"], provider
+            calls.append(tool_call)
         if calls:
             msg["tool_calls"] = calls
         return msg
@@ -699,6 +740,10 @@ def stream_error(event: Mapping[str, Any], partial: dict[str, Any] | None = None
 # ------------------------------------------------------------------------------------ emitter
 
 
+class _Unreported(dict[str, Any]):
+    """A usage object zero-filled because nothing was reported: an optional `{usage?}` omits it."""
+
+
 def _render(node: Any, values: Mapping[str, Any]) -> Any:
     if isinstance(node, str):
         if len(node) > 2 and node[0] == "{" and node[-1] == "}":
@@ -707,7 +752,7 @@ def _render(node: Any, values: Mapping[str, Any]) -> Any:
             if optional:
                 name = name[:-1]
             value = values.get(name, _MISSING)
-            if value is _MISSING or (optional and value is None):
+            if value is _MISSING or (optional and (value is None or type(value) is _Unreported)):
                 return _MISSING
             return value
         return node
@@ -745,6 +790,7 @@ class StreamEmitter:
         self._started = False
         self._pending_start: dict[str, Any] | None = None
         self._args_sent: set[int] = set()
+        self._calls: dict[int, dict[str, Any]] = {}  # tool_call_whole: calls being buffered
         self._usage_key: int | None = None
         self._usage_wire: dict[str, Any] | None = None
         self._finish: str | None = None
@@ -772,9 +818,9 @@ class StreamEmitter:
         key = id(self._usage)
         if self._usage_key != key:  # written once per usage event, not per emitted event
             self._usage_key = key
-            self._usage_wire = usage_to_wire(self.table["usage"], self._usage) or usage_to_wire(
-                {**self.table["usage"], "unreported": "zero"}, self._usage
-            )
+            self._usage_wire = usage_to_wire(self.table["usage"], self._usage)
+            if self._usage_wire is None:  # required places get zeros; `{usage?}` leaves it out
+                self._usage_wire = _Unreported(usage_to_wire({**self.table["usage"], "unreported": "zero"}, self._usage) or {})
         values["usage"] = self._usage_wire
         values.update(extra)
         return values
@@ -839,6 +885,8 @@ class StreamEmitter:
             else:
                 values = self._vals(**{k: v for k, v in ev.items() if k != "type"})
             return out + self._write(templates, values)
+        if "tool_call_whole" in self.spec and t in ("tool_call_start", "tool_call_delta", "tool_call_end"):
+            return out + self._whole_call(t, idx, ev)
         if t == "tool_call_start":
             if self._blocks:
                 return out + self._open_block(("tool", idx), "tool_call", index=idx, call_id=ev.get("id", ""), name=ev.get("name", ""))
@@ -875,6 +923,27 @@ class StreamEmitter:
             body = self._error_body(ev)
             return out + self._write(self.spec.get("error", []), self._vals(error=body))
         return out
+
+    def _whole_call(self, t: Any, idx: int, ev: Mapping[str, Any]) -> bytes:
+        """`tool_call_whole`: a format whose calls arrive whole (Gemini) gets each call once, at
+        its end, with the argument pieces joined and parsed into an object."""
+        if t == "tool_call_start":
+            self._calls[idx] = {"call_id": ev.get("id") or None, "name": ev.get("name", ""), "arguments": "", "signature": ev.get("signature")}
+            return b""
+        call = self._calls.setdefault(idx, {"call_id": None, "name": "", "arguments": "", "signature": None})
+        if t == "tool_call_delta":
+            call["arguments"] += str(ev.get("arguments", ""))
+            return b""
+        self._calls.pop(idx, None)
+        try:
+            args = json.loads(call["arguments"] or "{}")
+        except ValueError:
+            args = None
+        if type(args) is not dict:
+            self._lose(("tool_call_delta", idx), f"message.tool_calls[{idx}].arguments",
+                       "the streamed arguments are not a JSON object; the call is written with {}")
+            args = {}
+        return self._write(self.spec["tool_call_whole"], self._vals(index=idx, call_id=call["call_id"], name=call["name"], arguments=args, signature=call["signature"]))
 
     def _error_body(self, ev: Mapping[str, Any]) -> Any:
         err = stream_error(ev)
@@ -981,8 +1050,17 @@ class StreamTranslation:
 
     def _push(self, events: list[dict[str, Any]]) -> bytes:
         out = b""
+        foreign = self.source.provider != self.target.provider
         for ev in events:
             self.assembler.add(ev)
+            if foreign and ev.get("type") == "reasoning_signature":
+                # signed reasoning goes back only to its origin (CANONICAL.md), as signatures: strip_foreign
+                idx = ev.get("index", 0)
+                self.emitter._lose(("reasoning_signature", idx), f"message.content[{idx}]",
+                                   f"a {self.source.provider} reasoning signature is not sent to {self.target.provider}")
+                continue
+            if foreign and ev.get("type") == "tool_call_start" and "signature" in ev:
+                ev = {k: v for k, v in ev.items() if k != "signature"}  # reported by response_losses
             out += self.emitter.emit(ev)
         return out
 
@@ -1071,7 +1149,10 @@ def events_from_response(response: Response | Mapping[str, Any]) -> list[dict[st
         elif kind == "redacted_thinking":
             out.append({"type": "redacted_reasoning", "index": i, "data": block.get("data", "")})
     for k, call in enumerate(msg.get("tool_calls") or []):
-        out.append({"type": "tool_call_start", "index": k, "id": call["id"], "name": call["name"]})
+        start: dict[str, Any] = {"type": "tool_call_start", "index": k, "id": call["id"], "name": call["name"]}
+        if call.get("signature"):
+            start["signature"] = call["signature"]
+        out.append(start)
         args = call.get("arguments")
         out.append({"type": "tool_call_delta", "index": k, "arguments": json.dumps(args if args is not None else {}, ensure_ascii=False, separators=(",", ":"))})
         out.append({"type": "tool_call_end", "index": k})

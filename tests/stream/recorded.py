@@ -259,4 +259,82 @@ ANTHROPIC = [
     ),
 ]
 
-ALL = OPENAI + ANTHROPIC
+
+# ------------------------------------------------------------------------------------ Gemini
+# api: models.streamGenerateContent?alt=sse: every `data:` event is a partial
+# GenerateContentResponse (candidates[].content.parts, usageMetadata running totals, modelVersion,
+# responseId); finishReason on the last chunk; functionCall parts arrive whole; no end marker.
+
+GE_USAGE = {"promptTokenCount": 12, "candidatesTokenCount": 9, "totalTokenCount": 21, "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 12}]}
+GE_THINK_USAGE = {"promptTokenCount": 40, "candidatesTokenCount": 30, "totalTokenCount": 118, "thoughtsTokenCount": 48}
+
+
+def _ge(parts: list[dict[str, Any]] | None, finish: str | None = None, usage: dict[str, Any] | None = None) -> dict[str, Any]:
+    cand: dict[str, Any] = {"index": 0}
+    if parts is not None:
+        cand["content"] = {"role": "model", "parts": parts}
+    if finish is not None:
+        cand["finishReason"] = finish
+    out: dict[str, Any] = {"candidates": [cand]}
+    if usage is not None:
+        out["usageMetadata"] = usage
+    out["modelVersion"] = "gemini-2.5-flash"
+    out["responseId"] = "resp-ge-1"
+    return out
+
+
+def _ge_body(parts: list[dict[str, Any]], finish: str, usage: dict[str, Any]) -> dict[str, Any]:
+    return {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": finish, "index": 0}],
+            "usageMetadata": usage, "modelVersion": "gemini-2.5-flash", "responseId": "resp-ge-1"}
+
+
+GEMINI = [
+    Recorded(
+        "gemini_generate_content", "text",
+        sse([
+            _ge([{"text": "Hél"}], usage={"promptTokenCount": 12, "totalTokenCount": 12}),
+            _ge([{"text": "lo wör"}], usage={"promptTokenCount": 12, "candidatesTokenCount": 4, "totalTokenCount": 16}),
+            _ge([{"text": "ld 👋"}], "STOP", GE_USAGE),
+        ]),
+        _ge_body([{"text": "Héllo wörld 👋"}], "STOP", GE_USAGE),
+    ),
+    Recorded(
+        "gemini_generate_content", "thinking_then_parallel_tool_calls",
+        sse([
+            _ge([{"text": "Let me check", "thought": True}]),
+            _ge([{"text": " both cities.", "thought": True, "thoughtSignature": "c2lnLXRob3VnaHQ="}]),
+            _ge([
+                {"functionCall": {"name": "get_weather", "args": {"city": "Paris", "unit": "c"}}, "thoughtSignature": "c2lnLWNhbGw="},
+                {"functionCall": {"name": "get_weather", "args": {"city": "Tōkyō"}}},
+            ], "STOP", GE_THINK_USAGE),
+        ], crlf=True),
+        _ge_body([
+            {"text": "Let me check both cities.", "thought": True, "thoughtSignature": "c2lnLXRob3VnaHQ="},
+            {"functionCall": {"name": "get_weather", "args": {"city": "Paris", "unit": "c"}}, "thoughtSignature": "c2lnLWNhbGw="},
+            {"functionCall": {"name": "get_weather", "args": {"city": "Tōkyō"}}},
+        ], "STOP", GE_THINK_USAGE),
+    ),
+    Recorded(
+        "gemini_generate_content", "text_then_call_with_id_max_tokens",
+        sse([
+            _ge([{"text": "Checking."}, {"functionCall": {"id": "fc-1", "name": "lookup", "args": {}}}]),
+            _ge([], "MAX_TOKENS", GE_USAGE),
+        ]),
+        _ge_body([{"text": "Checking."}, {"functionCall": {"id": "fc-1", "name": "lookup", "args": {}}}], "MAX_TOKENS", GE_USAGE),
+    ),
+    Recorded(
+        "gemini_generate_content", "mid_stream_error",
+        sse([
+            _ge([{"text": "Partial ans"}]),
+            {"error": {"code": 503, "message": "The model is overloaded. Please try again later.", "status": "UNAVAILABLE"}},
+        ]),
+        error="provider_unavailable",
+    ),
+    Recorded(
+        "gemini_generate_content", "connection_closed_mid_stream",
+        sse([_ge([{"text": "Partial"}]), _ge([{"text": " answer"}])]),
+        error="provider_unavailable",
+    ),
+]
+
+ALL = OPENAI + ANTHROPIC + GEMINI

@@ -1,6 +1,7 @@
 """Every event the emitters write is a valid event of the official SDKs' stream types, checked
 strictly (no missing required key, no unknown key, every value of its declared type):
-`openai.types.chat.ChatCompletionChunk` and `anthropic.types.RawMessageStreamEvent`."""
+`openai.types.chat.ChatCompletionChunk` and `anthropic.types.RawMessageStreamEvent`; Gemini
+chunks as the v1beta `GenerateContentResponse` protobuf (tests/oracle/gemini_oracle.py)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,11 @@ from sdk_oracle import check_typed  # noqa: E402
 
 from wiremap.runtime.stream import SSEDecoder, translate_stream  # noqa: E402
 
+try:
+    from gemini_oracle import check_gemini_response
+except ImportError:  # pragma: no cover - google-ai-generativelanguage not installed
+    check_gemini_response = None
+
 TYPES = {"openai_chat": openai_types.ChatCompletionChunk, "anthropic_messages": anthropic_types.RawMessageStreamEvent}
 # the OpenAI-compatible reasoning extension (oa §8.1.6) is not in the OpenAI SDK's ChoiceDelta
 EXTENSION_KEYS = {"openai_chat": {"reasoning_content"}}
@@ -37,6 +43,14 @@ def check(fmt: str, out: bytes) -> int:
         if "error" in obj and (fmt == "openai_chat" or obj.get("type") == "error"):
             assert set(obj["error"]) >= {"message", "type"}  # the format's error envelope
             continue
+        if fmt == "gemini_generate_content":
+            if "error" in obj:
+                assert set(obj["error"]) >= {"code", "message", "status"}  # google.rpc.Status
+                continue
+            assert name is None and check_gemini_response is not None
+            check_gemini_response(obj)  # each chunk is a partial GenerateContentResponse
+            checked += 1
+            continue
         if fmt == "anthropic_messages":
             assert name == obj["type"], "the SSE event name repeats the data's type"
         for choice in obj.get("choices") or []:
@@ -47,7 +61,7 @@ def check(fmt: str, out: bytes) -> int:
     return checked
 
 
-@pytest.mark.parametrize("target", sorted(TYPES))
+@pytest.mark.parametrize("target", sorted(TYPES) + (["gemini_generate_content"] if check_gemini_response else []))
 @pytest.mark.parametrize("rec", ALL, ids=[r.id for r in ALL])
 def test_emitted_events_are_sdk_stream_events(rec: Recorded, target: str) -> None:
     out = b"".join(translate_stream([rec.body], rec.format, target))
