@@ -113,6 +113,14 @@ def _construct(
     return value
 
 
+def _char(character: int | bytes | str) -> str:
+    if isinstance(character, int):
+        return f"U+{character:04X}"
+    if isinstance(character, str) and len(character) == 1:
+        return f"U+{ord(character):04X}"
+    return repr(character)
+
+
 def load_file(path: str, display: str | None = None) -> SourceFile:
     """Read one mapping file. Raises MappingError for unreadable files and bad YAML."""
     shown = display or path
@@ -122,20 +130,29 @@ def load_file(path: str, display: str | None = None) -> SourceFile:
     except (OSError, UnicodeDecodeError) as exc:
         raise MappingError(shown, None, "", f"cannot read file: {exc}") from None
     src = SourceFile(path=shown, data={})
-    loader = _StrictLoader(text)
+    loader: _StrictLoader | None = None
     try:
+        # The reader rejects non-printable characters (NUL, lone surrogates) in the constructor.
+        loader = _StrictLoader(text)
         node = loader.get_single_node()
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        raise MappingError(shown, line, "", f"invalid YAML: {exc.reason} ({_char(exc.character)})") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
         problem = getattr(exc, "problem", None) or str(exc)
         raise MappingError(shown, line, "", f"invalid YAML: {problem}") from None
+    except RecursionError:
+        raise MappingError(shown, None, "", "YAML nesting too deep") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     if node is None:
         raise MappingError(shown, 1, "", "empty file; expected a mapping with `meta:`")
     if not isinstance(node, MappingNode):
         raise MappingError(shown, node.start_mark.line + 1, "", "expected a mapping at the top level")
+    assert loader is not None
     try:
         data = _construct(node, loader, src, ())
     except yaml.YAMLError as exc:
