@@ -179,6 +179,15 @@ class _Builder:
             self.check_slot(slot, fields, context)
         return node
 
+    def template_with(self, pointer: str, value: Any, context: str, required: tuple[str, ...]) -> Node:
+        """A template that its reader reads back whole: each field in `required` needs a slot."""
+        node = self.template(pointer, value, context)
+        have = {slot.field for slot in slots_of(node)}
+        missing = [f"{{{name}}}" for name in required if name not in have]
+        if missing:
+            raise self.err(pointer, f"the {context} template must place {', '.join(missing)} (the reader reads it back)")
+        return node
+
     def check_slot(self, slot: Slot, fields: dict[str, Field], context: str) -> None:
         spec = fields.get(slot.field)
         if spec is None:
@@ -496,7 +505,7 @@ class _Builder:
             tool_result_template=tool_result_template,
             parts=parts,
             tool_calls_placement=placement,
-            tool_call_template=self.template("/request/tool_calls/wire", req["tool_calls"]["wire"], "tool_call"),
+            tool_call_template=self.template_with("/request/tool_calls/wire", req["tool_calls"]["wire"], "tool_call", ("id", "name", "arguments")),
             tools_field=tools["field"],
             tool_template=tool_t,
             tools_strict=tools.get("strict", "as_given"),
