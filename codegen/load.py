@@ -71,6 +71,17 @@ _StrictLoader.add_implicit_resolver(
 _StrictLoader.add_implicit_resolver("tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""])
 
 
+def _check_text(text: str, src: SourceFile, line: int, pointer: tuple[Any, ...]) -> None:
+    """Text must be valid Unicode: a lone surrogate (a `\\ud800` escape) cannot be written out."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise MappingError(
+            src.path, line, json_pointer(pointer),
+            f"lone surrogate U+{ord(text[exc.start]):04X} in text; not valid Unicode",
+        ) from None
+
+
 def _construct(
     node: Node, loader: _StrictLoader, src: SourceFile, pointer: tuple[Any, ...], line: int | None = None
 ) -> Any:
@@ -92,6 +103,7 @@ def _construct(
                     src.path, key_node.start_mark.line + 1, json_pointer(pointer),
                     f"keys must be strings, got {key!r}; quote it",
                 )
+            _check_text(key, src, key_node.start_mark.line + 1, pointer)
             if key in out:
                 raise MappingError(
                     src.path, key_node.start_mark.line + 1, json_pointer(pointer + (key,)),
@@ -105,6 +117,8 @@ def _construct(
     value = loader.construct_object(node, deep=True)
     if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
         raise MappingError(src.path, node.start_mark.line + 1, json_pointer(pointer), "NaN and infinities are not JSON")
+    if isinstance(value, str):
+        _check_text(value, src, node.start_mark.line + 1, pointer)
     if not (value is None or isinstance(value, (str, int, float, bool))):
         raise MappingError(
             src.path, node.start_mark.line + 1, json_pointer(pointer),

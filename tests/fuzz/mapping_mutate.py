@@ -199,6 +199,11 @@ def check(family: str, raw: bytes) -> str:
             raise
         except BaseException as exc:  # noqa: BLE001
             raise Finding(f"generate raised {type(exc).__name__}: {exc!s:.300}") from exc
+        for rel, text in files.items():
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise Finding(f"generated {rel} is not valid UTF-8 text: {exc}") from exc
         _import_tree(files, Path(tmp) / "pkg")
         return "ok"
 
