@@ -363,7 +363,10 @@ def error_text(body: Any) -> str:
     try:
         return json.dumps(body, ensure_ascii=False, default=str)
     except (ValueError, TypeError, RecursionError):
-        return str(body)
+        try:
+            return str(body)
+        except (ValueError, RecursionError):  # an int past the digit limit, nesting too deep
+            return f"<unprintable {type(body).__name__}>"
 
 
 #: Characters of each of an error's message, type and code that the `errors` rules' patterns
