@@ -312,7 +312,9 @@ class _Builder:
             if isinstance(value, str):
                 parts[kind] = value
             else:
-                parts[kind] = self.template(pointer, value, "part." + kind)
+                # the part reader builds the block's source from these slots
+                source = tuple(name for name in CONTEXTS["part." + kind] if name.startswith("source."))
+                parts[kind] = self.template_with(pointer, value, "part." + kind, source)
                 if not isinstance(parts[kind], Obj):
                     raise self.err(pointer, "a content part template must be an object")
         if parts["text"] in ("strip", "reject"):
