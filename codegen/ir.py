@@ -179,6 +179,13 @@ class _Builder:
             self.check_slot(slot, fields, context)
         return node
 
+    def usage_path(self, pointer: str, text: str) -> tuple[str | int, ...]:
+        """A usage counter's wire path: it is written into the usage object, so never empty."""
+        path = parse_path(text)
+        if not path:
+            raise self.err(pointer, f"{text!r} names no wire field; write a path such as `total_tokens`")
+        return path
+
     def template_with(self, pointer: str, value: Any, context: str, required: tuple[str, ...]) -> Node:
         """A template that its reader reads back whole: each field in `required` needs a slot."""
         node = self.template(pointer, value, context)
@@ -374,7 +381,7 @@ class _Builder:
                 src = resp["usage"][counter]
                 if isinstance(src, dict) and counter != "total_tokens":
                     raise self.err(f"/response/usage/{counter}", "`sum` derives total_tokens only; name a wire path here")
-                usage[counter] = ("sum", [parse_path(p) for p in src["sum"]]) if isinstance(src, dict) else parse_path(src)
+                usage[counter] = ("sum", [self.usage_path(f"/response/usage/{counter}/sum", p) for p in src["sum"]]) if isinstance(src, dict) else self.usage_path(f"/response/usage/{counter}", src)
 
         envelope: list[EnvelopeItem] = []
         for k, v in resp["envelope"].items():
