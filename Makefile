@@ -62,8 +62,12 @@ bench: $(STAMP)
 ## every format, then bench/RESULTS.md is rewritten with the counts and findings.
 FUZZ_CASES ?= 1000000
 FUZZ_JOBS ?= 2
+## then mutated mapping files through the generator (~0.5-3 s each): per golden / real file
+FUZZ_MAPPING_CASES ?= 2000
+FUZZ_MAPPING_REAL_CASES ?= 20
 fuzz: $(STAMP)
 	$(PY) bench/fuzz.py --cases $(FUZZ_CASES) --jobs $(FUZZ_JOBS)
+	$(PY) bench/fuzz_mappings.py --cases $(FUZZ_MAPPING_CASES) --real-cases $(FUZZ_MAPPING_REAL_CASES)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .hypothesis

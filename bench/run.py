@@ -316,6 +316,10 @@ def main(argv: list[str] | None = None) -> int:
     head.append(f"| time per message flat from 100 to 10 000 | 10 000 ÷ 100 per message: {summary['flat']:.2f} | {'yes' if summary['flat'] <= 1.3 else 'no'} |")
     head.append("")
     fuzz = fuzz_section()
+    sys.path.insert(0, str(HERE))
+    import fuzz_mappings  # the mapping-file fuzz section (bench/fuzz_mappings.py)
+
+    fuzz += fuzz_mappings.section()
     notes_path = HERE / "NOTES.md"
     notes = notes_path.read_text(encoding="utf-8") if notes_path.exists() else ""
     text = "\n".join(head + lines) + "\n" + fuzz + ("\n" + notes if notes else "")

@@ -179,6 +179,22 @@ class _Builder:
             self.check_slot(slot, fields, context)
         return node
 
+    def usage_path(self, pointer: str, text: str) -> tuple[str | int, ...]:
+        """A usage counter's wire path: it is written into the usage object, so never empty."""
+        path = parse_path(text)
+        if not path:
+            raise self.err(pointer, f"{text!r} names no wire field; write a path such as `total_tokens`")
+        return path
+
+    def template_with(self, pointer: str, value: Any, context: str, required: tuple[str, ...]) -> Node:
+        """A template that its reader reads back whole: each field in `required` needs a slot."""
+        node = self.template(pointer, value, context)
+        have = {slot.field for slot in slots_of(node)}
+        missing = [f"{{{name}}}" for name in required if name not in have]
+        if missing:
+            raise self.err(pointer, f"the {context} template must place {', '.join(missing)} (the reader reads it back)")
+        return node
+
     def check_slot(self, slot: Slot, fields: dict[str, Field], context: str) -> None:
         spec = fields.get(slot.field)
         if spec is None:
@@ -303,7 +319,9 @@ class _Builder:
             if isinstance(value, str):
                 parts[kind] = value
             else:
-                parts[kind] = self.template(pointer, value, "part." + kind)
+                # the part reader builds the block's source from these slots
+                source = tuple(name for name in CONTEXTS["part." + kind] if name.startswith("source."))
+                parts[kind] = self.template_with(pointer, value, "part." + kind, source)
                 if not isinstance(parts[kind], Obj):
                     raise self.err(pointer, "a content part template must be an object")
         if parts["text"] in ("strip", "reject"):
@@ -363,7 +381,7 @@ class _Builder:
                 src = resp["usage"][counter]
                 if isinstance(src, dict) and counter != "total_tokens":
                     raise self.err(f"/response/usage/{counter}", "`sum` derives total_tokens only; name a wire path here")
-                usage[counter] = ("sum", [parse_path(p) for p in src["sum"]]) if isinstance(src, dict) else parse_path(src)
+                usage[counter] = ("sum", [self.usage_path(f"/response/usage/{counter}/sum", p) for p in src["sum"]]) if isinstance(src, dict) else self.usage_path(f"/response/usage/{counter}", src)
 
         envelope: list[EnvelopeItem] = []
         for k, v in resp["envelope"].items():
@@ -496,7 +514,7 @@ class _Builder:
             tool_result_template=tool_result_template,
             parts=parts,
             tool_calls_placement=placement,
-            tool_call_template=self.template("/request/tool_calls/wire", req["tool_calls"]["wire"], "tool_call"),
+            tool_call_template=self.template_with("/request/tool_calls/wire", req["tool_calls"]["wire"], "tool_call", ("id", "name", "arguments")),
             tools_field=tools["field"],
             tool_template=tool_t,
             tools_strict=tools.get("strict", "as_given"),

@@ -71,6 +71,17 @@ _StrictLoader.add_implicit_resolver(
 _StrictLoader.add_implicit_resolver("tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""])
 
 
+def _check_text(text: str, src: SourceFile, line: int, pointer: tuple[Any, ...]) -> None:
+    """Text must be valid Unicode: a lone surrogate (a `\\ud800` escape) cannot be written out."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise MappingError(
+            src.path, line, json_pointer(pointer),
+            f"lone surrogate U+{ord(text[exc.start]):04X} in text; not valid Unicode",
+        ) from None
+
+
 def _construct(
     node: Node, loader: _StrictLoader, src: SourceFile, pointer: tuple[Any, ...], line: int | None = None
 ) -> Any:
@@ -92,6 +103,7 @@ def _construct(
                     src.path, key_node.start_mark.line + 1, json_pointer(pointer),
                     f"keys must be strings, got {key!r}; quote it",
                 )
+            _check_text(key, src, key_node.start_mark.line + 1, pointer)
             if key in out:
                 raise MappingError(
                     src.path, key_node.start_mark.line + 1, json_pointer(pointer + (key,)),
@@ -105,12 +117,22 @@ def _construct(
     value = loader.construct_object(node, deep=True)
     if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
         raise MappingError(src.path, node.start_mark.line + 1, json_pointer(pointer), "NaN and infinities are not JSON")
+    if isinstance(value, str):
+        _check_text(value, src, node.start_mark.line + 1, pointer)
     if not (value is None or isinstance(value, (str, int, float, bool))):
         raise MappingError(
             src.path, node.start_mark.line + 1, json_pointer(pointer),
             f"unsupported YAML value of type {type(value).__name__}",
         )
     return value
+
+
+def _char(character: int | bytes | str) -> str:
+    if isinstance(character, int):
+        return f"U+{character:04X}"
+    if isinstance(character, str) and len(character) == 1:
+        return f"U+{ord(character):04X}"
+    return repr(character)
 
 
 def load_file(path: str, display: str | None = None) -> SourceFile:
@@ -122,20 +144,29 @@ def load_file(path: str, display: str | None = None) -> SourceFile:
     except (OSError, UnicodeDecodeError) as exc:
         raise MappingError(shown, None, "", f"cannot read file: {exc}") from None
     src = SourceFile(path=shown, data={})
-    loader = _StrictLoader(text)
+    loader: _StrictLoader | None = None
     try:
+        # The reader rejects non-printable characters (NUL, lone surrogates) in the constructor.
+        loader = _StrictLoader(text)
         node = loader.get_single_node()
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        raise MappingError(shown, line, "", f"invalid YAML: {exc.reason} ({_char(exc.character)})") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
         problem = getattr(exc, "problem", None) or str(exc)
         raise MappingError(shown, line, "", f"invalid YAML: {problem}") from None
+    except RecursionError:
+        raise MappingError(shown, None, "", "YAML nesting too deep") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     if node is None:
         raise MappingError(shown, 1, "", "empty file; expected a mapping with `meta:`")
     if not isinstance(node, MappingNode):
         raise MappingError(shown, node.start_mark.line + 1, "", "expected a mapping at the top level")
+    assert loader is not None
     try:
         data = _construct(node, loader, src, ())
     except yaml.YAMLError as exc:

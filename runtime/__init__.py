@@ -6,6 +6,8 @@ everything listed in `__all__`. Extend by appending imports and `__all__ +=` lin
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from . import canonical as _canonical
 from . import errors as _errors
 from . import validate as _validate
@@ -23,22 +25,68 @@ from .format import *  # noqa: E402,F401,F403
 
 __all__ += _format.__all__
 
-from . import provider as _provider  # noqa: E402
-from .provider import *  # noqa: E402,F401,F403
+# Lazy (PEP 562): the HTTP Provider (asyncio, ssl, http.client), translation, wire rules and the
+# stream engine load on first attribute access, so that `import wiremap` and `get_format` stay
+# cheap. `from wiremap.runtime import Provider` works as before; the names are in `__all__`;
+# type checkers see the real imports below. tests/test_lazy_import.py keeps _LAZY in step
+# with each module's own names.
+_LAZY: dict[str, tuple[str, ...]] = {
+    "provider": ("Provider",),
+    "translate": (
+        "Loss", "Translation", "TranslationLossError", "translate_request", "translate_response",
+        "translate_error", "request_losses", "response_losses", "error_translation",
+        "unique_tool_call_ids",
+    ),
+    "wire_rules": ("WireChange", "WireMap", "WireRepairWarning"),
+    "stream": (
+        "StreamAssembler", "StreamEmitter", "StreamParser", "StreamTranslation", "parse_stream",
+        "stream_request_to_wire", "translate_stream",
+    ),
+}
+_LAZY_NAMES: dict[str, str] = {name: module for module, names in _LAZY.items() for name in names}
 
-__all__ += _provider.__all__
+for _names in _LAZY.values():
+    __all__ += _names
+del _names
 
-from . import translate as _translate  # noqa: E402
-from .translate import *  # noqa: E402,F401,F403
+if TYPE_CHECKING:
+    from .provider import Provider  # noqa: F401
+    from .stream import (  # noqa: F401
+        StreamAssembler,
+        StreamEmitter,
+        StreamParser,
+        StreamTranslation,
+        parse_stream,
+        stream_request_to_wire,
+        translate_stream,
+    )
+    from .translate import (  # noqa: F401
+        Loss,
+        Translation,
+        TranslationLossError,
+        error_translation,
+        request_losses,
+        response_losses,
+        translate_error,
+        translate_request,
+        translate_response,
+        unique_tool_call_ids,
+    )
+    from .wire_rules import WireChange, WireMap, WireRepairWarning  # noqa: F401
 
-__all__ += _translate.__all__
 
-from . import wire_rules as _wire_rules  # noqa: E402
-from .wire_rules import WireChange, WireMap, WireRepairWarning  # noqa: E402,F401
+def __getattr__(name: str) -> Any:
+    import importlib
 
-__all__ += ["WireChange", "WireMap", "WireRepairWarning"]
+    if name in _LAZY:  # the submodule itself, as `import wiremap.runtime` used to bind it
+        return importlib.import_module(f"{__name__}.{name}")
+    module = _LAZY_NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
 
-from . import stream as _stream  # noqa: E402
-from .stream import StreamAssembler, StreamEmitter, StreamParser, StreamTranslation, parse_stream, stream_request_to_wire, translate_stream  # noqa: E402,F401
 
-__all__ += ["StreamAssembler", "StreamEmitter", "StreamParser", "StreamTranslation", "parse_stream", "stream_request_to_wire", "translate_stream"]
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY_NAMES))

@@ -21,8 +21,29 @@ if not _os.path.isdir(_os.path.join(_here, "runtime")) and _os.path.isfile(
 ):
     __path__.append(_root)
 
-from wiremap.runtime import *  # noqa: E402,F401,F403
+from typing import TYPE_CHECKING, Any  # noqa: E402
+
+from wiremap import runtime as _runtime  # noqa: E402
 from wiremap.runtime import __all__ as _runtime_all  # noqa: E402
+
+# Everything the runtime exports eagerly is bound here now; its lazy names (Provider,
+# translation, wire rules, the stream engine: wiremap.runtime._LAZY) on first access (PEP 562).
+globals().update({_n: getattr(_runtime, _n) for _n in _runtime_all if _n not in _runtime._LAZY_NAMES})
+
+if TYPE_CHECKING:
+    from wiremap.runtime import *  # noqa: F401,F403
 
 __version__ = "0.1.0"
 __all__ = [*_runtime_all, "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _runtime._LAZY_NAMES:
+        value = getattr(_runtime, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_runtime._LAZY_NAMES))
