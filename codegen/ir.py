@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -148,6 +149,30 @@ class FormatIR:
     wire_rules: dict[str, Any] | None = None  # mapping `wire_rules:` (codegen/wire_rules.py)
     reasoning: dict[str, Any] | None = None  # request.reasoning (codegen/reasoning.py)
     stream: dict[str, Any] | None = None  # the compiled `stream:` table (codegen/stream_table.py)
+
+
+def build_error_rules(errs: dict[str, Any], err: Callable[[str, str], MappingError]) -> list[ErrorRuleIR]:
+    """The `errors.rules` table, checked (every kind of mapping has one)."""
+    rules: list[ErrorRuleIR] = []
+    for i, rule in enumerate(errs["rules"]):
+        status = rule.get("status", "*")
+        statuses = None
+        status_class = None
+        if isinstance(status, int):
+            statuses = [status]
+        elif isinstance(status, list):
+            statuses = list(status)
+        elif status != "*":
+            status_class = int(status[0])
+        body = rule.get("body_matches")
+        if body is not None:
+            try:
+                re.compile(body)
+            except re.error as exc:
+                raise err(f"/errors/rules/{i}/body_matches", f"not a valid regular expression: {exc}") from None
+        as_list = lambda v: [v] if isinstance(v, str) else list(v or [])  # noqa: E731
+        rules.append(ErrorRuleIR(statuses, status_class, as_list(rule.get("type")), as_list(rule.get("code")), body, rule["category"]))
+    return rules
 
 
 _PATH_TOKEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]")
@@ -403,25 +428,7 @@ class _Builder:
                 envelope.append(EnvelopeItem(k, "literal", v))
 
         errs = d["errors"]
-        rules: list[ErrorRuleIR] = []
-        for i, rule in enumerate(errs["rules"]):
-            status = rule.get("status", "*")
-            statuses = None
-            status_class = None
-            if isinstance(status, int):
-                statuses = [status]
-            elif isinstance(status, list):
-                statuses = list(status)
-            elif status != "*":
-                status_class = int(status[0])
-            body = rule.get("body_matches")
-            if body is not None:
-                try:
-                    re.compile(body)
-                except re.error as exc:
-                    raise self.err(f"/errors/rules/{i}/body_matches", f"not a valid regular expression: {exc}") from None
-            as_list = lambda v: [v] if isinstance(v, str) else list(v or [])  # noqa: E731
-            rules.append(ErrorRuleIR(statuses, status_class, as_list(rule.get("type")), as_list(rule.get("code")), body, rule["category"]))
+        rules = build_error_rules(errs, self.err)
 
         structured = d.get("structured_output")
         structured_template = None

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .ir import ErrorRuleIR, ValueMapIR, _Builder, parse_path
+from .ir import ErrorRuleIR, ValueMapIR, _Builder, build_error_rules, parse_path
 from .load import MappingError
 from .resolve import Resolved
 
@@ -125,25 +125,7 @@ class _TaskBuilder(_Builder):
                 envelope.append((k, "literal", v, None, True))
 
         errs = d["errors"]
-        rules: list[ErrorRuleIR] = []
-        for i, rule in enumerate(errs["rules"]):
-            status = rule.get("status", "*")
-            statuses = None
-            status_class = None
-            if isinstance(status, int):
-                statuses = [status]
-            elif isinstance(status, list):
-                statuses = list(status)
-            elif status != "*":
-                status_class = int(status[0])
-            body = rule.get("body_matches")
-            if body is not None:
-                try:
-                    re.compile(body)
-                except re.error as exc:
-                    raise self.err(f"/errors/rules/{i}/body_matches", f"not a valid regular expression: {exc}") from None
-            as_list = lambda v: [v] if isinstance(v, str) else list(v or [])  # noqa: E731
-            rules.append(ErrorRuleIR(statuses, status_class, as_list(rule.get("type")), as_list(rule.get("code")), body, rule["category"]))
+        rules = build_error_rules(errs, self.err)
 
         fixtures = list(d.get("fixtures", []))
         seen: set[str] = set()
