@@ -391,8 +391,9 @@ class Emitter:
             out.lines,
         )
 
-    def emit_one_part(self, out: _Lines, kind: str, var: str) -> None:
-        node = self.ir.parts[kind]
+    def emit_one_part(self, out: _Lines, kind: str, var: str, node: "Node | str | None" = None) -> None:
+        if node is None:
+            node = self.ir.parts[kind]
         if node == "strip":
             out.add("return None")
             return
@@ -423,7 +424,10 @@ class Emitter:
         """Dispatchers for wire parts: user content, assistant content (with tool calls when they
         are content blocks) and tool results grouped into user turns."""
         ir = self.ir
-        for kind, node in self.part_templates():
+        readers = [(kind, node, kind) for kind, node in self.part_templates()]
+        if ir.assistant_text_part is not None:  # assistant.text_part: the assistant role's text part
+            readers.append(("text", ir.assistant_text_part, "assistant.text"))
+        for kind, node, reader in readers:
             out = _Lines()
             got: dict[str, str] = {}
             self.unmodeled(out, kind, "part", "path")
@@ -445,7 +449,7 @@ class Emitter:
                 out.add(f"origin_ = PROVIDER if {got['signature']} is not NOT_GIVEN else NOT_GIVEN")
                 args.append("origin=origin_")
             out.add(f"return {cls}({', '.join(args)})")
-            self.func(f"_read_part_{kind.replace('.', '_')}", "(part: dict[str, Any], path: str) -> Block", f"Wire `{kind}` part -> canonical block.", out.lines)
+            self.func(f"_read_part_{reader.replace('.', '_')}", "(part: dict[str, Any], path: str) -> Block", f"Wire `{reader}` part -> canonical block.", out.lines)
 
         # tool call reader
         out = _Lines()
@@ -521,6 +525,9 @@ class Emitter:
             for k, n in self.part_templates()
             if k in ("text", "thinking", "redacted_thinking")
         ]
+        if ir.assistant_text_part is not None:  # assistant.text_part replaces the shared text part
+            asst_alts = [a for a in asst_alts if a[0] != "text"]
+            asst_alts.insert(0, ("text", ir.assistant_text_part, "_read_part_assistant_text(part, path)"))
         if ir.tool_calls_placement == "content_blocks":
             asst_alts.append(("tool_call", ir.tool_call_template, "_read_tool_call(part, path, lenient)"))
             dispatcher("_read_assistant_part", asst_alts, "A part of a wire assistant turn (tool calls included).", "Block | ToolCall")

@@ -89,11 +89,22 @@ def _emit_content(em: "Emitter") -> None:
     from .emit import _Lines
 
     ir = em.ir
-    text_node = ir.parts["text"]
+    own_text = ir.assistant_text_part is not None and ir.assistant_content != "joined_text"
+    if own_text:  # assistant.text_part: the assistant role's own text part
+        out = _Lines()
+        em.emit_one_part(out, "text", "block", ir.assistant_text_part)
+        em.func(
+            "_assistant_text_to_wire",
+            "(block: TextBlock, path: str) -> dict[str, Any] | None",
+            "A canonical text block of an assistant turn -> its wire part (assistant.text_part).",
+            out.lines,
+        )
     for role, strategy in (("user", ir.user_content), ("assistant", ir.assistant_content)):
         if strategy == "joined_text":
             emit_items.emit_joined_text_content(em)
             continue
+        text_node = ir.assistant_text_part if role == "assistant" and own_text else ir.parts["text"]
+        assert text_node is not None and not isinstance(text_node, str)
         out = _Lines()
         out.add("if isinstance(content, str):")
         out.indent()
@@ -116,7 +127,13 @@ def _emit_content(em: "Emitter") -> None:
         out.add("kept: list[Block] = []")
         out.add("for j, block in enumerate(blocks):")
         out.indent()
-        out.add("wire = _part_to_wire(block, f'{path}[{j}]')")
+        if role == "assistant" and own_text:
+            out.add("if type(block) is TextBlock:")
+            out.add("    wire = _assistant_text_to_wire(block, f'{path}[{j}]')")
+            out.add("else:")
+            out.add("    wire = _part_to_wire(block, f'{path}[{j}]')")
+        else:
+            out.add("wire = _part_to_wire(block, f'{path}[{j}]')")
         out.add("if wire is not None:")
         out.add("    parts.append(wire)")
         out.add("    kept.append(block)")

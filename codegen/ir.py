@@ -95,6 +95,7 @@ class FormatIR:
     user_content: str
     assistant_template: Node
     assistant_content: str
+    assistant_text_part: "Node | None"
     assistant_order: str
     tool_results_strategy: str
     tool_result_template: Node
@@ -351,6 +352,12 @@ class _Builder:
                     raise self.err(pointer, "a content part template must be an object")
         if parts["text"] in ("strip", "reject"):
             raise self.err("/request/content_parts/text", "text parts cannot be stripped or rejected")
+        assistant_text_part: Node | None = None
+        if "text_part" in req["assistant"]:  # the assistant role's own text part (e.g. output_text)
+            pointer = "/request/assistant/text_part"
+            assistant_text_part = self.template_with(pointer, req["assistant"]["text_part"], "part.text", ("text",))
+            if not isinstance(assistant_text_part, Obj):
+                raise self.err(pointer, "a content part template must be an object")
 
         options: list[OptionIR] = []
         api_version = meta.get("api_version")
@@ -516,6 +523,7 @@ class _Builder:
             user_content=req["user"].get("content", "string_or_parts"),
             assistant_template=asst_t,
             assistant_content=req["assistant"].get("content", "string_or_parts"),
+            assistant_text_part=assistant_text_part,
             assistant_order=req["assistant"].get("order", "as_given"),
             tool_results_strategy=tr["strategy"],
             tool_result_template=tool_result_template,

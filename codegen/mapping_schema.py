@@ -203,6 +203,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         "wire": TEMPLATE,
                         "content": {"enum": [*_content_strategy["enum"], "joined_text"]},
                         "order": {"enum": ["as_given", "thinking_first"]},
+                        "text_part": TEMPLATE,
                     },
                     required=["wire"],
                 ),

@@ -211,6 +211,12 @@ def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
     )
 
 
+def _read_part_assistant_text(part: dict[str, Any], path: str) -> Block:
+    """Wire `assistant.text` part -> canonical block."""
+    text_1 = _w.member_str(part, "text", path)
+    return TextBlock(text=text_1, signature=NOT_GIVEN)
+
+
 def _read_tool_call(call: dict[str, Any], path: str, lenient: bool) -> ToolCall:
     """Wire tool call -> canonical ToolCall."""
     id_1 = _w.member_str(call, "call_id", path)
@@ -258,11 +264,11 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block:
 def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block:
     """A part of a wire assistant turn."""
     part = _w.expect_dict(value, path)
-    if part.get("type") == "input_text":
-        return _read_part_text(part, path)
+    if part.get("type") == "output_text":
+        return _read_part_assistant_text(part, path)
     raise _w.WireShapeError(
         path + ".type",
-        "unsupported part " + repr(part.get("type")) + "; expected one of: input_text",
+        "unsupported part " + repr(part.get("type")) + "; expected one of: output_text",
     )
 
 

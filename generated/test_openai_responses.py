@@ -345,6 +345,26 @@ def test_rfw_function_call_items_join_the_assistant_turn() -> None:
     )
 
 
+def test_rfw_assistant_output_items_resent() -> None:
+    """assistant.text_part: a previous response.output resent verbatim (message item with output_text parts, id, status, annotations) reads back as the assistant turn (api)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"messages": [{"content": "Q", "role": "user"}, {"content": [{"text": "One. ", "type": "text"}, {"text": "Two.", "type": "text"}], "role": "assistant"}, {"content": "More", "role": "user"}], "model": "gpt-4o"}, "id": "rfw_assistant_output_items_resent", "request_from_wire": {"input": [{"content": "Q", "role": "user"}, {"content": [{"annotations": [], "logprobs": [], "text": "One. ", "type": "output_text"}, {"annotations": [], "text": "Two.", "type": "output_text"}], "id": "msg_1", "role": "assistant", "status": "completed", "type": "message"}, {"content": "More", "role": "user"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
+def test_err_rfw_assistant_input_text_part() -> None:
+    """assistant.text_part: input_text on an assistant input message is refused, as the API refuses it (api)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "message_contains": "output_text", "path": "input[1].content[0].type"}, "id": "err_rfw_assistant_input_text_part", "request_from_wire": {"input": [{"content": "Q", "role": "user"}, {"content": [{"text": "A", "type": "input_text"}], "role": "assistant"}], "model": "gpt-4o"}}'
+        ),
+    )
+
+
 def test_rfw_text_format_read_as_response_schema() -> None:
     """structured_output native: text.format json_schema is read back as response_schema; tools and tool_choice read (api)"""
     run_fixture(
