@@ -489,13 +489,16 @@ def _emit_request_to_wire(em: "Emitter") -> None:
     out.add("if extras:")
     out.indent()
     out.add("assert isinstance(extras, dict)")
-    if ir.extras_under:
+    if ir.extras_under and not ir.extras_root:
         out.add(f"target = _w.container_in(body, {lit(ir.extras_under)})  # extras placement under {'.'.join(ir.extras_under)}")
-    else:
+    elif not ir.extras_under:
         out.add("target = body")
     out.add("for key in sorted(extras):")
     out.indent()
     out.add("value = extras[key]")
+    if ir.extras_root:
+        out.add(f"# extras placement under {'.'.join(ir.extras_under)}; these keys belong at the root (placement.root)")
+        out.add(f"target = body if key in {lit(tuple(sorted(ir.extras_root)))} else _w.container_in(body, {lit(ir.extras_under)})")
     for wire, value in ir.extras_reserved.items():
         out.add(f"if key == {lit(wire)}:  # managed on every call, never sent by this mapping")
         out.add(f"    if not _w.deep_equal(value, {lit(value)}):")
@@ -849,8 +852,17 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         out.add("if extras is not None and type(extras) is not dict:")
         out.add(f"    raise _w.WireShapeError({lit(under)}, 'expected an object')")
         out.add(f"_w.consume_in(rest, {lit(ir.extras_under)})")
-        out.add("for key in rest:  # extras travel under " + under + "; nothing else can be carried")
-        out.add(f"    raise _w.WireShapeError(key, {lit('the canonical model cannot carry this field (extras are placed under ' + under + ')')})")
+        if ir.extras_root:
+            out.add("for key in rest:  # placement.root: these keys are extras sent at the root")
+            out.add(f"    if key not in {lit(tuple(sorted(ir.extras_root)))}:")
+            out.add(f"        raise _w.WireShapeError(key, {lit('the canonical model cannot carry this field (extras are placed under ' + under + ' or are one of: ' + ', '.join(ir.extras_root) + ')')})")
+            out.add("    extras = dict(extras) if extras else {}")
+            out.add("    if key in extras:")
+            out.add(f"        raise _w.WireShapeError({lit(under + '.')} + key, 'also given at the root; one extras key cannot be sent twice')")
+            out.add("    extras[key] = rest[key]")
+        else:
+            out.add("for key in rest:  # extras travel under " + under + "; nothing else can be carried")
+            out.add(f"    raise _w.WireShapeError(key, {lit('the canonical model cannot carry this field (extras are placed under ' + under + ')')})")
     else:
         out.add("extras = _w.leftover(body, consumed, nested_consumed) if nested_consumed else {k: v for k, v in body.items() if k not in consumed}")
     out.add("if extras:")

@@ -142,6 +142,7 @@ class FormatIR:
     tool_call_missing_id: str = "reject"  # reject | synthesize
     tools_group: str | None = None  # tools: [{<group>: [...]}]
     extras_under: tuple[str, ...] = ()  # extras placement {under: a.b}: () = root
+    extras_root: tuple[str, ...] = ()  # extras placement {under, root: [...]}: keys sent at the root instead
     finish_with_tool_calls: str | None = None
     message_missing: str = "error"  # error | empty
     retry_delay: dict[str, Any] | None = None
@@ -492,8 +493,12 @@ class _Builder:
             raise self.err("/request/tool_results/name", "name: from_call resolves {name} for the template, which does not place it")
         extras_placement = req["extras"]["placement"]
         extras_under: tuple[str, ...] = ()
+        extras_root: tuple[str, ...] = ()
         if isinstance(extras_placement, dict):
             extras_under = tuple(extras_placement["under"].split("."))
+            extras_root = tuple(extras_placement.get("root", ()))
+            if extras_under[0] in extras_root:
+                raise self.err("/request/extras/placement/root", f"{extras_under[0]} is the extras container itself, not a root key")
             if req["extras"]["collision"] != "managed":
                 raise self.err("/request/extras/placement", "placement under an object needs collision: managed")
         if "group" in tools and "." in tools["field"]:
@@ -569,6 +574,7 @@ class _Builder:
             tool_call_missing_id=req["tool_calls"].get("missing_id", "reject"),
             tools_group=tools.get("group"),
             extras_under=extras_under,
+            extras_root=extras_root,
             finish_with_tool_calls=fr.get("with_tool_calls"),
             message_missing=resp.get("message_missing", "error"),
             retry_delay=retry_delay,

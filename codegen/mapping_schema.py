@@ -248,7 +248,18 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 "options": _obj({name: _option for name in OPTION_NAMES}, required=list(OPTION_NAMES)),
                 "extras": _obj(
                     {
-                        "placement": {"oneOf": [{"enum": ["root"]}, _obj({"under": WIRE_FIELD}, required=["under"])]},
+                        "placement": {
+                            "oneOf": [
+                                {"enum": ["root"]},
+                                _obj(
+                                    {
+                                        "under": WIRE_FIELD,
+                                        "root": {"type": "array", "items": {"type": "string", "pattern": "^[^.]+$"}, "minItems": 1, "uniqueItems": True},
+                                    },
+                                    required=["under"],
+                                ),
+                            ]
+                        },
                         "collision": {"enum": ["managed", "mapped_wins"]},
                         "reserved": {"type": "object", "additionalProperties": {}},
                     },

@@ -762,11 +762,14 @@ def _request_to_wire(
         )
     if extras:
         assert isinstance(extras, dict)
-        target = _w.container_in(
-            body, ("generationConfig",)
-        )  # extras placement under generationConfig
         for key in sorted(extras):
             value = extras[key]
+            # extras placement under generationConfig; these keys belong at the root (placement.root)
+            target = (
+                body
+                if key in ("cachedContent", "safetySettings")
+                else _w.container_in(body, ("generationConfig",))
+            )
             if key not in target:
                 target[key] = _w.canonical_json(value)
                 continue
@@ -968,11 +971,19 @@ def _request_from_wire(body: Any) -> Request:
     if extras is not None and type(extras) is not dict:
         raise _w.WireShapeError("generationConfig", "expected an object")
     _w.consume_in(rest, ("generationConfig",))
-    for key in rest:  # extras travel under generationConfig; nothing else can be carried
-        raise _w.WireShapeError(
-            key,
-            "the canonical model cannot carry this field (extras are placed under generationConfig)",
-        )
+    for key in rest:  # placement.root: these keys are extras sent at the root
+        if key not in ("cachedContent", "safetySettings"):
+            raise _w.WireShapeError(
+                key,
+                "the canonical model cannot carry this field (extras are placed under generationConfig or are one of: safetySettings, cachedContent)",
+            )
+        extras = dict(extras) if extras else {}
+        if key in extras:
+            raise _w.WireShapeError(
+                "generationConfig." + key,
+                "also given at the root; one extras key cannot be sent twice",
+            )
+        extras[key] = rest[key]
     if extras:
         config["extras"] = extras
     if config:

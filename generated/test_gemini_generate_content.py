@@ -235,6 +235,66 @@ def test_req_extras_under_generation_config__round_trip() -> None:
     )
 
 
+def test_req_extras_root_keys() -> None:
+    """extras placement.root: safetySettings and cachedContent are GenerateContentRequest fields, sent at the root; other extras still go under generationConfig (api)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"cachedContent": "cachedContents/abc123", "contents": [{"parts": [{"text": "hi"}], "role": "user"}], "generationConfig": {"candidateCount": 1}, "model": "gemini-2.5-flash", "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}]}, "id": "req_extras_root_keys", "to_wire": {"config": {"extras": {"cachedContent": "cachedContents/abc123", "candidateCount": 1, "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}]}}, "messages": [{"content": "hi", "role": "user"}], "model": "gemini-2.5-flash"}}'
+        ),
+    )
+
+
+def test_req_extras_root_keys__round_trip() -> None:
+    """Fixture req_extras_root_keys: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"cachedContent": "cachedContents/abc123", "contents": [{"parts": [{"text": "hi"}], "role": "user"}], "generationConfig": {"candidateCount": 1}, "model": "gemini-2.5-flash", "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}]}, "id": "req_extras_root_keys", "to_wire": {"config": {"extras": {"cachedContent": "cachedContents/abc123", "candidateCount": 1, "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}]}}, "messages": [{"content": "hi", "role": "user"}], "model": "gemini-2.5-flash"}}'
+        ),
+    )
+
+
+def test_req_extras_root_key_only() -> None:
+    """extras placement.root: with only root keys no empty generationConfig is sent (api)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"cachedContent": "cachedContents/abc123", "contents": [{"parts": [{"text": "hi"}], "role": "user"}], "model": "gemini-2.5-flash"}, "id": "req_extras_root_key_only", "to_wire": {"config": {"extras": {"cachedContent": "cachedContents/abc123"}}, "messages": [{"content": "hi", "role": "user"}], "model": "gemini-2.5-flash"}}'
+        ),
+    )
+
+
+def test_req_extras_root_key_only__round_trip() -> None:
+    """Fixture req_extras_root_key_only: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_wire": {"cachedContent": "cachedContents/abc123", "contents": [{"parts": [{"text": "hi"}], "role": "user"}], "model": "gemini-2.5-flash"}, "id": "req_extras_root_key_only", "to_wire": {"config": {"extras": {"cachedContent": "cachedContents/abc123"}}, "messages": [{"content": "hi", "role": "user"}], "model": "gemini-2.5-flash"}}'
+        ),
+    )
+
+
+def test_rfw_extras_root_keys() -> None:
+    """extras placement.root: root safetySettings/cachedContent read back as extras beside generationConfig's (api)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"config": {"extras": {"candidateCount": 1, "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}]}}, "messages": [{"content": [{"text": "hi", "type": "text"}], "role": "user"}], "model": "gemini-2.5-flash"}, "id": "rfw_extras_root_keys", "request_from_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "generationConfig": {"candidateCount": 1}, "model": "gemini-2.5-flash", "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}]}}'
+        ),
+    )
+
+
+def test_err_rfw_extras_key_twice() -> None:
+    """extras placement.root: a root key also given under generationConfig cannot be one extras key (api)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "path": "generationConfig.cachedContent"}, "id": "err_rfw_extras_key_twice", "request_from_wire": {"cachedContent": "cachedContents/a", "contents": [{"parts": [{"text": "hi"}], "role": "user"}], "generationConfig": {"cachedContent": "cachedContents/b"}, "model": "gemini-2.5-flash"}}'
+        ),
+    )
+
+
 def test_err_extras_conflicting_scalar() -> None:
     """oa §8.3.1: an extras scalar that conflicts with a declared option is rejected before sending."""
     run_fixture(
@@ -286,11 +346,11 @@ def test_rfw_thought_and_signatures_stamped_google() -> None:
 
 
 def test_err_rfw_root_field_not_carried() -> None:
-    """Extras travel under generationConfig, so a root field such as safetySettings cannot be carried: an error, not a silent loss."""
+    """Extras travel under generationConfig (or at the root for placement.root keys), so another root field (labels, a Vertex field) cannot be carried: an error, not a silent loss."""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "safetySettings"}, "id": "err_rfw_root_field_not_carried", "request_from_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "model": "gemini-2.5-flash", "safetySettings": [{"category": "HARM_CATEGORY_HATE_SPEECH", "threshold": "BLOCK_NONE"}]}}'
+            '{"expect_error": {"category": "provider_invalid_request", "path": "labels"}, "id": "err_rfw_root_field_not_carried", "request_from_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "labels": {"team": "a"}, "model": "gemini-2.5-flash"}}'
         ),
     )
 
