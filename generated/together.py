@@ -83,7 +83,7 @@ TRANSPORT: Final = {
     "auth": {"scheme": "bearer"},
     "headers": {},
     "api_key_env": "TOGETHER_API_KEY",
-    "ready": None,
+    "ready": {"method": "GET", "path": "/v1/models", "id": "id"},
 }  # how the runtime reaches the provider (mapping `transport:`)
 # the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
 STREAM: Final[dict[str, Any] | None] = {

@@ -715,8 +715,9 @@ class Provider:
     async def _ready_probe(self, probe: Mapping[str, Any]) -> None:
         url = self._path_url(str(probe.get("path", "/")))
         status, body = await self._send(str(probe.get("method", "GET")).upper(), url, None)
-        listing: Any = self._json_object(status, body, "ready() probe response")
         list_key = probe.get("list")
+        # Without `list` the body itself is the model array (Together answers a bare array).
+        listing: Any = self._json_object(status, body, "ready() probe response", bool(list_key))
         if list_key:
             for part in str(list_key).split("."):
                 listing = listing.get(part) if isinstance(listing, dict) else None
@@ -819,7 +820,9 @@ class Provider:
         err.__cause__ = cause
         return err
 
-    def _json_object(self, status: int, body: bytes, what: str) -> dict[str, Any]:
+    def _json_object(
+        self, status: int, body: bytes, what: str, object_only: bool = True
+    ) -> dict[str, Any]:
         try:
             value = json.loads(body)
         except (ValueError, RecursionError) as exc:
@@ -827,6 +830,8 @@ class Provider:
             raise InvalidResponseError(
                 f"HTTP {status} {what} is not JSON: {exc}", status=status, body=snippet
             ) from exc
+        if not object_only and type(value) is list:
+            return value  # type: ignore[return-value]  # the caller checks the shape
         if type(value) is not dict:
             raise InvalidResponseError(
                 f"HTTP {status} {what} is {_kind(value)}, not a JSON object",

@@ -189,3 +189,21 @@ def test_complete_never_calls_ready(serve: Any) -> None:
     with wiremap.Provider("openai_chat", model="m", api_key=KEY, base_url=server.url) as p:
         p.complete_sync([{"role": "user", "content": "Hi"}])
     assert [s.path for s in server.requests] == ["/v1/chat/completions"]
+
+
+def test_ready_reads_a_bare_model_array(serve: Any) -> None:
+    """together: GET /v1/models answers a bare JSON array (no `list` in the probe)."""
+    listed = [{"id": "other", "object": "model"}, {"id": "meta-llama/Llama-3.3-70B", "object": "model"}]
+    server = serve(lambda seen: Reply(200, listed))
+    _ready(server.url, "together", model="meta-llama/Llama-3.3-70B")
+    (seen,) = server.requests
+    assert (seen.method, seen.path) == ("GET", "/v1/models")
+    with pytest.raises(wiremap.InvalidModelError, match="other"):
+        _ready(server.url, "together", model="absent")
+
+
+def test_ready_with_a_list_path_refuses_a_bare_array(serve: Any) -> None:
+    """A probe that names `list` expects an object: a bare array is an invalid response, not a crash."""
+    server = serve(lambda seen: Reply(200, [{"id": "test-model"}]))
+    with pytest.raises(wiremap.InvalidResponseError, match="array, not a JSON object"):
+        _ready(server.url, "openai_chat")
