@@ -883,7 +883,9 @@ def _request_from_wire(body: Any) -> Request:
     if extras:
         config["extras"] = extras
     if config:
-        kwargs["config"] = Config(**config)
+        kwargs["config"] = Config.from_dict(
+            config, "config"
+        )  # typed: the wire values are checked here
     return Request(model=model, messages=messages, **kwargs)
 
 
@@ -895,8 +897,7 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
         raise InvalidRequestError(exc.message, path=exc.path) from None
     except RecursionError:
         raise InvalidRequestError("request nested too deeply") from None
-    # The result must be a valid canonical request: round-trip it through the checks.
-    return Request.from_dict(req.to_dict())
+    return req  # typed by construction: every reader checks what it reads (config above)
 
 
 def _read_tool(tool: dict[str, Any], path: str) -> Tool:

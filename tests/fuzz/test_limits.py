@@ -220,3 +220,29 @@ def test_fixed_embedding_value_past_float_range(key: str) -> None:
     with pytest.raises(wiremap.InvalidResponseError) as info:
         wiremap.get_format(key).response_from_wire(body)
     assert info.value.path == "data[0].embedding[1]"
+
+
+@pytest.mark.parametrize("key", ["openai_chat", "anthropic_messages", "gemini_generate_content", "mistral"])
+@pytest.mark.parametrize("bad", [5, {"a": 1}, ["END", 123]])
+def test_fixed_malformed_stop_sequences_read_from_the_wire(key: str, bad: Any) -> None:
+    """Differential-run finding (wip/speed): request_from_wire built a Config holding a non-list
+    `stop_sequences` and the dict round trip that followed dropped it without a word. The wire
+    value is now checked where it is read: a typed error naming config.stop_sequences."""
+    fmt = wiremap.get_format(key)
+    body = quiet(fmt.request_to_wire, {"model": "m", "messages": [USER], "config": {"max_tokens": 16, "stop_sequences": ["END"]}})
+    wire = json.loads(json.dumps(body))
+    # put the bad value wherever this format keeps its stop sequences
+    def replace(node: Any) -> bool:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if v == ["END"]:
+                    node[k] = bad
+                    return True
+                if replace(v):
+                    return True
+        return False
+
+    assert replace(wire)
+    with pytest.raises(InvalidRequestError) as caught:
+        fmt.request_from_wire(wire)
+    assert caught.value.path is not None and caught.value.path.startswith("config.stop_sequences")
