@@ -24,6 +24,7 @@ Decisions where the spec leaves room:
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Final
 
 from .canonical import (
@@ -61,7 +62,63 @@ _JSON_SCALARS: Final = (str, int, float, bool, type(None))
 def check_json_value(value: Any, path: str) -> None:
     """`value` is plain JSON (dicts with string keys, lists, strings that are valid Unicode,
     finite numbers, booleans, null) nested at most MAX_JSON_DEPTH deep; InvalidRequestError
-    names the first offending path otherwise. Iterative: any depth is checked without recursion."""
+    names the first offending path otherwise.
+
+    The common case (plain JSON types throughout) is one quick recursive walk (`_plain_json`,
+    bounded by MAX_JSON_DEPTH); anything it does not vouch for (a subclass of a JSON type, a
+    bad value, too deep) goes to the exact, iterative check, which accepts subclasses and
+    names the first offending path."""
+    if _plain_json(value, 0):
+        return
+    _check_json_value(value, path)
+
+
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _plain_json(node: Any, depth: int) -> bool:
+    """True when `node` is plain JSON of the exact built-in types, valid Unicode, finite,
+    at most MAX_JSON_DEPTH deep. False means "not vouched for", not "invalid"."""
+    t = type(node)
+    if t is dict:
+        if depth >= MAX_JSON_DEPTH:
+            return False
+        depth += 1
+        for k, v in node.items():
+            if type(k) is not str or (not k.isascii() and _SURROGATE.search(k)):
+                return False
+            tv = type(v)
+            if tv is str:
+                if not v.isascii() and _SURROGATE.search(v):
+                    return False
+            elif tv is int or tv is bool or v is None:
+                continue
+            elif not _plain_json(v, depth):
+                return False
+        return True
+    if t is list:
+        if depth >= MAX_JSON_DEPTH:
+            return False
+        depth += 1
+        for v in node:
+            tv = type(v)
+            if tv is str:
+                if not v.isascii() and _SURROGATE.search(v):
+                    return False
+            elif tv is int or tv is bool or v is None:
+                continue
+            elif not _plain_json(v, depth):
+                return False
+        return True
+    if t is str:
+        return node.isascii() or not _SURROGATE.search(node)
+    if t is float:
+        return math.isfinite(node)
+    return t is int or t is bool or node is None
+
+
+def _check_json_value(value: Any, path: str) -> None:
+    """The exact check behind check_json_value. Iterative: any depth is checked without recursion."""
     # (node, parent link, key or index, depth); a link is (its parent link, its key), so the
     # path string is built only when there is an error to report
     stack: list[tuple[Any, Any, Any, int]] = [(value, None, None, 0)]
@@ -143,6 +200,7 @@ _ROLE_OF: Final[dict[type, str]] = {
     ToolMessage: "tool",
 }
 _DETAILS: Final = ("auto", "low", "high")
+_NO_NAMES: Final[frozenset[str]] = frozenset()
 _NON_EMPTY: Final = "must be a non-empty string"
 
 
@@ -176,7 +234,18 @@ def validate_request(req: Request) -> None:
 
     call_ids: set[str] = set()  # ids of the tool calls seen so far (OpenArmature §3)
     for index, message in enumerate(messages):
-        if isinstance(message, UserMessage):
+        t = type(message)
+        if t is UserMessage:  # the common case inline: a non-empty string
+            content = message.content
+            if type(content) is not str or not content:
+                _user_message(message, index)
+        elif t is AssistantMessage:
+            _assistant_message(message, index, call_ids)
+        elif t is ToolMessage:
+            _tool_message(message, index, call_ids)
+        elif t is SystemMessage:
+            _system_message(message, index)
+        elif isinstance(message, UserMessage):
             _user_message(message, index)
         elif isinstance(message, AssistantMessage):
             _assistant_message(message, index, call_ids)
@@ -191,8 +260,11 @@ def validate_request(req: Request) -> None:
                 path=f"messages[{index}]",
             )
 
-    tool_names = _tools(req.tools)
-    _tool_choice(req.tool_choice, tool_names)
+    tools = req.tools
+    tool_names: set[str] | frozenset[str] = _tools(tools) if tools is not NOT_GIVEN else _NO_NAMES
+    tool_choice = req.tool_choice
+    if tool_choice is not NOT_GIVEN:
+        _tool_choice(tool_choice, tool_names)
 
     response_schema = req.response_schema
     if response_schema is not NOT_GIVEN:
@@ -515,7 +587,7 @@ def _tools(tools: object) -> set[str]:
     return names
 
 
-def _tool_choice(tool_choice: object, tool_names: set[str]) -> None:
+def _tool_choice(tool_choice: object, tool_names: set[str] | frozenset[str]) -> None:
     """OpenArmature §5 tool_choice rules 1-3."""
     if tool_choice is NOT_GIVEN or tool_choice == "auto" or tool_choice == "none":
         return
@@ -549,10 +621,15 @@ def _tool_choice(tool_choice: object, tool_names: set[str]) -> None:
 def _config(config: object) -> None:
     if type(config) is not Config:
         raise InvalidRequestError(f"expected a Config, got {type(config).__name__}", path="config")
-    _number(config.temperature, "temperature")
-    _number(config.top_p, "top_p")
-    _number(config.frequency_penalty, "frequency_penalty")
-    _number(config.presence_penalty, "presence_penalty")
+    # each check is called only for a value that is set (most configs set one or two)
+    if config.temperature is not NOT_GIVEN:
+        _number(config.temperature, "temperature")
+    if config.top_p is not NOT_GIVEN:
+        _number(config.top_p, "top_p")
+    if config.frequency_penalty is not NOT_GIVEN:
+        _number(config.frequency_penalty, "frequency_penalty")
+    if config.presence_penalty is not NOT_GIVEN:
+        _number(config.presence_penalty, "presence_penalty")
     max_tokens = config.max_tokens
     if max_tokens is not NOT_GIVEN and (
         not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1
@@ -560,8 +637,10 @@ def _config(config: object) -> None:
         raise InvalidRequestError(
             f"must be a positive integer, got {max_tokens!r}", path="config.max_tokens"
         )
-    _integer(config.top_k, "top_k")
-    _integer(config.seed, "seed")
+    if config.top_k is not NOT_GIVEN:
+        _integer(config.top_k, "top_k")
+    if config.seed is not NOT_GIVEN:
+        _integer(config.seed, "seed")
     stop_sequences = config.stop_sequences
     if stop_sequences is not NOT_GIVEN:
         if not isinstance(stop_sequences, list):

@@ -18,6 +18,7 @@ from typing import Any, Final, Literal
 
 from .canonical import NOT_GIVEN, NotGiven, Request, Response
 from .errors import InvalidRequestError, StructuredOutputInvalidError
+from .validate import validate_request
 
 __all__ = [
     "WireShapeError",
@@ -103,9 +104,7 @@ def _kind(value: Any) -> str:
 
 def as_request(request: Request | Mapping[str, Any]) -> Request:
     """A typed, validated canonical request from a dict or a `Request` (never mutated)."""
-    from .validate import validate_request
-
-    if isinstance(request, Request):
+    if type(request) is Request or isinstance(request, Request):
         req = request
     elif isinstance(request, Mapping):
         req = Request.from_dict(request)
@@ -151,10 +150,18 @@ def canonical_json(value: Any) -> Any:
     """A copy with object keys sorted recursively (user JSON Schemas, extras, arguments)."""
     t = type(value)
     if t is dict:
-        return {k: canonical_json(value[k]) for k in sorted(value)}
+        out = {}
+        for k in sorted(value):
+            v = value[k]
+            tv = type(v)
+            out[k] = canonical_json(v) if tv is dict or tv is list else v  # scalars as they are
+        return out
     if t is list:
-        return [canonical_json(v) for v in value]
+        return [canonical_json(v) if type(v) in _CONTAINERS else v for v in value]
     return value
+
+
+_CONTAINERS: Final = frozenset((dict, list))
 
 
 def expect_dict(value: Any, path: str) -> dict[str, Any]:
