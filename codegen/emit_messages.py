@@ -180,71 +180,45 @@ def _emit_tool_call_builder(em: "Emitter") -> None:
     em.func("_tool_call_to_wire", "(call: ToolCall, path: str) -> dict[str, Any]", "Canonical tool call -> wire.", out.lines)
 
 
-def _emit_messages_to_wire(em: "Emitter") -> None:
+def _emit_role_writers(em: "Emitter") -> None:
+    """One function per canonical role: a message's fields -> its wire record. `_messages_to_wire`
+    calls them in its loop, and so do the fused translators (codegen/emit_fused.py), so each
+    role is written by one piece of generated code. (Placement `items` writes assistant turns in
+    the loop itself: one turn becomes several items.)"""
     from .emit import _Lines
 
     ir = em.ir
-    out = _Lines()
-    out.add("wire_messages: list[dict[str, Any]] = []")
-    from_call = ir.tool_result_name == "from_call"
-    if from_call:
-        out.add("call_names: dict[str, str] = {}  # tool_results name: from_call")
-    grouped = ir.tool_results_strategy == "group_into_user_message"
-    if grouped:
-        out.add("results: list[dict[str, Any]] | None = None  # the open run of grouped tool results")
-    out.add("for i, message in enumerate(messages):")
-    out.indent()
-    out.add("t = type(message)")
-    if grouped:
-        out.add("if t is ToolMessage:")
-        out.indent()
-        out.add("assert isinstance(message, ToolMessage)")
-        env = {"tool_call_id": "message.tool_call_id", "content": "message.content", "name": _result_name(out, from_call)}
-        expr = em.build_node(out, ir.tool_result_template, env, "tool_result", "f'messages[{i}]'")
-        out.add("if results is None:")
-        out.indent()
-        out.add("results = []")
-        user_env = {"content": "results"}
-        uexpr = _build_message(em, out, ir.user_template, user_env, "message.user")
-        out.add(f"wire_messages.append({uexpr})")
-        out.dedent()
-        out.add(f"results.append({expr})")
-        out.add("continue")
-        out.dedent()
-        out.add("results = None")
-    # system
-    out.add("if t is SystemMessage:")
-    out.indent()
-    out.add("assert isinstance(message, SystemMessage)")
-    if ir.system_strategy == "hoist":
-        out.add("continue  # hoisted to the top-level field by request_to_wire")
-    else:
+    if ir.system_strategy != "hoist":
         assert ir.system_template is not None
-        expr = _build_message(em, out, ir.system_template, {"content": "message.content"}, "message.system")
-        out.add(f"wire_messages.append({expr})")
-        out.add("continue")
-    out.dedent()
-    # user
-    out.add("if t is UserMessage:")
-    out.indent()
-    out.add("assert isinstance(message, UserMessage)")
-    out.add("content = _user_content_to_wire(message.content, f'messages[{i}].content')")
-    expr = _build_message(em, out, ir.user_template, {"content": "content"}, "message.user")
-    out.add(f"wire_messages.append({expr})")
-    out.add("continue")
-    out.dedent()
-    # assistant
-    out.add("if t is AssistantMessage:")
-    out.indent()
-    out.add("assert isinstance(message, AssistantMessage)")
-    out.add("calls = message.tool_calls")
-    if from_call:
-        out.add("for call in calls or ():")
-        out.add("    call_names[call.id] = call.name")
+        out = _Lines()
+        expr = _build_message(em, out, ir.system_template, {"content": "content"}, "message.system")
+        out.add(f"return {expr}")
+        em.func("_system_to_wire", "(content: str) -> dict[str, Any]", "A system message -> its wire message (system `inline`).", out.lines)
+    out = _Lines()
+    out.add("# the path is built only for content blocks (a string has no part to name)")
+    out.add("wire_content = _user_content_to_wire(content, '' if type(content) is str else f'messages[{i}].content')")
+    expr = _build_message(em, out, ir.user_template, {"content": "wire_content"}, "message.user")
+    out.add(f"return {expr}")
+    em.func("_user_to_wire", "(content: str | list[Block], i: int) -> dict[str, Any]", "A user message (`messages[i]`) -> its wire message.", out.lines)
+    if ir.tool_results_strategy == "group_into_user_message":
+        out = _Lines()
+        expr = _build_message(em, out, ir.user_template, {"content": "results"}, "message.user")
+        out.add(f"return {expr}")
+        em.func("_results_to_wire", "(results: list[dict[str, Any]]) -> dict[str, Any]", "The user message that carries a run of tool results (`group_into_user_message`).", out.lines)
+    out = _Lines()
+    env = {"tool_call_id": "tool_call_id", "content": "content", "name": "name"}
+    expr = em.build_node(out, ir.tool_result_template, env, "tool_result", "f'messages[{i}]'")
+    out.add(f"return {expr}")
+    em.func(
+        "_tool_result_to_wire",
+        "(tool_call_id: str, content: str, name: str | NotGiven, i: int) -> dict[str, Any]",
+        f"A tool result (`messages[i]`) -> its wire {'block' if ir.tool_results_strategy == 'group_into_user_message' else 'message'}.",
+        out.lines,
+    )
     if ir.tool_calls_placement == "items":
-        emit_items.emit_assistant_items_to_wire(em, out, _build_message)
-    elif ir.tool_calls_placement == "content_blocks":
-        out.add("body_content = message.content")
+        return
+    out = _Lines()
+    if ir.tool_calls_placement == "content_blocks":
         out.add("converted: Any = None")
         out.add("if isinstance(body_content, (str, list)):")
         out.add("    converted = _assistant_content_to_wire(body_content, f'messages[{i}].content')")
@@ -261,11 +235,10 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
         out.add("        raise InvalidRequestError(_EMPTY_TURN, path=f'messages[{i}].content')")
         expr = _build_message(em, out, ir.assistant_template, {"content": "wire_content", "tool_calls": "NOT_GIVEN"}, "message.assistant")
     else:
-        out.add("body_content = message.content")
         out.add("content_out: Any = body_content")
         out.add("if isinstance(body_content, (str, list)):")
         out.indent()
-        out.add("content_out = _assistant_content_to_wire(body_content, f'messages[{i}].content')")
+        out.add("content_out = _assistant_content_to_wire(body_content, '' if type(body_content) is str else f'messages[{i}].content')")
         out.dedent()
         out.add("wire_calls: Any = NOT_GIVEN")
         out.add("if calls:")
@@ -274,15 +247,79 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
         out.add("    raise InvalidRequestError(_EMPTY_TURN, path=f'messages[{i}].content')")
         expr = _build_message(em, out, ir.assistant_template, {"content": "content_out", "tool_calls": "wire_calls"}, "message.assistant")
         expr = hook_message_to_wire(em, out, expr, "body_content", "calls", for_request=True)
-    if ir.tool_calls_placement != "items":
-        out.add(f"wire_messages.append({expr})")
+    out.add(f"return {expr}")
+    em.func(
+        "_assistant_to_wire",
+        "(body_content: Any, calls: Any, i: int) -> dict[str, Any]",
+        f"An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `{ir.tool_calls_placement}`).",
+        out.lines,
+    )
+
+
+def _emit_messages_to_wire(em: "Emitter") -> None:
+    from .emit import _Lines
+
+    ir = em.ir
+    _emit_role_writers(em)
+    out = _Lines()
+    out.add("wire_messages: list[dict[str, Any]] = []")
+    from_call = ir.tool_result_name == "from_call"
+    if from_call:
+        out.add("call_names: dict[str, str] = {}  # tool_results name: from_call")
+    grouped = ir.tool_results_strategy == "group_into_user_message"
+    if grouped:
+        out.add("results: list[dict[str, Any]] | None = None  # the open run of grouped tool results")
+    out.add("for i, message in enumerate(messages):")
+    out.indent()
+    out.add("t = type(message)")
+    if grouped:
+        out.add("if t is ToolMessage:")
+        out.indent()
+        out.add("assert isinstance(message, ToolMessage)")
+        name = _result_name(out, from_call)
+        out.add(f"result = _tool_result_to_wire(message.tool_call_id, message.content, {name}, i)")
+        out.add("if results is None:")
+        out.add("    results = []")
+        out.add("    wire_messages.append(_results_to_wire(results))")
+        out.add("results.append(result)")
+        out.add("continue")
+        out.dedent()
+        out.add("results = None")
+    # system
+    out.add("if t is SystemMessage:")
+    out.indent()
+    out.add("assert isinstance(message, SystemMessage)")
+    if ir.system_strategy == "hoist":
+        out.add("continue  # hoisted to the top-level field by request_to_wire")
+    else:
+        out.add("wire_messages.append(_system_to_wire(message.content))")
+        out.add("continue")
+    out.dedent()
+    # user
+    out.add("if t is UserMessage:")
+    out.indent()
+    out.add("assert isinstance(message, UserMessage)")
+    out.add("wire_messages.append(_user_to_wire(message.content, i))")
+    out.add("continue")
+    out.dedent()
+    # assistant
+    out.add("if t is AssistantMessage:")
+    out.indent()
+    out.add("assert isinstance(message, AssistantMessage)")
+    out.add("calls = message.tool_calls")
+    if from_call:
+        out.add("for call in calls or ():")
+        out.add("    call_names[call.id] = call.name")
+    if ir.tool_calls_placement == "items":
+        emit_items.emit_assistant_items_to_wire(em, out, _build_message)
+    else:
+        out.add("wire_messages.append(_assistant_to_wire(message.content, calls, i))")
         out.add("continue")
     out.dedent()
     if not grouped:
         out.add("assert isinstance(message, ToolMessage)")
-        env = {"tool_call_id": "message.tool_call_id", "content": "message.content", "name": _result_name(out, from_call)}
-        expr = em.build_node(out, ir.tool_result_template, env, "tool_result", "f'messages[{i}]'")
-        out.add(f"wire_messages.append({expr})")
+        name = _result_name(out, from_call)
+        out.add(f"wire_messages.append(_tool_result_to_wire(message.tool_call_id, message.content, {name}, i))")
     out.dedent()
     out.add("return wire_messages")
     strategy = f"system `{ir.system_strategy}`, tool results `{ir.tool_results_strategy}`, tool calls `{ir.tool_calls_placement}`"
@@ -608,6 +645,44 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
     item_labels = emit_items.emit_item_dispatch_head(em, out)
     out.add("role = message.get('role')")
     item_labels += emit_items.emit_hoisted_system_roles(em, out)
+    def sink(out: Any, role: str, env: dict[str, str]) -> None:
+        if role == "system":
+            out.add(f"out.append(SystemMessage(content={env['content']}))")
+        elif role == "user":
+            out.add(f"out.append(UserMessage(content={env['content']}))")
+        elif role == "assistant":
+            if ir.items.reasoning_match is not None:
+                out.add("if pending_reasoning:  # reasoning_items: the turn's reasoning comes first")
+                out.add("    a_content = _with_reasoning(pending_reasoning, a_content)")
+                out.add("    pending_reasoning = []")
+            out.add(f"out.append(AssistantMessage(content={env['content']}, tool_calls={env['tool_calls']}))")
+            if ir.tool_calls_placement == "items":
+                out.add("open_turn = out[-1]")
+        else:
+            out.add(f"out.append({env['message']})")
+
+    roles = emit_role_readers(em, out, sink)
+    expected = "; expected one of: " + ", ".join([*(str(r) for r in roles), *item_labels])
+    out.add(f"raise _w.WireShapeError(path + '.role', 'unsupported role ' + repr(role) + {lit(expected)})")
+    out.dedent()
+    if ir.tool_call_missing_id == "synthesize":
+        out.add("# tool_calls missing_id: synthesize -- results without an id answer the earliest open call of their name.")
+        out.add("_w.pair_tool_results(out, field)")
+    if ir.items.reasoning_match is not None:
+        out.add("if pending_reasoning:")
+        out.add("    raise _w.WireShapeError(field, 'a reasoning item must be followed by the assistant turn it belongs to')")
+    out.add("return out")
+    em.func("_messages_from_wire", "(items: list[Any], field: str) -> list[Message]", "Wire messages -> canonical messages.", out.lines)
+
+
+def emit_role_readers(em: "Emitter", out: Any, sink: Any) -> list[Any]:
+    """The `if role == ...:` chain of a messages reader: reads one wire message (`message`, at
+    `path`) per role and hands its canonical fields to `sink(out, role, env)` -- role `system`
+    and `user` with env `content`, `assistant` with `content` and `tool_calls`, `tool` with
+    `message` (a ToolMessage) -- which emits what to do with them. `_messages_from_wire` builds
+    canonical messages; the fused translators (codegen/emit_fused.py) write the target's wire
+    messages. Returns the wire roles read."""
+    ir = em.ir
     templates = []
     if ir.system_strategy == "inline":
         templates.append(("system", ir.system_template))
@@ -630,9 +705,10 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
             out.add(f"text = message.get({lit(content_key)})")
             out.add("if type(text) is list:  # an array of text parts: joined")
             out.add("    text = ''.join(_w.member_str(_w.expect_dict(p, f'{path}.content[{j}]'), 'text', f'{path}.content[{j}]') for j, p in enumerate(text))")
-            out.add(f"out.append(SystemMessage(content=_w.expect_str(text, path + {lit('.' + str(content_key))})))")
+            sink(out, "system", {"content": f"_w.expect_str(text, path + {lit('.' + str(content_key))})"})
         elif role == "user":
-            out.add(f"content = _user_content_from_wire(_w.member(message, {lit(content_key)}, path), path + {lit('.' + str(content_key))})")
+            out.add(f"raw = message.get({lit(content_key)})  # a string is the content as it is")
+            out.add(f"content = raw if type(raw) is str else _user_content_from_wire(_w.member(message, {lit(content_key)}, path), path + {lit('.' + str(content_key))})")
             if ir.tool_results_strategy == "group_into_user_message":
                 out.add("if type(content) is list and any(type(p) is ToolMessage for p in content):")
                 out.indent()
@@ -641,42 +717,33 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
                 out.add("for p in content:")
                 out.indent()
                 out.add("if type(p) is ToolMessage:")
-                out.add("    if run:")
-                out.add("        out.append(UserMessage(content=run))")
-                out.add("        run = []")
-                out.add("    out.append(p)")
+                out.indent()
+                out.add("if run:")
+                out.indent()
+                sink(out, "user", {"content": "run"})
+                out.add("run = []")
+                out.dedent()
+                sink(out, "tool", {"message": "p"})
+                out.dedent()
                 out.add("else:")
                 out.add("    run.append(p)")
                 out.dedent()
                 out.add("if run:")
-                out.add("    out.append(UserMessage(content=run))")
+                out.indent()
+                sink(out, "user", {"content": "run"})
+                out.dedent()
                 out.add("continue")
                 out.dedent()
-            out.add("out.append(UserMessage(content=content))")
+            sink(out, "user", {"content": "content"})
         elif role == "assistant":
             _emit_assistant_reader(em, out, node, content_key, "message", "path", "False")
-            if ir.items.reasoning_match is not None:
-                out.add("if pending_reasoning:  # reasoning_items: the turn's reasoning comes first")
-                out.add("    a_content = _with_reasoning(pending_reasoning, a_content)")
-                out.add("    pending_reasoning = []")
-            out.add("out.append(AssistantMessage(content=a_content, tool_calls=a_calls))")
-            if ir.tool_calls_placement == "items":
-                out.add("open_turn = out[-1]")
+            sink(out, "assistant", {"content": "a_content", "tool_calls": "a_calls"})
         else:
-            out.add("out.append(_read_tool_result(message, path))")
+            out.add("tool_message = _read_tool_result(message, path)")
+            sink(out, "tool", {"message": "tool_message"})
         out.add("continue")
         out.dedent()
-    expected = "; expected one of: " + ", ".join([*(str(r) for r in roles), *item_labels])
-    out.add(f"raise _w.WireShapeError(path + '.role', 'unsupported role ' + repr(role) + {lit(expected)})")
-    out.dedent()
-    if ir.tool_call_missing_id == "synthesize":
-        out.add("# tool_calls missing_id: synthesize -- results without an id answer the earliest open call of their name.")
-        out.add("_w.pair_tool_results(out, field)")
-    if ir.items.reasoning_match is not None:
-        out.add("if pending_reasoning:")
-        out.add("    raise _w.WireShapeError(field, 'a reasoning item must be followed by the assistant turn it belongs to')")
-    out.add("return out")
-    em.func("_messages_from_wire", "(items: list[Any], field: str) -> list[Message]", "Wire messages -> canonical messages.", out.lines)
+    return roles
 
 
 def _child(path: str, key: Any) -> str:

@@ -673,6 +673,44 @@ def _tool_call_to_wire(call: ToolCall, path: str) -> dict[str, Any]:
     }
 
 
+def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
+    """A user message (`messages[i]`) -> its wire message."""
+    # the path is built only for content blocks (a string has no part to name)
+    wire_content = _user_content_to_wire(
+        content, "" if type(content) is str else f"messages[{i}].content"
+    )
+    return {"role": "user", "content": wire_content}
+
+
+def _results_to_wire(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The user message that carries a run of tool results (`group_into_user_message`)."""
+    return {"role": "user", "content": results}
+
+
+def _tool_result_to_wire(
+    tool_call_id: str, content: str, name: str | NotGiven, i: int
+) -> dict[str, Any]:
+    """A tool result (`messages[i]`) -> its wire block."""
+    return {"type": "tool_result", "tool_use_id": tool_call_id, "content": content}
+
+
+def _assistant_to_wire(body_content: Any, calls: Any, i: int) -> dict[str, Any]:
+    """An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `content_blocks`)."""
+    converted: Any = None
+    if isinstance(body_content, (str, list)):
+        converted = _assistant_content_to_wire(body_content, f"messages[{i}].content")
+    wire_content: Any
+    if calls:  # tool calls are content blocks, after the turn's own blocks
+        wire_content = _as_blocks(converted)
+        for k, call in enumerate(calls):
+            wire_content.append(_tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]"))
+    else:
+        wire_content = converted if converted is not None else []
+        if not wire_content:
+            raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
+    return {"role": "assistant", "content": wire_content}
+
+
 def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
     """Canonical messages -> wire (system `hoist`, tool results `group_into_user_message`, tool calls `content_blocks`)."""
     wire_messages: list[dict[str, Any]] = []
@@ -681,16 +719,11 @@ def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
         t = type(message)
         if t is ToolMessage:
             assert isinstance(message, ToolMessage)
+            result = _tool_result_to_wire(message.tool_call_id, message.content, message.name, i)
             if results is None:
                 results = []
-                wire_messages.append({"role": "user", "content": results})
-            results.append(
-                {
-                    "type": "tool_result",
-                    "tool_use_id": message.tool_call_id,
-                    "content": message.content,
-                }
-            )
+                wire_messages.append(_results_to_wire(results))
+            results.append(result)
             continue
         results = None
         if t is SystemMessage:
@@ -698,26 +731,12 @@ def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
             continue  # hoisted to the top-level field by request_to_wire
         if t is UserMessage:
             assert isinstance(message, UserMessage)
-            content = _user_content_to_wire(message.content, f"messages[{i}].content")
-            wire_messages.append({"role": "user", "content": content})
+            wire_messages.append(_user_to_wire(message.content, i))
             continue
         if t is AssistantMessage:
             assert isinstance(message, AssistantMessage)
             calls = message.tool_calls
-            body_content = message.content
-            converted: Any = None
-            if isinstance(body_content, (str, list)):
-                converted = _assistant_content_to_wire(body_content, f"messages[{i}].content")
-            wire_content: Any
-            if calls:  # tool calls are content blocks, after the turn's own blocks
-                wire_content = _as_blocks(converted)
-                for k, call in enumerate(calls):
-                    wire_content.append(_tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]"))
-            else:
-                wire_content = converted if converted is not None else []
-                if not wire_content:
-                    raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
-            wire_messages.append({"role": "assistant", "content": wire_content})
+            wire_messages.append(_assistant_to_wire(message.content, calls, i))
             continue
     return wire_messages
 
@@ -901,8 +920,11 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
         message = _w.expect_dict(item, path)
         role = message.get("role")
         if role == "user":
-            content = _user_content_from_wire(
-                _w.member(message, "content", path), path + ".content"
+            raw = message.get("content")  # a string is the content as it is
+            content = (
+                raw
+                if type(raw) is str
+                else _user_content_from_wire(_w.member(message, "content", path), path + ".content")
             )
             if type(content) is list and any(type(p) is ToolMessage for p in content):
                 # OpenArmature §8.2.1.2: tool results split into tool messages, other runs stay user turns.

@@ -596,6 +596,53 @@ def _tool_call_to_wire(call: ToolCall, path: str) -> dict[str, Any]:
     return wire_1
 
 
+def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
+    """A user message (`messages[i]`) -> its wire message."""
+    # the path is built only for content blocks (a string has no part to name)
+    wire_content = _user_content_to_wire(
+        content, "" if type(content) is str else f"messages[{i}].content"
+    )
+    return {"role": "user", "parts": wire_content}
+
+
+def _results_to_wire(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The user message that carries a run of tool results (`group_into_user_message`)."""
+    return {"role": "user", "parts": results}
+
+
+def _tool_result_to_wire(
+    tool_call_id: str, content: str, name: str | NotGiven, i: int
+) -> dict[str, Any]:
+    """A tool result (`messages[i]`) -> its wire block."""
+    return {
+        "functionResponse": {
+            "id": tool_call_id,
+            "name": cast(str, name),
+            "response": {"result": content},
+        }
+    }
+
+
+def _assistant_to_wire(body_content: Any, calls: Any, i: int) -> dict[str, Any]:
+    """An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `content_blocks`)."""
+    converted: Any = None
+    if isinstance(body_content, (str, list)):
+        converted = _assistant_content_to_wire(body_content, f"messages[{i}].content")
+    wire_content: Any
+    if calls:  # tool calls are content blocks, after the turn's own blocks
+        wire_content = _as_blocks(converted)
+        for k, call in enumerate(calls):
+            wire_content.append(_tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]"))
+    else:
+        wire_content = converted if converted is not None else []
+        if not wire_content:
+            raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
+    wire_message_1: dict[str, Any] = {"role": "model"}
+    if wire_content is not NOT_GIVEN:
+        wire_message_1["parts"] = wire_content
+    return wire_message_1
+
+
 def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
     """Canonical messages -> wire (system `hoist`, tool results `group_into_user_message`, tool calls `content_blocks`)."""
     wire_messages: list[dict[str, Any]] = []
@@ -613,18 +660,11 @@ def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
                     + " and the message names no function; the wire needs its name",
                     path=f"messages[{i}].tool_call_id",
                 )
+            result = _tool_result_to_wire(message.tool_call_id, message.content, result_name, i)
             if results is None:
                 results = []
-                wire_messages.append({"role": "user", "parts": results})
-            results.append(
-                {
-                    "functionResponse": {
-                        "id": message.tool_call_id,
-                        "name": cast(str, result_name),
-                        "response": {"result": message.content},
-                    }
-                }
-            )
+                wire_messages.append(_results_to_wire(results))
+            results.append(result)
             continue
         results = None
         if t is SystemMessage:
@@ -632,31 +672,14 @@ def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
             continue  # hoisted to the top-level field by request_to_wire
         if t is UserMessage:
             assert isinstance(message, UserMessage)
-            content = _user_content_to_wire(message.content, f"messages[{i}].content")
-            wire_messages.append({"role": "user", "parts": content})
+            wire_messages.append(_user_to_wire(message.content, i))
             continue
         if t is AssistantMessage:
             assert isinstance(message, AssistantMessage)
             calls = message.tool_calls
             for call in calls or ():
                 call_names[call.id] = call.name
-            body_content = message.content
-            converted: Any = None
-            if isinstance(body_content, (str, list)):
-                converted = _assistant_content_to_wire(body_content, f"messages[{i}].content")
-            wire_content: Any
-            if calls:  # tool calls are content blocks, after the turn's own blocks
-                wire_content = _as_blocks(converted)
-                for k, call in enumerate(calls):
-                    wire_content.append(_tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]"))
-            else:
-                wire_content = converted if converted is not None else []
-                if not wire_content:
-                    raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
-            wire_message_1: dict[str, Any] = {"role": "model"}
-            if wire_content is not NOT_GIVEN:
-                wire_message_1["parts"] = wire_content
-            wire_messages.append(wire_message_1)
+            wire_messages.append(_assistant_to_wire(message.content, calls, i))
             continue
     return wire_messages
 
@@ -824,7 +847,12 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
         message = _w.expect_dict(item, path)
         role = message.get("role")
         if role == "user":
-            content = _user_content_from_wire(_w.member(message, "parts", path), path + ".parts")
+            raw = message.get("parts")  # a string is the content as it is
+            content = (
+                raw
+                if type(raw) is str
+                else _user_content_from_wire(_w.member(message, "parts", path), path + ".parts")
+            )
             if type(content) is list and any(type(p) is ToolMessage for p in content):
                 # OpenArmature §8.2.1.2: tool results split into tool messages, other runs stay user turns.
                 run: list[Any] = []

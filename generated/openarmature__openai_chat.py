@@ -577,6 +577,50 @@ def _tool_call_to_wire(call: ToolCall, path: str) -> dict[str, Any]:
     }
 
 
+def _system_to_wire(content: str) -> dict[str, Any]:
+    """A system message -> its wire message (system `inline`)."""
+    return {"role": "system", "content": content}
+
+
+def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
+    """A user message (`messages[i]`) -> its wire message."""
+    # the path is built only for content blocks (a string has no part to name)
+    wire_content = _user_content_to_wire(
+        content, "" if type(content) is str else f"messages[{i}].content"
+    )
+    return {"role": "user", "content": wire_content}
+
+
+def _tool_result_to_wire(
+    tool_call_id: str, content: str, name: str | NotGiven, i: int
+) -> dict[str, Any]:
+    """A tool result (`messages[i]`) -> its wire message."""
+    return {"role": "tool", "tool_call_id": tool_call_id, "content": content}
+
+
+def _assistant_to_wire(body_content: Any, calls: Any, i: int) -> dict[str, Any]:
+    """An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `field`)."""
+    content_out: Any = body_content
+    if isinstance(body_content, (str, list)):
+        content_out = _assistant_content_to_wire(
+            body_content, "" if type(body_content) is str else f"messages[{i}].content"
+        )
+    wire_calls: Any = NOT_GIVEN
+    if calls:
+        wire_calls = [
+            _tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]")
+            for k, call in enumerate(calls)
+        ]
+    elif not content_out:
+        raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
+    wire_message_1: dict[str, Any] = {"role": "assistant"}
+    if content_out is not NOT_GIVEN:
+        wire_message_1["content"] = content_out
+    if wire_calls is not NOT_GIVEN:
+        wire_message_1["tool_calls"] = wire_calls
+    return wire_message_1
+
+
 def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
     """Canonical messages -> wire (system `inline`, tool results `message`, tool calls `field`)."""
     wire_messages: list[dict[str, Any]] = []
@@ -584,38 +628,20 @@ def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
         t = type(message)
         if t is SystemMessage:
             assert isinstance(message, SystemMessage)
-            wire_messages.append({"role": "system", "content": message.content})
+            wire_messages.append(_system_to_wire(message.content))
             continue
         if t is UserMessage:
             assert isinstance(message, UserMessage)
-            content = _user_content_to_wire(message.content, f"messages[{i}].content")
-            wire_messages.append({"role": "user", "content": content})
+            wire_messages.append(_user_to_wire(message.content, i))
             continue
         if t is AssistantMessage:
             assert isinstance(message, AssistantMessage)
             calls = message.tool_calls
-            body_content = message.content
-            content_out: Any = body_content
-            if isinstance(body_content, (str, list)):
-                content_out = _assistant_content_to_wire(body_content, f"messages[{i}].content")
-            wire_calls: Any = NOT_GIVEN
-            if calls:
-                wire_calls = [
-                    _tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]")
-                    for k, call in enumerate(calls)
-                ]
-            elif not content_out:
-                raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
-            wire_message_1: dict[str, Any] = {"role": "assistant"}
-            if content_out is not NOT_GIVEN:
-                wire_message_1["content"] = content_out
-            if wire_calls is not NOT_GIVEN:
-                wire_message_1["tool_calls"] = wire_calls
-            wire_messages.append(wire_message_1)
+            wire_messages.append(_assistant_to_wire(message.content, calls, i))
             continue
         assert isinstance(message, ToolMessage)
         wire_messages.append(
-            {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
+            _tool_result_to_wire(message.tool_call_id, message.content, message.name, i)
         )
     return wire_messages
 
@@ -790,8 +816,11 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
             out.append(SystemMessage(content=_w.expect_str(text, path + ".content")))
             continue
         if role == "user":
-            content = _user_content_from_wire(
-                _w.member(message, "content", path), path + ".content"
+            raw = message.get("content")  # a string is the content as it is
+            content = (
+                raw
+                if type(raw) is str
+                else _user_content_from_wire(_w.member(message, "content", path), path + ".content")
             )
             out.append(UserMessage(content=content))
             continue
@@ -813,7 +842,8 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
             out.append(AssistantMessage(content=a_content, tool_calls=a_calls))
             continue
         if role == "tool":
-            out.append(_read_tool_result(message, path))
+            tool_message = _read_tool_result(message, path)
+            out.append(tool_message)
             continue
         raise _w.WireShapeError(
             path + ".role",

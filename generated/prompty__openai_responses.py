@@ -350,6 +350,22 @@ def _tool_call_to_wire(call: ToolCall, path: str) -> dict[str, Any]:
     }
 
 
+def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
+    """A user message (`messages[i]`) -> its wire message."""
+    # the path is built only for content blocks (a string has no part to name)
+    wire_content = _user_content_to_wire(
+        content, "" if type(content) is str else f"messages[{i}].content"
+    )
+    return {"role": "user", "content": wire_content}
+
+
+def _tool_result_to_wire(
+    tool_call_id: str, content: str, name: str | NotGiven, i: int
+) -> dict[str, Any]:
+    """A tool result (`messages[i]`) -> its wire message."""
+    return {"type": "function_call_output", "call_id": tool_call_id, "output": content}
+
+
 def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
     """Canonical messages -> wire (system `hoist`, tool results `message`, tool calls `items`)."""
     wire_messages: list[dict[str, Any]] = []
@@ -360,8 +376,7 @@ def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
             continue  # hoisted to the top-level field by request_to_wire
         if t is UserMessage:
             assert isinstance(message, UserMessage)
-            content = _user_content_to_wire(message.content, f"messages[{i}].content")
-            wire_messages.append({"role": "user", "content": content})
+            wire_messages.append(_user_to_wire(message.content, i))
             continue
         if t is AssistantMessage:
             assert isinstance(message, AssistantMessage)
@@ -381,11 +396,7 @@ def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
             continue
         assert isinstance(message, ToolMessage)
         wire_messages.append(
-            {
-                "type": "function_call_output",
-                "call_id": message.tool_call_id,
-                "output": message.content,
-            }
+            _tool_result_to_wire(message.tool_call_id, message.content, message.name, i)
         )
     return wire_messages
 
@@ -609,8 +620,11 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
             out.append(SystemMessage(content=_w.expect_str(text, path + ".content")))
             continue
         if role == "user":
-            content = _user_content_from_wire(
-                _w.member(message, "content", path), path + ".content"
+            raw = message.get("content")  # a string is the content as it is
+            content = (
+                raw
+                if type(raw) is str
+                else _user_content_from_wire(_w.member(message, "content", path), path + ".content")
             )
             out.append(UserMessage(content=content))
             continue
