@@ -153,6 +153,22 @@ def _emit_content(em: "Emitter") -> None:
         em.func(f"_{role}_content_to_wire", f"(content: {arg}, path: str) -> {ret}", f"Canonical {role} content -> wire (`{strategy}`).", out.lines)
 
 
+def _text_content(em: "Emitter", out: Any, role: str, var: str) -> str | None:
+    """The wire form of a string content `var` under the role's content strategy, as an
+    expression (what `_<role>_content_to_wire` returns for a string); None for `joined_text`."""
+    ir = em.ir
+    strategy = ir.user_content if role == "user" else ir.assistant_content
+    if strategy == "joined_text":
+        return None
+    if strategy != "always_parts":
+        return var
+    own_text = role == "assistant" and ir.assistant_text_part is not None
+    text_node = ir.assistant_text_part if own_text else ir.parts["text"]
+    assert text_node is not None and not isinstance(text_node, str)
+    expr = em.build_node(out, text_node, {"text": var, "signature": "NOT_GIVEN"}, "part.text", "''")
+    return f"([{expr}] if {var} else [])"
+
+
 def _emit_as_blocks(em: "Emitter") -> None:
     """Tool calls placed as content blocks need the turn's content as a list of blocks."""
     from .emit import _Lines
@@ -195,8 +211,15 @@ def _emit_role_writers(em: "Emitter") -> None:
         out.add(f"return {expr}")
         em.func("_system_to_wire", "(content: str) -> dict[str, Any]", "A system message -> its wire message (system `inline`).", out.lines)
     out = _Lines()
-    out.add("# the path is built only for content blocks (a string has no part to name)")
-    out.add("wire_content = _user_content_to_wire(content, '' if type(content) is str else f'messages[{i}].content')")
+    text = _text_content(em, out, "user", "content")
+    if text is not None:
+        out.add("wire_content: Any")
+        out.add("if type(content) is str:  # the common case, inline")
+        out.add(f"    wire_content = {text}")
+        out.add("else:")
+        out.add("    wire_content = _user_content_to_wire(content, f'messages[{i}].content')")
+    else:
+        out.add("wire_content = _user_content_to_wire(content, f'messages[{i}].content')")
     expr = _build_message(em, out, ir.user_template, {"content": "wire_content"}, "message.user")
     out.add(f"return {expr}")
     em.func("_user_to_wire", "(content: str | list[Block], i: int) -> dict[str, Any]", "A user message (`messages[i]`) -> its wire message.", out.lines)
@@ -218,12 +241,18 @@ def _emit_role_writers(em: "Emitter") -> None:
     if ir.tool_calls_placement == "items":
         return
     out = _Lines()
+    text = _text_content(em, out, "assistant", "body_content")
     if ir.tool_calls_placement == "content_blocks":
         out.add("converted: Any = None")
-        out.add("if isinstance(body_content, (str, list)):")
+        if text is not None:
+            out.add("if type(body_content) is str:  # the common case, inline")
+            out.add(f"    converted = {text}")
+            out.add("elif isinstance(body_content, (str, list)):")
+        else:
+            out.add("if isinstance(body_content, (str, list)):")
         out.add("    converted = _assistant_content_to_wire(body_content, f'messages[{i}].content')")
         out.add("wire_content: Any")
-        out.add("if calls:  # tool calls are content blocks, after the turn's own blocks")
+        out.add("if calls is not NOT_GIVEN and calls:  # tool calls are content blocks, after the turn's own blocks")
         out.indent()
         out.add("wire_content = _as_blocks(converted)")
         out.add("for k, call in enumerate(calls):")
@@ -236,12 +265,17 @@ def _emit_role_writers(em: "Emitter") -> None:
         expr = _build_message(em, out, ir.assistant_template, {"content": "wire_content", "tool_calls": "NOT_GIVEN"}, "message.assistant")
     else:
         out.add("content_out: Any = body_content")
-        out.add("if isinstance(body_content, (str, list)):")
+        if text is not None:
+            out.add("if type(body_content) is str:  # the common case, inline")
+            out.add(f"    content_out = {text}")
+            out.add("elif isinstance(body_content, (str, list)):")
+        else:
+            out.add("if isinstance(body_content, (str, list)):")
         out.indent()
-        out.add("content_out = _assistant_content_to_wire(body_content, '' if type(body_content) is str else f'messages[{i}].content')")
+        out.add("content_out = _assistant_content_to_wire(body_content, f'messages[{i}].content')")
         out.dedent()
         out.add("wire_calls: Any = NOT_GIVEN")
-        out.add("if calls:")
+        out.add("if calls is not NOT_GIVEN and calls:")
         out.add("    wire_calls = [_tool_call_to_wire(call, f'messages[{i}].tool_calls[{k}]') for k, call in enumerate(calls)]")
         out.add("elif not content_out:")
         out.add("    raise InvalidRequestError(_EMPTY_TURN, path=f'messages[{i}].content')")
@@ -459,48 +493,9 @@ def _emit_request_to_wire(em: "Emitter") -> None:
     out.add(f"body[{lit(ir.messages_field)}] = _messages_to_wire(messages)")
     out.add("config = req.config if isinstance(req.config, Config) else _NO_CONFIG")
     out.add("extras = config.extras")
-    additive: list[tuple[str, bool]] = []
     out.add("model = req.model")
-    for opt in ir.options:
-        value = f"value_{opt.name}"
-        out.add(f"{value} = config.{opt.name}")
-        path = f"config.{opt.name}"
-        if opt.unsupported is not None or opt.wire is None:
-            action = opt.unsupported or "drop"
-            out.add(f"if {value} is not NOT_GIVEN:")
-            out.indent()
-            _unsupported(out, action, opt.name, path, ir.key)
-            out.dedent()
-            continue
-        if opt.required:
-            out.add(f"if {value} is NOT_GIVEN:")
-            out.add(f"    raise InvalidRequestError({lit(opt.name + ' is required by ' + ir.key)}, path={lit(path)})")
-        if opt.has_default:
-            out.add(f"if {value} is NOT_GIVEN and not (extras and {lit(_extras_key(ir, opt.wire))} in extras):")
-            out.add(f"    {value} = {lit(opt.default)}  # the mapping's default; an extras value rides instead")
-        out.add(f"if {value} is not NOT_GIVEN:")
-        out.indent()
-        for rule in opt.model_rules:
-            var = em.regex(rule.regex)
-            out.add(f"if {var}.match(model) is not None:  # models: {lit(rule.patterns)}")
-            out.indent()
-            _unsupported(out, rule.action, opt.name, path, ir.key, scoped=True)
-            out.dedent()
-            out.add("else:")
-            out.indent()
-        out.add(_assign(ir, opt.wire, value))
-        for _ in opt.model_rules:
-            out.dedent()
-        out.dedent()
-        if opt.merge:
-            additive.append((_extras_key(ir, opt.wire), opt.merge_coerce_string))
-    out.add("if tools:")
-    tools_expr = "[_tool_to_wire(tool, f'tools[{j}]') for j, tool in enumerate(tools)]"
-    if ir.tools_group is not None:
-        tools_expr = f"[{{{lit(ir.tools_group)}: {tools_expr}}}]  # tools group: one wrapper object"
-    out.add(f"    {_assign(ir, ir.tools_field, tools_expr)}")
-    out.add("if not isinstance(tool_choice, NotGiven):")
-    out.add(f"    {_assign(ir, ir.tool_choice_field, '_tool_choice_to_wire(tool_choice)')}")
+    additive = emit_options_to_wire(em, out, bind=True)
+    emit_tools_to_wire(em, out)
     if st is not None:
         out.add("if isinstance(schema, dict) and mode == 'native':")
         out.indent()
@@ -587,6 +582,63 @@ def _emit_request_to_wire(em: "Emitter") -> None:
     em.parts.public.append("request_to_wire")
 
 
+def emit_options_to_wire(em: "Emitter", out: Any, bind: bool, warn_into: str | None = None) -> list[tuple[str | None, bool]]:
+    """The options rows, writing into `body`: each option's value is the local `value_<name>`
+    (`bind`: read from `config` first), beside `extras` and `model`. `warn_into`: the name of a
+    list that collects the texts of dropped-with-a-warning options instead of warning at once
+    (the fused translators warn once the whole body is built). Returns the additive fields."""
+    ir = em.ir
+    additive: list[tuple[str | None, bool]] = []
+    for opt in ir.options:
+        value = f"value_{opt.name}"
+        if bind:
+            out.add(f"{value} = config.{opt.name}")
+        path = f"config.{opt.name}"
+        if opt.unsupported is not None or opt.wire is None:
+            action = opt.unsupported or "drop"
+            out.add(f"if {value} is not NOT_GIVEN:")
+            out.indent()
+            _unsupported(out, action, opt.name, path, ir.key, warn_into=warn_into)
+            out.dedent()
+            continue
+        if opt.required:
+            out.add(f"if {value} is NOT_GIVEN:")
+            out.add(f"    raise InvalidRequestError({lit(opt.name + ' is required by ' + ir.key)}, path={lit(path)})")
+        if opt.has_default:
+            out.add(f"if {value} is NOT_GIVEN and not (extras and {lit(_extras_key(ir, opt.wire))} in extras):")
+            out.add(f"    {value} = {lit(opt.default)}  # the mapping's default; an extras value rides instead")
+        out.add(f"if {value} is not NOT_GIVEN:")
+        out.indent()
+        for rule in opt.model_rules:
+            var = em.regex(rule.regex)
+            out.add(f"if {var}.match(model) is not None:  # models: {lit(rule.patterns)}")
+            out.indent()
+            _unsupported(out, rule.action, opt.name, path, ir.key, scoped=True, warn_into=warn_into)
+            out.dedent()
+            out.add("else:")
+            out.indent()
+        out.add(_assign(ir, opt.wire, value))
+        for _ in opt.model_rules:
+            out.dedent()
+        out.dedent()
+        if opt.merge:
+            additive.append((_extras_key(ir, opt.wire), opt.merge_coerce_string))
+    return additive
+
+
+def emit_tools_to_wire(em: "Emitter", out: Any, ref: str = "") -> None:
+    """The tools and tool_choice rows, from the locals `tools` and `tool_choice` into `body`;
+    `ref` prefixes the module's own builders (`_dst.` in a fused translator)."""
+    ir = em.ir
+    out.add("if tools is not NOT_GIVEN and tools:")
+    tools_expr = f"[{ref}_tool_to_wire(tool, f'tools[{{j}}]') for j, tool in enumerate(tools)]"
+    if ir.tools_group is not None:
+        tools_expr = f"[{{{lit(ir.tools_group)}: {tools_expr}}}]  # tools group: one wrapper object"
+    out.add(f"    {_assign(ir, ir.tools_field, tools_expr)}")
+    out.add("if not isinstance(tool_choice, NotGiven):")
+    out.add(f"    {_assign(ir, ir.tool_choice_field, ref + '_tool_choice_to_wire(tool_choice)')}")
+
+
 def _extras_key(ir: Any, wire: str) -> str | None:
     """The key a wire field has in the extras container (None when it lies outside it)."""
     keys = tuple(wire.split("."))
@@ -604,10 +656,12 @@ def _structured_modes(ir: Any) -> tuple[str, ...]:
     return ("native", "prompt_fallback", "tool_coercion") if "tool" in st else ("native", "prompt_fallback")
 
 
-def _unsupported(out: Any, action: str, name: str, path: str, key: str, scoped: bool = False) -> None:
+def _unsupported(out: Any, action: str, name: str, path: str, key: str, scoped: bool = False, warn_into: str | None = None) -> None:
     why = f"{name} is not supported by {key}" + (" for this model" if scoped else "")
     if action == "reject":
         out.add(f"raise InvalidRequestError({lit(why)}, path={lit(path)})")
+    elif action == "warn" and warn_into is not None:
+        out.add(f"{warn_into}.append({lit(why + '; dropped')})")
     elif action == "warn":
         out.add(f"warnings.warn({lit(why + '; dropped')}, UnsupportedOptionWarning, stacklevel=2)")
     else:
@@ -705,7 +759,7 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any) -> list[Any]:
             out.add(f"text = message.get({lit(content_key)})")
             out.add("if type(text) is list:  # an array of text parts: joined")
             out.add("    text = ''.join(_w.member_str(_w.expect_dict(p, f'{path}.content[{j}]'), 'text', f'{path}.content[{j}]') for j, p in enumerate(text))")
-            sink(out, "system", {"content": f"_w.expect_str(text, path + {lit('.' + str(content_key))})"})
+            sink(out, "system", {"content": f"text if type(text) is str else _w.expect_str(text, path + {lit('.' + str(content_key))})"})
         elif role == "user":
             out.add(f"raw = message.get({lit(content_key)})  # a string is the content as it is")
             out.add(f"content = raw if type(raw) is str else _user_content_from_wire(_w.member(message, {lit(content_key)}, path), path + {lit('.' + str(content_key))})")
@@ -720,7 +774,7 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any) -> list[Any]:
                 out.indent()
                 out.add("if run:")
                 out.indent()
-                sink(out, "user", {"content": "run"})
+                sink(out, "user", {"content": "run", "list": "yes"})
                 out.add("run = []")
                 out.dedent()
                 sink(out, "tool", {"message": "p"})
@@ -730,7 +784,7 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any) -> list[Any]:
                 out.dedent()
                 out.add("if run:")
                 out.indent()
-                sink(out, "user", {"content": "run"})
+                sink(out, "user", {"content": "run", "list": "yes"})
                 out.dedent()
                 out.add("continue")
                 out.dedent()
@@ -793,7 +847,9 @@ def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any,
         out.dedent()
         out.dedent()
     else:
-        out.add("if raw_content is not NOT_GIVEN:")
+        out.add("if type(raw_content) is str:  # a string is the content as it is")
+        out.add("    a_content = raw_content")
+        out.add("elif raw_content is not NOT_GIVEN:")
         out.add(f"    a_content = _assistant_content_from_wire(raw_content, {content_path})")
         if calls_key is not None:  # placement `items`: tool calls are items of their own
             out.add(f"raw_calls = {src}.get({lit(calls_key)})")

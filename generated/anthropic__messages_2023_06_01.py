@@ -679,10 +679,11 @@ def _tool_call_to_wire(call: ToolCall, path: str) -> dict[str, Any]:
 
 def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
     """A user message (`messages[i]`) -> its wire message."""
-    # the path is built only for content blocks (a string has no part to name)
-    wire_content = _user_content_to_wire(
-        content, "" if type(content) is str else f"messages[{i}].content"
-    )
+    wire_content: Any
+    if type(content) is str:  # the common case, inline
+        wire_content = [{"type": "text", "text": content}] if content else []
+    else:
+        wire_content = _user_content_to_wire(content, f"messages[{i}].content")
     return {"role": "user", "content": wire_content}
 
 
@@ -701,10 +702,14 @@ def _tool_result_to_wire(
 def _assistant_to_wire(body_content: Any, calls: Any, i: int) -> dict[str, Any]:
     """An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `content_blocks`)."""
     converted: Any = None
-    if isinstance(body_content, (str, list)):
+    if type(body_content) is str:  # the common case, inline
+        converted = [{"type": "text", "text": body_content}] if body_content else []
+    elif isinstance(body_content, (str, list)):
         converted = _assistant_content_to_wire(body_content, f"messages[{i}].content")
     wire_content: Any
-    if calls:  # tool calls are content blocks, after the turn's own blocks
+    if (
+        calls is not NOT_GIVEN and calls
+    ):  # tool calls are content blocks, after the turn's own blocks
         wire_content = _as_blocks(converted)
         for k, call in enumerate(calls):
             wire_content.append(_tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]"))
@@ -864,7 +869,7 @@ def _request_to_wire(
     value_presence_penalty = config.presence_penalty
     if value_presence_penalty is not NOT_GIVEN:
         pass  # silently dropped, as the mapping declares
-    if tools:
+    if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]") for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
         body["tool_choice"] = _tool_choice_to_wire(tool_choice)

@@ -596,10 +596,14 @@ def _tool_call_to_wire(call: ToolCall, path: str) -> dict[str, Any]:
 
 def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
     """A user message (`messages[i]`) -> its wire message."""
-    # the path is built only for content blocks (a string has no part to name)
-    wire_content = _user_content_to_wire(
-        content, "" if type(content) is str else f"messages[{i}].content"
-    )
+    wire_1: dict[str, Any] = {"text": content}
+    if NOT_GIVEN is not NOT_GIVEN:
+        wire_1["thoughtSignature"] = NOT_GIVEN
+    wire_content: Any
+    if type(content) is str:  # the common case, inline
+        wire_content = [wire_1] if content else []
+    else:
+        wire_content = _user_content_to_wire(content, f"messages[{i}].content")
     return {"role": "user", "parts": wire_content}
 
 
@@ -623,11 +627,18 @@ def _tool_result_to_wire(
 
 def _assistant_to_wire(body_content: Any, calls: Any, i: int) -> dict[str, Any]:
     """An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `content_blocks`)."""
+    wire_1: dict[str, Any] = {"text": body_content}
+    if NOT_GIVEN is not NOT_GIVEN:
+        wire_1["thoughtSignature"] = NOT_GIVEN
     converted: Any = None
-    if isinstance(body_content, (str, list)):
+    if type(body_content) is str:  # the common case, inline
+        converted = [wire_1] if body_content else []
+    elif isinstance(body_content, (str, list)):
         converted = _assistant_content_to_wire(body_content, f"messages[{i}].content")
     wire_content: Any
-    if calls:  # tool calls are content blocks, after the turn's own blocks
+    if (
+        calls is not NOT_GIVEN and calls
+    ):  # tool calls are content blocks, after the turn's own blocks
         wire_content = _as_blocks(converted)
         for k, call in enumerate(calls):
             wire_content.append(_tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]"))
@@ -635,10 +646,10 @@ def _assistant_to_wire(body_content: Any, calls: Any, i: int) -> dict[str, Any]:
         wire_content = converted if converted is not None else []
         if not wire_content:
             raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
-    wire_message_1: dict[str, Any] = {"role": "model"}
+    wire_message_2: dict[str, Any] = {"role": "model"}
     if wire_content is not NOT_GIVEN:
-        wire_message_1["parts"] = wire_content
-    return wire_message_1
+        wire_message_2["parts"] = wire_content
+    return wire_message_2
 
 
 def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
@@ -764,7 +775,7 @@ def _request_to_wire(
     value_presence_penalty = config.presence_penalty
     if value_presence_penalty is not NOT_GIVEN:
         _w.put_in(body, ("generationConfig", "presencePenalty"), value_presence_penalty)
-    if tools:
+    if tools is not NOT_GIVEN and tools:
         body["tools"] = [
             {
                 "functionDeclarations": [

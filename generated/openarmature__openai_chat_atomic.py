@@ -375,10 +375,11 @@ def _system_to_wire(content: str) -> dict[str, Any]:
 
 def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
     """A user message (`messages[i]`) -> its wire message."""
-    # the path is built only for content blocks (a string has no part to name)
-    wire_content = _user_content_to_wire(
-        content, "" if type(content) is str else f"messages[{i}].content"
-    )
+    wire_content: Any
+    if type(content) is str:  # the common case, inline
+        wire_content = content
+    else:
+        wire_content = _user_content_to_wire(content, f"messages[{i}].content")
     return {"role": "user", "content": wire_content}
 
 
@@ -392,12 +393,12 @@ def _tool_result_to_wire(
 def _assistant_to_wire(body_content: Any, calls: Any, i: int) -> dict[str, Any]:
     """An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `field`)."""
     content_out: Any = body_content
-    if isinstance(body_content, (str, list)):
-        content_out = _assistant_content_to_wire(
-            body_content, "" if type(body_content) is str else f"messages[{i}].content"
-        )
+    if type(body_content) is str:  # the common case, inline
+        content_out = body_content
+    elif isinstance(body_content, (str, list)):
+        content_out = _assistant_content_to_wire(body_content, f"messages[{i}].content")
     wire_calls: Any = NOT_GIVEN
-    if calls:
+    if calls is not NOT_GIVEN and calls:
         wire_calls = [
             _tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]")
             for k, call in enumerate(calls)
@@ -518,7 +519,7 @@ def _request_to_wire(
     value_presence_penalty = config.presence_penalty
     if value_presence_penalty is not NOT_GIVEN:
         body["presence_penalty"] = value_presence_penalty
-    if tools:
+    if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]") for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
         body["tool_choice"] = _tool_choice_to_wire(tool_choice)
@@ -604,7 +605,11 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
                     )
                     for j, p in enumerate(text)
                 )
-            out.append(SystemMessage(content=_w.expect_str(text, path + ".content")))
+            out.append(
+                SystemMessage(
+                    content=text if type(text) is str else _w.expect_str(text, path + ".content")
+                )
+            )
             continue
         if role == "user":
             raw = message.get("content")  # a string is the content as it is
@@ -619,7 +624,9 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
             raw_content = message.get("content", NOT_GIVEN)
             a_calls: Any = NOT_GIVEN
             a_content: Any = NOT_GIVEN
-            if raw_content is not NOT_GIVEN:
+            if type(raw_content) is str:  # a string is the content as it is
+                a_content = raw_content
+            elif raw_content is not NOT_GIVEN:
                 a_content = _assistant_content_from_wire(raw_content, path + ".content")
             raw_calls = message.get("tool_calls")
             if raw_calls is not None:
@@ -779,7 +786,9 @@ def _response_from_wire(body: Any) -> Response:
     raw_content = message.get("content", NOT_GIVEN)
     a_calls: Any = NOT_GIVEN
     a_content: Any = NOT_GIVEN
-    if raw_content is not NOT_GIVEN:
+    if type(raw_content) is str:  # a string is the content as it is
+        a_content = raw_content
+    elif raw_content is not NOT_GIVEN:
         a_content = _assistant_content_from_wire(raw_content, "choices[0].message" + ".content")
     raw_calls = message.get("tool_calls")
     if raw_calls is not None:

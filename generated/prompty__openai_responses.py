@@ -352,10 +352,11 @@ def _tool_call_to_wire(call: ToolCall, path: str) -> dict[str, Any]:
 
 def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
     """A user message (`messages[i]`) -> its wire message."""
-    # the path is built only for content blocks (a string has no part to name)
-    wire_content = _user_content_to_wire(
-        content, "" if type(content) is str else f"messages[{i}].content"
-    )
+    wire_content: Any
+    if type(content) is str:  # the common case, inline
+        wire_content = content
+    else:
+        wire_content = _user_content_to_wire(content, f"messages[{i}].content")
     return {"role": "user", "content": wire_content}
 
 
@@ -510,7 +511,7 @@ def _request_to_wire(
             UnsupportedOptionWarning,
             stacklevel=2,
         )
-    if tools:
+    if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]") for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
         body["tool_choice"] = _tool_choice_to_wire(tool_choice)
@@ -632,7 +633,9 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
             raw_content = _w.member(message, "content", path)  # required by the template
             a_calls: Any = NOT_GIVEN
             a_content: Any = NOT_GIVEN
-            if raw_content is not NOT_GIVEN:
+            if type(raw_content) is str:  # a string is the content as it is
+                a_content = raw_content
+            elif raw_content is not NOT_GIVEN:
                 a_content = _assistant_content_from_wire(raw_content, path + ".content")
             if pending_reasoning:  # reasoning_items: the turn's reasoning comes first
                 a_content = _with_reasoning(pending_reasoning, a_content)

@@ -49,7 +49,18 @@ from .canonical import (
 )
 from .errors import InvalidRequestError
 
-__all__ = ["validate_request", "MAX_JSON_DEPTH", "check_json_value"]
+__all__ = [
+    "validate_request",
+    "MAX_JSON_DEPTH",
+    "check_json_value",
+    # the per-part rules, for converters that validate as they go (the fused translators)
+    "check_user_content",
+    "check_assistant",
+    "check_tool_message",
+    "check_tools",
+    "check_tool_choice",
+    "check_config",
+]
 
 #: Deepest nesting accepted in a user JSON value (a tool's `parameters`, `response_schema`, a
 #: tool call's `arguments`, an `extras` value), counted from that value. Deeper values are
@@ -234,19 +245,10 @@ def validate_request(req: Request) -> None:
 
     call_ids: set[str] = set()  # ids of the tool calls seen so far (OpenArmature §3)
     for index, message in enumerate(messages):
-        t = type(message)
-        if t is UserMessage:  # the common case inline: a non-empty string
+        if isinstance(message, UserMessage):
             content = message.content
-            if type(content) is not str or not content:
+            if type(content) is not str or not content:  # a non-empty string passes inline
                 _user_message(message, index)
-        elif t is AssistantMessage:
-            _assistant_message(message, index, call_ids)
-        elif t is ToolMessage:
-            _tool_message(message, index, call_ids)
-        elif t is SystemMessage:
-            _system_message(message, index)
-        elif isinstance(message, UserMessage):
-            _user_message(message, index)
         elif isinstance(message, AssistantMessage):
             _assistant_message(message, index, call_ids)
         elif isinstance(message, ToolMessage):
@@ -304,7 +306,11 @@ def _system_message(message: SystemMessage, index: int) -> None:
 
 
 def _user_message(message: UserMessage, index: int) -> None:
-    content = message.content
+    check_user_content(message.content, index)
+
+
+def check_user_content(content: object, index: int) -> None:
+    """The rules for the content of a user message at `messages[index]` (OpenArmature §3)."""
     if isinstance(content, str):
         if not content:
             raise InvalidRequestError(
@@ -335,7 +341,12 @@ def _user_message(message: UserMessage, index: int) -> None:
 
 
 def _assistant_message(message: AssistantMessage, index: int, call_ids: set[str]) -> None:
-    tool_calls = message.tool_calls
+    check_assistant(message.content, message.tool_calls, index, call_ids)
+
+
+def check_assistant(content: object, tool_calls: object, index: int, call_ids: set[str]) -> None:
+    """The rules for an assistant message at `messages[index]` given its content and tool calls
+    (OpenArmature §3); the calls' ids join `call_ids`, which later tool messages must answer."""
     has_calls = False
     if tool_calls is not NOT_GIVEN:
         if not isinstance(tool_calls, list):
@@ -349,7 +360,6 @@ def _assistant_message(message: AssistantMessage, index: int, call_ids: set[str]
         call_ids |= ids_here
         has_calls = bool(tool_calls)
 
-    content = message.content
     if isinstance(content, str):
         if not content and not has_calls:
             raise InvalidRequestError(
@@ -681,3 +691,10 @@ def _number(value: Any, key: str) -> None:
 def _integer(value: Any, key: str) -> None:
     if value is not NOT_GIVEN and (not isinstance(value, int) or isinstance(value, bool)):
         raise InvalidRequestError(f"must be an integer, got {value!r}", path=f"config.{key}")
+
+
+# The per-part rules under public names, for converters that validate as they go.
+check_tool_message = _tool_message
+check_tools = _tools
+check_tool_choice = _tool_choice
+check_config = _config

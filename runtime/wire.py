@@ -195,15 +195,28 @@ def member(obj: dict[str, Any], key: str, path: str) -> Any:
         raise WireShapeError(f"{path}.{key}" if path else key, "required key is missing") from None
 
 
+# The member_* and optional_* readers answer the common case (the key holds the expected type)
+# first; the path of an error is built only when there is one.
+
+
 def member_dict(obj: dict[str, Any], key: str, path: str) -> dict[str, Any]:
+    value = obj.get(key)
+    if type(value) is dict:
+        return value
     return expect_dict(member(obj, key, path), f"{path}.{key}" if path else key)
 
 
 def member_list(obj: dict[str, Any], key: str, path: str) -> list[Any]:
+    value = obj.get(key)
+    if type(value) is list:
+        return value
     return expect_list(member(obj, key, path), f"{path}.{key}" if path else key)
 
 
 def member_str(obj: dict[str, Any], key: str, path: str) -> str:
+    value = obj.get(key)
+    if type(value) is str:
+        return value
     return expect_str(member(obj, key, path), f"{path}.{key}" if path else key)
 
 
@@ -228,6 +241,8 @@ def optional_str(obj: dict[str, Any], key: str, path: str) -> str | NotGiven:
     value = obj.get(key)
     if value is None:
         return NOT_GIVEN
+    if type(value) is str:
+        return value
     return expect_str(value, f"{path}.{key}" if path else key)
 
 
@@ -247,6 +262,8 @@ def optional_bool(obj: dict[str, Any], key: str, path: str) -> bool | NotGiven:
     value = obj.get(key)
     if value is None:
         return NOT_GIVEN
+    if type(value) is bool:
+        return value
     return expect_bool(value, f"{path}.{key}" if path else key)
 
 
@@ -254,6 +271,8 @@ def optional_json(obj: dict[str, Any], key: str, path: str) -> dict[str, Any] | 
     value = obj.get(key)
     if value is None:
         return NOT_GIVEN
+    if type(value) is dict:
+        return value
     return expect_dict(value, f"{path}.{key}" if path else key)
 
 
