@@ -460,6 +460,14 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
         ),
         "wire_rules": WIRE_RULES_SCHEMA,
         "stream": STREAM_SCHEMA,
+        # fused translators into this format (codegen/emit_fused.py); not inherited by `extends`
+        "fuse": _obj(
+            {
+                "from": {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"type": "string", "pattern": r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$"}},
+                "doc": {"type": "string"},
+            },
+            required=["from"],
+        ),
         "fixtures": {"type": "array", "items": _fixture},
     },
     required=["meta", "request", "response", "errors"],
@@ -521,7 +529,7 @@ _from_raw = {"type": "object", "additionalProperties": _obj({"from_raw": WIRE_FI
 
 def _task_schema(kind: str, request: dict[str, Any], response: dict[str, Any]) -> dict[str, Any]:
     props = dict(MAPPING_SCHEMA["properties"])
-    for key in ("value_maps", "structured_output", "wire_rules", "request", "response", "stream"):  # wire_rules, stream: chat only
+    for key in ("value_maps", "structured_output", "wire_rules", "request", "response", "stream", "fuse"):  # wire_rules, stream, fuse: chat only
         props.pop(key)
     props["kind"] = {"const": kind}
     props["request"] = request

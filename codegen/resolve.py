@@ -128,9 +128,12 @@ def resolve_all(sources: dict[str, SourceFile]) -> dict[str, Resolved]:
                     f"unknown mapping {parent_key!r}; expected one of: {', '.join(sorted(sources))}",
                 )
             parent = resolve(parent_key, (*chain, key))
-            base = {k: v for k, v in parent.data.items() if k not in ("fixtures", "extends")}
+            # not inherited: a file's own fixtures, its base, and the fused translators it asks for
+            base = {k: v for k, v in parent.data.items() if k not in ("fixtures", "extends", "fuse")}
             origins = {
-                k: v for k, v in parent.origins.items() if not k.startswith("/fixtures") and not k.startswith("/extends")
+                k: v
+                for k, v in parent.origins.items()
+                if not k.startswith("/fixtures") and not k.startswith("/extends") and not k.startswith("/fuse")
             }
             override = {k: v for k, v in data.items() if k != "extends"}
             merged = _merge(base, override, "", origins, src)

@@ -13,7 +13,7 @@ from types import ModuleType
 from typing import Any
 
 
-__all__ = ["Format", "UnknownFormatError", "formats", "get_format", "load_format"]
+__all__ = ["Format", "UnknownFormatError", "formats", "get_format", "load_format", "Translator", "translator"]
 
 _ENTRY_POINT_GROUP = "wiremap.formats"
 
@@ -141,3 +141,65 @@ def load_format(source: ModuleType | str) -> Format:
     spec.loader.exec_module(module)
     return Format(module)
 
+
+
+class Translator:
+    """Bodies of one format straight into another, without a loss report (`wiremap.translator`).
+
+    `request(body)` returns exactly `target.request_to_wire(source.request_from_wire(body))`, and
+    `response(body)` exactly `target.response_to_wire(source.response_from_wire(body))`: the same
+    bodies, warnings and errors. Where a mapping asks for a fused translator from the source
+    (its `fuse` row; `fused` is then True), `request` is that generated one-pass function.
+    For what the target cannot carry, use `translate_request` (it reports every loss).
+    """
+
+    __slots__ = ("source", "target", "fused", "request", "response")
+
+    def __init__(self, source: Format, target: Format) -> None:
+        if source.kind != target.kind:
+            from .errors import InvalidRequestError
+
+            raise InvalidRequestError(
+                f"{source.key} is kind {source.kind} and {target.key} is kind {target.kind}: only formats of one kind translate"
+            )
+        self.source = source
+        self.target = target
+        module = _fused_module(source.key, target.key)
+        self.fused = module is not None
+        src_request, dst_request = source.request_from_wire, target.request_to_wire
+        src_response, dst_response = source.response_from_wire, target.response_to_wire
+
+        def two_step_request(body: Any) -> Any:
+            return dst_request(src_request(body))
+
+        def response(body: Any) -> Any:
+            return dst_response(src_response(body))
+
+        self.request: Any = module.request if module is not None else two_step_request
+        self.response: Any = response
+
+    def __repr__(self) -> str:
+        return f"<wiremap.Translator {self.source.key!r} -> {self.target.key!r}{' (fused)' if self.fused else ''}>"
+
+
+_translators: dict[tuple[str, str], Translator] = {}
+
+
+def _fused_module(source: str, target: str) -> ModuleType | None:
+    try:
+        from wiremap.generated._index import FUSED
+    except ImportError:  # a tree generated before fused translators
+        return None
+    name = FUSED.get((source, target))
+    return None if name is None else importlib.import_module(f"wiremap.generated.{name}")
+
+
+def translator(source: str | Format, target: str | Format) -> Translator:
+    """The Translator from `source` to `target` (format keys or Formats); made once per pair."""
+    src = source if isinstance(source, Format) else get_format(source)
+    dst = target if isinstance(target, Format) else get_format(target)
+    pair = (src.key, dst.key)
+    found = _translators.get(pair)
+    if found is None or found.source is not src or found.target is not dst:
+        found = _translators[pair] = Translator(src, dst)
+    return found

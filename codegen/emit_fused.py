@@ -1,0 +1,413 @@
+"""Fused translators: one format's wire request -> another's, in one pass, from both tables.
+
+A mapping asks for them with `fuse: {from: [openai_chat]}` (mappings/README.md "fuse"). The
+generated module `fused__<source>__TO__<target>.py` has `request(body)`, which returns exactly
+what `target.request_to_wire(source.request_from_wire(body))` returns -- the same body, the same
+warnings, the same errors -- without building the canonical `Request` in between:
+
+- the source's reader chain (`emit_role_readers`, the very code its `_messages_from_wire` runs)
+  reads each wire message, and a sink hands the canonical fields straight to the target's role
+  writers (`_user_to_wire`, `_assistant_to_wire`, ... of the target module);
+- the OpenArmature rules are checked as the messages go by (`wiremap.runtime.validate`'s
+  per-part checks, and inline checks for the common cases);
+- the options are read from the source body and written by the target's own option rows
+  (`emit_options_to_wire`).
+
+Anything outside that path -- a key the source would carry as an extra, structured output, a
+value that breaks a rule, a shape the source reader refuses -- raises `_Deopt` (or the reader's
+own error) before anything is returned, and the body goes the two-step way, which gives the
+canonical error or result. So the fused path only ever answers what the two-step path answers.
+
+A pair takes part when both tables use the strategies this compiler knows; `fused_blockers`
+says why not otherwise, and the generator reports it at the `fuse` row.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import Any
+
+from .emit import Emitter, _Lines, lit
+from .emit_messages import _assign, emit_options_to_wire, emit_role_readers, emit_tools_to_wire
+from .ir import FormatIR
+
+__all__ = ["fused_blockers", "emit_fused_module", "fused_module_name", "fused_header"]
+
+#: OpenArmature §6 RuntimeConfig: the check each option's value gets (Config.from_dict and
+#: validate._config together); anything else goes the two-step way
+_OPTION_CHECKS = {
+    "temperature": "number",
+    "top_p": "number",
+    "frequency_penalty": "number",
+    "presence_penalty": "number",
+    "max_tokens": "positive",
+    "top_k": "integer",
+    "seed": "integer",
+    "stop_sequences": "strings",
+}
+
+
+def fused_module_name(source_module: str, target_module: str) -> str:
+    return f"fused__{source_module}__TO__{target_module}"
+
+
+def fused_blockers(ir: Any, side: str) -> list[str]:
+    """Why `ir` cannot be the `side` (source or target) of a fused translator, as phrases
+    ("has a `wire_rules` section"); [] = it can."""
+    if not isinstance(ir, FormatIR):
+        return [f"is a `kind: {getattr(ir, 'kind', '?')}` mapping (fused translators are for chat)"]
+    why = []
+    if ir.tool_calls_placement == "items":
+        why.append("tool calls placement `items`")
+    if ir.wire_rules is not None:
+        why.append("a `wire_rules` section (its repairs are recorded on a WireMap per call)")
+    if ir.path_params:
+        why.append("fields bound into the endpoint path")
+    if ir.system_hoist_template is not None:
+        why.append("system `hoist` through a `wire` template")
+    if ir.tools_group is not None:
+        why.append("a tools `group`")
+    for name, field in (("model", ir.model_field), ("messages", ir.messages_field), ("tools", ir.tools_field), ("tool_choice", ir.tool_choice_field)):
+        if "." in field:
+            why.append(f"a nested `{name}` field ({field})")
+    unknown = [opt.name for opt in ir.options if opt.name not in _OPTION_CHECKS]
+    if unknown:
+        why.append(f"options the fused compiler has no check for ({', '.join(unknown)})")
+    if side == "source":
+        if ir.tool_call_missing_id == "synthesize":
+            why.append("tool calls `missing_id: synthesize` (results are paired after reading)")
+        if ir.items.reasoning_match is not None:
+            why.append("reasoning items")
+        for opt in ir.options:
+            for wire in (opt.wire, *opt.read_also):
+                if wire is not None and "." in wire:
+                    why.append(f"a nested option field ({wire})")
+        if ir.tool_results_strategy == "message" and not _role_literal(ir.tool_result_template):
+            why.append("tool results told apart by a type literal")
+    else:
+        if ir.tool_result_name == "from_call":
+            why.append("tool results `name: from_call` (named after the earlier call)")
+    return [w if w.startswith("is ") else "has " + w for w in why]
+
+
+def _role_literal(node: Any) -> bool:
+    from .emit_items import role_literal
+
+    return role_literal(node) is not None
+
+
+class _Scoped(Emitter):
+    """An emitter for one side of a fused module: its regexes get names of their own."""
+
+    def __init__(self, ir: FormatIR, prefix: str) -> None:
+        super().__init__(ir)
+        self.prefix = prefix
+
+    def regex(self, pattern: str, dotall: bool = True) -> str:
+        key = ("(?s)" if dotall else "") + pattern
+        if key not in self.regexes:
+            self.regexes[key] = f"_RE_{self.prefix}{len(self.regexes) + 1}"
+        return self.regexes[key]
+
+
+def _read_also(out: _Lines, var: str, rest: tuple[str, ...]) -> None:
+    """The option's other wire names, in order: the first present one is read (a null counts as
+    present, as in the source's reader); one present after it is an extra there: the two-step way."""
+    if not rest:
+        return
+    out.add(f"if {var} is NOT_GIVEN:")
+    out.indent()
+    out.add(f"{var} = src_body.get({lit(rest[0])}, NOT_GIVEN)")
+    _read_also(out, var, rest[1:])
+    out.dedent()
+    out.add("elif " + " or ".join(f"{lit(w)} in src_body" for w in rest) + ":  # unread: the source carries it as an extra")
+    out.add("    raise _Deopt")
+
+
+def _check(out: _Lines, kind: str, var: str) -> None:
+    """The inline form of Config.from_dict + validate._config for one option value."""
+    if kind == "number":
+        out.add(f"t = type({var})")
+        out.add(f"if t is not int and (t is not float or not _isfinite({var})):")
+        out.add("    raise _Deopt")
+    elif kind == "positive":
+        out.add(f"if type({var}) is not int or {var} < 1:")
+        out.add("    raise _Deopt")
+    elif kind == "integer":
+        out.add(f"if type({var}) is not int:")
+        out.add("    raise _Deopt")
+    else:
+        out.add(f"if type({var}) is not list:")
+        out.add("    raise _Deopt")
+        out.add(f"for item in {var}:")
+        out.add("    if type(item) is not str:")
+        out.add("        raise _Deopt")
+        out.add(f"{var} = list({var})  # Config.from_dict keeps a copy")
+
+
+def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module: str, header: str) -> str:
+    """The text (before black) of the fused translator module `src` -> `dst`."""
+    s_em = _Scoped(src, "S")
+    d_em = _Scoped(dst, "T")
+    out = _Lines()
+    out.add("if type(src_body) is not dict:")
+    out.add("    raise _Deopt")
+    out.add("for key in src_body:  # a key the source would carry as an extra: the two-step way")
+    out.add("    if key not in _KNOWN:")
+    out.add("        raise _Deopt")
+    known = {src.model_field, src.messages_field, src.tools_field, src.tool_choice_field}
+    out.add(f"model = src_body.get({lit(src.model_field)})")
+    out.add("if type(model) is not str or not model:")
+    out.add("    raise _Deopt")
+    out.add(f"items = src_body.get({lit(src.messages_field)})")
+    out.add("if type(items) is not list or not items:")
+    out.add("    raise _Deopt")
+    out.add("wire_messages: list[dict[str, Any]] = []")
+    hoist = dst.system_strategy == "hoist"
+    grouped = dst.tool_results_strategy == "group_into_user_message"
+    if hoist:
+        out.add("system_texts: list[str] = []")
+    if grouped:
+        out.add("results: list[dict[str, Any]] | None = None  # the open run of grouped tool results")
+    out.add("call_ids: set[str] = set()  # the tool calls answered so far may be answered (§3)")
+    out.add("ci = 0  # the canonical index of the next message")
+    out.add("last = ''  # the canonical role of the last message")
+    out.add("path = ''  # error paths are the two-step path's business")
+
+    def sink(o: _Lines, role: str, env: dict[str, str]) -> None:
+        if role == "system":
+            o.add(f"content_s = {env['content']}")
+            o.add("if ci or type(content_s) is not str or not content_s:  # §5: first, non-empty text")
+            o.add("    raise _Deopt")
+            if hoist:
+                o.add("system_texts.append(content_s)")
+            else:
+                o.add("wire_messages.append(_dst._system_to_wire(content_s))")
+            if grouped:
+                o.add("results = None")
+            o.add("ci = 1")
+            o.add("last = 'system'")
+        elif role == "user":
+            c = env["content"]
+            if "list" in env:  # a run of blocks
+                o.add(f"_v.check_user_content({c}, ci)")
+            else:
+                o.add(f"if type({c}) is str:")
+                o.add(f"    if not {c}:")
+                o.add("        raise _Deopt")
+                o.add("else:")
+                o.add(f"    _v.check_user_content({c}, ci)")
+            if grouped:
+                o.add("results = None")
+            o.add(f"wire_messages.append(_dst._user_to_wire({c}, ci))")
+            o.add("ci += 1")
+            o.add("last = 'user'")
+        elif role == "assistant":
+            o.add("if not ci:  # §5: the first message is system or user")
+            o.add("    raise _Deopt")
+            o.add(f"if type({env['content']}) is str and {env['tool_calls']} is NOT_GIVEN:  # plain text, inline")
+            o.add(f"    if not {env['content']}:")
+            o.add("        raise _Deopt")
+            o.add("else:")
+            o.add(f"    _v.check_assistant({env['content']}, {env['tool_calls']}, ci, call_ids)")
+            if grouped:
+                o.add("results = None")
+            o.add(f"wire_messages.append(_dst._assistant_to_wire({env['content']}, {env['tool_calls']}, ci))")
+            o.add("ci += 1")
+            o.add("last = 'assistant'")
+        else:
+            if env["message"] != "tool_message":
+                o.add(f"tool_message = {env['message']}")
+            o.add("if not ci:")
+            o.add("    raise _Deopt")
+            o.add("_v.check_tool_message(tool_message, ci, call_ids)")
+            expr = "_dst._tool_result_to_wire(tool_message.tool_call_id, tool_message.content, tool_message.name, ci)"
+            if grouped:
+                o.add(f"result = {expr}")
+                o.add("if results is None:")
+                o.add("    results = []")
+                o.add("    wire_messages.append(_dst._results_to_wire(results))")
+                o.add("results.append(result)")
+            else:
+                o.add(f"wire_messages.append({expr})")
+            o.add("ci += 1")
+            o.add("last = 'tool'")
+
+    if src.system_strategy == "hoist":
+        f = src.system_field
+        assert f is not None
+        known.add(f)
+        out.add(f"system = src_body.get({lit(f)})")
+        out.add("if system is not None:")
+        out.indent()
+        out.add("if type(system) is not str:  # the source joins a list of blocks: the two-step way")
+        out.add("    raise _Deopt")
+        sink(out, "system", {"content": "system"})
+        out.dedent()
+        out.add(f"elif {lit(f)} in src_body:  # a null the source carries as an extra")
+        out.add("    raise _Deopt")
+    out.add("for message in items:")
+    out.indent()
+    out.add("if type(message) is not dict:")
+    out.add("    raise _Deopt")
+    out.add("role = message.get('role')")
+    emit_role_readers(s_em, out, sink)
+    out.add("raise _Deopt  # a role the source refuses")
+    out.dedent()
+    out.add("if last != 'user' and last != 'tool':  # §5: the last message is user or tool")
+    out.add("    raise _Deopt")
+
+    # options: read as the source reads them, checked as the canonical model checks them
+    read = {opt.name for opt in src.options if opt.wire is not None}
+    for name in _OPTION_CHECKS:
+        if name not in read:
+            out.add(f"value_{name}: Any = NOT_GIVEN")
+    for opt in src.options:
+        if opt.wire is None:
+            continue
+        var = f"value_{opt.name}"
+        names = (opt.wire, *opt.read_also)
+        known.update(names)
+        out.add(f"{var}: Any = src_body.get({lit(names[0])}, NOT_GIVEN)")
+        _read_also(out, var, names[1:])
+        out.add(f"if {var} is not NOT_GIVEN:")
+        out.indent()
+        if opt.merge_coerce_string:
+            out.add(f"if type({var}) is str:  # the wire's scalar form")
+            out.add(f"    {var} = [{var}]")
+        out.add(f"if {var} is None:  # OpenArmature §6: a null option is unset")
+        out.add(f"    {var} = NOT_GIVEN")
+        out.add("else:")
+        out.indent()
+        _check(out, _OPTION_CHECKS[opt.name], var)
+        out.dedent()
+        out.dedent()
+
+    # tools and tool_choice: the source's readers, the canonical checks
+    out.add("tools: Any = NOT_GIVEN")
+    out.add(f"raw_tools = src_body.get({lit(src.tools_field)})")
+    out.add("if raw_tools is not None:")
+    out.indent()
+    out.add("if type(raw_tools) is not list:")
+    out.add("    raise _Deopt")
+    out.add("tools = []")
+    out.add("for tool in raw_tools:")
+    out.add("    if type(tool) is not dict:")
+    out.add("        raise _Deopt")
+    out.add("    tools.append(_read_tool(tool, ''))")
+    out.add("tool_names = _v.check_tools(tools)")
+    out.dedent()
+    out.add(f"elif {lit(src.tools_field)} in src_body:  # a null the source carries as an extra")
+    out.add("    raise _Deopt")
+    out.add("else:")
+    out.add("    tool_names = set()")
+    out.add("tool_choice: Any = NOT_GIVEN")
+    out.add(f"if {lit(src.tool_choice_field)} in src_body:")
+    out.indent()
+    out.add(f"tool_choice = _read_tool_choice(src_body[{lit(src.tool_choice_field)}])")
+    out.add("_v.check_tool_choice(tool_choice, tool_names)")
+    out.dedent()
+
+    # the target body, in the order the target's request_to_wire builds it
+    out.add("body: dict[str, Any] = {}")
+    out.add(_assign(dst, dst.model_field, "model"))
+    if hoist:
+        out.add("if system_texts:")
+        out.add(f"    {_assign(dst, dst.system_field or 'system', lit(dst.system_join) + '.join(system_texts)')}")
+    out.add(_assign(dst, dst.messages_field, "wire_messages"))
+    out.add("extras = NOT_GIVEN")
+    out.add("dropped: list[str] = []  # options dropped with a warning, warned once the body is built")
+    emit_options_to_wire(d_em, out, bind=False, warn_into="dropped")
+    emit_tools_to_wire(d_em, out, ref="_dst.")
+    out.add("for text in dropped:")
+    out.add("    warnings.warn(text, UnsupportedOptionWarning, stacklevel=2)")
+    out.add("return body")
+    body_lines = ["    try:", *("    " + line for line in out.lines)]
+    body_lines += [
+        "    except (_Deopt, ProviderError, _w.WireShapeError, RecursionError):",
+        f"        return _dst.request_to_wire(_src.request_from_wire(src_body))",
+    ]
+
+    regexes = {**s_em.regexes, **d_em.regexes}
+    doc = (
+        f'    """A {src.title} request body -> the {dst.title} request body: exactly '
+        f"`{dst.key}.request_to_wire({src.key}.request_from_wire(body))` -- the same body, warnings "
+        'and errors -- in one pass where the body allows it (`_Deopt`: the two-step way)."""'
+    )
+    fn_text = "def request(src_body: Mapping[str, Any]) -> dict[str, Any]:\n" + doc + "\n" + "\n".join(body_lines) + "\n"
+    imports = _source_imports(fn_text, header, src_module)
+    lines = [header.rstrip("\n"), ""]
+    if imports:
+        lines.append(f"from .{src_module} import {', '.join(imports)}")
+        lines.append("")
+    lines.append(f"SOURCE: Final = {lit(src.key)}")
+    lines.append(f"TARGET: Final = {lit(dst.key)}")
+    lines.append(f"_KNOWN: Final = frozenset({lit(sorted(known))})  # the source body keys this path reads")
+    for pattern, name in sorted(regexes.items(), key=lambda kv: kv[1]):
+        lines.append(f"{name}: Final = re.compile({lit(pattern)})")
+    lines.append("")
+    lines.append("")
+    lines.append("class _Deopt(Exception):")
+    lines.append('    """The body is outside the fused path: the two-step path takes it (and says why)."""')
+    lines.append("")
+    lines.append("")
+    lines.append(fn_text)
+    return "\n".join(lines)
+
+
+def _source_imports(fn_text: str, header: str, src_module: str) -> list[str]:
+    """The names the source's reader code uses that the module header does not bind: the
+    source module's own functions and constants, imported from it."""
+    tree = ast.parse(fn_text)
+    bound = set(dir(builtins))
+    head = ast.parse(header)
+    for node in head.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bound.add((alias.asname or alias.name).split(".")[0])
+    bound |= {"SOURCE", "TARGET", "_KNOWN", "_Deopt", "request", "_request"}
+    assigned: set[str] = set()
+    used: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (assigned if isinstance(node.ctx, ast.Store) else used).add(node.id)
+        elif isinstance(node, ast.arg):
+            assigned.add(node.arg)
+        elif isinstance(node, ast.FunctionDef):
+            assigned.add(node.name)
+    return sorted(n for n in used - assigned - bound if not n.startswith("_RE_"))
+
+
+_CANONICAL = (
+    "NOT_GIVEN, AssistantMessage, Block, Config, FileBlock, ForcedTool, ImageBlock, AudioBlock, "
+    "InlineSource, Message, NotGiven, RedactedThinkingBlock, Request, SystemMessage, TextBlock, "
+    "ThinkingBlock, Tool, ToolCall, ToolChoice, ToolMessage, UrlSource, UserMessage"
+)
+
+
+def fused_header(src: FormatIR, dst: FormatIR, src_module: str, dst_module: str, source_files: str) -> str:
+    """The module head: what the source's reader code and the target's option rows refer to."""
+    reasoning = "from wiremap.runtime import reasoning as _reasoning\n" if src.reasoning is not None else ""
+    return (
+        f"# Code generated by wiremap.codegen from {source_files}. DO NOT EDIT.\n"
+        f'"""Fused translator: {src.title} requests -> {dst.title} requests (`{src.key}` -> `{dst.key}`).\n\n'
+        f"Compiled from both mappings (the `fuse` row of the target's; codegen/emit_fused.py): the\n"
+        f"source's reader code feeds the target's role writers and option rows directly, with the\n"
+        f"OpenArmature rules checked as it goes; whatever falls outside that path goes through\n"
+        f"`{src.key}.request_from_wire` and `{dst.key}.request_to_wire`, so both paths give the same answer.\n"
+        '"""\n\n'
+        "from __future__ import annotations\n\n"
+        "import re\n"
+        "import warnings\n"
+        "from collections.abc import Mapping\n"
+        "from math import isfinite as _isfinite\n"
+        "from typing import Any, Final, cast\n\n"
+        "from wiremap.runtime import validate as _v\n"
+        "from wiremap.runtime import wire as _w\n"
+        f"{reasoning}"
+        f"from wiremap.runtime.canonical import ({_CANONICAL})\n"
+        "from wiremap.runtime.errors import InvalidRequestError, ProviderError, UnsupportedContentBlockError, UnsupportedOptionWarning\n\n"
+        f"from . import {dst_module} as _dst\n"
+        f"from . import {src_module} as _src\n"
+    )

@@ -1,0 +1,129 @@
+"""Fused translators (mapping `fuse` rows, codegen/emit_fused.py) and `wiremap.translator`.
+
+A fused translator must answer exactly what the two-step path answers:
+`target.request_to_wire(source.request_from_wire(body))` -- the same body (byte for byte, key
+order included), the same warnings, the same error class, path and message. That is checked on
+valid bodies drawn by hypothesis (every canonical request a source can send, sent, then
+translated), on mutated bodies (tests/fuzz/mutate.py), and on the benchmark corpus, which the
+one-pass path must take without falling back.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import wiremap
+from wiremap.generated._index import FUSED
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import strategies as gen  # noqa: E402
+from fuzz import mutate  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PAIRS = sorted(FUSED)
+SETTINGS = settings(
+    max_examples=150,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+    print_blob=True,
+)
+
+
+def outcome(fn: Any, body: Any) -> tuple[Any, ...]:
+    """What a caller sees: the wire bytes and the warnings, or the error."""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            result = fn(body)
+        except wiremap.ProviderError as exc:
+            return ("error", type(exc).__name__, exc.category, exc.path, str(exc))
+    wire = json.dumps(result, ensure_ascii=False)  # key order kept: the bytes a client sends
+    return ("ok", wire, [(w.category.__name__, str(w.message)) for w in seen])
+
+
+def two_step(source: str, target: str) -> Any:
+    src, dst = wiremap.get_format(source), wiremap.get_format(target)
+    return lambda body: dst.request_to_wire(src.request_from_wire(body))
+
+
+class _NoFallback:
+    def request_from_wire(self, body: Any) -> Any:
+        raise AssertionError("the fused translator fell back to the two-step path")
+
+
+def one_pass(monkeypatch: pytest.MonkeyPatch, source: str, target: str) -> Any:
+    """The fused translator with its two-step fallback taken away: it must answer by itself."""
+    request = wiremap.translator(source, target).request
+    monkeypatch.setattr(sys.modules[request.__module__], "_src", _NoFallback())
+    return request
+
+
+def test_the_fuse_rows_are_compiled() -> None:
+    assert ("openai_chat", "anthropic_messages") in FUSED
+    assert ("anthropic_messages", "openai_chat") in FUSED
+    for source, target in PAIRS:
+        tr = wiremap.translator(source, target)
+        assert tr.fused and tr.source.key == source and tr.target.key == target
+        assert tr.request.__module__ == f"wiremap.generated.{FUSED[(source, target)]}"
+        assert wiremap.translator(source, target) is tr  # made once per pair
+
+
+def test_pairs_without_a_fuse_row_take_the_two_step_path() -> None:
+    tr = wiremap.translator("openai_chat", "gemini_generate_content")
+    assert not tr.fused
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    assert outcome(tr.request, body) == outcome(two_step("openai_chat", "gemini_generate_content"), body)
+
+
+def test_translator_responses_are_the_two_step_answer() -> None:
+    body = json.loads((ROOT / "bench/corpus/anthropic_response.json").read_text())
+    tr = wiremap.translator("anthropic_messages", "openai_chat")
+    expected = wiremap.get_format("openai_chat").response_to_wire(wiremap.get_format("anthropic_messages").response_from_wire(body))
+    assert json.dumps(tr.response(body)) == json.dumps(expected)
+
+
+def test_formats_of_different_kinds_do_not_translate() -> None:
+    with pytest.raises(wiremap.InvalidRequestError, match="only formats of one kind translate"):
+        wiremap.translator("openai_chat", "openai_embeddings")
+
+
+@pytest.mark.parametrize("item", ["small_chat", "tool_turn", "multimodal", "long_conversation"])
+def test_the_benchmark_corpus_takes_the_one_pass_path(item: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    body = json.loads((ROOT / f"bench/corpus/{item}.json").read_text())
+    expected = outcome(two_step("openai_chat", "anthropic_messages"), body)
+    assert outcome(one_pass(monkeypatch, "openai_chat", "anthropic_messages"), body) == expected
+    assert (item == "tool_turn") == bool(expected[2])  # temperature and top_p: warned, not sent
+    back = json.loads(expected[1])
+    assert outcome(one_pass(monkeypatch, "anthropic_messages", "openai_chat"), back) == outcome(two_step("anthropic_messages", "openai_chat"), back)
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=lambda p: f"{p[0]}->{p[1]}")
+@SETTINGS
+@given(data=st.data())
+def test_fused_equals_two_step_on_valid_bodies(pair: tuple[str, str], data: Any) -> None:
+    source, target = pair
+    request = data.draw(gen.canonical_requests(source))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        body = json.loads(json.dumps(wiremap.get_format(source).request_to_wire(request)))
+    assert outcome(wiremap.translator(source, target).request, body) == outcome(two_step(source, target), body)
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=lambda p: f"{p[0]}->{p[1]}")
+def test_fused_equals_two_step_on_mutated_bodies(pair: tuple[str, str]) -> None:
+    source, target = pair
+    fused, reference = wiremap.translator(source, target).request, two_step(source, target)
+    count = 0
+    for body, ops in mutate.cases(7, source, "request_from_wire", 1500):
+        count += 1
+        assert outcome(fused, body) == outcome(reference, body), ops
+    assert count == 1500
