@@ -1,8 +1,11 @@
 """Straight-line hand-written converters for the bench corpus: the practical floor.
 
 They do what the corpus needs and nothing else: no validation beyond what building the output
-needs, no error paths, no options the corpus does not use. Their outputs are checked against
-wiremap's in bench/run.py (same bodies), so the floor is doing the same work.
+needs, no error paths, no options the corpus does not use. They produce the same bytes as wiremap
+(key order, and the OpenArmature §8 sorting of user JSON: tool schemas and arguments), which
+bench/run.py checks with `json.dumps` of both, so the floor is doing the same work.
+`openai_to_anthropic_reshape` is the first version of the floor, kept for scale: the same
+reshaping with schemas and arguments passed through unsorted (equal as values, not as bytes).
 """
 
 from __future__ import annotations
@@ -37,8 +40,68 @@ def _an_part(part: dict[str, Any]) -> dict[str, Any]:
     return {"type": "image", "source": {"type": "url", "url": url}}
 
 
+def _sorted(value: Any) -> Any:
+    """A copy with object keys sorted recursively: the OpenArmature §8 byte-stability rule for
+    user JSON (tool schemas, arguments), which any converter honouring it must do."""
+    if type(value) is dict:
+        return {k: _sorted(value[k]) for k in sorted(value)}
+    if type(value) is list:
+        return [_sorted(v) for v in value]
+    return value
+
+
 def openai_to_anthropic_request(body: dict[str, Any]) -> dict[str, Any]:
-    """OpenAI Chat request body -> Anthropic Messages request body."""
+    """OpenAI Chat request body -> Anthropic Messages request body, byte for byte what wiremap
+    sends (keys in its order, schemas and arguments sorted; bench/run.py compares the bytes)."""
+    out: dict[str, Any] = {"model": body["model"]}
+    system = []
+    messages: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] | None = None
+    for m in body["messages"]:
+        role = m["role"]
+        if role == "tool":
+            block = {"type": "tool_result", "tool_use_id": m["tool_call_id"], "content": m["content"]}
+            if results is None:
+                results = [block]
+                messages.append({"role": "user", "content": results})
+            else:
+                results.append(block)
+            continue
+        results = None
+        if role == "system":
+            system.append(m["content"])
+        elif role == "user":
+            c = m["content"]
+            parts = [{"type": "text", "text": c}] if type(c) is str else [_an_part(p) for p in c]
+            messages.append({"role": "user", "content": parts})
+        else:
+            blocks: list[dict[str, Any]] = []
+            c = m.get("content")
+            if c:
+                blocks.append({"type": "text", "text": c})
+            for call in m.get("tool_calls") or ():
+                f = call["function"]
+                blocks.append({"type": "tool_use", "id": call["id"], "name": f["name"], "input": _sorted(json.loads(f["arguments"]))})
+            messages.append({"role": "assistant", "content": blocks})
+    if system:
+        out["system"] = "\n\n".join(system)
+    out["messages"] = messages
+    out["max_tokens"] = body["max_tokens"]
+    if "stop" in body:
+        out["stop_sequences"] = body["stop"]
+    if "tools" in body:
+        out["tools"] = [
+            {"name": t["function"]["name"], "input_schema": _sorted(t["function"]["parameters"]), "description": t["function"]["description"]}
+            for t in body["tools"]
+        ]
+    if "tool_choice" in body:
+        out["tool_choice"] = {"type": body["tool_choice"]}
+    return out
+
+
+def openai_to_anthropic_reshape(body: dict[str, Any]) -> dict[str, Any]:
+    """The same reshaping without the §8 sorting (schemas and arguments as they come): equal
+    as JSON values, not as bytes. Reported beside the floor, for scale."""
     out: dict[str, Any] = {"model": body["model"]}
     system = []
     messages: list[dict[str, Any]] = []
@@ -106,7 +169,8 @@ def anthropic_to_openai_response(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def canonical_to_anthropic_request(req: Any) -> dict[str, Any]:
-    """A typed canonical Request -> Anthropic Messages request body (single direction)."""
+    """A typed canonical Request -> Anthropic Messages request body (single direction), byte for
+    byte what wiremap sends."""
     out: dict[str, Any] = {"model": req.model}
     messages: list[dict[str, Any]] = []
     results: list[dict[str, Any]] | None = None
@@ -146,7 +210,7 @@ def canonical_to_anthropic_request(req: Any) -> dict[str, Any]:
                 blocks.extend({"type": "text", "text": b.text} for b in c)
             if m.tool_calls is not NOT_GIVEN:
                 for call in m.tool_calls:
-                    blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments})
+                    blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": _sorted(call.arguments)})
             messages.append({"role": "assistant", "content": blocks})
     out["messages"] = messages
     cfg = req.config
@@ -154,7 +218,7 @@ def canonical_to_anthropic_request(req: Any) -> dict[str, Any]:
     if cfg.stop_sequences is not NOT_GIVEN:
         out["stop_sequences"] = cfg.stop_sequences
     if req.tools is not NOT_GIVEN:
-        out["tools"] = [{"name": t.name, "description": t.description, "input_schema": t.parameters} for t in req.tools]
+        out["tools"] = [{"name": t.name, "input_schema": _sorted(t.parameters), "description": t.description} for t in req.tools]
     if req.tool_choice is not NOT_GIVEN:
         out["tool_choice"] = {"type": req.tool_choice}
     return out
