@@ -493,6 +493,11 @@ class Emitter:
             ordered = sorted(enumerate(alts), key=lambda p: (-len(conds[p[0]]), p[0]))
             out = _Lines()
             out.add("part = _w.expect_dict(value, path)")
+            tag = "part.get('type') == "
+            if any(c and c[0].startswith(tag) for c in conds):
+                # the type tag is read once; each alternative compares it first
+                out.add("kind = part.get('type')")
+                conds = [[("kind == " + c[len(tag):]) if c.startswith(tag) else c for c in cs] for cs in conds]
             for index, (label, node, call) in ordered:
                 out.add(f"if {' and '.join(conds[index]) or 'True'}:")
                 out.indent()

@@ -575,17 +575,18 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
 def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block | ToolMessage:
     """A part of a wire user turn (tool results included)."""
     part = _w.expect_dict(value, path)
-    if part.get("type") == "image" and _w.get_in(part, ("source", "type")) == "url":
+    kind = part.get("type")
+    if kind == "image" and _w.get_in(part, ("source", "type")) == "url":
         return _read_part_image_url(part, path)
-    if part.get("type") == "image" and _w.get_in(part, ("source", "type")) == "base64":
+    if kind == "image" and _w.get_in(part, ("source", "type")) == "base64":
         return _read_part_image_inline(part, path)
-    if part.get("type") == "document" and _w.get_in(part, ("source", "type")) == "url":
+    if kind == "document" and _w.get_in(part, ("source", "type")) == "url":
         return _read_part_file_url(part, path)
-    if part.get("type") == "document" and _w.get_in(part, ("source", "type")) == "base64":
+    if kind == "document" and _w.get_in(part, ("source", "type")) == "base64":
         return _read_part_file_inline(part, path)
-    if part.get("type") == "text":
+    if kind == "text":
         return _read_part_text(part, path)
-    if part.get("type") == "tool_result":
+    if kind == "tool_result":
         return _read_tool_result(part, path)
     raise _w.WireShapeError(
         path + ".type",
@@ -598,13 +599,14 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block | Too
 def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block | ToolCall:
     """A part of a wire assistant turn (tool calls included)."""
     part = _w.expect_dict(value, path)
-    if part.get("type") == "text":
+    kind = part.get("type")
+    if kind == "text":
         return _read_part_text(part, path)
-    if part.get("type") == "thinking":
+    if kind == "thinking":
         return _read_part_thinking(part, path)
-    if part.get("type") == "redacted_thinking":
+    if kind == "redacted_thinking":
         return _read_part_redacted_thinking(part, path)
-    if part.get("type") == "tool_use":
+    if kind == "tool_use":
         return _read_tool_call(part, path, lenient)
     raise _w.WireShapeError(
         path + ".type",

@@ -85,9 +85,10 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
     try:
         if type(src_body) is not dict:
             raise _Deopt
-        for key in src_body:  # a key the source would carry as an extra: the two-step way
-            if key not in _KNOWN:
-                raise _Deopt
+        if not _KNOWN.issuperset(
+            src_body
+        ):  # a key the source would carry as an extra: the two-step way
+            raise _Deopt
         model = src_body.get("model")
         if type(model) is not str or not model:
             raise _Deopt

@@ -235,23 +235,24 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
 def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block:
     """A part of a wire user turn."""
     part = _w.expect_dict(value, path)
+    kind = part.get("type")
     if (
-        part.get("type") == "input_image"
+        kind == "input_image"
         and isinstance(_w.get_in(part, ("image_url",)), str)
         and _RE_1.fullmatch(_w.get_in(part, ("image_url",))) is not None
     ):
         return _read_part_image_inline(part, path)
     if (
-        part.get("type") == "input_file"
+        kind == "input_file"
         and isinstance(_w.get_in(part, ("file_data",)), str)
         and _RE_1.fullmatch(_w.get_in(part, ("file_data",))) is not None
     ):
         return _read_part_file_inline(part, path)
-    if part.get("type") == "input_text":
+    if kind == "input_text":
         return _read_part_text(part, path)
-    if part.get("type") == "input_image":
+    if kind == "input_image":
         return _read_part_image_url(part, path)
-    if part.get("type") == "input_file":
+    if kind == "input_file":
         return _read_part_file_url(part, path)
     raise _w.WireShapeError(
         path + ".type",
@@ -264,7 +265,8 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block:
 def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block:
     """A part of a wire assistant turn."""
     part = _w.expect_dict(value, path)
-    if part.get("type") == "output_text":
+    kind = part.get("type")
+    if kind == "output_text":
         return _read_part_assistant_text(part, path)
     raise _w.WireShapeError(
         path + ".type",

@@ -239,17 +239,18 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
 def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block:
     """A part of a wire user turn."""
     part = _w.expect_dict(value, path)
+    kind = part.get("type")
     if (
-        part.get("type") == "image_url"
+        kind == "image_url"
         and isinstance(_w.get_in(part, ("image_url", "url")), str)
         and _RE_1.fullmatch(_w.get_in(part, ("image_url", "url"))) is not None
     ):
         return _read_part_image_inline(part, path)
-    if part.get("type") == "text":
+    if kind == "text":
         return _read_part_text(part, path)
-    if part.get("type") == "image_url":
+    if kind == "image_url":
         return _read_part_image_url(part, path)
-    if part.get("type") == "input_audio":
+    if kind == "input_audio":
         return _read_part_audio_inline(part, path)
     raise _w.WireShapeError(
         path + ".type",
@@ -262,7 +263,8 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block:
 def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block:
     """A part of a wire assistant turn."""
     part = _w.expect_dict(value, path)
-    if part.get("type") == "text":
+    kind = part.get("type")
+    if kind == "text":
         return _read_part_text(part, path)
     raise _w.WireShapeError(
         path + ".type", "unsupported part " + repr(part.get("type")) + "; expected one of: text"
