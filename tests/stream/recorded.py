@@ -323,6 +323,18 @@ GEMINI = [
         _ge_body([{"text": "Checking."}, {"functionCall": {"id": "fc-1", "name": "lookup", "args": {}}}], "MAX_TOKENS", GE_USAGE),
     ),
     Recorded(
+        # api (thought-signatures): a signature on a plain text part, the second one on an empty
+        # text part after its text; each signs the text part it ends
+        "gemini_generate_content", "text_signatures",
+        sse([
+            _ge([{"text": "Hel"}]),
+            _ge([{"text": "lo", "thoughtSignature": "c2lnVA=="}]),
+            _ge([{"text": " again"}], usage={"promptTokenCount": 12, "totalTokenCount": 12}),
+            _ge([{"text": "", "thoughtSignature": "c2lnVTI="}], "STOP", GE_USAGE),
+        ]),
+        _ge_body([{"text": "Hello", "thoughtSignature": "c2lnVA=="}, {"text": " again", "thoughtSignature": "c2lnVTI="}], "STOP", GE_USAGE),
+    ),
+    Recorded(
         "gemini_generate_content", "mid_stream_error",
         sse([
             _ge([{"text": "Partial ans"}]),
