@@ -937,19 +937,26 @@ def _render(node: tuple[Any, ...], values: Mapping[str, Any]) -> Any:
                 out[k] = r
         return out
     if tag == 1:
-        value = _lookup(values, node[1], node[2])
         if node[4] == "json":  # `|json`: the value is JSON text, written decoded (a kept wire object)
+            value = _lookup(values, node[1], ())
             if value is _MISSING or value is None:
                 if node[3]:
                     return _MISSING
-                raise _Unwritable(f"nothing to write for {{{node[1]}|json}}")
+                raise _Unwritable(f"there is no {node[1]} to write")
             try:
                 value = json.loads(value) if isinstance(value, str) else _MISSING
             except ValueError:
                 value = _MISSING
             if not isinstance(value, dict):
-                raise _Unwritable(f"{{{node[1]}|json}} is not the JSON text of an object")
+                raise _Unwritable(f"its {node[1]} is not the JSON text of an object")
+            for key in node[2]:  # `{signature.id|json}`: a path into the decoded object
+                value = value.get(key, _MISSING) if isinstance(value, dict) else _MISSING
+            if value is _MISSING:
+                if node[3]:
+                    return _MISSING
+                raise _Unwritable(f"its {node[1]} has no {'.'.join(node[2])}")
             return value
+        value = _lookup(values, node[1], node[2])
         if value is _MISSING or (node[3] and (value is None or type(value) is _Unreported)):
             return _MISSING
         return value
@@ -1062,7 +1069,7 @@ class StreamEmitter:
             except _Unwritable as exc:
                 if self._ctx is not None:
                     key, path, what = self._ctx
-                    self._lose(key, path, f"{what} cannot be written in a {self.format.key} stream ({exc})")
+                    self._lose(key, path, f"{what} is not written to the {self.format.key} stream: {exc}")
                 return b""
             seq += 1
             text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, separators=(",", ":"))
@@ -1253,11 +1260,12 @@ class StreamEmitter:
         if part is None:
             return b""
         out = self._close_block() if self._blocks else b""
-        block = self._block_count
-        self._block_count += 1
         idx = part["index"]
         self._ctx = (("reasoning_whole", idx), f"message.content[{idx}]", "reasoning")
-        return out + self._write(self.spec["reasoning_whole"], self._vals(index=idx, block=block, text=part["text"], signature=part["signature"] or None))
+        written = self._write(self.spec["reasoning_whole"], self._vals(index=idx, block=self._block_count, text=part["text"], signature=part["signature"] or None))
+        if written:  # a part that could not be written takes no block number
+            self._block_count += 1
+        return out + written
 
     def _whole_call(self, t: Any, idx: int, ev: Mapping[str, Any]) -> bytes:
         """`tool_call_whole`: a format whose calls arrive whole (Gemini) gets each call once, at
@@ -1352,6 +1360,25 @@ def stream_request_to_wire(fmt: str | Format, request: Any, **kwargs: Any) -> di
 # ------------------------------------------------------------------------------------ translation
 
 
+def forward_event(ev: Mapping[str, Any], source: Format, emitter: "StreamEmitter") -> Mapping[str, Any] | None:
+    """The event as it goes on to `emitter`'s format when it comes from `source`'s: signed data
+    goes back only to its origin (CANONICAL.md, as `signatures: strip_foreign`), so another
+    provider's reasoning or text signature is not forwarded (a `Loss` on the emitter) and a tool
+    call's signature is left off (reported by the response losses). None: nothing to emit."""
+    if source.provider == emitter.format.provider:
+        return ev
+    t = ev.get("type")
+    if t in ("reasoning_signature", "text_signature"):
+        idx = ev.get("index", 0)
+        what = "reasoning" if t == "reasoning_signature" else "text"
+        emitter._lose((str(t), idx), f"message.content[{idx}]",
+                      f"a {source.provider} {what} signature is not sent to {emitter.format.provider}")
+        return None
+    if t == "tool_call_start" and "signature" in ev:
+        return {k: v for k, v in ev.items() if k != "signature"}
+    return ev
+
+
 class StreamTranslation:
     """A stream re-emitted in another format, as it arrives.
 
@@ -1388,19 +1415,11 @@ class StreamTranslation:
 
     def _push(self, events: list[dict[str, Any]]) -> bytes:
         out = b""
-        foreign = self.source.provider != self.target.provider
         for ev in events:
             self.assembler.add(ev)
-            if foreign and ev.get("type") in ("reasoning_signature", "text_signature"):
-                # signed content goes back only to its origin (CANONICAL.md), as signatures: strip_foreign
-                idx = ev.get("index", 0)
-                what = "reasoning" if ev.get("type") == "reasoning_signature" else "text"
-                self.emitter._lose((str(ev.get("type")), idx), f"message.content[{idx}]",
-                                   f"a {self.source.provider} {what} signature is not sent to {self.target.provider}")
-                continue
-            if foreign and ev.get("type") == "tool_call_start" and "signature" in ev:
-                ev = {k: v for k, v in ev.items() if k != "signature"}  # reported by response_losses
-            out += self.emitter.emit(ev)
+            fwd = forward_event(ev, self.source, self.emitter)
+            if fwd is not None:
+                out += self.emitter.emit(fwd)
         return out
 
     def _finish(self) -> bytes:
@@ -1515,6 +1534,6 @@ def parse_stream(data: bytes | Iterable[bytes], fmt: str | Format) -> list[dict[
     return out
 
 
-__all__ += ["events_from_response", "parse_stream", "usage_from_wire", "usage_to_wire", "SSEDecoder"]
+__all__ += ["events_from_response", "forward_event", "parse_stream", "usage_from_wire", "usage_to_wire", "SSEDecoder"]
 
 _ = (UnavailableError,)

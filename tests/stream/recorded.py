@@ -349,4 +349,187 @@ GEMINI = [
     ),
 ]
 
-ALL = OPENAI + ANTHROPIC + GEMINI
+# ------------------------------------------------------------------------------------ OpenAI Responses
+# api-ref "Responses streaming events" (the ResponseStreamEvent union; openai SDK types/responses):
+# named events whose `type` repeats the name, each with a sequence_number; response.created first;
+# output items opened and closed by output_item.added/.done with their content and argument deltas
+# between; reasoning summary parts; the whole Response in response.completed / .incomplete /
+# .failed; a bare `error` event; no [DONE].
+
+RS_USAGE = {"input_tokens": 19, "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0}, "output_tokens": 10,
+            "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 29}
+RS_THINK_USAGE = {"input_tokens": 40, "input_tokens_details": {"cached_tokens": 8, "cache_write_tokens": 0}, "output_tokens": 90,
+                  "output_tokens_details": {"reasoning_tokens": 64}, "total_tokens": 130}
+
+
+def _rs_response(status: str, output: list[dict[str, Any]], usage: dict[str, Any] | None, **extra: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": "resp_68a1", "object": "response", "created_at": 1756000000, "status": status, "background": False,
+        "error": None, "incomplete_details": None, "instructions": None, "max_output_tokens": None,
+        "model": "gpt-5-2025-08-07", "output": output, "parallel_tool_calls": True, "previous_response_id": None,
+        "reasoning": {"effort": "medium", "summary": "auto"}, "store": False, "temperature": 1.0,
+        "text": {"format": {"type": "text"}, "verbosity": "medium"}, "tool_choice": "auto", "tools": [], "top_p": 1.0,
+        "truncation": "disabled", "usage": usage, "user": None, "metadata": {},
+    }
+    body.update(extra)
+    return body
+
+
+def _rs(events: list[dict[str, Any]], *, crlf: bool = False) -> bytes:
+    """Named SSE events, sequence_number counted from 0 as the API does."""
+    return sse([{**ev, "sequence_number": i} for i, ev in enumerate(events)], named=True, crlf=crlf)
+
+
+def _rs_open() -> list[dict[str, Any]]:
+    return [{"type": "response.created", "response": _rs_response("in_progress", [], None)},
+            {"type": "response.in_progress", "response": _rs_response("in_progress", [], None)}]
+
+
+def _rs_message(item_id: str, index: int, pieces: list[str]) -> list[dict[str, Any]]:
+    text = "".join(pieces)
+    part = {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
+    return [
+        {"type": "response.output_item.added", "output_index": index, "item": {"id": item_id, "type": "message", "status": "in_progress", "content": [], "role": "assistant"}},
+        {"type": "response.content_part.added", "item_id": item_id, "output_index": index, "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": [], "logprobs": []}},
+        *({"type": "response.output_text.delta", "item_id": item_id, "output_index": index, "content_index": 0, "delta": p, "logprobs": []} for p in pieces),
+        {"type": "response.output_text.done", "item_id": item_id, "output_index": index, "content_index": 0, "text": text, "logprobs": []},
+        {"type": "response.content_part.done", "item_id": item_id, "output_index": index, "content_index": 0, "part": part},
+        {"type": "response.output_item.done", "output_index": index, "item": _rs_message_item(item_id, text)},
+    ]
+
+
+def _rs_message_item(item_id: str, text: str) -> dict[str, Any]:
+    return {"id": item_id, "type": "message", "status": "completed", "content": [{"type": "output_text", "text": text, "annotations": [], "logprobs": []}], "role": "assistant"}
+
+
+def _rs_call(item_id: str, call_id: str, name: str, index: int, pieces: list[str]) -> list[dict[str, Any]]:
+    args = "".join(pieces)
+    return [
+        {"type": "response.output_item.added", "output_index": index, "item": {"id": item_id, "type": "function_call", "status": "in_progress", "arguments": "", "call_id": call_id, "name": name}},
+        *({"type": "response.function_call_arguments.delta", "item_id": item_id, "output_index": index, "delta": p} for p in pieces),
+        {"type": "response.function_call_arguments.done", "item_id": item_id, "output_index": index, "arguments": args},
+        {"type": "response.output_item.done", "output_index": index, "item": _rs_call_item(item_id, call_id, name, args)},
+    ]
+
+
+def _rs_call_item(item_id: str, call_id: str, name: str, args: str) -> dict[str, Any]:
+    return {"id": item_id, "type": "function_call", "status": "completed", "arguments": args, "call_id": call_id, "name": name}
+
+
+def _rs_reasoning(item_id: str, index: int, summaries: list[list[str]], encrypted: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = [{"type": "response.output_item.added", "output_index": index, "item": {"id": item_id, "type": "reasoning", "summary": [], "encrypted_content": None}}]
+    for j, pieces in enumerate(summaries):
+        text = "".join(pieces)
+        out.append({"type": "response.reasoning_summary_part.added", "item_id": item_id, "output_index": index, "summary_index": j, "part": {"type": "summary_text", "text": ""}})
+        out += [{"type": "response.reasoning_summary_text.delta", "item_id": item_id, "output_index": index, "summary_index": j, "delta": p} for p in pieces]
+        out.append({"type": "response.reasoning_summary_text.done", "item_id": item_id, "output_index": index, "summary_index": j, "text": text})
+        out.append({"type": "response.reasoning_summary_part.done", "item_id": item_id, "output_index": index, "summary_index": j, "part": {"type": "summary_text", "text": text}})
+    out.append({"type": "response.output_item.done", "output_index": index, "item": _rs_reasoning_item(item_id, summaries, encrypted)})
+    return out
+
+
+def _rs_reasoning_item(item_id: str, summaries: list[list[str]], encrypted: str) -> dict[str, Any]:
+    return {"id": item_id, "type": "reasoning", "summary": [{"type": "summary_text", "text": "".join(p)} for p in summaries], "encrypted_content": encrypted}
+
+
+_RS_PLAN = [["**Plan**\n\nCheck ", "both cities."], ["Then ", "compare."]]
+
+RESPONSES = [
+    Recorded(
+        "openai_responses", "text",
+        _rs([
+            *_rs_open(),
+            *_rs_message("msg_1", 0, ["Héllo", ", wörld", " 👋"]),
+            {"type": "response.completed", "response": _rs_response("completed", [_rs_message_item("msg_1", "Héllo, wörld 👋")], RS_USAGE)},
+        ]),
+        _rs_response("completed", [_rs_message_item("msg_1", "Héllo, wörld 👋")], RS_USAGE),
+    ),
+    Recorded(
+        "openai_responses", "parallel_tool_calls",
+        _rs([
+            *_rs_open(),
+            *_rs_call("fc_1", "call_a", "get_weather", 0, ["{\"ci", "ty\": \"Paris\"}"]),
+            *_rs_call("fc_2", "call_b", "get_time", 1, ["{\"tz\": \"CET\"}"]),
+            *_rs_call("fc_3", "call_c", "ping", 2, ["{}"]),
+            {"type": "response.completed", "response": _rs_response("completed", [
+                _rs_call_item("fc_1", "call_a", "get_weather", "{\"city\": \"Paris\"}"),
+                _rs_call_item("fc_2", "call_b", "get_time", "{\"tz\": \"CET\"}"),
+                _rs_call_item("fc_3", "call_c", "ping", "{}"),
+            ], RS_USAGE)},
+        ], crlf=True),
+        _rs_response("completed", [
+            _rs_call_item("fc_1", "call_a", "get_weather", "{\"city\": \"Paris\"}"),
+            _rs_call_item("fc_2", "call_b", "get_time", "{\"tz\": \"CET\"}"),
+            _rs_call_item("fc_3", "call_c", "ping", "{}"),
+        ], RS_USAGE),
+    ),
+    Recorded(
+        # two reasoning items (one with encrypted content only, one with two summary parts), then
+        # text and a call: each reasoning item is a thinking block signed with the whole item
+        "openai_responses", "reasoning_encrypted_then_text_and_call",
+        _rs([
+            *_rs_open(),
+            *_rs_reasoning("rs_0", 0, [], "gAAAAABoZW5jcnlwdGVkLTA="),
+            *_rs_reasoning("rs_1", 1, _RS_PLAN, "gAAAAABoZW5jcnlwdGVkLTE="),
+            *_rs_message("msg_2", 2, ["Checking ", "both."]),
+            *_rs_call("fc_3", "call_w", "get_weather", 3, ["{\"city\":\"Tōkyō\"}"]),
+            {"type": "response.completed", "response": _rs_response("completed", [
+                _rs_reasoning_item("rs_0", [], "gAAAAABoZW5jcnlwdGVkLTA="),
+                _rs_reasoning_item("rs_1", _RS_PLAN, "gAAAAABoZW5jcnlwdGVkLTE="),
+                _rs_message_item("msg_2", "Checking both."),
+                _rs_call_item("fc_3", "call_w", "get_weather", "{\"city\":\"Tōkyō\"}"),
+            ], RS_THINK_USAGE)},
+        ]),
+        _rs_response("completed", [
+            _rs_reasoning_item("rs_0", [], "gAAAAABoZW5jcnlwdGVkLTA="),
+            _rs_reasoning_item("rs_1", _RS_PLAN, "gAAAAABoZW5jcnlwdGVkLTE="),
+            _rs_message_item("msg_2", "Checking both."),
+            _rs_call_item("fc_3", "call_w", "get_weather", "{\"city\":\"Tōkyō\"}"),
+        ], RS_THINK_USAGE),
+    ),
+    Recorded(
+        # no `event:` lines (a proxy that drops them): the data's `type` tells the kinds apart;
+        # response.incomplete for max_output_tokens reads as length
+        "openai_responses", "unnamed_events_incomplete",
+        sse([{**ev, "sequence_number": i} for i, ev in enumerate([
+            *_rs_open(),
+            *_rs_message("msg_1", 0, ["Cut"]),
+            {"type": "response.incomplete", "response": _rs_response("incomplete", [_rs_message_item("msg_1", "Cut")], RS_USAGE,
+                                                                     incomplete_details={"reason": "max_output_tokens"})},
+        ])]),
+        _rs_response("incomplete", [_rs_message_item("msg_1", "Cut")], RS_USAGE, incomplete_details={"reason": "max_output_tokens"}),
+    ),
+    Recorded(
+        # response.failed carries the whole (failed) Response: finish_reason error, as the same body non-streamed
+        "openai_responses", "response_failed",
+        _rs([
+            *_rs_open(),
+            *_rs_message("msg_1", 0, ["Partial"]),
+            {"type": "response.failed", "response": _rs_response("failed", [_rs_message_item("msg_1", "Partial")], None,
+                                                                 error={"code": "server_error", "message": "The model failed to generate a response."})},
+        ]),
+        _rs_response("failed", [_rs_message_item("msg_1", "Partial")], None, error={"code": "server_error", "message": "The model failed to generate a response."}),
+    ),
+    Recorded(
+        "openai_responses", "mid_stream_error",
+        _rs([
+            *_rs_open(),
+            {"type": "response.output_item.added", "output_index": 0, "item": {"id": "msg_1", "type": "message", "status": "in_progress", "content": [], "role": "assistant"}},
+            {"type": "response.content_part.added", "item_id": "msg_1", "output_index": 0, "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}},
+            {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": "Partial", "logprobs": []},
+            {"type": "error", "code": "server_error", "message": "The server had an error while processing your request.", "param": None},
+        ]),
+        error="provider_unavailable",
+    ),
+    Recorded(
+        "openai_responses", "dropped_connection",
+        _rs([
+            *_rs_open(),
+            {"type": "response.output_item.added", "output_index": 0, "item": {"id": "msg_1", "type": "message", "status": "in_progress", "content": [], "role": "assistant"}},
+            {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": "Partial", "logprobs": []},
+        ]),
+        error="provider_unavailable",
+    ),
+]
+
+ALL = OPENAI + ANTHROPIC + GEMINI + RESPONSES

@@ -27,7 +27,7 @@ from wiremap.runtime.stream import (  # noqa: E402
     translate_stream,
 )
 
-STREAMING = ["openai_chat", "anthropic_messages", "gemini_generate_content"]
+STREAMING = ["openai_chat", "anthropic_messages", "gemini_generate_content", "openai_responses"]
 IDS = [r.id for r in ALL]
 
 
@@ -143,7 +143,8 @@ def test_translated_stream_parses_back(rec: Recorded, target: str) -> None:
         for i, c in enumerate(src_msg.get("tool_calls") or [])
     ]
     assert (back_msg.get("tool_calls") or []) == src_calls
-    assert back["finish_reason"] == source["finish_reason"]
+    # a finish reason the target has no word for (error, on OpenAI or Anthropic) is reported changed
+    assert back["finish_reason"] == source["finish_reason"] or "finish_reason" in lost
     text = lambda m: "".join(b["text"] for b in m["content"] if b["type"] == "text") if isinstance(m["content"], list) else (m["content"] or "")  # noqa: E731
     assert text(back_msg) == text(src_msg)
     lost = {loss.path for loss in t.losses}
