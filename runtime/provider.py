@@ -475,7 +475,7 @@ class Provider:
         with span:
             try:
                 if stream:
-                    response = await ResponseStream(self, request, response_schema, mode).collect()
+                    response = await ResponseStream(self, request, response_schema, mode, wire_map).collect()
                 else:
                     response = await self._complete(request, response_schema, mode, wire_map)
             except ProviderError as exc:
@@ -493,14 +493,17 @@ class Provider:
         tool_choice: Any = None,
         *,
         structured_output: str | None = None,
+        wire_map: WireMap | None = None,
     ) -> ResponseStream:
         """A streamed completion: `async for event in p.stream(...)` yields canonical stream
         events as they arrive (wiremap.runtime.stream); `.response` then holds the assembled
-        `Response`. Pre-send errors (validation, a format that cannot stream) raise here."""
+        `Response`. Pre-send errors (validation, a format that cannot stream) raise here.
+        For a format with `wire_rules`, tool calls carry the caller's ids and names; the call's
+        map is `.wire_map` (or the `wire_map=` given)."""
         request = self._request(messages, tools, config, response_schema, tool_choice)
         mode = structured_output if structured_output is not None else self.structured_output
         try:
-            return ResponseStream(self, request, response_schema, mode)
+            return ResponseStream(self, request, response_schema, mode, wire_map)
         except ProviderError as exc:
             self._scrub(exc)
             raise

@@ -42,11 +42,19 @@ class ResponseStream:
         request: dict[str, Any],
         response_schema: dict[str, Any] | None,
         mode: str | None,
+        wire_map: Any = None,
     ) -> None:
         self.provider = provider
         self.response: Response | None = None
         self.events: int = 0
         fmt = provider.format
+        # a format with wire_rules (Mistral): the call's WireMap carries the id/name rewrites of
+        # the request to the stream, whose tool calls come back with the caller's own
+        self.wire_map: Any = None
+        if fmt.wire_rules is not None:
+            from .wire_rules import WireMap
+
+            self.wire_map = wire_map if wire_map is not None else WireMap()
         if not fmt.stream:
             raise InvalidRequestError(
                 f"{fmt.key} does not support streaming (its mapping has no `stream:` table); "
@@ -54,7 +62,9 @@ class ResponseStream:
                 path="stream",
             )
         # converted now: pre-send errors propagate from stream() itself, before any I/O
-        kwargs = {"structured_output": mode} if mode is not None else {}
+        kwargs: dict[str, Any] = {"structured_output": mode} if mode is not None else {}
+        if self.wire_map is not None:
+            kwargs["wire_map"] = self.wire_map
         self._wire = stream_request_to_wire(fmt, request, **kwargs)
         self._schema = response_schema
         self._mode = mode
@@ -86,7 +96,7 @@ class ResponseStream:
             from .errors import AuthenticationError
 
             raise AuthenticationError(missing)
-        parser = StreamParser(fmt)
+        parser = StreamParser(fmt, wire_map=self.wire_map)
         assembler = StreamAssembler(fmt)
         headers = dict(p._headers)
         for name in list(headers):
@@ -156,6 +166,8 @@ class ResponseStream:
                 kwargs: dict[str, Any] = {"response_schema": self._schema}
                 if self._mode is not None:
                     kwargs["structured_output"] = self._mode
+                if self.wire_map is not None:
+                    kwargs["wire_map"] = self.wire_map
                 parsed = fmt.response_from_wire(response.raw, **kwargs)
                 parsed.raw = response.raw
                 response = parsed

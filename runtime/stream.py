@@ -1014,7 +1014,7 @@ class StreamEmitter:
     with `wire_rules` (Mistral), tool-call ids and names that do not fit are repaired on the way
     out and recorded on `wire_map` (and as `changed` losses)."""
 
-    def __init__(self, fmt: str | Format) -> None:
+    def __init__(self, fmt: str | Format, *, wire_map: Any = None) -> None:
         from .translate import Loss
 
         self._Loss = Loss
@@ -1053,7 +1053,7 @@ class StreamEmitter:
         if rules.get("tool_call_id") or rules.get("tool_name"):
             from .wire_rules import WireMap, _Pass
 
-            self.wire_map = WireMap()
+            self.wire_map = wire_map if wire_map is not None else WireMap()
             self._rules = _Pass(rules, self.wire_map, self.format.key)
 
     def _write(self, items: list[dict[str, Any]], values: dict[str, Any]) -> bytes:
@@ -1523,9 +1523,10 @@ def events_from_response(response: Response | Mapping[str, Any]) -> list[dict[st
     return out
 
 
-def parse_stream(data: bytes | Iterable[bytes], fmt: str | Format) -> list[dict[str, Any]]:
-    """Every canonical event of a whole recorded stream (convenience for tests and tools)."""
-    parser = StreamParser(fmt)
+def parse_stream(data: bytes | Iterable[bytes], fmt: str | Format, *, wire_map: Any = None) -> list[dict[str, Any]]:
+    """Every canonical event of a whole recorded stream (convenience for tests and tools); with
+    the call's `wire_map` (mapping `wire_rules`), tool calls carry the caller's ids and names."""
+    parser = StreamParser(fmt, wire_map=wire_map)
     chunks = [data] if isinstance(data, (bytes, bytearray)) else data
     out: list[dict[str, Any]] = []
     for chunk in chunks:

@@ -532,4 +532,73 @@ RESPONSES = [
     ),
 ]
 
-ALL = OPENAI + ANTHROPIC + GEMINI + RESPONSES
+# ------------------------------------------------------------------------------------ Mistral
+# api (mistralai SDK, generated from Mistral's OpenAPI spec): CompletionChunk {id, object?, created?,
+# model, usage?, choices: [{index, delta: DeltaMessage {role?, content?, tool_calls?}, finish_reason}]};
+# a ToolCall {id?, type?, function {name, arguments}, index?} arrives whole; UsageInfo on the last
+# chunk; `data: [DONE]` (the SDK's sentinel) ends the stream. Tool-call ids are 9 letters/digits.
+
+def _mi(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+    return {"id": "cmpl-e5cc70bb28c4", "object": "chat.completion.chunk", "created": 1702256327, "model": "mistral-large-latest",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
+
+
+def _mi_body(message: dict[str, Any], finish: str, usage: dict[str, Any]) -> dict[str, Any]:
+    return {"id": "cmpl-e5cc70bb28c4", "object": "chat.completion", "created": 1702256327, "model": "mistral-large-latest",
+            "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}], "usage": usage}
+
+
+MI_USAGE = {"prompt_tokens": 21, "completion_tokens": 9, "total_tokens": 30}
+MI_CALLS = [
+    {"id": "Dq8zRk2Ws", "type": "function", "function": {"name": "get_weather_T3RehTJ5", "arguments": "{\"city\": \"Rome\"}"}, "index": 0},
+    {"id": "pDxlfVnZ9", "type": "function", "function": {"name": "get_weather_T3RehTJ5", "arguments": "{\"city\": \"Oslo\"}"}, "index": 1},
+]
+
+MISTRAL = [
+    Recorded(
+        "mistral", "text",
+        sse([
+            _mi({"role": "assistant", "content": ""}),
+            _mi({"content": "Héllo"}),
+            _mi({"content": " wörld 👋"}),
+            _mi({"content": ""}, "stop", usage=MI_USAGE),
+            "[DONE]",
+        ]),
+        _mi_body({"content": "Héllo wörld 👋"}, "stop", MI_USAGE),
+    ),
+    Recorded(
+        # the tool name is the one wire_rules renamed (get.weather -> get_weather_T3RehTJ5);
+        # tests/stream/test_stream_wire_rules.py reads it back with the call's WireMap
+        "mistral", "parallel_tool_calls",
+        sse([
+            _mi({"role": "assistant", "content": ""}),
+            _mi({"tool_calls": MI_CALLS}),
+            _mi({"content": ""}, "tool_calls", usage=MI_USAGE),
+            "[DONE]",
+        ]),
+        # (the deltas' empty content is no text: the equivalent message has content null)
+        _mi_body({"content": None, "tool_calls": [{k: v for k, v in c.items() if k != "index"} for c in MI_CALLS]}, "tool_calls", MI_USAGE),
+    ),
+    Recorded(
+        # api: CompletionResponseStreamChoice.finish_reason is stop | length | error | tool_calls (the
+        # non-streamed choice also has model_length; the stream's enum does not)
+        "mistral", "length",
+        sse([_mi({"role": "assistant", "content": "Cut"}), _mi({"content": ""}, "length", usage=MI_USAGE), "[DONE]"]),
+        _mi_body({"content": "Cut"}, "length", MI_USAGE),
+    ),
+    Recorded(
+        "mistral", "mid_stream_error",
+        sse([
+            _mi({"role": "assistant", "content": "Partial"}),
+            {"object": "error", "message": "Service unavailable.", "type": "internal_error", "param": None, "code": "3000"},
+        ]),
+        error="provider_unavailable",
+    ),
+    Recorded(
+        "mistral", "dropped_connection",
+        sse([_mi({"role": "assistant", "content": "Partial"}), _mi({"content": " answer"})]),
+        error="provider_unavailable",
+    ),
+]
+
+ALL = OPENAI + ANTHROPIC + GEMINI + RESPONSES + MISTRAL

@@ -1,7 +1,7 @@
 """Every event the emitters write is a valid event of the official SDKs' stream types, checked
 strictly (no missing required key, no unknown key, every value of its declared type):
-`openai.types.chat.ChatCompletionChunk`, `openai.types.responses.ResponseStreamEvent` and
-`anthropic.types.RawMessageStreamEvent`; Gemini chunks as the v1beta `GenerateContentResponse`
+`openai.types.chat.ChatCompletionChunk`, `openai.types.responses.ResponseStreamEvent`,
+`anthropic.types.RawMessageStreamEvent` and mistralai's `CompletionChunk`; Gemini chunks as the v1beta `GenerateContentResponse`
 protobuf (tests/oracle/gemini_oracle.py). A Responses stream is also checked as a sequence:
 sequence_number counts from 0, response.created comes first and a closing event with the whole
 Response last, every item is added before its deltas and done once."""
@@ -27,6 +27,12 @@ from sdk_oracle import check_typed  # noqa: E402
 from wiremap.runtime.stream import SSEDecoder, translate_stream  # noqa: E402
 
 try:
+    import compat_oracle  # noqa: F401  (teaches the checker mistralai's Unset / open enums)
+    from mistralai.client.models import CompletionChunk as MistralChunk
+except ImportError:  # pragma: no cover - mistralai not installed
+    MistralChunk = None
+
+try:
     from gemini_oracle import check_gemini_response
 except ImportError:  # pragma: no cover - google-ai-generativelanguage not installed
     check_gemini_response = None
@@ -36,6 +42,8 @@ TYPES = {
     "anthropic_messages": anthropic_types.RawMessageStreamEvent,
     "openai_responses": responses_types.ResponseStreamEvent,
 }
+if MistralChunk is not None:
+    TYPES["mistral"] = MistralChunk
 NAMED = {"anthropic_messages", "openai_responses"}  # the SSE event name repeats the data's type
 # the OpenAI-compatible reasoning extension (oa §8.1.6) is not in the OpenAI SDK's ChoiceDelta
 EXTENSION_KEYS = {"openai_chat": {"reasoning_content"}}
@@ -49,6 +57,9 @@ def check(fmt: str, out: bytes) -> int:
         if data == "[DONE]":
             continue
         obj = json.loads(data)
+        if fmt == "mistral" and obj.get("object") == "error":
+            assert set(obj) >= {"message", "type"}  # Mistral's own error object
+            continue
         if "error" in obj and (fmt == "openai_chat" or obj.get("type") == "error"):
             assert set(obj["error"]) >= {"message", "type"}  # the format's error envelope
             continue
