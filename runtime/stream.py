@@ -345,6 +345,7 @@ class StreamParser:
         self._usage: dict[str, Any] = {}
         self._entries: dict[Any, tuple[dict[str, Any], dict[str, Any]]] = {}  # `entry` rules: open entries, in order
         self._entry_key: Any = _MISSING
+        self._entry_seen = 0  # the event that last gave an entry a piece
         self.events_seen = 0
 
     # -- public
@@ -576,6 +577,7 @@ class StreamParser:
             elif cur is _MISSING or ((cur is None or cur == "") and v is not None and v != ""):
                 merged[k] = json.loads(json.dumps(v)) if isinstance(v, (dict, list)) else v  # the first value given
         self._entry_key = key
+        self._entry_seen = self.events_seen
 
     def _apply(self, kind: str, values: dict[str, Any], obj: dict[str, Any], out: list[dict[str, Any]], rule: dict[str, Any]) -> None:
         if kind == "ignore":
@@ -599,14 +601,19 @@ class StreamParser:
         if kind == "entry":
             self._entry(values, rule, out)
             return
-        if self._entries and kind in ("text", "tool_call", "finish"):
-            self._flush_entries(out)  # the reasoning they belong to ends before the answer
+        if self._entries and (kind in ("tool_call", "finish") or (kind == "text" and self._str(values, "text"))):
+            self._flush_entries(out)  # the reasoning they belong to ends before the answer (an empty text is none)
             if self.failed:
                 return
         if kind in ("text", "reasoning"):
             text = self._str(values, "text")
             key = self._key(values)
             signature = self._str(values, "signature")  # a text part's own signature (Gemini)
+            if (text and kind == "reasoning" and key is _MISSING and self._entries and self._entry_seen != self.events_seen
+                    and (self._last_kind != "reasoning" or self._last_part is None)):
+                self._flush_entries(out)  # a new reasoning part without a piece of its own: the open entry has ended
+                if self.failed:
+                    return
             if text:
                 idx = self._part(kind, key)
                 out.append({"type": "text_delta" if kind == "text" else "reasoning_delta", "index": idx, "text": text})
@@ -1363,16 +1370,17 @@ def stream_request_to_wire(fmt: str | Format, request: Any, **kwargs: Any) -> di
 def forward_event(ev: Mapping[str, Any], source: Format, emitter: "StreamEmitter") -> Mapping[str, Any] | None:
     """The event as it goes on to `emitter`'s format when it comes from `source`'s: signed data
     goes back only to its origin (CANONICAL.md, as `signatures: strip_foreign`), so another
-    provider's reasoning or text signature is not forwarded (a `Loss` on the emitter) and a tool
+    provider's reasoning or text signature or redacted reasoning is not forwarded (a `Loss` on
+    the emitter) and a tool
     call's signature is left off (reported by the response losses). None: nothing to emit."""
     if source.provider == emitter.format.provider:
         return ev
     t = ev.get("type")
-    if t in ("reasoning_signature", "text_signature"):
+    if t in ("reasoning_signature", "text_signature", "redacted_reasoning"):
         idx = ev.get("index", 0)
-        what = "reasoning" if t == "reasoning_signature" else "text"
+        what = {"reasoning_signature": "reasoning signature", "text_signature": "text signature"}.get(str(t), "redacted reasoning block")
         emitter._lose((str(t), idx), f"message.content[{idx}]",
-                      f"a {source.provider} {what} signature is not sent to {emitter.format.provider}")
+                      f"a {source.provider} {what} is not sent to {emitter.format.provider}")
         return None
     if t == "tool_call_start" and "signature" in ev:
         return {k: v for k, v in ev.items() if k != "signature"}

@@ -601,4 +601,99 @@ MISTRAL = [
     ),
 ]
 
-ALL = OPENAI + ANTHROPIC + GEMINI + RESPONSES + MISTRAL
+# ------------------------------------------------------------------------------------ OpenRouter
+# api (reasoning-tokens guide, streaming): OpenAI chunks whose delta carries `reasoning` (text) and
+# `reasoning_details` pieces; the pieces of one entry share its `index` (text/summary in pieces,
+# signature and encrypted data whole); non-streamed, `message.reasoning_details` holds the whole
+# entries, one block each.
+
+def _or(delta: dict[str, Any] | None, finish: str | None = None, **extra: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {"id": "gen-1758885012-2qVP", "provider": "Anthropic", "model": "anthropic/claude-sonnet-4.5",
+                            "object": "chat.completion.chunk", "created": 1758885012}
+    base["choices"] = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish, "native_finish_reason": finish, "logprobs": None}]
+    base.update(extra)
+    return base
+
+
+def _or_body(message: dict[str, Any], finish: str, usage: dict[str, Any]) -> dict[str, Any]:
+    return {"id": "gen-1758885012-2qVP", "provider": "Anthropic", "model": "anthropic/claude-sonnet-4.5", "object": "chat.completion",
+            "created": 1758885012, "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish,
+                                                "native_finish_reason": finish, "logprobs": None}], "usage": usage}
+
+
+OR_USAGE = {"prompt_tokens": 50, "completion_tokens": 30, "total_tokens": 80}
+OR_TEXT_ENTRY = {"type": "reasoning.text", "text": "Look up the weather.", "signature": "EqQBCkgIARABGAIiQL", "format": "anthropic-claude-v1", "index": 0}
+OR_ENC_ENTRY = {"type": "reasoning.encrypted", "data": "gAAAAABo", "id": "rs_2", "format": "anthropic-claude-v1", "index": 1}
+OR_SUMMARIES = [{"type": "reasoning.summary", "summary": "**Plan** compare.", "format": "openai-responses-v1", "index": 0},
+                {"type": "reasoning.summary", "summary": "Then answer.", "format": "openai-responses-v1", "index": 1},
+                {"type": "reasoning.encrypted", "data": "gAAAAABoOpenAI", "id": "rs_68", "format": "openai-responses-v1", "index": 2}]
+
+
+def _piece(entry: dict[str, Any], **kv: Any) -> dict[str, Any]:
+    return {**{k: v for k, v in entry.items() if k in ("type", "format", "index")}, **kv}
+
+
+OPENROUTER = [
+    Recorded(
+        # Claude through OpenRouter: a signed reasoning.text entry in pieces (signature last), an
+        # encrypted entry whole, then a tool call
+        "openrouter", "reasoning_details_then_tool_call",
+        sse([
+            _or({"role": "assistant", "content": "", "reasoning": "Look up", "reasoning_details": [_piece(OR_TEXT_ENTRY, text="Look up")]}),
+            _or({"content": "", "reasoning": " the weather.", "reasoning_details": [_piece(OR_TEXT_ENTRY, text=" the weather.")]}),
+            _or({"content": "", "reasoning": "", "reasoning_details": [_piece(OR_TEXT_ENTRY, text="", signature="EqQBCkgIARABGAIiQL")]}),
+            _or({"content": "", "reasoning_details": [OR_ENC_ENTRY]}),
+            _or({"content": None, "tool_calls": [{"index": 0, "id": "toolu_01", "type": "function", "function": {"name": "get_weather", "arguments": ""}}]}),
+            _or({"tool_calls": [{"index": 0, "function": {"arguments": "{\"city\":\"Oslo\"}"}}]}),
+            _or({"content": ""}, "tool_calls"),
+            _or(None, usage=OR_USAGE),
+            "[DONE]",
+        ]),
+        _or_body({"content": None, "reasoning": "Look up the weather.", "reasoning_details": [OR_TEXT_ENTRY, OR_ENC_ENTRY],
+                  "tool_calls": [{"id": "toolu_01", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}}]},
+                 "tool_calls", OR_USAGE),
+    ),
+    Recorded(
+        # an OpenAI model through OpenRouter: two summary entries in pieces, an encrypted one, then text
+        "openrouter", "summary_entries_then_text",
+        sse([
+            _or({"role": "assistant", "content": "", "reasoning": "**Plan**", "reasoning_details": [_piece(OR_SUMMARIES[0], summary="**Plan**")]}),
+            _or({"content": "", "reasoning": " compare.", "reasoning_details": [_piece(OR_SUMMARIES[0], summary=" compare.")]}),
+            _or({"content": "", "reasoning": "Then ", "reasoning_details": [_piece(OR_SUMMARIES[1], summary="Then ")]}),
+            _or({"content": "", "reasoning": "answer.", "reasoning_details": [_piece(OR_SUMMARIES[1], summary="answer.")]}),
+            _or({"content": "", "reasoning_details": [OR_SUMMARIES[2]]}),
+            _or({"content": "Oslo is colder."}),
+            _or({"content": ""}, "stop", usage=OR_USAGE),
+            "[DONE]",
+        ], crlf=True),
+        _or_body({"content": "Oslo is colder.", "reasoning": "**Plan** compare.Then answer.", "reasoning_details": OR_SUMMARIES}, "stop", OR_USAGE),
+    ),
+    Recorded(
+        # a model with reasoning text and no details (DeepSeek through OpenRouter): one unsigned block
+        "openrouter", "reasoning_text_only",
+        sse([
+            _or({"role": "assistant", "content": "", "reasoning": "Think"}),
+            _or({"content": "", "reasoning": "ing."}),
+            _or({"content": "Answer."}, "stop"),
+            _or(None, usage=OR_USAGE),
+            "[DONE]",
+        ]),
+        _or_body({"content": "Answer.", "reasoning": "Thinking."}, "stop", OR_USAGE),
+    ),
+    Recorded(
+        # api (errors guide: "errors during streaming"): an error object in a chunk, finish_reason error
+        "openrouter", "mid_stream_error",
+        sse([
+            _or({"role": "assistant", "content": "Partial"}),
+            _or({"content": ""}, "error", error={"code": "server_error", "message": "Provider disconnected unexpectedly"}),
+        ]),
+        error="provider_unavailable",
+    ),
+    Recorded(
+        "openrouter", "dropped_connection",
+        sse([_or({"role": "assistant", "content": "Partial", "reasoning_details": [_piece(OR_TEXT_ENTRY, text="x")]}), _or({"content": " answer"})]),
+        error="provider_unavailable",
+    ),
+]
+
+ALL = OPENAI + ANTHROPIC + GEMINI + RESPONSES + MISTRAL + OPENROUTER

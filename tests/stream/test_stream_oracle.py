@@ -44,9 +44,10 @@ TYPES = {
 }
 if MistralChunk is not None:
     TYPES["mistral"] = MistralChunk
+TYPES["openrouter"] = openai_types.ChatCompletionChunk  # the OpenAI chunk plus OpenRouter's reasoning keys
 NAMED = {"anthropic_messages", "openai_responses"}  # the SSE event name repeats the data's type
 # the OpenAI-compatible reasoning extension (oa §8.1.6) is not in the OpenAI SDK's ChoiceDelta
-EXTENSION_KEYS = {"openai_chat": {"reasoning_content"}}
+EXTENSION_KEYS = {"openai_chat": {"reasoning_content"}, "openrouter": {"reasoning", "reasoning_details"}}
 
 
 def check(fmt: str, out: bytes) -> int:
@@ -60,7 +61,7 @@ def check(fmt: str, out: bytes) -> int:
         if fmt == "mistral" and obj.get("object") == "error":
             assert set(obj) >= {"message", "type"}  # Mistral's own error object
             continue
-        if "error" in obj and (fmt == "openai_chat" or obj.get("type") == "error"):
+        if "error" in obj and (fmt in ("openai_chat", "openrouter") or obj.get("type") == "error"):
             assert set(obj["error"]) >= {"message", "type"}  # the format's error envelope
             continue
         if fmt == "gemini_generate_content":
@@ -74,8 +75,13 @@ def check(fmt: str, out: bytes) -> int:
         if fmt in NAMED:
             assert name == obj["type"], "the SSE event name repeats the data's type"
         for choice in obj.get("choices") or []:
+            delta = choice.get("delta", {})
+            if fmt == "openrouter":  # api: `reasoning` text; reasoning_details entries {type: reasoning.*, ...}
+                assert isinstance(delta.get("reasoning", ""), str)
+                for entry in delta.get("reasoning_details") or []:
+                    assert isinstance(entry, dict) and str(entry.get("type", "")).startswith("reasoning."), entry
             for key in EXTENSION_KEYS.get(fmt, ()):
-                choice.get("delta", {}).pop(key, None)
+                delta.pop(key, None)
         check_typed(obj, TYPES[fmt])
         checked += 1
     if fmt == "openai_responses":
