@@ -282,3 +282,55 @@ def test_whole_calls_without_id_get_the_non_streamed_id() -> None:
     calls = outcome["response"]["message"]["tool_calls"]
     assert calls == expected["message"]["tool_calls"] and calls[0]["id"] != calls[1]["id"]
     assert outcome["response"]["finish_reason"] == "tool_calls"
+
+
+def _mutate(obj: Any, rng: random.Random) -> Any:
+    """One leaf or container of `obj` replaced by a value of another type."""
+    paths: list[tuple[Any, Any]] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                paths.append((node, k))
+                walk(v)
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                paths.append((node, i))
+                walk(v)
+
+    walk(obj)
+    if paths:
+        parent, key = rng.choice(paths)
+        parent[key] = rng.choice([None, 7, -1, 2.5, True, "x", "", [], [1, "a"], {}, {"type": 3}, {"index": [1]}, "[DONE]"])
+    return obj
+
+
+@pytest.mark.parametrize("rec", ALL, ids=IDS)
+def test_mutated_events_end_typed_never_raise(rec: Recorded) -> None:
+    """Any value of any type anywhere in any event: the parser never raises, and the assembly
+    raises only a ProviderError (a malformed field is an `error` event naming its path)."""
+    dec = SSEDecoder()
+    frames = dec.feed(rec.body) + dec.close()
+    rng = random.Random(rec.id)
+    for _ in range(60):
+        i = rng.randrange(len(frames))
+        out = []
+        for j, (name, data) in enumerate(frames):
+            if j == i and data != "[DONE]":
+                try:
+                    data = json.dumps(_mutate(json.loads(data), rng))
+                except ValueError:  # the recorded malformed event stays malformed
+                    pass
+            out.append((f"event: {name}\n" if name else "") + f"data: {data}\n\n")
+        events = parse_stream("".join(out).encode(), rec.format)
+        assert events[0]["type"] == "message_start"
+        asm = StreamAssembler(rec.format)
+        for ev in events:
+            asm.add(ev)
+        try:
+            asm.response()
+        except wiremap.ProviderError as exc:
+            assert exc.partial is not None
+        bad = [e for e in events if e["type"] == "error" and e["category"] == "provider_invalid_response" and "path" in e]
+        for e in bad:
+            assert isinstance(e["path"], str) and e["path"]
