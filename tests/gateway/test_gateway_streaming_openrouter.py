@@ -105,7 +105,7 @@ def test_anthropic_helper_from_openrouter(messages_client: Any, upstream: Upstre
 
 
 def test_openrouter_client_gets_the_entries_back(openrouter_client: Any, upstream: Upstream) -> None:
-    rec = next(r for r in OPENROUTER_OK if r.name == "reasoning_details_then_tool_call")
+    rec = next(r for r in OPENROUTER_OK if r.name == "reasoning_details_then_tool_calls")
     upstream.replies.append(sse(rec))
     chunks = list(openrouter_client.chat.completions.create(model="anthropic/claude-sonnet-4.5", messages=[{"role": "user", "content": "Hi"}], stream=True))
     details = [d for c in chunks if c.choices for d in (c.choices[0].delta.model_extra or {}).get("reasoning_details") or []]

@@ -636,8 +636,8 @@ def _piece(entry: dict[str, Any], **kv: Any) -> dict[str, Any]:
 OPENROUTER = [
     Recorded(
         # Claude through OpenRouter: a signed reasoning.text entry in pieces (signature last), an
-        # encrypted entry whole, then a tool call
-        "openrouter", "reasoning_details_then_tool_call",
+        # encrypted entry whole, then two parallel tool calls
+        "openrouter", "reasoning_details_then_tool_calls",
         sse([
             _or({"role": "assistant", "content": "", "reasoning": "Look up", "reasoning_details": [_piece(OR_TEXT_ENTRY, text="Look up")]}),
             _or({"content": "", "reasoning": " the weather.", "reasoning_details": [_piece(OR_TEXT_ENTRY, text=" the weather.")]}),
@@ -645,12 +645,15 @@ OPENROUTER = [
             _or({"content": "", "reasoning_details": [OR_ENC_ENTRY]}),
             _or({"content": None, "tool_calls": [{"index": 0, "id": "toolu_01", "type": "function", "function": {"name": "get_weather", "arguments": ""}}]}),
             _or({"tool_calls": [{"index": 0, "function": {"arguments": "{\"city\":\"Oslo\"}"}}]}),
+            _or({"tool_calls": [{"index": 1, "id": "toolu_02", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\""}}]}),
+            _or({"tool_calls": [{"index": 1, "function": {"arguments": ":\"Rome\"}"}}]}),
             _or({"content": ""}, "tool_calls"),
             _or(None, usage=OR_USAGE),
             "[DONE]",
         ]),
         _or_body({"content": None, "reasoning": "Look up the weather.", "reasoning_details": [OR_TEXT_ENTRY, OR_ENC_ENTRY],
-                  "tool_calls": [{"id": "toolu_01", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}}]},
+                  "tool_calls": [{"id": "toolu_01", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}},
+                                 {"id": "toolu_02", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Rome\"}"}}]},
                  "tool_calls", OR_USAGE),
     ),
     Recorded(
