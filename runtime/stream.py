@@ -1003,8 +1003,16 @@ def _compiled_spec(spec: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+_NAMES_RESPONSE: dict[int, tuple[Any, bool]] = {}
+
+
 def _names_response(spec: Mapping[str, Any]) -> bool:
-    return "{response" in json.dumps(spec)
+    """Whether a row of the emit table names `{response}` (cached per table)."""
+    hit = _NAMES_RESPONSE.get(id(spec))
+    if hit is None or hit[0] is not spec:
+        hit = (spec, "{response" in json.dumps(spec))
+        _NAMES_RESPONSE[id(spec)] = hit
+    return hit[1]
 
 
 _WHAT: Final = {
