@@ -1,9 +1,10 @@
 """Streaming throughput: canonical events per second parsed, assembled and re-emitted.
 
-    python bench/bench_stream.py [--seconds 1.0] [--deltas 400]
+    python bench/bench_stream.py [--seconds 1.0] [--deltas 400] [--repeats 1]
 
 Runs standalone (from the repository root, or anywhere `wiremap` is importable) and prints a
-markdown table. The input is a long recorded stream per format, built from the recorded
+markdown table; `make bench` (bench/run.py) includes the same table in bench/RESULTS.md through
+`section()`: every number the median of its repeats, with the ratio to LiteLLM. The input is a long recorded stream per format, built from the recorded
 streams of tests/stream/recorded.py's shapes: `--deltas` text deltas, then a tool call whose
 arguments come in 20 pieces, a finish and a usage event, fed to the parser in 1 KiB network
 reads.
@@ -11,7 +12,8 @@ reads.
 Columns:
 - parse: bytes -> canonical events (`StreamParser`), events per second;
 - parse+assemble: the same plus the assembled `Response` (`StreamAssembler`);
-- re-emit: canonical events -> SSE bytes of every streaming format (`StreamEmitter`);
+- re-emit: canonical events -> SSE bytes of each target format (`StreamEmitter`; the Responses
+  emitter also writes the whole assembled Response into response.completed);
 - translate: bytes in one format -> bytes in the other (`translate_stream`), source events/s;
 - litellm: LiteLLM's own streaming chunk parser on the same stream (Anthropic:
   `litellm.llms.anthropic.chat.handler.ModelResponseIterator.chunk_parser` over the SSE data
@@ -29,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -46,7 +49,8 @@ from wiremap.runtime.stream import (  # noqa: E402
     translate_stream,
 )
 
-FORMATS = ("openai_chat", "anthropic_messages")
+FORMATS = ("openai_chat", "anthropic_messages")  # sources (LiteLLM has a streaming iterator for both)
+TARGETS = ("openai_chat", "anthropic_messages", "openai_responses")
 
 
 def openai_stream(deltas: int) -> bytes:
@@ -94,20 +98,25 @@ def reads(body: bytes, size: int = 1024) -> list[bytes]:
     return [body[i : i + size] for i in range(0, len(body), size)]
 
 
-def rate(fn: Callable[[], int], seconds: float) -> float:
-    """Units per second: `fn` returns how many units one run handled."""
+def rate(fn: Callable[[], int], seconds: float, repeats: int = 1) -> float:
+    """Units per second, the median of `repeats` measurements of `seconds` each: `fn` returns
+    how many units one run handled."""
     fn()  # warm-up
-    done = 0
-    start = time.perf_counter()
-    end = start + seconds
-    while True:
-        done += fn()
-        now = time.perf_counter()
-        if now >= end:
-            return done / (now - start)
+    results = []
+    for _ in range(max(1, repeats)):
+        done = 0
+        start = time.perf_counter()
+        end = start + seconds
+        while True:
+            done += fn()
+            now = time.perf_counter()
+            if now >= end:
+                results.append(done / (now - start))
+                break
+    return statistics.median(results)
 
 
-def bench_format(fmt: str, body: bytes, seconds: float) -> dict[str, str]:
+def bench_format(fmt: str, body: bytes, seconds: float, repeats: int = 1) -> dict[str, str]:
     chunks = reads(body)
     events = parse_stream(body, fmt)
     n = len(events)
@@ -131,9 +140,10 @@ def bench_format(fmt: str, body: bytes, seconds: float) -> dict[str, str]:
         return n
 
     row = {"format": fmt, "events": str(n), "bytes": str(len(body))}
-    row["parse (events/s)"] = f"{rate(parse, seconds):,.0f}"
-    row["parse+assemble (events/s)"] = f"{rate(parse_assemble, seconds):,.0f}"
-    for target in FORMATS:
+    parse_rate = rate(parse, seconds, repeats)
+    row["parse (events/s)"] = f"{parse_rate:,.0f}"
+    row["parse+assemble (events/s)"] = f"{rate(parse_assemble, seconds, repeats):,.0f}"
+    for target in TARGETS:
 
         def emit(target: str = target) -> int:
             e = StreamEmitter(target)
@@ -147,13 +157,15 @@ def bench_format(fmt: str, body: bytes, seconds: float) -> dict[str, str]:
                 pass
             return n
 
-        row[f"re-emit as {target} (events/s)"] = f"{rate(emit, seconds):,.0f}"
-        row[f"translate to {target} (events/s)"] = f"{rate(translate, seconds):,.0f}"
-    row["litellm (events/s)"] = litellm_rate(fmt, body, n, seconds)
+        row[f"re-emit as {target} (events/s)"] = f"{rate(emit, seconds, repeats):,.0f}"
+        row[f"translate to {target} (events/s)"] = f"{rate(translate, seconds, repeats):,.0f}"
+    lite = litellm_rate(fmt, body, n, seconds, repeats)
+    row["litellm (events/s)"] = lite if isinstance(lite, str) else f"{lite:,.0f}"
+    row["parse ÷ litellm"] = "n/a" if isinstance(lite, str) else f"{parse_rate / lite:.1f}×"
     return row
 
 
-def litellm_rate(fmt: str, body: bytes, n: int, seconds: float) -> str:
+def litellm_rate(fmt: str, body: bytes, n: int, seconds: float, repeats: int = 1) -> float | str:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # offline: no cost-map download
     try:
         import litellm  # noqa: F401
@@ -172,7 +184,7 @@ def litellm_rate(fmt: str, body: bytes, n: int, seconds: float) -> str:
                     it.chunk_parser(d)
                 return n
 
-            return f"{rate(run, seconds):,.0f}"
+            return rate(run, seconds, repeats)
         from litellm import CustomStreamWrapper
         from litellm.litellm_core_utils.litellm_logging import Logging
         from litellm.types.utils import ModelResponseStream
@@ -188,24 +200,42 @@ def litellm_rate(fmt: str, body: bytes, n: int, seconds: float) -> str:
                 pass
             return n
 
-        return f"{rate(run_openai, seconds):,.0f}"
+        return rate(run_openai, seconds, repeats)
     except Exception as exc:  # pragma: no cover - litellm internals move between versions
         return f"n/a (litellm {getattr(sys.modules.get('litellm'), 'version', '?')}: {type(exc).__name__}: {str(exc)[:60]})"
+
+
+def table(deltas: int = 400, seconds: float = 1.0, repeats: int = 1) -> list[str]:
+    """The markdown table, one row per source format."""
+    bodies = {"openai_chat": openai_stream(deltas), "anthropic_messages": anthropic_stream(deltas)}
+    rows = [bench_format(fmt, body, seconds, repeats) for fmt, body in bodies.items()]
+    columns = list(rows[0])
+    out = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" if c == "format" else "---:" for c in columns) + "|"]
+    out += ["| " + " | ".join(row[c] for c in columns) + " |" for row in rows]
+    return out
+
+
+def section(repeats: int = 7, seconds: float = 0.2, deltas: int = 400) -> str:
+    """The streaming section of bench/RESULTS.md (bench/run.py): medians of `repeats`."""
+    head = [
+        f"\n## Streaming: events per second (bench/bench_stream.py; median of {repeats} runs of {seconds} s)\n",
+        f"Each stream: {deltas} text deltas, then a tool call whose arguments come in 20 pieces, a finish and usage, fed in "
+        "1 KiB network reads. *parse*: bytes -> canonical events; *parse+assemble*: and the assembled Response; "
+        "*re-emit*: canonical events -> the target's SSE bytes; *translate*: bytes -> bytes (`translate_stream`, "
+        "source events/s); LiteLLM: its own streaming chunk parser on the same stream, handed already-decoded chunks "
+        "(no SSE framing, no JSON decoding); *parse ÷ litellm*: how many times faster wiremap's parse is.\n",
+    ]
+    return "\n".join(head + table(deltas, seconds, repeats)) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
     parser.add_argument("--deltas", type=int, default=400, help="text deltas per stream")
+    parser.add_argument("--repeats", type=int, default=1, help="measurements per number (the median is shown)")
     args = parser.parse_args(argv)
-    bodies = {"openai_chat": openai_stream(args.deltas), "anthropic_messages": anthropic_stream(args.deltas)}
-    rows = [bench_format(fmt, body, args.seconds) for fmt, body in bodies.items()]
-    columns = list(rows[0])
     print(f"wiremap streaming benchmark (Python {sys.version.split()[0]}, {args.deltas} text deltas + a 20-piece tool call, 1 KiB reads)\n")
-    print("| " + " | ".join(columns) + " |")
-    print("|" + "|".join("---" for _ in columns) + "|")
-    for row in rows:
-        print("| " + " | ".join(row[c] for c in columns) + " |")
+    print("\n".join(table(args.deltas, args.seconds, args.repeats)))
     return 0
 
 

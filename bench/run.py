@@ -296,6 +296,8 @@ def main(argv: list[str] | None = None) -> int:
         os.chdir(cwd)
     add(f"\nFull regeneration (`wiremap.codegen.generate`, in memory, {len(wiremap.formats())} formats): {t_gen:.2f} s (median of 3).\n")
 
+    add(stream_section())  # bench/bench_stream.py: streaming events/s against LiteLLM
+
     # --- header and summary
     load_after = os.getloadavg()
     head = [
@@ -339,6 +341,14 @@ def main(argv: list[str] | None = None) -> int:
     Path(ns.out).write_text(text, encoding="utf-8")
     print(text)
     return 0
+
+
+def stream_section() -> str:
+    """The streaming table (bench/bench_stream.py): events per second parsed, assembled,
+    re-emitted and translated, medians of REPEATS runs, with the ratio to LiteLLM's iterator."""
+    import bench_stream
+
+    return bench_stream.section(repeats=REPEATS, seconds=0.2)
 
 
 def fuzz_section() -> str:

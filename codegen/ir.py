@@ -587,6 +587,7 @@ class _Builder:
                 parse_path(fr["path"]), finish_map, fr["map"]["*"], dict(fr.get("emit", {})),
                 resp.get("content", "as_request"), self.err, fr.get("with_tool_calls"),
                 ((d.get("request") or {}).get("tool_calls") or {}).get("missing_id"),
+                {k: v for k, v in (fr.get("detail_map") or {}).items() if not k.startswith("x-")},
             ),
         )
 

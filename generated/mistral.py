@@ -89,7 +89,174 @@ TRANSPORT: Final = {
     "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
 }  # how the runtime reaches the provider (mapping `transport:`)
 # the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
-STREAM: Final[dict[str, Any] | None] = None
+STREAM: Final[dict[str, Any] | None] = {
+    "request": {"stream": True},
+    "content": "joined_text",
+    "parse": {
+        "done": "[DONE]",
+        "event_from": None,
+        "rules": [
+            {
+                "emit": "error",
+                "fields": [["error", ["error"], False]],
+                "event": None,
+                "when": [],
+                "each": None,
+                "status": 500,
+            },
+            {
+                "emit": "error",
+                "fields": [],
+                "event": None,
+                "when": [[["object"], "error"]],
+                "each": None,
+                "status": 500,
+            },
+            {"emit": "message_start", "fields": [], "event": None, "when": [], "each": None},
+            {
+                "emit": "text",
+                "fields": [["text", ["choices", 0, "delta", "content"], False]],
+                "event": None,
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "tool_call",
+                "fields": [
+                    ["index", ["index"], True],
+                    ["id", ["id"], True],
+                    ["name", ["function", "name"], True],
+                    ["arguments", ["function", "arguments"], True],
+                ],
+                "event": None,
+                "when": [],
+                "each": ["choices", 0, "delta", "tool_calls"],
+            },
+            {
+                "emit": "finish",
+                "fields": [["reason", ["choices", 0, "finish_reason"], False]],
+                "event": None,
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "usage",
+                "fields": [["usage", ["usage"], False]],
+                "event": None,
+                "when": [],
+                "each": None,
+            },
+        ],
+    },
+    "tool_calls": {"new_id": "new_call"},
+    "emit": {
+        "defaults": {"id": "chatcmpl-wiremap", "model": "unknown", "created": 0},
+        "message_start": [
+            {
+                "data": {
+                    "id": "{id}",
+                    "object": "chat.completion.chunk",
+                    "created": "{created}",
+                    "model": "{model}",
+                    "choices": [
+                        {"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}
+                    ],
+                }
+            }
+        ],
+        "text_delta": [
+            {
+                "data": {
+                    "id": "{id}",
+                    "object": "chat.completion.chunk",
+                    "created": "{created}",
+                    "model": "{model}",
+                    "choices": [
+                        {"index": 0, "delta": {"content": "{text}"}, "finish_reason": None}
+                    ],
+                }
+            }
+        ],
+        "reasoning_delta": [],
+        "reasoning_signature": [],
+        "redacted_reasoning": [],
+        "tool_call_start": [],
+        "tool_call_delta": [],
+        "tool_call_end": [],
+        "finish": [
+            {
+                "data": {
+                    "id": "{id}",
+                    "object": "chat.completion.chunk",
+                    "created": "{created}",
+                    "model": "{model}",
+                    "choices": [{"index": 0, "delta": {}, "finish_reason": "{finish_reason}"}],
+                }
+            }
+        ],
+        "usage": [
+            {
+                "data": {
+                    "id": "{id}",
+                    "object": "chat.completion.chunk",
+                    "created": "{created}",
+                    "model": "{model}",
+                    "choices": [],
+                    "usage": "{usage}",
+                }
+            }
+        ],
+        "error": [{"data": "{error}"}],
+        "end": [{"data": "[DONE]"}],
+        "tool_call_whole": [
+            {
+                "data": {
+                    "id": "{id}",
+                    "object": "chat.completion.chunk",
+                    "created": "{created}",
+                    "model": "{model}",
+                    "choices": [
+                        {
+                            "index": 0,
+                            "delta": {
+                                "tool_calls": [
+                                    {
+                                        "index": "{index}",
+                                        "id": "{call_id}",
+                                        "type": "function",
+                                        "function": {"name": "{name}", "arguments": "{arguments}"},
+                                    }
+                                ]
+                            },
+                            "finish_reason": None,
+                        }
+                    ],
+                }
+            }
+        ],
+    },
+    "finish": {
+        "path": ["choices", 0, "finish_reason"],
+        "map": {
+            "stop": "stop",
+            "length": "length",
+            "tool_calls": "tool_calls",
+            "model_length": "length",
+            "error": "error",
+        },
+        "default": "error",
+        "emit": {"error": "error", "content_filter": "stop"},
+    },
+    "usage": {
+        "path": ["usage"],
+        "counters": {
+            "prompt_tokens": ["prompt_tokens"],
+            "completion_tokens": ["completion_tokens"],
+            "total_tokens": ["total_tokens"],
+        },
+        "unreported": "zero",
+    },
+}
 
 STRUCTURED_OUTPUT_MODE: Final = "native"  # the mapping's default; overridable per call
 STRUCTURED_OUTPUT_MODES: Final = ("native", "prompt_fallback")

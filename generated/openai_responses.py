@@ -85,7 +85,459 @@ TRANSPORT: Final = {
     "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
 }  # how the runtime reaches the provider (mapping `transport:`)
 # the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
-STREAM: Final[dict[str, Any] | None] = None
+STREAM: Final[dict[str, Any] | None] = {
+    "request": {"stream": True},
+    "content": "as_request",
+    "parse": {
+        "done": None,
+        "event_from": "type",
+        "rules": [
+            {
+                "emit": "message_start",
+                "fields": [["raw", ["response"], False]],
+                "event": ["response.created"],
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "reasoning",
+                "fields": [["index", ["output_index"], False]],
+                "event": ["response.output_item.added"],
+                "when": [[["item", "type"], "reasoning"]],
+                "each": None,
+                "const": {"text": ""},
+            },
+            {
+                "emit": "reasoning",
+                "fields": [["index", ["output_index"], False]],
+                "event": ["response.reasoning_summary_part.added"],
+                "when": [],
+                "unless": [[["summary_index"], 0]],
+                "each": None,
+                "const": {"text": "\n\n"},
+            },
+            {
+                "emit": "reasoning",
+                "fields": [["index", ["output_index"], False], ["text", ["delta"], False]],
+                "event": ["response.reasoning_summary_text.delta"],
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "signature",
+                "fields": [["index", ["output_index"], False], ["signature", ["item"], False]],
+                "event": ["response.output_item.done"],
+                "when": [[["item", "type"], "reasoning"]],
+                "each": None,
+            },
+            {
+                "emit": "text",
+                "fields": [
+                    ["index", [["output_index"], ["content_index"]], False],
+                    ["text", ["part", "text"], False],
+                ],
+                "event": ["response.content_part.added"],
+                "when": [[["part", "type"], "output_text"]],
+                "each": None,
+            },
+            {
+                "emit": "text",
+                "fields": [
+                    ["index", [["output_index"], ["content_index"]], False],
+                    ["text", ["delta"], False],
+                ],
+                "event": ["response.output_text.delta"],
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "tool_call",
+                "fields": [
+                    ["index", ["output_index"], False],
+                    ["id", ["item", "call_id"], False],
+                    ["name", ["item", "name"], False],
+                    ["arguments", ["item", "arguments"], True],
+                ],
+                "event": ["response.output_item.added"],
+                "when": [[["item", "type"], "function_call"]],
+                "each": None,
+            },
+            {
+                "emit": "tool_call",
+                "fields": [["index", ["output_index"], False], ["arguments", ["delta"], False]],
+                "event": ["response.function_call_arguments.delta"],
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "block_end",
+                "fields": [["index", ["output_index"], False]],
+                "event": ["response.output_item.done"],
+                "when": [[["item", "type"], "function_call"]],
+                "each": None,
+            },
+            {
+                "emit": "finish",
+                "fields": [
+                    ["reason", ["response", "status"], False],
+                    ["detail", ["response", "incomplete_details", "reason"], True],
+                ],
+                "event": ["response.completed", "response.incomplete", "response.failed"],
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "usage",
+                "fields": [["usage", ["response", "usage"], False]],
+                "event": ["response.completed", "response.incomplete", "response.failed"],
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "end",
+                "fields": [],
+                "event": ["response.completed", "response.incomplete", "response.failed"],
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "error",
+                "fields": [],
+                "event": ["error"],
+                "when": [[["code"], "rate_limit_exceeded"]],
+                "each": None,
+                "status": 429,
+                "wrap": "error",
+            },
+            {
+                "emit": "error",
+                "fields": [],
+                "event": ["error"],
+                "when": [[["code"], "invalid_prompt"]],
+                "each": None,
+                "status": 400,
+                "wrap": "error",
+            },
+            {
+                "emit": "error",
+                "fields": [],
+                "event": ["error"],
+                "when": [],
+                "each": None,
+                "status": 500,
+                "wrap": "error",
+            },
+        ],
+    },
+    "tool_calls": {"new_id": "same_call"},
+    "emit": {
+        "defaults": {"id": "resp_wiremap", "model": "unknown", "created": 0},
+        "message_start": [
+            {
+                "event": "response.created",
+                "data": {
+                    "type": "response.created",
+                    "sequence_number": "{sequence}",
+                    "response": {
+                        "id": "{id}",
+                        "object": "response",
+                        "created_at": "{created}",
+                        "status": "in_progress",
+                        "error": None,
+                        "incomplete_details": None,
+                        "model": "{model}",
+                        "output": [],
+                        "parallel_tool_calls": True,
+                        "tool_choice": "auto",
+                        "tools": [],
+                    },
+                },
+            },
+            {
+                "event": "response.in_progress",
+                "data": {
+                    "type": "response.in_progress",
+                    "sequence_number": "{sequence}",
+                    "response": {
+                        "id": "{id}",
+                        "object": "response",
+                        "created_at": "{created}",
+                        "status": "in_progress",
+                        "error": None,
+                        "incomplete_details": None,
+                        "model": "{model}",
+                        "output": [],
+                        "parallel_tool_calls": True,
+                        "tool_choice": "auto",
+                        "tools": [],
+                    },
+                },
+            },
+        ],
+        "blocks": {
+            "start": {
+                "text": [
+                    {
+                        "event": "response.output_item.added",
+                        "data": {
+                            "type": "response.output_item.added",
+                            "sequence_number": "{sequence}",
+                            "output_index": "{block}",
+                            "item": {
+                                "id": "msg_{block}",
+                                "type": "message",
+                                "status": "in_progress",
+                                "role": "assistant",
+                                "content": [],
+                            },
+                        },
+                    },
+                    {
+                        "event": "response.content_part.added",
+                        "data": {
+                            "type": "response.content_part.added",
+                            "sequence_number": "{sequence}",
+                            "item_id": "msg_{block}",
+                            "output_index": "{block}",
+                            "content_index": 0,
+                            "part": {"type": "output_text", "text": "", "annotations": []},
+                        },
+                    },
+                ],
+                "tool_call": [
+                    {
+                        "event": "response.output_item.added",
+                        "data": {
+                            "type": "response.output_item.added",
+                            "sequence_number": "{sequence}",
+                            "output_index": "{block}",
+                            "item": {
+                                "type": "function_call",
+                                "call_id": "{call_id}",
+                                "name": "{name}",
+                                "arguments": "",
+                                "status": "in_progress",
+                            },
+                        },
+                    }
+                ],
+            },
+            "stop": {
+                "text": [
+                    {
+                        "event": "response.output_text.done",
+                        "data": {
+                            "type": "response.output_text.done",
+                            "sequence_number": "{sequence}",
+                            "item_id": "msg_{block}",
+                            "output_index": "{block}",
+                            "content_index": 0,
+                            "text": "{text}",
+                            "logprobs": [],
+                        },
+                    },
+                    {
+                        "event": "response.content_part.done",
+                        "data": {
+                            "type": "response.content_part.done",
+                            "sequence_number": "{sequence}",
+                            "item_id": "msg_{block}",
+                            "output_index": "{block}",
+                            "content_index": 0,
+                            "part": {"type": "output_text", "text": "{text}", "annotations": []},
+                        },
+                    },
+                    {
+                        "event": "response.output_item.done",
+                        "data": {
+                            "type": "response.output_item.done",
+                            "sequence_number": "{sequence}",
+                            "output_index": "{block}",
+                            "item": {
+                                "id": "msg_{block}",
+                                "type": "message",
+                                "status": "completed",
+                                "role": "assistant",
+                                "content": [
+                                    {"type": "output_text", "text": "{text}", "annotations": []}
+                                ],
+                            },
+                        },
+                    },
+                ],
+                "tool_call": [
+                    {
+                        "event": "response.function_call_arguments.done",
+                        "data": {
+                            "type": "response.function_call_arguments.done",
+                            "sequence_number": "{sequence}",
+                            "item_id": "fc_{block}",
+                            "output_index": "{block}",
+                            "arguments": "{arguments}",
+                        },
+                    },
+                    {
+                        "event": "response.output_item.done",
+                        "data": {
+                            "type": "response.output_item.done",
+                            "sequence_number": "{sequence}",
+                            "output_index": "{block}",
+                            "item": {
+                                "type": "function_call",
+                                "call_id": "{call_id}",
+                                "name": "{name}",
+                                "arguments": "{arguments}",
+                                "status": "completed",
+                            },
+                        },
+                    },
+                ],
+            },
+        },
+        "text_delta": [
+            {
+                "event": "response.output_text.delta",
+                "data": {
+                    "type": "response.output_text.delta",
+                    "sequence_number": "{sequence}",
+                    "item_id": "msg_{block}",
+                    "output_index": "{block}",
+                    "content_index": 0,
+                    "delta": "{text}",
+                    "logprobs": [],
+                },
+            }
+        ],
+        "reasoning_delta": [],
+        "reasoning_signature": [],
+        "redacted_reasoning": [],
+        "reasoning_whole": [
+            {
+                "event": "response.output_item.added",
+                "data": {
+                    "type": "response.output_item.added",
+                    "sequence_number": "{sequence}",
+                    "output_index": "{block}",
+                    "item": "{signature|json}",
+                },
+            },
+            {
+                "event": "response.reasoning_summary_part.added",
+                "data": {
+                    "type": "response.reasoning_summary_part.added",
+                    "sequence_number": "{sequence}",
+                    "item_id": "{signature.id|json}",
+                    "output_index": "{block}",
+                    "summary_index": 0,
+                    "part": {"type": "summary_text", "text": ""},
+                },
+            },
+            {
+                "event": "response.reasoning_summary_text.delta",
+                "data": {
+                    "type": "response.reasoning_summary_text.delta",
+                    "sequence_number": "{sequence}",
+                    "item_id": "{signature.id|json}",
+                    "output_index": "{block}",
+                    "summary_index": 0,
+                    "delta": "{text}",
+                },
+            },
+            {
+                "event": "response.reasoning_summary_text.done",
+                "data": {
+                    "type": "response.reasoning_summary_text.done",
+                    "sequence_number": "{sequence}",
+                    "item_id": "{signature.id|json}",
+                    "output_index": "{block}",
+                    "summary_index": 0,
+                    "text": "{text}",
+                },
+            },
+            {
+                "event": "response.reasoning_summary_part.done",
+                "data": {
+                    "type": "response.reasoning_summary_part.done",
+                    "sequence_number": "{sequence}",
+                    "item_id": "{signature.id|json}",
+                    "output_index": "{block}",
+                    "summary_index": 0,
+                    "part": {"type": "summary_text", "text": "{text}"},
+                },
+            },
+            {
+                "event": "response.output_item.done",
+                "data": {
+                    "type": "response.output_item.done",
+                    "sequence_number": "{sequence}",
+                    "output_index": "{block}",
+                    "item": "{signature|json}",
+                },
+            },
+        ],
+        "tool_call_start": [],
+        "tool_call_delta": [
+            {
+                "event": "response.function_call_arguments.delta",
+                "data": {
+                    "type": "response.function_call_arguments.delta",
+                    "sequence_number": "{sequence}",
+                    "item_id": "fc_{block}",
+                    "output_index": "{block}",
+                    "delta": "{arguments}",
+                },
+            }
+        ],
+        "finish": [],
+        "finish_usage": [
+            {
+                "event": "response.{finish_reason}",
+                "data": {
+                    "type": "response.{finish_reason}",
+                    "sequence_number": "{sequence}",
+                    "response": "{response}",
+                },
+            }
+        ],
+        "error": [
+            {
+                "event": "error",
+                "data": {
+                    "type": "error",
+                    "sequence_number": "{sequence}",
+                    "code": "{error.error.code?}",
+                    "message": "{error.error.message}",
+                    "param": None,
+                },
+            }
+        ],
+        "end": [],
+    },
+    "finish": {
+        "path": ["status"],
+        "map": {
+            "completed": "stop",
+            "incomplete": "length",
+            "failed": "error",
+            "cancelled": "error",
+        },
+        "default": "error",
+        "emit": {"tool_calls": "completed", "content_filter": "incomplete"},
+        "with_tool_calls": "tool_calls",
+        "detail_map": {"max_output_tokens": "length", "content_filter": "content_filter"},
+    },
+    "usage": {
+        "path": ["usage"],
+        "counters": {
+            "prompt_tokens": ["input_tokens"],
+            "completion_tokens": ["output_tokens"],
+            "total_tokens": ["total_tokens"],
+            "cached_tokens": ["input_tokens_details", "cached_tokens"],
+            "cache_creation_tokens": ["input_tokens_details", "cache_write_tokens"],
+        },
+        "unreported": "omit",
+    },
+}
 
 STRUCTURED_OUTPUT_MODE: Final = "native"  # the mapping's default; overridable per call
 STRUCTURED_OUTPUT_MODES: Final = ("native", "prompt_fallback")

@@ -124,7 +124,7 @@ STREAM: Final[dict[str, Any] | None] = {
             },
             {
                 "emit": "text",
-                "fields": [["text", ["text"], False]],
+                "fields": [["text", ["text"], False], ["signature", ["thoughtSignature"], True]],
                 "event": None,
                 "when": [],
                 "unless": [[["thought"], True]],
@@ -200,6 +200,23 @@ STREAM: Final[dict[str, Any] | None] = {
                                 "parts": [
                                     {"text": "", "thought": True, "thoughtSignature": "{signature}"}
                                 ],
+                            },
+                            "index": 0,
+                        }
+                    ],
+                    "modelVersion": "{model}",
+                    "responseId": "{id}",
+                }
+            }
+        ],
+        "text_signature": [
+            {
+                "data": {
+                    "candidates": [
+                        {
+                            "content": {
+                                "role": "model",
+                                "parts": [{"text": "", "thoughtSignature": "{signature}"}],
                             },
                             "index": 0,
                         }

@@ -86,7 +86,238 @@ TRANSPORT: Final = {
     "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
 }  # how the runtime reaches the provider (mapping `transport:`)
 # the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
-STREAM: Final[dict[str, Any] | None] = None
+STREAM: Final[dict[str, Any] | None] = {
+    "request": {"stream": True, "stream_options": {"include_usage": True}},
+    "content": "joined_text",
+    "parse": {
+        "done": "[DONE]",
+        "event_from": None,
+        "rules": [
+            {
+                "emit": "error",
+                "fields": [["error", ["error"], False]],
+                "event": None,
+                "when": [],
+                "each": None,
+                "status": 500,
+            },
+            {"emit": "message_start", "fields": [], "event": None, "when": [], "each": None},
+            {
+                "emit": "entry",
+                "fields": [["index", ["index"], True], ["entry", [], False]],
+                "event": None,
+                "when": [],
+                "each": ["choices", 0, "delta", "reasoning_details"],
+                "concat": ["text", "summary"],
+                "text_keys": ["text", "summary"],
+            },
+            {
+                "emit": "reasoning",
+                "fields": [["text", ["choices", 0, "delta", "reasoning"], False]],
+                "event": None,
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "text",
+                "fields": [["text", ["choices", 0, "delta", "content"], False]],
+                "event": None,
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "tool_call",
+                "fields": [
+                    ["index", ["index"], False],
+                    ["id", ["id"], True],
+                    ["name", ["function", "name"], True],
+                    ["arguments", ["function", "arguments"], True],
+                ],
+                "event": None,
+                "when": [],
+                "each": ["choices", 0, "delta", "tool_calls"],
+            },
+            {
+                "emit": "finish",
+                "fields": [["reason", ["choices", 0, "finish_reason"], False]],
+                "event": None,
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "usage",
+                "fields": [["usage", ["usage"], False]],
+                "event": None,
+                "when": [],
+                "each": None,
+            },
+        ],
+    },
+    "tool_calls": {"new_id": "new_call"},
+    "emit": {
+        "defaults": {"id": "chatcmpl-wiremap", "model": "unknown", "created": 0},
+        "message_start": [
+            {
+                "data": {
+                    "id": "{id}",
+                    "object": "chat.completion.chunk",
+                    "created": "{created}",
+                    "model": "{model}",
+                    "choices": [
+                        {"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}
+                    ],
+                }
+            }
+        ],
+        "text_delta": [
+            {
+                "data": {
+                    "id": "{id}",
+                    "object": "chat.completion.chunk",
+                    "created": "{created}",
+                    "model": "{model}",
+                    "choices": [
+                        {"index": 0, "delta": {"content": "{text}"}, "finish_reason": None}
+                    ],
+                }
+            }
+        ],
+        "reasoning_delta": [],
+        "reasoning_signature": [],
+        "redacted_reasoning": [
+            {
+                "data": {
+                    "id": "{id}",
+                    "object": "chat.completion.chunk",
+                    "created": "{created}",
+                    "model": "{model}",
+                    "choices": [
+                        {
+                            "index": 0,
+                            "delta": {"reasoning_details": ["{data|json}"]},
+                            "finish_reason": None,
+                        }
+                    ],
+                }
+            }
+        ],
+        "tool_call_start": [
+            {
+                "data": {
+                    "id": "{id}",
+                    "object": "chat.completion.chunk",
+                    "created": "{created}",
+                    "model": "{model}",
+                    "choices": [
+                        {
+                            "index": 0,
+                            "delta": {
+                                "tool_calls": [
+                                    {
+                                        "index": "{index}",
+                                        "id": "{call_id}",
+                                        "type": "function",
+                                        "function": {"name": "{name}", "arguments": ""},
+                                    }
+                                ]
+                            },
+                            "finish_reason": None,
+                        }
+                    ],
+                }
+            }
+        ],
+        "tool_call_delta": [
+            {
+                "data": {
+                    "id": "{id}",
+                    "object": "chat.completion.chunk",
+                    "created": "{created}",
+                    "model": "{model}",
+                    "choices": [
+                        {
+                            "index": 0,
+                            "delta": {
+                                "tool_calls": [
+                                    {"index": "{index}", "function": {"arguments": "{arguments}"}}
+                                ]
+                            },
+                            "finish_reason": None,
+                        }
+                    ],
+                }
+            }
+        ],
+        "tool_call_end": [],
+        "finish": [
+            {
+                "data": {
+                    "id": "{id}",
+                    "object": "chat.completion.chunk",
+                    "created": "{created}",
+                    "model": "{model}",
+                    "choices": [{"index": 0, "delta": {}, "finish_reason": "{finish_reason}"}],
+                }
+            }
+        ],
+        "usage": [
+            {
+                "data": {
+                    "id": "{id}",
+                    "object": "chat.completion.chunk",
+                    "created": "{created}",
+                    "model": "{model}",
+                    "choices": [],
+                    "usage": "{usage}",
+                }
+            }
+        ],
+        "error": [{"data": "{error}"}],
+        "end": [{"data": "[DONE]"}],
+        "reasoning_whole": [
+            {
+                "data": {
+                    "id": "{id}",
+                    "object": "chat.completion.chunk",
+                    "created": "{created}",
+                    "model": "{model}",
+                    "choices": [
+                        {
+                            "index": 0,
+                            "delta": {
+                                "reasoning": "{text}",
+                                "reasoning_details": ["{signature?|json}"],
+                            },
+                            "finish_reason": None,
+                        }
+                    ],
+                }
+            }
+        ],
+    },
+    "finish": {
+        "path": ["choices", 0, "finish_reason"],
+        "map": {
+            "stop": "stop",
+            "length": "length",
+            "tool_calls": "tool_calls",
+            "content_filter": "content_filter",
+            "function_call": "tool_calls",
+        },
+        "default": "error",
+        "emit": {"error": "stop"},
+    },
+    "usage": {
+        "path": ["usage"],
+        "counters": {
+            "prompt_tokens": ["prompt_tokens"],
+            "completion_tokens": ["completion_tokens"],
+            "total_tokens": ["total_tokens"],
+            "cached_tokens": ["prompt_tokens_details", "cached_tokens"],
+        },
+        "unreported": "omit",
+    },
+}
 
 STRUCTURED_OUTPUT_MODE: Final = "native"  # the mapping's default; overridable per call
 STRUCTURED_OUTPUT_MODES: Final = ("native", "prompt_fallback")

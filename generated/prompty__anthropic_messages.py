@@ -231,47 +231,77 @@ STREAM: Final[dict[str, Any] | None] = {
         ],
         "blocks": {
             "start": {
-                "text": {
-                    "event": "content_block_start",
-                    "data": {
-                        "type": "content_block_start",
-                        "index": "{block}",
-                        "content_block": {"type": "text", "text": ""},
-                    },
-                },
-                "reasoning": {
-                    "event": "content_block_start",
-                    "data": {
-                        "type": "content_block_start",
-                        "index": "{block}",
-                        "content_block": {"type": "thinking", "thinking": "", "signature": ""},
-                    },
-                },
-                "redacted_reasoning": {
-                    "event": "content_block_start",
-                    "data": {
-                        "type": "content_block_start",
-                        "index": "{block}",
-                        "content_block": {"type": "redacted_thinking", "data": "{data}"},
-                    },
-                },
-                "tool_call": {
-                    "event": "content_block_start",
-                    "data": {
-                        "type": "content_block_start",
-                        "index": "{block}",
-                        "content_block": {
-                            "type": "tool_use",
-                            "id": "{call_id}",
-                            "name": "{name}",
-                            "input": {},
+                "text": [
+                    {
+                        "event": "content_block_start",
+                        "data": {
+                            "type": "content_block_start",
+                            "index": "{block}",
+                            "content_block": {"type": "text", "text": ""},
                         },
-                    },
-                },
+                    }
+                ],
+                "reasoning": [
+                    {
+                        "event": "content_block_start",
+                        "data": {
+                            "type": "content_block_start",
+                            "index": "{block}",
+                            "content_block": {"type": "thinking", "thinking": "", "signature": ""},
+                        },
+                    }
+                ],
+                "redacted_reasoning": [
+                    {
+                        "event": "content_block_start",
+                        "data": {
+                            "type": "content_block_start",
+                            "index": "{block}",
+                            "content_block": {"type": "redacted_thinking", "data": "{data}"},
+                        },
+                    }
+                ],
+                "tool_call": [
+                    {
+                        "event": "content_block_start",
+                        "data": {
+                            "type": "content_block_start",
+                            "index": "{block}",
+                            "content_block": {
+                                "type": "tool_use",
+                                "id": "{call_id}",
+                                "name": "{name}",
+                                "input": {},
+                            },
+                        },
+                    }
+                ],
             },
             "stop": {
-                "event": "content_block_stop",
-                "data": {"type": "content_block_stop", "index": "{block}"},
+                "text": [
+                    {
+                        "event": "content_block_stop",
+                        "data": {"type": "content_block_stop", "index": "{block}"},
+                    }
+                ],
+                "reasoning": [
+                    {
+                        "event": "content_block_stop",
+                        "data": {"type": "content_block_stop", "index": "{block}"},
+                    }
+                ],
+                "redacted_reasoning": [
+                    {
+                        "event": "content_block_stop",
+                        "data": {"type": "content_block_stop", "index": "{block}"},
+                    }
+                ],
+                "tool_call": [
+                    {
+                        "event": "content_block_stop",
+                        "data": {"type": "content_block_stop", "index": "{block}"},
+                    }
+                ],
             },
         },
         "text_delta": [

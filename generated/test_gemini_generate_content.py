@@ -815,6 +815,16 @@ def test_stream_thinking_text_tool() -> None:
     )
 
 
+def test_stream_text_signature() -> None:
+    """api (thought-signatures): a thoughtSignature on a plain text part, here on an empty text part after the text, signs that text part (text_signature); the next text is a new part, as non-streamed."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_events": [{"raw": {"modelVersion": "gemini-2.5-flash", "responseId": "r3"}, "type": "message_start"}, {"index": 0, "text": "Hel", "type": "text_delta"}, {"index": 0, "text": "lo", "type": "text_delta"}, {"index": 0, "signature": "c2lnVA==", "type": "text_signature"}, {"index": 1, "text": " again", "type": "text_delta"}, {"index": 1, "signature": "c2lnVTI=", "type": "text_signature"}, {"finish_reason": "stop", "raw": "STOP", "type": "finish"}], "id": "stream_text_signature", "stream_from_wire": "data: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Hel\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r3\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"lo\\",\\"thoughtSignature\\":\\"c2lnVA==\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r3\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\" again\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r3\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"\\",\\"thoughtSignature\\":\\"c2lnVTI=\\"}]},\\"finishReason\\":\\"STOP\\",\\"index\\":0}],\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r3\\"}\\n\\n"}'
+        ),
+    )
+
+
 def test_stream_error_event() -> None:
     """api: a mid-stream error envelope ends the stream; its code (429 RESOURCE_EXHAUSTED) classifies it like the HTTP answer."""
     run_fixture(
@@ -831,6 +841,16 @@ def test_stream_emit() -> None:
         FORMAT,
         json.loads(
             '{"expect_sse": "data: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Hm.\\",\\"thought\\":true}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x1\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"\\",\\"thought\\":true,\\"thoughtSignature\\":\\"sig\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x1\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Hi\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x1\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"functionCall\\":{\\"id\\":\\"call_1\\",\\"name\\":\\"f\\",\\"args\\":{\\"a\\":1}},\\"thoughtSignature\\":\\"sig2\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x1\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[]},\\"finishReason\\":\\"STOP\\",\\"index\\":0}],\\"usageMetadata\\":{\\"promptTokenCount\\":3,\\"candidatesTokenCount\\":2,\\"totalTokenCount\\":5},\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x1\\"}\\n\\n", "id": "stream_emit", "stream_to_wire": [{"raw": {"id": "x1", "model": "m1"}, "type": "message_start"}, {"index": 0, "text": "Hm.", "type": "reasoning_delta"}, {"index": 0, "signature": "sig", "type": "reasoning_signature"}, {"index": 1, "text": "Hi", "type": "text_delta"}, {"id": "call_1", "index": 0, "name": "f", "signature": "sig2", "type": "tool_call_start"}, {"arguments": "{\\"a\\":", "index": 0, "type": "tool_call_delta"}, {"arguments": "1}", "index": 0, "type": "tool_call_delta"}, {"index": 0, "type": "tool_call_end"}, {"finish_reason": "tool_calls", "raw": null, "type": "finish"}, {"type": "usage", "usage": {"completion_tokens": 2, "prompt_tokens": 3, "total_tokens": 5}}]}'
+        ),
+    )
+
+
+def test_stream_emit_text_signature() -> None:
+    """api: a text part's signature (text_signature) is written as an empty text part carrying thoughtSignature, right after its text; it reads back onto that part."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_sse": "data: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Hi\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x3\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"\\",\\"thoughtSignature\\":\\"c2ln\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x3\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[]},\\"finishReason\\":\\"STOP\\",\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x3\\"}\\n\\n", "id": "stream_emit_text_signature", "stream_to_wire": [{"raw": {"id": "x3", "model": "m1"}, "type": "message_start"}, {"index": 0, "text": "Hi", "type": "text_delta"}, {"index": 0, "signature": "c2ln", "type": "text_signature"}, {"finish_reason": "stop", "raw": "STOP", "type": "finish"}]}'
         ),
     )
 

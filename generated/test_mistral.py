@@ -291,3 +291,33 @@ def test_err_http_unavailable() -> None:
             '{"error_from_wire": {"body": {"message": "Service unavailable", "object": "error", "type": "internal_error"}, "status": 503}, "expect_error": {"category": "provider_unavailable"}, "id": "err_http_unavailable"}'
         ),
     )
+
+
+def test_stream_tool_calls_mapped_back() -> None:
+    """wire_rules + api: whole ToolCalls (index optional, arguments a string or an object) read back through the call's wire_map: an echoed rewritten id and the renamed tool are the caller's again; no stream_options; usage on the last chunk."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_events": [{"raw": {"created": 1702256327, "id": "cmpl-1", "model": "mistral-large-latest", "object": "chat.completion.chunk"}, "type": "message_start"}, {"id": "call_weather_1", "index": 0, "name": "get.weather", "type": "tool_call_start"}, {"arguments": "{\\"city\\": \\"Rome\\"}", "index": 0, "type": "tool_call_delta"}, {"index": 0, "type": "tool_call_end"}, {"id": "pDxlfVnZ9", "index": 1, "name": "get.weather", "type": "tool_call_start"}, {"arguments": "{\\"city\\":\\"Oslo\\"}", "index": 1, "type": "tool_call_delta"}, {"index": 1, "type": "tool_call_end"}, {"finish_reason": "tool_calls", "raw": "tool_calls", "type": "finish"}, {"raw": {"completion_tokens": 9, "prompt_tokens": 21, "total_tokens": 30}, "type": "usage", "usage": {"completion_tokens": 9, "prompt_tokens": 21, "total_tokens": 30}}], "id": "stream_tool_calls_mapped_back", "stream_from_wire": "data: {\\"id\\":\\"cmpl-1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1702256327,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\",\\"content\\":\\"\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"cmpl-1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1702256327,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"id\\":\\"XpvnY4TsS\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"get_weather_T3RehTJ5\\",\\"arguments\\":\\"{\\\\\\"city\\\\\\": \\\\\\"Rome\\\\\\"}\\"},\\"index\\":0},{\\"id\\":\\"pDxlfVnZ9\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"get_weather_T3RehTJ5\\",\\"arguments\\":{\\"city\\":\\"Oslo\\"}}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"cmpl-1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1702256327,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"\\"},\\"finish_reason\\":\\"tool_calls\\"}],\\"usage\\":{\\"prompt_tokens\\":21,\\"completion_tokens\\":9,\\"total_tokens\\":30}}\\n\\ndata: [DONE]\\n\\n", "wire_map": {"ids": {"call_weather_1": "XpvnY4TsS"}, "names": {"get.weather": "get_weather_T3RehTJ5"}}}'
+        ),
+    )
+
+
+def test_stream_error_object() -> None:
+    """api-error: Mistral's own error object as a chunk ends the stream (classified as HTTP 500: provider_unavailable)."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_events": [{"raw": {"created": 1702256327, "id": "cmpl-2", "model": "mistral-large-latest", "object": "chat.completion.chunk"}, "type": "message_start"}, {"index": 0, "text": "Par", "type": "text_delta"}, {"category": "provider_unavailable", "message": "Service unavailable.", "raw": {"code": "3000", "message": "Service unavailable.", "object": "error", "param": null, "type": "internal_error"}, "type": "error"}], "id": "stream_error_object", "stream_from_wire": "data: {\\"id\\":\\"cmpl-2\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1702256327,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\",\\"content\\":\\"Par\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"object\\":\\"error\\",\\"message\\":\\"Service unavailable.\\",\\"type\\":\\"internal_error\\",\\"param\\":null,\\"code\\":\\"3000\\"}\\n\\n"}'
+        ),
+    )
+
+
+def test_stream_emit_whole_calls_with_fitting_ids() -> None:
+    """api + wire_rules: a call is written whole (FunctionCall.name is required on every ToolCall) with an id and name that fit, rewritten as request_to_wire would and recorded on the map; reasoning has no place (no reasoning field in DeltaMessage); no stream_options."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_changes": [{"action": "rewrite", "after": "XpvnY4TsS", "before": "call_weather_1", "path": "message.tool_calls[0].id", "rule": "tool_call_id"}, {"action": "rename", "after": "get_weather_T3RehTJ5", "before": "get.weather", "path": "message.tool_calls[0].name", "rule": "tool_name"}], "expect_sse": "data: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"Checking.\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"index\\":0,\\"id\\":\\"XpvnY4TsS\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"get_weather_T3RehTJ5\\",\\"arguments\\":{\\"city\\":\\"Rome\\"}}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{},\\"finish_reason\\":\\"tool_calls\\"}]}\\n\\ndata: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[],\\"usage\\":{\\"prompt_tokens\\":3,\\"completion_tokens\\":2,\\"total_tokens\\":5}}\\n\\ndata: [DONE]\\n\\n", "id": "stream_emit_whole_calls_with_fitting_ids", "stream_to_wire": [{"raw": {"created": 5, "id": "cmpl-3", "model": "mistral-large-latest"}, "type": "message_start"}, {"index": 0, "text": "Checking.", "type": "text_delta"}, {"index": 1, "text": "hidden", "type": "reasoning_delta"}, {"id": "call_weather_1", "index": 0, "name": "get.weather", "type": "tool_call_start"}, {"arguments": "{\\"city\\":", "index": 0, "type": "tool_call_delta"}, {"arguments": "\\"Rome\\"}", "index": 0, "type": "tool_call_delta"}, {"index": 0, "type": "tool_call_end"}, {"finish_reason": "tool_calls", "raw": null, "type": "finish"}, {"type": "usage", "usage": {"completion_tokens": 2, "prompt_tokens": 3, "total_tokens": 5}}], "wire_map": {}}'
+        ),
+    )

@@ -52,8 +52,9 @@ fixed headers, API-key variable and ready() probe from the mapping's `transport:
   (keyless local servers).
 - `base_url=` replaces the table's; a base URL ending in the endpoint path's first segment
   (`http://localhost:8000/v1` with `/v1/chat/completions`) does not repeat it.
-- Tracing: when `opentelemetry-api` is installed, every `complete()` emits a `chat {model}` span
-  with the GenAI semantic-convention attributes (`wiremap.runtime.tracing`).
+- Tracing: when `opentelemetry-api` is installed, every `complete()` and every `stream()` emits a
+  `chat {model}` span with the GenAI semantic-convention attributes (`wiremap.runtime.tracing`); a
+  stream's span ends when the stream ends or fails.
 - Kinds: `complete()` serves chat formats (`Format.kind == "chat"`). An `embeddings` format is
   called with `embed(inputs, config=None)` -> `EmbeddingsResponse` (span `embeddings {model}`), an
   `images` format with `generate_image(prompt, config=None)` -> `ImagesResponse` (span
@@ -475,7 +476,7 @@ class Provider:
         with span:
             try:
                 if stream:
-                    response = await ResponseStream(self, request, response_schema, mode).collect()
+                    response = await ResponseStream(self, request, response_schema, mode, wire_map).collect()
                 else:
                     response = await self._complete(request, response_schema, mode, wire_map)
             except ProviderError as exc:
@@ -493,16 +494,31 @@ class Provider:
         tool_choice: Any = None,
         *,
         structured_output: str | None = None,
+        wire_map: WireMap | None = None,
     ) -> ResponseStream:
         """A streamed completion: `async for event in p.stream(...)` yields canonical stream
         events as they arrive (wiremap.runtime.stream); `.response` then holds the assembled
-        `Response`. Pre-send errors (validation, a format that cannot stream) raise here."""
-        request = self._request(messages, tools, config, response_schema, tool_choice)
-        mode = structured_output if structured_output is not None else self.structured_output
+        `Response`. Pre-send errors (validation, a format that cannot stream) raise here.
+        For a format with `wire_rules`, tool calls carry the caller's ids and names; the call's
+        map is `.wire_map` (or the `wire_map=` given)."""
+        span: ChatSpan | None = None
         try:
-            return ResponseStream(self, request, response_schema, mode)
+            request = self._request(messages, tools, config, response_schema, tool_choice)
+            mode = structured_output if structured_output is not None else self.structured_output
+            span = ChatSpan(
+                self._tracer_provider,
+                provider=self.format.provider,
+                model=self.model,
+                config=request.get("config"),
+                structured=response_schema is not None,
+                server_address=self._server[0],
+                server_port=self._server[1],
+            )
+            return ResponseStream(self, request, response_schema, mode, wire_map, span)
         except ProviderError as exc:
             self._scrub(exc)
+            if span is not None:  # a pre-send error is a finished call too, as for complete()
+                span.start().finish(exc)
             raise
 
     def _request(

@@ -16,11 +16,12 @@ canonical response dict, finish_reason `error`); the events already yielded stay
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
 import urllib.parse
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from .canonical import Response
@@ -29,6 +30,7 @@ from .stream import StreamAssembler, StreamParser, stream_error, stream_request_
 
 if TYPE_CHECKING:
     from .provider import Provider
+    from .tracing import ChatSpan
 
 __all__ = ["ResponseStream"]
 
@@ -42,11 +44,21 @@ class ResponseStream:
         request: dict[str, Any],
         response_schema: dict[str, Any] | None,
         mode: str | None,
+        wire_map: Any = None,
+        span: "ChatSpan | None" = None,
     ) -> None:
         self.provider = provider
+        self._span = span  # Provider.stream(): the call's span (complete(stream=True) has its own)
         self.response: Response | None = None
         self.events: int = 0
         fmt = provider.format
+        # a format with wire_rules (Mistral): the call's WireMap carries the id/name rewrites of
+        # the request to the stream, whose tool calls come back with the caller's own
+        self.wire_map: Any = None
+        if fmt.wire_rules is not None:
+            from .wire_rules import WireMap
+
+            self.wire_map = wire_map if wire_map is not None else WireMap()
         if not fmt.stream:
             raise InvalidRequestError(
                 f"{fmt.key} does not support streaming (its mapping has no `stream:` table); "
@@ -54,7 +66,9 @@ class ResponseStream:
                 path="stream",
             )
         # converted now: pre-send errors propagate from stream() itself, before any I/O
-        kwargs = {"structured_output": mode} if mode is not None else {}
+        kwargs: dict[str, Any] = {"structured_output": mode} if mode is not None else {}
+        if self.wire_map is not None:
+            kwargs["wire_map"] = self.wire_map
         self._wire = stream_request_to_wire(fmt, request, **kwargs)
         self._schema = response_schema
         self._mode = mode
@@ -72,7 +86,39 @@ class ResponseStream:
         assert self.response is not None
         return self.response
 
+    def _activate(self) -> Any:
+        return self._span.activate() if self._span is not None else contextlib.nullcontext()
+
     async def _run(self) -> AsyncIterator[dict[str, Any]]:
+        """The events, inside the call's span (Provider.stream()): it starts with the iteration
+        and ends with the stream, with the assembled Response's attributes or the error (and what
+        was assembled before it)."""
+        span = self._span
+        if span is not None:
+            span.start()
+        events = self._events()
+        try:
+            async for ev in events:
+                yield ev
+        except GeneratorExit:  # the consumer stopped reading: not an error of the call
+            if span is not None:
+                span.finish(None)
+            raise
+        except BaseException as exc:
+            if span is not None:
+                partial = getattr(exc, "partial", None)
+                if partial is not None:
+                    span.response(partial)
+                span.finish(exc)
+            raise
+        finally:
+            await events.aclose()
+        if span is not None:
+            if self.response is not None:
+                span.response(self.response)
+            span.finish(None)
+
+    async def _events(self) -> AsyncGenerator[dict[str, Any], None]:
         import httpx
 
         p = self.provider
@@ -86,7 +132,7 @@ class ResponseStream:
             from .errors import AuthenticationError
 
             raise AuthenticationError(missing)
-        parser = StreamParser(fmt)
+        parser = StreamParser(fmt, wire_map=self.wire_map)
         assembler = StreamAssembler(fmt)
         headers = dict(p._headers)
         for name in list(headers):
@@ -118,7 +164,10 @@ class ResponseStream:
             return err
 
         try:
-            async with client.stream(method, url, content=content, headers=headers, params=p._query(url, False)) as resp:
+            request = client.stream(method, url, content=content, headers=headers, params=p._query(url, False))
+            with self._activate():  # current while the request is sent: an instrumented client nests under it
+                resp = await request.__aenter__()
+            try:
                 if not 200 <= resp.status_code < 300:
                     body = await resp.aread()
                     err = p._http_error(method, url, resp, body)
@@ -131,6 +180,10 @@ class ResponseStream:
                             raise fail(ev)
                         self.events += 1
                         yield ev
+            except BaseException as exc:
+                await request.__aexit__(type(exc), exc, exc.__traceback__)
+                raise
+            await request.__aexit__(None, None, None)
         except httpx.HTTPError as exc:
             p._scrub(exc)
             reason = p._redact(str(exc)) or "no detail"
@@ -156,6 +209,8 @@ class ResponseStream:
                 kwargs: dict[str, Any] = {"response_schema": self._schema}
                 if self._mode is not None:
                     kwargs["structured_output"] = self._mode
+                if self.wire_map is not None:
+                    kwargs["wire_map"] = self.wire_map
                 parsed = fmt.response_from_wire(response.raw, **kwargs)
                 parsed.raw = response.raw
                 response = parsed

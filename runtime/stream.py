@@ -22,6 +22,7 @@ Canonical stream events are plain dicts (public API, like the canonical model):
 
     {"type": "message_start", "raw": {"id": ..., "model": ...}}        # the wire's top-level scalars
     {"type": "text_delta", "index": 0, "text": "Hel"}                  # index: the content part
+    {"type": "text_signature", "index": 0, "signature": "c2ln"}       # a text part's own signature (Gemini)
     {"type": "reasoning_delta", "index": 0, "text": "Let me"}
     {"type": "reasoning_signature", "index": 0, "signature": "EqQB..."}
     {"type": "redacted_reasoning", "index": 1, "data": "opaque"}
@@ -40,6 +41,7 @@ cumulative (the latest one holds the totals); `error` is always the last event.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any, Final
 
@@ -68,6 +70,7 @@ __all__ = [
 STREAM_EVENT_TYPES: Final = (
     "message_start",
     "text_delta",
+    "text_signature",
     "reasoning_delta",
     "reasoning_signature",
     "redacted_reasoning",
@@ -80,7 +83,13 @@ STREAM_EVENT_TYPES: Final = (
 )
 
 _MISSING: Final = object()
-_PART_KINDS: Final = {"text_delta": "text", "reasoning_delta": "thinking", "reasoning_signature": "thinking", "redacted_reasoning": "redacted_thinking"}
+_PART_KINDS: Final = {"text_delta": "text", "text_signature": "text", "reasoning_delta": "thinking", "reasoning_signature": "thinking", "redacted_reasoning": "redacted_thinking"}
+
+
+def _canonical_json(value: Any) -> str:
+    """An object kept verbatim as text (a reasoning item, an entry): compact, keys sorted,
+    non-ASCII kept -- the encoding the non-streamed readers use (wire.dumps)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def _fmt(key: str | Format) -> Format:
@@ -288,9 +297,11 @@ class StreamParser:
     (`provider_invalid_response`) naming the path.
     """
 
-    def __init__(self, fmt: str | Format) -> None:
+    def __init__(self, fmt: str | Format, *, wire_map: Any = None) -> None:
         self.format = _fmt(fmt)
         self.table = _table(self.format)
+        # the call's WireMap (mapping `wire_rules`): tool calls come back with the caller's ids and names
+        self.wire_map = wire_map if self.format.wire_rules else None
         parse = self.table["parse"]
         self._done_marker: str | None = parse.get("done")
         self._event_from: str | None = parse.get("event_from")
@@ -302,7 +313,11 @@ class StreamParser:
                 "when": [(tuple(p), v) for p, v in rule.get("when") or ()],
                 "unless": [(tuple(p), v) for p, v in rule.get("unless") or ()],
                 "each": tuple(rule["each"]) if rule.get("each") is not None else None,
-                "fields": [(name, tuple(path), optional) for name, path, optional in rule["fields"]],
+                "fields": [
+                    (name, tuple(tuple(p) for p in path) if path and isinstance(path[0], list) else tuple(path), optional)
+                    for name, path, optional in rule["fields"]
+                ],
+                "const": [(name, value) for name, value in (rule.get("const") or {}).items()],
             }
             for rule in parse["rules"]
         ]
@@ -328,6 +343,9 @@ class StreamParser:
         self._tool_ids: list[str] = []
         self._open_tools: list[int] = []
         self._usage: dict[str, Any] = {}
+        self._entries: dict[Any, tuple[dict[str, Any], dict[str, Any]]] = {}  # `entry` rules: open entries, in order
+        self._entry_key: Any = _MISSING
+        self._entry_seen = 0  # the event that last gave an entry a piece
         self.events_seen = 0
 
     # -- public
@@ -365,6 +383,9 @@ class StreamParser:
         if raw is not None:
             ev["raw"] = raw
         self._ensure_start(out)
+        if self._entries and not self.failed:
+            self.failed = True  # what the entries hold is kept; a bad one does not recurse here
+            self._flush_entries(out)
         out.append(ev)
         self.failed = True
 
@@ -376,6 +397,9 @@ class StreamParser:
 
     def _end(self, out: list[dict[str, Any]]) -> None:
         self._ensure_start(out)
+        self._flush_entries(out)
+        if self.failed:
+            return
         self._close_tools(out)
         self.ended = True
 
@@ -424,13 +448,21 @@ class StreamParser:
                     values: dict[str, Any] = {}
                     ok = True
                     for fname, path, optional in rule["fields"]:
-                        value = _get(item, path)
+                        if path and type(path[0]) is tuple:  # a composite key: one value per path
+                            parts = tuple(_get(item, p) for p in path)
+                            value = _MISSING if any(v is _MISSING or v is None for v in parts) else parts
+                            where_path = path[0]
+                        else:
+                            value = _get(item, path)
+                            where_path = path
                         if value is _MISSING or value is None:
                             if optional:
                                 continue
                             ok = False
                             break
-                        values[fname] = (value, (path, base_path))  # the path text only when it is reported
+                        values[fname] = (value, (where_path, base_path))  # the path text only when it is reported
+                    for fname, value in rule["const"]:
+                        values[fname] = (value, ((), base_path))
                     if ok:
                         self._apply(rule["emit"], values, obj, out, rule)
                     if self.failed or self.ended:
@@ -449,6 +481,13 @@ class StreamParser:
         if name not in values:
             return None
         value, where = values[name]
+        if type(value) is dict and name in ("signature", "data"):
+            # a provider-bound object kept verbatim (an OpenAI Responses reasoning item)
+            try:
+                return _canonical_json(value)
+            except ValueError:
+                path = StreamParser._where(where)
+                raise _Malformed(f"the object at {path} is not JSON (a non-finite number)", path) from None
         if type(value) is not str:
             path = StreamParser._where(where)
             raise _Malformed(f"expected a string at {path}, got {type(value).__name__}", path)
@@ -481,10 +520,64 @@ class StreamParser:
         if "index" not in values:
             return _MISSING
         value, where = values["index"]
+        if type(value) is tuple:  # a composite key (`index: [output_index, content_index]`)
+            bad = next((v for v in value if type(v) is not int and type(v) is not str), _MISSING)
+            if bad is _MISSING:
+                return value
+            value = bad
         if type(value) is not int and type(value) is not str:
             path = self._where(where)
             raise _Malformed(f"expected an index at {path}, got {type(value).__name__}", path)
         return value
+
+    def _signed(self, idx: int) -> None:
+        """A signature ends its part: the next delta without a wire index starts a new part (the
+        signed part is the unit the provider verifies, as in its non-streamed body)."""
+        if self._last_part == idx:
+            self._last_kind = None
+
+    def _flush_entries(self, out: list[dict[str, Any]]) -> None:
+        """`entry` rules: every open entry, merged from its pieces, becomes the signature of the
+        current reasoning part (or, when it has no text under `text_keys`, a redacted part)."""
+        entries, self._entries = self._entries, {}
+        self._entry_key = _MISSING
+        for entry, rule in entries.values():
+            try:
+                text = _canonical_json(entry)
+            except ValueError:
+                if not self.failed:
+                    self._error(out, "provider_invalid_response", "a reasoning entry is not JSON (a non-finite number)", raw=entry)
+                return
+            keys = rule.get("text_keys")
+            if keys is not None and not any(type(entry.get(k)) is str and entry.get(k) for k in keys):
+                idx = self._part("redacted_reasoning", _MISSING, new=True)
+                out.append({"type": "redacted_reasoning", "index": idx, "data": text})
+                self._last_kind = None
+            else:
+                idx = self._part("reasoning", _MISSING)
+                out.append({"type": "reasoning_signature", "index": idx, "signature": text})
+                self._signed(idx)
+
+    def _entry(self, values: dict[str, Any], rule: dict[str, Any], out: list[dict[str, Any]]) -> None:
+        value, where = values["entry"]
+        if type(value) is not dict:
+            path = self._where(where)
+            raise _Malformed(f"expected a reasoning entry (an object) at {path}, got {type(value).__name__}", path)
+        key = self._key(values)
+        if key is _MISSING:  # a piece without its own key continues the open entry
+            key = self._entry_key if self._entries else object()
+        if self._entries and key not in self._entries:
+            self._flush_entries(out)  # entries arrive one after another: a new key ends the others
+        merged, _rule = self._entries.setdefault(key, ({}, rule))
+        concat = rule.get("concat") or ()
+        for k, v in value.items():
+            cur = merged.get(k, _MISSING)
+            if k in concat and type(v) is str and type(cur) is str:
+                merged[k] = cur + v  # pieces of the entry's text, in order
+            elif cur is _MISSING or ((cur is None or cur == "") and v is not None and v != ""):
+                merged[k] = json.loads(json.dumps(v)) if isinstance(v, (dict, list)) else v  # the first value given
+        self._entry_key = key
+        self._entry_seen = self.events_seen
 
     def _apply(self, kind: str, values: dict[str, Any], obj: dict[str, Any], out: list[dict[str, Any]], rule: dict[str, Any]) -> None:
         if kind == "ignore":
@@ -499,24 +592,43 @@ class StreamParser:
         if kind == "error":
             code = values["code"][0] if "code" in values else None
             status = code if type(code) is int and 400 <= code <= 599 else int(rule.get("status", 500))
-            err = self.format.error_from_wire(status, obj, {})
+            # `wrap`: the event is a bare error object; the format's error rules read it in its envelope
+            body = {rule["wrap"]: obj} if "wrap" in rule else obj
+            err = self.format.error_from_wire(status, body, {})
             self._error(out, err.category, getattr(err, "message", str(err)) or "stream error", raw=obj)
             return
         self._ensure_start(out, obj)
+        if kind == "entry":
+            self._entry(values, rule, out)
+            return
+        if self._entries and (kind in ("tool_call", "finish") or (kind == "text" and self._str(values, "text"))):
+            self._flush_entries(out)  # the reasoning they belong to ends before the answer (an empty text is none)
+            if self.failed:
+                return
         if kind in ("text", "reasoning"):
             text = self._str(values, "text")
             key = self._key(values)
-            if not text:
-                if key is not _MISSING:
-                    self._part(kind, key)  # the block opens: later deltas join it
-                return
-            idx = self._part(kind, key)
-            out.append({"type": "text_delta" if kind == "text" else "reasoning_delta", "index": idx, "text": text})
+            signature = self._str(values, "signature")  # a text part's own signature (Gemini)
+            if (text and kind == "reasoning" and key is _MISSING and self._entries and self._entry_seen != self.events_seen
+                    and (self._last_kind != "reasoning" or self._last_part is None)):
+                self._flush_entries(out)  # a new reasoning part without a piece of its own: the open entry has ended
+                if self.failed:
+                    return
+            if text:
+                idx = self._part(kind, key)
+                out.append({"type": "text_delta" if kind == "text" else "reasoning_delta", "index": idx, "text": text})
+            elif key is not _MISSING:
+                self._part(kind, key)  # the block opens: later deltas join it
+            if signature:
+                idx = self._part(kind, key)
+                out.append({"type": "text_signature" if kind == "text" else "reasoning_signature", "index": idx, "signature": signature})
+                self._signed(idx)
         elif kind == "signature":
             sig = self._str(values, "signature")
             if sig:
                 idx = self._part("reasoning", self._key(values))
                 out.append({"type": "reasoning_signature", "index": idx, "signature": sig})
+                self._signed(idx)
         elif kind == "redacted_reasoning":
             data = self._str(values, "data")
             idx = self._part("redacted_reasoning", self._key(values), new=True)
@@ -542,7 +654,11 @@ class StreamParser:
                     call_id = synthesized_call_id(name or "", parsed, k)
                 self._tool_ids.append(call_id or "")
                 self._open_tools.append(k)
-                start: dict[str, Any] = {"type": "tool_call_start", "index": k, "id": call_id or "", "name": name or ""}
+                caller_id, caller_name = call_id or "", name or ""
+                if self.wire_map is not None:  # wire_rules: the caller's own id and tool name again
+                    caller_id = self.wire_map.caller_id(caller_id) if caller_id else caller_id
+                    caller_name = self.wire_map.caller_name(caller_name) if caller_name else caller_name
+                start: dict[str, Any] = {"type": "tool_call_start", "index": k, "id": caller_id, "name": caller_name}
                 signature = self._str(values, "signature")
                 if signature:
                     start["signature"] = signature
@@ -573,6 +689,11 @@ class StreamParser:
             self._close_tools(out)
             self.finished = True
             reason = _finish(self.table, value)
+            if "detail" in values:  # finish_reason.detail_map: the detail overrides, as the non-streamed reader
+                detail = values["detail"][0]
+                mapped = self.table["finish"].get("detail_map", {}).get(detail) if isinstance(detail, str) else None
+                if mapped is not None:
+                    reason = str(mapped)
             with_calls = self.table["finish"].get("with_tool_calls")
             if with_calls is not None and reason == "stop" and self._tool_ids:
                 reason = with_calls  # finish_reason.with_tool_calls, as the non-streamed reader
@@ -620,7 +741,7 @@ class StreamAssembler:
                 self._part_at[idx] = part
             if t == "text_delta" or t == "reasoning_delta":
                 part["text"] += ev.get("text", "")
-            elif t == "reasoning_signature":
+            elif t == "reasoning_signature" or t == "text_signature":
                 part["signature"] = part.get("signature", "") + ev.get("signature", "")
             else:
                 part["data"] += ev.get("data", "")
@@ -700,6 +821,14 @@ class StreamAssembler:
         out["raw"] = raw
         return out
 
+    def snapshot(self, finish_reason: str | None = None) -> Response:
+        """What was assembled so far as a `Response` (never raises: tool-call arguments that do
+        not parse are null), with the given finish reason; `raw` is the opening event's scalars.
+        The emitter writes it through `response_to_wire` for a `{response}` slot."""
+        usage = self.usage or {"prompt_tokens": None, "completion_tokens": None, "total_tokens": None}
+        finish = finish_reason or self.finish_reason or self.table["finish"]["default"]
+        return Response.from_dict({"message": self._message(True), "finish_reason": finish, "usage": usage, "raw": dict(self.start)})
+
     def response(self) -> Response:
         """The assembled `Response` (raises the stream's error, carrying `partial`, if it had one)."""
         if self.error is not None:
@@ -744,53 +873,182 @@ class _Unreported(dict[str, Any]):
     """A usage object zero-filled because nothing was reported: an optional `{usage?}` omits it."""
 
 
-def _render(node: Any, values: Mapping[str, Any]) -> Any:
+class _Unwritable(Exception):
+    """A row cannot be written (a `|json` slot without a JSON object, no `{response}`)."""
+
+
+class _Lazy:
+    """A slot value computed only when a row names it (`{response}`)."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+
+
+# Emit templates, compiled once per table into tuples (tag, ...):
+#   (0, value)                        a literal
+#   (1, name, rest, optional, codec)  a string that is one placeholder: the value itself
+#   (2, pieces)                       interpolation: str pieces and (name, rest) slots
+#   (3, [(key, node), ...])           an object (slots left out when absent)
+#   (4, [node, ...])                  a list (items left out when absent)
+_SLOT_RE: Final = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
+_SLOT_NAME_RE: Final = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(\?)?(?:\|([A-Za-z_]+))?$")
+
+
+def _compile_node(node: Any) -> tuple[Any, ...]:
     if isinstance(node, str):
-        if len(node) > 2 and node[0] == "{" and node[-1] == "}":
-            name = node[1:-1]
-            optional = name.endswith("?")
-            if optional:
-                name = name[:-1]
-            value = values.get(name, _MISSING)
-            if value is _MISSING or (optional and (value is None or type(value) is _Unreported)):
-                return _MISSING
-            return value
-        return node
+        if "{" not in node and "}" not in node:
+            return (0, node)
+        whole = _SLOT_NAME_RE.match(node[1:-1]) if len(node) > 2 and node[0] == "{" and node[-1] == "}" and "{" not in node[1:-1] else None
+        if whole is not None:
+            name, *rest = whole.group(1).split(".")
+            return (1, name, tuple(rest), bool(whole.group(2)), whole.group(3))
+        pieces: list[Any] = []
+        pos = 0
+        for m in _SLOT_RE.finditer(node):
+            pieces.append(node[pos : m.start()])
+            pos = m.end()
+            if m.group(1) is None:
+                pieces.append(m.group(0)[0])  # {{ -> {, }} -> }
+            else:
+                name, *rest = m.group(1).split(".")
+                pieces.append((name, tuple(rest)))
+        pieces.append(node[pos:])
+        return (2, [p for p in pieces if p != ""])
     if isinstance(node, dict):
+        return (3, [(k, _compile_node(v)) for k, v in node.items()])
+    if isinstance(node, list):
+        return (4, [_compile_node(v) for v in node])
+    return (0, node)
+
+
+def _lookup(values: Mapping[str, Any], name: str, rest: tuple[str, ...]) -> Any:
+    value = values.get(name, _MISSING)
+    if type(value) is _Lazy:
+        value = value.fn()
+    for key in rest:  # a dotted slot: a path into an object value (`{error.error.message}`)
+        value = value.get(key, _MISSING) if isinstance(value, dict) else _MISSING
+    return value
+
+
+def _render(node: tuple[Any, ...], values: Mapping[str, Any]) -> Any:
+    tag = node[0]
+    if tag == 0:
+        return node[1]
+    if tag == 3:
         out = {}
-        for k, v in node.items():
+        for k, v in node[1]:
             r = _render(v, values)
             if r is not _MISSING:
                 out[k] = r
         return out
-    if isinstance(node, list):
-        return [r for r in (_render(v, values) for v in node) if r is not _MISSING]
-    return node
+    if tag == 1:
+        if node[4] == "json":  # `|json`: the value is JSON text, written decoded (a kept wire object)
+            value = _lookup(values, node[1], ())
+            if value is _MISSING or value is None:
+                if node[3]:
+                    return _MISSING
+                raise _Unwritable(f"there is no {node[1]} to write")
+            try:
+                value = json.loads(value) if isinstance(value, str) else _MISSING
+            except ValueError:
+                value = _MISSING
+            if not isinstance(value, dict):
+                raise _Unwritable(f"its {node[1]} is not the JSON text of an object")
+            for key in node[2]:  # `{signature.id|json}`: a path into the decoded object
+                value = value.get(key, _MISSING) if isinstance(value, dict) else _MISSING
+            if value is _MISSING:
+                if node[3]:
+                    return _MISSING
+                raise _Unwritable(f"its {node[1]} has no {'.'.join(node[2])}")
+            return value
+        value = _lookup(values, node[1], node[2])
+        if value is _MISSING or (node[3] and (value is None or type(value) is _Unreported)):
+            return _MISSING
+        return value
+    if tag == 2:
+        text = []
+        for piece in node[1]:
+            if isinstance(piece, str):
+                text.append(piece)
+            else:
+                value = _lookup(values, piece[0], piece[1])
+                text.append(value if isinstance(value, str) else ("" if value is _MISSING else json.dumps(value, ensure_ascii=False)))
+        return "".join(text)
+    return [r for r in (_render(v, values) for v in node[1]) if r is not _MISSING]
+
+
+_COMPILED: dict[int, tuple[Any, dict[str, Any]]] = {}
+
+
+def _compiled_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    """The emit table with every row's `event` and `data` compiled (cached per table)."""
+    hit = _COMPILED.get(id(spec))
+    if hit is not None and hit[0] is spec:
+        return hit[1]
+
+    def rows(items: Any) -> list[dict[str, Any]]:
+        return [{"event": _compile_node(i["event"]) if i.get("event") else None, "data": _compile_node(i["data"])} for i in items]
+
+    out: dict[str, Any] = {}
+    for key, value in spec.items():
+        if key == "defaults":
+            out[key] = value
+        elif key == "blocks":
+            out[key] = {"start": {k: rows(v) for k, v in value["start"].items()}, "stop": {k: rows(v) for k, v in value["stop"].items()}}
+        else:
+            out[key] = rows(value)
+    _COMPILED[id(spec)] = (spec, out)
+    return out
+
+
+_NAMES_RESPONSE: dict[int, tuple[Any, bool]] = {}
+
+
+def _names_response(spec: Mapping[str, Any]) -> bool:
+    """Whether a row of the emit table names `{response}` (cached per table)."""
+    hit = _NAMES_RESPONSE.get(id(spec))
+    if hit is None or hit[0] is not spec:
+        hit = (spec, "{response" in json.dumps(spec))
+        _NAMES_RESPONSE[id(spec)] = hit
+    return hit[1]
+
+
+_WHAT: Final = {
+    "reasoning_delta": "reasoning text",
+    "reasoning_signature": "a reasoning signature",
+    "redacted_reasoning": "redacted reasoning",
+    "text_signature": "a text signature",
+}
 
 
 class StreamEmitter:
     """Canonical stream events -> `fmt`'s SSE bytes. `emit(ev)` returns the bytes of one event,
-    `close()` the closing events; `losses` lists what the format could not carry."""
+    `close()` the closing events; `losses` lists what the format could not carry. For a format
+    with `wire_rules` (Mistral), tool-call ids and names that do not fit are repaired on the way
+    out and recorded on `wire_map` (and as `changed` losses)."""
 
-    def __init__(self, fmt: str | Format) -> None:
+    def __init__(self, fmt: str | Format, *, wire_map: Any = None) -> None:
         from .translate import Loss
 
         self._Loss = Loss
         self.format = _fmt(fmt)
         self.table = _table(self.format)
-        self.spec: dict[str, Any] = self.table["emit"]
+        self.spec: dict[str, Any] = _compiled_spec(self.table["emit"])
         self.losses: list[Any] = []
         self._lost: set[tuple[str, Any]] = set()
         self._values: dict[str, Any] = dict(self.spec.get("defaults") or {})
         self._blocks = "blocks" in self.spec
-        self._open: tuple[str, int] | None = None
+        self._open: tuple[str, int, str] | None = None  # (part or tool key, block number, kind)
+        self._acc: dict[str, Any] = {}  # what the open block holds (its stop rows may name it)
         self._block_count = 0
         self._tool_blocks: dict[int, int] = {}
-        self._closed_tools: set[int] = set()
         self._started = False
         self._pending_start: dict[str, Any] | None = None
         self._args_sent: set[int] = set()
         self._calls: dict[int, dict[str, Any]] = {}  # tool_call_whole: calls being buffered
+        self._whole: dict[str, Any] | None = None  # reasoning_whole: the reasoning part being buffered
         self._usage_key: int | None = None
         self._usage_wire: dict[str, Any] | None = None
         self._finish: str | None = None
@@ -798,20 +1056,46 @@ class StreamEmitter:
         self._usage: dict[str, Any] | None = None
         self._failed = False
         self._closed = False
+        self._seq = 0
+        self._ctx: tuple[tuple[str, Any], str, str] | None = None  # the event being written: loss key, path, what
+        # `{response}`: the answer assembled so far, written through the format's response_to_wire
+        self._assembler = StreamAssembler(self.format) if _names_response(self.table["emit"]) else None
+        self._response_cache: tuple[int, str | None, Any] | None = None
+        rules = self.format.wire_rules or {}
+        self.wire_map: Any = None
+        self._rules: Any = None
+        self._wire_ids: set[str] = set()
+        if rules.get("tool_call_id") or rules.get("tool_name"):
+            from .wire_rules import WireMap, _Pass
 
-    def _write(self, items: list[dict[str, Any]], values: Mapping[str, Any]) -> bytes:
+            self.wire_map = wire_map if wire_map is not None else WireMap()
+            self._rules = _Pass(rules, self.wire_map, self.format.key)
+
+    def _write(self, items: list[dict[str, Any]], values: dict[str, Any]) -> bytes:
+        """The rows of one canonical event, all of them or none (a row that cannot be written
+        drops the event, recorded as a loss)."""
         out = []
+        seq = self._seq
         for item in items:
-            data = _render(item["data"], values)
+            values["sequence"] = seq
+            try:
+                data = _render(item["data"], values)
+                event = _render(item["event"], values) if item["event"] is not None else None
+            except _Unwritable as exc:
+                if self._ctx is not None:
+                    key, path, what = self._ctx
+                    self._lose(key, path, f"{what} is not written to the {self.format.key} stream: {exc}")
+                return b""
+            seq += 1
             text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-            event = item.get("event")
             out.append((f"event: {event}\n" if event else "") + f"data: {text}\n\n")
+        self._seq = seq
         return "".join(out).encode("utf-8")
 
-    def _lose(self, key: tuple[str, Any], path: str, detail: str) -> None:
+    def _lose(self, key: tuple[str, Any], path: str, detail: str, kind: str = "dropped") -> None:
         if key not in self._lost:
             self._lost.add(key)
-            self.losses.append(self._Loss(path, "dropped", detail))
+            self.losses.append(self._Loss(path, kind, detail))
 
     def _vals(self, **extra: Any) -> dict[str, Any]:
         values = dict(self._values)
@@ -822,8 +1106,25 @@ class StreamEmitter:
             if self._usage_wire is None:  # required places get zeros; `{usage?}` leaves it out
                 self._usage_wire = _Unreported(usage_to_wire({**self.table["usage"], "unreported": "zero"}, self._usage) or {})
         values["usage"] = self._usage_wire
+        if self._assembler is not None:
+            values["response"] = _Lazy(self._response_wire)
         values.update(extra)
         return values
+
+    def _response_wire(self) -> Any:
+        """`{response}`: what was assembled so far, as the format's own response body."""
+        assert self._assembler is not None
+        key = (self._assembler.count, self._finish)
+        if self._response_cache is not None and self._response_cache[:2] == key:
+            return self._response_cache[2]
+        snapshot = self._assembler.snapshot(self._finish or "stop")
+        try:
+            body = self.format.response_to_wire(snapshot)
+        except ProviderError as exc:
+            self._lose(("response", 0), "message", f"the assembled response cannot be written as a {self.format.key} body: {exc.message}")
+            raise _Unwritable("no response body") from None
+        self._response_cache = (key[0], key[1], body)
+        return body
 
     def comment(self, text: str) -> bytes:
         """An SSE comment line (clients ignore it): how the gateway reports losses in-stream."""
@@ -831,32 +1132,61 @@ class StreamEmitter:
 
     def _start(self, raw: Mapping[str, Any] | None) -> bytes:
         self._started = True
-        for key in ("id", "model", "created"):
-            if raw and raw.get(key) is not None and not isinstance(raw.get(key), (dict, list)):
-                self._values[key] = raw[key]
+        for key, names in (("id", ("id",)), ("model", ("model",)), ("created", ("created", "created_at"))):
+            for name in names:
+                value = raw.get(name) if raw else None
+                if value is not None and not isinstance(value, (dict, list)):
+                    self._values[key] = value
+                    break
         return self._write(self.spec.get("message_start", []), self._vals())
 
     def _close_block(self) -> bytes:
         if self._open is None:
             return b""
-        block = self._open[1]
+        _key, block, kind = self._open
         self._open = None
-        return self._write([self.spec["blocks"]["stop"]], self._vals(block=block))
+        return self._write(self.spec["blocks"]["stop"].get(kind) or [], self._vals(**{**self._acc, "block": block}))
 
     def _open_block(self, key: tuple[str, int], kind: str, **values: Any) -> bytes:
         out = self._close_block()
         block = self._block_count
         self._block_count += 1
-        self._open = (key[0] + str(key[1]), block)
+        self._open = (key[0] + str(key[1]), block, kind)
+        self._acc = {"index": key[1], "text": "", "arguments": "", "signature": "", "data": values.get("data", ""),
+                     "call_id": values.get("call_id", ""), "name": values.get("name", "")}
         if kind == "tool_call":
             self._tool_blocks[key[1]] = block
-        start = self.spec["blocks"]["start"].get(kind)
-        return out + self._write([start], self._vals(block=block, **values)) if start else out
+        start = self.spec["blocks"]["start"].get(kind) or []
+        return out + self._write(start, self._vals(block=block, **values))
+
+    def _repair_call(self, ev: Mapping[str, Any]) -> Mapping[str, Any]:
+        """wire_rules on the way out: a tool-call id or name the format does not accept is
+        rewritten (deterministically, as request_to_wire does), recorded on `wire_map`."""
+        idx = ev.get("index", 0)
+        caller_id, caller_name = str(ev.get("id") or ""), str(ev.get("name") or "")
+        before = len(self.wire_map.changes)
+        try:
+            wire_id = self._rules.wire_id(caller_id, f"message.tool_calls[{idx}].id", self._wire_ids) if caller_id else caller_id
+            wire_name = self._rules.wire_name(caller_name, f"message.tool_calls[{idx}].name") if caller_name else caller_name
+        except ProviderError as exc:  # a `reject` rule: a stream cannot refuse mid-way; sent as it is
+            self._lose(("wire_rules", idx), f"message.tool_calls[{idx}]", f"{exc.message}; sent unchanged", "changed")
+            return ev
+        self._wire_ids.add(wire_id)
+        for change in self.wire_map.changes[before:]:
+            self._lose(("wire_rules", change.path), change.path,
+                       f"wire_rules.{change.rule} {change.action}: {change.before!r} -> {change.after!r}", "changed")
+        if wire_id == caller_id and wire_name == caller_name:
+            return ev
+        return {**ev, "id": wire_id, "name": wire_name}
 
     def emit(self, ev: Mapping[str, Any]) -> bytes:
         if self._failed or self._closed:
             return b""
         t = ev.get("type")
+        if t == "tool_call_start" and self._rules is not None:
+            ev = self._repair_call(ev)
+        if self._assembler is not None:
+            self._assembler.add(ev)
         out = b""
         if t == "message_start":
             if not self._started:
@@ -868,23 +1198,36 @@ class StreamEmitter:
         if not self._started:
             out += self._start(self._pending_start)
         idx = ev.get("index", 0)
+        if self._whole is not None and t != "usage" and not (t in ("reasoning_delta", "reasoning_signature") and idx == self._whole["index"]):
+            out += self._flush_whole()
+        self._ctx = ((str(t), idx), f"message.content[{idx}]", _WHAT.get(str(t), str(t)))
         if t in _PART_KINDS:
+            if "reasoning_whole" in self.spec and t in ("reasoning_delta", "reasoning_signature"):
+                if self._whole is None:
+                    self._whole = {"index": idx, "text": "", "signature": ""}
+                self._whole["text" if t == "reasoning_delta" else "signature"] += str(ev.get("text" if t == "reasoning_delta" else "signature", ""))
+                return out
             templates = self.spec.get(t) or []
-            if not templates and not (self._blocks and t == "redacted_reasoning"):  # a block start carries it
-                what = {"reasoning_delta": "reasoning text", "reasoning_signature": "a reasoning signature", "redacted_reasoning": "redacted reasoning"}.get(str(t), str(t))
-                self._lose((str(t), idx), f"message.content[{idx}]", f"{what} has no place in a {self.format.key} stream")
+            carried_by_start = self._blocks and t == "redacted_reasoning" and "redacted_reasoning" in self.spec["blocks"]["start"]
+            if not templates and not carried_by_start:  # a block start carries it, or it is lost
+                self._lose((str(t), idx), f"message.content[{idx}]", f"{_WHAT.get(str(t), str(t))} has no place in a {self.format.key} stream")
                 return out
             if self._blocks:
-                kind = "text" if t == "text_delta" else ("redacted_reasoning" if t == "redacted_reasoning" else "reasoning")
+                kind = "text" if t in ("text_delta", "text_signature") else ("redacted_reasoning" if t == "redacted_reasoning" else "reasoning")
                 if self._open is None or self._open[0] != "part" + str(idx):
                     out += self._open_block(("part", idx), kind, data=ev.get("data", ""))
                     if t == "redacted_reasoning":
                         return out
                 values = self._vals(**{k: v for k, v in ev.items() if k != "type"})
                 values["block"] = self._open[1] if self._open else 0
+                if t in ("text_delta", "reasoning_delta"):
+                    self._acc["text"] += str(ev.get("text", ""))
+                elif t in ("reasoning_signature", "text_signature"):
+                    self._acc["signature"] += str(ev.get("signature", ""))
             else:
                 values = self._vals(**{k: v for k, v in ev.items() if k != "type"})
             return out + self._write(templates, values)
+        self._ctx = ((str(t), idx), f"message.tool_calls[{idx}]", "the tool call")
         if "tool_call_whole" in self.spec and t in ("tool_call_start", "tool_call_delta", "tool_call_end"):
             return out + self._whole_call(t, idx, ev)
         if t == "tool_call_start":
@@ -899,6 +1242,7 @@ class StreamEmitter:
                     self._lose(("tool_call_delta", idx), f"message.tool_calls[{idx}].arguments",
                                "arguments arrived after their tool-call block was closed (interleaved tool calls)")
                     return out
+                self._acc["arguments"] += str(ev.get("arguments", ""))
                 return out + self._write(self.spec.get("tool_call_delta", []), self._vals(block=self._open[1], index=idx, arguments=ev.get("arguments", "")))
             return out + self._write(self.spec.get("tool_call_delta", []), self._vals(index=idx, arguments=ev.get("arguments", "")))
         if t == "tool_call_end":
@@ -923,6 +1267,20 @@ class StreamEmitter:
             body = self._error_body(ev)
             return out + self._write(self.spec.get("error", []), self._vals(error=body))
         return out
+
+    def _flush_whole(self) -> bytes:
+        """`reasoning_whole`: a reasoning part written once, at its end, with its joined text and
+        signature (a format whose reasoning item opens with what only its end says: its id)."""
+        part, self._whole = self._whole, None
+        if part is None:
+            return b""
+        out = self._close_block() if self._blocks else b""
+        idx = part["index"]
+        self._ctx = (("reasoning_whole", idx), f"message.content[{idx}]", "reasoning")
+        written = self._write(self.spec["reasoning_whole"], self._vals(index=idx, block=self._block_count, text=part["text"], signature=part["signature"] or None))
+        if written:  # a part that could not be written takes no block number
+            self._block_count += 1
+        return out + written
 
     def _whole_call(self, t: Any, idx: int, ev: Mapping[str, Any]) -> bytes:
         """`tool_call_whole`: a format whose calls arrive whole (Gemini) gets each call once, at
@@ -957,8 +1315,10 @@ class StreamEmitter:
         as an SSE comment before them."""
         if self._closed:
             return b""
-        self._closed = True
         out = b"" if self._started or self._failed else self._start(self._pending_start)
+        if not self._failed:
+            out += self._flush_whole()
+        self._closed = True
         if self._blocks and not self._failed:
             out += self._close_block()
         if trailer:
@@ -967,6 +1327,7 @@ class StreamEmitter:
             return out
         if "finish_usage" in self.spec:
             finish = self._finish or "stop"
+            self._ctx = (("finish", 0), "finish_reason", "the finish")
             out += self._write(self.spec["finish_usage"], self._vals(finish_reason=_finish_to_wire(self.table, finish, self._finish_raw)))
         if "usage" in self.spec and self._usage is not None:
             wire_usage = usage_to_wire(self.table["usage"], self._usage)
@@ -1014,6 +1375,26 @@ def stream_request_to_wire(fmt: str | Format, request: Any, **kwargs: Any) -> di
 # ------------------------------------------------------------------------------------ translation
 
 
+def forward_event(ev: Mapping[str, Any], source: Format, emitter: "StreamEmitter") -> Mapping[str, Any] | None:
+    """The event as it goes on to `emitter`'s format when it comes from `source`'s: signed data
+    goes back only to its origin (CANONICAL.md, as `signatures: strip_foreign`), so another
+    provider's reasoning or text signature or redacted reasoning is not forwarded (a `Loss` on
+    the emitter) and a tool
+    call's signature is left off (reported by the response losses). None: nothing to emit."""
+    if source.provider == emitter.format.provider:
+        return ev
+    t = ev.get("type")
+    if t in ("reasoning_signature", "text_signature", "redacted_reasoning"):
+        idx = ev.get("index", 0)
+        what = {"reasoning_signature": "reasoning signature", "text_signature": "text signature"}.get(str(t), "redacted reasoning block")
+        emitter._lose((str(t), idx), f"message.content[{idx}]",
+                      f"a {source.provider} {what} is not sent to {emitter.format.provider}")
+        return None
+    if t == "tool_call_start" and "signature" in ev:
+        return {k: v for k, v in ev.items() if k != "signature"}
+    return ev
+
+
 class StreamTranslation:
     """A stream re-emitted in another format, as it arrives.
 
@@ -1050,18 +1431,11 @@ class StreamTranslation:
 
     def _push(self, events: list[dict[str, Any]]) -> bytes:
         out = b""
-        foreign = self.source.provider != self.target.provider
         for ev in events:
             self.assembler.add(ev)
-            if foreign and ev.get("type") == "reasoning_signature":
-                # signed reasoning goes back only to its origin (CANONICAL.md), as signatures: strip_foreign
-                idx = ev.get("index", 0)
-                self.emitter._lose(("reasoning_signature", idx), f"message.content[{idx}]",
-                                   f"a {self.source.provider} reasoning signature is not sent to {self.target.provider}")
-                continue
-            if foreign and ev.get("type") == "tool_call_start" and "signature" in ev:
-                ev = {k: v for k, v in ev.items() if k != "signature"}  # reported by response_losses
-            out += self.emitter.emit(ev)
+            fwd = forward_event(ev, self.source, self.emitter)
+            if fwd is not None:
+                out += self.emitter.emit(fwd)
         return out
 
     def _finish(self) -> bytes:
@@ -1141,6 +1515,8 @@ def events_from_response(response: Response | Mapping[str, Any]) -> list[dict[st
         kind = block.get("type")
         if kind == "text" and block.get("text"):
             out.append({"type": "text_delta", "index": i, "text": block["text"]})
+            if block.get("signature"):
+                out.append({"type": "text_signature", "index": i, "signature": block["signature"]})
         elif kind == "thinking":
             if block.get("text"):
                 out.append({"type": "reasoning_delta", "index": i, "text": block["text"]})
@@ -1163,9 +1539,10 @@ def events_from_response(response: Response | Mapping[str, Any]) -> list[dict[st
     return out
 
 
-def parse_stream(data: bytes | Iterable[bytes], fmt: str | Format) -> list[dict[str, Any]]:
-    """Every canonical event of a whole recorded stream (convenience for tests and tools)."""
-    parser = StreamParser(fmt)
+def parse_stream(data: bytes | Iterable[bytes], fmt: str | Format, *, wire_map: Any = None) -> list[dict[str, Any]]:
+    """Every canonical event of a whole recorded stream (convenience for tests and tools); with
+    the call's `wire_map` (mapping `wire_rules`), tool calls carry the caller's ids and names."""
+    parser = StreamParser(fmt, wire_map=wire_map)
     chunks = [data] if isinstance(data, (bytes, bytearray)) else data
     out: list[dict[str, Any]] = []
     for chunk in chunks:
@@ -1174,6 +1551,6 @@ def parse_stream(data: bytes | Iterable[bytes], fmt: str | Format) -> list[dict[
     return out
 
 
-__all__ += ["events_from_response", "parse_stream", "usage_from_wire", "usage_to_wire", "SSEDecoder"]
+__all__ += ["events_from_response", "forward_event", "parse_stream", "usage_from_wire", "usage_to_wire", "SSEDecoder"]
 
 _ = (UnavailableError,)

@@ -1,4 +1,5 @@
-"""OpenTelemetry spans for `Provider.complete()` (Prompty §7.1.8, GenAI semantic conventions).
+"""OpenTelemetry spans for `Provider.complete()` and `Provider.stream()` (Prompty §7.1.8, GenAI
+semantic conventions).
 
 Optional: `opentelemetry-api` is imported on first use (`pip install wiremap[otel]`); without it
 every function here is a no-op. Each call gets one CLIENT span named `chat {model}` with
@@ -17,7 +18,10 @@ every function here is a no-op. Each call gets one CLIENT span named `chat {mode
     gen_ai.response.id / .model      from the provider body (`raw["id"]`, `raw["model"]`)
 
 and, when the call raises, `error.type` (the error's category, or the exception's class name for
-anything that is not a `ProviderError`) with an ERROR status. Request and response contents, URLs
+anything that is not a `ProviderError`) with an ERROR status. A streamed call's span starts when
+its iteration begins (the request is sent) and ends when the stream ends (the assembled
+`Response`'s attributes) or fails (the error, and the usage and finish reason of what was
+assembled before it); a stream its consumer stops reading ends its span without an error. Request and response contents, URLs
 with credentials and headers are never recorded.
 """
 
@@ -98,7 +102,7 @@ class ChatSpan:
     `error.type` and the ERROR status, then ends the span.
     """
 
-    __slots__ = ("_span", "_token", "_args", "_operation")
+    __slots__ = ("_span", "_token", "_args", "_operation", "_ended")
 
     def __init__(
         self,
@@ -114,6 +118,7 @@ class ChatSpan:
     ) -> None:
         self._span: Any = None
         self._token: Any = None
+        self._ended = False
         self._operation = operation  # gen_ai.operation.name: chat, embeddings, generate_content
         self._args = (
             tracer_provider,
@@ -126,8 +131,20 @@ class ChatSpan:
         )
 
     def __enter__(self) -> "ChatSpan":
+        self.start()
+        if self._span is not None:
+            from opentelemetry import context
+
+            trace = _api()
+            self._token = context.attach(trace.set_span_in_context(self._span))
+        return self
+
+    def start(self) -> "ChatSpan":
+        """Start the span without making it current (a stream: its events are yielded to the
+        caller's code, so the span cannot stay attached across them); `activate()` makes it
+        current for a stretch without yields (the HTTP request, so instrumented clients nest)."""
         trace = _api()
-        if trace is False:
+        if trace is False or self._span is not None:
             return self
         tracer_provider, provider, model, config, structured, address, port = self._args
         tracer = trace.get_tracer(_TRACER_NAME, wiremap_version(), tracer_provider=tracer_provider)
@@ -152,28 +169,42 @@ class ChatSpan:
             if port is not None:
                 attributes["server.port"] = port
             span.set_attributes(attributes)
-        from opentelemetry import context
-
-        self._token = context.attach(trace.set_span_in_context(span))
         return self
 
+    def activate(self) -> Any:
+        """A context manager making the started span current (for code without yields)."""
+        import contextlib
+
+        span = self._span
+        if span is None:
+            return contextlib.nullcontext()
+        from opentelemetry import trace
+
+        return trace.use_span(span, end_on_exit=False, record_exception=False, set_status_on_exception=False)
+
     def response(self, response: Any) -> None:
+        """Record the response attributes: of a `Response`, or of the canonical dict a failed
+        stream assembled before its error (its `partial`)."""
         span = self._span
         if span is None or not span.is_recording():
             return
+
+        def get(obj: Any, name: str) -> Any:
+            return obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+
         attributes: dict[str, Any] = {}
-        usage = getattr(response, "usage", None)
+        usage = get(response, "usage")
         for attr, field in (
             ("input_tokens", "prompt_tokens"),
             ("output_tokens", "completion_tokens"),
         ):
-            value = getattr(usage, field, None)
+            value = get(usage, field) if usage is not None else None
             if type(value) is int:
                 attributes[f"gen_ai.usage.{attr}"] = value
-        finish_reason = getattr(response, "finish_reason", None)
+        finish_reason = get(response, "finish_reason")
         if isinstance(finish_reason, str):
             attributes["gen_ai.response.finish_reasons"] = [finish_reason]
-        raw = getattr(response, "raw", None)
+        raw = get(response, "raw")
         if isinstance(raw, Mapping):
             for attr in ("id", "model"):
                 value = raw.get(attr)
@@ -187,23 +218,28 @@ class ChatSpan:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        span = self._span
-        if span is None:
-            return
         try:
-            if exc is not None:
-                from opentelemetry.trace import Status, StatusCode
-
-                category = getattr(exc, "category", None)
-                error_type = category if isinstance(category, str) else type(exc).__qualname__
-                span.set_attribute("error.type", error_type)
-                span.set_status(Status(StatusCode.ERROR, f"{error_type}: {exc}"[:500]))
-                if isinstance(exc, Exception):
-                    span.record_exception(exc)
-            span.end()
+            self.finish(exc)
         finally:
             if self._token is not None:
                 from opentelemetry import context
 
                 context.detach(self._token)
                 self._token = None
+
+    def finish(self, exc: BaseException | None = None) -> None:
+        """Record the error (if any) and end the span; once."""
+        span = self._span
+        if span is None or self._ended:
+            return
+        self._ended = True
+        if exc is not None:
+            from opentelemetry.trace import Status, StatusCode
+
+            category = getattr(exc, "category", None)
+            error_type = category if isinstance(category, str) else type(exc).__qualname__
+            span.set_attribute("error.type", error_type)
+            span.set_status(Status(StatusCode.ERROR, f"{error_type}: {exc}"[:500]))
+            if isinstance(exc, Exception):
+                span.record_exception(exc)
+        span.end()

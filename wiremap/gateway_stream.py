@@ -23,7 +23,7 @@ from typing import Any
 from wiremap.runtime.errors import InvalidRequestError, ProviderError
 from wiremap.runtime.format import Format
 from wiremap.runtime.provider import Provider
-from wiremap.runtime.stream import StreamEmitter, events_from_response
+from wiremap.runtime.stream import StreamEmitter, events_from_response, forward_event
 from wiremap.runtime.translate import Loss, response_losses
 
 __all__ = ["stream_response", "strip_stream_fields"]
@@ -70,14 +70,16 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
         failed = False
         for ev in first:
             assembler.add(ev)
-            data = emitter.emit(ev)
+            fwd = forward_event(ev, provider.format, emitter)  # signed data goes back only to its origin
+            data = emitter.emit(fwd) if fwd is not None else b""
             if data:
                 yield data
         if upstream_events is not None:
             try:
                 async for ev in upstream_events:
                     assembler.add(ev)
-                    data = emitter.emit(ev)
+                    fwd = forward_event(ev, provider.format, emitter)
+                    data = emitter.emit(fwd) if fwd is not None else b""
                     if data:
                         yield data
             except ProviderError as exc:

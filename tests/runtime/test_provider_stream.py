@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import warnings
 import json
 import sys
 from pathlib import Path
@@ -167,3 +168,37 @@ def test_events_arrive_before_the_body_ends(serve: Any) -> None:
 
     asyncio.run(go())
     sock.close()
+
+
+def test_mistral_stream_maps_ids_and_names_back(serve: Any) -> None:
+    """wire_rules: the request goes out with Mistral's ids and names, the streamed tool calls come
+    back with the caller's (the call's WireMap, as non-streamed complete())."""
+    rec = next(r for r in ALL if r.id == "mistral:parallel_tool_calls")
+    server = serve(lambda seen: sse_reply(rec))
+    messages = [
+        {"role": "user", "content": "Weather in Rome?"},
+        {"role": "assistant", "tool_calls": [{"id": "call_weather_1", "name": "get.weather", "arguments": {"city": "Rome"}}]},
+        {"role": "tool", "tool_call_id": "call_weather_1", "content": "25C"},
+        {"role": "user", "content": "And Oslo?"},
+    ]
+    tools = [{"name": "get.weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]
+
+    async def go() -> None:
+        async with wiremap.Provider("mistral", model="mistral-large-latest", api_key=KEY, base_url=server.url) as p:
+            stream = p.stream(messages, tools=tools)
+            events = [ev async for ev in stream]
+            assert [(e["id"], e["name"]) for e in events if e["type"] == "tool_call_start"] == [("Dq8zRk2Ws", "get.weather"), ("pDxlfVnZ9", "get.weather")]
+            assert stream.wire_map.names == {"get.weather": "get_weather_T3RehTJ5"}
+            assert stream.response is not None and [c.name for c in stream.response.message.tool_calls] == ["get.weather"] * 2
+            mine = wiremap.WireMap()
+            again = await p.complete(messages, tools=tools, stream=True, wire_map=mine)
+            assert [c.name for c in again.message.tool_calls] == ["get.weather"] * 2
+            assert {c.rule for c in mine.changes} == {"tool_call_id", "tool_name"}
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the map is passed: no WireRepairWarning
+        asyncio.run(go())
+    body = server.requests[0].json()
+    assert body["stream"] is True and "stream_options" not in body
+    assert body["tools"][0]["function"]["name"] == "get_weather_T3RehTJ5"
+    assert body["messages"][1]["tool_calls"][0]["id"] == "XpvnY4TsS"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -253,3 +254,141 @@ def test_global_tracer_provider_is_the_default(serve: Any) -> None:
     """Without tracer_provider= the global (here: the API's no-op proxy) is used; nothing breaks."""
     server = serve(lambda seen: Reply(200, openai_body("ok")))
     assert _complete(server.url, "openai_chat", None).message.content == "ok"
+
+
+# ------------------------------------------------------------------ streamed calls (Provider.stream)
+
+def _sse(rec_id: str) -> tuple[Any, Any]:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "stream"))
+    from recorded import ALL
+
+    rec = next(r for r in ALL if r.id == rec_id)
+    if rec.name == "dropped_connection":
+        return rec, Reply.truncated(rec.body + rec.body)
+    return rec, Reply(200, rec.body, content_type="text/event-stream")
+
+
+def _stream(url: str, key: str, tracer_provider: Any, *, stop_after: int | None = None, **kwargs: Any) -> Any:
+    async def main() -> Any:
+        async with wiremap.Provider(key, model="model-x", api_key=KEY, base_url=url, tracer_provider=tracer_provider) as p:
+            stream = p.stream(HI, **kwargs)
+            events = []
+            async for ev in stream:
+                events.append(ev)
+                if stop_after is not None and len(events) >= stop_after:
+                    break
+            if stop_after is not None:
+                await stream.__aiter__().aclose()  # the consumer stops reading
+            return stream, events
+
+    return asyncio.run(main())
+
+
+def test_stream_span_ends_with_the_stream(serve: Any, spans: Any) -> None:
+    tracer_provider, exporter = spans
+    rec, reply = _sse("anthropic_messages:parallel_tool_calls")
+    seen_before_end: list[int] = []
+
+    def handler(seen: Any) -> Any:
+        seen_before_end.append(len(exporter.get_finished_spans()))  # the span is open while the request runs
+        return reply
+
+    server = serve(handler)
+    stream, events = _stream(server.url, "anthropic_messages", tracer_provider, config={"max_tokens": 64, "stop_sequences": ["END"]})
+    assert seen_before_end == [0]
+    (span,) = exporter.get_finished_spans()
+    assert span.name == "chat model-x" and span.kind == SpanKind.CLIENT
+    assert span.status.status_code == StatusCode.UNSET
+    attrs = dict(span.attributes or {})
+    assert attrs == {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "anthropic",
+        "gen_ai.request.model": "model-x",
+        "gen_ai.request.max_tokens": 64,
+        "gen_ai.request.stop_sequences": ("END",),
+        "server.address": "127.0.0.1",
+        "server.port": int(server.url.rsplit(":", 1)[1]),
+        "gen_ai.usage.input_tokens": 25,
+        "gen_ai.usage.output_tokens": 15,
+        "gen_ai.response.finish_reasons": ("tool_calls",),
+        "gen_ai.response.id": "msg_01XF",
+        "gen_ai.response.model": "claude-sonnet-4-5",
+    }
+    assert stream.response is not None and events[-1]["type"] in ("finish", "usage")
+
+
+def test_stream_span_records_the_error_and_what_was_assembled(serve: Any, spans: Any) -> None:
+    tracer_provider, exporter = spans
+    rec, reply = _sse("openai_responses:mid_stream_error")
+    server = serve(lambda seen: reply)
+    with pytest.raises(wiremap.UnavailableError):
+        _stream(server.url, "openai_responses", tracer_provider)
+    (span,) = exporter.get_finished_spans()
+    assert span.status.status_code == StatusCode.ERROR
+    attrs = dict(span.attributes or {})
+    assert attrs["error.type"] == "provider_unavailable"
+    assert attrs["gen_ai.response.finish_reasons"] == ("error",)
+    assert attrs["gen_ai.response.id"] == "resp_68a1"
+    assert any(event.name == "exception" for event in span.events)
+
+
+def test_stream_span_of_a_dropped_connection(serve: Any, spans: Any) -> None:
+    tracer_provider, exporter = spans
+    rec, reply = _sse("openai_chat:dropped_connection")
+    server = serve(lambda seen: reply)
+    with pytest.raises(wiremap.UnavailableError):
+        _stream(server.url, "openai_chat", tracer_provider)
+    (span,) = exporter.get_finished_spans()
+    assert span.attributes["error.type"] == "provider_unavailable"
+
+
+def test_stream_span_of_an_http_error_and_of_a_pre_send_error(serve: Any, spans: Any) -> None:
+    tracer_provider, exporter = spans
+    server = serve(lambda seen: Reply(429, {"error": {"message": "slow down"}}))
+    with pytest.raises(wiremap.RateLimitError):
+        _stream(server.url, "openai_chat", tracer_provider)
+    with pytest.raises(wiremap.InvalidRequestError):  # refused before anything is sent: still one span
+        _stream(server.url, "openarmature.anthropic_messages", tracer_provider, config={"max_tokens": 5})
+    first, second = exporter.get_finished_spans()
+    assert first.attributes["error.type"] == "provider_rate_limit"
+    assert second.attributes["error.type"] == "provider_invalid_request"
+    assert len(server.requests) == 1
+
+
+def test_stream_span_when_the_consumer_stops_reading(serve: Any, spans: Any) -> None:
+    tracer_provider, exporter = spans
+    rec, reply = _sse("openai_chat:text")
+    server = serve(lambda seen: reply)
+    stream, events = _stream(server.url, "openai_chat", tracer_provider, stop_after=2)
+    assert len(events) == 2 and stream.response is None
+    (span,) = exporter.get_finished_spans()
+    assert span.status.status_code == StatusCode.UNSET and "error.type" not in span.attributes
+
+
+def test_stream_span_nests_under_the_callers_span(serve: Any, spans: Any) -> None:
+    from opentelemetry import trace
+
+    tracer_provider, exporter = spans
+    rec, reply = _sse("gemini_generate_content:text")
+    server = serve(lambda seen: reply)
+
+    async def main() -> None:
+        async with wiremap.Provider("gemini_generate_content", model="m", api_key=KEY, base_url=server.url, tracer_provider=tracer_provider) as p:
+            with tracer_provider.get_tracer("test").start_as_current_span("parent") as parent:
+                async for _ev in p.stream(HI):
+                    assert trace.get_current_span() is parent  # the chat span is not left attached between events
+                assert trace.get_current_span() is parent
+
+    asyncio.run(main())
+    chat, parent = exporter.get_finished_spans()
+    assert chat.name == "chat m" and chat.parent is not None and chat.parent.span_id == parent.context.span_id
+    assert chat.attributes["gen_ai.response.finish_reasons"] == ("stop",)
+
+
+def test_complete_stream_true_makes_one_span(serve: Any, spans: Any) -> None:
+    tracer_provider, exporter = spans
+    rec, reply = _sse("openai_chat:text")
+    server = serve(lambda seen: reply)
+    _complete(server.url, "openai_chat", tracer_provider, stream=True)
+    (span,) = exporter.get_finished_spans()
+    assert span.attributes["gen_ai.usage.input_tokens"] == 19 and span.attributes["gen_ai.response.finish_reasons"] == ("stop",)

@@ -323,6 +323,18 @@ GEMINI = [
         _ge_body([{"text": "Checking."}, {"functionCall": {"id": "fc-1", "name": "lookup", "args": {}}}], "MAX_TOKENS", GE_USAGE),
     ),
     Recorded(
+        # api (thought-signatures): a signature on a plain text part, the second one on an empty
+        # text part after its text; each signs the text part it ends
+        "gemini_generate_content", "text_signatures",
+        sse([
+            _ge([{"text": "Hel"}]),
+            _ge([{"text": "lo", "thoughtSignature": "c2lnVA=="}]),
+            _ge([{"text": " again"}], usage={"promptTokenCount": 12, "totalTokenCount": 12}),
+            _ge([{"text": "", "thoughtSignature": "c2lnVTI="}], "STOP", GE_USAGE),
+        ]),
+        _ge_body([{"text": "Hello", "thoughtSignature": "c2lnVA=="}, {"text": " again", "thoughtSignature": "c2lnVTI="}], "STOP", GE_USAGE),
+    ),
+    Recorded(
         "gemini_generate_content", "mid_stream_error",
         sse([
             _ge([{"text": "Partial ans"}]),
@@ -337,4 +349,354 @@ GEMINI = [
     ),
 ]
 
-ALL = OPENAI + ANTHROPIC + GEMINI
+# ------------------------------------------------------------------------------------ OpenAI Responses
+# api-ref "Responses streaming events" (the ResponseStreamEvent union; openai SDK types/responses):
+# named events whose `type` repeats the name, each with a sequence_number; response.created first;
+# output items opened and closed by output_item.added/.done with their content and argument deltas
+# between; reasoning summary parts; the whole Response in response.completed / .incomplete /
+# .failed; a bare `error` event; no [DONE].
+
+RS_USAGE = {"input_tokens": 19, "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0}, "output_tokens": 10,
+            "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 29}
+RS_THINK_USAGE = {"input_tokens": 40, "input_tokens_details": {"cached_tokens": 8, "cache_write_tokens": 0}, "output_tokens": 90,
+                  "output_tokens_details": {"reasoning_tokens": 64}, "total_tokens": 130}
+
+
+def _rs_response(status: str, output: list[dict[str, Any]], usage: dict[str, Any] | None, **extra: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": "resp_68a1", "object": "response", "created_at": 1756000000, "status": status, "background": False,
+        "error": None, "incomplete_details": None, "instructions": None, "max_output_tokens": None,
+        "model": "gpt-5-2025-08-07", "output": output, "parallel_tool_calls": True, "previous_response_id": None,
+        "reasoning": {"effort": "medium", "summary": "auto"}, "store": False, "temperature": 1.0,
+        "text": {"format": {"type": "text"}, "verbosity": "medium"}, "tool_choice": "auto", "tools": [], "top_p": 1.0,
+        "truncation": "disabled", "usage": usage, "user": None, "metadata": {},
+    }
+    body.update(extra)
+    return body
+
+
+def _rs(events: list[dict[str, Any]], *, crlf: bool = False) -> bytes:
+    """Named SSE events, sequence_number counted from 0 as the API does."""
+    return sse([{**ev, "sequence_number": i} for i, ev in enumerate(events)], named=True, crlf=crlf)
+
+
+def _rs_open() -> list[dict[str, Any]]:
+    return [{"type": "response.created", "response": _rs_response("in_progress", [], None)},
+            {"type": "response.in_progress", "response": _rs_response("in_progress", [], None)}]
+
+
+def _rs_message(item_id: str, index: int, pieces: list[str]) -> list[dict[str, Any]]:
+    text = "".join(pieces)
+    part = {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
+    return [
+        {"type": "response.output_item.added", "output_index": index, "item": {"id": item_id, "type": "message", "status": "in_progress", "content": [], "role": "assistant"}},
+        {"type": "response.content_part.added", "item_id": item_id, "output_index": index, "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": [], "logprobs": []}},
+        *({"type": "response.output_text.delta", "item_id": item_id, "output_index": index, "content_index": 0, "delta": p, "logprobs": []} for p in pieces),
+        {"type": "response.output_text.done", "item_id": item_id, "output_index": index, "content_index": 0, "text": text, "logprobs": []},
+        {"type": "response.content_part.done", "item_id": item_id, "output_index": index, "content_index": 0, "part": part},
+        {"type": "response.output_item.done", "output_index": index, "item": _rs_message_item(item_id, text)},
+    ]
+
+
+def _rs_message_item(item_id: str, text: str) -> dict[str, Any]:
+    return {"id": item_id, "type": "message", "status": "completed", "content": [{"type": "output_text", "text": text, "annotations": [], "logprobs": []}], "role": "assistant"}
+
+
+def _rs_call(item_id: str, call_id: str, name: str, index: int, pieces: list[str]) -> list[dict[str, Any]]:
+    args = "".join(pieces)
+    return [
+        {"type": "response.output_item.added", "output_index": index, "item": {"id": item_id, "type": "function_call", "status": "in_progress", "arguments": "", "call_id": call_id, "name": name}},
+        *({"type": "response.function_call_arguments.delta", "item_id": item_id, "output_index": index, "delta": p} for p in pieces),
+        {"type": "response.function_call_arguments.done", "item_id": item_id, "output_index": index, "arguments": args},
+        {"type": "response.output_item.done", "output_index": index, "item": _rs_call_item(item_id, call_id, name, args)},
+    ]
+
+
+def _rs_call_item(item_id: str, call_id: str, name: str, args: str) -> dict[str, Any]:
+    return {"id": item_id, "type": "function_call", "status": "completed", "arguments": args, "call_id": call_id, "name": name}
+
+
+def _rs_reasoning(item_id: str, index: int, summaries: list[list[str]], encrypted: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = [{"type": "response.output_item.added", "output_index": index, "item": {"id": item_id, "type": "reasoning", "summary": [], "encrypted_content": None}}]
+    for j, pieces in enumerate(summaries):
+        text = "".join(pieces)
+        out.append({"type": "response.reasoning_summary_part.added", "item_id": item_id, "output_index": index, "summary_index": j, "part": {"type": "summary_text", "text": ""}})
+        out += [{"type": "response.reasoning_summary_text.delta", "item_id": item_id, "output_index": index, "summary_index": j, "delta": p} for p in pieces]
+        out.append({"type": "response.reasoning_summary_text.done", "item_id": item_id, "output_index": index, "summary_index": j, "text": text})
+        out.append({"type": "response.reasoning_summary_part.done", "item_id": item_id, "output_index": index, "summary_index": j, "part": {"type": "summary_text", "text": text}})
+    out.append({"type": "response.output_item.done", "output_index": index, "item": _rs_reasoning_item(item_id, summaries, encrypted)})
+    return out
+
+
+def _rs_reasoning_item(item_id: str, summaries: list[list[str]], encrypted: str) -> dict[str, Any]:
+    return {"id": item_id, "type": "reasoning", "summary": [{"type": "summary_text", "text": "".join(p)} for p in summaries], "encrypted_content": encrypted}
+
+
+_RS_PLAN = [["**Plan**\n\nCheck ", "both cities."], ["Then ", "compare."]]
+
+RESPONSES = [
+    Recorded(
+        "openai_responses", "text",
+        _rs([
+            *_rs_open(),
+            *_rs_message("msg_1", 0, ["Héllo", ", wörld", " 👋"]),
+            {"type": "response.completed", "response": _rs_response("completed", [_rs_message_item("msg_1", "Héllo, wörld 👋")], RS_USAGE)},
+        ]),
+        _rs_response("completed", [_rs_message_item("msg_1", "Héllo, wörld 👋")], RS_USAGE),
+    ),
+    Recorded(
+        "openai_responses", "parallel_tool_calls",
+        _rs([
+            *_rs_open(),
+            *_rs_call("fc_1", "call_a", "get_weather", 0, ["{\"ci", "ty\": \"Paris\"}"]),
+            *_rs_call("fc_2", "call_b", "get_time", 1, ["{\"tz\": \"CET\"}"]),
+            *_rs_call("fc_3", "call_c", "ping", 2, ["{}"]),
+            {"type": "response.completed", "response": _rs_response("completed", [
+                _rs_call_item("fc_1", "call_a", "get_weather", "{\"city\": \"Paris\"}"),
+                _rs_call_item("fc_2", "call_b", "get_time", "{\"tz\": \"CET\"}"),
+                _rs_call_item("fc_3", "call_c", "ping", "{}"),
+            ], RS_USAGE)},
+        ], crlf=True),
+        _rs_response("completed", [
+            _rs_call_item("fc_1", "call_a", "get_weather", "{\"city\": \"Paris\"}"),
+            _rs_call_item("fc_2", "call_b", "get_time", "{\"tz\": \"CET\"}"),
+            _rs_call_item("fc_3", "call_c", "ping", "{}"),
+        ], RS_USAGE),
+    ),
+    Recorded(
+        # two reasoning items (one with encrypted content only, one with two summary parts), then
+        # text and a call: each reasoning item is a thinking block signed with the whole item
+        "openai_responses", "reasoning_encrypted_then_text_and_call",
+        _rs([
+            *_rs_open(),
+            *_rs_reasoning("rs_0", 0, [], "gAAAAABoZW5jcnlwdGVkLTA="),
+            *_rs_reasoning("rs_1", 1, _RS_PLAN, "gAAAAABoZW5jcnlwdGVkLTE="),
+            *_rs_message("msg_2", 2, ["Checking ", "both."]),
+            *_rs_call("fc_3", "call_w", "get_weather", 3, ["{\"city\":\"Tōkyō\"}"]),
+            {"type": "response.completed", "response": _rs_response("completed", [
+                _rs_reasoning_item("rs_0", [], "gAAAAABoZW5jcnlwdGVkLTA="),
+                _rs_reasoning_item("rs_1", _RS_PLAN, "gAAAAABoZW5jcnlwdGVkLTE="),
+                _rs_message_item("msg_2", "Checking both."),
+                _rs_call_item("fc_3", "call_w", "get_weather", "{\"city\":\"Tōkyō\"}"),
+            ], RS_THINK_USAGE)},
+        ]),
+        _rs_response("completed", [
+            _rs_reasoning_item("rs_0", [], "gAAAAABoZW5jcnlwdGVkLTA="),
+            _rs_reasoning_item("rs_1", _RS_PLAN, "gAAAAABoZW5jcnlwdGVkLTE="),
+            _rs_message_item("msg_2", "Checking both."),
+            _rs_call_item("fc_3", "call_w", "get_weather", "{\"city\":\"Tōkyō\"}"),
+        ], RS_THINK_USAGE),
+    ),
+    Recorded(
+        # no `event:` lines (a proxy that drops them): the data's `type` tells the kinds apart;
+        # response.incomplete for max_output_tokens reads as length
+        "openai_responses", "unnamed_events_incomplete",
+        sse([{**ev, "sequence_number": i} for i, ev in enumerate([
+            *_rs_open(),
+            *_rs_message("msg_1", 0, ["Cut"]),
+            {"type": "response.incomplete", "response": _rs_response("incomplete", [_rs_message_item("msg_1", "Cut")], RS_USAGE,
+                                                                     incomplete_details={"reason": "max_output_tokens"})},
+        ])]),
+        _rs_response("incomplete", [_rs_message_item("msg_1", "Cut")], RS_USAGE, incomplete_details={"reason": "max_output_tokens"}),
+    ),
+    Recorded(
+        # response.failed carries the whole (failed) Response: finish_reason error, as the same body non-streamed
+        "openai_responses", "response_failed",
+        _rs([
+            *_rs_open(),
+            *_rs_message("msg_1", 0, ["Partial"]),
+            {"type": "response.failed", "response": _rs_response("failed", [_rs_message_item("msg_1", "Partial")], None,
+                                                                 error={"code": "server_error", "message": "The model failed to generate a response."})},
+        ]),
+        _rs_response("failed", [_rs_message_item("msg_1", "Partial")], None, error={"code": "server_error", "message": "The model failed to generate a response."}),
+    ),
+    Recorded(
+        "openai_responses", "mid_stream_error",
+        _rs([
+            *_rs_open(),
+            {"type": "response.output_item.added", "output_index": 0, "item": {"id": "msg_1", "type": "message", "status": "in_progress", "content": [], "role": "assistant"}},
+            {"type": "response.content_part.added", "item_id": "msg_1", "output_index": 0, "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}},
+            {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": "Partial", "logprobs": []},
+            {"type": "error", "code": "server_error", "message": "The server had an error while processing your request.", "param": None},
+        ]),
+        error="provider_unavailable",
+    ),
+    Recorded(
+        "openai_responses", "dropped_connection",
+        _rs([
+            *_rs_open(),
+            {"type": "response.output_item.added", "output_index": 0, "item": {"id": "msg_1", "type": "message", "status": "in_progress", "content": [], "role": "assistant"}},
+            {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": "Partial", "logprobs": []},
+        ]),
+        error="provider_unavailable",
+    ),
+]
+
+# ------------------------------------------------------------------------------------ Mistral
+# api (mistralai SDK, generated from Mistral's OpenAPI spec): CompletionChunk {id, object?, created?,
+# model, usage?, choices: [{index, delta: DeltaMessage {role?, content?, tool_calls?}, finish_reason}]};
+# a ToolCall {id?, type?, function {name, arguments}, index?} arrives whole; UsageInfo on the last
+# chunk; `data: [DONE]` (the SDK's sentinel) ends the stream. Tool-call ids are 9 letters/digits.
+
+def _mi(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+    return {"id": "cmpl-e5cc70bb28c4", "object": "chat.completion.chunk", "created": 1702256327, "model": "mistral-large-latest",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
+
+
+def _mi_body(message: dict[str, Any], finish: str, usage: dict[str, Any]) -> dict[str, Any]:
+    return {"id": "cmpl-e5cc70bb28c4", "object": "chat.completion", "created": 1702256327, "model": "mistral-large-latest",
+            "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}], "usage": usage}
+
+
+MI_USAGE = {"prompt_tokens": 21, "completion_tokens": 9, "total_tokens": 30}
+MI_CALLS = [
+    {"id": "Dq8zRk2Ws", "type": "function", "function": {"name": "get_weather_T3RehTJ5", "arguments": "{\"city\": \"Rome\"}"}, "index": 0},
+    {"id": "pDxlfVnZ9", "type": "function", "function": {"name": "get_weather_T3RehTJ5", "arguments": "{\"city\": \"Oslo\"}"}, "index": 1},
+]
+
+MISTRAL = [
+    Recorded(
+        "mistral", "text",
+        sse([
+            _mi({"role": "assistant", "content": ""}),
+            _mi({"content": "Héllo"}),
+            _mi({"content": " wörld 👋"}),
+            _mi({"content": ""}, "stop", usage=MI_USAGE),
+            "[DONE]",
+        ]),
+        _mi_body({"content": "Héllo wörld 👋"}, "stop", MI_USAGE),
+    ),
+    Recorded(
+        # the tool name is the one wire_rules renamed (get.weather -> get_weather_T3RehTJ5);
+        # tests/stream/test_stream_wire_rules.py reads it back with the call's WireMap
+        "mistral", "parallel_tool_calls",
+        sse([
+            _mi({"role": "assistant", "content": ""}),
+            _mi({"tool_calls": MI_CALLS}),
+            _mi({"content": ""}, "tool_calls", usage=MI_USAGE),
+            "[DONE]",
+        ]),
+        # (the deltas' empty content is no text: the equivalent message has content null)
+        _mi_body({"content": None, "tool_calls": [{k: v for k, v in c.items() if k != "index"} for c in MI_CALLS]}, "tool_calls", MI_USAGE),
+    ),
+    Recorded(
+        # api: CompletionResponseStreamChoice.finish_reason is stop | length | error | tool_calls (the
+        # non-streamed choice also has model_length; the stream's enum does not)
+        "mistral", "length",
+        sse([_mi({"role": "assistant", "content": "Cut"}), _mi({"content": ""}, "length", usage=MI_USAGE), "[DONE]"]),
+        _mi_body({"content": "Cut"}, "length", MI_USAGE),
+    ),
+    Recorded(
+        "mistral", "mid_stream_error",
+        sse([
+            _mi({"role": "assistant", "content": "Partial"}),
+            {"object": "error", "message": "Service unavailable.", "type": "internal_error", "param": None, "code": "3000"},
+        ]),
+        error="provider_unavailable",
+    ),
+    Recorded(
+        "mistral", "dropped_connection",
+        sse([_mi({"role": "assistant", "content": "Partial"}), _mi({"content": " answer"})]),
+        error="provider_unavailable",
+    ),
+]
+
+# ------------------------------------------------------------------------------------ OpenRouter
+# api (reasoning-tokens guide, streaming): OpenAI chunks whose delta carries `reasoning` (text) and
+# `reasoning_details` pieces; the pieces of one entry share its `index` (text/summary in pieces,
+# signature and encrypted data whole); non-streamed, `message.reasoning_details` holds the whole
+# entries, one block each.
+
+def _or(delta: dict[str, Any] | None, finish: str | None = None, **extra: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {"id": "gen-1758885012-2qVP", "provider": "Anthropic", "model": "anthropic/claude-sonnet-4.5",
+                            "object": "chat.completion.chunk", "created": 1758885012}
+    base["choices"] = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish, "native_finish_reason": finish, "logprobs": None}]
+    base.update(extra)
+    return base
+
+
+def _or_body(message: dict[str, Any], finish: str, usage: dict[str, Any]) -> dict[str, Any]:
+    return {"id": "gen-1758885012-2qVP", "provider": "Anthropic", "model": "anthropic/claude-sonnet-4.5", "object": "chat.completion",
+            "created": 1758885012, "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish,
+                                                "native_finish_reason": finish, "logprobs": None}], "usage": usage}
+
+
+OR_USAGE = {"prompt_tokens": 50, "completion_tokens": 30, "total_tokens": 80}
+OR_TEXT_ENTRY = {"type": "reasoning.text", "text": "Look up the weather.", "signature": "EqQBCkgIARABGAIiQL", "format": "anthropic-claude-v1", "index": 0}
+OR_ENC_ENTRY = {"type": "reasoning.encrypted", "data": "gAAAAABo", "id": "rs_2", "format": "anthropic-claude-v1", "index": 1}
+OR_SUMMARIES = [{"type": "reasoning.summary", "summary": "**Plan** compare.", "format": "openai-responses-v1", "index": 0},
+                {"type": "reasoning.summary", "summary": "Then answer.", "format": "openai-responses-v1", "index": 1},
+                {"type": "reasoning.encrypted", "data": "gAAAAABoOpenAI", "id": "rs_68", "format": "openai-responses-v1", "index": 2}]
+
+
+def _piece(entry: dict[str, Any], **kv: Any) -> dict[str, Any]:
+    return {**{k: v for k, v in entry.items() if k in ("type", "format", "index")}, **kv}
+
+
+OPENROUTER = [
+    Recorded(
+        # Claude through OpenRouter: a signed reasoning.text entry in pieces (signature last), an
+        # encrypted entry whole, then two parallel tool calls
+        "openrouter", "reasoning_details_then_tool_calls",
+        sse([
+            _or({"role": "assistant", "content": "", "reasoning": "Look up", "reasoning_details": [_piece(OR_TEXT_ENTRY, text="Look up")]}),
+            _or({"content": "", "reasoning": " the weather.", "reasoning_details": [_piece(OR_TEXT_ENTRY, text=" the weather.")]}),
+            _or({"content": "", "reasoning": "", "reasoning_details": [_piece(OR_TEXT_ENTRY, text="", signature="EqQBCkgIARABGAIiQL")]}),
+            _or({"content": "", "reasoning_details": [OR_ENC_ENTRY]}),
+            _or({"content": None, "tool_calls": [{"index": 0, "id": "toolu_01", "type": "function", "function": {"name": "get_weather", "arguments": ""}}]}),
+            _or({"tool_calls": [{"index": 0, "function": {"arguments": "{\"city\":\"Oslo\"}"}}]}),
+            _or({"tool_calls": [{"index": 1, "id": "toolu_02", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\""}}]}),
+            _or({"tool_calls": [{"index": 1, "function": {"arguments": ":\"Rome\"}"}}]}),
+            _or({"content": ""}, "tool_calls"),
+            _or(None, usage=OR_USAGE),
+            "[DONE]",
+        ]),
+        _or_body({"content": None, "reasoning": "Look up the weather.", "reasoning_details": [OR_TEXT_ENTRY, OR_ENC_ENTRY],
+                  "tool_calls": [{"id": "toolu_01", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}},
+                                 {"id": "toolu_02", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Rome\"}"}}]},
+                 "tool_calls", OR_USAGE),
+    ),
+    Recorded(
+        # an OpenAI model through OpenRouter: two summary entries in pieces, an encrypted one, then text
+        "openrouter", "summary_entries_then_text",
+        sse([
+            _or({"role": "assistant", "content": "", "reasoning": "**Plan**", "reasoning_details": [_piece(OR_SUMMARIES[0], summary="**Plan**")]}),
+            _or({"content": "", "reasoning": " compare.", "reasoning_details": [_piece(OR_SUMMARIES[0], summary=" compare.")]}),
+            _or({"content": "", "reasoning": "Then ", "reasoning_details": [_piece(OR_SUMMARIES[1], summary="Then ")]}),
+            _or({"content": "", "reasoning": "answer.", "reasoning_details": [_piece(OR_SUMMARIES[1], summary="answer.")]}),
+            _or({"content": "", "reasoning_details": [OR_SUMMARIES[2]]}),
+            _or({"content": "Oslo is colder."}),
+            _or({"content": ""}, "stop", usage=OR_USAGE),
+            "[DONE]",
+        ], crlf=True),
+        _or_body({"content": "Oslo is colder.", "reasoning": "**Plan** compare.Then answer.", "reasoning_details": OR_SUMMARIES}, "stop", OR_USAGE),
+    ),
+    Recorded(
+        # a model with reasoning text and no details (DeepSeek through OpenRouter): one unsigned block
+        "openrouter", "reasoning_text_only",
+        sse([
+            _or({"role": "assistant", "content": "", "reasoning": "Think"}),
+            _or({"content": "", "reasoning": "ing."}),
+            _or({"content": "Answer."}, "stop"),
+            _or(None, usage=OR_USAGE),
+            "[DONE]",
+        ]),
+        _or_body({"content": "Answer.", "reasoning": "Thinking."}, "stop", OR_USAGE),
+    ),
+    Recorded(
+        # api (errors guide: "errors during streaming"): an error object in a chunk, finish_reason error
+        "openrouter", "mid_stream_error",
+        sse([
+            _or({"role": "assistant", "content": "Partial"}),
+            _or({"content": ""}, "error", error={"code": "server_error", "message": "Provider disconnected unexpectedly"}),
+        ]),
+        error="provider_unavailable",
+    ),
+    Recorded(
+        "openrouter", "dropped_connection",
+        sse([_or({"role": "assistant", "content": "Partial", "reasoning_details": [_piece(OR_TEXT_ENTRY, text="x")]}), _or({"content": " answer"})]),
+        error="provider_unavailable",
+    ),
+]
+
+ALL = OPENAI + ANTHROPIC + GEMINI + RESPONSES + MISTRAL + OPENROUTER
