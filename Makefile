@@ -53,10 +53,18 @@ test: $(STAMP)
 	$(MAKE) --no-print-directory typecheck
 
 ## Benchmarks against the hand-written floor and LiteLLM (issue #6): writes bench/RESULTS.md.
-## Never run by the test suite. Installs the `bench` extra (litellm) into the venv.
-bench: $(STAMP)
-	$(PY) -m pip install --quiet -e '.[bench]'
-	LITELLM_LOCAL_MODEL_COST_MAP=True $(PY) bench/run.py
+## Never run by the test suite. LiteLLM gets a venv of its own (.venv-bench): it pins openai<3,
+## which must not replace the openai SDK the test suite's oracles check against.
+BENCH_VENV := .venv-bench
+BENCH_STAMP := $(BENCH_VENV)/.installed
+$(BENCH_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(BENCH_VENV)/bin/python -m pip install --quiet -e '.[codegen,bench]'
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
+	LITELLM_LOCAL_MODEL_COST_MAP=True $(BENCH_VENV)/bin/python bench/run.py
 
 ## The long fuzz run: FUZZ_CASES per format (default 1 000 000) through every entry point of
 ## every format, then bench/RESULTS.md is rewritten with the counts and findings.
@@ -70,4 +78,4 @@ fuzz: $(STAMP)
 	$(PY) bench/fuzz_mappings.py --cases $(FUZZ_MAPPING_CASES) --real-cases $(FUZZ_MAPPING_REAL_CASES)
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) $(BENCH_VENV) build *.egg-info .pytest_cache .mypy_cache .hypothesis

@@ -1117,16 +1117,18 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     out.add("if type(usage_obj) is dict:")
     out.indent()
     names = []
+    read: dict[Any, str] = {}  # wire path -> the counter already read from it
     for counter in ("prompt_tokens", "completion_tokens", "total_tokens"):
         src = ir.usage[counter]
         if isinstance(src, tuple) and src and src[0] == "sum":
             continue
         out.add(f"{counter} = _w.usage_counter({_keys_get('usage_obj', src)})")
         names.append(counter)
+        read.setdefault(src, counter)
     for counter in ("prompt_tokens", "completion_tokens", "total_tokens"):
         src = ir.usage[counter]
         if isinstance(src, tuple) and src and src[0] == "sum":
-            addends = ", ".join(f"_w.usage_counter({_keys_get('usage_obj', p)})" for p in src[1])
+            addends = ", ".join(read.get(p) or f"_w.usage_counter({_keys_get('usage_obj', p)})" for p in src[1])
             out.add(f"{counter} = _w.usage_sum({addends})  # a derived total (OpenArmature §7)")
     out.add("usage = Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, total_tokens=total_tokens)")
     for counter in ("cached_tokens", "cache_creation_tokens"):

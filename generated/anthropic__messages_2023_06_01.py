@@ -1214,8 +1214,7 @@ def _response_from_wire(body: Any) -> Response:
         prompt_tokens = _w.usage_counter(usage_obj.get("input_tokens"))
         completion_tokens = _w.usage_counter(usage_obj.get("output_tokens"))
         total_tokens = _w.usage_sum(
-            _w.usage_counter(usage_obj.get("input_tokens")),
-            _w.usage_counter(usage_obj.get("output_tokens")),
+            prompt_tokens, completion_tokens
         )  # a derived total (OpenArmature §7)
         usage = Usage(
             prompt_tokens=prompt_tokens,

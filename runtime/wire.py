@@ -122,9 +122,13 @@ def as_response(response: Response | Mapping[str, Any]) -> Response:
     raise InvalidRequestError(f"expected a canonical response (a dict or Response), got {_kind(response)}")
 
 
+# One encoder, made once: json.dumps builds a new JSONEncoder on every call that passes options.
+_ENCODER: Final = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def dumps(value: Any) -> str:
     """Compact JSON with sorted keys: the byte-stable encoding (OpenArmature §8)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(value)
 
 
 def loads_object(text: Any, path: str, lenient: bool = False) -> dict[str, Any] | None:
