@@ -25,9 +25,9 @@ input and treated as immutable by every converter.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable, Final, Literal, TypeVar, Union
 
+from ._record import DICT, Record
 from .errors import InvalidRequestError
 
 __all__ = [
@@ -93,9 +93,14 @@ FinishReason = Literal["stop", "length", "tool_calls", "content_filter", "error"
 FINISH_REASONS: Final = ("stop", "length", "tool_calls", "content_filter", "error")
 
 
-@dataclass(slots=True)
-class UrlSource:
+class UrlSource(Record):
+    __slots__ = ("url",)
+    __match_args__ = ("url",)
+
     url: str
+
+    def __init__(self, url: str) -> None:
+        self.url = url
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "UrlSource":
@@ -108,9 +113,14 @@ class UrlSource:
         return {"type": "url", "url": self.url}
 
 
-@dataclass(slots=True)
-class InlineSource:
+class InlineSource(Record):
+    __slots__ = ("base64_data",)
+    __match_args__ = ("base64_data",)
+
     base64_data: str
+
+    def __init__(self, base64_data: str) -> None:
+        self.base64_data = base64_data
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "InlineSource":
@@ -126,11 +136,20 @@ class InlineSource:
 Source = Union[UrlSource, InlineSource]
 
 
-@dataclass(slots=True)
-class TextBlock:
+class TextBlock(Record):
+    __slots__ = ("text", "signature", "origin")
+    __match_args__ = ("text", "signature", "origin")
+
     text: str
-    signature: str | NotGiven = NOT_GIVEN
-    origin: str | NotGiven = NOT_GIVEN
+    signature: str | NotGiven
+    origin: str | NotGiven
+
+    def __init__(
+        self, text: str, signature: str | NotGiven = NOT_GIVEN, origin: str | NotGiven = NOT_GIVEN
+    ) -> None:
+        self.text = text
+        self.signature = signature
+        self.origin = origin
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "TextBlock":
@@ -145,11 +164,20 @@ class TextBlock:
         return d
 
 
-@dataclass(slots=True)
-class ThinkingBlock:
+class ThinkingBlock(Record):
+    __slots__ = ("text", "signature", "origin")
+    __match_args__ = ("text", "signature", "origin")
+
     text: str
-    signature: str | NotGiven = NOT_GIVEN
-    origin: str | NotGiven = NOT_GIVEN
+    signature: str | NotGiven
+    origin: str | NotGiven
+
+    def __init__(
+        self, text: str, signature: str | NotGiven = NOT_GIVEN, origin: str | NotGiven = NOT_GIVEN
+    ) -> None:
+        self.text = text
+        self.signature = signature
+        self.origin = origin
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "ThinkingBlock":
@@ -164,10 +192,16 @@ class ThinkingBlock:
         return d
 
 
-@dataclass(slots=True)
-class RedactedThinkingBlock:
+class RedactedThinkingBlock(Record):
+    __slots__ = ("data", "origin")
+    __match_args__ = ("data", "origin")
+
     data: str
-    origin: str | NotGiven = NOT_GIVEN
+    origin: str | NotGiven
+
+    def __init__(self, data: str, origin: str | NotGiven = NOT_GIVEN) -> None:
+        self.data = data
+        self.origin = origin
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "RedactedThinkingBlock":
@@ -180,11 +214,23 @@ class RedactedThinkingBlock:
         return d
 
 
-@dataclass(slots=True)
-class ImageBlock:
+class ImageBlock(Record):
+    __slots__ = ("source", "media_type", "detail")
+    __match_args__ = ("source", "media_type", "detail")
+
     source: Source
-    media_type: str | NotGiven = NOT_GIVEN
-    detail: Literal["auto", "low", "high"] | NotGiven = NOT_GIVEN
+    media_type: str | NotGiven
+    detail: Literal["auto", "low", "high"] | NotGiven
+
+    def __init__(
+        self,
+        source: Source,
+        media_type: str | NotGiven = NOT_GIVEN,
+        detail: Literal["auto", "low", "high"] | NotGiven = NOT_GIVEN,
+    ) -> None:
+        self.source = source
+        self.media_type = media_type
+        self.detail = detail
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "ImageBlock":
@@ -199,10 +245,16 @@ class ImageBlock:
         return d
 
 
-@dataclass(slots=True)
-class AudioBlock:
+class AudioBlock(Record):
+    __slots__ = ("source", "media_type")
+    __match_args__ = ("source", "media_type")
+
     source: Source
-    media_type: str | NotGiven = NOT_GIVEN
+    media_type: str | NotGiven
+
+    def __init__(self, source: Source, media_type: str | NotGiven = NOT_GIVEN) -> None:
+        self.source = source
+        self.media_type = media_type
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "AudioBlock":
@@ -215,11 +267,23 @@ class AudioBlock:
         return d
 
 
-@dataclass(slots=True)
-class FileBlock:
+class FileBlock(Record):
+    __slots__ = ("source", "media_type", "filename")
+    __match_args__ = ("source", "media_type", "filename")
+
     source: Source
-    media_type: str | NotGiven = NOT_GIVEN
-    filename: str | NotGiven = NOT_GIVEN
+    media_type: str | NotGiven
+    filename: str | NotGiven
+
+    def __init__(
+        self,
+        source: Source,
+        media_type: str | NotGiven = NOT_GIVEN,
+        filename: str | NotGiven = NOT_GIVEN,
+    ) -> None:
+        self.source = source
+        self.media_type = media_type
+        self.filename = filename
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "FileBlock":
@@ -237,14 +301,30 @@ class FileBlock:
 Block = Union[TextBlock, ThinkingBlock, RedactedThinkingBlock, ImageBlock, AudioBlock, FileBlock]
 
 
-@dataclass(slots=True)
-class ToolCall:
+class ToolCall(Record):
+    __slots__ = ("id", "name", "arguments", "signature", "origin")
+    __match_args__ = ("id", "name", "arguments", "signature", "origin")
+
     id: str
     name: str
     # A mapping, or None when a degraded response carried bytes that are not JSON.
     arguments: dict[str, Any] | None
-    signature: str | NotGiven = NOT_GIVEN
-    origin: str | NotGiven = NOT_GIVEN
+    signature: str | NotGiven
+    origin: str | NotGiven
+
+    def __init__(
+        self,
+        id: str,
+        name: str,
+        arguments: dict[str, Any] | None,
+        signature: str | NotGiven = NOT_GIVEN,
+        origin: str | NotGiven = NOT_GIVEN,
+    ) -> None:
+        self.id = id
+        self.name = name
+        self.arguments = arguments
+        self.signature = signature
+        self.origin = origin
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "ToolCall":
@@ -259,10 +339,16 @@ class ToolCall:
         return d
 
 
-@dataclass(slots=True)
-class SystemMessage:
+class SystemMessage(Record):
+    __slots__ = ("content", "role")
+    __match_args__ = ("content", "role")
+
     content: str
-    role: Literal["system"] = "system"
+    role: Literal["system"]
+
+    def __init__(self, content: str, role: Literal["system"] = "system") -> None:
+        self.content = content
+        self.role = role
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "SystemMessage":
@@ -272,10 +358,16 @@ class SystemMessage:
         return {"role": "system", "content": self.content}
 
 
-@dataclass(slots=True)
-class UserMessage:
+class UserMessage(Record):
+    __slots__ = ("content", "role")
+    __match_args__ = ("content", "role")
+
     content: str | list[Block]
-    role: Literal["user"] = "user"
+    role: Literal["user"]
+
+    def __init__(self, content: str | list[Block], role: Literal["user"] = "user") -> None:
+        self.content = content
+        self.role = role
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "UserMessage":
@@ -288,12 +380,24 @@ class UserMessage:
         return {"role": "user", "content": content}
 
 
-@dataclass(slots=True)
-class AssistantMessage:
+class AssistantMessage(Record):
+    __slots__ = ("content", "tool_calls", "role")
+    __match_args__ = ("content", "tool_calls", "role")
+
     # str (possibly empty), None, a block list, or NOT_GIVEN (key absent).
-    content: str | list[Block] | None | NotGiven = NOT_GIVEN
-    tool_calls: list[ToolCall] | NotGiven = NOT_GIVEN
-    role: Literal["assistant"] = "assistant"
+    content: str | list[Block] | None | NotGiven
+    tool_calls: list[ToolCall] | NotGiven
+    role: Literal["assistant"]
+
+    def __init__(
+        self,
+        content: str | list[Block] | None | NotGiven = NOT_GIVEN,
+        tool_calls: list[ToolCall] | NotGiven = NOT_GIVEN,
+        role: Literal["assistant"] = "assistant",
+    ) -> None:
+        self.content = content
+        self.tool_calls = tool_calls
+        self.role = role
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "AssistantMessage":
@@ -312,12 +416,26 @@ class AssistantMessage:
         return d
 
 
-@dataclass(slots=True)
-class ToolMessage:
+class ToolMessage(Record):
+    __slots__ = ("tool_call_id", "content", "name", "role")
+    __match_args__ = ("tool_call_id", "content", "name", "role")
+
     tool_call_id: str
     content: str
-    name: str | NotGiven = NOT_GIVEN
-    role: Literal["tool"] = "tool"
+    name: str | NotGiven
+    role: Literal["tool"]
+
+    def __init__(
+        self,
+        tool_call_id: str,
+        content: str,
+        name: str | NotGiven = NOT_GIVEN,
+        role: Literal["tool"] = "tool",
+    ) -> None:
+        self.tool_call_id = tool_call_id
+        self.content = content
+        self.name = name
+        self.role = role
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "ToolMessage":
@@ -337,12 +455,26 @@ class ToolMessage:
 Message = Union[SystemMessage, UserMessage, AssistantMessage, ToolMessage]
 
 
-@dataclass(slots=True)
-class Tool:
+class Tool(Record):
+    __slots__ = ("name", "description", "parameters", "strict")
+    __match_args__ = ("name", "description", "parameters", "strict")
+
     name: str
-    description: str | NotGiven = NOT_GIVEN
-    parameters: dict[str, Any] | NotGiven = NOT_GIVEN
-    strict: bool | NotGiven = NOT_GIVEN
+    description: str | NotGiven
+    parameters: dict[str, Any] | NotGiven
+    strict: bool | NotGiven
+
+    def __init__(
+        self,
+        name: str,
+        description: str | NotGiven = NOT_GIVEN,
+        parameters: dict[str, Any] | NotGiven = NOT_GIVEN,
+        strict: bool | NotGiven = NOT_GIVEN,
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.parameters = parameters
+        self.strict = strict
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "Tool":
@@ -359,11 +491,16 @@ class Tool:
         return d
 
 
-@dataclass(slots=True)
-class ForcedTool:
+class ForcedTool(Record):
     """`tool_choice={"type": "tool", "name": X}`."""
 
+    __slots__ = ("name",)
+    __match_args__ = ("name",)
+
     name: str
+
+    def __init__(self, name: str) -> None:
+        self.name = name
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "ForcedTool":
@@ -379,17 +516,61 @@ class ForcedTool:
 ToolChoice = Union[Literal["auto", "required", "none"], ForcedTool]
 
 
-@dataclass(slots=True)
-class Config:
-    temperature: float | NotGiven = NOT_GIVEN
-    max_tokens: int | NotGiven = NOT_GIVEN
-    top_p: float | NotGiven = NOT_GIVEN
-    top_k: int | NotGiven = NOT_GIVEN
-    seed: int | NotGiven = NOT_GIVEN
-    stop_sequences: list[str] | NotGiven = NOT_GIVEN
-    frequency_penalty: float | NotGiven = NOT_GIVEN
-    presence_penalty: float | NotGiven = NOT_GIVEN
-    extras: dict[str, Any] | NotGiven = NOT_GIVEN
+class Config(Record):
+    __slots__ = (
+        "temperature",
+        "max_tokens",
+        "top_p",
+        "top_k",
+        "seed",
+        "stop_sequences",
+        "frequency_penalty",
+        "presence_penalty",
+        "extras",
+    )
+    __match_args__ = (
+        "temperature",
+        "max_tokens",
+        "top_p",
+        "top_k",
+        "seed",
+        "stop_sequences",
+        "frequency_penalty",
+        "presence_penalty",
+        "extras",
+    )
+
+    temperature: float | NotGiven
+    max_tokens: int | NotGiven
+    top_p: float | NotGiven
+    top_k: int | NotGiven
+    seed: int | NotGiven
+    stop_sequences: list[str] | NotGiven
+    frequency_penalty: float | NotGiven
+    presence_penalty: float | NotGiven
+    extras: dict[str, Any] | NotGiven
+
+    def __init__(
+        self,
+        temperature: float | NotGiven = NOT_GIVEN,
+        max_tokens: int | NotGiven = NOT_GIVEN,
+        top_p: float | NotGiven = NOT_GIVEN,
+        top_k: int | NotGiven = NOT_GIVEN,
+        seed: int | NotGiven = NOT_GIVEN,
+        stop_sequences: list[str] | NotGiven = NOT_GIVEN,
+        frequency_penalty: float | NotGiven = NOT_GIVEN,
+        presence_penalty: float | NotGiven = NOT_GIVEN,
+        extras: dict[str, Any] | NotGiven = NOT_GIVEN,
+    ) -> None:
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.top_p = top_p
+        self.top_k = top_k
+        self.seed = seed
+        self.stop_sequences = stop_sequences
+        self.frequency_penalty = frequency_penalty
+        self.presence_penalty = presence_penalty
+        self.extras = extras
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "Config":
@@ -420,14 +601,32 @@ class Config:
         return d
 
 
-@dataclass(slots=True)
-class Request:
+class Request(Record):
+    __slots__ = ("model", "messages", "tools", "tool_choice", "config", "response_schema")
+    __match_args__ = ("model", "messages", "tools", "tool_choice", "config", "response_schema")
+
     model: str
     messages: list[Message]
-    tools: list[Tool] | NotGiven = NOT_GIVEN
-    tool_choice: ToolChoice | NotGiven = NOT_GIVEN
-    config: Config | NotGiven = NOT_GIVEN
-    response_schema: dict[str, Any] | NotGiven = NOT_GIVEN
+    tools: list[Tool] | NotGiven
+    tool_choice: ToolChoice | NotGiven
+    config: Config | NotGiven
+    response_schema: dict[str, Any] | NotGiven
+
+    def __init__(
+        self,
+        model: str,
+        messages: list[Message],
+        tools: list[Tool] | NotGiven = NOT_GIVEN,
+        tool_choice: ToolChoice | NotGiven = NOT_GIVEN,
+        config: Config | NotGiven = NOT_GIVEN,
+        response_schema: dict[str, Any] | NotGiven = NOT_GIVEN,
+    ) -> None:
+        self.model = model
+        self.messages = messages
+        self.tools = tools
+        self.tool_choice = tool_choice
+        self.config = config
+        self.response_schema = response_schema
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "Request":
@@ -458,13 +657,41 @@ class Request:
         return d
 
 
-@dataclass(slots=True)
-class Usage:
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    total_tokens: int | None = None
-    cached_tokens: int | None | NotGiven = NOT_GIVEN
-    cache_creation_tokens: int | None | NotGiven = NOT_GIVEN
+class Usage(Record):
+    __slots__ = (
+        "prompt_tokens",
+        "completion_tokens",
+        "total_tokens",
+        "cached_tokens",
+        "cache_creation_tokens",
+    )
+    __match_args__ = (
+        "prompt_tokens",
+        "completion_tokens",
+        "total_tokens",
+        "cached_tokens",
+        "cache_creation_tokens",
+    )
+
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    total_tokens: int | None
+    cached_tokens: int | None | NotGiven
+    cache_creation_tokens: int | None | NotGiven
+
+    def __init__(
+        self,
+        prompt_tokens: int | None = None,
+        completion_tokens: int | None = None,
+        total_tokens: int | None = None,
+        cached_tokens: int | None | NotGiven = NOT_GIVEN,
+        cache_creation_tokens: int | None | NotGiven = NOT_GIVEN,
+    ) -> None:
+        self.prompt_tokens = prompt_tokens
+        self.completion_tokens = completion_tokens
+        self.total_tokens = total_tokens
+        self.cached_tokens = cached_tokens
+        self.cache_creation_tokens = cache_creation_tokens
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "Usage":
@@ -483,13 +710,29 @@ class Usage:
         return d
 
 
-@dataclass(slots=True)
-class Response:
+class Response(Record):
+    __slots__ = ("message", "finish_reason", "usage", "raw", "parsed")
+    __match_args__ = ("message", "finish_reason", "usage", "raw", "parsed")
+
     message: AssistantMessage
     finish_reason: FinishReason
     usage: Usage
-    raw: Any = field(default_factory=dict)
-    parsed: Any = NOT_GIVEN
+    raw: Any
+    parsed: Any
+
+    def __init__(
+        self,
+        message: AssistantMessage,
+        finish_reason: FinishReason,
+        usage: Usage,
+        raw: Any = DICT,
+        parsed: Any = NOT_GIVEN,
+    ) -> None:
+        self.message = message
+        self.finish_reason = finish_reason
+        self.usage = usage
+        self.raw = {} if raw is DICT else raw
+        self.parsed = parsed
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "Response":
@@ -1241,14 +1484,28 @@ def _response(d: object) -> Response:
 # --- results of the non-chat kinds (docs/canonical.md) ----------------------------------------
 
 
-@dataclass(slots=True)
-class EmbeddingsResponse:
+class EmbeddingsResponse(Record):
     """The canonical embeddings result: one vector per input, in input order (wire `index`)."""
+
+    __slots__ = ("embeddings", "usage", "model", "raw")
+    __match_args__ = ("embeddings", "usage", "model", "raw")
 
     embeddings: list[list[float]]
     usage: Usage
-    model: str | NotGiven = NOT_GIVEN
-    raw: Any = field(default_factory=dict)
+    model: str | NotGiven
+    raw: Any
+
+    def __init__(
+        self,
+        embeddings: list[list[float]],
+        usage: Usage,
+        model: str | NotGiven = NOT_GIVEN,
+        raw: Any = DICT,
+    ) -> None:
+        self.embeddings = embeddings
+        self.usage = usage
+        self.model = model
+        self.raw = {} if raw is DICT else raw
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "EmbeddingsResponse":
@@ -1264,13 +1521,25 @@ class EmbeddingsResponse:
         return d
 
 
-@dataclass(slots=True)
-class GeneratedImage:
+class GeneratedImage(Record):
     """One generated image: a URL or inline base64 data, with what the provider said about it."""
 
+    __slots__ = ("source", "media_type", "revised_prompt")
+    __match_args__ = ("source", "media_type", "revised_prompt")
+
     source: Source
-    media_type: str | NotGiven = NOT_GIVEN
-    revised_prompt: str | NotGiven = NOT_GIVEN
+    media_type: str | NotGiven
+    revised_prompt: str | NotGiven
+
+    def __init__(
+        self,
+        source: Source,
+        media_type: str | NotGiven = NOT_GIVEN,
+        revised_prompt: str | NotGiven = NOT_GIVEN,
+    ) -> None:
+        self.source = source
+        self.media_type = media_type
+        self.revised_prompt = revised_prompt
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "GeneratedImage":
@@ -1285,13 +1554,22 @@ class GeneratedImage:
         return d
 
 
-@dataclass(slots=True)
-class ImagesResponse:
+class ImagesResponse(Record):
     """The canonical image-generation result; `usage` only where the provider reports it."""
 
+    __slots__ = ("images", "usage", "raw")
+    __match_args__ = ("images", "usage", "raw")
+
     images: list[GeneratedImage]
-    usage: Usage | NotGiven = NOT_GIVEN
-    raw: Any = field(default_factory=dict)
+    usage: Usage | NotGiven
+    raw: Any
+
+    def __init__(
+        self, images: list[GeneratedImage], usage: Usage | NotGiven = NOT_GIVEN, raw: Any = DICT
+    ) -> None:
+        self.images = images
+        self.usage = usage
+        self.raw = {} if raw is DICT else raw
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "ImagesResponse":

@@ -7,8 +7,6 @@ provider body), keeping the path. Nothing here knows any provider.
 
 from __future__ import annotations
 
-import email.utils
-import hashlib
 import json
 import math
 import re
@@ -332,6 +330,8 @@ def retry_after(headers: Mapping[str, Any] | None, names: tuple[str, ...]) -> fl
             if math.isfinite(number) and number >= 0:
                 return number / 1000.0 if name.lower().endswith("-ms") else number
             continue
+        import email.utils  # here: a date-valued Retry-After is rare, email.utils costly to import
+
         try:
             when = email.utils.parsedate_to_datetime(text)
         except (TypeError, ValueError, IndexError, OverflowError):
@@ -412,6 +412,8 @@ def schema_name(schema: Mapping[str, Any]) -> str:
         name = _NAME_SAFE.sub("_", title).strip("_")[:64]
         if name:
             return name
+    import hashlib  # here, not at module level: hashlib loads OpenSSL (issue #6, cold import)
+
     digest = hashlib.sha256(dumps(schema).encode("utf-8")).hexdigest()[:16]
     return f"schema_{digest}"
 
@@ -820,6 +822,8 @@ def synthesized_call_id(name: Any, arguments: Any, index: int) -> str:
     """A deterministic id for a wire tool call that carries none: `call_` + 16 hex digits of the
     SHA-256 of [index, name, arguments] as canonical JSON (index = the call's position among the
     turn's tool calls)."""
+    import hashlib  # (see schema_name)
+
     text = json.dumps([index, name, arguments], sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return "call_" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
