@@ -3,13 +3,12 @@
 `import dataclasses` (it imports `inspect`, `ast`, `dis`, ...) and the code every `@dataclass`
 decorator compiles and executes (twice with `slots=True`: the class is built again) cost more
 than the rest of `import wiremap` (issue #6, cold import). The canonical records and the wire-rule
-records therefore write their `__init__` by hand and inherit the rest from `Record`:
+records therefore write by hand what the decorator would have generated, `__init__` and
+`__eq__` (equal when the other object is of the very same class and the field tuples are equal;
+so `__hash__` is None: records are mutable and unhashable), and inherit the rest from `Record`:
 
-- `__slots__` (declared by each class), `__match_args__` (its field names, in order: the
-  positional order of `__init__`);
-- `__eq__`: equal when the other object is of the very same class and the field tuples are equal
-  (so `__hash__` is None: records are mutable and unhashable); `__repr__`:
-  `Name(field=value!r, ...)`, `...` for a record met again while being printed;
+- `__slots__` and `__match_args__` (its field names, in `__init__` order: checked here);
+- `__repr__`: `Name(field=value!r, ...)`, `...` for a record met again while being printed;
 - `FrozenRecord` adds what `frozen=True` adds: `__setattr__` / `__delattr__` raising
   `dataclasses.FrozenInstanceError`, `__hash__` of the field tuple, and pickling through
   `__getstate__` / `__setstate__`;
@@ -32,6 +31,7 @@ if TYPE_CHECKING:  # what type checkers see of the attributes built on first acc
     from dataclasses import Field
 
 __all__ = ["Record", "FrozenRecord", "Factory", "DICT", "LIST", "replace"]
+
 
 class Factory:
     """A default meaning "a fresh `make()` per instance" (`field(default_factory=make)`)."""
@@ -90,7 +90,7 @@ class _DataclassInfo:
 
 class Record:
     """Base of the hand-written records; each subclass declares `__slots__`, `__match_args__`
-    (the same names, in `__init__` order) and `__init__`."""
+    (the same names, in `__init__` order), `__init__` and `__eq__`."""
 
     __slots__ = ()
     __match_args__: ClassVar[tuple[str, ...]] = ()
@@ -109,17 +109,15 @@ class Record:
             return
         if tuple(names) != tuple(cls.__dict__.get("__slots__", ())):
             raise TypeError(f"{cls.__name__}: __match_args__ must list the __slots__, in order")
+        if "__eq__" not in cls.__dict__:
+            raise TypeError(f"{cls.__name__}: a record writes its own __eq__ (as @dataclass would)")
+        if issubclass(cls, FrozenRecord):  # defining __eq__ set __hash__ to None in the class
+            cls.__hash__ = FrozenRecord.__hash__  # type: ignore[method-assign]
         if len(names) == 1:  # attrgetter of one name returns the value, not a 1-tuple
             get = attrgetter(names[0])
             cls._values = staticmethod(lambda record: (get(record),))
         else:
             cls._values = attrgetter(*names)  # a tuple of the field values
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is self.__class__:
-            values = self._values
-            return values(self) == values(other)
-        return NotImplemented
 
     def __repr__(self) -> str:
         key = (id(self), get_ident())

@@ -102,6 +102,11 @@ class UrlSource(Record):
     def __init__(self, url: str) -> None:
         self.url = url
 
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.url,) == (other.url,)
+        return NotImplemented
+
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "UrlSource":
         source = _located(_source, d, path)
@@ -121,6 +126,11 @@ class InlineSource(Record):
 
     def __init__(self, base64_data: str) -> None:
         self.base64_data = base64_data
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.base64_data,) == (other.base64_data,)
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "InlineSource":
@@ -151,6 +161,15 @@ class TextBlock(Record):
         self.signature = signature
         self.origin = origin
 
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.text, self.signature, self.origin) == (
+                other.text,
+                other.signature,
+                other.origin,
+            )
+        return NotImplemented
+
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "TextBlock":
         return _block_of_kind(cls, "text", d, path)
@@ -179,6 +198,15 @@ class ThinkingBlock(Record):
         self.signature = signature
         self.origin = origin
 
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.text, self.signature, self.origin) == (
+                other.text,
+                other.signature,
+                other.origin,
+            )
+        return NotImplemented
+
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "ThinkingBlock":
         return _block_of_kind(cls, "thinking", d, path)
@@ -202,6 +230,11 @@ class RedactedThinkingBlock(Record):
     def __init__(self, data: str, origin: str | NotGiven = NOT_GIVEN) -> None:
         self.data = data
         self.origin = origin
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.data, self.origin) == (other.data, other.origin)
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "RedactedThinkingBlock":
@@ -232,6 +265,15 @@ class ImageBlock(Record):
         self.media_type = media_type
         self.detail = detail
 
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.source, self.media_type, self.detail) == (
+                other.source,
+                other.media_type,
+                other.detail,
+            )
+        return NotImplemented
+
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "ImageBlock":
         return _block_of_kind(cls, "image", d, path)
@@ -255,6 +297,11 @@ class AudioBlock(Record):
     def __init__(self, source: Source, media_type: str | NotGiven = NOT_GIVEN) -> None:
         self.source = source
         self.media_type = media_type
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.source, self.media_type) == (other.source, other.media_type)
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "AudioBlock":
@@ -284,6 +331,15 @@ class FileBlock(Record):
         self.source = source
         self.media_type = media_type
         self.filename = filename
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.source, self.media_type, self.filename) == (
+                other.source,
+                other.media_type,
+                other.filename,
+            )
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "FileBlock":
@@ -326,6 +382,17 @@ class ToolCall(Record):
         self.signature = signature
         self.origin = origin
 
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.id, self.name, self.arguments, self.signature, self.origin) == (
+                other.id,
+                other.name,
+                other.arguments,
+                other.signature,
+                other.origin,
+            )
+        return NotImplemented
+
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "ToolCall":
         return _located(_tool_call, d, path)
@@ -350,6 +417,11 @@ class SystemMessage(Record):
         self.content = content
         self.role = role
 
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.content, self.role) == (other.content, other.role)
+        return NotImplemented
+
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "SystemMessage":
         return _message_of_role(cls, "system", d, path)
@@ -368,6 +440,11 @@ class UserMessage(Record):
     def __init__(self, content: str | list[Block], role: Literal["user"] = "user") -> None:
         self.content = content
         self.role = role
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.content, self.role) == (other.content, other.role)
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "UserMessage":
@@ -398,6 +475,15 @@ class AssistantMessage(Record):
         self.content = content
         self.tool_calls = tool_calls
         self.role = role
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.content, self.tool_calls, self.role) == (
+                other.content,
+                other.tool_calls,
+                other.role,
+            )
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "AssistantMessage":
@@ -436,6 +522,16 @@ class ToolMessage(Record):
         self.content = content
         self.name = name
         self.role = role
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.tool_call_id, self.content, self.name, self.role) == (
+                other.tool_call_id,
+                other.content,
+                other.name,
+                other.role,
+            )
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "ToolMessage":
@@ -476,6 +572,16 @@ class Tool(Record):
         self.parameters = parameters
         self.strict = strict
 
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.name, self.description, self.parameters, self.strict) == (
+                other.name,
+                other.description,
+                other.parameters,
+                other.strict,
+            )
+        return NotImplemented
+
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "Tool":
         return _located(_tool, d, path)
@@ -501,6 +607,11 @@ class ForcedTool(Record):
 
     def __init__(self, name: str) -> None:
         self.name = name
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.name,) == (other.name,)
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "ForcedTool":
@@ -572,6 +683,31 @@ class Config(Record):
         self.presence_penalty = presence_penalty
         self.extras = extras
 
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (
+                self.temperature,
+                self.max_tokens,
+                self.top_p,
+                self.top_k,
+                self.seed,
+                self.stop_sequences,
+                self.frequency_penalty,
+                self.presence_penalty,
+                self.extras,
+            ) == (
+                other.temperature,
+                other.max_tokens,
+                other.top_p,
+                other.top_k,
+                other.seed,
+                other.stop_sequences,
+                other.frequency_penalty,
+                other.presence_penalty,
+                other.extras,
+            )
+        return NotImplemented
+
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "Config":
         return _located(_config, d, path)
@@ -627,6 +763,25 @@ class Request(Record):
         self.tool_choice = tool_choice
         self.config = config
         self.response_schema = response_schema
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (
+                self.model,
+                self.messages,
+                self.tools,
+                self.tool_choice,
+                self.config,
+                self.response_schema,
+            ) == (
+                other.model,
+                other.messages,
+                other.tools,
+                other.tool_choice,
+                other.config,
+                other.response_schema,
+            )
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "Request":
@@ -693,6 +848,23 @@ class Usage(Record):
         self.cached_tokens = cached_tokens
         self.cache_creation_tokens = cache_creation_tokens
 
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (
+                self.prompt_tokens,
+                self.completion_tokens,
+                self.total_tokens,
+                self.cached_tokens,
+                self.cache_creation_tokens,
+            ) == (
+                other.prompt_tokens,
+                other.completion_tokens,
+                other.total_tokens,
+                other.cached_tokens,
+                other.cache_creation_tokens,
+            )
+        return NotImplemented
+
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "Usage":
         return _located(_usage, d, path)
@@ -733,6 +905,17 @@ class Response(Record):
         self.usage = usage
         self.raw = {} if raw is DICT else raw
         self.parsed = parsed
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.message, self.finish_reason, self.usage, self.raw, self.parsed) == (
+                other.message,
+                other.finish_reason,
+                other.usage,
+                other.raw,
+                other.parsed,
+            )
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "Response":
@@ -1507,6 +1690,16 @@ class EmbeddingsResponse(Record):
         self.model = model
         self.raw = {} if raw is DICT else raw
 
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.embeddings, self.usage, self.model, self.raw) == (
+                other.embeddings,
+                other.usage,
+                other.model,
+                other.raw,
+            )
+        return NotImplemented
+
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "EmbeddingsResponse":
         """Read a canonical embeddings result dict (docs/canonical.md "EmbeddingsResponse")."""
@@ -1541,6 +1734,15 @@ class GeneratedImage(Record):
         self.media_type = media_type
         self.revised_prompt = revised_prompt
 
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.source, self.media_type, self.revised_prompt) == (
+                other.source,
+                other.media_type,
+                other.revised_prompt,
+            )
+        return NotImplemented
+
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "GeneratedImage":
         return _located(_generated_image, d, path)
@@ -1570,6 +1772,11 @@ class ImagesResponse(Record):
         self.images = images
         self.usage = usage
         self.raw = {} if raw is DICT else raw
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.images, self.usage, self.raw) == (other.images, other.usage, other.raw)
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "ImagesResponse":

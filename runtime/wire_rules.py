@@ -71,6 +71,13 @@ class WireChange(FrozenRecord):
         object.__setattr__(self, "before", before)
         object.__setattr__(self, "after", after)
 
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.rule, self.action, self.path, self.before, self.after) == (
+                other.rule, other.action, other.path, other.before, other.after
+            )
+        return NotImplemented
+
     def to_dict(self) -> dict[str, Any]:
         return {"rule": self.rule, "action": self.action, "path": self.path, "before": self.before, "after": self.after}
 
@@ -93,6 +100,11 @@ class WireMap(Record):
         self.ids = {} if ids is DICT else ids
         self.names = {} if names is DICT else names
         self.changes = [] if changes is LIST else changes
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.ids, self.names, self.changes) == (other.ids, other.names, other.changes)
+        return NotImplemented
 
     def caller_id(self, wire_id: str) -> str:
         for caller, wire in self.ids.items():

@@ -220,6 +220,9 @@ def test_record_behaves_as_its_dataclass(name: str, cls: type, ref: type) -> Non
     assert dataclasses.astuple(new) == dataclasses.astuple(old)
     assert new == cls(*args) and not (new != cls(*args))
     assert new != old and old != new  # another class, even with the same fields
+    for name in ref.__match_args__:  # type: ignore[attr-defined]  # every field takes part
+        assert dataclasses.replace(new, **{name: "<other>"}) != new
+        assert (dataclasses.replace(new, **{name: "<other>"}) == dataclasses.replace(new, **{name: "<other>"}))
     first = ref.__match_args__[0]  # type: ignore[attr-defined]
     changed = dataclasses.replace(new, **{first: "<other>"})
     assert type(changed) is cls and changed != new
@@ -273,3 +276,11 @@ def test_record_declarations_are_checked() -> None:
         class Bad(Record):  # noqa: F841
             __slots__ = ("a", "b")
             __match_args__ = ("b", "a")
+
+            def __eq__(self, other: Any) -> bool:
+                return NotImplemented
+
+    with pytest.raises(TypeError, match="writes its own __eq__"):
+        class NoEq(Record):  # noqa: F841
+            __slots__ = ("a",)
+            __match_args__ = ("a",)
