@@ -12,7 +12,7 @@ import math
 import re
 import time
 from collections.abc import Mapping
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, cast
 
 from .canonical import NOT_GIVEN, NotGiven, Request, Response
 from .errors import InvalidRequestError, StructuredOutputInvalidError
@@ -71,6 +71,7 @@ __all__ = [
     "leftover",
     "read_hoisted",
     "pair_tool_results",
+    "lazy_pattern",
 ]
 
 
@@ -904,3 +905,35 @@ def pair_tool_results(messages: list[Any], path: str) -> None:
             raise WireShapeError(path, f"a tool result without an id matches no earlier unanswered call of {message.name!r}")
         message.tool_call_id = match
         answered.add(match)
+
+
+class _LazyPattern:
+    """A generated converter's module-level pattern, compiled when first used (see lazy_pattern)."""
+
+    __slots__ = ("_namespace", "_name", "_pattern")
+
+    def __init__(self, namespace: dict[str, Any], name: str, pattern: str) -> None:
+        self._namespace = namespace
+        self._name = name
+        self._pattern = pattern
+
+    def __getattr__(self, attr: str) -> Any:  # `.search`, `.fullmatch`, ...: compile now
+        compiled = re.compile(self._pattern)
+        self._namespace[self._name] = compiled  # later lookups of the global find the pattern
+        return getattr(compiled, attr)
+
+    def __repr__(self) -> str:
+        return f"lazy_pattern({self._pattern!r})"
+
+
+def lazy_pattern(namespace: dict[str, Any], name: str, pattern: str) -> re.Pattern[str]:
+    """`re.compile(pattern)` deferred to first use, for the `_RE_n` globals of a generated module.
+
+    Compiling a new pattern costs ~0.1-0.2 ms, and most of a converter's patterns serve error
+    classification, so importing a module compiles none (issue #6, cold import). The first
+    attribute access on the stand-in (`_RE_1.fullmatch(...)`) compiles the pattern and rebinds
+    `namespace[name]` (the module's globals()) to the compiled `re.Pattern`: every later call in
+    the module's functions, which read the global each time, goes straight to the pattern. Two
+    threads racing through the first use compile it twice; both get the same result.
+    """
+    return cast("re.Pattern[str]", _LazyPattern(namespace, name, pattern))

@@ -6,7 +6,8 @@ Costly standard-library modules are imported where they are used, off the cold p
 (OpenSSL) for schema names and synthesized ids, email.utils for a date-valued Retry-After,
 dataclasses (and inspect) not at all (runtime/_record.py), importlib.metadata only for
 entry-point discovery (`formats()`, or a key not generated here). The generated TypedDicts
-(`*_types.py`) are never imported by the converters."""
+(`*_types.py`) are never imported by the converters, and their `_RE_n` patterns are compiled on
+first use (`wire.lazy_pattern`)."""
 
 from __future__ import annotations
 
@@ -86,6 +87,11 @@ def test_import_and_every_generated_format_leave_costly_stdlib_unloaded() -> Non
         "types = [m for m in sys.modules if m.startswith('wiremap.generated.') and m.endswith('_types')]\n"
         "assert not types, types\n"
         "assert len([m for m in sys.modules if m.startswith('wiremap.generated.')]) == len(FORMATS) + 1\n"
+        "import re\n"
+        "patterns = {f.key: n for f in map(wiremap.get_format, FORMATS) for n in vars(f.module) if n.startswith('_RE_')}\n"
+        "assert len(patterns) > 20, patterns\n"
+        "compiled = [(k, n) for k, n in patterns.items() if isinstance(getattr(wiremap.get_format(k).module, n), re.Pattern)]\n"
+        "assert not compiled, compiled\n"
     )
 
 
@@ -117,3 +123,33 @@ def test_unknown_key_still_consults_entry_points() -> None:
         "    raise AssertionError('no error')\n"
         "assert 'importlib.metadata' in sys.modules\n"
     )
+
+
+def test_a_pattern_is_compiled_on_first_use_and_replaces_its_stand_in() -> None:
+    import re
+
+    from wiremap.runtime.wire import lazy_pattern
+
+    namespace: dict[str, object] = {}
+    namespace["_RE_1"] = lazy_pattern(namespace, "_RE_1", "(?i)model")
+    stand_in = namespace["_RE_1"]
+    assert not isinstance(stand_in, re.Pattern) and repr(stand_in) == "lazy_pattern('(?i)model')"
+    assert stand_in.search("no such MODEL") is not None  # type: ignore[attr-defined]
+    assert namespace["_RE_1"] is re.compile("(?i)model")  # rebound to the compiled pattern
+    assert stand_in.fullmatch("model") is not None  # type: ignore[attr-defined]  # a kept reference works
+
+    # in a generated converter: the error rule's pattern, compiled by the first 404
+    fmt = wiremap.get_format("openai_chat")
+    fresh = subprocess.run(
+        [sys.executable, "-c",
+         "import re, wiremap\n"
+         "fmt = wiremap.get_format('openai_chat')\n"
+         "assert not isinstance(fmt.module._RE_2, re.Pattern)\n"
+         "err = fmt.error_from_wire(404, {'error': {'message': 'The model foo does not exist'}}, {})\n"
+         "assert err.category == 'provider_invalid_model', err.category\n"
+         "assert isinstance(fmt.module._RE_2, re.Pattern)\n"
+         "assert fmt.error_from_wire(404, {'error': {'message': 'nothing here'}}, {}).category == 'provider_invalid_request'\n"],
+        capture_output=True, text=True,
+    )
+    assert fresh.returncode == 0, fresh.stderr
+    assert fmt.error_from_wire(404, {"error": {"message": "no such model"}}, {}).category == "provider_invalid_model"
