@@ -8,7 +8,7 @@ names a generated converter module). Modules are imported on first use.
 from __future__ import annotations
 
 import importlib
-import threading
+from _thread import allocate_lock
 from types import ModuleType
 from typing import Any
 
@@ -72,7 +72,7 @@ class Format:
         return f"<wiremap.Format {self.key!r} ({self.title})>"
 
 
-_lock = threading.Lock()
+_lock = allocate_lock()  # threading.Lock() without importing threading (cold import, issue #6)
 _cache: dict[str, Format] = {}
 _generated: dict[str, str] | None = None
 _registry: dict[str, str] | None = None

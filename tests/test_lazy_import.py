@@ -64,7 +64,7 @@ def test_cold_import_leaves_heavy_modules_unloaded() -> None:
 # Never imported by `import wiremap` nor by loading every generated format with get_format.
 _NOT_ON_THE_COLD_PATH = (
     "dataclasses", "inspect", "ast", "hashlib", "_hashlib", "email", "email.utils", "calendar",
-    "datetime", "socket", "urllib.parse", "importlib.metadata", "zipfile", "pathlib",
+    "datetime", "socket", "urllib.parse", "importlib.metadata", "zipfile", "pathlib", "threading",
 )
 
 
