@@ -213,6 +213,13 @@ class _Builder:
             raise self.err(pointer, f"{text!r} names no wire field; write a path such as `total_tokens`")
         return path
 
+    def message_template(self, pointer: str, value: Any, context: str) -> Node:
+        """A role's message template (system inline, user, assistant): the wire message object."""
+        node = self.template(pointer, value, context)
+        if not isinstance(node, Obj):
+            raise self.err(pointer, f"the {context} template must be an object (the wire message)")
+        return node
+
     def template_with(self, pointer: str, value: Any, context: str, required: tuple[str, ...]) -> Node:
         """A template that its reader reads back whole: each field in `required` needs a slot."""
         node = self.template(pointer, value, context)
@@ -321,7 +328,7 @@ class _Builder:
         if system["strategy"] == "inline":
             if "wire" not in system:
                 raise self.err("/request/system", "strategy inline needs `wire:` (the system message template)")
-            system_template = self.template("/request/system/wire", system["wire"], "message.system")
+            system_template = self.message_template("/request/system/wire", system["wire"], "message.system")
         elif "field" not in system:
             raise self.err("/request/system", "strategy hoist needs `field:` (the top-level wire field)")
         system_hoist_template = None
@@ -330,9 +337,9 @@ class _Builder:
             system_hoist_template = self.template("/request/system/wire", system["wire"], "message.system")
             system_steps = self.content_steps(system_hoist_template, "/request/system/wire")
 
-        user_t = self.template("/request/user/wire", req["user"]["wire"], "message.user")
+        user_t = self.message_template("/request/user/wire", req["user"]["wire"], "message.user")
         self.require_slot(user_t, "/request/user/wire", "content", "user")
-        asst_t = self.template("/request/assistant/wire", req["assistant"]["wire"], "message.assistant")
+        asst_t = self.message_template("/request/assistant/wire", req["assistant"]["wire"], "message.assistant")
         placement = req["tool_calls"]["placement"]
         if placement == "field" and not any(s.field == "tool_calls" for s in slots_of(asst_t)):
             raise self.err("/request/assistant/wire", "tool_calls placement `field` needs {tool_calls?} in the assistant template")
