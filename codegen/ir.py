@@ -492,7 +492,7 @@ class _Builder:
                 raise self.err("/structured_output", "mode tool_coercion needs `tool: {name, description}` (the synthetic tool)")
 
         tools = req["tools"]
-        tool_t = self.template("/request/tools/wire", tools["wire"], "tool")
+        tool_t = self.template_with("/request/tools/wire", tools["wire"], "tool", ("name",))
         choice = req["tool_choice"]
         tool_choice = {
             mode: self.template(f"/request/tool_choice/{mode}", choice[mode], "tool_choice.tool")
