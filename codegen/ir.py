@@ -21,7 +21,7 @@ from .resolve import Resolved
 from .reasoning import build_reasoning
 from .wire_rules import build_wire_rules
 from .stream_table import compile_stream
-from .wiretemplate import Arr, Node, Obj, Slot, TemplateSyntaxError, parse_template, slots_of
+from .wiretemplate import Arr, Lit, Node, Obj, Slot, TemplateSyntaxError, parse_template, slots_of
 
 __all__ = ["FormatIR", "OptionIR", "ValueMapIR", "build_ir"]
 
@@ -180,6 +180,9 @@ def build_error_rules(errs: dict[str, Any], err: Callable[[str, str], MappingErr
 _PATH_TOKEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]")
 
 
+MAX_ERROR_PATH = 16  # keys in an errors.message / type / code path (providers use 1-3)
+
+
 def parse_path(text: str) -> tuple[str | int, ...]:
     """`choices[0].message` -> ("choices", 0, "message"); "" -> ()."""
     out: list[str | int] = []
@@ -196,15 +199,26 @@ class _Builder:
     def err(self, pointer: str, message: str) -> MappingError:
         return self.r.error(pointer, message)
 
-    def template(self, pointer: str, value: Any, context: str) -> Node:
+    def parse(self, pointer: str, value: Any) -> Node:
+        """A template's syntax tree; a syntax error is a MappingError at its place."""
         try:
-            node = parse_template(value, pointer)
+            return parse_template(value, pointer)
         except TemplateSyntaxError as exc:
             raise self.err(exc.pointer, str(exc)) from None
+
+    def template(self, pointer: str, value: Any, context: str) -> Node:
+        node = self.parse(pointer, value)
         fields = CONTEXTS[context]
         for slot in slots_of(node):
             self.check_slot(slot, fields, context)
         return node
+
+    def error_path(self, pointer: str, text: str) -> tuple[str | int, ...]:
+        """An error body path (`error.message`): error_to_wire builds the body as nested literals."""
+        path = parse_path(text)
+        if len(path) > MAX_ERROR_PATH:
+            raise self.err(pointer, f"a path of {len(path)} keys; an error body path has at most {MAX_ERROR_PATH}")
+        return path
 
     def usage_path(self, pointer: str, text: str) -> tuple[str | int, ...]:
         """A usage counter's wire path: it is written into the usage object, so never empty."""
@@ -213,14 +227,34 @@ class _Builder:
             raise self.err(pointer, f"{text!r} names no wire field; write a path such as `total_tokens`")
         return path
 
-    def template_with(self, pointer: str, value: Any, context: str, required: tuple[str, ...]) -> Node:
-        """A template that its reader reads back whole: each field in `required` needs a slot."""
+    def message_template(self, pointer: str, value: Any, context: str) -> Node:
+        """A role's message template (system inline, user, assistant): the wire message object."""
         node = self.template(pointer, value, context)
+        if not isinstance(node, Obj):
+            raise self.err(pointer, f"the {context} template must be an object (the wire message)")
+        return node
+
+    def template_with(self, pointer: str, value: Any, context: str, required: tuple[str, ...]) -> Node:
+        """A template that its reader reads back whole: each field in `required` needs a slot, and
+        an array inside it can only be a one-placeholder array (`["{name}"]`)."""
+        node = self.template(pointer, value, context)
+        self.readable_arrays(node)
         have = {slot.field for slot in slots_of(node)}
         missing = [f"{{{name}}}" for name in required if name not in have]
         if missing:
             raise self.err(pointer, f"the {context} template must place {', '.join(missing)} (the reader reads it back)")
         return node
+
+    def readable_arrays(self, node: Node) -> None:
+        """The reader (emit.read_node) reads an array inside an object only as one placeholder."""
+        if isinstance(node, Obj):
+            for _key, child in node.items:
+                if isinstance(child, Arr) and not (len(child.items) == 1 and isinstance(child.items[0], Slot)):
+                    raise self.err(
+                        child.pointer,
+                        'an array in this template can only hold one placeholder (["{field}"]): it is read back',
+                    )
+                self.readable_arrays(child)
 
     def check_slot(self, slot: Slot, fields: dict[str, Field], context: str) -> None:
         spec = fields.get(slot.field)
@@ -321,7 +355,7 @@ class _Builder:
         if system["strategy"] == "inline":
             if "wire" not in system:
                 raise self.err("/request/system", "strategy inline needs `wire:` (the system message template)")
-            system_template = self.template("/request/system/wire", system["wire"], "message.system")
+            system_template = self.message_template("/request/system/wire", system["wire"], "message.system")
         elif "field" not in system:
             raise self.err("/request/system", "strategy hoist needs `field:` (the top-level wire field)")
         system_hoist_template = None
@@ -330,9 +364,9 @@ class _Builder:
             system_hoist_template = self.template("/request/system/wire", system["wire"], "message.system")
             system_steps = self.content_steps(system_hoist_template, "/request/system/wire")
 
-        user_t = self.template("/request/user/wire", req["user"]["wire"], "message.user")
+        user_t = self.message_template("/request/user/wire", req["user"]["wire"], "message.user")
         self.require_slot(user_t, "/request/user/wire", "content", "user")
-        asst_t = self.template("/request/assistant/wire", req["assistant"]["wire"], "message.assistant")
+        asst_t = self.message_template("/request/assistant/wire", req["assistant"]["wire"], "message.assistant")
         placement = req["tool_calls"]["placement"]
         if placement == "field" and not any(s.field == "tool_calls" for s in slots_of(asst_t)):
             raise self.err("/request/assistant/wire", "tool_calls placement `field` needs {tool_calls?} in the assistant template")
@@ -425,13 +459,24 @@ class _Builder:
                     raise self.err(pointer, f"unknown keys {sorted(unknown)}; expected from_raw, default")
                 envelope.append(EnvelopeItem(k, "from_raw", v["from_raw"], v.get("default")))
             elif isinstance(v, str) and v.startswith("{"):
-                node = parse_template(v, pointer)
+                node = self.parse(pointer, v)
                 if not isinstance(node, Slot) or node.field not in ("message", "finish_reason", "usage"):
                     raise self.err(pointer, "envelope placeholders are {message}, {finish_reason} and {usage}")
                 envelope.append(EnvelopeItem(k, "slot", slot=node.field, optional=node.optional))
             elif isinstance(v, list) and len(v) == 1 and isinstance(v[0], dict):
                 # One-choice array (OpenAI `choices`): an object of literals and slots.
-                envelope.append(EnvelopeItem(k, "choice", value=parse_template(v[0], pointer + "/0")))
+                choice_node = self.parse(pointer + "/0", v[0])
+                assert isinstance(choice_node, Obj)
+                for name, child in choice_node.items:
+                    if isinstance(child, Lit) or (
+                        isinstance(child, Slot) and child.field in ("message", "finish_reason", "usage")
+                    ):
+                        continue
+                    raise self.err(
+                        f"{pointer}/0/{name.replace('~', '~0').replace('/', '~1')}",
+                        "a one-choice envelope holds literals and the placeholders {message}, {finish_reason}, {usage}",
+                    )
+                envelope.append(EnvelopeItem(k, "choice", value=choice_node))
             else:
                 envelope.append(EnvelopeItem(k, "literal", v))
 
@@ -447,7 +492,7 @@ class _Builder:
                 raise self.err("/structured_output", "mode tool_coercion needs `tool: {name, description}` (the synthetic tool)")
 
         tools = req["tools"]
-        tool_t = self.template("/request/tools/wire", tools["wire"], "tool")
+        tool_t = self.template_with("/request/tools/wire", tools["wire"], "tool", ("name",))
         choice = req["tool_choice"]
         tool_choice = {
             mode: self.template(f"/request/tool_choice/{mode}", choice[mode], "tool_choice.tool")
@@ -557,9 +602,9 @@ class _Builder:
             envelope=envelope,
             response_content=resp.get("content", "as_request"),
             refusal_field=resp["refusal"]["field"] if resp.get("refusal", {}).get("strategy") == "as_content" else None,
-            error_message=parse_path(errs["message"]),
-            error_type=parse_path(errs["type"]) if "type" in errs else None,
-            error_code=parse_path(errs["code"]) if "code" in errs else None,
+            error_message=self.error_path("/errors/message", errs["message"]),
+            error_type=self.error_path("/errors/type", errs["type"]) if "type" in errs else None,
+            error_code=self.error_path("/errors/code", errs["code"]) if "code" in errs else None,
             error_rules=rules,
             retry_after_headers=list(errs.get("retry_after", [])),
             error_emit=errs.get("emit"),

@@ -7,7 +7,6 @@ Reference: https://docs.anthropic.com/en/api/messages
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Mapping
 from typing import Any, Final, cast
@@ -393,7 +392,9 @@ _EMPTY_TURN: Final = (
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 
-_RE_1: Final = re.compile("(?i)image|media.type|source type|document|pdf|not supported")
+_RE_1: Final = _w.lazy_pattern(
+    globals(), "_RE_1", "(?i)image|media.type|source type|document|pdf|not supported"
+)
 
 
 def _vm_image_type(value: str, path: str) -> str:

@@ -7,7 +7,6 @@ Reference: https://ai.google.dev/api/generate-content
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Mapping
 from typing import Any, Final, cast
@@ -317,9 +316,11 @@ _EMPTY_TURN: Final = (
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 
-_RE_1: Final = re.compile("(?i)API key not valid|API_KEY_INVALID")
-_RE_2: Final = re.compile(
-    "(?i)mime.?type|unsupported (file|media|image|audio|video)|file ?uri|cannot fetch|unable to (fetch|process) (the )?(file|input)|not supported for (this|the) (file|media)"
+_RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?i)API key not valid|API_KEY_INVALID")
+_RE_2: Final = _w.lazy_pattern(
+    globals(),
+    "_RE_2",
+    "(?i)mime.?type|unsupported (file|media|image|audio|video)|file ?uri|cannot fetch|unable to (fetch|process) (the )?(file|input)|not supported for (this|the) (file|media)",
 )
 
 

@@ -7,7 +7,6 @@ Reference: https://docs.mistral.ai/api/#tag/chat/operation/chat_completion_v1_ch
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Mapping
 from typing import Any, Final, cast
@@ -271,8 +270,10 @@ WIRE_RULES: Final = {
     "tool_name": {"chars": "a-zA-Z0-9_-", "max_length": 64, "action": "rename"},
 }  # the mapping's wire_rules (runtime/wire_rules.py applies them)
 
-_RE_1: Final = re.compile("(?s)data:(.*?);base64,(.*)")
-_RE_2: Final = re.compile("(?i)invalid.model|model .*not found|no such model")
+_RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
+_RE_2: Final = _w.lazy_pattern(
+    globals(), "_RE_2", "(?i)invalid.model|model .*not found|no such model"
+)
 
 
 def _vm_audio_format(value: str, path: str) -> str:

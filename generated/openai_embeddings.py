@@ -7,7 +7,6 @@ Reference: https://platform.openai.com/docs/api-reference/embeddings/create
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Mapping
 from typing import Any, Final, cast
@@ -77,8 +76,8 @@ STRUCTURED_OUTPUT_MODES: Final = ()
 
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 
-_RE_1: Final = re.compile("(?i)model")
-_RE_2: Final = re.compile("(?i)loading|not loaded|not yet loaded")
+_RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?i)model")
+_RE_2: Final = _w.lazy_pattern(globals(), "_RE_2", "(?i)loading|not loaded|not yet loaded")
 
 
 def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:

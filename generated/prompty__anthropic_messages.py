@@ -7,7 +7,6 @@ Reference: https://github.com/microsoft/prompty
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Mapping
 from typing import Any, Final, cast
@@ -393,10 +392,14 @@ _EMPTY_TURN: Final = (
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 
-_RE_1: Final = re.compile(
-    "(?s)(?s:claude\\-opus\\-4\\-7.*)\\Z|(?s:claude\\-opus\\-4\\.7.*)\\Z|(?s:claude\\-opus\\-5.*)\\Z|(?s:claude\\-sonnet\\-5.*)\\Z|(?s:claude\\-haiku\\-5.*)\\Z"
+_RE_1: Final = _w.lazy_pattern(
+    globals(),
+    "_RE_1",
+    "(?s)(?s:claude\\-opus\\-4\\-7.*)\\Z|(?s:claude\\-opus\\-4\\.7.*)\\Z|(?s:claude\\-opus\\-5.*)\\Z|(?s:claude\\-sonnet\\-5.*)\\Z|(?s:claude\\-haiku\\-5.*)\\Z",
 )
-_RE_2: Final = re.compile("(?i)image|media.type|source type|document|pdf|not supported")
+_RE_2: Final = _w.lazy_pattern(
+    globals(), "_RE_2", "(?i)image|media.type|source type|document|pdf|not supported"
+)
 
 
 def _vm_image_type(value: str, path: str) -> str:

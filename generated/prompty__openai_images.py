@@ -7,7 +7,6 @@ Reference: https://github.com/microsoft/prompty
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Mapping
 from typing import Any, Final, cast
@@ -77,8 +76,8 @@ STRUCTURED_OUTPUT_MODES: Final = ()
 
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 
-_RE_1: Final = re.compile("(?s)(?s:.*)\\Z")
-_RE_2: Final = re.compile("(?i)model")
+_RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)(?s:.*)\\Z")
+_RE_2: Final = _w.lazy_pattern(globals(), "_RE_2", "(?i)model")
 
 
 def _vm_image_format(value: str, path: str) -> str:

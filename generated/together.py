@@ -7,7 +7,6 @@ Reference: https://docs.together.ai/reference/chat-completions-1
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Mapping
 from typing import Any, Final, cast
@@ -311,10 +310,12 @@ REASONING: Final = {
     "send": "never",
 }  # the mapping's request.reasoning row
 
-_RE_1: Final = re.compile("(?s)data:(.*?);base64,(.*)")
-_RE_2: Final = re.compile("(?i)model")
-_RE_3: Final = re.compile("(?i)loading|not.loaded|not yet loaded")
-_RE_4: Final = re.compile("(?i)image|audio|media type|content.block|unsupported .*(source|format)")
+_RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
+_RE_2: Final = _w.lazy_pattern(globals(), "_RE_2", "(?i)model")
+_RE_3: Final = _w.lazy_pattern(globals(), "_RE_3", "(?i)loading|not.loaded|not yet loaded")
+_RE_4: Final = _w.lazy_pattern(
+    globals(), "_RE_4", "(?i)image|audio|media type|content.block|unsupported .*(source|format)"
+)
 
 
 def _vm_audio_format(value: str, path: str) -> str:

@@ -25,9 +25,9 @@ input and treated as immutable by every converter.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable, Final, Literal, TypeVar, Union
 
+from ._record import DICT, Record
 from .errors import InvalidRequestError
 
 __all__ = [
@@ -93,9 +93,19 @@ FinishReason = Literal["stop", "length", "tool_calls", "content_filter", "error"
 FINISH_REASONS: Final = ("stop", "length", "tool_calls", "content_filter", "error")
 
 
-@dataclass(slots=True)
-class UrlSource:
+class UrlSource(Record):
+    __slots__ = ("url",)
+    __match_args__ = ("url",)
+
     url: str
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.url,) == (other.url,)
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "UrlSource":
@@ -108,9 +118,19 @@ class UrlSource:
         return {"type": "url", "url": self.url}
 
 
-@dataclass(slots=True)
-class InlineSource:
+class InlineSource(Record):
+    __slots__ = ("base64_data",)
+    __match_args__ = ("base64_data",)
+
     base64_data: str
+
+    def __init__(self, base64_data: str) -> None:
+        self.base64_data = base64_data
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.base64_data,) == (other.base64_data,)
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "InlineSource":
@@ -126,11 +146,29 @@ class InlineSource:
 Source = Union[UrlSource, InlineSource]
 
 
-@dataclass(slots=True)
-class TextBlock:
+class TextBlock(Record):
+    __slots__ = ("text", "signature", "origin")
+    __match_args__ = ("text", "signature", "origin")
+
     text: str
-    signature: str | NotGiven = NOT_GIVEN
-    origin: str | NotGiven = NOT_GIVEN
+    signature: str | NotGiven
+    origin: str | NotGiven
+
+    def __init__(
+        self, text: str, signature: str | NotGiven = NOT_GIVEN, origin: str | NotGiven = NOT_GIVEN
+    ) -> None:
+        self.text = text
+        self.signature = signature
+        self.origin = origin
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.text, self.signature, self.origin) == (
+                other.text,
+                other.signature,
+                other.origin,
+            )
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "TextBlock":
@@ -145,11 +183,29 @@ class TextBlock:
         return d
 
 
-@dataclass(slots=True)
-class ThinkingBlock:
+class ThinkingBlock(Record):
+    __slots__ = ("text", "signature", "origin")
+    __match_args__ = ("text", "signature", "origin")
+
     text: str
-    signature: str | NotGiven = NOT_GIVEN
-    origin: str | NotGiven = NOT_GIVEN
+    signature: str | NotGiven
+    origin: str | NotGiven
+
+    def __init__(
+        self, text: str, signature: str | NotGiven = NOT_GIVEN, origin: str | NotGiven = NOT_GIVEN
+    ) -> None:
+        self.text = text
+        self.signature = signature
+        self.origin = origin
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.text, self.signature, self.origin) == (
+                other.text,
+                other.signature,
+                other.origin,
+            )
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "ThinkingBlock":
@@ -164,10 +220,21 @@ class ThinkingBlock:
         return d
 
 
-@dataclass(slots=True)
-class RedactedThinkingBlock:
+class RedactedThinkingBlock(Record):
+    __slots__ = ("data", "origin")
+    __match_args__ = ("data", "origin")
+
     data: str
-    origin: str | NotGiven = NOT_GIVEN
+    origin: str | NotGiven
+
+    def __init__(self, data: str, origin: str | NotGiven = NOT_GIVEN) -> None:
+        self.data = data
+        self.origin = origin
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.data, self.origin) == (other.data, other.origin)
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "RedactedThinkingBlock":
@@ -180,11 +247,32 @@ class RedactedThinkingBlock:
         return d
 
 
-@dataclass(slots=True)
-class ImageBlock:
+class ImageBlock(Record):
+    __slots__ = ("source", "media_type", "detail")
+    __match_args__ = ("source", "media_type", "detail")
+
     source: Source
-    media_type: str | NotGiven = NOT_GIVEN
-    detail: Literal["auto", "low", "high"] | NotGiven = NOT_GIVEN
+    media_type: str | NotGiven
+    detail: Literal["auto", "low", "high"] | NotGiven
+
+    def __init__(
+        self,
+        source: Source,
+        media_type: str | NotGiven = NOT_GIVEN,
+        detail: Literal["auto", "low", "high"] | NotGiven = NOT_GIVEN,
+    ) -> None:
+        self.source = source
+        self.media_type = media_type
+        self.detail = detail
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.source, self.media_type, self.detail) == (
+                other.source,
+                other.media_type,
+                other.detail,
+            )
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "ImageBlock":
@@ -199,10 +287,21 @@ class ImageBlock:
         return d
 
 
-@dataclass(slots=True)
-class AudioBlock:
+class AudioBlock(Record):
+    __slots__ = ("source", "media_type")
+    __match_args__ = ("source", "media_type")
+
     source: Source
-    media_type: str | NotGiven = NOT_GIVEN
+    media_type: str | NotGiven
+
+    def __init__(self, source: Source, media_type: str | NotGiven = NOT_GIVEN) -> None:
+        self.source = source
+        self.media_type = media_type
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.source, self.media_type) == (other.source, other.media_type)
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "AudioBlock":
@@ -215,11 +314,32 @@ class AudioBlock:
         return d
 
 
-@dataclass(slots=True)
-class FileBlock:
+class FileBlock(Record):
+    __slots__ = ("source", "media_type", "filename")
+    __match_args__ = ("source", "media_type", "filename")
+
     source: Source
-    media_type: str | NotGiven = NOT_GIVEN
-    filename: str | NotGiven = NOT_GIVEN
+    media_type: str | NotGiven
+    filename: str | NotGiven
+
+    def __init__(
+        self,
+        source: Source,
+        media_type: str | NotGiven = NOT_GIVEN,
+        filename: str | NotGiven = NOT_GIVEN,
+    ) -> None:
+        self.source = source
+        self.media_type = media_type
+        self.filename = filename
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.source, self.media_type, self.filename) == (
+                other.source,
+                other.media_type,
+                other.filename,
+            )
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "FileBlock":
@@ -237,14 +357,41 @@ class FileBlock:
 Block = Union[TextBlock, ThinkingBlock, RedactedThinkingBlock, ImageBlock, AudioBlock, FileBlock]
 
 
-@dataclass(slots=True)
-class ToolCall:
+class ToolCall(Record):
+    __slots__ = ("id", "name", "arguments", "signature", "origin")
+    __match_args__ = ("id", "name", "arguments", "signature", "origin")
+
     id: str
     name: str
     # A mapping, or None when a degraded response carried bytes that are not JSON.
     arguments: dict[str, Any] | None
-    signature: str | NotGiven = NOT_GIVEN
-    origin: str | NotGiven = NOT_GIVEN
+    signature: str | NotGiven
+    origin: str | NotGiven
+
+    def __init__(
+        self,
+        id: str,
+        name: str,
+        arguments: dict[str, Any] | None,
+        signature: str | NotGiven = NOT_GIVEN,
+        origin: str | NotGiven = NOT_GIVEN,
+    ) -> None:
+        self.id = id
+        self.name = name
+        self.arguments = arguments
+        self.signature = signature
+        self.origin = origin
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.id, self.name, self.arguments, self.signature, self.origin) == (
+                other.id,
+                other.name,
+                other.arguments,
+                other.signature,
+                other.origin,
+            )
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "ToolCall":
@@ -259,10 +406,21 @@ class ToolCall:
         return d
 
 
-@dataclass(slots=True)
-class SystemMessage:
+class SystemMessage(Record):
+    __slots__ = ("content", "role")
+    __match_args__ = ("content", "role")
+
     content: str
-    role: Literal["system"] = "system"
+    role: Literal["system"]
+
+    def __init__(self, content: str, role: Literal["system"] = "system") -> None:
+        self.content = content
+        self.role = role
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.content, self.role) == (other.content, other.role)
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "SystemMessage":
@@ -272,10 +430,21 @@ class SystemMessage:
         return {"role": "system", "content": self.content}
 
 
-@dataclass(slots=True)
-class UserMessage:
+class UserMessage(Record):
+    __slots__ = ("content", "role")
+    __match_args__ = ("content", "role")
+
     content: str | list[Block]
-    role: Literal["user"] = "user"
+    role: Literal["user"]
+
+    def __init__(self, content: str | list[Block], role: Literal["user"] = "user") -> None:
+        self.content = content
+        self.role = role
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.content, self.role) == (other.content, other.role)
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "UserMessage":
@@ -288,12 +457,33 @@ class UserMessage:
         return {"role": "user", "content": content}
 
 
-@dataclass(slots=True)
-class AssistantMessage:
+class AssistantMessage(Record):
+    __slots__ = ("content", "tool_calls", "role")
+    __match_args__ = ("content", "tool_calls", "role")
+
     # str (possibly empty), None, a block list, or NOT_GIVEN (key absent).
-    content: str | list[Block] | None | NotGiven = NOT_GIVEN
-    tool_calls: list[ToolCall] | NotGiven = NOT_GIVEN
-    role: Literal["assistant"] = "assistant"
+    content: str | list[Block] | None | NotGiven
+    tool_calls: list[ToolCall] | NotGiven
+    role: Literal["assistant"]
+
+    def __init__(
+        self,
+        content: str | list[Block] | None | NotGiven = NOT_GIVEN,
+        tool_calls: list[ToolCall] | NotGiven = NOT_GIVEN,
+        role: Literal["assistant"] = "assistant",
+    ) -> None:
+        self.content = content
+        self.tool_calls = tool_calls
+        self.role = role
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.content, self.tool_calls, self.role) == (
+                other.content,
+                other.tool_calls,
+                other.role,
+            )
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "AssistantMessage":
@@ -312,12 +502,36 @@ class AssistantMessage:
         return d
 
 
-@dataclass(slots=True)
-class ToolMessage:
+class ToolMessage(Record):
+    __slots__ = ("tool_call_id", "content", "name", "role")
+    __match_args__ = ("tool_call_id", "content", "name", "role")
+
     tool_call_id: str
     content: str
-    name: str | NotGiven = NOT_GIVEN
-    role: Literal["tool"] = "tool"
+    name: str | NotGiven
+    role: Literal["tool"]
+
+    def __init__(
+        self,
+        tool_call_id: str,
+        content: str,
+        name: str | NotGiven = NOT_GIVEN,
+        role: Literal["tool"] = "tool",
+    ) -> None:
+        self.tool_call_id = tool_call_id
+        self.content = content
+        self.name = name
+        self.role = role
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.tool_call_id, self.content, self.name, self.role) == (
+                other.tool_call_id,
+                other.content,
+                other.name,
+                other.role,
+            )
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "ToolMessage":
@@ -337,12 +551,36 @@ class ToolMessage:
 Message = Union[SystemMessage, UserMessage, AssistantMessage, ToolMessage]
 
 
-@dataclass(slots=True)
-class Tool:
+class Tool(Record):
+    __slots__ = ("name", "description", "parameters", "strict")
+    __match_args__ = ("name", "description", "parameters", "strict")
+
     name: str
-    description: str | NotGiven = NOT_GIVEN
-    parameters: dict[str, Any] | NotGiven = NOT_GIVEN
-    strict: bool | NotGiven = NOT_GIVEN
+    description: str | NotGiven
+    parameters: dict[str, Any] | NotGiven
+    strict: bool | NotGiven
+
+    def __init__(
+        self,
+        name: str,
+        description: str | NotGiven = NOT_GIVEN,
+        parameters: dict[str, Any] | NotGiven = NOT_GIVEN,
+        strict: bool | NotGiven = NOT_GIVEN,
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.parameters = parameters
+        self.strict = strict
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.name, self.description, self.parameters, self.strict) == (
+                other.name,
+                other.description,
+                other.parameters,
+                other.strict,
+            )
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "Tool":
@@ -359,11 +597,21 @@ class Tool:
         return d
 
 
-@dataclass(slots=True)
-class ForcedTool:
+class ForcedTool(Record):
     """`tool_choice={"type": "tool", "name": X}`."""
 
+    __slots__ = ("name",)
+    __match_args__ = ("name",)
+
     name: str
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.name,) == (other.name,)
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "ForcedTool":
@@ -379,17 +627,86 @@ class ForcedTool:
 ToolChoice = Union[Literal["auto", "required", "none"], ForcedTool]
 
 
-@dataclass(slots=True)
-class Config:
-    temperature: float | NotGiven = NOT_GIVEN
-    max_tokens: int | NotGiven = NOT_GIVEN
-    top_p: float | NotGiven = NOT_GIVEN
-    top_k: int | NotGiven = NOT_GIVEN
-    seed: int | NotGiven = NOT_GIVEN
-    stop_sequences: list[str] | NotGiven = NOT_GIVEN
-    frequency_penalty: float | NotGiven = NOT_GIVEN
-    presence_penalty: float | NotGiven = NOT_GIVEN
-    extras: dict[str, Any] | NotGiven = NOT_GIVEN
+class Config(Record):
+    __slots__ = (
+        "temperature",
+        "max_tokens",
+        "top_p",
+        "top_k",
+        "seed",
+        "stop_sequences",
+        "frequency_penalty",
+        "presence_penalty",
+        "extras",
+    )
+    __match_args__ = (
+        "temperature",
+        "max_tokens",
+        "top_p",
+        "top_k",
+        "seed",
+        "stop_sequences",
+        "frequency_penalty",
+        "presence_penalty",
+        "extras",
+    )
+
+    temperature: float | NotGiven
+    max_tokens: int | NotGiven
+    top_p: float | NotGiven
+    top_k: int | NotGiven
+    seed: int | NotGiven
+    stop_sequences: list[str] | NotGiven
+    frequency_penalty: float | NotGiven
+    presence_penalty: float | NotGiven
+    extras: dict[str, Any] | NotGiven
+
+    def __init__(
+        self,
+        temperature: float | NotGiven = NOT_GIVEN,
+        max_tokens: int | NotGiven = NOT_GIVEN,
+        top_p: float | NotGiven = NOT_GIVEN,
+        top_k: int | NotGiven = NOT_GIVEN,
+        seed: int | NotGiven = NOT_GIVEN,
+        stop_sequences: list[str] | NotGiven = NOT_GIVEN,
+        frequency_penalty: float | NotGiven = NOT_GIVEN,
+        presence_penalty: float | NotGiven = NOT_GIVEN,
+        extras: dict[str, Any] | NotGiven = NOT_GIVEN,
+    ) -> None:
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.top_p = top_p
+        self.top_k = top_k
+        self.seed = seed
+        self.stop_sequences = stop_sequences
+        self.frequency_penalty = frequency_penalty
+        self.presence_penalty = presence_penalty
+        self.extras = extras
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (
+                self.temperature,
+                self.max_tokens,
+                self.top_p,
+                self.top_k,
+                self.seed,
+                self.stop_sequences,
+                self.frequency_penalty,
+                self.presence_penalty,
+                self.extras,
+            ) == (
+                other.temperature,
+                other.max_tokens,
+                other.top_p,
+                other.top_k,
+                other.seed,
+                other.stop_sequences,
+                other.frequency_penalty,
+                other.presence_penalty,
+                other.extras,
+            )
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "Config":
@@ -420,14 +737,51 @@ class Config:
         return d
 
 
-@dataclass(slots=True)
-class Request:
+class Request(Record):
+    __slots__ = ("model", "messages", "tools", "tool_choice", "config", "response_schema")
+    __match_args__ = ("model", "messages", "tools", "tool_choice", "config", "response_schema")
+
     model: str
     messages: list[Message]
-    tools: list[Tool] | NotGiven = NOT_GIVEN
-    tool_choice: ToolChoice | NotGiven = NOT_GIVEN
-    config: Config | NotGiven = NOT_GIVEN
-    response_schema: dict[str, Any] | NotGiven = NOT_GIVEN
+    tools: list[Tool] | NotGiven
+    tool_choice: ToolChoice | NotGiven
+    config: Config | NotGiven
+    response_schema: dict[str, Any] | NotGiven
+
+    def __init__(
+        self,
+        model: str,
+        messages: list[Message],
+        tools: list[Tool] | NotGiven = NOT_GIVEN,
+        tool_choice: ToolChoice | NotGiven = NOT_GIVEN,
+        config: Config | NotGiven = NOT_GIVEN,
+        response_schema: dict[str, Any] | NotGiven = NOT_GIVEN,
+    ) -> None:
+        self.model = model
+        self.messages = messages
+        self.tools = tools
+        self.tool_choice = tool_choice
+        self.config = config
+        self.response_schema = response_schema
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (
+                self.model,
+                self.messages,
+                self.tools,
+                self.tool_choice,
+                self.config,
+                self.response_schema,
+            ) == (
+                other.model,
+                other.messages,
+                other.tools,
+                other.tool_choice,
+                other.config,
+                other.response_schema,
+            )
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "Request":
@@ -458,13 +812,58 @@ class Request:
         return d
 
 
-@dataclass(slots=True)
-class Usage:
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    total_tokens: int | None = None
-    cached_tokens: int | None | NotGiven = NOT_GIVEN
-    cache_creation_tokens: int | None | NotGiven = NOT_GIVEN
+class Usage(Record):
+    __slots__ = (
+        "prompt_tokens",
+        "completion_tokens",
+        "total_tokens",
+        "cached_tokens",
+        "cache_creation_tokens",
+    )
+    __match_args__ = (
+        "prompt_tokens",
+        "completion_tokens",
+        "total_tokens",
+        "cached_tokens",
+        "cache_creation_tokens",
+    )
+
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    total_tokens: int | None
+    cached_tokens: int | None | NotGiven
+    cache_creation_tokens: int | None | NotGiven
+
+    def __init__(
+        self,
+        prompt_tokens: int | None = None,
+        completion_tokens: int | None = None,
+        total_tokens: int | None = None,
+        cached_tokens: int | None | NotGiven = NOT_GIVEN,
+        cache_creation_tokens: int | None | NotGiven = NOT_GIVEN,
+    ) -> None:
+        self.prompt_tokens = prompt_tokens
+        self.completion_tokens = completion_tokens
+        self.total_tokens = total_tokens
+        self.cached_tokens = cached_tokens
+        self.cache_creation_tokens = cache_creation_tokens
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (
+                self.prompt_tokens,
+                self.completion_tokens,
+                self.total_tokens,
+                self.cached_tokens,
+                self.cache_creation_tokens,
+            ) == (
+                other.prompt_tokens,
+                other.completion_tokens,
+                other.total_tokens,
+                other.cached_tokens,
+                other.cache_creation_tokens,
+            )
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "Usage":
@@ -483,13 +882,40 @@ class Usage:
         return d
 
 
-@dataclass(slots=True)
-class Response:
+class Response(Record):
+    __slots__ = ("message", "finish_reason", "usage", "raw", "parsed")
+    __match_args__ = ("message", "finish_reason", "usage", "raw", "parsed")
+
     message: AssistantMessage
     finish_reason: FinishReason
     usage: Usage
-    raw: Any = field(default_factory=dict)
-    parsed: Any = NOT_GIVEN
+    raw: Any
+    parsed: Any
+
+    def __init__(
+        self,
+        message: AssistantMessage,
+        finish_reason: FinishReason,
+        usage: Usage,
+        raw: Any = DICT,
+        parsed: Any = NOT_GIVEN,
+    ) -> None:
+        self.message = message
+        self.finish_reason = finish_reason
+        self.usage = usage
+        self.raw = {} if raw is DICT else raw
+        self.parsed = parsed
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.message, self.finish_reason, self.usage, self.raw, self.parsed) == (
+                other.message,
+                other.finish_reason,
+                other.usage,
+                other.raw,
+                other.parsed,
+            )
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "Response":
@@ -1241,14 +1667,38 @@ def _response(d: object) -> Response:
 # --- results of the non-chat kinds (docs/canonical.md) ----------------------------------------
 
 
-@dataclass(slots=True)
-class EmbeddingsResponse:
+class EmbeddingsResponse(Record):
     """The canonical embeddings result: one vector per input, in input order (wire `index`)."""
+
+    __slots__ = ("embeddings", "usage", "model", "raw")
+    __match_args__ = ("embeddings", "usage", "model", "raw")
 
     embeddings: list[list[float]]
     usage: Usage
-    model: str | NotGiven = NOT_GIVEN
-    raw: Any = field(default_factory=dict)
+    model: str | NotGiven
+    raw: Any
+
+    def __init__(
+        self,
+        embeddings: list[list[float]],
+        usage: Usage,
+        model: str | NotGiven = NOT_GIVEN,
+        raw: Any = DICT,
+    ) -> None:
+        self.embeddings = embeddings
+        self.usage = usage
+        self.model = model
+        self.raw = {} if raw is DICT else raw
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.embeddings, self.usage, self.model, self.raw) == (
+                other.embeddings,
+                other.usage,
+                other.model,
+                other.raw,
+            )
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "EmbeddingsResponse":
@@ -1264,13 +1714,34 @@ class EmbeddingsResponse:
         return d
 
 
-@dataclass(slots=True)
-class GeneratedImage:
+class GeneratedImage(Record):
     """One generated image: a URL or inline base64 data, with what the provider said about it."""
 
+    __slots__ = ("source", "media_type", "revised_prompt")
+    __match_args__ = ("source", "media_type", "revised_prompt")
+
     source: Source
-    media_type: str | NotGiven = NOT_GIVEN
-    revised_prompt: str | NotGiven = NOT_GIVEN
+    media_type: str | NotGiven
+    revised_prompt: str | NotGiven
+
+    def __init__(
+        self,
+        source: Source,
+        media_type: str | NotGiven = NOT_GIVEN,
+        revised_prompt: str | NotGiven = NOT_GIVEN,
+    ) -> None:
+        self.source = source
+        self.media_type = media_type
+        self.revised_prompt = revised_prompt
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.source, self.media_type, self.revised_prompt) == (
+                other.source,
+                other.media_type,
+                other.revised_prompt,
+            )
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "GeneratedImage":
@@ -1285,13 +1756,27 @@ class GeneratedImage:
         return d
 
 
-@dataclass(slots=True)
-class ImagesResponse:
+class ImagesResponse(Record):
     """The canonical image-generation result; `usage` only where the provider reports it."""
 
+    __slots__ = ("images", "usage", "raw")
+    __match_args__ = ("images", "usage", "raw")
+
     images: list[GeneratedImage]
-    usage: Usage | NotGiven = NOT_GIVEN
-    raw: Any = field(default_factory=dict)
+    usage: Usage | NotGiven
+    raw: Any
+
+    def __init__(
+        self, images: list[GeneratedImage], usage: Usage | NotGiven = NOT_GIVEN, raw: Any = DICT
+    ) -> None:
+        self.images = images
+        self.usage = usage
+        self.raw = {} if raw is DICT else raw
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.images, self.usage, self.raw) == (other.images, other.usage, other.raw)
+        return NotImplemented
 
     @classmethod
     def from_dict(cls, d: object, path: str = "") -> "ImagesResponse":

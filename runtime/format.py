@@ -8,7 +8,7 @@ names a generated converter module). Modules are imported on first use.
 from __future__ import annotations
 
 import importlib
-import threading
+from _thread import allocate_lock
 from types import ModuleType
 from typing import Any
 
@@ -72,28 +72,42 @@ class Format:
         return f"<wiremap.Format {self.key!r} ({self.title})>"
 
 
-_lock = threading.Lock()
+_lock = allocate_lock()  # threading.Lock() without importing threading (cold import, issue #6)
 _cache: dict[str, Format] = {}
+_generated: dict[str, str] | None = None
 _registry: dict[str, str] | None = None
 
 
-def _load_registry() -> dict[str, str]:
-    global _registry
-    if _registry is not None:
-        return _registry
-    registry: dict[str, str] = {}
+def _generated_modules() -> dict[str, str]:
+    """Key -> module of the formats generated in this tree (`wiremap.generated._index`)."""
+    global _generated
+    if _generated is not None:
+        return _generated
     generated: dict[str, tuple[str, str, str]]
     try:
         from wiremap.generated._index import FORMATS as generated
     except ImportError:  # a tree whose generated/ has not been produced yet
         generated = {}
-    for key, (module, _provider, _source) in generated.items():
-        registry[key] = f"wiremap.generated.{module}"
+    _generated = {key: f"wiremap.generated.{module}" for key, (module, _provider, _source) in generated.items()}
+    return _generated
+
+
+def _load_registry() -> dict[str, str]:
+    """The generated formats plus those registered under the entry-point group.
+
+    Entry-point discovery imports `importlib.metadata` and reads every installed distribution's
+    metadata (tens of milliseconds, growing with the environment: issue #6), so it runs only when
+    the full list is asked for (`formats()`) or a key is not generated here.
+    """
+    global _registry
+    if _registry is not None:
+        return _registry
+    registry = dict(_generated_modules())
     try:
         from importlib.metadata import entry_points
 
         for ep in entry_points(group=_ENTRY_POINT_GROUP):
-            registry.setdefault(ep.name, ep.value)
+            registry.setdefault(ep.name, ep.value)  # a generated key is never shadowed
     except Exception:  # pragma: no cover - broken third-party metadata must not break import
         pass
     _registry = registry
@@ -110,13 +124,16 @@ def get_format(key: str) -> Format:
     fmt = _cache.get(key)
     if fmt is not None:
         return fmt
-    registry = _load_registry()
-    if not isinstance(key, str) or key not in registry:
-        raise UnknownFormatError(str(key), sorted(registry))
+    module = _generated_modules().get(key) if isinstance(key, str) else None
+    if module is None:  # not generated here: a third-party format (entry point), or unknown
+        registry = _load_registry()
+        if not isinstance(key, str) or key not in registry:
+            raise UnknownFormatError(str(key), sorted(registry))
+        module = registry[key]
     with _lock:
         fmt = _cache.get(key)
         if fmt is None:
-            fmt = Format(importlib.import_module(registry[key]))
+            fmt = Format(importlib.import_module(module))
             _cache[key] = fmt
     return fmt
 

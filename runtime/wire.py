@@ -7,14 +7,12 @@ provider body), keeping the path. Nothing here knows any provider.
 
 from __future__ import annotations
 
-import email.utils
-import hashlib
 import json
 import math
 import re
 import time
 from collections.abc import Mapping
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, cast
 
 from .canonical import NOT_GIVEN, NotGiven, Request, Response
 from .errors import InvalidRequestError, StructuredOutputInvalidError
@@ -74,6 +72,7 @@ __all__ = [
     "leftover",
     "read_hoisted",
     "pair_tool_results",
+    "lazy_pattern",
 ]
 
 
@@ -362,6 +361,8 @@ def retry_after(headers: Mapping[str, Any] | None, names: tuple[str, ...]) -> fl
             if math.isfinite(number) and number >= 0:
                 return number / 1000.0 if name.lower().endswith("-ms") else number
             continue
+        import email.utils  # here: a date-valued Retry-After is rare, email.utils costly to import
+
         try:
             when = email.utils.parsedate_to_datetime(text)
         except (TypeError, ValueError, IndexError, OverflowError):
@@ -442,6 +443,8 @@ def schema_name(schema: Mapping[str, Any]) -> str:
         name = _NAME_SAFE.sub("_", title).strip("_")[:64]
         if name:
             return name
+    import hashlib  # here, not at module level: hashlib loads OpenSSL (issue #6, cold import)
+
     digest = hashlib.sha256(dumps(schema).encode("utf-8")).hexdigest()[:16]
     return f"schema_{digest}"
 
@@ -850,6 +853,8 @@ def synthesized_call_id(name: Any, arguments: Any, index: int) -> str:
     """A deterministic id for a wire tool call that carries none: `call_` + 16 hex digits of the
     SHA-256 of [index, name, arguments] as canonical JSON (index = the call's position among the
     turn's tool calls)."""
+    import hashlib  # (see schema_name)
+
     text = json.dumps([index, name, arguments], sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return "call_" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -930,3 +935,35 @@ def pair_tool_results(messages: list[Any], path: str) -> None:
             raise WireShapeError(path, f"a tool result without an id matches no earlier unanswered call of {message.name!r}")
         message.tool_call_id = match
         answered.add(match)
+
+
+class _LazyPattern:
+    """A generated converter's module-level pattern, compiled when first used (see lazy_pattern)."""
+
+    __slots__ = ("_namespace", "_name", "_pattern")
+
+    def __init__(self, namespace: dict[str, Any], name: str, pattern: str) -> None:
+        self._namespace = namespace
+        self._name = name
+        self._pattern = pattern
+
+    def __getattr__(self, attr: str) -> Any:  # `.search`, `.fullmatch`, ...: compile now
+        compiled = re.compile(self._pattern)
+        self._namespace[self._name] = compiled  # later lookups of the global find the pattern
+        return getattr(compiled, attr)
+
+    def __repr__(self) -> str:
+        return f"lazy_pattern({self._pattern!r})"
+
+
+def lazy_pattern(namespace: dict[str, Any], name: str, pattern: str) -> re.Pattern[str]:
+    """`re.compile(pattern)` deferred to first use, for the `_RE_n` globals of a generated module.
+
+    Compiling a new pattern costs ~0.1-0.2 ms, and most of a converter's patterns serve error
+    classification, so importing a module compiles none (issue #6, cold import). The first
+    attribute access on the stand-in (`_RE_1.fullmatch(...)`) compiles the pattern and rebinds
+    `namespace[name]` (the module's globals()) to the compiled `re.Pattern`: every later call in
+    the module's functions, which read the global each time, goes straight to the pattern. Two
+    threads racing through the first use compile it twice; both get the same result.
+    """
+    return cast("re.Pattern[str]", _LazyPattern(namespace, name, pattern))

@@ -18,14 +18,12 @@ same repairs happen and a `WireRepairWarning` names each one: nothing is changed
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import re
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
+from ._record import DICT, LIST, FrozenRecord, Record, replace
 from .canonical import (
     NOT_GIVEN,
     AssistantMessage,
@@ -53,30 +51,60 @@ class WireRepairWarning(UserWarning):
     """A wire rule repaired a request and no `wire_map` was passed to record it."""
 
 
-@dataclass(frozen=True, slots=True)
-class WireChange:
+class WireChange(FrozenRecord):
     """One repair: `rule` (tool_call_id, tool_name, empty_text, schema), `action` (rewrite,
     rename, drop), the canonical `path`, and the value `before` and `after` (None when dropped)."""
+
+    __slots__ = ("rule", "action", "path", "before", "after")
+    __match_args__ = ("rule", "action", "path", "before", "after")
 
     rule: str
     action: str
     path: str
     before: Any
-    after: Any = None
+    after: Any
+
+    def __init__(self, rule: str, action: str, path: str, before: Any, after: Any = None) -> None:
+        object.__setattr__(self, "rule", rule)
+        object.__setattr__(self, "action", action)
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "before", before)
+        object.__setattr__(self, "after", after)
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.rule, self.action, self.path, self.before, self.after) == (
+                other.rule, other.action, other.path, other.before, other.after
+            )
+        return NotImplemented
 
     def to_dict(self) -> dict[str, Any]:
         return {"rule": self.rule, "action": self.action, "path": self.path, "before": self.before, "after": self.after}
 
 
-@dataclass(slots=True)
-class WireMap:
+class WireMap(Record):
     """What the wire rules changed in one call: `ids` and `names` (caller value -> wire value)
     and the `changes` log. Pass the same object to `request_to_wire` and to the
     `response_from_wire` of that call; a Provider does this on every call."""
 
-    ids: dict[str, str] = field(default_factory=dict)
-    names: dict[str, str] = field(default_factory=dict)
-    changes: list[WireChange] = field(default_factory=list)
+    __slots__ = ("ids", "names", "changes")
+    __match_args__ = ("ids", "names", "changes")
+
+    ids: dict[str, str]
+    names: dict[str, str]
+    changes: list[WireChange]
+
+    def __init__(
+        self, ids: dict[str, str] = DICT, names: dict[str, str] = DICT, changes: list[WireChange] = LIST
+    ) -> None:
+        self.ids = {} if ids is DICT else ids
+        self.names = {} if names is DICT else names
+        self.changes = [] if changes is LIST else changes
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.ids, self.names, self.changes) == (other.ids, other.names, other.changes)
+        return NotImplemented
 
     def caller_id(self, wire_id: str) -> str:
         for caller, wire in self.ids.items():
@@ -103,6 +131,8 @@ class WireMap:
 
 
 def _digest(text: str, salt: int) -> int:
+    import hashlib  # here, not at module level: hashlib loads OpenSSL (issue #6, cold import)
+
     data = text if salt == 0 else f"{text}\x00{salt}"
     return int.from_bytes(hashlib.sha256(data.encode("utf-8", "surrogatepass")).digest(), "big")
 
@@ -232,7 +262,7 @@ class _Pass:
                 calls = m.tool_calls
                 if calls:
                     calls = [
-                        dataclasses.replace(
+                        replace(
                             c, id=self.wire_id(c.id, f"{path}.tool_calls[{k}].id", taken),
                             name=self.wire_name(c.name, f"{path}.tool_calls[{k}].name"),
                         )
@@ -244,16 +274,16 @@ class _Pass:
                 if content == "" and calls and self.rules.get("empty_text") is not None:
                     self.empty(f"{path}.content", "")
                     content = None  # the tool calls alone
-                messages.append(dataclasses.replace(m, content=content, tool_calls=calls))
+                messages.append(replace(m, content=content, tool_calls=calls))
             elif type(m) is ToolMessage:
                 name = m.name if m.name is NOT_GIVEN else self.wire_name(m.name, f"{path}.name")  # type: ignore[arg-type]
-                messages.append(dataclasses.replace(m, tool_call_id=self.wire_id(m.tool_call_id, f"{path}.tool_call_id", taken), name=name))
+                messages.append(replace(m, tool_call_id=self.wire_id(m.tool_call_id, f"{path}.tool_call_id", taken), name=name))
             else:
                 messages.append(m)
         tools = req.tools
         if isinstance(tools, list):
             tools = [
-                dataclasses.replace(
+                replace(
                     t, name=self.wire_name(t.name, f"tools[{j}].name"),
                     parameters=t.parameters if t.parameters is NOT_GIVEN else self.schema(t.parameters, f"tools[{j}].parameters"),
                 )
@@ -261,11 +291,11 @@ class _Pass:
             ]
         choice = req.tool_choice
         if type(choice) is ForcedTool:
-            choice = dataclasses.replace(choice, name=self.wire_name(choice.name, "tool_choice.name"))
+            choice = replace(choice, name=self.wire_name(choice.name, "tool_choice.name"))
         schema = req.response_schema
         if isinstance(schema, dict):
             schema = self.schema(schema, "response_schema")
-        return dataclasses.replace(req, messages=messages, tools=tools, tool_choice=choice, response_schema=schema)
+        return replace(req, messages=messages, tools=tools, tool_choice=choice, response_schema=schema)
 
 
 def _describe(rule: Mapping[str, Any]) -> str:
@@ -290,7 +320,7 @@ def apply_request_rules(req: Request, rules: Mapping[str, Any], wire_map: WireMa
 
 
 def _restore_call(call: ToolCall, wire_map: WireMap) -> ToolCall:
-    return dataclasses.replace(call, id=wire_map.caller_id(call.id), name=wire_map.caller_name(call.name))
+    return replace(call, id=wire_map.caller_id(call.id), name=wire_map.caller_name(call.name))
 
 
 def restore_response(response: Response, wire_map: WireMap | None) -> Response:
@@ -299,7 +329,7 @@ def restore_response(response: Response, wire_map: WireMap | None) -> Response:
         return response
     calls = response.message.tool_calls
     if calls:
-        response.message = dataclasses.replace(response.message, tool_calls=[_restore_call(c, wire_map) for c in calls])
+        response.message = replace(response.message, tool_calls=[_restore_call(c, wire_map) for c in calls])
     return response
 
 
@@ -310,16 +340,16 @@ def restore_request(req: Request, wire_map: WireMap | None) -> Request:
     messages: list[Message] = []
     for m in req.messages:
         if type(m) is AssistantMessage and m.tool_calls:
-            m = dataclasses.replace(m, tool_calls=[_restore_call(c, wire_map) for c in m.tool_calls])
+            m = replace(m, tool_calls=[_restore_call(c, wire_map) for c in m.tool_calls])
         elif type(m) is ToolMessage:
             name = m.name if m.name is NOT_GIVEN else wire_map.caller_name(m.name)  # type: ignore[arg-type]
-            m = dataclasses.replace(m, tool_call_id=wire_map.caller_id(m.tool_call_id), name=name)
+            m = replace(m, tool_call_id=wire_map.caller_id(m.tool_call_id), name=name)
         messages.append(m)
     tools = req.tools
     if isinstance(tools, list):
-        tools = [dataclasses.replace(t, name=wire_map.caller_name(t.name)) for t in tools]
+        tools = [replace(t, name=wire_map.caller_name(t.name)) for t in tools]
     choice = req.tool_choice
     if type(choice) is ForcedTool:
-        choice = dataclasses.replace(choice, name=wire_map.caller_name(choice.name))
-    return dataclasses.replace(req, messages=messages, tools=tools, tool_choice=choice)
+        choice = replace(choice, name=wire_map.caller_name(choice.name))
+    return replace(req, messages=messages, tools=tools, tool_choice=choice)
 

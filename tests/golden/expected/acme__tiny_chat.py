@@ -7,7 +7,6 @@ Reference: https://example.invalid/tiny-chat
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Mapping
 from typing import Any, Final, cast
@@ -96,8 +95,8 @@ _EMPTY_TURN: Final = (
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 
-_RE_1: Final = re.compile("(?s)data:(.*?);base64,(.*)")
-_RE_2: Final = re.compile("(?i)image|audio")
+_RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
+_RE_2: Final = _w.lazy_pattern(globals(), "_RE_2", "(?i)image|audio")
 
 
 def _vm_audio_format(value: str, path: str) -> str:
