@@ -344,7 +344,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     lines.append(f"TARGET: Final = {lit(dst.key)}")
     lines.append(f"_KNOWN: Final = frozenset({lit(sorted(known))})  # the source body keys this path reads")
     for pattern, name in sorted(regexes.items(), key=lambda kv: kv[1]):
-        lines.append(f"{name}: Final = re.compile({lit(pattern)})")
+        lines.append(f"{name}: Final = _w.lazy_pattern(globals(), {lit(name)}, {lit(pattern)})")
     lines.append("")
     lines.append("")
     lines.append("class _Deopt(Exception):")
@@ -397,7 +397,6 @@ def fused_header(src: FormatIR, dst: FormatIR, src_module: str, dst_module: str,
         f"`{src.key}.request_from_wire` and `{dst.key}.request_to_wire`, so both paths give the same answer.\n"
         '"""\n\n'
         "from __future__ import annotations\n\n"
-        "import re\n"
         "import warnings\n"
         "from collections.abc import Mapping\n"
         "from math import isfinite as _isfinite\n"

@@ -9,7 +9,6 @@ OpenArmature rules checked as it goes; whatever falls outside that path goes thr
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Mapping
 from math import isfinite as _isfinite
