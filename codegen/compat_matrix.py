@@ -105,9 +105,16 @@ def _tool_role(ir: FormatIR) -> str:
     return _renamed("tool", str(_role(ir.tool_result_template)))
 
 
+def _user(ir: FormatIR) -> str:
+    cell = _renamed("user", str(_role(ir.user_template)))
+    if ir.user_bare_string == "read":
+        cell += f" (also reads a bare-string {_code(ir.messages_field)} as one user turn)"
+    return cell
+
+
 ROLES: list[Row] = [
     ("system", _system),
-    ("user", lambda ir: _renamed("user", str(_role(ir.user_template)))),
+    ("user", _user),
     ("assistant", lambda ir: _renamed("assistant", str(_role(ir.assistant_template)))),
     ("tool", _tool_role),
 ]

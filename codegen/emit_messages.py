@@ -885,8 +885,17 @@ def _emit_request_from_wire(em: "Emitter") -> None:
             out.add(f"    system = {lit(ir.system_join)}.join(_w.member_str(_w.expect_dict(b, {lit(f)} + f'[{{j}}]'), 'text', {lit(f)} + f'[{{j}}]') for j, b in enumerate(system))")
         out.add(f"messages.append(SystemMessage(content=_w.expect_str(system, {lit(f)})))")
         out.dedent()
-    out.add(f"messages.extend(_messages_from_wire(_w.member_list(body, {lit(ir.messages_field)}, ''), {lit(ir.messages_field)}))")
-    out.add(f"consumed.add({lit(ir.messages_field)})")
+    field = lit(ir.messages_field)
+    if ir.user_bare_string == "read":
+        # user.bare_string read: the messages field may be a bare string, one user turn.
+        out.add(f"raw_messages = _w.list_or_string(_w.member(body, {field}, ''), {field})")
+        out.add("if isinstance(raw_messages, str):  # user.bare_string read: one user turn with that text")
+        out.add(f"    messages.append(_w.bare_user_turn(raw_messages, {field}))")
+        out.add("else:")
+        out.add(f"    messages.extend(_messages_from_wire(raw_messages, {field}))")
+    else:
+        out.add(f"messages.extend(_messages_from_wire(_w.member_list(body, {field}, ''), {field}))")
+    out.add(f"consumed.add({field})")
     out.add("config: dict[str, Any] = {}")
     for opt in ir.options:
         if opt.wire is None:

@@ -140,6 +140,7 @@ class FormatIR:
     part_dispatch: str = "literals"  # literals | keys
     tool_result_name: str = "given"  # given | from_call
     tool_call_missing_id: str = "reject"  # reject | synthesize
+    user_bare_string: str = "reject"  # reject | read: the messages field given as a bare string
     tools_group: str | None = None  # tools: [{<group>: [...]}]
     extras_under: tuple[str, ...] = ()  # extras placement {under: a.b}: () = root
     extras_root: tuple[str, ...] = ()  # extras placement {under, root: [...]}: keys sent at the root instead
@@ -617,6 +618,7 @@ class _Builder:
             part_dispatch=req.get("part_dispatch", "literals"),
             tool_result_name=tr.get("name", "given"),
             tool_call_missing_id=req["tool_calls"].get("missing_id", "reject"),
+            user_bare_string=req["user"].get("bare_string", "reject"),
             tools_group=tools.get("group"),
             extras_under=extras_under,
             extras_root=extras_root,

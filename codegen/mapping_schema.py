@@ -197,7 +197,16 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                     },
                     required=["strategy"],
                 ),
-                "user": _obj({"wire": TEMPLATE, "content": _content_strategy}, required=["wire"]),
+                "user": _obj(
+                    {
+                        "wire": TEMPLATE,
+                        "content": _content_strategy,
+                        # request_from_wire: the messages field given as a bare string instead
+                        # of a list is one user turn with that text (read only).
+                        "bare_string": {"enum": ["reject", "read"]},
+                    },
+                    required=["wire"],
+                ),
                 "assistant": _obj(
                     {
                         "wire": TEMPLATE,

@@ -1129,7 +1129,11 @@ def _request_from_wire(body: Any) -> Request:
                 for j, b in enumerate(system)
             )
         messages.append(SystemMessage(content=_w.expect_str(system, "instructions")))
-    messages.extend(_messages_from_wire(_w.member_list(body, "input", ""), "input"))
+    raw_messages = _w.list_or_string(_w.member(body, "input", ""), "input")
+    if isinstance(raw_messages, str):  # user.bare_string read: one user turn with that text
+        messages.append(_w.bare_user_turn(raw_messages, "input"))
+    else:
+        messages.extend(_messages_from_wire(raw_messages, "input"))
     consumed.add("input")
     config: dict[str, Any] = {}
     if "temperature" in body:

@@ -335,6 +335,46 @@ def test_rfw_developer_and_system_items_read_as_system() -> None:
     )
 
 
+def test_rfw_string_input_is_one_user_turn() -> None:
+    """user.bare_string read: a string `input` is a text input with the user role (api: input is str | ResponseInputParam)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"messages": [{"content": "Hello", "role": "user"}], "model": "gpt-5"}, "id": "rfw_string_input_is_one_user_turn", "request_from_wire": {"input": "Hello", "model": "gpt-5"}}'
+        ),
+    )
+
+
+def test_rfw_string_input_after_instructions() -> None:
+    """user.bare_string read: `instructions` is the system message inserted ahead of the string input's user turn (api)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"config": {"max_tokens": 64}, "messages": [{"content": "Be brief.", "role": "system"}, {"content": "Hello", "role": "user"}], "model": "gpt-5"}, "id": "rfw_string_input_after_instructions", "request_from_wire": {"input": "Hello", "instructions": "Be brief.", "max_output_tokens": 64, "model": "gpt-5"}}'
+        ),
+    )
+
+
+def test_err_rfw_string_input_empty() -> None:
+    """user.bare_string read: an empty string input is a user turn without content, refused at `input` by the canonical rule (oa §3)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "message_contains": "must be a non-empty string or a non-empty list of content blocks", "path": "input"}, "id": "err_rfw_string_input_empty", "request_from_wire": {"input": "", "model": "gpt-5"}}'
+        ),
+    )
+
+
+def test_err_rfw_input_neither_list_nor_string() -> None:
+    """user.bare_string read: an input that is neither an array nor a string is an error naming it"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_error": {"category": "provider_invalid_request", "message_contains": "expected an array or a string, got an object", "path": "input"}, "id": "err_rfw_input_neither_list_nor_string", "request_from_wire": {"input": {"content": "Hello", "role": "user"}, "model": "gpt-5"}}'
+        ),
+    )
+
+
 def test_rfw_function_call_items_join_the_assistant_turn() -> None:
     """placement items: function_call items after an assistant message join its turn; a run without one opens a turn (api)"""
     run_fixture(

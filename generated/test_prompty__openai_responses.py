@@ -43,3 +43,13 @@ def test_structured_output_named_and_closed() -> None:
             '{"expect_wire": {"input": [{"content": "Give me data", "role": "user"}], "model": "gpt-4o", "text": {"format": {"name": "structured_output", "schema": {"additionalProperties": false, "properties": {"city": {"type": ["string", "null"]}, "temp": {"type": ["integer", "null"]}}, "required": ["city", "temp"], "type": "object"}, "strict": true, "type": "json_schema"}}}, "id": "structured_output_named_and_closed", "lossy": "the closed, nullable schema is read back as it was sent", "to_wire": {"messages": [{"content": "Give me data", "role": "user"}], "model": "gpt-4o", "response_schema": {"properties": {"city": {"type": "string"}, "temp": {"type": "integer"}}, "type": "object"}}}'
         ),
     )
+
+
+def test_string_input_read_as_user_turn() -> None:
+    """api (user.bare_string read, inherited; prompty §7.4 always builds the input array): a string input is one user turn after instructions"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"messages": [{"content": "Be helpful", "role": "system"}, {"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "string_input_read_as_user_turn", "request_from_wire": {"input": "Hi", "instructions": "Be helpful", "model": "gpt-4o"}}'
+        ),
+    )

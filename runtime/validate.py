@@ -213,6 +213,9 @@ _ROLE_OF: Final[dict[type, str]] = {
 _DETAILS: Final = ("auto", "low", "high")
 _NO_NAMES: Final[frozenset[str]] = frozenset()
 _NON_EMPTY: Final = "must be a non-empty string"
+#: The rule for a user message's content; a reader of a wire form that stands for one user turn
+#: (`wire.bare_user_turn`) states it in the same words.
+USER_CONTENT_RULE: Final = f"{_NON_EMPTY} or a non-empty list of content blocks (OpenArmature §3)"
 
 
 def validate_request(req: Request) -> None:
@@ -313,16 +316,10 @@ def check_user_content(content: object, index: int) -> None:
     """The rules for the content of a user message at `messages[index]` (OpenArmature §3)."""
     if isinstance(content, str):
         if not content:
-            raise InvalidRequestError(
-                f"{_NON_EMPTY} or a non-empty list of content blocks (OpenArmature §3)",
-                path=f"messages[{index}].content",
-            )
+            raise InvalidRequestError(USER_CONTENT_RULE, path=f"messages[{index}].content")
         return
     if not isinstance(content, list) or not content:
-        raise InvalidRequestError(
-            f"{_NON_EMPTY} or a non-empty list of content blocks (OpenArmature §3)",
-            path=f"messages[{index}].content",
-        )
+        raise InvalidRequestError(USER_CONTENT_RULE, path=f"messages[{index}].content")
     for position, block in enumerate(content):
         if isinstance(block, TextBlock):
             _text_block(block, index, position)

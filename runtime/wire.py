@@ -14,9 +14,9 @@ import time
 from collections.abc import Mapping
 from typing import Any, Final, Literal, cast
 
-from .canonical import NOT_GIVEN, NotGiven, Request, Response
+from .canonical import NOT_GIVEN, NotGiven, Request, Response, UserMessage
 from .errors import InvalidRequestError, StructuredOutputInvalidError
-from .validate import validate_request
+from .validate import USER_CONTENT_RULE, validate_request
 
 __all__ = [
     "WireShapeError",
@@ -73,6 +73,8 @@ __all__ = [
     "read_hoisted",
     "pair_tool_results",
     "lazy_pattern",
+    "list_or_string",
+    "bare_user_turn",
 ]
 
 
@@ -189,6 +191,22 @@ def expect_bool(value: Any, path: str) -> bool:
     if type(value) is bool:
         return value
     raise WireShapeError(path, f"expected a boolean, got {_kind(value)}")
+
+
+def list_or_string(value: Any, path: str) -> list[Any] | str:
+    """A field that is an array or a bare string (mapping: `user.bare_string: read`)."""
+    if type(value) is list or type(value) is str:
+        return value
+    raise WireShapeError(path, f"expected an array or a string, got {_kind(value)}")
+
+
+def bare_user_turn(text: str, path: str) -> UserMessage:
+    """The messages field given as a bare string (mapping: `user.bare_string: read`): one user
+    turn whose content is that text. An empty string is refused here, at the wire field, with the
+    canonical rule for user content (request_to_wire would refuse the turn it stands for)."""
+    if not text:
+        raise WireShapeError(path, USER_CONTENT_RULE)
+    return UserMessage(content=text)
 
 
 def member(obj: dict[str, Any], key: str, path: str) -> Any:

@@ -523,6 +523,44 @@ def test_editing_a_row_changes_the_converter(
     assert back.to_dict()["config"] == {"max_tokens": 3, "extras": {"max_completion_tokens": 4}}
 
 
+def test_user_bare_string_is_a_table_option(
+    golden_files: dict[str, str], tmp_path: Path, load_tree: Any
+) -> None:
+    """`user.bare_string: read` works on any chat table (here an inline-system one and the
+    dialect that inherits it), and the default still refuses a string messages field."""
+    plain = load_tree(golden_files).converter("tiny_chat")
+    with pytest.raises(ProviderError) as refused:
+        plain.request_from_wire({"model": "m", "messages": "hi"})
+    assert (refused.value.category, refused.value.path) == ("provider_invalid_request", "messages")
+    assert "expected an array, got a string" in str(refused.value)
+
+    user_row = '    wire: {role: user, content: "{content}"}\n    content: string_or_parts\n'
+    folder = tiny_variant(tmp_path, (user_row, user_row + "    bare_string: read\n"), dialect=True)
+    files = generate(str(folder))
+    tree = load_tree(files)
+    for key in ("tiny_chat", "acme.tiny_chat"):
+        tiny = tree.converter(key)
+        read = tiny.request_from_wire({"model": "m", "messages": "hi", "temperature": 0.5})
+        assert read.to_dict() == {
+            "model": "m",
+            "messages": [{"role": "user", "content": "hi"}],
+            "config": {"temperature": 0.5},
+        }, key
+        # the list form is unchanged, and request_to_wire sends the list form
+        listed = tiny.request_from_wire({"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+        assert listed.to_dict() == {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        assert tiny.request_to_wire(read)["messages"] == [{"role": "user", "content": "hi"}]
+        for bad, message in (
+            ("", "must be a non-empty string or a non-empty list of content blocks"),
+            (7, "expected an array or a string, got an integer"),
+            ({"role": "user", "content": "hi"}, "expected an array or a string, got an object"),
+        ):
+            with pytest.raises(ProviderError) as info:
+                tiny.request_from_wire({"model": "m", "messages": bad})
+            assert (info.value.category, info.value.path) == ("provider_invalid_request", "messages"), bad
+            assert message in str(info.value), bad
+
+
 def test_date_like_scalars_stay_strings(tmp_path: Path, load_tree: Any) -> None:
     folder = tiny_variant(
         tmp_path,

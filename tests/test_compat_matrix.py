@@ -46,6 +46,15 @@ def test_a_cell_follows_its_row(tmp_path: Path) -> None:
     assert _row(renamed, "Options", "`top_k`") == ["renamed → `topK`"]
 
 
+def test_user_bare_string_shows_in_the_user_cell(tmp_path: Path) -> None:
+    before = generate(str(GOLDEN_MAPPINGS))["COMPATIBILITY.md"]
+    assert _row(before, "Roles", "user") == ["supported"]
+    user_row = '    wire: {role: user, content: "{content}"}\n    content: string_or_parts\n'
+    folder = tiny_variant(tmp_path, (user_row, user_row + "    bare_string: read\n"))
+    after = generate(str(folder))["COMPATIBILITY.md"]
+    assert _row(after, "Roles", "user") == ["supported (also reads a bare-string `messages` as one user turn)"]
+
+
 def test_a_dialect_lists_only_what_differs() -> None:
     doc = generate(str(GOLDEN_MAPPINGS))["COMPATIBILITY.md"]
     section = doc.split("### `acme.tiny_chat`", 1)[1]

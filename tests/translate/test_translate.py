@@ -98,6 +98,23 @@ def test_a_lossless_translation_is_reported_as_such_and_strict_passes() -> None:
     assert t.lossless and t.result["messages"] == [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
 
 
+def test_a_responses_string_input_translates_as_one_user_turn() -> None:
+    """openai_responses `input` may be a string (user.bare_string: read): it is the user turn
+    after `instructions`, the same conversation as the array form, so nothing is lost."""
+    body = {"model": "gpt-5", "instructions": "Be brief.", "input": "Hello", "max_output_tokens": 50}
+    t = wiremap.translate_request(body, "openai_responses", "anthropic_messages", strict=True)
+    assert t.lossless
+    assert t.result == {"model": "gpt-5", "system": "Be brief.", "messages": [{"role": "user", "content": [{"type": "text", "text": "Hello"}]}], "max_tokens": 50}
+    listed = {**body, "input": [{"role": "user", "content": "Hello"}]}
+    assert wiremap.translate_request(listed, "openai_responses", "anthropic_messages").result == t.result
+    # the same format writes the array form back
+    same = wiremap.translate_request(body, "openai_responses", "openai_responses")
+    assert same.result["input"] == [{"role": "user", "content": "Hello"}] and same.lossless
+    with pytest.raises(InvalidRequestError) as info:
+        wiremap.translate_request({**body, "input": ""}, "openai_responses", "openai_chat")
+    assert info.value.path == "input"
+
+
 def test_extras_ride_within_one_provider_or_when_asked() -> None:
     body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "logprobs": True}
     assert wiremap.translate_request(body, "openai_chat", "openai_chat").result["logprobs"] is True
