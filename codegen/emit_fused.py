@@ -68,7 +68,10 @@ def fused_blockers(ir: Any, side: str) -> list[str]:
         why.append("system `hoist` through a `wire` template")
     if ir.tools_group is not None:
         why.append("a tools `group`")
-    for name, field in (("model", ir.model_field), ("messages", ir.messages_field), ("tools", ir.tools_field), ("tool_choice", ir.tool_choice_field)):
+    fields = [("model", ir.model_field), ("messages", ir.messages_field), ("tools", ir.tools_field), ("tool_choice", ir.tool_choice_field)]
+    if ir.system_strategy == "hoist":
+        fields.append(("system", ir.system_field or ""))
+    for name, field in fields:
         if "." in field:
             why.append(f"a nested `{name}` field ({field})")
     unknown = [opt.name for opt in ir.options if opt.name not in _OPTION_CHECKS]
