@@ -33,7 +33,19 @@ OUT = ROOT / "bench" / "fuzz-results.json"
 
 
 def _repro(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=True, default=repr)
+    """The input of a finding, for the report; never fails (a finding is often a value nested
+    too deep, or too big, to encode or print whole)."""
+    try:
+        text = json.dumps(value, ensure_ascii=True, default=repr)
+    except (RecursionError, ValueError, TypeError):
+        import reprlib
+
+        short = reprlib.Repr()
+        short.maxlevel, short.maxstring, short.maxother = 12, 200, 200
+        try:
+            text = "repr: " + short.repr(value)
+        except (RecursionError, ValueError):
+            text = f"<{type(value).__name__} that cannot be shown>"
     return text if len(text) <= 2000 else text[:2000] + "...(cut)"
 
 

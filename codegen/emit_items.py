@@ -154,7 +154,7 @@ def emit_reasoning_helpers(em: "Emitter") -> None:
     out = _Lines()
     out.add(f"parts = item.get({lit(it.reasoning_text)})")
     out.add("texts = [p['text'] for p in parts if type(p) is dict and type(p.get('text')) is str] if type(parts) is list else []")
-    out.add(f"return ThinkingBlock(text={lit(it.reasoning_join)}.join(texts), signature=_w.dumps(item), origin=PROVIDER)")
+    out.add(f"return ThinkingBlock(text={lit(it.reasoning_join)}.join(texts), signature=_w.wire_json(item, path), origin=PROVIDER)")
     em.func("_read_reasoning_item", "(item: dict[str, Any], path: str) -> ThinkingBlock", "A wire reasoning item -> one signed thinking block (reasoning_items).", out.lines)
 
     out = _Lines()

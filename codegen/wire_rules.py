@@ -140,10 +140,10 @@ def emit_wire_rules(em: "Emitter") -> None:
     plain = _rename(em, "request_to_wire", "_request_to_wire_plain")
     sig = plain.signature.replace(") -> dict[str, Any]", ", wire_map: _rules.WireMap | None = None) -> dict[str, Any]")
     body = [
-        "    req = _w.as_request(request)  # validated first: the rules see a valid request",
         "    try:",
+        "        req = _w.as_request(request)  # validated first: the rules see a valid request",
         "        req = _rules.apply_request_rules(req, WIRE_RULES, wire_map, KEY)",
-        "    except RecursionError:  # a schema nested past Python's limit",
+        "    except RecursionError:  # a request nested past Python's limit",
         "        raise InvalidRequestError('request nested too deeply') from None",
         "    return _request_to_wire_plain(req, structured_output=structured_output)",
     ]

@@ -1134,10 +1134,10 @@ def request_to_wire(
     wire_map: _rules.WireMap | None = None,
 ) -> dict[str, Any]:
     """Canonical request -> Mistral Chat Completions request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE). Applies WIRE_RULES first; pass `wire_map=WireMap()` to record the repairs (and to read the response back with it)."""
-    req = _w.as_request(request)  # validated first: the rules see a valid request
     try:
+        req = _w.as_request(request)  # validated first: the rules see a valid request
         req = _rules.apply_request_rules(req, WIRE_RULES, wire_map, KEY)
-    except RecursionError:  # a schema nested past Python's limit
+    except RecursionError:  # a request nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
     return _request_to_wire_plain(req, structured_output=structured_output)
 

@@ -735,7 +735,9 @@ def _read_reasoning_item(item: dict[str, Any], path: str) -> ThinkingBlock:
         if type(parts) is list
         else []
     )
-    return ThinkingBlock(text="\n\n".join(texts), signature=_w.dumps(item), origin=PROVIDER)
+    return ThinkingBlock(
+        text="\n\n".join(texts), signature=_w.wire_json(item, path), origin=PROVIDER
+    )
 
 
 def _reasoning_to_items(content: Any, path: str) -> list[dict[str, Any]]:

@@ -65,8 +65,8 @@ def read(message: Mapping[str, Any], content: Any, spec: Mapping[str, Any], prov
                 raise WireShapeError(f"{where}[{j}]", "expected a reasoning entry (an object with a string `type`)")
             try:
                 raw = _entry_json(entry)
-            except ValueError:
-                raise WireShapeError(f"{where}[{j}]", "not JSON (a non-finite number)") from None
+            except (ValueError, TypeError):  # NaN, or a value JSON has no form for (bytes, ...)
+                raise WireShapeError(f"{where}[{j}]", "not JSON (a non-finite number or a value JSON has no form for)") from None
             text = entry.get(_TEXT_KEY.get(entry["type"], ""))
             if type(text) is str and text:
                 blocks.append(ThinkingBlock(text=text, signature=raw, origin=provider))

@@ -148,7 +148,7 @@ def _check_json_value(value: Any, path: str) -> None:
             depth += 1
             for k, v in node.items():
                 if type(k) is not str:
-                    raise InvalidRequestError(f"object keys must be strings, got {type(k).__name__} {k!r}", path=_path(path, parent, key))
+                    raise InvalidRequestError(f"object keys must be strings, got {type(k).__name__} {_shown(k)}", path=_path(path, parent, key))
                 if not k.isascii():
                     _unicode(k, _path(path, parent, key))
                 tv = type(v)
@@ -166,12 +166,26 @@ def _check_json_value(value: Any, path: str) -> None:
                 push((v, link, i, depth))
         elif t is float:
             if not math.isfinite(node):
-                raise InvalidRequestError(f"{node!r} is not a JSON number", path=_path(path, parent, key))
+                raise InvalidRequestError(f"{_shown(node)} is not a JSON number", path=_path(path, parent, key))
         elif t not in _JSON_SCALARS:
             if isinstance(node, (dict, list, str, int, float)):
                 push((_plain(node), parent, key, depth))
             else:
                 raise InvalidRequestError(f"expected a JSON value, got {t.__name__}", path=_path(path, parent, key))
+
+
+def _shown(value: Any) -> str:
+    """A user value in an error message: repr'd with limits (depth, length), so a deeply nested
+    or huge value cannot make the message itself fail (RecursionError, an int past Python's
+    digit limit) or grow without bound."""
+    import reprlib
+
+    shown = reprlib.Repr()
+    shown.maxlevel, shown.maxstring, shown.maxother, shown.maxlong = 3, 80, 80, 40
+    try:
+        return shown.repr(value)
+    except (RecursionError, ValueError):
+        return f"<{type(value).__name__} too large to show>"
 
 
 def _path(root: str, parent: Any, key: Any) -> str:
@@ -281,7 +295,7 @@ def validate_request(req: Request) -> None:
         if response_schema.get("type") != "object":
             raise InvalidRequestError(
                 "the top-level schema must be an object schema, 'type': 'object' "
-                f"(OpenArmature §5), got {response_schema.get('type')!r}",
+                f"(OpenArmature §5), got {_shown(response_schema.get('type'))}",
                 path="response_schema.type",
             )
         check_json_value(response_schema, "response_schema")
@@ -533,7 +547,7 @@ def _media_block(block: ImageBlock | AudioBlock | FileBlock, index: int, positio
         detail = block.detail
         if detail is not NOT_GIVEN and detail not in _DETAILS:
             raise InvalidRequestError(
-                f"expected 'auto', 'low' or 'high' (OpenArmature §3.1.2), got {detail!r}",
+                f"expected 'auto', 'low' or 'high' (OpenArmature §3.1.2), got {_shown(detail)}",
                 path=f"messages[{index}].content[{position}].detail",
             )
     elif isinstance(block, FileBlock):
@@ -584,7 +598,7 @@ def _tools(tools: object) -> set[str]:
             if root_type != "object":
                 raise InvalidRequestError(
                     "parameters must be an object schema, 'type': 'object' "
-                    f"(OpenArmature §4), got {root_type!r}",
+                    f"(OpenArmature §4), got {_shown(root_type)}",
                     path=f"tools[{position}].parameters.type",
                 )
             check_json_value(parameters, f"tools[{position}].parameters")
@@ -617,7 +631,7 @@ def _tool_choice(tool_choice: object, tool_names: set[str] | frozenset[str]) -> 
             )
         return
     raise InvalidRequestError(
-        "expected 'auto', 'required', 'none' or ForcedTool, got " f"{tool_choice!r}",
+        "expected 'auto', 'required', 'none' or ForcedTool, got " f"{_shown(tool_choice)}",
         path="tool_choice",
     )
 
@@ -642,7 +656,7 @@ def _config(config: object) -> None:
         not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1
     ):
         raise InvalidRequestError(
-            f"must be a positive integer, got {max_tokens!r}", path="config.max_tokens"
+            f"must be a positive integer, got {_shown(max_tokens)}", path="config.max_tokens"
         )
     if config.top_k is not NOT_GIVEN:
         _integer(config.top_k, "top_k")
@@ -671,7 +685,7 @@ def _config(config: object) -> None:
         for key in extras:
             if not isinstance(key, str):
                 raise InvalidRequestError(
-                    f"extras keys must be strings, got {key!r}", path="config.extras"
+                    f"extras keys must be strings, got {_shown(key)}", path="config.extras"
                 )
         check_json_value(extras, "config.extras")
 
@@ -680,14 +694,14 @@ def _number(value: Any, key: str) -> None:
     if value is NOT_GIVEN:
         return
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidRequestError(f"must be a number, got {value!r}", path=f"config.{key}")
+        raise InvalidRequestError(f"must be a number, got {_shown(value)}", path=f"config.{key}")
     if type(value) is not int and not math.isfinite(value):  # an int of any size is finite
-        raise InvalidRequestError(f"must be finite, got {value!r}", path=f"config.{key}")
+        raise InvalidRequestError(f"must be finite, got {_shown(value)}", path=f"config.{key}")
 
 
 def _integer(value: Any, key: str) -> None:
     if value is not NOT_GIVEN and (not isinstance(value, int) or isinstance(value, bool)):
-        raise InvalidRequestError(f"must be an integer, got {value!r}", path=f"config.{key}")
+        raise InvalidRequestError(f"must be an integer, got {_shown(value)}", path=f"config.{key}")
 
 
 # The per-part rules under public names, for converters that validate as they go.

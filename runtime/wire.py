@@ -23,6 +23,7 @@ __all__ = [
     "as_request",
     "as_response",
     "dumps",
+    "wire_json",
     "loads_object",
     "canonical_json",
     "expect_dict",
@@ -125,11 +126,22 @@ def as_response(response: Response | Mapping[str, Any]) -> Response:
 
 # One encoder, made once: json.dumps builds a new JSONEncoder on every call that passes options.
 _ENCODER: Final = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+_STRICT_ENCODER: Final = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def dumps(value: Any) -> str:
     """Compact JSON with sorted keys: the byte-stable encoding (OpenArmature §8)."""
     return _ENCODER.encode(value)
+
+
+def wire_json(value: Any, path: str) -> str:
+    """`dumps` of a value read from a wire body (a reasoning item kept whole as a signature): a
+    body handed over as Python objects may hold what JSON has no form for (bytes, NaN), which is
+    a WireShapeError at `path`, not a TypeError."""
+    try:
+        return _STRICT_ENCODER.encode(value)
+    except (TypeError, ValueError) as exc:
+        raise WireShapeError(path, f"not JSON: {exc}") from None
 
 
 def loads_object(text: Any, path: str, lenient: bool = False) -> dict[str, Any] | None:
@@ -874,7 +886,8 @@ def synthesized_call_id(name: Any, arguments: Any, index: int) -> str:
     import hashlib  # (see schema_name)
 
     text = json.dumps([index, name, arguments], sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return "call_" + hashlib.sha256(text.encode()).hexdigest()[:16]
+    # surrogatepass: a lone surrogate read from a JSON escape still gives the same id every time
+    return "call_" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def container_in(body: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:

@@ -246,3 +246,50 @@ def test_fixed_malformed_stop_sequences_read_from_the_wire(key: str, bad: Any) -
     with pytest.raises(InvalidRequestError) as caught:
         fmt.request_from_wire(wire)
     assert caught.value.path is not None and caught.value.path.startswith("config.stop_sequences")
+
+
+def test_fixed_deep_value_in_a_validation_message() -> None:
+    """make fuzz finding (mistral, 1 M cases): `response_schema.type` nested thousands deep made
+    the validation message's repr() raise RecursionError, outside the converter's guard (the
+    wire_rules wrapper validated before its try). Messages now show user values with limits."""
+    deep: Any = 1
+    for _ in range(5000):
+        deep = {"a": deep}
+    for key in ("mistral", "openai_chat"):
+        with pytest.raises(InvalidRequestError) as caught:
+            wiremap.get_format(key).request_to_wire({"model": "m", "messages": [USER], "response_schema": {"type": deep}})
+        assert caught.value.path == "response_schema.type"
+        assert len(str(caught.value)) < 300
+
+
+def test_fixed_lone_surrogate_in_a_call_without_id() -> None:
+    """make fuzz finding (gemini_generate_content): the deterministic id of a function call
+    without one hashed its name and arguments as UTF-8, which a lone surrogate (a JSON
+    `\\udc80` escape) cannot be: UnicodeEncodeError. The id is still made, the same each time."""
+    fmt = wiremap.get_format("gemini_generate_content")
+    body = {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"name": "a\udc80b", "args": {"city": "x\udc80"}}}]}, "finishReason": "STOP"}]}
+    first = fmt.response_from_wire(body).message.tool_calls[0].id
+    assert first == fmt.response_from_wire(body).message.tool_calls[0].id and first.startswith("call_")
+
+
+@pytest.mark.parametrize(
+    ("key", "entry", "body", "path"),
+    [
+        ("openai_responses", "request_from_wire",
+         {"model": "o4-mini", "input": [{"role": "user", "content": "Q"}, {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": b"\xff"}, {"role": "assistant", "content": "A"}, {"role": "user", "content": "Q2"}]},
+         "input[1]"),
+        ("openai_responses", "response_from_wire",
+         {"id": "r", "object": "response", "created_at": 1, "status": "completed", "model": "m", "output": [{"type": "reasoning", "id": b"rs", "summary": []}, {"type": "message", "id": "m", "status": "completed", "role": "assistant", "content": [{"type": "output_text", "text": "Hi", "annotations": []}]}]},
+         "output[0]"),
+        ("openrouter", "response_from_wire",
+         {"id": "g", "object": "chat.completion", "created": 1, "model": "m", "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Hi", "reasoning_details": [{"type": "reasoning.text", "text": "t", "signature": b"\xff"}]}}]},
+         "choices[0].message.reasoning_details[0]"),
+    ],
+)
+def test_fixed_bytes_in_a_reasoning_item_kept_whole(key: str, entry: str, body: Any, path: str) -> None:
+    """make fuzz findings (openai_responses, openrouter): a reasoning item is kept whole as its
+    block's signature (JSON text); a body handed over as Python objects holding bytes raised
+    TypeError from the JSON encoder. Now a typed error at the item."""
+    with pytest.raises(ProviderError) as caught:
+        getattr(wiremap.get_format(key), entry)(body)
+    assert caught.value.path is not None and caught.value.path.startswith(path)
