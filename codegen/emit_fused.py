@@ -26,10 +26,13 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 from typing import Any
 
 from .emit import Emitter, _Lines, lit
-from .emit_messages import _assign, emit_options_to_wire, emit_role_readers, emit_tools_to_wire
+from .catalog import CONTEXTS
+from .emit_messages import _assign, _build_message, emit_options_to_wire, emit_role_readers, emit_tools_to_wire
+from .wiretemplate import slots_of
 from .ir import FormatIR
 
 __all__ = ["fused_blockers", "emit_fused_module", "fused_module_name", "fused_header"]
@@ -126,6 +129,116 @@ def _read_also(out: _Lines, var: str, rest: tuple[str, ...]) -> None:
     out.dedent()
     out.add("elif " + " or ".join(f"{lit(w)} in src_body" for w in rest) + ":  # unread: the source carries it as an extra")
     out.add("    raise _Deopt")
+
+
+#: the canonical rules for a content part's fields (validate._text_block / _media_block), as
+#: conditions on the value the source's reader gave (None: the part takes the canonical path)
+_PART_RULES = {
+    "text": "{v}",
+    "source.url": "{v}",
+    "source.base64_data": "{v}",
+    "detail": "{v} is NOT_GIVEN or {v} in ('auto', 'low', 'high')",
+    "filename": "{v} is NOT_GIVEN or (type({v}) is str and {v})",
+    "media_type.inline": "type({v}) is str and {v}",
+    "media_type.url": "{v} is NOT_GIVEN or (type({v}) is str and {v})",
+}
+_DST_NAME = re.compile(r"(?<![\w.])(_vm_\w+)\(")
+
+
+def _dst_names(code: str) -> str:
+    """Target-side code refers to the target module's value maps."""
+    return _DST_NAME.sub(r"_dst.\1(", code)
+
+
+def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped") -> list[str] | None:
+    """The body of `_user_parts(raw)`: the source's part dispatcher (its alternatives in its
+    order), each part read by the source's part template and written by the target's, the
+    canonical part rules checked on the way. None when the pair has nothing to gain (the
+    source tells parts apart by keys, or the target joins them into text)."""
+    src, dst = s_em.ir, d_em.ir
+    if src.part_dispatch != "literals" or dst.user_content not in ("always_parts", "string_or_parts"):
+        return None
+    alts = [(k, n) for k, n in s_em.part_templates() if k not in ("thinking", "redacted_thinking")]
+    if src.tool_results_strategy == "group_into_user_message":
+        alts.append(("tool_result", src.tool_result_template))
+    conds = [s_em.part_condition_list(label, node, "part") for label, node in alts]
+    ordered = sorted(range(len(alts)), key=lambda i: (-len(conds[i]), i))  # as the source's dispatcher
+    tag = "part.get('type') == "
+    out = _Lines()
+    out.add("if not raw:")
+    out.add("    return None")
+    out.add("parts: list[dict[str, Any]] = []")
+    out.add("texts: list[Any] = []  # each kept part's text (None: another kind), for string_or_parts")
+    out.add("path = ''")
+    out.add("for part in raw:")
+    out.indent()
+    out.add("if type(part) is not dict:")
+    out.add("    return None")
+    if any(c and c[0].startswith(tag) for c in conds):
+        out.add("kind = part.get('type')")
+        conds = [[("kind == " + c[len(tag):]) if c.startswith(tag) else c for c in cs] for cs in conds]
+    for i in ordered:
+        label, node = alts[i]
+        out.add(f"if {' and '.join(conds[i]) or 'True'}:")
+        out.indent()
+        target = dst.parts.get(label)
+        if label == "tool_result" or not _part_fusable(label, node, target):
+            out.add("return None  # the canonical path")
+            out.dedent()
+            continue
+        got: dict[str, str] = {}
+        s_em.unmodeled(out, label, "part", "path")
+        s_em.read_node(out, node, "part", "path", "part." + label, got)
+        inline = label.endswith(".inline")
+        checks = []
+        for name, var in got.items():
+            rule = _PART_RULES["media_type." + ("inline" if inline else "url")] if name == "media_type" else _PART_RULES[name]
+            checks.append("(" + rule.format(v=var) + ")")
+        if inline and "media_type" not in got:
+            checks.append("False")  # an inline part needs its media type (validate._media_block)
+        if checks:
+            out.add(f"if not ({' and '.join(checks)}):")
+            out.add("    return None")
+        if target == "strip":
+            out.add("continue  # the target strips this kind")
+        elif target == "reject":
+            out.add("return None  # the target refuses it: the canonical path says so")
+        else:
+            env = {name: got.get(name, "NOT_GIVEN") for name in CONTEXTS["part." + label]}
+            guards = [
+                f"{env[slot.field]} is not NOT_GIVEN"
+                for slot in slots_of(target)
+                if CONTEXTS["part." + label][slot.field].optional and not slot.optional and not slot.has_default
+            ]
+            if guards:  # a field the target's template needs, absent: the target drops the part
+                out.add(f"if not ({' and '.join(guards)}):")
+                out.add("    continue")
+            d_out = _Lines()
+            d_out.level = out.level
+            d_out.counter = out.counter + 500
+            expr = d_em.build_node(d_out, target, env, "part." + label, "''")
+            out.lines.extend(_dst_names(line) for line in d_out.lines)
+            out.add(f"parts.append({_dst_names(expr)})")
+            out.add(f"texts.append({got['text'] if label == 'text' else 'None'})")
+            out.add("continue")
+        out.dedent()
+    out.add("return None  # a part the source refuses: the canonical path names it")
+    out.dedent()
+    if dst.user_content == "string_or_parts":
+        out.add("if len(parts) == 1 and texts[0] is not None:  # one text part is sent as a string (the target's rule)")
+        out.add("    return texts[0]")
+    out.add("return parts")
+    return out.lines
+
+
+def _part_fusable(label: str, node: Any, target: Any) -> bool:
+    """A part kind the one-pass path takes: no signature on either side (provider-bound data
+    follows the origin rule of the canonical path), every field one the part rules know."""
+    if isinstance(node, str) or any(s.field == "signature" for s in slots_of(node)):
+        return False
+    if target is None or (not isinstance(target, str) and any(s.field == "signature" for s in slots_of(target))):
+        return False
+    return all(s.field in _PART_RULES or s.field == "media_type" for s in slots_of(node))
 
 
 def _check(out: _Lines, kind: str, var: str) -> None:
@@ -254,7 +367,27 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     out.add("if type(message) is not dict:")
     out.add("    raise _Deopt")
     out.add("role = message.get('role')")
-    emit_role_readers(s_em, out, sink)
+    parts_fn = _emit_user_parts(s_em, d_em)
+
+    def user_list(o: _Lines, raw: str) -> None:
+        if parts_fn is None:
+            return
+        o.add(f"if type({raw}) is list:  # content parts, translated in one pass where they allow it")
+        o.indent()
+        o.add(f"wire_content = _user_parts({raw})")
+        o.add("if wire_content is not None:")
+        o.indent()
+        if grouped:
+            o.add("results = None")
+        expr = _build_message(d_em, o, dst.user_template, {"content": "wire_content"}, "message.user")
+        o.add(f"wire_messages.append({_dst_names(expr)})")
+        o.add("ci += 1")
+        o.add("last = 'user'")
+        o.add("continue")
+        o.dedent()
+        o.dedent()
+
+    emit_role_readers(s_em, out, sink, user_list)
     out.add("raise _Deopt  # a role the source refuses")
     out.dedent()
     out.add("if last != 'user' and last != 'tool':  # §5: the last message is user or tool")
@@ -338,7 +471,8 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
         'and errors -- in one pass where the body allows it (`_Deopt`: the two-step way)."""'
     )
     fn_text = "def request(src_body: Mapping[str, Any]) -> dict[str, Any]:\n" + doc + "\n" + "\n".join(body_lines) + "\n"
-    imports = _source_imports(fn_text, header, src_module)
+    parts_text = "def _user_parts(raw: Any) -> Any:\n" + "\n".join(parts_fn) + "\n" if parts_fn is not None else ""
+    imports = _source_imports(fn_text + parts_text, header, src_module)
     lines = [header.rstrip("\n"), ""]
     if imports:
         lines.append(f"from .{src_module} import {', '.join(imports)}")
@@ -350,6 +484,15 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
         lines.append(f"{name}: Final = _w.lazy_pattern(globals(), {lit(name)}, {lit(pattern)})")
     lines.append("")
     lines.append("")
+    if parts_fn is not None:
+        lines.append("def _user_parts(raw: list[Any]) -> Any:")
+        lines.append(
+            f'    """A user content list -> the {dst.title} content, part by part as the two tables say; None: a part '
+            'outside this path (the canonical path takes the message and names any error)."""'
+        )
+        lines.extend(parts_fn)
+        lines.append("")
+        lines.append("")
     lines.append("class _Deopt(Exception):")
     lines.append('    """The body is outside the fused path: the two-step path takes it (and says why)."""')
     lines.append("")
@@ -368,7 +511,7 @@ def _source_imports(fn_text: str, header: str, src_module: str) -> list[str]:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 bound.add((alias.asname or alias.name).split(".")[0])
-    bound |= {"SOURCE", "TARGET", "_KNOWN", "_Deopt", "request", "_request"}
+    bound |= {"SOURCE", "TARGET", "_KNOWN", "_Deopt", "request", "_user_parts"}
     assigned: set[str] = set()
     used: set[str] = set()
     for node in ast.walk(tree):

@@ -729,13 +729,15 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
     em.func("_messages_from_wire", "(items: list[Any], field: str) -> list[Message]", "Wire messages -> canonical messages.", out.lines)
 
 
-def emit_role_readers(em: "Emitter", out: Any, sink: Any) -> list[Any]:
+def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None) -> list[Any]:
     """The `if role == ...:` chain of a messages reader: reads one wire message (`message`, at
     `path`) per role and hands its canonical fields to `sink(out, role, env)` -- role `system`
     and `user` with env `content`, `assistant` with `content` and `tool_calls`, `tool` with
     `message` (a ToolMessage) -- which emits what to do with them. `_messages_from_wire` builds
     canonical messages; the fused translators (codegen/emit_fused.py) write the target's wire
-    messages. Returns the wire roles read."""
+    messages. `user_list(out, raw)`, when given, emits first what to do with a user content that
+    is a wire list (`raw`): the fused translators translate its parts in one pass. Returns the
+    wire roles read."""
     ir = em.ir
     templates = []
     if ir.system_strategy == "inline":
@@ -762,6 +764,8 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any) -> list[Any]:
             sink(out, "system", {"content": f"text if type(text) is str else _w.expect_str(text, path + {lit('.' + str(content_key))})"})
         elif role == "user":
             out.add(f"raw = message.get({lit(content_key)})  # a string is the content as it is")
+            if user_list is not None:
+                user_list(out, "raw")
             out.add(f"content = raw if type(raw) is str else _user_content_from_wire(_w.member(message, {lit(content_key)}, path), path + {lit('.' + str(content_key))})")
             if ir.tool_results_strategy == "group_into_user_message":
                 out.add("if type(content) is list and any(type(p) is ToolMessage for p in content):")

@@ -55,6 +55,8 @@ from .anthropic_messages import (
     _read_tool,
     _read_tool_choice,
     _user_content_from_wire,
+    _vm_document_type_reverse,
+    _vm_image_type_reverse,
 )
 
 SOURCE: Final = "anthropic_messages"
@@ -73,6 +75,94 @@ _KNOWN: Final = frozenset(
         "top_p",
     ]
 )  # the source body keys this path reads
+
+
+def _user_parts(raw: list[Any]) -> Any:
+    """A user content list -> the OpenAI Chat Completions content, part by part as the two tables say; None: a part outside this path (the canonical path takes the message and names any error)."""
+    if not raw:
+        return None
+    parts: list[dict[str, Any]] = []
+    texts: list[Any] = []  # each kept part's text (None: another kind), for string_or_parts
+    path = ""
+    for part in raw:
+        if type(part) is not dict:
+            return None
+        kind = part.get("type")
+        if kind == "image" and _w.get_in(part, ("source", "type")) == "url":
+            obj_1 = _w.member_dict(part, "source", path)
+            source_url_2 = _w.member_str(obj_1, "url", path + ".source")
+            if not ((source_url_2)):
+                return None
+            wire_503: dict[str, Any] = {"url": source_url_2}
+            if NOT_GIVEN is not NOT_GIVEN:
+                wire_503["detail"] = NOT_GIVEN
+            parts.append({"type": "image_url", "image_url": wire_503})
+            texts.append(None)
+            continue
+        if kind == "image" and _w.get_in(part, ("source", "type")) == "base64":
+            obj_3 = _w.member_dict(part, "source", path)
+            media_type_4 = _vm_image_type_reverse(
+                _w.member_str(obj_3, "media_type", path + ".source"),
+                path + ".source" + ".media_type",
+            )
+            source_base64_data_5 = _w.member_str(obj_3, "data", path + ".source")
+            if not ((type(media_type_4) is str and media_type_4) and (source_base64_data_5)):
+                return None
+            wire_506: dict[str, Any] = {
+                "url": "data:" + cast(str, media_type_4) + ";base64," + source_base64_data_5
+            }
+            if NOT_GIVEN is not NOT_GIVEN:
+                wire_506["detail"] = NOT_GIVEN
+            parts.append({"type": "image_url", "image_url": wire_506})
+            texts.append(None)
+            continue
+        if kind == "document" and _w.get_in(part, ("source", "type")) == "url":
+            obj_6 = _w.member_dict(part, "source", path)
+            source_url_7 = _w.member_str(obj_6, "url", path + ".source")
+            filename_8 = _w.optional_str(part, "title", path)
+            if not (
+                (source_url_7)
+                and (filename_8 is NOT_GIVEN or (type(filename_8) is str and filename_8))
+            ):
+                return None
+            return None  # the target refuses it: the canonical path says so
+        if kind == "document" and _w.get_in(part, ("source", "type")) == "base64":
+            obj_9 = _w.member_dict(part, "source", path)
+            media_type_10 = _vm_document_type_reverse(
+                _w.member_str(obj_9, "media_type", path + ".source"),
+                path + ".source" + ".media_type",
+            )
+            source_base64_data_11 = _w.member_str(obj_9, "data", path + ".source")
+            filename_12 = _w.optional_str(part, "title", path)
+            if not (
+                (type(media_type_10) is str and media_type_10)
+                and (source_base64_data_11)
+                and (filename_12 is NOT_GIVEN or (type(filename_12) is str and filename_12))
+            ):
+                return None
+            wire_513: dict[str, Any] = {
+                "file_data": "data:" + cast(str, media_type_10) + ";base64," + source_base64_data_11
+            }
+            if filename_12 is not NOT_GIVEN:
+                wire_513["filename"] = filename_12
+            parts.append({"type": "file", "file": wire_513})
+            texts.append(None)
+            continue
+        if kind == "text":
+            text_13 = _w.member_str(part, "text", path)
+            if not ((text_13)):
+                return None
+            parts.append({"type": "text", "text": text_13})
+            texts.append(text_13)
+            continue
+        if kind == "tool_result":
+            return None  # the canonical path
+        return None  # a part the source refuses: the canonical path names it
+    if (
+        len(parts) == 1 and texts[0] is not None
+    ):  # one text part is sent as a string (the target's rule)
+        return texts[0]
+    return parts
 
 
 class _Deopt(Exception):
@@ -117,6 +207,13 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
             role = message.get("role")
             if role == "user":
                 raw = message.get("content")  # a string is the content as it is
+                if type(raw) is list:  # content parts, translated in one pass where they allow it
+                    wire_content = _user_parts(raw)
+                    if wire_content is not None:
+                        wire_messages.append({"role": "user", "content": wire_content})
+                        ci += 1
+                        last = "user"
+                        continue
                 content = (
                     raw
                     if type(raw) is str

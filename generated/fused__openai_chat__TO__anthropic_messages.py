@@ -57,6 +57,7 @@ from .openai_chat import (
     _read_tool_choice,
     _read_tool_result,
     _user_content_from_wire,
+    _vm_audio_format_reverse,
 )
 
 SOURCE: Final = "openai_chat"
@@ -77,6 +78,115 @@ _KNOWN: Final = frozenset(
         "top_p",
     ]
 )  # the source body keys this path reads
+_RE_S1: Final = _w.lazy_pattern(globals(), "_RE_S1", "(?s)data:(.*?);base64,(.*)")
+
+
+def _user_parts(raw: list[Any]) -> Any:
+    """A user content list -> the Anthropic Messages content, part by part as the two tables say; None: a part outside this path (the canonical path takes the message and names any error)."""
+    if not raw:
+        return None
+    parts: list[dict[str, Any]] = []
+    texts: list[Any] = []  # each kept part's text (None: another kind), for string_or_parts
+    path = ""
+    for part in raw:
+        if type(part) is not dict:
+            return None
+        kind = part.get("type")
+        if (
+            kind == "image_url"
+            and isinstance(_w.get_in(part, ("image_url", "url")), str)
+            and _RE_S1.fullmatch(_w.get_in(part, ("image_url", "url"))) is not None
+        ):
+            obj_1 = _w.member_dict(part, "image_url", path)
+            text_2 = _w.member_str(obj_1, "url", path + ".image_url")
+            match_3 = _RE_S1.fullmatch(text_2)
+            if match_3 is None:
+                raise _w.WireShapeError(
+                    path + ".image_url" + ".url",
+                    "expected the form data:{media_type};base64,{source.base64_data}",
+                )
+            detail_4 = _w.optional_detail(obj_1, "detail", path + ".image_url")
+            if not (
+                (type(match_3.group(1)) is str and match_3.group(1))
+                and (match_3.group(2))
+                and (detail_4 is NOT_GIVEN or detail_4 in ("auto", "low", "high"))
+            ):
+                return None
+            parts.append(
+                {
+                    "type": "image",
+                    "source": {
+                        "type": "base64",
+                        "media_type": _dst._vm_image_type(cast(str, match_3.group(1)), ""),
+                        "data": match_3.group(2),
+                    },
+                }
+            )
+            texts.append(None)
+            continue
+        if (
+            kind == "file"
+            and isinstance(_w.get_in(part, ("file", "file_data")), str)
+            and _RE_S1.fullmatch(_w.get_in(part, ("file", "file_data"))) is not None
+        ):
+            obj_5 = _w.member_dict(part, "file", path)
+            text_6 = _w.member_str(obj_5, "file_data", path + ".file")
+            match_7 = _RE_S1.fullmatch(text_6)
+            if match_7 is None:
+                raise _w.WireShapeError(
+                    path + ".file" + ".file_data",
+                    "expected the form data:{media_type};base64,{source.base64_data}",
+                )
+            filename_8 = _w.optional_str(obj_5, "filename", path + ".file")
+            if not (
+                (type(match_7.group(1)) is str and match_7.group(1))
+                and (match_7.group(2))
+                and (filename_8 is NOT_GIVEN or (type(filename_8) is str and filename_8))
+            ):
+                return None
+            wire_509: dict[str, Any] = {
+                "type": "document",
+                "source": {
+                    "type": "base64",
+                    "media_type": _dst._vm_document_type(cast(str, match_7.group(1)), ""),
+                    "data": match_7.group(2),
+                },
+            }
+            if filename_8 is not NOT_GIVEN:
+                wire_509["title"] = filename_8
+            parts.append(wire_509)
+            texts.append(None)
+            continue
+        if kind == "text":
+            text_9 = _w.member_str(part, "text", path)
+            if not ((text_9)):
+                return None
+            parts.append({"type": "text", "text": text_9})
+            texts.append(text_9)
+            continue
+        if kind == "image_url":
+            obj_10 = _w.member_dict(part, "image_url", path)
+            source_url_11 = _w.member_str(obj_10, "url", path + ".image_url")
+            detail_12 = _w.optional_detail(obj_10, "detail", path + ".image_url")
+            if not (
+                (source_url_11) and (detail_12 is NOT_GIVEN or detail_12 in ("auto", "low", "high"))
+            ):
+                return None
+            parts.append({"type": "image", "source": {"type": "url", "url": source_url_11}})
+            texts.append(None)
+            continue
+        if kind == "input_audio":
+            obj_13 = _w.member_dict(part, "input_audio", path)
+            source_base64_data_14 = _w.member_str(obj_13, "data", path + ".input_audio")
+            media_type_15 = _vm_audio_format_reverse(
+                _w.member_str(obj_13, "format", path + ".input_audio"),
+                path + ".input_audio" + ".format",
+            )
+            if not ((source_base64_data_14) and (type(media_type_15) is str and media_type_15)):
+                return None
+            return None  # the target refuses it: the canonical path says so
+        return None  # a part the source refuses: the canonical path names it
+    return parts
 
 
 class _Deopt(Exception):
@@ -130,6 +240,14 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 continue
             if role == "user":
                 raw = message.get("content")  # a string is the content as it is
+                if type(raw) is list:  # content parts, translated in one pass where they allow it
+                    wire_content = _user_parts(raw)
+                    if wire_content is not None:
+                        results = None
+                        wire_messages.append({"role": "user", "content": wire_content})
+                        ci += 1
+                        last = "user"
+                        continue
                 content = (
                     raw
                     if type(raw) is str
