@@ -186,9 +186,14 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped") -> list[str] | None:
             out.add("return None  # the canonical path")
             out.dedent()
             continue
-        got: dict[str, str] = {}
+        read: dict[str, str] = {}
         s_em.unmodeled(out, label, "part", "path")
-        s_em.read_node(out, node, "part", "path", "part." + label, got)
+        s_em.read_node(out, node, "part", "path", "part." + label, read)
+        got: dict[str, str] = {}
+        for name, expr in read.items():  # each field once, as Any (the target's template casts)
+            var = out.fresh("f_" + name.replace(".", "_"))
+            out.add(f"{var}: Any = {expr}")
+            got[name] = var
         inline = label.endswith(".inline")
         checks = []
         for name, var in got.items():
@@ -196,8 +201,10 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped") -> list[str] | None:
             checks.append("(" + rule.format(v=var) + ")")
         if inline and "media_type" not in got:
             checks.append("False")  # an inline part needs its media type (validate._media_block)
-        if checks:
-            out.add(f"if not ({' and '.join(checks)}):")
+        if checks:  # through a flag: the target's template keeps its own view of the types
+            ok = out.fresh("ok")
+            out.add(f"{ok} = bool({' and '.join(checks)})")
+            out.add(f"if not {ok}:")
             out.add("    return None")
         if target == "strip":
             out.add("continue  # the target strips this kind")

@@ -91,69 +91,88 @@ def _user_parts(raw: list[Any]) -> Any:
         if kind == "image" and _w.get_in(part, ("source", "type")) == "url":
             obj_1 = _w.member_dict(part, "source", path)
             source_url_2 = _w.member_str(obj_1, "url", path + ".source")
-            if not ((source_url_2)):
+            f_source_url_3: Any = source_url_2
+            ok_4 = bool((f_source_url_3))
+            if not ok_4:
                 return None
-            wire_503: dict[str, Any] = {"url": source_url_2}
+            wire_505: dict[str, Any] = {"url": f_source_url_3}
             if NOT_GIVEN is not NOT_GIVEN:
-                wire_503["detail"] = NOT_GIVEN
-            parts.append({"type": "image_url", "image_url": wire_503})
+                wire_505["detail"] = NOT_GIVEN
+            parts.append({"type": "image_url", "image_url": wire_505})
             texts.append(None)
             continue
         if kind == "image" and _w.get_in(part, ("source", "type")) == "base64":
-            obj_3 = _w.member_dict(part, "source", path)
-            media_type_4 = _vm_image_type_reverse(
-                _w.member_str(obj_3, "media_type", path + ".source"),
+            obj_5 = _w.member_dict(part, "source", path)
+            media_type_6 = _vm_image_type_reverse(
+                _w.member_str(obj_5, "media_type", path + ".source"),
                 path + ".source" + ".media_type",
             )
-            source_base64_data_5 = _w.member_str(obj_3, "data", path + ".source")
-            if not ((type(media_type_4) is str and media_type_4) and (source_base64_data_5)):
+            source_base64_data_7 = _w.member_str(obj_5, "data", path + ".source")
+            f_media_type_8: Any = media_type_6
+            f_source_base64_data_9: Any = source_base64_data_7
+            ok_10 = bool(
+                (type(f_media_type_8) is str and f_media_type_8) and (f_source_base64_data_9)
+            )
+            if not ok_10:
                 return None
-            wire_506: dict[str, Any] = {
-                "url": "data:" + cast(str, media_type_4) + ";base64," + source_base64_data_5
+            wire_511: dict[str, Any] = {
+                "url": "data:" + cast(str, f_media_type_8) + ";base64," + f_source_base64_data_9
             }
             if NOT_GIVEN is not NOT_GIVEN:
-                wire_506["detail"] = NOT_GIVEN
-            parts.append({"type": "image_url", "image_url": wire_506})
+                wire_511["detail"] = NOT_GIVEN
+            parts.append({"type": "image_url", "image_url": wire_511})
             texts.append(None)
             continue
         if kind == "document" and _w.get_in(part, ("source", "type")) == "url":
-            obj_6 = _w.member_dict(part, "source", path)
-            source_url_7 = _w.member_str(obj_6, "url", path + ".source")
-            filename_8 = _w.optional_str(part, "title", path)
-            if not (
-                (source_url_7)
-                and (filename_8 is NOT_GIVEN or (type(filename_8) is str and filename_8))
-            ):
+            obj_11 = _w.member_dict(part, "source", path)
+            source_url_12 = _w.member_str(obj_11, "url", path + ".source")
+            filename_13 = _w.optional_str(part, "title", path)
+            f_source_url_14: Any = source_url_12
+            f_filename_15: Any = filename_13
+            ok_16 = bool(
+                (f_source_url_14)
+                and (f_filename_15 is NOT_GIVEN or (type(f_filename_15) is str and f_filename_15))
+            )
+            if not ok_16:
                 return None
             return None  # the target refuses it: the canonical path says so
         if kind == "document" and _w.get_in(part, ("source", "type")) == "base64":
-            obj_9 = _w.member_dict(part, "source", path)
-            media_type_10 = _vm_document_type_reverse(
-                _w.member_str(obj_9, "media_type", path + ".source"),
+            obj_17 = _w.member_dict(part, "source", path)
+            media_type_18 = _vm_document_type_reverse(
+                _w.member_str(obj_17, "media_type", path + ".source"),
                 path + ".source" + ".media_type",
             )
-            source_base64_data_11 = _w.member_str(obj_9, "data", path + ".source")
-            filename_12 = _w.optional_str(part, "title", path)
-            if not (
-                (type(media_type_10) is str and media_type_10)
-                and (source_base64_data_11)
-                and (filename_12 is NOT_GIVEN or (type(filename_12) is str and filename_12))
-            ):
+            source_base64_data_19 = _w.member_str(obj_17, "data", path + ".source")
+            filename_20 = _w.optional_str(part, "title", path)
+            f_media_type_21: Any = media_type_18
+            f_source_base64_data_22: Any = source_base64_data_19
+            f_filename_23: Any = filename_20
+            ok_24 = bool(
+                (type(f_media_type_21) is str and f_media_type_21)
+                and (f_source_base64_data_22)
+                and (f_filename_23 is NOT_GIVEN or (type(f_filename_23) is str and f_filename_23))
+            )
+            if not ok_24:
                 return None
-            wire_513: dict[str, Any] = {
-                "file_data": "data:" + cast(str, media_type_10) + ";base64," + source_base64_data_11
+            wire_525: dict[str, Any] = {
+                "file_data": "data:"
+                + cast(str, f_media_type_21)
+                + ";base64,"
+                + f_source_base64_data_22
             }
-            if filename_12 is not NOT_GIVEN:
-                wire_513["filename"] = filename_12
-            parts.append({"type": "file", "file": wire_513})
+            if f_filename_23 is not NOT_GIVEN:
+                wire_525["filename"] = f_filename_23
+            parts.append({"type": "file", "file": wire_525})
             texts.append(None)
             continue
         if kind == "text":
-            text_13 = _w.member_str(part, "text", path)
-            if not ((text_13)):
+            text_25 = _w.member_str(part, "text", path)
+            f_text_26: Any = text_25
+            ok_27 = bool((f_text_26))
+            if not ok_27:
                 return None
-            parts.append({"type": "text", "text": text_13})
-            texts.append(text_13)
+            parts.append({"type": "text", "text": f_text_26})
+            texts.append(f_text_26)
             continue
         if kind == "tool_result":
             return None  # the canonical path

@@ -106,19 +106,23 @@ def _user_parts(raw: list[Any]) -> Any:
                     "expected the form data:{media_type};base64,{source.base64_data}",
                 )
             detail_4 = _w.optional_detail(obj_1, "detail", path + ".image_url")
-            if not (
-                (type(match_3.group(1)) is str and match_3.group(1))
-                and (match_3.group(2))
-                and (detail_4 is NOT_GIVEN or detail_4 in ("auto", "low", "high"))
-            ):
+            f_media_type_5: Any = match_3.group(1)
+            f_source_base64_data_6: Any = match_3.group(2)
+            f_detail_7: Any = detail_4
+            ok_8 = bool(
+                (type(f_media_type_5) is str and f_media_type_5)
+                and (f_source_base64_data_6)
+                and (f_detail_7 is NOT_GIVEN or f_detail_7 in ("auto", "low", "high"))
+            )
+            if not ok_8:
                 return None
             parts.append(
                 {
                     "type": "image",
                     "source": {
                         "type": "base64",
-                        "media_type": _dst._vm_image_type(cast(str, match_3.group(1)), ""),
-                        "data": match_3.group(2),
+                        "media_type": _dst._vm_image_type(cast(str, f_media_type_5), ""),
+                        "data": f_source_base64_data_6,
                     },
                 }
             )
@@ -129,60 +133,75 @@ def _user_parts(raw: list[Any]) -> Any:
             and isinstance(_w.get_in(part, ("file", "file_data")), str)
             and _RE_S1.fullmatch(_w.get_in(part, ("file", "file_data"))) is not None
         ):
-            obj_5 = _w.member_dict(part, "file", path)
-            text_6 = _w.member_str(obj_5, "file_data", path + ".file")
-            match_7 = _RE_S1.fullmatch(text_6)
-            if match_7 is None:
+            obj_9 = _w.member_dict(part, "file", path)
+            text_10 = _w.member_str(obj_9, "file_data", path + ".file")
+            match_11 = _RE_S1.fullmatch(text_10)
+            if match_11 is None:
                 raise _w.WireShapeError(
                     path + ".file" + ".file_data",
                     "expected the form data:{media_type};base64,{source.base64_data}",
                 )
-            filename_8 = _w.optional_str(obj_5, "filename", path + ".file")
-            if not (
-                (type(match_7.group(1)) is str and match_7.group(1))
-                and (match_7.group(2))
-                and (filename_8 is NOT_GIVEN or (type(filename_8) is str and filename_8))
-            ):
+            filename_12 = _w.optional_str(obj_9, "filename", path + ".file")
+            f_media_type_13: Any = match_11.group(1)
+            f_source_base64_data_14: Any = match_11.group(2)
+            f_filename_15: Any = filename_12
+            ok_16 = bool(
+                (type(f_media_type_13) is str and f_media_type_13)
+                and (f_source_base64_data_14)
+                and (f_filename_15 is NOT_GIVEN or (type(f_filename_15) is str and f_filename_15))
+            )
+            if not ok_16:
                 return None
-            wire_509: dict[str, Any] = {
+            wire_517: dict[str, Any] = {
                 "type": "document",
                 "source": {
                     "type": "base64",
-                    "media_type": _dst._vm_document_type(cast(str, match_7.group(1)), ""),
-                    "data": match_7.group(2),
+                    "media_type": _dst._vm_document_type(cast(str, f_media_type_13), ""),
+                    "data": f_source_base64_data_14,
                 },
             }
-            if filename_8 is not NOT_GIVEN:
-                wire_509["title"] = filename_8
-            parts.append(wire_509)
+            if f_filename_15 is not NOT_GIVEN:
+                wire_517["title"] = f_filename_15
+            parts.append(wire_517)
             texts.append(None)
             continue
         if kind == "text":
-            text_9 = _w.member_str(part, "text", path)
-            if not ((text_9)):
+            text_17 = _w.member_str(part, "text", path)
+            f_text_18: Any = text_17
+            ok_19 = bool((f_text_18))
+            if not ok_19:
                 return None
-            parts.append({"type": "text", "text": text_9})
-            texts.append(text_9)
+            parts.append({"type": "text", "text": f_text_18})
+            texts.append(f_text_18)
             continue
         if kind == "image_url":
-            obj_10 = _w.member_dict(part, "image_url", path)
-            source_url_11 = _w.member_str(obj_10, "url", path + ".image_url")
-            detail_12 = _w.optional_detail(obj_10, "detail", path + ".image_url")
-            if not (
-                (source_url_11) and (detail_12 is NOT_GIVEN or detail_12 in ("auto", "low", "high"))
-            ):
+            obj_20 = _w.member_dict(part, "image_url", path)
+            source_url_21 = _w.member_str(obj_20, "url", path + ".image_url")
+            detail_22 = _w.optional_detail(obj_20, "detail", path + ".image_url")
+            f_source_url_23: Any = source_url_21
+            f_detail_24: Any = detail_22
+            ok_25 = bool(
+                (f_source_url_23)
+                and (f_detail_24 is NOT_GIVEN or f_detail_24 in ("auto", "low", "high"))
+            )
+            if not ok_25:
                 return None
-            parts.append({"type": "image", "source": {"type": "url", "url": source_url_11}})
+            parts.append({"type": "image", "source": {"type": "url", "url": f_source_url_23}})
             texts.append(None)
             continue
         if kind == "input_audio":
-            obj_13 = _w.member_dict(part, "input_audio", path)
-            source_base64_data_14 = _w.member_str(obj_13, "data", path + ".input_audio")
-            media_type_15 = _vm_audio_format_reverse(
-                _w.member_str(obj_13, "format", path + ".input_audio"),
+            obj_26 = _w.member_dict(part, "input_audio", path)
+            source_base64_data_27 = _w.member_str(obj_26, "data", path + ".input_audio")
+            media_type_28 = _vm_audio_format_reverse(
+                _w.member_str(obj_26, "format", path + ".input_audio"),
                 path + ".input_audio" + ".format",
             )
-            if not ((source_base64_data_14) and (type(media_type_15) is str and media_type_15)):
+            f_source_base64_data_29: Any = source_base64_data_27
+            f_media_type_30: Any = media_type_28
+            ok_31 = bool(
+                (f_source_base64_data_29) and (type(f_media_type_30) is str and f_media_type_30)
+            )
+            if not ok_31:
                 return None
             return None  # the target refuses it: the canonical path says so
         return None  # a part the source refuses: the canonical path names it
