@@ -301,7 +301,8 @@ class Emitter:
             access = f"{var}.get({lit(cond.keys[0])})" if len(cond.keys) == 1 else f"_w.get_in({var}, {lit(cond.keys)})"
             if cond.pattern is not None:
                 access = f"_w.get_in({var}, {lit(cond.keys)})"  # Any: mypy does not narrow repeated .get()
-                conds.append(f"isinstance({access}, str) and {self.regex(cond.pattern)}.fullmatch({access}) is not None")
+                # the value is read once (walrus) for both the type test and the pattern
+                conds.append(f"isinstance(pattern_value := {access}, str) and {self.regex(cond.pattern)}.fullmatch(pattern_value) is not None")
             elif cond.literal is None:
                 conds.append(f"{access} is None")
             else:

@@ -402,9 +402,9 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
 
     # options: read as the source reads them, checked as the canonical model checks them
     read = {opt.name for opt in src.options if opt.wire is not None}
-    for name in _OPTION_CHECKS:
-        if name not in read:
-            out.add(f"value_{name}: Any = NOT_GIVEN")
+    for opt in dst.options:  # the target's rows that act on an option the source never sets
+        if opt.name not in read and (opt.has_default or opt.required):
+            out.add(f"value_{opt.name}: Any = NOT_GIVEN")
     for opt in src.options:
         if opt.wire is None:
             continue
@@ -443,7 +443,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     out.add(f"elif {lit(src.tools_field)} in src_body:  # a null the source carries as an extra")
     out.add("    raise _Deopt")
     out.add("else:")
-    out.add("    tool_names = set()")
+    out.add("    tool_names = _NO_TOOLS")
     out.add("tool_choice: Any = NOT_GIVEN")
     out.add(f"if {lit(src.tool_choice_field)} in src_body:")
     out.indent()
@@ -460,7 +460,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     out.add(_assign(dst, dst.messages_field, "wire_messages"))
     out.add("extras = NOT_GIVEN")
     out.add("dropped: list[str] = []  # options dropped with a warning, warned once the body is built")
-    emit_options_to_wire(d_em, out, bind=False, warn_into="dropped")
+    emit_options_to_wire(d_em, out, bind=False, warn_into="dropped", only=read)
     emit_tools_to_wire(d_em, out, ref="_dst.")
     out.add("for text in dropped:")
     out.add("    warnings.warn(text, UnsupportedOptionWarning, stacklevel=2)")
@@ -487,6 +487,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     lines.append(f"SOURCE: Final = {lit(src.key)}")
     lines.append(f"TARGET: Final = {lit(dst.key)}")
     lines.append(f"_KNOWN: Final = frozenset({lit(sorted(known))})  # the source body keys this path reads")
+    lines.append("_NO_TOOLS: Final[frozenset[str]] = frozenset()")
     for pattern, name in sorted(regexes.items(), key=lambda kv: kv[1]):
         lines.append(f"{name}: Final = _w.lazy_pattern(globals(), {lit(name)}, {lit(pattern)})")
     lines.append("")
@@ -518,7 +519,7 @@ def _source_imports(fn_text: str, header: str, src_module: str) -> list[str]:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 bound.add((alias.asname or alias.name).split(".")[0])
-    bound |= {"SOURCE", "TARGET", "_KNOWN", "_Deopt", "request", "_user_parts"}
+    bound |= {"SOURCE", "TARGET", "_KNOWN", "_NO_TOOLS", "_Deopt", "request", "_user_parts"}
     assigned: set[str] = set()
     used: set[str] = set()
     for node in ast.walk(tree):

@@ -582,14 +582,21 @@ def _emit_request_to_wire(em: "Emitter") -> None:
     em.parts.public.append("request_to_wire")
 
 
-def emit_options_to_wire(em: "Emitter", out: Any, bind: bool, warn_into: str | None = None) -> list[tuple[str | None, bool]]:
+def emit_options_to_wire(
+    em: "Emitter", out: Any, bind: bool, warn_into: str | None = None, only: set[str] | None = None
+) -> list[tuple[str | None, bool]]:
     """The options rows, writing into `body`: each option's value is the local `value_<name>`
     (`bind`: read from `config` first), beside `extras` and `model`. `warn_into`: the name of a
     list that collects the texts of dropped-with-a-warning options instead of warning at once
-    (the fused translators warn once the whole body is built). Returns the additive fields."""
+    (the fused translators warn once the whole body is built). `only`: the options that can be
+    set at all (a fused translator's source reads no others); a row for another option is left
+    out unless it acts on an unset value (a default, a required option). Returns the additive
+    fields."""
     ir = em.ir
     additive: list[tuple[str | None, bool]] = []
     for opt in ir.options:
+        if only is not None and opt.name not in only and not (opt.has_default or opt.required):
+            continue
         value = f"value_{opt.name}"
         if bind:
             out.add(f"{value} = config.{opt.name}")

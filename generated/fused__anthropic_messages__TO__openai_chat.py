@@ -75,6 +75,7 @@ _KNOWN: Final = frozenset(
         "top_p",
     ]
 )  # the source body keys this path reads
+_NO_TOOLS: Final[frozenset[str]] = frozenset()
 
 
 def _user_parts(raw: list[Any]) -> Any:
@@ -321,9 +322,6 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
             raise _Deopt  # a role the source refuses
         if last != "user" and last != "tool":  # §5: the last message is user or tool
             raise _Deopt
-        value_frequency_penalty: Any = NOT_GIVEN
-        value_presence_penalty: Any = NOT_GIVEN
-        value_seed: Any = NOT_GIVEN
         value_temperature: Any = src_body.get("temperature", NOT_GIVEN)
         if value_temperature is not NOT_GIVEN:
             if value_temperature is None:  # OpenArmature §6: a null option is unset
@@ -379,7 +377,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
         elif "tools" in src_body:  # a null the source carries as an extra
             raise _Deopt
         else:
-            tool_names = set()
+            tool_names = _NO_TOOLS
         tool_choice: Any = NOT_GIVEN
         if "tool_choice" in src_body:
             tool_choice = _read_tool_choice(src_body["tool_choice"])
@@ -397,14 +395,8 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
             body["top_p"] = value_top_p
         if value_top_k is not NOT_GIVEN:
             pass  # silently dropped, as the mapping declares
-        if value_seed is not NOT_GIVEN:
-            body["seed"] = value_seed
         if value_stop_sequences is not NOT_GIVEN:
             body["stop"] = value_stop_sequences
-        if value_frequency_penalty is not NOT_GIVEN:
-            body["frequency_penalty"] = value_frequency_penalty
-        if value_presence_penalty is not NOT_GIVEN:
-            body["presence_penalty"] = value_presence_penalty
         if tools is not NOT_GIVEN and tools:
             body["tools"] = [
                 _dst._tool_to_wire(tool, f"tools[{j}]") for j, tool in enumerate(tools)

@@ -78,6 +78,7 @@ _KNOWN: Final = frozenset(
         "top_p",
     ]
 )  # the source body keys this path reads
+_NO_TOOLS: Final[frozenset[str]] = frozenset()
 _RE_S1: Final = _w.lazy_pattern(globals(), "_RE_S1", "(?s)data:(.*?);base64,(.*)")
 
 
@@ -94,8 +95,8 @@ def _user_parts(raw: list[Any]) -> Any:
         kind = part.get("type")
         if (
             kind == "image_url"
-            and isinstance(_w.get_in(part, ("image_url", "url")), str)
-            and _RE_S1.fullmatch(_w.get_in(part, ("image_url", "url"))) is not None
+            and isinstance(pattern_value := _w.get_in(part, ("image_url", "url")), str)
+            and _RE_S1.fullmatch(pattern_value) is not None
         ):
             obj_1 = _w.member_dict(part, "image_url", path)
             text_2 = _w.member_str(obj_1, "url", path + ".image_url")
@@ -130,8 +131,8 @@ def _user_parts(raw: list[Any]) -> Any:
             continue
         if (
             kind == "file"
-            and isinstance(_w.get_in(part, ("file", "file_data")), str)
-            and _RE_S1.fullmatch(_w.get_in(part, ("file", "file_data"))) is not None
+            and isinstance(pattern_value := _w.get_in(part, ("file", "file_data")), str)
+            and _RE_S1.fullmatch(pattern_value) is not None
         ):
             obj_9 = _w.member_dict(part, "file", path)
             text_10 = _w.member_str(obj_9, "file_data", path + ".file")
@@ -331,7 +332,6 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
             raise _Deopt  # a role the source refuses
         if last != "user" and last != "tool":  # §5: the last message is user or tool
             raise _Deopt
-        value_top_k: Any = NOT_GIVEN
         value_temperature: Any = src_body.get("temperature", NOT_GIVEN)
         if value_temperature is not NOT_GIVEN:
             if value_temperature is None:  # OpenArmature §6: a null option is unset
@@ -409,7 +409,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
         elif "tools" in src_body:  # a null the source carries as an extra
             raise _Deopt
         else:
-            tool_names = set()
+            tool_names = _NO_TOOLS
         tool_choice: Any = NOT_GIVEN
         if "tool_choice" in src_body:
             tool_choice = _read_tool_choice(src_body["tool_choice"])
@@ -429,8 +429,6 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
             body["max_tokens"] = value_max_tokens
         if value_top_p is not NOT_GIVEN:
             dropped.append("top_p is not supported by anthropic_messages; dropped")
-        if value_top_k is not NOT_GIVEN:
-            dropped.append("top_k is not supported by anthropic_messages; dropped")
         if value_seed is not NOT_GIVEN:
             pass  # silently dropped, as the mapping declares
         if value_stop_sequences is not NOT_GIVEN:

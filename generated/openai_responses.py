@@ -691,14 +691,14 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block:
     kind = part.get("type")
     if (
         kind == "input_image"
-        and isinstance(_w.get_in(part, ("image_url",)), str)
-        and _RE_1.fullmatch(_w.get_in(part, ("image_url",))) is not None
+        and isinstance(pattern_value := _w.get_in(part, ("image_url",)), str)
+        and _RE_1.fullmatch(pattern_value) is not None
     ):
         return _read_part_image_inline(part, path)
     if (
         kind == "input_file"
-        and isinstance(_w.get_in(part, ("file_data",)), str)
-        and _RE_1.fullmatch(_w.get_in(part, ("file_data",))) is not None
+        and isinstance(pattern_value := _w.get_in(part, ("file_data",)), str)
+        and _RE_1.fullmatch(pattern_value) is not None
     ):
         return _read_part_file_inline(part, path)
     if kind == "input_text":

@@ -496,14 +496,14 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block:
     kind = part.get("type")
     if (
         kind == "image_url"
-        and isinstance(_w.get_in(part, ("image_url", "url")), str)
-        and _RE_1.fullmatch(_w.get_in(part, ("image_url", "url"))) is not None
+        and isinstance(pattern_value := _w.get_in(part, ("image_url", "url")), str)
+        and _RE_1.fullmatch(pattern_value) is not None
     ):
         return _read_part_image_inline(part, path)
     if (
         kind == "file"
-        and isinstance(_w.get_in(part, ("file", "file_data")), str)
-        and _RE_1.fullmatch(_w.get_in(part, ("file", "file_data"))) is not None
+        and isinstance(pattern_value := _w.get_in(part, ("file", "file_data")), str)
+        and _RE_1.fullmatch(pattern_value) is not None
     ):
         return _read_part_file_inline(part, path)
     if kind == "text":
