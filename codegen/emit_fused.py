@@ -438,7 +438,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     out.add("    if type(tool) is not dict:")
     out.add("        raise _Deopt")
     out.add("    tools.append(_read_tool(tool, ''))")
-    out.add("tool_names = _v.check_tools(tools)")
+    out.add("tool_names: set[str] | frozenset[str] = _v.check_tools(tools)")
     out.dedent()
     out.add(f"elif {lit(src.tools_field)} in src_body:  # a null the source carries as an extra")
     out.add("    raise _Deopt")

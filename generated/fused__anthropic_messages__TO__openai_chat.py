@@ -373,7 +373,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 if type(tool) is not dict:
                     raise _Deopt
                 tools.append(_read_tool(tool, ""))
-            tool_names = _v.check_tools(tools)
+            tool_names: set[str] | frozenset[str] = _v.check_tools(tools)
         elif "tools" in src_body:  # a null the source carries as an extra
             raise _Deopt
         else:
