@@ -295,6 +295,20 @@ class Emitter:
                 conds.append(f"str({access}).startswith({lit(family + '/')})")
         return conds
 
+    def part_branches(self, out: _Lines, alts: list[tuple[str, Node]]) -> list[tuple[int, str]]:
+        """The part dispatcher's alternatives over the wire part `part`, in the order it tries
+        them (most conditions first, then author order): `(index into alts, condition)`. Reads
+        the type tag once into `kind` (a line added to `out`) when the conditions compare it.
+        Used by the converters' dispatchers and by the fused translators, which must try the
+        alternatives exactly as the source does."""
+        conds = [self.part_condition_list(label, node, "part") for label, node in alts]
+        tag = "part.get('type') == "
+        if any(c and c[0].startswith(tag) for c in conds):
+            out.add("kind = part.get('type')")
+            conds = [[("kind == " + c[len(tag):]) if c.startswith(tag) else c for c in cs] for cs in conds]
+        ordered = sorted(range(len(alts)), key=lambda i: (-len(conds[i]), i))
+        return [(i, " and ".join(conds[i]) or "True") for i in ordered]
+
     def dispatch_condition_list(self, node: Node, var: str) -> list[str]:
         conds = []
         for cond in conditions_of(node):
@@ -490,19 +504,12 @@ class Emitter:
 
         # dispatchers
         def dispatcher(name: str, alts: list[tuple[str, Node, str]], doc: str, ret: str) -> None:
-            conds = [self.part_condition_list(label, node, "part") for label, node, _ in alts]
-            ordered = sorted(enumerate(alts), key=lambda p: (-len(conds[p[0]]), p[0]))
             out = _Lines()
             out.add("part = _w.expect_dict(value, path)")
-            tag = "part.get('type') == "
-            if any(c and c[0].startswith(tag) for c in conds):
-                # the type tag is read once; each alternative compares it first
-                out.add("kind = part.get('type')")
-                conds = [[("kind == " + c[len(tag):]) if c.startswith(tag) else c for c in cs] for cs in conds]
-            for index, (label, node, call) in ordered:
-                out.add(f"if {' and '.join(conds[index]) or 'True'}:")
+            for index, cond in self.part_branches(out, [(label, node) for label, node, _ in alts]):
+                out.add(f"if {cond}:")
                 out.indent()
-                out.add(f"return {call}")
+                out.add(f"return {alts[index][2]}")
                 out.dedent()
             if ir.part_dispatch == "keys":
                 keys = sorted({k for _, n, _ in alts if isinstance(n, Obj) for k, c in n.items if not isinstance(c, Lit) and any(not s.optional for s in slots_of(c))})

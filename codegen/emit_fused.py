@@ -161,9 +161,6 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped") -> list[str] | None:
     alts = [(k, n) for k, n in s_em.part_templates() if k not in ("thinking", "redacted_thinking")]
     if src.tool_results_strategy == "group_into_user_message":
         alts.append(("tool_result", src.tool_result_template))
-    conds = [s_em.part_condition_list(label, node, "part") for label, node in alts]
-    ordered = sorted(range(len(alts)), key=lambda i: (-len(conds[i]), i))  # as the source's dispatcher
-    tag = "part.get('type') == "
     out = _Lines()
     out.add("if not raw:")
     out.add("    return None")
@@ -174,12 +171,9 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped") -> list[str] | None:
     out.indent()
     out.add("if type(part) is not dict:")
     out.add("    return None")
-    if any(c and c[0].startswith(tag) for c in conds):
-        out.add("kind = part.get('type')")
-        conds = [[("kind == " + c[len(tag):]) if c.startswith(tag) else c for c in cs] for cs in conds]
-    for i in ordered:
+    for i, cond in s_em.part_branches(out, alts):  # as the source's dispatcher tries them
         label, node = alts[i]
-        out.add(f"if {' and '.join(conds[i]) or 'True'}:")
+        out.add(f"if {cond}:")
         out.indent()
         target = dst.parts.get(label)
         if label == "tool_result" or not _part_fusable(label, node, target):
