@@ -181,7 +181,7 @@ class Emitter:
                 got[child.items[0].field] = var
             elif isinstance(child, Interp):
                 var = out.fresh("text")
-                out.add(f"{var} = _w.member_str({src}, {lit(key)}, {path})")
+                self.read_member(out, var, "member_str", src, key, path)
                 m = out.fresh("match")
                 out.add(f"{m} = {self.regex(child.pattern())}.fullmatch({var})")
                 out.add(f"if {m} is None:")
@@ -199,7 +199,7 @@ class Emitter:
                 )
                 sub = out.fresh("obj")
                 if needed:
-                    out.add(f"{sub} = _w.member_dict({src}, {lit(key)}, {path})")
+                    self.read_member(out, sub, "member_dict", src, key, path)
                     self.read_node(out, child, sub, child_path, context, got, lenient, optional_fields)
                 else:
                     out.add(f"{sub} = {src}.get({lit(key)})")
@@ -222,6 +222,20 @@ class Emitter:
                         got[name] = f"{name.replace('.', '_')}_{sub}"
             else:
                 raise AssertionError("arrays inside part templates are not readable")
+
+    _FAST_TYPES: dict[str, str] = {"member_str": "str", "member_dict": "dict", "member_list": "list"}
+
+    def read_member(self, out: _Lines, var: str, fn: str, src: str, key: str, path: str) -> None:
+        """`var = _w.<fn>(src, key, path)`; a required string, object or array is read inline
+        first (one `.get` and a type test), the helper only on the way to its error."""
+        call = f"_w.{fn}({src}, {lit(key)}, {path})"
+        kind = self._FAST_TYPES.get(fn)
+        if kind is None or not src.isidentifier():
+            out.add(f"{var} = {call}")
+            return
+        out.add(f"{var} = {src}.get({lit(key)})")
+        out.add(f"if type({var}) is not {kind}:")
+        out.add(f"    {var} = {call}")
 
     def interp_form(self, node: Interp) -> str:
         return "".join(p if isinstance(p, str) else "{" + p.field + "}" for p in node.pieces)
@@ -262,7 +276,7 @@ class Emitter:
             fn = "optional_json" if optional else "member_dict"
         else:
             fn = "member"
-        out.add(f"{var} = _w.{fn}({src}, {lit(key)}, {path})")
+        self.read_member(out, var, fn, src, key, path)
         if kind == "bool" and not optional:
             out.add(f"{var} = _w.expect_bool({var}, {child_path})")
         return var

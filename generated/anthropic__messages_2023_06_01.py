@@ -528,37 +528,53 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
 
 def _read_part_text(part: dict[str, Any], path: str) -> Block:
     """Wire `text` part -> canonical block."""
-    text_1 = _w.member_str(part, "text", path)
+    text_1 = part.get("text")
+    if type(text_1) is not str:
+        text_1 = _w.member_str(part, "text", path)
     return TextBlock(text=text_1, signature=NOT_GIVEN)
 
 
 def _read_part_thinking(part: dict[str, Any], path: str) -> Block:
     """Wire `thinking` part -> canonical block."""
-    text_1 = _w.member_str(part, "thinking", path)
-    signature_2 = _w.member_str(part, "signature", path)
+    text_1 = part.get("thinking")
+    if type(text_1) is not str:
+        text_1 = _w.member_str(part, "thinking", path)
+    signature_2 = part.get("signature")
+    if type(signature_2) is not str:
+        signature_2 = _w.member_str(part, "signature", path)
     return ThinkingBlock(text=text_1, signature=signature_2, origin=PROVIDER)
 
 
 def _read_part_redacted_thinking(part: dict[str, Any], path: str) -> Block:
     """Wire `redacted_thinking` part -> canonical block."""
-    data_1 = _w.member_str(part, "data", path)
+    data_1 = part.get("data")
+    if type(data_1) is not str:
+        data_1 = _w.member_str(part, "data", path)
     return RedactedThinkingBlock(data=data_1, origin=PROVIDER)
 
 
 def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
     """Wire `image.url` part -> canonical block."""
-    obj_1 = _w.member_dict(part, "source", path)
-    source_url_2 = _w.member_str(obj_1, "url", path + ".source")
+    obj_1 = part.get("source")
+    if type(obj_1) is not dict:
+        obj_1 = _w.member_dict(part, "source", path)
+    source_url_2 = obj_1.get("url")
+    if type(source_url_2) is not str:
+        source_url_2 = _w.member_str(obj_1, "url", path + ".source")
     return ImageBlock(source=UrlSource(url=source_url_2), media_type=NOT_GIVEN, detail=NOT_GIVEN)
 
 
 def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
     """Wire `image.inline` part -> canonical block."""
-    obj_1 = _w.member_dict(part, "source", path)
+    obj_1 = part.get("source")
+    if type(obj_1) is not dict:
+        obj_1 = _w.member_dict(part, "source", path)
     media_type_2 = _vm_image_type_reverse(
         _w.member_str(obj_1, "media_type", path + ".source"), path + ".source" + ".media_type"
     )
-    source_base64_data_3 = _w.member_str(obj_1, "data", path + ".source")
+    source_base64_data_3 = obj_1.get("data")
+    if type(source_base64_data_3) is not str:
+        source_base64_data_3 = _w.member_str(obj_1, "data", path + ".source")
     return ImageBlock(
         source=InlineSource(base64_data=source_base64_data_3),
         media_type=media_type_2,
@@ -568,19 +584,27 @@ def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
 
 def _read_part_file_url(part: dict[str, Any], path: str) -> Block:
     """Wire `file.url` part -> canonical block."""
-    obj_1 = _w.member_dict(part, "source", path)
-    source_url_2 = _w.member_str(obj_1, "url", path + ".source")
+    obj_1 = part.get("source")
+    if type(obj_1) is not dict:
+        obj_1 = _w.member_dict(part, "source", path)
+    source_url_2 = obj_1.get("url")
+    if type(source_url_2) is not str:
+        source_url_2 = _w.member_str(obj_1, "url", path + ".source")
     filename_3 = _w.optional_str(part, "title", path)
     return FileBlock(source=UrlSource(url=source_url_2), media_type=NOT_GIVEN, filename=filename_3)
 
 
 def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
     """Wire `file.inline` part -> canonical block."""
-    obj_1 = _w.member_dict(part, "source", path)
+    obj_1 = part.get("source")
+    if type(obj_1) is not dict:
+        obj_1 = _w.member_dict(part, "source", path)
     media_type_2 = _vm_document_type_reverse(
         _w.member_str(obj_1, "media_type", path + ".source"), path + ".source" + ".media_type"
     )
-    source_base64_data_3 = _w.member_str(obj_1, "data", path + ".source")
+    source_base64_data_3 = obj_1.get("data")
+    if type(source_base64_data_3) is not str:
+        source_base64_data_3 = _w.member_str(obj_1, "data", path + ".source")
     filename_4 = _w.optional_str(part, "title", path)
     return FileBlock(
         source=InlineSource(base64_data=source_base64_data_3),
@@ -591,9 +615,15 @@ def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
 
 def _read_tool_call(call: dict[str, Any], path: str, lenient: bool) -> ToolCall:
     """Wire tool call -> canonical ToolCall."""
-    id_1 = _w.member_str(call, "id", path)
-    name_2 = _w.member_str(call, "name", path)
-    arguments_3 = _w.member_dict(call, "input", path)
+    id_1 = call.get("id")
+    if type(id_1) is not str:
+        id_1 = _w.member_str(call, "id", path)
+    name_2 = call.get("name")
+    if type(name_2) is not str:
+        name_2 = _w.member_str(call, "name", path)
+    arguments_3 = call.get("input")
+    if type(arguments_3) is not dict:
+        arguments_3 = _w.member_dict(call, "input", path)
     return ToolCall(id=id_1, name=name_2, arguments=arguments_3)
 
 
@@ -604,7 +634,9 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
             path + ".is_error",
             "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool_result)",
         )
-    tool_call_id_1 = _w.member_str(result, "tool_use_id", path)
+    tool_call_id_1 = result.get("tool_use_id")
+    if type(tool_call_id_1) is not str:
+        tool_call_id_1 = _w.member_str(result, "tool_use_id", path)
     content_2 = _w.member_text(result, "content", path)
     return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
 
@@ -1114,9 +1146,13 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
 
 def _read_tool(tool: dict[str, Any], path: str) -> Tool:
     """Wire tool definition -> canonical tool."""
-    name_1 = _w.member_str(tool, "name", path)
+    name_1 = tool.get("name")
+    if type(name_1) is not str:
+        name_1 = _w.member_str(tool, "name", path)
     description_2 = _w.optional_str(tool, "description", path)
-    parameters_3 = _w.member_dict(tool, "input_schema", path)
+    parameters_3 = tool.get("input_schema")
+    if type(parameters_3) is not dict:
+        parameters_3 = _w.member_dict(tool, "input_schema", path)
     strict_4 = _w.optional_bool(tool, "strict", path)
     return Tool(name=name_1, description=description_2, parameters=parameters_3, strict=strict_4)
 
@@ -1130,7 +1166,9 @@ def _read_tool_choice(value: Any) -> ToolChoice:
                 "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool_choice)",
             )
     if type(value) is dict and value.get("type") == "tool" and "name" in value:
-        name_1 = _w.member_str(value, "name", "tool_choice")
+        name_1 = value.get("name")
+        if type(name_1) is not str:
+            name_1 = _w.member_str(value, "name", "tool_choice")
         return ForcedTool(name=name_1)
     if type(value) is dict and value.get("type") == "auto":
         return "auto"
@@ -1148,8 +1186,12 @@ def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:
             path + ".effort",
             "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.structured_output)",
         )
-    obj_1 = _w.member_dict(value, "format", path)
-    schema_2 = _w.member_dict(obj_1, "schema", path + ".format")
+    obj_1 = value.get("format")
+    if type(obj_1) is not dict:
+        obj_1 = _w.member_dict(value, "format", path)
+    schema_2 = obj_1.get("schema")
+    if type(schema_2) is not dict:
+        schema_2 = _w.member_dict(obj_1, "schema", path + ".format")
     return schema_2
 
 

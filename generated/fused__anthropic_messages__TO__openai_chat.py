@@ -90,8 +90,12 @@ def _user_parts(raw: list[Any]) -> Any:
             return None
         kind = part.get("type")
         if kind == "image" and _w.get_in(part, ("source", "type")) == "url":
-            obj_1 = _w.member_dict(part, "source", path)
-            source_url_2 = _w.member_str(obj_1, "url", path + ".source")
+            obj_1 = part.get("source")
+            if type(obj_1) is not dict:
+                obj_1 = _w.member_dict(part, "source", path)
+            source_url_2 = obj_1.get("url")
+            if type(source_url_2) is not str:
+                source_url_2 = _w.member_str(obj_1, "url", path + ".source")
             f_source_url_3: Any = source_url_2
             ok_4 = bool((f_source_url_3))
             if not ok_4:
@@ -103,12 +107,16 @@ def _user_parts(raw: list[Any]) -> Any:
             texts.append(None)
             continue
         if kind == "image" and _w.get_in(part, ("source", "type")) == "base64":
-            obj_5 = _w.member_dict(part, "source", path)
+            obj_5 = part.get("source")
+            if type(obj_5) is not dict:
+                obj_5 = _w.member_dict(part, "source", path)
             media_type_6 = _vm_image_type_reverse(
                 _w.member_str(obj_5, "media_type", path + ".source"),
                 path + ".source" + ".media_type",
             )
-            source_base64_data_7 = _w.member_str(obj_5, "data", path + ".source")
+            source_base64_data_7 = obj_5.get("data")
+            if type(source_base64_data_7) is not str:
+                source_base64_data_7 = _w.member_str(obj_5, "data", path + ".source")
             f_media_type_8: Any = media_type_6
             f_source_base64_data_9: Any = source_base64_data_7
             ok_10 = bool(
@@ -125,8 +133,12 @@ def _user_parts(raw: list[Any]) -> Any:
             texts.append(None)
             continue
         if kind == "document" and _w.get_in(part, ("source", "type")) == "url":
-            obj_11 = _w.member_dict(part, "source", path)
-            source_url_12 = _w.member_str(obj_11, "url", path + ".source")
+            obj_11 = part.get("source")
+            if type(obj_11) is not dict:
+                obj_11 = _w.member_dict(part, "source", path)
+            source_url_12 = obj_11.get("url")
+            if type(source_url_12) is not str:
+                source_url_12 = _w.member_str(obj_11, "url", path + ".source")
             filename_13 = _w.optional_str(part, "title", path)
             f_source_url_14: Any = source_url_12
             f_filename_15: Any = filename_13
@@ -138,12 +150,16 @@ def _user_parts(raw: list[Any]) -> Any:
                 return None
             return None  # the target refuses it: the canonical path says so
         if kind == "document" and _w.get_in(part, ("source", "type")) == "base64":
-            obj_17 = _w.member_dict(part, "source", path)
+            obj_17 = part.get("source")
+            if type(obj_17) is not dict:
+                obj_17 = _w.member_dict(part, "source", path)
             media_type_18 = _vm_document_type_reverse(
                 _w.member_str(obj_17, "media_type", path + ".source"),
                 path + ".source" + ".media_type",
             )
-            source_base64_data_19 = _w.member_str(obj_17, "data", path + ".source")
+            source_base64_data_19 = obj_17.get("data")
+            if type(source_base64_data_19) is not str:
+                source_base64_data_19 = _w.member_str(obj_17, "data", path + ".source")
             filename_20 = _w.optional_str(part, "title", path)
             f_media_type_21: Any = media_type_18
             f_source_base64_data_22: Any = source_base64_data_19
@@ -167,7 +183,9 @@ def _user_parts(raw: list[Any]) -> Any:
             texts.append(None)
             continue
         if kind == "text":
-            text_25 = _w.member_str(part, "text", path)
+            text_25 = part.get("text")
+            if type(text_25) is not str:
+                text_25 = _w.member_str(part, "text", path)
             f_text_26: Any = text_25
             ok_27 = bool((f_text_26))
             if not ok_27:

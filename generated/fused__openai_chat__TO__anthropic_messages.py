@@ -98,8 +98,12 @@ def _user_parts(raw: list[Any]) -> Any:
             and isinstance(pattern_value := _w.get_in(part, ("image_url", "url")), str)
             and _RE_S1.fullmatch(pattern_value) is not None
         ):
-            obj_1 = _w.member_dict(part, "image_url", path)
-            text_2 = _w.member_str(obj_1, "url", path + ".image_url")
+            obj_1 = part.get("image_url")
+            if type(obj_1) is not dict:
+                obj_1 = _w.member_dict(part, "image_url", path)
+            text_2 = obj_1.get("url")
+            if type(text_2) is not str:
+                text_2 = _w.member_str(obj_1, "url", path + ".image_url")
             match_3 = _RE_S1.fullmatch(text_2)
             if match_3 is None:
                 raise _w.WireShapeError(
@@ -134,8 +138,12 @@ def _user_parts(raw: list[Any]) -> Any:
             and isinstance(pattern_value := _w.get_in(part, ("file", "file_data")), str)
             and _RE_S1.fullmatch(pattern_value) is not None
         ):
-            obj_9 = _w.member_dict(part, "file", path)
-            text_10 = _w.member_str(obj_9, "file_data", path + ".file")
+            obj_9 = part.get("file")
+            if type(obj_9) is not dict:
+                obj_9 = _w.member_dict(part, "file", path)
+            text_10 = obj_9.get("file_data")
+            if type(text_10) is not str:
+                text_10 = _w.member_str(obj_9, "file_data", path + ".file")
             match_11 = _RE_S1.fullmatch(text_10)
             if match_11 is None:
                 raise _w.WireShapeError(
@@ -167,7 +175,9 @@ def _user_parts(raw: list[Any]) -> Any:
             texts.append(None)
             continue
         if kind == "text":
-            text_17 = _w.member_str(part, "text", path)
+            text_17 = part.get("text")
+            if type(text_17) is not str:
+                text_17 = _w.member_str(part, "text", path)
             f_text_18: Any = text_17
             ok_19 = bool((f_text_18))
             if not ok_19:
@@ -176,8 +186,12 @@ def _user_parts(raw: list[Any]) -> Any:
             texts.append(f_text_18)
             continue
         if kind == "image_url":
-            obj_20 = _w.member_dict(part, "image_url", path)
-            source_url_21 = _w.member_str(obj_20, "url", path + ".image_url")
+            obj_20 = part.get("image_url")
+            if type(obj_20) is not dict:
+                obj_20 = _w.member_dict(part, "image_url", path)
+            source_url_21 = obj_20.get("url")
+            if type(source_url_21) is not str:
+                source_url_21 = _w.member_str(obj_20, "url", path + ".image_url")
             detail_22 = _w.optional_detail(obj_20, "detail", path + ".image_url")
             f_source_url_23: Any = source_url_21
             f_detail_24: Any = detail_22
@@ -191,8 +205,12 @@ def _user_parts(raw: list[Any]) -> Any:
             texts.append(None)
             continue
         if kind == "input_audio":
-            obj_26 = _w.member_dict(part, "input_audio", path)
-            source_base64_data_27 = _w.member_str(obj_26, "data", path + ".input_audio")
+            obj_26 = part.get("input_audio")
+            if type(obj_26) is not dict:
+                obj_26 = _w.member_dict(part, "input_audio", path)
+            source_base64_data_27 = obj_26.get("data")
+            if type(source_base64_data_27) is not str:
+                source_base64_data_27 = _w.member_str(obj_26, "data", path + ".input_audio")
             media_type_28 = _vm_audio_format_reverse(
                 _w.member_str(obj_26, "format", path + ".input_audio"),
                 path + ".input_audio" + ".format",

@@ -386,7 +386,9 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
 
 def _read_part_text(part: dict[str, Any], path: str) -> Block:
     """Wire `text` part -> canonical block."""
-    text_1 = _w.member_str(part, "text", path)
+    text_1 = part.get("text")
+    if type(text_1) is not str:
+        text_1 = _w.member_str(part, "text", path)
     signature_2 = _w.optional_str(part, "thoughtSignature", path)
     origin_ = PROVIDER if signature_2 is not NOT_GIVEN else NOT_GIVEN
     return TextBlock(text=text_1, signature=signature_2, origin=origin_)
@@ -394,24 +396,36 @@ def _read_part_text(part: dict[str, Any], path: str) -> Block:
 
 def _read_part_thinking(part: dict[str, Any], path: str) -> Block:
     """Wire `thinking` part -> canonical block."""
-    text_1 = _w.member_str(part, "text", path)
+    text_1 = part.get("text")
+    if type(text_1) is not str:
+        text_1 = _w.member_str(part, "text", path)
     signature_2 = _w.optional_str(part, "thoughtSignature", path)
     return ThinkingBlock(text=text_1, signature=signature_2, origin=PROVIDER)
 
 
 def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
     """Wire `image.url` part -> canonical block."""
-    obj_1 = _w.member_dict(part, "fileData", path)
+    obj_1 = part.get("fileData")
+    if type(obj_1) is not dict:
+        obj_1 = _w.member_dict(part, "fileData", path)
     media_type_2 = _w.optional_str(obj_1, "mimeType", path + ".fileData")
-    source_url_3 = _w.member_str(obj_1, "fileUri", path + ".fileData")
+    source_url_3 = obj_1.get("fileUri")
+    if type(source_url_3) is not str:
+        source_url_3 = _w.member_str(obj_1, "fileUri", path + ".fileData")
     return ImageBlock(source=UrlSource(url=source_url_3), media_type=media_type_2, detail=NOT_GIVEN)
 
 
 def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
     """Wire `image.inline` part -> canonical block."""
-    obj_1 = _w.member_dict(part, "inlineData", path)
-    media_type_2 = _w.member_str(obj_1, "mimeType", path + ".inlineData")
-    source_base64_data_3 = _w.member_str(obj_1, "data", path + ".inlineData")
+    obj_1 = part.get("inlineData")
+    if type(obj_1) is not dict:
+        obj_1 = _w.member_dict(part, "inlineData", path)
+    media_type_2 = obj_1.get("mimeType")
+    if type(media_type_2) is not str:
+        media_type_2 = _w.member_str(obj_1, "mimeType", path + ".inlineData")
+    source_base64_data_3 = obj_1.get("data")
+    if type(source_base64_data_3) is not str:
+        source_base64_data_3 = _w.member_str(obj_1, "data", path + ".inlineData")
     return ImageBlock(
         source=InlineSource(base64_data=source_base64_data_3),
         media_type=media_type_2,
@@ -421,17 +435,27 @@ def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
 
 def _read_part_audio_url(part: dict[str, Any], path: str) -> Block:
     """Wire `audio.url` part -> canonical block."""
-    obj_1 = _w.member_dict(part, "fileData", path)
+    obj_1 = part.get("fileData")
+    if type(obj_1) is not dict:
+        obj_1 = _w.member_dict(part, "fileData", path)
     media_type_2 = _w.optional_str(obj_1, "mimeType", path + ".fileData")
-    source_url_3 = _w.member_str(obj_1, "fileUri", path + ".fileData")
+    source_url_3 = obj_1.get("fileUri")
+    if type(source_url_3) is not str:
+        source_url_3 = _w.member_str(obj_1, "fileUri", path + ".fileData")
     return AudioBlock(source=UrlSource(url=source_url_3), media_type=media_type_2)
 
 
 def _read_part_audio_inline(part: dict[str, Any], path: str) -> Block:
     """Wire `audio.inline` part -> canonical block."""
-    obj_1 = _w.member_dict(part, "inlineData", path)
-    media_type_2 = _w.member_str(obj_1, "mimeType", path + ".inlineData")
-    source_base64_data_3 = _w.member_str(obj_1, "data", path + ".inlineData")
+    obj_1 = part.get("inlineData")
+    if type(obj_1) is not dict:
+        obj_1 = _w.member_dict(part, "inlineData", path)
+    media_type_2 = obj_1.get("mimeType")
+    if type(media_type_2) is not str:
+        media_type_2 = _w.member_str(obj_1, "mimeType", path + ".inlineData")
+    source_base64_data_3 = obj_1.get("data")
+    if type(source_base64_data_3) is not str:
+        source_base64_data_3 = _w.member_str(obj_1, "data", path + ".inlineData")
     return AudioBlock(
         source=InlineSource(base64_data=source_base64_data_3), media_type=media_type_2
     )
@@ -439,9 +463,13 @@ def _read_part_audio_inline(part: dict[str, Any], path: str) -> Block:
 
 def _read_part_file_url(part: dict[str, Any], path: str) -> Block:
     """Wire `file.url` part -> canonical block."""
-    obj_1 = _w.member_dict(part, "fileData", path)
+    obj_1 = part.get("fileData")
+    if type(obj_1) is not dict:
+        obj_1 = _w.member_dict(part, "fileData", path)
     media_type_2 = _w.optional_str(obj_1, "mimeType", path + ".fileData")
-    source_url_3 = _w.member_str(obj_1, "fileUri", path + ".fileData")
+    source_url_3 = obj_1.get("fileUri")
+    if type(source_url_3) is not str:
+        source_url_3 = _w.member_str(obj_1, "fileUri", path + ".fileData")
     return FileBlock(
         source=UrlSource(url=source_url_3), media_type=media_type_2, filename=NOT_GIVEN
     )
@@ -449,9 +477,15 @@ def _read_part_file_url(part: dict[str, Any], path: str) -> Block:
 
 def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
     """Wire `file.inline` part -> canonical block."""
-    obj_1 = _w.member_dict(part, "inlineData", path)
-    media_type_2 = _w.member_str(obj_1, "mimeType", path + ".inlineData")
-    source_base64_data_3 = _w.member_str(obj_1, "data", path + ".inlineData")
+    obj_1 = part.get("inlineData")
+    if type(obj_1) is not dict:
+        obj_1 = _w.member_dict(part, "inlineData", path)
+    media_type_2 = obj_1.get("mimeType")
+    if type(media_type_2) is not str:
+        media_type_2 = _w.member_str(obj_1, "mimeType", path + ".inlineData")
+    source_base64_data_3 = obj_1.get("data")
+    if type(source_base64_data_3) is not str:
+        source_base64_data_3 = _w.member_str(obj_1, "data", path + ".inlineData")
     return FileBlock(
         source=InlineSource(base64_data=source_base64_data_3),
         media_type=media_type_2,
@@ -461,10 +495,16 @@ def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
 
 def _read_tool_call(call: dict[str, Any], path: str, lenient: bool) -> ToolCall:
     """Wire tool call -> canonical ToolCall."""
-    obj_1 = _w.member_dict(call, "functionCall", path)
+    obj_1 = call.get("functionCall")
+    if type(obj_1) is not dict:
+        obj_1 = _w.member_dict(call, "functionCall", path)
     id_2 = _w.optional_str(obj_1, "id", path + ".functionCall")
-    name_3 = _w.member_str(obj_1, "name", path + ".functionCall")
-    arguments_4 = _w.member_dict(obj_1, "args", path + ".functionCall")
+    name_3 = obj_1.get("name")
+    if type(name_3) is not str:
+        name_3 = _w.member_str(obj_1, "name", path + ".functionCall")
+    arguments_4 = obj_1.get("args")
+    if type(arguments_4) is not dict:
+        arguments_4 = _w.member_dict(obj_1, "args", path + ".functionCall")
     signature_5 = _w.optional_str(call, "thoughtSignature", path)
     call_id = id_2 if isinstance(id_2, str) else ""  # synthesized by the turn reader
     origin_ = PROVIDER if signature_5 is not NOT_GIVEN else NOT_GIVEN
@@ -485,10 +525,16 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
             path + ".parts",
             "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool_result)",
         )
-    obj_1 = _w.member_dict(result, "functionResponse", path)
+    obj_1 = result.get("functionResponse")
+    if type(obj_1) is not dict:
+        obj_1 = _w.member_dict(result, "functionResponse", path)
     tool_call_id_2 = _w.optional_str(obj_1, "id", path + ".functionResponse")
-    name_3 = _w.member_str(obj_1, "name", path + ".functionResponse")
-    obj_4 = _w.member_dict(obj_1, "response", path + ".functionResponse")
+    name_3 = obj_1.get("name")
+    if type(name_3) is not str:
+        name_3 = _w.member_str(obj_1, "name", path + ".functionResponse")
+    obj_4 = obj_1.get("response")
+    if type(obj_4) is not dict:
+        obj_4 = _w.member_dict(obj_1, "response", path + ".functionResponse")
     content_5 = _w.member_text(obj_4, "result", path + ".functionResponse" + ".response")
     result_id = (
         tool_call_id_2 if isinstance(tool_call_id_2, str) else ""
@@ -1073,7 +1119,9 @@ def _read_tool(tool: dict[str, Any], path: str) -> Tool:
             path + ".behavior",
             "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool)",
         )
-    name_1 = _w.member_str(tool, "name", path)
+    name_1 = tool.get("name")
+    if type(name_1) is not str:
+        name_1 = _w.member_str(tool, "name", path)
     description_2 = _w.optional_str(tool, "description", path)
     parameters_3 = _w.optional_json(tool, "parametersJsonSchema", path)
     return Tool(name=name_1, description=description_2, parameters=parameters_3)
@@ -1105,7 +1153,9 @@ def _read_tool_choice(value: Any) -> ToolChoice:
 
 def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:
     """Wire structured-output field -> the JSON Schema it carries."""
-    schema_1 = _w.member_dict(value, "responseJsonSchema", path)
+    schema_1 = value.get("responseJsonSchema")
+    if type(schema_1) is not dict:
+        schema_1 = _w.member_dict(value, "responseJsonSchema", path)
     return schema_1
 
 

@@ -410,22 +410,32 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
 
 def _read_part_text(part: dict[str, Any], path: str) -> Block:
     """Wire `text` part -> canonical block."""
-    text_1 = _w.member_str(part, "text", path)
+    text_1 = part.get("text")
+    if type(text_1) is not str:
+        text_1 = _w.member_str(part, "text", path)
     return TextBlock(text=text_1, signature=NOT_GIVEN)
 
 
 def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
     """Wire `image.url` part -> canonical block."""
-    obj_1 = _w.member_dict(part, "image_url", path)
-    source_url_2 = _w.member_str(obj_1, "url", path + ".image_url")
+    obj_1 = part.get("image_url")
+    if type(obj_1) is not dict:
+        obj_1 = _w.member_dict(part, "image_url", path)
+    source_url_2 = obj_1.get("url")
+    if type(source_url_2) is not str:
+        source_url_2 = _w.member_str(obj_1, "url", path + ".image_url")
     detail_3 = _w.optional_detail(obj_1, "detail", path + ".image_url")
     return ImageBlock(source=UrlSource(url=source_url_2), media_type=NOT_GIVEN, detail=detail_3)
 
 
 def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
     """Wire `image.inline` part -> canonical block."""
-    obj_1 = _w.member_dict(part, "image_url", path)
-    text_2 = _w.member_str(obj_1, "url", path + ".image_url")
+    obj_1 = part.get("image_url")
+    if type(obj_1) is not dict:
+        obj_1 = _w.member_dict(part, "image_url", path)
+    text_2 = obj_1.get("url")
+    if type(text_2) is not str:
+        text_2 = _w.member_str(obj_1, "url", path + ".image_url")
     match_3 = _RE_1.fullmatch(text_2)
     if match_3 is None:
         raise _w.WireShapeError(
@@ -442,8 +452,12 @@ def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
 
 def _read_part_audio_inline(part: dict[str, Any], path: str) -> Block:
     """Wire `audio.inline` part -> canonical block."""
-    obj_1 = _w.member_dict(part, "input_audio", path)
-    source_base64_data_2 = _w.member_str(obj_1, "data", path + ".input_audio")
+    obj_1 = part.get("input_audio")
+    if type(obj_1) is not dict:
+        obj_1 = _w.member_dict(part, "input_audio", path)
+    source_base64_data_2 = obj_1.get("data")
+    if type(source_base64_data_2) is not str:
+        source_base64_data_2 = _w.member_str(obj_1, "data", path + ".input_audio")
     media_type_3 = _vm_audio_format_reverse(
         _w.member_str(obj_1, "format", path + ".input_audio"), path + ".input_audio" + ".format"
     )
@@ -454,8 +468,12 @@ def _read_part_audio_inline(part: dict[str, Any], path: str) -> Block:
 
 def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
     """Wire `file.inline` part -> canonical block."""
-    obj_1 = _w.member_dict(part, "file", path)
-    text_2 = _w.member_str(obj_1, "file_data", path + ".file")
+    obj_1 = part.get("file")
+    if type(obj_1) is not dict:
+        obj_1 = _w.member_dict(part, "file", path)
+    text_2 = obj_1.get("file_data")
+    if type(text_2) is not str:
+        text_2 = _w.member_str(obj_1, "file_data", path + ".file")
     match_3 = _RE_1.fullmatch(text_2)
     if match_3 is None:
         raise _w.WireShapeError(
@@ -472,9 +490,15 @@ def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
 
 def _read_tool_call(call: dict[str, Any], path: str, lenient: bool) -> ToolCall:
     """Wire tool call -> canonical ToolCall."""
-    id_1 = _w.member_str(call, "id", path)
-    obj_2 = _w.member_dict(call, "function", path)
-    name_3 = _w.member_str(obj_2, "name", path + ".function")
+    id_1 = call.get("id")
+    if type(id_1) is not str:
+        id_1 = _w.member_str(call, "id", path)
+    obj_2 = call.get("function")
+    if type(obj_2) is not dict:
+        obj_2 = _w.member_dict(call, "function", path)
+    name_3 = obj_2.get("name")
+    if type(name_3) is not str:
+        name_3 = _w.member_str(obj_2, "name", path + ".function")
     arguments_4 = _w.loads_object(
         _w.member(obj_2, "arguments", path + ".function"),
         path + ".function" + ".arguments",
@@ -485,7 +509,9 @@ def _read_tool_call(call: dict[str, Any], path: str, lenient: bool) -> ToolCall:
 
 def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     """Wire tool result -> canonical tool message."""
-    tool_call_id_1 = _w.member_str(result, "tool_call_id", path)
+    tool_call_id_1 = result.get("tool_call_id")
+    if type(tool_call_id_1) is not str:
+        tool_call_id_1 = _w.member_str(result, "tool_call_id", path)
     content_2 = _w.member_text(result, "content", path)
     return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
 
@@ -942,8 +968,12 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
 
 def _read_tool(tool: dict[str, Any], path: str) -> Tool:
     """Wire tool definition -> canonical tool."""
-    obj_1 = _w.member_dict(tool, "function", path)
-    name_2 = _w.member_str(obj_1, "name", path + ".function")
+    obj_1 = tool.get("function")
+    if type(obj_1) is not dict:
+        obj_1 = _w.member_dict(tool, "function", path)
+    name_2 = obj_1.get("name")
+    if type(name_2) is not str:
+        name_2 = _w.member_str(obj_1, "name", path + ".function")
     description_3 = _w.optional_str(obj_1, "description", path + ".function")
     parameters_4 = _w.optional_json(obj_1, "parameters", path + ".function")
     strict_5 = _w.optional_bool(obj_1, "strict", path + ".function")
@@ -953,8 +983,12 @@ def _read_tool(tool: dict[str, Any], path: str) -> Tool:
 def _read_tool_choice(value: Any) -> ToolChoice:
     """Wire tool_choice -> canonical."""
     if type(value) is dict and value.get("type") == "function" and "function" in value:
-        obj_1 = _w.member_dict(value, "function", "tool_choice")
-        name_2 = _w.member_str(obj_1, "name", "tool_choice" + ".function")
+        obj_1 = value.get("function")
+        if type(obj_1) is not dict:
+            obj_1 = _w.member_dict(value, "function", "tool_choice")
+        name_2 = obj_1.get("name")
+        if type(name_2) is not str:
+            name_2 = _w.member_str(obj_1, "name", "tool_choice" + ".function")
         return ForcedTool(name=name_2)
     if value == "auto":
         return "auto"
@@ -967,9 +1001,13 @@ def _read_tool_choice(value: Any) -> ToolChoice:
 
 def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:
     """Wire structured-output field -> the JSON Schema it carries."""
-    obj_1 = _w.member_dict(value, "json_schema", path)
+    obj_1 = value.get("json_schema")
+    if type(obj_1) is not dict:
+        obj_1 = _w.member_dict(value, "json_schema", path)
     name_2 = _w.optional_str(obj_1, "name", path + ".json_schema")
-    schema_3 = _w.member_dict(obj_1, "schema", path + ".json_schema")
+    schema_3 = obj_1.get("schema")
+    if type(schema_3) is not dict:
+        schema_3 = _w.member_dict(obj_1, "schema", path + ".json_schema")
     strict_4 = _w.optional_bool(obj_1, "strict", path + ".json_schema")
     return schema_3
 

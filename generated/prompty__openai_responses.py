@@ -614,20 +614,26 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
 
 def _read_part_text(part: dict[str, Any], path: str) -> Block:
     """Wire `text` part -> canonical block."""
-    text_1 = _w.member_str(part, "text", path)
+    text_1 = part.get("text")
+    if type(text_1) is not str:
+        text_1 = _w.member_str(part, "text", path)
     return TextBlock(text=text_1, signature=NOT_GIVEN)
 
 
 def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
     """Wire `image.url` part -> canonical block."""
-    source_url_1 = _w.member_str(part, "image_url", path)
+    source_url_1 = part.get("image_url")
+    if type(source_url_1) is not str:
+        source_url_1 = _w.member_str(part, "image_url", path)
     detail_2 = _w.optional_detail(part, "detail", path)
     return ImageBlock(source=UrlSource(url=source_url_1), media_type=NOT_GIVEN, detail=detail_2)
 
 
 def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
     """Wire `image.inline` part -> canonical block."""
-    text_1 = _w.member_str(part, "image_url", path)
+    text_1 = part.get("image_url")
+    if type(text_1) is not str:
+        text_1 = _w.member_str(part, "image_url", path)
     match_2 = _RE_1.fullmatch(text_1)
     if match_2 is None:
         raise _w.WireShapeError(
@@ -643,14 +649,18 @@ def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
 
 def _read_part_file_url(part: dict[str, Any], path: str) -> Block:
     """Wire `file.url` part -> canonical block."""
-    source_url_1 = _w.member_str(part, "file_url", path)
+    source_url_1 = part.get("file_url")
+    if type(source_url_1) is not str:
+        source_url_1 = _w.member_str(part, "file_url", path)
     filename_2 = _w.optional_str(part, "filename", path)
     return FileBlock(source=UrlSource(url=source_url_1), media_type=NOT_GIVEN, filename=filename_2)
 
 
 def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
     """Wire `file.inline` part -> canonical block."""
-    text_1 = _w.member_str(part, "file_data", path)
+    text_1 = part.get("file_data")
+    if type(text_1) is not str:
+        text_1 = _w.member_str(part, "file_data", path)
     match_2 = _RE_1.fullmatch(text_1)
     if match_2 is None:
         raise _w.WireShapeError(
@@ -666,21 +676,29 @@ def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
 
 def _read_part_assistant_text(part: dict[str, Any], path: str) -> Block:
     """Wire `assistant.text` part -> canonical block."""
-    text_1 = _w.member_str(part, "text", path)
+    text_1 = part.get("text")
+    if type(text_1) is not str:
+        text_1 = _w.member_str(part, "text", path)
     return TextBlock(text=text_1, signature=NOT_GIVEN)
 
 
 def _read_tool_call(call: dict[str, Any], path: str, lenient: bool) -> ToolCall:
     """Wire tool call -> canonical ToolCall."""
-    id_1 = _w.member_str(call, "call_id", path)
-    name_2 = _w.member_str(call, "name", path)
+    id_1 = call.get("call_id")
+    if type(id_1) is not str:
+        id_1 = _w.member_str(call, "call_id", path)
+    name_2 = call.get("name")
+    if type(name_2) is not str:
+        name_2 = _w.member_str(call, "name", path)
     arguments_3 = _w.loads_object(_w.member(call, "arguments", path), path + ".arguments", lenient)
     return ToolCall(id=id_1, name=name_2, arguments=arguments_3)
 
 
 def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     """Wire tool result -> canonical tool message."""
-    tool_call_id_1 = _w.member_str(result, "call_id", path)
+    tool_call_id_1 = result.get("call_id")
+    if type(tool_call_id_1) is not str:
+        tool_call_id_1 = _w.member_str(result, "call_id", path)
     content_2 = _w.member_text(result, "output", path)
     return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
 
@@ -1193,9 +1211,13 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
 
 def _read_tool(tool: dict[str, Any], path: str) -> Tool:
     """Wire tool definition -> canonical tool."""
-    name_1 = _w.member_str(tool, "name", path)
+    name_1 = tool.get("name")
+    if type(name_1) is not str:
+        name_1 = _w.member_str(tool, "name", path)
     description_2 = _w.optional_str(tool, "description", path)
-    parameters_3 = _w.member_dict(tool, "parameters", path)
+    parameters_3 = tool.get("parameters")
+    if type(parameters_3) is not dict:
+        parameters_3 = _w.member_dict(tool, "parameters", path)
     strict_4 = _w.optional_bool(tool, "strict", path)
     return Tool(name=name_1, description=description_2, parameters=parameters_3, strict=strict_4)
 
@@ -1203,7 +1225,9 @@ def _read_tool(tool: dict[str, Any], path: str) -> Tool:
 def _read_tool_choice(value: Any) -> ToolChoice:
     """Wire tool_choice -> canonical."""
     if type(value) is dict and value.get("type") == "function" and "name" in value:
-        name_1 = _w.member_str(value, "name", "tool_choice")
+        name_1 = value.get("name")
+        if type(name_1) is not str:
+            name_1 = _w.member_str(value, "name", "tool_choice")
         return ForcedTool(name=name_1)
     if value == "auto":
         return "auto"
@@ -1221,9 +1245,13 @@ def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:
             path + ".verbosity",
             "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.structured_output)",
         )
-    obj_1 = _w.member_dict(value, "format", path)
+    obj_1 = value.get("format")
+    if type(obj_1) is not dict:
+        obj_1 = _w.member_dict(value, "format", path)
     name_2 = _w.optional_str(obj_1, "name", path + ".format")
-    schema_3 = _w.member_dict(obj_1, "schema", path + ".format")
+    schema_3 = obj_1.get("schema")
+    if type(schema_3) is not dict:
+        schema_3 = _w.member_dict(obj_1, "schema", path + ".format")
     strict_4 = _w.optional_bool(obj_1, "strict", path + ".format")
     return schema_3
 
@@ -1268,11 +1296,15 @@ def _response_from_wire(body: Any) -> Response:
                 part_path = f"{parts_path}[{k}]"
                 part = _w.expect_dict(part, part_path)
                 if part.get("type") == "output_text":
-                    text_1 = _w.member_str(part, "text", part_path)
+                    text_1 = part.get("text")
+                    if type(text_1) is not str:
+                        text_1 = _w.member_str(part, "text", part_path)
                     texts_.append(TextBlock(text=text_1))
                     continue
                 if part.get("type") == "refusal":
-                    refusal_2 = _w.member_str(part, "refusal", part_path)
+                    refusal_2 = part.get("refusal")
+                    if type(refusal_2) is not str:
+                        refusal_2 = _w.member_str(part, "refusal", part_path)
                     refusals_.append(refusal_2)
                     continue
                 raise _w.WireShapeError(
