@@ -159,8 +159,12 @@ class Emitter:
         got: dict[str, str],
         lenient: str | None = None,
         optional_fields: frozenset[str] = frozenset(),
+        matched: dict[tuple[str, ...], str] | None = None,
+        at: tuple[str, ...] = (),
     ) -> None:
-        """Statements reading `src` (a wire dict) per `node`; binds canonical fields in `got`."""
+        """Statements reading `src` (a wire dict) per `node`; binds canonical fields in `got`.
+        `matched`: the interpolations the dispatch condition already matched (`pattern_matches`),
+        whose match objects are reused instead of matching the value again."""
         assert isinstance(node, Obj)
         for key, child in node.items:
             child_path = f"{path} + {lit('.' + key)}"
@@ -179,6 +183,12 @@ class Emitter:
                 var = out.fresh(child.items[0].field)
                 out.add(f"{var} = _w.expect_str({items}[0], {child_path} + '[0]')")
                 got[child.items[0].field] = var
+            elif isinstance(child, Interp) and matched and at + (key,) in matched:
+                for i, slot in enumerate(child.slots, start=1):  # matched by the dispatch condition
+                    value = f"{matched[at + (key,)]}.group({i})"
+                    if slot.codec is not None and slot.codec != "json":
+                        value = f"_vm_{slot.codec}_reverse({value}, {child_path})"
+                    got[slot.field] = value
             elif isinstance(child, Interp):
                 var = out.fresh("text")
                 self.read_member(out, var, "member_str", src, key, path)
@@ -200,14 +210,14 @@ class Emitter:
                 sub = out.fresh("obj")
                 if needed:
                     self.read_member(out, sub, "member_dict", src, key, path)
-                    self.read_node(out, child, sub, child_path, context, got, lenient, optional_fields)
+                    self.read_node(out, child, sub, child_path, context, got, lenient, optional_fields, matched, at + (key,))
                 else:
                     out.add(f"{sub} = {src}.get({lit(key)})")
                     inner: dict[str, str] = {}
                     sub_lines = _Lines()
                     sub_lines.level = 0
                     sub_lines.counter = out.counter + 1000
-                    self.read_node(sub_lines, child, sub, child_path, context, inner, lenient, optional_fields)
+                    self.read_node(sub_lines, child, sub, child_path, context, inner, lenient, optional_fields, matched, at + (key,))
                     for name in inner:
                         out.add(f"{name.replace('.', '_')}_{sub} = NOT_GIVEN")
                     out.add(f"if {sub} is not None:")
@@ -296,8 +306,8 @@ class Emitter:
                     conds.append(f"{lit(key)} in {var}")
         return conds
 
-    def part_condition_list(self, kind: str, node: Node, var: str) -> list[str]:
-        conds = self.dispatch_condition_list(node, var)
+    def part_condition_list(self, kind: str, node: Node, var: str, bind: bool = False) -> list[str]:
+        conds = self.dispatch_condition_list(node, var, bind)
         if self.ir.part_dispatch != "keys":
             return conds
         conds = self.presence_conditions(node, var) + conds
@@ -309,13 +319,14 @@ class Emitter:
                 conds.append(f"str({access}).startswith({lit(family + '/')})")
         return conds
 
-    def part_branches(self, out: _Lines, alts: list[tuple[str, Node]]) -> list[tuple[int, str]]:
+    def part_branches(self, out: _Lines, alts: list[tuple[str, Node]], bind: bool = False) -> list[tuple[int, str]]:
         """The part dispatcher's alternatives over the wire part `part`, in the order it tries
         them (most conditions first, then author order): `(index into alts, condition)`. Reads
         the type tag once into `kind` (a line added to `out`) when the conditions compare it.
         Used by the converters' dispatchers and by the fused translators, which must try the
-        alternatives exactly as the source does."""
-        conds = [self.part_condition_list(label, node, "part") for label, node in alts]
+        alternatives exactly as the source does; `bind`: a pattern condition keeps its match
+        (`pattern_matches`) for the branch to read."""
+        conds = [self.part_condition_list(label, node, "part", bind) for label, node in alts]
         tag = "part.get('type') == "
         if any(c and c[0].startswith(tag) for c in conds):
             out.add("kind = part.get('type')")
@@ -323,14 +334,24 @@ class Emitter:
         ordered = sorted(range(len(alts)), key=lambda i: (-len(conds[i]), i))
         return [(i, " and ".join(conds[i]) or "True") for i in ordered]
 
-    def dispatch_condition_list(self, node: Node, var: str) -> list[str]:
+    @staticmethod
+    def pattern_matches(node: Node) -> dict[tuple[str, ...], str]:
+        """The name a bound dispatch condition gives each pattern's match, by its keys."""
+        patterns = [c for c in conditions_of(node) if c.pattern is not None]
+        return {c.keys: f"pattern_match_{i}" for i, c in enumerate(patterns)}
+
+    def dispatch_condition_list(self, node: Node, var: str, bind: bool = False) -> list[str]:
         conds = []
+        names = self.pattern_matches(node) if bind else {}
         for cond in conditions_of(node):
             access = f"{var}.get({lit(cond.keys[0])})" if len(cond.keys) == 1 else f"_w.get_in({var}, {lit(cond.keys)})"
             if cond.pattern is not None:
                 access = f"_w.get_in({var}, {lit(cond.keys)})"  # Any: mypy does not narrow repeated .get()
                 # the value is read once (walrus) for both the type test and the pattern
-                conds.append(f"isinstance(pattern_value := {access}, str) and {self.regex(cond.pattern)}.fullmatch(pattern_value) is not None")
+                match = f"{self.regex(cond.pattern)}.fullmatch(pattern_value)"
+                if cond.keys in names:
+                    match = f"({names[cond.keys]} := {match})"
+                conds.append(f"isinstance(pattern_value := {access}, str) and {match} is not None")
             elif cond.literal is None:
                 conds.append(f"{access} is None")
             else:

@@ -31,7 +31,7 @@ from typing import Any
 
 from .emit import Emitter, _Lines, lit
 from .catalog import CONTEXTS
-from .emit_messages import _assign, _build_message, emit_options_to_wire, emit_role_readers, emit_tools_to_wire
+from .emit_messages import _assign, _build_message, _text_content, emit_options_to_wire, emit_role_readers, emit_tools_to_wire
 from .wiretemplate import slots_of
 from .ir import FormatIR
 
@@ -165,13 +165,15 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped") -> list[str] | None:
     out.add("if not raw:")
     out.add("    return None")
     out.add("parts: list[dict[str, Any]] = []")
-    out.add("texts: list[Any] = []  # each kept part's text (None: another kind), for string_or_parts")
+    joins = dst.user_content == "string_or_parts"
+    if joins:
+        out.add("texts: list[Any] = []  # each kept part's text (None: another kind), for string_or_parts")
     out.add("path = ''")
     out.add("for part in raw:")
     out.indent()
     out.add("if type(part) is not dict:")
     out.add("    return None")
-    for i, cond in s_em.part_branches(out, alts):  # as the source's dispatcher tries them
+    for i, cond in s_em.part_branches(out, alts, bind=True):  # as the source's dispatcher tries them
         label, node = alts[i]
         out.add(f"if {cond}:")
         out.indent()
@@ -182,7 +184,7 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped") -> list[str] | None:
             continue
         read: dict[str, str] = {}
         s_em.unmodeled(out, label, "part", "path")
-        s_em.read_node(out, node, "part", "path", "part." + label, read)
+        s_em.read_node(out, node, "part", "path", "part." + label, read, matched=s_em.pattern_matches(node))
         got: dict[str, str] = {}
         for name, expr in read.items():  # each field once, as Any (the target's template casts)
             var = out.fresh("f_" + name.replace(".", "_"))
@@ -220,12 +222,13 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped") -> list[str] | None:
             expr = d_em.build_node(d_out, target, env, "part." + label, "''")
             out.lines.extend(_dst_names(line) for line in d_out.lines)
             out.add(f"parts.append({_dst_names(expr)})")
-            out.add(f"texts.append({got['text'] if label == 'text' else 'None'})")
+            if joins:
+                out.add(f"texts.append({got['text'] if label == 'text' else 'None'})")
             out.add("continue")
         out.dedent()
     out.add("return None  # a part the source refuses: the canonical path names it")
     out.dedent()
-    if dst.user_content == "string_or_parts":
+    if joins:
         out.add("if len(parts) == 1 and texts[0] is not None:  # one text part is sent as a string (the target's rule)")
         out.add("    return texts[0]")
     out.add("return parts")
@@ -310,8 +313,23 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
                 o.add(f"_v.check_user_content({c}, ci)")
             else:
                 o.add(f"if type({c}) is str:")
-                o.add(f"    if not {c}:")
-                o.add("        raise _Deopt")
+                o.indent()
+                o.add(f"if not {c}:")
+                o.add("    raise _Deopt")
+                inline = _Lines()
+                inline.level = o.level
+                inline.counter = o.counter + 700
+                text = _text_content(d_em, inline, "user", c)  # the target's string case, inline
+                if text is not None and not inline.lines:
+                    if grouped:
+                        o.add("results = None")
+                    msg = _build_message(d_em, inline, dst.user_template, {"content": text}, "message.user")
+                    o.lines.extend(_dst_names(line) for line in inline.lines)
+                    o.add(f"wire_messages.append({_dst_names(msg)})")
+                    o.add("ci += 1")
+                    o.add("last = 'user'")
+                    o.add("continue")
+                o.dedent()
                 o.add("else:")
                 o.add(f"    _v.check_user_content({c}, ci)")
             if grouped:
@@ -452,9 +470,8 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
         out.add("if system_texts:")
         out.add(f"    {_assign(dst, dst.system_field or 'system', lit(dst.system_join) + '.join(system_texts)')}")
     out.add(_assign(dst, dst.messages_field, "wire_messages"))
-    out.add("extras = NOT_GIVEN")
     out.add("dropped: list[str] = []  # options dropped with a warning, warned once the body is built")
-    emit_options_to_wire(d_em, out, bind=False, warn_into="dropped", only=read)
+    emit_options_to_wire(d_em, out, bind=False, warn_into="dropped", only=read, extras=False)
     emit_tools_to_wire(d_em, out, ref="_dst.")
     out.add("for text in dropped:")
     out.add("    warnings.warn(text, UnsupportedOptionWarning, stacklevel=2)")

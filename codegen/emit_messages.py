@@ -583,21 +583,30 @@ def _emit_request_to_wire(em: "Emitter") -> None:
 
 
 def emit_options_to_wire(
-    em: "Emitter", out: Any, bind: bool, warn_into: str | None = None, only: set[str] | None = None
+    em: "Emitter",
+    out: Any,
+    bind: bool,
+    warn_into: str | None = None,
+    only: set[str] | None = None,
+    extras: bool = True,
 ) -> list[tuple[str | None, bool]]:
     """The options rows, writing into `body`: each option's value is the local `value_<name>`
     (`bind`: read from `config` first), beside `extras` and `model`. `warn_into`: the name of a
     list that collects the texts of dropped-with-a-warning options instead of warning at once
     (the fused translators warn once the whole body is built). `only`: the options that can be
     set at all (a fused translator's source reads no others); a row for another option is left
-    out unless it acts on an unset value (a default, a required option). Returns the additive
-    fields."""
+    out unless it acts on an unset value (a default, a required option). `extras`: False when
+    no extras can ride along (a fused translator), so a default needs no look at them. Returns
+    the additive fields."""
     ir = em.ir
     additive: list[tuple[str | None, bool]] = []
     for opt in ir.options:
         if only is not None and opt.name not in only and not (opt.has_default or opt.required):
             continue
         value = f"value_{opt.name}"
+        if (opt.unsupported is not None or opt.wire is None) and (opt.unsupported or "drop") == "drop":
+            out.add(f"# {opt.name}: silently dropped, as the mapping declares")
+            continue
         if bind:
             out.add(f"{value} = config.{opt.name}")
         path = f"config.{opt.name}"
@@ -611,7 +620,10 @@ def emit_options_to_wire(
         if opt.required:
             out.add(f"if {value} is NOT_GIVEN:")
             out.add(f"    raise InvalidRequestError({lit(opt.name + ' is required by ' + ir.key)}, path={lit(path)})")
-        if opt.has_default:
+        if opt.has_default and not extras:
+            out.add(f"if {value} is NOT_GIVEN:")
+            out.add(f"    {value} = {lit(opt.default)}  # the mapping's default")
+        elif opt.has_default:
             out.add(f"if {value} is NOT_GIVEN and not (extras and {lit(_extras_key(ir, opt.wire))} in extras):")
             out.add(f"    {value} = {lit(opt.default)}  # the mapping's default; an extras value rides instead")
         out.add(f"if {value} is not NOT_GIVEN:")

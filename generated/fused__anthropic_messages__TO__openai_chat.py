@@ -295,6 +295,10 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 if type(content) is str:
                     if not content:
                         raise _Deopt
+                    wire_messages.append({"role": "user", "content": content})
+                    ci += 1
+                    last = "user"
+                    continue
                 else:
                     _v.check_user_content(content, ci)
                 wire_messages.append(_dst._user_to_wire(content, ci))
@@ -403,7 +407,6 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
         body: dict[str, Any] = {}
         body["model"] = model
         body["messages"] = wire_messages
-        extras = NOT_GIVEN
         dropped: list[str] = []  # options dropped with a warning, warned once the body is built
         if value_temperature is not NOT_GIVEN:
             body["temperature"] = value_temperature
@@ -411,8 +414,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
             body["max_completion_tokens"] = value_max_tokens
         if value_top_p is not NOT_GIVEN:
             body["top_p"] = value_top_p
-        if value_top_k is not NOT_GIVEN:
-            pass  # silently dropped, as the mapping declares
+        # top_k: silently dropped, as the mapping declares
         if value_stop_sequences is not NOT_GIVEN:
             body["stop"] = value_stop_sequences
         if tools is not NOT_GIVEN and tools:

@@ -87,7 +87,6 @@ def _user_parts(raw: list[Any]) -> Any:
     if not raw:
         return None
     parts: list[dict[str, Any]] = []
-    texts: list[Any] = []  # each kept part's text (None: another kind), for string_or_parts
     path = ""
     for part in raw:
         if type(part) is not dict:
@@ -96,131 +95,109 @@ def _user_parts(raw: list[Any]) -> Any:
         if (
             kind == "image_url"
             and isinstance(pattern_value := _w.get_in(part, ("image_url", "url")), str)
-            and _RE_S1.fullmatch(pattern_value) is not None
+            and (pattern_match_0 := _RE_S1.fullmatch(pattern_value)) is not None
         ):
             obj_1 = part.get("image_url")
             if type(obj_1) is not dict:
                 obj_1 = _w.member_dict(part, "image_url", path)
-            text_2 = obj_1.get("url")
-            if type(text_2) is not str:
-                text_2 = _w.member_str(obj_1, "url", path + ".image_url")
-            match_3 = _RE_S1.fullmatch(text_2)
-            if match_3 is None:
-                raise _w.WireShapeError(
-                    path + ".image_url" + ".url",
-                    "expected the form data:{media_type};base64,{source.base64_data}",
-                )
-            detail_4 = _w.optional_detail(obj_1, "detail", path + ".image_url")
-            f_media_type_5: Any = match_3.group(1)
-            f_source_base64_data_6: Any = match_3.group(2)
-            f_detail_7: Any = detail_4
-            ok_8 = bool(
-                (type(f_media_type_5) is str and f_media_type_5)
-                and (f_source_base64_data_6)
-                and (f_detail_7 is NOT_GIVEN or f_detail_7 in ("auto", "low", "high"))
+            detail_2 = _w.optional_detail(obj_1, "detail", path + ".image_url")
+            f_media_type_3: Any = pattern_match_0.group(1)
+            f_source_base64_data_4: Any = pattern_match_0.group(2)
+            f_detail_5: Any = detail_2
+            ok_6 = bool(
+                (type(f_media_type_3) is str and f_media_type_3)
+                and (f_source_base64_data_4)
+                and (f_detail_5 is NOT_GIVEN or f_detail_5 in ("auto", "low", "high"))
             )
-            if not ok_8:
+            if not ok_6:
                 return None
             parts.append(
                 {
                     "type": "image",
                     "source": {
                         "type": "base64",
-                        "media_type": _dst._vm_image_type(cast(str, f_media_type_5), ""),
-                        "data": f_source_base64_data_6,
+                        "media_type": _dst._vm_image_type(cast(str, f_media_type_3), ""),
+                        "data": f_source_base64_data_4,
                     },
                 }
             )
-            texts.append(None)
             continue
         if (
             kind == "file"
             and isinstance(pattern_value := _w.get_in(part, ("file", "file_data")), str)
-            and _RE_S1.fullmatch(pattern_value) is not None
+            and (pattern_match_0 := _RE_S1.fullmatch(pattern_value)) is not None
         ):
-            obj_9 = part.get("file")
-            if type(obj_9) is not dict:
-                obj_9 = _w.member_dict(part, "file", path)
-            text_10 = obj_9.get("file_data")
-            if type(text_10) is not str:
-                text_10 = _w.member_str(obj_9, "file_data", path + ".file")
-            match_11 = _RE_S1.fullmatch(text_10)
-            if match_11 is None:
-                raise _w.WireShapeError(
-                    path + ".file" + ".file_data",
-                    "expected the form data:{media_type};base64,{source.base64_data}",
-                )
-            filename_12 = _w.optional_str(obj_9, "filename", path + ".file")
-            f_media_type_13: Any = match_11.group(1)
-            f_source_base64_data_14: Any = match_11.group(2)
-            f_filename_15: Any = filename_12
-            ok_16 = bool(
-                (type(f_media_type_13) is str and f_media_type_13)
-                and (f_source_base64_data_14)
-                and (f_filename_15 is NOT_GIVEN or (type(f_filename_15) is str and f_filename_15))
+            obj_7 = part.get("file")
+            if type(obj_7) is not dict:
+                obj_7 = _w.member_dict(part, "file", path)
+            filename_8 = _w.optional_str(obj_7, "filename", path + ".file")
+            f_media_type_9: Any = pattern_match_0.group(1)
+            f_source_base64_data_10: Any = pattern_match_0.group(2)
+            f_filename_11: Any = filename_8
+            ok_12 = bool(
+                (type(f_media_type_9) is str and f_media_type_9)
+                and (f_source_base64_data_10)
+                and (f_filename_11 is NOT_GIVEN or (type(f_filename_11) is str and f_filename_11))
             )
-            if not ok_16:
+            if not ok_12:
                 return None
-            wire_517: dict[str, Any] = {
+            wire_513: dict[str, Any] = {
                 "type": "document",
                 "source": {
                     "type": "base64",
-                    "media_type": _dst._vm_document_type(cast(str, f_media_type_13), ""),
-                    "data": f_source_base64_data_14,
+                    "media_type": _dst._vm_document_type(cast(str, f_media_type_9), ""),
+                    "data": f_source_base64_data_10,
                 },
             }
-            if f_filename_15 is not NOT_GIVEN:
-                wire_517["title"] = f_filename_15
-            parts.append(wire_517)
-            texts.append(None)
+            if f_filename_11 is not NOT_GIVEN:
+                wire_513["title"] = f_filename_11
+            parts.append(wire_513)
             continue
         if kind == "text":
-            text_17 = part.get("text")
-            if type(text_17) is not str:
-                text_17 = _w.member_str(part, "text", path)
-            f_text_18: Any = text_17
-            ok_19 = bool((f_text_18))
-            if not ok_19:
+            text_13 = part.get("text")
+            if type(text_13) is not str:
+                text_13 = _w.member_str(part, "text", path)
+            f_text_14: Any = text_13
+            ok_15 = bool((f_text_14))
+            if not ok_15:
                 return None
-            parts.append({"type": "text", "text": f_text_18})
-            texts.append(f_text_18)
+            parts.append({"type": "text", "text": f_text_14})
             continue
         if kind == "image_url":
-            obj_20 = part.get("image_url")
-            if type(obj_20) is not dict:
-                obj_20 = _w.member_dict(part, "image_url", path)
-            source_url_21 = obj_20.get("url")
-            if type(source_url_21) is not str:
-                source_url_21 = _w.member_str(obj_20, "url", path + ".image_url")
-            detail_22 = _w.optional_detail(obj_20, "detail", path + ".image_url")
-            f_source_url_23: Any = source_url_21
-            f_detail_24: Any = detail_22
-            ok_25 = bool(
-                (f_source_url_23)
-                and (f_detail_24 is NOT_GIVEN or f_detail_24 in ("auto", "low", "high"))
+            obj_16 = part.get("image_url")
+            if type(obj_16) is not dict:
+                obj_16 = _w.member_dict(part, "image_url", path)
+            source_url_17 = obj_16.get("url")
+            if type(source_url_17) is not str:
+                source_url_17 = _w.member_str(obj_16, "url", path + ".image_url")
+            detail_18 = _w.optional_detail(obj_16, "detail", path + ".image_url")
+            f_source_url_19: Any = source_url_17
+            f_detail_20: Any = detail_18
+            ok_21 = bool(
+                (f_source_url_19)
+                and (f_detail_20 is NOT_GIVEN or f_detail_20 in ("auto", "low", "high"))
             )
-            if not ok_25:
+            if not ok_21:
                 return None
-            parts.append({"type": "image", "source": {"type": "url", "url": f_source_url_23}})
-            texts.append(None)
+            parts.append({"type": "image", "source": {"type": "url", "url": f_source_url_19}})
             continue
         if kind == "input_audio":
-            obj_26 = part.get("input_audio")
-            if type(obj_26) is not dict:
-                obj_26 = _w.member_dict(part, "input_audio", path)
-            source_base64_data_27 = obj_26.get("data")
-            if type(source_base64_data_27) is not str:
-                source_base64_data_27 = _w.member_str(obj_26, "data", path + ".input_audio")
-            media_type_28 = _vm_audio_format_reverse(
-                _w.member_str(obj_26, "format", path + ".input_audio"),
+            obj_22 = part.get("input_audio")
+            if type(obj_22) is not dict:
+                obj_22 = _w.member_dict(part, "input_audio", path)
+            source_base64_data_23 = obj_22.get("data")
+            if type(source_base64_data_23) is not str:
+                source_base64_data_23 = _w.member_str(obj_22, "data", path + ".input_audio")
+            media_type_24 = _vm_audio_format_reverse(
+                _w.member_str(obj_22, "format", path + ".input_audio"),
                 path + ".input_audio" + ".format",
             )
-            f_source_base64_data_29: Any = source_base64_data_27
-            f_media_type_30: Any = media_type_28
-            ok_31 = bool(
-                (f_source_base64_data_29) and (type(f_media_type_30) is str and f_media_type_30)
+            f_source_base64_data_25: Any = source_base64_data_23
+            f_media_type_26: Any = media_type_24
+            ok_27 = bool(
+                (f_source_base64_data_25) and (type(f_media_type_26) is str and f_media_type_26)
             )
-            if not ok_31:
+            if not ok_27:
                 return None
             return None  # the target refuses it: the canonical path says so
         return None  # a part the source refuses: the canonical path names it
@@ -296,6 +273,16 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 if type(content) is str:
                     if not content:
                         raise _Deopt
+                    results = None
+                    wire_messages.append(
+                        {
+                            "role": "user",
+                            "content": ([{"type": "text", "text": content}] if content else []),
+                        }
+                    )
+                    ci += 1
+                    last = "user"
+                    continue
                 else:
                     _v.check_user_content(content, ci)
                 results = None
@@ -437,24 +424,20 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
         if system_texts:
             body["system"] = "\n\n".join(system_texts)
         body["messages"] = wire_messages
-        extras = NOT_GIVEN
         dropped: list[str] = []  # options dropped with a warning, warned once the body is built
         if value_temperature is not NOT_GIVEN:
             dropped.append("temperature is not supported by anthropic_messages; dropped")
-        if value_max_tokens is NOT_GIVEN and not (extras and "max_tokens" in extras):
-            value_max_tokens = 4096  # the mapping's default; an extras value rides instead
+        if value_max_tokens is NOT_GIVEN:
+            value_max_tokens = 4096  # the mapping's default
         if value_max_tokens is not NOT_GIVEN:
             body["max_tokens"] = value_max_tokens
         if value_top_p is not NOT_GIVEN:
             dropped.append("top_p is not supported by anthropic_messages; dropped")
-        if value_seed is not NOT_GIVEN:
-            pass  # silently dropped, as the mapping declares
+        # seed: silently dropped, as the mapping declares
         if value_stop_sequences is not NOT_GIVEN:
             body["stop_sequences"] = value_stop_sequences
-        if value_frequency_penalty is not NOT_GIVEN:
-            pass  # silently dropped, as the mapping declares
-        if value_presence_penalty is not NOT_GIVEN:
-            pass  # silently dropped, as the mapping declares
+        # frequency_penalty: silently dropped, as the mapping declares
+        # presence_penalty: silently dropped, as the mapping declares
         if tools is not NOT_GIVEN and tools:
             body["tools"] = [
                 _dst._tool_to_wire(tool, f"tools[{j}]") for j, tool in enumerate(tools)

@@ -954,9 +954,7 @@ def _request_to_wire(
     value_top_p = config.top_p
     if value_top_p is not NOT_GIVEN:
         body["top_p"] = value_top_p
-    value_top_k = config.top_k
-    if value_top_k is not NOT_GIVEN:
-        pass  # silently dropped, as the mapping declares
+    # top_k: silently dropped, as the mapping declares
     value_seed = config.seed
     if value_seed is not NOT_GIVEN:
         warnings.warn(

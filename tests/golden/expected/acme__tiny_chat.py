@@ -463,21 +463,15 @@ def _request_to_wire(
     value_top_p = config.top_p
     if value_top_p is not NOT_GIVEN:
         body["top_p"] = value_top_p
-    value_top_k = config.top_k
-    if value_top_k is not NOT_GIVEN:
-        pass  # silently dropped, as the mapping declares
+    # top_k: silently dropped, as the mapping declares
     value_seed = config.seed
     if value_seed is not NOT_GIVEN:
         body["seed"] = value_seed
     value_stop_sequences = config.stop_sequences
     if value_stop_sequences is not NOT_GIVEN:
         body["stop"] = value_stop_sequences
-    value_frequency_penalty = config.frequency_penalty
-    if value_frequency_penalty is not NOT_GIVEN:
-        pass  # silently dropped, as the mapping declares
-    value_presence_penalty = config.presence_penalty
-    if value_presence_penalty is not NOT_GIVEN:
-        pass  # silently dropped, as the mapping declares
+    # frequency_penalty: silently dropped, as the mapping declares
+    # presence_penalty: silently dropped, as the mapping declares
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]") for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
