@@ -423,10 +423,16 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
         var = f"value_{opt.name}"
         names = (opt.wire, *opt.read_also)
         known.update(names)
-        out.add(f"{var}: Any = src_body.get({lit(names[0])}, NOT_GIVEN)")
-        _read_also(out, var, names[1:])
-        out.add(f"if {var} is not NOT_GIVEN:")
-        out.indent()
+        if len(names) == 1:  # absent is the common case: one membership test
+            out.add(f"{var}: Any = NOT_GIVEN")
+            out.add(f"if {lit(names[0])} in src_body:")
+            out.indent()
+            out.add(f"{var} = src_body[{lit(names[0])}]")
+        else:
+            out.add(f"{var}: Any = src_body.get({lit(names[0])}, NOT_GIVEN)")
+            _read_also(out, var, names[1:])
+            out.add(f"if {var} is not NOT_GIVEN:")
+            out.indent()
         if opt.merge_coerce_string:
             out.add(f"if type({var}) is str:  # the wire's scalar form")
             out.add(f"    {var} = [{var}]")

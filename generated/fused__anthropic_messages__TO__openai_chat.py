@@ -344,38 +344,43 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
             raise _Deopt  # a role the source refuses
         if last != "user" and last != "tool":  # §5: the last message is user or tool
             raise _Deopt
-        value_temperature: Any = src_body.get("temperature", NOT_GIVEN)
-        if value_temperature is not NOT_GIVEN:
+        value_temperature: Any = NOT_GIVEN
+        if "temperature" in src_body:
+            value_temperature = src_body["temperature"]
             if value_temperature is None:  # OpenArmature §6: a null option is unset
                 value_temperature = NOT_GIVEN
             else:
                 t = type(value_temperature)
                 if t is not int and (t is not float or not _isfinite(value_temperature)):
                     raise _Deopt
-        value_max_tokens: Any = src_body.get("max_tokens", NOT_GIVEN)
-        if value_max_tokens is not NOT_GIVEN:
+        value_max_tokens: Any = NOT_GIVEN
+        if "max_tokens" in src_body:
+            value_max_tokens = src_body["max_tokens"]
             if value_max_tokens is None:  # OpenArmature §6: a null option is unset
                 value_max_tokens = NOT_GIVEN
             else:
                 if type(value_max_tokens) is not int or value_max_tokens < 1:
                     raise _Deopt
-        value_top_p: Any = src_body.get("top_p", NOT_GIVEN)
-        if value_top_p is not NOT_GIVEN:
+        value_top_p: Any = NOT_GIVEN
+        if "top_p" in src_body:
+            value_top_p = src_body["top_p"]
             if value_top_p is None:  # OpenArmature §6: a null option is unset
                 value_top_p = NOT_GIVEN
             else:
                 t = type(value_top_p)
                 if t is not int and (t is not float or not _isfinite(value_top_p)):
                     raise _Deopt
-        value_top_k: Any = src_body.get("top_k", NOT_GIVEN)
-        if value_top_k is not NOT_GIVEN:
+        value_top_k: Any = NOT_GIVEN
+        if "top_k" in src_body:
+            value_top_k = src_body["top_k"]
             if value_top_k is None:  # OpenArmature §6: a null option is unset
                 value_top_k = NOT_GIVEN
             else:
                 if type(value_top_k) is not int:
                     raise _Deopt
-        value_stop_sequences: Any = src_body.get("stop_sequences", NOT_GIVEN)
-        if value_stop_sequences is not NOT_GIVEN:
+        value_stop_sequences: Any = NOT_GIVEN
+        if "stop_sequences" in src_body:
+            value_stop_sequences = src_body["stop_sequences"]
             if value_stop_sequences is None:  # OpenArmature §6: a null option is unset
                 value_stop_sequences = NOT_GIVEN
             else:

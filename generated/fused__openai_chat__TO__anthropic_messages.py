@@ -337,8 +337,9 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
             raise _Deopt  # a role the source refuses
         if last != "user" and last != "tool":  # §5: the last message is user or tool
             raise _Deopt
-        value_temperature: Any = src_body.get("temperature", NOT_GIVEN)
-        if value_temperature is not NOT_GIVEN:
+        value_temperature: Any = NOT_GIVEN
+        if "temperature" in src_body:
+            value_temperature = src_body["temperature"]
             if value_temperature is None:  # OpenArmature §6: a null option is unset
                 value_temperature = NOT_GIVEN
             else:
@@ -356,23 +357,26 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
             else:
                 if type(value_max_tokens) is not int or value_max_tokens < 1:
                     raise _Deopt
-        value_top_p: Any = src_body.get("top_p", NOT_GIVEN)
-        if value_top_p is not NOT_GIVEN:
+        value_top_p: Any = NOT_GIVEN
+        if "top_p" in src_body:
+            value_top_p = src_body["top_p"]
             if value_top_p is None:  # OpenArmature §6: a null option is unset
                 value_top_p = NOT_GIVEN
             else:
                 t = type(value_top_p)
                 if t is not int and (t is not float or not _isfinite(value_top_p)):
                     raise _Deopt
-        value_seed: Any = src_body.get("seed", NOT_GIVEN)
-        if value_seed is not NOT_GIVEN:
+        value_seed: Any = NOT_GIVEN
+        if "seed" in src_body:
+            value_seed = src_body["seed"]
             if value_seed is None:  # OpenArmature §6: a null option is unset
                 value_seed = NOT_GIVEN
             else:
                 if type(value_seed) is not int:
                     raise _Deopt
-        value_stop_sequences: Any = src_body.get("stop", NOT_GIVEN)
-        if value_stop_sequences is not NOT_GIVEN:
+        value_stop_sequences: Any = NOT_GIVEN
+        if "stop" in src_body:
+            value_stop_sequences = src_body["stop"]
             if type(value_stop_sequences) is str:  # the wire's scalar form
                 value_stop_sequences = [value_stop_sequences]
             if value_stop_sequences is None:  # OpenArmature §6: a null option is unset
@@ -384,16 +388,18 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                     if type(item) is not str:
                         raise _Deopt
                 value_stop_sequences = list(value_stop_sequences)  # Config.from_dict keeps a copy
-        value_frequency_penalty: Any = src_body.get("frequency_penalty", NOT_GIVEN)
-        if value_frequency_penalty is not NOT_GIVEN:
+        value_frequency_penalty: Any = NOT_GIVEN
+        if "frequency_penalty" in src_body:
+            value_frequency_penalty = src_body["frequency_penalty"]
             if value_frequency_penalty is None:  # OpenArmature §6: a null option is unset
                 value_frequency_penalty = NOT_GIVEN
             else:
                 t = type(value_frequency_penalty)
                 if t is not int and (t is not float or not _isfinite(value_frequency_penalty)):
                     raise _Deopt
-        value_presence_penalty: Any = src_body.get("presence_penalty", NOT_GIVEN)
-        if value_presence_penalty is not NOT_GIVEN:
+        value_presence_penalty: Any = NOT_GIVEN
+        if "presence_penalty" in src_body:
+            value_presence_penalty = src_body["presence_penalty"]
             if value_presence_penalty is None:  # OpenArmature §6: a null option is unset
                 value_presence_penalty = NOT_GIVEN
             else:
