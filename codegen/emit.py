@@ -61,6 +61,9 @@ class _Lines:
 class Emitter:
     def __init__(self, ir: FormatIR) -> None:
         self.ir = ir
+        #: while True, schema/object slots are written with `_w.memo_json(value, memo)`: the
+        #: builder has validation's memo in scope (the tool and tool-call writers)
+        self.json_memo = False
         self.parts = ModuleParts()
         self.regexes: dict[str, str] = {}
 
@@ -102,7 +105,7 @@ class Emitter:
             arg = f"cast(str, {expr})" if spec.narrowed or spec.optional else expr
             return f"_vm_{slot.codec}({arg}, {path_expr})"
         if spec.kind in ("schema", "object"):
-            return f"_w.canonical_json({expr})"
+            return f"_w.memo_json({expr}, memo)" if self.json_memo else f"_w.canonical_json({expr})"
         if spec.narrowed or (spec.optional and not slot.optional and spec.kind == "str"):
             # present here: validation requires it, or the part is only sent when it is
             return f"cast(str, {expr})"

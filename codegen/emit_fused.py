@@ -290,6 +290,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     if grouped:
         out.add("results: list[dict[str, Any]] | None = None  # the open run of grouped tool results")
     out.add("call_ids: set[str] = set()  # the tool calls answered so far may be answered (§3)")
+    out.add("memo: dict[int, Any] = {}  # the checks' sorted copies of user JSON, for the target's writers")
     out.add("ci = 0  # the canonical index of the next message")
     out.add("last = ''  # the canonical role of the last message")
     out.add("path = ''  # error paths are the two-step path's business")
@@ -344,10 +345,10 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
             o.add(f"    if not {env['content']}:")
             o.add("        raise _Deopt")
             o.add("else:")
-            o.add(f"    _v.check_assistant({env['content']}, {env['tool_calls']}, ci, call_ids)")
+            o.add(f"    _v.check_assistant({env['content']}, {env['tool_calls']}, ci, call_ids, memo)")
             if grouped:
                 o.add("results = None")
-            o.add(f"wire_messages.append(_dst._assistant_to_wire({env['content']}, {env['tool_calls']}, ci))")
+            o.add(f"wire_messages.append(_dst._assistant_to_wire({env['content']}, {env['tool_calls']}, ci, memo))")
             o.add("ci += 1")
             o.add("last = 'assistant'")
         else:
@@ -456,7 +457,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     out.add("    if type(tool) is not dict:")
     out.add("        raise _Deopt")
     out.add("    tools.append(_read_tool(tool, ''))")
-    out.add("tool_names: set[str] | frozenset[str] = _v.check_tools(tools)")
+    out.add("tool_names: set[str] | frozenset[str] = _v.check_tools(tools, memo)")
     out.dedent()
     out.add(f"elif {lit(src.tools_field)} in src_body:  # a null the source carries as an extra")
     out.add("    raise _Deopt")

@@ -202,7 +202,7 @@ def emit_assistant_items_to_wire(em: "Emitter", out: "_Lines", build_message: An
     out.add("    raise InvalidRequestError(_EMPTY_TURN, path=f'messages[{i}].content')")
     out.add("if calls:  # tool calls are sibling items, after the turn's message")
     out.add("    for k, call in enumerate(calls):")
-    out.add("        wire_messages.append(_tool_call_to_wire(call, f'messages[{i}].tool_calls[{k}]'))")
+    out.add("        wire_messages.append(_tool_call_to_wire(call, f'messages[{i}].tool_calls[{k}]', memo))")
     out.add("continue")
 
 

@@ -191,9 +191,16 @@ def _emit_tool_call_builder(em: "Emitter") -> None:
     if any(s.field == "signature" for s in slots_of(em.ir.tool_call_template)):
         out.add("# Signatures are provider-bound: only our own (or unstamped) ones are resent.")
         out.add("signature = call.signature if call.origin is NOT_GIVEN or call.origin == PROVIDER else NOT_GIVEN")
+    em.json_memo = True
     expr = em.build_node(out, em.ir.tool_call_template, env, "tool_call", "path")
+    em.json_memo = False
     out.add(f"return {expr}")
-    em.func("_tool_call_to_wire", "(call: ToolCall, path: str) -> dict[str, Any]", "Canonical tool call -> wire.", out.lines)
+    em.func(
+        "_tool_call_to_wire",
+        "(call: ToolCall, path: str, memo: dict[int, Any] | None = None) -> dict[str, Any]",
+        "Canonical tool call -> wire. `memo`: validation's sorted copies (wire.memo_json).",
+        out.lines,
+    )
 
 
 def _emit_role_writers(em: "Emitter") -> None:
@@ -256,7 +263,7 @@ def _emit_role_writers(em: "Emitter") -> None:
         out.indent()
         out.add("wire_content = _as_blocks(converted)")
         out.add("for k, call in enumerate(calls):")
-        out.add("    wire_content.append(_tool_call_to_wire(call, f'messages[{i}].tool_calls[{k}]'))")
+        out.add("    wire_content.append(_tool_call_to_wire(call, f'messages[{i}].tool_calls[{k}]', memo))")
         out.dedent()
         out.add("else:")
         out.add("    wire_content = converted if converted is not None else []")
@@ -276,7 +283,7 @@ def _emit_role_writers(em: "Emitter") -> None:
         out.dedent()
         out.add("wire_calls: Any = NOT_GIVEN")
         out.add("if calls is not NOT_GIVEN and calls:")
-        out.add("    wire_calls = [_tool_call_to_wire(call, f'messages[{i}].tool_calls[{k}]') for k, call in enumerate(calls)]")
+        out.add("    wire_calls = [_tool_call_to_wire(call, f'messages[{i}].tool_calls[{k}]', memo) for k, call in enumerate(calls)]")
         out.add("elif not content_out:")
         out.add("    raise InvalidRequestError(_EMPTY_TURN, path=f'messages[{i}].content')")
         expr = _build_message(em, out, ir.assistant_template, {"content": "content_out", "tool_calls": "wire_calls"}, "message.assistant")
@@ -284,7 +291,7 @@ def _emit_role_writers(em: "Emitter") -> None:
     out.add(f"return {expr}")
     em.func(
         "_assistant_to_wire",
-        "(body_content: Any, calls: Any, i: int) -> dict[str, Any]",
+        "(body_content: Any, calls: Any, i: int, memo: dict[int, Any] | None = None) -> dict[str, Any]",
         f"An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `{ir.tool_calls_placement}`).",
         out.lines,
     )
@@ -347,7 +354,7 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
     if ir.tool_calls_placement == "items":
         emit_items.emit_assistant_items_to_wire(em, out, _build_message)
     else:
-        out.add("wire_messages.append(_assistant_to_wire(message.content, calls, i))")
+        out.add("wire_messages.append(_assistant_to_wire(message.content, calls, i, memo))")
         out.add("continue")
     out.dedent()
     if not grouped:
@@ -357,7 +364,12 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
     out.dedent()
     out.add("return wire_messages")
     strategy = f"system `{ir.system_strategy}`, tool results `{ir.tool_results_strategy}`, tool calls `{ir.tool_calls_placement}`"
-    em.func("_messages_to_wire", "(messages: list[Message]) -> list[dict[str, Any]]", f"Canonical messages -> wire ({strategy}).", out.lines)
+    em.func(
+        "_messages_to_wire",
+        "(messages: list[Message], memo: dict[int, Any] | None = None) -> list[dict[str, Any]]",
+        f"Canonical messages -> wire ({strategy}). `memo`: validation's sorted copies (wire.memo_json).",
+        out.lines,
+    )
 
 
 def _result_name(out: Any, from_call: bool) -> str:
@@ -430,9 +442,16 @@ def _emit_tools(em: "Emitter") -> None:
         else:
             out.add("    params = {'type': 'object', 'properties': {}}")
     env = {"name": "tool.name", "description": "tool.description", "parameters": "params", "strict": "tool.strict"}
+    em.json_memo = True
     expr = em.build_node(out, ir.tool_template, env, "tool", "path")
+    em.json_memo = False
     out.add(f"return {expr}")
-    em.func("_tool_to_wire", "(tool: Tool, path: str) -> dict[str, Any]", "Canonical tool -> wire tool definition.", out.lines)
+    em.func(
+        "_tool_to_wire",
+        "(tool: Tool, path: str, memo: dict[int, Any] | None = None) -> dict[str, Any]",
+        "Canonical tool -> wire tool definition. `memo`: validation's sorted copies (wire.memo_json).",
+        out.lines,
+    )
 
     out = _Lines()
     for mode in ("auto", "required", "none"):
@@ -450,7 +469,8 @@ def _emit_request_to_wire(em: "Emitter") -> None:
 
     ir = em.ir
     out = _Lines()
-    out.add("req = _w.as_request(request)")
+    out.add("memo: dict[int, Any] = {}  # validation's sorted copies of user JSON, for the writers")
+    out.add("req = _w.as_request(request, memo)")
     out.add("messages = req.messages")
     out.add("tools = req.tools")
     out.add("tool_choice = req.tool_choice")
@@ -490,7 +510,7 @@ def _emit_request_to_wire(em: "Emitter") -> None:
             out.dedent()
         else:
             out.add(f"    {_assign(ir, ir.system_field, lit(ir.system_join) + '.join(system_texts)')}")
-    out.add(f"body[{lit(ir.messages_field)}] = _messages_to_wire(messages)")
+    out.add(f"body[{lit(ir.messages_field)}] = _messages_to_wire(messages, memo)")
     out.add("config = req.config if isinstance(req.config, Config) else _NO_CONFIG")
     out.add("extras = config.extras")
     out.add("model = req.model")
@@ -502,7 +522,7 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         if st.get("schema", "verbatim") == "close_and_nullable_optional":
             out.add("wire_schema = _w.canonical_json(_w.close_and_nullable_optional(schema))")
         else:
-            out.add("wire_schema = _w.canonical_json(schema)")
+            out.add("wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy")
         name = st.get("name", "derived")
         out.add("schema_name = " + ("_w.schema_name(schema)" if name == "derived" else lit(name["fixed"])))
         strict = st.get("strict", "when_schema_qualifies")
@@ -650,7 +670,7 @@ def emit_tools_to_wire(em: "Emitter", out: Any, ref: str = "") -> None:
     `ref` prefixes the module's own builders (`_dst.` in a fused translator)."""
     ir = em.ir
     out.add("if tools is not NOT_GIVEN and tools:")
-    tools_expr = f"[{ref}_tool_to_wire(tool, f'tools[{{j}}]') for j, tool in enumerate(tools)]"
+    tools_expr = f"[{ref}_tool_to_wire(tool, f'tools[{{j}}]', memo) for j, tool in enumerate(tools)]"
     if ir.tools_group is not None:
         tools_expr = f"[{{{lit(ir.tools_group)}: {tools_expr}}}]  # tools group: one wrapper object"
     out.add(f"    {_assign(ir, ir.tools_field, tools_expr)}")

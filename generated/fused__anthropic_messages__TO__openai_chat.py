@@ -224,6 +224,9 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
             raise _Deopt
         wire_messages: list[dict[str, Any]] = []
         call_ids: set[str] = set()  # the tool calls answered so far may be answered (§3)
+        memo: dict[int, Any] = (
+            {}
+        )  # the checks' sorted copies of user JSON, for the target's writers
         ci = 0  # the canonical index of the next message
         last = ""  # the canonical role of the last message
         path = ""  # error paths are the two-step path's business
@@ -336,8 +339,8 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                     if not a_content:
                         raise _Deopt
                 else:
-                    _v.check_assistant(a_content, a_calls, ci, call_ids)
-                wire_messages.append(_dst._assistant_to_wire(a_content, a_calls, ci))
+                    _v.check_assistant(a_content, a_calls, ci, call_ids, memo)
+                wire_messages.append(_dst._assistant_to_wire(a_content, a_calls, ci, memo))
                 ci += 1
                 last = "assistant"
                 continue
@@ -400,7 +403,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 if type(tool) is not dict:
                     raise _Deopt
                 tools.append(_read_tool(tool, ""))
-            tool_names: set[str] | frozenset[str] = _v.check_tools(tools)
+            tool_names: set[str] | frozenset[str] = _v.check_tools(tools, memo)
         elif "tools" in src_body:  # a null the source carries as an extra
             raise _Deopt
         else:
@@ -424,7 +427,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
             body["stop"] = value_stop_sequences
         if tools is not NOT_GIVEN and tools:
             body["tools"] = [
-                _dst._tool_to_wire(tool, f"tools[{j}]") for j, tool in enumerate(tools)
+                _dst._tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)
             ]
         if not isinstance(tool_choice, NotGiven):
             body["tool_choice"] = _dst._tool_choice_to_wire(tool_choice)

@@ -227,6 +227,9 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
         system_texts: list[str] = []
         results: list[dict[str, Any]] | None = None  # the open run of grouped tool results
         call_ids: set[str] = set()  # the tool calls answered so far may be answered (§3)
+        memo: dict[int, Any] = (
+            {}
+        )  # the checks' sorted copies of user JSON, for the target's writers
         ci = 0  # the canonical index of the next message
         last = ""  # the canonical role of the last message
         path = ""  # error paths are the two-step path's business
@@ -313,9 +316,9 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                     if not a_content:
                         raise _Deopt
                 else:
-                    _v.check_assistant(a_content, a_calls, ci, call_ids)
+                    _v.check_assistant(a_content, a_calls, ci, call_ids, memo)
                 results = None
-                wire_messages.append(_dst._assistant_to_wire(a_content, a_calls, ci))
+                wire_messages.append(_dst._assistant_to_wire(a_content, a_calls, ci, memo))
                 ci += 1
                 last = "assistant"
                 continue
@@ -416,7 +419,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 if type(tool) is not dict:
                     raise _Deopt
                 tools.append(_read_tool(tool, ""))
-            tool_names: set[str] | frozenset[str] = _v.check_tools(tools)
+            tool_names: set[str] | frozenset[str] = _v.check_tools(tools, memo)
         elif "tools" in src_body:  # a null the source carries as an extra
             raise _Deopt
         else:
@@ -446,7 +449,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
         # presence_penalty: silently dropped, as the mapping declares
         if tools is not NOT_GIVEN and tools:
             body["tools"] = [
-                _dst._tool_to_wire(tool, f"tools[{j}]") for j, tool in enumerate(tools)
+                _dst._tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)
             ]
         if not isinstance(tool_choice, NotGiven):
             body["tool_choice"] = _dst._tool_choice_to_wire(tool_choice)

@@ -642,15 +642,17 @@ def _as_blocks(content: str | list[dict[str, Any]] | None) -> list[dict[str, Any
     return [wire_1]
 
 
-def _tool_call_to_wire(call: ToolCall, path: str) -> dict[str, Any]:
-    """Canonical tool call -> wire."""
+def _tool_call_to_wire(
+    call: ToolCall, path: str, memo: dict[int, Any] | None = None
+) -> dict[str, Any]:
+    """Canonical tool call -> wire. `memo`: validation's sorted copies (wire.memo_json)."""
     # Signatures are provider-bound: only our own (or unstamped) ones are resent.
     signature = call.signature if call.origin is NOT_GIVEN or call.origin == PROVIDER else NOT_GIVEN
     wire_1: dict[str, Any] = {
         "functionCall": {
             "id": call.id,
             "name": call.name,
-            "args": _w.canonical_json(call.arguments),
+            "args": _w.memo_json(call.arguments, memo),
         }
     }
     if signature is not NOT_GIVEN:
@@ -689,7 +691,9 @@ def _tool_result_to_wire(
     }
 
 
-def _assistant_to_wire(body_content: Any, calls: Any, i: int) -> dict[str, Any]:
+def _assistant_to_wire(
+    body_content: Any, calls: Any, i: int, memo: dict[int, Any] | None = None
+) -> dict[str, Any]:
     """An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `content_blocks`)."""
     wire_1: dict[str, Any] = {"text": body_content}
     if NOT_GIVEN is not NOT_GIVEN:
@@ -705,7 +709,7 @@ def _assistant_to_wire(body_content: Any, calls: Any, i: int) -> dict[str, Any]:
     ):  # tool calls are content blocks, after the turn's own blocks
         wire_content = _as_blocks(converted)
         for k, call in enumerate(calls):
-            wire_content.append(_tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]"))
+            wire_content.append(_tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]", memo))
     else:
         wire_content = converted if converted is not None else []
         if not wire_content:
@@ -716,8 +720,10 @@ def _assistant_to_wire(body_content: Any, calls: Any, i: int) -> dict[str, Any]:
     return wire_message_2
 
 
-def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
-    """Canonical messages -> wire (system `hoist`, tool results `group_into_user_message`, tool calls `content_blocks`)."""
+def _messages_to_wire(
+    messages: list[Message], memo: dict[int, Any] | None = None
+) -> list[dict[str, Any]]:
+    """Canonical messages -> wire (system `hoist`, tool results `group_into_user_message`, tool calls `content_blocks`). `memo`: validation's sorted copies (wire.memo_json)."""
     wire_messages: list[dict[str, Any]] = []
     call_names: dict[str, str] = {}  # tool_results name: from_call
     results: list[dict[str, Any]] | None = None  # the open run of grouped tool results
@@ -752,19 +758,19 @@ def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
             calls = message.tool_calls
             for call in calls or ():
                 call_names[call.id] = call.name
-            wire_messages.append(_assistant_to_wire(message.content, calls, i))
+            wire_messages.append(_assistant_to_wire(message.content, calls, i, memo))
             continue
     return wire_messages
 
 
-def _tool_to_wire(tool: Tool, path: str) -> dict[str, Any]:
-    """Canonical tool -> wire tool definition."""
+def _tool_to_wire(tool: Tool, path: str, memo: dict[int, Any] | None = None) -> dict[str, Any]:
+    """Canonical tool -> wire tool definition. `memo`: validation's sorted copies (wire.memo_json)."""
     params: Any = tool.parameters
     wire_1: dict[str, Any] = {"name": tool.name}
     if tool.description is not NOT_GIVEN:
         wire_1["description"] = tool.description
     if params is not NOT_GIVEN:
-        wire_1["parametersJsonSchema"] = _w.canonical_json(params)
+        wire_1["parametersJsonSchema"] = _w.memo_json(params, memo)
     return wire_1
 
 
@@ -784,7 +790,8 @@ def _request_to_wire(
     request: Request | Mapping[str, Any], structured_output: str | None
 ) -> dict[str, Any]:
     """The body of request_to_wire."""
-    req = _w.as_request(request)
+    memo: dict[int, Any] = {}  # validation's sorted copies of user JSON, for the writers
+    req = _w.as_request(request, memo)
     messages = req.messages
     tools = req.tools
     tool_choice = req.tool_choice
@@ -811,7 +818,7 @@ def _request_to_wire(
         body["systemInstruction"] = {
             "parts": [{"text": system_text}]
         }  # system hoist through the `wire` template
-    body["contents"] = _messages_to_wire(messages)
+    body["contents"] = _messages_to_wire(messages, memo)
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
@@ -843,14 +850,14 @@ def _request_to_wire(
         body["tools"] = [
             {
                 "functionDeclarations": [
-                    _tool_to_wire(tool, f"tools[{j}]") for j, tool in enumerate(tools)
+                    _tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)
                 ]
             }
         ]  # tools group: one wrapper object
     if not isinstance(tool_choice, NotGiven):
         _w.put_in(body, ("toolConfig", "functionCallingConfig"), _tool_choice_to_wire(tool_choice))
     if isinstance(schema, dict) and mode == "native":
-        wire_schema = _w.canonical_json(schema)
+        wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy
         schema_name = _w.schema_name(schema)
         schema_strict = _w.schema_qualifies_for_strict(wire_schema)
         _w.put_in(

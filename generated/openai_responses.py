@@ -815,8 +815,10 @@ def _assistant_content_to_wire(content: str | list[Block], path: str) -> str:
     return "".join(texts)
 
 
-def _tool_call_to_wire(call: ToolCall, path: str) -> dict[str, Any]:
-    """Canonical tool call -> wire."""
+def _tool_call_to_wire(
+    call: ToolCall, path: str, memo: dict[int, Any] | None = None
+) -> dict[str, Any]:
+    """Canonical tool call -> wire. `memo`: validation's sorted copies (wire.memo_json)."""
     return {
         "type": "function_call",
         "call_id": call.id,
@@ -842,8 +844,10 @@ def _tool_result_to_wire(
     return {"type": "function_call_output", "call_id": tool_call_id, "output": content}
 
 
-def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
-    """Canonical messages -> wire (system `hoist`, tool results `message`, tool calls `items`)."""
+def _messages_to_wire(
+    messages: list[Message], memo: dict[int, Any] | None = None
+) -> list[dict[str, Any]]:
+    """Canonical messages -> wire (system `hoist`, tool results `message`, tool calls `items`). `memo`: validation's sorted copies (wire.memo_json)."""
     wire_messages: list[dict[str, Any]] = []
     for i, message in enumerate(messages):
         t = type(message)
@@ -868,7 +872,9 @@ def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
                 raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
             if calls:  # tool calls are sibling items, after the turn's message
                 for k, call in enumerate(calls):
-                    wire_messages.append(_tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]"))
+                    wire_messages.append(
+                        _tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]", memo)
+                    )
             continue
         assert isinstance(message, ToolMessage)
         wire_messages.append(
@@ -877,8 +883,8 @@ def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
     return wire_messages
 
 
-def _tool_to_wire(tool: Tool, path: str) -> dict[str, Any]:
-    """Canonical tool -> wire tool definition."""
+def _tool_to_wire(tool: Tool, path: str, memo: dict[int, Any] | None = None) -> dict[str, Any]:
+    """Canonical tool -> wire tool definition. `memo`: validation's sorted copies (wire.memo_json)."""
     params: Any = tool.parameters
     # Strict tools close every object schema, nested ones too (strict mode).
     if tool.strict is True and params is not NOT_GIVEN:
@@ -893,7 +899,7 @@ def _tool_to_wire(tool: Tool, path: str) -> dict[str, Any]:
     wire_1: dict[str, Any] = {
         "type": "function",
         "name": tool.name,
-        "parameters": _w.canonical_json(params),
+        "parameters": _w.memo_json(params, memo),
         "strict": (tool.strict if tool.strict is not NOT_GIVEN else False),
     }
     if tool.description is not NOT_GIVEN:
@@ -917,7 +923,8 @@ def _request_to_wire(
     request: Request | Mapping[str, Any], structured_output: str | None
 ) -> dict[str, Any]:
     """The body of request_to_wire."""
-    req = _w.as_request(request)
+    memo: dict[int, Any] = {}  # validation's sorted copies of user JSON, for the writers
+    req = _w.as_request(request, memo)
     messages = req.messages
     tools = req.tools
     tool_choice = req.tool_choice
@@ -941,7 +948,7 @@ def _request_to_wire(
     system_texts = [m.content for m in messages if isinstance(m, SystemMessage)]
     if system_texts:
         body["instructions"] = "\n\n".join(system_texts)
-    body["input"] = _messages_to_wire(messages)
+    body["input"] = _messages_to_wire(messages, memo)
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
@@ -984,11 +991,11 @@ def _request_to_wire(
             stacklevel=2,
         )
     if tools is not NOT_GIVEN and tools:
-        body["tools"] = [_tool_to_wire(tool, f"tools[{j}]") for j, tool in enumerate(tools)]
+        body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
         body["tool_choice"] = _tool_choice_to_wire(tool_choice)
     if isinstance(schema, dict) and mode == "native":
-        wire_schema = _w.canonical_json(schema)
+        wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy
         schema_name = _w.schema_name(schema)
         schema_strict = _w.schema_qualifies_for_strict(wire_schema)
         body["text"] = {

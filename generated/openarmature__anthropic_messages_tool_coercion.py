@@ -437,13 +437,15 @@ def _as_blocks(content: str | list[dict[str, Any]] | None) -> list[dict[str, Any
     return [{"type": "text", "text": content}]
 
 
-def _tool_call_to_wire(call: ToolCall, path: str) -> dict[str, Any]:
-    """Canonical tool call -> wire."""
+def _tool_call_to_wire(
+    call: ToolCall, path: str, memo: dict[int, Any] | None = None
+) -> dict[str, Any]:
+    """Canonical tool call -> wire. `memo`: validation's sorted copies (wire.memo_json)."""
     return {
         "type": "tool_use",
         "id": call.id,
         "name": call.name,
-        "input": _w.canonical_json(call.arguments),
+        "input": _w.memo_json(call.arguments, memo),
     }
 
 
@@ -469,7 +471,9 @@ def _tool_result_to_wire(
     return {"type": "tool_result", "tool_use_id": tool_call_id, "content": content}
 
 
-def _assistant_to_wire(body_content: Any, calls: Any, i: int) -> dict[str, Any]:
+def _assistant_to_wire(
+    body_content: Any, calls: Any, i: int, memo: dict[int, Any] | None = None
+) -> dict[str, Any]:
     """An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `content_blocks`)."""
     converted: Any = None
     if type(body_content) is str:  # the common case, inline
@@ -482,7 +486,7 @@ def _assistant_to_wire(body_content: Any, calls: Any, i: int) -> dict[str, Any]:
     ):  # tool calls are content blocks, after the turn's own blocks
         wire_content = _as_blocks(converted)
         for k, call in enumerate(calls):
-            wire_content.append(_tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]"))
+            wire_content.append(_tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]", memo))
     else:
         wire_content = converted if converted is not None else []
         if not wire_content:
@@ -490,8 +494,10 @@ def _assistant_to_wire(body_content: Any, calls: Any, i: int) -> dict[str, Any]:
     return {"role": "assistant", "content": wire_content}
 
 
-def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
-    """Canonical messages -> wire (system `hoist`, tool results `group_into_user_message`, tool calls `content_blocks`)."""
+def _messages_to_wire(
+    messages: list[Message], memo: dict[int, Any] | None = None
+) -> list[dict[str, Any]]:
+    """Canonical messages -> wire (system `hoist`, tool results `group_into_user_message`, tool calls `content_blocks`). `memo`: validation's sorted copies (wire.memo_json)."""
     wire_messages: list[dict[str, Any]] = []
     results: list[dict[str, Any]] | None = None  # the open run of grouped tool results
     for i, message in enumerate(messages):
@@ -515,17 +521,17 @@ def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
         if t is AssistantMessage:
             assert isinstance(message, AssistantMessage)
             calls = message.tool_calls
-            wire_messages.append(_assistant_to_wire(message.content, calls, i))
+            wire_messages.append(_assistant_to_wire(message.content, calls, i, memo))
             continue
     return wire_messages
 
 
-def _tool_to_wire(tool: Tool, path: str) -> dict[str, Any]:
-    """Canonical tool -> wire tool definition."""
+def _tool_to_wire(tool: Tool, path: str, memo: dict[int, Any] | None = None) -> dict[str, Any]:
+    """Canonical tool -> wire tool definition. `memo`: validation's sorted copies (wire.memo_json)."""
     params: Any = tool.parameters
     if params is NOT_GIVEN:
         params = {"type": "object", "properties": {}}
-    wire_1: dict[str, Any] = {"name": tool.name, "input_schema": _w.canonical_json(params)}
+    wire_1: dict[str, Any] = {"name": tool.name, "input_schema": _w.memo_json(params, memo)}
     if tool.description is not NOT_GIVEN:
         wire_1["description"] = tool.description
     if tool.strict is not NOT_GIVEN:
@@ -549,7 +555,8 @@ def _request_to_wire(
     request: Request | Mapping[str, Any], structured_output: str | None
 ) -> dict[str, Any]:
     """The body of request_to_wire."""
-    req = _w.as_request(request)
+    memo: dict[int, Any] = {}  # validation's sorted copies of user JSON, for the writers
+    req = _w.as_request(request, memo)
     messages = req.messages
     tools = req.tools
     tool_choice = req.tool_choice
@@ -582,7 +589,7 @@ def _request_to_wire(
     system_texts = [m.content for m in messages if isinstance(m, SystemMessage)]
     if system_texts:
         body["system"] = "\n\n".join(system_texts)
-    body["messages"] = _messages_to_wire(messages)
+    body["messages"] = _messages_to_wire(messages, memo)
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
@@ -652,11 +659,11 @@ def _request_to_wire(
             path="config.presence_penalty",
         )
     if tools is not NOT_GIVEN and tools:
-        body["tools"] = [_tool_to_wire(tool, f"tools[{j}]") for j, tool in enumerate(tools)]
+        body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
         body["tool_choice"] = _tool_choice_to_wire(tool_choice)
     if isinstance(schema, dict) and mode == "native":
-        wire_schema = _w.canonical_json(schema)
+        wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy
         schema_name = _w.schema_name(schema)
         schema_strict = _w.schema_qualifies_for_strict(wire_schema)
         body["output_config"] = {"format": {"type": "json_schema", "schema": wire_schema}}

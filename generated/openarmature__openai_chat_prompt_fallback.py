@@ -599,8 +599,10 @@ def _assistant_content_to_wire(
     return parts
 
 
-def _tool_call_to_wire(call: ToolCall, path: str) -> dict[str, Any]:
-    """Canonical tool call -> wire."""
+def _tool_call_to_wire(
+    call: ToolCall, path: str, memo: dict[int, Any] | None = None
+) -> dict[str, Any]:
+    """Canonical tool call -> wire. `memo`: validation's sorted copies (wire.memo_json)."""
     return {
         "id": call.id,
         "type": "function",
@@ -630,7 +632,9 @@ def _tool_result_to_wire(
     return {"role": "tool", "tool_call_id": tool_call_id, "content": content}
 
 
-def _assistant_to_wire(body_content: Any, calls: Any, i: int) -> dict[str, Any]:
+def _assistant_to_wire(
+    body_content: Any, calls: Any, i: int, memo: dict[int, Any] | None = None
+) -> dict[str, Any]:
     """An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `field`)."""
     content_out: Any = body_content
     if type(body_content) is str:  # the common case, inline
@@ -640,7 +644,7 @@ def _assistant_to_wire(body_content: Any, calls: Any, i: int) -> dict[str, Any]:
     wire_calls: Any = NOT_GIVEN
     if calls is not NOT_GIVEN and calls:
         wire_calls = [
-            _tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]")
+            _tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]", memo)
             for k, call in enumerate(calls)
         ]
     elif not content_out:
@@ -653,8 +657,10 @@ def _assistant_to_wire(body_content: Any, calls: Any, i: int) -> dict[str, Any]:
     return wire_message_1
 
 
-def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
-    """Canonical messages -> wire (system `inline`, tool results `message`, tool calls `field`)."""
+def _messages_to_wire(
+    messages: list[Message], memo: dict[int, Any] | None = None
+) -> list[dict[str, Any]]:
+    """Canonical messages -> wire (system `inline`, tool results `message`, tool calls `field`). `memo`: validation's sorted copies (wire.memo_json)."""
     wire_messages: list[dict[str, Any]] = []
     for i, message in enumerate(messages):
         t = type(message)
@@ -669,7 +675,7 @@ def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
         if t is AssistantMessage:
             assert isinstance(message, AssistantMessage)
             calls = message.tool_calls
-            wire_messages.append(_assistant_to_wire(message.content, calls, i))
+            wire_messages.append(_assistant_to_wire(message.content, calls, i, memo))
             continue
         assert isinstance(message, ToolMessage)
         wire_messages.append(
@@ -678,8 +684,8 @@ def _messages_to_wire(messages: list[Message]) -> list[dict[str, Any]]:
     return wire_messages
 
 
-def _tool_to_wire(tool: Tool, path: str) -> dict[str, Any]:
-    """Canonical tool -> wire tool definition."""
+def _tool_to_wire(tool: Tool, path: str, memo: dict[int, Any] | None = None) -> dict[str, Any]:
+    """Canonical tool -> wire tool definition. `memo`: validation's sorted copies (wire.memo_json)."""
     params: Any = tool.parameters
     # Strict tools close every object schema, nested ones too (strict mode).
     if tool.strict is True and params is not NOT_GIVEN:
@@ -688,7 +694,7 @@ def _tool_to_wire(tool: Tool, path: str) -> dict[str, Any]:
     if tool.description is not NOT_GIVEN:
         wire_1["description"] = tool.description
     if params is not NOT_GIVEN:
-        wire_1["parameters"] = _w.canonical_json(params)
+        wire_1["parameters"] = _w.memo_json(params, memo)
     if tool.strict is not NOT_GIVEN:
         wire_1["strict"] = tool.strict
     return {"type": "function", "function": wire_1}
@@ -710,7 +716,8 @@ def _request_to_wire(
     request: Request | Mapping[str, Any], structured_output: str | None
 ) -> dict[str, Any]:
     """The body of request_to_wire."""
-    req = _w.as_request(request)
+    memo: dict[int, Any] = {}  # validation's sorted copies of user JSON, for the writers
+    req = _w.as_request(request, memo)
     messages = req.messages
     tools = req.tools
     tool_choice = req.tool_choice
@@ -731,7 +738,7 @@ def _request_to_wire(
         )
     body: dict[str, Any] = {}
     body["model"] = req.model
-    body["messages"] = _messages_to_wire(messages)
+    body["messages"] = _messages_to_wire(messages, memo)
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
@@ -758,11 +765,11 @@ def _request_to_wire(
     if value_presence_penalty is not NOT_GIVEN:
         body["presence_penalty"] = value_presence_penalty
     if tools is not NOT_GIVEN and tools:
-        body["tools"] = [_tool_to_wire(tool, f"tools[{j}]") for j, tool in enumerate(tools)]
+        body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
         body["tool_choice"] = _tool_choice_to_wire(tool_choice)
     if isinstance(schema, dict) and mode == "native":
-        wire_schema = _w.canonical_json(schema)
+        wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy
         schema_name = _w.schema_name(schema)
         schema_strict = _w.schema_qualifies_for_strict(wire_schema)
         body["response_format"] = {

@@ -53,6 +53,7 @@ __all__ = [
     "validate_request",
     "MAX_JSON_DEPTH",
     "check_json_value",
+    "sorted_json_value",
     # the per-part rules, for converters that validate as they go (the fused translators)
     "check_user_content",
     "check_assistant",
@@ -75,11 +76,12 @@ def check_json_value(value: Any, path: str) -> None:
     finite numbers, booleans, null) nested at most MAX_JSON_DEPTH deep; InvalidRequestError
     names the first offending path otherwise.
 
-    The common case (plain JSON types throughout) is one quick recursive walk (`_plain_json`,
-    bounded by MAX_JSON_DEPTH); anything it does not vouch for (a subclass of a JSON type, a
-    bad value, too deep) goes to the exact, iterative check, which accepts subclasses and
-    names the first offending path."""
-    if _plain_json(value, 0):
+    The common case (plain JSON types throughout) is one quick recursive walk (`_plain_sorted`,
+    bounded by MAX_JSON_DEPTH; the sorted copy it also makes is what `sorted_json_value`
+    returns); anything it does not vouch for (a subclass of a JSON type, a bad value, too deep)
+    goes to the exact, iterative check, which accepts subclasses and names the first offending
+    path."""
+    if _plain_sorted(value, 0) is not _NOT_PLAIN:
         return
     _check_json_value(value, path)
 
@@ -87,45 +89,87 @@ def check_json_value(value: Any, path: str) -> None:
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
-def _plain_json(node: Any, depth: int) -> bool:
-    """True when `node` is plain JSON of the exact built-in types, valid Unicode, finite,
-    at most MAX_JSON_DEPTH deep. False means "not vouched for", not "invalid"."""
+def sorted_json_value(value: Any, path: str) -> Any:
+    """check_json_value, and the value's byte-stable form (a copy with object keys sorted,
+    `wire.canonical_json`), in one walk in the common case. The request writers send user JSON
+    in that form, so a writer that validates first takes the copy from here (a `memo`, below)
+    instead of walking the value a second time."""
+    copy = _plain_sorted(value, 0)
+    if copy is not _NOT_PLAIN:
+        return copy
+    _check_json_value(value, path)  # raises, naming the first offending node
+    return _canonical(value)  # subclasses of the JSON types: valid, sorted the usual way
+
+
+def _canonical(value: Any) -> Any:
+    from .wire import canonical_json  # wire imports this module
+
+    return canonical_json(value)
+
+
+_NOT_PLAIN: Final[Any] = object()
+
+
+def _plain_sorted(node: Any, depth: int) -> Any:
+    """Is `node` plain JSON of the exact built-in types, valid Unicode, finite, at most
+    MAX_JSON_DEPTH deep? Then its sorted copy (`wire.canonical_json`), else _NOT_PLAIN ("not
+    vouched for", not "invalid": the exact check decides)."""
     t = type(node)
     if t is dict:
         if depth >= MAX_JSON_DEPTH:
-            return False
+            return _NOT_PLAIN
         depth += 1
-        for k, v in node.items():
+        try:
+            keys = sorted(node)
+        except TypeError:  # keys of mixed types: not plain JSON
+            return _NOT_PLAIN
+        out = {}
+        for k in keys:
             if type(k) is not str or (not k.isascii() and _SURROGATE.search(k)):
-                return False
+                return _NOT_PLAIN
+            v = node[k]
             tv = type(v)
             if tv is str:
                 if not v.isascii() and _SURROGATE.search(v):
-                    return False
-            elif tv is int or tv is bool or v is None:
-                continue
-            elif not _plain_json(v, depth):
-                return False
-        return True
+                    return _NOT_PLAIN
+            elif tv is not int and tv is not bool and v is not None:
+                v = _plain_sorted(v, depth)
+                if v is _NOT_PLAIN:
+                    return _NOT_PLAIN
+            out[k] = v
+        return out
     if t is list:
         if depth >= MAX_JSON_DEPTH:
-            return False
+            return _NOT_PLAIN
         depth += 1
+        items = []
         for v in node:
             tv = type(v)
             if tv is str:
                 if not v.isascii() and _SURROGATE.search(v):
-                    return False
-            elif tv is int or tv is bool or v is None:
-                continue
-            elif not _plain_json(v, depth):
-                return False
-        return True
+                    return _NOT_PLAIN
+            elif tv is not int and tv is not bool and v is not None:
+                v = _plain_sorted(v, depth)
+                if v is _NOT_PLAIN:
+                    return _NOT_PLAIN
+            items.append(v)
+        return items
     if t is str:
-        return node.isascii() or not _SURROGATE.search(node)
+        return node if node.isascii() or not _SURROGATE.search(node) else _NOT_PLAIN
     if t is float:
-        return math.isfinite(node)
-    return t is int or t is bool or node is None
+        return node if math.isfinite(node) else _NOT_PLAIN
+    if t is int or t is bool or node is None:
+        return node
+    return _NOT_PLAIN
+
+
+def _check_into(value: Any, path: str, memo: dict[int, Any] | None) -> None:
+    """check_json_value; with a `memo`, the sorted copy is kept under the value's id for the
+    writer (`wire.memo_json`), which takes it out again."""
+    if memo is None:
+        check_json_value(value, path)
+    else:
+        memo[id(value)] = sorted_json_value(value, path)
 
 
 def _check_json_value(value: Any, path: str) -> None:
@@ -232,8 +276,11 @@ _NON_EMPTY: Final = "must be a non-empty string"
 USER_CONTENT_RULE: Final = f"{_NON_EMPTY} or a non-empty list of content blocks (OpenArmature §3)"
 
 
-def validate_request(req: Request) -> None:
-    """Raise `InvalidRequestError` naming the first rule `req` breaks (OpenArmature §3-§6)."""
+def validate_request(req: Request, memo: dict[int, Any] | None = None) -> None:
+    """Raise `InvalidRequestError` naming the first rule `req` breaks (OpenArmature §3-§6).
+    `memo` (for the request writers): where to keep the sorted copies of the tools' parameters,
+    the tool calls' arguments and the response schema made while checking them
+    (`sorted_json_value`)."""
     if not isinstance(req, Request):
         raise InvalidRequestError(f"expected a Request, got {type(req).__name__}", path="")
     model = req.model
@@ -267,7 +314,7 @@ def validate_request(req: Request) -> None:
             if type(content) is not str or not content:  # a non-empty string passes inline
                 _user_message(message, index)
         elif isinstance(message, AssistantMessage):
-            _assistant_message(message, index, call_ids)
+            check_assistant(message.content, message.tool_calls, index, call_ids, memo)
         elif isinstance(message, ToolMessage):
             _tool_message(message, index, call_ids)
         elif isinstance(message, SystemMessage):
@@ -280,7 +327,7 @@ def validate_request(req: Request) -> None:
             )
 
     tools = req.tools
-    tool_names: set[str] | frozenset[str] = _tools(tools) if tools is not NOT_GIVEN else _NO_NAMES
+    tool_names: set[str] | frozenset[str] = _tools(tools, memo) if tools is not NOT_GIVEN else _NO_NAMES
     tool_choice = req.tool_choice
     if tool_choice is not NOT_GIVEN:
         _tool_choice(tool_choice, tool_names)
@@ -298,7 +345,7 @@ def validate_request(req: Request) -> None:
                 f"(OpenArmature §5), got {_shown(response_schema.get('type'))}",
                 path="response_schema.type",
             )
-        check_json_value(response_schema, "response_schema")
+        _check_into(response_schema, "response_schema", memo)
 
     config = req.config
     if config is not NOT_GIVEN:
@@ -351,13 +398,16 @@ def check_user_content(content: object, index: int) -> None:
             )
 
 
-def _assistant_message(message: AssistantMessage, index: int, call_ids: set[str]) -> None:
-    check_assistant(message.content, message.tool_calls, index, call_ids)
-
-
-def check_assistant(content: object, tool_calls: object, index: int, call_ids: set[str]) -> None:
+def check_assistant(
+    content: object,
+    tool_calls: object,
+    index: int,
+    call_ids: set[str],
+    memo: dict[int, Any] | None = None,
+) -> None:
     """The rules for an assistant message at `messages[index]` given its content and tool calls
-    (OpenArmature §3); the calls' ids join `call_ids`, which later tool messages must answer."""
+    (OpenArmature §3); the calls' ids join `call_ids`, which later tool messages must answer.
+    `memo`: as in validate_request."""
     has_calls = False
     if tool_calls is not NOT_GIVEN:
         if not isinstance(tool_calls, list):
@@ -367,7 +417,7 @@ def check_assistant(content: object, tool_calls: object, index: int, call_ids: s
             )
         ids_here: set[str] = set()
         for position, call in enumerate(tool_calls):
-            _tool_call(call, index, position, ids_here)
+            _tool_call(call, index, position, ids_here, memo)
         call_ids |= ids_here
         has_calls = bool(tool_calls)
 
@@ -415,7 +465,9 @@ def check_assistant(content: object, tool_calls: object, index: int, call_ids: s
         )
 
 
-def _tool_call(call: ToolCall, index: int, position: int, ids_here: set[str]) -> None:
+def _tool_call(
+    call: ToolCall, index: int, position: int, ids_here: set[str], memo: dict[int, Any] | None
+) -> None:
     if type(call) is not ToolCall:
         raise InvalidRequestError(
             f"expected a ToolCall, got {type(call).__name__}",
@@ -442,7 +494,7 @@ def _tool_call(call: ToolCall, index: int, position: int, ids_here: set[str]) ->
             path=f"messages[{index}].tool_calls[{position}].arguments",
         )
     if arguments:
-        check_json_value(arguments, f"messages[{index}].tool_calls[{position}].arguments")
+        _check_into(arguments, f"messages[{index}].tool_calls[{position}].arguments", memo)
     _signed(call.signature, call.origin, f"messages[{index}].tool_calls[{position}]")
 
 
@@ -561,8 +613,9 @@ def _media_block(block: ImageBlock | AudioBlock | FileBlock, index: int, positio
 # --- tools and tool_choice (OpenArmature §4, §5) --------------------------------------------
 
 
-def _tools(tools: object) -> set[str]:
-    """The declared tool names; rejects empty, duplicate or malformed tools (§4)."""
+def _tools(tools: object, memo: dict[int, Any] | None = None) -> set[str]:
+    """The declared tool names; rejects empty, duplicate or malformed tools (§4). `memo`: as in
+    validate_request."""
     names: set[str] = set()
     if tools is NOT_GIVEN:
         return names
@@ -601,7 +654,7 @@ def _tools(tools: object) -> set[str]:
                     f"(OpenArmature §4), got {_shown(root_type)}",
                     path=f"tools[{position}].parameters.type",
                 )
-            check_json_value(parameters, f"tools[{position}].parameters")
+            _check_into(parameters, f"tools[{position}].parameters", memo)
         strict = tool.strict
         if strict is not NOT_GIVEN and not isinstance(strict, bool):
             raise InvalidRequestError("must be a boolean", path=f"tools[{position}].strict")

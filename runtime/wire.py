@@ -104,15 +104,16 @@ def _kind(value: Any) -> str:
     return _JSON_TYPES.get(type(value), type(value).__name__)
 
 
-def as_request(request: Request | Mapping[str, Any]) -> Request:
-    """A typed, validated canonical request from a dict or a `Request` (never mutated)."""
+def as_request(request: Request | Mapping[str, Any], memo: dict[int, Any] | None = None) -> Request:
+    """A typed, validated canonical request from a dict or a `Request` (never mutated).
+    `memo`: validate_request's, for `memo_json`."""
     if type(request) is Request or isinstance(request, Request):
         req = request
     elif isinstance(request, Mapping):
         req = Request.from_dict(request)
     else:
         raise InvalidRequestError(f"expected a canonical request (a dict or Request), got {_kind(request)}")
-    validate_request(req)
+    validate_request(req, memo)
     return req
 
 
@@ -179,6 +180,18 @@ def canonical_json(value: Any) -> Any:
 
 
 _CONTAINERS: Final = frozenset((dict, list))
+_MISS: Final[Any] = object()
+
+
+def memo_json(value: Any, memo: dict[int, Any] | None) -> Any:
+    """canonical_json(value), taken from the copy validation made of this very value while
+    checking it (validate.sorted_json_value) when there is one. Taken out, not shared: a value
+    written twice gets two copies, as canonical_json gives."""
+    if memo:
+        copy = memo.pop(id(value), _MISS)
+        if copy is not _MISS:
+            return copy
+    return canonical_json(value)
 
 
 def expect_dict(value: Any, path: str) -> dict[str, Any]:
