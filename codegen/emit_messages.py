@@ -312,11 +312,10 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
         out.add("results: list[dict[str, Any]] | None = None  # the open run of grouped tool results")
     out.add("for i, message in enumerate(messages):")
     out.indent()
-    out.add("t = type(message)")
+    # isinstance, as validation tells the roles apart (a subclass is its role, never dropped)
     if grouped:
-        out.add("if t is ToolMessage:")
+        out.add("if isinstance(message, ToolMessage):")
         out.indent()
-        out.add("assert isinstance(message, ToolMessage)")
         name = _result_name(out, from_call)
         out.add(f"result = _tool_result_to_wire(message.tool_call_id, message.content, {name}, i)")
         out.add("if results is None:")
@@ -326,27 +325,24 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
         out.add("continue")
         out.dedent()
         out.add("results = None")
-    # system
-    out.add("if t is SystemMessage:")
+    # user
+    out.add("if isinstance(message, UserMessage):")
     out.indent()
-    out.add("assert isinstance(message, SystemMessage)")
+    out.add("wire_messages.append(_user_to_wire(message.content, i))")
+    out.add("continue")
+    out.dedent()
+    # system
+    out.add("if isinstance(message, SystemMessage):")
+    out.indent()
     if ir.system_strategy == "hoist":
         out.add("continue  # hoisted to the top-level field by request_to_wire")
     else:
         out.add("wire_messages.append(_system_to_wire(message.content))")
         out.add("continue")
     out.dedent()
-    # user
-    out.add("if t is UserMessage:")
-    out.indent()
-    out.add("assert isinstance(message, UserMessage)")
-    out.add("wire_messages.append(_user_to_wire(message.content, i))")
-    out.add("continue")
-    out.dedent()
     # assistant
-    out.add("if t is AssistantMessage:")
+    out.add("if isinstance(message, AssistantMessage):")
     out.indent()
-    out.add("assert isinstance(message, AssistantMessage)")
     out.add("calls = message.tool_calls")
     if from_call:
         out.add("for call in calls or ():")
@@ -500,7 +496,8 @@ def _emit_request_to_wire(em: "Emitter") -> None:
     out.add("body: dict[str, Any] = {}")
     out.add(f"body[{lit(ir.model_field)}] = req.model")
     if ir.system_strategy == "hoist":
-        out.add("system_texts = [m.content for m in messages if isinstance(m, SystemMessage)]")
+        out.add("# validation allows a system message only first (OpenArmature §5)")
+        out.add("system_texts = [first.content] if isinstance(first := messages[0], SystemMessage) else []")
         out.add("if system_texts:")
         if ir.system_hoist_template is not None:
             out.indent()

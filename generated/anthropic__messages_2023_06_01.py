@@ -798,9 +798,7 @@ def _messages_to_wire(
     wire_messages: list[dict[str, Any]] = []
     results: list[dict[str, Any]] | None = None  # the open run of grouped tool results
     for i, message in enumerate(messages):
-        t = type(message)
-        if t is ToolMessage:
-            assert isinstance(message, ToolMessage)
+        if isinstance(message, ToolMessage):
             result = _tool_result_to_wire(message.tool_call_id, message.content, message.name, i)
             if results is None:
                 results = []
@@ -808,15 +806,12 @@ def _messages_to_wire(
             results.append(result)
             continue
         results = None
-        if t is SystemMessage:
-            assert isinstance(message, SystemMessage)
-            continue  # hoisted to the top-level field by request_to_wire
-        if t is UserMessage:
-            assert isinstance(message, UserMessage)
+        if isinstance(message, UserMessage):
             wire_messages.append(_user_to_wire(message.content, i))
             continue
-        if t is AssistantMessage:
-            assert isinstance(message, AssistantMessage)
+        if isinstance(message, SystemMessage):
+            continue  # hoisted to the top-level field by request_to_wire
+        if isinstance(message, AssistantMessage):
             calls = message.tool_calls
             wire_messages.append(_assistant_to_wire(message.content, calls, i, memo))
             continue
@@ -883,7 +878,8 @@ def _request_to_wire(
             )
     body: dict[str, Any] = {}
     body["model"] = req.model
-    system_texts = [m.content for m in messages if isinstance(m, SystemMessage)]
+    # validation allows a system message only first (OpenArmature §5)
+    system_texts = [first.content] if isinstance(first := messages[0], SystemMessage) else []
     if system_texts:
         body["system"] = "\n\n".join(system_texts)
     body["messages"] = _messages_to_wire(messages, memo)

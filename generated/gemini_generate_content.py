@@ -728,9 +728,7 @@ def _messages_to_wire(
     call_names: dict[str, str] = {}  # tool_results name: from_call
     results: list[dict[str, Any]] | None = None  # the open run of grouped tool results
     for i, message in enumerate(messages):
-        t = type(message)
-        if t is ToolMessage:
-            assert isinstance(message, ToolMessage)
+        if isinstance(message, ToolMessage):
             result_name = call_names.get(message.tool_call_id, message.name)
             if result_name is NOT_GIVEN:
                 raise InvalidRequestError(
@@ -746,15 +744,12 @@ def _messages_to_wire(
             results.append(result)
             continue
         results = None
-        if t is SystemMessage:
-            assert isinstance(message, SystemMessage)
-            continue  # hoisted to the top-level field by request_to_wire
-        if t is UserMessage:
-            assert isinstance(message, UserMessage)
+        if isinstance(message, UserMessage):
             wire_messages.append(_user_to_wire(message.content, i))
             continue
-        if t is AssistantMessage:
-            assert isinstance(message, AssistantMessage)
+        if isinstance(message, SystemMessage):
+            continue  # hoisted to the top-level field by request_to_wire
+        if isinstance(message, AssistantMessage):
             calls = message.tool_calls
             for call in calls or ():
                 call_names[call.id] = call.name
@@ -812,7 +807,8 @@ def _request_to_wire(
         )
     body: dict[str, Any] = {}
     body["model"] = req.model
-    system_texts = [m.content for m in messages if isinstance(m, SystemMessage)]
+    # validation allows a system message only first (OpenArmature §5)
+    system_texts = [first.content] if isinstance(first := messages[0], SystemMessage) else []
     if system_texts:
         system_text = "\n\n".join(system_texts)
         body["systemInstruction"] = {

@@ -696,17 +696,13 @@ def _messages_to_wire(
     """Canonical messages -> wire (system `inline`, tool results `message`, tool calls `field`). `memo`: validation's sorted copies (wire.memo_json)."""
     wire_messages: list[dict[str, Any]] = []
     for i, message in enumerate(messages):
-        t = type(message)
-        if t is SystemMessage:
-            assert isinstance(message, SystemMessage)
-            wire_messages.append(_system_to_wire(message.content))
-            continue
-        if t is UserMessage:
-            assert isinstance(message, UserMessage)
+        if isinstance(message, UserMessage):
             wire_messages.append(_user_to_wire(message.content, i))
             continue
-        if t is AssistantMessage:
-            assert isinstance(message, AssistantMessage)
+        if isinstance(message, SystemMessage):
+            wire_messages.append(_system_to_wire(message.content))
+            continue
+        if isinstance(message, AssistantMessage):
             calls = message.tool_calls
             wire_messages.append(_assistant_to_wire(message.content, calls, i, memo))
             continue

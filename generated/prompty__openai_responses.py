@@ -850,16 +850,12 @@ def _messages_to_wire(
     """Canonical messages -> wire (system `hoist`, tool results `message`, tool calls `items`). `memo`: validation's sorted copies (wire.memo_json)."""
     wire_messages: list[dict[str, Any]] = []
     for i, message in enumerate(messages):
-        t = type(message)
-        if t is SystemMessage:
-            assert isinstance(message, SystemMessage)
-            continue  # hoisted to the top-level field by request_to_wire
-        if t is UserMessage:
-            assert isinstance(message, UserMessage)
+        if isinstance(message, UserMessage):
             wire_messages.append(_user_to_wire(message.content, i))
             continue
-        if t is AssistantMessage:
-            assert isinstance(message, AssistantMessage)
+        if isinstance(message, SystemMessage):
+            continue  # hoisted to the top-level field by request_to_wire
+        if isinstance(message, AssistantMessage):
             calls = message.tool_calls
             body_content = message.content
             wire_messages.extend(_reasoning_to_items(body_content, f"messages[{i}].content"))
@@ -946,7 +942,8 @@ def _request_to_wire(
         )
     body: dict[str, Any] = {}
     body["model"] = req.model
-    system_texts = [m.content for m in messages if isinstance(m, SystemMessage)]
+    # validation allows a system message only first (OpenArmature §5)
+    system_texts = [first.content] if isinstance(first := messages[0], SystemMessage) else []
     if system_texts:
         body["instructions"] = "\n\n".join(system_texts)
     body["input"] = _messages_to_wire(messages, memo)

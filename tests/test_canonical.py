@@ -1356,3 +1356,19 @@ def test_property_corrupted_response_raises_only_invalid_request(
 def test_errors_are_provider_errors() -> None:
     with pytest.raises(ProviderError):
         Request.from_dict({})
+
+
+@pytest.mark.parametrize("key", ["anthropic_messages", "openai_chat", "gemini_generate_content", "openai_responses"])
+def test_a_subclass_of_a_message_record_is_written_as_its_role(key: str) -> None:
+    """Validation tells roles apart with isinstance, so the writers do too: a subclass of
+    UserMessage is a user turn, never dropped."""
+    import wiremap
+
+    class NotedUser(UserMessage):
+        __slots__ = ()
+
+    fmt = wiremap.get_format(key)
+    plain = fmt.request_to_wire(Request(model="m", messages=[UserMessage(content="hello there")]))
+    sub = fmt.request_to_wire(Request(model="m", messages=[NotedUser(content="hello there")]))
+    assert sub == plain
+    assert "hello there" in repr(sub)
