@@ -534,7 +534,7 @@ class _Builder:
             fixture_lines[fx["id"]] = self.r.line_of(pointer) or 0
 
         tr = req["tool_results"]
-        tool_result_template = self.template("/request/tool_results/wire", tr["wire"], "tool_result")
+        tool_result_template = self.template_with("/request/tool_results/wire", tr["wire"], "tool_result", ("tool_call_id", "content"))
         if tr.get("name") == "from_call" and not any(s.field == "name" for s in slots_of(tool_result_template)):
             raise self.err("/request/tool_results/name", "name: from_call resolves {name} for the template, which does not place it")
         extras_placement = req["extras"]["placement"]
