@@ -343,13 +343,24 @@ class Emitter:
         patterns = [c for c in conditions_of(node) if c.pattern is not None]
         return {c.keys: f"pattern_match_{i}" for i, c in enumerate(patterns)}
 
+    @staticmethod
+    def key_path(var: str, keys: tuple[str, ...]) -> str:
+        """The value at `keys` under the dict `var`, None when a step is missing or not an object
+        (what `_w.get_in` answers), as one inline expression: each step is read once."""
+        if len(keys) == 1 or any(type(k) is not str for k in keys) or len(keys) > 4:
+            return f"{var}.get({lit(keys[0])})" if len(keys) == 1 else f"_w.get_in({var}, {lit(keys)})"
+        expr = f"{var}.get({lit(keys[0])})"
+        for depth, key in enumerate(keys[1:], start=1):
+            step = f"step_{depth}"
+            expr = f"({step}.get({lit(key)}) if type({step} := {expr}) is dict else None)"
+        return f"({expr} if type({var}) is dict else None)"
+
     def dispatch_condition_list(self, node: Node, var: str, bind: bool = False) -> list[str]:
         conds = []
         names = self.pattern_matches(node) if bind else {}
         for cond in conditions_of(node):
-            access = f"{var}.get({lit(cond.keys[0])})" if len(cond.keys) == 1 else f"_w.get_in({var}, {lit(cond.keys)})"
+            access = self.key_path(var, cond.keys)
             if cond.pattern is not None:
-                access = f"_w.get_in({var}, {lit(cond.keys)})"  # Any: mypy does not narrow repeated .get()
                 # the value is read once (walrus) for both the type test and the pattern
                 match = f"{self.regex(cond.pattern)}.fullmatch(pattern_value)"
                 if cond.keys in names:

@@ -639,13 +639,45 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block | Too
     """A part of a wire user turn (tool results included)."""
     part = _w.expect_dict(value, path)
     kind = part.get("type")
-    if kind == "image" and _w.get_in(part, ("source", "type")) == "url":
+    if (
+        kind == "image"
+        and (
+            (step_1.get("type") if type(step_1 := part.get("source")) is dict else None)
+            if type(part) is dict
+            else None
+        )
+        == "url"
+    ):
         return _read_part_image_url(part, path)
-    if kind == "image" and _w.get_in(part, ("source", "type")) == "base64":
+    if (
+        kind == "image"
+        and (
+            (step_1.get("type") if type(step_1 := part.get("source")) is dict else None)
+            if type(part) is dict
+            else None
+        )
+        == "base64"
+    ):
         return _read_part_image_inline(part, path)
-    if kind == "document" and _w.get_in(part, ("source", "type")) == "url":
+    if (
+        kind == "document"
+        and (
+            (step_1.get("type") if type(step_1 := part.get("source")) is dict else None)
+            if type(part) is dict
+            else None
+        )
+        == "url"
+    ):
         return _read_part_file_url(part, path)
-    if kind == "document" and _w.get_in(part, ("source", "type")) == "base64":
+    if (
+        kind == "document"
+        and (
+            (step_1.get("type") if type(step_1 := part.get("source")) is dict else None)
+            if type(part) is dict
+            else None
+        )
+        == "base64"
+    ):
         return _read_part_file_inline(part, path)
     if kind == "text":
         return _read_part_text(part, path)
@@ -1091,7 +1123,12 @@ def _request_from_wire(body: Any) -> Request:
     raw_structured = body.get("output_config")
     if (
         type(raw_structured) is dict
-        and _w.get_in(raw_structured, ("format", "type")) == "json_schema"
+        and (
+            (step_1.get("type") if type(step_1 := raw_structured.get("format")) is dict else None)
+            if type(raw_structured) is dict
+            else None
+        )
+        == "json_schema"
     ):
         consumed.add("output_config")  # anything else under this key (another mode) stays an extra
         kwargs["response_schema"] = _read_structured_output(raw_structured, "output_config")

@@ -89,7 +89,15 @@ def _user_parts(raw: list[Any]) -> Any:
         if type(part) is not dict:
             return None
         kind = part.get("type")
-        if kind == "image" and _w.get_in(part, ("source", "type")) == "url":
+        if (
+            kind == "image"
+            and (
+                (step_1.get("type") if type(step_1 := part.get("source")) is dict else None)
+                if type(part) is dict
+                else None
+            )
+            == "url"
+        ):
             obj_1 = part.get("source")
             if type(obj_1) is not dict:
                 obj_1 = _w.member_dict(part, "source", path)
@@ -106,7 +114,15 @@ def _user_parts(raw: list[Any]) -> Any:
             parts.append({"type": "image_url", "image_url": wire_505})
             texts.append(None)
             continue
-        if kind == "image" and _w.get_in(part, ("source", "type")) == "base64":
+        if (
+            kind == "image"
+            and (
+                (step_1.get("type") if type(step_1 := part.get("source")) is dict else None)
+                if type(part) is dict
+                else None
+            )
+            == "base64"
+        ):
             obj_5 = part.get("source")
             if type(obj_5) is not dict:
                 obj_5 = _w.member_dict(part, "source", path)
@@ -132,7 +148,15 @@ def _user_parts(raw: list[Any]) -> Any:
             parts.append({"type": "image_url", "image_url": wire_511})
             texts.append(None)
             continue
-        if kind == "document" and _w.get_in(part, ("source", "type")) == "url":
+        if (
+            kind == "document"
+            and (
+                (step_1.get("type") if type(step_1 := part.get("source")) is dict else None)
+                if type(part) is dict
+                else None
+            )
+            == "url"
+        ):
             obj_11 = part.get("source")
             if type(obj_11) is not dict:
                 obj_11 = _w.member_dict(part, "source", path)
@@ -149,7 +173,15 @@ def _user_parts(raw: list[Any]) -> Any:
             if not ok_16:
                 return None
             return None  # the target refuses it: the canonical path says so
-        if kind == "document" and _w.get_in(part, ("source", "type")) == "base64":
+        if (
+            kind == "document"
+            and (
+                (step_1.get("type") if type(step_1 := part.get("source")) is dict else None)
+                if type(part) is dict
+                else None
+            )
+            == "base64"
+        ):
             obj_17 = part.get("source")
             if type(obj_17) is not dict:
                 obj_17 = _w.member_dict(part, "source", path)

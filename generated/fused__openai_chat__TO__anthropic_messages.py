@@ -94,7 +94,14 @@ def _user_parts(raw: list[Any]) -> Any:
         kind = part.get("type")
         if (
             kind == "image_url"
-            and isinstance(pattern_value := _w.get_in(part, ("image_url", "url")), str)
+            and isinstance(
+                pattern_value := (
+                    (step_1.get("url") if type(step_1 := part.get("image_url")) is dict else None)
+                    if type(part) is dict
+                    else None
+                ),
+                str,
+            )
             and (pattern_match_0 := _RE_S1.fullmatch(pattern_value)) is not None
         ):
             obj_1 = part.get("image_url")
@@ -124,7 +131,14 @@ def _user_parts(raw: list[Any]) -> Any:
             continue
         if (
             kind == "file"
-            and isinstance(pattern_value := _w.get_in(part, ("file", "file_data")), str)
+            and isinstance(
+                pattern_value := (
+                    (step_1.get("file_data") if type(step_1 := part.get("file")) is dict else None)
+                    if type(part) is dict
+                    else None
+                ),
+                str,
+            )
             and (pattern_match_0 := _RE_S1.fullmatch(pattern_value)) is not None
         ):
             obj_7 = part.get("file")

@@ -553,13 +553,27 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block:
     kind = part.get("type")
     if (
         kind == "image_url"
-        and isinstance(pattern_value := _w.get_in(part, ("image_url", "url")), str)
+        and isinstance(
+            pattern_value := (
+                (step_1.get("url") if type(step_1 := part.get("image_url")) is dict else None)
+                if type(part) is dict
+                else None
+            ),
+            str,
+        )
         and _RE_1.fullmatch(pattern_value) is not None
     ):
         return _read_part_image_inline(part, path)
     if (
         kind == "file"
-        and isinstance(pattern_value := _w.get_in(part, ("file", "file_data")), str)
+        and isinstance(
+            pattern_value := (
+                (step_1.get("file_data") if type(step_1 := part.get("file")) is dict else None)
+                if type(part) is dict
+                else None
+            ),
+            str,
+        )
         and _RE_1.fullmatch(pattern_value) is not None
     ):
         return _read_part_file_inline(part, path)

@@ -709,13 +709,13 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block:
     kind = part.get("type")
     if (
         kind == "input_image"
-        and isinstance(pattern_value := _w.get_in(part, ("image_url",)), str)
+        and isinstance(pattern_value := part.get("image_url"), str)
         and _RE_1.fullmatch(pattern_value) is not None
     ):
         return _read_part_image_inline(part, path)
     if (
         kind == "input_file"
-        and isinstance(pattern_value := _w.get_in(part, ("file_data",)), str)
+        and isinstance(pattern_value := part.get("file_data"), str)
         and _RE_1.fullmatch(pattern_value) is not None
     ):
         return _read_part_file_inline(part, path)
@@ -1182,7 +1182,12 @@ def _request_from_wire(body: Any) -> Request:
     raw_structured = body.get("text")
     if (
         type(raw_structured) is dict
-        and _w.get_in(raw_structured, ("format", "type")) == "json_schema"
+        and (
+            (step_1.get("type") if type(step_1 := raw_structured.get("format")) is dict else None)
+            if type(raw_structured) is dict
+            else None
+        )
+        == "json_schema"
     ):
         consumed.add("text")  # anything else under this key (another mode) stays an extra
         kwargs["response_schema"] = _read_structured_output(raw_structured, "text")
