@@ -70,7 +70,8 @@ bench: $(BENCH_STAMP)
 ## every format, then bench/RESULTS.md is rewritten with the counts and findings.
 FUZZ_CASES ?= 1000000
 FUZZ_JOBS ?= 2
-## then mutated mapping files through the generator (~0.5-3 s each): per golden / real file
+## then mutated mapping files through the generator (~0.5-3 s each): per golden / real file.
+## Each writes its JSON (bench/fuzz*-results.json) and its section of bench/RESULTS.md.
 FUZZ_MAPPING_CASES ?= 2000
 FUZZ_MAPPING_REAL_CASES ?= 20
 fuzz: $(STAMP)

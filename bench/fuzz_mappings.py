@@ -81,12 +81,13 @@ def section(path: Path = OUT) -> str:
     return "\n".join(out) + "\n"
 
 
-def write_section(text: str) -> None:
-    """Replace (or insert, before the findings write-up) the section in bench/RESULTS.md."""
+def write_section(text: str, title: str = TITLE) -> None:
+    """Replace (or insert, before the findings write-up) the section headed `title` in
+    bench/RESULTS.md (bench/fuzz.py writes its own section through this too)."""
     if not RESULTS.exists():
         return
     doc = RESULTS.read_text(encoding="utf-8")
-    pattern = re.compile(r"\n" + re.escape(TITLE) + r".*?(?=\n## )", re.S)
+    pattern = re.compile(r"\n" + re.escape(title) + r".*?(?=\n## )", re.S)
     if pattern.search(doc):
         doc = pattern.sub(lambda _m: text.rstrip("\n") + "\n", doc, count=1)
     elif "\n## What the fuzzing found" in doc:
