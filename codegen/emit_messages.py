@@ -621,14 +621,14 @@ def emit_options_to_wire(
         if only is not None and opt.name not in only and not (opt.has_default or opt.required):
             continue
         value = f"value_{opt.name}"
-        if (opt.unsupported is not None or opt.wire is None) and (opt.unsupported or "drop") == "drop":
+        action = opt.unsupported or ("drop" if opt.wire is None else None)  # None: the option is sent
+        if action == "drop":
             out.add(f"# {opt.name}: silently dropped, as the mapping declares")
             continue
         if bind:
             out.add(f"{value} = config.{opt.name}")
         path = f"config.{opt.name}"
-        if opt.unsupported is not None or opt.wire is None:
-            action = opt.unsupported or "drop"
+        if action is not None:
             out.add(f"if {value} is not NOT_GIVEN:")
             out.indent()
             _unsupported(out, action, opt.name, path, ir.key, warn_into=warn_into)
