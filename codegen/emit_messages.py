@@ -578,6 +578,8 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         out.add("    )")
     out.dedent()
     out.dedent()
+    out.add("if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)")
+    out.add("    _w.apply_carried(body, req.carried, ORIGIN)")
     out.add("return body")
     em.func(
         "_request_to_wire",
@@ -699,7 +701,7 @@ def _unsupported(out: Any, action: str, name: str, path: str, key: str, scoped: 
     elif action == "warn" and warn_into is not None:
         out.add(f"{warn_into}.append({lit(why + '; dropped')})")
     elif action == "warn":
-        out.add(f"warnings.warn({lit(why + '; dropped')}, UnsupportedOptionWarning, stacklevel=2)")
+        out.add(f"_w.warn_dropped({lit(why + '; dropped')})")
     else:
         out.add("pass  # silently dropped, as the mapping declares")
 
@@ -1051,7 +1053,9 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     out.add("    raise InvalidRequestError(exc.message, path=exc.path) from None")
     out.add("except RecursionError:")
     out.add("    raise InvalidRequestError('request nested too deeply') from None")
-    out.add("return req  # typed by construction: every reader checks what it reads (config above)")
+    out.add("# typed by construction: every reader checks what it reads (config above); what the")
+    out.add("# tables do not model is carried for this provider's wire (runtime/carry.py)")
+    out.add("return _w.carry(req, body, ORIGIN, _rewrite_request)")
     em.func(
         "request_from_wire",
         "(body: Mapping[str, Any]) -> Request",
@@ -1059,6 +1063,12 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         out.lines,
     )
     em.parts.public.append("request_from_wire")
+    em.func(
+        "_rewrite_request",
+        "(req: Request) -> dict[str, Any]",
+        "The body this format writes for a request it read (the residual's baseline, runtime/carry.py).",
+        ["    return _request_to_wire(req, None)"],
+    )
 
     # tool reader
     out = _Lines()
@@ -1200,6 +1210,7 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     out.add("    raise InvalidResponseError(exc.message, path=exc.path, body=body) from None")
     out.add("except RecursionError:")
     out.add("    raise InvalidResponseError('response nested too deeply', body=body) from None")
+    out.add("_w.carry(response, body, ORIGIN, response_to_wire)  # what the tables do not model (runtime/carry.py)")
     if ir.structured is not None and "tool_coercion" in _structured_modes(ir):
         out.add("mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output")
         out.add("if response_schema is not None and mode == 'tool_coercion':")
@@ -1330,6 +1341,8 @@ def _emit_response_to_wire(em: "Emitter") -> None:
     if not ir.response_message:
         out.add("body.update(wire_message)  # the message's own keys sit at the root")
     emit_items.emit_finish_detail_writer(em, out)
+    out.add("if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)")
+    out.add("    _w.apply_carried(body, resp.carried, ORIGIN)")
     out.add("return body")
     em.func(
         "response_to_wire",

@@ -78,6 +78,7 @@ class EnvelopeItem:
 class FormatIR:
     key: str
     provider: str
+    wire: str
     title: str
     doc_ref: str
     api_version: str | None
@@ -557,6 +558,7 @@ class _Builder:
         return FormatIR(
             key=key,
             provider=meta["provider"],
+            wire=self.r.wire,
             title=meta["title"],
             doc_ref=meta["doc_ref"],
             api_version=api_version,

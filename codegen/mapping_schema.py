@@ -180,6 +180,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 "doc_ref": {"type": "string", "minLength": 1},
                 "api_version": {"type": "string", "minLength": 1},
                 "notes": {"type": "string"},
+                # the wire family carried data goes back to (runtime/carry.py); default: the key
+                # at the root of the `extends` chain
+                "wire": {"type": "string", "pattern": r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$"},
             },
             required=["id", "provider", "title", "doc_ref"],
         ),

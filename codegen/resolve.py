@@ -26,6 +26,9 @@ class Resolved:
     display: str  # the file that declared this key
     data: dict[str, Any]
     origins: dict[str, tuple[str, int | None]] = field(default_factory=dict)
+    #: the wire family (`meta.wire`, else the key at the root of the `extends` chain): carried
+    #: wire data (runtime/carry.py) goes back to formats of the same provider and wire only
+    wire: str = ""
 
     def line_of(self, pointer: str) -> int | None:
         return self._origin(pointer)[1]
@@ -116,7 +119,9 @@ def resolve_all(sources: dict[str, SourceFile]) -> dict[str, Resolved]:
         parent_key = data.get("extends")
         if parent_key is None:
             origins = {k: (src.path, line) for k, line in src.lines.items()}
-            result = Resolved(key, src.path, data, origins)
+            meta = data.get("meta")
+            wire = meta.get("wire") if isinstance(meta, dict) else None
+            result = Resolved(key, src.path, data, origins, wire if isinstance(wire, str) else key)
         else:
             if not isinstance(parent_key, str):
                 raise src.error("/extends", "expected the key of another mapping (a string)")
@@ -139,7 +144,9 @@ def resolve_all(sources: dict[str, SourceFile]) -> dict[str, Resolved]:
             merged = _merge(base, override, "", origins, src)
             merged["extends"] = parent_key
             origins["/extends"] = (src.path, src.line_of("/extends"))
-            result = Resolved(key, src.path, merged, origins)
+            own = data.get("meta")
+            wire = own.get("wire") if isinstance(own, dict) else None
+            result = Resolved(key, src.path, merged, origins, wire if isinstance(wire, str) else parent.wire)
         _validate(result)
         resolved[key] = result
         return result

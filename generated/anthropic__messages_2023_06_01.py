@@ -54,6 +54,7 @@ __all__ = [
     "ENDPOINT",
     "KEY",
     "KIND",
+    "ORIGIN",
     "PROVIDER",
     "STREAM",
     "STRUCTURED_OUTPUT_MODE",
@@ -71,6 +72,9 @@ __all__ = [
 KEY: Final = "anthropic.messages_2023_06_01"
 KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "anthropic"
+ORIGIN: Final = (
+    "anthropic/anthropic_messages"  # provider/wire: where carried wire data goes back (runtime/carry.py)
+)
 TITLE: Final = "Anthropic Messages (API version 2023-06-01)"
 API_VERSION: Final = "2023-06-01"
 DOC_REF: Final = "https://docs.anthropic.com/en/api/messages"
@@ -923,10 +927,8 @@ def _request_to_wire(
         if (
             _RE_1.match(model) is not None
         ):  # models: ['claude-opus-4-7*', 'claude-opus-4.7*', 'claude-opus-5*', 'claude-sonnet-5*', 'claude-haiku-5*']
-            warnings.warn(
-                "temperature is not supported by anthropic.messages_2023_06_01 for this model; dropped",
-                UnsupportedOptionWarning,
-                stacklevel=2,
+            _w.warn_dropped(
+                "temperature is not supported by anthropic.messages_2023_06_01 for this model; dropped"
             )
         else:
             body["temperature"] = value_temperature
@@ -940,10 +942,8 @@ def _request_to_wire(
         if (
             _RE_1.match(model) is not None
         ):  # models: ['claude-opus-4-7*', 'claude-opus-4.7*', 'claude-opus-5*', 'claude-sonnet-5*', 'claude-haiku-5*']
-            warnings.warn(
-                "top_p is not supported by anthropic.messages_2023_06_01 for this model; dropped",
-                UnsupportedOptionWarning,
-                stacklevel=2,
+            _w.warn_dropped(
+                "top_p is not supported by anthropic.messages_2023_06_01 for this model; dropped"
             )
         else:
             body["top_p"] = value_top_p
@@ -952,10 +952,8 @@ def _request_to_wire(
         if (
             _RE_1.match(model) is not None
         ):  # models: ['claude-opus-4-7*', 'claude-opus-4.7*', 'claude-opus-5*', 'claude-sonnet-5*', 'claude-haiku-5*']
-            warnings.warn(
-                "top_k is not supported by anthropic.messages_2023_06_01 for this model; dropped",
-                UnsupportedOptionWarning,
-                stacklevel=2,
+            _w.warn_dropped(
+                "top_k is not supported by anthropic.messages_2023_06_01 for this model; dropped"
             )
         else:
             body["top_k"] = value_top_k
@@ -1001,6 +999,8 @@ def _request_to_wire(
                     + " conflicts with the value anthropic.messages_2023_06_01 sets for it (OpenArmature §6 managed field)",
                     path="config.extras." + key,
                 )
+    if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
+        _w.apply_carried(body, req.carried, ORIGIN)
     return body
 
 
@@ -1175,7 +1175,14 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
         raise InvalidRequestError(exc.message, path=exc.path) from None
     except RecursionError:
         raise InvalidRequestError("request nested too deeply") from None
-    return req  # typed by construction: every reader checks what it reads (config above)
+    # typed by construction: every reader checks what it reads (config above); what the
+    # tables do not model is carried for this provider's wire (runtime/carry.py)
+    return _w.carry(req, body, ORIGIN, _rewrite_request)
+
+
+def _rewrite_request(req: Request) -> dict[str, Any]:
+    """The body this format writes for a request it read (the residual's baseline, runtime/carry.py)."""
+    return _request_to_wire(req, None)
 
 
 def _read_tool(tool: dict[str, Any], path: str) -> Tool:
@@ -1324,6 +1331,9 @@ def response_from_wire(
         raise InvalidResponseError(exc.message, path=exc.path, body=body) from None
     except RecursionError:
         raise InvalidResponseError("response nested too deeply", body=body) from None
+    _w.carry(
+        response, body, ORIGIN, response_to_wire
+    )  # what the tables do not model (runtime/carry.py)
     mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output
     if response_schema is not None and mode == "tool_coercion":
         _w.take_coerced_output(response, "structured_output")  # OpenArmature §8.2.5.1
@@ -1405,6 +1415,8 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     if usage_wire:
         body["usage"] = usage_wire
     body.update(wire_message)  # the message's own keys sit at the root
+    if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
+        _w.apply_carried(body, resp.carried, ORIGIN)
     return body
 
 

@@ -54,6 +54,7 @@ __all__ = [
     "ENDPOINT",
     "KEY",
     "KIND",
+    "ORIGIN",
     "PROVIDER",
     "STREAM",
     "STRUCTURED_OUTPUT_MODE",
@@ -71,6 +72,9 @@ __all__ = [
 KEY: Final = "anthropic_messages"
 KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "anthropic"
+ORIGIN: Final = (
+    "anthropic/anthropic_messages"  # provider/wire: where carried wire data goes back (runtime/carry.py)
+)
 TITLE: Final = "Anthropic Messages"
 API_VERSION: Final = "2026-10-21"
 DOC_REF: Final = "https://docs.anthropic.com/en/api/messages"
@@ -914,11 +918,7 @@ def _request_to_wire(
     model = req.model
     value_temperature = config.temperature
     if value_temperature is not NOT_GIVEN:
-        warnings.warn(
-            "temperature is not supported by anthropic_messages; dropped",
-            UnsupportedOptionWarning,
-            stacklevel=2,
-        )
+        _w.warn_dropped("temperature is not supported by anthropic_messages; dropped")
     value_max_tokens = config.max_tokens
     if value_max_tokens is NOT_GIVEN and not (extras and "max_tokens" in extras):
         value_max_tokens = 4096  # the mapping's default; an extras value rides instead
@@ -926,18 +926,10 @@ def _request_to_wire(
         body["max_tokens"] = value_max_tokens
     value_top_p = config.top_p
     if value_top_p is not NOT_GIVEN:
-        warnings.warn(
-            "top_p is not supported by anthropic_messages; dropped",
-            UnsupportedOptionWarning,
-            stacklevel=2,
-        )
+        _w.warn_dropped("top_p is not supported by anthropic_messages; dropped")
     value_top_k = config.top_k
     if value_top_k is not NOT_GIVEN:
-        warnings.warn(
-            "top_k is not supported by anthropic_messages; dropped",
-            UnsupportedOptionWarning,
-            stacklevel=2,
-        )
+        _w.warn_dropped("top_k is not supported by anthropic_messages; dropped")
     # seed: silently dropped, as the mapping declares
     value_stop_sequences = config.stop_sequences
     if value_stop_sequences is not NOT_GIVEN:
@@ -980,6 +972,8 @@ def _request_to_wire(
                     + " conflicts with the value anthropic_messages sets for it (OpenArmature §6 managed field)",
                     path="config.extras." + key,
                 )
+    if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
+        _w.apply_carried(body, req.carried, ORIGIN)
     return body
 
 
@@ -1154,7 +1148,14 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
         raise InvalidRequestError(exc.message, path=exc.path) from None
     except RecursionError:
         raise InvalidRequestError("request nested too deeply") from None
-    return req  # typed by construction: every reader checks what it reads (config above)
+    # typed by construction: every reader checks what it reads (config above); what the
+    # tables do not model is carried for this provider's wire (runtime/carry.py)
+    return _w.carry(req, body, ORIGIN, _rewrite_request)
+
+
+def _rewrite_request(req: Request) -> dict[str, Any]:
+    """The body this format writes for a request it read (the residual's baseline, runtime/carry.py)."""
+    return _request_to_wire(req, None)
 
 
 def _read_tool(tool: dict[str, Any], path: str) -> Tool:
@@ -1303,6 +1304,9 @@ def response_from_wire(
         raise InvalidResponseError(exc.message, path=exc.path, body=body) from None
     except RecursionError:
         raise InvalidResponseError("response nested too deeply", body=body) from None
+    _w.carry(
+        response, body, ORIGIN, response_to_wire
+    )  # what the tables do not model (runtime/carry.py)
     mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output
     if response_schema is not None and mode == "tool_coercion":
         _w.take_coerced_output(response, "structured_output")  # OpenArmature §8.2.5.1
@@ -1384,6 +1388,8 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     if usage_wire:
         body["usage"] = usage_wire
     body.update(wire_message)  # the message's own keys sit at the root
+    if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
+        _w.apply_carried(body, resp.carried, ORIGIN)
     return body
 
 

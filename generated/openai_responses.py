@@ -54,6 +54,7 @@ __all__ = [
     "ENDPOINT",
     "KEY",
     "KIND",
+    "ORIGIN",
     "PROVIDER",
     "STREAM",
     "STRUCTURED_OUTPUT_MODE",
@@ -71,6 +72,9 @@ __all__ = [
 KEY: Final = "openai_responses"
 KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "openai"
+ORIGIN: Final = (
+    "openai/openai_responses"  # provider/wire: where carried wire data goes back (runtime/carry.py)
+)
 TITLE: Final = "OpenAI Responses"
 API_VERSION: Final = "v1"
 DOC_REF: Final = "https://platform.openai.com/docs/api-reference/responses/create"
@@ -961,32 +965,16 @@ def _request_to_wire(
     # top_k: silently dropped, as the mapping declares
     value_seed = config.seed
     if value_seed is not NOT_GIVEN:
-        warnings.warn(
-            "seed is not supported by openai_responses; dropped",
-            UnsupportedOptionWarning,
-            stacklevel=2,
-        )
+        _w.warn_dropped("seed is not supported by openai_responses; dropped")
     value_stop_sequences = config.stop_sequences
     if value_stop_sequences is not NOT_GIVEN:
-        warnings.warn(
-            "stop_sequences is not supported by openai_responses; dropped",
-            UnsupportedOptionWarning,
-            stacklevel=2,
-        )
+        _w.warn_dropped("stop_sequences is not supported by openai_responses; dropped")
     value_frequency_penalty = config.frequency_penalty
     if value_frequency_penalty is not NOT_GIVEN:
-        warnings.warn(
-            "frequency_penalty is not supported by openai_responses; dropped",
-            UnsupportedOptionWarning,
-            stacklevel=2,
-        )
+        _w.warn_dropped("frequency_penalty is not supported by openai_responses; dropped")
     value_presence_penalty = config.presence_penalty
     if value_presence_penalty is not NOT_GIVEN:
-        warnings.warn(
-            "presence_penalty is not supported by openai_responses; dropped",
-            UnsupportedOptionWarning,
-            stacklevel=2,
-        )
+        _w.warn_dropped("presence_penalty is not supported by openai_responses; dropped")
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
@@ -1018,6 +1006,8 @@ def _request_to_wire(
                     + " conflicts with the value openai_responses sets for it (OpenArmature §6 managed field)",
                     path="config.extras." + key,
                 )
+    if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
+        _w.apply_carried(body, req.carried, ORIGIN)
     return body
 
 
@@ -1212,7 +1202,14 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
         raise InvalidRequestError(exc.message, path=exc.path) from None
     except RecursionError:
         raise InvalidRequestError("request nested too deeply") from None
-    return req  # typed by construction: every reader checks what it reads (config above)
+    # typed by construction: every reader checks what it reads (config above); what the
+    # tables do not model is carried for this provider's wire (runtime/carry.py)
+    return _w.carry(req, body, ORIGIN, _rewrite_request)
+
+
+def _rewrite_request(req: Request) -> dict[str, Any]:
+    """The body this format writes for a request it read (the residual's baseline, runtime/carry.py)."""
+    return _request_to_wire(req, None)
 
 
 def _read_tool(tool: dict[str, Any], path: str) -> Tool:
@@ -1376,6 +1373,9 @@ def response_from_wire(
         raise InvalidResponseError(exc.message, path=exc.path, body=body) from None
     except RecursionError:
         raise InvalidResponseError("response nested too deeply", body=body) from None
+    _w.carry(
+        response, body, ORIGIN, response_to_wire
+    )  # what the tables do not model (runtime/carry.py)
     if (
         response_schema is not None
         and response.finish_reason != "tool_calls"
@@ -1507,6 +1507,8 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
         body["incomplete_details"] = {"reason": "max_output_tokens"}
     elif reason == "content_filter":
         body["incomplete_details"] = {"reason": "content_filter"}
+    if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
+        _w.apply_carried(body, resp.carried, ORIGIN)
     return body
 
 

@@ -54,6 +54,7 @@ __all__ = [
     "ENDPOINT",
     "KEY",
     "KIND",
+    "ORIGIN",
     "PROVIDER",
     "STREAM",
     "STRUCTURED_OUTPUT_MODE",
@@ -71,6 +72,9 @@ __all__ = [
 KEY: Final = "openarmature.gemini_generate_content"
 KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "google"
+ORIGIN: Final = (
+    "google/gemini_generate_content"  # provider/wire: where carried wire data goes back (runtime/carry.py)
+)
 TITLE: Final = "Google Gemini generateContent (OpenArmature §8.3 dialect)"
 API_VERSION: Final = "v1beta"
 DOC_REF: Final = (
@@ -886,6 +890,8 @@ def _request_to_wire(
                     + " conflicts with the value openarmature.gemini_generate_content sets for it (OpenArmature §6 managed field)",
                     path="config.extras." + key,
                 )
+    if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
+        _w.apply_carried(body, req.carried, ORIGIN)
     return body
 
 
@@ -1109,7 +1115,14 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
         raise InvalidRequestError(exc.message, path=exc.path) from None
     except RecursionError:
         raise InvalidRequestError("request nested too deeply") from None
-    return req  # typed by construction: every reader checks what it reads (config above)
+    # typed by construction: every reader checks what it reads (config above); what the
+    # tables do not model is carried for this provider's wire (runtime/carry.py)
+    return _w.carry(req, body, ORIGIN, _rewrite_request)
+
+
+def _rewrite_request(req: Request) -> dict[str, Any]:
+    """The body this format writes for a request it read (the residual's baseline, runtime/carry.py)."""
+    return _request_to_wire(req, None)
 
 
 def _read_tool(tool: dict[str, Any], path: str) -> Tool:
@@ -1280,6 +1293,9 @@ def response_from_wire(
         raise InvalidResponseError(exc.message, path=exc.path, body=body) from None
     except RecursionError:
         raise InvalidResponseError("response nested too deeply", body=body) from None
+    _w.carry(
+        response, body, ORIGIN, response_to_wire
+    )  # what the tables do not model (runtime/carry.py)
     if (
         response_schema is not None
         and response.finish_reason != "tool_calls"
@@ -1373,6 +1389,8 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
         body["usageMetadata"] = usage_wire
     body["modelVersion"] = raw.get("modelVersion", "unknown")
     body["responseId"] = raw.get("responseId", "wiremap")
+    if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
+        _w.apply_carried(body, resp.carried, ORIGIN)
     return body
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import Any, Callable, Final, Literal, TypeVar, Union
 
 from ._record import DICT, Record
+from .carry import Carried
 from .errors import InvalidRequestError
 
 __all__ = [
@@ -738,8 +739,8 @@ class Config(Record):
 
 
 class Request(Record):
-    __slots__ = ("model", "messages", "tools", "tool_choice", "config", "response_schema")
-    __match_args__ = ("model", "messages", "tools", "tool_choice", "config", "response_schema")
+    __slots__ = ("model", "messages", "tools", "tool_choice", "config", "response_schema", "carried")
+    __match_args__ = ("model", "messages", "tools", "tool_choice", "config", "response_schema", "carried")
 
     model: str
     messages: list[Message]
@@ -747,6 +748,8 @@ class Request(Record):
     tool_choice: ToolChoice | NotGiven
     config: Config | NotGiven
     response_schema: dict[str, Any] | NotGiven
+    #: wire data the tables do not model, kept for the same provider's wire (runtime/carry.py)
+    carried: Carried | None
 
     def __init__(
         self,
@@ -756,6 +759,7 @@ class Request(Record):
         tool_choice: ToolChoice | NotGiven = NOT_GIVEN,
         config: Config | NotGiven = NOT_GIVEN,
         response_schema: dict[str, Any] | NotGiven = NOT_GIVEN,
+        carried: Carried | None = None,
     ) -> None:
         self.model = model
         self.messages = messages
@@ -763,6 +767,7 @@ class Request(Record):
         self.tool_choice = tool_choice
         self.config = config
         self.response_schema = response_schema
+        self.carried = carried
 
     def __eq__(self, other: Any) -> bool:
         if other.__class__ is self.__class__:
@@ -773,6 +778,7 @@ class Request(Record):
                 self.tool_choice,
                 self.config,
                 self.response_schema,
+                self.carried,
             ) == (
                 other.model,
                 other.messages,
@@ -780,6 +786,7 @@ class Request(Record):
                 other.tool_choice,
                 other.config,
                 other.response_schema,
+                other.carried,
             )
         return NotImplemented
 
@@ -809,6 +816,8 @@ class Request(Record):
             d["config"] = config.to_dict()
         if self.response_schema is not NOT_GIVEN:
             d["response_schema"] = self.response_schema
+        if self.carried is not None:
+            d["carried"] = self.carried.to_dict()
         return d
 
 
@@ -883,14 +892,16 @@ class Usage(Record):
 
 
 class Response(Record):
-    __slots__ = ("message", "finish_reason", "usage", "raw", "parsed")
-    __match_args__ = ("message", "finish_reason", "usage", "raw", "parsed")
+    __slots__ = ("message", "finish_reason", "usage", "raw", "parsed", "carried")
+    __match_args__ = ("message", "finish_reason", "usage", "raw", "parsed", "carried")
 
     message: AssistantMessage
     finish_reason: FinishReason
     usage: Usage
     raw: Any
     parsed: Any
+    #: wire data the tables do not model, kept for the same provider's wire (runtime/carry.py)
+    carried: Carried | None
 
     def __init__(
         self,
@@ -899,21 +910,24 @@ class Response(Record):
         usage: Usage,
         raw: Any = DICT,
         parsed: Any = NOT_GIVEN,
+        carried: Carried | None = None,
     ) -> None:
         self.message = message
         self.finish_reason = finish_reason
         self.usage = usage
         self.raw = {} if raw is DICT else raw
         self.parsed = parsed
+        self.carried = carried
 
     def __eq__(self, other: Any) -> bool:
         if other.__class__ is self.__class__:
-            return (self.message, self.finish_reason, self.usage, self.raw, self.parsed) == (
+            return (self.message, self.finish_reason, self.usage, self.raw, self.parsed, self.carried) == (
                 other.message,
                 other.finish_reason,
                 other.usage,
                 other.raw,
                 other.parsed,
+                other.carried,
             )
         return NotImplemented
 
@@ -936,6 +950,8 @@ class Response(Record):
         }
         if self.parsed is not NOT_GIVEN:
             d["parsed"] = self.parsed
+        if self.carried is not None:
+            d["carried"] = self.carried.to_dict()
         return d
 
 
@@ -1498,7 +1514,7 @@ def _config(d: object) -> Config:
     return Config(**fields)
 
 
-_REQUEST_KEYS: Final = ("model", "messages", "tools", "tool_choice", "config", "response_schema")
+_REQUEST_KEYS: Final = ("model", "messages", "tools", "tool_choice", "config", "response_schema", "carried")
 
 
 def _request(d: object) -> Request:
@@ -1564,9 +1580,16 @@ def _request(d: object) -> Request:
         elif value is not None:
             raise _expected("response_schema", "a JSON Schema object", value)
 
+    carried: Carried | None = None
+    value = d.get("carried", _MISSING)
+    if value is not _MISSING:
+        keys += 1
+        if value is not None:
+            carried = Carried.from_dict(value, "carried")
+
     if len(d) != keys:
         raise _unknown_key(d, _REQUEST_KEYS)
-    return Request(model, messages, tools, tool_choice, config, response_schema)
+    return Request(model, messages, tools, tool_choice, config, response_schema, carried)
 
 
 # --- response (OpenArmature §6) ---------------------------------------------------------------
@@ -1612,7 +1635,7 @@ def _usage(d: object) -> Usage:
     return Usage(prompt, completion, total, cached, cache_creation)
 
 
-_RESPONSE_KEYS: Final = ("message", "finish_reason", "usage", "raw", "parsed")
+_RESPONSE_KEYS: Final = ("message", "finish_reason", "usage", "raw", "parsed", "carried")
 _FINISH_REASONS: Final[dict[str, FinishReason]] = {reason: reason for reason in FINISH_REASONS}
 
 
@@ -1659,9 +1682,15 @@ def _response(d: object) -> Response:
         parsed = NOT_GIVEN
     else:
         keys += 1
+    carried: Carried | None = None
+    value = d.get("carried", _MISSING)
+    if value is not _MISSING:
+        keys += 1
+        if value is not None:
+            carried = Carried.from_dict(value, "carried")
     if len(d) != keys:
         raise _unknown_key(d, _RESPONSE_KEYS)
-    return Response(message, finish_reason, usage, raw, parsed)
+    return Response(message, finish_reason, usage, raw, parsed, carried)
 
 
 # --- results of the non-chat kinds (docs/canonical.md) ----------------------------------------

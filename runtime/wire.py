@@ -14,8 +14,11 @@ import time
 from collections.abc import Mapping
 from typing import Any, Final, Literal, cast
 
+from contextvars import ContextVar
+
 from .canonical import NOT_GIVEN, NotGiven, Request, Response, UserMessage
-from .errors import InvalidRequestError, StructuredOutputInvalidError
+from .carry import apply as apply_carried, residual
+from .errors import InvalidRequestError, ProviderError, StructuredOutputInvalidError, UnsupportedOptionWarning
 from .validate import USER_CONTENT_RULE, validate_request
 
 __all__ = [
@@ -1011,3 +1014,32 @@ def lazy_pattern(namespace: dict[str, Any], name: str, pattern: str) -> re.Patte
     threads racing through the first use compile it twice; both get the same result.
     """
     return cast("re.Pattern[str]", _LazyPattern(namespace, name, pattern))
+
+
+# --- carried wire data (runtime/carry.py) ---------------------------------------------------------
+
+_QUIET: Final[ContextVar[bool]] = ContextVar("wiremap_quiet", default=False)
+
+
+def warn_dropped(text: str) -> None:
+    """An option a mapping drops with a warning (UnsupportedOptionWarning), except while a reader
+    re-writes what it read to find the residual (`carry`): that write is no call of the user's."""
+    if not _QUIET.get():
+        import warnings
+
+        warnings.warn(text, UnsupportedOptionWarning, stacklevel=3)
+
+
+def carry(record: Any, body: Any, origin: str, rewrite: Any) -> Any:
+    """`record` (a Request or Response just read from `body`), carrying what the same format's
+    re-write of it does not say as `body` does (runtime/carry.py). A record the format cannot
+    write back (its own rules refuse it) carries nothing: writing it fails anyway."""
+    token = _QUIET.set(True)
+    try:
+        rewritten = rewrite(record)
+    except (ProviderError, RecursionError):
+        return record
+    finally:
+        _QUIET.reset(token)
+    record.carried = residual(origin, body, rewritten)
+    return record

@@ -541,15 +541,19 @@ def test_user_bare_string_is_a_table_option(
     for key in ("tiny_chat", "acme.tiny_chat"):
         tiny = tree.converter(key)
         read = tiny.request_from_wire({"model": "m", "messages": "hi", "temperature": 0.5})
-        assert read.to_dict() == {
+        plain = read.to_dict()
+        assert plain.pop("carried")["ops"][0]["value"] == "hi"  # the wire's own form, for its own wire
+        assert plain == {
             "model": "m",
             "messages": [{"role": "user", "content": "hi"}],
             "config": {"temperature": 0.5},
         }, key
-        # the list form is unchanged, and request_to_wire sends the list form
+        # the list form is unchanged; the same format writes back the string it read (identity),
+        # and the canonical request alone is sent in the list form
         listed = tiny.request_from_wire({"model": "m", "messages": [{"role": "user", "content": "hi"}]})
         assert listed.to_dict() == {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
-        assert tiny.request_to_wire(read)["messages"] == [{"role": "user", "content": "hi"}]
+        assert tiny.request_to_wire(read)["messages"] == "hi"
+        assert tiny.request_to_wire(plain)["messages"] == [{"role": "user", "content": "hi"}]
         for bad, message in (
             ("", "must be a non-empty string or a non-empty list of content blocks"),
             (7, "expected an array or a string, got an integer"),

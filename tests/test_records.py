@@ -124,6 +124,7 @@ class Request:
     tool_choice: ToolChoice | NotGiven = NOT_GIVEN
     config: Config | NotGiven = NOT_GIVEN
     response_schema: dict[str, Any] | NotGiven = NOT_GIVEN
+    carried: Carried | None = None
 
 @dataclass(slots=True)
 class Usage:
@@ -140,6 +141,7 @@ class Response:
     usage: Usage
     raw: Any = field(default_factory=dict)
     parsed: Any = NOT_GIVEN
+    carried: Carried | None = None
 
 @dataclass(slots=True)
 class EmbeddingsResponse:
@@ -264,7 +266,7 @@ def test_match_and_recursive_repr() -> None:
     ref.messages.append(ref)
     assert repr(req) == repr(ref) == (
         "Request(model='m', messages=[...], tools=NOT_GIVEN, tool_choice=NOT_GIVEN, config=NOT_GIVEN, "
-        "response_schema=NOT_GIVEN)")
+        "response_schema=NOT_GIVEN, carried=None)")
     assert ForcedTool("x") == ForcedTool("x") and ForcedTool("x") != ForcedTool("y")
     assert (ForcedTool("x") == "x") is False
 

@@ -1,0 +1,239 @@
+"""Carried wire data: what a format's tables do not model, kept for the same provider's wire.
+
+A converter reads a wire body into the canonical model and writes it back with the same tables.
+Whatever the second body does not say as the first did (a field no table row names, a value the
+tables normalise, a key the writer adds by default) is the body's *residual*. `residual()`
+computes it once, when the body is read, as a list of `Op`s against the re-written body, and
+the canonical `Request` / `Response` carries it (`carried`), stamped with its `origin`: the
+provider and the wire family of the format that read it (`PROVIDER/wire`, e.g.
+`anthropic/anthropic_messages`).
+
+A writer whose own origin is the same applies the ops (`apply()`): the same-format round trip is
+then the identity. Each op is *anchored*: it applies only where the writer rendered exactly what
+the original re-write rendered at the op's anchor (the innermost array element that holds it, or
+the top-level field), so an op never lands on a message, block or field the caller has changed
+since. Any other target drops the ops and the translation's loss report names each one at its
+wire path (`losses()`), apart from differences of form only (JSON text that parses to the same
+value, `40.0` for `40`), which change no meaning.
+
+This module is stdlib-only and small: the generated converters call `carry` and `apply`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+__all__ = ["Carried", "residual", "apply", "losses", "ABSENT"]
+
+
+class _Absent:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT: Final = _Absent()  # no value at a path
+
+
+class Carried:
+    """The residual of one wire body: its origin and the ops that restore it.
+
+    Each op is `(path, value)`: `value` is the original wire value at `path` (a tuple of object
+    keys and array indexes), or ABSENT where the original had no key the re-write added. `anchors`
+    are the re-write's values at each op's anchor path (see the module docstring)."""
+
+    __slots__ = ("origin", "ops", "anchors", "rewritten")
+
+    def __init__(self, origin: str, ops: list[tuple[tuple[Any, ...], Any]], anchors: list[Any], rewritten: list[Any]) -> None:
+        self.origin = origin
+        self.ops = ops
+        self.anchors = anchors
+        self.rewritten = rewritten  # the re-write's value at each op's path (ABSENT: none)
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is not Carried:
+            return NotImplemented
+        return self.origin == other.origin and self.ops == other.ops and self.anchors == other.anchors
+
+    def __repr__(self) -> str:
+        return f"Carried(origin={self.origin!r}, ops={len(self.ops)})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "origin": self.origin,
+            "ops": [
+                {
+                    "path": list(path),
+                    **({} if value is ABSENT else {"value": value}),
+                    **({} if anchor is ABSENT else {"anchor": anchor}),
+                    **({} if was is ABSENT else {"rewritten": was}),
+                }
+                for (path, value), anchor, was in zip(self.ops, self.anchors, self.rewritten)
+            ],
+        }
+
+    @classmethod
+    def from_dict(cls, d: Any, path: str) -> "Carried":
+        from .errors import InvalidRequestError
+
+        if type(d) is not dict or type(d.get("origin")) is not str or type(d.get("ops")) is not list:
+            raise InvalidRequestError("expected {origin: string, ops: [...]}", path=path)
+        ops: list[tuple[tuple[Any, ...], Any]] = []
+        anchors: list[Any] = []
+        rewritten: list[Any] = []
+        for i, op in enumerate(d["ops"]):
+            p = op.get("path") if type(op) is dict else None
+            if type(p) is not list or not p or not all(type(k) is str or type(k) is int for k in p):
+                raise InvalidRequestError("expected {path: [key or index, ...], value?, anchor?}", path=f"{path}.ops[{i}]")
+            ops.append((tuple(p), op.get("value", ABSENT)))
+            anchors.append(op.get("anchor", ABSENT))
+            rewritten.append(op.get("rewritten", ABSENT))
+        return cls(d["origin"], ops, anchors, rewritten)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """JSON equality with JSON's types: `1` is not `True`, and `1.0` is not `1`."""
+    ta = type(a)
+    if ta is not type(b):
+        return False
+    if ta is dict:
+        if len(a) != len(b):
+            return False
+        for k, v in a.items():
+            if k not in b or not _same(v, b[k]):
+                return False
+        return True
+    if ta is list:
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return bool(a == b)
+
+
+def _diff(o: Any, r: Any, path: tuple[Any, ...], out: list[tuple[tuple[Any, ...], Any, Any]]) -> None:
+    to = type(o)
+    if to is dict and type(r) is dict:
+        for k, v in o.items():
+            if k in r:
+                _diff(v, r[k], path + (k,), out)
+            else:
+                out.append((path + (k,), v, ABSENT))
+        for k, v in r.items():
+            if k not in o:
+                out.append((path + (k,), ABSENT, v))
+        return
+    if to is list and type(r) is list and len(o) == len(r):
+        for i, (x, y) in enumerate(zip(o, r)):
+            _diff(x, y, path + (i,), out)
+        return
+    if not _same(o, r):
+        out.append((path, o, r))
+
+
+def _anchor_path(path: tuple[Any, ...]) -> tuple[Any, ...]:
+    for i in range(len(path) - 1, -1, -1):
+        if type(path[i]) is int:
+            return path[: i + 1]
+    return path[:1]
+
+
+def _get(value: Any, path: tuple[Any, ...]) -> Any:
+    for k in path:
+        if type(k) is int:
+            if type(value) is not list or not 0 <= k < len(value):
+                return ABSENT
+        elif type(value) is not dict or k not in value:
+            return ABSENT
+        value = value[k]
+    return value
+
+
+def residual(origin: str, original: Any, rewritten: Any) -> Carried | None:
+    """What `rewritten` (the same format's re-write of `original`) does not say as `original`
+    does, as anchored ops; None when nothing differs."""
+    found: list[tuple[tuple[Any, ...], Any, Any]] = []
+    _diff(original, rewritten, (), found)
+    if not found:
+        return None
+    return Carried(
+        origin,
+        [(path, value) for path, value, _ in found],
+        [_get(rewritten, _anchor_path(path)) for path, _, _ in found],
+        [was for _, _, was in found],
+    )
+
+
+def apply(body: dict[str, Any], carried: Any, origin: str) -> dict[str, Any]:
+    """`body` with the ops of `carried` applied, when it was read from the same wire (`origin`);
+    every op whose anchor the writer rendered differently is left out. Returns `body`."""
+    if carried is None or carried.__class__ is not Carried or carried.origin != origin:
+        return body
+    approved = []
+    checked: dict[tuple[Any, ...], bool] = {}
+    for (path, value), anchor in zip(carried.ops, carried.anchors):
+        at = _anchor_path(path)
+        ok = checked.get(at)
+        if ok is None:
+            current = _get(body, at)
+            ok = checked[at] = (current is ABSENT and anchor is ABSENT) or (
+                current is not ABSENT and anchor is not ABSENT and _same(current, anchor)
+            )
+        if ok:
+            approved.append((path, value))
+    for path, value in approved:
+        parent = _get(body, path[:-1]) if len(path) > 1 else body
+        key = path[-1]
+        if value is ABSENT:
+            if type(parent) is dict:
+                parent.pop(key, None)
+        elif type(parent) is dict and type(key) is str:
+            parent[key] = _copy(value)
+        elif type(parent) is list and type(key) is int and 0 <= key < len(parent):
+            parent[key] = _copy(value)
+    return body
+
+
+def _copy(value: Any) -> Any:
+    t = type(value)
+    if t is dict:
+        return {k: _copy(v) for k, v in value.items()}
+    if t is list:
+        return [_copy(v) for v in value]
+    return value
+
+
+def _form_only(original: Any, rewritten: Any) -> bool:
+    """The same value in another form: JSON text parsing to the same value, or a number equal to
+    another (`40.0` and `40`)."""
+    if type(original) is str and type(rewritten) is str:
+        try:
+            return bool(json.loads(original) == json.loads(rewritten))
+        except ValueError:
+            return False
+    numbers = (int, float)
+    if type(original) in numbers and type(rewritten) in numbers and type(original) is not bool and type(rewritten) is not bool:
+        return bool(original == rewritten)
+    return False
+
+
+def _path_text(path: tuple[Any, ...]) -> str:
+    out = ""
+    for k in path:
+        out += f"[{k}]" if type(k) is int else (f".{k}" if out else str(k))
+    return out
+
+
+def losses(carried: Any) -> list[tuple[str, str]]:
+    """(wire path, detail) for each op a target of another wire cannot carry: the original's
+    values, not the keys its own writer adds by default, nor differences of form only."""
+    if carried is None or carried.__class__ is not Carried:
+        return []
+    out = []
+    for (path, value), was in zip(carried.ops, carried.rewritten):
+        if value is ABSENT or _form_only(value, was):
+            continue
+        shown = json.dumps(value, ensure_ascii=False, default=str)
+        if len(shown) > 60:
+            shown = shown[:57] + "..."
+        out.append((_path_text(path), f"{shown} is {carried.origin.split('/')[0]} wire data the target cannot carry"))
+    return out
