@@ -279,6 +279,8 @@ class Emitter:
         optional = slot.optional or (context == "structured_output" and slot.field in ("name", "strict"))
         if kind == "detail":
             fn = "optional_detail"
+        elif kind == "text" and context == "tool_result" and self.ir.tool_result_other_content == "json":
+            fn = "text_or_json"  # tool_results.other_content: json (the holder's JSON text otherwise)
         elif kind == "text":
             fn = "member_text"  # a string, or an array of text parts (joined)
         elif kind == "str":
@@ -560,7 +562,9 @@ class Emitter:
                 out.indent()
                 out.add(f"return {alts[index][2]}")
                 out.dedent()
-            if ir.part_dispatch == "keys":
+            if ir.unknown_parts == "carry":
+                out.add("return _w.SKIP  # request.unknown_parts: carry (left out here, carried for this wire: runtime/carry.py)")
+            elif ir.part_dispatch == "keys":
                 keys = sorted({k for _, n, _ in alts if isinstance(n, Obj) for k, c in n.items if not isinstance(c, Lit) and any(not s.optional for s in slots_of(c))})
                 out.add(
                     f"raise _w.WireShapeError(path, 'unsupported part with keys ' + repr(sorted(part)) + {lit('; expected one of: ' + ', '.join(keys))})"

@@ -720,7 +720,11 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
             out.add("if value is None:")
             out.add("    return None")
         out.add("items = _w.expect_list(value, path)")
-        out.add("return [_read_%s_part(item, f'{path}[{j}]') for j, item in enumerate(items)]" % role)
+        if ir.unknown_parts == "carry":
+            out.add("parts = (_read_%s_part(item, f'{path}[{j}]') for j, item in enumerate(items))" % role)
+            out.add("return [p for p in parts if p is not _w.SKIP]  # request.unknown_parts: carry")
+        else:
+            out.add("return [_read_%s_part(item, f'{path}[{j}]') for j, item in enumerate(items)]" % role)
         ret = "str | list[Any]" + (" | None" if role == "assistant" else "")
         em.func(f"_{role}_content_from_wire", f"(value: Any, path: str) -> {ret}", f"Wire {role} content -> canonical.", out.lines)
 
@@ -874,6 +878,9 @@ def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any,
         out.add("for j, item in enumerate(items_):")
         out.indent()
         out.add(f"p = _read_assistant_part(item, f'{{content_path}}[{{j}}]', {lenient})")
+        if ir.unknown_parts == "carry":
+            out.add("if p is _w.SKIP:  # request.unknown_parts: carry")
+            out.add("    continue")
         out.add("if type(p) is ToolCall:")
         out.add("    calls_.append(p)")
         out.add("else:")
@@ -975,13 +982,21 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         out.indent()
         out.add(f"where = {lit(tf)} + f'[{{j}}]'")
         out.add("entry = _w.expect_dict(entry, where)")
-        out.add("for other in entry:")
-        out.add(f"    if other != {lit(g)}:")
-        out.add(f"        raise _w.WireShapeError(where + '.' + other, {lit('this tool kind has no canonical form; expected ' + g)})")
+        if ir.unknown_parts == "carry":
+            out.add(f"if {lit(g)} not in entry:  # another tool kind: carried for this wire (request.unknown_parts: carry)")
+            out.add("    continue")
+        else:
+            out.add("for other in entry:")
+            out.add(f"    if other != {lit(g)}:")
+            out.add(f"        raise _w.WireShapeError(where + '.' + other, {lit('this tool kind has no canonical form; expected ' + g)})")
         out.add(f"decls = _w.member_list(entry, {lit(g)}, where)")
         out.add(f"read_tools.extend(_read_tool(_w.expect_dict(t, where + f'.{g}[{{k}}]'), where + f'.{g}[{{k}}]') for k, t in enumerate(decls))")
         out.dedent()
         out.add("kwargs['tools'] = read_tools")
+    elif ir.unknown_parts == "carry":
+        out.add("# a tool no row reads (a server tool): carried for this wire (request.unknown_parts: carry)")
+        out.add(f"read_tools_ = [_w.read_or_skip(_read_tool, t, {lit(tf)} + f'[{{j}}]') for j, t in enumerate(_w.expect_list(raw_tools, {lit(tf)}))]")
+        out.add("kwargs['tools'] = [t for t in read_tools_ if t is not _w.SKIP]")
     else:
         out.add(f"kwargs['tools'] = [_read_tool(_w.expect_dict(t, {lit(tf)} + f'[{{j}}]'), {lit(tf)} + f'[{{j}}]') for j, t in enumerate(_w.expect_list(raw_tools, {lit(tf)}))]")
     out.dedent()
@@ -1055,7 +1070,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     out.add("    raise InvalidRequestError('request nested too deeply') from None")
     out.add("# typed by construction: every reader checks what it reads (config above); what the")
     out.add("# tables do not model is carried for this provider's wire (runtime/carry.py)")
-    out.add("return _w.carry(req, body, ORIGIN, _rewrite_request)")
+    out.add("return _w.carry(req, body, ORIGIN, _rewrite_request, WIRE_KEYS)")
     em.func(
         "request_from_wire",
         "(body: Mapping[str, Any]) -> Request",
@@ -1210,7 +1225,7 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     out.add("    raise InvalidResponseError(exc.message, path=exc.path, body=body) from None")
     out.add("except RecursionError:")
     out.add("    raise InvalidResponseError('response nested too deeply', body=body) from None")
-    out.add("_w.carry(response, body, ORIGIN, response_to_wire)  # what the tables do not model (runtime/carry.py)")
+    out.add("_w.carry(response, body, ORIGIN, response_to_wire, WIRE_KEYS)  # what the tables do not model (runtime/carry.py)")
     if ir.structured is not None and "tool_coercion" in _structured_modes(ir):
         out.add("mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output")
         out.add("if response_schema is not None and mode == 'tool_coercion':")

@@ -11,7 +11,7 @@ import fnmatch
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from .catalog import CONTEXTS, Field
 from .emit_items import ItemsIR, build_items_ir
@@ -139,8 +139,11 @@ class FormatIR:
     system_hoist_template: Node | None = None  # system.hoist with `wire:`: the hoisted object
     system_content_steps: tuple[Any, ...] = ()  # where {content} sits in it: keys, and "*" for a one-item array
     part_dispatch: str = "literals"  # literals | keys
+    unknown_parts: str = "reject"  # reject | carry (request.unknown_parts)
     tool_result_name: str = "given"  # given | from_call
     tool_call_missing_id: str = "reject"  # reject | synthesize
+    tool_result_other_content: str = "reject"  # reject | json (request.tool_results.other_content)
+    wire_keys: frozenset[str] = frozenset()  # every wire key the tables name (runtime/carry.py)
     user_bare_string: str = "reject"  # reject | read: the messages field given as a bare string
     tools_group: str | None = None  # tools: [{<group>: [...]}]
     extras_under: tuple[str, ...] = ()  # extras placement {under: a.b}: () = root
@@ -618,8 +621,11 @@ class _Builder:
             system_hoist_template=system_hoist_template,
             system_content_steps=system_steps,
             part_dispatch=req.get("part_dispatch", "literals"),
+            unknown_parts=req.get("unknown_parts", "reject"),
             tool_result_name=tr.get("name", "given"),
             tool_call_missing_id=req["tool_calls"].get("missing_id", "reject"),
+            tool_result_other_content=tr.get("other_content", "reject"),
+            wire_keys=wire_keys_of(d),
             user_bare_string=req["user"].get("bare_string", "reject"),
             tools_group=tools.get("group"),
             extras_under=extras_under,
@@ -653,3 +659,33 @@ def _arrays(node: Node) -> list[Arr]:
 
 def build_ir(resolved: Resolved) -> FormatIR:
     return _Builder(resolved).build()
+
+
+_TEMPLATE_ROWS: Final = frozenset({"wire", "content_parts", "envelope", "tool_choice", "emit", "body"})
+_PATH_TEXT: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|\[\d+\]\.?)[A-Za-z_][A-Za-z0-9_]*)*(?:\[\d+\])?$")
+_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def wire_keys_of(data: Any) -> frozenset[str]:
+    """Every wire key a mapping's tables name: the keys of its templates (under `wire`,
+    `content_parts`, `envelope`, `tool_choice`, `emit`, `body`) and the names in its wire paths
+    (`choices[0].message`, `usage.prompt_tokens_details.cached_tokens`). Over-inclusive by a few
+    row words, never short of a key a table writes."""
+    keys: set[str] = set()
+
+    def walk(value: Any, in_template: bool) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if k == "fixtures":
+                    continue
+                if in_template:
+                    keys.add(str(k))
+                walk(v, in_template or k in _TEMPLATE_ROWS)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v, in_template)
+        elif isinstance(value, str) and _PATH_TEXT.match(value):
+            keys.update(_NAME.findall(value))
+
+    walk({k: v for k, v in data.items() if k not in ("fixtures", "meta")}, False)
+    return frozenset(keys)

@@ -224,6 +224,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         "strategy": {"enum": ["message", "group_into_user_message"]},
                         "wire": TEMPLATE,
                         "name": {"enum": ["given", "from_call"]},
+                        # a result whose {content} member is missing or not text: refused, or
+                        # read as the JSON text of the object that holds it
+                        "other_content": {"enum": ["reject", "json"]},
                     },
                     required=["strategy", "wire"],
                 ),
@@ -279,6 +282,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 ),
                 "signatures": {"enum": ["strip_foreign", "strip_all"]},
                 "part_dispatch": {"enum": ["literals", "keys"]},
+                # a content part no table row reads: refused, or left out of the canonical
+                # message and carried for the same provider's wire (runtime/carry.py)
+                "unknown_parts": {"enum": ["reject", "carry"]},
                 # Thinking blocks <-> reasoning items beside the messages, resent verbatim.
                 "reasoning_items": _obj(
                     {"match": {"type": "object"}, "text": WIRE_FIELD, "join": {"type": "string"}},

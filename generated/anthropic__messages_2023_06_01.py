@@ -75,6 +75,154 @@ PROVIDER: Final = "anthropic"
 ORIGIN: Final = (
     "anthropic/anthropic_messages"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
+# every wire key the tables name: inside a value re-written in another form, any other key is
+# wire data the canonical model does not carry (runtime/carry.py losses)
+WIRE_KEYS: Final = frozenset(
+    [
+        "ANTHROPIC_API_KEY",
+        "GET",
+        "POST",
+        "always_parts",
+        "anthropic_messages",
+        "any",
+        "api_error",
+        "assistant",
+        "audio.inline",
+        "audio.url",
+        "authentication_error",
+        "auto",
+        "base64",
+        "block_end",
+        "blocks",
+        "body",
+        "carry",
+        "categories",
+        "content",
+        "content_block",
+        "content_block_delta",
+        "content_block_start",
+        "content_block_stop",
+        "content_blocks",
+        "content_filter",
+        "data",
+        "default",
+        "defaults",
+        "delta",
+        "description",
+        "disable_parallel_tool_use",
+        "document",
+        "drop",
+        "end",
+        "end_turn",
+        "error",
+        "event",
+        "field",
+        "file.inline",
+        "file.url",
+        "finish",
+        "finish_usage",
+        "format",
+        "from_raw",
+        "group_into_user_message",
+        "header",
+        "hoist",
+        "id",
+        "ignore",
+        "image",
+        "image.inline",
+        "image.url",
+        "index",
+        "input",
+        "input_json_delta",
+        "input_schema",
+        "input_tokens",
+        "invalid_request_error",
+        "json_schema",
+        "length",
+        "list",
+        "managed",
+        "max_tokens",
+        "media_type",
+        "message",
+        "message_delta",
+        "message_start",
+        "message_stop",
+        "messages",
+        "model",
+        "msg_wiremap",
+        "name",
+        "native",
+        "none",
+        "not_found_error",
+        "output_config",
+        "output_tokens",
+        "overloaded_error",
+        "partial_json",
+        "ping",
+        "provider_authentication",
+        "provider_invalid_model",
+        "provider_invalid_request",
+        "provider_invalid_response",
+        "provider_model_not_loaded",
+        "provider_rate_limit",
+        "provider_unavailable",
+        "provider_unsupported_content_block",
+        "rate_limit_error",
+        "reasoning",
+        "reasoning_delta",
+        "reasoning_signature",
+        "redacted_reasoning",
+        "redacted_thinking",
+        "reject",
+        "required",
+        "role",
+        "root",
+        "same_call",
+        "schema",
+        "signature",
+        "signature_delta",
+        "source",
+        "sse",
+        "start",
+        "status",
+        "stop",
+        "stop_reason",
+        "stop_sequence",
+        "stop_sequences",
+        "strict",
+        "strip_foreign",
+        "structured_output",
+        "structured_output_invalid",
+        "system",
+        "temperature",
+        "text",
+        "text_delta",
+        "thinking",
+        "thinking_delta",
+        "thinking_first",
+        "title",
+        "tool",
+        "tool_call",
+        "tool_call_delta",
+        "tool_call_start",
+        "tool_calls",
+        "tool_choice",
+        "tool_result",
+        "tool_use",
+        "tool_use_id",
+        "tools",
+        "top_k",
+        "top_p",
+        "type",
+        "unknown",
+        "url",
+        "usage",
+        "user",
+        "verbatim",
+        "warn",
+        "zero",
+    ]
+)
 TITLE: Final = "Anthropic Messages (API version 2023-06-01)"
 API_VERSION: Final = "2023-06-01"
 DOC_REF: Final = "https://docs.anthropic.com/en/api/messages"
@@ -693,12 +841,9 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block | Too
         return _read_part_text(part, path)
     if kind == "tool_result":
         return _read_tool_result(part, path)
-    raise _w.WireShapeError(
-        path + ".type",
-        "unsupported part "
-        + repr(part.get("type"))
-        + "; expected one of: document, image, text, tool_result",
-    )
+    return (
+        _w.SKIP
+    )  # request.unknown_parts: carry (left out here, carried for this wire: runtime/carry.py)
 
 
 def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block | ToolCall:
@@ -713,12 +858,9 @@ def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block 
         return _read_part_redacted_thinking(part, path)
     if kind == "tool_use":
         return _read_tool_call(part, path, lenient)
-    raise _w.WireShapeError(
-        path + ".type",
-        "unsupported part "
-        + repr(part.get("type"))
-        + "; expected one of: redacted_thinking, text, thinking, tool_use",
-    )
+    return (
+        _w.SKIP
+    )  # request.unknown_parts: carry (left out here, carried for this wire: runtime/carry.py)
 
 
 def _user_content_to_wire(content: str | list[Block], path: str) -> list[dict[str, Any]]:
@@ -1019,7 +1161,8 @@ def _user_content_from_wire(value: Any, path: str) -> str | list[Any]:
     if type(value) is str:
         return value
     items = _w.expect_list(value, path)
-    return [_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items)]
+    parts = (_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items))
+    return [p for p in parts if p is not _w.SKIP]  # request.unknown_parts: carry
 
 
 def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | None:
@@ -1029,7 +1172,8 @@ def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | Non
     if value is None:
         return None
     items = _w.expect_list(value, path)
-    return [_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items)]
+    parts = (_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items))
+    return [p for p in parts if p is not _w.SKIP]  # request.unknown_parts: carry
 
 
 def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
@@ -1080,6 +1224,8 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
                     calls_: list[ToolCall] = []
                     for j, item in enumerate(items_):
                         p = _read_assistant_part(item, f"{content_path}[{j}]", False)
+                        if p is _w.SKIP:  # request.unknown_parts: carry
+                            continue
                         if type(p) is ToolCall:
                             calls_.append(p)
                         else:
@@ -1134,10 +1280,12 @@ def _request_from_wire(body: Any) -> Request:
     raw_tools = body.get("tools")
     if raw_tools is not None:
         consumed.add("tools")
-        kwargs["tools"] = [
-            _read_tool(_w.expect_dict(t, "tools" + f"[{j}]"), "tools" + f"[{j}]")
+        # a tool no row reads (a server tool): carried for this wire (request.unknown_parts: carry)
+        read_tools_ = [
+            _w.read_or_skip(_read_tool, t, "tools" + f"[{j}]")
             for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
         ]
+        kwargs["tools"] = [t for t in read_tools_ if t is not _w.SKIP]
     if "tool_choice" in body:
         consumed.add("tool_choice")
         kwargs["tool_choice"] = _read_tool_choice(body["tool_choice"])
@@ -1177,7 +1325,7 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
         raise InvalidRequestError("request nested too deeply") from None
     # typed by construction: every reader checks what it reads (config above); what the
     # tables do not model is carried for this provider's wire (runtime/carry.py)
-    return _w.carry(req, body, ORIGIN, _rewrite_request)
+    return _w.carry(req, body, ORIGIN, _rewrite_request, WIRE_KEYS)
 
 
 def _rewrite_request(req: Request) -> dict[str, Any]:
@@ -1278,6 +1426,8 @@ def _response_from_wire(body: Any) -> Response:
             calls_: list[ToolCall] = []
             for j, item in enumerate(items_):
                 p = _read_assistant_part(item, f"{content_path}[{j}]", lenient)
+                if p is _w.SKIP:  # request.unknown_parts: carry
+                    continue
                 if type(p) is ToolCall:
                     calls_.append(p)
                 else:
@@ -1332,7 +1482,7 @@ def response_from_wire(
     except RecursionError:
         raise InvalidResponseError("response nested too deeply", body=body) from None
     _w.carry(
-        response, body, ORIGIN, response_to_wire
+        response, body, ORIGIN, response_to_wire, WIRE_KEYS
     )  # what the tables do not model (runtime/carry.py)
     mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output
     if response_schema is not None and mode == "tool_coercion":

@@ -358,6 +358,8 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                         calls_: list[ToolCall] = []
                         for j, item in enumerate(items_):
                             p = _read_assistant_part(item, f"{content_path}[{j}]", False)
+                            if p is _w.SKIP:  # request.unknown_parts: carry
+                                continue
                             if type(p) is ToolCall:
                                 calls_.append(p)
                             else:

@@ -75,6 +75,160 @@ PROVIDER: Final = "google"
 ORIGIN: Final = (
     "google/gemini_generate_content"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
+# every wire key the tables name: inside a value re-written in another form, any other key is
+# wire data the canonical model does not carry (runtime/carry.py losses)
+WIRE_KEYS: Final = frozenset(
+    [
+        "ANY",
+        "AUTO",
+        "DEADLINE_EXCEEDED",
+        "GEMINI_API_KEY",
+        "GET",
+        "INTERNAL",
+        "INVALID_ARGUMENT",
+        "NONE",
+        "NOT_FOUND",
+        "OTHER",
+        "PERMISSION_DENIED",
+        "POST",
+        "RESOURCE_EXHAUSTED",
+        "STOP",
+        "UNAUTHENTICATED",
+        "UNAVAILABLE",
+        "allowedFunctionNames",
+        "always",
+        "always_parts",
+        "args",
+        "as_given",
+        "audio.inline",
+        "audio.url",
+        "auto",
+        "body",
+        "cachedContent",
+        "cachedContentTokenCount",
+        "candidates",
+        "candidatesTokenCount",
+        "carry",
+        "categories",
+        "code",
+        "content",
+        "content_blocks",
+        "content_filter",
+        "contents",
+        "data",
+        "default",
+        "defaults",
+        "description",
+        "details",
+        "drop",
+        "empty",
+        "end",
+        "error",
+        "field",
+        "file.inline",
+        "file.url",
+        "fileData",
+        "fileUri",
+        "finish",
+        "finishReason",
+        "finish_usage",
+        "frequencyPenalty",
+        "from_call",
+        "from_raw",
+        "functionCall",
+        "functionCallingConfig",
+        "functionDeclarations",
+        "functionResponse",
+        "generationConfig",
+        "group_into_user_message",
+        "header",
+        "hoist",
+        "id",
+        "image.inline",
+        "image.url",
+        "index",
+        "inlineData",
+        "json",
+        "keys",
+        "length",
+        "list",
+        "managed",
+        "maxOutputTokens",
+        "message",
+        "message_start",
+        "mimeType",
+        "mode",
+        "model",
+        "modelVersion",
+        "models",
+        "name",
+        "native",
+        "none",
+        "parametersJsonSchema",
+        "parts",
+        "presencePenalty",
+        "promptTokenCount",
+        "provider_authentication",
+        "provider_invalid_model",
+        "provider_invalid_request",
+        "provider_invalid_response",
+        "provider_model_not_loaded",
+        "provider_rate_limit",
+        "provider_unavailable",
+        "provider_unsupported_content_block",
+        "reasoning",
+        "reasoning_delta",
+        "reasoning_signature",
+        "redacted_reasoning",
+        "redacted_thinking",
+        "reject",
+        "required",
+        "response",
+        "responseId",
+        "responseJsonSchema",
+        "responseMimeType",
+        "result",
+        "retryDelay",
+        "role",
+        "safetySettings",
+        "seed",
+        "signature",
+        "sse",
+        "status",
+        "stop",
+        "stopSequences",
+        "strip",
+        "strip_foreign",
+        "structured_output_invalid",
+        "synthesize",
+        "systemInstruction",
+        "temperature",
+        "text",
+        "text_delta",
+        "text_signature",
+        "thinking",
+        "thought",
+        "thoughtSignature",
+        "tool",
+        "toolConfig",
+        "tool_call",
+        "tool_call_delta",
+        "tool_call_start",
+        "tool_call_whole",
+        "tool_calls",
+        "tools",
+        "topK",
+        "topP",
+        "totalTokenCount",
+        "type",
+        "unknown",
+        "usage",
+        "usageMetadata",
+        "user",
+        "verbatim",
+        "wiremap",
+    ]
+)
 TITLE: Final = "Google Gemini generateContent"
 API_VERSION: Final = "v1beta"
 DOC_REF: Final = "https://ai.google.dev/api/generate-content"
@@ -539,7 +693,7 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     obj_4 = obj_1.get("response")
     if type(obj_4) is not dict:
         obj_4 = _w.member_dict(obj_1, "response", path + ".functionResponse")
-    content_5 = _w.member_text(obj_4, "result", path + ".functionResponse" + ".response")
+    content_5 = _w.text_or_json(obj_4, "result", path + ".functionResponse" + ".response")
     result_id = (
         tool_call_id_2 if isinstance(tool_call_id_2, str) else ""
     )  # paired by the message reader
@@ -569,12 +723,9 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block | Too
         return _read_part_file_inline(part, path)
     if "functionResponse" in part:
         return _read_tool_result(part, path)
-    raise _w.WireShapeError(
-        path,
-        "unsupported part with keys "
-        + repr(sorted(part))
-        + "; expected one of: fileData, functionResponse, inlineData, text",
-    )
+    return (
+        _w.SKIP
+    )  # request.unknown_parts: carry (left out here, carried for this wire: runtime/carry.py)
 
 
 def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block | ToolCall:
@@ -586,12 +737,9 @@ def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block 
         return _read_part_text(part, path)
     if "functionCall" in part:
         return _read_tool_call(part, path, lenient)
-    raise _w.WireShapeError(
-        path,
-        "unsupported part with keys "
-        + repr(sorted(part))
-        + "; expected one of: functionCall, text",
-    )
+    return (
+        _w.SKIP
+    )  # request.unknown_parts: carry (left out here, carried for this wire: runtime/carry.py)
 
 
 def _user_content_to_wire(content: str | list[Block], path: str) -> list[dict[str, Any]]:
@@ -908,7 +1056,8 @@ def _user_content_from_wire(value: Any, path: str) -> str | list[Any]:
     if type(value) is str:
         return value
     items = _w.expect_list(value, path)
-    return [_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items)]
+    parts = (_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items))
+    return [p for p in parts if p is not _w.SKIP]  # request.unknown_parts: carry
 
 
 def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | None:
@@ -918,7 +1067,8 @@ def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | Non
     if value is None:
         return None
     items = _w.expect_list(value, path)
-    return [_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items)]
+    parts = (_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items))
+    return [p for p in parts if p is not _w.SKIP]  # request.unknown_parts: carry
 
 
 def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
@@ -969,6 +1119,8 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
                     calls_: list[ToolCall] = []
                     for j, item in enumerate(items_):
                         p = _read_assistant_part(item, f"{content_path}[{j}]", False)
+                        if p is _w.SKIP:  # request.unknown_parts: carry
+                            continue
                         if type(p) is ToolCall:
                             calls_.append(p)
                         else:
@@ -1041,12 +1193,10 @@ def _request_from_wire(body: Any) -> Request:
         ):  # tools group functionDeclarations
             where = "tools" + f"[{j}]"
             entry = _w.expect_dict(entry, where)
-            for other in entry:
-                if other != "functionDeclarations":
-                    raise _w.WireShapeError(
-                        where + "." + other,
-                        "this tool kind has no canonical form; expected functionDeclarations",
-                    )
+            if (
+                "functionDeclarations" not in entry
+            ):  # another tool kind: carried for this wire (request.unknown_parts: carry)
+                continue
             decls = _w.member_list(entry, "functionDeclarations", where)
             read_tools.extend(
                 _read_tool(
@@ -1115,7 +1265,7 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
         raise InvalidRequestError("request nested too deeply") from None
     # typed by construction: every reader checks what it reads (config above); what the
     # tables do not model is carried for this provider's wire (runtime/carry.py)
-    return _w.carry(req, body, ORIGIN, _rewrite_request)
+    return _w.carry(req, body, ORIGIN, _rewrite_request, WIRE_KEYS)
 
 
 def _rewrite_request(req: Request) -> dict[str, Any]:
@@ -1235,6 +1385,8 @@ def _response_from_wire(body: Any) -> Response:
             calls_: list[ToolCall] = []
             for j, item in enumerate(items_):
                 p = _read_assistant_part(item, f"{content_path}[{j}]", lenient)
+                if p is _w.SKIP:  # request.unknown_parts: carry
+                    continue
                 if type(p) is ToolCall:
                     calls_.append(p)
                 else:
@@ -1297,7 +1449,7 @@ def response_from_wire(
     except RecursionError:
         raise InvalidResponseError("response nested too deeply", body=body) from None
     _w.carry(
-        response, body, ORIGIN, response_to_wire
+        response, body, ORIGIN, response_to_wire, WIRE_KEYS
     )  # what the tables do not model (runtime/carry.py)
     if (
         response_schema is not None

@@ -77,6 +77,145 @@ PROVIDER: Final = "mistral"
 ORIGIN: Final = (
     "mistral/openai_chat"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
+# every wire key the tables name: inside a value re-written in another form, any other key is
+# wire data the canonical model does not carry (runtime/carry.py losses)
+WIRE_KEYS: Final = frozenset(
+    [
+        "GET",
+        "MISTRAL_API_KEY",
+        "POST",
+        "any",
+        "arguments",
+        "as_given",
+        "assistant",
+        "audio.inline",
+        "audio.url",
+        "auto",
+        "bearer",
+        "body",
+        "carry",
+        "categories",
+        "chat",
+        "choices",
+        "chunk",
+        "code",
+        "completion",
+        "completion_tokens",
+        "content",
+        "content_filter",
+        "created",
+        "data",
+        "default",
+        "defaults",
+        "delta",
+        "derived",
+        "description",
+        "detail",
+        "document_name",
+        "document_url",
+        "end",
+        "error",
+        "field",
+        "file.inline",
+        "file.url",
+        "finish",
+        "finish_reason",
+        "frequency_penalty",
+        "from_raw",
+        "function",
+        "id",
+        "image.inline",
+        "image.url",
+        "image_url",
+        "index",
+        "inline",
+        "internal_error",
+        "invalid_api_key",
+        "invalid_model",
+        "invalid_request_error",
+        "invalid_upstream_response",
+        "joined_text",
+        "json_schema",
+        "length",
+        "list_or_string",
+        "managed",
+        "max_tokens",
+        "message",
+        "message_start",
+        "messages",
+        "model",
+        "model_not_loaded",
+        "mp3",
+        "name",
+        "native",
+        "new_call",
+        "none",
+        "object",
+        "openai_chat",
+        "param",
+        "parameters",
+        "presence_penalty",
+        "prompt_tokens",
+        "provider_authentication",
+        "provider_invalid_model",
+        "provider_invalid_request",
+        "provider_invalid_response",
+        "provider_model_not_loaded",
+        "provider_rate_limit",
+        "provider_unavailable",
+        "provider_unsupported_content_block",
+        "random_seed",
+        "rate_limit_exceeded",
+        "rate_limited",
+        "reasoning_delta",
+        "reasoning_signature",
+        "redacted_reasoning",
+        "redacted_thinking",
+        "reject",
+        "rename",
+        "required",
+        "response_format",
+        "rewrite",
+        "role",
+        "root",
+        "schema",
+        "sse",
+        "status",
+        "stop",
+        "strict",
+        "string_or_parts",
+        "strip",
+        "structured_output_invalid",
+        "system",
+        "temperature",
+        "text",
+        "text_delta",
+        "thinking",
+        "tool",
+        "tool_call",
+        "tool_call_delta",
+        "tool_call_end",
+        "tool_call_id",
+        "tool_call_start",
+        "tool_call_whole",
+        "tool_calls",
+        "tool_choice",
+        "tools",
+        "top_k",
+        "top_p",
+        "total_tokens",
+        "type",
+        "unknown",
+        "unsupported_content_block",
+        "url",
+        "usage",
+        "user",
+        "verbatim",
+        "wav",
+        "when_schema_qualifies",
+        "zero",
+    ]
+)
 TITLE: Final = "Mistral Chat Completions"
 API_VERSION: Final = "v1"
 DOC_REF: Final = (
@@ -461,12 +600,9 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block:
         return _read_part_image_url(part, path)
     if kind == "document_url":
         return _read_part_file_url(part, path)
-    raise _w.WireShapeError(
-        path + ".type",
-        "unsupported part "
-        + repr(part.get("type"))
-        + "; expected one of: document_url, image_url, text",
-    )
+    return (
+        _w.SKIP
+    )  # request.unknown_parts: carry (left out here, carried for this wire: runtime/carry.py)
 
 
 def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block:
@@ -475,9 +611,9 @@ def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block:
     kind = part.get("type")
     if kind == "text":
         return _read_part_text(part, path)
-    raise _w.WireShapeError(
-        path + ".type", "unsupported part " + repr(part.get("type")) + "; expected one of: text"
-    )
+    return (
+        _w.SKIP
+    )  # request.unknown_parts: carry (left out here, carried for this wire: runtime/carry.py)
 
 
 def _user_content_to_wire(content: str | list[Block], path: str) -> str | list[dict[str, Any]]:
@@ -730,7 +866,8 @@ def _user_content_from_wire(value: Any, path: str) -> str | list[Any]:
     if type(value) is str:
         return value
     items = _w.expect_list(value, path)
-    return [_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items)]
+    parts = (_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items))
+    return [p for p in parts if p is not _w.SKIP]  # request.unknown_parts: carry
 
 
 def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | None:
@@ -740,7 +877,8 @@ def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | Non
     if value is None:
         return None
     items = _w.expect_list(value, path)
-    return [_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items)]
+    parts = (_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items))
+    return [p for p in parts if p is not _w.SKIP]  # request.unknown_parts: carry
 
 
 def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
@@ -845,10 +983,12 @@ def _request_from_wire(body: Any) -> Request:
     raw_tools = body.get("tools")
     if raw_tools is not None:
         consumed.add("tools")
-        kwargs["tools"] = [
-            _read_tool(_w.expect_dict(t, "tools" + f"[{j}]"), "tools" + f"[{j}]")
+        # a tool no row reads (a server tool): carried for this wire (request.unknown_parts: carry)
+        read_tools_ = [
+            _w.read_or_skip(_read_tool, t, "tools" + f"[{j}]")
             for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
         ]
+        kwargs["tools"] = [t for t in read_tools_ if t is not _w.SKIP]
     if "tool_choice" in body:
         consumed.add("tool_choice")
         kwargs["tool_choice"] = _read_tool_choice(body["tool_choice"])
@@ -882,7 +1022,7 @@ def _request_from_wire_plain(body: Mapping[str, Any]) -> Request:
         raise InvalidRequestError("request nested too deeply") from None
     # typed by construction: every reader checks what it reads (config above); what the
     # tables do not model is carried for this provider's wire (runtime/carry.py)
-    return _w.carry(req, body, ORIGIN, _rewrite_request)
+    return _w.carry(req, body, ORIGIN, _rewrite_request, WIRE_KEYS)
 
 
 def _rewrite_request(req: Request) -> dict[str, Any]:
@@ -1008,7 +1148,7 @@ def _response_from_wire_plain(
     except RecursionError:
         raise InvalidResponseError("response nested too deeply", body=body) from None
     _w.carry(
-        response, body, ORIGIN, response_to_wire
+        response, body, ORIGIN, response_to_wire, WIRE_KEYS
     )  # what the tables do not model (runtime/carry.py)
     if (
         response_schema is not None

@@ -76,6 +76,151 @@ PROVIDER: Final = "openai_compatible"
 ORIGIN: Final = (
     "openai_compatible/openai_chat"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
+# every wire key the tables name: inside a value re-written in another form, any other key is
+# wire data the canonical model does not carry (runtime/carry.py losses)
+WIRE_KEYS: Final = frozenset(
+    [
+        "GET",
+        "POST",
+        "arguments",
+        "assistant",
+        "audio.inline",
+        "audio.url",
+        "auto",
+        "body",
+        "cached_tokens",
+        "carry",
+        "categories",
+        "chat",
+        "choices",
+        "chunk",
+        "close_all_object_schemas",
+        "code",
+        "completion",
+        "completion_tokens",
+        "content",
+        "content_filter",
+        "created",
+        "data",
+        "default",
+        "defaults",
+        "delta",
+        "derived",
+        "description",
+        "detail",
+        "end",
+        "error",
+        "field",
+        "file",
+        "file.inline",
+        "file.url",
+        "file_data",
+        "filename",
+        "finish",
+        "finish_reason",
+        "format",
+        "frequency_penalty",
+        "from_raw",
+        "function",
+        "id",
+        "image.inline",
+        "image.url",
+        "image_url",
+        "index",
+        "inline",
+        "input_audio",
+        "invalid_api_key",
+        "invalid_request_error",
+        "invalid_upstream_response",
+        "joined_text",
+        "json_schema",
+        "length",
+        "list_or_string",
+        "loading",
+        "managed",
+        "max_completion_tokens",
+        "max_tokens",
+        "message",
+        "message_start",
+        "messages",
+        "model",
+        "model_not_found",
+        "model_not_loaded",
+        "mp3",
+        "name",
+        "native",
+        "new_call",
+        "none",
+        "not_loaded",
+        "object",
+        "omit",
+        "openai_chat",
+        "param",
+        "parameters",
+        "presence_penalty",
+        "prompt_tokens",
+        "prompt_tokens_details",
+        "provider_authentication",
+        "provider_invalid_model",
+        "provider_invalid_request",
+        "provider_invalid_response",
+        "provider_model_not_loaded",
+        "provider_rate_limit",
+        "provider_unavailable",
+        "provider_unsupported_content_block",
+        "rate_limit_exceeded",
+        "reasoning",
+        "reasoning_content",
+        "reasoning_delta",
+        "reasoning_signature",
+        "redacted_reasoning",
+        "redacted_thinking",
+        "reject",
+        "requests",
+        "required",
+        "response_format",
+        "role",
+        "root",
+        "schema",
+        "seed",
+        "server_error",
+        "sse",
+        "status",
+        "stop",
+        "strict",
+        "string_or_parts",
+        "strip",
+        "structured_output_invalid",
+        "system",
+        "temperature",
+        "text",
+        "text_delta",
+        "thinking",
+        "tool",
+        "tool_call",
+        "tool_call_delta",
+        "tool_call_end",
+        "tool_call_id",
+        "tool_call_start",
+        "tool_call_turns",
+        "tool_calls",
+        "tool_choice",
+        "tools",
+        "top_k",
+        "top_p",
+        "total_tokens",
+        "type",
+        "unknown",
+        "unloaded",
+        "unsupported_content_block",
+        "url",
+        "usage",
+        "user",
+        "verbatim",
+        "wav",
+        "when_schema_qualifies",
+    ]
+)
 TITLE: Final = "OpenAI-compatible server"
 API_VERSION: Final = "v1"
 DOC_REF: Final = "https://docs.vllm.ai/en/stable/serving/openai_compatible_server.html"
@@ -560,12 +705,9 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block:
         return _read_part_image_url(part, path)
     if kind == "input_audio":
         return _read_part_audio_inline(part, path)
-    raise _w.WireShapeError(
-        path + ".type",
-        "unsupported part "
-        + repr(part.get("type"))
-        + "; expected one of: file, image_url, input_audio, text",
-    )
+    return (
+        _w.SKIP
+    )  # request.unknown_parts: carry (left out here, carried for this wire: runtime/carry.py)
 
 
 def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block:
@@ -574,9 +716,9 @@ def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block:
     kind = part.get("type")
     if kind == "text":
         return _read_part_text(part, path)
-    raise _w.WireShapeError(
-        path + ".type", "unsupported part " + repr(part.get("type")) + "; expected one of: text"
-    )
+    return (
+        _w.SKIP
+    )  # request.unknown_parts: carry (left out here, carried for this wire: runtime/carry.py)
 
 
 def _user_content_to_wire(content: str | list[Block], path: str) -> str | list[dict[str, Any]]:
@@ -834,7 +976,8 @@ def _user_content_from_wire(value: Any, path: str) -> str | list[Any]:
     if type(value) is str:
         return value
     items = _w.expect_list(value, path)
-    return [_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items)]
+    parts = (_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items))
+    return [p for p in parts if p is not _w.SKIP]  # request.unknown_parts: carry
 
 
 def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | None:
@@ -844,7 +987,8 @@ def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | Non
     if value is None:
         return None
     items = _w.expect_list(value, path)
-    return [_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items)]
+    parts = (_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items))
+    return [p for p in parts if p is not _w.SKIP]  # request.unknown_parts: carry
 
 
 def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
@@ -953,10 +1097,12 @@ def _request_from_wire(body: Any) -> Request:
     raw_tools = body.get("tools")
     if raw_tools is not None:
         consumed.add("tools")
-        kwargs["tools"] = [
-            _read_tool(_w.expect_dict(t, "tools" + f"[{j}]"), "tools" + f"[{j}]")
+        # a tool no row reads (a server tool): carried for this wire (request.unknown_parts: carry)
+        read_tools_ = [
+            _w.read_or_skip(_read_tool, t, "tools" + f"[{j}]")
             for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
         ]
+        kwargs["tools"] = [t for t in read_tools_ if t is not _w.SKIP]
     if "tool_choice" in body:
         consumed.add("tool_choice")
         kwargs["tool_choice"] = _read_tool_choice(body["tool_choice"])
@@ -990,7 +1136,7 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
         raise InvalidRequestError("request nested too deeply") from None
     # typed by construction: every reader checks what it reads (config above); what the
     # tables do not model is carried for this provider's wire (runtime/carry.py)
-    return _w.carry(req, body, ORIGIN, _rewrite_request)
+    return _w.carry(req, body, ORIGIN, _rewrite_request, WIRE_KEYS)
 
 
 def _rewrite_request(req: Request) -> dict[str, Any]:
@@ -1118,7 +1264,7 @@ def response_from_wire(
     except RecursionError:
         raise InvalidResponseError("response nested too deeply", body=body) from None
     _w.carry(
-        response, body, ORIGIN, response_to_wire
+        response, body, ORIGIN, response_to_wire, WIRE_KEYS
     )  # what the tables do not model (runtime/carry.py)
     if (
         response_schema is not None

@@ -75,6 +75,182 @@ PROVIDER: Final = "openai"
 ORIGIN: Final = (
     "openai/openai_responses"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
+# every wire key the tables name: inside a value re-written in another form, any other key is
+# wire data the canonical model does not carry (runtime/carry.py losses)
+WIRE_KEYS: Final = frozenset(
+    [
+        "GET",
+        "OPENAI_API_KEY",
+        "POST",
+        "added",
+        "annotations",
+        "arguments",
+        "assistant",
+        "audio.inline",
+        "audio.url",
+        "auto",
+        "bearer",
+        "block_end",
+        "blocks",
+        "body",
+        "cache_write_tokens",
+        "cached_tokens",
+        "call_id",
+        "carry",
+        "categories",
+        "close_all_object_schemas",
+        "code",
+        "completed",
+        "content",
+        "content_filter",
+        "content_index",
+        "content_part",
+        "created",
+        "created_at",
+        "data",
+        "default",
+        "defaults",
+        "delta",
+        "derived",
+        "description",
+        "detail",
+        "developer",
+        "done",
+        "drop",
+        "end",
+        "error",
+        "event",
+        "failed",
+        "field",
+        "file.inline",
+        "file.url",
+        "file_data",
+        "file_url",
+        "filename",
+        "finish",
+        "finish_usage",
+        "format",
+        "from_raw",
+        "function",
+        "function_call",
+        "function_call_arguments",
+        "function_call_output",
+        "hoist",
+        "id",
+        "image.inline",
+        "image.url",
+        "image_url",
+        "in_progress",
+        "incomplete",
+        "incomplete_details",
+        "input",
+        "input_file",
+        "input_image",
+        "input_text",
+        "input_tokens",
+        "input_tokens_details",
+        "instructions",
+        "invalid_api_key",
+        "invalid_prompt",
+        "invalid_request_error",
+        "invalid_upstream_response",
+        "item",
+        "item_id",
+        "items",
+        "joined_text",
+        "json_schema",
+        "length",
+        "logprobs",
+        "managed",
+        "max_output_tokens",
+        "message",
+        "message_start",
+        "model",
+        "model_not_found",
+        "model_not_loaded",
+        "msg_wiremap",
+        "name",
+        "native",
+        "none",
+        "object",
+        "output",
+        "output_index",
+        "output_item",
+        "output_text",
+        "output_tokens",
+        "output_tokens_details",
+        "parallel_tool_calls",
+        "param",
+        "parameters",
+        "part",
+        "provider_authentication",
+        "provider_invalid_model",
+        "provider_invalid_request",
+        "provider_invalid_response",
+        "provider_model_not_loaded",
+        "provider_rate_limit",
+        "provider_unavailable",
+        "provider_unsupported_content_block",
+        "rate_limit_exceeded",
+        "read",
+        "reason",
+        "reasoning",
+        "reasoning_delta",
+        "reasoning_signature",
+        "reasoning_summary_part",
+        "reasoning_summary_text",
+        "reasoning_tokens",
+        "reasoning_whole",
+        "redacted_reasoning",
+        "redacted_thinking",
+        "refusal",
+        "reject",
+        "requests",
+        "required",
+        "resp_wiremap",
+        "response",
+        "role",
+        "root",
+        "same_call",
+        "schema",
+        "sequence_number",
+        "server_error",
+        "signature",
+        "sse",
+        "start",
+        "status",
+        "stop",
+        "strict",
+        "string_or_parts",
+        "strip",
+        "structured_output_invalid",
+        "summary",
+        "summary_index",
+        "summary_text",
+        "system",
+        "temperature",
+        "text",
+        "text_delta",
+        "thinking",
+        "tool",
+        "tool_call",
+        "tool_call_delta",
+        "tool_call_start",
+        "tool_calls",
+        "tool_choice",
+        "tools",
+        "top_p",
+        "total_tokens",
+        "type",
+        "unknown",
+        "unsupported_content_block",
+        "usage",
+        "user",
+        "verbatim",
+        "warn",
+        "when_schema_qualifies",
+    ]
+)
 TITLE: Final = "OpenAI Responses"
 API_VERSION: Final = "v1"
 DOC_REF: Final = "https://platform.openai.com/docs/api-reference/responses/create"
@@ -729,12 +905,9 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block:
         return _read_part_image_url(part, path)
     if kind == "input_file":
         return _read_part_file_url(part, path)
-    raise _w.WireShapeError(
-        path + ".type",
-        "unsupported part "
-        + repr(part.get("type"))
-        + "; expected one of: input_file, input_image, input_text",
-    )
+    return (
+        _w.SKIP
+    )  # request.unknown_parts: carry (left out here, carried for this wire: runtime/carry.py)
 
 
 def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block:
@@ -743,10 +916,9 @@ def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block:
     kind = part.get("type")
     if kind == "output_text":
         return _read_part_assistant_text(part, path)
-    raise _w.WireShapeError(
-        path + ".type",
-        "unsupported part " + repr(part.get("type")) + "; expected one of: output_text",
-    )
+    return (
+        _w.SKIP
+    )  # request.unknown_parts: carry (left out here, carried for this wire: runtime/carry.py)
 
 
 def _read_reasoning_item(item: dict[str, Any], path: str) -> ThinkingBlock:
@@ -1026,7 +1198,8 @@ def _user_content_from_wire(value: Any, path: str) -> str | list[Any]:
     if type(value) is str:
         return value
     items = _w.expect_list(value, path)
-    return [_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items)]
+    parts = (_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items))
+    return [p for p in parts if p is not _w.SKIP]  # request.unknown_parts: carry
 
 
 def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | None:
@@ -1036,7 +1209,8 @@ def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | Non
     if value is None:
         return None
     items = _w.expect_list(value, path)
-    return [_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items)]
+    parts = (_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items))
+    return [p for p in parts if p is not _w.SKIP]  # request.unknown_parts: carry
 
 
 def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
@@ -1161,10 +1335,12 @@ def _request_from_wire(body: Any) -> Request:
     raw_tools = body.get("tools")
     if raw_tools is not None:
         consumed.add("tools")
-        kwargs["tools"] = [
-            _read_tool(_w.expect_dict(t, "tools" + f"[{j}]"), "tools" + f"[{j}]")
+        # a tool no row reads (a server tool): carried for this wire (request.unknown_parts: carry)
+        read_tools_ = [
+            _w.read_or_skip(_read_tool, t, "tools" + f"[{j}]")
             for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
         ]
+        kwargs["tools"] = [t for t in read_tools_ if t is not _w.SKIP]
     if "tool_choice" in body:
         consumed.add("tool_choice")
         kwargs["tool_choice"] = _read_tool_choice(body["tool_choice"])
@@ -1204,7 +1380,7 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
         raise InvalidRequestError("request nested too deeply") from None
     # typed by construction: every reader checks what it reads (config above); what the
     # tables do not model is carried for this provider's wire (runtime/carry.py)
-    return _w.carry(req, body, ORIGIN, _rewrite_request)
+    return _w.carry(req, body, ORIGIN, _rewrite_request, WIRE_KEYS)
 
 
 def _rewrite_request(req: Request) -> dict[str, Any]:
@@ -1374,7 +1550,7 @@ def response_from_wire(
     except RecursionError:
         raise InvalidResponseError("response nested too deeply", body=body) from None
     _w.carry(
-        response, body, ORIGIN, response_to_wire
+        response, body, ORIGIN, response_to_wire, WIRE_KEYS
     )  # what the tables do not model (runtime/carry.py)
     if (
         response_schema is not None

@@ -75,6 +75,121 @@ PROVIDER: Final = "anthropic"
 ORIGIN: Final = (
     "anthropic/anthropic_messages"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
+# every wire key the tables name: inside a value re-written in another form, any other key is
+# wire data the canonical model does not carry (runtime/carry.py losses)
+WIRE_KEYS: Final = frozenset(
+    [
+        "ANTHROPIC_API_KEY",
+        "GET",
+        "POST",
+        "anthropic_messages",
+        "any",
+        "api_error",
+        "as_given",
+        "assistant",
+        "audio.inline",
+        "audio.url",
+        "authentication_error",
+        "auto",
+        "base64",
+        "body",
+        "categories",
+        "content",
+        "content_blocks",
+        "content_filter",
+        "data",
+        "default",
+        "description",
+        "disable_parallel_tool_use",
+        "document",
+        "drop",
+        "end_turn",
+        "error",
+        "field",
+        "file.inline",
+        "file.url",
+        "format",
+        "from_raw",
+        "group_into_user_message",
+        "header",
+        "hoist",
+        "id",
+        "image",
+        "image.inline",
+        "image.url",
+        "input",
+        "input_schema",
+        "input_tokens",
+        "invalid_request_error",
+        "json_schema",
+        "length",
+        "list",
+        "managed",
+        "max_tokens",
+        "media_type",
+        "message",
+        "messages",
+        "model",
+        "msg_wiremap",
+        "name",
+        "none",
+        "not_found_error",
+        "openarmature",
+        "output_config",
+        "output_tokens",
+        "overloaded_error",
+        "provider_authentication",
+        "provider_invalid_model",
+        "provider_invalid_request",
+        "provider_invalid_response",
+        "provider_model_not_loaded",
+        "provider_rate_limit",
+        "provider_unavailable",
+        "provider_unsupported_content_block",
+        "rate_limit_error",
+        "redacted_thinking",
+        "reject",
+        "required",
+        "role",
+        "root",
+        "schema",
+        "signature",
+        "source",
+        "status",
+        "stop",
+        "stop_reason",
+        "stop_sequence",
+        "stop_sequences",
+        "strict",
+        "strip_foreign",
+        "structured_output",
+        "structured_output_invalid",
+        "system",
+        "temperature",
+        "text",
+        "thinking",
+        "thinking_first",
+        "title",
+        "tool",
+        "tool_calls",
+        "tool_choice",
+        "tool_coercion",
+        "tool_result",
+        "tool_use",
+        "tool_use_id",
+        "tools",
+        "top_k",
+        "top_p",
+        "type",
+        "unknown",
+        "url",
+        "usage",
+        "user",
+        "verbatim",
+        "warn",
+        "zero",
+    ]
+)
 TITLE: Final = "Anthropic Messages, no native structured output (OpenArmature §8.2.5.1)"
 API_VERSION: Final = "2023-06-01"
 DOC_REF: Final = (
@@ -886,7 +1001,7 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
         raise InvalidRequestError("request nested too deeply") from None
     # typed by construction: every reader checks what it reads (config above); what the
     # tables do not model is carried for this provider's wire (runtime/carry.py)
-    return _w.carry(req, body, ORIGIN, _rewrite_request)
+    return _w.carry(req, body, ORIGIN, _rewrite_request, WIRE_KEYS)
 
 
 def _rewrite_request(req: Request) -> dict[str, Any]:
@@ -1025,7 +1140,7 @@ def response_from_wire(
     except RecursionError:
         raise InvalidResponseError("response nested too deeply", body=body) from None
     _w.carry(
-        response, body, ORIGIN, response_to_wire
+        response, body, ORIGIN, response_to_wire, WIRE_KEYS
     )  # what the tables do not model (runtime/carry.py)
     mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output
     if response_schema is not None and mode == "tool_coercion":

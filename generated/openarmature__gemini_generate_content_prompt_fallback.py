@@ -75,6 +75,161 @@ PROVIDER: Final = "google"
 ORIGIN: Final = (
     "google/gemini_generate_content"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
+# every wire key the tables name: inside a value re-written in another form, any other key is
+# wire data the canonical model does not carry (runtime/carry.py losses)
+WIRE_KEYS: Final = frozenset(
+    [
+        "ANY",
+        "AUTO",
+        "DEADLINE_EXCEEDED",
+        "GEMINI_API_KEY",
+        "GET",
+        "INTERNAL",
+        "INVALID_ARGUMENT",
+        "NONE",
+        "NOT_FOUND",
+        "OTHER",
+        "PERMISSION_DENIED",
+        "POST",
+        "RESOURCE_EXHAUSTED",
+        "STOP",
+        "UNAUTHENTICATED",
+        "UNAVAILABLE",
+        "allowedFunctionNames",
+        "always",
+        "always_parts",
+        "args",
+        "as_given",
+        "audio.inline",
+        "audio.url",
+        "auto",
+        "body",
+        "cachedContent",
+        "cachedContentTokenCount",
+        "candidates",
+        "candidatesTokenCount",
+        "categories",
+        "code",
+        "content",
+        "content_blocks",
+        "content_filter",
+        "contents",
+        "data",
+        "default",
+        "defaults",
+        "description",
+        "details",
+        "drop",
+        "empty",
+        "end",
+        "error",
+        "field",
+        "file.inline",
+        "file.url",
+        "fileData",
+        "fileUri",
+        "finish",
+        "finishReason",
+        "finish_usage",
+        "frequencyPenalty",
+        "from_call",
+        "from_raw",
+        "functionCall",
+        "functionCallingConfig",
+        "functionDeclarations",
+        "functionResponse",
+        "gemini_generate_content",
+        "generationConfig",
+        "group_into_user_message",
+        "header",
+        "hoist",
+        "id",
+        "image.inline",
+        "image.url",
+        "index",
+        "inlineData",
+        "json",
+        "keys",
+        "length",
+        "list",
+        "managed",
+        "maxOutputTokens",
+        "message",
+        "message_start",
+        "mimeType",
+        "mode",
+        "model",
+        "modelVersion",
+        "models",
+        "name",
+        "none",
+        "openarmature",
+        "parameters",
+        "parts",
+        "presencePenalty",
+        "promptTokenCount",
+        "prompt_fallback",
+        "provider_authentication",
+        "provider_invalid_model",
+        "provider_invalid_request",
+        "provider_invalid_response",
+        "provider_model_not_loaded",
+        "provider_rate_limit",
+        "provider_unavailable",
+        "provider_unsupported_content_block",
+        "reasoning",
+        "reasoning_delta",
+        "reasoning_signature",
+        "redacted_reasoning",
+        "redacted_thinking",
+        "reject",
+        "required",
+        "response",
+        "responseId",
+        "responseJsonSchema",
+        "responseMimeType",
+        "result",
+        "retryDelay",
+        "role",
+        "safetySettings",
+        "seed",
+        "signature",
+        "sse",
+        "status",
+        "stop",
+        "stopSequences",
+        "strip",
+        "strip_foreign",
+        "structured_output_invalid",
+        "synthesize",
+        "systemInstruction",
+        "temperature",
+        "text",
+        "text_delta",
+        "text_signature",
+        "thinking",
+        "thought",
+        "thoughtSignature",
+        "tool",
+        "toolConfig",
+        "tool_call",
+        "tool_call_delta",
+        "tool_call_start",
+        "tool_call_whole",
+        "tool_calls",
+        "tools",
+        "topK",
+        "topP",
+        "totalTokenCount",
+        "type",
+        "unknown",
+        "usage",
+        "usageMetadata",
+        "user",
+        "verbatim",
+        "wiremap",
+    ]
+)
 TITLE: Final = "Google Gemini generateContent, no native structured output (OpenArmature §8.3.5.1)"
 API_VERSION: Final = "v1beta"
 DOC_REF: Final = (
@@ -541,7 +696,7 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     obj_4 = obj_1.get("response")
     if type(obj_4) is not dict:
         obj_4 = _w.member_dict(obj_1, "response", path + ".functionResponse")
-    content_5 = _w.member_text(obj_4, "result", path + ".functionResponse" + ".response")
+    content_5 = _w.text_or_json(obj_4, "result", path + ".functionResponse" + ".response")
     result_id = (
         tool_call_id_2 if isinstance(tool_call_id_2, str) else ""
     )  # paired by the message reader
@@ -1099,7 +1254,7 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
         raise InvalidRequestError("request nested too deeply") from None
     # typed by construction: every reader checks what it reads (config above); what the
     # tables do not model is carried for this provider's wire (runtime/carry.py)
-    return _w.carry(req, body, ORIGIN, _rewrite_request)
+    return _w.carry(req, body, ORIGIN, _rewrite_request, WIRE_KEYS)
 
 
 def _rewrite_request(req: Request) -> dict[str, Any]:
@@ -1268,7 +1423,7 @@ def response_from_wire(
     except RecursionError:
         raise InvalidResponseError("response nested too deeply", body=body) from None
     _w.carry(
-        response, body, ORIGIN, response_to_wire
+        response, body, ORIGIN, response_to_wire, WIRE_KEYS
     )  # what the tables do not model (runtime/carry.py)
     if (
         response_schema is not None

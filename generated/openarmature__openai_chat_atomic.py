@@ -75,6 +75,134 @@ PROVIDER: Final = "openai"
 ORIGIN: Final = (
     "openai/openai_chat"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
+# every wire key the tables name: inside a value re-written in another form, any other key is
+# wire data the canonical model does not carry (runtime/carry.py losses)
+WIRE_KEYS: Final = frozenset(
+    [
+        "GET",
+        "OPENAI_API_KEY",
+        "POST",
+        "arguments",
+        "assistant",
+        "audio.inline",
+        "audio.url",
+        "auto",
+        "bearer",
+        "body",
+        "cached_tokens",
+        "categories",
+        "chat",
+        "choices",
+        "close_all_object_schemas",
+        "code",
+        "completion",
+        "completion_tokens",
+        "content",
+        "content_filter",
+        "created",
+        "data",
+        "default",
+        "derived",
+        "description",
+        "detail",
+        "developer",
+        "drop",
+        "error",
+        "field",
+        "file",
+        "file.inline",
+        "file.url",
+        "file_data",
+        "filename",
+        "finish_reason",
+        "format",
+        "frequency_penalty",
+        "from_raw",
+        "function",
+        "id",
+        "image.inline",
+        "image.url",
+        "image_url",
+        "index",
+        "inline",
+        "input_audio",
+        "invalid_api_key",
+        "invalid_request_error",
+        "invalid_upstream_response",
+        "joined_text",
+        "json_schema",
+        "length",
+        "list_or_string",
+        "loading",
+        "managed",
+        "max_tokens",
+        "message",
+        "messages",
+        "model",
+        "model_not_found",
+        "model_not_loaded",
+        "mp3",
+        "name",
+        "native",
+        "none",
+        "not_loaded",
+        "object",
+        "omit",
+        "openai_chat",
+        "openarmature",
+        "param",
+        "parameters",
+        "presence_penalty",
+        "prompt_tokens",
+        "prompt_tokens_details",
+        "provider_authentication",
+        "provider_invalid_model",
+        "provider_invalid_request",
+        "provider_invalid_response",
+        "provider_model_not_loaded",
+        "provider_rate_limit",
+        "provider_unavailable",
+        "provider_unsupported_content_block",
+        "rate_limit_exceeded",
+        "redacted_thinking",
+        "reject",
+        "requests",
+        "required",
+        "response_format",
+        "role",
+        "root",
+        "schema",
+        "seed",
+        "server_error",
+        "status",
+        "stop",
+        "strict",
+        "string_or_parts",
+        "strip",
+        "structured_output_invalid",
+        "system",
+        "temperature",
+        "text",
+        "thinking",
+        "tool",
+        "tool_call_id",
+        "tool_calls",
+        "tool_choice",
+        "tools",
+        "top_p",
+        "total_tokens",
+        "type",
+        "unknown",
+        "unloaded",
+        "unsupported_content_block",
+        "url",
+        "usage",
+        "user",
+        "verbatim",
+        "wav",
+        "when_schema_qualifies",
+    ]
+)
 TITLE: Final = "OpenAI Chat Completions without streaming (OpenArmature streaming_unsupported_stub)"
 API_VERSION: Final = "v1"
 DOC_REF: Final = (
@@ -777,7 +905,7 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
         raise InvalidRequestError("request nested too deeply") from None
     # typed by construction: every reader checks what it reads (config above); what the
     # tables do not model is carried for this provider's wire (runtime/carry.py)
-    return _w.carry(req, body, ORIGIN, _rewrite_request)
+    return _w.carry(req, body, ORIGIN, _rewrite_request, WIRE_KEYS)
 
 
 def _rewrite_request(req: Request) -> dict[str, Any]:
@@ -904,7 +1032,7 @@ def response_from_wire(
     except RecursionError:
         raise InvalidResponseError("response nested too deeply", body=body) from None
     _w.carry(
-        response, body, ORIGIN, response_to_wire
+        response, body, ORIGIN, response_to_wire, WIRE_KEYS
     )  # what the tables do not model (runtime/carry.py)
     if (
         response_schema is not None

@@ -44,13 +44,21 @@ class Carried:
     keys and array indexes), or ABSENT where the original had no key the re-write added. `anchors`
     are the re-write's values at each op's anchor path (see the module docstring)."""
 
-    __slots__ = ("origin", "ops", "anchors", "rewritten")
+    __slots__ = ("origin", "ops", "anchors", "rewritten", "known")
 
-    def __init__(self, origin: str, ops: list[tuple[tuple[Any, ...], Any]], anchors: list[Any], rewritten: list[Any]) -> None:
+    def __init__(
+        self,
+        origin: str,
+        ops: list[tuple[tuple[Any, ...], Any]],
+        anchors: list[Any],
+        rewritten: list[Any],
+        known: frozenset[str] = frozenset(),
+    ) -> None:
         self.origin = origin
         self.ops = ops
         self.anchors = anchors
         self.rewritten = rewritten  # the re-write's value at each op's path (ABSENT: none)
+        self.known = known  # the wire keys the reading format's tables name (WIRE_KEYS)
 
     def __eq__(self, other: Any) -> bool:
         if other.__class__ is not Carried:
@@ -148,7 +156,7 @@ def _get(value: Any, path: tuple[Any, ...]) -> Any:
     return value
 
 
-def residual(origin: str, original: Any, rewritten: Any) -> Carried | None:
+def residual(origin: str, original: Any, rewritten: Any, known: frozenset[str] = frozenset()) -> Carried | None:
     """What `rewritten` (the same format's re-write of `original`) does not say as `original`
     does, as anchored ops; None when nothing differs."""
     found: list[tuple[tuple[Any, ...], Any, Any]] = []
@@ -160,6 +168,7 @@ def residual(origin: str, original: Any, rewritten: Any) -> Carried | None:
         [(path, value) for path, value, _ in found],
         [_get(rewritten, _anchor_path(path)) for path, _, _ in found],
         [was for _, _, was in found],
+        known,
     )
 
 
@@ -223,17 +232,45 @@ def _path_text(path: tuple[Any, ...]) -> str:
     return out
 
 
-def losses(carried: Any) -> list[tuple[str, str]]:
-    """(wire path, detail) for each op a target of another wire cannot carry: the original's
-    values, not the keys its own writer adds by default, nor differences of form only."""
+def _unknown_keys(value: Any, path: tuple[Any, ...], known: frozenset[str], out: list[tuple[tuple[Any, ...], Any]]) -> None:
+    t = type(value)
+    if t is dict:
+        for k, v in value.items():
+            if k in known:
+                _unknown_keys(v, path + (k,), known, out)
+            else:
+                out.append((path + (k,), v))
+    elif t is list:
+        for i, v in enumerate(value):
+            _unknown_keys(v, path + (i,), known, out)
+
+
+def losses(carried: Any, origin: str, wire: Any) -> list[tuple[str, str]]:
+    """(wire path, detail) for what of the carried data did not reach `wire`, the body a target
+    of `origin` wrote: on another wire, every original value the re-write lacked, and inside a
+    value the re-write gave another form (a string for a list of text blocks), each key the
+    reading format's tables never name (its meaning is in the canonical model otherwise); on the
+    same wire, the ops whose anchor the target rendered differently. Keys the reading format's
+    own writer adds by default, and differences of form only, are no loss."""
     if carried is None or carried.__class__ is not Carried:
         return []
-    out = []
+    same = carried.origin == origin
+    provider = carried.origin.split("/")[0]
+    found: list[tuple[tuple[Any, ...], Any]] = []
     for (path, value), was in zip(carried.ops, carried.rewritten):
         if value is ABSENT or _form_only(value, was):
             continue
+        if same:
+            if not _same(_get(wire, path), value):
+                found.append((path, value))
+        elif was is ABSENT or not carried.known:
+            found.append((path, value))
+        else:  # another form of a value the canonical model read: only what no table names
+            _unknown_keys(value, path, carried.known, found)
+    out = []
+    for path, value in found:
         shown = json.dumps(value, ensure_ascii=False, default=str)
         if len(shown) > 60:
             shown = shown[:57] + "..."
-        out.append((_path_text(path), f"{shown} is {carried.origin.split('/')[0]} wire data the target cannot carry"))
+        out.append((_path_text(path), f"{shown} is {provider} wire data the target cannot carry"))
     return out

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .carry import losses as carry_losses
 from .canonical import EmbeddingsResponse, ImagesResponse, Request, Response
 from .errors import InvalidRequestError, UnsupportedOptionWarning
 from .format import Format, get_format
@@ -245,6 +246,23 @@ def unique_tool_call_ids(request: Request) -> tuple[Request, list[Loss]]:
     return (Request.from_dict(d), losses) if d is not None else (request, [])
 
 
+def _modelled(record: Any) -> dict[str, Any]:
+    """The record's plain form without its carried wire data (compared on its own)."""
+    d: dict[str, Any] = record.to_dict()
+    d.pop("carried", None)
+    return d
+
+
+def _carried_losses(record: Any, fmt: Format, wire: Any) -> list[Loss]:
+    """The carried wire data (runtime/carry.py) that did not reach `wire`: all of it for a target
+    of another provider or wire, named at the source's wire path."""
+    carried = getattr(record, "carried", None)
+    if carried is None:
+        return []
+    origin = getattr(fmt.module, "ORIGIN", f"{fmt.provider}/{fmt.key}")
+    return [Loss(path, "dropped", detail) for path, detail in carry_losses(carried, origin, wire)]
+
+
 def request_losses(request: Request | Mapping[str, Any], target: str | Format) -> tuple[dict[str, Any], list[Loss]]:
     """`target.request_to_wire(request)` and what the target could not carry of it."""
     fmt = _format(target)
@@ -260,7 +278,7 @@ def request_losses(request: Request | Mapping[str, Any], target: str | Format) -
         Loss(c.path, "dropped" if c.action == "drop" else "changed", f"wire_rules.{c.rule} {c.action}: {_describe(c.before)} -> {_describe(c.after)}")
         for c in (rules["wire_map"].changes if rules else [])
     ]
-    return wire, repaired + _canonical_diff(req.to_dict(), back.to_dict())
+    return wire, repaired + _canonical_diff(_modelled(req), _modelled(back)) + _carried_losses(req, fmt, wire)
 
 
 def translate_request(
@@ -304,7 +322,8 @@ def response_losses(response: Response | Mapping[str, Any], target: str | Format
     for d in (a, b):
         d.pop("raw", None)
         d.pop("parsed", None)
-    return wire, _canonical_diff(a, b)
+        d.pop("carried", None)
+    return wire, _canonical_diff(a, b) + _carried_losses(resp, fmt, wire)
 
 
 def translate_response(

@@ -38,6 +38,8 @@ __all__ = [
     "member_list",
     "member_str",
     "member_text",
+    "text_or_json",
+    "json_as_given",
     "optional_str",
     "optional_bool",
     "optional_detail",
@@ -130,6 +132,7 @@ def as_response(response: Response | Mapping[str, Any]) -> Response:
 
 # One encoder, made once: json.dumps builds a new JSONEncoder on every call that passes options.
 _ENCODER: Final = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+_KEPT_ENCODER: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 _STRICT_ENCODER: Final = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
@@ -267,6 +270,25 @@ def member_str(obj: dict[str, Any], key: str, path: str) -> str:
     if type(value) is str:
         return value
     return expect_str(member(obj, key, path), f"{path}.{key}" if path else key)
+
+
+def text_or_json(obj: dict[str, Any], key: str, path: str) -> str:
+    """A tool result's text (`member_text`); when `key` is missing or holds no text, the JSON
+    text of `obj` itself, its keys in their order (mapping `tool_results.other_content: json`)."""
+    value = obj.get(key)
+    if type(value) is str:
+        return value
+    if type(value) is list and all(type(p) is dict and p.get("type") == "text" for p in value):
+        return member_text(obj, key, path)
+    return json_as_given(obj, path)
+
+
+def json_as_given(value: Any, path: str) -> str:
+    """Compact JSON text with object keys in their given order (the caller's JSON, kept)."""
+    try:
+        return _KEPT_ENCODER.encode(value)
+    except (TypeError, ValueError) as exc:
+        raise WireShapeError(path, f"not JSON: {exc}") from None
 
 
 def member_text(obj: dict[str, Any], key: str, path: str) -> str:
@@ -1018,6 +1040,26 @@ def lazy_pattern(namespace: dict[str, Any], name: str, pattern: str) -> re.Patte
 
 # --- carried wire data (runtime/carry.py) ---------------------------------------------------------
 
+class _Skip:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "SKIP"
+
+
+SKIP: Final[Any] = _Skip()  # a part no table row reads, left out (mapping request.unknown_parts: carry)
+
+def read_or_skip(reader: Any, value: Any, path: str) -> Any:
+    """`reader(value, path)` for an object the tables can read, else SKIP (a tool of a kind no
+    row names, carried for its own wire: mapping request.unknown_parts: carry)."""
+    if type(value) is not dict:
+        raise WireShapeError(path, f"expected an object, got {_kind(value)}")
+    try:
+        return reader(value, path)
+    except WireShapeError:
+        return SKIP
+
+
 _QUIET: Final[ContextVar[bool]] = ContextVar("wiremap_quiet", default=False)
 
 
@@ -1030,7 +1072,7 @@ def warn_dropped(text: str) -> None:
         warnings.warn(text, UnsupportedOptionWarning, stacklevel=3)
 
 
-def carry(record: Any, body: Any, origin: str, rewrite: Any) -> Any:
+def carry(record: Any, body: Any, origin: str, rewrite: Any, known: frozenset[str] = frozenset()) -> Any:
     """`record` (a Request or Response just read from `body`), carrying what the same format's
     re-write of it does not say as `body` does (runtime/carry.py). A record the format cannot
     write back (its own rules refuse it) carries nothing: writing it fails anyway."""
@@ -1041,5 +1083,5 @@ def carry(record: Any, body: Any, origin: str, rewrite: Any) -> Any:
         return record
     finally:
         _QUIET.reset(token)
-    record.carried = residual(origin, body, rewritten)
+    record.carried = residual(origin, body, rewritten, known)
     return record

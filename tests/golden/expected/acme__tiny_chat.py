@@ -75,6 +75,88 @@ PROVIDER: Final = "acme"
 ORIGIN: Final = (
     "acme/tiny_chat"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
+# every wire key the tables name: inside a value re-written in another form, any other key is
+# wire data the canonical model does not carry (runtime/carry.py losses)
+WIRE_KEYS: Final = frozenset(
+    [
+        "POST",
+        "any",
+        "arguments",
+        "assistant",
+        "audio.inline",
+        "audio.url",
+        "auto",
+        "bearer",
+        "chat",
+        "choices",
+        "completion",
+        "completion_tokens",
+        "content",
+        "data",
+        "default",
+        "description",
+        "drop",
+        "error",
+        "field",
+        "file.inline",
+        "file.url",
+        "finish_reason",
+        "format",
+        "from_raw",
+        "function",
+        "id",
+        "image.inline",
+        "image.url",
+        "image_url",
+        "index",
+        "inline",
+        "input_audio",
+        "length",
+        "list_or_string",
+        "managed",
+        "max_tokens",
+        "message",
+        "messages",
+        "model",
+        "mp3",
+        "name",
+        "none",
+        "object",
+        "parameters",
+        "prompt_tokens",
+        "provider_authentication",
+        "provider_invalid_request",
+        "provider_rate_limit",
+        "provider_unavailable",
+        "provider_unsupported_content_block",
+        "redacted_thinking",
+        "reject",
+        "required",
+        "role",
+        "root",
+        "seed",
+        "stop",
+        "string_or_parts",
+        "strip",
+        "system",
+        "temperature",
+        "text",
+        "thinking",
+        "tiny_chat",
+        "tool",
+        "tool_call_id",
+        "tool_calls",
+        "tool_choice",
+        "tools",
+        "top_p",
+        "total_tokens",
+        "type",
+        "url",
+        "usage",
+        "user",
+        "wav",
+    ]
+)
 TITLE: Final = "Acme Tiny Chat"
 API_VERSION: Final = "v1"
 DOC_REF: Final = "https://example.invalid/tiny-chat"
@@ -665,7 +747,7 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
         raise InvalidRequestError("request nested too deeply") from None
     # typed by construction: every reader checks what it reads (config above); what the
     # tables do not model is carried for this provider's wire (runtime/carry.py)
-    return _w.carry(req, body, ORIGIN, _rewrite_request)
+    return _w.carry(req, body, ORIGIN, _rewrite_request, WIRE_KEYS)
 
 
 def _rewrite_request(req: Request) -> dict[str, Any]:
@@ -771,7 +853,7 @@ def response_from_wire(
     except RecursionError:
         raise InvalidResponseError("response nested too deeply", body=body) from None
     _w.carry(
-        response, body, ORIGIN, response_to_wire
+        response, body, ORIGIN, response_to_wire, WIRE_KEYS
     )  # what the tables do not model (runtime/carry.py)
     if (
         response_schema is not None
