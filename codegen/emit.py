@@ -100,12 +100,14 @@ class Emitter:
             present = Slot(slot.field, True, slot.codec, slot.pointer)
             return f"({self.slot_value(present, env, context, path_expr)} if {expr} is not NOT_GIVEN else {lit(slot.default)})"
         if slot.codec == "json":
-            return f"_w.dumps({expr})"
+            return f"_w.dumps({expr})" if self.ir.json_keys == "sorted" else f"_w.dumps_kept({expr})"
         if slot.codec is not None:
             arg = f"cast(str, {expr})" if spec.narrowed or spec.optional else expr
             return f"_vm_{slot.codec}({arg}, {path_expr})"
         if spec.kind in ("schema", "object"):
-            return f"_w.memo_json({expr}, memo)" if self.json_memo else f"_w.canonical_json({expr})"
+            if self.json_memo:
+                return f"_w.memo_json({expr}, memo)"
+            return f"_w.canonical_json({expr})" if self.ir.json_keys == "sorted" else f"_w.json_copy({expr})"
         if spec.narrowed or (spec.optional and not slot.optional and spec.kind == "str"):
             # present here: validation requires it, or the part is only sent when it is
             return f"cast(str, {expr})"

@@ -290,7 +290,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     if grouped:
         out.add("results: list[dict[str, Any]] | None = None  # the open run of grouped tool results")
     out.add("call_ids: set[str] = set()  # the tool calls answered so far may be answered (§3)")
-    out.add("memo: dict[int, Any] = {}  # the checks' sorted copies of user JSON, for the target's writers")
+    out.add("memo = _w.new_memo(_dst.RULES)  # the checks' copies of user JSON, for the target's writers")
     out.add("ci = 0  # the canonical index of the next message")
     out.add("last = ''  # the canonical role of the last message")
     out.add("path = ''  # error paths are the two-step path's business")

@@ -465,8 +465,8 @@ def _emit_request_to_wire(em: "Emitter") -> None:
 
     ir = em.ir
     out = _Lines()
-    out.add("memo: dict[int, Any] = {}  # validation's sorted copies of user JSON, for the writers")
-    out.add("req = _w.as_request(request, memo)")
+    out.add("memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers")
+    out.add("req = _w.as_request(request, memo, RULES)")
     out.add("messages = req.messages")
     out.add("tools = req.tools")
     out.add("tool_choice = req.tool_choice")
@@ -495,9 +495,13 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         out.add(f"    raise InvalidRequestError({lit(ir.key + ' declares no structured output (no structured_output section)')}, path='response_schema')")
     out.add("body: dict[str, Any] = {}")
     out.add(f"body[{lit(ir.model_field)}] = req.model")
-    if ir.system_strategy == "hoist":
+    if ir.system_strategy == "hoist" and ir.ordering == "openarmature":
         out.add("# validation allows a system message only first (OpenArmature §5)")
         out.add("system_texts = [first.content] if isinstance(first := messages[0], SystemMessage) else []")
+    elif ir.system_strategy == "hoist":
+        out.add("# the API takes one system field: every system message is hoisted into it, joined")
+        out.add("system_texts = [m.content for m in messages if isinstance(m, SystemMessage)]")
+    if ir.system_strategy == "hoist":
         out.add("if system_texts:")
         if ir.system_hoist_template is not None:
             out.indent()
@@ -517,7 +521,7 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         out.add("if isinstance(schema, dict) and mode == 'native':")
         out.indent()
         if st.get("schema", "verbatim") == "close_and_nullable_optional":
-            out.add("wire_schema = _w.canonical_json(_w.close_and_nullable_optional(schema))")
+            out.add("wire_schema = " + ("_w.canonical_json" if ir.json_keys == "sorted" else "_w.json_copy") + "(_w.close_and_nullable_optional(schema))")
         else:
             out.add("wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy")
         name = st.get("name", "derived")
@@ -535,6 +539,7 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         out.add(_assign(ir, st["field"], expr))
         out.dedent()
     # extras
+    copy_fn = "_w.canonical_json" if ir.json_keys == "sorted" else "_w.json_copy"
     out.add("if extras:")
     out.indent()
     out.add("assert isinstance(extras, dict)")
@@ -559,10 +564,10 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         out.add("    continue")
     if ir.extras_collision == "mapped_wins":
         out.add("if key not in target:  # Prompty §7.1.5: a mapped key wins over additional properties")
-        out.add("    target[key] = _w.canonical_json(value)")
+        out.add(f"    target[key] = {copy_fn}(value)")
     else:
         out.add("if key not in target:")
-        out.add("    target[key] = _w.canonical_json(value)")
+        out.add(f"    target[key] = {copy_fn}(value)")
         out.add("    continue")
         for wire, coerce in additive:
             if wire is None:

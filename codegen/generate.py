@@ -63,6 +63,7 @@ def _render_converter(ir: FormatIR) -> str:
         key_literal=repr(ir.key),
         provider_literal=repr(ir.provider),
         origin_literal=repr(f"{ir.provider}/{ir.wire}"),
+        rules_literal=repr((1 if ir.ordering == "openarmature" else 0) | (2 if ir.json_keys == "sorted" else 0)),
         wire_keys_literal=repr(sorted(ir.wire_keys)),
         title_literal=repr(ir.title),
         api_version_literal=repr(ir.api_version),

@@ -140,6 +140,8 @@ class FormatIR:
     system_content_steps: tuple[Any, ...] = ()  # where {content} sits in it: keys, and "*" for a one-item array
     part_dispatch: str = "literals"  # literals | keys
     unknown_parts: str = "reject"  # reject | carry (request.unknown_parts)
+    ordering: str = "api"  # api | openarmature (request.rules.ordering)
+    json_keys: str = "as_given"  # as_given | sorted (request.rules.json_keys)
     tool_result_name: str = "given"  # given | from_call
     tool_call_missing_id: str = "reject"  # reject | synthesize
     tool_result_other_content: str = "reject"  # reject | json (request.tool_results.other_content)
@@ -622,6 +624,8 @@ class _Builder:
             system_content_steps=system_steps,
             part_dispatch=req.get("part_dispatch", "literals"),
             unknown_parts=req.get("unknown_parts", "reject"),
+            ordering=req.get("rules", {}).get("ordering", "api"),
+            json_keys=req.get("rules", {}).get("json_keys", "as_given"),
             tool_result_name=tr.get("name", "given"),
             tool_call_missing_id=req["tool_calls"].get("missing_id", "reject"),
             tool_result_other_content=tr.get("other_content", "reject"),

@@ -162,6 +162,7 @@ _fixture = _obj(
             required=["category"],
         ),
         "lossy": {"type": "string", "minLength": 1},
+        "key_order": {"enum": ["exact"], "description": "the result's keys must come in the expected order (user JSON is sent in the caller's order)"},
         "expect_warning": {"type": "string", "minLength": 1, "description": "a warning the call must emit (text it contains)"},
         **WIRE_RULES_FIXTURE_KEYS,
     },
@@ -282,6 +283,14 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 ),
                 "signatures": {"enum": ["strip_foreign", "strip_all"]},
                 "part_dispatch": {"enum": ["literals", "keys"]},
+                # pre-send validation (runtime/validate.py): the provider API's (the default) or
+                # OpenArmature's message order (§5) and sorted user JSON (§8)
+                "rules": _obj(
+                    {
+                        "ordering": {"enum": ["api", "openarmature"]},
+                        "json_keys": {"enum": ["as_given", "sorted"]},
+                    }
+                ),
                 # a content part no table row reads: refused, or left out of the canonical
                 # message and carried for the same provider's wire (runtime/carry.py)
                 "unknown_parts": {"enum": ["reject", "carry"]},

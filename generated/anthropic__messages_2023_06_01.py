@@ -72,6 +72,8 @@ __all__ = [
 KEY: Final = "anthropic.messages_2023_06_01"
 KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "anthropic"
+# pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON
+RULES: Final = 0
 ORIGIN: Final = (
     "anthropic/anthropic_messages"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
@@ -1025,8 +1027,8 @@ def _request_to_wire(
     request: Request | Mapping[str, Any], structured_output: str | None
 ) -> dict[str, Any]:
     """The body of request_to_wire."""
-    memo: dict[int, Any] = {}  # validation's sorted copies of user JSON, for the writers
-    req = _w.as_request(request, memo)
+    memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers
+    req = _w.as_request(request, memo, RULES)
     messages = req.messages
     tools = req.tools
     tool_choice = req.tool_choice
@@ -1056,8 +1058,8 @@ def _request_to_wire(
             )
     body: dict[str, Any] = {}
     body["model"] = req.model
-    # validation allows a system message only first (OpenArmature §5)
-    system_texts = [first.content] if isinstance(first := messages[0], SystemMessage) else []
+    # the API takes one system field: every system message is hoisted into it, joined
+    system_texts = [m.content for m in messages if isinstance(m, SystemMessage)]
     if system_texts:
         body["system"] = "\n\n".join(system_texts)
     body["messages"] = _messages_to_wire(messages, memo)
@@ -1113,7 +1115,9 @@ def _request_to_wire(
         wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy
         schema_name = _w.schema_name(schema)
         schema_strict = _w.schema_qualifies_for_strict(wire_schema)
-        body["output_config"] = {"format": {"type": "json_schema", "schema": wire_schema}}
+        body["output_config"] = {
+            "format": {"type": "json_schema", "schema": _w.json_copy(wire_schema)}
+        }
     if extras:
         assert isinstance(extras, dict)
         target = body
@@ -1129,7 +1133,7 @@ def _request_to_wire(
                     )
                 continue
             if key not in target:
-                target[key] = _w.canonical_json(value)
+                target[key] = _w.json_copy(value)
                 continue
             if key == "stop_sequences":  # additive managed field (OpenArmature §6)
                 target[key] = _w.merge_list(target[key], value, False)

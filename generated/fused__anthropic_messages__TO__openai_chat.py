@@ -256,9 +256,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
             raise _Deopt
         wire_messages: list[dict[str, Any]] = []
         call_ids: set[str] = set()  # the tool calls answered so far may be answered (§3)
-        memo: dict[int, Any] = (
-            {}
-        )  # the checks' sorted copies of user JSON, for the target's writers
+        memo = _w.new_memo(_dst.RULES)  # the checks' copies of user JSON, for the target's writers
         ci = 0  # the canonical index of the next message
         last = ""  # the canonical role of the last message
         path = ""  # error paths are the two-step path's business

@@ -72,6 +72,8 @@ __all__ = [
 KEY: Final = "gemini_generate_content"
 KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "google"
+# pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON
+RULES: Final = 0
 ORIGIN: Final = (
     "google/gemini_generate_content"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
@@ -937,8 +939,8 @@ def _request_to_wire(
     request: Request | Mapping[str, Any], structured_output: str | None
 ) -> dict[str, Any]:
     """The body of request_to_wire."""
-    memo: dict[int, Any] = {}  # validation's sorted copies of user JSON, for the writers
-    req = _w.as_request(request, memo)
+    memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers
+    req = _w.as_request(request, memo, RULES)
     messages = req.messages
     tools = req.tools
     tool_choice = req.tool_choice
@@ -959,8 +961,8 @@ def _request_to_wire(
         )
     body: dict[str, Any] = {}
     body["model"] = req.model
-    # validation allows a system message only first (OpenArmature §5)
-    system_texts = [first.content] if isinstance(first := messages[0], SystemMessage) else []
+    # the API takes one system field: every system message is hoisted into it, joined
+    system_texts = [m.content for m in messages if isinstance(m, SystemMessage)]
     if system_texts:
         system_text = "\n\n".join(system_texts)
         body["systemInstruction"] = {
@@ -1011,7 +1013,10 @@ def _request_to_wire(
         _w.put_in(
             body,
             ("generationConfig",),
-            {"responseMimeType": "application/json", "responseJsonSchema": wire_schema},
+            {
+                "responseMimeType": "application/json",
+                "responseJsonSchema": _w.json_copy(wire_schema),
+            },
         )
     if extras:
         assert isinstance(extras, dict)
@@ -1024,7 +1029,7 @@ def _request_to_wire(
                 else _w.container_in(body, ("generationConfig",))
             )
             if key not in target:
-                target[key] = _w.canonical_json(value)
+                target[key] = _w.json_copy(value)
                 continue
             if key == "stopSequences":  # additive managed field (OpenArmature §6)
                 target[key] = _w.merge_list(target[key], value, False)

@@ -74,6 +74,8 @@ __all__ = [
 KEY: Final = "mistral"
 KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "mistral"
+# pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON
+RULES: Final = 0
 ORIGIN: Final = (
     "mistral/openai_chat"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
@@ -663,7 +665,7 @@ def _tool_call_to_wire(
     return {
         "id": call.id,
         "type": "function",
-        "function": {"name": call.name, "arguments": _w.dumps(call.arguments)},
+        "function": {"name": call.name, "arguments": _w.dumps_kept(call.arguments)},
     }
 
 
@@ -766,8 +768,8 @@ def _request_to_wire(
     request: Request | Mapping[str, Any], structured_output: str | None
 ) -> dict[str, Any]:
     """The body of request_to_wire."""
-    memo: dict[int, Any] = {}  # validation's sorted copies of user JSON, for the writers
-    req = _w.as_request(request, memo)
+    memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers
+    req = _w.as_request(request, memo, RULES)
     messages = req.messages
     tools = req.tools
     tool_choice = req.tool_choice
@@ -826,7 +828,11 @@ def _request_to_wire(
         schema_strict = _w.schema_qualifies_for_strict(wire_schema)
         body["response_format"] = {
             "type": "json_schema",
-            "json_schema": {"name": schema_name, "schema": wire_schema, "strict": schema_strict},
+            "json_schema": {
+                "name": schema_name,
+                "schema": _w.json_copy(wire_schema),
+                "strict": schema_strict,
+            },
         }
     if extras:
         assert isinstance(extras, dict)
@@ -834,7 +840,7 @@ def _request_to_wire(
         for key in sorted(extras):
             value = extras[key]
             if key not in target:
-                target[key] = _w.canonical_json(value)
+                target[key] = _w.json_copy(value)
                 continue
             if key == "stop":  # additive managed field (OpenArmature §6)
                 target[key] = _w.merge_list(target[key], value, True)
@@ -1337,7 +1343,7 @@ def request_to_wire(
 ) -> dict[str, Any]:
     """Canonical request -> Mistral Chat Completions request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE). Applies WIRE_RULES first; pass `wire_map=WireMap()` to record the repairs (and to read the response back with it)."""
     try:
-        req = _w.as_request(request)  # validated first: the rules see a valid request
+        req = _w.as_request(request, None, RULES)  # validated first: the rules see a valid request
         req = _rules.apply_request_rules(req, WIRE_RULES, wire_map, KEY)
     except RecursionError:  # a request nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None

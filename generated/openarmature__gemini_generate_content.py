@@ -72,6 +72,8 @@ __all__ = [
 KEY: Final = "openarmature.gemini_generate_content"
 KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "google"
+# pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON
+RULES: Final = 3
 ORIGIN: Final = (
     "google/gemini_generate_content"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
@@ -164,6 +166,7 @@ WIRE_KEYS: Final = frozenset(
         "name",
         "native",
         "none",
+        "openarmature",
         "parameters",
         "parts",
         "presencePenalty",
@@ -193,6 +196,7 @@ WIRE_KEYS: Final = frozenset(
         "safetySettings",
         "seed",
         "signature",
+        "sorted",
         "sse",
         "status",
         "stop",
@@ -945,8 +949,8 @@ def _request_to_wire(
     request: Request | Mapping[str, Any], structured_output: str | None
 ) -> dict[str, Any]:
     """The body of request_to_wire."""
-    memo: dict[int, Any] = {}  # validation's sorted copies of user JSON, for the writers
-    req = _w.as_request(request, memo)
+    memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers
+    req = _w.as_request(request, memo, RULES)
     messages = req.messages
     tools = req.tools
     tool_choice = req.tool_choice

@@ -72,6 +72,8 @@ __all__ = [
 KEY: Final = "openarmature.openai_chat_atomic"
 KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "openai"
+# pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON
+RULES: Final = 3
 ORIGIN: Final = (
     "openai/openai_chat"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
@@ -174,6 +176,7 @@ WIRE_KEYS: Final = frozenset(
         "schema",
         "seed",
         "server_error",
+        "sorted",
         "status",
         "stop",
         "strict",
@@ -647,8 +650,8 @@ def _request_to_wire(
     request: Request | Mapping[str, Any], structured_output: str | None
 ) -> dict[str, Any]:
     """The body of request_to_wire."""
-    memo: dict[int, Any] = {}  # validation's sorted copies of user JSON, for the writers
-    req = _w.as_request(request, memo)
+    memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers
+    req = _w.as_request(request, memo, RULES)
     messages = req.messages
     tools = req.tools
     tool_choice = req.tool_choice

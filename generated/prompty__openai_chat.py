@@ -72,6 +72,8 @@ __all__ = [
 KEY: Final = "prompty.openai_chat"
 KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "openai"
+# pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON
+RULES: Final = 0
 ORIGIN: Final = (
     "openai/openai_chat"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
@@ -807,7 +809,7 @@ def _tool_call_to_wire(
     return {
         "id": call.id,
         "type": "function",
-        "function": {"name": call.name, "arguments": _w.dumps(call.arguments)},
+        "function": {"name": call.name, "arguments": _w.dumps_kept(call.arguments)},
     }
 
 
@@ -913,8 +915,8 @@ def _request_to_wire(
     request: Request | Mapping[str, Any], structured_output: str | None
 ) -> dict[str, Any]:
     """The body of request_to_wire."""
-    memo: dict[int, Any] = {}  # validation's sorted copies of user JSON, for the writers
-    req = _w.as_request(request, memo)
+    memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers
+    req = _w.as_request(request, memo, RULES)
     messages = req.messages
     tools = req.tools
     tool_choice = req.tool_choice
@@ -966,12 +968,16 @@ def _request_to_wire(
     if not isinstance(tool_choice, NotGiven):
         body["tool_choice"] = _tool_choice_to_wire(tool_choice)
     if isinstance(schema, dict) and mode == "native":
-        wire_schema = _w.canonical_json(_w.close_and_nullable_optional(schema))
+        wire_schema = _w.json_copy(_w.close_and_nullable_optional(schema))
         schema_name = "structured_output"
         schema_strict = True
         body["response_format"] = {
             "type": "json_schema",
-            "json_schema": {"name": schema_name, "schema": wire_schema, "strict": schema_strict},
+            "json_schema": {
+                "name": schema_name,
+                "schema": _w.json_copy(wire_schema),
+                "strict": schema_strict,
+            },
         }
     if extras:
         assert isinstance(extras, dict)
@@ -979,7 +985,7 @@ def _request_to_wire(
         for key in sorted(extras):
             value = extras[key]
             if key not in target:  # Prompty §7.1.5: a mapped key wins over additional properties
-                target[key] = _w.canonical_json(value)
+                target[key] = _w.json_copy(value)
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
         _w.apply_carried(body, req.carried, ORIGIN)
     return body

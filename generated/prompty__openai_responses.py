@@ -72,6 +72,8 @@ __all__ = [
 KEY: Final = "prompty.openai_responses"
 KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "openai"
+# pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON
+RULES: Final = 0
 ORIGIN: Final = (
     "openai/openai_responses"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
@@ -1000,7 +1002,7 @@ def _tool_call_to_wire(
         "type": "function_call",
         "call_id": call.id,
         "name": call.name,
-        "arguments": _w.dumps(call.arguments),
+        "arguments": _w.dumps_kept(call.arguments),
     }
 
 
@@ -1097,8 +1099,8 @@ def _request_to_wire(
     request: Request | Mapping[str, Any], structured_output: str | None
 ) -> dict[str, Any]:
     """The body of request_to_wire."""
-    memo: dict[int, Any] = {}  # validation's sorted copies of user JSON, for the writers
-    req = _w.as_request(request, memo)
+    memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers
+    req = _w.as_request(request, memo, RULES)
     messages = req.messages
     tools = req.tools
     tool_choice = req.tool_choice
@@ -1119,8 +1121,8 @@ def _request_to_wire(
         )
     body: dict[str, Any] = {}
     body["model"] = req.model
-    # validation allows a system message only first (OpenArmature §5)
-    system_texts = [first.content] if isinstance(first := messages[0], SystemMessage) else []
+    # the API takes one system field: every system message is hoisted into it, joined
+    system_texts = [m.content for m in messages if isinstance(m, SystemMessage)]
     if system_texts:
         body["instructions"] = "\n\n".join(system_texts)
     body["input"] = _messages_to_wire(messages, memo)
@@ -1154,14 +1156,14 @@ def _request_to_wire(
     if not isinstance(tool_choice, NotGiven):
         body["tool_choice"] = _tool_choice_to_wire(tool_choice)
     if isinstance(schema, dict) and mode == "native":
-        wire_schema = _w.canonical_json(_w.close_and_nullable_optional(schema))
+        wire_schema = _w.json_copy(_w.close_and_nullable_optional(schema))
         schema_name = "structured_output"
         schema_strict = True
         body["text"] = {
             "format": {
                 "type": "json_schema",
                 "name": schema_name,
-                "schema": wire_schema,
+                "schema": _w.json_copy(wire_schema),
                 "strict": schema_strict,
             }
         }
@@ -1171,7 +1173,7 @@ def _request_to_wire(
         for key in sorted(extras):
             value = extras[key]
             if key not in target:
-                target[key] = _w.canonical_json(value)
+                target[key] = _w.json_copy(value)
                 continue
             if not _w.deep_equal(target[key], value):
                 raise InvalidRequestError(

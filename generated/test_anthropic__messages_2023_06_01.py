@@ -20,7 +20,7 @@ def test_sampling_sent_under_2023_06_01() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "temperature": 0.3, "top_k": 20, "top_p": 0.9}, "id": "sampling_sent_under_2023_06_01", "to_wire": {"config": {"max_tokens": 64, "temperature": 0.3, "top_k": 20, "top_p": 0.9}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "sampling_sent_under_2023_06_01", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 64, "temperature": 0.3, "top_p": 0.9, "top_k": 20}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}], "temperature": 0.3, "top_p": 0.9, "top_k": 20}}'
         ),
     )
 
@@ -30,7 +30,7 @@ def test_sampling_sent_under_2023_06_01__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "temperature": 0.3, "top_k": 20, "top_p": 0.9}, "id": "sampling_sent_under_2023_06_01", "to_wire": {"config": {"max_tokens": 64, "temperature": 0.3, "top_k": 20, "top_p": 0.9}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "sampling_sent_under_2023_06_01", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 64, "temperature": 0.3, "top_p": 0.9, "top_k": 20}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}], "temperature": 0.3, "top_p": 0.9, "top_k": 20}}'
         ),
     )
 
@@ -40,7 +40,7 @@ def test_sampling_dropped_for_opus_4_7() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_warning": "temperature is not supported by anthropic.messages_2023_06_01 for this model; dropped", "expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-opus-4-7-20261001"}, "id": "sampling_dropped_for_opus_4_7", "to_wire": {"config": {"max_tokens": 64, "temperature": 0.3}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-opus-4-7-20261001"}}'
+            '{"id": "sampling_dropped_for_opus_4_7", "to_wire": {"model": "claude-opus-4-7-20261001", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 64, "temperature": 0.3}}, "expect_warning": "temperature is not supported by anthropic.messages_2023_06_01 for this model; dropped", "expect_wire": {"model": "claude-opus-4-7-20261001", "max_tokens": 64, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -50,7 +50,7 @@ def test_sampling_dropped_for_opus_4_7__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_warning": "temperature is not supported by anthropic.messages_2023_06_01 for this model; dropped", "expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-opus-4-7-20261001"}, "id": "sampling_dropped_for_opus_4_7", "to_wire": {"config": {"max_tokens": 64, "temperature": 0.3}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-opus-4-7-20261001"}}'
+            '{"id": "sampling_dropped_for_opus_4_7", "to_wire": {"model": "claude-opus-4-7-20261001", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 64, "temperature": 0.3}}, "expect_warning": "temperature is not supported by anthropic.messages_2023_06_01 for this model; dropped", "expect_wire": {"model": "claude-opus-4-7-20261001", "max_tokens": 64, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -60,7 +60,7 @@ def test_sampling_dropped_for_sonnet_5() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_warning": "top_k is not supported", "expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-5"}, "id": "sampling_dropped_for_sonnet_5", "to_wire": {"config": {"max_tokens": 64, "top_k": 5}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-5"}}'
+            '{"id": "sampling_dropped_for_sonnet_5", "to_wire": {"model": "claude-sonnet-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 64, "top_k": 5}}, "expect_warning": "top_k is not supported", "expect_wire": {"model": "claude-sonnet-5", "max_tokens": 64, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -70,6 +70,6 @@ def test_sampling_dropped_for_sonnet_5__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_warning": "top_k is not supported", "expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-5"}, "id": "sampling_dropped_for_sonnet_5", "to_wire": {"config": {"max_tokens": 64, "top_k": 5}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-5"}}'
+            '{"id": "sampling_dropped_for_sonnet_5", "to_wire": {"model": "claude-sonnet-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 64, "top_k": 5}}, "expect_warning": "top_k is not supported", "expect_wire": {"model": "claude-sonnet-5", "max_tokens": 64, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )

@@ -20,7 +20,7 @@ def test_user_string_becomes_text_block() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Hello.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "user_string_becomes_text_block", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "user_string_becomes_text_block", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hello."}], "config": {"max_tokens": 256}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hello."}]}]}}'
         ),
     )
 
@@ -30,7 +30,7 @@ def test_user_string_becomes_text_block__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Hello.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "user_string_becomes_text_block", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "user_string_becomes_text_block", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hello."}], "config": {"max_tokens": 256}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hello."}]}]}}'
         ),
     )
 
@@ -40,7 +40,7 @@ def test_max_tokens_defaults_to_4096() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 4096, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "max_tokens_defaults_to_4096", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "max_tokens_defaults_to_4096", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}]}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 4096, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -50,7 +50,7 @@ def test_max_tokens_defaults_to_4096__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 4096, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "max_tokens_defaults_to_4096", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "max_tokens_defaults_to_4096", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}]}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 4096, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -60,7 +60,7 @@ def test_system_hoisted_to_top_level() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Hello.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "system": "You are helpful."}, "id": "system_hoisted_to_top_level", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "You are helpful.", "role": "system"}, {"content": "Hello.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "system_hoisted_to_top_level", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "system", "content": "You are helpful."}, {"role": "user", "content": "Hello."}], "config": {"max_tokens": 256}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 256, "system": "You are helpful.", "messages": [{"role": "user", "content": [{"type": "text", "text": "Hello."}]}]}}'
         ),
     )
 
@@ -70,17 +70,27 @@ def test_system_hoisted_to_top_level__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Hello.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "system": "You are helpful."}, "id": "system_hoisted_to_top_level", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "You are helpful.", "role": "system"}, {"content": "Hello.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "system_hoisted_to_top_level", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "system", "content": "You are helpful."}, {"role": "user", "content": "Hello."}], "config": {"max_tokens": 256}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 256, "system": "You are helpful.", "messages": [{"role": "user", "content": [{"type": "text", "text": "Hello."}]}]}}'
         ),
     )
 
 
-def test_second_leading_system_message_rejected() -> None:
-    """Canonical ordering allows one system message, first (oa §5, conformance 003), so the join never sees two."""
+def test_two_leading_system_messages_joined() -> None:
+    """api: several system messages are joined into the one system field with a blank line (the oa dialect refuses the second, §5)"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[1].role"}, "id": "second_leading_system_message_rejected", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "You are helpful.", "role": "system"}, {"content": "Answer in French.", "role": "system"}, {"content": "Hello.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "two_leading_system_messages_joined", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "system", "content": "You are helpful."}, {"role": "system", "content": "Answer in French."}, {"role": "user", "content": "Hello."}], "config": {"max_tokens": 256}}, "expect_wire": {"model": "claude-sonnet-4-5", "system": "You are helpful.\\n\\nAnswer in French.", "messages": [{"role": "user", "content": [{"type": "text", "text": "Hello."}]}], "max_tokens": 256}}'
+        ),
+    )
+
+
+def test_two_leading_system_messages_joined__round_trip() -> None:
+    """Fixture two_leading_system_messages_joined: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"id": "two_leading_system_messages_joined", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "system", "content": "You are helpful."}, {"role": "system", "content": "Answer in French."}, {"role": "user", "content": "Hello."}], "config": {"max_tokens": 256}}, "expect_wire": {"model": "claude-sonnet-4-5", "system": "You are helpful.\\n\\nAnswer in French.", "messages": [{"role": "user", "content": [{"type": "text", "text": "Hello."}]}], "max_tokens": 256}}'
         ),
     )
 
@@ -90,7 +100,7 @@ def test_user_blocks_keep_their_order() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 100, "messages": [{"content": [{"text": "First.", "type": "text"}, {"text": "Second.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "user_blocks_keep_their_order", "to_wire": {"config": {"max_tokens": 100}, "messages": [{"content": [{"text": "First.", "type": "text"}, {"text": "Second.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "user_blocks_keep_their_order", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": [{"type": "text", "text": "First."}, {"type": "text", "text": "Second."}]}], "config": {"max_tokens": 100}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 100, "messages": [{"role": "user", "content": [{"type": "text", "text": "First."}, {"type": "text", "text": "Second."}]}]}}'
         ),
     )
 
@@ -100,7 +110,7 @@ def test_user_blocks_keep_their_order__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 100, "messages": [{"content": [{"text": "First.", "type": "text"}, {"text": "Second.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "user_blocks_keep_their_order", "to_wire": {"config": {"max_tokens": 100}, "messages": [{"content": [{"text": "First.", "type": "text"}, {"text": "Second.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "user_blocks_keep_their_order", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": [{"type": "text", "text": "First."}, {"type": "text", "text": "Second."}]}], "config": {"max_tokens": 100}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 100, "messages": [{"role": "user", "content": [{"type": "text", "text": "First."}, {"type": "text", "text": "Second."}]}]}}'
         ),
     )
 
@@ -110,7 +120,7 @@ def test_image_url_drops_detail() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 300, "messages": [{"content": [{"source": {"type": "url", "url": "https://example.com/cat.png"}, "type": "image"}, {"text": "What is this?", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "image_url_drops_detail", "to_wire": {"config": {"max_tokens": 300}, "messages": [{"content": [{"detail": "high", "source": {"type": "url", "url": "https://example.com/cat.png"}, "type": "image"}, {"text": "What is this?", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "image_url_drops_detail", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "https://example.com/cat.png"}, "detail": "high"}, {"type": "text", "text": "What is this?"}]}], "config": {"max_tokens": 300}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 300, "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "https://example.com/cat.png"}}, {"type": "text", "text": "What is this?"}]}]}}'
         ),
     )
 
@@ -120,7 +130,7 @@ def test_image_url_drops_detail__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 300, "messages": [{"content": [{"source": {"type": "url", "url": "https://example.com/cat.png"}, "type": "image"}, {"text": "What is this?", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "image_url_drops_detail", "to_wire": {"config": {"max_tokens": 300}, "messages": [{"content": [{"detail": "high", "source": {"type": "url", "url": "https://example.com/cat.png"}, "type": "image"}, {"text": "What is this?", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "image_url_drops_detail", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "https://example.com/cat.png"}, "detail": "high"}, {"type": "text", "text": "What is this?"}]}], "config": {"max_tokens": 300}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 300, "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "https://example.com/cat.png"}}, {"type": "text", "text": "What is this?"}]}]}}'
         ),
     )
 
@@ -130,7 +140,7 @@ def test_image_inline_becomes_base64_source() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 300, "messages": [{"content": [{"text": "Describe it.", "type": "text"}, {"source": {"data": "iVBORw0KGgo=", "media_type": "image/png", "type": "base64"}, "type": "image"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "image_inline_becomes_base64_source", "to_wire": {"config": {"max_tokens": 300}, "messages": [{"content": [{"text": "Describe it.", "type": "text"}, {"detail": "low", "media_type": "image/png", "source": {"base64_data": "iVBORw0KGgo=", "type": "inline"}, "type": "image"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "image_inline_becomes_base64_source", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": [{"type": "text", "text": "Describe it."}, {"type": "image", "source": {"type": "inline", "base64_data": "iVBORw0KGgo="}, "media_type": "image/png", "detail": "low"}]}], "config": {"max_tokens": 300}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 300, "messages": [{"role": "user", "content": [{"type": "text", "text": "Describe it."}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}]}]}}'
         ),
     )
 
@@ -140,7 +150,7 @@ def test_image_inline_becomes_base64_source__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 300, "messages": [{"content": [{"text": "Describe it.", "type": "text"}, {"source": {"data": "iVBORw0KGgo=", "media_type": "image/png", "type": "base64"}, "type": "image"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "image_inline_becomes_base64_source", "to_wire": {"config": {"max_tokens": 300}, "messages": [{"content": [{"text": "Describe it.", "type": "text"}, {"detail": "low", "media_type": "image/png", "source": {"base64_data": "iVBORw0KGgo=", "type": "inline"}, "type": "image"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "image_inline_becomes_base64_source", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": [{"type": "text", "text": "Describe it."}, {"type": "image", "source": {"type": "inline", "base64_data": "iVBORw0KGgo="}, "media_type": "image/png", "detail": "low"}]}], "config": {"max_tokens": 300}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 300, "messages": [{"role": "user", "content": [{"type": "text", "text": "Describe it."}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}]}]}}'
         ),
     )
 
@@ -150,7 +160,7 @@ def test_audio_url_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_unsupported_content_block", "path": "messages[0].content[1]"}, "id": "audio_url_rejected", "to_wire": {"config": {"max_tokens": 100}, "messages": [{"content": [{"text": "Transcribe this.", "type": "text"}, {"media_type": "audio/wav", "source": {"type": "url", "url": "https://example.com/a.wav"}, "type": "audio"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "audio_url_rejected", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": [{"type": "text", "text": "Transcribe this."}, {"type": "audio", "source": {"type": "url", "url": "https://example.com/a.wav"}, "media_type": "audio/wav"}]}], "config": {"max_tokens": 100}}, "expect_error": {"category": "provider_unsupported_content_block", "path": "messages[0].content[1]"}}'
         ),
     )
 
@@ -160,7 +170,7 @@ def test_audio_inline_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_unsupported_content_block", "path": "messages[1].content[0]"}, "id": "audio_inline_rejected", "to_wire": {"config": {"max_tokens": 100}, "messages": [{"content": "Be brief.", "role": "system"}, {"content": [{"media_type": "audio/wav", "source": {"base64_data": "UklGRiQAAABXQVZF", "type": "inline"}, "type": "audio"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "audio_inline_rejected", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": [{"type": "audio", "source": {"type": "inline", "base64_data": "UklGRiQAAABXQVZF"}, "media_type": "audio/wav"}]}], "config": {"max_tokens": 100}}, "expect_error": {"category": "provider_unsupported_content_block", "path": "messages[1].content[0]"}}'
         ),
     )
 
@@ -170,7 +180,7 @@ def test_file_url_document_with_title() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 500, "messages": [{"content": [{"source": {"type": "url", "url": "https://example.com/report.pdf"}, "title": "report.pdf", "type": "document"}, {"text": "Summarise.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "file_url_document_with_title", "to_wire": {"config": {"max_tokens": 500}, "messages": [{"content": [{"filename": "report.pdf", "media_type": "application/pdf", "source": {"type": "url", "url": "https://example.com/report.pdf"}, "type": "file"}, {"text": "Summarise.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "file_url_document_with_title", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": [{"type": "file", "source": {"type": "url", "url": "https://example.com/report.pdf"}, "media_type": "application/pdf", "filename": "report.pdf"}, {"type": "text", "text": "Summarise."}]}], "config": {"max_tokens": 500}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 500, "messages": [{"role": "user", "content": [{"type": "document", "source": {"type": "url", "url": "https://example.com/report.pdf"}, "title": "report.pdf"}, {"type": "text", "text": "Summarise."}]}]}}'
         ),
     )
 
@@ -180,7 +190,7 @@ def test_file_url_document_with_title__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 500, "messages": [{"content": [{"source": {"type": "url", "url": "https://example.com/report.pdf"}, "title": "report.pdf", "type": "document"}, {"text": "Summarise.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "file_url_document_with_title", "to_wire": {"config": {"max_tokens": 500}, "messages": [{"content": [{"filename": "report.pdf", "media_type": "application/pdf", "source": {"type": "url", "url": "https://example.com/report.pdf"}, "type": "file"}, {"text": "Summarise.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "file_url_document_with_title", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": [{"type": "file", "source": {"type": "url", "url": "https://example.com/report.pdf"}, "media_type": "application/pdf", "filename": "report.pdf"}, {"type": "text", "text": "Summarise."}]}], "config": {"max_tokens": 500}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 500, "messages": [{"role": "user", "content": [{"type": "document", "source": {"type": "url", "url": "https://example.com/report.pdf"}, "title": "report.pdf"}, {"type": "text", "text": "Summarise."}]}]}}'
         ),
     )
 
@@ -190,7 +200,7 @@ def test_file_url_document_without_title() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 500, "messages": [{"content": [{"source": {"type": "url", "url": "https://example.com/paper.pdf"}, "type": "document"}, {"text": "Summarise.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "file_url_document_without_title", "to_wire": {"config": {"max_tokens": 500}, "messages": [{"content": [{"source": {"type": "url", "url": "https://example.com/paper.pdf"}, "type": "file"}, {"text": "Summarise.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "file_url_document_without_title", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": [{"type": "file", "source": {"type": "url", "url": "https://example.com/paper.pdf"}}, {"type": "text", "text": "Summarise."}]}], "config": {"max_tokens": 500}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 500, "messages": [{"role": "user", "content": [{"type": "document", "source": {"type": "url", "url": "https://example.com/paper.pdf"}}, {"type": "text", "text": "Summarise."}]}]}}'
         ),
     )
 
@@ -200,7 +210,7 @@ def test_file_url_document_without_title__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 500, "messages": [{"content": [{"source": {"type": "url", "url": "https://example.com/paper.pdf"}, "type": "document"}, {"text": "Summarise.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "file_url_document_without_title", "to_wire": {"config": {"max_tokens": 500}, "messages": [{"content": [{"source": {"type": "url", "url": "https://example.com/paper.pdf"}, "type": "file"}, {"text": "Summarise.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "file_url_document_without_title", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": [{"type": "file", "source": {"type": "url", "url": "https://example.com/paper.pdf"}}, {"type": "text", "text": "Summarise."}]}], "config": {"max_tokens": 500}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 500, "messages": [{"role": "user", "content": [{"type": "document", "source": {"type": "url", "url": "https://example.com/paper.pdf"}}, {"type": "text", "text": "Summarise."}]}]}}'
         ),
     )
 
@@ -210,7 +220,7 @@ def test_file_inline_document_base64() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 500, "messages": [{"content": [{"source": {"data": "JVBERi0xLjQK", "media_type": "application/pdf", "type": "base64"}, "title": "invoice.pdf", "type": "document"}, {"source": {"data": "JVBERi0xLjcK", "media_type": "application/pdf", "type": "base64"}, "type": "document"}, {"text": "Compare them.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "file_inline_document_base64", "to_wire": {"config": {"max_tokens": 500}, "messages": [{"content": [{"filename": "invoice.pdf", "media_type": "application/pdf", "source": {"base64_data": "JVBERi0xLjQK", "type": "inline"}, "type": "file"}, {"media_type": "application/pdf", "source": {"base64_data": "JVBERi0xLjcK", "type": "inline"}, "type": "file"}, {"text": "Compare them.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "file_inline_document_base64", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": [{"type": "file", "source": {"type": "inline", "base64_data": "JVBERi0xLjQK"}, "media_type": "application/pdf", "filename": "invoice.pdf"}, {"type": "file", "source": {"type": "inline", "base64_data": "JVBERi0xLjcK"}, "media_type": "application/pdf"}, {"type": "text", "text": "Compare them."}]}], "config": {"max_tokens": 500}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 500, "messages": [{"role": "user", "content": [{"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjQK"}, "title": "invoice.pdf"}, {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjcK"}}, {"type": "text", "text": "Compare them."}]}]}}'
         ),
     )
 
@@ -220,7 +230,7 @@ def test_file_inline_document_base64__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 500, "messages": [{"content": [{"source": {"data": "JVBERi0xLjQK", "media_type": "application/pdf", "type": "base64"}, "title": "invoice.pdf", "type": "document"}, {"source": {"data": "JVBERi0xLjcK", "media_type": "application/pdf", "type": "base64"}, "type": "document"}, {"text": "Compare them.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "file_inline_document_base64", "to_wire": {"config": {"max_tokens": 500}, "messages": [{"content": [{"filename": "invoice.pdf", "media_type": "application/pdf", "source": {"base64_data": "JVBERi0xLjQK", "type": "inline"}, "type": "file"}, {"media_type": "application/pdf", "source": {"base64_data": "JVBERi0xLjcK", "type": "inline"}, "type": "file"}, {"text": "Compare them.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "file_inline_document_base64", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": [{"type": "file", "source": {"type": "inline", "base64_data": "JVBERi0xLjQK"}, "media_type": "application/pdf", "filename": "invoice.pdf"}, {"type": "file", "source": {"type": "inline", "base64_data": "JVBERi0xLjcK"}, "media_type": "application/pdf"}, {"type": "text", "text": "Compare them."}]}], "config": {"max_tokens": 500}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 500, "messages": [{"role": "user", "content": [{"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjQK"}, "title": "invoice.pdf"}, {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjcK"}}, {"type": "text", "text": "Compare them."}]}]}}'
         ),
     )
 
@@ -230,7 +240,7 @@ def test_thinking_round_trips_verbatim_before_tool_use() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Weather in Paris?", "type": "text"}], "role": "user"}, {"content": [{"signature": "EqQBCkgIARABGAIiQ", "thinking": "I should call the tool.", "type": "thinking"}, {"text": "Let me check.", "type": "text"}, {"id": "toolu_01", "input": {"city": "Paris"}, "name": "get_weather", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "18C, sunny", "tool_use_id": "toolu_01", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "thinking_round_trips_verbatim_before_tool_use", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Weather in Paris?", "role": "user"}, {"content": [{"origin": "anthropic", "signature": "EqQBCkgIARABGAIiQ", "text": "I should call the tool.", "type": "thinking"}, {"text": "Let me check.", "type": "text"}], "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "toolu_01", "name": "get_weather"}]}, {"content": "18C, sunny", "role": "tool", "tool_call_id": "toolu_01"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "thinking_round_trips_verbatim_before_tool_use", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Weather in Paris?"}, {"role": "assistant", "content": [{"type": "thinking", "text": "I should call the tool.", "signature": "EqQBCkgIARABGAIiQ", "origin": "anthropic"}, {"type": "text", "text": "Let me check."}], "tool_calls": [{"id": "toolu_01", "name": "get_weather", "arguments": {"city": "Paris"}}]}, {"role": "tool", "tool_call_id": "toolu_01", "content": "18C, sunny"}], "config": {"max_tokens": 1024}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": [{"type": "text", "text": "Weather in Paris?"}]}, {"role": "assistant", "content": [{"type": "thinking", "thinking": "I should call the tool.", "signature": "EqQBCkgIARABGAIiQ"}, {"type": "text", "text": "Let me check."}, {"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Paris"}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "18C, sunny"}]}]}}'
         ),
     )
 
@@ -240,7 +250,7 @@ def test_thinking_round_trips_verbatim_before_tool_use__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Weather in Paris?", "type": "text"}], "role": "user"}, {"content": [{"signature": "EqQBCkgIARABGAIiQ", "thinking": "I should call the tool.", "type": "thinking"}, {"text": "Let me check.", "type": "text"}, {"id": "toolu_01", "input": {"city": "Paris"}, "name": "get_weather", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "18C, sunny", "tool_use_id": "toolu_01", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "thinking_round_trips_verbatim_before_tool_use", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Weather in Paris?", "role": "user"}, {"content": [{"origin": "anthropic", "signature": "EqQBCkgIARABGAIiQ", "text": "I should call the tool.", "type": "thinking"}, {"text": "Let me check.", "type": "text"}], "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "toolu_01", "name": "get_weather"}]}, {"content": "18C, sunny", "role": "tool", "tool_call_id": "toolu_01"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "thinking_round_trips_verbatim_before_tool_use", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Weather in Paris?"}, {"role": "assistant", "content": [{"type": "thinking", "text": "I should call the tool.", "signature": "EqQBCkgIARABGAIiQ", "origin": "anthropic"}, {"type": "text", "text": "Let me check."}], "tool_calls": [{"id": "toolu_01", "name": "get_weather", "arguments": {"city": "Paris"}}]}, {"role": "tool", "tool_call_id": "toolu_01", "content": "18C, sunny"}], "config": {"max_tokens": 1024}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": [{"type": "text", "text": "Weather in Paris?"}]}, {"role": "assistant", "content": [{"type": "thinking", "thinking": "I should call the tool.", "signature": "EqQBCkgIARABGAIiQ"}, {"type": "text", "text": "Let me check."}, {"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Paris"}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "18C, sunny"}]}]}}'
         ),
     )
 
@@ -250,7 +260,7 @@ def test_redacted_thinking_round_trips_verbatim() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"data": "EmwKAhgBEgy3va3pzix", "type": "redacted_thinking"}, {"text": "Hello!", "type": "text"}], "role": "assistant"}, {"content": [{"text": "And now?", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "redacted_thinking_round_trips_verbatim", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"data": "EmwKAhgBEgy3va3pzix", "origin": "anthropic", "type": "redacted_thinking"}, {"text": "Hello!", "type": "text"}], "role": "assistant"}, {"content": "And now?", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "redacted_thinking_round_trips_verbatim", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": [{"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix", "origin": "anthropic"}, {"type": "text", "text": "Hello!"}]}, {"role": "user", "content": "And now?"}], "config": {"max_tokens": 1024}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}, {"role": "assistant", "content": [{"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix"}, {"type": "text", "text": "Hello!"}]}, {"role": "user", "content": [{"type": "text", "text": "And now?"}]}]}}'
         ),
     )
 
@@ -260,7 +270,7 @@ def test_redacted_thinking_round_trips_verbatim__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"data": "EmwKAhgBEgy3va3pzix", "type": "redacted_thinking"}, {"text": "Hello!", "type": "text"}], "role": "assistant"}, {"content": [{"text": "And now?", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "redacted_thinking_round_trips_verbatim", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"data": "EmwKAhgBEgy3va3pzix", "origin": "anthropic", "type": "redacted_thinking"}, {"text": "Hello!", "type": "text"}], "role": "assistant"}, {"content": "And now?", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "redacted_thinking_round_trips_verbatim", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": [{"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix", "origin": "anthropic"}, {"type": "text", "text": "Hello!"}]}, {"role": "user", "content": "And now?"}], "config": {"max_tokens": 1024}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}, {"role": "assistant", "content": [{"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix"}, {"type": "text", "text": "Hello!"}]}, {"role": "user", "content": [{"type": "text", "text": "And now?"}]}]}}'
         ),
     )
 
@@ -270,7 +280,7 @@ def test_thinking_moved_first_in_its_turn() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"signature": "sig-a", "thinking": "Reasoning.", "type": "thinking"}, {"data": "opaque-b", "type": "redacted_thinking"}, {"text": "Answer.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "More.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "thinking_moved_first_in_its_turn", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"text": "Answer.", "type": "text"}, {"origin": "anthropic", "signature": "sig-a", "text": "Reasoning.", "type": "thinking"}, {"data": "opaque-b", "origin": "anthropic", "type": "redacted_thinking"}], "role": "assistant"}, {"content": "More.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "thinking_moved_first_in_its_turn", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": [{"type": "text", "text": "Answer."}, {"type": "thinking", "text": "Reasoning.", "signature": "sig-a", "origin": "anthropic"}, {"type": "redacted_thinking", "data": "opaque-b", "origin": "anthropic"}]}, {"role": "user", "content": "More."}], "config": {"max_tokens": 1024}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}, {"role": "assistant", "content": [{"type": "thinking", "thinking": "Reasoning.", "signature": "sig-a"}, {"type": "redacted_thinking", "data": "opaque-b"}, {"type": "text", "text": "Answer."}]}, {"role": "user", "content": [{"type": "text", "text": "More."}]}]}}'
         ),
     )
 
@@ -280,7 +290,7 @@ def test_thinking_moved_first_in_its_turn__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"signature": "sig-a", "thinking": "Reasoning.", "type": "thinking"}, {"data": "opaque-b", "type": "redacted_thinking"}, {"text": "Answer.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "More.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "thinking_moved_first_in_its_turn", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"text": "Answer.", "type": "text"}, {"origin": "anthropic", "signature": "sig-a", "text": "Reasoning.", "type": "thinking"}, {"data": "opaque-b", "origin": "anthropic", "type": "redacted_thinking"}], "role": "assistant"}, {"content": "More.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "thinking_moved_first_in_its_turn", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": [{"type": "text", "text": "Answer."}, {"type": "thinking", "text": "Reasoning.", "signature": "sig-a", "origin": "anthropic"}, {"type": "redacted_thinking", "data": "opaque-b", "origin": "anthropic"}]}, {"role": "user", "content": "More."}], "config": {"max_tokens": 1024}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}, {"role": "assistant", "content": [{"type": "thinking", "thinking": "Reasoning.", "signature": "sig-a"}, {"type": "redacted_thinking", "data": "opaque-b"}, {"type": "text", "text": "Answer."}]}, {"role": "user", "content": [{"type": "text", "text": "More."}]}]}}'
         ),
     )
 
@@ -290,7 +300,7 @@ def test_thinking_empty_text_with_signature_resent() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 2048, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"signature": "sig-omitted", "thinking": "", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "Again.", "type": "text"}], "role": "user"}], "model": "claude-opus-4-7"}, "id": "thinking_empty_text_with_signature_resent", "to_wire": {"config": {"max_tokens": 2048}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"origin": "anthropic", "signature": "sig-omitted", "text": "", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": "Again.", "role": "user"}], "model": "claude-opus-4-7"}}'
+            '{"id": "thinking_empty_text_with_signature_resent", "to_wire": {"model": "claude-opus-4-7", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": [{"type": "thinking", "text": "", "signature": "sig-omitted", "origin": "anthropic"}, {"type": "text", "text": "Hello."}]}, {"role": "user", "content": "Again."}], "config": {"max_tokens": 2048}}, "expect_wire": {"model": "claude-opus-4-7", "max_tokens": 2048, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}, {"role": "assistant", "content": [{"type": "thinking", "thinking": "", "signature": "sig-omitted"}, {"type": "text", "text": "Hello."}]}, {"role": "user", "content": [{"type": "text", "text": "Again."}]}]}}'
         ),
     )
 
@@ -300,7 +310,7 @@ def test_thinking_empty_text_with_signature_resent__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 2048, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"signature": "sig-omitted", "thinking": "", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "Again.", "type": "text"}], "role": "user"}], "model": "claude-opus-4-7"}, "id": "thinking_empty_text_with_signature_resent", "to_wire": {"config": {"max_tokens": 2048}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"origin": "anthropic", "signature": "sig-omitted", "text": "", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": "Again.", "role": "user"}], "model": "claude-opus-4-7"}}'
+            '{"id": "thinking_empty_text_with_signature_resent", "to_wire": {"model": "claude-opus-4-7", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": [{"type": "thinking", "text": "", "signature": "sig-omitted", "origin": "anthropic"}, {"type": "text", "text": "Hello."}]}, {"role": "user", "content": "Again."}], "config": {"max_tokens": 2048}}, "expect_wire": {"model": "claude-opus-4-7", "max_tokens": 2048, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}, {"role": "assistant", "content": [{"type": "thinking", "thinking": "", "signature": "sig-omitted"}, {"type": "text", "text": "Hello."}]}, {"role": "user", "content": [{"type": "text", "text": "Again."}]}]}}'
         ),
     )
 
@@ -310,7 +320,7 @@ def test_signed_thinking_without_origin_forwarded() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"signature": "sig-x", "thinking": "Hmm.", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "Go on.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "signed_thinking_without_origin_forwarded", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"signature": "sig-x", "text": "Hmm.", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": "Go on.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "signed_thinking_without_origin_forwarded", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": [{"type": "thinking", "text": "Hmm.", "signature": "sig-x"}, {"type": "text", "text": "Hello."}]}, {"role": "user", "content": "Go on."}], "config": {"max_tokens": 1024}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}, {"role": "assistant", "content": [{"type": "thinking", "thinking": "Hmm.", "signature": "sig-x"}, {"type": "text", "text": "Hello."}]}, {"role": "user", "content": [{"type": "text", "text": "Go on."}]}]}}'
         ),
     )
 
@@ -320,7 +330,7 @@ def test_signed_thinking_without_origin_forwarded__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"signature": "sig-x", "thinking": "Hmm.", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "Go on.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "signed_thinking_without_origin_forwarded", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"signature": "sig-x", "text": "Hmm.", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": "Go on.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "signed_thinking_without_origin_forwarded", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": [{"type": "thinking", "text": "Hmm.", "signature": "sig-x"}, {"type": "text", "text": "Hello."}]}, {"role": "user", "content": "Go on."}], "config": {"max_tokens": 1024}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}, {"role": "assistant", "content": [{"type": "thinking", "thinking": "Hmm.", "signature": "sig-x"}, {"type": "text", "text": "Hello."}]}, {"role": "user", "content": [{"type": "text", "text": "Go on."}]}]}}'
         ),
     )
 
@@ -330,7 +340,7 @@ def test_foreign_thinking_from_openai_stripped() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "Continue.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "foreign_thinking_from_openai_stripped", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"origin": "openai", "signature": "gAAAAB-openai", "text": "OpenAI reasoning.", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": "Continue.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "foreign_thinking_from_openai_stripped", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": [{"type": "thinking", "text": "OpenAI reasoning.", "signature": "gAAAAB-openai", "origin": "openai"}, {"type": "text", "text": "Hello."}]}, {"role": "user", "content": "Continue."}], "config": {"max_tokens": 1024}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}, {"role": "assistant", "content": [{"type": "text", "text": "Hello."}]}, {"role": "user", "content": [{"type": "text", "text": "Continue."}]}]}}'
         ),
     )
 
@@ -340,7 +350,7 @@ def test_foreign_thinking_from_openai_stripped__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "Continue.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "foreign_thinking_from_openai_stripped", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"origin": "openai", "signature": "gAAAAB-openai", "text": "OpenAI reasoning.", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": "Continue.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "foreign_thinking_from_openai_stripped", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": [{"type": "thinking", "text": "OpenAI reasoning.", "signature": "gAAAAB-openai", "origin": "openai"}, {"type": "text", "text": "Hello."}]}, {"role": "user", "content": "Continue."}], "config": {"max_tokens": 1024}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}, {"role": "assistant", "content": [{"type": "text", "text": "Hello."}]}, {"role": "user", "content": [{"type": "text", "text": "Continue."}]}]}}'
         ),
     )
 
@@ -350,7 +360,7 @@ def test_foreign_redacted_thinking_from_google_stripped() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Look it up.", "type": "text"}], "role": "user"}, {"content": [{"id": "call_g1", "input": {"q": "x"}, "name": "lookup", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "found", "tool_use_id": "call_g1", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "foreign_redacted_thinking_from_google_stripped", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Look it up.", "role": "user"}, {"content": [{"origin": "google", "signature": "CiQB-google", "text": "Gemini thought.", "type": "thinking"}, {"data": "google-opaque", "origin": "google", "type": "redacted_thinking"}], "role": "assistant", "tool_calls": [{"arguments": {"q": "x"}, "id": "call_g1", "name": "lookup"}]}, {"content": "found", "role": "tool", "tool_call_id": "call_g1"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "foreign_redacted_thinking_from_google_stripped", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Look it up."}, {"role": "assistant", "content": [{"type": "thinking", "text": "Gemini thought.", "signature": "CiQB-google", "origin": "google"}, {"type": "redacted_thinking", "data": "google-opaque", "origin": "google"}], "tool_calls": [{"id": "call_g1", "name": "lookup", "arguments": {"q": "x"}}]}, {"role": "tool", "tool_call_id": "call_g1", "content": "found"}], "config": {"max_tokens": 1024}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": [{"type": "text", "text": "Look it up."}]}, {"role": "assistant", "content": [{"type": "tool_use", "id": "call_g1", "name": "lookup", "input": {"q": "x"}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_g1", "content": "found"}]}]}}'
         ),
     )
 
@@ -360,7 +370,7 @@ def test_foreign_redacted_thinking_from_google_stripped__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Look it up.", "type": "text"}], "role": "user"}, {"content": [{"id": "call_g1", "input": {"q": "x"}, "name": "lookup", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "found", "tool_use_id": "call_g1", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "foreign_redacted_thinking_from_google_stripped", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Look it up.", "role": "user"}, {"content": [{"origin": "google", "signature": "CiQB-google", "text": "Gemini thought.", "type": "thinking"}, {"data": "google-opaque", "origin": "google", "type": "redacted_thinking"}], "role": "assistant", "tool_calls": [{"arguments": {"q": "x"}, "id": "call_g1", "name": "lookup"}]}, {"content": "found", "role": "tool", "tool_call_id": "call_g1"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "foreign_redacted_thinking_from_google_stripped", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Look it up."}, {"role": "assistant", "content": [{"type": "thinking", "text": "Gemini thought.", "signature": "CiQB-google", "origin": "google"}, {"type": "redacted_thinking", "data": "google-opaque", "origin": "google"}], "tool_calls": [{"id": "call_g1", "name": "lookup", "arguments": {"q": "x"}}]}, {"role": "tool", "tool_call_id": "call_g1", "content": "found"}], "config": {"max_tokens": 1024}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": [{"type": "text", "text": "Look it up."}]}, {"role": "assistant", "content": [{"type": "tool_use", "id": "call_g1", "name": "lookup", "input": {"q": "x"}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_g1", "content": "found"}]}]}}'
         ),
     )
 
@@ -370,7 +380,7 @@ def test_unsigned_thinking_stripped() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "Next.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "unsigned_thinking_stripped", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"text": "Unsigned reasoning.", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": "Next.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "unsigned_thinking_stripped", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": [{"type": "thinking", "text": "Unsigned reasoning."}, {"type": "text", "text": "Hello."}]}, {"role": "user", "content": "Next."}], "config": {"max_tokens": 1024}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}, {"role": "assistant", "content": [{"type": "text", "text": "Hello."}]}, {"role": "user", "content": [{"type": "text", "text": "Next."}]}]}}'
         ),
     )
 
@@ -380,7 +390,7 @@ def test_unsigned_thinking_stripped__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 1024, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "Next.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "unsigned_thinking_stripped", "to_wire": {"config": {"max_tokens": 1024}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"text": "Unsigned reasoning.", "type": "thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": "Next.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "unsigned_thinking_stripped", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": [{"type": "thinking", "text": "Unsigned reasoning."}, {"type": "text", "text": "Hello."}]}, {"role": "user", "content": "Next."}], "config": {"max_tokens": 1024}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}, {"role": "assistant", "content": [{"type": "text", "text": "Hello."}]}, {"role": "user", "content": [{"type": "text", "text": "Next."}]}]}}'
         ),
     )
 
@@ -390,7 +400,7 @@ def test_tool_call_empty_string_content_no_text_block() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Weather?", "type": "text"}], "role": "user"}, {"content": [{"id": "toolu_01", "input": {"city": "NYC"}, "name": "get_weather", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "sunny", "tool_use_id": "toolu_01", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "tool_call_empty_string_content_no_text_block", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Weather?", "role": "user"}, {"content": "", "role": "assistant", "tool_calls": [{"arguments": {"city": "NYC"}, "id": "toolu_01", "name": "get_weather"}]}, {"content": "sunny", "role": "tool", "tool_call_id": "toolu_01"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "tool_call_empty_string_content_no_text_block", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Weather?"}, {"role": "assistant", "content": "", "tool_calls": [{"id": "toolu_01", "name": "get_weather", "arguments": {"city": "NYC"}}]}, {"role": "tool", "tool_call_id": "toolu_01", "content": "sunny"}], "config": {"max_tokens": 256}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [{"role": "user", "content": [{"type": "text", "text": "Weather?"}]}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "NYC"}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "sunny"}]}]}}'
         ),
     )
 
@@ -400,7 +410,7 @@ def test_tool_call_empty_string_content_no_text_block__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Weather?", "type": "text"}], "role": "user"}, {"content": [{"id": "toolu_01", "input": {"city": "NYC"}, "name": "get_weather", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "sunny", "tool_use_id": "toolu_01", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "tool_call_empty_string_content_no_text_block", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Weather?", "role": "user"}, {"content": "", "role": "assistant", "tool_calls": [{"arguments": {"city": "NYC"}, "id": "toolu_01", "name": "get_weather"}]}, {"content": "sunny", "role": "tool", "tool_call_id": "toolu_01"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "tool_call_empty_string_content_no_text_block", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Weather?"}, {"role": "assistant", "content": "", "tool_calls": [{"id": "toolu_01", "name": "get_weather", "arguments": {"city": "NYC"}}]}, {"role": "tool", "tool_call_id": "toolu_01", "content": "sunny"}], "config": {"max_tokens": 256}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [{"role": "user", "content": [{"type": "text", "text": "Weather?"}]}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "NYC"}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "sunny"}]}]}}'
         ),
     )
 
@@ -410,7 +420,7 @@ def test_tool_call_null_content() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Time?", "type": "text"}], "role": "user"}, {"content": [{"id": "toolu_02", "input": {}, "name": "get_time", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "12:00", "tool_use_id": "toolu_02", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "tool_call_null_content", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Time?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"arguments": {}, "id": "toolu_02", "name": "get_time"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "toolu_02"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "tool_call_null_content", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "toolu_02", "name": "get_time", "arguments": {}}]}, {"role": "tool", "tool_call_id": "toolu_02", "content": "12:00"}], "config": {"max_tokens": 256}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [{"role": "user", "content": [{"type": "text", "text": "Time?"}]}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_02", "name": "get_time", "input": {}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_02", "content": "12:00"}]}]}}'
         ),
     )
 
@@ -420,7 +430,7 @@ def test_tool_call_null_content__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Time?", "type": "text"}], "role": "user"}, {"content": [{"id": "toolu_02", "input": {}, "name": "get_time", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "12:00", "tool_use_id": "toolu_02", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "tool_call_null_content", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Time?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"arguments": {}, "id": "toolu_02", "name": "get_time"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "toolu_02"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "tool_call_null_content", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "toolu_02", "name": "get_time", "arguments": {}}]}, {"role": "tool", "tool_call_id": "toolu_02", "content": "12:00"}], "config": {"max_tokens": 256}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [{"role": "user", "content": [{"type": "text", "text": "Time?"}]}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_02", "name": "get_time", "input": {}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_02", "content": "12:00"}]}]}}'
         ),
     )
 
@@ -430,7 +440,7 @@ def test_parallel_tool_results_grouped_into_one_user_message() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 512, "messages": [{"content": [{"text": "Weather in Paris and Rome?", "type": "text"}], "role": "user"}, {"content": [{"text": "Checking both.", "type": "text"}, {"id": "toolu_p", "input": {"city": "Paris"}, "name": "get_weather", "type": "tool_use"}, {"id": "toolu_r", "input": {"city": "Rome"}, "name": "get_weather", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "18C", "tool_use_id": "toolu_p", "type": "tool_result"}, {"content": "24C", "tool_use_id": "toolu_r", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "parallel_tool_results_grouped_into_one_user_message", "to_wire": {"config": {"max_tokens": 512}, "messages": [{"content": "Weather in Paris and Rome?", "role": "user"}, {"content": "Checking both.", "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "toolu_p", "name": "get_weather"}, {"arguments": {"city": "Rome"}, "id": "toolu_r", "name": "get_weather"}]}, {"content": "18C", "name": "get_weather", "role": "tool", "tool_call_id": "toolu_p"}, {"content": "24C", "name": "get_weather", "role": "tool", "tool_call_id": "toolu_r"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "parallel_tool_results_grouped_into_one_user_message", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": "Checking both.", "tool_calls": [{"id": "toolu_p", "name": "get_weather", "arguments": {"city": "Paris"}}, {"id": "toolu_r", "name": "get_weather", "arguments": {"city": "Rome"}}]}, {"role": "tool", "tool_call_id": "toolu_p", "content": "18C", "name": "get_weather"}, {"role": "tool", "tool_call_id": "toolu_r", "content": "24C", "name": "get_weather"}], "config": {"max_tokens": 512}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 512, "messages": [{"role": "user", "content": [{"type": "text", "text": "Weather in Paris and Rome?"}]}, {"role": "assistant", "content": [{"type": "text", "text": "Checking both."}, {"type": "tool_use", "id": "toolu_p", "name": "get_weather", "input": {"city": "Paris"}}, {"type": "tool_use", "id": "toolu_r", "name": "get_weather", "input": {"city": "Rome"}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_p", "content": "18C"}, {"type": "tool_result", "tool_use_id": "toolu_r", "content": "24C"}]}]}}'
         ),
     )
 
@@ -440,7 +450,7 @@ def test_parallel_tool_results_grouped_into_one_user_message__round_trip() -> No
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 512, "messages": [{"content": [{"text": "Weather in Paris and Rome?", "type": "text"}], "role": "user"}, {"content": [{"text": "Checking both.", "type": "text"}, {"id": "toolu_p", "input": {"city": "Paris"}, "name": "get_weather", "type": "tool_use"}, {"id": "toolu_r", "input": {"city": "Rome"}, "name": "get_weather", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "18C", "tool_use_id": "toolu_p", "type": "tool_result"}, {"content": "24C", "tool_use_id": "toolu_r", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "parallel_tool_results_grouped_into_one_user_message", "to_wire": {"config": {"max_tokens": 512}, "messages": [{"content": "Weather in Paris and Rome?", "role": "user"}, {"content": "Checking both.", "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "toolu_p", "name": "get_weather"}, {"arguments": {"city": "Rome"}, "id": "toolu_r", "name": "get_weather"}]}, {"content": "18C", "name": "get_weather", "role": "tool", "tool_call_id": "toolu_p"}, {"content": "24C", "name": "get_weather", "role": "tool", "tool_call_id": "toolu_r"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "parallel_tool_results_grouped_into_one_user_message", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": "Checking both.", "tool_calls": [{"id": "toolu_p", "name": "get_weather", "arguments": {"city": "Paris"}}, {"id": "toolu_r", "name": "get_weather", "arguments": {"city": "Rome"}}]}, {"role": "tool", "tool_call_id": "toolu_p", "content": "18C", "name": "get_weather"}, {"role": "tool", "tool_call_id": "toolu_r", "content": "24C", "name": "get_weather"}], "config": {"max_tokens": 512}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 512, "messages": [{"role": "user", "content": [{"type": "text", "text": "Weather in Paris and Rome?"}]}, {"role": "assistant", "content": [{"type": "text", "text": "Checking both."}, {"type": "tool_use", "id": "toolu_p", "name": "get_weather", "input": {"city": "Paris"}}, {"type": "tool_use", "id": "toolu_r", "name": "get_weather", "input": {"city": "Rome"}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_p", "content": "18C"}, {"type": "tool_result", "tool_use_id": "toolu_r", "content": "24C"}]}]}}'
         ),
     )
 
@@ -450,7 +460,7 @@ def test_tool_results_then_user_text_stay_separate() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Weather?", "type": "text"}], "role": "user"}, {"content": [{"id": "toolu_03", "input": {"city": "Oslo"}, "name": "get_weather", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "-2C", "tool_use_id": "toolu_03", "type": "tool_result"}], "role": "user"}, {"content": [{"text": "In Fahrenheit please.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "tool_results_then_user_text_stay_separate", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Weather?", "role": "user"}, {"role": "assistant", "tool_calls": [{"arguments": {"city": "Oslo"}, "id": "toolu_03", "name": "get_weather"}]}, {"content": "-2C", "role": "tool", "tool_call_id": "toolu_03"}, {"content": "In Fahrenheit please.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "tool_results_then_user_text_stay_separate", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Weather?"}, {"role": "assistant", "tool_calls": [{"id": "toolu_03", "name": "get_weather", "arguments": {"city": "Oslo"}}]}, {"role": "tool", "tool_call_id": "toolu_03", "content": "-2C"}, {"role": "user", "content": "In Fahrenheit please."}], "config": {"max_tokens": 256}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [{"role": "user", "content": [{"type": "text", "text": "Weather?"}]}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_03", "name": "get_weather", "input": {"city": "Oslo"}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_03", "content": "-2C"}]}, {"role": "user", "content": [{"type": "text", "text": "In Fahrenheit please."}]}]}}'
         ),
     )
 
@@ -460,7 +470,7 @@ def test_tool_results_then_user_text_stay_separate__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Weather?", "type": "text"}], "role": "user"}, {"content": [{"id": "toolu_03", "input": {"city": "Oslo"}, "name": "get_weather", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "-2C", "tool_use_id": "toolu_03", "type": "tool_result"}], "role": "user"}, {"content": [{"text": "In Fahrenheit please.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "tool_results_then_user_text_stay_separate", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Weather?", "role": "user"}, {"role": "assistant", "tool_calls": [{"arguments": {"city": "Oslo"}, "id": "toolu_03", "name": "get_weather"}]}, {"content": "-2C", "role": "tool", "tool_call_id": "toolu_03"}, {"content": "In Fahrenheit please.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "tool_results_then_user_text_stay_separate", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Weather?"}, {"role": "assistant", "tool_calls": [{"id": "toolu_03", "name": "get_weather", "arguments": {"city": "Oslo"}}]}, {"role": "tool", "tool_call_id": "toolu_03", "content": "-2C"}, {"role": "user", "content": "In Fahrenheit please."}], "config": {"max_tokens": 256}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [{"role": "user", "content": [{"type": "text", "text": "Weather?"}]}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_03", "name": "get_weather", "input": {"city": "Oslo"}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_03", "content": "-2C"}]}, {"role": "user", "content": [{"type": "text", "text": "In Fahrenheit please."}]}]}}'
         ),
     )
 
@@ -470,7 +480,7 @@ def test_each_tool_run_is_its_own_user_message() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Plan a trip.", "type": "text"}], "role": "user"}, {"content": [{"id": "toolu_a", "input": {"q": "flights"}, "name": "search", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "3 flights", "tool_use_id": "toolu_a", "type": "tool_result"}], "role": "user"}, {"content": [{"text": "Now hotels.", "type": "text"}, {"id": "toolu_b", "input": {"q": "hotels"}, "name": "search", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "5 hotels", "tool_use_id": "toolu_b", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "each_tool_run_is_its_own_user_message", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Plan a trip.", "role": "user"}, {"role": "assistant", "tool_calls": [{"arguments": {"q": "flights"}, "id": "toolu_a", "name": "search"}]}, {"content": "3 flights", "role": "tool", "tool_call_id": "toolu_a"}, {"content": "Now hotels.", "role": "assistant", "tool_calls": [{"arguments": {"q": "hotels"}, "id": "toolu_b", "name": "search"}]}, {"content": "5 hotels", "role": "tool", "tool_call_id": "toolu_b"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "each_tool_run_is_its_own_user_message", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Plan a trip."}, {"role": "assistant", "tool_calls": [{"id": "toolu_a", "name": "search", "arguments": {"q": "flights"}}]}, {"role": "tool", "tool_call_id": "toolu_a", "content": "3 flights"}, {"role": "assistant", "content": "Now hotels.", "tool_calls": [{"id": "toolu_b", "name": "search", "arguments": {"q": "hotels"}}]}, {"role": "tool", "tool_call_id": "toolu_b", "content": "5 hotels"}], "config": {"max_tokens": 256}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [{"role": "user", "content": [{"type": "text", "text": "Plan a trip."}]}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_a", "name": "search", "input": {"q": "flights"}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "3 flights"}]}, {"role": "assistant", "content": [{"type": "text", "text": "Now hotels."}, {"type": "tool_use", "id": "toolu_b", "name": "search", "input": {"q": "hotels"}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_b", "content": "5 hotels"}]}]}}'
         ),
     )
 
@@ -480,7 +490,7 @@ def test_each_tool_run_is_its_own_user_message__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Plan a trip.", "type": "text"}], "role": "user"}, {"content": [{"id": "toolu_a", "input": {"q": "flights"}, "name": "search", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "3 flights", "tool_use_id": "toolu_a", "type": "tool_result"}], "role": "user"}, {"content": [{"text": "Now hotels.", "type": "text"}, {"id": "toolu_b", "input": {"q": "hotels"}, "name": "search", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "5 hotels", "tool_use_id": "toolu_b", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "each_tool_run_is_its_own_user_message", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Plan a trip.", "role": "user"}, {"role": "assistant", "tool_calls": [{"arguments": {"q": "flights"}, "id": "toolu_a", "name": "search"}]}, {"content": "3 flights", "role": "tool", "tool_call_id": "toolu_a"}, {"content": "Now hotels.", "role": "assistant", "tool_calls": [{"arguments": {"q": "hotels"}, "id": "toolu_b", "name": "search"}]}, {"content": "5 hotels", "role": "tool", "tool_call_id": "toolu_b"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "each_tool_run_is_its_own_user_message", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Plan a trip."}, {"role": "assistant", "tool_calls": [{"id": "toolu_a", "name": "search", "arguments": {"q": "flights"}}]}, {"role": "tool", "tool_call_id": "toolu_a", "content": "3 flights"}, {"role": "assistant", "content": "Now hotels.", "tool_calls": [{"id": "toolu_b", "name": "search", "arguments": {"q": "hotels"}}]}, {"role": "tool", "tool_call_id": "toolu_b", "content": "5 hotels"}], "config": {"max_tokens": 256}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [{"role": "user", "content": [{"type": "text", "text": "Plan a trip."}]}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_a", "name": "search", "input": {"q": "flights"}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "3 flights"}]}, {"role": "assistant", "content": [{"type": "text", "text": "Now hotels."}, {"type": "tool_use", "id": "toolu_b", "name": "search", "input": {"q": "hotels"}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_b", "content": "5 hotels"}]}]}}'
         ),
     )
 
@@ -490,7 +500,7 @@ def test_tools_use_input_schema() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Weather?", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tools": [{"description": "Current weather for a city.", "input_schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "unit": {"enum": ["c", "f"], "type": "string"}}, "required": ["city"], "type": "object"}, "name": "get_weather", "strict": true}, {"input_schema": {"properties": {}, "type": "object"}, "name": "get_time"}]}, "id": "tools_use_input_schema", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Weather?", "role": "user"}], "model": "claude-sonnet-4-5", "tools": [{"description": "Current weather for a city.", "name": "get_weather", "parameters": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "unit": {"enum": ["c", "f"], "type": "string"}}, "required": ["city"], "type": "object"}, "strict": true}, {"name": "get_time", "parameters": {"properties": {}, "type": "object"}}]}}'
+            '{"id": "tools_use_input_schema", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Weather?"}], "tools": [{"name": "get_weather", "description": "Current weather for a city.", "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"type": "string", "enum": ["c", "f"]}}, "required": ["city"], "additionalProperties": false}, "strict": true}, {"name": "get_time", "parameters": {"type": "object", "properties": {}}}], "config": {"max_tokens": 256}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [{"role": "user", "content": [{"type": "text", "text": "Weather?"}]}], "tools": [{"name": "get_weather", "description": "Current weather for a city.", "input_schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "unit": {"enum": ["c", "f"], "type": "string"}}, "required": ["city"], "type": "object"}, "strict": true}, {"name": "get_time", "input_schema": {"properties": {}, "type": "object"}}]}}'
         ),
     )
 
@@ -500,7 +510,7 @@ def test_tools_use_input_schema__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Weather?", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tools": [{"description": "Current weather for a city.", "input_schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "unit": {"enum": ["c", "f"], "type": "string"}}, "required": ["city"], "type": "object"}, "name": "get_weather", "strict": true}, {"input_schema": {"properties": {}, "type": "object"}, "name": "get_time"}]}, "id": "tools_use_input_schema", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Weather?", "role": "user"}], "model": "claude-sonnet-4-5", "tools": [{"description": "Current weather for a city.", "name": "get_weather", "parameters": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "unit": {"enum": ["c", "f"], "type": "string"}}, "required": ["city"], "type": "object"}, "strict": true}, {"name": "get_time", "parameters": {"properties": {}, "type": "object"}}]}}'
+            '{"id": "tools_use_input_schema", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Weather?"}], "tools": [{"name": "get_weather", "description": "Current weather for a city.", "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"type": "string", "enum": ["c", "f"]}}, "required": ["city"], "additionalProperties": false}, "strict": true}, {"name": "get_time", "parameters": {"type": "object", "properties": {}}}], "config": {"max_tokens": 256}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [{"role": "user", "content": [{"type": "text", "text": "Weather?"}]}], "tools": [{"name": "get_weather", "description": "Current weather for a city.", "input_schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "unit": {"enum": ["c", "f"], "type": "string"}}, "required": ["city"], "type": "object"}, "strict": true}, {"name": "get_time", "input_schema": {"properties": {}, "type": "object"}}]}}'
         ),
     )
 
@@ -510,7 +520,7 @@ def test_tool_without_parameters_gets_empty_object_schema() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Ping.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tools": [{"description": "Health check.", "input_schema": {"properties": {}, "type": "object"}, "name": "ping"}]}, "id": "tool_without_parameters_gets_empty_object_schema", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Ping.", "role": "user"}], "model": "claude-sonnet-4-5", "tools": [{"description": "Health check.", "name": "ping"}]}}'
+            '{"id": "tool_without_parameters_gets_empty_object_schema", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Ping."}], "tools": [{"name": "ping", "description": "Health check."}], "config": {"max_tokens": 64}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": [{"type": "text", "text": "Ping."}]}], "tools": [{"name": "ping", "description": "Health check.", "input_schema": {"type": "object", "properties": {}}}]}}'
         ),
     )
 
@@ -520,7 +530,7 @@ def test_tool_without_parameters_gets_empty_object_schema__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Ping.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tools": [{"description": "Health check.", "input_schema": {"properties": {}, "type": "object"}, "name": "ping"}]}, "id": "tool_without_parameters_gets_empty_object_schema", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Ping.", "role": "user"}], "model": "claude-sonnet-4-5", "tools": [{"description": "Health check.", "name": "ping"}]}}'
+            '{"id": "tool_without_parameters_gets_empty_object_schema", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Ping."}], "tools": [{"name": "ping", "description": "Health check."}], "config": {"max_tokens": 64}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": [{"type": "text", "text": "Ping."}]}], "tools": [{"name": "ping", "description": "Health check.", "input_schema": {"type": "object", "properties": {}}}]}}'
         ),
     )
 
@@ -530,7 +540,7 @@ def test_tool_choice_auto() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"type": "auto"}, "tools": [{"input_schema": {"properties": {}, "type": "object"}, "name": "f"}]}, "id": "tool_choice_auto", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": "auto", "tools": [{"name": "f", "parameters": {"properties": {}, "type": "object"}}]}}'
+            '{"id": "tool_choice_auto", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"name": "f", "parameters": {"type": "object", "properties": {}}}], "tool_choice": "auto", "config": {"max_tokens": 64}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}], "tools": [{"name": "f", "input_schema": {"type": "object", "properties": {}}}], "tool_choice": {"type": "auto"}}}'
         ),
     )
 
@@ -540,7 +550,7 @@ def test_tool_choice_auto__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"type": "auto"}, "tools": [{"input_schema": {"properties": {}, "type": "object"}, "name": "f"}]}, "id": "tool_choice_auto", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": "auto", "tools": [{"name": "f", "parameters": {"properties": {}, "type": "object"}}]}}'
+            '{"id": "tool_choice_auto", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"name": "f", "parameters": {"type": "object", "properties": {}}}], "tool_choice": "auto", "config": {"max_tokens": 64}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}], "tools": [{"name": "f", "input_schema": {"type": "object", "properties": {}}}], "tool_choice": {"type": "auto"}}}'
         ),
     )
 
@@ -550,7 +560,7 @@ def test_tool_choice_required_becomes_any() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"type": "any"}, "tools": [{"input_schema": {"properties": {}, "type": "object"}, "name": "f"}]}, "id": "tool_choice_required_becomes_any", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": "required", "tools": [{"name": "f", "parameters": {"properties": {}, "type": "object"}}]}}'
+            '{"id": "tool_choice_required_becomes_any", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"name": "f", "parameters": {"type": "object", "properties": {}}}], "tool_choice": "required", "config": {"max_tokens": 64}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}], "tools": [{"name": "f", "input_schema": {"type": "object", "properties": {}}}], "tool_choice": {"type": "any"}}}'
         ),
     )
 
@@ -560,7 +570,7 @@ def test_tool_choice_required_becomes_any__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"type": "any"}, "tools": [{"input_schema": {"properties": {}, "type": "object"}, "name": "f"}]}, "id": "tool_choice_required_becomes_any", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": "required", "tools": [{"name": "f", "parameters": {"properties": {}, "type": "object"}}]}}'
+            '{"id": "tool_choice_required_becomes_any", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"name": "f", "parameters": {"type": "object", "properties": {}}}], "tool_choice": "required", "config": {"max_tokens": 64}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}], "tools": [{"name": "f", "input_schema": {"type": "object", "properties": {}}}], "tool_choice": {"type": "any"}}}'
         ),
     )
 
@@ -570,7 +580,7 @@ def test_tool_choice_none() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"type": "none"}, "tools": [{"input_schema": {"properties": {}, "type": "object"}, "name": "f"}]}, "id": "tool_choice_none", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": "none", "tools": [{"name": "f", "parameters": {"properties": {}, "type": "object"}}]}}'
+            '{"id": "tool_choice_none", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"name": "f", "parameters": {"type": "object", "properties": {}}}], "tool_choice": "none", "config": {"max_tokens": 64}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}], "tools": [{"name": "f", "input_schema": {"type": "object", "properties": {}}}], "tool_choice": {"type": "none"}}}'
         ),
     )
 
@@ -580,7 +590,7 @@ def test_tool_choice_none__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"type": "none"}, "tools": [{"input_schema": {"properties": {}, "type": "object"}, "name": "f"}]}, "id": "tool_choice_none", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": "none", "tools": [{"name": "f", "parameters": {"properties": {}, "type": "object"}}]}}'
+            '{"id": "tool_choice_none", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"name": "f", "parameters": {"type": "object", "properties": {}}}], "tool_choice": "none", "config": {"max_tokens": 64}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}], "tools": [{"name": "f", "input_schema": {"type": "object", "properties": {}}}], "tool_choice": {"type": "none"}}}'
         ),
     )
 
@@ -590,7 +600,7 @@ def test_tool_choice_named_tool() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"name": "g", "type": "tool"}, "tools": [{"input_schema": {"properties": {}, "type": "object"}, "name": "f"}, {"input_schema": {"properties": {}, "type": "object"}, "name": "g"}]}, "id": "tool_choice_named_tool", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"name": "g", "type": "tool"}, "tools": [{"name": "f", "parameters": {"properties": {}, "type": "object"}}, {"name": "g", "parameters": {"properties": {}, "type": "object"}}]}}'
+            '{"id": "tool_choice_named_tool", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"name": "f", "parameters": {"type": "object", "properties": {}}}, {"name": "g", "parameters": {"type": "object", "properties": {}}}], "tool_choice": {"type": "tool", "name": "g"}, "config": {"max_tokens": 64}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}], "tools": [{"name": "f", "input_schema": {"type": "object", "properties": {}}}, {"name": "g", "input_schema": {"type": "object", "properties": {}}}], "tool_choice": {"type": "tool", "name": "g"}}}'
         ),
     )
 
@@ -600,7 +610,7 @@ def test_tool_choice_named_tool__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"name": "g", "type": "tool"}, "tools": [{"input_schema": {"properties": {}, "type": "object"}, "name": "f"}, {"input_schema": {"properties": {}, "type": "object"}, "name": "g"}]}, "id": "tool_choice_named_tool", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"name": "g", "type": "tool"}, "tools": [{"name": "f", "parameters": {"properties": {}, "type": "object"}}, {"name": "g", "parameters": {"properties": {}, "type": "object"}}]}}'
+            '{"id": "tool_choice_named_tool", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"name": "f", "parameters": {"type": "object", "properties": {}}}, {"name": "g", "parameters": {"type": "object", "properties": {}}}], "tool_choice": {"type": "tool", "name": "g"}, "config": {"max_tokens": 64}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}], "tools": [{"name": "f", "input_schema": {"type": "object", "properties": {}}}, {"name": "g", "input_schema": {"type": "object", "properties": {}}}], "tool_choice": {"type": "tool", "name": "g"}}}'
         ),
     )
 
@@ -610,7 +620,7 @@ def test_sampling_options_dropped_under_2026_10_21() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_warning": "temperature is not supported by anthropic_messages; dropped", "expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "sampling_options_dropped_under_2026_10_21", "to_wire": {"config": {"max_tokens": 64, "temperature": 0.2, "top_k": 40, "top_p": 0.9}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "sampling_options_dropped_under_2026_10_21", "expect_warning": "temperature is not supported by anthropic_messages; dropped", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 64, "temperature": 0.2, "top_p": 0.9, "top_k": 40}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -620,7 +630,7 @@ def test_sampling_options_dropped_under_2026_10_21__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_warning": "temperature is not supported by anthropic_messages; dropped", "expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "sampling_options_dropped_under_2026_10_21", "to_wire": {"config": {"max_tokens": 64, "temperature": 0.2, "top_k": 40, "top_p": 0.9}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "sampling_options_dropped_under_2026_10_21", "expect_warning": "temperature is not supported by anthropic_messages; dropped", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 64, "temperature": 0.2, "top_p": 0.9, "top_k": 40}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -630,7 +640,7 @@ def test_sampling_temperature_alone_dropped() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_warning": "temperature is not supported by anthropic_messages; dropped", "expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-haiku-4-5", "stop_sequences": ["END"]}, "id": "sampling_temperature_alone_dropped", "to_wire": {"config": {"max_tokens": 64, "stop_sequences": ["END"], "temperature": 1.0}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-haiku-4-5"}}'
+            '{"id": "sampling_temperature_alone_dropped", "expect_warning": "temperature is not supported by anthropic_messages; dropped", "to_wire": {"model": "claude-haiku-4-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 64, "temperature": 1.0, "stop_sequences": ["END"]}}, "expect_wire": {"model": "claude-haiku-4-5", "max_tokens": 64, "stop_sequences": ["END"], "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -640,7 +650,7 @@ def test_sampling_temperature_alone_dropped__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_warning": "temperature is not supported by anthropic_messages; dropped", "expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-haiku-4-5", "stop_sequences": ["END"]}, "id": "sampling_temperature_alone_dropped", "to_wire": {"config": {"max_tokens": 64, "stop_sequences": ["END"], "temperature": 1.0}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-haiku-4-5"}}'
+            '{"id": "sampling_temperature_alone_dropped", "expect_warning": "temperature is not supported by anthropic_messages; dropped", "to_wire": {"model": "claude-haiku-4-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 64, "temperature": 1.0, "stop_sequences": ["END"]}}, "expect_wire": {"model": "claude-haiku-4-5", "max_tokens": 64, "stop_sequences": ["END"], "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -650,7 +660,7 @@ def test_sampling_request_from_wire_reads_declared_options() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"config": {"max_tokens": 64, "temperature": 0.5, "top_k": 20, "top_p": 0.8}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "sampling_request_from_wire_reads_declared_options", "request_from_wire": {"max_tokens": 64, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "temperature": 0.5, "top_k": 20, "top_p": 0.8}}'
+            '{"id": "sampling_request_from_wire_reads_declared_options", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "temperature": 0.5, "top_p": 0.8, "top_k": 20, "messages": [{"role": "user", "content": "Hi"}]}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 64, "temperature": 0.5, "top_p": 0.8, "top_k": 20}}}'
         ),
     )
 
@@ -660,7 +670,7 @@ def test_stop_sequences_mapped() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Count.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "stop_sequences": ["END", "STOP"]}, "id": "stop_sequences_mapped", "to_wire": {"config": {"max_tokens": 64, "stop_sequences": ["END", "STOP"]}, "messages": [{"content": "Count.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "stop_sequences_mapped", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Count."}], "config": {"max_tokens": 64, "stop_sequences": ["END", "STOP"]}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "stop_sequences": ["END", "STOP"], "messages": [{"role": "user", "content": [{"type": "text", "text": "Count."}]}]}}'
         ),
     )
 
@@ -670,7 +680,7 @@ def test_stop_sequences_mapped__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Count.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "stop_sequences": ["END", "STOP"]}, "id": "stop_sequences_mapped", "to_wire": {"config": {"max_tokens": 64, "stop_sequences": ["END", "STOP"]}, "messages": [{"content": "Count.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "stop_sequences_mapped", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Count."}], "config": {"max_tokens": 64, "stop_sequences": ["END", "STOP"]}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "stop_sequences": ["END", "STOP"], "messages": [{"role": "user", "content": [{"type": "text", "text": "Count."}]}]}}'
         ),
     )
 
@@ -680,7 +690,7 @@ def test_seed_and_penalties_silently_dropped() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "seed_and_penalties_silently_dropped", "to_wire": {"config": {"frequency_penalty": 0.5, "max_tokens": 64, "presence_penalty": 0.1, "seed": 7}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "seed_and_penalties_silently_dropped", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 64, "seed": 7, "frequency_penalty": 0.5, "presence_penalty": 0.1}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -690,7 +700,7 @@ def test_seed_and_penalties_silently_dropped__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "seed_and_penalties_silently_dropped", "to_wire": {"config": {"frequency_penalty": 0.5, "max_tokens": 64, "presence_penalty": 0.1, "seed": 7}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "seed_and_penalties_silently_dropped", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 64, "seed": 7, "frequency_penalty": 0.5, "presence_penalty": 0.1}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -700,7 +710,7 @@ def test_extras_pass_through_at_root() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 2048, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "metadata": {"user_id": "u-42"}, "model": "claude-sonnet-4-5", "service_tier": "auto", "thinking": {"budget_tokens": 1024, "type": "enabled"}}, "id": "extras_pass_through_at_root", "to_wire": {"config": {"extras": {"metadata": {"user_id": "u-42"}, "service_tier": "auto", "thinking": {"budget_tokens": 1024, "type": "enabled"}}, "max_tokens": 2048}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "extras_pass_through_at_root", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 2048, "extras": {"metadata": {"user_id": "u-42"}, "thinking": {"type": "enabled", "budget_tokens": 1024}, "service_tier": "auto"}}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 2048, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}], "metadata": {"user_id": "u-42"}, "thinking": {"budget_tokens": 1024, "type": "enabled"}, "service_tier": "auto"}}'
         ),
     )
 
@@ -710,7 +720,7 @@ def test_extras_pass_through_at_root__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 2048, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "metadata": {"user_id": "u-42"}, "model": "claude-sonnet-4-5", "service_tier": "auto", "thinking": {"budget_tokens": 1024, "type": "enabled"}}, "id": "extras_pass_through_at_root", "to_wire": {"config": {"extras": {"metadata": {"user_id": "u-42"}, "service_tier": "auto", "thinking": {"budget_tokens": 1024, "type": "enabled"}}, "max_tokens": 2048}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "extras_pass_through_at_root", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 2048, "extras": {"metadata": {"user_id": "u-42"}, "thinking": {"type": "enabled", "budget_tokens": 1024}, "service_tier": "auto"}}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 2048, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}], "metadata": {"user_id": "u-42"}, "thinking": {"budget_tokens": 1024, "type": "enabled"}, "service_tier": "auto"}}'
         ),
     )
 
@@ -720,7 +730,7 @@ def test_extras_max_tokens_conflict_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.max_tokens"}, "id": "extras_max_tokens_conflict_rejected", "to_wire": {"config": {"extras": {"max_tokens": 1024}, "max_tokens": 512}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "extras_max_tokens_conflict_rejected", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 512, "extras": {"max_tokens": 1024}}}, "expect_error": {"category": "provider_invalid_request", "path": "config.extras.max_tokens"}}'
         ),
     )
 
@@ -730,7 +740,7 @@ def test_extras_max_tokens_equal_is_noop() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 512, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "extras_max_tokens_equal_is_noop", "to_wire": {"config": {"extras": {"max_tokens": 512}, "max_tokens": 512}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "extras_max_tokens_equal_is_noop", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 512, "extras": {"max_tokens": 512}}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 512, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -740,7 +750,7 @@ def test_extras_max_tokens_equal_is_noop__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 512, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "extras_max_tokens_equal_is_noop", "to_wire": {"config": {"extras": {"max_tokens": 512}, "max_tokens": 512}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "extras_max_tokens_equal_is_noop", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 512, "extras": {"max_tokens": 512}}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 512, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -750,7 +760,7 @@ def test_extras_max_tokens_rides_when_config_absent() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 1000, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "extras_max_tokens_rides_when_config_absent", "to_wire": {"config": {"extras": {"max_tokens": 1000}}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "extras_max_tokens_rides_when_config_absent", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"extras": {"max_tokens": 1000}}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 1000, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -760,7 +770,7 @@ def test_extras_max_tokens_rides_when_config_absent__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 1000, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "extras_max_tokens_rides_when_config_absent", "to_wire": {"config": {"extras": {"max_tokens": 1000}}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "extras_max_tokens_rides_when_config_absent", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"extras": {"max_tokens": 1000}}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 1000, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -770,7 +780,7 @@ def test_extras_stop_sequences_merge() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "stop_sequences": ["END", "STOP", "###"]}, "id": "extras_stop_sequences_merge", "to_wire": {"config": {"extras": {"stop_sequences": ["STOP", "###"]}, "max_tokens": 64, "stop_sequences": ["END", "STOP"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "extras_stop_sequences_merge", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 64, "stop_sequences": ["END", "STOP"], "extras": {"stop_sequences": ["STOP", "###"]}}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "stop_sequences": ["END", "STOP", "###"], "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -780,7 +790,7 @@ def test_extras_stop_sequences_merge__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "stop_sequences": ["END", "STOP", "###"]}, "id": "extras_stop_sequences_merge", "to_wire": {"config": {"extras": {"stop_sequences": ["STOP", "###"]}, "max_tokens": 64, "stop_sequences": ["END", "STOP"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "extras_stop_sequences_merge", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 64, "stop_sequences": ["END", "STOP"], "extras": {"stop_sequences": ["STOP", "###"]}}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "stop_sequences": ["END", "STOP", "###"], "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -790,7 +800,7 @@ def test_extras_stop_sequences_ride_when_undeclared() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "stop_sequences": ["###"]}, "id": "extras_stop_sequences_ride_when_undeclared", "to_wire": {"config": {"extras": {"stop_sequences": ["###"]}, "max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "extras_stop_sequences_ride_when_undeclared", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 64, "extras": {"stop_sequences": ["###"]}}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "stop_sequences": ["###"], "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -800,7 +810,7 @@ def test_extras_stop_sequences_ride_when_undeclared__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "stop_sequences": ["###"]}, "id": "extras_stop_sequences_ride_when_undeclared", "to_wire": {"config": {"extras": {"stop_sequences": ["###"]}, "max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "extras_stop_sequences_ride_when_undeclared", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 64, "extras": {"stop_sequences": ["###"]}}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "stop_sequences": ["###"], "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -810,7 +820,7 @@ def test_extras_stream_true_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.stream"}, "id": "extras_stream_true_rejected", "to_wire": {"config": {"extras": {"stream": true}, "max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "extras_stream_true_rejected", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 64, "extras": {"stream": true}}}, "expect_error": {"category": "provider_invalid_request", "path": "config.extras.stream"}}'
         ),
     )
 
@@ -820,7 +830,7 @@ def test_extras_output_config_effort_passes_through() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 4096, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-opus-4-7", "output_config": {"effort": "high"}, "thinking": {"type": "adaptive"}}, "id": "extras_output_config_effort_passes_through", "to_wire": {"config": {"extras": {"output_config": {"effort": "high"}, "thinking": {"type": "adaptive"}}, "max_tokens": 4096}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-opus-4-7"}}'
+            '{"id": "extras_output_config_effort_passes_through", "to_wire": {"model": "claude-opus-4-7", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 4096, "extras": {"output_config": {"effort": "high"}, "thinking": {"type": "adaptive"}}}}, "expect_wire": {"model": "claude-opus-4-7", "max_tokens": 4096, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}], "output_config": {"effort": "high"}, "thinking": {"type": "adaptive"}}}'
         ),
     )
 
@@ -830,7 +840,7 @@ def test_extras_output_config_effort_passes_through__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 4096, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-opus-4-7", "output_config": {"effort": "high"}, "thinking": {"type": "adaptive"}}, "id": "extras_output_config_effort_passes_through", "to_wire": {"config": {"extras": {"output_config": {"effort": "high"}, "thinking": {"type": "adaptive"}}, "max_tokens": 4096}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-opus-4-7"}}'
+            '{"id": "extras_output_config_effort_passes_through", "to_wire": {"model": "claude-opus-4-7", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 4096, "extras": {"output_config": {"effort": "high"}, "thinking": {"type": "adaptive"}}}}, "expect_wire": {"model": "claude-opus-4-7", "max_tokens": 4096, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}], "output_config": {"effort": "high"}, "thinking": {"type": "adaptive"}}}'
         ),
     )
 
@@ -840,7 +850,7 @@ def test_structured_output_native_output_config() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Give me a city.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "output_config": {"format": {"schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "population": {"type": "integer"}}, "required": ["city", "population"], "type": "object"}, "type": "json_schema"}}}, "id": "structured_output_native_output_config", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Give me a city.", "role": "user"}], "model": "claude-sonnet-4-5", "response_schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "population": {"type": "integer"}}, "required": ["city", "population"], "type": "object"}}}'
+            '{"id": "structured_output_native_output_config", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Give me a city."}], "response_schema": {"type": "object", "required": ["city", "population"], "properties": {"population": {"type": "integer"}, "city": {"type": "string"}}, "additionalProperties": false}, "config": {"max_tokens": 256}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [{"role": "user", "content": [{"type": "text", "text": "Give me a city."}]}], "output_config": {"format": {"type": "json_schema", "schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "population": {"type": "integer"}}, "required": ["city", "population"], "type": "object"}}}}}'
         ),
     )
 
@@ -850,7 +860,7 @@ def test_structured_output_native_output_config__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": [{"text": "Give me a city.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "output_config": {"format": {"schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "population": {"type": "integer"}}, "required": ["city", "population"], "type": "object"}, "type": "json_schema"}}}, "id": "structured_output_native_output_config", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Give me a city.", "role": "user"}], "model": "claude-sonnet-4-5", "response_schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "population": {"type": "integer"}}, "required": ["city", "population"], "type": "object"}}}'
+            '{"id": "structured_output_native_output_config", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Give me a city."}], "response_schema": {"type": "object", "required": ["city", "population"], "properties": {"population": {"type": "integer"}, "city": {"type": "string"}}, "additionalProperties": false}, "config": {"max_tokens": 256}}, "expect_wire": {"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [{"role": "user", "content": [{"type": "text", "text": "Give me a city."}]}], "output_config": {"format": {"type": "json_schema", "schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "population": {"type": "integer"}}, "required": ["city", "population"], "type": "object"}}}}}'
         ),
     )
 
@@ -860,7 +870,7 @@ def test_reject_empty_text_block() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[1].content[1].text"}, "id": "reject_empty_text_block", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Be brief.", "role": "system"}, {"content": [{"text": "Hi", "type": "text"}, {"text": "", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "reject_empty_text_block", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": [{"type": "text", "text": "Hi"}, {"type": "text", "text": ""}]}], "config": {"max_tokens": 64}}, "expect_error": {"category": "provider_invalid_request", "path": "messages[1].content[1].text"}}'
         ),
     )
 
@@ -870,7 +880,7 @@ def test_reject_tool_result_without_call() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[1].tool_call_id"}, "id": "reject_tool_result_without_call", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Run it", "role": "user"}, {"content": "result", "role": "tool", "tool_call_id": "toolu_missing"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "reject_tool_result_without_call", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Run it"}, {"role": "tool", "tool_call_id": "toolu_missing", "content": "result"}], "config": {"max_tokens": 64}}, "expect_error": {"category": "provider_invalid_request", "path": "messages[1].tool_call_id"}}'
         ),
     )
 
@@ -880,7 +890,7 @@ def test_reject_forced_tool_not_declared() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "tool_choice.name"}, "id": "reject_forced_tool_not_declared", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"name": "missing", "type": "tool"}, "tools": [{"name": "f", "parameters": {"properties": {}, "type": "object"}}]}}'
+            '{"id": "reject_forced_tool_not_declared", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"name": "f", "parameters": {"type": "object", "properties": {}}}], "tool_choice": {"type": "tool", "name": "missing"}, "config": {"max_tokens": 64}}, "expect_error": {"category": "provider_invalid_request", "path": "tool_choice.name"}}'
         ),
     )
 
@@ -890,27 +900,47 @@ def test_reject_required_without_tools() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "tool_choice"}, "id": "reject_required_without_tools", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": "required"}}'
+            '{"id": "reject_required_without_tools", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "tool_choice": "required", "config": {"max_tokens": 64}}, "expect_error": {"category": "provider_invalid_request", "path": "tool_choice"}}'
         ),
     )
 
 
-def test_reject_last_message_assistant() -> None:
-    """A final assistant turn (prefill) is rejected at its role (oa §5)."""
+def test_last_message_assistant_is_a_prefill() -> None:
+    """api: a final assistant turn is a prefill the model continues from; sent as it is (the oa dialect refuses it, §5)"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[1].role"}, "id": "reject_last_message_assistant", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}, {"content": "Sure,", "role": "assistant"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "last_message_assistant_is_a_prefill", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Sure,"}], "config": {"max_tokens": 64}}, "expect_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}, {"role": "assistant", "content": [{"type": "text", "text": "Sure,"}]}], "max_tokens": 64}}'
         ),
     )
 
 
-def test_reject_system_after_user() -> None:
-    """A system message after the first position is rejected at its role."""
+def test_last_message_assistant_is_a_prefill__round_trip() -> None:
+    """Fixture last_message_assistant_is_a_prefill: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"id": "last_message_assistant_is_a_prefill", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Sure,"}], "config": {"max_tokens": 64}}, "expect_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}, {"role": "assistant", "content": [{"type": "text", "text": "Sure,"}]}], "max_tokens": 64}}'
+        ),
+    )
+
+
+def test_system_after_user_hoisted() -> None:
+    """api: one top-level system field; a later system message is hoisted into it (translate_request names the move as a loss; the oa dialect refuses it, §5)"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[1].role"}, "id": "reject_system_after_user", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}, {"content": "Late.", "role": "system"}, {"content": "Again", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "system_after_user_hoisted", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}, {"role": "system", "content": "Late."}, {"role": "user", "content": "Again"}], "config": {"max_tokens": 64}}, "expect_wire": {"model": "claude-sonnet-4-5", "system": "Late.", "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}, {"role": "user", "content": [{"type": "text", "text": "Again"}]}], "max_tokens": 64}}'
+        ),
+    )
+
+
+def test_system_after_user_hoisted__round_trip() -> None:
+    """Fixture system_after_user_hoisted: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"id": "system_after_user_hoisted", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}, {"role": "system", "content": "Late."}, {"role": "user", "content": "Again"}], "config": {"max_tokens": 64}}, "expect_wire": {"model": "claude-sonnet-4-5", "system": "Late.", "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}, {"role": "user", "content": [{"type": "text", "text": "Again"}]}], "max_tokens": 64}}'
         ),
     )
 
@@ -920,7 +950,7 @@ def test_reject_inline_image_without_media_type() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[0].media_type"}, "id": "reject_inline_image_without_media_type", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": [{"source": {"base64_data": "iVBORw0KGgo=", "type": "inline"}, "type": "image"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "reject_inline_image_without_media_type", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "inline", "base64_data": "iVBORw0KGgo="}}]}], "config": {"max_tokens": 64}}, "expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[0].media_type"}}'
         ),
     )
 
@@ -930,7 +960,7 @@ def test_reject_thinking_in_user_message() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[0]"}, "id": "reject_thinking_in_user_message", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": [{"signature": "s", "text": "x", "type": "thinking"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "reject_thinking_in_user_message", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": [{"type": "thinking", "text": "x", "signature": "s"}]}], "config": {"max_tokens": 64}}, "expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[0]"}}'
         ),
     )
 
@@ -940,7 +970,7 @@ def test_reject_non_positive_max_tokens() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.max_tokens"}, "id": "reject_non_positive_max_tokens", "to_wire": {"config": {"max_tokens": 0}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "reject_non_positive_max_tokens", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 0}}, "expect_error": {"category": "provider_invalid_request", "path": "config.max_tokens"}}'
         ),
     )
 
@@ -950,7 +980,7 @@ def test_reject_duplicate_tool_names() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "tools[1].name"}, "id": "reject_duplicate_tool_names", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-sonnet-4-5", "tools": [{"name": "f", "parameters": {"properties": {}, "type": "object"}}, {"name": "f", "parameters": {"properties": {}, "type": "object"}}]}}'
+            '{"id": "reject_duplicate_tool_names", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"name": "f", "parameters": {"type": "object", "properties": {}}}, {"name": "f", "parameters": {"type": "object", "properties": {}}}], "config": {"max_tokens": 64}}, "expect_error": {"category": "provider_invalid_request", "path": "tools[1].name"}}'
         ),
     )
 
@@ -960,7 +990,7 @@ def test_response_single_text_is_plain_string() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Hello back.", "role": "assistant"}, "usage": {"completion_tokens": 3, "prompt_tokens": 12, "total_tokens": 15}}, "from_wire": {"content": [{"text": "Hello back.", "type": "text"}], "id": "msg_01", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 12, "output_tokens": 3}}, "id": "response_single_text_is_plain_string"}'
+            '{"id": "response_single_text_is_plain_string", "from_wire": {"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "Hello back."}], "stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 12, "output_tokens": 3}}, "expect_canonical": {"message": {"role": "assistant", "content": "Hello back."}, "finish_reason": "stop", "usage": {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}}}'
         ),
     )
 
@@ -970,7 +1000,7 @@ def test_response_single_text_is_plain_string__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Hello back.", "role": "assistant"}, "usage": {"completion_tokens": 3, "prompt_tokens": 12, "total_tokens": 15}}, "from_wire": {"content": [{"text": "Hello back.", "type": "text"}], "id": "msg_01", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 12, "output_tokens": 3}}, "id": "response_single_text_is_plain_string"}'
+            '{"id": "response_single_text_is_plain_string", "from_wire": {"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "Hello back."}], "stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 12, "output_tokens": 3}}, "expect_canonical": {"message": {"role": "assistant", "content": "Hello back."}, "finish_reason": "stop", "usage": {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}}}'
         ),
     )
 
@@ -980,7 +1010,7 @@ def test_response_multiple_text_blocks_stay_a_list() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"text": "Part one.", "type": "text"}, {"text": "Part two.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 6, "prompt_tokens": 5, "total_tokens": 11}}, "from_wire": {"content": [{"text": "Part one.", "type": "text"}, {"text": "Part two.", "type": "text"}], "id": "msg_02", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 5, "output_tokens": 6}}, "id": "response_multiple_text_blocks_stay_a_list"}'
+            '{"id": "response_multiple_text_blocks_stay_a_list", "from_wire": {"id": "msg_02", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "Part one."}, {"type": "text", "text": "Part two."}], "stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 5, "output_tokens": 6}}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "text", "text": "Part one."}, {"type": "text", "text": "Part two."}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 5, "completion_tokens": 6, "total_tokens": 11}}}'
         ),
     )
 
@@ -990,7 +1020,7 @@ def test_response_multiple_text_blocks_stay_a_list__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"text": "Part one.", "type": "text"}, {"text": "Part two.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 6, "prompt_tokens": 5, "total_tokens": 11}}, "from_wire": {"content": [{"text": "Part one.", "type": "text"}, {"text": "Part two.", "type": "text"}], "id": "msg_02", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 5, "output_tokens": 6}}, "id": "response_multiple_text_blocks_stay_a_list"}'
+            '{"id": "response_multiple_text_blocks_stay_a_list", "from_wire": {"id": "msg_02", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "Part one."}, {"type": "text", "text": "Part two."}], "stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 5, "output_tokens": 6}}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "text", "text": "Part one."}, {"type": "text", "text": "Part two."}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 5, "completion_tokens": 6, "total_tokens": 11}}}'
         ),
     )
 
@@ -1000,7 +1030,7 @@ def test_response_thinking_carries_origin_anthropic() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "anthropic", "signature": "EqQBsig", "text": "Let me think.", "type": "thinking"}, {"text": "42.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 20, "prompt_tokens": 10, "total_tokens": 30}}, "from_wire": {"content": [{"signature": "EqQBsig", "thinking": "Let me think.", "type": "thinking"}, {"text": "42.", "type": "text"}], "id": "msg_03", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 10, "output_tokens": 20}}, "id": "response_thinking_carries_origin_anthropic"}'
+            '{"id": "response_thinking_carries_origin_anthropic", "from_wire": {"id": "msg_03", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "thinking", "thinking": "Let me think.", "signature": "EqQBsig"}, {"type": "text", "text": "42."}], "stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 10, "output_tokens": 20}}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "thinking", "text": "Let me think.", "signature": "EqQBsig", "origin": "anthropic"}, {"type": "text", "text": "42."}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 10, "completion_tokens": 20, "total_tokens": 30}}}'
         ),
     )
 
@@ -1010,7 +1040,7 @@ def test_response_thinking_carries_origin_anthropic__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "anthropic", "signature": "EqQBsig", "text": "Let me think.", "type": "thinking"}, {"text": "42.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 20, "prompt_tokens": 10, "total_tokens": 30}}, "from_wire": {"content": [{"signature": "EqQBsig", "thinking": "Let me think.", "type": "thinking"}, {"text": "42.", "type": "text"}], "id": "msg_03", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 10, "output_tokens": 20}}, "id": "response_thinking_carries_origin_anthropic"}'
+            '{"id": "response_thinking_carries_origin_anthropic", "from_wire": {"id": "msg_03", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "thinking", "thinking": "Let me think.", "signature": "EqQBsig"}, {"type": "text", "text": "42."}], "stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 10, "output_tokens": 20}}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "thinking", "text": "Let me think.", "signature": "EqQBsig", "origin": "anthropic"}, {"type": "text", "text": "42."}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 10, "completion_tokens": 20, "total_tokens": 30}}}'
         ),
     )
 
@@ -1020,7 +1050,7 @@ def test_response_redacted_thinking_carries_origin() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"data": "EmwKAhgB", "origin": "anthropic", "type": "redacted_thinking"}, {"text": "Done.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 9, "prompt_tokens": 4, "total_tokens": 13}}, "from_wire": {"content": [{"data": "EmwKAhgB", "type": "redacted_thinking"}, {"text": "Done.", "type": "text"}], "id": "msg_04", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 4, "output_tokens": 9}}, "id": "response_redacted_thinking_carries_origin"}'
+            '{"id": "response_redacted_thinking_carries_origin", "from_wire": {"id": "msg_04", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "redacted_thinking", "data": "EmwKAhgB"}, {"type": "text", "text": "Done."}], "stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 4, "output_tokens": 9}}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "redacted_thinking", "data": "EmwKAhgB", "origin": "anthropic"}, {"type": "text", "text": "Done."}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 4, "completion_tokens": 9, "total_tokens": 13}}}'
         ),
     )
 
@@ -1030,7 +1060,7 @@ def test_response_redacted_thinking_carries_origin__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"data": "EmwKAhgB", "origin": "anthropic", "type": "redacted_thinking"}, {"text": "Done.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 9, "prompt_tokens": 4, "total_tokens": 13}}, "from_wire": {"content": [{"data": "EmwKAhgB", "type": "redacted_thinking"}, {"text": "Done.", "type": "text"}], "id": "msg_04", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 4, "output_tokens": 9}}, "id": "response_redacted_thinking_carries_origin"}'
+            '{"id": "response_redacted_thinking_carries_origin", "from_wire": {"id": "msg_04", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "redacted_thinking", "data": "EmwKAhgB"}, {"type": "text", "text": "Done."}], "stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 4, "output_tokens": 9}}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "redacted_thinking", "data": "EmwKAhgB", "origin": "anthropic"}, {"type": "text", "text": "Done."}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 4, "completion_tokens": 9, "total_tokens": 13}}}'
         ),
     )
 
@@ -1040,7 +1070,7 @@ def test_response_text_and_tool_use() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": "Checking.", "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "toolu_01", "name": "get_weather"}, {"arguments": {"city": "Rome"}, "id": "toolu_02", "name": "get_weather"}]}, "usage": {"completion_tokens": 40, "prompt_tokens": 30, "total_tokens": 70}}, "from_wire": {"content": [{"text": "Checking.", "type": "text"}, {"id": "toolu_01", "input": {"city": "Paris"}, "name": "get_weather", "type": "tool_use"}, {"id": "toolu_02", "input": {"city": "Rome"}, "name": "get_weather", "type": "tool_use"}], "id": "msg_05", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "tool_use", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 30, "output_tokens": 40}}, "id": "response_text_and_tool_use"}'
+            '{"id": "response_text_and_tool_use", "from_wire": {"id": "msg_05", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "Checking."}, {"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Paris"}}, {"type": "tool_use", "id": "toolu_02", "name": "get_weather", "input": {"city": "Rome"}}], "stop_reason": "tool_use", "stop_sequence": null, "usage": {"input_tokens": 30, "output_tokens": 40}}, "expect_canonical": {"message": {"role": "assistant", "content": "Checking.", "tool_calls": [{"id": "toolu_01", "name": "get_weather", "arguments": {"city": "Paris"}}, {"id": "toolu_02", "name": "get_weather", "arguments": {"city": "Rome"}}]}, "finish_reason": "tool_calls", "usage": {"prompt_tokens": 30, "completion_tokens": 40, "total_tokens": 70}}}'
         ),
     )
 
@@ -1050,7 +1080,7 @@ def test_response_text_and_tool_use__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": "Checking.", "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "toolu_01", "name": "get_weather"}, {"arguments": {"city": "Rome"}, "id": "toolu_02", "name": "get_weather"}]}, "usage": {"completion_tokens": 40, "prompt_tokens": 30, "total_tokens": 70}}, "from_wire": {"content": [{"text": "Checking.", "type": "text"}, {"id": "toolu_01", "input": {"city": "Paris"}, "name": "get_weather", "type": "tool_use"}, {"id": "toolu_02", "input": {"city": "Rome"}, "name": "get_weather", "type": "tool_use"}], "id": "msg_05", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "tool_use", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 30, "output_tokens": 40}}, "id": "response_text_and_tool_use"}'
+            '{"id": "response_text_and_tool_use", "from_wire": {"id": "msg_05", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "Checking."}, {"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Paris"}}, {"type": "tool_use", "id": "toolu_02", "name": "get_weather", "input": {"city": "Rome"}}], "stop_reason": "tool_use", "stop_sequence": null, "usage": {"input_tokens": 30, "output_tokens": 40}}, "expect_canonical": {"message": {"role": "assistant", "content": "Checking.", "tool_calls": [{"id": "toolu_01", "name": "get_weather", "arguments": {"city": "Paris"}}, {"id": "toolu_02", "name": "get_weather", "arguments": {"city": "Rome"}}]}, "finish_reason": "tool_calls", "usage": {"prompt_tokens": 30, "completion_tokens": 40, "total_tokens": 70}}}'
         ),
     )
 
@@ -1060,7 +1090,7 @@ def test_response_only_tool_use_content_null() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {}, "id": "toolu_09", "name": "get_time"}]}, "usage": {"completion_tokens": 5, "prompt_tokens": 8, "total_tokens": 13}}, "from_wire": {"content": [{"id": "toolu_09", "input": {}, "name": "get_time", "type": "tool_use"}], "id": "msg_06", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "tool_use", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 8, "output_tokens": 5}}, "id": "response_only_tool_use_content_null"}'
+            '{"id": "response_only_tool_use_content_null", "from_wire": {"id": "msg_06", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "tool_use", "id": "toolu_09", "name": "get_time", "input": {}}], "stop_reason": "tool_use", "stop_sequence": null, "usage": {"input_tokens": 8, "output_tokens": 5}}, "expect_canonical": {"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "toolu_09", "name": "get_time", "arguments": {}}]}, "finish_reason": "tool_calls", "usage": {"prompt_tokens": 8, "completion_tokens": 5, "total_tokens": 13}}}'
         ),
     )
 
@@ -1070,7 +1100,7 @@ def test_response_only_tool_use_content_null__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {}, "id": "toolu_09", "name": "get_time"}]}, "usage": {"completion_tokens": 5, "prompt_tokens": 8, "total_tokens": 13}}, "from_wire": {"content": [{"id": "toolu_09", "input": {}, "name": "get_time", "type": "tool_use"}], "id": "msg_06", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "tool_use", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 8, "output_tokens": 5}}, "id": "response_only_tool_use_content_null"}'
+            '{"id": "response_only_tool_use_content_null", "from_wire": {"id": "msg_06", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "tool_use", "id": "toolu_09", "name": "get_time", "input": {}}], "stop_reason": "tool_use", "stop_sequence": null, "usage": {"input_tokens": 8, "output_tokens": 5}}, "expect_canonical": {"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "toolu_09", "name": "get_time", "arguments": {}}]}, "finish_reason": "tool_calls", "usage": {"prompt_tokens": 8, "completion_tokens": 5, "total_tokens": 13}}}'
         ),
     )
 
@@ -1080,7 +1110,7 @@ def test_response_empty_content_is_null() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 50, "total_tokens": 51}}, "from_wire": {"content": [], "id": "msg_07", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 50, "output_tokens": 1}}, "id": "response_empty_content_is_null"}'
+            '{"id": "response_empty_content_is_null", "from_wire": {"id": "msg_07", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [], "stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 50, "output_tokens": 1}}, "expect_canonical": {"message": {"role": "assistant", "content": null}, "finish_reason": "stop", "usage": {"prompt_tokens": 50, "completion_tokens": 1, "total_tokens": 51}}}'
         ),
     )
 
@@ -1090,7 +1120,7 @@ def test_response_empty_content_is_null__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 50, "total_tokens": 51}}, "from_wire": {"content": [], "id": "msg_07", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 50, "output_tokens": 1}}, "id": "response_empty_content_is_null"}'
+            '{"id": "response_empty_content_is_null", "from_wire": {"id": "msg_07", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [], "stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 50, "output_tokens": 1}}, "expect_canonical": {"message": {"role": "assistant", "content": null}, "finish_reason": "stop", "usage": {"prompt_tokens": 50, "completion_tokens": 1, "total_tokens": 51}}}'
         ),
     )
 
@@ -1100,7 +1130,7 @@ def test_stop_reason_stop_sequence() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "1 2 3", "role": "assistant"}, "usage": {"completion_tokens": 4, "prompt_tokens": 5, "total_tokens": 9}}, "from_wire": {"content": [{"text": "1 2 3", "type": "text"}], "id": "msg_08", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "stop_sequence", "stop_sequence": "END", "type": "message", "usage": {"input_tokens": 5, "output_tokens": 4}}, "id": "stop_reason_stop_sequence"}'
+            '{"id": "stop_reason_stop_sequence", "from_wire": {"id": "msg_08", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "1 2 3"}], "stop_reason": "stop_sequence", "stop_sequence": "END", "usage": {"input_tokens": 5, "output_tokens": 4}}, "expect_canonical": {"message": {"role": "assistant", "content": "1 2 3"}, "finish_reason": "stop", "usage": {"prompt_tokens": 5, "completion_tokens": 4, "total_tokens": 9}}}'
         ),
     )
 
@@ -1110,7 +1140,7 @@ def test_stop_reason_stop_sequence__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "1 2 3", "role": "assistant"}, "usage": {"completion_tokens": 4, "prompt_tokens": 5, "total_tokens": 9}}, "from_wire": {"content": [{"text": "1 2 3", "type": "text"}], "id": "msg_08", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "stop_sequence", "stop_sequence": "END", "type": "message", "usage": {"input_tokens": 5, "output_tokens": 4}}, "id": "stop_reason_stop_sequence"}'
+            '{"id": "stop_reason_stop_sequence", "from_wire": {"id": "msg_08", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "1 2 3"}], "stop_reason": "stop_sequence", "stop_sequence": "END", "usage": {"input_tokens": 5, "output_tokens": 4}}, "expect_canonical": {"message": {"role": "assistant", "content": "1 2 3"}, "finish_reason": "stop", "usage": {"prompt_tokens": 5, "completion_tokens": 4, "total_tokens": 9}}}'
         ),
     )
 
@@ -1120,7 +1150,7 @@ def test_stop_reason_pause_turn() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Still searching.", "role": "assistant"}, "usage": {"completion_tokens": 10, "prompt_tokens": 100, "total_tokens": 110}}, "from_wire": {"content": [{"text": "Still searching.", "type": "text"}], "id": "msg_09", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "pause_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 100, "output_tokens": 10}}, "id": "stop_reason_pause_turn"}'
+            '{"id": "stop_reason_pause_turn", "from_wire": {"id": "msg_09", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "Still searching."}], "stop_reason": "pause_turn", "stop_sequence": null, "usage": {"input_tokens": 100, "output_tokens": 10}}, "expect_canonical": {"message": {"role": "assistant", "content": "Still searching."}, "finish_reason": "stop", "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}}'
         ),
     )
 
@@ -1130,7 +1160,7 @@ def test_stop_reason_pause_turn__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Still searching.", "role": "assistant"}, "usage": {"completion_tokens": 10, "prompt_tokens": 100, "total_tokens": 110}}, "from_wire": {"content": [{"text": "Still searching.", "type": "text"}], "id": "msg_09", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "pause_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 100, "output_tokens": 10}}, "id": "stop_reason_pause_turn"}'
+            '{"id": "stop_reason_pause_turn", "from_wire": {"id": "msg_09", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "Still searching."}], "stop_reason": "pause_turn", "stop_sequence": null, "usage": {"input_tokens": 100, "output_tokens": 10}}, "expect_canonical": {"message": {"role": "assistant", "content": "Still searching."}, "finish_reason": "stop", "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}}'
         ),
     )
 
@@ -1140,7 +1170,7 @@ def test_stop_reason_max_tokens() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "length", "message": {"content": "Once upon a", "role": "assistant"}, "usage": {"completion_tokens": 3, "prompt_tokens": 7, "total_tokens": 10}}, "from_wire": {"content": [{"text": "Once upon a", "type": "text"}], "id": "msg_10", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "max_tokens", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 7, "output_tokens": 3}}, "id": "stop_reason_max_tokens"}'
+            '{"id": "stop_reason_max_tokens", "from_wire": {"id": "msg_10", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "Once upon a"}], "stop_reason": "max_tokens", "stop_sequence": null, "usage": {"input_tokens": 7, "output_tokens": 3}}, "expect_canonical": {"message": {"role": "assistant", "content": "Once upon a"}, "finish_reason": "length", "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}}}'
         ),
     )
 
@@ -1150,7 +1180,7 @@ def test_stop_reason_max_tokens__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "length", "message": {"content": "Once upon a", "role": "assistant"}, "usage": {"completion_tokens": 3, "prompt_tokens": 7, "total_tokens": 10}}, "from_wire": {"content": [{"text": "Once upon a", "type": "text"}], "id": "msg_10", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "max_tokens", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 7, "output_tokens": 3}}, "id": "stop_reason_max_tokens"}'
+            '{"id": "stop_reason_max_tokens", "from_wire": {"id": "msg_10", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "Once upon a"}], "stop_reason": "max_tokens", "stop_sequence": null, "usage": {"input_tokens": 7, "output_tokens": 3}}, "expect_canonical": {"message": {"role": "assistant", "content": "Once upon a"}, "finish_reason": "length", "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}}}'
         ),
     )
 
@@ -1160,7 +1190,7 @@ def test_stop_reason_model_context_window_exceeded() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "length", "message": {"content": "Truncated", "role": "assistant"}, "usage": {"completion_tokens": 1000, "prompt_tokens": 199000, "total_tokens": 200000}}, "from_wire": {"content": [{"text": "Truncated", "type": "text"}], "id": "msg_11", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "model_context_window_exceeded", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 199000, "output_tokens": 1000}}, "id": "stop_reason_model_context_window_exceeded"}'
+            '{"id": "stop_reason_model_context_window_exceeded", "from_wire": {"id": "msg_11", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "Truncated"}], "stop_reason": "model_context_window_exceeded", "stop_sequence": null, "usage": {"input_tokens": 199000, "output_tokens": 1000}}, "expect_canonical": {"message": {"role": "assistant", "content": "Truncated"}, "finish_reason": "length", "usage": {"prompt_tokens": 199000, "completion_tokens": 1000, "total_tokens": 200000}}}'
         ),
     )
 
@@ -1170,7 +1200,7 @@ def test_stop_reason_model_context_window_exceeded__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "length", "message": {"content": "Truncated", "role": "assistant"}, "usage": {"completion_tokens": 1000, "prompt_tokens": 199000, "total_tokens": 200000}}, "from_wire": {"content": [{"text": "Truncated", "type": "text"}], "id": "msg_11", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "model_context_window_exceeded", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 199000, "output_tokens": 1000}}, "id": "stop_reason_model_context_window_exceeded"}'
+            '{"id": "stop_reason_model_context_window_exceeded", "from_wire": {"id": "msg_11", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "Truncated"}], "stop_reason": "model_context_window_exceeded", "stop_sequence": null, "usage": {"input_tokens": 199000, "output_tokens": 1000}}, "expect_canonical": {"message": {"role": "assistant", "content": "Truncated"}, "finish_reason": "length", "usage": {"prompt_tokens": 199000, "completion_tokens": 1000, "total_tokens": 200000}}}'
         ),
     )
 
@@ -1180,7 +1210,7 @@ def test_stop_reason_refusal() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "content_filter", "message": {"content": "I can\'t help with that.", "role": "assistant"}, "usage": {"completion_tokens": 7, "prompt_tokens": 9, "total_tokens": 16}}, "from_wire": {"content": [{"text": "I can\'t help with that.", "type": "text"}], "id": "msg_12", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "refusal", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 9, "output_tokens": 7}}, "id": "stop_reason_refusal"}'
+            '{"id": "stop_reason_refusal", "from_wire": {"id": "msg_12", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "I can\'t help with that."}], "stop_reason": "refusal", "stop_sequence": null, "usage": {"input_tokens": 9, "output_tokens": 7}}, "expect_canonical": {"message": {"role": "assistant", "content": "I can\'t help with that."}, "finish_reason": "content_filter", "usage": {"prompt_tokens": 9, "completion_tokens": 7, "total_tokens": 16}}}'
         ),
     )
 
@@ -1190,7 +1220,7 @@ def test_stop_reason_refusal__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "content_filter", "message": {"content": "I can\'t help with that.", "role": "assistant"}, "usage": {"completion_tokens": 7, "prompt_tokens": 9, "total_tokens": 16}}, "from_wire": {"content": [{"text": "I can\'t help with that.", "type": "text"}], "id": "msg_12", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "refusal", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 9, "output_tokens": 7}}, "id": "stop_reason_refusal"}'
+            '{"id": "stop_reason_refusal", "from_wire": {"id": "msg_12", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "I can\'t help with that."}], "stop_reason": "refusal", "stop_sequence": null, "usage": {"input_tokens": 9, "output_tokens": 7}}, "expect_canonical": {"message": {"role": "assistant", "content": "I can\'t help with that."}, "finish_reason": "content_filter", "usage": {"prompt_tokens": 9, "completion_tokens": 7, "total_tokens": 16}}}'
         ),
     )
 
@@ -1200,7 +1230,7 @@ def test_stop_reason_unknown_is_error() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "error", "message": {"content": "?", "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 2, "total_tokens": 3}}, "from_wire": {"content": [{"text": "?", "type": "text"}], "id": "msg_13", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "brand_new_reason", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 2, "output_tokens": 1}}, "id": "stop_reason_unknown_is_error", "lossy": "an unlisted stop_reason reads as error, which is written back as the emit row (end_turn)"}'
+            '{"id": "stop_reason_unknown_is_error", "lossy": "an unlisted stop_reason reads as error, which is written back as the emit row (end_turn)", "from_wire": {"id": "msg_13", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "?"}], "stop_reason": "brand_new_reason", "stop_sequence": null, "usage": {"input_tokens": 2, "output_tokens": 1}}, "expect_canonical": {"message": {"role": "assistant", "content": "?"}, "finish_reason": "error", "usage": {"prompt_tokens": 2, "completion_tokens": 1, "total_tokens": 3}}}'
         ),
     )
 
@@ -1210,7 +1240,7 @@ def test_usage_missing_addend_total_null() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "ok", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": 5, "total_tokens": null}}, "from_wire": {"content": [{"text": "ok", "type": "text"}], "id": "msg_14", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 5}}, "id": "usage_missing_addend_total_null", "lossy": "the API requires both usage counters; response_to_wire writes an unreported one as 0 (usage unreported: zero)"}'
+            '{"id": "usage_missing_addend_total_null", "lossy": "the API requires both usage counters; response_to_wire writes an unreported one as 0 (usage unreported: zero)", "from_wire": {"id": "msg_14", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 5}}, "expect_canonical": {"message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop", "usage": {"prompt_tokens": 5, "completion_tokens": null, "total_tokens": null}}}'
         ),
     )
 
@@ -1220,7 +1250,7 @@ def test_usage_absent_all_null() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "ok", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"content": [{"text": "ok", "type": "text"}], "id": "msg_15", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message"}, "id": "usage_absent_all_null", "lossy": "the API requires both usage counters; response_to_wire writes an unreported one as 0 (usage unreported: zero)"}'
+            '{"id": "usage_absent_all_null", "lossy": "the API requires both usage counters; response_to_wire writes an unreported one as 0 (usage unreported: zero)", "from_wire": {"id": "msg_15", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn", "stop_sequence": null}, "expect_canonical": {"message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
         ),
     )
 
@@ -1230,7 +1260,7 @@ def test_usage_cache_counts_stay_in_raw() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "cached", "role": "assistant"}, "usage": {"completion_tokens": 2, "prompt_tokens": 10, "total_tokens": 12}}, "from_wire": {"content": [{"text": "cached", "type": "text"}], "id": "msg_16", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"cache_creation_input_tokens": 2000, "cache_read_input_tokens": 500, "input_tokens": 10, "output_tokens": 2}}, "id": "usage_cache_counts_stay_in_raw", "lossy": "cache_creation_input_tokens / cache_read_input_tokens live only in raw; response_to_wire does not emit them"}'
+            '{"id": "usage_cache_counts_stay_in_raw", "lossy": "cache_creation_input_tokens / cache_read_input_tokens live only in raw; response_to_wire does not emit them", "from_wire": {"id": "msg_16", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "cached"}], "stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 10, "output_tokens": 2, "cache_creation_input_tokens": 2000, "cache_read_input_tokens": 500}}, "expect_canonical": {"message": {"role": "assistant", "content": "cached"}, "finish_reason": "stop", "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}}}'
         ),
     )
 
@@ -1240,7 +1270,7 @@ def test_response_structured_output_parsed() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "{\\"city\\": \\"Paris\\"}", "role": "assistant"}, "parsed": {"city": "Paris"}, "usage": {"completion_tokens": 6, "prompt_tokens": 20, "total_tokens": 26}}, "from_wire": {"content": [{"text": "{\\"city\\": \\"Paris\\"}", "type": "text"}], "id": "msg_17", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 20, "output_tokens": 6}}, "id": "response_structured_output_parsed", "response_schema": {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}}'
+            '{"id": "response_structured_output_parsed", "response_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}, "from_wire": {"id": "msg_17", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "{\\"city\\": \\"Paris\\"}"}], "stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 20, "output_tokens": 6}}, "expect_canonical": {"message": {"role": "assistant", "content": "{\\"city\\": \\"Paris\\"}"}, "finish_reason": "stop", "usage": {"prompt_tokens": 20, "completion_tokens": 6, "total_tokens": 26}, "parsed": {"city": "Paris"}}}'
         ),
     )
 
@@ -1250,7 +1280,7 @@ def test_response_structured_output_parsed__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "{\\"city\\": \\"Paris\\"}", "role": "assistant"}, "parsed": {"city": "Paris"}, "usage": {"completion_tokens": 6, "prompt_tokens": 20, "total_tokens": 26}}, "from_wire": {"content": [{"text": "{\\"city\\": \\"Paris\\"}", "type": "text"}], "id": "msg_17", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 20, "output_tokens": 6}}, "id": "response_structured_output_parsed", "response_schema": {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}}'
+            '{"id": "response_structured_output_parsed", "response_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}, "from_wire": {"id": "msg_17", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "{\\"city\\": \\"Paris\\"}"}], "stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 20, "output_tokens": 6}}, "expect_canonical": {"message": {"role": "assistant", "content": "{\\"city\\": \\"Paris\\"}"}, "finish_reason": "stop", "usage": {"prompt_tokens": 20, "completion_tokens": 6, "total_tokens": 26}, "parsed": {"city": "Paris"}}}'
         ),
     )
 
@@ -1260,7 +1290,7 @@ def test_response_structured_output_invalid() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "structured_output_invalid"}, "from_wire": {"content": [{"text": "Paris", "type": "text"}], "id": "msg_18", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 20, "output_tokens": 1}}, "id": "response_structured_output_invalid", "response_schema": {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}}'
+            '{"id": "response_structured_output_invalid", "response_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}, "from_wire": {"id": "msg_18", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "Paris"}], "stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 20, "output_tokens": 1}}, "expect_error": {"category": "structured_output_invalid"}}'
         ),
     )
 
@@ -1270,7 +1300,7 @@ def test_response_content_not_array_invalid() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_response", "path": "content"}, "from_wire": {"content": {"text": "x", "type": "text"}, "id": "msg_19", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "end_turn", "type": "message", "usage": {"input_tokens": 1, "output_tokens": 1}}, "id": "response_content_not_array_invalid"}'
+            '{"id": "response_content_not_array_invalid", "from_wire": {"id": "msg_19", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": {"type": "text", "text": "x"}, "stop_reason": "end_turn", "usage": {"input_tokens": 1, "output_tokens": 1}}, "expect_error": {"category": "provider_invalid_response", "path": "content"}}'
         ),
     )
 
@@ -1280,7 +1310,7 @@ def test_response_tool_use_without_input_invalid() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_response", "path": "content[1].input"}, "from_wire": {"content": [{"text": "Calling.", "type": "text"}, {"id": "toolu_x", "name": "f", "type": "tool_use"}], "id": "msg_20", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "tool_use", "type": "message", "usage": {"input_tokens": 1, "output_tokens": 1}}, "id": "response_tool_use_without_input_invalid"}'
+            '{"id": "response_tool_use_without_input_invalid", "from_wire": {"id": "msg_20", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "Calling."}, {"type": "tool_use", "id": "toolu_x", "name": "f"}], "stop_reason": "tool_use", "usage": {"input_tokens": 1, "output_tokens": 1}}, "expect_error": {"category": "provider_invalid_response", "path": "content[1].input"}}'
         ),
     )
 
@@ -1290,7 +1320,7 @@ def test_response_to_wire_text_without_raw() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"content": [{"text": "Hello.", "type": "text"}], "id": "msg_wiremap", "model": "unknown", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 3, "output_tokens": 2}}, "id": "response_to_wire_text_without_raw", "response_to_wire": {"finish_reason": "stop", "message": {"content": "Hello.", "role": "assistant"}, "usage": {"completion_tokens": 2, "prompt_tokens": 3, "total_tokens": 5}}}'
+            '{"id": "response_to_wire_text_without_raw", "response_to_wire": {"message": {"role": "assistant", "content": "Hello."}, "finish_reason": "stop", "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}}, "expect_wire": {"id": "msg_wiremap", "type": "message", "role": "assistant", "model": "unknown", "content": [{"type": "text", "text": "Hello."}], "stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 3, "output_tokens": 2}}}'
         ),
     )
 
@@ -1300,7 +1330,7 @@ def test_response_to_wire_uses_raw_id_and_model() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"content": [{"text": "Hi.", "type": "text"}], "id": "msg_abc", "model": "claude-opus-4-7", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 1, "output_tokens": 1}}, "id": "response_to_wire_uses_raw_id_and_model", "response_to_wire": {"finish_reason": "stop", "message": {"content": "Hi.", "role": "assistant"}, "raw": {"id": "msg_abc", "model": "claude-opus-4-7"}, "usage": {"completion_tokens": 1, "prompt_tokens": 1, "total_tokens": 2}}}'
+            '{"id": "response_to_wire_uses_raw_id_and_model", "response_to_wire": {"message": {"role": "assistant", "content": "Hi."}, "finish_reason": "stop", "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}, "raw": {"id": "msg_abc", "model": "claude-opus-4-7"}}, "expect_wire": {"id": "msg_abc", "type": "message", "role": "assistant", "model": "claude-opus-4-7", "content": [{"type": "text", "text": "Hi."}], "stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 1, "output_tokens": 1}}}'
         ),
     )
 
@@ -1310,7 +1340,7 @@ def test_response_to_wire_tool_calls() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"content": [{"text": "Checking.", "type": "text"}, {"id": "toolu_1", "input": {"city": "Paris"}, "name": "get_weather", "type": "tool_use"}], "id": "msg_wiremap", "model": "unknown", "role": "assistant", "stop_reason": "tool_use", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 10, "output_tokens": 8}}, "id": "response_to_wire_tool_calls", "response_to_wire": {"finish_reason": "tool_calls", "message": {"content": "Checking.", "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "toolu_1", "name": "get_weather"}]}, "usage": {"completion_tokens": 8, "prompt_tokens": 10, "total_tokens": 18}}}'
+            '{"id": "response_to_wire_tool_calls", "response_to_wire": {"message": {"role": "assistant", "content": "Checking.", "tool_calls": [{"id": "toolu_1", "name": "get_weather", "arguments": {"city": "Paris"}}]}, "finish_reason": "tool_calls", "usage": {"prompt_tokens": 10, "completion_tokens": 8, "total_tokens": 18}}, "expect_wire": {"id": "msg_wiremap", "type": "message", "role": "assistant", "model": "unknown", "content": [{"type": "text", "text": "Checking."}, {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}], "stop_reason": "tool_use", "stop_sequence": null, "usage": {"input_tokens": 10, "output_tokens": 8}}}'
         ),
     )
 
@@ -1320,7 +1350,7 @@ def test_response_to_wire_null_content_tool_calls_only() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"content": [{"id": "toolu_2", "input": {}, "name": "get_time", "type": "tool_use"}], "id": "msg_wiremap", "model": "unknown", "role": "assistant", "stop_reason": "tool_use", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 4, "output_tokens": 4}}, "id": "response_to_wire_null_content_tool_calls_only", "response_to_wire": {"finish_reason": "tool_calls", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {}, "id": "toolu_2", "name": "get_time"}]}, "usage": {"completion_tokens": 4, "prompt_tokens": 4, "total_tokens": 8}}}'
+            '{"id": "response_to_wire_null_content_tool_calls_only", "response_to_wire": {"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "toolu_2", "name": "get_time", "arguments": {}}]}, "finish_reason": "tool_calls", "usage": {"prompt_tokens": 4, "completion_tokens": 4, "total_tokens": 8}}, "expect_wire": {"id": "msg_wiremap", "type": "message", "role": "assistant", "model": "unknown", "content": [{"type": "tool_use", "id": "toolu_2", "name": "get_time", "input": {}}], "stop_reason": "tool_use", "stop_sequence": null, "usage": {"input_tokens": 4, "output_tokens": 4}}}'
         ),
     )
 
@@ -1330,7 +1360,7 @@ def test_response_to_wire_length_and_partial_usage() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"content": [{"text": "Once upon", "type": "text"}], "id": "msg_wiremap", "model": "unknown", "role": "assistant", "stop_reason": "max_tokens", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 6, "output_tokens": 0}}, "id": "response_to_wire_length_and_partial_usage", "response_to_wire": {"finish_reason": "length", "message": {"content": "Once upon", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": 6, "total_tokens": null}}}'
+            '{"id": "response_to_wire_length_and_partial_usage", "response_to_wire": {"message": {"role": "assistant", "content": "Once upon"}, "finish_reason": "length", "usage": {"prompt_tokens": 6, "completion_tokens": null, "total_tokens": null}}, "expect_wire": {"id": "msg_wiremap", "type": "message", "role": "assistant", "model": "unknown", "content": [{"type": "text", "text": "Once upon"}], "stop_reason": "max_tokens", "stop_sequence": null, "usage": {"input_tokens": 6, "output_tokens": 0}}}'
         ),
     )
 
@@ -1340,7 +1370,7 @@ def test_response_to_wire_content_filter_is_refusal() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"content": [{"text": "I can\'t help with that.", "type": "text"}], "id": "msg_wiremap", "model": "unknown", "role": "assistant", "stop_reason": "refusal", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 5, "output_tokens": 7}}, "id": "response_to_wire_content_filter_is_refusal", "response_to_wire": {"finish_reason": "content_filter", "message": {"content": "I can\'t help with that.", "role": "assistant"}, "usage": {"completion_tokens": 7, "prompt_tokens": 5, "total_tokens": 12}}}'
+            '{"id": "response_to_wire_content_filter_is_refusal", "response_to_wire": {"message": {"role": "assistant", "content": "I can\'t help with that."}, "finish_reason": "content_filter", "usage": {"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12}}, "expect_wire": {"id": "msg_wiremap", "type": "message", "role": "assistant", "model": "unknown", "content": [{"type": "text", "text": "I can\'t help with that."}], "stop_reason": "refusal", "stop_sequence": null, "usage": {"input_tokens": 5, "output_tokens": 7}}}'
         ),
     )
 
@@ -1350,7 +1380,7 @@ def test_response_to_wire_error_emits_end_turn() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"content": [{"text": "partial", "type": "text"}], "id": "msg_wiremap", "model": "unknown", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 1, "output_tokens": 1}}, "id": "response_to_wire_error_emits_end_turn", "response_to_wire": {"finish_reason": "error", "message": {"content": "partial", "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 1, "total_tokens": 2}}}'
+            '{"id": "response_to_wire_error_emits_end_turn", "response_to_wire": {"message": {"role": "assistant", "content": "partial"}, "finish_reason": "error", "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}, "expect_wire": {"id": "msg_wiremap", "type": "message", "role": "assistant", "model": "unknown", "content": [{"type": "text", "text": "partial"}], "stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 1, "output_tokens": 1}}}'
         ),
     )
 
@@ -1360,7 +1390,7 @@ def test_response_to_wire_thinking_first_foreign_stripped() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"content": [{"signature": "sig-mine", "thinking": "Mine.", "type": "thinking"}, {"text": "Answer.", "type": "text"}], "id": "msg_wiremap", "model": "unknown", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 2, "output_tokens": 3}}, "id": "response_to_wire_thinking_first_foreign_stripped", "response_to_wire": {"finish_reason": "stop", "message": {"content": [{"text": "Answer.", "type": "text"}, {"origin": "anthropic", "signature": "sig-mine", "text": "Mine.", "type": "thinking"}, {"origin": "google", "signature": "sig-theirs", "text": "Theirs.", "type": "thinking"}], "role": "assistant"}, "usage": {"completion_tokens": 3, "prompt_tokens": 2, "total_tokens": 5}}}'
+            '{"id": "response_to_wire_thinking_first_foreign_stripped", "response_to_wire": {"message": {"role": "assistant", "content": [{"type": "text", "text": "Answer."}, {"type": "thinking", "text": "Mine.", "signature": "sig-mine", "origin": "anthropic"}, {"type": "thinking", "text": "Theirs.", "signature": "sig-theirs", "origin": "google"}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 2, "completion_tokens": 3, "total_tokens": 5}}, "expect_wire": {"id": "msg_wiremap", "type": "message", "role": "assistant", "model": "unknown", "content": [{"type": "thinking", "thinking": "Mine.", "signature": "sig-mine"}, {"type": "text", "text": "Answer."}], "stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 2, "output_tokens": 3}}}'
         ),
     )
 
@@ -1370,7 +1400,7 @@ def test_request_from_wire_tool_result_and_text_split() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"config": {"max_tokens": 1024}, "messages": [{"content": "Weather in Paris?", "role": "user"}, {"content": [{"text": "Checking.", "type": "text"}], "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "toolu_01", "name": "get_weather"}]}, {"content": "18C, sunny", "role": "tool", "tool_call_id": "toolu_01"}, {"content": [{"text": "And in Fahrenheit?", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "request_from_wire_tool_result_and_text_split", "request_from_wire": {"max_tokens": 1024, "messages": [{"content": "Weather in Paris?", "role": "user"}, {"content": [{"text": "Checking.", "type": "text"}, {"id": "toolu_01", "input": {"city": "Paris"}, "name": "get_weather", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "18C, sunny", "tool_use_id": "toolu_01", "type": "tool_result"}, {"text": "And in Fahrenheit?", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "request_from_wire_tool_result_and_text_split", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": "Weather in Paris?"}, {"role": "assistant", "content": [{"type": "text", "text": "Checking."}, {"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Paris"}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "18C, sunny"}, {"type": "text", "text": "And in Fahrenheit?"}]}]}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Weather in Paris?"}, {"role": "assistant", "content": [{"type": "text", "text": "Checking."}], "tool_calls": [{"id": "toolu_01", "name": "get_weather", "arguments": {"city": "Paris"}}]}, {"role": "tool", "tool_call_id": "toolu_01", "content": "18C, sunny"}, {"role": "user", "content": [{"type": "text", "text": "And in Fahrenheit?"}]}], "config": {"max_tokens": 1024}}}'
         ),
     )
 
@@ -1380,7 +1410,7 @@ def test_request_from_wire_interleaved_runs_preserve_order() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"config": {"max_tokens": 512}, "messages": [{"content": "Go.", "role": "user"}, {"content": [], "role": "assistant", "tool_calls": [{"arguments": {}, "id": "toolu_a", "name": "f"}, {"arguments": {}, "id": "toolu_b", "name": "f"}]}, {"content": [{"text": "Results:", "type": "text"}], "role": "user"}, {"content": "A", "role": "tool", "tool_call_id": "toolu_a"}, {"content": "B", "role": "tool", "tool_call_id": "toolu_b"}, {"content": [{"text": "Thanks.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "request_from_wire_interleaved_runs_preserve_order", "request_from_wire": {"max_tokens": 512, "messages": [{"content": "Go.", "role": "user"}, {"content": [{"id": "toolu_a", "input": {}, "name": "f", "type": "tool_use"}, {"id": "toolu_b", "input": {}, "name": "f", "type": "tool_use"}], "role": "assistant"}, {"content": [{"text": "Results:", "type": "text"}, {"content": "A", "tool_use_id": "toolu_a", "type": "tool_result"}, {"content": "B", "tool_use_id": "toolu_b", "type": "tool_result"}, {"text": "Thanks.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "request_from_wire_interleaved_runs_preserve_order", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 512, "messages": [{"role": "user", "content": "Go."}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_a", "name": "f", "input": {}}, {"type": "tool_use", "id": "toolu_b", "name": "f", "input": {}}]}, {"role": "user", "content": [{"type": "text", "text": "Results:"}, {"type": "tool_result", "tool_use_id": "toolu_a", "content": "A"}, {"type": "tool_result", "tool_use_id": "toolu_b", "content": "B"}, {"type": "text", "text": "Thanks."}]}]}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Go."}, {"role": "assistant", "content": [], "tool_calls": [{"id": "toolu_a", "name": "f", "arguments": {}}, {"id": "toolu_b", "name": "f", "arguments": {}}]}, {"role": "user", "content": [{"type": "text", "text": "Results:"}]}, {"role": "tool", "tool_call_id": "toolu_a", "content": "A"}, {"role": "tool", "tool_call_id": "toolu_b", "content": "B"}, {"role": "user", "content": [{"type": "text", "text": "Thanks."}]}], "config": {"max_tokens": 512}}}'
         ),
     )
 
@@ -1390,7 +1420,7 @@ def test_request_from_wire_tool_result_block_content() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"config": {"max_tokens": 256}, "messages": [{"content": "Weather?", "role": "user"}, {"content": [], "role": "assistant", "tool_calls": [{"arguments": {"city": "Oslo"}, "id": "toolu_01", "name": "get_weather"}]}, {"content": "-2C, snow", "role": "tool", "tool_call_id": "toolu_01"}], "model": "claude-sonnet-4-5"}, "id": "request_from_wire_tool_result_block_content", "request_from_wire": {"max_tokens": 256, "messages": [{"content": "Weather?", "role": "user"}, {"content": [{"id": "toolu_01", "input": {"city": "Oslo"}, "name": "get_weather", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": [{"text": "-2C, snow", "type": "text"}], "tool_use_id": "toolu_01", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "request_from_wire_tool_result_block_content", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [{"role": "user", "content": "Weather?"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Oslo"}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": [{"type": "text", "text": "-2C, snow"}]}]}]}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Weather?"}, {"role": "assistant", "content": [], "tool_calls": [{"id": "toolu_01", "name": "get_weather", "arguments": {"city": "Oslo"}}]}, {"role": "tool", "tool_call_id": "toolu_01", "content": "-2C, snow"}], "config": {"max_tokens": 256}}}'
         ),
     )
 
@@ -1400,7 +1430,7 @@ def test_request_from_wire_system_text_block_array() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"config": {"max_tokens": 256}, "messages": [{"content": "You are helpful.\\n\\nAnswer in French.", "role": "system"}, {"content": "Hello.", "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "request_from_wire_system_text_block_array", "request_from_wire": {"max_tokens": 256, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-sonnet-4-5", "system": [{"text": "You are helpful.", "type": "text"}, {"text": "Answer in French.", "type": "text"}]}}'
+            '{"id": "request_from_wire_system_text_block_array", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 256, "system": [{"type": "text", "text": "You are helpful."}, {"type": "text", "text": "Answer in French."}], "messages": [{"role": "user", "content": "Hello."}]}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "system", "content": "You are helpful.\\n\\nAnswer in French."}, {"role": "user", "content": "Hello."}], "config": {"max_tokens": 256}}}'
         ),
     )
 
@@ -1410,7 +1440,7 @@ def test_request_from_wire_full_request() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"config": {"extras": {"metadata": {"user_id": "u-1"}}, "max_tokens": 800, "stop_sequences": ["END"]}, "messages": [{"content": "Be terse.", "role": "system"}, {"content": [{"text": "City?", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "response_schema": {"properties": {"city": {"type": "string"}}, "type": "object"}, "tool_choice": "required", "tools": [{"description": "Find a city.", "name": "lookup", "parameters": {"properties": {"q": {"type": "string"}}, "type": "object"}, "strict": true}]}, "id": "request_from_wire_full_request", "request_from_wire": {"max_tokens": 800, "messages": [{"content": [{"text": "City?", "type": "text"}], "role": "user"}], "metadata": {"user_id": "u-1"}, "model": "claude-sonnet-4-5", "output_config": {"format": {"schema": {"properties": {"city": {"type": "string"}}, "type": "object"}, "type": "json_schema"}}, "stop_sequences": ["END"], "system": "Be terse.", "tool_choice": {"type": "any"}, "tools": [{"description": "Find a city.", "input_schema": {"properties": {"q": {"type": "string"}}, "type": "object"}, "name": "lookup", "strict": true}]}}'
+            '{"id": "request_from_wire_full_request", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 800, "system": "Be terse.", "stop_sequences": ["END"], "metadata": {"user_id": "u-1"}, "messages": [{"role": "user", "content": [{"type": "text", "text": "City?"}]}], "tools": [{"name": "lookup", "description": "Find a city.", "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}}, "strict": true}], "tool_choice": {"type": "any"}, "output_config": {"format": {"type": "json_schema", "schema": {"type": "object", "properties": {"city": {"type": "string"}}}}}}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "system", "content": "Be terse."}, {"role": "user", "content": [{"type": "text", "text": "City?"}]}], "tools": [{"name": "lookup", "description": "Find a city.", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}, "strict": true}], "tool_choice": "required", "response_schema": {"type": "object", "properties": {"city": {"type": "string"}}}, "config": {"max_tokens": 800, "stop_sequences": ["END"], "extras": {"metadata": {"user_id": "u-1"}}}}}'
         ),
     )
 
@@ -1420,7 +1450,7 @@ def test_request_from_wire_named_tool_choice_and_media() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"config": {"max_tokens": 300}, "messages": [{"content": [{"media_type": "image/jpeg", "source": {"base64_data": "/9j/4AAQ", "type": "inline"}, "type": "image"}, {"source": {"type": "url", "url": "https://example.com/b.png"}, "type": "image"}, {"filename": "r.pdf", "source": {"type": "url", "url": "https://example.com/r.pdf"}, "type": "file"}, {"media_type": "application/pdf", "source": {"base64_data": "JVBERi0x", "type": "inline"}, "type": "file"}, {"text": "Compare.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"name": "compare", "type": "tool"}, "tools": [{"name": "compare", "parameters": {"properties": {}, "type": "object"}}]}, "id": "request_from_wire_named_tool_choice_and_media", "request_from_wire": {"max_tokens": 300, "messages": [{"content": [{"source": {"data": "/9j/4AAQ", "media_type": "image/jpeg", "type": "base64"}, "type": "image"}, {"source": {"type": "url", "url": "https://example.com/b.png"}, "type": "image"}, {"source": {"type": "url", "url": "https://example.com/r.pdf"}, "title": "r.pdf", "type": "document"}, {"source": {"data": "JVBERi0x", "media_type": "application/pdf", "type": "base64"}, "type": "document"}, {"text": "Compare.", "type": "text"}], "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"name": "compare", "type": "tool"}, "tools": [{"input_schema": {"properties": {}, "type": "object"}, "name": "compare"}]}}'
+            '{"id": "request_from_wire_named_tool_choice_and_media", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 300, "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/jpeg", "data": "/9j/4AAQ"}}, {"type": "image", "source": {"type": "url", "url": "https://example.com/b.png"}}, {"type": "document", "source": {"type": "url", "url": "https://example.com/r.pdf"}, "title": "r.pdf"}, {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0x"}}, {"type": "text", "text": "Compare."}]}], "tools": [{"name": "compare", "input_schema": {"type": "object", "properties": {}}}], "tool_choice": {"type": "tool", "name": "compare"}}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "inline", "base64_data": "/9j/4AAQ"}, "media_type": "image/jpeg"}, {"type": "image", "source": {"type": "url", "url": "https://example.com/b.png"}}, {"type": "file", "source": {"type": "url", "url": "https://example.com/r.pdf"}, "filename": "r.pdf"}, {"type": "file", "source": {"type": "inline", "base64_data": "JVBERi0x"}, "media_type": "application/pdf"}, {"type": "text", "text": "Compare."}]}], "tools": [{"name": "compare", "parameters": {"type": "object", "properties": {}}}], "tool_choice": {"type": "tool", "name": "compare"}, "config": {"max_tokens": 300}}}'
         ),
     )
 
@@ -1430,7 +1460,7 @@ def test_request_from_wire_thinking_stamped_anthropic() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"config": {"max_tokens": 2048}, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"origin": "anthropic", "signature": "sig-1", "text": "Hmm.", "type": "thinking"}, {"data": "blob", "origin": "anthropic", "type": "redacted_thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": "More.", "role": "user"}], "model": "claude-sonnet-4-5"}, "id": "request_from_wire_thinking_stamped_anthropic", "request_from_wire": {"max_tokens": 2048, "messages": [{"content": "Hi", "role": "user"}, {"content": [{"signature": "sig-1", "thinking": "Hmm.", "type": "thinking"}, {"data": "blob", "type": "redacted_thinking"}, {"text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": "More.", "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "request_from_wire_thinking_stamped_anthropic", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 2048, "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": [{"type": "thinking", "thinking": "Hmm.", "signature": "sig-1"}, {"type": "redacted_thinking", "data": "blob"}, {"type": "text", "text": "Hello."}]}, {"role": "user", "content": "More."}]}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": [{"type": "thinking", "text": "Hmm.", "signature": "sig-1", "origin": "anthropic"}, {"type": "redacted_thinking", "data": "blob", "origin": "anthropic"}, {"type": "text", "text": "Hello."}]}, {"role": "user", "content": "More."}], "config": {"max_tokens": 2048}}}'
         ),
     )
 
@@ -1440,7 +1470,7 @@ def test_request_from_wire_unknown_role_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[1].role"}, "id": "request_from_wire_unknown_role_rejected", "request_from_wire": {"max_tokens": 64, "messages": [{"content": "Hi", "role": "user"}, {"content": "x", "role": "system"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "request_from_wire_unknown_role_rejected", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Hi"}, {"role": "system", "content": "x"}]}, "expect_error": {"category": "provider_invalid_request", "path": "messages[1].role"}}'
         ),
     )
 
@@ -1450,7 +1480,7 @@ def test_error_401_authentication() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "invalid x-api-key", "type": "authentication_error"}, "request_id": "req_1", "type": "error"}, "status": 401}, "expect_error": {"category": "provider_authentication", "message_contains": "invalid x-api-key"}, "id": "error_401_authentication"}'
+            '{"id": "error_401_authentication", "error_from_wire": {"status": 401, "body": {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}, "request_id": "req_1"}}, "expect_error": {"category": "provider_authentication", "message_contains": "invalid x-api-key"}}'
         ),
     )
 
@@ -1460,7 +1490,7 @@ def test_error_402_billing() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "Your credit balance is too low.", "type": "billing_error"}, "type": "error"}, "status": 402}, "expect_error": {"category": "provider_authentication"}, "id": "error_402_billing"}'
+            '{"id": "error_402_billing", "error_from_wire": {"status": 402, "body": {"type": "error", "error": {"type": "billing_error", "message": "Your credit balance is too low."}}}, "expect_error": {"category": "provider_authentication"}}'
         ),
     )
 
@@ -1470,7 +1500,7 @@ def test_error_403_permission() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "Your API key does not have permission to use the specified resource.", "type": "permission_error"}, "type": "error"}, "status": 403}, "expect_error": {"category": "provider_authentication"}, "id": "error_403_permission"}'
+            '{"id": "error_403_permission", "error_from_wire": {"status": 403, "body": {"type": "error", "error": {"type": "permission_error", "message": "Your API key does not have permission to use the specified resource."}}}, "expect_error": {"category": "provider_authentication"}}'
         ),
     )
 
@@ -1480,7 +1510,7 @@ def test_error_404_invalid_model() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "model: claude-nope", "type": "not_found_error"}, "type": "error"}, "status": 404}, "expect_error": {"category": "provider_invalid_model"}, "id": "error_404_invalid_model"}'
+            '{"id": "error_404_invalid_model", "error_from_wire": {"status": 404, "body": {"type": "error", "error": {"type": "not_found_error", "message": "model: claude-nope"}}}, "expect_error": {"category": "provider_invalid_model"}}'
         ),
     )
 
@@ -1490,7 +1520,7 @@ def test_error_413_request_too_large() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "Request exceeds the maximum allowed number of bytes.", "type": "request_too_large"}, "type": "error"}, "status": 413}, "expect_error": {"category": "provider_invalid_request"}, "id": "error_413_request_too_large"}'
+            '{"id": "error_413_request_too_large", "error_from_wire": {"status": 413, "body": {"type": "error", "error": {"type": "request_too_large", "message": "Request exceeds the maximum allowed number of bytes."}}}, "expect_error": {"category": "provider_invalid_request"}}'
         ),
     )
 
@@ -1500,7 +1530,7 @@ def test_error_429_rate_limit_retry_after() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "Number of request tokens has exceeded your per-minute rate limit", "type": "rate_limit_error"}, "type": "error"}, "headers": {"anthropic-ratelimit-requests-remaining": "0", "retry-after": "30"}, "status": 429}, "expect_error": {"category": "provider_rate_limit", "retry_after": 30}, "id": "error_429_rate_limit_retry_after"}'
+            '{"id": "error_429_rate_limit_retry_after", "error_from_wire": {"status": 429, "body": {"type": "error", "error": {"type": "rate_limit_error", "message": "Number of request tokens has exceeded your per-minute rate limit"}}, "headers": {"retry-after": "30", "anthropic-ratelimit-requests-remaining": "0"}}, "expect_error": {"category": "provider_rate_limit", "retry_after": 30}}'
         ),
     )
 
@@ -1510,7 +1540,7 @@ def test_error_429_without_retry_after() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "You have reached your monthly spend limit.", "type": "rate_limit_error"}, "type": "error"}, "headers": {}, "status": 429}, "expect_error": {"category": "provider_rate_limit", "retry_after": null}, "id": "error_429_without_retry_after"}'
+            '{"id": "error_429_without_retry_after", "error_from_wire": {"status": 429, "body": {"type": "error", "error": {"type": "rate_limit_error", "message": "You have reached your monthly spend limit."}}, "headers": {}}, "expect_error": {"category": "provider_rate_limit", "retry_after": null}}'
         ),
     )
 
@@ -1520,7 +1550,7 @@ def test_error_400_content_block_unsupported() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "messages.0.content.0.image.source.base64.media_type: Input should be \'image/jpeg\', \'image/png\', \'image/gif\' or \'image/webp\'", "type": "invalid_request_error"}, "type": "error"}, "status": 400}, "expect_error": {"category": "provider_unsupported_content_block"}, "id": "error_400_content_block_unsupported"}'
+            '{"id": "error_400_content_block_unsupported", "error_from_wire": {"status": 400, "body": {"type": "error", "error": {"type": "invalid_request_error", "message": "messages.0.content.0.image.source.base64.media_type: Input should be \'image/jpeg\', \'image/png\', \'image/gif\' or \'image/webp\'"}}}, "expect_error": {"category": "provider_unsupported_content_block"}}'
         ),
     )
 
@@ -1530,7 +1560,7 @@ def test_error_400_document_source_unsupported() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "Unable to download the file. Please verify the URL and try again. (document source)", "type": "invalid_request_error"}, "type": "error"}, "status": 400}, "expect_error": {"category": "provider_unsupported_content_block"}, "id": "error_400_document_source_unsupported"}'
+            '{"id": "error_400_document_source_unsupported", "error_from_wire": {"status": 400, "body": {"type": "error", "error": {"type": "invalid_request_error", "message": "Unable to download the file. Please verify the URL and try again. (document source)"}}}, "expect_error": {"category": "provider_unsupported_content_block"}}'
         ),
     )
 
@@ -1540,7 +1570,7 @@ def test_error_400_other_invalid_request() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens for claude-sonnet-4-5", "type": "invalid_request_error"}, "type": "error"}, "status": 400}, "expect_error": {"category": "provider_invalid_request", "message_contains": "max_tokens"}, "id": "error_400_other_invalid_request"}'
+            '{"id": "error_400_other_invalid_request", "error_from_wire": {"status": 400, "body": {"type": "error", "error": {"type": "invalid_request_error", "message": "max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens for claude-sonnet-4-5"}}}, "expect_error": {"category": "provider_invalid_request", "message_contains": "max_tokens"}}'
         ),
     )
 
@@ -1550,7 +1580,7 @@ def test_error_400_empty_text_block_is_invalid_request() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "messages: text content blocks must be non-empty", "type": "invalid_request_error"}, "type": "error"}, "status": 400}, "expect_error": {"category": "provider_invalid_request"}, "id": "error_400_empty_text_block_is_invalid_request"}'
+            '{"id": "error_400_empty_text_block_is_invalid_request", "error_from_wire": {"status": 400, "body": {"type": "error", "error": {"type": "invalid_request_error", "message": "messages: text content blocks must be non-empty"}}}, "expect_error": {"category": "provider_invalid_request"}}'
         ),
     )
 
@@ -1560,7 +1590,7 @@ def test_error_409_conflict() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "The request conflicts with the current state of a resource.", "type": "conflict_error"}, "type": "error"}, "status": 409}, "expect_error": {"category": "provider_invalid_request"}, "id": "error_409_conflict"}'
+            '{"id": "error_409_conflict", "error_from_wire": {"status": 409, "body": {"type": "error", "error": {"type": "conflict_error", "message": "The request conflicts with the current state of a resource."}}}, "expect_error": {"category": "provider_invalid_request"}}'
         ),
     )
 
@@ -1570,7 +1600,7 @@ def test_error_500_api_error() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "Internal server error", "type": "api_error"}, "type": "error"}, "status": 500}, "expect_error": {"category": "provider_unavailable"}, "id": "error_500_api_error"}'
+            '{"id": "error_500_api_error", "error_from_wire": {"status": 500, "body": {"type": "error", "error": {"type": "api_error", "message": "Internal server error"}}}, "expect_error": {"category": "provider_unavailable"}}'
         ),
     )
 
@@ -1580,7 +1610,7 @@ def test_error_504_timeout() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "Request timed out", "type": "timeout_error"}, "type": "error"}, "status": 504}, "expect_error": {"category": "provider_unavailable"}, "id": "error_504_timeout"}'
+            '{"id": "error_504_timeout", "error_from_wire": {"status": 504, "body": {"type": "error", "error": {"type": "timeout_error", "message": "Request timed out"}}}, "expect_error": {"category": "provider_unavailable"}}'
         ),
     )
 
@@ -1590,7 +1620,7 @@ def test_error_529_overloaded_with_retry_after() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "Overloaded", "type": "overloaded_error"}, "type": "error"}, "headers": {"Retry-After": "5"}, "status": 529}, "expect_error": {"category": "provider_unavailable", "retry_after": 5}, "id": "error_529_overloaded_with_retry_after"}'
+            '{"id": "error_529_overloaded_with_retry_after", "error_from_wire": {"status": 529, "body": {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}, "headers": {"Retry-After": "5"}}, "expect_error": {"category": "provider_unavailable", "retry_after": 5}}'
         ),
     )
 
@@ -1600,7 +1630,7 @@ def test_error_overloaded_type_on_non_5xx_status() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "Overloaded", "type": "overloaded_error"}, "type": "error"}, "status": 200}, "expect_error": {"category": "provider_unavailable"}, "id": "error_overloaded_type_on_non_5xx_status"}'
+            '{"id": "error_overloaded_type_on_non_5xx_status", "error_from_wire": {"status": 200, "body": {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}}, "expect_error": {"category": "provider_unavailable"}}'
         ),
     )
 
@@ -1610,7 +1640,7 @@ def test_error_502_non_json_body() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": "<html>Bad Gateway</html>", "status": 502}, "expect_error": {"category": "provider_unavailable"}, "id": "error_502_non_json_body"}'
+            '{"id": "error_502_non_json_body", "error_from_wire": {"status": 502, "body": "<html>Bad Gateway</html>"}, "expect_error": {"category": "provider_unavailable"}}'
         ),
     )
 
@@ -1620,7 +1650,7 @@ def test_unmodeled_is_error_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[2].content[0].is_error"}, "id": "unmodeled_is_error_rejected", "request_from_wire": {"max_tokens": 64, "messages": [{"content": "Time?", "role": "user"}, {"content": [{"id": "toolu_1", "input": {}, "name": "now", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "clock offline", "is_error": true, "tool_use_id": "toolu_1", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "unmodeled_is_error_rejected", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "now", "input": {}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "clock offline", "is_error": true}]}]}, "expect_error": {"category": "provider_invalid_request", "path": "messages[2].content[0].is_error"}}'
         ),
     )
 
@@ -1630,7 +1660,7 @@ def test_unmodeled_is_error_false_is_read() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"config": {"max_tokens": 64}, "messages": [{"content": "Time?", "role": "user"}, {"content": [], "role": "assistant", "tool_calls": [{"arguments": {}, "id": "toolu_1", "name": "now"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "toolu_1"}], "model": "claude-sonnet-4-5"}, "id": "unmodeled_is_error_false_is_read", "request_from_wire": {"max_tokens": 64, "messages": [{"content": "Time?", "role": "user"}, {"content": [{"id": "toolu_1", "input": {}, "name": "now", "type": "tool_use"}], "role": "assistant"}, {"content": [{"content": "12:00", "is_error": false, "tool_use_id": "toolu_1", "type": "tool_result"}], "role": "user"}], "model": "claude-sonnet-4-5"}}'
+            '{"id": "unmodeled_is_error_false_is_read", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "now", "input": {}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "12:00", "is_error": false}]}]}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "content": [], "tool_calls": [{"id": "toolu_1", "name": "now", "arguments": {}}]}, {"role": "tool", "tool_call_id": "toolu_1", "content": "12:00"}], "config": {"max_tokens": 64}}}'
         ),
     )
 
@@ -1640,7 +1670,7 @@ def test_unmodeled_disable_parallel_tool_use_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "tool_choice.disable_parallel_tool_use"}, "id": "unmodeled_disable_parallel_tool_use_rejected", "request_from_wire": {"max_tokens": 64, "messages": [{"content": "Weather?", "role": "user"}], "model": "claude-sonnet-4-5", "tool_choice": {"disable_parallel_tool_use": true, "type": "auto"}, "tools": [{"input_schema": {"type": "object"}, "name": "get_weather"}]}}'
+            '{"id": "unmodeled_disable_parallel_tool_use_rejected", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Weather?"}], "tools": [{"name": "get_weather", "input_schema": {"type": "object"}}], "tool_choice": {"type": "auto", "disable_parallel_tool_use": true}}, "expect_error": {"category": "provider_invalid_request", "path": "tool_choice.disable_parallel_tool_use"}}'
         ),
     )
 
@@ -1650,7 +1680,7 @@ def test_stream_thinking_text_tool() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_events": [{"raw": {"id": "msg_1", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": null, "stop_sequence": null, "type": "message"}, "type": "message_start"}, {"raw": {"cache_read_input_tokens": 5, "input_tokens": 25, "output_tokens": 1}, "type": "usage", "usage": {"completion_tokens": 1, "prompt_tokens": 25, "total_tokens": 26}}, {"index": 0, "text": "Weather needed.", "type": "reasoning_delta"}, {"index": 0, "signature": "EqQBsig", "type": "reasoning_signature"}, {"data": "EmwKopaque", "index": 1, "type": "redacted_reasoning"}, {"index": 2, "text": "Checking.", "type": "text_delta"}, {"id": "toolu_a", "index": 0, "name": "get_weather", "type": "tool_call_start"}, {"arguments": "{\\"city\\": ", "index": 0, "type": "tool_call_delta"}, {"arguments": "\\"Paris\\"}", "index": 0, "type": "tool_call_delta"}, {"index": 0, "type": "tool_call_end"}, {"finish_reason": "tool_calls", "raw": "tool_use", "type": "finish"}, {"raw": {"cache_read_input_tokens": 5, "input_tokens": 25, "output_tokens": 30}, "type": "usage", "usage": {"completion_tokens": 30, "prompt_tokens": 25, "total_tokens": 55}}], "id": "stream_thinking_text_tool", "stream_from_wire": "event: message_start\\ndata: {\\"type\\":\\"message_start\\",\\"message\\":{\\"id\\":\\"msg_1\\",\\"type\\":\\"message\\",\\"role\\":\\"assistant\\",\\"content\\":[],\\"model\\":\\"claude-sonnet-4-5\\",\\"stop_reason\\":null,\\"stop_sequence\\":null,\\"usage\\":{\\"input_tokens\\":25,\\"cache_read_input_tokens\\":5,\\"output_tokens\\":1}}}\\n\\nevent: content_block_start\\ndata: {\\"type\\":\\"content_block_start\\",\\"index\\":0,\\"content_block\\":{\\"type\\":\\"thinking\\",\\"thinking\\":\\"\\",\\"signature\\":\\"\\"}}\\n\\nevent: ping\\ndata: {\\"type\\":\\"ping\\"}\\n\\nevent: content_block_delta\\ndata: {\\"type\\":\\"content_block_delta\\",\\"index\\":0,\\"delta\\":{\\"type\\":\\"thinking_delta\\",\\"thinking\\":\\"Weather needed.\\"}}\\n\\nevent: content_block_delta\\ndata: {\\"type\\":\\"content_block_delta\\",\\"index\\":0,\\"delta\\":{\\"type\\":\\"signature_delta\\",\\"signature\\":\\"EqQBsig\\"}}\\n\\nevent: content_block_stop\\ndata: {\\"type\\":\\"content_block_stop\\",\\"index\\":0}\\n\\nevent: content_block_start\\ndata: {\\"type\\":\\"content_block_start\\",\\"index\\":1,\\"content_block\\":{\\"type\\":\\"redacted_thinking\\",\\"data\\":\\"EmwKopaque\\"}}\\n\\nevent: content_block_stop\\ndata: {\\"type\\":\\"content_block_stop\\",\\"index\\":1}\\n\\nevent: content_block_start\\ndata: {\\"type\\":\\"content_block_start\\",\\"index\\":2,\\"content_block\\":{\\"type\\":\\"text\\",\\"text\\":\\"\\"}}\\n\\nevent: content_block_delta\\ndata: {\\"type\\":\\"content_block_delta\\",\\"index\\":2,\\"delta\\":{\\"type\\":\\"text_delta\\",\\"text\\":\\"Checking.\\"}}\\n\\nevent: content_block_stop\\ndata: {\\"type\\":\\"content_block_stop\\",\\"index\\":2}\\n\\nevent: content_block_start\\ndata: {\\"type\\":\\"content_block_start\\",\\"index\\":3,\\"content_block\\":{\\"type\\":\\"tool_use\\",\\"id\\":\\"toolu_a\\",\\"name\\":\\"get_weather\\",\\"input\\":{}}}\\n\\nevent: content_block_delta\\ndata: {\\"type\\":\\"content_block_delta\\",\\"index\\":3,\\"delta\\":{\\"type\\":\\"input_json_delta\\",\\"partial_json\\":\\"{\\\\\\"city\\\\\\": \\"}}\\n\\nevent: content_block_delta\\ndata: {\\"type\\":\\"content_block_delta\\",\\"index\\":3,\\"delta\\":{\\"type\\":\\"input_json_delta\\",\\"partial_json\\":\\"\\\\\\"Paris\\\\\\"}\\"}}\\n\\nevent: content_block_stop\\ndata: {\\"type\\":\\"content_block_stop\\",\\"index\\":3}\\n\\nevent: message_delta\\ndata: {\\"type\\":\\"message_delta\\",\\"delta\\":{\\"stop_reason\\":\\"tool_use\\",\\"stop_sequence\\":null},\\"usage\\":{\\"output_tokens\\":30}}\\n\\nevent: message_stop\\ndata: {\\"type\\":\\"message_stop\\"}\\n\\n"}'
+            '{"id": "stream_thinking_text_tool", "stream_from_wire": "event: message_start\\ndata: {\\"type\\":\\"message_start\\",\\"message\\":{\\"id\\":\\"msg_1\\",\\"type\\":\\"message\\",\\"role\\":\\"assistant\\",\\"content\\":[],\\"model\\":\\"claude-sonnet-4-5\\",\\"stop_reason\\":null,\\"stop_sequence\\":null,\\"usage\\":{\\"input_tokens\\":25,\\"cache_read_input_tokens\\":5,\\"output_tokens\\":1}}}\\n\\nevent: content_block_start\\ndata: {\\"type\\":\\"content_block_start\\",\\"index\\":0,\\"content_block\\":{\\"type\\":\\"thinking\\",\\"thinking\\":\\"\\",\\"signature\\":\\"\\"}}\\n\\nevent: ping\\ndata: {\\"type\\":\\"ping\\"}\\n\\nevent: content_block_delta\\ndata: {\\"type\\":\\"content_block_delta\\",\\"index\\":0,\\"delta\\":{\\"type\\":\\"thinking_delta\\",\\"thinking\\":\\"Weather needed.\\"}}\\n\\nevent: content_block_delta\\ndata: {\\"type\\":\\"content_block_delta\\",\\"index\\":0,\\"delta\\":{\\"type\\":\\"signature_delta\\",\\"signature\\":\\"EqQBsig\\"}}\\n\\nevent: content_block_stop\\ndata: {\\"type\\":\\"content_block_stop\\",\\"index\\":0}\\n\\nevent: content_block_start\\ndata: {\\"type\\":\\"content_block_start\\",\\"index\\":1,\\"content_block\\":{\\"type\\":\\"redacted_thinking\\",\\"data\\":\\"EmwKopaque\\"}}\\n\\nevent: content_block_stop\\ndata: {\\"type\\":\\"content_block_stop\\",\\"index\\":1}\\n\\nevent: content_block_start\\ndata: {\\"type\\":\\"content_block_start\\",\\"index\\":2,\\"content_block\\":{\\"type\\":\\"text\\",\\"text\\":\\"\\"}}\\n\\nevent: content_block_delta\\ndata: {\\"type\\":\\"content_block_delta\\",\\"index\\":2,\\"delta\\":{\\"type\\":\\"text_delta\\",\\"text\\":\\"Checking.\\"}}\\n\\nevent: content_block_stop\\ndata: {\\"type\\":\\"content_block_stop\\",\\"index\\":2}\\n\\nevent: content_block_start\\ndata: {\\"type\\":\\"content_block_start\\",\\"index\\":3,\\"content_block\\":{\\"type\\":\\"tool_use\\",\\"id\\":\\"toolu_a\\",\\"name\\":\\"get_weather\\",\\"input\\":{}}}\\n\\nevent: content_block_delta\\ndata: {\\"type\\":\\"content_block_delta\\",\\"index\\":3,\\"delta\\":{\\"type\\":\\"input_json_delta\\",\\"partial_json\\":\\"{\\\\\\"city\\\\\\": \\"}}\\n\\nevent: content_block_delta\\ndata: {\\"type\\":\\"content_block_delta\\",\\"index\\":3,\\"delta\\":{\\"type\\":\\"input_json_delta\\",\\"partial_json\\":\\"\\\\\\"Paris\\\\\\"}\\"}}\\n\\nevent: content_block_stop\\ndata: {\\"type\\":\\"content_block_stop\\",\\"index\\":3}\\n\\nevent: message_delta\\ndata: {\\"type\\":\\"message_delta\\",\\"delta\\":{\\"stop_reason\\":\\"tool_use\\",\\"stop_sequence\\":null},\\"usage\\":{\\"output_tokens\\":30}}\\n\\nevent: message_stop\\ndata: {\\"type\\":\\"message_stop\\"}\\n\\n", "expect_events": [{"type": "message_start", "raw": {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "stop_reason": null, "stop_sequence": null}}, {"type": "usage", "usage": {"prompt_tokens": 25, "completion_tokens": 1, "total_tokens": 26}, "raw": {"input_tokens": 25, "cache_read_input_tokens": 5, "output_tokens": 1}}, {"type": "reasoning_delta", "index": 0, "text": "Weather needed."}, {"type": "reasoning_signature", "index": 0, "signature": "EqQBsig"}, {"type": "redacted_reasoning", "index": 1, "data": "EmwKopaque"}, {"type": "text_delta", "index": 2, "text": "Checking."}, {"type": "tool_call_start", "index": 0, "id": "toolu_a", "name": "get_weather"}, {"type": "tool_call_delta", "index": 0, "arguments": "{\\"city\\": "}, {"type": "tool_call_delta", "index": 0, "arguments": "\\"Paris\\"}"}, {"type": "tool_call_end", "index": 0}, {"type": "finish", "finish_reason": "tool_calls", "raw": "tool_use"}, {"type": "usage", "usage": {"prompt_tokens": 25, "completion_tokens": 30, "total_tokens": 55}, "raw": {"input_tokens": 25, "cache_read_input_tokens": 5, "output_tokens": 30}}]}'
         ),
     )
 
@@ -1660,7 +1690,7 @@ def test_stream_error_event() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_events": [{"raw": {"id": "msg_1", "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": null, "stop_sequence": null, "type": "message"}, "type": "message_start"}, {"raw": {"input_tokens": 25, "output_tokens": 1}, "type": "usage", "usage": {"completion_tokens": 1, "prompt_tokens": 25, "total_tokens": 26}}, {"category": "provider_unavailable", "message": "Overloaded", "raw": {"error": {"message": "Overloaded", "type": "overloaded_error"}, "type": "error"}, "type": "error"}], "id": "stream_error_event", "stream_from_wire": "event: message_start\\ndata: {\\"type\\":\\"message_start\\",\\"message\\":{\\"id\\":\\"msg_1\\",\\"type\\":\\"message\\",\\"role\\":\\"assistant\\",\\"content\\":[],\\"model\\":\\"claude-sonnet-4-5\\",\\"stop_reason\\":null,\\"stop_sequence\\":null,\\"usage\\":{\\"input_tokens\\":25,\\"output_tokens\\":1}}}\\n\\nevent: error\\ndata: {\\"type\\":\\"error\\",\\"error\\":{\\"type\\":\\"overloaded_error\\",\\"message\\":\\"Overloaded\\"}}\\n\\n"}'
+            '{"id": "stream_error_event", "stream_from_wire": "event: message_start\\ndata: {\\"type\\":\\"message_start\\",\\"message\\":{\\"id\\":\\"msg_1\\",\\"type\\":\\"message\\",\\"role\\":\\"assistant\\",\\"content\\":[],\\"model\\":\\"claude-sonnet-4-5\\",\\"stop_reason\\":null,\\"stop_sequence\\":null,\\"usage\\":{\\"input_tokens\\":25,\\"output_tokens\\":1}}}\\n\\nevent: error\\ndata: {\\"type\\":\\"error\\",\\"error\\":{\\"type\\":\\"overloaded_error\\",\\"message\\":\\"Overloaded\\"}}\\n\\n", "expect_events": [{"type": "message_start", "raw": {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "stop_reason": null, "stop_sequence": null}}, {"type": "usage", "usage": {"prompt_tokens": 25, "completion_tokens": 1, "total_tokens": 26}, "raw": {"input_tokens": 25, "output_tokens": 1}}, {"type": "error", "category": "provider_unavailable", "message": "Overloaded", "raw": {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}}]}'
         ),
     )
 
@@ -1670,7 +1700,7 @@ def test_stream_emit() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_sse": "event: message_start\\ndata: {\\"type\\":\\"message_start\\",\\"message\\":{\\"id\\":\\"x1\\",\\"type\\":\\"message\\",\\"role\\":\\"assistant\\",\\"model\\":\\"m1\\",\\"content\\":[],\\"stop_reason\\":null,\\"stop_sequence\\":null,\\"usage\\":{\\"input_tokens\\":3,\\"output_tokens\\":0}}}\\n\\nevent: content_block_start\\ndata: {\\"type\\":\\"content_block_start\\",\\"index\\":0,\\"content_block\\":{\\"type\\":\\"thinking\\",\\"thinking\\":\\"\\",\\"signature\\":\\"\\"}}\\n\\nevent: content_block_delta\\ndata: {\\"type\\":\\"content_block_delta\\",\\"index\\":0,\\"delta\\":{\\"type\\":\\"thinking_delta\\",\\"thinking\\":\\"Hm.\\"}}\\n\\nevent: content_block_delta\\ndata: {\\"type\\":\\"content_block_delta\\",\\"index\\":0,\\"delta\\":{\\"type\\":\\"signature_delta\\",\\"signature\\":\\"sig\\"}}\\n\\nevent: content_block_stop\\ndata: {\\"type\\":\\"content_block_stop\\",\\"index\\":0}\\n\\nevent: content_block_start\\ndata: {\\"type\\":\\"content_block_start\\",\\"index\\":1,\\"content_block\\":{\\"type\\":\\"text\\",\\"text\\":\\"\\"}}\\n\\nevent: content_block_delta\\ndata: {\\"type\\":\\"content_block_delta\\",\\"index\\":1,\\"delta\\":{\\"type\\":\\"text_delta\\",\\"text\\":\\"Hi\\"}}\\n\\nevent: content_block_stop\\ndata: {\\"type\\":\\"content_block_stop\\",\\"index\\":1}\\n\\nevent: content_block_start\\ndata: {\\"type\\":\\"content_block_start\\",\\"index\\":2,\\"content_block\\":{\\"type\\":\\"tool_use\\",\\"id\\":\\"call_1\\",\\"name\\":\\"f\\",\\"input\\":{}}}\\n\\nevent: content_block_delta\\ndata: {\\"type\\":\\"content_block_delta\\",\\"index\\":2,\\"delta\\":{\\"type\\":\\"input_json_delta\\",\\"partial_json\\":\\"{\\\\\\"a\\\\\\":1}\\"}}\\n\\nevent: content_block_stop\\ndata: {\\"type\\":\\"content_block_stop\\",\\"index\\":2}\\n\\nevent: message_delta\\ndata: {\\"type\\":\\"message_delta\\",\\"delta\\":{\\"stop_reason\\":\\"tool_use\\",\\"stop_sequence\\":null},\\"usage\\":{\\"input_tokens\\":3,\\"output_tokens\\":2}}\\n\\nevent: message_stop\\ndata: {\\"type\\":\\"message_stop\\"}\\n\\n", "id": "stream_emit", "stream_to_wire": [{"raw": {"id": "x1", "model": "m1"}, "type": "message_start"}, {"type": "usage", "usage": {"completion_tokens": null, "prompt_tokens": 3, "total_tokens": null}}, {"index": 0, "text": "Hm.", "type": "reasoning_delta"}, {"index": 0, "signature": "sig", "type": "reasoning_signature"}, {"index": 1, "text": "Hi", "type": "text_delta"}, {"id": "call_1", "index": 0, "name": "f", "type": "tool_call_start"}, {"arguments": "{\\"a\\":1}", "index": 0, "type": "tool_call_delta"}, {"index": 0, "type": "tool_call_end"}, {"finish_reason": "tool_calls", "raw": null, "type": "finish"}, {"type": "usage", "usage": {"completion_tokens": 2, "prompt_tokens": 3, "total_tokens": 5}}]}'
+            '{"id": "stream_emit", "stream_to_wire": [{"type": "message_start", "raw": {"id": "x1", "model": "m1"}}, {"type": "usage", "usage": {"prompt_tokens": 3, "completion_tokens": null, "total_tokens": null}}, {"type": "reasoning_delta", "index": 0, "text": "Hm."}, {"type": "reasoning_signature", "index": 0, "signature": "sig"}, {"type": "text_delta", "index": 1, "text": "Hi"}, {"type": "tool_call_start", "index": 0, "id": "call_1", "name": "f"}, {"type": "tool_call_delta", "index": 0, "arguments": "{\\"a\\":1}"}, {"type": "tool_call_end", "index": 0}, {"type": "finish", "finish_reason": "tool_calls", "raw": null}, {"type": "usage", "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}}], "expect_sse": "event: message_start\\ndata: {\\"type\\":\\"message_start\\",\\"message\\":{\\"id\\":\\"x1\\",\\"type\\":\\"message\\",\\"role\\":\\"assistant\\",\\"model\\":\\"m1\\",\\"content\\":[],\\"stop_reason\\":null,\\"stop_sequence\\":null,\\"usage\\":{\\"input_tokens\\":3,\\"output_tokens\\":0}}}\\n\\nevent: content_block_start\\ndata: {\\"type\\":\\"content_block_start\\",\\"index\\":0,\\"content_block\\":{\\"type\\":\\"thinking\\",\\"thinking\\":\\"\\",\\"signature\\":\\"\\"}}\\n\\nevent: content_block_delta\\ndata: {\\"type\\":\\"content_block_delta\\",\\"index\\":0,\\"delta\\":{\\"type\\":\\"thinking_delta\\",\\"thinking\\":\\"Hm.\\"}}\\n\\nevent: content_block_delta\\ndata: {\\"type\\":\\"content_block_delta\\",\\"index\\":0,\\"delta\\":{\\"type\\":\\"signature_delta\\",\\"signature\\":\\"sig\\"}}\\n\\nevent: content_block_stop\\ndata: {\\"type\\":\\"content_block_stop\\",\\"index\\":0}\\n\\nevent: content_block_start\\ndata: {\\"type\\":\\"content_block_start\\",\\"index\\":1,\\"content_block\\":{\\"type\\":\\"text\\",\\"text\\":\\"\\"}}\\n\\nevent: content_block_delta\\ndata: {\\"type\\":\\"content_block_delta\\",\\"index\\":1,\\"delta\\":{\\"type\\":\\"text_delta\\",\\"text\\":\\"Hi\\"}}\\n\\nevent: content_block_stop\\ndata: {\\"type\\":\\"content_block_stop\\",\\"index\\":1}\\n\\nevent: content_block_start\\ndata: {\\"type\\":\\"content_block_start\\",\\"index\\":2,\\"content_block\\":{\\"type\\":\\"tool_use\\",\\"id\\":\\"call_1\\",\\"name\\":\\"f\\",\\"input\\":{}}}\\n\\nevent: content_block_delta\\ndata: {\\"type\\":\\"content_block_delta\\",\\"index\\":2,\\"delta\\":{\\"type\\":\\"input_json_delta\\",\\"partial_json\\":\\"{\\\\\\"a\\\\\\":1}\\"}}\\n\\nevent: content_block_stop\\ndata: {\\"type\\":\\"content_block_stop\\",\\"index\\":2}\\n\\nevent: message_delta\\ndata: {\\"type\\":\\"message_delta\\",\\"delta\\":{\\"stop_reason\\":\\"tool_use\\",\\"stop_sequence\\":null},\\"usage\\":{\\"input_tokens\\":3,\\"output_tokens\\":2}}\\n\\nevent: message_stop\\ndata: {\\"type\\":\\"message_stop\\"}\\n\\n"}'
         ),
     )
 
@@ -1680,6 +1710,6 @@ def test_stream_emit_error() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_sse": "event: message_start\\ndata: {\\"type\\":\\"message_start\\",\\"message\\":{\\"id\\":\\"x2\\",\\"type\\":\\"message\\",\\"role\\":\\"assistant\\",\\"model\\":\\"m1\\",\\"content\\":[],\\"stop_reason\\":null,\\"stop_sequence\\":null,\\"usage\\":{\\"input_tokens\\":0,\\"output_tokens\\":0}}}\\n\\nevent: content_block_start\\ndata: {\\"type\\":\\"content_block_start\\",\\"index\\":0,\\"content_block\\":{\\"type\\":\\"text\\",\\"text\\":\\"\\"}}\\n\\nevent: content_block_delta\\ndata: {\\"type\\":\\"content_block_delta\\",\\"index\\":0,\\"delta\\":{\\"type\\":\\"text_delta\\",\\"text\\":\\"Par\\"}}\\n\\nevent: error\\ndata: {\\"type\\":\\"error\\",\\"error\\":{\\"type\\":\\"rate_limit_error\\",\\"message\\":\\"slow down\\"}}\\n\\n", "id": "stream_emit_error", "stream_to_wire": [{"raw": {"id": "x2", "model": "m1"}, "type": "message_start"}, {"index": 0, "text": "Par", "type": "text_delta"}, {"category": "provider_rate_limit", "message": "slow down", "type": "error"}]}'
+            '{"id": "stream_emit_error", "stream_to_wire": [{"type": "message_start", "raw": {"id": "x2", "model": "m1"}}, {"type": "text_delta", "index": 0, "text": "Par"}, {"type": "error", "category": "provider_rate_limit", "message": "slow down"}], "expect_sse": "event: message_start\\ndata: {\\"type\\":\\"message_start\\",\\"message\\":{\\"id\\":\\"x2\\",\\"type\\":\\"message\\",\\"role\\":\\"assistant\\",\\"model\\":\\"m1\\",\\"content\\":[],\\"stop_reason\\":null,\\"stop_sequence\\":null,\\"usage\\":{\\"input_tokens\\":0,\\"output_tokens\\":0}}}\\n\\nevent: content_block_start\\ndata: {\\"type\\":\\"content_block_start\\",\\"index\\":0,\\"content_block\\":{\\"type\\":\\"text\\",\\"text\\":\\"\\"}}\\n\\nevent: content_block_delta\\ndata: {\\"type\\":\\"content_block_delta\\",\\"index\\":0,\\"delta\\":{\\"type\\":\\"text_delta\\",\\"text\\":\\"Par\\"}}\\n\\nevent: error\\ndata: {\\"type\\":\\"error\\",\\"error\\":{\\"type\\":\\"rate_limit_error\\",\\"message\\":\\"slow down\\"}}\\n\\n"}'
         ),
     )

@@ -20,7 +20,7 @@ def test_req_system_hoisted_to_system_instruction() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Weather in SF?"}], "role": "user"}], "generationConfig": {"maxOutputTokens": 256}, "model": "gemini-2.5-flash", "systemInstruction": {"parts": [{"text": "You are a weather bot."}]}}, "id": "req_system_hoisted_to_system_instruction", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "You are a weather bot.", "role": "system"}, {"content": "Weather in SF?", "role": "user"}], "model": "gemini-2.5-flash"}}'
+            '{"id": "req_system_hoisted_to_system_instruction", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "system", "content": "You are a weather bot."}, {"role": "user", "content": "Weather in SF?"}], "config": {"max_tokens": 256}}, "expect_wire": {"model": "gemini-2.5-flash", "systemInstruction": {"parts": [{"text": "You are a weather bot."}]}, "contents": [{"role": "user", "parts": [{"text": "Weather in SF?"}]}], "generationConfig": {"maxOutputTokens": 256}}}'
         ),
     )
 
@@ -30,7 +30,7 @@ def test_req_system_hoisted_to_system_instruction__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Weather in SF?"}], "role": "user"}], "generationConfig": {"maxOutputTokens": 256}, "model": "gemini-2.5-flash", "systemInstruction": {"parts": [{"text": "You are a weather bot."}]}}, "id": "req_system_hoisted_to_system_instruction", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "You are a weather bot.", "role": "system"}, {"content": "Weather in SF?", "role": "user"}], "model": "gemini-2.5-flash"}}'
+            '{"id": "req_system_hoisted_to_system_instruction", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "system", "content": "You are a weather bot."}, {"role": "user", "content": "Weather in SF?"}], "config": {"max_tokens": 256}}, "expect_wire": {"model": "gemini-2.5-flash", "systemInstruction": {"parts": [{"text": "You are a weather bot."}]}, "contents": [{"role": "user", "parts": [{"text": "Weather in SF?"}]}], "generationConfig": {"maxOutputTokens": 256}}}'
         ),
     )
 
@@ -40,7 +40,7 @@ def test_req_user_media_parts() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Describe these."}, {"inlineData": {"data": "aGVsbG8=", "mimeType": "image/png"}}, {"fileData": {"fileUri": "https://example.com/cat.jpg", "mimeType": "image/jpeg"}}, {"fileData": {"fileUri": "gs://bucket/photo", "mimeType": "image/webp"}}, {"inlineData": {"data": "UklGRiQA", "mimeType": "audio/wav"}}, {"fileData": {"fileUri": "https://example.com/talk.mp3?x=1", "mimeType": "audio/mp3"}}, {"inlineData": {"data": "JVBERi0x", "mimeType": "application/pdf"}}, {"fileData": {"fileUri": "https://generativelanguage.googleapis.com/v1beta/files/abc123"}}], "role": "user"}], "model": "gemini-2.5-flash"}, "id": "req_user_media_parts", "lossy": "the image detail hint and the file\'s filename have no wire field", "to_wire": {"messages": [{"content": [{"text": "Describe these.", "type": "text"}, {"detail": "high", "media_type": "image/png", "source": {"base64_data": "aGVsbG8=", "type": "inline"}, "type": "image"}, {"source": {"type": "url", "url": "https://example.com/cat.jpg"}, "type": "image"}, {"media_type": "image/webp", "source": {"type": "url", "url": "gs://bucket/photo"}, "type": "image"}, {"media_type": "audio/wav", "source": {"base64_data": "UklGRiQA", "type": "inline"}, "type": "audio"}, {"source": {"type": "url", "url": "https://example.com/talk.mp3?x=1"}, "type": "audio"}, {"filename": "report.pdf", "media_type": "application/pdf", "source": {"base64_data": "JVBERi0x", "type": "inline"}, "type": "file"}, {"source": {"type": "url", "url": "https://generativelanguage.googleapis.com/v1beta/files/abc123"}, "type": "file"}], "role": "user"}], "model": "gemini-2.5-flash"}}'
+            '{"id": "req_user_media_parts", "lossy": "the image detail hint and the file\'s filename have no wire field", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": [{"type": "text", "text": "Describe these."}, {"type": "image", "source": {"type": "inline", "base64_data": "aGVsbG8="}, "media_type": "image/png", "detail": "high"}, {"type": "image", "source": {"type": "url", "url": "https://example.com/cat.jpg"}}, {"type": "image", "source": {"type": "url", "url": "gs://bucket/photo"}, "media_type": "image/webp"}, {"type": "audio", "source": {"type": "inline", "base64_data": "UklGRiQA"}, "media_type": "audio/wav"}, {"type": "audio", "source": {"type": "url", "url": "https://example.com/talk.mp3?x=1"}}, {"type": "file", "source": {"type": "inline", "base64_data": "JVBERi0x"}, "media_type": "application/pdf", "filename": "report.pdf"}, {"type": "file", "source": {"type": "url", "url": "https://generativelanguage.googleapis.com/v1beta/files/abc123"}}]}]}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "Describe these."}, {"inlineData": {"mimeType": "image/png", "data": "aGVsbG8="}}, {"fileData": {"mimeType": "image/jpeg", "fileUri": "https://example.com/cat.jpg"}}, {"fileData": {"mimeType": "image/webp", "fileUri": "gs://bucket/photo"}}, {"inlineData": {"mimeType": "audio/wav", "data": "UklGRiQA"}}, {"fileData": {"mimeType": "audio/mp3", "fileUri": "https://example.com/talk.mp3?x=1"}}, {"inlineData": {"mimeType": "application/pdf", "data": "JVBERi0x"}}, {"fileData": {"fileUri": "https://generativelanguage.googleapis.com/v1beta/files/abc123"}}]}]}}'
         ),
     )
 
@@ -50,7 +50,7 @@ def test_req_media_round_trips_by_mime_family() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"fileData": {"fileUri": "https://example.com/a.png", "mimeType": "image/png"}}, {"inlineData": {"data": "AAAA", "mimeType": "audio/ogg"}}, {"fileData": {"fileUri": "https://example.com/v.mp4", "mimeType": "video/mp4"}}, {"text": "Compare."}], "role": "user"}], "model": "gemini-2.5-flash"}, "id": "req_media_round_trips_by_mime_family", "to_wire": {"messages": [{"content": [{"media_type": "image/png", "source": {"type": "url", "url": "https://example.com/a.png"}, "type": "image"}, {"media_type": "audio/ogg", "source": {"base64_data": "AAAA", "type": "inline"}, "type": "audio"}, {"media_type": "video/mp4", "source": {"type": "url", "url": "https://example.com/v.mp4"}, "type": "file"}, {"text": "Compare.", "type": "text"}], "role": "user"}], "model": "gemini-2.5-flash"}}'
+            '{"id": "req_media_round_trips_by_mime_family", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}, "media_type": "image/png"}, {"type": "audio", "source": {"type": "inline", "base64_data": "AAAA"}, "media_type": "audio/ogg"}, {"type": "file", "source": {"type": "url", "url": "https://example.com/v.mp4"}, "media_type": "video/mp4"}, {"type": "text", "text": "Compare."}]}]}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"fileData": {"mimeType": "image/png", "fileUri": "https://example.com/a.png"}}, {"inlineData": {"mimeType": "audio/ogg", "data": "AAAA"}}, {"fileData": {"mimeType": "video/mp4", "fileUri": "https://example.com/v.mp4"}}, {"text": "Compare."}]}]}}'
         ),
     )
 
@@ -60,7 +60,7 @@ def test_req_media_round_trips_by_mime_family__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"fileData": {"fileUri": "https://example.com/a.png", "mimeType": "image/png"}}, {"inlineData": {"data": "AAAA", "mimeType": "audio/ogg"}}, {"fileData": {"fileUri": "https://example.com/v.mp4", "mimeType": "video/mp4"}}, {"text": "Compare."}], "role": "user"}], "model": "gemini-2.5-flash"}, "id": "req_media_round_trips_by_mime_family", "to_wire": {"messages": [{"content": [{"media_type": "image/png", "source": {"type": "url", "url": "https://example.com/a.png"}, "type": "image"}, {"media_type": "audio/ogg", "source": {"base64_data": "AAAA", "type": "inline"}, "type": "audio"}, {"media_type": "video/mp4", "source": {"type": "url", "url": "https://example.com/v.mp4"}, "type": "file"}, {"text": "Compare.", "type": "text"}], "role": "user"}], "model": "gemini-2.5-flash"}}'
+            '{"id": "req_media_round_trips_by_mime_family", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}, "media_type": "image/png"}, {"type": "audio", "source": {"type": "inline", "base64_data": "AAAA"}, "media_type": "audio/ogg"}, {"type": "file", "source": {"type": "url", "url": "https://example.com/v.mp4"}, "media_type": "video/mp4"}, {"type": "text", "text": "Compare."}]}]}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"fileData": {"mimeType": "image/png", "fileUri": "https://example.com/a.png"}}, {"inlineData": {"mimeType": "audio/ogg", "data": "AAAA"}}, {"fileData": {"mimeType": "video/mp4", "fileUri": "https://example.com/v.mp4"}}, {"text": "Compare."}]}]}}'
         ),
     )
 
@@ -70,7 +70,7 @@ def test_req_tool_call_and_result_flow() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Weather in SF and Paris?"}], "role": "user"}, {"parts": [{"text": "Checking both."}, {"functionCall": {"args": {"location": "SF"}, "id": "call_1", "name": "get_weather"}}, {"functionCall": {"args": {"location": "Paris"}, "id": "call_2", "name": "get_weather"}}], "role": "model"}, {"parts": [{"functionResponse": {"id": "call_1", "name": "get_weather", "response": {"result": "72F sunny"}}}, {"functionResponse": {"id": "call_2", "name": "get_weather", "response": {"result": "18C cloudy"}}}], "role": "user"}, {"parts": [{"text": "Thanks."}], "role": "user"}], "model": "gemini-2.5-flash", "tools": [{"functionDeclarations": [{"description": "Get current weather for a location.", "name": "get_weather", "parametersJsonSchema": {"properties": {"location": {"type": "string"}}, "required": ["location"], "type": "object"}}]}]}, "id": "req_tool_call_and_result_flow", "to_wire": {"messages": [{"content": "Weather in SF and Paris?", "role": "user"}, {"content": "Checking both.", "role": "assistant", "tool_calls": [{"arguments": {"location": "SF"}, "id": "call_1", "name": "get_weather"}, {"arguments": {"location": "Paris"}, "id": "call_2", "name": "get_weather"}]}, {"content": "72F sunny", "role": "tool", "tool_call_id": "call_1"}, {"content": "18C cloudy", "role": "tool", "tool_call_id": "call_2"}, {"content": "Thanks.", "role": "user"}], "model": "gemini-2.5-flash", "tools": [{"description": "Get current weather for a location.", "name": "get_weather", "parameters": {"properties": {"location": {"type": "string"}}, "required": ["location"], "type": "object"}}]}}'
+            '{"id": "req_tool_call_and_result_flow", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "Weather in SF and Paris?"}, {"role": "assistant", "content": "Checking both.", "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"location": "SF"}}, {"id": "call_2", "name": "get_weather", "arguments": {"location": "Paris"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "72F sunny"}, {"role": "tool", "tool_call_id": "call_2", "content": "18C cloudy"}, {"role": "user", "content": "Thanks."}], "tools": [{"name": "get_weather", "description": "Get current weather for a location.", "parameters": {"type": "object", "properties": {"location": {"type": "string"}}, "required": ["location"]}}]}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "Weather in SF and Paris?"}]}, {"role": "model", "parts": [{"text": "Checking both."}, {"functionCall": {"id": "call_1", "name": "get_weather", "args": {"location": "SF"}}}, {"functionCall": {"id": "call_2", "name": "get_weather", "args": {"location": "Paris"}}}]}, {"role": "user", "parts": [{"functionResponse": {"id": "call_1", "name": "get_weather", "response": {"result": "72F sunny"}}}, {"functionResponse": {"id": "call_2", "name": "get_weather", "response": {"result": "18C cloudy"}}}]}, {"role": "user", "parts": [{"text": "Thanks."}]}], "tools": [{"functionDeclarations": [{"name": "get_weather", "description": "Get current weather for a location.", "parametersJsonSchema": {"type": "object", "properties": {"location": {"type": "string"}}, "required": ["location"]}}]}]}}'
         ),
     )
 
@@ -80,7 +80,7 @@ def test_req_tool_call_and_result_flow__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Weather in SF and Paris?"}], "role": "user"}, {"parts": [{"text": "Checking both."}, {"functionCall": {"args": {"location": "SF"}, "id": "call_1", "name": "get_weather"}}, {"functionCall": {"args": {"location": "Paris"}, "id": "call_2", "name": "get_weather"}}], "role": "model"}, {"parts": [{"functionResponse": {"id": "call_1", "name": "get_weather", "response": {"result": "72F sunny"}}}, {"functionResponse": {"id": "call_2", "name": "get_weather", "response": {"result": "18C cloudy"}}}], "role": "user"}, {"parts": [{"text": "Thanks."}], "role": "user"}], "model": "gemini-2.5-flash", "tools": [{"functionDeclarations": [{"description": "Get current weather for a location.", "name": "get_weather", "parametersJsonSchema": {"properties": {"location": {"type": "string"}}, "required": ["location"], "type": "object"}}]}]}, "id": "req_tool_call_and_result_flow", "to_wire": {"messages": [{"content": "Weather in SF and Paris?", "role": "user"}, {"content": "Checking both.", "role": "assistant", "tool_calls": [{"arguments": {"location": "SF"}, "id": "call_1", "name": "get_weather"}, {"arguments": {"location": "Paris"}, "id": "call_2", "name": "get_weather"}]}, {"content": "72F sunny", "role": "tool", "tool_call_id": "call_1"}, {"content": "18C cloudy", "role": "tool", "tool_call_id": "call_2"}, {"content": "Thanks.", "role": "user"}], "model": "gemini-2.5-flash", "tools": [{"description": "Get current weather for a location.", "name": "get_weather", "parameters": {"properties": {"location": {"type": "string"}}, "required": ["location"], "type": "object"}}]}}'
+            '{"id": "req_tool_call_and_result_flow", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "Weather in SF and Paris?"}, {"role": "assistant", "content": "Checking both.", "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"location": "SF"}}, {"id": "call_2", "name": "get_weather", "arguments": {"location": "Paris"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "72F sunny"}, {"role": "tool", "tool_call_id": "call_2", "content": "18C cloudy"}, {"role": "user", "content": "Thanks."}], "tools": [{"name": "get_weather", "description": "Get current weather for a location.", "parameters": {"type": "object", "properties": {"location": {"type": "string"}}, "required": ["location"]}}]}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "Weather in SF and Paris?"}]}, {"role": "model", "parts": [{"text": "Checking both."}, {"functionCall": {"id": "call_1", "name": "get_weather", "args": {"location": "SF"}}}, {"functionCall": {"id": "call_2", "name": "get_weather", "args": {"location": "Paris"}}}]}, {"role": "user", "parts": [{"functionResponse": {"id": "call_1", "name": "get_weather", "response": {"result": "72F sunny"}}}, {"functionResponse": {"id": "call_2", "name": "get_weather", "response": {"result": "18C cloudy"}}}]}, {"role": "user", "parts": [{"text": "Thanks."}]}], "tools": [{"functionDeclarations": [{"name": "get_weather", "description": "Get current weather for a location.", "parametersJsonSchema": {"type": "object", "properties": {"location": {"type": "string"}}, "required": ["location"]}}]}]}}'
         ),
     )
 
@@ -90,7 +90,7 @@ def test_req_google_reasoning_round_trips() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Weather in SF?"}], "role": "user"}, {"parts": [{"text": "Let me check.", "thought": true}, {"text": "Checking.", "thoughtSignature": "c2lnLXRleHQ="}, {"functionCall": {"args": {"location": "SF"}, "id": "call_1", "name": "get_weather"}, "thoughtSignature": "c2lnLWNhbGw="}], "role": "model"}, {"parts": [{"functionResponse": {"id": "call_1", "name": "get_weather", "response": {"result": "72F"}}}], "role": "user"}], "model": "gemini-2.5-pro"}, "id": "req_google_reasoning_round_trips", "to_wire": {"messages": [{"content": "Weather in SF?", "role": "user"}, {"content": [{"origin": "google", "text": "Let me check.", "type": "thinking"}, {"origin": "google", "signature": "c2lnLXRleHQ=", "text": "Checking.", "type": "text"}], "role": "assistant", "tool_calls": [{"arguments": {"location": "SF"}, "id": "call_1", "name": "get_weather", "origin": "google", "signature": "c2lnLWNhbGw="}]}, {"content": "72F", "role": "tool", "tool_call_id": "call_1"}], "model": "gemini-2.5-pro"}}'
+            '{"id": "req_google_reasoning_round_trips", "to_wire": {"model": "gemini-2.5-pro", "messages": [{"role": "user", "content": "Weather in SF?"}, {"role": "assistant", "content": [{"type": "thinking", "text": "Let me check.", "origin": "google"}, {"type": "text", "text": "Checking.", "signature": "c2lnLXRleHQ=", "origin": "google"}], "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"location": "SF"}, "signature": "c2lnLWNhbGw=", "origin": "google"}]}, {"role": "tool", "tool_call_id": "call_1", "content": "72F"}]}, "expect_wire": {"model": "gemini-2.5-pro", "contents": [{"role": "user", "parts": [{"text": "Weather in SF?"}]}, {"role": "model", "parts": [{"text": "Let me check.", "thought": true}, {"text": "Checking.", "thoughtSignature": "c2lnLXRleHQ="}, {"functionCall": {"id": "call_1", "name": "get_weather", "args": {"location": "SF"}}, "thoughtSignature": "c2lnLWNhbGw="}]}, {"role": "user", "parts": [{"functionResponse": {"id": "call_1", "name": "get_weather", "response": {"result": "72F"}}}]}]}}'
         ),
     )
 
@@ -100,7 +100,7 @@ def test_req_google_reasoning_round_trips__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Weather in SF?"}], "role": "user"}, {"parts": [{"text": "Let me check.", "thought": true}, {"text": "Checking.", "thoughtSignature": "c2lnLXRleHQ="}, {"functionCall": {"args": {"location": "SF"}, "id": "call_1", "name": "get_weather"}, "thoughtSignature": "c2lnLWNhbGw="}], "role": "model"}, {"parts": [{"functionResponse": {"id": "call_1", "name": "get_weather", "response": {"result": "72F"}}}], "role": "user"}], "model": "gemini-2.5-pro"}, "id": "req_google_reasoning_round_trips", "to_wire": {"messages": [{"content": "Weather in SF?", "role": "user"}, {"content": [{"origin": "google", "text": "Let me check.", "type": "thinking"}, {"origin": "google", "signature": "c2lnLXRleHQ=", "text": "Checking.", "type": "text"}], "role": "assistant", "tool_calls": [{"arguments": {"location": "SF"}, "id": "call_1", "name": "get_weather", "origin": "google", "signature": "c2lnLWNhbGw="}]}, {"content": "72F", "role": "tool", "tool_call_id": "call_1"}], "model": "gemini-2.5-pro"}}'
+            '{"id": "req_google_reasoning_round_trips", "to_wire": {"model": "gemini-2.5-pro", "messages": [{"role": "user", "content": "Weather in SF?"}, {"role": "assistant", "content": [{"type": "thinking", "text": "Let me check.", "origin": "google"}, {"type": "text", "text": "Checking.", "signature": "c2lnLXRleHQ=", "origin": "google"}], "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"location": "SF"}, "signature": "c2lnLWNhbGw=", "origin": "google"}]}, {"role": "tool", "tool_call_id": "call_1", "content": "72F"}]}, "expect_wire": {"model": "gemini-2.5-pro", "contents": [{"role": "user", "parts": [{"text": "Weather in SF?"}]}, {"role": "model", "parts": [{"text": "Let me check.", "thought": true}, {"text": "Checking.", "thoughtSignature": "c2lnLXRleHQ="}, {"functionCall": {"id": "call_1", "name": "get_weather", "args": {"location": "SF"}}, "thoughtSignature": "c2lnLWNhbGw="}]}, {"role": "user", "parts": [{"functionResponse": {"id": "call_1", "name": "get_weather", "response": {"result": "72F"}}}]}]}}'
         ),
     )
 
@@ -110,7 +110,7 @@ def test_req_foreign_reasoning_stripped() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Hi"}], "role": "user"}, {"parts": [{"text": "Hello."}, {"functionCall": {"args": {}, "id": "toolu_1", "name": "now"}}], "role": "model"}, {"parts": [{"functionResponse": {"id": "toolu_1", "name": "now", "response": {"result": "12:00"}}}], "role": "user"}], "model": "gemini-2.5-pro"}, "id": "req_foreign_reasoning_stripped", "lossy": "stripped reasoning data does not come back", "to_wire": {"messages": [{"content": "Hi", "role": "user"}, {"content": [{"origin": "anthropic", "signature": "sig-a", "text": "Anthropic thoughts.", "type": "thinking"}, {"data": "blob", "origin": "anthropic", "type": "redacted_thinking"}, {"origin": "openai", "signature": "sig-o", "text": "Hello.", "type": "text"}], "role": "assistant", "tool_calls": [{"arguments": {}, "id": "toolu_1", "name": "now", "origin": "anthropic", "signature": "sig-b"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "toolu_1"}], "model": "gemini-2.5-pro"}}'
+            '{"id": "req_foreign_reasoning_stripped", "lossy": "stripped reasoning data does not come back", "to_wire": {"model": "gemini-2.5-pro", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": [{"type": "thinking", "text": "Anthropic thoughts.", "signature": "sig-a", "origin": "anthropic"}, {"type": "redacted_thinking", "data": "blob", "origin": "anthropic"}, {"type": "text", "text": "Hello.", "signature": "sig-o", "origin": "openai"}], "tool_calls": [{"id": "toolu_1", "name": "now", "arguments": {}, "signature": "sig-b", "origin": "anthropic"}]}, {"role": "tool", "tool_call_id": "toolu_1", "content": "12:00"}]}, "expect_wire": {"model": "gemini-2.5-pro", "contents": [{"role": "user", "parts": [{"text": "Hi"}]}, {"role": "model", "parts": [{"text": "Hello."}, {"functionCall": {"id": "toolu_1", "name": "now", "args": {}}}]}, {"role": "user", "parts": [{"functionResponse": {"id": "toolu_1", "name": "now", "response": {"result": "12:00"}}}]}]}}'
         ),
     )
 
@@ -120,7 +120,7 @@ def test_req_tool_without_parameters_and_choice_auto() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Time?"}], "role": "user"}], "model": "gemini-2.5-flash", "toolConfig": {"functionCallingConfig": {"mode": "AUTO"}}, "tools": [{"functionDeclarations": [{"name": "now"}]}]}, "id": "req_tool_without_parameters_and_choice_auto", "to_wire": {"messages": [{"content": "Time?", "role": "user"}], "model": "gemini-2.5-flash", "tool_choice": "auto", "tools": [{"name": "now"}]}}'
+            '{"id": "req_tool_without_parameters_and_choice_auto", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "Time?"}], "tools": [{"name": "now"}], "tool_choice": "auto"}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "Time?"}]}], "tools": [{"functionDeclarations": [{"name": "now"}]}], "toolConfig": {"functionCallingConfig": {"mode": "AUTO"}}}}'
         ),
     )
 
@@ -130,7 +130,7 @@ def test_req_tool_without_parameters_and_choice_auto__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Time?"}], "role": "user"}], "model": "gemini-2.5-flash", "toolConfig": {"functionCallingConfig": {"mode": "AUTO"}}, "tools": [{"functionDeclarations": [{"name": "now"}]}]}, "id": "req_tool_without_parameters_and_choice_auto", "to_wire": {"messages": [{"content": "Time?", "role": "user"}], "model": "gemini-2.5-flash", "tool_choice": "auto", "tools": [{"name": "now"}]}}'
+            '{"id": "req_tool_without_parameters_and_choice_auto", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "Time?"}], "tools": [{"name": "now"}], "tool_choice": "auto"}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "Time?"}]}], "tools": [{"functionDeclarations": [{"name": "now"}]}], "toolConfig": {"functionCallingConfig": {"mode": "AUTO"}}}}'
         ),
     )
 
@@ -140,7 +140,7 @@ def test_req_tool_choice_required_is_any() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Time?"}], "role": "user"}], "model": "gemini-2.5-flash", "toolConfig": {"functionCallingConfig": {"mode": "ANY"}}, "tools": [{"functionDeclarations": [{"name": "now"}]}]}, "id": "req_tool_choice_required_is_any", "to_wire": {"messages": [{"content": "Time?", "role": "user"}], "model": "gemini-2.5-flash", "tool_choice": "required", "tools": [{"name": "now"}]}}'
+            '{"id": "req_tool_choice_required_is_any", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "Time?"}], "tools": [{"name": "now"}], "tool_choice": "required"}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "Time?"}]}], "tools": [{"functionDeclarations": [{"name": "now"}]}], "toolConfig": {"functionCallingConfig": {"mode": "ANY"}}}}'
         ),
     )
 
@@ -150,7 +150,7 @@ def test_req_tool_choice_required_is_any__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Time?"}], "role": "user"}], "model": "gemini-2.5-flash", "toolConfig": {"functionCallingConfig": {"mode": "ANY"}}, "tools": [{"functionDeclarations": [{"name": "now"}]}]}, "id": "req_tool_choice_required_is_any", "to_wire": {"messages": [{"content": "Time?", "role": "user"}], "model": "gemini-2.5-flash", "tool_choice": "required", "tools": [{"name": "now"}]}}'
+            '{"id": "req_tool_choice_required_is_any", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "Time?"}], "tools": [{"name": "now"}], "tool_choice": "required"}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "Time?"}]}], "tools": [{"functionDeclarations": [{"name": "now"}]}], "toolConfig": {"functionCallingConfig": {"mode": "ANY"}}}}'
         ),
     )
 
@@ -160,7 +160,7 @@ def test_req_tool_choice_none() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Time?"}], "role": "user"}], "model": "gemini-2.5-flash", "toolConfig": {"functionCallingConfig": {"mode": "NONE"}}, "tools": [{"functionDeclarations": [{"name": "now"}]}]}, "id": "req_tool_choice_none", "to_wire": {"messages": [{"content": "Time?", "role": "user"}], "model": "gemini-2.5-flash", "tool_choice": "none", "tools": [{"name": "now"}]}}'
+            '{"id": "req_tool_choice_none", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "Time?"}], "tools": [{"name": "now"}], "tool_choice": "none"}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "Time?"}]}], "tools": [{"functionDeclarations": [{"name": "now"}]}], "toolConfig": {"functionCallingConfig": {"mode": "NONE"}}}}'
         ),
     )
 
@@ -170,7 +170,7 @@ def test_req_tool_choice_none__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Time?"}], "role": "user"}], "model": "gemini-2.5-flash", "toolConfig": {"functionCallingConfig": {"mode": "NONE"}}, "tools": [{"functionDeclarations": [{"name": "now"}]}]}, "id": "req_tool_choice_none", "to_wire": {"messages": [{"content": "Time?", "role": "user"}], "model": "gemini-2.5-flash", "tool_choice": "none", "tools": [{"name": "now"}]}}'
+            '{"id": "req_tool_choice_none", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "Time?"}], "tools": [{"name": "now"}], "tool_choice": "none"}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "Time?"}]}], "tools": [{"functionDeclarations": [{"name": "now"}]}], "toolConfig": {"functionCallingConfig": {"mode": "NONE"}}}}'
         ),
     )
 
@@ -180,7 +180,7 @@ def test_req_tool_choice_forced_tool() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Time?"}], "role": "user"}], "model": "gemini-2.5-flash", "toolConfig": {"functionCallingConfig": {"allowedFunctionNames": ["date"], "mode": "ANY"}}, "tools": [{"functionDeclarations": [{"name": "now"}, {"name": "date"}]}]}, "id": "req_tool_choice_forced_tool", "to_wire": {"messages": [{"content": "Time?", "role": "user"}], "model": "gemini-2.5-flash", "tool_choice": {"name": "date", "type": "tool"}, "tools": [{"name": "now"}, {"name": "date"}]}}'
+            '{"id": "req_tool_choice_forced_tool", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "Time?"}], "tools": [{"name": "now"}, {"name": "date"}], "tool_choice": {"type": "tool", "name": "date"}}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "Time?"}]}], "tools": [{"functionDeclarations": [{"name": "now"}, {"name": "date"}]}], "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["date"]}}}}'
         ),
     )
 
@@ -190,7 +190,7 @@ def test_req_tool_choice_forced_tool__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Time?"}], "role": "user"}], "model": "gemini-2.5-flash", "toolConfig": {"functionCallingConfig": {"allowedFunctionNames": ["date"], "mode": "ANY"}}, "tools": [{"functionDeclarations": [{"name": "now"}, {"name": "date"}]}]}, "id": "req_tool_choice_forced_tool", "to_wire": {"messages": [{"content": "Time?", "role": "user"}], "model": "gemini-2.5-flash", "tool_choice": {"name": "date", "type": "tool"}, "tools": [{"name": "now"}, {"name": "date"}]}}'
+            '{"id": "req_tool_choice_forced_tool", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "Time?"}], "tools": [{"name": "now"}, {"name": "date"}], "tool_choice": {"type": "tool", "name": "date"}}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "Time?"}]}], "tools": [{"functionDeclarations": [{"name": "now"}, {"name": "date"}]}], "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["date"]}}}}'
         ),
     )
 
@@ -200,7 +200,7 @@ def test_req_all_options_under_generation_config() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "generationConfig": {"frequencyPenalty": 0.5, "maxOutputTokens": 256, "presencePenalty": 0.25, "seed": 42, "stopSequences": ["END", "STOP"], "temperature": 0.7, "topK": 40, "topP": 0.95}, "model": "gemini-2.5-flash"}, "id": "req_all_options_under_generation_config", "to_wire": {"config": {"frequency_penalty": 0.5, "max_tokens": 256, "presence_penalty": 0.25, "seed": 42, "stop_sequences": ["END", "STOP"], "temperature": 0.7, "top_k": 40, "top_p": 0.95}, "messages": [{"content": "hi", "role": "user"}], "model": "gemini-2.5-flash"}}'
+            '{"id": "req_all_options_under_generation_config", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "hi"}], "config": {"temperature": 0.7, "max_tokens": 256, "top_p": 0.95, "top_k": 40, "seed": 42, "stop_sequences": ["END", "STOP"], "frequency_penalty": 0.5, "presence_penalty": 0.25}}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "generationConfig": {"temperature": 0.7, "maxOutputTokens": 256, "topP": 0.95, "topK": 40, "seed": 42, "stopSequences": ["END", "STOP"], "frequencyPenalty": 0.5, "presencePenalty": 0.25}}}'
         ),
     )
 
@@ -210,7 +210,7 @@ def test_req_all_options_under_generation_config__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "generationConfig": {"frequencyPenalty": 0.5, "maxOutputTokens": 256, "presencePenalty": 0.25, "seed": 42, "stopSequences": ["END", "STOP"], "temperature": 0.7, "topK": 40, "topP": 0.95}, "model": "gemini-2.5-flash"}, "id": "req_all_options_under_generation_config", "to_wire": {"config": {"frequency_penalty": 0.5, "max_tokens": 256, "presence_penalty": 0.25, "seed": 42, "stop_sequences": ["END", "STOP"], "temperature": 0.7, "top_k": 40, "top_p": 0.95}, "messages": [{"content": "hi", "role": "user"}], "model": "gemini-2.5-flash"}}'
+            '{"id": "req_all_options_under_generation_config", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "hi"}], "config": {"temperature": 0.7, "max_tokens": 256, "top_p": 0.95, "top_k": 40, "seed": 42, "stop_sequences": ["END", "STOP"], "frequency_penalty": 0.5, "presence_penalty": 0.25}}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "generationConfig": {"temperature": 0.7, "maxOutputTokens": 256, "topP": 0.95, "topK": 40, "seed": 42, "stopSequences": ["END", "STOP"], "frequencyPenalty": 0.5, "presencePenalty": 0.25}}}'
         ),
     )
 
@@ -220,7 +220,7 @@ def test_req_extras_under_generation_config() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "generationConfig": {"maxOutputTokens": 64, "stopSequences": ["STOP", "END"], "thinkingConfig": {"includeThoughts": false, "thinkingBudget": 0}}, "model": "gemini-2.5-flash"}, "id": "req_extras_under_generation_config", "to_wire": {"config": {"extras": {"maxOutputTokens": 64, "stopSequences": ["END", "STOP"], "thinkingConfig": {"includeThoughts": false, "thinkingBudget": 0}}, "max_tokens": 64, "stop_sequences": ["STOP"]}, "messages": [{"content": "hi", "role": "user"}], "model": "gemini-2.5-flash"}}'
+            '{"id": "req_extras_under_generation_config", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "hi"}], "config": {"max_tokens": 64, "stop_sequences": ["STOP"], "extras": {"stopSequences": ["END", "STOP"], "maxOutputTokens": 64, "thinkingConfig": {"thinkingBudget": 0, "includeThoughts": false}}}}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "generationConfig": {"maxOutputTokens": 64, "stopSequences": ["STOP", "END"], "thinkingConfig": {"includeThoughts": false, "thinkingBudget": 0}}}}'
         ),
     )
 
@@ -230,7 +230,7 @@ def test_req_extras_under_generation_config__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "generationConfig": {"maxOutputTokens": 64, "stopSequences": ["STOP", "END"], "thinkingConfig": {"includeThoughts": false, "thinkingBudget": 0}}, "model": "gemini-2.5-flash"}, "id": "req_extras_under_generation_config", "to_wire": {"config": {"extras": {"maxOutputTokens": 64, "stopSequences": ["END", "STOP"], "thinkingConfig": {"includeThoughts": false, "thinkingBudget": 0}}, "max_tokens": 64, "stop_sequences": ["STOP"]}, "messages": [{"content": "hi", "role": "user"}], "model": "gemini-2.5-flash"}}'
+            '{"id": "req_extras_under_generation_config", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "hi"}], "config": {"max_tokens": 64, "stop_sequences": ["STOP"], "extras": {"stopSequences": ["END", "STOP"], "maxOutputTokens": 64, "thinkingConfig": {"thinkingBudget": 0, "includeThoughts": false}}}}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "generationConfig": {"maxOutputTokens": 64, "stopSequences": ["STOP", "END"], "thinkingConfig": {"includeThoughts": false, "thinkingBudget": 0}}}}'
         ),
     )
 
@@ -240,7 +240,7 @@ def test_req_extras_root_keys() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"cachedContent": "cachedContents/abc123", "contents": [{"parts": [{"text": "hi"}], "role": "user"}], "generationConfig": {"candidateCount": 1}, "model": "gemini-2.5-flash", "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}]}, "id": "req_extras_root_keys", "to_wire": {"config": {"extras": {"cachedContent": "cachedContents/abc123", "candidateCount": 1, "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}]}}, "messages": [{"content": "hi", "role": "user"}], "model": "gemini-2.5-flash"}}'
+            '{"id": "req_extras_root_keys", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "hi"}], "config": {"extras": {"safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}], "cachedContent": "cachedContents/abc123", "candidateCount": 1}}}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}], "cachedContent": "cachedContents/abc123", "generationConfig": {"candidateCount": 1}}}'
         ),
     )
 
@@ -250,7 +250,7 @@ def test_req_extras_root_keys__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"cachedContent": "cachedContents/abc123", "contents": [{"parts": [{"text": "hi"}], "role": "user"}], "generationConfig": {"candidateCount": 1}, "model": "gemini-2.5-flash", "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}]}, "id": "req_extras_root_keys", "to_wire": {"config": {"extras": {"cachedContent": "cachedContents/abc123", "candidateCount": 1, "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}]}}, "messages": [{"content": "hi", "role": "user"}], "model": "gemini-2.5-flash"}}'
+            '{"id": "req_extras_root_keys", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "hi"}], "config": {"extras": {"safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}], "cachedContent": "cachedContents/abc123", "candidateCount": 1}}}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}], "cachedContent": "cachedContents/abc123", "generationConfig": {"candidateCount": 1}}}'
         ),
     )
 
@@ -260,7 +260,7 @@ def test_req_extras_root_key_only() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"cachedContent": "cachedContents/abc123", "contents": [{"parts": [{"text": "hi"}], "role": "user"}], "model": "gemini-2.5-flash"}, "id": "req_extras_root_key_only", "to_wire": {"config": {"extras": {"cachedContent": "cachedContents/abc123"}}, "messages": [{"content": "hi", "role": "user"}], "model": "gemini-2.5-flash"}}'
+            '{"id": "req_extras_root_key_only", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "hi"}], "config": {"extras": {"cachedContent": "cachedContents/abc123"}}}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "cachedContent": "cachedContents/abc123"}}'
         ),
     )
 
@@ -270,7 +270,7 @@ def test_req_extras_root_key_only__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"cachedContent": "cachedContents/abc123", "contents": [{"parts": [{"text": "hi"}], "role": "user"}], "model": "gemini-2.5-flash"}, "id": "req_extras_root_key_only", "to_wire": {"config": {"extras": {"cachedContent": "cachedContents/abc123"}}, "messages": [{"content": "hi", "role": "user"}], "model": "gemini-2.5-flash"}}'
+            '{"id": "req_extras_root_key_only", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "hi"}], "config": {"extras": {"cachedContent": "cachedContents/abc123"}}}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "cachedContent": "cachedContents/abc123"}}'
         ),
     )
 
@@ -280,7 +280,7 @@ def test_rfw_extras_root_keys() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"config": {"extras": {"candidateCount": 1, "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}]}}, "messages": [{"content": [{"text": "hi", "type": "text"}], "role": "user"}], "model": "gemini-2.5-flash"}, "id": "rfw_extras_root_keys", "request_from_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "generationConfig": {"candidateCount": 1}, "model": "gemini-2.5-flash", "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}]}}'
+            '{"id": "rfw_extras_root_keys", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}], "generationConfig": {"candidateCount": 1}}, "expect_canonical": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}], "config": {"extras": {"candidateCount": 1, "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}]}}}}'
         ),
     )
 
@@ -290,7 +290,7 @@ def test_err_rfw_extras_key_twice() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "generationConfig.cachedContent"}, "id": "err_rfw_extras_key_twice", "request_from_wire": {"cachedContent": "cachedContents/a", "contents": [{"parts": [{"text": "hi"}], "role": "user"}], "generationConfig": {"cachedContent": "cachedContents/b"}, "model": "gemini-2.5-flash"}}'
+            '{"id": "err_rfw_extras_key_twice", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "cachedContent": "cachedContents/a", "generationConfig": {"cachedContent": "cachedContents/b"}}, "expect_error": {"category": "provider_invalid_request", "path": "generationConfig.cachedContent"}}'
         ),
     )
 
@@ -300,7 +300,7 @@ def test_err_extras_conflicting_scalar() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.temperature"}, "id": "err_extras_conflicting_scalar", "to_wire": {"config": {"extras": {"temperature": 0.9}, "temperature": 0.2}, "messages": [{"content": "hi", "role": "user"}], "model": "gemini-2.5-flash"}}'
+            '{"id": "err_extras_conflicting_scalar", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "hi"}], "config": {"temperature": 0.2, "extras": {"temperature": 0.9}}}, "expect_error": {"category": "provider_invalid_request", "path": "config.extras.temperature"}}'
         ),
     )
 
@@ -310,7 +310,7 @@ def test_req_structured_output_native() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Generate."}], "role": "user"}], "generationConfig": {"maxOutputTokens": 64, "responseJsonSchema": {"additionalProperties": false, "properties": {"tags": {"items": {"type": "string"}, "minItems": 1, "type": "array"}, "value": {"type": "integer"}}, "required": ["value"], "type": "object"}, "responseMimeType": "application/json"}, "model": "gemini-2.5-flash"}, "id": "req_structured_output_native", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Generate.", "role": "user"}], "model": "gemini-2.5-flash", "response_schema": {"additionalProperties": false, "properties": {"tags": {"items": {"type": "string"}, "minItems": 1, "type": "array"}, "value": {"type": "integer"}}, "required": ["value"], "type": "object"}}}'
+            '{"id": "req_structured_output_native", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "Generate."}], "config": {"max_tokens": 64}, "response_schema": {"type": "object", "properties": {"value": {"type": "integer"}, "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1}}, "required": ["value"], "additionalProperties": false}}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "Generate."}]}], "generationConfig": {"maxOutputTokens": 64, "responseMimeType": "application/json", "responseJsonSchema": {"type": "object", "properties": {"value": {"type": "integer"}, "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1}}, "required": ["value"], "additionalProperties": false}}}}'
         ),
     )
 
@@ -320,7 +320,7 @@ def test_req_structured_output_native__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Generate."}], "role": "user"}], "generationConfig": {"maxOutputTokens": 64, "responseJsonSchema": {"additionalProperties": false, "properties": {"tags": {"items": {"type": "string"}, "minItems": 1, "type": "array"}, "value": {"type": "integer"}}, "required": ["value"], "type": "object"}, "responseMimeType": "application/json"}, "model": "gemini-2.5-flash"}, "id": "req_structured_output_native", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Generate.", "role": "user"}], "model": "gemini-2.5-flash", "response_schema": {"additionalProperties": false, "properties": {"tags": {"items": {"type": "string"}, "minItems": 1, "type": "array"}, "value": {"type": "integer"}}, "required": ["value"], "type": "object"}}}'
+            '{"id": "req_structured_output_native", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "Generate."}], "config": {"max_tokens": 64}, "response_schema": {"type": "object", "properties": {"value": {"type": "integer"}, "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1}}, "required": ["value"], "additionalProperties": false}}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "Generate."}]}], "generationConfig": {"maxOutputTokens": 64, "responseMimeType": "application/json", "responseJsonSchema": {"type": "object", "properties": {"value": {"type": "integer"}, "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1}}, "required": ["value"], "additionalProperties": false}}}}'
         ),
     )
 
@@ -330,7 +330,7 @@ def test_rfw_full_request() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"config": {"extras": {"thinkingConfig": {"thinkingBudget": 128}}, "stop_sequences": ["END"], "temperature": 0.1}, "messages": [{"content": "Be terse.\\n\\nAnswer in French.", "role": "system"}, {"content": [{"text": "Weather?", "type": "text"}], "role": "user"}, {"content": [], "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_dfb259e9d1c0bc65", "name": "get_weather"}]}, {"content": "18C", "name": "get_weather", "role": "tool", "tool_call_id": "call_dfb259e9d1c0bc65"}], "model": "gemini-2.5-flash", "response_schema": {"type": "object"}, "tool_choice": {"name": "get_weather", "type": "tool"}, "tools": [{"name": "get_weather", "parameters": {"type": "object"}}]}, "id": "rfw_full_request", "request_from_wire": {"contents": [{"parts": [{"text": "Weather?"}], "role": "user"}, {"parts": [{"functionCall": {"args": {"city": "Paris"}, "name": "get_weather"}}], "role": "model"}, {"parts": [{"functionResponse": {"name": "get_weather", "response": {"result": "18C"}}}], "role": "user"}], "generationConfig": {"responseJsonSchema": {"type": "object"}, "responseMimeType": "application/json", "stopSequences": ["END"], "temperature": 0.1, "thinkingConfig": {"thinkingBudget": 128}}, "model": "gemini-2.5-flash", "systemInstruction": {"parts": [{"text": "Be terse."}, {"text": "Answer in French."}]}, "toolConfig": {"functionCallingConfig": {"allowedFunctionNames": ["get_weather"], "mode": "ANY"}}, "tools": [{"functionDeclarations": [{"name": "get_weather", "parametersJsonSchema": {"type": "object"}}]}]}}'
+            '{"id": "rfw_full_request", "request_from_wire": {"model": "gemini-2.5-flash", "systemInstruction": {"parts": [{"text": "Be terse."}, {"text": "Answer in French."}]}, "contents": [{"role": "user", "parts": [{"text": "Weather?"}]}, {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}]}, {"role": "user", "parts": [{"functionResponse": {"name": "get_weather", "response": {"result": "18C"}}}]}], "tools": [{"functionDeclarations": [{"name": "get_weather", "parametersJsonSchema": {"type": "object"}}]}], "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["get_weather"]}}, "generationConfig": {"temperature": 0.1, "stopSequences": ["END"], "responseMimeType": "application/json", "responseJsonSchema": {"type": "object"}, "thinkingConfig": {"thinkingBudget": 128}}}, "expect_canonical": {"model": "gemini-2.5-flash", "messages": [{"role": "system", "content": "Be terse.\\n\\nAnswer in French."}, {"role": "user", "content": [{"type": "text", "text": "Weather?"}]}, {"role": "assistant", "content": [], "tool_calls": [{"id": "call_dfb259e9d1c0bc65", "name": "get_weather", "arguments": {"city": "Paris"}}]}, {"role": "tool", "tool_call_id": "call_dfb259e9d1c0bc65", "content": "18C", "name": "get_weather"}], "tools": [{"name": "get_weather", "parameters": {"type": "object"}}], "tool_choice": {"type": "tool", "name": "get_weather"}, "response_schema": {"type": "object"}, "config": {"temperature": 0.1, "stop_sequences": ["END"], "extras": {"thinkingConfig": {"thinkingBudget": 128}}}}}'
         ),
     )
 
@@ -340,7 +340,7 @@ def test_rfw_thought_and_signatures_stamped_google() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}, {"content": [{"origin": "google", "text": "Thinking.", "type": "thinking"}, {"origin": "google", "signature": "c2lnLTE=", "text": "Hello.", "type": "text"}], "role": "assistant"}, {"content": [{"text": "More.", "type": "text"}], "role": "user"}], "model": "gemini-2.5-pro"}, "id": "rfw_thought_and_signatures_stamped_google", "request_from_wire": {"contents": [{"parts": [{"text": "Hi"}], "role": "user"}, {"parts": [{"text": "Thinking.", "thought": true}, {"text": "Hello.", "thoughtSignature": "c2lnLTE="}], "role": "model"}, {"parts": [{"text": "More."}], "role": "user"}], "model": "gemini-2.5-pro"}}'
+            '{"id": "rfw_thought_and_signatures_stamped_google", "request_from_wire": {"model": "gemini-2.5-pro", "contents": [{"role": "user", "parts": [{"text": "Hi"}]}, {"role": "model", "parts": [{"text": "Thinking.", "thought": true}, {"text": "Hello.", "thoughtSignature": "c2lnLTE="}]}, {"role": "user", "parts": [{"text": "More."}]}]}, "expect_canonical": {"model": "gemini-2.5-pro", "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}, {"role": "assistant", "content": [{"type": "thinking", "text": "Thinking.", "origin": "google"}, {"type": "text", "text": "Hello.", "signature": "c2lnLTE=", "origin": "google"}]}, {"role": "user", "content": [{"type": "text", "text": "More."}]}]}}'
         ),
     )
 
@@ -350,17 +350,17 @@ def test_err_rfw_root_field_not_carried() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "labels"}, "id": "err_rfw_root_field_not_carried", "request_from_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "labels": {"team": "a"}, "model": "gemini-2.5-flash"}}'
+            '{"id": "err_rfw_root_field_not_carried", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "labels": {"team": "a"}}, "expect_error": {"category": "provider_invalid_request", "path": "labels"}}'
         ),
     )
 
 
-def test_err_rfw_other_tool_kind() -> None:
-    """tools group: a built-in tool (googleSearch) has no canonical form."""
+def test_rfw_other_tool_kind_carried() -> None:
+    """tools group, request.unknown_parts carry: a built-in tool (googleSearch) has no canonical form; carried for this wire, the function declarations read"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "tools[0].googleSearch"}, "id": "err_rfw_other_tool_kind", "request_from_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "model": "gemini-2.5-flash", "tools": [{"googleSearch": {}}]}}'
+            '{"id": "rfw_other_tool_kind_carried", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "tools": [{"googleSearch": {}}, {"functionDeclarations": [{"name": "f"}]}]}, "expect_canonical": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}], "tools": [{"name": "f"}]}}'
         ),
     )
 
@@ -370,17 +370,17 @@ def test_err_rfw_openapi_parameters_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "tools[0].functionDeclarations[0].parameters"}, "id": "err_rfw_openapi_parameters_rejected", "request_from_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "model": "gemini-2.5-flash", "tools": [{"functionDeclarations": [{"name": "f", "parameters": {"type": "OBJECT"}}]}]}}'
+            '{"id": "err_rfw_openapi_parameters_rejected", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "tools": [{"functionDeclarations": [{"name": "f", "parameters": {"type": "OBJECT"}}]}]}, "expect_error": {"category": "provider_invalid_request", "path": "tools[0].functionDeclarations[0].parameters"}}'
         ),
     )
 
 
-def test_err_rfw_unknown_part() -> None:
-    """part_dispatch keys: a part none of the templates fits is an error naming it."""
+def test_rfw_unknown_part_carried() -> None:
+    """part_dispatch keys, request.unknown_parts carry: a part none of the templates fits (executableCode) is carried for this wire"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "message_contains": "executableCode", "path": "contents[0].parts[0]"}, "id": "err_rfw_unknown_part", "request_from_wire": {"contents": [{"parts": [{"executableCode": {"code": "print(1)", "language": "PYTHON"}}], "role": "user"}], "model": "gemini-2.5-flash"}}'
+            '{"id": "rfw_unknown_part_carried", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "run it"}, {"executableCode": {"language": "PYTHON", "code": "print(1)"}}]}]}, "expect_canonical": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": [{"type": "text", "text": "run it"}]}]}}'
         ),
     )
 
@@ -390,7 +390,7 @@ def test_err_rfw_several_allowed_function_names() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "toolConfig.functionCallingConfig.allowedFunctionNames"}, "id": "err_rfw_several_allowed_function_names", "request_from_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "model": "gemini-2.5-flash", "toolConfig": {"functionCallingConfig": {"allowedFunctionNames": ["a", "b"], "mode": "ANY"}}, "tools": [{"functionDeclarations": [{"name": "a"}, {"name": "b"}]}]}}'
+            '{"id": "err_rfw_several_allowed_function_names", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "tools": [{"functionDeclarations": [{"name": "a"}, {"name": "b"}]}], "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["a", "b"]}}}, "expect_error": {"category": "provider_invalid_request", "path": "toolConfig.functionCallingConfig.allowedFunctionNames"}}'
         ),
     )
 
@@ -400,7 +400,7 @@ def test_err_rfw_validated_mode() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "toolConfig.functionCallingConfig"}, "id": "err_rfw_validated_mode", "request_from_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "model": "gemini-2.5-flash", "toolConfig": {"functionCallingConfig": {"mode": "VALIDATED"}}, "tools": [{"functionDeclarations": [{"name": "a"}]}]}}'
+            '{"id": "err_rfw_validated_mode", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "tools": [{"functionDeclarations": [{"name": "a"}]}], "toolConfig": {"functionCallingConfig": {"mode": "VALIDATED"}}}, "expect_error": {"category": "provider_invalid_request", "path": "toolConfig.functionCallingConfig"}}'
         ),
     )
 
@@ -410,7 +410,7 @@ def test_err_rfw_unpaired_tool_result() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "contents"}, "id": "err_rfw_unpaired_tool_result", "request_from_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}, {"parts": [{"functionResponse": {"name": "f", "response": {"result": "x"}}}], "role": "user"}], "model": "gemini-2.5-flash"}}'
+            '{"id": "err_rfw_unpaired_tool_result", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}, {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {"result": "x"}}}]}]}, "expect_error": {"category": "provider_invalid_request", "path": "contents"}}'
         ),
     )
 
@@ -420,7 +420,7 @@ def test_resp_text_stop_with_cache() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "It\'s sunny in SF.", "role": "assistant"}, "usage": {"cached_tokens": 2048, "completion_tokens": 6, "prompt_tokens": 2100, "total_tokens": 2130}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "It\'s sunny in SF."}], "role": "model"}, "finishReason": "STOP", "index": 0}], "modelVersion": "gemini-2.5-flash", "responseId": "resp-1", "usageMetadata": {"cachedContentTokenCount": 2048, "candidatesTokenCount": 6, "promptTokenCount": 2100, "thoughtsTokenCount": 24, "totalTokenCount": 2130}}, "id": "resp_text_stop_with_cache", "lossy": "thoughtsTokenCount, modelVersion defaults and the role-less parts live only in raw"}'
+            '{"id": "resp_text_stop_with_cache", "lossy": "thoughtsTokenCount, modelVersion defaults and the role-less parts live only in raw", "from_wire": {"candidates": [{"content": {"role": "model", "parts": [{"text": "It\'s sunny in SF."}]}, "finishReason": "STOP", "index": 0}], "usageMetadata": {"promptTokenCount": 2100, "candidatesTokenCount": 6, "totalTokenCount": 2130, "cachedContentTokenCount": 2048, "thoughtsTokenCount": 24}, "modelVersion": "gemini-2.5-flash", "responseId": "resp-1"}, "expect_canonical": {"message": {"role": "assistant", "content": "It\'s sunny in SF."}, "finish_reason": "stop", "usage": {"prompt_tokens": 2100, "completion_tokens": 6, "total_tokens": 2130, "cached_tokens": 2048}}}'
         ),
     )
 
@@ -430,7 +430,7 @@ def test_resp_function_call_signed() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": [{"origin": "google", "text": "Let me check the weather.", "type": "thinking"}], "role": "assistant", "tool_calls": [{"arguments": {"location": "SF"}, "id": "call_1", "name": "get_weather", "origin": "google", "signature": "sig-g1"}]}, "usage": {"completion_tokens": 10, "prompt_tokens": 20, "total_tokens": 30}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "Let me check the weather.", "thought": true}, {"functionCall": {"args": {"location": "SF"}, "id": "call_1", "name": "get_weather"}, "thoughtSignature": "sig-g1"}], "role": "model"}, "finishReason": "STOP", "index": 0}], "modelVersion": "gemini-2.5-pro", "responseId": "resp-2", "usageMetadata": {"candidatesTokenCount": 10, "promptTokenCount": 20, "totalTokenCount": 30}}, "id": "resp_function_call_signed"}'
+            '{"id": "resp_function_call_signed", "from_wire": {"candidates": [{"content": {"role": "model", "parts": [{"text": "Let me check the weather.", "thought": true}, {"functionCall": {"id": "call_1", "name": "get_weather", "args": {"location": "SF"}}, "thoughtSignature": "sig-g1"}]}, "finishReason": "STOP", "index": 0}], "usageMetadata": {"promptTokenCount": 20, "candidatesTokenCount": 10, "totalTokenCount": 30}, "modelVersion": "gemini-2.5-pro", "responseId": "resp-2"}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "thinking", "text": "Let me check the weather.", "origin": "google"}], "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"location": "SF"}, "signature": "sig-g1", "origin": "google"}]}, "finish_reason": "tool_calls", "usage": {"prompt_tokens": 20, "completion_tokens": 10, "total_tokens": 30}}}'
         ),
     )
 
@@ -440,7 +440,7 @@ def test_resp_function_call_signed__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": [{"origin": "google", "text": "Let me check the weather.", "type": "thinking"}], "role": "assistant", "tool_calls": [{"arguments": {"location": "SF"}, "id": "call_1", "name": "get_weather", "origin": "google", "signature": "sig-g1"}]}, "usage": {"completion_tokens": 10, "prompt_tokens": 20, "total_tokens": 30}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "Let me check the weather.", "thought": true}, {"functionCall": {"args": {"location": "SF"}, "id": "call_1", "name": "get_weather"}, "thoughtSignature": "sig-g1"}], "role": "model"}, "finishReason": "STOP", "index": 0}], "modelVersion": "gemini-2.5-pro", "responseId": "resp-2", "usageMetadata": {"candidatesTokenCount": 10, "promptTokenCount": 20, "totalTokenCount": 30}}, "id": "resp_function_call_signed"}'
+            '{"id": "resp_function_call_signed", "from_wire": {"candidates": [{"content": {"role": "model", "parts": [{"text": "Let me check the weather.", "thought": true}, {"functionCall": {"id": "call_1", "name": "get_weather", "args": {"location": "SF"}}, "thoughtSignature": "sig-g1"}]}, "finishReason": "STOP", "index": 0}], "usageMetadata": {"promptTokenCount": 20, "candidatesTokenCount": 10, "totalTokenCount": 30}, "modelVersion": "gemini-2.5-pro", "responseId": "resp-2"}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "thinking", "text": "Let me check the weather.", "origin": "google"}], "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"location": "SF"}, "signature": "sig-g1", "origin": "google"}]}, "finish_reason": "tool_calls", "usage": {"prompt_tokens": 20, "completion_tokens": 10, "total_tokens": 30}}}'
         ),
     )
 
@@ -450,7 +450,7 @@ def test_resp_function_call_without_id_gets_synthesized_id() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_dfb259e9d1c0bc65", "name": "get_weather"}, {"arguments": {"city": "Oslo"}, "id": "call_1a1f09a9e39a7c0c", "name": "get_weather"}]}, "usage": {"completion_tokens": 8, "prompt_tokens": 5, "total_tokens": 13}}, "from_wire": {"candidates": [{"content": {"parts": [{"functionCall": {"args": {"city": "Paris"}, "name": "get_weather"}}, {"functionCall": {"args": {"city": "Oslo"}, "name": "get_weather"}}], "role": "model"}, "finishReason": "STOP"}], "usageMetadata": {"candidatesTokenCount": 8, "promptTokenCount": 5, "totalTokenCount": 13}}, "id": "resp_function_call_without_id_gets_synthesized_id", "lossy": "the synthesized id is written back on response_to_wire"}'
+            '{"id": "resp_function_call_without_id_gets_synthesized_id", "lossy": "the synthesized id is written back on response_to_wire", "from_wire": {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}, {"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}]}, "finishReason": "STOP"}], "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 8, "totalTokenCount": 13}}, "expect_canonical": {"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_dfb259e9d1c0bc65", "name": "get_weather", "arguments": {"city": "Paris"}}, {"id": "call_1a1f09a9e39a7c0c", "name": "get_weather", "arguments": {"city": "Oslo"}}]}, "finish_reason": "tool_calls", "usage": {"prompt_tokens": 5, "completion_tokens": 8, "total_tokens": 13}}}'
         ),
     )
 
@@ -460,7 +460,7 @@ def test_resp_signed_text_part() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "google", "signature": "c2lnLXQ=", "text": "Done.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 3, "total_tokens": 4}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "Done.", "thoughtSignature": "c2lnLXQ="}], "role": "model"}, "finishReason": "STOP", "index": 0}], "modelVersion": "gemini-2.5-pro", "responseId": "resp-3", "usageMetadata": {"candidatesTokenCount": 1, "promptTokenCount": 3, "totalTokenCount": 4}}, "id": "resp_signed_text_part"}'
+            '{"id": "resp_signed_text_part", "from_wire": {"candidates": [{"content": {"role": "model", "parts": [{"text": "Done.", "thoughtSignature": "c2lnLXQ="}]}, "finishReason": "STOP", "index": 0}], "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 1, "totalTokenCount": 4}, "modelVersion": "gemini-2.5-pro", "responseId": "resp-3"}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "text", "text": "Done.", "signature": "c2lnLXQ=", "origin": "google"}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}}}'
         ),
     )
 
@@ -470,7 +470,7 @@ def test_resp_signed_text_part__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "google", "signature": "c2lnLXQ=", "text": "Done.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 3, "total_tokens": 4}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "Done.", "thoughtSignature": "c2lnLXQ="}], "role": "model"}, "finishReason": "STOP", "index": 0}], "modelVersion": "gemini-2.5-pro", "responseId": "resp-3", "usageMetadata": {"candidatesTokenCount": 1, "promptTokenCount": 3, "totalTokenCount": 4}}, "id": "resp_signed_text_part"}'
+            '{"id": "resp_signed_text_part", "from_wire": {"candidates": [{"content": {"role": "model", "parts": [{"text": "Done.", "thoughtSignature": "c2lnLXQ="}]}, "finishReason": "STOP", "index": 0}], "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 1, "totalTokenCount": 4}, "modelVersion": "gemini-2.5-pro", "responseId": "resp-3"}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "text", "text": "Done.", "signature": "c2lnLXQ=", "origin": "google"}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}}}'
         ),
     )
 
@@ -480,7 +480,7 @@ def test_resp_max_tokens_is_length() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "length", "message": {"content": "It was a dark and", "role": "assistant"}, "usage": {"completion_tokens": 5, "prompt_tokens": 4, "total_tokens": 9}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "It was a dark and"}], "role": "model"}, "finishReason": "MAX_TOKENS", "index": 0}], "modelVersion": "gemini-2.5-flash", "responseId": "resp-4", "usageMetadata": {"candidatesTokenCount": 5, "promptTokenCount": 4, "totalTokenCount": 9}}, "id": "resp_max_tokens_is_length"}'
+            '{"id": "resp_max_tokens_is_length", "from_wire": {"candidates": [{"content": {"role": "model", "parts": [{"text": "It was a dark and"}]}, "finishReason": "MAX_TOKENS", "index": 0}], "usageMetadata": {"promptTokenCount": 4, "candidatesTokenCount": 5, "totalTokenCount": 9}, "modelVersion": "gemini-2.5-flash", "responseId": "resp-4"}, "expect_canonical": {"message": {"role": "assistant", "content": "It was a dark and"}, "finish_reason": "length", "usage": {"prompt_tokens": 4, "completion_tokens": 5, "total_tokens": 9}}}'
         ),
     )
 
@@ -490,7 +490,7 @@ def test_resp_max_tokens_is_length__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "length", "message": {"content": "It was a dark and", "role": "assistant"}, "usage": {"completion_tokens": 5, "prompt_tokens": 4, "total_tokens": 9}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "It was a dark and"}], "role": "model"}, "finishReason": "MAX_TOKENS", "index": 0}], "modelVersion": "gemini-2.5-flash", "responseId": "resp-4", "usageMetadata": {"candidatesTokenCount": 5, "promptTokenCount": 4, "totalTokenCount": 9}}, "id": "resp_max_tokens_is_length"}'
+            '{"id": "resp_max_tokens_is_length", "from_wire": {"candidates": [{"content": {"role": "model", "parts": [{"text": "It was a dark and"}]}, "finishReason": "MAX_TOKENS", "index": 0}], "usageMetadata": {"promptTokenCount": 4, "candidatesTokenCount": 5, "totalTokenCount": 9}, "modelVersion": "gemini-2.5-flash", "responseId": "resp-4"}, "expect_canonical": {"message": {"role": "assistant", "content": "It was a dark and"}, "finish_reason": "length", "usage": {"prompt_tokens": 4, "completion_tokens": 5, "total_tokens": 9}}}'
         ),
     )
 
@@ -500,7 +500,7 @@ def test_resp_max_tokens_without_parts() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "length", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": 4, "total_tokens": 104}}, "from_wire": {"candidates": [{"content": {"role": "model"}, "finishReason": "MAX_TOKENS"}], "usageMetadata": {"promptTokenCount": 4, "thoughtsTokenCount": 100, "totalTokenCount": 104}}, "id": "resp_max_tokens_without_parts", "lossy": "a content object with only its role is written back with empty parts absent and role kept"}'
+            '{"id": "resp_max_tokens_without_parts", "lossy": "a content object with only its role is written back with empty parts absent and role kept", "from_wire": {"candidates": [{"content": {"role": "model"}, "finishReason": "MAX_TOKENS"}], "usageMetadata": {"promptTokenCount": 4, "totalTokenCount": 104, "thoughtsTokenCount": 100}}, "expect_canonical": {"message": {"role": "assistant", "content": null}, "finish_reason": "length", "usage": {"prompt_tokens": 4, "completion_tokens": null, "total_tokens": 104}}}'
         ),
     )
 
@@ -510,7 +510,7 @@ def test_resp_safety_without_content() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "content_filter", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": 8, "total_tokens": 8}}, "from_wire": {"candidates": [{"finishReason": "SAFETY", "index": 0, "safetyRatings": [{"category": "HARM_CATEGORY_DANGEROUS_CONTENT", "probability": "HIGH"}]}], "usageMetadata": {"promptTokenCount": 8, "totalTokenCount": 8}}, "id": "resp_safety_without_content", "lossy": "safetyRatings live only in raw"}'
+            '{"id": "resp_safety_without_content", "lossy": "safetyRatings live only in raw", "from_wire": {"candidates": [{"finishReason": "SAFETY", "index": 0, "safetyRatings": [{"category": "HARM_CATEGORY_DANGEROUS_CONTENT", "probability": "HIGH"}]}], "usageMetadata": {"promptTokenCount": 8, "totalTokenCount": 8}}, "expect_canonical": {"message": {"role": "assistant", "content": null}, "finish_reason": "content_filter", "usage": {"prompt_tokens": 8, "completion_tokens": null, "total_tokens": 8}}}'
         ),
     )
 
@@ -520,7 +520,7 @@ def test_resp_recitation_is_content_filter() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "content_filter", "message": {"content": "Partial", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "Partial"}], "role": "model"}, "finishReason": "RECITATION"}]}, "id": "resp_recitation_is_content_filter", "lossy": "the wire value RECITATION is kept only in raw (response_to_wire keeps it from raw)"}'
+            '{"id": "resp_recitation_is_content_filter", "lossy": "the wire value RECITATION is kept only in raw (response_to_wire keeps it from raw)", "from_wire": {"candidates": [{"content": {"role": "model", "parts": [{"text": "Partial"}]}, "finishReason": "RECITATION"}]}, "expect_canonical": {"message": {"role": "assistant", "content": "Partial"}, "finish_reason": "content_filter", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
         ),
     )
 
@@ -530,7 +530,7 @@ def test_resp_blocklist_is_content_filter() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "content_filter", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"candidates": [{"finishReason": "BLOCKLIST"}]}, "id": "resp_blocklist_is_content_filter", "lossy": "no usageMetadata; the content-less candidate writes back with empty content"}'
+            '{"id": "resp_blocklist_is_content_filter", "lossy": "no usageMetadata; the content-less candidate writes back with empty content", "from_wire": {"candidates": [{"finishReason": "BLOCKLIST"}]}, "expect_canonical": {"message": {"role": "assistant", "content": null}, "finish_reason": "content_filter", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
         ),
     )
 
@@ -540,7 +540,7 @@ def test_resp_prohibited_content_is_content_filter() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "content_filter", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"candidates": [{"finishReason": "PROHIBITED_CONTENT"}]}, "id": "resp_prohibited_content_is_content_filter", "lossy": "the content-less candidate writes back with empty content"}'
+            '{"id": "resp_prohibited_content_is_content_filter", "lossy": "the content-less candidate writes back with empty content", "from_wire": {"candidates": [{"finishReason": "PROHIBITED_CONTENT"}]}, "expect_canonical": {"message": {"role": "assistant", "content": null}, "finish_reason": "content_filter", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
         ),
     )
 
@@ -550,7 +550,7 @@ def test_resp_spii_is_content_filter() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "content_filter", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"candidates": [{"finishReason": "SPII"}]}, "id": "resp_spii_is_content_filter", "lossy": "the content-less candidate writes back with empty content"}'
+            '{"id": "resp_spii_is_content_filter", "lossy": "the content-less candidate writes back with empty content", "from_wire": {"candidates": [{"finishReason": "SPII"}]}, "expect_canonical": {"message": {"role": "assistant", "content": null}, "finish_reason": "content_filter", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
         ),
     )
 
@@ -560,7 +560,7 @@ def test_resp_image_safety_is_content_filter() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "content_filter", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"candidates": [{"finishReason": "IMAGE_SAFETY"}]}, "id": "resp_image_safety_is_content_filter", "lossy": "the content-less candidate writes back with empty content"}'
+            '{"id": "resp_image_safety_is_content_filter", "lossy": "the content-less candidate writes back with empty content", "from_wire": {"candidates": [{"finishReason": "IMAGE_SAFETY"}]}, "expect_canonical": {"message": {"role": "assistant", "content": null}, "finish_reason": "content_filter", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
         ),
     )
 
@@ -570,7 +570,7 @@ def test_resp_malformed_function_call_is_error() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "error", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": 0, "prompt_tokens": 30, "total_tokens": 30}}, "from_wire": {"candidates": [{"finishMessage": "Malformed function call: get_weather(city=)", "finishReason": "MALFORMED_FUNCTION_CALL"}], "usageMetadata": {"candidatesTokenCount": 0, "promptTokenCount": 30, "totalTokenCount": 30}}, "id": "resp_malformed_function_call_is_error", "lossy": "finishMessage lives only in raw"}'
+            '{"id": "resp_malformed_function_call_is_error", "lossy": "finishMessage lives only in raw", "from_wire": {"candidates": [{"finishReason": "MALFORMED_FUNCTION_CALL", "finishMessage": "Malformed function call: get_weather(city=)"}], "usageMetadata": {"promptTokenCount": 30, "candidatesTokenCount": 0, "totalTokenCount": 30}}, "expect_canonical": {"message": {"role": "assistant", "content": null}, "finish_reason": "error", "usage": {"prompt_tokens": 30, "completion_tokens": 0, "total_tokens": 30}}}'
         ),
     )
 
@@ -580,7 +580,7 @@ def test_resp_future_finish_reason_is_error() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "error", "message": {"content": "x", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "x"}], "role": "model"}, "finishReason": "SOMETHING_NEW"}]}, "id": "resp_future_finish_reason_is_error", "lossy": "an unlisted wire value is written back as OTHER unless raw holds it"}'
+            '{"id": "resp_future_finish_reason_is_error", "lossy": "an unlisted wire value is written back as OTHER unless raw holds it", "from_wire": {"candidates": [{"content": {"role": "model", "parts": [{"text": "x"}]}, "finishReason": "SOMETHING_NEW"}]}, "expect_canonical": {"message": {"role": "assistant", "content": "x"}, "finish_reason": "error", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
         ),
     )
 
@@ -590,7 +590,7 @@ def test_resp_prompt_blocked_without_candidates() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "error", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": 9, "total_tokens": 9}}, "from_wire": {"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": {"promptTokenCount": 9, "totalTokenCount": 9}}, "id": "resp_prompt_blocked_without_candidates", "lossy": "promptFeedback lives only in raw"}'
+            '{"id": "resp_prompt_blocked_without_candidates", "lossy": "promptFeedback lives only in raw", "from_wire": {"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": {"promptTokenCount": 9, "totalTokenCount": 9}}, "expect_canonical": {"message": {"role": "assistant", "content": null}, "finish_reason": "error", "usage": {"prompt_tokens": 9, "completion_tokens": null, "total_tokens": 9}}}'
         ),
     )
 
@@ -600,7 +600,7 @@ def test_resp_structured_output_parsed() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "{\\"value\\":42}", "role": "assistant"}, "parsed": {"value": 42}, "usage": {"completion_tokens": 4, "prompt_tokens": 10, "total_tokens": 14}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "{\\"value\\":42}"}], "role": "model"}, "finishReason": "STOP", "index": 0}], "modelVersion": "gemini-2.5-flash", "responseId": "resp-5", "usageMetadata": {"candidatesTokenCount": 4, "promptTokenCount": 10, "totalTokenCount": 14}}, "id": "resp_structured_output_parsed", "response_schema": {"properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}'
+            '{"id": "resp_structured_output_parsed", "response_schema": {"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"]}, "from_wire": {"candidates": [{"content": {"role": "model", "parts": [{"text": "{\\"value\\":42}"}]}, "finishReason": "STOP", "index": 0}], "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 4, "totalTokenCount": 14}, "modelVersion": "gemini-2.5-flash", "responseId": "resp-5"}, "expect_canonical": {"message": {"role": "assistant", "content": "{\\"value\\":42}"}, "finish_reason": "stop", "usage": {"prompt_tokens": 10, "completion_tokens": 4, "total_tokens": 14}, "parsed": {"value": 42}}}'
         ),
     )
 
@@ -610,7 +610,7 @@ def test_resp_structured_output_parsed__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "{\\"value\\":42}", "role": "assistant"}, "parsed": {"value": 42}, "usage": {"completion_tokens": 4, "prompt_tokens": 10, "total_tokens": 14}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "{\\"value\\":42}"}], "role": "model"}, "finishReason": "STOP", "index": 0}], "modelVersion": "gemini-2.5-flash", "responseId": "resp-5", "usageMetadata": {"candidatesTokenCount": 4, "promptTokenCount": 10, "totalTokenCount": 14}}, "id": "resp_structured_output_parsed", "response_schema": {"properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}'
+            '{"id": "resp_structured_output_parsed", "response_schema": {"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"]}, "from_wire": {"candidates": [{"content": {"role": "model", "parts": [{"text": "{\\"value\\":42}"}]}, "finishReason": "STOP", "index": 0}], "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 4, "totalTokenCount": 14}, "modelVersion": "gemini-2.5-flash", "responseId": "resp-5"}, "expect_canonical": {"message": {"role": "assistant", "content": "{\\"value\\":42}"}, "finish_reason": "stop", "usage": {"prompt_tokens": 10, "completion_tokens": 4, "total_tokens": 14}, "parsed": {"value": 42}}}'
         ),
     )
 
@@ -620,17 +620,27 @@ def test_err_resp_structured_output_invalid() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "structured_output_invalid"}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "{\\"value\\":\\"x\\"}"}], "role": "model"}, "finishReason": "STOP"}]}, "id": "err_resp_structured_output_invalid", "response_schema": {"properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}'
+            '{"id": "err_resp_structured_output_invalid", "response_schema": {"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"]}, "from_wire": {"candidates": [{"content": {"role": "model", "parts": [{"text": "{\\"value\\":\\"x\\"}"}]}, "finishReason": "STOP"}]}, "expect_error": {"category": "structured_output_invalid"}}'
         ),
     )
 
 
-def test_err_resp_unsupported_part() -> None:
-    """part_dispatch keys: a part kind the canonical model cannot carry (executableCode) -> provider_invalid_response naming it."""
+def test_resp_unsupported_part_carried() -> None:
+    """part_dispatch keys, request.unknown_parts carry: a response part the canonical model cannot carry (executableCode) rides for this wire; the text is read"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_response", "path": "candidates[0].content.parts[0]"}, "from_wire": {"candidates": [{"content": {"parts": [{"executableCode": {"code": "1", "language": "PYTHON"}}], "role": "model"}, "finishReason": "STOP"}]}, "id": "err_resp_unsupported_part"}'
+            '{"id": "resp_unsupported_part_carried", "from_wire": {"candidates": [{"content": {"role": "model", "parts": [{"executableCode": {"language": "PYTHON", "code": "1"}}, {"text": "done"}]}, "finishReason": "STOP"}]}, "expect_canonical": {"message": {"role": "assistant", "content": "done"}, "finish_reason": "stop", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
+        ),
+    )
+
+
+def test_resp_unsupported_part_carried__round_trip() -> None:
+    """Fixture resp_unsupported_part_carried: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"id": "resp_unsupported_part_carried", "from_wire": {"candidates": [{"content": {"role": "model", "parts": [{"executableCode": {"language": "PYTHON", "code": "1"}}, {"text": "done"}]}, "finishReason": "STOP"}]}, "expect_canonical": {"message": {"role": "assistant", "content": "done"}, "finish_reason": "stop", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
         ),
     )
 
@@ -640,7 +650,7 @@ def test_rtw_tool_calls_written_as_stop() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"candidates": [{"content": {"parts": [{"functionCall": {"args": {"a": 1}, "id": "call_1", "name": "f"}}], "role": "model"}, "finishReason": "STOP", "index": 0}], "modelVersion": "unknown", "responseId": "wiremap", "usageMetadata": {"candidatesTokenCount": 2, "promptTokenCount": 1, "totalTokenCount": 3}}, "id": "rtw_tool_calls_written_as_stop", "response_to_wire": {"finish_reason": "tool_calls", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"a": 1}, "id": "call_1", "name": "f"}]}, "usage": {"completion_tokens": 2, "prompt_tokens": 1, "total_tokens": 3}}}'
+            '{"id": "rtw_tool_calls_written_as_stop", "response_to_wire": {"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "name": "f", "arguments": {"a": 1}}]}, "finish_reason": "tool_calls", "usage": {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3}}, "expect_wire": {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"id": "call_1", "name": "f", "args": {"a": 1}}}]}, "finishReason": "STOP", "index": 0}], "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 2, "totalTokenCount": 3}, "modelVersion": "unknown", "responseId": "wiremap"}}'
         ),
     )
 
@@ -650,7 +660,7 @@ def test_rtw_error_written_as_other() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"candidates": [{"content": {"parts": [{"text": "partial"}], "role": "model"}, "finishReason": "OTHER", "index": 0}], "modelVersion": "unknown", "responseId": "wiremap"}, "id": "rtw_error_written_as_other", "response_to_wire": {"finish_reason": "error", "message": {"content": "partial", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}}'
+            '{"id": "rtw_error_written_as_other", "response_to_wire": {"message": {"role": "assistant", "content": "partial"}, "finish_reason": "error", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}, "expect_wire": {"candidates": [{"content": {"role": "model", "parts": [{"text": "partial"}]}, "finishReason": "OTHER", "index": 0}], "modelVersion": "unknown", "responseId": "wiremap"}}'
         ),
     )
 
@@ -660,7 +670,7 @@ def test_err_http_400_invalid_argument() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": 400, "message": "* GenerateContentRequest.contents: contents is not specified", "status": "INVALID_ARGUMENT"}}, "status": 400}, "expect_error": {"category": "provider_invalid_request", "message_contains": "contents is not specified"}, "id": "err_http_400_invalid_argument"}'
+            '{"id": "err_http_400_invalid_argument", "error_from_wire": {"status": 400, "body": {"error": {"code": 400, "message": "* GenerateContentRequest.contents: contents is not specified", "status": "INVALID_ARGUMENT"}}}, "expect_error": {"category": "provider_invalid_request", "message_contains": "contents is not specified"}}'
         ),
     )
 
@@ -670,7 +680,7 @@ def test_err_http_400_bad_api_key() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": 400, "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "domain": "googleapis.com", "reason": "API_KEY_INVALID"}], "message": "API key not valid. Please pass a valid API key.", "status": "INVALID_ARGUMENT"}}, "status": 400}, "expect_error": {"category": "provider_authentication"}, "id": "err_http_400_bad_api_key"}'
+            '{"id": "err_http_400_bad_api_key", "error_from_wire": {"status": 400, "body": {"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.", "status": "INVALID_ARGUMENT", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID", "domain": "googleapis.com"}]}}}, "expect_error": {"category": "provider_authentication"}}'
         ),
     )
 
@@ -680,7 +690,7 @@ def test_err_http_400_unsupported_mime_type() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": 400, "message": "Unsupported MIME type: image/tiff", "status": "INVALID_ARGUMENT"}}, "status": 400}, "expect_error": {"category": "provider_unsupported_content_block"}, "id": "err_http_400_unsupported_mime_type"}'
+            '{"id": "err_http_400_unsupported_mime_type", "error_from_wire": {"status": 400, "body": {"error": {"code": 400, "message": "Unsupported MIME type: image/tiff", "status": "INVALID_ARGUMENT"}}}, "expect_error": {"category": "provider_unsupported_content_block"}}'
         ),
     )
 
@@ -690,7 +700,7 @@ def test_err_http_403_file_uri() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": 403, "message": "You do not have permission to access the File abc or it may not exist. (file uri)", "status": "PERMISSION_DENIED"}}, "status": 403}, "expect_error": {"category": "provider_unsupported_content_block"}, "id": "err_http_403_file_uri"}'
+            '{"id": "err_http_403_file_uri", "error_from_wire": {"status": 403, "body": {"error": {"code": 403, "message": "You do not have permission to access the File abc or it may not exist. (file uri)", "status": "PERMISSION_DENIED"}}}, "expect_error": {"category": "provider_unsupported_content_block"}}'
         ),
     )
 
@@ -700,7 +710,7 @@ def test_err_http_401_unauthenticated() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": 401, "message": "Request had invalid authentication credentials.", "status": "UNAUTHENTICATED"}}, "status": 401}, "expect_error": {"category": "provider_authentication"}, "id": "err_http_401_unauthenticated"}'
+            '{"id": "err_http_401_unauthenticated", "error_from_wire": {"status": 401, "body": {"error": {"code": 401, "message": "Request had invalid authentication credentials.", "status": "UNAUTHENTICATED"}}}, "expect_error": {"category": "provider_authentication"}}'
         ),
     )
 
@@ -710,7 +720,7 @@ def test_err_http_403_permission_denied() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": 403, "message": "Method doesn\'t allow unregistered callers.", "status": "PERMISSION_DENIED"}}, "status": 403}, "expect_error": {"category": "provider_authentication"}, "id": "err_http_403_permission_denied"}'
+            '{"id": "err_http_403_permission_denied", "error_from_wire": {"status": 403, "body": {"error": {"code": 403, "message": "Method doesn\'t allow unregistered callers.", "status": "PERMISSION_DENIED"}}}, "expect_error": {"category": "provider_authentication"}}'
         ),
     )
 
@@ -720,7 +730,7 @@ def test_err_http_404_not_found() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": 404, "message": "models/gemini-nope is not found for API version v1beta", "status": "NOT_FOUND"}}, "status": 404}, "expect_error": {"category": "provider_invalid_model"}, "id": "err_http_404_not_found"}'
+            '{"id": "err_http_404_not_found", "error_from_wire": {"status": 404, "body": {"error": {"code": 404, "message": "models/gemini-nope is not found for API version v1beta", "status": "NOT_FOUND"}}}, "expect_error": {"category": "provider_invalid_model"}}'
         ),
     )
 
@@ -730,7 +740,7 @@ def test_err_http_429_retry_info() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": 429, "details": [{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{"quotaMetric": "generate_content_free_tier_requests"}]}, {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "36s"}], "message": "You exceeded your current quota.", "status": "RESOURCE_EXHAUSTED"}}, "status": 429}, "expect_error": {"category": "provider_rate_limit", "retry_after": 36}, "id": "err_http_429_retry_info"}'
+            '{"id": "err_http_429_retry_info", "error_from_wire": {"status": 429, "body": {"error": {"code": 429, "message": "You exceeded your current quota.", "status": "RESOURCE_EXHAUSTED", "details": [{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{"quotaMetric": "generate_content_free_tier_requests"}]}, {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "36s"}]}}}, "expect_error": {"category": "provider_rate_limit", "retry_after": 36}}'
         ),
     )
 
@@ -740,7 +750,7 @@ def test_err_http_429_retry_after_header_first() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": 429, "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "36s"}], "message": "quota", "status": "RESOURCE_EXHAUSTED"}}, "headers": {"Retry-After": "5"}, "status": 429}, "expect_error": {"category": "provider_rate_limit", "retry_after": 5}, "id": "err_http_429_retry_after_header_first"}'
+            '{"id": "err_http_429_retry_after_header_first", "error_from_wire": {"status": 429, "body": {"error": {"code": 429, "message": "quota", "status": "RESOURCE_EXHAUSTED", "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "36s"}]}}, "headers": {"Retry-After": "5"}}, "expect_error": {"category": "provider_rate_limit", "retry_after": 5}}'
         ),
     )
 
@@ -750,7 +760,7 @@ def test_err_http_429_without_hint() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": 429, "message": "quota", "status": "RESOURCE_EXHAUSTED"}}, "status": 429}, "expect_error": {"category": "provider_rate_limit", "retry_after": null}, "id": "err_http_429_without_hint"}'
+            '{"id": "err_http_429_without_hint", "error_from_wire": {"status": 429, "body": {"error": {"code": 429, "message": "quota", "status": "RESOURCE_EXHAUSTED"}}}, "expect_error": {"category": "provider_rate_limit", "retry_after": null}}'
         ),
     )
 
@@ -760,7 +770,7 @@ def test_err_http_500_internal() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": 500, "message": "An internal error has occurred.", "status": "INTERNAL"}}, "status": 500}, "expect_error": {"category": "provider_unavailable"}, "id": "err_http_500_internal"}'
+            '{"id": "err_http_500_internal", "error_from_wire": {"status": 500, "body": {"error": {"code": 500, "message": "An internal error has occurred.", "status": "INTERNAL"}}}, "expect_error": {"category": "provider_unavailable"}}'
         ),
     )
 
@@ -770,7 +780,7 @@ def test_err_http_503_unavailable() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": 503, "message": "The model is overloaded. Please try again later.", "status": "UNAVAILABLE"}}, "status": 503}, "expect_error": {"category": "provider_unavailable"}, "id": "err_http_503_unavailable"}'
+            '{"id": "err_http_503_unavailable", "error_from_wire": {"status": 503, "body": {"error": {"code": 503, "message": "The model is overloaded. Please try again later.", "status": "UNAVAILABLE"}}}, "expect_error": {"category": "provider_unavailable"}}'
         ),
     )
 
@@ -780,7 +790,7 @@ def test_err_http_504_deadline_exceeded() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": 504, "message": "Deadline expired before operation could complete.", "status": "DEADLINE_EXCEEDED"}}, "status": 504}, "expect_error": {"category": "provider_unavailable"}, "id": "err_http_504_deadline_exceeded"}'
+            '{"id": "err_http_504_deadline_exceeded", "error_from_wire": {"status": 504, "body": {"error": {"code": 504, "message": "Deadline expired before operation could complete.", "status": "DEADLINE_EXCEEDED"}}}, "expect_error": {"category": "provider_unavailable"}}'
         ),
     )
 
@@ -790,7 +800,7 @@ def test_err_http_status_by_rpc_code() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": 503, "message": "unavailable", "status": "UNAVAILABLE"}}, "status": 499}, "expect_error": {"category": "provider_unavailable"}, "id": "err_http_status_by_rpc_code"}'
+            '{"id": "err_http_status_by_rpc_code", "error_from_wire": {"status": 499, "body": {"error": {"code": 503, "message": "unavailable", "status": "UNAVAILABLE"}}}, "expect_error": {"category": "provider_unavailable"}}'
         ),
     )
 
@@ -800,7 +810,7 @@ def test_err_http_502_non_json() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": "<html>Bad Gateway</html>", "status": 502}, "expect_error": {"category": "provider_unavailable"}, "id": "err_http_502_non_json"}'
+            '{"id": "err_http_502_non_json", "error_from_wire": {"status": 502, "body": "<html>Bad Gateway</html>"}, "expect_error": {"category": "provider_unavailable"}}'
         ),
     )
 
@@ -810,7 +820,7 @@ def test_stream_thinking_text_tool() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_events": [{"raw": {"modelVersion": "gemini-2.5-flash", "responseId": "r1"}, "type": "message_start"}, {"index": 0, "text": "Weather needed.", "type": "reasoning_delta"}, {"index": 0, "signature": "c2lnMQ==", "type": "reasoning_signature"}, {"index": 1, "text": "Checking.", "type": "text_delta"}, {"id": "call_dfb259e9d1c0bc65", "index": 0, "name": "get_weather", "signature": "c2lnMg==", "type": "tool_call_start"}, {"arguments": "{\\"city\\":\\"Paris\\"}", "index": 0, "type": "tool_call_delta"}, {"raw": {"promptTokenCount": 25, "totalTokenCount": 25}, "type": "usage", "usage": {"completion_tokens": null, "prompt_tokens": 25, "total_tokens": 25}}, {"raw": {"candidatesTokenCount": 12, "promptTokenCount": 25, "totalTokenCount": 37}, "type": "usage", "usage": {"completion_tokens": 12, "prompt_tokens": 25, "total_tokens": 37}}, {"index": 0, "type": "tool_call_end"}, {"finish_reason": "tool_calls", "raw": "STOP", "type": "finish"}], "id": "stream_thinking_text_tool", "stream_from_wire": "data: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Weather needed.\\",\\"thought\\":true,\\"thoughtSignature\\":\\"c2lnMQ==\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r1\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Checking.\\"},{\\"functionCall\\":{\\"name\\":\\"get_weather\\",\\"args\\":{\\"city\\":\\"Paris\\"}},\\"thoughtSignature\\":\\"c2lnMg==\\"}]},\\"index\\":0}],\\"usageMetadata\\":{\\"promptTokenCount\\":25,\\"totalTokenCount\\":25},\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r1\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[]},\\"finishReason\\":\\"STOP\\",\\"index\\":0}],\\"usageMetadata\\":{\\"promptTokenCount\\":25,\\"candidatesTokenCount\\":12,\\"totalTokenCount\\":37},\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r1\\"}\\n\\n"}'
+            '{"id": "stream_thinking_text_tool", "stream_from_wire": "data: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Weather needed.\\",\\"thought\\":true,\\"thoughtSignature\\":\\"c2lnMQ==\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r1\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Checking.\\"},{\\"functionCall\\":{\\"name\\":\\"get_weather\\",\\"args\\":{\\"city\\":\\"Paris\\"}},\\"thoughtSignature\\":\\"c2lnMg==\\"}]},\\"index\\":0}],\\"usageMetadata\\":{\\"promptTokenCount\\":25,\\"totalTokenCount\\":25},\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r1\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[]},\\"finishReason\\":\\"STOP\\",\\"index\\":0}],\\"usageMetadata\\":{\\"promptTokenCount\\":25,\\"candidatesTokenCount\\":12,\\"totalTokenCount\\":37},\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r1\\"}\\n\\n", "expect_events": [{"type": "message_start", "raw": {"modelVersion": "gemini-2.5-flash", "responseId": "r1"}}, {"type": "reasoning_delta", "index": 0, "text": "Weather needed."}, {"type": "reasoning_signature", "index": 0, "signature": "c2lnMQ=="}, {"type": "text_delta", "index": 1, "text": "Checking."}, {"type": "tool_call_start", "index": 0, "id": "call_dfb259e9d1c0bc65", "name": "get_weather", "signature": "c2lnMg=="}, {"type": "tool_call_delta", "index": 0, "arguments": "{\\"city\\":\\"Paris\\"}"}, {"type": "usage", "usage": {"prompt_tokens": 25, "completion_tokens": null, "total_tokens": 25}, "raw": {"promptTokenCount": 25, "totalTokenCount": 25}}, {"type": "usage", "usage": {"prompt_tokens": 25, "completion_tokens": 12, "total_tokens": 37}, "raw": {"promptTokenCount": 25, "totalTokenCount": 37, "candidatesTokenCount": 12}}, {"type": "tool_call_end", "index": 0}, {"type": "finish", "finish_reason": "tool_calls", "raw": "STOP"}]}'
         ),
     )
 
@@ -820,7 +830,7 @@ def test_stream_text_signature() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_events": [{"raw": {"modelVersion": "gemini-2.5-flash", "responseId": "r3"}, "type": "message_start"}, {"index": 0, "text": "Hel", "type": "text_delta"}, {"index": 0, "text": "lo", "type": "text_delta"}, {"index": 0, "signature": "c2lnVA==", "type": "text_signature"}, {"index": 1, "text": " again", "type": "text_delta"}, {"index": 1, "signature": "c2lnVTI=", "type": "text_signature"}, {"finish_reason": "stop", "raw": "STOP", "type": "finish"}], "id": "stream_text_signature", "stream_from_wire": "data: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Hel\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r3\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"lo\\",\\"thoughtSignature\\":\\"c2lnVA==\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r3\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\" again\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r3\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"\\",\\"thoughtSignature\\":\\"c2lnVTI=\\"}]},\\"finishReason\\":\\"STOP\\",\\"index\\":0}],\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r3\\"}\\n\\n"}'
+            '{"id": "stream_text_signature", "stream_from_wire": "data: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Hel\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r3\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"lo\\",\\"thoughtSignature\\":\\"c2lnVA==\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r3\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\" again\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r3\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"\\",\\"thoughtSignature\\":\\"c2lnVTI=\\"}]},\\"finishReason\\":\\"STOP\\",\\"index\\":0}],\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r3\\"}\\n\\n", "expect_events": [{"type": "message_start", "raw": {"modelVersion": "gemini-2.5-flash", "responseId": "r3"}}, {"type": "text_delta", "index": 0, "text": "Hel"}, {"type": "text_delta", "index": 0, "text": "lo"}, {"type": "text_signature", "index": 0, "signature": "c2lnVA=="}, {"type": "text_delta", "index": 1, "text": " again"}, {"type": "text_signature", "index": 1, "signature": "c2lnVTI="}, {"type": "finish", "finish_reason": "stop", "raw": "STOP"}]}'
         ),
     )
 
@@ -830,7 +840,7 @@ def test_stream_error_event() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_events": [{"raw": {"modelVersion": "gemini-2.5-flash", "responseId": "r2"}, "type": "message_start"}, {"index": 0, "text": "Par", "type": "text_delta"}, {"category": "provider_rate_limit", "message": "Resource has been exhausted (e.g. check quota).", "raw": {"error": {"code": 429, "message": "Resource has been exhausted (e.g. check quota).", "status": "RESOURCE_EXHAUSTED"}}, "type": "error"}], "id": "stream_error_event", "stream_from_wire": "data: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Par\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r2\\"}\\n\\ndata: {\\"error\\":{\\"code\\":429,\\"message\\":\\"Resource has been exhausted (e.g. check quota).\\",\\"status\\":\\"RESOURCE_EXHAUSTED\\"}}\\n\\n"}'
+            '{"id": "stream_error_event", "stream_from_wire": "data: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Par\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"gemini-2.5-flash\\",\\"responseId\\":\\"r2\\"}\\n\\ndata: {\\"error\\":{\\"code\\":429,\\"message\\":\\"Resource has been exhausted (e.g. check quota).\\",\\"status\\":\\"RESOURCE_EXHAUSTED\\"}}\\n\\n", "expect_events": [{"type": "message_start", "raw": {"modelVersion": "gemini-2.5-flash", "responseId": "r2"}}, {"type": "text_delta", "index": 0, "text": "Par"}, {"type": "error", "category": "provider_rate_limit", "message": "Resource has been exhausted (e.g. check quota).", "raw": {"error": {"code": 429, "message": "Resource has been exhausted (e.g. check quota).", "status": "RESOURCE_EXHAUSTED"}}}]}'
         ),
     )
 
@@ -840,7 +850,7 @@ def test_stream_emit() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_sse": "data: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Hm.\\",\\"thought\\":true}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x1\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"\\",\\"thought\\":true,\\"thoughtSignature\\":\\"sig\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x1\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Hi\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x1\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"functionCall\\":{\\"id\\":\\"call_1\\",\\"name\\":\\"f\\",\\"args\\":{\\"a\\":1}},\\"thoughtSignature\\":\\"sig2\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x1\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[]},\\"finishReason\\":\\"STOP\\",\\"index\\":0}],\\"usageMetadata\\":{\\"promptTokenCount\\":3,\\"candidatesTokenCount\\":2,\\"totalTokenCount\\":5},\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x1\\"}\\n\\n", "id": "stream_emit", "stream_to_wire": [{"raw": {"id": "x1", "model": "m1"}, "type": "message_start"}, {"index": 0, "text": "Hm.", "type": "reasoning_delta"}, {"index": 0, "signature": "sig", "type": "reasoning_signature"}, {"index": 1, "text": "Hi", "type": "text_delta"}, {"id": "call_1", "index": 0, "name": "f", "signature": "sig2", "type": "tool_call_start"}, {"arguments": "{\\"a\\":", "index": 0, "type": "tool_call_delta"}, {"arguments": "1}", "index": 0, "type": "tool_call_delta"}, {"index": 0, "type": "tool_call_end"}, {"finish_reason": "tool_calls", "raw": null, "type": "finish"}, {"type": "usage", "usage": {"completion_tokens": 2, "prompt_tokens": 3, "total_tokens": 5}}]}'
+            '{"id": "stream_emit", "stream_to_wire": [{"type": "message_start", "raw": {"id": "x1", "model": "m1"}}, {"type": "reasoning_delta", "index": 0, "text": "Hm."}, {"type": "reasoning_signature", "index": 0, "signature": "sig"}, {"type": "text_delta", "index": 1, "text": "Hi"}, {"type": "tool_call_start", "index": 0, "id": "call_1", "name": "f", "signature": "sig2"}, {"type": "tool_call_delta", "index": 0, "arguments": "{\\"a\\":"}, {"type": "tool_call_delta", "index": 0, "arguments": "1}"}, {"type": "tool_call_end", "index": 0}, {"type": "finish", "finish_reason": "tool_calls", "raw": null}, {"type": "usage", "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}}], "expect_sse": "data: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Hm.\\",\\"thought\\":true}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x1\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"\\",\\"thought\\":true,\\"thoughtSignature\\":\\"sig\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x1\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Hi\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x1\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"functionCall\\":{\\"id\\":\\"call_1\\",\\"name\\":\\"f\\",\\"args\\":{\\"a\\":1}},\\"thoughtSignature\\":\\"sig2\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x1\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[]},\\"finishReason\\":\\"STOP\\",\\"index\\":0}],\\"usageMetadata\\":{\\"promptTokenCount\\":3,\\"candidatesTokenCount\\":2,\\"totalTokenCount\\":5},\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x1\\"}\\n\\n"}'
         ),
     )
 
@@ -850,7 +860,7 @@ def test_stream_emit_text_signature() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_sse": "data: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Hi\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x3\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"\\",\\"thoughtSignature\\":\\"c2ln\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x3\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[]},\\"finishReason\\":\\"STOP\\",\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x3\\"}\\n\\n", "id": "stream_emit_text_signature", "stream_to_wire": [{"raw": {"id": "x3", "model": "m1"}, "type": "message_start"}, {"index": 0, "text": "Hi", "type": "text_delta"}, {"index": 0, "signature": "c2ln", "type": "text_signature"}, {"finish_reason": "stop", "raw": "STOP", "type": "finish"}]}'
+            '{"id": "stream_emit_text_signature", "stream_to_wire": [{"type": "message_start", "raw": {"id": "x3", "model": "m1"}}, {"type": "text_delta", "index": 0, "text": "Hi"}, {"type": "text_signature", "index": 0, "signature": "c2ln"}, {"type": "finish", "finish_reason": "stop", "raw": "STOP"}], "expect_sse": "data: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Hi\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x3\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"\\",\\"thoughtSignature\\":\\"c2ln\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x3\\"}\\n\\ndata: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[]},\\"finishReason\\":\\"STOP\\",\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x3\\"}\\n\\n"}'
         ),
     )
 
@@ -860,6 +870,6 @@ def test_stream_emit_error() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_sse": "data: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Par\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x2\\"}\\n\\ndata: {\\"error\\":{\\"code\\":429,\\"message\\":\\"slow down\\",\\"status\\":\\"RESOURCE_EXHAUSTED\\"}}\\n\\n", "id": "stream_emit_error", "stream_to_wire": [{"raw": {"id": "x2", "model": "m1"}, "type": "message_start"}, {"index": 0, "text": "Par", "type": "text_delta"}, {"category": "provider_rate_limit", "message": "slow down", "type": "error"}]}'
+            '{"id": "stream_emit_error", "stream_to_wire": [{"type": "message_start", "raw": {"id": "x2", "model": "m1"}}, {"type": "text_delta", "index": 0, "text": "Par"}, {"type": "error", "category": "provider_rate_limit", "message": "slow down"}], "expect_sse": "data: {\\"candidates\\":[{\\"content\\":{\\"role\\":\\"model\\",\\"parts\\":[{\\"text\\":\\"Par\\"}]},\\"index\\":0}],\\"modelVersion\\":\\"m1\\",\\"responseId\\":\\"x2\\"}\\n\\ndata: {\\"error\\":{\\"code\\":429,\\"message\\":\\"slow down\\",\\"status\\":\\"RESOURCE_EXHAUSTED\\"}}\\n\\n"}'
         ),
     )

@@ -18,7 +18,7 @@ def test_options_max_completion_tokens_no_top_k() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_completion_tokens": 50, "messages": [{"content": "hi", "role": "user"}], "model": "llama-3.3-70b-versatile"}, "id": "options_max_completion_tokens_no_top_k", "lossy": "top_k is dropped", "to_wire": {"config": {"max_tokens": 50, "top_k": 3}, "messages": [{"content": "hi", "role": "user"}], "model": "llama-3.3-70b-versatile"}}'
+            '{"id": "options_max_completion_tokens_no_top_k", "lossy": "top_k is dropped", "to_wire": {"model": "llama-3.3-70b-versatile", "messages": [{"role": "user", "content": "hi"}], "config": {"max_tokens": 50, "top_k": 3}}, "expect_wire": {"model": "llama-3.3-70b-versatile", "messages": [{"role": "user", "content": "hi"}], "max_completion_tokens": 50}}'
         ),
     )
 
@@ -28,7 +28,7 @@ def test_resp_parsed_reasoning_read() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "groq", "text": "Capital of France.", "type": "thinking"}, {"text": "Paris.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 9, "prompt_tokens": 8, "total_tokens": 17}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Paris.", "reasoning": "Capital of France.", "role": "assistant"}}], "created": 1, "id": "chatcmpl-g1", "model": "qwen/qwen3-32b", "object": "chat.completion", "usage": {"completion_tokens": 9, "prompt_tokens": 8, "total_tokens": 17}}, "id": "resp_parsed_reasoning_read"}'
+            '{"id": "resp_parsed_reasoning_read", "from_wire": {"id": "chatcmpl-g1", "object": "chat.completion", "created": 1, "model": "qwen/qwen3-32b", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Paris.", "reasoning": "Capital of France."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 8, "completion_tokens": 9, "total_tokens": 17}}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "thinking", "text": "Capital of France.", "origin": "groq"}, {"type": "text", "text": "Paris."}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 8, "completion_tokens": 9, "total_tokens": 17}}}'
         ),
     )
 
@@ -38,7 +38,7 @@ def test_resp_parsed_reasoning_read__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "groq", "text": "Capital of France.", "type": "thinking"}, {"text": "Paris.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 9, "prompt_tokens": 8, "total_tokens": 17}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Paris.", "reasoning": "Capital of France.", "role": "assistant"}}], "created": 1, "id": "chatcmpl-g1", "model": "qwen/qwen3-32b", "object": "chat.completion", "usage": {"completion_tokens": 9, "prompt_tokens": 8, "total_tokens": 17}}, "id": "resp_parsed_reasoning_read"}'
+            '{"id": "resp_parsed_reasoning_read", "from_wire": {"id": "chatcmpl-g1", "object": "chat.completion", "created": 1, "model": "qwen/qwen3-32b", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Paris.", "reasoning": "Capital of France."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 8, "completion_tokens": 9, "total_tokens": 17}}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "thinking", "text": "Capital of France.", "origin": "groq"}, {"type": "text", "text": "Paris."}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 8, "completion_tokens": 9, "total_tokens": 17}}}'
         ),
     )
 
@@ -48,6 +48,6 @@ def test_reasoning_never_resent() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Date?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{}", "name": "get_date"}, "id": "call_1", "type": "function"}]}, {"content": "today", "role": "tool", "tool_call_id": "call_1"}], "model": "qwen/qwen3-32b"}, "id": "reasoning_never_resent", "lossy": "reasoning is stripped on purpose", "to_wire": {"messages": [{"content": "Date?", "role": "user"}, {"content": [{"origin": "groq", "text": "Call it.", "type": "thinking"}], "role": "assistant", "tool_calls": [{"arguments": {}, "id": "call_1", "name": "get_date"}]}, {"content": "today", "role": "tool", "tool_call_id": "call_1"}], "model": "qwen/qwen3-32b"}}'
+            '{"id": "reasoning_never_resent", "lossy": "reasoning is stripped on purpose", "to_wire": {"model": "qwen/qwen3-32b", "messages": [{"role": "user", "content": "Date?"}, {"role": "assistant", "content": [{"type": "thinking", "text": "Call it.", "origin": "groq"}], "tool_calls": [{"id": "call_1", "name": "get_date", "arguments": {}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "today"}]}, "expect_wire": {"model": "qwen/qwen3-32b", "messages": [{"role": "user", "content": "Date?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_date", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "today"}]}}'
         ),
     )

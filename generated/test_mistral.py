@@ -18,7 +18,7 @@ def test_tool_ids_rewritten_to_nine_alphanumerics() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_changes": [{"action": "rewrite", "after": "XpvnY4TsS", "before": "call_weather_1", "path": "messages[1].tool_calls[0].id", "rule": "tool_call_id"}, {"action": "rewrite", "after": "pDxlfVnZ9", "before": "call_weather_2", "path": "messages[1].tool_calls[1].id", "rule": "tool_call_id"}, {"action": "rewrite", "after": "XpvnY4TsS", "before": "call_weather_1", "path": "messages[2].tool_call_id", "rule": "tool_call_id"}, {"action": "rewrite", "after": "pDxlfVnZ9", "before": "call_weather_2", "path": "messages[3].tool_call_id", "rule": "tool_call_id"}], "expect_wire": {"messages": [{"content": "Weather in Paris and Oslo?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Paris\\"}", "name": "get_weather"}, "id": "XpvnY4TsS", "type": "function"}, {"function": {"arguments": "{\\"city\\":\\"Oslo\\"}", "name": "get_weather"}, "id": "pDxlfVnZ9", "type": "function"}]}, {"content": "18C", "role": "tool", "tool_call_id": "XpvnY4TsS"}, {"content": "9C", "role": "tool", "tool_call_id": "pDxlfVnZ9"}], "model": "mistral-large-latest", "tools": [{"function": {"name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}}, "type": "function"}]}, "id": "tool_ids_rewritten_to_nine_alphanumerics", "to_wire": {"messages": [{"content": "Weather in Paris and Oslo?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_weather_1", "name": "get_weather"}, {"arguments": {"city": "Oslo"}, "id": "call_weather_2", "name": "get_weather"}]}, {"content": "18C", "role": "tool", "tool_call_id": "call_weather_1"}, {"content": "9C", "role": "tool", "tool_call_id": "call_weather_2"}], "model": "mistral-large-latest", "tools": [{"name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}}]}, "wire_map": {}}'
+            '{"id": "tool_ids_rewritten_to_nine_alphanumerics", "wire_map": {}, "to_wire": {"model": "mistral-large-latest", "messages": [{"role": "user", "content": "Weather in Paris and Oslo?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_weather_1", "name": "get_weather", "arguments": {"city": "Paris"}}, {"id": "call_weather_2", "name": "get_weather", "arguments": {"city": "Oslo"}}]}, {"role": "tool", "tool_call_id": "call_weather_1", "content": "18C"}, {"role": "tool", "tool_call_id": "call_weather_2", "content": "9C"}], "tools": [{"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]}, "expect_wire": {"model": "mistral-large-latest", "messages": [{"role": "user", "content": "Weather in Paris and Oslo?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "XpvnY4TsS", "type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\"}"}}, {"id": "pDxlfVnZ9", "type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\":\\"Oslo\\"}"}}]}, {"role": "tool", "tool_call_id": "XpvnY4TsS", "content": "18C"}, {"role": "tool", "tool_call_id": "pDxlfVnZ9", "content": "9C"}], "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]}, "expect_changes": [{"rule": "tool_call_id", "action": "rewrite", "path": "messages[1].tool_calls[0].id", "before": "call_weather_1", "after": "XpvnY4TsS"}, {"rule": "tool_call_id", "action": "rewrite", "path": "messages[1].tool_calls[1].id", "before": "call_weather_2", "after": "pDxlfVnZ9"}, {"rule": "tool_call_id", "action": "rewrite", "path": "messages[2].tool_call_id", "before": "call_weather_1", "after": "XpvnY4TsS"}, {"rule": "tool_call_id", "action": "rewrite", "path": "messages[3].tool_call_id", "before": "call_weather_2", "after": "pDxlfVnZ9"}]}'
         ),
     )
 
@@ -28,7 +28,7 @@ def test_tool_ids_rewritten_to_nine_alphanumerics__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_changes": [{"action": "rewrite", "after": "XpvnY4TsS", "before": "call_weather_1", "path": "messages[1].tool_calls[0].id", "rule": "tool_call_id"}, {"action": "rewrite", "after": "pDxlfVnZ9", "before": "call_weather_2", "path": "messages[1].tool_calls[1].id", "rule": "tool_call_id"}, {"action": "rewrite", "after": "XpvnY4TsS", "before": "call_weather_1", "path": "messages[2].tool_call_id", "rule": "tool_call_id"}, {"action": "rewrite", "after": "pDxlfVnZ9", "before": "call_weather_2", "path": "messages[3].tool_call_id", "rule": "tool_call_id"}], "expect_wire": {"messages": [{"content": "Weather in Paris and Oslo?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Paris\\"}", "name": "get_weather"}, "id": "XpvnY4TsS", "type": "function"}, {"function": {"arguments": "{\\"city\\":\\"Oslo\\"}", "name": "get_weather"}, "id": "pDxlfVnZ9", "type": "function"}]}, {"content": "18C", "role": "tool", "tool_call_id": "XpvnY4TsS"}, {"content": "9C", "role": "tool", "tool_call_id": "pDxlfVnZ9"}], "model": "mistral-large-latest", "tools": [{"function": {"name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}}, "type": "function"}]}, "id": "tool_ids_rewritten_to_nine_alphanumerics", "to_wire": {"messages": [{"content": "Weather in Paris and Oslo?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_weather_1", "name": "get_weather"}, {"arguments": {"city": "Oslo"}, "id": "call_weather_2", "name": "get_weather"}]}, {"content": "18C", "role": "tool", "tool_call_id": "call_weather_1"}, {"content": "9C", "role": "tool", "tool_call_id": "call_weather_2"}], "model": "mistral-large-latest", "tools": [{"name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}}]}, "wire_map": {}}'
+            '{"id": "tool_ids_rewritten_to_nine_alphanumerics", "wire_map": {}, "to_wire": {"model": "mistral-large-latest", "messages": [{"role": "user", "content": "Weather in Paris and Oslo?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_weather_1", "name": "get_weather", "arguments": {"city": "Paris"}}, {"id": "call_weather_2", "name": "get_weather", "arguments": {"city": "Oslo"}}]}, {"role": "tool", "tool_call_id": "call_weather_1", "content": "18C"}, {"role": "tool", "tool_call_id": "call_weather_2", "content": "9C"}], "tools": [{"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]}, "expect_wire": {"model": "mistral-large-latest", "messages": [{"role": "user", "content": "Weather in Paris and Oslo?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "XpvnY4TsS", "type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\"}"}}, {"id": "pDxlfVnZ9", "type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\":\\"Oslo\\"}"}}]}, {"role": "tool", "tool_call_id": "XpvnY4TsS", "content": "18C"}, {"role": "tool", "tool_call_id": "pDxlfVnZ9", "content": "9C"}], "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]}, "expect_changes": [{"rule": "tool_call_id", "action": "rewrite", "path": "messages[1].tool_calls[0].id", "before": "call_weather_1", "after": "XpvnY4TsS"}, {"rule": "tool_call_id", "action": "rewrite", "path": "messages[1].tool_calls[1].id", "before": "call_weather_2", "after": "pDxlfVnZ9"}, {"rule": "tool_call_id", "action": "rewrite", "path": "messages[2].tool_call_id", "before": "call_weather_1", "after": "XpvnY4TsS"}, {"rule": "tool_call_id", "action": "rewrite", "path": "messages[3].tool_call_id", "before": "call_weather_2", "after": "pDxlfVnZ9"}]}'
         ),
     )
 
@@ -38,7 +38,7 @@ def test_conforming_ids_and_names_untouched() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_changes": [], "expect_wire": {"messages": [{"content": "Hi", "role": "user"}, {"role": "assistant", "tool_calls": [{"function": {"arguments": "{}", "name": "lookup"}, "id": "D681PevKs", "type": "function"}]}, {"content": "ok", "role": "tool", "tool_call_id": "D681PevKs"}], "model": "mistral-small-latest", "tools": [{"function": {"name": "lookup", "parameters": {"properties": {}, "type": "object"}}, "type": "function"}]}, "id": "conforming_ids_and_names_untouched", "to_wire": {"messages": [{"content": "Hi", "role": "user"}, {"role": "assistant", "tool_calls": [{"arguments": {}, "id": "D681PevKs", "name": "lookup"}]}, {"content": "ok", "role": "tool", "tool_call_id": "D681PevKs"}], "model": "mistral-small-latest", "tools": [{"name": "lookup"}]}, "wire_map": {}}'
+            '{"id": "conforming_ids_and_names_untouched", "wire_map": {}, "to_wire": {"model": "mistral-small-latest", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "tool_calls": [{"id": "D681PevKs", "name": "lookup", "arguments": {}}]}, {"role": "tool", "tool_call_id": "D681PevKs", "content": "ok"}], "tools": [{"name": "lookup"}]}, "expect_wire": {"model": "mistral-small-latest", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "tool_calls": [{"id": "D681PevKs", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "D681PevKs", "content": "ok"}], "tools": [{"type": "function", "function": {"name": "lookup", "parameters": {"type": "object", "properties": {}}}}]}, "expect_changes": []}'
         ),
     )
 
@@ -48,7 +48,7 @@ def test_conforming_ids_and_names_untouched__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_changes": [], "expect_wire": {"messages": [{"content": "Hi", "role": "user"}, {"role": "assistant", "tool_calls": [{"function": {"arguments": "{}", "name": "lookup"}, "id": "D681PevKs", "type": "function"}]}, {"content": "ok", "role": "tool", "tool_call_id": "D681PevKs"}], "model": "mistral-small-latest", "tools": [{"function": {"name": "lookup", "parameters": {"properties": {}, "type": "object"}}, "type": "function"}]}, "id": "conforming_ids_and_names_untouched", "to_wire": {"messages": [{"content": "Hi", "role": "user"}, {"role": "assistant", "tool_calls": [{"arguments": {}, "id": "D681PevKs", "name": "lookup"}]}, {"content": "ok", "role": "tool", "tool_call_id": "D681PevKs"}], "model": "mistral-small-latest", "tools": [{"name": "lookup"}]}, "wire_map": {}}'
+            '{"id": "conforming_ids_and_names_untouched", "wire_map": {}, "to_wire": {"model": "mistral-small-latest", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "tool_calls": [{"id": "D681PevKs", "name": "lookup", "arguments": {}}]}, {"role": "tool", "tool_call_id": "D681PevKs", "content": "ok"}], "tools": [{"name": "lookup"}]}, "expect_wire": {"model": "mistral-small-latest", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "tool_calls": [{"id": "D681PevKs", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "D681PevKs", "content": "ok"}], "tools": [{"type": "function", "function": {"name": "lookup", "parameters": {"type": "object", "properties": {}}}}]}, "expect_changes": []}'
         ),
     )
 
@@ -58,7 +58,7 @@ def test_tool_name_renamed_reversibly() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_changes": [{"action": "rename", "after": "get_weather_T3RehTJ5", "before": "get.weather", "path": "messages[1].tool_calls[0].name", "rule": "tool_name"}, {"action": "rename", "after": "get_weather_T3RehTJ5", "before": "get.weather", "path": "messages[2].name", "rule": "tool_name"}, {"action": "rename", "after": "get_weather_T3RehTJ5", "before": "get.weather", "path": "tools[0].name", "rule": "tool_name"}, {"action": "rename", "after": "get_weather_T3RehTJ5", "before": "get.weather", "path": "tool_choice.name", "rule": "tool_name"}], "expect_wire": {"messages": [{"content": "Weather?", "role": "user"}, {"role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Rome\\"}", "name": "get_weather_T3RehTJ5"}, "id": "abcdefghi", "type": "function"}]}, {"content": "25C", "role": "tool", "tool_call_id": "abcdefghi"}], "model": "mistral-large-latest", "tool_choice": {"function": {"name": "get_weather_T3RehTJ5"}, "type": "function"}, "tools": [{"function": {"description": "Weather by city", "name": "get_weather_T3RehTJ5", "parameters": {"properties": {}, "type": "object"}}, "type": "function"}]}, "id": "tool_name_renamed_reversibly", "lossy": "the tool message\'s name is not sent (tool_results row), so it cannot come back", "to_wire": {"messages": [{"content": "Weather?", "role": "user"}, {"role": "assistant", "tool_calls": [{"arguments": {"city": "Rome"}, "id": "abcdefghi", "name": "get.weather"}]}, {"content": "25C", "name": "get.weather", "role": "tool", "tool_call_id": "abcdefghi"}], "model": "mistral-large-latest", "tool_choice": {"name": "get.weather", "type": "tool"}, "tools": [{"description": "Weather by city", "name": "get.weather"}]}, "wire_map": {}}'
+            '{"id": "tool_name_renamed_reversibly", "wire_map": {}, "to_wire": {"model": "mistral-large-latest", "messages": [{"role": "user", "content": "Weather?"}, {"role": "assistant", "tool_calls": [{"id": "abcdefghi", "name": "get.weather", "arguments": {"city": "Rome"}}]}, {"role": "tool", "tool_call_id": "abcdefghi", "content": "25C", "name": "get.weather"}], "tools": [{"name": "get.weather", "description": "Weather by city"}], "tool_choice": {"type": "tool", "name": "get.weather"}}, "expect_wire": {"model": "mistral-large-latest", "messages": [{"role": "user", "content": "Weather?"}, {"role": "assistant", "tool_calls": [{"id": "abcdefghi", "type": "function", "function": {"name": "get_weather_T3RehTJ5", "arguments": "{\\"city\\":\\"Rome\\"}"}}]}, {"role": "tool", "tool_call_id": "abcdefghi", "content": "25C"}], "tools": [{"type": "function", "function": {"name": "get_weather_T3RehTJ5", "description": "Weather by city", "parameters": {"type": "object", "properties": {}}}}], "tool_choice": {"type": "function", "function": {"name": "get_weather_T3RehTJ5"}}}, "lossy": "the tool message\'s name is not sent (tool_results row), so it cannot come back", "expect_changes": [{"rule": "tool_name", "action": "rename", "path": "messages[1].tool_calls[0].name", "before": "get.weather", "after": "get_weather_T3RehTJ5"}, {"rule": "tool_name", "action": "rename", "path": "messages[2].name", "before": "get.weather", "after": "get_weather_T3RehTJ5"}, {"rule": "tool_name", "action": "rename", "path": "tools[0].name", "before": "get.weather", "after": "get_weather_T3RehTJ5"}, {"rule": "tool_name", "action": "rename", "path": "tool_choice.name", "before": "get.weather", "after": "get_weather_T3RehTJ5"}]}'
         ),
     )
 
@@ -68,7 +68,7 @@ def test_repair_without_map_warns() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_warning": "wire_rules.tool_call_id: rewrite at messages[1].tool_calls[0].id", "expect_wire": {"messages": [{"content": "Hi", "role": "user"}, {"role": "assistant", "tool_calls": [{"function": {"arguments": "{}", "name": "lookup"}, "id": "l4LUGq9qS", "type": "function"}]}, {"content": "ok", "role": "tool", "tool_call_id": "l4LUGq9qS"}], "model": "mistral-large-latest", "tools": [{"function": {"name": "lookup", "parameters": {"properties": {}, "type": "object"}}, "type": "function"}]}, "id": "repair_without_map_warns", "lossy": "read back without the map, the ids stay the wire\'s", "to_wire": {"messages": [{"content": "Hi", "role": "user"}, {"role": "assistant", "tool_calls": [{"arguments": {}, "id": "toolu_01A09q90qw90lq917835lq9", "name": "lookup"}]}, {"content": "ok", "role": "tool", "tool_call_id": "toolu_01A09q90qw90lq917835lq9"}], "model": "mistral-large-latest", "tools": [{"name": "lookup"}]}}'
+            '{"id": "repair_without_map_warns", "to_wire": {"model": "mistral-large-latest", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "tool_calls": [{"id": "toolu_01A09q90qw90lq917835lq9", "name": "lookup", "arguments": {}}]}, {"role": "tool", "tool_call_id": "toolu_01A09q90qw90lq917835lq9", "content": "ok"}], "tools": [{"name": "lookup"}]}, "expect_wire": {"model": "mistral-large-latest", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "tool_calls": [{"id": "l4LUGq9qS", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "l4LUGq9qS", "content": "ok"}], "tools": [{"type": "function", "function": {"name": "lookup", "parameters": {"type": "object", "properties": {}}}}]}, "expect_warning": "wire_rules.tool_call_id: rewrite at messages[1].tool_calls[0].id", "lossy": "read back without the map, the ids stay the wire\'s"}'
         ),
     )
 
@@ -78,7 +78,7 @@ def test_response_tool_call_name_mapped_back() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": "", "role": "assistant", "tool_calls": [{"arguments": {"city": "Rome"}, "id": "Dq8zRk2Ws", "name": "get.weather"}]}, "usage": {"completion_tokens": 20, "prompt_tokens": 90, "total_tokens": 110}}, "from_wire": {"choices": [{"finish_reason": "tool_calls", "index": 0, "message": {"content": "", "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Rome\\"}", "name": "get_weather_T3RehTJ5"}, "id": "Dq8zRk2Ws", "type": "function"}]}}], "created": 1702256327, "id": "cmpl-e5cc70bb28c444948073e77776eb30ef", "model": "mistral-large-latest", "object": "chat.completion", "usage": {"completion_tokens": 20, "prompt_tokens": 90, "total_tokens": 110}}, "id": "response_tool_call_name_mapped_back", "lossy": "the caller\'s name is restored; response_to_wire sends it unmapped", "wire_map": {"names": {"get.weather": "get_weather_T3RehTJ5"}}}'
+            '{"id": "response_tool_call_name_mapped_back", "wire_map": {"names": {"get.weather": "get_weather_T3RehTJ5"}}, "from_wire": {"id": "cmpl-e5cc70bb28c444948073e77776eb30ef", "object": "chat.completion", "created": 1702256327, "model": "mistral-large-latest", "choices": [{"index": 0, "message": {"role": "assistant", "content": "", "tool_calls": [{"id": "Dq8zRk2Ws", "type": "function", "function": {"name": "get_weather_T3RehTJ5", "arguments": "{\\"city\\":\\"Rome\\"}"}}]}, "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 90, "completion_tokens": 20, "total_tokens": 110}}, "expect_canonical": {"message": {"role": "assistant", "content": "", "tool_calls": [{"id": "Dq8zRk2Ws", "name": "get.weather", "arguments": {"city": "Rome"}}]}, "finish_reason": "tool_calls", "usage": {"prompt_tokens": 90, "completion_tokens": 20, "total_tokens": 110}}, "lossy": "the caller\'s name is restored; response_to_wire sends it unmapped"}'
         ),
     )
 
@@ -88,7 +88,7 @@ def test_response_tool_call_id_mapped_back() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": "", "role": "assistant", "tool_calls": [{"arguments": {}, "id": "call_weather_1", "name": "get_weather"}]}, "usage": {"completion_tokens": 1, "prompt_tokens": 1, "total_tokens": 2}}, "from_wire": {"choices": [{"finish_reason": "tool_calls", "index": 0, "message": {"content": "", "role": "assistant", "tool_calls": [{"function": {"arguments": "{}", "name": "get_weather"}, "id": "XpvnY4TsS", "type": "function"}]}}], "created": 1702256327, "id": "cmpl-2", "model": "mistral-large-latest", "object": "chat.completion", "usage": {"completion_tokens": 1, "prompt_tokens": 1, "total_tokens": 2}}, "id": "response_tool_call_id_mapped_back", "lossy": "the caller\'s id is restored; response_to_wire sends it unmapped", "wire_map": {"ids": {"call_weather_1": "XpvnY4TsS"}}}'
+            '{"id": "response_tool_call_id_mapped_back", "wire_map": {"ids": {"call_weather_1": "XpvnY4TsS"}}, "from_wire": {"id": "cmpl-2", "object": "chat.completion", "created": 1702256327, "model": "mistral-large-latest", "choices": [{"index": 0, "message": {"role": "assistant", "content": "", "tool_calls": [{"id": "XpvnY4TsS", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}]}, "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}, "expect_canonical": {"message": {"role": "assistant", "content": "", "tool_calls": [{"id": "call_weather_1", "name": "get_weather", "arguments": {}}]}, "finish_reason": "tool_calls", "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}, "lossy": "the caller\'s id is restored; response_to_wire sends it unmapped"}'
         ),
     )
 
@@ -98,7 +98,7 @@ def test_request_from_wire_restores_ids_and_names() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"messages": [{"content": "Weather?", "role": "user"}, {"role": "assistant", "tool_calls": [{"arguments": {}, "id": "call_weather_1", "name": "get.weather"}]}, {"content": "ok", "role": "tool", "tool_call_id": "call_weather_1"}], "model": "mistral-large-latest", "tools": [{"name": "get.weather", "parameters": {"properties": {}, "type": "object"}}]}, "id": "request_from_wire_restores_ids_and_names", "request_from_wire": {"messages": [{"content": "Weather?", "role": "user"}, {"role": "assistant", "tool_calls": [{"function": {"arguments": "{}", "name": "get_weather_T3RehTJ5"}, "id": "XpvnY4TsS", "type": "function"}]}, {"content": "ok", "role": "tool", "tool_call_id": "XpvnY4TsS"}], "model": "mistral-large-latest", "tools": [{"function": {"name": "get_weather_T3RehTJ5", "parameters": {"properties": {}, "type": "object"}}, "type": "function"}]}, "wire_map": {"ids": {"call_weather_1": "XpvnY4TsS"}, "names": {"get.weather": "get_weather_T3RehTJ5"}}}'
+            '{"id": "request_from_wire_restores_ids_and_names", "wire_map": {"ids": {"call_weather_1": "XpvnY4TsS"}, "names": {"get.weather": "get_weather_T3RehTJ5"}}, "request_from_wire": {"model": "mistral-large-latest", "messages": [{"role": "user", "content": "Weather?"}, {"role": "assistant", "tool_calls": [{"id": "XpvnY4TsS", "type": "function", "function": {"name": "get_weather_T3RehTJ5", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "XpvnY4TsS", "content": "ok"}], "tools": [{"type": "function", "function": {"name": "get_weather_T3RehTJ5", "parameters": {"type": "object", "properties": {}}}}]}, "expect_canonical": {"model": "mistral-large-latest", "messages": [{"role": "user", "content": "Weather?"}, {"role": "assistant", "tool_calls": [{"id": "call_weather_1", "name": "get.weather", "arguments": {}}]}, {"role": "tool", "tool_call_id": "call_weather_1", "content": "ok"}], "tools": [{"name": "get.weather", "parameters": {"type": "object", "properties": {}}}]}}'
         ),
     )
 
@@ -108,7 +108,7 @@ def test_options_random_seed_max_tokens_top_k() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": "hi", "role": "user"}], "model": "mistral-small-latest", "random_seed": 42, "stop": ["END"], "temperature": 0.3, "top_k": 40}, "id": "options_random_seed_max_tokens_top_k", "to_wire": {"config": {"max_tokens": 64, "seed": 42, "stop_sequences": ["END"], "temperature": 0.3, "top_k": 40}, "messages": [{"content": "hi", "role": "user"}], "model": "mistral-small-latest"}}'
+            '{"id": "options_random_seed_max_tokens_top_k", "to_wire": {"model": "mistral-small-latest", "messages": [{"role": "user", "content": "hi"}], "config": {"seed": 42, "max_tokens": 64, "top_k": 40, "temperature": 0.3, "stop_sequences": ["END"]}}, "expect_wire": {"model": "mistral-small-latest", "messages": [{"role": "user", "content": "hi"}], "random_seed": 42, "max_tokens": 64, "top_k": 40, "temperature": 0.3, "stop": ["END"]}}'
         ),
     )
 
@@ -118,7 +118,7 @@ def test_options_random_seed_max_tokens_top_k__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": "hi", "role": "user"}], "model": "mistral-small-latest", "random_seed": 42, "stop": ["END"], "temperature": 0.3, "top_k": 40}, "id": "options_random_seed_max_tokens_top_k", "to_wire": {"config": {"max_tokens": 64, "seed": 42, "stop_sequences": ["END"], "temperature": 0.3, "top_k": 40}, "messages": [{"content": "hi", "role": "user"}], "model": "mistral-small-latest"}}'
+            '{"id": "options_random_seed_max_tokens_top_k", "to_wire": {"model": "mistral-small-latest", "messages": [{"role": "user", "content": "hi"}], "config": {"seed": 42, "max_tokens": 64, "top_k": 40, "temperature": 0.3, "stop_sequences": ["END"]}}, "expect_wire": {"model": "mistral-small-latest", "messages": [{"role": "user", "content": "hi"}], "random_seed": 42, "max_tokens": 64, "top_k": 40, "temperature": 0.3, "stop": ["END"]}}'
         ),
     )
 
@@ -128,7 +128,7 @@ def test_tool_choice_required_is_any() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "hi", "role": "user"}], "model": "mistral-large-latest", "tool_choice": "any", "tools": [{"function": {"name": "lookup", "parameters": {"properties": {}, "type": "object"}}, "type": "function"}]}, "id": "tool_choice_required_is_any", "to_wire": {"messages": [{"content": "hi", "role": "user"}], "model": "mistral-large-latest", "tool_choice": "required", "tools": [{"name": "lookup"}]}}'
+            '{"id": "tool_choice_required_is_any", "to_wire": {"model": "mistral-large-latest", "messages": [{"role": "user", "content": "hi"}], "tools": [{"name": "lookup"}], "tool_choice": "required"}, "expect_wire": {"model": "mistral-large-latest", "messages": [{"role": "user", "content": "hi"}], "tools": [{"type": "function", "function": {"name": "lookup", "parameters": {"type": "object", "properties": {}}}}], "tool_choice": "any"}}'
         ),
     )
 
@@ -138,7 +138,7 @@ def test_tool_choice_required_is_any__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "hi", "role": "user"}], "model": "mistral-large-latest", "tool_choice": "any", "tools": [{"function": {"name": "lookup", "parameters": {"properties": {}, "type": "object"}}, "type": "function"}]}, "id": "tool_choice_required_is_any", "to_wire": {"messages": [{"content": "hi", "role": "user"}], "model": "mistral-large-latest", "tool_choice": "required", "tools": [{"name": "lookup"}]}}'
+            '{"id": "tool_choice_required_is_any", "to_wire": {"model": "mistral-large-latest", "messages": [{"role": "user", "content": "hi"}], "tools": [{"name": "lookup"}], "tool_choice": "required"}, "expect_wire": {"model": "mistral-large-latest", "messages": [{"role": "user", "content": "hi"}], "tools": [{"type": "function", "function": {"name": "lookup", "parameters": {"type": "object", "properties": {}}}}], "tool_choice": "any"}}'
         ),
     )
 
@@ -148,7 +148,7 @@ def test_rfw_developer_role_not_read() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "message_contains": "developer", "path": "messages[0].role"}, "id": "rfw_developer_role_not_read", "request_from_wire": {"messages": [{"content": "x", "role": "developer"}], "model": "m"}}'
+            '{"id": "rfw_developer_role_not_read", "request_from_wire": {"model": "m", "messages": [{"role": "developer", "content": "x"}]}, "expect_error": {"category": "provider_invalid_request", "path": "messages[0].role", "message_contains": "developer"}}'
         ),
     )
 
@@ -158,7 +158,7 @@ def test_document_url_part() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"text": "Summarise.", "type": "text"}, {"document_name": "report.pdf", "document_url": "https://example.com/report.pdf", "type": "document_url"}], "role": "user"}], "model": "mistral-medium-latest"}, "id": "document_url_part", "to_wire": {"messages": [{"content": [{"text": "Summarise.", "type": "text"}, {"filename": "report.pdf", "source": {"type": "url", "url": "https://example.com/report.pdf"}, "type": "file"}], "role": "user"}], "model": "mistral-medium-latest"}}'
+            '{"id": "document_url_part", "to_wire": {"model": "mistral-medium-latest", "messages": [{"role": "user", "content": [{"type": "text", "text": "Summarise."}, {"type": "file", "source": {"type": "url", "url": "https://example.com/report.pdf"}, "filename": "report.pdf"}]}]}, "expect_wire": {"model": "mistral-medium-latest", "messages": [{"role": "user", "content": [{"type": "text", "text": "Summarise."}, {"type": "document_url", "document_url": "https://example.com/report.pdf", "document_name": "report.pdf"}]}]}}'
         ),
     )
 
@@ -168,7 +168,7 @@ def test_document_url_part__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"text": "Summarise.", "type": "text"}, {"document_name": "report.pdf", "document_url": "https://example.com/report.pdf", "type": "document_url"}], "role": "user"}], "model": "mistral-medium-latest"}, "id": "document_url_part", "to_wire": {"messages": [{"content": [{"text": "Summarise.", "type": "text"}, {"filename": "report.pdf", "source": {"type": "url", "url": "https://example.com/report.pdf"}, "type": "file"}], "role": "user"}], "model": "mistral-medium-latest"}}'
+            '{"id": "document_url_part", "to_wire": {"model": "mistral-medium-latest", "messages": [{"role": "user", "content": [{"type": "text", "text": "Summarise."}, {"type": "file", "source": {"type": "url", "url": "https://example.com/report.pdf"}, "filename": "report.pdf"}]}]}, "expect_wire": {"model": "mistral-medium-latest", "messages": [{"role": "user", "content": [{"type": "text", "text": "Summarise."}, {"type": "document_url", "document_url": "https://example.com/report.pdf", "document_name": "report.pdf"}]}]}}'
         ),
     )
 
@@ -178,7 +178,7 @@ def test_err_inline_audio_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_unsupported_content_block", "path": "messages[0].content[0]"}, "id": "err_inline_audio_rejected", "to_wire": {"messages": [{"content": [{"media_type": "audio/wav", "source": {"base64_data": "UklGRg==", "type": "inline"}, "type": "audio"}], "role": "user"}], "model": "voxtral-small-latest"}}'
+            '{"id": "err_inline_audio_rejected", "to_wire": {"model": "voxtral-small-latest", "messages": [{"role": "user", "content": [{"type": "audio", "source": {"type": "inline", "base64_data": "UklGRg=="}, "media_type": "audio/wav"}]}]}, "expect_error": {"category": "provider_unsupported_content_block", "path": "messages[0].content[0]"}}'
         ),
     )
 
@@ -188,7 +188,7 @@ def test_resp_model_length_is_length() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "length", "message": {"content": "partial", "role": "assistant"}, "usage": {"completion_tokens": 7, "prompt_tokens": 5, "total_tokens": 12}}, "from_wire": {"choices": [{"finish_reason": "model_length", "index": 0, "message": {"content": "partial", "role": "assistant"}}], "created": 1, "id": "cmpl-3", "model": "mistral-small-latest", "object": "chat.completion", "usage": {"completion_tokens": 7, "prompt_tokens": 5, "total_tokens": 12}}, "id": "resp_model_length_is_length", "lossy": "model_length and length both read as length; length is written back"}'
+            '{"id": "resp_model_length_is_length", "lossy": "model_length and length both read as length; length is written back", "from_wire": {"id": "cmpl-3", "object": "chat.completion", "created": 1, "model": "mistral-small-latest", "choices": [{"index": 0, "message": {"role": "assistant", "content": "partial"}, "finish_reason": "model_length"}], "usage": {"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12}}, "expect_canonical": {"message": {"role": "assistant", "content": "partial"}, "finish_reason": "length", "usage": {"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12}}}'
         ),
     )
 
@@ -198,7 +198,7 @@ def test_resp_error_finish_reason() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "error", "message": {"content": "cut", "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 5, "total_tokens": 6}}, "from_wire": {"choices": [{"finish_reason": "error", "index": 0, "message": {"content": "cut", "role": "assistant"}}], "created": 1, "id": "cmpl-4", "model": "mistral-small-latest", "object": "chat.completion", "usage": {"completion_tokens": 1, "prompt_tokens": 5, "total_tokens": 6}}, "id": "resp_error_finish_reason"}'
+            '{"id": "resp_error_finish_reason", "from_wire": {"id": "cmpl-4", "object": "chat.completion", "created": 1, "model": "mistral-small-latest", "choices": [{"index": 0, "message": {"role": "assistant", "content": "cut"}, "finish_reason": "error"}], "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}}, "expect_canonical": {"message": {"role": "assistant", "content": "cut"}, "finish_reason": "error", "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}}}'
         ),
     )
 
@@ -208,7 +208,7 @@ def test_resp_error_finish_reason__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "error", "message": {"content": "cut", "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 5, "total_tokens": 6}}, "from_wire": {"choices": [{"finish_reason": "error", "index": 0, "message": {"content": "cut", "role": "assistant"}}], "created": 1, "id": "cmpl-4", "model": "mistral-small-latest", "object": "chat.completion", "usage": {"completion_tokens": 1, "prompt_tokens": 5, "total_tokens": 6}}, "id": "resp_error_finish_reason"}'
+            '{"id": "resp_error_finish_reason", "from_wire": {"id": "cmpl-4", "object": "chat.completion", "created": 1, "model": "mistral-small-latest", "choices": [{"index": 0, "message": {"role": "assistant", "content": "cut"}, "finish_reason": "error"}], "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}}, "expect_canonical": {"message": {"role": "assistant", "content": "cut"}, "finish_reason": "error", "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}}}'
         ),
     )
 
@@ -218,7 +218,7 @@ def test_rtw_usage_required_zero_filled() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "hi", "role": "assistant"}}], "created": 0, "id": "cmpl-wiremap", "model": "unknown", "object": "chat.completion", "usage": {"completion_tokens": 0, "prompt_tokens": 0, "total_tokens": 0}}, "id": "rtw_usage_required_zero_filled", "response_to_wire": {"finish_reason": "stop", "message": {"content": "hi", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}}'
+            '{"id": "rtw_usage_required_zero_filled", "response_to_wire": {"message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}, "expect_wire": {"id": "cmpl-wiremap", "object": "chat.completion", "created": 0, "model": "unknown", "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}}}'
         ),
     )
 
@@ -228,7 +228,7 @@ def test_rtw_content_filter_written_as_stop() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": null, "role": "assistant"}}], "created": 0, "id": "cmpl-wiremap", "model": "unknown", "object": "chat.completion", "usage": {"completion_tokens": 0, "prompt_tokens": 3, "total_tokens": 3}}, "id": "rtw_content_filter_written_as_stop", "response_to_wire": {"finish_reason": "content_filter", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": 0, "prompt_tokens": 3, "total_tokens": 3}}}'
+            '{"id": "rtw_content_filter_written_as_stop", "response_to_wire": {"message": {"role": "assistant", "content": null}, "finish_reason": "content_filter", "usage": {"prompt_tokens": 3, "completion_tokens": 0, "total_tokens": 3}}, "expect_wire": {"id": "cmpl-wiremap", "object": "chat.completion", "created": 0, "model": "unknown", "choices": [{"index": 0, "message": {"role": "assistant", "content": null}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 3, "completion_tokens": 0, "total_tokens": 3}}}'
         ),
     )
 
@@ -238,7 +238,7 @@ def test_err_http_top_level_message() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"code": null, "message": "Tool call id was abc123 but must be a-z, A-Z, 0-9, with a length of 9.", "object": "error", "param": null, "type": "invalid_request_error"}, "status": 400}, "expect_error": {"category": "provider_invalid_request", "message_contains": "with a length of 9"}, "id": "err_http_top_level_message"}'
+            '{"id": "err_http_top_level_message", "error_from_wire": {"status": 400, "body": {"object": "error", "message": "Tool call id was abc123 but must be a-z, A-Z, 0-9, with a length of 9.", "type": "invalid_request_error", "param": null, "code": null}}, "expect_error": {"category": "provider_invalid_request", "message_contains": "with a length of 9"}}'
         ),
     )
 
@@ -248,7 +248,7 @@ def test_err_http_422_validation() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"detail": [{"loc": ["body", "messages"], "msg": "Field required", "type": "missing"}]}, "status": 422}, "expect_error": {"category": "provider_invalid_request", "message_contains": "Field required"}, "id": "err_http_422_validation"}'
+            '{"id": "err_http_422_validation", "error_from_wire": {"status": 422, "body": {"detail": [{"loc": ["body", "messages"], "msg": "Field required", "type": "missing"}]}}, "expect_error": {"category": "provider_invalid_request", "message_contains": "Field required"}}'
         ),
     )
 
@@ -258,7 +258,7 @@ def test_err_http_invalid_model() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"code": "1500", "message": "Invalid model: mistral-huge", "object": "error", "param": null, "type": "invalid_model"}, "status": 400}, "expect_error": {"category": "provider_invalid_model"}, "id": "err_http_invalid_model"}'
+            '{"id": "err_http_invalid_model", "error_from_wire": {"status": 400, "body": {"object": "error", "message": "Invalid model: mistral-huge", "type": "invalid_model", "param": null, "code": "1500"}}, "expect_error": {"category": "provider_invalid_model"}}'
         ),
     )
 
@@ -268,7 +268,7 @@ def test_err_http_auth() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"message": "Unauthorized", "request_id": "x"}, "status": 401}, "expect_error": {"category": "provider_authentication"}, "id": "err_http_auth"}'
+            '{"id": "err_http_auth", "error_from_wire": {"status": 401, "body": {"message": "Unauthorized", "request_id": "x"}}, "expect_error": {"category": "provider_authentication"}}'
         ),
     )
 
@@ -278,7 +278,7 @@ def test_err_http_rate_limit() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"message": "Requests rate limit exceeded", "object": "error", "type": "rate_limited"}, "headers": {"retry-after": "3"}, "status": 429}, "expect_error": {"category": "provider_rate_limit", "retry_after": 3}, "id": "err_http_rate_limit"}'
+            '{"id": "err_http_rate_limit", "error_from_wire": {"status": 429, "body": {"object": "error", "message": "Requests rate limit exceeded", "type": "rate_limited"}, "headers": {"retry-after": "3"}}, "expect_error": {"category": "provider_rate_limit", "retry_after": 3}}'
         ),
     )
 
@@ -288,7 +288,7 @@ def test_err_http_unavailable() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"message": "Service unavailable", "object": "error", "type": "internal_error"}, "status": 503}, "expect_error": {"category": "provider_unavailable"}, "id": "err_http_unavailable"}'
+            '{"id": "err_http_unavailable", "error_from_wire": {"status": 503, "body": {"object": "error", "message": "Service unavailable", "type": "internal_error"}}, "expect_error": {"category": "provider_unavailable"}}'
         ),
     )
 
@@ -298,7 +298,7 @@ def test_stream_tool_calls_mapped_back() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_events": [{"raw": {"created": 1702256327, "id": "cmpl-1", "model": "mistral-large-latest", "object": "chat.completion.chunk"}, "type": "message_start"}, {"id": "call_weather_1", "index": 0, "name": "get.weather", "type": "tool_call_start"}, {"arguments": "{\\"city\\": \\"Rome\\"}", "index": 0, "type": "tool_call_delta"}, {"index": 0, "type": "tool_call_end"}, {"id": "pDxlfVnZ9", "index": 1, "name": "get.weather", "type": "tool_call_start"}, {"arguments": "{\\"city\\":\\"Oslo\\"}", "index": 1, "type": "tool_call_delta"}, {"index": 1, "type": "tool_call_end"}, {"finish_reason": "tool_calls", "raw": "tool_calls", "type": "finish"}, {"raw": {"completion_tokens": 9, "prompt_tokens": 21, "total_tokens": 30}, "type": "usage", "usage": {"completion_tokens": 9, "prompt_tokens": 21, "total_tokens": 30}}], "id": "stream_tool_calls_mapped_back", "stream_from_wire": "data: {\\"id\\":\\"cmpl-1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1702256327,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\",\\"content\\":\\"\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"cmpl-1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1702256327,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"id\\":\\"XpvnY4TsS\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"get_weather_T3RehTJ5\\",\\"arguments\\":\\"{\\\\\\"city\\\\\\": \\\\\\"Rome\\\\\\"}\\"},\\"index\\":0},{\\"id\\":\\"pDxlfVnZ9\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"get_weather_T3RehTJ5\\",\\"arguments\\":{\\"city\\":\\"Oslo\\"}}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"cmpl-1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1702256327,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"\\"},\\"finish_reason\\":\\"tool_calls\\"}],\\"usage\\":{\\"prompt_tokens\\":21,\\"completion_tokens\\":9,\\"total_tokens\\":30}}\\n\\ndata: [DONE]\\n\\n", "wire_map": {"ids": {"call_weather_1": "XpvnY4TsS"}, "names": {"get.weather": "get_weather_T3RehTJ5"}}}'
+            '{"id": "stream_tool_calls_mapped_back", "wire_map": {"ids": {"call_weather_1": "XpvnY4TsS"}, "names": {"get.weather": "get_weather_T3RehTJ5"}}, "stream_from_wire": "data: {\\"id\\":\\"cmpl-1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1702256327,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\",\\"content\\":\\"\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"cmpl-1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1702256327,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"id\\":\\"XpvnY4TsS\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"get_weather_T3RehTJ5\\",\\"arguments\\":\\"{\\\\\\"city\\\\\\": \\\\\\"Rome\\\\\\"}\\"},\\"index\\":0},{\\"id\\":\\"pDxlfVnZ9\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"get_weather_T3RehTJ5\\",\\"arguments\\":{\\"city\\":\\"Oslo\\"}}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"cmpl-1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1702256327,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"\\"},\\"finish_reason\\":\\"tool_calls\\"}],\\"usage\\":{\\"prompt_tokens\\":21,\\"completion_tokens\\":9,\\"total_tokens\\":30}}\\n\\ndata: [DONE]\\n\\n", "expect_events": [{"type": "message_start", "raw": {"id": "cmpl-1", "object": "chat.completion.chunk", "created": 1702256327, "model": "mistral-large-latest"}}, {"type": "tool_call_start", "index": 0, "id": "call_weather_1", "name": "get.weather"}, {"type": "tool_call_delta", "index": 0, "arguments": "{\\"city\\": \\"Rome\\"}"}, {"type": "tool_call_end", "index": 0}, {"type": "tool_call_start", "index": 1, "id": "pDxlfVnZ9", "name": "get.weather"}, {"type": "tool_call_delta", "index": 1, "arguments": "{\\"city\\":\\"Oslo\\"}"}, {"type": "tool_call_end", "index": 1}, {"type": "finish", "finish_reason": "tool_calls", "raw": "tool_calls"}, {"type": "usage", "usage": {"prompt_tokens": 21, "completion_tokens": 9, "total_tokens": 30}, "raw": {"prompt_tokens": 21, "completion_tokens": 9, "total_tokens": 30}}]}'
         ),
     )
 
@@ -308,7 +308,7 @@ def test_stream_error_object() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_events": [{"raw": {"created": 1702256327, "id": "cmpl-2", "model": "mistral-large-latest", "object": "chat.completion.chunk"}, "type": "message_start"}, {"index": 0, "text": "Par", "type": "text_delta"}, {"category": "provider_unavailable", "message": "Service unavailable.", "raw": {"code": "3000", "message": "Service unavailable.", "object": "error", "param": null, "type": "internal_error"}, "type": "error"}], "id": "stream_error_object", "stream_from_wire": "data: {\\"id\\":\\"cmpl-2\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1702256327,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\",\\"content\\":\\"Par\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"object\\":\\"error\\",\\"message\\":\\"Service unavailable.\\",\\"type\\":\\"internal_error\\",\\"param\\":null,\\"code\\":\\"3000\\"}\\n\\n"}'
+            '{"id": "stream_error_object", "stream_from_wire": "data: {\\"id\\":\\"cmpl-2\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1702256327,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\",\\"content\\":\\"Par\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"object\\":\\"error\\",\\"message\\":\\"Service unavailable.\\",\\"type\\":\\"internal_error\\",\\"param\\":null,\\"code\\":\\"3000\\"}\\n\\n", "expect_events": [{"type": "message_start", "raw": {"id": "cmpl-2", "object": "chat.completion.chunk", "created": 1702256327, "model": "mistral-large-latest"}}, {"type": "text_delta", "index": 0, "text": "Par"}, {"type": "error", "category": "provider_unavailable", "message": "Service unavailable.", "raw": {"object": "error", "message": "Service unavailable.", "type": "internal_error", "param": null, "code": "3000"}}]}'
         ),
     )
 
@@ -318,6 +318,6 @@ def test_stream_emit_whole_calls_with_fitting_ids() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_changes": [{"action": "rewrite", "after": "XpvnY4TsS", "before": "call_weather_1", "path": "message.tool_calls[0].id", "rule": "tool_call_id"}, {"action": "rename", "after": "get_weather_T3RehTJ5", "before": "get.weather", "path": "message.tool_calls[0].name", "rule": "tool_name"}], "expect_sse": "data: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"Checking.\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"index\\":0,\\"id\\":\\"XpvnY4TsS\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"get_weather_T3RehTJ5\\",\\"arguments\\":{\\"city\\":\\"Rome\\"}}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{},\\"finish_reason\\":\\"tool_calls\\"}]}\\n\\ndata: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[],\\"usage\\":{\\"prompt_tokens\\":3,\\"completion_tokens\\":2,\\"total_tokens\\":5}}\\n\\ndata: [DONE]\\n\\n", "id": "stream_emit_whole_calls_with_fitting_ids", "stream_to_wire": [{"raw": {"created": 5, "id": "cmpl-3", "model": "mistral-large-latest"}, "type": "message_start"}, {"index": 0, "text": "Checking.", "type": "text_delta"}, {"index": 1, "text": "hidden", "type": "reasoning_delta"}, {"id": "call_weather_1", "index": 0, "name": "get.weather", "type": "tool_call_start"}, {"arguments": "{\\"city\\":", "index": 0, "type": "tool_call_delta"}, {"arguments": "\\"Rome\\"}", "index": 0, "type": "tool_call_delta"}, {"index": 0, "type": "tool_call_end"}, {"finish_reason": "tool_calls", "raw": null, "type": "finish"}, {"type": "usage", "usage": {"completion_tokens": 2, "prompt_tokens": 3, "total_tokens": 5}}], "wire_map": {}}'
+            '{"id": "stream_emit_whole_calls_with_fitting_ids", "wire_map": {}, "expect_changes": [{"rule": "tool_call_id", "action": "rewrite", "path": "message.tool_calls[0].id", "before": "call_weather_1", "after": "XpvnY4TsS"}, {"rule": "tool_name", "action": "rename", "path": "message.tool_calls[0].name", "before": "get.weather", "after": "get_weather_T3RehTJ5"}], "stream_to_wire": [{"type": "message_start", "raw": {"id": "cmpl-3", "model": "mistral-large-latest", "created": 5}}, {"type": "text_delta", "index": 0, "text": "Checking."}, {"type": "reasoning_delta", "index": 1, "text": "hidden"}, {"type": "tool_call_start", "index": 0, "id": "call_weather_1", "name": "get.weather"}, {"type": "tool_call_delta", "index": 0, "arguments": "{\\"city\\":"}, {"type": "tool_call_delta", "index": 0, "arguments": "\\"Rome\\"}"}, {"type": "tool_call_end", "index": 0}, {"type": "finish", "finish_reason": "tool_calls", "raw": null}, {"type": "usage", "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}}], "expect_sse": "data: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"Checking.\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"index\\":0,\\"id\\":\\"XpvnY4TsS\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"get_weather_T3RehTJ5\\",\\"arguments\\":{\\"city\\":\\"Rome\\"}}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{},\\"finish_reason\\":\\"tool_calls\\"}]}\\n\\ndata: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[],\\"usage\\":{\\"prompt_tokens\\":3,\\"completion_tokens\\":2,\\"total_tokens\\":5}}\\n\\ndata: [DONE]\\n\\n"}'
         ),
     )

@@ -18,7 +18,7 @@ def test_top_k_dropped_seed_sent() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 20, "messages": [{"content": "hi", "role": "user"}], "model": "gpt-oss:20b", "seed": 7}, "id": "top_k_dropped_seed_sent", "lossy": "top_k is dropped", "to_wire": {"config": {"max_tokens": 20, "seed": 7, "top_k": 4}, "messages": [{"content": "hi", "role": "user"}], "model": "gpt-oss:20b"}}'
+            '{"id": "top_k_dropped_seed_sent", "lossy": "top_k is dropped", "to_wire": {"model": "gpt-oss:20b", "messages": [{"role": "user", "content": "hi"}], "config": {"seed": 7, "max_tokens": 20, "top_k": 4}}, "expect_wire": {"model": "gpt-oss:20b", "messages": [{"role": "user", "content": "hi"}], "seed": 7, "max_tokens": 20}}'
         ),
     )
 
@@ -28,7 +28,7 @@ def test_reasoning_round_trip_on_tool_call_turn() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Date?", "role": "user"}, {"content": null, "reasoning": "Call it.", "role": "assistant", "tool_calls": [{"function": {"arguments": "{}", "name": "get_date"}, "id": "call_1", "type": "function"}]}, {"content": "today", "role": "tool", "tool_call_id": "call_1"}], "model": "qwen3:8b"}, "id": "reasoning_round_trip_on_tool_call_turn", "to_wire": {"messages": [{"content": "Date?", "role": "user"}, {"content": [{"origin": "ollama", "text": "Call it.", "type": "thinking"}], "role": "assistant", "tool_calls": [{"arguments": {}, "id": "call_1", "name": "get_date"}]}, {"content": "today", "role": "tool", "tool_call_id": "call_1"}], "model": "qwen3:8b"}}'
+            '{"id": "reasoning_round_trip_on_tool_call_turn", "to_wire": {"model": "qwen3:8b", "messages": [{"role": "user", "content": "Date?"}, {"role": "assistant", "content": [{"type": "thinking", "text": "Call it.", "origin": "ollama"}], "tool_calls": [{"id": "call_1", "name": "get_date", "arguments": {}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "today"}]}, "expect_wire": {"model": "qwen3:8b", "messages": [{"role": "user", "content": "Date?"}, {"role": "assistant", "content": null, "reasoning": "Call it.", "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_date", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "today"}]}}'
         ),
     )
 
@@ -38,6 +38,6 @@ def test_reasoning_round_trip_on_tool_call_turn__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Date?", "role": "user"}, {"content": null, "reasoning": "Call it.", "role": "assistant", "tool_calls": [{"function": {"arguments": "{}", "name": "get_date"}, "id": "call_1", "type": "function"}]}, {"content": "today", "role": "tool", "tool_call_id": "call_1"}], "model": "qwen3:8b"}, "id": "reasoning_round_trip_on_tool_call_turn", "to_wire": {"messages": [{"content": "Date?", "role": "user"}, {"content": [{"origin": "ollama", "text": "Call it.", "type": "thinking"}], "role": "assistant", "tool_calls": [{"arguments": {}, "id": "call_1", "name": "get_date"}]}, {"content": "today", "role": "tool", "tool_call_id": "call_1"}], "model": "qwen3:8b"}}'
+            '{"id": "reasoning_round_trip_on_tool_call_turn", "to_wire": {"model": "qwen3:8b", "messages": [{"role": "user", "content": "Date?"}, {"role": "assistant", "content": [{"type": "thinking", "text": "Call it.", "origin": "ollama"}], "tool_calls": [{"id": "call_1", "name": "get_date", "arguments": {}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "today"}]}, "expect_wire": {"model": "qwen3:8b", "messages": [{"role": "user", "content": "Date?"}, {"role": "assistant", "content": null, "reasoning": "Call it.", "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_date", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "today"}]}}'
         ),
     )

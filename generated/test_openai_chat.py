@@ -13,12 +13,32 @@ from wiremap.testing import run_fixture, run_round_trip
 FORMAT = load_format(os.path.join(os.path.dirname(os.path.abspath(__file__)), "openai_chat.py"))
 
 
+def test_user_json_keeps_its_key_order() -> None:
+    """api: user JSON (tool parameters, arguments, the response schema) goes out in the caller's key order; models generate structured output in schema key order, so {reasoning, answer} must not become {answer, reasoning} (the oa dialect sorts, §8)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "user_json_keeps_its_key_order", "key_order": "exact", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "tool_calls": [{"id": "call_1", "name": "f", "arguments": {"zeta": 1, "alpha": 2}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "ok"}], "tools": [{"name": "f", "parameters": {"type": "object", "properties": {"reasoning": {"type": "string"}, "answer": {"type": "string"}}}}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{\\"zeta\\":1,\\"alpha\\":2}"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "ok"}], "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"reasoning": {"type": "string"}, "answer": {"type": "string"}}}}}]}}'
+        ),
+    )
+
+
+def test_user_json_keeps_its_key_order__round_trip() -> None:
+    """Fixture user_json_keeps_its_key_order: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"id": "user_json_keeps_its_key_order", "key_order": "exact", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "tool_calls": [{"id": "call_1", "name": "f", "arguments": {"zeta": 1, "alpha": 2}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "ok"}], "tools": [{"name": "f", "parameters": {"type": "object", "properties": {"reasoning": {"type": "string"}, "answer": {"type": "string"}}}}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{\\"zeta\\":1,\\"alpha\\":2}"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "ok"}], "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"reasoning": {"type": "string"}, "answer": {"type": "string"}}}}}]}}'
+        ),
+    )
+
+
 def test_req_system_and_user_text() -> None:
     """system stays inline in messages; a plain-string user turn is sent as a string (system, user rows)"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Be brief.", "role": "system"}, {"content": "Hello", "role": "user"}], "model": "gpt-4o"}, "id": "req_system_and_user_text", "to_wire": {"messages": [{"content": "Be brief.", "role": "system"}, {"content": "Hello", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_system_and_user_text", "to_wire": {"model": "gpt-4o", "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hello"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hello"}]}}'
         ),
     )
 
@@ -28,7 +48,7 @@ def test_req_system_and_user_text__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Be brief.", "role": "system"}, {"content": "Hello", "role": "user"}], "model": "gpt-4o"}, "id": "req_system_and_user_text", "to_wire": {"messages": [{"content": "Be brief.", "role": "system"}, {"content": "Hello", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_system_and_user_text", "to_wire": {"model": "gpt-4o", "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hello"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hello"}]}}'
         ),
     )
 
@@ -38,7 +58,7 @@ def test_req_user_single_text_block_collapses_to_string() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hello there", "role": "user"}], "model": "gpt-4o"}, "id": "req_user_single_text_block_collapses_to_string", "to_wire": {"messages": [{"content": [{"text": "Hello there", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_user_single_text_block_collapses_to_string", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "Hello there"}]}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hello there"}]}}'
         ),
     )
 
@@ -48,7 +68,7 @@ def test_req_user_single_text_block_collapses_to_string__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hello there", "role": "user"}], "model": "gpt-4o"}, "id": "req_user_single_text_block_collapses_to_string", "to_wire": {"messages": [{"content": [{"text": "Hello there", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_user_single_text_block_collapses_to_string", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "Hello there"}]}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hello there"}]}}'
         ),
     )
 
@@ -58,7 +78,7 @@ def test_req_user_multi_part_text_and_image_url() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"text": "What is in this picture?", "type": "text"}, {"image_url": {"url": "https://example.com/cat.png"}, "type": "image_url"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_user_multi_part_text_and_image_url", "to_wire": {"messages": [{"content": [{"text": "What is in this picture?", "type": "text"}, {"source": {"type": "url", "url": "https://example.com/cat.png"}, "type": "image"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_user_multi_part_text_and_image_url", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "What is in this picture?"}, {"type": "image", "source": {"type": "url", "url": "https://example.com/cat.png"}}]}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "What is in this picture?"}, {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}]}]}}'
         ),
     )
 
@@ -68,7 +88,7 @@ def test_req_user_multi_part_text_and_image_url__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"text": "What is in this picture?", "type": "text"}, {"image_url": {"url": "https://example.com/cat.png"}, "type": "image_url"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_user_multi_part_text_and_image_url", "to_wire": {"messages": [{"content": [{"text": "What is in this picture?", "type": "text"}, {"source": {"type": "url", "url": "https://example.com/cat.png"}, "type": "image"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_user_multi_part_text_and_image_url", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "What is in this picture?"}, {"type": "image", "source": {"type": "url", "url": "https://example.com/cat.png"}}]}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "What is in this picture?"}, {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}]}]}}'
         ),
     )
 
@@ -78,7 +98,7 @@ def test_req_image_url_with_detail() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"image_url": {"detail": "low", "url": "https://example.com/chart.png"}, "type": "image_url"}, {"text": "Summarise the chart.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_image_url_with_detail", "to_wire": {"messages": [{"content": [{"detail": "low", "source": {"type": "url", "url": "https://example.com/chart.png"}, "type": "image"}, {"text": "Summarise the chart.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_image_url_with_detail", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "https://example.com/chart.png"}, "detail": "low"}, {"type": "text", "text": "Summarise the chart."}]}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://example.com/chart.png", "detail": "low"}}, {"type": "text", "text": "Summarise the chart."}]}]}}'
         ),
     )
 
@@ -88,7 +108,7 @@ def test_req_image_url_with_detail__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"image_url": {"detail": "low", "url": "https://example.com/chart.png"}, "type": "image_url"}, {"text": "Summarise the chart.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_image_url_with_detail", "to_wire": {"messages": [{"content": [{"detail": "low", "source": {"type": "url", "url": "https://example.com/chart.png"}, "type": "image"}, {"text": "Summarise the chart.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_image_url_with_detail", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "https://example.com/chart.png"}, "detail": "low"}, {"type": "text", "text": "Summarise the chart."}]}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://example.com/chart.png", "detail": "low"}}, {"type": "text", "text": "Summarise the chart."}]}]}}'
         ),
     )
 
@@ -98,7 +118,7 @@ def test_req_image_inline_data_url_with_detail() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"text": "Describe it.", "type": "text"}, {"image_url": {"detail": "high", "url": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg=="}, "type": "image_url"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_image_inline_data_url_with_detail", "to_wire": {"messages": [{"content": [{"text": "Describe it.", "type": "text"}, {"detail": "high", "media_type": "image/png", "source": {"base64_data": "iVBORw0KGgoAAAANSUhEUg==", "type": "inline"}, "type": "image"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_image_inline_data_url_with_detail", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "Describe it."}, {"type": "image", "source": {"type": "inline", "base64_data": "iVBORw0KGgoAAAANSUhEUg=="}, "media_type": "image/png", "detail": "high"}]}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "Describe it."}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg==", "detail": "high"}}]}]}}'
         ),
     )
 
@@ -108,7 +128,7 @@ def test_req_image_inline_data_url_with_detail__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"text": "Describe it.", "type": "text"}, {"image_url": {"detail": "high", "url": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg=="}, "type": "image_url"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_image_inline_data_url_with_detail", "to_wire": {"messages": [{"content": [{"text": "Describe it.", "type": "text"}, {"detail": "high", "media_type": "image/png", "source": {"base64_data": "iVBORw0KGgoAAAANSUhEUg==", "type": "inline"}, "type": "image"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_image_inline_data_url_with_detail", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "Describe it."}, {"type": "image", "source": {"type": "inline", "base64_data": "iVBORw0KGgoAAAANSUhEUg=="}, "media_type": "image/png", "detail": "high"}]}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "Describe it."}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg==", "detail": "high"}}]}]}}'
         ),
     )
 
@@ -118,7 +138,7 @@ def test_req_image_inline_without_detail() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"image_url": {"url": "data:image/jpeg;base64,/9j/4AAQSkZJRg=="}, "type": "image_url"}, {"text": "And this one?", "type": "text"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_image_inline_without_detail", "to_wire": {"messages": [{"content": [{"media_type": "image/jpeg", "source": {"base64_data": "/9j/4AAQSkZJRg==", "type": "inline"}, "type": "image"}, {"text": "And this one?", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_image_inline_without_detail", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "inline", "base64_data": "/9j/4AAQSkZJRg=="}, "media_type": "image/jpeg"}, {"type": "text", "text": "And this one?"}]}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,/9j/4AAQSkZJRg=="}}, {"type": "text", "text": "And this one?"}]}]}}'
         ),
     )
 
@@ -128,7 +148,7 @@ def test_req_image_inline_without_detail__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"image_url": {"url": "data:image/jpeg;base64,/9j/4AAQSkZJRg=="}, "type": "image_url"}, {"text": "And this one?", "type": "text"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_image_inline_without_detail", "to_wire": {"messages": [{"content": [{"media_type": "image/jpeg", "source": {"base64_data": "/9j/4AAQSkZJRg==", "type": "inline"}, "type": "image"}, {"text": "And this one?", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_image_inline_without_detail", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "inline", "base64_data": "/9j/4AAQSkZJRg=="}, "media_type": "image/jpeg"}, {"type": "text", "text": "And this one?"}]}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,/9j/4AAQSkZJRg=="}}, {"type": "text", "text": "And this one?"}]}]}}'
         ),
     )
 
@@ -138,7 +158,7 @@ def test_req_audio_inline_wav() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"text": "Transcribe this.", "type": "text"}, {"input_audio": {"data": "UklGRiQAAABXQVZF", "format": "wav"}, "type": "input_audio"}], "role": "user"}], "model": "gpt-4o-audio-preview"}, "id": "req_audio_inline_wav", "to_wire": {"messages": [{"content": [{"text": "Transcribe this.", "type": "text"}, {"media_type": "audio/wav", "source": {"base64_data": "UklGRiQAAABXQVZF", "type": "inline"}, "type": "audio"}], "role": "user"}], "model": "gpt-4o-audio-preview"}}'
+            '{"id": "req_audio_inline_wav", "to_wire": {"model": "gpt-4o-audio-preview", "messages": [{"role": "user", "content": [{"type": "text", "text": "Transcribe this."}, {"type": "audio", "source": {"type": "inline", "base64_data": "UklGRiQAAABXQVZF"}, "media_type": "audio/wav"}]}]}, "expect_wire": {"model": "gpt-4o-audio-preview", "messages": [{"role": "user", "content": [{"type": "text", "text": "Transcribe this."}, {"type": "input_audio", "input_audio": {"data": "UklGRiQAAABXQVZF", "format": "wav"}}]}]}}'
         ),
     )
 
@@ -148,7 +168,7 @@ def test_req_audio_inline_wav__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"text": "Transcribe this.", "type": "text"}, {"input_audio": {"data": "UklGRiQAAABXQVZF", "format": "wav"}, "type": "input_audio"}], "role": "user"}], "model": "gpt-4o-audio-preview"}, "id": "req_audio_inline_wav", "to_wire": {"messages": [{"content": [{"text": "Transcribe this.", "type": "text"}, {"media_type": "audio/wav", "source": {"base64_data": "UklGRiQAAABXQVZF", "type": "inline"}, "type": "audio"}], "role": "user"}], "model": "gpt-4o-audio-preview"}}'
+            '{"id": "req_audio_inline_wav", "to_wire": {"model": "gpt-4o-audio-preview", "messages": [{"role": "user", "content": [{"type": "text", "text": "Transcribe this."}, {"type": "audio", "source": {"type": "inline", "base64_data": "UklGRiQAAABXQVZF"}, "media_type": "audio/wav"}]}]}, "expect_wire": {"model": "gpt-4o-audio-preview", "messages": [{"role": "user", "content": [{"type": "text", "text": "Transcribe this."}, {"type": "input_audio", "input_audio": {"data": "UklGRiQAAABXQVZF", "format": "wav"}}]}]}}'
         ),
     )
 
@@ -158,7 +178,7 @@ def test_req_audio_inline_mp3() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"input_audio": {"data": "SUQzBAAAAAAAI1RTU0U=", "format": "mp3"}, "type": "input_audio"}, {"text": "What song is this?", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}, "id": "req_audio_inline_mp3", "to_wire": {"messages": [{"content": [{"media_type": "audio/mpeg", "source": {"base64_data": "SUQzBAAAAAAAI1RTU0U=", "type": "inline"}, "type": "audio"}, {"text": "What song is this?", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}}'
+            '{"id": "req_audio_inline_mp3", "to_wire": {"model": "gpt-4o-audio-preview", "messages": [{"role": "user", "content": [{"type": "audio", "source": {"type": "inline", "base64_data": "SUQzBAAAAAAAI1RTU0U="}, "media_type": "audio/mpeg"}, {"type": "text", "text": "What song is this?"}]}]}, "expect_wire": {"model": "gpt-4o-audio-preview", "messages": [{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "SUQzBAAAAAAAI1RTU0U=", "format": "mp3"}}, {"type": "text", "text": "What song is this?"}]}]}}'
         ),
     )
 
@@ -168,7 +188,7 @@ def test_req_audio_inline_mp3__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"input_audio": {"data": "SUQzBAAAAAAAI1RTU0U=", "format": "mp3"}, "type": "input_audio"}, {"text": "What song is this?", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}, "id": "req_audio_inline_mp3", "to_wire": {"messages": [{"content": [{"media_type": "audio/mpeg", "source": {"base64_data": "SUQzBAAAAAAAI1RTU0U=", "type": "inline"}, "type": "audio"}, {"text": "What song is this?", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}}'
+            '{"id": "req_audio_inline_mp3", "to_wire": {"model": "gpt-4o-audio-preview", "messages": [{"role": "user", "content": [{"type": "audio", "source": {"type": "inline", "base64_data": "SUQzBAAAAAAAI1RTU0U="}, "media_type": "audio/mpeg"}, {"type": "text", "text": "What song is this?"}]}]}, "expect_wire": {"model": "gpt-4o-audio-preview", "messages": [{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "SUQzBAAAAAAAI1RTU0U=", "format": "mp3"}}, {"type": "text", "text": "What song is this?"}]}]}}'
         ),
     )
 
@@ -178,7 +198,7 @@ def test_req_audio_inline_x_wav_alias() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"input_audio": {"data": "UklGRiQAAABXQVZF", "format": "wav"}, "type": "input_audio"}, {"text": "Transcribe.", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}, "id": "req_audio_inline_x_wav_alias", "to_wire": {"messages": [{"content": [{"media_type": "audio/x-wav", "source": {"base64_data": "UklGRiQAAABXQVZF", "type": "inline"}, "type": "audio"}, {"text": "Transcribe.", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}}'
+            '{"id": "req_audio_inline_x_wav_alias", "to_wire": {"model": "gpt-4o-audio-preview", "messages": [{"role": "user", "content": [{"type": "audio", "source": {"type": "inline", "base64_data": "UklGRiQAAABXQVZF"}, "media_type": "audio/x-wav"}, {"type": "text", "text": "Transcribe."}]}]}, "expect_wire": {"model": "gpt-4o-audio-preview", "messages": [{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "UklGRiQAAABXQVZF", "format": "wav"}}, {"type": "text", "text": "Transcribe."}]}]}}'
         ),
     )
 
@@ -188,7 +208,7 @@ def test_req_audio_inline_x_wav_alias__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"input_audio": {"data": "UklGRiQAAABXQVZF", "format": "wav"}, "type": "input_audio"}, {"text": "Transcribe.", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}, "id": "req_audio_inline_x_wav_alias", "to_wire": {"messages": [{"content": [{"media_type": "audio/x-wav", "source": {"base64_data": "UklGRiQAAABXQVZF", "type": "inline"}, "type": "audio"}, {"text": "Transcribe.", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}}'
+            '{"id": "req_audio_inline_x_wav_alias", "to_wire": {"model": "gpt-4o-audio-preview", "messages": [{"role": "user", "content": [{"type": "audio", "source": {"type": "inline", "base64_data": "UklGRiQAAABXQVZF"}, "media_type": "audio/x-wav"}, {"type": "text", "text": "Transcribe."}]}]}, "expect_wire": {"model": "gpt-4o-audio-preview", "messages": [{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "UklGRiQAAABXQVZF", "format": "wav"}}, {"type": "text", "text": "Transcribe."}]}]}}'
         ),
     )
 
@@ -198,7 +218,7 @@ def test_req_audio_inline_mp3_alias() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"input_audio": {"data": "SUQzBAAAAAAAI1RTU0U=", "format": "mp3"}, "type": "input_audio"}, {"text": "Transcribe.", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}, "id": "req_audio_inline_mp3_alias", "to_wire": {"messages": [{"content": [{"media_type": "audio/mp3", "source": {"base64_data": "SUQzBAAAAAAAI1RTU0U=", "type": "inline"}, "type": "audio"}, {"text": "Transcribe.", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}}'
+            '{"id": "req_audio_inline_mp3_alias", "to_wire": {"model": "gpt-4o-audio-preview", "messages": [{"role": "user", "content": [{"type": "audio", "source": {"type": "inline", "base64_data": "SUQzBAAAAAAAI1RTU0U="}, "media_type": "audio/mp3"}, {"type": "text", "text": "Transcribe."}]}]}, "expect_wire": {"model": "gpt-4o-audio-preview", "messages": [{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "SUQzBAAAAAAAI1RTU0U=", "format": "mp3"}}, {"type": "text", "text": "Transcribe."}]}]}}'
         ),
     )
 
@@ -208,7 +228,7 @@ def test_req_audio_inline_mp3_alias__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"input_audio": {"data": "SUQzBAAAAAAAI1RTU0U=", "format": "mp3"}, "type": "input_audio"}, {"text": "Transcribe.", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}, "id": "req_audio_inline_mp3_alias", "to_wire": {"messages": [{"content": [{"media_type": "audio/mp3", "source": {"base64_data": "SUQzBAAAAAAAI1RTU0U=", "type": "inline"}, "type": "audio"}, {"text": "Transcribe.", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}}'
+            '{"id": "req_audio_inline_mp3_alias", "to_wire": {"model": "gpt-4o-audio-preview", "messages": [{"role": "user", "content": [{"type": "audio", "source": {"type": "inline", "base64_data": "SUQzBAAAAAAAI1RTU0U="}, "media_type": "audio/mp3"}, {"type": "text", "text": "Transcribe."}]}]}, "expect_wire": {"model": "gpt-4o-audio-preview", "messages": [{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "SUQzBAAAAAAAI1RTU0U=", "format": "mp3"}}, {"type": "text", "text": "Transcribe."}]}]}}'
         ),
     )
 
@@ -218,7 +238,7 @@ def test_err_audio_flac_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_unsupported_content_block", "message_contains": "audio/flac", "path": "messages[0].content[1].media_type"}, "id": "err_audio_flac_rejected", "to_wire": {"messages": [{"content": [{"text": "Transcribe.", "type": "text"}, {"media_type": "audio/flac", "source": {"base64_data": "ZkxhQwAAACI=", "type": "inline"}, "type": "audio"}], "role": "user"}], "model": "gpt-4o-audio-preview"}}'
+            '{"id": "err_audio_flac_rejected", "to_wire": {"model": "gpt-4o-audio-preview", "messages": [{"role": "user", "content": [{"type": "text", "text": "Transcribe."}, {"type": "audio", "source": {"type": "inline", "base64_data": "ZkxhQwAAACI="}, "media_type": "audio/flac"}]}]}, "expect_error": {"category": "provider_unsupported_content_block", "path": "messages[0].content[1].media_type", "message_contains": "audio/flac"}}'
         ),
     )
 
@@ -228,7 +248,7 @@ def test_err_audio_ogg_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_unsupported_content_block", "path": "messages[1].content[0].media_type"}, "id": "err_audio_ogg_rejected", "to_wire": {"messages": [{"content": "You transcribe audio.", "role": "system"}, {"content": [{"media_type": "audio/ogg", "source": {"base64_data": "T2dnUwACAAAAAAAA", "type": "inline"}, "type": "audio"}, {"text": "Transcribe.", "type": "text"}], "role": "user"}], "model": "gpt-4o-audio-preview"}}'
+            '{"id": "err_audio_ogg_rejected", "to_wire": {"model": "gpt-4o-audio-preview", "messages": [{"role": "system", "content": "You transcribe audio."}, {"role": "user", "content": [{"type": "audio", "source": {"type": "inline", "base64_data": "T2dnUwACAAAAAAAA"}, "media_type": "audio/ogg"}, {"type": "text", "text": "Transcribe."}]}]}, "expect_error": {"category": "provider_unsupported_content_block", "path": "messages[1].content[0].media_type"}}'
         ),
     )
 
@@ -238,7 +258,7 @@ def test_err_audio_url_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_unsupported_content_block", "path": "messages[0].content[1]"}, "id": "err_audio_url_rejected", "to_wire": {"messages": [{"content": [{"text": "Transcribe.", "type": "text"}, {"media_type": "audio/wav", "source": {"type": "url", "url": "https://example.com/clip.wav"}, "type": "audio"}], "role": "user"}], "model": "gpt-4o-audio-preview"}}'
+            '{"id": "err_audio_url_rejected", "to_wire": {"model": "gpt-4o-audio-preview", "messages": [{"role": "user", "content": [{"type": "text", "text": "Transcribe."}, {"type": "audio", "source": {"type": "url", "url": "https://example.com/clip.wav"}, "media_type": "audio/wav"}]}]}, "expect_error": {"category": "provider_unsupported_content_block", "path": "messages[0].content[1]"}}'
         ),
     )
 
@@ -248,7 +268,7 @@ def test_req_file_inline_with_filename() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"file": {"file_data": "data:application/pdf;base64,JVBERi0xLjcK", "filename": "report.pdf"}, "type": "file"}, {"text": "Summarise the report.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_file_inline_with_filename", "to_wire": {"messages": [{"content": [{"filename": "report.pdf", "media_type": "application/pdf", "source": {"base64_data": "JVBERi0xLjcK", "type": "inline"}, "type": "file"}, {"text": "Summarise the report.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_file_inline_with_filename", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "file", "source": {"type": "inline", "base64_data": "JVBERi0xLjcK"}, "media_type": "application/pdf", "filename": "report.pdf"}, {"type": "text", "text": "Summarise the report."}]}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "file", "file": {"file_data": "data:application/pdf;base64,JVBERi0xLjcK", "filename": "report.pdf"}}, {"type": "text", "text": "Summarise the report."}]}]}}'
         ),
     )
 
@@ -258,7 +278,7 @@ def test_req_file_inline_with_filename__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"file": {"file_data": "data:application/pdf;base64,JVBERi0xLjcK", "filename": "report.pdf"}, "type": "file"}, {"text": "Summarise the report.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_file_inline_with_filename", "to_wire": {"messages": [{"content": [{"filename": "report.pdf", "media_type": "application/pdf", "source": {"base64_data": "JVBERi0xLjcK", "type": "inline"}, "type": "file"}, {"text": "Summarise the report.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_file_inline_with_filename", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "file", "source": {"type": "inline", "base64_data": "JVBERi0xLjcK"}, "media_type": "application/pdf", "filename": "report.pdf"}, {"type": "text", "text": "Summarise the report."}]}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "file", "file": {"file_data": "data:application/pdf;base64,JVBERi0xLjcK", "filename": "report.pdf"}}, {"type": "text", "text": "Summarise the report."}]}]}}'
         ),
     )
 
@@ -268,7 +288,7 @@ def test_req_file_inline_without_filename() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"text": "What does this say?", "type": "text"}, {"file": {"file_data": "data:application/pdf;base64,JVBERi0xLjcK"}, "type": "file"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_file_inline_without_filename", "to_wire": {"messages": [{"content": [{"text": "What does this say?", "type": "text"}, {"media_type": "application/pdf", "source": {"base64_data": "JVBERi0xLjcK", "type": "inline"}, "type": "file"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_file_inline_without_filename", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "What does this say?"}, {"type": "file", "source": {"type": "inline", "base64_data": "JVBERi0xLjcK"}, "media_type": "application/pdf"}]}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "What does this say?"}, {"type": "file", "file": {"file_data": "data:application/pdf;base64,JVBERi0xLjcK"}}]}]}}'
         ),
     )
 
@@ -278,7 +298,7 @@ def test_req_file_inline_without_filename__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"text": "What does this say?", "type": "text"}, {"file": {"file_data": "data:application/pdf;base64,JVBERi0xLjcK"}, "type": "file"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_file_inline_without_filename", "to_wire": {"messages": [{"content": [{"text": "What does this say?", "type": "text"}, {"media_type": "application/pdf", "source": {"base64_data": "JVBERi0xLjcK", "type": "inline"}, "type": "file"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_file_inline_without_filename", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "What does this say?"}, {"type": "file", "source": {"type": "inline", "base64_data": "JVBERi0xLjcK"}, "media_type": "application/pdf"}]}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "What does this say?"}, {"type": "file", "file": {"file_data": "data:application/pdf;base64,JVBERi0xLjcK"}}]}]}}'
         ),
     )
 
@@ -288,7 +308,7 @@ def test_err_file_url_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_unsupported_content_block", "path": "messages[0].content[0]"}, "id": "err_file_url_rejected", "to_wire": {"messages": [{"content": [{"media_type": "application/pdf", "source": {"type": "url", "url": "https://example.com/report.pdf"}, "type": "file"}, {"text": "Summarise.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "err_file_url_rejected", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "file", "source": {"type": "url", "url": "https://example.com/report.pdf"}, "media_type": "application/pdf"}, {"type": "text", "text": "Summarise."}]}]}, "expect_error": {"category": "provider_unsupported_content_block", "path": "messages[0].content[0]"}}'
         ),
     )
 
@@ -298,7 +318,7 @@ def test_req_assistant_thinking_stripped() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "What is 2+2?", "role": "user"}, {"content": "4", "role": "assistant"}, {"content": "And 3+3?", "role": "user"}], "model": "gpt-4o"}, "id": "req_assistant_thinking_stripped", "to_wire": {"messages": [{"content": "What is 2+2?", "role": "user"}, {"content": [{"origin": "anthropic", "signature": "sig-abc", "text": "Add the numbers.", "type": "thinking"}, {"text": "4", "type": "text"}], "role": "assistant"}, {"content": "And 3+3?", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_assistant_thinking_stripped", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "What is 2+2?"}, {"role": "assistant", "content": [{"type": "thinking", "text": "Add the numbers.", "signature": "sig-abc", "origin": "anthropic"}, {"type": "text", "text": "4"}]}, {"role": "user", "content": "And 3+3?"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "What is 2+2?"}, {"role": "assistant", "content": "4"}, {"role": "user", "content": "And 3+3?"}]}}'
         ),
     )
 
@@ -308,7 +328,7 @@ def test_req_assistant_thinking_stripped__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "What is 2+2?", "role": "user"}, {"content": "4", "role": "assistant"}, {"content": "And 3+3?", "role": "user"}], "model": "gpt-4o"}, "id": "req_assistant_thinking_stripped", "to_wire": {"messages": [{"content": "What is 2+2?", "role": "user"}, {"content": [{"origin": "anthropic", "signature": "sig-abc", "text": "Add the numbers.", "type": "thinking"}, {"text": "4", "type": "text"}], "role": "assistant"}, {"content": "And 3+3?", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_assistant_thinking_stripped", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "What is 2+2?"}, {"role": "assistant", "content": [{"type": "thinking", "text": "Add the numbers.", "signature": "sig-abc", "origin": "anthropic"}, {"type": "text", "text": "4"}]}, {"role": "user", "content": "And 3+3?"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "What is 2+2?"}, {"role": "assistant", "content": "4"}, {"role": "user", "content": "And 3+3?"}]}}'
         ),
     )
 
@@ -318,7 +338,7 @@ def test_req_assistant_redacted_thinking_stripped_parts_kept() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Tell me two facts.", "role": "user"}, {"content": [{"text": "Fact one.", "type": "text"}, {"text": "Fact two.", "type": "text"}], "role": "assistant"}, {"content": "Thanks.", "role": "user"}], "model": "gpt-4o"}, "id": "req_assistant_redacted_thinking_stripped_parts_kept", "to_wire": {"messages": [{"content": "Tell me two facts.", "role": "user"}, {"content": [{"data": "EmwKAhgBEgy3va3pzix", "origin": "anthropic", "type": "redacted_thinking"}, {"text": "Fact one.", "type": "text"}, {"text": "Second one next.", "type": "thinking"}, {"text": "Fact two.", "type": "text"}], "role": "assistant"}, {"content": "Thanks.", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_assistant_redacted_thinking_stripped_parts_kept", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Tell me two facts."}, {"role": "assistant", "content": [{"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix", "origin": "anthropic"}, {"type": "text", "text": "Fact one."}, {"type": "thinking", "text": "Second one next."}, {"type": "text", "text": "Fact two."}]}, {"role": "user", "content": "Thanks."}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Tell me two facts."}, {"role": "assistant", "content": [{"type": "text", "text": "Fact one."}, {"type": "text", "text": "Fact two."}]}, {"role": "user", "content": "Thanks."}]}}'
         ),
     )
 
@@ -328,7 +348,7 @@ def test_req_assistant_redacted_thinking_stripped_parts_kept__round_trip() -> No
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Tell me two facts.", "role": "user"}, {"content": [{"text": "Fact one.", "type": "text"}, {"text": "Fact two.", "type": "text"}], "role": "assistant"}, {"content": "Thanks.", "role": "user"}], "model": "gpt-4o"}, "id": "req_assistant_redacted_thinking_stripped_parts_kept", "to_wire": {"messages": [{"content": "Tell me two facts.", "role": "user"}, {"content": [{"data": "EmwKAhgBEgy3va3pzix", "origin": "anthropic", "type": "redacted_thinking"}, {"text": "Fact one.", "type": "text"}, {"text": "Second one next.", "type": "thinking"}, {"text": "Fact two.", "type": "text"}], "role": "assistant"}, {"content": "Thanks.", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_assistant_redacted_thinking_stripped_parts_kept", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Tell me two facts."}, {"role": "assistant", "content": [{"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix", "origin": "anthropic"}, {"type": "text", "text": "Fact one."}, {"type": "thinking", "text": "Second one next."}, {"type": "text", "text": "Fact two."}]}, {"role": "user", "content": "Thanks."}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Tell me two facts."}, {"role": "assistant", "content": [{"type": "text", "text": "Fact one."}, {"type": "text", "text": "Fact two."}]}, {"role": "user", "content": "Thanks."}]}}'
         ),
     )
 
@@ -338,7 +358,7 @@ def test_req_assistant_only_thinking_with_tool_calls_sends_null() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Paris\\"}", "name": "get_weather"}, "id": "call_1", "type": "function"}]}, {"content": "18C", "role": "tool", "tool_call_id": "call_1"}], "model": "gpt-4o"}, "id": "req_assistant_only_thinking_with_tool_calls_sends_null", "to_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}, {"content": [{"origin": "anthropic", "signature": "sig-1", "text": "I should call the tool.", "type": "thinking"}], "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_1", "name": "get_weather"}]}, {"content": "18C", "role": "tool", "tool_call_id": "call_1"}], "model": "gpt-4o"}}'
+            '{"id": "req_assistant_only_thinking_with_tool_calls_sends_null", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris?"}, {"role": "assistant", "content": [{"type": "thinking", "text": "I should call the tool.", "signature": "sig-1", "origin": "anthropic"}], "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "18C"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\"}"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "18C"}]}}'
         ),
     )
 
@@ -348,7 +368,7 @@ def test_req_assistant_only_thinking_with_tool_calls_sends_null__round_trip() ->
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Paris\\"}", "name": "get_weather"}, "id": "call_1", "type": "function"}]}, {"content": "18C", "role": "tool", "tool_call_id": "call_1"}], "model": "gpt-4o"}, "id": "req_assistant_only_thinking_with_tool_calls_sends_null", "to_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}, {"content": [{"origin": "anthropic", "signature": "sig-1", "text": "I should call the tool.", "type": "thinking"}], "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_1", "name": "get_weather"}]}, {"content": "18C", "role": "tool", "tool_call_id": "call_1"}], "model": "gpt-4o"}}'
+            '{"id": "req_assistant_only_thinking_with_tool_calls_sends_null", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris?"}, {"role": "assistant", "content": [{"type": "thinking", "text": "I should call the tool.", "signature": "sig-1", "origin": "anthropic"}], "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "18C"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\"}"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "18C"}]}}'
         ),
     )
 
@@ -358,7 +378,7 @@ def test_req_text_block_signature_not_sent() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}, {"content": "Hello!", "role": "assistant"}, {"content": "Bye", "role": "user"}], "model": "gpt-4o"}, "id": "req_text_block_signature_not_sent", "to_wire": {"messages": [{"content": "Hi", "role": "user"}, {"content": [{"origin": "google", "signature": "sig-text", "text": "Hello!", "type": "text"}], "role": "assistant"}, {"content": "Bye", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_text_block_signature_not_sent", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": [{"type": "text", "text": "Hello!", "signature": "sig-text", "origin": "google"}]}, {"role": "user", "content": "Bye"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello!"}, {"role": "user", "content": "Bye"}]}}'
         ),
     )
 
@@ -368,7 +388,7 @@ def test_req_text_block_signature_not_sent__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}, {"content": "Hello!", "role": "assistant"}, {"content": "Bye", "role": "user"}], "model": "gpt-4o"}, "id": "req_text_block_signature_not_sent", "to_wire": {"messages": [{"content": "Hi", "role": "user"}, {"content": [{"origin": "google", "signature": "sig-text", "text": "Hello!", "type": "text"}], "role": "assistant"}, {"content": "Bye", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_text_block_signature_not_sent", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": [{"type": "text", "text": "Hello!", "signature": "sig-text", "origin": "google"}]}, {"role": "user", "content": "Bye"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello!"}, {"role": "user", "content": "Bye"}]}}'
         ),
     )
 
@@ -378,7 +398,7 @@ def test_req_multi_turn_conversation() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "You are a weather bot.", "role": "system"}, {"content": "Hi", "role": "user"}, {"content": "Hello! Which city?", "role": "assistant"}, {"content": "Paris", "role": "user"}, {"content": "Let me check.", "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Paris\\",\\"unit\\":\\"celsius\\"}", "name": "get_weather"}, "id": "call_w1", "type": "function"}]}, {"content": "18C and sunny", "role": "tool", "tool_call_id": "call_w1"}], "model": "gpt-4o"}, "id": "req_multi_turn_conversation", "to_wire": {"messages": [{"content": "You are a weather bot.", "role": "system"}, {"content": "Hi", "role": "user"}, {"content": "Hello! Which city?", "role": "assistant"}, {"content": "Paris", "role": "user"}, {"content": "Let me check.", "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris", "unit": "celsius"}, "id": "call_w1", "name": "get_weather"}]}, {"content": "18C and sunny", "role": "tool", "tool_call_id": "call_w1"}], "model": "gpt-4o"}}'
+            '{"id": "req_multi_turn_conversation", "to_wire": {"model": "gpt-4o", "messages": [{"role": "system", "content": "You are a weather bot."}, {"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello! Which city?"}, {"role": "user", "content": "Paris"}, {"role": "assistant", "content": "Let me check.", "tool_calls": [{"id": "call_w1", "name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}]}, {"role": "tool", "tool_call_id": "call_w1", "content": "18C and sunny"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "system", "content": "You are a weather bot."}, {"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello! Which city?"}, {"role": "user", "content": "Paris"}, {"role": "assistant", "content": "Let me check.", "tool_calls": [{"id": "call_w1", "type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\",\\"unit\\":\\"celsius\\"}"}}]}, {"role": "tool", "tool_call_id": "call_w1", "content": "18C and sunny"}]}}'
         ),
     )
 
@@ -388,17 +408,17 @@ def test_req_multi_turn_conversation__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "You are a weather bot.", "role": "system"}, {"content": "Hi", "role": "user"}, {"content": "Hello! Which city?", "role": "assistant"}, {"content": "Paris", "role": "user"}, {"content": "Let me check.", "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Paris\\",\\"unit\\":\\"celsius\\"}", "name": "get_weather"}, "id": "call_w1", "type": "function"}]}, {"content": "18C and sunny", "role": "tool", "tool_call_id": "call_w1"}], "model": "gpt-4o"}, "id": "req_multi_turn_conversation", "to_wire": {"messages": [{"content": "You are a weather bot.", "role": "system"}, {"content": "Hi", "role": "user"}, {"content": "Hello! Which city?", "role": "assistant"}, {"content": "Paris", "role": "user"}, {"content": "Let me check.", "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris", "unit": "celsius"}, "id": "call_w1", "name": "get_weather"}]}, {"content": "18C and sunny", "role": "tool", "tool_call_id": "call_w1"}], "model": "gpt-4o"}}'
+            '{"id": "req_multi_turn_conversation", "to_wire": {"model": "gpt-4o", "messages": [{"role": "system", "content": "You are a weather bot."}, {"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello! Which city?"}, {"role": "user", "content": "Paris"}, {"role": "assistant", "content": "Let me check.", "tool_calls": [{"id": "call_w1", "name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}]}, {"role": "tool", "tool_call_id": "call_w1", "content": "18C and sunny"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "system", "content": "You are a weather bot."}, {"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello! Which city?"}, {"role": "user", "content": "Paris"}, {"role": "assistant", "content": "Let me check.", "tool_calls": [{"id": "call_w1", "type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\",\\"unit\\":\\"celsius\\"}"}}]}, {"role": "tool", "tool_call_id": "call_w1", "content": "18C and sunny"}]}}'
         ),
     )
 
 
 def test_req_tool_call_arguments_sorted_compact_json() -> None:
-    """tool_calls row: arguments become a JSON string with sorted keys and no spaces (oa 8 wire-byte stability)"""
+    """tool_calls row: arguments become a compact JSON string, keys in the caller's order (api; the oa dialect sorts them, §8)"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Book it.", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Zürich\\",\\"seats\\":2,\\"tags\\":[\\"z\\",\\"a\\"],\\"when\\":{\\"day\\":\\"Mon\\",\\"time\\":\\"10:00\\"}}", "name": "book"}, "id": "call_b", "type": "function"}]}, {"content": "booked", "role": "tool", "tool_call_id": "call_b"}], "model": "gpt-4o"}, "id": "req_tool_call_arguments_sorted_compact_json", "to_wire": {"messages": [{"content": "Book it.", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Zürich", "seats": 2, "tags": ["z", "a"], "when": {"day": "Mon", "time": "10:00"}}, "id": "call_b", "name": "book"}]}, {"content": "booked", "role": "tool", "tool_call_id": "call_b"}], "model": "gpt-4o"}}'
+            '{"id": "req_tool_call_arguments_sorted_compact_json", "key_order": "exact", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Book it."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_b", "name": "book", "arguments": {"when": {"time": "10:00", "day": "Mon"}, "seats": 2, "city": "Zürich", "tags": ["z", "a"]}}]}, {"role": "tool", "tool_call_id": "call_b", "content": "booked"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Book it."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_b", "type": "function", "function": {"name": "book", "arguments": "{\\"when\\":{\\"time\\":\\"10:00\\",\\"day\\":\\"Mon\\"},\\"seats\\":2,\\"city\\":\\"Zürich\\",\\"tags\\":[\\"z\\",\\"a\\"]}"}}]}, {"role": "tool", "tool_call_id": "call_b", "content": "booked"}]}}'
         ),
     )
 
@@ -408,7 +428,7 @@ def test_req_tool_call_arguments_sorted_compact_json__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Book it.", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Zürich\\",\\"seats\\":2,\\"tags\\":[\\"z\\",\\"a\\"],\\"when\\":{\\"day\\":\\"Mon\\",\\"time\\":\\"10:00\\"}}", "name": "book"}, "id": "call_b", "type": "function"}]}, {"content": "booked", "role": "tool", "tool_call_id": "call_b"}], "model": "gpt-4o"}, "id": "req_tool_call_arguments_sorted_compact_json", "to_wire": {"messages": [{"content": "Book it.", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Zürich", "seats": 2, "tags": ["z", "a"], "when": {"day": "Mon", "time": "10:00"}}, "id": "call_b", "name": "book"}]}, {"content": "booked", "role": "tool", "tool_call_id": "call_b"}], "model": "gpt-4o"}}'
+            '{"id": "req_tool_call_arguments_sorted_compact_json", "key_order": "exact", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Book it."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_b", "name": "book", "arguments": {"when": {"time": "10:00", "day": "Mon"}, "seats": 2, "city": "Zürich", "tags": ["z", "a"]}}]}, {"role": "tool", "tool_call_id": "call_b", "content": "booked"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Book it."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_b", "type": "function", "function": {"name": "book", "arguments": "{\\"when\\":{\\"time\\":\\"10:00\\",\\"day\\":\\"Mon\\"},\\"seats\\":2,\\"city\\":\\"Zürich\\",\\"tags\\":[\\"z\\",\\"a\\"]}"}}]}, {"role": "tool", "tool_call_id": "call_b", "content": "booked"}]}}'
         ),
     )
 
@@ -418,7 +438,7 @@ def test_req_assistant_tool_calls_content_absent() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Time?", "role": "user"}, {"role": "assistant", "tool_calls": [{"function": {"arguments": "{}", "name": "now"}, "id": "call_t", "type": "function"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "call_t"}], "model": "gpt-4o"}, "id": "req_assistant_tool_calls_content_absent", "to_wire": {"messages": [{"content": "Time?", "role": "user"}, {"role": "assistant", "tool_calls": [{"arguments": {}, "id": "call_t", "name": "now"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "call_t"}], "model": "gpt-4o"}}'
+            '{"id": "req_assistant_tool_calls_content_absent", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "tool_calls": [{"id": "call_t", "name": "now", "arguments": {}}]}, {"role": "tool", "tool_call_id": "call_t", "content": "12:00"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "tool_calls": [{"id": "call_t", "type": "function", "function": {"name": "now", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "call_t", "content": "12:00"}]}}'
         ),
     )
 
@@ -428,7 +448,7 @@ def test_req_assistant_tool_calls_content_absent__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Time?", "role": "user"}, {"role": "assistant", "tool_calls": [{"function": {"arguments": "{}", "name": "now"}, "id": "call_t", "type": "function"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "call_t"}], "model": "gpt-4o"}, "id": "req_assistant_tool_calls_content_absent", "to_wire": {"messages": [{"content": "Time?", "role": "user"}, {"role": "assistant", "tool_calls": [{"arguments": {}, "id": "call_t", "name": "now"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "call_t"}], "model": "gpt-4o"}}'
+            '{"id": "req_assistant_tool_calls_content_absent", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "tool_calls": [{"id": "call_t", "name": "now", "arguments": {}}]}, {"role": "tool", "tool_call_id": "call_t", "content": "12:00"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "tool_calls": [{"id": "call_t", "type": "function", "function": {"name": "now", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "call_t", "content": "12:00"}]}}'
         ),
     )
 
@@ -438,7 +458,7 @@ def test_req_assistant_tool_calls_empty_string_content() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Time?", "role": "user"}, {"content": "", "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"tz\\":\\"UTC\\"}", "name": "now"}, "id": "call_t", "type": "function"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "call_t"}], "model": "gpt-4o"}, "id": "req_assistant_tool_calls_empty_string_content", "to_wire": {"messages": [{"content": "Time?", "role": "user"}, {"content": "", "role": "assistant", "tool_calls": [{"arguments": {"tz": "UTC"}, "id": "call_t", "name": "now"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "call_t"}], "model": "gpt-4o"}}'
+            '{"id": "req_assistant_tool_calls_empty_string_content", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "content": "", "tool_calls": [{"id": "call_t", "name": "now", "arguments": {"tz": "UTC"}}]}, {"role": "tool", "tool_call_id": "call_t", "content": "12:00"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "content": "", "tool_calls": [{"id": "call_t", "type": "function", "function": {"name": "now", "arguments": "{\\"tz\\":\\"UTC\\"}"}}]}, {"role": "tool", "tool_call_id": "call_t", "content": "12:00"}]}}'
         ),
     )
 
@@ -448,7 +468,7 @@ def test_req_assistant_tool_calls_empty_string_content__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Time?", "role": "user"}, {"content": "", "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"tz\\":\\"UTC\\"}", "name": "now"}, "id": "call_t", "type": "function"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "call_t"}], "model": "gpt-4o"}, "id": "req_assistant_tool_calls_empty_string_content", "to_wire": {"messages": [{"content": "Time?", "role": "user"}, {"content": "", "role": "assistant", "tool_calls": [{"arguments": {"tz": "UTC"}, "id": "call_t", "name": "now"}]}, {"content": "12:00", "role": "tool", "tool_call_id": "call_t"}], "model": "gpt-4o"}}'
+            '{"id": "req_assistant_tool_calls_empty_string_content", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "content": "", "tool_calls": [{"id": "call_t", "name": "now", "arguments": {"tz": "UTC"}}]}, {"role": "tool", "tool_call_id": "call_t", "content": "12:00"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "content": "", "tool_calls": [{"id": "call_t", "type": "function", "function": {"name": "now", "arguments": "{\\"tz\\":\\"UTC\\"}"}}]}, {"role": "tool", "tool_call_id": "call_t", "content": "12:00"}]}}'
         ),
     )
 
@@ -458,7 +478,7 @@ def test_req_parallel_tool_calls_and_named_tool_results() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Weather in Paris and Rome?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Paris\\"}", "name": "get_weather"}, "id": "call_p", "type": "function"}, {"function": {"arguments": "{\\"city\\":\\"Rome\\"}", "name": "get_weather"}, "id": "call_r", "type": "function"}]}, {"content": "18C", "role": "tool", "tool_call_id": "call_p"}, {"content": "24C", "role": "tool", "tool_call_id": "call_r"}], "model": "gpt-4o"}, "id": "req_parallel_tool_calls_and_named_tool_results", "to_wire": {"messages": [{"content": "Weather in Paris and Rome?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_p", "name": "get_weather"}, {"arguments": {"city": "Rome"}, "id": "call_r", "name": "get_weather"}]}, {"content": "18C", "name": "get_weather", "role": "tool", "tool_call_id": "call_p"}, {"content": "24C", "name": "get_weather", "role": "tool", "tool_call_id": "call_r"}], "model": "gpt-4o"}}'
+            '{"id": "req_parallel_tool_calls_and_named_tool_results", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_p", "name": "get_weather", "arguments": {"city": "Paris"}}, {"id": "call_r", "name": "get_weather", "arguments": {"city": "Rome"}}]}, {"role": "tool", "tool_call_id": "call_p", "content": "18C", "name": "get_weather"}, {"role": "tool", "tool_call_id": "call_r", "content": "24C", "name": "get_weather"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_p", "type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\"}"}}, {"id": "call_r", "type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\":\\"Rome\\"}"}}]}, {"role": "tool", "tool_call_id": "call_p", "content": "18C"}, {"role": "tool", "tool_call_id": "call_r", "content": "24C"}]}}'
         ),
     )
 
@@ -468,7 +488,7 @@ def test_req_parallel_tool_calls_and_named_tool_results__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Weather in Paris and Rome?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Paris\\"}", "name": "get_weather"}, "id": "call_p", "type": "function"}, {"function": {"arguments": "{\\"city\\":\\"Rome\\"}", "name": "get_weather"}, "id": "call_r", "type": "function"}]}, {"content": "18C", "role": "tool", "tool_call_id": "call_p"}, {"content": "24C", "role": "tool", "tool_call_id": "call_r"}], "model": "gpt-4o"}, "id": "req_parallel_tool_calls_and_named_tool_results", "to_wire": {"messages": [{"content": "Weather in Paris and Rome?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_p", "name": "get_weather"}, {"arguments": {"city": "Rome"}, "id": "call_r", "name": "get_weather"}]}, {"content": "18C", "name": "get_weather", "role": "tool", "tool_call_id": "call_p"}, {"content": "24C", "name": "get_weather", "role": "tool", "tool_call_id": "call_r"}], "model": "gpt-4o"}}'
+            '{"id": "req_parallel_tool_calls_and_named_tool_results", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_p", "name": "get_weather", "arguments": {"city": "Paris"}}, {"id": "call_r", "name": "get_weather", "arguments": {"city": "Rome"}}]}, {"role": "tool", "tool_call_id": "call_p", "content": "18C", "name": "get_weather"}, {"role": "tool", "tool_call_id": "call_r", "content": "24C", "name": "get_weather"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_p", "type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\"}"}}, {"id": "call_r", "type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\":\\"Rome\\"}"}}]}, {"role": "tool", "tool_call_id": "call_p", "content": "18C"}, {"role": "tool", "tool_call_id": "call_r", "content": "24C"}]}}'
         ),
     )
 
@@ -478,7 +498,7 @@ def test_req_tool_full_definition() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}], "model": "gpt-4o", "tools": [{"function": {"description": "Current weather for a city.", "name": "get_weather", "parameters": {"properties": {"city": {"description": "City name", "type": "string"}, "unit": {"enum": ["celsius", "fahrenheit"], "type": "string"}}, "required": ["city"], "type": "object"}}, "type": "function"}]}, "id": "req_tool_full_definition", "to_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}], "model": "gpt-4o", "tools": [{"description": "Current weather for a city.", "name": "get_weather", "parameters": {"properties": {"city": {"description": "City name", "type": "string"}, "unit": {"enum": ["celsius", "fahrenheit"], "type": "string"}}, "required": ["city"], "type": "object"}}]}}'
+            '{"id": "req_tool_full_definition", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris?"}], "tools": [{"name": "get_weather", "description": "Current weather for a city.", "parameters": {"type": "object", "required": ["city"], "properties": {"unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}, "city": {"type": "string", "description": "City name"}}}}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris?"}], "tools": [{"type": "function", "function": {"name": "get_weather", "description": "Current weather for a city.", "parameters": {"properties": {"city": {"description": "City name", "type": "string"}, "unit": {"enum": ["celsius", "fahrenheit"], "type": "string"}}, "required": ["city"], "type": "object"}}}]}}'
         ),
     )
 
@@ -488,7 +508,7 @@ def test_req_tool_full_definition__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}], "model": "gpt-4o", "tools": [{"function": {"description": "Current weather for a city.", "name": "get_weather", "parameters": {"properties": {"city": {"description": "City name", "type": "string"}, "unit": {"enum": ["celsius", "fahrenheit"], "type": "string"}}, "required": ["city"], "type": "object"}}, "type": "function"}]}, "id": "req_tool_full_definition", "to_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}], "model": "gpt-4o", "tools": [{"description": "Current weather for a city.", "name": "get_weather", "parameters": {"properties": {"city": {"description": "City name", "type": "string"}, "unit": {"enum": ["celsius", "fahrenheit"], "type": "string"}}, "required": ["city"], "type": "object"}}]}}'
+            '{"id": "req_tool_full_definition", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris?"}], "tools": [{"name": "get_weather", "description": "Current weather for a city.", "parameters": {"type": "object", "required": ["city"], "properties": {"unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}, "city": {"type": "string", "description": "City name"}}}}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris?"}], "tools": [{"type": "function", "function": {"name": "get_weather", "description": "Current weather for a city.", "parameters": {"properties": {"city": {"description": "City name", "type": "string"}, "unit": {"enum": ["celsius", "fahrenheit"], "type": "string"}}, "required": ["city"], "type": "object"}}}]}}'
         ),
     )
 
@@ -498,7 +518,7 @@ def test_req_tool_without_description_or_parameters() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "What time is it?", "role": "user"}], "model": "gpt-4o", "tools": [{"function": {"name": "get_time"}, "type": "function"}]}, "id": "req_tool_without_description_or_parameters", "to_wire": {"messages": [{"content": "What time is it?", "role": "user"}], "model": "gpt-4o", "tools": [{"name": "get_time"}]}}'
+            '{"id": "req_tool_without_description_or_parameters", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "What time is it?"}], "tools": [{"name": "get_time"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "What time is it?"}], "tools": [{"type": "function", "function": {"name": "get_time"}}]}}'
         ),
     )
 
@@ -508,7 +528,7 @@ def test_req_tool_without_description_or_parameters__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "What time is it?", "role": "user"}], "model": "gpt-4o", "tools": [{"function": {"name": "get_time"}, "type": "function"}]}, "id": "req_tool_without_description_or_parameters", "to_wire": {"messages": [{"content": "What time is it?", "role": "user"}], "model": "gpt-4o", "tools": [{"name": "get_time"}]}}'
+            '{"id": "req_tool_without_description_or_parameters", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "What time is it?"}], "tools": [{"name": "get_time"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "What time is it?"}], "tools": [{"type": "function", "function": {"name": "get_time"}}]}}'
         ),
     )
 
@@ -518,7 +538,7 @@ def test_req_tool_strict_closes_object_schema() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}], "model": "gpt-4o", "tools": [{"function": {"description": "Current weather.", "name": "get_weather", "parameters": {"additionalProperties": false, "properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}, "strict": true}, "type": "function"}]}, "id": "req_tool_strict_closes_object_schema", "to_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}], "model": "gpt-4o", "tools": [{"description": "Current weather.", "name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}, "strict": true}]}}'
+            '{"id": "req_tool_strict_closes_object_schema", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris?"}], "tools": [{"name": "get_weather", "description": "Current weather.", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}, "strict": true}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris?"}], "tools": [{"type": "function", "function": {"name": "get_weather", "description": "Current weather.", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"], "additionalProperties": false}, "strict": true}}]}}'
         ),
     )
 
@@ -528,7 +548,7 @@ def test_req_tool_strict_closes_object_schema__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}], "model": "gpt-4o", "tools": [{"function": {"description": "Current weather.", "name": "get_weather", "parameters": {"additionalProperties": false, "properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}, "strict": true}, "type": "function"}]}, "id": "req_tool_strict_closes_object_schema", "to_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}], "model": "gpt-4o", "tools": [{"description": "Current weather.", "name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}, "strict": true}]}}'
+            '{"id": "req_tool_strict_closes_object_schema", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris?"}], "tools": [{"name": "get_weather", "description": "Current weather.", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}, "strict": true}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris?"}], "tools": [{"type": "function", "function": {"name": "get_weather", "description": "Current weather.", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"], "additionalProperties": false}, "strict": true}}]}}'
         ),
     )
 
@@ -538,7 +558,7 @@ def test_req_tool_strict_false_sent_unchanged() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Search.", "role": "user"}], "model": "gpt-4o", "tools": [{"function": {"name": "search", "parameters": {"properties": {"q": {"type": "string"}}, "type": "object"}, "strict": false}, "type": "function"}]}, "id": "req_tool_strict_false_sent_unchanged", "to_wire": {"messages": [{"content": "Search.", "role": "user"}], "model": "gpt-4o", "tools": [{"name": "search", "parameters": {"properties": {"q": {"type": "string"}}, "type": "object"}, "strict": false}]}}'
+            '{"id": "req_tool_strict_false_sent_unchanged", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Search."}], "tools": [{"name": "search", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}, "strict": false}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Search."}], "tools": [{"type": "function", "function": {"name": "search", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}, "strict": false}}]}}'
         ),
     )
 
@@ -548,7 +568,7 @@ def test_req_tool_strict_false_sent_unchanged__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Search.", "role": "user"}], "model": "gpt-4o", "tools": [{"function": {"name": "search", "parameters": {"properties": {"q": {"type": "string"}}, "type": "object"}, "strict": false}, "type": "function"}]}, "id": "req_tool_strict_false_sent_unchanged", "to_wire": {"messages": [{"content": "Search.", "role": "user"}], "model": "gpt-4o", "tools": [{"name": "search", "parameters": {"properties": {"q": {"type": "string"}}, "type": "object"}, "strict": false}]}}'
+            '{"id": "req_tool_strict_false_sent_unchanged", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Search."}], "tools": [{"name": "search", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}, "strict": false}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Search."}], "tools": [{"type": "function", "function": {"name": "search", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}, "strict": false}}]}}'
         ),
     )
 
@@ -558,7 +578,7 @@ def test_req_no_tools_key_when_tools_empty() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "req_no_tools_key_when_tools_empty", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tools": []}}'
+            '{"id": "req_no_tools_key_when_tools_empty", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "tools": []}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}]}}'
         ),
     )
 
@@ -568,7 +588,7 @@ def test_req_no_tools_key_when_tools_empty__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "req_no_tools_key_when_tools_empty", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tools": []}}'
+            '{"id": "req_no_tools_key_when_tools_empty", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "tools": []}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}]}}'
         ),
     )
 
@@ -578,7 +598,7 @@ def test_req_tool_choice_auto() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "auto", "tools": [{"function": {"name": "get_time"}, "type": "function"}]}, "id": "req_tool_choice_auto", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "auto", "tools": [{"name": "get_time"}]}}'
+            '{"id": "req_tool_choice_auto", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"name": "get_time"}], "tool_choice": "auto"}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"type": "function", "function": {"name": "get_time"}}], "tool_choice": "auto"}}'
         ),
     )
 
@@ -588,7 +608,7 @@ def test_req_tool_choice_auto__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "auto", "tools": [{"function": {"name": "get_time"}, "type": "function"}]}, "id": "req_tool_choice_auto", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "auto", "tools": [{"name": "get_time"}]}}'
+            '{"id": "req_tool_choice_auto", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"name": "get_time"}], "tool_choice": "auto"}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"type": "function", "function": {"name": "get_time"}}], "tool_choice": "auto"}}'
         ),
     )
 
@@ -598,7 +618,7 @@ def test_req_tool_choice_required() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "required", "tools": [{"function": {"name": "get_time"}, "type": "function"}]}, "id": "req_tool_choice_required", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "required", "tools": [{"name": "get_time"}]}}'
+            '{"id": "req_tool_choice_required", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"name": "get_time"}], "tool_choice": "required"}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"type": "function", "function": {"name": "get_time"}}], "tool_choice": "required"}}'
         ),
     )
 
@@ -608,7 +628,7 @@ def test_req_tool_choice_required__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "required", "tools": [{"function": {"name": "get_time"}, "type": "function"}]}, "id": "req_tool_choice_required", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "required", "tools": [{"name": "get_time"}]}}'
+            '{"id": "req_tool_choice_required", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"name": "get_time"}], "tool_choice": "required"}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"type": "function", "function": {"name": "get_time"}}], "tool_choice": "required"}}'
         ),
     )
 
@@ -618,7 +638,7 @@ def test_req_tool_choice_none() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "none", "tools": [{"function": {"name": "get_time"}, "type": "function"}]}, "id": "req_tool_choice_none", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "none", "tools": [{"name": "get_time"}]}}'
+            '{"id": "req_tool_choice_none", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"name": "get_time"}], "tool_choice": "none"}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"type": "function", "function": {"name": "get_time"}}], "tool_choice": "none"}}'
         ),
     )
 
@@ -628,7 +648,7 @@ def test_req_tool_choice_none__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "none", "tools": [{"function": {"name": "get_time"}, "type": "function"}]}, "id": "req_tool_choice_none", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "none", "tools": [{"name": "get_time"}]}}'
+            '{"id": "req_tool_choice_none", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"name": "get_time"}], "tool_choice": "none"}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"type": "function", "function": {"name": "get_time"}}], "tool_choice": "none"}}'
         ),
     )
 
@@ -638,7 +658,7 @@ def test_req_tool_choice_forced_tool() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Weather?", "role": "user"}], "model": "gpt-4o", "tool_choice": {"function": {"name": "get_weather"}, "type": "function"}, "tools": [{"function": {"name": "get_time"}, "type": "function"}, {"function": {"name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "type": "object"}}, "type": "function"}]}, "id": "req_tool_choice_forced_tool", "to_wire": {"messages": [{"content": "Weather?", "role": "user"}], "model": "gpt-4o", "tool_choice": {"name": "get_weather", "type": "tool"}, "tools": [{"name": "get_time"}, {"name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "type": "object"}}]}}'
+            '{"id": "req_tool_choice_forced_tool", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather?"}], "tools": [{"name": "get_time"}, {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}], "tool_choice": {"type": "tool", "name": "get_weather"}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather?"}], "tools": [{"type": "function", "function": {"name": "get_time"}}, {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}], "tool_choice": {"type": "function", "function": {"name": "get_weather"}}}}'
         ),
     )
 
@@ -648,7 +668,7 @@ def test_req_tool_choice_forced_tool__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Weather?", "role": "user"}], "model": "gpt-4o", "tool_choice": {"function": {"name": "get_weather"}, "type": "function"}, "tools": [{"function": {"name": "get_time"}, "type": "function"}, {"function": {"name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "type": "object"}}, "type": "function"}]}, "id": "req_tool_choice_forced_tool", "to_wire": {"messages": [{"content": "Weather?", "role": "user"}], "model": "gpt-4o", "tool_choice": {"name": "get_weather", "type": "tool"}, "tools": [{"name": "get_time"}, {"name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "type": "object"}}]}}'
+            '{"id": "req_tool_choice_forced_tool", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather?"}], "tools": [{"name": "get_time"}, {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}], "tool_choice": {"type": "tool", "name": "get_weather"}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather?"}], "tools": [{"type": "function", "function": {"name": "get_time"}}, {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}], "tool_choice": {"type": "function", "function": {"name": "get_weather"}}}}'
         ),
     )
 
@@ -658,7 +678,7 @@ def test_err_tool_choice_required_without_tools() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "tool_choice"}, "id": "err_tool_choice_required_without_tools", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "required"}}'
+            '{"id": "err_tool_choice_required_without_tools", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "tool_choice": "required"}, "expect_error": {"category": "provider_invalid_request", "path": "tool_choice"}}'
         ),
     )
 
@@ -668,7 +688,7 @@ def test_err_tool_choice_unknown_tool() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "tool_choice.name"}, "id": "err_tool_choice_unknown_tool", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": {"name": "get_weather", "type": "tool"}, "tools": [{"name": "get_time"}]}}'
+            '{"id": "err_tool_choice_unknown_tool", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"name": "get_time"}], "tool_choice": {"type": "tool", "name": "get_weather"}}, "expect_error": {"category": "provider_invalid_request", "path": "tool_choice.name"}}'
         ),
     )
 
@@ -678,7 +698,7 @@ def test_err_duplicate_tool_names() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "tools[1].name"}, "id": "err_duplicate_tool_names", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tools": [{"name": "get_time"}, {"description": "again", "name": "get_time"}]}}'
+            '{"id": "err_duplicate_tool_names", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"name": "get_time"}, {"name": "get_time", "description": "again"}]}, "expect_error": {"category": "provider_invalid_request", "path": "tools[1].name"}}'
         ),
     )
 
@@ -688,7 +708,7 @@ def test_req_all_options() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"frequency_penalty": 0.5, "max_completion_tokens": 256, "messages": [{"content": "Write a haiku.", "role": "user"}], "model": "gpt-4o", "presence_penalty": -0.25, "seed": 7, "stop": ["END", "\\n\\n"], "temperature": 0.2, "top_p": 0.9}, "id": "req_all_options", "to_wire": {"config": {"frequency_penalty": 0.5, "max_tokens": 256, "presence_penalty": -0.25, "seed": 7, "stop_sequences": ["END", "\\n\\n"], "temperature": 0.2, "top_p": 0.9}, "messages": [{"content": "Write a haiku.", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_all_options", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Write a haiku."}], "config": {"temperature": 0.2, "max_tokens": 256, "top_p": 0.9, "seed": 7, "stop_sequences": ["END", "\\n\\n"], "frequency_penalty": 0.5, "presence_penalty": -0.25}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Write a haiku."}], "temperature": 0.2, "max_completion_tokens": 256, "top_p": 0.9, "seed": 7, "stop": ["END", "\\n\\n"], "frequency_penalty": 0.5, "presence_penalty": -0.25}}'
         ),
     )
 
@@ -698,7 +718,7 @@ def test_req_all_options__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"frequency_penalty": 0.5, "max_completion_tokens": 256, "messages": [{"content": "Write a haiku.", "role": "user"}], "model": "gpt-4o", "presence_penalty": -0.25, "seed": 7, "stop": ["END", "\\n\\n"], "temperature": 0.2, "top_p": 0.9}, "id": "req_all_options", "to_wire": {"config": {"frequency_penalty": 0.5, "max_tokens": 256, "presence_penalty": -0.25, "seed": 7, "stop_sequences": ["END", "\\n\\n"], "temperature": 0.2, "top_p": 0.9}, "messages": [{"content": "Write a haiku.", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_all_options", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Write a haiku."}], "config": {"temperature": 0.2, "max_tokens": 256, "top_p": 0.9, "seed": 7, "stop_sequences": ["END", "\\n\\n"], "frequency_penalty": 0.5, "presence_penalty": -0.25}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Write a haiku."}], "temperature": 0.2, "max_completion_tokens": 256, "top_p": 0.9, "seed": 7, "stop": ["END", "\\n\\n"], "frequency_penalty": 0.5, "presence_penalty": -0.25}}'
         ),
     )
 
@@ -708,7 +728,7 @@ def test_req_max_tokens_is_max_completion_tokens() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_completion_tokens": 4096, "messages": [{"content": "Think hard.", "role": "user"}], "model": "o4-mini"}, "id": "req_max_tokens_is_max_completion_tokens", "to_wire": {"config": {"max_tokens": 4096}, "messages": [{"content": "Think hard.", "role": "user"}], "model": "o4-mini"}}'
+            '{"id": "req_max_tokens_is_max_completion_tokens", "to_wire": {"model": "o4-mini", "messages": [{"role": "user", "content": "Think hard."}], "config": {"max_tokens": 4096}}, "expect_wire": {"model": "o4-mini", "messages": [{"role": "user", "content": "Think hard."}], "max_completion_tokens": 4096}}'
         ),
     )
 
@@ -718,7 +738,7 @@ def test_req_max_tokens_is_max_completion_tokens__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_completion_tokens": 4096, "messages": [{"content": "Think hard.", "role": "user"}], "model": "o4-mini"}, "id": "req_max_tokens_is_max_completion_tokens", "to_wire": {"config": {"max_tokens": 4096}, "messages": [{"content": "Think hard.", "role": "user"}], "model": "o4-mini"}}'
+            '{"id": "req_max_tokens_is_max_completion_tokens", "to_wire": {"model": "o4-mini", "messages": [{"role": "user", "content": "Think hard."}], "config": {"max_tokens": 4096}}, "expect_wire": {"model": "o4-mini", "messages": [{"role": "user", "content": "Think hard."}], "max_completion_tokens": 4096}}'
         ),
     )
 
@@ -728,7 +748,7 @@ def test_req_top_k_dropped_silently() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "temperature": 1.0}, "id": "req_top_k_dropped_silently", "to_wire": {"config": {"temperature": 1.0, "top_k": 40}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_top_k_dropped_silently", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"top_k": 40, "temperature": 1.0}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "temperature": 1.0}}'
         ),
     )
 
@@ -738,7 +758,7 @@ def test_req_top_k_dropped_silently__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "temperature": 1.0}, "id": "req_top_k_dropped_silently", "to_wire": {"config": {"temperature": 1.0, "top_k": 40}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_top_k_dropped_silently", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"top_k": 40, "temperature": 1.0}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "temperature": 1.0}}'
         ),
     )
 
@@ -748,7 +768,7 @@ def test_req_zero_values_are_sent() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"frequency_penalty": 0.0, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "presence_penalty": 0.0, "seed": 0, "temperature": 0}, "id": "req_zero_values_are_sent", "to_wire": {"config": {"frequency_penalty": 0.0, "presence_penalty": 0.0, "seed": 0, "temperature": 0}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_zero_values_are_sent", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"temperature": 0, "seed": 0, "frequency_penalty": 0.0, "presence_penalty": 0.0}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "temperature": 0, "seed": 0, "frequency_penalty": 0.0, "presence_penalty": 0.0}}'
         ),
     )
 
@@ -758,7 +778,7 @@ def test_req_zero_values_are_sent__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"frequency_penalty": 0.0, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "presence_penalty": 0.0, "seed": 0, "temperature": 0}, "id": "req_zero_values_are_sent", "to_wire": {"config": {"frequency_penalty": 0.0, "presence_penalty": 0.0, "seed": 0, "temperature": 0}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_zero_values_are_sent", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"temperature": 0, "seed": 0, "frequency_penalty": 0.0, "presence_penalty": 0.0}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "temperature": 0, "seed": 0, "frequency_penalty": 0.0, "presence_penalty": 0.0}}'
         ),
     )
 
@@ -768,7 +788,7 @@ def test_err_max_tokens_not_positive() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.max_tokens"}, "id": "err_max_tokens_not_positive", "to_wire": {"config": {"max_tokens": 0}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "err_max_tokens_not_positive", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 0}}, "expect_error": {"category": "provider_invalid_request", "path": "config.max_tokens"}}'
         ),
     )
 
@@ -778,7 +798,7 @@ def test_req_extras_pass_through_at_root() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"logprobs": true, "messages": [{"content": "Hi", "role": "user"}], "metadata": {"app": "demo", "team": "search"}, "model": "gpt-4o", "parallel_tool_calls": false, "top_logprobs": 2, "user": "user-123"}, "id": "req_extras_pass_through_at_root", "to_wire": {"config": {"extras": {"logprobs": true, "metadata": {"app": "demo", "team": "search"}, "parallel_tool_calls": false, "top_logprobs": 2, "user": "user-123"}}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_extras_pass_through_at_root", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"extras": {"user": "user-123", "logprobs": true, "top_logprobs": 2, "parallel_tool_calls": false, "metadata": {"team": "search", "app": "demo"}}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "logprobs": true, "metadata": {"app": "demo", "team": "search"}, "parallel_tool_calls": false, "top_logprobs": 2, "user": "user-123"}}'
         ),
     )
 
@@ -788,7 +808,7 @@ def test_req_extras_pass_through_at_root__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"logprobs": true, "messages": [{"content": "Hi", "role": "user"}], "metadata": {"app": "demo", "team": "search"}, "model": "gpt-4o", "parallel_tool_calls": false, "top_logprobs": 2, "user": "user-123"}, "id": "req_extras_pass_through_at_root", "to_wire": {"config": {"extras": {"logprobs": true, "metadata": {"app": "demo", "team": "search"}, "parallel_tool_calls": false, "top_logprobs": 2, "user": "user-123"}}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_extras_pass_through_at_root", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"extras": {"user": "user-123", "logprobs": true, "top_logprobs": 2, "parallel_tool_calls": false, "metadata": {"team": "search", "app": "demo"}}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "logprobs": true, "metadata": {"app": "demo", "team": "search"}, "parallel_tool_calls": false, "top_logprobs": 2, "user": "user-123"}}'
         ),
     )
 
@@ -798,7 +818,7 @@ def test_req_extras_equal_temperature_is_noop() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "temperature": 0.7}, "id": "req_extras_equal_temperature_is_noop", "to_wire": {"config": {"extras": {"temperature": 0.7}, "temperature": 0.7}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_extras_equal_temperature_is_noop", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"temperature": 0.7, "extras": {"temperature": 0.7}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "temperature": 0.7}}'
         ),
     )
 
@@ -808,7 +828,7 @@ def test_req_extras_equal_temperature_is_noop__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "temperature": 0.7}, "id": "req_extras_equal_temperature_is_noop", "to_wire": {"config": {"extras": {"temperature": 0.7}, "temperature": 0.7}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_extras_equal_temperature_is_noop", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"temperature": 0.7, "extras": {"temperature": 0.7}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "temperature": 0.7}}'
         ),
     )
 
@@ -818,7 +838,7 @@ def test_req_extras_equal_numeric_value_is_noop() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_completion_tokens": 100, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "req_extras_equal_numeric_value_is_noop", "to_wire": {"config": {"extras": {"max_completion_tokens": 100.0}, "max_tokens": 100}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_extras_equal_numeric_value_is_noop", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 100, "extras": {"max_completion_tokens": 100.0}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "max_completion_tokens": 100}}'
         ),
     )
 
@@ -828,7 +848,7 @@ def test_req_extras_equal_numeric_value_is_noop__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_completion_tokens": 100, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "req_extras_equal_numeric_value_is_noop", "to_wire": {"config": {"extras": {"max_completion_tokens": 100.0}, "max_tokens": 100}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_extras_equal_numeric_value_is_noop", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 100, "extras": {"max_completion_tokens": 100.0}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "max_completion_tokens": 100}}'
         ),
     )
 
@@ -838,7 +858,7 @@ def test_req_extras_equal_model_is_noop() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "req_extras_equal_model_is_noop", "to_wire": {"config": {"extras": {"model": "gpt-4o"}}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_extras_equal_model_is_noop", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"extras": {"model": "gpt-4o"}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}]}}'
         ),
     )
 
@@ -848,7 +868,7 @@ def test_req_extras_equal_model_is_noop__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "req_extras_equal_model_is_noop", "to_wire": {"config": {"extras": {"model": "gpt-4o"}}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_extras_equal_model_is_noop", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"extras": {"model": "gpt-4o"}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}]}}'
         ),
     )
 
@@ -858,7 +878,7 @@ def test_err_extras_model_conflict() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.model"}, "id": "err_extras_model_conflict", "to_wire": {"config": {"extras": {"model": "gpt-4o-mini"}}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "err_extras_model_conflict", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"extras": {"model": "gpt-4o-mini"}}}, "expect_error": {"category": "provider_invalid_request", "path": "config.extras.model"}}'
         ),
     )
 
@@ -868,7 +888,7 @@ def test_err_extras_temperature_conflict() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.temperature"}, "id": "err_extras_temperature_conflict", "to_wire": {"config": {"extras": {"temperature": 0.2}, "temperature": 0.7}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "err_extras_temperature_conflict", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"temperature": 0.7, "extras": {"temperature": 0.2}}}, "expect_error": {"category": "provider_invalid_request", "path": "config.extras.temperature"}}'
         ),
     )
 
@@ -878,7 +898,7 @@ def test_err_extras_max_completion_tokens_conflict() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.max_completion_tokens"}, "id": "err_extras_max_completion_tokens_conflict", "to_wire": {"config": {"extras": {"max_completion_tokens": 512}, "max_tokens": 256}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "err_extras_max_completion_tokens_conflict", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 256, "extras": {"max_completion_tokens": 512}}}, "expect_error": {"category": "provider_invalid_request", "path": "config.extras.max_completion_tokens"}}'
         ),
     )
 
@@ -888,7 +908,7 @@ def test_err_extras_messages_conflict() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.messages"}, "id": "err_extras_messages_conflict", "to_wire": {"config": {"extras": {"messages": [{"content": "Something else", "role": "user"}]}}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "err_extras_messages_conflict", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"extras": {"messages": [{"role": "user", "content": "Something else"}]}}}, "expect_error": {"category": "provider_invalid_request", "path": "config.extras.messages"}}'
         ),
     )
 
@@ -898,7 +918,7 @@ def test_err_extras_tool_choice_conflict() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.tool_choice"}, "id": "err_extras_tool_choice_conflict", "to_wire": {"config": {"extras": {"tool_choice": "required"}}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "tool_choice": "auto", "tools": [{"name": "get_time"}]}}'
+            '{"id": "err_extras_tool_choice_conflict", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"name": "get_time"}], "tool_choice": "auto", "config": {"extras": {"tool_choice": "required"}}}, "expect_error": {"category": "provider_invalid_request", "path": "config.extras.tool_choice"}}'
         ),
     )
 
@@ -908,7 +928,7 @@ def test_err_extras_response_format_conflict() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.response_format"}, "id": "err_extras_response_format_conflict", "to_wire": {"config": {"extras": {"response_format": {"type": "json_object"}}}, "messages": [{"content": "Generate.", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}}'
+            '{"id": "err_extras_response_format_conflict", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Generate."}], "response_schema": {"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"], "additionalProperties": false}, "config": {"extras": {"response_format": {"type": "json_object"}}}}, "expect_error": {"category": "provider_invalid_request", "path": "config.extras.response_format"}}'
         ),
     )
 
@@ -918,7 +938,7 @@ def test_req_extras_response_format_without_schema_passes() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Generate JSON.", "role": "user"}], "model": "gpt-4o", "response_format": {"type": "json_object"}}, "id": "req_extras_response_format_without_schema_passes", "to_wire": {"config": {"extras": {"response_format": {"type": "json_object"}}}, "messages": [{"content": "Generate JSON.", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_extras_response_format_without_schema_passes", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Generate JSON."}], "config": {"extras": {"response_format": {"type": "json_object"}}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Generate JSON."}], "response_format": {"type": "json_object"}}}'
         ),
     )
 
@@ -928,7 +948,7 @@ def test_req_extras_response_format_without_schema_passes__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Generate JSON.", "role": "user"}], "model": "gpt-4o", "response_format": {"type": "json_object"}}, "id": "req_extras_response_format_without_schema_passes", "to_wire": {"config": {"extras": {"response_format": {"type": "json_object"}}}, "messages": [{"content": "Generate JSON.", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_extras_response_format_without_schema_passes", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Generate JSON."}], "config": {"extras": {"response_format": {"type": "json_object"}}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Generate JSON."}], "response_format": {"type": "json_object"}}}'
         ),
     )
 
@@ -938,7 +958,7 @@ def test_req_extras_stop_merges_with_stop_sequences() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "stop": ["STOP", "END"]}, "id": "req_extras_stop_merges_with_stop_sequences", "to_wire": {"config": {"extras": {"stop": ["END"]}, "stop_sequences": ["STOP"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_extras_stop_merges_with_stop_sequences", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"stop_sequences": ["STOP"], "extras": {"stop": ["END"]}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "stop": ["STOP", "END"]}}'
         ),
     )
 
@@ -948,7 +968,7 @@ def test_req_extras_stop_merges_with_stop_sequences__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "stop": ["STOP", "END"]}, "id": "req_extras_stop_merges_with_stop_sequences", "to_wire": {"config": {"extras": {"stop": ["END"]}, "stop_sequences": ["STOP"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_extras_stop_merges_with_stop_sequences", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"stop_sequences": ["STOP"], "extras": {"stop": ["END"]}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "stop": ["STOP", "END"]}}'
         ),
     )
 
@@ -958,7 +978,7 @@ def test_req_extras_stop_string_coerced_then_merged() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "stop": ["STOP", "END"]}, "id": "req_extras_stop_string_coerced_then_merged", "to_wire": {"config": {"extras": {"stop": "END"}, "stop_sequences": ["STOP"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_extras_stop_string_coerced_then_merged", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"stop_sequences": ["STOP"], "extras": {"stop": "END"}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "stop": ["STOP", "END"]}}'
         ),
     )
 
@@ -968,7 +988,7 @@ def test_req_extras_stop_string_coerced_then_merged__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "stop": ["STOP", "END"]}, "id": "req_extras_stop_string_coerced_then_merged", "to_wire": {"config": {"extras": {"stop": "END"}, "stop_sequences": ["STOP"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_extras_stop_string_coerced_then_merged", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"stop_sequences": ["STOP"], "extras": {"stop": "END"}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "stop": ["STOP", "END"]}}'
         ),
     )
 
@@ -978,7 +998,7 @@ def test_req_extras_stop_duplicates_collapse() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "stop": ["STOP", "END", "DONE"]}, "id": "req_extras_stop_duplicates_collapse", "to_wire": {"config": {"extras": {"stop": ["END", "STOP", "DONE"]}, "stop_sequences": ["STOP", "END"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_extras_stop_duplicates_collapse", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"stop_sequences": ["STOP", "END"], "extras": {"stop": ["END", "STOP", "DONE"]}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "stop": ["STOP", "END", "DONE"]}}'
         ),
     )
 
@@ -988,7 +1008,7 @@ def test_req_extras_stop_duplicates_collapse__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "stop": ["STOP", "END", "DONE"]}, "id": "req_extras_stop_duplicates_collapse", "to_wire": {"config": {"extras": {"stop": ["END", "STOP", "DONE"]}, "stop_sequences": ["STOP", "END"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_extras_stop_duplicates_collapse", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"stop_sequences": ["STOP", "END"], "extras": {"stop": ["END", "STOP", "DONE"]}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "stop": ["STOP", "END", "DONE"]}}'
         ),
     )
 
@@ -998,7 +1018,7 @@ def test_req_extras_stop_malformed_treated_as_absent() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "stop": ["STOP"]}, "id": "req_extras_stop_malformed_treated_as_absent", "to_wire": {"config": {"extras": {"stop": ["END", 123]}, "stop_sequences": ["STOP"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_extras_stop_malformed_treated_as_absent", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"stop_sequences": ["STOP"], "extras": {"stop": ["END", 123]}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "stop": ["STOP"]}}'
         ),
     )
 
@@ -1008,7 +1028,7 @@ def test_req_extras_stop_malformed_treated_as_absent__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "stop": ["STOP"]}, "id": "req_extras_stop_malformed_treated_as_absent", "to_wire": {"config": {"extras": {"stop": ["END", 123]}, "stop_sequences": ["STOP"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_extras_stop_malformed_treated_as_absent", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"stop_sequences": ["STOP"], "extras": {"stop": ["END", 123]}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "stop": ["STOP"]}}'
         ),
     )
 
@@ -1018,7 +1038,7 @@ def test_req_extras_stop_without_stop_sequences_untouched() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "stop": "END"}, "id": "req_extras_stop_without_stop_sequences_untouched", "lossy": "request_from_wire reads a string stop as stop_sequences [\\"END\\"], which is re-sent in list form", "to_wire": {"config": {"extras": {"stop": "END"}}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_extras_stop_without_stop_sequences_untouched", "lossy": "request_from_wire reads a string stop as stop_sequences [\\"END\\"], which is re-sent in list form", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"extras": {"stop": "END"}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "stop": "END"}}'
         ),
     )
 
@@ -1028,7 +1048,7 @@ def test_req_structured_output_hash_name_strict() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Give me a number.", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "schema_cc6d2156c280bb3e", "schema": {"additionalProperties": false, "properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}, "strict": true}, "type": "json_schema"}}, "id": "req_structured_output_hash_name_strict", "to_wire": {"messages": [{"content": "Give me a number.", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}}'
+            '{"id": "req_structured_output_hash_name_strict", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Give me a number."}], "response_schema": {"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"], "additionalProperties": false}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Give me a number."}], "response_format": {"type": "json_schema", "json_schema": {"name": "schema_cc6d2156c280bb3e", "schema": {"additionalProperties": false, "properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}, "strict": true}}}}'
         ),
     )
 
@@ -1038,7 +1058,7 @@ def test_req_structured_output_hash_name_strict__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Give me a number.", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "schema_cc6d2156c280bb3e", "schema": {"additionalProperties": false, "properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}, "strict": true}, "type": "json_schema"}}, "id": "req_structured_output_hash_name_strict", "to_wire": {"messages": [{"content": "Give me a number.", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}}'
+            '{"id": "req_structured_output_hash_name_strict", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Give me a number."}], "response_schema": {"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"], "additionalProperties": false}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Give me a number."}], "response_format": {"type": "json_schema", "json_schema": {"name": "schema_cc6d2156c280bb3e", "schema": {"additionalProperties": false, "properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}, "strict": true}}}}'
         ),
     )
 
@@ -1048,7 +1068,7 @@ def test_req_structured_output_title_name() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Weather report please.", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "Weather_Report", "schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "temp": {"type": "number"}}, "required": ["city", "temp"], "title": "Weather Report", "type": "object"}, "strict": true}, "type": "json_schema"}}, "id": "req_structured_output_title_name", "to_wire": {"messages": [{"content": "Weather report please.", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "temp": {"type": "number"}}, "required": ["city", "temp"], "title": "Weather Report", "type": "object"}}}'
+            '{"id": "req_structured_output_title_name", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather report please."}], "response_schema": {"title": "Weather Report", "type": "object", "properties": {"city": {"type": "string"}, "temp": {"type": "number"}}, "required": ["city", "temp"], "additionalProperties": false}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather report please."}], "response_format": {"type": "json_schema", "json_schema": {"name": "Weather_Report", "schema": {"title": "Weather Report", "type": "object", "properties": {"city": {"type": "string"}, "temp": {"type": "number"}}, "required": ["city", "temp"], "additionalProperties": false}, "strict": true}}}}'
         ),
     )
 
@@ -1058,7 +1078,7 @@ def test_req_structured_output_title_name__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Weather report please.", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "Weather_Report", "schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "temp": {"type": "number"}}, "required": ["city", "temp"], "title": "Weather Report", "type": "object"}, "strict": true}, "type": "json_schema"}}, "id": "req_structured_output_title_name", "to_wire": {"messages": [{"content": "Weather report please.", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}, "temp": {"type": "number"}}, "required": ["city", "temp"], "title": "Weather Report", "type": "object"}}}'
+            '{"id": "req_structured_output_title_name", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather report please."}], "response_schema": {"title": "Weather Report", "type": "object", "properties": {"city": {"type": "string"}, "temp": {"type": "number"}}, "required": ["city", "temp"], "additionalProperties": false}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather report please."}], "response_format": {"type": "json_schema", "json_schema": {"name": "Weather_Report", "schema": {"title": "Weather Report", "type": "object", "properties": {"city": {"type": "string"}, "temp": {"type": "number"}}, "required": ["city", "temp"], "additionalProperties": false}, "strict": true}}}}'
         ),
     )
 
@@ -1068,7 +1088,7 @@ def test_req_structured_output_long_title_truncated() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Report.", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "Quarterly_Revenue_Report_For_All_Regions_And_Product_Lines_Fisca", "schema": {"additionalProperties": false, "properties": {"total": {"type": "number"}}, "required": ["total"], "title": "Quarterly Revenue Report For All Regions And Product Lines Fiscal 2026 Final", "type": "object"}, "strict": true}, "type": "json_schema"}}, "id": "req_structured_output_long_title_truncated", "to_wire": {"messages": [{"content": "Report.", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"total": {"type": "number"}}, "required": ["total"], "title": "Quarterly Revenue Report For All Regions And Product Lines Fiscal 2026 Final", "type": "object"}}}'
+            '{"id": "req_structured_output_long_title_truncated", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Report."}], "response_schema": {"title": "Quarterly Revenue Report For All Regions And Product Lines Fiscal 2026 Final", "type": "object", "properties": {"total": {"type": "number"}}, "required": ["total"], "additionalProperties": false}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Report."}], "response_format": {"type": "json_schema", "json_schema": {"name": "Quarterly_Revenue_Report_For_All_Regions_And_Product_Lines_Fisca", "schema": {"title": "Quarterly Revenue Report For All Regions And Product Lines Fiscal 2026 Final", "type": "object", "properties": {"total": {"type": "number"}}, "required": ["total"], "additionalProperties": false}, "strict": true}}}}'
         ),
     )
 
@@ -1078,7 +1098,7 @@ def test_req_structured_output_long_title_truncated__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Report.", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "Quarterly_Revenue_Report_For_All_Regions_And_Product_Lines_Fisca", "schema": {"additionalProperties": false, "properties": {"total": {"type": "number"}}, "required": ["total"], "title": "Quarterly Revenue Report For All Regions And Product Lines Fiscal 2026 Final", "type": "object"}, "strict": true}, "type": "json_schema"}}, "id": "req_structured_output_long_title_truncated", "to_wire": {"messages": [{"content": "Report.", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"total": {"type": "number"}}, "required": ["total"], "title": "Quarterly Revenue Report For All Regions And Product Lines Fiscal 2026 Final", "type": "object"}}}'
+            '{"id": "req_structured_output_long_title_truncated", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Report."}], "response_schema": {"title": "Quarterly Revenue Report For All Regions And Product Lines Fiscal 2026 Final", "type": "object", "properties": {"total": {"type": "number"}}, "required": ["total"], "additionalProperties": false}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Report."}], "response_format": {"type": "json_schema", "json_schema": {"name": "Quarterly_Revenue_Report_For_All_Regions_And_Product_Lines_Fisca", "schema": {"title": "Quarterly Revenue Report For All Regions And Product Lines Fiscal 2026 Final", "type": "object", "properties": {"total": {"type": "number"}}, "required": ["total"], "additionalProperties": false}, "strict": true}}}}'
         ),
     )
 
@@ -1088,7 +1108,7 @@ def test_req_structured_output_not_strict() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Who?", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "schema_7077a4bfcca304e7", "schema": {"properties": {"age": {"type": "integer"}, "name": {"type": "string"}}, "required": ["name"], "type": "object"}, "strict": false}, "type": "json_schema"}}, "id": "req_structured_output_not_strict", "to_wire": {"messages": [{"content": "Who?", "role": "user"}], "model": "gpt-4o", "response_schema": {"properties": {"age": {"type": "integer"}, "name": {"type": "string"}}, "required": ["name"], "type": "object"}}}'
+            '{"id": "req_structured_output_not_strict", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Who?"}], "response_schema": {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}}, "required": ["name"]}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Who?"}], "response_format": {"type": "json_schema", "json_schema": {"name": "schema_7077a4bfcca304e7", "schema": {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}}, "required": ["name"]}, "strict": false}}}}'
         ),
     )
 
@@ -1098,7 +1118,7 @@ def test_req_structured_output_not_strict__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Who?", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "schema_7077a4bfcca304e7", "schema": {"properties": {"age": {"type": "integer"}, "name": {"type": "string"}}, "required": ["name"], "type": "object"}, "strict": false}, "type": "json_schema"}}, "id": "req_structured_output_not_strict", "to_wire": {"messages": [{"content": "Who?", "role": "user"}], "model": "gpt-4o", "response_schema": {"properties": {"age": {"type": "integer"}, "name": {"type": "string"}}, "required": ["name"], "type": "object"}}}'
+            '{"id": "req_structured_output_not_strict", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Who?"}], "response_schema": {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}}, "required": ["name"]}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Who?"}], "response_format": {"type": "json_schema", "json_schema": {"name": "schema_7077a4bfcca304e7", "schema": {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}}, "required": ["name"]}, "strict": false}}}}'
         ),
     )
 
@@ -1108,7 +1128,7 @@ def test_req_structured_output_nested_object_not_closed() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Where?", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "schema_f0fa5a8bd05e3b72", "schema": {"additionalProperties": false, "properties": {"point": {"properties": {"x": {"type": "number"}}, "required": ["x"], "type": "object"}}, "required": ["point"], "type": "object"}, "strict": false}, "type": "json_schema"}}, "id": "req_structured_output_nested_object_not_closed", "to_wire": {"messages": [{"content": "Where?", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"point": {"properties": {"x": {"type": "number"}}, "required": ["x"], "type": "object"}}, "required": ["point"], "type": "object"}}}'
+            '{"id": "req_structured_output_nested_object_not_closed", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Where?"}], "response_schema": {"type": "object", "properties": {"point": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}}, "required": ["point"], "additionalProperties": false}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Where?"}], "response_format": {"type": "json_schema", "json_schema": {"name": "schema_f0fa5a8bd05e3b72", "schema": {"type": "object", "properties": {"point": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}}, "required": ["point"], "additionalProperties": false}, "strict": false}}}}'
         ),
     )
 
@@ -1118,7 +1138,7 @@ def test_req_structured_output_nested_object_not_closed__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Where?", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "schema_f0fa5a8bd05e3b72", "schema": {"additionalProperties": false, "properties": {"point": {"properties": {"x": {"type": "number"}}, "required": ["x"], "type": "object"}}, "required": ["point"], "type": "object"}, "strict": false}, "type": "json_schema"}}, "id": "req_structured_output_nested_object_not_closed", "to_wire": {"messages": [{"content": "Where?", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"point": {"properties": {"x": {"type": "number"}}, "required": ["x"], "type": "object"}}, "required": ["point"], "type": "object"}}}'
+            '{"id": "req_structured_output_nested_object_not_closed", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Where?"}], "response_schema": {"type": "object", "properties": {"point": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}}, "required": ["point"], "additionalProperties": false}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Where?"}], "response_format": {"type": "json_schema", "json_schema": {"name": "schema_f0fa5a8bd05e3b72", "schema": {"type": "object", "properties": {"point": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}}, "required": ["point"], "additionalProperties": false}, "strict": false}}}}'
         ),
     )
 
@@ -1128,7 +1148,7 @@ def test_err_response_schema_not_object() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "response_schema.type"}, "id": "err_response_schema_not_object", "to_wire": {"messages": [{"content": "List.", "role": "user"}], "model": "gpt-4o", "response_schema": {"items": {"type": "string"}, "type": "array"}}}'
+            '{"id": "err_response_schema_not_object", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "List."}], "response_schema": {"type": "array", "items": {"type": "string"}}}, "expect_error": {"category": "provider_invalid_request", "path": "response_schema.type"}}'
         ),
     )
 
@@ -1138,7 +1158,7 @@ def test_err_empty_messages() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages"}, "id": "err_empty_messages", "to_wire": {"messages": [], "model": "gpt-4o"}}'
+            '{"id": "err_empty_messages", "to_wire": {"model": "gpt-4o", "messages": []}, "expect_error": {"category": "provider_invalid_request", "path": "messages"}}'
         ),
     )
 
@@ -1148,7 +1168,7 @@ def test_err_empty_model() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "model"}, "id": "err_empty_model", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": ""}}'
+            '{"id": "err_empty_model", "to_wire": {"model": "", "messages": [{"role": "user", "content": "Hi"}]}, "expect_error": {"category": "provider_invalid_request", "path": "model"}}'
         ),
     )
 
@@ -1158,7 +1178,7 @@ def test_err_tool_result_unknown_tool_call_id() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[2].tool_call_id"}, "id": "err_tool_result_unknown_tool_call_id", "to_wire": {"messages": [{"content": "Weather?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_1", "name": "get_weather"}]}, {"content": "18C", "role": "tool", "tool_call_id": "call_2"}], "model": "gpt-4o"}}'
+            '{"id": "err_tool_result_unknown_tool_call_id", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}]}, {"role": "tool", "tool_call_id": "call_2", "content": "18C"}]}, "expect_error": {"category": "provider_invalid_request", "path": "messages[2].tool_call_id"}}'
         ),
     )
 
@@ -1168,7 +1188,7 @@ def test_err_empty_text_block() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[1].text"}, "id": "err_empty_text_block", "to_wire": {"messages": [{"content": [{"text": "Look:", "type": "text"}, {"text": "", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "err_empty_text_block", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "Look:"}, {"type": "text", "text": ""}]}]}, "expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[1].text"}}'
         ),
     )
 
@@ -1178,7 +1198,7 @@ def test_err_image_invalid_detail() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[0].detail"}, "id": "err_image_invalid_detail", "to_wire": {"messages": [{"content": [{"detail": "ultra", "source": {"type": "url", "url": "https://example.com/a.png"}, "type": "image"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "err_image_invalid_detail", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}, "detail": "ultra"}]}]}, "expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[0].detail"}}'
         ),
     )
 
@@ -1188,27 +1208,47 @@ def test_err_inline_image_missing_media_type() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[1].media_type"}, "id": "err_inline_image_missing_media_type", "to_wire": {"messages": [{"content": [{"text": "See", "type": "text"}, {"source": {"base64_data": "iVBORw0KGgo=", "type": "inline"}, "type": "image"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "err_inline_image_missing_media_type", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "See"}, {"type": "image", "source": {"type": "inline", "base64_data": "iVBORw0KGgo="}}]}]}, "expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[1].media_type"}}'
         ),
     )
 
 
-def test_err_system_not_first() -> None:
-    """oa 5: a system message is allowed only first"""
+def test_system_not_first_stays_in_place() -> None:
+    """api: system (and developer) messages may stand anywhere in messages; kept in place (the oa dialect refuses it, §5)"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[1].role"}, "id": "err_system_not_first", "to_wire": {"messages": [{"content": "Hi", "role": "user"}, {"content": "Be brief.", "role": "system"}, {"content": "Hi again", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "system_not_first_stays_in_place", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}, {"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi again"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}, {"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi again"}]}}'
         ),
     )
 
 
-def test_err_last_message_assistant() -> None:
-    """oa 5: the last message must be user or tool"""
+def test_system_not_first_stays_in_place__round_trip() -> None:
+    """Fixture system_not_first_stays_in_place: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"id": "system_not_first_stays_in_place", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}, {"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi again"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}, {"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi again"}]}}'
+        ),
+    )
+
+
+def test_last_message_assistant_sent() -> None:
+    """api: a conversation may end with an assistant turn (fine-tuning records, continuations); the oa dialect refuses it (§5)"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[1].role"}, "id": "err_last_message_assistant", "to_wire": {"messages": [{"content": "Hi", "role": "user"}, {"content": "Hello", "role": "assistant"}], "model": "gpt-4o"}}'
+            '{"id": "last_message_assistant_sent", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]}}'
+        ),
+    )
+
+
+def test_last_message_assistant_sent__round_trip() -> None:
+    """Fixture last_message_assistant_sent: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"id": "last_message_assistant_sent", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]}}'
         ),
     )
 
@@ -1218,7 +1258,7 @@ def test_err_thinking_block_in_user_message() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[0]"}, "id": "err_thinking_block_in_user_message", "to_wire": {"messages": [{"content": [{"text": "hmm", "type": "thinking"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "err_thinking_block_in_user_message", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "thinking", "text": "hmm"}]}]}, "expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[0]"}}'
         ),
     )
 
@@ -1228,7 +1268,7 @@ def test_err_assistant_without_content_or_tool_calls() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[1].content"}, "id": "err_assistant_without_content_or_tool_calls", "to_wire": {"messages": [{"content": "Hi", "role": "user"}, {"content": null, "role": "assistant"}, {"content": "Hello?", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "err_assistant_without_content_or_tool_calls", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": null}, {"role": "user", "content": "Hello?"}]}, "expect_error": {"category": "provider_invalid_request", "path": "messages[1].content"}}'
         ),
     )
 
@@ -1238,7 +1278,7 @@ def test_resp_stop_text() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Hi there.", "role": "assistant"}, "usage": {"completion_tokens": 3, "prompt_tokens": 9, "total_tokens": 12}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Hi there.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-001", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 3, "prompt_tokens": 9, "total_tokens": 12}}, "id": "resp_stop_text"}'
+            '{"id": "resp_stop_text", "from_wire": {"id": "chatcmpl-001", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi there."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 9, "completion_tokens": 3, "total_tokens": 12}}, "expect_canonical": {"message": {"role": "assistant", "content": "Hi there."}, "finish_reason": "stop", "usage": {"prompt_tokens": 9, "completion_tokens": 3, "total_tokens": 12}}}'
         ),
     )
 
@@ -1248,7 +1288,7 @@ def test_resp_stop_text__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Hi there.", "role": "assistant"}, "usage": {"completion_tokens": 3, "prompt_tokens": 9, "total_tokens": 12}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Hi there.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-001", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 3, "prompt_tokens": 9, "total_tokens": 12}}, "id": "resp_stop_text"}'
+            '{"id": "resp_stop_text", "from_wire": {"id": "chatcmpl-001", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi there."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 9, "completion_tokens": 3, "total_tokens": 12}}, "expect_canonical": {"message": {"role": "assistant", "content": "Hi there."}, "finish_reason": "stop", "usage": {"prompt_tokens": 9, "completion_tokens": 3, "total_tokens": 12}}}'
         ),
     )
 
@@ -1258,7 +1298,7 @@ def test_resp_length() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "length", "message": {"content": "Once upon a", "role": "assistant"}, "usage": {"completion_tokens": 4, "prompt_tokens": 9, "total_tokens": 13}}, "from_wire": {"choices": [{"finish_reason": "length", "index": 0, "message": {"content": "Once upon a", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-002", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 4, "prompt_tokens": 9, "total_tokens": 13}}, "id": "resp_length"}'
+            '{"id": "resp_length", "from_wire": {"id": "chatcmpl-002", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Once upon a"}, "finish_reason": "length"}], "usage": {"prompt_tokens": 9, "completion_tokens": 4, "total_tokens": 13}}, "expect_canonical": {"message": {"role": "assistant", "content": "Once upon a"}, "finish_reason": "length", "usage": {"prompt_tokens": 9, "completion_tokens": 4, "total_tokens": 13}}}'
         ),
     )
 
@@ -1268,7 +1308,7 @@ def test_resp_length__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "length", "message": {"content": "Once upon a", "role": "assistant"}, "usage": {"completion_tokens": 4, "prompt_tokens": 9, "total_tokens": 13}}, "from_wire": {"choices": [{"finish_reason": "length", "index": 0, "message": {"content": "Once upon a", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-002", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 4, "prompt_tokens": 9, "total_tokens": 13}}, "id": "resp_length"}'
+            '{"id": "resp_length", "from_wire": {"id": "chatcmpl-002", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Once upon a"}, "finish_reason": "length"}], "usage": {"prompt_tokens": 9, "completion_tokens": 4, "total_tokens": 13}}, "expect_canonical": {"message": {"role": "assistant", "content": "Once upon a"}, "finish_reason": "length", "usage": {"prompt_tokens": 9, "completion_tokens": 4, "total_tokens": 13}}}'
         ),
     )
 
@@ -1278,7 +1318,7 @@ def test_resp_tool_calls() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_Ab12Cd", "name": "get_weather"}, {"arguments": {}, "id": "call_Ef34Gh", "name": "get_time"}]}, "usage": {"completion_tokens": 20, "prompt_tokens": 40, "total_tokens": 60}}, "from_wire": {"choices": [{"finish_reason": "tool_calls", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Paris\\"}", "name": "get_weather"}, "id": "call_Ab12Cd", "type": "function"}, {"function": {"arguments": "{}", "name": "get_time"}, "id": "call_Ef34Gh", "type": "function"}]}}], "created": 1700000000, "id": "chatcmpl-003", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 20, "prompt_tokens": 40, "total_tokens": 60}}, "id": "resp_tool_calls"}'
+            '{"id": "resp_tool_calls", "from_wire": {"id": "chatcmpl-003", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_Ab12Cd", "type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\"}"}}, {"id": "call_Ef34Gh", "type": "function", "function": {"name": "get_time", "arguments": "{}"}}]}, "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 40, "completion_tokens": 20, "total_tokens": 60}}, "expect_canonical": {"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_Ab12Cd", "name": "get_weather", "arguments": {"city": "Paris"}}, {"id": "call_Ef34Gh", "name": "get_time", "arguments": {}}]}, "finish_reason": "tool_calls", "usage": {"prompt_tokens": 40, "completion_tokens": 20, "total_tokens": 60}}}'
         ),
     )
 
@@ -1288,7 +1328,7 @@ def test_resp_tool_calls__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_Ab12Cd", "name": "get_weather"}, {"arguments": {}, "id": "call_Ef34Gh", "name": "get_time"}]}, "usage": {"completion_tokens": 20, "prompt_tokens": 40, "total_tokens": 60}}, "from_wire": {"choices": [{"finish_reason": "tool_calls", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Paris\\"}", "name": "get_weather"}, "id": "call_Ab12Cd", "type": "function"}, {"function": {"arguments": "{}", "name": "get_time"}, "id": "call_Ef34Gh", "type": "function"}]}}], "created": 1700000000, "id": "chatcmpl-003", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 20, "prompt_tokens": 40, "total_tokens": 60}}, "id": "resp_tool_calls"}'
+            '{"id": "resp_tool_calls", "from_wire": {"id": "chatcmpl-003", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_Ab12Cd", "type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\"}"}}, {"id": "call_Ef34Gh", "type": "function", "function": {"name": "get_time", "arguments": "{}"}}]}, "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 40, "completion_tokens": 20, "total_tokens": 60}}, "expect_canonical": {"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_Ab12Cd", "name": "get_weather", "arguments": {"city": "Paris"}}, {"id": "call_Ef34Gh", "name": "get_time", "arguments": {}}]}, "finish_reason": "tool_calls", "usage": {"prompt_tokens": 40, "completion_tokens": 20, "total_tokens": 60}}}'
         ),
     )
 
@@ -1298,7 +1338,7 @@ def test_resp_content_filter() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "content_filter", "message": {"content": "", "role": "assistant"}, "usage": {"completion_tokens": 0, "prompt_tokens": 12, "total_tokens": 12}}, "from_wire": {"choices": [{"finish_reason": "content_filter", "index": 0, "message": {"content": "", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-004", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 0, "prompt_tokens": 12, "total_tokens": 12}}, "id": "resp_content_filter"}'
+            '{"id": "resp_content_filter", "from_wire": {"id": "chatcmpl-004", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": ""}, "finish_reason": "content_filter"}], "usage": {"prompt_tokens": 12, "completion_tokens": 0, "total_tokens": 12}}, "expect_canonical": {"message": {"role": "assistant", "content": ""}, "finish_reason": "content_filter", "usage": {"prompt_tokens": 12, "completion_tokens": 0, "total_tokens": 12}}}'
         ),
     )
 
@@ -1308,7 +1348,7 @@ def test_resp_content_filter__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "content_filter", "message": {"content": "", "role": "assistant"}, "usage": {"completion_tokens": 0, "prompt_tokens": 12, "total_tokens": 12}}, "from_wire": {"choices": [{"finish_reason": "content_filter", "index": 0, "message": {"content": "", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-004", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 0, "prompt_tokens": 12, "total_tokens": 12}}, "id": "resp_content_filter"}'
+            '{"id": "resp_content_filter", "from_wire": {"id": "chatcmpl-004", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": ""}, "finish_reason": "content_filter"}], "usage": {"prompt_tokens": 12, "completion_tokens": 0, "total_tokens": 12}}, "expect_canonical": {"message": {"role": "assistant", "content": ""}, "finish_reason": "content_filter", "usage": {"prompt_tokens": 12, "completion_tokens": 0, "total_tokens": 12}}}'
         ),
     )
 
@@ -1318,7 +1358,7 @@ def test_resp_function_call_legacy() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"q": "x"}, "id": "call_1", "name": "lookup"}]}, "usage": {"completion_tokens": 5, "prompt_tokens": 10, "total_tokens": 15}}, "from_wire": {"choices": [{"finish_reason": "function_call", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"q\\":\\"x\\"}", "name": "lookup"}, "id": "call_1", "type": "function"}]}}], "created": 1700000000, "id": "chatcmpl-005", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 5, "prompt_tokens": 10, "total_tokens": 15}}, "id": "resp_function_call_legacy", "lossy": "function_call is re-emitted as tool_calls"}'
+            '{"id": "resp_function_call_legacy", "lossy": "function_call is re-emitted as tool_calls", "from_wire": {"id": "chatcmpl-005", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": "{\\"q\\":\\"x\\"}"}}]}, "finish_reason": "function_call"}], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}, "expect_canonical": {"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "name": "lookup", "arguments": {"q": "x"}}]}, "finish_reason": "tool_calls", "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}}'
         ),
     )
 
@@ -1328,7 +1368,7 @@ def test_resp_unknown_finish_reason_is_error() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "error", "message": {"content": "partial", "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 5, "total_tokens": 6}}, "from_wire": {"choices": [{"finish_reason": "server_hiccup", "index": 0, "message": {"content": "partial", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-006", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 1, "prompt_tokens": 5, "total_tokens": 6}}, "id": "resp_unknown_finish_reason_is_error", "lossy": "canonical error is emitted as stop (emit: {error: stop})"}'
+            '{"id": "resp_unknown_finish_reason_is_error", "lossy": "canonical error is emitted as stop (emit: {error: stop})", "from_wire": {"id": "chatcmpl-006", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": "partial"}, "finish_reason": "server_hiccup"}], "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}}, "expect_canonical": {"message": {"role": "assistant", "content": "partial"}, "finish_reason": "error", "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}}}'
         ),
     )
 
@@ -1338,7 +1378,7 @@ def test_resp_null_finish_reason_is_error() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "error", "message": {"content": "cut", "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 5, "total_tokens": 6}}, "from_wire": {"choices": [{"finish_reason": null, "index": 0, "message": {"content": "cut", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-007", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 1, "prompt_tokens": 5, "total_tokens": 6}}, "id": "resp_null_finish_reason_is_error", "lossy": "canonical error is emitted as stop (emit: {error: stop})"}'
+            '{"id": "resp_null_finish_reason_is_error", "lossy": "canonical error is emitted as stop (emit: {error: stop})", "from_wire": {"id": "chatcmpl-007", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": "cut"}, "finish_reason": null}], "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}}, "expect_canonical": {"message": {"role": "assistant", "content": "cut"}, "finish_reason": "error", "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}}}'
         ),
     )
 
@@ -1348,7 +1388,7 @@ def test_resp_degraded_bad_json_arguments_null() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "error", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_ok", "name": "get_weather"}, {"arguments": null, "id": "call_bad", "name": "get_weather"}]}, "usage": {"completion_tokens": 12, "prompt_tokens": 30, "total_tokens": 42}}, "from_wire": {"choices": [{"finish_reason": "error", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Paris\\"}", "name": "get_weather"}, "id": "call_ok", "type": "function"}, {"function": {"arguments": "{\\"city\\": \\"Ro", "name": "get_weather"}, "id": "call_bad", "type": "function"}]}}], "created": 1700000000, "id": "chatcmpl-008", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 12, "prompt_tokens": 30, "total_tokens": 42}}, "id": "resp_degraded_bad_json_arguments_null", "lossy": "null arguments and the error finish_reason cannot be re-emitted as they came"}'
+            '{"id": "resp_degraded_bad_json_arguments_null", "lossy": "null arguments and the error finish_reason cannot be re-emitted as they came", "from_wire": {"id": "chatcmpl-008", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_ok", "type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\"}"}}, {"id": "call_bad", "type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\": \\"Ro"}}]}, "finish_reason": "error"}], "usage": {"prompt_tokens": 30, "completion_tokens": 12, "total_tokens": 42}}, "expect_canonical": {"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_ok", "name": "get_weather", "arguments": {"city": "Paris"}}, {"id": "call_bad", "name": "get_weather", "arguments": null}]}, "finish_reason": "error", "usage": {"prompt_tokens": 30, "completion_tokens": 12, "total_tokens": 42}}}'
         ),
     )
 
@@ -1358,7 +1398,7 @@ def test_err_resp_bad_json_arguments() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_response", "path": "choices[0].message.tool_calls[0].function.arguments"}, "from_wire": {"choices": [{"finish_reason": "tool_calls", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\": \\"Ro", "name": "get_weather"}, "id": "call_bad", "type": "function"}]}}], "created": 1700000000, "id": "chatcmpl-009", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 12, "prompt_tokens": 30, "total_tokens": 42}}, "id": "err_resp_bad_json_arguments"}'
+            '{"id": "err_resp_bad_json_arguments", "from_wire": {"id": "chatcmpl-009", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_bad", "type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\": \\"Ro"}}]}, "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 30, "completion_tokens": 12, "total_tokens": 42}}, "expect_error": {"category": "provider_invalid_response", "path": "choices[0].message.tool_calls[0].function.arguments"}}'
         ),
     )
 
@@ -1368,7 +1408,7 @@ def test_err_resp_arguments_not_an_object() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_response", "path": "choices[0].message.tool_calls[1].function.arguments"}, "from_wire": {"choices": [{"finish_reason": "tool_calls", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{}", "name": "f"}, "id": "call_a", "type": "function"}, {"function": {"arguments": "[1, 2]", "name": "f"}, "id": "call_b", "type": "function"}]}}], "created": 1700000000, "id": "chatcmpl-010", "model": "gpt-4o-2024-08-06", "object": "chat.completion"}, "id": "err_resp_arguments_not_an_object"}'
+            '{"id": "err_resp_arguments_not_an_object", "from_wire": {"id": "chatcmpl-010", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_a", "type": "function", "function": {"name": "f", "arguments": "{}"}}, {"id": "call_b", "type": "function", "function": {"name": "f", "arguments": "[1, 2]"}}]}, "finish_reason": "tool_calls"}]}, "expect_error": {"category": "provider_invalid_response", "path": "choices[0].message.tool_calls[1].function.arguments"}}'
         ),
     )
 
@@ -1378,7 +1418,7 @@ def test_err_resp_missing_choices() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_response"}, "from_wire": {"created": 1700000000, "id": "chatcmpl-011", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 0, "prompt_tokens": 1, "total_tokens": 1}}, "id": "err_resp_missing_choices"}'
+            '{"id": "err_resp_missing_choices", "from_wire": {"id": "chatcmpl-011", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "usage": {"prompt_tokens": 1, "completion_tokens": 0, "total_tokens": 1}}, "expect_error": {"category": "provider_invalid_response"}}'
         ),
     )
 
@@ -1388,7 +1428,7 @@ def test_resp_usage_with_cached_tokens() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Cached.", "role": "assistant"}, "usage": {"cached_tokens": 1920, "completion_tokens": 10, "prompt_tokens": 2048, "total_tokens": 2058}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Cached.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-012", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 10, "prompt_tokens": 2048, "prompt_tokens_details": {"cached_tokens": 1920}, "total_tokens": 2058}}, "id": "resp_usage_with_cached_tokens"}'
+            '{"id": "resp_usage_with_cached_tokens", "from_wire": {"id": "chatcmpl-012", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Cached."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 2048, "completion_tokens": 10, "total_tokens": 2058, "prompt_tokens_details": {"cached_tokens": 1920}}}, "expect_canonical": {"message": {"role": "assistant", "content": "Cached."}, "finish_reason": "stop", "usage": {"prompt_tokens": 2048, "completion_tokens": 10, "total_tokens": 2058, "cached_tokens": 1920}}}'
         ),
     )
 
@@ -1398,7 +1438,7 @@ def test_resp_usage_with_cached_tokens__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Cached.", "role": "assistant"}, "usage": {"cached_tokens": 1920, "completion_tokens": 10, "prompt_tokens": 2048, "total_tokens": 2058}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Cached.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-012", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 10, "prompt_tokens": 2048, "prompt_tokens_details": {"cached_tokens": 1920}, "total_tokens": 2058}}, "id": "resp_usage_with_cached_tokens"}'
+            '{"id": "resp_usage_with_cached_tokens", "from_wire": {"id": "chatcmpl-012", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Cached."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 2048, "completion_tokens": 10, "total_tokens": 2058, "prompt_tokens_details": {"cached_tokens": 1920}}}, "expect_canonical": {"message": {"role": "assistant", "content": "Cached."}, "finish_reason": "stop", "usage": {"prompt_tokens": 2048, "completion_tokens": 10, "total_tokens": 2058, "cached_tokens": 1920}}}'
         ),
     )
 
@@ -1408,7 +1448,7 @@ def test_resp_usage_cached_tokens_zero() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Fresh.", "role": "assistant"}, "usage": {"cached_tokens": 0, "completion_tokens": 2, "prompt_tokens": 20, "total_tokens": 22}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Fresh.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-013", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 2, "prompt_tokens": 20, "prompt_tokens_details": {"cached_tokens": 0}, "total_tokens": 22}}, "id": "resp_usage_cached_tokens_zero"}'
+            '{"id": "resp_usage_cached_tokens_zero", "from_wire": {"id": "chatcmpl-013", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Fresh."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 20, "completion_tokens": 2, "total_tokens": 22, "prompt_tokens_details": {"cached_tokens": 0}}}, "expect_canonical": {"message": {"role": "assistant", "content": "Fresh."}, "finish_reason": "stop", "usage": {"prompt_tokens": 20, "completion_tokens": 2, "total_tokens": 22, "cached_tokens": 0}}}'
         ),
     )
 
@@ -1418,7 +1458,7 @@ def test_resp_usage_cached_tokens_zero__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Fresh.", "role": "assistant"}, "usage": {"cached_tokens": 0, "completion_tokens": 2, "prompt_tokens": 20, "total_tokens": 22}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Fresh.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-013", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 2, "prompt_tokens": 20, "prompt_tokens_details": {"cached_tokens": 0}, "total_tokens": 22}}, "id": "resp_usage_cached_tokens_zero"}'
+            '{"id": "resp_usage_cached_tokens_zero", "from_wire": {"id": "chatcmpl-013", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Fresh."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 20, "completion_tokens": 2, "total_tokens": 22, "prompt_tokens_details": {"cached_tokens": 0}}}, "expect_canonical": {"message": {"role": "assistant", "content": "Fresh."}, "finish_reason": "stop", "usage": {"prompt_tokens": 20, "completion_tokens": 2, "total_tokens": 22, "cached_tokens": 0}}}'
         ),
     )
 
@@ -1428,7 +1468,7 @@ def test_resp_usage_details_without_cached_tokens() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Ok.", "role": "assistant"}, "usage": {"completion_tokens": 2, "prompt_tokens": 20, "total_tokens": 22}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Ok.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-014", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 2, "completion_tokens_details": {"accepted_prediction_tokens": 0, "audio_tokens": 0, "reasoning_tokens": 0, "rejected_prediction_tokens": 0}, "prompt_tokens": 20, "prompt_tokens_details": {"audio_tokens": 0}, "total_tokens": 22}}, "id": "resp_usage_details_without_cached_tokens", "lossy": "audio_tokens and completion_tokens_details are kept only in raw"}'
+            '{"id": "resp_usage_details_without_cached_tokens", "lossy": "audio_tokens and completion_tokens_details are kept only in raw", "from_wire": {"id": "chatcmpl-014", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Ok."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 20, "completion_tokens": 2, "total_tokens": 22, "prompt_tokens_details": {"audio_tokens": 0}, "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0, "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0}}}, "expect_canonical": {"message": {"role": "assistant", "content": "Ok."}, "finish_reason": "stop", "usage": {"prompt_tokens": 20, "completion_tokens": 2, "total_tokens": 22}}}'
         ),
     )
 
@@ -1438,7 +1478,7 @@ def test_resp_usage_absent_all_null() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "No usage here.", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "No usage here.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-015", "model": "local-llama", "object": "chat.completion"}, "id": "resp_usage_absent_all_null"}'
+            '{"id": "resp_usage_absent_all_null", "from_wire": {"id": "chatcmpl-015", "object": "chat.completion", "created": 1700000000, "model": "local-llama", "choices": [{"index": 0, "message": {"role": "assistant", "content": "No usage here."}, "finish_reason": "stop"}]}, "expect_canonical": {"message": {"role": "assistant", "content": "No usage here."}, "finish_reason": "stop", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
         ),
     )
 
@@ -1448,7 +1488,7 @@ def test_resp_usage_absent_all_null__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "No usage here.", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "No usage here.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-015", "model": "local-llama", "object": "chat.completion"}, "id": "resp_usage_absent_all_null"}'
+            '{"id": "resp_usage_absent_all_null", "from_wire": {"id": "chatcmpl-015", "object": "chat.completion", "created": 1700000000, "model": "local-llama", "choices": [{"index": 0, "message": {"role": "assistant", "content": "No usage here."}, "finish_reason": "stop"}]}, "expect_canonical": {"message": {"role": "assistant", "content": "No usage here."}, "finish_reason": "stop", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
         ),
     )
 
@@ -1458,7 +1498,7 @@ def test_resp_usage_malformed_counters_null() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Hm.", "role": "assistant"}, "usage": {"cached_tokens": null, "completion_tokens": null, "prompt_tokens": null, "total_tokens": 17}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Hm.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-016", "model": "local-llama", "object": "chat.completion", "usage": {"completion_tokens": -1, "prompt_tokens": "12", "prompt_tokens_details": {"cached_tokens": true}, "total_tokens": 17}}, "id": "resp_usage_malformed_counters_null", "lossy": "malformed counters are not re-emitted"}'
+            '{"id": "resp_usage_malformed_counters_null", "lossy": "malformed counters are not re-emitted", "from_wire": {"id": "chatcmpl-016", "object": "chat.completion", "created": 1700000000, "model": "local-llama", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hm."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": "12", "completion_tokens": -1, "total_tokens": 17, "prompt_tokens_details": {"cached_tokens": true}}}, "expect_canonical": {"message": {"role": "assistant", "content": "Hm."}, "finish_reason": "stop", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": 17, "cached_tokens": null}}}'
         ),
     )
 
@@ -1468,7 +1508,7 @@ def test_resp_content_array_single_text_part() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"text": "From parts.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 3, "prompt_tokens": 3, "total_tokens": 6}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": [{"text": "From parts.", "type": "text"}], "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-017", "model": "compatible-server", "object": "chat.completion", "usage": {"completion_tokens": 3, "prompt_tokens": 3, "total_tokens": 6}}, "id": "resp_content_array_single_text_part", "lossy": "an array with a single text part comes back as a plain string"}'
+            '{"id": "resp_content_array_single_text_part", "lossy": "an array with a single text part comes back as a plain string", "from_wire": {"id": "chatcmpl-017", "object": "chat.completion", "created": 1700000000, "model": "compatible-server", "choices": [{"index": 0, "message": {"role": "assistant", "content": [{"type": "text", "text": "From parts."}]}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 3, "completion_tokens": 3, "total_tokens": 6}}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "text", "text": "From parts."}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 3, "completion_tokens": 3, "total_tokens": 6}}}'
         ),
     )
 
@@ -1478,7 +1518,7 @@ def test_resp_refusal_content_null() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": 7, "prompt_tokens": 15, "total_tokens": 22}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": null, "refusal": "I can\'t help with that.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-018", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 7, "prompt_tokens": 15, "total_tokens": 22}}, "id": "resp_refusal_content_null", "lossy": "refusal is not carried by the canonical model"}'
+            '{"id": "resp_refusal_content_null", "lossy": "refusal is not carried by the canonical model", "from_wire": {"id": "chatcmpl-018", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "refusal": "I can\'t help with that."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 15, "completion_tokens": 7, "total_tokens": 22}}, "expect_canonical": {"message": {"role": "assistant", "content": null}, "finish_reason": "stop", "usage": {"prompt_tokens": 15, "completion_tokens": 7, "total_tokens": 22}}}'
         ),
     )
 
@@ -1488,7 +1528,7 @@ def test_resp_extra_fields_stay_in_raw() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Hi.", "role": "assistant"}, "usage": {"completion_tokens": 2, "prompt_tokens": 5, "total_tokens": 7}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "logprobs": null, "message": {"annotations": [], "content": "Hi.", "refusal": null, "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-019", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "service_tier": "default", "system_fingerprint": "fp_abc123", "usage": {"completion_tokens": 2, "prompt_tokens": 5, "total_tokens": 7}}, "id": "resp_extra_fields_stay_in_raw", "lossy": "system_fingerprint, service_tier, logprobs, refusal and annotations are not carried by the canonical model"}'
+            '{"id": "resp_extra_fields_stay_in_raw", "lossy": "system_fingerprint, service_tier, logprobs, refusal and annotations are not carried by the canonical model", "from_wire": {"id": "chatcmpl-019", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "system_fingerprint": "fp_abc123", "service_tier": "default", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi.", "refusal": null, "annotations": []}, "logprobs": null, "finish_reason": "stop"}], "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}}, "expect_canonical": {"message": {"role": "assistant", "content": "Hi."}, "finish_reason": "stop", "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}}}'
         ),
     )
 
@@ -1498,7 +1538,7 @@ def test_resp_arguments_with_whitespace() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris", "unit": "c"}, "id": "call_1", "name": "get_weather"}]}, "usage": {"completion_tokens": 10, "prompt_tokens": 20, "total_tokens": 30}}, "from_wire": {"choices": [{"finish_reason": "tool_calls", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\n  \\"unit\\": \\"c\\",\\n  \\"city\\": \\"Paris\\"\\n}", "name": "get_weather"}, "id": "call_1", "type": "function"}]}}], "created": 1700000000, "id": "chatcmpl-020", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 10, "prompt_tokens": 20, "total_tokens": 30}}, "id": "resp_arguments_with_whitespace", "lossy": "arguments are re-serialised as compact JSON with sorted keys"}'
+            '{"id": "resp_arguments_with_whitespace", "lossy": "arguments are re-serialised as compact JSON with sorted keys", "from_wire": {"id": "chatcmpl-020", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\\n  \\"unit\\": \\"c\\",\\n  \\"city\\": \\"Paris\\"\\n}"}}]}, "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 20, "completion_tokens": 10, "total_tokens": 30}}, "expect_canonical": {"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris", "unit": "c"}}]}, "finish_reason": "tool_calls", "usage": {"prompt_tokens": 20, "completion_tokens": 10, "total_tokens": 30}}}'
         ),
     )
 
@@ -1508,7 +1548,7 @@ def test_resp_structured_output_parsed() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "{\\"value\\": 42}", "role": "assistant"}, "parsed": {"value": 42}, "usage": {"completion_tokens": 6, "prompt_tokens": 30, "total_tokens": 36}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "{\\"value\\": 42}", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-021", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 6, "prompt_tokens": 30, "total_tokens": 36}}, "id": "resp_structured_output_parsed", "response_schema": {"additionalProperties": false, "properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}'
+            '{"id": "resp_structured_output_parsed", "response_schema": {"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"], "additionalProperties": false}, "from_wire": {"id": "chatcmpl-021", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": "{\\"value\\": 42}"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 30, "completion_tokens": 6, "total_tokens": 36}}, "expect_canonical": {"message": {"role": "assistant", "content": "{\\"value\\": 42}"}, "finish_reason": "stop", "usage": {"prompt_tokens": 30, "completion_tokens": 6, "total_tokens": 36}, "parsed": {"value": 42}}}'
         ),
     )
 
@@ -1518,7 +1558,7 @@ def test_resp_structured_output_parsed__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "{\\"value\\": 42}", "role": "assistant"}, "parsed": {"value": 42}, "usage": {"completion_tokens": 6, "prompt_tokens": 30, "total_tokens": 36}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "{\\"value\\": 42}", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-021", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 6, "prompt_tokens": 30, "total_tokens": 36}}, "id": "resp_structured_output_parsed", "response_schema": {"additionalProperties": false, "properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}'
+            '{"id": "resp_structured_output_parsed", "response_schema": {"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"], "additionalProperties": false}, "from_wire": {"id": "chatcmpl-021", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": "{\\"value\\": 42}"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 30, "completion_tokens": 6, "total_tokens": 36}}, "expect_canonical": {"message": {"role": "assistant", "content": "{\\"value\\": 42}"}, "finish_reason": "stop", "usage": {"prompt_tokens": 30, "completion_tokens": 6, "total_tokens": 36}, "parsed": {"value": 42}}}'
         ),
     )
 
@@ -1528,7 +1568,7 @@ def test_err_resp_structured_output_not_json() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "structured_output_invalid"}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "The value is 42.", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-022", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 6, "prompt_tokens": 30, "total_tokens": 36}}, "id": "err_resp_structured_output_not_json", "response_schema": {"properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}'
+            '{"id": "err_resp_structured_output_not_json", "response_schema": {"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"]}, "from_wire": {"id": "chatcmpl-022", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": "The value is 42."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 30, "completion_tokens": 6, "total_tokens": 36}}, "expect_error": {"category": "structured_output_invalid"}}'
         ),
     )
 
@@ -1538,7 +1578,7 @@ def test_err_resp_structured_output_schema_mismatch() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "structured_output_invalid", "message_contains": "/value"}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "{\\"value\\": \\"forty-two\\"}", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-023", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 6, "prompt_tokens": 30, "total_tokens": 36}}, "id": "err_resp_structured_output_schema_mismatch", "response_schema": {"properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}'
+            '{"id": "err_resp_structured_output_schema_mismatch", "response_schema": {"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"]}, "from_wire": {"id": "chatcmpl-023", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": "{\\"value\\": \\"forty-two\\"}"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 30, "completion_tokens": 6, "total_tokens": 36}}, "expect_error": {"category": "structured_output_invalid", "message_contains": "/value"}}'
         ),
     )
 
@@ -1548,7 +1588,7 @@ def test_resp_structured_output_tool_calls_no_parsed() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"x": 1}, "id": "call_1", "name": "compute"}]}, "usage": {"completion_tokens": 6, "prompt_tokens": 30, "total_tokens": 36}}, "from_wire": {"choices": [{"finish_reason": "tool_calls", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"x\\":1}", "name": "compute"}, "id": "call_1", "type": "function"}]}}], "created": 1700000000, "id": "chatcmpl-024", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 6, "prompt_tokens": 30, "total_tokens": 36}}, "id": "resp_structured_output_tool_calls_no_parsed", "response_schema": {"properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}'
+            '{"id": "resp_structured_output_tool_calls_no_parsed", "response_schema": {"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"]}, "from_wire": {"id": "chatcmpl-024", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "compute", "arguments": "{\\"x\\":1}"}}]}, "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 30, "completion_tokens": 6, "total_tokens": 36}}, "expect_canonical": {"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "name": "compute", "arguments": {"x": 1}}]}, "finish_reason": "tool_calls", "usage": {"prompt_tokens": 30, "completion_tokens": 6, "total_tokens": 36}}}'
         ),
     )
 
@@ -1558,7 +1598,7 @@ def test_resp_structured_output_tool_calls_no_parsed__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"x": 1}, "id": "call_1", "name": "compute"}]}, "usage": {"completion_tokens": 6, "prompt_tokens": 30, "total_tokens": 36}}, "from_wire": {"choices": [{"finish_reason": "tool_calls", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"x\\":1}", "name": "compute"}, "id": "call_1", "type": "function"}]}}], "created": 1700000000, "id": "chatcmpl-024", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 6, "prompt_tokens": 30, "total_tokens": 36}}, "id": "resp_structured_output_tool_calls_no_parsed", "response_schema": {"properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}'
+            '{"id": "resp_structured_output_tool_calls_no_parsed", "response_schema": {"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"]}, "from_wire": {"id": "chatcmpl-024", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "compute", "arguments": "{\\"x\\":1}"}}]}, "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 30, "completion_tokens": 6, "total_tokens": 36}}, "expect_canonical": {"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "name": "compute", "arguments": {"x": 1}}]}, "finish_reason": "tool_calls", "usage": {"prompt_tokens": 30, "completion_tokens": 6, "total_tokens": 36}}}'
         ),
     )
 
@@ -1568,7 +1608,7 @@ def test_rtw_envelope_from_raw() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Hello!", "role": "assistant"}}], "created": 1712345678, "id": "chatcmpl-xyz", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 2, "prompt_tokens": 8, "total_tokens": 10}}, "id": "rtw_envelope_from_raw", "response_to_wire": {"finish_reason": "stop", "message": {"content": "Hello!", "role": "assistant"}, "raw": {"created": 1712345678, "id": "chatcmpl-xyz", "model": "gpt-4o-2024-08-06", "system_fingerprint": "fp_1"}, "usage": {"completion_tokens": 2, "prompt_tokens": 8, "total_tokens": 10}}}'
+            '{"id": "rtw_envelope_from_raw", "response_to_wire": {"message": {"role": "assistant", "content": "Hello!"}, "finish_reason": "stop", "usage": {"prompt_tokens": 8, "completion_tokens": 2, "total_tokens": 10}, "raw": {"id": "chatcmpl-xyz", "created": 1712345678, "model": "gpt-4o-2024-08-06", "system_fingerprint": "fp_1"}}, "expect_wire": {"id": "chatcmpl-xyz", "object": "chat.completion", "created": 1712345678, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hello!"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 8, "completion_tokens": 2, "total_tokens": 10}}}'
         ),
     )
 
@@ -1578,7 +1618,7 @@ def test_rtw_envelope_defaults_without_raw() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"choices": [{"finish_reason": "length", "index": 0, "message": {"content": "Hi.", "role": "assistant"}}], "created": 0, "id": "chatcmpl-wiremap", "model": "unknown", "object": "chat.completion", "usage": {"completion_tokens": 1, "prompt_tokens": 1, "total_tokens": 2}}, "id": "rtw_envelope_defaults_without_raw", "response_to_wire": {"finish_reason": "length", "message": {"content": "Hi.", "role": "assistant"}, "usage": {"completion_tokens": 1, "prompt_tokens": 1, "total_tokens": 2}}}'
+            '{"id": "rtw_envelope_defaults_without_raw", "response_to_wire": {"message": {"role": "assistant", "content": "Hi."}, "finish_reason": "length", "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}, "expect_wire": {"id": "chatcmpl-wiremap", "object": "chat.completion", "created": 0, "model": "unknown", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi."}, "finish_reason": "length"}], "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}}'
         ),
     )
 
@@ -1588,17 +1628,17 @@ def test_rtw_error_finish_reason_emits_stop() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "partial", "role": "assistant"}}], "created": 0, "id": "chatcmpl-wiremap", "model": "unknown", "object": "chat.completion", "usage": {"completion_tokens": 1, "prompt_tokens": 4, "total_tokens": 5}}, "id": "rtw_error_finish_reason_emits_stop", "response_to_wire": {"finish_reason": "error", "message": {"content": "partial", "role": "assistant"}, "raw": {}, "usage": {"completion_tokens": 1, "prompt_tokens": 4, "total_tokens": 5}}}'
+            '{"id": "rtw_error_finish_reason_emits_stop", "response_to_wire": {"message": {"role": "assistant", "content": "partial"}, "finish_reason": "error", "usage": {"prompt_tokens": 4, "completion_tokens": 1, "total_tokens": 5}, "raw": {}}, "expect_wire": {"id": "chatcmpl-wiremap", "object": "chat.completion", "created": 0, "model": "unknown", "choices": [{"index": 0, "message": {"role": "assistant", "content": "partial"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 4, "completion_tokens": 1, "total_tokens": 5}}}'
         ),
     )
 
 
 def test_rtw_tool_calls_and_content_filter() -> None:
-    """response_to_wire: tool calls get JSON-string arguments (sorted, compact); content_filter maps to itself"""
+    """response_to_wire: tool calls get JSON-string arguments (compact, keys as given); content_filter maps to itself"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"choices": [{"finish_reason": "content_filter", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Oslo\\",\\"unit\\":\\"c\\"}", "name": "get_weather"}, "id": "call_9", "type": "function"}]}}], "created": 0, "id": "chatcmpl-wiremap", "model": "unknown", "object": "chat.completion", "usage": {"completion_tokens": 5, "prompt_tokens": 10, "total_tokens": 15}}, "id": "rtw_tool_calls_and_content_filter", "response_to_wire": {"finish_reason": "content_filter", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Oslo", "unit": "c"}, "id": "call_9", "name": "get_weather"}]}, "usage": {"completion_tokens": 5, "prompt_tokens": 10, "total_tokens": 15}}}'
+            '{"id": "rtw_tool_calls_and_content_filter", "response_to_wire": {"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_9", "name": "get_weather", "arguments": {"unit": "c", "city": "Oslo"}}]}, "finish_reason": "content_filter", "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}, "expect_wire": {"id": "chatcmpl-wiremap", "object": "chat.completion", "created": 0, "model": "unknown", "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_9", "type": "function", "function": {"name": "get_weather", "arguments": "{\\"unit\\":\\"c\\",\\"city\\":\\"Oslo\\"}"}}]}, "finish_reason": "content_filter"}], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}}'
         ),
     )
 
@@ -1608,7 +1648,7 @@ def test_rtw_usage_not_reported_omitted() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Ok.", "role": "assistant"}}], "created": 0, "id": "chatcmpl-wiremap", "model": "unknown", "object": "chat.completion"}, "id": "rtw_usage_not_reported_omitted", "response_to_wire": {"finish_reason": "stop", "message": {"content": "Ok.", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}}'
+            '{"id": "rtw_usage_not_reported_omitted", "response_to_wire": {"message": {"role": "assistant", "content": "Ok."}, "finish_reason": "stop", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}, "expect_wire": {"id": "chatcmpl-wiremap", "object": "chat.completion", "created": 0, "model": "unknown", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Ok."}, "finish_reason": "stop"}]}}'
         ),
     )
 
@@ -1618,7 +1658,7 @@ def test_rtw_cached_tokens_nested() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Cached.", "role": "assistant"}}], "created": 0, "id": "chatcmpl-wiremap", "model": "unknown", "object": "chat.completion", "usage": {"completion_tokens": 5, "prompt_tokens": 100, "prompt_tokens_details": {"cached_tokens": 64}, "total_tokens": 105}}, "id": "rtw_cached_tokens_nested", "response_to_wire": {"finish_reason": "stop", "message": {"content": "Cached.", "role": "assistant"}, "usage": {"cached_tokens": 64, "completion_tokens": 5, "prompt_tokens": 100, "total_tokens": 105}}}'
+            '{"id": "rtw_cached_tokens_nested", "response_to_wire": {"message": {"role": "assistant", "content": "Cached."}, "finish_reason": "stop", "usage": {"prompt_tokens": 100, "completion_tokens": 5, "total_tokens": 105, "cached_tokens": 64}}, "expect_wire": {"id": "chatcmpl-wiremap", "object": "chat.completion", "created": 0, "model": "unknown", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Cached."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 100, "completion_tokens": 5, "total_tokens": 105, "prompt_tokens_details": {"cached_tokens": 64}}}}'
         ),
     )
 
@@ -1628,7 +1668,7 @@ def test_rtw_thinking_stripped_from_message() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Answer.", "role": "assistant"}}], "created": 0, "id": "chatcmpl-wiremap", "model": "unknown", "object": "chat.completion", "usage": {"completion_tokens": 2, "prompt_tokens": 3, "total_tokens": 5}}, "id": "rtw_thinking_stripped_from_message", "response_to_wire": {"finish_reason": "stop", "message": {"content": [{"origin": "anthropic", "signature": "sig-z", "text": "Reasoning...", "type": "thinking"}, {"text": "Answer.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 2, "prompt_tokens": 3, "total_tokens": 5}}}'
+            '{"id": "rtw_thinking_stripped_from_message", "response_to_wire": {"message": {"role": "assistant", "content": [{"type": "thinking", "text": "Reasoning...", "signature": "sig-z", "origin": "anthropic"}, {"type": "text", "text": "Answer."}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}}, "expect_wire": {"id": "chatcmpl-wiremap", "object": "chat.completion", "created": 0, "model": "unknown", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Answer."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}}}'
         ),
     )
 
@@ -1638,7 +1678,7 @@ def test_rfw_options_and_extras() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"config": {"extras": {"logprobs": true, "user": "u-1"}, "frequency_penalty": 0.1, "max_tokens": 128, "presence_penalty": 0.2, "seed": 11, "stop_sequences": ["END"], "temperature": 0.3, "top_p": 0.8}, "messages": [{"content": "Be brief.", "role": "system"}, {"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "rfw_options_and_extras", "request_from_wire": {"frequency_penalty": 0.1, "logprobs": true, "max_completion_tokens": 128, "messages": [{"content": "Be brief.", "role": "system"}, {"content": "Hi", "role": "user"}], "model": "gpt-4o", "presence_penalty": 0.2, "seed": 11, "stop": ["END"], "temperature": 0.3, "top_p": 0.8, "user": "u-1"}}'
+            '{"id": "rfw_options_and_extras", "request_from_wire": {"model": "gpt-4o", "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}], "temperature": 0.3, "max_completion_tokens": 128, "top_p": 0.8, "seed": 11, "stop": ["END"], "frequency_penalty": 0.1, "presence_penalty": 0.2, "logprobs": true, "user": "u-1"}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}], "config": {"temperature": 0.3, "max_tokens": 128, "top_p": 0.8, "seed": 11, "stop_sequences": ["END"], "frequency_penalty": 0.1, "presence_penalty": 0.2, "extras": {"logprobs": true, "user": "u-1"}}}}'
         ),
     )
 
@@ -1648,7 +1688,7 @@ def test_rfw_tools_and_forced_tool_choice() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"messages": [{"content": "Weather?", "role": "user"}], "model": "gpt-4o", "tool_choice": {"name": "get_weather", "type": "tool"}, "tools": [{"description": "Weather for a city.", "name": "get_weather", "parameters": {"additionalProperties": false, "properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}, "strict": true}, {"name": "get_time"}]}, "id": "rfw_tools_and_forced_tool_choice", "request_from_wire": {"messages": [{"content": "Weather?", "role": "user"}], "model": "gpt-4o", "tool_choice": {"function": {"name": "get_weather"}, "type": "function"}, "tools": [{"function": {"description": "Weather for a city.", "name": "get_weather", "parameters": {"additionalProperties": false, "properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}, "strict": true}, "type": "function"}, {"function": {"name": "get_time"}, "type": "function"}]}}'
+            '{"id": "rfw_tools_and_forced_tool_choice", "request_from_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather?"}], "tools": [{"type": "function", "function": {"name": "get_weather", "description": "Weather for a city.", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"], "additionalProperties": false}, "strict": true}}, {"type": "function", "function": {"name": "get_time"}}], "tool_choice": {"type": "function", "function": {"name": "get_weather"}}}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather?"}], "tools": [{"name": "get_weather", "description": "Weather for a city.", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"], "additionalProperties": false}, "strict": true}, {"name": "get_time"}], "tool_choice": {"type": "tool", "name": "get_weather"}}}'
         ),
     )
 
@@ -1658,7 +1698,7 @@ def test_rfw_tool_call_history() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"messages": [{"content": "Weather in Paris?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_1", "name": "get_weather"}]}, {"content": "18C", "role": "tool", "tool_call_id": "call_1"}], "model": "gpt-4o"}, "id": "rfw_tool_call_history", "request_from_wire": {"messages": [{"content": "Weather in Paris?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Paris\\"}", "name": "get_weather"}, "id": "call_1", "type": "function"}]}, {"content": "18C", "role": "tool", "tool_call_id": "call_1"}], "model": "gpt-4o"}}'
+            '{"id": "rfw_tool_call_history", "request_from_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\"}"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "18C"}]}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "18C"}]}}'
         ),
     )
 
@@ -1668,7 +1708,7 @@ def test_rfw_user_content_parts() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"messages": [{"content": [{"text": "Compare these.", "type": "text"}, {"detail": "low", "source": {"type": "url", "url": "https://example.com/a.png"}, "type": "image"}, {"media_type": "image/jpeg", "source": {"base64_data": "/9j/4AAQ", "type": "inline"}, "type": "image"}, {"media_type": "audio/mpeg", "source": {"base64_data": "SUQzBAA=", "type": "inline"}, "type": "audio"}, {"media_type": "audio/wav", "source": {"base64_data": "UklGRiQA", "type": "inline"}, "type": "audio"}, {"filename": "r.pdf", "media_type": "application/pdf", "source": {"base64_data": "JVBERi0=", "type": "inline"}, "type": "file"}], "role": "user"}], "model": "gpt-4o"}, "id": "rfw_user_content_parts", "request_from_wire": {"messages": [{"content": [{"text": "Compare these.", "type": "text"}, {"image_url": {"detail": "low", "url": "https://example.com/a.png"}, "type": "image_url"}, {"image_url": {"url": "data:image/jpeg;base64,/9j/4AAQ"}, "type": "image_url"}, {"input_audio": {"data": "SUQzBAA=", "format": "mp3"}, "type": "input_audio"}, {"input_audio": {"data": "UklGRiQA", "format": "wav"}, "type": "input_audio"}, {"file": {"file_data": "data:application/pdf;base64,JVBERi0=", "filename": "r.pdf"}, "type": "file"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "rfw_user_content_parts", "request_from_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "Compare these."}, {"type": "image_url", "image_url": {"url": "https://example.com/a.png", "detail": "low"}}, {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,/9j/4AAQ"}}, {"type": "input_audio", "input_audio": {"data": "SUQzBAA=", "format": "mp3"}}, {"type": "input_audio", "input_audio": {"data": "UklGRiQA", "format": "wav"}}, {"type": "file", "file": {"file_data": "data:application/pdf;base64,JVBERi0=", "filename": "r.pdf"}}]}]}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "Compare these."}, {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}, "detail": "low"}, {"type": "image", "source": {"type": "inline", "base64_data": "/9j/4AAQ"}, "media_type": "image/jpeg"}, {"type": "audio", "source": {"type": "inline", "base64_data": "SUQzBAA="}, "media_type": "audio/mpeg"}, {"type": "audio", "source": {"type": "inline", "base64_data": "UklGRiQA"}, "media_type": "audio/wav"}, {"type": "file", "source": {"type": "inline", "base64_data": "JVBERi0="}, "media_type": "application/pdf", "filename": "r.pdf"}]}]}}'
         ),
     )
 
@@ -1678,7 +1718,7 @@ def test_rfw_single_text_part_array_stays_blocks() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "gpt-4o"}, "id": "rfw_single_text_part_array_stays_blocks", "request_from_wire": {"messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "rfw_single_text_part_array_stays_blocks", "request_from_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -1688,7 +1728,7 @@ def test_rfw_system_text_parts_joined() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"messages": [{"content": "Be brief. Be kind.", "role": "system"}, {"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "rfw_system_text_parts_joined", "request_from_wire": {"messages": [{"content": [{"text": "Be brief. ", "type": "text"}, {"text": "Be kind.", "type": "text"}], "role": "system"}, {"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "rfw_system_text_parts_joined", "request_from_wire": {"model": "gpt-4o", "messages": [{"role": "system", "content": [{"type": "text", "text": "Be brief. "}, {"type": "text", "text": "Be kind."}]}, {"role": "user", "content": "Hi"}]}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "system", "content": "Be brief. Be kind."}, {"role": "user", "content": "Hi"}]}}'
         ),
     )
 
@@ -1698,7 +1738,7 @@ def test_rfw_response_format_json_schema() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"messages": [{"content": "Number?", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}, "id": "rfw_response_format_json_schema", "request_from_wire": {"messages": [{"content": "Number?", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "schema_cc6d2156c280bb3e", "schema": {"additionalProperties": false, "properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}, "strict": true}, "type": "json_schema"}}}'
+            '{"id": "rfw_response_format_json_schema", "request_from_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Number?"}], "response_format": {"type": "json_schema", "json_schema": {"name": "schema_cc6d2156c280bb3e", "schema": {"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"], "additionalProperties": false}, "strict": true}}}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Number?"}], "response_schema": {"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"], "additionalProperties": false}}}'
         ),
     )
 
@@ -1708,7 +1748,7 @@ def test_rfw_stop_string_coerced_to_list() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"config": {"stop_sequences": ["END"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "rfw_stop_string_coerced_to_list", "request_from_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "stop": "END"}}'
+            '{"id": "rfw_stop_string_coerced_to_list", "request_from_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "stop": "END"}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"stop_sequences": ["END"]}}}'
         ),
     )
 
@@ -1718,7 +1758,7 @@ def test_rfw_response_format_json_object_is_extras() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"config": {"extras": {"response_format": {"type": "json_object"}}}, "messages": [{"content": "JSON please.", "role": "user"}], "model": "gpt-4o"}, "id": "rfw_response_format_json_object_is_extras", "request_from_wire": {"messages": [{"content": "JSON please.", "role": "user"}], "model": "gpt-4o", "response_format": {"type": "json_object"}}}'
+            '{"id": "rfw_response_format_json_object_is_extras", "request_from_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "JSON please."}], "response_format": {"type": "json_object"}}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "user", "content": "JSON please."}], "config": {"extras": {"response_format": {"type": "json_object"}}}}}'
         ),
     )
 
@@ -1728,7 +1768,7 @@ def test_rfw_tool_content_text_parts_joined() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"messages": [{"content": "Weather?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"arguments": {}, "id": "call_1", "name": "get_weather"}]}, {"content": "18C, sunny", "role": "tool", "tool_call_id": "call_1"}], "model": "gpt-4o"}, "id": "rfw_tool_content_text_parts_joined", "request_from_wire": {"messages": [{"content": "Weather?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{}", "name": "get_weather"}, "id": "call_1", "type": "function"}]}, {"content": [{"text": "18C, ", "type": "text"}, {"text": "sunny", "type": "text"}], "role": "tool", "tool_call_id": "call_1"}], "model": "gpt-4o"}}'
+            '{"id": "rfw_tool_content_text_parts_joined", "request_from_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": [{"type": "text", "text": "18C, "}, {"type": "text", "text": "sunny"}]}]}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "18C, sunny"}]}}'
         ),
     )
 
@@ -1738,7 +1778,7 @@ def test_err_rfw_bad_tool_arguments() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[1].tool_calls[0].function.arguments"}, "id": "err_rfw_bad_tool_arguments", "request_from_wire": {"messages": [{"content": "Hi", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{oops", "name": "f"}, "id": "call_1", "type": "function"}]}, {"content": "x", "role": "tool", "tool_call_id": "call_1"}], "model": "gpt-4o"}}'
+            '{"id": "err_rfw_bad_tool_arguments", "request_from_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{oops"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "x"}]}, "expect_error": {"category": "provider_invalid_request", "path": "messages[1].tool_calls[0].function.arguments"}}'
         ),
     )
 
@@ -1748,17 +1788,17 @@ def test_err_rfw_unknown_audio_format() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[0].input_audio.format"}, "id": "err_rfw_unknown_audio_format", "request_from_wire": {"messages": [{"content": [{"input_audio": {"data": "ZkxhQw==", "format": "flac"}, "type": "input_audio"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "err_rfw_unknown_audio_format", "request_from_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "ZkxhQw==", "format": "flac"}}]}]}, "expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[0].input_audio.format"}}'
         ),
     )
 
 
-def test_err_rfw_unknown_part_type() -> None:
-    """request_from_wire: an unknown content part type is provider_invalid_request naming its type"""
+def test_rfw_unknown_part_type_carried() -> None:
+    """request.unknown_parts carry: a part no row reads (video_url) is left out of the canonical message and written back to this wire as it came"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[1].type"}, "id": "err_rfw_unknown_part_type", "request_from_wire": {"messages": [{"content": [{"text": "Hi", "type": "text"}, {"type": "video_url", "video_url": {"url": "https://example.com/v.mp4"}}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "rfw_unknown_part_type_carried", "request_from_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}, {"type": "video_url", "video_url": {"url": "https://example.com/v.mp4"}}]}]}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -1768,7 +1808,7 @@ def test_err_rfw_missing_model() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "model"}, "id": "err_rfw_missing_model", "request_from_wire": {"messages": [{"content": "Hi", "role": "user"}]}}'
+            '{"id": "err_rfw_missing_model", "request_from_wire": {"messages": [{"role": "user", "content": "Hi"}]}, "expect_error": {"category": "provider_invalid_request", "path": "model"}}'
         ),
     )
 
@@ -1778,7 +1818,7 @@ def test_err_http_401() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": "invalid_api_key", "message": "Incorrect API key provided: sk-abc***. You can find your API key at https://platform.openai.com/account/api-keys.", "param": null, "type": "invalid_request_error"}}, "status": 401}, "expect_error": {"category": "provider_authentication", "message_contains": "Incorrect API key provided", "retry_after": null}, "id": "err_http_401"}'
+            '{"id": "err_http_401", "error_from_wire": {"status": 401, "body": {"error": {"message": "Incorrect API key provided: sk-abc***. You can find your API key at https://platform.openai.com/account/api-keys.", "type": "invalid_request_error", "param": null, "code": "invalid_api_key"}}}, "expect_error": {"category": "provider_authentication", "message_contains": "Incorrect API key provided", "retry_after": null}}'
         ),
     )
 
@@ -1788,7 +1828,7 @@ def test_err_http_403() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": "unsupported_country_region_territory", "message": "Country, region, or territory not supported", "param": null, "type": "request_forbidden"}}, "status": 403}, "expect_error": {"category": "provider_authentication"}, "id": "err_http_403"}'
+            '{"id": "err_http_403", "error_from_wire": {"status": 403, "body": {"error": {"message": "Country, region, or territory not supported", "type": "request_forbidden", "param": null, "code": "unsupported_country_region_territory"}}}, "expect_error": {"category": "provider_authentication"}}'
         ),
     )
 
@@ -1798,7 +1838,7 @@ def test_err_http_404_model() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": "model_not_found", "message": "The model `gpt-9` does not exist or you do not have access to it.", "param": null, "type": "invalid_request_error"}}, "status": 404}, "expect_error": {"category": "provider_invalid_model", "message_contains": "gpt-9"}, "id": "err_http_404_model"}'
+            '{"id": "err_http_404_model", "error_from_wire": {"status": 404, "body": {"error": {"message": "The model `gpt-9` does not exist or you do not have access to it.", "type": "invalid_request_error", "param": null, "code": "model_not_found"}}}, "expect_error": {"category": "provider_invalid_model", "message_contains": "gpt-9"}}'
         ),
     )
 
@@ -1808,7 +1848,7 @@ def test_err_http_404_other() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": null, "message": "Invalid URL (POST /v1/chat/completionz)", "param": null, "type": "invalid_request_error"}}, "status": 404}, "expect_error": {"category": "provider_invalid_request"}, "id": "err_http_404_other"}'
+            '{"id": "err_http_404_other", "error_from_wire": {"status": 404, "body": {"error": {"message": "Invalid URL (POST /v1/chat/completionz)", "type": "invalid_request_error", "param": null, "code": null}}}, "expect_error": {"category": "provider_invalid_request"}}'
         ),
     )
 
@@ -1818,7 +1858,7 @@ def test_err_http_503_loading() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "Model llama-3-8b is currently loading, try again later", "type": "server_error"}}, "status": 503}, "expect_error": {"category": "provider_model_not_loaded"}, "id": "err_http_503_loading"}'
+            '{"id": "err_http_503_loading", "error_from_wire": {"status": 503, "body": {"error": {"message": "Model llama-3-8b is currently loading, try again later", "type": "server_error"}}}, "expect_error": {"category": "provider_model_not_loaded"}}'
         ),
     )
 
@@ -1828,7 +1868,7 @@ def test_err_http_503_not_loaded_string_body() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": "Model not yet loaded", "status": 503}, "expect_error": {"category": "provider_model_not_loaded"}, "id": "err_http_503_not_loaded_string_body"}'
+            '{"id": "err_http_503_not_loaded_string_body", "error_from_wire": {"status": 503, "body": "Model not yet loaded"}, "expect_error": {"category": "provider_model_not_loaded"}}'
         ),
     )
 
@@ -1838,7 +1878,7 @@ def test_err_http_503_overloaded() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "The engine is currently overloaded, please try again later", "type": "server_error"}}, "headers": {"Retry-After": "5"}, "status": 503}, "expect_error": {"category": "provider_unavailable", "retry_after": 5}, "id": "err_http_503_overloaded"}'
+            '{"id": "err_http_503_overloaded", "error_from_wire": {"status": 503, "body": {"error": {"message": "The engine is currently overloaded, please try again later", "type": "server_error"}}, "headers": {"Retry-After": "5"}}, "expect_error": {"category": "provider_unavailable", "retry_after": 5}}'
         ),
     )
 
@@ -1848,7 +1888,7 @@ def test_err_http_429_retry_after_seconds() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": "rate_limit_exceeded", "message": "Rate limit reached for gpt-4o in organization org-1 on requests per min (RPM): Limit 500, Used 500, Requested 1.", "param": null, "type": "requests"}}, "headers": {"Retry-After": "20"}, "status": 429}, "expect_error": {"category": "provider_rate_limit", "message_contains": "Rate limit reached", "retry_after": 20}, "id": "err_http_429_retry_after_seconds"}'
+            '{"id": "err_http_429_retry_after_seconds", "error_from_wire": {"status": 429, "body": {"error": {"message": "Rate limit reached for gpt-4o in organization org-1 on requests per min (RPM): Limit 500, Used 500, Requested 1.", "type": "requests", "param": null, "code": "rate_limit_exceeded"}}, "headers": {"Retry-After": "20"}}, "expect_error": {"category": "provider_rate_limit", "retry_after": 20, "message_contains": "Rate limit reached"}}'
         ),
     )
 
@@ -1858,7 +1898,7 @@ def test_err_http_429_retry_after_ms() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": "rate_limit_exceeded", "message": "Rate limit reached", "type": "requests"}}, "headers": {"retry-after": "30", "retry-after-ms": "1500"}, "status": 429}, "expect_error": {"category": "provider_rate_limit", "retry_after": 1.5}, "id": "err_http_429_retry_after_ms"}'
+            '{"id": "err_http_429_retry_after_ms", "error_from_wire": {"status": 429, "body": {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}, "headers": {"retry-after-ms": "1500", "retry-after": "30"}}, "expect_error": {"category": "provider_rate_limit", "retry_after": 1.5}}'
         ),
     )
 
@@ -1868,7 +1908,7 @@ def test_err_http_429_retry_after_http_date() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": "rate_limit_exceeded", "message": "Rate limit reached", "type": "requests"}}, "headers": {"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, "status": 429}, "expect_error": {"category": "provider_rate_limit", "retry_after": 0}, "id": "err_http_429_retry_after_http_date"}'
+            '{"id": "err_http_429_retry_after_http_date", "error_from_wire": {"status": 429, "body": {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}, "headers": {"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}}, "expect_error": {"category": "provider_rate_limit", "retry_after": 0}}'
         ),
     )
 
@@ -1878,7 +1918,7 @@ def test_err_http_429_quota_no_header() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": "{\\"error\\": {\\"message\\": \\"You exceeded your current quota, please check your plan and billing details.\\", \\"type\\": \\"insufficient_quota\\", \\"param\\": null, \\"code\\": \\"insufficient_quota\\"}}", "status": 429}, "expect_error": {"category": "provider_rate_limit", "message_contains": "You exceeded your current quota", "retry_after": null}, "id": "err_http_429_quota_no_header"}'
+            '{"id": "err_http_429_quota_no_header", "error_from_wire": {"status": 429, "body": "{\\"error\\": {\\"message\\": \\"You exceeded your current quota, please check your plan and billing details.\\", \\"type\\": \\"insufficient_quota\\", \\"param\\": null, \\"code\\": \\"insufficient_quota\\"}}"}, "expect_error": {"category": "provider_rate_limit", "retry_after": null, "message_contains": "You exceeded your current quota"}}'
         ),
     )
 
@@ -1888,7 +1928,7 @@ def test_err_http_429_unparseable_retry_after() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "Slow down"}}, "headers": {"Retry-After": "soon"}, "status": 429}, "expect_error": {"category": "provider_rate_limit", "retry_after": null}, "id": "err_http_429_unparseable_retry_after"}'
+            '{"id": "err_http_429_unparseable_retry_after", "error_from_wire": {"status": 429, "body": {"error": {"message": "Slow down"}}, "headers": {"Retry-After": "soon"}}, "expect_error": {"category": "provider_rate_limit", "retry_after": null}}'
         ),
     )
 
@@ -1898,7 +1938,7 @@ def test_err_http_400_image_unsupported() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": null, "message": "Invalid content type. image_url is only supported by certain models.", "param": "messages.[0].content.[1].type", "type": "invalid_request_error"}}, "status": 400}, "expect_error": {"category": "provider_unsupported_content_block"}, "id": "err_http_400_image_unsupported"}'
+            '{"id": "err_http_400_image_unsupported", "error_from_wire": {"status": 400, "body": {"error": {"message": "Invalid content type. image_url is only supported by certain models.", "type": "invalid_request_error", "param": "messages.[0].content.[1].type", "code": null}}}, "expect_error": {"category": "provider_unsupported_content_block"}}'
         ),
     )
 
@@ -1908,7 +1948,7 @@ def test_err_http_400_audio_unsupported() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": null, "message": "This model does not support audio input.", "param": null, "type": "invalid_request_error"}}, "status": 400}, "expect_error": {"category": "provider_unsupported_content_block"}, "id": "err_http_400_audio_unsupported"}'
+            '{"id": "err_http_400_audio_unsupported", "error_from_wire": {"status": 400, "body": {"error": {"message": "This model does not support audio input.", "type": "invalid_request_error", "param": null, "code": null}}}, "expect_error": {"category": "provider_unsupported_content_block"}}'
         ),
     )
 
@@ -1918,7 +1958,7 @@ def test_err_http_400_invalid_request() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": "invalid_type", "message": "Invalid type for \'temperature\': expected a decimal, but got a string instead.", "param": "temperature", "type": "invalid_request_error"}}, "status": 400}, "expect_error": {"category": "provider_invalid_request", "message_contains": "temperature"}, "id": "err_http_400_invalid_request"}'
+            '{"id": "err_http_400_invalid_request", "error_from_wire": {"status": 400, "body": {"error": {"message": "Invalid type for \'temperature\': expected a decimal, but got a string instead.", "type": "invalid_request_error", "param": "temperature", "code": "invalid_type"}}}, "expect_error": {"category": "provider_invalid_request", "message_contains": "temperature"}}'
         ),
     )
 
@@ -1928,7 +1968,7 @@ def test_err_http_400_context_length() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": "context_length_exceeded", "message": "This model\'s maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages.", "param": "messages", "type": "invalid_request_error"}}, "status": 400}, "expect_error": {"category": "provider_invalid_request"}, "id": "err_http_400_context_length"}'
+            '{"id": "err_http_400_context_length", "error_from_wire": {"status": 400, "body": {"error": {"message": "This model\'s maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages.", "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}}}, "expect_error": {"category": "provider_invalid_request"}}'
         ),
     )
 
@@ -1938,7 +1978,7 @@ def test_err_http_413() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": "Request Entity Too Large", "status": 413}, "expect_error": {"category": "provider_invalid_request"}, "id": "err_http_413"}'
+            '{"id": "err_http_413", "error_from_wire": {"status": 413, "body": "Request Entity Too Large"}, "expect_error": {"category": "provider_invalid_request"}}'
         ),
     )
 
@@ -1948,7 +1988,7 @@ def test_err_http_422() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "Unprocessable entity", "type": "invalid_request_error"}}, "status": 422}, "expect_error": {"category": "provider_invalid_request"}, "id": "err_http_422"}'
+            '{"id": "err_http_422", "error_from_wire": {"status": 422, "body": {"error": {"message": "Unprocessable entity", "type": "invalid_request_error"}}}, "expect_error": {"category": "provider_invalid_request"}}'
         ),
     )
 
@@ -1958,7 +1998,7 @@ def test_err_http_500_string_body() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": "Internal Server Error", "status": 500}, "expect_error": {"category": "provider_unavailable", "message_contains": "Internal Server Error"}, "id": "err_http_500_string_body"}'
+            '{"id": "err_http_500_string_body", "error_from_wire": {"status": 500, "body": "Internal Server Error"}, "expect_error": {"category": "provider_unavailable", "message_contains": "Internal Server Error"}}'
         ),
     )
 
@@ -1968,7 +2008,7 @@ def test_err_http_500_json_body() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": null, "message": "The server had an error while processing your request. Sorry about that!", "param": null, "type": "server_error"}}, "status": 500}, "expect_error": {"category": "provider_unavailable", "message_contains": "The server had an error"}, "id": "err_http_500_json_body"}'
+            '{"id": "err_http_500_json_body", "error_from_wire": {"status": 500, "body": {"error": {"message": "The server had an error while processing your request. Sorry about that!", "type": "server_error", "param": null, "code": null}}}, "expect_error": {"category": "provider_unavailable", "message_contains": "The server had an error"}}'
         ),
     )
 
@@ -1978,7 +2018,7 @@ def test_err_http_502_null_body() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": null, "status": 502}, "expect_error": {"category": "provider_unavailable", "message_contains": "502"}, "id": "err_http_502_null_body"}'
+            '{"id": "err_http_502_null_body", "error_from_wire": {"status": 502, "body": null}, "expect_error": {"category": "provider_unavailable", "message_contains": "502"}}'
         ),
     )
 
@@ -1988,7 +2028,7 @@ def test_err_http_409_fallback() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "Conflict", "type": "invalid_request_error"}}, "status": 409}, "expect_error": {"category": "provider_invalid_request"}, "id": "err_http_409_fallback"}'
+            '{"id": "err_http_409_fallback", "error_from_wire": {"status": 409, "body": {"error": {"message": "Conflict", "type": "invalid_request_error"}}}, "expect_error": {"category": "provider_invalid_request"}}'
         ),
     )
 
@@ -1998,7 +2038,7 @@ def test_req_null_config_fields_skipped() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "seed": 3}, "id": "req_null_config_fields_skipped", "to_wire": {"config": {"max_tokens": null, "seed": 3, "stop_sequences": null, "temperature": null}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_null_config_fields_skipped", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"temperature": null, "max_tokens": null, "stop_sequences": null, "seed": 3}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "seed": 3}}'
         ),
     )
 
@@ -2008,7 +2048,7 @@ def test_req_null_config_fields_skipped__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "seed": 3}, "id": "req_null_config_fields_skipped", "to_wire": {"config": {"max_tokens": null, "seed": 3, "stop_sequences": null, "temperature": null}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_null_config_fields_skipped", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"temperature": null, "max_tokens": null, "stop_sequences": null, "seed": 3}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "seed": 3}}'
         ),
     )
 
@@ -2018,7 +2058,7 @@ def test_req_extras_unmanaged_when_declared_absent() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 300, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "temperature": 0.5}, "id": "req_extras_unmanaged_when_declared_absent", "lossy": "read back, wire temperature and max_tokens are the declared options (max_tokens via read_also), sent as temperature and max_completion_tokens", "to_wire": {"config": {"extras": {"max_tokens": 300, "temperature": 0.5}}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_extras_unmanaged_when_declared_absent", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"extras": {"temperature": 0.5, "max_tokens": 300}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "temperature": 0.5, "max_tokens": 300}, "lossy": "read back, wire temperature and max_tokens are the declared options (max_tokens via read_also), sent as temperature and max_completion_tokens"}'
         ),
     )
 
@@ -2028,7 +2068,7 @@ def test_req_image_url_source_data_url_verbatim() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"image_url": {"url": "data:image/gif;base64,R0lGODlhAQABAAAAACw="}, "type": "image_url"}, {"text": "Tiny gif.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_image_url_source_data_url_verbatim", "to_wire": {"messages": [{"content": [{"source": {"type": "url", "url": "data:image/gif;base64,R0lGODlhAQABAAAAACw="}, "type": "image"}, {"text": "Tiny gif.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_image_url_source_data_url_verbatim", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "data:image/gif;base64,R0lGODlhAQABAAAAACw="}}, {"type": "text", "text": "Tiny gif."}]}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/gif;base64,R0lGODlhAQABAAAAACw="}}, {"type": "text", "text": "Tiny gif."}]}]}}'
         ),
     )
 
@@ -2038,7 +2078,7 @@ def test_req_image_url_source_data_url_verbatim__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"image_url": {"url": "data:image/gif;base64,R0lGODlhAQABAAAAACw="}, "type": "image_url"}, {"text": "Tiny gif.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_image_url_source_data_url_verbatim", "to_wire": {"messages": [{"content": [{"source": {"type": "url", "url": "data:image/gif;base64,R0lGODlhAQABAAAAACw="}, "type": "image"}, {"text": "Tiny gif.", "type": "text"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_image_url_source_data_url_verbatim", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "data:image/gif;base64,R0lGODlhAQABAAAAACw="}}, {"type": "text", "text": "Tiny gif."}]}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/gif;base64,R0lGODlhAQABAAAAACw="}}, {"type": "text", "text": "Tiny gif."}]}]}}'
         ),
     )
 
@@ -2048,7 +2088,7 @@ def test_req_structured_output_title_without_safe_chars() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Ok?", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "schema_1dd2a46ce19e9532", "schema": {"additionalProperties": false, "properties": {"ok": {"type": "boolean"}}, "required": ["ok"], "title": "???", "type": "object"}, "strict": true}, "type": "json_schema"}}, "id": "req_structured_output_title_without_safe_chars", "to_wire": {"messages": [{"content": "Ok?", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"ok": {"type": "boolean"}}, "required": ["ok"], "title": "???", "type": "object"}}}'
+            '{"id": "req_structured_output_title_without_safe_chars", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Ok?"}], "response_schema": {"title": "???", "type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"], "additionalProperties": false}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Ok?"}], "response_format": {"type": "json_schema", "json_schema": {"name": "schema_1dd2a46ce19e9532", "schema": {"title": "???", "type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"], "additionalProperties": false}, "strict": true}}}}'
         ),
     )
 
@@ -2058,7 +2098,7 @@ def test_req_structured_output_title_without_safe_chars__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Ok?", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "schema_1dd2a46ce19e9532", "schema": {"additionalProperties": false, "properties": {"ok": {"type": "boolean"}}, "required": ["ok"], "title": "???", "type": "object"}, "strict": true}, "type": "json_schema"}}, "id": "req_structured_output_title_without_safe_chars", "to_wire": {"messages": [{"content": "Ok?", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"ok": {"type": "boolean"}}, "required": ["ok"], "title": "???", "type": "object"}}}'
+            '{"id": "req_structured_output_title_without_safe_chars", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Ok?"}], "response_schema": {"title": "???", "type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"], "additionalProperties": false}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Ok?"}], "response_format": {"type": "json_schema", "json_schema": {"name": "schema_1dd2a46ce19e9532", "schema": {"title": "???", "type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"], "additionalProperties": false}, "strict": true}}}}'
         ),
     )
 
@@ -2068,7 +2108,7 @@ def test_req_structured_output_composition_not_strict() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "A or B.", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "schema_de89d9b38eb01913", "schema": {"additionalProperties": false, "oneOf": [{"required": ["a"]}, {"required": ["b"]}], "properties": {"a": {"type": "string"}, "b": {"type": "number"}}, "required": ["a", "b"], "type": "object"}, "strict": false}, "type": "json_schema"}}, "id": "req_structured_output_composition_not_strict", "to_wire": {"messages": [{"content": "A or B.", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "oneOf": [{"required": ["a"]}, {"required": ["b"]}], "properties": {"a": {"type": "string"}, "b": {"type": "number"}}, "required": ["a", "b"], "type": "object"}}}'
+            '{"id": "req_structured_output_composition_not_strict", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "A or B."}], "response_schema": {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "number"}}, "required": ["a", "b"], "additionalProperties": false, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "A or B."}], "response_format": {"type": "json_schema", "json_schema": {"name": "schema_de89d9b38eb01913", "schema": {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "number"}}, "required": ["a", "b"], "additionalProperties": false, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}, "strict": false}}}}'
         ),
     )
 
@@ -2078,7 +2118,7 @@ def test_req_structured_output_composition_not_strict__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "A or B.", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "schema_de89d9b38eb01913", "schema": {"additionalProperties": false, "oneOf": [{"required": ["a"]}, {"required": ["b"]}], "properties": {"a": {"type": "string"}, "b": {"type": "number"}}, "required": ["a", "b"], "type": "object"}, "strict": false}, "type": "json_schema"}}, "id": "req_structured_output_composition_not_strict", "to_wire": {"messages": [{"content": "A or B.", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "oneOf": [{"required": ["a"]}, {"required": ["b"]}], "properties": {"a": {"type": "string"}, "b": {"type": "number"}}, "required": ["a", "b"], "type": "object"}}}'
+            '{"id": "req_structured_output_composition_not_strict", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "A or B."}], "response_schema": {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "number"}}, "required": ["a", "b"], "additionalProperties": false, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "A or B."}], "response_format": {"type": "json_schema", "json_schema": {"name": "schema_de89d9b38eb01913", "schema": {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "number"}}, "required": ["a", "b"], "additionalProperties": false, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}, "strict": false}}}}'
         ),
     )
 
@@ -2088,7 +2128,7 @@ def test_resp_content_array_two_text_parts() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"text": "Part one. ", "type": "text"}, {"text": "Part two.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 6, "prompt_tokens": 3, "total_tokens": 9}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": [{"text": "Part one. ", "type": "text"}, {"text": "Part two.", "type": "text"}], "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-025", "model": "compatible-server", "object": "chat.completion", "usage": {"completion_tokens": 6, "prompt_tokens": 3, "total_tokens": 9}}, "id": "resp_content_array_two_text_parts", "lossy": "response content is written back as one joined string (response content: joined_text)"}'
+            '{"id": "resp_content_array_two_text_parts", "lossy": "response content is written back as one joined string (response content: joined_text)", "from_wire": {"id": "chatcmpl-025", "object": "chat.completion", "created": 1700000000, "model": "compatible-server", "choices": [{"index": 0, "message": {"role": "assistant", "content": [{"type": "text", "text": "Part one. "}, {"type": "text", "text": "Part two."}]}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 3, "completion_tokens": 6, "total_tokens": 9}}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "text", "text": "Part one. "}, {"type": "text", "text": "Part two."}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 3, "completion_tokens": 6, "total_tokens": 9}}}'
         ),
     )
 
@@ -2098,7 +2138,7 @@ def test_resp_multiple_choices_first_used() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "First.", "role": "assistant"}, "usage": {"completion_tokens": 6, "prompt_tokens": 5, "total_tokens": 11}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "First.", "role": "assistant"}}, {"finish_reason": "length", "index": 1, "message": {"content": "Second, cut", "role": "assistant"}}], "created": 1700000000, "id": "chatcmpl-026", "model": "gpt-4o-2024-08-06", "object": "chat.completion", "usage": {"completion_tokens": 6, "prompt_tokens": 5, "total_tokens": 11}}, "id": "resp_multiple_choices_first_used", "lossy": "choices after the first are kept only in raw"}'
+            '{"id": "resp_multiple_choices_first_used", "lossy": "choices after the first are kept only in raw", "from_wire": {"id": "chatcmpl-026", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "message": {"role": "assistant", "content": "First."}, "finish_reason": "stop"}, {"index": 1, "message": {"role": "assistant", "content": "Second, cut"}, "finish_reason": "length"}], "usage": {"prompt_tokens": 5, "completion_tokens": 6, "total_tokens": 11}}, "expect_canonical": {"message": {"role": "assistant", "content": "First."}, "finish_reason": "stop", "usage": {"prompt_tokens": 5, "completion_tokens": 6, "total_tokens": 11}}}'
         ),
     )
 
@@ -2108,7 +2148,7 @@ def test_err_resp_custom_tool_call() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_response"}, "from_wire": {"choices": [{"finish_reason": "tool_calls", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"custom": {"input": "SELECT 1", "name": "run_sql"}, "id": "call_c", "type": "custom"}]}}], "created": 1700000000, "id": "chatcmpl-027", "model": "gpt-5", "object": "chat.completion", "usage": {"completion_tokens": 6, "prompt_tokens": 5, "total_tokens": 11}}, "id": "err_resp_custom_tool_call"}'
+            '{"id": "err_resp_custom_tool_call", "from_wire": {"id": "chatcmpl-027", "object": "chat.completion", "created": 1700000000, "model": "gpt-5", "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_c", "type": "custom", "custom": {"name": "run_sql", "input": "SELECT 1"}}]}, "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 5, "completion_tokens": 6, "total_tokens": 11}}, "expect_error": {"category": "provider_invalid_response"}}'
         ),
     )
 
@@ -2118,7 +2158,7 @@ def test_err_http_400_strict_schema_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": null, "message": "Invalid schema for response_format \'example\': In context=(), \'oneOf\' is not permitted.", "param": "response_format", "type": "invalid_request_error"}}, "status": 400}, "expect_error": {"category": "provider_invalid_request"}, "id": "err_http_400_strict_schema_rejected"}'
+            '{"id": "err_http_400_strict_schema_rejected", "error_from_wire": {"status": 400, "body": {"error": {"message": "Invalid schema for response_format \'example\': In context=(), \'oneOf\' is not permitted.", "type": "invalid_request_error", "param": "response_format", "code": null}}}, "expect_error": {"category": "provider_invalid_request"}}'
         ),
     )
 
@@ -2128,7 +2168,7 @@ def test_stream_text_usage() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_events": [{"raw": {"created": 1732000000, "id": "chatcmpl-1", "model": "gpt-4o", "object": "chat.completion.chunk", "usage": null}, "type": "message_start"}, {"index": 0, "text": "Hello", "type": "text_delta"}, {"finish_reason": "length", "raw": "length", "type": "finish"}, {"raw": {"completion_tokens": 1, "prompt_tokens": 9, "prompt_tokens_details": {"cached_tokens": 4}, "total_tokens": 10}, "type": "usage", "usage": {"cached_tokens": 4, "completion_tokens": 1, "prompt_tokens": 9, "total_tokens": 10}}], "id": "stream_text_usage", "stream_from_wire": "data: {\\"id\\":\\"chatcmpl-1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1732000000,\\"model\\":\\"gpt-4o\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\",\\"content\\":\\"\\",\\"refusal\\":null},\\"finish_reason\\":null}],\\"usage\\":null}\\n\\ndata: {\\"id\\":\\"chatcmpl-1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1732000000,\\"model\\":\\"gpt-4o\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"Hello\\"},\\"finish_reason\\":null}],\\"usage\\":null}\\n\\n: keep-alive\\n\\ndata: {\\"id\\":\\"chatcmpl-1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1732000000,\\"model\\":\\"gpt-4o\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{},\\"finish_reason\\":\\"length\\"}],\\"usage\\":null}\\n\\ndata: {\\"id\\":\\"chatcmpl-1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1732000000,\\"model\\":\\"gpt-4o\\",\\"choices\\":[],\\"usage\\":{\\"prompt_tokens\\":9,\\"completion_tokens\\":1,\\"total_tokens\\":10,\\"prompt_tokens_details\\":{\\"cached_tokens\\":4}}}\\n\\ndata: [DONE]\\n\\n"}'
+            '{"id": "stream_text_usage", "stream_from_wire": "data: {\\"id\\":\\"chatcmpl-1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1732000000,\\"model\\":\\"gpt-4o\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\",\\"content\\":\\"\\",\\"refusal\\":null},\\"finish_reason\\":null}],\\"usage\\":null}\\n\\ndata: {\\"id\\":\\"chatcmpl-1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1732000000,\\"model\\":\\"gpt-4o\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"Hello\\"},\\"finish_reason\\":null}],\\"usage\\":null}\\n\\n: keep-alive\\n\\ndata: {\\"id\\":\\"chatcmpl-1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1732000000,\\"model\\":\\"gpt-4o\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{},\\"finish_reason\\":\\"length\\"}],\\"usage\\":null}\\n\\ndata: {\\"id\\":\\"chatcmpl-1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1732000000,\\"model\\":\\"gpt-4o\\",\\"choices\\":[],\\"usage\\":{\\"prompt_tokens\\":9,\\"completion_tokens\\":1,\\"total_tokens\\":10,\\"prompt_tokens_details\\":{\\"cached_tokens\\":4}}}\\n\\ndata: [DONE]\\n\\n", "expect_events": [{"type": "message_start", "raw": {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1732000000, "model": "gpt-4o", "usage": null}}, {"type": "text_delta", "index": 0, "text": "Hello"}, {"type": "finish", "finish_reason": "length", "raw": "length"}, {"type": "usage", "usage": {"prompt_tokens": 9, "completion_tokens": 1, "total_tokens": 10, "cached_tokens": 4}, "raw": {"prompt_tokens": 9, "completion_tokens": 1, "total_tokens": 10, "prompt_tokens_details": {"cached_tokens": 4}}}]}'
         ),
     )
 
@@ -2138,7 +2178,7 @@ def test_stream_parallel_tool_calls() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_events": [{"raw": {"id": "c"}, "type": "message_start"}, {"id": "call_a", "index": 0, "name": "get_weather", "type": "tool_call_start"}, {"arguments": "{\\"city\\":", "index": 0, "type": "tool_call_delta"}, {"arguments": "\\"Paris\\"}", "index": 0, "type": "tool_call_delta"}, {"id": "call_b", "index": 1, "name": "get_time", "type": "tool_call_start"}, {"arguments": "{}", "index": 1, "type": "tool_call_delta"}, {"index": 0, "type": "tool_call_end"}, {"id": "call_c", "index": 2, "name": "get_weather", "type": "tool_call_start"}, {"arguments": "{\\"city\\":\\"Oslo\\"}", "index": 2, "type": "tool_call_delta"}, {"index": 1, "type": "tool_call_end"}, {"index": 2, "type": "tool_call_end"}, {"finish_reason": "tool_calls", "raw": "tool_calls", "type": "finish"}], "id": "stream_parallel_tool_calls", "stream_from_wire": "data: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\",\\"content\\":null,\\"tool_calls\\":[{\\"index\\":0,\\"id\\":\\"call_a\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"get_weather\\",\\"arguments\\":\\"\\"}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"index\\":0,\\"function\\":{\\"arguments\\":\\"{\\\\\\"city\\\\\\":\\"}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"index\\":0,\\"function\\":{\\"arguments\\":\\"\\\\\\"Paris\\\\\\"}\\"}},{\\"index\\":1,\\"id\\":\\"call_b\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"get_time\\",\\"arguments\\":\\"{}\\"}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"index\\":0,\\"id\\":\\"call_c\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"get_weather\\",\\"arguments\\":\\"{\\\\\\"city\\\\\\":\\\\\\"Oslo\\\\\\"}\\"}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{},\\"finish_reason\\":\\"tool_calls\\"}]}\\n\\ndata: [DONE]\\n\\n"}'
+            '{"id": "stream_parallel_tool_calls", "stream_from_wire": "data: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\",\\"content\\":null,\\"tool_calls\\":[{\\"index\\":0,\\"id\\":\\"call_a\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"get_weather\\",\\"arguments\\":\\"\\"}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"index\\":0,\\"function\\":{\\"arguments\\":\\"{\\\\\\"city\\\\\\":\\"}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"index\\":0,\\"function\\":{\\"arguments\\":\\"\\\\\\"Paris\\\\\\"}\\"}},{\\"index\\":1,\\"id\\":\\"call_b\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"get_time\\",\\"arguments\\":\\"{}\\"}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"index\\":0,\\"id\\":\\"call_c\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"get_weather\\",\\"arguments\\":\\"{\\\\\\"city\\\\\\":\\\\\\"Oslo\\\\\\"}\\"}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{},\\"finish_reason\\":\\"tool_calls\\"}]}\\n\\ndata: [DONE]\\n\\n", "expect_events": [{"type": "message_start", "raw": {"id": "c"}}, {"type": "tool_call_start", "index": 0, "id": "call_a", "name": "get_weather"}, {"type": "tool_call_delta", "index": 0, "arguments": "{\\"city\\":"}, {"type": "tool_call_delta", "index": 0, "arguments": "\\"Paris\\"}"}, {"type": "tool_call_start", "index": 1, "id": "call_b", "name": "get_time"}, {"type": "tool_call_delta", "index": 1, "arguments": "{}"}, {"type": "tool_call_end", "index": 0}, {"type": "tool_call_start", "index": 2, "id": "call_c", "name": "get_weather"}, {"type": "tool_call_delta", "index": 2, "arguments": "{\\"city\\":\\"Oslo\\"}"}, {"type": "tool_call_end", "index": 1}, {"type": "tool_call_end", "index": 2}, {"type": "finish", "finish_reason": "tool_calls", "raw": "tool_calls"}]}'
         ),
     )
 
@@ -2148,7 +2188,7 @@ def test_stream_reasoning_fields() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_events": [{"raw": {"id": "c"}, "type": "message_start"}, {"index": 0, "text": "Step one.", "type": "reasoning_delta"}, {"index": 0, "text": " Step two.", "type": "reasoning_delta"}, {"index": 1, "text": "42", "type": "text_delta"}, {"finish_reason": "stop", "raw": "stop", "type": "finish"}], "id": "stream_reasoning_fields", "stream_from_wire": "data: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\",\\"reasoning_content\\":\\"Step one.\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"reasoning\\":\\" Step two.\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"42\\"},\\"finish_reason\\":\\"stop\\"}]}\\n\\ndata: [DONE]\\n\\n"}'
+            '{"id": "stream_reasoning_fields", "stream_from_wire": "data: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\",\\"reasoning_content\\":\\"Step one.\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"reasoning\\":\\" Step two.\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"42\\"},\\"finish_reason\\":\\"stop\\"}]}\\n\\ndata: [DONE]\\n\\n", "expect_events": [{"type": "message_start", "raw": {"id": "c"}}, {"type": "reasoning_delta", "index": 0, "text": "Step one."}, {"type": "reasoning_delta", "index": 0, "text": " Step two."}, {"type": "text_delta", "index": 1, "text": "42"}, {"type": "finish", "finish_reason": "stop", "raw": "stop"}]}'
         ),
     )
 
@@ -2158,7 +2198,7 @@ def test_stream_error_chunk() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_events": [{"raw": {"id": "c"}, "type": "message_start"}, {"index": 0, "text": "Par", "type": "text_delta"}, {"category": "provider_unavailable", "message": "The server had an error while processing your request.", "raw": {"error": {"code": null, "message": "The server had an error while processing your request.", "param": null, "type": "server_error"}}, "type": "error"}], "id": "stream_error_chunk", "stream_from_wire": "data: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\",\\"content\\":\\"Par\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"error\\":{\\"message\\":\\"The server had an error while processing your request.\\",\\"type\\":\\"server_error\\",\\"param\\":null,\\"code\\":null}}\\n\\n"}'
+            '{"id": "stream_error_chunk", "stream_from_wire": "data: {\\"id\\":\\"c\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\",\\"content\\":\\"Par\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"error\\":{\\"message\\":\\"The server had an error while processing your request.\\",\\"type\\":\\"server_error\\",\\"param\\":null,\\"code\\":null}}\\n\\n", "expect_events": [{"type": "message_start", "raw": {"id": "c"}}, {"type": "text_delta", "index": 0, "text": "Par"}, {"type": "error", "category": "provider_unavailable", "message": "The server had an error while processing your request.", "raw": {"error": {"message": "The server had an error while processing your request.", "type": "server_error", "param": null, "code": null}}}]}'
         ),
     )
 
@@ -2168,7 +2208,7 @@ def test_stream_emit() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_sse": "data: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"reasoning_content\\":\\"Hm.\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"Hi\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"index\\":0,\\"id\\":\\"call_1\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"f\\",\\"arguments\\":\\"\\"}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"index\\":0,\\"function\\":{\\"arguments\\":\\"{\\\\\\"a\\\\\\":1}\\"}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{},\\"finish_reason\\":\\"tool_calls\\"}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[],\\"usage\\":{\\"prompt_tokens\\":3,\\"completion_tokens\\":2,\\"total_tokens\\":5}}\\n\\ndata: [DONE]\\n\\n", "id": "stream_emit", "stream_to_wire": [{"raw": {"id": "x1", "model": "m1"}, "type": "message_start"}, {"type": "usage", "usage": {"completion_tokens": null, "prompt_tokens": 3, "total_tokens": null}}, {"index": 0, "text": "Hm.", "type": "reasoning_delta"}, {"index": 0, "signature": "sig", "type": "reasoning_signature"}, {"index": 1, "text": "Hi", "type": "text_delta"}, {"id": "call_1", "index": 0, "name": "f", "type": "tool_call_start"}, {"arguments": "{\\"a\\":1}", "index": 0, "type": "tool_call_delta"}, {"index": 0, "type": "tool_call_end"}, {"finish_reason": "tool_calls", "raw": null, "type": "finish"}, {"type": "usage", "usage": {"completion_tokens": 2, "prompt_tokens": 3, "total_tokens": 5}}]}'
+            '{"id": "stream_emit", "stream_to_wire": [{"type": "message_start", "raw": {"id": "x1", "model": "m1"}}, {"type": "usage", "usage": {"prompt_tokens": 3, "completion_tokens": null, "total_tokens": null}}, {"type": "reasoning_delta", "index": 0, "text": "Hm."}, {"type": "reasoning_signature", "index": 0, "signature": "sig"}, {"type": "text_delta", "index": 1, "text": "Hi"}, {"type": "tool_call_start", "index": 0, "id": "call_1", "name": "f"}, {"type": "tool_call_delta", "index": 0, "arguments": "{\\"a\\":1}"}, {"type": "tool_call_end", "index": 0}, {"type": "finish", "finish_reason": "tool_calls", "raw": null}, {"type": "usage", "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}}], "expect_sse": "data: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"reasoning_content\\":\\"Hm.\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"Hi\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"index\\":0,\\"id\\":\\"call_1\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"f\\",\\"arguments\\":\\"\\"}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"index\\":0,\\"function\\":{\\"arguments\\":\\"{\\\\\\"a\\\\\\":1}\\"}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{},\\"finish_reason\\":\\"tool_calls\\"}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[],\\"usage\\":{\\"prompt_tokens\\":3,\\"completion_tokens\\":2,\\"total_tokens\\":5}}\\n\\ndata: [DONE]\\n\\n"}'
         ),
     )
 
@@ -2178,6 +2218,6 @@ def test_stream_emit_error() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_sse": "data: {\\"id\\":\\"x2\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x2\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"Par\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"error\\":{\\"message\\":\\"slow down\\",\\"type\\":\\"requests\\",\\"param\\":null,\\"code\\":\\"rate_limit_exceeded\\"}}\\n\\n", "id": "stream_emit_error", "stream_to_wire": [{"raw": {"id": "x2", "model": "m1"}, "type": "message_start"}, {"index": 0, "text": "Par", "type": "text_delta"}, {"category": "provider_rate_limit", "message": "slow down", "type": "error"}]}'
+            '{"id": "stream_emit_error", "stream_to_wire": [{"type": "message_start", "raw": {"id": "x2", "model": "m1"}}, {"type": "text_delta", "index": 0, "text": "Par"}, {"type": "error", "category": "provider_rate_limit", "message": "slow down"}], "expect_sse": "data: {\\"id\\":\\"x2\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x2\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"Par\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"error\\":{\\"message\\":\\"slow down\\",\\"type\\":\\"requests\\",\\"param\\":null,\\"code\\":\\"rate_limit_exceeded\\"}}\\n\\n"}'
         ),
     )

@@ -20,7 +20,7 @@ def test_max_tokens_keeps_its_name() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": "hi", "role": "user"}], "model": "m", "top_k": 20}, "id": "max_tokens_keeps_its_name", "to_wire": {"config": {"max_tokens": 256, "top_k": 20}, "messages": [{"content": "hi", "role": "user"}], "model": "m"}}'
+            '{"id": "max_tokens_keeps_its_name", "to_wire": {"model": "m", "messages": [{"role": "user", "content": "hi"}], "config": {"max_tokens": 256, "top_k": 20}}, "expect_wire": {"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 256, "top_k": 20}}'
         ),
     )
 
@@ -30,7 +30,7 @@ def test_max_tokens_keeps_its_name__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": "hi", "role": "user"}], "model": "m", "top_k": 20}, "id": "max_tokens_keeps_its_name", "to_wire": {"config": {"max_tokens": 256, "top_k": 20}, "messages": [{"content": "hi", "role": "user"}], "model": "m"}}'
+            '{"id": "max_tokens_keeps_its_name", "to_wire": {"model": "m", "messages": [{"role": "user", "content": "hi"}], "config": {"max_tokens": 256, "top_k": 20}}, "expect_wire": {"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 256, "top_k": 20}}'
         ),
     )
 
@@ -40,7 +40,7 @@ def test_rfw_max_completion_tokens_read() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"config": {"max_tokens": 9}, "messages": [{"content": "hi", "role": "user"}], "model": "m"}, "id": "rfw_max_completion_tokens_read", "request_from_wire": {"max_completion_tokens": 9, "messages": [{"content": "hi", "role": "user"}], "model": "m"}}'
+            '{"id": "rfw_max_completion_tokens_read", "request_from_wire": {"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_completion_tokens": 9}, "expect_canonical": {"model": "m", "messages": [{"role": "user", "content": "hi"}], "config": {"max_tokens": 9}}}'
         ),
     )
 
@@ -50,7 +50,7 @@ def test_rfw_developer_role_not_read() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "message_contains": "developer", "path": "messages[0].role"}, "id": "rfw_developer_role_not_read", "request_from_wire": {"messages": [{"content": "x", "role": "developer"}, {"content": "hi", "role": "user"}], "model": "m"}}'
+            '{"id": "rfw_developer_role_not_read", "request_from_wire": {"model": "m", "messages": [{"role": "developer", "content": "x"}, {"role": "user", "content": "hi"}]}, "expect_error": {"category": "provider_invalid_request", "path": "messages[0].role", "message_contains": "developer"}}'
         ),
     )
 
@@ -60,7 +60,7 @@ def test_resp_reasoning_content_read_as_thinking() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "openai_compatible", "text": "Compare 9.11 and 9.80.", "type": "thinking"}, {"text": "9.8 is greater.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 30, "prompt_tokens": 12, "total_tokens": 42}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "9.8 is greater.", "reasoning_content": "Compare 9.11 and 9.80.", "role": "assistant"}}], "created": 1, "id": "chatcmpl-1", "model": "Qwen/Qwen3-8B", "object": "chat.completion", "usage": {"completion_tokens": 30, "prompt_tokens": 12, "total_tokens": 42}}, "id": "resp_reasoning_content_read_as_thinking"}'
+            '{"id": "resp_reasoning_content_read_as_thinking", "from_wire": {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "Qwen/Qwen3-8B", "choices": [{"index": 0, "message": {"role": "assistant", "content": "9.8 is greater.", "reasoning_content": "Compare 9.11 and 9.80."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 12, "completion_tokens": 30, "total_tokens": 42}}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "thinking", "text": "Compare 9.11 and 9.80.", "origin": "openai_compatible"}, {"type": "text", "text": "9.8 is greater."}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 12, "completion_tokens": 30, "total_tokens": 42}}}'
         ),
     )
 
@@ -70,7 +70,7 @@ def test_resp_reasoning_content_read_as_thinking__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "openai_compatible", "text": "Compare 9.11 and 9.80.", "type": "thinking"}, {"text": "9.8 is greater.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 30, "prompt_tokens": 12, "total_tokens": 42}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "9.8 is greater.", "reasoning_content": "Compare 9.11 and 9.80.", "role": "assistant"}}], "created": 1, "id": "chatcmpl-1", "model": "Qwen/Qwen3-8B", "object": "chat.completion", "usage": {"completion_tokens": 30, "prompt_tokens": 12, "total_tokens": 42}}, "id": "resp_reasoning_content_read_as_thinking"}'
+            '{"id": "resp_reasoning_content_read_as_thinking", "from_wire": {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "Qwen/Qwen3-8B", "choices": [{"index": 0, "message": {"role": "assistant", "content": "9.8 is greater.", "reasoning_content": "Compare 9.11 and 9.80."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 12, "completion_tokens": 30, "total_tokens": 42}}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "thinking", "text": "Compare 9.11 and 9.80.", "origin": "openai_compatible"}, {"type": "text", "text": "9.8 is greater."}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 12, "completion_tokens": 30, "total_tokens": 42}}}'
         ),
     )
 
@@ -80,7 +80,7 @@ def test_resp_reasoning_field_read_as_thinking() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "openai_compatible", "text": "Greet back.", "type": "thinking"}, {"text": "Hi.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 5, "prompt_tokens": 3, "total_tokens": 8}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Hi.", "reasoning": "Greet back.", "role": "assistant"}}], "created": 1, "id": "chatcmpl-2", "model": "openai/gpt-oss-20b", "object": "chat.completion", "usage": {"completion_tokens": 5, "prompt_tokens": 3, "total_tokens": 8}}, "id": "resp_reasoning_field_read_as_thinking", "lossy": "written back under reasoning_content, the field this mapping sends"}'
+            '{"id": "resp_reasoning_field_read_as_thinking", "lossy": "written back under reasoning_content, the field this mapping sends", "from_wire": {"id": "chatcmpl-2", "object": "chat.completion", "created": 1, "model": "openai/gpt-oss-20b", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi.", "reasoning": "Greet back."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 3, "completion_tokens": 5, "total_tokens": 8}}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "thinking", "text": "Greet back.", "origin": "openai_compatible"}, {"type": "text", "text": "Hi."}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 3, "completion_tokens": 5, "total_tokens": 8}}}'
         ),
     )
 
@@ -90,7 +90,7 @@ def test_reasoning_resent_on_tool_call_turn_only() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "What is 2+2? Then the weather.", "role": "user"}, {"content": "4.", "role": "assistant"}, {"content": "Weather in Oslo?", "role": "user"}, {"content": null, "reasoning_content": "Need the tool.", "role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"city\\":\\"Oslo\\"}", "name": "get_weather"}, "id": "call_1", "type": "function"}]}, {"content": "9C", "role": "tool", "tool_call_id": "call_1"}], "model": "m"}, "id": "reasoning_resent_on_tool_call_turn_only", "lossy": "the plain turn\'s reasoning is stripped on purpose", "to_wire": {"messages": [{"content": "What is 2+2? Then the weather.", "role": "user"}, {"content": [{"origin": "openai_compatible", "text": "Easy: 4.", "type": "thinking"}, {"text": "4.", "type": "text"}], "role": "assistant"}, {"content": "Weather in Oslo?", "role": "user"}, {"content": [{"origin": "openai_compatible", "text": "Need the tool.", "type": "thinking"}], "role": "assistant", "tool_calls": [{"arguments": {"city": "Oslo"}, "id": "call_1", "name": "get_weather"}]}, {"content": "9C", "role": "tool", "tool_call_id": "call_1"}], "model": "m"}}'
+            '{"id": "reasoning_resent_on_tool_call_turn_only", "lossy": "the plain turn\'s reasoning is stripped on purpose", "to_wire": {"model": "m", "messages": [{"role": "user", "content": "What is 2+2? Then the weather."}, {"role": "assistant", "content": [{"type": "thinking", "text": "Easy: 4.", "origin": "openai_compatible"}, {"type": "text", "text": "4."}]}, {"role": "user", "content": "Weather in Oslo?"}, {"role": "assistant", "content": [{"type": "thinking", "text": "Need the tool.", "origin": "openai_compatible"}], "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"city": "Oslo"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "9C"}]}, "expect_wire": {"model": "m", "messages": [{"role": "user", "content": "What is 2+2? Then the weather."}, {"role": "assistant", "content": "4."}, {"role": "user", "content": "Weather in Oslo?"}, {"role": "assistant", "content": null, "reasoning_content": "Need the tool.", "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\":\\"Oslo\\"}"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "9C"}]}}'
         ),
     )
 
@@ -100,7 +100,7 @@ def test_foreign_reasoning_not_resent() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Weather?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "{}", "name": "get_weather"}, "id": "call_1", "type": "function"}]}, {"content": "9C", "role": "tool", "tool_call_id": "call_1"}], "model": "m"}, "id": "foreign_reasoning_not_resent", "lossy": "the foreign block is stripped", "to_wire": {"messages": [{"content": "Weather?", "role": "user"}, {"content": [{"origin": "anthropic", "signature": "sig", "text": "t", "type": "thinking"}], "role": "assistant", "tool_calls": [{"arguments": {}, "id": "call_1", "name": "get_weather"}]}, {"content": "9C", "role": "tool", "tool_call_id": "call_1"}], "model": "m"}}'
+            '{"id": "foreign_reasoning_not_resent", "lossy": "the foreign block is stripped", "to_wire": {"model": "m", "messages": [{"role": "user", "content": "Weather?"}, {"role": "assistant", "content": [{"type": "thinking", "text": "t", "signature": "sig", "origin": "anthropic"}], "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "9C"}]}, "expect_wire": {"model": "m", "messages": [{"role": "user", "content": "Weather?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "9C"}]}}'
         ),
     )
 
@@ -110,6 +110,6 @@ def test_err_rfw_reasoning_not_a_string() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[1].reasoning_content"}, "id": "err_rfw_reasoning_not_a_string", "request_from_wire": {"messages": [{"content": "hi", "role": "user"}, {"content": "x", "reasoning_content": [1], "role": "assistant"}, {"content": "y", "role": "user"}], "model": "m"}}'
+            '{"id": "err_rfw_reasoning_not_a_string", "request_from_wire": {"model": "m", "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "x", "reasoning_content": [1]}, {"role": "user", "content": "y"}]}, "expect_error": {"category": "provider_invalid_request", "path": "messages[1].reasoning_content"}}'
         ),
     )

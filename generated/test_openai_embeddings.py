@@ -20,7 +20,7 @@ def test_one_text_is_a_string() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": "Hello world", "model": "text-embedding-3-small"}, "id": "one_text_is_a_string", "to_wire": {"messages": [{"content": "Hello world", "role": "user"}], "model": "text-embedding-3-small"}}'
+            '{"id": "one_text_is_a_string", "to_wire": {"model": "text-embedding-3-small", "messages": [{"role": "user", "content": "Hello world"}]}, "expect_wire": {"model": "text-embedding-3-small", "input": "Hello world"}}'
         ),
     )
 
@@ -30,7 +30,7 @@ def test_one_text_is_a_string__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": "Hello world", "model": "text-embedding-3-small"}, "id": "one_text_is_a_string", "to_wire": {"messages": [{"content": "Hello world", "role": "user"}], "model": "text-embedding-3-small"}}'
+            '{"id": "one_text_is_a_string", "to_wire": {"model": "text-embedding-3-small", "messages": [{"role": "user", "content": "Hello world"}]}, "expect_wire": {"model": "text-embedding-3-small", "input": "Hello world"}}'
         ),
     )
 
@@ -40,7 +40,7 @@ def test_several_texts_are_an_array() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": ["first", "second", "third"], "model": "text-embedding-3-small"}, "id": "several_texts_are_an_array", "to_wire": {"messages": [{"content": "first", "role": "system"}, {"content": [{"text": "second", "type": "text"}, {"text": "third", "type": "text"}], "role": "user"}], "model": "text-embedding-3-small"}}'
+            '{"id": "several_texts_are_an_array", "to_wire": {"model": "text-embedding-3-small", "messages": [{"role": "system", "content": "first"}, {"role": "user", "content": [{"type": "text", "text": "second"}, {"type": "text", "text": "third"}]}]}, "expect_wire": {"model": "text-embedding-3-small", "input": ["first", "second", "third"]}}'
         ),
     )
 
@@ -50,7 +50,7 @@ def test_several_texts_are_an_array__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": ["first", "second", "third"], "model": "text-embedding-3-small"}, "id": "several_texts_are_an_array", "to_wire": {"messages": [{"content": "first", "role": "system"}, {"content": [{"text": "second", "type": "text"}, {"text": "third", "type": "text"}], "role": "user"}], "model": "text-embedding-3-small"}}'
+            '{"id": "several_texts_are_an_array", "to_wire": {"model": "text-embedding-3-small", "messages": [{"role": "system", "content": "first"}, {"role": "user", "content": [{"type": "text", "text": "second"}, {"type": "text", "text": "third"}]}]}, "expect_wire": {"model": "text-embedding-3-small", "input": ["first", "second", "third"]}}'
         ),
     )
 
@@ -60,7 +60,7 @@ def test_one_block_list_is_a_string() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": "only", "model": "m"}, "id": "one_block_list_is_a_string", "lossy": "the block list reads back as a plain string", "to_wire": {"messages": [{"content": [{"text": "only", "type": "text"}], "role": "user"}], "model": "m"}}'
+            '{"id": "one_block_list_is_a_string", "to_wire": {"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "only"}]}]}, "expect_wire": {"model": "m", "input": "only"}, "lossy": "the block list reads back as a plain string"}'
         ),
     )
 
@@ -70,7 +70,7 @@ def test_image_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_unsupported_content_block", "path": "messages[0].content[1]"}, "id": "image_rejected", "to_wire": {"messages": [{"content": [{"text": "a", "type": "text"}, {"source": {"type": "url", "url": "https://x/y.png"}, "type": "image"}], "role": "user"}], "model": "m"}}'
+            '{"id": "image_rejected", "to_wire": {"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "image", "source": {"type": "url", "url": "https://x/y.png"}}]}]}, "expect_error": {"category": "provider_unsupported_content_block", "path": "messages[0].content[1]"}}'
         ),
     )
 
@@ -80,7 +80,7 @@ def test_no_text_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_unsupported_content_block", "path": "messages[0].content[0]"}, "id": "no_text_rejected", "to_wire": {"messages": [{"content": [{"source": {"type": "url", "url": "https://x/y.png"}, "type": "image"}], "role": "user"}], "model": "m"}}'
+            '{"id": "no_text_rejected", "to_wire": {"model": "m", "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "https://x/y.png"}}]}]}, "expect_error": {"category": "provider_unsupported_content_block", "path": "messages[0].content[0]"}}'
         ),
     )
 
@@ -90,7 +90,7 @@ def test_tool_call_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_unsupported_content_block", "path": "messages[1].tool_calls"}, "id": "tool_call_rejected", "to_wire": {"messages": [{"content": "a", "role": "user"}, {"content": "b", "role": "assistant", "tool_calls": [{"arguments": {}, "id": "c1", "name": "f"}]}, {"content": "r", "role": "tool", "tool_call_id": "c1"}], "model": "m"}}'
+            '{"id": "tool_call_rejected", "to_wire": {"model": "m", "messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b", "tool_calls": [{"id": "c1", "name": "f", "arguments": {}}]}, {"role": "tool", "tool_call_id": "c1", "content": "r"}]}, "expect_error": {"category": "provider_unsupported_content_block", "path": "messages[1].tool_calls"}}'
         ),
     )
 
@@ -100,7 +100,7 @@ def test_params_from_extras() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"dimensions": 256, "encoding_format": "base64", "input": "hi", "model": "text-embedding-3-large", "user": "u-1"}, "id": "params_from_extras", "to_wire": {"config": {"extras": {"dimensions": 256, "encoding_format": "base64", "user": "u-1"}}, "messages": [{"content": "hi", "role": "user"}], "model": "text-embedding-3-large"}}'
+            '{"id": "params_from_extras", "to_wire": {"model": "text-embedding-3-large", "messages": [{"role": "user", "content": "hi"}], "config": {"extras": {"dimensions": 256, "encoding_format": "base64", "user": "u-1"}}}, "expect_wire": {"model": "text-embedding-3-large", "input": "hi", "dimensions": 256, "encoding_format": "base64", "user": "u-1"}}'
         ),
     )
 
@@ -110,7 +110,7 @@ def test_params_from_extras__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"dimensions": 256, "encoding_format": "base64", "input": "hi", "model": "text-embedding-3-large", "user": "u-1"}, "id": "params_from_extras", "to_wire": {"config": {"extras": {"dimensions": 256, "encoding_format": "base64", "user": "u-1"}}, "messages": [{"content": "hi", "role": "user"}], "model": "text-embedding-3-large"}}'
+            '{"id": "params_from_extras", "to_wire": {"model": "text-embedding-3-large", "messages": [{"role": "user", "content": "hi"}], "config": {"extras": {"dimensions": 256, "encoding_format": "base64", "user": "u-1"}}}, "expect_wire": {"model": "text-embedding-3-large", "input": "hi", "dimensions": 256, "encoding_format": "base64", "user": "u-1"}}'
         ),
     )
 
@@ -120,7 +120,7 @@ def test_param_bad_value() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.encoding_format"}, "id": "param_bad_value", "to_wire": {"config": {"extras": {"encoding_format": "int8"}}, "messages": [{"content": "hi", "role": "user"}], "model": "m"}}'
+            '{"id": "param_bad_value", "to_wire": {"model": "m", "messages": [{"role": "user", "content": "hi"}], "config": {"extras": {"encoding_format": "int8"}}}, "expect_error": {"category": "provider_invalid_request", "path": "config.extras.encoding_format"}}'
         ),
     )
 
@@ -130,7 +130,7 @@ def test_param_bad_type() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.dimensions"}, "id": "param_bad_type", "to_wire": {"config": {"extras": {"dimensions": "256"}}, "messages": [{"content": "hi", "role": "user"}], "model": "m"}}'
+            '{"id": "param_bad_type", "to_wire": {"model": "m", "messages": [{"role": "user", "content": "hi"}], "config": {"extras": {"dimensions": "256"}}}, "expect_error": {"category": "provider_invalid_request", "path": "config.extras.dimensions"}}'
         ),
     )
 
@@ -140,7 +140,7 @@ def test_undeclared_extra_passes() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": "hi", "model": "m", "x_custom": {"a": 1}}, "id": "undeclared_extra_passes", "to_wire": {"config": {"extras": {"x_custom": {"a": 1}}}, "messages": [{"content": "hi", "role": "user"}], "model": "m"}}'
+            '{"id": "undeclared_extra_passes", "to_wire": {"model": "m", "messages": [{"role": "user", "content": "hi"}], "config": {"extras": {"x_custom": {"a": 1}}}}, "expect_wire": {"model": "m", "input": "hi", "x_custom": {"a": 1}}}'
         ),
     )
 
@@ -150,7 +150,7 @@ def test_undeclared_extra_passes__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": "hi", "model": "m", "x_custom": {"a": 1}}, "id": "undeclared_extra_passes", "to_wire": {"config": {"extras": {"x_custom": {"a": 1}}}, "messages": [{"content": "hi", "role": "user"}], "model": "m"}}'
+            '{"id": "undeclared_extra_passes", "to_wire": {"model": "m", "messages": [{"role": "user", "content": "hi"}], "config": {"extras": {"x_custom": {"a": 1}}}}, "expect_wire": {"model": "m", "input": "hi", "x_custom": {"a": 1}}}'
         ),
     )
 
@@ -160,7 +160,7 @@ def test_extras_cannot_replace_input() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.input"}, "id": "extras_cannot_replace_input", "to_wire": {"config": {"extras": {"input": "other"}}, "messages": [{"content": "hi", "role": "user"}], "model": "m"}}'
+            '{"id": "extras_cannot_replace_input", "to_wire": {"model": "m", "messages": [{"role": "user", "content": "hi"}], "config": {"extras": {"input": "other"}}}, "expect_error": {"category": "provider_invalid_request", "path": "config.extras.input"}}'
         ),
     )
 
@@ -170,7 +170,7 @@ def test_temperature_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.temperature"}, "id": "temperature_rejected", "to_wire": {"config": {"temperature": 0.2}, "messages": [{"content": "hi", "role": "user"}], "model": "m"}}'
+            '{"id": "temperature_rejected", "to_wire": {"model": "m", "messages": [{"role": "user", "content": "hi"}], "config": {"temperature": 0.2}}, "expect_error": {"category": "provider_invalid_request", "path": "config.temperature"}}'
         ),
     )
 
@@ -180,7 +180,7 @@ def test_tools_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "tools"}, "id": "tools_rejected", "to_wire": {"messages": [{"content": "hi", "role": "user"}], "model": "m", "tools": [{"name": "f"}]}}'
+            '{"id": "tools_rejected", "to_wire": {"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": [{"name": "f"}]}, "expect_error": {"category": "provider_invalid_request", "path": "tools"}}'
         ),
     )
 
@@ -190,7 +190,7 @@ def test_response_schema_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "response_schema"}, "id": "response_schema_rejected", "to_wire": {"messages": [{"content": "hi", "role": "user"}], "model": "m", "response_schema": {"type": "object"}}}'
+            '{"id": "response_schema_rejected", "to_wire": {"model": "m", "messages": [{"role": "user", "content": "hi"}], "response_schema": {"type": "object"}}, "expect_error": {"category": "provider_invalid_request", "path": "response_schema"}}'
         ),
     )
 
@@ -200,7 +200,7 @@ def test_read_request_array() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"config": {"extras": {"dimensions": 8}}, "messages": [{"content": [{"text": "a", "type": "text"}, {"text": "b", "type": "text"}], "role": "user"}], "model": "m"}, "id": "read_request_array", "request_from_wire": {"dimensions": 8, "input": ["a", "b"], "model": "m"}}'
+            '{"id": "read_request_array", "request_from_wire": {"model": "m", "input": ["a", "b"], "dimensions": 8}, "expect_canonical": {"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}], "config": {"extras": {"dimensions": 8}}}}'
         ),
     )
 
@@ -210,7 +210,7 @@ def test_read_request_tokens_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "input"}, "id": "read_request_tokens_rejected", "request_from_wire": {"input": [1, 2, 3], "model": "m"}}'
+            '{"id": "read_request_tokens_rejected", "request_from_wire": {"model": "m", "input": [1, 2, 3]}, "expect_error": {"category": "provider_invalid_request", "path": "input"}}'
         ),
     )
 
@@ -220,7 +220,7 @@ def test_read_request_empty_text_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "input[1]"}, "id": "read_request_empty_text_rejected", "request_from_wire": {"input": ["a", ""], "model": "m"}}'
+            '{"id": "read_request_empty_text_rejected", "request_from_wire": {"model": "m", "input": ["a", ""]}, "expect_error": {"category": "provider_invalid_request", "path": "input[1]"}}'
         ),
     )
 
@@ -230,7 +230,7 @@ def test_response_floats() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"embeddings": [[0.1, 0.2], [0.3, -0.4]], "model": "text-embedding-3-small", "usage": {"completion_tokens": null, "prompt_tokens": 5, "total_tokens": 5}}, "from_wire": {"data": [{"embedding": [0.1, 0.2], "index": 0, "object": "embedding"}, {"embedding": [0.3, -0.4], "index": 1, "object": "embedding"}], "model": "text-embedding-3-small", "object": "list", "usage": {"prompt_tokens": 5, "total_tokens": 5}}, "id": "response_floats"}'
+            '{"id": "response_floats", "from_wire": {"object": "list", "data": [{"object": "embedding", "index": 0, "embedding": [0.1, 0.2]}, {"object": "embedding", "index": 1, "embedding": [0.3, -0.4]}], "model": "text-embedding-3-small", "usage": {"prompt_tokens": 5, "total_tokens": 5}}, "expect_canonical": {"embeddings": [[0.1, 0.2], [0.3, -0.4]], "model": "text-embedding-3-small", "usage": {"prompt_tokens": 5, "completion_tokens": null, "total_tokens": 5}}}'
         ),
     )
 
@@ -240,7 +240,7 @@ def test_response_floats__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"embeddings": [[0.1, 0.2], [0.3, -0.4]], "model": "text-embedding-3-small", "usage": {"completion_tokens": null, "prompt_tokens": 5, "total_tokens": 5}}, "from_wire": {"data": [{"embedding": [0.1, 0.2], "index": 0, "object": "embedding"}, {"embedding": [0.3, -0.4], "index": 1, "object": "embedding"}], "model": "text-embedding-3-small", "object": "list", "usage": {"prompt_tokens": 5, "total_tokens": 5}}, "id": "response_floats"}'
+            '{"id": "response_floats", "from_wire": {"object": "list", "data": [{"object": "embedding", "index": 0, "embedding": [0.1, 0.2]}, {"object": "embedding", "index": 1, "embedding": [0.3, -0.4]}], "model": "text-embedding-3-small", "usage": {"prompt_tokens": 5, "total_tokens": 5}}, "expect_canonical": {"embeddings": [[0.1, 0.2], [0.3, -0.4]], "model": "text-embedding-3-small", "usage": {"prompt_tokens": 5, "completion_tokens": null, "total_tokens": 5}}}'
         ),
     )
 
@@ -250,7 +250,7 @@ def test_response_out_of_order() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"embeddings": [[1.0], [2.0]], "model": "m", "usage": {"completion_tokens": null, "prompt_tokens": 2, "total_tokens": 2}}, "from_wire": {"data": [{"embedding": [2.0], "index": 1, "object": "embedding"}, {"embedding": [1.0], "index": 0, "object": "embedding"}], "model": "m", "object": "list", "usage": {"prompt_tokens": 2, "total_tokens": 2}}, "id": "response_out_of_order", "lossy": "written back in index order"}'
+            '{"id": "response_out_of_order", "from_wire": {"object": "list", "data": [{"object": "embedding", "index": 1, "embedding": [2.0]}, {"object": "embedding", "index": 0, "embedding": [1.0]}], "model": "m", "usage": {"prompt_tokens": 2, "total_tokens": 2}}, "expect_canonical": {"embeddings": [[1.0], [2.0]], "model": "m", "usage": {"prompt_tokens": 2, "completion_tokens": null, "total_tokens": 2}}, "lossy": "written back in index order"}'
         ),
     )
 
@@ -260,7 +260,7 @@ def test_response_base64_decoded() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"embeddings": [[0.5, -1.0, 0.25]], "model": "m", "usage": {"completion_tokens": null, "prompt_tokens": 1, "total_tokens": 1}}, "from_wire": {"data": [{"embedding": "AAAAPwAAgL8AAIA+", "index": 0, "object": "embedding"}], "model": "m", "object": "list", "usage": {"prompt_tokens": 1, "total_tokens": 1}}, "id": "response_base64_decoded", "lossy": "vectors are written back as float arrays"}'
+            '{"id": "response_base64_decoded", "from_wire": {"object": "list", "data": [{"object": "embedding", "index": 0, "embedding": "AAAAPwAAgL8AAIA+"}], "model": "m", "usage": {"prompt_tokens": 1, "total_tokens": 1}}, "expect_canonical": {"embeddings": [[0.5, -1.0, 0.25]], "model": "m", "usage": {"prompt_tokens": 1, "completion_tokens": null, "total_tokens": 1}}, "lossy": "vectors are written back as float arrays"}'
         ),
     )
 
@@ -270,7 +270,7 @@ def test_response_base64_bad() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_response", "path": "data[0].embedding"}, "from_wire": {"data": [{"embedding": "YWJj", "index": 0, "object": "embedding"}], "model": "m", "object": "list", "usage": {"prompt_tokens": 1, "total_tokens": 1}}, "id": "response_base64_bad"}'
+            '{"id": "response_base64_bad", "from_wire": {"object": "list", "data": [{"object": "embedding", "index": 0, "embedding": "YWJj"}], "model": "m", "usage": {"prompt_tokens": 1, "total_tokens": 1}}, "expect_error": {"category": "provider_invalid_response", "path": "data[0].embedding"}}'
         ),
     )
 
@@ -280,7 +280,7 @@ def test_response_duplicate_index() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_response", "path": "data[1].index"}, "from_wire": {"data": [{"embedding": [1], "index": 0, "object": "embedding"}, {"embedding": [2], "index": 0, "object": "embedding"}], "model": "m", "object": "list", "usage": {"prompt_tokens": 1, "total_tokens": 1}}, "id": "response_duplicate_index"}'
+            '{"id": "response_duplicate_index", "from_wire": {"object": "list", "data": [{"object": "embedding", "index": 0, "embedding": [1]}, {"object": "embedding", "index": 0, "embedding": [2]}], "model": "m", "usage": {"prompt_tokens": 1, "total_tokens": 1}}, "expect_error": {"category": "provider_invalid_response", "path": "data[1].index"}}'
         ),
     )
 
@@ -290,7 +290,7 @@ def test_response_not_number() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_response", "path": "data[0].embedding[1]"}, "from_wire": {"data": [{"embedding": [1, "x"], "index": 0, "object": "embedding"}], "model": "m", "object": "list", "usage": {"prompt_tokens": 1, "total_tokens": 1}}, "id": "response_not_number"}'
+            '{"id": "response_not_number", "from_wire": {"object": "list", "data": [{"object": "embedding", "index": 0, "embedding": [1, "x"]}], "model": "m", "usage": {"prompt_tokens": 1, "total_tokens": 1}}, "expect_error": {"category": "provider_invalid_response", "path": "data[0].embedding[1]"}}'
         ),
     )
 
@@ -300,7 +300,7 @@ def test_response_no_data() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_response", "path": "data"}, "from_wire": {"model": "m", "object": "list"}, "id": "response_no_data"}'
+            '{"id": "response_no_data", "from_wire": {"object": "list", "model": "m"}, "expect_error": {"category": "provider_invalid_response", "path": "data"}}'
         ),
     )
 
@@ -310,7 +310,7 @@ def test_response_to_wire_floats() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"data": [{"embedding": [1.5], "index": 0, "object": "embedding"}], "model": "m", "object": "list", "usage": {"prompt_tokens": 3, "total_tokens": 3}}, "id": "response_to_wire_floats", "response_to_wire": {"embeddings": [[1.5]], "model": "m", "usage": {"completion_tokens": null, "prompt_tokens": 3, "total_tokens": 3}}}'
+            '{"id": "response_to_wire_floats", "response_to_wire": {"embeddings": [[1.5]], "model": "m", "usage": {"prompt_tokens": 3, "completion_tokens": null, "total_tokens": 3}}, "expect_wire": {"object": "list", "data": [{"object": "embedding", "index": 0, "embedding": [1.5]}], "model": "m", "usage": {"prompt_tokens": 3, "total_tokens": 3}}}'
         ),
     )
 
@@ -320,7 +320,7 @@ def test_response_to_wire_bad() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "embeddings[0][0]"}, "id": "response_to_wire_bad", "response_to_wire": {"embeddings": [[true]], "usage": {"completion_tokens": null, "prompt_tokens": 1, "total_tokens": 1}}}'
+            '{"id": "response_to_wire_bad", "response_to_wire": {"embeddings": [[true]], "usage": {"prompt_tokens": 1, "completion_tokens": null, "total_tokens": 1}}, "expect_error": {"category": "provider_invalid_request", "path": "embeddings[0][0]"}}'
         ),
     )
 
@@ -330,7 +330,7 @@ def test_error_rate_limit() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": "rate_limit_exceeded", "message": "Rate limit reached", "type": "requests"}}, "headers": {"retry-after": "2"}, "status": 429}, "expect_error": {"category": "provider_rate_limit", "retry_after": 2}, "id": "error_rate_limit"}'
+            '{"id": "error_rate_limit", "error_from_wire": {"status": 429, "body": {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}, "headers": {"retry-after": "2"}}, "expect_error": {"category": "provider_rate_limit", "retry_after": 2}}'
         ),
     )
 
@@ -340,7 +340,7 @@ def test_error_unknown_model() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": "model_not_found", "message": "The model `x` does not exist", "type": "invalid_request_error"}}, "status": 404}, "expect_error": {"category": "provider_invalid_model"}, "id": "error_unknown_model"}'
+            '{"id": "error_unknown_model", "error_from_wire": {"status": 404, "body": {"error": {"message": "The model `x` does not exist", "type": "invalid_request_error", "code": "model_not_found"}}}, "expect_error": {"category": "provider_invalid_model"}}'
         ),
     )
 
@@ -350,7 +350,7 @@ def test_error_auth() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": "invalid_api_key", "message": "Incorrect API key provided", "type": "invalid_request_error"}}, "status": 401}, "expect_error": {"category": "provider_authentication"}, "id": "error_auth"}'
+            '{"id": "error_auth", "error_from_wire": {"status": 401, "body": {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error", "code": "invalid_api_key"}}}, "expect_error": {"category": "provider_authentication"}}'
         ),
     )
 
@@ -360,7 +360,7 @@ def test_error_bad_request() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "This model\'s maximum context length is 8192 tokens", "type": "invalid_request_error"}}, "status": 400}, "expect_error": {"category": "provider_invalid_request", "message_contains": "8192"}, "id": "error_bad_request"}'
+            '{"id": "error_bad_request", "error_from_wire": {"status": 400, "body": {"error": {"message": "This model\'s maximum context length is 8192 tokens", "type": "invalid_request_error"}}}, "expect_error": {"category": "provider_invalid_request", "message_contains": "8192"}}'
         ),
     )
 
@@ -370,6 +370,6 @@ def test_error_server() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": "upstream failure", "status": 500}, "expect_error": {"category": "provider_unavailable"}, "id": "error_server"}'
+            '{"id": "error_server", "error_from_wire": {"status": 500, "body": "upstream failure"}, "expect_error": {"category": "provider_unavailable"}}'
         ),
     )

@@ -18,7 +18,7 @@ def test_prompt_from_last_user() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"model": "gpt-image-2", "prompt": "A cat"}, "id": "prompt_from_last_user", "to_wire": {"messages": [{"content": "A cat", "role": "user"}], "model": "gpt-image-2"}}'
+            '{"id": "prompt_from_last_user", "to_wire": {"model": "gpt-image-2", "messages": [{"role": "user", "content": "A cat"}]}, "expect_wire": {"model": "gpt-image-2", "prompt": "A cat"}}'
         ),
     )
 
@@ -28,7 +28,7 @@ def test_prompt_from_last_user__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"model": "gpt-image-2", "prompt": "A cat"}, "id": "prompt_from_last_user", "to_wire": {"messages": [{"content": "A cat", "role": "user"}], "model": "gpt-image-2"}}'
+            '{"id": "prompt_from_last_user", "to_wire": {"model": "gpt-image-2", "messages": [{"role": "user", "content": "A cat"}]}, "expect_wire": {"model": "gpt-image-2", "prompt": "A cat"}}'
         ),
     )
 
@@ -38,7 +38,7 @@ def test_text_blocks_joined() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"model": "gpt-image-2", "prompt": "A cat\\non a mat"}, "id": "text_blocks_joined", "lossy": "the prompt reads back as one string", "to_wire": {"messages": [{"content": [{"text": "A cat", "type": "text"}, {"text": "on a mat", "type": "text"}], "role": "user"}], "model": "gpt-image-2"}}'
+            '{"id": "text_blocks_joined", "to_wire": {"model": "gpt-image-2", "messages": [{"role": "user", "content": [{"type": "text", "text": "A cat"}, {"type": "text", "text": "on a mat"}]}]}, "expect_wire": {"model": "gpt-image-2", "prompt": "A cat\\non a mat"}, "lossy": "the prompt reads back as one string"}'
         ),
     )
 
@@ -48,7 +48,7 @@ def test_earlier_turns_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[0]"}, "id": "earlier_turns_rejected", "to_wire": {"messages": [{"content": "Be bold", "role": "system"}, {"content": "A cat", "role": "user"}], "model": "gpt-image-2"}}'
+            '{"id": "earlier_turns_rejected", "to_wire": {"model": "gpt-image-2", "messages": [{"role": "system", "content": "Be bold"}, {"role": "user", "content": "A cat"}]}, "expect_error": {"category": "provider_invalid_request", "path": "messages[0]"}}'
         ),
     )
 
@@ -58,7 +58,7 @@ def test_image_input_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_unsupported_content_block", "path": "messages[0].content[1]"}, "id": "image_input_rejected", "to_wire": {"messages": [{"content": [{"text": "like this", "type": "text"}, {"source": {"type": "url", "url": "https://x/y.png"}, "type": "image"}], "role": "user"}], "model": "gpt-image-2"}}'
+            '{"id": "image_input_rejected", "to_wire": {"model": "gpt-image-2", "messages": [{"role": "user", "content": [{"type": "text", "text": "like this"}, {"type": "image", "source": {"type": "url", "url": "https://x/y.png"}}]}]}, "expect_error": {"category": "provider_unsupported_content_block", "path": "messages[0].content[1]"}}'
         ),
     )
 
@@ -68,7 +68,7 @@ def test_params_from_extras() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"background": "transparent", "model": "gpt-image-2", "n": 2, "output_compression": 80, "output_format": "webp", "prompt": "A cat", "quality": "high", "size": "1536x1024"}, "id": "params_from_extras", "to_wire": {"config": {"extras": {"background": "transparent", "n": 2, "output_compression": 80, "output_format": "webp", "quality": "high", "size": "1536x1024"}}, "messages": [{"content": "A cat", "role": "user"}], "model": "gpt-image-2"}}'
+            '{"id": "params_from_extras", "to_wire": {"model": "gpt-image-2", "messages": [{"role": "user", "content": "A cat"}], "config": {"extras": {"size": "1536x1024", "quality": "high", "n": 2, "background": "transparent", "output_format": "webp", "output_compression": 80}}}, "expect_wire": {"model": "gpt-image-2", "prompt": "A cat", "size": "1536x1024", "quality": "high", "n": 2, "background": "transparent", "output_format": "webp", "output_compression": 80}}'
         ),
     )
 
@@ -78,7 +78,7 @@ def test_params_from_extras__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"background": "transparent", "model": "gpt-image-2", "n": 2, "output_compression": 80, "output_format": "webp", "prompt": "A cat", "quality": "high", "size": "1536x1024"}, "id": "params_from_extras", "to_wire": {"config": {"extras": {"background": "transparent", "n": 2, "output_compression": 80, "output_format": "webp", "quality": "high", "size": "1536x1024"}}, "messages": [{"content": "A cat", "role": "user"}], "model": "gpt-image-2"}}'
+            '{"id": "params_from_extras", "to_wire": {"model": "gpt-image-2", "messages": [{"role": "user", "content": "A cat"}], "config": {"extras": {"size": "1536x1024", "quality": "high", "n": 2, "background": "transparent", "output_format": "webp", "output_compression": 80}}}, "expect_wire": {"model": "gpt-image-2", "prompt": "A cat", "size": "1536x1024", "quality": "high", "n": 2, "background": "transparent", "output_format": "webp", "output_compression": 80}}'
         ),
     )
 
@@ -88,7 +88,7 @@ def test_response_format_rejected_for_gpt_image() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.response_format"}, "id": "response_format_rejected_for_gpt_image", "to_wire": {"config": {"extras": {"response_format": "url"}}, "messages": [{"content": "A cat", "role": "user"}], "model": "gpt-image-2"}}'
+            '{"id": "response_format_rejected_for_gpt_image", "to_wire": {"model": "gpt-image-2", "messages": [{"role": "user", "content": "A cat"}], "config": {"extras": {"response_format": "url"}}}, "expect_error": {"category": "provider_invalid_request", "path": "config.extras.response_format"}}'
         ),
     )
 
@@ -98,7 +98,7 @@ def test_style_rejected_for_gpt_image() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.style"}, "id": "style_rejected_for_gpt_image", "to_wire": {"config": {"extras": {"style": "vivid"}}, "messages": [{"content": "A cat", "role": "user"}], "model": "chatgpt-image-latest"}}'
+            '{"id": "style_rejected_for_gpt_image", "to_wire": {"model": "chatgpt-image-latest", "messages": [{"role": "user", "content": "A cat"}], "config": {"extras": {"style": "vivid"}}}, "expect_error": {"category": "provider_invalid_request", "path": "config.extras.style"}}'
         ),
     )
 
@@ -108,7 +108,7 @@ def test_response_format_for_other_model() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"model": "my-diffusion", "prompt": "A cat", "response_format": "url"}, "id": "response_format_for_other_model", "to_wire": {"config": {"extras": {"response_format": "url"}}, "messages": [{"content": "A cat", "role": "user"}], "model": "my-diffusion"}}'
+            '{"id": "response_format_for_other_model", "to_wire": {"model": "my-diffusion", "messages": [{"role": "user", "content": "A cat"}], "config": {"extras": {"response_format": "url"}}}, "expect_wire": {"model": "my-diffusion", "prompt": "A cat", "response_format": "url"}}'
         ),
     )
 
@@ -118,7 +118,7 @@ def test_response_format_for_other_model__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"model": "my-diffusion", "prompt": "A cat", "response_format": "url"}, "id": "response_format_for_other_model", "to_wire": {"config": {"extras": {"response_format": "url"}}, "messages": [{"content": "A cat", "role": "user"}], "model": "my-diffusion"}}'
+            '{"id": "response_format_for_other_model", "to_wire": {"model": "my-diffusion", "messages": [{"role": "user", "content": "A cat"}], "config": {"extras": {"response_format": "url"}}}, "expect_wire": {"model": "my-diffusion", "prompt": "A cat", "response_format": "url"}}'
         ),
     )
 
@@ -128,7 +128,7 @@ def test_stream_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.stream"}, "id": "stream_rejected", "to_wire": {"config": {"extras": {"stream": true}}, "messages": [{"content": "A cat", "role": "user"}], "model": "gpt-image-2"}}'
+            '{"id": "stream_rejected", "to_wire": {"model": "gpt-image-2", "messages": [{"role": "user", "content": "A cat"}], "config": {"extras": {"stream": true}}}, "expect_error": {"category": "provider_invalid_request", "path": "config.extras.stream"}}'
         ),
     )
 
@@ -138,7 +138,7 @@ def test_quality_bad_value() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.quality"}, "id": "quality_bad_value", "to_wire": {"config": {"extras": {"quality": "ultra"}}, "messages": [{"content": "A cat", "role": "user"}], "model": "gpt-image-2"}}'
+            '{"id": "quality_bad_value", "to_wire": {"model": "gpt-image-2", "messages": [{"role": "user", "content": "A cat"}], "config": {"extras": {"quality": "ultra"}}}, "expect_error": {"category": "provider_invalid_request", "path": "config.extras.quality"}}'
         ),
     )
 
@@ -148,7 +148,7 @@ def test_n_bad_type() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.n"}, "id": "n_bad_type", "to_wire": {"config": {"extras": {"n": true}}, "messages": [{"content": "A cat", "role": "user"}], "model": "gpt-image-2"}}'
+            '{"id": "n_bad_type", "to_wire": {"model": "gpt-image-2", "messages": [{"role": "user", "content": "A cat"}], "config": {"extras": {"n": true}}}, "expect_error": {"category": "provider_invalid_request", "path": "config.extras.n"}}'
         ),
     )
 
@@ -158,7 +158,7 @@ def test_max_tokens_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.max_tokens"}, "id": "max_tokens_rejected", "to_wire": {"config": {"max_tokens": 10}, "messages": [{"content": "A cat", "role": "user"}], "model": "gpt-image-2"}}'
+            '{"id": "max_tokens_rejected", "to_wire": {"model": "gpt-image-2", "messages": [{"role": "user", "content": "A cat"}], "config": {"max_tokens": 10}}, "expect_error": {"category": "provider_invalid_request", "path": "config.max_tokens"}}'
         ),
     )
 
@@ -168,7 +168,7 @@ def test_read_request() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"config": {"extras": {"size": "1024x1024"}}, "messages": [{"content": "A cat", "role": "user"}], "model": "gpt-image-2"}, "id": "read_request", "request_from_wire": {"model": "gpt-image-2", "prompt": "A cat", "size": "1024x1024"}}'
+            '{"id": "read_request", "request_from_wire": {"model": "gpt-image-2", "prompt": "A cat", "size": "1024x1024"}, "expect_canonical": {"model": "gpt-image-2", "messages": [{"role": "user", "content": "A cat"}], "config": {"extras": {"size": "1024x1024"}}}}'
         ),
     )
 
@@ -178,7 +178,7 @@ def test_read_request_empty_prompt() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "prompt"}, "id": "read_request_empty_prompt", "request_from_wire": {"model": "gpt-image-2", "prompt": ""}}'
+            '{"id": "read_request_empty_prompt", "request_from_wire": {"model": "gpt-image-2", "prompt": ""}, "expect_error": {"category": "provider_invalid_request", "path": "prompt"}}'
         ),
     )
 
@@ -188,7 +188,7 @@ def test_response_base64_with_usage() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"images": [{"media_type": "image/png", "source": {"base64_data": "iVBORw0K", "type": "inline"}}], "usage": {"completion_tokens": 4160, "prompt_tokens": 10, "total_tokens": 4170}}, "from_wire": {"background": "opaque", "created": 1700000000, "data": [{"b64_json": "iVBORw0K"}], "output_format": "png", "quality": "high", "size": "1024x1024", "usage": {"input_tokens": 10, "input_tokens_details": {"image_tokens": 0, "text_tokens": 10}, "output_tokens": 4160, "total_tokens": 4170}}, "id": "response_base64_with_usage"}'
+            '{"id": "response_base64_with_usage", "from_wire": {"created": 1700000000, "background": "opaque", "data": [{"b64_json": "iVBORw0K"}], "output_format": "png", "quality": "high", "size": "1024x1024", "usage": {"input_tokens": 10, "input_tokens_details": {"image_tokens": 0, "text_tokens": 10}, "output_tokens": 4160, "total_tokens": 4170}}, "expect_canonical": {"images": [{"source": {"type": "inline", "base64_data": "iVBORw0K"}, "media_type": "image/png"}], "usage": {"prompt_tokens": 10, "completion_tokens": 4160, "total_tokens": 4170}}}'
         ),
     )
 
@@ -198,7 +198,7 @@ def test_response_base64_with_usage__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"images": [{"media_type": "image/png", "source": {"base64_data": "iVBORw0K", "type": "inline"}}], "usage": {"completion_tokens": 4160, "prompt_tokens": 10, "total_tokens": 4170}}, "from_wire": {"background": "opaque", "created": 1700000000, "data": [{"b64_json": "iVBORw0K"}], "output_format": "png", "quality": "high", "size": "1024x1024", "usage": {"input_tokens": 10, "input_tokens_details": {"image_tokens": 0, "text_tokens": 10}, "output_tokens": 4160, "total_tokens": 4170}}, "id": "response_base64_with_usage"}'
+            '{"id": "response_base64_with_usage", "from_wire": {"created": 1700000000, "background": "opaque", "data": [{"b64_json": "iVBORw0K"}], "output_format": "png", "quality": "high", "size": "1024x1024", "usage": {"input_tokens": 10, "input_tokens_details": {"image_tokens": 0, "text_tokens": 10}, "output_tokens": 4160, "total_tokens": 4170}}, "expect_canonical": {"images": [{"source": {"type": "inline", "base64_data": "iVBORw0K"}, "media_type": "image/png"}], "usage": {"prompt_tokens": 10, "completion_tokens": 4160, "total_tokens": 4170}}}'
         ),
     )
 
@@ -208,7 +208,7 @@ def test_response_url_revised_prompt() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"images": [{"revised_prompt": "A cute cat on a windowsill", "source": {"type": "url", "url": "https://img.example.com/cat.png"}}]}, "from_wire": {"created": 1700000012, "data": [{"revised_prompt": "A cute cat on a windowsill", "url": "https://img.example.com/cat.png"}]}, "id": "response_url_revised_prompt"}'
+            '{"id": "response_url_revised_prompt", "from_wire": {"created": 1700000012, "data": [{"url": "https://img.example.com/cat.png", "revised_prompt": "A cute cat on a windowsill"}]}, "expect_canonical": {"images": [{"source": {"type": "url", "url": "https://img.example.com/cat.png"}, "revised_prompt": "A cute cat on a windowsill"}]}}'
         ),
     )
 
@@ -218,7 +218,7 @@ def test_response_url_revised_prompt__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"images": [{"revised_prompt": "A cute cat on a windowsill", "source": {"type": "url", "url": "https://img.example.com/cat.png"}}]}, "from_wire": {"created": 1700000012, "data": [{"revised_prompt": "A cute cat on a windowsill", "url": "https://img.example.com/cat.png"}]}, "id": "response_url_revised_prompt"}'
+            '{"id": "response_url_revised_prompt", "from_wire": {"created": 1700000012, "data": [{"url": "https://img.example.com/cat.png", "revised_prompt": "A cute cat on a windowsill"}]}, "expect_canonical": {"images": [{"source": {"type": "url", "url": "https://img.example.com/cat.png"}, "revised_prompt": "A cute cat on a windowsill"}]}}'
         ),
     )
 
@@ -228,7 +228,7 @@ def test_response_nulls_are_absent() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"images": [{"source": {"base64_data": "iVBORw0K", "type": "inline"}}]}, "from_wire": {"created": 1, "data": [{"b64_json": "iVBORw0K", "revised_prompt": null, "url": null}]}, "id": "response_nulls_are_absent", "lossy": "nulls are not written back"}'
+            '{"id": "response_nulls_are_absent", "from_wire": {"created": 1, "data": [{"b64_json": "iVBORw0K", "url": null, "revised_prompt": null}]}, "expect_canonical": {"images": [{"source": {"type": "inline", "base64_data": "iVBORw0K"}}]}, "lossy": "nulls are not written back"}'
         ),
     )
 
@@ -238,7 +238,7 @@ def test_response_no_data() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"images": []}, "from_wire": {"created": 1}, "id": "response_no_data", "lossy": "an empty data list is written"}'
+            '{"id": "response_no_data", "from_wire": {"created": 1}, "expect_canonical": {"images": []}, "lossy": "an empty data list is written"}'
         ),
     )
 
@@ -248,7 +248,7 @@ def test_response_neither_url_nor_data() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_response", "path": "data[0]"}, "from_wire": {"created": 1, "data": [{"revised_prompt": "x"}]}, "id": "response_neither_url_nor_data"}'
+            '{"id": "response_neither_url_nor_data", "from_wire": {"created": 1, "data": [{"revised_prompt": "x"}]}, "expect_error": {"category": "provider_invalid_response", "path": "data[0]"}}'
         ),
     )
 
@@ -258,7 +258,7 @@ def test_response_both_url_and_data() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_response", "path": "data[0]"}, "from_wire": {"created": 1, "data": [{"b64_json": "iVBORw0K", "url": "https://x/y.png"}]}, "id": "response_both_url_and_data"}'
+            '{"id": "response_both_url_and_data", "from_wire": {"created": 1, "data": [{"url": "https://x/y.png", "b64_json": "iVBORw0K"}]}, "expect_error": {"category": "provider_invalid_response", "path": "data[0]"}}'
         ),
     )
 
@@ -268,7 +268,7 @@ def test_response_unknown_format() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_response", "path": "output_format"}, "from_wire": {"created": 1, "data": [{"b64_json": "iVBORw0K"}], "output_format": "bmp"}, "id": "response_unknown_format"}'
+            '{"id": "response_unknown_format", "from_wire": {"created": 1, "data": [{"b64_json": "iVBORw0K"}], "output_format": "bmp"}, "expect_error": {"category": "provider_invalid_response", "path": "output_format"}}'
         ),
     )
 
@@ -278,7 +278,7 @@ def test_response_to_wire_without_raw() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"created": 0, "data": [{"b64_json": "iVBORw0K"}], "output_format": "webp"}, "id": "response_to_wire_without_raw", "response_to_wire": {"images": [{"media_type": "image/webp", "source": {"base64_data": "iVBORw0K", "type": "inline"}}]}}'
+            '{"id": "response_to_wire_without_raw", "response_to_wire": {"images": [{"source": {"type": "inline", "base64_data": "iVBORw0K"}, "media_type": "image/webp"}]}, "expect_wire": {"created": 0, "data": [{"b64_json": "iVBORw0K"}], "output_format": "webp"}}'
         ),
     )
 
@@ -288,7 +288,7 @@ def test_response_to_wire_mixed_types() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "images"}, "id": "response_to_wire_mixed_types", "response_to_wire": {"images": [{"media_type": "image/webp", "source": {"base64_data": "iVBORw0K", "type": "inline"}}, {"media_type": "image/png", "source": {"base64_data": "iVBORw0K", "type": "inline"}}]}}'
+            '{"id": "response_to_wire_mixed_types", "response_to_wire": {"images": [{"source": {"type": "inline", "base64_data": "iVBORw0K"}, "media_type": "image/webp"}, {"source": {"type": "inline", "base64_data": "iVBORw0K"}, "media_type": "image/png"}]}, "expect_error": {"category": "provider_invalid_request", "path": "images"}}'
         ),
     )
 
@@ -298,7 +298,7 @@ def test_error_content_policy() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": "moderation_blocked", "message": "Your request was rejected by the safety system", "type": "image_generation_user_error"}}, "status": 400}, "expect_error": {"category": "provider_invalid_request"}, "id": "error_content_policy"}'
+            '{"id": "error_content_policy", "error_from_wire": {"status": 400, "body": {"error": {"message": "Your request was rejected by the safety system", "type": "image_generation_user_error", "code": "moderation_blocked"}}}, "expect_error": {"category": "provider_invalid_request"}}'
         ),
     )
 
@@ -308,7 +308,7 @@ def test_error_rate_limit() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "Rate limit reached", "type": "requests"}}, "headers": {"retry-after-ms": "1500"}, "status": 429}, "expect_error": {"category": "provider_rate_limit", "retry_after": 1.5}, "id": "error_rate_limit"}'
+            '{"id": "error_rate_limit", "error_from_wire": {"status": 429, "body": {"error": {"message": "Rate limit reached", "type": "requests"}}, "headers": {"retry-after-ms": "1500"}}, "expect_error": {"category": "provider_rate_limit", "retry_after": 1.5}}'
         ),
     )
 
@@ -318,7 +318,7 @@ def test_error_unknown_model() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": "model_not_found", "message": "The model `dall-e-3` does not exist", "type": "invalid_request_error"}}, "status": 404}, "expect_error": {"category": "provider_invalid_model"}, "id": "error_unknown_model"}'
+            '{"id": "error_unknown_model", "error_from_wire": {"status": 404, "body": {"error": {"message": "The model `dall-e-3` does not exist", "type": "invalid_request_error", "code": "model_not_found"}}}, "expect_error": {"category": "provider_invalid_model"}}'
         ),
     )
 
@@ -328,6 +328,6 @@ def test_error_server() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "overloaded", "type": "server_error"}}, "status": 503}, "expect_error": {"category": "provider_unavailable"}, "id": "error_server"}'
+            '{"id": "error_server", "error_from_wire": {"status": 503, "body": {"error": {"message": "overloaded", "type": "server_error"}}}, "expect_error": {"category": "provider_unavailable"}}'
         ),
     )

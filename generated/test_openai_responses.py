@@ -20,7 +20,7 @@ def test_req_system_hoisted_to_instructions() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [{"content": "Hello", "role": "user"}], "instructions": "Be helpful", "model": "gpt-4o"}, "id": "req_system_hoisted_to_instructions", "to_wire": {"messages": [{"content": "Be helpful", "role": "system"}, {"content": "Hello", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_system_hoisted_to_instructions", "to_wire": {"model": "gpt-4o", "messages": [{"role": "system", "content": "Be helpful"}, {"role": "user", "content": "Hello"}]}, "expect_wire": {"model": "gpt-4o", "instructions": "Be helpful", "input": [{"role": "user", "content": "Hello"}]}}'
         ),
     )
 
@@ -30,7 +30,7 @@ def test_req_system_hoisted_to_instructions__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [{"content": "Hello", "role": "user"}], "instructions": "Be helpful", "model": "gpt-4o"}, "id": "req_system_hoisted_to_instructions", "to_wire": {"messages": [{"content": "Be helpful", "role": "system"}, {"content": "Hello", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_system_hoisted_to_instructions", "to_wire": {"model": "gpt-4o", "messages": [{"role": "system", "content": "Be helpful"}, {"role": "user", "content": "Hello"}]}, "expect_wire": {"model": "gpt-4o", "instructions": "Be helpful", "input": [{"role": "user", "content": "Hello"}]}}'
         ),
     )
 
@@ -40,7 +40,7 @@ def test_req_user_parts() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [{"content": [{"text": "Look", "type": "input_text"}, {"detail": "high", "image_url": "https://example.com/a.png", "type": "input_image"}, {"detail": "auto", "image_url": "data:image/png;base64,iVBORw0KGgo=", "type": "input_image"}, {"file_url": "https://example.com/a.pdf", "filename": "a.pdf", "type": "input_file"}, {"file_data": "data:application/pdf;base64,JVBERi0=", "type": "input_file"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_user_parts", "to_wire": {"messages": [{"content": [{"text": "Look", "type": "text"}, {"detail": "high", "source": {"type": "url", "url": "https://example.com/a.png"}, "type": "image"}, {"media_type": "image/png", "source": {"base64_data": "iVBORw0KGgo=", "type": "inline"}, "type": "image"}, {"filename": "a.pdf", "source": {"type": "url", "url": "https://example.com/a.pdf"}, "type": "file"}, {"media_type": "application/pdf", "source": {"base64_data": "JVBERi0=", "type": "inline"}, "type": "file"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_user_parts", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "Look"}, {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}, "detail": "high"}, {"type": "image", "source": {"type": "inline", "base64_data": "iVBORw0KGgo="}, "media_type": "image/png"}, {"type": "file", "source": {"type": "url", "url": "https://example.com/a.pdf"}, "filename": "a.pdf"}, {"type": "file", "source": {"type": "inline", "base64_data": "JVBERi0="}, "media_type": "application/pdf"}]}]}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": [{"type": "input_text", "text": "Look"}, {"type": "input_image", "image_url": "https://example.com/a.png", "detail": "high"}, {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo=", "detail": "auto"}, {"type": "input_file", "file_url": "https://example.com/a.pdf", "filename": "a.pdf"}, {"type": "input_file", "file_data": "data:application/pdf;base64,JVBERi0="}]}]}}'
         ),
     )
 
@@ -50,7 +50,7 @@ def test_req_user_parts__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [{"content": [{"text": "Look", "type": "input_text"}, {"detail": "high", "image_url": "https://example.com/a.png", "type": "input_image"}, {"detail": "auto", "image_url": "data:image/png;base64,iVBORw0KGgo=", "type": "input_image"}, {"file_url": "https://example.com/a.pdf", "filename": "a.pdf", "type": "input_file"}, {"file_data": "data:application/pdf;base64,JVBERi0=", "type": "input_file"}], "role": "user"}], "model": "gpt-4o"}, "id": "req_user_parts", "to_wire": {"messages": [{"content": [{"text": "Look", "type": "text"}, {"detail": "high", "source": {"type": "url", "url": "https://example.com/a.png"}, "type": "image"}, {"media_type": "image/png", "source": {"base64_data": "iVBORw0KGgo=", "type": "inline"}, "type": "image"}, {"filename": "a.pdf", "source": {"type": "url", "url": "https://example.com/a.pdf"}, "type": "file"}, {"media_type": "application/pdf", "source": {"base64_data": "JVBERi0=", "type": "inline"}, "type": "file"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_user_parts", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "Look"}, {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}, "detail": "high"}, {"type": "image", "source": {"type": "inline", "base64_data": "iVBORw0KGgo="}, "media_type": "image/png"}, {"type": "file", "source": {"type": "url", "url": "https://example.com/a.pdf"}, "filename": "a.pdf"}, {"type": "file", "source": {"type": "inline", "base64_data": "JVBERi0="}, "media_type": "application/pdf"}]}]}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": [{"type": "input_text", "text": "Look"}, {"type": "input_image", "image_url": "https://example.com/a.png", "detail": "high"}, {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo=", "detail": "auto"}, {"type": "input_file", "file_url": "https://example.com/a.pdf", "filename": "a.pdf"}, {"type": "input_file", "file_data": "data:application/pdf;base64,JVBERi0="}]}]}}'
         ),
     )
 
@@ -60,7 +60,7 @@ def test_err_audio_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_unsupported_content_block", "path": "messages[0].content[0]"}, "id": "err_audio_rejected", "to_wire": {"messages": [{"content": [{"media_type": "audio/wav", "source": {"base64_data": "UklGRg==", "type": "inline"}, "type": "audio"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "err_audio_rejected", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "audio", "source": {"type": "inline", "base64_data": "UklGRg=="}, "media_type": "audio/wav"}]}]}, "expect_error": {"category": "provider_unsupported_content_block", "path": "messages[0].content[0]"}}'
         ),
     )
 
@@ -70,7 +70,7 @@ def test_err_audio_url_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_unsupported_content_block", "path": "messages[0].content[0]"}, "id": "err_audio_url_rejected", "to_wire": {"messages": [{"content": [{"source": {"type": "url", "url": "https://example.com/a.wav"}, "type": "audio"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "err_audio_url_rejected", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "audio", "source": {"type": "url", "url": "https://example.com/a.wav"}}]}]}, "expect_error": {"category": "provider_unsupported_content_block", "path": "messages[0].content[0]"}}'
         ),
     )
 
@@ -80,7 +80,7 @@ def test_req_tool_round() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [{"content": "Weather in Paris and Rome?", "role": "user"}, {"content": "Checking.", "role": "assistant"}, {"arguments": "{\\"city\\":\\"Paris\\"}", "call_id": "call_1", "name": "get_weather", "type": "function_call"}, {"arguments": "{\\"city\\":\\"Rome\\"}", "call_id": "call_2", "name": "get_weather", "type": "function_call"}, {"call_id": "call_1", "output": "sunny", "type": "function_call_output"}, {"call_id": "call_2", "output": "rain", "type": "function_call_output"}], "model": "gpt-4o", "tools": [{"description": "Get weather", "name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}, "strict": false, "type": "function"}]}, "id": "req_tool_round", "to_wire": {"messages": [{"content": "Weather in Paris and Rome?", "role": "user"}, {"content": "Checking.", "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_1", "name": "get_weather"}, {"arguments": {"city": "Rome"}, "id": "call_2", "name": "get_weather"}]}, {"content": "sunny", "role": "tool", "tool_call_id": "call_1"}, {"content": "rain", "role": "tool", "tool_call_id": "call_2"}], "model": "gpt-4o", "tools": [{"description": "Get weather", "name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}}]}}'
+            '{"id": "req_tool_round", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": "Checking.", "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}, {"id": "call_2", "name": "get_weather", "arguments": {"city": "Rome"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}, {"role": "tool", "tool_call_id": "call_2", "content": "rain"}], "tools": [{"name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": "Checking."}, {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\"}"}, {"type": "function_call", "call_id": "call_2", "name": "get_weather", "arguments": "{\\"city\\":\\"Rome\\"}"}, {"type": "function_call_output", "call_id": "call_1", "output": "sunny"}, {"type": "function_call_output", "call_id": "call_2", "output": "rain"}], "tools": [{"type": "function", "name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}, "strict": false}]}}'
         ),
     )
 
@@ -90,7 +90,7 @@ def test_req_tool_round__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [{"content": "Weather in Paris and Rome?", "role": "user"}, {"content": "Checking.", "role": "assistant"}, {"arguments": "{\\"city\\":\\"Paris\\"}", "call_id": "call_1", "name": "get_weather", "type": "function_call"}, {"arguments": "{\\"city\\":\\"Rome\\"}", "call_id": "call_2", "name": "get_weather", "type": "function_call"}, {"call_id": "call_1", "output": "sunny", "type": "function_call_output"}, {"call_id": "call_2", "output": "rain", "type": "function_call_output"}], "model": "gpt-4o", "tools": [{"description": "Get weather", "name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}, "strict": false, "type": "function"}]}, "id": "req_tool_round", "to_wire": {"messages": [{"content": "Weather in Paris and Rome?", "role": "user"}, {"content": "Checking.", "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_1", "name": "get_weather"}, {"arguments": {"city": "Rome"}, "id": "call_2", "name": "get_weather"}]}, {"content": "sunny", "role": "tool", "tool_call_id": "call_1"}, {"content": "rain", "role": "tool", "tool_call_id": "call_2"}], "model": "gpt-4o", "tools": [{"description": "Get weather", "name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}}]}}'
+            '{"id": "req_tool_round", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": "Checking.", "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}, {"id": "call_2", "name": "get_weather", "arguments": {"city": "Rome"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}, {"role": "tool", "tool_call_id": "call_2", "content": "rain"}], "tools": [{"name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": "Checking."}, {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\"}"}, {"type": "function_call", "call_id": "call_2", "name": "get_weather", "arguments": "{\\"city\\":\\"Rome\\"}"}, {"type": "function_call_output", "call_id": "call_1", "output": "sunny"}, {"type": "function_call_output", "call_id": "call_2", "output": "rain"}], "tools": [{"type": "function", "name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}, "strict": false}]}}'
         ),
     )
 
@@ -100,7 +100,7 @@ def test_req_tool_call_only_turn_has_no_message_item() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [{"content": "Weather?", "role": "user"}, {"arguments": "{}", "call_id": "call_1", "name": "get_weather", "type": "function_call"}, {"call_id": "call_1", "output": "sunny", "type": "function_call_output"}], "model": "gpt-4o"}, "id": "req_tool_call_only_turn_has_no_message_item", "to_wire": {"messages": [{"content": "Weather?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"arguments": {}, "id": "call_1", "name": "get_weather"}]}, {"content": "sunny", "role": "tool", "tool_call_id": "call_1"}], "model": "gpt-4o"}}'
+            '{"id": "req_tool_call_only_turn_has_no_message_item", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}]}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Weather?"}, {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{}"}, {"type": "function_call_output", "call_id": "call_1", "output": "sunny"}]}}'
         ),
     )
 
@@ -110,7 +110,7 @@ def test_req_tool_call_only_turn_has_no_message_item__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [{"content": "Weather?", "role": "user"}, {"arguments": "{}", "call_id": "call_1", "name": "get_weather", "type": "function_call"}, {"call_id": "call_1", "output": "sunny", "type": "function_call_output"}], "model": "gpt-4o"}, "id": "req_tool_call_only_turn_has_no_message_item", "to_wire": {"messages": [{"content": "Weather?", "role": "user"}, {"content": null, "role": "assistant", "tool_calls": [{"arguments": {}, "id": "call_1", "name": "get_weather"}]}, {"content": "sunny", "role": "tool", "tool_call_id": "call_1"}], "model": "gpt-4o"}}'
+            '{"id": "req_tool_call_only_turn_has_no_message_item", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}]}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Weather?"}, {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{}"}, {"type": "function_call_output", "call_id": "call_1", "output": "sunny"}]}}'
         ),
     )
 
@@ -120,7 +120,7 @@ def test_req_assistant_text_blocks_joined_thinking_stripped() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [{"content": "Hi", "role": "user"}, {"content": "Hello", "role": "assistant"}, {"content": "Again", "role": "user"}], "model": "gpt-4o"}, "id": "req_assistant_text_blocks_joined_thinking_stripped", "lossy": "two text blocks come back as one string; thinking is not sent", "to_wire": {"messages": [{"content": "Hi", "role": "user"}, {"content": [{"origin": "openai", "signature": "sig", "text": "hmm", "type": "thinking"}, {"text": "Hel", "type": "text"}, {"text": "lo", "type": "text"}], "role": "assistant"}, {"content": "Again", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_assistant_text_blocks_joined_thinking_stripped", "lossy": "two text blocks come back as one string; thinking is not sent", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": [{"type": "thinking", "text": "hmm", "signature": "sig", "origin": "openai"}, {"type": "text", "text": "Hel"}, {"type": "text", "text": "lo"}]}, {"role": "user", "content": "Again"}]}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}, {"role": "user", "content": "Again"}]}}'
         ),
     )
 
@@ -130,7 +130,7 @@ def test_req_reasoning_items_resent_verbatim() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [{"content": "Q", "role": "user"}, {"encrypted_content": "gAAA", "id": "rs_1", "summary": [{"text": "Plan", "type": "summary_text"}], "type": "reasoning"}, {"content": "Calling.", "role": "assistant"}, {"arguments": "{}", "call_id": "c1", "name": "f", "type": "function_call"}, {"call_id": "c1", "output": "ok", "type": "function_call_output"}], "model": "o4-mini"}, "id": "req_reasoning_items_resent_verbatim", "lossy": "the foreign and the unsigned thinking blocks are not sent", "to_wire": {"messages": [{"content": "Q", "role": "user"}, {"content": [{"origin": "openai", "signature": "{\\"encrypted_content\\":\\"gAAA\\",\\"id\\":\\"rs_1\\",\\"summary\\":[{\\"text\\":\\"Plan\\",\\"type\\":\\"summary_text\\"}],\\"type\\":\\"reasoning\\"}", "text": "Plan", "type": "thinking"}, {"origin": "anthropic", "signature": "{\\"id\\":\\"rs_x\\",\\"summary\\":[],\\"type\\":\\"reasoning\\"}", "text": "theirs", "type": "thinking"}, {"text": "unsigned", "type": "thinking"}, {"text": "Calling.", "type": "text"}], "role": "assistant", "tool_calls": [{"arguments": {}, "id": "c1", "name": "f"}]}, {"content": "ok", "role": "tool", "tool_call_id": "c1"}], "model": "o4-mini"}}'
+            '{"id": "req_reasoning_items_resent_verbatim", "to_wire": {"model": "o4-mini", "messages": [{"role": "user", "content": "Q"}, {"role": "assistant", "content": [{"type": "thinking", "text": "Plan", "signature": "{\\"encrypted_content\\":\\"gAAA\\",\\"id\\":\\"rs_1\\",\\"summary\\":[{\\"text\\":\\"Plan\\",\\"type\\":\\"summary_text\\"}],\\"type\\":\\"reasoning\\"}", "origin": "openai"}, {"type": "thinking", "text": "theirs", "signature": "{\\"id\\":\\"rs_x\\",\\"summary\\":[],\\"type\\":\\"reasoning\\"}", "origin": "anthropic"}, {"type": "thinking", "text": "unsigned"}, {"type": "text", "text": "Calling."}], "tool_calls": [{"id": "c1", "name": "f", "arguments": {}}]}, {"role": "tool", "tool_call_id": "c1", "content": "ok"}]}, "expect_wire": {"model": "o4-mini", "input": [{"role": "user", "content": "Q"}, {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Plan"}], "encrypted_content": "gAAA"}, {"role": "assistant", "content": "Calling."}, {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}, {"type": "function_call_output", "call_id": "c1", "output": "ok"}]}, "lossy": "the foreign and the unsigned thinking blocks are not sent"}'
         ),
     )
 
@@ -140,7 +140,7 @@ def test_err_assistant_turn_empty() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "messages[1].content"}, "id": "err_assistant_turn_empty", "to_wire": {"messages": [{"content": "Hi", "role": "user"}, {"content": [{"signature": "s", "text": "hmm", "type": "thinking"}], "role": "assistant"}, {"content": "Again", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "err_assistant_turn_empty", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": [{"type": "thinking", "text": "hmm", "signature": "s"}]}, {"role": "user", "content": "Again"}]}, "expect_error": {"category": "provider_invalid_request", "path": "messages[1].content"}}'
         ),
     )
 
@@ -150,7 +150,7 @@ def test_req_tools_strict_and_tool_choice() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [{"content": "Go", "role": "user"}], "model": "gpt-4o", "tool_choice": {"name": "f", "type": "function"}, "tools": [{"name": "f", "parameters": {"additionalProperties": false, "properties": {"a": {"additionalProperties": false, "properties": {"b": {"type": "string"}}, "required": ["b"], "type": "object"}}, "required": ["a"], "type": "object"}, "strict": true, "type": "function"}, {"name": "g", "parameters": {"properties": {}, "type": "object"}, "strict": false, "type": "function"}]}, "id": "req_tools_strict_and_tool_choice", "to_wire": {"messages": [{"content": "Go", "role": "user"}], "model": "gpt-4o", "tool_choice": {"name": "f", "type": "tool"}, "tools": [{"name": "f", "parameters": {"properties": {"a": {"properties": {"b": {"type": "string"}}, "required": ["b"], "type": "object"}}, "required": ["a"], "type": "object"}, "strict": true}, {"name": "g"}]}}'
+            '{"id": "req_tools_strict_and_tool_choice", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Go"}], "tools": [{"name": "f", "strict": true, "parameters": {"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "string"}}, "required": ["b"]}}, "required": ["a"]}}, {"name": "g"}], "tool_choice": {"type": "tool", "name": "f"}}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Go"}], "tools": [{"type": "function", "name": "f", "parameters": {"type": "object", "additionalProperties": false, "properties": {"a": {"type": "object", "additionalProperties": false, "properties": {"b": {"type": "string"}}, "required": ["b"]}}, "required": ["a"]}, "strict": true}, {"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}, "strict": false}], "tool_choice": {"type": "function", "name": "f"}}}'
         ),
     )
 
@@ -160,7 +160,7 @@ def test_req_tools_strict_and_tool_choice__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [{"content": "Go", "role": "user"}], "model": "gpt-4o", "tool_choice": {"name": "f", "type": "function"}, "tools": [{"name": "f", "parameters": {"additionalProperties": false, "properties": {"a": {"additionalProperties": false, "properties": {"b": {"type": "string"}}, "required": ["b"], "type": "object"}}, "required": ["a"], "type": "object"}, "strict": true, "type": "function"}, {"name": "g", "parameters": {"properties": {}, "type": "object"}, "strict": false, "type": "function"}]}, "id": "req_tools_strict_and_tool_choice", "to_wire": {"messages": [{"content": "Go", "role": "user"}], "model": "gpt-4o", "tool_choice": {"name": "f", "type": "tool"}, "tools": [{"name": "f", "parameters": {"properties": {"a": {"properties": {"b": {"type": "string"}}, "required": ["b"], "type": "object"}}, "required": ["a"], "type": "object"}, "strict": true}, {"name": "g"}]}}'
+            '{"id": "req_tools_strict_and_tool_choice", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Go"}], "tools": [{"name": "f", "strict": true, "parameters": {"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "string"}}, "required": ["b"]}}, "required": ["a"]}}, {"name": "g"}], "tool_choice": {"type": "tool", "name": "f"}}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Go"}], "tools": [{"type": "function", "name": "f", "parameters": {"type": "object", "additionalProperties": false, "properties": {"a": {"type": "object", "additionalProperties": false, "properties": {"b": {"type": "string"}}, "required": ["b"]}}, "required": ["a"]}, "strict": true}, {"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}, "strict": false}], "tool_choice": {"type": "function", "name": "f"}}}'
         ),
     )
 
@@ -170,7 +170,7 @@ def test_req_tool_choice_strings() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [{"content": "Go", "role": "user"}], "model": "gpt-4o", "tool_choice": "required", "tools": [{"name": "g", "parameters": {"properties": {}, "type": "object"}, "strict": false, "type": "function"}]}, "id": "req_tool_choice_strings", "to_wire": {"messages": [{"content": "Go", "role": "user"}], "model": "gpt-4o", "tool_choice": "required", "tools": [{"name": "g"}]}}'
+            '{"id": "req_tool_choice_strings", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Go"}], "tools": [{"name": "g"}], "tool_choice": "required"}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Go"}], "tools": [{"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}, "strict": false}], "tool_choice": "required"}}'
         ),
     )
 
@@ -180,7 +180,7 @@ def test_req_tool_choice_strings__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [{"content": "Go", "role": "user"}], "model": "gpt-4o", "tool_choice": "required", "tools": [{"name": "g", "parameters": {"properties": {}, "type": "object"}, "strict": false, "type": "function"}]}, "id": "req_tool_choice_strings", "to_wire": {"messages": [{"content": "Go", "role": "user"}], "model": "gpt-4o", "tool_choice": "required", "tools": [{"name": "g"}]}}'
+            '{"id": "req_tool_choice_strings", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Go"}], "tools": [{"name": "g"}], "tool_choice": "required"}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Go"}], "tools": [{"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}, "strict": false}], "tool_choice": "required"}}'
         ),
     )
 
@@ -190,7 +190,7 @@ def test_req_options() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [{"content": "Hi", "role": "user"}], "max_output_tokens": 100, "model": "gpt-4o", "temperature": 0.5, "top_p": 0.9}, "id": "req_options", "to_wire": {"config": {"max_tokens": 100, "temperature": 0.5, "top_k": 5, "top_p": 0.9}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_options", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"temperature": 0.5, "top_p": 0.9, "max_tokens": 100, "top_k": 5}}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Hi"}], "temperature": 0.5, "top_p": 0.9, "max_output_tokens": 100}}'
         ),
     )
 
@@ -200,7 +200,7 @@ def test_req_options__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [{"content": "Hi", "role": "user"}], "max_output_tokens": 100, "model": "gpt-4o", "temperature": 0.5, "top_p": 0.9}, "id": "req_options", "to_wire": {"config": {"max_tokens": 100, "temperature": 0.5, "top_k": 5, "top_p": 0.9}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_options", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"temperature": 0.5, "top_p": 0.9, "max_tokens": 100, "top_k": 5}}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Hi"}], "temperature": 0.5, "top_p": 0.9, "max_output_tokens": 100}}'
         ),
     )
 
@@ -210,7 +210,7 @@ def test_req_stop_sequences_dropped_with_warning() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_warning": "stop_sequences is not supported by openai_responses", "expect_wire": {"input": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "req_stop_sequences_dropped_with_warning", "to_wire": {"config": {"stop_sequences": ["END"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_stop_sequences_dropped_with_warning", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"stop_sequences": ["END"]}}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Hi"}]}, "expect_warning": "stop_sequences is not supported by openai_responses"}'
         ),
     )
 
@@ -220,7 +220,7 @@ def test_req_stop_sequences_dropped_with_warning__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_warning": "stop_sequences is not supported by openai_responses", "expect_wire": {"input": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "req_stop_sequences_dropped_with_warning", "to_wire": {"config": {"stop_sequences": ["END"]}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_stop_sequences_dropped_with_warning", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"stop_sequences": ["END"]}}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Hi"}]}, "expect_warning": "stop_sequences is not supported by openai_responses"}'
         ),
     )
 
@@ -230,7 +230,7 @@ def test_req_seed_dropped_with_warning() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_warning": "seed is not supported by openai_responses", "expect_wire": {"input": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "req_seed_dropped_with_warning", "to_wire": {"config": {"seed": 7}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_seed_dropped_with_warning", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"seed": 7}}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Hi"}]}, "expect_warning": "seed is not supported by openai_responses"}'
         ),
     )
 
@@ -240,7 +240,7 @@ def test_req_seed_dropped_with_warning__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_warning": "seed is not supported by openai_responses", "expect_wire": {"input": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "req_seed_dropped_with_warning", "to_wire": {"config": {"seed": 7}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_seed_dropped_with_warning", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"seed": 7}}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Hi"}]}, "expect_warning": "seed is not supported by openai_responses"}'
         ),
     )
 
@@ -250,7 +250,7 @@ def test_req_penalties_dropped_with_warning() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_warning": "frequency_penalty is not supported by openai_responses", "expect_wire": {"input": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "req_penalties_dropped_with_warning", "to_wire": {"config": {"frequency_penalty": 0.5}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_penalties_dropped_with_warning", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"frequency_penalty": 0.5}}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Hi"}]}, "expect_warning": "frequency_penalty is not supported by openai_responses"}'
         ),
     )
 
@@ -260,7 +260,7 @@ def test_req_penalties_dropped_with_warning__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_warning": "frequency_penalty is not supported by openai_responses", "expect_wire": {"input": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "req_penalties_dropped_with_warning", "to_wire": {"config": {"frequency_penalty": 0.5}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_penalties_dropped_with_warning", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"frequency_penalty": 0.5}}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Hi"}]}, "expect_warning": "frequency_penalty is not supported by openai_responses"}'
         ),
     )
 
@@ -270,7 +270,7 @@ def test_req_presence_penalty_dropped_with_warning() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_warning": "presence_penalty is not supported by openai_responses", "expect_wire": {"input": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "req_presence_penalty_dropped_with_warning", "to_wire": {"config": {"presence_penalty": 0.5}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_presence_penalty_dropped_with_warning", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"presence_penalty": 0.5}}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Hi"}]}, "expect_warning": "presence_penalty is not supported by openai_responses"}'
         ),
     )
 
@@ -280,7 +280,7 @@ def test_req_presence_penalty_dropped_with_warning__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_warning": "presence_penalty is not supported by openai_responses", "expect_wire": {"input": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "req_presence_penalty_dropped_with_warning", "to_wire": {"config": {"presence_penalty": 0.5}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "req_presence_penalty_dropped_with_warning", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"presence_penalty": 0.5}}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Hi"}]}, "expect_warning": "presence_penalty is not supported by openai_responses"}'
         ),
     )
 
@@ -290,7 +290,7 @@ def test_req_structured_output_text_format() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [{"content": "Data", "role": "user"}], "model": "gpt-4o", "text": {"format": {"name": "City", "schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}}, "required": ["city"], "title": "City", "type": "object"}, "strict": true, "type": "json_schema"}}}, "id": "req_structured_output_text_format", "to_wire": {"messages": [{"content": "Data", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}}, "required": ["city"], "title": "City", "type": "object"}}}'
+            '{"id": "req_structured_output_text_format", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Data"}], "response_schema": {"title": "City", "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"], "additionalProperties": false}}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Data"}], "text": {"format": {"type": "json_schema", "name": "City", "schema": {"title": "City", "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"], "additionalProperties": false}, "strict": true}}}}'
         ),
     )
 
@@ -300,7 +300,7 @@ def test_req_structured_output_text_format__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [{"content": "Data", "role": "user"}], "model": "gpt-4o", "text": {"format": {"name": "City", "schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}}, "required": ["city"], "title": "City", "type": "object"}, "strict": true, "type": "json_schema"}}}, "id": "req_structured_output_text_format", "to_wire": {"messages": [{"content": "Data", "role": "user"}], "model": "gpt-4o", "response_schema": {"additionalProperties": false, "properties": {"city": {"type": "string"}}, "required": ["city"], "title": "City", "type": "object"}}}'
+            '{"id": "req_structured_output_text_format", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Data"}], "response_schema": {"title": "City", "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"], "additionalProperties": false}}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Data"}], "text": {"format": {"type": "json_schema", "name": "City", "schema": {"title": "City", "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"], "additionalProperties": false}, "strict": true}}}}'
         ),
     )
 
@@ -310,7 +310,7 @@ def test_req_extras_pass_through() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [{"content": "Hi", "role": "user"}], "model": "o4-mini", "reasoning": {"effort": "low"}, "store": false}, "id": "req_extras_pass_through", "to_wire": {"config": {"extras": {"reasoning": {"effort": "low"}, "store": false}}, "messages": [{"content": "Hi", "role": "user"}], "model": "o4-mini"}}'
+            '{"id": "req_extras_pass_through", "to_wire": {"model": "o4-mini", "messages": [{"role": "user", "content": "Hi"}], "config": {"extras": {"store": false, "reasoning": {"effort": "low"}}}}, "expect_wire": {"model": "o4-mini", "input": [{"role": "user", "content": "Hi"}], "reasoning": {"effort": "low"}, "store": false}}'
         ),
     )
 
@@ -320,7 +320,7 @@ def test_req_extras_pass_through__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [{"content": "Hi", "role": "user"}], "model": "o4-mini", "reasoning": {"effort": "low"}, "store": false}, "id": "req_extras_pass_through", "to_wire": {"config": {"extras": {"reasoning": {"effort": "low"}, "store": false}}, "messages": [{"content": "Hi", "role": "user"}], "model": "o4-mini"}}'
+            '{"id": "req_extras_pass_through", "to_wire": {"model": "o4-mini", "messages": [{"role": "user", "content": "Hi"}], "config": {"extras": {"store": false, "reasoning": {"effort": "low"}}}}, "expect_wire": {"model": "o4-mini", "input": [{"role": "user", "content": "Hi"}], "reasoning": {"effort": "low"}, "store": false}}'
         ),
     )
 
@@ -330,7 +330,7 @@ def test_rfw_developer_and_system_items_read_as_system() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"messages": [{"content": "Be brief", "role": "system"}, {"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "gpt-4o"}, "id": "rfw_developer_and_system_items_read_as_system", "request_from_wire": {"input": [{"content": "Be brief", "role": "developer"}, {"content": [{"text": "Hi", "type": "input_text"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "rfw_developer_and_system_items_read_as_system", "request_from_wire": {"model": "gpt-4o", "input": [{"role": "developer", "content": "Be brief"}, {"role": "user", "content": [{"type": "input_text", "text": "Hi"}]}]}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "system", "content": "Be brief"}, {"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -340,7 +340,7 @@ def test_rfw_string_input_is_one_user_turn() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"messages": [{"content": "Hello", "role": "user"}], "model": "gpt-5"}, "id": "rfw_string_input_is_one_user_turn", "request_from_wire": {"input": "Hello", "model": "gpt-5"}}'
+            '{"id": "rfw_string_input_is_one_user_turn", "request_from_wire": {"model": "gpt-5", "input": "Hello"}, "expect_canonical": {"model": "gpt-5", "messages": [{"role": "user", "content": "Hello"}]}}'
         ),
     )
 
@@ -350,7 +350,7 @@ def test_rfw_string_input_after_instructions() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"config": {"max_tokens": 64}, "messages": [{"content": "Be brief.", "role": "system"}, {"content": "Hello", "role": "user"}], "model": "gpt-5"}, "id": "rfw_string_input_after_instructions", "request_from_wire": {"input": "Hello", "instructions": "Be brief.", "max_output_tokens": 64, "model": "gpt-5"}}'
+            '{"id": "rfw_string_input_after_instructions", "request_from_wire": {"model": "gpt-5", "instructions": "Be brief.", "input": "Hello", "max_output_tokens": 64}, "expect_canonical": {"model": "gpt-5", "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hello"}], "config": {"max_tokens": 64}}}'
         ),
     )
 
@@ -360,7 +360,7 @@ def test_err_rfw_string_input_empty() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "message_contains": "must be a non-empty string or a non-empty list of content blocks", "path": "input"}, "id": "err_rfw_string_input_empty", "request_from_wire": {"input": "", "model": "gpt-5"}}'
+            '{"id": "err_rfw_string_input_empty", "request_from_wire": {"model": "gpt-5", "input": ""}, "expect_error": {"category": "provider_invalid_request", "path": "input", "message_contains": "must be a non-empty string or a non-empty list of content blocks"}}'
         ),
     )
 
@@ -370,7 +370,7 @@ def test_err_rfw_input_neither_list_nor_string() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "message_contains": "expected an array or a string, got an object", "path": "input"}, "id": "err_rfw_input_neither_list_nor_string", "request_from_wire": {"input": {"content": "Hello", "role": "user"}, "model": "gpt-5"}}'
+            '{"id": "err_rfw_input_neither_list_nor_string", "request_from_wire": {"model": "gpt-5", "input": {"role": "user", "content": "Hello"}}, "expect_error": {"category": "provider_invalid_request", "path": "input", "message_contains": "expected an array or a string, got an object"}}'
         ),
     )
 
@@ -380,7 +380,7 @@ def test_rfw_function_call_items_join_the_assistant_turn() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"config": {"max_tokens": 50}, "messages": [{"content": "Sys", "role": "system"}, {"content": "Q", "role": "user"}, {"content": "Let me look.", "role": "assistant", "tool_calls": [{"arguments": {"a": 1}, "id": "c1", "name": "f"}]}, {"content": "one", "role": "tool", "tool_call_id": "c1"}, {"content": null, "role": "assistant", "tool_calls": [{"arguments": {}, "id": "c2", "name": "f"}]}, {"content": "two", "role": "tool", "tool_call_id": "c2"}], "model": "gpt-4o"}, "id": "rfw_function_call_items_join_the_assistant_turn", "request_from_wire": {"input": [{"content": "Q", "role": "user", "type": "message"}, {"content": "Let me look.", "role": "assistant"}, {"arguments": "{\\"a\\":1}", "call_id": "c1", "id": "fc_1", "name": "f", "status": "completed", "type": "function_call"}, {"call_id": "c1", "output": "one", "type": "function_call_output"}, {"arguments": "{}", "call_id": "c2", "name": "f", "type": "function_call"}, {"call_id": "c2", "output": "two", "type": "function_call_output"}], "instructions": "Sys", "max_output_tokens": 50, "model": "gpt-4o"}}'
+            '{"id": "rfw_function_call_items_join_the_assistant_turn", "request_from_wire": {"model": "gpt-4o", "instructions": "Sys", "input": [{"type": "message", "role": "user", "content": "Q"}, {"role": "assistant", "content": "Let me look."}, {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{\\"a\\":1}", "id": "fc_1", "status": "completed"}, {"type": "function_call_output", "call_id": "c1", "output": "one"}, {"type": "function_call", "call_id": "c2", "name": "f", "arguments": "{}"}, {"type": "function_call_output", "call_id": "c2", "output": "two"}], "max_output_tokens": 50}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "system", "content": "Sys"}, {"role": "user", "content": "Q"}, {"role": "assistant", "content": "Let me look.", "tool_calls": [{"id": "c1", "name": "f", "arguments": {"a": 1}}]}, {"role": "tool", "tool_call_id": "c1", "content": "one"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c2", "name": "f", "arguments": {}}]}, {"role": "tool", "tool_call_id": "c2", "content": "two"}], "config": {"max_tokens": 50}}}'
         ),
     )
 
@@ -390,17 +390,17 @@ def test_rfw_assistant_output_items_resent() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"messages": [{"content": "Q", "role": "user"}, {"content": [{"text": "One. ", "type": "text"}, {"text": "Two.", "type": "text"}], "role": "assistant"}, {"content": "More", "role": "user"}], "model": "gpt-4o"}, "id": "rfw_assistant_output_items_resent", "request_from_wire": {"input": [{"content": "Q", "role": "user"}, {"content": [{"annotations": [], "logprobs": [], "text": "One. ", "type": "output_text"}, {"annotations": [], "text": "Two.", "type": "output_text"}], "id": "msg_1", "role": "assistant", "status": "completed", "type": "message"}, {"content": "More", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "rfw_assistant_output_items_resent", "request_from_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Q"}, {"type": "message", "id": "msg_1", "status": "completed", "role": "assistant", "content": [{"type": "output_text", "text": "One. ", "annotations": [], "logprobs": []}, {"type": "output_text", "text": "Two.", "annotations": []}]}, {"role": "user", "content": "More"}]}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Q"}, {"role": "assistant", "content": [{"type": "text", "text": "One. "}, {"type": "text", "text": "Two."}]}, {"role": "user", "content": "More"}]}}'
         ),
     )
 
 
-def test_err_rfw_assistant_input_text_part() -> None:
-    """assistant.text_part: input_text on an assistant input message is refused, as the API refuses it (api)"""
+def test_rfw_assistant_input_text_part_carried() -> None:
+    """request.unknown_parts carry: input_text on an assistant input message has no row; it is carried back to this wire as it came (the API decides on it)"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "message_contains": "output_text", "path": "input[1].content[0].type"}, "id": "err_rfw_assistant_input_text_part", "request_from_wire": {"input": [{"content": "Q", "role": "user"}, {"content": [{"text": "A", "type": "input_text"}], "role": "assistant"}], "model": "gpt-4o"}}'
+            '{"id": "rfw_assistant_input_text_part_carried", "request_from_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Q"}, {"role": "assistant", "content": [{"type": "input_text", "text": "A"}, {"type": "output_text", "text": "B"}]}]}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Q"}, {"role": "assistant", "content": [{"type": "text", "text": "B"}]}]}}'
         ),
     )
 
@@ -410,7 +410,7 @@ def test_rfw_text_format_read_as_response_schema() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"messages": [{"content": "D", "role": "user"}], "model": "gpt-4o", "response_schema": {"type": "object"}, "tool_choice": {"name": "g", "type": "tool"}, "tools": [{"name": "g", "parameters": {"properties": {}, "type": "object"}, "strict": false}]}, "id": "rfw_text_format_read_as_response_schema", "request_from_wire": {"input": [{"content": "D", "role": "user"}], "model": "gpt-4o", "text": {"format": {"name": "s", "schema": {"type": "object"}, "strict": false, "type": "json_schema"}}, "tool_choice": {"name": "g", "type": "function"}, "tools": [{"name": "g", "parameters": {"properties": {}, "type": "object"}, "strict": false, "type": "function"}]}}'
+            '{"id": "rfw_text_format_read_as_response_schema", "request_from_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "D"}], "tools": [{"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}, "strict": false}], "tool_choice": {"type": "function", "name": "g"}, "text": {"format": {"type": "json_schema", "name": "s", "schema": {"type": "object"}, "strict": false}}}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "user", "content": "D"}], "tools": [{"name": "g", "parameters": {"type": "object", "properties": {}}, "strict": false}], "tool_choice": {"type": "tool", "name": "g"}, "response_schema": {"type": "object"}}}'
         ),
     )
 
@@ -420,7 +420,7 @@ def test_err_rfw_text_verbosity_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "text.verbosity"}, "id": "err_rfw_text_verbosity_rejected", "request_from_wire": {"input": [{"content": "D", "role": "user"}], "model": "gpt-4o", "text": {"format": {"name": "s", "schema": {"type": "object"}, "strict": false, "type": "json_schema"}, "verbosity": "low"}}}'
+            '{"id": "err_rfw_text_verbosity_rejected", "request_from_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "D"}], "text": {"format": {"type": "json_schema", "name": "s", "schema": {"type": "object"}, "strict": false}, "verbosity": "low"}}, "expect_error": {"category": "provider_invalid_request", "path": "text.verbosity"}}'
         ),
     )
 
@@ -430,7 +430,7 @@ def test_err_rfw_unknown_item() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "message_contains": "type function_call", "path": "input[0].role"}, "id": "err_rfw_unknown_item", "request_from_wire": {"input": [{"id": "ws_1", "status": "completed", "type": "web_search_call"}], "model": "gpt-4o"}}'
+            '{"id": "err_rfw_unknown_item", "request_from_wire": {"model": "gpt-4o", "input": [{"type": "web_search_call", "id": "ws_1", "status": "completed"}]}, "expect_error": {"category": "provider_invalid_request", "path": "input[0].role", "message_contains": "type function_call"}}'
         ),
     )
 
@@ -440,7 +440,7 @@ def test_rfw_reasoning_item_joins_the_turn_that_follows() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"messages": [{"content": "Q", "role": "user"}, {"content": [{"origin": "openai", "signature": "{\\"encrypted_content\\":\\"gAAA\\",\\"id\\":\\"rs_1\\",\\"summary\\":[{\\"text\\":\\"Plan\\",\\"type\\":\\"summary_text\\"},{\\"text\\":\\"Act\\",\\"type\\":\\"summary_text\\"}],\\"type\\":\\"reasoning\\"}", "text": "Plan\\n\\nAct", "type": "thinking"}], "role": "assistant", "tool_calls": [{"arguments": {}, "id": "c1", "name": "f"}]}, {"content": "ok", "role": "tool", "tool_call_id": "c1"}, {"content": [{"origin": "openai", "signature": "{\\"id\\":\\"rs_2\\",\\"summary\\":[],\\"type\\":\\"reasoning\\"}", "text": "", "type": "thinking"}, {"text": "Done.", "type": "text"}], "role": "assistant"}, {"content": "Thanks", "role": "user"}], "model": "o4-mini"}, "id": "rfw_reasoning_item_joins_the_turn_that_follows", "request_from_wire": {"input": [{"content": "Q", "role": "user"}, {"encrypted_content": "gAAA", "id": "rs_1", "summary": [{"text": "Plan", "type": "summary_text"}, {"text": "Act", "type": "summary_text"}], "type": "reasoning"}, {"arguments": "{}", "call_id": "c1", "name": "f", "type": "function_call"}, {"call_id": "c1", "output": "ok", "type": "function_call_output"}, {"id": "rs_2", "summary": [], "type": "reasoning"}, {"content": "Done.", "role": "assistant"}, {"content": "Thanks", "role": "user"}], "model": "o4-mini"}}'
+            '{"id": "rfw_reasoning_item_joins_the_turn_that_follows", "request_from_wire": {"model": "o4-mini", "input": [{"role": "user", "content": "Q"}, {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Plan"}, {"type": "summary_text", "text": "Act"}], "encrypted_content": "gAAA"}, {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}, {"type": "function_call_output", "call_id": "c1", "output": "ok"}, {"type": "reasoning", "id": "rs_2", "summary": []}, {"role": "assistant", "content": "Done."}, {"role": "user", "content": "Thanks"}]}, "expect_canonical": {"model": "o4-mini", "messages": [{"role": "user", "content": "Q"}, {"role": "assistant", "content": [{"type": "thinking", "text": "Plan\\n\\nAct", "signature": "{\\"encrypted_content\\":\\"gAAA\\",\\"id\\":\\"rs_1\\",\\"summary\\":[{\\"text\\":\\"Plan\\",\\"type\\":\\"summary_text\\"},{\\"text\\":\\"Act\\",\\"type\\":\\"summary_text\\"}],\\"type\\":\\"reasoning\\"}", "origin": "openai"}], "tool_calls": [{"id": "c1", "name": "f", "arguments": {}}]}, {"role": "tool", "tool_call_id": "c1", "content": "ok"}, {"role": "assistant", "content": [{"type": "thinking", "text": "", "signature": "{\\"id\\":\\"rs_2\\",\\"summary\\":[],\\"type\\":\\"reasoning\\"}", "origin": "openai"}, {"type": "text", "text": "Done."}]}, {"role": "user", "content": "Thanks"}]}}'
         ),
     )
 
@@ -450,7 +450,7 @@ def test_err_rfw_reasoning_item_without_its_turn() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "message_contains": "reasoning item", "path": "input[2]"}, "id": "err_rfw_reasoning_item_without_its_turn", "request_from_wire": {"input": [{"content": "Q", "role": "user"}, {"id": "rs_1", "summary": [], "type": "reasoning"}, {"content": "Q2", "role": "user"}], "model": "o4-mini"}}'
+            '{"id": "err_rfw_reasoning_item_without_its_turn", "request_from_wire": {"model": "o4-mini", "input": [{"role": "user", "content": "Q"}, {"type": "reasoning", "id": "rs_1", "summary": []}, {"role": "user", "content": "Q2"}]}, "expect_error": {"category": "provider_invalid_request", "path": "input[2]", "message_contains": "reasoning item"}}'
         ),
     )
 
@@ -460,7 +460,7 @@ def test_resp_text() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Hello!", "role": "assistant"}, "usage": {"cache_creation_tokens": 0, "cached_tokens": 2, "completion_tokens": 2, "prompt_tokens": 10, "total_tokens": 12}}, "from_wire": {"created_at": 1700000020, "error": null, "id": "resp_1", "incomplete_details": null, "model": "gpt-4o-mini", "object": "response", "output": [{"content": [{"annotations": [], "text": "Hello!", "type": "output_text"}], "id": "msg_001", "role": "assistant", "status": "completed", "type": "message"}], "parallel_tool_calls": true, "status": "completed", "tool_choice": "auto", "tools": [], "usage": {"input_tokens": 10, "input_tokens_details": {"cache_write_tokens": 0, "cached_tokens": 2}, "output_tokens": 2, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 12}}, "id": "resp_text"}'
+            '{"id": "resp_text", "from_wire": {"id": "resp_1", "object": "response", "created_at": 1700000020, "status": "completed", "error": null, "incomplete_details": null, "model": "gpt-4o-mini", "output": [{"type": "message", "id": "msg_001", "status": "completed", "role": "assistant", "content": [{"type": "output_text", "text": "Hello!", "annotations": []}]}], "parallel_tool_calls": true, "tool_choice": "auto", "tools": [], "usage": {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 2, "cache_write_tokens": 0}, "output_tokens": 2, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 12}}, "expect_canonical": {"message": {"role": "assistant", "content": "Hello!"}, "finish_reason": "stop", "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12, "cached_tokens": 2, "cache_creation_tokens": 0}}}'
         ),
     )
 
@@ -470,7 +470,7 @@ def test_resp_text__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "Hello!", "role": "assistant"}, "usage": {"cache_creation_tokens": 0, "cached_tokens": 2, "completion_tokens": 2, "prompt_tokens": 10, "total_tokens": 12}}, "from_wire": {"created_at": 1700000020, "error": null, "id": "resp_1", "incomplete_details": null, "model": "gpt-4o-mini", "object": "response", "output": [{"content": [{"annotations": [], "text": "Hello!", "type": "output_text"}], "id": "msg_001", "role": "assistant", "status": "completed", "type": "message"}], "parallel_tool_calls": true, "status": "completed", "tool_choice": "auto", "tools": [], "usage": {"input_tokens": 10, "input_tokens_details": {"cache_write_tokens": 0, "cached_tokens": 2}, "output_tokens": 2, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 12}}, "id": "resp_text"}'
+            '{"id": "resp_text", "from_wire": {"id": "resp_1", "object": "response", "created_at": 1700000020, "status": "completed", "error": null, "incomplete_details": null, "model": "gpt-4o-mini", "output": [{"type": "message", "id": "msg_001", "status": "completed", "role": "assistant", "content": [{"type": "output_text", "text": "Hello!", "annotations": []}]}], "parallel_tool_calls": true, "tool_choice": "auto", "tools": [], "usage": {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 2, "cache_write_tokens": 0}, "output_tokens": 2, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 12}}, "expect_canonical": {"message": {"role": "assistant", "content": "Hello!"}, "finish_reason": "stop", "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12, "cached_tokens": 2, "cache_creation_tokens": 0}}}'
         ),
     )
 
@@ -480,7 +480,7 @@ def test_resp_function_calls_completed_is_tool_calls() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "tool_calls", "message": {"content": [{"origin": "openai", "signature": "{\\"encrypted_content\\":\\"gAAAA\\",\\"id\\":\\"rs_1\\",\\"summary\\":[],\\"type\\":\\"reasoning\\"}", "text": "", "type": "thinking"}], "role": "assistant", "tool_calls": [{"arguments": {"city": "Paris"}, "id": "call_1", "name": "get_weather"}]}, "usage": {"cache_creation_tokens": 0, "cached_tokens": 0, "completion_tokens": 18, "prompt_tokens": 25, "total_tokens": 43}}, "from_wire": {"created_at": 1700000021, "id": "resp_2", "model": "o4-mini", "object": "response", "output": [{"encrypted_content": "gAAAA", "id": "rs_1", "summary": [], "type": "reasoning"}, {"arguments": "{\\"city\\":\\"Paris\\"}", "call_id": "call_1", "id": "fc_1", "name": "get_weather", "status": "completed", "type": "function_call"}], "parallel_tool_calls": true, "status": "completed", "tool_choice": "auto", "tools": [], "usage": {"input_tokens": 25, "input_tokens_details": {"cache_write_tokens": 0, "cached_tokens": 0}, "output_tokens": 18, "output_tokens_details": {"reasoning_tokens": 10}, "total_tokens": 43}}, "id": "resp_function_calls_completed_is_tool_calls", "lossy": "the function_call id/status live only in raw"}'
+            '{"id": "resp_function_calls_completed_is_tool_calls", "lossy": "the function_call id/status live only in raw", "from_wire": {"id": "resp_2", "object": "response", "created_at": 1700000021, "status": "completed", "model": "o4-mini", "output": [{"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAAA"}, {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\"}", "status": "completed"}], "parallel_tool_calls": true, "tool_choice": "auto", "tools": [], "usage": {"input_tokens": 25, "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0}, "output_tokens": 18, "output_tokens_details": {"reasoning_tokens": 10}, "total_tokens": 43}}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "thinking", "text": "", "signature": "{\\"encrypted_content\\":\\"gAAAA\\",\\"id\\":\\"rs_1\\",\\"summary\\":[],\\"type\\":\\"reasoning\\"}", "origin": "openai"}], "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}]}, "finish_reason": "tool_calls", "usage": {"prompt_tokens": 25, "completion_tokens": 18, "total_tokens": 43, "cached_tokens": 0, "cache_creation_tokens": 0}}}'
         ),
     )
 
@@ -490,7 +490,7 @@ def test_resp_reasoning_summary_then_text() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "openai", "signature": "{\\"encrypted_content\\":\\"enc\\",\\"id\\":\\"rs_9\\",\\"summary\\":[{\\"text\\":\\"A\\",\\"type\\":\\"summary_text\\"},{\\"text\\":\\"B\\",\\"type\\":\\"summary_text\\"}],\\"type\\":\\"reasoning\\"}", "text": "A\\n\\nB", "type": "thinking"}, {"text": "Hi", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"created_at": 1, "error": null, "id": "resp_r", "incomplete_details": null, "model": "o4-mini", "object": "response", "output": [{"encrypted_content": "enc", "id": "rs_9", "summary": [{"text": "A", "type": "summary_text"}, {"text": "B", "type": "summary_text"}], "type": "reasoning"}, {"content": [{"annotations": [], "text": "Hi", "type": "output_text"}], "id": "msg_9", "role": "assistant", "status": "completed", "type": "message"}], "parallel_tool_calls": true, "status": "completed", "tool_choice": "auto", "tools": []}, "id": "resp_reasoning_summary_then_text"}'
+            '{"id": "resp_reasoning_summary_then_text", "from_wire": {"id": "resp_r", "object": "response", "created_at": 1, "status": "completed", "error": null, "incomplete_details": null, "model": "o4-mini", "output": [{"type": "reasoning", "id": "rs_9", "summary": [{"type": "summary_text", "text": "A"}, {"type": "summary_text", "text": "B"}], "encrypted_content": "enc"}, {"type": "message", "id": "msg_9", "status": "completed", "role": "assistant", "content": [{"type": "output_text", "text": "Hi", "annotations": []}]}], "parallel_tool_calls": true, "tool_choice": "auto", "tools": []}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "thinking", "text": "A\\n\\nB", "signature": "{\\"encrypted_content\\":\\"enc\\",\\"id\\":\\"rs_9\\",\\"summary\\":[{\\"text\\":\\"A\\",\\"type\\":\\"summary_text\\"},{\\"text\\":\\"B\\",\\"type\\":\\"summary_text\\"}],\\"type\\":\\"reasoning\\"}", "origin": "openai"}, {"type": "text", "text": "Hi"}]}, "finish_reason": "stop", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
         ),
     )
 
@@ -500,7 +500,7 @@ def test_resp_reasoning_summary_then_text__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "openai", "signature": "{\\"encrypted_content\\":\\"enc\\",\\"id\\":\\"rs_9\\",\\"summary\\":[{\\"text\\":\\"A\\",\\"type\\":\\"summary_text\\"},{\\"text\\":\\"B\\",\\"type\\":\\"summary_text\\"}],\\"type\\":\\"reasoning\\"}", "text": "A\\n\\nB", "type": "thinking"}, {"text": "Hi", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"created_at": 1, "error": null, "id": "resp_r", "incomplete_details": null, "model": "o4-mini", "object": "response", "output": [{"encrypted_content": "enc", "id": "rs_9", "summary": [{"text": "A", "type": "summary_text"}, {"text": "B", "type": "summary_text"}], "type": "reasoning"}, {"content": [{"annotations": [], "text": "Hi", "type": "output_text"}], "id": "msg_9", "role": "assistant", "status": "completed", "type": "message"}], "parallel_tool_calls": true, "status": "completed", "tool_choice": "auto", "tools": []}, "id": "resp_reasoning_summary_then_text"}'
+            '{"id": "resp_reasoning_summary_then_text", "from_wire": {"id": "resp_r", "object": "response", "created_at": 1, "status": "completed", "error": null, "incomplete_details": null, "model": "o4-mini", "output": [{"type": "reasoning", "id": "rs_9", "summary": [{"type": "summary_text", "text": "A"}, {"type": "summary_text", "text": "B"}], "encrypted_content": "enc"}, {"type": "message", "id": "msg_9", "status": "completed", "role": "assistant", "content": [{"type": "output_text", "text": "Hi", "annotations": []}]}], "parallel_tool_calls": true, "tool_choice": "auto", "tools": []}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "thinking", "text": "A\\n\\nB", "signature": "{\\"encrypted_content\\":\\"enc\\",\\"id\\":\\"rs_9\\",\\"summary\\":[{\\"text\\":\\"A\\",\\"type\\":\\"summary_text\\"},{\\"text\\":\\"B\\",\\"type\\":\\"summary_text\\"}],\\"type\\":\\"reasoning\\"}", "origin": "openai"}, {"type": "text", "text": "Hi"}]}, "finish_reason": "stop", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
         ),
     )
 
@@ -510,7 +510,7 @@ def test_resp_text_and_refusal_parts() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"text": "A", "type": "text"}, {"text": "B", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"created_at": 1, "id": "resp_3", "model": "gpt-4o", "object": "response", "output": [{"content": [{"annotations": [], "text": "A", "type": "output_text"}, {"annotations": [], "text": "B", "type": "output_text"}, {"refusal": "no", "type": "refusal"}], "id": "msg_3", "role": "assistant", "status": "completed", "type": "message"}], "parallel_tool_calls": true, "status": "completed", "tool_choice": "auto", "tools": []}, "id": "resp_text_and_refusal_parts", "lossy": "the refusal part lives only in raw"}'
+            '{"id": "resp_text_and_refusal_parts", "lossy": "the refusal part lives only in raw", "from_wire": {"id": "resp_3", "object": "response", "created_at": 1, "status": "completed", "model": "gpt-4o", "output": [{"type": "message", "id": "msg_3", "status": "completed", "role": "assistant", "content": [{"type": "output_text", "text": "A", "annotations": []}, {"type": "output_text", "text": "B", "annotations": []}, {"type": "refusal", "refusal": "no"}]}], "parallel_tool_calls": true, "tool_choice": "auto", "tools": []}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "text", "text": "A"}, {"type": "text", "text": "B"}]}, "finish_reason": "stop", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
         ),
     )
 
@@ -520,7 +520,7 @@ def test_resp_incomplete_max_output_tokens_is_length() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "length", "message": {"content": "Trunc", "role": "assistant"}, "usage": {"cache_creation_tokens": 0, "cached_tokens": 0, "completion_tokens": 16, "prompt_tokens": 5, "total_tokens": 21}}, "from_wire": {"created_at": 1, "error": null, "id": "resp_4", "incomplete_details": {"reason": "max_output_tokens"}, "model": "gpt-4o", "object": "response", "output": [{"content": [{"annotations": [], "text": "Trunc", "type": "output_text"}], "id": "msg_4", "role": "assistant", "status": "completed", "type": "message"}], "parallel_tool_calls": true, "status": "incomplete", "tool_choice": "auto", "tools": [], "usage": {"input_tokens": 5, "input_tokens_details": {"cache_write_tokens": 0, "cached_tokens": 0}, "output_tokens": 16, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 21}}, "id": "resp_incomplete_max_output_tokens_is_length"}'
+            '{"id": "resp_incomplete_max_output_tokens_is_length", "from_wire": {"id": "resp_4", "object": "response", "created_at": 1, "status": "incomplete", "error": null, "incomplete_details": {"reason": "max_output_tokens"}, "model": "gpt-4o", "output": [{"type": "message", "id": "msg_4", "status": "completed", "role": "assistant", "content": [{"type": "output_text", "text": "Trunc", "annotations": []}]}], "parallel_tool_calls": true, "tool_choice": "auto", "tools": [], "usage": {"input_tokens": 5, "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0}, "output_tokens": 16, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 21}}, "expect_canonical": {"message": {"role": "assistant", "content": "Trunc"}, "finish_reason": "length", "usage": {"prompt_tokens": 5, "completion_tokens": 16, "total_tokens": 21, "cached_tokens": 0, "cache_creation_tokens": 0}}}'
         ),
     )
 
@@ -530,7 +530,7 @@ def test_resp_incomplete_max_output_tokens_is_length__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "length", "message": {"content": "Trunc", "role": "assistant"}, "usage": {"cache_creation_tokens": 0, "cached_tokens": 0, "completion_tokens": 16, "prompt_tokens": 5, "total_tokens": 21}}, "from_wire": {"created_at": 1, "error": null, "id": "resp_4", "incomplete_details": {"reason": "max_output_tokens"}, "model": "gpt-4o", "object": "response", "output": [{"content": [{"annotations": [], "text": "Trunc", "type": "output_text"}], "id": "msg_4", "role": "assistant", "status": "completed", "type": "message"}], "parallel_tool_calls": true, "status": "incomplete", "tool_choice": "auto", "tools": [], "usage": {"input_tokens": 5, "input_tokens_details": {"cache_write_tokens": 0, "cached_tokens": 0}, "output_tokens": 16, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 21}}, "id": "resp_incomplete_max_output_tokens_is_length"}'
+            '{"id": "resp_incomplete_max_output_tokens_is_length", "from_wire": {"id": "resp_4", "object": "response", "created_at": 1, "status": "incomplete", "error": null, "incomplete_details": {"reason": "max_output_tokens"}, "model": "gpt-4o", "output": [{"type": "message", "id": "msg_4", "status": "completed", "role": "assistant", "content": [{"type": "output_text", "text": "Trunc", "annotations": []}]}], "parallel_tool_calls": true, "tool_choice": "auto", "tools": [], "usage": {"input_tokens": 5, "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0}, "output_tokens": 16, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 21}}, "expect_canonical": {"message": {"role": "assistant", "content": "Trunc"}, "finish_reason": "length", "usage": {"prompt_tokens": 5, "completion_tokens": 16, "total_tokens": 21, "cached_tokens": 0, "cache_creation_tokens": 0}}}'
         ),
     )
 
@@ -540,7 +540,7 @@ def test_resp_incomplete_content_filter() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "content_filter", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"created_at": 1, "error": null, "id": "resp_5", "incomplete_details": {"reason": "content_filter"}, "model": "gpt-4o", "object": "response", "output": [], "parallel_tool_calls": true, "status": "incomplete", "tool_choice": "auto", "tools": []}, "id": "resp_incomplete_content_filter"}'
+            '{"id": "resp_incomplete_content_filter", "from_wire": {"id": "resp_5", "object": "response", "created_at": 1, "status": "incomplete", "error": null, "incomplete_details": {"reason": "content_filter"}, "model": "gpt-4o", "output": [], "parallel_tool_calls": true, "tool_choice": "auto", "tools": []}, "expect_canonical": {"message": {"role": "assistant", "content": null}, "finish_reason": "content_filter", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
         ),
     )
 
@@ -550,7 +550,7 @@ def test_resp_incomplete_content_filter__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "content_filter", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"created_at": 1, "error": null, "id": "resp_5", "incomplete_details": {"reason": "content_filter"}, "model": "gpt-4o", "object": "response", "output": [], "parallel_tool_calls": true, "status": "incomplete", "tool_choice": "auto", "tools": []}, "id": "resp_incomplete_content_filter"}'
+            '{"id": "resp_incomplete_content_filter", "from_wire": {"id": "resp_5", "object": "response", "created_at": 1, "status": "incomplete", "error": null, "incomplete_details": {"reason": "content_filter"}, "model": "gpt-4o", "output": [], "parallel_tool_calls": true, "tool_choice": "auto", "tools": []}, "expect_canonical": {"message": {"role": "assistant", "content": null}, "finish_reason": "content_filter", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
         ),
     )
 
@@ -560,7 +560,7 @@ def test_resp_failed_is_error() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "error", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": null, "id": "c1", "name": "f"}]}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"created_at": 1, "error": {"code": "server_error", "message": "boom"}, "id": "resp_6", "model": "gpt-4o", "object": "response", "output": [{"arguments": "{not json", "call_id": "c1", "name": "f", "type": "function_call"}], "parallel_tool_calls": true, "status": "failed", "tool_choice": "auto", "tools": []}, "id": "resp_failed_is_error", "lossy": "arguments that are not JSON cannot be written back"}'
+            '{"id": "resp_failed_is_error", "lossy": "arguments that are not JSON cannot be written back", "from_wire": {"id": "resp_6", "object": "response", "created_at": 1, "status": "failed", "error": {"code": "server_error", "message": "boom"}, "model": "gpt-4o", "output": [{"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{not json"}], "parallel_tool_calls": true, "tool_choice": "auto", "tools": []}, "expect_canonical": {"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "name": "f", "arguments": null}]}, "finish_reason": "error", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
         ),
     )
 
@@ -570,7 +570,7 @@ def test_resp_status_unknown_is_error() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "error", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"created_at": 1, "id": "resp_7", "model": "gpt-4o", "object": "response", "output": [], "parallel_tool_calls": true, "status": "in_progress", "tool_choice": "auto", "tools": []}, "id": "resp_status_unknown_is_error", "lossy": "in_progress is written back as failed"}'
+            '{"id": "resp_status_unknown_is_error", "lossy": "in_progress is written back as failed", "from_wire": {"id": "resp_7", "object": "response", "created_at": 1, "status": "in_progress", "model": "gpt-4o", "output": [], "parallel_tool_calls": true, "tool_choice": "auto", "tools": []}, "expect_canonical": {"message": {"role": "assistant", "content": null}, "finish_reason": "error", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
         ),
     )
 
@@ -580,7 +580,7 @@ def test_err_resp_bad_arguments() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_response", "path": "output[0].arguments"}, "from_wire": {"id": "r", "object": "response", "output": [{"arguments": "[1]", "call_id": "c1", "name": "f", "type": "function_call"}], "status": "completed"}, "id": "err_resp_bad_arguments"}'
+            '{"id": "err_resp_bad_arguments", "from_wire": {"id": "r", "object": "response", "status": "completed", "output": [{"type": "function_call", "call_id": "c1", "name": "f", "arguments": "[1]"}]}, "expect_error": {"category": "provider_invalid_response", "path": "output[0].arguments"}}'
         ),
     )
 
@@ -590,7 +590,7 @@ def test_err_resp_output_missing() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_response", "path": "output"}, "from_wire": {"id": "r", "object": "response", "status": "completed"}, "id": "err_resp_output_missing"}'
+            '{"id": "err_resp_output_missing", "from_wire": {"id": "r", "object": "response", "status": "completed"}, "expect_error": {"category": "provider_invalid_response", "path": "output"}}'
         ),
     )
 
@@ -600,7 +600,7 @@ def test_err_resp_unknown_part() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_response", "message_contains": "output_text", "path": "output[0].content[0].type"}, "from_wire": {"id": "r", "object": "response", "output": [{"content": [{"data": "x", "type": "output_audio"}], "role": "assistant", "type": "message"}], "status": "completed"}, "id": "err_resp_unknown_part"}'
+            '{"id": "err_resp_unknown_part", "from_wire": {"id": "r", "object": "response", "status": "completed", "output": [{"type": "message", "role": "assistant", "content": [{"type": "output_audio", "data": "x"}]}]}, "expect_error": {"category": "provider_invalid_response", "path": "output[0].content[0].type", "message_contains": "output_text"}}'
         ),
     )
 
@@ -610,7 +610,7 @@ def test_resp_structured_output_parsed() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "{\\"city\\":\\"Paris\\"}", "role": "assistant"}, "parsed": {"city": "Paris"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"created_at": 1, "error": null, "id": "resp_8", "incomplete_details": null, "model": "gpt-4o-mini", "object": "response", "output": [{"content": [{"annotations": [], "text": "{\\"city\\":\\"Paris\\"}", "type": "output_text"}], "id": "msg_8", "role": "assistant", "status": "completed", "type": "message"}], "parallel_tool_calls": true, "status": "completed", "tool_choice": "auto", "tools": []}, "id": "resp_structured_output_parsed", "response_schema": {"properties": {"city": {"type": "string"}}, "type": "object"}}'
+            '{"id": "resp_structured_output_parsed", "response_schema": {"type": "object", "properties": {"city": {"type": "string"}}}, "from_wire": {"id": "resp_8", "object": "response", "created_at": 1, "status": "completed", "error": null, "incomplete_details": null, "model": "gpt-4o-mini", "output": [{"type": "message", "id": "msg_8", "status": "completed", "role": "assistant", "content": [{"type": "output_text", "text": "{\\"city\\":\\"Paris\\"}", "annotations": []}]}], "parallel_tool_calls": true, "tool_choice": "auto", "tools": []}, "expect_canonical": {"message": {"role": "assistant", "content": "{\\"city\\":\\"Paris\\"}"}, "finish_reason": "stop", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}, "parsed": {"city": "Paris"}}}'
         ),
     )
 
@@ -620,7 +620,7 @@ def test_resp_structured_output_parsed__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "{\\"city\\":\\"Paris\\"}", "role": "assistant"}, "parsed": {"city": "Paris"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"created_at": 1, "error": null, "id": "resp_8", "incomplete_details": null, "model": "gpt-4o-mini", "object": "response", "output": [{"content": [{"annotations": [], "text": "{\\"city\\":\\"Paris\\"}", "type": "output_text"}], "id": "msg_8", "role": "assistant", "status": "completed", "type": "message"}], "parallel_tool_calls": true, "status": "completed", "tool_choice": "auto", "tools": []}, "id": "resp_structured_output_parsed", "response_schema": {"properties": {"city": {"type": "string"}}, "type": "object"}}'
+            '{"id": "resp_structured_output_parsed", "response_schema": {"type": "object", "properties": {"city": {"type": "string"}}}, "from_wire": {"id": "resp_8", "object": "response", "created_at": 1, "status": "completed", "error": null, "incomplete_details": null, "model": "gpt-4o-mini", "output": [{"type": "message", "id": "msg_8", "status": "completed", "role": "assistant", "content": [{"type": "output_text", "text": "{\\"city\\":\\"Paris\\"}", "annotations": []}]}], "parallel_tool_calls": true, "tool_choice": "auto", "tools": []}, "expect_canonical": {"message": {"role": "assistant", "content": "{\\"city\\":\\"Paris\\"}"}, "finish_reason": "stop", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}, "parsed": {"city": "Paris"}}}'
         ),
     )
 
@@ -630,7 +630,7 @@ def test_rtw_tool_calls_and_length() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"created_at": 0, "error": null, "id": "resp_wiremap", "incomplete_details": null, "model": "unknown", "object": "response", "output": [{"content": [{"annotations": [], "text": "Sure.", "type": "output_text"}], "id": "msg_wiremap", "role": "assistant", "status": "completed", "type": "message"}, {"arguments": "{\\"x\\":1}", "call_id": "call_9", "name": "f", "type": "function_call"}], "parallel_tool_calls": true, "status": "completed", "tool_choice": "auto", "tools": [], "usage": {"input_tokens": 3, "input_tokens_details": {"cache_write_tokens": 0, "cached_tokens": 0}, "output_tokens": 4, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 7}}, "id": "rtw_tool_calls_and_length", "response_to_wire": {"finish_reason": "tool_calls", "message": {"content": "Sure.", "role": "assistant", "tool_calls": [{"arguments": {"x": 1}, "id": "call_9", "name": "f"}]}, "usage": {"completion_tokens": 4, "prompt_tokens": 3, "total_tokens": 7}}}'
+            '{"id": "rtw_tool_calls_and_length", "response_to_wire": {"message": {"role": "assistant", "content": "Sure.", "tool_calls": [{"id": "call_9", "name": "f", "arguments": {"x": 1}}]}, "finish_reason": "tool_calls", "usage": {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}}, "expect_wire": {"id": "resp_wiremap", "object": "response", "created_at": 0, "status": "completed", "error": null, "incomplete_details": null, "model": "unknown", "output": [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Sure.", "annotations": []}], "id": "msg_wiremap", "status": "completed"}, {"type": "function_call", "call_id": "call_9", "name": "f", "arguments": "{\\"x\\":1}"}], "parallel_tool_calls": true, "tool_choice": "auto", "tools": [], "usage": {"input_tokens": 3, "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0}, "output_tokens": 4, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 7}}}'
         ),
     )
 
@@ -640,7 +640,7 @@ def test_rtw_length_writes_incomplete_details() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"created_at": 0, "error": null, "id": "resp_wiremap", "incomplete_details": {"reason": "max_output_tokens"}, "model": "unknown", "object": "response", "output": [{"content": [{"annotations": [], "text": "Tr", "type": "output_text"}], "id": "msg_wiremap", "role": "assistant", "status": "completed", "type": "message"}], "parallel_tool_calls": true, "status": "incomplete", "tool_choice": "auto", "tools": []}, "id": "rtw_length_writes_incomplete_details", "response_to_wire": {"finish_reason": "length", "message": {"content": "Tr", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}}'
+            '{"id": "rtw_length_writes_incomplete_details", "response_to_wire": {"message": {"role": "assistant", "content": "Tr"}, "finish_reason": "length", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}, "expect_wire": {"id": "resp_wiremap", "object": "response", "created_at": 0, "status": "incomplete", "error": null, "incomplete_details": {"reason": "max_output_tokens"}, "model": "unknown", "output": [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Tr", "annotations": []}], "id": "msg_wiremap", "status": "completed"}], "parallel_tool_calls": true, "tool_choice": "auto", "tools": []}}'
         ),
     )
 
@@ -650,7 +650,7 @@ def test_rtw_content_filter() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"created_at": 0, "error": null, "id": "resp_wiremap", "incomplete_details": {"reason": "content_filter"}, "model": "unknown", "object": "response", "output": [], "parallel_tool_calls": true, "status": "incomplete", "tool_choice": "auto", "tools": [], "usage": {"input_tokens": 1, "input_tokens_details": {"cache_write_tokens": 0, "cached_tokens": 0}, "output_tokens": 0, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 1}}, "id": "rtw_content_filter", "response_to_wire": {"finish_reason": "content_filter", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": 0, "prompt_tokens": 1, "total_tokens": 1}}}'
+            '{"id": "rtw_content_filter", "response_to_wire": {"message": {"role": "assistant", "content": null}, "finish_reason": "content_filter", "usage": {"prompt_tokens": 1, "completion_tokens": 0, "total_tokens": 1}}, "expect_wire": {"id": "resp_wiremap", "object": "response", "created_at": 0, "status": "incomplete", "error": null, "incomplete_details": {"reason": "content_filter"}, "model": "unknown", "output": [], "parallel_tool_calls": true, "tool_choice": "auto", "tools": [], "usage": {"input_tokens": 1, "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0}, "output_tokens": 0, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 1}}}'
         ),
     )
 
@@ -660,7 +660,7 @@ def test_rtw_error_is_failed() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"created_at": 0, "error": null, "id": "resp_wiremap", "incomplete_details": null, "model": "unknown", "object": "response", "output": [], "parallel_tool_calls": true, "status": "failed", "tool_choice": "auto", "tools": []}, "id": "rtw_error_is_failed", "response_to_wire": {"finish_reason": "error", "message": {"content": "", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}}'
+            '{"id": "rtw_error_is_failed", "response_to_wire": {"message": {"role": "assistant", "content": ""}, "finish_reason": "error", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}, "expect_wire": {"id": "resp_wiremap", "object": "response", "created_at": 0, "status": "failed", "error": null, "incomplete_details": null, "model": "unknown", "output": [], "parallel_tool_calls": true, "tool_choice": "auto", "tools": []}}'
         ),
     )
 
@@ -670,7 +670,7 @@ def test_err_http_401() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": "invalid_api_key", "message": "Incorrect API key provided", "param": null, "type": "invalid_request_error"}}, "status": 401}, "expect_error": {"category": "provider_authentication", "message_contains": "Incorrect API key"}, "id": "err_http_401"}'
+            '{"id": "err_http_401", "error_from_wire": {"status": 401, "body": {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error", "param": null, "code": "invalid_api_key"}}}, "expect_error": {"category": "provider_authentication", "message_contains": "Incorrect API key"}}'
         ),
     )
 
@@ -680,7 +680,7 @@ def test_err_http_404_model() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": "model_not_found", "message": "The model `gpt-9` does not exist", "param": "model", "type": "invalid_request_error"}}, "status": 404}, "expect_error": {"category": "provider_invalid_model"}, "id": "err_http_404_model"}'
+            '{"id": "err_http_404_model", "error_from_wire": {"status": 404, "body": {"error": {"message": "The model `gpt-9` does not exist", "type": "invalid_request_error", "param": "model", "code": "model_not_found"}}}, "expect_error": {"category": "provider_invalid_model"}}'
         ),
     )
 
@@ -690,7 +690,7 @@ def test_err_http_429_retry_after() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": "rate_limit_exceeded", "message": "Rate limit reached", "param": null, "type": "requests"}}, "headers": {"retry-after-ms": "1500"}, "status": 429}, "expect_error": {"category": "provider_rate_limit", "retry_after": 1.5}, "id": "err_http_429_retry_after"}'
+            '{"id": "err_http_429_retry_after", "error_from_wire": {"status": 429, "body": {"error": {"message": "Rate limit reached", "type": "requests", "param": null, "code": "rate_limit_exceeded"}}, "headers": {"retry-after-ms": "1500"}}, "expect_error": {"category": "provider_rate_limit", "retry_after": 1.5}}'
         ),
     )
 
@@ -700,7 +700,7 @@ def test_err_http_400_image() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": null, "message": "Invalid image_url", "param": "input[0].content[1].image_url", "type": "invalid_request_error"}}, "status": 400}, "expect_error": {"category": "provider_unsupported_content_block"}, "id": "err_http_400_image"}'
+            '{"id": "err_http_400_image", "error_from_wire": {"status": 400, "body": {"error": {"message": "Invalid image_url", "type": "invalid_request_error", "param": "input[0].content[1].image_url", "code": null}}}, "expect_error": {"category": "provider_unsupported_content_block"}}'
         ),
     )
 
@@ -710,7 +710,7 @@ def test_err_http_500() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": null, "message": "The server had an error", "param": null, "type": "server_error"}}, "status": 500}, "expect_error": {"category": "provider_unavailable"}, "id": "err_http_500"}'
+            '{"id": "err_http_500", "error_from_wire": {"status": 500, "body": {"error": {"message": "The server had an error", "type": "server_error", "param": null, "code": null}}}, "expect_error": {"category": "provider_unavailable"}}'
         ),
     )
 
@@ -720,7 +720,7 @@ def test_err_http_400_other() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"code": "unknown_parameter", "message": "Unknown parameter: \'foo\'", "param": "foo", "type": "invalid_request_error"}}, "status": 400}, "expect_error": {"category": "provider_invalid_request", "message_contains": "Unknown parameter"}, "id": "err_http_400_other"}'
+            '{"id": "err_http_400_other", "error_from_wire": {"status": 400, "body": {"error": {"message": "Unknown parameter: \'foo\'", "type": "invalid_request_error", "param": "foo", "code": "unknown_parameter"}}}, "expect_error": {"category": "provider_invalid_request", "message_contains": "Unknown parameter"}}'
         ),
     )
 
@@ -730,7 +730,7 @@ def test_stream_reasoning_text_call() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_events": [{"raw": {"created_at": 1756000000, "error": null, "id": "resp_1", "incomplete_details": null, "model": "gpt-5", "object": "response", "parallel_tool_calls": true, "status": "in_progress", "tool_choice": "auto", "usage": null}, "type": "message_start"}, {"index": 0, "text": "Plan", "type": "reasoning_delta"}, {"index": 0, "text": "\\n\\n", "type": "reasoning_delta"}, {"index": 0, "text": "Act", "type": "reasoning_delta"}, {"index": 0, "signature": "{\\"encrypted_content\\":\\"gAAA\\",\\"id\\":\\"rs_1\\",\\"summary\\":[{\\"text\\":\\"Plan\\",\\"type\\":\\"summary_text\\"},{\\"text\\":\\"Act\\",\\"type\\":\\"summary_text\\"}],\\"type\\":\\"reasoning\\"}", "type": "reasoning_signature"}, {"index": 1, "text": "On it.", "type": "text_delta"}, {"id": "call_1", "index": 0, "name": "get_weather", "type": "tool_call_start"}, {"arguments": "{\\"city\\":\\"Paris\\"}", "index": 0, "type": "tool_call_delta"}, {"index": 0, "type": "tool_call_end"}, {"finish_reason": "tool_calls", "raw": "completed", "type": "finish"}, {"raw": {"input_tokens": 20, "input_tokens_details": {"cache_write_tokens": 0, "cached_tokens": 0}, "output_tokens": 30, "output_tokens_details": {"reasoning_tokens": 16}, "total_tokens": 50}, "type": "usage", "usage": {"cache_creation_tokens": 0, "cached_tokens": 0, "completion_tokens": 30, "prompt_tokens": 20, "total_tokens": 50}}], "id": "stream_reasoning_text_call", "stream_from_wire": "event: response.created\\ndata: {\\"type\\":\\"response.created\\",\\"sequence_number\\":0,\\"response\\":{\\"id\\":\\"resp_1\\",\\"object\\":\\"response\\",\\"created_at\\":1756000000,\\"status\\":\\"in_progress\\",\\"error\\":null,\\"incomplete_details\\":null,\\"model\\":\\"gpt-5\\",\\"output\\":[],\\"parallel_tool_calls\\":true,\\"tool_choice\\":\\"auto\\",\\"tools\\":[],\\"usage\\":null}}\\n\\nevent: response.output_item.added\\ndata: {\\"type\\":\\"response.output_item.added\\",\\"sequence_number\\":1,\\"output_index\\":0,\\"item\\":{\\"id\\":\\"rs_1\\",\\"type\\":\\"reasoning\\",\\"summary\\":[]}}\\n\\nevent: response.reasoning_summary_part.added\\ndata: {\\"type\\":\\"response.reasoning_summary_part.added\\",\\"sequence_number\\":2,\\"item_id\\":\\"rs_1\\",\\"output_index\\":0,\\"summary_index\\":0,\\"part\\":{\\"type\\":\\"summary_text\\",\\"text\\":\\"\\"}}\\n\\nevent: response.reasoning_summary_text.delta\\ndata: {\\"type\\":\\"response.reasoning_summary_text.delta\\",\\"sequence_number\\":3,\\"item_id\\":\\"rs_1\\",\\"output_index\\":0,\\"summary_index\\":0,\\"delta\\":\\"Plan\\"}\\n\\nevent: response.reasoning_summary_part.added\\ndata: {\\"type\\":\\"response.reasoning_summary_part.added\\",\\"sequence_number\\":4,\\"item_id\\":\\"rs_1\\",\\"output_index\\":0,\\"summary_index\\":1,\\"part\\":{\\"type\\":\\"summary_text\\",\\"text\\":\\"\\"}}\\n\\nevent: response.reasoning_summary_text.delta\\ndata: {\\"type\\":\\"response.reasoning_summary_text.delta\\",\\"sequence_number\\":5,\\"item_id\\":\\"rs_1\\",\\"output_index\\":0,\\"summary_index\\":1,\\"delta\\":\\"Act\\"}\\n\\nevent: response.output_item.done\\ndata: {\\"type\\":\\"response.output_item.done\\",\\"sequence_number\\":6,\\"output_index\\":0,\\"item\\":{\\"id\\":\\"rs_1\\",\\"type\\":\\"reasoning\\",\\"summary\\":[{\\"type\\":\\"summary_text\\",\\"text\\":\\"Plan\\"},{\\"type\\":\\"summary_text\\",\\"text\\":\\"Act\\"}],\\"encrypted_content\\":\\"gAAA\\"}}\\n\\nevent: response.output_item.added\\ndata: {\\"type\\":\\"response.output_item.added\\",\\"sequence_number\\":7,\\"output_index\\":1,\\"item\\":{\\"id\\":\\"msg_1\\",\\"type\\":\\"message\\",\\"status\\":\\"in_progress\\",\\"role\\":\\"assistant\\",\\"content\\":[]}}\\n\\nevent: response.content_part.added\\ndata: {\\"type\\":\\"response.content_part.added\\",\\"sequence_number\\":8,\\"item_id\\":\\"msg_1\\",\\"output_index\\":1,\\"content_index\\":0,\\"part\\":{\\"type\\":\\"output_text\\",\\"text\\":\\"\\",\\"annotations\\":[]}}\\n\\nevent: response.output_text.delta\\ndata: {\\"type\\":\\"response.output_text.delta\\",\\"sequence_number\\":9,\\"item_id\\":\\"msg_1\\",\\"output_index\\":1,\\"content_index\\":0,\\"delta\\":\\"On it.\\",\\"logprobs\\":[]}\\n\\nevent: response.output_item.added\\ndata: {\\"type\\":\\"response.output_item.added\\",\\"sequence_number\\":10,\\"output_index\\":2,\\"item\\":{\\"id\\":\\"fc_1\\",\\"type\\":\\"function_call\\",\\"status\\":\\"in_progress\\",\\"arguments\\":\\"\\",\\"call_id\\":\\"call_1\\",\\"name\\":\\"get_weather\\"}}\\n\\nevent: response.function_call_arguments.delta\\ndata: {\\"type\\":\\"response.function_call_arguments.delta\\",\\"sequence_number\\":11,\\"item_id\\":\\"fc_1\\",\\"output_index\\":2,\\"delta\\":\\"{\\\\\\"city\\\\\\":\\\\\\"Paris\\\\\\"}\\"}\\n\\nevent: response.output_item.done\\ndata: {\\"type\\":\\"response.output_item.done\\",\\"sequence_number\\":12,\\"output_index\\":2,\\"item\\":{\\"id\\":\\"fc_1\\",\\"type\\":\\"function_call\\",\\"status\\":\\"completed\\",\\"arguments\\":\\"{\\\\\\"city\\\\\\":\\\\\\"Paris\\\\\\"}\\",\\"call_id\\":\\"call_1\\",\\"name\\":\\"get_weather\\"}}\\n\\nevent: response.completed\\ndata: {\\"type\\":\\"response.completed\\",\\"sequence_number\\":13,\\"response\\":{\\"id\\":\\"resp_1\\",\\"object\\":\\"response\\",\\"created_at\\":1756000000,\\"status\\":\\"completed\\",\\"error\\":null,\\"incomplete_details\\":null,\\"model\\":\\"gpt-5\\",\\"output\\":[],\\"parallel_tool_calls\\":true,\\"tool_choice\\":\\"auto\\",\\"tools\\":[],\\"usage\\":{\\"input_tokens\\":20,\\"input_tokens_details\\":{\\"cached_tokens\\":0,\\"cache_write_tokens\\":0},\\"output_tokens\\":30,\\"output_tokens_details\\":{\\"reasoning_tokens\\":16},\\"total_tokens\\":50}}}\\n\\n"}'
+            '{"id": "stream_reasoning_text_call", "stream_from_wire": "event: response.created\\ndata: {\\"type\\":\\"response.created\\",\\"sequence_number\\":0,\\"response\\":{\\"id\\":\\"resp_1\\",\\"object\\":\\"response\\",\\"created_at\\":1756000000,\\"status\\":\\"in_progress\\",\\"error\\":null,\\"incomplete_details\\":null,\\"model\\":\\"gpt-5\\",\\"output\\":[],\\"parallel_tool_calls\\":true,\\"tool_choice\\":\\"auto\\",\\"tools\\":[],\\"usage\\":null}}\\n\\nevent: response.output_item.added\\ndata: {\\"type\\":\\"response.output_item.added\\",\\"sequence_number\\":1,\\"output_index\\":0,\\"item\\":{\\"id\\":\\"rs_1\\",\\"type\\":\\"reasoning\\",\\"summary\\":[]}}\\n\\nevent: response.reasoning_summary_part.added\\ndata: {\\"type\\":\\"response.reasoning_summary_part.added\\",\\"sequence_number\\":2,\\"item_id\\":\\"rs_1\\",\\"output_index\\":0,\\"summary_index\\":0,\\"part\\":{\\"type\\":\\"summary_text\\",\\"text\\":\\"\\"}}\\n\\nevent: response.reasoning_summary_text.delta\\ndata: {\\"type\\":\\"response.reasoning_summary_text.delta\\",\\"sequence_number\\":3,\\"item_id\\":\\"rs_1\\",\\"output_index\\":0,\\"summary_index\\":0,\\"delta\\":\\"Plan\\"}\\n\\nevent: response.reasoning_summary_part.added\\ndata: {\\"type\\":\\"response.reasoning_summary_part.added\\",\\"sequence_number\\":4,\\"item_id\\":\\"rs_1\\",\\"output_index\\":0,\\"summary_index\\":1,\\"part\\":{\\"type\\":\\"summary_text\\",\\"text\\":\\"\\"}}\\n\\nevent: response.reasoning_summary_text.delta\\ndata: {\\"type\\":\\"response.reasoning_summary_text.delta\\",\\"sequence_number\\":5,\\"item_id\\":\\"rs_1\\",\\"output_index\\":0,\\"summary_index\\":1,\\"delta\\":\\"Act\\"}\\n\\nevent: response.output_item.done\\ndata: {\\"type\\":\\"response.output_item.done\\",\\"sequence_number\\":6,\\"output_index\\":0,\\"item\\":{\\"id\\":\\"rs_1\\",\\"type\\":\\"reasoning\\",\\"summary\\":[{\\"type\\":\\"summary_text\\",\\"text\\":\\"Plan\\"},{\\"type\\":\\"summary_text\\",\\"text\\":\\"Act\\"}],\\"encrypted_content\\":\\"gAAA\\"}}\\n\\nevent: response.output_item.added\\ndata: {\\"type\\":\\"response.output_item.added\\",\\"sequence_number\\":7,\\"output_index\\":1,\\"item\\":{\\"id\\":\\"msg_1\\",\\"type\\":\\"message\\",\\"status\\":\\"in_progress\\",\\"role\\":\\"assistant\\",\\"content\\":[]}}\\n\\nevent: response.content_part.added\\ndata: {\\"type\\":\\"response.content_part.added\\",\\"sequence_number\\":8,\\"item_id\\":\\"msg_1\\",\\"output_index\\":1,\\"content_index\\":0,\\"part\\":{\\"type\\":\\"output_text\\",\\"text\\":\\"\\",\\"annotations\\":[]}}\\n\\nevent: response.output_text.delta\\ndata: {\\"type\\":\\"response.output_text.delta\\",\\"sequence_number\\":9,\\"item_id\\":\\"msg_1\\",\\"output_index\\":1,\\"content_index\\":0,\\"delta\\":\\"On it.\\",\\"logprobs\\":[]}\\n\\nevent: response.output_item.added\\ndata: {\\"type\\":\\"response.output_item.added\\",\\"sequence_number\\":10,\\"output_index\\":2,\\"item\\":{\\"id\\":\\"fc_1\\",\\"type\\":\\"function_call\\",\\"status\\":\\"in_progress\\",\\"arguments\\":\\"\\",\\"call_id\\":\\"call_1\\",\\"name\\":\\"get_weather\\"}}\\n\\nevent: response.function_call_arguments.delta\\ndata: {\\"type\\":\\"response.function_call_arguments.delta\\",\\"sequence_number\\":11,\\"item_id\\":\\"fc_1\\",\\"output_index\\":2,\\"delta\\":\\"{\\\\\\"city\\\\\\":\\\\\\"Paris\\\\\\"}\\"}\\n\\nevent: response.output_item.done\\ndata: {\\"type\\":\\"response.output_item.done\\",\\"sequence_number\\":12,\\"output_index\\":2,\\"item\\":{\\"id\\":\\"fc_1\\",\\"type\\":\\"function_call\\",\\"status\\":\\"completed\\",\\"arguments\\":\\"{\\\\\\"city\\\\\\":\\\\\\"Paris\\\\\\"}\\",\\"call_id\\":\\"call_1\\",\\"name\\":\\"get_weather\\"}}\\n\\nevent: response.completed\\ndata: {\\"type\\":\\"response.completed\\",\\"sequence_number\\":13,\\"response\\":{\\"id\\":\\"resp_1\\",\\"object\\":\\"response\\",\\"created_at\\":1756000000,\\"status\\":\\"completed\\",\\"error\\":null,\\"incomplete_details\\":null,\\"model\\":\\"gpt-5\\",\\"output\\":[],\\"parallel_tool_calls\\":true,\\"tool_choice\\":\\"auto\\",\\"tools\\":[],\\"usage\\":{\\"input_tokens\\":20,\\"input_tokens_details\\":{\\"cached_tokens\\":0,\\"cache_write_tokens\\":0},\\"output_tokens\\":30,\\"output_tokens_details\\":{\\"reasoning_tokens\\":16},\\"total_tokens\\":50}}}\\n\\n", "expect_events": [{"type": "message_start", "raw": {"id": "resp_1", "object": "response", "created_at": 1756000000, "status": "in_progress", "error": null, "incomplete_details": null, "model": "gpt-5", "parallel_tool_calls": true, "tool_choice": "auto", "usage": null}}, {"type": "reasoning_delta", "index": 0, "text": "Plan"}, {"type": "reasoning_delta", "index": 0, "text": "\\n\\n"}, {"type": "reasoning_delta", "index": 0, "text": "Act"}, {"type": "reasoning_signature", "index": 0, "signature": "{\\"encrypted_content\\":\\"gAAA\\",\\"id\\":\\"rs_1\\",\\"summary\\":[{\\"text\\":\\"Plan\\",\\"type\\":\\"summary_text\\"},{\\"text\\":\\"Act\\",\\"type\\":\\"summary_text\\"}],\\"type\\":\\"reasoning\\"}"}, {"type": "text_delta", "index": 1, "text": "On it."}, {"type": "tool_call_start", "index": 0, "id": "call_1", "name": "get_weather"}, {"type": "tool_call_delta", "index": 0, "arguments": "{\\"city\\":\\"Paris\\"}"}, {"type": "tool_call_end", "index": 0}, {"type": "finish", "finish_reason": "tool_calls", "raw": "completed"}, {"type": "usage", "usage": {"prompt_tokens": 20, "completion_tokens": 30, "total_tokens": 50, "cached_tokens": 0, "cache_creation_tokens": 0}, "raw": {"input_tokens": 20, "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0}, "output_tokens": 30, "output_tokens_details": {"reasoning_tokens": 16}, "total_tokens": 50}}]}'
         ),
     )
 
@@ -740,7 +740,7 @@ def test_stream_incomplete_content_filter() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_events": [{"raw": {"created_at": 1756000000, "id": "resp_2", "model": "gpt-5", "object": "response", "status": "in_progress"}, "type": "message_start"}, {"index": 0, "text": "I can", "type": "text_delta"}, {"finish_reason": "content_filter", "raw": "incomplete", "type": "finish"}], "id": "stream_incomplete_content_filter", "stream_from_wire": "data: {\\"type\\":\\"response.created\\",\\"sequence_number\\":0,\\"response\\":{\\"id\\":\\"resp_2\\",\\"object\\":\\"response\\",\\"created_at\\":1756000000,\\"status\\":\\"in_progress\\",\\"model\\":\\"gpt-5\\",\\"output\\":[]}}\\n\\ndata: {\\"type\\":\\"response.output_text.delta\\",\\"sequence_number\\":1,\\"item_id\\":\\"msg_1\\",\\"output_index\\":0,\\"content_index\\":0,\\"delta\\":\\"I can\\",\\"logprobs\\":[]}\\n\\ndata: {\\"type\\":\\"response.incomplete\\",\\"sequence_number\\":2,\\"response\\":{\\"id\\":\\"resp_2\\",\\"object\\":\\"response\\",\\"created_at\\":1756000000,\\"status\\":\\"incomplete\\",\\"incomplete_details\\":{\\"reason\\":\\"content_filter\\"},\\"model\\":\\"gpt-5\\",\\"output\\":[],\\"usage\\":null}}\\n\\n"}'
+            '{"id": "stream_incomplete_content_filter", "stream_from_wire": "data: {\\"type\\":\\"response.created\\",\\"sequence_number\\":0,\\"response\\":{\\"id\\":\\"resp_2\\",\\"object\\":\\"response\\",\\"created_at\\":1756000000,\\"status\\":\\"in_progress\\",\\"model\\":\\"gpt-5\\",\\"output\\":[]}}\\n\\ndata: {\\"type\\":\\"response.output_text.delta\\",\\"sequence_number\\":1,\\"item_id\\":\\"msg_1\\",\\"output_index\\":0,\\"content_index\\":0,\\"delta\\":\\"I can\\",\\"logprobs\\":[]}\\n\\ndata: {\\"type\\":\\"response.incomplete\\",\\"sequence_number\\":2,\\"response\\":{\\"id\\":\\"resp_2\\",\\"object\\":\\"response\\",\\"created_at\\":1756000000,\\"status\\":\\"incomplete\\",\\"incomplete_details\\":{\\"reason\\":\\"content_filter\\"},\\"model\\":\\"gpt-5\\",\\"output\\":[],\\"usage\\":null}}\\n\\n", "expect_events": [{"type": "message_start", "raw": {"id": "resp_2", "object": "response", "created_at": 1756000000, "status": "in_progress", "model": "gpt-5"}}, {"type": "text_delta", "index": 0, "text": "I can"}, {"type": "finish", "finish_reason": "content_filter", "raw": "incomplete"}]}'
         ),
     )
 
@@ -750,7 +750,7 @@ def test_stream_error_rate_limit() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_events": [{"raw": {"created_at": 1756000000, "id": "resp_3", "model": "gpt-5", "object": "response", "status": "in_progress"}, "type": "message_start"}, {"category": "provider_rate_limit", "message": "Rate limit reached for gpt-5.", "raw": {"code": "rate_limit_exceeded", "message": "Rate limit reached for gpt-5.", "param": null, "sequence_number": 1, "type": "error"}, "type": "error"}], "id": "stream_error_rate_limit", "stream_from_wire": "event: response.created\\ndata: {\\"type\\":\\"response.created\\",\\"sequence_number\\":0,\\"response\\":{\\"id\\":\\"resp_3\\",\\"object\\":\\"response\\",\\"created_at\\":1756000000,\\"status\\":\\"in_progress\\",\\"model\\":\\"gpt-5\\",\\"output\\":[]}}\\n\\nevent: error\\ndata: {\\"type\\":\\"error\\",\\"sequence_number\\":1,\\"code\\":\\"rate_limit_exceeded\\",\\"message\\":\\"Rate limit reached for gpt-5.\\",\\"param\\":null}\\n\\n"}'
+            '{"id": "stream_error_rate_limit", "stream_from_wire": "event: response.created\\ndata: {\\"type\\":\\"response.created\\",\\"sequence_number\\":0,\\"response\\":{\\"id\\":\\"resp_3\\",\\"object\\":\\"response\\",\\"created_at\\":1756000000,\\"status\\":\\"in_progress\\",\\"model\\":\\"gpt-5\\",\\"output\\":[]}}\\n\\nevent: error\\ndata: {\\"type\\":\\"error\\",\\"sequence_number\\":1,\\"code\\":\\"rate_limit_exceeded\\",\\"message\\":\\"Rate limit reached for gpt-5.\\",\\"param\\":null}\\n\\n", "expect_events": [{"type": "message_start", "raw": {"id": "resp_3", "object": "response", "created_at": 1756000000, "status": "in_progress", "model": "gpt-5"}}, {"type": "error", "category": "provider_rate_limit", "message": "Rate limit reached for gpt-5.", "raw": {"type": "error", "sequence_number": 1, "code": "rate_limit_exceeded", "message": "Rate limit reached for gpt-5.", "param": null}}]}'
         ),
     )
 
@@ -760,7 +760,7 @@ def test_stream_emit() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_sse": "event: response.created\\ndata: {\\"type\\":\\"response.created\\",\\"sequence_number\\":0,\\"response\\":{\\"id\\":\\"resp_x\\",\\"object\\":\\"response\\",\\"created_at\\":5,\\"status\\":\\"in_progress\\",\\"error\\":null,\\"incomplete_details\\":null,\\"model\\":\\"m1\\",\\"output\\":[],\\"parallel_tool_calls\\":true,\\"tool_choice\\":\\"auto\\",\\"tools\\":[]}}\\n\\nevent: response.in_progress\\ndata: {\\"type\\":\\"response.in_progress\\",\\"sequence_number\\":1,\\"response\\":{\\"id\\":\\"resp_x\\",\\"object\\":\\"response\\",\\"created_at\\":5,\\"status\\":\\"in_progress\\",\\"error\\":null,\\"incomplete_details\\":null,\\"model\\":\\"m1\\",\\"output\\":[],\\"parallel_tool_calls\\":true,\\"tool_choice\\":\\"auto\\",\\"tools\\":[]}}\\n\\nevent: response.output_item.added\\ndata: {\\"type\\":\\"response.output_item.added\\",\\"sequence_number\\":2,\\"output_index\\":0,\\"item\\":{\\"encrypted_content\\":\\"enc\\",\\"id\\":\\"rs_9\\",\\"summary\\":[{\\"text\\":\\"Plan\\",\\"type\\":\\"summary_text\\"}],\\"type\\":\\"reasoning\\"}}\\n\\nevent: response.reasoning_summary_part.added\\ndata: {\\"type\\":\\"response.reasoning_summary_part.added\\",\\"sequence_number\\":3,\\"item_id\\":\\"rs_9\\",\\"output_index\\":0,\\"summary_index\\":0,\\"part\\":{\\"type\\":\\"summary_text\\",\\"text\\":\\"\\"}}\\n\\nevent: response.reasoning_summary_text.delta\\ndata: {\\"type\\":\\"response.reasoning_summary_text.delta\\",\\"sequence_number\\":4,\\"item_id\\":\\"rs_9\\",\\"output_index\\":0,\\"summary_index\\":0,\\"delta\\":\\"Plan\\"}\\n\\nevent: response.reasoning_summary_text.done\\ndata: {\\"type\\":\\"response.reasoning_summary_text.done\\",\\"sequence_number\\":5,\\"item_id\\":\\"rs_9\\",\\"output_index\\":0,\\"summary_index\\":0,\\"text\\":\\"Plan\\"}\\n\\nevent: response.reasoning_summary_part.done\\ndata: {\\"type\\":\\"response.reasoning_summary_part.done\\",\\"sequence_number\\":6,\\"item_id\\":\\"rs_9\\",\\"output_index\\":0,\\"summary_index\\":0,\\"part\\":{\\"type\\":\\"summary_text\\",\\"text\\":\\"Plan\\"}}\\n\\nevent: response.output_item.done\\ndata: {\\"type\\":\\"response.output_item.done\\",\\"sequence_number\\":7,\\"output_index\\":0,\\"item\\":{\\"encrypted_content\\":\\"enc\\",\\"id\\":\\"rs_9\\",\\"summary\\":[{\\"text\\":\\"Plan\\",\\"type\\":\\"summary_text\\"}],\\"type\\":\\"reasoning\\"}}\\n\\nevent: response.output_item.added\\ndata: {\\"type\\":\\"response.output_item.added\\",\\"sequence_number\\":8,\\"output_index\\":1,\\"item\\":{\\"id\\":\\"msg_1\\",\\"type\\":\\"message\\",\\"status\\":\\"in_progress\\",\\"role\\":\\"assistant\\",\\"content\\":[]}}\\n\\nevent: response.content_part.added\\ndata: {\\"type\\":\\"response.content_part.added\\",\\"sequence_number\\":9,\\"item_id\\":\\"msg_1\\",\\"output_index\\":1,\\"content_index\\":0,\\"part\\":{\\"type\\":\\"output_text\\",\\"text\\":\\"\\",\\"annotations\\":[]}}\\n\\nevent: response.output_text.delta\\ndata: {\\"type\\":\\"response.output_text.delta\\",\\"sequence_number\\":10,\\"item_id\\":\\"msg_1\\",\\"output_index\\":1,\\"content_index\\":0,\\"delta\\":\\"Hi\\",\\"logprobs\\":[]}\\n\\nevent: response.output_text.done\\ndata: {\\"type\\":\\"response.output_text.done\\",\\"sequence_number\\":11,\\"item_id\\":\\"msg_1\\",\\"output_index\\":1,\\"content_index\\":0,\\"text\\":\\"Hi\\",\\"logprobs\\":[]}\\n\\nevent: response.content_part.done\\ndata: {\\"type\\":\\"response.content_part.done\\",\\"sequence_number\\":12,\\"item_id\\":\\"msg_1\\",\\"output_index\\":1,\\"content_index\\":0,\\"part\\":{\\"type\\":\\"output_text\\",\\"text\\":\\"Hi\\",\\"annotations\\":[]}}\\n\\nevent: response.output_item.done\\ndata: {\\"type\\":\\"response.output_item.done\\",\\"sequence_number\\":13,\\"output_index\\":1,\\"item\\":{\\"id\\":\\"msg_1\\",\\"type\\":\\"message\\",\\"status\\":\\"completed\\",\\"role\\":\\"assistant\\",\\"content\\":[{\\"type\\":\\"output_text\\",\\"text\\":\\"Hi\\",\\"annotations\\":[]}]}}\\n\\nevent: response.output_item.added\\ndata: {\\"type\\":\\"response.output_item.added\\",\\"sequence_number\\":14,\\"output_index\\":2,\\"item\\":{\\"type\\":\\"function_call\\",\\"call_id\\":\\"call_1\\",\\"name\\":\\"f\\",\\"arguments\\":\\"\\",\\"status\\":\\"in_progress\\"}}\\n\\nevent: response.function_call_arguments.delta\\ndata: {\\"type\\":\\"response.function_call_arguments.delta\\",\\"sequence_number\\":15,\\"item_id\\":\\"fc_2\\",\\"output_index\\":2,\\"delta\\":\\"{\\\\\\"a\\\\\\":1}\\"}\\n\\nevent: response.function_call_arguments.done\\ndata: {\\"type\\":\\"response.function_call_arguments.done\\",\\"sequence_number\\":16,\\"item_id\\":\\"fc_2\\",\\"output_index\\":2,\\"arguments\\":\\"{\\\\\\"a\\\\\\":1}\\"}\\n\\nevent: response.output_item.done\\ndata: {\\"type\\":\\"response.output_item.done\\",\\"sequence_number\\":17,\\"output_index\\":2,\\"item\\":{\\"type\\":\\"function_call\\",\\"call_id\\":\\"call_1\\",\\"name\\":\\"f\\",\\"arguments\\":\\"{\\\\\\"a\\\\\\":1}\\",\\"status\\":\\"completed\\"}}\\n\\nevent: response.completed\\ndata: {\\"type\\":\\"response.completed\\",\\"sequence_number\\":18,\\"response\\":{\\"id\\":\\"resp_x\\",\\"object\\":\\"response\\",\\"created_at\\":5,\\"status\\":\\"completed\\",\\"error\\":null,\\"incomplete_details\\":null,\\"model\\":\\"m1\\",\\"output\\":[{\\"encrypted_content\\":\\"enc\\",\\"id\\":\\"rs_9\\",\\"summary\\":[{\\"text\\":\\"Plan\\",\\"type\\":\\"summary_text\\"}],\\"type\\":\\"reasoning\\"},{\\"type\\":\\"message\\",\\"role\\":\\"assistant\\",\\"content\\":[{\\"type\\":\\"output_text\\",\\"text\\":\\"Hi\\",\\"annotations\\":[]}],\\"id\\":\\"msg_wiremap\\",\\"status\\":\\"completed\\"},{\\"type\\":\\"function_call\\",\\"call_id\\":\\"call_1\\",\\"name\\":\\"f\\",\\"arguments\\":\\"{\\\\\\"a\\\\\\":1}\\"}],\\"parallel_tool_calls\\":true,\\"tool_choice\\":\\"auto\\",\\"tools\\":[],\\"usage\\":{\\"input_tokens_details\\":{\\"cached_tokens\\":0,\\"cache_write_tokens\\":0},\\"output_tokens_details\\":{\\"reasoning_tokens\\":0},\\"input_tokens\\":3,\\"output_tokens\\":2,\\"total_tokens\\":5}}}\\n\\n", "id": "stream_emit", "stream_to_wire": [{"raw": {"created_at": 5, "id": "resp_x", "model": "m1"}, "type": "message_start"}, {"type": "usage", "usage": {"completion_tokens": null, "prompt_tokens": 3, "total_tokens": null}}, {"index": 0, "text": "Plan", "type": "reasoning_delta"}, {"index": 0, "signature": "{\\"encrypted_content\\":\\"enc\\",\\"id\\":\\"rs_9\\",\\"summary\\":[{\\"text\\":\\"Plan\\",\\"type\\":\\"summary_text\\"}],\\"type\\":\\"reasoning\\"}", "type": "reasoning_signature"}, {"index": 1, "text": "Hi", "type": "text_delta"}, {"id": "call_1", "index": 0, "name": "f", "type": "tool_call_start"}, {"arguments": "{\\"a\\":1}", "index": 0, "type": "tool_call_delta"}, {"index": 0, "type": "tool_call_end"}, {"finish_reason": "tool_calls", "raw": null, "type": "finish"}, {"type": "usage", "usage": {"cache_creation_tokens": 0, "cached_tokens": 0, "completion_tokens": 2, "prompt_tokens": 3, "total_tokens": 5}}]}'
+            '{"id": "stream_emit", "stream_to_wire": [{"type": "message_start", "raw": {"id": "resp_x", "model": "m1", "created_at": 5}}, {"type": "usage", "usage": {"prompt_tokens": 3, "completion_tokens": null, "total_tokens": null}}, {"type": "reasoning_delta", "index": 0, "text": "Plan"}, {"type": "reasoning_signature", "index": 0, "signature": "{\\"encrypted_content\\":\\"enc\\",\\"id\\":\\"rs_9\\",\\"summary\\":[{\\"text\\":\\"Plan\\",\\"type\\":\\"summary_text\\"}],\\"type\\":\\"reasoning\\"}"}, {"type": "text_delta", "index": 1, "text": "Hi"}, {"type": "tool_call_start", "index": 0, "id": "call_1", "name": "f"}, {"type": "tool_call_delta", "index": 0, "arguments": "{\\"a\\":1}"}, {"type": "tool_call_end", "index": 0}, {"type": "finish", "finish_reason": "tool_calls", "raw": null}, {"type": "usage", "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5, "cached_tokens": 0, "cache_creation_tokens": 0}}], "expect_sse": "event: response.created\\ndata: {\\"type\\":\\"response.created\\",\\"sequence_number\\":0,\\"response\\":{\\"id\\":\\"resp_x\\",\\"object\\":\\"response\\",\\"created_at\\":5,\\"status\\":\\"in_progress\\",\\"error\\":null,\\"incomplete_details\\":null,\\"model\\":\\"m1\\",\\"output\\":[],\\"parallel_tool_calls\\":true,\\"tool_choice\\":\\"auto\\",\\"tools\\":[]}}\\n\\nevent: response.in_progress\\ndata: {\\"type\\":\\"response.in_progress\\",\\"sequence_number\\":1,\\"response\\":{\\"id\\":\\"resp_x\\",\\"object\\":\\"response\\",\\"created_at\\":5,\\"status\\":\\"in_progress\\",\\"error\\":null,\\"incomplete_details\\":null,\\"model\\":\\"m1\\",\\"output\\":[],\\"parallel_tool_calls\\":true,\\"tool_choice\\":\\"auto\\",\\"tools\\":[]}}\\n\\nevent: response.output_item.added\\ndata: {\\"type\\":\\"response.output_item.added\\",\\"sequence_number\\":2,\\"output_index\\":0,\\"item\\":{\\"encrypted_content\\":\\"enc\\",\\"id\\":\\"rs_9\\",\\"summary\\":[{\\"text\\":\\"Plan\\",\\"type\\":\\"summary_text\\"}],\\"type\\":\\"reasoning\\"}}\\n\\nevent: response.reasoning_summary_part.added\\ndata: {\\"type\\":\\"response.reasoning_summary_part.added\\",\\"sequence_number\\":3,\\"item_id\\":\\"rs_9\\",\\"output_index\\":0,\\"summary_index\\":0,\\"part\\":{\\"type\\":\\"summary_text\\",\\"text\\":\\"\\"}}\\n\\nevent: response.reasoning_summary_text.delta\\ndata: {\\"type\\":\\"response.reasoning_summary_text.delta\\",\\"sequence_number\\":4,\\"item_id\\":\\"rs_9\\",\\"output_index\\":0,\\"summary_index\\":0,\\"delta\\":\\"Plan\\"}\\n\\nevent: response.reasoning_summary_text.done\\ndata: {\\"type\\":\\"response.reasoning_summary_text.done\\",\\"sequence_number\\":5,\\"item_id\\":\\"rs_9\\",\\"output_index\\":0,\\"summary_index\\":0,\\"text\\":\\"Plan\\"}\\n\\nevent: response.reasoning_summary_part.done\\ndata: {\\"type\\":\\"response.reasoning_summary_part.done\\",\\"sequence_number\\":6,\\"item_id\\":\\"rs_9\\",\\"output_index\\":0,\\"summary_index\\":0,\\"part\\":{\\"type\\":\\"summary_text\\",\\"text\\":\\"Plan\\"}}\\n\\nevent: response.output_item.done\\ndata: {\\"type\\":\\"response.output_item.done\\",\\"sequence_number\\":7,\\"output_index\\":0,\\"item\\":{\\"encrypted_content\\":\\"enc\\",\\"id\\":\\"rs_9\\",\\"summary\\":[{\\"text\\":\\"Plan\\",\\"type\\":\\"summary_text\\"}],\\"type\\":\\"reasoning\\"}}\\n\\nevent: response.output_item.added\\ndata: {\\"type\\":\\"response.output_item.added\\",\\"sequence_number\\":8,\\"output_index\\":1,\\"item\\":{\\"id\\":\\"msg_1\\",\\"type\\":\\"message\\",\\"status\\":\\"in_progress\\",\\"role\\":\\"assistant\\",\\"content\\":[]}}\\n\\nevent: response.content_part.added\\ndata: {\\"type\\":\\"response.content_part.added\\",\\"sequence_number\\":9,\\"item_id\\":\\"msg_1\\",\\"output_index\\":1,\\"content_index\\":0,\\"part\\":{\\"type\\":\\"output_text\\",\\"text\\":\\"\\",\\"annotations\\":[]}}\\n\\nevent: response.output_text.delta\\ndata: {\\"type\\":\\"response.output_text.delta\\",\\"sequence_number\\":10,\\"item_id\\":\\"msg_1\\",\\"output_index\\":1,\\"content_index\\":0,\\"delta\\":\\"Hi\\",\\"logprobs\\":[]}\\n\\nevent: response.output_text.done\\ndata: {\\"type\\":\\"response.output_text.done\\",\\"sequence_number\\":11,\\"item_id\\":\\"msg_1\\",\\"output_index\\":1,\\"content_index\\":0,\\"text\\":\\"Hi\\",\\"logprobs\\":[]}\\n\\nevent: response.content_part.done\\ndata: {\\"type\\":\\"response.content_part.done\\",\\"sequence_number\\":12,\\"item_id\\":\\"msg_1\\",\\"output_index\\":1,\\"content_index\\":0,\\"part\\":{\\"type\\":\\"output_text\\",\\"text\\":\\"Hi\\",\\"annotations\\":[]}}\\n\\nevent: response.output_item.done\\ndata: {\\"type\\":\\"response.output_item.done\\",\\"sequence_number\\":13,\\"output_index\\":1,\\"item\\":{\\"id\\":\\"msg_1\\",\\"type\\":\\"message\\",\\"status\\":\\"completed\\",\\"role\\":\\"assistant\\",\\"content\\":[{\\"type\\":\\"output_text\\",\\"text\\":\\"Hi\\",\\"annotations\\":[]}]}}\\n\\nevent: response.output_item.added\\ndata: {\\"type\\":\\"response.output_item.added\\",\\"sequence_number\\":14,\\"output_index\\":2,\\"item\\":{\\"type\\":\\"function_call\\",\\"call_id\\":\\"call_1\\",\\"name\\":\\"f\\",\\"arguments\\":\\"\\",\\"status\\":\\"in_progress\\"}}\\n\\nevent: response.function_call_arguments.delta\\ndata: {\\"type\\":\\"response.function_call_arguments.delta\\",\\"sequence_number\\":15,\\"item_id\\":\\"fc_2\\",\\"output_index\\":2,\\"delta\\":\\"{\\\\\\"a\\\\\\":1}\\"}\\n\\nevent: response.function_call_arguments.done\\ndata: {\\"type\\":\\"response.function_call_arguments.done\\",\\"sequence_number\\":16,\\"item_id\\":\\"fc_2\\",\\"output_index\\":2,\\"arguments\\":\\"{\\\\\\"a\\\\\\":1}\\"}\\n\\nevent: response.output_item.done\\ndata: {\\"type\\":\\"response.output_item.done\\",\\"sequence_number\\":17,\\"output_index\\":2,\\"item\\":{\\"type\\":\\"function_call\\",\\"call_id\\":\\"call_1\\",\\"name\\":\\"f\\",\\"arguments\\":\\"{\\\\\\"a\\\\\\":1}\\",\\"status\\":\\"completed\\"}}\\n\\nevent: response.completed\\ndata: {\\"type\\":\\"response.completed\\",\\"sequence_number\\":18,\\"response\\":{\\"id\\":\\"resp_x\\",\\"object\\":\\"response\\",\\"created_at\\":5,\\"status\\":\\"completed\\",\\"error\\":null,\\"incomplete_details\\":null,\\"model\\":\\"m1\\",\\"output\\":[{\\"encrypted_content\\":\\"enc\\",\\"id\\":\\"rs_9\\",\\"summary\\":[{\\"text\\":\\"Plan\\",\\"type\\":\\"summary_text\\"}],\\"type\\":\\"reasoning\\"},{\\"type\\":\\"message\\",\\"role\\":\\"assistant\\",\\"content\\":[{\\"type\\":\\"output_text\\",\\"text\\":\\"Hi\\",\\"annotations\\":[]}],\\"id\\":\\"msg_wiremap\\",\\"status\\":\\"completed\\"},{\\"type\\":\\"function_call\\",\\"call_id\\":\\"call_1\\",\\"name\\":\\"f\\",\\"arguments\\":\\"{\\\\\\"a\\\\\\":1}\\"}],\\"parallel_tool_calls\\":true,\\"tool_choice\\":\\"auto\\",\\"tools\\":[],\\"usage\\":{\\"input_tokens_details\\":{\\"cached_tokens\\":0,\\"cache_write_tokens\\":0},\\"output_tokens_details\\":{\\"reasoning_tokens\\":0},\\"input_tokens\\":3,\\"output_tokens\\":2,\\"total_tokens\\":5}}}\\n\\n"}'
         ),
     )
 
@@ -770,7 +770,7 @@ def test_stream_emit_error() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_sse": "event: response.created\\ndata: {\\"type\\":\\"response.created\\",\\"sequence_number\\":0,\\"response\\":{\\"id\\":\\"resp_y\\",\\"object\\":\\"response\\",\\"created_at\\":0,\\"status\\":\\"in_progress\\",\\"error\\":null,\\"incomplete_details\\":null,\\"model\\":\\"m1\\",\\"output\\":[],\\"parallel_tool_calls\\":true,\\"tool_choice\\":\\"auto\\",\\"tools\\":[]}}\\n\\nevent: response.in_progress\\ndata: {\\"type\\":\\"response.in_progress\\",\\"sequence_number\\":1,\\"response\\":{\\"id\\":\\"resp_y\\",\\"object\\":\\"response\\",\\"created_at\\":0,\\"status\\":\\"in_progress\\",\\"error\\":null,\\"incomplete_details\\":null,\\"model\\":\\"m1\\",\\"output\\":[],\\"parallel_tool_calls\\":true,\\"tool_choice\\":\\"auto\\",\\"tools\\":[]}}\\n\\nevent: response.output_item.added\\ndata: {\\"type\\":\\"response.output_item.added\\",\\"sequence_number\\":2,\\"output_index\\":0,\\"item\\":{\\"id\\":\\"msg_0\\",\\"type\\":\\"message\\",\\"status\\":\\"in_progress\\",\\"role\\":\\"assistant\\",\\"content\\":[]}}\\n\\nevent: response.content_part.added\\ndata: {\\"type\\":\\"response.content_part.added\\",\\"sequence_number\\":3,\\"item_id\\":\\"msg_0\\",\\"output_index\\":0,\\"content_index\\":0,\\"part\\":{\\"type\\":\\"output_text\\",\\"text\\":\\"\\",\\"annotations\\":[]}}\\n\\nevent: response.output_text.delta\\ndata: {\\"type\\":\\"response.output_text.delta\\",\\"sequence_number\\":4,\\"item_id\\":\\"msg_0\\",\\"output_index\\":0,\\"content_index\\":0,\\"delta\\":\\"Par\\",\\"logprobs\\":[]}\\n\\nevent: error\\ndata: {\\"type\\":\\"error\\",\\"sequence_number\\":5,\\"code\\":\\"rate_limit_exceeded\\",\\"message\\":\\"slow down\\",\\"param\\":null}\\n\\n", "id": "stream_emit_error", "stream_to_wire": [{"raw": {"id": "resp_y", "model": "m1"}, "type": "message_start"}, {"index": 0, "text": "Par", "type": "text_delta"}, {"category": "provider_rate_limit", "message": "slow down", "type": "error"}]}'
+            '{"id": "stream_emit_error", "stream_to_wire": [{"type": "message_start", "raw": {"id": "resp_y", "model": "m1"}}, {"type": "text_delta", "index": 0, "text": "Par"}, {"type": "error", "category": "provider_rate_limit", "message": "slow down"}], "expect_sse": "event: response.created\\ndata: {\\"type\\":\\"response.created\\",\\"sequence_number\\":0,\\"response\\":{\\"id\\":\\"resp_y\\",\\"object\\":\\"response\\",\\"created_at\\":0,\\"status\\":\\"in_progress\\",\\"error\\":null,\\"incomplete_details\\":null,\\"model\\":\\"m1\\",\\"output\\":[],\\"parallel_tool_calls\\":true,\\"tool_choice\\":\\"auto\\",\\"tools\\":[]}}\\n\\nevent: response.in_progress\\ndata: {\\"type\\":\\"response.in_progress\\",\\"sequence_number\\":1,\\"response\\":{\\"id\\":\\"resp_y\\",\\"object\\":\\"response\\",\\"created_at\\":0,\\"status\\":\\"in_progress\\",\\"error\\":null,\\"incomplete_details\\":null,\\"model\\":\\"m1\\",\\"output\\":[],\\"parallel_tool_calls\\":true,\\"tool_choice\\":\\"auto\\",\\"tools\\":[]}}\\n\\nevent: response.output_item.added\\ndata: {\\"type\\":\\"response.output_item.added\\",\\"sequence_number\\":2,\\"output_index\\":0,\\"item\\":{\\"id\\":\\"msg_0\\",\\"type\\":\\"message\\",\\"status\\":\\"in_progress\\",\\"role\\":\\"assistant\\",\\"content\\":[]}}\\n\\nevent: response.content_part.added\\ndata: {\\"type\\":\\"response.content_part.added\\",\\"sequence_number\\":3,\\"item_id\\":\\"msg_0\\",\\"output_index\\":0,\\"content_index\\":0,\\"part\\":{\\"type\\":\\"output_text\\",\\"text\\":\\"\\",\\"annotations\\":[]}}\\n\\nevent: response.output_text.delta\\ndata: {\\"type\\":\\"response.output_text.delta\\",\\"sequence_number\\":4,\\"item_id\\":\\"msg_0\\",\\"output_index\\":0,\\"content_index\\":0,\\"delta\\":\\"Par\\",\\"logprobs\\":[]}\\n\\nevent: error\\ndata: {\\"type\\":\\"error\\",\\"sequence_number\\":5,\\"code\\":\\"rate_limit_exceeded\\",\\"message\\":\\"slow down\\",\\"param\\":null}\\n\\n"}'
         ),
     )
 
@@ -780,6 +780,6 @@ def test_stream_emit_unsigned_reasoning_and_length() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_sse": "event: response.created\\ndata: {\\"type\\":\\"response.created\\",\\"sequence_number\\":0,\\"response\\":{\\"id\\":\\"resp_z\\",\\"object\\":\\"response\\",\\"created_at\\":0,\\"status\\":\\"in_progress\\",\\"error\\":null,\\"incomplete_details\\":null,\\"model\\":\\"m1\\",\\"output\\":[],\\"parallel_tool_calls\\":true,\\"tool_choice\\":\\"auto\\",\\"tools\\":[]}}\\n\\nevent: response.in_progress\\ndata: {\\"type\\":\\"response.in_progress\\",\\"sequence_number\\":1,\\"response\\":{\\"id\\":\\"resp_z\\",\\"object\\":\\"response\\",\\"created_at\\":0,\\"status\\":\\"in_progress\\",\\"error\\":null,\\"incomplete_details\\":null,\\"model\\":\\"m1\\",\\"output\\":[],\\"parallel_tool_calls\\":true,\\"tool_choice\\":\\"auto\\",\\"tools\\":[]}}\\n\\nevent: response.output_item.added\\ndata: {\\"type\\":\\"response.output_item.added\\",\\"sequence_number\\":2,\\"output_index\\":0,\\"item\\":{\\"id\\":\\"msg_0\\",\\"type\\":\\"message\\",\\"status\\":\\"in_progress\\",\\"role\\":\\"assistant\\",\\"content\\":[]}}\\n\\nevent: response.content_part.added\\ndata: {\\"type\\":\\"response.content_part.added\\",\\"sequence_number\\":3,\\"item_id\\":\\"msg_0\\",\\"output_index\\":0,\\"content_index\\":0,\\"part\\":{\\"type\\":\\"output_text\\",\\"text\\":\\"\\",\\"annotations\\":[]}}\\n\\nevent: response.output_text.delta\\ndata: {\\"type\\":\\"response.output_text.delta\\",\\"sequence_number\\":4,\\"item_id\\":\\"msg_0\\",\\"output_index\\":0,\\"content_index\\":0,\\"delta\\":\\"Done.\\",\\"logprobs\\":[]}\\n\\nevent: response.output_text.done\\ndata: {\\"type\\":\\"response.output_text.done\\",\\"sequence_number\\":5,\\"item_id\\":\\"msg_0\\",\\"output_index\\":0,\\"content_index\\":0,\\"text\\":\\"Done.\\",\\"logprobs\\":[]}\\n\\nevent: response.content_part.done\\ndata: {\\"type\\":\\"response.content_part.done\\",\\"sequence_number\\":6,\\"item_id\\":\\"msg_0\\",\\"output_index\\":0,\\"content_index\\":0,\\"part\\":{\\"type\\":\\"output_text\\",\\"text\\":\\"Done.\\",\\"annotations\\":[]}}\\n\\nevent: response.output_item.done\\ndata: {\\"type\\":\\"response.output_item.done\\",\\"sequence_number\\":7,\\"output_index\\":0,\\"item\\":{\\"id\\":\\"msg_0\\",\\"type\\":\\"message\\",\\"status\\":\\"completed\\",\\"role\\":\\"assistant\\",\\"content\\":[{\\"type\\":\\"output_text\\",\\"text\\":\\"Done.\\",\\"annotations\\":[]}]}}\\n\\nevent: response.incomplete\\ndata: {\\"type\\":\\"response.incomplete\\",\\"sequence_number\\":8,\\"response\\":{\\"id\\":\\"resp_z\\",\\"object\\":\\"response\\",\\"created_at\\":0,\\"status\\":\\"incomplete\\",\\"error\\":null,\\"incomplete_details\\":{\\"reason\\":\\"max_output_tokens\\"},\\"model\\":\\"m1\\",\\"output\\":[{\\"type\\":\\"message\\",\\"role\\":\\"assistant\\",\\"content\\":[{\\"type\\":\\"output_text\\",\\"text\\":\\"Done.\\",\\"annotations\\":[]}],\\"id\\":\\"msg_wiremap\\",\\"status\\":\\"completed\\"}],\\"parallel_tool_calls\\":true,\\"tool_choice\\":\\"auto\\",\\"tools\\":[]}}\\n\\n", "id": "stream_emit_unsigned_reasoning_and_length", "stream_to_wire": [{"raw": {"id": "resp_z", "model": "m1"}, "type": "message_start"}, {"index": 0, "text": "Thinking", "type": "reasoning_delta"}, {"index": 1, "text": "Done.", "type": "text_delta"}, {"finish_reason": "length", "raw": null, "type": "finish"}]}'
+            '{"id": "stream_emit_unsigned_reasoning_and_length", "stream_to_wire": [{"type": "message_start", "raw": {"id": "resp_z", "model": "m1"}}, {"type": "reasoning_delta", "index": 0, "text": "Thinking"}, {"type": "text_delta", "index": 1, "text": "Done."}, {"type": "finish", "finish_reason": "length", "raw": null}], "expect_sse": "event: response.created\\ndata: {\\"type\\":\\"response.created\\",\\"sequence_number\\":0,\\"response\\":{\\"id\\":\\"resp_z\\",\\"object\\":\\"response\\",\\"created_at\\":0,\\"status\\":\\"in_progress\\",\\"error\\":null,\\"incomplete_details\\":null,\\"model\\":\\"m1\\",\\"output\\":[],\\"parallel_tool_calls\\":true,\\"tool_choice\\":\\"auto\\",\\"tools\\":[]}}\\n\\nevent: response.in_progress\\ndata: {\\"type\\":\\"response.in_progress\\",\\"sequence_number\\":1,\\"response\\":{\\"id\\":\\"resp_z\\",\\"object\\":\\"response\\",\\"created_at\\":0,\\"status\\":\\"in_progress\\",\\"error\\":null,\\"incomplete_details\\":null,\\"model\\":\\"m1\\",\\"output\\":[],\\"parallel_tool_calls\\":true,\\"tool_choice\\":\\"auto\\",\\"tools\\":[]}}\\n\\nevent: response.output_item.added\\ndata: {\\"type\\":\\"response.output_item.added\\",\\"sequence_number\\":2,\\"output_index\\":0,\\"item\\":{\\"id\\":\\"msg_0\\",\\"type\\":\\"message\\",\\"status\\":\\"in_progress\\",\\"role\\":\\"assistant\\",\\"content\\":[]}}\\n\\nevent: response.content_part.added\\ndata: {\\"type\\":\\"response.content_part.added\\",\\"sequence_number\\":3,\\"item_id\\":\\"msg_0\\",\\"output_index\\":0,\\"content_index\\":0,\\"part\\":{\\"type\\":\\"output_text\\",\\"text\\":\\"\\",\\"annotations\\":[]}}\\n\\nevent: response.output_text.delta\\ndata: {\\"type\\":\\"response.output_text.delta\\",\\"sequence_number\\":4,\\"item_id\\":\\"msg_0\\",\\"output_index\\":0,\\"content_index\\":0,\\"delta\\":\\"Done.\\",\\"logprobs\\":[]}\\n\\nevent: response.output_text.done\\ndata: {\\"type\\":\\"response.output_text.done\\",\\"sequence_number\\":5,\\"item_id\\":\\"msg_0\\",\\"output_index\\":0,\\"content_index\\":0,\\"text\\":\\"Done.\\",\\"logprobs\\":[]}\\n\\nevent: response.content_part.done\\ndata: {\\"type\\":\\"response.content_part.done\\",\\"sequence_number\\":6,\\"item_id\\":\\"msg_0\\",\\"output_index\\":0,\\"content_index\\":0,\\"part\\":{\\"type\\":\\"output_text\\",\\"text\\":\\"Done.\\",\\"annotations\\":[]}}\\n\\nevent: response.output_item.done\\ndata: {\\"type\\":\\"response.output_item.done\\",\\"sequence_number\\":7,\\"output_index\\":0,\\"item\\":{\\"id\\":\\"msg_0\\",\\"type\\":\\"message\\",\\"status\\":\\"completed\\",\\"role\\":\\"assistant\\",\\"content\\":[{\\"type\\":\\"output_text\\",\\"text\\":\\"Done.\\",\\"annotations\\":[]}]}}\\n\\nevent: response.incomplete\\ndata: {\\"type\\":\\"response.incomplete\\",\\"sequence_number\\":8,\\"response\\":{\\"id\\":\\"resp_z\\",\\"object\\":\\"response\\",\\"created_at\\":0,\\"status\\":\\"incomplete\\",\\"error\\":null,\\"incomplete_details\\":{\\"reason\\":\\"max_output_tokens\\"},\\"model\\":\\"m1\\",\\"output\\":[{\\"type\\":\\"message\\",\\"role\\":\\"assistant\\",\\"content\\":[{\\"type\\":\\"output_text\\",\\"text\\":\\"Done.\\",\\"annotations\\":[]}],\\"id\\":\\"msg_wiremap\\",\\"status\\":\\"completed\\"}],\\"parallel_tool_calls\\":true,\\"tool_choice\\":\\"auto\\",\\"tools\\":[]}}\\n\\n"}'
         ),
     )

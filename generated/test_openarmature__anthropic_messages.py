@@ -20,7 +20,7 @@ def test_user_string_stays_a_string() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-test"}, "id": "user_string_stays_a_string", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-test"}}'
+            '{"id": "user_string_stays_a_string", "to_wire": {"model": "claude-test", "messages": [{"role": "user", "content": "Hello."}], "config": {"max_tokens": 256}}, "expect_wire": {"model": "claude-test", "max_tokens": 256, "messages": [{"role": "user", "content": "Hello."}]}}'
         ),
     )
 
@@ -30,7 +30,7 @@ def test_user_string_stays_a_string__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 256, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-test"}, "id": "user_string_stays_a_string", "to_wire": {"config": {"max_tokens": 256}, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-test"}}'
+            '{"id": "user_string_stays_a_string", "to_wire": {"model": "claude-test", "messages": [{"role": "user", "content": "Hello."}], "config": {"max_tokens": 256}}, "expect_wire": {"model": "claude-test", "max_tokens": 256, "messages": [{"role": "user", "content": "Hello."}]}}'
         ),
     )
 
@@ -40,7 +40,7 @@ def test_max_tokens_required() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.max_tokens"}, "id": "max_tokens_required", "to_wire": {"messages": [{"content": "Hello.", "role": "user"}], "model": "claude-test"}}'
+            '{"id": "max_tokens_required", "to_wire": {"model": "claude-test", "messages": [{"role": "user", "content": "Hello."}]}, "expect_error": {"category": "provider_invalid_request", "path": "config.max_tokens"}}'
         ),
     )
 
@@ -50,7 +50,7 @@ def test_seed_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.seed"}, "id": "seed_rejected", "to_wire": {"config": {"max_tokens": 64, "seed": 7}, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-test"}}'
+            '{"id": "seed_rejected", "to_wire": {"model": "claude-test", "messages": [{"role": "user", "content": "Hello."}], "config": {"max_tokens": 64, "seed": 7}}, "expect_error": {"category": "provider_invalid_request", "path": "config.seed"}}'
         ),
     )
 
@@ -60,7 +60,7 @@ def test_sampling_sent_under_2023_06_01() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-test", "temperature": 0.2, "top_p": 0.9}, "id": "sampling_sent_under_2023_06_01", "to_wire": {"config": {"max_tokens": 64, "temperature": 0.2, "top_p": 0.9}, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-test"}}'
+            '{"id": "sampling_sent_under_2023_06_01", "to_wire": {"model": "claude-test", "messages": [{"role": "user", "content": "Hello."}], "config": {"max_tokens": 64, "temperature": 0.2, "top_p": 0.9}}, "expect_wire": {"model": "claude-test", "max_tokens": 64, "messages": [{"role": "user", "content": "Hello."}], "temperature": 0.2, "top_p": 0.9}}'
         ),
     )
 
@@ -70,6 +70,26 @@ def test_sampling_sent_under_2023_06_01__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-test", "temperature": 0.2, "top_p": 0.9}, "id": "sampling_sent_under_2023_06_01", "to_wire": {"config": {"max_tokens": 64, "temperature": 0.2, "top_p": 0.9}, "messages": [{"content": "Hello.", "role": "user"}], "model": "claude-test"}}'
+            '{"id": "sampling_sent_under_2023_06_01", "to_wire": {"model": "claude-test", "messages": [{"role": "user", "content": "Hello."}], "config": {"max_tokens": 64, "temperature": 0.2, "top_p": 0.9}}, "expect_wire": {"model": "claude-test", "max_tokens": 64, "messages": [{"role": "user", "content": "Hello."}], "temperature": 0.2, "top_p": 0.9}}'
+        ),
+    )
+
+
+def test_err_second_leading_system_message() -> None:
+    """oa §5 (request.rules ordering: openarmature; conformance 003): one system message, first"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "err_second_leading_system_message", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "system", "content": "You are helpful."}, {"role": "system", "content": "Answer in French."}, {"role": "user", "content": "Hello."}], "config": {"max_tokens": 256}}, "expect_error": {"category": "provider_invalid_request", "path": "messages[1].role"}}'
+        ),
+    )
+
+
+def test_err_last_message_assistant() -> None:
+    """oa §5 (request.rules ordering: openarmature): a final assistant turn (prefill) is refused at its role"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "err_last_message_assistant", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Sure,"}], "config": {"max_tokens": 64}}, "expect_error": {"category": "provider_invalid_request", "path": "messages[1].role"}}'
         ),
     )

@@ -22,7 +22,7 @@ def test_tool_parameters_under_parameters() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "generationConfig": {"maxOutputTokens": 64}, "model": "gemini-test", "tools": [{"functionDeclarations": [{"description": "Weather.", "name": "get_weather", "parameters": {"properties": {"location": {"type": "string"}}, "required": ["location"], "type": "object"}}]}]}, "id": "tool_parameters_under_parameters", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "hi", "role": "user"}], "model": "gemini-test", "tools": [{"description": "Weather.", "name": "get_weather", "parameters": {"properties": {"location": {"type": "string"}}, "required": ["location"], "type": "object"}}]}}'
+            '{"id": "tool_parameters_under_parameters", "to_wire": {"model": "gemini-test", "messages": [{"role": "user", "content": "hi"}], "tools": [{"name": "get_weather", "description": "Weather.", "parameters": {"type": "object", "properties": {"location": {"type": "string"}}, "required": ["location"]}}], "config": {"max_tokens": 64}}, "expect_wire": {"model": "gemini-test", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "tools": [{"functionDeclarations": [{"name": "get_weather", "description": "Weather.", "parameters": {"type": "object", "properties": {"location": {"type": "string"}}, "required": ["location"]}}]}], "generationConfig": {"maxOutputTokens": 64}}}'
         ),
     )
 
@@ -32,7 +32,7 @@ def test_tool_parameters_under_parameters__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "hi"}], "role": "user"}], "generationConfig": {"maxOutputTokens": 64}, "model": "gemini-test", "tools": [{"functionDeclarations": [{"description": "Weather.", "name": "get_weather", "parameters": {"properties": {"location": {"type": "string"}}, "required": ["location"], "type": "object"}}]}]}, "id": "tool_parameters_under_parameters", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "hi", "role": "user"}], "model": "gemini-test", "tools": [{"description": "Weather.", "name": "get_weather", "parameters": {"properties": {"location": {"type": "string"}}, "required": ["location"], "type": "object"}}]}}'
+            '{"id": "tool_parameters_under_parameters", "to_wire": {"model": "gemini-test", "messages": [{"role": "user", "content": "hi"}], "tools": [{"name": "get_weather", "description": "Weather.", "parameters": {"type": "object", "properties": {"location": {"type": "string"}}, "required": ["location"]}}], "config": {"max_tokens": 64}}, "expect_wire": {"model": "gemini-test", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "tools": [{"functionDeclarations": [{"name": "get_weather", "description": "Weather.", "parameters": {"type": "object", "properties": {"location": {"type": "string"}}, "required": ["location"]}}]}], "generationConfig": {"maxOutputTokens": 64}}}'
         ),
     )
 
@@ -42,6 +42,6 @@ def test_image_safety_is_error() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "error", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"candidates": [{"finishReason": "IMAGE_SAFETY"}]}, "id": "image_safety_is_error", "lossy": "the content-less candidate writes back with empty content"}'
+            '{"id": "image_safety_is_error", "lossy": "the content-less candidate writes back with empty content", "from_wire": {"candidates": [{"finishReason": "IMAGE_SAFETY"}]}, "expect_canonical": {"message": {"role": "assistant", "content": null}, "finish_reason": "error", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
         ),
     )

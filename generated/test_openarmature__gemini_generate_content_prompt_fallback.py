@@ -23,7 +23,7 @@ def test_directive_in_system_instruction() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Generate."}], "role": "user"}], "generationConfig": {"maxOutputTokens": 64}, "model": "gemini-test", "systemInstruction": {"parts": [{"text": "Reply with only a JSON value (no prose, no code fences) that conforms to this JSON Schema: {\\"properties\\":{\\"value\\":{\\"type\\":\\"integer\\"}},\\"required\\":[\\"value\\"],\\"type\\":\\"object\\"}"}]}}, "id": "directive_in_system_instruction", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Generate.", "role": "user"}], "model": "gemini-test", "response_schema": {"properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}}'
+            '{"id": "directive_in_system_instruction", "to_wire": {"model": "gemini-test", "messages": [{"role": "user", "content": "Generate."}], "response_schema": {"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"]}, "config": {"max_tokens": 64}}, "expect_wire": {"model": "gemini-test", "systemInstruction": {"parts": [{"text": "Reply with only a JSON value (no prose, no code fences) that conforms to this JSON Schema: {\\"properties\\":{\\"value\\":{\\"type\\":\\"integer\\"}},\\"required\\":[\\"value\\"],\\"type\\":\\"object\\"}"}]}, "contents": [{"role": "user", "parts": [{"text": "Generate."}]}], "generationConfig": {"maxOutputTokens": 64}}}'
         ),
     )
 
@@ -33,7 +33,7 @@ def test_directive_in_system_instruction__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Generate."}], "role": "user"}], "generationConfig": {"maxOutputTokens": 64}, "model": "gemini-test", "systemInstruction": {"parts": [{"text": "Reply with only a JSON value (no prose, no code fences) that conforms to this JSON Schema: {\\"properties\\":{\\"value\\":{\\"type\\":\\"integer\\"}},\\"required\\":[\\"value\\"],\\"type\\":\\"object\\"}"}]}}, "id": "directive_in_system_instruction", "to_wire": {"config": {"max_tokens": 64}, "messages": [{"content": "Generate.", "role": "user"}], "model": "gemini-test", "response_schema": {"properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}}'
+            '{"id": "directive_in_system_instruction", "to_wire": {"model": "gemini-test", "messages": [{"role": "user", "content": "Generate."}], "response_schema": {"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"]}, "config": {"max_tokens": 64}}, "expect_wire": {"model": "gemini-test", "systemInstruction": {"parts": [{"text": "Reply with only a JSON value (no prose, no code fences) that conforms to this JSON Schema: {\\"properties\\":{\\"value\\":{\\"type\\":\\"integer\\"}},\\"required\\":[\\"value\\"],\\"type\\":\\"object\\"}"}]}, "contents": [{"role": "user", "parts": [{"text": "Generate."}]}], "generationConfig": {"maxOutputTokens": 64}}}'
         ),
     )
 
@@ -43,7 +43,7 @@ def test_directive_appended_to_system() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Generate."}], "role": "user"}], "model": "gemini-test", "systemInstruction": {"parts": [{"text": "Be terse.\\n\\nReply with only a JSON value (no prose, no code fences) that conforms to this JSON Schema: {\\"type\\":\\"object\\"}"}]}}, "id": "directive_appended_to_system", "to_wire": {"messages": [{"content": "Be terse.", "role": "system"}, {"content": "Generate.", "role": "user"}], "model": "gemini-test", "response_schema": {"type": "object"}}}'
+            '{"id": "directive_appended_to_system", "to_wire": {"model": "gemini-test", "messages": [{"role": "system", "content": "Be terse."}, {"role": "user", "content": "Generate."}], "response_schema": {"type": "object"}}, "expect_wire": {"model": "gemini-test", "systemInstruction": {"parts": [{"text": "Be terse.\\n\\nReply with only a JSON value (no prose, no code fences) that conforms to this JSON Schema: {\\"type\\":\\"object\\"}"}]}, "contents": [{"role": "user", "parts": [{"text": "Generate."}]}]}}'
         ),
     )
 
@@ -53,6 +53,6 @@ def test_directive_appended_to_system__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"contents": [{"parts": [{"text": "Generate."}], "role": "user"}], "model": "gemini-test", "systemInstruction": {"parts": [{"text": "Be terse.\\n\\nReply with only a JSON value (no prose, no code fences) that conforms to this JSON Schema: {\\"type\\":\\"object\\"}"}]}}, "id": "directive_appended_to_system", "to_wire": {"messages": [{"content": "Be terse.", "role": "system"}, {"content": "Generate.", "role": "user"}], "model": "gemini-test", "response_schema": {"type": "object"}}}'
+            '{"id": "directive_appended_to_system", "to_wire": {"model": "gemini-test", "messages": [{"role": "system", "content": "Be terse."}, {"role": "user", "content": "Generate."}], "response_schema": {"type": "object"}}, "expect_wire": {"model": "gemini-test", "systemInstruction": {"parts": [{"text": "Be terse.\\n\\nReply with only a JSON value (no prose, no code fences) that conforms to this JSON Schema: {\\"type\\":\\"object\\"}"}]}, "contents": [{"role": "user", "parts": [{"text": "Generate."}]}]}}'
         ),
     )

@@ -20,7 +20,7 @@ def test_max_tokens_sent_as_max_tokens() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 100, "messages": [{"content": "Hi", "role": "user"}], "model": "test-model"}, "id": "max_tokens_sent_as_max_tokens", "to_wire": {"config": {"max_tokens": 100}, "messages": [{"content": "Hi", "role": "user"}], "model": "test-model"}}'
+            '{"id": "max_tokens_sent_as_max_tokens", "to_wire": {"model": "test-model", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 100}}, "expect_wire": {"model": "test-model", "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 100}}'
         ),
     )
 
@@ -30,7 +30,7 @@ def test_max_tokens_sent_as_max_tokens__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 100, "messages": [{"content": "Hi", "role": "user"}], "model": "test-model"}, "id": "max_tokens_sent_as_max_tokens", "to_wire": {"config": {"max_tokens": 100}, "messages": [{"content": "Hi", "role": "user"}], "model": "test-model"}}'
+            '{"id": "max_tokens_sent_as_max_tokens", "to_wire": {"model": "test-model", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 100}}, "expect_wire": {"model": "test-model", "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 100}}'
         ),
     )
 
@@ -40,7 +40,7 @@ def test_extras_stream_true_rejected() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_error": {"category": "provider_invalid_request", "path": "config.extras.stream"}, "id": "extras_stream_true_rejected", "to_wire": {"config": {"extras": {"stream": true}}, "messages": [{"content": "Hi", "role": "user"}], "model": "test-model"}}'
+            '{"id": "extras_stream_true_rejected", "to_wire": {"model": "test-model", "messages": [{"role": "user", "content": "Hi"}], "config": {"extras": {"stream": true}}}, "expect_error": {"category": "provider_invalid_request", "path": "config.extras.stream"}}'
         ),
     )
 
@@ -50,7 +50,7 @@ def test_extras_stream_false_absorbed() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "test-model"}, "id": "extras_stream_false_absorbed", "to_wire": {"config": {"extras": {"stream": false}}, "messages": [{"content": "Hi", "role": "user"}], "model": "test-model"}}'
+            '{"id": "extras_stream_false_absorbed", "to_wire": {"model": "test-model", "messages": [{"role": "user", "content": "Hi"}], "config": {"extras": {"stream": false}}}, "expect_wire": {"model": "test-model", "messages": [{"role": "user", "content": "Hi"}]}}'
         ),
     )
 
@@ -60,6 +60,76 @@ def test_extras_stream_false_absorbed__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "test-model"}, "id": "extras_stream_false_absorbed", "to_wire": {"config": {"extras": {"stream": false}}, "messages": [{"content": "Hi", "role": "user"}], "model": "test-model"}}'
+            '{"id": "extras_stream_false_absorbed", "to_wire": {"model": "test-model", "messages": [{"role": "user", "content": "Hi"}], "config": {"extras": {"stream": false}}}, "expect_wire": {"model": "test-model", "messages": [{"role": "user", "content": "Hi"}]}}'
+        ),
+    )
+
+
+def test_err_system_not_first() -> None:
+    """oa §5 (request.rules ordering: openarmature): a system message is allowed only first"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "err_system_not_first", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}, {"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi again"}]}, "expect_error": {"category": "provider_invalid_request", "path": "messages[1].role"}}'
+        ),
+    )
+
+
+def test_err_last_message_assistant() -> None:
+    """oa §5 (request.rules ordering: openarmature): the last message must be user or tool"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "err_last_message_assistant", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]}, "expect_error": {"category": "provider_invalid_request", "path": "messages[1].role"}}'
+        ),
+    )
+
+
+def test_err_first_message_assistant() -> None:
+    """oa §5 (request.rules ordering: openarmature): the first message must be system or user"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "err_first_message_assistant", "to_wire": {"model": "gpt-4o", "messages": [{"role": "assistant", "content": "Hello"}, {"role": "user", "content": "Hi"}]}, "expect_error": {"category": "provider_invalid_request", "path": "messages[0].role"}}'
+        ),
+    )
+
+
+def test_schema_keys_sorted() -> None:
+    """oa §8 (request.rules json_keys: sorted): user JSON goes out with sorted keys, for byte stability"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "schema_keys_sorted", "key_order": "exact", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"name": "f", "parameters": {"type": "object", "properties": {"reasoning": {"type": "string"}, "answer": {"type": "string"}}}}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"type": "function", "function": {"name": "f", "parameters": {"properties": {"answer": {"type": "string"}, "reasoning": {"type": "string"}}, "type": "object"}}}]}}'
+        ),
+    )
+
+
+def test_schema_keys_sorted__round_trip() -> None:
+    """Fixture schema_keys_sorted: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"id": "schema_keys_sorted", "key_order": "exact", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"name": "f", "parameters": {"type": "object", "properties": {"reasoning": {"type": "string"}, "answer": {"type": "string"}}}}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "tools": [{"type": "function", "function": {"name": "f", "parameters": {"properties": {"answer": {"type": "string"}, "reasoning": {"type": "string"}}, "type": "object"}}}]}}'
+        ),
+    )
+
+
+def test_req_tool_call_arguments_sorted_compact_json() -> None:
+    """oa §8 wire-byte stability (request.rules json_keys: sorted): arguments become a JSON string with sorted keys and no spaces"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "req_tool_call_arguments_sorted_compact_json", "key_order": "exact", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Book it."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_b", "name": "book", "arguments": {"when": {"time": "10:00", "day": "Mon"}, "seats": 2, "city": "Zürich", "tags": ["z", "a"]}}]}, {"role": "tool", "tool_call_id": "call_b", "content": "booked"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Book it."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_b", "type": "function", "function": {"name": "book", "arguments": "{\\"city\\":\\"Zürich\\",\\"seats\\":2,\\"tags\\":[\\"z\\",\\"a\\"],\\"when\\":{\\"day\\":\\"Mon\\",\\"time\\":\\"10:00\\"}}"}}]}, {"role": "tool", "tool_call_id": "call_b", "content": "booked"}]}}'
+        ),
+    )
+
+
+def test_req_tool_call_arguments_sorted_compact_json__round_trip() -> None:
+    """Fixture req_tool_call_arguments_sorted_compact_json: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"id": "req_tool_call_arguments_sorted_compact_json", "key_order": "exact", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Book it."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_b", "name": "book", "arguments": {"when": {"time": "10:00", "day": "Mon"}, "seats": 2, "city": "Zürich", "tags": ["z", "a"]}}]}, {"role": "tool", "tool_call_id": "call_b", "content": "booked"}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Book it."}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_b", "type": "function", "function": {"name": "book", "arguments": "{\\"city\\":\\"Zürich\\",\\"seats\\":2,\\"tags\\":[\\"z\\",\\"a\\"],\\"when\\":{\\"day\\":\\"Mon\\",\\"time\\":\\"10:00\\"}}"}}]}, {"role": "tool", "tool_call_id": "call_b", "content": "booked"}]}}'
         ),
     )

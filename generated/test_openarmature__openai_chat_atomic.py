@@ -20,7 +20,7 @@ def test_atomic_call_unchanged() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "atomic this", "role": "user"}], "model": "test-model"}, "id": "atomic_call_unchanged", "to_wire": {"messages": [{"content": "atomic this", "role": "user"}], "model": "test-model"}}'
+            '{"id": "atomic_call_unchanged", "to_wire": {"model": "test-model", "messages": [{"role": "user", "content": "atomic this"}]}, "expect_wire": {"model": "test-model", "messages": [{"role": "user", "content": "atomic this"}]}}'
         ),
     )
 
@@ -30,6 +30,6 @@ def test_atomic_call_unchanged__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "atomic this", "role": "user"}], "model": "test-model"}, "id": "atomic_call_unchanged", "to_wire": {"messages": [{"content": "atomic this", "role": "user"}], "model": "test-model"}}'
+            '{"id": "atomic_call_unchanged", "to_wire": {"model": "test-model", "messages": [{"role": "user", "content": "atomic this"}]}, "expect_wire": {"model": "test-model", "messages": [{"role": "user", "content": "atomic this"}]}}'
         ),
     )

@@ -22,7 +22,7 @@ def test_directive_prepended_no_response_format() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Reply with only a JSON value (no prose, no code fences) that conforms to this JSON Schema: {\\"properties\\":{\\"value\\":{\\"type\\":\\"integer\\"}},\\"required\\":[\\"value\\"],\\"type\\":\\"object\\"}", "role": "system"}, {"content": "Generate.", "role": "user"}], "model": "test-model"}, "id": "directive_prepended_no_response_format", "to_wire": {"messages": [{"content": "Generate.", "role": "user"}], "model": "test-model", "response_schema": {"properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}}'
+            '{"id": "directive_prepended_no_response_format", "to_wire": {"model": "test-model", "messages": [{"role": "user", "content": "Generate."}], "response_schema": {"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"]}}, "expect_wire": {"model": "test-model", "messages": [{"role": "system", "content": "Reply with only a JSON value (no prose, no code fences) that conforms to this JSON Schema: {\\"properties\\":{\\"value\\":{\\"type\\":\\"integer\\"}},\\"required\\":[\\"value\\"],\\"type\\":\\"object\\"}"}, {"role": "user", "content": "Generate."}]}}'
         ),
     )
 
@@ -32,6 +32,6 @@ def test_directive_prepended_no_response_format__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Reply with only a JSON value (no prose, no code fences) that conforms to this JSON Schema: {\\"properties\\":{\\"value\\":{\\"type\\":\\"integer\\"}},\\"required\\":[\\"value\\"],\\"type\\":\\"object\\"}", "role": "system"}, {"content": "Generate.", "role": "user"}], "model": "test-model"}, "id": "directive_prepended_no_response_format", "to_wire": {"messages": [{"content": "Generate.", "role": "user"}], "model": "test-model", "response_schema": {"properties": {"value": {"type": "integer"}}, "required": ["value"], "type": "object"}}}'
+            '{"id": "directive_prepended_no_response_format", "to_wire": {"model": "test-model", "messages": [{"role": "user", "content": "Generate."}], "response_schema": {"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"]}}, "expect_wire": {"model": "test-model", "messages": [{"role": "system", "content": "Reply with only a JSON value (no prose, no code fences) that conforms to this JSON Schema: {\\"properties\\":{\\"value\\":{\\"type\\":\\"integer\\"}},\\"required\\":[\\"value\\"],\\"type\\":\\"object\\"}"}, {"role": "user", "content": "Generate."}]}}'
         ),
     )

@@ -20,7 +20,7 @@ def test_string_becomes_text_block() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 4096, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-3"}, "id": "string_becomes_text_block", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "claude-3"}}'
+            '{"id": "string_becomes_text_block", "to_wire": {"model": "claude-3", "messages": [{"role": "user", "content": "Hi"}]}, "expect_wire": {"model": "claude-3", "max_tokens": 4096, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -30,7 +30,7 @@ def test_string_becomes_text_block__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 4096, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-3"}, "id": "string_becomes_text_block", "to_wire": {"messages": [{"content": "Hi", "role": "user"}], "model": "claude-3"}}'
+            '{"id": "string_becomes_text_block", "to_wire": {"model": "claude-3", "messages": [{"role": "user", "content": "Hi"}]}, "expect_wire": {"model": "claude-3", "max_tokens": 4096, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]}}'
         ),
     )
 
@@ -40,7 +40,7 @@ def test_seed_silently_dropped_sampling_sent() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 100, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-3", "temperature": 0.7, "top_k": 40}, "id": "seed_silently_dropped_sampling_sent", "to_wire": {"config": {"max_tokens": 100, "presence_penalty": 0.5, "seed": 1, "temperature": 0.7, "top_k": 40}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-3"}}'
+            '{"id": "seed_silently_dropped_sampling_sent", "to_wire": {"model": "claude-3", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 100, "seed": 1, "presence_penalty": 0.5, "temperature": 0.7, "top_k": 40}}, "expect_wire": {"model": "claude-3", "max_tokens": 100, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}], "temperature": 0.7, "top_k": 40}}'
         ),
     )
 
@@ -50,6 +50,6 @@ def test_seed_silently_dropped_sampling_sent__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 100, "messages": [{"content": [{"text": "Hi", "type": "text"}], "role": "user"}], "model": "claude-3", "temperature": 0.7, "top_k": 40}, "id": "seed_silently_dropped_sampling_sent", "to_wire": {"config": {"max_tokens": 100, "presence_penalty": 0.5, "seed": 1, "temperature": 0.7, "top_k": 40}, "messages": [{"content": "Hi", "role": "user"}], "model": "claude-3"}}'
+            '{"id": "seed_silently_dropped_sampling_sent", "to_wire": {"model": "claude-3", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 100, "seed": 1, "presence_penalty": 0.5, "temperature": 0.7, "top_k": 40}}, "expect_wire": {"model": "claude-3", "max_tokens": 100, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}], "temperature": 0.7, "top_k": 40}}'
         ),
     )

@@ -20,7 +20,7 @@ def test_flac_audio_mapped() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"input_audio": {"data": "AAAA", "format": "flac"}, "type": "input_audio"}], "role": "user"}], "model": "gpt-4o"}, "id": "flac_audio_mapped", "lossy": "prompty\'s audio table reads flac back as audio/flac but other types by stripping the prefix", "to_wire": {"messages": [{"content": [{"media_type": "audio/flac", "source": {"base64_data": "AAAA", "type": "inline"}, "type": "audio"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "flac_audio_mapped", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "audio", "source": {"type": "inline", "base64_data": "AAAA"}, "media_type": "audio/flac"}]}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "AAAA", "format": "flac"}}]}]}, "lossy": "prompty\'s audio table reads flac back as audio/flac but other types by stripping the prefix"}'
         ),
     )
 
@@ -30,7 +30,7 @@ def test_other_audio_prefix_stripped() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"input_audio": {"data": "AAAA", "format": "aac"}, "type": "input_audio"}], "role": "user"}], "model": "gpt-4o"}, "id": "other_audio_prefix_stripped", "to_wire": {"messages": [{"content": [{"media_type": "audio/aac", "source": {"base64_data": "AAAA", "type": "inline"}, "type": "audio"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "other_audio_prefix_stripped", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "audio", "source": {"type": "inline", "base64_data": "AAAA"}, "media_type": "audio/aac"}]}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "AAAA", "format": "aac"}}]}]}}'
         ),
     )
 
@@ -40,7 +40,7 @@ def test_other_audio_prefix_stripped__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": [{"input_audio": {"data": "AAAA", "format": "aac"}, "type": "input_audio"}], "role": "user"}], "model": "gpt-4o"}, "id": "other_audio_prefix_stripped", "to_wire": {"messages": [{"content": [{"media_type": "audio/aac", "source": {"base64_data": "AAAA", "type": "inline"}, "type": "audio"}], "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "other_audio_prefix_stripped", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "audio", "source": {"type": "inline", "base64_data": "AAAA"}, "media_type": "audio/aac"}]}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "AAAA", "format": "aac"}}]}]}}'
         ),
     )
 
@@ -50,7 +50,7 @@ def test_structured_output_prompty_shape() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"messages": [{"content": "Pick", "role": "user"}], "model": "gpt-4o", "response_format": {"json_schema": {"name": "structured_output", "schema": {"additionalProperties": false, "properties": {"a": {"type": "string"}, "b": {"type": ["integer", "null"]}}, "required": ["a", "b"], "type": "object"}, "strict": true}, "type": "json_schema"}}, "id": "structured_output_prompty_shape", "lossy": "the wire schema is the rewritten one; reading it back cannot recover which fields were optional", "to_wire": {"messages": [{"content": "Pick", "role": "user"}], "model": "gpt-4o", "response_schema": {"properties": {"a": {"type": "string"}, "b": {"type": "integer"}}, "required": ["a"], "type": "object"}}}'
+            '{"id": "structured_output_prompty_shape", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Pick"}], "response_schema": {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}, "required": ["a"]}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Pick"}], "response_format": {"type": "json_schema", "json_schema": {"name": "structured_output", "strict": true, "schema": {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": ["integer", "null"]}}, "required": ["a", "b"], "additionalProperties": false}}}}, "lossy": "the wire schema is the rewritten one; reading it back cannot recover which fields were optional"}'
         ),
     )
 
@@ -60,7 +60,7 @@ def test_mapped_option_wins_over_extras() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"logprobs": true, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "temperature": 0.2}, "id": "mapped_option_wins_over_extras", "to_wire": {"config": {"extras": {"logprobs": true, "temperature": 0.9}, "temperature": 0.2}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "mapped_option_wins_over_extras", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"temperature": 0.2, "extras": {"temperature": 0.9, "logprobs": true}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "temperature": 0.2, "logprobs": true}}'
         ),
     )
 
@@ -70,7 +70,7 @@ def test_mapped_option_wins_over_extras__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"logprobs": true, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o", "temperature": 0.2}, "id": "mapped_option_wins_over_extras", "to_wire": {"config": {"extras": {"logprobs": true, "temperature": 0.9}, "temperature": 0.2}, "messages": [{"content": "Hi", "role": "user"}], "model": "gpt-4o"}}'
+            '{"id": "mapped_option_wins_over_extras", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"temperature": 0.2, "extras": {"temperature": 0.9, "logprobs": true}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "temperature": 0.2, "logprobs": true}}'
         ),
     )
 
@@ -80,6 +80,6 @@ def test_refusal_is_content() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": "I can\'t help with that.", "role": "assistant"}, "usage": {"completion_tokens": 6, "prompt_tokens": 5, "total_tokens": 11}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": null, "refusal": "I can\'t help with that.", "role": "assistant"}}], "created": 1, "id": "chatcmpl-1", "model": "gpt-4o", "object": "chat.completion", "usage": {"completion_tokens": 6, "prompt_tokens": 5, "total_tokens": 11}}, "id": "refusal_is_content", "lossy": "the refusal is read as content and written back as content"}'
+            '{"id": "refusal_is_content", "from_wire": {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-4o", "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "refusal": "I can\'t help with that."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 5, "completion_tokens": 6, "total_tokens": 11}}, "expect_canonical": {"message": {"role": "assistant", "content": "I can\'t help with that."}, "finish_reason": "stop", "usage": {"prompt_tokens": 5, "completion_tokens": 6, "total_tokens": 11}}, "lossy": "the refusal is read as content and written back as content"}'
         ),
     )

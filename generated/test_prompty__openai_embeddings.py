@@ -20,7 +20,7 @@ def test_seed_vector() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": "Hello world", "model": "text-embedding-3-small"}, "id": "seed_vector", "lossy": "the block list reads back as a plain string", "to_wire": {"messages": [{"content": [{"text": "Hello world", "type": "text"}], "role": "user"}], "model": "text-embedding-3-small"}}'
+            '{"id": "seed_vector", "to_wire": {"model": "text-embedding-3-small", "messages": [{"role": "user", "content": [{"type": "text", "text": "Hello world"}]}]}, "expect_wire": {"model": "text-embedding-3-small", "input": "Hello world"}, "lossy": "the block list reads back as a plain string"}'
         ),
     )
 
@@ -30,7 +30,7 @@ def test_image_skipped() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": "a", "model": "m"}, "id": "image_skipped", "lossy": "the image is not sent", "to_wire": {"messages": [{"content": [{"text": "a", "type": "text"}, {"source": {"type": "url", "url": "https://x/y.png"}, "type": "image"}], "role": "user"}], "model": "m"}}'
+            '{"id": "image_skipped", "to_wire": {"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "image", "source": {"type": "url", "url": "https://x/y.png"}}]}]}, "expect_wire": {"model": "m", "input": "a"}, "lossy": "the image is not sent"}'
         ),
     )
 
@@ -40,7 +40,7 @@ def test_no_text_sends_empty() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [], "model": "m"}, "id": "no_text_sends_empty", "lossy": "an empty input has no canonical form", "to_wire": {"messages": [{"content": [{"source": {"type": "url", "url": "https://x/y.png"}, "type": "image"}], "role": "user"}], "model": "m"}}'
+            '{"id": "no_text_sends_empty", "to_wire": {"model": "m", "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "https://x/y.png"}}]}]}, "expect_wire": {"model": "m", "input": []}, "lossy": "an empty input has no canonical form"}'
         ),
     )
 
@@ -50,7 +50,7 @@ def test_response_batch() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"embeddings": [[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]], "model": "text-embedding-3-small", "usage": {"completion_tokens": null, "prompt_tokens": 15, "total_tokens": 15}}, "from_wire": {"data": [{"embedding": [0.1, 0.2], "index": 0, "object": "embedding"}, {"embedding": [0.3, 0.4], "index": 1, "object": "embedding"}, {"embedding": [0.5, 0.6], "index": 2, "object": "embedding"}], "model": "text-embedding-3-small", "object": "list", "usage": {"prompt_tokens": 15, "total_tokens": 15}}, "id": "response_batch"}'
+            '{"id": "response_batch", "from_wire": {"object": "list", "data": [{"object": "embedding", "index": 0, "embedding": [0.1, 0.2]}, {"object": "embedding", "index": 1, "embedding": [0.3, 0.4]}, {"object": "embedding", "index": 2, "embedding": [0.5, 0.6]}], "model": "text-embedding-3-small", "usage": {"prompt_tokens": 15, "total_tokens": 15}}, "expect_canonical": {"embeddings": [[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]], "model": "text-embedding-3-small", "usage": {"prompt_tokens": 15, "completion_tokens": null, "total_tokens": 15}}}'
         ),
     )
 
@@ -60,6 +60,6 @@ def test_response_batch__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"embeddings": [[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]], "model": "text-embedding-3-small", "usage": {"completion_tokens": null, "prompt_tokens": 15, "total_tokens": 15}}, "from_wire": {"data": [{"embedding": [0.1, 0.2], "index": 0, "object": "embedding"}, {"embedding": [0.3, 0.4], "index": 1, "object": "embedding"}, {"embedding": [0.5, 0.6], "index": 2, "object": "embedding"}], "model": "text-embedding-3-small", "object": "list", "usage": {"prompt_tokens": 15, "total_tokens": 15}}, "id": "response_batch"}'
+            '{"id": "response_batch", "from_wire": {"object": "list", "data": [{"object": "embedding", "index": 0, "embedding": [0.1, 0.2]}, {"object": "embedding", "index": 1, "embedding": [0.3, 0.4]}, {"object": "embedding", "index": 2, "embedding": [0.5, 0.6]}], "model": "text-embedding-3-small", "usage": {"prompt_tokens": 15, "total_tokens": 15}}, "expect_canonical": {"embeddings": [[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]], "model": "text-embedding-3-small", "usage": {"prompt_tokens": 15, "completion_tokens": null, "total_tokens": 15}}}'
         ),
     )

@@ -20,7 +20,7 @@ def test_seed_vector() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"model": "dall-e-3", "prompt": "A cat"}, "id": "seed_vector", "lossy": "the block list reads back as a plain string", "to_wire": {"messages": [{"content": [{"text": "A cat", "type": "text"}], "role": "user"}], "model": "dall-e-3"}}'
+            '{"id": "seed_vector", "to_wire": {"model": "dall-e-3", "messages": [{"role": "user", "content": [{"type": "text", "text": "A cat"}]}]}, "expect_wire": {"model": "dall-e-3", "prompt": "A cat"}, "lossy": "the block list reads back as a plain string"}'
         ),
     )
 
@@ -30,7 +30,7 @@ def test_first_text_only() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"model": "dall-e-3", "prompt": "A cat"}, "id": "first_text_only", "lossy": "only the first text is sent", "to_wire": {"messages": [{"content": "Be bold", "role": "system"}, {"content": "A dog", "role": "user"}, {"content": "ok", "role": "assistant"}, {"content": [{"text": "A cat", "type": "text"}, {"text": "on a mat", "type": "text"}], "role": "user"}], "model": "dall-e-3"}}'
+            '{"id": "first_text_only", "to_wire": {"model": "dall-e-3", "messages": [{"role": "system", "content": "Be bold"}, {"role": "user", "content": "A dog"}, {"role": "assistant", "content": "ok"}, {"role": "user", "content": [{"type": "text", "text": "A cat"}, {"type": "text", "text": "on a mat"}]}]}, "expect_wire": {"model": "dall-e-3", "prompt": "A cat"}, "lossy": "only the first text is sent"}'
         ),
     )
 
@@ -40,7 +40,7 @@ def test_no_user_message_empty_prompt() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"model": "dall-e-3", "prompt": ""}, "id": "no_user_message_empty_prompt", "lossy": "an empty prompt has no canonical form", "to_wire": {"messages": [{"content": "s", "role": "system"}, {"content": "", "role": "assistant", "tool_calls": [{"arguments": {}, "id": "c1", "name": "f"}]}, {"content": "r", "role": "tool", "tool_call_id": "c1"}], "model": "dall-e-3"}}'
+            '{"id": "no_user_message_empty_prompt", "to_wire": {"model": "dall-e-3", "messages": [{"role": "system", "content": "s"}, {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "name": "f", "arguments": {}}]}, {"role": "tool", "tool_call_id": "c1", "content": "r"}]}, "expect_wire": {"model": "dall-e-3", "prompt": ""}, "lossy": "an empty prompt has no canonical form"}'
         ),
     )
 
@@ -50,7 +50,7 @@ def test_response_format_passed() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"model": "dall-e-3", "prompt": "A cat", "response_format": "b64_json", "size": "1024x1024"}, "id": "response_format_passed", "to_wire": {"config": {"extras": {"response_format": "b64_json", "size": "1024x1024"}}, "messages": [{"content": "A cat", "role": "user"}], "model": "dall-e-3"}}'
+            '{"id": "response_format_passed", "to_wire": {"model": "dall-e-3", "messages": [{"role": "user", "content": "A cat"}], "config": {"extras": {"response_format": "b64_json", "size": "1024x1024"}}}, "expect_wire": {"model": "dall-e-3", "prompt": "A cat", "response_format": "b64_json", "size": "1024x1024"}}'
         ),
     )
 
@@ -60,7 +60,7 @@ def test_response_format_passed__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"model": "dall-e-3", "prompt": "A cat", "response_format": "b64_json", "size": "1024x1024"}, "id": "response_format_passed", "to_wire": {"config": {"extras": {"response_format": "b64_json", "size": "1024x1024"}}, "messages": [{"content": "A cat", "role": "user"}], "model": "dall-e-3"}}'
+            '{"id": "response_format_passed", "to_wire": {"model": "dall-e-3", "messages": [{"role": "user", "content": "A cat"}], "config": {"extras": {"response_format": "b64_json", "size": "1024x1024"}}}, "expect_wire": {"model": "dall-e-3", "prompt": "A cat", "response_format": "b64_json", "size": "1024x1024"}}'
         ),
     )
 
@@ -70,6 +70,6 @@ def test_response_b64() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"images": [{"source": {"base64_data": "base64data", "type": "inline"}}]}, "from_wire": {"created": 1700000011, "data": [{"b64_json": "base64data", "revised_prompt": null, "url": null}]}, "id": "response_b64", "lossy": "nulls are not written back"}'
+            '{"id": "response_b64", "from_wire": {"created": 1700000011, "data": [{"b64_json": "base64data", "url": null, "revised_prompt": null}]}, "expect_canonical": {"images": [{"source": {"type": "inline", "base64_data": "base64data"}}]}, "lossy": "nulls are not written back"}'
         ),
     )

@@ -20,7 +20,7 @@ def test_tools_without_strict() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [{"content": "Weather?", "role": "user"}], "model": "gpt-4o", "tools": [{"description": "Get weather", "name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}, "type": "function"}]}, "id": "tools_without_strict", "to_wire": {"messages": [{"content": "Weather?", "role": "user"}], "model": "gpt-4o", "tools": [{"description": "Get weather", "name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}}]}}'
+            '{"id": "tools_without_strict", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather?"}], "tools": [{"name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Weather?"}], "tools": [{"type": "function", "name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]}}'
         ),
     )
 
@@ -30,7 +30,7 @@ def test_tools_without_strict__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [{"content": "Weather?", "role": "user"}], "model": "gpt-4o", "tools": [{"description": "Get weather", "name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}, "type": "function"}]}, "id": "tools_without_strict", "to_wire": {"messages": [{"content": "Weather?", "role": "user"}], "model": "gpt-4o", "tools": [{"description": "Get weather", "name": "get_weather", "parameters": {"properties": {"city": {"type": "string"}}, "required": ["city"], "type": "object"}}]}}'
+            '{"id": "tools_without_strict", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather?"}], "tools": [{"name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Weather?"}], "tools": [{"type": "function", "name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]}}'
         ),
     )
 
@@ -40,7 +40,7 @@ def test_structured_output_named_and_closed() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"input": [{"content": "Give me data", "role": "user"}], "model": "gpt-4o", "text": {"format": {"name": "structured_output", "schema": {"additionalProperties": false, "properties": {"city": {"type": ["string", "null"]}, "temp": {"type": ["integer", "null"]}}, "required": ["city", "temp"], "type": "object"}, "strict": true, "type": "json_schema"}}}, "id": "structured_output_named_and_closed", "lossy": "the closed, nullable schema is read back as it was sent", "to_wire": {"messages": [{"content": "Give me data", "role": "user"}], "model": "gpt-4o", "response_schema": {"properties": {"city": {"type": "string"}, "temp": {"type": "integer"}}, "type": "object"}}}'
+            '{"id": "structured_output_named_and_closed", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Give me data"}], "response_schema": {"type": "object", "properties": {"city": {"type": "string"}, "temp": {"type": "integer"}}}}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Give me data"}], "text": {"format": {"type": "json_schema", "name": "structured_output", "schema": {"type": "object", "properties": {"city": {"type": ["string", "null"]}, "temp": {"type": ["integer", "null"]}}, "required": ["city", "temp"], "additionalProperties": false}, "strict": true}}}, "lossy": "the closed, nullable schema is read back as it was sent"}'
         ),
     )
 
@@ -50,6 +50,6 @@ def test_string_input_read_as_user_turn() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"messages": [{"content": "Be helpful", "role": "system"}, {"content": "Hi", "role": "user"}], "model": "gpt-4o"}, "id": "string_input_read_as_user_turn", "request_from_wire": {"input": "Hi", "instructions": "Be helpful", "model": "gpt-4o"}}'
+            '{"id": "string_input_read_as_user_turn", "request_from_wire": {"model": "gpt-4o", "instructions": "Be helpful", "input": "Hi"}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "system", "content": "Be helpful"}, {"role": "user", "content": "Hi"}]}}'
         ),
     )

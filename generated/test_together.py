@@ -18,7 +18,7 @@ def test_options_max_tokens_top_k() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": "hi", "role": "user"}], "model": "meta-llama/Llama-3.3-70B-Instruct-Turbo", "top_k": 50}, "id": "options_max_tokens_top_k", "to_wire": {"config": {"max_tokens": 64, "top_k": 50}, "messages": [{"content": "hi", "role": "user"}], "model": "meta-llama/Llama-3.3-70B-Instruct-Turbo"}}'
+            '{"id": "options_max_tokens_top_k", "to_wire": {"model": "meta-llama/Llama-3.3-70B-Instruct-Turbo", "messages": [{"role": "user", "content": "hi"}], "config": {"max_tokens": 64, "top_k": 50}}, "expect_wire": {"model": "meta-llama/Llama-3.3-70B-Instruct-Turbo", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 64, "top_k": 50}}'
         ),
     )
 
@@ -28,7 +28,7 @@ def test_options_max_tokens_top_k__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 64, "messages": [{"content": "hi", "role": "user"}], "model": "meta-llama/Llama-3.3-70B-Instruct-Turbo", "top_k": 50}, "id": "options_max_tokens_top_k", "to_wire": {"config": {"max_tokens": 64, "top_k": 50}, "messages": [{"content": "hi", "role": "user"}], "model": "meta-llama/Llama-3.3-70B-Instruct-Turbo"}}'
+            '{"id": "options_max_tokens_top_k", "to_wire": {"model": "meta-llama/Llama-3.3-70B-Instruct-Turbo", "messages": [{"role": "user", "content": "hi"}], "config": {"max_tokens": 64, "top_k": 50}}, "expect_wire": {"model": "meta-llama/Llama-3.3-70B-Instruct-Turbo", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 64, "top_k": 50}}'
         ),
     )
 
@@ -38,7 +38,7 @@ def test_resp_reasoning_read() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "together", "text": "2+2", "type": "thinking"}, {"text": "4", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 5, "prompt_tokens": 4, "total_tokens": 9}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "4", "reasoning": "2+2", "role": "assistant"}}], "created": 1, "id": "o-1", "model": "deepseek-ai/DeepSeek-R1", "object": "chat.completion", "usage": {"completion_tokens": 5, "prompt_tokens": 4, "total_tokens": 9}}, "id": "resp_reasoning_read"}'
+            '{"id": "resp_reasoning_read", "from_wire": {"id": "o-1", "object": "chat.completion", "created": 1, "model": "deepseek-ai/DeepSeek-R1", "choices": [{"index": 0, "message": {"role": "assistant", "content": "4", "reasoning": "2+2"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 4, "completion_tokens": 5, "total_tokens": 9}}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "thinking", "text": "2+2", "origin": "together"}, {"type": "text", "text": "4"}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 4, "completion_tokens": 5, "total_tokens": 9}}}'
         ),
     )
 
@@ -48,6 +48,6 @@ def test_resp_reasoning_read__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "together", "text": "2+2", "type": "thinking"}, {"text": "4", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 5, "prompt_tokens": 4, "total_tokens": 9}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "4", "reasoning": "2+2", "role": "assistant"}}], "created": 1, "id": "o-1", "model": "deepseek-ai/DeepSeek-R1", "object": "chat.completion", "usage": {"completion_tokens": 5, "prompt_tokens": 4, "total_tokens": 9}}, "id": "resp_reasoning_read"}'
+            '{"id": "resp_reasoning_read", "from_wire": {"id": "o-1", "object": "chat.completion", "created": 1, "model": "deepseek-ai/DeepSeek-R1", "choices": [{"index": 0, "message": {"role": "assistant", "content": "4", "reasoning": "2+2"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 4, "completion_tokens": 5, "total_tokens": 9}}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "thinking", "text": "2+2", "origin": "together"}, {"type": "text", "text": "4"}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 4, "completion_tokens": 5, "total_tokens": 9}}}'
         ),
     )

@@ -18,7 +18,7 @@ def test_resp_old_reasoning_content_read() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "vllm", "text": "Check.", "type": "thinking"}, {"text": "Yes.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 3, "prompt_tokens": 2, "total_tokens": 5}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Yes.", "reasoning_content": "Check.", "role": "assistant"}}], "created": 1, "id": "chatcmpl-v1", "model": "Qwen/Qwen3-8B", "object": "chat.completion", "usage": {"completion_tokens": 3, "prompt_tokens": 2, "total_tokens": 5}}, "id": "resp_old_reasoning_content_read", "lossy": "written back under `reasoning`, the current name"}'
+            '{"id": "resp_old_reasoning_content_read", "lossy": "written back under `reasoning`, the current name", "from_wire": {"id": "chatcmpl-v1", "object": "chat.completion", "created": 1, "model": "Qwen/Qwen3-8B", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Yes.", "reasoning_content": "Check."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 2, "completion_tokens": 3, "total_tokens": 5}}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "thinking", "text": "Check.", "origin": "vllm"}, {"type": "text", "text": "Yes."}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 2, "completion_tokens": 3, "total_tokens": 5}}}'
         ),
     )
 
@@ -28,7 +28,7 @@ def test_resp_reasoning_read() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "vllm", "text": "Check.", "type": "thinking"}, {"text": "Yes.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 3, "prompt_tokens": 2, "total_tokens": 5}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Yes.", "reasoning": "Check.", "role": "assistant"}}], "created": 1, "id": "chatcmpl-v2", "model": "openai/gpt-oss-20b", "object": "chat.completion", "usage": {"completion_tokens": 3, "prompt_tokens": 2, "total_tokens": 5}}, "id": "resp_reasoning_read"}'
+            '{"id": "resp_reasoning_read", "from_wire": {"id": "chatcmpl-v2", "object": "chat.completion", "created": 1, "model": "openai/gpt-oss-20b", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Yes.", "reasoning": "Check."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 2, "completion_tokens": 3, "total_tokens": 5}}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "thinking", "text": "Check.", "origin": "vllm"}, {"type": "text", "text": "Yes."}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 2, "completion_tokens": 3, "total_tokens": 5}}}'
         ),
     )
 
@@ -38,6 +38,6 @@ def test_resp_reasoning_read__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": [{"origin": "vllm", "text": "Check.", "type": "thinking"}, {"text": "Yes.", "type": "text"}], "role": "assistant"}, "usage": {"completion_tokens": 3, "prompt_tokens": 2, "total_tokens": 5}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": "Yes.", "reasoning": "Check.", "role": "assistant"}}], "created": 1, "id": "chatcmpl-v2", "model": "openai/gpt-oss-20b", "object": "chat.completion", "usage": {"completion_tokens": 3, "prompt_tokens": 2, "total_tokens": 5}}, "id": "resp_reasoning_read"}'
+            '{"id": "resp_reasoning_read", "from_wire": {"id": "chatcmpl-v2", "object": "chat.completion", "created": 1, "model": "openai/gpt-oss-20b", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Yes.", "reasoning": "Check."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 2, "completion_tokens": 3, "total_tokens": 5}}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "thinking", "text": "Check.", "origin": "vllm"}, {"type": "text", "text": "Yes."}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 2, "completion_tokens": 3, "total_tokens": 5}}}'
         ),
     )

@@ -73,6 +73,8 @@ __all__ = [
 KEY: Final = "vllm"
 KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "vllm"
+# pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON
+RULES: Final = 0
 ORIGIN: Final = (
     "vllm/openai_chat"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
@@ -770,7 +772,7 @@ def _tool_call_to_wire(
     return {
         "id": call.id,
         "type": "function",
-        "function": {"name": call.name, "arguments": _w.dumps(call.arguments)},
+        "function": {"name": call.name, "arguments": _w.dumps_kept(call.arguments)},
     }
 
 
@@ -878,8 +880,8 @@ def _request_to_wire(
     request: Request | Mapping[str, Any], structured_output: str | None
 ) -> dict[str, Any]:
     """The body of request_to_wire."""
-    memo: dict[int, Any] = {}  # validation's sorted copies of user JSON, for the writers
-    req = _w.as_request(request, memo)
+    memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers
+    req = _w.as_request(request, memo, RULES)
     messages = req.messages
     tools = req.tools
     tool_choice = req.tool_choice
@@ -938,7 +940,11 @@ def _request_to_wire(
         schema_strict = _w.schema_qualifies_for_strict(wire_schema)
         body["response_format"] = {
             "type": "json_schema",
-            "json_schema": {"name": schema_name, "schema": wire_schema, "strict": schema_strict},
+            "json_schema": {
+                "name": schema_name,
+                "schema": _w.json_copy(wire_schema),
+                "strict": schema_strict,
+            },
         }
     if extras:
         assert isinstance(extras, dict)
@@ -946,7 +952,7 @@ def _request_to_wire(
         for key in sorted(extras):
             value = extras[key]
             if key not in target:
-                target[key] = _w.canonical_json(value)
+                target[key] = _w.json_copy(value)
                 continue
             if key == "stop":  # additive managed field (OpenArmature §6)
                 target[key] = _w.merge_list(target[key], value, True)

@@ -51,6 +51,11 @@ from .errors import InvalidRequestError
 
 __all__ = [
     "validate_request",
+    "ORDERING",
+    "SORTED_JSON",
+    "OPENARMATURE",
+    "API_RULES",
+    "KEEP_ORDER",
     "MAX_JSON_DEPTH",
     "check_json_value",
     "sorted_json_value",
@@ -62,6 +67,17 @@ __all__ = [
     "check_tool_choice",
     "check_config",
 ]
+
+#: Rule sets a format's pre-send validation applies (mapping `request.rules`; generated `RULES`).
+#: ORDERING: OpenArmature §5's message order (first system or user, last user or tool, a system
+#: message only first). SORTED_JSON: OpenArmature §8's byte stability (user JSON sent with sorted
+#: keys). The provider APIs impose neither: their base formats validate with API_RULES.
+ORDERING: Final = 1
+SORTED_JSON: Final = 2
+OPENARMATURE: Final = ORDERING | SORTED_JSON
+API_RULES: Final = 0
+#: the memo key that says "keep the caller's key order" (ids of live objects are never negative)
+KEEP_ORDER: Final = -1
 
 #: Deepest nesting accepted in a user JSON value (a tool's `parameters`, `response_schema`, a
 #: tool call's `arguments`, an `extras` value), counted from that value. Deeper values are
@@ -89,28 +105,29 @@ def check_json_value(value: Any, path: str) -> None:
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
-def sorted_json_value(value: Any, path: str) -> Any:
-    """check_json_value, and the value's byte-stable form (a copy with object keys sorted,
-    `wire.canonical_json`), in one walk in the common case. The request writers send user JSON
+def sorted_json_value(value: Any, path: str, sort: bool = True) -> Any:
+    """check_json_value, and the value's wire form: a copy with object keys sorted
+    (`wire.canonical_json`, OpenArmature §8), or with `sort=False` in the caller's order
+    (`wire.json_copy`), in one walk in the common case. The request writers send user JSON
     in that form, so a writer that validates first takes the copy from here (a `memo`, below)
     instead of walking the value a second time."""
-    copy = _plain_sorted(value, 0)
+    copy = _plain_sorted(value, 0, sort)
     if copy is not _NOT_PLAIN:
         return copy
     _check_json_value(value, path)  # raises, naming the first offending node
-    return _canonical(value)  # subclasses of the JSON types: valid, sorted the usual way
+    return _canonical(value, sort)  # subclasses of the JSON types: valid, copied the usual way
 
 
-def _canonical(value: Any) -> Any:
-    from .wire import canonical_json  # wire imports this module
+def _canonical(value: Any, sort: bool = True) -> Any:
+    from .wire import canonical_json, json_copy  # wire imports this module
 
-    return canonical_json(value)
+    return canonical_json(value) if sort else json_copy(value)
 
 
 _NOT_PLAIN: Final[Any] = object()
 
 
-def _plain_sorted(node: Any, depth: int) -> Any:
+def _plain_sorted(node: Any, depth: int, sort: bool = True) -> Any:
     """Is `node` plain JSON of the exact built-in types, valid Unicode, finite, at most
     MAX_JSON_DEPTH deep? Then its sorted copy (`wire.canonical_json`), else _NOT_PLAIN ("not
     vouched for", not "invalid": the exact check decides)."""
@@ -119,10 +136,13 @@ def _plain_sorted(node: Any, depth: int) -> Any:
         if depth >= MAX_JSON_DEPTH:
             return _NOT_PLAIN
         depth += 1
-        try:
-            keys = sorted(node)
-        except TypeError:  # keys of mixed types: not plain JSON
-            return _NOT_PLAIN
+        if sort:
+            try:
+                keys = sorted(node)
+            except TypeError:  # keys of mixed types: not plain JSON
+                return _NOT_PLAIN
+        else:
+            keys = node
         out = {}
         for k in keys:
             if type(k) is not str or (not k.isascii() and _SURROGATE.search(k)):
@@ -133,7 +153,7 @@ def _plain_sorted(node: Any, depth: int) -> Any:
                 if not v.isascii() and _SURROGATE.search(v):
                     return _NOT_PLAIN
             elif tv is not int and tv is not bool and v is not None:
-                v = _plain_sorted(v, depth)
+                v = _plain_sorted(v, depth, sort)
                 if v is _NOT_PLAIN:
                     return _NOT_PLAIN
             out[k] = v
@@ -149,7 +169,7 @@ def _plain_sorted(node: Any, depth: int) -> Any:
                 if not v.isascii() and _SURROGATE.search(v):
                     return _NOT_PLAIN
             elif tv is not int and tv is not bool and v is not None:
-                v = _plain_sorted(v, depth)
+                v = _plain_sorted(v, depth, sort)
                 if v is _NOT_PLAIN:
                     return _NOT_PLAIN
             items.append(v)
@@ -169,7 +189,7 @@ def _check_into(value: Any, path: str, memo: dict[int, Any] | None) -> None:
     if memo is None:
         check_json_value(value, path)
     else:
-        memo[id(value)] = sorted_json_value(value, path)
+        memo[id(value)] = sorted_json_value(value, path, KEEP_ORDER not in memo)
 
 
 def _check_json_value(value: Any, path: str) -> None:
@@ -276,7 +296,7 @@ _NON_EMPTY: Final = "must be a non-empty string"
 USER_CONTENT_RULE: Final = f"{_NON_EMPTY} or a non-empty list of content blocks (OpenArmature §3)"
 
 
-def validate_request(req: Request, memo: dict[int, Any] | None = None) -> None:
+def validate_request(req: Request, memo: dict[int, Any] | None = None, rules: int = OPENARMATURE) -> None:
     """Raise `InvalidRequestError` naming the first rule `req` breaks (OpenArmature §3-§6).
     `memo` (for the request writers): where to keep the sorted copies of the tools' parameters,
     the tool calls' arguments and the response schema made while checking them
@@ -292,20 +312,21 @@ def validate_request(req: Request, memo: dict[int, Any] | None = None) -> None:
         raise InvalidRequestError(
             "must be a non-empty list of messages (OpenArmature §5)", path="messages"
         )
-    # OpenArmature §5 ordering: first message system or user, last one user or tool.
-    first = _ROLE_OF.get(type(messages[0]))
-    if first == "assistant" or first == "tool":
-        raise InvalidRequestError(
-            f"the first message must be system or user (OpenArmature §5), got {first!r}",
-            path="messages[0].role",
-        )
-    last_index = len(messages) - 1
-    last = _ROLE_OF.get(type(messages[last_index]))
-    if last == "assistant" or last == "system":
-        raise InvalidRequestError(
-            f"the last message must be user or tool (OpenArmature §5), got {last!r}",
-            path=f"messages[{last_index}].role",
-        )
+    ordering = rules & ORDERING
+    if ordering:  # OpenArmature §5 ordering: first message system or user, last one user or tool.
+        first = _ROLE_OF.get(type(messages[0]))
+        if first == "assistant" or first == "tool":
+            raise InvalidRequestError(
+                f"the first message must be system or user (OpenArmature §5), got {first!r}",
+                path="messages[0].role",
+            )
+        last_index = len(messages) - 1
+        last = _ROLE_OF.get(type(messages[last_index]))
+        if last == "assistant" or last == "system":
+            raise InvalidRequestError(
+                f"the last message must be user or tool (OpenArmature §5), got {last!r}",
+                path=f"messages[{last_index}].role",
+            )
 
     call_ids: set[str] = set()  # ids of the tool calls seen so far (OpenArmature §3)
     for index, message in enumerate(messages):
@@ -318,7 +339,7 @@ def validate_request(req: Request, memo: dict[int, Any] | None = None) -> None:
         elif isinstance(message, ToolMessage):
             _tool_message(message, index, call_ids)
         elif isinstance(message, SystemMessage):
-            _system_message(message, index)
+            _system_message(message, index, ordering)
         else:
             raise InvalidRequestError(
                 "expected a SystemMessage, UserMessage, AssistantMessage or ToolMessage, "
@@ -355,8 +376,8 @@ def validate_request(req: Request, memo: dict[int, Any] | None = None) -> None:
 # --- messages (OpenArmature §3) -----------------------------------------------------------
 
 
-def _system_message(message: SystemMessage, index: int) -> None:
-    if index:
+def _system_message(message: SystemMessage, index: int, first_only: int = ORDERING) -> None:
+    if index and first_only:
         raise InvalidRequestError(
             "a system message may only be the first message (OpenArmature §5)",
             path=f"messages[{index}].role",

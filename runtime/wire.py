@@ -19,7 +19,7 @@ from contextvars import ContextVar
 from .canonical import NOT_GIVEN, NotGiven, Request, Response, UserMessage
 from .carry import apply as apply_carried, residual
 from .errors import InvalidRequestError, ProviderError, StructuredOutputInvalidError, UnsupportedOptionWarning
-from .validate import USER_CONTENT_RULE, validate_request
+from .validate import KEEP_ORDER, OPENARMATURE, SORTED_JSON, USER_CONTENT_RULE, validate_request
 
 __all__ = [
     "WireShapeError",
@@ -38,6 +38,9 @@ __all__ = [
     "member_list",
     "member_str",
     "member_text",
+    "json_copy",
+    "dumps_kept",
+    "new_memo",
     "text_or_json",
     "json_as_given",
     "optional_str",
@@ -109,16 +112,22 @@ def _kind(value: Any) -> str:
     return _JSON_TYPES.get(type(value), type(value).__name__)
 
 
-def as_request(request: Request | Mapping[str, Any], memo: dict[int, Any] | None = None) -> Request:
+def new_memo(rules: int) -> dict[int, Any]:
+    """The memo a request writer hands validation (`as_request`) for its copies of user JSON:
+    sorted under OpenArmature §8 (`SORTED_JSON`), else in the caller's key order."""
+    return {} if rules & SORTED_JSON else {KEEP_ORDER: True}
+
+
+def as_request(request: Request | Mapping[str, Any], memo: dict[int, Any] | None = None, rules: int = OPENARMATURE) -> Request:
     """A typed, validated canonical request from a dict or a `Request` (never mutated).
-    `memo`: validate_request's, for `memo_json`."""
+    `memo`: validate_request's, for `memo_json`; `rules`: the format's (validate.ORDERING, ...)."""
     if type(request) is Request or isinstance(request, Request):
         req = request
     elif isinstance(request, Mapping):
         req = Request.from_dict(request)
     else:
         raise InvalidRequestError(f"expected a canonical request (a dict or Request), got {_kind(request)}")
-    validate_request(req, memo)
+    validate_request(req, memo, rules)
     return req
 
 
@@ -170,6 +179,22 @@ def loads_object(text: Any, path: str, lenient: bool = False) -> dict[str, Any] 
     return value
 
 
+def json_copy(value: Any) -> Any:
+    """A copy of user JSON with its keys in the caller's order (what the provider APIs take:
+    key order in a JSON Schema is the order models generate structured output in)."""
+    t = type(value)
+    if t is dict:
+        return {k: json_copy(v) if type(v) in _CONTAINERS else v for k, v in value.items()}
+    if t is list:
+        return [json_copy(v) if type(v) in _CONTAINERS else v for v in value]
+    return value
+
+
+def dumps_kept(value: Any) -> str:
+    """Compact JSON text with object keys in the caller's order (tool-call arguments)."""
+    return _KEPT_ENCODER.encode(value)
+
+
 def canonical_json(value: Any) -> Any:
     """A copy with object keys sorted recursively (user JSON Schemas, extras, arguments)."""
     t = type(value)
@@ -197,6 +222,8 @@ def memo_json(value: Any, memo: dict[int, Any] | None) -> Any:
         copy = memo.pop(id(value), _MISS)
         if copy is not _MISS:
             return copy
+        if KEEP_ORDER in memo:
+            return json_copy(value)
     return canonical_json(value)
 
 

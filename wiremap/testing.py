@@ -80,7 +80,10 @@ def _run_call(fmt: Format, case: dict[str, Any], extra: dict[str, Any]) -> None:
         if "expect_error" in case:
             _raises(case["expect_error"], fmt.request_to_wire, request, **extra)
         else:
-            assert_same_json(fmt.request_to_wire(request, **extra), case["expect_wire"])
+            wire = fmt.request_to_wire(request, **extra)
+            assert_same_json(wire, case["expect_wire"])
+            if case.get("key_order") == "exact":  # the caller's key order, kept (user JSON)
+                assert json.dumps(wire) == json.dumps(case["expect_wire"]), "key order differs"
         assert request == before, "request_to_wire mutated its input"
     elif "from_wire" in case:
         body = case["from_wire"]
