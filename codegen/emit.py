@@ -564,8 +564,8 @@ class Emitter:
                 out.indent()
                 out.add(f"return {alts[index][2]}")
                 out.dedent()
-            if ir.unknown_parts == "carry":
-                out.add("return _w.SKIP  # request.unknown_parts: carry (left out here, carried for this wire: runtime/carry.py)")
+            if ir.unknown == "carry":
+                out.add("return _w.SKIP  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)")
             elif ir.part_dispatch == "keys":
                 keys = sorted({k for _, n, _ in alts if isinstance(n, Obj) for k, c in n.items if not isinstance(c, Lit) and any(not s.optional for s in slots_of(c))})
                 out.add(

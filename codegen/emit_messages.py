@@ -725,9 +725,9 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
             out.add("if value is None:")
             out.add("    return None")
         out.add("items = _w.expect_list(value, path)")
-        if ir.unknown_parts == "carry":
+        if ir.unknown == "carry":
             out.add("parts = (_read_%s_part(item, f'{path}[{j}]') for j, item in enumerate(items))" % role)
-            out.add("return [p for p in parts if p is not _w.SKIP]  # request.unknown_parts: carry")
+            out.add("return [p for p in parts if p is not _w.SKIP]  # request.unknown: carry")
         else:
             out.add("return [_read_%s_part(item, f'{path}[{j}]') for j, item in enumerate(items)]" % role)
         ret = "str | list[Any]" + (" | None" if role == "assistant" else "")
@@ -883,8 +883,8 @@ def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any,
         out.add("for j, item in enumerate(items_):")
         out.indent()
         out.add(f"p = _read_assistant_part(item, f'{{content_path}}[{{j}}]', {lenient})")
-        if ir.unknown_parts == "carry":
-            out.add("if p is _w.SKIP:  # request.unknown_parts: carry")
+        if ir.unknown == "carry":
+            out.add("if p is _w.SKIP:  # request.unknown: carry")
             out.add("    continue")
         out.add("if type(p) is ToolCall:")
         out.add("    calls_.append(p)")
@@ -987,8 +987,8 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         out.indent()
         out.add(f"where = {lit(tf)} + f'[{{j}}]'")
         out.add("entry = _w.expect_dict(entry, where)")
-        if ir.unknown_parts == "carry":
-            out.add(f"if {lit(g)} not in entry:  # another tool kind: carried for this wire (request.unknown_parts: carry)")
+        if ir.unknown == "carry":
+            out.add(f"if {lit(g)} not in entry:  # another tool kind: carried for this wire (request.unknown: carry)")
             out.add("    continue")
         else:
             out.add("for other in entry:")
@@ -998,8 +998,8 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         out.add(f"read_tools.extend(_read_tool(_w.expect_dict(t, where + f'.{g}[{{k}}]'), where + f'.{g}[{{k}}]') for k, t in enumerate(decls))")
         out.dedent()
         out.add("kwargs['tools'] = read_tools")
-    elif ir.unknown_parts == "carry":
-        out.add("# a tool no row reads (a server tool): carried for this wire (request.unknown_parts: carry)")
+    elif ir.unknown == "carry":
+        out.add("# a tool no row reads (a server tool): carried for this wire (request.unknown: carry)")
         out.add(f"read_tools_ = [_w.read_or_skip(_read_tool, t, {lit(tf)} + f'[{{j}}]') for j, t in enumerate(_w.expect_list(raw_tools, {lit(tf)}))]")
         out.add("kwargs['tools'] = [t for t in read_tools_ if t is not _w.SKIP]")
     else:
@@ -1039,7 +1039,10 @@ def _emit_request_from_wire(em: "Emitter") -> None:
             out.add(f"consumed.add({lit(sf)})  # anything else under this key (another mode) stays an extra")
         out.add(f"kwargs['response_schema'] = _read_structured_output(raw_structured, {lit(sf)})")
         out.dedent()
-    if ir.extras_under:
+    if ir.unknown == "carry":
+        out.add("# request.unknown: carry. Fields no row reads are this wire's own: the residual carries them")
+        out.add("# back to it (runtime/carry.py); config.extras is the caller's passthrough, never a reader's")
+    elif ir.extras_under:
         under = ".".join(ir.extras_under)
         out.add("rest = _w.leftover(body, consumed, nested_consumed)")
         out.add(f"extras = _w.get_in(rest, {lit(ir.extras_under)})")
@@ -1059,8 +1062,9 @@ def _emit_request_from_wire(em: "Emitter") -> None:
             out.add(f"    raise _w.WireShapeError(key, {lit('the canonical model cannot carry this field (extras are placed under ' + under + ')')})")
     else:
         out.add("extras = _w.leftover(body, consumed, nested_consumed) if nested_consumed else {k: v for k, v in body.items() if k not in consumed}")
-    out.add("if extras:")
-    out.add("    config['extras'] = extras")
+    if ir.unknown != "carry":
+        out.add("if extras:")
+        out.add("    config['extras'] = extras")
     out.add("if config:")
     out.add("    kwargs['config'] = Config.from_dict(config, 'config')  # typed: the wire values are checked here")
     out.add("return Request(model=model, messages=messages, **kwargs)")

@@ -139,7 +139,7 @@ class FormatIR:
     system_hoist_template: Node | None = None  # system.hoist with `wire:`: the hoisted object
     system_content_steps: tuple[Any, ...] = ()  # where {content} sits in it: keys, and "*" for a one-item array
     part_dispatch: str = "literals"  # literals | keys
-    unknown_parts: str = "reject"  # reject | carry (request.unknown_parts)
+    unknown: str = "reject"  # reject | carry (request.unknown)
     ordering: str = "api"  # api | openarmature (request.rules.ordering)
     json_keys: str = "as_given"  # as_given | sorted (request.rules.json_keys)
     tool_result_name: str = "given"  # given | from_call
@@ -623,7 +623,7 @@ class _Builder:
             system_hoist_template=system_hoist_template,
             system_content_steps=system_steps,
             part_dispatch=req.get("part_dispatch", "literals"),
-            unknown_parts=req.get("unknown_parts", "reject"),
+            unknown=req.get("unknown", "reject"),
             ordering=req.get("rules", {}).get("ordering", "api"),
             json_keys=req.get("rules", {}).get("json_keys", "as_given"),
             tool_result_name=tr.get("name", "given"),

@@ -291,9 +291,10 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         "json_keys": {"enum": ["as_given", "sorted"]},
                     }
                 ),
-                # a content part no table row reads: refused, or left out of the canonical
-                # message and carried for the same provider's wire (runtime/carry.py)
-                "unknown_parts": {"enum": ["reject", "carry"]},
+                # what no row reads (a content part, a tool of another kind, a root field):
+                # refused (root fields: read into config.extras), or left out of the canonical
+                # request and carried for the same provider's wire (runtime/carry.py)
+                "unknown": {"enum": ["reject", "carry"]},
                 # Thinking blocks <-> reasoning items beside the messages, resent verbatim.
                 "reasoning_items": _obj(
                     {"match": {"type": "object"}, "text": WIRE_FIELD, "join": {"type": "string"}},

@@ -39,6 +39,7 @@ class TaskIR:
     kind: str  # embeddings | images
     key: str
     provider: str
+    wire: str  # the wire family (meta.wire, else the extends root): runtime/carry.py origins
     title: str
     doc_ref: str
     api_version: str | None
@@ -151,6 +152,7 @@ class _TaskBuilder(_Builder):
             kind=kind,
             key=key,
             provider=meta["provider"],
+            wire=self.r.wire,
             title=meta["title"],
             doc_ref=meta["doc_ref"],
             api_version=meta.get("api_version"),

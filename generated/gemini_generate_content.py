@@ -727,7 +727,7 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block | Too
         return _read_tool_result(part, path)
     return (
         _w.SKIP
-    )  # request.unknown_parts: carry (left out here, carried for this wire: runtime/carry.py)
+    )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 
 def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block | ToolCall:
@@ -741,7 +741,7 @@ def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block 
         return _read_tool_call(part, path, lenient)
     return (
         _w.SKIP
-    )  # request.unknown_parts: carry (left out here, carried for this wire: runtime/carry.py)
+    )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 
 def _user_content_to_wire(content: str | list[Block], path: str) -> list[dict[str, Any]]:
@@ -1062,7 +1062,7 @@ def _user_content_from_wire(value: Any, path: str) -> str | list[Any]:
         return value
     items = _w.expect_list(value, path)
     parts = (_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items))
-    return [p for p in parts if p is not _w.SKIP]  # request.unknown_parts: carry
+    return [p for p in parts if p is not _w.SKIP]  # request.unknown: carry
 
 
 def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | None:
@@ -1073,7 +1073,7 @@ def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | Non
         return None
     items = _w.expect_list(value, path)
     parts = (_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items))
-    return [p for p in parts if p is not _w.SKIP]  # request.unknown_parts: carry
+    return [p for p in parts if p is not _w.SKIP]  # request.unknown: carry
 
 
 def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
@@ -1124,7 +1124,7 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
                     calls_: list[ToolCall] = []
                     for j, item in enumerate(items_):
                         p = _read_assistant_part(item, f"{content_path}[{j}]", False)
-                        if p is _w.SKIP:  # request.unknown_parts: carry
+                        if p is _w.SKIP:  # request.unknown: carry
                             continue
                         if type(p) is ToolCall:
                             calls_.append(p)
@@ -1200,7 +1200,7 @@ def _request_from_wire(body: Any) -> Request:
             entry = _w.expect_dict(entry, where)
             if (
                 "functionDeclarations" not in entry
-            ):  # another tool kind: carried for this wire (request.unknown_parts: carry)
+            ):  # another tool kind: carried for this wire (request.unknown: carry)
                 continue
             decls = _w.member_list(entry, "functionDeclarations", where)
             read_tools.extend(
@@ -1233,26 +1233,8 @@ def _request_from_wire(body: Any) -> Request:
             if k in ("responseMimeType", "responseJsonSchema")
         }
         kwargs["response_schema"] = _read_structured_output(raw_structured, "generationConfig")
-    rest = _w.leftover(body, consumed, nested_consumed)
-    extras = _w.get_in(rest, ("generationConfig",))
-    if extras is not None and type(extras) is not dict:
-        raise _w.WireShapeError("generationConfig", "expected an object")
-    _w.consume_in(rest, ("generationConfig",))
-    for key in rest:  # placement.root: these keys are extras sent at the root
-        if key not in ("cachedContent", "safetySettings"):
-            raise _w.WireShapeError(
-                key,
-                "the canonical model cannot carry this field (extras are placed under generationConfig or are one of: safetySettings, cachedContent)",
-            )
-        extras = dict(extras) if extras else {}
-        if key in extras:
-            raise _w.WireShapeError(
-                "generationConfig." + key,
-                "also given at the root; one extras key cannot be sent twice",
-            )
-        extras[key] = rest[key]
-    if extras:
-        config["extras"] = extras
+    # request.unknown: carry. Fields no row reads are this wire's own: the residual carries them
+    # back to it (runtime/carry.py); config.extras is the caller's passthrough, never a reader's
     if config:
         kwargs["config"] = Config.from_dict(
             config, "config"
@@ -1390,7 +1372,7 @@ def _response_from_wire(body: Any) -> Response:
             calls_: list[ToolCall] = []
             for j, item in enumerate(items_):
                 p = _read_assistant_part(item, f"{content_path}[{j}]", lenient)
-                if p is _w.SKIP:  # request.unknown_parts: carry
+                if p is _w.SKIP:  # request.unknown: carry
                     continue
                 if type(p) is ToolCall:
                     calls_.append(p)

@@ -42,6 +42,7 @@ __all__ = [
     "ENDPOINT",
     "KEY",
     "KIND",
+    "ORIGIN",
     "PROVIDER",
     "STRUCTURED_OUTPUT_MODE",
     "STRUCTURED_OUTPUT_MODES",
@@ -58,6 +59,9 @@ __all__ = [
 KEY: Final = "openai_embeddings"
 KIND: Final = "embeddings"  # mapping `kind:`; the canonical result is EmbeddingsResponse
 PROVIDER: Final = "openai"
+ORIGIN: Final = (
+    "openai/openai_embeddings"  # provider/wire: extras stay on their own wire (runtime/translate.py)
+)
 TITLE: Final = "OpenAI Embeddings"
 API_VERSION: Final = "v1"
 DOC_REF: Final = "https://platform.openai.com/docs/api-reference/embeddings/create"

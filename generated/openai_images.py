@@ -42,6 +42,7 @@ __all__ = [
     "ENDPOINT",
     "KEY",
     "KIND",
+    "ORIGIN",
     "PROVIDER",
     "STRUCTURED_OUTPUT_MODE",
     "STRUCTURED_OUTPUT_MODES",
@@ -58,6 +59,9 @@ __all__ = [
 KEY: Final = "openai_images"
 KIND: Final = "images"  # mapping `kind:`; the canonical result is ImagesResponse
 PROVIDER: Final = "openai"
+ORIGIN: Final = (
+    "openai/openai_images"  # provider/wire: extras stay on their own wire (runtime/translate.py)
+)
 TITLE: Final = "OpenAI Images (generate)"
 API_VERSION: Final = "v1"
 DOC_REF: Final = "https://platform.openai.com/docs/api-reference/images/create"

@@ -75,7 +75,7 @@ PROVIDER: Final = "anthropic"
 # pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON
 RULES: Final = 3
 ORIGIN: Final = (
-    "anthropic/anthropic_messages"  # provider/wire: where carried wire data goes back (runtime/carry.py)
+    "anthropic/openarmature.anthropic_messages"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
 # every wire key the tables name: inside a value re-written in another form, any other key is
 # wire data the canonical model does not carry (runtime/carry.py losses)

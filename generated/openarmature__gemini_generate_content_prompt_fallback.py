@@ -75,7 +75,7 @@ PROVIDER: Final = "google"
 # pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON
 RULES: Final = 3
 ORIGIN: Final = (
-    "google/gemini_generate_content"  # provider/wire: where carried wire data goes back (runtime/carry.py)
+    "google/openarmature.gemini_generate_content"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
 # every wire key the tables name: inside a value re-written in another form, any other key is
 # wire data the canonical model does not carry (runtime/carry.py losses)

@@ -75,7 +75,7 @@ PROVIDER: Final = "openai"
 # pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON
 RULES: Final = 0
 ORIGIN: Final = (
-    "openai/openai_chat"  # provider/wire: where carried wire data goes back (runtime/carry.py)
+    "openai/prompty.openai_chat"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
 # every wire key the tables name: inside a value re-written in another form, any other key is
 # wire data the canonical model does not carry (runtime/carry.py losses)

@@ -1436,11 +1436,11 @@ def test_request_from_wire_system_text_block_array() -> None:
 
 
 def test_request_from_wire_full_request() -> None:
-    """Tools, tool_choice any, output_config.format, stop_sequences and unknown keys (extras) read back."""
+    """Tools, tool_choice any, output_config.format and stop_sequences read back; unknown keys (metadata) are carried for this wire (request.unknown: carry), not config.extras."""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "request_from_wire_full_request", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 800, "system": "Be terse.", "stop_sequences": ["END"], "metadata": {"user_id": "u-1"}, "messages": [{"role": "user", "content": [{"type": "text", "text": "City?"}]}], "tools": [{"name": "lookup", "description": "Find a city.", "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}}, "strict": true}], "tool_choice": {"type": "any"}, "output_config": {"format": {"type": "json_schema", "schema": {"type": "object", "properties": {"city": {"type": "string"}}}}}}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "system", "content": "Be terse."}, {"role": "user", "content": [{"type": "text", "text": "City?"}]}], "tools": [{"name": "lookup", "description": "Find a city.", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}, "strict": true}], "tool_choice": "required", "response_schema": {"type": "object", "properties": {"city": {"type": "string"}}}, "config": {"max_tokens": 800, "stop_sequences": ["END"], "extras": {"metadata": {"user_id": "u-1"}}}}}'
+            '{"id": "request_from_wire_full_request", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 800, "system": "Be terse.", "stop_sequences": ["END"], "metadata": {"user_id": "u-1"}, "messages": [{"role": "user", "content": [{"type": "text", "text": "City?"}]}], "tools": [{"name": "lookup", "description": "Find a city.", "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}}, "strict": true}], "tool_choice": {"type": "any"}, "output_config": {"format": {"type": "json_schema", "schema": {"type": "object", "properties": {"city": {"type": "string"}}}}}}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "system", "content": "Be terse."}, {"role": "user", "content": [{"type": "text", "text": "City?"}]}], "tools": [{"name": "lookup", "description": "Find a city.", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}, "strict": true}], "tool_choice": "required", "response_schema": {"type": "object", "properties": {"city": {"type": "string"}}}, "config": {"max_tokens": 800, "stop_sequences": ["END"]}}}'
         ),
     )
 

@@ -275,22 +275,22 @@ def test_req_extras_root_key_only__round_trip() -> None:
     )
 
 
-def test_rfw_extras_root_keys() -> None:
-    """extras placement.root: root safetySettings/cachedContent read back as extras beside generationConfig's (api)"""
+def test_rfw_unread_fields_carried() -> None:
+    """request.unknown: carry: root safetySettings and generationConfig's candidateCount are carried for this wire, not read as config.extras (api)"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "rfw_extras_root_keys", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}], "generationConfig": {"candidateCount": 1}}, "expect_canonical": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}], "config": {"extras": {"candidateCount": 1, "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}]}}}}'
+            '{"id": "rfw_unread_fields_carried", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}], "generationConfig": {"candidateCount": 1}}, "expect_canonical": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}}'
         ),
     )
 
 
-def test_err_rfw_extras_key_twice() -> None:
-    """extras placement.root: a root key also given under generationConfig cannot be one extras key (api)"""
+def test_rfw_key_at_root_and_under_generation_config_carried() -> None:
+    """request.unknown: carry: cachedContent at the root and under generationConfig both ride back to this wire as they came (api)"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "err_rfw_extras_key_twice", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "cachedContent": "cachedContents/a", "generationConfig": {"cachedContent": "cachedContents/b"}}, "expect_error": {"category": "provider_invalid_request", "path": "generationConfig.cachedContent"}}'
+            '{"id": "rfw_key_at_root_and_under_generation_config_carried", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "cachedContent": "cachedContents/a", "generationConfig": {"cachedContent": "cachedContents/b"}}, "expect_canonical": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}}'
         ),
     )
 
@@ -326,11 +326,11 @@ def test_req_structured_output_native__round_trip() -> None:
 
 
 def test_rfw_full_request() -> None:
-    """A wire request reads back: systemInstruction parts joined, functionCall/functionResponse without ids paired by synthesized ids, options, structured output and extras from generationConfig."""
+    """A wire request reads back: systemInstruction parts joined, functionCall/functionResponse without ids paired by synthesized ids, options, structured output; generationConfig's other keys are carried for this wire (request.unknown: carry)."""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "rfw_full_request", "request_from_wire": {"model": "gemini-2.5-flash", "systemInstruction": {"parts": [{"text": "Be terse."}, {"text": "Answer in French."}]}, "contents": [{"role": "user", "parts": [{"text": "Weather?"}]}, {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}]}, {"role": "user", "parts": [{"functionResponse": {"name": "get_weather", "response": {"result": "18C"}}}]}], "tools": [{"functionDeclarations": [{"name": "get_weather", "parametersJsonSchema": {"type": "object"}}]}], "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["get_weather"]}}, "generationConfig": {"temperature": 0.1, "stopSequences": ["END"], "responseMimeType": "application/json", "responseJsonSchema": {"type": "object"}, "thinkingConfig": {"thinkingBudget": 128}}}, "expect_canonical": {"model": "gemini-2.5-flash", "messages": [{"role": "system", "content": "Be terse.\\n\\nAnswer in French."}, {"role": "user", "content": [{"type": "text", "text": "Weather?"}]}, {"role": "assistant", "content": [], "tool_calls": [{"id": "call_dfb259e9d1c0bc65", "name": "get_weather", "arguments": {"city": "Paris"}}]}, {"role": "tool", "tool_call_id": "call_dfb259e9d1c0bc65", "content": "18C", "name": "get_weather"}], "tools": [{"name": "get_weather", "parameters": {"type": "object"}}], "tool_choice": {"type": "tool", "name": "get_weather"}, "response_schema": {"type": "object"}, "config": {"temperature": 0.1, "stop_sequences": ["END"], "extras": {"thinkingConfig": {"thinkingBudget": 128}}}}}'
+            '{"id": "rfw_full_request", "request_from_wire": {"model": "gemini-2.5-flash", "systemInstruction": {"parts": [{"text": "Be terse."}, {"text": "Answer in French."}]}, "contents": [{"role": "user", "parts": [{"text": "Weather?"}]}, {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}]}, {"role": "user", "parts": [{"functionResponse": {"name": "get_weather", "response": {"result": "18C"}}}]}], "tools": [{"functionDeclarations": [{"name": "get_weather", "parametersJsonSchema": {"type": "object"}}]}], "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["get_weather"]}}, "generationConfig": {"temperature": 0.1, "stopSequences": ["END"], "responseMimeType": "application/json", "responseJsonSchema": {"type": "object"}, "thinkingConfig": {"thinkingBudget": 128}}}, "expect_canonical": {"model": "gemini-2.5-flash", "messages": [{"role": "system", "content": "Be terse.\\n\\nAnswer in French."}, {"role": "user", "content": [{"type": "text", "text": "Weather?"}]}, {"role": "assistant", "content": [], "tool_calls": [{"id": "call_dfb259e9d1c0bc65", "name": "get_weather", "arguments": {"city": "Paris"}}]}, {"role": "tool", "tool_call_id": "call_dfb259e9d1c0bc65", "content": "18C", "name": "get_weather"}], "tools": [{"name": "get_weather", "parameters": {"type": "object"}}], "tool_choice": {"type": "tool", "name": "get_weather"}, "response_schema": {"type": "object"}, "config": {"temperature": 0.1, "stop_sequences": ["END"]}}}'
         ),
     )
 
@@ -345,18 +345,18 @@ def test_rfw_thought_and_signatures_stamped_google() -> None:
     )
 
 
-def test_err_rfw_root_field_not_carried() -> None:
-    """Extras travel under generationConfig (or at the root for placement.root keys), so another root field (labels, a Vertex field) cannot be carried: an error, not a silent loss."""
+def test_rfw_root_field_carried() -> None:
+    """request.unknown: carry: another root field (labels, a Vertex field) is carried for this wire and named as a loss for any other, never silently dropped"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "err_rfw_root_field_not_carried", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "labels": {"team": "a"}}, "expect_error": {"category": "provider_invalid_request", "path": "labels"}}'
+            '{"id": "rfw_root_field_carried", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "labels": {"team": "a"}}, "expect_canonical": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}}'
         ),
     )
 
 
 def test_rfw_other_tool_kind_carried() -> None:
-    """tools group, request.unknown_parts carry: a built-in tool (googleSearch) has no canonical form; carried for this wire, the function declarations read"""
+    """tools group, request.unknown: carry: a built-in tool (googleSearch) has no canonical form; carried for this wire, the function declarations read"""
     run_fixture(
         FORMAT,
         json.loads(
@@ -376,7 +376,7 @@ def test_err_rfw_openapi_parameters_rejected() -> None:
 
 
 def test_rfw_unknown_part_carried() -> None:
-    """part_dispatch keys, request.unknown_parts carry: a part none of the templates fits (executableCode) is carried for this wire"""
+    """part_dispatch keys, request.unknown: carry: a part none of the templates fits (executableCode) is carried for this wire"""
     run_fixture(
         FORMAT,
         json.loads(
@@ -626,7 +626,7 @@ def test_err_resp_structured_output_invalid() -> None:
 
 
 def test_resp_unsupported_part_carried() -> None:
-    """part_dispatch keys, request.unknown_parts carry: a response part the canonical model cannot carry (executableCode) rides for this wire; the text is read"""
+    """part_dispatch keys, request.unknown: carry: a response part the canonical model cannot carry (executableCode) rides for this wire; the text is read"""
     run_fixture(
         FORMAT,
         json.loads(

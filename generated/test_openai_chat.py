@@ -1674,11 +1674,11 @@ def test_rtw_thinking_stripped_from_message() -> None:
 
 
 def test_rfw_options_and_extras() -> None:
-    """request_from_wire: declared options map back (max_completion_tokens -> max_tokens, stop -> stop_sequences); the rest is extras"""
+    """request_from_wire: declared options map back (max_completion_tokens -> max_tokens, stop -> stop_sequences); the rest is carried for this wire (request.unknown: carry)"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "rfw_options_and_extras", "request_from_wire": {"model": "gpt-4o", "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}], "temperature": 0.3, "max_completion_tokens": 128, "top_p": 0.8, "seed": 11, "stop": ["END"], "frequency_penalty": 0.1, "presence_penalty": 0.2, "logprobs": true, "user": "u-1"}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}], "config": {"temperature": 0.3, "max_tokens": 128, "top_p": 0.8, "seed": 11, "stop_sequences": ["END"], "frequency_penalty": 0.1, "presence_penalty": 0.2, "extras": {"logprobs": true, "user": "u-1"}}}}'
+            '{"id": "rfw_options_and_extras", "request_from_wire": {"model": "gpt-4o", "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}], "temperature": 0.3, "max_completion_tokens": 128, "top_p": 0.8, "seed": 11, "stop": ["END"], "frequency_penalty": 0.1, "presence_penalty": 0.2, "logprobs": true, "user": "u-1"}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}], "config": {"temperature": 0.3, "max_tokens": 128, "top_p": 0.8, "seed": 11, "stop_sequences": ["END"], "frequency_penalty": 0.1, "presence_penalty": 0.2}}}'
         ),
     )
 
@@ -1753,12 +1753,12 @@ def test_rfw_stop_string_coerced_to_list() -> None:
     )
 
 
-def test_rfw_response_format_json_object_is_extras() -> None:
-    """request_from_wire: a json_object response_format has no canonical slot and rides in extras (sent back untouched)"""
+def test_rfw_response_format_json_object_carried() -> None:
+    """request_from_wire: a json_object response_format has no canonical slot yet; it is carried for this wire (sent back untouched)"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "rfw_response_format_json_object_is_extras", "request_from_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "JSON please."}], "response_format": {"type": "json_object"}}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "user", "content": "JSON please."}], "config": {"extras": {"response_format": {"type": "json_object"}}}}}'
+            '{"id": "rfw_response_format_json_object_carried", "request_from_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "JSON please."}], "response_format": {"type": "json_object"}}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "user", "content": "JSON please."}]}}'
         ),
     )
 
@@ -1794,7 +1794,7 @@ def test_err_rfw_unknown_audio_format() -> None:
 
 
 def test_rfw_unknown_part_type_carried() -> None:
-    """request.unknown_parts carry: a part no row reads (video_url) is left out of the canonical message and written back to this wire as it came"""
+    """request.unknown: carry: a part no row reads (video_url) is left out of the canonical message and written back to this wire as it came"""
     run_fixture(
         FORMAT,
         json.loads(

@@ -396,7 +396,7 @@ def test_rfw_assistant_output_items_resent() -> None:
 
 
 def test_rfw_assistant_input_text_part_carried() -> None:
-    """request.unknown_parts carry: input_text on an assistant input message has no row; it is carried back to this wire as it came (the API decides on it)"""
+    """request.unknown: carry: input_text on an assistant input message has no row; it is carried back to this wire as it came (the API decides on it)"""
     run_fixture(
         FORMAT,
         json.loads(

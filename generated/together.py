@@ -699,7 +699,7 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block:
         return _read_part_audio_inline(part, path)
     return (
         _w.SKIP
-    )  # request.unknown_parts: carry (left out here, carried for this wire: runtime/carry.py)
+    )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 
 def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block:
@@ -710,7 +710,7 @@ def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block:
         return _read_part_text(part, path)
     return (
         _w.SKIP
-    )  # request.unknown_parts: carry (left out here, carried for this wire: runtime/carry.py)
+    )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 
 def _user_content_to_wire(content: str | list[Block], path: str) -> str | list[dict[str, Any]]:
@@ -973,7 +973,7 @@ def _user_content_from_wire(value: Any, path: str) -> str | list[Any]:
         return value
     items = _w.expect_list(value, path)
     parts = (_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items))
-    return [p for p in parts if p is not _w.SKIP]  # request.unknown_parts: carry
+    return [p for p in parts if p is not _w.SKIP]  # request.unknown: carry
 
 
 def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | None:
@@ -984,7 +984,7 @@ def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | Non
         return None
     items = _w.expect_list(value, path)
     parts = (_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items))
-    return [p for p in parts if p is not _w.SKIP]  # request.unknown_parts: carry
+    return [p for p in parts if p is not _w.SKIP]  # request.unknown: carry
 
 
 def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
@@ -1093,7 +1093,7 @@ def _request_from_wire(body: Any) -> Request:
     raw_tools = body.get("tools")
     if raw_tools is not None:
         consumed.add("tools")
-        # a tool no row reads (a server tool): carried for this wire (request.unknown_parts: carry)
+        # a tool no row reads (a server tool): carried for this wire (request.unknown: carry)
         read_tools_ = [
             _w.read_or_skip(_read_tool, t, "tools" + f"[{j}]")
             for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
@@ -1108,13 +1108,8 @@ def _request_from_wire(body: Any) -> Request:
             "response_format"
         )  # anything else under this key (another mode) stays an extra
         kwargs["response_schema"] = _read_structured_output(raw_structured, "response_format")
-    extras = (
-        _w.leftover(body, consumed, nested_consumed)
-        if nested_consumed
-        else {k: v for k, v in body.items() if k not in consumed}
-    )
-    if extras:
-        config["extras"] = extras
+    # request.unknown: carry. Fields no row reads are this wire's own: the residual carries them
+    # back to it (runtime/carry.py); config.extras is the caller's passthrough, never a reader's
     if config:
         kwargs["config"] = Config.from_dict(
             config, "config"

@@ -225,6 +225,9 @@ def _form_only(original: Any, rewritten: Any) -> bool:
     return False
 
 
+_CONTAINERS: Final = (dict, list)
+
+
 def _path_text(path: tuple[Any, ...]) -> str:
     out = ""
     for k in path:
@@ -263,8 +266,8 @@ def losses(carried: Any, origin: str, wire: Any) -> list[tuple[str, str]]:
         if same:
             if not _same(_get(wire, path), value):
                 found.append((path, value))
-        elif was is ABSENT or not carried.known:
-            found.append((path, value))
+        elif was is ABSENT or not carried.known or (type(value) is type(was) and type(value) not in _CONTAINERS):
+            found.append((path, value))  # a value the tables left out, or normalised (a name)
         else:  # another form of a value the canonical model read: only what no table names
             _unknown_keys(value, path, carried.known, found)
     out = []

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .carry import losses as carry_losses
+from .carry import ABSENT, Carried, losses as carry_losses
 from .canonical import EmbeddingsResponse, ImagesResponse, Request, Response
 from .errors import InvalidRequestError, UnsupportedOptionWarning
 from .format import Format, get_format
@@ -187,12 +187,46 @@ def _canonical_diff(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[Loss]:
 # ------------------------------------------------------------------------------ requests
 
 
+def origin_of(fmt: Format) -> str:
+    """Where a format's carried wire data goes back: `provider/wire` (runtime/carry.py)."""
+    return str(getattr(fmt.module, "ORIGIN", f"{fmt.provider}/{fmt.key}"))
+
+
+def _forward_carried_fields(request: Request, target: Format) -> Request:
+    """keep_extras=True: the top-level wire fields the source's tables do not name, carried for
+    its own wire, are sent to a target of another wire as config.extras (what the caller asked
+    for); the rest of the carried data stays where it is."""
+    carried = request.carried
+    if carried is None or carried.origin == origin_of(target):
+        return request
+    fields = {
+        path[0]: value
+        for (path, value), was in zip(carried.ops, carried.rewritten)
+        if len(path) == 1 and value is not ABSENT and was is ABSENT and path[0] not in carried.known
+    }
+    if not fields:
+        return request
+    d = request.to_dict()
+    config = d.setdefault("config", {})
+    config["extras"] = {**fields, **(config.get("extras") or {})}  # the caller's own win
+    kept = [i for i, ((path, _), was) in enumerate(zip(carried.ops, carried.rewritten)) if not (len(path) == 1 and path[0] in fields and was is ABSENT)]
+    d.pop("carried")
+    out = Request.from_dict(d)
+    if kept:
+        out.carried = Carried(carried.origin, [carried.ops[i] for i in kept], [carried.anchors[i] for i in kept], [carried.rewritten[i] for i in kept], carried.known)
+    return out
+
+
 def _split_extras(request: Request, source: Format, target: Format, keep_extras: bool | None) -> tuple[Request, list[Loss]]:
+    if keep_extras:
+        request = _forward_carried_fields(request, target)
     config = request.config
     extras = getattr(config, "extras", None) if config is not None else None
     if not extras:
         return request, []
-    keep = keep_extras if keep_extras is not None else (source.key == target.key or source.provider == target.provider)
+    # by default extras stay on their own wire: another format of the same provider may not take
+    # them (`n` is no Responses field)
+    keep = keep_extras if keep_extras is not None else (source.key == target.key or origin_of(source) == origin_of(target))
     if keep:
         return request, []
     losses = [
@@ -253,14 +287,30 @@ def _modelled(record: Any) -> dict[str, Any]:
     return d
 
 
+def _sent_extras(sent: dict[str, Any], got: dict[str, Any], wire: Any) -> list[Loss]:
+    """config.extras (the caller's passthrough) are compared with the body, not the read-back:
+    a target that carries what it does not model reads them back as carried data, not extras.
+    Each key must stand in the body, at the root or in the object the format places extras in."""
+    out: list[Loss] = []
+    extras = (sent.get("config") or {}).pop("extras", None)
+    (got.get("config") or {}).pop("extras", None)
+    for d in (sent, got):
+        if d.get("config") == {}:
+            d.pop("config")
+    if isinstance(extras, dict) and isinstance(wire, dict):
+        for key in extras:
+            if key not in wire and not any(isinstance(v, dict) and key in v for v in wire.values()):
+                out.append(Loss(f"config.extras.{key}", "dropped", f"{_describe(extras[key])} is not carried by the target"))
+    return out
+
+
 def _carried_losses(record: Any, fmt: Format, wire: Any) -> list[Loss]:
     """The carried wire data (runtime/carry.py) that did not reach `wire`: all of it for a target
     of another provider or wire, named at the source's wire path."""
     carried = getattr(record, "carried", None)
     if carried is None:
         return []
-    origin = getattr(fmt.module, "ORIGIN", f"{fmt.provider}/{fmt.key}")
-    return [Loss(path, "dropped", detail) for path, detail in carry_losses(carried, origin, wire)]
+    return [Loss(path, "dropped", detail) for path, detail in carry_losses(carried, origin_of(fmt), wire)]
 
 
 def request_losses(request: Request | Mapping[str, Any], target: str | Format) -> tuple[dict[str, Any], list[Loss]]:
@@ -278,7 +328,9 @@ def request_losses(request: Request | Mapping[str, Any], target: str | Format) -
         Loss(c.path, "dropped" if c.action == "drop" else "changed", f"wire_rules.{c.rule} {c.action}: {_describe(c.before)} -> {_describe(c.after)}")
         for c in (rules["wire_map"].changes if rules else [])
     ]
-    return wire, repaired + _canonical_diff(_modelled(req), _modelled(back)) + _carried_losses(req, fmt, wire)
+    sent, got = _modelled(req), _modelled(back)
+    extras = _sent_extras(sent, got, wire)
+    return wire, repaired + _canonical_diff(sent, got) + extras + _carried_losses(req, fmt, wire)
 
 
 def translate_request(

@@ -1074,11 +1074,11 @@ class _Skip:
         return "SKIP"
 
 
-SKIP: Final[Any] = _Skip()  # a part no table row reads, left out (mapping request.unknown_parts: carry)
+SKIP: Final[Any] = _Skip()  # a part no table row reads, left out (mapping request.unknown: carry)
 
 def read_or_skip(reader: Any, value: Any, path: str) -> Any:
     """`reader(value, path)` for an object the tables can read, else SKIP (a tool of a kind no
-    row names, carried for its own wire: mapping request.unknown_parts: carry)."""
+    row names, carried for its own wire: mapping request.unknown: carry)."""
     if type(value) is not dict:
         raise WireShapeError(path, f"expected an object, got {_kind(value)}")
     try:

@@ -1,4 +1,4 @@
-"""Prints the recorded-traffic table (tests/recorded/harness.py) at the end of the run."""
+"""Prints the recorded-traffic table (tests/recorded/recorded_harness.py) at the end of the run."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from typing import Any
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    from . import harness
+    import recorded_harness as harness
 
     if harness.CACHE:
-        terminalreporter.write_sep("-", "recorded traffic, same-format round trip (tests/recorded/harness.py)")
+        terminalreporter.write_sep("-", "recorded traffic, same-format round trip (tests/recorded/recorded_harness.py)")
         terminalreporter.write_line(harness.table(harness.CACHE))

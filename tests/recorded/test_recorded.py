@@ -1,6 +1,6 @@
 """Real traffic (`../shared/recorded`) survives the same-format round trip (issue #14).
 
-What each outcome means is in harness.py. The floors below are what main achieves today; they
+What each outcome means is in recorded_harness.py. The floors below are what main achieves today; they
 only move up. The issue's target, 99% for every kind, is pinned as a strict xfail until met.
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from . import harness
+import recorded_harness as harness
 
 if not harness.RECORDED_DIR.is_dir():  # pragma: no cover - the data sits beside the repository
     pytest.skip(f"no recorded traffic at {harness.RECORDED_DIR}", allow_module_level=True)

@@ -14,7 +14,7 @@ Every record is tried the way a gateway or a dataset converter meets it, in its 
   must read back as the same category.
 `untyped` is any other exception: always a bug.
 
-Run `python tests/recorded/harness.py` for the table and the first examples per class.
+Run `python tests/recorded/recorded_harness.py` for the table and the first examples per class.
 """
 
 from __future__ import annotations
