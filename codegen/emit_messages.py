@@ -1051,6 +1051,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     out.add("    raise InvalidRequestError(exc.message, path=exc.path) from None")
     out.add("except RecursionError:")
     out.add("    raise InvalidRequestError('request nested too deeply') from None")
+    out.add("_w.check_request_depth(req)  # MAX_JSON_DEPTH, as request_to_wire applies it")
     out.add("return req  # typed by construction: every reader checks what it reads (config above)")
     em.func(
         "request_from_wire",
@@ -1200,6 +1201,7 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     out.add("    raise InvalidResponseError(exc.message, path=exc.path, body=body) from None")
     out.add("except RecursionError:")
     out.add("    raise InvalidResponseError('response nested too deeply', body=body) from None")
+    out.add("_w.check_response_depth(response, InvalidResponseError, body)  # the same limit, every direction")
     if ir.structured is not None and "tool_coercion" in _structured_modes(ir):
         out.add("mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output")
         out.add("if response_schema is not None and mode == 'tool_coercion':")

@@ -968,6 +968,7 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
         raise InvalidRequestError(exc.message, path=exc.path) from None
     except RecursionError:
         raise InvalidRequestError("request nested too deeply") from None
+    _w.check_request_depth(req)  # MAX_JSON_DEPTH, as request_to_wire applies it
     return req  # typed by construction: every reader checks what it reads (config above)
 
 
@@ -1090,6 +1091,7 @@ def response_from_wire(
         raise InvalidResponseError(exc.message, path=exc.path, body=body) from None
     except RecursionError:
         raise InvalidResponseError("response nested too deeply", body=body) from None
+    _w.check_response_depth(response, InvalidResponseError, body)  # the same limit, every direction
     if (
         response_schema is not None
         and response.finish_reason != "tool_calls"

@@ -47,12 +47,15 @@ from .canonical import (
     UrlSource,
     UserMessage,
 )
-from .errors import InvalidRequestError
+from .errors import InvalidRequestError, ProviderError
 
 __all__ = [
     "validate_request",
     "MAX_JSON_DEPTH",
     "check_json_value",
+    "json_too_deep",
+    "check_request_depth",
+    "check_response_depth",
     "sorted_json_value",
     # the per-part rules, for converters that validate as they go (the fused translators)
     "check_user_content",
@@ -216,6 +219,97 @@ def _check_json_value(value: Any, path: str) -> None:
                 push((_plain(node), parent, key, depth))
             else:
                 raise InvalidRequestError(f"expected a JSON value, got {t.__name__}", path=_path(path, parent, key))
+
+
+def json_too_deep(value: Any, path: str) -> str | None:
+    """None when `value` is nested at most MAX_JSON_DEPTH deep (counted as check_json_value
+    counts: from `value` itself), else the path of the first object or array past the limit.
+    Depth only (no other check, no copy), never recursing past the limit itself: the guard the
+    readers and `response_to_wire` apply, so that every direction refuses what
+    `request_to_wire` refuses, with a path, before any recursive code (JSON encoding, sorting,
+    comparing) meets the value."""
+    if _depth_ok(value, 0):
+        return None
+    stack: list[tuple[Any, Any, Any, int]] = [(value, None, None, 0)]
+    while stack:
+        node, parent, key, depth = stack.pop()
+        if isinstance(node, dict):
+            if depth >= MAX_JSON_DEPTH:
+                return _path(path, parent, key)
+            link = (parent, key)
+            for k, v in node.items():
+                if isinstance(v, (dict, list)):
+                    stack.append((v, link, k, depth + 1))
+        elif isinstance(node, list):
+            if depth >= MAX_JSON_DEPTH:
+                return _path(path, parent, key)
+            link = (parent, key)
+            for i, v in enumerate(node):
+                if isinstance(v, (dict, list)):
+                    stack.append((v, link, i, depth + 1))
+    return None  # pragma: no cover - _depth_ok said there is one
+
+
+def _depth_ok(node: Any, depth: int) -> bool:
+    """Is `node` nested at most MAX_JSON_DEPTH deep? (Recursive, bounded by the limit.)"""
+    t = type(node)
+    if t is dict:
+        values: Any = node.values()
+    elif t is list:
+        values = node
+    elif t is str or node is None or not isinstance(node, (dict, list)):
+        return True
+    else:  # a subclass of dict or list
+        values = node.values() if isinstance(node, dict) else node
+    if depth >= MAX_JSON_DEPTH:
+        return False
+    depth += 1
+    for v in values:
+        tv = type(v)
+        if (tv is dict or tv is list or (tv is not str and tv is not int and tv is not float and tv is not bool and v is not None)) and not _depth_ok(v, depth):
+            return False
+    return True
+
+
+_TOO_DEEP: Final = f"nested deeper than {MAX_JSON_DEPTH} levels"
+
+
+def check_request_depth(req: Any, error: type[ProviderError] = InvalidRequestError) -> None:
+    """Raise `error` naming the path when a user JSON value of a canonical request (a tool
+    call's `arguments`, a tool's `parameters`, `response_schema`, `config.extras`) is nested
+    deeper than MAX_JSON_DEPTH: the limit `validate_request` applies, for the readers
+    (`request_from_wire`), which do not validate."""
+    for i, message in enumerate(getattr(req, "messages", None) or ()):
+        calls = getattr(message, "tool_calls", None)
+        if type(calls) is list:
+            for j, call in enumerate(calls):
+                args = getattr(call, "arguments", None)
+                if not _depth_ok(args, 0):
+                    raise error(_TOO_DEEP, path=json_too_deep(args, f"messages[{i}].tool_calls[{j}].arguments"))
+    tools = getattr(req, "tools", None)
+    if type(tools) is list:
+        for i, tool in enumerate(tools):
+            params = getattr(tool, "parameters", None)
+            if not _depth_ok(params, 0):
+                raise error(_TOO_DEEP, path=json_too_deep(params, f"tools[{i}].parameters"))
+    schema = getattr(req, "response_schema", None)
+    if not _depth_ok(schema, 0):
+        raise error(_TOO_DEEP, path=json_too_deep(schema, "response_schema"))
+    extras = getattr(getattr(req, "config", None), "extras", None)
+    if not _depth_ok(extras, 0):
+        raise error(_TOO_DEEP, path=json_too_deep(extras, "config.extras"))
+
+
+def check_response_depth(resp: Any, error: type[ProviderError] = InvalidRequestError, body: Any = None) -> None:
+    """Raise `error` naming the path when a tool call's `arguments` in a canonical response is
+    nested deeper than MAX_JSON_DEPTH (for `response_from_wire` and `response_to_wire`)."""
+    calls = getattr(getattr(resp, "message", None), "tool_calls", None)
+    if type(calls) is not list:
+        return
+    for j, call in enumerate(calls):
+        args = getattr(call, "arguments", None)
+        if not _depth_ok(args, 0):
+            raise error(_TOO_DEEP, path=json_too_deep(args, f"message.tool_calls[{j}].arguments"), body=body)
 
 
 def _shown(value: Any) -> str:

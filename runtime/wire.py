@@ -16,11 +16,13 @@ from typing import Any, Final, Literal, cast
 
 from .canonical import NOT_GIVEN, NotGiven, Request, Response, UserMessage
 from .errors import InvalidRequestError, StructuredOutputInvalidError
-from .validate import USER_CONTENT_RULE, validate_request
+from .validate import USER_CONTENT_RULE, check_request_depth, check_response_depth, validate_request
 
 __all__ = [
     "WireShapeError",
     "as_request",
+    "check_request_depth",
+    "check_response_depth",
     "as_response",
     "dumps",
     "wire_json",
@@ -118,11 +120,18 @@ def as_request(request: Request | Mapping[str, Any], memo: dict[int, Any] | None
 
 
 def as_response(response: Response | Mapping[str, Any]) -> Response:
+    """A typed canonical response from a dict or a `Response`; tool-call arguments nested
+    deeper than MAX_JSON_DEPTH are InvalidRequestError naming the path (the limit every
+    direction applies), before the writer encodes them."""
     if isinstance(response, Response):
-        return response
-    if isinstance(response, Mapping):
-        return Response.from_dict(response)
-    raise InvalidRequestError(f"expected a canonical response (a dict or Response), got {_kind(response)}")
+        resp = response
+    elif isinstance(response, Mapping):
+        resp = Response.from_dict(response)
+    else:
+        raise InvalidRequestError(f"expected a canonical response (a dict or Response), got {_kind(response)}")
+    if getattr(getattr(resp, "message", None), "tool_calls", None):
+        check_response_depth(resp)
+    return resp
 
 
 # One encoder, made once: json.dumps builds a new JSONEncoder on every call that passes options.
