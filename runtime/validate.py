@@ -228,7 +228,7 @@ def json_too_deep(value: Any, path: str) -> str | None:
     readers and `response_to_wire` apply, so that every direction refuses what
     `request_to_wire` refuses, with a path, before any recursive code (JSON encoding, sorting,
     comparing) meets the value."""
-    if _depth_ok(value, 0):
+    if _shallow(value):
         return None
     stack: list[tuple[Any, Any, Any, int]] = [(value, None, None, 0)]
     while stack:
@@ -247,26 +247,28 @@ def json_too_deep(value: Any, path: str) -> str | None:
             for i, v in enumerate(node):
                 if isinstance(v, (dict, list)):
                     stack.append((v, link, i, depth + 1))
-    return None  # pragma: no cover - _depth_ok said there is one
+    return None  # pragma: no cover - _shallow said there is one
+
+
+def _shallow(value: Any) -> bool:
+    """Is `value` nested at most MAX_JSON_DEPTH deep? (Anything not an object or array is.)"""
+    return not isinstance(value, (dict, list)) or _depth_ok(value, 0)
 
 
 def _depth_ok(node: Any, depth: int) -> bool:
-    """Is `node` nested at most MAX_JSON_DEPTH deep? (Recursive, bounded by the limit.)"""
-    t = type(node)
-    if t is dict:
-        values: Any = node.values()
-    elif t is list:
-        values = node
-    elif t is str or node is None or not isinstance(node, (dict, list)):
-        return True
-    else:  # a subclass of dict or list
-        values = node.values() if isinstance(node, dict) else node
+    """_shallow for an object or array at `depth` (recursive, bounded by the limit; the exact
+    built-in types first, as the readers make them)."""
     if depth >= MAX_JSON_DEPTH:
         return False
     depth += 1
-    for v in values:
-        tv = type(v)
-        if (tv is dict or tv is list or (tv is not str and tv is not int and tv is not float and tv is not bool and v is not None)) and not _depth_ok(v, depth):
+    for v in node.values() if isinstance(node, dict) else node:
+        t = type(v)
+        if t is dict or t is list:
+            if not _depth_ok(v, depth):
+                return False
+        elif t is str or t is int or t is float or t is bool or v is None:
+            continue
+        elif isinstance(v, (dict, list)) and not _depth_ok(v, depth):
             return False
     return True
 
@@ -279,36 +281,41 @@ def check_request_depth(req: Any, error: type[ProviderError] = InvalidRequestErr
     call's `arguments`, a tool's `parameters`, `response_schema`, `config.extras`) is nested
     deeper than MAX_JSON_DEPTH: the limit `validate_request` applies, for the readers
     (`request_from_wire`), which do not validate."""
-    for i, message in enumerate(getattr(req, "messages", None) or ()):
-        calls = getattr(message, "tool_calls", None)
-        if type(calls) is list:
-            for j, call in enumerate(calls):
-                args = getattr(call, "arguments", None)
-                if not _depth_ok(args, 0):
-                    raise error(_TOO_DEEP, path=json_too_deep(args, f"messages[{i}].tool_calls[{j}].arguments"))
-    tools = getattr(req, "tools", None)
+    if not isinstance(req, Request):
+        return
+    for i, message in enumerate(req.messages):
+        if isinstance(message, AssistantMessage):  # (getattr on the others would raise inside: slow)
+            calls = message.tool_calls
+            if type(calls) is list:
+                for j, call in enumerate(calls):
+                    args = call.arguments if isinstance(call, ToolCall) else None
+                    if not _shallow(args):
+                        raise error(_TOO_DEEP, path=json_too_deep(args, f"messages[{i}].tool_calls[{j}].arguments"))
+    tools = req.tools
     if type(tools) is list:
         for i, tool in enumerate(tools):
-            params = getattr(tool, "parameters", None)
-            if not _depth_ok(params, 0):
+            params = tool.parameters if isinstance(tool, Tool) else None
+            if not _shallow(params):
                 raise error(_TOO_DEEP, path=json_too_deep(params, f"tools[{i}].parameters"))
-    schema = getattr(req, "response_schema", None)
-    if not _depth_ok(schema, 0):
+    schema = req.response_schema
+    if not _shallow(schema):
         raise error(_TOO_DEEP, path=json_too_deep(schema, "response_schema"))
-    extras = getattr(getattr(req, "config", None), "extras", None)
-    if not _depth_ok(extras, 0):
+    config = req.config
+    extras = config.extras if isinstance(config, Config) else None
+    if not _shallow(extras):
         raise error(_TOO_DEEP, path=json_too_deep(extras, "config.extras"))
 
 
 def check_response_depth(resp: Any, error: type[ProviderError] = InvalidRequestError, body: Any = None) -> None:
     """Raise `error` naming the path when a tool call's `arguments` in a canonical response is
     nested deeper than MAX_JSON_DEPTH (for `response_from_wire` and `response_to_wire`)."""
-    calls = getattr(getattr(resp, "message", None), "tool_calls", None)
+    message = getattr(resp, "message", None)
+    calls = message.tool_calls if isinstance(message, AssistantMessage) else None
     if type(calls) is not list:
         return
     for j, call in enumerate(calls):
-        args = getattr(call, "arguments", None)
-        if not _depth_ok(args, 0):
+        args = call.arguments if isinstance(call, ToolCall) else None
+        if not _shallow(args):
             raise error(_TOO_DEEP, path=json_too_deep(args, f"message.tool_calls[{j}].arguments"), body=body)
 
 
