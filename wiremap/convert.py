@@ -106,6 +106,16 @@ def _exit_with_parent(parent: int, *, use_prctl: bool = True, interval: float = 
     threading.Thread(target=watch, name="wiremap-exit-with-parent", daemon=True).start()
 
 
+def _worker_context() -> Any:
+    """Workers this process starts itself (fork on Linux, spawn elsewhere), so that their parent
+    is this process, which they watch (`_exit_with_parent`); never a forkserver in between
+    (Python 3.14's default on Linux). The parent runs no threads, so fork is safe here."""
+    import multiprocessing
+
+    method = "fork" if sys.platform.startswith("linux") else "spawn"
+    return multiprocessing.get_context(method)
+
+
 def _reject(number: int, category: str, message: str, path: str | None) -> tuple[str, bytes, list[str]]:
     record = {"line": number, "category": category, "message": message, "path": path}
     try:
@@ -349,7 +359,10 @@ def convert_file(
         mode = "wb"
 
     pool = (
-        ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(source, target, what, strict, keep_extras, os.getpid()))
+        ProcessPoolExecutor(
+            max_workers=jobs, mp_context=_worker_context(), initializer=_init_worker,
+            initargs=(source, target, what, strict, keep_extras, os.getpid()),
+        )
         if jobs > 1
         else None
     )
