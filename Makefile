@@ -74,9 +74,12 @@ FUZZ_JOBS ?= 2
 ## Each writes its JSON (bench/fuzz*-results.json) and its section of bench/RESULTS.md.
 FUZZ_MAPPING_CASES ?= 2000
 FUZZ_MAPPING_REAL_CASES ?= 20
+## then `wiremap convert` over files of random lines for FUZZ_CONVERT_SECONDS (bench/fuzz_convert.py).
+FUZZ_CONVERT_SECONDS ?= 600
 fuzz: $(STAMP)
 	$(PY) bench/fuzz.py --cases $(FUZZ_CASES) --jobs $(FUZZ_JOBS)
 	$(PY) bench/fuzz_mappings.py --cases $(FUZZ_MAPPING_CASES) --real-cases $(FUZZ_MAPPING_REAL_CASES)
+	$(PY) bench/fuzz_convert.py --seconds $(FUZZ_CONVERT_SECONDS) --jobs $(FUZZ_JOBS)
 
 clean:
 	rm -rf $(VENV) $(BENCH_VENV) build *.egg-info .pytest_cache .mypy_cache .hypothesis

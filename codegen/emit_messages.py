@@ -1077,6 +1077,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     out.add("    raise InvalidRequestError(exc.message, path=exc.path) from None")
     out.add("except RecursionError:")
     out.add("    raise InvalidRequestError('request nested too deeply') from None")
+    out.add("_w.check_request_depth(req)  # MAX_JSON_DEPTH, as request_to_wire applies it")
     out.add("# typed by construction: every reader checks what it reads (config above); what the")
     out.add("# tables do not model is carried for this provider's wire (runtime/carry.py)")
     out.add("return _w.carry(req, body, ORIGIN, _rewrite_request, WIRE_KEYS)")
@@ -1234,7 +1235,8 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     out.add("    raise InvalidResponseError(exc.message, path=exc.path, body=body) from None")
     out.add("except RecursionError:")
     out.add("    raise InvalidResponseError('response nested too deeply', body=body) from None")
-    out.add("_w.carry(response, body, ORIGIN, response_to_wire, WIRE_KEYS)  # what the tables do not model (runtime/carry.py)")
+    out.add("_w.check_response_depth(response, InvalidResponseError, body)  # the same limit, every direction")
+    out.add("_w.carry(response, body, ORIGIN, response_to_wire, WIRE_KEYS, InvalidResponseError)  # what the tables do not model (runtime/carry.py)")
     if ir.structured is not None and "tool_coercion" in _structured_modes(ir):
         out.add("mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output")
         out.add("if response_schema is not None and mode == 'tool_coercion':")

@@ -1021,6 +1021,7 @@ def _request_from_wire_plain(body: Mapping[str, Any]) -> Request:
         raise InvalidRequestError(exc.message, path=exc.path) from None
     except RecursionError:
         raise InvalidRequestError("request nested too deeply") from None
+    _w.check_request_depth(req)  # MAX_JSON_DEPTH, as request_to_wire applies it
     # typed by construction: every reader checks what it reads (config above); what the
     # tables do not model is carried for this provider's wire (runtime/carry.py)
     return _w.carry(req, body, ORIGIN, _rewrite_request, WIRE_KEYS)
@@ -1148,8 +1149,9 @@ def _response_from_wire_plain(
         raise InvalidResponseError(exc.message, path=exc.path, body=body) from None
     except RecursionError:
         raise InvalidResponseError("response nested too deeply", body=body) from None
+    _w.check_response_depth(response, InvalidResponseError, body)  # the same limit, every direction
     _w.carry(
-        response, body, ORIGIN, response_to_wire, WIRE_KEYS
+        response, body, ORIGIN, response_to_wire, WIRE_KEYS, InvalidResponseError
     )  # what the tables do not model (runtime/carry.py)
     if (
         response_schema is not None

@@ -228,7 +228,7 @@ def _form_only(original: Any, rewritten: Any) -> bool:
 _CONTAINERS: Final = (dict, list)
 
 
-def _path_text(path: tuple[Any, ...]) -> str:
+def path_text(path: tuple[Any, ...]) -> str:
     out = ""
     for k in path:
         out += f"[{k}]" if type(k) is int else (f".{k}" if out else str(k))
@@ -275,5 +275,5 @@ def losses(carried: Any, origin: str, wire: Any) -> list[tuple[str, str]]:
         shown = json.dumps(value, ensure_ascii=False, default=str)
         if len(shown) > 60:
             shown = shown[:57] + "..."
-        out.append((_path_text(path), f"{shown} is {provider} wire data the target cannot carry"))
+        out.append((path_text(path), f"{shown} is {provider} wire data the target cannot carry"))
     return out

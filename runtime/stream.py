@@ -54,6 +54,7 @@ from .errors import (
     error_class,
 )
 from .format import Format, get_format
+from .validate import MAX_JSON_DEPTH, json_too_deep
 from .wire import deep_equal, usage_counter
 
 __all__ = [
@@ -469,6 +470,8 @@ class StreamParser:
                         return
         except _Malformed as exc:
             self._error(out, "provider_invalid_response", exc.message, raw=obj, path=exc.path)
+        except RecursionError:  # a value nested past Python's limit somewhere in the event
+            self._error(out, "provider_invalid_response", f"stream event {self.events_seen} is nested too deeply", raw=data[:2000])
 
     @staticmethod
     def _where(where: Any) -> str:
@@ -498,7 +501,11 @@ class StreamParser:
         """Tool-call arguments: a piece of JSON text, or a whole JSON object (calls that arrive
         whole, Gemini's `functionCall.args`), written as its JSON text."""
         if "arguments" in values and type(values["arguments"][0]) is dict:
-            return json.dumps(values["arguments"][0], ensure_ascii=False, separators=(",", ":"))
+            value, where = values["arguments"]
+            if json_too_deep(value, "") is not None:  # the limit response_from_wire applies
+                path = StreamParser._where(where)
+                raise _Malformed(f"tool call arguments nested deeper than {MAX_JSON_DEPTH} levels", path)
+            return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
         return StreamParser._str(values, "arguments")
 
     def _part(self, kind: str, key: Any, new: bool = False) -> int:
@@ -793,8 +800,18 @@ class StreamAssembler:
             text = call["arguments"]
             try:
                 args = json.loads(text) if text.strip() else {}
-            except (ValueError, RecursionError):
+            except ValueError:
                 args = _MISSING
+            except RecursionError:  # too deep for the decoder: past the limit as well
+                if not lenient:
+                    raise InvalidResponseError(f"nested deeper than {MAX_JSON_DEPTH} levels", path=f"message.tool_calls[{k}].arguments") from None
+                args = _MISSING
+            if type(args) is dict:
+                where = json_too_deep(args, f"message.tool_calls[{k}].arguments")
+                if where is not None:  # the limit response_from_wire applies (MAX_JSON_DEPTH)
+                    if not lenient:
+                        raise InvalidResponseError(f"nested deeper than {MAX_JSON_DEPTH} levels", path=where)
+                    args = _MISSING
             if args is _MISSING or type(args) is not dict:
                 if not lenient:
                     raise InvalidResponseError(
@@ -1295,9 +1312,13 @@ class StreamEmitter:
         self._calls.pop(idx, None)
         try:
             args = json.loads(call["arguments"] or "{}")
-        except ValueError:
+        except (ValueError, RecursionError):
             args = None
-        if type(args) is not dict:
+        if type(args) is dict and json_too_deep(args, "") is not None:
+            self._lose(("tool_call_delta", idx), f"message.tool_calls[{idx}].arguments",
+                       f"the streamed arguments are nested deeper than {MAX_JSON_DEPTH} levels; the call is written with {{}}")
+            args = {}
+        elif type(args) is not dict:
             self._lose(("tool_call_delta", idx), f"message.tool_calls[{idx}].arguments",
                        "the streamed arguments are not a JSON object; the call is written with {}")
             args = {}

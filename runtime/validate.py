@@ -47,7 +47,7 @@ from .canonical import (
     UrlSource,
     UserMessage,
 )
-from .errors import InvalidRequestError
+from .errors import InvalidRequestError, ProviderError
 
 __all__ = [
     "validate_request",
@@ -58,6 +58,9 @@ __all__ = [
     "KEEP_ORDER",
     "MAX_JSON_DEPTH",
     "check_json_value",
+    "json_too_deep",
+    "check_request_depth",
+    "check_response_depth",
     "sorted_json_value",
     # the per-part rules, for converters that validate as they go (the fused translators)
     "check_user_content",
@@ -236,6 +239,105 @@ def _check_json_value(value: Any, path: str) -> None:
                 push((_plain(node), parent, key, depth))
             else:
                 raise InvalidRequestError(f"expected a JSON value, got {t.__name__}", path=_path(path, parent, key))
+
+
+def json_too_deep(value: Any, path: str) -> str | None:
+    """None when `value` is nested at most MAX_JSON_DEPTH deep (counted as check_json_value
+    counts: from `value` itself), else the path of the first object or array past the limit.
+    Depth only (no other check, no copy), never recursing past the limit itself: the guard the
+    readers and `response_to_wire` apply, so that every direction refuses what
+    `request_to_wire` refuses, with a path, before any recursive code (JSON encoding, sorting,
+    comparing) meets the value."""
+    if _shallow(value):
+        return None
+    stack: list[tuple[Any, Any, Any, int]] = [(value, None, None, 0)]
+    while stack:
+        node, parent, key, depth = stack.pop()
+        if isinstance(node, dict):
+            if depth >= MAX_JSON_DEPTH:
+                return _path(path, parent, key)
+            link = (parent, key)
+            for k, v in node.items():
+                if isinstance(v, (dict, list)):
+                    stack.append((v, link, k, depth + 1))
+        elif isinstance(node, list):
+            if depth >= MAX_JSON_DEPTH:
+                return _path(path, parent, key)
+            link = (parent, key)
+            for i, v in enumerate(node):
+                if isinstance(v, (dict, list)):
+                    stack.append((v, link, i, depth + 1))
+    return None  # pragma: no cover - _shallow said there is one
+
+
+def _shallow(value: Any) -> bool:
+    """Is `value` nested at most MAX_JSON_DEPTH deep? (Anything not an object or array is.)"""
+    return not isinstance(value, (dict, list)) or _depth_ok(value, 0)
+
+
+def _depth_ok(node: Any, depth: int) -> bool:
+    """_shallow for an object or array at `depth` (recursive, bounded by the limit; the exact
+    built-in types first, as the readers make them)."""
+    if depth >= MAX_JSON_DEPTH:
+        return False
+    depth += 1
+    for v in node.values() if isinstance(node, dict) else node:
+        t = type(v)
+        if t is dict or t is list:
+            if not _depth_ok(v, depth):
+                return False
+        elif t is str or t is int or t is float or t is bool or v is None:
+            continue
+        elif isinstance(v, (dict, list)) and not _depth_ok(v, depth):
+            return False
+    return True
+
+
+TOO_DEEP: Final = f"nested deeper than {MAX_JSON_DEPTH} levels"
+_TOO_DEEP: Final = TOO_DEEP
+
+
+def check_request_depth(req: Any, error: type[ProviderError] = InvalidRequestError) -> None:
+    """Raise `error` naming the path when a user JSON value of a canonical request (a tool
+    call's `arguments`, a tool's `parameters`, `response_schema`, `config.extras`) is nested
+    deeper than MAX_JSON_DEPTH: the limit `validate_request` applies, for the readers
+    (`request_from_wire`), which do not validate."""
+    if not isinstance(req, Request):
+        return
+    for i, message in enumerate(req.messages):
+        if isinstance(message, AssistantMessage):  # (getattr on the others would raise inside: slow)
+            calls = message.tool_calls
+            if type(calls) is list:
+                for j, call in enumerate(calls):
+                    args = call.arguments if isinstance(call, ToolCall) else None
+                    if not _shallow(args):
+                        raise error(_TOO_DEEP, path=json_too_deep(args, f"messages[{i}].tool_calls[{j}].arguments"))
+    tools = req.tools
+    if type(tools) is list:
+        for i, tool in enumerate(tools):
+            params = tool.parameters if isinstance(tool, Tool) else None
+            if not _shallow(params):
+                raise error(_TOO_DEEP, path=json_too_deep(params, f"tools[{i}].parameters"))
+    schema = req.response_schema
+    if not _shallow(schema):
+        raise error(_TOO_DEEP, path=json_too_deep(schema, "response_schema"))
+    config = req.config
+    extras = config.extras if isinstance(config, Config) else None
+    if not _shallow(extras):
+        raise error(_TOO_DEEP, path=json_too_deep(extras, "config.extras"))
+
+
+def check_response_depth(resp: Any, error: type[ProviderError] = InvalidRequestError, body: Any = None) -> None:
+    """Raise `error` naming the path when a tool call's `arguments` in a canonical response is
+    nested deeper than MAX_JSON_DEPTH (for `response_from_wire` and `response_to_wire`)."""
+    message = getattr(resp, "message", None)
+    calls = message.tool_calls if isinstance(message, AssistantMessage) else None
+    if type(calls) is not list:
+        return
+    for j, call in enumerate(calls):
+        args = call.arguments if isinstance(call, ToolCall) else None
+        if not _shallow(args):
+            raise error(_TOO_DEEP, path=json_too_deep(args, f"message.tool_calls[{j}].arguments"), body=body)
 
 
 def _shown(value: Any) -> str:

@@ -19,11 +19,21 @@ from contextvars import ContextVar
 from .canonical import NOT_GIVEN, NotGiven, Request, Response, UserMessage
 from .carry import apply as apply_carried, residual
 from .errors import InvalidRequestError, ProviderError, StructuredOutputInvalidError, UnsupportedOptionWarning
-from .validate import KEEP_ORDER, OPENARMATURE, SORTED_JSON, USER_CONTENT_RULE, validate_request
+from .validate import (
+    KEEP_ORDER,
+    OPENARMATURE,
+    SORTED_JSON,
+    USER_CONTENT_RULE,
+    check_request_depth,
+    check_response_depth,
+    validate_request,
+)
 
 __all__ = [
     "WireShapeError",
     "as_request",
+    "check_request_depth",
+    "check_response_depth",
     "as_response",
     "dumps",
     "wire_json",
@@ -132,11 +142,18 @@ def as_request(request: Request | Mapping[str, Any], memo: dict[int, Any] | None
 
 
 def as_response(response: Response | Mapping[str, Any]) -> Response:
+    """A typed canonical response from a dict or a `Response`; tool-call arguments nested
+    deeper than MAX_JSON_DEPTH are InvalidRequestError naming the path (the limit every
+    direction applies), before the writer encodes them."""
     if isinstance(response, Response):
-        return response
-    if isinstance(response, Mapping):
-        return Response.from_dict(response)
-    raise InvalidRequestError(f"expected a canonical response (a dict or Response), got {_kind(response)}")
+        resp = response
+    elif isinstance(response, Mapping):
+        resp = Response.from_dict(response)
+    else:
+        raise InvalidRequestError(f"expected a canonical response (a dict or Response), got {_kind(response)}")
+    if getattr(getattr(resp, "message", None), "tool_calls", None):
+        check_response_depth(resp)
+    return resp
 
 
 # One encoder, made once: json.dumps builds a new JSONEncoder on every call that passes options.
@@ -1099,7 +1116,14 @@ def warn_dropped(text: str) -> None:
         warnings.warn(text, UnsupportedOptionWarning, stacklevel=3)
 
 
-def carry(record: Any, body: Any, origin: str, rewrite: Any, known: frozenset[str] = frozenset()) -> Any:
+def carry(
+    record: Any,
+    body: Any,
+    origin: str,
+    rewrite: Any,
+    known: frozenset[str] = frozenset(),
+    error: type[ProviderError] = InvalidRequestError,
+) -> Any:
     """`record` (a Request or Response just read from `body`), carrying what the same format's
     re-write of it does not say as `body` does (runtime/carry.py). A record the format cannot
     write back (its own rules refuse it) carries nothing: writing it fails anyway."""
@@ -1110,5 +1134,16 @@ def carry(record: Any, body: Any, origin: str, rewrite: Any, known: frozenset[st
         return record
     finally:
         _QUIET.reset(token)
-    record.carried = residual(origin, body, rewritten, known)
+    carried = residual(origin, body, rewritten, known)
+    if carried is not None:  # the depth limit of every direction (validate.MAX_JSON_DEPTH), carried data too
+        from .carry import ABSENT, path_text
+        from .validate import TOO_DEEP, json_too_deep
+
+        for path, value in carried.ops:
+            if value is not ABSENT and type(value) in _CONTAINERS:
+                deep = json_too_deep(value, path_text(path))
+                if deep is not None:
+                    extra: dict[str, Any] = {"body": body} if error is not InvalidRequestError else {}
+                    raise error(TOO_DEEP, path=deep, **extra)
+    record.carried = carried
     return record

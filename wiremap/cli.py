@@ -13,7 +13,21 @@ def _repo_default(name: str) -> str:
     return name
 
 
+#: The exit status of a command stopped by Ctrl-C (SIGINT), as shells report it (128 + 2).
+INTERRUPTED = 130
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; Ctrl-C ends any of them with status 130 and a one-line message, never a
+    traceback (`convert` keeps its checkpoint: the same command with --resume continues)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return INTERRUPTED
+
+
+def _main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="wiremap", description="LLM wire formats as mapping tables.")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, help_text in (
@@ -204,7 +218,7 @@ def _translate(args: argparse.Namespace) -> int:
 
 def _convert(args: argparse.Namespace) -> int:
     import wiremap
-    from wiremap.convert import convert_file
+    from wiremap.convert import ResumeMismatchError, convert_file
 
     if args.jobs < 1:
         print("error: --jobs must be at least 1", file=sys.stderr)
@@ -215,6 +229,17 @@ def _convert(args: argparse.Namespace) -> int:
             rejects_path=args.rejects, what=args.what, jobs=args.jobs, strict=args.strict,
             keep_extras=args.keep_extras, resume=args.resume, progress=args.progress,
         )
+    except KeyboardInterrupt:
+        checkpoint = args.output + ".checkpoint"
+        if os.path.exists(checkpoint):
+            how = f"the checkpoint {checkpoint} is kept: run the same command with --resume to continue"
+        else:
+            how = "no batch was complete yet: run the same command again (with or without --resume)"
+        print(f"\ninterrupted; {how}", file=sys.stderr)
+        return INTERRUPTED
+    except ResumeMismatchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except wiremap.UnknownFormatError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

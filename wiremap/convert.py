@@ -7,6 +7,15 @@ one reject record (`{"line", "category", "message", "path"}`); the summary count
 An interrupted run is resumed with `resume=True`: the outputs are cut back to the last
 checkpoint and the run goes on from the next line, so the files end up byte-identical to an
 uninterrupted run.
+
+Whatever bytes a line holds, it never stops the run: the input is read as bytes and each line
+decoded on its own, so invalid UTF-8, a lone surrogate escape (`"\\ud800"`, which UTF-8 cannot
+write back), a line nested too deeply to decode, or a bug in a converter each become one reject
+record (`category` `wiremap_internal_error` for the last: never expected, never fatal).
+The checkpoint records the run's parameters (formats, `what`, `strict`, `keep_extras`, input
+and rejects paths); a resume with different ones is refused (`ResumeMismatchError`), since it
+would mix two translations in one file. `jobs` workers exit with the parent process, even when
+it is killed with SIGKILL, and ignore SIGINT (the parent handles Ctrl-C; the checkpoint stays).
 """
 
 from __future__ import annotations
@@ -21,7 +30,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-__all__ = ["translate_body", "convert_file", "ConvertSummary"]
+__all__ = ["translate_body", "convert_file", "ConvertSummary", "ResumeMismatchError", "INTERNAL_ERROR"]
 
 WHAT = ("request", "response")
 
@@ -41,39 +50,145 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-# One batch item: (line number, the line's text) -> ("ok", output json, losses) | ("reject", record json)
+#: The reject category of a line that made a converter raise something other than a
+#: ProviderError (a bug: please report it). The line is rejected and the run goes on.
+INTERNAL_ERROR = "wiremap_internal_error"
+
+
+class ResumeMismatchError(ValueError):
+    """`resume=True` with parameters other than the checkpointed run's: the outputs would mix
+    two translations. The message names each difference."""
+
+
+# One batch item: (line number, the line's bytes) -> ("ok", output line, losses) | ("reject", record line, [])
 _JOB: dict[str, Any] = {}
 
 
-def _init_worker(source: str, target: str, what: str, strict: bool, keep_extras: bool | None) -> None:
+def _init_worker(source: str, target: str, what: str, strict: bool, keep_extras: bool | None, parent: int | None = None) -> None:
     import warnings
 
     import wiremap
 
+    if parent is not None:  # a worker process (-j N), not the parent running a batch itself
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+        _exit_with_parent(parent)
     warnings.simplefilter("ignore")
     wiremap.get_format(source)
     wiremap.get_format(target)
     _JOB.update(source=source, target=target, what=what, strict=strict, keep_extras=keep_extras)
 
 
-def _one(item: tuple[int, str]) -> tuple[str, str, list[str]]:
+def _exit_with_parent(parent: int, *, use_prctl: bool = True, interval: float = 0.25) -> None:
+    """Make this worker process exit when `parent` does, however it ends (SIGKILL included):
+    on Linux the kernel kills it (prctl PR_SET_PDEATHSIG); everywhere, a daemon thread polls
+    os.getppid(), which changes when the parent is gone, and exits."""
+    if use_prctl and sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError, TypeError):  # pragma: no cover - no prctl: the thread will do
+            pass
+    if os.getppid() != parent:  # the parent died before the line above took effect
+        os._exit(1)
+    import threading
+
+    def watch() -> None:
+        while True:
+            time.sleep(interval)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="wiremap-exit-with-parent", daemon=True).start()
+
+
+def _worker_context() -> Any:
+    """Workers this process starts itself (fork on Linux, spawn elsewhere), so that their parent
+    is this process, which they watch (`_exit_with_parent`); never a forkserver in between
+    (Python 3.14's default on Linux). The parent runs no threads, so fork is safe here."""
+    import multiprocessing
+
+    method = "fork" if sys.platform.startswith("linux") else "spawn"
+    return multiprocessing.get_context(method)
+
+
+def _reject(number: int, category: str, message: str, path: str | None) -> tuple[str, bytes, list[str]]:
+    record = {"line": number, "category": category, "message": message, "path": path}
+    try:
+        return "reject", _dumps(record).encode("utf-8"), []
+    except UnicodeEncodeError:  # a lone surrogate quoted in the message or path: escape it
+        return "reject", json.dumps(record, separators=(",", ":")).encode("ascii"), []
+
+
+def _surrogate_path(value: Any) -> str | None:
+    """The path of the first string (or object key) in `value` holding a lone surrogate."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, str):
+            try:
+                node.encode("utf-8")
+            except UnicodeEncodeError:
+                return path or None
+        elif isinstance(node, dict):
+            for k, v in reversed(list(node.items())):
+                child = f"{path}.{k}" if path else str(k)
+                if isinstance(k, str):
+                    try:
+                        k.encode("utf-8")
+                    except UnicodeEncodeError:
+                        return path or None
+                stack.append((v, child))
+        elif isinstance(node, list):
+            for i in range(len(node) - 1, -1, -1):
+                stack.append((node[i], f"{path}[{i}]"))
+    return None
+
+
+def _one(item: tuple[int, bytes]) -> tuple[str, bytes, list[str]]:
+    """One input line -> its output line or its reject record; never raises (but
+    KeyboardInterrupt and the like)."""
     import wiremap
 
-    number, text = item
+    number, raw = item
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return _reject(number, "provider_invalid_request", f"not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start} ({exc.reason})", None)
     try:
         body = json.loads(text)
     except ValueError as exc:
-        return "reject", _dumps({"line": number, "category": "provider_invalid_request", "message": f"not JSON: {exc}", "path": None}), []
+        return _reject(number, "provider_invalid_request", f"not JSON: {exc}", None)
+    except RecursionError:
+        return _reject(number, "provider_invalid_request", "not JSON this reader can take: nested too deeply to decode", None)
     try:
         t = translate_body(body, _JOB["source"], _JOB["target"], _JOB["what"], strict=_JOB["strict"], keep_extras=_JOB["keep_extras"])
+        out = _dumps(t.result).encode("utf-8")
+        losses = [f"{loss.path} {loss.kind}" for loss in t.losses]
     except wiremap.ProviderError as exc:
-        return "reject", _dumps({"line": number, "category": exc.category, "message": exc.message, "path": exc.path}), []
+        return _reject(number, exc.category, exc.message, exc.path)
     except RecursionError:
-        return "reject", _dumps({"line": number, "category": "provider_invalid_request", "message": "nested too deeply", "path": None}), []
-    return "ok", _dumps(t.result), [f"{loss.path} {loss.kind}" for loss in t.losses]
+        return _reject(number, "provider_invalid_request", "nested too deeply", None)
+    except UnicodeEncodeError as exc:
+        return _reject(
+            number, "provider_invalid_request",
+            f"not valid Unicode text: a lone surrogate {exc.object[exc.start:exc.end]!r}, which UTF-8 cannot carry",
+            _surrogate_path(body),
+        )
+    except Exception as exc:  # a converter bug: this line is rejected, the run goes on
+        try:
+            detail = f"{type(exc).__name__}: {exc}"
+        except Exception:  # pragma: no cover - an exception whose str() fails
+            detail = type(exc).__name__
+        return _reject(number, INTERNAL_ERROR, detail[:2000], None)
+    return "ok", out, losses
 
 
-def _run_batch(batch: list[tuple[int, str]]) -> list[tuple[str, str, list[str]]]:
+def _run_batch(batch: list[tuple[int, bytes]]) -> list[tuple[str, bytes, list[str]]]:
     return [_one(item) for item in batch]
 
 
@@ -140,11 +255,40 @@ class _Progress:
         self.stream.flush()
 
 
-def _lines(fh: IO[str], skip: int) -> Iterator[tuple[int, str]]:
+def _lines(fh: IO[bytes], skip: int) -> Iterator[tuple[int, bytes]]:
+    """(line number, its bytes without the line end): split on LF only, whatever the bytes
+    between, so one line's bad bytes cannot touch another's."""
     for number, line in enumerate(fh, 1):
         if number <= skip:
             continue
-        yield number, line.rstrip("\n").rstrip("\r")
+        yield number, line.rstrip(b"\n").rstrip(b"\r")
+
+
+#: The checkpointed parameters that change the output, with the option that sets each.
+_PARAMS: tuple[tuple[str, str], ...] = (
+    ("source", "--from"), ("target", "--to"), ("what", "--what"), ("strict", "--strict"),
+    ("keep_extras", "--keep-extras"), ("input", "the input file"), ("rejects", "--rejects"),
+)
+
+
+def _check_resume(checkpoint: str, state: dict[str, Any], params: dict[str, Any]) -> None:
+    saved = state.get("params")
+    if not isinstance(saved, dict):
+        raise ResumeMismatchError(
+            f"cannot resume: {checkpoint} does not record the options of the run that wrote it "
+            "(an older wiremap); run without --resume to start over"
+        )
+    diffs = [
+        f"{flag} was {saved.get(name)!r}, now {params[name]!r}"
+        for name, flag in _PARAMS
+        if saved.get(name) != params[name]
+    ]
+    if diffs:
+        raise ResumeMismatchError(
+            f"cannot resume: this run's options differ from those of the interrupted run ({checkpoint}): "
+            + "; ".join(diffs)
+            + ". Resume with the same options, or run without --resume to start over"
+        )
 
 
 def _truncate(path: str, size: int) -> None:
@@ -182,24 +326,49 @@ def convert_file(
     summary = ConvertSummary()
     started = time.monotonic()
 
+    params = {
+        "source": source, "target": target, "what": what, "strict": bool(strict), "keep_extras": keep_extras,
+        "input": "-" if in_path == "-" else os.path.abspath(in_path), "rejects": os.path.abspath(rejects_path),
+    }
     done = 0
     if resume and os.path.exists(checkpoint):
-        with open(checkpoint, encoding="utf-8") as fh:
-            state = json.load(fh)
-        done = int(state["lines"])
-        summary.written, summary.rejected = int(state["written"]), int(state["rejected"])
-        summary.losses.update(state.get("losses", {}))
-        _truncate(out_path, int(state["out_bytes"]))
-        _truncate(rejects_path, int(state["rejects_bytes"]))
+        try:
+            with open(checkpoint, encoding="utf-8") as fh:
+                state = json.load(fh)
+            if not isinstance(state, dict):
+                raise ValueError("not an object")
+            _check_resume(checkpoint, state, params)
+            done = int(state["lines"])
+            summary.written, summary.rejected = int(state["written"]), int(state["rejected"])
+            summary.losses.update(state.get("losses", {}))
+            sizes = ((out_path, int(state["out_bytes"])), (rejects_path, int(state["rejects_bytes"])))
+        except (ValueError, KeyError, TypeError) as exc:
+            if isinstance(exc, ResumeMismatchError):
+                raise
+            raise ResumeMismatchError(f"cannot resume: {checkpoint} is unreadable ({exc}); run without --resume to start over") from None
+        for path, size in sizes:
+            if os.path.getsize(path) < size:
+                raise ResumeMismatchError(
+                    f"cannot resume: {path} is shorter ({os.path.getsize(path)} bytes) than the checkpoint "
+                    f"says it was ({size} bytes); run without --resume to start over"
+                )
+            _truncate(path, size)
         summary.resumed_from = done
         mode = "ab"
     else:
         mode = "wb"
 
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(source, target, what, strict, keep_extras)) if jobs > 1 else None
+    pool = (
+        ProcessPoolExecutor(
+            max_workers=jobs, mp_context=_worker_context(), initializer=_init_worker,
+            initargs=(source, target, what, strict, keep_extras, os.getpid()),
+        )
+        if jobs > 1
+        else None
+    )
     if pool is None:
         _init_worker(source, target, what, strict, keep_extras)
-    in_fh = sys.stdin if in_path == "-" else open(in_path, encoding="utf-8", newline="\n")
+    in_fh = sys.stdin.buffer if in_path == "-" else open(in_path, "rb")
     try:
         with open(out_path, mode) as out, open(rejects_path, mode) as rej:
             items = _lines(in_fh, done)
@@ -216,13 +385,13 @@ def convert_file(
                 else:
                     chunks = [batch[i : i + batch_size] for i in range(0, len(batch), batch_size)]
                     results = [r for part in pool.map(_run_batch, chunks) for r in part]
-                for kind, text, losses in results:
+                for kind, line, losses in results:
                     if kind == "ok":
-                        out.write(text.encode("utf-8") + b"\n")
+                        out.write(line + b"\n")
                         summary.written += 1
                         summary.losses.update(losses)
                     else:
-                        rej.write(text.encode("utf-8") + b"\n")
+                        rej.write(line + b"\n")
                         summary.rejected += 1
                 done = batch[-1][0]
                 out.flush()
@@ -230,7 +399,7 @@ def convert_file(
                 state = {
                     "lines": done, "written": summary.written, "rejected": summary.rejected,
                     "out_bytes": out.tell(), "rejects_bytes": rej.tell(), "losses": dict(summary.losses),
-                    "source": source, "target": target, "what": what,
+                    "params": params,
                 }
                 tmp = checkpoint + ".tmp"
                 with open(tmp, "w", encoding="utf-8") as fh:
@@ -238,7 +407,7 @@ def convert_file(
                 os.replace(tmp, checkpoint)
                 show.show(summary.written + summary.rejected, summary.rejected)
     finally:
-        if in_fh is not sys.stdin:
+        if in_path != "-":
             in_fh.close()
         if pool is not None:
             pool.shutdown(cancel_futures=True)

@@ -72,6 +72,8 @@ __all__ = [
 KEY: Final = "acme.tiny_chat"
 KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "acme"
+# pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON
+RULES: Final = 0
 ORIGIN: Final = (
     "acme/tiny_chat"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
@@ -432,7 +434,7 @@ def _tool_call_to_wire(
     return {
         "id": call.id,
         "type": "function",
-        "function": {"name": call.name, "arguments": _w.dumps(call.arguments)},
+        "function": {"name": call.name, "arguments": _w.dumps_kept(call.arguments)},
     }
 
 
@@ -533,8 +535,8 @@ def _request_to_wire(
     request: Request | Mapping[str, Any], structured_output: str | None
 ) -> dict[str, Any]:
     """The body of request_to_wire."""
-    memo: dict[int, Any] = {}  # validation's sorted copies of user JSON, for the writers
-    req = _w.as_request(request, memo)
+    memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers
+    req = _w.as_request(request, memo, RULES)
     messages = req.messages
     tools = req.tools
     tool_choice = req.tool_choice
@@ -578,7 +580,7 @@ def _request_to_wire(
         for key in sorted(extras):
             value = extras[key]
             if key not in target:
-                target[key] = _w.canonical_json(value)
+                target[key] = _w.json_copy(value)
                 continue
             if key == "stop":  # additive managed field (OpenArmature §6)
                 target[key] = _w.merge_list(target[key], value, True)
@@ -745,6 +747,7 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
         raise InvalidRequestError(exc.message, path=exc.path) from None
     except RecursionError:
         raise InvalidRequestError("request nested too deeply") from None
+    _w.check_request_depth(req)  # MAX_JSON_DEPTH, as request_to_wire applies it
     # typed by construction: every reader checks what it reads (config above); what the
     # tables do not model is carried for this provider's wire (runtime/carry.py)
     return _w.carry(req, body, ORIGIN, _rewrite_request, WIRE_KEYS)
@@ -852,6 +855,7 @@ def response_from_wire(
         raise InvalidResponseError(exc.message, path=exc.path, body=body) from None
     except RecursionError:
         raise InvalidResponseError("response nested too deeply", body=body) from None
+    _w.check_response_depth(response, InvalidResponseError, body)  # the same limit, every direction
     _w.carry(
         response, body, ORIGIN, response_to_wire, WIRE_KEYS
     )  # what the tables do not model (runtime/carry.py)

@@ -18,7 +18,7 @@ def test_acme_max_tokens() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 7, "messages": [{"content": "hi", "role": "user"}], "model": "m", "tool_choice": {"type": "any"}, "tools": [{"function": {"name": "f"}, "type": "function"}]}, "id": "acme_max_tokens", "to_wire": {"config": {"max_tokens": 7}, "messages": [{"content": "hi", "role": "user"}], "model": "m", "tool_choice": "required", "tools": [{"name": "f"}]}}'
+            '{"id": "acme_max_tokens", "to_wire": {"model": "m", "messages": [{"role": "user", "content": "hi"}], "config": {"max_tokens": 7}, "tools": [{"name": "f"}], "tool_choice": "required"}, "expect_wire": {"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 7, "tools": [{"type": "function", "function": {"name": "f"}}], "tool_choice": {"type": "any"}}}'
         ),
     )
 
@@ -28,6 +28,6 @@ def test_acme_max_tokens__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_tokens": 7, "messages": [{"content": "hi", "role": "user"}], "model": "m", "tool_choice": {"type": "any"}, "tools": [{"function": {"name": "f"}, "type": "function"}]}, "id": "acme_max_tokens", "to_wire": {"config": {"max_tokens": 7}, "messages": [{"content": "hi", "role": "user"}], "model": "m", "tool_choice": "required", "tools": [{"name": "f"}]}}'
+            '{"id": "acme_max_tokens", "to_wire": {"model": "m", "messages": [{"role": "user", "content": "hi"}], "config": {"max_tokens": 7}, "tools": [{"name": "f"}], "tool_choice": "required"}, "expect_wire": {"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 7, "tools": [{"type": "function", "function": {"name": "f"}}], "tool_choice": {"type": "any"}}}'
         ),
     )

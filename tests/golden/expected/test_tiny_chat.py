@@ -18,7 +18,7 @@ def test_options_renamed() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_completion_tokens": 5, "messages": [{"content": "hi", "role": "user"}], "model": "m"}, "id": "options_renamed", "to_wire": {"config": {"max_tokens": 5}, "messages": [{"content": [{"text": "hi", "type": "text"}], "role": "user"}], "model": "m"}}'
+            '{"id": "options_renamed", "to_wire": {"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}], "config": {"max_tokens": 5}}, "expect_wire": {"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_completion_tokens": 5}}'
         ),
     )
 
@@ -28,7 +28,7 @@ def test_options_renamed__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"expect_wire": {"max_completion_tokens": 5, "messages": [{"content": "hi", "role": "user"}], "model": "m"}, "id": "options_renamed", "to_wire": {"config": {"max_tokens": 5}, "messages": [{"content": [{"text": "hi", "type": "text"}], "role": "user"}], "model": "m"}}'
+            '{"id": "options_renamed", "to_wire": {"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}], "config": {"max_tokens": 5}}, "expect_wire": {"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_completion_tokens": 5}}'
         ),
     )
 
@@ -38,6 +38,6 @@ def test_rate_limited() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"error_from_wire": {"body": {"error": {"message": "slow down", "type": "rate_limit"}}, "headers": {"retry-after": "2"}, "status": 429}, "expect_error": {"category": "provider_rate_limit", "retry_after": 2}, "id": "rate_limited"}'
+            '{"id": "rate_limited", "error_from_wire": {"status": 429, "body": {"error": {"message": "slow down", "type": "rate_limit"}}, "headers": {"retry-after": "2"}}, "expect_error": {"category": "provider_rate_limit", "retry_after": 2}}'
         ),
     )
