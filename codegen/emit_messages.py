@@ -1080,7 +1080,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     out.add("_w.check_request_depth(req)  # MAX_JSON_DEPTH, as request_to_wire applies it")
     out.add("# typed by construction: every reader checks what it reads (config above); what the")
     out.add("# tables do not model is carried for this provider's wire (runtime/carry.py)")
-    out.add("return _w.carry(req, body, ORIGIN, _rewrite_request, WIRE_KEYS)")
+    out.add("return _w.carry(req, body, ORIGIN, _rewrite_request, WIRE_KEYS, InvalidRequestError, OPTION_PATHS)")
     em.func(
         "request_from_wire",
         "(body: Mapping[str, Any]) -> Request",

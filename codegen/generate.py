@@ -65,6 +65,7 @@ def _render_converter(ir: FormatIR) -> str:
         origin_literal=repr(f"{ir.provider}/{ir.wire}"),
         rules_literal=repr((1 if ir.ordering == "openarmature" else 0) | (2 if ir.json_keys == "sorted" else 0)),
         wire_keys_literal=repr(sorted(ir.wire_keys)),
+        option_paths_literal=repr(sorted({tuple(opt.wire.split(".")) for opt in ir.options if opt.wire})),
         title_literal=repr(ir.title),
         api_version_literal=repr(ir.api_version),
         doc_ref_literal=repr(ir.doc_ref),

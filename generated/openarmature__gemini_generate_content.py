@@ -233,6 +233,19 @@ WIRE_KEYS: Final = frozenset(
         "wiremap",
     ]
 )
+# the wire paths of the option rows: an option the writer leaves out is not carried back
+OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
+    [
+        ("generationConfig", "frequencyPenalty"),
+        ("generationConfig", "maxOutputTokens"),
+        ("generationConfig", "presencePenalty"),
+        ("generationConfig", "seed"),
+        ("generationConfig", "stopSequences"),
+        ("generationConfig", "temperature"),
+        ("generationConfig", "topK"),
+        ("generationConfig", "topP"),
+    ]
+)
 TITLE: Final = "Google Gemini generateContent (OpenArmature §8.3 dialect)"
 API_VERSION: Final = "v1beta"
 DOC_REF: Final = (
@@ -1276,7 +1289,9 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
     _w.check_request_depth(req)  # MAX_JSON_DEPTH, as request_to_wire applies it
     # typed by construction: every reader checks what it reads (config above); what the
     # tables do not model is carried for this provider's wire (runtime/carry.py)
-    return _w.carry(req, body, ORIGIN, _rewrite_request, WIRE_KEYS)
+    return _w.carry(
+        req, body, ORIGIN, _rewrite_request, WIRE_KEYS, InvalidRequestError, OPTION_PATHS
+    )
 
 
 def _rewrite_request(req: Request) -> dict[str, Any]:

@@ -224,6 +224,18 @@ WIRE_KEYS: Final = frozenset(
         "when_schema_qualifies",
     ]
 )
+# the wire paths of the option rows: an option the writer leaves out is not carried back
+OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
+    [
+        ("frequency_penalty",),
+        ("max_tokens",),
+        ("presence_penalty",),
+        ("seed",),
+        ("stop",),
+        ("temperature",),
+        ("top_p",),
+    ]
+)
 TITLE: Final = "OpenAI-compatible, no native structured output (OpenArmature §8.1.5.1)"
 API_VERSION: Final = "v1"
 DOC_REF: Final = (
@@ -1132,7 +1144,9 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
     _w.check_request_depth(req)  # MAX_JSON_DEPTH, as request_to_wire applies it
     # typed by construction: every reader checks what it reads (config above); what the
     # tables do not model is carried for this provider's wire (runtime/carry.py)
-    return _w.carry(req, body, ORIGIN, _rewrite_request, WIRE_KEYS)
+    return _w.carry(
+        req, body, ORIGIN, _rewrite_request, WIRE_KEYS, InvalidRequestError, OPTION_PATHS
+    )
 
 
 def _rewrite_request(req: Request) -> dict[str, Any]:

@@ -224,6 +224,10 @@ WIRE_KEYS: Final = frozenset(
         "zero",
     ]
 )
+# the wire paths of the option rows: an option the writer leaves out is not carried back
+OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
+    [("max_tokens",), ("stop_sequences",), ("temperature",), ("top_k",), ("top_p",)]
+)
 TITLE: Final = "Anthropic Messages (Prompty §7.5 dialect)"
 API_VERSION: Final = "2023-06-01"
 DOC_REF: Final = "https://github.com/microsoft/prompty"
@@ -1318,7 +1322,9 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
     _w.check_request_depth(req)  # MAX_JSON_DEPTH, as request_to_wire applies it
     # typed by construction: every reader checks what it reads (config above); what the
     # tables do not model is carried for this provider's wire (runtime/carry.py)
-    return _w.carry(req, body, ORIGIN, _rewrite_request, WIRE_KEYS)
+    return _w.carry(
+        req, body, ORIGIN, _rewrite_request, WIRE_KEYS, InvalidRequestError, OPTION_PATHS
+    )
 
 
 def _rewrite_request(req: Request) -> dict[str, Any]:

@@ -156,11 +156,21 @@ def _get(value: Any, path: tuple[Any, ...]) -> Any:
     return value
 
 
-def residual(origin: str, original: Any, rewritten: Any, known: frozenset[str] = frozenset()) -> Carried | None:
+def residual(
+    origin: str,
+    original: Any,
+    rewritten: Any,
+    known: frozenset[str] = frozenset(),
+    options: frozenset[tuple[str, ...]] = frozenset(),
+) -> Carried | None:
     """What `rewritten` (the same format's re-write of `original`) does not say as `original`
-    does, as anchored ops; None when nothing differs."""
+    does, as anchored ops; None when nothing differs. An option the writer left out (`options`:
+    the wire paths of the table's option rows) is the table's decision, never carried back: a
+    sampling option this API version or model refuses stays dropped (with its warning)."""
     found: list[tuple[tuple[Any, ...], Any, Any]] = []
     _diff(original, rewritten, (), found)
+    if options:
+        found = [op for op in found if not (op[2] is ABSENT and op[1] is not ABSENT and op[1] is not None and op[0] in options)]
     if not found:
         return None
     return Carried(

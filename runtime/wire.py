@@ -1123,6 +1123,7 @@ def carry(
     rewrite: Any,
     known: frozenset[str] = frozenset(),
     error: type[ProviderError] = InvalidRequestError,
+    options: frozenset[tuple[str, ...]] = frozenset(),
 ) -> Any:
     """`record` (a Request or Response just read from `body`), carrying what the same format's
     re-write of it does not say as `body` does (runtime/carry.py). A record the format cannot
@@ -1134,7 +1135,7 @@ def carry(
         return record
     finally:
         _QUIET.reset(token)
-    carried = residual(origin, body, rewritten, known)
+    carried = residual(origin, body, rewritten, known, options)
     if carried is not None:  # the depth limit of every direction (validate.MAX_JSON_DEPTH), carried data too
         from .carry import ABSENT, path_text
         from .validate import TOO_DEEP, json_too_deep
