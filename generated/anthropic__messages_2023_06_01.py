@@ -375,9 +375,27 @@ STREAM: Final[dict[str, Any] | None] = {
     "usage": {
         "path": ["usage"],
         "counters": {
-            "prompt_tokens": ["input_tokens"],
+            "prompt_tokens": {
+                "sum": [
+                    ["input_tokens"],
+                    ["cache_read_input_tokens"],
+                    ["cache_creation_input_tokens"],
+                ],
+                "optional": [False, True, True],
+                "free": 0,
+            },
             "completion_tokens": ["output_tokens"],
-            "total_tokens": {"sum": [["input_tokens"], ["output_tokens"]]},
+            "total_tokens": {
+                "sum": [
+                    ["input_tokens"],
+                    ["cache_read_input_tokens"],
+                    ["cache_creation_input_tokens"],
+                    ["output_tokens"],
+                ],
+                "optional": [False, True, True, False],
+            },
+            "cached_tokens": ["cache_read_input_tokens"],
+            "cache_creation_tokens": ["cache_creation_input_tokens"],
         },
         "unreported": "zero",
     },
@@ -1290,16 +1308,29 @@ def _response_from_wire(body: Any) -> Response:
             a_content = a_content[0].text
     usage_obj = body.get("usage")
     if type(usage_obj) is dict:
-        prompt_tokens = _w.usage_counter(usage_obj.get("input_tokens"))
         completion_tokens = _w.usage_counter(usage_obj.get("output_tokens"))
+        prompt_tokens = _w.usage_sum(
+            _w.usage_counter(usage_obj.get("input_tokens")),
+            _w.usage_addend(usage_obj.get("cache_read_input_tokens")),
+            _w.usage_addend(usage_obj.get("cache_creation_input_tokens")),
+        )  # a derived counter (response.usage sum)
         total_tokens = _w.usage_sum(
-            prompt_tokens, completion_tokens
+            _w.usage_counter(usage_obj.get("input_tokens")),
+            _w.usage_addend(usage_obj.get("cache_read_input_tokens")),
+            _w.usage_addend(usage_obj.get("cache_creation_input_tokens")),
+            completion_tokens,
         )  # a derived total (OpenArmature §7)
         usage = Usage(
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
             total_tokens=total_tokens,
         )
+        raw_cached_tokens = usage_obj.get("cache_read_input_tokens")
+        if raw_cached_tokens is not None:
+            usage.cached_tokens = _w.usage_counter(raw_cached_tokens)
+        raw_cache_creation_tokens = usage_obj.get("cache_creation_input_tokens")
+        if raw_cache_creation_tokens is not None:
+            usage.cache_creation_tokens = _w.usage_counter(raw_cache_creation_tokens)
     else:
         usage = Usage()  # not reported: the three counters are null together (§6)
     response = Response(
@@ -1387,14 +1418,37 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     u = resp.usage
     usage_wire: dict[str, Any] = {}
     # usage unreported: zero. The wire requires the counters; an unreported one is written as 0.
-    baseline = {
-        "prompt_tokens": u.prompt_tokens or 0,
-        "completion_tokens": u.completion_tokens or 0,
-    }
-    if "prompt_tokens" in baseline:
-        usage_wire["input_tokens"] = baseline["prompt_tokens"]
+    baseline = {"completion_tokens": u.completion_tokens or 0}
+    # response.usage.prompt_tokens sum: input_tokens is the counter minus the other addends
+    rest_prompt_tokens = (
+        _w.usage_rest(
+            u.prompt_tokens or 0,
+            _w.usage_addend(
+                (u.cached_tokens if baseline and u.cached_tokens is not NOT_GIVEN else None)
+            ),
+            _w.usage_addend(
+                (
+                    u.cache_creation_tokens
+                    if baseline and u.cache_creation_tokens is not NOT_GIVEN
+                    else None
+                )
+            ),
+        )
+        if baseline
+        else None
+    )
+    if rest_prompt_tokens is not None:
+        usage_wire["input_tokens"] = rest_prompt_tokens
     if "completion_tokens" in baseline:
         usage_wire["output_tokens"] = baseline["completion_tokens"]
+    if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN and baseline:
+        usage_wire["cache_read_input_tokens"] = u.cached_tokens
+    if (
+        u.cache_creation_tokens is not None
+        and u.cache_creation_tokens is not NOT_GIVEN
+        and baseline
+    ):
+        usage_wire["cache_creation_input_tokens"] = u.cache_creation_tokens
     body: dict[str, Any] = {}
     body["id"] = raw.get("id", "msg_wiremap")
     body["type"] = "message"

@@ -287,10 +287,15 @@ STREAM: Final[dict[str, Any] | None] = {
     "usage": {
         "path": ["usage"],
         "counters": {
-            "prompt_tokens": ["prompt_tokens"],
+            "prompt_tokens": {
+                "sum": [["prompt_cache_hit_tokens"], ["prompt_cache_miss_tokens"]],
+                "optional": [True, True],
+                "path": ["prompt_tokens"],
+                "free": 1,
+            },
             "completion_tokens": ["completion_tokens"],
             "total_tokens": ["total_tokens"],
-            "cached_tokens": ["prompt_tokens_details", "cached_tokens"],
+            "cached_tokens": ["prompt_cache_hit_tokens"],
         },
         "unreported": "omit",
     },
@@ -1063,7 +1068,7 @@ def _response_from_wire(body: Any) -> Response:
             completion_tokens=completion_tokens,
             total_tokens=total_tokens,
         )
-        raw_cached_tokens = _w.get_in(usage_obj, ("prompt_tokens_details", "cached_tokens"))
+        raw_cached_tokens = usage_obj.get("prompt_cache_hit_tokens")
         if raw_cached_tokens is not None:
             usage.cached_tokens = _w.usage_counter(raw_cached_tokens)
     else:
@@ -1165,15 +1170,28 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
         and u.total_tokens is not None
         else {}
     )
+    # response.usage.prompt_tokens sum: prompt_cache_miss_tokens is the counter minus the other addends
+    rest_prompt_tokens = (
+        _w.usage_rest(
+            u.prompt_tokens,
+            _w.usage_addend(
+                (u.cached_tokens if baseline and u.cached_tokens is not NOT_GIVEN else None)
+            ),
+        )
+        if baseline
+        and (u.cached_tokens if baseline and u.cached_tokens is not NOT_GIVEN else None) is not None
+        else None
+    )
     if "prompt_tokens" in baseline:
+        if rest_prompt_tokens is not None:
+            usage_wire["prompt_cache_miss_tokens"] = rest_prompt_tokens
         usage_wire["prompt_tokens"] = baseline["prompt_tokens"]
     if "completion_tokens" in baseline:
         usage_wire["completion_tokens"] = baseline["completion_tokens"]
     if "total_tokens" in baseline:
         usage_wire["total_tokens"] = baseline["total_tokens"]
     if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN and baseline:
-        usage_wire.setdefault("prompt_tokens_details", {})
-        usage_wire["prompt_tokens_details"]["cached_tokens"] = u.cached_tokens
+        usage_wire["prompt_cache_hit_tokens"] = u.cached_tokens
     body: dict[str, Any] = {}
     body["id"] = raw.get("id", "chatcmpl-wiremap")
     body["object"] = "chat.completion"

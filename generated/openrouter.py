@@ -313,6 +313,7 @@ STREAM: Final[dict[str, Any] | None] = {
             "completion_tokens": ["completion_tokens"],
             "total_tokens": ["total_tokens"],
             "cached_tokens": ["prompt_tokens_details", "cached_tokens"],
+            "cache_creation_tokens": ["prompt_tokens_details", "cache_write_tokens"],
         },
         "unreported": "omit",
     },
@@ -1094,6 +1095,11 @@ def _response_from_wire(body: Any) -> Response:
         raw_cached_tokens = _w.get_in(usage_obj, ("prompt_tokens_details", "cached_tokens"))
         if raw_cached_tokens is not None:
             usage.cached_tokens = _w.usage_counter(raw_cached_tokens)
+        raw_cache_creation_tokens = _w.get_in(
+            usage_obj, ("prompt_tokens_details", "cache_write_tokens")
+        )
+        if raw_cache_creation_tokens is not None:
+            usage.cache_creation_tokens = _w.usage_counter(raw_cache_creation_tokens)
     else:
         usage = Usage()  # not reported: the three counters are null together (§6)
     response = Response(
@@ -1201,6 +1207,13 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN and baseline:
         usage_wire.setdefault("prompt_tokens_details", {})
         usage_wire["prompt_tokens_details"]["cached_tokens"] = u.cached_tokens
+    if (
+        u.cache_creation_tokens is not None
+        and u.cache_creation_tokens is not NOT_GIVEN
+        and baseline
+    ):
+        usage_wire.setdefault("prompt_tokens_details", {})
+        usage_wire["prompt_tokens_details"]["cache_write_tokens"] = u.cache_creation_tokens
     body: dict[str, Any] = {}
     body["id"] = raw.get("id", "chatcmpl-wiremap")
     body["object"] = "chat.completion"

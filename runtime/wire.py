@@ -40,7 +40,9 @@ __all__ = [
     "optional_detail",
     "optional_json",
     "get_in",
+    "usage_addend",
     "usage_counter",
+    "usage_rest",
     "usage_sum",
     "deep_equal",
     "merge_list",
@@ -339,6 +341,25 @@ def usage_counter(value: Any) -> int | None:
     if type(value) is int and value >= 0:
         return value
     return None
+
+
+def usage_addend(value: Any) -> int | None:
+    """An optional addend of a usage sum (`name?`): absent or null counts as 0, malformed as unreported."""
+    if value is None:
+        return 0
+    return usage_counter(value)
+
+
+def usage_rest(total: int | None, *parts: int | None) -> int | None:
+    """The free addend of a usage sum when writing: the counter minus the other addends (unreported
+    ones count as 0), never below 0; None when the counter itself is unreported."""
+    if total is None:
+        return None
+    rest = total
+    for part in parts:
+        if part is not None:
+            rest -= part
+    return rest if rest > 0 else 0
 
 
 def usage_sum(*values: int | None) -> int | None:
