@@ -1127,7 +1127,8 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     out.add("body = _w.expect_dict(body, '')")
     out.add(f"finish_reason = _finish_reason({_keys_get('body', ir.finish_path)})")
     emit_items.emit_finish_detail(em, out)
-    out.add("lenient = finish_reason == 'error'  # OpenArmature §3: degraded responses surface what parses")
+    out.add("# OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null")
+    out.add("lenient: bool | None = True if finish_reason == 'error' else None")
     msg_path = _path_text(ir.response_message)
     if ir.items.response_items is not None:
         emit_items.emit_items_message_reader(em, out)

@@ -338,6 +338,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         # A more specific wire reason beside `path` (looked up first when listed).
                         "detail_path": RESPONSE_PATH,
                         "detail_map": {"type": "object", "additionalProperties": {"enum": CANONICAL_FINISH}},
+                        # always: the detail is written for the canonical values it lists; raw: only
+                        # the same provider's detail, copied from `raw` when it means the same
+                        "detail_write": {"enum": ["always", "raw"]},
                     },
                     required=["path", "map"],
                 ),

@@ -15,6 +15,26 @@ FORMAT = load_format(
 )
 
 
+def test_resp_blocked_prompt_is_content_filter() -> None:
+    """api: a blocked prompt (promptFeedback.blockReason, no candidates) is a valid response with finish content_filter and no content"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "content_filter", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": 7, "total_tokens": 7}}, "from_wire": {"modelVersion": "gemini-2.5-flash", "promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}, "responseId": "resp-b1", "usageMetadata": {"promptTokenCount": 7, "totalTokenCount": 7}}, "id": "resp_blocked_prompt_is_content_filter", "lossy": "response_to_wire writes the empty candidate the envelope always has, beside the promptFeedback copied from raw"}'
+        ),
+    )
+
+
+def test_stream_blocked_prompt_is_content_filter() -> None:
+    """api: a streamed blocked prompt is one chunk with promptFeedback.blockReason and no candidates"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_events": [{"raw": {"modelVersion": "gemini-2.5-flash", "responseId": "r-b2"}, "type": "message_start"}, {"raw": {"promptTokenCount": 7, "totalTokenCount": 7}, "type": "usage", "usage": {"completion_tokens": null, "prompt_tokens": 7, "total_tokens": 7}}, {"finish_reason": "content_filter", "raw": "SAFETY", "type": "finish"}], "id": "stream_blocked_prompt_is_content_filter", "stream_from_wire": "data: {\\"promptFeedback\\": {\\"blockReason\\": \\"SAFETY\\"}, \\"usageMetadata\\": {\\"promptTokenCount\\": 7, \\"totalTokenCount\\": 7}, \\"modelVersion\\": \\"gemini-2.5-flash\\", \\"responseId\\": \\"r-b2\\"}\\n\\n"}'
+        ),
+    )
+
+
 def test_req_system_hoisted_to_system_instruction() -> None:
     """api + oa §8.3.1: the system message becomes systemInstruction {parts: [{text}]}; contents hold user/model only; the model is path-bound."""
     run_fixture(
@@ -581,16 +601,6 @@ def test_resp_future_finish_reason_is_error() -> None:
         FORMAT,
         json.loads(
             '{"expect_canonical": {"finish_reason": "error", "message": {"content": "x", "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"candidates": [{"content": {"parts": [{"text": "x"}], "role": "model"}, "finishReason": "SOMETHING_NEW"}]}, "id": "resp_future_finish_reason_is_error", "lossy": "an unlisted wire value is written back as OTHER unless raw holds it"}'
-        ),
-    )
-
-
-def test_resp_prompt_blocked_without_candidates() -> None:
-    """api: a blocked prompt has no candidates (promptFeedback.blockReason in raw) -> empty message, error finish."""
-    run_fixture(
-        FORMAT,
-        json.loads(
-            '{"expect_canonical": {"finish_reason": "error", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": 9, "total_tokens": 9}}, "from_wire": {"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": {"promptTokenCount": 9, "totalTokenCount": 9}}, "id": "resp_prompt_blocked_without_candidates", "lossy": "promptFeedback lives only in raw"}'
         ),
     )
 

@@ -13,6 +13,26 @@ from wiremap.testing import run_fixture, run_round_trip
 FORMAT = load_format(os.path.join(os.path.dirname(os.path.abspath(__file__)), "openai_chat.py"))
 
 
+def test_resp_degraded_call_null_arguments_read_back() -> None:
+    """a degraded response written by response_to_wire (finish error -> stop, null arguments -> \"null\") reads back: JSON-null arguments are null arguments (issue 14 item 4)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": null, "id": "call_1", "name": "get_weather"}]}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "null", "name": "get_weather"}, "id": "call_1", "type": "function"}]}}], "created": 0, "id": "chatcmpl-wiremap", "model": "unknown", "object": "chat.completion"}, "id": "resp_degraded_call_null_arguments_read_back"}'
+        ),
+    )
+
+
+def test_resp_degraded_call_null_arguments_read_back__round_trip() -> None:
+    """Fixture resp_degraded_call_null_arguments_read_back: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": null, "id": "call_1", "name": "get_weather"}]}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"choices": [{"finish_reason": "stop", "index": 0, "message": {"content": null, "role": "assistant", "tool_calls": [{"function": {"arguments": "null", "name": "get_weather"}, "id": "call_1", "type": "function"}]}}], "created": 0, "id": "chatcmpl-wiremap", "model": "unknown", "object": "chat.completion"}, "id": "resp_degraded_call_null_arguments_read_back"}'
+        ),
+    )
+
+
 def test_req_system_and_user_text() -> None:
     """system stays inline in messages; a plain-string user turn is sent as a string (system, user rows)"""
     run_fixture(

@@ -15,6 +15,16 @@ FORMAT = load_format(
 )
 
 
+def test_resp_background_queued_status_kept() -> None:
+    """api: a background response still queued has no output; canonical error, and its own status is written back (recorded traffic)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "error", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"created_at": 1, "id": "resp_q1", "model": "o4-mini", "object": "response", "output": [], "status": "queued"}, "id": "resp_background_queued_status_kept", "lossy": "response_to_wire adds the envelope keys the SDK\'s Response requires (error, incomplete_details, tools, ...); status stays queued"}'
+        ),
+    )
+
+
 def test_req_system_hoisted_to_instructions() -> None:
     """system strategy hoist: system messages go to `instructions` (api; prompty vector responses_simple)"""
     run_fixture(
