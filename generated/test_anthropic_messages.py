@@ -15,26 +15,6 @@ FORMAT = load_format(
 )
 
 
-def test_resp_degraded_call_null_input_read_back() -> None:
-    """a degraded response written by response_to_wire (finish error -> end_turn, null arguments -> input null) reads back with null arguments (issue 14 item 4)"""
-    run_fixture(
-        FORMAT,
-        json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": null, "id": "call_1", "name": "get_weather"}]}, "usage": {"completion_tokens": 0, "prompt_tokens": 0, "total_tokens": 0}}, "from_wire": {"content": [{"id": "call_1", "input": null, "name": "get_weather", "type": "tool_use"}], "id": "msg_wiremap", "model": "unknown", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 0, "output_tokens": 0}}, "id": "resp_degraded_call_null_input_read_back"}'
-        ),
-    )
-
-
-def test_resp_degraded_call_null_input_read_back__round_trip() -> None:
-    """Fixture resp_degraded_call_null_input_read_back: wire -> canonical -> wire gives back the same body."""
-    run_round_trip(
-        FORMAT,
-        json.loads(
-            '{"expect_canonical": {"finish_reason": "stop", "message": {"content": null, "role": "assistant", "tool_calls": [{"arguments": null, "id": "call_1", "name": "get_weather"}]}, "usage": {"completion_tokens": 0, "prompt_tokens": 0, "total_tokens": 0}}, "from_wire": {"content": [{"id": "call_1", "input": null, "name": "get_weather", "type": "tool_use"}], "id": "msg_wiremap", "model": "unknown", "role": "assistant", "stop_reason": "end_turn", "stop_sequence": null, "type": "message", "usage": {"input_tokens": 0, "output_tokens": 0}}, "id": "resp_degraded_call_null_input_read_back"}'
-        ),
-    )
-
-
 def test_user_string_becomes_text_block() -> None:
     """A plain-string user message is sent as an array with one text block (prompty §7.5)."""
     run_fixture(

@@ -20,7 +20,17 @@ def test_resp_background_queued_status_kept() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"finish_reason": "error", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"created_at": 1, "id": "resp_q1", "model": "o4-mini", "object": "response", "output": [], "status": "queued"}, "id": "resp_background_queued_status_kept", "lossy": "response_to_wire adds the envelope keys the SDK\'s Response requires (error, incomplete_details, tools, ...); status stays queued"}'
+            '{"expect_canonical": {"finish_reason": "error", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"created_at": 1, "error": null, "id": "resp_q1", "incomplete_details": null, "model": "o4-mini", "object": "response", "output": [], "parallel_tool_calls": true, "status": "queued", "tool_choice": "auto", "tools": []}, "id": "resp_background_queued_status_kept"}'
+        ),
+    )
+
+
+def test_resp_background_queued_status_kept__round_trip() -> None:
+    """Fixture resp_background_queued_status_kept: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"finish_reason": "error", "message": {"content": null, "role": "assistant"}, "usage": {"completion_tokens": null, "prompt_tokens": null, "total_tokens": null}}, "from_wire": {"created_at": 1, "error": null, "id": "resp_q1", "incomplete_details": null, "model": "o4-mini", "object": "response", "output": [], "parallel_tool_calls": true, "status": "queued", "tool_choice": "auto", "tools": []}, "id": "resp_background_queued_status_kept"}'
         ),
     )
 
