@@ -293,6 +293,12 @@ class Emitter:
             fn = "optional_json" if optional else "member_dict"
         else:
             fn = "member"
+        if lenient is not None and context == "tool_call" and slot.field == "arguments" and fn == "member_dict":
+            # a response's JSON-null arguments read as null (how response_to_wire writes a degraded call)
+            out.add(f"{var} = {src}.get({lit(key)})")
+            out.add(f"if type({var}) is not dict:")
+            out.add(f"    {var} = _w.member_arguments({src}, {lit(key)}, {path}, {lenient})")
+            return var
         self.read_member(out, var, fn, src, key, path)
         if kind == "bool" and not optional:
             out.add(f"{var} = _w.expect_bool({var}, {child_path})")
@@ -537,7 +543,7 @@ class Emitter:
             out.add(f"origin_ = PROVIDER if {got['signature']} is not NOT_GIVEN else NOT_GIVEN")
             args.append("origin=origin_")
         out.add(f"return ToolCall({', '.join(args)})")
-        self.func("_read_tool_call", "(call: dict[str, Any], path: str, lenient: bool) -> ToolCall", "Wire tool call -> canonical ToolCall.", out.lines)
+        self.func("_read_tool_call", "(call: dict[str, Any], path: str, lenient: bool | None) -> ToolCall", "Wire tool call -> canonical ToolCall (lenient None: a response, whose JSON-null arguments read as null).", out.lines)
 
         # tool result reader
         out = _Lines()
@@ -576,7 +582,7 @@ class Emitter:
                 out.add(
                     f"raise _w.WireShapeError(path + '.type', 'unsupported part ' + repr(part.get('type')) + {lit('; expected one of: ' + ', '.join(names))})"
                 )
-            self.func(name, f"(value: Any, path: str, lenient: bool = False) -> {ret}", doc, out.lines)
+            self.func(name, f"(value: Any, path: str, lenient: bool | None = False) -> {ret}", doc, out.lines)
 
         user_alts = [
             (k, n, f"_read_part_{k.replace('.', '_')}(part, path)")

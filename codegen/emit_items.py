@@ -40,6 +40,7 @@ class ItemsIR:
     write_also: dict[str, dict[str, Any]] = field(default_factory=dict)  # message/text: literal keys written only
     finish_detail_path: tuple[str | int, ...] | None = None
     finish_detail_map: list[tuple[str, str]] = field(default_factory=list)
+    finish_detail_write: str = "always"  # always | raw: written back only from the same provider's raw
     usage_zero_fill: list[tuple[str | int, ...]] = field(default_factory=list)
     reasoning_match: Node | None = None  # request.reasoning_items.match (literals only)
     reasoning_text: str = ""
@@ -115,7 +116,10 @@ def build_items_ir(b: "_Builder") -> ItemsIR:
         raise b.err("/response/finish_reason", "`detail_path` and `detail_map` go together")
     if "detail_path" in fr:
         out.finish_detail_path = parse_path(fr["detail_path"])
-        out.finish_detail_map = [(k, v) for k, v in fr["detail_map"].items()]
+        out.finish_detail_map = [(k, v) for k, v in fr["detail_map"].items() if not k.startswith("x-")]
+        out.finish_detail_write = fr.get("detail_write", "always")
+    elif "detail_write" in fr:
+        raise b.err("/response/finish_reason/detail_write", "`detail_write` needs `detail_path` and `detail_map`")
     out.usage_zero_fill = [parse_path(p) for p in resp["usage"].get("zero_fill", [])]
     return out
 
@@ -403,10 +407,16 @@ def emit_finish_detail_writer(em: "Emitter", out: "_Lines") -> None:
     it = em.ir.items
     if it.finish_detail_path is None:
         return
+    keys = it.finish_detail_path
+    if it.finish_detail_write == "raw":  # the same provider's own detail, copied from raw when it means the same
+        access = f"raw.get({lit(keys[0])})" if len(keys) == 1 else f"_w.get_in(raw, {lit(keys)})"
+        out.add(f"raw_detail = {access}")
+        out.add(f"if raw_detail in {lit(dict(it.finish_detail_map))} and {lit(dict(it.finish_detail_map))}[raw_detail] == reason:")
+        out.add(f"    body[{lit(keys[0])}] = raw[{lit(keys[0])}]  # finish_reason detail_write: raw")
+        return
     inverse: dict[str, str] = {}
     for wire, canonical in it.finish_detail_map:
         inverse.setdefault(canonical, wire)
-    keys = it.finish_detail_path
     first = True
     for canonical, wire in inverse.items():
         nested: str = lit(wire)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from . import emit_items
+from . import usage as emit_usage
 from .reasoning import hook_message_from_wire, hook_message_to_wire
 from .wiretemplate import Lit, Obj, Slot, slots_of
 
@@ -1161,7 +1162,8 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     out.add("body = _w.expect_dict(body, '')")
     out.add(f"finish_reason = _finish_reason({_keys_get('body', ir.finish_path)})")
     emit_items.emit_finish_detail(em, out)
-    out.add("lenient = finish_reason == 'error'  # OpenArmature §3: degraded responses surface what parses")
+    out.add("# OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null")
+    out.add("lenient: bool | None = True if finish_reason == 'error' else None")
     msg_path = _path_text(ir.response_message)
     if ir.items.response_items is not None:
         emit_items.emit_items_message_reader(em, out)
@@ -1200,27 +1202,7 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     out.add(f"usage_obj = {_keys_get('body', ir.usage_path)}")
     out.add("if type(usage_obj) is dict:")
     out.indent()
-    names = []
-    read: dict[Any, str] = {}  # wire path -> the counter already read from it
-    for counter in ("prompt_tokens", "completion_tokens", "total_tokens"):
-        src = ir.usage[counter]
-        if isinstance(src, tuple) and src and src[0] == "sum":
-            continue
-        out.add(f"{counter} = _w.usage_counter({_keys_get('usage_obj', src)})")
-        names.append(counter)
-        read.setdefault(src, counter)
-    for counter in ("prompt_tokens", "completion_tokens", "total_tokens"):
-        src = ir.usage[counter]
-        if isinstance(src, tuple) and src and src[0] == "sum":
-            addends = ", ".join(read.get(p) or f"_w.usage_counter({_keys_get('usage_obj', p)})" for p in src[1])
-            out.add(f"{counter} = _w.usage_sum({addends})  # a derived total (OpenArmature §7)")
-    out.add("usage = Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, total_tokens=total_tokens)")
-    for counter in ("cached_tokens", "cache_creation_tokens"):
-        if counter in ir.usage:
-            src = ir.usage[counter]
-            out.add(f"raw_{counter} = {_keys_get('usage_obj', src)}")
-            out.add(f"if raw_{counter} is not None:")
-            out.add(f"    usage.{counter} = _w.usage_counter(raw_{counter})")
+    emit_usage.emit_reader(out, ir.usage)
     out.dedent()
     out.add("else:")
     out.add("    usage = Usage()  # not reported: the three counters are null together (§6)")
@@ -1314,34 +1296,7 @@ def _emit_response_to_wire(em: "Emitter") -> None:
     # usage
     out.add("u = resp.usage")
     out.add("usage_wire: dict[str, Any] = {}")
-    baseline = [c for c in ("prompt_tokens", "completion_tokens", "total_tokens") if not (isinstance(ir.usage[c], tuple) and ir.usage[c] and ir.usage[c][0] == "sum")]
-    reported = " and ".join(f"u.{c} is not None" for c in ("prompt_tokens", "completion_tokens", "total_tokens"))
-    if ir.usage_unreported == "zero":
-        out.add("# usage unreported: zero. The wire requires the counters; an unreported one is written as 0.")
-        out.add(f"baseline = {{{', '.join(f'{lit(c)}: u.{c} or 0' for c in baseline)}}}")
-    else:
-        out.add("# usage unreported: omit. The counters go out together or not at all (never a partial object).")
-        out.add(f"baseline = {{{', '.join(f'{lit(c)}: u.{c}' for c in baseline)}}} if {reported} else {{}}")
-    emit_items.emit_usage_zero_fill(em, out)
-    for counter in ("prompt_tokens", "completion_tokens", "total_tokens", "cached_tokens", "cache_creation_tokens"):
-        src = ir.usage.get(counter)
-        if src is None or (isinstance(src, tuple) and src and src[0] == "sum"):
-            continue
-        keys = src
-        if counter in baseline:
-            cond = f"{lit(counter)} in baseline"
-            value = f"baseline[{lit(counter)}]"
-        else:
-            cond = f"u.{counter} is not None and u.{counter} is not NOT_GIVEN and baseline"
-            value = f"u.{counter}"
-        out.add(f"if {cond}:")
-        out.indent()
-        target = "usage_wire"
-        for k in keys[:-1]:
-            out.add(f"{target}.setdefault({lit(k)}, {{}})")
-            target = f"{target}[{lit(k)}]"
-        out.add(f"{target}[{lit(keys[-1])}] = {value}")
-        out.dedent()
+    emit_usage.emit_writer(out, ir.usage, ir.usage_unreported, lambda: emit_items.emit_usage_zero_fill(em, out))
     out.add("body: dict[str, Any] = {}")
     for item in ir.envelope:
         if item.kind == "literal":

@@ -21,6 +21,7 @@ from .resolve import Resolved
 from .reasoning import build_reasoning
 from .wire_rules import build_wire_rules
 from .stream_table import compile_stream
+from .usage import build_usage
 from .wiretemplate import Arr, Lit, Node, Obj, Slot, TemplateSyntaxError, parse_template, slots_of
 
 __all__ = ["FormatIR", "OptionIR", "ValueMapIR", "build_ir"]
@@ -120,7 +121,7 @@ class FormatIR:
     finish_default: str
     finish_emit: dict[str, str]
     usage_path: tuple[str | int, ...]
-    usage: dict[str, Any]  # canonical counter -> tuple path | ("sum", [paths])
+    usage: dict[str, Any]  # canonical counter -> tuple path | usage.UsageSum
     usage_unreported: str  # omit | zero: what response_to_wire writes for unreported counters
     envelope: list[EnvelopeItem]
     refusal_field: str | None
@@ -449,13 +450,7 @@ class _Builder:
         resp = d["response"]
         fr = resp["finish_reason"]
         finish_map = [(k, v) for k, v in fr["map"].items() if k != "*"]
-        usage: dict[str, Any] = {}
-        for counter in ("prompt_tokens", "completion_tokens", "total_tokens", "cached_tokens", "cache_creation_tokens"):
-            if counter in resp["usage"]:
-                src = resp["usage"][counter]
-                if isinstance(src, dict) and counter != "total_tokens":
-                    raise self.err(f"/response/usage/{counter}", "`sum` derives total_tokens only; name a wire path here")
-                usage[counter] = ("sum", [self.usage_path(f"/response/usage/{counter}/sum", p) for p in src["sum"]]) if isinstance(src, dict) else self.usage_path(f"/response/usage/{counter}", src)
+        usage = build_usage(resp["usage"], self.usage_path, self.err)  # codegen/usage.py: counters, sums and their inverse
 
         envelope: list[EnvelopeItem] = []
         for k, v in resp["envelope"].items():

@@ -114,10 +114,14 @@ _content_strategy = {"enum": ["string_or_parts", "always_parts", "as_given"]}
 
 _part = {"oneOf": [{"enum": ["strip", "reject"]}, {"type": "object"}]}
 
+# A sum's addend: a wire path, optionally ending in `?` (absent or null counts as 0).
+_USAGE_ADDEND = {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])?(\.[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])?)*\??$"}
+# A counter: a wire path, or `{sum: [...]}` (derived when reading; inverted by the generator for
+# writing), or `{path, sum}` (read at `path`; the sum is the identity its free addend is written by).
 _usage_source = {
     "oneOf": [
         RESPONSE_PATH,
-        _obj({"sum": {"type": "array", "minItems": 2, "items": RESPONSE_PATH}}, required=["sum"]),
+        _obj({"sum": {"type": "array", "minItems": 2, "items": _USAGE_ADDEND}, "path": RESPONSE_PATH}, required=["sum"]),
     ]
 }
 
@@ -353,6 +357,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         # A more specific wire reason beside `path` (looked up first when listed).
                         "detail_path": RESPONSE_PATH,
                         "detail_map": {"type": "object", "additionalProperties": {"enum": CANONICAL_FINISH}},
+                        # always: the detail is written for the canonical values it lists; raw: only
+                        # the same provider's detail, copied from `raw` when it means the same
+                        "detail_write": {"enum": ["always", "raw"]},
                     },
                     required=["path", "map"],
                 ),

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+from .usage import stream_counters
+
 __all__ = ["STREAM_SCHEMA", "compile_stream", "PARSE_KINDS", "EMIT_KINDS"]
 
 _EXT = {"^x-": {}}
@@ -328,12 +330,7 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
             raise err("/stream/emit/blocks/start/reasoning", "reasoning parts are written whole (`reasoning_whole`); they open no block")
     if "finish" not in emit and "finish_usage" not in emit:
         raise err("/stream/emit", "the emit table needs `finish` or `finish_usage` (where the finish reason goes)")
-    counters: dict[str, Any] = {}
-    for name, src in ir_usage.items():
-        if isinstance(src, tuple) and src and src[0] == "sum":
-            counters[name] = {"sum": [list(p) for p in src[1]]}
-        else:
-            counters[name] = list(src)
+    counters = stream_counters(ir_usage)  # codegen/usage.py: plain paths and sums with their inverse
     compiled_table: dict[str, Any] = {
         "request": dict(spec["request"]),
         "content": response_content,

@@ -16,6 +16,7 @@ from typing import Any
 
 from .catalog import CONTEXTS
 from .ir import FormatIR
+from .usage import UsageSum
 from .wiretemplate import Arr, Interp, Lit, Node, Obj, Slot
 
 __all__ = ["wire_schemas", "render_wire_types"]
@@ -136,9 +137,16 @@ def wire_schemas(ir: FormatIR) -> dict[str, Any]:
 def _usage_schema(ir: FormatIR) -> dict[str, Any]:
     """The usage object response_to_wire writes: one integer per mapped counter path."""
     root: dict[str, Any] = {"type": "object", "properties": {}}
-    for counter, src in ir.usage.items():
-        if isinstance(src, tuple) and src and src[0] == "sum":
-            continue
+    paths = []
+    for src in ir.usage.values():
+        if isinstance(src, UsageSum):  # a sum writes its own path (if any) and its free addend
+            if src.path is not None:
+                paths.append(src.path)
+            if src.free is not None:
+                paths.append(src.addends[src.free][0])
+        else:
+            paths.append(src)
+    for src in paths:
         node = root
         for key in src[:-1]:
             node = node["properties"].setdefault(str(key), {"type": "object", "properties": {}})

@@ -97,6 +97,8 @@ WIRE_KEYS: Final = frozenset(
         "block_end",
         "blocks",
         "body",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
         "carry",
         "categories",
         "content",
@@ -533,9 +535,27 @@ STREAM: Final[dict[str, Any] | None] = {
     "usage": {
         "path": ["usage"],
         "counters": {
-            "prompt_tokens": ["input_tokens"],
+            "prompt_tokens": {
+                "sum": [
+                    ["input_tokens"],
+                    ["cache_read_input_tokens"],
+                    ["cache_creation_input_tokens"],
+                ],
+                "optional": [False, True, True],
+                "free": 0,
+            },
             "completion_tokens": ["output_tokens"],
-            "total_tokens": {"sum": [["input_tokens"], ["output_tokens"]]},
+            "total_tokens": {
+                "sum": [
+                    ["input_tokens"],
+                    ["cache_read_input_tokens"],
+                    ["cache_creation_input_tokens"],
+                    ["output_tokens"],
+                ],
+                "optional": [False, True, True, False],
+            },
+            "cached_tokens": ["cache_read_input_tokens"],
+            "cache_creation_tokens": ["cache_creation_input_tokens"],
         },
         "unreported": "zero",
     },
@@ -771,8 +791,8 @@ def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
     )
 
 
-def _read_tool_call(call: dict[str, Any], path: str, lenient: bool) -> ToolCall:
-    """Wire tool call -> canonical ToolCall."""
+def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> ToolCall:
+    """Wire tool call -> canonical ToolCall (lenient None: a response, whose JSON-null arguments read as null)."""
     id_1 = call.get("id")
     if type(id_1) is not str:
         id_1 = _w.member_str(call, "id", path)
@@ -781,7 +801,7 @@ def _read_tool_call(call: dict[str, Any], path: str, lenient: bool) -> ToolCall:
         name_2 = _w.member_str(call, "name", path)
     arguments_3 = call.get("input")
     if type(arguments_3) is not dict:
-        arguments_3 = _w.member_dict(call, "input", path)
+        arguments_3 = _w.member_arguments(call, "input", path, lenient)
     return ToolCall(id=id_1, name=name_2, arguments=arguments_3)
 
 
@@ -799,7 +819,7 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
 
 
-def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block | ToolMessage:
+def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block | ToolMessage:
     """A part of a wire user turn (tool results included)."""
     part = _w.expect_dict(value, path)
     kind = part.get("type")
@@ -852,7 +872,7 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block | Too
     )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 
-def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block | ToolCall:
+def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) -> Block | ToolCall:
     """A part of a wire assistant turn (tool calls included)."""
     part = _w.expect_dict(value, path)
     kind = part.get("type")
@@ -1413,7 +1433,8 @@ def _response_from_wire(body: Any) -> Response:
     """Wire response body -> canonical response."""
     body = _w.expect_dict(body, "")
     finish_reason = _finish_reason(body.get("stop_reason"))
-    lenient = finish_reason == "error"  # OpenArmature §3: degraded responses surface what parses
+    # OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null
+    lenient: bool | None = True if finish_reason == "error" else None
     message = body
     raw_content = _w.member(message, "content", "")  # required by the template
     a_calls: Any = NOT_GIVEN
@@ -1453,16 +1474,29 @@ def _response_from_wire(body: Any) -> Response:
             a_content = a_content[0].text
     usage_obj = body.get("usage")
     if type(usage_obj) is dict:
-        prompt_tokens = _w.usage_counter(usage_obj.get("input_tokens"))
         completion_tokens = _w.usage_counter(usage_obj.get("output_tokens"))
+        prompt_tokens = _w.usage_sum(
+            _w.usage_counter(usage_obj.get("input_tokens")),
+            _w.usage_addend(usage_obj.get("cache_read_input_tokens")),
+            _w.usage_addend(usage_obj.get("cache_creation_input_tokens")),
+        )  # a derived counter (response.usage sum)
         total_tokens = _w.usage_sum(
-            prompt_tokens, completion_tokens
+            _w.usage_counter(usage_obj.get("input_tokens")),
+            _w.usage_addend(usage_obj.get("cache_read_input_tokens")),
+            _w.usage_addend(usage_obj.get("cache_creation_input_tokens")),
+            completion_tokens,
         )  # a derived total (OpenArmature §7)
         usage = Usage(
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
             total_tokens=total_tokens,
         )
+        raw_cached_tokens = usage_obj.get("cache_read_input_tokens")
+        if raw_cached_tokens is not None:
+            usage.cached_tokens = _w.usage_counter(raw_cached_tokens)
+        raw_cache_creation_tokens = usage_obj.get("cache_creation_input_tokens")
+        if raw_cache_creation_tokens is not None:
+            usage.cache_creation_tokens = _w.usage_counter(raw_cache_creation_tokens)
     else:
         usage = Usage()  # not reported: the three counters are null together (§6)
     response = Response(
@@ -1554,14 +1588,37 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     u = resp.usage
     usage_wire: dict[str, Any] = {}
     # usage unreported: zero. The wire requires the counters; an unreported one is written as 0.
-    baseline = {
-        "prompt_tokens": u.prompt_tokens or 0,
-        "completion_tokens": u.completion_tokens or 0,
-    }
-    if "prompt_tokens" in baseline:
-        usage_wire["input_tokens"] = baseline["prompt_tokens"]
+    baseline = {"completion_tokens": u.completion_tokens or 0}
+    # response.usage.prompt_tokens sum: input_tokens is the counter minus the other addends
+    rest_prompt_tokens = (
+        _w.usage_rest(
+            u.prompt_tokens or 0,
+            _w.usage_addend(
+                (u.cached_tokens if baseline and u.cached_tokens is not NOT_GIVEN else None)
+            ),
+            _w.usage_addend(
+                (
+                    u.cache_creation_tokens
+                    if baseline and u.cache_creation_tokens is not NOT_GIVEN
+                    else None
+                )
+            ),
+        )
+        if baseline
+        else None
+    )
+    if rest_prompt_tokens is not None:
+        usage_wire["input_tokens"] = rest_prompt_tokens
     if "completion_tokens" in baseline:
         usage_wire["output_tokens"] = baseline["completion_tokens"]
+    if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN and baseline:
+        usage_wire["cache_read_input_tokens"] = u.cached_tokens
+    if (
+        u.cache_creation_tokens is not None
+        and u.cache_creation_tokens is not NOT_GIVEN
+        and baseline
+    ):
+        usage_wire["cache_creation_input_tokens"] = u.cache_creation_tokens
     body: dict[str, Any] = {}
     body["id"] = raw.get("id", "msg_wiremap")
     body["type"] = "message"

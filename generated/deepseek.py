@@ -92,7 +92,6 @@ WIRE_KEYS: Final = frozenset(
         "auto",
         "bearer",
         "body",
-        "cached_tokens",
         "carry",
         "categories",
         "chat",
@@ -161,8 +160,8 @@ WIRE_KEYS: Final = frozenset(
         "param",
         "parameters",
         "presence_penalty",
+        "prompt_cache_hit_tokens",
         "prompt_tokens",
-        "prompt_tokens_details",
         "provider_authentication",
         "provider_invalid_model",
         "provider_invalid_request",
@@ -449,10 +448,15 @@ STREAM: Final[dict[str, Any] | None] = {
     "usage": {
         "path": ["usage"],
         "counters": {
-            "prompt_tokens": ["prompt_tokens"],
+            "prompt_tokens": {
+                "sum": [["prompt_cache_hit_tokens"], ["prompt_cache_miss_tokens"]],
+                "optional": [True, True],
+                "path": ["prompt_tokens"],
+                "free": 1,
+            },
             "completion_tokens": ["completion_tokens"],
             "total_tokens": ["total_tokens"],
-            "cached_tokens": ["prompt_tokens_details", "cached_tokens"],
+            "cached_tokens": ["prompt_cache_hit_tokens"],
         },
         "unreported": "omit",
     },
@@ -645,8 +649,8 @@ def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
     )
 
 
-def _read_tool_call(call: dict[str, Any], path: str, lenient: bool) -> ToolCall:
-    """Wire tool call -> canonical ToolCall."""
+def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> ToolCall:
+    """Wire tool call -> canonical ToolCall (lenient None: a response, whose JSON-null arguments read as null)."""
     id_1 = call.get("id")
     if type(id_1) is not str:
         id_1 = _w.member_str(call, "id", path)
@@ -673,7 +677,7 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
 
 
-def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block:
+def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block:
     """A part of a wire user turn."""
     part = _w.expect_dict(value, path)
     kind = part.get("type")
@@ -714,7 +718,7 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block:
     )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 
-def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block:
+def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) -> Block:
     """A part of a wire assistant turn."""
     part = _w.expect_dict(value, path)
     kind = part.get("type")
@@ -1210,7 +1214,8 @@ def _response_from_wire(body: Any) -> Response:
     """Wire response body -> canonical response."""
     body = _w.expect_dict(body, "")
     finish_reason = _finish_reason(_w.get_in(body, ("choices", 0, "finish_reason")))
-    lenient = finish_reason == "error"  # OpenArmature §3: degraded responses surface what parses
+    # OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null
+    lenient: bool | None = True if finish_reason == "error" else None
     message = _w.expect_dict(_w.get_in(body, ("choices", 0, "message")), "choices[0].message")
     raw_content = message.get("content", NOT_GIVEN)
     a_calls: Any = NOT_GIVEN
@@ -1237,7 +1242,7 @@ def _response_from_wire(body: Any) -> Response:
             completion_tokens=completion_tokens,
             total_tokens=total_tokens,
         )
-        raw_cached_tokens = _w.get_in(usage_obj, ("prompt_tokens_details", "cached_tokens"))
+        raw_cached_tokens = usage_obj.get("prompt_cache_hit_tokens")
         if raw_cached_tokens is not None:
             usage.cached_tokens = _w.usage_counter(raw_cached_tokens)
     else:
@@ -1343,15 +1348,28 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
         and u.total_tokens is not None
         else {}
     )
+    # response.usage.prompt_tokens sum: prompt_cache_miss_tokens is the counter minus the other addends
+    rest_prompt_tokens = (
+        _w.usage_rest(
+            u.prompt_tokens,
+            _w.usage_addend(
+                (u.cached_tokens if baseline and u.cached_tokens is not NOT_GIVEN else None)
+            ),
+        )
+        if baseline
+        and (u.cached_tokens if baseline and u.cached_tokens is not NOT_GIVEN else None) is not None
+        else None
+    )
     if "prompt_tokens" in baseline:
+        if rest_prompt_tokens is not None:
+            usage_wire["prompt_cache_miss_tokens"] = rest_prompt_tokens
         usage_wire["prompt_tokens"] = baseline["prompt_tokens"]
     if "completion_tokens" in baseline:
         usage_wire["completion_tokens"] = baseline["completion_tokens"]
     if "total_tokens" in baseline:
         usage_wire["total_tokens"] = baseline["total_tokens"]
     if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN and baseline:
-        usage_wire.setdefault("prompt_tokens_details", {})
-        usage_wire["prompt_tokens_details"]["cached_tokens"] = u.cached_tokens
+        usage_wire["prompt_cache_hit_tokens"] = u.cached_tokens
     body: dict[str, Any] = {}
     body["id"] = raw.get("id", "chatcmpl-wiremap")
     body["object"] = "chat.completion"

@@ -62,14 +62,11 @@ class ToolChoice(TypedDict, closed=True):
     type: Literal["function"]
 
 
-class PromptTokensDetails(TypedDict):
-    cached_tokens: NotRequired[int]
-
-
 class Usage(TypedDict):
     completion_tokens: NotRequired[int]
+    prompt_cache_hit_tokens: NotRequired[int]
+    prompt_cache_miss_tokens: NotRequired[int]
     prompt_tokens: NotRequired[int]
-    prompt_tokens_details: NotRequired[PromptTokensDetails]
     total_tokens: NotRequired[int]
 
 

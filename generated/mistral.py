@@ -564,8 +564,8 @@ def _read_part_file_url(part: dict[str, Any], path: str) -> Block:
     return FileBlock(source=UrlSource(url=source_url_1), media_type=NOT_GIVEN, filename=filename_2)
 
 
-def _read_tool_call(call: dict[str, Any], path: str, lenient: bool) -> ToolCall:
-    """Wire tool call -> canonical ToolCall."""
+def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> ToolCall:
+    """Wire tool call -> canonical ToolCall (lenient None: a response, whose JSON-null arguments read as null)."""
     id_1 = call.get("id")
     if type(id_1) is not str:
         id_1 = _w.member_str(call, "id", path)
@@ -592,7 +592,7 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
 
 
-def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block:
+def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block:
     """A part of a wire user turn."""
     part = _w.expect_dict(value, path)
     kind = part.get("type")
@@ -620,7 +620,7 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block:
     )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 
-def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block:
+def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) -> Block:
     """A part of a wire assistant turn."""
     part = _w.expect_dict(value, path)
     kind = part.get("type")
@@ -1114,7 +1114,8 @@ def _response_from_wire(body: Any) -> Response:
     """Wire response body -> canonical response."""
     body = _w.expect_dict(body, "")
     finish_reason = _finish_reason(_w.get_in(body, ("choices", 0, "finish_reason")))
-    lenient = finish_reason == "error"  # OpenArmature §3: degraded responses surface what parses
+    # OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null
+    lenient: bool | None = True if finish_reason == "error" else None
     message = _w.expect_dict(_w.get_in(body, ("choices", 0, "message")), "choices[0].message")
     raw_content = message.get("content", NOT_GIVEN)
     a_calls: Any = NOT_GIVEN

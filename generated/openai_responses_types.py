@@ -127,7 +127,7 @@ class OpenaiResponsesResponse(TypedDict, closed=True):
     object: Literal["response"]
     output: OpenaiResponsesAssistantMessage
     parallel_tool_calls: int
-    status: Literal["cancelled", "completed", "failed", "incomplete"] | str
+    status: Literal["cancelled", "completed", "failed", "incomplete", "queued"] | str
     tool_choice: str
     tools: str
     usage: NotRequired[Usage]

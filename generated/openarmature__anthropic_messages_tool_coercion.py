@@ -446,8 +446,8 @@ def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
     )
 
 
-def _read_tool_call(call: dict[str, Any], path: str, lenient: bool) -> ToolCall:
-    """Wire tool call -> canonical ToolCall."""
+def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> ToolCall:
+    """Wire tool call -> canonical ToolCall (lenient None: a response, whose JSON-null arguments read as null)."""
     id_1 = call.get("id")
     if type(id_1) is not str:
         id_1 = _w.member_str(call, "id", path)
@@ -456,7 +456,7 @@ def _read_tool_call(call: dict[str, Any], path: str, lenient: bool) -> ToolCall:
         name_2 = _w.member_str(call, "name", path)
     arguments_3 = call.get("input")
     if type(arguments_3) is not dict:
-        arguments_3 = _w.member_dict(call, "input", path)
+        arguments_3 = _w.member_arguments(call, "input", path, lenient)
     return ToolCall(id=id_1, name=name_2, arguments=arguments_3)
 
 
@@ -474,7 +474,7 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
 
 
-def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block | ToolMessage:
+def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block | ToolMessage:
     """A part of a wire user turn (tool results included)."""
     part = _w.expect_dict(value, path)
     kind = part.get("type")
@@ -530,7 +530,7 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block | Too
     )
 
 
-def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block | ToolCall:
+def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) -> Block | ToolCall:
     """A part of a wire assistant turn (tool calls included)."""
     part = _w.expect_dict(value, path)
     kind = part.get("type")
@@ -1077,7 +1077,8 @@ def _response_from_wire(body: Any) -> Response:
     """Wire response body -> canonical response."""
     body = _w.expect_dict(body, "")
     finish_reason = _finish_reason(body.get("stop_reason"))
-    lenient = finish_reason == "error"  # OpenArmature §3: degraded responses surface what parses
+    # OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null
+    lenient: bool | None = True if finish_reason == "error" else None
     message = body
     raw_content = _w.member(message, "content", "")  # required by the template
     a_calls: Any = NOT_GIVEN

@@ -105,6 +105,7 @@ WIRE_KEYS: Final = frozenset(
         "audio.inline",
         "audio.url",
         "auto",
+        "blockReason",
         "body",
         "cachedContent",
         "cachedContentTokenCount",
@@ -170,6 +171,7 @@ WIRE_KEYS: Final = frozenset(
         "parameters",
         "parts",
         "presencePenalty",
+        "promptFeedback",
         "promptTokenCount",
         "provider_authentication",
         "provider_invalid_model",
@@ -179,6 +181,7 @@ WIRE_KEYS: Final = frozenset(
         "provider_rate_limit",
         "provider_unavailable",
         "provider_unsupported_content_block",
+        "raw",
         "reasoning",
         "reasoning_delta",
         "reasoning_signature",
@@ -330,6 +333,16 @@ STREAM: Final[dict[str, Any] | None] = {
                 "when": [],
                 "each": None,
             },
+            {
+                "emit": "finish",
+                "fields": [
+                    ["reason", ["promptFeedback", "blockReason"], False],
+                    ["detail", ["promptFeedback", "blockReason"], False],
+                ],
+                "event": None,
+                "when": [],
+                "each": None,
+            },
         ],
     },
     "tool_calls": {"new_id": "always", "missing_id": "synthesize"},
@@ -470,6 +483,14 @@ STREAM: Final[dict[str, Any] | None] = {
         "default": "error",
         "emit": {"tool_calls": "STOP", "error": "OTHER"},
         "with_tool_calls": "tool_calls",
+        "detail_map": {
+            "SAFETY": "content_filter",
+            "OTHER": "content_filter",
+            "BLOCKLIST": "content_filter",
+            "PROHIBITED_CONTENT": "content_filter",
+            "IMAGE_SAFETY": "content_filter",
+            "BLOCK_REASON_UNSPECIFIED": "content_filter",
+        },
     },
     "usage": {
         "path": ["usageMetadata"],
@@ -670,8 +691,8 @@ def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
     )
 
 
-def _read_tool_call(call: dict[str, Any], path: str, lenient: bool) -> ToolCall:
-    """Wire tool call -> canonical ToolCall."""
+def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> ToolCall:
+    """Wire tool call -> canonical ToolCall (lenient None: a response, whose JSON-null arguments read as null)."""
     obj_1 = call.get("functionCall")
     if type(obj_1) is not dict:
         obj_1 = _w.member_dict(call, "functionCall", path)
@@ -681,7 +702,7 @@ def _read_tool_call(call: dict[str, Any], path: str, lenient: bool) -> ToolCall:
         name_3 = _w.member_str(obj_1, "name", path + ".functionCall")
     arguments_4 = obj_1.get("args")
     if type(arguments_4) is not dict:
-        arguments_4 = _w.member_dict(obj_1, "args", path + ".functionCall")
+        arguments_4 = _w.member_arguments(obj_1, "args", path + ".functionCall", lenient)
     signature_5 = _w.optional_str(call, "thoughtSignature", path)
     call_id = id_2 if isinstance(id_2, str) else ""  # synthesized by the turn reader
     origin_ = PROVIDER if signature_5 is not NOT_GIVEN else NOT_GIVEN
@@ -719,7 +740,7 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     return ToolMessage(tool_call_id=result_id, content=content_5, name=name_3)
 
 
-def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block | ToolMessage:
+def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block | ToolMessage:
     """A part of a wire user turn (tool results included)."""
     part = _w.expect_dict(value, path)
     if "fileData" in part and str(_w.get_in(part, ("fileData", "mimeType"))).startswith("image/"):
@@ -750,7 +771,7 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block | Too
     )
 
 
-def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block | ToolCall:
+def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) -> Block | ToolCall:
     """A part of a wire assistant turn (tool calls included)."""
     part = _w.expect_dict(value, path)
     if "text" in part and part.get("thought") == True:
@@ -1385,7 +1406,21 @@ def _response_from_wire(body: Any) -> Response:
     """Wire response body -> canonical response."""
     body = _w.expect_dict(body, "")
     finish_reason = _finish_reason(_w.get_in(body, ("candidates", 0, "finishReason")))
-    lenient = finish_reason == "error"  # OpenArmature §3: degraded responses surface what parses
+    detail_ = _w.get_in(body, ("promptFeedback", "blockReason"))
+    if detail_ == "SAFETY":
+        finish_reason = "content_filter"
+    if detail_ == "OTHER":
+        finish_reason = "content_filter"
+    if detail_ == "BLOCKLIST":
+        finish_reason = "content_filter"
+    if detail_ == "PROHIBITED_CONTENT":
+        finish_reason = "content_filter"
+    if detail_ == "IMAGE_SAFETY":
+        finish_reason = "content_filter"
+    if detail_ == "BLOCK_REASON_UNSPECIFIED":
+        finish_reason = "content_filter"
+    # OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null
+    lenient: bool | None = True if finish_reason == "error" else None
     raw_message = _w.get_in(body, ("candidates", 0, "content"))
     # message_missing: empty -- a candidate without content (blocked, or cut short) reads as an empty message
     message = {} if raw_message is None else _w.expect_dict(raw_message, "candidates[0].content")
@@ -1564,6 +1599,28 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
         body["usageMetadata"] = usage_wire
     body["modelVersion"] = raw.get("modelVersion", "unknown")
     body["responseId"] = raw.get("responseId", "wiremap")
+    raw_detail = _w.get_in(raw, ("promptFeedback", "blockReason"))
+    if (
+        raw_detail
+        in {
+            "SAFETY": "content_filter",
+            "OTHER": "content_filter",
+            "BLOCKLIST": "content_filter",
+            "PROHIBITED_CONTENT": "content_filter",
+            "IMAGE_SAFETY": "content_filter",
+            "BLOCK_REASON_UNSPECIFIED": "content_filter",
+        }
+        and {
+            "SAFETY": "content_filter",
+            "OTHER": "content_filter",
+            "BLOCKLIST": "content_filter",
+            "PROHIBITED_CONTENT": "content_filter",
+            "IMAGE_SAFETY": "content_filter",
+            "BLOCK_REASON_UNSPECIFIED": "content_filter",
+        }[raw_detail]
+        == reason
+    ):
+        body["promptFeedback"] = raw["promptFeedback"]  # finish_reason detail_write: raw
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
         _w.apply_carried(body, resp.carried, ORIGIN)
     return body

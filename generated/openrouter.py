@@ -92,6 +92,7 @@ WIRE_KEYS: Final = frozenset(
         "auto",
         "bearer",
         "body",
+        "cache_write_tokens",
         "cached_tokens",
         "carry",
         "categories",
@@ -479,6 +480,7 @@ STREAM: Final[dict[str, Any] | None] = {
             "completion_tokens": ["completion_tokens"],
             "total_tokens": ["total_tokens"],
             "cached_tokens": ["prompt_tokens_details", "cached_tokens"],
+            "cache_creation_tokens": ["prompt_tokens_details", "cache_write_tokens"],
         },
         "unreported": "omit",
     },
@@ -672,8 +674,8 @@ def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
     )
 
 
-def _read_tool_call(call: dict[str, Any], path: str, lenient: bool) -> ToolCall:
-    """Wire tool call -> canonical ToolCall."""
+def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> ToolCall:
+    """Wire tool call -> canonical ToolCall (lenient None: a response, whose JSON-null arguments read as null)."""
     id_1 = call.get("id")
     if type(id_1) is not str:
         id_1 = _w.member_str(call, "id", path)
@@ -700,7 +702,7 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
 
 
-def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block:
+def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block:
     """A part of a wire user turn."""
     part = _w.expect_dict(value, path)
     kind = part.get("type")
@@ -741,7 +743,7 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block:
     )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 
-def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block:
+def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) -> Block:
     """A part of a wire assistant turn."""
     part = _w.expect_dict(value, path)
     kind = part.get("type")
@@ -1242,7 +1244,8 @@ def _response_from_wire(body: Any) -> Response:
     """Wire response body -> canonical response."""
     body = _w.expect_dict(body, "")
     finish_reason = _finish_reason(_w.get_in(body, ("choices", 0, "finish_reason")))
-    lenient = finish_reason == "error"  # OpenArmature §3: degraded responses surface what parses
+    # OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null
+    lenient: bool | None = True if finish_reason == "error" else None
     message = _w.expect_dict(_w.get_in(body, ("choices", 0, "message")), "choices[0].message")
     raw_content = message.get("content", NOT_GIVEN)
     a_calls: Any = NOT_GIVEN
@@ -1272,6 +1275,11 @@ def _response_from_wire(body: Any) -> Response:
         raw_cached_tokens = _w.get_in(usage_obj, ("prompt_tokens_details", "cached_tokens"))
         if raw_cached_tokens is not None:
             usage.cached_tokens = _w.usage_counter(raw_cached_tokens)
+        raw_cache_creation_tokens = _w.get_in(
+            usage_obj, ("prompt_tokens_details", "cache_write_tokens")
+        )
+        if raw_cache_creation_tokens is not None:
+            usage.cache_creation_tokens = _w.usage_counter(raw_cache_creation_tokens)
     else:
         usage = Usage()  # not reported: the three counters are null together (§6)
     response = Response(
@@ -1383,6 +1391,13 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN and baseline:
         usage_wire.setdefault("prompt_tokens_details", {})
         usage_wire["prompt_tokens_details"]["cached_tokens"] = u.cached_tokens
+    if (
+        u.cache_creation_tokens is not None
+        and u.cache_creation_tokens is not NOT_GIVEN
+        and baseline
+    ):
+        usage_wire.setdefault("prompt_tokens_details", {})
+        usage_wire["prompt_tokens_details"]["cache_write_tokens"] = u.cache_creation_tokens
     body: dict[str, Any] = {}
     body["id"] = raw.get("id", "chatcmpl-wiremap")
     body["object"] = "chat.completion"

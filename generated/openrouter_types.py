@@ -63,6 +63,7 @@ class ToolChoice(TypedDict, closed=True):
 
 
 class PromptTokensDetails(TypedDict):
+    cache_write_tokens: NotRequired[int]
     cached_tokens: NotRequired[int]
 
 

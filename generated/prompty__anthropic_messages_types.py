@@ -83,6 +83,8 @@ class ToolChoice3(TypedDict, closed=True):
 
 
 class Usage(TypedDict):
+    cache_creation_input_tokens: NotRequired[int]
+    cache_read_input_tokens: NotRequired[int]
     input_tokens: NotRequired[int]
     output_tokens: NotRequired[int]
 

@@ -706,6 +706,7 @@ STREAM: Final[dict[str, Any] | None] = {
             "incomplete": "length",
             "failed": "error",
             "cancelled": "error",
+            "queued": "error",
         },
         "default": "error",
         "emit": {"tool_calls": "completed", "content_filter": "incomplete"},
@@ -869,8 +870,8 @@ def _read_part_assistant_text(part: dict[str, Any], path: str) -> Block:
     return TextBlock(text=text_1, signature=NOT_GIVEN)
 
 
-def _read_tool_call(call: dict[str, Any], path: str, lenient: bool) -> ToolCall:
-    """Wire tool call -> canonical ToolCall."""
+def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> ToolCall:
+    """Wire tool call -> canonical ToolCall (lenient None: a response, whose JSON-null arguments read as null)."""
     id_1 = call.get("call_id")
     if type(id_1) is not str:
         id_1 = _w.member_str(call, "call_id", path)
@@ -890,7 +891,7 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
 
 
-def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block:
+def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block:
     """A part of a wire user turn."""
     part = _w.expect_dict(value, path)
     kind = part.get("type")
@@ -917,7 +918,7 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block:
     )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 
-def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block:
+def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) -> Block:
     """A part of a wire assistant turn."""
     part = _w.expect_dict(value, path)
     kind = part.get("type")
@@ -1451,6 +1452,8 @@ def _finish_reason(value: Any) -> FinishReason:
         return "error"
     if value == "cancelled":
         return "error"
+    if value == "queued":
+        return "error"
     return "error"  # a value the table does not list
 
 
@@ -1463,7 +1466,8 @@ def _response_from_wire(body: Any) -> Response:
         finish_reason = "length"
     if detail_ == "content_filter":
         finish_reason = "content_filter"
-    lenient = finish_reason == "error"  # OpenArmature §3: degraded responses surface what parses
+    # OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null
+    lenient: bool | None = True if finish_reason == "error" else None
     items_ = _w.expect_list(body.get("output"), "output")
     texts_: list[Any] = []
     calls_: list[ToolCall] = []
@@ -1594,7 +1598,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
         wire_reason = reason
     raw_reason = raw.get("status")
     if (
-        raw_reason in ("completed", "incomplete", "failed", "cancelled")
+        raw_reason in ("completed", "incomplete", "failed", "cancelled", "queued")
         and _finish_reason(raw_reason) == reason
     ):
         wire_reason = raw_reason  # the provider's own listed value, when it means the same

@@ -129,7 +129,7 @@ class PromptyOpenaiResponsesResponse(TypedDict, closed=True):
     object: Literal["response"]
     output: PromptyOpenaiResponsesAssistantMessage
     parallel_tool_calls: int
-    status: Literal["cancelled", "completed", "failed", "incomplete"] | str
+    status: Literal["cancelled", "completed", "failed", "incomplete", "queued"] | str
     tool_choice: str
     tools: str
     usage: NotRequired[Usage]

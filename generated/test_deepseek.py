@@ -13,6 +13,36 @@ from wiremap.testing import run_fixture, run_round_trip
 FORMAT = load_format(os.path.join(os.path.dirname(os.path.abspath(__file__)), "deepseek.py"))
 
 
+def test_resp_usage_cache_hit_and_miss() -> None:
+    """api: prompt_tokens = prompt_cache_hit_tokens + prompt_cache_miss_tokens; the hit count is cached_tokens, and the miss count is written back as the rest"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "resp_usage_cache_hit_and_miss", "from_wire": {"id": "ds-1", "object": "chat.completion", "created": 1, "model": "deepseek-chat", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 1000, "completion_tokens": 5, "total_tokens": 1005, "prompt_cache_hit_tokens": 960, "prompt_cache_miss_tokens": 40}}, "expect_canonical": {"message": {"role": "assistant", "content": "Hi."}, "finish_reason": "stop", "usage": {"prompt_tokens": 1000, "completion_tokens": 5, "total_tokens": 1005, "cached_tokens": 960}}}'
+        ),
+    )
+
+
+def test_resp_usage_cache_hit_and_miss__round_trip() -> None:
+    """Fixture resp_usage_cache_hit_and_miss: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"id": "resp_usage_cache_hit_and_miss", "from_wire": {"id": "ds-1", "object": "chat.completion", "created": 1, "model": "deepseek-chat", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 1000, "completion_tokens": 5, "total_tokens": 1005, "prompt_cache_hit_tokens": 960, "prompt_cache_miss_tokens": 40}}, "expect_canonical": {"message": {"role": "assistant", "content": "Hi."}, "finish_reason": "stop", "usage": {"prompt_tokens": 1000, "completion_tokens": 5, "total_tokens": 1005, "cached_tokens": 960}}}'
+        ),
+    )
+
+
+def test_rtw_usage_cache_miss_is_the_rest() -> None:
+    """api: written to DeepSeek, a cache read reported by another provider becomes prompt_cache_hit_tokens and the rest of the prompt prompt_cache_miss_tokens"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "rtw_usage_cache_miss_is_the_rest", "response_to_wire": {"message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop", "usage": {"prompt_tokens": 1100, "completion_tokens": 5, "total_tokens": 1105, "cached_tokens": 1000}, "raw": {}}, "expect_wire": {"id": "chatcmpl-wiremap", "object": "chat.completion", "created": 0, "model": "unknown", "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 1100, "completion_tokens": 5, "total_tokens": 1105, "prompt_cache_hit_tokens": 1000, "prompt_cache_miss_tokens": 100}}}'
+        ),
+    )
+
+
 def test_tool_loop_resends_reasoning_content() -> None:
     """api thinking mode: the reasoning of an assistant turn with tool calls is passed back; a plain turn's is not (seed-sdk agrees)"""
     run_fixture(

@@ -15,6 +15,26 @@ FORMAT = load_format(
 )
 
 
+def test_resp_blocked_prompt_is_content_filter() -> None:
+    """api: a blocked prompt (promptFeedback.blockReason, no candidates) is a valid response with finish content_filter and no content"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "resp_blocked_prompt_is_content_filter", "lossy": "response_to_wire writes the empty candidate the envelope always has, beside the promptFeedback copied from raw", "from_wire": {"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}, "usageMetadata": {"promptTokenCount": 7, "totalTokenCount": 7}, "modelVersion": "gemini-2.5-flash", "responseId": "resp-b1"}, "expect_canonical": {"message": {"role": "assistant", "content": null}, "finish_reason": "content_filter", "usage": {"prompt_tokens": 7, "completion_tokens": null, "total_tokens": 7}}}'
+        ),
+    )
+
+
+def test_stream_blocked_prompt_is_content_filter() -> None:
+    """api: a streamed blocked prompt is one chunk with promptFeedback.blockReason and no candidates"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "stream_blocked_prompt_is_content_filter", "stream_from_wire": "data: {\\"promptFeedback\\": {\\"blockReason\\": \\"SAFETY\\"}, \\"usageMetadata\\": {\\"promptTokenCount\\": 7, \\"totalTokenCount\\": 7}, \\"modelVersion\\": \\"gemini-2.5-flash\\", \\"responseId\\": \\"r-b2\\"}\\n\\n", "expect_events": [{"type": "message_start", "raw": {"modelVersion": "gemini-2.5-flash", "responseId": "r-b2"}}, {"type": "usage", "usage": {"prompt_tokens": 7, "completion_tokens": null, "total_tokens": 7}, "raw": {"promptTokenCount": 7, "totalTokenCount": 7}}, {"type": "finish", "finish_reason": "content_filter", "raw": "SAFETY"}]}'
+        ),
+    )
+
+
 def test_req_system_hoisted_to_system_instruction() -> None:
     """api + oa §8.3.1: the system message becomes systemInstruction {parts: [{text}]}; contents hold user/model only; the model is path-bound."""
     run_fixture(
@@ -581,16 +601,6 @@ def test_resp_future_finish_reason_is_error() -> None:
         FORMAT,
         json.loads(
             '{"id": "resp_future_finish_reason_is_error", "lossy": "an unlisted wire value is written back as OTHER unless raw holds it", "from_wire": {"candidates": [{"content": {"role": "model", "parts": [{"text": "x"}]}, "finishReason": "SOMETHING_NEW"}]}, "expect_canonical": {"message": {"role": "assistant", "content": "x"}, "finish_reason": "error", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
-        ),
-    )
-
-
-def test_resp_prompt_blocked_without_candidates() -> None:
-    """api: a blocked prompt has no candidates (promptFeedback.blockReason in raw) -> empty message, error finish."""
-    run_fixture(
-        FORMAT,
-        json.loads(
-            '{"id": "resp_prompt_blocked_without_candidates", "lossy": "promptFeedback lives only in raw", "from_wire": {"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": {"promptTokenCount": 9, "totalTokenCount": 9}}, "expect_canonical": {"message": {"role": "assistant", "content": null}, "finish_reason": "error", "usage": {"prompt_tokens": 9, "completion_tokens": null, "total_tokens": 9}}}'
         ),
     )
 

@@ -33,6 +33,26 @@ def test_user_json_keeps_its_key_order__round_trip() -> None:
     )
 
 
+def test_resp_degraded_call_null_arguments_read_back() -> None:
+    """a degraded response written by response_to_wire (finish error -> stop, null arguments -> \"null\") reads back: JSON-null arguments are null arguments (issue 14 item 4)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "resp_degraded_call_null_arguments_read_back", "from_wire": {"id": "chatcmpl-wiremap", "object": "chat.completion", "created": 0, "model": "unknown", "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "null"}}]}, "finish_reason": "stop"}]}, "expect_canonical": {"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": null}]}, "finish_reason": "stop", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
+        ),
+    )
+
+
+def test_resp_degraded_call_null_arguments_read_back__round_trip() -> None:
+    """Fixture resp_degraded_call_null_arguments_read_back: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"id": "resp_degraded_call_null_arguments_read_back", "from_wire": {"id": "chatcmpl-wiremap", "object": "chat.completion", "created": 0, "model": "unknown", "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "null"}}]}, "finish_reason": "stop"}]}, "expect_canonical": {"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": null}]}, "finish_reason": "stop", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
+        ),
+    )
+
+
 def test_req_system_and_user_text() -> None:
     """system stays inline in messages; a plain-string user turn is sent as a string (system, user rows)"""
     run_fixture(

@@ -15,6 +15,26 @@ FORMAT = load_format(
 )
 
 
+def test_resp_background_queued_status_kept() -> None:
+    """api: a background response still queued has no output; canonical error, and its own status is written back (recorded traffic)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "resp_background_queued_status_kept", "from_wire": {"id": "resp_q1", "object": "response", "created_at": 1, "status": "queued", "error": null, "incomplete_details": null, "model": "o4-mini", "output": [], "parallel_tool_calls": true, "tool_choice": "auto", "tools": []}, "expect_canonical": {"message": {"role": "assistant", "content": null}, "finish_reason": "error", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
+        ),
+    )
+
+
+def test_resp_background_queued_status_kept__round_trip() -> None:
+    """Fixture resp_background_queued_status_kept: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"id": "resp_background_queued_status_kept", "from_wire": {"id": "resp_q1", "object": "response", "created_at": 1, "status": "queued", "error": null, "incomplete_details": null, "model": "o4-mini", "output": [], "parallel_tool_calls": true, "tool_choice": "auto", "tools": []}, "expect_canonical": {"message": {"role": "assistant", "content": null}, "finish_reason": "error", "usage": {"prompt_tokens": null, "completion_tokens": null, "total_tokens": null}}}'
+        ),
+    )
+
+
 def test_req_system_hoisted_to_instructions() -> None:
     """system strategy hoist: system messages go to `instructions` (api; prompty vector responses_simple)"""
     run_fixture(

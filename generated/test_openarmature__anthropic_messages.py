@@ -15,6 +15,16 @@ FORMAT = load_format(
 )
 
 
+def test_usage_input_tokens_alone() -> None:
+    """oa §8.2.2: prompt_tokens is input_tokens alone and the cache counters stay in raw (the base, api, counts cache reads and writes in prompt_tokens)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "usage_input_tokens_alone", "lossy": "cache_creation_input_tokens / cache_read_input_tokens live only in raw", "from_wire": {"id": "msg_16", "type": "message", "role": "assistant", "model": "claude-test", "content": [{"type": "text", "text": "cached"}], "stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 10, "output_tokens": 2, "cache_creation_input_tokens": 2000, "cache_read_input_tokens": 500}}, "expect_canonical": {"message": {"role": "assistant", "content": "cached"}, "finish_reason": "stop", "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}}}'
+        ),
+    )
+
+
 def test_user_string_stays_a_string() -> None:
     """oa §8.2.1: string content maps directly (the base mapping always sends blocks)."""
     run_fixture(

@@ -13,6 +13,26 @@ from wiremap.testing import run_fixture, run_round_trip
 FORMAT = load_format(os.path.join(os.path.dirname(os.path.abspath(__file__)), "openrouter.py"))
 
 
+def test_resp_usage_cache_reads_and_writes() -> None:
+    """api (usage accounting): prompt_tokens includes cache reads (cached_tokens) and writes (cache_write_tokens)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "resp_usage_cache_reads_and_writes", "from_wire": {"id": "gen-c1", "object": "chat.completion", "created": 1, "model": "anthropic/claude-sonnet-4.5", "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 2572, "completion_tokens": 63, "total_tokens": 2635, "prompt_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 2560}}}, "expect_canonical": {"message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop", "usage": {"prompt_tokens": 2572, "completion_tokens": 63, "total_tokens": 2635, "cached_tokens": 0, "cache_creation_tokens": 2560}}}'
+        ),
+    )
+
+
+def test_resp_usage_cache_reads_and_writes__round_trip() -> None:
+    """Fixture resp_usage_cache_reads_and_writes: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"id": "resp_usage_cache_reads_and_writes", "from_wire": {"id": "gen-c1", "object": "chat.completion", "created": 1, "model": "anthropic/claude-sonnet-4.5", "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 2572, "completion_tokens": 63, "total_tokens": 2635, "prompt_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 2560}}}, "expect_canonical": {"message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop", "usage": {"prompt_tokens": 2572, "completion_tokens": 63, "total_tokens": 2635, "cached_tokens": 0, "cache_creation_tokens": 2560}}}'
+        ),
+    )
+
+
 def test_resp_reasoning_details_kept_in_order() -> None:
     """api: each reasoning_details entry is one block, in order: text/summary -> thinking (entry in signature), encrypted -> redacted_thinking (entry in data)"""
     run_fixture(

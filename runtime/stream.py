@@ -55,7 +55,7 @@ from .errors import (
 )
 from .format import Format, get_format
 from .validate import MAX_JSON_DEPTH, json_too_deep
-from .wire import deep_equal, usage_counter
+from .wire import deep_equal, usage_addend, usage_counter, usage_rest
 
 __all__ = [
     "STREAM_EVENT_TYPES",
@@ -151,17 +151,34 @@ def _set(obj: dict[str, Any], path: tuple[Any, ...], value: Any) -> None:
 # ------------------------------------------------------------------------------------ usage
 
 
+def _usage_sum(raw: Any, where: Mapping[str, Any]) -> int | None:
+    optional = where.get("optional") or [False] * len(where["sum"])
+    total = 0
+    for p, opt in zip(where["sum"], optional):
+        value = _get(raw, tuple(p))
+        v = usage_addend(None if value is _MISSING else value) if opt else usage_counter(None if value is _MISSING else value)
+        if v is None:
+            return None
+        total += v
+    return total
+
+
 def usage_from_wire(spec: Mapping[str, Any], raw: Any) -> dict[str, Any]:
-    """Canonical usage from a wire usage object, by the table's counters (malformed -> null)."""
+    """Canonical usage from a wire usage object, by the table's counters (malformed -> null).
+    A sum counter (codegen/usage.py) is read at its `path` when it has one, else summed."""
     out: dict[str, Any] = {"prompt_tokens": None, "completion_tokens": None, "total_tokens": None}
     if type(raw) is not dict:
         return out
     for name, where in spec["counters"].items():
-        if isinstance(where, dict):
-            values = [usage_counter(_get(raw, tuple(p))) for p in where["sum"]]
-            out[name] = None if any(v is None for v in values) else sum(v for v in values if v is not None)
+        if isinstance(where, dict) and "path" not in where:
+            value = _usage_sum(raw, where)
+            if name in ("cached_tokens", "cache_creation_tokens"):
+                if value is not None:
+                    out[name] = value
+            else:
+                out[name] = value
         else:
-            value = _get(raw, tuple(where))
+            value = _get(raw, tuple(where["path"] if isinstance(where, dict) else where))
             if name in ("cached_tokens", "cache_creation_tokens"):
                 if value is not _MISSING and value is not None:
                     out[name] = usage_counter(value)
@@ -171,22 +188,51 @@ def usage_from_wire(spec: Mapping[str, Any], raw: Any) -> dict[str, Any]:
 
 
 def usage_to_wire(spec: Mapping[str, Any], usage: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """A wire usage object from canonical usage (derived sums are not written); None when the
-    table writes counters all-or-nothing (`omit`) and one is unreported."""
+    """A wire usage object from canonical usage; None when the table writes counters
+    all-or-nothing (`omit`) and one is unreported. A sum counter writes its `path` (if any) and
+    its free addend, the counter minus what the other counters write at its other addends
+    (codegen/usage.py), in the counter's place; a sum with no free addend is derived and not
+    written. The same rules as the generated `response_to_wire`."""
     usage = usage or {}
     zero = spec.get("unreported") == "zero"
-    out: dict[str, Any] = {}
-    main = [(n, w) for n, w in spec["counters"].items() if n in ("prompt_tokens", "completion_tokens", "total_tokens")]
-    plain = [(n, w) for n, w in main if not isinstance(w, dict)]
-    if not zero and any(usage.get(n) is None for n, _ in main):
+    names = ("prompt_tokens", "completion_tokens", "total_tokens", "cached_tokens", "cache_creation_tokens")
+    counters = spec["counters"]
+    if not zero and any(usage.get(n) is None for n in names[:3] if n in counters):
         return None
-    for name, where in plain:
+    writes: list[tuple[tuple[Any, ...], Any]] = []  # (wire path, value) in counter order
+    value_of: dict[tuple[Any, ...], Any] = {}
+    for name in names:
+        where = counters.get(name)
+        path = where.get("path") if isinstance(where, dict) else where
+        if path is None:
+            continue
         value = usage.get(name)
-        _set(out, tuple(where), value if value is not None else 0)
-    for name in ("cached_tokens", "cache_creation_tokens"):
-        where = spec["counters"].get(name)
-        if where is not None and not isinstance(where, dict) and usage.get(name) is not None:
-            _set(out, tuple(where), usage[name])
+        if name in names[:3]:
+            value = value if value is not None else 0
+        value_of[tuple(path)] = value
+    for name in names:
+        where = counters.get(name)
+        if where is None:
+            continue
+        path = where.get("path") if isinstance(where, dict) else where
+        if path is not None and value_of.get(tuple(path)) is not None:
+            writes.append((tuple(path), value_of[tuple(path)]))
+        if isinstance(where, dict) and where.get("free") is not None:
+            free = where["free"]
+            optional = where.get("optional") or [False] * len(where["sum"])
+            bound = [value_of.get(tuple(p)) for k, p in enumerate(where["sum"]) if k != free]
+            value = usage.get(name)
+            if name in names[:3] and value is None:
+                value = 0
+            if optional[free] and any(v is None for v in bound):
+                continue  # an optional free addend is written only beside every other addend
+            rest = usage_rest(value, *(usage_addend(v) for v in bound))
+            value_of[tuple(where["sum"][free])] = rest
+            if rest is not None:
+                writes.append((tuple(where["sum"][free]), rest))
+    out: dict[str, Any] = {}
+    for path, value in writes:
+        _set(out, path, value)
     return out
 
 

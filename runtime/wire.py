@@ -58,7 +58,10 @@ __all__ = [
     "optional_detail",
     "optional_json",
     "get_in",
+    "member_arguments",
+    "usage_addend",
     "usage_counter",
+    "usage_rest",
     "usage_sum",
     "deep_equal",
     "merge_list",
@@ -177,8 +180,22 @@ def wire_json(value: Any, path: str) -> str:
         raise WireShapeError(path, f"not JSON: {exc}") from None
 
 
-def loads_object(text: Any, path: str, lenient: bool = False) -> dict[str, Any] | None:
-    """Decode a JSON-string object (tool arguments). Lenient: undecodable -> None (§3 degraded)."""
+def member_arguments(obj: dict[str, Any], key: str, path: str, lenient: bool | None) -> dict[str, Any] | None:
+    """A tool call's object-valued arguments in a response: an object; JSON null is null arguments
+    (how `response_to_wire` writes a degraded call's); under a degraded response (`lenient` True)
+    anything else is null too (§3)."""
+    value = obj.get(key)
+    if type(value) is dict:
+        return value
+    if lenient or (lenient is None and key in obj and value is None):
+        return None
+    return member_dict(obj, key, path)
+
+
+def loads_object(text: Any, path: str, lenient: bool | None = False) -> dict[str, Any] | None:
+    """Decode a JSON-string object (tool arguments). Lenient: undecodable -> None (§3 degraded).
+    `lenient` None (a response that is not degraded): the JSON text `null` -> None, the way
+    `response_to_wire` writes a degraded call's null arguments; anything else as strict."""
     if not isinstance(text, str):
         if lenient:
             return None
@@ -190,7 +207,7 @@ def loads_object(text: Any, path: str, lenient: bool = False) -> dict[str, Any] 
             return None
         raise WireShapeError(path, f"not valid JSON: {exc}") from None
     if type(value) is not dict:
-        if lenient:
+        if lenient or (lenient is None and value is None):
             return None
         raise WireShapeError(path, f"expected a JSON object, got {_kind(value)}")
     return value
@@ -408,6 +425,25 @@ def usage_counter(value: Any) -> int | None:
     if type(value) is int and value >= 0:
         return value
     return None
+
+
+def usage_addend(value: Any) -> int | None:
+    """An optional addend of a usage sum (`name?`): absent or null counts as 0, malformed as unreported."""
+    if value is None:
+        return 0
+    return usage_counter(value)
+
+
+def usage_rest(total: int | None, *parts: int | None) -> int | None:
+    """The free addend of a usage sum when writing: the counter minus the other addends (unreported
+    ones count as 0), never below 0; None when the counter itself is unreported."""
+    if total is None:
+        return None
+    rest = total
+    for part in parts:
+        if part is not None:
+            rest -= part
+    return rest if rest > 0 else 0
 
 
 def usage_sum(*values: int | None) -> int | None:

@@ -154,7 +154,10 @@ def test_anthropic_sdk_stream_helper(anthropic_client: Any, openai_upstream: Ups
     assert thinking == [b["text"] for b in (msg["content"] if isinstance(msg["content"], list) else []) if b["type"] == "thinking"]
     assert final.stop_reason == {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}[want["finish_reason"]]
     u = want["usage"]
-    assert final.usage.input_tokens == (u["prompt_tokens"] or 0) and final.usage.output_tokens == (u["completion_tokens"] or 0)
+    # Anthropic's input_tokens excludes cache reads and writes; canonical prompt_tokens includes them (docs/canonical.md Usage)
+    cached, created = u.get("cached_tokens") or 0, u.get("cache_creation_tokens") or 0
+    assert final.usage.input_tokens == (u["prompt_tokens"] or 0) - cached - created and final.usage.output_tokens == (u["completion_tokens"] or 0)
+    assert (final.usage.cache_read_input_tokens or 0) == cached and (final.usage.cache_creation_input_tokens or 0) == created
 
 
 @pytest.mark.parametrize("name", ["mid_stream_error", "dropped_connection"])

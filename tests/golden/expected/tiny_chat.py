@@ -157,6 +157,10 @@ WIRE_KEYS: Final = frozenset(
         "wav",
     ]
 )
+# the wire paths of the option rows: an option the writer leaves out is not carried back
+OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
+    [("max_completion_tokens",), ("seed",), ("stop",), ("temperature",), ("top_p",)]
+)
 TITLE: Final = "Tiny Chat"
 API_VERSION: Final = "v1"
 DOC_REF: Final = "https://example.invalid/tiny-chat"
@@ -315,8 +319,8 @@ def _read_part_audio_inline(part: dict[str, Any], path: str) -> Block:
     )
 
 
-def _read_tool_call(call: dict[str, Any], path: str, lenient: bool) -> ToolCall:
-    """Wire tool call -> canonical ToolCall."""
+def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> ToolCall:
+    """Wire tool call -> canonical ToolCall (lenient None: a response, whose JSON-null arguments read as null)."""
     id_1 = call.get("id")
     if type(id_1) is not str:
         id_1 = _w.member_str(call, "id", path)
@@ -343,7 +347,7 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
 
 
-def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block:
+def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block:
     """A part of a wire user turn."""
     part = _w.expect_dict(value, path)
     kind = part.get("type")
@@ -374,7 +378,7 @@ def _read_user_part(value: Any, path: str, lenient: bool = False) -> Block:
     )
 
 
-def _read_assistant_part(value: Any, path: str, lenient: bool = False) -> Block:
+def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) -> Block:
     """A part of a wire assistant turn."""
     part = _w.expect_dict(value, path)
     kind = part.get("type")
@@ -748,7 +752,9 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
     _w.check_request_depth(req)  # MAX_JSON_DEPTH, as request_to_wire applies it
     # typed by construction: every reader checks what it reads (config above); what the
     # tables do not model is carried for this provider's wire (runtime/carry.py)
-    return _w.carry(req, body, ORIGIN, _rewrite_request, WIRE_KEYS)
+    return _w.carry(
+        req, body, ORIGIN, _rewrite_request, WIRE_KEYS, InvalidRequestError, OPTION_PATHS
+    )
 
 
 def _rewrite_request(req: Request) -> dict[str, Any]:
@@ -803,7 +809,8 @@ def _response_from_wire(body: Any) -> Response:
     """Wire response body -> canonical response."""
     body = _w.expect_dict(body, "")
     finish_reason = _finish_reason(_w.get_in(body, ("choices", 0, "finish_reason")))
-    lenient = finish_reason == "error"  # OpenArmature §3: degraded responses surface what parses
+    # OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null
+    lenient: bool | None = True if finish_reason == "error" else None
     message = _w.expect_dict(_w.get_in(body, ("choices", 0, "message")), "choices[0].message")
     raw_content = message.get("content", NOT_GIVEN)
     a_calls: Any = NOT_GIVEN
@@ -855,7 +862,7 @@ def response_from_wire(
         raise InvalidResponseError("response nested too deeply", body=body) from None
     _w.check_response_depth(response, InvalidResponseError, body)  # the same limit, every direction
     _w.carry(
-        response, body, ORIGIN, response_to_wire, WIRE_KEYS
+        response, body, ORIGIN, response_to_wire, WIRE_KEYS, InvalidResponseError
     )  # what the tables do not model (runtime/carry.py)
     if (
         response_schema is not None
