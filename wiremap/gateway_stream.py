@@ -38,7 +38,11 @@ def strip_stream_fields(fmt: Format, body: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in body.items() if k not in managed}
 
 
-async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any], losses: list[Loss]) -> Any:
+async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any], losses: list[Loss], request: Any = None, rid: str = "", slot: Any = None) -> Any:
+    """The StreamingResponse for one streamed request. The first upstream event is awaited here
+    (cancelled if the client leaves meanwhile), so that an error before it is answered with the
+    inbound error envelope; `slot` (the gateway's in-flight slot) is released when the response
+    ends, however it ends."""
     from starlette.responses import StreamingResponse
 
     from .gateway import _loss_header
@@ -52,12 +56,19 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
         stream = provider.stream(plain["messages"], **args)
         upstream_events = stream.__aiter__()
         try:
-            first.append(await upstream_events.__anext__())
+            if request is not None:
+                first.append(await gateway.until_disconnect(request, upstream_events.__anext__()))
+            else:
+                first.append(await upstream_events.__anext__())
         except StopAsyncIteration:
             pass
+        except BaseException:
+            await upstream_events.aclose()  # type: ignore[attr-defined]
+            raise
         # a ProviderError here propagates: the caller answers with the inbound error envelope
     else:
-        response = await provider.complete(plain["messages"], **args)
+        call = provider.complete(plain["messages"], **args)
+        response = await (gateway.until_disconnect(request, call) if request is not None else call)
         first = events_from_response(response)
         extra_losses.append(Loss("stream", "changed", f"{provider.format.key} cannot stream; the answer was delivered in one piece"))
 
@@ -84,7 +95,8 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
                         yield data
             except ProviderError as exc:
                 failed = True
-                yield emitter.emit({"type": "error", "category": exc.category, "message": exc.message})
+                shown = gateway.public(exc, rid) if rid else exc
+                yield emitter.emit({"type": "error", "category": exc.category, "message": getattr(shown, "message", str(shown))})
             except Exception as exc:  # a gateway bug still ends the client's stream in its format
                 failed = True
                 yield emitter.emit({"type": "error", "category": "provider_invalid_response", "message": f"gateway error: {type(exc).__name__}"})
@@ -102,7 +114,50 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
             trailer = "wiremap-losses " + json.dumps([loss.to_dict() for loss in out_losses], ensure_ascii=True, separators=(",", ":"))
         yield emitter.close(trailer)
 
+    async def guarded() -> AsyncIterator[bytes]:
+        try:
+            async for chunk in body():
+                yield chunk
+        finally:
+            if upstream_events is not None:  # a client that left: the upstream call ends too
+                await upstream_events.aclose()  # type: ignore[attr-defined]
+
     headers = {"x-wiremap-upstream": cfg.upstream.key, "cache-control": "no-cache"}
+    if rid:
+        headers["x-request-id"] = rid
     if losses:
         headers["x-wiremap-losses"] = _loss_header(losses)
-    return StreamingResponse(body(), media_type="text/event-stream", headers=headers)
+    return _SlotResponse(guarded(), slot, media_type="text/event-stream", headers=headers)
+
+
+def _slot_response_class() -> Any:
+    from starlette.responses import StreamingResponse
+
+    class SlotResponse(StreamingResponse):
+        """A StreamingResponse that releases the gateway's in-flight slot when it is done."""
+
+        def __init__(self, content: Any, slot: Any, **kwargs: Any) -> None:
+            super().__init__(content, **kwargs)
+            self._slot = slot
+
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            try:
+                await super().__call__(scope, receive, send)
+            finally:
+                if self._slot is not None:
+                    self._slot.release()
+                aclose = getattr(self.body_iterator, "aclose", None)
+                if aclose is not None:  # never started (the client left first): close it now
+                    await aclose()
+
+    return SlotResponse
+
+
+def _SlotResponse(content: Any, slot: Any, **kwargs: Any) -> Any:
+    global _slot_class
+    if _slot_class is None:
+        _slot_class = _slot_response_class()
+    return _slot_class(content, slot, **kwargs)
+
+
+_slot_class: Any = None

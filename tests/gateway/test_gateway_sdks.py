@@ -362,7 +362,7 @@ def test_health_and_not_json(openai_upstream: Upstream) -> None:
     gw = Gateway(create_app("anthropic_messages", "openai_chat", openai_upstream.server.url))
     try:
         assert httpx.get(gw.url + "/healthz").json() == {"status": "ok", "inbound": "anthropic_messages", "upstream": "openai_chat"}
-        r = httpx.post(gw.url + "/v1/messages", content=b"{nope")
+        r = httpx.post(gw.url + "/v1/messages", content=b"{nope", headers={"x-api-key": "sk-ant-client"})
         assert r.status_code == 400 and r.json()["error"]["type"] == "invalid_request_error"
     finally:
         gw.stop()
@@ -370,7 +370,7 @@ def test_health_and_not_json(openai_upstream: Upstream) -> None:
     # (streaming itself: test_gateway_streaming.py)
     gw = Gateway(create_app("openarmature.anthropic_messages", "openai_chat", openai_upstream.server.url))
     try:
-        r = httpx.post(gw.url + "/v1/messages", json={"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}], "stream": True})
+        r = httpx.post(gw.url + "/v1/messages", json={"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}], "stream": True}, headers={"x-api-key": "sk-ant-client"})
         assert r.status_code == 400 and "stream" in r.json()["error"]["message"]
     finally:
         gw.stop()
