@@ -237,9 +237,14 @@ class ResponseStream:
         except httpx.HTTPError as exc:
             p._scrub(exc)
             reason = p._redact(str(exc)) or "no detail"
-            what = "timed out" if isinstance(exc, httpx.TimeoutException) else (
-                "connection closed by the server" if isinstance(exc, httpx.RemoteProtocolError) else "transport failure"
-            )
+            if isinstance(exc, httpx.TimeoutException):
+                what = "timed out"
+            elif isinstance(exc, httpx.RemoteProtocolError):
+                what = "connection closed by the server"
+            elif isinstance(exc, httpx.ConnectError):
+                what = "cannot connect"
+            else:
+                what = "transport failure"
             cls: type[ProviderError] = UnavailableError
             if isinstance(exc, httpx.DecodingError):
                 cls = InvalidResponseError
