@@ -59,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=600.0, help="seconds an upstream call may take in total (default: 600)")
     p.add_argument("--max-in-flight", type=int, default=128, help="concurrent upstream requests per worker; past it clients get 429 with retry-after (default: 128)")
     p.add_argument("--max-body", type=_size, default=32 * 1024 * 1024, metavar="BYTES", help="largest request body, e.g. 32M (default: 32M); larger ones get 413")
+    p.add_argument("--access-log", action=argparse.BooleanOptionalAction, default=True, help="uvicorn's access log, query strings redacted (default: on)")
     p.add_argument("--graceful-timeout", type=float, default=30.0, help="on SIGTERM, seconds to let requests in flight finish before they are cut (default: 30)")
     p = sub.add_parser("formats", help="list the registered formats")
     p.add_argument("--mappings", default=None, help="list the formats a mappings folder declares instead")
@@ -284,7 +285,8 @@ def _serve(args: argparse.Namespace) -> int:
     # seconds, cancels what is left, and exits
     uvicorn.run(
         "wiremap.gateway:app_from_env", factory=True, host=args.host, port=args.port, workers=args.workers,
-        log_level="info", timeout_graceful_shutdown=max(1, int(-(-args.graceful_timeout // 1))),
+        log_level="info", access_log=args.access_log,
+        timeout_graceful_shutdown=max(1, int(-(-args.graceful_timeout // 1))),
     )
     return 0
 
