@@ -32,8 +32,11 @@ Hardening (issue 15):
   envelope; the gateway never lets `Provider` fall back to an environment key it was not told
   to use. A key that cannot travel in an HTTP header (non-ASCII) is 401 too. Gemini clients may
   send their key as `?key=`; query strings never reach uvicorn's access log.
-- Load: at most `max_in_flight` requests per upstream at once (one shared httpx pool of that
-  size); past it the gateway sheds at once with the inbound format's 429 and `retry-after`.
+- Load: at most `max_in_flight` requests per upstream at once (one shared httpx client over
+  pools of at most 8 connections); past it the gateway sheds at once with the inbound format's
+  429 and `retry-after`, answered in front of Starlette (`_FastPath`, with `GET /healthz`).
+  Upstream calls run on an event loop of their own (a thread), so that a flood of requests to
+  shed does not starve the requests admitted.
 - Bodies: larger than `max_body` bytes -> 413 before parsing; a body that does not arrive within
   `body_timeout` seconds (a Content-Length larger than the body) -> 408; bodies above
   `offload_bytes` are parsed and translated on a worker thread, so other clients stay served.
@@ -272,7 +275,24 @@ class _Gateway:
         self.config = config
         self._providers: OrderedDict[tuple[str, str], Provider] = OrderedDict()
         self._client: Any = None
+        self._loop_thread: Any = None
         self.in_flight = 0
+
+    def upstream(self, coro: Any) -> Any:
+        """Run `coro` (an upstream call) on the gateway's upstream event loop, a thread of its
+        own: the awaitable of its result here. The upstream I/O takes a dozen or more event
+        loop turns per request; on the serving loop, under a flood of requests to shed, each
+        turn waited for the whole flood. Cancelling the awaitable cancels the call there."""
+        if self._loop_thread is None:
+            from wiremap.runtime.provider import _LoopThread
+
+            self._loop_thread = _LoopThread()
+        return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self._loop_thread.loop))
+
+    def remote_events(self, events: Any) -> Any:
+        """An async iterator over `events` (an async generator) that advances it on the
+        upstream loop."""
+        return _RemoteEvents(events, self.upstream)
 
     def http_client(self) -> Any:
         """One httpx client for every Provider of this upstream: `max_in_flight` connections in
@@ -472,13 +492,13 @@ class _Gateway:
                 response = await stream_response(self, provider, plain, losses, request, rid, slot)
                 slot = None  # the response releases it when the stream ends
                 return response
-            result = await self.until_disconnect(request, provider.complete(
+            result = await self.until_disconnect(request, self.upstream(provider.complete(
                 plain["messages"],
                 tools=plain.get("tools"),
                 config=plain.get("config"),
                 response_schema=plain.get("response_schema"),
                 tool_choice=plain.get("tool_choice"),
-            ))
+            )))
             out, back = response_losses(result, cfg.inbound)
             losses += back
             responses = len(back)
@@ -504,12 +524,45 @@ class _Gateway:
         return JSONResponse(out, headers=headers)
 
     async def close(self) -> None:
-        for p in list(self._providers.values()):
-            await p.aclose()
-        self._providers.clear()
+        self._providers.clear()  # they share the client; nothing of their own to close
+        thread, self._loop_thread = self._loop_thread, None
         if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+            client, self._client = self._client, None
+            if thread is not None:
+                await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(client.aclose(), thread.loop))
+            else:
+                await client.aclose()
+        if thread is not None:
+            await asyncio.to_thread(thread.stop)
+
+
+_END = object()
+
+
+class _RemoteEvents:
+    """An async generator driven on another event loop (`_Gateway.upstream`)."""
+
+    def __init__(self, events: Any, run: Any) -> None:
+        self._events = events
+        self._run = run
+
+    def __aiter__(self) -> "_RemoteEvents":
+        return self
+
+    async def _next(self) -> Any:
+        try:
+            return await self._events.__anext__()
+        except StopAsyncIteration:
+            return _END
+
+    async def __anext__(self) -> Any:
+        item = await self._run(self._next())
+        if item is _END:
+            raise StopAsyncIteration
+        return item
+
+    async def aclose(self) -> None:
+        await self._run(self._events.aclose())
 
 
 _SHARD = 8  # connections per pool: httpcore's pool does O(connections^2) work per request

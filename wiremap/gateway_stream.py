@@ -54,7 +54,7 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
     upstream_events: AsyncIterator[dict[str, Any]] | None = None
     if provider.format.stream:
         stream = provider.stream(plain["messages"], **args)
-        upstream_events = stream.__aiter__()
+        upstream_events = gateway.remote_events(stream.__aiter__()) if hasattr(gateway, "remote_events") else stream.__aiter__()
         try:
             if request is not None:
                 first.append(await gateway.until_disconnect(request, upstream_events.__anext__()))
@@ -68,6 +68,8 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
         # a ProviderError here propagates: the caller answers with the inbound error envelope
     else:
         call = provider.complete(plain["messages"], **args)
+        if hasattr(gateway, "upstream"):
+            call = gateway.upstream(call)
         response = await (gateway.until_disconnect(request, call) if request is not None else call)
         first = events_from_response(response)
         extra_losses.append(Loss("stream", "changed", f"{provider.format.key} cannot stream; the answer was delivered in one piece"))
