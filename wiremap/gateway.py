@@ -289,10 +289,14 @@ class _Gateway:
             self._loop_thread = _LoopThread()
         return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self._loop_thread.loop))
 
-    def remote_events(self, events: Any) -> Any:
-        """An async iterator over `events` (an async generator) that advances it on the
-        upstream loop."""
-        return _RemoteEvents(events, self.upstream)
+    def pump(self, events: Any) -> "_Pump":
+        """`events` (an async generator) driven on the upstream loop, its events handed to this
+        loop in batches (`_Pump.batch`)."""
+        if self._loop_thread is None:
+            from wiremap.runtime.provider import _LoopThread
+
+            self._loop_thread = _LoopThread()
+        return _Pump(events, self._loop_thread.loop)
 
     def http_client(self) -> Any:
         """One httpx client for every Provider of this upstream: `max_in_flight` connections in
@@ -536,33 +540,79 @@ class _Gateway:
             await asyncio.to_thread(thread.stop)
 
 
-_END = object()
+class _Pump:
+    """An async generator run to its end on the upstream loop (a task there), its events handed
+    to the serving loop as they come; `batch()` takes every event that has arrived, so a burst
+    of upstream events costs the serving loop one turn, not one per event. At most `LIMIT`
+    events wait for a slow client; then the upstream is read no further until it catches up."""
 
+    LIMIT = 256
 
-class _RemoteEvents:
-    """An async generator driven on another event loop (`_Gateway.upstream`)."""
+    def __init__(self, events: Any, upstream_loop: asyncio.AbstractEventLoop) -> None:
+        import collections
 
-    def __init__(self, events: Any, run: Any) -> None:
         self._events = events
-        self._run = run
+        self._uloop = upstream_loop
+        self._main = asyncio.get_running_loop()
+        self._buf: collections.deque[Any] = collections.deque()
+        self._wake = asyncio.Event()  # serving loop
+        self._room = asyncio.Event()  # upstream loop
+        self._produced = 0  # written on the upstream loop only
+        self._consumed = 0  # written on the serving loop only
+        self._done = False
+        self._error: BaseException | None = None
+        self._future = asyncio.run_coroutine_threadsafe(self._run(), upstream_loop)
 
-    def __aiter__(self) -> "_RemoteEvents":
-        return self
-
-    async def _next(self) -> Any:
+    async def _run(self) -> None:  # on the upstream loop
+        error: BaseException | None = None
         try:
-            return await self._events.__anext__()
-        except StopAsyncIteration:
-            return _END
+            async for ev in self._events:
+                self._produced += 1
+                self._main.call_soon_threadsafe(self._put, ev)
+                self._room.clear()
+                if self._produced - self._consumed > self.LIMIT:
+                    await self._room.wait()
+        except BaseException as exc:  # handed over, raised by batch()
+            error = exc
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            self._main.call_soon_threadsafe(self._finish, error)
+            await self._events.aclose()
 
-    async def __anext__(self) -> Any:
-        item = await self._run(self._next())
-        if item is _END:
-            raise StopAsyncIteration
-        return item
+    def _put(self, ev: Any) -> None:
+        self._buf.append(ev)
+        self._wake.set()
 
-    async def aclose(self) -> None:
-        await self._run(self._events.aclose())
+    def _finish(self, error: BaseException | None) -> None:
+        self._done = True
+        self._error = error
+        self._wake.set()
+
+    async def batch(self) -> list[Any]:
+        """The events that arrived (waiting for at least one); [] at the end; the stream's
+        error once the events before it are taken."""
+        while not self._buf and not self._done:
+            self._wake.clear()
+            if self._buf or self._done:
+                break
+            await self._wake.wait()
+        if self._buf:
+            items = list(self._buf)
+            self._buf.clear()
+            self._consumed += len(items)
+            self._uloop.call_soon_threadsafe(self._room.set)
+            return items
+        error, self._error = self._error, None
+        if error is not None and isinstance(error, Exception):
+            raise error
+        return []
+
+    def close(self) -> None:
+        """Stop reading the upstream (the task there is cancelled and closes the stream)."""
+        if not self._future.done():
+            self._future.cancel()
+
 
 
 _SHARD = 8  # connections per pool: httpcore's pool does O(connections^2) work per request

@@ -51,25 +51,18 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
     args = dict(tools=plain.get("tools"), config=plain.get("config"), response_schema=plain.get("response_schema"), tool_choice=plain.get("tool_choice"))
     extra_losses: list[Loss] = []
     first: list[dict[str, Any]] = []
-    upstream_events: AsyncIterator[dict[str, Any]] | None = None
+    pump: Any = None
     if provider.format.stream:
         stream = provider.stream(plain["messages"], **args)
-        upstream_events = gateway.remote_events(stream.__aiter__()) if hasattr(gateway, "remote_events") else stream.__aiter__()
+        pump = gateway.pump(stream.__aiter__())  # read on the upstream loop, handed over in batches
         try:
-            if request is not None:
-                first.append(await gateway.until_disconnect(request, upstream_events.__anext__()))
-            else:
-                first.append(await upstream_events.__anext__())
-        except StopAsyncIteration:
-            pass
+            first = await (gateway.until_disconnect(request, pump.batch()) if request is not None else pump.batch())
         except BaseException:
-            await upstream_events.aclose()  # type: ignore[attr-defined]
+            pump.close()
             raise
         # a ProviderError here propagates: the caller answers with the inbound error envelope
     else:
-        call = provider.complete(plain["messages"], **args)
-        if hasattr(gateway, "upstream"):
-            call = gateway.upstream(call)
+        call = gateway.upstream(provider.complete(plain["messages"], **args))
         response = await (gateway.until_disconnect(request, call) if request is not None else call)
         first = events_from_response(response)
         extra_losses.append(Loss("stream", "changed", f"{provider.format.key} cannot stream; the answer was delivered in one piece"))
@@ -79,20 +72,27 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
 
     assembler = StreamAssembler(provider.format)
 
-    async def body() -> AsyncIterator[bytes]:
-        failed = False
-        for ev in first:
+    def emit(events: list[dict[str, Any]]) -> bytes:
+        out = []
+        for ev in events:
             assembler.add(ev)
             fwd = forward_event(ev, provider.format, emitter)  # signed data goes back only to its origin
-            data = emitter.emit(fwd) if fwd is not None else b""
-            if data:
-                yield data
-        if upstream_events is not None:
+            if fwd is not None:
+                out.append(emitter.emit(fwd))
+        return b"".join(out)
+
+    async def body() -> AsyncIterator[bytes]:
+        failed = False
+        data = emit(first)
+        if data:
+            yield data
+        if pump is not None and first:
             try:
-                async for ev in upstream_events:
-                    assembler.add(ev)
-                    fwd = forward_event(ev, provider.format, emitter)
-                    data = emitter.emit(fwd) if fwd is not None else b""
+                while True:
+                    batch = await pump.batch()
+                    if not batch:
+                        break
+                    data = emit(batch)
                     if data:
                         yield data
             except ProviderError as exc:
@@ -121,8 +121,8 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
             async for chunk in body():
                 yield chunk
         finally:
-            if upstream_events is not None:  # a client that left: the upstream call ends too
-                await upstream_events.aclose()  # type: ignore[attr-defined]
+            if pump is not None:  # a client that left: the upstream call ends too
+                pump.close()
 
     headers = {"x-wiremap-upstream": cfg.upstream.key, "cache-control": "no-cache"}
     if rid:
