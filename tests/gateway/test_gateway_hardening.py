@@ -384,6 +384,38 @@ def test_client_disconnect_cancels_the_upstream_call(streamed: bool) -> None:
             gw.stop()
 
 
+def test_client_leaving_mid_stream_cancels_the_upstream_stream() -> None:
+    """The upstream sends one event and then nothing; the client reads it and leaves: the
+    gateway must close its upstream connection (the upstream sees EOF)."""
+    first = b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":0}}}\n\n'
+    first += b'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n'
+    first += b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}\n\n'
+    holder: list[RawServer] = []
+    wait_for_peer = hold_until_peer_leaves(holder)
+
+    def act(conn: socket.socket, head: bytes) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n" + first)
+        wait_for_peer(conn, head)
+
+    with RawServer(act) as up:
+        holder.append(up)
+        gw = _gateway("openai_chat", "anthropic_messages", up.url)
+        try:
+            body = json.dumps({**OPENAI_BODY, "stream": True}).encode()
+            s = socket.create_connection(("127.0.0.1", gw.port), timeout=20)
+            s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nauthorization: Bearer sk-client-key\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body))
+            got = b""
+            while b"data: " not in got:  # the first translated event arrived
+                chunk = s.recv(65536)
+                assert chunk, "the gateway closed the stream"
+                got += chunk
+            assert got.startswith(b"HTTP/1.1 200")
+            s.close()  # the client leaves mid-stream
+            assert up.peer_closed.wait(15), "the gateway closed its upstream connection"
+        finally:
+            gw.stop()
+
+
 def test_serve_has_a_timeout_flag() -> None:
     from wiremap.cli import main
 
