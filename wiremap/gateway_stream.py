@@ -53,7 +53,10 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
     first: list[dict[str, Any]] = []
     pump: Any = None
     if provider.format.stream:
-        stream = provider.stream(plain["messages"], **args)
+        async def start() -> Any:  # the request's conversion too runs off the serving loop
+            return provider.stream(plain["messages"], **args)
+
+        stream = await gateway.upstream(start())
         pump = gateway.pump(stream.__aiter__())  # read on the upstream loop, handed over in batches
         try:
             first = await (gateway.until_disconnect(request, pump.batch()) if request is not None else pump.batch())

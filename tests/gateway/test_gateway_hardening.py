@@ -423,6 +423,11 @@ def test_serve_has_a_timeout_flag() -> None:
         main(["serve", "--inbound", "openai_chat", "--upstream", "anthropic_messages", "--timeout", "x"])
     assert main(["serve", "--inbound", "openai_chat", "--upstream", "anthropic_messages", "--timeout", "0"]) == 2
     assert main(["serve", "--inbound", "openai_chat", "--upstream", "anthropic_messages", "--max-in-flight", "0"]) == 2
+    from wiremap.cli import _size
+
+    assert (_size("32M"), _size("512k"), _size("1000")) == (32 * 1024 * 1024, 512 * 1024, 1000)
+    with pytest.raises(SystemExit):
+        main(["serve", "--inbound", "openai_chat", "--upstream", "anthropic_messages", "--max-body", "lots"])
 
 
 # ------------------------------------------------------------------ 8-13: failures in the client's own terms
