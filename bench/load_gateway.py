@@ -388,7 +388,11 @@ def section(report: dict[str, Any] | None = None) -> str:
         "client (keep-alive connections, one per concurrent client) and a `/healthz` prober (its own process, every 0.25 s) "
         f"all on one machine ({report['machine']}): the figures include the client's and the fake's share of the 2 cores. "
         "*direct*: the same load against the fake upstream itself. Latencies in ms. A shed request is a 429 with "
-        "`retry-after: 1` in the OpenAI envelope; *other* counts errors and timeouts (30 s).\n",
+        "`retry-after: 1` in the OpenAI envelope; *other* counts errors and timeouts (30 s). The clients send their "
+        "next request as soon as an answer arrives, a 429 included (they ignore `retry-after`, unlike the official SDKs): "
+        "the worst case for a server that sheds, whose event loop then spends most of its time refusing; the admitted "
+        "requests' latency grows with the flood. A level stops at its request count or its time limit (45-90 s). "
+        "The machine is shared with other jobs: the figures move by ±50% between runs.\n",
         "| mode | concurrency | sent | ok | shed | other | req/s | ok p50 | ok p99 | shed p50 | shed p99 | `/healthz` probes (failed) | `/healthz` worst | direct req/s | direct p50 | direct p99 |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
