@@ -228,7 +228,6 @@ def _is_transport(exc: BaseException) -> bool:
     """An error of the connection to the upstream (not an answer the upstream gave): its chain
     holds an httpx transport/decoding error or a timeout."""
     seen: set[int] = set()
-    current: BaseException | None = exc
     stack: list[BaseException | None] = [exc]
     while stack:
         current = stack.pop()

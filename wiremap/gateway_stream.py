@@ -43,8 +43,6 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
     (cancelled if the client leaves meanwhile), so that an error before it is answered with the
     inbound error envelope; `slot` (the gateway's in-flight slot) is released when the response
     ends, however it ends."""
-    from starlette.responses import StreamingResponse
-
     from .gateway import _loss_header
 
     cfg = gateway.config
