@@ -392,6 +392,9 @@ def main(argv: list[str] | None = None) -> int:
     import fuzz_convert  # the `wiremap convert` fuzz section (bench/fuzz_convert.py)
 
     fuzz += fuzz_convert.section()
+    import load_gateway  # the gateway load test's section (bench/load_gateway.py), from its last run
+
+    fuzz += load_gateway.section()
     notes_path = HERE / "NOTES.md"
     notes = notes_path.read_text(encoding="utf-8") if notes_path.exists() else ""
     text = "\n".join(head + lines) + "\n" + fuzz + ("\n" + notes if notes else "")

@@ -1705,7 +1705,7 @@ def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, 
         "provider_invalid_response": (502, "api_error", None),
         "provider_model_not_loaded": (529, "overloaded_error", None),
         "provider_rate_limit": (429, "rate_limit_error", None),
-        "provider_unavailable": (529, "overloaded_error", None),
+        "provider_unavailable": (500, "api_error", None),
         "provider_unsupported_content_block": (400, "invalid_request_error", None),
         "structured_output_invalid": (502, "api_error", None),
     }

@@ -13,6 +13,7 @@ __all__ = [
     "ProviderError",
     "AuthenticationError",
     "UnavailableError",
+    "ProviderTimeoutError",
     "InvalidModelError",
     "ModelNotLoadedError",
     "RateLimitError",
@@ -70,6 +71,11 @@ class AuthenticationError(ProviderError):
 class UnavailableError(ProviderError):
     category = "provider_unavailable"
     transient = True
+
+
+class ProviderTimeoutError(UnavailableError):
+    """A call that did not finish in time: a connect, read, write or pool timeout, or the
+    Provider's total deadline for the call (category `provider_unavailable`, transient)."""
 
 
 class InvalidModelError(ProviderError):

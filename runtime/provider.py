@@ -24,13 +24,19 @@ fixed headers, API-key variable and ready() probe from the mapping's `transport:
   `User-Agent: wiremap/<version>`, then the caller's `headers` (which win).
 - One `httpx.AsyncClient` per Provider (per event loop), created on first use and reused; no
   lock: concurrent `complete()` calls go to the wire concurrently (connection pool of up to 1000
-  connections unless `limits=` says otherwise).
+  connections unless `limits=` says otherwise). `http_client=` hands in a client to share
+  between Providers (the gateway's one pool per upstream); `aclose()` leaves it open.
+- Time: `timeout` bounds each connect, read, write and pool wait; `deadline` bounds the whole
+  call (sending, every byte of the answer, a whole stream), so a server that trickles bytes or
+  sends only keep-alive comments cannot hold a call forever. The default deadline is twice a
+  numeric `timeout`. Either ends the call with `ProviderTimeoutError` (an `UnavailableError`).
 - Errors (every one a `ProviderError` with its §7 category; the cause is kept as `__cause__`):
   a non-2xx status is `error_from_wire(status, body, headers)` raised from an
   `httpx.HTTPStatusError`; a transport failure (connect error, any timeout, reset, the server
   closing the connection or cutting the body short) is `UnavailableError` raised from the httpx
-  exception; a 2xx body that is not JSON or not a JSON object is `InvalidResponseError`; a body
-  of the wrong shape and structured output that fails are the converter's own errors.
+  exception; a 2xx body that is not JSON or not a JSON object is `InvalidResponseError`, and so
+  is a 3xx (redirects are not followed: the key must not travel to another host); a body of the
+  wrong shape and structured output that fails are the converter's own errors.
 - No retries, no tool loop (§5): errors propagate with `transient` and `retry_after` so the
   caller's retry policy can act.
 - `ready()` follows the table's `ready:` probe: GET the model list, find the bound model by its
@@ -45,8 +51,10 @@ fixed headers, API-key variable and ready() probe from the mapping's `transport:
   messages are never mutated (the prompt fallback works on a copy).
 - Credentials: the API key is used in the request only. It is not in `repr(provider)`, in log
   lines, in span attributes or in any exception message; error bodies and headers a server
-  echoes back are redacted, and the httpx exception kept as `__cause__` carries a copy of the
-  request without credentials.
+  echoes back are redacted, and every httpx exception in an error's chain (`__cause__`,
+  `__context__`, streamed or not) carries a copy of the request without credentials (no
+  headers, no query key, no userinfo). A key that cannot be sent in a header (non-ASCII, control
+  characters) is refused with `AuthenticationError` before anything is sent.
 - API key: `api_key=` or the environment variable the table names (`OPENAI_API_KEY`, ...).
   Neither set: `AuthenticationError` before anything is sent. `api_key=""` sends no credentials
   (keyless local servers).
@@ -68,6 +76,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import os
 import re
 import ssl
@@ -86,6 +95,7 @@ from .errors import (
     InvalidResponseError,
     ModelNotLoadedError,
     ProviderError,
+    ProviderTimeoutError,
     UnavailableError,
 )
 from .format import Format, get_format
@@ -103,6 +113,7 @@ DEFAULT_MAX_CONNECTIONS: Final = 1000
 _REDACTED: Final = "[REDACTED]"
 _MIN_SECRET_LEN: Final = 4  # shorter "keys" would redact ordinary text
 _BODY_SNIPPET: Final = 2000
+_SENDABLE_KEY: Final = re.compile(r"[\x21-\x7e]+")  # visible ASCII: what an HTTP header carries as is
 # Attributes of errors (ours, the converters' WireShapeError, json's JSONDecodeError) that may
 # quote what a server sent.
 _SCRUBBED_ATTRIBUTES: Final = (
@@ -297,7 +308,10 @@ class Provider:
 
     `format` is a registered key (`wiremap.formats()`) or a `Format` (`wiremap.load_format`).
     `timeout` is seconds (or an `httpx.Timeout`, or None for none) for connecting, each read,
-    each write and waiting for a pooled connection. `headers` are added to every request and
+    each write and waiting for a pooled connection. `deadline` is seconds for a whole call
+    (default: twice a numeric `timeout`, none otherwise; `math.inf` for none).
+    `http_client` is an `httpx.AsyncClient` to send with instead of the Provider's own (shared,
+    never closed by the Provider; `timeout`, `limits` and `verify` are then the client's). `headers` are added to every request and
     override the table's. `structured_output` sets this Provider's structured-output mode
     (one of `format.structured_output_modes`); a call's `structured_output=` overrides it.
     `limits` (an `httpx.Limits`) sizes the connection pool; `verify` is httpx's TLS setting
@@ -321,6 +335,8 @@ class Provider:
         "_probe_headers",
         "_ready",
         "_timeout",
+        "_deadline",
+        "_shared_client",
         "_limits",
         "_verify",
         "_tracer_provider",
@@ -344,6 +360,8 @@ class Provider:
         limits: httpx.Limits | None = None,
         verify: bool | str | ssl.SSLContext = True,
         tracer_provider: Any = None,
+        deadline: float | None = None,
+        http_client: httpx.AsyncClient | None = None,
     ) -> None:
         fmt = format if isinstance(format, Format) else get_format(format)
         if not isinstance(model, str) or not model:
@@ -376,6 +394,14 @@ class Provider:
         self._path_params = tuple(re.findall(r"\{([^{}]*)\}", self._path))
         self._ready: Mapping[str, Any] | None = transport.get("ready") or None
         self._timeout = timeout
+        if deadline is None and isinstance(timeout, (int, float)) and not isinstance(timeout, bool):
+            deadline = 2.0 * timeout  # the per-operation timeouts fire first on a silent server
+        if deadline is not None and (
+            not isinstance(deadline, (int, float)) or isinstance(deadline, bool) or not deadline > 0
+        ):
+            raise ValueError(f"deadline must be a positive number of seconds, got {deadline!r}")
+        self._deadline = None if deadline is None or math.isinf(deadline) else float(deadline)
+        self._shared_client = http_client
         self._limits = limits
         self._verify = verify
         self._tracer_provider = tracer_provider
@@ -389,13 +415,21 @@ class Provider:
         scheme = auth.get("scheme", "none")
         if scheme not in ("bearer", "header", "query", "none"):
             raise ValueError(f"format {fmt.key!r}: unknown auth scheme {scheme!r}")
-        self._api_key = key or ""
+        # a key that cannot be an HTTP header value (non-ASCII, control characters) is refused
+        # before anything is sent, as a missing one is: never a UnicodeEncodeError from httpx
+        unsendable = bool(key) and not _SENDABLE_KEY.fullmatch(key or "")
+        self._api_key = "" if unsendable else (key or "")
         if len(self._api_key) >= _MIN_SECRET_LEN:
             _watch_credentials(self)
         self._missing_key = (
             f"no API key for {fmt.key}: pass api_key= or set {key_env}"
             if key is None and scheme != "none"
-            else None
+            else (
+                f"the API key for {fmt.key} contains a character that cannot be sent in an HTTP "
+                "header (only visible ASCII characters are allowed)"
+                if unsendable
+                else None
+            )
         )
 
         merged: dict[str, tuple[str, str]] = {}  # lower-case name -> (name, value)
@@ -650,7 +684,7 @@ class Provider:
         except RuntimeError:  # pragma: no cover - aclose is awaited, so a loop runs
             loop = None
         client = self._clients.pop(loop) if loop is not None and loop in self._clients else None
-        if client is not None:
+        if client is not None and client is not self._shared_client:
             await client.aclose()
         runner = self._take_runner()
         if runner is not None:
@@ -779,39 +813,45 @@ class Provider:
         client = self._client()
         headers = self._headers if content is not None else self._probe_headers
         started = time.perf_counter()
+        shown = _without_userinfo(url)
+        deadline = self._deadline
         try:
-            resp = await client.request(
-                method, url, content=content, headers=headers, params=self._query(url, False)
-            )
+            async with asyncio.timeout(deadline):
+                resp = await client.request(
+                    method, url, content=content, headers=headers, params=self._query(url, False)
+                )
         except httpx.HTTPError as exc:
             elapsed = time.perf_counter() - started
             safe = self._safe_request(method, url)
             exc.request = safe  # the cause keeps no credentials (headers, query key)
             self._scrub(exc)
             reason = self._redact(str(exc)) or "no detail"
-            _log.debug("%s %s failed after %.3fs: %s", method, url, elapsed, type(exc).__name__)
+            _log.debug("%s %s failed after %.3fs: %s", method, shown, elapsed, type(exc).__name__)
             if isinstance(exc, httpx.LocalProtocolError):
                 raise InvalidRequestError(
-                    f"{method} {url}: the request cannot be sent: {reason}"
+                    f"{method} {shown}: the request cannot be sent: {reason}"
                 ) from exc
             if isinstance(exc, httpx.DecodingError):
                 raise InvalidResponseError(
-                    f"{method} {url}: the response cannot be decoded: {reason}"
+                    f"{method} {shown}: the response cannot be decoded: {reason}"
                 ) from exc
+            cls: type[UnavailableError] = UnavailableError
             if isinstance(exc, httpx.TimeoutException):
-                what = "timed out"
+                what, cls = "timed out", ProviderTimeoutError
             elif isinstance(exc, httpx.RemoteProtocolError):
                 what = "connection closed by the server"
             elif isinstance(exc, httpx.ConnectError):
                 what = "cannot connect"
             else:
                 what = "transport failure"
-            raise UnavailableError(
-                f"{method} {url}: {what} ({type(exc).__name__}: {reason})"
+            raise cls(f"{method} {shown}: {what} ({type(exc).__name__}: {reason})") from exc
+        except TimeoutError as exc:  # the call's total deadline (asyncio.timeout)
+            raise ProviderTimeoutError(
+                f"{method} {shown}: timed out (no complete answer within the call's {deadline:g} s deadline)"
             ) from exc
         body = resp.content
         status = resp.status_code
-        _log.debug("%s %s -> %d in %.3fs", method, url, status, time.perf_counter() - started)
+        _log.debug("%s %s -> %d in %.3fs", method, shown, status, time.perf_counter() - started)
         if 200 <= status < 300:
             return status, body
         raise self._http_error(method, url, resp, body)
@@ -828,11 +868,21 @@ class Provider:
             resp.status_code, headers=headers, content=text.encode("utf-8"), request=safe_request
         )
         cause = httpx.HTTPStatusError(
-            f"HTTP {resp.status_code} {resp.reason_phrase} from {method} {url}",
+            f"HTTP {resp.status_code} {resp.reason_phrase} from {method} {_without_userinfo(url)}",
             request=safe_request,
             response=safe_response,
         )
-        err: ProviderError = self.format.error_from_wire(resp.status_code, text, headers)
+        err: ProviderError
+        if 300 <= resp.status_code < 400:
+            # redirects are not followed (a key must not travel to another host): the upstream
+            # answered, but not with an answer -- an invalid response, not the caller's mistake
+            err = InvalidResponseError(
+                f"HTTP {resp.status_code} {resp.reason_phrase}: the provider answered with a "
+                "redirect, which is not followed (check base_url)",
+                status=resp.status_code,
+            )
+        else:
+            err = self.format.error_from_wire(resp.status_code, text, headers)
         err.__cause__ = cause
         return err
 
@@ -865,6 +915,8 @@ class Provider:
         )
 
     def _client(self) -> httpx.AsyncClient:
+        if self._shared_client is not None:
+            return self._shared_client
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None or client.is_closed:
@@ -884,7 +936,18 @@ class Provider:
         """The request as errors may show it: no headers, the query key redacted."""
         import httpx
 
-        return httpx.Request(method, url, params=self._query(url, True))
+        return httpx.Request(method, _without_userinfo(url), params=self._query(url, True))
+
+    def _safe_url(self, url: str) -> str:
+        """`url` without userinfo, its query-scheme key (and any copy of the key) redacted."""
+        split = urllib.parse.urlsplit(_without_userinfo(url))
+        query = urllib.parse.parse_qsl(split.query, keep_blank_values=True)
+        if self._params:
+            query = [(k, _REDACTED if k in self._params else v) for k, v in query]
+        text = urllib.parse.urlunsplit(
+            (split.scheme, split.netloc, split.path, urllib.parse.urlencode(query), "")
+        )
+        return str(self._redact(text))
 
     def _query(self, url: str, redacted: bool) -> tuple[tuple[str, str], ...] | None:
         """The URL's own query plus the query-scheme key (httpx `params=` replaces the query)."""
@@ -904,10 +967,10 @@ class Provider:
 
     def _scrub(self, err: BaseException) -> None:
         """Remove the API key from everything an error and the errors it wraps carry (a server
-        may echo the credentials back into a body, a header or a field the converter quotes)."""
+        may echo the credentials back into a body, a header or a field the converter quotes),
+        and replace every httpx request in the chain (its headers hold the key, its URL the
+        query key or userinfo) with a copy that has neither."""
         key = self._api_key
-        if len(key) < _MIN_SECRET_LEN:
-            return
         seen: set[int] = set()
         stack: list[BaseException | None] = [err]
         while stack:
@@ -915,6 +978,10 @@ class Provider:
             if current is None or id(current) in seen:
                 continue
             seen.add(id(current))
+            self._scrub_request(current)
+            stack += [current.__cause__, current.__context__]
+            if len(key) < _MIN_SECRET_LEN:
+                continue
             for attr in _SCRUBBED_ATTRIBUTES:
                 value = getattr(current, attr, None)
                 if value is not None:
@@ -923,7 +990,29 @@ class Provider:
                     except AttributeError:  # a read-only property
                         pass
             current.args = tuple(self._redact(arg) for arg in current.args)
-            stack += [current.__cause__, current.__context__]
+
+    def _scrub_request(self, exc: BaseException) -> None:
+        """An httpx exception's request (and its response's) without credentials."""
+        if not hasattr(exc, "_request"):  # not an httpx exception
+            return
+        import httpx
+
+        holders: list[Any] = [exc]
+        response = getattr(exc, "response", None) if hasattr(exc, "_request") else None
+        if response is not None:
+            holders.append(response)
+        for holder in holders:
+            request = getattr(holder, "_request", None)
+            if not isinstance(request, httpx.Request):
+                continue
+            try:
+                safe = httpx.Request(str(request.method), self._safe_url(str(request.url)))
+            except Exception:  # pragma: no cover - an unparsable URL: drop the request instead
+                safe = None
+            try:
+                holder._request = safe
+            except AttributeError:  # pragma: no cover - a read-only attribute
+                pass
 
     @staticmethod
     def _no_running_loop(name: str) -> None:

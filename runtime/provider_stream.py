@@ -12,10 +12,15 @@ before anything is sent (OpenArmature §5 "Provider streaming support"). A non-2
 event JSON, a body that ends before the stream's end, or a transport failure ends the iteration
 with a typed `ProviderError` whose `partial` attribute holds what was assembled so far (a
 canonical response dict, finish_reason `error`); the events already yielded stay yielded.
+A 2xx answer that is not a stream at all (an HTML page or a JSON document, by its content type,
+or a body that ends cleanly without a single event: empty, a cut JSON document) is
+`InvalidResponseError` before the first event. The Provider's `deadline` bounds the whole
+stream (`ProviderTimeoutError`), whatever keep-alive comments arrive.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import re
@@ -25,7 +30,13 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from .canonical import Response
-from .errors import InvalidRequestError, InvalidResponseError, ProviderError, UnavailableError
+from .errors import (
+    InvalidRequestError,
+    InvalidResponseError,
+    ProviderError,
+    ProviderTimeoutError,
+    UnavailableError,
+)
 from .stream import StreamAssembler, StreamParser, stream_error, stream_request_to_wire
 
 if TYPE_CHECKING:
@@ -33,6 +44,11 @@ if TYPE_CHECKING:
     from .tracing import ChatSpan
 
 __all__ = ["ResponseStream"]
+
+_SNIPPET = 200
+# content types that are certainly not server-sent events (a missing or odd type is left to the
+# parser: some servers label their streams text/plain)
+_NOT_SSE = re.compile(r"html|json|xml", re.IGNORECASE)
 
 
 class ResponseStream:
@@ -118,6 +134,18 @@ class ResponseStream:
                 span.response(self.response)
             span.finish(None)
 
+    def _not_a_stream(self, status: int, what: str, body: bytes) -> InvalidResponseError:
+        p = self.provider
+        snippet = p._redact(body[:_SNIPPET].decode("utf-8", "replace"))
+        err = InvalidResponseError(
+            f"HTTP {status} answer to a streamed request is {what}, not server-sent events "
+            f"({len(body)} bytes{': ' + repr(snippet) if snippet else ''})",
+            status=status,
+            body=snippet,
+        )
+        p._scrub(err)
+        return err
+
     async def _events(self) -> AsyncGenerator[dict[str, Any], None]:
         import httpx
 
@@ -157,6 +185,12 @@ class ResponseStream:
             content = json.dumps(wire, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
         client = p._client()
         started = time.perf_counter()
+        from .provider import _without_userinfo
+
+        shown = _without_userinfo(url)
+        deadline = p._deadline
+        until = None if deadline is None else asyncio.get_running_loop().time() + deadline
+        head = b""  # the body's first bytes, quoted when it turns out not to be a stream
 
         def fail(ev: dict[str, Any]) -> ProviderError:
             err = stream_error(ev, assembler.partial())
@@ -166,14 +200,30 @@ class ResponseStream:
         try:
             request = client.stream(method, url, content=content, headers=headers, params=p._query(url, False))
             with self._activate():  # current while the request is sent: an instrumented client nests under it
-                resp = await request.__aenter__()
+                async with asyncio.timeout_at(until):
+                    resp = await request.__aenter__()
             try:
-                if not 200 <= resp.status_code < 300:
-                    body = await resp.aread()
+                status = resp.status_code
+                if not 200 <= status < 300:
+                    async with asyncio.timeout_at(until):
+                        body = await resp.aread()
                     err = p._http_error(method, url, resp, body)
                     p._scrub(err)
                     raise err
-                async for chunk in resp.aiter_bytes():
+                ctype = resp.headers.get("content-type", "")
+                if _NOT_SSE.search(ctype):  # an HTML page, a JSON body: not a stream at all
+                    async with asyncio.timeout_at(until):
+                        body = await resp.aread()
+                    raise self._not_a_stream(status, f"a {ctype.split(';')[0].strip()} body", body)
+                chunks = resp.aiter_bytes()
+                while True:
+                    try:
+                        async with asyncio.timeout_at(until):
+                            chunk = await chunks.__anext__()
+                    except StopAsyncIteration:
+                        break
+                    if len(head) < _SNIPPET:
+                        head += chunk[: _SNIPPET - len(head)]
                     for ev in parser.feed(chunk):
                         assembler.add(ev)
                         if ev["type"] == "error":
@@ -187,17 +237,38 @@ class ResponseStream:
         except httpx.HTTPError as exc:
             p._scrub(exc)
             reason = p._redact(str(exc)) or "no detail"
-            what = "timed out" if isinstance(exc, httpx.TimeoutException) else (
-                "connection closed by the server" if isinstance(exc, httpx.RemoteProtocolError) else "transport failure"
-            )
-            cls = InvalidResponseError if isinstance(exc, httpx.DecodingError) else UnavailableError
+            if isinstance(exc, httpx.TimeoutException):
+                what = "timed out"
+            elif isinstance(exc, httpx.RemoteProtocolError):
+                what = "connection closed by the server"
+            elif isinstance(exc, httpx.ConnectError):
+                what = "cannot connect"
+            else:
+                what = "transport failure"
+            cls: type[ProviderError] = UnavailableError
+            if isinstance(exc, httpx.DecodingError):
+                cls = InvalidResponseError
+            elif isinstance(exc, httpx.TimeoutException):
+                cls = ProviderTimeoutError
             err = cls(
-                f"{method} {url}: {what} after {time.perf_counter() - started:.3f}s, "
+                f"{method} {shown}: {what} after {time.perf_counter() - started:.3f}s, "
                 f"{self.events} events in ({type(exc).__name__}: {reason})"
             )
             err.partial = assembler.partial()
             raise err from exc
-        for ev in parser.close():
+        except TimeoutError as exc:  # the call's total deadline (asyncio.timeout_at)
+            err = ProviderTimeoutError(
+                f"{method} {shown}: timed out (the stream did not end within the call's {deadline:g} s deadline, "
+                f"{self.events} events in)"
+            )
+            err.partial = assembler.partial()
+            raise err from exc
+        tail = parser.close()
+        if self.events == 0 and tail and tail[-1]["type"] == "error" and "raw" not in tail[-1] and tail[-1].get("category") == "provider_unavailable":
+            # the body ended cleanly without a single event: an empty body, a page, a cut JSON
+            # document -- not a dropped stream (that is a transport error above), a wrong answer
+            raise self._not_a_stream(resp.status_code, "a body without server-sent events", head)
+        for ev in tail:
             assembler.add(ev)
             if ev["type"] == "error":
                 raise fail(ev)

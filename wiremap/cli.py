@@ -70,6 +70,11 @@ def _main(argv: list[str] | None = None) -> int:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8080)
     p.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default: 1)")
+    p.add_argument("--timeout", type=float, default=600.0, help="seconds an upstream call may take in total (default: 600)")
+    p.add_argument("--max-in-flight", type=int, default=128, help="concurrent upstream requests per worker; past it clients get 429 with retry-after (default: 128)")
+    p.add_argument("--max-body", type=_size, default=32 * 1024 * 1024, metavar="BYTES", help="largest request body, e.g. 32M (default: 32M); larger ones get 413")
+    p.add_argument("--access-log", action=argparse.BooleanOptionalAction, default=True, help="uvicorn's access log, query strings redacted (default: on)")
+    p.add_argument("--graceful-timeout", type=float, default=30.0, help="on SIGTERM, seconds to let requests in flight finish before they are cut (default: 30)")
     p = sub.add_parser("formats", help="list the registered formats")
     p.add_argument("--mappings", default=None, help="list the formats a mappings folder declares instead")
     args = parser.parse_args(argv)
@@ -250,6 +255,21 @@ def _convert(args: argparse.Namespace) -> int:
     return 0
 
 
+def _size(text: str) -> int:
+    """`32M`, `512k`, `1G` or plain bytes."""
+    units = {"k": 1024, "m": 1024**2, "g": 1024**3}
+    t = text.strip().lower().removesuffix("b")
+    factor = units.get(t[-1:], 1)
+    number = t[:-1] if t[-1:] in units else t
+    try:
+        value = int(float(number) * factor)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size (bytes, or with k/M/G)") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: the size must be positive")
+    return value
+
+
 def _serve(args: argparse.Namespace) -> int:
     import json
 
@@ -267,9 +287,14 @@ def _serve(args: argparse.Namespace) -> int:
             return 2
         a, b = item.split("=", 1)
         model_map[a] = b
+    for name, value in (("--timeout", args.timeout), ("--max-in-flight", args.max_in_flight), ("--graceful-timeout", args.graceful_timeout)):
+        if not value > 0:
+            print(f"error: {name} must be positive", file=sys.stderr)
+            return 2
     config = {
         "inbound": args.inbound, "upstream": args.upstream, "upstream_url": args.upstream_url,
-        "model_map": model_map, "strict": args.strict,
+        "model_map": model_map, "strict": args.strict, "timeout": args.timeout,
+        "max_in_flight": args.max_in_flight, "max_body": args.max_body,
     }
     if args.upstream_api_key_env:
         config["upstream_api_key_env"] = args.upstream_api_key_env
@@ -281,7 +306,13 @@ def _serve(args: argparse.Namespace) -> int:
     except (wiremap.UnknownFormatError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    uvicorn.run("wiremap.gateway:app_from_env", factory=True, host=args.host, port=args.port, workers=args.workers, log_level="info")
+    # SIGTERM: uvicorn stops accepting, lets requests in flight finish for --graceful-timeout
+    # seconds, cancels what is left, and exits
+    uvicorn.run(
+        "wiremap.gateway:app_from_env", factory=True, host=args.host, port=args.port, workers=args.workers,
+        log_level="info", access_log=args.access_log,
+        timeout_graceful_shutdown=max(1, int(-(-args.graceful_timeout // 1))),
+    )
     return 0
 
 

@@ -26,17 +26,47 @@ stream, atomically and re-emitted as one stream) and every upstream chunk is tra
 written as it arrives. Request-side losses are in the `x-wiremap-losses` header; response-side
 ones, known only at the end, are written as a last SSE comment `: wiremap-losses [...]` before
 the stream's end marker (SSE clients ignore comments).
+
+Hardening (issue 15):
+- Credentials: in forwarding mode a request without a key is answered 401 in the inbound
+  envelope; the gateway never lets `Provider` fall back to an environment key it was not told
+  to use. A key that cannot travel in an HTTP header (non-ASCII) is 401 too. Gemini clients may
+  send their key as `?key=`; query strings never reach uvicorn's access log.
+- Load: at most `max_in_flight` requests per upstream at once (one shared httpx client over
+  pools of at most 8 connections); past it the gateway sheds at once with the inbound format's
+  429 and `retry-after`, answered in front of Starlette (`_FastPath`, with `GET /healthz`).
+  Upstream calls run on an event loop of their own (a thread), so that a flood of requests to
+  shed does not starve the requests admitted.
+- Bodies: larger than `max_body` bytes -> 413 before parsing; a body that does not arrive within
+  `body_timeout` seconds (a Content-Length larger than the body) -> 408; bodies above
+  `offload_bytes` are parsed and translated on a worker thread, so other clients stay served.
+- Time: `timeout` is each upstream call's total deadline (and its connect/read timeout); a
+  client that disconnects cancels its upstream call.
+- Failures: a transport failure (connect, timeout, reset) reaches the client as a generic
+  upstream error (category, status, request id); the detail, userinfo redacted, goes to the
+  `wiremap.gateway` log. Every answer carries `x-request-id`. Unknown paths and wrong methods
+  are 404/405 in the inbound envelope.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import os
+import re
+import secrets
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from typing import Any
 
-from wiremap.runtime.errors import InvalidRequestError, InvalidResponseError, ProviderError
+from wiremap.runtime.errors import (
+    AuthenticationError,
+    InvalidRequestError,
+    InvalidResponseError,
+    ProviderError,
+    RateLimitError,
+)
 from wiremap.runtime.format import Format, get_format
 from wiremap.runtime.provider import Provider
 from wiremap.runtime.canonical import Request
@@ -49,10 +79,52 @@ __all__ = ["create_app", "app_from_env", "GatewayConfig"]
 _MAX_LOSS_HEADER = 6000
 _PROVIDER_CACHE = 64
 CONFIG_ENV = "WIREMAP_GATEWAY_CONFIG"
+DEFAULT_MAX_BODY = 32 * 1024 * 1024
+DEFAULT_MAX_IN_FLIGHT = 128
+DEFAULT_BODY_TIMEOUT = 30.0
+DEFAULT_OFFLOAD_BYTES = 256 * 1024
+_SENDABLE_KEY = re.compile(r"[\x21-\x7e]+")
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]*@")
+
+_log = logging.getLogger("wiremap.gateway")
+
+
+def _redact_userinfo(text: str) -> str:
+    """`scheme://user:password@host` -> `scheme://[REDACTED]@host`, anywhere in `text`."""
+    return _USERINFO.sub(r"\1[REDACTED]@", text)
+
+
+class _AccessLogQuery(logging.Filter):
+    """uvicorn's access log line without the query string (a Gemini `?key=` is a credential)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str) and "?" in args[2]:
+            record.args = (*args[:2], args[2].split("?", 1)[0] + "?[REDACTED]", *args[3:])
+        return True
+
+
+def _quiet_access_log_queries() -> None:
+    logger = logging.getLogger("uvicorn.access")
+    if not any(isinstance(f, _AccessLogQuery) for f in logger.filters):
+        logger.addFilter(_AccessLogQuery())
+
+
+def _positive(name: str, value: Any, kind: type = float) -> Any:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ValueError(f"{name} must be a positive number, got {value!r}")
+    return kind(value)
 
 
 class GatewayConfig:
-    """What a gateway translates between, and how it reaches the upstream."""
+    """What a gateway translates between, and how it reaches the upstream.
+
+    `timeout` (seconds, None for none) is each upstream call's total deadline and its connect /
+    read / pool timeout. `max_in_flight` bounds concurrent upstream requests (and sizes the
+    connection pool); past it the gateway answers 429 with `retry-after`. `max_body` bounds the
+    request body (413); `body_timeout` is how long a body may take to arrive (408);
+    `offload_bytes` is the body size above which parsing and translation run on a worker thread.
+    """
 
     def __init__(
         self,
@@ -65,6 +137,10 @@ class GatewayConfig:
         model_map: Mapping[str, str] | None = None,
         strict: bool = False,
         timeout: float | None = 600.0,
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+        max_body: int = DEFAULT_MAX_BODY,
+        body_timeout: float = DEFAULT_BODY_TIMEOUT,
+        offload_bytes: int = DEFAULT_OFFLOAD_BYTES,
     ) -> None:
         self.inbound: Format = get_format(inbound)
         self.upstream: Format = get_format(upstream)
@@ -72,11 +148,26 @@ class GatewayConfig:
             if fmt.kind != "chat":
                 raise ValueError(f"format {fmt.key!r} is kind {fmt.kind}; the gateway serves chat formats only")
         self.upstream_url = upstream_url
+        self.forward_client_key = forward_client_key and upstream_api_key is None
+        up_auth = (self.upstream.transport or {}).get("auth") or {}
+        self.upstream_needs_key = up_auth.get("scheme", "none") != "none"
+        if upstream_api_key is None and not forward_client_key:
+            # the operator asked for the gateway's own key without naming it: the variable the
+            # upstream's table names, read once here (never per request, never as a fallback)
+            env = (self.upstream.transport or {}).get("api_key_env")
+            upstream_api_key = os.environ.get(env) if isinstance(env, str) and env else None
+            if not upstream_api_key and self.upstream_needs_key:
+                raise ValueError(f"no upstream API key: set {env or 'the key'} or pass upstream_api_key")
         self.upstream_api_key = upstream_api_key
-        self.forward_client_key = forward_client_key
         self.model_map = dict(model_map or {})
         self.strict = strict
-        self.timeout = timeout
+        self.timeout = None if timeout is None else _positive("timeout", timeout)
+        self.max_in_flight = _positive("max_in_flight", max_in_flight, int)
+        self.max_body = _positive("max_body", max_body, int)
+        self.body_timeout = _positive("body_timeout", body_timeout)
+        if isinstance(offload_bytes, bool) or not isinstance(offload_bytes, int) or offload_bytes < 0:
+            raise ValueError(f"offload_bytes must be a non-negative integer, got {offload_bytes!r}")
+        self.offload_bytes = offload_bytes
         endpoint = (self.inbound.transport or {}).get("endpoint") or self.inbound.endpoint
         if not endpoint or not endpoint.get("path"):
             raise ValueError(f"inbound format {inbound!r} declares no endpoint (mapping `transport:`)")
@@ -87,14 +178,24 @@ class GatewayConfig:
             {
                 "inbound": self.inbound.key, "upstream": self.upstream.key, "upstream_url": self.upstream_url,
                 "forward_client_key": self.forward_client_key, "model_map": self.model_map,
-                "strict": self.strict, "timeout": self.timeout,
+                "strict": self.strict, "timeout": self.timeout, "max_in_flight": self.max_in_flight,
+                "max_body": self.max_body, "body_timeout": self.body_timeout, "offload_bytes": self.offload_bytes,
             }
         )
 
 
+def _key_place(fmt: Format) -> str:
+    auth = (fmt.transport or {}).get("auth") or {}
+    if auth.get("scheme") == "header":
+        return f"the {auth.get('name') or 'x-api-key'} header"
+    return "the Authorization header (Bearer)"
+
+
 def _client_key(fmt: Format, headers: Mapping[str, str], query: Mapping[str, str]) -> str | None:
     """The key the client sent: where the inbound table says, else as a bearer token (the
-    anthropic 2.x SDK sends `Authorization: Bearer` although the API documents `x-api-key`)."""
+    anthropic 2.x SDK sends `Authorization: Bearer` although the API documents `x-api-key`),
+    else, for Google's formats, the `?key=` query parameter the Gemini REST API documents.
+    A key that cannot be sent on in an HTTP header is `AuthenticationError`."""
     auth = (fmt.transport or {}).get("auth") or {}
     scheme = auth.get("scheme")
     key = None
@@ -105,6 +206,10 @@ def _client_key(fmt: Format, headers: Mapping[str, str], query: Mapping[str, str
     if not key:
         value = headers.get("authorization", "")
         key = value[7:].strip() if value[:7].lower() == "bearer " else None
+    if not key and fmt.provider == "google":
+        key = query.get("key")
+    if key and not _SENDABLE_KEY.fullmatch(key):
+        raise AuthenticationError(f"the API key in {_key_place(fmt)} holds characters an API key cannot have (only visible ASCII)")
     return key or None
 
 
@@ -119,105 +224,466 @@ def _loss_header(losses: list[Loss], responses: int = 0) -> str:
     return text
 
 
+def _is_transport(exc: BaseException) -> bool:
+    """An error of the connection to the upstream (not an answer the upstream gave): its chain
+    holds an httpx transport/decoding error or a timeout."""
+    seen: set[int] = set()
+    stack: list[BaseException | None] = [exc]
+    while stack:
+        current = stack.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, TimeoutError):
+            return True
+        module = type(current).__module__ or ""
+        if module.startswith(("httpx", "httpcore")) and type(current).__name__ != "HTTPStatusError":
+            return True
+        stack += [current.__cause__, current.__context__]
+    return False
+
+
+class _ClientGone(Exception):
+    """The client disconnected; its upstream call was cancelled."""
+
+
+class _Slot:
+    """One of the gateway's in-flight upstream slots; released once, whoever releases it."""
+
+    __slots__ = ("_gateway", "_held")
+
+    def __init__(self, gateway: "_Gateway") -> None:
+        self._gateway = gateway
+        self._held = True
+
+    def release(self) -> None:
+        if self._held:
+            self._held = False
+            self._gateway.in_flight -= 1
+
+
+async def _disconnected(receive: Any) -> None:
+    while True:
+        message = await receive()
+        if message.get("type") == "http.disconnect":
+            return
+
+
 class _Gateway:
     def __init__(self, config: GatewayConfig) -> None:
         self.config = config
-        self._providers: OrderedDict[tuple[str, str | None], Provider] = OrderedDict()
+        self._providers: OrderedDict[tuple[str, str], Provider] = OrderedDict()
+        self._client: Any = None
+        self._loop_thread: Any = None
+        self.in_flight = 0
 
-    def provider(self, model: str, key: str | None) -> Provider:
+    def upstream(self, coro: Any) -> Any:
+        """Run `coro` (an upstream call) on the gateway's upstream event loop, a thread of its
+        own: the awaitable of its result here. The upstream I/O takes a dozen or more event
+        loop turns per request; on the serving loop, under a flood of requests to shed, each
+        turn waited for the whole flood. Cancelling the awaitable cancels the call there."""
+        if self._loop_thread is None:
+            from wiremap.runtime.provider import _LoopThread
+
+            self._loop_thread = _LoopThread()
+        return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self._loop_thread.loop))
+
+    def pump(self, events: Any) -> "_Pump":
+        """`events` (an async generator) driven on the upstream loop, its events handed to this
+        loop in batches (`_Pump.batch`)."""
+        if self._loop_thread is None:
+            from wiremap.runtime.provider import _LoopThread
+
+            self._loop_thread = _LoopThread()
+        return _Pump(events, self._loop_thread.loop)
+
+    def http_client(self) -> Any:
+        """One httpx client for every Provider of this upstream: `max_in_flight` connections in
+        small pools (`_ShardedTransport`), so no pool is ever asked for more requests than it has
+        connections and its bookkeeping stays small."""
+        if self._client is None or self._client.is_closed:
+            import httpx
+
+            self._client = httpx.AsyncClient(
+                timeout=httpx.Timeout(self.config.timeout),
+                transport=_sharded_transport(self.config.max_in_flight),
+                follow_redirects=False,
+            )
+        return self._client
+
+    def provider(self, model: str, key: str) -> Provider:
         cache_key = (model, key)
         p = self._providers.get(cache_key)
         if p is None:
-            p = Provider(self.config.upstream, model=model, api_key=key, base_url=self.config.upstream_url, timeout=self.config.timeout)
+            # `key` is always explicit here ("" = none): Provider never reads the environment
+            p = Provider(
+                self.config.upstream, model=model, api_key=key, base_url=self.config.upstream_url,
+                timeout=self.config.timeout, deadline=self.config.timeout or float("inf"),
+                http_client=self.http_client(),
+            )
             self._providers[cache_key] = p
             while len(self._providers) > _PROVIDER_CACHE:
-                _key, old = self._providers.popitem(last=False)
-                import asyncio
-
-                asyncio.ensure_future(old.aclose())
+                self._providers.popitem(last=False)  # the shared client stays open
         else:
             self._providers.move_to_end(cache_key)
         return p
 
-    def error(self, exc: BaseException) -> Any:
+    def acquire(self) -> _Slot:
+        if self.in_flight >= self.config.max_in_flight:
+            raise RateLimitError(
+                f"the gateway is serving its limit of {self.config.max_in_flight} concurrent upstream requests; retry shortly",
+                retry_after=1.0,
+            )
+        self.in_flight += 1
+        return _Slot(self)
+
+    def public(self, exc: BaseException, rid: str) -> BaseException:
+        """What a client may see of an error: a transport failure becomes a generic upstream
+        error (category, request id), its detail logged here with userinfo redacted; any other
+        message loses the upstream URL's userinfo."""
+        if isinstance(exc, ProviderError) and _is_transport(exc):
+            _log.warning("request %s: upstream %s: %s", rid, exc.category, _redact_userinfo(str(exc)))
+            status = f", HTTP {exc.status}" if exc.status else ""
+            generic = type(exc)(
+                f"the upstream could not be reached or did not answer in time ({exc.category}{status}); request id {rid}",
+                retry_after=exc.retry_after,
+            )
+            return generic
+        if isinstance(exc, ProviderError):
+            text = str(exc)
+            clean = _redact_userinfo(text)
+            if clean != text:
+                exc.args = (clean,)
+                exc.message = _redact_userinfo(exc.message)
+        return exc
+
+    def error(self, exc: BaseException, rid: str | None = None, status: int | None = None, headers: Mapping[str, str] | None = None) -> Any:
         from starlette.responses import JSONResponse
 
+        if rid is not None:
+            exc = self.public(exc, rid)
         if self.config.inbound.error_to_wire is None:  # pragma: no cover - a pre-error_to_wire module
-            return JSONResponse({"error": {"message": str(exc)}}, status_code=500)
-        status, body, headers = self.config.inbound.error_to_wire(exc)
-        headers = {k: v for k, v in headers.items() if k.lower() != "content-type"}
+            return JSONResponse({"error": {"message": str(exc)}}, status_code=status or 500)
+        wire_status, body, wire_headers = self.config.inbound.error_to_wire(exc)
+        out = {k: v for k, v in wire_headers.items() if k.lower() != "content-type"}
         if isinstance(exc, TranslationLossError):
-            headers["x-wiremap-losses"] = _loss_header(exc.losses)
-        return JSONResponse(body, status_code=status, headers=headers)
+            out["x-wiremap-losses"] = _loss_header(exc.losses)
+        if rid is not None:
+            out["x-request-id"] = rid
+        out.update(headers or {})
+        return JSONResponse(body, status_code=status or wire_status, headers=out)
 
-    async def handle(self, request: Any) -> Any:
-        from starlette.responses import JSONResponse
+    async def read_body(self, request: Any) -> bytes:
+        cfg = self.config
+        length = request.headers.get("content-length")
+        if length is not None:
+            if not length.isdigit():
+                raise InvalidRequestError(f"Content-Length {length!r} is not a byte count")
+            if int(length) > cfg.max_body:
+                raise _TooLarge(int(length), cfg.max_body)
+        parts: list[bytes] = []
+        size = 0
+        try:
+            async with asyncio.timeout(cfg.body_timeout):
+                async for chunk in request.stream():
+                    size += len(chunk)
+                    if size > cfg.max_body:
+                        raise _TooLarge(size, cfg.max_body)
+                    parts.append(chunk)
+        except TimeoutError:
+            raise _BodyTimeout(cfg.body_timeout, size) from None
+        return b"".join(parts)
 
+    def prepare(self, raw: bytes, path_params: Mapping[str, str]) -> tuple[dict[str, Any], str, list[Loss], bool]:
+        """The body read and translated: (canonical request dict, upstream model, losses,
+        streaming). Pure CPU work: large bodies run it on a worker thread."""
         cfg = self.config
         try:
-            raw = await request.body()
-            try:
-                body = json.loads(raw)
-            except ValueError as exc:
-                raise InvalidRequestError(f"the request body is not JSON: {exc}") from None
-            if not isinstance(body, dict):
-                raise InvalidRequestError("the request body must be a JSON object")
-            if "model" in request.path_params and "model" not in body:
-                body = {**body, "model": request.path_params["model"]}
-            streaming = body.get("stream") is True
-            if streaming:  # served by wiremap.gateway_stream (the inbound stream table's fields are the mode, not extras)
-                body = strip_stream_fields(cfg.inbound, body)
-            canonical = cfg.inbound.request_from_wire(body)
-            plain = canonical.to_dict()
-            plain.pop("stream", None)
-            model = cfg.model_map.get(plain["model"], plain["model"])
-            plain["model"] = model
-            extras = (plain.get("config") or {}).get("extras")
-            losses: list[Loss] = []
-            if extras and cfg.inbound.provider != cfg.upstream.provider:
-                losses += [Loss(f"config.extras.{k}", "dropped", f"{cfg.inbound.key} field {k!r} is not forwarded to {cfg.upstream.key}") for k in sorted(extras)]
-                del plain["config"]["extras"]
-                if not plain["config"]:
-                    del plain["config"]
-            unique, renamed = unique_tool_call_ids(Request.from_dict(plain))
-            if renamed:
-                plain = unique.to_dict()
-                losses += renamed
-            _wire, more = request_losses(plain, cfg.upstream)
-            losses += more
-            if cfg.strict and losses:
-                raise TranslationLossError(losses, cfg.inbound.key, cfg.upstream.key)
-            key = cfg.upstream_api_key
-            if key is None and cfg.forward_client_key:
-                key = _client_key(cfg.inbound, request.headers, request.query_params)
+            body = json.loads(raw)
+        except ValueError as exc:
+            raise InvalidRequestError(f"the request body is not JSON: {exc}") from None
+        if not isinstance(body, dict):
+            raise InvalidRequestError("the request body must be a JSON object")
+        if "model" in path_params and "model" not in body:
+            body = {**body, "model": path_params["model"]}
+        flag = body.get("stream")
+        if flag is not None and not isinstance(flag, bool):
+            raise InvalidRequestError(f"`stream` must be a boolean (true or false), got {json.dumps(flag)[:40]}", path="stream")
+        streaming = flag is True
+        if streaming:  # served by wiremap.gateway_stream (the inbound stream table's fields are the mode, not extras)
+            body = strip_stream_fields(cfg.inbound, body)
+        canonical = cfg.inbound.request_from_wire(body)
+        plain = canonical.to_dict()
+        plain.pop("stream", None)
+        model = cfg.model_map.get(plain["model"], plain["model"])
+        plain["model"] = model
+        extras = (plain.get("config") or {}).get("extras")
+        losses: list[Loss] = []
+        if extras and cfg.inbound.provider != cfg.upstream.provider:
+            losses += [Loss(f"config.extras.{k}", "dropped", f"{cfg.inbound.key} field {k!r} is not forwarded to {cfg.upstream.key}") for k in sorted(extras)]
+            del plain["config"]["extras"]
+            if not plain["config"]:
+                del plain["config"]
+        unique, renamed = unique_tool_call_ids(Request.from_dict(plain))
+        if renamed:
+            plain = unique.to_dict()
+            losses += renamed
+        _wire, more = request_losses(plain, cfg.upstream)
+        losses += more
+        if cfg.strict and losses:
+            raise TranslationLossError(losses, cfg.inbound.key, cfg.upstream.key)
+        return plain, model, losses, streaming
+
+    def key_for(self, request: Any) -> str:
+        """The upstream key for this request, always explicit ("" = none)."""
+        cfg = self.config
+        if not cfg.forward_client_key:
+            return cfg.upstream_api_key or ""
+        key = _client_key(cfg.inbound, request.headers, request.query_params)
+        if key is None:
+            if cfg.upstream_needs_key:
+                raise AuthenticationError(f"no API key: send yours in {_key_place(cfg.inbound)}")
+            return ""
+        return key
+
+    async def until_disconnect(self, request: Any, call: Awaitable[Any]) -> Any:
+        """`call`'s result, unless the client disconnects first: then the call is cancelled.
+
+        The call runs in this task (no extra task, no extra scheduling hop on the way back);
+        a watcher task cancels this one when `http.disconnect` arrives."""
+        me = asyncio.current_task()
+        assert me is not None
+        gone = False
+
+        async def watch() -> None:
+            nonlocal gone
+            await _disconnected(request.receive)
+            gone = True
+            me.cancel()
+
+        watcher = asyncio.ensure_future(watch())
+        try:
+            return await call
+        except asyncio.CancelledError:
+            if gone:
+                me.uncancel()
+                raise _ClientGone from None
+            raise
+        finally:
+            if not watcher.done():
+                watcher.cancel()
+
+    async def handle(self, request: Any) -> Any:
+        from starlette.responses import JSONResponse, Response
+
+        cfg = self.config
+        rid = "req_" + secrets.token_hex(8)
+        slot: _Slot | None = None
+        try:
+            key = self.key_for(request)
+            raw = await self.read_body(request)
+            slot = self.acquire()
+            params = dict(request.path_params)
+            if len(raw) > cfg.offload_bytes:
+                import anyio.to_thread
+
+                plain, model, losses, streaming = await anyio.to_thread.run_sync(self.prepare, raw, params)
+            else:
+                plain, model, losses, streaming = self.prepare(raw, params)
             provider = self.provider(model, key)
             if streaming:
-                return await stream_response(self, provider, plain, losses)
-            response = await provider.complete(
+                response = await stream_response(self, provider, plain, losses, request, rid, slot)
+                slot = None  # the response releases it when the stream ends
+                return response
+            result = await self.until_disconnect(request, self.upstream(provider.complete(
                 plain["messages"],
                 tools=plain.get("tools"),
                 config=plain.get("config"),
                 response_schema=plain.get("response_schema"),
                 tool_choice=plain.get("tool_choice"),
-            )
-            out, back = response_losses(response, cfg.inbound)
+            )))
+            out, back = response_losses(result, cfg.inbound)
             losses += back
             responses = len(back)
+        except _ClientGone:
+            return Response(status_code=499)
+        except _TooLarge as exc:
+            return self.error(InvalidRequestError(str(exc)), rid, status=413)
+        except _BodyTimeout as exc:
+            return self.error(InvalidRequestError(str(exc)), rid, status=408)
         except ProviderError as exc:
-            return self.error(exc)
+            return self.error(exc, rid)
         except RecursionError:
-            return self.error(InvalidRequestError("the request is nested too deeply"))
+            return self.error(InvalidRequestError("the request is nested too deeply"), rid)
         except Exception as exc:  # a gateway bug must still answer in the client's format
-            return self.error(InvalidResponseError(f"gateway error: {type(exc).__name__}"))
-        headers = {"x-wiremap-upstream": cfg.upstream.key}
+            _log.exception("request %s: gateway error", rid)
+            return self.error(InvalidResponseError(f"gateway error: {type(exc).__name__}; request id {rid}"), rid)
+        finally:
+            if slot is not None:
+                slot.release()
+        headers = {"x-wiremap-upstream": cfg.upstream.key, "x-request-id": rid}
         if losses:
             headers["x-wiremap-losses"] = _loss_header(losses, responses)
         return JSONResponse(out, headers=headers)
 
     async def close(self) -> None:
-        for p in list(self._providers.values()):
-            await p.aclose()
-        self._providers.clear()
+        self._providers.clear()  # they share the client; nothing of their own to close
+        thread, self._loop_thread = self._loop_thread, None
+        if self._client is not None:
+            client, self._client = self._client, None
+            if thread is not None:
+                await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(client.aclose(), thread.loop))
+            else:
+                await client.aclose()
+        if thread is not None:
+            await asyncio.to_thread(thread.stop)
+
+
+class _Pump:
+    """An async generator run to its end on the upstream loop (a task there), its events handed
+    to the serving loop as they come; `batch()` takes every event that has arrived, so a burst
+    of upstream events costs the serving loop one turn, not one per event. At most `LIMIT`
+    events wait for a slow client; then the upstream is read no further until it catches up."""
+
+    LIMIT = 256
+
+    def __init__(self, events: Any, upstream_loop: asyncio.AbstractEventLoop) -> None:
+        import collections
+
+        self._events = events
+        self._uloop = upstream_loop
+        self._main = asyncio.get_running_loop()
+        self._buf: collections.deque[Any] = collections.deque()
+        self._wake = asyncio.Event()  # serving loop
+        self._room = asyncio.Event()  # upstream loop
+        self._produced = 0  # written on the upstream loop only
+        self._consumed = 0  # written on the serving loop only
+        self._done = False
+        self._error: BaseException | None = None
+        self._future = asyncio.run_coroutine_threadsafe(self._run(), upstream_loop)
+
+    async def _run(self) -> None:  # on the upstream loop
+        error: BaseException | None = None
+        try:
+            async for ev in self._events:
+                self._produced += 1
+                self._main.call_soon_threadsafe(self._put, ev)
+                self._room.clear()
+                if self._produced - self._consumed > self.LIMIT:
+                    await self._room.wait()
+        except BaseException as exc:  # handed over, raised by batch()
+            error = exc
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            self._main.call_soon_threadsafe(self._finish, error)
+            await self._events.aclose()
+
+    def _put(self, ev: Any) -> None:
+        self._buf.append(ev)
+        self._wake.set()
+
+    def _finish(self, error: BaseException | None) -> None:
+        self._done = True
+        self._error = error
+        self._wake.set()
+
+    async def batch(self) -> list[Any]:
+        """The events that arrived (waiting for at least one); [] at the end; the stream's
+        error once the events before it are taken."""
+        while not self._buf and not self._done:
+            self._wake.clear()
+            if self._buf or self._done:
+                break
+            await self._wake.wait()
+        if self._buf:
+            items = list(self._buf)
+            self._buf.clear()
+            self._consumed += len(items)
+            self._uloop.call_soon_threadsafe(self._room.set)
+            return items
+        error, self._error = self._error, None
+        if error is not None and isinstance(error, Exception):
+            raise error
+        return []
+
+    def close(self) -> None:
+        """Stop reading the upstream (the task there is cancelled and closes the stream)."""
+        if not self._future.done():
+            self._future.cancel()
+
+
+
+_SHARD = 8  # connections per pool: httpcore's pool does O(connections^2) work per request
+
+
+def _sharded_transport(connections: int) -> Any:
+    """An httpx transport over ceil(connections / 8) pools of at most 8 connections each; each
+    request goes to the least busy pool. httpcore re-scans every connection of a pool (several
+    times, with a poll() per idle connection) whenever a request starts or ends: with one pool
+    of hundreds of connections that bookkeeping was most of the gateway's CPU under load."""
+    import httpx
+
+    from wiremap.runtime.provider import _default_ssl_context
+
+    class Release(httpx.AsyncByteStream):
+        def __init__(self, inner: Any, done: Any) -> None:
+            self._inner, self._done = inner, done
+
+        async def __aiter__(self) -> Any:
+            async for chunk in self._inner:
+                yield chunk
+
+        async def aclose(self) -> None:
+            try:
+                await self._inner.aclose()
+            finally:
+                done, self._done = self._done, None
+                if done is not None:
+                    done()
+
+    class Sharded(httpx.AsyncBaseTransport):
+        def __init__(self) -> None:
+            n = max(1, -(-connections // _SHARD))
+            size = -(-connections // n)
+            limits = httpx.Limits(max_connections=size, max_keepalive_connections=size, keepalive_expiry=30.0)
+            verify = _default_ssl_context()
+            self.pools = [httpx.AsyncHTTPTransport(limits=limits, verify=verify) for _ in range(n)]
+            self.busy = [0] * n
+
+        async def handle_async_request(self, request: Any) -> Any:
+            busy = self.busy
+            i = busy.index(min(busy))
+            busy[i] += 1
+
+            def done() -> None:
+                busy[i] -= 1
+
+            try:
+                response = await self.pools[i].handle_async_request(request)
+            except BaseException:
+                done()
+                raise
+            return httpx.Response(
+                status_code=response.status_code, headers=response.headers,
+                stream=Release(response.stream, done), extensions=response.extensions,
+            )
+
+        async def aclose(self) -> None:
+            for pool in self.pools:
+                await pool.aclose()
+
+    return Sharded()
+
+
+class _TooLarge(Exception):
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(f"the request body ({size} bytes or more) is larger than this gateway's limit of {limit} bytes")
+
+
+class _BodyTimeout(Exception):
+    def __init__(self, seconds: float, size: int) -> None:
+        super().__init__(f"the request body did not arrive within {seconds:g} s ({size} bytes read; is Content-Length larger than the body?)")
 
 
 def create_app(
@@ -235,9 +701,21 @@ def create_app(
 
     config = GatewayConfig(inbound, upstream, upstream_url, **options)
     gateway = _Gateway(config)
+    _quiet_access_log_queries()
 
     async def health(_request: Any) -> Any:
         return JSONResponse({"status": "ok", "inbound": config.inbound.key, "upstream": config.upstream.key})
+
+    async def no_route(request: Any, exc: Any) -> Any:
+        status = getattr(exc, "status_code", 404)
+        if status == 405:
+            allowed = "GET" if request.url.path == "/healthz" else "POST"
+            message = f"{request.method} is not allowed on {request.url.path}; use {allowed}"
+            return gateway.error(InvalidRequestError(message), status=405, headers={"allow": allowed})
+        if status == 404:
+            message = f"no such path {request.url.path}: this gateway serves POST {config.path} ({config.inbound.key}) and GET /healthz"
+            return gateway.error(InvalidRequestError(message), status=404)
+        return gateway.error(InvalidRequestError(str(getattr(exc, "detail", "") or "bad request")), status=status)
 
     @asynccontextmanager
     async def lifespan(_app: Any) -> Any:
@@ -247,9 +725,57 @@ def create_app(
     app = Starlette(
         routes=[Route(config.path, gateway.handle, methods=["POST"]), Route("/healthz", health, methods=["GET"])],
         lifespan=lifespan,
+        exception_handlers={404: no_route, 405: no_route},
     )
     app.state.gateway = gateway
-    return app
+    return _FastPath(app, gateway)
+
+
+class _FastPath:
+    """In front of Starlette: a request past the in-flight limit, and `GET /healthz`, are
+    answered straight from the ASGI scope with bytes made once. Under a flood of requests the
+    gateway must shed, each shed costs as little as the HTTP server allows, so that the
+    requests it admitted (and health checks) still get their turn on the event loop."""
+
+    def __init__(self, app: Any, gateway: _Gateway) -> None:
+        self.app = app
+        self.state = app.state
+        self.gateway = gateway
+        cfg = gateway.config
+        shed = RateLimitError(
+            f"the gateway is serving its limit of {cfg.max_in_flight} concurrent upstream requests; retry shortly",
+            retry_after=1.0,
+        )
+        if cfg.inbound.error_to_wire is not None:
+            status, body, headers = cfg.inbound.error_to_wire(shed)
+        else:  # pragma: no cover - a pre-error_to_wire module
+            status, body, headers = 429, {"error": {"message": shed.message}}, {"retry-after": "1"}
+        raw = json.dumps(body, separators=(",", ":")).encode()
+        names = {k.lower() for k in headers}
+        self.shed_status = status
+        self.shed_headers = [(k.lower().encode(), str(v).encode()) for k, v in headers.items() if k.lower() != "content-type"]
+        self.shed_headers += [(b"content-type", b"application/json"), (b"content-length", str(len(raw)).encode())]
+        if "retry-after" not in names:
+            self.shed_headers.append((b"retry-after", b"1"))
+        self.shed_body = raw
+        health = json.dumps({"status": "ok", "inbound": cfg.inbound.key, "upstream": cfg.upstream.key}, separators=(", ", ": ")).encode()
+        self.health_headers = [(b"content-type", b"application/json"), (b"content-length", str(len(health)).encode())]
+        self.health_body = health
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            method, path = scope["method"], scope["path"]
+            if method == "GET" and path == "/healthz":
+                await send({"type": "http.response.start", "status": 200, "headers": self.health_headers})
+                await send({"type": "http.response.body", "body": self.health_body})
+                return
+            gw = self.gateway
+            if method == "POST" and gw.in_flight >= gw.config.max_in_flight:
+                rid = ("req_" + secrets.token_hex(8)).encode()
+                await send({"type": "http.response.start", "status": self.shed_status, "headers": [*self.shed_headers, (b"x-request-id", rid)]})
+                await send({"type": "http.response.body", "body": self.shed_body})
+                return
+        await self.app(scope, receive, send)
 
 
 def app_from_env() -> Any:
@@ -260,6 +786,9 @@ def app_from_env() -> Any:
     data = json.loads(text)
     key_env = data.pop("upstream_api_key_env", None)
     if key_env:
-        data["upstream_api_key"] = os.environ.get(key_env)
+        key = os.environ.get(key_env)
+        if not key:
+            raise ValueError(f"--upstream-api-key-env {key_env}: the environment variable {key_env} is not set")
+        data["upstream_api_key"] = key
         data["forward_client_key"] = False
     return create_app(data.pop("inbound"), data.pop("upstream"), data.pop("upstream_url", None), **data)

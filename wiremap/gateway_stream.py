@@ -38,26 +38,33 @@ def strip_stream_fields(fmt: Format, body: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in body.items() if k not in managed}
 
 
-async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any], losses: list[Loss]) -> Any:
-    from starlette.responses import StreamingResponse
-
+async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any], losses: list[Loss], request: Any = None, rid: str = "", slot: Any = None) -> Any:
+    """The StreamingResponse for one streamed request. The first upstream event is awaited here
+    (cancelled if the client leaves meanwhile), so that an error before it is answered with the
+    inbound error envelope; `slot` (the gateway's in-flight slot) is released when the response
+    ends, however it ends."""
     from .gateway import _loss_header
 
     cfg = gateway.config
     args = dict(tools=plain.get("tools"), config=plain.get("config"), response_schema=plain.get("response_schema"), tool_choice=plain.get("tool_choice"))
     extra_losses: list[Loss] = []
     first: list[dict[str, Any]] = []
-    upstream_events: AsyncIterator[dict[str, Any]] | None = None
+    pump: Any = None
     if provider.format.stream:
-        stream = provider.stream(plain["messages"], **args)
-        upstream_events = stream.__aiter__()
+        async def start() -> Any:  # the request's conversion too runs off the serving loop
+            return provider.stream(plain["messages"], **args)
+
+        stream = await gateway.upstream(start())
+        pump = gateway.pump(stream.__aiter__())  # read on the upstream loop, handed over in batches
         try:
-            first.append(await upstream_events.__anext__())
-        except StopAsyncIteration:
-            pass
+            first = await (gateway.until_disconnect(request, pump.batch()) if request is not None else pump.batch())
+        except BaseException:
+            pump.close()
+            raise
         # a ProviderError here propagates: the caller answers with the inbound error envelope
     else:
-        response = await provider.complete(plain["messages"], **args)
+        call = gateway.upstream(provider.complete(plain["messages"], **args))
+        response = await (gateway.until_disconnect(request, call) if request is not None else call)
         first = events_from_response(response)
         extra_losses.append(Loss("stream", "changed", f"{provider.format.key} cannot stream; the answer was delivered in one piece"))
 
@@ -66,25 +73,33 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
 
     assembler = StreamAssembler(provider.format)
 
-    async def body() -> AsyncIterator[bytes]:
-        failed = False
-        for ev in first:
+    def emit(events: list[dict[str, Any]]) -> bytes:
+        out = []
+        for ev in events:
             assembler.add(ev)
             fwd = forward_event(ev, provider.format, emitter)  # signed data goes back only to its origin
-            data = emitter.emit(fwd) if fwd is not None else b""
-            if data:
-                yield data
-        if upstream_events is not None:
+            if fwd is not None:
+                out.append(emitter.emit(fwd))
+        return b"".join(out)
+
+    async def body() -> AsyncIterator[bytes]:
+        failed = False
+        data = emit(first)
+        if data:
+            yield data
+        if pump is not None and first:
             try:
-                async for ev in upstream_events:
-                    assembler.add(ev)
-                    fwd = forward_event(ev, provider.format, emitter)
-                    data = emitter.emit(fwd) if fwd is not None else b""
+                while True:
+                    batch = await pump.batch()
+                    if not batch:
+                        break
+                    data = emit(batch)
                     if data:
                         yield data
             except ProviderError as exc:
                 failed = True
-                yield emitter.emit({"type": "error", "category": exc.category, "message": exc.message})
+                shown = gateway.public(exc, rid) if rid else exc
+                yield emitter.emit({"type": "error", "category": exc.category, "message": getattr(shown, "message", str(shown))})
             except Exception as exc:  # a gateway bug still ends the client's stream in its format
                 failed = True
                 yield emitter.emit({"type": "error", "category": "provider_invalid_response", "message": f"gateway error: {type(exc).__name__}"})
@@ -102,7 +117,50 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
             trailer = "wiremap-losses " + json.dumps([loss.to_dict() for loss in out_losses], ensure_ascii=True, separators=(",", ":"))
         yield emitter.close(trailer)
 
+    async def guarded() -> AsyncIterator[bytes]:
+        try:
+            async for chunk in body():
+                yield chunk
+        finally:
+            if pump is not None:  # a client that left: the upstream call ends too
+                pump.close()
+
     headers = {"x-wiremap-upstream": cfg.upstream.key, "cache-control": "no-cache"}
+    if rid:
+        headers["x-request-id"] = rid
     if losses:
         headers["x-wiremap-losses"] = _loss_header(losses)
-    return StreamingResponse(body(), media_type="text/event-stream", headers=headers)
+    return _SlotResponse(guarded(), slot, media_type="text/event-stream", headers=headers)
+
+
+def _slot_response_class() -> Any:
+    from starlette.responses import StreamingResponse
+
+    class SlotResponse(StreamingResponse):
+        """A StreamingResponse that releases the gateway's in-flight slot when it is done."""
+
+        def __init__(self, content: Any, slot: Any, **kwargs: Any) -> None:
+            super().__init__(content, **kwargs)
+            self._slot = slot
+
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            try:
+                await super().__call__(scope, receive, send)
+            finally:
+                if self._slot is not None:
+                    self._slot.release()
+                aclose = getattr(self.body_iterator, "aclose", None)
+                if aclose is not None:  # never started (the client left first): close it now
+                    await aclose()
+
+    return SlotResponse
+
+
+def _SlotResponse(content: Any, slot: Any, **kwargs: Any) -> Any:
+    global _slot_class
+    if _slot_class is None:
+        _slot_class = _slot_response_class()
+    return _slot_class(content, slot, **kwargs)
+
+
+_slot_class: Any = None

@@ -340,7 +340,9 @@ OPENAI_ERRORS = [
     (Reply(400, {"error": {"message": "Invalid 'messages'", "type": "invalid_request_error"}}), "BadRequestError", 400),
     (Reply(400, {"error": {"message": "Invalid image data", "type": "invalid_request_error"}}), "BadRequestError", 400),
     (Reply(503, {"error": {"message": "model not loaded yet", "type": "server_error"}}), "OverloadedError", 529),
-    (Reply(502, "bad gateway"), "OverloadedError", 529),
+    # an upstream 5xx is Anthropic's api_error 500, not overloaded_error 529 (issue 15 #12)
+    (Reply(502, "bad gateway"), "InternalServerError", 500),
+    (Reply(500, {"error": {"message": "The server had an error processing your request", "type": "server_error"}}), "InternalServerError", 500),
     (Reply(200, {"choices": "nope"}), "InternalServerError", 502),
 ]
 
@@ -362,7 +364,7 @@ def test_health_and_not_json(openai_upstream: Upstream) -> None:
     gw = Gateway(create_app("anthropic_messages", "openai_chat", openai_upstream.server.url))
     try:
         assert httpx.get(gw.url + "/healthz").json() == {"status": "ok", "inbound": "anthropic_messages", "upstream": "openai_chat"}
-        r = httpx.post(gw.url + "/v1/messages", content=b"{nope")
+        r = httpx.post(gw.url + "/v1/messages", content=b"{nope", headers={"x-api-key": "sk-ant-client"})
         assert r.status_code == 400 and r.json()["error"]["type"] == "invalid_request_error"
     finally:
         gw.stop()
@@ -370,7 +372,7 @@ def test_health_and_not_json(openai_upstream: Upstream) -> None:
     # (streaming itself: test_gateway_streaming.py)
     gw = Gateway(create_app("openarmature.anthropic_messages", "openai_chat", openai_upstream.server.url))
     try:
-        r = httpx.post(gw.url + "/v1/messages", json={"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}], "stream": True})
+        r = httpx.post(gw.url + "/v1/messages", json={"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}], "stream": True}, headers={"x-api-key": "sk-ant-client"})
         assert r.status_code == 400 and "stream" in r.json()["error"]["message"]
     finally:
         gw.stop()

@@ -286,6 +286,7 @@ def test_hanging_server_times_out_as_unavailable(serve: Any, key: str) -> None:
     started = time.perf_counter()
     err = _check(_call(server.url, key, timeout=0.3), "provider_unavailable")
     assert time.perf_counter() - started < 5
+    assert isinstance(err, wiremap.ProviderTimeoutError)  # an UnavailableError
     assert isinstance(err.__cause__, httpx.ReadTimeout)
     assert "timed out" in str(err)
     assert len(server.requests) == 1

@@ -198,12 +198,12 @@ def test_transport_failures_carry_no_credentials(
                     {
                         "index": 0,
                         "finish_reason": "stop",
-                        "message": {"role": "assistant", "content": [{"type": SECRET}]},
+                        "message": {"role": "assistant", "content": [{"type": "text", "text": {SECRET: 1}}]},
                     }
                 ]
             },
         ),
-        ("anthropic_messages", {"content": [{"type": SECRET}], "stop_reason": "end_turn"}),
+        ("anthropic_messages", {"content": [{"type": "text", "text": [SECRET]}], "stop_reason": "end_turn"}),
         ("anthropic_messages", [SECRET]),
     ],
 )
