@@ -485,8 +485,12 @@ class Provider:
         structured_output: str | None = None,
         wire_map: WireMap | None = None,
         stream: bool = False,
+        carried: Any = None,
     ) -> Response:
         """One completion call (OpenArmature §5): a canonical `Response`, or a `ProviderError`.
+
+        `carried`: wire data read with the request (`Request.carried`, runtime/carry.py), which
+        this format writes back where it was read from its own wire (a gateway passes it on).
 
         For a format with `wire_rules` (Mistral's 9-character tool-call ids, ...), pass a fresh
         `wire_map=WireMap()` to read what was rewritten (`wire_map.changes`); without one the
@@ -496,7 +500,7 @@ class Provider:
         assembled `Response`; a format without a `stream:` table raises `InvalidRequestError`
         before anything is sent."""
         self._require_kind("chat", "complete")
-        request = self._request(messages, tools, config, response_schema, tool_choice)
+        request = self._request(messages, tools, config, response_schema, tool_choice, carried)
         mode = structured_output if structured_output is not None else self.structured_output
         span = ChatSpan(
             self._tracer_provider,
@@ -529,6 +533,7 @@ class Provider:
         *,
         structured_output: str | None = None,
         wire_map: WireMap | None = None,
+        carried: Any = None,
     ) -> ResponseStream:
         """A streamed completion: `async for event in p.stream(...)` yields canonical stream
         events as they arrive (wiremap.runtime.stream); `.response` then holds the assembled
@@ -537,7 +542,7 @@ class Provider:
         map is `.wire_map` (or the `wire_map=` given)."""
         span: ChatSpan | None = None
         try:
-            request = self._request(messages, tools, config, response_schema, tool_choice)
+            request = self._request(messages, tools, config, response_schema, tool_choice, carried)
             mode = structured_output if structured_output is not None else self.structured_output
             span = ChatSpan(
                 self._tracer_provider,
@@ -556,7 +561,13 @@ class Provider:
             raise
 
     def _request(
-        self, messages: Sequence[Any], tools: Any, config: Any, response_schema: Any, tool_choice: Any
+        self,
+        messages: Sequence[Any],
+        tools: Any,
+        config: Any,
+        response_schema: Any,
+        tool_choice: Any,
+        carried: Any = None,
     ) -> dict[str, Any]:
         request: dict[str, Any] = {"model": self.model, "messages": _plain_items(messages)}
         if tools is not None:
@@ -567,6 +578,8 @@ class Provider:
             request["config"] = _plain(config)
         if response_schema is not None:
             request["response_schema"] = response_schema
+        if carried is not None:
+            request["carried"] = carried.to_dict() if hasattr(carried, "to_dict") else carried
         return request
 
     def complete_sync(
@@ -580,6 +593,7 @@ class Provider:
         structured_output: str | None = None,
         wire_map: WireMap | None = None,
         stream: bool = False,
+        carried: Any = None,
     ) -> Response:
         """`complete()` for code without an event loop (runs on this Provider's private loop).
 
@@ -595,6 +609,7 @@ class Provider:
             structured_output=structured_output,
             wire_map=wire_map,
             stream=stream,
+            carried=carried,
         )
         return self._runner().run(coro)
 

@@ -501,6 +501,7 @@ class _Gateway:
                 config=plain.get("config"),
                 response_schema=plain.get("response_schema"),
                 tool_choice=plain.get("tool_choice"),
+                carried=plain.get("carried"),  # written back only where the upstream speaks its wire
             )))
             out, back = response_losses(result, cfg.inbound)
             losses += back

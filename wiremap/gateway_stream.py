@@ -46,7 +46,7 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
     from .gateway import _loss_header
 
     cfg = gateway.config
-    args = dict(tools=plain.get("tools"), config=plain.get("config"), response_schema=plain.get("response_schema"), tool_choice=plain.get("tool_choice"))
+    args = dict(tools=plain.get("tools"), config=plain.get("config"), response_schema=plain.get("response_schema"), tool_choice=plain.get("tool_choice"), carried=plain.get("carried"))
     extra_losses: list[Loss] = []
     first: list[dict[str, Any]] = []
     pump: Any = None

@@ -77,3 +77,42 @@ def test_each_format_is_an_upstream(target: str, upstream: Upstream) -> None:
         assert upstream.last.path == _path(fmt, "some-model").split("?")[0]
     finally:
         gw.stop()
+
+
+def test_same_format_gateway_keeps_what_no_row_reads(upstream: Upstream) -> None:
+    """Anthropic in, Anthropic upstream: cache_control, a server tool and its blocks and an
+    unknown top-level field reach the upstream as the client sent them, and the upstream's own
+    response fields reach the client (issue #14: the same format in and out is the identity)."""
+    body = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 64,
+        "system": [{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral", "ttl": "1h"}}],
+        "tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses": 1}],
+        "metadata": {"user_id": "u-1"},
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "news?", "cache_control": {"type": "ephemeral"}}]},
+            {"role": "assistant", "content": [
+                {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "news"}},
+                {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []},
+                {"type": "text", "text": "Nothing new."},
+            ]},
+            {"role": "user", "content": "thanks"},
+        ],
+    }
+    answer = {
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+        "content": [{"type": "text", "text": "ok", "citations": None}],
+        "stop_reason": "end_turn", "stop_sequence": None,
+        "usage": {"input_tokens": 5, "output_tokens": 1, "cache_read_input_tokens": 100,
+                  "cache_creation_input_tokens": 0, "service_tier": "standard"},
+    }
+    gw = Gateway(create_app("anthropic_messages", "anthropic_messages", upstream.server.url))
+    try:
+        upstream.replies.append(Reply(200, answer))
+        r = httpx.post(gw.url + "/v1/messages", json=body, headers={"x-api-key": "client-key"}, timeout=20)
+        assert r.status_code == 200, r.text
+        assert upstream.last.json() == body
+        assert r.json() == answer
+        assert "x-wiremap-losses" not in r.headers
+    finally:
+        gw.stop()
