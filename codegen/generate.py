@@ -63,6 +63,7 @@ def _render_converter(ir: FormatIR) -> str:
         key_literal=repr(ir.key),
         provider_literal=repr(ir.provider),
         origin_literal=repr(f"{ir.provider}/{ir.wire}"),
+        unique_call_ids=repr(ir.unique_call_ids),
         rules_literal=repr((1 if ir.ordering == "openarmature" else 0) | (2 if ir.json_keys == "sorted" else 0)),
         wire_keys_literal=repr(sorted(ir.wire_keys)),
         option_paths_literal=repr(sorted({tuple(opt.wire.split(".")) for opt in ir.options if opt.wire})),

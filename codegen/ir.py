@@ -146,6 +146,7 @@ class FormatIR:
     tool_result_name: str = "given"  # given | from_call
     tool_call_missing_id: str = "reject"  # reject | synthesize
     tool_result_other_content: str = "reject"  # reject | json (request.tool_results.other_content)
+    unique_call_ids: bool = False  # request.tool_calls.unique_ids
     wire_keys: frozenset[str] = frozenset()  # every wire key the tables name (runtime/carry.py)
     user_bare_string: str = "reject"  # reject | read: the messages field given as a bare string
     tools_group: str | None = None  # tools: [{<group>: [...]}]
@@ -624,6 +625,7 @@ class _Builder:
             tool_result_name=tr.get("name", "given"),
             tool_call_missing_id=req["tool_calls"].get("missing_id", "reject"),
             tool_result_other_content=tr.get("other_content", "reject"),
+            unique_call_ids=bool(req["tool_calls"].get("unique_ids", False)),
             wire_keys=wire_keys_of(d),
             user_bare_string=req["user"].get("bare_string", "reject"),
             tools_group=tools.get("group"),

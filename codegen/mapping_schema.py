@@ -243,6 +243,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         "placement": {"enum": ["field", "content_blocks", "items"]},
                         "wire": TEMPLATE,
                         "missing_id": {"enum": ["reject", "synthesize"]},
+                        # the API refuses a tool-call id used twice in one conversation: a
+                        # translation into this format renames reused ids (and says so)
+                        "unique_ids": {"type": "boolean"},
                     },
                     required=["placement", "wire"],
                 ),

@@ -43,6 +43,7 @@ __all__ = [
     "response_losses",
     "error_translation",
     "unique_tool_call_ids",
+    "comparable",
 ]
 
 
@@ -123,6 +124,8 @@ def _normalize(value: Any, key: str | None = None) -> Any:
     """Spellings the canonical model treats as the same: a content string is one text block."""
     if isinstance(value, dict):
         out = {k: _normalize(v, k) for k, v in value.items() if k not in _IGNORED}
+        if out.get("role") == "assistant" and "content" not in out:
+            out["content"] = []  # absent content is empty content (a tool-call-only turn)
         return out
     if isinstance(value, list):
         return [_normalize(v) for v in value]
@@ -178,9 +181,33 @@ def _diff(a: Any, b: Any, path: str, out: list[Loss]) -> None:
     out.append(Loss(path, "changed", f"{_describe(a)} arrives as {_describe(b)}"))
 
 
+def _implied_names(request: dict[str, Any]) -> dict[str, Any]:
+    """A tool message without a `name` is named by the call it answers (a target that requires
+    the name, Gemini's functionResponse.name, takes it from there: no change of meaning)."""
+    messages = request.get("messages")
+    if not isinstance(messages, list):
+        return request
+    names: dict[Any, Any] = {}
+    out = []
+    for m in messages:
+        if isinstance(m, dict) and m.get("role") == "assistant" and isinstance(m.get("tool_calls"), list):
+            names.update({c.get("id"): c.get("name") for c in m["tool_calls"] if isinstance(c, dict)})
+        if isinstance(m, dict) and m.get("role") == "tool" and "name" not in m and names.get(m.get("tool_call_id")) is not None:
+            m = {**m, "name": names[m.get("tool_call_id")]}
+        out.append(m)
+    return {**request, "messages": out}
+
+
+def comparable(record: Mapping[str, Any]) -> Any:
+    """A canonical record's plain form with the spellings the model treats as the same made one
+    (what the loss report compares): a content string is one text block, absent assistant content
+    is empty, and a tool message is named by the call it answers."""
+    return _normalize(_implied_names(dict(record)))
+
+
 def _canonical_diff(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[Loss]:
     out: list[Loss] = []
-    _diff(_normalize(dict(a)), _normalize(dict(b)), "", out)
+    _diff(comparable(a), comparable(b), "", out)
     return out
 
 
@@ -350,8 +377,9 @@ def translate_request(
     _same_kind(src, dst)
     request = src.request_from_wire(body)
     request, losses = _split_extras(request, src, dst, keep_extras)
-    request, renamed = unique_tool_call_ids(request)
-    losses += renamed
+    if getattr(dst.module, "UNIQUE_CALL_IDS", False):  # only a target that requires unique ids
+        request, renamed = unique_tool_call_ids(request)
+        losses += renamed
     wire, more = request_losses(request, dst)
     losses += more
     if strict and losses:

@@ -424,8 +424,8 @@ class _Gateway:
             del plain["config"]["extras"]
             if not plain["config"]:
                 del plain["config"]
-        unique, renamed = unique_tool_call_ids(Request.from_dict(plain))
-        if renamed:
+        unique, renamed = unique_tool_call_ids(Request.from_dict(plain)) if getattr(cfg.upstream.module, "UNIQUE_CALL_IDS", False) else (None, [])
+        if unique is not None and renamed:
             plain = unique.to_dict()
             losses += renamed
         _wire, more = request_losses(plain, cfg.upstream)
