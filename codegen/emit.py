@@ -283,6 +283,8 @@ class Emitter:
             fn = "optional_detail"
         elif kind == "text" and context == "tool_result" and self.ir.tool_result_other_content == "json":
             fn = "text_or_json"  # tool_results.other_content: json (the holder's JSON text otherwise)
+        elif kind == "text" and context == "tool_result" and self.ir.unknown == "carry":
+            fn = "member_text_carry"  # text parts joined; other parts carried (request.unknown: carry)
         elif kind == "text":
             fn = "member_text"  # a string, or an array of text parts (joined)
         elif kind == "str":

@@ -765,7 +765,10 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
 
     roles = emit_role_readers(em, out, sink)
     expected = "; expected one of: " + ", ".join([*(str(r) for r in roles), *item_labels])
-    out.add(f"raise _w.WireShapeError(path + '.role', 'unsupported role ' + repr(role) + {lit(expected)})")
+    if ir.unknown == "carry":
+        out.add("continue  # an item or role no row reads: carried for this wire (request.unknown: carry)")
+    else:
+        out.add(f"raise _w.WireShapeError(path + '.role', 'unsupported role ' + repr(role) + {lit(expected)})")
     out.dedent()
     if ir.tool_call_missing_id == "synthesize":
         out.add("# tool_calls missing_id: synthesize -- results without an id answer the earliest open call of their name.")
@@ -1012,13 +1015,23 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         out.add("if raw_choice is not None:")
         out.indent()
         out.add(_consume(ir, cf))
-        out.add("kwargs['tool_choice'] = _read_tool_choice(raw_choice)")
+        if ir.unknown == "carry":  # a mode no row reads (Gemini VALIDATED): carried for this wire
+            out.add("choice_ = _w.read_value_or_skip(_read_tool_choice, raw_choice)")
+            out.add("if choice_ is not _w.SKIP:")
+            out.add("    kwargs['tool_choice'] = choice_")
+        else:
+            out.add("kwargs['tool_choice'] = _read_tool_choice(raw_choice)")
         out.dedent()
     else:
         out.add(f"if {lit(cf)} in body:")
         out.indent()
         out.add(f"consumed.add({lit(cf)})")
-        out.add(f"kwargs['tool_choice'] = _read_tool_choice(body[{lit(cf)}])")
+        if ir.unknown == "carry":
+            out.add(f"choice_ = _w.read_value_or_skip(_read_tool_choice, body[{lit(cf)}])")
+            out.add("if choice_ is not _w.SKIP:  # a mode no row reads: carried for this wire")
+            out.add("    kwargs['tool_choice'] = choice_")
+        else:
+            out.add(f"kwargs['tool_choice'] = _read_tool_choice(body[{lit(cf)}])")
         out.dedent()
     st = ir.structured
     if st is not None and st["mode"] == "native":

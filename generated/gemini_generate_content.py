@@ -1176,9 +1176,7 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
                         a_calls = calls_
             out.append(AssistantMessage(content=a_content, tool_calls=a_calls))
             continue
-        raise _w.WireShapeError(
-            path + ".role", "unsupported role " + repr(role) + "; expected one of: user, model"
-        )
+        continue  # an item or role no row reads: carried for this wire (request.unknown: carry)
     # tool_calls missing_id: synthesize -- results without an id answer the earliest open call of their name.
     _w.pair_tool_results(out, field)
     return out
@@ -1250,7 +1248,9 @@ def _request_from_wire(body: Any) -> Request:
     raw_choice = _w.get_in(body, ("toolConfig", "functionCallingConfig"))
     if raw_choice is not None:
         nested_consumed.append(("toolConfig", "functionCallingConfig"))
-        kwargs["tool_choice"] = _read_tool_choice(raw_choice)
+        choice_ = _w.read_value_or_skip(_read_tool_choice, raw_choice)
+        if choice_ is not _w.SKIP:
+            kwargs["tool_choice"] = choice_
     raw_structured = body.get("generationConfig")
     if (
         type(raw_structured) is dict

@@ -682,7 +682,7 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     tool_call_id_1 = result.get("tool_call_id")
     if type(tool_call_id_1) is not str:
         tool_call_id_1 = _w.member_str(result, "tool_call_id", path)
-    content_2 = _w.member_text(result, "content", path)
+    content_2 = _w.member_text_carry(result, "content", path)
     return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
 
 
@@ -1067,10 +1067,7 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
             tool_message = _read_tool_result(message, path)
             out.append(tool_message)
             continue
-        raise _w.WireShapeError(
-            path + ".role",
-            "unsupported role " + repr(role) + "; expected one of: system, user, assistant, tool",
-        )
+        continue  # an item or role no row reads: carried for this wire (request.unknown: carry)
     return out
 
 
@@ -1126,7 +1123,9 @@ def _request_from_wire(body: Any) -> Request:
         kwargs["tools"] = [t for t in read_tools_ if t is not _w.SKIP]
     if "tool_choice" in body:
         consumed.add("tool_choice")
-        kwargs["tool_choice"] = _read_tool_choice(body["tool_choice"])
+        choice_ = _w.read_value_or_skip(_read_tool_choice, body["tool_choice"])
+        if choice_ is not _w.SKIP:  # a mode no row reads: carried for this wire
+            kwargs["tool_choice"] = choice_
     raw_structured = body.get("response_format")
     if type(raw_structured) is dict and raw_structured.get("type") == "json_schema":
         consumed.add(

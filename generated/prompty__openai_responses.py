@@ -889,7 +889,7 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     tool_call_id_1 = result.get("call_id")
     if type(tool_call_id_1) is not str:
         tool_call_id_1 = _w.member_str(result, "call_id", path)
-    content_2 = _w.member_text(result, "output", path)
+    content_2 = _w.member_text_carry(result, "output", path)
     return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
 
 
@@ -1294,12 +1294,7 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
             out.append(AssistantMessage(content=a_content, tool_calls=a_calls))
             open_turn = out[-1]
             continue
-        raise _w.WireShapeError(
-            path + ".role",
-            "unsupported role "
-            + repr(role)
-            + "; expected one of: user, assistant, type reasoning, type function_call, type function_call_output, role system, role developer",
-        )
+        continue  # an item or role no row reads: carried for this wire (request.unknown: carry)
     if pending_reasoning:
         raise _w.WireShapeError(
             field, "a reasoning item must be followed by the assistant turn it belongs to"
@@ -1354,7 +1349,9 @@ def _request_from_wire(body: Any) -> Request:
         kwargs["tools"] = [t for t in read_tools_ if t is not _w.SKIP]
     if "tool_choice" in body:
         consumed.add("tool_choice")
-        kwargs["tool_choice"] = _read_tool_choice(body["tool_choice"])
+        choice_ = _w.read_value_or_skip(_read_tool_choice, body["tool_choice"])
+        if choice_ is not _w.SKIP:  # a mode no row reads: carried for this wire
+            kwargs["tool_choice"] = choice_
     raw_structured = body.get("text")
     if (
         type(raw_structured) is dict

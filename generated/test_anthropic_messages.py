@@ -1505,12 +1505,12 @@ def test_request_from_wire_thinking_stamped_anthropic() -> None:
     )
 
 
-def test_request_from_wire_unknown_role_rejected() -> None:
-    """A wire message role other than user/assistant is provider_invalid_request naming its path."""
+def test_request_from_wire_unknown_role_carried() -> None:
+    """A wire message role other than user/assistant (system) is carried for this wire (request.unknown: carry): the same format writes it back, any other names it as a loss."""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "request_from_wire_unknown_role_rejected", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Hi"}, {"role": "system", "content": "x"}]}, "expect_error": {"category": "provider_invalid_request", "path": "messages[1].role"}}'
+            '{"id": "request_from_wire_unknown_role_carried", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Hi"}, {"role": "system", "content": "x"}]}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 64}}}'
         ),
     )
 
@@ -1705,12 +1705,12 @@ def test_unmodeled_is_error_false_is_read() -> None:
     )
 
 
-def test_unmodeled_disable_parallel_tool_use_rejected() -> None:
-    """unmodeled row: tool_choice with disable_parallel_tool_use is refused rather than silently re-enabled."""
+def test_disable_parallel_tool_use_carried() -> None:
+    """tool_choice with disable_parallel_tool_use has no canonical form yet: the whole tool_choice is carried for this wire (request.unknown: carry), and named as a loss for any other, never silently re-enabled."""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "unmodeled_disable_parallel_tool_use_rejected", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Weather?"}], "tools": [{"name": "get_weather", "input_schema": {"type": "object"}}], "tool_choice": {"type": "auto", "disable_parallel_tool_use": true}}, "expect_error": {"category": "provider_invalid_request", "path": "tool_choice.disable_parallel_tool_use"}}'
+            '{"id": "disable_parallel_tool_use_carried", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Weather?"}], "tools": [{"name": "get_weather", "input_schema": {"type": "object"}}], "tool_choice": {"type": "auto", "disable_parallel_tool_use": true}}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Weather?"}], "tools": [{"name": "get_weather", "parameters": {"type": "object"}}], "config": {"max_tokens": 64}}}'
         ),
     )
 

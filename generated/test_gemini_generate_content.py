@@ -405,22 +405,22 @@ def test_rfw_unknown_part_carried() -> None:
     )
 
 
-def test_err_rfw_several_allowed_function_names() -> None:
-    """A forced tool is one name; allowedFunctionNames with two has no canonical form."""
+def test_rfw_several_allowed_function_names_carried() -> None:
+    """A forced tool is one name; allowedFunctionNames with two has no canonical form: carried for this wire (request.unknown: carry) (api)"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "err_rfw_several_allowed_function_names", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "tools": [{"functionDeclarations": [{"name": "a"}, {"name": "b"}]}], "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["a", "b"]}}}, "expect_error": {"category": "provider_invalid_request", "path": "toolConfig.functionCallingConfig.allowedFunctionNames"}}'
+            '{"id": "rfw_several_allowed_function_names_carried", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "tools": [{"functionDeclarations": [{"name": "a"}, {"name": "b"}]}], "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["a", "b"]}}}, "expect_canonical": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}], "tools": [{"name": "a"}, {"name": "b"}]}}'
         ),
     )
 
 
-def test_err_rfw_validated_mode() -> None:
-    """oa §8.3.1: VALIDATED has no canonical tool_choice."""
+def test_rfw_validated_mode_carried() -> None:
+    """VALIDATED has no canonical tool_choice: carried for this wire (request.unknown: carry), a loss for any other (api)"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "err_rfw_validated_mode", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "tools": [{"functionDeclarations": [{"name": "a"}]}], "toolConfig": {"functionCallingConfig": {"mode": "VALIDATED"}}}, "expect_error": {"category": "provider_invalid_request", "path": "toolConfig.functionCallingConfig"}}'
+            '{"id": "rfw_validated_mode_carried", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "tools": [{"functionDeclarations": [{"name": "a"}]}], "toolConfig": {"functionCallingConfig": {"mode": "VALIDATED"}}}, "expect_canonical": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}], "tools": [{"name": "a"}]}}'
         ),
     )
 

@@ -143,12 +143,12 @@ def test_tool_choice_required_is_any__round_trip() -> None:
     )
 
 
-def test_rfw_developer_role_not_read() -> None:
-    """api: Mistral has no developer role; one in a wire request is an error naming it"""
+def test_rfw_developer_role_carried() -> None:
+    """api: Mistral has no developer role; request.unknown: carry leaves it out of the canonical request and writes it back to this wire as it came (the API decides on it)"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "rfw_developer_role_not_read", "request_from_wire": {"model": "m", "messages": [{"role": "developer", "content": "x"}]}, "expect_error": {"category": "provider_invalid_request", "path": "messages[0].role", "message_contains": "developer"}}'
+            '{"id": "rfw_developer_role_carried", "request_from_wire": {"model": "m", "messages": [{"role": "developer", "content": "x"}, {"role": "user", "content": "hi"}]}, "expect_canonical": {"model": "m", "messages": [{"role": "user", "content": "hi"}]}}'
         ),
     )
 

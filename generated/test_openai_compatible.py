@@ -45,12 +45,12 @@ def test_rfw_max_completion_tokens_read() -> None:
     )
 
 
-def test_rfw_developer_role_not_read() -> None:
-    """vllm: no developer role; a wire developer message is an error naming it"""
+def test_rfw_developer_role_carried() -> None:
+    """vllm: no developer role; request.unknown: carry leaves a wire developer message out of the canonical request, carried back to this wire"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "rfw_developer_role_not_read", "request_from_wire": {"model": "m", "messages": [{"role": "developer", "content": "x"}, {"role": "user", "content": "hi"}]}, "expect_error": {"category": "provider_invalid_request", "path": "messages[0].role", "message_contains": "developer"}}'
+            '{"id": "rfw_developer_role_carried", "request_from_wire": {"model": "m", "messages": [{"role": "developer", "content": "x"}, {"role": "user", "content": "hi"}]}, "expect_canonical": {"model": "m", "messages": [{"role": "user", "content": "hi"}]}}'
         ),
     )
 

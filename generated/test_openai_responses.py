@@ -445,12 +445,12 @@ def test_err_rfw_text_verbosity_rejected() -> None:
     )
 
 
-def test_err_rfw_unknown_item() -> None:
-    """an input item that is neither a message nor a function call/output is an error naming it"""
+def test_rfw_unknown_item_carried() -> None:
+    """an input item that is neither a message nor a function call/output (web_search_call) is carried for this wire (request.unknown: carry), never rewritten (api)"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "err_rfw_unknown_item", "request_from_wire": {"model": "gpt-4o", "input": [{"type": "web_search_call", "id": "ws_1", "status": "completed"}]}, "expect_error": {"category": "provider_invalid_request", "path": "input[0].role", "message_contains": "type function_call"}}'
+            '{"id": "rfw_unknown_item_carried", "request_from_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "news?"}, {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"type": "search", "query": "news"}}]}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "user", "content": "news?"}]}}'
         ),
     )
 

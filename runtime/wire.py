@@ -48,6 +48,8 @@ __all__ = [
     "member_list",
     "member_str",
     "member_text",
+    "member_text_carry",
+    "read_value_or_skip",
     "json_copy",
     "dumps_kept",
     "new_memo",
@@ -350,6 +352,26 @@ def json_as_given(value: Any, path: str) -> str:
         return _KEPT_ENCODER.encode(value)
     except (TypeError, ValueError) as exc:
         raise WireShapeError(path, f"not JSON: {exc}") from None
+
+
+def member_text_carry(obj: dict[str, Any], key: str, path: str) -> str:
+    """`member_text`, where parts other than text (an image or a tool reference in a tool result)
+    are left out: the same wire gets them back as carried data (request.unknown: carry)."""
+    value = member(obj, key, path)
+    if type(value) is list:
+        where = f"{path}.{key}" if path else key
+        texts = []
+        for j, part in enumerate(value):
+            if type(part) is dict and part.get("type") in _TEXT_PART_TYPES:
+                text = part.get("text")
+                if type(text) is not str:
+                    raise WireShapeError(f"{where}[{j}].text", f"expected a string, got {_kind(text)}")
+                texts.append(text)
+        return "".join(texts)
+    return member_text(obj, key, path)
+
+
+_TEXT_PART_TYPES: Final = frozenset(("text", "input_text", "output_text"))
 
 
 def member_text(obj: dict[str, Any], key: str, path: str) -> str:
@@ -1128,6 +1150,15 @@ class _Skip:
 
 
 SKIP: Final[Any] = _Skip()  # a part no table row reads, left out (mapping request.unknown: carry)
+
+def read_value_or_skip(reader: Any, value: Any) -> Any:
+    """`reader(value)`, or SKIP for a value no row reads (a tool_choice mode the canonical model
+    has no form for, carried for its own wire: request.unknown: carry)."""
+    try:
+        return reader(value)
+    except WireShapeError:
+        return SKIP
+
 
 def read_or_skip(reader: Any, value: Any, path: str) -> Any:
     """`reader(value, path)` for an object the tables can read, else SKIP (a tool of a kind no
