@@ -1341,7 +1341,10 @@ def _emit_response_to_wire(em: "Emitter") -> None:
         if item.kind == "literal":
             out.add(f"body[{lit(item.key)}] = {lit(item.value)}")
         elif item.kind == "from_raw":
-            out.add(f"body[{lit(item.key)}] = raw.get({lit(item.value)}, {lit(item.default)})")
+            expr = lit(item.default)
+            for raw_key in reversed([item.value] if isinstance(item.value, str) else item.value):
+                expr = f"raw.get({lit(raw_key)}, {expr})"  # several keys: the first one present
+            out.add(f"body[{lit(item.key)}] = {expr}")
         elif item.kind == "slot":
             value = {"message": "wire_message", "finish_reason": "wire_reason", "usage": "usage_wire"}[item.slot or ""]
             if item.optional:

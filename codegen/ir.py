@@ -464,7 +464,10 @@ class _Builder:
                 unknown = set(v) - {"from_raw", "default"}
                 if unknown:
                     raise self.err(pointer, f"unknown keys {sorted(unknown)}; expected from_raw, default")
-                envelope.append(EnvelopeItem(k, "from_raw", v["from_raw"], v.get("default")))
+                keys = v["from_raw"]  # a key, or keys tried in order (the same value under another format's name)
+                if not (isinstance(keys, str) or (isinstance(keys, list) and keys and all(isinstance(x, str) for x in keys))):
+                    raise self.err(f"{pointer}/from_raw", "from_raw is a raw key or a non-empty list of raw keys (the first present is used)")
+                envelope.append(EnvelopeItem(k, "from_raw", keys, v.get("default")))
             elif isinstance(v, str) and v.startswith("{"):
                 node = self.parse(pointer, v)
                 if not isinstance(node, Slot) or node.field not in ("message", "finish_reason", "usage"):

@@ -28,7 +28,7 @@ _PATH = {"type": "string", "pattern": _PATH_RE.pattern}
 
 # rule kind -> (required fields, optional fields)
 PARSE_KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "message_start": ((), ("raw",)),
+    "message_start": ((), ("raw", "id", "model", "created")),  # id/model/created: where this wire names them
     "text": (("text",), ("index", "signature")),
     "reasoning": (("text",), ("index",)),
     "signature": (("signature",), ("index",)),
@@ -108,6 +108,8 @@ STREAM_SCHEMA: dict[str, Any] = _obj(
         "emit": _obj(
             {
                 "defaults": _obj({"id": {"type": "string"}, "model": {"type": "string"}, "created": {"type": "integer"}}),
+                # the `usage` rows are written only when the client's own streaming request has these values
+                "usage_when": {"type": "object", "minProperties": 1, "additionalProperties": {"type": ["string", "number", "boolean", "null"]}},
                 **{k: _WIRE_EVENTS for k in EMIT_KINDS},
                 "blocks": _obj(
                     {
@@ -284,6 +286,11 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
             continue
         if key == "defaults":
             emit[key] = dict(value)
+            continue
+        if key == "usage_when":
+            if "usage" not in spec["emit"]:
+                raise err("/stream/emit/usage_when", "`usage_when` says when the `usage` rows are written; this table has no `usage` row")
+            emit[key] = [[_path(k)[0], v] for k, v in value.items() if not k.startswith("x-")]
             continue
         if key == "blocks":
             start: dict[str, list[Any]] = {}

@@ -148,6 +148,7 @@ WIRE_KEYS: Final = frozenset(
         "message_start",
         "messages",
         "model",
+        "modelVersion",
         "model_not_found",
         "model_not_loaded",
         "mp3",
@@ -191,6 +192,7 @@ WIRE_KEYS: Final = frozenset(
         "sse",
         "status",
         "stop",
+        "stream_options.include_usage",
         "strict",
         "string_or_parts",
         "strip",
@@ -216,10 +218,12 @@ WIRE_KEYS: Final = frozenset(
         "unsupported_content_block",
         "url",
         "usage",
+        "usage_when",
         "user",
         "verbatim",
         "wav",
         "when_schema_qualifies",
+        "x_groq",
     ]
 )
 TITLE: Final = "Groq Chat Completions"
@@ -244,7 +248,7 @@ STREAM: Final[dict[str, Any] | None] = {
         "rules": [
             {
                 "emit": "error",
-                "fields": [["error", ["error"], False]],
+                "fields": [["error", ["error"], False], ["code", ["error", "status_code"], True]],
                 "event": None,
                 "when": [],
                 "each": None,
@@ -287,6 +291,13 @@ STREAM: Final[dict[str, Any] | None] = {
             {
                 "emit": "finish",
                 "fields": [["reason", ["choices", 0, "finish_reason"], False]],
+                "event": None,
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "usage",
+                "fields": [["usage", ["x_groq", "usage"], False]],
                 "event": None,
                 "when": [],
                 "each": None,
@@ -419,6 +430,7 @@ STREAM: Final[dict[str, Any] | None] = {
                 }
             }
         ],
+        "usage_when": [[["stream_options", "include_usage"], True]],
         "error": [{"data": "{error}"}],
         "end": [{"data": "[DONE]"}],
     },
@@ -1344,7 +1356,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     body["id"] = raw.get("id", "chatcmpl-wiremap")
     body["object"] = "chat.completion"
     body["created"] = raw.get("created", 0)
-    body["model"] = raw.get("model", "unknown")
+    body["model"] = raw.get("model", raw.get("modelVersion", "unknown"))
     body["choices"] = [{"index": 0, "message": wire_message, "finish_reason": wire_reason}]
     if usage_wire:
         body["usage"] = usage_wire

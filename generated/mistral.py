@@ -146,6 +146,7 @@ WIRE_KEYS: Final = frozenset(
         "message_start",
         "messages",
         "model",
+        "modelVersion",
         "model_not_loaded",
         "mp3",
         "name",
@@ -1232,7 +1233,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     body["id"] = raw.get("id", "cmpl-wiremap")
     body["object"] = "chat.completion"
     body["created"] = raw.get("created", 0)
-    body["model"] = raw.get("model", "unknown")
+    body["model"] = raw.get("model", raw.get("modelVersion", "unknown"))
     body["choices"] = [{"index": 0, "message": wire_message, "finish_reason": wire_reason}]
     body["usage"] = usage_wire
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)

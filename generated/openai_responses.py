@@ -168,6 +168,7 @@ WIRE_KEYS: Final = frozenset(
         "message",
         "message_start",
         "model",
+        "modelVersion",
         "model_not_found",
         "model_not_loaded",
         "msg_wiremap",
@@ -1074,10 +1075,11 @@ def _tool_to_wire(tool: Tool, path: str, memo: dict[int, Any] | None = None) -> 
         "type": "function",
         "name": tool.name,
         "parameters": _w.memo_json(params, memo),
-        "strict": (tool.strict if tool.strict is not NOT_GIVEN else False),
     }
     if tool.description is not NOT_GIVEN:
         wire_1["description"] = tool.description
+    if tool.strict is not NOT_GIVEN:
+        wire_1["strict"] = tool.strict
     return wire_1
 
 
@@ -1674,7 +1676,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     body["status"] = wire_reason
     body["error"] = raw.get("error", None)
     body["incomplete_details"] = None
-    body["model"] = raw.get("model", "unknown")
+    body["model"] = raw.get("model", raw.get("modelVersion", "unknown"))
     body["output"] = wire_message
     body["parallel_tool_calls"] = raw.get("parallel_tool_calls", True)
     body["tool_choice"] = raw.get("tool_choice", "auto")
@@ -1716,6 +1718,9 @@ def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) 
     while True:  # first matching rule wins
         if status in (401, 403):
             category = "provider_authentication"
+            break
+        if error_code in ("model_not_found",):
+            category = "provider_invalid_model"
             break
         if status == 404 and _RE_2.search(text) is not None:
             category = "provider_invalid_model"

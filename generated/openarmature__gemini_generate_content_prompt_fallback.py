@@ -268,7 +268,13 @@ STREAM: Final[dict[str, Any] | None] = {
                 "each": None,
                 "status": 500,
             },
-            {"emit": "message_start", "fields": [], "event": None, "when": [], "each": None},
+            {
+                "emit": "message_start",
+                "fields": [["id", ["responseId"], True], ["model", ["modelVersion"], True]],
+                "event": None,
+                "when": [],
+                "each": None,
+            },
             {
                 "emit": "reasoning",
                 "fields": [["text", ["text"], True]],
@@ -1519,7 +1525,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     body["candidates"] = [{"content": wire_message, "finishReason": wire_reason, "index": 0}]
     if usage_wire:
         body["usageMetadata"] = usage_wire
-    body["modelVersion"] = raw.get("modelVersion", "unknown")
+    body["modelVersion"] = raw.get("modelVersion", raw.get("model", "unknown"))
     body["responseId"] = raw.get("responseId", "wiremap")
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
         _w.apply_carried(body, resp.carried, ORIGIN)

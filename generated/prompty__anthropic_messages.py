@@ -150,6 +150,7 @@ WIRE_KEYS: Final = frozenset(
         "message_stop",
         "messages",
         "model",
+        "modelVersion",
         "msg_wiremap",
         "name",
         "native",
@@ -1549,7 +1550,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     body["id"] = raw.get("id", "msg_wiremap")
     body["type"] = "message"
     body["role"] = "assistant"
-    body["model"] = raw.get("model", "unknown")
+    body["model"] = raw.get("model", raw.get("modelVersion", "unknown"))
     body["stop_reason"] = wire_reason
     body["stop_sequence"] = raw.get("stop_sequence", None)
     if usage_wire:

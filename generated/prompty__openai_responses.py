@@ -169,6 +169,7 @@ WIRE_KEYS: Final = frozenset(
         "message",
         "message_start",
         "model",
+        "modelVersion",
         "model_not_found",
         "model_not_loaded",
         "msg_wiremap",
@@ -1676,7 +1677,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     body["status"] = wire_reason
     body["error"] = raw.get("error", None)
     body["incomplete_details"] = None
-    body["model"] = raw.get("model", "unknown")
+    body["model"] = raw.get("model", raw.get("modelVersion", "unknown"))
     body["output"] = wire_message
     body["parallel_tool_calls"] = raw.get("parallel_tool_calls", True)
     body["tool_choice"] = raw.get("tool_choice", "auto")
@@ -1718,6 +1719,9 @@ def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) 
     while True:  # first matching rule wins
         if status in (401, 403):
             category = "provider_authentication"
+            break
+        if error_code in ("model_not_found",):
+            category = "provider_invalid_model"
             break
         if status == 404 and _RE_2.search(text) is not None:
             category = "provider_invalid_model"

@@ -165,6 +165,7 @@ class _Gateway:
             if "model" in request.path_params and "model" not in body:
                 body = {**body, "model": request.path_params["model"]}
             streaming = body.get("stream") is True
+            client_body = body  # what the client asked of the stream (the usage chunk) is the emitter's input
             if streaming:  # served by wiremap.gateway_stream (the inbound stream table's fields are the mode, not extras)
                 body = strip_stream_fields(cfg.inbound, body)
             canonical = cfg.inbound.request_from_wire(body)
@@ -192,7 +193,7 @@ class _Gateway:
                 key = _client_key(cfg.inbound, request.headers, request.query_params)
             provider = self.provider(model, key)
             if streaming:
-                return await stream_response(self, provider, plain, losses)
+                return await stream_response(self, provider, plain, losses, request=client_body)
             response = await provider.complete(
                 plain["messages"],
                 tools=plain.get("tools"),

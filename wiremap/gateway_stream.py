@@ -9,6 +9,9 @@ the inbound format's server-sent events translated from the upstream's stream as
   the client's SDK raises its usual exception class. Errors after it (an upstream `error` event,
   malformed chunks, a dropped connection) are written as the inbound format's own error event,
   and the stream ends there.
+- The emitter is given the client's own request body, so what the inbound table's `usage_when`
+  names decides the usage chunk (OpenAI: only with `stream_options.include_usage: true`, as the
+  API does; the documented `chunk.choices[0]` loop breaks on a chunk with empty choices).
 - Request-side losses go in the `x-wiremap-losses` header; response-side losses, known at the
   end, are written as the SSE comment `: wiremap-losses [{"path", "kind", "detail"}...]` right
   before the stream's end marker.
@@ -38,7 +41,8 @@ def strip_stream_fields(fmt: Format, body: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in body.items() if k not in managed}
 
 
-async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any], losses: list[Loss]) -> Any:
+async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any], losses: list[Loss],
+                          request: Mapping[str, Any] | None = None) -> Any:
     from starlette.responses import StreamingResponse
 
     from .gateway import _loss_header
@@ -61,7 +65,7 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
         first = events_from_response(response)
         extra_losses.append(Loss("stream", "changed", f"{provider.format.key} cannot stream; the answer was delivered in one piece"))
 
-    emitter = StreamEmitter(cfg.inbound)
+    emitter = StreamEmitter(cfg.inbound, request=request)  # the client's body: did it ask for the usage chunk
     from wiremap.runtime.stream import StreamAssembler
 
     assembler = StreamAssembler(provider.format)
