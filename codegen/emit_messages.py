@@ -937,7 +937,9 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         else:
             out.add("if type(system) is list:  # an array of text blocks: joined")
             out.add(f"    system = {lit(ir.system_join)}.join(_w.member_str(_w.expect_dict(b, {lit(f)} + f'[{{j}}]'), 'text', {lit(f)} + f'[{{j}}]') for j, b in enumerate(system))")
-        out.add(f"messages.append(SystemMessage(content=_w.expect_str(system, {lit(f)})))")
+        out.add(f"system = _w.expect_str(system, {lit(f)})")
+        out.add("if system:  # an empty hoisted field says no instruction: no system message (carried for this wire)")
+        out.add("    messages.append(SystemMessage(content=system))")
         out.dedent()
     field = lit(ir.messages_field)
     if ir.user_bare_string == "read":

@@ -947,7 +947,11 @@ def _request_from_wire(body: Any) -> Request:
                 _w.member_str(_w.expect_dict(b, "system" + f"[{j}]"), "text", "system" + f"[{j}]")
                 for j, b in enumerate(system)
             )
-        messages.append(SystemMessage(content=_w.expect_str(system, "system")))
+        system = _w.expect_str(system, "system")
+        if (
+            system
+        ):  # an empty hoisted field says no instruction: no system message (carried for this wire)
+            messages.append(SystemMessage(content=system))
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}

@@ -1169,7 +1169,11 @@ def _request_from_wire(body: Any) -> Request:
     if system is not None:
         consumed.add("systemInstruction")
         system = _w.read_hoisted(system, ("parts", "*", "text"), "systemInstruction", "\n\n")
-        messages.append(SystemMessage(content=_w.expect_str(system, "systemInstruction")))
+        system = _w.expect_str(system, "systemInstruction")
+        if (
+            system
+        ):  # an empty hoisted field says no instruction: no system message (carried for this wire)
+            messages.append(SystemMessage(content=system))
     messages.extend(_messages_from_wire(_w.member_list(body, "contents", ""), "contents"))
     consumed.add("contents")
     config: dict[str, Any] = {}

@@ -1319,7 +1319,11 @@ def _request_from_wire(body: Any) -> Request:
                 )
                 for j, b in enumerate(system)
             )
-        messages.append(SystemMessage(content=_w.expect_str(system, "instructions")))
+        system = _w.expect_str(system, "instructions")
+        if (
+            system
+        ):  # an empty hoisted field says no instruction: no system message (carried for this wire)
+            messages.append(SystemMessage(content=system))
     raw_messages = _w.list_or_string(_w.member(body, "input", ""), "input")
     if isinstance(raw_messages, str):  # user.bare_string read: one user turn with that text
         messages.append(_w.bare_user_turn(raw_messages, "input"))

@@ -375,6 +375,16 @@ def test_rfw_string_input_after_instructions() -> None:
     )
 
 
+def test_rfw_empty_instructions_round_trip() -> None:
+    """system hoist: `instructions: \"\"` (recorded pydantic-ai Responses requests) is no instruction: no system message, no refusal; the same-format round trip gives the empty string back (issue 14)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"expect_canonical": {"messages": [{"content": "Hello", "role": "user"}], "model": "gpt-5"}, "id": "rfw_empty_instructions_round_trip", "request_from_wire": {"input": [{"content": "Hello", "role": "user"}], "instructions": "", "model": "gpt-5"}}'
+        ),
+    )
+
+
 def test_err_rfw_string_input_empty() -> None:
     """user.bare_string read: an empty string input is a user turn without content, refused at `input` by the canonical rule (oa §3)"""
     run_fixture(

@@ -212,3 +212,19 @@ def test_openai_stream_usage_chunk_only_when_asked() -> None:
                             "stream_options": {"include_usage": True}})
     assert asked[-1]["choices"] == [] and asked[-1]["usage"]["total_tokens"] > 0
     assert all(chunk["choices"] for chunk in asked[:-1])
+
+
+# ------------------------------------------------------------------ Responses: instructions ""
+
+
+def test_responses_empty_instructions_round_trip() -> None:
+    """Recorded Responses requests with `instructions: ""` are read (no refusal), as no system
+    message, and the same-format round trip gives `instructions: ""` back."""
+    fmt = wiremap.get_format("openai_responses")
+    recs = [r for r in records("openai_responses", "request") if r["body"].get("instructions") == ""]
+    assert recs
+    for rec in recs:
+        canonical = fmt.request_from_wire(rec["body"])
+        assert all(m.role != "system" for m in canonical.messages), rec["source"]
+        wire = fmt.request_to_wire(canonical)
+        assert "instructions" in wire and wire["instructions"] == "", rec["source"]
