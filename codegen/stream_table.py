@@ -78,6 +78,9 @@ _RULE = _obj(
         "event": {"oneOf": [{"type": "string", "minLength": 1}, {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1}]},
         "when": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean", "null"]}},
         "unless": {"type": "object", "minProperties": 1, "additionalProperties": {"type": ["string", "number", "boolean", "null"]}},
+        # the rule fires only where the value at each path has that JSON type (Mistral's delta.content:
+        # a string, or a list of content chunks that other rules read)
+        "when_type": {"type": "object", "minProperties": 1, "additionalProperties": {"enum": ["string", "number", "boolean", "object", "array"]}},
         "each": _PATH,
         "emit": {"enum": sorted(PARSE_KINDS)},
         "fields": {"type": "object", "additionalProperties": {"oneOf": [_PATH, {"type": "array", "items": _PATH, "minItems": 2}]}},
@@ -271,6 +274,8 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
         }
         if const:
             compiled["const"] = dict(const)
+        if rule.get("when_type"):
+            compiled["when_type"] = [[_path(k)[0], v] for k, v in rule["when_type"].items() if not k.startswith("x-")]
         if kind == "error":
             compiled["status"] = rule.get("status", 500)
             if "wrap" in rule:

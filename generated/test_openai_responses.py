@@ -380,7 +380,7 @@ def test_rfw_empty_instructions_round_trip() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"expect_canonical": {"messages": [{"content": "Hello", "role": "user"}], "model": "gpt-5"}, "id": "rfw_empty_instructions_round_trip", "request_from_wire": {"input": [{"content": "Hello", "role": "user"}], "instructions": "", "model": "gpt-5"}}'
+            '{"id": "rfw_empty_instructions_round_trip", "request_from_wire": {"model": "gpt-5", "instructions": "", "input": [{"role": "user", "content": "Hello"}]}, "expect_canonical": {"model": "gpt-5", "messages": [{"role": "user", "content": "Hello"}]}}'
         ),
     )
 

@@ -84,6 +84,7 @@ STREAM_EVENT_TYPES: Final = (
 )
 
 _MISSING: Final = object()
+_JSON_TYPES: Final = {"string": (str,), "number": (int, float), "boolean": (bool,), "object": (dict,), "array": (list,)}
 _PART_KINDS: Final = {"text_delta": "text", "text_signature": "text", "reasoning_delta": "thinking", "reasoning_signature": "thinking", "redacted_reasoning": "redacted_thinking"}
 
 
@@ -313,6 +314,7 @@ class StreamParser:
                 "event": frozenset(rule["event"]) if rule.get("event") is not None else None,
                 "when": [(tuple(p), v) for p, v in rule.get("when") or ()],
                 "unless": [(tuple(p), v) for p, v in rule.get("unless") or ()],
+                "when_type": [(tuple(p), _JSON_TYPES[t]) for p, t in rule.get("when_type") or ()],
                 "each": tuple(rule["each"]) if rule.get("each") is not None else None,
                 "fields": [
                     (name, tuple(tuple(p) for p in path) if path and isinstance(path[0], list) else tuple(path), optional)
@@ -449,6 +451,8 @@ class StreamParser:
                         continue
                     if unless and any(_get(item, p) == v for p, v in unless):
                         continue
+                    if rule["when_type"] and not all(type(_get(item, p)) in t for p, t in rule["when_type"]):
+                        continue  # `when_type`: the value there is another JSON type (another rule reads it)
                     values: dict[str, Any] = {}
                     ok = True
                     for fname, path, optional in rule["fields"]:

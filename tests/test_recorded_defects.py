@@ -228,3 +228,67 @@ def test_responses_empty_instructions_round_trip() -> None:
         assert all(m.role != "system" for m in canonical.messages), rec["source"]
         wire = fmt.request_to_wire(canonical)
         assert "instructions" in wire and wire["instructions"] == "", rec["source"]
+
+
+# ------------------------------------------------------------------ Mistral: thinking chunks
+
+
+def _mistral_thinking(kind: str) -> list[dict[str, Any]]:
+    def has_chunk(body: dict[str, Any]) -> bool:
+        messages = [c["message"] for c in body.get("choices") or []] + list(body.get("messages") or [])
+        return any(isinstance(m.get("content"), list) and any(b.get("type") == "thinking" for b in m["content"]) for m in messages)
+
+    return [r for r in records("mistral", kind) if has_chunk(r["body"])]
+
+
+def test_mistral_thinking_chunks_in_responses_and_requests() -> None:
+    """Magistral's `{type: thinking, thinking: [{type: text, text}]}` chunks are read as thinking
+    blocks (in recorded responses and in recorded requests that send them back) and written back
+    in Mistral's shape, so the same-format round trip is the identity."""
+    fmt = wiremap.get_format("mistral")
+    responses = _mistral_thinking("response")
+    requests = _mistral_thinking("request")
+    assert responses and requests
+    for rec in responses:
+        response = fmt.response_from_wire(rec["body"])
+        wire_blocks = rec["body"]["choices"][0]["message"]["content"]
+        want = ["".join(c["text"] for c in b["thinking"]) for b in wire_blocks if b["type"] == "thinking"]
+        content = response.to_dict()["message"]["content"]
+        assert [b["text"] for b in content if b["type"] == "thinking"] == want
+        assert all(b.get("origin") == "mistral" for b in content if b["type"] == "thinking")
+        assert fmt.response_to_wire(response) == rec["body"]
+    for rec in requests:
+        canonical = fmt.request_from_wire(rec["body"])
+        assert any(isinstance(m.get("content"), list) and any(b["type"] == "thinking" for b in m["content"])
+                   for m in canonical.to_dict()["messages"] if m["role"] == "assistant")
+        assert fmt.request_to_wire(canonical) == rec["body"]
+    # a thinking block written from the canonical model (no carried wire data) takes Mistral's shape
+    body = fmt.request_to_wire({"model": "magistral-medium-latest", "messages": [
+        {"role": "user", "content": "Q"},
+        {"role": "assistant", "content": [{"type": "thinking", "text": "Hm.", "origin": "mistral"}, {"type": "text", "text": "A"}]},
+        {"role": "user", "content": "Q2"}]})
+    assert body["messages"][1]["content"] == [{"type": "thinking", "thinking": [{"type": "text", "text": "Hm."}]}, {"type": "text", "text": "A"}]
+
+
+def test_mistral_thinking_chunks_in_streams() -> None:
+    """A recorded magistral stream (thinking chunks in `delta.content`, then text strings)
+    assembles to thinking then text, not an invalid-response error; re-emitted as Mistral it
+    reads back the same."""
+    (rec,) = [r for r in records("mistral", "stream") if '"type":"thinking"' in r["sse"]]
+    want_thinking = "".join(
+        t["text"]
+        for line in rec["sse"].splitlines() if line.startswith("data: {")
+        for ch in json.loads(line[6:])["choices"]
+        if isinstance(ch["delta"].get("content"), list)
+        for c in ch["delta"]["content"] if c["type"] == "thinking"
+        for t in c["thinking"]
+    )
+    assert want_thinking
+    events, asm = assembled("mistral", rec["sse"])
+    assert events[-1]["type"] != "error"
+    content = asm.response().to_dict()["message"]["content"]
+    assert [b["type"] for b in content] == ["thinking", "text"]
+    assert content[0]["text"] == want_thinking
+    again = b"".join(translate_stream([rec["sse"].encode()], "mistral", "mistral"))
+    _events2, asm2 = assembled("mistral", again.decode())
+    assert asm2.response().to_dict()["message"] == asm.response().to_dict()["message"]
