@@ -58,7 +58,7 @@ EMIT_KINDS: dict[str, tuple[str, ...]] = {
     "finish": ("finish_reason",),
     "usage": (),
     "finish_usage": ("finish_reason",),
-    "error": ("error",),
+    "error": ("error", "status"),  # status: the HTTP status the error stands for (error_to_wire)
     "end": (),
     "tool_call_whole": ("index", "call_id", "name", "arguments", "signature"),
     "reasoning_whole": ("index", "text", "signature", "block"),

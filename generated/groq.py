@@ -115,6 +115,7 @@ WIRE_KEYS: Final = frozenset(
         "drop",
         "end",
         "error",
+        "event",
         "field",
         "file",
         "file.inline",
@@ -191,6 +192,7 @@ WIRE_KEYS: Final = frozenset(
         "server_error",
         "sse",
         "status",
+        "status_code",
         "stop",
         "stream_options.include_usage",
         "strict",
@@ -431,7 +433,19 @@ STREAM: Final[dict[str, Any] | None] = {
             }
         ],
         "usage_when": [[["stream_options", "include_usage"], True]],
-        "error": [{"data": "{error}"}],
+        "error": [
+            {
+                "event": "error",
+                "data": {
+                    "error": {
+                        "message": "{error.error.message}",
+                        "type": "{error.error.type}",
+                        "code": "{error.error.code?}",
+                        "status_code": "{status}",
+                    }
+                },
+            }
+        ],
         "end": [{"data": "[DONE]"}],
     },
     "finish": {

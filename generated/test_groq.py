@@ -71,3 +71,13 @@ def test_stream_error_status_code() -> None:
             '{"id": "stream_error_status_code", "stream_from_wire": "data: {\\"id\\":\\"c2\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1,\\"model\\":\\"m\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"reasoning\\":\\"Let\'s\\"},\\"finish_reason\\":null}]}\\n\\nevent: error\\ndata: {\\"error\\":{\\"message\\":\\"Tool call validation failed\\",\\"type\\":\\"invalid_request_error\\",\\"code\\":\\"tool_use_failed\\",\\"status_code\\":400}}\\n\\n", "expect_events": [{"type": "message_start", "raw": {"id": "c2", "object": "chat.completion.chunk", "created": 1, "model": "m"}}, {"type": "reasoning_delta", "index": 0, "text": "Let\'s"}, {"type": "error", "category": "provider_invalid_request", "message": "Tool call validation failed", "raw": {"error": {"message": "Tool call validation failed", "type": "invalid_request_error", "code": "tool_use_failed", "status_code": 400}}}]}'
         ),
     )
+
+
+def test_stream_emit_error_status_code() -> None:
+    """api-sdk (recorded test_tool_use_failed_error_streaming#0): an error is written as Groq sends it, `event: error` with the HTTP status in error.status_code, so it reads back as the same category"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "stream_emit_error_status_code", "stream_to_wire": [{"type": "message_start", "raw": {"id": "c3", "model": "m"}}, {"type": "text_delta", "index": 0, "text": "Par"}, {"type": "error", "category": "provider_invalid_request", "message": "Tool call validation failed"}], "expect_sse": "data: {\\"id\\":\\"c3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"c3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"Par\\"},\\"finish_reason\\":null}]}\\n\\nevent: error\\ndata: {\\"error\\":{\\"message\\":\\"Tool call validation failed\\",\\"type\\":\\"invalid_request_error\\",\\"status_code\\":400}}\\n\\n"}'
+        ),
+    )

@@ -1292,8 +1292,8 @@ class StreamEmitter:
             return out
         if t == "error":
             self._failed = True
-            body = self._error_body(ev)
-            return out + self._write(self.spec.get("error", []), self._vals(error=body))
+            status, body = self._error_body(ev)
+            return out + self._write(self.spec.get("error", []), self._vals(error=body, status=status))
         return out
 
     def _flush_whole(self) -> bytes:
@@ -1331,12 +1331,14 @@ class StreamEmitter:
             args = {}
         return self._write(self.spec["tool_call_whole"], self._vals(index=idx, call_id=call["call_id"], name=call["name"], arguments=args, signature=call["signature"]))
 
-    def _error_body(self, ev: Mapping[str, Any]) -> Any:
+    def _error_body(self, ev: Mapping[str, Any]) -> tuple[int, Any]:
+        """The format's own error envelope for the event, and the HTTP status it stands for
+        (`{status}` in an error row: Groq's `error.status_code`)."""
         err = stream_error(ev)
         if self.format.error_to_wire is None:  # pragma: no cover - pre-error_to_wire modules
-            return {"error": {"message": err.message}}
-        _status, body, _headers = self.format.error_to_wire(err)
-        return body
+            return 500, {"error": {"message": err.message}}
+        status, body, _headers = self.format.error_to_wire(err)
+        return status, body
 
     def close(self, trailer: str | None = None) -> bytes:
         """The closing events (pending finish and usage, the end marker); `trailer` is written

@@ -72,6 +72,15 @@ def test_groq_mid_stream_error_category() -> None:
     assert info.value.transient is False
 
 
+def test_groq_mid_stream_error_keeps_its_category_when_re_emitted() -> None:
+    """Re-emitted as a Groq stream (a gateway answering a Groq client), the error carries its
+    status again (`status_code`), so the client reads the same category."""
+    (rec,) = records("groq", "stream", "test_tool_use_failed_error_streaming.yaml#0")
+    out = b"".join(translate_stream([rec["sse"].encode()], "groq", "groq"))
+    events = parse_stream(out, "groq")
+    assert events[-1]["type"] == "error" and events[-1]["category"] == "provider_invalid_request"
+
+
 # ------------------------------------------------------------------ Responses: model_not_found
 
 
