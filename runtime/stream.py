@@ -592,7 +592,7 @@ class StreamParser:
             return
         if kind == "message_start":
             raw = values["raw"][0] if "raw" in values else obj
-            named = {k: values[k][0] for k in ("id", "model", "created") if k in values and isinstance(values[k][0], (str, int)) and type(values[k][0]) is not bool}
+            named: dict[str, Any] = {k: values[k][0] for k in ("id", "model", "created") if k in values and isinstance(values[k][0], (str, int)) and type(values[k][0]) is not bool}
             self._ensure_start(out, raw, named)
             return
         if kind == "end":
