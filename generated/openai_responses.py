@@ -1075,11 +1075,10 @@ def _tool_to_wire(tool: Tool, path: str, memo: dict[int, Any] | None = None) -> 
         "type": "function",
         "name": tool.name,
         "parameters": _w.memo_json(params, memo),
+        "strict": (tool.strict if tool.strict is not NOT_GIVEN else None),
     }
     if tool.description is not NOT_GIVEN:
         wire_1["description"] = tool.description
-    if tool.strict is not NOT_GIVEN:
-        wire_1["strict"] = tool.strict
     return wire_1
 
 

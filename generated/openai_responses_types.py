@@ -68,7 +68,7 @@ class OpenaiResponsesTool(TypedDict, closed=True):
     description: NotRequired[str]
     name: str
     parameters: dict[str, Any]
-    strict: NotRequired[bool]
+    strict: bool
     type: Literal["function"]
 
 

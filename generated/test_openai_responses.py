@@ -80,7 +80,7 @@ def test_req_tool_round() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "req_tool_round", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": "Checking.", "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}, {"id": "call_2", "name": "get_weather", "arguments": {"city": "Rome"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}, {"role": "tool", "tool_call_id": "call_2", "content": "rain"}], "tools": [{"name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": "Checking."}, {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\"}"}, {"type": "function_call", "call_id": "call_2", "name": "get_weather", "arguments": "{\\"city\\":\\"Rome\\"}"}, {"type": "function_call_output", "call_id": "call_1", "output": "sunny"}, {"type": "function_call_output", "call_id": "call_2", "output": "rain"}], "tools": [{"type": "function", "name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]}}'
+            '{"id": "req_tool_round", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": "Checking.", "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}, {"id": "call_2", "name": "get_weather", "arguments": {"city": "Rome"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}, {"role": "tool", "tool_call_id": "call_2", "content": "rain"}], "tools": [{"name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": "Checking."}, {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\"}"}, {"type": "function_call", "call_id": "call_2", "name": "get_weather", "arguments": "{\\"city\\":\\"Rome\\"}"}, {"type": "function_call_output", "call_id": "call_1", "output": "sunny"}, {"type": "function_call_output", "call_id": "call_2", "output": "rain"}], "tools": [{"type": "function", "name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}, "strict": null}]}}'
         ),
     )
 
@@ -90,7 +90,7 @@ def test_req_tool_round__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"id": "req_tool_round", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": "Checking.", "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}, {"id": "call_2", "name": "get_weather", "arguments": {"city": "Rome"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}, {"role": "tool", "tool_call_id": "call_2", "content": "rain"}], "tools": [{"name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": "Checking."}, {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\"}"}, {"type": "function_call", "call_id": "call_2", "name": "get_weather", "arguments": "{\\"city\\":\\"Rome\\"}"}, {"type": "function_call_output", "call_id": "call_1", "output": "sunny"}, {"type": "function_call_output", "call_id": "call_2", "output": "rain"}], "tools": [{"type": "function", "name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]}}'
+            '{"id": "req_tool_round", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": "Checking.", "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}, {"id": "call_2", "name": "get_weather", "arguments": {"city": "Rome"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}, {"role": "tool", "tool_call_id": "call_2", "content": "rain"}], "tools": [{"name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": "Checking."}, {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\"}"}, {"type": "function_call", "call_id": "call_2", "name": "get_weather", "arguments": "{\\"city\\":\\"Rome\\"}"}, {"type": "function_call_output", "call_id": "call_1", "output": "sunny"}, {"type": "function_call_output", "call_id": "call_2", "output": "rain"}], "tools": [{"type": "function", "name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}, "strict": null}]}}'
         ),
     )
 
@@ -150,7 +150,7 @@ def test_req_tools_strict_and_tool_choice() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "req_tools_strict_and_tool_choice", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Go"}], "tools": [{"name": "f", "strict": true, "parameters": {"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "string"}}, "required": ["b"]}}, "required": ["a"]}}, {"name": "g"}], "tool_choice": {"type": "tool", "name": "f"}}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Go"}], "tools": [{"type": "function", "name": "f", "parameters": {"type": "object", "additionalProperties": false, "properties": {"a": {"type": "object", "additionalProperties": false, "properties": {"b": {"type": "string"}}, "required": ["b"]}}, "required": ["a"]}, "strict": true}, {"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}}], "tool_choice": {"type": "function", "name": "f"}}}'
+            '{"id": "req_tools_strict_and_tool_choice", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Go"}], "tools": [{"name": "f", "strict": true, "parameters": {"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "string"}}, "required": ["b"]}}, "required": ["a"]}}, {"name": "g"}], "tool_choice": {"type": "tool", "name": "f"}}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Go"}], "tools": [{"type": "function", "name": "f", "parameters": {"type": "object", "additionalProperties": false, "properties": {"a": {"type": "object", "additionalProperties": false, "properties": {"b": {"type": "string"}}, "required": ["b"]}}, "required": ["a"]}, "strict": true}, {"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}, "strict": null}], "tool_choice": {"type": "function", "name": "f"}}}'
         ),
     )
 
@@ -160,27 +160,7 @@ def test_req_tools_strict_and_tool_choice__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"id": "req_tools_strict_and_tool_choice", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Go"}], "tools": [{"name": "f", "strict": true, "parameters": {"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "string"}}, "required": ["b"]}}, "required": ["a"]}}, {"name": "g"}], "tool_choice": {"type": "tool", "name": "f"}}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Go"}], "tools": [{"type": "function", "name": "f", "parameters": {"type": "object", "additionalProperties": false, "properties": {"a": {"type": "object", "additionalProperties": false, "properties": {"b": {"type": "string"}}, "required": ["b"]}}, "required": ["a"]}, "strict": true}, {"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}}], "tool_choice": {"type": "function", "name": "f"}}}'
-        ),
-    )
-
-
-def test_req_tool_without_strict_sent_without() -> None:
-    """tools strict {strict?}: a tool the client sent without strict is sent without it, so the server's default applies as the client meant (api: FunctionToolParam strict Optional, Default true; recorded Responses requests; issue 14)"""
-    run_fixture(
-        FORMAT,
-        json.loads(
-            '{"id": "req_tool_without_strict_sent_without", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Go"}], "tools": [{"name": "f", "parameters": {"type": "object", "properties": {}}}, {"name": "g", "parameters": {"type": "object", "properties": {}}, "strict": false}]}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Go"}], "tools": [{"type": "function", "name": "f", "parameters": {"type": "object", "properties": {}}}, {"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}, "strict": false}]}}'
-        ),
-    )
-
-
-def test_req_tool_without_strict_sent_without__round_trip() -> None:
-    """Fixture req_tool_without_strict_sent_without: wire -> canonical -> wire gives back the same body."""
-    run_round_trip(
-        FORMAT,
-        json.loads(
-            '{"id": "req_tool_without_strict_sent_without", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Go"}], "tools": [{"name": "f", "parameters": {"type": "object", "properties": {}}}, {"name": "g", "parameters": {"type": "object", "properties": {}}, "strict": false}]}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Go"}], "tools": [{"type": "function", "name": "f", "parameters": {"type": "object", "properties": {}}}, {"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}, "strict": false}]}}'
+            '{"id": "req_tools_strict_and_tool_choice", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Go"}], "tools": [{"name": "f", "strict": true, "parameters": {"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "string"}}, "required": ["b"]}}, "required": ["a"]}}, {"name": "g"}], "tool_choice": {"type": "tool", "name": "f"}}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Go"}], "tools": [{"type": "function", "name": "f", "parameters": {"type": "object", "additionalProperties": false, "properties": {"a": {"type": "object", "additionalProperties": false, "properties": {"b": {"type": "string"}}, "required": ["b"]}}, "required": ["a"]}, "strict": true}, {"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}, "strict": null}], "tool_choice": {"type": "function", "name": "f"}}}'
         ),
     )
 
@@ -190,7 +170,7 @@ def test_req_tool_choice_strings() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "req_tool_choice_strings", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Go"}], "tools": [{"name": "g"}], "tool_choice": "required"}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Go"}], "tools": [{"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}}], "tool_choice": "required"}}'
+            '{"id": "req_tool_choice_strings", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Go"}], "tools": [{"name": "g"}], "tool_choice": "required"}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Go"}], "tools": [{"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}, "strict": null}], "tool_choice": "required"}}'
         ),
     )
 
@@ -200,7 +180,7 @@ def test_req_tool_choice_strings__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"id": "req_tool_choice_strings", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Go"}], "tools": [{"name": "g"}], "tool_choice": "required"}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Go"}], "tools": [{"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}}], "tool_choice": "required"}}'
+            '{"id": "req_tool_choice_strings", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Go"}], "tools": [{"name": "g"}], "tool_choice": "required"}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Go"}], "tools": [{"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}, "strict": null}], "tool_choice": "required"}}'
         ),
     )
 

@@ -106,8 +106,8 @@ def test_responses_stream_error_model_not_found() -> None:
 
 def test_responses_function_tools_round_trip_without_strict() -> None:
     """Every recorded Responses request's function tools come back with `strict` exactly as sent;
-    and a tool sent without `strict` gets none added (the API's default is true: adding false
-    would switch strict mode off for the client)."""
+    and a tool sent without `strict` gets no `false` added (the API's default is true: adding
+    false would switch strict mode off for the client)."""
     fmt = wiremap.get_format("openai_responses")
     checked = 0
     for rec in records("openai_responses", "request"):
@@ -124,10 +124,11 @@ def test_responses_function_tools_round_trip_without_strict() -> None:
         checked += 1
     assert checked > 0
     body = {"model": "gpt-4o", "input": "hi", "tools": [{"type": "function", "name": "f", "parameters": {"type": "object", "properties": {}}}]}
-    assert "strict" not in fmt.request_to_wire(fmt.request_from_wire(body))["tools"][0]
+    assert "strict" not in fmt.request_to_wire(fmt.request_from_wire(body))["tools"][0]  # same format: as sent
     chat = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}],
             "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {}}}}]}
-    assert "strict" not in wiremap.translate_request(chat, "openai_chat", "openai_responses").result["tools"][0]
+    # from another format: `strict: null` (not set; the SDK type requires the key), never an invented false
+    assert wiremap.translate_request(chat, "openai_chat", "openai_responses").result["tools"][0]["strict"] is None
 
 
 # ------------------------------------------------------------------ Gemini: modelVersion
