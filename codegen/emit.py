@@ -188,6 +188,32 @@ class Emitter:
                 var = out.fresh(child.items[0].field)
                 out.add(f"{var} = _w.expect_str({items}[0], {child_path} + '[0]')")
                 got[child.items[0].field] = var
+            elif isinstance(child, Arr) and len(child.items) == 1 and isinstance(child.items[0], Obj):
+                # Chunks (Mistral thinking: [{type: text, text: "{text}"}]): a non-empty list of such
+                # objects, each checked against the literals, their placeholder texts joined.
+                item_node = child.items[0]
+                items = out.fresh("chunks")
+                texts = out.fresh("texts")
+                j = out.fresh("j")
+                chunk = out.fresh("chunk")
+                out.add(f"{items} = _w.member_list({src}, {lit(key)}, {path})")
+                out.add(f"if not {items}:")
+                out.add(f"    raise _w.WireShapeError({child_path}, 'expected at least one chunk')")
+                out.add(f"{texts}: list[str] = []")
+                out.add(f"for {j}, {chunk} in enumerate({items}):")
+                out.indent()
+                chunk_path = f"{child_path} + f'[{{{j}}}]'"
+                out.add(f"{chunk} = _w.expect_dict({chunk}, {chunk_path})")
+                for lit_key, lit_node in item_node.items:
+                    if isinstance(lit_node, Lit):
+                        out.add(f"if {chunk}.get({lit(lit_key)}) != {lit(lit_node.value)}:")
+                        out.add(f"    raise _w.WireShapeError({chunk_path} + {lit('.' + lit_key)}, {lit('expected ' + repr(lit_node.value))})")
+                inner: dict[str, str] = {}
+                self.read_node(out, item_node, chunk, chunk_path, context, inner, lenient)
+                (field_name, value), = inner.items()
+                out.add(f"{texts}.append({value})")
+                out.dedent()
+                got[field_name] = f"''.join({texts})"
             elif isinstance(child, Interp) and matched and at + (key,) in matched:
                 for i, slot in enumerate(child.slots, start=1):  # matched by the dispatch condition
                     value = f"{matched[at + (key,)]}.group({i})"

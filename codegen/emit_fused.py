@@ -376,7 +376,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
         out.add(f"system = src_body.get({lit(f)})")
         out.add("if system is not None:")
         out.indent()
-        out.add("if type(system) is not str:  # the source joins a list of blocks: the two-step way")
+        out.add("if type(system) is not str or not system:  # a list of blocks (joined), or empty (no system message): the two-step way")
         out.add("    raise _Deopt")
         sink(out, "system", {"content": "system"})
         out.dedent()

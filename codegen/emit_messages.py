@@ -941,7 +941,9 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         else:
             out.add("if type(system) is list:  # an array of text blocks: joined")
             out.add(f"    system = {lit(ir.system_join)}.join(_w.member_str(_w.expect_dict(b, {lit(f)} + f'[{{j}}]'), 'text', {lit(f)} + f'[{{j}}]') for j, b in enumerate(system))")
-        out.add(f"messages.append(SystemMessage(content=_w.expect_str(system, {lit(f)})))")
+        out.add(f"system = _w.expect_str(system, {lit(f)})")
+        out.add("if system:  # an empty hoisted field says no instruction: no system message (carried for this wire)")
+        out.add("    messages.append(SystemMessage(content=system))")
         out.dedent()
     field = lit(ir.messages_field)
     if ir.user_bare_string == "read":
@@ -1315,7 +1317,10 @@ def _emit_response_to_wire(em: "Emitter") -> None:
         if item.kind == "literal":
             out.add(f"body[{lit(item.key)}] = {lit(item.value)}")
         elif item.kind == "from_raw":
-            out.add(f"body[{lit(item.key)}] = raw.get({lit(item.value)}, {lit(item.default)})")
+            expr = lit(item.default)
+            for raw_key in reversed([item.value] if isinstance(item.value, str) else item.value):
+                expr = f"raw.get({lit(raw_key)}, {expr})"  # several keys: the first one present
+            out.add(f"body[{lit(item.key)}] = {expr}")
         elif item.kind == "slot":
             value = {"message": "wire_message", "finish_reason": "wire_reason", "usage": "usage_wire"}[item.slot or ""]
             if item.optional:

@@ -255,15 +255,20 @@ class _Builder:
         return node
 
     def readable_arrays(self, node: Node) -> None:
-        """The reader (emit.read_node) reads an array inside an object only as one placeholder."""
+        """The reader (emit.read_node) reads an array inside an object as one placeholder
+        (["{field}"]) or as chunks: one object placing one required string placeholder (Mistral's
+        `thinking: [{type: text, text: "{text}"}]`), read back as a list of such objects whose
+        texts are joined."""
         if isinstance(node, Obj):
             for _key, child in node.items:
-                if isinstance(child, Arr) and not (len(child.items) == 1 and isinstance(child.items[0], Slot)):
+                if isinstance(child, Arr) and not (len(child.items) == 1 and isinstance(child.items[0], Slot)) and not _text_chunks(child):
                     raise self.err(
                         child.pointer,
-                        'an array in this template can only hold one placeholder (["{field}"]): it is read back',
+                        'an array in this template can only hold one placeholder (["{field}"]) or one object '
+                        'placing one required string placeholder ([{type: text, text: "{text}"}]): it is read back',
                     )
-                self.readable_arrays(child)
+                if not isinstance(child, Arr):
+                    self.readable_arrays(child)
 
     def check_slot(self, slot: Slot, fields: dict[str, Field], context: str) -> None:
         spec = fields.get(slot.field)
@@ -460,7 +465,10 @@ class _Builder:
                 unknown = set(v) - {"from_raw", "default"}
                 if unknown:
                     raise self.err(pointer, f"unknown keys {sorted(unknown)}; expected from_raw, default")
-                envelope.append(EnvelopeItem(k, "from_raw", v["from_raw"], v.get("default")))
+                keys = v["from_raw"]  # a key, or keys tried in order (the same value under another format's name)
+                if not (isinstance(keys, str) or (isinstance(keys, list) and keys and all(isinstance(x, str) for x in keys))):
+                    raise self.err(f"{pointer}/from_raw", "from_raw is a raw key or a non-empty list of raw keys (the first present is used)")
+                envelope.append(EnvelopeItem(k, "from_raw", keys, v.get("default")))
             elif isinstance(v, str) and v.startswith("{"):
                 node = self.parse(pointer, v)
                 if not isinstance(node, Slot) or node.field not in ("message", "finish_reason", "usage"):
@@ -648,6 +656,17 @@ class _Builder:
         )
 
 
+
+
+def _text_chunks(node: Node) -> bool:
+    """A one-item array of an object of literals and one required, codec-free placeholder
+    (`[{type: text, text: "{text}"}]`): written as one chunk, read back as chunks joined."""
+    if not (isinstance(node, Arr) and len(node.items) == 1 and isinstance(node.items[0], Obj)):
+        return False
+    children = [n for _k, n in node.items[0].items]
+    slots = [n for n in children if isinstance(n, Slot)]
+    return (len(slots) == 1 and not slots[0].optional and slots[0].codec is None and not slots[0].has_default
+            and all(isinstance(n, (Lit, Slot)) for n in children))
 
 
 def _arrays(node: Node) -> list[Arr]:

@@ -151,6 +151,7 @@ _fixture = _obj(
         ),
         "stream_from_wire": {"type": "string", "description": "a streamed body (SSE text) -> canonical stream events"},
         "stream_to_wire": {"type": "array", "items": {"type": "object"}, "description": "canonical stream events -> the format's SSE text"},
+        "stream_request": {"type": "object", "description": "with stream_to_wire: the client's streaming request body the emitter is given (`stream.emit.usage_when`)"},
         "expect_events": {"type": "array", "items": {"type": "object"}},
         "expect_sse": {"type": "string"},
         "response_schema": {"type": "object"},

@@ -30,7 +30,7 @@ _PATH = {"type": "string", "pattern": _PATH_RE.pattern}
 
 # rule kind -> (required fields, optional fields)
 PARSE_KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "message_start": ((), ("raw",)),
+    "message_start": ((), ("raw", "id", "model", "created")),  # id/model/created: where this wire names them
     "text": (("text",), ("index", "signature")),
     "reasoning": (("text",), ("index",)),
     "signature": (("signature",), ("index",)),
@@ -60,7 +60,7 @@ EMIT_KINDS: dict[str, tuple[str, ...]] = {
     "finish": ("finish_reason",),
     "usage": (),
     "finish_usage": ("finish_reason",),
-    "error": ("error",),
+    "error": ("error", "status"),  # status: the HTTP status the error stands for (error_to_wire)
     "end": (),
     "tool_call_whole": ("index", "call_id", "name", "arguments", "signature"),
     "reasoning_whole": ("index", "text", "signature", "block"),
@@ -80,6 +80,9 @@ _RULE = _obj(
         "event": {"oneOf": [{"type": "string", "minLength": 1}, {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1}]},
         "when": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean", "null"]}},
         "unless": {"type": "object", "minProperties": 1, "additionalProperties": {"type": ["string", "number", "boolean", "null"]}},
+        # the rule fires only where the value at each path has that JSON type (Mistral's delta.content:
+        # a string, or a list of content chunks that other rules read)
+        "when_type": {"type": "object", "minProperties": 1, "additionalProperties": {"enum": ["string", "number", "boolean", "object", "array"]}},
         "each": _PATH,
         "emit": {"enum": sorted(PARSE_KINDS)},
         "fields": {"type": "object", "additionalProperties": {"oneOf": [_PATH, {"type": "array", "items": _PATH, "minItems": 2}]}},
@@ -110,6 +113,8 @@ STREAM_SCHEMA: dict[str, Any] = _obj(
         "emit": _obj(
             {
                 "defaults": _obj({"id": {"type": "string"}, "model": {"type": "string"}, "created": {"type": "integer"}}),
+                # the `usage` rows are written only when the client's own streaming request has these values
+                "usage_when": {"type": "object", "minProperties": 1, "additionalProperties": {"type": ["string", "number", "boolean", "null"]}},
                 **{k: _WIRE_EVENTS for k in EMIT_KINDS},
                 "blocks": _obj(
                     {
@@ -271,6 +276,8 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
         }
         if const:
             compiled["const"] = dict(const)
+        if rule.get("when_type"):
+            compiled["when_type"] = [[_path(k)[0], v] for k, v in rule["when_type"].items() if not k.startswith("x-")]
         if kind == "error":
             compiled["status"] = rule.get("status", 500)
             if "wrap" in rule:
@@ -286,6 +293,11 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
             continue
         if key == "defaults":
             emit[key] = dict(value)
+            continue
+        if key == "usage_when":
+            if "usage" not in spec["emit"]:
+                raise err("/stream/emit/usage_when", "`usage_when` says when the `usage` rows are written; this table has no `usage` row")
+            emit[key] = [[_path(k)[0], v] for k, v in value.items() if not k.startswith("x-")]
             continue
         if key == "blocks":
             start: dict[str, list[Any]] = {}

@@ -155,6 +155,7 @@ WIRE_KEYS: Final = frozenset(
         "message_stop",
         "messages",
         "model",
+        "modelVersion",
         "msg_wiremap",
         "name",
         "native",
@@ -1285,7 +1286,11 @@ def _request_from_wire(body: Any) -> Request:
                 _w.member_str(_w.expect_dict(b, "system" + f"[{j}]"), "text", "system" + f"[{j}]")
                 for j, b in enumerate(system)
             )
-        messages.append(SystemMessage(content=_w.expect_str(system, "system")))
+        system = _w.expect_str(system, "system")
+        if (
+            system
+        ):  # an empty hoisted field says no instruction: no system message (carried for this wire)
+            messages.append(SystemMessage(content=system))
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
@@ -1625,7 +1630,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     body["id"] = raw.get("id", "msg_wiremap")
     body["type"] = "message"
     body["role"] = "assistant"
-    body["model"] = raw.get("model", "unknown")
+    body["model"] = raw.get("model", raw.get("modelVersion", "unknown"))
     body["stop_reason"] = wire_reason
     body["stop_sequence"] = raw.get("stop_sequence", None)
     if usage_wire:

@@ -262,7 +262,9 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
         path = ""  # error paths are the two-step path's business
         system = src_body.get("system")
         if system is not None:
-            if type(system) is not str:  # the source joins a list of blocks: the two-step way
+            if (
+                type(system) is not str or not system
+            ):  # a list of blocks (joined), or empty (no system message): the two-step way
                 raise _Deopt
             content_s = system
             if ci or type(content_s) is not str or not content_s:  # §5: first, non-empty text

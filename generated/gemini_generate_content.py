@@ -282,7 +282,13 @@ STREAM: Final[dict[str, Any] | None] = {
                 "each": None,
                 "status": 500,
             },
-            {"emit": "message_start", "fields": [], "event": None, "when": [], "each": None},
+            {
+                "emit": "message_start",
+                "fields": [["id", ["responseId"], True], ["model", ["modelVersion"], True]],
+                "event": None,
+                "when": [],
+                "each": None,
+            },
             {
                 "emit": "reasoning",
                 "fields": [["text", ["text"], True]],
@@ -1194,7 +1200,11 @@ def _request_from_wire(body: Any) -> Request:
     if system is not None:
         consumed.add("systemInstruction")
         system = _w.read_hoisted(system, ("parts", "*", "text"), "systemInstruction", "\n\n")
-        messages.append(SystemMessage(content=_w.expect_str(system, "systemInstruction")))
+        system = _w.expect_str(system, "systemInstruction")
+        if (
+            system
+        ):  # an empty hoisted field says no instruction: no system message (carried for this wire)
+            messages.append(SystemMessage(content=system))
     messages.extend(_messages_from_wire(_w.member_list(body, "contents", ""), "contents"))
     consumed.add("contents")
     config: dict[str, Any] = {}
@@ -1583,7 +1593,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     body["candidates"] = [{"content": wire_message, "finishReason": wire_reason, "index": 0}]
     if usage_wire:
         body["usageMetadata"] = usage_wire
-    body["modelVersion"] = raw.get("modelVersion", "unknown")
+    body["modelVersion"] = raw.get("modelVersion", raw.get("model", "unknown"))
     body["responseId"] = raw.get("responseId", "wiremap")
     raw_detail = _w.get_in(raw, ("promptFeedback", "blockReason"))
     if (

@@ -117,6 +117,7 @@ WIRE_KEYS: Final = frozenset(
         "drop",
         "end",
         "error",
+        "event",
         "field",
         "file",
         "file.inline",
@@ -150,6 +151,7 @@ WIRE_KEYS: Final = frozenset(
         "message_start",
         "messages",
         "model",
+        "modelVersion",
         "model_not_found",
         "model_not_loaded",
         "mp3",
@@ -192,7 +194,9 @@ WIRE_KEYS: Final = frozenset(
         "server_error",
         "sse",
         "status",
+        "status_code",
         "stop",
+        "stream_options.include_usage",
         "strict",
         "string_or_parts",
         "strip",
@@ -218,10 +222,12 @@ WIRE_KEYS: Final = frozenset(
         "unsupported_content_block",
         "url",
         "usage",
+        "usage_when",
         "user",
         "verbatim",
         "wav",
         "when_schema_qualifies",
+        "x_groq",
     ]
 )
 # the wire paths of the option rows: an option the writer leaves out is not carried back
@@ -258,7 +264,7 @@ STREAM: Final[dict[str, Any] | None] = {
         "rules": [
             {
                 "emit": "error",
-                "fields": [["error", ["error"], False]],
+                "fields": [["error", ["error"], False], ["code", ["error", "status_code"], True]],
                 "event": None,
                 "when": [],
                 "each": None,
@@ -301,6 +307,13 @@ STREAM: Final[dict[str, Any] | None] = {
             {
                 "emit": "finish",
                 "fields": [["reason", ["choices", 0, "finish_reason"], False]],
+                "event": None,
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "usage",
+                "fields": [["usage", ["x_groq", "usage"], False]],
                 "event": None,
                 "when": [],
                 "each": None,
@@ -433,7 +446,20 @@ STREAM: Final[dict[str, Any] | None] = {
                 }
             }
         ],
-        "error": [{"data": "{error}"}],
+        "usage_when": [[["stream_options", "include_usage"], True]],
+        "error": [
+            {
+                "event": "error",
+                "data": {
+                    "error": {
+                        "message": "{error.error.message}",
+                        "type": "{error.error.type}",
+                        "code": "{error.error.code?}",
+                        "status_code": "{status}",
+                    }
+                },
+            }
+        ],
         "end": [{"data": "[DONE]"}],
     },
     "finish": {
@@ -1357,7 +1383,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     body["id"] = raw.get("id", "chatcmpl-wiremap")
     body["object"] = "chat.completion"
     body["created"] = raw.get("created", 0)
-    body["model"] = raw.get("model", "unknown")
+    body["model"] = raw.get("model", raw.get("modelVersion", "unknown"))
     body["choices"] = [{"index": 0, "message": wire_message, "finish_reason": wire_reason}]
     if usage_wire:
         body["usage"] = usage_wire

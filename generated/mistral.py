@@ -91,6 +91,7 @@ WIRE_KEYS: Final = frozenset(
         "any",
         "arguments",
         "as_given",
+        "as_request",
         "assistant",
         "audio.inline",
         "audio.url",
@@ -138,7 +139,6 @@ WIRE_KEYS: Final = frozenset(
         "invalid_model",
         "invalid_request_error",
         "invalid_upstream_response",
-        "joined_text",
         "json_schema",
         "length",
         "list_or_string",
@@ -148,6 +148,7 @@ WIRE_KEYS: Final = frozenset(
         "message_start",
         "messages",
         "model",
+        "modelVersion",
         "model_not_loaded",
         "mp3",
         "name",
@@ -171,6 +172,7 @@ WIRE_KEYS: Final = frozenset(
         "random_seed",
         "rate_limit_exceeded",
         "rate_limited",
+        "reasoning",
         "reasoning_delta",
         "reasoning_signature",
         "redacted_reasoning",
@@ -183,10 +185,12 @@ WIRE_KEYS: Final = frozenset(
         "role",
         "root",
         "schema",
+        "signature",
         "sse",
         "status",
         "stop",
         "strict",
+        "string",
         "string_or_parts",
         "strip",
         "structured_output_invalid",
@@ -250,7 +254,7 @@ TRANSPORT: Final = {
 # the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
     "request": {"stream": True},
-    "content": "joined_text",
+    "content": "as_request",
     "parse": {
         "done": "[DONE]",
         "event_from": None,
@@ -278,6 +282,21 @@ STREAM: Final[dict[str, Any] | None] = {
                 "event": None,
                 "when": [],
                 "each": None,
+                "when_type": [[["choices", 0, "delta", "content"], "string"]],
+            },
+            {
+                "emit": "reasoning",
+                "fields": [["text", ["thinking", 0, "text"], False]],
+                "event": None,
+                "when": [[["type"], "thinking"]],
+                "each": ["choices", 0, "delta", "content"],
+            },
+            {
+                "emit": "text",
+                "fields": [["text", ["text"], False]],
+                "event": None,
+                "when": [[["type"], "text"]],
+                "each": ["choices", 0, "delta", "content"],
             },
             {
                 "emit": "tool_call",
@@ -336,7 +355,30 @@ STREAM: Final[dict[str, Any] | None] = {
                 }
             }
         ],
-        "reasoning_delta": [],
+        "reasoning_delta": [
+            {
+                "data": {
+                    "id": "{id}",
+                    "object": "chat.completion.chunk",
+                    "created": "{created}",
+                    "model": "{model}",
+                    "choices": [
+                        {
+                            "index": 0,
+                            "delta": {
+                                "content": [
+                                    {
+                                        "type": "thinking",
+                                        "thinking": [{"type": "text", "text": "{text}"}],
+                                    }
+                                ]
+                            },
+                            "finish_reason": None,
+                        }
+                    ],
+                }
+            }
+        ],
         "reasoning_signature": [],
         "redacted_reasoning": [],
         "tool_call_start": [],
@@ -470,7 +512,15 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         return {"type": "text", "text": block.text}
     if t is ThinkingBlock:
         assert isinstance(block, ThinkingBlock)
-        return None
+        if not ((block.origin is NOT_GIVEN or block.origin == PROVIDER)):
+            return None
+        wire_1: dict[str, Any] = {
+            "type": "thinking",
+            "thinking": [{"type": "text", "text": block.text}],
+        }
+        if block.signature is not NOT_GIVEN:
+            wire_1["signature"] = block.signature
+        return wire_1
     if t is RedactedThinkingBlock:
         assert isinstance(block, RedactedThinkingBlock)
         return None
@@ -478,17 +528,17 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         assert isinstance(block, ImageBlock)
         source = block.source
         if type(source) is UrlSource:
-            wire_1: dict[str, Any] = {"url": source.url}
+            wire_2: dict[str, Any] = {"url": source.url}
             if block.detail is not NOT_GIVEN:
-                wire_1["detail"] = block.detail
-            return {"type": "image_url", "image_url": wire_1}
+                wire_2["detail"] = block.detail
+            return {"type": "image_url", "image_url": wire_2}
         assert isinstance(source, InlineSource)
-        wire_2: dict[str, Any] = {
+        wire_3: dict[str, Any] = {
             "url": "data:" + cast(str, block.media_type) + ";base64," + source.base64_data
         }
         if block.detail is not NOT_GIVEN:
-            wire_2["detail"] = block.detail
-        return {"type": "image_url", "image_url": wire_2}
+            wire_3["detail"] = block.detail
+        return {"type": "image_url", "image_url": wire_3}
     if t is AudioBlock:
         assert isinstance(block, AudioBlock)
         source = block.source
@@ -504,10 +554,10 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         assert isinstance(block, FileBlock)
         source = block.source
         if type(source) is UrlSource:
-            wire_3: dict[str, Any] = {"type": "document_url", "document_url": source.url}
+            wire_4: dict[str, Any] = {"type": "document_url", "document_url": source.url}
             if block.filename is not NOT_GIVEN:
-                wire_3["document_name"] = block.filename
-            return wire_3
+                wire_4["document_name"] = block.filename
+            return wire_4
         assert isinstance(source, InlineSource)
         raise UnsupportedContentBlockError(
             "file.inline content is not supported by mistral", path=path
@@ -521,6 +571,24 @@ def _read_part_text(part: dict[str, Any], path: str) -> Block:
     if type(text_1) is not str:
         text_1 = _w.member_str(part, "text", path)
     return TextBlock(text=text_1, signature=NOT_GIVEN)
+
+
+def _read_part_thinking(part: dict[str, Any], path: str) -> Block:
+    """Wire `thinking` part -> canonical block."""
+    chunks_1 = _w.member_list(part, "thinking", path)
+    if not chunks_1:
+        raise _w.WireShapeError(path + ".thinking", "expected at least one chunk")
+    texts_2: list[str] = []
+    for j_3, chunk_4 in enumerate(chunks_1):
+        chunk_4 = _w.expect_dict(chunk_4, path + ".thinking" + f"[{j_3}]")
+        if chunk_4.get("type") != "text":
+            raise _w.WireShapeError(path + ".thinking" + f"[{j_3}]" + ".type", "expected 'text'")
+        text_5 = chunk_4.get("text")
+        if type(text_5) is not str:
+            text_5 = _w.member_str(chunk_4, "text", path + ".thinking" + f"[{j_3}]")
+        texts_2.append(text_5)
+    signature_6 = _w.optional_str(part, "signature", path)
+    return ThinkingBlock(text="".join(texts_2), signature=signature_6, origin=PROVIDER)
 
 
 def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
@@ -628,6 +696,8 @@ def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) ->
     kind = part.get("type")
     if kind == "text":
         return _read_part_text(part, path)
+    if kind == "thinking":
+        return _read_part_thinking(part, path)
     return (
         _w.SKIP
     )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
@@ -1213,10 +1283,6 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     content_out: Any = msg.content
     if isinstance(msg.content, (str, list)):
         content_out = _assistant_content_to_wire(msg.content, "message.content")
-    if (
-        type(content_out) is list
-    ):  # response content: joined_text (a response message carries one string)
-        content_out = "".join(p.get("text", "") for p in content_out)
     wire_calls: Any = NOT_GIVEN
     if calls:
         wire_calls = [
@@ -1246,7 +1312,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     body["id"] = raw.get("id", "cmpl-wiremap")
     body["object"] = "chat.completion"
     body["created"] = raw.get("created", 0)
-    body["model"] = raw.get("model", "unknown")
+    body["model"] = raw.get("model", raw.get("modelVersion", "unknown"))
     body["choices"] = [{"index": 0, "message": wire_message, "finish_reason": wire_reason}]
     body["usage"] = usage_wire
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)

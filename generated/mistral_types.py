@@ -64,6 +64,17 @@ class MistralTextPart(TypedDict, closed=True):
     type: Literal["text"]
 
 
+class ThinkingItem(TypedDict, closed=True):
+    text: str
+    type: Literal["text"]
+
+
+class MistralThinkingPart(TypedDict, closed=True):
+    signature: NotRequired[str]
+    thinking: list[ThinkingItem]
+    type: Literal["thinking"]
+
+
 class Function1(TypedDict, closed=True):
     description: NotRequired[str]
     name: str
@@ -102,7 +113,7 @@ class MistralUserMessage(TypedDict, closed=True):
 
 
 class MistralAssistantMessage(TypedDict, closed=True):
-    content: NotRequired[str | list[MistralTextPart] | None]
+    content: NotRequired[str | list[MistralTextPart | MistralThinkingPart] | None]
     role: Literal["assistant"]
     tool_calls: NotRequired[list[MistralToolCall]]
 

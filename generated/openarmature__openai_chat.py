@@ -149,6 +149,7 @@ WIRE_KEYS: Final = frozenset(
         "message_start",
         "messages",
         "model",
+        "modelVersion",
         "model_not_found",
         "model_not_loaded",
         "mp3",
@@ -194,6 +195,7 @@ WIRE_KEYS: Final = frozenset(
         "sse",
         "status",
         "stop",
+        "stream_options.include_usage",
         "strict",
         "string_or_parts",
         "strip",
@@ -220,6 +222,7 @@ WIRE_KEYS: Final = frozenset(
         "unsupported_content_block",
         "url",
         "usage",
+        "usage_when",
         "user",
         "verbatim",
         "wav",
@@ -446,6 +449,7 @@ STREAM: Final[dict[str, Any] | None] = {
                 }
             }
         ],
+        "usage_when": [[["stream_options", "include_usage"], True]],
         "error": [{"data": "{error}"}],
         "end": [{"data": "[DONE]"}],
     },
@@ -1368,7 +1372,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     body["id"] = raw.get("id", "chatcmpl-wiremap")
     body["object"] = "chat.completion"
     body["created"] = raw.get("created", 0)
-    body["model"] = raw.get("model", "unknown")
+    body["model"] = raw.get("model", raw.get("modelVersion", "unknown"))
     body["choices"] = [{"index": 0, "message": wire_message, "finish_reason": wire_reason}]
     if usage_wire:
         body["usage"] = usage_wire

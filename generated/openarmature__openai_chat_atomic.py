@@ -143,6 +143,7 @@ WIRE_KEYS: Final = frozenset(
         "message",
         "messages",
         "model",
+        "modelVersion",
         "model_not_found",
         "model_not_loaded",
         "mp3",
@@ -1141,7 +1142,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     body["id"] = raw.get("id", "chatcmpl-wiremap")
     body["object"] = "chat.completion"
     body["created"] = raw.get("created", 0)
-    body["model"] = raw.get("model", "unknown")
+    body["model"] = raw.get("model", raw.get("modelVersion", "unknown"))
     body["choices"] = [{"index": 0, "message": wire_message, "finish_reason": wire_reason}]
     if usage_wire:
         body["usage"] = usage_wire

@@ -171,6 +171,7 @@ WIRE_KEYS: Final = frozenset(
         "message",
         "message_start",
         "model",
+        "modelVersion",
         "model_not_found",
         "model_not_loaded",
         "msg_wiremap",
@@ -1320,7 +1321,11 @@ def _request_from_wire(body: Any) -> Request:
                 )
                 for j, b in enumerate(system)
             )
-        messages.append(SystemMessage(content=_w.expect_str(system, "instructions")))
+        system = _w.expect_str(system, "instructions")
+        if (
+            system
+        ):  # an empty hoisted field says no instruction: no system message (carried for this wire)
+            messages.append(SystemMessage(content=system))
     raw_messages = _w.list_or_string(_w.member(body, "input", ""), "input")
     if isinstance(raw_messages, str):  # user.bare_string read: one user turn with that text
         messages.append(_w.bare_user_turn(raw_messages, "input"))
@@ -1682,7 +1687,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     body["status"] = wire_reason
     body["error"] = raw.get("error", None)
     body["incomplete_details"] = None
-    body["model"] = raw.get("model", "unknown")
+    body["model"] = raw.get("model", raw.get("modelVersion", "unknown"))
     body["output"] = wire_message
     body["parallel_tool_calls"] = raw.get("parallel_tool_calls", True)
     body["tool_choice"] = raw.get("tool_choice", "auto")
@@ -1724,6 +1729,9 @@ def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) 
     while True:  # first matching rule wins
         if status in (401, 403):
             category = "provider_authentication"
+            break
+        if error_code in ("model_not_found",):
+            category = "provider_invalid_model"
             break
         if status == 404 and _RE_2.search(text) is not None:
             category = "provider_invalid_model"

@@ -1725,6 +1725,16 @@ def test_stream_thinking_text_tool() -> None:
     )
 
 
+def test_stream_server_tool_use_is_no_tool_call() -> None:
+    """api (server tools: web search): a server_tool_use block and its input_json_delta pieces, then a web_search_tool_result, are the server's own tool turn, not client tool calls: no tool_call events (recorded test_anthropic_model_web_search_tool_stream, shortened; issue 14). The blocks are not carried by the canonical stream yet."""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "stream_server_tool_use_is_no_tool_call", "stream_from_wire": "event: message_start\\ndata: {\\"type\\":\\"message_start\\",\\"message\\":{\\"id\\":\\"msg_s\\",\\"type\\":\\"message\\",\\"role\\":\\"assistant\\",\\"content\\":[],\\"model\\":\\"claude-sonnet-4-5\\",\\"stop_reason\\":null,\\"stop_sequence\\":null,\\"usage\\":{\\"input_tokens\\":10,\\"output_tokens\\":1}}}\\n\\nevent: content_block_start\\ndata: {\\"type\\":\\"content_block_start\\",\\"index\\":0,\\"content_block\\":{\\"type\\":\\"server_tool_use\\",\\"id\\":\\"srvtoolu_1\\",\\"name\\":\\"web_search\\",\\"input\\":{}}}\\n\\nevent: content_block_delta\\ndata: {\\"type\\":\\"content_block_delta\\",\\"index\\":0,\\"delta\\":{\\"type\\":\\"input_json_delta\\",\\"partial_json\\":\\"{\\\\\\"query\\\\\\": \\\\\\"weather\\\\\\"}\\"}}\\n\\nevent: content_block_stop\\ndata: {\\"type\\":\\"content_block_stop\\",\\"index\\":0}\\n\\nevent: content_block_start\\ndata: {\\"type\\":\\"content_block_start\\",\\"index\\":1,\\"content_block\\":{\\"type\\":\\"web_search_tool_result\\",\\"tool_use_id\\":\\"srvtoolu_1\\",\\"content\\":[{\\"type\\":\\"web_search_result\\",\\"title\\":\\"Weather\\",\\"url\\":\\"https://example.com\\",\\"encrypted_content\\":\\"abc\\",\\"page_age\\":null}]}}\\n\\nevent: content_block_stop\\ndata: {\\"type\\":\\"content_block_stop\\",\\"index\\":1}\\n\\nevent: content_block_start\\ndata: {\\"type\\":\\"content_block_start\\",\\"index\\":2,\\"content_block\\":{\\"type\\":\\"text\\",\\"text\\":\\"\\"}}\\n\\nevent: content_block_delta\\ndata: {\\"type\\":\\"content_block_delta\\",\\"index\\":2,\\"delta\\":{\\"type\\":\\"text_delta\\",\\"text\\":\\"Sunny.\\"}}\\n\\nevent: content_block_stop\\ndata: {\\"type\\":\\"content_block_stop\\",\\"index\\":2}\\n\\nevent: message_delta\\ndata: {\\"type\\":\\"message_delta\\",\\"delta\\":{\\"stop_reason\\":\\"end_turn\\",\\"stop_sequence\\":null},\\"usage\\":{\\"output_tokens\\":5}}\\n\\nevent: message_stop\\ndata: {\\"type\\":\\"message_stop\\"}\\n\\n", "expect_events": [{"type": "message_start", "raw": {"id": "msg_s", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "stop_reason": null, "stop_sequence": null}}, {"type": "usage", "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}, "raw": {"input_tokens": 10, "output_tokens": 1}}, {"type": "text_delta", "index": 0, "text": "Sunny."}, {"type": "finish", "finish_reason": "stop", "raw": "end_turn"}, {"type": "usage", "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}, "raw": {"input_tokens": 10, "output_tokens": 5}}]}'
+        ),
+    )
+
+
 def test_stream_error_event() -> None:
     """api: an `error` event (overloaded_error) ends the stream; it reads as provider_unavailable like HTTP 529."""
     run_fixture(

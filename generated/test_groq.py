@@ -51,3 +51,33 @@ def test_reasoning_never_resent() -> None:
             '{"id": "reasoning_never_resent", "lossy": "reasoning is stripped on purpose", "to_wire": {"model": "qwen/qwen3-32b", "messages": [{"role": "user", "content": "Date?"}, {"role": "assistant", "content": [{"type": "thinking", "text": "Call it.", "origin": "groq"}], "tool_calls": [{"id": "call_1", "name": "get_date", "arguments": {}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "today"}]}, "expect_wire": {"model": "qwen/qwen3-32b", "messages": [{"role": "user", "content": "Date?"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_date", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "today"}]}}'
         ),
     )
+
+
+def test_stream_x_groq_usage() -> None:
+    """api-sdk: the final chunk carries the usage under x_groq.usage (recorded test_groq_model_thinking_part_iter, shortened); it is the stream's usage"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "stream_x_groq_usage", "stream_from_wire": "data: {\\"id\\":\\"c1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1,\\"model\\":\\"m\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\",\\"content\\":\\"Hi\\"},\\"finish_reason\\":null}],\\"x_groq\\":{\\"id\\":\\"req_1\\"}}\\n\\ndata: {\\"id\\":\\"c1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1,\\"model\\":\\"m\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{},\\"finish_reason\\":\\"stop\\"}],\\"x_groq\\":{\\"id\\":\\"req_1\\",\\"usage\\":{\\"queue_time\\":0.05,\\"prompt_tokens\\":21,\\"completion_tokens\\":988,\\"total_tokens\\":1009,\\"total_time\\":3.4}}}\\n\\ndata: [DONE]\\n\\n", "expect_events": [{"type": "message_start", "raw": {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m"}}, {"type": "text_delta", "index": 0, "text": "Hi"}, {"type": "finish", "finish_reason": "stop", "raw": "stop"}, {"type": "usage", "usage": {"prompt_tokens": 21, "completion_tokens": 988, "total_tokens": 1009}, "raw": {"queue_time": 0.05, "prompt_tokens": 21, "completion_tokens": 988, "total_tokens": 1009, "total_time": 3.4}}]}'
+        ),
+    )
+
+
+def test_stream_error_status_code() -> None:
+    """api-sdk: a mid-stream `event: error` carries its HTTP status in error.status_code (recorded test_tool_use_failed_error_streaming#0: 400 tool_use_failed) -> provider_invalid_request, not provider_unavailable"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "stream_error_status_code", "stream_from_wire": "data: {\\"id\\":\\"c2\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1,\\"model\\":\\"m\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"reasoning\\":\\"Let\'s\\"},\\"finish_reason\\":null}]}\\n\\nevent: error\\ndata: {\\"error\\":{\\"message\\":\\"Tool call validation failed\\",\\"type\\":\\"invalid_request_error\\",\\"code\\":\\"tool_use_failed\\",\\"status_code\\":400}}\\n\\n", "expect_events": [{"type": "message_start", "raw": {"id": "c2", "object": "chat.completion.chunk", "created": 1, "model": "m"}}, {"type": "reasoning_delta", "index": 0, "text": "Let\'s"}, {"type": "error", "category": "provider_invalid_request", "message": "Tool call validation failed", "raw": {"error": {"message": "Tool call validation failed", "type": "invalid_request_error", "code": "tool_use_failed", "status_code": 400}}}]}'
+        ),
+    )
+
+
+def test_stream_emit_error_status_code() -> None:
+    """api-sdk (recorded test_tool_use_failed_error_streaming#0): an error is written as Groq sends it, `event: error` with the HTTP status in error.status_code, so it reads back as the same category"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "stream_emit_error_status_code", "stream_to_wire": [{"type": "message_start", "raw": {"id": "c3", "model": "m"}}, {"type": "text_delta", "index": 0, "text": "Par"}, {"type": "error", "category": "provider_invalid_request", "message": "Tool call validation failed"}], "expect_sse": "data: {\\"id\\":\\"c3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"c3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"Par\\"},\\"finish_reason\\":null}]}\\n\\nevent: error\\ndata: {\\"error\\":{\\"message\\":\\"Tool call validation failed\\",\\"type\\":\\"invalid_request_error\\",\\"status_code\\":400}}\\n\\n"}'
+        ),
+    )

@@ -293,6 +293,66 @@ def test_err_http_unavailable() -> None:
     )
 
 
+def test_resp_thinking_chunk_read() -> None:
+    """api (ThinkChunk; recorded test_mistral_model_thinking_part#1, shortened): a magistral answer's thinking chunk is a thinking block (origin mistral), then the text chunk"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "resp_thinking_chunk_read", "from_wire": {"id": "c1", "object": "chat.completion", "created": 1, "model": "magistral-medium-latest", "choices": [{"index": 0, "message": {"role": "assistant", "content": [{"type": "thinking", "thinking": [{"type": "text", "text": "**Analogizing**\\n\\nRivers differ."}]}, {"type": "text", "text": "Cross at a bridge."}]}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 5, "completion_tokens": 9, "total_tokens": 14}}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "thinking", "text": "**Analogizing**\\n\\nRivers differ.", "origin": "mistral"}, {"type": "text", "text": "Cross at a bridge."}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 5, "completion_tokens": 9, "total_tokens": 14}}}'
+        ),
+    )
+
+
+def test_resp_thinking_chunk_read__round_trip() -> None:
+    """Fixture resp_thinking_chunk_read: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"id": "resp_thinking_chunk_read", "from_wire": {"id": "c1", "object": "chat.completion", "created": 1, "model": "magistral-medium-latest", "choices": [{"index": 0, "message": {"role": "assistant", "content": [{"type": "thinking", "thinking": [{"type": "text", "text": "**Analogizing**\\n\\nRivers differ."}]}, {"type": "text", "text": "Cross at a bridge."}]}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 5, "completion_tokens": 9, "total_tokens": 14}}, "expect_canonical": {"message": {"role": "assistant", "content": [{"type": "thinking", "text": "**Analogizing**\\n\\nRivers differ.", "origin": "mistral"}, {"type": "text", "text": "Cross at a bridge."}]}, "finish_reason": "stop", "usage": {"prompt_tokens": 5, "completion_tokens": 9, "total_tokens": 14}}}'
+        ),
+    )
+
+
+def test_req_thinking_chunk_sent_back() -> None:
+    """api (ThinkChunk in AssistantMessage.content): this provider's thinking goes back in Mistral's shape before the text; another provider's thinking is stripped (signatures strip_foreign)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "req_thinking_chunk_sent_back", "lossy": "the anthropic thinking block is stripped on purpose", "to_wire": {"model": "magistral-medium-latest", "messages": [{"role": "user", "content": "Cross the street?"}, {"role": "assistant", "content": [{"type": "thinking", "text": "Look both ways.", "origin": "mistral"}, {"type": "thinking", "text": "foreign", "signature": "c2ln", "origin": "anthropic"}, {"type": "text", "text": "Use the crossing."}]}, {"role": "user", "content": "And a river?"}]}, "expect_wire": {"model": "magistral-medium-latest", "messages": [{"role": "user", "content": "Cross the street?"}, {"role": "assistant", "content": [{"type": "thinking", "thinking": [{"type": "text", "text": "Look both ways."}]}, {"type": "text", "text": "Use the crossing."}]}, {"role": "user", "content": "And a river?"}]}}'
+        ),
+    )
+
+
+def test_rfw_thinking_chunks_joined() -> None:
+    """api (ThinkChunk.thinking is a list; recorded test_mistral_model_thinking_part#1 sends three): the text chunks join into one thinking block"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "rfw_thinking_chunks_joined", "request_from_wire": {"model": "magistral-medium-latest", "messages": [{"role": "user", "content": "Q"}, {"role": "assistant", "content": [{"type": "thinking", "thinking": [{"type": "text", "text": "First. "}, {"type": "text", "text": "Second."}]}, {"type": "text", "text": "A"}]}, {"role": "user", "content": "Q2"}]}, "expect_canonical": {"model": "magistral-medium-latest", "messages": [{"role": "user", "content": "Q"}, {"role": "assistant", "content": [{"type": "thinking", "text": "First. Second.", "origin": "mistral"}, {"type": "text", "text": "A"}]}, {"role": "user", "content": "Q2"}]}}'
+        ),
+    )
+
+
+def test_stream_thinking_chunks() -> None:
+    """api (DeltaMessage.content: a string, or ContentChunks; recorded test_mistral_model_thinking_part_iter, shortened): thinking chunks are reasoning deltas, a string is text"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "stream_thinking_chunks", "stream_from_wire": "data: {\\"id\\":\\"t1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1,\\"model\\":\\"magistral-medium-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\",\\"content\\":\\"\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"t1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1,\\"model\\":\\"magistral-medium-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":[{\\"type\\":\\"thinking\\",\\"thinking\\":[{\\"type\\":\\"text\\",\\"text\\":\\"Okay\\"}]}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"t1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1,\\"model\\":\\"magistral-medium-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":[{\\"type\\":\\"thinking\\",\\"thinking\\":[{\\"type\\":\\"text\\",\\"text\\":\\", the user\\"}]}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"t1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1,\\"model\\":\\"magistral-medium-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"Look\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"t1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":1,\\"model\\":\\"magistral-medium-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"\\"},\\"finish_reason\\":\\"stop\\"}],\\"usage\\":{\\"prompt_tokens\\":10,\\"total_tokens\\":14,\\"completion_tokens\\":4}}\\n\\ndata: [DONE]\\n\\n", "expect_events": [{"type": "message_start", "raw": {"id": "t1", "object": "chat.completion.chunk", "created": 1, "model": "magistral-medium-latest"}}, {"type": "reasoning_delta", "index": 0, "text": "Okay"}, {"type": "reasoning_delta", "index": 0, "text": ", the user"}, {"type": "text_delta", "index": 1, "text": "Look"}, {"type": "finish", "finish_reason": "stop", "raw": "stop"}, {"type": "usage", "usage": {"prompt_tokens": 10, "completion_tokens": 4, "total_tokens": 14}, "raw": {"prompt_tokens": 10, "total_tokens": 14, "completion_tokens": 4}}]}'
+        ),
+    )
+
+
+def test_stream_emit_thinking_chunk() -> None:
+    """api: reasoning is written as a ThinkChunk in DeltaMessage.content; the usage on its own chunk at the end (no stream_options)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "stream_emit_thinking_chunk", "stream_to_wire": [{"type": "message_start", "raw": {"id": "t2", "model": "m1"}}, {"type": "reasoning_delta", "index": 0, "text": "Hm."}, {"type": "text_delta", "index": 1, "text": "Hi"}, {"type": "finish", "finish_reason": "stop", "raw": "stop"}, {"type": "usage", "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}}], "expect_sse": "data: {\\"id\\":\\"t2\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"t2\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":[{\\"type\\":\\"thinking\\",\\"thinking\\":[{\\"type\\":\\"text\\",\\"text\\":\\"Hm.\\"}]}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"t2\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"Hi\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"t2\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{},\\"finish_reason\\":\\"stop\\"}]}\\n\\ndata: {\\"id\\":\\"t2\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[],\\"usage\\":{\\"prompt_tokens\\":3,\\"completion_tokens\\":2,\\"total_tokens\\":5}}\\n\\ndata: [DONE]\\n\\n"}'
+        ),
+    )
+
+
 def test_stream_tool_calls_mapped_back() -> None:
     """wire_rules + api: whole ToolCalls (index optional, arguments a string or an object) read back through the call's wire_map: an echoed rewritten id and the renamed tool are the caller's again; no stream_options; usage on the last chunk."""
     run_fixture(
@@ -314,10 +374,10 @@ def test_stream_error_object() -> None:
 
 
 def test_stream_emit_whole_calls_with_fitting_ids() -> None:
-    """api + wire_rules: a call is written whole (FunctionCall.name is required on every ToolCall) with an id and name that fit, rewritten as request_to_wire would and recorded on the map; reasoning has no place (no reasoning field in DeltaMessage); no stream_options."""
+    """api + wire_rules: a call is written whole (FunctionCall.name is required on every ToolCall) with an id and name that fit, rewritten as request_to_wire would and recorded on the map; reasoning is a ThinkChunk in content; no stream_options."""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "stream_emit_whole_calls_with_fitting_ids", "wire_map": {}, "expect_changes": [{"rule": "tool_call_id", "action": "rewrite", "path": "message.tool_calls[0].id", "before": "call_weather_1", "after": "XpvnY4TsS"}, {"rule": "tool_name", "action": "rename", "path": "message.tool_calls[0].name", "before": "get.weather", "after": "get_weather_T3RehTJ5"}], "stream_to_wire": [{"type": "message_start", "raw": {"id": "cmpl-3", "model": "mistral-large-latest", "created": 5}}, {"type": "text_delta", "index": 0, "text": "Checking."}, {"type": "reasoning_delta", "index": 1, "text": "hidden"}, {"type": "tool_call_start", "index": 0, "id": "call_weather_1", "name": "get.weather"}, {"type": "tool_call_delta", "index": 0, "arguments": "{\\"city\\":"}, {"type": "tool_call_delta", "index": 0, "arguments": "\\"Rome\\"}"}, {"type": "tool_call_end", "index": 0}, {"type": "finish", "finish_reason": "tool_calls", "raw": null}, {"type": "usage", "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}}], "expect_sse": "data: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"Checking.\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"index\\":0,\\"id\\":\\"XpvnY4TsS\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"get_weather_T3RehTJ5\\",\\"arguments\\":{\\"city\\":\\"Rome\\"}}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{},\\"finish_reason\\":\\"tool_calls\\"}]}\\n\\ndata: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[],\\"usage\\":{\\"prompt_tokens\\":3,\\"completion_tokens\\":2,\\"total_tokens\\":5}}\\n\\ndata: [DONE]\\n\\n"}'
+            '{"id": "stream_emit_whole_calls_with_fitting_ids", "wire_map": {}, "expect_changes": [{"rule": "tool_call_id", "action": "rewrite", "path": "message.tool_calls[0].id", "before": "call_weather_1", "after": "XpvnY4TsS"}, {"rule": "tool_name", "action": "rename", "path": "message.tool_calls[0].name", "before": "get.weather", "after": "get_weather_T3RehTJ5"}], "stream_to_wire": [{"type": "message_start", "raw": {"id": "cmpl-3", "model": "mistral-large-latest", "created": 5}}, {"type": "text_delta", "index": 0, "text": "Checking."}, {"type": "reasoning_delta", "index": 1, "text": "hidden"}, {"type": "tool_call_start", "index": 0, "id": "call_weather_1", "name": "get.weather"}, {"type": "tool_call_delta", "index": 0, "arguments": "{\\"city\\":"}, {"type": "tool_call_delta", "index": 0, "arguments": "\\"Rome\\"}"}, {"type": "tool_call_end", "index": 0}, {"type": "finish", "finish_reason": "tool_calls", "raw": null}, {"type": "usage", "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}}], "expect_sse": "data: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"Checking.\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":[{\\"type\\":\\"thinking\\",\\"thinking\\":[{\\"type\\":\\"text\\",\\"text\\":\\"hidden\\"}]}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"index\\":0,\\"id\\":\\"XpvnY4TsS\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"get_weather_T3RehTJ5\\",\\"arguments\\":{\\"city\\":\\"Rome\\"}}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{},\\"finish_reason\\":\\"tool_calls\\"}]}\\n\\ndata: {\\"id\\":\\"cmpl-3\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":5,\\"model\\":\\"mistral-large-latest\\",\\"choices\\":[],\\"usage\\":{\\"prompt_tokens\\":3,\\"completion_tokens\\":2,\\"total_tokens\\":5}}\\n\\ndata: [DONE]\\n\\n"}'
         ),
     )

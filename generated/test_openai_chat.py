@@ -1633,6 +1633,16 @@ def test_rtw_envelope_from_raw() -> None:
     )
 
 
+def test_rtw_envelope_model_from_gemini_raw() -> None:
+    """envelope model from_raw [model, modelVersion]: a response read from Gemini keeps its model (modelVersion), not `unknown` (issue 14)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "rtw_envelope_model_from_gemini_raw", "response_to_wire": {"message": {"role": "assistant", "content": "Hi."}, "finish_reason": "stop", "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}, "raw": {"modelVersion": "gemini-2.5-flash", "responseId": "r1"}}, "expect_wire": {"id": "chatcmpl-wiremap", "object": "chat.completion", "created": 0, "model": "gemini-2.5-flash", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}}'
+        ),
+    )
+
+
 def test_rtw_envelope_defaults_without_raw() -> None:
     """envelope defaults: id chatcmpl-wiremap, created 0, model unknown when raw has none"""
     run_fixture(
@@ -2229,6 +2239,26 @@ def test_stream_emit() -> None:
         FORMAT,
         json.loads(
             '{"id": "stream_emit", "stream_to_wire": [{"type": "message_start", "raw": {"id": "x1", "model": "m1"}}, {"type": "usage", "usage": {"prompt_tokens": 3, "completion_tokens": null, "total_tokens": null}}, {"type": "reasoning_delta", "index": 0, "text": "Hm."}, {"type": "reasoning_signature", "index": 0, "signature": "sig"}, {"type": "text_delta", "index": 1, "text": "Hi"}, {"type": "tool_call_start", "index": 0, "id": "call_1", "name": "f"}, {"type": "tool_call_delta", "index": 0, "arguments": "{\\"a\\":1}"}, {"type": "tool_call_end", "index": 0}, {"type": "finish", "finish_reason": "tool_calls", "raw": null}, {"type": "usage", "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}}], "expect_sse": "data: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"reasoning_content\\":\\"Hm.\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"Hi\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"index\\":0,\\"id\\":\\"call_1\\",\\"type\\":\\"function\\",\\"function\\":{\\"name\\":\\"f\\",\\"arguments\\":\\"\\"}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"tool_calls\\":[{\\"index\\":0,\\"function\\":{\\"arguments\\":\\"{\\\\\\"a\\\\\\":1}\\"}}]},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{},\\"finish_reason\\":\\"tool_calls\\"}]}\\n\\ndata: {\\"id\\":\\"x1\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[],\\"usage\\":{\\"prompt_tokens\\":3,\\"completion_tokens\\":2,\\"total_tokens\\":5}}\\n\\ndata: [DONE]\\n\\n"}'
+        ),
+    )
+
+
+def test_stream_emit_usage_asked() -> None:
+    """api: stream_options.include_usage true in the client's request -> the usage chunk (empty choices) before [DONE] (emit.usage_when)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "stream_emit_usage_asked", "stream_request": {"model": "m1", "messages": [{"role": "user", "content": "hi"}], "stream": true, "stream_options": {"include_usage": true}}, "stream_to_wire": [{"type": "message_start", "raw": {"id": "x4", "model": "m1"}}, {"type": "text_delta", "index": 0, "text": "Hi"}, {"type": "finish", "finish_reason": "stop", "raw": "stop"}, {"type": "usage", "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}}], "expect_sse": "data: {\\"id\\":\\"x4\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x4\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"Hi\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x4\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{},\\"finish_reason\\":\\"stop\\"}]}\\n\\ndata: {\\"id\\":\\"x4\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[],\\"usage\\":{\\"prompt_tokens\\":3,\\"completion_tokens\\":1,\\"total_tokens\\":4}}\\n\\ndata: [DONE]\\n\\n"}'
+        ),
+    )
+
+
+def test_stream_emit_usage_not_asked() -> None:
+    """api: without stream_options.include_usage the client gets no usage chunk: every chunk has a choices[0] (the documented `chunk.choices[0]` loop; emit.usage_when; issue 14)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "stream_emit_usage_not_asked", "stream_request": {"model": "m1", "messages": [{"role": "user", "content": "hi"}], "stream": true}, "stream_to_wire": [{"type": "message_start", "raw": {"id": "x5", "model": "m1"}}, {"type": "text_delta", "index": 0, "text": "Hi"}, {"type": "finish", "finish_reason": "stop", "raw": "stop"}, {"type": "usage", "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}}], "expect_sse": "data: {\\"id\\":\\"x5\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"role\\":\\"assistant\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x5\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{\\"content\\":\\"Hi\\"},\\"finish_reason\\":null}]}\\n\\ndata: {\\"id\\":\\"x5\\",\\"object\\":\\"chat.completion.chunk\\",\\"created\\":0,\\"model\\":\\"m1\\",\\"choices\\":[{\\"index\\":0,\\"delta\\":{},\\"finish_reason\\":\\"stop\\"}]}\\n\\ndata: [DONE]\\n\\n"}'
         ),
     )
 

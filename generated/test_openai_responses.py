@@ -100,7 +100,7 @@ def test_req_tool_round() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "req_tool_round", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": "Checking.", "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}, {"id": "call_2", "name": "get_weather", "arguments": {"city": "Rome"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}, {"role": "tool", "tool_call_id": "call_2", "content": "rain"}], "tools": [{"name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": "Checking."}, {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\"}"}, {"type": "function_call", "call_id": "call_2", "name": "get_weather", "arguments": "{\\"city\\":\\"Rome\\"}"}, {"type": "function_call_output", "call_id": "call_1", "output": "sunny"}, {"type": "function_call_output", "call_id": "call_2", "output": "rain"}], "tools": [{"type": "function", "name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}, "strict": false}]}}'
+            '{"id": "req_tool_round", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": "Checking.", "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}, {"id": "call_2", "name": "get_weather", "arguments": {"city": "Rome"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}, {"role": "tool", "tool_call_id": "call_2", "content": "rain"}], "tools": [{"name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": "Checking."}, {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\"}"}, {"type": "function_call", "call_id": "call_2", "name": "get_weather", "arguments": "{\\"city\\":\\"Rome\\"}"}, {"type": "function_call_output", "call_id": "call_1", "output": "sunny"}, {"type": "function_call_output", "call_id": "call_2", "output": "rain"}], "tools": [{"type": "function", "name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}, "strict": null}]}}'
         ),
     )
 
@@ -110,7 +110,7 @@ def test_req_tool_round__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"id": "req_tool_round", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": "Checking.", "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}, {"id": "call_2", "name": "get_weather", "arguments": {"city": "Rome"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}, {"role": "tool", "tool_call_id": "call_2", "content": "rain"}], "tools": [{"name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": "Checking."}, {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\"}"}, {"type": "function_call", "call_id": "call_2", "name": "get_weather", "arguments": "{\\"city\\":\\"Rome\\"}"}, {"type": "function_call_output", "call_id": "call_1", "output": "sunny"}, {"type": "function_call_output", "call_id": "call_2", "output": "rain"}], "tools": [{"type": "function", "name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}, "strict": false}]}}'
+            '{"id": "req_tool_round", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": "Checking.", "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}, {"id": "call_2", "name": "get_weather", "arguments": {"city": "Rome"}}]}, {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}, {"role": "tool", "tool_call_id": "call_2", "content": "rain"}], "tools": [{"name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Weather in Paris and Rome?"}, {"role": "assistant", "content": "Checking."}, {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{\\"city\\":\\"Paris\\"}"}, {"type": "function_call", "call_id": "call_2", "name": "get_weather", "arguments": "{\\"city\\":\\"Rome\\"}"}, {"type": "function_call_output", "call_id": "call_1", "output": "sunny"}, {"type": "function_call_output", "call_id": "call_2", "output": "rain"}], "tools": [{"type": "function", "name": "get_weather", "description": "Get weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}, "strict": null}]}}'
         ),
     )
 
@@ -170,7 +170,7 @@ def test_req_tools_strict_and_tool_choice() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "req_tools_strict_and_tool_choice", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Go"}], "tools": [{"name": "f", "strict": true, "parameters": {"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "string"}}, "required": ["b"]}}, "required": ["a"]}}, {"name": "g"}], "tool_choice": {"type": "tool", "name": "f"}}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Go"}], "tools": [{"type": "function", "name": "f", "parameters": {"type": "object", "additionalProperties": false, "properties": {"a": {"type": "object", "additionalProperties": false, "properties": {"b": {"type": "string"}}, "required": ["b"]}}, "required": ["a"]}, "strict": true}, {"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}, "strict": false}], "tool_choice": {"type": "function", "name": "f"}}}'
+            '{"id": "req_tools_strict_and_tool_choice", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Go"}], "tools": [{"name": "f", "strict": true, "parameters": {"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "string"}}, "required": ["b"]}}, "required": ["a"]}}, {"name": "g"}], "tool_choice": {"type": "tool", "name": "f"}}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Go"}], "tools": [{"type": "function", "name": "f", "parameters": {"type": "object", "additionalProperties": false, "properties": {"a": {"type": "object", "additionalProperties": false, "properties": {"b": {"type": "string"}}, "required": ["b"]}}, "required": ["a"]}, "strict": true}, {"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}, "strict": null}], "tool_choice": {"type": "function", "name": "f"}}}'
         ),
     )
 
@@ -180,7 +180,7 @@ def test_req_tools_strict_and_tool_choice__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"id": "req_tools_strict_and_tool_choice", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Go"}], "tools": [{"name": "f", "strict": true, "parameters": {"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "string"}}, "required": ["b"]}}, "required": ["a"]}}, {"name": "g"}], "tool_choice": {"type": "tool", "name": "f"}}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Go"}], "tools": [{"type": "function", "name": "f", "parameters": {"type": "object", "additionalProperties": false, "properties": {"a": {"type": "object", "additionalProperties": false, "properties": {"b": {"type": "string"}}, "required": ["b"]}}, "required": ["a"]}, "strict": true}, {"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}, "strict": false}], "tool_choice": {"type": "function", "name": "f"}}}'
+            '{"id": "req_tools_strict_and_tool_choice", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Go"}], "tools": [{"name": "f", "strict": true, "parameters": {"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "string"}}, "required": ["b"]}}, "required": ["a"]}}, {"name": "g"}], "tool_choice": {"type": "tool", "name": "f"}}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Go"}], "tools": [{"type": "function", "name": "f", "parameters": {"type": "object", "additionalProperties": false, "properties": {"a": {"type": "object", "additionalProperties": false, "properties": {"b": {"type": "string"}}, "required": ["b"]}}, "required": ["a"]}, "strict": true}, {"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}, "strict": null}], "tool_choice": {"type": "function", "name": "f"}}}'
         ),
     )
 
@@ -190,7 +190,7 @@ def test_req_tool_choice_strings() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "req_tool_choice_strings", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Go"}], "tools": [{"name": "g"}], "tool_choice": "required"}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Go"}], "tools": [{"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}, "strict": false}], "tool_choice": "required"}}'
+            '{"id": "req_tool_choice_strings", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Go"}], "tools": [{"name": "g"}], "tool_choice": "required"}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Go"}], "tools": [{"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}, "strict": null}], "tool_choice": "required"}}'
         ),
     )
 
@@ -200,7 +200,7 @@ def test_req_tool_choice_strings__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"id": "req_tool_choice_strings", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Go"}], "tools": [{"name": "g"}], "tool_choice": "required"}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Go"}], "tools": [{"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}, "strict": false}], "tool_choice": "required"}}'
+            '{"id": "req_tool_choice_strings", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Go"}], "tools": [{"name": "g"}], "tool_choice": "required"}, "expect_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "Go"}], "tools": [{"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}, "strict": null}], "tool_choice": "required"}}'
         ),
     )
 
@@ -371,6 +371,16 @@ def test_rfw_string_input_after_instructions() -> None:
         FORMAT,
         json.loads(
             '{"id": "rfw_string_input_after_instructions", "request_from_wire": {"model": "gpt-5", "instructions": "Be brief.", "input": "Hello", "max_output_tokens": 64}, "expect_canonical": {"model": "gpt-5", "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hello"}], "config": {"max_tokens": 64}}}'
+        ),
+    )
+
+
+def test_rfw_empty_instructions_round_trip() -> None:
+    """system hoist: `instructions: \"\"` (recorded pydantic-ai Responses requests) is no instruction: no system message, no refusal; the same-format round trip gives the empty string back (issue 14)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "rfw_empty_instructions_round_trip", "request_from_wire": {"model": "gpt-5", "instructions": "", "input": [{"role": "user", "content": "Hello"}]}, "expect_canonical": {"model": "gpt-5", "messages": [{"role": "user", "content": "Hello"}]}}'
         ),
     )
 
@@ -701,6 +711,26 @@ def test_err_http_404_model() -> None:
         FORMAT,
         json.loads(
             '{"id": "err_http_404_model", "error_from_wire": {"status": 404, "body": {"error": {"message": "The model `gpt-9` does not exist", "type": "invalid_request_error", "param": "model", "code": "model_not_found"}}}, "expect_error": {"category": "provider_invalid_model"}}'
+        ),
+    )
+
+
+def test_err_http_400_model_not_found() -> None:
+    """errors: code model_not_found -> provider_invalid_model, also with the 400 /v1/responses answers (api: error object code; issue 14)"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "err_http_400_model_not_found", "error_from_wire": {"status": 400, "body": {"error": {"message": "The requested model \'gpt-9\' does not exist.", "type": "invalid_request_error", "param": "model", "code": "model_not_found"}}}, "expect_error": {"category": "provider_invalid_model", "message_contains": "gpt-9"}}'
+        ),
+    )
+
+
+def test_stream_error_model_not_found() -> None:
+    """api-ref: an `error` event with code model_not_found (no HTTP status) -> provider_invalid_model, not provider_unavailable"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "stream_error_model_not_found", "stream_from_wire": "event: error\\ndata: {\\"type\\":\\"error\\",\\"sequence_number\\":0,\\"code\\":\\"model_not_found\\",\\"message\\":\\"The requested model \'gpt-9\' does not exist.\\",\\"param\\":\\"model\\"}\\n\\n", "expect_events": [{"type": "message_start", "raw": {}}, {"type": "error", "category": "provider_invalid_model", "message": "The requested model \'gpt-9\' does not exist.", "raw": {"type": "error", "sequence_number": 0, "code": "model_not_found", "message": "The requested model \'gpt-9\' does not exist.", "param": "model"}}]}'
         ),
     )
 

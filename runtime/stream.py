@@ -20,7 +20,8 @@ module only interprets it:
 
 Canonical stream events are plain dicts (public API, like the canonical model):
 
-    {"type": "message_start", "raw": {"id": ..., "model": ...}}        # the wire's top-level scalars
+    {"type": "message_start", "raw": {"id": ..., "model": ...}}        # the wire's top-level scalars; id?, model?, created?
+                                                                       # where the table names them (Gemini's modelVersion)
     {"type": "text_delta", "index": 0, "text": "Hel"}                  # index: the content part
     {"type": "text_signature", "index": 0, "signature": "c2ln"}       # a text part's own signature (Gemini)
     {"type": "reasoning_delta", "index": 0, "text": "Let me"}
@@ -84,6 +85,7 @@ STREAM_EVENT_TYPES: Final = (
 )
 
 _MISSING: Final = object()
+_JSON_TYPES: Final = {"string": (str,), "number": (int, float), "boolean": (bool,), "object": (dict,), "array": (list,)}
 _PART_KINDS: Final = {"text_delta": "text", "text_signature": "text", "reasoning_delta": "thinking", "reasoning_signature": "thinking", "redacted_reasoning": "redacted_thinking"}
 
 
@@ -359,6 +361,7 @@ class StreamParser:
                 "event": frozenset(rule["event"]) if rule.get("event") is not None else None,
                 "when": [(tuple(p), v) for p, v in rule.get("when") or ()],
                 "unless": [(tuple(p), v) for p, v in rule.get("unless") or ()],
+                "when_type": [(tuple(p), _JSON_TYPES[t]) for p, t in rule.get("when_type") or ()],
                 "each": tuple(rule["each"]) if rule.get("each") is not None else None,
                 "fields": [
                     (name, tuple(tuple(p) for p in path) if path and isinstance(path[0], list) else tuple(path), optional)
@@ -436,11 +439,14 @@ class StreamParser:
         out.append(ev)
         self.failed = True
 
-    def _ensure_start(self, out: list[dict[str, Any]], raw: Any = None) -> None:
+    def _ensure_start(self, out: list[dict[str, Any]], raw: Any = None, named: Mapping[str, Any] | None = None) -> None:
         if not self.started:
             self.started = True
             scalars = {k: v for k, v in raw.items() if not isinstance(v, (dict, list))} if isinstance(raw, dict) else {}
-            out.append({"type": "message_start", "raw": scalars})
+            ev: dict[str, Any] = {"type": "message_start", "raw": scalars}
+            if named:  # the rule's `id` / `model` / `created`: where this wire names them (Gemini's modelVersion)
+                ev.update(named)
+            out.append(ev)
 
     def _end(self, out: list[dict[str, Any]]) -> None:
         self._ensure_start(out)
@@ -492,6 +498,8 @@ class StreamParser:
                         continue
                     if unless and any(_get(item, p) == v for p, v in unless):
                         continue
+                    if rule["when_type"] and not all(type(_get(item, p)) in t for p, t in rule["when_type"]):
+                        continue  # `when_type`: the value there is another JSON type (another rule reads it)
                     values: dict[str, Any] = {}
                     ok = True
                     for fname, path, optional in rule["fields"]:
@@ -637,7 +645,8 @@ class StreamParser:
             return
         if kind == "message_start":
             raw = values["raw"][0] if "raw" in values else obj
-            self._ensure_start(out, raw)
+            named: dict[str, Any] = {k: values[k][0] for k in ("id", "model", "created") if k in values and isinstance(values[k][0], (str, int)) and type(values[k][0]) is not bool}
+            self._ensure_start(out, raw, named)
             return
         if kind == "end":
             self._end(out)
@@ -693,6 +702,11 @@ class StreamParser:
             name = self._str(values, "name")
             args = self._args(values)
             k = None if self._always_new else self._tools.get(key)
+            if k is None and not call_id and not name:
+                # a match with neither id nor name where no call is open is no client tool call (it could
+                # not be dispatched): the argument pieces of a block no rule opened as one -- Anthropic's
+                # server_tool_use input, whose result the server itself adds (issue 14)
+                return
             if k is None or (self._new_id and call_id and self._tool_ids[k] and call_id != self._tool_ids[k]):
                 if k is not None and k in self._open_tools:
                     self._open_tools.remove(k)
@@ -1056,7 +1070,7 @@ def _compiled_spec(spec: dict[str, Any]) -> dict[str, Any]:
 
     out: dict[str, Any] = {}
     for key, value in spec.items():
-        if key == "defaults":
+        if key in ("defaults", "usage_when"):
             out[key] = value
         elif key == "blocks":
             out[key] = {"start": {k: rows(v) for k, v in value["start"].items()}, "stop": {k: rows(v) for k, v in value["stop"].items()}}
@@ -1090,9 +1104,14 @@ class StreamEmitter:
     """Canonical stream events -> `fmt`'s SSE bytes. `emit(ev)` returns the bytes of one event,
     `close()` the closing events; `losses` lists what the format could not carry. For a format
     with `wire_rules` (Mistral), tool-call ids and names that do not fit are repaired on the way
-    out and recorded on `wire_map` (and as `changed` losses)."""
+    out and recorded on `wire_map` (and as `changed` losses).
 
-    def __init__(self, fmt: str | Format, *, wire_map: Any = None) -> None:
+    `request` is the client's own streaming request body in this format, when known (a gateway
+    answering it): a table whose `usage_when` names what asks for the usage chunk (OpenAI's
+    `stream_options.include_usage: true`) writes its `usage` rows only when that request asked.
+    Without a request, they are written whenever usage was reported."""
+
+    def __init__(self, fmt: str | Format, *, wire_map: Any = None, request: Mapping[str, Any] | None = None) -> None:
         from .translate import Loss
 
         self._Loss = Loss
@@ -1109,6 +1128,10 @@ class StreamEmitter:
         self._tool_blocks: dict[int, int] = {}
         self._started = False
         self._pending_start: dict[str, Any] | None = None
+        self._pending_named: dict[str, Any] = {}
+        asks = self.spec.get("usage_when")
+        # `usage_when`: the usage rows only when the client's request asked for them
+        self._usage_asked = not asks or request is None or all(_get(request, tuple(p)) == v for p, v in asks)
         self._args_sent: set[int] = set()
         self._calls: dict[int, dict[str, Any]] = {}  # tool_call_whole: calls being buffered
         self._whole: dict[str, Any] | None = None  # reasoning_whole: the reasoning part being buffered
@@ -1196,6 +1219,9 @@ class StreamEmitter:
     def _start(self, raw: Mapping[str, Any] | None) -> bytes:
         self._started = True
         for key, names in (("id", ("id",)), ("model", ("model",)), ("created", ("created", "created_at"))):
+            if key in self._pending_named:
+                self._values[key] = self._pending_named[key]
+                continue
             for name in names:
                 value = raw.get(name) if raw else None
                 if value is not None and not isinstance(value, (dict, list)):
@@ -1254,6 +1280,8 @@ class StreamEmitter:
         if t == "message_start":
             if not self._started:
                 self._pending_start = dict(ev.get("raw") or {})
+                # id / model / created as the source's table names them: they win over raw's own keys
+                self._pending_named = {k: ev[k] for k in ("id", "model", "created") if ev.get(k) is not None}
             return b""
         if t == "usage" and not self._started and self._pending_start is not None:
             self._usage = dict(ev.get("usage") or {})  # the start event carries the usage known so far
@@ -1327,8 +1355,8 @@ class StreamEmitter:
             return out
         if t == "error":
             self._failed = True
-            body = self._error_body(ev)
-            return out + self._write(self.spec.get("error", []), self._vals(error=body))
+            status, body = self._error_body(ev)
+            return out + self._write(self.spec.get("error", []), self._vals(error=body, status=status))
         return out
 
     def _flush_whole(self) -> bytes:
@@ -1370,12 +1398,14 @@ class StreamEmitter:
             args = {}
         return self._write(self.spec["tool_call_whole"], self._vals(index=idx, call_id=call["call_id"], name=call["name"], arguments=args, signature=call["signature"]))
 
-    def _error_body(self, ev: Mapping[str, Any]) -> Any:
+    def _error_body(self, ev: Mapping[str, Any]) -> tuple[int, Any]:
+        """The format's own error envelope for the event, and the HTTP status it stands for
+        (`{status}` in an error row: Groq's `error.status_code`)."""
         err = stream_error(ev)
         if self.format.error_to_wire is None:  # pragma: no cover - pre-error_to_wire modules
-            return {"error": {"message": err.message}}
-        _status, body, _headers = self.format.error_to_wire(err)
-        return body
+            return 500, {"error": {"message": err.message}}
+        status, body, _headers = self.format.error_to_wire(err)
+        return status, body
 
     def close(self, trailer: str | None = None) -> bytes:
         """The closing events (pending finish and usage, the end marker); `trailer` is written
@@ -1398,7 +1428,9 @@ class StreamEmitter:
             out += self._write(self.spec["finish_usage"], self._vals(finish_reason=_finish_to_wire(self.table, finish, self._finish_raw)))
         if "usage" in self.spec and self._usage is not None:
             wire_usage = usage_to_wire(self.table["usage"], self._usage)
-            if wire_usage is not None:
+            if wire_usage is not None and not self._usage_asked:  # `usage_when`: the client did not ask for it
+                self._lose(("usage", 0), "usage", f"the usage is not written: the client's request did not ask for it ({self.format.key} stream usage_when)")
+            elif wire_usage is not None:
                 out += self._write(self.spec["usage"], self._vals(usage=wire_usage))
         out += self._write(self.spec.get("end", []), self._vals())
         return out
@@ -1471,14 +1503,15 @@ class StreamTranslation:
     not carry; also written as a final `: wiremap-losses [...]` SSE comment when `trailer`).
     """
 
-    def __init__(self, source_stream: Any, source: str | Format, target: str | Format, *, trailer: bool = True) -> None:
+    def __init__(self, source_stream: Any, source: str | Format, target: str | Format, *, trailer: bool = True,
+                 request: Mapping[str, Any] | None = None) -> None:
         self.source = _fmt(source)
         self.target = _fmt(target)
         self._input = source_stream
         self._trailer = trailer
         self.parser: StreamParser | None = None
         self.assembler = StreamAssembler(self.source)
-        self.emitter = StreamEmitter(self.target)
+        self.emitter = StreamEmitter(self.target, request=request)
         self.response: Response | None = None
         self.error: ProviderError | None = None
         self.losses: list[Any] = []
@@ -1560,11 +1593,14 @@ def translate_stream(
     target: str | Format,
     *,
     trailer: bool = True,
+    request: Mapping[str, Any] | None = None,
 ) -> StreamTranslation:
     """A stream in `source`'s wire format (byte chunks, split anywhere) or canonical events ->
     the same stream in `target`'s SSE bytes, produced as the input arrives. See
-    `StreamTranslation` for the assembled response, the error and the loss report."""
-    return StreamTranslation(events_or_bytes, source, target, trailer=trailer)
+    `StreamTranslation` for the assembled response, the error and the loss report. `request`: the
+    client's streaming request body in `target`'s format, when known (what it asked to be sent,
+    `StreamEmitter`)."""
+    return StreamTranslation(events_or_bytes, source, target, trailer=trailer, request=request)
 
 
 def events_from_response(response: Response | Mapping[str, Any]) -> list[dict[str, Any]]:

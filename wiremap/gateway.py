@@ -394,9 +394,9 @@ class _Gateway:
             raise _BodyTimeout(cfg.body_timeout, size) from None
         return b"".join(parts)
 
-    def prepare(self, raw: bytes, path_params: Mapping[str, str]) -> tuple[dict[str, Any], str, list[Loss], bool]:
+    def prepare(self, raw: bytes, path_params: Mapping[str, str]) -> tuple[dict[str, Any], str, list[Loss], bool, Any]:
         """The body read and translated: (canonical request dict, upstream model, losses,
-        streaming). Pure CPU work: large bodies run it on a worker thread."""
+        streaming, the client's body). Pure CPU work: large bodies run it on a worker thread."""
         cfg = self.config
         try:
             body = json.loads(raw)
@@ -410,6 +410,7 @@ class _Gateway:
         if flag is not None and not isinstance(flag, bool):
             raise InvalidRequestError(f"`stream` must be a boolean (true or false), got {json.dumps(flag)[:40]}", path="stream")
         streaming = flag is True
+        client_body = body  # what the client asked of the stream (the usage chunk) is the emitter's input
         if streaming:  # served by wiremap.gateway_stream (the inbound stream table's fields are the mode, not extras)
             body = strip_stream_fields(cfg.inbound, body)
         canonical = cfg.inbound.request_from_wire(body)
@@ -432,7 +433,7 @@ class _Gateway:
         losses += more
         if cfg.strict and losses:
             raise TranslationLossError(losses, cfg.inbound.key, cfg.upstream.key)
-        return plain, model, losses, streaming
+        return plain, model, losses, streaming, client_body
 
     def key_for(self, request: Any) -> str:
         """The upstream key for this request, always explicit ("" = none)."""
@@ -487,12 +488,12 @@ class _Gateway:
             if len(raw) > cfg.offload_bytes:
                 import anyio.to_thread
 
-                plain, model, losses, streaming = await anyio.to_thread.run_sync(self.prepare, raw, params)
+                plain, model, losses, streaming, client_body = await anyio.to_thread.run_sync(self.prepare, raw, params)
             else:
-                plain, model, losses, streaming = self.prepare(raw, params)
+                plain, model, losses, streaming, client_body = self.prepare(raw, params)
             provider = self.provider(model, key)
             if streaming:
-                response = await stream_response(self, provider, plain, losses, request, rid, slot)
+                response = await stream_response(self, provider, plain, losses, request, rid, slot, client_body=client_body)
                 slot = None  # the response releases it when the stream ends
                 return response
             result = await self.until_disconnect(request, self.upstream(provider.complete(

@@ -38,7 +38,7 @@ def strip_stream_fields(fmt: Format, body: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in body.items() if k not in managed}
 
 
-async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any], losses: list[Loss], request: Any = None, rid: str = "", slot: Any = None) -> Any:
+async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any], losses: list[Loss], request: Any = None, rid: str = "", slot: Any = None, client_body: Any = None) -> Any:
     """The StreamingResponse for one streamed request. The first upstream event is awaited here
     (cancelled if the client leaves meanwhile), so that an error before it is answered with the
     inbound error envelope; `slot` (the gateway's in-flight slot) is released when the response
@@ -68,7 +68,7 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
         first = events_from_response(response)
         extra_losses.append(Loss("stream", "changed", f"{provider.format.key} cannot stream; the answer was delivered in one piece"))
 
-    emitter = StreamEmitter(cfg.inbound)
+    emitter = StreamEmitter(cfg.inbound, request=client_body)  # the client's body: did it ask for the usage chunk
     from wiremap.runtime.stream import StreamAssembler
 
     assembler = StreamAssembler(provider.format)

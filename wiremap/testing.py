@@ -179,7 +179,7 @@ def _run_stream_to_wire(fmt: Format, case: dict[str, Any], extra: dict[str, Any]
     With `wire_map:` (mapping `wire_rules`) the emitter records its repairs on that map."""
     from wiremap.runtime.stream import StreamAssembler, StreamEmitter, parse_stream
 
-    emitter = StreamEmitter(fmt, **(extra or {}))
+    emitter = StreamEmitter(fmt, **(extra or {}), request=case.get("stream_request"))  # `stream_request`: the client's body
     out = b"".join(emitter.emit(ev) for ev in case["stream_to_wire"]) + emitter.close()
     assert out.decode("utf-8") == case["expect_sse"]
     if any(ev.get("type") == "error" for ev in case["stream_to_wire"]):

@@ -125,12 +125,23 @@ def test_openai_sdk_stream_helper(openai_client: Any, anthropic_upstream: Upstre
 
 
 def test_openai_sdk_raw_iteration(openai_client: Any, anthropic_upstream: Upstream) -> None:
+    """The documented loop without stream_options: every chunk has choices[0] (no usage chunk,
+    as the OpenAI API sends none unless include_usage is asked for)."""
     rec = next(r for r in ANTHROPIC_OK if r.name == "text")
     anthropic_upstream.replies.append(sse(rec))
     chunks = list(openai_client.chat.completions.create(model="claude-sonnet-4-5", messages=[{"role": "user", "content": "Hi"}], stream=True))
-    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    text = "".join(c.choices[0].delta.content or "" for c in chunks)
     assert text == "Héllo wörld 👋"
-    assert chunks[0].id == "msg_01XF" and chunks[-1].usage.total_tokens == 40
+    assert chunks[0].id == "msg_01XF" and all(c.usage is None for c in chunks)
+
+
+def test_openai_sdk_raw_iteration_with_include_usage(openai_client: Any, anthropic_upstream: Upstream) -> None:
+    rec = next(r for r in ANTHROPIC_OK if r.name == "text")
+    anthropic_upstream.replies.append(sse(rec))
+    chunks = list(openai_client.chat.completions.create(model="claude-sonnet-4-5", messages=[{"role": "user", "content": "Hi"}],
+                                                         stream=True, stream_options={"include_usage": True}))
+    assert "".join(c.choices[0].delta.content or "" for c in chunks[:-1]) == "Héllo wörld 👋"
+    assert chunks[-1].choices == [] and chunks[-1].usage.total_tokens == 40
 
 
 @pytest.mark.parametrize("rec", OPENAI_OK, ids=[r.name for r in OPENAI_OK])

@@ -96,7 +96,8 @@ def test_openai_sdk_from_mistral_gets_its_own_tool_name_back(openai_client: Any,
     rec = next(r for r in ALL if r.id == "mistral:parallel_tool_calls")  # calls the renamed get_weather_T3RehTJ5
     upstream.replies.append(sse(rec))
     tools = [{**TOOLS_OPENAI[0], "function": {**TOOLS_OPENAI[0]["function"], "name": "get.weather"}}]
-    with openai_client.chat.completions.stream(model="mistral-large-latest", messages=[{"role": "user", "content": "Rome and Oslo?"}], tools=tools) as stream:
+    with openai_client.chat.completions.stream(model="mistral-large-latest", messages=[{"role": "user", "content": "Rome and Oslo?"}], tools=tools,
+                                               stream_options={"include_usage": True}) as stream:  # the usage chunk only when asked
         for _ev in stream:
             pass
         final = stream.get_final_completion()

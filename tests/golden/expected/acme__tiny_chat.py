@@ -72,6 +72,8 @@ __all__ = [
 KEY: Final = "acme.tiny_chat"
 KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "acme"
+# request.tool_calls.unique_ids: a translation into this format renames reused tool-call ids
+UNIQUE_CALL_IDS: Final = False
 # pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON
 RULES: Final = 0
 ORIGIN: Final = (
