@@ -236,6 +236,7 @@ def _form_only(original: Any, rewritten: Any) -> bool:
 
 
 _CONTAINERS: Final = (dict, list)
+_TEXT_TYPES: Final = frozenset(("text", "input_text", "output_text"))
 
 
 def path_text(path: tuple[Any, ...]) -> str:
@@ -278,6 +279,14 @@ def losses(carried: Any, origin: str, wire: Any) -> list[tuple[str, str]]:
                 found.append((path, value))
         elif was is ABSENT or not carried.known or (type(value) is type(was) and type(value) not in _CONTAINERS):
             found.append((path, value))  # a value the tables left out, or normalised (a name)
+        elif type(value) is list and type(was) is not list:
+            # blocks written in another form (a string): text blocks are that string, any other
+            # block (an image in a tool result) is not in it
+            for i, item in enumerate(value):
+                if type(item) is dict and item.get("type") in _TEXT_TYPES:
+                    _unknown_keys(item, path + (i,), carried.known, found)
+                else:
+                    found.append((path + (i,), item))
         else:  # another form of a value the canonical model read: only what no table names
             _unknown_keys(value, path, carried.known, found)
     out = []

@@ -43,7 +43,6 @@ __all__ = [
     "response_losses",
     "error_translation",
     "unique_tool_call_ids",
-    "comparable",
 ]
 
 

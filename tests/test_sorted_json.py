@@ -18,7 +18,7 @@ import wiremap
 from wiremap.runtime.canonical import Request
 from wiremap.runtime.errors import InvalidRequestError
 from wiremap.runtime.validate import check_json_value, sorted_json_value
-from wiremap.runtime.wire import canonical_json, memo_json
+from wiremap.runtime.wire import canonical_json, json_copy, memo_json
 
 SCHEMA = {
     "type": "object",
@@ -86,8 +86,18 @@ def test_memo_json_takes_the_copy_out_once() -> None:
     assert first is not second and not memo
 
 
+def _form(target: str, value: Any) -> Any:
+    """The wire form of user JSON in `target`: sorted under its rules' SORTED_JSON (the oa
+    dialects, §8), else the caller's key order."""
+    from wiremap.runtime.validate import SORTED_JSON
+
+    return canonical_json(value) if wiremap.get_format(target).module.RULES & SORTED_JSON else json_copy(value)
+
+
 @pytest.mark.parametrize(
-    "target", ["anthropic_messages", "openai_chat", "gemini_generate_content", "openai_responses"]
+    "target",
+    ["anthropic_messages", "openai_chat", "gemini_generate_content", "openai_responses",
+     "openarmature.anthropic_messages", "openarmature.openai_chat", "openarmature.gemini_generate_content"],
 )
 def test_a_value_used_twice_is_written_as_two_copies_and_the_input_is_untouched(
     target: str,
@@ -98,16 +108,18 @@ def test_a_value_used_twice_is_written_as_two_copies_and_the_input_is_untouched(
     before = copy.deepcopy(body)
     req = Request.from_dict(body)
     fmt = wiremap.get_format(target)
+    if target.startswith("openarmature.anthropic"):  # oa §8.2.1: max_tokens is required there
+        req = Request.from_dict({**body, "config": {"max_tokens": 8}})
     out = fmt.request_to_wire(req)
     text = json.dumps(out)
     assert body == before
-    # each tool's schema is the sorted schema, and the two are separate objects
-    found = [v for v in _walk(out) if isinstance(v, dict) and v == canonical_json(SCHEMA)]
+    # each tool's schema is the schema in the format's form, and the two are separate objects
+    found = [v for v in _walk(out) if isinstance(v, dict) and v == SCHEMA]
     assert len(found) >= 2
     assert len({id(v) for v in found}) == len(found)
     assert all(v is not params for v in found)
-    # the bytes are what canonical_json gives: the keys of the schema come sorted
-    assert json.dumps(canonical_json(SCHEMA))[1:-1] in text
+    # the bytes: the caller's key order, or sorted where the format's rules say so (§8)
+    assert json.dumps(_form(target, SCHEMA))[1:-1] in text
 
 
 def test_the_fused_translator_writes_the_same_bytes_with_separate_copies() -> None:
@@ -135,7 +147,8 @@ def test_the_fused_translator_writes_the_same_bytes_with_separate_copies() -> No
     )
     assert json.dumps(fused) == json.dumps(two_step)
     schemas = [t["input_schema"] for t in fused["tools"]]
-    assert schemas[0] == schemas[1] == canonical_json(SCHEMA)
+    assert schemas[0] == schemas[1] == SCHEMA
+    assert json.dumps(schemas[0]) == json.dumps(SCHEMA)  # the caller's key order
     assert schemas[0] is not schemas[1] and all(s is not params for s in schemas)
 
 
@@ -150,8 +163,12 @@ def _walk(value: Any) -> list[Any]:
     return out
 
 
-@pytest.mark.parametrize("target", ["openai_chat", "anthropic_messages", "gemini_generate_content"])
-def test_the_response_schema_is_sent_sorted_and_as_a_copy(target: str) -> None:
+@pytest.mark.parametrize(
+    "target",
+    ["openai_chat", "anthropic_messages", "gemini_generate_content", "openarmature.openai_chat",
+     "openarmature.gemini_generate_content"],
+)
+def test_the_response_schema_is_sent_in_its_form_and_as_a_copy(target: str) -> None:
     schema = copy.deepcopy(SCHEMA)
     body = {
         "model": "m",
@@ -160,6 +177,6 @@ def test_the_response_schema_is_sent_sorted_and_as_a_copy(target: str) -> None:
     }
     out = wiremap.get_format(target).request_to_wire(Request.from_dict(body))
     assert body["response_schema"] == SCHEMA  # untouched
-    sent = [v for v in _walk(out) if isinstance(v, dict) and v == canonical_json(SCHEMA)]
+    sent = [v for v in _walk(out) if isinstance(v, dict) and v == SCHEMA]
     assert sent and all(v is not schema for v in sent)
-    assert json.dumps(canonical_json(SCHEMA))[1:-1] in json.dumps(out)
+    assert json.dumps(_form(target, SCHEMA))[1:-1] in json.dumps(out)

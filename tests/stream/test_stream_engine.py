@@ -89,10 +89,13 @@ def test_outcome(rec: Recorded) -> None:
         got = dict(outcome["response"])
         raw = got.pop("raw")
         expected.pop("raw")
+        expected.pop("carried", None)  # a streamed response carries no wire data yet (mappings/README.md, known gaps)
+        got.pop("carried", None)
         assert got == expected
         # raw is the equivalent non-streamed body: it parses to the same Response
         reparsed = fmt.response_from_wire(raw).to_dict()
         reparsed.pop("raw")
+        reparsed.pop("carried", None)
         assert reparsed == expected
 
 
