@@ -599,7 +599,7 @@ class Emitter:
                 out.add(f"return {alts[index][2]}")
                 out.dedent()
             if ir.unknown == "carry":
-                out.add("return _w.SKIP  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)")
+                out.add("return _w.skip_part(part, path)  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)")
             elif ir.part_dispatch == "keys":
                 keys = sorted({k for _, n, _ in alts if isinstance(n, Obj) for k, c in n.items if not isinstance(c, Lit) and any(not s.optional for s in slots_of(c))})
                 out.add(

@@ -143,6 +143,12 @@ def _fused_pairs(resolved: dict[str, Any], irs: dict[str, Any]) -> dict[tuple[st
             if src_key == key:
                 raise resolved[key].error(pointer, "a format needs no translator into itself")
             src = irs[src_key]
+            if (src.provider, src.wire) == (dst.provider, dst.wire):
+                raise resolved[key].error(
+                    pointer,
+                    f"{src_key} speaks this format's wire ({src.provider}/{src.wire}): the two-step path carries what the "
+                    "tables do not model back to it (runtime/carry.py), which a fused translator would drop",
+                )
             why = [f"{src_key} (source) {w}" for w in fused_blockers(src, "source")]
             why += [f"{key} (target) {w}" for w in fused_blockers(dst, "target")]
             if why:

@@ -864,8 +864,8 @@ def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Bloc
         return _read_part_text(part, path)
     if kind == "tool_result":
         return _read_tool_result(part, path)
-    return (
-        _w.SKIP
+    return _w.skip_part(
+        part, path
     )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 
@@ -881,8 +881,8 @@ def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) ->
         return _read_part_redacted_thinking(part, path)
     if kind == "tool_use":
         return _read_tool_call(part, path, lenient)
-    return (
-        _w.SKIP
+    return _w.skip_part(
+        part, path
     )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 

@@ -685,8 +685,8 @@ def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Bloc
         return _read_part_image_url(part, path)
     if kind == "document_url":
         return _read_part_file_url(part, path)
-    return (
-        _w.SKIP
+    return _w.skip_part(
+        part, path
     )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 
@@ -698,8 +698,8 @@ def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) ->
         return _read_part_text(part, path)
     if kind == "thinking":
         return _read_part_thinking(part, path)
-    return (
-        _w.SKIP
+    return _w.skip_part(
+        part, path
     )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 

@@ -915,8 +915,8 @@ def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Bloc
         return _read_part_image_url(part, path)
     if kind == "input_file":
         return _read_part_file_url(part, path)
-    return (
-        _w.SKIP
+    return _w.skip_part(
+        part, path
     )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 
@@ -926,8 +926,8 @@ def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) ->
     kind = part.get("type")
     if kind == "output_text":
         return _read_part_assistant_text(part, path)
-    return (
-        _w.SKIP
+    return _w.skip_part(
+        part, path
     )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 

@@ -916,8 +916,8 @@ def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Bloc
         return _read_part_image_url(part, path)
     if kind == "input_file":
         return _read_part_file_url(part, path)
-    return (
-        _w.SKIP
+    return _w.skip_part(
+        part, path
     )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 
@@ -927,8 +927,8 @@ def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) ->
     kind = part.get("type")
     if kind == "output_text":
         return _read_part_assistant_text(part, path)
-    return (
-        _w.SKIP
+    return _w.skip_part(
+        part, path
     )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 

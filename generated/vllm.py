@@ -728,8 +728,8 @@ def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Bloc
         return _read_part_image_url(part, path)
     if kind == "input_audio":
         return _read_part_audio_inline(part, path)
-    return (
-        _w.SKIP
+    return _w.skip_part(
+        part, path
     )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 
@@ -739,8 +739,8 @@ def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) ->
     kind = part.get("type")
     if kind == "text":
         return _read_part_text(part, path)
-    return (
-        _w.SKIP
+    return _w.skip_part(
+        part, path
     )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 

@@ -44,7 +44,7 @@ class Carried:
     keys and array indexes), or ABSENT where the original had no key the re-write added. `anchors`
     are the re-write's values at each op's anchor path (see the module docstring)."""
 
-    __slots__ = ("origin", "ops", "anchors", "rewritten", "known")
+    __slots__ = ("origin", "ops", "anchors", "rewritten", "known", "too_deep")
 
     def __init__(
         self,
@@ -59,11 +59,12 @@ class Carried:
         self.anchors = anchors
         self.rewritten = rewritten  # the re-write's value at each op's path (ABSENT: none)
         self.known = known  # the wire keys the reading format's tables name (WIRE_KEYS)
+        self.too_deep: list[str] = []  # paths of values past validate.MAX_JSON_DEPTH: not carried
 
     def __eq__(self, other: Any) -> bool:
         if other.__class__ is not Carried:
             return NotImplemented
-        return self.origin == other.origin and self.ops == other.ops and self.anchors == other.anchors
+        return self.origin == other.origin and self.ops == other.ops and self.anchors == other.anchors and self.too_deep == other.too_deep
 
     def __repr__(self) -> str:
         return f"Carried(origin={self.origin!r}, ops={len(self.ops)})"
@@ -71,6 +72,7 @@ class Carried:
     def to_dict(self) -> dict[str, Any]:
         return {
             "origin": self.origin,
+            **({"too_deep": list(self.too_deep)} if self.too_deep else {}),
             "ops": [
                 {
                     "path": list(path),
@@ -98,7 +100,11 @@ class Carried:
             ops.append((tuple(p), op.get("value", ABSENT)))
             anchors.append(op.get("anchor", ABSENT))
             rewritten.append(op.get("rewritten", ABSENT))
-        return cls(d["origin"], ops, anchors, rewritten)
+        out = cls(d["origin"], ops, anchors, rewritten)
+        deep = d.get("too_deep")
+        if type(deep) is list and all(type(p) is str for p in deep):
+            out.too_deep = list(deep)
+        return out
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -289,7 +295,7 @@ def losses(carried: Any, origin: str, wire: Any) -> list[tuple[str, str]]:
                     found.append((path + (i,), item))
         else:  # another form of a value the canonical model read: only what no table names
             _unknown_keys(value, path, carried.known, found)
-    out = []
+    out = [(deep, f"nested deeper than the depth limit: {provider} wire data not carried") for deep in carried.too_deep]
     for path, value in found:
         shown = json.dumps(value, ensure_ascii=False, default=str)
         if len(shown) > 60:

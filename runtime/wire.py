@@ -49,6 +49,7 @@ __all__ = [
     "member_str",
     "member_text",
     "member_text_carry",
+    "skip_part",
     "read_value_or_skip",
     "json_copy",
     "dumps_kept",
@@ -367,6 +368,12 @@ def member_text_carry(obj: dict[str, Any], key: str, path: str) -> str:
                 if type(text) is not str:
                     raise WireShapeError(f"{where}[{j}].text", f"expected a string, got {_kind(text)}")
                 texts.append(text)
+            else:  # carried: held to the depth limit of every direction here, where every path reads it
+                from .validate import TOO_DEEP, json_too_deep
+
+                deep = json_too_deep(part, f"{where}[{j}]")
+                if deep is not None:
+                    raise WireShapeError(deep, TOO_DEEP)
         return "".join(texts)
     return member_text(obj, key, path)
 
@@ -1151,6 +1158,17 @@ class _Skip:
 
 SKIP: Final[Any] = _Skip()  # a part no table row reads, left out (mapping request.unknown: carry)
 
+def skip_part(part: dict[str, Any], path: str) -> Any:
+    """SKIP for a content part no row reads (request.unknown: carry), held to the depth limit of
+    every direction here, where every reader (the fused translators too) meets it."""
+    from .validate import TOO_DEEP, json_too_deep
+
+    deep = json_too_deep(part, path)
+    if deep is not None:
+        raise WireShapeError(deep, TOO_DEEP)
+    return SKIP
+
+
 def read_value_or_skip(reader: Any, value: Any) -> Any:
     """`reader(value)`, or SKIP for a value no row reads (a tool_choice mode the canonical model
     has no form for, carried for its own wire: request.unknown: carry)."""
@@ -1205,13 +1223,18 @@ def carry(
     carried = residual(origin, body, rewritten, known, options)
     if carried is not None:  # the depth limit of every direction (validate.MAX_JSON_DEPTH), carried data too
         from .carry import ABSENT, path_text
-        from .validate import TOO_DEEP, json_too_deep
+        from .validate import json_too_deep
 
-        for path, value in carried.ops:
-            if value is not ABSENT and type(value) in _CONTAINERS:
-                deep = json_too_deep(value, path_text(path))
-                if deep is not None:
-                    extra: dict[str, Any] = {"body": body} if error is not InvalidRequestError else {}
-                    raise error(TOO_DEEP, path=deep, **extra)
+        keep = []
+        for i, (path, value) in enumerate(carried.ops):
+            deep = json_too_deep(value, path_text(path)) if value is not ABSENT and type(value) in _CONTAINERS else None
+            if deep is None:
+                keep.append(i)
+            else:  # not carried (no code may recurse into it); named as a loss by translate_*
+                carried.too_deep.append(deep)
+        if len(keep) != len(carried.ops):
+            carried.ops = [carried.ops[i] for i in keep]
+            carried.anchors = [carried.anchors[i] for i in keep]
+            carried.rewritten = [carried.rewritten[i] for i in keep]
     record.carried = carried
     return record

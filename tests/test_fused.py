@@ -151,6 +151,9 @@ def _eligible_pairs() -> list[tuple[str, str, Any]]:
         for d, dst in irs.items():
             if d == s or fused_blockers(dst, "target"):
                 continue
+            if (src.provider, src.wire) == (dst.provider, dst.wire):
+                continue  # one wire: the two-step path carries what no row reads; no fuse row may ask for it
+
             sm, dm = module_name(s), module_name(d)
             text = emit_fused_module(src, dst, sm, dm, fused_header(src, dst, sm, dm, "tests"))
             module = types.ModuleType(f"wiremap.generated._test_fused_{sm}__{dm}")

@@ -42,7 +42,7 @@ BAD_LINES: list[tuple[bytes, str | None, str, str | None]] = [
     (json.dumps({"model": "m", "messages": [{"role": "user", "content": "a\ud800b"}]}).encode(), "provider_invalid_request", "lone surrogate", "messages[0].content"),
     (b"[" * 5000 + b"]" * 5000, "provider_invalid_request", "nested too deeply", None),
     (b'{"model":"m","messages":[{"role":"user","content":"hi"}],"x":' + b'{"a":' * 5000 + b"1" + b"}" * 5000 + b"}", "provider_invalid_request", "nested too deeply", None),
-    (b'{"model":"m","messages":[{"role":"user","content":"hi"}],"x":' + b'{"a":' * 300 + b"1" + b"}" * 300 + b"}", "provider_invalid_request", "deeper than 256", "x.a.a"),
+    (b'{"model":"m","messages":[{"role":"user","content":"hi"}],"x":' + b'{"a":' * 300 + b"1" + b"}" * 300 + b"}", None, "", None),  # a field no row reads, too deep to carry: written without it, named as a loss
     (b"\x00\x01\x02", "provider_invalid_request", "not JSON", None),
     (b"1" * 5000, "provider_invalid_request", "not JSON", None),
     (b"", "provider_invalid_request", "not JSON", None),
