@@ -411,7 +411,8 @@ def emit_finish_detail_writer(em: "Emitter", out: "_Lines") -> None:
     if it.finish_detail_write == "raw":  # the same provider's own detail, copied from raw when it means the same
         access = f"raw.get({lit(keys[0])})" if len(keys) == 1 else f"_w.get_in(raw, {lit(keys)})"
         out.add(f"raw_detail = {access}")
-        out.add(f"if raw_detail in {lit(dict(it.finish_detail_map))} and {lit(dict(it.finish_detail_map))}[raw_detail] == reason:")
+        # raw is the provider's own body, any JSON: only a string is a detail (a list is unhashable)
+        out.add(f"if type(raw_detail) is str and {lit(dict(it.finish_detail_map))}.get(raw_detail) == reason:")
         out.add(f"    body[{lit(keys[0])}] = raw[{lit(keys[0])}]  # finish_reason detail_write: raw")
         return
     inverse: dict[str, str] = {}

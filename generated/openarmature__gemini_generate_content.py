@@ -1613,15 +1613,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     body["responseId"] = raw.get("responseId", "wiremap")
     raw_detail = _w.get_in(raw, ("promptFeedback", "blockReason"))
     if (
-        raw_detail
-        in {
-            "SAFETY": "content_filter",
-            "OTHER": "content_filter",
-            "BLOCKLIST": "content_filter",
-            "PROHIBITED_CONTENT": "content_filter",
-            "IMAGE_SAFETY": "content_filter",
-            "BLOCK_REASON_UNSPECIFIED": "content_filter",
-        }
+        type(raw_detail) is str
         and {
             "SAFETY": "content_filter",
             "OTHER": "content_filter",
@@ -1629,7 +1621,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
             "PROHIBITED_CONTENT": "content_filter",
             "IMAGE_SAFETY": "content_filter",
             "BLOCK_REASON_UNSPECIFIED": "content_filter",
-        }[raw_detail]
+        }.get(raw_detail)
         == reason
     ):
         body["promptFeedback"] = raw["promptFeedback"]  # finish_reason detail_write: raw

@@ -30,7 +30,7 @@ def test_stream_blocked_prompt_is_content_filter() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "stream_blocked_prompt_is_content_filter", "stream_from_wire": "data: {\\"promptFeedback\\": {\\"blockReason\\": \\"SAFETY\\"}, \\"usageMetadata\\": {\\"promptTokenCount\\": 7, \\"totalTokenCount\\": 7}, \\"modelVersion\\": \\"gemini-2.5-flash\\", \\"responseId\\": \\"r-b2\\"}\\n\\n", "expect_events": [{"type": "message_start", "raw": {"modelVersion": "gemini-2.5-flash", "responseId": "r-b2"}}, {"type": "usage", "usage": {"prompt_tokens": 7, "completion_tokens": null, "total_tokens": 7}, "raw": {"promptTokenCount": 7, "totalTokenCount": 7}}, {"type": "finish", "finish_reason": "content_filter", "raw": "SAFETY"}]}'
+            '{"id": "stream_blocked_prompt_is_content_filter", "stream_from_wire": "data: {\\"promptFeedback\\": {\\"blockReason\\": \\"SAFETY\\"}, \\"usageMetadata\\": {\\"promptTokenCount\\": 7, \\"totalTokenCount\\": 7}, \\"modelVersion\\": \\"gemini-2.5-flash\\", \\"responseId\\": \\"r-b2\\"}\\n\\n", "expect_events": [{"type": "message_start", "id": "r-b2", "model": "gemini-2.5-flash", "raw": {"modelVersion": "gemini-2.5-flash", "responseId": "r-b2"}}, {"type": "usage", "usage": {"prompt_tokens": 7, "completion_tokens": null, "total_tokens": 7}, "raw": {"promptTokenCount": 7, "totalTokenCount": 7}}, {"type": "finish", "finish_reason": "content_filter", "raw": "SAFETY"}]}'
         ),
     )
 

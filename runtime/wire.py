@@ -24,6 +24,7 @@ from .validate import (
     OPENARMATURE,
     SORTED_JSON,
     USER_CONTENT_RULE,
+    check_json_value,
     check_request_depth,
     check_response_depth,
     validate_request,
@@ -148,17 +149,22 @@ def as_request(request: Request | Mapping[str, Any], memo: dict[int, Any] | None
 
 
 def as_response(response: Response | Mapping[str, Any]) -> Response:
-    """A typed canonical response from a dict or a `Response`; tool-call arguments nested
-    deeper than MAX_JSON_DEPTH are InvalidRequestError naming the path (the limit every
-    direction applies), before the writer encodes them."""
+    """A typed canonical response from a dict or a `Response`; tool-call arguments that are not
+    plain JSON (NaN, a non-string key, nested deeper than MAX_JSON_DEPTH: the limit every
+    direction applies) are InvalidRequestError naming the path, before the writer encodes them."""
     if isinstance(response, Response):
         resp = response
     elif isinstance(response, Mapping):
         resp = Response.from_dict(response)
     else:
         raise InvalidRequestError(f"expected a canonical response (a dict or Response), got {_kind(response)}")
-    if getattr(getattr(resp, "message", None), "tool_calls", None):
+    calls = getattr(getattr(resp, "message", None), "tool_calls", None)
+    if calls:
         check_response_depth(resp)
+        for j, call in enumerate(calls):
+            args = getattr(call, "arguments", None)
+            if args is not None:
+                check_json_value(args, f"message.tool_calls[{j}].arguments")
     return resp
 
 
