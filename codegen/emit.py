@@ -610,6 +610,8 @@ class Emitter:
                 out.add(
                     f"raise _w.WireShapeError(path + '.type', 'unsupported part ' + repr(part.get('type')) + {lit('; expected one of: ' + ', '.join(names))})"
                 )
+            if ir.unknown == "carry":
+                ret += " | _w.Skipped"  # a part no row reads (request.unknown: carry)
             self.func(name, f"(value: Any, path: str, lenient: bool | None = False) -> {ret}", doc, out.lines)
 
         user_alts = [

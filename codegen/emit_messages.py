@@ -728,7 +728,7 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
         out.add("items = _w.expect_list(value, path)")
         if ir.unknown == "carry":
             out.add("parts = (_read_%s_part(item, f'{path}[{j}]') for j, item in enumerate(items))" % role)
-            out.add("return [p for p in parts if p is not _w.SKIP]  # request.unknown: carry")
+            out.add("return [p for p in parts if not isinstance(p, _w.Skipped)]  # request.unknown: carry")
         else:
             out.add("return [_read_%s_part(item, f'{path}[{j}]') for j, item in enumerate(items)]" % role)
         ret = "str | list[Any]" + (" | None" if role == "assistant" else "")
@@ -888,7 +888,7 @@ def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any,
         out.indent()
         out.add(f"p = _read_assistant_part(item, f'{{content_path}}[{{j}}]', {lenient})")
         if ir.unknown == "carry":
-            out.add("if p is _w.SKIP:  # request.unknown: carry")
+            out.add("if isinstance(p, _w.Skipped):  # request.unknown: carry")
             out.add("    continue")
         out.add("if type(p) is ToolCall:")
         out.add("    calls_.append(p)")
@@ -1007,7 +1007,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     elif ir.unknown == "carry":
         out.add("# a tool no row reads (a server tool): carried for this wire (request.unknown: carry)")
         out.add(f"read_tools_ = [_w.read_or_skip(_read_tool, t, {lit(tf)} + f'[{{j}}]') for j, t in enumerate(_w.expect_list(raw_tools, {lit(tf)}))]")
-        out.add("kwargs['tools'] = [t for t in read_tools_ if t is not _w.SKIP]")
+        out.add("kwargs['tools'] = [t for t in read_tools_ if not isinstance(t, _w.Skipped)]")
     else:
         out.add(f"kwargs['tools'] = [_read_tool(_w.expect_dict(t, {lit(tf)} + f'[{{j}}]'), {lit(tf)} + f'[{{j}}]') for j, t in enumerate(_w.expect_list(raw_tools, {lit(tf)}))]")
     out.dedent()
@@ -1019,7 +1019,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         out.add(_consume(ir, cf))
         if ir.unknown == "carry":  # a mode no row reads (Gemini VALIDATED): carried for this wire
             out.add("choice_ = _w.read_value_or_skip(_read_tool_choice, raw_choice)")
-            out.add("if choice_ is not _w.SKIP:")
+            out.add("if not isinstance(choice_, _w.Skipped):")
             out.add("    kwargs['tool_choice'] = choice_")
         else:
             out.add("kwargs['tool_choice'] = _read_tool_choice(raw_choice)")
@@ -1030,7 +1030,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         out.add(f"consumed.add({lit(cf)})")
         if ir.unknown == "carry":
             out.add(f"choice_ = _w.read_value_or_skip(_read_tool_choice, body[{lit(cf)}])")
-            out.add("if choice_ is not _w.SKIP:  # a mode no row reads: carried for this wire")
+            out.add("if not isinstance(choice_, _w.Skipped):  # a mode no row reads: carried for this wire")
             out.add("    kwargs['tool_choice'] = choice_")
         else:
             out.add(f"kwargs['tool_choice'] = _read_tool_choice(body[{lit(cf)}])")

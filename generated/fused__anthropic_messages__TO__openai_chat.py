@@ -358,7 +358,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                         calls_: list[ToolCall] = []
                         for j, item in enumerate(items_):
                             p = _read_assistant_part(item, f"{content_path}[{j}]", False)
-                            if p is _w.SKIP:  # request.unknown: carry
+                            if isinstance(p, _w.Skipped):  # request.unknown: carry
                                 continue
                             if type(p) is ToolCall:
                                 calls_.append(p)

@@ -744,7 +744,9 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     return ToolMessage(tool_call_id=result_id, content=content_5, name=name_3)
 
 
-def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block | ToolMessage:
+def _read_user_part(
+    value: Any, path: str, lenient: bool | None = False
+) -> Block | ToolMessage | _w.Skipped:
     """A part of a wire user turn (tool results included)."""
     part = _w.expect_dict(value, path)
     if "fileData" in part and str(_w.get_in(part, ("fileData", "mimeType"))).startswith("image/"):
@@ -772,7 +774,9 @@ def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Bloc
     )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 
-def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) -> Block | ToolCall:
+def _read_assistant_part(
+    value: Any, path: str, lenient: bool | None = False
+) -> Block | ToolCall | _w.Skipped:
     """A part of a wire assistant turn (tool calls included)."""
     part = _w.expect_dict(value, path)
     if "text" in part and part.get("thought") == True:
@@ -1104,7 +1108,7 @@ def _user_content_from_wire(value: Any, path: str) -> str | list[Any]:
         return value
     items = _w.expect_list(value, path)
     parts = (_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items))
-    return [p for p in parts if p is not _w.SKIP]  # request.unknown: carry
+    return [p for p in parts if not isinstance(p, _w.Skipped)]  # request.unknown: carry
 
 
 def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | None:
@@ -1115,7 +1119,7 @@ def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | Non
         return None
     items = _w.expect_list(value, path)
     parts = (_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items))
-    return [p for p in parts if p is not _w.SKIP]  # request.unknown: carry
+    return [p for p in parts if not isinstance(p, _w.Skipped)]  # request.unknown: carry
 
 
 def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
@@ -1166,7 +1170,7 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
                     calls_: list[ToolCall] = []
                     for j, item in enumerate(items_):
                         p = _read_assistant_part(item, f"{content_path}[{j}]", False)
-                        if p is _w.SKIP:  # request.unknown: carry
+                        if isinstance(p, _w.Skipped):  # request.unknown: carry
                             continue
                         if type(p) is ToolCall:
                             calls_.append(p)
@@ -1259,7 +1263,7 @@ def _request_from_wire(body: Any) -> Request:
     if raw_choice is not None:
         nested_consumed.append(("toolConfig", "functionCallingConfig"))
         choice_ = _w.read_value_or_skip(_read_tool_choice, raw_choice)
-        if choice_ is not _w.SKIP:
+        if not isinstance(choice_, _w.Skipped):
             kwargs["tool_choice"] = choice_
     raw_structured = body.get("generationConfig")
     if (
@@ -1435,7 +1439,7 @@ def _response_from_wire(body: Any) -> Response:
             calls_: list[ToolCall] = []
             for j, item in enumerate(items_):
                 p = _read_assistant_part(item, f"{content_path}[{j}]", lenient)
-                if p is _w.SKIP:  # request.unknown: carry
+                if isinstance(p, _w.Skipped):  # request.unknown: carry
                     continue
                 if type(p) is ToolCall:
                     calls_.append(p)

@@ -677,7 +677,7 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
 
 
-def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block:
+def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block | _w.Skipped:
     """A part of a wire user turn."""
     part = _w.expect_dict(value, path)
     kind = part.get("type")
@@ -718,7 +718,7 @@ def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Bloc
     )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 
-def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) -> Block:
+def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) -> Block | _w.Skipped:
     """A part of a wire assistant turn."""
     part = _w.expect_dict(value, path)
     kind = part.get("type")
@@ -987,7 +987,7 @@ def _user_content_from_wire(value: Any, path: str) -> str | list[Any]:
         return value
     items = _w.expect_list(value, path)
     parts = (_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items))
-    return [p for p in parts if p is not _w.SKIP]  # request.unknown: carry
+    return [p for p in parts if not isinstance(p, _w.Skipped)]  # request.unknown: carry
 
 
 def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | None:
@@ -998,7 +998,7 @@ def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | Non
         return None
     items = _w.expect_list(value, path)
     parts = (_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items))
-    return [p for p in parts if p is not _w.SKIP]  # request.unknown: carry
+    return [p for p in parts if not isinstance(p, _w.Skipped)]  # request.unknown: carry
 
 
 def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
@@ -1106,11 +1106,11 @@ def _request_from_wire(body: Any) -> Request:
             _w.read_or_skip(_read_tool, t, "tools" + f"[{j}]")
             for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
         ]
-        kwargs["tools"] = [t for t in read_tools_ if t is not _w.SKIP]
+        kwargs["tools"] = [t for t in read_tools_ if not isinstance(t, _w.Skipped)]
     if "tool_choice" in body:
         consumed.add("tool_choice")
         choice_ = _w.read_value_or_skip(_read_tool_choice, body["tool_choice"])
-        if choice_ is not _w.SKIP:  # a mode no row reads: carried for this wire
+        if not isinstance(choice_, _w.Skipped):  # a mode no row reads: carried for this wire
             kwargs["tool_choice"] = choice_
     raw_structured = body.get("response_format")
     if type(raw_structured) is dict and raw_structured.get("type") == "json_schema":

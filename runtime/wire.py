@@ -12,7 +12,7 @@ import math
 import re
 import time
 from collections.abc import Mapping
-from typing import Any, Final, Literal, cast
+from typing import Any, Callable, Final, Literal, TypeVar, cast
 
 from contextvars import ContextVar
 
@@ -51,6 +51,8 @@ __all__ = [
     "member_text",
     "member_text_carry",
     "skip_part",
+    "Skipped",
+    "apply_carried",
     "read_value_or_skip",
     "json_copy",
     "dumps_kept",
@@ -1155,16 +1157,22 @@ def lazy_pattern(namespace: dict[str, Any], name: str, pattern: str) -> re.Patte
 
 # --- carried wire data (runtime/carry.py) ---------------------------------------------------------
 
-class _Skip:
+class Skipped:
+    """The type of SKIP: what a reader returns for a value no table row reads."""
+
     __slots__ = ()
 
     def __repr__(self) -> str:
         return "SKIP"
 
 
-SKIP: Final[Any] = _Skip()  # a part no table row reads, left out (mapping request.unknown: carry)
+SKIP: Final[Skipped] = Skipped()  # a part no table row reads, left out (mapping request.unknown: carry)
 
-def skip_part(part: dict[str, Any], path: str) -> Any:
+_T = TypeVar("_T")
+_R = TypeVar("_R", Request, Response)
+
+
+def skip_part(part: dict[str, Any], path: str) -> Skipped:
     """SKIP for a content part no row reads (request.unknown: carry), held to the depth limit of
     every direction here, where every reader (the fused translators too) meets it."""
     from .validate import TOO_DEEP, json_too_deep
@@ -1175,7 +1183,7 @@ def skip_part(part: dict[str, Any], path: str) -> Any:
     return SKIP
 
 
-def read_value_or_skip(reader: Any, value: Any) -> Any:
+def read_value_or_skip(reader: Callable[[Any], _T], value: Any) -> _T | Skipped:
     """`reader(value)`, or SKIP for a value no row reads (a tool_choice mode the canonical model
     has no form for, carried for its own wire: request.unknown: carry)."""
     try:
@@ -1184,7 +1192,7 @@ def read_value_or_skip(reader: Any, value: Any) -> Any:
         return SKIP
 
 
-def read_or_skip(reader: Any, value: Any, path: str) -> Any:
+def read_or_skip(reader: Callable[[Any, str], _T], value: Any, path: str) -> _T | Skipped:
     """`reader(value, path)` for an object the tables can read, else SKIP (a tool of a kind no
     row names, carried for its own wire: mapping request.unknown: carry)."""
     if type(value) is not dict:
@@ -1208,14 +1216,14 @@ def warn_dropped(text: str) -> None:
 
 
 def carry(
-    record: Any,
+    record: _R,
     body: Any,
     origin: str,
-    rewrite: Any,
+    rewrite: Callable[[_R], Any],
     known: frozenset[str] = frozenset(),
     error: type[ProviderError] = InvalidRequestError,
     options: frozenset[tuple[str, ...]] = frozenset(),
-) -> Any:
+) -> _R:
     """`record` (a Request or Response just read from `body`), carrying what the same format's
     re-write of it does not say as `body` does (runtime/carry.py). A record the format cannot
     write back (its own rules refuse it) carries nothing: writing it fails anyway."""
