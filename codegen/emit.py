@@ -71,9 +71,13 @@ class Emitter:
     def unmodeled(self, out: "_Lines", context: str, var: str, path: str) -> None:
         """Wire keys the canonical model cannot carry, as the mapping's `unmodeled:` table says:
         `reject` fails when the key holds a value (it would change the meaning if dropped),
-        `drop` documents that it is read and discarded."""
+        `drop` documents that it is read and discarded, `carry` that it is left out of the
+        canonical record and carried for this wire (runtime/carry.py), a named loss for any
+        other; in a format that carries nothing (request.unknown: reject) it is `reject`."""
         for key, action in self.ir.unmodeled.get(context, {}).items():
-            if action != "reject":
+            if action == "carry" and self.ir.unknown == "carry":
+                continue
+            if action == "drop":
                 continue
             out.add(f"if {var}.get({lit(key)}) not in (None, False):")
             out.add(

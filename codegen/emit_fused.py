@@ -311,7 +311,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
         elif role == "user":
             c = env["content"]
             if "list" in env:  # a run of blocks
-                o.add(f"_v.check_user_content({c}, ci)")
+                o.add(f"_v.check_user_content({c}, ci, _dst.RULES)")
             else:
                 o.add(f"if type({c}) is str:")
                 o.indent()
@@ -332,7 +332,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
                     o.add("continue")
                 o.dedent()
                 o.add("else:")
-                o.add(f"    _v.check_user_content({c}, ci)")
+                o.add(f"    _v.check_user_content({c}, ci, _dst.RULES)")
             if grouped:
                 o.add("results = None")
             o.add(f"wire_messages.append(_dst._user_to_wire({c}, ci))")
@@ -345,7 +345,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
             o.add(f"    if not {env['content']}:")
             o.add("        raise _Deopt")
             o.add("else:")
-            o.add(f"    _v.check_assistant({env['content']}, {env['tool_calls']}, ci, call_ids, memo)")
+            o.add(f"    _v.check_assistant({env['content']}, {env['tool_calls']}, ci, call_ids, memo, _dst.RULES)")
             if grouped:
                 o.add("results = None")
             o.add(f"wire_messages.append(_dst._assistant_to_wire({env['content']}, {env['tool_calls']}, ci, memo))")
@@ -356,7 +356,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
                 o.add(f"tool_message = {env['message']}")
             o.add("if not ci:")
             o.add("    raise _Deopt")
-            o.add("_v.check_tool_message(tool_message, ci, call_ids)")
+            o.add("_v.check_tool_message(tool_message, ci, call_ids, _dst.RULES)")
             expr = "_dst._tool_result_to_wire(tool_message.tool_call_id, tool_message.content, tool_message.name, ci)"
             if grouped:
                 o.add(f"result = {expr}")
@@ -467,7 +467,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     out.add(f"if {lit(src.tool_choice_field)} in src_body:")
     out.indent()
     out.add(f"tool_choice = _read_tool_choice(src_body[{lit(src.tool_choice_field)}])")
-    out.add("_v.check_tool_choice(tool_choice, tool_names)")
+    out.add("_v.check_tool_choice(tool_choice, tool_names, _dst.RULES)")
     out.dedent()
 
     # the target body, in the order the target's request_to_wire builds it

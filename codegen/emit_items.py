@@ -216,6 +216,13 @@ def emit_item_dispatch_head(em: "Emitter", out: "_Lines") -> list[str]:
     ir = em.ir
     labels: list[str] = []
     if ir.tool_calls_placement == "items":
+        if ir.unknown == "carry":
+            known = sorted(_type_literals(ir))
+            if known:
+                # an item of a type no row reads (web_search_call, mcp_call, additional_tools...)
+                # is carried for this wire; reasoning before it waits for the turn after it
+                out.add(f"if message.get('type') not in (None, {', '.join(lit(k) for k in known)}):  # request.unknown: carry")
+                out.add("    continue")
         out.add("prev_turn = open_turn")
         out.add("open_turn = None")
         reasoning = ir.items.reasoning_match
@@ -267,6 +274,15 @@ def emit_hoisted_system_roles(em: "Emitter", out: "_Lines") -> list[str]:
     out.add("continue")
     out.dedent()
     return [f"role {r}" for r in ir.system_read_also]
+
+
+def _type_literals(ir: Any) -> set[str]:
+    """The `type` literals of the request's item and message templates and of the response's
+    message item (the item kinds a row reads)."""
+    nodes = [ir.items.reasoning_match, ir.tool_call_template, ir.tool_result_template, ir.user_template, ir.assistant_template, ir.system_template]
+    if ir.items.response_items is not None:  # the output message item's type (history sent back as given)
+        nodes.append(ir.items.response_items.get("message"))
+    return {str(c.literal) for n in nodes if n is not None for c in conditions_of(n) if c.keys == ("type",) and c.literal is not None}
 
 
 def _type_label(node: Node) -> str:

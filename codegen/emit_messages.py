@@ -56,6 +56,10 @@ def _assign(ir: Any, field: str, expr: str) -> str:
     return f"body[{lit(field)}] = {expr}"
 
 
+#: canonical options typed int (runtime/canonical.py Config)
+_INTEGER_OPTIONS = frozenset({"max_tokens", "top_k", "seed"})
+
+
 def _get(ir: Any, field: str) -> str:
     """The expression reading a wire field of `body` (None when absent)."""
     if "." in field:
@@ -962,18 +966,21 @@ def _emit_request_from_wire(em: "Emitter") -> None:
             continue
         # An option this mapping cannot send is still read as that option, so request_to_wire
         # applies the mapping's rule to it (drop, warn or reject) instead of forwarding an extra.
+        # an integer option sent as an integer-valued float (Gemini `topK: 40.0`) reads as the
+        # integer; the same wire gets its own form back as carried data (runtime/carry.py)
+        whole = "_w.whole_number" if opt.name in _INTEGER_OPTIONS else ""
         for wire_name in (opt.wire, *opt.read_also):
             keyword = "if" if wire_name == opt.wire else "elif"
             if "." in wire_name:
                 out.add(f"{keyword} {_get(ir, wire_name)} is not None:")
                 out.indent()
-                out.add(f"config[{lit(opt.name)}] = {_get(ir, wire_name)}")
+                out.add(f"config[{lit(opt.name)}] = {whole}({_get(ir, wire_name)})")
                 out.add(_consume(ir, wire_name))
                 out.dedent()
                 continue
             out.add(f"{keyword} {lit(wire_name)} in body:")
             out.indent()
-            out.add(f"config[{lit(opt.name)}] = body[{lit(wire_name)}]")
+            out.add(f"config[{lit(opt.name)}] = {whole}(body[{lit(wire_name)}])")
             if opt.merge_coerce_string:
                 out.add(f"if type(config[{lit(opt.name)}]) is str:  # the wire's scalar form")
                 out.add(f"    config[{lit(opt.name)}] = [config[{lit(opt.name)}]]")
@@ -1127,10 +1134,12 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     out = _Lines()
     path = lit(cf)
     if ir.unmodeled.get("tool_choice"):
-        out.add("if type(value) is dict:")
-        out.indent()
-        em.unmodeled(out, "tool_choice", "value", path)
-        out.dedent()
+        checks = _Lines()
+        checks.level = out.level + 1
+        em.unmodeled(checks, "tool_choice", "value", path)
+        if checks.lines:  # `drop`/`carry` rows generate no check
+            out.add("if type(value) is dict:")
+            out.lines.extend(checks.lines)
     # The forced-tool form first, told apart by the keys that hold {name} as well as its literals
     # (Gemini's {mode: ANY, allowedFunctionNames: [..]} beside required's {mode: ANY}).
     node = ir.tool_choice["tool"]

@@ -143,6 +143,8 @@ class FormatIR:
     unknown: str = "reject"  # reject | carry (request.unknown)
     ordering: str = "api"  # api | openarmature (request.rules.ordering)
     json_keys: str = "as_given"  # as_given | sorted (request.rules.json_keys)
+    content_rules: str = "api"  # api | openarmature (request.rules.content; default: as ordering)
+    structure_rules: str = "api"  # api | openarmature (request.rules.structure; default: as ordering)
     tool_result_name: str = "given"  # given | from_call
     tool_call_missing_id: str = "reject"  # reject | synthesize
     tool_result_other_content: str = "reject"  # reject | json (request.tool_results.other_content)
@@ -630,6 +632,8 @@ class _Builder:
             unknown=req.get("unknown", "reject"),
             ordering=req.get("rules", {}).get("ordering", "api"),
             json_keys=req.get("rules", {}).get("json_keys", "as_given"),
+            content_rules=req.get("rules", {}).get("content", req.get("rules", {}).get("ordering", "api")),
+            structure_rules=req.get("rules", {}).get("structure", req.get("rules", {}).get("ordering", "api")),
             tool_result_name=tr.get("name", "given"),
             tool_call_missing_id=req["tool_calls"].get("missing_id", "reject"),
             tool_result_other_content=tr.get("other_content", "reject"),

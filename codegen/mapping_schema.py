@@ -297,6 +297,12 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                     {
                         "ordering": {"enum": ["api", "openarmature"]},
                         "json_keys": {"enum": ["as_given", "sorted"]},
+                        # OpenArmature's content rules (§3 non-empty text and content) and
+                        # structure rules (a result answers an earlier call, `required` needs
+                        # tools, an object root schema): `ordering: openarmature` implies both; an
+                        # API that enforces them itself declares them (validate.CONTENT/STRUCTURE)
+                        "content": {"enum": ["api", "openarmature"]},
+                        "structure": {"enum": ["api", "openarmature"]},
                     }
                 ),
                 # what no row reads (a content part, a tool of another kind, a root field):
@@ -311,7 +317,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 "reasoning": REASONING_SCHEMA,
                 "unmodeled": _obj(
                     {
-                        ctx: {"type": "object", "additionalProperties": {"enum": ["reject", "drop"]}}
+                        ctx: {"type": "object", "additionalProperties": {"enum": ["reject", "drop", "carry"]}}
                         for ctx in [*PART_KINDS, "tool_call", "tool_result", "tool", "tool_choice", "structured_output"]
                     }
                 ),

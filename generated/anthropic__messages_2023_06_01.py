@@ -75,7 +75,7 @@ PROVIDER: Final = "anthropic"
 # request.tool_calls.unique_ids: a translation into this format renames reused tool-call ids
 UNIQUE_CALL_IDS: Final = True
 # pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON
-RULES: Final = 0
+RULES: Final = 12
 ORIGIN: Final = (
     "anthropic/anthropic_messages"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
@@ -161,6 +161,7 @@ WIRE_KEYS: Final = frozenset(
         "native",
         "none",
         "not_found_error",
+        "openarmature",
         "output_config",
         "output_tokens",
         "overloaded_error",
@@ -810,11 +811,6 @@ def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> To
 
 def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     """Wire tool result -> canonical tool message."""
-    if result.get("is_error") not in (None, False):
-        raise _w.WireShapeError(
-            path + ".is_error",
-            "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool_result)",
-        )
     tool_call_id_1 = result.get("tool_use_id")
     if type(tool_call_id_1) is not str:
         tool_call_id_1 = _w.member_str(result, "tool_use_id", path)
@@ -1302,13 +1298,13 @@ def _request_from_wire(body: Any) -> Request:
         config["temperature"] = body["temperature"]
         consumed.add("temperature")
     if "max_tokens" in body:
-        config["max_tokens"] = body["max_tokens"]
+        config["max_tokens"] = _w.whole_number(body["max_tokens"])
         consumed.add("max_tokens")
     if "top_p" in body:
         config["top_p"] = body["top_p"]
         consumed.add("top_p")
     if "top_k" in body:
-        config["top_k"] = body["top_k"]
+        config["top_k"] = _w.whole_number(body["top_k"])
         consumed.add("top_k")
     if "stop_sequences" in body:
         config["stop_sequences"] = body["stop_sequences"]
@@ -1385,12 +1381,6 @@ def _read_tool(tool: dict[str, Any], path: str) -> Tool:
 
 def _read_tool_choice(value: Any) -> ToolChoice:
     """Wire tool_choice -> canonical."""
-    if type(value) is dict:
-        if value.get("disable_parallel_tool_use") not in (None, False):
-            raise _w.WireShapeError(
-                "tool_choice" + ".disable_parallel_tool_use",
-                "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool_choice)",
-            )
     if type(value) is dict and value.get("type") == "tool" and "name" in value:
         name_1 = value.get("name")
         if type(name_1) is not str:
@@ -1407,11 +1397,6 @@ def _read_tool_choice(value: Any) -> ToolChoice:
 
 def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:
     """Wire structured-output field -> the JSON Schema it carries."""
-    if value.get("effort") not in (None, False):
-        raise _w.WireShapeError(
-            path + ".effort",
-            "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.structured_output)",
-        )
     obj_1 = value.get("format")
     if type(obj_1) is not dict:
         obj_1 = _w.member_dict(value, "format", path)

@@ -300,7 +300,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                     for p in content:
                         if type(p) is ToolMessage:
                             if run:
-                                _v.check_user_content(run, ci)
+                                _v.check_user_content(run, ci, _dst.RULES)
                                 wire_messages.append(_dst._user_to_wire(run, ci))
                                 ci += 1
                                 last = "user"
@@ -308,7 +308,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                             tool_message = p
                             if not ci:
                                 raise _Deopt
-                            _v.check_tool_message(tool_message, ci, call_ids)
+                            _v.check_tool_message(tool_message, ci, call_ids, _dst.RULES)
                             wire_messages.append(
                                 _dst._tool_result_to_wire(
                                     tool_message.tool_call_id,
@@ -322,7 +322,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                         else:
                             run.append(p)
                     if run:
-                        _v.check_user_content(run, ci)
+                        _v.check_user_content(run, ci, _dst.RULES)
                         wire_messages.append(_dst._user_to_wire(run, ci))
                         ci += 1
                         last = "user"
@@ -335,7 +335,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                     last = "user"
                     continue
                 else:
-                    _v.check_user_content(content, ci)
+                    _v.check_user_content(content, ci, _dst.RULES)
                 wire_messages.append(_dst._user_to_wire(content, ci))
                 ci += 1
                 last = "user"
@@ -373,7 +373,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                     if not a_content:
                         raise _Deopt
                 else:
-                    _v.check_assistant(a_content, a_calls, ci, call_ids, memo)
+                    _v.check_assistant(a_content, a_calls, ci, call_ids, memo, _dst.RULES)
                 wire_messages.append(_dst._assistant_to_wire(a_content, a_calls, ci, memo))
                 ci += 1
                 last = "assistant"
@@ -445,7 +445,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
         tool_choice: Any = NOT_GIVEN
         if "tool_choice" in src_body:
             tool_choice = _read_tool_choice(src_body["tool_choice"])
-            _v.check_tool_choice(tool_choice, tool_names)
+            _v.check_tool_choice(tool_choice, tool_names, _dst.RULES)
         body: dict[str, Any] = {}
         body["model"] = model
         body["messages"] = wire_messages

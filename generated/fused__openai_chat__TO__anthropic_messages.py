@@ -299,7 +299,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                     last = "user"
                     continue
                 else:
-                    _v.check_user_content(content, ci)
+                    _v.check_user_content(content, ci, _dst.RULES)
                 results = None
                 wire_messages.append(_dst._user_to_wire(content, ci))
                 ci += 1
@@ -328,7 +328,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                     if not a_content:
                         raise _Deopt
                 else:
-                    _v.check_assistant(a_content, a_calls, ci, call_ids, memo)
+                    _v.check_assistant(a_content, a_calls, ci, call_ids, memo, _dst.RULES)
                 results = None
                 wire_messages.append(_dst._assistant_to_wire(a_content, a_calls, ci, memo))
                 ci += 1
@@ -338,7 +338,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 tool_message = _read_tool_result(message, path)
                 if not ci:
                     raise _Deopt
-                _v.check_tool_message(tool_message, ci, call_ids)
+                _v.check_tool_message(tool_message, ci, call_ids, _dst.RULES)
                 result = _dst._tool_result_to_wire(
                     tool_message.tool_call_id, tool_message.content, tool_message.name, ci
                 )
@@ -439,7 +439,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
         tool_choice: Any = NOT_GIVEN
         if "tool_choice" in src_body:
             tool_choice = _read_tool_choice(src_body["tool_choice"])
-            _v.check_tool_choice(tool_choice, tool_names)
+            _v.check_tool_choice(tool_choice, tool_names, _dst.RULES)
         body: dict[str, Any] = {}
         body["model"] = model
         if system_texts:

@@ -125,7 +125,6 @@ WIRE_KEYS: Final = frozenset(
         "defaults",
         "description",
         "details",
-        "drop",
         "empty",
         "end",
         "error",
@@ -188,7 +187,6 @@ WIRE_KEYS: Final = frozenset(
         "reasoning_signature",
         "redacted_reasoning",
         "redacted_thinking",
-        "reject",
         "required",
         "response",
         "responseId",
@@ -717,16 +715,6 @@ def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> To
 
 def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     """Wire tool result -> canonical tool message."""
-    if result.get("willContinue") not in (None, False):
-        raise _w.WireShapeError(
-            path + ".willContinue",
-            "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool_result)",
-        )
-    if result.get("parts") not in (None, False):
-        raise _w.WireShapeError(
-            path + ".parts",
-            "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool_result)",
-        )
     obj_1 = result.get("functionResponse")
     if type(obj_1) is not dict:
         obj_1 = _w.member_dict(result, "functionResponse", path)
@@ -1216,16 +1204,18 @@ def _request_from_wire(body: Any) -> Request:
         config["temperature"] = _w.get_in(body, ("generationConfig", "temperature"))
         nested_consumed.append(("generationConfig", "temperature"))
     if _w.get_in(body, ("generationConfig", "maxOutputTokens")) is not None:
-        config["max_tokens"] = _w.get_in(body, ("generationConfig", "maxOutputTokens"))
+        config["max_tokens"] = _w.whole_number(
+            _w.get_in(body, ("generationConfig", "maxOutputTokens"))
+        )
         nested_consumed.append(("generationConfig", "maxOutputTokens"))
     if _w.get_in(body, ("generationConfig", "topP")) is not None:
         config["top_p"] = _w.get_in(body, ("generationConfig", "topP"))
         nested_consumed.append(("generationConfig", "topP"))
     if _w.get_in(body, ("generationConfig", "topK")) is not None:
-        config["top_k"] = _w.get_in(body, ("generationConfig", "topK"))
+        config["top_k"] = _w.whole_number(_w.get_in(body, ("generationConfig", "topK")))
         nested_consumed.append(("generationConfig", "topK"))
     if _w.get_in(body, ("generationConfig", "seed")) is not None:
-        config["seed"] = _w.get_in(body, ("generationConfig", "seed"))
+        config["seed"] = _w.whole_number(_w.get_in(body, ("generationConfig", "seed")))
         nested_consumed.append(("generationConfig", "seed"))
     if _w.get_in(body, ("generationConfig", "stopSequences")) is not None:
         config["stop_sequences"] = _w.get_in(body, ("generationConfig", "stopSequences"))
@@ -1315,16 +1305,6 @@ def _rewrite_request(req: Request) -> dict[str, Any]:
 
 def _read_tool(tool: dict[str, Any], path: str) -> Tool:
     """Wire tool definition -> canonical tool."""
-    if tool.get("parameters") not in (None, False):
-        raise _w.WireShapeError(
-            path + ".parameters",
-            "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool)",
-        )
-    if tool.get("behavior") not in (None, False):
-        raise _w.WireShapeError(
-            path + ".behavior",
-            "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool)",
-        )
     name_1 = tool.get("name")
     if type(name_1) is not str:
         name_1 = _w.member_str(tool, "name", path)

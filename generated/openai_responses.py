@@ -1231,6 +1231,14 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
     for i, item in enumerate(items):
         path = f"{field}[{i}]"
         message = _w.expect_dict(item, path)
+        if message.get("type") not in (
+            None,
+            "function_call",
+            "function_call_output",
+            "message",
+            "reasoning",
+        ):  # request.unknown: carry
+            continue
         prev_turn = open_turn
         open_turn = None
         if message.get("type") == "reasoning":  # reasoning_items: held for the turn that follows
@@ -1335,7 +1343,7 @@ def _request_from_wire(body: Any) -> Request:
         config["temperature"] = body["temperature"]
         consumed.add("temperature")
     if "max_output_tokens" in body:
-        config["max_tokens"] = body["max_output_tokens"]
+        config["max_tokens"] = _w.whole_number(body["max_output_tokens"])
         consumed.add("max_output_tokens")
     if "top_p" in body:
         config["top_p"] = body["top_p"]

@@ -75,7 +75,7 @@ PROVIDER: Final = "anthropic"
 # request.tool_calls.unique_ids: a translation into this format renames reused tool-call ids
 UNIQUE_CALL_IDS: Final = True
 # pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON
-RULES: Final = 3
+RULES: Final = 15
 ORIGIN: Final = (
     "anthropic/openarmature.anthropic_messages"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
@@ -97,6 +97,7 @@ WIRE_KEYS: Final = frozenset(
         "auto",
         "base64",
         "body",
+        "carry",
         "categories",
         "content",
         "content_blocks",
@@ -468,6 +469,11 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     if result.get("is_error") not in (None, False):
         raise _w.WireShapeError(
             path + ".is_error",
+            "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool_result)",
+        )
+    if result.get("cache_control") not in (None, False):
+        raise _w.WireShapeError(
+            path + ".cache_control",
             "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool_result)",
         )
     tool_call_id_1 = result.get("tool_use_id")
@@ -969,13 +975,13 @@ def _request_from_wire(body: Any) -> Request:
         config["temperature"] = body["temperature"]
         consumed.add("temperature")
     if "max_tokens" in body:
-        config["max_tokens"] = body["max_tokens"]
+        config["max_tokens"] = _w.whole_number(body["max_tokens"])
         consumed.add("max_tokens")
     if "top_p" in body:
         config["top_p"] = body["top_p"]
         consumed.add("top_p")
     if "top_k" in body:
-        config["top_k"] = body["top_k"]
+        config["top_k"] = _w.whole_number(body["top_k"])
         consumed.add("top_k")
     if "stop_sequences" in body:
         config["stop_sequences"] = body["stop_sequences"]

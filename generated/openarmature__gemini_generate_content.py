@@ -75,7 +75,7 @@ PROVIDER: Final = "google"
 # request.tool_calls.unique_ids: a translation into this format renames reused tool-call ids
 UNIQUE_CALL_IDS: Final = False
 # pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON
-RULES: Final = 3
+RULES: Final = 15
 ORIGIN: Final = (
     "google/openarmature.gemini_generate_content"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
@@ -113,6 +113,7 @@ WIRE_KEYS: Final = frozenset(
         "cachedContentTokenCount",
         "candidates",
         "candidatesTokenCount",
+        "carry",
         "categories",
         "code",
         "content",
@@ -124,7 +125,6 @@ WIRE_KEYS: Final = frozenset(
         "defaults",
         "description",
         "details",
-        "drop",
         "empty",
         "end",
         "error",
@@ -726,6 +726,11 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
             path + ".willContinue",
             "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool_result)",
         )
+    if result.get("scheduling") not in (None, False):
+        raise _w.WireShapeError(
+            path + ".scheduling",
+            "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool_result)",
+        )
     if result.get("parts") not in (None, False):
         raise _w.WireShapeError(
             path + ".parts",
@@ -1217,16 +1222,18 @@ def _request_from_wire(body: Any) -> Request:
         config["temperature"] = _w.get_in(body, ("generationConfig", "temperature"))
         nested_consumed.append(("generationConfig", "temperature"))
     if _w.get_in(body, ("generationConfig", "maxOutputTokens")) is not None:
-        config["max_tokens"] = _w.get_in(body, ("generationConfig", "maxOutputTokens"))
+        config["max_tokens"] = _w.whole_number(
+            _w.get_in(body, ("generationConfig", "maxOutputTokens"))
+        )
         nested_consumed.append(("generationConfig", "maxOutputTokens"))
     if _w.get_in(body, ("generationConfig", "topP")) is not None:
         config["top_p"] = _w.get_in(body, ("generationConfig", "topP"))
         nested_consumed.append(("generationConfig", "topP"))
     if _w.get_in(body, ("generationConfig", "topK")) is not None:
-        config["top_k"] = _w.get_in(body, ("generationConfig", "topK"))
+        config["top_k"] = _w.whole_number(_w.get_in(body, ("generationConfig", "topK")))
         nested_consumed.append(("generationConfig", "topK"))
     if _w.get_in(body, ("generationConfig", "seed")) is not None:
-        config["seed"] = _w.get_in(body, ("generationConfig", "seed"))
+        config["seed"] = _w.whole_number(_w.get_in(body, ("generationConfig", "seed")))
         nested_consumed.append(("generationConfig", "seed"))
     if _w.get_in(body, ("generationConfig", "stopSequences")) is not None:
         config["stop_sequences"] = _w.get_in(body, ("generationConfig", "stopSequences"))
@@ -1337,6 +1344,16 @@ def _read_tool(tool: dict[str, Any], path: str) -> Tool:
     if tool.get("behavior") not in (None, False):
         raise _w.WireShapeError(
             path + ".behavior",
+            "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool)",
+        )
+    if tool.get("response") not in (None, False):
+        raise _w.WireShapeError(
+            path + ".response",
+            "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool)",
+        )
+    if tool.get("responseJsonSchema") not in (None, False):
+        raise _w.WireShapeError(
+            path + ".responseJsonSchema",
             "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool)",
         )
     name_1 = tool.get("name")

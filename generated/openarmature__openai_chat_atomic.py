@@ -75,7 +75,7 @@ PROVIDER: Final = "openai"
 # request.tool_calls.unique_ids: a translation into this format renames reused tool-call ids
 UNIQUE_CALL_IDS: Final = False
 # pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON
-RULES: Final = 3
+RULES: Final = 15
 ORIGIN: Final = (
     "openai/openarmature.openai_chat"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
@@ -863,13 +863,13 @@ def _request_from_wire(body: Any) -> Request:
         config["temperature"] = body["temperature"]
         consumed.add("temperature")
     if "max_tokens" in body:
-        config["max_tokens"] = body["max_tokens"]
+        config["max_tokens"] = _w.whole_number(body["max_tokens"])
         consumed.add("max_tokens")
     if "top_p" in body:
         config["top_p"] = body["top_p"]
         consumed.add("top_p")
     if "seed" in body:
-        config["seed"] = body["seed"]
+        config["seed"] = _w.whole_number(body["seed"])
         consumed.add("seed")
     if "stop" in body:
         config["stop_sequences"] = body["stop"]

@@ -76,7 +76,7 @@ PROVIDER: Final = "openrouter"
 # request.tool_calls.unique_ids: a translation into this format renames reused tool-call ids
 UNIQUE_CALL_IDS: Final = False
 # pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON
-RULES: Final = 0
+RULES: Final = 8
 ORIGIN: Final = (
     "openrouter/openai_chat"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
@@ -162,6 +162,7 @@ WIRE_KEYS: Final = frozenset(
         "object",
         "omit",
         "openai_compatible",
+        "openarmature",
         "param",
         "parameters",
         "presence_penalty",
@@ -1108,19 +1109,19 @@ def _request_from_wire(body: Any) -> Request:
         config["temperature"] = body["temperature"]
         consumed.add("temperature")
     if "max_tokens" in body:
-        config["max_tokens"] = body["max_tokens"]
+        config["max_tokens"] = _w.whole_number(body["max_tokens"])
         consumed.add("max_tokens")
     elif "max_completion_tokens" in body:
-        config["max_tokens"] = body["max_completion_tokens"]
+        config["max_tokens"] = _w.whole_number(body["max_completion_tokens"])
         consumed.add("max_completion_tokens")
     if "top_p" in body:
         config["top_p"] = body["top_p"]
         consumed.add("top_p")
     if "top_k" in body:
-        config["top_k"] = body["top_k"]
+        config["top_k"] = _w.whole_number(body["top_k"])
         consumed.add("top_k")
     if "seed" in body:
-        config["seed"] = body["seed"]
+        config["seed"] = _w.whole_number(body["seed"])
         consumed.add("seed")
     if "stop" in body:
         config["stop_sequences"] = body["stop"]

@@ -75,7 +75,7 @@ PROVIDER: Final = "anthropic"
 # request.tool_calls.unique_ids: a translation into this format renames reused tool-call ids
 UNIQUE_CALL_IDS: Final = True
 # pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON
-RULES: Final = 0
+RULES: Final = 12
 ORIGIN: Final = (
     "anthropic/prompty.anthropic_messages"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
@@ -101,6 +101,7 @@ WIRE_KEYS: Final = frozenset(
         "body",
         "cache_creation_input_tokens",
         "cache_read_input_tokens",
+        "carry",
         "categories",
         "content",
         "content_block",
@@ -160,6 +161,7 @@ WIRE_KEYS: Final = frozenset(
         "native",
         "none",
         "not_found_error",
+        "openarmature",
         "output_config",
         "output_tokens",
         "overloaded_error",
@@ -814,6 +816,11 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
             path + ".is_error",
             "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool_result)",
         )
+    if result.get("cache_control") not in (None, False):
+        raise _w.WireShapeError(
+            path + ".cache_control",
+            "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool_result)",
+        )
     tool_call_id_1 = result.get("tool_use_id")
     if type(tool_call_id_1) is not str:
         tool_call_id_1 = _w.member_str(result, "tool_use_id", path)
@@ -1290,13 +1297,13 @@ def _request_from_wire(body: Any) -> Request:
         config["temperature"] = body["temperature"]
         consumed.add("temperature")
     if "max_tokens" in body:
-        config["max_tokens"] = body["max_tokens"]
+        config["max_tokens"] = _w.whole_number(body["max_tokens"])
         consumed.add("max_tokens")
     if "top_p" in body:
         config["top_p"] = body["top_p"]
         consumed.add("top_p")
     if "top_k" in body:
-        config["top_k"] = body["top_k"]
+        config["top_k"] = _w.whole_number(body["top_k"])
         consumed.add("top_k")
     if "stop_sequences" in body:
         config["stop_sequences"] = body["stop_sequences"]

@@ -1685,12 +1685,12 @@ def test_error_502_non_json_body() -> None:
     )
 
 
-def test_unmodeled_is_error_rejected() -> None:
-    """unmodeled row: a tool_result with is_error true is refused, not read back as a success."""
+def test_unmodeled_is_error_carried() -> None:
+    """unmodeled row carry (api: ToolResultBlockParam.is_error; recorded traffic): is_error true goes back to this wire as given, and is a named loss for any other, never a silent success."""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "unmodeled_is_error_rejected", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "now", "input": {}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "clock offline", "is_error": true}]}]}, "expect_error": {"category": "provider_invalid_request", "path": "messages[2].content[0].is_error"}}'
+            '{"id": "unmodeled_is_error_carried", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "now", "input": {}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "clock offline", "is_error": true}]}]}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "content": [], "tool_calls": [{"id": "toolu_1", "name": "now", "arguments": {}}]}, {"role": "tool", "tool_call_id": "toolu_1", "content": "clock offline"}], "config": {"max_tokens": 64}}}'
         ),
     )
 
@@ -1706,11 +1706,11 @@ def test_unmodeled_is_error_false_is_read() -> None:
 
 
 def test_disable_parallel_tool_use_carried() -> None:
-    """tool_choice with disable_parallel_tool_use has no canonical form yet: the whole tool_choice is carried for this wire (request.unknown: carry), and named as a loss for any other, never silently re-enabled."""
+    """unmodeled tool_choice.disable_parallel_tool_use carry: the mode reads as itself and the flag is carried for this wire, and named as a loss for any other, never silently re-enabled."""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "disable_parallel_tool_use_carried", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Weather?"}], "tools": [{"name": "get_weather", "input_schema": {"type": "object"}}], "tool_choice": {"type": "auto", "disable_parallel_tool_use": true}}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Weather?"}], "tools": [{"name": "get_weather", "parameters": {"type": "object"}}], "config": {"max_tokens": 64}}}'
+            '{"id": "disable_parallel_tool_use_carried", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Weather?"}], "tools": [{"name": "get_weather", "input_schema": {"type": "object"}}], "tool_choice": {"type": "auto", "disable_parallel_tool_use": true}}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Weather?"}], "tools": [{"name": "get_weather", "parameters": {"type": "object"}}], "tool_choice": "auto", "config": {"max_tokens": 64}}}'
         ),
     )
 

@@ -385,12 +385,12 @@ def test_rfw_other_tool_kind_carried() -> None:
     )
 
 
-def test_err_rfw_openapi_parameters_rejected() -> None:
-    """unmodeled tool.parameters: an OpenAPI-subset schema is not read as JSON Schema."""
+def test_rfw_openapi_parameters_carried() -> None:
+    """unmodeled tool.parameters carry (api: FunctionDeclaration.parameters, recorded traffic): an OpenAPI-subset schema is not read as JSON Schema; it goes back to this wire as given and is a named loss elsewhere"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "err_rfw_openapi_parameters_rejected", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "tools": [{"functionDeclarations": [{"name": "f", "parameters": {"type": "OBJECT"}}]}]}, "expect_error": {"category": "provider_invalid_request", "path": "tools[0].functionDeclarations[0].parameters"}}'
+            '{"id": "rfw_openapi_parameters_carried", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "tools": [{"functionDeclarations": [{"name": "f", "parameters": {"type": "OBJECT"}}]}]}, "expect_canonical": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}], "tools": [{"name": "f"}]}}'
         ),
     )
 

@@ -1203,12 +1203,22 @@ def test_err_tool_result_unknown_tool_call_id() -> None:
     )
 
 
-def test_err_empty_text_block() -> None:
-    """oa 3.1.1: an empty text block is rejected, naming the block's text"""
+def test_req_empty_text_block_sent() -> None:
+    """api (recorded traffic: the API takes empty text): an empty text part is sent as given (rules.content: api); the openarmature dialect refuses it (oa 3.1.1)"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "err_empty_text_block", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "Look:"}, {"type": "text", "text": ""}]}]}, "expect_error": {"category": "provider_invalid_request", "path": "messages[0].content[1].text"}}'
+            '{"id": "req_empty_text_block_sent", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "Look:"}, {"type": "text", "text": ""}]}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "Look:"}, {"type": "text", "text": ""}]}]}}'
+        ),
+    )
+
+
+def test_req_empty_text_block_sent__round_trip() -> None:
+    """Fixture req_empty_text_block_sent: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"id": "req_empty_text_block_sent", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "Look:"}, {"type": "text", "text": ""}]}]}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "Look:"}, {"type": "text", "text": ""}]}]}}'
         ),
     )
 

@@ -1111,11 +1111,22 @@ class StreamEmitter:
     `stream_options.include_usage: true`) writes its `usage` rows only when that request asked.
     Without a request, they are written whenever usage was reported."""
 
-    def __init__(self, fmt: str | Format, *, wire_map: Any = None, request: Mapping[str, Any] | None = None) -> None:
-        from .translate import Loss
+    def __init__(
+        self,
+        fmt: str | Format,
+        *,
+        wire_map: Any = None,
+        request: Mapping[str, Any] | None = None,
+        raw_from: str | Format | None = None,
+    ) -> None:
+        from .translate import Loss, origin_of
 
         self._Loss = Loss
         self.format = _fmt(fmt)
+        # `raw_from`: the format whose wire the events' `raw` values are in. When it speaks this
+        # format's wire, a `{response}` body gets the provider's own usage object back verbatim
+        # (as StreamAssembler.response does), not the canonical counters re-written
+        self._raw_same_wire = raw_from is not None and origin_of(_fmt(raw_from)) == origin_of(self.format)
         self.table = _table(self.format)
         self.spec: dict[str, Any] = _compiled_spec(self.table["emit"])
         self.losses: list[Any] = []
@@ -1209,6 +1220,9 @@ class StreamEmitter:
         except ProviderError as exc:
             self._lose(("response", 0), "message", f"the assembled response cannot be written as a {self.format.key} body: {exc.message}")
             raise _Unwritable("no response body") from None
+        usage_raw = self._assembler.usage_raw
+        if self._raw_same_wire and usage_raw is not None and self._usage is not None:
+            _set(body, tuple(self.table["usage"]["path"]), dict(usage_raw))  # this wire's own usage, verbatim
         self._response_cache = (key[0], key[1], body)
         return body
 
@@ -1511,7 +1525,7 @@ class StreamTranslation:
         self._trailer = trailer
         self.parser: StreamParser | None = None
         self.assembler = StreamAssembler(self.source)
-        self.emitter = StreamEmitter(self.target, request=request)
+        self.emitter = StreamEmitter(self.target, request=request, raw_from=self.source)
         self.response: Response | None = None
         self.error: ProviderError | None = None
         self.losses: list[Any] = []

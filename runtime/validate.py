@@ -52,6 +52,8 @@ from .errors import InvalidRequestError, ProviderError
 __all__ = [
     "validate_request",
     "ORDERING",
+    "CONTENT",
+    "STRUCTURE",
     "SORTED_JSON",
     "OPENARMATURE",
     "API_RULES",
@@ -75,9 +77,16 @@ __all__ = [
 #: ORDERING: OpenArmature §5's message order (first system or user, last user or tool, a system
 #: message only first). SORTED_JSON: OpenArmature §8's byte stability (user JSON sent with sorted
 #: keys). The provider APIs impose neither: their base formats validate with API_RULES.
+#: CONTENT: OpenArmature §3's non-empty rules (text, system, user and assistant content).
+#: STRUCTURE: a tool result answers an earlier call of the same request, `required` only with
+#: tools, an object-typed response schema (§3, §5). Each API decides these for itself (Gemini and
+#: OpenAI take empty text; a Responses result may answer a call of `previous_response_id`), so a
+#: base format checks only the ones its API enforces (mapping request.rules).
 ORDERING: Final = 1
 SORTED_JSON: Final = 2
-OPENARMATURE: Final = ORDERING | SORTED_JSON
+CONTENT: Final = 4
+STRUCTURE: Final = 8
+OPENARMATURE: Final = ORDERING | SORTED_JSON | CONTENT | STRUCTURE
 API_RULES: Final = 0
 #: the memo key that says "keep the caller's key order" (ids of live objects are never negative)
 KEEP_ORDER: Final = -1
@@ -435,13 +444,13 @@ def validate_request(req: Request, memo: dict[int, Any] | None = None, rules: in
         if isinstance(message, UserMessage):
             content = message.content
             if type(content) is not str or not content:  # a non-empty string passes inline
-                _user_message(message, index)
+                check_user_content(content, index, rules)
         elif isinstance(message, AssistantMessage):
-            check_assistant(message.content, message.tool_calls, index, call_ids, memo)
+            check_assistant(message.content, message.tool_calls, index, call_ids, memo, rules)
         elif isinstance(message, ToolMessage):
-            _tool_message(message, index, call_ids)
+            _tool_message(message, index, call_ids, rules)
         elif isinstance(message, SystemMessage):
-            _system_message(message, index, ordering)
+            _system_message(message, index, ordering, rules)
         else:
             raise InvalidRequestError(
                 "expected a SystemMessage, UserMessage, AssistantMessage or ToolMessage, "
@@ -453,7 +462,7 @@ def validate_request(req: Request, memo: dict[int, Any] | None = None, rules: in
     tool_names: set[str] | frozenset[str] = _tools(tools, memo) if tools is not NOT_GIVEN else _NO_NAMES
     tool_choice = req.tool_choice
     if tool_choice is not NOT_GIVEN:
-        _tool_choice(tool_choice, tool_names)
+        _tool_choice(tool_choice, tool_names, rules)
 
     response_schema = req.response_schema
     if response_schema is not NOT_GIVEN:
@@ -462,7 +471,7 @@ def validate_request(req: Request, memo: dict[int, Any] | None = None, rules: in
                 f"expected a JSON Schema object, got {type(response_schema).__name__}",
                 path="response_schema",
             )
-        if response_schema.get("type") != "object":
+        if rules & STRUCTURE and response_schema.get("type") != "object":
             raise InvalidRequestError(
                 "the top-level schema must be an object schema, 'type': 'object' "
                 f"(OpenArmature §5), got {_shown(response_schema.get('type'))}",
@@ -478,14 +487,14 @@ def validate_request(req: Request, memo: dict[int, Any] | None = None, rules: in
 # --- messages (OpenArmature §3) -----------------------------------------------------------
 
 
-def _system_message(message: SystemMessage, index: int, first_only: int = ORDERING) -> None:
+def _system_message(message: SystemMessage, index: int, first_only: int = ORDERING, rules: int = OPENARMATURE) -> None:
     if index and first_only:
         raise InvalidRequestError(
             "a system message may only be the first message (OpenArmature §5)",
             path=f"messages[{index}].role",
         )
     content = message.content
-    if not isinstance(content, str) or not content:
+    if not isinstance(content, str) or (not content and rules & CONTENT):
         raise InvalidRequestError(
             f"{_NON_EMPTY} (system content is text-only, OpenArmature §3)",
             path=f"messages[{index}].content",
@@ -496,17 +505,19 @@ def _user_message(message: UserMessage, index: int) -> None:
     check_user_content(message.content, index)
 
 
-def check_user_content(content: object, index: int) -> None:
-    """The rules for the content of a user message at `messages[index]` (OpenArmature §3)."""
+def check_user_content(content: object, index: int, rules: int = OPENARMATURE) -> None:
+    """The rules for the content of a user message at `messages[index]` (OpenArmature §3; the
+    non-empty rules under CONTENT only)."""
+    strict = rules & CONTENT
     if isinstance(content, str):
-        if not content:
+        if not content and strict:
             raise InvalidRequestError(USER_CONTENT_RULE, path=f"messages[{index}].content")
         return
-    if not isinstance(content, list) or not content:
+    if not isinstance(content, list) or (not content and strict):
         raise InvalidRequestError(USER_CONTENT_RULE, path=f"messages[{index}].content")
     for position, block in enumerate(content):
         if isinstance(block, TextBlock):
-            _text_block(block, index, position)
+            _text_block(block, index, position, strict)
         elif isinstance(block, (ImageBlock, AudioBlock, FileBlock)):
             _media_block(block, index, position)
         elif isinstance(block, (ThinkingBlock, RedactedThinkingBlock)):
@@ -527,10 +538,12 @@ def check_assistant(
     index: int,
     call_ids: set[str],
     memo: dict[int, Any] | None = None,
+    rules: int = OPENARMATURE,
 ) -> None:
     """The rules for an assistant message at `messages[index]` given its content and tool calls
-    (OpenArmature §3); the calls' ids join `call_ids`, which later tool messages must answer.
-    `memo`: as in validate_request."""
+    (OpenArmature §3; the non-empty rules under CONTENT only); the calls' ids join `call_ids`,
+    which later tool messages must answer. `memo`: as in validate_request."""
+    strict = rules & CONTENT
     has_calls = False
     if tool_calls is not NOT_GIVEN:
         if not isinstance(tool_calls, list):
@@ -545,13 +558,13 @@ def check_assistant(
         has_calls = bool(tool_calls)
 
     if isinstance(content, str):
-        if not content and not has_calls:
+        if not content and not has_calls and strict:
             raise InvalidRequestError(
                 f"{_NON_EMPTY} when the message has no tool_calls (OpenArmature §3)",
                 path=f"messages[{index}].content",
             )
     elif isinstance(content, list):
-        if not content and not has_calls:
+        if not content and not has_calls and strict:
             raise InvalidRequestError(
                 "must be a non-empty list of content blocks when the message has no "
                 "tool_calls (OpenArmature §3)",
@@ -559,7 +572,7 @@ def check_assistant(
             )
         for position, block in enumerate(content):
             if isinstance(block, TextBlock):
-                _text_block(block, index, position)
+                _text_block(block, index, position, strict)
             elif isinstance(block, ThinkingBlock):
                 _thinking_block(block, index, position)
             elif isinstance(block, RedactedThinkingBlock):
@@ -621,11 +634,11 @@ def _tool_call(
     _signed(call.signature, call.origin, f"messages[{index}].tool_calls[{position}]")
 
 
-def _tool_message(message: ToolMessage, index: int, call_ids: set[str]) -> None:
+def _tool_message(message: ToolMessage, index: int, call_ids: set[str], rules: int = OPENARMATURE) -> None:
     tool_call_id = message.tool_call_id
     if not isinstance(tool_call_id, str) or not tool_call_id:
         raise InvalidRequestError(_NON_EMPTY, path=f"messages[{index}].tool_call_id")
-    if tool_call_id not in call_ids:
+    if tool_call_id not in call_ids and rules & STRUCTURE:
         raise InvalidRequestError(
             f"{tool_call_id!r} answers no earlier assistant tool call (OpenArmature §3)",
             path=f"messages[{index}].tool_call_id",
@@ -643,9 +656,9 @@ def _tool_message(message: ToolMessage, index: int, call_ids: set[str]) -> None:
 # --- content blocks (OpenArmature §3.1) -----------------------------------------------------
 
 
-def _text_block(block: TextBlock, index: int, position: int) -> None:
+def _text_block(block: TextBlock, index: int, position: int, strict: int = CONTENT) -> None:
     text = block.text
-    if not isinstance(text, str) or not text:
+    if not isinstance(text, str) or (not text and strict):
         raise InvalidRequestError(
             f"{_NON_EMPTY} (OpenArmature §3.1.1)",
             path=f"messages[{index}].content[{position}].text",
@@ -784,12 +797,12 @@ def _tools(tools: object, memo: dict[int, Any] | None = None) -> set[str]:
     return names
 
 
-def _tool_choice(tool_choice: object, tool_names: set[str] | frozenset[str]) -> None:
-    """OpenArmature §5 tool_choice rules 1-3."""
+def _tool_choice(tool_choice: object, tool_names: set[str] | frozenset[str], rules: int = OPENARMATURE) -> None:
+    """OpenArmature §5 tool_choice rules 1-3 (`required` with no tools: under STRUCTURE only)."""
     if tool_choice is NOT_GIVEN or tool_choice == "auto" or tool_choice == "none":
         return
     if tool_choice == "required":
-        if not tool_names:
+        if not tool_names and rules & STRUCTURE:
             raise InvalidRequestError(
                 "'required' needs a non-empty tools list (OpenArmature §5)", path="tool_choice"
             )

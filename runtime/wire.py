@@ -51,6 +51,7 @@ __all__ = [
     "member_text",
     "member_text_carry",
     "skip_part",
+    "whole_number",
     "Skipped",
     "apply_carried",
     "read_value_or_skip",
@@ -221,6 +222,14 @@ def loads_object(text: Any, path: str, lenient: bool | None = False) -> dict[str
         if lenient or (lenient is None and value is None):
             return None
         raise WireShapeError(path, f"expected a JSON object, got {_kind(value)}")
+    return value
+
+
+def whole_number(value: Any) -> Any:
+    """An integer-valued float as the int it is (a wire that sends `40.0` for an integer field,
+    as JSON allows); any other value as it is (validation judges it)."""
+    if type(value) is float and value.is_integer() and abs(value) < 2**63:
+        return int(value)
     return value
 
 

@@ -68,7 +68,9 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
         first = events_from_response(response)
         extra_losses.append(Loss("stream", "changed", f"{provider.format.key} cannot stream; the answer was delivered in one piece"))
 
-    emitter = StreamEmitter(cfg.inbound, request=client_body)  # the client's body: did it ask for the usage chunk
+    # the client's body: did it ask for the usage chunk; raw_from: the upstream's own usage goes
+    # back verbatim to a client of the same wire
+    emitter = StreamEmitter(cfg.inbound, request=client_body, raw_from=provider.format)
     from wiremap.runtime.stream import StreamAssembler
 
     assembler = StreamAssembler(provider.format)

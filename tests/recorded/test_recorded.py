@@ -17,8 +17,27 @@ if not harness.RECORDED_DIR.is_dir():  # pragma: no cover - the data sits beside
     pytest.skip(f"no recorded traffic at {harness.RECORDED_DIR}", allow_module_level=True)
 
 # pass rate per kind (percent) that must hold; raised as fidelity work lands
-FLOORS = {"request": 78.0, "response": 99.5, "stream": 79.0, "error": 100.0}
+FLOORS = {"request": 99.0, "response": 99.5, "stream": 99.0, "error": 100.0}
 TARGET = 99.0
+
+#: The records that do not come back identical, each with its reason (issue #14: "refusals are
+#: allowed only for a short documented list"). A record that starts passing must leave the list.
+KNOWN = {
+    "anthropic.messages_2023_06_01.jsonl:47": "an assistant turn made only of server-tool blocks "
+    "(carried, not canonical content) reads as an empty turn, which the content rule Anthropic's "
+    "API enforces refuses",
+    "gemini_generate_content.jsonl:383": "`tools` sent as one object, not the array the API reference "
+    "documents (a proto-JSON leniency of the live API)",
+    "gemini_generate_content.jsonl:385": "`tools` sent as one object (as :383)",
+    "openai_responses.jsonl:144": "an input_file by file_id: the canonical model has no uploaded-file "
+    "reference (issue #14 item 3, not modelled yet)",
+    "openai_responses.jsonl:147": "an input_image by file_id (as :144)",
+    "openai_responses.jsonl:251": "an assistant turn of image_generation_call and reasoning only: "
+    "nothing canonical is left of it once the carried item is set aside",
+    "openrouter.jsonl:44": "a tool call with no `arguments` key: the response template requires it",
+    "openai_embeddings.jsonl:2": "task kinds (embeddings) carry no wire data yet: an unmodelled field is "
+    "not written back",
+}
 
 
 @pytest.fixture(scope="module")
@@ -50,15 +69,16 @@ def test_pass_rate_floor(results: list[tuple[dict[str, Any], str, str]], kind: s
     assert _rates(results)[kind] >= FLOORS[kind], harness.table(results)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: issue #14's target is 99% same-format identity for every kind; requests (Responses "
-    "non-message items, Anthropic multimodal tool results, Gemini tool_config modes) and "
-    "Responses streams are not there yet (see the table)",
-)
 def test_target(results: list[tuple[dict[str, Any], str, str]]) -> None:
+    """Issue #14's target: 99% same-format identity for every kind."""
     rates = _rates(results)
     assert all(rate >= TARGET for rate in rates.values()), rates
+
+
+def test_only_documented_records_differ(results: list[tuple[dict[str, Any], str, str]]) -> None:
+    failing = {r["_where"]: f"{outcome}: {detail}" for r, outcome, detail in results if outcome != "pass"}
+    assert {w: d for w, d in failing.items() if w not in KNOWN} == {}, "not on the documented list"
+    assert sorted(w for w in KNOWN if w not in failing) == [], "passes now: take it off KNOWN"
 
 
 def test_same_format_round_trip_loses_no_cache_marker() -> None:

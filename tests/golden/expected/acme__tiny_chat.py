@@ -707,13 +707,13 @@ def _request_from_wire(body: Any) -> Request:
         config["temperature"] = body["temperature"]
         consumed.add("temperature")
     if "max_tokens" in body:
-        config["max_tokens"] = body["max_tokens"]
+        config["max_tokens"] = _w.whole_number(body["max_tokens"])
         consumed.add("max_tokens")
     if "top_p" in body:
         config["top_p"] = body["top_p"]
         consumed.add("top_p")
     if "seed" in body:
-        config["seed"] = body["seed"]
+        config["seed"] = _w.whole_number(body["seed"])
         consumed.add("seed")
     if "stop" in body:
         config["stop_sequences"] = body["stop"]
