@@ -657,6 +657,10 @@ def emit_options_to_wire(
             out.add(f"    {value} = {lit(opt.default)}  # the mapping's default; an extras value rides instead")
         out.add(f"if {value} is not NOT_GIVEN:")
         out.indent()
+        if opt.maximum is not None:
+            why = f" is more than {ir.key}'s {opt.wire} takes (at most {opt.maximum})"
+            out.add(f"if type({value}) is int and {value} > {opt.maximum}:  # option maximum")
+            out.add(f"    raise InvalidRequestError(repr({value}) + {lit(why)}, path={lit(path)})")
         for rule in opt.model_rules:
             var = em.regex(rule.regex)
             out.add(f"if {var}.match(model) is not None:  # models: {lit(rule.patterns)}")
@@ -1103,7 +1107,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     out.add("_w.check_request_depth(req)  # MAX_JSON_DEPTH, as request_to_wire applies it")
     out.add("# typed by construction: every reader checks what it reads (config above); what the")
     out.add("# tables do not model is carried for this provider's wire (runtime/carry.py)")
-    out.add("return _w.carry(req, body, ORIGIN, _rewrite_request, WIRE_KEYS, InvalidRequestError, OPTION_PATHS)")
+    out.add("return _w.carry(req, body, ORIGIN, _rewrite_request, WIRE_KEYS, InvalidRequestError, OPTION_PATHS, ALIAS_PATHS)")
     em.func(
         "request_from_wire",
         "(body: Mapping[str, Any]) -> Request",

@@ -70,6 +70,7 @@ def _render_converter(ir: FormatIR) -> str:
         ),
         wire_keys_literal=repr(sorted(ir.wire_keys)),
         option_paths_literal=repr(sorted({tuple(opt.wire.split(".")) for opt in ir.options if opt.wire})),
+        alias_paths_literal=repr(sorted({tuple(w.split(".")) for opt in ir.options if opt.wire for w in opt.read_also})),
         title_literal=repr(ir.title),
         api_version_literal=repr(ir.api_version),
         doc_ref_literal=repr(ir.doc_ref),

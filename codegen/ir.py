@@ -51,6 +51,7 @@ class OptionIR:
     merge: bool = False
     merge_coerce_string: bool = False
     read_also: list[str] = field(default_factory=list)  # other wire names read as this option
+    maximum: int | None = None  # the largest value the wire field takes (refused above it)
     unsupported: str | None = None  # static action when the option cannot be sent at all
     model_rules: list[ModelRule] = field(default_factory=list)
 
@@ -428,7 +429,10 @@ class _Builder:
                 merge_coerce_string=spec.get("merge") == "list_or_string",
                 unsupported=spec.get("unsupported"),
                 read_also=list(spec.get("read_also", [])),
+                maximum=spec.get("maximum"),
             )
+            if opt.maximum is not None and name not in ("max_tokens", "top_k", "seed"):
+                raise self.err(pointer + "/maximum", f"`maximum` applies to the integer options (max_tokens, top_k, seed), not {name}")
             if opt.wire is None and opt.unsupported is None:
                 raise self.err(pointer, "an option needs `wire:` or `unsupported:`")
             if opt.wire is not None and opt.unsupported is not None:

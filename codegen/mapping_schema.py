@@ -102,6 +102,9 @@ _option = {
                 "required": {"type": "boolean"},
                 "merge": {"enum": ["list", "list_or_string"]},
                 "read_also": {"type": "array", "items": WIRE_FIELD},
+                # the largest value the wire field takes (an int32 field: 2147483647); a larger
+                # integer option is refused at config.<name>, never sent out of range
+                "maximum": {"type": "integer"},
                 "unsupported": UNSUPPORTED,
                 "scoped": {"type": "array", "items": _scoped_rule},
                 "doc": {"type": "string"},

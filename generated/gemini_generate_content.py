@@ -74,7 +74,7 @@ KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "google"
 # request.tool_calls.unique_ids: a translation into this format renames reused tool-call ids
 UNIQUE_CALL_IDS: Final = False
-# pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON
+# pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON | CONTENT | STRUCTURE
 RULES: Final = 0
 ORIGIN: Final = (
     "google/gemini_generate_content"  # provider/wire: where carried wire data goes back (runtime/carry.py)
@@ -247,6 +247,8 @@ OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
         ("generationConfig", "topP"),
     ]
 )
+# the other wire names an option is read from (read_also): their value is in the canonical model
+ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([])
 TITLE: Final = "Google Gemini generateContent"
 API_VERSION: Final = "v1beta"
 DOC_REF: Final = "https://ai.google.dev/api/generate-content"
@@ -1011,15 +1013,33 @@ def _request_to_wire(
         _w.put_in(body, ("generationConfig", "temperature"), value_temperature)
     value_max_tokens = config.max_tokens
     if value_max_tokens is not NOT_GIVEN:
+        if type(value_max_tokens) is int and value_max_tokens > 2147483647:  # option maximum
+            raise InvalidRequestError(
+                repr(value_max_tokens)
+                + " is more than gemini_generate_content's generationConfig.maxOutputTokens takes (at most 2147483647)",
+                path="config.max_tokens",
+            )
         _w.put_in(body, ("generationConfig", "maxOutputTokens"), value_max_tokens)
     value_top_p = config.top_p
     if value_top_p is not NOT_GIVEN:
         _w.put_in(body, ("generationConfig", "topP"), value_top_p)
     value_top_k = config.top_k
     if value_top_k is not NOT_GIVEN:
+        if type(value_top_k) is int and value_top_k > 2147483647:  # option maximum
+            raise InvalidRequestError(
+                repr(value_top_k)
+                + " is more than gemini_generate_content's generationConfig.topK takes (at most 2147483647)",
+                path="config.top_k",
+            )
         _w.put_in(body, ("generationConfig", "topK"), value_top_k)
     value_seed = config.seed
     if value_seed is not NOT_GIVEN:
+        if type(value_seed) is int and value_seed > 2147483647:  # option maximum
+            raise InvalidRequestError(
+                repr(value_seed)
+                + " is more than gemini_generate_content's generationConfig.seed takes (at most 2147483647)",
+                path="config.seed",
+            )
         _w.put_in(body, ("generationConfig", "seed"), value_seed)
     value_stop_sequences = config.stop_sequences
     if value_stop_sequences is not NOT_GIVEN:
@@ -1294,7 +1314,14 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
     # typed by construction: every reader checks what it reads (config above); what the
     # tables do not model is carried for this provider's wire (runtime/carry.py)
     return _w.carry(
-        req, body, ORIGIN, _rewrite_request, WIRE_KEYS, InvalidRequestError, OPTION_PATHS
+        req,
+        body,
+        ORIGIN,
+        _rewrite_request,
+        WIRE_KEYS,
+        InvalidRequestError,
+        OPTION_PATHS,
+        ALIAS_PATHS,
     )
 
 

@@ -75,7 +75,7 @@ KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "openrouter"
 # request.tool_calls.unique_ids: a translation into this format renames reused tool-call ids
 UNIQUE_CALL_IDS: Final = False
-# pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON
+# pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON | CONTENT | STRUCTURE
 RULES: Final = 8
 ORIGIN: Final = (
     "openrouter/openai_chat"  # provider/wire: where carried wire data goes back (runtime/carry.py)
@@ -245,6 +245,8 @@ OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
         ("top_p",),
     ]
 )
+# the other wire names an option is read from (read_also): their value is in the canonical model
+ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([("max_completion_tokens",)])
 TITLE: Final = "OpenRouter Chat Completions"
 API_VERSION: Final = "v1"
 DOC_REF: Final = "https://openrouter.ai/docs/api-reference/chat-completion"
@@ -1176,7 +1178,14 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
     # typed by construction: every reader checks what it reads (config above); what the
     # tables do not model is carried for this provider's wire (runtime/carry.py)
     return _w.carry(
-        req, body, ORIGIN, _rewrite_request, WIRE_KEYS, InvalidRequestError, OPTION_PATHS
+        req,
+        body,
+        ORIGIN,
+        _rewrite_request,
+        WIRE_KEYS,
+        InvalidRequestError,
+        OPTION_PATHS,
+        ALIAS_PATHS,
     )
 
 

@@ -74,7 +74,7 @@ KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "anthropic"
 # request.tool_calls.unique_ids: a translation into this format renames reused tool-call ids
 UNIQUE_CALL_IDS: Final = True
-# pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON
+# pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON | CONTENT | STRUCTURE
 RULES: Final = 12
 ORIGIN: Final = (
     "anthropic/prompty.anthropic_messages"  # provider/wire: where carried wire data goes back (runtime/carry.py)
@@ -235,6 +235,8 @@ WIRE_KEYS: Final = frozenset(
 OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
     [("max_tokens",), ("stop_sequences",), ("temperature",), ("top_k",), ("top_p",)]
 )
+# the other wire names an option is read from (read_also): their value is in the canonical model
+ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([])
 TITLE: Final = "Anthropic Messages (Prompty §7.5 dialect)"
 API_VERSION: Final = "2023-06-01"
 DOC_REF: Final = "https://github.com/microsoft/prompty"
@@ -1357,7 +1359,14 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
     # typed by construction: every reader checks what it reads (config above); what the
     # tables do not model is carried for this provider's wire (runtime/carry.py)
     return _w.carry(
-        req, body, ORIGIN, _rewrite_request, WIRE_KEYS, InvalidRequestError, OPTION_PATHS
+        req,
+        body,
+        ORIGIN,
+        _rewrite_request,
+        WIRE_KEYS,
+        InvalidRequestError,
+        OPTION_PATHS,
+        ALIAS_PATHS,
     )
 
 

@@ -44,7 +44,7 @@ class Carried:
     keys and array indexes), or ABSENT where the original had no key the re-write added. `anchors`
     are the re-write's values at each op's anchor path (see the module docstring)."""
 
-    __slots__ = ("origin", "ops", "anchors", "rewritten", "known", "too_deep")
+    __slots__ = ("origin", "ops", "anchors", "rewritten", "known", "too_deep", "aliases")
 
     def __init__(
         self,
@@ -53,8 +53,10 @@ class Carried:
         anchors: list[Any],
         rewritten: list[Any],
         known: frozenset[str] = frozenset(),
+        aliases: frozenset[tuple[str, ...]] = frozenset(),
     ) -> None:
         self.origin = origin
+        self.aliases = aliases  # wire paths read as an option under another name (read_also)
         self.ops = ops
         self.anchors = anchors
         self.rewritten = rewritten  # the re-write's value at each op's path (ABSENT: none)
@@ -168,6 +170,7 @@ def residual(
     rewritten: Any,
     known: frozenset[str] = frozenset(),
     options: frozenset[tuple[str, ...]] = frozenset(),
+    aliases: frozenset[tuple[str, ...]] = frozenset(),
 ) -> Carried | None:
     """What `rewritten` (the same format's re-write of `original`) does not say as `original`
     does, as anchored ops; None when nothing differs. An option the writer left out (`options`:
@@ -185,6 +188,7 @@ def residual(
         [_get(rewritten, _anchor_path(path)) for path, _, _ in found],
         [was for _, _, was in found],
         known,
+        aliases,
     )
 
 
@@ -283,6 +287,8 @@ def losses(carried: Any, origin: str, wire: Any) -> list[tuple[str, str]]:
         if same:
             if not _same(_get(wire, path), value):
                 found.append((path, value))
+        elif was is ABSENT and path in carried.aliases:
+            continue  # an option under another name (read_also): its value is in the canonical model
         elif was is ABSENT or not carried.known or (type(value) is type(was) and type(value) not in _CONTAINERS):
             found.append((path, value))  # a value the tables left out, or normalised (a name)
         elif type(value) is list and type(was) is not list:

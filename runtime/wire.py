@@ -1232,6 +1232,7 @@ def carry(
     known: frozenset[str] = frozenset(),
     error: type[ProviderError] = InvalidRequestError,
     options: frozenset[tuple[str, ...]] = frozenset(),
+    aliases: frozenset[tuple[str, ...]] = frozenset(),
 ) -> _R:
     """`record` (a Request or Response just read from `body`), carrying what the same format's
     re-write of it does not say as `body` does (runtime/carry.py). A record the format cannot
@@ -1243,7 +1244,7 @@ def carry(
         return record
     finally:
         _QUIET.reset(token)
-    carried = residual(origin, body, rewritten, known, options)
+    carried = residual(origin, body, rewritten, known, options, aliases)
     if carried is not None:  # the depth limit of every direction (validate.MAX_JSON_DEPTH), carried data too
         from .carry import ABSENT, path_text
         from .validate import json_too_deep

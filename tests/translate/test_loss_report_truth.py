@@ -1,0 +1,147 @@
+"""The loss report is always true (issue #14 item 4), and the base formats take what their API
+takes (item 1): one regression test per point a user relies on."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+
+import wiremap
+from wiremap import InvalidRequestError
+
+
+def _quiet(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
+
+
+TOOL_TURN = {
+    "model": "gpt-4o",
+    "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+    ],
+    "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
+}
+
+
+@pytest.mark.parametrize("target", ["gemini_generate_content", "openai_responses", "anthropic_messages"])
+def test_a_tool_call_only_turn_reports_no_added_content(target: str) -> None:
+    losses = _quiet(wiremap.translate_request, TOOL_TURN, "openai_chat", target).losses
+    assert [x for x in losses if x.path.startswith("messages")] == []
+
+
+@pytest.mark.parametrize("target", ["anthropic_messages", "openai_responses", "gemini_generate_content"])
+def test_fast_path_and_report_agree_on_fields_the_target_lacks(target: str) -> None:
+    body = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}], "logprobs": True, "n": 2}
+    report = _quiet(wiremap.translate_request, body, "openai_chat", target)
+    fast = _quiet(wiremap.translator("openai_chat", target).request, body)
+    assert fast == report.result
+    assert "n" not in report.result and "logprobs" not in report.result  # `n` is no Responses field
+    assert {"logprobs", "n"} <= {x.path for x in report.losses}
+
+
+def test_an_option_under_its_older_name_is_no_loss() -> None:
+    """openai_chat reads `max_tokens` as max_completion_tokens (read_also): the value reaches
+    Gemini's maxOutputTokens, so the report must not say it was dropped."""
+    body = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 100}
+    out = _quiet(wiremap.translate_request, body, "openai_chat", "gemini_generate_content")
+    assert out.result["generationConfig"] == {"maxOutputTokens": 100}
+    assert out.losses == []
+    same = _quiet(wiremap.translate_request, body, "openai_chat", "openai_chat")
+    assert same.result == body and same.losses == []  # its own spelling back on its own wire
+
+
+def test_a_value_past_a_gemini_int32_field_is_a_typed_error() -> None:
+    body = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 2**40}
+    with pytest.raises(InvalidRequestError) as info:
+        _quiet(wiremap.translate_request, body, "openai_chat", "gemini_generate_content")
+    assert info.value.path == "config.max_tokens" and "2147483647" in str(info.value)
+
+
+@pytest.mark.parametrize("key", ["openai_chat", "anthropic_messages", "gemini_generate_content", "openai_responses"])
+def test_a_degraded_response_renders_a_body_its_format_reads_back(key: str) -> None:
+    f = wiremap.get_format(key)
+    degraded = {
+        "message": {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "name": "f", "arguments": None}]},
+        "finish_reason": "error",
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+    back = f.response_from_wire(f.response_to_wire(degraded))
+    assert back.message.tool_calls[0].name == "f"
+
+
+def test_gemini_top_k_as_a_float_round_trips() -> None:
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}], "generationConfig": {"topK": 40.0}, "model": "gemini-2.5-flash"}
+    f = wiremap.get_format("gemini_generate_content")
+    request = f.request_from_wire(body)
+    assert request.config.top_k == 40 and type(request.config.top_k) is int
+    assert f.request_to_wire(request) == body and type(f.request_to_wire(request)["generationConfig"]["topK"]) is float
+    assert _quiet(wiremap.translate_request, body, "gemini_generate_content", "openai_compatible").losses == []
+
+
+def test_empty_text_goes_where_the_api_takes_it() -> None:
+    body = {"model": "gpt-4o", "messages": [{"role": "user", "content": ""}]}
+    assert wiremap.translate_request(body, "openai_chat", "openai_chat").result == body
+    # Anthropic's API refuses empty content (rules.content: openarmature), before sending
+    with pytest.raises(InvalidRequestError) as info:
+        _quiet(wiremap.translate_request, body, "openai_chat", "anthropic_messages")
+    assert info.value.path == "messages[0].content"
+    with pytest.raises(InvalidRequestError):  # and the OpenArmature dialect keeps §3
+        wiremap.get_format("openarmature.openai_chat").request_to_wire({"model": "m", "messages": [{"role": "user", "content": ""}]})
+
+
+def test_a_responses_result_may_answer_a_call_of_a_previous_response() -> None:
+    body = {
+        "model": "gpt-5",
+        "previous_response_id": "resp_1",
+        "input": [{"type": "function_call_output", "call_id": "call_1", "output": "42"}],
+    }
+    f = wiremap.get_format("openai_responses")
+    assert f.request_to_wire(f.request_from_wire(body)) == body
+    # OpenAI Chat answers 400 to a tool message with no call before it: refused first
+    with pytest.raises(InvalidRequestError) as info:
+        _quiet(wiremap.translate_request, body, "openai_responses", "openai_chat")
+    assert info.value.path == "messages[0].tool_call_id"
+
+
+def test_responses_items_of_other_types_ride_back_with_the_reasoning_around_them() -> None:
+    body = {
+        "model": "gpt-5",
+        "input": [
+            {"role": "user", "content": "Weather in Paris?"},
+            {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA"},
+            {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"type": "search", "query": "paris weather"}},
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Sunny.", "annotations": []}], "id": "msg_1", "status": "completed"},
+            {"role": "user", "content": "Thanks"},
+        ],
+    }
+    f = wiremap.get_format("openai_responses")
+    assert f.request_to_wire(f.request_from_wire(body)) == body
+    other = _quiet(wiremap.translate_request, body, "openai_responses", "anthropic_messages")
+    # the search call is named (at the key of it no table reads), not lost silently
+    assert any(x.path.startswith("input[2]") for x in other.losses)
+
+
+def test_anthropic_is_error_and_disable_parallel_tool_use_are_carried_and_named() -> None:
+    body = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 64,
+        "messages": [
+            {"role": "user", "content": "Time?"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "now", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "offline", "is_error": True}]},
+        ],
+        "tools": [{"name": "now", "input_schema": {"type": "object"}}],
+        "tool_choice": {"type": "auto", "disable_parallel_tool_use": True},
+    }
+    same = wiremap.translate_request(body, "anthropic_messages", "anthropic_messages")
+    assert same.result == body and same.losses == []
+    other = _quiet(wiremap.translate_request, body, "anthropic_messages", "openai_chat")
+    assert {"messages[2].content[0].is_error", "tool_choice.disable_parallel_tool_use"} <= {x.path for x in other.losses}
+    with pytest.raises(wiremap.TranslationLossError):
+        _quiet(wiremap.translate_request, body, "anthropic_messages", "openai_chat", strict=True)
