@@ -351,9 +351,15 @@ class Emitter:
                     conds.append(f"{lit(key)} in {var}")
         return conds
 
-    def part_condition_list(self, kind: str, node: Node, var: str, bind: bool = False) -> list[str]:
+    def part_condition_list(self, kind: str, node: Node, var: str, bind: bool = False, carry_forms: bool = False) -> list[str]:
         conds = self.dispatch_condition_list(node, var, bind)
         if self.ir.part_dispatch != "keys":
+            if carry_forms and kind != "tool_result":
+                # a user part of a known type without a key its row requires (a Responses
+                # input_image by file_id, no image_url) is a form no row reads: carried, not
+                # refused (request.unknown: carry). Response parts and tool results missing
+                # one stay errors: they must not vanish from what a provider answered
+                conds += self.presence_conditions(node, var)
             return conds
         conds = self.presence_conditions(node, var) + conds
         family = kind.split(".")[0]
@@ -364,14 +370,15 @@ class Emitter:
                 conds.append(f"str({access}).startswith({lit(family + '/')})")
         return conds
 
-    def part_branches(self, out: _Lines, alts: list[tuple[str, Node]], bind: bool = False) -> list[tuple[int, str]]:
+    def part_branches(self, out: _Lines, alts: list[tuple[str, Node]], bind: bool = False, user: bool = False) -> list[tuple[int, str]]:
         """The part dispatcher's alternatives over the wire part `part`, in the order it tries
         them (most conditions first, then author order): `(index into alts, condition)`. Reads
         the type tag once into `kind` (a line added to `out`) when the conditions compare it.
         Used by the converters' dispatchers and by the fused translators, which must try the
         alternatives exactly as the source does; `bind`: a pattern condition keeps its match
         (`pattern_matches`) for the branch to read."""
-        conds = [self.part_condition_list(label, node, "part", bind) for label, node in alts]
+        carry_forms = user and self.ir.unknown == "carry"  # the user parts of a request
+        conds = [self.part_condition_list(label, node, "part", bind, carry_forms) for label, node in alts]
         tag = "part.get('type') == "
         if any(c and c[0].startswith(tag) for c in conds):
             out.add("kind = part.get('type')")
@@ -597,7 +604,7 @@ class Emitter:
         def dispatcher(name: str, alts: list[tuple[str, Node, str]], doc: str, ret: str) -> None:
             out = _Lines()
             out.add("part = _w.expect_dict(value, path)")
-            for index, cond in self.part_branches(out, [(label, node) for label, node, _ in alts]):
+            for index, cond in self.part_branches(out, [(label, node) for label, node, _ in alts], user=name == "_read_user_part"):
                 out.add(f"if {cond}:")
                 out.indent()
                 out.add(f"return {alts[index][2]}")

@@ -173,7 +173,7 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped") -> list[str] | None:
     out.indent()
     out.add("if type(part) is not dict:")
     out.add("    return None")
-    for i, cond in s_em.part_branches(out, alts, bind=True):  # as the source's dispatcher tries them
+    for i, cond in s_em.part_branches(out, alts, bind=True, user=True):  # as the source's dispatcher tries them
         label, node = alts[i]
         out.add(f"if {cond}:")
         out.indent()

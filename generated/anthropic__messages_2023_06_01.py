@@ -834,6 +834,7 @@ def _read_user_part(
             else None
         )
         == "url"
+        and "source" in part
     ):
         return _read_part_image_url(part, path)
     if (
@@ -844,6 +845,7 @@ def _read_user_part(
             else None
         )
         == "base64"
+        and "source" in part
     ):
         return _read_part_image_inline(part, path)
     if (
@@ -854,6 +856,7 @@ def _read_user_part(
             else None
         )
         == "url"
+        and "source" in part
     ):
         return _read_part_file_url(part, path)
     if (
@@ -864,9 +867,10 @@ def _read_user_part(
             else None
         )
         == "base64"
+        and "source" in part
     ):
         return _read_part_file_inline(part, path)
-    if kind == "text":
+    if kind == "text" and "text" in part:
         return _read_part_text(part, path)
     if kind == "tool_result":
         return _read_tool_result(part, path)

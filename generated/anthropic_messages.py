@@ -828,6 +828,7 @@ def _read_user_part(
             else None
         )
         == "url"
+        and "source" in part
     ):
         return _read_part_image_url(part, path)
     if (
@@ -838,6 +839,7 @@ def _read_user_part(
             else None
         )
         == "base64"
+        and "source" in part
     ):
         return _read_part_image_inline(part, path)
     if (
@@ -848,6 +850,7 @@ def _read_user_part(
             else None
         )
         == "url"
+        and "source" in part
     ):
         return _read_part_file_url(part, path)
     if (
@@ -858,9 +861,10 @@ def _read_user_part(
             else None
         )
         == "base64"
+        and "source" in part
     ):
         return _read_part_file_inline(part, path)
-    if kind == "text":
+    if kind == "text" and "text" in part:
         return _read_part_text(part, path)
     if kind == "tool_result":
         return _read_tool_result(part, path)

@@ -701,6 +701,7 @@ def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Bloc
             str,
         )
         and _RE_1.fullmatch(pattern_value) is not None
+        and "image_url" in part
     ):
         return _read_part_image_inline(part, path)
     if (
@@ -714,13 +715,14 @@ def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Bloc
             str,
         )
         and _RE_1.fullmatch(pattern_value) is not None
+        and "file" in part
     ):
         return _read_part_file_inline(part, path)
-    if kind == "text":
+    if kind == "text" and "text" in part:
         return _read_part_text(part, path)
-    if kind == "image_url":
+    if kind == "image_url" and "image_url" in part:
         return _read_part_image_url(part, path)
-    if kind == "input_audio":
+    if kind == "input_audio" and "input_audio" in part:
         return _read_part_audio_inline(part, path)
     return _w.skip_part(
         part, path

@@ -97,6 +97,7 @@ def _user_parts(raw: list[Any]) -> Any:
                 else None
             )
             == "url"
+            and "source" in part
         ):
             obj_1 = part.get("source")
             if type(obj_1) is not dict:
@@ -122,6 +123,7 @@ def _user_parts(raw: list[Any]) -> Any:
                 else None
             )
             == "base64"
+            and "source" in part
         ):
             obj_5 = part.get("source")
             if type(obj_5) is not dict:
@@ -156,6 +158,7 @@ def _user_parts(raw: list[Any]) -> Any:
                 else None
             )
             == "url"
+            and "source" in part
         ):
             obj_11 = part.get("source")
             if type(obj_11) is not dict:
@@ -181,6 +184,7 @@ def _user_parts(raw: list[Any]) -> Any:
                 else None
             )
             == "base64"
+            and "source" in part
         ):
             obj_17 = part.get("source")
             if type(obj_17) is not dict:
@@ -214,7 +218,7 @@ def _user_parts(raw: list[Any]) -> Any:
             parts.append({"type": "file", "file": wire_525})
             texts.append(None)
             continue
-        if kind == "text":
+        if kind == "text" and "text" in part:
             text_25 = part.get("text")
             if type(text_25) is not str:
                 text_25 = _w.member_str(part, "text", path)

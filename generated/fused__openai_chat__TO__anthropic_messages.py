@@ -103,6 +103,7 @@ def _user_parts(raw: list[Any]) -> Any:
                 str,
             )
             and (pattern_match_0 := _RE_S1.fullmatch(pattern_value)) is not None
+            and "image_url" in part
         ):
             obj_1 = part.get("image_url")
             if type(obj_1) is not dict:
@@ -140,6 +141,7 @@ def _user_parts(raw: list[Any]) -> Any:
                 str,
             )
             and (pattern_match_0 := _RE_S1.fullmatch(pattern_value)) is not None
+            and "file" in part
         ):
             obj_7 = part.get("file")
             if type(obj_7) is not dict:
@@ -167,7 +169,7 @@ def _user_parts(raw: list[Any]) -> Any:
                 wire_513["title"] = f_filename_11
             parts.append(wire_513)
             continue
-        if kind == "text":
+        if kind == "text" and "text" in part:
             text_13 = part.get("text")
             if type(text_13) is not str:
                 text_13 = _w.member_str(part, "text", path)
@@ -177,7 +179,7 @@ def _user_parts(raw: list[Any]) -> Any:
                 return None
             parts.append({"type": "text", "text": f_text_14})
             continue
-        if kind == "image_url":
+        if kind == "image_url" and "image_url" in part:
             obj_16 = part.get("image_url")
             if type(obj_16) is not dict:
                 obj_16 = _w.member_dict(part, "image_url", path)
@@ -195,7 +197,7 @@ def _user_parts(raw: list[Any]) -> Any:
                 return None
             parts.append({"type": "image", "source": {"type": "url", "url": f_source_url_19}})
             continue
-        if kind == "input_audio":
+        if kind == "input_audio" and "input_audio" in part:
             obj_22 = part.get("input_audio")
             if type(obj_22) is not dict:
                 obj_22 = _w.member_dict(part, "input_audio", path)

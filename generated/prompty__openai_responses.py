@@ -904,19 +904,22 @@ def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Bloc
         kind == "input_image"
         and isinstance(pattern_value := part.get("image_url"), str)
         and _RE_1.fullmatch(pattern_value) is not None
+        and "image_url" in part
+        and "detail" in part
     ):
         return _read_part_image_inline(part, path)
+    if kind == "input_image" and "image_url" in part and "detail" in part:
+        return _read_part_image_url(part, path)
     if (
         kind == "input_file"
         and isinstance(pattern_value := part.get("file_data"), str)
         and _RE_1.fullmatch(pattern_value) is not None
+        and "file_data" in part
     ):
         return _read_part_file_inline(part, path)
-    if kind == "input_text":
+    if kind == "input_text" and "text" in part:
         return _read_part_text(part, path)
-    if kind == "input_image":
-        return _read_part_image_url(part, path)
-    if kind == "input_file":
+    if kind == "input_file" and "file_url" in part:
         return _read_part_file_url(part, path)
     return _w.skip_part(
         part, path

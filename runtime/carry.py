@@ -295,7 +295,7 @@ def losses(carried: Any, origin: str, wire: Any) -> list[tuple[str, str]]:
             # blocks written in another form (a string): text blocks are that string, any other
             # block (an image in a tool result) is not in it
             for i, item in enumerate(value):
-                if type(item) is dict and item.get("type") in _TEXT_TYPES:
+                if type(item) is dict and type(item.get("type")) is str and item["type"] in _TEXT_TYPES:
                     _unknown_keys(item, path + (i,), carried.known, found)
                 else:
                     found.append((path + (i,), item))

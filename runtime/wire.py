@@ -380,7 +380,7 @@ def member_text_carry(obj: dict[str, Any], key: str, path: str) -> str:
         where = f"{path}.{key}" if path else key
         texts = []
         for j, part in enumerate(value):
-            if type(part) is dict and part.get("type") in _TEXT_PART_TYPES:
+            if type(part) is dict and type(part.get("type")) is str and part["type"] in _TEXT_PART_TYPES:
                 text = part.get("text")
                 if type(text) is not str:
                     raise WireShapeError(f"{where}[{j}].text", f"expected a string, got {_kind(text)}")

@@ -282,7 +282,7 @@ def test_render_an_invalid_request_exits_1_with_category_and_path(tmp_path: Path
         json.dumps(
             {
                 "model": "m",
-                "messages": [{"role": "user", "content": [{"type": "text", "text": ""}]}],
+                "messages": [{"role": "user", "content": [{"type": "text", "text": 5}]}],
             }
         ),
         "utf-8",

@@ -1113,11 +1113,12 @@ def test_anthropic_output_config_effort_beside_format_survives(
         messages=[_user("Weather as JSON")],
         output_config={"effort": "low", "format": {"type": "json_schema", "schema": WEATHER_SCHEMA}},
     )
-    # The canonical model has no `effort`: the body is refused, naming the key, rather than
-    # re-sent without it (mapping `unmodeled.structured_output.effort: reject`).
-    with pytest.raises(wiremap.InvalidRequestError) as info:
-        ANTHROPIC.request_from_wire(body)
-    assert info.value.path == "output_config.effort"
+    # The canonical model has no `effort`: carried for this wire (mapping
+    # `unmodeled.structured_output.effort: carry`), so the same format re-sends it, and another
+    # wire names it as a loss
+    assert ANTHROPIC.request_to_wire(ANTHROPIC.request_from_wire(body)) == body
+    lost = wiremap.translate_request(body, "anthropic_messages", "openai_chat").losses
+    assert any(x.path == "output_config.effort" and x.kind == "dropped" for x in lost), lost
 
 
 def test_anthropic_disable_parallel_tool_use_survives(server: Loopback, anthropic_client: Any) -> None:
@@ -1135,7 +1136,7 @@ def test_anthropic_disable_parallel_tool_use_survives(server: Loopback, anthropi
     request = ANTHROPIC.request_from_wire(body)
     assert ANTHROPIC.request_to_wire(request) == body
     lost = wiremap.translate_request(body, "anthropic_messages", "openai_chat").losses
-    assert any(x.path == "tool_choice" and x.kind == "dropped" for x in lost), lost
+    assert any(x.path == "tool_choice.disable_parallel_tool_use" and x.kind == "dropped" for x in lost), lost
 
 
 def test_anthropic_tool_result_is_error_survives(server: Loopback, anthropic_client: Any) -> None:
@@ -1154,11 +1155,11 @@ def test_anthropic_tool_result_is_error_survives(server: Loopback, anthropic_cli
             },
         ],
     )
-    # Refused, naming the key, rather than re-sent as a success
-    # (mapping `unmodeled.tool_result.is_error: reject`).
-    with pytest.raises(wiremap.InvalidRequestError) as info:
-        ANTHROPIC.request_from_wire(body)
-    assert info.value.path == "messages[2].content[0].is_error"
+    # Never re-sent as a success: carried for this wire (mapping `unmodeled.tool_result.is_error:
+    # carry`), and named as a loss by another
+    assert ANTHROPIC.request_to_wire(ANTHROPIC.request_from_wire(body)) == body
+    lost = wiremap.translate_request(body, "anthropic_messages", "openai_chat").losses
+    assert any(x.path == "messages[2].content[0].is_error" and x.kind == "dropped" for x in lost), lost
 
 
 # ============================================================================ responses -> SDKs

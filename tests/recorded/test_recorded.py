@@ -29,9 +29,6 @@ KNOWN = {
     "gemini_generate_content.jsonl:383": "`tools` sent as one object, not the array the API reference "
     "documents (a proto-JSON leniency of the live API)",
     "gemini_generate_content.jsonl:385": "`tools` sent as one object (as :383)",
-    "openai_responses.jsonl:144": "an input_file by file_id: the canonical model has no uploaded-file "
-    "reference (issue #14 item 3, not modelled yet)",
-    "openai_responses.jsonl:147": "an input_image by file_id (as :144)",
     "openai_responses.jsonl:251": "an assistant turn of image_generation_call and reasoning only: "
     "nothing canonical is left of it once the carried item is set aside",
     "openrouter.jsonl:44": "a tool call with no `arguments` key: the response template requires it",

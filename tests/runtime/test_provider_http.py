@@ -219,7 +219,8 @@ def test_missing_api_key_is_an_authentication_error_before_sending(
 @pytest.mark.parametrize(
     "kwargs,category",
     [
-        ({"messages": [{"role": "user", "content": ""}]}, "provider_invalid_request"),
+        ({"messages": [{"role": "user", "content": 5}]}, "provider_invalid_request"),
+        ({"messages": []}, "provider_invalid_request"),
         ({"messages": [{"role": "tool", "tool_call_id": "c1", "content": "x"}]}, "provider_invalid_request"),
         ({"messages": HI, "tool_choice": "required"}, "provider_invalid_request"),
         ({"messages": HI, "config": {"temperature": float("nan")}}, "provider_invalid_request"),

@@ -145,3 +145,24 @@ def test_anthropic_is_error_and_disable_parallel_tool_use_are_carried_and_named(
     assert {"messages[2].content[0].is_error", "tool_choice.disable_parallel_tool_use"} <= {x.path for x in other.losses}
     with pytest.raises(wiremap.TranslationLossError):
         _quiet(wiremap.translate_request, body, "anthropic_messages", "openai_chat", strict=True)
+
+
+def test_a_responses_image_by_file_id_rides_back_and_is_named_elsewhere() -> None:
+    body = {
+        "model": "gpt-5",
+        "input": [{"role": "user", "content": [{"type": "input_text", "text": "What is it?"}, {"type": "input_image", "file_id": "file-1", "detail": "auto"}]}],
+    }
+    f = wiremap.get_format("openai_responses")
+    assert f.request_to_wire(f.request_from_wire(body)) == body
+    other = _quiet(wiremap.translate_request, body, "openai_responses", "openai_chat")
+    assert "input[0].content[1]" in {x.path for x in other.losses}
+
+
+def test_a_tool_call_missing_its_arguments_is_still_an_error() -> None:
+    body = {
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": "f"}],
+        "stop_reason": "tool_use", "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+    with pytest.raises(wiremap.ProviderError):
+        wiremap.get_format("anthropic_messages").response_from_wire(body)
