@@ -107,6 +107,16 @@ def emit_error_to_wire(em: "Emitter") -> None:
     out = _Lines()
     out.add(f"rows: dict[str, tuple[int, str, str | None]] = {rows!r}")
     out.add("row = rows.get(getattr(error, 'category', ''), rows['provider_invalid_request'])")
+    upstream: dict[str, dict[int, tuple[int, str, str | None]]] = {}
+    for category, r in table.items():
+        for alt in r.get("when_upstream", []):
+            for st in alt["statuses"]:
+                upstream.setdefault(category, {})[st] = (alt["status"], alt["type"], alt.get("code"))
+    if upstream:
+        out.add(f"by_upstream: dict[str, dict[int, tuple[int, str, str | None]]] = {upstream!r}  # errors.emit when_upstream")
+        out.add("status = getattr(error, 'status', None)")
+        out.add("if type(status) is int:")
+        out.add("    row = by_upstream.get(getattr(error, 'category', ''), {}).get(status, row)")
     out.add("message = str(error) or type(error).__name__  # `path: message` when the error names a path")
     out.add(f"body: dict[str, Any] = {_build(body)}")
     out.add("headers: dict[str, str] = {'content-type': 'application/json'}")

@@ -428,6 +428,20 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                                         "status": {"type": "integer", "minimum": 400, "maximum": 599},
                                         "type": {"type": "string", "minLength": 1},
                                         "code": {"type": "string", "minLength": 1},
+                                        # the upstream's own status picks another row (an
+                                        # overloaded upstream stays "overloaded" for the client)
+                                        "when_upstream": {
+                                            "type": "array",
+                                            "items": _obj(
+                                                {
+                                                    "statuses": {"type": "array", "minItems": 1, "items": {"type": "integer", "minimum": 400, "maximum": 599}},
+                                                    "status": {"type": "integer", "minimum": 400, "maximum": 599},
+                                                    "type": {"type": "string", "minLength": 1},
+                                                    "code": {"type": "string", "minLength": 1},
+                                                },
+                                                required=["statuses", "status", "type"],
+                                            ),
+                                        },
                                     },
                                     required=["status", "type"],
                                 )

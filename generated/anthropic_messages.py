@@ -193,6 +193,7 @@ WIRE_KEYS: Final = frozenset(
         "sse",
         "start",
         "status",
+        "statuses",
         "stop",
         "stop_reason",
         "stop_sequence",
@@ -228,6 +229,7 @@ WIRE_KEYS: Final = frozenset(
         "user",
         "verbatim",
         "warn",
+        "when_upstream",
         "zero",
     ]
 )
@@ -1692,6 +1694,15 @@ def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, 
         "structured_output_invalid": (502, "api_error", None),
     }
     row = rows.get(getattr(error, "category", ""), rows["provider_invalid_request"])
+    by_upstream: dict[str, dict[int, tuple[int, str, str | None]]] = {
+        "provider_unavailable": {
+            503: (529, "overloaded_error", None),
+            529: (529, "overloaded_error", None),
+        }
+    }  # errors.emit when_upstream
+    status = getattr(error, "status", None)
+    if type(status) is int:
+        row = by_upstream.get(getattr(error, "category", ""), {}).get(status, row)
     message = str(error) or type(error).__name__  # `path: message` when the error names a path
     body: dict[str, Any] = {"type": "error", "error": {"type": row[1], "message": message}}
     headers: dict[str, str] = {"content-type": "application/json"}

@@ -499,6 +499,9 @@ def test_upstream_500_reaches_anthropic_clients_as_api_error_500(upstream: Upstr
     fmt = wiremap.get_format("anthropic_messages")
     assert fmt.error_to_wire(wiremap.UnavailableError("boom", status=500))[:2] == (500, {"type": "error", "error": {"type": "api_error", "message": "boom"}})
     assert fmt.error_to_wire(wiremap.ModelNotLoadedError("busy"))[0] == 529  # overload-like stays 529
+    for overloaded in (503, 529):  # errors.emit when_upstream: an overloaded upstream stays overloaded
+        status, body, _ = fmt.error_to_wire(wiremap.UnavailableError("busy", status=overloaded))
+        assert (status, body["error"]["type"]) == (529, "overloaded_error")
     upstream.replies.append(Reply(500, {"error": {"message": "internal", "type": "server_error"}}))
     gw = _gateway("anthropic_messages", "openai_chat", upstream.server.url)
     try:

@@ -340,8 +340,10 @@ OPENAI_ERRORS = [
     (Reply(400, {"error": {"message": "Invalid 'messages'", "type": "invalid_request_error"}}), "BadRequestError", 400),
     (Reply(400, {"error": {"message": "Invalid image data", "type": "invalid_request_error"}}), "BadRequestError", 400),
     (Reply(503, {"error": {"message": "model not loaded yet", "type": "server_error"}}), "OverloadedError", 529),
-    # an upstream 5xx is Anthropic's api_error 500, not overloaded_error 529 (issue 15 #12)
+    # an upstream 5xx is Anthropic's api_error 500, not overloaded_error 529 (issue 15 #12) ...
     (Reply(502, "bad gateway"), "InternalServerError", 500),
+    # ... and an upstream that says it is overloaded (503) stays overloaded: 529
+    (Reply(503, {"error": {"message": "The engine is currently overloaded, please try again later", "type": "server_error"}}), "OverloadedError", 529),
     (Reply(500, {"error": {"message": "The server had an error processing your request", "type": "server_error"}}), "InternalServerError", 500),
     (Reply(200, {"choices": "nope"}), "InternalServerError", 502),
 ]
