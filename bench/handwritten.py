@@ -2,10 +2,10 @@
 
 They do what the corpus needs and nothing else: no validation beyond what building the output
 needs, no error paths, no options the corpus does not use. They produce the same bytes as wiremap
-(key order, and the OpenArmature §8 sorting of user JSON: tool schemas and arguments), which
-bench/run.py checks with `json.dumps` of both, so the floor is doing the same work.
-`openai_to_anthropic_reshape` is the first version of the floor, kept for scale: the same
-reshaping with schemas and arguments passed through unsorted (equal as values, not as bytes).
+(key order; user JSON -- tool schemas and arguments -- copied in the caller's key order, as the
+base formats send it since issue #14), which bench/run.py checks with `json.dumps` of both, so the
+floor is doing the same work. `openai_to_anthropic_reshape` is kept for scale: the same reshaping
+with schemas and arguments shared with the input, not copied (equal bytes, less work).
 """
 
 from __future__ import annotations
@@ -41,10 +41,11 @@ def _an_part(part: dict[str, Any]) -> dict[str, Any]:
 
 
 def _sorted(value: Any) -> Any:
-    """A copy with object keys sorted recursively: the OpenArmature §8 byte-stability rule for
-    user JSON (tool schemas, arguments), which any converter honouring it must do."""
+    """A copy of user JSON (tool schemas, arguments) in the caller's key order: the body owns its
+    data, as wiremap's does. (The name is the floor's history: under OpenArmature §8, the
+    openarmature.* dialects', this copy sorts.)"""
     if type(value) is dict:
-        return {k: _sorted(value[k]) for k in sorted(value)}
+        return {k: _sorted(v) for k, v in value.items()}
     if type(value) is list:
         return [_sorted(v) for v in value]
     return value
@@ -52,7 +53,7 @@ def _sorted(value: Any) -> Any:
 
 def openai_to_anthropic_request(body: dict[str, Any]) -> dict[str, Any]:
     """OpenAI Chat request body -> Anthropic Messages request body, byte for byte what wiremap
-    sends (keys in its order, schemas and arguments sorted; bench/run.py compares the bytes)."""
+    sends (keys in its order, schemas and arguments in the caller's; bench/run.py compares the bytes)."""
     out: dict[str, Any] = {"model": body["model"]}
     system = []
     messages: list[dict[str, Any]] = []
@@ -100,8 +101,8 @@ def openai_to_anthropic_request(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def openai_to_anthropic_reshape(body: dict[str, Any]) -> dict[str, Any]:
-    """The same reshaping without the §8 sorting (schemas and arguments as they come): equal
-    as JSON values, not as bytes. Reported beside the floor, for scale."""
+    """The same reshaping with schemas and arguments shared with the input, not copied: the same
+    bytes, less work. Reported beside the floor, for scale."""
     out: dict[str, Any] = {"model": body["model"]}
     system = []
     messages: list[dict[str, Any]] = []
@@ -148,6 +149,17 @@ def openai_to_anthropic_reshape(body: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _openai_usage(u: dict[str, Any]) -> dict[str, Any]:
+    """Anthropic usage in OpenAI's accounting: prompt_tokens counts cache reads and writes, which
+    Anthropic's input_tokens leaves out (docs/canonical.md); cached reads in the details."""
+    read = u.get("cache_read_input_tokens")
+    prompt = u["input_tokens"] + (read or 0) + (u.get("cache_creation_input_tokens") or 0)
+    out: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": u["output_tokens"], "total_tokens": prompt + u["output_tokens"]}
+    if read is not None:
+        out["prompt_tokens_details"] = {"cached_tokens": read}
+    return out
+
+
 def anthropic_to_openai_response(body: dict[str, Any]) -> dict[str, Any]:
     """Anthropic Messages response body -> OpenAI Chat response body."""
     text = []
@@ -156,7 +168,7 @@ def anthropic_to_openai_response(body: dict[str, Any]) -> dict[str, Any]:
         if block["type"] == "text":
             text.append(block["text"])
         elif block["type"] == "tool_use":
-            calls.append({"id": block["id"], "type": "function", "function": {"name": block["name"], "arguments": json.dumps(block["input"], separators=(",", ":"), sort_keys=True)}})
+            calls.append({"id": block["id"], "type": "function", "function": {"name": block["name"], "arguments": json.dumps(block["input"], separators=(",", ":"), ensure_ascii=False)}})
     message: dict[str, Any] = {"role": "assistant", "content": "".join(text) if text else None}
     if calls:
         message["tool_calls"] = calls
@@ -164,7 +176,7 @@ def anthropic_to_openai_response(body: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": body["id"], "object": "chat.completion", "created": 0, "model": body["model"],
         "choices": [{"index": 0, "message": message, "finish_reason": _STOP[body["stop_reason"]]}],
-        "usage": {"prompt_tokens": u["input_tokens"], "completion_tokens": u["output_tokens"], "total_tokens": u["input_tokens"] + u["output_tokens"]},
+        "usage": _openai_usage(u),
     }
 
 
@@ -234,7 +246,13 @@ def anthropic_response_to_canonical(body: dict[str, Any]) -> Response:
         elif block["type"] == "tool_use":
             calls.append(ToolCall(id=block["id"], name=block["name"], arguments=block["input"]))
     u = body["usage"]
-    usage = Usage(prompt_tokens=u["input_tokens"], completion_tokens=u["output_tokens"], total_tokens=u["input_tokens"] + u["output_tokens"])
+    read, written = u.get("cache_read_input_tokens"), u.get("cache_creation_input_tokens")
+    prompt = u["input_tokens"] + (read or 0) + (written or 0)  # docs/canonical.md: cache included
+    usage = Usage(prompt_tokens=prompt, completion_tokens=u["output_tokens"], total_tokens=prompt + u["output_tokens"])
+    if read is not None:
+        usage.cached_tokens = read
+    if written is not None:
+        usage.cache_creation_tokens = written
     message = AssistantMessage(content="".join(content) if content else None, tool_calls=calls or NOT_GIVEN)
     return Response(message=message, finish_reason=_STOP[body["stop_reason"]], usage=usage, raw=body)  # type: ignore[arg-type]
 

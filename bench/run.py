@@ -220,8 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     tr = wiremap.translator(SRC, DST)
     add(f"## Request translation: {SRC} → {DST}\n")
     add("Medians in µs per request. *floor* = bench/handwritten.py, straight-line code for the corpus that "
-        "sends the same bytes as wiremap (checked: `json.dumps` of both), OpenArmature §8 sorting of tool schemas "
-        "and arguments included; *reshape* = the same without that sorting (the earlier floor, for scale). "
+        "sends the same bytes as wiremap (checked: `json.dumps` of both), tool schemas and arguments copied "
+        "in the caller's key order as the base formats send them (issue #14); *reshape* = the same sharing "
+        "them with the input instead of copying (for scale). "
         f"*translator* = `wiremap.translator({SRC!r}, {DST!r}).request` ({'the fused translator the mappings compile' if tr.fused else 'two-step: no fused translator for this pair'}; "
         "exactly the two-step answer, validation included); *two-step* = `request_from_wire` + `request_to_wire`; "
         "*translate* = `translate_request` (also builds the loss report: reads the result back and diffs). "
