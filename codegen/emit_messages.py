@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import emit_items
 from . import usage as emit_usage
+from .ir import INTEGER_OPTIONS
 from .reasoning import hook_message_from_wire, hook_message_to_wire
 from .wiretemplate import Lit, Obj, Slot, slots_of
 
@@ -54,10 +55,6 @@ def _assign(ir: Any, field: str, expr: str) -> str:
     if "." in field or field in _nested_roots(ir):
         return f"_w.put_in(body, {lit(tuple(field.split('.')))}, {expr})"
     return f"body[{lit(field)}] = {expr}"
-
-
-#: canonical options typed int (runtime/canonical.py Config)
-_INTEGER_OPTIONS = frozenset({"max_tokens", "top_k", "seed"})
 
 
 def _get(ir: Any, field: str) -> str:
@@ -972,7 +969,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         # applies the mapping's rule to it (drop, warn or reject) instead of forwarding an extra.
         # an integer option sent as an integer-valued float (Gemini `topK: 40.0`) reads as the
         # integer; the same wire gets its own form back as carried data (runtime/carry.py)
-        whole = "_w.whole_number" if opt.name in _INTEGER_OPTIONS else ""
+        whole = "_w.whole_number" if opt.name in INTEGER_OPTIONS else ""
         for wire_name in (opt.wire, *opt.read_also):
             keyword = "if" if wire_name == opt.wire else "elif"
             if "." in wire_name:

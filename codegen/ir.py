@@ -24,7 +24,11 @@ from .stream_table import compile_stream
 from .usage import build_usage
 from .wiretemplate import Arr, Lit, Node, Obj, Slot, TemplateSyntaxError, parse_template, slots_of
 
-__all__ = ["FormatIR", "OptionIR", "ValueMapIR", "build_ir"]
+__all__ = ["FormatIR", "OptionIR", "ValueMapIR", "build_ir", "INTEGER_OPTIONS"]
+
+#: the canonical options typed int (runtime/canonical.py Config): `maximum` applies to them, and
+#: a reader takes an integer-valued float for them
+INTEGER_OPTIONS = frozenset({"max_tokens", "top_k", "seed"})
 
 
 @dataclass
@@ -431,7 +435,7 @@ class _Builder:
                 read_also=list(spec.get("read_also", [])),
                 maximum=spec.get("maximum"),
             )
-            if opt.maximum is not None and name not in ("max_tokens", "top_k", "seed"):
+            if opt.maximum is not None and name not in INTEGER_OPTIONS:
                 raise self.err(pointer + "/maximum", f"`maximum` applies to the integer options (max_tokens, top_k, seed), not {name}")
             if opt.wire is None and opt.unsupported is None:
                 raise self.err(pointer, "an option needs `wire:` or `unsupported:`")

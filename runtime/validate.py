@@ -450,7 +450,7 @@ def validate_request(req: Request, memo: dict[int, Any] | None = None, rules: in
         elif isinstance(message, ToolMessage):
             _tool_message(message, index, call_ids, rules)
         elif isinstance(message, SystemMessage):
-            _system_message(message, index, ordering, rules)
+            _system_message(message, index, rules)
         else:
             raise InvalidRequestError(
                 "expected a SystemMessage, UserMessage, AssistantMessage or ToolMessage, "
@@ -487,8 +487,8 @@ def validate_request(req: Request, memo: dict[int, Any] | None = None, rules: in
 # --- messages (OpenArmature §3) -----------------------------------------------------------
 
 
-def _system_message(message: SystemMessage, index: int, first_only: int = ORDERING, rules: int = OPENARMATURE) -> None:
-    if index and first_only:
+def _system_message(message: SystemMessage, index: int, rules: int = OPENARMATURE) -> None:
+    if index and rules & ORDERING:
         raise InvalidRequestError(
             "a system message may only be the first message (OpenArmature §5)",
             path=f"messages[{index}].role",

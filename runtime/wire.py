@@ -162,8 +162,7 @@ def as_response(response: Response | Mapping[str, Any]) -> Response:
     else:
         raise InvalidRequestError(f"expected a canonical response (a dict or Response), got {_kind(response)}")
     calls = getattr(getattr(resp, "message", None), "tool_calls", None)
-    if calls:
-        check_response_depth(resp)
+    if type(calls) is list:  # one walk per arguments value: its depth is part of the check
         for j, call in enumerate(calls):
             args = getattr(call, "arguments", None)
             if args is not None:

@@ -166,3 +166,16 @@ def test_a_tool_call_missing_its_arguments_is_still_an_error() -> None:
     }
     with pytest.raises(wiremap.ProviderError):
         wiremap.get_format("anthropic_messages").response_from_wire(body)
+
+
+@pytest.mark.parametrize("key", ["openai_chat", "anthropic_messages", "gemini_generate_content", "openai_responses"])
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), {1: "non-string key"}])
+def test_response_to_wire_refuses_tool_arguments_that_are_not_json(key: str, bad: Any) -> None:
+    response = {
+        "message": {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "name": "f", "arguments": {"x": [bad]}}]},
+        "finish_reason": "tool_calls",
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+    with pytest.raises(InvalidRequestError) as info:
+        wiremap.get_format(key).response_to_wire(response)
+    assert info.value.path.startswith("message.tool_calls[0].arguments")
