@@ -61,6 +61,7 @@ CONTEXTS: dict[str, dict[str, Field]] = {
         "tool_call_id": Field("tool_call_id", "str"),
         "content": Field("content", "text"),
         "name": Field("name", "str", True),
+        "is_error": Field("is_error", "bool", True),  # the tool failed (issue 14)
     },
     "tool": {
         "name": Field("name", "str"),

@@ -187,7 +187,8 @@ def _option(name: str) -> Callable[[FormatIR], str]:
         if opt is None:
             return NA
         if opt.unsupported is not None:
-            return _ACTIONS.get(opt.unsupported, opt.unsupported)
+            derived = [o.name for o in ir.options if o.derive is not None and o.derive.source == name and o.unsupported is None]
+            return _ACTIONS.get(opt.unsupported, opt.unsupported) + (f" (derives `{derived[0]}`)" if derived else "")
         out = _renamed(name, opt.wire or "")
         notes = []
         if opt.required:
@@ -200,6 +201,20 @@ def _option(name: str) -> Callable[[FormatIR], str]:
             notes.append("also reads " + ", ".join(_code(r) for r in opt.read_also))
         for rule in opt.model_rules:
             notes.append(f"{_ACTIONS.get(rule.action, rule.action)} for " + ", ".join(_code(p) for p in rule.patterns))
+        if opt.negate:
+            notes.append("negated")
+        if opt.with_keys:
+            notes.append("with " + ", ".join(f"{_code(k)}: {_code(v)}" for k, v in opt.with_keys.items()))
+        if opt.requires == "tools":
+            notes.append("only beside tools")
+        elif opt.requires == "response_schema":
+            notes.append("only with a response schema")
+        elif opt.requires == "no_response_schema":
+            notes.append("not beside a response schema")
+        if opt.values:
+            notes.append("values " + ", ".join(sorted({_code(v) for _, v in opt.values})) + ", others not sent")
+        if opt.derive is not None:
+            notes.append(f"derived from `{opt.derive.source}` when that is not sent")
         return out + (f" ({'; '.join(notes)})" if notes else "")
 
     return cell

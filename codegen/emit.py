@@ -597,7 +597,8 @@ class Emitter:
             out.add(f"result_id = {got['tool_call_id']} if isinstance({got['tool_call_id']}, str) else ''  # paired by the message reader")
             got["tool_call_id"] = "result_id"
         content = got["content"]
-        out.add(f"return ToolMessage(tool_call_id={got['tool_call_id']}, content={content}, name={got.get('name', 'NOT_GIVEN')})")
+        error_flag = f", is_error={got['is_error']}" if "is_error" in got else ""
+        out.add(f"return ToolMessage(tool_call_id={got['tool_call_id']}, content={content}, name={got.get('name', 'NOT_GIVEN')}{error_flag})")
         self.func("_read_tool_result", "(result: dict[str, Any], path: str) -> ToolMessage", "Wire tool result -> canonical tool message.", out.lines)
 
         # dispatchers

@@ -48,6 +48,19 @@ _OPTION_CHECKS = {
     "top_k": "integer",
     "seed": "integer",
     "stop_sequences": "strings",
+    "parallel_tool_calls": "boolean",
+    "n": "positive",
+    "logprobs": "boolean",
+    "top_logprobs": "nonnegative",
+    "user": "string",
+    "reasoning_effort": "string",
+    "reasoning_budget": "integer",
+    "json_mode": "boolean",
+    "schema_name": "string",
+    "schema_description": "string",
+    "schema_strict": "boolean",
+    "prompt_cache_key": "string",
+    "metadata": "string_map",
 }
 
 
@@ -87,8 +100,13 @@ def fused_blockers(ir: Any, side: str) -> list[str]:
             why.append("reasoning items")
         for opt in ir.options:
             for wire in (opt.wire, *opt.read_also):
-                if wire is not None and "." in wire:
+                # a field one object deep is read in place (metadata.user_id, thinking.budget_tokens);
+                # a deeper one only inside an object the fused path refuses (structured output)
+                deep_ok = wire is not None and opt.requires == "response_schema" and ir.structured is not None and wire.split(".")[0] == ir.structured["field"].split(".")[0]
+                if wire is not None and ((wire.count(".") > 1 and not deep_ok) or ("." in wire and opt.read_also)):
                     why.append(f"a nested option field ({wire})")
+            if opt.values and opt.wire is not None and "." not in opt.wire:
+                why.append(f"option `values` on a top-level field ({opt.name})")
         if ir.tool_results_strategy == "message" and not _role_literal(ir.tool_result_template):
             why.append("tool results told apart by a type literal")
     else:
@@ -257,6 +275,22 @@ def _check(out: _Lines, kind: str, var: str) -> None:
     elif kind == "integer":
         out.add(f"if type({var}) is not int:")
         out.add("    raise _Deopt")
+    elif kind == "nonnegative":
+        out.add(f"if type({var}) is not int or {var} < 0:")
+        out.add("    raise _Deopt")
+    elif kind == "boolean":
+        out.add(f"if type({var}) is not bool:")
+        out.add("    raise _Deopt")
+    elif kind == "string":
+        out.add(f"if type({var}) is not str:")
+        out.add("    raise _Deopt")
+    elif kind == "string_map":
+        out.add(f"if type({var}) is not dict:")
+        out.add("    raise _Deopt")
+        out.add(f"for name, tag in {var}.items():")
+        out.add("    if type(name) is not str or type(tag) is not str:")
+        out.add("        raise _Deopt")
+        out.add(f"{var} = dict({var})  # Config.from_dict keeps a copy")
     else:
         out.add(f"if type({var}) is not list:")
         out.add("    raise _Deopt")
@@ -357,7 +391,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
             o.add("if not ci:")
             o.add("    raise _Deopt")
             o.add("_v.check_tool_message(tool_message, ci, call_ids, _dst.RULES)")
-            expr = "_dst._tool_result_to_wire(tool_message.tool_call_id, tool_message.content, tool_message.name, ci)"
+            expr = "_dst._tool_result_to_wire(tool_message.tool_call_id, tool_message.content, tool_message.name, ci, tool_message.is_error)"
             if grouped:
                 o.add(f"result = {expr}")
                 o.add("if results is None:")
@@ -423,6 +457,44 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
             continue
         var = f"value_{opt.name}"
         names = (opt.wire, *opt.read_also)
+        if opt.requires == "response_schema":  # inside the structured-output object: a body with it goes the two-step way
+            out.add(f"{var}: Any = NOT_GIVEN  # {opt.name}: only in a structured-output object, refused on this path")
+            continue
+        if "." in opt.wire:  # one object deep (fused_blockers): read in place
+            if opt.read_also:
+                raise ValueError("a nested fused option reads one name")  # fused_blockers keeps this out
+            root, leaf = opt.wire.split(".")
+            allowed = {leaf, *opt.with_keys}
+            out.add(f"{var}: Any = NOT_GIVEN")
+            out.add(f"container = src_body.get({lit(root)})")
+            out.add("if container is not None:")
+            out.indent()
+            out.add("if type(container) is not dict:")
+            out.add("    raise _Deopt")
+            if root != src.tool_choice_field:  # the tool_choice reader reads that object itself
+                known.add(root)
+                out.add(f"if not {lit(frozenset(allowed))}.issuperset(container):  # other keys are carried: the two-step way")
+                out.add("    raise _Deopt")
+            out.add(f"{var} = container.get({lit(leaf)})")
+            out.add(f"if {var} is None:  # absent, or null (OpenArmature §6: unset)")
+            out.add(f"    {var} = NOT_GIVEN")
+            if opt.values:  # the wire's spellings (as _w.spelled)
+                keep = opt.name not in ("parallel_tool_calls", "logprobs", "json_mode")
+                out.add(f"elif type({var}) is not str:")
+                out.add("    raise _Deopt")
+                out.add(f"elif {var} in {lit(dict(opt.values))}:")
+                out.add(f"    {var} = {lit(dict(opt.values))}[{var}]")
+                if not keep:
+                    out.add("else:  # another row's value (json_schema: structured output): the two-step way")
+                    out.add("    raise _Deopt")
+            out.add(f"if {var} is not NOT_GIVEN:")
+            out.indent()
+            _check(out, _OPTION_CHECKS[opt.name], var)
+            if opt.negate:
+                out.add(f"{var} = not {var}  # negate: the wire says it the other way round")
+            out.dedent()
+            out.dedent()
+            continue
         known.update(names)
         if len(names) == 1:  # absent is the common case: one membership test
             out.add(f"{var}: Any = NOT_GIVEN")
@@ -442,6 +514,8 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
         out.add("else:")
         out.indent()
         _check(out, _OPTION_CHECKS[opt.name], var)
+        if opt.negate:
+            out.add(f"{var} = not {var}  # negate: the wire says it the other way round")
         out.dedent()
         out.dedent()
 
@@ -478,8 +552,10 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
         out.add(f"    {_assign(dst, dst.system_field or 'system', lit(dst.system_join) + '.join(system_texts)')}")
     out.add(_assign(dst, dst.messages_field, "wire_messages"))
     out.add("dropped: list[str] = []  # options dropped with a warning, warned once the body is built")
-    emit_options_to_wire(d_em, out, bind=False, warn_into="dropped", only=read, extras=False)
+    emit_options_to_wire(d_em, out, bind=False, warn_into="dropped", only=read, extras=False, phase=0)
     emit_tools_to_wire(d_em, out, ref="_dst.")
+    emit_options_to_wire(d_em, out, bind=False, warn_into="dropped", only=read, extras=False, phase=1)
+    emit_options_to_wire(d_em, out, bind=False, warn_into="dropped", only=read, extras=False, phase=2)
     out.add("for text in dropped:")
     out.add("    warnings.warn(text, UnsupportedOptionWarning, stacklevel=2)")
     out.add("return body")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import emit_items
 from . import usage as emit_usage
-from .ir import INTEGER_OPTIONS
+from .ir import INTEGER_OPTIONS, OBJECT_OPTIONS, STRING_OPTIONS
 from .reasoning import hook_message_from_wire, hook_message_to_wire
 from .wiretemplate import Lit, Obj, Slot, slots_of
 
@@ -155,6 +155,34 @@ def _emit_content(em: "Emitter") -> None:
         em.func(f"_{role}_content_to_wire", f"(content: {arg}, path: str) -> {ret}", f"Canonical {role} content -> wire (`{strategy}`).", out.lines)
 
 
+def _emit_derived_defaults(ir: Any, out: Any, field: str) -> None:
+    """An option row inside the structured-output object whose wire value is what that row
+    derives itself (the schema's hashed name, strict from the schema) is the row's default, not
+    the caller's choice: it is not read as the option, so canonical -> wire -> canonical is the
+    identity (and a caller's own name still reads as schema_name)."""
+    from .compat_matrix import _slot_path
+
+    st = ir.structured
+    derived: dict[str, str] = {}
+    if st.get("name", "derived") == "derived":
+        derived["name"] = "_w.schema_name"
+    else:
+        derived["name"] = f"(lambda _: {lit(st['name']['fixed'])})"
+    strict = st.get("strict", "when_schema_qualifies")
+    if strict != "when_schema_qualifies":
+        derived["strict"] = "(lambda _: " + {"always": "True", "never": "False"}[strict] + ")"
+    elif st.get("schema", "verbatim") == "verbatim":
+        derived["strict"] = "_w.schema_qualifies_for_strict"
+    for slot, expr in derived.items():
+        where = _slot_path(ir.structured_template, slot)
+        if where is None:
+            continue
+        for opt in ir.options:
+            if opt.requires == "response_schema" and opt.wire == f"{field}.{where}":
+                out.add(f"if {lit(opt.name)} in config and _w.derived_equal(config[{lit(opt.name)}], {expr}, kwargs['response_schema']):  # the row's own derived {slot}")
+                out.add(f"    del config[{lit(opt.name)}]")
+
+
 def _text_content(em: "Emitter", out: Any, role: str, var: str) -> str | None:
     """The wire form of a string content `var` under the role's content strategy, as an
     expression (what `_<role>_content_to_wire` returns for a string); None for `joined_text`."""
@@ -238,12 +266,12 @@ def _emit_role_writers(em: "Emitter") -> None:
         out.add(f"return {expr}")
         em.func("_results_to_wire", "(results: list[dict[str, Any]]) -> dict[str, Any]", "The user message that carries a run of tool results (`group_into_user_message`).", out.lines)
     out = _Lines()
-    env = {"tool_call_id": "tool_call_id", "content": "content", "name": "name"}
+    env = {"tool_call_id": "tool_call_id", "content": "content", "name": "name", "is_error": "is_error"}
     expr = em.build_node(out, ir.tool_result_template, env, "tool_result", "f'messages[{i}]'")
     out.add(f"return {expr}")
     em.func(
         "_tool_result_to_wire",
-        "(tool_call_id: str, content: str, name: str | NotGiven, i: int) -> dict[str, Any]",
+        "(tool_call_id: str, content: str, name: str | NotGiven, i: int, is_error: bool | NotGiven = NOT_GIVEN) -> dict[str, Any]",
         f"A tool result (`messages[i]`) -> its wire {'block' if ir.tool_results_strategy == 'group_into_user_message' else 'message'}.",
         out.lines,
     )
@@ -319,7 +347,7 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
         out.add("if isinstance(message, ToolMessage):")
         out.indent()
         name = _result_name(out, from_call)
-        out.add(f"result = _tool_result_to_wire(message.tool_call_id, message.content, {name}, i)")
+        out.add(f"result = _tool_result_to_wire(message.tool_call_id, message.content, {name}, i, message.is_error)")
         out.add("if results is None:")
         out.add("    results = []")
         out.add("    wire_messages.append(_results_to_wire(results))")
@@ -358,7 +386,7 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
     if not grouped:
         out.add("assert isinstance(message, ToolMessage)")
         name = _result_name(out, from_call)
-        out.add(f"wire_messages.append(_tool_result_to_wire(message.tool_call_id, message.content, {name}, i))")
+        out.add(f"wire_messages.append(_tool_result_to_wire(message.tool_call_id, message.content, {name}, i, message.is_error))")
     out.dedent()
     out.add("return wire_messages")
     strategy = f"system `{ir.system_strategy}`, tool results `{ir.tool_results_strategy}`, tool calls `{ir.tool_calls_placement}`"
@@ -517,8 +545,9 @@ def _emit_request_to_wire(em: "Emitter") -> None:
     out.add("config = req.config if isinstance(req.config, Config) else _NO_CONFIG")
     out.add("extras = config.extras")
     out.add("model = req.model")
-    additive = emit_options_to_wire(em, out, bind=True)
+    additive = emit_options_to_wire(em, out, bind=True, phase=0)
     emit_tools_to_wire(em, out)
+    additive += emit_options_to_wire(em, out, bind=True, phase=1)
     if st is not None:
         out.add("if isinstance(schema, dict) and mode == 'native':")
         out.indent()
@@ -540,6 +569,7 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         expr = expr.replace("_w.canonical_json(wire_schema)", "wire_schema")
         out.add(_assign(ir, st["field"], expr))
         out.dedent()
+    additive += emit_options_to_wire(em, out, bind=True, phase=2)  # rows inside the structured-output object
     # extras
     copy_fn = "_w.canonical_json" if ir.json_keys == "sorted" else "_w.json_copy"
     out.add("if extras:")
@@ -615,6 +645,7 @@ def emit_options_to_wire(
     warn_into: str | None = None,
     only: set[str] | None = None,
     extras: bool = True,
+    phase: int | None = None,
 ) -> list[tuple[str | None, bool]]:
     """The options rows, writing into `body`: each option's value is the local `value_<name>`
     (`bind`: read from `config` first), beside `extras` and `model`. `warn_into`: the name of a
@@ -622,21 +653,44 @@ def emit_options_to_wire(
     (the fused translators warn once the whole body is built). `only`: the options that can be
     set at all (a fused translator's source reads no others); a row for another option is left
     out unless it acts on an unset value (a default, a required option). `extras`: False when
-    no extras can ride along (a fused translator), so a default needs no look at them. Returns
-    the additive fields."""
+    no extras can ride along (a fused translator), so a default needs no look at them.
+    `phase`: only the rows written before the tools rows (0), after them (1: inside the
+    tool_choice object) or after the structured output (2: inside its object); None: every row.
+    Returns the additive fields."""
     ir = em.ir
     additive: list[tuple[str | None, bool]] = []
+    bound: set[str] = set()  # the options whose `value_<name>` local holds the value to send
     for opt in ir.options:
-        if only is not None and opt.name not in only and not (opt.has_default or opt.required):
+        if phase is not None and phase != _phase(ir, opt):
+            if opt.wire is not None and opt.unsupported is None and not opt.model_rules:
+                bound.add(opt.name)  # bound by the other phase
+            continue
+        derive = _derivation(ir, opt)
+        if only is not None and opt.name not in only and not (
+            opt.has_default or opt.required or (derive is not None and derive.source in only)
+        ):
             continue
         value = f"value_{opt.name}"
         action = opt.unsupported or ("drop" if opt.wire is None else None)  # None: the option is sent
         if action == "drop":
             out.add(f"# {opt.name}: silently dropped, as the mapping declares")
             continue
-        if bind:
+        if bind and (opt.values or opt.name in OBJECT_OPTIONS):  # re-spelled or copied below: any wire type
+            out.add(f"{value}: Any = config.{opt.name}")
+        elif bind:
             out.add(f"{value} = config.{opt.name}")
+        elif only is not None and opt.name not in only and not (opt.has_default or opt.required):
+            out.add(f"{value}: Any = NOT_GIVEN")
         path = f"config.{opt.name}"
+        if derive is not None and action is None:
+            _emit_derive(em, out, opt, derive, bind, only, bound)
+        if opt.values and action is None:
+            spelled: dict[Any, str] = {}
+            for wire_value, canonical in opt.values:
+                spelled.setdefault(canonical, wire_value)
+            out.add(f"if {value} is not NOT_GIVEN:  # values: the wire's spelling; a value it does not list is not sent")
+            out.add(f"    {value} = {lit(spelled)}.get({value}, NOT_GIVEN)")
+        bound.add(opt.name)
         if action is not None:
             out.add(f"if {value} is not NOT_GIVEN:")
             out.indent()
@@ -652,7 +706,16 @@ def emit_options_to_wire(
         elif opt.has_default:
             out.add(f"if {value} is NOT_GIVEN and not (extras and {lit(_extras_key(ir, opt.wire))} in extras):")
             out.add(f"    {value} = {lit(opt.default)}  # the mapping's default; an extras value rides instead")
-        out.add(f"if {value} is not NOT_GIVEN:")
+        if opt.requires == "response_schema" and not bind:
+            out.add(f"# {opt.name}: only with a response schema, which a fused translator never writes")
+            continue
+        requires = {
+            None: ":",
+            "tools": " and isinstance(tools, list) and tools:  # requires tools: the API refuses it without them",
+            "response_schema": " and isinstance(schema, dict) and mode == 'native':  # requires the response schema's object",
+            "no_response_schema": " and not (isinstance(schema, dict) and mode == 'native'):  # a native schema says it already",
+        }[opt.requires if bind or opt.requires != "no_response_schema" else None]  # fused: never a schema
+        out.add(f"if {value} is not NOT_GIVEN{requires}")
         out.indent()
         if opt.maximum is not None:
             why = f" is more than {ir.key}'s {opt.wire} takes (at most {opt.maximum})"
@@ -666,13 +729,93 @@ def emit_options_to_wire(
             out.dedent()
             out.add("else:")
             out.indent()
-        out.add(_assign(ir, opt.wire, value))
+        wire_value = f"not {value}" if opt.negate else f"dict({value})" if opt.name in OBJECT_OPTIONS else value
+        if opt.with_keys:
+            parent, leaf = opt.wire.rsplit(".", 1)
+            out.add(f"container = _w.container_in(body, {lit(tuple(parent.split('.')))})")
+            for key, const in opt.with_keys.items():
+                out.add(f"container.setdefault({lit(key)}, {lit(const)})  # `with`: written beside it")
+            out.add(f"container[{lit(leaf)}] = {wire_value}" + ("  # negate: the wire says it the other way round" if opt.negate else ""))
+        else:
+            out.add(_assign(ir, opt.wire, wire_value) + ("  # negate: the wire says it the other way round" if opt.negate else ""))
         for _ in opt.model_rules:
             out.dedent()
         out.dedent()
         if opt.merge:
             additive.append((_extras_key(ir, opt.wire), opt.merge_coerce_string))
     return additive
+
+
+def _phase(ir: Any, opt: Any) -> int:
+    """Where an option row is written: inside the tool_choice object (Anthropic
+    disable_parallel_tool_use) after the tools rows, which create that object (1); inside the
+    structured-output object (a caller's schema name) after that row (2); else first (0)."""
+    root = opt.wire.split(".")[0] if opt.wire is not None else None
+    if root is not None and root == ir.tool_choice_field:
+        return 1
+    if root is not None and ir.structured is not None and root == ir.structured["field"].split(".")[0]:
+        return 2
+    return 0
+
+
+def _derivation(ir: Any, opt: Any) -> Any:
+    """The option's `derive` row when it can apply: its source is an option this mapping does
+    not send always (statically, or for some models); None otherwise."""
+    derive = opt.derive
+    if derive is None:
+        return None
+    source = next(o for o in ir.options if o.name == derive.source)
+    if source.wire is not None and source.unsupported is None and not source.model_rules:
+        return None  # the source is always sent as itself: nothing to derive
+    return derive
+
+
+def _emit_derive(em: "Emitter", out: Any, opt: Any, derive: Any, bind: bool, only: set[str] | None, bound: set[str]) -> None:
+    """`derive`: the option's value, when the caller gave none, from an option this mapping
+    cannot send (for this model), through the row's table."""
+    ir = em.ir
+    value = f"value_{opt.name}"
+    source = next(o for o in ir.options if o.name == derive.source)
+    if bind:
+        src_expr = f"config.{derive.source}"
+    elif only is not None and derive.source in only:
+        src_expr = f"value_{derive.source}"
+    else:
+        return
+    out.add(f"if {value} is NOT_GIVEN:  # derive: from {derive.source} (mapping row {opt.name}.derive)")
+    out.indent()
+    out.add(f"source_value: Any = {src_expr}")
+    if source.wire is not None and source.unsupported is None:  # sent, except for some models
+        var = em.regex("|".join(f"(?:{rule.regex})" for rule in source.model_rules))
+        out.add(f"if source_value is not NOT_GIVEN and {var}.match(model) is None:  # sent as itself for this model")
+        out.add("    source_value = NOT_GIVEN")
+    if derive.table:
+        out.add(f"{value} = {{{', '.join(f'{lit(k)}: {lit(v)}' for k, v in derive.table)}}}.get(source_value, NOT_GIVEN) if type(source_value) is str else NOT_GIVEN")
+    else:
+        keyword = "if"
+        out.add("if type(source_value) is int:")
+        out.indent()
+        for upto, result in derive.steps:
+            out.add(f"{keyword} source_value <= {upto}:")
+            out.add(f"    {value} = {lit(result)}")
+            keyword = "elif"
+        out.dedent()
+    if derive.below is not None:
+        below = next(o for o in ir.options if o.name == derive.below)
+        if bind and derive.below not in bound:
+            limit = f"config.{derive.below}"
+        elif derive.below in bound or below.has_default or (only is not None and derive.below in only):
+            limit = f"value_{derive.below}"
+        else:
+            limit = "NOT_GIVEN"
+        if limit != "NOT_GIVEN":
+            out.add(f"limit: Any = {limit}")
+            out.add(f"if type({value}) is int and type(limit) is int and {value} >= limit:  # derive.below: {derive.below}")
+            out.add(f"    {value} = limit - 1")
+    if derive.minimum is not None:
+        out.add(f"if type({value}) is int and {value} < {derive.minimum}:  # derive.minimum: not sent")
+        out.add(f"    {value} = NOT_GIVEN")
+    out.dedent()
 
 
 def emit_tools_to_wire(em: "Emitter", out: Any, ref: str = "") -> None:
@@ -969,19 +1112,30 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         # applies the mapping's rule to it (drop, warn or reject) instead of forwarding an extra.
         # an integer option sent as an integer-valued float (Gemini `topK: 40.0`) reads as the
         # integer; the same wire gets its own form back as carried data (runtime/carry.py)
-        whole = "_w.whole_number" if opt.name in INTEGER_OPTIONS else ""
+        whole = "_w.whole_number" if opt.name in INTEGER_OPTIONS else "_w.negated" if opt.negate else ""
+        if opt.values:  # the wire's spellings; an unlisted one is read as given (a string) or not at all
+            keep = opt.name in STRING_OPTIONS
+            for wire_name in (opt.wire, *opt.read_also):
+                keyword = "if" if wire_name == opt.wire else "elif"
+                raw = _get(ir, wire_name)
+                out.add(f"{keyword} (spelled := _w.spelled({raw}, {lit(dict(opt.values))}, {keep})) is not None:  # values")
+                out.indent()
+                out.add(f"config[{lit(opt.name)}] = spelled")
+                out.add(_consume(ir, wire_name))
+                out.dedent()
+            continue
         for wire_name in (opt.wire, *opt.read_also):
             keyword = "if" if wire_name == opt.wire else "elif"
             if "." in wire_name:
                 out.add(f"{keyword} {_get(ir, wire_name)} is not None:")
                 out.indent()
-                out.add(f"config[{lit(opt.name)}] = {whole}({_get(ir, wire_name)})")
+                out.add(f"config[{lit(opt.name)}] = {whole}({_get(ir, wire_name)})" + ("  # negate: the wire says it the other way round" if opt.negate else ""))
                 out.add(_consume(ir, wire_name))
                 out.dedent()
                 continue
             out.add(f"{keyword} {lit(wire_name)} in body:")
             out.indent()
-            out.add(f"config[{lit(opt.name)}] = {whole}(body[{lit(wire_name)}])")
+            out.add(f"config[{lit(opt.name)}] = {whole}(body[{lit(wire_name)}])" + ("  # negate: the wire says it the other way round" if opt.negate else ""))
             if opt.merge_coerce_string:
                 out.add(f"if type(config[{lit(opt.name)}]) is str:  # the wire's scalar form")
                 out.add(f"    config[{lit(opt.name)}] = [config[{lit(opt.name)}]]")
@@ -1058,10 +1212,16 @@ def _emit_request_from_wire(em: "Emitter") -> None:
             assert isinstance(ir.structured_template, Obj)
             for key, _ in ir.structured_template.items:
                 out.add(f"nested_consumed.append({lit((*sf.split('.'), key))})  # the template's keys; the rest of {sf} is not ours")
-            out.add(f"raw_structured = {{k: v for k, v in raw_structured.items() if k in {lit(tuple(k for k, _ in ir.structured_template.items))}}}")
+            # the template's keys, and those the unmodeled table judges (a `reject` row still refuses)
+            judged = tuple(k for k, action in ir.unmodeled.get("structured_output", {}).items() if action == "reject" or ir.unknown != "carry")
+            out.add(f"raw_structured = {{k: v for k, v in raw_structured.items() if k in {lit(tuple(k for k, _ in ir.structured_template.items) + judged)}}}")
         else:
             out.add(f"consumed.add({lit(sf)})  # anything else under this key (another mode) stays an extra")
         out.add(f"kwargs['response_schema'] = _read_structured_output(raw_structured, {lit(sf)})")
+        for opt in ir.options:
+            if opt.requires == "no_response_schema" and opt.wire is not None:
+                out.add(f"config.pop({lit(opt.name)}, None)  # requires no_response_schema: the schema says it already")
+        _emit_derived_defaults(ir, out, sf)
         out.dedent()
     if ir.unknown == "carry":
         out.add("# request.unknown: carry. Fields no row reads are this wire's own: the residual carries them")

@@ -24,11 +24,16 @@ from .stream_table import compile_stream
 from .usage import build_usage
 from .wiretemplate import Arr, Lit, Node, Obj, Slot, TemplateSyntaxError, parse_template, slots_of
 
-__all__ = ["FormatIR", "OptionIR", "ValueMapIR", "build_ir", "INTEGER_OPTIONS"]
+__all__ = ["FormatIR", "OptionIR", "DeriveIR", "ValueMapIR", "build_ir", "INTEGER_OPTIONS", "BOOLEAN_OPTIONS", "STRING_OPTIONS"]
 
 #: the canonical options typed int (runtime/canonical.py Config): `maximum` applies to them, and
 #: a reader takes an integer-valued float for them
-INTEGER_OPTIONS = frozenset({"max_tokens", "top_k", "seed"})
+INTEGER_OPTIONS = frozenset({"max_tokens", "top_k", "seed", "n", "top_logprobs", "reasoning_budget"})
+#: the options typed bool and str (the rest are numbers, and stop_sequences a list)
+BOOLEAN_OPTIONS = frozenset({"parallel_tool_calls", "logprobs", "json_mode", "schema_strict"})
+STRING_OPTIONS = frozenset({"user", "reasoning_effort", "schema_name", "schema_description", "prompt_cache_key"})
+#: options whose value is a JSON object (copied when written, never shared with the caller)
+OBJECT_OPTIONS = frozenset({"metadata"})
 
 
 @dataclass
@@ -58,6 +63,20 @@ class OptionIR:
     maximum: int | None = None  # the largest value the wire field takes (refused above it)
     unsupported: str | None = None  # static action when the option cannot be sent at all
     model_rules: list[ModelRule] = field(default_factory=list)
+    negate: bool = False  # a boolean the wire states the other way round
+    with_keys: dict[str, Any] = field(default_factory=dict)  # written beside the value in its wire object
+    requires: str | None = None  # tools | response_schema: sent only beside them
+    derive: "DeriveIR | None" = None  # the value from another option this mapping cannot send
+    values: list[tuple[str, str]] = field(default_factory=list)  # (wire value, canonical value)
+
+
+@dataclass
+class DeriveIR:
+    source: str  # the option it is derived from
+    table: list[tuple[Any, Any]]  # (source value, value) for a string source
+    steps: list[tuple[int, Any]]  # (upto, value) for a numeric source, first match wins
+    below: str | None = None  # a derived integer stays below this option's value
+    minimum: int | None = None  # ... and is not sent when that leaves it under `minimum`
 
 
 @dataclass
@@ -211,6 +230,37 @@ class _Builder:
     def __init__(self, resolved: Resolved) -> None:
         self.r = resolved
         self.data = resolved.data
+
+    def _derive(self, pointer: str, name: str, spec: dict[str, Any]) -> DeriveIR:
+        """An option row's `derive`: checked here so the generated table is always total."""
+        source = spec["from"]
+        if source == name:
+            raise self.err(pointer + "/from", "an option cannot be derived from itself")
+        kinds = {"map": source in STRING_OPTIONS, "steps": source in INTEGER_OPTIONS}
+        given = [k for k in ("map", "steps") if k in spec]
+        if len(given) != 1:
+            raise self.err(pointer, "`derive` takes exactly one of `map` (a string option) and `steps` (an integer option)")
+        if not kinds[given[0]]:
+            raise self.err(pointer + "/" + given[0], f"`{given[0]}` does not fit {source}: `map` derives from {', '.join(sorted(STRING_OPTIONS))}, `steps` from {', '.join(sorted(INTEGER_OPTIONS))}")
+        values = list(spec.get("map", {}).values()) + [step["value"] for step in spec.get("steps", [])]
+        for value in values:
+            ok = (
+                type(value) is int if name in INTEGER_OPTIONS
+                else type(value) is bool if name in BOOLEAN_OPTIONS
+                else type(value) is str if name in STRING_OPTIONS
+                else isinstance(value, (int, float)) and not isinstance(value, bool)
+            )
+            if not ok:
+                raise self.err(pointer, f"derived value {value!r} is not a valid {name}")
+        steps = [(step["upto"], step["value"]) for step in spec.get("steps", [])]
+        if [u for u, _ in steps] != sorted(u for u, _ in steps):
+            raise self.err(pointer + "/steps", "steps must be in increasing `upto` order (the first match wins)")
+        below = spec.get("below")
+        if below is not None and (below not in INTEGER_OPTIONS or name not in INTEGER_OPTIONS):
+            raise self.err(pointer + "/below", "`below` keeps an integer option under another integer option")
+        if "minimum" in spec and name not in INTEGER_OPTIONS:
+            raise self.err(pointer + "/minimum", "`minimum` applies to a derived integer option")
+        return DeriveIR(source, [(k, v) for k, v in spec.get("map", {}).items() if not k.startswith("x-")], steps, below, spec.get("minimum"))
 
     def err(self, pointer: str, message: str) -> MappingError:
         return self.r.error(pointer, message)
@@ -418,7 +468,8 @@ class _Builder:
         options: list[OptionIR] = []
         api_version = meta.get("api_version")
         for name in OPTION_NAMES:
-            spec = req["options"][name]
+            # a later option without a row is not sent (mapping_schema REQUIRED_OPTIONS)
+            spec = req["options"].get(name, {"unsupported": "drop"})
             pointer = f"/request/options/{name}"
             if isinstance(spec, str):
                 options.append(OptionIR(name, spec))
@@ -436,7 +487,30 @@ class _Builder:
                 maximum=spec.get("maximum"),
             )
             if opt.maximum is not None and name not in INTEGER_OPTIONS:
-                raise self.err(pointer + "/maximum", f"`maximum` applies to the integer options (max_tokens, top_k, seed), not {name}")
+                raise self.err(pointer + "/maximum", f"`maximum` applies to the integer options ({', '.join(sorted(INTEGER_OPTIONS))}), not {name}")
+            opt.negate = bool(spec.get("negate", False))
+            if opt.negate and name not in BOOLEAN_OPTIONS:
+                raise self.err(pointer + "/negate", f"`negate` applies to the boolean options ({', '.join(sorted(BOOLEAN_OPTIONS))}), not {name}")
+            opt.requires = spec.get("requires")
+            if "values" in spec:
+                if name not in STRING_OPTIONS | BOOLEAN_OPTIONS:
+                    raise self.err(pointer + "/values", f"`values` spells the string and boolean options, not {name}")
+                kind = str if name in STRING_OPTIONS else bool
+                opt.values = [(k, v) for k, v in spec["values"].items() if not k.startswith("x-")]
+                for k, v in opt.values:
+                    if type(v) is not kind:
+                        raise self.err(f"{pointer}/values/{k}", f"{name} is a {kind.__name__}: {v!r} cannot be its value")
+                if opt.negate:
+                    raise self.err(pointer + "/values", "`values` and `negate` exclude each other (spell the values instead)")
+            if "with" in spec:
+                if opt.wire is None or "." not in opt.wire:
+                    raise self.err(pointer + "/with", "`with` writes keys beside the value in its wire object: the `wire` must be a nested field (a.b)")
+                leaf = opt.wire.rsplit(".", 1)[1]
+                if leaf in spec["with"]:
+                    raise self.err(pointer + "/with", f"`with` must not set the option's own key {leaf!r}")
+                opt.with_keys = dict(spec["with"])
+            if "derive" in spec:
+                opt.derive = self._derive(pointer + "/derive", name, spec["derive"])
             if opt.wire is None and opt.unsupported is None:
                 raise self.err(pointer, "an option needs `wire:` or `unsupported:`")
             if opt.wire is not None and opt.unsupported is not None:

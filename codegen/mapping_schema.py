@@ -50,7 +50,24 @@ OPTION_NAMES = [
     "stop_sequences",
     "frequency_penalty",
     "presence_penalty",
+    # issue 14 "model what crosses providers" (docs/canonical.md "Options that cross providers");
+    # optional rows: a mapping without one does not send the option (`unsupported: drop`)
+    "parallel_tool_calls",
+    "n",
+    "logprobs",
+    "top_logprobs",
+    "user",
+    "reasoning_effort",
+    "reasoning_budget",
+    "json_mode",
+    "schema_name",
+    "schema_description",
+    "schema_strict",
+    "prompt_cache_key",
+    "metadata",
 ]
+#: the options every chat mapping must state a row for (the later ones default to dropped)
+REQUIRED_OPTIONS = OPTION_NAMES[:8]
 
 
 def _obj(props: dict[str, Any], required: list[str] | None = None, **extra: Any) -> dict[str, Any]:
@@ -107,7 +124,41 @@ _option = {
                 "maximum": {"type": "integer"},
                 "unsupported": UNSUPPORTED,
                 "scoped": {"type": "array", "items": _scoped_rule},
-                "doc": {"type": "string"},
+                # a boolean option the wire states the other way round (Anthropic
+                # disable_parallel_tool_use for parallel_tool_calls)
+                "negate": {"type": "boolean"},
+                # keys written beside the value in its wire object when the writer creates them
+                # (thinking: {type: enabled, budget_tokens: ...}; tool_choice: {type: auto, ...})
+                "with": {"type": "object"},
+                # a string option's wire spellings: wire value -> canonical value (several wire
+                # values may read as one; the first is written). A canonical value not listed is
+                # not sent; a wire value not listed is read as given
+                "values": {"type": "object", "minProperties": 1, "additionalProperties": {"type": ["string", "boolean"]}},
+                # sent only in a request that declares tools (the APIs answer 400 otherwise) or
+                # that sends its response schema natively (the structured-output object it names),
+                # or one that does not (JSON mode: a schema's own object says JSON already)
+                "requires": {"enum": ["tools", "response_schema", "no_response_schema"]},
+                # the value, when the caller gave none, from another option this mapping cannot
+                # send (for this model): an effort level -> a token budget or back
+                "derive": _obj(
+                    {
+                        "from": {"enum": OPTION_NAMES},
+                        # a string source: its value -> this option's value
+                        "map": {"type": "object", "minProperties": 1},
+                        # a numeric source: the first step whose `upto` is >= the value
+                        "steps": {
+                            "type": "array",
+                            "minItems": 1,
+                            "items": _obj({"upto": {"type": "integer"}, "value": {}, "doc": {"type": "string"}}, required=["upto", "value"]),
+                        },
+                        # a derived integer is kept below this option's value (Anthropic:
+                        # budget_tokens < max_tokens); one that would fall under `minimum` is not sent
+                        "below": {"enum": OPTION_NAMES},
+                        "minimum": {"type": "integer"},
+                        "doc": {"type": "string"},
+                    },
+                    required=["from"],
+                ),
             }
         ),
     ]
@@ -272,7 +323,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                     },
                     required=["field", "auto", "required", "none", "tool"],
                 ),
-                "options": _obj({name: _option for name in OPTION_NAMES}, required=list(OPTION_NAMES)),
+                "options": _obj({name: _option for name in OPTION_NAMES}, required=list(REQUIRED_OPTIONS)),
                 "extras": _obj(
                     {
                         "placement": {

@@ -109,7 +109,11 @@ def wire_schemas(ir: FormatIR) -> dict[str, Any]:
     if ir.system_field:
         props[ir.system_field] = {"type": "string"}
     numeric = {"temperature": "number", "top_p": "number", "frequency_penalty": "number", "presence_penalty": "number",
-               "max_tokens": "integer", "top_k": "integer", "seed": "integer"}
+               "max_tokens": "integer", "top_k": "integer", "seed": "integer", "n": "integer", "top_logprobs": "integer",
+               "reasoning_budget": "integer", "parallel_tool_calls": "boolean", "logprobs": "boolean", "user": "string",
+               "reasoning_effort": "string", "json_mode": "string",
+               "schema_name": "string", "schema_description": "string", "schema_strict": "boolean",
+               "prompt_cache_key": "string", "metadata": "object"}
     for opt in ir.options:
         if opt.wire is None or opt.unsupported is not None:
             continue

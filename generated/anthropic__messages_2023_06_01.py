@@ -99,6 +99,7 @@ WIRE_KEYS: Final = frozenset(
         "block_end",
         "blocks",
         "body",
+        "budget_tokens",
         "cache_creation_input_tokens",
         "cache_read_input_tokens",
         "carry",
@@ -118,6 +119,7 @@ WIRE_KEYS: Final = frozenset(
         "disable_parallel_tool_use",
         "document",
         "drop",
+        "enabled",
         "end",
         "end_turn",
         "error",
@@ -143,6 +145,7 @@ WIRE_KEYS: Final = frozenset(
         "input_schema",
         "input_tokens",
         "invalid_request_error",
+        "is_error",
         "json_schema",
         "length",
         "list",
@@ -154,6 +157,7 @@ WIRE_KEYS: Final = frozenset(
         "message_start",
         "message_stop",
         "messages",
+        "metadata",
         "model",
         "modelVersion",
         "msg_wiremap",
@@ -178,6 +182,7 @@ WIRE_KEYS: Final = frozenset(
         "rate_limit_error",
         "reasoning",
         "reasoning_delta",
+        "reasoning_effort",
         "reasoning_signature",
         "redacted_reasoning",
         "redacted_thinking",
@@ -227,6 +232,7 @@ WIRE_KEYS: Final = frozenset(
         "url",
         "usage",
         "user",
+        "user_id",
         "verbatim",
         "warn",
         "when_upstream",
@@ -235,7 +241,16 @@ WIRE_KEYS: Final = frozenset(
 )
 # the wire paths of the option rows: an option the writer leaves out is not carried back
 OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
-    [("max_tokens",), ("stop_sequences",), ("temperature",), ("top_k",), ("top_p",)]
+    [
+        ("max_tokens",),
+        ("metadata", "user_id"),
+        ("stop_sequences",),
+        ("temperature",),
+        ("thinking", "budget_tokens"),
+        ("tool_choice", "disable_parallel_tool_use"),
+        ("top_k",),
+        ("top_p",),
+    ]
 )
 # the other wire names an option is read from (read_also): their value is in the canonical model
 ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([])
@@ -819,7 +834,10 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     if type(tool_call_id_1) is not str:
         tool_call_id_1 = _w.member_str(result, "tool_use_id", path)
     content_2 = _w.member_text_carry(result, "content", path)
-    return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
+    is_error_3 = _w.optional_bool(result, "is_error", path)
+    return ToolMessage(
+        tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN, is_error=is_error_3
+    )
 
 
 def _read_user_part(
@@ -977,10 +995,21 @@ def _results_to_wire(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _tool_result_to_wire(
-    tool_call_id: str, content: str, name: str | NotGiven, i: int
+    tool_call_id: str,
+    content: str,
+    name: str | NotGiven,
+    i: int,
+    is_error: bool | NotGiven = NOT_GIVEN,
 ) -> dict[str, Any]:
     """A tool result (`messages[i]`) -> its wire block."""
-    return {"type": "tool_result", "tool_use_id": tool_call_id, "content": content}
+    wire_1: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": tool_call_id,
+        "content": content,
+    }
+    if is_error is not NOT_GIVEN:
+        wire_1["is_error"] = is_error
+    return wire_1
 
 
 def _assistant_to_wire(
@@ -1014,7 +1043,9 @@ def _messages_to_wire(
     results: list[dict[str, Any]] | None = None  # the open run of grouped tool results
     for i, message in enumerate(messages):
         if isinstance(message, ToolMessage):
-            result = _tool_result_to_wire(message.tool_call_id, message.content, message.name, i)
+            result = _tool_result_to_wire(
+                message.tool_call_id, message.content, message.name, i, message.is_error
+            )
             if results is None:
                 results = []
                 wire_messages.append(_results_to_wire(results))
@@ -1142,10 +1173,64 @@ def _request_to_wire(
         body["stop_sequences"] = value_stop_sequences
     # frequency_penalty: silently dropped, as the mapping declares
     # presence_penalty: silently dropped, as the mapping declares
+    # n: silently dropped, as the mapping declares
+    # logprobs: silently dropped, as the mapping declares
+    # top_logprobs: silently dropped, as the mapping declares
+    value_user = config.user
+    if value_user is not NOT_GIVEN:
+        _w.put_in(body, ("metadata", "user_id"), value_user)
+    # reasoning_effort: silently dropped, as the mapping declares
+    value_reasoning_budget = config.reasoning_budget
+    if (
+        value_reasoning_budget is NOT_GIVEN
+    ):  # derive: from reasoning_effort (mapping row reasoning_budget.derive)
+        source_value: Any = config.reasoning_effort
+        value_reasoning_budget = (
+            {
+                "minimal": 1024,
+                "low": 1024,
+                "medium": 2048,
+                "high": 4096,
+                "xhigh": 8192,
+                "max": 16384,
+            }.get(source_value, NOT_GIVEN)
+            if type(source_value) is str
+            else NOT_GIVEN
+        )
+        limit: Any = value_max_tokens
+        if (
+            type(value_reasoning_budget) is int
+            and type(limit) is int
+            and value_reasoning_budget >= limit
+        ):  # derive.below: max_tokens
+            value_reasoning_budget = limit - 1
+        if (
+            type(value_reasoning_budget) is int and value_reasoning_budget < 1024
+        ):  # derive.minimum: not sent
+            value_reasoning_budget = NOT_GIVEN
+    if value_reasoning_budget is not NOT_GIVEN:
+        container = _w.container_in(body, ("thinking",))
+        container.setdefault("type", "enabled")  # `with`: written beside it
+        container["budget_tokens"] = value_reasoning_budget
+    # json_mode: silently dropped, as the mapping declares
+    # schema_name: silently dropped, as the mapping declares
+    # schema_description: silently dropped, as the mapping declares
+    # schema_strict: silently dropped, as the mapping declares
+    # prompt_cache_key: silently dropped, as the mapping declares
+    # metadata: silently dropped, as the mapping declares
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
-        body["tool_choice"] = _tool_choice_to_wire(tool_choice)
+        _w.put_in(body, ("tool_choice",), _tool_choice_to_wire(tool_choice))
+    value_parallel_tool_calls = config.parallel_tool_calls
+    if (
+        value_parallel_tool_calls is not NOT_GIVEN and isinstance(tools, list) and tools
+    ):  # requires tools: the API refuses it without them
+        container = _w.container_in(body, ("tool_choice",))
+        container.setdefault("type", "auto")  # `with`: written beside it
+        container["disable_parallel_tool_use"] = (
+            not value_parallel_tool_calls
+        )  # negate: the wire says it the other way round
     if isinstance(schema, dict) and mode == "native":
         wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy
         schema_name = _w.schema_name(schema)
@@ -1317,6 +1402,17 @@ def _request_from_wire(body: Any) -> Request:
     if "stop_sequences" in body:
         config["stop_sequences"] = body["stop_sequences"]
         consumed.add("stop_sequences")
+    if _w.get_in(body, ("tool_choice", "disable_parallel_tool_use")) is not None:
+        config["parallel_tool_calls"] = _w.negated(
+            _w.get_in(body, ("tool_choice", "disable_parallel_tool_use"))
+        )  # negate: the wire says it the other way round
+        nested_consumed.append(("tool_choice", "disable_parallel_tool_use"))
+    if _w.get_in(body, ("metadata", "user_id")) is not None:
+        config["user"] = _w.get_in(body, ("metadata", "user_id"))
+        nested_consumed.append(("metadata", "user_id"))
+    if _w.get_in(body, ("thinking", "budget_tokens")) is not None:
+        config["reasoning_budget"] = _w.whole_number(_w.get_in(body, ("thinking", "budget_tokens")))
+        nested_consumed.append(("thinking", "budget_tokens"))
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:

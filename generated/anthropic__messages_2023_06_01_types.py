@@ -116,6 +116,7 @@ class AnthropicMessages20230601ToolCall(TypedDict, closed=True):
 
 class AnthropicMessages20230601ToolResult(TypedDict, closed=True):
     content: str
+    is_error: NotRequired[bool]
     tool_use_id: str
     type: Literal["tool_result"]
 
@@ -142,18 +143,27 @@ class AnthropicMessages20230601AssistantMessage(TypedDict, closed=True):
     role: Literal["assistant"]
 
 
-class AnthropicMessages20230601Request(TypedDict):
-    max_tokens: NotRequired[int]
-    messages: list[AnthropicMessages20230601UserMessage | AnthropicMessages20230601AssistantMessage]
-    model: str
-    output_config: NotRequired[OutputConfig]
-    stop_sequences: NotRequired[list[str]]
-    system: NotRequired[str]
-    temperature: NotRequired[float]
-    tool_choice: NotRequired[ToolChoice | ToolChoice1 | ToolChoice2 | ToolChoice3]
-    tools: NotRequired[list[AnthropicMessages20230601Tool]]
-    top_k: NotRequired[int]
-    top_p: NotRequired[float]
+AnthropicMessages20230601Request = TypedDict(
+    "AnthropicMessages20230601Request",
+    {
+        "max_tokens": NotRequired[int],
+        "messages": list[
+            AnthropicMessages20230601UserMessage | AnthropicMessages20230601AssistantMessage
+        ],
+        "metadata.user_id": NotRequired[str],
+        "model": str,
+        "output_config": NotRequired[OutputConfig],
+        "stop_sequences": NotRequired[list[str]],
+        "system": NotRequired[str],
+        "temperature": NotRequired[float],
+        "thinking.budget_tokens": NotRequired[int],
+        "tool_choice": NotRequired[ToolChoice | ToolChoice1 | ToolChoice2 | ToolChoice3],
+        "tool_choice.disable_parallel_tool_use": NotRequired[bool],
+        "tools": NotRequired[list[AnthropicMessages20230601Tool]],
+        "top_k": NotRequired[int],
+        "top_p": NotRequired[float],
+    },
+)
 
 
 class AnthropicMessages20230601Response(TypedDict, closed=True):

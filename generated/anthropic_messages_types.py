@@ -116,6 +116,7 @@ class AnthropicMessagesToolCall(TypedDict, closed=True):
 
 class AnthropicMessagesToolResult(TypedDict, closed=True):
     content: str
+    is_error: NotRequired[bool]
     tool_use_id: str
     type: Literal["tool_result"]
 
@@ -142,15 +143,22 @@ class AnthropicMessagesAssistantMessage(TypedDict, closed=True):
     role: Literal["assistant"]
 
 
-class AnthropicMessagesRequest(TypedDict):
-    max_tokens: NotRequired[int]
-    messages: list[AnthropicMessagesUserMessage | AnthropicMessagesAssistantMessage]
-    model: str
-    output_config: NotRequired[OutputConfig]
-    stop_sequences: NotRequired[list[str]]
-    system: NotRequired[str]
-    tool_choice: NotRequired[ToolChoice | ToolChoice1 | ToolChoice2 | ToolChoice3]
-    tools: NotRequired[list[AnthropicMessagesTool]]
+AnthropicMessagesRequest = TypedDict(
+    "AnthropicMessagesRequest",
+    {
+        "max_tokens": NotRequired[int],
+        "messages": list[AnthropicMessagesUserMessage | AnthropicMessagesAssistantMessage],
+        "metadata.user_id": NotRequired[str],
+        "model": str,
+        "output_config": NotRequired[OutputConfig],
+        "stop_sequences": NotRequired[list[str]],
+        "system": NotRequired[str],
+        "thinking.budget_tokens": NotRequired[int],
+        "tool_choice": NotRequired[ToolChoice | ToolChoice1 | ToolChoice2 | ToolChoice3],
+        "tool_choice.disable_parallel_tool_use": NotRequired[bool],
+        "tools": NotRequired[list[AnthropicMessagesTool]],
+    },
+)
 
 
 class AnthropicMessagesResponse(TypedDict, closed=True):

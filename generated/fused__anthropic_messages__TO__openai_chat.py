@@ -65,10 +65,12 @@ _KNOWN: Final = frozenset(
     [
         "max_tokens",
         "messages",
+        "metadata",
         "model",
         "stop_sequences",
         "system",
         "temperature",
+        "thinking",
         "tool_choice",
         "tools",
         "top_k",
@@ -319,6 +321,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                                     tool_message.content,
                                     tool_message.name,
                                     ci,
+                                    tool_message.is_error,
                                 )
                             )
                             ci += 1
@@ -431,6 +434,50 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                     if type(item) is not str:
                         raise _Deopt
                 value_stop_sequences = list(value_stop_sequences)  # Config.from_dict keeps a copy
+        value_parallel_tool_calls: Any = NOT_GIVEN
+        container = src_body.get("tool_choice")
+        if container is not None:
+            if type(container) is not dict:
+                raise _Deopt
+            value_parallel_tool_calls = container.get("disable_parallel_tool_use")
+            if value_parallel_tool_calls is None:  # absent, or null (OpenArmature §6: unset)
+                value_parallel_tool_calls = NOT_GIVEN
+            if value_parallel_tool_calls is not NOT_GIVEN:
+                if type(value_parallel_tool_calls) is not bool:
+                    raise _Deopt
+                value_parallel_tool_calls = (
+                    not value_parallel_tool_calls
+                )  # negate: the wire says it the other way round
+        value_user: Any = NOT_GIVEN
+        container = src_body.get("metadata")
+        if container is not None:
+            if type(container) is not dict:
+                raise _Deopt
+            if not frozenset({"user_id"}).issuperset(
+                container
+            ):  # other keys are carried: the two-step way
+                raise _Deopt
+            value_user = container.get("user_id")
+            if value_user is None:  # absent, or null (OpenArmature §6: unset)
+                value_user = NOT_GIVEN
+            if value_user is not NOT_GIVEN:
+                if type(value_user) is not str:
+                    raise _Deopt
+        value_reasoning_budget: Any = NOT_GIVEN
+        container = src_body.get("thinking")
+        if container is not None:
+            if type(container) is not dict:
+                raise _Deopt
+            if not frozenset({"budget_tokens", "type"}).issuperset(
+                container
+            ):  # other keys are carried: the two-step way
+                raise _Deopt
+            value_reasoning_budget = container.get("budget_tokens")
+            if value_reasoning_budget is None:  # absent, or null (OpenArmature §6: unset)
+                value_reasoning_budget = NOT_GIVEN
+            if value_reasoning_budget is not NOT_GIVEN:
+                if type(value_reasoning_budget) is not int:
+                    raise _Deopt
         tools: Any = NOT_GIVEN
         raw_tools = src_body.get("tools")
         if raw_tools is not None:
@@ -463,6 +510,27 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
         # top_k: silently dropped, as the mapping declares
         if value_stop_sequences is not NOT_GIVEN:
             body["stop"] = value_stop_sequences
+        if (
+            value_parallel_tool_calls is not NOT_GIVEN and isinstance(tools, list) and tools
+        ):  # requires tools: the API refuses it without them
+            body["parallel_tool_calls"] = value_parallel_tool_calls
+        if value_user is not NOT_GIVEN:
+            body["user"] = value_user
+        value_reasoning_effort: Any = NOT_GIVEN
+        if (
+            value_reasoning_effort is NOT_GIVEN
+        ):  # derive: from reasoning_budget (mapping row reasoning_effort.derive)
+            source_value: Any = value_reasoning_budget
+            if type(source_value) is int:
+                if source_value <= 1024:
+                    value_reasoning_effort = "low"
+                elif source_value <= 8192:
+                    value_reasoning_effort = "medium"
+                elif source_value <= 2147483647:
+                    value_reasoning_effort = "high"
+        if value_reasoning_effort is not NOT_GIVEN:
+            body["reasoning_effort"] = value_reasoning_effort
+        # reasoning_budget: silently dropped, as the mapping declares
         if tools is not NOT_GIVEN and tools:
             body["tools"] = [
                 _dst._tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)

@@ -65,17 +65,26 @@ TARGET: Final = "anthropic_messages"
 _KNOWN: Final = frozenset(
     [
         "frequency_penalty",
+        "logprobs",
         "max_completion_tokens",
         "max_tokens",
         "messages",
+        "metadata",
         "model",
+        "n",
+        "parallel_tool_calls",
         "presence_penalty",
+        "prompt_cache_key",
+        "reasoning_effort",
+        "response_format",
         "seed",
         "stop",
         "temperature",
         "tool_choice",
         "tools",
+        "top_logprobs",
         "top_p",
+        "user",
     ]
 )  # the source body keys this path reads
 _NO_TOOLS: Final[frozenset[str]] = frozenset()
@@ -342,7 +351,11 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                     raise _Deopt
                 _v.check_tool_message(tool_message, ci, call_ids, _dst.RULES)
                 result = _dst._tool_result_to_wire(
-                    tool_message.tool_call_id, tool_message.content, tool_message.name, ci
+                    tool_message.tool_call_id,
+                    tool_message.content,
+                    tool_message.name,
+                    ci,
+                    tool_message.is_error,
                 )
                 if results is None:
                     results = []
@@ -423,6 +436,104 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 t = type(value_presence_penalty)
                 if t is not int and (t is not float or not _isfinite(value_presence_penalty)):
                     raise _Deopt
+        value_parallel_tool_calls: Any = NOT_GIVEN
+        if "parallel_tool_calls" in src_body:
+            value_parallel_tool_calls = src_body["parallel_tool_calls"]
+            if value_parallel_tool_calls is None:  # OpenArmature §6: a null option is unset
+                value_parallel_tool_calls = NOT_GIVEN
+            else:
+                if type(value_parallel_tool_calls) is not bool:
+                    raise _Deopt
+        value_n: Any = NOT_GIVEN
+        if "n" in src_body:
+            value_n = src_body["n"]
+            if value_n is None:  # OpenArmature §6: a null option is unset
+                value_n = NOT_GIVEN
+            else:
+                if type(value_n) is not int or value_n < 1:
+                    raise _Deopt
+        value_logprobs: Any = NOT_GIVEN
+        if "logprobs" in src_body:
+            value_logprobs = src_body["logprobs"]
+            if value_logprobs is None:  # OpenArmature §6: a null option is unset
+                value_logprobs = NOT_GIVEN
+            else:
+                if type(value_logprobs) is not bool:
+                    raise _Deopt
+        value_top_logprobs: Any = NOT_GIVEN
+        if "top_logprobs" in src_body:
+            value_top_logprobs = src_body["top_logprobs"]
+            if value_top_logprobs is None:  # OpenArmature §6: a null option is unset
+                value_top_logprobs = NOT_GIVEN
+            else:
+                if type(value_top_logprobs) is not int or value_top_logprobs < 0:
+                    raise _Deopt
+        value_user: Any = NOT_GIVEN
+        if "user" in src_body:
+            value_user = src_body["user"]
+            if value_user is None:  # OpenArmature §6: a null option is unset
+                value_user = NOT_GIVEN
+            else:
+                if type(value_user) is not str:
+                    raise _Deopt
+        value_reasoning_effort: Any = NOT_GIVEN
+        if "reasoning_effort" in src_body:
+            value_reasoning_effort = src_body["reasoning_effort"]
+            if value_reasoning_effort is None:  # OpenArmature §6: a null option is unset
+                value_reasoning_effort = NOT_GIVEN
+            else:
+                if type(value_reasoning_effort) is not str:
+                    raise _Deopt
+        value_json_mode: Any = NOT_GIVEN
+        container = src_body.get("response_format")
+        if container is not None:
+            if type(container) is not dict:
+                raise _Deopt
+            if not frozenset({"type"}).issuperset(
+                container
+            ):  # other keys are carried: the two-step way
+                raise _Deopt
+            value_json_mode = container.get("type")
+            if value_json_mode is None:  # absent, or null (OpenArmature §6: unset)
+                value_json_mode = NOT_GIVEN
+            elif type(value_json_mode) is not str:
+                raise _Deopt
+            elif value_json_mode in {"json_object": True}:
+                value_json_mode = {"json_object": True}[value_json_mode]
+            else:  # another row's value (json_schema: structured output): the two-step way
+                raise _Deopt
+            if value_json_mode is not NOT_GIVEN:
+                if type(value_json_mode) is not bool:
+                    raise _Deopt
+        value_schema_name: Any = (
+            NOT_GIVEN  # schema_name: only in a structured-output object, refused on this path
+        )
+        value_schema_description: Any = (
+            NOT_GIVEN  # schema_description: only in a structured-output object, refused on this path
+        )
+        value_schema_strict: Any = (
+            NOT_GIVEN  # schema_strict: only in a structured-output object, refused on this path
+        )
+        value_prompt_cache_key: Any = NOT_GIVEN
+        if "prompt_cache_key" in src_body:
+            value_prompt_cache_key = src_body["prompt_cache_key"]
+            if value_prompt_cache_key is None:  # OpenArmature §6: a null option is unset
+                value_prompt_cache_key = NOT_GIVEN
+            else:
+                if type(value_prompt_cache_key) is not str:
+                    raise _Deopt
+        value_metadata: Any = NOT_GIVEN
+        if "metadata" in src_body:
+            value_metadata = src_body["metadata"]
+            if value_metadata is None:  # OpenArmature §6: a null option is unset
+                value_metadata = NOT_GIVEN
+            else:
+                if type(value_metadata) is not dict:
+                    raise _Deopt
+                for name, tag in value_metadata.items():
+                    if type(name) is not str or type(tag) is not str:
+                        raise _Deopt
+                value_metadata = dict(value_metadata)  # Config.from_dict keeps a copy
         tools: Any = NOT_GIVEN
         raw_tools = src_body.get("tools")
         if raw_tools is not None:
@@ -461,12 +572,64 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
             body["stop_sequences"] = value_stop_sequences
         # frequency_penalty: silently dropped, as the mapping declares
         # presence_penalty: silently dropped, as the mapping declares
+        # n: silently dropped, as the mapping declares
+        # logprobs: silently dropped, as the mapping declares
+        # top_logprobs: silently dropped, as the mapping declares
+        if value_user is not NOT_GIVEN:
+            _w.put_in(body, ("metadata", "user_id"), value_user)
+        # reasoning_effort: silently dropped, as the mapping declares
+        value_reasoning_budget: Any = NOT_GIVEN
+        if (
+            value_reasoning_budget is NOT_GIVEN
+        ):  # derive: from reasoning_effort (mapping row reasoning_budget.derive)
+            source_value: Any = value_reasoning_effort
+            value_reasoning_budget = (
+                {
+                    "minimal": 1024,
+                    "low": 1024,
+                    "medium": 2048,
+                    "high": 4096,
+                    "xhigh": 8192,
+                    "max": 16384,
+                }.get(source_value, NOT_GIVEN)
+                if type(source_value) is str
+                else NOT_GIVEN
+            )
+            limit: Any = value_max_tokens
+            if (
+                type(value_reasoning_budget) is int
+                and type(limit) is int
+                and value_reasoning_budget >= limit
+            ):  # derive.below: max_tokens
+                value_reasoning_budget = limit - 1
+            if (
+                type(value_reasoning_budget) is int and value_reasoning_budget < 1024
+            ):  # derive.minimum: not sent
+                value_reasoning_budget = NOT_GIVEN
+        if value_reasoning_budget is not NOT_GIVEN:
+            container = _w.container_in(body, ("thinking",))
+            container.setdefault("type", "enabled")  # `with`: written beside it
+            container["budget_tokens"] = value_reasoning_budget
+        # json_mode: silently dropped, as the mapping declares
+        # schema_name: silently dropped, as the mapping declares
+        # schema_description: silently dropped, as the mapping declares
+        # schema_strict: silently dropped, as the mapping declares
+        # prompt_cache_key: silently dropped, as the mapping declares
+        # metadata: silently dropped, as the mapping declares
         if tools is not NOT_GIVEN and tools:
             body["tools"] = [
                 _dst._tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)
             ]
         if not isinstance(tool_choice, NotGiven):
-            body["tool_choice"] = _dst._tool_choice_to_wire(tool_choice)
+            _w.put_in(body, ("tool_choice",), _dst._tool_choice_to_wire(tool_choice))
+        if (
+            value_parallel_tool_calls is not NOT_GIVEN and isinstance(tools, list) and tools
+        ):  # requires tools: the API refuses it without them
+            container = _w.container_in(body, ("tool_choice",))
+            container.setdefault("type", "auto")  # `with`: written beside it
+            container["disable_parallel_tool_use"] = (
+                not value_parallel_tool_calls
+            )  # negate: the wire says it the other way round
         for text in dropped:
             warnings.warn(text, UnsupportedOptionWarning, stacklevel=2)
         return body

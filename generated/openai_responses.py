@@ -121,6 +121,7 @@ WIRE_KEYS: Final = frozenset(
         "developer",
         "done",
         "drop",
+        "effort",
         "end",
         "error",
         "event",
@@ -139,6 +140,7 @@ WIRE_KEYS: Final = frozenset(
         "function_call",
         "function_call_arguments",
         "function_call_output",
+        "high",
         "hoist",
         "id",
         "image.inline",
@@ -165,10 +167,13 @@ WIRE_KEYS: Final = frozenset(
         "json_schema",
         "length",
         "logprobs",
+        "low",
         "managed",
         "max_output_tokens",
+        "medium",
         "message",
         "message_start",
+        "metadata",
         "model",
         "modelVersion",
         "model_not_found",
@@ -176,6 +181,7 @@ WIRE_KEYS: Final = frozenset(
         "msg_wiremap",
         "name",
         "native",
+        "no_response_schema",
         "none",
         "object",
         "output",
@@ -188,6 +194,7 @@ WIRE_KEYS: Final = frozenset(
         "param",
         "parameters",
         "part",
+        "prompt_cache_key",
         "provider_authentication",
         "provider_invalid_model",
         "provider_invalid_request",
@@ -200,6 +207,7 @@ WIRE_KEYS: Final = frozenset(
         "read",
         "reason",
         "reasoning",
+        "reasoning_budget",
         "reasoning_delta",
         "reasoning_signature",
         "reasoning_summary_part",
@@ -214,6 +222,7 @@ WIRE_KEYS: Final = frozenset(
         "required",
         "resp_wiremap",
         "response",
+        "response_schema",
         "role",
         "root",
         "same_call",
@@ -244,6 +253,7 @@ WIRE_KEYS: Final = frozenset(
         "tool_calls",
         "tool_choice",
         "tools",
+        "top_logprobs",
         "top_p",
         "total_tokens",
         "type",
@@ -258,7 +268,21 @@ WIRE_KEYS: Final = frozenset(
 )
 # the wire paths of the option rows: an option the writer leaves out is not carried back
 OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
-    [("max_output_tokens",), ("temperature",), ("top_p",)]
+    [
+        ("max_output_tokens",),
+        ("metadata",),
+        ("parallel_tool_calls",),
+        ("prompt_cache_key",),
+        ("reasoning", "effort"),
+        ("temperature",),
+        ("text", "format", "description"),
+        ("text", "format", "name"),
+        ("text", "format", "strict"),
+        ("text", "format", "type"),
+        ("top_logprobs",),
+        ("top_p",),
+        ("user",),
+    ]
 )
 # the other wire names an option is read from (read_also): their value is in the canonical model
 ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([])
@@ -1029,7 +1053,11 @@ def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
 
 
 def _tool_result_to_wire(
-    tool_call_id: str, content: str, name: str | NotGiven, i: int
+    tool_call_id: str,
+    content: str,
+    name: str | NotGiven,
+    i: int,
+    is_error: bool | NotGiven = NOT_GIVEN,
 ) -> dict[str, Any]:
     """A tool result (`messages[i]`) -> its wire message."""
     return {"type": "function_call_output", "call_id": tool_call_id, "output": content}
@@ -1065,7 +1093,9 @@ def _messages_to_wire(
             continue
         assert isinstance(message, ToolMessage)
         wire_messages.append(
-            _tool_result_to_wire(message.tool_call_id, message.content, message.name, i)
+            _tool_result_to_wire(
+                message.tool_call_id, message.content, message.name, i, message.is_error
+            )
         )
     return wire_messages
 
@@ -1162,6 +1192,38 @@ def _request_to_wire(
     value_presence_penalty = config.presence_penalty
     if value_presence_penalty is not NOT_GIVEN:
         _w.warn_dropped("presence_penalty is not supported by openai_responses; dropped")
+    value_parallel_tool_calls = config.parallel_tool_calls
+    if value_parallel_tool_calls is not NOT_GIVEN:
+        body["parallel_tool_calls"] = value_parallel_tool_calls
+    # n: silently dropped, as the mapping declares
+    # logprobs: silently dropped, as the mapping declares
+    value_top_logprobs = config.top_logprobs
+    if value_top_logprobs is not NOT_GIVEN:
+        body["top_logprobs"] = value_top_logprobs
+    value_user = config.user
+    if value_user is not NOT_GIVEN:
+        body["user"] = value_user
+    value_reasoning_effort = config.reasoning_effort
+    if (
+        value_reasoning_effort is NOT_GIVEN
+    ):  # derive: from reasoning_budget (mapping row reasoning_effort.derive)
+        source_value: Any = config.reasoning_budget
+        if type(source_value) is int:
+            if source_value <= 1024:
+                value_reasoning_effort = "low"
+            elif source_value <= 8192:
+                value_reasoning_effort = "medium"
+            elif source_value <= 2147483647:
+                value_reasoning_effort = "high"
+    if value_reasoning_effort is not NOT_GIVEN:
+        _w.put_in(body, ("reasoning", "effort"), value_reasoning_effort)
+    # reasoning_budget: silently dropped, as the mapping declares
+    value_prompt_cache_key = config.prompt_cache_key
+    if value_prompt_cache_key is not NOT_GIVEN:
+        body["prompt_cache_key"] = value_prompt_cache_key
+    value_metadata: Any = config.metadata
+    if value_metadata is not NOT_GIVEN:
+        body["metadata"] = dict(value_metadata)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
@@ -1170,14 +1232,42 @@ def _request_to_wire(
         wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy
         schema_name = _w.schema_name(schema)
         schema_strict = _w.schema_qualifies_for_strict(wire_schema)
-        body["text"] = {
-            "format": {
-                "type": "json_schema",
-                "name": schema_name,
-                "schema": _w.json_copy(wire_schema),
-                "strict": schema_strict,
-            }
-        }
+        _w.put_in(
+            body,
+            ("text",),
+            {
+                "format": {
+                    "type": "json_schema",
+                    "name": schema_name,
+                    "schema": _w.json_copy(wire_schema),
+                    "strict": schema_strict,
+                }
+            },
+        )
+    value_json_mode: Any = config.json_mode
+    if (
+        value_json_mode is not NOT_GIVEN
+    ):  # values: the wire's spelling; a value it does not list is not sent
+        value_json_mode = {True: "json_object"}.get(value_json_mode, NOT_GIVEN)
+    if value_json_mode is not NOT_GIVEN and not (
+        isinstance(schema, dict) and mode == "native"
+    ):  # a native schema says it already
+        _w.put_in(body, ("text", "format", "type"), value_json_mode)
+    value_schema_name = config.schema_name
+    if (
+        value_schema_name is not NOT_GIVEN and isinstance(schema, dict) and mode == "native"
+    ):  # requires the response schema's object
+        _w.put_in(body, ("text", "format", "name"), value_schema_name)
+    value_schema_description = config.schema_description
+    if (
+        value_schema_description is not NOT_GIVEN and isinstance(schema, dict) and mode == "native"
+    ):  # requires the response schema's object
+        _w.put_in(body, ("text", "format", "description"), value_schema_description)
+    value_schema_strict = config.schema_strict
+    if (
+        value_schema_strict is not NOT_GIVEN and isinstance(schema, dict) and mode == "native"
+    ):  # requires the response schema's object
+        _w.put_in(body, ("text", "format", "strict"), value_schema_strict)
     if extras:
         assert isinstance(extras, dict)
         target = body
@@ -1353,6 +1443,40 @@ def _request_from_wire(body: Any) -> Request:
     if "top_p" in body:
         config["top_p"] = body["top_p"]
         consumed.add("top_p")
+    if "parallel_tool_calls" in body:
+        config["parallel_tool_calls"] = body["parallel_tool_calls"]
+        consumed.add("parallel_tool_calls")
+    if "top_logprobs" in body:
+        config["top_logprobs"] = _w.whole_number(body["top_logprobs"])
+        consumed.add("top_logprobs")
+    if "user" in body:
+        config["user"] = body["user"]
+        consumed.add("user")
+    if _w.get_in(body, ("reasoning", "effort")) is not None:
+        config["reasoning_effort"] = _w.get_in(body, ("reasoning", "effort"))
+        nested_consumed.append(("reasoning", "effort"))
+    if (
+        spelled := _w.spelled(
+            _w.get_in(body, ("text", "format", "type")), {"json_object": True}, False
+        )
+    ) is not None:  # values
+        config["json_mode"] = spelled
+        nested_consumed.append(("text", "format", "type"))
+    if _w.get_in(body, ("text", "format", "name")) is not None:
+        config["schema_name"] = _w.get_in(body, ("text", "format", "name"))
+        nested_consumed.append(("text", "format", "name"))
+    if _w.get_in(body, ("text", "format", "description")) is not None:
+        config["schema_description"] = _w.get_in(body, ("text", "format", "description"))
+        nested_consumed.append(("text", "format", "description"))
+    if _w.get_in(body, ("text", "format", "strict")) is not None:
+        config["schema_strict"] = _w.get_in(body, ("text", "format", "strict"))
+        nested_consumed.append(("text", "format", "strict"))
+    if "prompt_cache_key" in body:
+        config["prompt_cache_key"] = body["prompt_cache_key"]
+        consumed.add("prompt_cache_key")
+    if "metadata" in body:
+        config["metadata"] = body["metadata"]
+        consumed.add("metadata")
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:
@@ -1377,9 +1501,22 @@ def _request_from_wire(body: Any) -> Request:
             else None
         )
         == "json_schema"
+        and "format" in raw_structured
     ):
-        consumed.add("text")  # anything else under this key (another mode) stays an extra
+        nested_consumed.append(
+            ("text", "format")
+        )  # the template's keys; the rest of text is not ours
+        raw_structured = {k: v for k, v in raw_structured.items() if k in ("format",)}
         kwargs["response_schema"] = _read_structured_output(raw_structured, "text")
+        config.pop("json_mode", None)  # requires no_response_schema: the schema says it already
+        if "schema_name" in config and _w.derived_equal(
+            config["schema_name"], _w.schema_name, kwargs["response_schema"]
+        ):  # the row's own derived name
+            del config["schema_name"]
+        if "schema_strict" in config and _w.derived_equal(
+            config["schema_strict"], _w.schema_qualifies_for_strict, kwargs["response_schema"]
+        ):  # the row's own derived strict
+            del config["schema_strict"]
     # request.unknown: carry. Fields no row reads are this wire's own: the residual carries them
     # back to it (runtime/carry.py); config.extras is the caller's passthrough, never a reader's
     if config:
@@ -1448,11 +1585,6 @@ def _read_tool_choice(value: Any) -> ToolChoice:
 
 def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:
     """Wire structured-output field -> the JSON Schema it carries."""
-    if value.get("verbosity") not in (None, False):
-        raise _w.WireShapeError(
-            path + ".verbosity",
-            "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.structured_output)",
-        )
     obj_1 = value.get("format")
     if type(obj_1) is not dict:
         obj_1 = _w.member_dict(value, "format", path)

@@ -104,18 +104,34 @@ class OpenaiResponsesAssistantMessage(TypedDict, closed=True):
     role: Literal["assistant"]
 
 
-class OpenaiResponsesRequest(TypedDict):
-    input: list[
-        OpenaiResponsesUserMessage | OpenaiResponsesAssistantMessage | OpenaiResponsesToolResult
-    ]
-    instructions: NotRequired[str]
-    max_output_tokens: NotRequired[int]
-    model: str
-    temperature: NotRequired[float]
-    text: NotRequired[Text]
-    tool_choice: NotRequired[Literal["auto"] | Literal["required"] | Literal["none"] | ToolChoice]
-    tools: NotRequired[list[OpenaiResponsesTool]]
-    top_p: NotRequired[float]
+OpenaiResponsesRequest = TypedDict(
+    "OpenaiResponsesRequest",
+    {
+        "input": list[
+            OpenaiResponsesUserMessage | OpenaiResponsesAssistantMessage | OpenaiResponsesToolResult
+        ],
+        "instructions": NotRequired[str],
+        "max_output_tokens": NotRequired[int],
+        "metadata": NotRequired[dict[str, Any]],
+        "model": str,
+        "parallel_tool_calls": NotRequired[bool],
+        "prompt_cache_key": NotRequired[str],
+        "reasoning.effort": NotRequired[str],
+        "temperature": NotRequired[float],
+        "text": NotRequired[Text],
+        "text.format.description": NotRequired[str],
+        "text.format.name": NotRequired[str],
+        "text.format.strict": NotRequired[bool],
+        "text.format.type": NotRequired[str],
+        "tool_choice": NotRequired[
+            Literal["auto"] | Literal["required"] | Literal["none"] | ToolChoice
+        ],
+        "tools": NotRequired[list[OpenaiResponsesTool]],
+        "top_logprobs": NotRequired[int],
+        "top_p": NotRequired[float],
+        "user": NotRequired[str],
+    },
+)
 
 
 class OpenaiResponsesResponse(TypedDict, closed=True):

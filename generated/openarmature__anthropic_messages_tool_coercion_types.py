@@ -114,6 +114,7 @@ class OpenarmatureAnthropicMessagesToolCoercionToolCall(TypedDict, closed=True):
 
 class OpenarmatureAnthropicMessagesToolCoercionToolResult(TypedDict, closed=True):
     content: str
+    is_error: NotRequired[bool]
     tool_use_id: str
     type: Literal["tool_result"]
 
@@ -146,21 +147,28 @@ class OpenarmatureAnthropicMessagesToolCoercionAssistantMessage(TypedDict, close
     role: Literal["assistant"]
 
 
-class OpenarmatureAnthropicMessagesToolCoercionRequest(TypedDict):
-    max_tokens: NotRequired[int]
-    messages: list[
-        OpenarmatureAnthropicMessagesToolCoercionUserMessage
-        | OpenarmatureAnthropicMessagesToolCoercionAssistantMessage
-    ]
-    model: str
-    output_config: NotRequired[OutputConfig]
-    stop_sequences: NotRequired[list[str]]
-    system: NotRequired[str]
-    temperature: NotRequired[float]
-    tool_choice: NotRequired[ToolChoice | ToolChoice1 | ToolChoice2 | ToolChoice3]
-    tools: NotRequired[list[OpenarmatureAnthropicMessagesToolCoercionTool]]
-    top_k: NotRequired[int]
-    top_p: NotRequired[float]
+OpenarmatureAnthropicMessagesToolCoercionRequest = TypedDict(
+    "OpenarmatureAnthropicMessagesToolCoercionRequest",
+    {
+        "max_tokens": NotRequired[int],
+        "messages": list[
+            OpenarmatureAnthropicMessagesToolCoercionUserMessage
+            | OpenarmatureAnthropicMessagesToolCoercionAssistantMessage
+        ],
+        "metadata.user_id": NotRequired[str],
+        "model": str,
+        "output_config": NotRequired[OutputConfig],
+        "stop_sequences": NotRequired[list[str]],
+        "system": NotRequired[str],
+        "temperature": NotRequired[float],
+        "thinking.budget_tokens": NotRequired[int],
+        "tool_choice": NotRequired[ToolChoice | ToolChoice1 | ToolChoice2 | ToolChoice3],
+        "tool_choice.disable_parallel_tool_use": NotRequired[bool],
+        "tools": NotRequired[list[OpenarmatureAnthropicMessagesToolCoercionTool]],
+        "top_k": NotRequired[int],
+        "top_p": NotRequired[float],
+    },
+)
 
 
 class OpenarmatureAnthropicMessagesToolCoercionResponse(TypedDict, closed=True):

@@ -114,6 +114,7 @@ class OpenarmatureAnthropicMessagesToolCall(TypedDict, closed=True):
 
 class OpenarmatureAnthropicMessagesToolResult(TypedDict, closed=True):
     content: str
+    is_error: NotRequired[bool]
     tool_use_id: str
     type: Literal["tool_result"]
 
@@ -146,20 +147,27 @@ class OpenarmatureAnthropicMessagesAssistantMessage(TypedDict, closed=True):
     role: Literal["assistant"]
 
 
-class OpenarmatureAnthropicMessagesRequest(TypedDict):
-    max_tokens: NotRequired[int]
-    messages: list[
-        OpenarmatureAnthropicMessagesUserMessage | OpenarmatureAnthropicMessagesAssistantMessage
-    ]
-    model: str
-    output_config: NotRequired[OutputConfig]
-    stop_sequences: NotRequired[list[str]]
-    system: NotRequired[str]
-    temperature: NotRequired[float]
-    tool_choice: NotRequired[ToolChoice | ToolChoice1 | ToolChoice2 | ToolChoice3]
-    tools: NotRequired[list[OpenarmatureAnthropicMessagesTool]]
-    top_k: NotRequired[int]
-    top_p: NotRequired[float]
+OpenarmatureAnthropicMessagesRequest = TypedDict(
+    "OpenarmatureAnthropicMessagesRequest",
+    {
+        "max_tokens": NotRequired[int],
+        "messages": list[
+            OpenarmatureAnthropicMessagesUserMessage | OpenarmatureAnthropicMessagesAssistantMessage
+        ],
+        "metadata.user_id": NotRequired[str],
+        "model": str,
+        "output_config": NotRequired[OutputConfig],
+        "stop_sequences": NotRequired[list[str]],
+        "system": NotRequired[str],
+        "temperature": NotRequired[float],
+        "thinking.budget_tokens": NotRequired[int],
+        "tool_choice": NotRequired[ToolChoice | ToolChoice1 | ToolChoice2 | ToolChoice3],
+        "tool_choice.disable_parallel_tool_use": NotRequired[bool],
+        "tools": NotRequired[list[OpenarmatureAnthropicMessagesTool]],
+        "top_k": NotRequired[int],
+        "top_p": NotRequired[float],
+    },
+)
 
 
 class OpenarmatureAnthropicMessagesResponse(TypedDict, closed=True):

@@ -111,6 +111,7 @@ WIRE_KEYS: Final = frozenset(
         "body",
         "cachedContent",
         "cachedContentTokenCount",
+        "candidateCount",
         "candidates",
         "candidatesTokenCount",
         "carry",
@@ -125,6 +126,7 @@ WIRE_KEYS: Final = frozenset(
         "defaults",
         "description",
         "details",
+        "drop",
         "empty",
         "end",
         "error",
@@ -147,6 +149,7 @@ WIRE_KEYS: Final = frozenset(
         "generationConfig",
         "group_into_user_message",
         "header",
+        "high",
         "hoist",
         "id",
         "image.inline",
@@ -157,17 +160,22 @@ WIRE_KEYS: Final = frozenset(
         "keys",
         "length",
         "list",
+        "logprobs",
+        "low",
         "managed",
         "maxOutputTokens",
+        "medium",
         "message",
         "message_start",
         "mimeType",
+        "minimal",
         "mode",
         "model",
         "modelVersion",
         "models",
         "name",
         "native",
+        "no_response_schema",
         "none",
         "openarmature",
         "parameters",
@@ -186,6 +194,7 @@ WIRE_KEYS: Final = frozenset(
         "raw",
         "reasoning",
         "reasoning_delta",
+        "reasoning_effort",
         "reasoning_signature",
         "redacted_reasoning",
         "redacted_thinking",
@@ -194,6 +203,7 @@ WIRE_KEYS: Final = frozenset(
         "response",
         "responseId",
         "responseJsonSchema",
+        "responseLogprobs",
         "responseMimeType",
         "result",
         "retryDelay",
@@ -216,6 +226,9 @@ WIRE_KEYS: Final = frozenset(
         "text_delta",
         "text_signature",
         "thinking",
+        "thinkingBudget",
+        "thinkingConfig",
+        "thinkingLevel",
         "thought",
         "thoughtSignature",
         "tool",
@@ -241,12 +254,18 @@ WIRE_KEYS: Final = frozenset(
 # the wire paths of the option rows: an option the writer leaves out is not carried back
 OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
     [
+        ("generationConfig", "candidateCount"),
         ("generationConfig", "frequencyPenalty"),
+        ("generationConfig", "logprobs"),
         ("generationConfig", "maxOutputTokens"),
         ("generationConfig", "presencePenalty"),
+        ("generationConfig", "responseLogprobs"),
+        ("generationConfig", "responseMimeType"),
         ("generationConfig", "seed"),
         ("generationConfig", "stopSequences"),
         ("generationConfig", "temperature"),
+        ("generationConfig", "thinkingConfig", "thinkingBudget"),
+        ("generationConfig", "thinkingConfig", "thinkingLevel"),
         ("generationConfig", "topK"),
         ("generationConfig", "topP"),
     ]
@@ -524,10 +543,20 @@ _EMPTY_TURN: Final = (
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 
-_RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?i)API key not valid|API_KEY_INVALID")
+_RE_1: Final = _w.lazy_pattern(
+    globals(),
+    "_RE_1",
+    "(?s)(?s:gemini\\-2.*)\\Z|(?s:gemini\\-1.*)\\Z|(?s:models/gemini\\-2.*)\\Z|(?s:models/gemini\\-1.*)\\Z",
+)
 _RE_2: Final = _w.lazy_pattern(
     globals(),
     "_RE_2",
+    "(?s)(?:(?s:gemini\\-2.*)\\Z|(?s:gemini\\-1.*)\\Z|(?s:models/gemini\\-2.*)\\Z|(?s:models/gemini\\-1.*)\\Z)",
+)
+_RE_3: Final = _w.lazy_pattern(globals(), "_RE_3", "(?i)API key not valid|API_KEY_INVALID")
+_RE_4: Final = _w.lazy_pattern(
+    globals(),
+    "_RE_4",
     "(?i)mime.?type|unsupported (file|media|image|audio|video)|file ?uri|cannot fetch|unable to (fetch|process) (the )?(file|input)|not supported for (this|the) (file|media)",
 )
 
@@ -892,7 +921,11 @@ def _results_to_wire(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _tool_result_to_wire(
-    tool_call_id: str, content: str, name: str | NotGiven, i: int
+    tool_call_id: str,
+    content: str,
+    name: str | NotGiven,
+    i: int,
+    is_error: bool | NotGiven = NOT_GIVEN,
 ) -> dict[str, Any]:
     """A tool result (`messages[i]`) -> its wire block."""
     return {
@@ -950,7 +983,9 @@ def _messages_to_wire(
                     + " and the message names no function; the wire needs its name",
                     path=f"messages[{i}].tool_call_id",
                 )
-            result = _tool_result_to_wire(message.tool_call_id, message.content, result_name, i)
+            result = _tool_result_to_wire(
+                message.tool_call_id, message.content, result_name, i, message.is_error
+            )
             if results is None:
                 results = []
                 wire_messages.append(_results_to_wire(results))
@@ -1031,6 +1066,32 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
+    # parallel_tool_calls: silently dropped, as the mapping declares
+    # user: silently dropped, as the mapping declares
+    # schema_name: silently dropped, as the mapping declares
+    # schema_description: silently dropped, as the mapping declares
+    # schema_strict: silently dropped, as the mapping declares
+    # prompt_cache_key: silently dropped, as the mapping declares
+    # metadata: silently dropped, as the mapping declares
+    if tools is not NOT_GIVEN and tools:
+        body["tools"] = [
+            {
+                "functionDeclarations": [
+                    _tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)
+                ]
+            }
+        ]  # tools group: one wrapper object
+    if not isinstance(tool_choice, NotGiven):
+        _w.put_in(body, ("toolConfig", "functionCallingConfig"), _tool_choice_to_wire(tool_choice))
+    if isinstance(schema, dict) and mode == "native":
+        wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy
+        schema_name = _w.schema_name(schema)
+        schema_strict = _w.schema_qualifies_for_strict(wire_schema)
+        _w.put_in(
+            body,
+            ("generationConfig",),
+            {"responseMimeType": "application/json", "responseJsonSchema": wire_schema},
+        )
     value_temperature = config.temperature
     if value_temperature is not NOT_GIVEN:
         _w.put_in(body, ("generationConfig", "temperature"), value_temperature)
@@ -1073,25 +1134,77 @@ def _request_to_wire(
     value_presence_penalty = config.presence_penalty
     if value_presence_penalty is not NOT_GIVEN:
         _w.put_in(body, ("generationConfig", "presencePenalty"), value_presence_penalty)
-    if tools is not NOT_GIVEN and tools:
-        body["tools"] = [
-            {
-                "functionDeclarations": [
-                    _tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)
-                ]
-            }
-        ]  # tools group: one wrapper object
-    if not isinstance(tool_choice, NotGiven):
-        _w.put_in(body, ("toolConfig", "functionCallingConfig"), _tool_choice_to_wire(tool_choice))
-    if isinstance(schema, dict) and mode == "native":
-        wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy
-        schema_name = _w.schema_name(schema)
-        schema_strict = _w.schema_qualifies_for_strict(wire_schema)
-        _w.put_in(
-            body,
-            ("generationConfig",),
-            {"responseMimeType": "application/json", "responseJsonSchema": wire_schema},
+    value_n = config.n
+    if value_n is not NOT_GIVEN:
+        if type(value_n) is int and value_n > 2147483647:  # option maximum
+            raise InvalidRequestError(
+                repr(value_n)
+                + " is more than openarmature.gemini_generate_content's generationConfig.candidateCount takes (at most 2147483647)",
+                path="config.n",
+            )
+        _w.put_in(body, ("generationConfig", "candidateCount"), value_n)
+    value_logprobs = config.logprobs
+    if value_logprobs is not NOT_GIVEN:
+        _w.put_in(body, ("generationConfig", "responseLogprobs"), value_logprobs)
+    value_top_logprobs = config.top_logprobs
+    if value_top_logprobs is not NOT_GIVEN:
+        if type(value_top_logprobs) is int and value_top_logprobs > 2147483647:  # option maximum
+            raise InvalidRequestError(
+                repr(value_top_logprobs)
+                + " is more than openarmature.gemini_generate_content's generationConfig.logprobs takes (at most 2147483647)",
+                path="config.top_logprobs",
+            )
+        _w.put_in(body, ("generationConfig", "logprobs"), value_top_logprobs)
+    value_reasoning_effort: Any = config.reasoning_effort
+    if (
+        value_reasoning_effort is not NOT_GIVEN
+    ):  # values: the wire's spelling; a value it does not list is not sent
+        value_reasoning_effort = {
+            "low": "low",
+            "medium": "medium",
+            "high": "high",
+            "minimal": "minimal",
+        }.get(value_reasoning_effort, NOT_GIVEN)
+    if value_reasoning_effort is not NOT_GIVEN:
+        if (
+            _RE_1.match(model) is not None
+        ):  # models: ['gemini-2*', 'gemini-1*', 'models/gemini-2*', 'models/gemini-1*']
+            pass  # silently dropped, as the mapping declares
+        else:
+            _w.put_in(
+                body,
+                ("generationConfig", "thinkingConfig", "thinkingLevel"),
+                value_reasoning_effort,
+            )
+    value_reasoning_budget = config.reasoning_budget
+    if (
+        value_reasoning_budget is NOT_GIVEN
+    ):  # derive: from reasoning_effort (mapping row reasoning_budget.derive)
+        source_value: Any = config.reasoning_effort
+        if (
+            source_value is not NOT_GIVEN and _RE_2.match(model) is None
+        ):  # sent as itself for this model
+            source_value = NOT_GIVEN
+        value_reasoning_budget = (
+            {"minimal": 512, "low": 1024, "medium": 8192, "high": 24576}.get(
+                source_value, NOT_GIVEN
+            )
+            if type(source_value) is str
+            else NOT_GIVEN
         )
+    if value_reasoning_budget is not NOT_GIVEN:
+        _w.put_in(
+            body, ("generationConfig", "thinkingConfig", "thinkingBudget"), value_reasoning_budget
+        )
+    value_json_mode: Any = config.json_mode
+    if (
+        value_json_mode is not NOT_GIVEN
+    ):  # values: the wire's spelling; a value it does not list is not sent
+        value_json_mode = {True: "application/json"}.get(value_json_mode, NOT_GIVEN)
+    if value_json_mode is not NOT_GIVEN and not (
+        isinstance(schema, dict) and mode == "native"
+    ):  # a native schema says it already
+        _w.put_in(body, ("generationConfig", "responseMimeType"), value_json_mode)
     if extras:
         assert isinstance(extras, dict)
         for key in sorted(extras):
@@ -1264,6 +1377,47 @@ def _request_from_wire(body: Any) -> Request:
     if _w.get_in(body, ("generationConfig", "presencePenalty")) is not None:
         config["presence_penalty"] = _w.get_in(body, ("generationConfig", "presencePenalty"))
         nested_consumed.append(("generationConfig", "presencePenalty"))
+    if _w.get_in(body, ("generationConfig", "candidateCount")) is not None:
+        config["n"] = _w.whole_number(_w.get_in(body, ("generationConfig", "candidateCount")))
+        nested_consumed.append(("generationConfig", "candidateCount"))
+    if _w.get_in(body, ("generationConfig", "responseLogprobs")) is not None:
+        config["logprobs"] = _w.get_in(body, ("generationConfig", "responseLogprobs"))
+        nested_consumed.append(("generationConfig", "responseLogprobs"))
+    if _w.get_in(body, ("generationConfig", "logprobs")) is not None:
+        config["top_logprobs"] = _w.whole_number(_w.get_in(body, ("generationConfig", "logprobs")))
+        nested_consumed.append(("generationConfig", "logprobs"))
+    if (
+        spelled := _w.spelled(
+            _w.get_in(body, ("generationConfig", "thinkingConfig", "thinkingLevel")),
+            {
+                "low": "low",
+                "medium": "medium",
+                "high": "high",
+                "minimal": "minimal",
+                "LOW": "low",
+                "MEDIUM": "medium",
+                "HIGH": "high",
+                "MINIMAL": "minimal",
+            },
+            True,
+        )
+    ) is not None:  # values
+        config["reasoning_effort"] = spelled
+        nested_consumed.append(("generationConfig", "thinkingConfig", "thinkingLevel"))
+    if _w.get_in(body, ("generationConfig", "thinkingConfig", "thinkingBudget")) is not None:
+        config["reasoning_budget"] = _w.whole_number(
+            _w.get_in(body, ("generationConfig", "thinkingConfig", "thinkingBudget"))
+        )
+        nested_consumed.append(("generationConfig", "thinkingConfig", "thinkingBudget"))
+    if (
+        spelled := _w.spelled(
+            _w.get_in(body, ("generationConfig", "responseMimeType")),
+            {"application/json": True},
+            False,
+        )
+    ) is not None:  # values
+        config["json_mode"] = spelled
+        nested_consumed.append(("generationConfig", "responseMimeType"))
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:
@@ -1311,6 +1465,7 @@ def _request_from_wire(body: Any) -> Request:
             if k in ("responseMimeType", "responseJsonSchema")
         }
         kwargs["response_schema"] = _read_structured_output(raw_structured, "generationConfig")
+        config.pop("json_mode", None)  # requires no_response_schema: the schema says it already
     rest = _w.leftover(body, consumed, nested_consumed)
     extras = _w.get_in(rest, ("generationConfig",))
     if extras is not None and type(extras) is not dict:
@@ -1698,10 +1853,10 @@ def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) 
     text = _w.error_words(message, error_type, error_code)
     category = "provider_invalid_request"
     while True:  # first matching rule wins
-        if status == 400 and _RE_1.search(text) is not None:
+        if status == 400 and _RE_3.search(text) is not None:
             category = "provider_authentication"
             break
-        if status in (400, 403) and _RE_2.search(text) is not None:
+        if status in (400, 403) and _RE_4.search(text) is not None:
             category = "provider_unsupported_content_block"
             break
         if status in (401, 403):

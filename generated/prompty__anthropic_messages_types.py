@@ -116,6 +116,7 @@ class PromptyAnthropicMessagesToolCall(TypedDict, closed=True):
 
 class PromptyAnthropicMessagesToolResult(TypedDict, closed=True):
     content: str
+    is_error: NotRequired[bool]
     tool_use_id: str
     type: Literal["tool_result"]
 
@@ -142,18 +143,27 @@ class PromptyAnthropicMessagesAssistantMessage(TypedDict, closed=True):
     role: Literal["assistant"]
 
 
-class PromptyAnthropicMessagesRequest(TypedDict):
-    max_tokens: NotRequired[int]
-    messages: list[PromptyAnthropicMessagesUserMessage | PromptyAnthropicMessagesAssistantMessage]
-    model: str
-    output_config: NotRequired[OutputConfig]
-    stop_sequences: NotRequired[list[str]]
-    system: NotRequired[str]
-    temperature: NotRequired[float]
-    tool_choice: NotRequired[ToolChoice | ToolChoice1 | ToolChoice2 | ToolChoice3]
-    tools: NotRequired[list[PromptyAnthropicMessagesTool]]
-    top_k: NotRequired[int]
-    top_p: NotRequired[float]
+PromptyAnthropicMessagesRequest = TypedDict(
+    "PromptyAnthropicMessagesRequest",
+    {
+        "max_tokens": NotRequired[int],
+        "messages": list[
+            PromptyAnthropicMessagesUserMessage | PromptyAnthropicMessagesAssistantMessage
+        ],
+        "metadata.user_id": NotRequired[str],
+        "model": str,
+        "output_config": NotRequired[OutputConfig],
+        "stop_sequences": NotRequired[list[str]],
+        "system": NotRequired[str],
+        "temperature": NotRequired[float],
+        "thinking.budget_tokens": NotRequired[int],
+        "tool_choice": NotRequired[ToolChoice | ToolChoice1 | ToolChoice2 | ToolChoice3],
+        "tool_choice.disable_parallel_tool_use": NotRequired[bool],
+        "tools": NotRequired[list[PromptyAnthropicMessagesTool]],
+        "top_k": NotRequired[int],
+        "top_p": NotRequired[float],
+    },
+)
 
 
 class PromptyAnthropicMessagesResponse(TypedDict, closed=True):

@@ -131,6 +131,7 @@ WIRE_KEYS: Final = frozenset(
         "frequency_penalty",
         "from_raw",
         "function",
+        "high",
         "id",
         "image.inline",
         "image.url",
@@ -146,20 +147,26 @@ WIRE_KEYS: Final = frozenset(
         "length",
         "list_or_string",
         "loading",
+        "logprobs",
+        "low",
         "mapped_wins",
         "max_completion_tokens",
         "max_tokens",
+        "medium",
         "message",
         "message_start",
         "messages",
+        "metadata",
         "model",
         "modelVersion",
         "model_not_found",
         "model_not_loaded",
         "mp3",
+        "n",
         "name",
         "native",
         "new_call",
+        "no_response_schema",
         "none",
         "not_loaded",
         "object",
@@ -167,9 +174,11 @@ WIRE_KEYS: Final = frozenset(
         "omit",
         "openai_chat",
         "openarmature",
+        "parallel_tool_calls",
         "param",
         "parameters",
         "presence_penalty",
+        "prompt_cache_key",
         "prompt_tokens",
         "prompt_tokens_details",
         "provider_authentication",
@@ -182,8 +191,10 @@ WIRE_KEYS: Final = frozenset(
         "provider_unsupported_content_block",
         "rate_limit_exceeded",
         "reasoning",
+        "reasoning_budget",
         "reasoning_content",
         "reasoning_delta",
+        "reasoning_effort",
         "reasoning_signature",
         "redacted_reasoning",
         "redacted_thinking",
@@ -192,6 +203,7 @@ WIRE_KEYS: Final = frozenset(
         "requests",
         "required",
         "response_format",
+        "response_schema",
         "role",
         "root",
         "schema",
@@ -220,6 +232,7 @@ WIRE_KEYS: Final = frozenset(
         "tool_calls",
         "tool_choice",
         "tools",
+        "top_logprobs",
         "top_p",
         "total_tokens",
         "type",
@@ -237,12 +250,24 @@ WIRE_KEYS: Final = frozenset(
 OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
     [
         ("frequency_penalty",),
+        ("logprobs",),
         ("max_completion_tokens",),
+        ("metadata",),
+        ("n",),
+        ("parallel_tool_calls",),
         ("presence_penalty",),
+        ("prompt_cache_key",),
+        ("reasoning_effort",),
+        ("response_format", "json_schema", "description"),
+        ("response_format", "json_schema", "name"),
+        ("response_format", "json_schema", "strict"),
+        ("response_format", "type"),
         ("seed",),
         ("stop",),
         ("temperature",),
+        ("top_logprobs",),
         ("top_p",),
+        ("user",),
     ]
 )
 # the other wire names an option is read from (read_also): their value is in the canonical model
@@ -850,7 +875,11 @@ def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
 
 
 def _tool_result_to_wire(
-    tool_call_id: str, content: str, name: str | NotGiven, i: int
+    tool_call_id: str,
+    content: str,
+    name: str | NotGiven,
+    i: int,
+    is_error: bool | NotGiven = NOT_GIVEN,
 ) -> dict[str, Any]:
     """A tool result (`messages[i]`) -> its wire message."""
     return {"role": "tool", "tool_call_id": tool_call_id, "content": content}
@@ -899,7 +928,9 @@ def _messages_to_wire(
             continue
         assert isinstance(message, ToolMessage)
         wire_messages.append(
-            _tool_result_to_wire(message.tool_call_id, message.content, message.name, i)
+            _tool_result_to_wire(
+                message.tool_call_id, message.content, message.name, i, message.is_error
+            )
         )
     return wire_messages
 
@@ -984,6 +1015,44 @@ def _request_to_wire(
     value_presence_penalty = config.presence_penalty
     if value_presence_penalty is not NOT_GIVEN:
         body["presence_penalty"] = value_presence_penalty
+    value_parallel_tool_calls = config.parallel_tool_calls
+    if (
+        value_parallel_tool_calls is not NOT_GIVEN and isinstance(tools, list) and tools
+    ):  # requires tools: the API refuses it without them
+        body["parallel_tool_calls"] = value_parallel_tool_calls
+    value_n = config.n
+    if value_n is not NOT_GIVEN:
+        body["n"] = value_n
+    value_logprobs = config.logprobs
+    if value_logprobs is not NOT_GIVEN:
+        body["logprobs"] = value_logprobs
+    value_top_logprobs = config.top_logprobs
+    if value_top_logprobs is not NOT_GIVEN:
+        body["top_logprobs"] = value_top_logprobs
+    value_user = config.user
+    if value_user is not NOT_GIVEN:
+        body["user"] = value_user
+    value_reasoning_effort = config.reasoning_effort
+    if (
+        value_reasoning_effort is NOT_GIVEN
+    ):  # derive: from reasoning_budget (mapping row reasoning_effort.derive)
+        source_value: Any = config.reasoning_budget
+        if type(source_value) is int:
+            if source_value <= 1024:
+                value_reasoning_effort = "low"
+            elif source_value <= 8192:
+                value_reasoning_effort = "medium"
+            elif source_value <= 2147483647:
+                value_reasoning_effort = "high"
+    if value_reasoning_effort is not NOT_GIVEN:
+        body["reasoning_effort"] = value_reasoning_effort
+    # reasoning_budget: silently dropped, as the mapping declares
+    value_prompt_cache_key = config.prompt_cache_key
+    if value_prompt_cache_key is not NOT_GIVEN:
+        body["prompt_cache_key"] = value_prompt_cache_key
+    value_metadata: Any = config.metadata
+    if value_metadata is not NOT_GIVEN:
+        body["metadata"] = dict(value_metadata)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
@@ -992,14 +1061,42 @@ def _request_to_wire(
         wire_schema = _w.json_copy(_w.close_and_nullable_optional(schema))
         schema_name = "structured_output"
         schema_strict = True
-        body["response_format"] = {
-            "type": "json_schema",
-            "json_schema": {
-                "name": schema_name,
-                "schema": _w.json_copy(wire_schema),
-                "strict": schema_strict,
+        _w.put_in(
+            body,
+            ("response_format",),
+            {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": schema_name,
+                    "schema": _w.json_copy(wire_schema),
+                    "strict": schema_strict,
+                },
             },
-        }
+        )
+    value_json_mode: Any = config.json_mode
+    if (
+        value_json_mode is not NOT_GIVEN
+    ):  # values: the wire's spelling; a value it does not list is not sent
+        value_json_mode = {True: "json_object"}.get(value_json_mode, NOT_GIVEN)
+    if value_json_mode is not NOT_GIVEN and not (
+        isinstance(schema, dict) and mode == "native"
+    ):  # a native schema says it already
+        _w.put_in(body, ("response_format", "type"), value_json_mode)
+    value_schema_name = config.schema_name
+    if (
+        value_schema_name is not NOT_GIVEN and isinstance(schema, dict) and mode == "native"
+    ):  # requires the response schema's object
+        _w.put_in(body, ("response_format", "json_schema", "name"), value_schema_name)
+    value_schema_description = config.schema_description
+    if (
+        value_schema_description is not NOT_GIVEN and isinstance(schema, dict) and mode == "native"
+    ):  # requires the response schema's object
+        _w.put_in(body, ("response_format", "json_schema", "description"), value_schema_description)
+    value_schema_strict = config.schema_strict
+    if (
+        value_schema_strict is not NOT_GIVEN and isinstance(schema, dict) and mode == "native"
+    ):  # requires the response schema's object
+        _w.put_in(body, ("response_format", "json_schema", "strict"), value_schema_strict)
     if extras:
         assert isinstance(extras, dict)
         target = body
@@ -1140,6 +1237,48 @@ def _request_from_wire(body: Any) -> Request:
     if "presence_penalty" in body:
         config["presence_penalty"] = body["presence_penalty"]
         consumed.add("presence_penalty")
+    if "parallel_tool_calls" in body:
+        config["parallel_tool_calls"] = body["parallel_tool_calls"]
+        consumed.add("parallel_tool_calls")
+    if "n" in body:
+        config["n"] = _w.whole_number(body["n"])
+        consumed.add("n")
+    if "logprobs" in body:
+        config["logprobs"] = body["logprobs"]
+        consumed.add("logprobs")
+    if "top_logprobs" in body:
+        config["top_logprobs"] = _w.whole_number(body["top_logprobs"])
+        consumed.add("top_logprobs")
+    if "user" in body:
+        config["user"] = body["user"]
+        consumed.add("user")
+    if "reasoning_effort" in body:
+        config["reasoning_effort"] = body["reasoning_effort"]
+        consumed.add("reasoning_effort")
+    if (
+        spelled := _w.spelled(
+            _w.get_in(body, ("response_format", "type")), {"json_object": True}, False
+        )
+    ) is not None:  # values
+        config["json_mode"] = spelled
+        nested_consumed.append(("response_format", "type"))
+    if _w.get_in(body, ("response_format", "json_schema", "name")) is not None:
+        config["schema_name"] = _w.get_in(body, ("response_format", "json_schema", "name"))
+        nested_consumed.append(("response_format", "json_schema", "name"))
+    if _w.get_in(body, ("response_format", "json_schema", "description")) is not None:
+        config["schema_description"] = _w.get_in(
+            body, ("response_format", "json_schema", "description")
+        )
+        nested_consumed.append(("response_format", "json_schema", "description"))
+    if _w.get_in(body, ("response_format", "json_schema", "strict")) is not None:
+        config["schema_strict"] = _w.get_in(body, ("response_format", "json_schema", "strict"))
+        nested_consumed.append(("response_format", "json_schema", "strict"))
+    if "prompt_cache_key" in body:
+        config["prompt_cache_key"] = body["prompt_cache_key"]
+        consumed.add("prompt_cache_key")
+    if "metadata" in body:
+        config["metadata"] = body["metadata"]
+        consumed.add("metadata")
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:
@@ -1152,11 +1291,28 @@ def _request_from_wire(body: Any) -> Request:
         consumed.add("tool_choice")
         kwargs["tool_choice"] = _read_tool_choice(body["tool_choice"])
     raw_structured = body.get("response_format")
-    if type(raw_structured) is dict and raw_structured.get("type") == "json_schema":
-        consumed.add(
-            "response_format"
-        )  # anything else under this key (another mode) stays an extra
+    if (
+        type(raw_structured) is dict
+        and raw_structured.get("type") == "json_schema"
+        and "json_schema" in raw_structured
+    ):
+        nested_consumed.append(
+            ("response_format", "type")
+        )  # the template's keys; the rest of response_format is not ours
+        nested_consumed.append(
+            ("response_format", "json_schema")
+        )  # the template's keys; the rest of response_format is not ours
+        raw_structured = {k: v for k, v in raw_structured.items() if k in ("type", "json_schema")}
         kwargs["response_schema"] = _read_structured_output(raw_structured, "response_format")
+        config.pop("json_mode", None)  # requires no_response_schema: the schema says it already
+        if "schema_name" in config and _w.derived_equal(
+            config["schema_name"], (lambda _: "structured_output"), kwargs["response_schema"]
+        ):  # the row's own derived name
+            del config["schema_name"]
+        if "schema_strict" in config and _w.derived_equal(
+            config["schema_strict"], (lambda _: True), kwargs["response_schema"]
+        ):  # the row's own derived strict
+            del config["schema_strict"]
     extras = (
         _w.leftover(body, consumed, nested_consumed)
         if nested_consumed

@@ -104,20 +104,36 @@ class PromptyOpenaiResponsesAssistantMessage(TypedDict, closed=True):
     role: Literal["assistant"]
 
 
-class PromptyOpenaiResponsesRequest(TypedDict):
-    input: list[
-        PromptyOpenaiResponsesUserMessage
-        | PromptyOpenaiResponsesAssistantMessage
-        | PromptyOpenaiResponsesToolResult
-    ]
-    instructions: NotRequired[str]
-    max_output_tokens: NotRequired[int]
-    model: str
-    temperature: NotRequired[float]
-    text: NotRequired[Text]
-    tool_choice: NotRequired[Literal["auto"] | Literal["required"] | Literal["none"] | ToolChoice]
-    tools: NotRequired[list[PromptyOpenaiResponsesTool]]
-    top_p: NotRequired[float]
+PromptyOpenaiResponsesRequest = TypedDict(
+    "PromptyOpenaiResponsesRequest",
+    {
+        "input": list[
+            PromptyOpenaiResponsesUserMessage
+            | PromptyOpenaiResponsesAssistantMessage
+            | PromptyOpenaiResponsesToolResult
+        ],
+        "instructions": NotRequired[str],
+        "max_output_tokens": NotRequired[int],
+        "metadata": NotRequired[dict[str, Any]],
+        "model": str,
+        "parallel_tool_calls": NotRequired[bool],
+        "prompt_cache_key": NotRequired[str],
+        "reasoning.effort": NotRequired[str],
+        "temperature": NotRequired[float],
+        "text": NotRequired[Text],
+        "text.format.description": NotRequired[str],
+        "text.format.name": NotRequired[str],
+        "text.format.strict": NotRequired[bool],
+        "text.format.type": NotRequired[str],
+        "tool_choice": NotRequired[
+            Literal["auto"] | Literal["required"] | Literal["none"] | ToolChoice
+        ],
+        "tools": NotRequired[list[PromptyOpenaiResponsesTool]],
+        "top_logprobs": NotRequired[int],
+        "top_p": NotRequired[float],
+        "user": NotRequired[str],
+    },
+)
 
 
 class PromptyOpenaiResponsesResponse(TypedDict, closed=True):

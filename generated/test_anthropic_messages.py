@@ -15,6 +15,26 @@ FORMAT = load_format(
 )
 
 
+def test_crossing_options_effort_becomes_a_thinking_budget() -> None:
+    """issue 14 item 3: an effort this API has no field for becomes a thinking budget (the row's derive table), kept below max_tokens; parallel_tool_calls false is disable_parallel_tool_use beside tool_choice auto; user is metadata.user_id"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "crossing_options_effort_becomes_a_thinking_budget", "lossy": "reasoning_effort is sent as the budget it stands for", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Plan it"}], "tools": [{"name": "f", "parameters": {"type": "object"}}], "config": {"max_tokens": 3000, "reasoning_effort": "high", "parallel_tool_calls": false, "user": "u-42"}}, "expect_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": [{"type": "text", "text": "Plan it"}]}], "max_tokens": 3000, "metadata": {"user_id": "u-42"}, "thinking": {"type": "enabled", "budget_tokens": 2999}, "tools": [{"name": "f", "input_schema": {"type": "object"}}], "tool_choice": {"type": "auto", "disable_parallel_tool_use": true}}}'
+        ),
+    )
+
+
+def test_crossing_options_read_back() -> None:
+    """issue 14 item 3: thinking.budget_tokens, disable_parallel_tool_use and metadata.user_id read as the canonical options; is_error as the tool message's flag"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "crossing_options_read_back", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 8000, "metadata": {"user_id": "u-42"}, "thinking": {"type": "enabled", "budget_tokens": 4096}, "messages": [{"role": "user", "content": "Run f"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "boom", "is_error": true}]}], "tools": [{"name": "f", "input_schema": {"type": "object"}}], "tool_choice": {"type": "any", "disable_parallel_tool_use": true}}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Run f"}, {"role": "assistant", "content": [], "tool_calls": [{"id": "toolu_1", "name": "f", "arguments": {}}]}, {"role": "tool", "tool_call_id": "toolu_1", "content": "boom", "is_error": true}], "tools": [{"name": "f", "parameters": {"type": "object"}}], "tool_choice": "required", "config": {"max_tokens": 8000, "parallel_tool_calls": false, "user": "u-42", "reasoning_budget": 4096}}}'
+        ),
+    )
+
+
 def test_user_string_becomes_text_block() -> None:
     """A plain-string user message is sent as an array with one text block (prompty §7.5)."""
     run_fixture(
@@ -1476,11 +1496,11 @@ def test_request_from_wire_system_text_block_array() -> None:
 
 
 def test_request_from_wire_full_request() -> None:
-    """Tools, tool_choice any, output_config.format and stop_sequences read back; unknown keys (metadata) are carried for this wire (request.unknown: carry), not config.extras."""
+    """Tools, tool_choice any, output_config.format and stop_sequences read back; metadata.user_id is the canonical user (issue 14)."""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "request_from_wire_full_request", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 800, "system": "Be terse.", "stop_sequences": ["END"], "metadata": {"user_id": "u-1"}, "messages": [{"role": "user", "content": [{"type": "text", "text": "City?"}]}], "tools": [{"name": "lookup", "description": "Find a city.", "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}}, "strict": true}], "tool_choice": {"type": "any"}, "output_config": {"format": {"type": "json_schema", "schema": {"type": "object", "properties": {"city": {"type": "string"}}}}}}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "system", "content": "Be terse."}, {"role": "user", "content": [{"type": "text", "text": "City?"}]}], "tools": [{"name": "lookup", "description": "Find a city.", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}, "strict": true}], "tool_choice": "required", "response_schema": {"type": "object", "properties": {"city": {"type": "string"}}}, "config": {"max_tokens": 800, "stop_sequences": ["END"]}}}'
+            '{"id": "request_from_wire_full_request", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 800, "system": "Be terse.", "stop_sequences": ["END"], "metadata": {"user_id": "u-1"}, "messages": [{"role": "user", "content": [{"type": "text", "text": "City?"}]}], "tools": [{"name": "lookup", "description": "Find a city.", "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}}, "strict": true}], "tool_choice": {"type": "any"}, "output_config": {"format": {"type": "json_schema", "schema": {"type": "object", "properties": {"city": {"type": "string"}}}}}}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "system", "content": "Be terse."}, {"role": "user", "content": [{"type": "text", "text": "City?"}]}], "tools": [{"name": "lookup", "description": "Find a city.", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}, "strict": true}], "tool_choice": "required", "response_schema": {"type": "object", "properties": {"city": {"type": "string"}}}, "config": {"max_tokens": 800, "stop_sequences": ["END"], "user": "u-1"}}}'
         ),
     )
 
@@ -1685,32 +1705,32 @@ def test_error_502_non_json_body() -> None:
     )
 
 
-def test_unmodeled_is_error_carried() -> None:
-    """unmodeled row carry (api: ToolResultBlockParam.is_error; recorded traffic): is_error true goes back to this wire as given, and is a named loss for any other, never a silent success."""
+def test_is_error_read_as_the_tool_message_flag() -> None:
+    """api: ToolResultBlockParam.is_error (recorded traffic): the canonical tool message's is_error (issue 14), written back to this wire, a named loss for any other, never a silent success."""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "unmodeled_is_error_carried", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "now", "input": {}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "clock offline", "is_error": true}]}]}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "content": [], "tool_calls": [{"id": "toolu_1", "name": "now", "arguments": {}}]}, {"role": "tool", "tool_call_id": "toolu_1", "content": "clock offline"}], "config": {"max_tokens": 64}}}'
+            '{"id": "is_error_read_as_the_tool_message_flag", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "now", "input": {}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "clock offline", "is_error": true}]}]}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "content": [], "tool_calls": [{"id": "toolu_1", "name": "now", "arguments": {}}]}, {"role": "tool", "tool_call_id": "toolu_1", "content": "clock offline", "is_error": true}], "config": {"max_tokens": 64}}}'
         ),
     )
 
 
-def test_unmodeled_is_error_false_is_read() -> None:
-    """unmodeled row: is_error false changes nothing and is read (and dropped) like its absence."""
+def test_is_error_false_is_read() -> None:
+    """api: is_error false is the default, read as the flag it states (and written back so)."""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "unmodeled_is_error_false_is_read", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "now", "input": {}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "12:00", "is_error": false}]}]}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "content": [], "tool_calls": [{"id": "toolu_1", "name": "now", "arguments": {}}]}, {"role": "tool", "tool_call_id": "toolu_1", "content": "12:00"}], "config": {"max_tokens": 64}}}'
+            '{"id": "is_error_false_is_read", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "now", "input": {}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "12:00", "is_error": false}]}]}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Time?"}, {"role": "assistant", "content": [], "tool_calls": [{"id": "toolu_1", "name": "now", "arguments": {}}]}, {"role": "tool", "tool_call_id": "toolu_1", "content": "12:00", "is_error": false}], "config": {"max_tokens": 64}}}'
         ),
     )
 
 
-def test_disable_parallel_tool_use_carried() -> None:
-    """unmodeled tool_choice.disable_parallel_tool_use carry: the mode reads as itself and the flag is carried for this wire, and named as a loss for any other, never silently re-enabled."""
+def test_disable_parallel_tool_use_is_parallel_tool_calls() -> None:
+    """api: tool_choice.disable_parallel_tool_use is the canonical parallel_tool_calls, negated (option row negate; issue 14): the mode reads as itself, and the flag crosses to OpenAI's parallel_tool_calls, never silently re-enabled."""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "disable_parallel_tool_use_carried", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Weather?"}], "tools": [{"name": "get_weather", "input_schema": {"type": "object"}}], "tool_choice": {"type": "auto", "disable_parallel_tool_use": true}}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Weather?"}], "tools": [{"name": "get_weather", "parameters": {"type": "object"}}], "tool_choice": "auto", "config": {"max_tokens": 64}}}'
+            '{"id": "disable_parallel_tool_use_is_parallel_tool_calls", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Weather?"}], "tools": [{"name": "get_weather", "input_schema": {"type": "object"}}], "tool_choice": {"type": "auto", "disable_parallel_tool_use": true}}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Weather?"}], "tools": [{"name": "get_weather", "parameters": {"type": "object"}}], "tool_choice": "auto", "config": {"max_tokens": 64, "parallel_tool_calls": false}}}'
         ),
     )
 

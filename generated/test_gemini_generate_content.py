@@ -15,6 +15,16 @@ FORMAT = load_format(
 )
 
 
+def test_crossing_options_level_or_budget_by_model() -> None:
+    """issue 14 item 3: a Gemini 2.5 model takes a thinkingBudget derived from the effort (thinkingLevel is Gemini 3's); n, logprobs and JSON mode are generationConfig fields"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "crossing_options_level_or_budget_by_model", "lossy": "reasoning_effort is sent as the budget it stands for", "to_wire": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "Hi"}], "config": {"reasoning_effort": "medium", "n": 2, "logprobs": true, "top_logprobs": 3, "json_mode": true}}, "expect_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "Hi"}]}], "generationConfig": {"candidateCount": 2, "responseLogprobs": true, "logprobs": 3, "thinkingConfig": {"thinkingBudget": 8192}, "responseMimeType": "application/json"}}}'
+        ),
+    )
+
+
 def test_resp_blocked_prompt_is_content_filter() -> None:
     """api: a blocked prompt (promptFeedback.blockReason, no candidates) is a valid response with finish content_filter and no content"""
     run_fixture(
@@ -296,11 +306,11 @@ def test_req_extras_root_key_only__round_trip() -> None:
 
 
 def test_rfw_unread_fields_carried() -> None:
-    """request.unknown: carry: root safetySettings and generationConfig's candidateCount are carried for this wire, not read as config.extras (api)"""
+    """request.unknown: carry: root safetySettings is carried for this wire, not read as config.extras; candidateCount is the canonical n (issue 14) (api)"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "rfw_unread_fields_carried", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}], "generationConfig": {"candidateCount": 1}}, "expect_canonical": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}}'
+            '{"id": "rfw_unread_fields_carried", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "hi"}]}], "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_ONLY_HIGH"}], "generationConfig": {"candidateCount": 1}}, "expect_canonical": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}], "config": {"n": 1}}}'
         ),
     )
 
@@ -346,11 +356,11 @@ def test_req_structured_output_native__round_trip() -> None:
 
 
 def test_rfw_full_request() -> None:
-    """A wire request reads back: systemInstruction parts joined, functionCall/functionResponse without ids paired by synthesized ids, options, structured output; generationConfig's other keys are carried for this wire (request.unknown: carry)."""
+    """A wire request reads back: systemInstruction parts joined, functionCall/functionResponse without ids paired by synthesized ids, options (thinkingBudget: the canonical reasoning_budget), structured output (its responseMimeType is no separate json_mode); generationConfig's other keys are carried for this wire (request.unknown: carry)."""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "rfw_full_request", "request_from_wire": {"model": "gemini-2.5-flash", "systemInstruction": {"parts": [{"text": "Be terse."}, {"text": "Answer in French."}]}, "contents": [{"role": "user", "parts": [{"text": "Weather?"}]}, {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}]}, {"role": "user", "parts": [{"functionResponse": {"name": "get_weather", "response": {"result": "18C"}}}]}], "tools": [{"functionDeclarations": [{"name": "get_weather", "parametersJsonSchema": {"type": "object"}}]}], "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["get_weather"]}}, "generationConfig": {"temperature": 0.1, "stopSequences": ["END"], "responseMimeType": "application/json", "responseJsonSchema": {"type": "object"}, "thinkingConfig": {"thinkingBudget": 128}}}, "expect_canonical": {"model": "gemini-2.5-flash", "messages": [{"role": "system", "content": "Be terse.\\n\\nAnswer in French."}, {"role": "user", "content": [{"type": "text", "text": "Weather?"}]}, {"role": "assistant", "content": [], "tool_calls": [{"id": "call_dfb259e9d1c0bc65", "name": "get_weather", "arguments": {"city": "Paris"}}]}, {"role": "tool", "tool_call_id": "call_dfb259e9d1c0bc65", "content": "18C", "name": "get_weather"}], "tools": [{"name": "get_weather", "parameters": {"type": "object"}}], "tool_choice": {"type": "tool", "name": "get_weather"}, "response_schema": {"type": "object"}, "config": {"temperature": 0.1, "stop_sequences": ["END"]}}}'
+            '{"id": "rfw_full_request", "request_from_wire": {"model": "gemini-2.5-flash", "systemInstruction": {"parts": [{"text": "Be terse."}, {"text": "Answer in French."}]}, "contents": [{"role": "user", "parts": [{"text": "Weather?"}]}, {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}]}, {"role": "user", "parts": [{"functionResponse": {"name": "get_weather", "response": {"result": "18C"}}}]}], "tools": [{"functionDeclarations": [{"name": "get_weather", "parametersJsonSchema": {"type": "object"}}]}], "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["get_weather"]}}, "generationConfig": {"temperature": 0.1, "stopSequences": ["END"], "responseMimeType": "application/json", "responseJsonSchema": {"type": "object"}, "thinkingConfig": {"thinkingBudget": 128}}}, "expect_canonical": {"model": "gemini-2.5-flash", "messages": [{"role": "system", "content": "Be terse.\\n\\nAnswer in French."}, {"role": "user", "content": [{"type": "text", "text": "Weather?"}]}, {"role": "assistant", "content": [], "tool_calls": [{"id": "call_dfb259e9d1c0bc65", "name": "get_weather", "arguments": {"city": "Paris"}}]}, {"role": "tool", "tool_call_id": "call_dfb259e9d1c0bc65", "content": "18C", "name": "get_weather"}], "tools": [{"name": "get_weather", "parameters": {"type": "object"}}], "tool_choice": {"type": "tool", "name": "get_weather"}, "response_schema": {"type": "object"}, "config": {"temperature": 0.1, "stop_sequences": ["END"], "reasoning_budget": 128}}}'
         ),
     )
 

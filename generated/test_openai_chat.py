@@ -818,7 +818,7 @@ def test_req_extras_pass_through_at_root() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "req_extras_pass_through_at_root", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"extras": {"user": "user-123", "logprobs": true, "top_logprobs": 2, "parallel_tool_calls": false, "metadata": {"team": "search", "app": "demo"}}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "logprobs": true, "metadata": {"app": "demo", "team": "search"}, "parallel_tool_calls": false, "top_logprobs": 2, "user": "user-123"}}'
+            '{"id": "req_extras_pass_through_at_root", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"extras": {"service_tier": "flex", "store": true, "logit_bias": {"1234": -100}, "prediction": {"type": "content", "content": "Hi"}}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "logit_bias": {"1234": -100}, "prediction": {"type": "content", "content": "Hi"}, "service_tier": "flex", "store": true}}'
         ),
     )
 
@@ -828,7 +828,7 @@ def test_req_extras_pass_through_at_root__round_trip() -> None:
     run_round_trip(
         FORMAT,
         json.loads(
-            '{"id": "req_extras_pass_through_at_root", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"extras": {"user": "user-123", "logprobs": true, "top_logprobs": 2, "parallel_tool_calls": false, "metadata": {"team": "search", "app": "demo"}}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "logprobs": true, "metadata": {"app": "demo", "team": "search"}, "parallel_tool_calls": false, "top_logprobs": 2, "user": "user-123"}}'
+            '{"id": "req_extras_pass_through_at_root", "to_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"extras": {"service_tier": "flex", "store": true, "logit_bias": {"1234": -100}, "prediction": {"type": "content", "content": "Hi"}}}}, "expect_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "logit_bias": {"1234": -100}, "prediction": {"type": "content", "content": "Hi"}, "service_tier": "flex", "store": true}}'
         ),
     )
 
@@ -1714,11 +1714,11 @@ def test_rtw_thinking_stripped_from_message() -> None:
 
 
 def test_rfw_options_and_extras() -> None:
-    """request_from_wire: declared options map back (max_completion_tokens -> max_tokens, stop -> stop_sequences); the rest is carried for this wire (request.unknown: carry)"""
+    """request_from_wire: declared options map back (max_completion_tokens -> max_tokens, stop -> stop_sequences, logprobs and user: issue 14); the rest is carried for this wire (request.unknown: carry)"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "rfw_options_and_extras", "request_from_wire": {"model": "gpt-4o", "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}], "temperature": 0.3, "max_completion_tokens": 128, "top_p": 0.8, "seed": 11, "stop": ["END"], "frequency_penalty": 0.1, "presence_penalty": 0.2, "logprobs": true, "user": "u-1"}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}], "config": {"temperature": 0.3, "max_tokens": 128, "top_p": 0.8, "seed": 11, "stop_sequences": ["END"], "frequency_penalty": 0.1, "presence_penalty": 0.2}}}'
+            '{"id": "rfw_options_and_extras", "request_from_wire": {"model": "gpt-4o", "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}], "temperature": 0.3, "max_completion_tokens": 128, "top_p": 0.8, "seed": 11, "stop": ["END"], "frequency_penalty": 0.1, "presence_penalty": 0.2, "logprobs": true, "user": "u-1"}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}], "config": {"temperature": 0.3, "max_tokens": 128, "top_p": 0.8, "seed": 11, "stop_sequences": ["END"], "frequency_penalty": 0.1, "presence_penalty": 0.2, "logprobs": true, "user": "u-1"}}}'
         ),
     )
 
@@ -1774,7 +1774,7 @@ def test_rfw_system_text_parts_joined() -> None:
 
 
 def test_rfw_response_format_json_schema() -> None:
-    """request_from_wire: response_format json_schema gives back the schema as response_schema"""
+    """request_from_wire: response_format json_schema gives back the schema as response_schema; the name and strict this table derives itself are no caller's schema_name / schema_strict (issue 14)"""
     run_fixture(
         FORMAT,
         json.loads(
@@ -1793,12 +1793,12 @@ def test_rfw_stop_string_coerced_to_list() -> None:
     )
 
 
-def test_rfw_response_format_json_object_carried() -> None:
-    """request_from_wire: a json_object response_format has no canonical slot yet; it is carried for this wire (sent back untouched)"""
+def test_rfw_response_format_json_object_is_json_mode() -> None:
+    """request_from_wire: a json_object response_format is the canonical json_mode (issue 14; option row values)"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "rfw_response_format_json_object_carried", "request_from_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "JSON please."}], "response_format": {"type": "json_object"}}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "user", "content": "JSON please."}]}}'
+            '{"id": "rfw_response_format_json_object_is_json_mode", "request_from_wire": {"model": "gpt-4o", "messages": [{"role": "user", "content": "JSON please."}], "response_format": {"type": "json_object"}}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "user", "content": "JSON please."}], "config": {"json_mode": true}}}'
         ),
     )
 

@@ -440,17 +440,17 @@ def test_rfw_text_format_read_as_response_schema() -> None:
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "rfw_text_format_read_as_response_schema", "request_from_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "D"}], "tools": [{"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}, "strict": false}], "tool_choice": {"type": "function", "name": "g"}, "text": {"format": {"type": "json_schema", "name": "s", "schema": {"type": "object"}, "strict": false}}}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "user", "content": "D"}], "tools": [{"name": "g", "parameters": {"type": "object", "properties": {}}, "strict": false}], "tool_choice": {"type": "tool", "name": "g"}, "response_schema": {"type": "object"}}}'
+            '{"id": "rfw_text_format_read_as_response_schema", "request_from_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "D"}], "tools": [{"type": "function", "name": "g", "parameters": {"type": "object", "properties": {}}, "strict": false}], "tool_choice": {"type": "function", "name": "g"}, "text": {"format": {"type": "json_schema", "name": "s", "schema": {"type": "object"}, "strict": false}}}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "user", "content": "D"}], "tools": [{"name": "g", "parameters": {"type": "object", "properties": {}}, "strict": false}], "tool_choice": {"type": "tool", "name": "g"}, "response_schema": {"type": "object"}, "config": {"schema_name": "s"}}}'
         ),
     )
 
 
-def test_err_rfw_text_verbosity_rejected() -> None:
-    """unmodeled structured_output verbosity reject: text.verbosity has no canonical place (api)"""
+def test_rfw_text_verbosity_carried() -> None:
+    """unmodeled structured_output verbosity carry: text.verbosity has no canonical place (api); it goes back to this wire as given and is a named loss for any other (issue 14); the format's own name is the canonical schema_name"""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "err_rfw_text_verbosity_rejected", "request_from_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "D"}], "text": {"format": {"type": "json_schema", "name": "s", "schema": {"type": "object"}, "strict": false}, "verbosity": "low"}}, "expect_error": {"category": "provider_invalid_request", "path": "text.verbosity"}}'
+            '{"id": "rfw_text_verbosity_carried", "request_from_wire": {"model": "gpt-4o", "input": [{"role": "user", "content": "D"}], "text": {"format": {"type": "json_schema", "name": "s", "schema": {"type": "object"}, "strict": false}, "verbosity": "low"}}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "user", "content": "D"}], "response_schema": {"type": "object"}, "config": {"schema_name": "s"}}}'
         ),
     )
 

@@ -504,12 +504,14 @@ class AssistantMessage(Record):
 
 
 class ToolMessage(Record):
-    __slots__ = ("tool_call_id", "content", "name", "role")
-    __match_args__ = ("tool_call_id", "content", "name", "role")
+    __slots__ = ("tool_call_id", "content", "name", "is_error", "role")
+    __match_args__ = ("tool_call_id", "content", "name", "is_error", "role")
 
     tool_call_id: str
     content: str
     name: str | NotGiven
+    #: the tool failed and `content` says why (Anthropic tool_result.is_error; docs/canonical.md)
+    is_error: bool | NotGiven
     role: Literal["tool"]
 
     def __init__(
@@ -517,19 +519,22 @@ class ToolMessage(Record):
         tool_call_id: str,
         content: str,
         name: str | NotGiven = NOT_GIVEN,
+        is_error: bool | NotGiven = NOT_GIVEN,
         role: Literal["tool"] = "tool",
     ) -> None:
         self.tool_call_id = tool_call_id
         self.content = content
         self.name = name
+        self.is_error = is_error
         self.role = role
 
     def __eq__(self, other: Any) -> bool:
         if other.__class__ is self.__class__:
-            return (self.tool_call_id, self.content, self.name, self.role) == (
+            return (self.tool_call_id, self.content, self.name, self.is_error, self.role) == (
                 other.tool_call_id,
                 other.content,
                 other.name,
+                other.is_error,
                 other.role,
             )
         return NotImplemented
@@ -546,6 +551,8 @@ class ToolMessage(Record):
         }
         if self.name is not NOT_GIVEN:
             d["name"] = self.name
+        if self.is_error is not NOT_GIVEN:
+            d["is_error"] = self.is_error
         return d
 
 
@@ -638,6 +645,19 @@ class Config(Record):
         "stop_sequences",
         "frequency_penalty",
         "presence_penalty",
+        "parallel_tool_calls",
+        "n",
+        "logprobs",
+        "top_logprobs",
+        "user",
+        "reasoning_effort",
+        "reasoning_budget",
+        "json_mode",
+        "schema_name",
+        "schema_description",
+        "schema_strict",
+        "prompt_cache_key",
+        "metadata",
         "extras",
     )
     __match_args__ = (
@@ -649,6 +669,19 @@ class Config(Record):
         "stop_sequences",
         "frequency_penalty",
         "presence_penalty",
+        "parallel_tool_calls",
+        "n",
+        "logprobs",
+        "top_logprobs",
+        "user",
+        "reasoning_effort",
+        "reasoning_budget",
+        "json_mode",
+        "schema_name",
+        "schema_description",
+        "schema_strict",
+        "prompt_cache_key",
+        "metadata",
         "extras",
     )
 
@@ -660,6 +693,23 @@ class Config(Record):
     stop_sequences: list[str] | NotGiven
     frequency_penalty: float | NotGiven
     presence_penalty: float | NotGiven
+    parallel_tool_calls: bool | NotGiven
+    n: int | NotGiven
+    logprobs: bool | NotGiven
+    top_logprobs: int | NotGiven
+    user: str | NotGiven
+    reasoning_effort: str | NotGiven
+    reasoning_budget: int | NotGiven
+    #: the answer is one JSON object, no schema given (OpenAI JSON mode; docs/canonical.md)
+    json_mode: bool | NotGiven
+    #: the structured output's own name, description and strict flag (OpenAI json_schema)
+    schema_name: str | NotGiven
+    schema_description: str | NotGiven
+    schema_strict: bool | NotGiven
+    #: the caller's prompt-cache routing key (OpenAI prompt_cache_key)
+    prompt_cache_key: str | NotGiven
+    #: the caller's string key-value tags for the call (OpenAI, Responses metadata)
+    metadata: dict[str, Any] | NotGiven
     extras: dict[str, Any] | NotGiven
 
     def __init__(
@@ -672,6 +722,19 @@ class Config(Record):
         stop_sequences: list[str] | NotGiven = NOT_GIVEN,
         frequency_penalty: float | NotGiven = NOT_GIVEN,
         presence_penalty: float | NotGiven = NOT_GIVEN,
+        parallel_tool_calls: bool | NotGiven = NOT_GIVEN,
+        n: int | NotGiven = NOT_GIVEN,
+        logprobs: bool | NotGiven = NOT_GIVEN,
+        top_logprobs: int | NotGiven = NOT_GIVEN,
+        user: str | NotGiven = NOT_GIVEN,
+        reasoning_effort: str | NotGiven = NOT_GIVEN,
+        reasoning_budget: int | NotGiven = NOT_GIVEN,
+        json_mode: bool | NotGiven = NOT_GIVEN,
+        schema_name: str | NotGiven = NOT_GIVEN,
+        schema_description: str | NotGiven = NOT_GIVEN,
+        schema_strict: bool | NotGiven = NOT_GIVEN,
+        prompt_cache_key: str | NotGiven = NOT_GIVEN,
+        metadata: dict[str, Any] | NotGiven = NOT_GIVEN,
         extras: dict[str, Any] | NotGiven = NOT_GIVEN,
     ) -> None:
         self.temperature = temperature
@@ -682,6 +745,19 @@ class Config(Record):
         self.stop_sequences = stop_sequences
         self.frequency_penalty = frequency_penalty
         self.presence_penalty = presence_penalty
+        self.parallel_tool_calls = parallel_tool_calls
+        self.n = n
+        self.logprobs = logprobs
+        self.top_logprobs = top_logprobs
+        self.user = user
+        self.reasoning_effort = reasoning_effort
+        self.reasoning_budget = reasoning_budget
+        self.json_mode = json_mode
+        self.schema_name = schema_name
+        self.schema_description = schema_description
+        self.schema_strict = schema_strict
+        self.prompt_cache_key = prompt_cache_key
+        self.metadata = metadata
         self.extras = extras
 
     def __eq__(self, other: Any) -> bool:
@@ -695,6 +771,19 @@ class Config(Record):
                 self.stop_sequences,
                 self.frequency_penalty,
                 self.presence_penalty,
+                self.parallel_tool_calls,
+                self.n,
+                self.logprobs,
+                self.top_logprobs,
+                self.user,
+                self.reasoning_effort,
+                self.reasoning_budget,
+                self.json_mode,
+                self.schema_name,
+                self.schema_description,
+                self.schema_strict,
+                self.prompt_cache_key,
+                self.metadata,
                 self.extras,
             ) == (
                 other.temperature,
@@ -705,6 +794,19 @@ class Config(Record):
                 other.stop_sequences,
                 other.frequency_penalty,
                 other.presence_penalty,
+                other.parallel_tool_calls,
+                other.n,
+                other.logprobs,
+                other.top_logprobs,
+                other.user,
+                other.reasoning_effort,
+                other.reasoning_budget,
+                other.json_mode,
+                other.schema_name,
+                other.schema_description,
+                other.schema_strict,
+                other.prompt_cache_key,
+                other.metadata,
                 other.extras,
             )
         return NotImplemented
@@ -732,6 +834,33 @@ class Config(Record):
             d["frequency_penalty"] = self.frequency_penalty
         if self.presence_penalty is not NOT_GIVEN:
             d["presence_penalty"] = self.presence_penalty
+        if self.parallel_tool_calls is not NOT_GIVEN:
+            d["parallel_tool_calls"] = self.parallel_tool_calls
+        if self.n is not NOT_GIVEN:
+            d["n"] = self.n
+        if self.logprobs is not NOT_GIVEN:
+            d["logprobs"] = self.logprobs
+        if self.top_logprobs is not NOT_GIVEN:
+            d["top_logprobs"] = self.top_logprobs
+        if self.user is not NOT_GIVEN:
+            d["user"] = self.user
+        if self.reasoning_effort is not NOT_GIVEN:
+            d["reasoning_effort"] = self.reasoning_effort
+        if self.reasoning_budget is not NOT_GIVEN:
+            d["reasoning_budget"] = self.reasoning_budget
+        if self.json_mode is not NOT_GIVEN:
+            d["json_mode"] = self.json_mode
+        if self.schema_name is not NOT_GIVEN:
+            d["schema_name"] = self.schema_name
+        if self.schema_description is not NOT_GIVEN:
+            d["schema_description"] = self.schema_description
+        if self.schema_strict is not NOT_GIVEN:
+            d["schema_strict"] = self.schema_strict
+        if self.prompt_cache_key is not NOT_GIVEN:
+            d["prompt_cache_key"] = self.prompt_cache_key
+        metadata = self.metadata
+        if isinstance(metadata, dict):
+            d["metadata"] = dict(metadata)
         extras = self.extras
         if isinstance(extras, dict):
             d["extras"] = dict(extras)
@@ -1307,7 +1436,7 @@ def _tool_calls(items: object, d: dict[Any, Any]) -> list[ToolCall]:
 _SYSTEM_KEYS: Final = ("role", "content")
 _USER_KEYS: Final = ("role", "content")
 _ASSISTANT_KEYS: Final = ("role", "content", "tool_calls")
-_TOOL_MESSAGE_KEYS: Final = ("role", "tool_call_id", "content", "name")
+_TOOL_MESSAGE_KEYS: Final = ("role", "tool_call_id", "content", "name", "is_error")
 
 
 def _system_message(d: dict[Any, Any]) -> SystemMessage:
@@ -1373,9 +1502,15 @@ def _tool_message(d: dict[Any, Any]) -> ToolMessage:
     if len(d) == 3:
         return ToolMessage(tool_call_id, content)
     name = _optional_str(d, "name")
-    if len(d) != 3 + ("name" in d):
+    is_error: bool | NotGiven = NOT_GIVEN
+    flag = d.get("is_error")
+    if flag is not None:
+        if not isinstance(flag, bool):
+            raise _expected("is_error", "a boolean", flag)
+        is_error = flag
+    if len(d) != 3 + ("name" in d) + ("is_error" in d):
         raise _unknown_key(d, _TOOL_MESSAGE_KEYS)
-    return ToolMessage(tool_call_id, content, name)
+    return ToolMessage(tool_call_id, content, name, is_error)
 
 
 _MESSAGE_READERS: Final[dict[str, Callable[[dict[Any, Any]], Message]]] = {
@@ -1467,12 +1602,27 @@ _CONFIG_KEYS: Final = (
     "stop_sequences",
     "frequency_penalty",
     "presence_penalty",
+    "parallel_tool_calls",
+    "n",
+    "logprobs",
+    "top_logprobs",
+    "user",
+    "reasoning_effort",
+    "reasoning_budget",
+    "json_mode",
+    "schema_name",
+    "schema_description",
+    "schema_strict",
+    "prompt_cache_key",
+    "metadata",
     "extras",
 )
 _CONFIG_NUMBERS: Final = frozenset(
     ("temperature", "top_p", "frequency_penalty", "presence_penalty")
 )
-_CONFIG_INTEGERS: Final = frozenset(("max_tokens", "top_k", "seed"))
+_CONFIG_INTEGERS: Final = frozenset(("max_tokens", "top_k", "seed", "n", "top_logprobs", "reasoning_budget"))
+_CONFIG_BOOLEANS: Final = frozenset(("parallel_tool_calls", "logprobs", "json_mode", "schema_strict"))
+_CONFIG_STRINGS: Final = frozenset(("user", "reasoning_effort", "schema_name", "schema_description", "prompt_cache_key"))
 _CONFIG_HINT: Final = " (undeclared wire fields go under config.extras, OpenArmature §6)"
 
 
@@ -1491,6 +1641,19 @@ def _config(d: object) -> Config:
         elif key in _CONFIG_INTEGERS:
             if not isinstance(value, int) or isinstance(value, bool):
                 raise _expected(key, "an integer", value)
+        elif key in _CONFIG_BOOLEANS:
+            if not isinstance(value, bool):
+                raise _expected(key, "a boolean", value)
+        elif key in _CONFIG_STRINGS:
+            if not isinstance(value, str):
+                raise _expected(key, "a string", value)
+        elif key == "metadata":
+            if not isinstance(value, dict):
+                raise _expected(key, "an object of string values", value)
+            for name, tag in value.items():
+                if not isinstance(name, str) or not isinstance(tag, str):
+                    raise _expected(f"metadata.{name}", "a string", tag)
+            value = dict(value)
         elif key == "stop_sequences":
             if not isinstance(value, list):
                 raise _expected(key, "an array of strings", value)

@@ -197,11 +197,27 @@ def _implied_names(request: dict[str, Any]) -> dict[str, Any]:
     return {**request, "messages": out}
 
 
+def _implied_choice(request: dict[str, Any]) -> dict[str, Any]:
+    """Tools without a tool_choice are tool_choice `auto` (every chat API's default; a target
+    that must state it to carry another option, Anthropic's disable_parallel_tool_use, says
+    `auto`: no change of meaning)."""
+    if request.get("tools") and "tool_choice" not in request and "messages" in request:
+        request = {**request, "tool_choice": "auto"}
+    config = request.get("config")
+    if "response_schema" in request and isinstance(config, dict) and "json_mode" in config:
+        # a response schema is JSON output already (Gemini states both with one responseMimeType)
+        request = {**request, "config": {k: v for k, v in config.items() if k != "json_mode"}}
+        if not request["config"]:
+            del request["config"]
+    return request
+
+
 def comparable(record: Mapping[str, Any]) -> Any:
     """A canonical record's plain form with the spellings the model treats as the same made one
     (what the loss report compares): a content string is one text block, absent assistant content
-    is empty, and a tool message is named by the call it answers."""
-    return _normalize(_implied_names(dict(record)))
+    is empty, a tool message is named by the call it answers, tools without a tool_choice are
+    `auto`, and a response schema is JSON mode."""
+    return _normalize(_implied_choice(_implied_names(dict(record))))
 
 
 def _canonical_diff(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[Loss]:

@@ -651,6 +651,8 @@ def _tool_message(message: ToolMessage, index: int, call_ids: set[str], rules: i
     name = message.name
     if name is not NOT_GIVEN and (not isinstance(name, str) or not name):
         raise InvalidRequestError(_NON_EMPTY, path=f"messages[{index}].name")
+    if message.is_error is not NOT_GIVEN and not isinstance(message.is_error, bool):
+        raise InvalidRequestError(f"must be a boolean, got {_shown(message.is_error)}", path=f"messages[{index}].is_error")
 
 
 # --- content blocks (OpenArmature §3.1) -----------------------------------------------------
@@ -864,6 +866,24 @@ def _config(config: object) -> None:
                     f"expected a string, got {type(stop).__name__}",
                     path=f"config.stop_sequences[{position}]",
                 )
+    # the options issue 14 added (docs/canonical.md "Options that cross providers"); most
+    # configs set none of them, so one look decides
+    if (
+        config.n is not NOT_GIVEN
+        or config.top_logprobs is not NOT_GIVEN
+        or config.reasoning_budget is not NOT_GIVEN
+        or config.parallel_tool_calls is not NOT_GIVEN
+        or config.logprobs is not NOT_GIVEN
+        or config.user is not NOT_GIVEN
+        or config.reasoning_effort is not NOT_GIVEN
+        or config.json_mode is not NOT_GIVEN
+        or config.schema_name is not NOT_GIVEN
+        or config.schema_description is not NOT_GIVEN
+        or config.schema_strict is not NOT_GIVEN
+        or config.prompt_cache_key is not NOT_GIVEN
+        or config.metadata is not NOT_GIVEN
+    ):
+        _crossing_options(config)
     extras = config.extras
     if extras is not NOT_GIVEN:
         if not isinstance(extras, dict):
@@ -877,6 +897,34 @@ def _config(config: object) -> None:
                     f"extras keys must be strings, got {_shown(key)}", path="config.extras"
                 )
         check_json_value(extras, "config.extras")
+
+
+def _crossing_options(config: Config) -> None:
+    n = config.n
+    if n is not NOT_GIVEN and (not isinstance(n, int) or isinstance(n, bool) or n < 1):
+        raise InvalidRequestError(f"must be a positive integer, got {_shown(n)}", path="config.n")
+    top = config.top_logprobs
+    if top is not NOT_GIVEN and (not isinstance(top, int) or isinstance(top, bool) or top < 0):
+        raise InvalidRequestError(
+            f"must be a non-negative integer, got {_shown(top)}", path="config.top_logprobs"
+        )
+    # a token budget: Gemini's -1 means "dynamic" and 0 "off", so any integer is a budget
+    _integer(config.reasoning_budget, "reasoning_budget")
+    for key in ("parallel_tool_calls", "logprobs", "json_mode", "schema_strict"):
+        value = getattr(config, key)
+        if value is not NOT_GIVEN and not isinstance(value, bool):
+            raise InvalidRequestError(f"must be a boolean, got {_shown(value)}", path=f"config.{key}")
+    for key in ("user", "reasoning_effort", "schema_name", "schema_description", "prompt_cache_key"):
+        value = getattr(config, key)
+        if value is not NOT_GIVEN and not isinstance(value, str):
+            raise InvalidRequestError(f"must be a string, got {_shown(value)}", path=f"config.{key}")
+    metadata = config.metadata
+    if metadata is not NOT_GIVEN:
+        if not isinstance(metadata, dict):
+            raise InvalidRequestError(f"must be an object of strings, got {_shown(metadata)}", path="config.metadata")
+        for name, tag in metadata.items():
+            if not isinstance(name, str) or not isinstance(tag, str):
+                raise InvalidRequestError(f"must be a string, got {_shown(tag)}", path=f"config.metadata.{name}")
 
 
 def _number(value: Any, key: str) -> None:

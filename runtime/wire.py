@@ -52,6 +52,9 @@ __all__ = [
     "member_text_carry",
     "skip_part",
     "whole_number",
+    "negated",
+    "spelled",
+    "derived_equal",
     "Skipped",
     "apply_carried",
     "read_value_or_skip",
@@ -222,6 +225,34 @@ def loads_object(text: Any, path: str, lenient: bool | None = False) -> dict[str
             return None
         raise WireShapeError(path, f"expected a JSON object, got {_kind(value)}")
     return value
+
+
+def derived_equal(value: Any, derive: Callable[[Any], Any], schema: Any) -> bool:
+    """Whether an option read inside the structured-output object is what that row derives from
+    the schema itself (its hashed name, strict): False when the schema cannot be derived from
+    (a value no JSON holds: the schema's own check names it)."""
+    try:
+        return bool(value == derive(schema))
+    except (TypeError, ValueError, RecursionError):
+        return False
+
+
+def spelled(value: Any, table: Mapping[str, Any], keep: bool) -> Any:
+    """An option's wire spelling read as its canonical value (option row `values`). A value the
+    row does not list is read as given when `keep` (a string option: the canonical check judges
+    it), else it is not this option (None: a boolean option's other wire values, such as
+    `response_format.type: json_schema` for json_mode, belong to other rows or are carried)."""
+    if value is None:
+        return None
+    if type(value) is str and value in table:
+        return table[value]
+    return value if keep else None
+
+
+def negated(value: Any) -> Any:
+    """A boolean option the wire states the other way round (option row `negate`); any other
+    value is left for the canonical check to refuse at its config path."""
+    return (not value) if type(value) is bool else value
 
 
 def whole_number(value: Any) -> Any:

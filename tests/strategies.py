@@ -46,6 +46,8 @@ class Profile:
     # (Gemini GenerationConfig: float and int32 fields; out-of-range values are the API's to refuse,
     # oa §8.3.1, so the generator stays inside them).
     numbers: str = "json"
+    # canonical options (issue 14) this format reads back as themselves
+    options_known: tuple[tuple[str, Any], ...] = ()
 
 
 PROFILES: dict[str, Profile] = {
@@ -59,19 +61,19 @@ PROFILES: dict[str, Profile] = {
         # file.inline: file_data is a data URL of any media type.
         file_inline_types=("application/pdf", "text/plain", "text/csv"),
         strict_closes_schemas=True,
+        # user, logprobs, parallel_tool_calls and metadata are canonical options now (issue 14):
+        # drawn by `options_known`, not as extras
         extras_known=(
+            ("store", st.booleans()),
+            ("service_tier", st.sampled_from(["auto", "flex"])),
+        ),
+        options_known=(
             ("user", st.text(min_size=1, max_size=8)),
             ("logprobs", st.booleans()),
-            ("parallel_tool_calls", st.booleans()),
-            ("store", st.booleans()),
-            (
-                "metadata",
-                st.dictionaries(
-                    st.text(alphabet="abcdef", min_size=1, max_size=6),
-                    st.text(max_size=6),
-                    max_size=2,
-                ),
-            ),
+            ("n", st.integers(1, 4)),
+            ("top_logprobs", st.integers(0, 20)),
+            ("prompt_cache_key", st.text(min_size=1, max_size=8)),
+            ("metadata", st.dictionaries(st.text(alphabet="abcdef", min_size=1, max_size=6), st.text(max_size=6), max_size=2)),
         ),
     ),
     "anthropic_messages": Profile(
@@ -83,10 +85,8 @@ PROFILES: dict[str, Profile] = {
         # value_maps.document_type: base64 documents are PDFs only.
         file_inline_types=("application/pdf",),
         strict_closes_schemas=False,
-        extras_known=(
-            ("metadata", st.fixed_dictionaries({"user_id": st.text(min_size=1, max_size=8)})),
-            ("service_tier", st.sampled_from(["auto", "standard_only"])),
-        ),
+        extras_known=(("service_tier", st.sampled_from(["auto", "standard_only"])),),
+        options_known=(("user", st.text(min_size=1, max_size=8)),),  # metadata.user_id
     ),
     "gemini_generate_content": Profile(
         key="gemini_generate_content",
@@ -97,10 +97,12 @@ PROFILES: dict[str, Profile] = {
         file_inline_types=("application/pdf", "text/plain", "text/csv"),
         strict_closes_schemas=False,
         # extras go under generationConfig (oa §8.3.1): GenerationConfig fields.
-        extras_known=(
-            ("candidateCount", st.integers(1, 4)),
-            ("responseLogprobs", st.booleans()),
-            ("thinkingConfig", st.fixed_dictionaries({"thinkingBudget": st.integers(0, 4096)})),
+        extras_known=(("responseModalities", st.just(["TEXT"])),),
+        options_known=(
+            ("n", st.integers(1, 4)),
+            ("logprobs", st.booleans()),
+            ("top_logprobs", st.integers(0, 20)),
+            ("reasoning_budget", st.integers(-1, 4096)),
         ),
         numbers="proto32",
     ),
@@ -113,10 +115,14 @@ PROFILES: dict[str, Profile] = {
         file_inline_types=("application/pdf", "text/plain", "text/csv"),
         strict_closes_schemas=True,  # tools.strict close_all_object_schemas
         extras_known=(
-            ("user", st.text(min_size=1, max_size=8)),
-            ("parallel_tool_calls", st.booleans()),
             ("store", st.booleans()),
             ("truncation", st.sampled_from(["auto", "disabled"])),
+        ),
+        options_known=(
+            ("user", st.text(min_size=1, max_size=8)),
+            ("parallel_tool_calls", st.booleans()),
+            ("top_logprobs", st.integers(0, 20)),
+            ("prompt_cache_key", st.text(min_size=1, max_size=8)),
         ),
     ),
 }
@@ -455,6 +461,9 @@ def configs(draw: Any, prof: Profile) -> dict[str, Any]:
             config[name] = draw(strategy)
         elif choice == 1:
             config[name] = None  # OpenArmature §6 null-skip: same as absent
+    for name, strategy in prof.options_known:  # the options that cross providers (issue 14)
+        if draw(st.integers(0, 3)) == 0:
+            config[name] = draw(strategy)
     if draw(st.booleans()):
         extras = draw(st.dictionaries(extras_keys, json_values, max_size=3))
         for key, strategy in prof.extras_known:

@@ -755,9 +755,15 @@ GARBAGE: list[tuple[str, Any, str, str]] = [
     ),
     (
         "tool_message_unknown",
-        req(USER, {"role": "tool", "tool_call_id": "c", "content": "", "is_error": True}),
+        req(USER, {"role": "tool", "tool_call_id": "c", "content": "", "failed": True}),
+        "messages[1].failed",
+        "allowed keys: role, tool_call_id, content, name, is_error",
+    ),
+    (
+        "tool_message_is_error_not_bool",
+        req(USER, {"role": "tool", "tool_call_id": "c", "content": "", "is_error": "yes"}),
         "messages[1].is_error",
-        "allowed keys: role, tool_call_id, content, name",
+        "expected a boolean",
     ),
     ("tools_dict", req(tools={"name": "t"}), "tools", "expected an array of tools, got object"),
     ("tool_not_dict", req(tools=[{"name": "t"}, "u"]), "tools[1]", "expected a tool object"),

@@ -90,6 +90,8 @@ def normalise_compat(key: str, request: dict[str, Any]) -> dict[str, Any]:
     top_k = (request.get("config") or {}).get("top_k")
     if key in SENDS_TOP_K and top_k is not None:
         config["top_k"] = top_k  # options.top_k: top_k (normalise("openai_chat") drops it)
+    if key == "mistral":
+        config.pop("user", None)  # options.user: Mistral has no end-user field (dropped)
     if config:
         r["config"] = config
     if key == "mistral":

@@ -91,6 +91,7 @@ class ToolMessage:
     tool_call_id: str
     content: str
     name: str | NotGiven = NOT_GIVEN
+    is_error: bool | NotGiven = NOT_GIVEN
     role: Literal["tool"] = "tool"
 
 @dataclass(slots=True)
@@ -114,6 +115,19 @@ class Config:
     stop_sequences: list[str] | NotGiven = NOT_GIVEN
     frequency_penalty: float | NotGiven = NOT_GIVEN
     presence_penalty: float | NotGiven = NOT_GIVEN
+    parallel_tool_calls: bool | NotGiven = NOT_GIVEN
+    n: int | NotGiven = NOT_GIVEN
+    logprobs: bool | NotGiven = NOT_GIVEN
+    top_logprobs: int | NotGiven = NOT_GIVEN
+    user: str | NotGiven = NOT_GIVEN
+    reasoning_effort: str | NotGiven = NOT_GIVEN
+    reasoning_budget: int | NotGiven = NOT_GIVEN
+    json_mode: bool | NotGiven = NOT_GIVEN
+    schema_name: str | NotGiven = NOT_GIVEN
+    schema_description: str | NotGiven = NOT_GIVEN
+    schema_strict: bool | NotGiven = NOT_GIVEN
+    prompt_cache_key: str | NotGiven = NOT_GIVEN
+    metadata: dict[str, Any] | NotGiven = NOT_GIVEN
     extras: dict[str, Any] | NotGiven = NOT_GIVEN
 
 @dataclass(slots=True)

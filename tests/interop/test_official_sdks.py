@@ -392,7 +392,7 @@ OPENAI_CASES: dict[str, Case] = {
             "model": "gpt-4o",
             "messages": [{"role": "user", "content": "Weather in Paris?"}],
             "tools": TOOLS_CANONICAL,
-            "config": {"extras": {"parallel_tool_calls": True}},
+            "config": {"parallel_tool_calls": True},  # a canonical option (issue 14)
         },
     ),
     # Arguments already in the byte-stable form (compact, sorted keys): lossless.
@@ -517,10 +517,11 @@ OPENAI_CASES: dict[str, Case] = {
             "model": "gpt-4o",
             "messages": [{"role": "user", "content": "Weather as JSON"}],
             "response_schema": {**WEATHER_SCHEMA, "title": "weather"},
+            # no config: name and strict are what request_to_wire derives (the title, qualifies)
         },
     ),
-    # Another response_format mode stays an extra (mapping: native reads json_schema only).
-    "response_format_json_object_is_extra": Case(
+    # JSON mode is the canonical json_mode (issue 14; the option row's values).
+    "response_format_json_object_is_json_mode": Case(
         {
             "model": "gpt-4o",
             "messages": [{"role": "user", "content": "JSON please"}],
@@ -529,7 +530,7 @@ OPENAI_CASES: dict[str, Case] = {
         {
             "model": "gpt-4o",
             "messages": [{"role": "user", "content": "JSON please"}],
-            "config": {"extras": {"response_format": {"type": "json_object"}}},
+            "config": {"json_mode": True},
         },
     ),
     "max_completion_tokens_stop_list_seed": Case(
@@ -582,13 +583,13 @@ OPENAI_CASES: dict[str, Case] = {
             "model": "gpt-4o",
             "messages": [{"role": "user", "content": "Hi"}],
             "config": {
+                "n": 1,  # the options issue 14 made canonical
+                "user": "user-42",
+                "reasoning_effort": "low",
+                "metadata": {"trace": "t1"},
                 "extras": {
-                    "user": "user-42",
-                    "metadata": {"trace": "t1"},
                     "logit_bias": {"1234": -100},
-                    "n": 1,
                     "store": False,
-                    "reasoning_effort": "low",
                     "custom_flag": True,
                     "routing": {"zone": "eu", "a": [1, 2]},
                 }
@@ -951,7 +952,7 @@ ANTHROPIC_CASES: dict[str, Case] = {
                 {"role": "tool", "tool_call_id": "toolu_a", "content": "sunny"},
             ],
             "tools": TOOLS_ANTHROPIC_CANONICAL,
-            "config": {"max_tokens": 4096, "extras": {"thinking": {"type": "enabled", "budget_tokens": 2048}}},
+            "config": {"max_tokens": 4096, "reasoning_budget": 2048},  # thinking.budget_tokens (issue 14)
         },
     ),
     "output_config_format": Case(
@@ -1003,8 +1004,8 @@ ANTHROPIC_CASES: dict[str, Case] = {
                 "top_p": 0.8,
                 "top_k": 40,
                 "stop_sequences": ["###", "END"],
+                "user": "user-42",  # metadata.user_id (issue 14)
                 "extras": {
-                    "metadata": {"user_id": "user-42"},
                     "service_tier": "auto",
                     "custom_flag": True,
                 },
@@ -1131,12 +1132,14 @@ def test_anthropic_disable_parallel_tool_use_survives(server: Loopback, anthropi
         tools=TOOLS_ANTHROPIC,
         tool_choice={"type": "auto", "disable_parallel_tool_use": True},
     )
-    # Never re-sent with parallel tool use switched back on: the same format sends the tool_choice
-    # as it came (carried), and another wire names it as a loss.
+    # Never re-sent with parallel tool use switched back on: it is the canonical
+    # parallel_tool_calls (issue 14), the same format sends the tool_choice as it came, and
+    # OpenAI gets parallel_tool_calls: false, which its SDK types accept.
     request = ANTHROPIC.request_from_wire(body)
+    assert request.config.parallel_tool_calls is False
     assert ANTHROPIC.request_to_wire(request) == body
-    lost = wiremap.translate_request(body, "anthropic_messages", "openai_chat").losses
-    assert any(x.path == "tool_choice.disable_parallel_tool_use" and x.kind == "dropped" for x in lost), lost
+    out = wiremap.translate_request(body, "anthropic_messages", "openai_chat")
+    assert out.result["parallel_tool_calls"] is False and out.losses == []
 
 
 def test_anthropic_tool_result_is_error_survives(server: Loopback, anthropic_client: Any) -> None:
@@ -1155,11 +1158,12 @@ def test_anthropic_tool_result_is_error_survives(server: Loopback, anthropic_cli
             },
         ],
     )
-    # Never re-sent as a success: carried for this wire (mapping `unmodeled.tool_result.is_error:
-    # carry`), and named as a loss by another
+    # Never re-sent as a success: the canonical tool message's is_error (issue 14), written back
+    # to this wire, and named as a loss by another
+    assert ANTHROPIC.request_from_wire(body).messages[2].is_error is True
     assert ANTHROPIC.request_to_wire(ANTHROPIC.request_from_wire(body)) == body
     lost = wiremap.translate_request(body, "anthropic_messages", "openai_chat").losses
-    assert any(x.path == "messages[2].content[0].is_error" and x.kind == "dropped" for x in lost), lost
+    assert any(x.path == "messages[2].is_error" and x.kind == "dropped" for x in lost), lost
 
 
 # ============================================================================ responses -> SDKs

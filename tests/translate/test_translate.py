@@ -75,7 +75,7 @@ def test_request_openai_to_anthropic_carries_what_it_can_and_reports_the_rest() 
     assert out["max_tokens"] == 100
     assert "logprobs" not in out and "seed" not in out and "temperature" not in out
     assert paths(t) == {
-        "logprobs": "dropped",  # a field no openai_chat row reads: carried data, at its wire path
+        "config.logprobs": "dropped",  # a canonical option (issue 14) Anthropic has no field for
         "messages[1].content[1].detail": "dropped",
         "config.temperature": "dropped",
         "config.seed": "dropped",
@@ -89,7 +89,7 @@ def test_strict_turns_any_loss_into_an_error_naming_it() -> None:
         wiremap.translate_request(OPENAI_REQUEST, "openai_chat", "anthropic_messages", strict=True)
     assert info.value.category == "provider_invalid_request"
     assert info.value.path == info.value.losses[0].path
-    assert {x.path for x in info.value.losses} == {"logprobs", "messages[1].content[1].detail", "config.temperature", "config.seed"}
+    assert {x.path for x in info.value.losses} == {"config.logprobs", "messages[1].content[1].detail", "config.temperature", "config.seed"}
 
 
 def test_a_lossless_translation_is_reported_as_such_and_strict_passes() -> None:
@@ -116,10 +116,10 @@ def test_a_responses_string_input_translates_as_one_user_turn() -> None:
 
 
 def test_extras_ride_within_one_provider_or_when_asked() -> None:
-    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "logprobs": True}
-    assert wiremap.translate_request(body, "openai_chat", "openai_chat").result["logprobs"] is True
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "service_tier": "flex"}
+    assert wiremap.translate_request(body, "openai_chat", "openai_chat").result["service_tier"] == "flex"
     kept = wiremap.translate_request(body, "openai_chat", "anthropic_messages", keep_extras=True)
-    assert kept.result["logprobs"] is True
+    assert kept.result["service_tier"] == "flex"
     # what the report does say: Anthropic requires max_tokens and the table adds its default
     assert paths(kept) == {"config.max_tokens": "added"} and kept.result["max_tokens"] == 4096
 

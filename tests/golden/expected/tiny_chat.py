@@ -460,7 +460,11 @@ def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
 
 
 def _tool_result_to_wire(
-    tool_call_id: str, content: str, name: str | NotGiven, i: int
+    tool_call_id: str,
+    content: str,
+    name: str | NotGiven,
+    i: int,
+    is_error: bool | NotGiven = NOT_GIVEN,
 ) -> dict[str, Any]:
     """A tool result (`messages[i]`) -> its wire message."""
     return {"role": "tool", "tool_call_id": tool_call_id, "content": content}
@@ -509,7 +513,9 @@ def _messages_to_wire(
             continue
         assert isinstance(message, ToolMessage)
         wire_messages.append(
-            _tool_result_to_wire(message.tool_call_id, message.content, message.name, i)
+            _tool_result_to_wire(
+                message.tool_call_id, message.content, message.name, i, message.is_error
+            )
         )
     return wire_messages
 
@@ -576,6 +582,19 @@ def _request_to_wire(
         body["stop"] = value_stop_sequences
     # frequency_penalty: silently dropped, as the mapping declares
     # presence_penalty: silently dropped, as the mapping declares
+    # parallel_tool_calls: silently dropped, as the mapping declares
+    # n: silently dropped, as the mapping declares
+    # logprobs: silently dropped, as the mapping declares
+    # top_logprobs: silently dropped, as the mapping declares
+    # user: silently dropped, as the mapping declares
+    # reasoning_effort: silently dropped, as the mapping declares
+    # reasoning_budget: silently dropped, as the mapping declares
+    # json_mode: silently dropped, as the mapping declares
+    # schema_name: silently dropped, as the mapping declares
+    # schema_description: silently dropped, as the mapping declares
+    # schema_strict: silently dropped, as the mapping declares
+    # prompt_cache_key: silently dropped, as the mapping declares
+    # metadata: silently dropped, as the mapping declares
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
