@@ -99,7 +99,9 @@ def _system(ir: FormatIR) -> str:
 def _tool_role(ir: FormatIR) -> str:
     if ir.tool_results_strategy == "group_into_user_message":
         kind = _lit_key(ir.tool_result_template, "type")
-        return f"renamed → {_code(kind)} blocks in a {_code(_role(ir.user_template))} turn"
+        if kind is None and isinstance(ir.tool_result_template, Obj) and ir.tool_result_template.items:
+            kind = ir.tool_result_template.items[0][0]  # a key-dispatched part (Gemini functionResponse)
+        return f"renamed → {_code(kind)} {'blocks' if _lit_key(ir.tool_result_template, 'type') else 'parts'} in a {_code(_role(ir.user_template))} turn"
     if _role(ir.tool_result_template) is None:  # told apart by `type` (emit_items)
         return f"renamed → {_code(_lit_key(ir.tool_result_template, 'type'))} items"
     return _renamed("tool", str(_role(ir.tool_result_template)))
