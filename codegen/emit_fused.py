@@ -473,7 +473,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
             out.add("    raise _Deopt")
             if root != src.tool_choice_field:  # the tool_choice reader reads that object itself
                 known.add(root)
-                out.add(f"if not {lit(frozenset(allowed))}.issuperset(container):  # other keys are carried: the two-step way")
+                out.add(f"if not frozenset({lit(sorted(allowed))}).issuperset(container):  # other keys are carried: the two-step way")
                 out.add("    raise _Deopt")
             out.add(f"{var} = container.get({lit(leaf)})")
             out.add(f"if {var} is None:  # absent, or null (OpenArmature §6: unset)")

@@ -453,7 +453,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
         if container is not None:
             if type(container) is not dict:
                 raise _Deopt
-            if not frozenset({"user_id"}).issuperset(
+            if not frozenset(["user_id"]).issuperset(
                 container
             ):  # other keys are carried: the two-step way
                 raise _Deopt
@@ -468,7 +468,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
         if container is not None:
             if type(container) is not dict:
                 raise _Deopt
-            if not frozenset({"budget_tokens", "type"}).issuperset(
+            if not frozenset(["budget_tokens", "type"]).issuperset(
                 container
             ):  # other keys are carried: the two-step way
                 raise _Deopt

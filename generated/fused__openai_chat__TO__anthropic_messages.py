@@ -489,7 +489,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
         if container is not None:
             if type(container) is not dict:
                 raise _Deopt
-            if not frozenset({"type"}).issuperset(
+            if not frozenset(["type"]).issuperset(
                 container
             ):  # other keys are carried: the two-step way
                 raise _Deopt
