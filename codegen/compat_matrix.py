@@ -15,7 +15,7 @@ from typing import Any
 from .emit_errors import error_emit_table
 from .ir import FormatIR
 from .mapping_schema import ERROR_CATEGORIES, OPTION_NAMES, PART_KINDS
-from .wiretemplate import Arr, Interp, Lit, Node, Obj, Slot, slots_of
+from .wiretemplate import Arr, Interp, Lit, Node, Obj, Slot, slot_path, slots_of
 
 __all__ = ["render_compatibility"]
 
@@ -53,25 +53,6 @@ def _lit_key(node: Node | None, key: str) -> Any:
         for k, v in node.items:
             if k == key and isinstance(v, Lit):
                 return v.value
-    return None
-
-
-def _slot_path(node: Node, field: str, prefix: str = "") -> str | None:
-    """Where a template places a field: `function.parameters`."""
-    if isinstance(node, Slot) and node.field == field:
-        return prefix or "."
-    if isinstance(node, Interp) and any(s.field == field for s in node.slots):
-        return prefix
-    if isinstance(node, Obj):
-        for k, v in node.items:
-            found = _slot_path(v, field, f"{prefix}.{k}" if prefix else k)
-            if found is not None:
-                return found
-    if isinstance(node, Arr):
-        for i, v in enumerate(node.items):
-            found = _slot_path(v, field, f"{prefix}[{i}]")
-            if found is not None:
-                return found
     return None
 
 
@@ -240,7 +221,7 @@ OPTIONS: list[Row] = [(f"`{n}`", _option(n)) for n in OPTION_NAMES] + [("`extras
 
 
 def _tools(ir: FormatIR) -> str:
-    where = _slot_path(ir.tool_template, "parameters")
+    where = slot_path(ir.tool_template, "parameters")
     return f"supported → {_code(ir.tools_field)}" + (f", schema at {_code(where)}" if where else "")
 
 
@@ -269,8 +250,8 @@ def _tool_calls(ir: FormatIR) -> str:
         return f"{_code(_lit_key(ir.tool_call_template, 'type'))} content blocks"
     if ir.tool_calls_placement == "items":
         return f"{_code(_lit_key(ir.tool_call_template, 'type'))} items after the assistant message, arguments as a JSON string"
-    where = _slot_path(ir.assistant_template, "tool_calls")
-    args = _slot_path(ir.tool_call_template, "arguments")
+    where = slot_path(ir.assistant_template, "tool_calls")
+    args = slot_path(ir.tool_call_template, "arguments")
     as_json = any(s.field == "arguments" and s.codec == "json" for s in slots_of(ir.tool_call_template))
     return f"{_code(where or 'tool_calls')} field" + (f", arguments as a JSON string at {_code(args)}" if as_json else "")
 

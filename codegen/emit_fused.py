@@ -33,7 +33,7 @@ from .emit import Emitter, _Lines, lit
 from .catalog import CONTEXTS
 from .emit_messages import _assign, _build_message, _text_content, emit_options_to_wire, emit_role_readers, emit_tools_to_wire
 from .wiretemplate import slots_of
-from .ir import FormatIR
+from .ir import STRING_OPTIONS, FormatIR
 
 __all__ = ["fused_blockers", "emit_fused_module", "fused_module_name", "fused_header"]
 
@@ -479,7 +479,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
             out.add(f"if {var} is None:  # absent, or null (OpenArmature §6: unset)")
             out.add(f"    {var} = NOT_GIVEN")
             if opt.values:  # the wire's spellings (as _w.spelled)
-                keep = opt.name not in ("parallel_tool_calls", "logprobs", "json_mode")
+                keep = opt.name in STRING_OPTIONS  # as _w.spelled: an unlisted string is read as given
                 out.add(f"elif type({var}) is not str:")
                 out.add("    raise _Deopt")
                 out.add(f"elif {var} in {lit(dict(opt.values))}:")

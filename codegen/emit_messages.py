@@ -11,7 +11,7 @@ from . import emit_items
 from . import usage as emit_usage
 from .ir import INTEGER_OPTIONS, OBJECT_OPTIONS, STRING_OPTIONS
 from .reasoning import hook_message_from_wire, hook_message_to_wire
-from .wiretemplate import Lit, Obj, Slot, slots_of
+from .wiretemplate import Lit, Obj, Slot, slot_path, slots_of
 
 if TYPE_CHECKING:
     from .emit import Emitter
@@ -160,8 +160,6 @@ def _emit_derived_defaults(ir: Any, out: Any, field: str) -> None:
     derives itself (the schema's hashed name, strict from the schema) is the row's default, not
     the caller's choice: it is not read as the option, so canonical -> wire -> canonical is the
     identity (and a caller's own name still reads as schema_name)."""
-    from .compat_matrix import _slot_path
-
     st = ir.structured
     derived: dict[str, str] = {}
     if st.get("name", "derived") == "derived":
@@ -174,7 +172,7 @@ def _emit_derived_defaults(ir: Any, out: Any, field: str) -> None:
     elif st.get("schema", "verbatim") == "verbatim":
         derived["strict"] = "_w.schema_qualifies_for_strict"
     for slot, expr in derived.items():
-        where = _slot_path(ir.structured_template, slot)
+        where = slot_path(ir.structured_template, slot)
         if where is None:
             continue
         for opt in ir.options:

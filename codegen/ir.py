@@ -24,7 +24,7 @@ from .stream_table import compile_stream
 from .usage import build_usage
 from .wiretemplate import Arr, Lit, Node, Obj, Slot, TemplateSyntaxError, parse_template, slots_of
 
-__all__ = ["FormatIR", "OptionIR", "DeriveIR", "ValueMapIR", "build_ir", "INTEGER_OPTIONS", "BOOLEAN_OPTIONS", "STRING_OPTIONS"]
+__all__ = ["FormatIR", "OptionIR", "DeriveIR", "ValueMapIR", "build_ir", "INTEGER_OPTIONS", "BOOLEAN_OPTIONS", "STRING_OPTIONS", "OBJECT_OPTIONS"]
 
 #: the canonical options typed int (runtime/canonical.py Config): `maximum` applies to them, and
 #: a reader takes an integer-valued float for them

@@ -15,7 +15,7 @@ import warnings
 from typing import Any
 
 from .catalog import CONTEXTS
-from .ir import FormatIR
+from .ir import BOOLEAN_OPTIONS, INTEGER_OPTIONS, OBJECT_OPTIONS, STRING_OPTIONS, FormatIR
 from .usage import UsageSum
 from .wiretemplate import Arr, Interp, Lit, Node, Obj, Slot
 
@@ -49,6 +49,16 @@ def _node_schema(node: Node, context: str, refs: dict[str, Any]) -> dict[str, An
 
 def _title(key: str) -> str:
     return "".join(p.capitalize() for p in re.split(r"[._]", key))
+
+
+def _option_type(opt: Any) -> str:
+    """The JSON type of an option's wire field (codegen/ir.py's option type sets)."""
+    if opt.values:  # spelled on the wire by the row's `values` keys (json_mode: "json_object")
+        return "string"
+    for names, kind in ((INTEGER_OPTIONS, "integer"), (BOOLEAN_OPTIONS, "boolean"), (STRING_OPTIONS, "string"), (OBJECT_OPTIONS, "object")):
+        if opt.name in names:
+            return str(kind)
+    return "number"
 
 
 def wire_schemas(ir: FormatIR) -> dict[str, Any]:
@@ -108,16 +118,10 @@ def wire_schemas(ir: FormatIR) -> dict[str, Any]:
     }
     if ir.system_field:
         props[ir.system_field] = {"type": "string"}
-    numeric = {"temperature": "number", "top_p": "number", "frequency_penalty": "number", "presence_penalty": "number",
-               "max_tokens": "integer", "top_k": "integer", "seed": "integer", "n": "integer", "top_logprobs": "integer",
-               "reasoning_budget": "integer", "parallel_tool_calls": "boolean", "logprobs": "boolean", "user": "string",
-               "reasoning_effort": "string", "json_mode": "string",
-               "schema_name": "string", "schema_description": "string", "schema_strict": "boolean",
-               "prompt_cache_key": "string", "metadata": "object"}
     for opt in ir.options:
         if opt.wire is None or opt.unsupported is not None:
             continue
-        props[opt.wire] = {"type": "array", "items": {"type": "string"}} if opt.name == "stop_sequences" else {"type": numeric[opt.name]}
+        props[opt.wire] = {"type": "array", "items": {"type": "string"}} if opt.name == "stop_sequences" else {"type": _option_type(opt)}
     props[ir.tools_field] = {"type": "array", "items": {"$ref": f"#/$defs/{name}Tool"}}
     props[ir.tool_choice_field] = {"anyOf": [_node_schema(n, "tool_choice.tool", {}) for n in ir.tool_choice.values()]}
     if ir.structured_template is not None and ir.structured is not None:

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Union
 
-__all__ = ["Lit", "Slot", "Interp", "Obj", "Arr", "Node", "parse_template", "TemplateSyntaxError", "slots_of"]
+__all__ = ["Lit", "Slot", "Interp", "Obj", "Arr", "Node", "parse_template", "TemplateSyntaxError", "slot_path", "slots_of"]
 
 
 class TemplateSyntaxError(ValueError):
@@ -171,6 +171,25 @@ def slots_of(node: Node) -> list[Slot]:
     if isinstance(node, Arr):
         return [s for n in node.items for s in slots_of(n)]
     return []
+
+
+def slot_path(node: Node, field: str, prefix: str = "") -> str | None:
+    """Where a template places a field: `function.parameters`."""
+    if isinstance(node, Slot) and node.field == field:
+        return prefix or "."
+    if isinstance(node, Interp) and any(s.field == field for s in node.slots):
+        return prefix
+    if isinstance(node, Obj):
+        for k, v in node.items:
+            found = slot_path(v, field, f"{prefix}.{k}" if prefix else k)
+            if found is not None:
+                return found
+    if isinstance(node, Arr):
+        for i, v in enumerate(node.items):
+            found = slot_path(v, field, f"{prefix}[{i}]")
+            if found is not None:
+                return found
+    return None
 
 
 @dataclass
