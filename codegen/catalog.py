@@ -15,29 +15,34 @@ __all__ = ["Field", "CONTEXTS", "PART_CLASS", "context_for_part"]
 @dataclass(frozen=True)
 class Field:
     attr: str  # expression relative to the context's variables (e.g. "source.url")
-    kind: str  # str | detail | bool | schema | object | content | tool_calls | any
+    kind: str  # str | detail | bool | schema | object | cache | content | tool_calls | any
     optional: bool = False
     # Present whenever this context applies although the record types it as optional
     # (an inline source's media_type, which validation requires).
     narrowed: bool = False
 
 
+# A prompt-cache breakpoint after the block, result, tool or system message (issue 14:
+# Anthropic and OpenRouter `cache_control`; docs/canonical.md "Prompt-cache breakpoints").
+_CACHE = {"cache_control": Field("cache_control", "cache", True)}
 _SOURCE_URL = {"source.url": Field("source.url", "str")}
 _SOURCE_INLINE = {"source.base64_data": Field("source.base64_data", "str")}
 
 CONTEXTS: dict[str, dict[str, Field]] = {
-    "part.text": {"text": Field("text", "str"), "signature": Field("signature", "str", True)},
+    "part.text": {"text": Field("text", "str"), "signature": Field("signature", "str", True), **_CACHE},
     "part.thinking": {"text": Field("text", "str"), "signature": Field("signature", "str", True)},
     "part.redacted_thinking": {"data": Field("data", "str")},
     "part.image.url": {
         **_SOURCE_URL,
         "media_type": Field("media_type", "str", True),
         "detail": Field("detail", "detail", True),
+        **_CACHE,
     },
     "part.image.inline": {
         **_SOURCE_INLINE,
         "media_type": Field("media_type", "str", narrowed=True),
         "detail": Field("detail", "detail", True),
+        **_CACHE,
     },
     "part.audio.url": {**_SOURCE_URL, "media_type": Field("media_type", "str", True)},
     "part.audio.inline": {**_SOURCE_INLINE, "media_type": Field("media_type", "str", narrowed=True)},
@@ -45,11 +50,13 @@ CONTEXTS: dict[str, dict[str, Field]] = {
         **_SOURCE_URL,
         "media_type": Field("media_type", "str", True),
         "filename": Field("filename", "str", True),
+        **_CACHE,
     },
     "part.file.inline": {
         **_SOURCE_INLINE,
         "media_type": Field("media_type", "str", narrowed=True),
         "filename": Field("filename", "str", True),
+        **_CACHE,
     },
     "tool_call": {
         "id": Field("id", "str"),
@@ -62,15 +69,17 @@ CONTEXTS: dict[str, dict[str, Field]] = {
         "content": Field("content", "text"),
         "name": Field("name", "str", True),
         "is_error": Field("is_error", "bool", True),  # the tool failed (issue 14)
+        **_CACHE,
     },
     "tool": {
         "name": Field("name", "str"),
         "description": Field("description", "str", True),
         "parameters": Field("parameters", "schema", True),
         "strict": Field("strict", "bool", True),
+        **_CACHE,
     },
     "tool_choice.tool": {"name": Field("name", "str")},
-    "message.system": {"content": Field("content", "str")},
+    "message.system": {"content": Field("content", "str"), **_CACHE},
     "item.message": {"content": Field("content", "content")},  # response.items.message
     "item.refusal": {"refusal": Field("refusal", "str")},  # response.items.refusal
     "message.user": {"content": Field("content", "content")},

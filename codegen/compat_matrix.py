@@ -324,6 +324,39 @@ REASONING: list[Row] = [
 ]
 
 
+# ---- prompt-cache breakpoints ----------------------------------------------------------
+
+
+def _cache_key(node: Node | str | None) -> str | None:
+    """The wire key a template writes the canonical `cache_control` to, if it has one."""
+    if not isinstance(node, Obj):
+        return None
+    return next((k for k, c in node.items if isinstance(c, Slot) and c.field == "cache_control"), None)
+
+
+def _cache(*where: str) -> Callable[[FormatIR], str]:
+    def cell(ir: FormatIR) -> str:
+        for name in where:
+            node = {"system": ir.system_blocks, "tool_result": ir.tool_result_template, "tool": ir.tool_template}.get(name, ir.parts.get(name))
+            key = _cache_key(node)
+            if key is not None:
+                note = " on a text block of the system field" if name == "system" and ir.system_strategy == "hoist" else (" on a one-part content" if name == "system" else "")
+                return f"{_code(key)}{note}"
+        return DROPPED
+
+    return cell
+
+
+CACHE: list[Row] = [
+    ("system messages", _cache("system")),
+    ("text parts", _cache("text")),
+    ("image parts", _cache("image.url", "image.inline")),
+    ("file parts", _cache("file.url", "file.inline")),
+    ("tool results", _cache("tool_result")),
+    ("tools", _cache("tool")),
+]
+
+
 # ---- finish reasons, errors -------------------------------------------------------------
 
 
@@ -391,6 +424,7 @@ SECTIONS: list[tuple[str, list[Row]]] = [
     ("Tools", TOOLS),
     ("Structured output", STRUCTURED),
     ("Reasoning", REASONING),
+    ("Prompt-cache breakpoints (canonical `cache_control`; docs/canonical.md)", CACHE),
     ("Finish reasons (wire values read as each canonical reason)", FINISH),
     ("Error categories (read by error_from_wire, first matching rule wins; sent by error_to_wire)", ERRORS),
 ]

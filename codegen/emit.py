@@ -108,6 +108,8 @@ class Emitter:
         if slot.codec is not None:
             arg = f"cast(str, {expr})" if spec.narrowed or spec.optional else expr
             return f"_vm_{slot.codec}({arg}, {path_expr})"
+        if spec.kind == "cache":  # a cache breakpoint, written as given (never sorted)
+            return f"_w.json_copy({expr})"
         if spec.kind in ("schema", "object"):
             if self.json_memo:
                 return f"_w.memo_json({expr}, memo)"
@@ -139,6 +141,8 @@ class Emitter:
             else:
                 required.append((key, self.build_node(out, child, env, context, path_expr)))
         literal = "{" + ", ".join(f"{lit(k)}: {v}" for k, v in required) + "}"
+        # an optional field the context never has here (a string's text part) writes no key
+        optional = [(k, c) for k, c in optional if env.get(c.field, "NOT_GIVEN") != "NOT_GIVEN"]
         if not optional:
             return literal
         var = out.fresh("wire")
@@ -321,6 +325,8 @@ class Emitter:
             fn = "optional_str" if optional else "member_str"
         elif kind == "bool":
             fn = "optional_bool" if optional else "member"
+        elif kind == "cache":
+            fn = "optional_cache"
         elif kind in ("schema", "object"):
             fn = "optional_json" if optional else "member_dict"
         else:
@@ -551,6 +557,8 @@ class Emitter:
                 if name.startswith("source."):
                     continue
                 value = got.get(name, "NOT_GIVEN")
+                if value == "NOT_GIVEN" and name == "cache_control":
+                    continue  # the record's default (the newest optional field is left out)
                 args.append(f"{spec.attr}={value}")
             if source_cls == "UrlSource":
                 args.insert(0, f"source=UrlSource(url={got['source.url']})")
@@ -598,6 +606,7 @@ class Emitter:
             got["tool_call_id"] = "result_id"
         content = got["content"]
         error_flag = f", is_error={got['is_error']}" if "is_error" in got else ""
+        error_flag += f", cache_control={got['cache_control']}" if "cache_control" in got else ""
         out.add(f"return ToolMessage(tool_call_id={got['tool_call_id']}, content={content}, name={got.get('name', 'NOT_GIVEN')}{error_flag})")
         self.func("_read_tool_result", "(result: dict[str, Any], path: str) -> ToolMessage", "Wire tool result -> canonical tool message.", out.lines)
 

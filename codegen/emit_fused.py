@@ -94,6 +94,8 @@ def fused_blockers(ir: Any, side: str) -> list[str]:
     if unknown:
         why.append(f"options the fused compiler has no check for ({', '.join(unknown)})")
     if side == "source":
+        if ir.system_blocks is not None and ir.system_strategy == "inline":
+            why.append("inline system `blocks` (a one-block system content is read whole)")
         if ir.tool_call_missing_id == "synthesize":
             why.append("tool calls `missing_id: synthesize` (results are paired after reading)")
         if ir.items.reasoning_match is not None:
@@ -391,7 +393,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
             o.add("if not ci:")
             o.add("    raise _Deopt")
             o.add("_v.check_tool_message(tool_message, ci, call_ids, _dst.RULES)")
-            expr = "_dst._tool_result_to_wire(tool_message.tool_call_id, tool_message.content, tool_message.name, ci, tool_message.is_error)"
+            expr = "_dst._tool_result_to_wire(tool_message.tool_call_id, tool_message.content, tool_message.name, ci, tool_message.is_error, tool_message.cache_control)"
             if grouped:
                 o.add(f"result = {expr}")
                 o.add("if results is None:")

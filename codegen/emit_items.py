@@ -268,6 +268,10 @@ def emit_hoisted_system_roles(em: "Emitter", out: "_Lines") -> list[str]:
     out.add(f"if role in {lit(tuple(ir.system_read_also))}:  # system.read_also (hoisted system)")
     out.indent()
     out.add("text = message.get('content')")
+    if ir.system_blocks is not None:  # system.blocks: a one-block content is read whole
+        out.add("if type(text) is list and len(text) == 1:")
+        out.add("    out.append(_system_block_from_wire(text[0], path + '.content[0]'))")
+        out.add("    continue")
     out.add("if type(text) is list:  # an array of text parts: joined")
     out.add("    text = ''.join(_w.member_str(_w.expect_dict(p, f'{path}.content[{j}]'), 'text', f'{path}.content[{j}]') for j, p in enumerate(text))")
     out.add("out.append(SystemMessage(content=_w.expect_str(text, path + '.content')))")

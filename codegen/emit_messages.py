@@ -70,8 +70,45 @@ def _consume(ir: Any, field: str) -> str:
     return f"consumed.add({lit(field)})"
 
 
+_BLOCK_FIELD_TYPES = {"cache_control": "dict[str, Any] | NotGiven"}
+
+
+def _block_fields(ir: Any) -> list[str]:
+    """The optional fields of the `system.blocks` template: what only the block form carries."""
+    node = ir.system_blocks
+    return [c.field for _, c in node.items if isinstance(c, Slot) and c.optional] if node is not None else []
+
+
+def _emit_system_blocks(em: "Emitter") -> None:
+    """`system.blocks`: one system message as a wire text block, both ways."""
+    from .emit import _Lines
+
+    ir = em.ir
+    node = ir.system_blocks
+    if node is None:
+        return
+    fields = _block_fields(ir)
+    out = _Lines()
+    env = {"content": "message.content", **{f: f"message.{f}" for f in fields}}
+    expr = em.build_node(out, node, env, "message.system", "path")
+    out.add(f"return {expr}")
+    em.func("_system_block_to_wire", "(message: SystemMessage, path: str) -> dict[str, Any]", "A system message -> its wire text block (system.blocks).", out.lines)
+    out = _Lines()
+    out.add("block = _w.expect_dict(value, path)")
+    for key, child in node.items:
+        if isinstance(child, Lit):
+            out.add(f"if block.get({lit(key)}) != {lit(child.value)}:")
+            out.add(f"    raise _w.WireShapeError(path + {lit('.' + key)}, 'expected ' + {lit(repr(child.value))} + ' (a system block is text)')")
+    got: dict[str, str] = {}
+    em.read_node(out, node, "block", "path", "message.system", got)
+    args = ", ".join(f"{f}={got[f]}" for f in ["content", *fields])
+    out.add(f"return SystemMessage({args})")
+    em.func("_system_block_from_wire", "(value: Any, path: str) -> SystemMessage", "A wire text block -> a system message (system.blocks).", out.lines)
+
+
 def emit_format(em: "Emitter") -> None:
     emit_items.emit_reasoning_helpers(em)
+    _emit_system_blocks(em)
     _emit_content(em)
     if em.ir.tool_calls_placement == "content_blocks":
         _emit_as_blocks(em)
@@ -141,8 +178,10 @@ def _emit_content(em: "Emitter") -> None:
         out.add("    kept.append(block)")
         out.dedent()
         if strategy == "string_or_parts":
-            out.add("# A single text part is sent as a plain string (Prompty §7.1.1).")
-            out.add("if len(kept) == 1 and type(kept[0]) is TextBlock:")
+            out.add("# A single text part is sent as a plain string (Prompty §7.1.1), unless the part")
+            out.add("# carries what the string cannot (a cache breakpoint its template writes).")
+            guards = "".join(f" and kept[0].{c.field} is NOT_GIVEN" for _, c in text_node.items if isinstance(c, Slot) and c.optional and c.field == "cache_control")
+            out.add(f"if len(kept) == 1 and type(kept[0]) is TextBlock{guards}:")
             out.add("    return kept[0].text")
             if role == "assistant":
                 out.add("if not parts:")
@@ -242,9 +281,18 @@ def _emit_role_writers(em: "Emitter") -> None:
     if ir.system_strategy != "hoist":
         assert ir.system_template is not None
         out = _Lines()
+        fields = _block_fields(ir)
+        if fields:  # system.blocks: what the plain form cannot carry goes in a one-block content
+            out.add("if " + " or ".join(f"{f} is not NOT_GIVEN" for f in fields) + ":")
+            out.indent()
+            out.add("block = _system_block_to_wire(SystemMessage(content, " + ", ".join(f"{f}={f}" for f in fields) + "), path)")
+            expr = _build_message(em, out, ir.system_template, {"content": "[block]"}, "message.system")
+            out.add(f"return {expr}")
+            out.dedent()
         expr = _build_message(em, out, ir.system_template, {"content": "content"}, "message.system")
         out.add(f"return {expr}")
-        em.func("_system_to_wire", "(content: str) -> dict[str, Any]", "A system message -> its wire message (system `inline`).", out.lines)
+        params = "".join(f", {f}: {_BLOCK_FIELD_TYPES[f]} = NOT_GIVEN" for f in fields)
+        em.func("_system_to_wire", f"(content: str, path: str = ''{params}) -> dict[str, Any]", "A system message -> its wire message (system `inline`).", out.lines)
     out = _Lines()
     text = _text_content(em, out, "user", "content")
     if text is not None:
@@ -264,12 +312,12 @@ def _emit_role_writers(em: "Emitter") -> None:
         out.add(f"return {expr}")
         em.func("_results_to_wire", "(results: list[dict[str, Any]]) -> dict[str, Any]", "The user message that carries a run of tool results (`group_into_user_message`).", out.lines)
     out = _Lines()
-    env = {"tool_call_id": "tool_call_id", "content": "content", "name": "name", "is_error": "is_error"}
+    env = {"tool_call_id": "tool_call_id", "content": "content", "name": "name", "is_error": "is_error", "cache_control": "cache_control"}
     expr = em.build_node(out, ir.tool_result_template, env, "tool_result", "f'messages[{i}]'")
     out.add(f"return {expr}")
     em.func(
         "_tool_result_to_wire",
-        "(tool_call_id: str, content: str, name: str | NotGiven, i: int, is_error: bool | NotGiven = NOT_GIVEN) -> dict[str, Any]",
+        "(tool_call_id: str, content: str, name: str | NotGiven, i: int, is_error: bool | NotGiven = NOT_GIVEN, cache_control: dict[str, Any] | NotGiven = NOT_GIVEN) -> dict[str, Any]",
         f"A tool result (`messages[i]`) -> its wire {'block' if ir.tool_results_strategy == 'group_into_user_message' else 'message'}.",
         out.lines,
     )
@@ -345,7 +393,7 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
         out.add("if isinstance(message, ToolMessage):")
         out.indent()
         name = _result_name(out, from_call)
-        out.add(f"result = _tool_result_to_wire(message.tool_call_id, message.content, {name}, i, message.is_error)")
+        out.add(f"result = _tool_result_to_wire(message.tool_call_id, message.content, {name}, i, message.is_error, message.cache_control)")
         out.add("if results is None:")
         out.add("    results = []")
         out.add("    wire_messages.append(_results_to_wire(results))")
@@ -365,7 +413,9 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
     if ir.system_strategy == "hoist":
         out.add("continue  # hoisted to the top-level field by request_to_wire")
     else:
-        out.add("wire_messages.append(_system_to_wire(message.content))")
+        fields = _block_fields(ir)
+        extra = "".join(f", message.{f}" for f in fields)
+        out.add("wire_messages.append(_system_to_wire(message.content" + (", f'messages[{i}]'" + extra if fields else "") + "))")
         out.add("continue")
     out.dedent()
     # assistant
@@ -384,7 +434,7 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
     if not grouped:
         out.add("assert isinstance(message, ToolMessage)")
         name = _result_name(out, from_call)
-        out.add(f"wire_messages.append(_tool_result_to_wire(message.tool_call_id, message.content, {name}, i, message.is_error))")
+        out.add(f"wire_messages.append(_tool_result_to_wire(message.tool_call_id, message.content, {name}, i, message.is_error, message.cache_control))")
     out.dedent()
     out.add("return wire_messages")
     strategy = f"system `{ir.system_strategy}`, tool results `{ir.tool_results_strategy}`, tool calls `{ir.tool_calls_placement}`"
@@ -465,7 +515,7 @@ def _emit_tools(em: "Emitter") -> None:
             out.add("    params = _w.close_object_schema({'type': 'object', 'properties': {}}) if tool.strict is True else {'type': 'object', 'properties': {}}")
         else:
             out.add("    params = {'type': 'object', 'properties': {}}")
-    env = {"name": "tool.name", "description": "tool.description", "parameters": "params", "strict": "tool.strict"}
+    env = {"name": "tool.name", "description": "tool.description", "parameters": "params", "strict": "tool.strict", "cache_control": "tool.cache_control"}
     em.json_memo = True
     expr = em.build_node(out, ir.tool_template, env, "tool", "path")
     em.json_memo = False
@@ -525,11 +575,18 @@ def _emit_request_to_wire(em: "Emitter") -> None:
     out.add(f"body[{lit(ir.model_field)}] = req.model")
     if ir.system_strategy == "hoist" and ir.ordering == "openarmature":
         out.add("# validation allows a system message only first (OpenArmature §5)")
-        out.add("system_texts = [first.content] if isinstance(first := messages[0], SystemMessage) else []")
+        out.add("system_messages = [first] if isinstance(first := messages[0], SystemMessage) else []")
     elif ir.system_strategy == "hoist":
         out.add("# the API takes one system field: every system message is hoisted into it, joined")
-        out.add("system_texts = [m.content for m in messages if isinstance(m, SystemMessage)]")
+        out.add("system_messages = [m for m in messages if isinstance(m, SystemMessage)]")
+    if ir.system_strategy == "hoist" and _block_fields(ir):
+        fields = _block_fields(ir)
+        cond = " or ".join(f"m.{f} is not NOT_GIVEN" for f in fields)
+        out.add(f"if any({cond} for m in system_messages):  # system.blocks: one text block per system message")
+        out.add(f"    {_assign(ir, ir.system_field, '[_system_block_to_wire(m, f' + lit(ir.system_field + '[{j}]') + ') for j, m in enumerate(system_messages)]')}")
+        out.add("    system_messages = []")
     if ir.system_strategy == "hoist":
+        out.add("system_texts = [m.content for m in system_messages]")
         out.add("if system_texts:")
         if ir.system_hoist_template is not None:
             out.indent()
@@ -895,7 +952,8 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
     item_labels += emit_items.emit_hoisted_system_roles(em, out)
     def sink(out: Any, role: str, env: dict[str, str]) -> None:
         if role == "system":
-            out.add(f"out.append(SystemMessage(content={env['content']}))")
+            extra = "".join(f", {f}={v}" for f, v in env.items() if f != "content")
+            out.add(f"out.append(SystemMessage(content={env['content']}{extra}))")
         elif role == "user":
             out.add(f"out.append(UserMessage(content={env['content']}))")
         elif role == "assistant":
@@ -956,9 +1014,17 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None)
         content_key = next((k for k, c in node.items if isinstance(c, Slot) and c.field == "content"), None)
         if role == "system":
             out.add(f"text = message.get({lit(content_key)})")
+            fields = _block_fields(ir)
+            env = {}
+            if fields:
+                out.add("system_block: Any = None")
+                out.add("if type(text) is list and len(text) == 1:  # system.blocks: one block, read whole")
+                out.add(f"    system_block = _system_block_from_wire(text[0], path + {lit('.' + str(content_key) + '[0]')})")
+                out.add("    text = system_block.content")
+                env = {f: f"(system_block.{f} if system_block is not None else NOT_GIVEN)" for f in fields}
             out.add("if type(text) is list:  # an array of text parts: joined")
             out.add("    text = ''.join(_w.member_str(_w.expect_dict(p, f'{path}.content[{j}]'), 'text', f'{path}.content[{j}]') for j, p in enumerate(text))")
-            sink(out, "system", {"content": f"text if type(text) is str else _w.expect_str(text, path + {lit('.' + str(content_key))})"})
+            sink(out, "system", {"content": f"text if type(text) is str else _w.expect_str(text, path + {lit('.' + str(content_key))})", **env})
         elif role == "user":
             out.add(f"raw = message.get({lit(content_key)})  # a string is the content as it is")
             if user_list is not None:
@@ -1084,6 +1150,10 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         out.add(f"consumed.add({lit(f)})")
         if ir.system_hoist_template is not None:
             out.add(f"system = _w.read_hoisted(system, {lit(ir.system_content_steps)}, {lit(f)}, {lit(ir.system_join)})")
+        elif ir.system_blocks is not None:
+            out.add("if type(system) is list:  # system.blocks: one system message per text block (an empty one says nothing)")
+            out.add(f"    messages.extend(m for j, b in enumerate(system) if (m := _system_block_from_wire(b, {lit(f)} + f'[{{j}}]')).content or " + " or ".join(f"m.{x} is not NOT_GIVEN" for x in _block_fields(ir)) + ")")
+            out.add("    system = ''")
         else:
             out.add("if type(system) is list:  # an array of text blocks: joined")
             out.add(f"    system = {lit(ir.system_join)}.join(_w.member_str(_w.expect_dict(b, {lit(f)} + f'[{{j}}]'), 'text', {lit(f)} + f'[{{j}}]') for j, b in enumerate(system))")
@@ -1283,7 +1353,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     em.unmodeled(out, "tool", "tool", "path")
     em.read_node(out, ir.tool_template, "tool", "path", "tool", got)
     args = [f"name={got['name']}"]
-    for name in ("description", "parameters", "strict"):
+    for name in ("description", "parameters", "strict", "cache_control"):
         if name in got:
             args.append(f"{name}={got[name]}")
     out.add(f"return Tool({', '.join(args)})")

@@ -163,6 +163,7 @@ class FormatIR:
     # Strategies added for formats like Gemini generateContent (see mappings/README.md).
     system_hoist_template: Node | None = None  # system.hoist with `wire:`: the hoisted object
     system_content_steps: tuple[Any, ...] = ()  # where {content} sits in it: keys, and "*" for a one-item array
+    system_blocks: Node | None = None  # system.blocks: one system message as a text block
     part_dispatch: str = "literals"  # literals | keys
     unknown: str = "reject"  # reject | carry (request.unknown)
     ordering: str = "api"  # api | openarmature (request.rules.ordering)
@@ -434,6 +435,16 @@ class _Builder:
         if system["strategy"] == "hoist" and "wire" in system:
             system_hoist_template = self.template("/request/system/wire", system["wire"], "message.system")
             system_steps = self.content_steps(system_hoist_template, "/request/system/wire")
+
+        system_blocks = None
+        if "blocks" in system:
+            if system_hoist_template is not None:
+                raise self.err("/request/system/blocks", "`blocks` goes with a hoisted field of its own (no `wire:`) or an inline system message")
+            system_blocks = self.template("/request/system/blocks", system["blocks"], "message.system")
+            if not isinstance(system_blocks, Obj) or not any(isinstance(c, Slot) and c.field == "content" and c.codec is None and not c.optional for _, c in system_blocks.items):
+                raise self.err("/request/system/blocks", "a system block is an object that places {content} as one of its keys' value (e.g. {type: text, text: \"{content}\"})")
+            if not any(isinstance(c, Slot) and c.optional for _, c in system_blocks.items):
+                raise self.err("/request/system/blocks", "a system block with no optional field ({cache_control?}) is never needed: the plain form says the same")
 
         user_t = self.message_template("/request/user/wire", req["user"]["wire"], "message.user")
         self.require_slot(user_t, "/request/user/wire", "content", "user")
@@ -710,6 +721,7 @@ class _Builder:
             fixture_lines=fixture_lines,
             system_hoist_template=system_hoist_template,
             system_content_steps=system_steps,
+            system_blocks=system_blocks,
             part_dispatch=req.get("part_dispatch", "literals"),
             unknown=req.get("unknown", "reject"),
             ordering=req.get("rules", {}).get("ordering", "api"),

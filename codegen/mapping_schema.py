@@ -257,6 +257,10 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         "field": WIRE_FIELD,
                         "join": {"type": "string"},
                         "read_also": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                        # one system message as a text block, for what the plain form cannot carry
+                        # (a cache breakpoint): hoisted, the field becomes a list of them; inline,
+                        # the message's content a one-block list
+                        "blocks": TEMPLATE,
                     },
                     required=["strategy"],
                 ),

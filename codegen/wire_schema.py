@@ -21,7 +21,7 @@ from .wiretemplate import Arr, Interp, Lit, Node, Obj, Slot
 
 __all__ = ["wire_schemas", "render_wire_types"]
 
-_SCALAR = {"text": {"type": "string"}, "str": {"type": "string"}, "detail": {"enum": ["auto", "low", "high"]}, "bool": {"type": "boolean"}, "schema": {"type": "object"}, "object": {"type": "object"}}
+_SCALAR = {"text": {"type": "string"}, "str": {"type": "string"}, "detail": {"enum": ["auto", "low", "high"]}, "bool": {"type": "boolean"}, "schema": {"type": "object"}, "object": {"type": "object"}, "cache": {"type": "object", "properties": {"type": {"type": "string"}, "ttl": {"type": "string"}}, "required": ["type"]}}
 
 
 def _node_schema(node: Node, context: str, refs: dict[str, Any]) -> dict[str, Any]:

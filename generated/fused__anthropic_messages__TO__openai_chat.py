@@ -55,8 +55,6 @@ from .anthropic_messages import (
     _read_tool,
     _read_tool_choice,
     _user_content_from_wire,
-    _vm_document_type_reverse,
-    _vm_image_type_reverse,
 )
 
 SOURCE: Final = "anthropic_messages"
@@ -101,22 +99,7 @@ def _user_parts(raw: list[Any]) -> Any:
             == "url"
             and "source" in part
         ):
-            obj_1 = part.get("source")
-            if type(obj_1) is not dict:
-                obj_1 = _w.member_dict(part, "source", path)
-            source_url_2 = obj_1.get("url")
-            if type(source_url_2) is not str:
-                source_url_2 = _w.member_str(obj_1, "url", path + ".source")
-            f_source_url_3: Any = source_url_2
-            ok_4 = bool((f_source_url_3))
-            if not ok_4:
-                return None
-            wire_505: dict[str, Any] = {"url": f_source_url_3}
-            if NOT_GIVEN is not NOT_GIVEN:
-                wire_505["detail"] = NOT_GIVEN
-            parts.append({"type": "image_url", "image_url": wire_505})
-            texts.append(None)
-            continue
+            return None  # the canonical path
         if (
             kind == "image"
             and (
@@ -127,31 +110,7 @@ def _user_parts(raw: list[Any]) -> Any:
             == "base64"
             and "source" in part
         ):
-            obj_5 = part.get("source")
-            if type(obj_5) is not dict:
-                obj_5 = _w.member_dict(part, "source", path)
-            media_type_6 = _vm_image_type_reverse(
-                _w.member_str(obj_5, "media_type", path + ".source"),
-                path + ".source" + ".media_type",
-            )
-            source_base64_data_7 = obj_5.get("data")
-            if type(source_base64_data_7) is not str:
-                source_base64_data_7 = _w.member_str(obj_5, "data", path + ".source")
-            f_media_type_8: Any = media_type_6
-            f_source_base64_data_9: Any = source_base64_data_7
-            ok_10 = bool(
-                (type(f_media_type_8) is str and f_media_type_8) and (f_source_base64_data_9)
-            )
-            if not ok_10:
-                return None
-            wire_511: dict[str, Any] = {
-                "url": "data:" + cast(str, f_media_type_8) + ";base64," + f_source_base64_data_9
-            }
-            if NOT_GIVEN is not NOT_GIVEN:
-                wire_511["detail"] = NOT_GIVEN
-            parts.append({"type": "image_url", "image_url": wire_511})
-            texts.append(None)
-            continue
+            return None  # the canonical path
         if (
             kind == "document"
             and (
@@ -162,22 +121,7 @@ def _user_parts(raw: list[Any]) -> Any:
             == "url"
             and "source" in part
         ):
-            obj_11 = part.get("source")
-            if type(obj_11) is not dict:
-                obj_11 = _w.member_dict(part, "source", path)
-            source_url_12 = obj_11.get("url")
-            if type(source_url_12) is not str:
-                source_url_12 = _w.member_str(obj_11, "url", path + ".source")
-            filename_13 = _w.optional_str(part, "title", path)
-            f_source_url_14: Any = source_url_12
-            f_filename_15: Any = filename_13
-            ok_16 = bool(
-                (f_source_url_14)
-                and (f_filename_15 is NOT_GIVEN or (type(f_filename_15) is str and f_filename_15))
-            )
-            if not ok_16:
-                return None
-            return None  # the target refuses it: the canonical path says so
+            return None  # the canonical path
         if (
             kind == "document"
             and (
@@ -188,49 +132,9 @@ def _user_parts(raw: list[Any]) -> Any:
             == "base64"
             and "source" in part
         ):
-            obj_17 = part.get("source")
-            if type(obj_17) is not dict:
-                obj_17 = _w.member_dict(part, "source", path)
-            media_type_18 = _vm_document_type_reverse(
-                _w.member_str(obj_17, "media_type", path + ".source"),
-                path + ".source" + ".media_type",
-            )
-            source_base64_data_19 = obj_17.get("data")
-            if type(source_base64_data_19) is not str:
-                source_base64_data_19 = _w.member_str(obj_17, "data", path + ".source")
-            filename_20 = _w.optional_str(part, "title", path)
-            f_media_type_21: Any = media_type_18
-            f_source_base64_data_22: Any = source_base64_data_19
-            f_filename_23: Any = filename_20
-            ok_24 = bool(
-                (type(f_media_type_21) is str and f_media_type_21)
-                and (f_source_base64_data_22)
-                and (f_filename_23 is NOT_GIVEN or (type(f_filename_23) is str and f_filename_23))
-            )
-            if not ok_24:
-                return None
-            wire_525: dict[str, Any] = {
-                "file_data": "data:"
-                + cast(str, f_media_type_21)
-                + ";base64,"
-                + f_source_base64_data_22
-            }
-            if f_filename_23 is not NOT_GIVEN:
-                wire_525["filename"] = f_filename_23
-            parts.append({"type": "file", "file": wire_525})
-            texts.append(None)
-            continue
+            return None  # the canonical path
         if kind == "text" and "text" in part:
-            text_25 = part.get("text")
-            if type(text_25) is not str:
-                text_25 = _w.member_str(part, "text", path)
-            f_text_26: Any = text_25
-            ok_27 = bool((f_text_26))
-            if not ok_27:
-                return None
-            parts.append({"type": "text", "text": f_text_26})
-            texts.append(f_text_26)
-            continue
+            return None  # the canonical path
         if kind == "tool_result":
             return None  # the canonical path
         return None  # a part the source refuses: the canonical path names it
@@ -322,6 +226,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                                     tool_message.name,
                                     ci,
                                     tool_message.is_error,
+                                    tool_message.cache_control,
                                 )
                             )
                             ci += 1

@@ -356,6 +356,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                     tool_message.name,
                     ci,
                     tool_message.is_error,
+                    tool_message.cache_control,
                 )
                 if results is None:
                     results = []

@@ -1010,7 +1010,8 @@ def _user_content_to_wire(content: str | list[Block], path: str) -> str | list[d
         if wire is not None:
             parts.append(wire)
             kept.append(block)
-    # A single text part is sent as a plain string (Prompty §7.1.1).
+    # A single text part is sent as a plain string (Prompty §7.1.1), unless the part
+    # carries what the string cannot (a cache breakpoint its template writes).
     if len(kept) == 1 and type(kept[0]) is TextBlock:
         return kept[0].text
     return parts
@@ -1058,6 +1059,7 @@ def _tool_result_to_wire(
     name: str | NotGiven,
     i: int,
     is_error: bool | NotGiven = NOT_GIVEN,
+    cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
 ) -> dict[str, Any]:
     """A tool result (`messages[i]`) -> its wire message."""
     return {"type": "function_call_output", "call_id": tool_call_id, "output": content}
@@ -1094,7 +1096,12 @@ def _messages_to_wire(
         assert isinstance(message, ToolMessage)
         wire_messages.append(
             _tool_result_to_wire(
-                message.tool_call_id, message.content, message.name, i, message.is_error
+                message.tool_call_id,
+                message.content,
+                message.name,
+                i,
+                message.is_error,
+                message.cache_control,
             )
         )
     return wire_messages
@@ -1163,7 +1170,8 @@ def _request_to_wire(
     body: dict[str, Any] = {}
     body["model"] = req.model
     # the API takes one system field: every system message is hoisted into it, joined
-    system_texts = [m.content for m in messages if isinstance(m, SystemMessage)]
+    system_messages = [m for m in messages if isinstance(m, SystemMessage)]
+    system_texts = [m.content for m in system_messages]
     if system_texts:
         body["instructions"] = "\n\n".join(system_texts)
     body["input"] = _messages_to_wire(messages, memo)

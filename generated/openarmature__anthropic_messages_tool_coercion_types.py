@@ -7,6 +7,11 @@ from typing import Any, Literal, NotRequired, TypeAlias
 from typing_extensions import TypedDict
 
 
+class CacheControl(TypedDict):
+    ttl: NotRequired[str]
+    type: str
+
+
 class Source(TypedDict, closed=True):
     data: str
     media_type: str
@@ -14,6 +19,7 @@ class Source(TypedDict, closed=True):
 
 
 class OpenarmatureAnthropicMessagesToolCoercionFileInlinePart(TypedDict, closed=True):
+    cache_control: NotRequired[CacheControl]
     source: Source
     title: NotRequired[str]
     type: Literal["document"]
@@ -25,6 +31,7 @@ class Source1(TypedDict, closed=True):
 
 
 class OpenarmatureAnthropicMessagesToolCoercionFileUrlPart(TypedDict, closed=True):
+    cache_control: NotRequired[CacheControl]
     source: Source1
     title: NotRequired[str]
     type: Literal["document"]
@@ -37,6 +44,7 @@ class Source2(TypedDict, closed=True):
 
 
 class OpenarmatureAnthropicMessagesToolCoercionImageInlinePart(TypedDict, closed=True):
+    cache_control: NotRequired[CacheControl]
     source: Source2
     type: Literal["image"]
 
@@ -47,6 +55,7 @@ class Source3(TypedDict, closed=True):
 
 
 class OpenarmatureAnthropicMessagesToolCoercionImageUrlPart(TypedDict, closed=True):
+    cache_control: NotRequired[CacheControl]
     source: Source3
     type: Literal["image"]
 
@@ -88,6 +97,7 @@ class Usage(TypedDict):
 
 
 class OpenarmatureAnthropicMessagesToolCoercionTextPart(TypedDict, closed=True):
+    cache_control: NotRequired[CacheControl]
     text: str
     type: Literal["text"]
 
@@ -99,6 +109,7 @@ class OpenarmatureAnthropicMessagesToolCoercionThinkingPart(TypedDict, closed=Tr
 
 
 class OpenarmatureAnthropicMessagesToolCoercionTool(TypedDict, closed=True):
+    cache_control: NotRequired[CacheControl]
     description: NotRequired[str]
     input_schema: dict[str, Any]
     name: str
@@ -113,6 +124,7 @@ class OpenarmatureAnthropicMessagesToolCoercionToolCall(TypedDict, closed=True):
 
 
 class OpenarmatureAnthropicMessagesToolCoercionToolResult(TypedDict, closed=True):
+    cache_control: NotRequired[CacheControl]
     content: str
     is_error: NotRequired[bool]
     tool_use_id: str

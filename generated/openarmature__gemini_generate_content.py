@@ -837,10 +837,7 @@ def _user_content_to_wire(content: str | list[Block], path: str) -> list[dict[st
     if isinstance(content, str):
         if not content:
             return []
-        wire_1: dict[str, Any] = {"text": content}
-        if NOT_GIVEN is not NOT_GIVEN:
-            wire_1["thoughtSignature"] = NOT_GIVEN
-        return [wire_1]
+        return [{"text": content}]
     blocks = content
     parts: list[dict[str, Any]] = []
     kept: list[Block] = []
@@ -857,10 +854,7 @@ def _assistant_content_to_wire(content: str | list[Block], path: str) -> list[di
     if isinstance(content, str):
         if not content:
             return []
-        wire_1: dict[str, Any] = {"text": content}
-        if NOT_GIVEN is not NOT_GIVEN:
-            wire_1["thoughtSignature"] = NOT_GIVEN
-        return [wire_1]
+        return [{"text": content}]
     blocks = content
     parts: list[dict[str, Any]] = []
     kept: list[Block] = []
@@ -878,10 +872,7 @@ def _as_blocks(content: str | list[dict[str, Any]] | None) -> list[dict[str, Any
         return content
     if not content:
         return []  # never an empty text block
-    wire_1: dict[str, Any] = {"text": content}
-    if NOT_GIVEN is not NOT_GIVEN:
-        wire_1["thoughtSignature"] = NOT_GIVEN
-    return [wire_1]
+    return [{"text": content}]
 
 
 def _tool_call_to_wire(
@@ -904,12 +895,9 @@ def _tool_call_to_wire(
 
 def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
     """A user message (`messages[i]`) -> its wire message."""
-    wire_1: dict[str, Any] = {"text": content}
-    if NOT_GIVEN is not NOT_GIVEN:
-        wire_1["thoughtSignature"] = NOT_GIVEN
     wire_content: Any
     if type(content) is str:  # the common case, inline
-        wire_content = [wire_1] if content else []
+        wire_content = [{"text": content}] if content else []
     else:
         wire_content = _user_content_to_wire(content, f"messages[{i}].content")
     return {"role": "user", "parts": wire_content}
@@ -926,6 +914,7 @@ def _tool_result_to_wire(
     name: str | NotGiven,
     i: int,
     is_error: bool | NotGiven = NOT_GIVEN,
+    cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
 ) -> dict[str, Any]:
     """A tool result (`messages[i]`) -> its wire block."""
     return {
@@ -941,12 +930,9 @@ def _assistant_to_wire(
     body_content: Any, calls: Any, i: int, memo: dict[int, Any] | None = None
 ) -> dict[str, Any]:
     """An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `content_blocks`)."""
-    wire_1: dict[str, Any] = {"text": body_content}
-    if NOT_GIVEN is not NOT_GIVEN:
-        wire_1["thoughtSignature"] = NOT_GIVEN
     converted: Any = None
     if type(body_content) is str:  # the common case, inline
-        converted = [wire_1] if body_content else []
+        converted = [{"text": body_content}] if body_content else []
     elif isinstance(body_content, (str, list)):
         converted = _assistant_content_to_wire(body_content, f"messages[{i}].content")
     wire_content: Any
@@ -960,10 +946,10 @@ def _assistant_to_wire(
         wire_content = converted if converted is not None else []
         if not wire_content:
             raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
-    wire_message_2: dict[str, Any] = {"role": "model"}
+    wire_message_1: dict[str, Any] = {"role": "model"}
     if wire_content is not NOT_GIVEN:
-        wire_message_2["parts"] = wire_content
-    return wire_message_2
+        wire_message_1["parts"] = wire_content
+    return wire_message_1
 
 
 def _messages_to_wire(
@@ -984,7 +970,12 @@ def _messages_to_wire(
                     path=f"messages[{i}].tool_call_id",
                 )
             result = _tool_result_to_wire(
-                message.tool_call_id, message.content, result_name, i, message.is_error
+                message.tool_call_id,
+                message.content,
+                result_name,
+                i,
+                message.is_error,
+                message.cache_control,
             )
             if results is None:
                 results = []
@@ -1056,7 +1047,8 @@ def _request_to_wire(
     body: dict[str, Any] = {}
     body["model"] = req.model
     # validation allows a system message only first (OpenArmature §5)
-    system_texts = [first.content] if isinstance(first := messages[0], SystemMessage) else []
+    system_messages = [first] if isinstance(first := messages[0], SystemMessage) else []
+    system_texts = [m.content for m in system_messages]
     if system_texts:
         system_text = "\n\n".join(system_texts)
         body["systemInstruction"] = {

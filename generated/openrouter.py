@@ -94,6 +94,7 @@ WIRE_KEYS: Final = frozenset(
         "auto",
         "bearer",
         "body",
+        "cache_control",
         "cache_write_tokens",
         "cached_tokens",
         "carry",
@@ -574,7 +575,10 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
     t = type(block)
     if t is TextBlock:
         assert isinstance(block, TextBlock)
-        return {"type": "text", "text": block.text}
+        wire_1: dict[str, Any] = {"type": "text", "text": block.text}
+        if block.cache_control is not NOT_GIVEN:
+            wire_1["cache_control"] = _w.json_copy(block.cache_control)
+        return wire_1
     if t is ThinkingBlock:
         assert isinstance(block, ThinkingBlock)
         return None
@@ -585,17 +589,23 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         assert isinstance(block, ImageBlock)
         source = block.source
         if type(source) is UrlSource:
-            wire_1: dict[str, Any] = {"url": source.url}
+            wire_2: dict[str, Any] = {"url": source.url}
             if block.detail is not NOT_GIVEN:
-                wire_1["detail"] = block.detail
-            return {"type": "image_url", "image_url": wire_1}
+                wire_2["detail"] = block.detail
+            wire_3: dict[str, Any] = {"type": "image_url", "image_url": wire_2}
+            if block.cache_control is not NOT_GIVEN:
+                wire_3["cache_control"] = _w.json_copy(block.cache_control)
+            return wire_3
         assert isinstance(source, InlineSource)
-        wire_2: dict[str, Any] = {
+        wire_4: dict[str, Any] = {
             "url": "data:" + cast(str, block.media_type) + ";base64," + source.base64_data
         }
         if block.detail is not NOT_GIVEN:
-            wire_2["detail"] = block.detail
-        return {"type": "image_url", "image_url": wire_2}
+            wire_4["detail"] = block.detail
+        wire_5: dict[str, Any] = {"type": "image_url", "image_url": wire_4}
+        if block.cache_control is not NOT_GIVEN:
+            wire_5["cache_control"] = _w.json_copy(block.cache_control)
+        return wire_5
     if t is AudioBlock:
         assert isinstance(block, AudioBlock)
         source = block.source
@@ -619,12 +629,12 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
                 "file.url content is not supported by openrouter", path=path
             )
         assert isinstance(source, InlineSource)
-        wire_3: dict[str, Any] = {
+        wire_6: dict[str, Any] = {
             "file_data": "data:" + cast(str, block.media_type) + ";base64," + source.base64_data
         }
         if block.filename is not NOT_GIVEN:
-            wire_3["filename"] = block.filename
-        return {"type": "file", "file": wire_3}
+            wire_6["filename"] = block.filename
+        return {"type": "file", "file": wire_6}
     raise InvalidRequestError(f"unsupported block {t.__name__}", path=path)
 
 
@@ -633,7 +643,8 @@ def _read_part_text(part: dict[str, Any], path: str) -> Block:
     text_1 = part.get("text")
     if type(text_1) is not str:
         text_1 = _w.member_str(part, "text", path)
-    return TextBlock(text=text_1, signature=NOT_GIVEN)
+    cache_control_2 = _w.optional_cache(part, "cache_control", path)
+    return TextBlock(text=text_1, signature=NOT_GIVEN, cache_control=cache_control_2)
 
 
 def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
@@ -645,7 +656,13 @@ def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
     if type(source_url_2) is not str:
         source_url_2 = _w.member_str(obj_1, "url", path + ".image_url")
     detail_3 = _w.optional_detail(obj_1, "detail", path + ".image_url")
-    return ImageBlock(source=UrlSource(url=source_url_2), media_type=NOT_GIVEN, detail=detail_3)
+    cache_control_4 = _w.optional_cache(part, "cache_control", path)
+    return ImageBlock(
+        source=UrlSource(url=source_url_2),
+        media_type=NOT_GIVEN,
+        detail=detail_3,
+        cache_control=cache_control_4,
+    )
 
 
 def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
@@ -663,10 +680,12 @@ def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
             "expected the form data:{media_type};base64,{source.base64_data}",
         )
     detail_4 = _w.optional_detail(obj_1, "detail", path + ".image_url")
+    cache_control_5 = _w.optional_cache(part, "cache_control", path)
     return ImageBlock(
         source=InlineSource(base64_data=match_3.group(2)),
         media_type=match_3.group(1),
         detail=detail_4,
+        cache_control=cache_control_5,
     )
 
 
@@ -790,6 +809,28 @@ def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) ->
     )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 
+def _system_block_to_wire(message: SystemMessage, path: str) -> dict[str, Any]:
+    """A system message -> its wire text block (system.blocks)."""
+    wire_1: dict[str, Any] = {"type": "text", "text": message.content}
+    if message.cache_control is not NOT_GIVEN:
+        wire_1["cache_control"] = _w.json_copy(message.cache_control)
+    return wire_1
+
+
+def _system_block_from_wire(value: Any, path: str) -> SystemMessage:
+    """A wire text block -> a system message (system.blocks)."""
+    block = _w.expect_dict(value, path)
+    if block.get("type") != "text":
+        raise _w.WireShapeError(
+            path + ".type", "expected " + "'text'" + " (a system block is text)"
+        )
+    content_1 = block.get("text")
+    if type(content_1) is not str:
+        content_1 = _w.member_str(block, "text", path)
+    cache_control_2 = _w.optional_cache(block, "cache_control", path)
+    return SystemMessage(content=content_1, cache_control=cache_control_2)
+
+
 def _user_content_to_wire(content: str | list[Block], path: str) -> str | list[dict[str, Any]]:
     """Canonical user content -> wire (`string_or_parts`)."""
     if isinstance(content, str):
@@ -802,8 +843,9 @@ def _user_content_to_wire(content: str | list[Block], path: str) -> str | list[d
         if wire is not None:
             parts.append(wire)
             kept.append(block)
-    # A single text part is sent as a plain string (Prompty §7.1.1).
-    if len(kept) == 1 and type(kept[0]) is TextBlock:
+    # A single text part is sent as a plain string (Prompty §7.1.1), unless the part
+    # carries what the string cannot (a cache breakpoint its template writes).
+    if len(kept) == 1 and type(kept[0]) is TextBlock and kept[0].cache_control is NOT_GIVEN:
         return kept[0].text
     return parts
 
@@ -822,8 +864,9 @@ def _assistant_content_to_wire(
         if wire is not None:
             parts.append(wire)
             kept.append(block)
-    # A single text part is sent as a plain string (Prompty §7.1.1).
-    if len(kept) == 1 and type(kept[0]) is TextBlock:
+    # A single text part is sent as a plain string (Prompty §7.1.1), unless the part
+    # carries what the string cannot (a cache breakpoint its template writes).
+    if len(kept) == 1 and type(kept[0]) is TextBlock and kept[0].cache_control is NOT_GIVEN:
         return kept[0].text
     if not parts:
         return None
@@ -841,8 +884,13 @@ def _tool_call_to_wire(
     }
 
 
-def _system_to_wire(content: str) -> dict[str, Any]:
+def _system_to_wire(
+    content: str, path: str = "", cache_control: dict[str, Any] | NotGiven = NOT_GIVEN
+) -> dict[str, Any]:
     """A system message -> its wire message (system `inline`)."""
+    if cache_control is not NOT_GIVEN:
+        block = _system_block_to_wire(SystemMessage(content, cache_control=cache_control), path)
+        return {"role": "system", "content": [block]}
     return {"role": "system", "content": content}
 
 
@@ -862,6 +910,7 @@ def _tool_result_to_wire(
     name: str | NotGiven,
     i: int,
     is_error: bool | NotGiven = NOT_GIVEN,
+    cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
 ) -> dict[str, Any]:
     """A tool result (`messages[i]`) -> its wire message."""
     return {"role": "tool", "tool_call_id": tool_call_id, "content": content}
@@ -904,7 +953,9 @@ def _messages_to_wire(
             wire_messages.append(_user_to_wire(message.content, i))
             continue
         if isinstance(message, SystemMessage):
-            wire_messages.append(_system_to_wire(message.content))
+            wire_messages.append(
+                _system_to_wire(message.content, f"messages[{i}]", message.cache_control)
+            )
             continue
         if isinstance(message, AssistantMessage):
             calls = message.tool_calls
@@ -913,7 +964,12 @@ def _messages_to_wire(
         assert isinstance(message, ToolMessage)
         wire_messages.append(
             _tool_result_to_wire(
-                message.tool_call_id, message.content, message.name, i, message.is_error
+                message.tool_call_id,
+                message.content,
+                message.name,
+                i,
+                message.is_error,
+                message.cache_control,
             )
         )
     return wire_messages
@@ -932,7 +988,10 @@ def _tool_to_wire(tool: Tool, path: str, memo: dict[int, Any] | None = None) -> 
         wire_1["parameters"] = _w.memo_json(params, memo)
     if tool.strict is not NOT_GIVEN:
         wire_1["strict"] = tool.strict
-    return {"type": "function", "function": wire_1}
+    wire_2: dict[str, Any] = {"type": "function", "function": wire_1}
+    if tool.cache_control is not NOT_GIVEN:
+        wire_2["cache_control"] = _w.json_copy(tool.cache_control)
+    return wire_2
 
 
 def _tool_choice_to_wire(choice: ToolChoice) -> Any:
@@ -1136,6 +1195,10 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
         role = message.get("role")
         if role == "system":
             text = message.get("content")
+            system_block: Any = None
+            if type(text) is list and len(text) == 1:  # system.blocks: one block, read whole
+                system_block = _system_block_from_wire(text[0], path + ".content[0]")
+                text = system_block.content
             if type(text) is list:  # an array of text parts: joined
                 text = "".join(
                     _w.member_str(
@@ -1145,7 +1208,10 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
                 )
             out.append(
                 SystemMessage(
-                    content=text if type(text) is str else _w.expect_str(text, path + ".content")
+                    content=text if type(text) is str else _w.expect_str(text, path + ".content"),
+                    cache_control=(
+                        system_block.cache_control if system_block is not None else NOT_GIVEN
+                    ),
                 )
             )
             continue
@@ -1360,7 +1426,14 @@ def _read_tool(tool: dict[str, Any], path: str) -> Tool:
     description_3 = _w.optional_str(obj_1, "description", path + ".function")
     parameters_4 = _w.optional_json(obj_1, "parameters", path + ".function")
     strict_5 = _w.optional_bool(obj_1, "strict", path + ".function")
-    return Tool(name=name_2, description=description_3, parameters=parameters_4, strict=strict_5)
+    cache_control_6 = _w.optional_cache(tool, "cache_control", path)
+    return Tool(
+        name=name_2,
+        description=description_3,
+        parameters=parameters_4,
+        strict=strict_5,
+        cache_control=cache_control_6,
+    )
 
 
 def _read_tool_choice(value: Any) -> ToolChoice:

@@ -27,17 +27,24 @@ class OpenrouterFileInlinePart(TypedDict, closed=True):
     type: Literal["file"]
 
 
+class CacheControl(TypedDict):
+    ttl: NotRequired[str]
+    type: str
+
+
 class ImageUrl(TypedDict, closed=True):
     detail: NotRequired[Literal["auto", "low", "high"]]
     url: str
 
 
 class OpenrouterImageInlinePart(TypedDict, closed=True):
+    cache_control: NotRequired[CacheControl]
     image_url: ImageUrl
     type: Literal["image_url"]
 
 
 class OpenrouterImageUrlPart(TypedDict, closed=True):
+    cache_control: NotRequired[CacheControl]
     image_url: ImageUrl
     type: Literal["image_url"]
 
@@ -80,6 +87,7 @@ class OpenrouterSystemMessage(TypedDict, closed=True):
 
 
 class OpenrouterTextPart(TypedDict, closed=True):
+    cache_control: NotRequired[CacheControl]
     text: str
     type: Literal["text"]
 
@@ -92,6 +100,7 @@ class Function1(TypedDict, closed=True):
 
 
 class OpenrouterTool(TypedDict, closed=True):
+    cache_control: NotRequired[CacheControl]
     function: Function1
     type: Literal["function"]
 

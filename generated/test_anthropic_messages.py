@@ -35,6 +35,36 @@ def test_crossing_options_read_back() -> None:
     )
 
 
+def test_cache_breakpoints_read_back() -> None:
+    """issue 14 item 3: cache_control on system blocks, text and image blocks, tool results and tools reads as the canonical breakpoints (ttl kept); a system list is one system message per block"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "cache_breakpoints_read_back", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 100, "system": [{"type": "text", "text": "Rules.", "cache_control": {"type": "ephemeral", "ttl": "1h"}}, {"type": "text", "text": "Monday."}], "messages": [{"role": "user", "content": [{"type": "text", "text": "Run f", "cache_control": {"type": "ephemeral"}}]}, {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok", "cache_control": {"type": "ephemeral"}}]}], "tools": [{"name": "f", "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}}]}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "system", "content": "Rules.", "cache_control": {"type": "ephemeral", "ttl": "1h"}}, {"role": "system", "content": "Monday."}, {"role": "user", "content": [{"type": "text", "text": "Run f", "cache_control": {"type": "ephemeral"}}]}, {"role": "assistant", "content": [], "tool_calls": [{"id": "toolu_1", "name": "f", "arguments": {}}]}, {"role": "tool", "tool_call_id": "toolu_1", "content": "ok", "cache_control": {"type": "ephemeral"}}], "tools": [{"name": "f", "parameters": {"type": "object"}, "cache_control": {"type": "ephemeral"}}], "config": {"max_tokens": 100}}}'
+        ),
+    )
+
+
+def test_cache_breakpoint_on_a_system_message_writes_blocks() -> None:
+    """issue 14 item 3: a system message with a breakpoint makes `system` a list of text blocks, one per system message (api: prompt caching); without one it stays the joined string"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "cache_breakpoint_on_a_system_message_writes_blocks", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "system", "content": "Rules.", "cache_control": {"type": "ephemeral"}}, {"role": "system", "content": "Monday."}, {"role": "user", "content": "Hi"}], "config": {"max_tokens": 100}}, "expect_wire": {"model": "claude-sonnet-4-5", "system": [{"type": "text", "text": "Rules.", "cache_control": {"type": "ephemeral"}}, {"type": "text", "text": "Monday."}], "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}], "max_tokens": 100}}'
+        ),
+    )
+
+
+def test_cache_breakpoint_on_a_system_message_writes_blocks__round_trip() -> None:
+    """Fixture cache_breakpoint_on_a_system_message_writes_blocks: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"id": "cache_breakpoint_on_a_system_message_writes_blocks", "to_wire": {"model": "claude-sonnet-4-5", "messages": [{"role": "system", "content": "Rules.", "cache_control": {"type": "ephemeral"}}, {"role": "system", "content": "Monday."}, {"role": "user", "content": "Hi"}], "config": {"max_tokens": 100}}, "expect_wire": {"model": "claude-sonnet-4-5", "system": [{"type": "text", "text": "Rules.", "cache_control": {"type": "ephemeral"}}, {"type": "text", "text": "Monday."}], "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}], "max_tokens": 100}}'
+        ),
+    )
+
+
 def test_user_string_becomes_text_block() -> None:
     """A plain-string user message is sent as an array with one text block (prompty §7.5)."""
     run_fixture(

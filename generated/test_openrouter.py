@@ -13,6 +13,26 @@ from wiremap.testing import run_fixture, run_round_trip
 FORMAT = load_format(os.path.join(os.path.dirname(os.path.abspath(__file__)), "openrouter.py"))
 
 
+def test_cache_breakpoints_both_ways() -> None:
+    """issue 14 item 3 (api: prompt-caching guide): cache_control on a system message's one text part, on a text part (not folded into a string) and on a tool; read back as the canonical breakpoints"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "cache_breakpoints_both_ways", "to_wire": {"model": "anthropic/claude-sonnet-4.5", "messages": [{"role": "system", "content": "Rules.", "cache_control": {"type": "ephemeral", "ttl": "1h"}}, {"role": "user", "content": [{"type": "text", "text": "Hi", "cache_control": {"type": "ephemeral"}}]}], "tools": [{"name": "f", "parameters": {"type": "object"}, "cache_control": {"type": "ephemeral"}}]}, "expect_wire": {"model": "anthropic/claude-sonnet-4.5", "messages": [{"role": "system", "content": [{"type": "text", "text": "Rules.", "cache_control": {"type": "ephemeral", "ttl": "1h"}}]}, {"role": "user", "content": [{"type": "text", "text": "Hi", "cache_control": {"type": "ephemeral"}}]}], "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}, "cache_control": {"type": "ephemeral"}}]}}'
+        ),
+    )
+
+
+def test_cache_breakpoints_both_ways__round_trip() -> None:
+    """Fixture cache_breakpoints_both_ways: wire -> canonical -> wire gives back the same body."""
+    run_round_trip(
+        FORMAT,
+        json.loads(
+            '{"id": "cache_breakpoints_both_ways", "to_wire": {"model": "anthropic/claude-sonnet-4.5", "messages": [{"role": "system", "content": "Rules.", "cache_control": {"type": "ephemeral", "ttl": "1h"}}, {"role": "user", "content": [{"type": "text", "text": "Hi", "cache_control": {"type": "ephemeral"}}]}], "tools": [{"name": "f", "parameters": {"type": "object"}, "cache_control": {"type": "ephemeral"}}]}, "expect_wire": {"model": "anthropic/claude-sonnet-4.5", "messages": [{"role": "system", "content": [{"type": "text", "text": "Rules.", "cache_control": {"type": "ephemeral", "ttl": "1h"}}]}, {"role": "user", "content": [{"type": "text", "text": "Hi", "cache_control": {"type": "ephemeral"}}]}], "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}, "cache_control": {"type": "ephemeral"}}]}}'
+        ),
+    )
+
+
 def test_resp_usage_cache_reads_and_writes() -> None:
     """api (usage accounting): prompt_tokens includes cache reads (cached_tokens) and writes (cache_write_tokens)"""
     run_fixture(

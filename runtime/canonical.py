@@ -148,26 +148,35 @@ Source = Union[UrlSource, InlineSource]
 
 
 class TextBlock(Record):
-    __slots__ = ("text", "signature", "origin")
-    __match_args__ = ("text", "signature", "origin")
+    __slots__ = ("text", "signature", "origin", "cache_control")
+    __match_args__ = ("text", "signature", "origin", "cache_control")
 
     text: str
     signature: str | NotGiven
     origin: str | NotGiven
+    #: a prompt-cache breakpoint after this block ({"type": "ephemeral", "ttl"?: ...}: Anthropic and
+    #: OpenRouter cache_control; docs/canonical.md "Prompt-cache breakpoints")
+    cache_control: dict[str, Any] | NotGiven
 
     def __init__(
-        self, text: str, signature: str | NotGiven = NOT_GIVEN, origin: str | NotGiven = NOT_GIVEN
+        self,
+        text: str,
+        signature: str | NotGiven = NOT_GIVEN,
+        origin: str | NotGiven = NOT_GIVEN,
+        cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
     ) -> None:
         self.text = text
         self.signature = signature
         self.origin = origin
+        self.cache_control = cache_control
 
     def __eq__(self, other: Any) -> bool:
         if other.__class__ is self.__class__:
-            return (self.text, self.signature, self.origin) == (
+            return (self.text, self.signature, self.origin, self.cache_control) == (
                 other.text,
                 other.signature,
                 other.origin,
+                other.cache_control,
             )
         return NotImplemented
 
@@ -181,6 +190,8 @@ class TextBlock(Record):
             d["signature"] = self.signature
         if self.origin is not NOT_GIVEN:
             d["origin"] = self.origin
+        if self.cache_control is not NOT_GIVEN:
+            d["cache_control"] = self.cache_control
         return d
 
 
@@ -249,29 +260,35 @@ class RedactedThinkingBlock(Record):
 
 
 class ImageBlock(Record):
-    __slots__ = ("source", "media_type", "detail")
-    __match_args__ = ("source", "media_type", "detail")
+    __slots__ = ("source", "media_type", "detail", "cache_control")
+    __match_args__ = ("source", "media_type", "detail", "cache_control")
 
     source: Source
     media_type: str | NotGiven
     detail: Literal["auto", "low", "high"] | NotGiven
+    #: a prompt-cache breakpoint after this block ({"type": "ephemeral", "ttl"?: ...}: Anthropic and
+    #: OpenRouter cache_control; docs/canonical.md "Prompt-cache breakpoints")
+    cache_control: dict[str, Any] | NotGiven
 
     def __init__(
         self,
         source: Source,
         media_type: str | NotGiven = NOT_GIVEN,
         detail: Literal["auto", "low", "high"] | NotGiven = NOT_GIVEN,
+        cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
     ) -> None:
         self.source = source
         self.media_type = media_type
         self.detail = detail
+        self.cache_control = cache_control
 
     def __eq__(self, other: Any) -> bool:
         if other.__class__ is self.__class__:
-            return (self.source, self.media_type, self.detail) == (
+            return (self.source, self.media_type, self.detail, self.cache_control) == (
                 other.source,
                 other.media_type,
                 other.detail,
+                other.cache_control,
             )
         return NotImplemented
 
@@ -285,6 +302,8 @@ class ImageBlock(Record):
             d["media_type"] = self.media_type
         if self.detail is not NOT_GIVEN:
             d["detail"] = self.detail
+        if self.cache_control is not NOT_GIVEN:
+            d["cache_control"] = self.cache_control
         return d
 
 
@@ -316,29 +335,35 @@ class AudioBlock(Record):
 
 
 class FileBlock(Record):
-    __slots__ = ("source", "media_type", "filename")
-    __match_args__ = ("source", "media_type", "filename")
+    __slots__ = ("source", "media_type", "filename", "cache_control")
+    __match_args__ = ("source", "media_type", "filename", "cache_control")
 
     source: Source
     media_type: str | NotGiven
     filename: str | NotGiven
+    #: a prompt-cache breakpoint after this block ({"type": "ephemeral", "ttl"?: ...}: Anthropic and
+    #: OpenRouter cache_control; docs/canonical.md "Prompt-cache breakpoints")
+    cache_control: dict[str, Any] | NotGiven
 
     def __init__(
         self,
         source: Source,
         media_type: str | NotGiven = NOT_GIVEN,
         filename: str | NotGiven = NOT_GIVEN,
+        cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
     ) -> None:
         self.source = source
         self.media_type = media_type
         self.filename = filename
+        self.cache_control = cache_control
 
     def __eq__(self, other: Any) -> bool:
         if other.__class__ is self.__class__:
-            return (self.source, self.media_type, self.filename) == (
+            return (self.source, self.media_type, self.filename, self.cache_control) == (
                 other.source,
                 other.media_type,
                 other.filename,
+                other.cache_control,
             )
         return NotImplemented
 
@@ -352,6 +377,8 @@ class FileBlock(Record):
             d["media_type"] = self.media_type
         if self.filename is not NOT_GIVEN:
             d["filename"] = self.filename
+        if self.cache_control is not NOT_GIVEN:
+            d["cache_control"] = self.cache_control
         return d
 
 
@@ -408,19 +435,32 @@ class ToolCall(Record):
 
 
 class SystemMessage(Record):
-    __slots__ = ("content", "role")
-    __match_args__ = ("content", "role")
+    __slots__ = ("content", "cache_control", "role")
+    __match_args__ = ("content", "cache_control", "role")
 
     content: str
+    #: a prompt-cache breakpoint after this message ({"type": "ephemeral", "ttl"?: ...}: Anthropic and
+    #: OpenRouter cache_control; docs/canonical.md "Prompt-cache breakpoints")
+    cache_control: dict[str, Any] | NotGiven
     role: Literal["system"]
 
-    def __init__(self, content: str, role: Literal["system"] = "system") -> None:
+    def __init__(
+        self,
+        content: str,
+        cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
+        role: Literal["system"] = "system",
+    ) -> None:
         self.content = content
+        self.cache_control = cache_control
         self.role = role
 
     def __eq__(self, other: Any) -> bool:
         if other.__class__ is self.__class__:
-            return (self.content, self.role) == (other.content, other.role)
+            return (self.content, self.cache_control, self.role) == (
+                other.content,
+                other.cache_control,
+                other.role,
+            )
         return NotImplemented
 
     @classmethod
@@ -428,7 +468,10 @@ class SystemMessage(Record):
         return _message_of_role(cls, "system", d, path)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"role": "system", "content": self.content}
+        d: dict[str, Any] = {"role": "system", "content": self.content}
+        if self.cache_control is not NOT_GIVEN:
+            d["cache_control"] = self.cache_control
+        return d
 
 
 class UserMessage(Record):
@@ -504,14 +547,17 @@ class AssistantMessage(Record):
 
 
 class ToolMessage(Record):
-    __slots__ = ("tool_call_id", "content", "name", "is_error", "role")
-    __match_args__ = ("tool_call_id", "content", "name", "is_error", "role")
+    __slots__ = ("tool_call_id", "content", "name", "is_error", "cache_control", "role")
+    __match_args__ = ("tool_call_id", "content", "name", "is_error", "cache_control", "role")
 
     tool_call_id: str
     content: str
     name: str | NotGiven
     #: the tool failed and `content` says why (Anthropic tool_result.is_error; docs/canonical.md)
     is_error: bool | NotGiven
+    #: a prompt-cache breakpoint after this result ({"type": "ephemeral", "ttl"?: ...}: Anthropic and
+    #: OpenRouter cache_control; docs/canonical.md "Prompt-cache breakpoints")
+    cache_control: dict[str, Any] | NotGiven
     role: Literal["tool"]
 
     def __init__(
@@ -520,21 +566,31 @@ class ToolMessage(Record):
         content: str,
         name: str | NotGiven = NOT_GIVEN,
         is_error: bool | NotGiven = NOT_GIVEN,
+        cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
         role: Literal["tool"] = "tool",
     ) -> None:
         self.tool_call_id = tool_call_id
         self.content = content
         self.name = name
         self.is_error = is_error
+        self.cache_control = cache_control
         self.role = role
 
     def __eq__(self, other: Any) -> bool:
         if other.__class__ is self.__class__:
-            return (self.tool_call_id, self.content, self.name, self.is_error, self.role) == (
+            return (
+                self.tool_call_id,
+                self.content,
+                self.name,
+                self.is_error,
+                self.cache_control,
+                self.role,
+            ) == (
                 other.tool_call_id,
                 other.content,
                 other.name,
                 other.is_error,
+                other.cache_control,
                 other.role,
             )
         return NotImplemented
@@ -553,6 +609,8 @@ class ToolMessage(Record):
             d["name"] = self.name
         if self.is_error is not NOT_GIVEN:
             d["is_error"] = self.is_error
+        if self.cache_control is not NOT_GIVEN:
+            d["cache_control"] = self.cache_control
         return d
 
 
@@ -560,13 +618,16 @@ Message = Union[SystemMessage, UserMessage, AssistantMessage, ToolMessage]
 
 
 class Tool(Record):
-    __slots__ = ("name", "description", "parameters", "strict")
-    __match_args__ = ("name", "description", "parameters", "strict")
+    __slots__ = ("name", "description", "parameters", "strict", "cache_control")
+    __match_args__ = ("name", "description", "parameters", "strict", "cache_control")
 
     name: str
     description: str | NotGiven
     parameters: dict[str, Any] | NotGiven
     strict: bool | NotGiven
+    #: a prompt-cache breakpoint after this tool (the tool list up to it) ({"type": "ephemeral", "ttl"?: ...}: Anthropic and
+    #: OpenRouter cache_control; docs/canonical.md "Prompt-cache breakpoints")
+    cache_control: dict[str, Any] | NotGiven
 
     def __init__(
         self,
@@ -574,19 +635,22 @@ class Tool(Record):
         description: str | NotGiven = NOT_GIVEN,
         parameters: dict[str, Any] | NotGiven = NOT_GIVEN,
         strict: bool | NotGiven = NOT_GIVEN,
+        cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
     ) -> None:
         self.name = name
         self.description = description
         self.parameters = parameters
         self.strict = strict
+        self.cache_control = cache_control
 
     def __eq__(self, other: Any) -> bool:
         if other.__class__ is self.__class__:
-            return (self.name, self.description, self.parameters, self.strict) == (
+            return (self.name, self.description, self.parameters, self.strict, self.cache_control) == (
                 other.name,
                 other.description,
                 other.parameters,
                 other.strict,
+                other.cache_control,
             )
         return NotImplemented
 
@@ -602,6 +666,8 @@ class Tool(Record):
             d["parameters"] = self.parameters
         if self.strict is not NOT_GIVEN:
             d["strict"] = self.strict
+        if self.cache_control is not NOT_GIVEN:
+            d["cache_control"] = self.cache_control
         return d
 
 
@@ -1194,6 +1260,19 @@ def _optional_str(d: dict[Any, Any], key: str) -> str | NotGiven:
     raise _expected(key, "a string", value)
 
 
+def _cache_control(d: dict[Any, Any]) -> dict[str, Any] | NotGiven:
+    """A prompt-cache breakpoint: an object with a string `type` (its other keys, `ttl`, as given)."""
+    value = d.get("cache_control")
+    if value is None:
+        return NOT_GIVEN
+    if not isinstance(value, dict):
+        raise _expected("cache_control", "an object such as {'type': 'ephemeral'}", value)
+    kind = value.get("type", _MISSING)
+    if not isinstance(kind, str):
+        raise _under("cache_control", _required(value, "type", kind, "a string", ("type", "ttl")))
+    return value
+
+
 # --- sources and blocks (OpenArmature §3.1) ---------------------------------------------------
 
 _URL_SOURCE_KEYS: Final = ("type", "url")
@@ -1229,11 +1308,11 @@ def _source(d: object) -> Source:
     raise _expected("type", "'url' or 'inline'", kind)
 
 
-_TEXT_KEYS: Final = ("type", "text", "signature", "origin")
+_TEXT_KEYS: Final = ("type", "text", "signature", "origin", "cache_control")
 _REDACTED_KEYS: Final = ("type", "data", "origin")
-_IMAGE_KEYS: Final = ("type", "source", "media_type", "detail")
+_IMAGE_KEYS: Final = ("type", "source", "media_type", "detail", "cache_control")
 _AUDIO_KEYS: Final = ("type", "source", "media_type")
-_FILE_KEYS: Final = ("type", "source", "media_type", "filename")
+_FILE_KEYS: Final = ("type", "source", "media_type", "filename", "cache_control")
 _DETAILS: Final[dict[str, Literal["auto", "low", "high"]]] = {
     "auto": "auto",
     "low": "low",
@@ -1249,9 +1328,10 @@ def _text_block(d: dict[Any, Any]) -> TextBlock:
         return TextBlock(text)
     signature = _optional_str(d, "signature")
     origin = _optional_str(d, "origin")
-    if len(d) != 2 + ("signature" in d) + ("origin" in d):
+    cache_control = _cache_control(d)
+    if len(d) != 2 + ("signature" in d) + ("origin" in d) + ("cache_control" in d):
         raise _unknown_key(d, _TEXT_KEYS)
-    return TextBlock(text, signature, origin)
+    return TextBlock(text, signature, origin, cache_control)
 
 
 def _thinking_block(d: dict[Any, Any]) -> ThinkingBlock:
@@ -1304,9 +1384,10 @@ def _image_block(d: dict[Any, Any]) -> ImageBlock:
                 path="detail",
             )
         detail = found
-    if len(d) != 2 + ("media_type" in d) + ("detail" in d):
+    cache_control = _cache_control(d)
+    if len(d) != 2 + ("media_type" in d) + ("detail" in d) + ("cache_control" in d):
         raise _unknown_key(d, _IMAGE_KEYS)
-    return ImageBlock(source, media_type, detail)
+    return ImageBlock(source, media_type, detail, cache_control)
 
 
 def _audio_block(d: dict[Any, Any]) -> AudioBlock:
@@ -1325,9 +1406,10 @@ def _file_block(d: dict[Any, Any]) -> FileBlock:
         return FileBlock(source)
     media_type = _optional_str(d, "media_type")
     filename = _optional_str(d, "filename")
-    if len(d) != 2 + ("media_type" in d) + ("filename" in d):
+    cache_control = _cache_control(d)
+    if len(d) != 2 + ("media_type" in d) + ("filename" in d) + ("cache_control" in d):
         raise _unknown_key(d, _FILE_KEYS)
-    return FileBlock(source, media_type, filename)
+    return FileBlock(source, media_type, filename, cache_control)
 
 
 _BLOCK_READERS: Final[dict[str, Callable[[dict[Any, Any]], Block]]] = {
@@ -1433,10 +1515,10 @@ def _tool_calls(items: object, d: dict[Any, Any]) -> list[ToolCall]:
     return calls
 
 
-_SYSTEM_KEYS: Final = ("role", "content")
+_SYSTEM_KEYS: Final = ("role", "content", "cache_control")
 _USER_KEYS: Final = ("role", "content")
 _ASSISTANT_KEYS: Final = ("role", "content", "tool_calls")
-_TOOL_MESSAGE_KEYS: Final = ("role", "tool_call_id", "content", "name", "is_error")
+_TOOL_MESSAGE_KEYS: Final = ("role", "tool_call_id", "content", "name", "is_error", "cache_control")
 
 
 def _system_message(d: dict[Any, Any]) -> SystemMessage:
@@ -1445,9 +1527,12 @@ def _system_message(d: dict[Any, Any]) -> SystemMessage:
         raise _required(
             d, "content", content, "a string (system content is text-only)", _SYSTEM_KEYS
         )
-    if len(d) != 2:
+    if len(d) == 2:
+        return SystemMessage(content)
+    cache_control = _cache_control(d)
+    if len(d) != 2 + ("cache_control" in d):
         raise _unknown_key(d, _SYSTEM_KEYS)
-    return SystemMessage(content)
+    return SystemMessage(content, cache_control)
 
 
 def _user_message(d: dict[Any, Any]) -> UserMessage:
@@ -1508,9 +1593,10 @@ def _tool_message(d: dict[Any, Any]) -> ToolMessage:
         if not isinstance(flag, bool):
             raise _expected("is_error", "a boolean", flag)
         is_error = flag
-    if len(d) != 3 + ("name" in d) + ("is_error" in d):
+    cache_control = _cache_control(d)
+    if len(d) != 3 + ("name" in d) + ("is_error" in d) + ("cache_control" in d):
         raise _unknown_key(d, _TOOL_MESSAGE_KEYS)
-    return ToolMessage(tool_call_id, content, name, is_error)
+    return ToolMessage(tool_call_id, content, name, is_error, cache_control)
 
 
 _MESSAGE_READERS: Final[dict[str, Callable[[dict[Any, Any]], Message]]] = {
@@ -1536,7 +1622,7 @@ def _message_of_role(cls: type[_M], role: str, d: object, path: str) -> _M:
 
 # --- tools, tool_choice, config, request (OpenArmature §4, §5, §6) ----------------------------
 
-_TOOL_KEYS: Final = ("name", "description", "parameters", "strict")
+_TOOL_KEYS: Final = ("name", "description", "parameters", "strict", "cache_control")
 
 
 def _tool(d: object) -> Tool:
@@ -1558,9 +1644,10 @@ def _tool(d: object) -> Tool:
         strict = NOT_GIVEN
     elif not isinstance(strict, bool):
         raise _expected("strict", "a boolean", strict)
-    if len(d) != 1 + ("description" in d) + ("parameters" in d) + ("strict" in d):
+    cache_control = _cache_control(d)
+    if len(d) != 1 + ("description" in d) + ("parameters" in d) + ("strict" in d) + ("cache_control" in d):
         raise _unknown_key(d, _TOOL_KEYS)
-    return Tool(name, description, parameters, strict)
+    return Tool(name, description, parameters, strict, cache_control)
 
 
 _TOOL_CHOICE_MODES: Final[dict[str, Literal["auto", "required", "none"]]] = {

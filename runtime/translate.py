@@ -110,7 +110,9 @@ def _result_class(fmt: Format) -> Any:
 _IGNORED = frozenset({"origin", "raw"})
 
 
-def _describe(value: Any) -> str:
+def _describe(value: Any, key: str | None = None) -> str:
+    if key == "cache_control":  # a breakpoint is an object with a type, not a block
+        return "the prompt-cache breakpoint " + json.dumps(value, ensure_ascii=False, default=str)
     if isinstance(value, dict):
         kind = value.get("type") or value.get("role")
         if isinstance(kind, str):
@@ -148,7 +150,7 @@ def _diff(a: Any, b: Any, path: str, out: list[Loss]) -> None:
                 if isinstance(v, dict) and v and "type" not in v and "role" not in v:
                     _diff(v, {}, child, out)
                 else:
-                    out.append(Loss(child, "dropped", f"{_describe(v)} is not carried by the target"))
+                    out.append(Loss(child, "dropped", f"{_describe(v, k)} is not carried by the target"))
             else:
                 _diff(v, b[k], child, out)
         for k, v in b.items():
@@ -157,7 +159,7 @@ def _diff(a: Any, b: Any, path: str, out: list[Loss]) -> None:
                 if isinstance(v, dict) and v and "type" not in v and "role" not in v:
                     _diff({}, v, child, out)  # name the leaves (`config.max_tokens`), not the record
                 else:
-                    out.append(Loss(child, "added", f"the target adds {_describe(v)}"))
+                    out.append(Loss(child, "added", f"the target adds {_describe(v, k)}"))
         return
     if isinstance(a, list) and isinstance(b, list):
         if len(a) == len(b):

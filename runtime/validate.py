@@ -487,6 +487,21 @@ def validate_request(req: Request, memo: dict[int, Any] | None = None, rules: in
 # --- messages (OpenArmature §3) -----------------------------------------------------------
 
 
+def _cache_control(value: object, path: str) -> None:
+    """A prompt-cache breakpoint (docs/canonical.md): NOT_GIVEN, or an object whose `type` is a
+    string (its other keys, `ttl`, go to the wire as given)."""
+    if value is NOT_GIVEN:
+        return
+    if not isinstance(value, dict):
+        raise InvalidRequestError(
+            f"expected an object such as {{'type': 'ephemeral'}}, got {_shown(value)}", path=path
+        )
+    if not isinstance(value.get("type"), str):
+        raise InvalidRequestError(
+            f"must be a string, got {_shown(value.get('type'))}", path=f"{path}.type"
+        )
+
+
 def _system_message(message: SystemMessage, index: int, rules: int = OPENARMATURE) -> None:
     if index and rules & ORDERING:
         raise InvalidRequestError(
@@ -499,6 +514,8 @@ def _system_message(message: SystemMessage, index: int, rules: int = OPENARMATUR
             f"{_NON_EMPTY} (system content is text-only, OpenArmature §3)",
             path=f"messages[{index}].content",
         )
+    if message.cache_control is not NOT_GIVEN:
+        _cache_control(message.cache_control, f"messages[{index}].cache_control")
 
 
 def _user_message(message: UserMessage, index: int) -> None:
@@ -653,6 +670,7 @@ def _tool_message(message: ToolMessage, index: int, call_ids: set[str], rules: i
         raise InvalidRequestError(_NON_EMPTY, path=f"messages[{index}].name")
     if message.is_error is not NOT_GIVEN and not isinstance(message.is_error, bool):
         raise InvalidRequestError(f"must be a boolean, got {_shown(message.is_error)}", path=f"messages[{index}].is_error")
+    _cache_control(message.cache_control, f"messages[{index}].cache_control")
 
 
 # --- content blocks (OpenArmature §3.1) -----------------------------------------------------
@@ -667,6 +685,8 @@ def _text_block(block: TextBlock, index: int, position: int, strict: int = CONTE
         )
     if block.signature is not NOT_GIVEN or block.origin is not NOT_GIVEN:
         _signed(block.signature, block.origin, f"messages[{index}].content[{position}]")
+    if block.cache_control is not NOT_GIVEN:
+        _cache_control(block.cache_control, f"messages[{index}].content[{position}].cache_control")
 
 
 def _thinking_block(block: ThinkingBlock, index: int, position: int) -> None:
@@ -728,6 +748,8 @@ def _media_block(block: ImageBlock | AudioBlock | FileBlock, index: int, positio
             f"expected a UrlSource or InlineSource, got {type(source).__name__}",
             path=f"messages[{index}].content[{position}].source",
         )
+    if not isinstance(block, AudioBlock) and block.cache_control is not NOT_GIVEN:
+        _cache_control(block.cache_control, f"messages[{index}].content[{position}].cache_control")
     media_type = block.media_type
     if media_type is not NOT_GIVEN and (not isinstance(media_type, str) or not media_type):
         raise InvalidRequestError(
@@ -796,6 +818,8 @@ def _tools(tools: object, memo: dict[int, Any] | None = None) -> set[str]:
         strict = tool.strict
         if strict is not NOT_GIVEN and not isinstance(strict, bool):
             raise InvalidRequestError("must be a boolean", path=f"tools[{position}].strict")
+        if tool.cache_control is not NOT_GIVEN:
+            _cache_control(tool.cache_control, f"tools[{position}].cache_control")
     return names
 
 

@@ -484,6 +484,18 @@ def optional_json(obj: dict[str, Any], key: str, path: str) -> dict[str, Any] | 
     return expect_dict(value, f"{path}.{key}" if path else key)
 
 
+def optional_cache(obj: dict[str, Any], key: str, path: str) -> dict[str, Any] | NotGiven:
+    """A prompt-cache breakpoint (`cache_control`): absent, or an object with a string `type`."""
+    value = obj.get(key)
+    if value is None:
+        return NOT_GIVEN
+    where = f"{path}.{key}" if path else key
+    value = expect_dict(value, where)
+    if type(value.get("type")) is not str:
+        raise WireShapeError(where + ".type", "expected a string, got " + _kind(value.get("type")))
+    return value
+
+
 def get_in(value: Any, keys: tuple[str | int, ...]) -> Any:
     """Follow keys/indexes; None when any step is missing or of the wrong kind."""
     for key in keys:

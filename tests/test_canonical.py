@@ -521,9 +521,27 @@ GARBAGE: list[tuple[str, Any, str, str]] = [
     ),
     (
         "text_unknown_key",
+        req({"role": "user", "content": [{"type": "text", "text": "a", "citations": []}]}),
+        "messages[0].content[0].citations",
+        "allowed keys: type, text, signature, origin, cache_control",
+    ),
+    (
+        "text_cache_control_without_type",
         req({"role": "user", "content": [{"type": "text", "text": "a", "cache_control": {}}]}),
-        "messages[0].content[0].cache_control",
-        "allowed keys: type, text, signature, origin",
+        "messages[0].content[0].cache_control.type",
+        "required key is missing; expected a string",
+    ),
+    (
+        "tool_cache_control_string",
+        {"model": "m", "messages": [{"role": "user", "content": "a"}], "tools": [{"name": "f", "cache_control": "ephemeral"}]},
+        "tools[0].cache_control",
+        "expected an object such as {'type': 'ephemeral'}, got string",
+    ),
+    (
+        "system_cache_control_type_int",
+        {"model": "m", "messages": [{"role": "system", "content": "a", "cache_control": {"type": 5}}]},
+        "messages[0].cache_control.type",
+        "expected a string, got integer",
     ),
     (
         "text_signature_int",

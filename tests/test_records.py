@@ -33,6 +33,7 @@ class TextBlock:
     text: str
     signature: str | NotGiven = NOT_GIVEN
     origin: str | NotGiven = NOT_GIVEN
+    cache_control: dict[str, Any] | NotGiven = NOT_GIVEN
 
 @dataclass(slots=True)
 class ThinkingBlock:
@@ -50,6 +51,7 @@ class ImageBlock:
     source: Source
     media_type: str | NotGiven = NOT_GIVEN
     detail: Literal["auto", "low", "high"] | NotGiven = NOT_GIVEN
+    cache_control: dict[str, Any] | NotGiven = NOT_GIVEN
 
 @dataclass(slots=True)
 class AudioBlock:
@@ -61,6 +63,7 @@ class FileBlock:
     source: Source
     media_type: str | NotGiven = NOT_GIVEN
     filename: str | NotGiven = NOT_GIVEN
+    cache_control: dict[str, Any] | NotGiven = NOT_GIVEN
 
 @dataclass(slots=True)
 class ToolCall:
@@ -73,6 +76,7 @@ class ToolCall:
 @dataclass(slots=True)
 class SystemMessage:
     content: str
+    cache_control: dict[str, Any] | NotGiven = NOT_GIVEN
     role: Literal["system"] = "system"
 
 @dataclass(slots=True)
@@ -92,6 +96,7 @@ class ToolMessage:
     content: str
     name: str | NotGiven = NOT_GIVEN
     is_error: bool | NotGiven = NOT_GIVEN
+    cache_control: dict[str, Any] | NotGiven = NOT_GIVEN
     role: Literal["tool"] = "tool"
 
 @dataclass(slots=True)
@@ -100,6 +105,7 @@ class Tool:
     description: str | NotGiven = NOT_GIVEN
     parameters: dict[str, Any] | NotGiven = NOT_GIVEN
     strict: bool | NotGiven = NOT_GIVEN
+    cache_control: dict[str, Any] | NotGiven = NOT_GIVEN
 
 @dataclass(slots=True)
 class ForcedTool:

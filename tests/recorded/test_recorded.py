@@ -93,9 +93,10 @@ def test_same_format_round_trip_loses_no_cache_marker() -> None:
     assert same.result == body and same.losses == []
     assert wiremap.translator("anthropic_messages", "anthropic_messages").request(body) == body
     other = wiremap.translate_request(body, "anthropic_messages", "openai_chat")
+    # breakpoints are canonical now: named at their canonical paths (the system message first)
     assert {(x.path, x.kind) for x in other.losses} == {
-        ("system[0].cache_control", "dropped"),
-        ("messages[0].content[0].cache_control", "dropped"),
+        ("messages[0].cache_control", "dropped"),
+        ("messages[1].content[0].cache_control", "dropped"),
     }
     with pytest.raises(wiremap.TranslationLossError):
         wiremap.translate_request(body, "anthropic_messages", "openai_chat", strict=True)

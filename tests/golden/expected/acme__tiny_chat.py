@@ -407,7 +407,8 @@ def _user_content_to_wire(content: str | list[Block], path: str) -> str | list[d
         if wire is not None:
             parts.append(wire)
             kept.append(block)
-    # A single text part is sent as a plain string (Prompty §7.1.1).
+    # A single text part is sent as a plain string (Prompty §7.1.1), unless the part
+    # carries what the string cannot (a cache breakpoint its template writes).
     if len(kept) == 1 and type(kept[0]) is TextBlock:
         return kept[0].text
     return parts
@@ -427,7 +428,8 @@ def _assistant_content_to_wire(
         if wire is not None:
             parts.append(wire)
             kept.append(block)
-    # A single text part is sent as a plain string (Prompty §7.1.1).
+    # A single text part is sent as a plain string (Prompty §7.1.1), unless the part
+    # carries what the string cannot (a cache breakpoint its template writes).
     if len(kept) == 1 and type(kept[0]) is TextBlock:
         return kept[0].text
     if not parts:
@@ -446,7 +448,7 @@ def _tool_call_to_wire(
     }
 
 
-def _system_to_wire(content: str) -> dict[str, Any]:
+def _system_to_wire(content: str, path: str = "") -> dict[str, Any]:
     """A system message -> its wire message (system `inline`)."""
     return {"role": "system", "content": content}
 
@@ -467,6 +469,7 @@ def _tool_result_to_wire(
     name: str | NotGiven,
     i: int,
     is_error: bool | NotGiven = NOT_GIVEN,
+    cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
 ) -> dict[str, Any]:
     """A tool result (`messages[i]`) -> its wire message."""
     return {"role": "tool", "tool_call_id": tool_call_id, "content": content}
@@ -516,7 +519,12 @@ def _messages_to_wire(
         assert isinstance(message, ToolMessage)
         wire_messages.append(
             _tool_result_to_wire(
-                message.tool_call_id, message.content, message.name, i, message.is_error
+                message.tool_call_id,
+                message.content,
+                message.name,
+                i,
+                message.is_error,
+                message.cache_control,
             )
         )
     return wire_messages
