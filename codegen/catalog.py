@@ -25,6 +25,8 @@ class Field:
 # A prompt-cache breakpoint after the block, result, tool or system message (issue 14:
 # Anthropic and OpenRouter `cache_control`; docs/canonical.md "Prompt-cache breakpoints").
 _CACHE = {"cache_control": Field("cache_control", "cache", True)}
+# The participant's name on a system, user or assistant message (OpenAI Chat `name`, issue 14).
+_NAME = {"name": Field("name", "str", True)}
 _SOURCE_URL = {"source.url": Field("source.url", "str")}
 _SOURCE_INLINE = {"source.base64_data": Field("source.base64_data", "str")}
 
@@ -79,13 +81,14 @@ CONTEXTS: dict[str, dict[str, Field]] = {
         **_CACHE,
     },
     "tool_choice.tool": {"name": Field("name", "str")},
-    "message.system": {"content": Field("content", "str"), **_CACHE},
+    "message.system": {"content": Field("content", "str"), **_CACHE, **_NAME},
     "item.message": {"content": Field("content", "content")},  # response.items.message
     "item.refusal": {"refusal": Field("refusal", "str")},  # response.items.refusal
-    "message.user": {"content": Field("content", "content")},
+    "message.user": {"content": Field("content", "content"), **_NAME},
     "message.assistant": {
         "content": Field("content", "content", True),
         "tool_calls": Field("tool_calls", "tool_calls", True),
+        **_NAME,
     },
     "structured_output": {
         "name": Field("name", "str"),

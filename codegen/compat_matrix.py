@@ -95,11 +95,19 @@ def _user(ir: FormatIR) -> str:
     return cell
 
 
+def _message_name(ir: FormatIR) -> str:
+    """Which roles' templates place the participant's `{name?}` (canonical message `name`)."""
+    roles = [role for role, node in (("system", ir.system_template), ("user", ir.user_template), ("assistant", ir.assistant_template))
+             if isinstance(node, Obj) and any(isinstance(c, Slot) and c.field == "name" for _, c in node.items)]
+    return f"`name` on {', '.join(roles)}" if roles else DROPPED
+
+
 ROLES: list[Row] = [
     ("system", _system),
     ("user", _user),
     ("assistant", lambda ir: _renamed("assistant", str(_role(ir.assistant_template)))),
     ("tool", _tool_role),
+    ("message `name`", _message_name),
 ]
 
 
@@ -264,11 +272,19 @@ def _tool_results(ir: FormatIR) -> str:
     return "one message per result"
 
 
+def _failed_results(ir: FormatIR) -> str:
+    if ir.tool_result_error_template is not None:
+        return f"{{content}} at {_code('.'.join(ir.tool_result_content_paths[1]))} (`error_wire`)"
+    key = slot_path(ir.tool_result_template, "is_error")
+    return _code(key) if key else DROPPED
+
+
 TOOLS: list[Row] = [
     ("tool definitions", _tools),
     ("`strict` tools", _strict),
     ("tool calls", _tool_calls),
     ("tool results", _tool_results),
+    ("failed tool results (`is_error`)", _failed_results),
     *[(f"tool_choice `{m}`", _choice(m)) for m in ("auto", "required", "none", "tool")],
 ]
 

@@ -597,6 +597,22 @@ class Emitter:
         got = {}
         self.unmodeled(out, "tool_result", "result", "path")
         synth = ir.tool_call_missing_id == "synthesize"
+        if ir.tool_result_error_template is not None:
+            ok_path, err_path = ir.tool_result_content_paths
+            out.add(f"if type(_w.get_in(result, {lit(err_path)})) is str and _w.get_in(result, {lit(ok_path)}) is None:")
+            out.indent()
+            out.add("# tool_results.error_wire: a failed result in its own form")
+            err_got: dict[str, str] = {}
+            self.read_node(
+                out, ir.tool_result_error_template, "result", "path", "tool_result", err_got,
+                optional_fields=frozenset({"tool_call_id"}) if synth else frozenset(),
+            )
+            call_id = err_got["tool_call_id"]
+            if synth:
+                call_id = f"({call_id} if isinstance({call_id}, str) else '')"
+            extra = f", cache_control={err_got['cache_control']}" if "cache_control" in err_got else ""
+            out.add(f"return ToolMessage(tool_call_id={call_id}, content={err_got['content']}, name={err_got.get('name', 'NOT_GIVEN')}, is_error=True{extra})")
+            out.dedent()
         self.read_node(
             out, ir.tool_result_template, "result", "path", "tool_result", got,
             optional_fields=frozenset({"tool_call_id"}) if synth else frozenset(),

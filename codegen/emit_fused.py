@@ -443,7 +443,11 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
         o.dedent()
         o.dedent()
 
-    emit_role_readers(s_em, out, sink, user_list)
+    def on_name(o: _Lines, var: str) -> None:  # a named message (OpenAI Chat `name`): the two-step way
+        o.add(f"if {var} is not NOT_GIVEN:")
+        o.add("    raise _Deopt")
+
+    emit_role_readers(s_em, out, sink, user_list, on_name)
     out.add("raise _Deopt  # a role the source refuses")
     out.dedent()
     out.add("if last != 'user' and last != 'tool':  # §5: the last message is user or tool")

@@ -73,6 +73,11 @@ def _consume(ir: Any, field: str) -> str:
 _BLOCK_FIELD_TYPES = {"cache_control": "dict[str, Any] | NotGiven"}
 
 
+def _names(node: Any) -> bool:
+    """Does a message template place the participant's `{name?}` (OpenAI Chat `name`)?"""
+    return isinstance(node, Obj) and any(isinstance(c, Slot) and c.field == "name" for _, c in node.items)
+
+
 def _block_fields(ir: Any) -> list[str]:
     """The optional fields of the `system.blocks` template: what only the block form carries."""
     node = ir.system_blocks
@@ -286,12 +291,14 @@ def _emit_role_writers(em: "Emitter") -> None:
             out.add("if " + " or ".join(f"{f} is not NOT_GIVEN" for f in fields) + ":")
             out.indent()
             out.add("block = _system_block_to_wire(SystemMessage(content, " + ", ".join(f"{f}={f}" for f in fields) + "), path)")
-            expr = _build_message(em, out, ir.system_template, {"content": "[block]"}, "message.system")
+            expr = _build_message(em, out, ir.system_template, {"content": "[block]", "name": "name"}, "message.system")
             out.add(f"return {expr}")
             out.dedent()
-        expr = _build_message(em, out, ir.system_template, {"content": "content"}, "message.system")
+        expr = _build_message(em, out, ir.system_template, {"content": "content", "name": "name"}, "message.system")
         out.add(f"return {expr}")
         params = "".join(f", {f}: {_BLOCK_FIELD_TYPES[f]} = NOT_GIVEN" for f in fields)
+        if _names(ir.system_template):
+            params += ", name: str | NotGiven = NOT_GIVEN"
         em.func("_system_to_wire", f"(content: str, path: str = ''{params}) -> dict[str, Any]", "A system message -> its wire message (system `inline`).", out.lines)
     out = _Lines()
     text = _text_content(em, out, "user", "content")
@@ -303,9 +310,10 @@ def _emit_role_writers(em: "Emitter") -> None:
         out.add("    wire_content = _user_content_to_wire(content, f'messages[{i}].content')")
     else:
         out.add("wire_content = _user_content_to_wire(content, f'messages[{i}].content')")
-    expr = _build_message(em, out, ir.user_template, {"content": "wire_content"}, "message.user")
+    expr = _build_message(em, out, ir.user_template, {"content": "wire_content", "name": "name"}, "message.user")
     out.add(f"return {expr}")
-    em.func("_user_to_wire", "(content: str | list[Block], i: int) -> dict[str, Any]", "A user message (`messages[i]`) -> its wire message.", out.lines)
+    named = ", name: str | NotGiven = NOT_GIVEN" if _names(ir.user_template) else ""
+    em.func("_user_to_wire", f"(content: str | list[Block], i: int{named}) -> dict[str, Any]", "A user message (`messages[i]`) -> its wire message.", out.lines)
     if ir.tool_results_strategy == "group_into_user_message":
         out = _Lines()
         expr = _build_message(em, out, ir.user_template, {"content": "results"}, "message.user")
@@ -313,6 +321,12 @@ def _emit_role_writers(em: "Emitter") -> None:
         em.func("_results_to_wire", "(results: list[dict[str, Any]]) -> dict[str, Any]", "The user message that carries a run of tool results (`group_into_user_message`).", out.lines)
     out = _Lines()
     env = {"tool_call_id": "tool_call_id", "content": "content", "name": "name", "is_error": "is_error", "cache_control": "cache_control"}
+    if ir.tool_result_error_template is not None:
+        out.add("if is_error is True:  # tool_results.error_wire: a failed result in its own form")
+        out.indent()
+        expr = em.build_node(out, ir.tool_result_error_template, env, "tool_result", "f'messages[{i}]'")
+        out.add(f"return {expr}")
+        out.dedent()
     expr = em.build_node(out, ir.tool_result_template, env, "tool_result", "f'messages[{i}]'")
     out.add(f"return {expr}")
     em.func(
@@ -345,7 +359,7 @@ def _emit_role_writers(em: "Emitter") -> None:
         out.add("    wire_content = converted if converted is not None else []")
         out.add("    if not wire_content:")
         out.add("        raise InvalidRequestError(_EMPTY_TURN, path=f'messages[{i}].content')")
-        expr = _build_message(em, out, ir.assistant_template, {"content": "wire_content", "tool_calls": "NOT_GIVEN"}, "message.assistant")
+        expr = _build_message(em, out, ir.assistant_template, {"content": "wire_content", "tool_calls": "NOT_GIVEN", "name": "name"}, "message.assistant")
     else:
         out.add("content_out: Any = body_content")
         if text is not None:
@@ -362,12 +376,12 @@ def _emit_role_writers(em: "Emitter") -> None:
         out.add("    wire_calls = [_tool_call_to_wire(call, f'messages[{i}].tool_calls[{k}]', memo) for k, call in enumerate(calls)]")
         out.add("elif not content_out:")
         out.add("    raise InvalidRequestError(_EMPTY_TURN, path=f'messages[{i}].content')")
-        expr = _build_message(em, out, ir.assistant_template, {"content": "content_out", "tool_calls": "wire_calls"}, "message.assistant")
+        expr = _build_message(em, out, ir.assistant_template, {"content": "content_out", "tool_calls": "wire_calls", "name": "name"}, "message.assistant")
         expr = hook_message_to_wire(em, out, expr, "body_content", "calls", for_request=True)
     out.add(f"return {expr}")
     em.func(
         "_assistant_to_wire",
-        "(body_content: Any, calls: Any, i: int, memo: dict[int, Any] | None = None) -> dict[str, Any]",
+        "(body_content: Any, calls: Any, i: int, memo: dict[int, Any] | None = None" + (", name: str | NotGiven = NOT_GIVEN" if _names(ir.assistant_template) else "") + ") -> dict[str, Any]",
         f"An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `{ir.tool_calls_placement}`).",
         out.lines,
     )
@@ -404,7 +418,7 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
     # user
     out.add("if isinstance(message, UserMessage):")
     out.indent()
-    out.add("wire_messages.append(_user_to_wire(message.content, i))")
+    out.add("wire_messages.append(_user_to_wire(message.content, i" + (", message.name" if _names(ir.user_template) else "") + "))")
     out.add("continue")
     out.dedent()
     # system
@@ -413,8 +427,8 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
     if ir.system_strategy == "hoist":
         out.add("continue  # hoisted to the top-level field by request_to_wire")
     else:
-        fields = _block_fields(ir)
-        extra = "".join(f", message.{f}" for f in fields)
+        fields = _block_fields(ir) + (["name"] if _names(ir.system_template) else [])
+        extra = "".join(f", {f}=message.{f}" for f in fields)
         out.add("wire_messages.append(_system_to_wire(message.content" + (", f'messages[{i}]'" + extra if fields else "") + "))")
         out.add("continue")
     out.dedent()
@@ -428,7 +442,7 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
     if ir.tool_calls_placement == "items":
         emit_items.emit_assistant_items_to_wire(em, out, _build_message)
     else:
-        out.add("wire_messages.append(_assistant_to_wire(message.content, calls, i, memo))")
+        out.add("wire_messages.append(_assistant_to_wire(message.content, calls, i, memo" + (", message.name" if _names(ir.assistant_template) else "") + "))")
         out.add("continue")
     out.dedent()
     if not grouped:
@@ -955,13 +969,15 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
             extra = "".join(f", {f}={v}" for f, v in env.items() if f != "content")
             out.add(f"out.append(SystemMessage(content={env['content']}{extra}))")
         elif role == "user":
-            out.add(f"out.append(UserMessage(content={env['content']}))")
+            named = f", name={env['name']}" if "name" in env else ""
+            out.add(f"out.append(UserMessage(content={env['content']}{named}))")
         elif role == "assistant":
             if ir.items.reasoning_match is not None:
                 out.add("if pending_reasoning:  # reasoning_items: the turn's reasoning comes first")
                 out.add("    a_content = _with_reasoning(pending_reasoning, a_content)")
                 out.add("    pending_reasoning = []")
-            out.add(f"out.append(AssistantMessage(content={env['content']}, tool_calls={env['tool_calls']}))")
+            named = f", name={env['name']}" if "name" in env else ""
+            out.add(f"out.append(AssistantMessage(content={env['content']}, tool_calls={env['tool_calls']}{named}))")
             if ir.tool_calls_placement == "items":
                 out.add("open_turn = out[-1]")
         else:
@@ -984,7 +1000,7 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
     em.func("_messages_from_wire", "(items: list[Any], field: str) -> list[Message]", "Wire messages -> canonical messages.", out.lines)
 
 
-def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None) -> list[Any]:
+def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None, on_name: Any = None) -> list[Any]:
     """The `if role == ...:` chain of a messages reader: reads one wire message (`message`, at
     `path`) per role and hands its canonical fields to `sink(out, role, env)` -- role `system`
     and `user` with env `content`, `assistant` with `content` and `tool_calls`, `tool` with
@@ -992,7 +1008,9 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None)
     canonical messages; the fused translators (codegen/emit_fused.py) write the target's wire
     messages. `user_list(out, raw)`, when given, emits first what to do with a user content that
     is a wire list (`raw`): the fused translators translate its parts in one pass. Returns the
-    wire roles read."""
+    wire roles read. A role template that places `{name?}` reads it first (`name_`, handed to
+    `sink` as env `name`); `on_name(out, var)`, when given, emits what to do with it first (the
+    fused translators leave a named message to the two-step path)."""
     ir = em.ir
     templates = []
     if ir.system_strategy == "inline":
@@ -1012,6 +1030,13 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None)
             out.add(f"if role == {lit(wire_role)}:")
         out.indent()
         content_key = next((k for k, c in node.items if isinstance(c, Slot) and c.field == "content"), None)
+        named: dict[str, str] = {}
+        name_key = next((k for k, c in node.items if isinstance(c, Slot) and c.field == "name"), None) if role != "tool" else None
+        if name_key is not None:  # the participant's name (OpenAI Chat `name`)
+            out.add(f"name_ = _w.optional_str(message, {lit(name_key)}, path)")
+            if on_name is not None:
+                on_name(out, "name_")
+            named = {"name": "name_"}
         if role == "system":
             out.add(f"text = message.get({lit(content_key)})")
             fields = _block_fields(ir)
@@ -1024,7 +1049,7 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None)
                 env = {f: f"(system_block.{f} if system_block is not None else NOT_GIVEN)" for f in fields}
             out.add("if type(text) is list:  # an array of text parts: joined")
             out.add("    text = ''.join(_w.member_str(_w.expect_dict(p, f'{path}.content[{j}]'), 'text', f'{path}.content[{j}]') for j, p in enumerate(text))")
-            sink(out, "system", {"content": f"text if type(text) is str else _w.expect_str(text, path + {lit('.' + str(content_key))})", **env})
+            sink(out, "system", {"content": f"text if type(text) is str else _w.expect_str(text, path + {lit('.' + str(content_key))})", **env, **named})
         elif role == "user":
             out.add(f"raw = message.get({lit(content_key)})  # a string is the content as it is")
             if user_list is not None:
@@ -1055,10 +1080,10 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None)
                 out.dedent()
                 out.add("continue")
                 out.dedent()
-            sink(out, "user", {"content": "content"})
+            sink(out, "user", {"content": "content", **named})
         elif role == "assistant":
             _emit_assistant_reader(em, out, node, content_key, "message", "path", "False")
-            sink(out, "assistant", {"content": "a_content", "tool_calls": "a_calls"})
+            sink(out, "assistant", {"content": "a_content", "tool_calls": "a_calls", **named})
         else:
             out.add("tool_message = _read_tool_result(message, path)")
             sink(out, "tool", {"message": "tool_message"})

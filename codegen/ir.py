@@ -22,7 +22,7 @@ from .reasoning import build_reasoning
 from .wire_rules import build_wire_rules
 from .stream_table import compile_stream
 from .usage import build_usage
-from .wiretemplate import Arr, Lit, Node, Obj, Slot, TemplateSyntaxError, parse_template, slots_of
+from .wiretemplate import Arr, Lit, Node, Obj, Slot, TemplateSyntaxError, parse_template, slot_path, slots_of
 
 __all__ = ["FormatIR", "OptionIR", "DeriveIR", "ValueMapIR", "build_ir", "INTEGER_OPTIONS", "BOOLEAN_OPTIONS", "STRING_OPTIONS", "OBJECT_OPTIONS"]
 
@@ -173,6 +173,8 @@ class FormatIR:
     tool_result_name: str = "given"  # given | from_call
     tool_call_missing_id: str = "reject"  # reject | synthesize
     tool_result_other_content: str = "reject"  # reject | json (request.tool_results.other_content)
+    tool_result_error_template: Node | None = None  # tool_results.error_wire: a failed result's form
+    tool_result_content_paths: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # {content} in wire, error_wire
     unique_call_ids: bool = False  # request.tool_calls.unique_ids
     wire_keys: frozenset[str] = frozenset()  # every wire key the tables name (runtime/carry.py)
     user_bare_string: str = "reject"  # reject | read: the messages field given as a bare string
@@ -642,6 +644,31 @@ class _Builder:
         tool_result_template = self.template_with("/request/tool_results/wire", tr["wire"], "tool_result", ("tool_call_id", "content"))
         if tr.get("name") == "from_call" and not any(s.field == "name" for s in slots_of(tool_result_template)):
             raise self.err("/request/tool_results/name", "name: from_call resolves {name} for the template, which does not place it")
+        error_template = None
+        content_paths: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+        if "error_wire" in tr:
+            pointer = "/request/tool_results/error_wire"
+            error_template = self.template_with(pointer, tr["error_wire"], "tool_result", ("tool_call_id", "content"))
+            if any(s.field == "is_error" for s in slots_of(error_template)):
+                raise self.err(pointer, "the failed result's own form says is_error: it does not place {is_error}")
+            ok_path, err_path = slot_path(tool_result_template, "content"), slot_path(error_template, "content")
+
+            def whole(node: Node, path: str | None) -> bool:  # {content} alone, reached through objects
+                if path is None or "[" in path or path == ".":
+                    return False
+                for key in path.split("."):
+                    if not isinstance(node, Obj):
+                        return False
+                    node = dict(node.items)[key]
+                return isinstance(node, Slot)
+
+            if not whole(tool_result_template, ok_path) or not whole(error_template, err_path) or ok_path == err_path:
+                raise self.err(pointer, "error_wire places {content} at its own key path, reached through objects, where `wire` has none (how a reader tells a failed result apart)")
+            others = lambda n: sorted((s.field, s.optional) for s in slots_of(n) if s.field not in ("content", "is_error"))  # noqa: E731
+            if others(error_template) != others(tool_result_template):
+                raise self.err(pointer, "error_wire places the same fields as `wire` (only {content} moves)")
+            assert ok_path is not None and err_path is not None
+            content_paths = (tuple(ok_path.split(".")), tuple(err_path.split(".")))
         extras_placement = req["extras"]["placement"]
         extras_under: tuple[str, ...] = ()
         extras_root: tuple[str, ...] = ()
@@ -731,6 +758,8 @@ class _Builder:
             tool_result_name=tr.get("name", "given"),
             tool_call_missing_id=req["tool_calls"].get("missing_id", "reject"),
             tool_result_other_content=tr.get("other_content", "reject"),
+            tool_result_error_template=error_template,
+            tool_result_content_paths=content_paths,
             unique_call_ids=bool(req["tool_calls"].get("unique_ids", False)),
             wire_keys=wire_keys_of(d),
             user_bare_string=req["user"].get("bare_string", "reject"),

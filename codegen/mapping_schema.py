@@ -291,6 +291,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         # a result whose {content} member is missing or not text: refused, or
                         # read as the JSON text of the object that holds it
                         "other_content": {"enum": ["reject", "json"]},
+                        # a failed result (is_error: true) in its own form (Gemini
+                        # functionResponse.response.error), read back as is_error: true
+                        "error_wire": TEMPLATE,
                     },
                     required=["strategy", "wire"],
                 ),

@@ -85,6 +85,8 @@ def wire_schemas(ir: FormatIR) -> dict[str, Any]:
     if ir.tool_calls_placement == "content_blocks":
         asst_parts.append(call_ref)
     defs[f"{name}ToolResult"] = _node_schema(ir.tool_result_template, "tool_result", {})
+    if ir.tool_result_error_template is not None:  # tool_results.error_wire: a failed result's form
+        defs[f"{name}ToolResult"] = {"anyOf": [defs[f"{name}ToolResult"], _node_schema(ir.tool_result_error_template, "tool_result", {})]}
     result_ref = {"$ref": f"#/$defs/{name}ToolResult"}
     if ir.tool_results_strategy == "group_into_user_message":
         user_parts.append(result_ref)

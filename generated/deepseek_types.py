@@ -72,6 +72,7 @@ class Usage(TypedDict):
 
 class DeepseekSystemMessage(TypedDict, closed=True):
     content: str
+    name: NotRequired[str]
     role: Literal["system"]
 
 
@@ -120,11 +121,13 @@ class DeepseekUserMessage(TypedDict, closed=True):
             | DeepseekFileInlinePart
         ]
     )
+    name: NotRequired[str]
     role: Literal["user"]
 
 
 class DeepseekAssistantMessage(TypedDict, closed=True):
     content: NotRequired[str | list[DeepseekTextPart] | None]
+    name: NotRequired[str]
     role: Literal["assistant"]
     tool_calls: NotRequired[list[DeepseekToolCall]]
 

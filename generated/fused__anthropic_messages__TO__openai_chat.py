@@ -193,7 +193,8 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 if type(raw) is list:  # content parts, translated in one pass where they allow it
                     wire_content = _user_parts(raw)
                     if wire_content is not None:
-                        wire_messages.append({"role": "user", "content": wire_content})
+                        wire_message_1: dict[str, Any] = {"role": "user", "content": wire_content}
+                        wire_messages.append(wire_message_1)
                         ci += 1
                         last = "user"
                         continue
@@ -242,7 +243,8 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 if type(content) is str:
                     if not content:
                         raise _Deopt
-                    wire_messages.append({"role": "user", "content": content})
+                    wire_message_702: dict[str, Any] = {"role": "user", "content": content}
+                    wire_messages.append(wire_message_702)
                     ci += 1
                     last = "user"
                     continue

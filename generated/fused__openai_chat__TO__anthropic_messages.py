@@ -261,6 +261,9 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 raise _Deopt
             role = message.get("role")
             if role == "system" or role in ("developer",):
+                name_ = _w.optional_str(message, "name", path)
+                if name_ is not NOT_GIVEN:
+                    raise _Deopt
                 text = message.get("content")
                 if type(text) is list:  # an array of text parts: joined
                     text = "".join(
@@ -280,6 +283,9 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 last = "system"
                 continue
             if role == "user":
+                name_ = _w.optional_str(message, "name", path)
+                if name_ is not NOT_GIVEN:
+                    raise _Deopt
                 raw = message.get("content")  # a string is the content as it is
                 if type(raw) is list:  # content parts, translated in one pass where they allow it
                     wire_content = _user_parts(raw)
@@ -317,6 +323,9 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 last = "user"
                 continue
             if role == "assistant":
+                name_ = _w.optional_str(message, "name", path)
+                if name_ is not NOT_GIVEN:
+                    raise _Deopt
                 raw_content = message.get("content", NOT_GIVEN)
                 a_calls: Any = NOT_GIVEN
                 a_content: Any = NOT_GIVEN

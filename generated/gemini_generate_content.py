@@ -746,21 +746,43 @@ def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> To
 
 def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     """Wire tool result -> canonical tool message."""
-    obj_1 = result.get("functionResponse")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(result, "functionResponse", path)
-    tool_call_id_2 = _w.optional_str(obj_1, "id", path + ".functionResponse")
-    name_3 = obj_1.get("name")
-    if type(name_3) is not str:
-        name_3 = _w.member_str(obj_1, "name", path + ".functionResponse")
-    obj_4 = obj_1.get("response")
-    if type(obj_4) is not dict:
-        obj_4 = _w.member_dict(obj_1, "response", path + ".functionResponse")
-    content_5 = _w.text_or_json(obj_4, "result", path + ".functionResponse" + ".response")
+    if (
+        type(_w.get_in(result, ("functionResponse", "response", "error"))) is str
+        and _w.get_in(result, ("functionResponse", "response", "result")) is None
+    ):
+        # tool_results.error_wire: a failed result in its own form
+        obj_1 = result.get("functionResponse")
+        if type(obj_1) is not dict:
+            obj_1 = _w.member_dict(result, "functionResponse", path)
+        tool_call_id_2 = _w.optional_str(obj_1, "id", path + ".functionResponse")
+        name_3 = obj_1.get("name")
+        if type(name_3) is not str:
+            name_3 = _w.member_str(obj_1, "name", path + ".functionResponse")
+        obj_4 = obj_1.get("response")
+        if type(obj_4) is not dict:
+            obj_4 = _w.member_dict(obj_1, "response", path + ".functionResponse")
+        content_5 = _w.text_or_json(obj_4, "error", path + ".functionResponse" + ".response")
+        return ToolMessage(
+            tool_call_id=(tool_call_id_2 if isinstance(tool_call_id_2, str) else ""),
+            content=content_5,
+            name=name_3,
+            is_error=True,
+        )
+    obj_6 = result.get("functionResponse")
+    if type(obj_6) is not dict:
+        obj_6 = _w.member_dict(result, "functionResponse", path)
+    tool_call_id_7 = _w.optional_str(obj_6, "id", path + ".functionResponse")
+    name_8 = obj_6.get("name")
+    if type(name_8) is not str:
+        name_8 = _w.member_str(obj_6, "name", path + ".functionResponse")
+    obj_9 = obj_6.get("response")
+    if type(obj_9) is not dict:
+        obj_9 = _w.member_dict(obj_6, "response", path + ".functionResponse")
+    content_10 = _w.text_or_json(obj_9, "result", path + ".functionResponse" + ".response")
     result_id = (
-        tool_call_id_2 if isinstance(tool_call_id_2, str) else ""
+        tool_call_id_7 if isinstance(tool_call_id_7, str) else ""
     )  # paired by the message reader
-    return ToolMessage(tool_call_id=result_id, content=content_5, name=name_3)
+    return ToolMessage(tool_call_id=result_id, content=content_10, name=name_8)
 
 
 def _read_user_part(
@@ -894,6 +916,14 @@ def _tool_result_to_wire(
     cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
 ) -> dict[str, Any]:
     """A tool result (`messages[i]`) -> its wire block."""
+    if is_error is True:  # tool_results.error_wire: a failed result in its own form
+        return {
+            "functionResponse": {
+                "id": tool_call_id,
+                "name": cast(str, name),
+                "response": {"error": content},
+            }
+        }
     return {
         "functionResponse": {
             "id": tool_call_id,

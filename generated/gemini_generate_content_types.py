@@ -108,8 +108,27 @@ class FunctionResponse(TypedDict, closed=True):
     response: Response
 
 
-class GeminiGenerateContentToolResult(TypedDict, closed=True):
+class GeminiGenerateContentToolResult1(TypedDict, closed=True):
     functionResponse: FunctionResponse
+
+
+class Response1(TypedDict, closed=True):
+    error: str
+
+
+class FunctionResponse1(TypedDict, closed=True):
+    id: str
+    name: str
+    response: Response1
+
+
+class GeminiGenerateContentToolResult2(TypedDict, closed=True):
+    functionResponse: FunctionResponse1
+
+
+GeminiGenerateContentToolResult: TypeAlias = (
+    GeminiGenerateContentToolResult1 | GeminiGenerateContentToolResult2
+)
 
 
 class GeminiGenerateContentUserMessage(TypedDict, closed=True):

@@ -75,6 +75,7 @@ class Usage(TypedDict):
 
 class GroqSystemMessage(TypedDict, closed=True):
     content: str
+    name: NotRequired[str]
     role: Literal["system"]
 
 
@@ -123,11 +124,13 @@ class GroqUserMessage(TypedDict, closed=True):
             | GroqFileInlinePart
         ]
     )
+    name: NotRequired[str]
     role: Literal["user"]
 
 
 class GroqAssistantMessage(TypedDict, closed=True):
     content: NotRequired[str | list[GroqTextPart] | None]
+    name: NotRequired[str]
     role: Literal["assistant"]
     tool_calls: NotRequired[list[GroqToolCall]]
 

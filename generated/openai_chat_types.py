@@ -75,6 +75,7 @@ class Usage(TypedDict):
 
 class OpenaiChatSystemMessage(TypedDict, closed=True):
     content: str
+    name: NotRequired[str]
     role: Literal["system"]
 
 
@@ -123,11 +124,13 @@ class OpenaiChatUserMessage(TypedDict, closed=True):
             | OpenaiChatFileInlinePart
         ]
     )
+    name: NotRequired[str]
     role: Literal["user"]
 
 
 class OpenaiChatAssistantMessage(TypedDict, closed=True):
     content: NotRequired[str | list[OpenaiChatTextPart] | None]
+    name: NotRequired[str]
     role: Literal["assistant"]
     tool_calls: NotRequired[list[OpenaiChatToolCall]]
 

@@ -75,6 +75,7 @@ class Usage(TypedDict):
 
 class OpenaiCompatibleSystemMessage(TypedDict, closed=True):
     content: str
+    name: NotRequired[str]
     role: Literal["system"]
 
 
@@ -123,11 +124,13 @@ class OpenaiCompatibleUserMessage(TypedDict, closed=True):
             | OpenaiCompatibleFileInlinePart
         ]
     )
+    name: NotRequired[str]
     role: Literal["user"]
 
 
 class OpenaiCompatibleAssistantMessage(TypedDict, closed=True):
     content: NotRequired[str | list[OpenaiCompatibleTextPart] | None]
+    name: NotRequired[str]
     role: Literal["assistant"]
     tool_calls: NotRequired[list[OpenaiCompatibleToolCall]]
 

@@ -7,11 +7,6 @@ from typing import Any, Literal, NotRequired, TypeAlias
 from typing_extensions import TypedDict
 
 
-class CacheControl(TypedDict):
-    ttl: NotRequired[str]
-    type: str
-
-
 class Source(TypedDict, closed=True):
     data: str
     media_type: str
@@ -19,7 +14,6 @@ class Source(TypedDict, closed=True):
 
 
 class OpenarmatureAnthropicMessagesFileInlinePart(TypedDict, closed=True):
-    cache_control: NotRequired[CacheControl]
     source: Source
     title: NotRequired[str]
     type: Literal["document"]
@@ -31,7 +25,6 @@ class Source1(TypedDict, closed=True):
 
 
 class OpenarmatureAnthropicMessagesFileUrlPart(TypedDict, closed=True):
-    cache_control: NotRequired[CacheControl]
     source: Source1
     title: NotRequired[str]
     type: Literal["document"]
@@ -44,7 +37,6 @@ class Source2(TypedDict, closed=True):
 
 
 class OpenarmatureAnthropicMessagesImageInlinePart(TypedDict, closed=True):
-    cache_control: NotRequired[CacheControl]
     source: Source2
     type: Literal["image"]
 
@@ -55,7 +47,6 @@ class Source3(TypedDict, closed=True):
 
 
 class OpenarmatureAnthropicMessagesImageUrlPart(TypedDict, closed=True):
-    cache_control: NotRequired[CacheControl]
     source: Source3
     type: Literal["image"]
 
@@ -97,7 +88,6 @@ class Usage(TypedDict):
 
 
 class OpenarmatureAnthropicMessagesTextPart(TypedDict, closed=True):
-    cache_control: NotRequired[CacheControl]
     text: str
     type: Literal["text"]
 
@@ -109,7 +99,6 @@ class OpenarmatureAnthropicMessagesThinkingPart(TypedDict, closed=True):
 
 
 class OpenarmatureAnthropicMessagesTool(TypedDict, closed=True):
-    cache_control: NotRequired[CacheControl]
     description: NotRequired[str]
     input_schema: dict[str, Any]
     name: str
@@ -124,7 +113,6 @@ class OpenarmatureAnthropicMessagesToolCall(TypedDict, closed=True):
 
 
 class OpenarmatureAnthropicMessagesToolResult(TypedDict, closed=True):
-    cache_control: NotRequired[CacheControl]
     content: str
     is_error: NotRequired[bool]
     tool_use_id: str

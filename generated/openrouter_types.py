@@ -83,6 +83,7 @@ class Usage(TypedDict):
 
 class OpenrouterSystemMessage(TypedDict, closed=True):
     content: str
+    name: NotRequired[str]
     role: Literal["system"]
 
 
@@ -133,11 +134,13 @@ class OpenrouterUserMessage(TypedDict, closed=True):
             | OpenrouterFileInlinePart
         ]
     )
+    name: NotRequired[str]
     role: Literal["user"]
 
 
 class OpenrouterAssistantMessage(TypedDict, closed=True):
     content: NotRequired[str | list[OpenrouterTextPart] | None]
+    name: NotRequired[str]
     role: Literal["assistant"]
     tool_calls: NotRequired[list[OpenrouterToolCall]]
 

@@ -100,7 +100,6 @@ WIRE_KEYS: Final = frozenset(
         "blocks",
         "body",
         "budget_tokens",
-        "cache_control",
         "cache_creation_input_tokens",
         "cache_read_input_tokens",
         "carry",
@@ -663,10 +662,7 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
     t = type(block)
     if t is TextBlock:
         assert isinstance(block, TextBlock)
-        wire_1: dict[str, Any] = {"type": "text", "text": block.text}
-        if block.cache_control is not NOT_GIVEN:
-            wire_1["cache_control"] = _w.json_copy(block.cache_control)
-        return wire_1
+        return {"type": "text", "text": block.text}
     if t is ThinkingBlock:
         assert isinstance(block, ThinkingBlock)
         if not (
@@ -684,12 +680,9 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         assert isinstance(block, ImageBlock)
         source = block.source
         if type(source) is UrlSource:
-            wire_2: dict[str, Any] = {"type": "image", "source": {"type": "url", "url": source.url}}
-            if block.cache_control is not NOT_GIVEN:
-                wire_2["cache_control"] = _w.json_copy(block.cache_control)
-            return wire_2
+            return {"type": "image", "source": {"type": "url", "url": source.url}}
         assert isinstance(source, InlineSource)
-        wire_3: dict[str, Any] = {
+        return {
             "type": "image",
             "source": {
                 "type": "base64",
@@ -697,9 +690,6 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
                 "data": source.base64_data,
             },
         }
-        if block.cache_control is not NOT_GIVEN:
-            wire_3["cache_control"] = _w.json_copy(block.cache_control)
-        return wire_3
     if t is AudioBlock:
         assert isinstance(block, AudioBlock)
         source = block.source
@@ -715,17 +705,15 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         assert isinstance(block, FileBlock)
         source = block.source
         if type(source) is UrlSource:
-            wire_4: dict[str, Any] = {
+            wire_1: dict[str, Any] = {
                 "type": "document",
                 "source": {"type": "url", "url": source.url},
             }
             if block.filename is not NOT_GIVEN:
-                wire_4["title"] = block.filename
-            if block.cache_control is not NOT_GIVEN:
-                wire_4["cache_control"] = _w.json_copy(block.cache_control)
-            return wire_4
+                wire_1["title"] = block.filename
+            return wire_1
         assert isinstance(source, InlineSource)
-        wire_5: dict[str, Any] = {
+        wire_2: dict[str, Any] = {
             "type": "document",
             "source": {
                 "type": "base64",
@@ -734,10 +722,8 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
             },
         }
         if block.filename is not NOT_GIVEN:
-            wire_5["title"] = block.filename
-        if block.cache_control is not NOT_GIVEN:
-            wire_5["cache_control"] = _w.json_copy(block.cache_control)
-        return wire_5
+            wire_2["title"] = block.filename
+        return wire_2
     raise InvalidRequestError(f"unsupported block {t.__name__}", path=path)
 
 
@@ -746,8 +732,7 @@ def _read_part_text(part: dict[str, Any], path: str) -> Block:
     text_1 = part.get("text")
     if type(text_1) is not str:
         text_1 = _w.member_str(part, "text", path)
-    cache_control_2 = _w.optional_cache(part, "cache_control", path)
-    return TextBlock(text=text_1, signature=NOT_GIVEN, cache_control=cache_control_2)
+    return TextBlock(text=text_1, signature=NOT_GIVEN)
 
 
 def _read_part_thinking(part: dict[str, Any], path: str) -> Block:
@@ -777,13 +762,7 @@ def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
     source_url_2 = obj_1.get("url")
     if type(source_url_2) is not str:
         source_url_2 = _w.member_str(obj_1, "url", path + ".source")
-    cache_control_3 = _w.optional_cache(part, "cache_control", path)
-    return ImageBlock(
-        source=UrlSource(url=source_url_2),
-        media_type=NOT_GIVEN,
-        detail=NOT_GIVEN,
-        cache_control=cache_control_3,
-    )
+    return ImageBlock(source=UrlSource(url=source_url_2), media_type=NOT_GIVEN, detail=NOT_GIVEN)
 
 
 def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
@@ -797,12 +776,10 @@ def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
     source_base64_data_3 = obj_1.get("data")
     if type(source_base64_data_3) is not str:
         source_base64_data_3 = _w.member_str(obj_1, "data", path + ".source")
-    cache_control_4 = _w.optional_cache(part, "cache_control", path)
     return ImageBlock(
         source=InlineSource(base64_data=source_base64_data_3),
         media_type=media_type_2,
         detail=NOT_GIVEN,
-        cache_control=cache_control_4,
     )
 
 
@@ -815,13 +792,7 @@ def _read_part_file_url(part: dict[str, Any], path: str) -> Block:
     if type(source_url_2) is not str:
         source_url_2 = _w.member_str(obj_1, "url", path + ".source")
     filename_3 = _w.optional_str(part, "title", path)
-    cache_control_4 = _w.optional_cache(part, "cache_control", path)
-    return FileBlock(
-        source=UrlSource(url=source_url_2),
-        media_type=NOT_GIVEN,
-        filename=filename_3,
-        cache_control=cache_control_4,
-    )
+    return FileBlock(source=UrlSource(url=source_url_2), media_type=NOT_GIVEN, filename=filename_3)
 
 
 def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
@@ -836,12 +807,10 @@ def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
     if type(source_base64_data_3) is not str:
         source_base64_data_3 = _w.member_str(obj_1, "data", path + ".source")
     filename_4 = _w.optional_str(part, "title", path)
-    cache_control_5 = _w.optional_cache(part, "cache_control", path)
     return FileBlock(
         source=InlineSource(base64_data=source_base64_data_3),
         media_type=media_type_2,
         filename=filename_4,
-        cache_control=cache_control_5,
     )
 
 
@@ -866,13 +835,8 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
         tool_call_id_1 = _w.member_str(result, "tool_use_id", path)
     content_2 = _w.member_text(result, "content", path)
     is_error_3 = _w.optional_bool(result, "is_error", path)
-    cache_control_4 = _w.optional_cache(result, "cache_control", path)
     return ToolMessage(
-        tool_call_id=tool_call_id_1,
-        content=content_2,
-        name=NOT_GIVEN,
-        is_error=is_error_3,
-        cache_control=cache_control_4,
+        tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN, is_error=is_error_3
     )
 
 
@@ -950,28 +914,6 @@ def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) ->
         + repr(part.get("type"))
         + "; expected one of: redacted_thinking, text, thinking, tool_use",
     )
-
-
-def _system_block_to_wire(message: SystemMessage, path: str) -> dict[str, Any]:
-    """A system message -> its wire text block (system.blocks)."""
-    wire_1: dict[str, Any] = {"type": "text", "text": message.content}
-    if message.cache_control is not NOT_GIVEN:
-        wire_1["cache_control"] = _w.json_copy(message.cache_control)
-    return wire_1
-
-
-def _system_block_from_wire(value: Any, path: str) -> SystemMessage:
-    """A wire text block -> a system message (system.blocks)."""
-    block = _w.expect_dict(value, path)
-    if block.get("type") != "text":
-        raise _w.WireShapeError(
-            path + ".type", "expected " + "'text'" + " (a system block is text)"
-        )
-    content_1 = block.get("text")
-    if type(content_1) is not str:
-        content_1 = _w.member_str(block, "text", path)
-    cache_control_2 = _w.optional_cache(block, "cache_control", path)
-    return SystemMessage(content=content_1, cache_control=cache_control_2)
 
 
 def _user_content_to_wire(content: str | list[Block], path: str) -> list[dict[str, Any]]:
@@ -1066,8 +1008,6 @@ def _tool_result_to_wire(
     }
     if is_error is not NOT_GIVEN:
         wire_1["is_error"] = is_error
-    if cache_control is not NOT_GIVEN:
-        wire_1["cache_control"] = _w.json_copy(cache_control)
     return wire_1
 
 
@@ -1138,8 +1078,6 @@ def _tool_to_wire(tool: Tool, path: str, memo: dict[int, Any] | None = None) -> 
         wire_1["description"] = tool.description
     if tool.strict is not NOT_GIVEN:
         wire_1["strict"] = tool.strict
-    if tool.cache_control is not NOT_GIVEN:
-        wire_1["cache_control"] = _w.json_copy(tool.cache_control)
     return wire_1
 
 
@@ -1192,13 +1130,6 @@ def _request_to_wire(
     body["model"] = req.model
     # the API takes one system field: every system message is hoisted into it, joined
     system_messages = [m for m in messages if isinstance(m, SystemMessage)]
-    if any(
-        m.cache_control is not NOT_GIVEN for m in system_messages
-    ):  # system.blocks: one text block per system message
-        body["system"] = [
-            _system_block_to_wire(m, f"system[{j}]") for j, m in enumerate(system_messages)
-        ]
-        system_messages = []
     system_texts = [m.content for m in system_messages]
     if system_texts:
         body["system"] = "\n\n".join(system_texts)
@@ -1435,16 +1366,11 @@ def _request_from_wire(body: Any) -> Request:
     system = body.get("system")
     if system is not None:
         consumed.add("system")
-        if (
-            type(system) is list
-        ):  # system.blocks: one system message per text block (an empty one says nothing)
-            messages.extend(
-                m
+        if type(system) is list:  # an array of text blocks: joined
+            system = "\n\n".join(
+                _w.member_str(_w.expect_dict(b, "system" + f"[{j}]"), "text", "system" + f"[{j}]")
                 for j, b in enumerate(system)
-                if (m := _system_block_from_wire(b, "system" + f"[{j}]")).content
-                or m.cache_control is not NOT_GIVEN
             )
-            system = ""
         system = _w.expect_str(system, "system")
         if (
             system
@@ -1554,14 +1480,7 @@ def _read_tool(tool: dict[str, Any], path: str) -> Tool:
     if type(parameters_3) is not dict:
         parameters_3 = _w.member_dict(tool, "input_schema", path)
     strict_4 = _w.optional_bool(tool, "strict", path)
-    cache_control_5 = _w.optional_cache(tool, "cache_control", path)
-    return Tool(
-        name=name_1,
-        description=description_2,
-        parameters=parameters_3,
-        strict=strict_4,
-        cache_control=cache_control_5,
-    )
+    return Tool(name=name_1, description=description_2, parameters=parameters_3, strict=strict_4)
 
 
 def _read_tool_choice(value: Any) -> ToolChoice:

@@ -1516,11 +1516,11 @@ def test_request_from_wire_tool_result_block_content() -> None:
 
 
 def test_request_from_wire_system_text_block_array() -> None:
-    """A system given as an array of text blocks becomes one system message joined with a blank line."""
+    """A system given as an array of text blocks is one system message per block (system.blocks: each may hold its own cache breakpoint); written back without breakpoints, they join with a blank line."""
     run_fixture(
         FORMAT,
         json.loads(
-            '{"id": "request_from_wire_system_text_block_array", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 256, "system": [{"type": "text", "text": "You are helpful."}, {"type": "text", "text": "Answer in French."}], "messages": [{"role": "user", "content": "Hello."}]}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "system", "content": "You are helpful.\\n\\nAnswer in French."}, {"role": "user", "content": "Hello."}], "config": {"max_tokens": 256}}}'
+            '{"id": "request_from_wire_system_text_block_array", "request_from_wire": {"model": "claude-sonnet-4-5", "max_tokens": 256, "system": [{"type": "text", "text": "You are helpful."}, {"type": "text", "text": "Answer in French."}], "messages": [{"role": "user", "content": "Hello."}]}, "expect_canonical": {"model": "claude-sonnet-4-5", "messages": [{"role": "system", "content": "You are helpful."}, {"role": "system", "content": "Answer in French."}, {"role": "user", "content": "Hello."}], "config": {"max_tokens": 256}}}'
         ),
     )
 

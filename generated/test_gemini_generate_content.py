@@ -15,6 +15,16 @@ FORMAT = load_format(
 )
 
 
+def test_failed_tool_result_is_response_error() -> None:
+    """issue 14 (api FunctionResponse.response: the \"error\" key carries error details): a failed result goes as {error: text} and reads back as is_error"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "failed_tool_result_is_response_error", "request_from_wire": {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "Run f"}]}, {"role": "model", "parts": [{"functionCall": {"id": "c1", "name": "f", "args": {}}}]}, {"role": "user", "parts": [{"functionResponse": {"id": "c1", "name": "f", "response": {"error": "clock offline"}}}]}]}, "expect_canonical": {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": [{"type": "text", "text": "Run f"}]}, {"role": "assistant", "content": [], "tool_calls": [{"id": "c1", "name": "f", "arguments": {}}]}, {"role": "tool", "tool_call_id": "c1", "content": "clock offline", "name": "f", "is_error": true}]}}'
+        ),
+    )
+
+
 def test_crossing_options_level_or_budget_by_model() -> None:
     """issue 14 item 3: a Gemini 2.5 model takes a thinkingBudget derived from the effort (thinkingLevel is Gemini 3's); n, logprobs and JSON mode are generationConfig fields"""
     run_fixture(

@@ -1243,6 +1243,16 @@ def test_err_inline_image_missing_media_type() -> None:
     )
 
 
+def test_message_names_both_ways() -> None:
+    """issue 14 item 3 (api: name, an optional name for the participant): the canonical message name on system, user and assistant messages"""
+    run_fixture(
+        FORMAT,
+        json.loads(
+            '{"id": "message_names_both_ways", "request_from_wire": {"model": "gpt-4o", "messages": [{"role": "system", "content": "You referee.", "name": "rules"}, {"role": "user", "content": "I move first.", "name": "alice"}, {"role": "assistant", "content": "Noted.", "name": "referee"}]}, "expect_canonical": {"model": "gpt-4o", "messages": [{"role": "system", "content": "You referee.", "name": "rules"}, {"role": "user", "content": "I move first.", "name": "alice"}, {"role": "assistant", "content": "Noted.", "name": "referee"}]}}'
+        ),
+    )
+
+
 def test_system_not_first_stays_in_place() -> None:
     """api: system (and developer) messages may stand anywhere in messages; kept in place (the oa dialect refuses it, §5)"""
     run_fixture(

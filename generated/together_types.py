@@ -75,6 +75,7 @@ class Usage(TypedDict):
 
 class TogetherSystemMessage(TypedDict, closed=True):
     content: str
+    name: NotRequired[str]
     role: Literal["system"]
 
 
@@ -123,11 +124,13 @@ class TogetherUserMessage(TypedDict, closed=True):
             | TogetherFileInlinePart
         ]
     )
+    name: NotRequired[str]
     role: Literal["user"]
 
 
 class TogetherAssistantMessage(TypedDict, closed=True):
     content: NotRequired[str | list[TogetherTextPart] | None]
+    name: NotRequired[str]
     role: Literal["assistant"]
     tool_calls: NotRequired[list[TogetherToolCall]]
 

@@ -828,19 +828,29 @@ def _tool_call_to_wire(
     }
 
 
-def _system_to_wire(content: str, path: str = "") -> dict[str, Any]:
+def _system_to_wire(
+    content: str, path: str = "", name: str | NotGiven = NOT_GIVEN
+) -> dict[str, Any]:
     """A system message -> its wire message (system `inline`)."""
-    return {"role": "system", "content": content}
+    wire_message_1: dict[str, Any] = {"role": "system", "content": content}
+    if name is not NOT_GIVEN:
+        wire_message_1["name"] = name
+    return wire_message_1
 
 
-def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
+def _user_to_wire(
+    content: str | list[Block], i: int, name: str | NotGiven = NOT_GIVEN
+) -> dict[str, Any]:
     """A user message (`messages[i]`) -> its wire message."""
     wire_content: Any
     if type(content) is str:  # the common case, inline
         wire_content = content
     else:
         wire_content = _user_content_to_wire(content, f"messages[{i}].content")
-    return {"role": "user", "content": wire_content}
+    wire_message_1: dict[str, Any] = {"role": "user", "content": wire_content}
+    if name is not NOT_GIVEN:
+        wire_message_1["name"] = name
+    return wire_message_1
 
 
 def _tool_result_to_wire(
@@ -856,7 +866,11 @@ def _tool_result_to_wire(
 
 
 def _assistant_to_wire(
-    body_content: Any, calls: Any, i: int, memo: dict[int, Any] | None = None
+    body_content: Any,
+    calls: Any,
+    i: int,
+    memo: dict[int, Any] | None = None,
+    name: str | NotGiven = NOT_GIVEN,
 ) -> dict[str, Any]:
     """An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `field`)."""
     content_out: Any = body_content
@@ -877,6 +891,8 @@ def _assistant_to_wire(
         wire_message_1["content"] = content_out
     if wire_calls is not NOT_GIVEN:
         wire_message_1["tool_calls"] = wire_calls
+    if name is not NOT_GIVEN:
+        wire_message_1["name"] = name
     wire_message_2: dict[str, Any] = wire_message_1
     wire_message_2.update(_reasoning.write(body_content, bool(calls), REASONING, PROVIDER, True))
     return wire_message_2
@@ -889,14 +905,16 @@ def _messages_to_wire(
     wire_messages: list[dict[str, Any]] = []
     for i, message in enumerate(messages):
         if isinstance(message, UserMessage):
-            wire_messages.append(_user_to_wire(message.content, i))
+            wire_messages.append(_user_to_wire(message.content, i, message.name))
             continue
         if isinstance(message, SystemMessage):
-            wire_messages.append(_system_to_wire(message.content))
+            wire_messages.append(
+                _system_to_wire(message.content, f"messages[{i}]", name=message.name)
+            )
             continue
         if isinstance(message, AssistantMessage):
             calls = message.tool_calls
-            wire_messages.append(_assistant_to_wire(message.content, calls, i, memo))
+            wire_messages.append(_assistant_to_wire(message.content, calls, i, memo, message.name))
             continue
         assert isinstance(message, ToolMessage)
         wire_messages.append(
@@ -1137,6 +1155,7 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
         message = _w.expect_dict(item, path)
         role = message.get("role")
         if role == "system":
+            name_ = _w.optional_str(message, "name", path)
             text = message.get("content")
             if type(text) is list:  # an array of text parts: joined
                 text = "".join(
@@ -1147,20 +1166,23 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
                 )
             out.append(
                 SystemMessage(
-                    content=text if type(text) is str else _w.expect_str(text, path + ".content")
+                    content=text if type(text) is str else _w.expect_str(text, path + ".content"),
+                    name=name_,
                 )
             )
             continue
         if role == "user":
+            name_ = _w.optional_str(message, "name", path)
             raw = message.get("content")  # a string is the content as it is
             content = (
                 raw
                 if type(raw) is str
                 else _user_content_from_wire(_w.member(message, "content", path), path + ".content")
             )
-            out.append(UserMessage(content=content))
+            out.append(UserMessage(content=content, name=name_))
             continue
         if role == "assistant":
+            name_ = _w.optional_str(message, "name", path)
             raw_content = message.get("content", NOT_GIVEN)
             a_calls: Any = NOT_GIVEN
             a_content: Any = NOT_GIVEN
@@ -1178,7 +1200,7 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
                     for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
                 ]
             a_content = _reasoning.read(message, a_content, REASONING, PROVIDER, path)
-            out.append(AssistantMessage(content=a_content, tool_calls=a_calls))
+            out.append(AssistantMessage(content=a_content, tool_calls=a_calls, name=name_))
             continue
         if role == "tool":
             tool_message = _read_tool_result(message, path)

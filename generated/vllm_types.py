@@ -75,6 +75,7 @@ class Usage(TypedDict):
 
 class VllmSystemMessage(TypedDict, closed=True):
     content: str
+    name: NotRequired[str]
     role: Literal["system"]
 
 
@@ -123,11 +124,13 @@ class VllmUserMessage(TypedDict, closed=True):
             | VllmFileInlinePart
         ]
     )
+    name: NotRequired[str]
     role: Literal["user"]
 
 
 class VllmAssistantMessage(TypedDict, closed=True):
     content: NotRequired[str | list[VllmTextPart] | None]
+    name: NotRequired[str]
     role: Literal["assistant"]
     tool_calls: NotRequired[list[VllmToolCall]]
 

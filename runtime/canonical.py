@@ -435,30 +435,35 @@ class ToolCall(Record):
 
 
 class SystemMessage(Record):
-    __slots__ = ("content", "cache_control", "role")
-    __match_args__ = ("content", "cache_control", "role")
+    __slots__ = ("content", "cache_control", "name", "role")
+    __match_args__ = ("content", "cache_control", "name", "role")
 
     content: str
     #: a prompt-cache breakpoint after this message ({"type": "ephemeral", "ttl"?: ...}: Anthropic and
     #: OpenRouter cache_control; docs/canonical.md "Prompt-cache breakpoints")
     cache_control: dict[str, Any] | NotGiven
+    #: the participant's name (OpenAI Chat `name`; docs/canonical.md "The message name")
+    name: str | NotGiven
     role: Literal["system"]
 
     def __init__(
         self,
         content: str,
         cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
+        name: str | NotGiven = NOT_GIVEN,
         role: Literal["system"] = "system",
     ) -> None:
         self.content = content
         self.cache_control = cache_control
+        self.name = name
         self.role = role
 
     def __eq__(self, other: Any) -> bool:
         if other.__class__ is self.__class__:
-            return (self.content, self.cache_control, self.role) == (
+            return (self.content, self.cache_control, self.name, self.role) == (
                 other.content,
                 other.cache_control,
+                other.name,
                 other.role,
             )
         return NotImplemented
@@ -471,23 +476,33 @@ class SystemMessage(Record):
         d: dict[str, Any] = {"role": "system", "content": self.content}
         if self.cache_control is not NOT_GIVEN:
             d["cache_control"] = self.cache_control
+        if self.name is not NOT_GIVEN:
+            d["name"] = self.name
         return d
 
 
 class UserMessage(Record):
-    __slots__ = ("content", "role")
-    __match_args__ = ("content", "role")
+    __slots__ = ("content", "name", "role")
+    __match_args__ = ("content", "name", "role")
 
     content: str | list[Block]
+    #: the participant's name (OpenAI Chat `name`; docs/canonical.md "The message name")
+    name: str | NotGiven
     role: Literal["user"]
 
-    def __init__(self, content: str | list[Block], role: Literal["user"] = "user") -> None:
+    def __init__(
+        self,
+        content: str | list[Block],
+        name: str | NotGiven = NOT_GIVEN,
+        role: Literal["user"] = "user",
+    ) -> None:
         self.content = content
+        self.name = name
         self.role = role
 
     def __eq__(self, other: Any) -> bool:
         if other.__class__ is self.__class__:
-            return (self.content, self.role) == (other.content, other.role)
+            return (self.content, self.name, self.role) == (other.content, other.name, other.role)
         return NotImplemented
 
     @classmethod
@@ -496,35 +511,44 @@ class UserMessage(Record):
 
     def to_dict(self) -> dict[str, Any]:
         content = self.content
-        if isinstance(content, list):
-            return {"role": "user", "content": [block.to_dict() for block in content]}
-        return {"role": "user", "content": content}
+        d: dict[str, Any] = {
+            "role": "user",
+            "content": [block.to_dict() for block in content] if isinstance(content, list) else content,
+        }
+        if self.name is not NOT_GIVEN:
+            d["name"] = self.name
+        return d
 
 
 class AssistantMessage(Record):
-    __slots__ = ("content", "tool_calls", "role")
-    __match_args__ = ("content", "tool_calls", "role")
+    __slots__ = ("content", "tool_calls", "name", "role")
+    __match_args__ = ("content", "tool_calls", "name", "role")
 
     # str (possibly empty), None, a block list, or NOT_GIVEN (key absent).
     content: str | list[Block] | None | NotGiven
     tool_calls: list[ToolCall] | NotGiven
+    #: the participant's name (OpenAI Chat `name`; docs/canonical.md "The message name")
+    name: str | NotGiven
     role: Literal["assistant"]
 
     def __init__(
         self,
         content: str | list[Block] | None | NotGiven = NOT_GIVEN,
         tool_calls: list[ToolCall] | NotGiven = NOT_GIVEN,
+        name: str | NotGiven = NOT_GIVEN,
         role: Literal["assistant"] = "assistant",
     ) -> None:
         self.content = content
         self.tool_calls = tool_calls
+        self.name = name
         self.role = role
 
     def __eq__(self, other: Any) -> bool:
         if other.__class__ is self.__class__:
-            return (self.content, self.tool_calls, self.role) == (
+            return (self.content, self.tool_calls, self.name, self.role) == (
                 other.content,
                 other.tool_calls,
+                other.name,
                 other.role,
             )
         return NotImplemented
@@ -543,6 +567,8 @@ class AssistantMessage(Record):
         tool_calls = self.tool_calls
         if isinstance(tool_calls, list):
             d["tool_calls"] = [call.to_dict() for call in tool_calls]
+        if self.name is not NOT_GIVEN:
+            d["name"] = self.name
         return d
 
 
@@ -1515,9 +1541,9 @@ def _tool_calls(items: object, d: dict[Any, Any]) -> list[ToolCall]:
     return calls
 
 
-_SYSTEM_KEYS: Final = ("role", "content", "cache_control")
-_USER_KEYS: Final = ("role", "content")
-_ASSISTANT_KEYS: Final = ("role", "content", "tool_calls")
+_SYSTEM_KEYS: Final = ("role", "content", "cache_control", "name")
+_USER_KEYS: Final = ("role", "content", "name")
+_ASSISTANT_KEYS: Final = ("role", "content", "tool_calls", "name")
 _TOOL_MESSAGE_KEYS: Final = ("role", "tool_call_id", "content", "name", "is_error", "cache_control")
 
 
@@ -1530,9 +1556,10 @@ def _system_message(d: dict[Any, Any]) -> SystemMessage:
     if len(d) == 2:
         return SystemMessage(content)
     cache_control = _cache_control(d)
-    if len(d) != 2 + ("cache_control" in d):
+    name = _optional_str(d, "name")
+    if len(d) != 2 + ("cache_control" in d) + ("name" in d):
         raise _unknown_key(d, _SYSTEM_KEYS)
-    return SystemMessage(content, cache_control)
+    return SystemMessage(content, cache_control, name)
 
 
 def _user_message(d: dict[Any, Any]) -> UserMessage:
@@ -1541,9 +1568,12 @@ def _user_message(d: dict[Any, Any]) -> UserMessage:
         content = _blocks(content)
     elif not isinstance(content, str):
         raise _required(d, "content", content, "a string or an array of content blocks", _USER_KEYS)
-    if len(d) != 2:
+    if len(d) == 2:
+        return UserMessage(content)
+    name = _optional_str(d, "name")
+    if len(d) != 2 + ("name" in d):
         raise _unknown_key(d, _USER_KEYS)
-    return UserMessage(content)
+    return UserMessage(content, name)
 
 
 def _assistant_message(d: dict[Any, Any]) -> AssistantMessage:
@@ -1559,7 +1589,10 @@ def _assistant_message(d: dict[Any, Any]) -> AssistantMessage:
     else:
         raise _expected("content", "a string, null or an array of content blocks", content)
     tool_calls: list[ToolCall] | NotGiven = NOT_GIVEN
+    name: str | NotGiven = NOT_GIVEN
     if len(d) != keys:
+        name = _optional_str(d, "name")
+        keys += "name" in d
         value = d.get("tool_calls", _MISSING)
         if value is None:
             keys += 1
@@ -1568,7 +1601,7 @@ def _assistant_message(d: dict[Any, Any]) -> AssistantMessage:
             keys += 1
         if len(d) != keys:
             raise _unknown_key(d, _ASSISTANT_KEYS)
-    return AssistantMessage(content, tool_calls)
+    return AssistantMessage(content, tool_calls, name)
 
 
 def _tool_message(d: dict[Any, Any]) -> ToolMessage:

@@ -445,8 +445,12 @@ def validate_request(req: Request, memo: dict[int, Any] | None = None, rules: in
             content = message.content
             if type(content) is not str or not content:  # a non-empty string passes inline
                 check_user_content(content, index, rules)
+            if message.name is not NOT_GIVEN:
+                _participant(message.name, index)
         elif isinstance(message, AssistantMessage):
             check_assistant(message.content, message.tool_calls, index, call_ids, memo, rules)
+            if message.name is not NOT_GIVEN:
+                _participant(message.name, index)
         elif isinstance(message, ToolMessage):
             _tool_message(message, index, call_ids, rules)
         elif isinstance(message, SystemMessage):
@@ -516,10 +520,18 @@ def _system_message(message: SystemMessage, index: int, rules: int = OPENARMATUR
         )
     if message.cache_control is not NOT_GIVEN:
         _cache_control(message.cache_control, f"messages[{index}].cache_control")
+    _participant(message.name, index)
+
+
+def _participant(name: object, index: int) -> None:
+    """A message's optional `name` (OpenAI Chat): a non-empty string."""
+    if name is not NOT_GIVEN and (not isinstance(name, str) or not name):
+        raise InvalidRequestError(_NON_EMPTY, path=f"messages[{index}].name")
 
 
 def _user_message(message: UserMessage, index: int) -> None:
     check_user_content(message.content, index)
+    _participant(message.name, index)
 
 
 def check_user_content(content: object, index: int, rules: int = OPENARMATURE) -> None:

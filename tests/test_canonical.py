@@ -425,9 +425,9 @@ GARBAGE: list[tuple[str, Any, str, str]] = [
     ("role_unhashable", req({"role": ["user"], "content": "x"}), "messages[0].role", "got array"),
     (
         "message_unknown_key",
-        req(USER, {"role": "user", "content": "x", "name": "bob"}),
-        "messages[1].name",
-        "allowed keys: role, content",
+        req(USER, {"role": "user", "content": "x", "nickname": "bob"}),
+        "messages[1].nickname",
+        "allowed keys: role, content, name",
     ),
     (
         "system_blocks",

@@ -77,17 +77,20 @@ class ToolCall:
 class SystemMessage:
     content: str
     cache_control: dict[str, Any] | NotGiven = NOT_GIVEN
+    name: str | NotGiven = NOT_GIVEN
     role: Literal["system"] = "system"
 
 @dataclass(slots=True)
 class UserMessage:
     content: str | list[Block]
+    name: str | NotGiven = NOT_GIVEN
     role: Literal["user"] = "user"
 
 @dataclass(slots=True)
 class AssistantMessage:
     content: str | list[Block] | None | NotGiven = NOT_GIVEN
     tool_calls: list[ToolCall] | NotGiven = NOT_GIVEN
+    name: str | NotGiven = NOT_GIVEN
     role: Literal["assistant"] = "assistant"
 
 @dataclass(slots=True)

@@ -749,7 +749,8 @@ ANTHROPIC_CASES: dict[str, Case] = {
         },
         round_trip=lambda body: {**body, "messages": [_user("Hi")]},
     ),
-    # An array of system text blocks is joined with "\n\n" and sent back as a string.
+    # An array of system text blocks is one system message per block (each may carry its own
+    # cache breakpoint); with none, written back as the string they join to.
     "system_blocks_joined": Case(
         {
             "model": "claude-test-1",
@@ -760,7 +761,8 @@ ANTHROPIC_CASES: dict[str, Case] = {
         {
             "model": "claude-test-1",
             "messages": [
-                {"role": "system", "content": "Rule one.\n\nRule two."},
+                {"role": "system", "content": "Rule one."},
+                {"role": "system", "content": "Rule two."},
                 {"role": "user", "content": [{"type": "text", "text": "Hi"}]},
             ],
             "config": {"max_tokens": 16},

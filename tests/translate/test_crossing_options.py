@@ -4,6 +4,7 @@ whatever a target cannot take is a named loss."""
 
 from __future__ import annotations
 
+import json
 import warnings
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 
 import wiremap
 from wiremap import InvalidRequestError
+from wiremap.runtime.canonical import NOT_GIVEN
 from wiremap.runtime.translate import TranslationLossError
 
 HI = [{"role": "user", "content": "hi"}]
@@ -240,6 +242,38 @@ def test_a_failed_tool_result_is_canonical_and_crosses_between_anthropic_bodies(
             {"model": "m", "messages": [{"role": "user", "content": "x"}, {"role": "assistant", "tool_calls": [{"id": "a", "name": "f", "arguments": {}}]},
                                         {"role": "tool", "tool_call_id": "a", "content": "x", "is_error": "yes"}]})
     assert info.value.path == "messages[2].is_error"
+
+
+def test_a_failed_tool_result_reaches_gemini_as_response_error_and_back() -> None:
+    """api (Gemini FunctionResponse.response): the "error" key carries error details. A failed
+    result goes as {error: text} (tool_results.error_wire), and reads back as is_error."""
+    body = {
+        "model": "claude-sonnet-4-5", "max_tokens": 64, "tools": TOOLS_ANTHROPIC,
+        "messages": [
+            {"role": "user", "content": "Run f"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "boom", "is_error": True}]},
+        ],
+    }
+    out = _quiet(wiremap.translate_request, body, "anthropic_messages", "gemini_generate_content")
+    assert out.result["contents"][2]["parts"] == [{"functionResponse": {"id": "toolu_1", "name": "f", "response": {"error": "boom"}}}]
+    assert "messages[2].is_error" not in _paths(out)
+    back = _quiet(wiremap.translate_request, out.result, "gemini_generate_content", "anthropic_messages")
+    assert back.result["messages"][2]["content"][0] == {"type": "tool_result", "tool_use_id": "toolu_1", "content": "boom", "is_error": True}
+    # a success stays {result: text}; a structured error object is still read as its JSON text
+    gemini = wiremap.get_format("gemini_generate_content")
+    ok = json.loads(json.dumps(out.result))
+    ok["contents"][2]["parts"][0]["functionResponse"]["response"] = {"result": "fine"}
+    assert gemini.request_from_wire(ok).messages[2].is_error is NOT_GIVEN
+    structured = json.loads(json.dumps(out.result))
+    structured["contents"][2]["parts"][0]["functionResponse"]["response"] = {"error": {"code": 3}}
+    read = gemini.request_from_wire(structured).messages[2]
+    assert read.is_error is NOT_GIVEN and json.loads(read.content) == {"error": {"code": 3}}
+    assert _quiet(gemini.request_to_wire, gemini.request_from_wire(structured)) == structured
+    # the OpenArmature dialect keeps §8.3.1.2's {result} wrapping: there the flag is a named loss
+    oa = _quiet(wiremap.translate_request, body, "anthropic_messages", "openarmature.gemini_generate_content")
+    assert oa.result["contents"][2]["parts"][0]["functionResponse"]["response"] == {"result": "boom"}
+    assert _paths(oa)["messages[2].is_error"] == "dropped"
 
 
 # --------------------------------------------------------------- structured output's name, description, strict
