@@ -278,6 +278,10 @@ class Emitter:
         """`var = _w.<fn>(src, key, path)`; a required string, object or array is read inline
         first (one `.get` and a type test), the helper only on the way to its error."""
         call = f"_w.{fn}({src}, {lit(key)}, {path})"
+        if fn == "optional_cache" and src.isidentifier():  # mostly absent: one `.get`, the helper only when present
+            out.add(f"{var} = {src}.get({lit(key)})")
+            out.add(f"{var} = NOT_GIVEN if {var} is None else {call}")
+            return
         kind = self._FAST_TYPES.get(fn)
         if kind is None or not src.isidentifier():
             out.add(f"{var} = {call}")

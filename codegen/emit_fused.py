@@ -443,8 +443,8 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
         o.dedent()
         o.dedent()
 
-    def on_name(o: _Lines, var: str) -> None:  # a named message (OpenAI Chat `name`): the two-step way
-        o.add(f"if {var} is not NOT_GIVEN:")
+    def on_name(o: _Lines, key: str) -> None:  # a named message (OpenAI Chat `name`): the two-step way
+        o.add(f"if {lit(key)} in message:")
         o.add("    raise _Deopt")
 
     emit_role_readers(s_em, out, sink, user_list, on_name)

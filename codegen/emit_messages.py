@@ -884,6 +884,9 @@ def _emit_derive(em: "Emitter", out: Any, opt: Any, derive: Any, bind: bool, onl
     if derive.minimum is not None:
         out.add(f"if type({value}) is int and {value} < {derive.minimum}:  # derive.minimum: not sent")
         out.add(f"    {value} = NOT_GIVEN")
+    if derive.unless_forced:
+        out.add("if tool_choice == 'required' or (tool_choice is not NOT_GIVEN and type(tool_choice) is not str):  # derive.unless_forced")
+        out.add(f"    {value} = NOT_GIVEN")
     out.dedent()
 
 
@@ -1009,8 +1012,8 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None,
     messages. `user_list(out, raw)`, when given, emits first what to do with a user content that
     is a wire list (`raw`): the fused translators translate its parts in one pass. Returns the
     wire roles read. A role template that places `{name?}` reads it first (`name_`, handed to
-    `sink` as env `name`); `on_name(out, var)`, when given, emits what to do with it first (the
-    fused translators leave a named message to the two-step path)."""
+    `sink` as env `name`); `on_name(out, key)`, when given, emits instead what to do with a
+    message that has that key (the fused translators leave a named message to the two-step path)."""
     ir = em.ir
     templates = []
     if ir.system_strategy == "inline":
@@ -1032,10 +1035,11 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None,
         content_key = next((k for k, c in node.items if isinstance(c, Slot) and c.field == "content"), None)
         named: dict[str, str] = {}
         name_key = next((k for k, c in node.items if isinstance(c, Slot) and c.field == "name"), None) if role != "tool" else None
-        if name_key is not None:  # the participant's name (OpenAI Chat `name`)
-            out.add(f"name_ = _w.optional_str(message, {lit(name_key)}, path)")
-            if on_name is not None:
-                on_name(out, "name_")
+        if name_key is not None and on_name is not None:  # the participant's name (OpenAI Chat `name`)
+            on_name(out, name_key)
+        elif name_key is not None:
+            out.add(f"name_ = message.get({lit(name_key)})")
+            out.add(f"name_ = NOT_GIVEN if name_ is None else name_ if type(name_) is str else _w.optional_str(message, {lit(name_key)}, path)")
             named = {"name": "name_"}
         if role == "system":
             out.add(f"text = message.get({lit(content_key)})")

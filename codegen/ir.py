@@ -77,6 +77,7 @@ class DeriveIR:
     steps: list[tuple[int, Any]]  # (upto, value) for a numeric source, first match wins
     below: str | None = None  # a derived integer stays below this option's value
     minimum: int | None = None  # ... and is not sent when that leaves it under `minimum`
+    unless_forced: bool = False  # ... nor when tool_choice forces a tool (required or a named tool)
 
 
 @dataclass
@@ -263,7 +264,7 @@ class _Builder:
             raise self.err(pointer + "/below", "`below` keeps an integer option under another integer option")
         if "minimum" in spec and name not in INTEGER_OPTIONS:
             raise self.err(pointer + "/minimum", "`minimum` applies to a derived integer option")
-        return DeriveIR(source, [(k, v) for k, v in spec.get("map", {}).items() if not k.startswith("x-")], steps, below, spec.get("minimum"))
+        return DeriveIR(source, [(k, v) for k, v in spec.get("map", {}).items() if not k.startswith("x-")], steps, below, spec.get("minimum"), bool(spec.get("unless_forced", False)))
 
     def err(self, pointer: str, message: str) -> MappingError:
         return self.r.error(pointer, message)

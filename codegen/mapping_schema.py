@@ -155,6 +155,9 @@ _option = {
                         # budget_tokens < max_tokens); one that would fall under `minimum` is not sent
                         "below": {"enum": OPTION_NAMES},
                         "minimum": {"type": "integer"},
+                        # a derived value is not sent when tool_choice forces a tool (Anthropic:
+                        # thinking only with tool_choice auto or none)
+                        "unless_forced": {"type": "boolean"},
                         "doc": {"type": "string"},
                     },
                     required=["from"],

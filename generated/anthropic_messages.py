@@ -740,7 +740,10 @@ def _read_part_text(part: dict[str, Any], path: str) -> Block:
     text_1 = part.get("text")
     if type(text_1) is not str:
         text_1 = _w.member_str(part, "text", path)
-    cache_control_2 = _w.optional_cache(part, "cache_control", path)
+    cache_control_2 = part.get("cache_control")
+    cache_control_2 = (
+        NOT_GIVEN if cache_control_2 is None else _w.optional_cache(part, "cache_control", path)
+    )
     return TextBlock(text=text_1, signature=NOT_GIVEN, cache_control=cache_control_2)
 
 
@@ -771,7 +774,10 @@ def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
     source_url_2 = obj_1.get("url")
     if type(source_url_2) is not str:
         source_url_2 = _w.member_str(obj_1, "url", path + ".source")
-    cache_control_3 = _w.optional_cache(part, "cache_control", path)
+    cache_control_3 = part.get("cache_control")
+    cache_control_3 = (
+        NOT_GIVEN if cache_control_3 is None else _w.optional_cache(part, "cache_control", path)
+    )
     return ImageBlock(
         source=UrlSource(url=source_url_2),
         media_type=NOT_GIVEN,
@@ -791,7 +797,10 @@ def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
     source_base64_data_3 = obj_1.get("data")
     if type(source_base64_data_3) is not str:
         source_base64_data_3 = _w.member_str(obj_1, "data", path + ".source")
-    cache_control_4 = _w.optional_cache(part, "cache_control", path)
+    cache_control_4 = part.get("cache_control")
+    cache_control_4 = (
+        NOT_GIVEN if cache_control_4 is None else _w.optional_cache(part, "cache_control", path)
+    )
     return ImageBlock(
         source=InlineSource(base64_data=source_base64_data_3),
         media_type=media_type_2,
@@ -809,7 +818,10 @@ def _read_part_file_url(part: dict[str, Any], path: str) -> Block:
     if type(source_url_2) is not str:
         source_url_2 = _w.member_str(obj_1, "url", path + ".source")
     filename_3 = _w.optional_str(part, "title", path)
-    cache_control_4 = _w.optional_cache(part, "cache_control", path)
+    cache_control_4 = part.get("cache_control")
+    cache_control_4 = (
+        NOT_GIVEN if cache_control_4 is None else _w.optional_cache(part, "cache_control", path)
+    )
     return FileBlock(
         source=UrlSource(url=source_url_2),
         media_type=NOT_GIVEN,
@@ -830,7 +842,10 @@ def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
     if type(source_base64_data_3) is not str:
         source_base64_data_3 = _w.member_str(obj_1, "data", path + ".source")
     filename_4 = _w.optional_str(part, "title", path)
-    cache_control_5 = _w.optional_cache(part, "cache_control", path)
+    cache_control_5 = part.get("cache_control")
+    cache_control_5 = (
+        NOT_GIVEN if cache_control_5 is None else _w.optional_cache(part, "cache_control", path)
+    )
     return FileBlock(
         source=InlineSource(base64_data=source_base64_data_3),
         media_type=media_type_2,
@@ -860,7 +875,10 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
         tool_call_id_1 = _w.member_str(result, "tool_use_id", path)
     content_2 = _w.member_text_carry(result, "content", path)
     is_error_3 = _w.optional_bool(result, "is_error", path)
-    cache_control_4 = _w.optional_cache(result, "cache_control", path)
+    cache_control_4 = result.get("cache_control")
+    cache_control_4 = (
+        NOT_GIVEN if cache_control_4 is None else _w.optional_cache(result, "cache_control", path)
+    )
     return ToolMessage(
         tool_call_id=tool_call_id_1,
         content=content_2,
@@ -966,7 +984,10 @@ def _system_block_from_wire(value: Any, path: str) -> SystemMessage:
     content_1 = block.get("text")
     if type(content_1) is not str:
         content_1 = _w.member_str(block, "text", path)
-    cache_control_2 = _w.optional_cache(block, "cache_control", path)
+    cache_control_2 = block.get("cache_control")
+    cache_control_2 = (
+        NOT_GIVEN if cache_control_2 is None else _w.optional_cache(block, "cache_control", path)
+    )
     return SystemMessage(content=content_1, cache_control=cache_control_2)
 
 
@@ -1257,6 +1278,10 @@ def _request_to_wire(
             type(value_reasoning_budget) is int and value_reasoning_budget < 1024
         ):  # derive.minimum: not sent
             value_reasoning_budget = NOT_GIVEN
+        if tool_choice == "required" or (
+            tool_choice is not NOT_GIVEN and type(tool_choice) is not str
+        ):  # derive.unless_forced
+            value_reasoning_budget = NOT_GIVEN
     if value_reasoning_budget is not NOT_GIVEN:
         container = _w.container_in(body, ("thinking",))
         container.setdefault("type", "enabled")  # `with`: written beside it
@@ -1541,7 +1566,10 @@ def _read_tool(tool: dict[str, Any], path: str) -> Tool:
     if type(parameters_3) is not dict:
         parameters_3 = _w.member_dict(tool, "input_schema", path)
     strict_4 = _w.optional_bool(tool, "strict", path)
-    cache_control_5 = _w.optional_cache(tool, "cache_control", path)
+    cache_control_5 = tool.get("cache_control")
+    cache_control_5 = (
+        NOT_GIVEN if cache_control_5 is None else _w.optional_cache(tool, "cache_control", path)
+    )
     return Tool(
         name=name_1,
         description=description_2,

@@ -261,8 +261,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 raise _Deopt
             role = message.get("role")
             if role == "system" or role in ("developer",):
-                name_ = _w.optional_str(message, "name", path)
-                if name_ is not NOT_GIVEN:
+                if "name" in message:
                     raise _Deopt
                 text = message.get("content")
                 if type(text) is list:  # an array of text parts: joined
@@ -283,8 +282,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 last = "system"
                 continue
             if role == "user":
-                name_ = _w.optional_str(message, "name", path)
-                if name_ is not NOT_GIVEN:
+                if "name" in message:
                     raise _Deopt
                 raw = message.get("content")  # a string is the content as it is
                 if type(raw) is list:  # content parts, translated in one pass where they allow it
@@ -323,8 +321,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 last = "user"
                 continue
             if role == "assistant":
-                name_ = _w.optional_str(message, "name", path)
-                if name_ is not NOT_GIVEN:
+                if "name" in message:
                     raise _Deopt
                 raw_content = message.get("content", NOT_GIVEN)
                 a_calls: Any = NOT_GIVEN
@@ -615,6 +612,10 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
             if (
                 type(value_reasoning_budget) is int and value_reasoning_budget < 1024
             ):  # derive.minimum: not sent
+                value_reasoning_budget = NOT_GIVEN
+            if tool_choice == "required" or (
+                tool_choice is not NOT_GIVEN and type(tool_choice) is not str
+            ):  # derive.unless_forced
                 value_reasoning_budget = NOT_GIVEN
         if value_reasoning_budget is not NOT_GIVEN:
             container = _w.container_in(body, ("thinking",))

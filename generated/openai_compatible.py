@@ -1153,7 +1153,12 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
         message = _w.expect_dict(item, path)
         role = message.get("role")
         if role == "system":
-            name_ = _w.optional_str(message, "name", path)
+            name_ = message.get("name")
+            name_ = (
+                NOT_GIVEN
+                if name_ is None
+                else name_ if type(name_) is str else _w.optional_str(message, "name", path)
+            )
             text = message.get("content")
             if type(text) is list:  # an array of text parts: joined
                 text = "".join(
@@ -1170,7 +1175,12 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
             )
             continue
         if role == "user":
-            name_ = _w.optional_str(message, "name", path)
+            name_ = message.get("name")
+            name_ = (
+                NOT_GIVEN
+                if name_ is None
+                else name_ if type(name_) is str else _w.optional_str(message, "name", path)
+            )
             raw = message.get("content")  # a string is the content as it is
             content = (
                 raw
@@ -1180,7 +1190,12 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
             out.append(UserMessage(content=content, name=name_))
             continue
         if role == "assistant":
-            name_ = _w.optional_str(message, "name", path)
+            name_ = message.get("name")
+            name_ = (
+                NOT_GIVEN
+                if name_ is None
+                else name_ if type(name_) is str else _w.optional_str(message, "name", path)
+            )
             raw_content = message.get("content", NOT_GIVEN)
             a_calls: Any = NOT_GIVEN
             a_content: Any = NOT_GIVEN

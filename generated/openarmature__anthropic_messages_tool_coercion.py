@@ -882,6 +882,10 @@ def _request_to_wire(
             type(value_reasoning_budget) is int and value_reasoning_budget < 1024
         ):  # derive.minimum: not sent
             value_reasoning_budget = NOT_GIVEN
+        if tool_choice == "required" or (
+            tool_choice is not NOT_GIVEN and type(tool_choice) is not str
+        ):  # derive.unless_forced
+            value_reasoning_budget = NOT_GIVEN
     if value_reasoning_budget is not NOT_GIVEN:
         container = _w.container_in(body, ("thinking",))
         container.setdefault("type", "enabled")  # `with`: written beside it

@@ -643,7 +643,10 @@ def _read_part_text(part: dict[str, Any], path: str) -> Block:
     text_1 = part.get("text")
     if type(text_1) is not str:
         text_1 = _w.member_str(part, "text", path)
-    cache_control_2 = _w.optional_cache(part, "cache_control", path)
+    cache_control_2 = part.get("cache_control")
+    cache_control_2 = (
+        NOT_GIVEN if cache_control_2 is None else _w.optional_cache(part, "cache_control", path)
+    )
     return TextBlock(text=text_1, signature=NOT_GIVEN, cache_control=cache_control_2)
 
 
@@ -656,7 +659,10 @@ def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
     if type(source_url_2) is not str:
         source_url_2 = _w.member_str(obj_1, "url", path + ".image_url")
     detail_3 = _w.optional_detail(obj_1, "detail", path + ".image_url")
-    cache_control_4 = _w.optional_cache(part, "cache_control", path)
+    cache_control_4 = part.get("cache_control")
+    cache_control_4 = (
+        NOT_GIVEN if cache_control_4 is None else _w.optional_cache(part, "cache_control", path)
+    )
     return ImageBlock(
         source=UrlSource(url=source_url_2),
         media_type=NOT_GIVEN,
@@ -680,7 +686,10 @@ def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
             "expected the form data:{media_type};base64,{source.base64_data}",
         )
     detail_4 = _w.optional_detail(obj_1, "detail", path + ".image_url")
-    cache_control_5 = _w.optional_cache(part, "cache_control", path)
+    cache_control_5 = part.get("cache_control")
+    cache_control_5 = (
+        NOT_GIVEN if cache_control_5 is None else _w.optional_cache(part, "cache_control", path)
+    )
     return ImageBlock(
         source=InlineSource(base64_data=match_3.group(2)),
         media_type=match_3.group(1),
@@ -827,7 +836,10 @@ def _system_block_from_wire(value: Any, path: str) -> SystemMessage:
     content_1 = block.get("text")
     if type(content_1) is not str:
         content_1 = _w.member_str(block, "text", path)
-    cache_control_2 = _w.optional_cache(block, "cache_control", path)
+    cache_control_2 = block.get("cache_control")
+    cache_control_2 = (
+        NOT_GIVEN if cache_control_2 is None else _w.optional_cache(block, "cache_control", path)
+    )
     return SystemMessage(content=content_1, cache_control=cache_control_2)
 
 
@@ -1219,7 +1231,12 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
         message = _w.expect_dict(item, path)
         role = message.get("role")
         if role == "system":
-            name_ = _w.optional_str(message, "name", path)
+            name_ = message.get("name")
+            name_ = (
+                NOT_GIVEN
+                if name_ is None
+                else name_ if type(name_) is str else _w.optional_str(message, "name", path)
+            )
             text = message.get("content")
             system_block: Any = None
             if type(text) is list and len(text) == 1:  # system.blocks: one block, read whole
@@ -1243,7 +1260,12 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
             )
             continue
         if role == "user":
-            name_ = _w.optional_str(message, "name", path)
+            name_ = message.get("name")
+            name_ = (
+                NOT_GIVEN
+                if name_ is None
+                else name_ if type(name_) is str else _w.optional_str(message, "name", path)
+            )
             raw = message.get("content")  # a string is the content as it is
             content = (
                 raw
@@ -1253,7 +1275,12 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
             out.append(UserMessage(content=content, name=name_))
             continue
         if role == "assistant":
-            name_ = _w.optional_str(message, "name", path)
+            name_ = message.get("name")
+            name_ = (
+                NOT_GIVEN
+                if name_ is None
+                else name_ if type(name_) is str else _w.optional_str(message, "name", path)
+            )
             raw_content = message.get("content", NOT_GIVEN)
             a_calls: Any = NOT_GIVEN
             a_content: Any = NOT_GIVEN
@@ -1455,7 +1482,10 @@ def _read_tool(tool: dict[str, Any], path: str) -> Tool:
     description_3 = _w.optional_str(obj_1, "description", path + ".function")
     parameters_4 = _w.optional_json(obj_1, "parameters", path + ".function")
     strict_5 = _w.optional_bool(obj_1, "strict", path + ".function")
-    cache_control_6 = _w.optional_cache(tool, "cache_control", path)
+    cache_control_6 = tool.get("cache_control")
+    cache_control_6 = (
+        NOT_GIVEN if cache_control_6 is None else _w.optional_cache(tool, "cache_control", path)
+    )
     return Tool(
         name=name_2,
         description=description_3,

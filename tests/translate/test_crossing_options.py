@@ -325,3 +325,17 @@ def test_prompt_cache_key_and_metadata_cross_between_chat_and_responses() -> Non
     with pytest.raises(InvalidRequestError) as info:
         wiremap.get_format("openai_chat").request_from_wire({**body, "metadata": {"run": 1}})
     assert info.value.path == "config.metadata.run"
+
+
+@pytest.mark.parametrize("choice", ["required", {"type": "function", "function": {"name": "f"}}])
+def test_no_thinking_budget_is_derived_beside_a_forced_tool(choice: Any) -> None:
+    """api (Anthropic extended thinking): thinking goes only with tool_choice auto or none; a
+    forced tool with a budget is a 400. The derived budget is left out and the effort named."""
+    body = {"model": "o3", "messages": HI, "tools": TOOLS_OPENAI, "tool_choice": choice, "reasoning_effort": "high"}
+    out = _quiet(wiremap.translate_request, body, "openai_chat", "anthropic_messages")
+    assert "thinking" not in out.result
+    assert _paths(out)["config.reasoning_effort"] == "dropped"
+    assert _quiet(wiremap.translator("openai_chat", "anthropic_messages").request, body) == out.result
+    # beside auto the budget is derived as before
+    auto = _quiet(wiremap.translate_request, {**body, "tool_choice": "auto", "max_completion_tokens": 8000}, "openai_chat", "anthropic_messages")
+    assert auto.result["thinking"] == {"type": "enabled", "budget_tokens": 4096}
