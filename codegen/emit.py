@@ -561,8 +561,8 @@ class Emitter:
                 if name.startswith("source."):
                     continue
                 value = got.get(name, "NOT_GIVEN")
-                if value == "NOT_GIVEN" and name == "cache_control":
-                    continue  # the record's default (the newest optional field is left out)
+                if value == "NOT_GIVEN":
+                    continue  # a field the template does not read: the record's default
                 args.append(f"{spec.attr}={value}")
             if source_cls == "UrlSource":
                 args.insert(0, f"source=UrlSource(url={got['source.url']})")

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from . import emit_items
+from .catalog import CONTEXTS
 from . import usage as emit_usage
 from .ir import INTEGER_OPTIONS, OBJECT_OPTIONS, STRING_OPTIONS
 from .reasoning import hook_message_from_wire, hook_message_to_wire
@@ -184,8 +185,8 @@ def _emit_content(em: "Emitter") -> None:
         out.dedent()
         if strategy == "string_or_parts":
             out.add("# A single text part is sent as a plain string (Prompty §7.1.1), unless the part")
-            out.add("# carries what the string cannot (a cache breakpoint its template writes).")
-            guards = "".join(f" and kept[0].{c.field} is NOT_GIVEN" for _, c in text_node.items if isinstance(c, Slot) and c.optional and c.field == "cache_control")
+            out.add("# carries a field the string cannot (one its template writes: a cache breakpoint).")
+            guards = "".join(f" and kept[0].{CONTEXTS['part.text'][c.field].attr} is NOT_GIVEN" for c in slots_of(text_node) if c.optional)
             out.add(f"if len(kept) == 1 and type(kept[0]) is TextBlock{guards}:")
             out.add("    return kept[0].text")
             if role == "assistant":

@@ -744,7 +744,7 @@ def _read_part_text(part: dict[str, Any], path: str) -> Block:
     cache_control_2 = (
         NOT_GIVEN if cache_control_2 is None else _w.optional_cache(part, "cache_control", path)
     )
-    return TextBlock(text=text_1, signature=NOT_GIVEN, cache_control=cache_control_2)
+    return TextBlock(text=text_1, cache_control=cache_control_2)
 
 
 def _read_part_thinking(part: dict[str, Any], path: str) -> Block:
@@ -778,12 +778,7 @@ def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
     cache_control_3 = (
         NOT_GIVEN if cache_control_3 is None else _w.optional_cache(part, "cache_control", path)
     )
-    return ImageBlock(
-        source=UrlSource(url=source_url_2),
-        media_type=NOT_GIVEN,
-        detail=NOT_GIVEN,
-        cache_control=cache_control_3,
-    )
+    return ImageBlock(source=UrlSource(url=source_url_2), cache_control=cache_control_3)
 
 
 def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
@@ -804,7 +799,6 @@ def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
     return ImageBlock(
         source=InlineSource(base64_data=source_base64_data_3),
         media_type=media_type_2,
-        detail=NOT_GIVEN,
         cache_control=cache_control_4,
     )
 
@@ -823,10 +817,7 @@ def _read_part_file_url(part: dict[str, Any], path: str) -> Block:
         NOT_GIVEN if cache_control_4 is None else _w.optional_cache(part, "cache_control", path)
     )
     return FileBlock(
-        source=UrlSource(url=source_url_2),
-        media_type=NOT_GIVEN,
-        filename=filename_3,
-        cache_control=cache_control_4,
+        source=UrlSource(url=source_url_2), filename=filename_3, cache_control=cache_control_4
     )
 
 

@@ -598,7 +598,7 @@ def _read_part_text(part: dict[str, Any], path: str) -> Block:
     text_1 = part.get("text")
     if type(text_1) is not str:
         text_1 = _w.member_str(part, "text", path)
-    return TextBlock(text=text_1, signature=NOT_GIVEN)
+    return TextBlock(text=text_1)
 
 
 def _read_part_thinking(part: dict[str, Any], path: str) -> Block:
@@ -628,7 +628,7 @@ def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
     if type(source_url_2) is not str:
         source_url_2 = _w.member_str(obj_1, "url", path + ".image_url")
     detail_3 = _w.optional_detail(obj_1, "detail", path + ".image_url")
-    return ImageBlock(source=UrlSource(url=source_url_2), media_type=NOT_GIVEN, detail=detail_3)
+    return ImageBlock(source=UrlSource(url=source_url_2), detail=detail_3)
 
 
 def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
@@ -659,7 +659,7 @@ def _read_part_file_url(part: dict[str, Any], path: str) -> Block:
     if type(source_url_1) is not str:
         source_url_1 = _w.member_str(part, "document_url", path)
     filename_2 = _w.optional_str(part, "document_name", path)
-    return FileBlock(source=UrlSource(url=source_url_1), media_type=NOT_GIVEN, filename=filename_2)
+    return FileBlock(source=UrlSource(url=source_url_1), filename=filename_2)
 
 
 def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> ToolCall:
@@ -745,7 +745,7 @@ def _user_content_to_wire(content: str | list[Block], path: str) -> str | list[d
             parts.append(wire)
             kept.append(block)
     # A single text part is sent as a plain string (Prompty §7.1.1), unless the part
-    # carries what the string cannot (a cache breakpoint its template writes).
+    # carries a field the string cannot (one its template writes: a cache breakpoint).
     if len(kept) == 1 and type(kept[0]) is TextBlock:
         return kept[0].text
     return parts
@@ -766,7 +766,7 @@ def _assistant_content_to_wire(
             parts.append(wire)
             kept.append(block)
     # A single text part is sent as a plain string (Prompty §7.1.1), unless the part
-    # carries what the string cannot (a cache breakpoint its template writes).
+    # carries a field the string cannot (one its template writes: a cache breakpoint).
     if len(kept) == 1 and type(kept[0]) is TextBlock:
         return kept[0].text
     if not parts:

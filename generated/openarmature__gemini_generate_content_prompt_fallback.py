@@ -649,7 +649,7 @@ def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
     source_url_3 = obj_1.get("fileUri")
     if type(source_url_3) is not str:
         source_url_3 = _w.member_str(obj_1, "fileUri", path + ".fileData")
-    return ImageBlock(source=UrlSource(url=source_url_3), media_type=media_type_2, detail=NOT_GIVEN)
+    return ImageBlock(source=UrlSource(url=source_url_3), media_type=media_type_2)
 
 
 def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
@@ -664,9 +664,7 @@ def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
     if type(source_base64_data_3) is not str:
         source_base64_data_3 = _w.member_str(obj_1, "data", path + ".inlineData")
     return ImageBlock(
-        source=InlineSource(base64_data=source_base64_data_3),
-        media_type=media_type_2,
-        detail=NOT_GIVEN,
+        source=InlineSource(base64_data=source_base64_data_3), media_type=media_type_2
     )
 
 
@@ -707,9 +705,7 @@ def _read_part_file_url(part: dict[str, Any], path: str) -> Block:
     source_url_3 = obj_1.get("fileUri")
     if type(source_url_3) is not str:
         source_url_3 = _w.member_str(obj_1, "fileUri", path + ".fileData")
-    return FileBlock(
-        source=UrlSource(url=source_url_3), media_type=media_type_2, filename=NOT_GIVEN
-    )
+    return FileBlock(source=UrlSource(url=source_url_3), media_type=media_type_2)
 
 
 def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
@@ -723,11 +719,7 @@ def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
     source_base64_data_3 = obj_1.get("data")
     if type(source_base64_data_3) is not str:
         source_base64_data_3 = _w.member_str(obj_1, "data", path + ".inlineData")
-    return FileBlock(
-        source=InlineSource(base64_data=source_base64_data_3),
-        media_type=media_type_2,
-        filename=NOT_GIVEN,
-    )
+    return FileBlock(source=InlineSource(base64_data=source_base64_data_3), media_type=media_type_2)
 
 
 def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> ToolCall:

@@ -647,7 +647,7 @@ def _read_part_text(part: dict[str, Any], path: str) -> Block:
     cache_control_2 = (
         NOT_GIVEN if cache_control_2 is None else _w.optional_cache(part, "cache_control", path)
     )
-    return TextBlock(text=text_1, signature=NOT_GIVEN, cache_control=cache_control_2)
+    return TextBlock(text=text_1, cache_control=cache_control_2)
 
 
 def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
@@ -664,10 +664,7 @@ def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
         NOT_GIVEN if cache_control_4 is None else _w.optional_cache(part, "cache_control", path)
     )
     return ImageBlock(
-        source=UrlSource(url=source_url_2),
-        media_type=NOT_GIVEN,
-        detail=detail_3,
-        cache_control=cache_control_4,
+        source=UrlSource(url=source_url_2), detail=detail_3, cache_control=cache_control_4
     )
 
 
@@ -856,7 +853,7 @@ def _user_content_to_wire(content: str | list[Block], path: str) -> str | list[d
             parts.append(wire)
             kept.append(block)
     # A single text part is sent as a plain string (Prompty §7.1.1), unless the part
-    # carries what the string cannot (a cache breakpoint its template writes).
+    # carries a field the string cannot (one its template writes: a cache breakpoint).
     if len(kept) == 1 and type(kept[0]) is TextBlock and kept[0].cache_control is NOT_GIVEN:
         return kept[0].text
     return parts
@@ -877,7 +874,7 @@ def _assistant_content_to_wire(
             parts.append(wire)
             kept.append(block)
     # A single text part is sent as a plain string (Prompty §7.1.1), unless the part
-    # carries what the string cannot (a cache breakpoint its template writes).
+    # carries a field the string cannot (one its template writes: a cache breakpoint).
     if len(kept) == 1 and type(kept[0]) is TextBlock and kept[0].cache_control is NOT_GIVEN:
         return kept[0].text
     if not parts:

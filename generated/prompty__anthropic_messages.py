@@ -732,7 +732,7 @@ def _read_part_text(part: dict[str, Any], path: str) -> Block:
     text_1 = part.get("text")
     if type(text_1) is not str:
         text_1 = _w.member_str(part, "text", path)
-    return TextBlock(text=text_1, signature=NOT_GIVEN)
+    return TextBlock(text=text_1)
 
 
 def _read_part_thinking(part: dict[str, Any], path: str) -> Block:
@@ -762,7 +762,7 @@ def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
     source_url_2 = obj_1.get("url")
     if type(source_url_2) is not str:
         source_url_2 = _w.member_str(obj_1, "url", path + ".source")
-    return ImageBlock(source=UrlSource(url=source_url_2), media_type=NOT_GIVEN, detail=NOT_GIVEN)
+    return ImageBlock(source=UrlSource(url=source_url_2))
 
 
 def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
@@ -777,9 +777,7 @@ def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
     if type(source_base64_data_3) is not str:
         source_base64_data_3 = _w.member_str(obj_1, "data", path + ".source")
     return ImageBlock(
-        source=InlineSource(base64_data=source_base64_data_3),
-        media_type=media_type_2,
-        detail=NOT_GIVEN,
+        source=InlineSource(base64_data=source_base64_data_3), media_type=media_type_2
     )
 
 
@@ -792,7 +790,7 @@ def _read_part_file_url(part: dict[str, Any], path: str) -> Block:
     if type(source_url_2) is not str:
         source_url_2 = _w.member_str(obj_1, "url", path + ".source")
     filename_3 = _w.optional_str(part, "title", path)
-    return FileBlock(source=UrlSource(url=source_url_2), media_type=NOT_GIVEN, filename=filename_3)
+    return FileBlock(source=UrlSource(url=source_url_2), filename=filename_3)
 
 
 def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:

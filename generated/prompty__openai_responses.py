@@ -834,7 +834,7 @@ def _read_part_text(part: dict[str, Any], path: str) -> Block:
     text_1 = part.get("text")
     if type(text_1) is not str:
         text_1 = _w.member_str(part, "text", path)
-    return TextBlock(text=text_1, signature=NOT_GIVEN)
+    return TextBlock(text=text_1)
 
 
 def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
@@ -843,7 +843,7 @@ def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
     if type(source_url_1) is not str:
         source_url_1 = _w.member_str(part, "image_url", path)
     detail_2 = _w.optional_detail(part, "detail", path)
-    return ImageBlock(source=UrlSource(url=source_url_1), media_type=NOT_GIVEN, detail=detail_2)
+    return ImageBlock(source=UrlSource(url=source_url_1), detail=detail_2)
 
 
 def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
@@ -870,7 +870,7 @@ def _read_part_file_url(part: dict[str, Any], path: str) -> Block:
     if type(source_url_1) is not str:
         source_url_1 = _w.member_str(part, "file_url", path)
     filename_2 = _w.optional_str(part, "filename", path)
-    return FileBlock(source=UrlSource(url=source_url_1), media_type=NOT_GIVEN, filename=filename_2)
+    return FileBlock(source=UrlSource(url=source_url_1), filename=filename_2)
 
 
 def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
@@ -896,7 +896,7 @@ def _read_part_assistant_text(part: dict[str, Any], path: str) -> Block:
     text_1 = part.get("text")
     if type(text_1) is not str:
         text_1 = _w.member_str(part, "text", path)
-    return TextBlock(text=text_1, signature=NOT_GIVEN)
+    return TextBlock(text=text_1)
 
 
 def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> ToolCall:
@@ -1012,7 +1012,7 @@ def _user_content_to_wire(content: str | list[Block], path: str) -> str | list[d
             parts.append(wire)
             kept.append(block)
     # A single text part is sent as a plain string (Prompty §7.1.1), unless the part
-    # carries what the string cannot (a cache breakpoint its template writes).
+    # carries a field the string cannot (one its template writes: a cache breakpoint).
     if len(kept) == 1 and type(kept[0]) is TextBlock:
         return kept[0].text
     return parts
