@@ -149,13 +149,30 @@ def load_format(source: ModuleType | str) -> Format:
     import importlib.util
     import os
 
+    import sys
+    import types
+
     path = os.path.abspath(source)
-    name = "wiremap_format_" + os.path.splitext(os.path.basename(path))[0]
+    folder = os.path.dirname(path)
+    # The folder is loaded as a package of its own, so a dialect's converter imports what it
+    # shares with its base from the module beside it (codegen/share.py), as it does in
+    # wiremap.generated; one package per folder, whatever its name.
+    package = f"wiremap_format_{abs(hash(folder)):x}"
+    if package not in sys.modules:
+        holder = types.ModuleType(package)
+        holder.__path__ = [folder]
+        sys.modules[package] = holder
+    name = f"{package}.{os.path.splitext(os.path.basename(path))[0]}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load a generated converter from {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = importlib.util.module_from_spec(spec)  # read afresh on every call, as the file is now
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
     return Format(module)
 
 

@@ -1260,6 +1260,7 @@ class StreamEmitter:
         if kind == "tool_call":
             self._tool_blocks[key[1]] = block
         start = self.spec["blocks"]["start"].get(kind) or []
+        values.setdefault("index", key[1])  # `{index}`: the part's (or call's) own index, as the stop has it
         return out + self._write(start, self._vals(block=block, **values))
 
     def _repair_call(self, ev: Mapping[str, Any]) -> Mapping[str, Any]:

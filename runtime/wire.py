@@ -12,7 +12,7 @@ import math
 import re
 import time
 from collections.abc import Mapping
-from typing import Any, Callable, Final, Literal, TypeVar, cast
+from typing import Any, Callable, Final, Literal, Optional, TypeVar, cast, overload
 
 from contextvars import ContextVar
 
@@ -206,6 +206,10 @@ def member_arguments(obj: dict[str, Any], key: str, path: str, lenient: bool | N
     return member_dict(obj, key, path)
 
 
+@overload
+def loads_object(text: Any, path: str, lenient: Literal[False] = False) -> dict[str, Any]: ...
+@overload
+def loads_object(text: Any, path: str, lenient: bool | None) -> dict[str, Any] | None: ...
 def loads_object(text: Any, path: str, lenient: bool | None = False) -> dict[str, Any] | None:
     """Decode a JSON-string object (tool arguments). Lenient: undecodable -> None (§3 degraded).
     `lenient` None (a response that is not degraded): the JSON text `null` -> None, the way
@@ -571,6 +575,73 @@ def merge_list(declared: list[Any], extra: Any, coerce_string: bool) -> list[Any
         if value not in out:
             out.append(value)
     return out
+
+
+#: one `errors.rules` row as the generated ERROR_RULES tables hold it: (statuses, status class,
+#: types, codes, body pattern, category); None: the rule does not test that
+ErrorRule = tuple[Optional[tuple[int, ...]], Optional[int], Optional[tuple[str, ...]], Optional[tuple[str, ...]], Optional[str], str]
+
+
+def classify_error(rules: tuple[ErrorRule, ...], status: int, error_type: Any, error_code: Any, text: str) -> str:
+    """The category of the first rule an error matches (a generated module's ERROR_RULES). The
+    pattern is searched in the error's own words (`error_words`), `re`'s cache compiling it once."""
+    for statuses, status_class, types, codes, pattern, category in rules:
+        if statuses is not None and status not in statuses:
+            continue
+        if status_class is not None and not status_class * 100 <= status < status_class * 100 + 100:
+            continue
+        if types is not None and error_type not in types:
+            continue
+        if codes is not None and error_code not in codes:
+            continue
+        if pattern is not None and re.search(pattern, text) is None:
+            continue
+        return category
+    return "provider_invalid_request"
+
+
+def error_row(
+    rows: Mapping[str, tuple[int, str, str | None]],
+    upstream: Mapping[str, Mapping[int, tuple[int, str, str | None]]],
+    error: BaseException,
+) -> tuple[int, str, str | None]:
+    """error_to_wire's (status, type, code) for an error: its category's row (any other
+    exception: provider_invalid_request's), or the row its upstream status picks."""
+    category = getattr(error, "category", "")
+    row = rows.get(category, rows["provider_invalid_request"])
+    status = getattr(error, "status", None)
+    if type(status) is int:
+        row = upstream.get(category, {}).get(status, row)
+    return row
+
+
+def error_headers(error: BaseException) -> dict[str, str]:
+    """error_to_wire's headers: JSON, and a Retry-After in whole seconds (rounded up, at least 1)
+    when the error carries a retry delay."""
+    headers = {"content-type": "application/json"}
+    retry_after = getattr(error, "retry_after", None)
+    if isinstance(retry_after, (int, float)) and not isinstance(retry_after, bool) and retry_after >= 0:
+        headers["retry-after"] = str(max(1, int(-(-retry_after // 1))))
+    return headers
+
+
+def header_error_type(headers: Mapping[str, Any] | None, name: str) -> str | None:
+    """An error type a provider sends in a header (mapping `errors.type_header`): AWS
+    `x-amzn-ErrorType: ValidationException:http://internal.amazon.com/...` is
+    `ValidationException`, the part before the first colon. None when absent or empty."""
+    if not headers:
+        return None
+    try:
+        lowered = {str(k).lower(): v for k, v in headers.items()}
+    except (AttributeError, TypeError):
+        return None
+    raw = lowered.get(name.lower())
+    if isinstance(raw, bytes):
+        raw = raw.decode("latin-1", "replace")
+    if not isinstance(raw, str):
+        return None
+    text = raw.split(":", 1)[0].strip()
+    return text or None
 
 
 def retry_after(headers: Mapping[str, Any] | None, names: tuple[str, ...]) -> float | None:
@@ -1191,6 +1262,33 @@ class _LazyPattern:
 
     def __repr__(self) -> str:
         return f"lazy_pattern({self._pattern!r})"
+
+
+def load_strategy(namespace: dict[str, Any], module: str, function: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A named strategy (mapping `strategies:`) from the module the generator copied beside the
+    converter whose globals() are `namespace`: imported from the converter's package, or, for a
+    converter loaded from its file alone (`load_format`, `wiremap generate --out`), from the file
+    beside it. The generator checked its signature when it compiled the mapping."""
+    import importlib
+    import importlib.util
+    import os
+    import sys
+
+    package = namespace.get("__package__")
+    if package:
+        loaded = importlib.import_module("." + module, package)
+    else:
+        path = os.path.join(os.path.dirname(os.path.abspath(namespace["__file__"])), module + ".py")
+        name = f"wiremap_strategy_{abs(hash(path)):x}_{module}"
+        loaded = sys.modules.get(name)  # type: ignore[assignment]
+        if loaded is None:
+            spec = importlib.util.spec_from_file_location(name, path)
+            if spec is None or spec.loader is None:
+                raise ImportError(f"cannot load the strategy module {path}")
+            loaded = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(loaded)
+            sys.modules[name] = loaded
+    return cast("Callable[[dict[str, Any]], dict[str, Any]]", getattr(loaded, function))
 
 
 def lazy_pattern(namespace: dict[str, Any], name: str, pattern: str) -> re.Pattern[str]:
