@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Field", "CONTEXTS", "PART_CLASS", "context_for_part"]
+__all__ = ["Field", "CONTEXTS", "FINISH_REASONS", "PART_CLASS", "context_for_part"]
+
+#: the canonical finish reasons (runtime/canonical.py FINISH_REASONS)
+FINISH_REASONS = ("stop", "length", "tool_calls", "content_filter", "error")
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .catalog import FINISH_REASONS
 from .emit_errors import error_emit_table
 from .ir import FormatIR
 from .mapping_schema import ERROR_CATEGORIES, OPTION_NAMES, PART_KINDS
@@ -19,7 +20,6 @@ from .wiretemplate import Arr, Interp, Lit, Node, Obj, Slot, slot_path, slots_of
 
 __all__ = ["render_compatibility"]
 
-FINISH_REASONS = ("stop", "length", "tool_calls", "content_filter", "error")
 SUPPORTED = "supported"
 DROPPED = "dropped"
 REJECTED = "rejected"
@@ -191,7 +191,8 @@ def _option(name: str) -> Callable[[FormatIR], str]:
         if opt.read_also:
             notes.append("also reads " + ", ".join(_code(r) for r in opt.read_also))
         for rule in opt.model_rules:
-            notes.append(f"{_ACTIONS.get(rule.action, rule.action)} for " + ", ".join(_code(p) for p in rule.patterns))
+            action = f"sent as {_code(rule.wire)}" if rule.wire is not None else _ACTIONS.get(rule.action, rule.action)
+            notes.append(f"{action} for " + ", ".join(_code(p) for p in rule.patterns))
         if opt.negate:
             notes.append("negated")
         if opt.with_keys:
@@ -245,6 +246,9 @@ def _strict(ir: FormatIR) -> str:
 
 def _choice(mode: str) -> Callable[[FormatIR], str]:
     def cell(ir: FormatIR) -> str:
+        how = ir.tool_choice_special.get(mode)
+        if how is not None:
+            return "left out (the provider's default)" if how == "omit" else "refused"
         node = ir.tool_choice.get(mode)
         if node is None:
             return NA

@@ -353,13 +353,33 @@ class Emitter:
         """`part_dispatch: keys`: the top-level keys that hold a required placeholder (or an
         object with one) must be present, since the wire parts carry no type tag."""
         conds = []
-        if isinstance(node, Obj):
+
+        def walk(node: Node, keys: tuple[str, ...]) -> None:
+            if not isinstance(node, Obj):
+                return
             for key, child in node.items:
-                if isinstance(child, Lit):
+                if isinstance(child, Lit) or not any(not s.optional for s in slots_of(child)):
                     continue
-                if any(not s.optional for s in slots_of(child)):
-                    conds.append(f"{lit(key)} in {var}")
+                if keys and not isinstance(child, Obj):
+                    continue  # a missing leaf is named by the reader, not skipped by the dispatch
+                path = keys + (key,)
+                conds.append(f"{lit(key)} in {var}" if not keys else f"{self.key_path(var, path)} is not None")
+                if not keys and key in self.shared_part_keys():
+                    # nested keys too where part templates share a top-level key:
+                    # `reasoningContent.reasoningText` beside `reasoningContent.redactedContent` (Bedrock)
+                    walk(child, path)
+
+        walk(node, ())
         return conds
+
+    def shared_part_keys(self) -> frozenset[str]:
+        """The top-level keys that more than one part template writes."""
+        seen: dict[str, int] = {}
+        for node in self.ir.parts.values():
+            if isinstance(node, Obj):
+                for key, _ in node.items:
+                    seen[key] = seen.get(key, 0) + 1
+        return frozenset(k for k, n in seen.items() if n > 1)
 
     def part_condition_list(self, kind: str, node: Node, var: str, bind: bool = False, carry_forms: bool = False) -> list[str]:
         conds = self.dispatch_condition_list(node, var, bind)
@@ -377,7 +397,16 @@ class Emitter:
             where = _slot_keys(node, "media_type")
             if where is not None:
                 access = f"{var}.get({lit(where[0])})" if len(where) == 1 else f"_w.get_in({var}, {lit(where)})"
-                conds.append(f"str({access}).startswith({lit(family + '/')})")
+                slot = _slot_at(node, where)
+                vm = self.ir.value_maps.get(slot.codec) if slot is not None and slot.codec else None
+                if vm is None:
+                    conds.append(f"str({access}).startswith({lit(family + '/')})")
+                elif vm.default == "reject":
+                    # a value map (Bedrock `format: png`): the wire values it writes for this family
+                    wires = sorted({w for c, w in vm.pairs if c.startswith(family + "/")})
+                    conds.append(f"{access} in {lit(tuple(wires))}")
+                # a map that passes other values through: the keys alone tell the templates
+                # apart, and the generator's proof refuses templates they do not
         return conds
 
     def part_branches(self, out: _Lines, alts: list[tuple[str, Node]], bind: bool = False, user: bool = False) -> list[tuple[int, str]]:
@@ -644,7 +673,7 @@ class Emitter:
             elif ir.part_dispatch == "keys":
                 keys = sorted({k for _, n, _ in alts if isinstance(n, Obj) for k, c in n.items if not isinstance(c, Lit) and any(not s.optional for s in slots_of(c))})
                 out.add(
-                    f"raise _w.WireShapeError(path, 'unsupported part with keys ' + repr(sorted(part)) + {lit('; expected one of: ' + ', '.join(keys))})"
+                    f"raise _w.WireShapeError(path, 'unsupported part with keys ' + repr(sorted(part)) + {lit('; expected a part template of this format: one of the keys ' + ', '.join(keys) + ', with the values its template requires')})"
                 )
             else:
                 names = sorted({str(c.literal) for _, n, _ in alts for c in conditions_of(n) if c.keys == ("type",) and c.literal is not None})
@@ -678,6 +707,15 @@ class Emitter:
             dispatcher("_read_assistant_part", asst_alts, "A part of a wire assistant turn (tool calls included).", "Block | ToolCall")
         else:
             dispatcher("_read_assistant_part", asst_alts, "A part of a wire assistant turn.", "Block")
+
+
+def _slot_at(node: Node, keys: tuple[str, ...]) -> Slot | None:
+    """The whole-value slot at `keys` in an object template, or None."""
+    for key in keys:
+        if not isinstance(node, Obj):
+            return None
+        node = dict(node.items).get(key)  # type: ignore[assignment]
+    return node if isinstance(node, Slot) else None
 
 
 def _slot_keys(node: Node, field_name: str, keys: tuple[str, ...] = ()) -> tuple[str, ...] | None:

@@ -105,25 +105,18 @@ def emit_error_to_wire(em: "Emitter") -> None:
     body, table = error_emit_table(ir)
     rows = {c: (r["status"], r["type"], r.get("code")) for c, r in table.items()}
     out = _Lines()
-    out.add(f"rows: dict[str, tuple[int, str, str | None]] = {rows!r}")
-    out.add("row = rows.get(getattr(error, 'category', ''), rows['provider_invalid_request'])")
     upstream: dict[str, dict[int, tuple[int, str, str | None]]] = {}
     for category, r in table.items():
         for alt in r.get("when_upstream", []):
             for st in alt["statuses"]:
                 upstream.setdefault(category, {})[st] = (alt["status"], alt["type"], alt.get("code"))
-    if upstream:
-        out.add(f"by_upstream: dict[str, dict[int, tuple[int, str, str | None]]] = {upstream!r}  # errors.emit when_upstream")
-        out.add("status = getattr(error, 'status', None)")
-        out.add("if type(status) is int:")
-        out.add("    row = by_upstream.get(getattr(error, 'category', ''), {}).get(status, row)")
+    em.parts.constants.append("# errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)")
+    em.parts.constants.append(f"ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {rows!r}")
+    em.parts.constants.append(f"ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {upstream!r}")
+    out.add("row = _w.error_row(ERROR_ROWS, ERROR_ROWS_UPSTREAM, error)")
     out.add("message = str(error) or type(error).__name__  # `path: message` when the error names a path")
     out.add(f"body: dict[str, Any] = {_build(body)}")
-    out.add("headers: dict[str, str] = {'content-type': 'application/json'}")
-    out.add("retry_after = getattr(error, 'retry_after', None)")
-    out.add("if isinstance(retry_after, (int, float)) and not isinstance(retry_after, bool) and retry_after >= 0:")
-    out.add("    headers['retry-after'] = str(max(1, int(-(-retry_after // 1))))")
-    out.add("return row[0], body, headers")
+    out.add("return row[0], body, _w.error_headers(error)")
     em.func(
         "error_to_wire",
         "(error: BaseException) -> tuple[int, dict[str, Any], dict[str, str]]",

@@ -84,6 +84,10 @@ def fused_blockers(ir: Any, side: str) -> list[str]:
         why.append("system `hoist` through a `wire` template")
     if ir.tools_group is not None:
         why.append("a tools `group`")
+    if ir.tool_choice_special:
+        why.append("tool_choice modes `omit` or `reject`")
+    if ir.strategy_hooks:
+        why.append("`strategies` hooks (the converter calls them; the fused path would not)")
     fields = [("model", ir.model_field), ("messages", ir.messages_field), ("tools", ir.tools_field), ("tool_choice", ir.tool_choice_field)]
     if ir.system_strategy == "hoist":
         fields.append(("system", ir.system_field or ""))

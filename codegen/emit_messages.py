@@ -12,7 +12,7 @@ from .catalog import CONTEXTS
 from . import usage as emit_usage
 from .ir import INTEGER_OPTIONS, OBJECT_OPTIONS, STRING_OPTIONS
 from .reasoning import hook_message_from_wire, hook_message_to_wire
-from .wiretemplate import Lit, Obj, Slot, slot_path, slots_of
+from .wiretemplate import Arr, Lit, Obj, Slot, slot_path, slots_of
 
 if TYPE_CHECKING:
     from .emit import Emitter
@@ -545,10 +545,19 @@ def _emit_tools(em: "Emitter") -> None:
     out = _Lines()
     for mode in ("auto", "required", "none"):
         out.add(f"if choice == {lit(mode)}:")
-        out.add(f"    return {em.build_node(out, ir.tool_choice[mode], {}, 'tool_choice.tool', 'path')}")
+        how = ir.tool_choice_special.get(mode)
+        if how is None:
+            out.add(f"    return {em.build_node(out, ir.tool_choice[mode], {}, 'tool_choice.tool', 'path')}")
+        elif how == "omit":
+            out.add("    return None  # tool_choice auto: omit (the caller leaves the field out)")
+        else:
+            out.add(f"    raise InvalidRequestError({lit(f'tool_choice {mode!r} is not supported by {ir.key}')}, path='tool_choice')")
     out.add("assert isinstance(choice, ForcedTool)")
-    expr = em.build_node(out, ir.tool_choice["tool"], {"name": "choice.name"}, "tool_choice.tool", "path")
-    out.add(f"return {expr}")
+    if "tool" in ir.tool_choice:
+        expr = em.build_node(out, ir.tool_choice["tool"], {"name": "choice.name"}, "tool_choice.tool", "path")
+        out.add(f"return {expr}")
+    else:
+        out.add(f"raise InvalidRequestError({lit(f'a forced tool (tool_choice tool) is not supported by {ir.key}')}, path='tool_choice')")
     em.func("_tool_choice_to_wire", "(choice: ToolChoice) -> Any", "Canonical tool_choice -> wire.", out.lines)
 
 
@@ -696,7 +705,10 @@ def _emit_request_to_wire(em: "Emitter") -> None:
     )
     out = _Lines()
     out.add("try:")
-    out.add("    return _request_to_wire(request, structured_output)")
+    if "request_out" in ir.strategy_hooks:
+        out.add("    return _strategy_request_out(_request_to_wire(request, structured_output))  # strategies.request_out")
+    else:
+        out.add("    return _request_to_wire(request, structured_output)")
     out.add("except RecursionError:  # a schema, extras value or argument nested past Python's limit")
     out.add("    raise InvalidRequestError('request nested too deeply') from None")
     em.func(
@@ -791,15 +803,18 @@ def emit_options_to_wire(
             why = f" is more than {ir.key}'s {opt.wire} takes (at most {opt.maximum})"
             out.add(f"if type({value}) is int and {value} > {opt.maximum}:  # option maximum")
             out.add(f"    raise InvalidRequestError(repr({value}) + {lit(why)}, path={lit(path)})")
+        wire_value = f"not {value}" if opt.negate else f"dict({value})" if opt.name in OBJECT_OPTIONS else value
         for rule in opt.model_rules:
             var = em.regex(rule.regex)
             out.add(f"if {var}.match(model) is not None:  # models: {lit(rule.patterns)}")
             out.indent()
-            _unsupported(out, rule.action, opt.name, path, ir.key, scoped=True, warn_into=warn_into)
+            if rule.wire is not None:
+                out.add(_assign(ir, rule.wire, wire_value) + "  # scoped: another wire name for these models")
+            else:
+                _unsupported(out, rule.action, opt.name, path, ir.key, scoped=True, warn_into=warn_into)
             out.dedent()
             out.add("else:")
             out.indent()
-        wire_value = f"not {value}" if opt.negate else f"dict({value})" if opt.name in OBJECT_OPTIONS else value
         if opt.with_keys:
             parent, leaf = opt.wire.rsplit(".", 1)
             out.add(f"container = _w.container_in(body, {lit(tuple(parent.split('.')))})")
@@ -835,8 +850,8 @@ def _derivation(ir: Any, opt: Any) -> Any:
     if derive is None:
         return None
     source = next(o for o in ir.options if o.name == derive.source)
-    if source.wire is not None and source.unsupported is None and not source.model_rules:
-        return None  # the source is always sent as itself: nothing to derive
+    if source.wire is not None and source.unsupported is None and not [r for r in source.model_rules if r.wire is None]:
+        return None  # the source is always sent (as itself, or renamed for some models): nothing to derive
     return derive
 
 
@@ -856,7 +871,7 @@ def _emit_derive(em: "Emitter", out: Any, opt: Any, derive: Any, bind: bool, onl
     out.indent()
     out.add(f"source_value: Any = {src_expr}")
     if source.wire is not None and source.unsupported is None:  # sent, except for some models
-        var = em.regex("|".join(f"(?:{rule.regex})" for rule in source.model_rules))
+        var = em.regex("|".join(f"(?:{rule.regex})" for rule in source.model_rules if rule.wire is None))
         out.add(f"if source_value is not NOT_GIVEN and {var}.match(model) is None:  # sent as itself for this model")
         out.add("    source_value = NOT_GIVEN")
     if derive.table:
@@ -900,8 +915,12 @@ def emit_tools_to_wire(em: "Emitter", out: Any, ref: str = "") -> None:
     if ir.tools_group is not None:
         tools_expr = f"[{{{lit(ir.tools_group)}: {tools_expr}}}]  # tools group: one wrapper object"
     out.add(f"    {_assign(ir, ir.tools_field, tools_expr)}")
-    out.add("if not isinstance(tool_choice, NotGiven):")
-    out.add(f"    {_assign(ir, ir.tool_choice_field, ref + '_tool_choice_to_wire(tool_choice)')}")
+    if ir.tool_choice_special.get("auto") == "omit":
+        out.add("if not isinstance(tool_choice, NotGiven) and (wire_choice := " + ref + "_tool_choice_to_wire(tool_choice)) is not None:  # auto: omit")
+        out.add(f"    {_assign(ir, ir.tool_choice_field, 'wire_choice')}")
+    else:
+        out.add("if not isinstance(tool_choice, NotGiven):")
+        out.add(f"    {_assign(ir, ir.tool_choice_field, ref + '_tool_choice_to_wire(tool_choice)')}")
 
 
 def _extras_key(ir: Any, wire: str) -> str | None:
@@ -1242,10 +1261,10 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     out.add("kwargs: dict[str, Any] = {}")
     # tools
     tf = ir.tools_field
-    out.add(f"raw_tools = body.get({lit(tf)})")
+    out.add(f"raw_tools = {_get(ir, tf)}")  # a dotted field (Bedrock toolConfig.tools) is read where it is written
     out.add("if raw_tools is not None:")
     out.indent()
-    out.add(f"consumed.add({lit(tf)})")
+    out.add(_consume(ir, tf))
     if ir.tools_group is not None:
         g = ir.tools_group
         out.add("read_tools: list[Tool] = []")
@@ -1353,6 +1372,9 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     em.func("_request_from_wire", "(body: Any) -> Request", "Wire request body -> canonical request.", out.lines)
 
     out = _Lines()
+    if "request_in" in ir.strategy_hooks:
+        out.add("if type(body) is dict:  # strategies.request_in (anything else: the reader names it)")
+        out.add("    body = _strategy_request_in(body)")
     out.add("try:")
     out.add("    req = _request_from_wire(body)")
     out.add("except _w.WireShapeError as exc:")
@@ -1401,20 +1423,26 @@ def _emit_request_from_wire(em: "Emitter") -> None:
             out.lines.extend(checks.lines)
     # The forced-tool form first, told apart by the keys that hold {name} as well as its literals
     # (Gemini's {mode: ANY, allowedFunctionNames: [..]} beside required's {mode: ANY}).
-    node = ir.tool_choice["tool"]
-    conds = " and ".join([em.dispatch_conditions(node, "value"), *em.presence_conditions(node, "value")])
-    out.add(f"if type(value) is dict and {conds}:")
-    out.indent()
-    got = {}
-    em.read_node(out, node, "value", path, "tool_choice.tool", got)
-    out.add(f"return ForcedTool(name={got['name']})")
-    out.dedent()
+    if "tool" in ir.tool_choice:
+        node = ir.tool_choice["tool"]
+        conds = " and ".join([em.dispatch_conditions(node, "value"), *em.presence_conditions(node, "value")])
+        out.add(f"if type(value) is dict and {conds}:")
+        out.indent()
+        got = {}
+        em.read_node(out, node, "value", path, "tool_choice.tool", got)
+        out.add(f"return ForcedTool(name={got['name']})")
+        out.dedent()
     for mode in ("auto", "required", "none"):
+        if mode not in ir.tool_choice:
+            continue  # omit (read as absent) or reject (never written)
         node = ir.tool_choice[mode]
         if isinstance(node, Lit):
             out.add(f"if value == {lit(node.value)}:")
         else:
-            out.add(f"if type(value) is dict and {em.dispatch_conditions(node, 'value')}:")
+            # its literals and every top-level key it writes: `{auto: {}}` and `{any: {}}`
+            # (Bedrock) differ only by their keys
+            keys = [f"{lit(k)} in value" for k, c in node.items if not isinstance(c, Lit)] if isinstance(node, Obj) else []
+            out.add(f"if type(value) is dict and {' and '.join([*keys, em.dispatch_conditions(node, 'value')])}:")
         out.add(f"    return {lit(mode)}")
     out.add(f"raise _w.WireShapeError({path}, 'unsupported tool_choice ' + repr(value))")
     em.func("_read_tool_choice", "(value: Any) -> ToolChoice", "Wire tool_choice -> canonical.", out.lines)
@@ -1494,6 +1522,9 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     em.func("_response_from_wire", "(body: Any) -> Response", "Wire response body -> canonical response.", out.lines)
 
     out = _Lines()
+    if "response_in" in ir.strategy_hooks:
+        out.add("if type(body) is dict:  # strategies.response_in (anything else: the reader names it)")
+        out.add("    body = _strategy_response_in(body)")
     out.add("try:")
     out.add("    response = _response_from_wire(body)")
     out.add("except _w.WireShapeError as exc:")
@@ -1596,6 +1627,8 @@ def _emit_response_to_wire(em: "Emitter") -> None:
                 out.add(f"    body[{lit(item.key)}] = {value}")
             else:
                 out.add(f"body[{lit(item.key)}] = {value}")
+        elif item.kind == "tree":
+            out.add(f"body[{lit(item.key)}] = {_envelope_expr(item.value)}")
         else:  # choice
             node = item.value
             parts = []
@@ -1610,7 +1643,7 @@ def _emit_response_to_wire(em: "Emitter") -> None:
     emit_items.emit_finish_detail_writer(em, out)
     out.add("if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)")
     out.add("    _w.apply_carried(body, resp.carried, ORIGIN)")
-    out.add("return body")
+    out.add("return _strategy_response_out(body)  # strategies.response_out" if "response_out" in ir.strategy_hooks else "return body")
     em.func(
         "response_to_wire",
         "(response: Response | Mapping[str, Any]) -> dict[str, Any]",
@@ -1618,6 +1651,17 @@ def _emit_response_to_wire(em: "Emitter") -> None:
         out.lines,
     )
     em.parts.public.append("response_to_wire")
+
+
+def _envelope_expr(node: Any) -> str:
+    """An envelope object or array as one expression, its placeholders the written values."""
+    if isinstance(node, Obj):
+        return "{" + ", ".join(f"{lit(k)}: {_envelope_expr(c)}" for k, c in node.items) + "}"
+    if isinstance(node, Arr):
+        return "[" + ", ".join(_envelope_expr(c) for c in node.items) + "]"
+    if isinstance(node, Slot):
+        return {"message": "wire_message", "finish_reason": "wire_reason", "usage": "usage_wire"}[node.field]
+    return lit(node.value)
 
 
 def _emit_error_from_wire(em: "Emitter") -> None:
@@ -1644,33 +1688,30 @@ def _emit_error_from_wire(em: "Emitter") -> None:
     if ir.error_type is not None:
         out.add(f"error_type = {_keys_get('decoded', ir.error_type)} if type(decoded) is dict else None")
     else:
-        out.add("error_type = None")
+        out.add("error_type: Any = None  # no `errors.type` row")
+    if ir.error_type_header is not None:
+        out.add("if error_type is None:  # errors.type_header")
+        out.add(f"    error_type = _w.header_error_type(headers, {lit(ir.error_type_header)})")
     if ir.error_code is not None:
         out.add(f"error_code = {_keys_get('decoded', ir.error_code)} if type(decoded) is dict else None")
     else:
         out.add("error_code = None")
     out.add("# Rules match the error's own words (message, type, code), not the whole body.")
     out.add("text = _w.error_words(message, error_type, error_code)")
-    out.add("category = 'provider_invalid_request'")
-    out.add("while True:  # first matching rule wins")
-    out.indent()
-    for rule in ir.error_rules:
-        conds = []
-        if rule.statuses is not None:
-            conds.append(f"status in {lit(tuple(rule.statuses))}" if len(rule.statuses) > 1 else f"status == {rule.statuses[0]}")
-        if rule.status_class is not None:
-            conds.append(f"{rule.status_class * 100} <= status < {rule.status_class * 100 + 100}")
-        if rule.types:
-            conds.append(f"error_type in {lit(tuple(rule.types))}")
-        if rule.codes:
-            conds.append(f"error_code in {lit(tuple(rule.codes))}")
-        if rule.body_pattern is not None:
-            conds.append(f"{em.regex('(?i)' + rule.body_pattern, dotall=False)}.search(text) is not None")
-        out.add(f"if {' and '.join(conds) or 'True'}:")
-        out.add(f"    category = {lit(rule.category)}")
-        out.add("    break")
-    out.add("break")
-    out.dedent()
+    rules = tuple(
+        (
+            tuple(rule.statuses) if rule.statuses is not None else None,
+            rule.status_class,
+            tuple(rule.types) if rule.types else None,
+            tuple(rule.codes) if rule.codes else None,
+            "(?i)" + rule.body_pattern if rule.body_pattern is not None else None,
+            rule.category,
+        )
+        for rule in ir.error_rules
+    )
+    em.parts.constants.append("# errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)")
+    em.parts.constants.append(f"ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = {rules!r}")
+    out.add("category = _w.classify_error(ERROR_RULES, status, error_type, error_code, text)")
     out.add(f"retry_after = _w.retry_after(headers, {lit(tuple(ir.retry_after_headers))})")
     rd = getattr(ir, "retry_delay", None)  # task IRs (embeddings, images) have no such table
     if rd is not None:

@@ -17,6 +17,9 @@ from .fixtures import render_fixture_tests
 from .generate_support import doc_text
 from .ir import FormatIR, build_ir
 from .load import MappingError
+from .prove import prove
+from .share import share_with_base
+from .strategies import Strategy, resolve_strategies
 from .resolve import discover, resolve_all
 from .task import TaskIR, build_task_ir, emit_task_module
 from .wire_schema import render_wire_types
@@ -45,7 +48,7 @@ def _format(path: str, text: str) -> str:
         raise RuntimeError(f"generated {path} is not valid Python: {exc}") from exc
 
 
-def _render_converter(ir: FormatIR) -> str:
+def _render_converter(ir: FormatIR, strategies: list[Strategy] | None = None) -> str:
     if isinstance(ir, TaskIR):
         return _render_task_converter(ir)
     parts, regexes = emit_module(ir)
@@ -81,6 +84,7 @@ def _render_converter(ir: FormatIR) -> str:
         structured_modes=repr(_structured_modes(ir)),
         regexes=[(name, repr(pattern)) for pattern, name in regexes.items()],
         functions=functions,
+        strategy_imports=[s.import_line() for s in strategies or []],
         constants=parts.constants,
         wire_rules=ir.wire_rules is not None,
         reasoning=ir.reasoning is not None,
@@ -113,6 +117,7 @@ def _render_task_converter(ir: TaskIR) -> str:
         transport_literal=repr(ir.transport),
         regexes=[(name, repr(pattern)) for pattern, name in regexes.items()],
         functions=functions,
+        constants=parts.constants,
     )
 
 
@@ -161,6 +166,15 @@ def _fused_pairs(resolved: dict[str, Any], irs: dict[str, Any]) -> dict[tuple[st
     return pairs
 
 
+def _chain(resolved: dict[str, Any], key: Any, proven: dict[str, Any]) -> list[str]:
+    """`key` and the formats it extends, as far as they were compiled (a dialect imports from any)."""
+    keys = []
+    while isinstance(key, str) and key in proven:
+        keys.append(key)
+        key = resolved[key].data.get("extends")
+    return keys
+
+
 def generate(mappings_dir: str = "mappings") -> dict[str, str]:
     """Everything `generated/` should contain, as `{relative path: text}`. Raises MappingError."""
     sources = discover(mappings_dir)
@@ -180,9 +194,33 @@ def generate(mappings_dir: str = "mappings") -> dict[str, str]:
                     if other else f"format key {ir.key!r} would overwrite the generated {path}; rename it",
                 )
     out: dict[str, str] = {}
-    for ir in irs:
+    whole: dict[str, str] = {}  # key -> the converter as compiled whole (before sharing)
+    proven: dict[str, Any] = {}  # key -> its module as the proof ran it
+    origins: dict[str, dict[str, str]] = {}  # key -> {function it imports: the module defining it}
+    by_key = {ir.key: ir for ir in irs}
+
+    def depth(key: str) -> int:
+        parent = resolved[key].data.get("extends")
+        return 0 if parent not in by_key else 1 + depth(parent)
+
+    for ir in sorted(irs, key=lambda ir: (depth(ir.key), ir.key)):  # a base before its dialects
         name = module_name(ir.key)
-        out[f"{name}.py"] = _format(f"{name}.py", _render_converter(ir))
+        strategies = [] if isinstance(ir, TaskIR) else resolve_strategies(resolved[ir.key], mappings_dir)
+        for strategy in strategies:
+            if strategy.copy is not None:
+                copy_name, copy_text = strategy.copy
+                if copy_name in owners:
+                    raise MappingError(ir.source, None, f"/strategies/{strategy.hook}", f"the strategy module would overwrite the generated {copy_name}; rename it")
+                out[copy_name] = copy_text
+        whole[ir.key] = _format(f"{name}.py", _render_converter(ir, strategies))
+        out[f"{name}.py"] = whole[ir.key]
+        parent = resolved[ir.key].data.get("extends")
+        base = module_name(parent) if isinstance(parent, str) and parent in whole and not isinstance(ir, TaskIR) and not isinstance(by_key[parent], TaskIR) else None
+        if base is not None:  # a dialect: what it compiles as its base does is imported from there
+            out[f"{name}.py"], origins[ir.key] = share_with_base(whole[ir.key], whole[parent], base, origins.get(parent))  # black's layout kept
+        if not isinstance(ir, TaskIR):  # every row reads back as itself, or no module
+            deps = {module_name(k): proven[k] for k in _chain(resolved, parent, proven)} if base is not None else {}
+            proven[ir.key] = prove(ir, resolved[ir.key], out[f"{name}.py"], strategies, deps)
         schema_text, types_text = render_wire_types(ir)
         out[f"{name}.schema.json"] = schema_text
         out[f"{name}_types.py"] = _format(f"{name}_types.py", types_text)

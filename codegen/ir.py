@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from .catalog import CONTEXTS, Field
+from .catalog import CONTEXTS, FINISH_REASONS, Field
 from .emit_items import ItemsIR, build_items_ir
 from .load import MappingError
 from .mapping_schema import OPTION_NAMES, PART_KINDS
@@ -46,8 +46,9 @@ class ValueMapIR:
 @dataclass
 class ModelRule:
     regex: str
-    action: str  # drop | warn | reject
+    action: str  # drop | warn | reject | rename (to `wire`)
     patterns: list[str]
+    wire: str | None = None  # rename: the wire name for these models
 
 
 @dataclass
@@ -93,7 +94,7 @@ class ErrorRuleIR:
 @dataclass
 class EnvelopeItem:
     key: str
-    kind: str  # literal | from_raw | slot
+    kind: str  # literal | from_raw | slot | choice | tree (an object or array holding placeholders)
     value: Any = None  # literal value / raw key
     default: Any = None
     slot: str | None = None
@@ -133,7 +134,7 @@ class FormatIR:
     tool_template: Node
     tools_strict: str
     tool_choice_field: str
-    tool_choice: dict[str, Node]
+    tool_choice: dict[str, Node]  # the modes with a wire form
     options: list[OptionIR]
     extras_collision: str
     extras_reserved: dict[str, Any]
@@ -153,6 +154,7 @@ class FormatIR:
     response_content: str
     error_message: tuple[str | int, ...]
     error_type: tuple[str | int, ...] | None
+    error_type_header: str | None  # errors.type_header: the type from a response header
     error_code: tuple[str | int, ...] | None
     error_rules: list[ErrorRuleIR]
     retry_after_headers: list[str]
@@ -190,6 +192,8 @@ class FormatIR:
     wire_rules: dict[str, Any] | None = None  # mapping `wire_rules:` (codegen/wire_rules.py)
     reasoning: dict[str, Any] | None = None  # request.reasoning (codegen/reasoning.py)
     stream: dict[str, Any] | None = None  # the compiled `stream:` table (codegen/stream_table.py)
+    tool_choice_special: dict[str, str] = field(default_factory=dict)  # mode -> omit | reject
+    strategy_hooks: tuple[str, ...] = ()  # `strategies:` hooks the converter calls (codegen/strategies.py)
 
 
 def build_error_rules(errs: dict[str, Any], err: Callable[[str, str], MappingError]) -> list[ErrorRuleIR]:
@@ -535,13 +539,26 @@ class _Builder:
                 since = rule.get("api_version_from")
                 if since is not None and (api_version is None or api_version < since):
                     continue  # decided now: this mapping's API version predates the rule
+                renamed = rule.get("wire")
+                if renamed is not None:
+                    if opt.wire is None:
+                        raise self.err(pointer + "/scoped", "a scoped `wire:` renames an option that has a `wire:` of its own")
+                    if opt.with_keys or opt.negate:
+                        raise self.err(pointer + "/scoped", "a scoped `wire:` rename is for a plain option (no `with`, no `negate`)")
+                    if renamed not in opt.read_also:
+                        opt.read_also.append(renamed)  # what is written under it is read back from it
                 if "models" not in rule:
-                    # Applies to every model: the option cannot be sent under this API version.
-                    opt.unsupported = rule["unsupported"]
+                    # Applies to every model: the option cannot be sent (or goes out under
+                    # another name) under this API version.
+                    if renamed is not None:
+                        opt.read_also = [w for w in [opt.wire, *opt.read_also] if w != renamed and w is not None]
+                        opt.wire = renamed
+                    else:
+                        opt.unsupported = rule["unsupported"]
                     opt.model_rules = []
                     break
                 regex = "|".join(fnmatch.translate(p) for p in rule["models"])
-                opt.model_rules.append(ModelRule(regex, rule["unsupported"], list(rule["models"])))
+                opt.model_rules.append(ModelRule(regex, "rename" if renamed is not None else rule["unsupported"], list(rule["models"]), renamed))
             options.append(opt)
 
         value_maps: dict[str, ValueMapIR] = {}
@@ -554,6 +571,14 @@ class _Builder:
         resp = d["response"]
         fr = resp["finish_reason"]
         finish_map = [(k, v) for k, v in fr["map"].items() if k != "*"]
+        emits = fr.get("emit") or {}
+        for reason in FINISH_REASONS:  # response_to_wire must have a wire value for each
+            if reason not in emits and all(v != reason for _, v in finish_map):
+                raise self.err(
+                    "/response/finish_reason/map",
+                    f"no wire value for the canonical finish reason {reason!r}: response_to_wire would "
+                    f"write {reason!r} itself; add a map row that reads as {reason!r}, or an `emit` row for it",
+                )
         usage = build_usage(resp["usage"], self.usage_path, self.err)  # codegen/usage.py: counters, sums and their inverse
 
         envelope: list[EnvelopeItem] = []
@@ -586,6 +611,14 @@ class _Builder:
                         "a one-choice envelope holds literals and the placeholders {message}, {finish_reason}, {usage}",
                     )
                 envelope.append(EnvelopeItem(k, "choice", value=choice_node))
+            elif isinstance(v, (dict, list)) and slots_of(tree := self.parse(pointer, v)):
+                # an object or array that holds placeholders (Bedrock `output: {message: "{message}"}`)
+                for node, where in _envelope_leaves(tree, pointer):
+                    if not isinstance(node, Slot) or node.field not in ("message", "finish_reason", "usage"):
+                        raise self.err(where, "envelope placeholders are {message}, {finish_reason} and {usage}, each a whole value")
+                    if node.optional:
+                        raise self.err(where, f"{{{node.field}?}} may only be a whole envelope value (a top-level key), where it is left out when empty")
+                envelope.append(EnvelopeItem(k, "tree", value=tree))
             else:
                 envelope.append(EnvelopeItem(k, "literal", v))
 
@@ -603,17 +636,24 @@ class _Builder:
         tools = req["tools"]
         tool_t = self.template_with("/request/tools/wire", tools["wire"], "tool", ("name",))
         choice = req["tool_choice"]
+        # `omit`: the field is left out (the provider's default; Cohere means auto that way);
+        # `reject`: request_to_wire refuses the mode (a forced tool on Cohere)
+        tool_choice_special = {mode: choice[mode] for mode in ("auto", "required", "none", "tool") if choice[mode] in ("omit", "reject")}
+        for mode, how in tool_choice_special.items():
+            if how == "omit" and mode != "auto":
+                raise self.err(f"/request/tool_choice/{mode}", f"only `auto` may be `omit` (a request without tool_choice is the provider's default, auto); `{mode}` would change meaning: write its form or `reject`")
         tool_choice = {
             mode: self.template(f"/request/tool_choice/{mode}", choice[mode], "tool_choice.tool")
-            for mode in ("auto", "required", "none", "tool")
+            for mode in ("auto", "required", "none", "tool") if mode not in tool_choice_special
         }
-        for arr in _arrays(tool_choice["tool"]):
-            if len(arr.items) != 1 or not isinstance(arr.items[0], Slot):
-                raise self.err(arr.pointer, "an array in the tool form holds exactly one placeholder ({name}), so it can be read back")
+        if "tool" in tool_choice:
+            for arr in _arrays(tool_choice["tool"]):
+                if len(arr.items) != 1 or not isinstance(arr.items[0], Slot):
+                    raise self.err(arr.pointer, "an array in the tool form holds exactly one placeholder ({name}), so it can be read back")
+            self.require_slot(tool_choice["tool"], "/request/tool_choice/tool", "name", "tool_choice.tool")
         for mode in ("auto", "required", "none"):
-            if slots_of(tool_choice[mode]):
+            if mode in tool_choice and slots_of(tool_choice[mode]):
                 raise self.err(f"/request/tool_choice/{mode}", "only the `tool` form may name {name}")
-        self.require_slot(tool_choice["tool"], "/request/tool_choice/tool", "name", "tool_choice.tool")
 
         fixtures = list(d.get("fixtures", []))
         seen: set[str] = set()
@@ -720,6 +760,7 @@ class _Builder:
             tools_strict=tools.get("strict", "as_given"),
             tool_choice_field=choice["field"],
             tool_choice=tool_choice,
+            tool_choice_special=tool_choice_special,
             options=options,
             extras_collision=req["extras"]["collision"],
             extras_reserved=dict(req["extras"].get("reserved", {})),
@@ -739,6 +780,7 @@ class _Builder:
             refusal_field=resp["refusal"]["field"] if resp.get("refusal", {}).get("strategy") == "as_content" else None,
             error_message=self.error_path("/errors/message", errs["message"]),
             error_type=self.error_path("/errors/type", errs["type"]) if "type" in errs else None,
+            error_type_header=errs.get("type_header"),
             error_code=self.error_path("/errors/code", errs["code"]) if "code" in errs else None,
             error_rules=rules,
             retry_after_headers=list(errs.get("retry_after", [])),
@@ -781,6 +823,7 @@ class _Builder:
                 ((d.get("request") or {}).get("tool_calls") or {}).get("missing_id"),
                 {k: v for k, v in (fr.get("detail_map") or {}).items() if not k.startswith("x-")},
             ),
+            strategy_hooks=tuple(sorted(d.get("strategies") or {})),
         )
 
 
@@ -837,3 +880,12 @@ def wire_keys_of(data: Any) -> frozenset[str]:
 
     walk({k: v for k, v in data.items() if k not in ("fixtures", "meta")}, False)
     return frozenset(keys)
+
+
+def _envelope_leaves(node: Node, pointer: str) -> list[tuple[Node, str]]:
+    """The non-literal leaves of an envelope template, with their pointers."""
+    if isinstance(node, Obj):
+        return [leaf for k, child in node.items for leaf in _envelope_leaves(child, f"{pointer}/{k.replace('~', '~0').replace('/', '~1')}")]
+    if isinstance(node, Arr):
+        return [leaf for i, child in enumerate(node.items) for leaf in _envelope_leaves(child, f"{pointer}/{i}")]
+    return [] if isinstance(node, Lit) else [(node, pointer)]

@@ -99,15 +99,22 @@ STATUS = {
     ]
 }
 
-_scoped_rule = _obj(
-    {
-        "models": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
-        "api_version_from": {"type": "string", "minLength": 1},
-        "unsupported": UNSUPPORTED,
-        "doc": {"type": "string"},
-    },
-    required=["unsupported"],
-)
+_scoped_rule = {
+    "allOf": [
+        _obj(
+            {
+                "models": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+                "api_version_from": {"type": "string", "minLength": 1},
+                "unsupported": UNSUPPORTED,
+                # the option goes out under another wire name (OpenAI reasoning models:
+                # max_tokens -> max_completion_tokens), and is read back from it too
+                "wire": WIRE_FIELD,
+                "doc": {"type": "string"},
+            },
+        ),
+        {"oneOf": [{"required": ["unsupported"]}, {"required": ["wire"]}]},
+    ]
+}
 
 _option = {
     "oneOf": [
@@ -476,6 +483,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
             {
                 "message": RESPONSE_PATH,
                 "type": RESPONSE_PATH,
+                # a response header holding the error type when the body has none (AWS
+                # x-amzn-ErrorType; the part before a `:`)
+                "type_header": {"type": "string", "pattern": r"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$"},
                 "code": RESPONSE_PATH,
                 "rules": {"type": "array", "minItems": 1, "items": _error_rule},
                 "retry_after": {"type": "array", "items": {"type": "string", "minLength": 1}},
@@ -583,6 +593,15 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
         ),
         "wire_rules": WIRE_RULES_SCHEMA,
         "stream": STREAM_SCHEMA,
+        # named strategies: a Python function per hook (codegen/strategies.py)
+        "strategies": _obj({hook: {"type": "string", "minLength": 1} for hook in ("request_out", "request_in", "response_out", "response_in")}),
+        # rows whose output does not read back as itself on purpose (codegen/prove.py skips
+        # their probe and refuses an entry whose row does read back): pointer -> why
+        "lossy_rows": {
+            "type": "object",
+            "propertyNames": {"pattern": r"^/(request/(content_parts/[a-z_.]+|tools|tool_calls|tool_results|tool_choice/(auto|required|none|tool))|response/(envelope|finish_reason/map)|errors/emit/categories/[a-z_]+)$"},
+            "additionalProperties": {"type": "string", "minLength": 1},
+        },
         # fused translators into this format (codegen/emit_fused.py); not inherited by `extends`
         "fuse": _obj(
             {
@@ -652,7 +671,7 @@ _from_raw = {"type": "object", "additionalProperties": _obj({"from_raw": WIRE_FI
 
 def _task_schema(kind: str, request: dict[str, Any], response: dict[str, Any]) -> dict[str, Any]:
     props = dict(MAPPING_SCHEMA["properties"])
-    for key in ("value_maps", "structured_output", "wire_rules", "request", "response", "stream", "fuse"):  # wire_rules, stream, fuse: chat only
+    for key in ("value_maps", "structured_output", "wire_rules", "request", "response", "stream", "fuse", "lossy_rows", "strategies"):  # wire_rules, stream, fuse, lossy_rows, strategies: chat only
         props.pop(key)
     props["kind"] = {"const": kind}
     props["request"] = request

@@ -59,6 +59,7 @@ class TaskIR:
     error_type: tuple[str | int, ...] | None
     error_code: tuple[str | int, ...] | None
     error_rules: list[ErrorRuleIR]
+    error_type_header: str | None
     retry_after_headers: list[str]
     fixtures: list[dict[str, Any]]
     fixture_lines: dict[str, int] = field(default_factory=dict)
@@ -172,6 +173,7 @@ class _TaskBuilder(_Builder):
             error_type=parse_path(errs["type"]) if "type" in errs else None,
             error_code=parse_path(errs["code"]) if "code" in errs else None,
             error_rules=rules,
+            error_type_header=errs.get("type_header"),
             retry_after_headers=list(errs.get("retry_after", [])),
             fixtures=fixtures,
             fixture_lines=lines,

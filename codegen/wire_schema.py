@@ -119,15 +119,15 @@ def wire_schemas(ir: FormatIR) -> dict[str, Any]:
         ir.messages_field: {"type": "array", "items": {"anyOf": messages}},
     }
     if ir.system_field:
-        props[ir.system_field] = {"type": "string"}
+        _put(props, ir.system_field, {"type": "string"})
     for opt in ir.options:
         if opt.wire is None or opt.unsupported is not None:
             continue
-        props[opt.wire] = {"type": "array", "items": {"type": "string"}} if opt.name == "stop_sequences" else {"type": _option_type(opt)}
-    props[ir.tools_field] = {"type": "array", "items": {"$ref": f"#/$defs/{name}Tool"}}
-    props[ir.tool_choice_field] = {"anyOf": [_node_schema(n, "tool_choice.tool", {}) for n in ir.tool_choice.values()]}
+        _put(props, opt.wire, {"type": "array", "items": {"type": "string"}} if opt.name == "stop_sequences" else {"type": _option_type(opt)})
+    _put(props, ir.tools_field, {"type": "array", "items": {"$ref": f"#/$defs/{name}Tool"}})
+    _put(props, ir.tool_choice_field, {"anyOf": [_node_schema(n, "tool_choice.tool", {}) for n in ir.tool_choice.values()]})
     if ir.structured_template is not None and ir.structured is not None:
-        props[ir.structured["field"]] = _node_schema(ir.structured_template, "structured_output", {})
+        _put(props, ir.structured["field"], _node_schema(ir.structured_template, "structured_output", {}))
     defs[f"{name}Request"] = {
         "type": "object",
         "properties": props,
@@ -142,6 +142,16 @@ def wire_schemas(ir: FormatIR) -> dict[str, Any]:
         "$defs": defs,
         "anyOf": [{"$ref": f"#/$defs/{name}Request"}, {"$ref": f"#/$defs/{name}Response"}],
     }
+
+
+def _put(props: dict[str, Any], field: str, schema: dict[str, Any]) -> None:
+    """`schema` at a wire field; a dotted one (`generationConfig.temperature`) is nested, as the
+    converter writes it, not a property whose name holds a dot."""
+    *parents, last = field.split(".")
+    for key in parents:
+        holder = props.setdefault(key, {"type": "object", "properties": {}, "additionalProperties": True})
+        props = holder.setdefault("properties", {})
+    props[last] = schema
 
 
 def _usage_schema(ir: FormatIR) -> dict[str, Any]:

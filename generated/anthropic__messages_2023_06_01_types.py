@@ -65,6 +65,10 @@ class AnthropicMessages20230601RedactedThinkingPart(TypedDict, closed=True):
     type: Literal["redacted_thinking"]
 
 
+class Metadata(TypedDict):
+    user_id: NotRequired[str]
+
+
 class Format(TypedDict, closed=True):
     schema: dict[str, Any]
     type: Literal["json_schema"]
@@ -72,6 +76,10 @@ class Format(TypedDict, closed=True):
 
 class OutputConfig(TypedDict, closed=True):
     format: Format
+
+
+class Thinking(TypedDict):
+    budget_tokens: NotRequired[int]
 
 
 class ToolChoice(TypedDict, closed=True):
@@ -155,27 +163,20 @@ class AnthropicMessages20230601AssistantMessage(TypedDict, closed=True):
     role: Literal["assistant"]
 
 
-AnthropicMessages20230601Request = TypedDict(
-    "AnthropicMessages20230601Request",
-    {
-        "max_tokens": NotRequired[int],
-        "messages": list[
-            AnthropicMessages20230601UserMessage | AnthropicMessages20230601AssistantMessage
-        ],
-        "metadata.user_id": NotRequired[str],
-        "model": str,
-        "output_config": NotRequired[OutputConfig],
-        "stop_sequences": NotRequired[list[str]],
-        "system": NotRequired[str],
-        "temperature": NotRequired[float],
-        "thinking.budget_tokens": NotRequired[int],
-        "tool_choice": NotRequired[ToolChoice | ToolChoice1 | ToolChoice2 | ToolChoice3],
-        "tool_choice.disable_parallel_tool_use": NotRequired[bool],
-        "tools": NotRequired[list[AnthropicMessages20230601Tool]],
-        "top_k": NotRequired[int],
-        "top_p": NotRequired[float],
-    },
-)
+class AnthropicMessages20230601Request(TypedDict):
+    max_tokens: NotRequired[int]
+    messages: list[AnthropicMessages20230601UserMessage | AnthropicMessages20230601AssistantMessage]
+    metadata: NotRequired[Metadata]
+    model: str
+    output_config: NotRequired[OutputConfig]
+    stop_sequences: NotRequired[list[str]]
+    system: NotRequired[str]
+    temperature: NotRequired[float]
+    thinking: NotRequired[Thinking]
+    tool_choice: NotRequired[ToolChoice | ToolChoice1 | ToolChoice2 | ToolChoice3]
+    tools: NotRequired[list[AnthropicMessages20230601Tool]]
+    top_k: NotRequired[int]
+    top_p: NotRequired[float]
 
 
 class AnthropicMessages20230601Response(TypedDict, closed=True):

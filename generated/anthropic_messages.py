@@ -593,10 +593,43 @@ _EMPTY_TURN: Final = (
     "another provider, unsigned thinking) are removed; drop the turn or give it text"
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
-
-_RE_1: Final = _w.lazy_pattern(
-    globals(), "_RE_1", "(?i)image|media.type|source type|document|pdf|not supported"
+# errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
+ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
+    ((401, 402, 403), None, None, None, None, "provider_authentication"),
+    ((404,), None, None, None, None, "provider_invalid_model"),
+    ((413,), None, None, None, None, "provider_invalid_request"),
+    ((429,), None, None, None, None, "provider_rate_limit"),
+    (
+        (400,),
+        None,
+        None,
+        None,
+        "(?i)image|media.type|source type|document|pdf|not supported",
+        "provider_unsupported_content_block",
+    ),
+    ((400,), None, None, None, None, "provider_invalid_request"),
+    (None, 5, None, None, None, "provider_unavailable"),
+    (None, None, ("overloaded_error",), None, None, "provider_unavailable"),
+    (None, None, None, None, None, "provider_invalid_request"),
 )
+# errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)
+ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
+    "provider_authentication": (401, "authentication_error", None),
+    "provider_invalid_model": (404, "not_found_error", None),
+    "provider_invalid_request": (400, "invalid_request_error", None),
+    "provider_invalid_response": (502, "api_error", None),
+    "provider_model_not_loaded": (529, "overloaded_error", None),
+    "provider_rate_limit": (429, "rate_limit_error", None),
+    "provider_unavailable": (500, "api_error", None),
+    "provider_unsupported_content_block": (400, "invalid_request_error", None),
+    "structured_output_invalid": (502, "api_error", None),
+}
+ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {
+    "provider_unavailable": {
+        503: (529, "overloaded_error", None),
+        529: (529, "overloaded_error", None),
+    }
+}
 
 
 def _vm_image_type(value: str, path: str) -> str:
@@ -1843,36 +1876,7 @@ def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) 
     error_code = None
     # Rules match the error's own words (message, type, code), not the whole body.
     text = _w.error_words(message, error_type, error_code)
-    category = "provider_invalid_request"
-    while True:  # first matching rule wins
-        if status in (401, 402, 403):
-            category = "provider_authentication"
-            break
-        if status == 404:
-            category = "provider_invalid_model"
-            break
-        if status == 413:
-            category = "provider_invalid_request"
-            break
-        if status == 429:
-            category = "provider_rate_limit"
-            break
-        if status == 400 and _RE_1.search(text) is not None:
-            category = "provider_unsupported_content_block"
-            break
-        if status == 400:
-            category = "provider_invalid_request"
-            break
-        if 500 <= status < 600:
-            category = "provider_unavailable"
-            break
-        if error_type in ("overloaded_error",):
-            category = "provider_unavailable"
-            break
-        if True:
-            category = "provider_invalid_request"
-            break
-        break
+    category = _w.classify_error(ERROR_RULES, status, error_type, error_code, text)
     retry_after = _w.retry_after(headers, ("retry-after",))
     return error_class(category)(
         str(message),
@@ -1885,35 +1889,7 @@ def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) 
 
 def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, str]]:
     """A ProviderError -> (Anthropic Messages HTTP status, error body, headers): the inverse of error_from_wire. Any other exception is answered as provider_invalid_request."""
-    rows: dict[str, tuple[int, str, str | None]] = {
-        "provider_authentication": (401, "authentication_error", None),
-        "provider_invalid_model": (404, "not_found_error", None),
-        "provider_invalid_request": (400, "invalid_request_error", None),
-        "provider_invalid_response": (502, "api_error", None),
-        "provider_model_not_loaded": (529, "overloaded_error", None),
-        "provider_rate_limit": (429, "rate_limit_error", None),
-        "provider_unavailable": (500, "api_error", None),
-        "provider_unsupported_content_block": (400, "invalid_request_error", None),
-        "structured_output_invalid": (502, "api_error", None),
-    }
-    row = rows.get(getattr(error, "category", ""), rows["provider_invalid_request"])
-    by_upstream: dict[str, dict[int, tuple[int, str, str | None]]] = {
-        "provider_unavailable": {
-            503: (529, "overloaded_error", None),
-            529: (529, "overloaded_error", None),
-        }
-    }  # errors.emit when_upstream
-    status = getattr(error, "status", None)
-    if type(status) is int:
-        row = by_upstream.get(getattr(error, "category", ""), {}).get(status, row)
+    row = _w.error_row(ERROR_ROWS, ERROR_ROWS_UPSTREAM, error)
     message = str(error) or type(error).__name__  # `path: message` when the error names a path
     body: dict[str, Any] = {"type": "error", "error": {"type": row[1], "message": message}}
-    headers: dict[str, str] = {"content-type": "application/json"}
-    retry_after = getattr(error, "retry_after", None)
-    if (
-        isinstance(retry_after, (int, float))
-        and not isinstance(retry_after, bool)
-        and retry_after >= 0
-    ):
-        headers["retry-after"] = str(max(1, int(-(-retry_after // 1))))
-    return row[0], body, headers
+    return row[0], body, _w.error_headers(error)

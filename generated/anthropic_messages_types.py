@@ -65,6 +65,10 @@ class AnthropicMessagesRedactedThinkingPart(TypedDict, closed=True):
     type: Literal["redacted_thinking"]
 
 
+class Metadata(TypedDict):
+    user_id: NotRequired[str]
+
+
 class Format(TypedDict, closed=True):
     schema: dict[str, Any]
     type: Literal["json_schema"]
@@ -72,6 +76,10 @@ class Format(TypedDict, closed=True):
 
 class OutputConfig(TypedDict, closed=True):
     format: Format
+
+
+class Thinking(TypedDict):
+    budget_tokens: NotRequired[int]
 
 
 class ToolChoice(TypedDict, closed=True):
@@ -155,22 +163,17 @@ class AnthropicMessagesAssistantMessage(TypedDict, closed=True):
     role: Literal["assistant"]
 
 
-AnthropicMessagesRequest = TypedDict(
-    "AnthropicMessagesRequest",
-    {
-        "max_tokens": NotRequired[int],
-        "messages": list[AnthropicMessagesUserMessage | AnthropicMessagesAssistantMessage],
-        "metadata.user_id": NotRequired[str],
-        "model": str,
-        "output_config": NotRequired[OutputConfig],
-        "stop_sequences": NotRequired[list[str]],
-        "system": NotRequired[str],
-        "thinking.budget_tokens": NotRequired[int],
-        "tool_choice": NotRequired[ToolChoice | ToolChoice1 | ToolChoice2 | ToolChoice3],
-        "tool_choice.disable_parallel_tool_use": NotRequired[bool],
-        "tools": NotRequired[list[AnthropicMessagesTool]],
-    },
-)
+class AnthropicMessagesRequest(TypedDict):
+    max_tokens: NotRequired[int]
+    messages: list[AnthropicMessagesUserMessage | AnthropicMessagesAssistantMessage]
+    metadata: NotRequired[Metadata]
+    model: str
+    output_config: NotRequired[OutputConfig]
+    stop_sequences: NotRequired[list[str]]
+    system: NotRequired[str]
+    thinking: NotRequired[Thinking]
+    tool_choice: NotRequired[ToolChoice | ToolChoice1 | ToolChoice2 | ToolChoice3]
+    tools: NotRequired[list[AnthropicMessagesTool]]
 
 
 class AnthropicMessagesResponse(TypedDict, closed=True):

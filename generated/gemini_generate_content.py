@@ -536,6 +536,47 @@ _EMPTY_TURN: Final = (
     "another provider, unsigned thinking) are removed; drop the turn or give it text"
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+# errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
+ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
+    ((400,), None, None, None, "(?i)API key not valid|API_KEY_INVALID", "provider_authentication"),
+    (
+        (400, 403),
+        None,
+        None,
+        None,
+        "(?i)mime.?type|unsupported (file|media|image|audio|video)|file ?uri|cannot fetch|unable to (fetch|process) (the )?(file|input)|not supported for (this|the) (file|media)",
+        "provider_unsupported_content_block",
+    ),
+    ((401, 403), None, None, None, None, "provider_authentication"),
+    ((404,), None, None, None, None, "provider_invalid_model"),
+    ((429,), None, None, None, None, "provider_rate_limit"),
+    (None, 5, None, None, None, "provider_unavailable"),
+    (None, None, ("RESOURCE_EXHAUSTED",), None, None, "provider_rate_limit"),
+    (
+        None,
+        None,
+        ("UNAVAILABLE", "INTERNAL", "DEADLINE_EXCEEDED"),
+        None,
+        None,
+        "provider_unavailable",
+    ),
+    (None, None, ("UNAUTHENTICATED", "PERMISSION_DENIED"), None, None, "provider_authentication"),
+    (None, None, ("NOT_FOUND",), None, None, "provider_invalid_model"),
+    (None, None, None, None, None, "provider_invalid_request"),
+)
+# errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)
+ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
+    "provider_authentication": (401, "UNAUTHENTICATED", None),
+    "provider_invalid_model": (404, "NOT_FOUND", None),
+    "provider_invalid_request": (400, "INVALID_ARGUMENT", None),
+    "provider_invalid_response": (500, "INTERNAL", None),
+    "provider_model_not_loaded": (503, "UNAVAILABLE", None),
+    "provider_rate_limit": (429, "RESOURCE_EXHAUSTED", None),
+    "provider_unavailable": (503, "UNAVAILABLE", None),
+    "provider_unsupported_content_block": (400, "INVALID_ARGUMENT", None),
+    "structured_output_invalid": (500, "INTERNAL", None),
+}
+ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {}
 
 _RE_1: Final = _w.lazy_pattern(
     globals(),
@@ -546,12 +587,6 @@ _RE_2: Final = _w.lazy_pattern(
     globals(),
     "_RE_2",
     "(?s)(?:(?s:gemini\\-2.*)\\Z|(?s:gemini\\-1.*)\\Z|(?s:models/gemini\\-2.*)\\Z|(?s:models/gemini\\-1.*)\\Z)",
-)
-_RE_3: Final = _w.lazy_pattern(globals(), "_RE_3", "(?i)API key not valid|API_KEY_INVALID")
-_RE_4: Final = _w.lazy_pattern(
-    globals(),
-    "_RE_4",
-    "(?i)mime.?type|unsupported (file|media|image|audio|video)|file ?uri|cannot fetch|unable to (fetch|process) (the )?(file|input)|not supported for (this|the) (file|media)",
 )
 
 
@@ -1816,42 +1851,7 @@ def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) 
     error_code = None
     # Rules match the error's own words (message, type, code), not the whole body.
     text = _w.error_words(message, error_type, error_code)
-    category = "provider_invalid_request"
-    while True:  # first matching rule wins
-        if status == 400 and _RE_3.search(text) is not None:
-            category = "provider_authentication"
-            break
-        if status in (400, 403) and _RE_4.search(text) is not None:
-            category = "provider_unsupported_content_block"
-            break
-        if status in (401, 403):
-            category = "provider_authentication"
-            break
-        if status == 404:
-            category = "provider_invalid_model"
-            break
-        if status == 429:
-            category = "provider_rate_limit"
-            break
-        if 500 <= status < 600:
-            category = "provider_unavailable"
-            break
-        if error_type in ("RESOURCE_EXHAUSTED",):
-            category = "provider_rate_limit"
-            break
-        if error_type in ("UNAVAILABLE", "INTERNAL", "DEADLINE_EXCEEDED"):
-            category = "provider_unavailable"
-            break
-        if error_type in ("UNAUTHENTICATED", "PERMISSION_DENIED"):
-            category = "provider_authentication"
-            break
-        if error_type in ("NOT_FOUND",):
-            category = "provider_invalid_model"
-            break
-        if True:
-            category = "provider_invalid_request"
-            break
-        break
+    category = _w.classify_error(ERROR_RULES, status, error_type, error_code, text)
     retry_after = _w.retry_after(headers, ("retry-after",))
     if (
         retry_after is None and type(decoded) is dict
@@ -1873,26 +1873,7 @@ def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) 
 
 def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, str]]:
     """A ProviderError -> (Google Gemini generateContent HTTP status, error body, headers): the inverse of error_from_wire. Any other exception is answered as provider_invalid_request."""
-    rows: dict[str, tuple[int, str, str | None]] = {
-        "provider_authentication": (401, "UNAUTHENTICATED", None),
-        "provider_invalid_model": (404, "NOT_FOUND", None),
-        "provider_invalid_request": (400, "INVALID_ARGUMENT", None),
-        "provider_invalid_response": (500, "INTERNAL", None),
-        "provider_model_not_loaded": (503, "UNAVAILABLE", None),
-        "provider_rate_limit": (429, "RESOURCE_EXHAUSTED", None),
-        "provider_unavailable": (503, "UNAVAILABLE", None),
-        "provider_unsupported_content_block": (400, "INVALID_ARGUMENT", None),
-        "structured_output_invalid": (500, "INTERNAL", None),
-    }
-    row = rows.get(getattr(error, "category", ""), rows["provider_invalid_request"])
+    row = _w.error_row(ERROR_ROWS, ERROR_ROWS_UPSTREAM, error)
     message = str(error) or type(error).__name__  # `path: message` when the error names a path
     body: dict[str, Any] = {"error": {"code": row[0], "message": message, "status": row[1]}}
-    headers: dict[str, str] = {"content-type": "application/json"}
-    retry_after = getattr(error, "retry_after", None)
-    if (
-        isinstance(retry_after, (int, float))
-        and not isinstance(retry_after, bool)
-        and retry_after >= 0
-    ):
-        headers["retry-after"] = str(max(1, int(-(-retry_after // 1))))
-    return row[0], body, headers
+    return row[0], body, _w.error_headers(error)

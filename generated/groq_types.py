@@ -135,39 +135,27 @@ class GroqAssistantMessage(TypedDict, closed=True):
     tool_calls: NotRequired[list[GroqToolCall]]
 
 
-GroqRequest = TypedDict(
-    "GroqRequest",
-    {
-        "frequency_penalty": NotRequired[float],
-        "logprobs": NotRequired[bool],
-        "max_completion_tokens": NotRequired[int],
-        "messages": list[
-            GroqSystemMessage | GroqUserMessage | GroqAssistantMessage | GroqToolResult
-        ],
-        "metadata": NotRequired[dict[str, Any]],
-        "model": str,
-        "n": NotRequired[int],
-        "parallel_tool_calls": NotRequired[bool],
-        "presence_penalty": NotRequired[float],
-        "prompt_cache_key": NotRequired[str],
-        "reasoning_effort": NotRequired[str],
-        "response_format": NotRequired[ResponseFormat],
-        "response_format.json_schema.description": NotRequired[str],
-        "response_format.json_schema.name": NotRequired[str],
-        "response_format.json_schema.strict": NotRequired[bool],
-        "response_format.type": NotRequired[str],
-        "seed": NotRequired[int],
-        "stop": NotRequired[list[str]],
-        "temperature": NotRequired[float],
-        "tool_choice": NotRequired[
-            Literal["auto"] | Literal["required"] | Literal["none"] | ToolChoice
-        ],
-        "tools": NotRequired[list[GroqTool]],
-        "top_logprobs": NotRequired[int],
-        "top_p": NotRequired[float],
-        "user": NotRequired[str],
-    },
-)
+class GroqRequest(TypedDict):
+    frequency_penalty: NotRequired[float]
+    logprobs: NotRequired[bool]
+    max_completion_tokens: NotRequired[int]
+    messages: list[GroqSystemMessage | GroqUserMessage | GroqAssistantMessage | GroqToolResult]
+    metadata: NotRequired[dict[str, Any]]
+    model: str
+    n: NotRequired[int]
+    parallel_tool_calls: NotRequired[bool]
+    presence_penalty: NotRequired[float]
+    prompt_cache_key: NotRequired[str]
+    reasoning_effort: NotRequired[str]
+    response_format: NotRequired[ResponseFormat]
+    seed: NotRequired[int]
+    stop: NotRequired[list[str]]
+    temperature: NotRequired[float]
+    tool_choice: NotRequired[Literal["auto"] | Literal["required"] | Literal["none"] | ToolChoice]
+    tools: NotRequired[list[GroqTool]]
+    top_logprobs: NotRequired[int]
+    top_p: NotRequired[float]
+    user: NotRequired[str]
 
 
 class Choice(TypedDict, closed=True):

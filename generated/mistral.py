@@ -49,6 +49,19 @@ from wiremap.runtime.errors import (
     error_class,
 )
 
+# the functions this dialect compiles exactly as its base does (codegen/share.py)
+from .openai_chat import (
+    _read_part_image_inline,
+    _read_part_image_url,
+    _read_part_text,
+    _read_structured_output,
+    _read_tool_call,
+    _read_tool_result,
+    _tool_call_to_wire,
+    _tool_result_to_wire,
+    _vm_audio_format_reverse,
+)
+
 __all__ = [
     "API_VERSION",
     "DOC_REF",
@@ -495,15 +508,45 @@ _EMPTY_TURN: Final = (
     "another provider, unsigned thinking) are removed; drop the turn or give it text"
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+# errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
+ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
+    ((401, 403), None, None, None, None, "provider_authentication"),
+    (
+        (400, 404),
+        None,
+        None,
+        None,
+        "(?i)invalid.model|model .*not found|no such model",
+        "provider_invalid_model",
+    ),
+    ((429,), None, None, None, None, "provider_rate_limit"),
+    ((400, 413, 422), None, None, None, None, "provider_invalid_request"),
+    (None, 5, None, None, None, "provider_unavailable"),
+    (None, None, None, None, None, "provider_invalid_request"),
+)
+# errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)
+ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
+    "provider_authentication": (401, "invalid_request_error", "invalid_api_key"),
+    "provider_invalid_model": (400, "invalid_model", "1500"),
+    "provider_invalid_request": (400, "invalid_request_error", None),
+    "provider_invalid_response": (502, "internal_error", "invalid_upstream_response"),
+    "provider_model_not_loaded": (503, "internal_error", "model_not_loaded"),
+    "provider_rate_limit": (429, "rate_limited", "rate_limit_exceeded"),
+    "provider_unavailable": (503, "internal_error", None),
+    "provider_unsupported_content_block": (
+        400,
+        "invalid_request_error",
+        "unsupported_content_block",
+    ),
+    "structured_output_invalid": (502, "internal_error", "structured_output_invalid"),
+}
+ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {}
 WIRE_RULES: Final = {
     "tool_call_id": {"chars": "a-zA-Z0-9", "length": 9, "action": "rewrite"},
     "tool_name": {"chars": "a-zA-Z0-9_-", "max_length": 64, "action": "rename"},
 }  # the mapping's wire_rules (runtime/wire_rules.py applies them)
 
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
-_RE_2: Final = _w.lazy_pattern(
-    globals(), "_RE_2", "(?i)invalid.model|model .*not found|no such model"
-)
 
 
 def _vm_audio_format(value: str, path: str) -> str:
@@ -521,15 +564,6 @@ def _vm_audio_format(value: str, path: str) -> str:
         + " is not supported by mistral; expected one of: audio/wav, audio/x-wav, audio/mpeg, audio/mp3",
         path=path,
     )
-
-
-def _vm_audio_format_reverse(value: str, path: str) -> str:
-    """Value map `audio_format`: wire -> canonical."""
-    if value == "wav":
-        return "audio/wav"
-    if value == "mp3":
-        return "audio/mpeg"
-    raise _w.WireShapeError(path, repr(value) + " is not a known value; expected one of: mp3, wav")
 
 
 def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
@@ -593,14 +627,6 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
     raise InvalidRequestError(f"unsupported block {t.__name__}", path=path)
 
 
-def _read_part_text(part: dict[str, Any], path: str) -> Block:
-    """Wire `text` part -> canonical block."""
-    text_1 = part.get("text")
-    if type(text_1) is not str:
-        text_1 = _w.member_str(part, "text", path)
-    return TextBlock(text=text_1)
-
-
 def _read_part_thinking(part: dict[str, Any], path: str) -> Block:
     """Wire `thinking` part -> canonical block."""
     chunks_1 = _w.member_list(part, "thinking", path)
@@ -619,40 +645,6 @@ def _read_part_thinking(part: dict[str, Any], path: str) -> Block:
     return ThinkingBlock(text="".join(texts_2), signature=signature_6, origin=PROVIDER)
 
 
-def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
-    """Wire `image.url` part -> canonical block."""
-    obj_1 = part.get("image_url")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(part, "image_url", path)
-    source_url_2 = obj_1.get("url")
-    if type(source_url_2) is not str:
-        source_url_2 = _w.member_str(obj_1, "url", path + ".image_url")
-    detail_3 = _w.optional_detail(obj_1, "detail", path + ".image_url")
-    return ImageBlock(source=UrlSource(url=source_url_2), detail=detail_3)
-
-
-def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
-    """Wire `image.inline` part -> canonical block."""
-    obj_1 = part.get("image_url")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(part, "image_url", path)
-    text_2 = obj_1.get("url")
-    if type(text_2) is not str:
-        text_2 = _w.member_str(obj_1, "url", path + ".image_url")
-    match_3 = _RE_1.fullmatch(text_2)
-    if match_3 is None:
-        raise _w.WireShapeError(
-            path + ".image_url" + ".url",
-            "expected the form data:{media_type};base64,{source.base64_data}",
-        )
-    detail_4 = _w.optional_detail(obj_1, "detail", path + ".image_url")
-    return ImageBlock(
-        source=InlineSource(base64_data=match_3.group(2)),
-        media_type=match_3.group(1),
-        detail=detail_4,
-    )
-
-
 def _read_part_file_url(part: dict[str, Any], path: str) -> Block:
     """Wire `file.url` part -> canonical block."""
     source_url_1 = part.get("document_url")
@@ -660,34 +652,6 @@ def _read_part_file_url(part: dict[str, Any], path: str) -> Block:
         source_url_1 = _w.member_str(part, "document_url", path)
     filename_2 = _w.optional_str(part, "document_name", path)
     return FileBlock(source=UrlSource(url=source_url_1), filename=filename_2)
-
-
-def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> ToolCall:
-    """Wire tool call -> canonical ToolCall (lenient None: a response, whose JSON-null arguments read as null)."""
-    id_1 = call.get("id")
-    if type(id_1) is not str:
-        id_1 = _w.member_str(call, "id", path)
-    obj_2 = call.get("function")
-    if type(obj_2) is not dict:
-        obj_2 = _w.member_dict(call, "function", path)
-    name_3 = obj_2.get("name")
-    if type(name_3) is not str:
-        name_3 = _w.member_str(obj_2, "name", path + ".function")
-    arguments_4 = _w.loads_object(
-        _w.member(obj_2, "arguments", path + ".function"),
-        path + ".function" + ".arguments",
-        lenient,
-    )
-    return ToolCall(id=id_1, name=name_3, arguments=arguments_4)
-
-
-def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
-    """Wire tool result -> canonical tool message."""
-    tool_call_id_1 = result.get("tool_call_id")
-    if type(tool_call_id_1) is not str:
-        tool_call_id_1 = _w.member_str(result, "tool_call_id", path)
-    content_2 = _w.member_text_carry(result, "content", path)
-    return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
 
 
 def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block | _w.Skipped:
@@ -774,17 +738,6 @@ def _assistant_content_to_wire(
     return parts
 
 
-def _tool_call_to_wire(
-    call: ToolCall, path: str, memo: dict[int, Any] | None = None
-) -> dict[str, Any]:
-    """Canonical tool call -> wire. `memo`: validation's sorted copies (wire.memo_json)."""
-    return {
-        "id": call.id,
-        "type": "function",
-        "function": {"name": call.name, "arguments": _w.dumps_kept(call.arguments)},
-    }
-
-
 def _system_to_wire(content: str, path: str = "") -> dict[str, Any]:
     """A system message -> its wire message (system `inline`)."""
     return {"role": "system", "content": content}
@@ -798,18 +751,6 @@ def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
     else:
         wire_content = _user_content_to_wire(content, f"messages[{i}].content")
     return {"role": "user", "content": wire_content}
-
-
-def _tool_result_to_wire(
-    tool_call_id: str,
-    content: str,
-    name: str | NotGiven,
-    i: int,
-    is_error: bool | NotGiven = NOT_GIVEN,
-    cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
-) -> dict[str, Any]:
-    """A tool result (`messages[i]`) -> its wire message."""
-    return {"role": "tool", "tool_call_id": tool_call_id, "content": content}
 
 
 def _assistant_to_wire(
@@ -1323,19 +1264,6 @@ def _read_tool_choice(value: Any) -> ToolChoice:
     raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + repr(value))
 
 
-def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:
-    """Wire structured-output field -> the JSON Schema it carries."""
-    obj_1 = value.get("json_schema")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(value, "json_schema", path)
-    name_2 = _w.optional_str(obj_1, "name", path + ".json_schema")
-    schema_3 = obj_1.get("schema")
-    if type(schema_3) is not dict:
-        schema_3 = _w.member_dict(obj_1, "schema", path + ".json_schema")
-    strict_4 = _w.optional_bool(obj_1, "strict", path + ".json_schema")
-    return schema_3
-
-
 def _finish_reason(value: Any) -> FinishReason:
     """Wire finish reason -> canonical (the table's `*` row for anything unlisted)."""
     if value == "stop":
@@ -1512,27 +1440,7 @@ def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) 
     error_code = decoded.get("code") if type(decoded) is dict else None
     # Rules match the error's own words (message, type, code), not the whole body.
     text = _w.error_words(message, error_type, error_code)
-    category = "provider_invalid_request"
-    while True:  # first matching rule wins
-        if status in (401, 403):
-            category = "provider_authentication"
-            break
-        if status in (400, 404) and _RE_2.search(text) is not None:
-            category = "provider_invalid_model"
-            break
-        if status == 429:
-            category = "provider_rate_limit"
-            break
-        if status in (400, 413, 422):
-            category = "provider_invalid_request"
-            break
-        if 500 <= status < 600:
-            category = "provider_unavailable"
-            break
-        if True:
-            category = "provider_invalid_request"
-            break
-        break
+    category = _w.classify_error(ERROR_RULES, status, error_type, error_code, text)
     retry_after = _w.retry_after(headers, ("retry-after-ms", "retry-after"))
     return error_class(category)(
         str(message),
@@ -1545,22 +1453,7 @@ def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) 
 
 def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, str]]:
     """A ProviderError -> (Mistral Chat Completions HTTP status, error body, headers): the inverse of error_from_wire. Any other exception is answered as provider_invalid_request."""
-    rows: dict[str, tuple[int, str, str | None]] = {
-        "provider_authentication": (401, "invalid_request_error", "invalid_api_key"),
-        "provider_invalid_model": (400, "invalid_model", "1500"),
-        "provider_invalid_request": (400, "invalid_request_error", None),
-        "provider_invalid_response": (502, "internal_error", "invalid_upstream_response"),
-        "provider_model_not_loaded": (503, "internal_error", "model_not_loaded"),
-        "provider_rate_limit": (429, "rate_limited", "rate_limit_exceeded"),
-        "provider_unavailable": (503, "internal_error", None),
-        "provider_unsupported_content_block": (
-            400,
-            "invalid_request_error",
-            "unsupported_content_block",
-        ),
-        "structured_output_invalid": (502, "internal_error", "structured_output_invalid"),
-    }
-    row = rows.get(getattr(error, "category", ""), rows["provider_invalid_request"])
+    row = _w.error_row(ERROR_ROWS, ERROR_ROWS_UPSTREAM, error)
     message = str(error) or type(error).__name__  # `path: message` when the error names a path
     body: dict[str, Any] = {
         "error": {
@@ -1574,15 +1467,7 @@ def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, 
         "type": row[1],
         **({"code": row[2]} if row[2] is not None else {}),
     }
-    headers: dict[str, str] = {"content-type": "application/json"}
-    retry_after = getattr(error, "retry_after", None)
-    if (
-        isinstance(retry_after, (int, float))
-        and not isinstance(retry_after, bool)
-        and retry_after >= 0
-    ):
-        headers["retry-after"] = str(max(1, int(-(-retry_after // 1))))
-    return row[0], body, headers
+    return row[0], body, _w.error_headers(error)
 
 
 def request_to_wire(

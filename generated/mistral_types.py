@@ -118,37 +118,29 @@ class MistralAssistantMessage(TypedDict, closed=True):
     tool_calls: NotRequired[list[MistralToolCall]]
 
 
-MistralRequest = TypedDict(
-    "MistralRequest",
-    {
-        "frequency_penalty": NotRequired[float],
-        "logprobs": NotRequired[bool],
-        "max_tokens": NotRequired[int],
-        "messages": list[
-            MistralSystemMessage | MistralUserMessage | MistralAssistantMessage | MistralToolResult
-        ],
-        "metadata": NotRequired[dict[str, Any]],
-        "model": str,
-        "n": NotRequired[int],
-        "parallel_tool_calls": NotRequired[bool],
-        "presence_penalty": NotRequired[float],
-        "prompt_cache_key": NotRequired[str],
-        "random_seed": NotRequired[int],
-        "reasoning_effort": NotRequired[str],
-        "response_format": NotRequired[ResponseFormat],
-        "response_format.json_schema.description": NotRequired[str],
-        "response_format.json_schema.name": NotRequired[str],
-        "response_format.json_schema.strict": NotRequired[bool],
-        "response_format.type": NotRequired[str],
-        "stop": NotRequired[list[str]],
-        "temperature": NotRequired[float],
-        "tool_choice": NotRequired[Literal["auto"] | Literal["any"] | Literal["none"] | ToolChoice],
-        "tools": NotRequired[list[MistralTool]],
-        "top_k": NotRequired[int],
-        "top_logprobs": NotRequired[int],
-        "top_p": NotRequired[float],
-    },
-)
+class MistralRequest(TypedDict):
+    frequency_penalty: NotRequired[float]
+    logprobs: NotRequired[bool]
+    max_tokens: NotRequired[int]
+    messages: list[
+        MistralSystemMessage | MistralUserMessage | MistralAssistantMessage | MistralToolResult
+    ]
+    metadata: NotRequired[dict[str, Any]]
+    model: str
+    n: NotRequired[int]
+    parallel_tool_calls: NotRequired[bool]
+    presence_penalty: NotRequired[float]
+    prompt_cache_key: NotRequired[str]
+    random_seed: NotRequired[int]
+    reasoning_effort: NotRequired[str]
+    response_format: NotRequired[ResponseFormat]
+    stop: NotRequired[list[str]]
+    temperature: NotRequired[float]
+    tool_choice: NotRequired[Literal["auto"] | Literal["any"] | Literal["none"] | ToolChoice]
+    tools: NotRequired[list[MistralTool]]
+    top_k: NotRequired[int]
+    top_logprobs: NotRequired[int]
+    top_p: NotRequired[float]
 
 
 class Choice(TypedDict, closed=True):

@@ -49,6 +49,32 @@ from wiremap.runtime.errors import (
     error_class,
 )
 
+# the functions this dialect compiles exactly as its base does (codegen/share.py)
+from .openai_chat import (
+    _assistant_content_from_wire,
+    _error_from_wire,
+    _finish_reason,
+    _read_assistant_part,
+    _read_part_audio_inline,
+    _read_part_file_inline,
+    _read_part_image_inline,
+    _read_part_image_url,
+    _read_part_text,
+    _read_structured_output,
+    _read_tool,
+    _read_tool_call,
+    _read_tool_choice,
+    _read_tool_result,
+    _read_user_part,
+    _system_to_wire,
+    _tool_call_to_wire,
+    _tool_choice_to_wire,
+    _tool_result_to_wire,
+    _tool_to_wire,
+    _user_content_from_wire,
+    _vm_audio_format_reverse,
+)
+
 __all__ = [
     "API_VERSION",
     "DOC_REF",
@@ -512,6 +538,51 @@ _EMPTY_TURN: Final = (
     "another provider, unsigned thinking) are removed; drop the turn or give it text"
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+# errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
+ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
+    ((401, 403), None, None, None, None, "provider_authentication"),
+    ((404,), None, None, None, "(?i)model", "provider_invalid_model"),
+    (
+        (503,),
+        None,
+        None,
+        None,
+        "(?i)loading|not.loaded|not yet loaded",
+        "provider_model_not_loaded",
+    ),
+    ((429,), None, None, None, None, "provider_rate_limit"),
+    (
+        (400,),
+        None,
+        None,
+        None,
+        "(?i)image|audio|media type|content.block|unsupported .*(source|format)",
+        "provider_unsupported_content_block",
+    ),
+    ((400, 413, 422), None, None, None, None, "provider_invalid_request"),
+    ((404,), None, None, None, None, "provider_invalid_request"),
+    ((502,), None, None, ("invalid_upstream_response",), None, "provider_invalid_response"),
+    ((502,), None, None, ("structured_output_invalid",), None, "structured_output_invalid"),
+    (None, 5, None, None, None, "provider_unavailable"),
+    (None, None, None, None, None, "provider_invalid_request"),
+)
+# errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)
+ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
+    "provider_authentication": (401, "invalid_request_error", "invalid_api_key"),
+    "provider_invalid_model": (404, "invalid_request_error", "model_not_found"),
+    "provider_invalid_request": (400, "invalid_request_error", None),
+    "provider_invalid_response": (502, "server_error", "invalid_upstream_response"),
+    "provider_model_not_loaded": (503, "server_error", "model_not_loaded"),
+    "provider_rate_limit": (429, "requests", "rate_limit_exceeded"),
+    "provider_unavailable": (503, "server_error", None),
+    "provider_unsupported_content_block": (
+        400,
+        "invalid_request_error",
+        "unsupported_content_block",
+    ),
+    "structured_output_invalid": (502, "server_error", "structured_output_invalid"),
+}
+ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {}
 REASONING: Final = {
     "field": "reasoning_content",
     "read_also": ["reasoning"],
@@ -519,11 +590,6 @@ REASONING: Final = {
 }  # the mapping's request.reasoning row
 
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
-_RE_2: Final = _w.lazy_pattern(globals(), "_RE_2", "(?i)model")
-_RE_3: Final = _w.lazy_pattern(globals(), "_RE_3", "(?i)loading|not.loaded|not yet loaded")
-_RE_4: Final = _w.lazy_pattern(
-    globals(), "_RE_4", "(?i)image|audio|media type|content.block|unsupported .*(source|format)"
-)
 
 
 def _vm_audio_format(value: str, path: str) -> str:
@@ -541,15 +607,6 @@ def _vm_audio_format(value: str, path: str) -> str:
         + " is not supported by openai_compatible; expected one of: audio/wav, audio/x-wav, audio/mpeg, audio/mp3",
         path=path,
     )
-
-
-def _vm_audio_format_reverse(value: str, path: str) -> str:
-    """Value map `audio_format`: wire -> canonical."""
-    if value == "wav":
-        return "audio/wav"
-    if value == "mp3":
-        return "audio/mpeg"
-    raise _w.WireShapeError(path, repr(value) + " is not a known value; expected one of: mp3, wav")
 
 
 def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
@@ -611,168 +668,6 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
     raise InvalidRequestError(f"unsupported block {t.__name__}", path=path)
 
 
-def _read_part_text(part: dict[str, Any], path: str) -> Block:
-    """Wire `text` part -> canonical block."""
-    text_1 = part.get("text")
-    if type(text_1) is not str:
-        text_1 = _w.member_str(part, "text", path)
-    return TextBlock(text=text_1)
-
-
-def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
-    """Wire `image.url` part -> canonical block."""
-    obj_1 = part.get("image_url")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(part, "image_url", path)
-    source_url_2 = obj_1.get("url")
-    if type(source_url_2) is not str:
-        source_url_2 = _w.member_str(obj_1, "url", path + ".image_url")
-    detail_3 = _w.optional_detail(obj_1, "detail", path + ".image_url")
-    return ImageBlock(source=UrlSource(url=source_url_2), detail=detail_3)
-
-
-def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
-    """Wire `image.inline` part -> canonical block."""
-    obj_1 = part.get("image_url")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(part, "image_url", path)
-    text_2 = obj_1.get("url")
-    if type(text_2) is not str:
-        text_2 = _w.member_str(obj_1, "url", path + ".image_url")
-    match_3 = _RE_1.fullmatch(text_2)
-    if match_3 is None:
-        raise _w.WireShapeError(
-            path + ".image_url" + ".url",
-            "expected the form data:{media_type};base64,{source.base64_data}",
-        )
-    detail_4 = _w.optional_detail(obj_1, "detail", path + ".image_url")
-    return ImageBlock(
-        source=InlineSource(base64_data=match_3.group(2)),
-        media_type=match_3.group(1),
-        detail=detail_4,
-    )
-
-
-def _read_part_audio_inline(part: dict[str, Any], path: str) -> Block:
-    """Wire `audio.inline` part -> canonical block."""
-    obj_1 = part.get("input_audio")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(part, "input_audio", path)
-    source_base64_data_2 = obj_1.get("data")
-    if type(source_base64_data_2) is not str:
-        source_base64_data_2 = _w.member_str(obj_1, "data", path + ".input_audio")
-    media_type_3 = _vm_audio_format_reverse(
-        _w.member_str(obj_1, "format", path + ".input_audio"), path + ".input_audio" + ".format"
-    )
-    return AudioBlock(
-        source=InlineSource(base64_data=source_base64_data_2), media_type=media_type_3
-    )
-
-
-def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
-    """Wire `file.inline` part -> canonical block."""
-    obj_1 = part.get("file")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(part, "file", path)
-    text_2 = obj_1.get("file_data")
-    if type(text_2) is not str:
-        text_2 = _w.member_str(obj_1, "file_data", path + ".file")
-    match_3 = _RE_1.fullmatch(text_2)
-    if match_3 is None:
-        raise _w.WireShapeError(
-            path + ".file" + ".file_data",
-            "expected the form data:{media_type};base64,{source.base64_data}",
-        )
-    filename_4 = _w.optional_str(obj_1, "filename", path + ".file")
-    return FileBlock(
-        source=InlineSource(base64_data=match_3.group(2)),
-        media_type=match_3.group(1),
-        filename=filename_4,
-    )
-
-
-def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> ToolCall:
-    """Wire tool call -> canonical ToolCall (lenient None: a response, whose JSON-null arguments read as null)."""
-    id_1 = call.get("id")
-    if type(id_1) is not str:
-        id_1 = _w.member_str(call, "id", path)
-    obj_2 = call.get("function")
-    if type(obj_2) is not dict:
-        obj_2 = _w.member_dict(call, "function", path)
-    name_3 = obj_2.get("name")
-    if type(name_3) is not str:
-        name_3 = _w.member_str(obj_2, "name", path + ".function")
-    arguments_4 = _w.loads_object(
-        _w.member(obj_2, "arguments", path + ".function"),
-        path + ".function" + ".arguments",
-        lenient,
-    )
-    return ToolCall(id=id_1, name=name_3, arguments=arguments_4)
-
-
-def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
-    """Wire tool result -> canonical tool message."""
-    tool_call_id_1 = result.get("tool_call_id")
-    if type(tool_call_id_1) is not str:
-        tool_call_id_1 = _w.member_str(result, "tool_call_id", path)
-    content_2 = _w.member_text_carry(result, "content", path)
-    return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
-
-
-def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block | _w.Skipped:
-    """A part of a wire user turn."""
-    part = _w.expect_dict(value, path)
-    kind = part.get("type")
-    if (
-        kind == "image_url"
-        and isinstance(
-            pattern_value := (
-                (step_1.get("url") if type(step_1 := part.get("image_url")) is dict else None)
-                if type(part) is dict
-                else None
-            ),
-            str,
-        )
-        and _RE_1.fullmatch(pattern_value) is not None
-        and "image_url" in part
-    ):
-        return _read_part_image_inline(part, path)
-    if (
-        kind == "file"
-        and isinstance(
-            pattern_value := (
-                (step_1.get("file_data") if type(step_1 := part.get("file")) is dict else None)
-                if type(part) is dict
-                else None
-            ),
-            str,
-        )
-        and _RE_1.fullmatch(pattern_value) is not None
-        and "file" in part
-    ):
-        return _read_part_file_inline(part, path)
-    if kind == "text" and "text" in part:
-        return _read_part_text(part, path)
-    if kind == "image_url" and "image_url" in part:
-        return _read_part_image_url(part, path)
-    if kind == "input_audio" and "input_audio" in part:
-        return _read_part_audio_inline(part, path)
-    return _w.skip_part(
-        part, path
-    )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
-
-
-def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) -> Block | _w.Skipped:
-    """A part of a wire assistant turn."""
-    part = _w.expect_dict(value, path)
-    kind = part.get("type")
-    if kind == "text":
-        return _read_part_text(part, path)
-    return _w.skip_part(
-        part, path
-    )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
-
-
 def _user_content_to_wire(content: str | list[Block], path: str) -> str | list[dict[str, Any]]:
     """Canonical user content -> wire (`string_or_parts`)."""
     if isinstance(content, str):
@@ -815,27 +710,6 @@ def _assistant_content_to_wire(
     return parts
 
 
-def _tool_call_to_wire(
-    call: ToolCall, path: str, memo: dict[int, Any] | None = None
-) -> dict[str, Any]:
-    """Canonical tool call -> wire. `memo`: validation's sorted copies (wire.memo_json)."""
-    return {
-        "id": call.id,
-        "type": "function",
-        "function": {"name": call.name, "arguments": _w.dumps_kept(call.arguments)},
-    }
-
-
-def _system_to_wire(
-    content: str, path: str = "", name: str | NotGiven = NOT_GIVEN
-) -> dict[str, Any]:
-    """A system message -> its wire message (system `inline`)."""
-    wire_message_1: dict[str, Any] = {"role": "system", "content": content}
-    if name is not NOT_GIVEN:
-        wire_message_1["name"] = name
-    return wire_message_1
-
-
 def _user_to_wire(
     content: str | list[Block], i: int, name: str | NotGiven = NOT_GIVEN
 ) -> dict[str, Any]:
@@ -849,18 +723,6 @@ def _user_to_wire(
     if name is not NOT_GIVEN:
         wire_message_1["name"] = name
     return wire_message_1
-
-
-def _tool_result_to_wire(
-    tool_call_id: str,
-    content: str,
-    name: str | NotGiven,
-    i: int,
-    is_error: bool | NotGiven = NOT_GIVEN,
-    cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
-) -> dict[str, Any]:
-    """A tool result (`messages[i]`) -> its wire message."""
-    return {"role": "tool", "tool_call_id": tool_call_id, "content": content}
 
 
 def _assistant_to_wire(
@@ -926,34 +788,6 @@ def _messages_to_wire(
             )
         )
     return wire_messages
-
-
-def _tool_to_wire(tool: Tool, path: str, memo: dict[int, Any] | None = None) -> dict[str, Any]:
-    """Canonical tool -> wire tool definition. `memo`: validation's sorted copies (wire.memo_json)."""
-    params: Any = tool.parameters
-    # Strict tools close every object schema, nested ones too (strict mode).
-    if tool.strict is True and params is not NOT_GIVEN:
-        params = _w.close_all_object_schemas(params)
-    wire_1: dict[str, Any] = {"name": tool.name}
-    if tool.description is not NOT_GIVEN:
-        wire_1["description"] = tool.description
-    if params is not NOT_GIVEN:
-        wire_1["parameters"] = _w.memo_json(params, memo)
-    if tool.strict is not NOT_GIVEN:
-        wire_1["strict"] = tool.strict
-    return {"type": "function", "function": wire_1}
-
-
-def _tool_choice_to_wire(choice: ToolChoice) -> Any:
-    """Canonical tool_choice -> wire."""
-    if choice == "auto":
-        return "auto"
-    if choice == "required":
-        return "required"
-    if choice == "none":
-        return "none"
-    assert isinstance(choice, ForcedTool)
-    return {"type": "function", "function": {"name": choice.name}}
 
 
 def _request_to_wire(
@@ -1123,26 +957,6 @@ def request_to_wire(
         return _request_to_wire(request, structured_output)
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
-
-
-def _user_content_from_wire(value: Any, path: str) -> str | list[Any]:
-    """Wire user content -> canonical."""
-    if type(value) is str:
-        return value
-    items = _w.expect_list(value, path)
-    parts = (_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items))
-    return [p for p in parts if not isinstance(p, _w.Skipped)]  # request.unknown: carry
-
-
-def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | None:
-    """Wire assistant content -> canonical."""
-    if type(value) is str:
-        return value
-    if value is None:
-        return None
-    items = _w.expect_list(value, path)
-    parts = (_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items))
-    return [p for p in parts if not isinstance(p, _w.Skipped)]  # request.unknown: carry
 
 
 def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
@@ -1380,67 +1194,6 @@ def _rewrite_request(req: Request) -> dict[str, Any]:
     return _request_to_wire(req, None)
 
 
-def _read_tool(tool: dict[str, Any], path: str) -> Tool:
-    """Wire tool definition -> canonical tool."""
-    obj_1 = tool.get("function")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(tool, "function", path)
-    name_2 = obj_1.get("name")
-    if type(name_2) is not str:
-        name_2 = _w.member_str(obj_1, "name", path + ".function")
-    description_3 = _w.optional_str(obj_1, "description", path + ".function")
-    parameters_4 = _w.optional_json(obj_1, "parameters", path + ".function")
-    strict_5 = _w.optional_bool(obj_1, "strict", path + ".function")
-    return Tool(name=name_2, description=description_3, parameters=parameters_4, strict=strict_5)
-
-
-def _read_tool_choice(value: Any) -> ToolChoice:
-    """Wire tool_choice -> canonical."""
-    if type(value) is dict and value.get("type") == "function" and "function" in value:
-        obj_1 = value.get("function")
-        if type(obj_1) is not dict:
-            obj_1 = _w.member_dict(value, "function", "tool_choice")
-        name_2 = obj_1.get("name")
-        if type(name_2) is not str:
-            name_2 = _w.member_str(obj_1, "name", "tool_choice" + ".function")
-        return ForcedTool(name=name_2)
-    if value == "auto":
-        return "auto"
-    if value == "required":
-        return "required"
-    if value == "none":
-        return "none"
-    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + repr(value))
-
-
-def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:
-    """Wire structured-output field -> the JSON Schema it carries."""
-    obj_1 = value.get("json_schema")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(value, "json_schema", path)
-    name_2 = _w.optional_str(obj_1, "name", path + ".json_schema")
-    schema_3 = obj_1.get("schema")
-    if type(schema_3) is not dict:
-        schema_3 = _w.member_dict(obj_1, "schema", path + ".json_schema")
-    strict_4 = _w.optional_bool(obj_1, "strict", path + ".json_schema")
-    return schema_3
-
-
-def _finish_reason(value: Any) -> FinishReason:
-    """Wire finish reason -> canonical (the table's `*` row for anything unlisted)."""
-    if value == "stop":
-        return "stop"
-    if value == "length":
-        return "length"
-    if value == "tool_calls":
-        return "tool_calls"
-    if value == "content_filter":
-        return "content_filter"
-    if value == "function_call":
-        return "tool_calls"
-    return "error"  # a value the table does not list
-
-
 def _response_from_wire(body: Any) -> Response:
     """Wire response body -> canonical response."""
     body = _w.expect_dict(body, "")
@@ -1612,74 +1365,9 @@ def error_from_wire(
         return _error_from_wire(_w.status_code(status), None, headers)
 
 
-def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) -> ProviderError:
-    """The body of error_from_wire."""
-    decoded = _w.decode_error_body(body)
-    message = _w.get_in(decoded, ("error", "message")) if type(decoded) is dict else None
-    if type(message) is not str or not message:
-        message = _w.error_text(decoded)[:500] or f"HTTP {status}"
-    error_type = _w.get_in(decoded, ("error", "type")) if type(decoded) is dict else None
-    error_code = _w.get_in(decoded, ("error", "code")) if type(decoded) is dict else None
-    # Rules match the error's own words (message, type, code), not the whole body.
-    text = _w.error_words(message, error_type, error_code)
-    category = "provider_invalid_request"
-    while True:  # first matching rule wins
-        if status in (401, 403):
-            category = "provider_authentication"
-            break
-        if status == 404 and _RE_2.search(text) is not None:
-            category = "provider_invalid_model"
-            break
-        if status == 503 and _RE_3.search(text) is not None:
-            category = "provider_model_not_loaded"
-            break
-        if status == 429:
-            category = "provider_rate_limit"
-            break
-        if status == 400 and _RE_4.search(text) is not None:
-            category = "provider_unsupported_content_block"
-            break
-        if status in (400, 413, 422):
-            category = "provider_invalid_request"
-            break
-        if status == 404:
-            category = "provider_invalid_request"
-            break
-        if 500 <= status < 600:
-            category = "provider_unavailable"
-            break
-        if True:
-            category = "provider_invalid_request"
-            break
-        break
-    retry_after = _w.retry_after(headers, ("retry-after-ms", "retry-after"))
-    return error_class(category)(
-        str(message),
-        status=status,
-        retry_after=retry_after,
-        body=decoded,
-        provider_type=error_type if type(error_type) is str else None,
-    )
-
-
 def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, str]]:
     """A ProviderError -> (OpenAI-compatible server HTTP status, error body, headers): the inverse of error_from_wire. Any other exception is answered as provider_invalid_request."""
-    rows: dict[str, tuple[int, str, str | None]] = {
-        "provider_authentication": (401, "invalid_request_error", "invalid_api_key"),
-        "provider_invalid_model": (404, "invalid_request_error", "model_not_found"),
-        "provider_invalid_request": (400, "invalid_request_error", None),
-        "provider_invalid_response": (502, "server_error", "invalid_upstream_response"),
-        "provider_model_not_loaded": (503, "server_error", "model_not_loaded"),
-        "provider_rate_limit": (429, "requests", "rate_limit_exceeded"),
-        "provider_unavailable": (503, "server_error", None),
-        "provider_unsupported_content_block": (
-            400,
-            "invalid_request_error",
-            "unsupported_content_block",
-        ),
-        "structured_output_invalid": (502, "server_error", "structured_output_invalid"),
-    }
-    row = rows.get(getattr(error, "category", ""), rows["provider_invalid_request"])
+    row = _w.error_row(ERROR_ROWS, ERROR_ROWS_UPSTREAM, error)
     message = str(error) or type(error).__name__  # `path: message` when the error names a path
     body: dict[str, Any] = {
         "error": {
@@ -1689,12 +1377,4 @@ def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, 
             **({"code": row[2]} if row[2] is not None else {}),
         }
     }
-    headers: dict[str, str] = {"content-type": "application/json"}
-    retry_after = getattr(error, "retry_after", None)
-    if (
-        isinstance(retry_after, (int, float))
-        and not isinstance(retry_after, bool)
-        and retry_after >= 0
-    ):
-        headers["retry-after"] = str(max(1, int(-(-retry_after // 1))))
-    return row[0], body, headers
+    return row[0], body, _w.error_headers(error)

@@ -31,6 +31,10 @@ class OpenaiResponsesImageUrlPart(TypedDict, closed=True):
     type: Literal["input_image"]
 
 
+class Reasoning(TypedDict):
+    effort: NotRequired[str]
+
+
 class Format(TypedDict, closed=True):
     name: str
     schema: dict[str, Any]
@@ -104,34 +108,24 @@ class OpenaiResponsesAssistantMessage(TypedDict, closed=True):
     role: Literal["assistant"]
 
 
-OpenaiResponsesRequest = TypedDict(
-    "OpenaiResponsesRequest",
-    {
-        "input": list[
-            OpenaiResponsesUserMessage | OpenaiResponsesAssistantMessage | OpenaiResponsesToolResult
-        ],
-        "instructions": NotRequired[str],
-        "max_output_tokens": NotRequired[int],
-        "metadata": NotRequired[dict[str, Any]],
-        "model": str,
-        "parallel_tool_calls": NotRequired[bool],
-        "prompt_cache_key": NotRequired[str],
-        "reasoning.effort": NotRequired[str],
-        "temperature": NotRequired[float],
-        "text": NotRequired[Text],
-        "text.format.description": NotRequired[str],
-        "text.format.name": NotRequired[str],
-        "text.format.strict": NotRequired[bool],
-        "text.format.type": NotRequired[str],
-        "tool_choice": NotRequired[
-            Literal["auto"] | Literal["required"] | Literal["none"] | ToolChoice
-        ],
-        "tools": NotRequired[list[OpenaiResponsesTool]],
-        "top_logprobs": NotRequired[int],
-        "top_p": NotRequired[float],
-        "user": NotRequired[str],
-    },
-)
+class OpenaiResponsesRequest(TypedDict):
+    input: list[
+        OpenaiResponsesUserMessage | OpenaiResponsesAssistantMessage | OpenaiResponsesToolResult
+    ]
+    instructions: NotRequired[str]
+    max_output_tokens: NotRequired[int]
+    metadata: NotRequired[dict[str, Any]]
+    model: str
+    parallel_tool_calls: NotRequired[bool]
+    prompt_cache_key: NotRequired[str]
+    reasoning: NotRequired[Reasoning]
+    temperature: NotRequired[float]
+    text: NotRequired[Text]
+    tool_choice: NotRequired[Literal["auto"] | Literal["required"] | Literal["none"] | ToolChoice]
+    tools: NotRequired[list[OpenaiResponsesTool]]
+    top_logprobs: NotRequired[int]
+    top_p: NotRequired[float]
+    user: NotRequired[str]
 
 
 class OpenaiResponsesResponse(TypedDict, closed=True):

@@ -48,6 +48,21 @@ from wiremap.runtime.errors import (
     error_class,
 )
 
+# the functions this dialect compiles exactly as its base does (codegen/share.py)
+from .anthropic_messages import (
+    _as_blocks,
+    _error_from_wire,
+    _finish_reason,
+    _read_part_redacted_thinking,
+    _read_part_thinking,
+    _read_tool_call,
+    _results_to_wire,
+    _tool_call_to_wire,
+    _tool_choice_to_wire,
+    _vm_document_type_reverse,
+    _vm_image_type_reverse,
+)
+
 __all__ = [
     "API_VERSION",
     "DOC_REF",
@@ -245,14 +260,48 @@ _EMPTY_TURN: Final = (
     "another provider, unsigned thinking) are removed; drop the turn or give it text"
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+# errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
+ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
+    ((401, 402, 403), None, None, None, None, "provider_authentication"),
+    ((404,), None, None, None, None, "provider_invalid_model"),
+    ((413,), None, None, None, None, "provider_invalid_request"),
+    ((429,), None, None, None, None, "provider_rate_limit"),
+    (
+        (400,),
+        None,
+        None,
+        None,
+        "(?i)image|media.type|source type|document|pdf|not supported",
+        "provider_unsupported_content_block",
+    ),
+    ((400,), None, None, None, None, "provider_invalid_request"),
+    (None, 5, None, None, None, "provider_unavailable"),
+    (None, None, ("overloaded_error",), None, None, "provider_unavailable"),
+    (None, None, None, None, None, "provider_invalid_request"),
+)
+# errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)
+ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
+    "provider_authentication": (401, "authentication_error", None),
+    "provider_invalid_model": (404, "not_found_error", None),
+    "provider_invalid_request": (400, "invalid_request_error", None),
+    "provider_invalid_response": (502, "api_error", None),
+    "provider_model_not_loaded": (529, "overloaded_error", None),
+    "provider_rate_limit": (429, "rate_limit_error", None),
+    "provider_unavailable": (500, "api_error", None),
+    "provider_unsupported_content_block": (400, "invalid_request_error", None),
+    "structured_output_invalid": (502, "api_error", None),
+}
+ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {
+    "provider_unavailable": {
+        503: (529, "overloaded_error", None),
+        529: (529, "overloaded_error", None),
+    }
+}
 
 _RE_1: Final = _w.lazy_pattern(
     globals(),
     "_RE_1",
     "(?s)(?s:claude\\-opus\\-4\\-7.*)\\Z|(?s:claude\\-opus\\-4\\.7.*)\\Z|(?s:claude\\-opus\\-5.*)\\Z|(?s:claude\\-sonnet\\-5.*)\\Z|(?s:claude\\-haiku\\-5.*)\\Z",
-)
-_RE_2: Final = _w.lazy_pattern(
-    globals(), "_RE_2", "(?i)image|media.type|source type|document|pdf|not supported"
 )
 
 
@@ -273,23 +322,6 @@ def _vm_image_type(value: str, path: str) -> str:
     )
 
 
-def _vm_image_type_reverse(value: str, path: str) -> str:
-    """Value map `image_type`: wire -> canonical."""
-    if value == "image/jpeg":
-        return "image/jpeg"
-    if value == "image/png":
-        return "image/png"
-    if value == "image/gif":
-        return "image/gif"
-    if value == "image/webp":
-        return "image/webp"
-    raise _w.WireShapeError(
-        path,
-        repr(value)
-        + " is not a known value; expected one of: image/gif, image/jpeg, image/png, image/webp",
-    )
-
-
 def _vm_document_type(value: str, path: str) -> str:
     """Value map `document_type`: canonical -> wire."""
     if value == "application/pdf":
@@ -298,15 +330,6 @@ def _vm_document_type(value: str, path: str) -> str:
         repr(value)
         + " is not supported by openarmature.anthropic_messages; expected one of: application/pdf",
         path=path,
-    )
-
-
-def _vm_document_type_reverse(value: str, path: str) -> str:
-    """Value map `document_type`: wire -> canonical."""
-    if value == "application/pdf":
-        return "application/pdf"
-    raise _w.WireShapeError(
-        path, repr(value) + " is not a known value; expected one of: application/pdf"
     )
 
 
@@ -388,25 +411,6 @@ def _read_part_text(part: dict[str, Any], path: str) -> Block:
     return TextBlock(text=text_1)
 
 
-def _read_part_thinking(part: dict[str, Any], path: str) -> Block:
-    """Wire `thinking` part -> canonical block."""
-    text_1 = part.get("thinking")
-    if type(text_1) is not str:
-        text_1 = _w.member_str(part, "thinking", path)
-    signature_2 = part.get("signature")
-    if type(signature_2) is not str:
-        signature_2 = _w.member_str(part, "signature", path)
-    return ThinkingBlock(text=text_1, signature=signature_2, origin=PROVIDER)
-
-
-def _read_part_redacted_thinking(part: dict[str, Any], path: str) -> Block:
-    """Wire `redacted_thinking` part -> canonical block."""
-    data_1 = part.get("data")
-    if type(data_1) is not str:
-        data_1 = _w.member_str(part, "data", path)
-    return RedactedThinkingBlock(data=data_1, origin=PROVIDER)
-
-
 def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
     """Wire `image.url` part -> canonical block."""
     obj_1 = part.get("source")
@@ -463,20 +467,6 @@ def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
         media_type=media_type_2,
         filename=filename_4,
     )
-
-
-def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> ToolCall:
-    """Wire tool call -> canonical ToolCall (lenient None: a response, whose JSON-null arguments read as null)."""
-    id_1 = call.get("id")
-    if type(id_1) is not str:
-        id_1 = _w.member_str(call, "id", path)
-    name_2 = call.get("name")
-    if type(name_2) is not str:
-        name_2 = _w.member_str(call, "name", path)
-    arguments_3 = call.get("input")
-    if type(arguments_3) is not dict:
-        arguments_3 = _w.member_arguments(call, "input", path, lenient)
-    return ToolCall(id=id_1, name=name_2, arguments=arguments_3)
 
 
 def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
@@ -603,27 +593,6 @@ def _assistant_content_to_wire(content: str | list[Block], path: str) -> str | l
     return parts
 
 
-def _as_blocks(content: str | list[dict[str, Any]] | None) -> list[dict[str, Any]]:
-    """Assistant content as wire blocks, for turns whose tool calls are blocks too."""
-    if isinstance(content, list):
-        return content
-    if not content:
-        return []  # never an empty text block
-    return [{"type": "text", "text": content}]
-
-
-def _tool_call_to_wire(
-    call: ToolCall, path: str, memo: dict[int, Any] | None = None
-) -> dict[str, Any]:
-    """Canonical tool call -> wire. `memo`: validation's sorted copies (wire.memo_json)."""
-    return {
-        "type": "tool_use",
-        "id": call.id,
-        "name": call.name,
-        "input": _w.memo_json(call.arguments, memo),
-    }
-
-
 def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
     """A user message (`messages[i]`) -> its wire message."""
     wire_content: Any
@@ -632,11 +601,6 @@ def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
     else:
         wire_content = _user_content_to_wire(content, f"messages[{i}].content")
     return {"role": "user", "content": wire_content}
-
-
-def _results_to_wire(results: list[dict[str, Any]]) -> dict[str, Any]:
-    """The user message that carries a run of tool results (`group_into_user_message`)."""
-    return {"role": "user", "content": results}
 
 
 def _tool_result_to_wire(
@@ -726,18 +690,6 @@ def _tool_to_wire(tool: Tool, path: str, memo: dict[int, Any] | None = None) -> 
     if tool.strict is not NOT_GIVEN:
         wire_1["strict"] = tool.strict
     return wire_1
-
-
-def _tool_choice_to_wire(choice: ToolChoice) -> Any:
-    """Canonical tool_choice -> wire."""
-    if choice == "auto":
-        return {"type": "auto"}
-    if choice == "required":
-        return {"type": "any"}
-    if choice == "none":
-        return {"type": "none"}
-    assert isinstance(choice, ForcedTool)
-    return {"type": "tool", "name": choice.name}
 
 
 def _request_to_wire(
@@ -1197,25 +1149,6 @@ def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:
     return schema_2
 
 
-def _finish_reason(value: Any) -> FinishReason:
-    """Wire finish reason -> canonical (the table's `*` row for anything unlisted)."""
-    if value == "end_turn":
-        return "stop"
-    if value == "stop_sequence":
-        return "stop"
-    if value == "pause_turn":
-        return "stop"
-    if value == "max_tokens":
-        return "length"
-    if value == "model_context_window_exceeded":
-        return "length"
-    if value == "tool_use":
-        return "tool_calls"
-    if value == "refusal":
-        return "content_filter"
-    return "error"  # a value the table does not list
-
-
 def _response_from_wire(body: Any) -> Response:
     """Wire response body -> canonical response."""
     body = _w.expect_dict(body, "")
@@ -1395,87 +1328,9 @@ def error_from_wire(
         return _error_from_wire(_w.status_code(status), None, headers)
 
 
-def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) -> ProviderError:
-    """The body of error_from_wire."""
-    decoded = _w.decode_error_body(body)
-    message = _w.get_in(decoded, ("error", "message")) if type(decoded) is dict else None
-    if type(message) is not str or not message:
-        message = _w.error_text(decoded)[:500] or f"HTTP {status}"
-    error_type = _w.get_in(decoded, ("error", "type")) if type(decoded) is dict else None
-    error_code = None
-    # Rules match the error's own words (message, type, code), not the whole body.
-    text = _w.error_words(message, error_type, error_code)
-    category = "provider_invalid_request"
-    while True:  # first matching rule wins
-        if status in (401, 402, 403):
-            category = "provider_authentication"
-            break
-        if status == 404:
-            category = "provider_invalid_model"
-            break
-        if status == 413:
-            category = "provider_invalid_request"
-            break
-        if status == 429:
-            category = "provider_rate_limit"
-            break
-        if status == 400 and _RE_2.search(text) is not None:
-            category = "provider_unsupported_content_block"
-            break
-        if status == 400:
-            category = "provider_invalid_request"
-            break
-        if 500 <= status < 600:
-            category = "provider_unavailable"
-            break
-        if error_type in ("overloaded_error",):
-            category = "provider_unavailable"
-            break
-        if True:
-            category = "provider_invalid_request"
-            break
-        break
-    retry_after = _w.retry_after(headers, ("retry-after",))
-    return error_class(category)(
-        str(message),
-        status=status,
-        retry_after=retry_after,
-        body=decoded,
-        provider_type=error_type if type(error_type) is str else None,
-    )
-
-
 def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, str]]:
     """A ProviderError -> (Anthropic Messages (OpenArmature §8.2 dialect) HTTP status, error body, headers): the inverse of error_from_wire. Any other exception is answered as provider_invalid_request."""
-    rows: dict[str, tuple[int, str, str | None]] = {
-        "provider_authentication": (401, "authentication_error", None),
-        "provider_invalid_model": (404, "not_found_error", None),
-        "provider_invalid_request": (400, "invalid_request_error", None),
-        "provider_invalid_response": (502, "api_error", None),
-        "provider_model_not_loaded": (529, "overloaded_error", None),
-        "provider_rate_limit": (429, "rate_limit_error", None),
-        "provider_unavailable": (500, "api_error", None),
-        "provider_unsupported_content_block": (400, "invalid_request_error", None),
-        "structured_output_invalid": (502, "api_error", None),
-    }
-    row = rows.get(getattr(error, "category", ""), rows["provider_invalid_request"])
-    by_upstream: dict[str, dict[int, tuple[int, str, str | None]]] = {
-        "provider_unavailable": {
-            503: (529, "overloaded_error", None),
-            529: (529, "overloaded_error", None),
-        }
-    }  # errors.emit when_upstream
-    status = getattr(error, "status", None)
-    if type(status) is int:
-        row = by_upstream.get(getattr(error, "category", ""), {}).get(status, row)
+    row = _w.error_row(ERROR_ROWS, ERROR_ROWS_UPSTREAM, error)
     message = str(error) or type(error).__name__  # `path: message` when the error names a path
     body: dict[str, Any] = {"type": "error", "error": {"type": row[1], "message": message}}
-    headers: dict[str, str] = {"content-type": "application/json"}
-    retry_after = getattr(error, "retry_after", None)
-    if (
-        isinstance(retry_after, (int, float))
-        and not isinstance(retry_after, bool)
-        and retry_after >= 0
-    ):
-        headers["retry-after"] = str(max(1, int(-(-retry_after // 1))))
-    return row[0], body, headers
+    return row[0], body, _w.error_headers(error)

@@ -48,6 +48,39 @@ from wiremap.runtime.errors import (
     error_class,
 )
 
+# the functions this dialect compiles exactly as its base does (codegen/share.py)
+from .anthropic_messages import (
+    _as_blocks,
+    _error_from_wire,
+    _finish_reason,
+    _read_part_redacted_thinking,
+    _read_part_thinking,
+    _read_tool_call,
+    _results_to_wire,
+    _tool_call_to_wire,
+    _tool_choice_to_wire,
+    _vm_document_type_reverse,
+    _vm_image_type_reverse,
+)
+from .openarmature__anthropic_messages import (
+    _assistant_content_from_wire,
+    _messages_from_wire,
+    _read_assistant_part,
+    _read_part_file_inline,
+    _read_part_file_url,
+    _read_part_image_inline,
+    _read_part_image_url,
+    _read_part_text,
+    _read_tool,
+    _read_tool_choice,
+    _read_tool_result,
+    _read_user_part,
+    _response_from_wire,
+    _tool_result_to_wire,
+    _tool_to_wire,
+    _user_content_from_wire,
+)
+
 __all__ = [
     "API_VERSION",
     "DOC_REF",
@@ -245,14 +278,48 @@ _EMPTY_TURN: Final = (
     "another provider, unsigned thinking) are removed; drop the turn or give it text"
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+# errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
+ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
+    ((401, 402, 403), None, None, None, None, "provider_authentication"),
+    ((404,), None, None, None, None, "provider_invalid_model"),
+    ((413,), None, None, None, None, "provider_invalid_request"),
+    ((429,), None, None, None, None, "provider_rate_limit"),
+    (
+        (400,),
+        None,
+        None,
+        None,
+        "(?i)image|media.type|source type|document|pdf|not supported",
+        "provider_unsupported_content_block",
+    ),
+    ((400,), None, None, None, None, "provider_invalid_request"),
+    (None, 5, None, None, None, "provider_unavailable"),
+    (None, None, ("overloaded_error",), None, None, "provider_unavailable"),
+    (None, None, None, None, None, "provider_invalid_request"),
+)
+# errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)
+ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
+    "provider_authentication": (401, "authentication_error", None),
+    "provider_invalid_model": (404, "not_found_error", None),
+    "provider_invalid_request": (400, "invalid_request_error", None),
+    "provider_invalid_response": (502, "api_error", None),
+    "provider_model_not_loaded": (529, "overloaded_error", None),
+    "provider_rate_limit": (429, "rate_limit_error", None),
+    "provider_unavailable": (500, "api_error", None),
+    "provider_unsupported_content_block": (400, "invalid_request_error", None),
+    "structured_output_invalid": (502, "api_error", None),
+}
+ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {
+    "provider_unavailable": {
+        503: (529, "overloaded_error", None),
+        529: (529, "overloaded_error", None),
+    }
+}
 
 _RE_1: Final = _w.lazy_pattern(
     globals(),
     "_RE_1",
     "(?s)(?s:claude\\-opus\\-4\\-7.*)\\Z|(?s:claude\\-opus\\-4\\.7.*)\\Z|(?s:claude\\-opus\\-5.*)\\Z|(?s:claude\\-sonnet\\-5.*)\\Z|(?s:claude\\-haiku\\-5.*)\\Z",
-)
-_RE_2: Final = _w.lazy_pattern(
-    globals(), "_RE_2", "(?i)image|media.type|source type|document|pdf|not supported"
 )
 
 
@@ -273,23 +340,6 @@ def _vm_image_type(value: str, path: str) -> str:
     )
 
 
-def _vm_image_type_reverse(value: str, path: str) -> str:
-    """Value map `image_type`: wire -> canonical."""
-    if value == "image/jpeg":
-        return "image/jpeg"
-    if value == "image/png":
-        return "image/png"
-    if value == "image/gif":
-        return "image/gif"
-    if value == "image/webp":
-        return "image/webp"
-    raise _w.WireShapeError(
-        path,
-        repr(value)
-        + " is not a known value; expected one of: image/gif, image/jpeg, image/png, image/webp",
-    )
-
-
 def _vm_document_type(value: str, path: str) -> str:
     """Value map `document_type`: canonical -> wire."""
     if value == "application/pdf":
@@ -298,15 +348,6 @@ def _vm_document_type(value: str, path: str) -> str:
         repr(value)
         + " is not supported by openarmature.anthropic_messages_tool_coercion; expected one of: application/pdf",
         path=path,
-    )
-
-
-def _vm_document_type_reverse(value: str, path: str) -> str:
-    """Value map `document_type`: wire -> canonical."""
-    if value == "application/pdf":
-        return "application/pdf"
-    raise _w.WireShapeError(
-        path, repr(value) + " is not a known value; expected one of: application/pdf"
     )
 
 
@@ -382,193 +423,6 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
     raise InvalidRequestError(f"unsupported block {t.__name__}", path=path)
 
 
-def _read_part_text(part: dict[str, Any], path: str) -> Block:
-    """Wire `text` part -> canonical block."""
-    text_1 = part.get("text")
-    if type(text_1) is not str:
-        text_1 = _w.member_str(part, "text", path)
-    return TextBlock(text=text_1)
-
-
-def _read_part_thinking(part: dict[str, Any], path: str) -> Block:
-    """Wire `thinking` part -> canonical block."""
-    text_1 = part.get("thinking")
-    if type(text_1) is not str:
-        text_1 = _w.member_str(part, "thinking", path)
-    signature_2 = part.get("signature")
-    if type(signature_2) is not str:
-        signature_2 = _w.member_str(part, "signature", path)
-    return ThinkingBlock(text=text_1, signature=signature_2, origin=PROVIDER)
-
-
-def _read_part_redacted_thinking(part: dict[str, Any], path: str) -> Block:
-    """Wire `redacted_thinking` part -> canonical block."""
-    data_1 = part.get("data")
-    if type(data_1) is not str:
-        data_1 = _w.member_str(part, "data", path)
-    return RedactedThinkingBlock(data=data_1, origin=PROVIDER)
-
-
-def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
-    """Wire `image.url` part -> canonical block."""
-    obj_1 = part.get("source")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(part, "source", path)
-    source_url_2 = obj_1.get("url")
-    if type(source_url_2) is not str:
-        source_url_2 = _w.member_str(obj_1, "url", path + ".source")
-    return ImageBlock(source=UrlSource(url=source_url_2))
-
-
-def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
-    """Wire `image.inline` part -> canonical block."""
-    obj_1 = part.get("source")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(part, "source", path)
-    media_type_2 = _vm_image_type_reverse(
-        _w.member_str(obj_1, "media_type", path + ".source"), path + ".source" + ".media_type"
-    )
-    source_base64_data_3 = obj_1.get("data")
-    if type(source_base64_data_3) is not str:
-        source_base64_data_3 = _w.member_str(obj_1, "data", path + ".source")
-    return ImageBlock(
-        source=InlineSource(base64_data=source_base64_data_3), media_type=media_type_2
-    )
-
-
-def _read_part_file_url(part: dict[str, Any], path: str) -> Block:
-    """Wire `file.url` part -> canonical block."""
-    obj_1 = part.get("source")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(part, "source", path)
-    source_url_2 = obj_1.get("url")
-    if type(source_url_2) is not str:
-        source_url_2 = _w.member_str(obj_1, "url", path + ".source")
-    filename_3 = _w.optional_str(part, "title", path)
-    return FileBlock(source=UrlSource(url=source_url_2), filename=filename_3)
-
-
-def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
-    """Wire `file.inline` part -> canonical block."""
-    obj_1 = part.get("source")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(part, "source", path)
-    media_type_2 = _vm_document_type_reverse(
-        _w.member_str(obj_1, "media_type", path + ".source"), path + ".source" + ".media_type"
-    )
-    source_base64_data_3 = obj_1.get("data")
-    if type(source_base64_data_3) is not str:
-        source_base64_data_3 = _w.member_str(obj_1, "data", path + ".source")
-    filename_4 = _w.optional_str(part, "title", path)
-    return FileBlock(
-        source=InlineSource(base64_data=source_base64_data_3),
-        media_type=media_type_2,
-        filename=filename_4,
-    )
-
-
-def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> ToolCall:
-    """Wire tool call -> canonical ToolCall (lenient None: a response, whose JSON-null arguments read as null)."""
-    id_1 = call.get("id")
-    if type(id_1) is not str:
-        id_1 = _w.member_str(call, "id", path)
-    name_2 = call.get("name")
-    if type(name_2) is not str:
-        name_2 = _w.member_str(call, "name", path)
-    arguments_3 = call.get("input")
-    if type(arguments_3) is not dict:
-        arguments_3 = _w.member_arguments(call, "input", path, lenient)
-    return ToolCall(id=id_1, name=name_2, arguments=arguments_3)
-
-
-def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
-    """Wire tool result -> canonical tool message."""
-    tool_call_id_1 = result.get("tool_use_id")
-    if type(tool_call_id_1) is not str:
-        tool_call_id_1 = _w.member_str(result, "tool_use_id", path)
-    content_2 = _w.member_text(result, "content", path)
-    is_error_3 = _w.optional_bool(result, "is_error", path)
-    return ToolMessage(
-        tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN, is_error=is_error_3
-    )
-
-
-def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block | ToolMessage:
-    """A part of a wire user turn (tool results included)."""
-    part = _w.expect_dict(value, path)
-    kind = part.get("type")
-    if (
-        kind == "image"
-        and (
-            (step_1.get("type") if type(step_1 := part.get("source")) is dict else None)
-            if type(part) is dict
-            else None
-        )
-        == "url"
-    ):
-        return _read_part_image_url(part, path)
-    if (
-        kind == "image"
-        and (
-            (step_1.get("type") if type(step_1 := part.get("source")) is dict else None)
-            if type(part) is dict
-            else None
-        )
-        == "base64"
-    ):
-        return _read_part_image_inline(part, path)
-    if (
-        kind == "document"
-        and (
-            (step_1.get("type") if type(step_1 := part.get("source")) is dict else None)
-            if type(part) is dict
-            else None
-        )
-        == "url"
-    ):
-        return _read_part_file_url(part, path)
-    if (
-        kind == "document"
-        and (
-            (step_1.get("type") if type(step_1 := part.get("source")) is dict else None)
-            if type(part) is dict
-            else None
-        )
-        == "base64"
-    ):
-        return _read_part_file_inline(part, path)
-    if kind == "text":
-        return _read_part_text(part, path)
-    if kind == "tool_result":
-        return _read_tool_result(part, path)
-    raise _w.WireShapeError(
-        path + ".type",
-        "unsupported part "
-        + repr(part.get("type"))
-        + "; expected one of: document, image, text, tool_result",
-    )
-
-
-def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) -> Block | ToolCall:
-    """A part of a wire assistant turn (tool calls included)."""
-    part = _w.expect_dict(value, path)
-    kind = part.get("type")
-    if kind == "text":
-        return _read_part_text(part, path)
-    if kind == "thinking":
-        return _read_part_thinking(part, path)
-    if kind == "redacted_thinking":
-        return _read_part_redacted_thinking(part, path)
-    if kind == "tool_use":
-        return _read_tool_call(part, path, lenient)
-    raise _w.WireShapeError(
-        path + ".type",
-        "unsupported part "
-        + repr(part.get("type"))
-        + "; expected one of: redacted_thinking, text, thinking, tool_use",
-    )
-
-
 def _user_content_to_wire(content: str | list[Block], path: str) -> str | list[dict[str, Any]]:
     """Canonical user content -> wire (`as_given`)."""
     if isinstance(content, str):
@@ -605,27 +459,6 @@ def _assistant_content_to_wire(content: str | list[Block], path: str) -> str | l
     return parts
 
 
-def _as_blocks(content: str | list[dict[str, Any]] | None) -> list[dict[str, Any]]:
-    """Assistant content as wire blocks, for turns whose tool calls are blocks too."""
-    if isinstance(content, list):
-        return content
-    if not content:
-        return []  # never an empty text block
-    return [{"type": "text", "text": content}]
-
-
-def _tool_call_to_wire(
-    call: ToolCall, path: str, memo: dict[int, Any] | None = None
-) -> dict[str, Any]:
-    """Canonical tool call -> wire. `memo`: validation's sorted copies (wire.memo_json)."""
-    return {
-        "type": "tool_use",
-        "id": call.id,
-        "name": call.name,
-        "input": _w.memo_json(call.arguments, memo),
-    }
-
-
 def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
     """A user message (`messages[i]`) -> its wire message."""
     wire_content: Any
@@ -634,30 +467,6 @@ def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
     else:
         wire_content = _user_content_to_wire(content, f"messages[{i}].content")
     return {"role": "user", "content": wire_content}
-
-
-def _results_to_wire(results: list[dict[str, Any]]) -> dict[str, Any]:
-    """The user message that carries a run of tool results (`group_into_user_message`)."""
-    return {"role": "user", "content": results}
-
-
-def _tool_result_to_wire(
-    tool_call_id: str,
-    content: str,
-    name: str | NotGiven,
-    i: int,
-    is_error: bool | NotGiven = NOT_GIVEN,
-    cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
-) -> dict[str, Any]:
-    """A tool result (`messages[i]`) -> its wire block."""
-    wire_1: dict[str, Any] = {
-        "type": "tool_result",
-        "tool_use_id": tool_call_id,
-        "content": content,
-    }
-    if is_error is not NOT_GIVEN:
-        wire_1["is_error"] = is_error
-    return wire_1
 
 
 def _assistant_to_wire(
@@ -715,31 +524,6 @@ def _messages_to_wire(
             wire_messages.append(_assistant_to_wire(message.content, calls, i, memo))
             continue
     return wire_messages
-
-
-def _tool_to_wire(tool: Tool, path: str, memo: dict[int, Any] | None = None) -> dict[str, Any]:
-    """Canonical tool -> wire tool definition. `memo`: validation's sorted copies (wire.memo_json)."""
-    params: Any = tool.parameters
-    if params is NOT_GIVEN:
-        params = {"type": "object", "properties": {}}
-    wire_1: dict[str, Any] = {"name": tool.name, "input_schema": _w.memo_json(params, memo)}
-    if tool.description is not NOT_GIVEN:
-        wire_1["description"] = tool.description
-    if tool.strict is not NOT_GIVEN:
-        wire_1["strict"] = tool.strict
-    return wire_1
-
-
-def _tool_choice_to_wire(choice: ToolChoice) -> Any:
-    """Canonical tool_choice -> wire."""
-    if choice == "auto":
-        return {"type": "auto"}
-    if choice == "required":
-        return {"type": "any"}
-    if choice == "none":
-        return {"type": "none"}
-    assert isinstance(choice, ForcedTool)
-    return {"type": "tool", "name": choice.name}
 
 
 def _request_to_wire(
@@ -954,87 +738,6 @@ def request_to_wire(
         raise InvalidRequestError("request nested too deeply") from None
 
 
-def _user_content_from_wire(value: Any, path: str) -> str | list[Any]:
-    """Wire user content -> canonical."""
-    if type(value) is str:
-        return value
-    items = _w.expect_list(value, path)
-    return [_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items)]
-
-
-def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | None:
-    """Wire assistant content -> canonical."""
-    if type(value) is str:
-        return value
-    if value is None:
-        return None
-    items = _w.expect_list(value, path)
-    return [_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items)]
-
-
-def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
-    """Wire messages -> canonical messages."""
-    out: list[Message] = []
-    for i, item in enumerate(items):
-        path = f"{field}[{i}]"
-        message = _w.expect_dict(item, path)
-        role = message.get("role")
-        if role == "user":
-            raw = message.get("content")  # a string is the content as it is
-            content = (
-                raw
-                if type(raw) is str
-                else _user_content_from_wire(_w.member(message, "content", path), path + ".content")
-            )
-            if type(content) is list and any(type(p) is ToolMessage for p in content):
-                # OpenArmature §8.2.1.2: tool results split into tool messages, other runs stay user turns.
-                run: list[Any] = []
-                for p in content:
-                    if type(p) is ToolMessage:
-                        if run:
-                            out.append(UserMessage(content=run))
-                            run = []
-                        out.append(p)
-                    else:
-                        run.append(p)
-                if run:
-                    out.append(UserMessage(content=run))
-                continue
-            out.append(UserMessage(content=content))
-            continue
-        if role == "assistant":
-            raw_content = _w.member(message, "content", path)  # required by the template
-            a_calls: Any = NOT_GIVEN
-            a_content: Any = NOT_GIVEN
-            if raw_content is not NOT_GIVEN:
-                content_path = path + ".content"
-                items_ = (
-                    _w.expect_list(raw_content, content_path)
-                    if type(raw_content) is not str
-                    else raw_content
-                )
-                if type(items_) is str:
-                    a_content = items_
-                else:
-                    blocks_: list[Any] = []
-                    calls_: list[ToolCall] = []
-                    for j, item in enumerate(items_):
-                        p = _read_assistant_part(item, f"{content_path}[{j}]", False)
-                        if type(p) is ToolCall:
-                            calls_.append(p)
-                        else:
-                            blocks_.append(p)
-                    a_content = blocks_
-                    if calls_:
-                        a_calls = calls_
-            out.append(AssistantMessage(content=a_content, tool_calls=a_calls))
-            continue
-        raise _w.WireShapeError(
-            path + ".role", "unsupported role " + repr(role) + "; expected one of: user, assistant"
-        )
-    return out
-
-
 def _request_from_wire(body: Any) -> Request:
     """Wire request body -> canonical request."""
     body = _w.expect_dict(body, "")
@@ -1136,124 +839,6 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
 def _rewrite_request(req: Request) -> dict[str, Any]:
     """The body this format writes for a request it read (the residual's baseline, runtime/carry.py)."""
     return _request_to_wire(req, None)
-
-
-def _read_tool(tool: dict[str, Any], path: str) -> Tool:
-    """Wire tool definition -> canonical tool."""
-    name_1 = tool.get("name")
-    if type(name_1) is not str:
-        name_1 = _w.member_str(tool, "name", path)
-    description_2 = _w.optional_str(tool, "description", path)
-    parameters_3 = tool.get("input_schema")
-    if type(parameters_3) is not dict:
-        parameters_3 = _w.member_dict(tool, "input_schema", path)
-    strict_4 = _w.optional_bool(tool, "strict", path)
-    return Tool(name=name_1, description=description_2, parameters=parameters_3, strict=strict_4)
-
-
-def _read_tool_choice(value: Any) -> ToolChoice:
-    """Wire tool_choice -> canonical."""
-    if type(value) is dict:
-        if value.get("disable_parallel_tool_use") not in (None, False):
-            raise _w.WireShapeError(
-                "tool_choice" + ".disable_parallel_tool_use",
-                "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool_choice)",
-            )
-    if type(value) is dict and value.get("type") == "tool" and "name" in value:
-        name_1 = value.get("name")
-        if type(name_1) is not str:
-            name_1 = _w.member_str(value, "name", "tool_choice")
-        return ForcedTool(name=name_1)
-    if type(value) is dict and value.get("type") == "auto":
-        return "auto"
-    if type(value) is dict and value.get("type") == "any":
-        return "required"
-    if type(value) is dict and value.get("type") == "none":
-        return "none"
-    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + repr(value))
-
-
-def _finish_reason(value: Any) -> FinishReason:
-    """Wire finish reason -> canonical (the table's `*` row for anything unlisted)."""
-    if value == "end_turn":
-        return "stop"
-    if value == "stop_sequence":
-        return "stop"
-    if value == "pause_turn":
-        return "stop"
-    if value == "max_tokens":
-        return "length"
-    if value == "model_context_window_exceeded":
-        return "length"
-    if value == "tool_use":
-        return "tool_calls"
-    if value == "refusal":
-        return "content_filter"
-    return "error"  # a value the table does not list
-
-
-def _response_from_wire(body: Any) -> Response:
-    """Wire response body -> canonical response."""
-    body = _w.expect_dict(body, "")
-    finish_reason = _finish_reason(body.get("stop_reason"))
-    # OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null
-    lenient: bool | None = True if finish_reason == "error" else None
-    message = body
-    raw_content = _w.member(message, "content", "")  # required by the template
-    a_calls: Any = NOT_GIVEN
-    a_content: Any = NOT_GIVEN
-    if raw_content is not NOT_GIVEN:
-        content_path = "content"
-        items_ = (
-            _w.expect_list(raw_content, content_path)
-            if type(raw_content) is not str
-            else raw_content
-        )
-        if type(items_) is str:
-            a_content = items_
-        else:
-            blocks_: list[Any] = []
-            calls_: list[ToolCall] = []
-            for j, item in enumerate(items_):
-                p = _read_assistant_part(item, f"{content_path}[{j}]", lenient)
-                if type(p) is ToolCall:
-                    calls_.append(p)
-                else:
-                    blocks_.append(p)
-            a_content = blocks_
-            if calls_:
-                a_calls = calls_
-    # One unsigned text block reads as a plain string (OpenArmature §3.1.1); none as null.
-    if type(a_content) is list:
-        if not a_content:
-            a_content = None
-        elif (
-            len(a_content) == 1
-            and type(a_content[0]) is TextBlock
-            and a_content[0].signature is NOT_GIVEN
-        ):
-            a_content = a_content[0].text
-    usage_obj = body.get("usage")
-    if type(usage_obj) is dict:
-        prompt_tokens = _w.usage_counter(usage_obj.get("input_tokens"))
-        completion_tokens = _w.usage_counter(usage_obj.get("output_tokens"))
-        total_tokens = _w.usage_sum(
-            prompt_tokens, completion_tokens
-        )  # a derived total (OpenArmature §7)
-        usage = Usage(
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            total_tokens=total_tokens,
-        )
-    else:
-        usage = Usage()  # not reported: the three counters are null together (§6)
-    response = Response(
-        message=AssistantMessage(content=a_content, tool_calls=a_calls),
-        finish_reason=finish_reason,
-        usage=usage,
-        raw=body,
-    )
-    return response
 
 
 def response_from_wire(
@@ -1371,87 +956,9 @@ def error_from_wire(
         return _error_from_wire(_w.status_code(status), None, headers)
 
 
-def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) -> ProviderError:
-    """The body of error_from_wire."""
-    decoded = _w.decode_error_body(body)
-    message = _w.get_in(decoded, ("error", "message")) if type(decoded) is dict else None
-    if type(message) is not str or not message:
-        message = _w.error_text(decoded)[:500] or f"HTTP {status}"
-    error_type = _w.get_in(decoded, ("error", "type")) if type(decoded) is dict else None
-    error_code = None
-    # Rules match the error's own words (message, type, code), not the whole body.
-    text = _w.error_words(message, error_type, error_code)
-    category = "provider_invalid_request"
-    while True:  # first matching rule wins
-        if status in (401, 402, 403):
-            category = "provider_authentication"
-            break
-        if status == 404:
-            category = "provider_invalid_model"
-            break
-        if status == 413:
-            category = "provider_invalid_request"
-            break
-        if status == 429:
-            category = "provider_rate_limit"
-            break
-        if status == 400 and _RE_2.search(text) is not None:
-            category = "provider_unsupported_content_block"
-            break
-        if status == 400:
-            category = "provider_invalid_request"
-            break
-        if 500 <= status < 600:
-            category = "provider_unavailable"
-            break
-        if error_type in ("overloaded_error",):
-            category = "provider_unavailable"
-            break
-        if True:
-            category = "provider_invalid_request"
-            break
-        break
-    retry_after = _w.retry_after(headers, ("retry-after",))
-    return error_class(category)(
-        str(message),
-        status=status,
-        retry_after=retry_after,
-        body=decoded,
-        provider_type=error_type if type(error_type) is str else None,
-    )
-
-
 def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, str]]:
     """A ProviderError -> (Anthropic Messages, no native structured output (OpenArmature §8.2.5.1) HTTP status, error body, headers): the inverse of error_from_wire. Any other exception is answered as provider_invalid_request."""
-    rows: dict[str, tuple[int, str, str | None]] = {
-        "provider_authentication": (401, "authentication_error", None),
-        "provider_invalid_model": (404, "not_found_error", None),
-        "provider_invalid_request": (400, "invalid_request_error", None),
-        "provider_invalid_response": (502, "api_error", None),
-        "provider_model_not_loaded": (529, "overloaded_error", None),
-        "provider_rate_limit": (429, "rate_limit_error", None),
-        "provider_unavailable": (500, "api_error", None),
-        "provider_unsupported_content_block": (400, "invalid_request_error", None),
-        "structured_output_invalid": (502, "api_error", None),
-    }
-    row = rows.get(getattr(error, "category", ""), rows["provider_invalid_request"])
-    by_upstream: dict[str, dict[int, tuple[int, str, str | None]]] = {
-        "provider_unavailable": {
-            503: (529, "overloaded_error", None),
-            529: (529, "overloaded_error", None),
-        }
-    }  # errors.emit when_upstream
-    status = getattr(error, "status", None)
-    if type(status) is int:
-        row = by_upstream.get(getattr(error, "category", ""), {}).get(status, row)
+    row = _w.error_row(ERROR_ROWS, ERROR_ROWS_UPSTREAM, error)
     message = str(error) or type(error).__name__  # `path: message` when the error names a path
     body: dict[str, Any] = {"type": "error", "error": {"type": row[1], "message": message}}
-    headers: dict[str, str] = {"content-type": "application/json"}
-    retry_after = getattr(error, "retry_after", None)
-    if (
-        isinstance(retry_after, (int, float))
-        and not isinstance(retry_after, bool)
-        and retry_after >= 0
-    ):
-        headers["retry-after"] = str(max(1, int(-(-retry_after // 1))))
-    return row[0], body, headers
+    return row[0], body, _w.error_headers(error)

@@ -56,6 +56,10 @@ class OpenarmatureAnthropicMessagesToolCoercionRedactedThinkingPart(TypedDict, c
     type: Literal["redacted_thinking"]
 
 
+class Metadata(TypedDict):
+    user_id: NotRequired[str]
+
+
 class Format(TypedDict, closed=True):
     schema: dict[str, Any]
     type: Literal["json_schema"]
@@ -63,6 +67,10 @@ class Format(TypedDict, closed=True):
 
 class OutputConfig(TypedDict, closed=True):
     format: Format
+
+
+class Thinking(TypedDict):
+    budget_tokens: NotRequired[int]
 
 
 class ToolChoice(TypedDict, closed=True):
@@ -147,28 +155,23 @@ class OpenarmatureAnthropicMessagesToolCoercionAssistantMessage(TypedDict, close
     role: Literal["assistant"]
 
 
-OpenarmatureAnthropicMessagesToolCoercionRequest = TypedDict(
-    "OpenarmatureAnthropicMessagesToolCoercionRequest",
-    {
-        "max_tokens": NotRequired[int],
-        "messages": list[
-            OpenarmatureAnthropicMessagesToolCoercionUserMessage
-            | OpenarmatureAnthropicMessagesToolCoercionAssistantMessage
-        ],
-        "metadata.user_id": NotRequired[str],
-        "model": str,
-        "output_config": NotRequired[OutputConfig],
-        "stop_sequences": NotRequired[list[str]],
-        "system": NotRequired[str],
-        "temperature": NotRequired[float],
-        "thinking.budget_tokens": NotRequired[int],
-        "tool_choice": NotRequired[ToolChoice | ToolChoice1 | ToolChoice2 | ToolChoice3],
-        "tool_choice.disable_parallel_tool_use": NotRequired[bool],
-        "tools": NotRequired[list[OpenarmatureAnthropicMessagesToolCoercionTool]],
-        "top_k": NotRequired[int],
-        "top_p": NotRequired[float],
-    },
-)
+class OpenarmatureAnthropicMessagesToolCoercionRequest(TypedDict):
+    max_tokens: NotRequired[int]
+    messages: list[
+        OpenarmatureAnthropicMessagesToolCoercionUserMessage
+        | OpenarmatureAnthropicMessagesToolCoercionAssistantMessage
+    ]
+    metadata: NotRequired[Metadata]
+    model: str
+    output_config: NotRequired[OutputConfig]
+    stop_sequences: NotRequired[list[str]]
+    system: NotRequired[str]
+    temperature: NotRequired[float]
+    thinking: NotRequired[Thinking]
+    tool_choice: NotRequired[ToolChoice | ToolChoice1 | ToolChoice2 | ToolChoice3]
+    tools: NotRequired[list[OpenarmatureAnthropicMessagesToolCoercionTool]]
+    top_k: NotRequired[int]
+    top_p: NotRequired[float]
 
 
 class OpenarmatureAnthropicMessagesToolCoercionResponse(TypedDict, closed=True):

@@ -56,6 +56,10 @@ class OpenarmatureAnthropicMessagesRedactedThinkingPart(TypedDict, closed=True):
     type: Literal["redacted_thinking"]
 
 
+class Metadata(TypedDict):
+    user_id: NotRequired[str]
+
+
 class Format(TypedDict, closed=True):
     schema: dict[str, Any]
     type: Literal["json_schema"]
@@ -63,6 +67,10 @@ class Format(TypedDict, closed=True):
 
 class OutputConfig(TypedDict, closed=True):
     format: Format
+
+
+class Thinking(TypedDict):
+    budget_tokens: NotRequired[int]
 
 
 class ToolChoice(TypedDict, closed=True):
@@ -147,27 +155,22 @@ class OpenarmatureAnthropicMessagesAssistantMessage(TypedDict, closed=True):
     role: Literal["assistant"]
 
 
-OpenarmatureAnthropicMessagesRequest = TypedDict(
-    "OpenarmatureAnthropicMessagesRequest",
-    {
-        "max_tokens": NotRequired[int],
-        "messages": list[
-            OpenarmatureAnthropicMessagesUserMessage | OpenarmatureAnthropicMessagesAssistantMessage
-        ],
-        "metadata.user_id": NotRequired[str],
-        "model": str,
-        "output_config": NotRequired[OutputConfig],
-        "stop_sequences": NotRequired[list[str]],
-        "system": NotRequired[str],
-        "temperature": NotRequired[float],
-        "thinking.budget_tokens": NotRequired[int],
-        "tool_choice": NotRequired[ToolChoice | ToolChoice1 | ToolChoice2 | ToolChoice3],
-        "tool_choice.disable_parallel_tool_use": NotRequired[bool],
-        "tools": NotRequired[list[OpenarmatureAnthropicMessagesTool]],
-        "top_k": NotRequired[int],
-        "top_p": NotRequired[float],
-    },
-)
+class OpenarmatureAnthropicMessagesRequest(TypedDict):
+    max_tokens: NotRequired[int]
+    messages: list[
+        OpenarmatureAnthropicMessagesUserMessage | OpenarmatureAnthropicMessagesAssistantMessage
+    ]
+    metadata: NotRequired[Metadata]
+    model: str
+    output_config: NotRequired[OutputConfig]
+    stop_sequences: NotRequired[list[str]]
+    system: NotRequired[str]
+    temperature: NotRequired[float]
+    thinking: NotRequired[Thinking]
+    tool_choice: NotRequired[ToolChoice | ToolChoice1 | ToolChoice2 | ToolChoice3]
+    tools: NotRequired[list[OpenarmatureAnthropicMessagesTool]]
+    top_k: NotRequired[int]
+    top_p: NotRequired[float]
 
 
 class OpenarmatureAnthropicMessagesResponse(TypedDict, closed=True):

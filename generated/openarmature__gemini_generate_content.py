@@ -48,6 +48,31 @@ from wiremap.runtime.errors import (
     error_class,
 )
 
+# the functions this dialect compiles exactly as its base does (codegen/share.py)
+from .gemini_generate_content import (
+    _as_blocks,
+    _assistant_content_to_wire,
+    _assistant_to_wire,
+    _error_from_wire,
+    _part_to_wire,
+    _read_part_audio_inline,
+    _read_part_audio_url,
+    _read_part_file_inline,
+    _read_part_file_url,
+    _read_part_image_inline,
+    _read_part_image_url,
+    _read_part_text,
+    _read_part_thinking,
+    _read_structured_output,
+    _read_tool_call,
+    _read_tool_choice,
+    _results_to_wire,
+    _tool_call_to_wire,
+    _tool_choice_to_wire,
+    _user_content_to_wire,
+    _user_to_wire,
+)
+
 __all__ = [
     "API_VERSION",
     "DOC_REF",
@@ -542,6 +567,47 @@ _EMPTY_TURN: Final = (
     "another provider, unsigned thinking) are removed; drop the turn or give it text"
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+# errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
+ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
+    ((400,), None, None, None, "(?i)API key not valid|API_KEY_INVALID", "provider_authentication"),
+    (
+        (400, 403),
+        None,
+        None,
+        None,
+        "(?i)mime.?type|unsupported (file|media|image|audio|video)|file ?uri|cannot fetch|unable to (fetch|process) (the )?(file|input)|not supported for (this|the) (file|media)",
+        "provider_unsupported_content_block",
+    ),
+    ((401, 403), None, None, None, None, "provider_authentication"),
+    ((404,), None, None, None, None, "provider_invalid_model"),
+    ((429,), None, None, None, None, "provider_rate_limit"),
+    (None, 5, None, None, None, "provider_unavailable"),
+    (None, None, ("RESOURCE_EXHAUSTED",), None, None, "provider_rate_limit"),
+    (
+        None,
+        None,
+        ("UNAVAILABLE", "INTERNAL", "DEADLINE_EXCEEDED"),
+        None,
+        None,
+        "provider_unavailable",
+    ),
+    (None, None, ("UNAUTHENTICATED", "PERMISSION_DENIED"), None, None, "provider_authentication"),
+    (None, None, ("NOT_FOUND",), None, None, "provider_invalid_model"),
+    (None, None, None, None, None, "provider_invalid_request"),
+)
+# errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)
+ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
+    "provider_authentication": (401, "UNAUTHENTICATED", None),
+    "provider_invalid_model": (404, "NOT_FOUND", None),
+    "provider_invalid_request": (400, "INVALID_ARGUMENT", None),
+    "provider_invalid_response": (500, "INTERNAL", None),
+    "provider_model_not_loaded": (503, "UNAVAILABLE", None),
+    "provider_rate_limit": (429, "RESOURCE_EXHAUSTED", None),
+    "provider_unavailable": (503, "UNAVAILABLE", None),
+    "provider_unsupported_content_block": (400, "INVALID_ARGUMENT", None),
+    "structured_output_invalid": (500, "INTERNAL", None),
+}
+ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {}
 
 _RE_1: Final = _w.lazy_pattern(
     globals(),
@@ -553,193 +619,6 @@ _RE_2: Final = _w.lazy_pattern(
     "_RE_2",
     "(?s)(?:(?s:gemini\\-2.*)\\Z|(?s:gemini\\-1.*)\\Z|(?s:models/gemini\\-2.*)\\Z|(?s:models/gemini\\-1.*)\\Z)",
 )
-_RE_3: Final = _w.lazy_pattern(globals(), "_RE_3", "(?i)API key not valid|API_KEY_INVALID")
-_RE_4: Final = _w.lazy_pattern(
-    globals(),
-    "_RE_4",
-    "(?i)mime.?type|unsupported (file|media|image|audio|video)|file ?uri|cannot fetch|unable to (fetch|process) (the )?(file|input)|not supported for (this|the) (file|media)",
-)
-
-
-def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
-    """One canonical content block -> its wire part; None when the mapping strips it."""
-    t = type(block)
-    if t is TextBlock:
-        assert isinstance(block, TextBlock)
-        # Signatures are provider-bound: a foreign text signature is stripped, the text kept.
-        text_signature = (
-            block.signature if block.origin is NOT_GIVEN or block.origin == PROVIDER else NOT_GIVEN
-        )
-        wire_1: dict[str, Any] = {"text": block.text}
-        if text_signature is not NOT_GIVEN:
-            wire_1["thoughtSignature"] = text_signature
-        return wire_1
-    if t is ThinkingBlock:
-        assert isinstance(block, ThinkingBlock)
-        if not ((block.origin is NOT_GIVEN or block.origin == PROVIDER)):
-            return None
-        wire_2: dict[str, Any] = {"text": block.text, "thought": True}
-        if block.signature is not NOT_GIVEN:
-            wire_2["thoughtSignature"] = block.signature
-        return wire_2
-    if t is RedactedThinkingBlock:
-        assert isinstance(block, RedactedThinkingBlock)
-        return None
-    if t is ImageBlock:
-        assert isinstance(block, ImageBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            wire_3: dict[str, Any] = {"fileUri": source.url}
-            media_type_4 = _w.guess_media_type(block.media_type, source.url)
-            if media_type_4 is not NOT_GIVEN:
-                wire_3["mimeType"] = media_type_4
-            return {"fileData": wire_3}
-        assert isinstance(source, InlineSource)
-        return {"inlineData": {"mimeType": cast(str, block.media_type), "data": source.base64_data}}
-    if t is AudioBlock:
-        assert isinstance(block, AudioBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            wire_5: dict[str, Any] = {"fileUri": source.url}
-            media_type_6 = _w.guess_media_type(block.media_type, source.url)
-            if media_type_6 is not NOT_GIVEN:
-                wire_5["mimeType"] = media_type_6
-            return {"fileData": wire_5}
-        assert isinstance(source, InlineSource)
-        return {"inlineData": {"mimeType": cast(str, block.media_type), "data": source.base64_data}}
-    if t is FileBlock:
-        assert isinstance(block, FileBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            wire_7: dict[str, Any] = {"fileUri": source.url}
-            media_type_8 = _w.guess_media_type(block.media_type, source.url)
-            if media_type_8 is not NOT_GIVEN:
-                wire_7["mimeType"] = media_type_8
-            return {"fileData": wire_7}
-        assert isinstance(source, InlineSource)
-        return {"inlineData": {"mimeType": cast(str, block.media_type), "data": source.base64_data}}
-    raise InvalidRequestError(f"unsupported block {t.__name__}", path=path)
-
-
-def _read_part_text(part: dict[str, Any], path: str) -> Block:
-    """Wire `text` part -> canonical block."""
-    text_1 = part.get("text")
-    if type(text_1) is not str:
-        text_1 = _w.member_str(part, "text", path)
-    signature_2 = _w.optional_str(part, "thoughtSignature", path)
-    origin_ = PROVIDER if signature_2 is not NOT_GIVEN else NOT_GIVEN
-    return TextBlock(text=text_1, signature=signature_2, origin=origin_)
-
-
-def _read_part_thinking(part: dict[str, Any], path: str) -> Block:
-    """Wire `thinking` part -> canonical block."""
-    text_1 = part.get("text")
-    if type(text_1) is not str:
-        text_1 = _w.member_str(part, "text", path)
-    signature_2 = _w.optional_str(part, "thoughtSignature", path)
-    return ThinkingBlock(text=text_1, signature=signature_2, origin=PROVIDER)
-
-
-def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
-    """Wire `image.url` part -> canonical block."""
-    obj_1 = part.get("fileData")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(part, "fileData", path)
-    media_type_2 = _w.optional_str(obj_1, "mimeType", path + ".fileData")
-    source_url_3 = obj_1.get("fileUri")
-    if type(source_url_3) is not str:
-        source_url_3 = _w.member_str(obj_1, "fileUri", path + ".fileData")
-    return ImageBlock(source=UrlSource(url=source_url_3), media_type=media_type_2)
-
-
-def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
-    """Wire `image.inline` part -> canonical block."""
-    obj_1 = part.get("inlineData")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(part, "inlineData", path)
-    media_type_2 = obj_1.get("mimeType")
-    if type(media_type_2) is not str:
-        media_type_2 = _w.member_str(obj_1, "mimeType", path + ".inlineData")
-    source_base64_data_3 = obj_1.get("data")
-    if type(source_base64_data_3) is not str:
-        source_base64_data_3 = _w.member_str(obj_1, "data", path + ".inlineData")
-    return ImageBlock(
-        source=InlineSource(base64_data=source_base64_data_3), media_type=media_type_2
-    )
-
-
-def _read_part_audio_url(part: dict[str, Any], path: str) -> Block:
-    """Wire `audio.url` part -> canonical block."""
-    obj_1 = part.get("fileData")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(part, "fileData", path)
-    media_type_2 = _w.optional_str(obj_1, "mimeType", path + ".fileData")
-    source_url_3 = obj_1.get("fileUri")
-    if type(source_url_3) is not str:
-        source_url_3 = _w.member_str(obj_1, "fileUri", path + ".fileData")
-    return AudioBlock(source=UrlSource(url=source_url_3), media_type=media_type_2)
-
-
-def _read_part_audio_inline(part: dict[str, Any], path: str) -> Block:
-    """Wire `audio.inline` part -> canonical block."""
-    obj_1 = part.get("inlineData")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(part, "inlineData", path)
-    media_type_2 = obj_1.get("mimeType")
-    if type(media_type_2) is not str:
-        media_type_2 = _w.member_str(obj_1, "mimeType", path + ".inlineData")
-    source_base64_data_3 = obj_1.get("data")
-    if type(source_base64_data_3) is not str:
-        source_base64_data_3 = _w.member_str(obj_1, "data", path + ".inlineData")
-    return AudioBlock(
-        source=InlineSource(base64_data=source_base64_data_3), media_type=media_type_2
-    )
-
-
-def _read_part_file_url(part: dict[str, Any], path: str) -> Block:
-    """Wire `file.url` part -> canonical block."""
-    obj_1 = part.get("fileData")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(part, "fileData", path)
-    media_type_2 = _w.optional_str(obj_1, "mimeType", path + ".fileData")
-    source_url_3 = obj_1.get("fileUri")
-    if type(source_url_3) is not str:
-        source_url_3 = _w.member_str(obj_1, "fileUri", path + ".fileData")
-    return FileBlock(source=UrlSource(url=source_url_3), media_type=media_type_2)
-
-
-def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
-    """Wire `file.inline` part -> canonical block."""
-    obj_1 = part.get("inlineData")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(part, "inlineData", path)
-    media_type_2 = obj_1.get("mimeType")
-    if type(media_type_2) is not str:
-        media_type_2 = _w.member_str(obj_1, "mimeType", path + ".inlineData")
-    source_base64_data_3 = obj_1.get("data")
-    if type(source_base64_data_3) is not str:
-        source_base64_data_3 = _w.member_str(obj_1, "data", path + ".inlineData")
-    return FileBlock(source=InlineSource(base64_data=source_base64_data_3), media_type=media_type_2)
-
-
-def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> ToolCall:
-    """Wire tool call -> canonical ToolCall (lenient None: a response, whose JSON-null arguments read as null)."""
-    obj_1 = call.get("functionCall")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(call, "functionCall", path)
-    id_2 = _w.optional_str(obj_1, "id", path + ".functionCall")
-    name_3 = obj_1.get("name")
-    if type(name_3) is not str:
-        name_3 = _w.member_str(obj_1, "name", path + ".functionCall")
-    arguments_4 = obj_1.get("args")
-    if type(arguments_4) is not dict:
-        arguments_4 = _w.member_arguments(obj_1, "args", path + ".functionCall", lenient)
-    signature_5 = _w.optional_str(call, "thoughtSignature", path)
-    call_id = id_2 if isinstance(id_2, str) else ""  # synthesized by the turn reader
-    origin_ = PROVIDER if signature_5 is not NOT_GIVEN else NOT_GIVEN
-    return ToolCall(
-        id=call_id, name=name_3, arguments=arguments_4, signature=signature_5, origin=origin_
-    )
 
 
 def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
@@ -803,7 +682,7 @@ def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Bloc
         path,
         "unsupported part with keys "
         + repr(sorted(part))
-        + "; expected one of: fileData, functionResponse, inlineData, text",
+        + "; expected a part template of this format: one of the keys fileData, functionResponse, inlineData, text, with the values its template requires",
     )
 
 
@@ -820,84 +699,8 @@ def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) ->
         path,
         "unsupported part with keys "
         + repr(sorted(part))
-        + "; expected one of: functionCall, text",
+        + "; expected a part template of this format: one of the keys functionCall, text, with the values its template requires",
     )
-
-
-def _user_content_to_wire(content: str | list[Block], path: str) -> list[dict[str, Any]]:
-    """Canonical user content -> wire (`always_parts`)."""
-    if isinstance(content, str):
-        if not content:
-            return []
-        return [{"text": content}]
-    blocks = content
-    parts: list[dict[str, Any]] = []
-    kept: list[Block] = []
-    for j, block in enumerate(blocks):
-        wire = _part_to_wire(block, f"{path}[{j}]")
-        if wire is not None:
-            parts.append(wire)
-            kept.append(block)
-    return parts
-
-
-def _assistant_content_to_wire(content: str | list[Block], path: str) -> list[dict[str, Any]]:
-    """Canonical assistant content -> wire (`always_parts`)."""
-    if isinstance(content, str):
-        if not content:
-            return []
-        return [{"text": content}]
-    blocks = content
-    parts: list[dict[str, Any]] = []
-    kept: list[Block] = []
-    for j, block in enumerate(blocks):
-        wire = _part_to_wire(block, f"{path}[{j}]")
-        if wire is not None:
-            parts.append(wire)
-            kept.append(block)
-    return parts
-
-
-def _as_blocks(content: str | list[dict[str, Any]] | None) -> list[dict[str, Any]]:
-    """Assistant content as wire blocks, for turns whose tool calls are blocks too."""
-    if isinstance(content, list):
-        return content
-    if not content:
-        return []  # never an empty text block
-    return [{"text": content}]
-
-
-def _tool_call_to_wire(
-    call: ToolCall, path: str, memo: dict[int, Any] | None = None
-) -> dict[str, Any]:
-    """Canonical tool call -> wire. `memo`: validation's sorted copies (wire.memo_json)."""
-    # Signatures are provider-bound: only our own (or unstamped) ones are resent.
-    signature = call.signature if call.origin is NOT_GIVEN or call.origin == PROVIDER else NOT_GIVEN
-    wire_1: dict[str, Any] = {
-        "functionCall": {
-            "id": call.id,
-            "name": call.name,
-            "args": _w.memo_json(call.arguments, memo),
-        }
-    }
-    if signature is not NOT_GIVEN:
-        wire_1["thoughtSignature"] = signature
-    return wire_1
-
-
-def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
-    """A user message (`messages[i]`) -> its wire message."""
-    wire_content: Any
-    if type(content) is str:  # the common case, inline
-        wire_content = [{"text": content}] if content else []
-    else:
-        wire_content = _user_content_to_wire(content, f"messages[{i}].content")
-    return {"role": "user", "parts": wire_content}
-
-
-def _results_to_wire(results: list[dict[str, Any]]) -> dict[str, Any]:
-    """The user message that carries a run of tool results (`group_into_user_message`)."""
-    return {"role": "user", "parts": results}
 
 
 def _tool_result_to_wire(
@@ -916,32 +719,6 @@ def _tool_result_to_wire(
             "response": {"result": content},
         }
     }
-
-
-def _assistant_to_wire(
-    body_content: Any, calls: Any, i: int, memo: dict[int, Any] | None = None
-) -> dict[str, Any]:
-    """An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `content_blocks`)."""
-    converted: Any = None
-    if type(body_content) is str:  # the common case, inline
-        converted = [{"text": body_content}] if body_content else []
-    elif isinstance(body_content, (str, list)):
-        converted = _assistant_content_to_wire(body_content, f"messages[{i}].content")
-    wire_content: Any
-    if (
-        calls is not NOT_GIVEN and calls
-    ):  # tool calls are content blocks, after the turn's own blocks
-        wire_content = _as_blocks(converted)
-        for k, call in enumerate(calls):
-            wire_content.append(_tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]", memo))
-    else:
-        wire_content = converted if converted is not None else []
-        if not wire_content:
-            raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
-    wire_message_1: dict[str, Any] = {"role": "model"}
-    if wire_content is not NOT_GIVEN:
-        wire_message_1["parts"] = wire_content
-    return wire_message_1
 
 
 def _messages_to_wire(
@@ -998,18 +775,6 @@ def _tool_to_wire(tool: Tool, path: str, memo: dict[int, Any] | None = None) -> 
     if params is not NOT_GIVEN:
         wire_1["parameters"] = _w.memo_json(params, memo)
     return wire_1
-
-
-def _tool_choice_to_wire(choice: ToolChoice) -> Any:
-    """Canonical tool_choice -> wire."""
-    if choice == "auto":
-        return {"mode": "AUTO"}
-    if choice == "required":
-        return {"mode": "ANY"}
-    if choice == "none":
-        return {"mode": "NONE"}
-    assert isinstance(choice, ForcedTool)
-    return {"mode": "ANY", "allowedFunctionNames": [choice.name]}
 
 
 def _request_to_wire(
@@ -1530,38 +1295,6 @@ def _read_tool(tool: dict[str, Any], path: str) -> Tool:
     return Tool(name=name_1, description=description_2, parameters=parameters_3)
 
 
-def _read_tool_choice(value: Any) -> ToolChoice:
-    """Wire tool_choice -> canonical."""
-    if type(value) is dict and value.get("mode") == "ANY" and "allowedFunctionNames" in value:
-        items_1 = _w.member_list(value, "allowedFunctionNames", "toolConfig.functionCallingConfig")
-        if len(items_1) != 1:
-            raise _w.WireShapeError(
-                "toolConfig.functionCallingConfig" + ".allowedFunctionNames",
-                "expected exactly one item, got " + str(len(items_1)),
-            )
-        name_2 = _w.expect_str(
-            items_1[0], "toolConfig.functionCallingConfig" + ".allowedFunctionNames" + "[0]"
-        )
-        return ForcedTool(name=name_2)
-    if type(value) is dict and value.get("mode") == "AUTO":
-        return "auto"
-    if type(value) is dict and value.get("mode") == "ANY":
-        return "required"
-    if type(value) is dict and value.get("mode") == "NONE":
-        return "none"
-    raise _w.WireShapeError(
-        "toolConfig.functionCallingConfig", "unsupported tool_choice " + repr(value)
-    )
-
-
-def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:
-    """Wire structured-output field -> the JSON Schema it carries."""
-    schema_1 = value.get("responseJsonSchema")
-    if type(schema_1) is not dict:
-        schema_1 = _w.member_dict(value, "responseJsonSchema", path)
-    return schema_1
-
-
 def _finish_reason(value: Any) -> FinishReason:
     """Wire finish reason -> canonical (the table's `*` row for anything unlisted)."""
     if value == "STOP":
@@ -1825,93 +1558,9 @@ def error_from_wire(
         return _error_from_wire(_w.status_code(status), None, headers)
 
 
-def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) -> ProviderError:
-    """The body of error_from_wire."""
-    decoded = _w.decode_error_body(body)
-    message = _w.get_in(decoded, ("error", "message")) if type(decoded) is dict else None
-    if type(message) is not str or not message:
-        message = _w.error_text(decoded)[:500] or f"HTTP {status}"
-    error_type = _w.get_in(decoded, ("error", "status")) if type(decoded) is dict else None
-    error_code = None
-    # Rules match the error's own words (message, type, code), not the whole body.
-    text = _w.error_words(message, error_type, error_code)
-    category = "provider_invalid_request"
-    while True:  # first matching rule wins
-        if status == 400 and _RE_3.search(text) is not None:
-            category = "provider_authentication"
-            break
-        if status in (400, 403) and _RE_4.search(text) is not None:
-            category = "provider_unsupported_content_block"
-            break
-        if status in (401, 403):
-            category = "provider_authentication"
-            break
-        if status == 404:
-            category = "provider_invalid_model"
-            break
-        if status == 429:
-            category = "provider_rate_limit"
-            break
-        if 500 <= status < 600:
-            category = "provider_unavailable"
-            break
-        if error_type in ("RESOURCE_EXHAUSTED",):
-            category = "provider_rate_limit"
-            break
-        if error_type in ("UNAVAILABLE", "INTERNAL", "DEADLINE_EXCEEDED"):
-            category = "provider_unavailable"
-            break
-        if error_type in ("UNAUTHENTICATED", "PERMISSION_DENIED"):
-            category = "provider_authentication"
-            break
-        if error_type in ("NOT_FOUND",):
-            category = "provider_invalid_model"
-            break
-        if True:
-            category = "provider_invalid_request"
-            break
-        break
-    retry_after = _w.retry_after(headers, ("retry-after",))
-    if (
-        retry_after is None and type(decoded) is dict
-    ):  # errors retry_delay: a retry hint in the body
-        retry_after = _w.retry_delay(
-            decoded,
-            ("error", "details"),
-            {"@type": "type.googleapis.com/google.rpc.RetryInfo"},
-            "retryDelay",
-        )
-    return error_class(category)(
-        str(message),
-        status=status,
-        retry_after=retry_after,
-        body=decoded,
-        provider_type=error_type if type(error_type) is str else None,
-    )
-
-
 def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, str]]:
     """A ProviderError -> (Google Gemini generateContent (OpenArmature §8.3 dialect) HTTP status, error body, headers): the inverse of error_from_wire. Any other exception is answered as provider_invalid_request."""
-    rows: dict[str, tuple[int, str, str | None]] = {
-        "provider_authentication": (401, "UNAUTHENTICATED", None),
-        "provider_invalid_model": (404, "NOT_FOUND", None),
-        "provider_invalid_request": (400, "INVALID_ARGUMENT", None),
-        "provider_invalid_response": (500, "INTERNAL", None),
-        "provider_model_not_loaded": (503, "UNAVAILABLE", None),
-        "provider_rate_limit": (429, "RESOURCE_EXHAUSTED", None),
-        "provider_unavailable": (503, "UNAVAILABLE", None),
-        "provider_unsupported_content_block": (400, "INVALID_ARGUMENT", None),
-        "structured_output_invalid": (500, "INTERNAL", None),
-    }
-    row = rows.get(getattr(error, "category", ""), rows["provider_invalid_request"])
+    row = _w.error_row(ERROR_ROWS, ERROR_ROWS_UPSTREAM, error)
     message = str(error) or type(error).__name__  # `path: message` when the error names a path
     body: dict[str, Any] = {"error": {"code": row[0], "message": message, "status": row[1]}}
-    headers: dict[str, str] = {"content-type": "application/json"}
-    retry_after = getattr(error, "retry_after", None)
-    if (
-        isinstance(retry_after, (int, float))
-        and not isinstance(retry_after, bool)
-        and retry_after >= 0
-    ):
-        headers["retry-after"] = str(max(1, int(-(-retry_after // 1))))
-    return row[0], body, headers
+    return row[0], body, _w.error_headers(error)

@@ -46,21 +46,30 @@ class GenerationConfig(TypedDict, closed=True):
     responseMimeType: Literal["application/json"]
 
 
-class ToolConfigFunctionCallingConfig(TypedDict, closed=True):
+class FunctionCallingConfig(TypedDict, closed=True):
     mode: Literal["AUTO"]
 
 
-class ToolConfigFunctionCallingConfig1(TypedDict, closed=True):
+class FunctionCallingConfig1(TypedDict, closed=True):
     mode: Literal["ANY"]
 
 
-class ToolConfigFunctionCallingConfig2(TypedDict, closed=True):
+class FunctionCallingConfig2(TypedDict, closed=True):
     mode: Literal["NONE"]
 
 
-class ToolConfigFunctionCallingConfig3(TypedDict, closed=True):
+class FunctionCallingConfig3(TypedDict, closed=True):
     allowedFunctionNames: list[str]
     mode: Literal["ANY"]
+
+
+class ToolConfig(TypedDict):
+    functionCallingConfig: NotRequired[
+        FunctionCallingConfig
+        | FunctionCallingConfig1
+        | FunctionCallingConfig2
+        | FunctionCallingConfig3
+    ]
 
 
 class UsageMetadata(TypedDict):
@@ -137,39 +146,16 @@ class OpenarmatureGeminiGenerateContentPromptFallbackAssistantMessage(TypedDict,
     role: Literal["model"]
 
 
-OpenarmatureGeminiGenerateContentPromptFallbackRequest = TypedDict(
-    "OpenarmatureGeminiGenerateContentPromptFallbackRequest",
-    {
-        "contents": list[
-            OpenarmatureGeminiGenerateContentPromptFallbackUserMessage
-            | OpenarmatureGeminiGenerateContentPromptFallbackAssistantMessage
-        ],
-        "generationConfig": NotRequired[GenerationConfig],
-        "generationConfig.candidateCount": NotRequired[int],
-        "generationConfig.frequencyPenalty": NotRequired[float],
-        "generationConfig.logprobs": NotRequired[int],
-        "generationConfig.maxOutputTokens": NotRequired[int],
-        "generationConfig.presencePenalty": NotRequired[float],
-        "generationConfig.responseLogprobs": NotRequired[bool],
-        "generationConfig.responseMimeType": NotRequired[str],
-        "generationConfig.seed": NotRequired[int],
-        "generationConfig.stopSequences": NotRequired[list[str]],
-        "generationConfig.temperature": NotRequired[float],
-        "generationConfig.thinkingConfig.thinkingBudget": NotRequired[int],
-        "generationConfig.thinkingConfig.thinkingLevel": NotRequired[str],
-        "generationConfig.topK": NotRequired[int],
-        "generationConfig.topP": NotRequired[float],
-        "model": str,
-        "systemInstruction": NotRequired[str],
-        "toolConfig.functionCallingConfig": NotRequired[
-            ToolConfigFunctionCallingConfig
-            | ToolConfigFunctionCallingConfig1
-            | ToolConfigFunctionCallingConfig2
-            | ToolConfigFunctionCallingConfig3
-        ],
-        "tools": NotRequired[list[OpenarmatureGeminiGenerateContentPromptFallbackTool]],
-    },
-)
+class OpenarmatureGeminiGenerateContentPromptFallbackRequest(TypedDict):
+    contents: list[
+        OpenarmatureGeminiGenerateContentPromptFallbackUserMessage
+        | OpenarmatureGeminiGenerateContentPromptFallbackAssistantMessage
+    ]
+    generationConfig: NotRequired[GenerationConfig]
+    model: str
+    systemInstruction: NotRequired[str]
+    toolConfig: NotRequired[ToolConfig]
+    tools: NotRequired[list[OpenarmatureGeminiGenerateContentPromptFallbackTool]]
 
 
 class Candidate(TypedDict, closed=True):

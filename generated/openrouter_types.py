@@ -49,6 +49,11 @@ class OpenrouterImageUrlPart(TypedDict, closed=True):
     type: Literal["image_url"]
 
 
+class Reasoning(TypedDict):
+    effort: NotRequired[str]
+    max_tokens: NotRequired[int]
+
+
 class JsonSchema(TypedDict, closed=True):
     name: str
     schema: dict[str, Any]
@@ -145,44 +150,33 @@ class OpenrouterAssistantMessage(TypedDict, closed=True):
     tool_calls: NotRequired[list[OpenrouterToolCall]]
 
 
-OpenrouterRequest = TypedDict(
-    "OpenrouterRequest",
-    {
-        "frequency_penalty": NotRequired[float],
-        "logprobs": NotRequired[bool],
-        "max_tokens": NotRequired[int],
-        "messages": list[
-            OpenrouterSystemMessage
-            | OpenrouterUserMessage
-            | OpenrouterAssistantMessage
-            | OpenrouterToolResult
-        ],
-        "metadata": NotRequired[dict[str, Any]],
-        "model": str,
-        "n": NotRequired[int],
-        "parallel_tool_calls": NotRequired[bool],
-        "presence_penalty": NotRequired[float],
-        "prompt_cache_key": NotRequired[str],
-        "reasoning.effort": NotRequired[str],
-        "reasoning.max_tokens": NotRequired[int],
-        "response_format": NotRequired[ResponseFormat],
-        "response_format.json_schema.description": NotRequired[str],
-        "response_format.json_schema.name": NotRequired[str],
-        "response_format.json_schema.strict": NotRequired[bool],
-        "response_format.type": NotRequired[str],
-        "seed": NotRequired[int],
-        "stop": NotRequired[list[str]],
-        "temperature": NotRequired[float],
-        "tool_choice": NotRequired[
-            Literal["auto"] | Literal["required"] | Literal["none"] | ToolChoice
-        ],
-        "tools": NotRequired[list[OpenrouterTool]],
-        "top_k": NotRequired[int],
-        "top_logprobs": NotRequired[int],
-        "top_p": NotRequired[float],
-        "user": NotRequired[str],
-    },
-)
+class OpenrouterRequest(TypedDict):
+    frequency_penalty: NotRequired[float]
+    logprobs: NotRequired[bool]
+    max_tokens: NotRequired[int]
+    messages: list[
+        OpenrouterSystemMessage
+        | OpenrouterUserMessage
+        | OpenrouterAssistantMessage
+        | OpenrouterToolResult
+    ]
+    metadata: NotRequired[dict[str, Any]]
+    model: str
+    n: NotRequired[int]
+    parallel_tool_calls: NotRequired[bool]
+    presence_penalty: NotRequired[float]
+    prompt_cache_key: NotRequired[str]
+    reasoning: NotRequired[Reasoning]
+    response_format: NotRequired[ResponseFormat]
+    seed: NotRequired[int]
+    stop: NotRequired[list[str]]
+    temperature: NotRequired[float]
+    tool_choice: NotRequired[Literal["auto"] | Literal["required"] | Literal["none"] | ToolChoice]
+    tools: NotRequired[list[OpenrouterTool]]
+    top_k: NotRequired[int]
+    top_logprobs: NotRequired[int]
+    top_p: NotRequired[float]
+    user: NotRequired[str]
 
 
 class Choice(TypedDict, closed=True):

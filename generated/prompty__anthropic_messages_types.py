@@ -56,6 +56,10 @@ class PromptyAnthropicMessagesRedactedThinkingPart(TypedDict, closed=True):
     type: Literal["redacted_thinking"]
 
 
+class Metadata(TypedDict):
+    user_id: NotRequired[str]
+
+
 class Format(TypedDict, closed=True):
     schema: dict[str, Any]
     type: Literal["json_schema"]
@@ -63,6 +67,10 @@ class Format(TypedDict, closed=True):
 
 class OutputConfig(TypedDict, closed=True):
     format: Format
+
+
+class Thinking(TypedDict):
+    budget_tokens: NotRequired[int]
 
 
 class ToolChoice(TypedDict, closed=True):
@@ -143,27 +151,20 @@ class PromptyAnthropicMessagesAssistantMessage(TypedDict, closed=True):
     role: Literal["assistant"]
 
 
-PromptyAnthropicMessagesRequest = TypedDict(
-    "PromptyAnthropicMessagesRequest",
-    {
-        "max_tokens": NotRequired[int],
-        "messages": list[
-            PromptyAnthropicMessagesUserMessage | PromptyAnthropicMessagesAssistantMessage
-        ],
-        "metadata.user_id": NotRequired[str],
-        "model": str,
-        "output_config": NotRequired[OutputConfig],
-        "stop_sequences": NotRequired[list[str]],
-        "system": NotRequired[str],
-        "temperature": NotRequired[float],
-        "thinking.budget_tokens": NotRequired[int],
-        "tool_choice": NotRequired[ToolChoice | ToolChoice1 | ToolChoice2 | ToolChoice3],
-        "tool_choice.disable_parallel_tool_use": NotRequired[bool],
-        "tools": NotRequired[list[PromptyAnthropicMessagesTool]],
-        "top_k": NotRequired[int],
-        "top_p": NotRequired[float],
-    },
-)
+class PromptyAnthropicMessagesRequest(TypedDict):
+    max_tokens: NotRequired[int]
+    messages: list[PromptyAnthropicMessagesUserMessage | PromptyAnthropicMessagesAssistantMessage]
+    metadata: NotRequired[Metadata]
+    model: str
+    output_config: NotRequired[OutputConfig]
+    stop_sequences: NotRequired[list[str]]
+    system: NotRequired[str]
+    temperature: NotRequired[float]
+    thinking: NotRequired[Thinking]
+    tool_choice: NotRequired[ToolChoice | ToolChoice1 | ToolChoice2 | ToolChoice3]
+    tools: NotRequired[list[PromptyAnthropicMessagesTool]]
+    top_k: NotRequired[int]
+    top_p: NotRequired[float]
 
 
 class PromptyAnthropicMessagesResponse(TypedDict, closed=True):

@@ -79,9 +79,35 @@ STRUCTURED_OUTPUT_MODE: Final = None  # kind images: no structured output
 STRUCTURED_OUTPUT_MODES: Final = ()
 
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+# errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
+ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
+    ((401, 403), None, None, None, None, "provider_authentication"),
+    ((404,), None, None, None, "(?i)model", "provider_invalid_model"),
+    ((429,), None, None, None, None, "provider_rate_limit"),
+    ((400, 413, 422), None, None, None, None, "provider_invalid_request"),
+    ((404,), None, None, None, None, "provider_invalid_request"),
+    (None, 5, None, None, None, "provider_unavailable"),
+    (None, None, None, None, None, "provider_invalid_request"),
+)
+# errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)
+ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
+    "provider_authentication": (401, "invalid_request_error", "invalid_api_key"),
+    "provider_invalid_model": (404, "invalid_request_error", "model_not_found"),
+    "provider_invalid_request": (400, "invalid_request_error", None),
+    "provider_invalid_response": (502, "server_error", "invalid_upstream_response"),
+    "provider_model_not_loaded": (503, "server_error", "model_not_loaded"),
+    "provider_rate_limit": (429, "requests", "rate_limit_exceeded"),
+    "provider_unavailable": (503, "server_error", None),
+    "provider_unsupported_content_block": (
+        400,
+        "invalid_request_error",
+        "unsupported_content_block",
+    ),
+    "structured_output_invalid": (502, "server_error", "structured_output_invalid"),
+}
+ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {}
 
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)(?s:.*)\\Z")
-_RE_2: Final = _w.lazy_pattern(globals(), "_RE_2", "(?i)model")
 
 
 def _vm_image_format(value: str, path: str) -> str:
@@ -437,30 +463,7 @@ def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) 
     error_code = _w.get_in(decoded, ("error", "code")) if type(decoded) is dict else None
     # Rules match the error's own words (message, type, code), not the whole body.
     text = _w.error_words(message, error_type, error_code)
-    category = "provider_invalid_request"
-    while True:  # first matching rule wins
-        if status in (401, 403):
-            category = "provider_authentication"
-            break
-        if status == 404 and _RE_2.search(text) is not None:
-            category = "provider_invalid_model"
-            break
-        if status == 429:
-            category = "provider_rate_limit"
-            break
-        if status in (400, 413, 422):
-            category = "provider_invalid_request"
-            break
-        if status == 404:
-            category = "provider_invalid_request"
-            break
-        if 500 <= status < 600:
-            category = "provider_unavailable"
-            break
-        if True:
-            category = "provider_invalid_request"
-            break
-        break
+    category = _w.classify_error(ERROR_RULES, status, error_type, error_code, text)
     retry_after = _w.retry_after(headers, ("retry-after-ms", "retry-after"))
     return error_class(category)(
         str(message),
@@ -473,22 +476,7 @@ def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) 
 
 def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, str]]:
     """A ProviderError -> (OpenAI Images (Prompty §7.3 dialect) HTTP status, error body, headers): the inverse of error_from_wire. Any other exception is answered as provider_invalid_request."""
-    rows: dict[str, tuple[int, str, str | None]] = {
-        "provider_authentication": (401, "invalid_request_error", "invalid_api_key"),
-        "provider_invalid_model": (404, "invalid_request_error", "model_not_found"),
-        "provider_invalid_request": (400, "invalid_request_error", None),
-        "provider_invalid_response": (502, "server_error", "invalid_upstream_response"),
-        "provider_model_not_loaded": (503, "server_error", "model_not_loaded"),
-        "provider_rate_limit": (429, "requests", "rate_limit_exceeded"),
-        "provider_unavailable": (503, "server_error", None),
-        "provider_unsupported_content_block": (
-            400,
-            "invalid_request_error",
-            "unsupported_content_block",
-        ),
-        "structured_output_invalid": (502, "server_error", "structured_output_invalid"),
-    }
-    row = rows.get(getattr(error, "category", ""), rows["provider_invalid_request"])
+    row = _w.error_row(ERROR_ROWS, ERROR_ROWS_UPSTREAM, error)
     message = str(error) or type(error).__name__  # `path: message` when the error names a path
     body: dict[str, Any] = {
         "error": {
@@ -498,12 +486,4 @@ def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, 
             **({"code": row[2]} if row[2] is not None else {}),
         }
     }
-    headers: dict[str, str] = {"content-type": "application/json"}
-    retry_after = getattr(error, "retry_after", None)
-    if (
-        isinstance(retry_after, (int, float))
-        and not isinstance(retry_after, bool)
-        and retry_after >= 0
-    ):
-        headers["retry-after"] = str(max(1, int(-(-retry_after // 1))))
-    return row[0], body, headers
+    return row[0], body, _w.error_headers(error)

@@ -48,6 +48,35 @@ from wiremap.runtime.errors import (
     error_class,
 )
 
+# the functions this dialect compiles exactly as its base does (codegen/share.py)
+from .openai_responses import (
+    _assistant_content_from_wire,
+    _error_from_wire,
+    _finish_reason,
+    _messages_from_wire,
+    _read_assistant_part,
+    _read_part_assistant_text,
+    _read_part_file_inline,
+    _read_part_file_url,
+    _read_part_image_inline,
+    _read_part_image_url,
+    _read_part_text,
+    _read_reasoning_item,
+    _read_structured_output,
+    _read_tool,
+    _read_tool_call,
+    _read_tool_choice,
+    _read_tool_result,
+    _read_user_part,
+    _reasoning_to_items,
+    _response_from_wire,
+    _tool_call_to_wire,
+    _tool_choice_to_wire,
+    _tool_result_to_wire,
+    _user_content_from_wire,
+    _with_reasoning,
+)
+
 __all__ = [
     "API_VERSION",
     "DOC_REF",
@@ -763,13 +792,54 @@ _EMPTY_TURN: Final = (
     "another provider, unsigned thinking) are removed; drop the turn or give it text"
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+# errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
+ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
+    ((401, 403), None, None, None, None, "provider_authentication"),
+    (None, None, None, ("model_not_found",), None, "provider_invalid_model"),
+    ((404,), None, None, None, "(?i)model", "provider_invalid_model"),
+    (
+        (503,),
+        None,
+        None,
+        None,
+        "(?i)loading|not.loaded|not yet loaded",
+        "provider_model_not_loaded",
+    ),
+    ((429,), None, None, None, None, "provider_rate_limit"),
+    (
+        (400,),
+        None,
+        None,
+        None,
+        "(?i)image|audio|media type|content.block|unsupported .*(source|format)",
+        "provider_unsupported_content_block",
+    ),
+    ((400, 413, 422), None, None, None, None, "provider_invalid_request"),
+    ((404,), None, None, None, None, "provider_invalid_request"),
+    ((502,), None, None, ("invalid_upstream_response",), None, "provider_invalid_response"),
+    ((502,), None, None, ("structured_output_invalid",), None, "structured_output_invalid"),
+    (None, 5, None, None, None, "provider_unavailable"),
+    (None, None, None, None, None, "provider_invalid_request"),
+)
+# errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)
+ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
+    "provider_authentication": (401, "invalid_request_error", "invalid_api_key"),
+    "provider_invalid_model": (404, "invalid_request_error", "model_not_found"),
+    "provider_invalid_request": (400, "invalid_request_error", None),
+    "provider_invalid_response": (502, "server_error", "invalid_upstream_response"),
+    "provider_model_not_loaded": (503, "server_error", "model_not_loaded"),
+    "provider_rate_limit": (429, "requests", "rate_limit_exceeded"),
+    "provider_unavailable": (503, "server_error", None),
+    "provider_unsupported_content_block": (
+        400,
+        "invalid_request_error",
+        "unsupported_content_block",
+    ),
+    "structured_output_invalid": (502, "server_error", "structured_output_invalid"),
+}
+ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {}
 
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
-_RE_2: Final = _w.lazy_pattern(globals(), "_RE_2", "(?i)model")
-_RE_3: Final = _w.lazy_pattern(globals(), "_RE_3", "(?i)loading|not.loaded|not yet loaded")
-_RE_4: Final = _w.lazy_pattern(
-    globals(), "_RE_4", "(?i)image|audio|media type|content.block|unsupported .*(source|format)"
-)
 
 
 def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
@@ -829,176 +899,6 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
     raise InvalidRequestError(f"unsupported block {t.__name__}", path=path)
 
 
-def _read_part_text(part: dict[str, Any], path: str) -> Block:
-    """Wire `text` part -> canonical block."""
-    text_1 = part.get("text")
-    if type(text_1) is not str:
-        text_1 = _w.member_str(part, "text", path)
-    return TextBlock(text=text_1)
-
-
-def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
-    """Wire `image.url` part -> canonical block."""
-    source_url_1 = part.get("image_url")
-    if type(source_url_1) is not str:
-        source_url_1 = _w.member_str(part, "image_url", path)
-    detail_2 = _w.optional_detail(part, "detail", path)
-    return ImageBlock(source=UrlSource(url=source_url_1), detail=detail_2)
-
-
-def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
-    """Wire `image.inline` part -> canonical block."""
-    text_1 = part.get("image_url")
-    if type(text_1) is not str:
-        text_1 = _w.member_str(part, "image_url", path)
-    match_2 = _RE_1.fullmatch(text_1)
-    if match_2 is None:
-        raise _w.WireShapeError(
-            path + ".image_url", "expected the form data:{media_type};base64,{source.base64_data}"
-        )
-    detail_3 = _w.optional_detail(part, "detail", path)
-    return ImageBlock(
-        source=InlineSource(base64_data=match_2.group(2)),
-        media_type=match_2.group(1),
-        detail=detail_3,
-    )
-
-
-def _read_part_file_url(part: dict[str, Any], path: str) -> Block:
-    """Wire `file.url` part -> canonical block."""
-    source_url_1 = part.get("file_url")
-    if type(source_url_1) is not str:
-        source_url_1 = _w.member_str(part, "file_url", path)
-    filename_2 = _w.optional_str(part, "filename", path)
-    return FileBlock(source=UrlSource(url=source_url_1), filename=filename_2)
-
-
-def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
-    """Wire `file.inline` part -> canonical block."""
-    text_1 = part.get("file_data")
-    if type(text_1) is not str:
-        text_1 = _w.member_str(part, "file_data", path)
-    match_2 = _RE_1.fullmatch(text_1)
-    if match_2 is None:
-        raise _w.WireShapeError(
-            path + ".file_data", "expected the form data:{media_type};base64,{source.base64_data}"
-        )
-    filename_3 = _w.optional_str(part, "filename", path)
-    return FileBlock(
-        source=InlineSource(base64_data=match_2.group(2)),
-        media_type=match_2.group(1),
-        filename=filename_3,
-    )
-
-
-def _read_part_assistant_text(part: dict[str, Any], path: str) -> Block:
-    """Wire `assistant.text` part -> canonical block."""
-    text_1 = part.get("text")
-    if type(text_1) is not str:
-        text_1 = _w.member_str(part, "text", path)
-    return TextBlock(text=text_1)
-
-
-def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> ToolCall:
-    """Wire tool call -> canonical ToolCall (lenient None: a response, whose JSON-null arguments read as null)."""
-    id_1 = call.get("call_id")
-    if type(id_1) is not str:
-        id_1 = _w.member_str(call, "call_id", path)
-    name_2 = call.get("name")
-    if type(name_2) is not str:
-        name_2 = _w.member_str(call, "name", path)
-    arguments_3 = _w.loads_object(_w.member(call, "arguments", path), path + ".arguments", lenient)
-    return ToolCall(id=id_1, name=name_2, arguments=arguments_3)
-
-
-def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
-    """Wire tool result -> canonical tool message."""
-    tool_call_id_1 = result.get("call_id")
-    if type(tool_call_id_1) is not str:
-        tool_call_id_1 = _w.member_str(result, "call_id", path)
-    content_2 = _w.member_text_carry(result, "output", path)
-    return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
-
-
-def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block | _w.Skipped:
-    """A part of a wire user turn."""
-    part = _w.expect_dict(value, path)
-    kind = part.get("type")
-    if (
-        kind == "input_image"
-        and isinstance(pattern_value := part.get("image_url"), str)
-        and _RE_1.fullmatch(pattern_value) is not None
-        and "image_url" in part
-        and "detail" in part
-    ):
-        return _read_part_image_inline(part, path)
-    if kind == "input_image" and "image_url" in part and "detail" in part:
-        return _read_part_image_url(part, path)
-    if (
-        kind == "input_file"
-        and isinstance(pattern_value := part.get("file_data"), str)
-        and _RE_1.fullmatch(pattern_value) is not None
-        and "file_data" in part
-    ):
-        return _read_part_file_inline(part, path)
-    if kind == "input_text" and "text" in part:
-        return _read_part_text(part, path)
-    if kind == "input_file" and "file_url" in part:
-        return _read_part_file_url(part, path)
-    return _w.skip_part(
-        part, path
-    )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
-
-
-def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) -> Block | _w.Skipped:
-    """A part of a wire assistant turn."""
-    part = _w.expect_dict(value, path)
-    kind = part.get("type")
-    if kind == "output_text":
-        return _read_part_assistant_text(part, path)
-    return _w.skip_part(
-        part, path
-    )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
-
-
-def _read_reasoning_item(item: dict[str, Any], path: str) -> ThinkingBlock:
-    """A wire reasoning item -> one signed thinking block (reasoning_items)."""
-    parts = item.get("summary")
-    texts = (
-        [p["text"] for p in parts if type(p) is dict and type(p.get("text")) is str]
-        if type(parts) is list
-        else []
-    )
-    return ThinkingBlock(
-        text="\n\n".join(texts), signature=_w.wire_json(item, path), origin=PROVIDER
-    )
-
-
-def _reasoning_to_items(content: Any, path: str) -> list[dict[str, Any]]:
-    """The turn's own reasoning items (thinking blocks whose signature is one), in order."""
-    items: list[dict[str, Any]] = []
-    if not isinstance(content, list):
-        return items
-    for block in content:
-        if type(block) is not ThinkingBlock or not isinstance(block, ThinkingBlock):
-            continue
-        if block.origin is not NOT_GIVEN and block.origin != PROVIDER:
-            continue  # provider-bound: another provider's reasoning is stripped
-        item = _w.loads_object(block.signature, path, True)
-        if item is not None and item.get("type") == "reasoning":
-            items.append(item)  # resent verbatim
-    return items
-
-
-def _with_reasoning(blocks: list[Any], content: Any) -> list[Any]:
-    """Thinking blocks ahead of a turn's content."""
-    if content is None or content is NOT_GIVEN or content == "":
-        return list(blocks)
-    if isinstance(content, str):
-        return [*blocks, TextBlock(text=content)]
-    return [*blocks, *content]
-
-
 def _user_content_to_wire(content: str | list[Block], path: str) -> str | list[dict[str, Any]]:
     """Canonical user content -> wire (`string_or_parts`)."""
     if isinstance(content, str):
@@ -1032,18 +932,6 @@ def _assistant_content_to_wire(content: str | list[Block], path: str) -> str:
     return "".join(texts)
 
 
-def _tool_call_to_wire(
-    call: ToolCall, path: str, memo: dict[int, Any] | None = None
-) -> dict[str, Any]:
-    """Canonical tool call -> wire. `memo`: validation's sorted copies (wire.memo_json)."""
-    return {
-        "type": "function_call",
-        "call_id": call.id,
-        "name": call.name,
-        "arguments": _w.dumps_kept(call.arguments),
-    }
-
-
 def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
     """A user message (`messages[i]`) -> its wire message."""
     wire_content: Any
@@ -1052,18 +940,6 @@ def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
     else:
         wire_content = _user_content_to_wire(content, f"messages[{i}].content")
     return {"role": "user", "content": wire_content}
-
-
-def _tool_result_to_wire(
-    tool_call_id: str,
-    content: str,
-    name: str | NotGiven,
-    i: int,
-    is_error: bool | NotGiven = NOT_GIVEN,
-    cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
-) -> dict[str, Any]:
-    """A tool result (`messages[i]`) -> its wire message."""
-    return {"type": "function_call_output", "call_id": tool_call_id, "output": content}
 
 
 def _messages_to_wire(
@@ -1131,18 +1007,6 @@ def _tool_to_wire(tool: Tool, path: str, memo: dict[int, Any] | None = None) -> 
     if tool.strict is not NOT_GIVEN:
         wire_1["strict"] = tool.strict
     return wire_1
-
-
-def _tool_choice_to_wire(choice: ToolChoice) -> Any:
-    """Canonical tool_choice -> wire."""
-    if choice == "auto":
-        return "auto"
-    if choice == "required":
-        return "required"
-    if choice == "none":
-        return "none"
-    assert isinstance(choice, ForcedTool)
-    return {"type": "function", "name": choice.name}
 
 
 def _request_to_wire(
@@ -1308,112 +1172,6 @@ def request_to_wire(
         raise InvalidRequestError("request nested too deeply") from None
 
 
-def _user_content_from_wire(value: Any, path: str) -> str | list[Any]:
-    """Wire user content -> canonical."""
-    if type(value) is str:
-        return value
-    items = _w.expect_list(value, path)
-    parts = (_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items))
-    return [p for p in parts if not isinstance(p, _w.Skipped)]  # request.unknown: carry
-
-
-def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | None:
-    """Wire assistant content -> canonical."""
-    if type(value) is str:
-        return value
-    if value is None:
-        return None
-    items = _w.expect_list(value, path)
-    parts = (_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items))
-    return [p for p in parts if not isinstance(p, _w.Skipped)]  # request.unknown: carry
-
-
-def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
-    """Wire messages -> canonical messages."""
-    out: list[Message] = []
-    open_turn: Any = None  # the assistant turn the next tool-call item joins
-    pending_reasoning: list[Any] = []  # reasoning items waiting for their turn
-    for i, item in enumerate(items):
-        path = f"{field}[{i}]"
-        message = _w.expect_dict(item, path)
-        if message.get("type") not in (
-            None,
-            "function_call",
-            "function_call_output",
-            "message",
-            "reasoning",
-        ):  # request.unknown: carry
-            continue
-        prev_turn = open_turn
-        open_turn = None
-        if message.get("type") == "reasoning":  # reasoning_items: held for the turn that follows
-            pending_reasoning.append(_read_reasoning_item(message, path))
-            continue
-        if message.get("type") == "function_call":
-            call = _read_tool_call(message, path, False)
-            if (
-                prev_turn is not None and not pending_reasoning
-            ):  # joins the assistant turn right before it
-                prev_turn.tool_calls = [*(prev_turn.tool_calls or []), call]
-                open_turn = prev_turn
-            else:
-                open_turn = AssistantMessage(
-                    content=_with_reasoning(pending_reasoning, None) if pending_reasoning else None,
-                    tool_calls=[call],
-                )
-                pending_reasoning = []
-                out.append(open_turn)
-            continue
-        if pending_reasoning and message.get("role") != "assistant":
-            raise _w.WireShapeError(
-                path, "a reasoning item must be followed by the assistant turn it belongs to"
-            )
-        if message.get("type") == "function_call_output":
-            out.append(_read_tool_result(message, path))
-            continue
-        role = message.get("role")
-        if role in ("system", "developer"):  # system.read_also (hoisted system)
-            text = message.get("content")
-            if type(text) is list:  # an array of text parts: joined
-                text = "".join(
-                    _w.member_str(
-                        _w.expect_dict(p, f"{path}.content[{j}]"), "text", f"{path}.content[{j}]"
-                    )
-                    for j, p in enumerate(text)
-                )
-            out.append(SystemMessage(content=_w.expect_str(text, path + ".content")))
-            continue
-        if role == "user":
-            raw = message.get("content")  # a string is the content as it is
-            content = (
-                raw
-                if type(raw) is str
-                else _user_content_from_wire(_w.member(message, "content", path), path + ".content")
-            )
-            out.append(UserMessage(content=content))
-            continue
-        if role == "assistant":
-            raw_content = _w.member(message, "content", path)  # required by the template
-            a_calls: Any = NOT_GIVEN
-            a_content: Any = NOT_GIVEN
-            if type(raw_content) is str:  # a string is the content as it is
-                a_content = raw_content
-            elif raw_content is not NOT_GIVEN:
-                a_content = _assistant_content_from_wire(raw_content, path + ".content")
-            if pending_reasoning:  # reasoning_items: the turn's reasoning comes first
-                a_content = _with_reasoning(pending_reasoning, a_content)
-                pending_reasoning = []
-            out.append(AssistantMessage(content=a_content, tool_calls=a_calls))
-            open_turn = out[-1]
-            continue
-        continue  # an item or role no row reads: carried for this wire (request.unknown: carry)
-    if pending_reasoning:
-        raise _w.WireShapeError(
-            field, "a reasoning item must be followed by the assistant turn it belongs to"
-        )
-    return out
-
-
 def _request_from_wire(body: Any) -> Request:
     """Wire request body -> canonical request."""
     body = _w.expect_dict(body, "")
@@ -1562,152 +1320,6 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
 def _rewrite_request(req: Request) -> dict[str, Any]:
     """The body this format writes for a request it read (the residual's baseline, runtime/carry.py)."""
     return _request_to_wire(req, None)
-
-
-def _read_tool(tool: dict[str, Any], path: str) -> Tool:
-    """Wire tool definition -> canonical tool."""
-    name_1 = tool.get("name")
-    if type(name_1) is not str:
-        name_1 = _w.member_str(tool, "name", path)
-    description_2 = _w.optional_str(tool, "description", path)
-    parameters_3 = tool.get("parameters")
-    if type(parameters_3) is not dict:
-        parameters_3 = _w.member_dict(tool, "parameters", path)
-    strict_4 = _w.optional_bool(tool, "strict", path)
-    return Tool(name=name_1, description=description_2, parameters=parameters_3, strict=strict_4)
-
-
-def _read_tool_choice(value: Any) -> ToolChoice:
-    """Wire tool_choice -> canonical."""
-    if type(value) is dict and value.get("type") == "function" and "name" in value:
-        name_1 = value.get("name")
-        if type(name_1) is not str:
-            name_1 = _w.member_str(value, "name", "tool_choice")
-        return ForcedTool(name=name_1)
-    if value == "auto":
-        return "auto"
-    if value == "required":
-        return "required"
-    if value == "none":
-        return "none"
-    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + repr(value))
-
-
-def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:
-    """Wire structured-output field -> the JSON Schema it carries."""
-    obj_1 = value.get("format")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(value, "format", path)
-    name_2 = _w.optional_str(obj_1, "name", path + ".format")
-    schema_3 = obj_1.get("schema")
-    if type(schema_3) is not dict:
-        schema_3 = _w.member_dict(obj_1, "schema", path + ".format")
-    strict_4 = _w.optional_bool(obj_1, "strict", path + ".format")
-    return schema_3
-
-
-def _finish_reason(value: Any) -> FinishReason:
-    """Wire finish reason -> canonical (the table's `*` row for anything unlisted)."""
-    if value == "completed":
-        return "stop"
-    if value == "incomplete":
-        return "length"
-    if value == "failed":
-        return "error"
-    if value == "cancelled":
-        return "error"
-    if value == "queued":
-        return "error"
-    return "error"  # a value the table does not list
-
-
-def _response_from_wire(body: Any) -> Response:
-    """Wire response body -> canonical response."""
-    body = _w.expect_dict(body, "")
-    finish_reason = _finish_reason(body.get("status"))
-    detail_ = _w.get_in(body, ("incomplete_details", "reason"))
-    if detail_ == "max_output_tokens":
-        finish_reason = "length"
-    if detail_ == "content_filter":
-        finish_reason = "content_filter"
-    # OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null
-    lenient: bool | None = True if finish_reason == "error" else None
-    items_ = _w.expect_list(body.get("output"), "output")
-    texts_: list[Any] = []
-    calls_: list[ToolCall] = []
-    refusals_: list[str] = []
-    thinking_: list[Any] = []
-    for j, item in enumerate(items_):
-        item_path = f"output[{j}]"
-        item = _w.expect_dict(item, item_path)
-        if item.get("type") == "reasoning":  # reasoning_items
-            thinking_.append(_read_reasoning_item(item, item_path))
-            continue
-        if item.get("type") == "message" and item.get("role") == "assistant":
-            parts_path = item_path + ".content"
-            for k, part in enumerate(_w.member_list(item, "content", item_path)):
-                part_path = f"{parts_path}[{k}]"
-                part = _w.expect_dict(part, part_path)
-                if part.get("type") == "output_text":
-                    text_1 = part.get("text")
-                    if type(text_1) is not str:
-                        text_1 = _w.member_str(part, "text", part_path)
-                    texts_.append(TextBlock(text=text_1))
-                    continue
-                if part.get("type") == "refusal":
-                    refusal_2 = part.get("refusal")
-                    if type(refusal_2) is not str:
-                        refusal_2 = _w.member_str(part, "refusal", part_path)
-                    refusals_.append(refusal_2)
-                    continue
-                raise _w.WireShapeError(
-                    part_path + ".type",
-                    "unsupported part "
-                    + repr(part.get("type"))
-                    + "; expected one of: output_text, refusal",
-                )
-            continue
-        if item.get("type") == "function_call":
-            calls_.append(_read_tool_call(item, item_path, lenient))
-            continue
-        # Any other item (reasoning, built-in tool calls) has no canonical place: it stays in raw.
-    a_calls: Any = calls_ if calls_ else NOT_GIVEN
-    a_content: Any = None
-    if len(texts_) == 1:
-        a_content = texts_[0].text  # one text part reads as a plain string
-    elif texts_:
-        a_content = texts_
-    if thinking_:  # reasoning first, then the text
-        a_content = _with_reasoning(thinking_, a_content)
-    if finish_reason == "stop" and a_calls:  # finish_reason with_tool_calls
-        finish_reason = "tool_calls"
-    usage_obj = body.get("usage")
-    if type(usage_obj) is dict:
-        prompt_tokens = _w.usage_counter(usage_obj.get("input_tokens"))
-        completion_tokens = _w.usage_counter(usage_obj.get("output_tokens"))
-        total_tokens = _w.usage_counter(usage_obj.get("total_tokens"))
-        usage = Usage(
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            total_tokens=total_tokens,
-        )
-        raw_cached_tokens = _w.get_in(usage_obj, ("input_tokens_details", "cached_tokens"))
-        if raw_cached_tokens is not None:
-            usage.cached_tokens = _w.usage_counter(raw_cached_tokens)
-        raw_cache_creation_tokens = _w.get_in(
-            usage_obj, ("input_tokens_details", "cache_write_tokens")
-        )
-        if raw_cache_creation_tokens is not None:
-            usage.cache_creation_tokens = _w.usage_counter(raw_cache_creation_tokens)
-    else:
-        usage = Usage()  # not reported: the three counters are null together (§6)
-    response = Response(
-        message=AssistantMessage(content=a_content, tool_calls=a_calls),
-        finish_reason=finish_reason,
-        usage=usage,
-        raw=body,
-    )
-    return response
 
 
 def response_from_wire(
@@ -1875,77 +1487,9 @@ def error_from_wire(
         return _error_from_wire(_w.status_code(status), None, headers)
 
 
-def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) -> ProviderError:
-    """The body of error_from_wire."""
-    decoded = _w.decode_error_body(body)
-    message = _w.get_in(decoded, ("error", "message")) if type(decoded) is dict else None
-    if type(message) is not str or not message:
-        message = _w.error_text(decoded)[:500] or f"HTTP {status}"
-    error_type = _w.get_in(decoded, ("error", "type")) if type(decoded) is dict else None
-    error_code = _w.get_in(decoded, ("error", "code")) if type(decoded) is dict else None
-    # Rules match the error's own words (message, type, code), not the whole body.
-    text = _w.error_words(message, error_type, error_code)
-    category = "provider_invalid_request"
-    while True:  # first matching rule wins
-        if status in (401, 403):
-            category = "provider_authentication"
-            break
-        if error_code in ("model_not_found",):
-            category = "provider_invalid_model"
-            break
-        if status == 404 and _RE_2.search(text) is not None:
-            category = "provider_invalid_model"
-            break
-        if status == 503 and _RE_3.search(text) is not None:
-            category = "provider_model_not_loaded"
-            break
-        if status == 429:
-            category = "provider_rate_limit"
-            break
-        if status == 400 and _RE_4.search(text) is not None:
-            category = "provider_unsupported_content_block"
-            break
-        if status in (400, 413, 422):
-            category = "provider_invalid_request"
-            break
-        if status == 404:
-            category = "provider_invalid_request"
-            break
-        if 500 <= status < 600:
-            category = "provider_unavailable"
-            break
-        if True:
-            category = "provider_invalid_request"
-            break
-        break
-    retry_after = _w.retry_after(headers, ("retry-after-ms", "retry-after"))
-    return error_class(category)(
-        str(message),
-        status=status,
-        retry_after=retry_after,
-        body=decoded,
-        provider_type=error_type if type(error_type) is str else None,
-    )
-
-
 def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, str]]:
     """A ProviderError -> (OpenAI Responses (Prompty §7.4 dialect) HTTP status, error body, headers): the inverse of error_from_wire. Any other exception is answered as provider_invalid_request."""
-    rows: dict[str, tuple[int, str, str | None]] = {
-        "provider_authentication": (401, "invalid_request_error", "invalid_api_key"),
-        "provider_invalid_model": (404, "invalid_request_error", "model_not_found"),
-        "provider_invalid_request": (400, "invalid_request_error", None),
-        "provider_invalid_response": (502, "server_error", "invalid_upstream_response"),
-        "provider_model_not_loaded": (503, "server_error", "model_not_loaded"),
-        "provider_rate_limit": (429, "requests", "rate_limit_exceeded"),
-        "provider_unavailable": (503, "server_error", None),
-        "provider_unsupported_content_block": (
-            400,
-            "invalid_request_error",
-            "unsupported_content_block",
-        ),
-        "structured_output_invalid": (502, "server_error", "structured_output_invalid"),
-    }
-    row = rows.get(getattr(error, "category", ""), rows["provider_invalid_request"])
+    row = _w.error_row(ERROR_ROWS, ERROR_ROWS_UPSTREAM, error)
     message = str(error) or type(error).__name__  # `path: message` when the error names a path
     body: dict[str, Any] = {
         "error": {
@@ -1955,12 +1499,4 @@ def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, 
             **({"code": row[2]} if row[2] is not None else {}),
         }
     }
-    headers: dict[str, str] = {"content-type": "application/json"}
-    retry_after = getattr(error, "retry_after", None)
-    if (
-        isinstance(retry_after, (int, float))
-        and not isinstance(retry_after, bool)
-        and retry_after >= 0
-    ):
-        headers["retry-after"] = str(max(1, int(-(-retry_after // 1))))
-    return row[0], body, headers
+    return row[0], body, _w.error_headers(error)

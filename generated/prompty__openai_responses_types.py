@@ -31,6 +31,10 @@ class PromptyOpenaiResponsesImageUrlPart(TypedDict, closed=True):
     type: Literal["input_image"]
 
 
+class Reasoning(TypedDict):
+    effort: NotRequired[str]
+
+
 class Format(TypedDict, closed=True):
     name: str
     schema: dict[str, Any]
@@ -104,36 +108,26 @@ class PromptyOpenaiResponsesAssistantMessage(TypedDict, closed=True):
     role: Literal["assistant"]
 
 
-PromptyOpenaiResponsesRequest = TypedDict(
-    "PromptyOpenaiResponsesRequest",
-    {
-        "input": list[
-            PromptyOpenaiResponsesUserMessage
-            | PromptyOpenaiResponsesAssistantMessage
-            | PromptyOpenaiResponsesToolResult
-        ],
-        "instructions": NotRequired[str],
-        "max_output_tokens": NotRequired[int],
-        "metadata": NotRequired[dict[str, Any]],
-        "model": str,
-        "parallel_tool_calls": NotRequired[bool],
-        "prompt_cache_key": NotRequired[str],
-        "reasoning.effort": NotRequired[str],
-        "temperature": NotRequired[float],
-        "text": NotRequired[Text],
-        "text.format.description": NotRequired[str],
-        "text.format.name": NotRequired[str],
-        "text.format.strict": NotRequired[bool],
-        "text.format.type": NotRequired[str],
-        "tool_choice": NotRequired[
-            Literal["auto"] | Literal["required"] | Literal["none"] | ToolChoice
-        ],
-        "tools": NotRequired[list[PromptyOpenaiResponsesTool]],
-        "top_logprobs": NotRequired[int],
-        "top_p": NotRequired[float],
-        "user": NotRequired[str],
-    },
-)
+class PromptyOpenaiResponsesRequest(TypedDict):
+    input: list[
+        PromptyOpenaiResponsesUserMessage
+        | PromptyOpenaiResponsesAssistantMessage
+        | PromptyOpenaiResponsesToolResult
+    ]
+    instructions: NotRequired[str]
+    max_output_tokens: NotRequired[int]
+    metadata: NotRequired[dict[str, Any]]
+    model: str
+    parallel_tool_calls: NotRequired[bool]
+    prompt_cache_key: NotRequired[str]
+    reasoning: NotRequired[Reasoning]
+    temperature: NotRequired[float]
+    text: NotRequired[Text]
+    tool_choice: NotRequired[Literal["auto"] | Literal["required"] | Literal["none"] | ToolChoice]
+    tools: NotRequired[list[PromptyOpenaiResponsesTool]]
+    top_logprobs: NotRequired[int]
+    top_p: NotRequired[float]
+    user: NotRequired[str]
 
 
 class PromptyOpenaiResponsesResponse(TypedDict, closed=True):

@@ -135,40 +135,28 @@ class VllmAssistantMessage(TypedDict, closed=True):
     tool_calls: NotRequired[list[VllmToolCall]]
 
 
-VllmRequest = TypedDict(
-    "VllmRequest",
-    {
-        "frequency_penalty": NotRequired[float],
-        "logprobs": NotRequired[bool],
-        "max_tokens": NotRequired[int],
-        "messages": list[
-            VllmSystemMessage | VllmUserMessage | VllmAssistantMessage | VllmToolResult
-        ],
-        "metadata": NotRequired[dict[str, Any]],
-        "model": str,
-        "n": NotRequired[int],
-        "parallel_tool_calls": NotRequired[bool],
-        "presence_penalty": NotRequired[float],
-        "prompt_cache_key": NotRequired[str],
-        "reasoning_effort": NotRequired[str],
-        "response_format": NotRequired[ResponseFormat],
-        "response_format.json_schema.description": NotRequired[str],
-        "response_format.json_schema.name": NotRequired[str],
-        "response_format.json_schema.strict": NotRequired[bool],
-        "response_format.type": NotRequired[str],
-        "seed": NotRequired[int],
-        "stop": NotRequired[list[str]],
-        "temperature": NotRequired[float],
-        "tool_choice": NotRequired[
-            Literal["auto"] | Literal["required"] | Literal["none"] | ToolChoice
-        ],
-        "tools": NotRequired[list[VllmTool]],
-        "top_k": NotRequired[int],
-        "top_logprobs": NotRequired[int],
-        "top_p": NotRequired[float],
-        "user": NotRequired[str],
-    },
-)
+class VllmRequest(TypedDict):
+    frequency_penalty: NotRequired[float]
+    logprobs: NotRequired[bool]
+    max_tokens: NotRequired[int]
+    messages: list[VllmSystemMessage | VllmUserMessage | VllmAssistantMessage | VllmToolResult]
+    metadata: NotRequired[dict[str, Any]]
+    model: str
+    n: NotRequired[int]
+    parallel_tool_calls: NotRequired[bool]
+    presence_penalty: NotRequired[float]
+    prompt_cache_key: NotRequired[str]
+    reasoning_effort: NotRequired[str]
+    response_format: NotRequired[ResponseFormat]
+    seed: NotRequired[int]
+    stop: NotRequired[list[str]]
+    temperature: NotRequired[float]
+    tool_choice: NotRequired[Literal["auto"] | Literal["required"] | Literal["none"] | ToolChoice]
+    tools: NotRequired[list[VllmTool]]
+    top_k: NotRequired[int]
+    top_logprobs: NotRequired[int]
+    top_p: NotRequired[float]
+    user: NotRequired[str]
 
 
 class Choice(TypedDict, closed=True):

@@ -138,16 +138,20 @@ def test_a_pattern_is_compiled_on_first_use_and_replaces_its_stand_in() -> None:
     assert namespace["_RE_1"] is re.compile("(?i)model")  # rebound to the compiled pattern
     assert stand_in.fullmatch("model") is not None  # type: ignore[attr-defined]  # a kept reference works
 
-    # in a generated converter: the error rule's pattern, compiled by the first 404
+    # in a generated converter: the data-URL pattern, compiled by the first inline image read
+    # (error rules are data, ERROR_RULES, searched through `re`'s own cache)
     fmt = wiremap.get_format("openai_chat")
     fresh = subprocess.run(
         [sys.executable, "-c",
          "import re, wiremap\n"
          "fmt = wiremap.get_format('openai_chat')\n"
-         "assert not isinstance(fmt.module._RE_2, re.Pattern)\n"
+         "assert not isinstance(fmt.module._RE_1, re.Pattern)\n"
+         "part = {'type': 'image_url', 'image_url': {'url': 'data:image/png;base64,AAAA'}}\n"
+         "req = fmt.request_from_wire({'model': 'm', 'messages': [{'role': 'user', 'content': [part]}]})\n"
+         "assert req.messages[0].content[0].media_type == 'image/png'\n"
+         "assert isinstance(fmt.module._RE_1, re.Pattern)\n"
          "err = fmt.error_from_wire(404, {'error': {'message': 'The model foo does not exist'}}, {})\n"
          "assert err.category == 'provider_invalid_model', err.category\n"
-         "assert isinstance(fmt.module._RE_2, re.Pattern)\n"
          "assert fmt.error_from_wire(404, {'error': {'message': 'nothing here'}}, {}).category == 'provider_invalid_request'\n"],
         capture_output=True, text=True,
     )

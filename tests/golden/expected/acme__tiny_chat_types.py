@@ -125,7 +125,7 @@ class AcmeTinyChatRequest(TypedDict):
 
 
 class Choice(TypedDict, closed=True):
-    finish_reason: Literal["length", "stop", "tool_calls"] | str
+    finish_reason: Literal["content_filter", "length", "stop", "tool_calls"] | str
     index: Literal[0]
     message: AcmeTinyChatAssistantMessage
 

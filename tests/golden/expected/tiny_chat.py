@@ -95,6 +95,7 @@ WIRE_KEYS: Final = frozenset(
         "completion",
         "completion_tokens",
         "content",
+        "content_filter",
         "data",
         "default",
         "description",
@@ -188,9 +189,29 @@ _EMPTY_TURN: Final = (
     "another provider, unsigned thinking) are removed; drop the turn or give it text"
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+# errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
+ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
+    ((401, 403), None, None, None, None, "provider_authentication"),
+    ((429,), None, None, None, None, "provider_rate_limit"),
+    ((400,), None, None, None, "(?i)image|audio", "provider_unsupported_content_block"),
+    (None, 5, None, None, None, "provider_unavailable"),
+    (None, None, None, None, None, "provider_invalid_request"),
+)
+# errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)
+ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
+    "provider_authentication": (401, "provider_authentication", None),
+    "provider_invalid_model": (404, "provider_invalid_model", None),
+    "provider_invalid_request": (400, "provider_invalid_request", None),
+    "provider_invalid_response": (502, "provider_invalid_response", None),
+    "provider_model_not_loaded": (503, "provider_model_not_loaded", None),
+    "provider_rate_limit": (429, "provider_rate_limit", None),
+    "provider_unavailable": (503, "provider_unavailable", None),
+    "provider_unsupported_content_block": (400, "provider_unsupported_content_block", None),
+    "structured_output_invalid": (502, "structured_output_invalid", None),
+}
+ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {}
 
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
-_RE_2: Final = _w.lazy_pattern(globals(), "_RE_2", "(?i)image|audio")
 
 
 def _vm_audio_format(value: str, path: str) -> str:
@@ -838,6 +859,8 @@ def _finish_reason(value: Any) -> FinishReason:
         return "length"
     if value == "tool_calls":
         return "tool_calls"
+    if value == "content_filter":
+        return "content_filter"
     return "error"  # a value the table does not list
 
 
@@ -927,12 +950,17 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
         wire_reason = "length"
     elif reason == "tool_calls":
         wire_reason = "tool_calls"
+    elif reason == "content_filter":
+        wire_reason = "content_filter"
     elif reason == "error":
         wire_reason = "stop"
     else:
         wire_reason = reason
     raw_reason = _w.get_in(raw, ("choices", 0, "finish_reason"))
-    if raw_reason in ("stop", "length", "tool_calls") and _finish_reason(raw_reason) == reason:
+    if (
+        raw_reason in ("stop", "length", "tool_calls", "content_filter")
+        and _finish_reason(raw_reason) == reason
+    ):
         wire_reason = raw_reason  # the provider's own listed value, when it means the same
     calls = msg.tool_calls
     content_out: Any = msg.content
@@ -1002,24 +1030,7 @@ def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) 
     error_code = None
     # Rules match the error's own words (message, type, code), not the whole body.
     text = _w.error_words(message, error_type, error_code)
-    category = "provider_invalid_request"
-    while True:  # first matching rule wins
-        if status in (401, 403):
-            category = "provider_authentication"
-            break
-        if status == 429:
-            category = "provider_rate_limit"
-            break
-        if status == 400 and _RE_2.search(text) is not None:
-            category = "provider_unsupported_content_block"
-            break
-        if 500 <= status < 600:
-            category = "provider_unavailable"
-            break
-        if True:
-            category = "provider_invalid_request"
-            break
-        break
+    category = _w.classify_error(ERROR_RULES, status, error_type, error_code, text)
     retry_after = _w.retry_after(headers, ("retry-after",))
     return error_class(category)(
         str(message),
@@ -1032,26 +1043,7 @@ def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) 
 
 def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, str]]:
     """A ProviderError -> (Tiny Chat HTTP status, error body, headers): the inverse of error_from_wire. Any other exception is answered as provider_invalid_request."""
-    rows: dict[str, tuple[int, str, str | None]] = {
-        "provider_authentication": (401, "provider_authentication", None),
-        "provider_invalid_model": (404, "provider_invalid_model", None),
-        "provider_invalid_request": (400, "provider_invalid_request", None),
-        "provider_invalid_response": (502, "provider_invalid_response", None),
-        "provider_model_not_loaded": (503, "provider_model_not_loaded", None),
-        "provider_rate_limit": (429, "provider_rate_limit", None),
-        "provider_unavailable": (503, "provider_unavailable", None),
-        "provider_unsupported_content_block": (400, "provider_unsupported_content_block", None),
-        "structured_output_invalid": (502, "structured_output_invalid", None),
-    }
-    row = rows.get(getattr(error, "category", ""), rows["provider_invalid_request"])
+    row = _w.error_row(ERROR_ROWS, ERROR_ROWS_UPSTREAM, error)
     message = str(error) or type(error).__name__  # `path: message` when the error names a path
     body: dict[str, Any] = {"error": {"message": message, "type": row[1]}}
-    headers: dict[str, str] = {"content-type": "application/json"}
-    retry_after = getattr(error, "retry_after", None)
-    if (
-        isinstance(retry_after, (int, float))
-        and not isinstance(retry_after, bool)
-        and retry_after >= 0
-    ):
-        headers["retry-after"] = str(max(1, int(-(-retry_after // 1))))
-    return row[0], body, headers
+    return row[0], body, _w.error_headers(error)

@@ -1,0 +1,355 @@
+"""Issue 16: the generator never emits broken code.
+
+Each mapping here once compiled without an error into a converter that did not work (the
+issue's list, found writing Bedrock Converse and Cohere from mappings/README.md). Each now
+compiles into one that does, and the test asserts what a user of that converter relies on.
+The mappings the generator must refuse instead, among them the tables its proof
+(codegen/prove.py) catches, are in tests/mappings_err.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from wiremap.codegen import generate
+from wiremap.codegen.generate import module_name
+from wiremap.runtime import format as format_registry
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+TINY_BASE = TESTS / "mappings_err" / "_base" / "tiny_base.yaml"
+_ids = itertools.count()
+
+USER = [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
+
+
+def build(tmp_path: Path, key: str, text: str, *, base: Path = TINY_BASE) -> tuple[ModuleType, dict[str, str]]:
+    """Generate `text` (a mapping extending the base) and import its converter."""
+    folder = tmp_path / f"m{next(_ids)}" / "mappings"
+    folder.mkdir(parents=True)
+    shutil.copy(base, folder / base.name)
+    (folder / f"{key}.yaml").write_text(text, "utf-8")
+    files = generate(str(folder))
+    package = f"wiremap_proof_pkg_{os.getpid()}_{next(_ids)}"
+    where = tmp_path / package
+    where.mkdir()
+    for rel, body in files.items():
+        (where / rel).write_text(body, "utf-8")
+    spec = importlib.util.spec_from_file_location(package, where / "__init__.py", submodule_search_locations=[str(where)])
+    assert spec is not None and spec.loader is not None
+    pkg = importlib.util.module_from_spec(spec)
+    sys.modules[package] = pkg
+    spec.loader.exec_module(pkg)
+    return importlib.import_module(f"{package}.{module_name(key)}"), files
+
+
+BEDROCK_TOOLS = """
+extends: tiny_base
+meta: {id: dotted_tools}
+request:
+  tools:
+    field: toolConfig.tools
+    wire: {type: null, function: null, toolSpec: {name: "{name}", description: "{description?}", inputSchema: {json: "{parameters?}"}}}
+"""
+
+
+def test_a_dotted_tools_field_is_read_where_it_is_written(tmp_path: Path) -> None:
+    conv, _ = build(tmp_path, "dotted_tools", BEDROCK_TOOLS)
+    tools = [{"name": "get_weather", "description": "Weather.", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]
+    wire = conv.request_to_wire({"model": "m", "messages": USER, "tools": tools})
+    assert wire["toolConfig"]["tools"][0]["toolSpec"]["name"] == "get_weather"
+    assert "toolConfig.tools" not in wire
+    back = conv.request_from_wire(wire).to_dict()
+    assert back["tools"] == tools  # was None: read as the literal key "toolConfig.tools"
+
+
+KEY_PARTS = """
+extends: tiny_base
+meta: {id: key_parts}
+request:
+  part_dispatch: keys
+  content_parts:
+    text: {type: null, text: "{text}"}
+    image.url: reject
+    image.inline: {type: null, image_url: null, image: {format: "{media_type|image_fmt}", source: {bytes: "{source.base64_data}"}}}
+    audio.inline: {type: null, input_audio: null, audio: {format: "{media_type|audio_format}", source: {bytes: "{source.base64_data}"}}}
+value_maps:
+  image_fmt:
+    image/png: png
+    image/jpeg: jpeg
+    "*": reject
+"""
+
+
+def test_key_dispatched_parts_with_a_value_map_read_back(tmp_path: Path) -> None:
+    conv, _ = build(tmp_path, "key_parts", KEY_PARTS)
+    image = {"type": "image", "source": {"type": "inline", "base64_data": "AAAA"}, "media_type": "image/jpeg"}
+    audio = {"type": "audio", "source": {"type": "inline", "base64_data": "BBBB"}, "media_type": "audio/wav"}
+    request = {"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "look"}, image, audio]}]}
+    wire = conv.request_to_wire(request)
+    assert wire["messages"][0]["content"][1] == {"image": {"format": "jpeg", "source": {"bytes": "AAAA"}}}
+    back = conv.request_from_wire(wire).to_dict()
+    assert back["messages"][0]["content"] == [{"type": "text", "text": "look"}, image, audio]
+
+
+def test_an_unmatched_key_dispatched_part_is_named_without_contradiction(tmp_path: Path) -> None:
+    conv, _ = build(tmp_path, "key_parts", KEY_PARTS)
+    wire = {"model": "m", "messages": [{"role": "user", "content": [{"image": {"format": "bmp", "source": {"bytes": "AAAA"}}}]}]}
+    with pytest.raises(Exception) as info:
+        conv.request_from_wire(wire)
+    assert "messages[0].content[0]" in str(info.value)
+    assert "with the values its template requires" in str(info.value)
+
+
+SHARED_KEY = """
+extends: tiny_base
+meta: {id: shared_key}
+request:
+  part_dispatch: keys
+  content_parts:
+    text: {type: null, text: "{text}"}
+    image.url: reject
+    image.inline: reject
+    audio.inline: reject
+    thinking: {reasoningContent: {reasoningText: {text: "{text}", signature: "{signature?}"}}}
+    redacted_thinking: {reasoningContent: {redactedContent: "{data}"}}
+  assistant:
+    content: always_parts
+"""
+
+
+def test_parts_that_share_a_top_level_key_read_back_as_themselves(tmp_path: Path) -> None:
+    conv, _ = build(tmp_path, "shared_key", SHARED_KEY)
+    thinking = {"type": "thinking", "text": "hmm", "signature": "c2ln", "origin": "tiny"}
+    redacted = {"type": "redacted_thinking", "data": "eHl6", "origin": "tiny"}
+    request = {"model": "m", "messages": [USER[0], {"role": "assistant", "content": [thinking, redacted, {"type": "text", "text": "ok"}]}, USER[0]]}
+    back = conv.request_from_wire(conv.request_to_wire(request)).to_dict()
+    assert back["messages"][1]["content"] == [thinking, redacted, {"type": "text", "text": "ok"}]
+
+
+BEDROCK_CHOICE = """
+extends: tiny_base
+meta: {id: choice_keys}
+request:
+  tool_choice:
+    field: toolConfig.toolChoice
+    auto: {auto: {}}
+    required: {any: {}}
+    none: {none: {}}
+    tool: {type: null, function: null, tool: {name: "{name}"}}
+"""
+
+
+@pytest.mark.parametrize("choice", ["auto", "required", "none", {"type": "tool", "name": "f"}])
+def test_tool_choice_modes_told_apart_only_by_their_keys_read_back(tmp_path: Path, choice: Any) -> None:
+    conv, _ = build(tmp_path, "choice_keys", BEDROCK_CHOICE)
+    request = {"model": "m", "messages": USER, "tools": [{"name": "f", "parameters": {"type": "object"}}], "tool_choice": choice}
+    back = conv.request_from_wire(conv.request_to_wire(request)).to_dict()
+    assert back["tool_choice"] == choice  # `required` ({any: {}}) read back as auto
+
+
+ENVELOPE = """
+extends: tiny_base
+meta: {id: nested_envelope}
+response:
+  message: output.message
+  envelope:
+    choices: null
+    output: {message: "{message}"}
+    stopReason: "{finish_reason}"
+    metrics: [{latencyMs: 0}]
+  finish_reason:
+    path: stopReason
+    map: {stop: null, length: null, tool_calls: null, content_filter: null, end_turn: stop, max_tokens: length, tool_use: tool_calls, guardrail_intervened: content_filter}
+    emit: {error: end_turn}
+"""
+
+
+def test_an_envelope_object_places_the_message_not_the_placeholder(tmp_path: Path) -> None:
+    conv, _ = build(tmp_path, "nested_envelope", ENVELOPE)
+    response = {"message": {"role": "assistant", "content": "hi"}, "finish_reason": "content_filter", "usage": {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3}}
+    wire = conv.response_to_wire(response)
+    assert wire["output"] == {"message": {"role": "assistant", "content": "hi"}}  # was the string "{message}"
+    assert wire["stopReason"] == "guardrail_intervened"
+    assert wire["metrics"] == [{"latencyMs": 0}]
+    assert "{message}" not in json.dumps(wire)
+    assert conv.response_from_wire(wire).to_dict()["message"]["content"] == "hi"
+
+
+NO_ERROR_TYPE = """
+extends: tiny_base
+meta: {id: no_error_type}
+errors:
+  type: null
+"""
+
+JSON_SCHEMA_SLOT = """
+extends: tiny_base
+meta: {id: json_schema_slot}
+structured_output:
+  mode: native
+  field: response_format
+  wire: {type: json_schema, json_schema: {name: "{name}", schema: "{schema|json}"}}
+  name: derived
+  strict: when_schema_qualifies
+  schema: verbatim
+  directive: "Reply with JSON matching {schema}"
+"""
+
+
+def test_the_modules_the_readme_skeleton_and_a_json_schema_slot_give_pass_mypy_strict(tmp_path: Path) -> None:
+    """The README's new-provider skeleton leaves `errors.type` out, and `{schema|json}` sends the
+    schema as JSON text: both generated code that failed `mypy --strict`."""
+    pytest.importorskip("mypy")
+    tree = tmp_path / "typed"
+    (tree / "wiremap" / "generated").mkdir(parents=True)
+    # the package as installed: the runtime inside wiremap/ (a source checkout has it beside)
+    (tree / "wiremap" / "__init__.py").symlink_to(ROOT / "wiremap" / "__init__.py")
+    (tree / "wiremap" / "runtime").symlink_to(ROOT / "runtime", target_is_directory=True)
+    (tree / "wiremap" / "generated" / "__init__.py").write_text("", "utf-8")
+    (tree / "wiremap" / "py.typed").write_text("", "utf-8")
+    names = []
+    for key, text in (("no_error_type", NO_ERROR_TYPE), ("json_schema_slot", JSON_SCHEMA_SLOT)):
+        conv, files = build(tmp_path, key, text)
+        for name in (f"{key}.py", "tiny_base.py"):  # a dialect imports what it shares with its base
+            (tree / "wiremap" / "generated" / name).write_text(files[name], "utf-8")
+        names += ["-m", f"wiremap.generated.{key}"]
+    run = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--follow-imports=silent", *names],
+        cwd=tree, capture_output=True, text=True, env={**os.environ, "MYPYPATH": ""},
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    # and they work: an error body without a type; a schema sent as JSON text and read back
+    conv = build(tmp_path, "json_schema_slot", JSON_SCHEMA_SLOT)[0]
+    schema = {"type": "object", "properties": {"reasoning": {"type": "string"}, "answer": {"type": "string"}}}
+    wire = conv.request_to_wire({"model": "m", "messages": USER, "response_schema": schema})
+    assert json.loads(wire["response_format"]["json_schema"]["schema"]) == schema
+    assert list(json.loads(wire["response_format"]["json_schema"]["schema"])["properties"]) == ["reasoning", "answer"]
+    error = build(tmp_path, "no_error_type", NO_ERROR_TYPE)[0].error_from_wire(429, {"error": {"message": "slow down", "type": "rate"}})
+    assert type(error).__name__ == "RateLimitError" and error.provider_type is None
+
+
+def test_a_block_start_places_the_index_of_its_part(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`{index}` in a stream `blocks.start` template was dropped without a word."""
+    dialect = """
+extends: anthropic_messages
+meta: {id: indexed.anthropic_messages, title: Indexed, doc_ref: "https://example.invalid"}
+stream:
+  emit:
+    blocks:
+      start:
+        text: {event: content_block_start, data: {type: content_block_start, index: "{block}", part: "{index}", content_block: {type: text, text: ""}}}
+"""
+    folder = tmp_path / "mappings"
+    (folder / "dialects" / "indexed").mkdir(parents=True)
+    base = (ROOT / "mappings" / "anthropic_messages.yaml").read_text("utf-8")
+    (folder / "anthropic_messages.yaml").write_text(base.replace("\nfuse:", "\nx-fuse:"), "utf-8")  # no openai_chat here
+    (folder / "dialects" / "indexed" / "anthropic_messages.yaml").write_text(dialect, "utf-8")
+    files = generate(str(folder))
+    where = tmp_path / f"wiremap_proof_pkg_{os.getpid()}_{next(_ids)}"
+    where.mkdir()
+    for rel, body in files.items():
+        (where / rel).write_text(body, "utf-8")
+    spec = importlib.util.spec_from_file_location(where.name, where / "__init__.py", submodule_search_locations=[str(where)])
+    assert spec is not None and spec.loader is not None
+    sys.modules[where.name] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sys.modules[where.name])
+    conv = importlib.import_module(f"{where.name}.{module_name('indexed.anthropic_messages')}")
+    from wiremap.runtime.stream import StreamEmitter
+
+    emitter = StreamEmitter(format_registry.Format(conv))
+    out = emitter.emit({"type": "message_start", "id": "msg_1", "model": "m"})
+    out += emitter.emit({"type": "text_delta", "index": 3, "text": "Hel"})
+    starts = [json.loads(line[6:]) for line in out.decode().splitlines() if line.startswith("data: ") and "content_block_start" in line]
+    assert starts and starts[0]["part"] == 3 and starts[0]["index"] == 0
+
+
+COHERE_CHOICE = """
+extends: tiny_base
+meta: {id: cohere_choice}
+request:
+  tool_choice:
+    auto: omit
+    required: REQUIRED
+    none: NONE
+    tool: reject
+"""
+
+
+def test_a_tool_choice_mode_can_be_left_out_or_refused(tmp_path: Path) -> None:
+    """Cohere v2 means auto by leaving `tool_choice` out and has no forced tool: `omit`, `reject`."""
+    conv, files = build(tmp_path, "cohere_choice", COHERE_CHOICE)
+    tools = [{"name": "f", "parameters": {"type": "object"}}]
+    wire = conv.request_to_wire({"model": "m", "messages": USER, "tools": tools, "tool_choice": "auto"})
+    assert "tool_choice" not in wire
+    assert "tool_choice" not in conv.request_from_wire(wire).to_dict()  # the provider's default
+    wire = conv.request_to_wire({"model": "m", "messages": USER, "tools": tools, "tool_choice": "required"})
+    assert wire["tool_choice"] == "REQUIRED"
+    assert conv.request_from_wire(wire).to_dict()["tool_choice"] == "required"
+    with pytest.raises(Exception) as info:
+        conv.request_to_wire({"model": "m", "messages": USER, "tools": tools, "tool_choice": {"type": "tool", "name": "f"}})
+    assert type(info.value).__name__ == "InvalidRequestError" and "tool_choice" in str(info.value)
+    assert "a forced tool (tool_choice tool) is not supported by cohere_choice" in str(info.value)
+    assert "| tool_choice `tool` | refused |" in files["COMPATIBILITY.md"].replace("`cohere_choice`", "")
+
+
+AWS_ERRORS = """
+extends: tiny_base
+meta: {id: aws_errors}
+errors:
+  message: message
+  type: null
+  code: null
+  type_header: x-amzn-ErrorType
+  rules:
+    - {type: ThrottlingException, category: provider_rate_limit}
+    - {type: [AccessDeniedException, UnrecognizedClientException], category: provider_authentication}
+    - {type: ResourceNotFoundException, category: provider_invalid_model}
+    - {status: "5xx", category: provider_unavailable}
+    - {status: "*", category: provider_invalid_request}
+"""
+
+
+def test_the_error_type_can_come_from_a_header(tmp_path: Path) -> None:
+    """Bedrock names the error in `x-amzn-ErrorType`, not the body (its value may carry `:url`)."""
+    conv, _ = build(tmp_path, "aws_errors", AWS_ERRORS)
+    headers = {"X-Amzn-ErrorType": "ThrottlingException:http://internal.amazon.com/coral/com.amazon.coral.service/"}
+    error = conv.error_from_wire(400, {"message": "Too many requests"}, headers)
+    assert error.category == "provider_rate_limit" and error.provider_type == "ThrottlingException"
+    error = conv.error_from_wire(403, {"message": "no"}, {"x-amzn-errortype": "AccessDeniedException"})
+    assert error.category == "provider_authentication"
+    assert conv.error_from_wire(400, {"message": "bad"}, {}).category == "provider_invalid_request"
+
+
+RENAMED = """
+extends: tiny_base
+meta: {id: renamed_option}
+request:
+  options:
+    max_tokens:
+      wire: max_tokens
+      scoped:
+        - {models: ["o1*", "o3*"], wire: max_completion_tokens, doc: "reasoning models take max_completion_tokens"}
+"""
+
+
+@pytest.mark.parametrize(("model", "field"), [("gpt-4o", "max_tokens"), ("o3-mini", "max_completion_tokens")])
+def test_an_option_is_renamed_for_some_models(tmp_path: Path, model: str, field: str) -> None:
+    """A scoped rule can rename an option per model, not only switch it off; it reads back."""
+    conv, files = build(tmp_path, "renamed_option", RENAMED)
+    wire = conv.request_to_wire({"model": model, "messages": USER, "config": {"max_tokens": 64}})
+    assert wire[field] == 64 and len({"max_tokens", "max_completion_tokens"} & set(wire)) == 1
+    assert conv.request_from_wire(wire).to_dict()["config"] == {"max_tokens": 64}
+    assert "sent as `max_completion_tokens` for `o1*`, `o3*`" in files["COMPATIBILITY.md"]
