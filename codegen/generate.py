@@ -9,6 +9,7 @@ from typing import Any
 import black
 import jinja2
 
+from .cache import cached
 from .compat_matrix import render_compatibility
 from .emit import emit_module
 from .emit_fused import emit_fused_module, fused_blockers, fused_header, fused_module_name
@@ -42,10 +43,13 @@ def module_name(key: str) -> str:
 
 
 def _format(path: str, text: str) -> str:
-    try:
-        return black.format_str(text, mode=_BLACK_MODE)
-    except black.InvalidInput as exc:  # a generator bug, never a user's
-        raise RuntimeError(f"generated {path} is not valid Python: {exc}") from exc
+    def run(source: str) -> str:
+        try:
+            return black.format_str(source, mode=_BLACK_MODE)
+        except black.InvalidInput as exc:  # a generator bug, never a user's
+            raise RuntimeError(f"generated {path} is not valid Python: {exc}") from exc
+
+    return cached("black", f"{black.__version__} {_BLACK_MODE!r}", text, run)  # codegen/cache.py
 
 
 def _render_converter(ir: FormatIR, strategies: list[Strategy] | None = None) -> str:
