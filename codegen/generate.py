@@ -221,7 +221,7 @@ def generate(mappings_dir: str = "mappings") -> dict[str, str]:
         whole[ir.key] = _format(f"{name}.py", _render_converter(ir, strategies))
         out[f"{name}.py"] = whole[ir.key]
         parent = resolved[ir.key].data.get("extends")
-        base = module_name(parent) if isinstance(parent, str) and parent in whole and not isinstance(ir, TaskIR) and not isinstance(by_key[parent], TaskIR) else None
+        base = module_name(parent) if isinstance(parent, str) and parent in whole and type(by_key[parent]) is type(ir) else None
         if base is not None:  # a dialect: what it compiles as its base does is imported from there
             assert isinstance(parent, str)
             out[f"{name}.py"], origins[ir.key] = share_with_base(whole[ir.key], whole[parent], base, origins.get(parent))  # black's layout kept

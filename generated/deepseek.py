@@ -49,8 +49,19 @@ from wiremap.runtime.errors import (
     error_class,
 )
 
-# the functions this dialect compiles exactly as its base does (codegen/share.py)
+# what this dialect compiles exactly as its base does (codegen/share.py)
 from .openai_chat import (
+    API_VERSION,
+    ERROR_ROWS,
+    ERROR_ROWS_UPSTREAM,
+    ERROR_RULES,
+    KIND,
+    RULES,
+    STRUCTURED_OUTPUT_MODE,
+    STRUCTURED_OUTPUT_MODES,
+    UNIQUE_CALL_IDS,
+    _EMPTY_TURN,
+    _NO_CONFIG,
     _assistant_content_from_wire,
     _error_from_wire,
     _read_assistant_part,
@@ -73,6 +84,7 @@ from .openai_chat import (
     _user_content_from_wire,
     _vm_audio_format_reverse,
 )
+from .openai_compatible import ALIAS_PATHS
 
 __all__ = [
     "API_VERSION",
@@ -96,12 +108,7 @@ __all__ = [
 ]
 
 KEY: Final = "deepseek"
-KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "deepseek"
-# request.tool_calls.unique_ids: a translation into this format renames reused tool-call ids
-UNIQUE_CALL_IDS: Final = False
-# pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON | CONTENT | STRUCTURE
-RULES: Final = 8
 ORIGIN: Final = (
     "deepseek/openai_chat"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
@@ -289,10 +296,7 @@ OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
         ("user",),
     ]
 )
-# the other wire names an option is read from (read_also): their value is in the canonical model
-ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([("max_completion_tokens",)])
 TITLE: Final = "DeepSeek Chat Completions"
-API_VERSION: Final = "v1"
 DOC_REF: Final = "https://api-docs.deepseek.com/api/create-chat-completion"
 ENDPOINT: Final = {"method": "POST", "path": "/chat/completions"}
 TRANSPORT: Final = {
@@ -521,59 +525,7 @@ STREAM: Final[dict[str, Any] | None] = {
     },
 }
 
-STRUCTURED_OUTPUT_MODE: Final = "native"  # the mapping's default; overridable per call
-STRUCTURED_OUTPUT_MODES: Final = ("native", "prompt_fallback")
 
-_EMPTY_TURN: Final = (
-    "nothing is left of this assistant turn once the blocks this mapping strips (thinking from "
-    "another provider, unsigned thinking) are removed; drop the turn or give it text"
-)
-_NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
-# errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
-ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
-    ((401, 403), None, None, None, None, "provider_authentication"),
-    ((404,), None, None, None, "(?i)model", "provider_invalid_model"),
-    (
-        (503,),
-        None,
-        None,
-        None,
-        "(?i)loading|not.loaded|not yet loaded",
-        "provider_model_not_loaded",
-    ),
-    ((429,), None, None, None, None, "provider_rate_limit"),
-    (
-        (400,),
-        None,
-        None,
-        None,
-        "(?i)image|audio|media type|content.block|unsupported .*(source|format)",
-        "provider_unsupported_content_block",
-    ),
-    ((400, 413, 422), None, None, None, None, "provider_invalid_request"),
-    ((404,), None, None, None, None, "provider_invalid_request"),
-    ((502,), None, None, ("invalid_upstream_response",), None, "provider_invalid_response"),
-    ((502,), None, None, ("structured_output_invalid",), None, "structured_output_invalid"),
-    (None, 5, None, None, None, "provider_unavailable"),
-    (None, None, None, None, None, "provider_invalid_request"),
-)
-# errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)
-ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
-    "provider_authentication": (401, "invalid_request_error", "invalid_api_key"),
-    "provider_invalid_model": (404, "invalid_request_error", "model_not_found"),
-    "provider_invalid_request": (400, "invalid_request_error", None),
-    "provider_invalid_response": (502, "server_error", "invalid_upstream_response"),
-    "provider_model_not_loaded": (503, "server_error", "model_not_loaded"),
-    "provider_rate_limit": (429, "requests", "rate_limit_exceeded"),
-    "provider_unavailable": (503, "server_error", None),
-    "provider_unsupported_content_block": (
-        400,
-        "invalid_request_error",
-        "unsupported_content_block",
-    ),
-    "structured_output_invalid": (502, "server_error", "structured_output_invalid"),
-}
-ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {}
 REASONING: Final = {
     "field": "reasoning_content",
     "read_also": [],

@@ -49,8 +49,18 @@ from wiremap.runtime.errors import (
     error_class,
 )
 
-# the functions this dialect compiles exactly as its base does (codegen/share.py)
+# what this dialect compiles exactly as its base does (codegen/share.py)
 from .openai_chat import (
+    API_VERSION,
+    ENDPOINT,
+    ERROR_ROWS_UPSTREAM,
+    KIND,
+    RULES,
+    STRUCTURED_OUTPUT_MODE,
+    STRUCTURED_OUTPUT_MODES,
+    UNIQUE_CALL_IDS,
+    _EMPTY_TURN,
+    _NO_CONFIG,
     _read_part_image_inline,
     _read_part_image_url,
     _read_part_text,
@@ -85,12 +95,7 @@ __all__ = [
 ]
 
 KEY: Final = "mistral"
-KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "mistral"
-# request.tool_calls.unique_ids: a translation into this format renames reused tool-call ids
-UNIQUE_CALL_IDS: Final = False
-# pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON | CONTENT | STRUCTURE
-RULES: Final = 8
 ORIGIN: Final = (
     "mistral/openai_chat"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
@@ -279,11 +284,9 @@ OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
 # the other wire names an option is read from (read_also): their value is in the canonical model
 ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([])
 TITLE: Final = "Mistral Chat Completions"
-API_VERSION: Final = "v1"
 DOC_REF: Final = (
     "https://docs.mistral.ai/api/#tag/chat/operation/chat_completion_v1_chat_completions_post"
 )
-ENDPOINT: Final = {"method": "POST", "path": "/v1/chat/completions"}
 TRANSPORT: Final = {
     "base_url": "https://api.mistral.ai",
     "endpoint": {"method": "POST", "path": "/v1/chat/completions"},
@@ -500,14 +503,7 @@ STREAM: Final[dict[str, Any] | None] = {
     },
 }
 
-STRUCTURED_OUTPUT_MODE: Final = "native"  # the mapping's default; overridable per call
-STRUCTURED_OUTPUT_MODES: Final = ("native", "prompt_fallback")
 
-_EMPTY_TURN: Final = (
-    "nothing is left of this assistant turn once the blocks this mapping strips (thinking from "
-    "another provider, unsigned thinking) are removed; drop the turn or give it text"
-)
-_NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((401, 403), None, None, None, None, "provider_authentication"),
@@ -540,7 +536,6 @@ ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
     ),
     "structured_output_invalid": (502, "internal_error", "structured_output_invalid"),
 }
-ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {}
 WIRE_RULES: Final = {
     "tool_call_id": {"chars": "a-zA-Z0-9", "length": 9, "action": "rewrite"},
     "tool_name": {"chars": "a-zA-Z0-9_-", "max_length": 64, "action": "rename"},

@@ -48,8 +48,20 @@ from wiremap.runtime.errors import (
     error_class,
 )
 
-# the functions this dialect compiles exactly as its base does (codegen/share.py)
+# what this dialect compiles exactly as its base does (codegen/share.py)
 from .anthropic_messages import (
+    ALIAS_PATHS,
+    ENDPOINT,
+    ERROR_ROWS,
+    ERROR_ROWS_UPSTREAM,
+    ERROR_RULES,
+    KIND,
+    OPTION_PATHS,
+    PROVIDER,
+    STRUCTURED_OUTPUT_MODES,
+    UNIQUE_CALL_IDS,
+    _EMPTY_TURN,
+    _NO_CONFIG,
     _as_blocks,
     _error_from_wire,
     _finish_reason,
@@ -63,6 +75,12 @@ from .anthropic_messages import (
     _vm_image_type_reverse,
 )
 from .openarmature__anthropic_messages import (
+    API_VERSION,
+    DOC_REF,
+    ORIGIN,
+    RULES,
+    STREAM,
+    TRANSPORT,
     _assistant_content_from_wire,
     _messages_from_wire,
     _read_assistant_part,
@@ -103,15 +121,6 @@ __all__ = [
 ]
 
 KEY: Final = "openarmature.anthropic_messages_tool_coercion"
-KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
-PROVIDER: Final = "anthropic"
-# request.tool_calls.unique_ids: a translation into this format renames reused tool-call ids
-UNIQUE_CALL_IDS: Final = True
-# pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON | CONTENT | STRUCTURE
-RULES: Final = 15
-ORIGIN: Final = (
-    "anthropic/openarmature.anthropic_messages"  # provider/wire: where carried wire data goes back (runtime/carry.py)
-)
 # every wire key the tables name: inside a value re-written in another form, any other key is
 # wire data the canonical model does not carry (runtime/carry.py losses)
 WIRE_KEYS: Final = frozenset(
@@ -238,83 +247,10 @@ WIRE_KEYS: Final = frozenset(
         "zero",
     ]
 )
-# the wire paths of the option rows: an option the writer leaves out is not carried back
-OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
-    [
-        ("max_tokens",),
-        ("metadata", "user_id"),
-        ("stop_sequences",),
-        ("temperature",),
-        ("thinking", "budget_tokens"),
-        ("tool_choice", "disable_parallel_tool_use"),
-        ("top_k",),
-        ("top_p",),
-    ]
-)
-# the other wire names an option is read from (read_also): their value is in the canonical model
-ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([])
 TITLE: Final = "Anthropic Messages, no native structured output (OpenArmature §8.2.5.1)"
-API_VERSION: Final = "2023-06-01"
-DOC_REF: Final = (
-    "https://github.com/LunarCommand/openarmature-spec/blob/main/spec/llm-provider/spec.md"
-)
-ENDPOINT: Final = {"method": "POST", "path": "/v1/messages"}
-TRANSPORT: Final = {
-    "base_url": "https://api.anthropic.com",
-    "endpoint": {"method": "POST", "path": "/v1/messages"},
-    "auth": {"scheme": "header", "name": "x-api-key"},
-    "headers": {"anthropic-version": "2023-06-01"},
-    "api_key_env": "ANTHROPIC_API_KEY",
-    "ready": {"method": "GET", "path": "/v1/models?limit=1000", "list": "data", "id": "id"},
-}  # how the runtime reaches the provider (mapping `transport:`)
-# the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
-STREAM: Final[dict[str, Any] | None] = None
 
 STRUCTURED_OUTPUT_MODE: Final = "tool_coercion"  # the mapping's default; overridable per call
-STRUCTURED_OUTPUT_MODES: Final = ("native", "prompt_fallback", "tool_coercion")
 
-_EMPTY_TURN: Final = (
-    "nothing is left of this assistant turn once the blocks this mapping strips (thinking from "
-    "another provider, unsigned thinking) are removed; drop the turn or give it text"
-)
-_NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
-# errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
-ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
-    ((401, 402, 403), None, None, None, None, "provider_authentication"),
-    ((404,), None, None, None, None, "provider_invalid_model"),
-    ((413,), None, None, None, None, "provider_invalid_request"),
-    ((429,), None, None, None, None, "provider_rate_limit"),
-    (
-        (400,),
-        None,
-        None,
-        None,
-        "(?i)image|media.type|source type|document|pdf|not supported",
-        "provider_unsupported_content_block",
-    ),
-    ((400,), None, None, None, None, "provider_invalid_request"),
-    (None, 5, None, None, None, "provider_unavailable"),
-    (None, None, ("overloaded_error",), None, None, "provider_unavailable"),
-    (None, None, None, None, None, "provider_invalid_request"),
-)
-# errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)
-ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
-    "provider_authentication": (401, "authentication_error", None),
-    "provider_invalid_model": (404, "not_found_error", None),
-    "provider_invalid_request": (400, "invalid_request_error", None),
-    "provider_invalid_response": (502, "api_error", None),
-    "provider_model_not_loaded": (529, "overloaded_error", None),
-    "provider_rate_limit": (429, "rate_limit_error", None),
-    "provider_unavailable": (500, "api_error", None),
-    "provider_unsupported_content_block": (400, "invalid_request_error", None),
-    "structured_output_invalid": (502, "api_error", None),
-}
-ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {
-    "provider_unavailable": {
-        503: (529, "overloaded_error", None),
-        529: (529, "overloaded_error", None),
-    }
-}
 
 _RE_1: Final = _w.lazy_pattern(
     globals(),

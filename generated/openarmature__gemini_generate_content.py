@@ -48,8 +48,23 @@ from wiremap.runtime.errors import (
     error_class,
 )
 
-# the functions this dialect compiles exactly as its base does (codegen/share.py)
+# what this dialect compiles exactly as its base does (codegen/share.py)
 from .gemini_generate_content import (
+    ALIAS_PATHS,
+    API_VERSION,
+    ENDPOINT,
+    ERROR_ROWS,
+    ERROR_ROWS_UPSTREAM,
+    ERROR_RULES,
+    KIND,
+    OPTION_PATHS,
+    PROVIDER,
+    STRUCTURED_OUTPUT_MODE,
+    STRUCTURED_OUTPUT_MODES,
+    TRANSPORT,
+    UNIQUE_CALL_IDS,
+    _EMPTY_TURN,
+    _NO_CONFIG,
     _as_blocks,
     _assistant_content_to_wire,
     _assistant_to_wire,
@@ -95,10 +110,6 @@ __all__ = [
 ]
 
 KEY: Final = "openarmature.gemini_generate_content"
-KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
-PROVIDER: Final = "google"
-# request.tool_calls.unique_ids: a translation into this format renames reused tool-call ids
-UNIQUE_CALL_IDS: Final = False
 # pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON | CONTENT | STRUCTURE
 RULES: Final = 15
 ORIGIN: Final = (
@@ -276,46 +287,10 @@ WIRE_KEYS: Final = frozenset(
         "wiremap",
     ]
 )
-# the wire paths of the option rows: an option the writer leaves out is not carried back
-OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
-    [
-        ("generationConfig", "candidateCount"),
-        ("generationConfig", "frequencyPenalty"),
-        ("generationConfig", "logprobs"),
-        ("generationConfig", "maxOutputTokens"),
-        ("generationConfig", "presencePenalty"),
-        ("generationConfig", "responseLogprobs"),
-        ("generationConfig", "responseMimeType"),
-        ("generationConfig", "seed"),
-        ("generationConfig", "stopSequences"),
-        ("generationConfig", "temperature"),
-        ("generationConfig", "thinkingConfig", "thinkingBudget"),
-        ("generationConfig", "thinkingConfig", "thinkingLevel"),
-        ("generationConfig", "topK"),
-        ("generationConfig", "topP"),
-    ]
-)
-# the other wire names an option is read from (read_also): their value is in the canonical model
-ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([])
 TITLE: Final = "Google Gemini generateContent (OpenArmature §8.3 dialect)"
-API_VERSION: Final = "v1beta"
 DOC_REF: Final = (
     "https://github.com/LunarCommand/openarmature-spec/blob/main/spec/llm-provider/spec.md"
 )
-ENDPOINT: Final = {"method": "POST", "path": "/v1beta/models/{model}:generateContent"}
-TRANSPORT: Final = {
-    "base_url": "https://generativelanguage.googleapis.com",
-    "endpoint": {"method": "POST", "path": "/v1beta/models/{model}:generateContent"},
-    "auth": {"scheme": "header", "name": "x-goog-api-key"},
-    "headers": {},
-    "api_key_env": "GEMINI_API_KEY",
-    "ready": {
-        "method": "GET",
-        "path": "/v1beta/models?pageSize=1000",
-        "list": "models",
-        "id": "name",
-    },
-}  # how the runtime reaches the provider (mapping `transport:`)
 # the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
     "request": {},
@@ -559,55 +534,6 @@ STREAM: Final[dict[str, Any] | None] = {
     "endpoint": {"path": "/v1beta/models/{model}:streamGenerateContent?alt=sse"},
 }
 
-STRUCTURED_OUTPUT_MODE: Final = "native"  # the mapping's default; overridable per call
-STRUCTURED_OUTPUT_MODES: Final = ("native", "prompt_fallback")
-
-_EMPTY_TURN: Final = (
-    "nothing is left of this assistant turn once the blocks this mapping strips (thinking from "
-    "another provider, unsigned thinking) are removed; drop the turn or give it text"
-)
-_NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
-# errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
-ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
-    ((400,), None, None, None, "(?i)API key not valid|API_KEY_INVALID", "provider_authentication"),
-    (
-        (400, 403),
-        None,
-        None,
-        None,
-        "(?i)mime.?type|unsupported (file|media|image|audio|video)|file ?uri|cannot fetch|unable to (fetch|process) (the )?(file|input)|not supported for (this|the) (file|media)",
-        "provider_unsupported_content_block",
-    ),
-    ((401, 403), None, None, None, None, "provider_authentication"),
-    ((404,), None, None, None, None, "provider_invalid_model"),
-    ((429,), None, None, None, None, "provider_rate_limit"),
-    (None, 5, None, None, None, "provider_unavailable"),
-    (None, None, ("RESOURCE_EXHAUSTED",), None, None, "provider_rate_limit"),
-    (
-        None,
-        None,
-        ("UNAVAILABLE", "INTERNAL", "DEADLINE_EXCEEDED"),
-        None,
-        None,
-        "provider_unavailable",
-    ),
-    (None, None, ("UNAUTHENTICATED", "PERMISSION_DENIED"), None, None, "provider_authentication"),
-    (None, None, ("NOT_FOUND",), None, None, "provider_invalid_model"),
-    (None, None, None, None, None, "provider_invalid_request"),
-)
-# errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)
-ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
-    "provider_authentication": (401, "UNAUTHENTICATED", None),
-    "provider_invalid_model": (404, "NOT_FOUND", None),
-    "provider_invalid_request": (400, "INVALID_ARGUMENT", None),
-    "provider_invalid_response": (500, "INTERNAL", None),
-    "provider_model_not_loaded": (503, "UNAVAILABLE", None),
-    "provider_rate_limit": (429, "RESOURCE_EXHAUSTED", None),
-    "provider_unavailable": (503, "UNAVAILABLE", None),
-    "provider_unsupported_content_block": (400, "INVALID_ARGUMENT", None),
-    "structured_output_invalid": (500, "INTERNAL", None),
-}
-ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {}
 
 _RE_1: Final = _w.lazy_pattern(
     globals(),

@@ -48,8 +48,22 @@ from wiremap.runtime.errors import (
     error_class,
 )
 
-# the functions this dialect compiles exactly as its base does (codegen/share.py)
+# what this dialect compiles exactly as its base does (codegen/share.py)
 from .gemini_generate_content import (
+    ALIAS_PATHS,
+    API_VERSION,
+    ENDPOINT,
+    ERROR_ROWS,
+    ERROR_ROWS_UPSTREAM,
+    ERROR_RULES,
+    KIND,
+    OPTION_PATHS,
+    PROVIDER,
+    STRUCTURED_OUTPUT_MODES,
+    TRANSPORT,
+    UNIQUE_CALL_IDS,
+    _EMPTY_TURN,
+    _NO_CONFIG,
     _as_blocks,
     _assistant_content_to_wire,
     _assistant_to_wire,
@@ -72,6 +86,10 @@ from .gemini_generate_content import (
     _user_to_wire,
 )
 from .openarmature__gemini_generate_content import (
+    DOC_REF,
+    ORIGIN,
+    RULES,
+    STREAM,
     _assistant_content_from_wire,
     _finish_reason,
     _messages_from_wire,
@@ -108,15 +126,6 @@ __all__ = [
 ]
 
 KEY: Final = "openarmature.gemini_generate_content_prompt_fallback"
-KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
-PROVIDER: Final = "google"
-# request.tool_calls.unique_ids: a translation into this format renames reused tool-call ids
-UNIQUE_CALL_IDS: Final = False
-# pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON | CONTENT | STRUCTURE
-RULES: Final = 15
-ORIGIN: Final = (
-    "google/openarmature.gemini_generate_content"  # provider/wire: where carried wire data goes back (runtime/carry.py)
-)
 # every wire key the tables name: inside a value re-written in another form, any other key is
 # wire data the canonical model does not carry (runtime/carry.py losses)
 WIRE_KEYS: Final = frozenset(
@@ -289,338 +298,10 @@ WIRE_KEYS: Final = frozenset(
         "wiremap",
     ]
 )
-# the wire paths of the option rows: an option the writer leaves out is not carried back
-OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
-    [
-        ("generationConfig", "candidateCount"),
-        ("generationConfig", "frequencyPenalty"),
-        ("generationConfig", "logprobs"),
-        ("generationConfig", "maxOutputTokens"),
-        ("generationConfig", "presencePenalty"),
-        ("generationConfig", "responseLogprobs"),
-        ("generationConfig", "responseMimeType"),
-        ("generationConfig", "seed"),
-        ("generationConfig", "stopSequences"),
-        ("generationConfig", "temperature"),
-        ("generationConfig", "thinkingConfig", "thinkingBudget"),
-        ("generationConfig", "thinkingConfig", "thinkingLevel"),
-        ("generationConfig", "topK"),
-        ("generationConfig", "topP"),
-    ]
-)
-# the other wire names an option is read from (read_also): their value is in the canonical model
-ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([])
 TITLE: Final = "Google Gemini generateContent, no native structured output (OpenArmature §8.3.5.1)"
-API_VERSION: Final = "v1beta"
-DOC_REF: Final = (
-    "https://github.com/LunarCommand/openarmature-spec/blob/main/spec/llm-provider/spec.md"
-)
-ENDPOINT: Final = {"method": "POST", "path": "/v1beta/models/{model}:generateContent"}
-TRANSPORT: Final = {
-    "base_url": "https://generativelanguage.googleapis.com",
-    "endpoint": {"method": "POST", "path": "/v1beta/models/{model}:generateContent"},
-    "auth": {"scheme": "header", "name": "x-goog-api-key"},
-    "headers": {},
-    "api_key_env": "GEMINI_API_KEY",
-    "ready": {
-        "method": "GET",
-        "path": "/v1beta/models?pageSize=1000",
-        "list": "models",
-        "id": "name",
-    },
-}  # how the runtime reaches the provider (mapping `transport:`)
-# the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
-STREAM: Final[dict[str, Any] | None] = {
-    "request": {},
-    "content": "as_request",
-    "parse": {
-        "done": None,
-        "event_from": None,
-        "rules": [
-            {
-                "emit": "error",
-                "fields": [["error", ["error"], False], ["code", ["error", "code"], True]],
-                "event": None,
-                "when": [],
-                "each": None,
-                "status": 500,
-            },
-            {
-                "emit": "message_start",
-                "fields": [["id", ["responseId"], True], ["model", ["modelVersion"], True]],
-                "event": None,
-                "when": [],
-                "each": None,
-            },
-            {
-                "emit": "reasoning",
-                "fields": [["text", ["text"], True]],
-                "event": None,
-                "when": [[["thought"], True]],
-                "each": ["candidates", 0, "content", "parts"],
-            },
-            {
-                "emit": "signature",
-                "fields": [["signature", ["thoughtSignature"], False]],
-                "event": None,
-                "when": [[["thought"], True]],
-                "each": ["candidates", 0, "content", "parts"],
-            },
-            {
-                "emit": "text",
-                "fields": [["text", ["text"], False], ["signature", ["thoughtSignature"], True]],
-                "event": None,
-                "when": [],
-                "unless": [[["thought"], True]],
-                "each": ["candidates", 0, "content", "parts"],
-            },
-            {
-                "emit": "tool_call",
-                "fields": [
-                    ["id", ["functionCall", "id"], True],
-                    ["name", ["functionCall", "name"], False],
-                    ["arguments", ["functionCall", "args"], True],
-                    ["signature", ["thoughtSignature"], True],
-                ],
-                "event": None,
-                "when": [],
-                "each": ["candidates", 0, "content", "parts"],
-            },
-            {
-                "emit": "usage",
-                "fields": [["usage", ["usageMetadata"], False]],
-                "event": None,
-                "when": [],
-                "each": None,
-            },
-            {
-                "emit": "finish",
-                "fields": [["reason", ["candidates", 0, "finishReason"], False]],
-                "event": None,
-                "when": [],
-                "each": None,
-            },
-            {
-                "emit": "finish",
-                "fields": [
-                    ["reason", ["promptFeedback", "blockReason"], False],
-                    ["detail", ["promptFeedback", "blockReason"], False],
-                ],
-                "event": None,
-                "when": [],
-                "each": None,
-            },
-        ],
-    },
-    "tool_calls": {"new_id": "always", "missing_id": "synthesize"},
-    "emit": {
-        "defaults": {"id": "wiremap", "model": "unknown"},
-        "message_start": [],
-        "text_delta": [
-            {
-                "data": {
-                    "candidates": [
-                        {"content": {"role": "model", "parts": [{"text": "{text}"}]}, "index": 0}
-                    ],
-                    "modelVersion": "{model}",
-                    "responseId": "{id}",
-                }
-            }
-        ],
-        "reasoning_delta": [
-            {
-                "data": {
-                    "candidates": [
-                        {
-                            "content": {
-                                "role": "model",
-                                "parts": [{"text": "{text}", "thought": True}],
-                            },
-                            "index": 0,
-                        }
-                    ],
-                    "modelVersion": "{model}",
-                    "responseId": "{id}",
-                }
-            }
-        ],
-        "reasoning_signature": [
-            {
-                "data": {
-                    "candidates": [
-                        {
-                            "content": {
-                                "role": "model",
-                                "parts": [
-                                    {"text": "", "thought": True, "thoughtSignature": "{signature}"}
-                                ],
-                            },
-                            "index": 0,
-                        }
-                    ],
-                    "modelVersion": "{model}",
-                    "responseId": "{id}",
-                }
-            }
-        ],
-        "text_signature": [
-            {
-                "data": {
-                    "candidates": [
-                        {
-                            "content": {
-                                "role": "model",
-                                "parts": [{"text": "", "thoughtSignature": "{signature}"}],
-                            },
-                            "index": 0,
-                        }
-                    ],
-                    "modelVersion": "{model}",
-                    "responseId": "{id}",
-                }
-            }
-        ],
-        "redacted_reasoning": [],
-        "tool_call_start": [],
-        "tool_call_delta": [],
-        "tool_call_whole": [
-            {
-                "data": {
-                    "candidates": [
-                        {
-                            "content": {
-                                "role": "model",
-                                "parts": [
-                                    {
-                                        "functionCall": {
-                                            "id": "{call_id?}",
-                                            "name": "{name}",
-                                            "args": "{arguments}",
-                                        },
-                                        "thoughtSignature": "{signature?}",
-                                    }
-                                ],
-                            },
-                            "index": 0,
-                        }
-                    ],
-                    "modelVersion": "{model}",
-                    "responseId": "{id}",
-                }
-            }
-        ],
-        "finish_usage": [
-            {
-                "data": {
-                    "candidates": [
-                        {
-                            "content": {"role": "model", "parts": []},
-                            "finishReason": "{finish_reason}",
-                            "index": 0,
-                        }
-                    ],
-                    "usageMetadata": "{usage?}",
-                    "modelVersion": "{model}",
-                    "responseId": "{id}",
-                }
-            }
-        ],
-        "error": [{"data": "{error}"}],
-        "end": [],
-    },
-    "finish": {
-        "path": ["candidates", 0, "finishReason"],
-        "map": {
-            "STOP": "stop",
-            "MAX_TOKENS": "length",
-            "SAFETY": "content_filter",
-            "RECITATION": "content_filter",
-            "BLOCKLIST": "content_filter",
-            "PROHIBITED_CONTENT": "content_filter",
-            "SPII": "content_filter",
-            "IMAGE_SAFETY": "error",
-            "IMAGE_PROHIBITED_CONTENT": "error",
-            "IMAGE_RECITATION": "error",
-            "LANGUAGE": "error",
-            "MALFORMED_FUNCTION_CALL": "error",
-            "UNEXPECTED_TOOL_CALL": "error",
-            "TOO_MANY_TOOL_CALLS": "error",
-            "OTHER": "error",
-        },
-        "default": "error",
-        "emit": {"tool_calls": "STOP", "error": "OTHER"},
-        "with_tool_calls": "tool_calls",
-        "detail_map": {
-            "SAFETY": "content_filter",
-            "OTHER": "content_filter",
-            "BLOCKLIST": "content_filter",
-            "PROHIBITED_CONTENT": "content_filter",
-            "IMAGE_SAFETY": "content_filter",
-            "BLOCK_REASON_UNSPECIFIED": "content_filter",
-        },
-    },
-    "usage": {
-        "path": ["usageMetadata"],
-        "counters": {
-            "prompt_tokens": ["promptTokenCount"],
-            "completion_tokens": ["candidatesTokenCount"],
-            "total_tokens": ["totalTokenCount"],
-            "cached_tokens": ["cachedContentTokenCount"],
-        },
-        "unreported": "omit",
-    },
-    "endpoint": {"path": "/v1beta/models/{model}:streamGenerateContent?alt=sse"},
-}
 
 STRUCTURED_OUTPUT_MODE: Final = "prompt_fallback"  # the mapping's default; overridable per call
-STRUCTURED_OUTPUT_MODES: Final = ("native", "prompt_fallback")
 
-_EMPTY_TURN: Final = (
-    "nothing is left of this assistant turn once the blocks this mapping strips (thinking from "
-    "another provider, unsigned thinking) are removed; drop the turn or give it text"
-)
-_NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
-# errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
-ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
-    ((400,), None, None, None, "(?i)API key not valid|API_KEY_INVALID", "provider_authentication"),
-    (
-        (400, 403),
-        None,
-        None,
-        None,
-        "(?i)mime.?type|unsupported (file|media|image|audio|video)|file ?uri|cannot fetch|unable to (fetch|process) (the )?(file|input)|not supported for (this|the) (file|media)",
-        "provider_unsupported_content_block",
-    ),
-    ((401, 403), None, None, None, None, "provider_authentication"),
-    ((404,), None, None, None, None, "provider_invalid_model"),
-    ((429,), None, None, None, None, "provider_rate_limit"),
-    (None, 5, None, None, None, "provider_unavailable"),
-    (None, None, ("RESOURCE_EXHAUSTED",), None, None, "provider_rate_limit"),
-    (
-        None,
-        None,
-        ("UNAVAILABLE", "INTERNAL", "DEADLINE_EXCEEDED"),
-        None,
-        None,
-        "provider_unavailable",
-    ),
-    (None, None, ("UNAUTHENTICATED", "PERMISSION_DENIED"), None, None, "provider_authentication"),
-    (None, None, ("NOT_FOUND",), None, None, "provider_invalid_model"),
-    (None, None, None, None, None, "provider_invalid_request"),
-)
-# errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)
-ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
-    "provider_authentication": (401, "UNAUTHENTICATED", None),
-    "provider_invalid_model": (404, "NOT_FOUND", None),
-    "provider_invalid_request": (400, "INVALID_ARGUMENT", None),
-    "provider_invalid_response": (500, "INTERNAL", None),
-    "provider_model_not_loaded": (503, "UNAVAILABLE", None),
-    "provider_rate_limit": (429, "RESOURCE_EXHAUSTED", None),
-    "provider_unavailable": (503, "UNAVAILABLE", None),
-    "provider_unsupported_content_block": (400, "INVALID_ARGUMENT", None),
-    "structured_output_invalid": (500, "INTERNAL", None),
-}
-ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {}
 
 _RE_1: Final = _w.lazy_pattern(
     globals(),

@@ -48,8 +48,23 @@ from wiremap.runtime.errors import (
     error_class,
 )
 
-# the functions this dialect compiles exactly as its base does (codegen/share.py)
+# what this dialect compiles exactly as its base does (codegen/share.py)
 from .anthropic_messages import (
+    ALIAS_PATHS,
+    ENDPOINT,
+    ERROR_ROWS,
+    ERROR_ROWS_UPSTREAM,
+    ERROR_RULES,
+    KIND,
+    OPTION_PATHS,
+    PROVIDER,
+    RULES,
+    STREAM,
+    STRUCTURED_OUTPUT_MODE,
+    STRUCTURED_OUTPUT_MODES,
+    UNIQUE_CALL_IDS,
+    _EMPTY_TURN,
+    _NO_CONFIG,
     _as_blocks,
     _error_from_wire,
     _finish_reason,
@@ -85,12 +100,6 @@ __all__ = [
 ]
 
 KEY: Final = "prompty.anthropic_messages"
-KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
-PROVIDER: Final = "anthropic"
-# request.tool_calls.unique_ids: a translation into this format renames reused tool-call ids
-UNIQUE_CALL_IDS: Final = True
-# pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON | CONTENT | STRUCTURE
-RULES: Final = 12
 ORIGIN: Final = (
     "anthropic/prompty.anthropic_messages"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
@@ -254,25 +263,9 @@ WIRE_KEYS: Final = frozenset(
         "zero",
     ]
 )
-# the wire paths of the option rows: an option the writer leaves out is not carried back
-OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
-    [
-        ("max_tokens",),
-        ("metadata", "user_id"),
-        ("stop_sequences",),
-        ("temperature",),
-        ("thinking", "budget_tokens"),
-        ("tool_choice", "disable_parallel_tool_use"),
-        ("top_k",),
-        ("top_p",),
-    ]
-)
-# the other wire names an option is read from (read_also): their value is in the canonical model
-ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([])
 TITLE: Final = "Anthropic Messages (Prompty §7.5 dialect)"
 API_VERSION: Final = "2023-06-01"
 DOC_REF: Final = "https://github.com/microsoft/prompty"
-ENDPOINT: Final = {"method": "POST", "path": "/v1/messages"}
 TRANSPORT: Final = {
     "base_url": "https://api.anthropic.com",
     "endpoint": {"method": "POST", "path": "/v1/messages"},
@@ -281,369 +274,7 @@ TRANSPORT: Final = {
     "api_key_env": "ANTHROPIC_API_KEY",
     "ready": {"method": "GET", "path": "/v1/models?limit=1000", "list": "data", "id": "id"},
 }  # how the runtime reaches the provider (mapping `transport:`)
-# the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
-STREAM: Final[dict[str, Any] | None] = {
-    "request": {"stream": True},
-    "content": "as_request",
-    "parse": {
-        "done": None,
-        "event_from": "type",
-        "rules": [
-            {
-                "emit": "message_start",
-                "fields": [["raw", ["message"], False]],
-                "event": ["message_start"],
-                "when": [],
-                "each": None,
-            },
-            {
-                "emit": "usage",
-                "fields": [["usage", ["message", "usage"], False]],
-                "event": ["message_start"],
-                "when": [],
-                "each": None,
-            },
-            {
-                "emit": "text",
-                "fields": [["index", ["index"], False], ["text", ["content_block", "text"], False]],
-                "event": ["content_block_start"],
-                "when": [[["content_block", "type"], "text"]],
-                "each": None,
-            },
-            {
-                "emit": "reasoning",
-                "fields": [
-                    ["index", ["index"], False],
-                    ["text", ["content_block", "thinking"], False],
-                ],
-                "event": ["content_block_start"],
-                "when": [[["content_block", "type"], "thinking"]],
-                "each": None,
-            },
-            {
-                "emit": "redacted_reasoning",
-                "fields": [["index", ["index"], False], ["data", ["content_block", "data"], False]],
-                "event": ["content_block_start"],
-                "when": [[["content_block", "type"], "redacted_thinking"]],
-                "each": None,
-            },
-            {
-                "emit": "tool_call",
-                "fields": [
-                    ["index", ["index"], False],
-                    ["id", ["content_block", "id"], False],
-                    ["name", ["content_block", "name"], False],
-                ],
-                "event": ["content_block_start"],
-                "when": [[["content_block", "type"], "tool_use"]],
-                "each": None,
-            },
-            {
-                "emit": "text",
-                "fields": [["index", ["index"], False], ["text", ["delta", "text"], False]],
-                "event": ["content_block_delta"],
-                "when": [[["delta", "type"], "text_delta"]],
-                "each": None,
-            },
-            {
-                "emit": "reasoning",
-                "fields": [["index", ["index"], False], ["text", ["delta", "thinking"], False]],
-                "event": ["content_block_delta"],
-                "when": [[["delta", "type"], "thinking_delta"]],
-                "each": None,
-            },
-            {
-                "emit": "signature",
-                "fields": [
-                    ["index", ["index"], False],
-                    ["signature", ["delta", "signature"], False],
-                ],
-                "event": ["content_block_delta"],
-                "when": [[["delta", "type"], "signature_delta"]],
-                "each": None,
-            },
-            {
-                "emit": "tool_call",
-                "fields": [
-                    ["index", ["index"], False],
-                    ["arguments", ["delta", "partial_json"], False],
-                ],
-                "event": ["content_block_delta"],
-                "when": [[["delta", "type"], "input_json_delta"]],
-                "each": None,
-            },
-            {
-                "emit": "block_end",
-                "fields": [["index", ["index"], False]],
-                "event": ["content_block_stop"],
-                "when": [],
-                "each": None,
-            },
-            {
-                "emit": "finish",
-                "fields": [["reason", ["delta", "stop_reason"], False]],
-                "event": ["message_delta"],
-                "when": [],
-                "each": None,
-            },
-            {
-                "emit": "usage",
-                "fields": [["usage", ["usage"], False]],
-                "event": ["message_delta"],
-                "when": [],
-                "each": None,
-            },
-            {"emit": "end", "fields": [], "event": ["message_stop"], "when": [], "each": None},
-            {"emit": "ignore", "fields": [], "event": ["ping"], "when": [], "each": None},
-            {
-                "emit": "error",
-                "fields": [["error", ["error"], False]],
-                "event": ["error"],
-                "when": [],
-                "each": None,
-                "status": 500,
-            },
-        ],
-    },
-    "tool_calls": {"new_id": "same_call"},
-    "emit": {
-        "defaults": {"id": "msg_wiremap", "model": "unknown"},
-        "message_start": [
-            {
-                "event": "message_start",
-                "data": {
-                    "type": "message_start",
-                    "message": {
-                        "id": "{id}",
-                        "type": "message",
-                        "role": "assistant",
-                        "model": "{model}",
-                        "content": [],
-                        "stop_reason": None,
-                        "stop_sequence": None,
-                        "usage": "{usage}",
-                    },
-                },
-            }
-        ],
-        "blocks": {
-            "start": {
-                "text": [
-                    {
-                        "event": "content_block_start",
-                        "data": {
-                            "type": "content_block_start",
-                            "index": "{block}",
-                            "content_block": {"type": "text", "text": ""},
-                        },
-                    }
-                ],
-                "reasoning": [
-                    {
-                        "event": "content_block_start",
-                        "data": {
-                            "type": "content_block_start",
-                            "index": "{block}",
-                            "content_block": {"type": "thinking", "thinking": "", "signature": ""},
-                        },
-                    }
-                ],
-                "redacted_reasoning": [
-                    {
-                        "event": "content_block_start",
-                        "data": {
-                            "type": "content_block_start",
-                            "index": "{block}",
-                            "content_block": {"type": "redacted_thinking", "data": "{data}"},
-                        },
-                    }
-                ],
-                "tool_call": [
-                    {
-                        "event": "content_block_start",
-                        "data": {
-                            "type": "content_block_start",
-                            "index": "{block}",
-                            "content_block": {
-                                "type": "tool_use",
-                                "id": "{call_id}",
-                                "name": "{name}",
-                                "input": {},
-                            },
-                        },
-                    }
-                ],
-            },
-            "stop": {
-                "text": [
-                    {
-                        "event": "content_block_stop",
-                        "data": {"type": "content_block_stop", "index": "{block}"},
-                    }
-                ],
-                "reasoning": [
-                    {
-                        "event": "content_block_stop",
-                        "data": {"type": "content_block_stop", "index": "{block}"},
-                    }
-                ],
-                "redacted_reasoning": [
-                    {
-                        "event": "content_block_stop",
-                        "data": {"type": "content_block_stop", "index": "{block}"},
-                    }
-                ],
-                "tool_call": [
-                    {
-                        "event": "content_block_stop",
-                        "data": {"type": "content_block_stop", "index": "{block}"},
-                    }
-                ],
-            },
-        },
-        "text_delta": [
-            {
-                "event": "content_block_delta",
-                "data": {
-                    "type": "content_block_delta",
-                    "index": "{block}",
-                    "delta": {"type": "text_delta", "text": "{text}"},
-                },
-            }
-        ],
-        "reasoning_delta": [
-            {
-                "event": "content_block_delta",
-                "data": {
-                    "type": "content_block_delta",
-                    "index": "{block}",
-                    "delta": {"type": "thinking_delta", "thinking": "{text}"},
-                },
-            }
-        ],
-        "reasoning_signature": [
-            {
-                "event": "content_block_delta",
-                "data": {
-                    "type": "content_block_delta",
-                    "index": "{block}",
-                    "delta": {"type": "signature_delta", "signature": "{signature}"},
-                },
-            }
-        ],
-        "redacted_reasoning": [],
-        "tool_call_start": [],
-        "tool_call_delta": [
-            {
-                "event": "content_block_delta",
-                "data": {
-                    "type": "content_block_delta",
-                    "index": "{block}",
-                    "delta": {"type": "input_json_delta", "partial_json": "{arguments}"},
-                },
-            }
-        ],
-        "finish_usage": [
-            {
-                "event": "message_delta",
-                "data": {
-                    "type": "message_delta",
-                    "delta": {"stop_reason": "{finish_reason}", "stop_sequence": None},
-                    "usage": "{usage}",
-                },
-            }
-        ],
-        "error": [{"event": "error", "data": "{error}"}],
-        "end": [{"event": "message_stop", "data": {"type": "message_stop"}}],
-    },
-    "finish": {
-        "path": ["stop_reason"],
-        "map": {
-            "end_turn": "stop",
-            "stop_sequence": "stop",
-            "pause_turn": "stop",
-            "max_tokens": "length",
-            "model_context_window_exceeded": "length",
-            "tool_use": "tool_calls",
-            "refusal": "content_filter",
-        },
-        "default": "error",
-        "emit": {"error": "end_turn"},
-    },
-    "usage": {
-        "path": ["usage"],
-        "counters": {
-            "prompt_tokens": {
-                "sum": [
-                    ["input_tokens"],
-                    ["cache_read_input_tokens"],
-                    ["cache_creation_input_tokens"],
-                ],
-                "optional": [False, True, True],
-                "free": 0,
-            },
-            "completion_tokens": ["output_tokens"],
-            "total_tokens": {
-                "sum": [
-                    ["input_tokens"],
-                    ["cache_read_input_tokens"],
-                    ["cache_creation_input_tokens"],
-                    ["output_tokens"],
-                ],
-                "optional": [False, True, True, False],
-            },
-            "cached_tokens": ["cache_read_input_tokens"],
-            "cache_creation_tokens": ["cache_creation_input_tokens"],
-        },
-        "unreported": "zero",
-    },
-}
 
-STRUCTURED_OUTPUT_MODE: Final = "native"  # the mapping's default; overridable per call
-STRUCTURED_OUTPUT_MODES: Final = ("native", "prompt_fallback", "tool_coercion")
-
-_EMPTY_TURN: Final = (
-    "nothing is left of this assistant turn once the blocks this mapping strips (thinking from "
-    "another provider, unsigned thinking) are removed; drop the turn or give it text"
-)
-_NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
-# errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
-ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
-    ((401, 402, 403), None, None, None, None, "provider_authentication"),
-    ((404,), None, None, None, None, "provider_invalid_model"),
-    ((413,), None, None, None, None, "provider_invalid_request"),
-    ((429,), None, None, None, None, "provider_rate_limit"),
-    (
-        (400,),
-        None,
-        None,
-        None,
-        "(?i)image|media.type|source type|document|pdf|not supported",
-        "provider_unsupported_content_block",
-    ),
-    ((400,), None, None, None, None, "provider_invalid_request"),
-    (None, 5, None, None, None, "provider_unavailable"),
-    (None, None, ("overloaded_error",), None, None, "provider_unavailable"),
-    (None, None, None, None, None, "provider_invalid_request"),
-)
-# errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)
-ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
-    "provider_authentication": (401, "authentication_error", None),
-    "provider_invalid_model": (404, "not_found_error", None),
-    "provider_invalid_request": (400, "invalid_request_error", None),
-    "provider_invalid_response": (502, "api_error", None),
-    "provider_model_not_loaded": (529, "overloaded_error", None),
-    "provider_rate_limit": (429, "rate_limit_error", None),
-    "provider_unavailable": (500, "api_error", None),
-    "provider_unsupported_content_block": (400, "invalid_request_error", None),
-    "structured_output_invalid": (502, "api_error", None),
-}
-ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {
-    "provider_unavailable": {
-        503: (529, "overloaded_error", None),
-        529: (529, "overloaded_error", None),
-    }
-}
 
 _RE_1: Final = _w.lazy_pattern(
     globals(),

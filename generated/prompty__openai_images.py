@@ -36,6 +36,26 @@ from wiremap.runtime.errors import (
     error_class,
 )
 
+# what this dialect compiles exactly as its base does (codegen/share.py)
+from .openai_images import (
+    API_VERSION,
+    ENDPOINT,
+    ERROR_ROWS,
+    ERROR_ROWS_UPSTREAM,
+    ERROR_RULES,
+    KIND,
+    ORIGIN,
+    PROVIDER,
+    STRUCTURED_OUTPUT_MODE,
+    STRUCTURED_OUTPUT_MODES,
+    TRANSPORT,
+    _NO_CONFIG,
+    _error_from_wire,
+    _request_from_wire,
+    _response_from_wire,
+    _vm_image_format_reverse,
+)
+
 __all__ = [
     "API_VERSION",
     "DOC_REF",
@@ -57,55 +77,9 @@ __all__ = [
 ]
 
 KEY: Final = "prompty.openai_images"
-KIND: Final = "images"  # mapping `kind:`; the canonical result is ImagesResponse
-PROVIDER: Final = "openai"
-ORIGIN: Final = (
-    "openai/openai_images"  # provider/wire: extras stay on their own wire (runtime/translate.py)
-)
 TITLE: Final = "OpenAI Images (Prompty §7.3 dialect)"
-API_VERSION: Final = "v1"
 DOC_REF: Final = "https://github.com/microsoft/prompty"
-ENDPOINT: Final = {"method": "POST", "path": "/v1/images/generations"}
-TRANSPORT: Final = {
-    "base_url": "https://api.openai.com",
-    "endpoint": {"method": "POST", "path": "/v1/images/generations"},
-    "auth": {"scheme": "bearer"},
-    "headers": {},
-    "api_key_env": "OPENAI_API_KEY",
-    "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
-}  # how the runtime reaches the provider (mapping `transport:`)
 
-STRUCTURED_OUTPUT_MODE: Final = None  # kind images: no structured output
-STRUCTURED_OUTPUT_MODES: Final = ()
-
-_NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
-# errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
-ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
-    ((401, 403), None, None, None, None, "provider_authentication"),
-    ((404,), None, None, None, "(?i)model", "provider_invalid_model"),
-    ((429,), None, None, None, None, "provider_rate_limit"),
-    ((400, 413, 422), None, None, None, None, "provider_invalid_request"),
-    ((404,), None, None, None, None, "provider_invalid_request"),
-    (None, 5, None, None, None, "provider_unavailable"),
-    (None, None, None, None, None, "provider_invalid_request"),
-)
-# errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)
-ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
-    "provider_authentication": (401, "invalid_request_error", "invalid_api_key"),
-    "provider_invalid_model": (404, "invalid_request_error", "model_not_found"),
-    "provider_invalid_request": (400, "invalid_request_error", None),
-    "provider_invalid_response": (502, "server_error", "invalid_upstream_response"),
-    "provider_model_not_loaded": (503, "server_error", "model_not_loaded"),
-    "provider_rate_limit": (429, "requests", "rate_limit_exceeded"),
-    "provider_unavailable": (503, "server_error", None),
-    "provider_unsupported_content_block": (
-        400,
-        "invalid_request_error",
-        "unsupported_content_block",
-    ),
-    "structured_output_invalid": (502, "server_error", "structured_output_invalid"),
-}
-ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {}
 
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)(?s:.*)\\Z")
 
@@ -126,23 +100,6 @@ def _vm_image_format(value: str, path: str) -> str:
         repr(value)
         + " is not supported by prompty.openai_images; expected one of: image/png, image/webp, image/jpeg, image/gif, image/svg+xml",
         path=path,
-    )
-
-
-def _vm_image_format_reverse(value: str, path: str) -> str:
-    """Value map `image_format`: wire -> canonical."""
-    if value == "png":
-        return "image/png"
-    if value == "webp":
-        return "image/webp"
-    if value == "jpeg":
-        return "image/jpeg"
-    if value == "gif":
-        return "image/gif"
-    if value == "svg":
-        return "image/svg+xml"
-    raise _w.WireShapeError(
-        path, repr(value) + " is not a known value; expected one of: gif, jpeg, png, svg, webp"
     )
 
 
@@ -314,64 +271,12 @@ def request_to_wire(
         raise InvalidRequestError("request nested too deeply") from None
 
 
-def _request_from_wire(body: Any) -> Request:
-    """The body of request_from_wire."""
-    body = _w.expect_dict(body, "")
-    model = _w.member_str(body, "model", "")
-    value = _w.member(body, "prompt", "")
-    if type(value) is not str or not value:
-        raise _w.WireShapeError("prompt", "expected a non-empty string")
-    content = value
-    rest = {k: v for k, v in body.items() if k not in ("model", "prompt")}
-    config: Config | NotGiven = Config(extras=rest) if rest else NOT_GIVEN
-    return Request(model=model, messages=[UserMessage(content=content)], config=config)
-
-
 def request_from_wire(body: Mapping[str, Any]) -> Request:
     """OpenAI Images (Prompty §7.3 dialect) request body -> canonical Request: the input as one user message, the other keys as config.extras."""
     try:
         return _request_from_wire(body)
     except _w.WireShapeError as exc:
         raise InvalidRequestError(exc.message, path=exc.path) from None
-
-
-def _response_from_wire(body: Any) -> ImagesResponse:
-    """Wire response body -> canonical result."""
-    body = _w.expect_dict(body, "")
-    usage: Usage | NotGiven
-    usage_obj = body.get("usage")
-    if type(usage_obj) is dict:
-        usage = Usage(
-            prompt_tokens=_w.usage_counter(usage_obj.get("input_tokens")),
-            completion_tokens=_w.usage_counter(usage_obj.get("output_tokens")),
-            total_tokens=_w.usage_counter(usage_obj.get("total_tokens")),
-        )
-    else:
-        usage = NOT_GIVEN  # not reported (only some models report it)
-    listed = body.get("data")
-    items = [] if listed is None else _w.expect_list(listed, "data")
-    media_type: str | NotGiven = NOT_GIVEN
-    fmt = body.get("output_format")
-    if fmt is not None:
-        media_type = _vm_image_format_reverse(_w.expect_str(fmt, "output_format"), "output_format")
-    images: list[GeneratedImage] = []
-    for k, raw_item in enumerate(items):
-        path = f"data[{k}]"
-        item = _w.expect_dict(raw_item, path)
-        url = item.get("url")
-        data = item.get("b64_json")
-        source: UrlSource | InlineSource
-        if url is not None and data is not None:
-            raise _w.WireShapeError(path, "an image carries both url and b64_json")
-        if url is not None:
-            source = UrlSource(url=_w.expect_str(url, path + ".url"))
-        elif data is not None:
-            source = InlineSource(base64_data=_w.expect_str(data, path + ".b64_json"))
-        else:
-            raise _w.WireShapeError(path, "expected url or b64_json")
-        revised = _w.optional_str(item, "revised_prompt", path)
-        images.append(GeneratedImage(source=source, media_type=media_type, revised_prompt=revised))
-    return ImagesResponse(images=images, usage=usage, raw=body)
 
 
 def response_from_wire(
@@ -451,27 +356,6 @@ def error_from_wire(
         return _error_from_wire(_w.status_code(status), body, headers)
     except RecursionError:  # a body nested past Python's limit: classify by status alone
         return _error_from_wire(_w.status_code(status), None, headers)
-
-
-def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) -> ProviderError:
-    """The body of error_from_wire."""
-    decoded = _w.decode_error_body(body)
-    message = _w.get_in(decoded, ("error", "message")) if type(decoded) is dict else None
-    if type(message) is not str or not message:
-        message = _w.error_text(decoded)[:500] or f"HTTP {status}"
-    error_type = _w.get_in(decoded, ("error", "type")) if type(decoded) is dict else None
-    error_code = _w.get_in(decoded, ("error", "code")) if type(decoded) is dict else None
-    # Rules match the error's own words (message, type, code), not the whole body.
-    text = _w.error_words(message, error_type, error_code)
-    category = _w.classify_error(ERROR_RULES, status, error_type, error_code, text)
-    retry_after = _w.retry_after(headers, ("retry-after-ms", "retry-after"))
-    return error_class(category)(
-        str(message),
-        status=status,
-        retry_after=retry_after,
-        body=decoded,
-        provider_type=error_type if type(error_type) is str else None,
-    )
 
 
 def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, str]]:

@@ -49,8 +49,21 @@ from wiremap.runtime.errors import (
     error_class,
 )
 
-# the functions this dialect compiles exactly as its base does (codegen/share.py)
+# what this dialect compiles exactly as its base does (codegen/share.py)
 from .openai_chat import (
+    API_VERSION,
+    ENDPOINT,
+    ERROR_ROWS,
+    ERROR_ROWS_UPSTREAM,
+    ERROR_RULES,
+    KIND,
+    RULES,
+    STREAM,
+    STRUCTURED_OUTPUT_MODE,
+    STRUCTURED_OUTPUT_MODES,
+    UNIQUE_CALL_IDS,
+    _EMPTY_TURN,
+    _NO_CONFIG,
     _assistant_content_from_wire,
     _error_from_wire,
     _finish_reason,
@@ -74,6 +87,7 @@ from .openai_chat import (
     _user_content_from_wire,
     _vm_audio_format_reverse,
 )
+from .openai_compatible import ALIAS_PATHS, OPTION_PATHS
 
 __all__ = [
     "API_VERSION",
@@ -97,12 +111,7 @@ __all__ = [
 ]
 
 KEY: Final = "vllm"
-KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "vllm"
-# request.tool_calls.unique_ids: a translation into this format renames reused tool-call ids
-UNIQUE_CALL_IDS: Final = False
-# pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON | CONTENT | STRUCTURE
-RULES: Final = 8
 ORIGIN: Final = (
     "vllm/openai_chat"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
@@ -271,37 +280,8 @@ WIRE_KEYS: Final = frozenset(
         "when_schema_qualifies",
     ]
 )
-# the wire paths of the option rows: an option the writer leaves out is not carried back
-OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
-    [
-        ("frequency_penalty",),
-        ("logprobs",),
-        ("max_tokens",),
-        ("metadata",),
-        ("n",),
-        ("parallel_tool_calls",),
-        ("presence_penalty",),
-        ("prompt_cache_key",),
-        ("reasoning_effort",),
-        ("response_format", "json_schema", "description"),
-        ("response_format", "json_schema", "name"),
-        ("response_format", "json_schema", "strict"),
-        ("response_format", "type"),
-        ("seed",),
-        ("stop",),
-        ("temperature",),
-        ("top_k",),
-        ("top_logprobs",),
-        ("top_p",),
-        ("user",),
-    ]
-)
-# the other wire names an option is read from (read_also): their value is in the canonical model
-ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([("max_completion_tokens",)])
 TITLE: Final = "vLLM OpenAI-compatible server"
-API_VERSION: Final = "v1"
 DOC_REF: Final = "https://docs.vllm.ai/en/stable/features/reasoning_outputs/"
-ENDPOINT: Final = {"method": "POST", "path": "/v1/chat/completions"}
 TRANSPORT: Final = {
     "base_url": "http://localhost:8000",
     "endpoint": {"method": "POST", "path": "/v1/chat/completions"},
@@ -319,272 +299,8 @@ TRANSPORT: Final = {
         },
     },
 }  # how the runtime reaches the provider (mapping `transport:`)
-# the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
-STREAM: Final[dict[str, Any] | None] = {
-    "request": {"stream": True, "stream_options": {"include_usage": True}},
-    "content": "joined_text",
-    "parse": {
-        "done": "[DONE]",
-        "event_from": None,
-        "rules": [
-            {
-                "emit": "error",
-                "fields": [["error", ["error"], False]],
-                "event": None,
-                "when": [],
-                "each": None,
-                "status": 500,
-            },
-            {"emit": "message_start", "fields": [], "event": None, "when": [], "each": None},
-            {
-                "emit": "reasoning",
-                "fields": [["text", ["choices", 0, "delta", "reasoning_content"], False]],
-                "event": None,
-                "when": [],
-                "each": None,
-            },
-            {
-                "emit": "reasoning",
-                "fields": [["text", ["choices", 0, "delta", "reasoning"], False]],
-                "event": None,
-                "when": [],
-                "each": None,
-            },
-            {
-                "emit": "text",
-                "fields": [["text", ["choices", 0, "delta", "content"], False]],
-                "event": None,
-                "when": [],
-                "each": None,
-            },
-            {
-                "emit": "tool_call",
-                "fields": [
-                    ["index", ["index"], False],
-                    ["id", ["id"], True],
-                    ["name", ["function", "name"], True],
-                    ["arguments", ["function", "arguments"], True],
-                ],
-                "event": None,
-                "when": [],
-                "each": ["choices", 0, "delta", "tool_calls"],
-            },
-            {
-                "emit": "finish",
-                "fields": [["reason", ["choices", 0, "finish_reason"], False]],
-                "event": None,
-                "when": [],
-                "each": None,
-            },
-            {
-                "emit": "usage",
-                "fields": [["usage", ["usage"], False]],
-                "event": None,
-                "when": [],
-                "each": None,
-            },
-        ],
-    },
-    "tool_calls": {"new_id": "new_call"},
-    "emit": {
-        "defaults": {"id": "chatcmpl-wiremap", "model": "unknown", "created": 0},
-        "message_start": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [
-                        {"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}
-                    ],
-                }
-            }
-        ],
-        "text_delta": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [
-                        {"index": 0, "delta": {"content": "{text}"}, "finish_reason": None}
-                    ],
-                }
-            }
-        ],
-        "reasoning_delta": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [
-                        {
-                            "index": 0,
-                            "delta": {"reasoning_content": "{text}"},
-                            "finish_reason": None,
-                        }
-                    ],
-                }
-            }
-        ],
-        "reasoning_signature": [],
-        "redacted_reasoning": [],
-        "tool_call_start": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [
-                        {
-                            "index": 0,
-                            "delta": {
-                                "tool_calls": [
-                                    {
-                                        "index": "{index}",
-                                        "id": "{call_id}",
-                                        "type": "function",
-                                        "function": {"name": "{name}", "arguments": ""},
-                                    }
-                                ]
-                            },
-                            "finish_reason": None,
-                        }
-                    ],
-                }
-            }
-        ],
-        "tool_call_delta": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [
-                        {
-                            "index": 0,
-                            "delta": {
-                                "tool_calls": [
-                                    {"index": "{index}", "function": {"arguments": "{arguments}"}}
-                                ]
-                            },
-                            "finish_reason": None,
-                        }
-                    ],
-                }
-            }
-        ],
-        "tool_call_end": [],
-        "finish": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [{"index": 0, "delta": {}, "finish_reason": "{finish_reason}"}],
-                }
-            }
-        ],
-        "usage": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [],
-                    "usage": "{usage}",
-                }
-            }
-        ],
-        "usage_when": [[["stream_options", "include_usage"], True]],
-        "error": [{"data": "{error}"}],
-        "end": [{"data": "[DONE]"}],
-    },
-    "finish": {
-        "path": ["choices", 0, "finish_reason"],
-        "map": {
-            "stop": "stop",
-            "length": "length",
-            "tool_calls": "tool_calls",
-            "content_filter": "content_filter",
-            "function_call": "tool_calls",
-        },
-        "default": "error",
-        "emit": {"error": "stop"},
-    },
-    "usage": {
-        "path": ["usage"],
-        "counters": {
-            "prompt_tokens": ["prompt_tokens"],
-            "completion_tokens": ["completion_tokens"],
-            "total_tokens": ["total_tokens"],
-            "cached_tokens": ["prompt_tokens_details", "cached_tokens"],
-        },
-        "unreported": "omit",
-    },
-}
 
-STRUCTURED_OUTPUT_MODE: Final = "native"  # the mapping's default; overridable per call
-STRUCTURED_OUTPUT_MODES: Final = ("native", "prompt_fallback")
 
-_EMPTY_TURN: Final = (
-    "nothing is left of this assistant turn once the blocks this mapping strips (thinking from "
-    "another provider, unsigned thinking) are removed; drop the turn or give it text"
-)
-_NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
-# errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
-ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
-    ((401, 403), None, None, None, None, "provider_authentication"),
-    ((404,), None, None, None, "(?i)model", "provider_invalid_model"),
-    (
-        (503,),
-        None,
-        None,
-        None,
-        "(?i)loading|not.loaded|not yet loaded",
-        "provider_model_not_loaded",
-    ),
-    ((429,), None, None, None, None, "provider_rate_limit"),
-    (
-        (400,),
-        None,
-        None,
-        None,
-        "(?i)image|audio|media type|content.block|unsupported .*(source|format)",
-        "provider_unsupported_content_block",
-    ),
-    ((400, 413, 422), None, None, None, None, "provider_invalid_request"),
-    ((404,), None, None, None, None, "provider_invalid_request"),
-    ((502,), None, None, ("invalid_upstream_response",), None, "provider_invalid_response"),
-    ((502,), None, None, ("structured_output_invalid",), None, "structured_output_invalid"),
-    (None, 5, None, None, None, "provider_unavailable"),
-    (None, None, None, None, None, "provider_invalid_request"),
-)
-# errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)
-ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
-    "provider_authentication": (401, "invalid_request_error", "invalid_api_key"),
-    "provider_invalid_model": (404, "invalid_request_error", "model_not_found"),
-    "provider_invalid_request": (400, "invalid_request_error", None),
-    "provider_invalid_response": (502, "server_error", "invalid_upstream_response"),
-    "provider_model_not_loaded": (503, "server_error", "model_not_loaded"),
-    "provider_rate_limit": (429, "requests", "rate_limit_exceeded"),
-    "provider_unavailable": (503, "server_error", None),
-    "provider_unsupported_content_block": (
-        400,
-        "invalid_request_error",
-        "unsupported_content_block",
-    ),
-    "structured_output_invalid": (502, "server_error", "structured_output_invalid"),
-}
-ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {}
 REASONING: Final = {
     "field": "reasoning",
     "read_also": ["reasoning_content"],

@@ -625,15 +625,22 @@ def error_headers(error: BaseException) -> dict[str, str]:
     return headers
 
 
+def _lowered(headers: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """Response headers by lower-case name; None when there are none or they are not a mapping."""
+    if not headers:
+        return None
+    try:
+        return {str(k).lower(): v for k, v in headers.items()}
+    except (AttributeError, TypeError):
+        return None
+
+
 def header_error_type(headers: Mapping[str, Any] | None, name: str) -> str | None:
     """An error type a provider sends in a header (mapping `errors.type_header`): AWS
     `x-amzn-ErrorType: ValidationException:http://internal.amazon.com/...` is
     `ValidationException`, the part before the first colon. None when absent or empty."""
-    if not headers:
-        return None
-    try:
-        lowered = {str(k).lower(): v for k, v in headers.items()}
-    except (AttributeError, TypeError):
+    lowered = _lowered(headers)
+    if lowered is None:
         return None
     raw = lowered.get(name.lower())
     if isinstance(raw, bytes):
@@ -647,11 +654,8 @@ def header_error_type(headers: Mapping[str, Any] | None, name: str) -> str | Non
 def retry_after(headers: Mapping[str, Any] | None, names: tuple[str, ...]) -> float | None:
     """Seconds to wait, from the first header present: `*-ms` headers in milliseconds, others in
     seconds or as an HTTP-date (RFC 9110 §10.2.3). Unparseable values count as absent."""
-    if not headers:
-        return None
-    try:
-        lowered = {str(k).lower(): v for k, v in headers.items()}
-    except (AttributeError, TypeError):
+    lowered = _lowered(headers)
+    if lowered is None:
         return None
     for name in names:
         raw = lowered.get(name.lower())

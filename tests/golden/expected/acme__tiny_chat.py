@@ -48,8 +48,24 @@ from wiremap.runtime.errors import (
     error_class,
 )
 
-# the functions this dialect compiles exactly as its base does (codegen/share.py)
+# what this dialect compiles exactly as its base does (codegen/share.py)
 from .tiny_chat import (
+    ALIAS_PATHS,
+    API_VERSION,
+    DOC_REF,
+    ENDPOINT,
+    ERROR_ROWS,
+    ERROR_ROWS_UPSTREAM,
+    ERROR_RULES,
+    KIND,
+    RULES,
+    STREAM,
+    STRUCTURED_OUTPUT_MODE,
+    STRUCTURED_OUTPUT_MODES,
+    TRANSPORT,
+    UNIQUE_CALL_IDS,
+    _EMPTY_TURN,
+    _NO_CONFIG,
     _assistant_content_from_wire,
     _error_from_wire,
     _finish_reason,
@@ -94,12 +110,7 @@ __all__ = [
 ]
 
 KEY: Final = "acme.tiny_chat"
-KIND: Final = "chat"  # mapping `kind:`; the canonical result is Response
 PROVIDER: Final = "acme"
-# request.tool_calls.unique_ids: a translation into this format renames reused tool-call ids
-UNIQUE_CALL_IDS: Final = False
-# pre-send validation (mapping request.rules): runtime/validate.py ORDERING | SORTED_JSON | CONTENT | STRUCTURE
-RULES: Final = 0
 ORIGIN: Final = (
     "acme/tiny_chat"  # provider/wire: where carried wire data goes back (runtime/carry.py)
 )
@@ -190,52 +201,8 @@ WIRE_KEYS: Final = frozenset(
 OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
     [("max_tokens",), ("seed",), ("stop",), ("temperature",), ("top_p",)]
 )
-# the other wire names an option is read from (read_also): their value is in the canonical model
-ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([])
 TITLE: Final = "Acme Tiny Chat"
-API_VERSION: Final = "v1"
-DOC_REF: Final = "https://example.invalid/tiny-chat"
-ENDPOINT: Final = {"method": "POST", "path": "/v1/chat"}
-TRANSPORT: Final = {
-    "base_url": "https://example.invalid",
-    "endpoint": {"method": "POST", "path": "/v1/chat"},
-    "auth": {"scheme": "bearer"},
-    "headers": {},
-    "api_key_env": None,
-    "ready": None,
-}  # how the runtime reaches the provider (mapping `transport:`)
-# the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
-STREAM: Final[dict[str, Any] | None] = None
 
-STRUCTURED_OUTPUT_MODE: Final = None  # the mapping's default; overridable per call
-STRUCTURED_OUTPUT_MODES: Final = ()
-
-_EMPTY_TURN: Final = (
-    "nothing is left of this assistant turn once the blocks this mapping strips (thinking from "
-    "another provider, unsigned thinking) are removed; drop the turn or give it text"
-)
-_NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
-# errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
-ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
-    ((401, 403), None, None, None, None, "provider_authentication"),
-    ((429,), None, None, None, None, "provider_rate_limit"),
-    ((400,), None, None, None, "(?i)image|audio", "provider_unsupported_content_block"),
-    (None, 5, None, None, None, "provider_unavailable"),
-    (None, None, None, None, None, "provider_invalid_request"),
-)
-# errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)
-ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
-    "provider_authentication": (401, "provider_authentication", None),
-    "provider_invalid_model": (404, "provider_invalid_model", None),
-    "provider_invalid_request": (400, "provider_invalid_request", None),
-    "provider_invalid_response": (502, "provider_invalid_response", None),
-    "provider_model_not_loaded": (503, "provider_model_not_loaded", None),
-    "provider_rate_limit": (429, "provider_rate_limit", None),
-    "provider_unavailable": (503, "provider_unavailable", None),
-    "provider_unsupported_content_block": (400, "provider_unsupported_content_block", None),
-    "structured_output_invalid": (502, "structured_output_invalid", None),
-}
-ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {}
 
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
 
