@@ -44,7 +44,7 @@ translation: $(STAMP)
 typecheck: $(STAMP)
 	rm -rf build/typecheck
 	$(PY) -m pip install --quiet --no-deps --target build/typecheck .
-	cd build/typecheck && ../../$(PY) -m mypy --strict --no-incremental -p wiremap.runtime -p wiremap.generated
+	cd build/typecheck && ../../$(PY) -m mypy --strict --no-incremental -p wiremap.runtime -p wiremap.generated -m wiremap.tools
 
 ## The whole suite: generated code in sync, tests (generated fixture tests included), types.
 test: $(STAMP)

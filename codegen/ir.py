@@ -19,7 +19,7 @@ from .load import MappingError
 from .mapping_schema import OPTION_NAMES, PART_KINDS
 from .resolve import Resolved
 from .reasoning import build_reasoning
-from .wire_rules import build_wire_rules
+from .wire_rules import build_tool_name_rule, build_wire_rules
 from .stream_table import compile_stream
 from .usage import build_usage
 from .wiretemplate import Arr, Lit, Node, Obj, Slot, TemplateSyntaxError, parse_template, slot_path, slots_of
@@ -190,6 +190,7 @@ class FormatIR:
     path_params: tuple[str, ...] = ()  # `{field}` placeholders of transport.endpoint.path
     items: ItemsIR = field(default_factory=ItemsIR)  # item-list rows (codegen/emit_items.py)
     wire_rules: dict[str, Any] | None = None  # mapping `wire_rules:` (codegen/wire_rules.py)
+    tool_name_rule: dict[str, Any] | None = None  # request.tools.name: the API's tool-name rule
     reasoning: dict[str, Any] | None = None  # request.reasoning (codegen/reasoning.py)
     stream: dict[str, Any] | None = None  # the compiled `stream:` table (codegen/stream_table.py)
     tool_choice_special: dict[str, str] = field(default_factory=dict)  # mode -> omit | reject
@@ -815,6 +816,7 @@ class _Builder:
             path_params=tuple(re.findall(r"\{([^{}]*)\}", d["transport"]["endpoint"]["path"])) if "transport" in d else (),
             items=build_items_ir(self),
             wire_rules=build_wire_rules(self),
+            tool_name_rule=build_tool_name_rule(self),
             reasoning=build_reasoning(self),
             stream=compile_stream(
                 d, usage, parse_path(resp["usage"]["path"]), resp["usage"].get("unreported", "omit"),

@@ -11,7 +11,7 @@ from typing import Any
 
 from .reasoning import REASONING_SCHEMA
 from .wire_rules import FIXTURE_KEYS as WIRE_RULES_FIXTURE_KEYS
-from .wire_rules import WIRE_RULES_SCHEMA
+from .wire_rules import TOOL_NAME_SCHEMA, WIRE_RULES_SCHEMA
 from .stream_table import STREAM_SCHEMA
 
 __all__ = ["MAPPING_SCHEMA", "TASK_SCHEMAS", "KINDS", "schema_for", "CANONICAL_ROLES", "PART_KINDS", "OPTION_NAMES", "ERROR_CATEGORIES"]
@@ -327,6 +327,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         "wire": TEMPLATE,
                         "strict": {"enum": ["as_given", "close_object_schema", "close_all_object_schemas"]},
                         "group": WIRE_FIELD,
+                        # the API's rule for a tool's name (codegen/wire_rules.py TOOL_NAME_SCHEMA):
+                        # declared, not applied by the converter; wiremap.tools fits names to it
+                        "name": TOOL_NAME_SCHEMA,
                     },
                     required=["field", "wire"],
                 ),

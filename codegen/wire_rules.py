@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from .emit import Emitter
     from .ir import _Builder
 
-__all__ = ["WIRE_RULES_SCHEMA", "FIXTURE_KEYS", "build_wire_rules", "emit_wire_rules"]
+__all__ = ["WIRE_RULES_SCHEMA", "TOOL_NAME_SCHEMA", "FIXTURE_KEYS", "build_wire_rules", "build_tool_name_rule", "emit_wire_rules"]
 
 _EXT = {"^x-": {}}
 
@@ -36,12 +36,24 @@ def _token_rule(actions: list[str]) -> dict[str, Any]:
             "length": {"type": "integer", "minimum": 1},
             "min_length": {"type": "integer", "minimum": 1},
             "max_length": {"type": "integer", "minimum": 1},
+            "first": {"type": "string", "minLength": 1, "description": "the class of the first character, when narrower than chars"},
             "action": {"enum": actions},
             "doc": {"type": "string"},
         },
         required=["chars", "action"],
     )
 
+
+#: `request.tools.name`: the API's rule for a tool name (`^[first][chars]{0,max_length-1}$`).
+TOOL_NAME_SCHEMA: dict[str, Any] = _obj(
+    {
+        "chars": {"type": "string", "minLength": 1, "description": "a regex character class body, e.g. a-zA-Z0-9_-"},
+        "first": {"type": "string", "minLength": 1, "description": "the class of the first character, when narrower than chars"},
+        "max_length": {"type": "integer", "minimum": 10},
+        "doc": {"type": "string"},
+    },
+    required=["chars", "max_length"],
+)
 
 WIRE_RULES_SCHEMA: dict[str, Any] = _obj(
     {
@@ -83,12 +95,9 @@ def build_wire_rules(b: "_Builder") -> dict[str, Any] | None:
         if rule is None:
             continue
         pointer = f"/wire_rules/{name}"
-        if "[" in rule["chars"] or "]" in rule["chars"]:
-            raise b.err(pointer + "/chars", f"{rule['chars']!r}: write the body of one character class, without brackets (e.g. a-zA-Z0-9_-)")
-        try:
-            allowed = re.compile(f"[{rule['chars']}]")
-        except re.error as exc:
-            raise b.err(pointer + "/chars", f"{rule['chars']!r} is not a regex character class body ({exc}); write e.g. a-zA-Z0-9") from None
+        allowed = _char_class(b, pointer + "/chars", rule["chars"])
+        if "first" in rule:
+            _char_class(b, pointer + "/first", rule["first"])
         if "length" in rule and ("min_length" in rule or "max_length" in rule):
             raise b.err(pointer, "`length:` and `min_length:`/`max_length:` exclude each other")
         lo = rule.get("length", rule.get("min_length", 1))
@@ -118,6 +127,31 @@ def build_wire_rules(b: "_Builder") -> dict[str, Any] | None:
     return out
 
 
+def _char_class(b: "_Builder", pointer: str, chars: str) -> "re.Pattern[str]":
+    if "[" in chars or "]" in chars:
+        raise b.err(pointer, f"{chars!r}: write the body of one character class, without brackets (e.g. a-zA-Z0-9_-)")
+    try:
+        return re.compile(f"[{chars}]")
+    except re.error as exc:
+        raise b.err(pointer, f"{chars!r} is not a regex character class body ({exc}); write e.g. a-zA-Z0-9") from None
+
+
+def build_tool_name_rule(b: "_Builder") -> dict[str, Any] | None:
+    """`request.tools.name`, checked: `{chars, first?, max_length}`, or None."""
+    rule = b.data["request"]["tools"].get("name")
+    if rule is None:
+        return None
+    pointer = "/request/tools/name"
+    allowed = _char_class(b, pointer + "/chars", rule["chars"])
+    if "first" in rule:
+        first = _char_class(b, pointer + "/first", rule["first"])
+        if not any(first.fullmatch(c) and allowed.fullmatch(c) for c in _BASE62 + "_"):
+            raise b.err(pointer + "/first", f"no letter, digit or _ is in both [{rule['first']}] and chars [{rule['chars']}]")
+    if not allowed.fullmatch("_") or sum(1 for c in _BASE62 if allowed.fullmatch(c)) < 16:
+        raise b.err(pointer + "/chars", f"a name is fitted to the rule with `_` and hash letters; [{rule['chars']}] needs `_` and at least 16 letters or digits")
+    return {k: v for k, v in rule.items() if k != "doc" and not k.startswith("x-")}
+
+
 def _rename(em: "Emitter", old: str, new: str) -> Any:
     for fn in em.parts.functions:
         if fn.name == old:
@@ -131,6 +165,10 @@ def emit_wire_rules(em: "Emitter") -> None:
     """Wraps the public converters with the wire-rules pass (only for mappings that declare it)."""
     from .emit import Func
 
+    name_rule = em.ir.tool_name_rule
+    if name_rule is not None:
+        em.parts.constants.append(f"TOOL_NAME_RULE: Final = {name_rule!r}  # request.tools.name: the API's tool-name rule (wiremap.tools fits names to it)")
+        em.parts.public.append("TOOL_NAME_RULE")
     rules = em.ir.wire_rules
     if rules is None:
         return

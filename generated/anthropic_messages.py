@@ -60,6 +60,7 @@ __all__ = [
     "STRUCTURED_OUTPUT_MODE",
     "STRUCTURED_OUTPUT_MODES",
     "TITLE",
+    "TOOL_NAME_RULE",
     "TRANSPORT",
     "error_from_wire",
     "error_to_wire",
@@ -630,6 +631,10 @@ ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = 
         529: (529, "overloaded_error", None),
     }
 }
+TOOL_NAME_RULE: Final = {
+    "chars": "a-zA-Z0-9_-",
+    "max_length": 128,
+}  # request.tools.name: the API's tool-name rule (wiremap.tools fits names to it)
 
 
 def _vm_image_type(value: str, path: str) -> str:

@@ -60,6 +60,7 @@ __all__ = [
     "STRUCTURED_OUTPUT_MODE",
     "STRUCTURED_OUTPUT_MODES",
     "TITLE",
+    "TOOL_NAME_RULE",
     "TRANSPORT",
     "error_from_wire",
     "error_to_wire",
@@ -577,6 +578,11 @@ ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
     "structured_output_invalid": (500, "INTERNAL", None),
 }
 ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {}
+TOOL_NAME_RULE: Final = {
+    "chars": "a-zA-Z0-9_.:-",
+    "first": "a-zA-Z_",
+    "max_length": 64,
+}  # request.tools.name: the API's tool-name rule (wiremap.tools fits names to it)
 
 _RE_1: Final = _w.lazy_pattern(
     globals(),

@@ -170,6 +170,8 @@ class _Pass:
             lo = hi = rule["length"]
         if len(value) < lo or (hi is not None and len(value) > hi):
             return False
+        if "first" in rule and value and re.match(f"[{rule['first']}]", value) is None:
+            return False
         return re.fullmatch(f"[{rule['chars']}]*", value) is not None
 
     def wire_id(self, caller: str, path: str, taken: set[str]) -> str:
@@ -208,6 +210,8 @@ class _Pass:
                 )
             hi = rule.get("max_length") or 64
             clean = re.sub(f"[^{rule['chars']}]", "_", caller)
+            if "first" in rule and re.match(f"[{rule['first']}]", clean) is None:
+                clean = ("_" if re.fullmatch(f"[{rule['first']}]", "_") else "t") + clean  # the rule's first character
             suffix = "_" + _encode(_digest(caller, 0), _alphabet(rule["chars"]), 8)
             wire = clean[: max(hi - len(suffix), 1)] + suffix
             salt = 0
@@ -300,7 +304,8 @@ class _Pass:
 
 def _describe(rule: Mapping[str, Any]) -> str:
     size = f"{rule['length']}" if "length" in rule else f"{rule.get('min_length', 1)}..{rule.get('max_length', '')}"
-    return f"[{rule['chars']}]{{{size}}}"
+    first = f"[{rule['first']}] then " if "first" in rule else ""
+    return f"{first}[{rule['chars']}]{{{size}}}"
 
 
 def apply_request_rules(req: Request, rules: Mapping[str, Any], wire_map: WireMap | None, key: str) -> Request:

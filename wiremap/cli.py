@@ -75,6 +75,15 @@ def _main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-body", type=_size, default=32 * 1024 * 1024, metavar="BYTES", help="largest request body, e.g. 32M (default: 32M); larger ones get 413")
     p.add_argument("--access-log", action=argparse.BooleanOptionalAction, default=True, help="uvicorn's access log, query strings redacted (default: on)")
     p.add_argument("--graceful-timeout", type=float, default=30.0, help="on SIGTERM, seconds to let requests in flight finish before they are cut (default: 30)")
+    p = sub.add_parser("tools", help="print the tools of an MCP server or an OpenAPI document as a format's wire tools (wiremap.tools)")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--mcp", metavar="URL|COMMAND", help="an MCP server: an http(s) URL (streamable HTTP) or a command line (stdio)")
+    src.add_argument("--openapi", metavar="FILE", help="an OpenAPI 3.x document (.json, .yaml)")
+    p.add_argument("--to", required=True, dest="target", help="the format to print the tools for, e.g. anthropic_messages")
+    p.add_argument("--allow", action="append", default=None, metavar="NAME", help="with --mcp: keep this tool (repeatable; Prompty allowedTools)")
+    p.add_argument("--operation", action="append", default=None, metavar="ID", help="with --openapi: keep this operationId or 'GET /path' (repeatable)")
+    p.add_argument("--bind", action="append", default=[], metavar="TOOL.PARAM=JSON", help="bind a parameter: removed from the schema the model sees (repeatable)")
+    p.add_argument("--strict", action="store_true", help="strict mode: strict: true and closed object schemas")
     p = sub.add_parser("formats", help="list the registered formats")
     p.add_argument("--mappings", default=None, help="list the formats a mappings folder declares instead")
     args = parser.parse_args(argv)
@@ -105,6 +114,8 @@ def _main(argv: list[str] | None = None) -> int:
         return _convert(args)
     if args.command == "serve":
         return _serve(args)
+    if args.command == "tools":
+        return _tools(args)
 
     try:
         from wiremap.codegen import MappingError, generate
@@ -151,6 +162,61 @@ def _write_or_check(command: str, files: dict[str, str], mappings: str, out: str
         )
         return 1
     print(f"{out}/ is up to date ({len(files)} files)")
+    return 0
+
+
+def _tools(args: argparse.Namespace) -> int:
+    import json
+    import shlex
+
+    import wiremap
+
+    try:
+        from wiremap import tools
+    except ImportError as exc:  # pragma: no cover - the module itself imports only wiremap
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        wiremap.get_format(args.target)
+        if args.mcp is not None:
+            if args.operation:
+                raise tools.ToolError("--operation is for --openapi", where="--operation")
+            server = args.mcp if args.mcp.startswith(("http://", "https://")) else shlex.split(args.mcp)
+            try:
+                projection = tools.from_mcp_sync(server, args.allow)
+            except ImportError as exc:
+                print(f"error: MCP needs the mcp SDK ({exc.name} is missing): pip install 'wiremap[tools]'", file=sys.stderr)
+                return 2
+        else:
+            if args.allow:
+                raise tools.ToolError("--allow is for --mcp", where="--allow")
+            projection = tools.from_openapi(args.openapi, args.operation)
+        for item in args.bind:
+            target, sep, value = item.partition("=")
+            name, dot, param = target.rpartition(".")
+            if not sep or not dot or not name:
+                raise tools.ToolError("write TOOL.PARAM=JSON", where=f"--bind {item}")
+            try:
+                parsed = json.loads(value)
+            except ValueError:
+                parsed = value  # a bare string
+            projection.bind(name, **{param: parsed})
+        if args.strict:
+            projection.strict()
+        fields, losses, wire_map = tools.to_wire(projection, args.target)
+    except wiremap.UnknownFormatError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except tools.ToolError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(fields, indent=2, ensure_ascii=False))
+    for projected, original in projection.names.items():
+        print(f"name: {projected} <- {original}", file=sys.stderr)
+    for name, why in projection.skipped.items():
+        print(f"skipped: {name}: {why}", file=sys.stderr)
+    for loss in losses:
+        print(f"loss: {loss}", file=sys.stderr)
     return 0
 
 
