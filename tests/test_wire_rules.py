@@ -212,3 +212,21 @@ def test_translation_to_mistral_reports_each_rewrite() -> None:
         ("tools[0].name", "changed"),
     ]
     assert "wire_rules.tool_call_id rewrite" in report[0]["detail"] and wire_id in report[0]["detail"]
+
+
+def test_tool_name_first_character_class() -> None:
+    """`first:` (Gemini: a name starts with a letter or `_`): a name that starts otherwise is
+    renamed to one that fits, reversibly; a fitting one is left alone; reject names the rule."""
+    from wiremap.runtime.canonical import Request, Tool, UserMessage
+    from wiremap.runtime.wire_rules import apply_request_rules
+
+    rule = {"chars": "a-zA-Z0-9_.:-", "first": "a-zA-Z_", "max_length": 64, "action": "rename"}
+    req = Request(model="m", messages=[UserMessage(content="hi")], tools=[Tool(name="3d-render"), Tool(name="ok.name")])
+    m = WireMap()
+    out = apply_request_rules(req, {"tool_name": rule}, m, "t")
+    renamed, kept = (t.name for t in out.tools)  # type: ignore[union-attr]
+    assert kept == "ok.name" and renamed.startswith("_3d-render_") and len(renamed) <= 64
+    assert m.caller_name(renamed) == "3d-render"
+    with pytest.raises(InvalidRequestError, match=r"\[a-zA-Z_\] then") as info:
+        apply_request_rules(req, {"tool_name": {**rule, "action": "reject"}}, WireMap(), "t")
+    assert info.value.path == "tools[0].name"
