@@ -319,6 +319,10 @@ class Emitter:
         optional = slot.optional or (context == "structured_output" and slot.field in ("name", "strict"))
         if kind == "detail":
             fn = "optional_detail"
+        elif kind == "text" and context == "tool_result" and self.ir.tool_result_content == "parts":
+            # tool_results.content: parts: a string, joined text parts, or parts (issue 20)
+            out.add(f"{var} = _w.member_tool_parts({src}, {lit(key)}, {path}, _read_user_part)")
+            return var
         elif kind == "text" and context == "tool_result" and self.ir.tool_result_other_content == "json":
             fn = "text_or_json"  # tool_results.other_content: json (the holder's JSON text otherwise)
         elif kind == "text" and context == "tool_result" and self.ir.unknown == "carry":
@@ -644,7 +648,13 @@ class Emitter:
             if synth:
                 call_id = f"({call_id} if isinstance({call_id}, str) else '')"
             extra = f", cache_control={err_got['cache_control']}" if "cache_control" in err_got else ""
-            out.add(f"return ToolMessage(tool_call_id={call_id}, content={err_got['content']}, name={err_got.get('name', 'NOT_GIVEN')}, is_error=True{extra})")
+            err_content = err_got["content"]
+            if ir.tool_result_media:  # tool_results.media: the non-text parts beside the text
+                dotted = ".".join(ir.tool_result_media)
+                out.add(f"media_ = _w.get_in(result, {ir.tool_result_media!r})")
+                out.add(f"err_content_: str | list[Block] = {err_content} if media_ is None else _w.tool_media({err_content}, media_, path + {lit('.' + dotted)}, _read_user_part)")
+                err_content = "err_content_"
+            out.add(f"return ToolMessage(tool_call_id={call_id}, content={err_content}, name={err_got.get('name', 'NOT_GIVEN')}, is_error=True{extra})")
             out.dedent()
         self.read_node(
             out, ir.tool_result_template, "result", "path", "tool_result", got,
@@ -654,6 +664,11 @@ class Emitter:
             out.add(f"result_id = {got['tool_call_id']} if isinstance({got['tool_call_id']}, str) else ''  # paired by the message reader")
             got["tool_call_id"] = "result_id"
         content = got["content"]
+        if ir.tool_result_media:  # tool_results.media: the non-text parts beside the text
+            dotted = ".".join(ir.tool_result_media)
+            out.add(f"media_ = _w.get_in(result, {ir.tool_result_media!r})")
+            out.add(f"content_: str | list[Block] = {content} if media_ is None else _w.tool_media({content}, media_, path + {lit('.' + dotted)}, _read_user_part)")
+            content = "content_"
         error_flag = f", is_error={got['is_error']}" if "is_error" in got else ""
         error_flag += f", cache_control={got['cache_control']}" if "cache_control" in got else ""
         out.add(f"return ToolMessage(tool_call_id={got['tool_call_id']}, content={content}, name={got.get('name', 'NOT_GIVEN')}{error_flag})")

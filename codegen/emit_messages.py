@@ -321,18 +321,48 @@ def _emit_role_writers(em: "Emitter") -> None:
         out.add(f"return {expr}")
         em.func("_results_to_wire", "(results: list[dict[str, Any]]) -> dict[str, Any]", "The user message that carries a run of tool results (`group_into_user_message`).", out.lines)
     out = _Lines()
-    env = {"tool_call_id": "tool_call_id", "content": "content", "name": "name", "is_error": "is_error", "cache_control": "cache_control"}
+    env = {"tool_call_id": "tool_call_id", "content": "wire_content", "name": "name", "is_error": "is_error", "cache_control": "cache_control"}
+    media = ir.tool_result_media
+    if ir.tool_result_content == "parts":
+        out.add("wire_content: Any = content")
+        out.add("if type(content) is list:  # tool_results.content: parts, written as a user turn's parts")
+        out.add("    wire_content = _user_content_to_wire(content, f'messages[{i}].content')")
+    elif media:
+        out.add("wire_content: Any = content")
+        out.add("media: list[dict[str, Any]] = []")
+        out.add(f"if type(content) is list:  # tool_results.media: the text in {{content}}, the other parts at {'.'.join(media)}")
+        out.add("    wire_content = _w.tool_text(content)")
+        out.add("    for k, block in enumerate(content):")
+        kinds = ir.tool_result_media_parts
+        out.add(f"        if type(block) is not TextBlock and _w.block_kind(block) in {kinds!r}:" if kinds else "        if type(block) is not TextBlock:")
+        out.add("            written = _part_to_wire(block, f'messages[{i}].content[{k}]')")
+        out.add("            if written is not None:")
+        out.add("                media.append(written)")
+    else:
+        out.add("wire_content: Any = _w.tool_text(content)  # a text-only wire: the text parts, joined")
+    ret = "result_ = {expr}" if media else "return {expr}"
     if ir.tool_result_error_template is not None:
         out.add("if is_error is True:  # tool_results.error_wire: a failed result in its own form")
         out.indent()
         expr = em.build_node(out, ir.tool_result_error_template, env, "tool_result", "f'messages[{i}]'")
-        out.add(f"return {expr}")
+        out.add(ret.format(expr=expr))
+        if media:
+            out.dedent()
+            out.add("else:")
+            out.indent()
+            expr = em.build_node(out, ir.tool_result_template, env, "tool_result", "f'messages[{i}]'")
+            out.add(ret.format(expr=expr))
         out.dedent()
-    expr = em.build_node(out, ir.tool_result_template, env, "tool_result", "f'messages[{i}]'")
-    out.add(f"return {expr}")
+    if not media or ir.tool_result_error_template is None:
+        expr = em.build_node(out, ir.tool_result_template, env, "tool_result", "f'messages[{i}]'")
+        out.add(ret.format(expr=expr))
+    if media:
+        out.add("if media:")
+        out.add(f"    _w.set_in(result_, {tuple(media)!r}, media)")
+        out.add("return result_")
     em.func(
         "_tool_result_to_wire",
-        "(tool_call_id: str, content: str, name: str | NotGiven, i: int, is_error: bool | NotGiven = NOT_GIVEN, cache_control: dict[str, Any] | NotGiven = NOT_GIVEN) -> dict[str, Any]",
+        "(tool_call_id: str, content: str | list[Block], name: str | NotGiven, i: int, is_error: bool | NotGiven = NOT_GIVEN, cache_control: dict[str, Any] | NotGiven = NOT_GIVEN) -> dict[str, Any]",
         f"A tool result (`messages[i]`) -> its wire {'block' if ir.tool_results_strategy == 'group_into_user_message' else 'message'}.",
         out.lines,
     )

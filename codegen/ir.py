@@ -176,6 +176,9 @@ class FormatIR:
     tool_result_name: str = "given"  # given | from_call
     tool_call_missing_id: str = "reject"  # reject | synthesize
     tool_result_other_content: str = "reject"  # reject | json (request.tool_results.other_content)
+    tool_result_content: str = "text"  # text | parts (request.tool_results.content)
+    tool_result_media: tuple[str, ...] = ()  # request.tool_results.media: where non-text parts go
+    tool_result_media_parts: tuple[str, ...] = ()  # request.tool_results.media_parts (): every kind)
     tool_result_error_template: Node | None = None  # tool_results.error_wire: a failed result's form
     tool_result_content_paths: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # {content} in wire, error_wire
     unique_call_ids: bool = False  # request.tool_calls.unique_ids
@@ -308,6 +311,33 @@ class _Builder:
         if not isinstance(node, Obj):
             raise self.err(pointer, f"the {context} template must be an object (the wire message)")
         return node
+
+    def tool_result_media_parts(self, tr: dict[str, Any]) -> tuple[str, ...]:
+        kinds = tr.get("media_parts")
+        if kinds is None:
+            return ()
+        pointer = "/request/tool_results/media_parts"
+        if "media" not in tr:
+            raise self.err(pointer, "media_parts lists the part kinds `media` takes; give `media:` too")
+        known = ("image.url", "image.inline", "audio.url", "audio.inline", "file.url", "file.inline")
+        for i, kind in enumerate(kinds):
+            if kind not in known:
+                raise self.err(f"{pointer}/{i}", f"{kind!r} is not a media part kind ({', '.join(known)})")
+        return tuple(kinds)
+
+    def tool_result_media(self, tr: dict[str, Any]) -> tuple[str, ...]:
+        """`request.tool_results.media`, checked: a key path beside {content}, with `content: text`."""
+        media = tr.get("media")
+        if media is None:
+            return ()
+        pointer = "/request/tool_results/media"
+        if tr.get("content", "text") != "text":
+            raise self.err(pointer, "media places the non-text parts beside a text {content}; it excludes `content: parts`")
+        keys = tuple(media.split("."))
+        wire = tr["wire"]
+        if not isinstance(wire, dict) or not isinstance(wire.get(keys[0]), dict) or len(keys) < 2:
+            raise self.err(pointer, f"{media!r} must lead into an object of the result template (e.g. functionResponse.parts)")
+        return keys
 
     def template_with(self, pointer: str, value: Any, context: str, required: tuple[str, ...]) -> Node:
         """A template that its reader reads back whole: each field in `required` needs a slot, and
@@ -802,6 +832,9 @@ class _Builder:
             tool_result_name=tr.get("name", "given"),
             tool_call_missing_id=req["tool_calls"].get("missing_id", "reject"),
             tool_result_other_content=tr.get("other_content", "reject"),
+            tool_result_content=tr.get("content", "text"),
+            tool_result_media=self.tool_result_media(tr),
+            tool_result_media_parts=self.tool_result_media_parts(tr),
             tool_result_error_template=error_template,
             tool_result_content_paths=content_paths,
             unique_call_ids=bool(req["tool_calls"].get("unique_ids", False)),

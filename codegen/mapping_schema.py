@@ -301,6 +301,16 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         # a result whose {content} member is missing or not text: refused, or
                         # read as the JSON text of the object that holds it
                         "other_content": {"enum": ["reject", "json"]},
+                        # a result with parts (image, audio, file: issue 20): `text` (default),
+                        # the text parts joined and the others left to the loss report; `parts`,
+                        # {content} written and read as a user turn's parts (content_parts)
+                        "content": {"enum": ["text", "parts"]},
+                        # `text`, with the non-text parts written by content_parts at this key
+                        # path of the result (Gemini functionResponse.parts)
+                        "media": WIRE_FIELD,
+                        # the content_parts kinds `media` takes (default: every non-text one);
+                        # the others are left to the loss report (Gemini: inline data only)
+                        "media_parts": {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"type": "string"}},
                         # a failed result (is_error: true) in its own form (Gemini
                         # functionResponse.response.error), read back as is_error: true
                         "error_wire": TEMPLATE,

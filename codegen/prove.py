@@ -35,6 +35,18 @@ _DATA = "cHJvYmU="  # base64 of "probe"
 _URLS = {"image": "https://example.com/probe.png", "audio": "https://example.com/probe.wav", "file": "https://example.com/probe.pdf"}
 
 
+def _result_parts_pointer(ir: Any, resolved: Any) -> list[str]:
+    """The row a tool result's parts go by (`content: parts` or `media`), where the format writes
+    inline images at all; [] otherwise."""
+    if not isinstance(ir.parts.get("image.inline"), Obj):
+        return []
+    if ir.tool_result_content == "parts":
+        return ["/request/tool_results/content"]
+    if ir.tool_result_media:
+        return ["/request/tool_results/media"]
+    return []
+
+
 def prove(ir: Any, resolved: Any, source: str, strategies: list[Any] | None = None, deps: dict[str, types.ModuleType] | None = None) -> types.ModuleType:
     """Run the converter `source` (the rendered module of `ir`) on the probes; a row whose
     probe does not read back as itself raises `resolved.error(...)` at that row. `strategies`:
@@ -67,6 +79,8 @@ def prove(ir: Any, resolved: Any, source: str, strategies: list[Any] | None = No
             ("/request/tools", prover.tools),
             *((f"/request/tool_choice/{mode}", partial(prover.tool_choice, mode)) for mode in ("auto", "required", "none", "tool") if mode in ir.tool_choice),
             ("/request/tool_calls", prover.tool_call),
+            # tool_results.content: parts / media: a result's image part reads back where it went
+            *((pointer, partial(prover.tool_result_parts, pointer)) for pointer in _result_parts_pointer(ir, resolved)),
             *(("/response/finish_reason/map", partial(prover.finish, reason, reason in ir.finish_emit)) for reason in FINISH_REASONS),
             # an `errors.emit` table answers each category on purpose: it must read back (a
             # mapping without one writes the generic envelope, documented as no inverse)
@@ -235,6 +249,23 @@ class _Prover:
         results = [m for m in back.get("messages", []) if m.get("role") == "tool"]
         if not any(_text(r.get("content")) == "done" for r in results):
             raise self.fail("/request/tool_results", f"a tool result is written as {_shown(wire)}, which reads back as {_shown(results)}")
+
+    def tool_result_parts(self, pointer: str) -> None:
+        image = {"type": "image", "source": {"type": "inline", "base64_data": _DATA}, "media_type": "image/png"}
+        content = [{"type": "text", "text": "done"}, image]
+        messages = [
+            {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+            {"role": "assistant", "content": [], "tool_calls": [{"id": "call_probe", "name": "probe_tool", "arguments": {}}]},
+            {"role": "tool", "tool_call_id": "call_probe", "name": "probe_tool", "content": content},
+        ]
+        tool = {"name": "probe_tool", "parameters": {"type": "object"}}
+        result = self.round_trip(pointer, "a tool result with an image part", {"model": "probe", "messages": messages, "tools": [tool]})
+        if result is None:
+            return
+        wire, back = result
+        results = [m.get("content") for m in back.get("messages", []) if m.get("role") == "tool"]
+        if not any(isinstance(c, list) and [b.get("type") for b in c] == ["text", "image"] for c in results):
+            raise self.fail(pointer, f"a tool result with an image part is written as {_shown(wire)}, which reads back as {_shown(results)}")
 
     # ---------------------------------------------------------------- responses
     def finish(self, reason: str, emitted: bool) -> None:

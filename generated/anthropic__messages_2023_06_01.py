@@ -94,7 +94,6 @@ from .anthropic_messages import (
     _system_block_to_wire,
     _tool_call_to_wire,
     _tool_choice_to_wire,
-    _tool_result_to_wire,
     _tool_to_wire,
     _user_content_from_wire,
     _vm_document_type_reverse,
@@ -216,6 +215,7 @@ WIRE_KEYS: Final = frozenset(
         "output_tokens",
         "overloaded_error",
         "partial_json",
+        "parts",
         "ping",
         "provider_authentication",
         "provider_invalid_model",
@@ -463,6 +463,30 @@ def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
     else:
         wire_content = _user_content_to_wire(content, f"messages[{i}].content")
     return {"role": "user", "content": wire_content}
+
+
+def _tool_result_to_wire(
+    tool_call_id: str,
+    content: str | list[Block],
+    name: str | NotGiven,
+    i: int,
+    is_error: bool | NotGiven = NOT_GIVEN,
+    cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
+) -> dict[str, Any]:
+    """A tool result (`messages[i]`) -> its wire block."""
+    wire_content: Any = content
+    if type(content) is list:  # tool_results.content: parts, written as a user turn's parts
+        wire_content = _user_content_to_wire(content, f"messages[{i}].content")
+    wire_1: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": tool_call_id,
+        "content": wire_content,
+    }
+    if is_error is not NOT_GIVEN:
+        wire_1["is_error"] = is_error
+    if cache_control is not NOT_GIVEN:
+        wire_1["cache_control"] = _w.json_copy(cache_control)
+    return wire_1
 
 
 def _assistant_to_wire(

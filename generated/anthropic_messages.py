@@ -172,6 +172,7 @@ WIRE_KEYS: Final = frozenset(
         "output_tokens",
         "overloaded_error",
         "partial_json",
+        "parts",
         "ping",
         "provider_authentication",
         "provider_invalid_model",
@@ -902,7 +903,7 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     tool_call_id_1 = result.get("tool_use_id")
     if type(tool_call_id_1) is not str:
         tool_call_id_1 = _w.member_str(result, "tool_use_id", path)
-    content_2 = _w.member_text_carry(result, "content", path)
+    content_2 = _w.member_tool_parts(result, "content", path, _read_user_part)
     is_error_3 = _w.optional_bool(result, "is_error", path)
     cache_control_4 = result.get("cache_control")
     cache_control_4 = (
@@ -1098,17 +1099,20 @@ def _results_to_wire(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _tool_result_to_wire(
     tool_call_id: str,
-    content: str,
+    content: str | list[Block],
     name: str | NotGiven,
     i: int,
     is_error: bool | NotGiven = NOT_GIVEN,
     cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
 ) -> dict[str, Any]:
     """A tool result (`messages[i]`) -> its wire block."""
+    wire_content: Any = content
+    if type(content) is list:  # tool_results.content: parts, written as a user turn's parts
+        wire_content = _user_content_to_wire(content, f"messages[{i}].content")
     wire_1: dict[str, Any] = {
         "type": "tool_result",
         "tool_use_id": tool_call_id,
-        "content": content,
+        "content": wire_content,
     }
     if is_error is not NOT_GIVEN:
         wire_1["is_error"] = is_error

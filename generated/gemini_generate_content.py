@@ -105,6 +105,7 @@ WIRE_KEYS: Final = frozenset(
         "always_parts",
         "args",
         "as_given",
+        "audio",
         "audio.inline",
         "audio.url",
         "auto",
@@ -132,6 +133,7 @@ WIRE_KEYS: Final = frozenset(
         "end",
         "error",
         "field",
+        "file",
         "file.inline",
         "file.url",
         "fileData",
@@ -152,9 +154,11 @@ WIRE_KEYS: Final = frozenset(
         "high",
         "hoist",
         "id",
+        "image",
         "image.inline",
         "image.url",
         "index",
+        "inline",
         "inlineData",
         "json",
         "keys",
@@ -795,9 +799,15 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
         if type(obj_4) is not dict:
             obj_4 = _w.member_dict(obj_1, "response", path + ".functionResponse")
         content_5 = _w.text_or_json(obj_4, "error", path + ".functionResponse" + ".response")
+        media_ = _w.get_in(result, ("functionResponse", "parts"))
+        err_content_: str | list[Block] = (
+            content_5
+            if media_ is None
+            else _w.tool_media(content_5, media_, path + ".functionResponse.parts", _read_user_part)
+        )
         return ToolMessage(
             tool_call_id=(tool_call_id_2 if isinstance(tool_call_id_2, str) else ""),
-            content=content_5,
+            content=err_content_,
             name=name_3,
             is_error=True,
         )
@@ -815,7 +825,13 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     result_id = (
         tool_call_id_7 if isinstance(tool_call_id_7, str) else ""
     )  # paired by the message reader
-    return ToolMessage(tool_call_id=result_id, content=content_10, name=name_8)
+    media_ = _w.get_in(result, ("functionResponse", "parts"))
+    content_: str | list[Block] = (
+        content_10
+        if media_ is None
+        else _w.tool_media(content_10, media_, path + ".functionResponse.parts", _read_user_part)
+    )
+    return ToolMessage(tool_call_id=result_id, content=content_, name=name_8)
 
 
 def _read_user_part(
@@ -942,28 +958,47 @@ def _results_to_wire(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _tool_result_to_wire(
     tool_call_id: str,
-    content: str,
+    content: str | list[Block],
     name: str | NotGiven,
     i: int,
     is_error: bool | NotGiven = NOT_GIVEN,
     cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
 ) -> dict[str, Any]:
     """A tool result (`messages[i]`) -> its wire block."""
+    wire_content: Any = content
+    media: list[dict[str, Any]] = []
+    if (
+        type(content) is list
+    ):  # tool_results.media: the text in {content}, the other parts at functionResponse.parts
+        wire_content = _w.tool_text(content)
+        for k, block in enumerate(content):
+            if type(block) is not TextBlock and _w.block_kind(block) in (
+                "image.inline",
+                "audio.inline",
+                "file.inline",
+            ):
+                written = _part_to_wire(block, f"messages[{i}].content[{k}]")
+                if written is not None:
+                    media.append(written)
     if is_error is True:  # tool_results.error_wire: a failed result in its own form
-        return {
+        result_ = {
             "functionResponse": {
                 "id": tool_call_id,
                 "name": cast(str, name),
-                "response": {"error": content},
+                "response": {"error": wire_content},
             }
         }
-    return {
-        "functionResponse": {
-            "id": tool_call_id,
-            "name": cast(str, name),
-            "response": {"result": content},
+    else:
+        result_ = {
+            "functionResponse": {
+                "id": tool_call_id,
+                "name": cast(str, name),
+                "response": {"result": wire_content},
+            }
         }
-    }
+    if media:
+        _w.set_in(result_, ("functionResponse", "parts"), media)
+    return result_
 
 
 def _assistant_to_wire(

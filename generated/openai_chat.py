@@ -892,14 +892,15 @@ def _user_to_wire(
 
 def _tool_result_to_wire(
     tool_call_id: str,
-    content: str,
+    content: str | list[Block],
     name: str | NotGiven,
     i: int,
     is_error: bool | NotGiven = NOT_GIVEN,
     cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
 ) -> dict[str, Any]:
     """A tool result (`messages[i]`) -> its wire message."""
-    return {"role": "tool", "tool_call_id": tool_call_id, "content": content}
+    wire_content: Any = _w.tool_text(content)  # a text-only wire: the text parts, joined
+    return {"role": "tool", "tool_call_id": tool_call_id, "content": wire_content}
 
 
 def _assistant_to_wire(

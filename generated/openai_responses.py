@@ -195,6 +195,7 @@ WIRE_KEYS: Final = frozenset(
         "param",
         "parameters",
         "part",
+        "parts",
         "prompt_cache_key",
         "provider_authentication",
         "provider_invalid_model",
@@ -961,7 +962,7 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     tool_call_id_1 = result.get("call_id")
     if type(tool_call_id_1) is not str:
         tool_call_id_1 = _w.member_str(result, "call_id", path)
-    content_2 = _w.member_text_carry(result, "output", path)
+    content_2 = _w.member_tool_parts(result, "output", path, _read_user_part)
     return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
 
 
@@ -1101,14 +1102,17 @@ def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
 
 def _tool_result_to_wire(
     tool_call_id: str,
-    content: str,
+    content: str | list[Block],
     name: str | NotGiven,
     i: int,
     is_error: bool | NotGiven = NOT_GIVEN,
     cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
 ) -> dict[str, Any]:
     """A tool result (`messages[i]`) -> its wire message."""
-    return {"type": "function_call_output", "call_id": tool_call_id, "output": content}
+    wire_content: Any = content
+    if type(content) is list:  # tool_results.content: parts, written as a user turn's parts
+        wire_content = _user_content_to_wire(content, f"messages[{i}].content")
+    return {"type": "function_call_output", "call_id": tool_call_id, "output": wire_content}
 
 
 def _messages_to_wire(

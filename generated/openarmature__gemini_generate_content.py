@@ -633,18 +633,19 @@ def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) ->
 
 def _tool_result_to_wire(
     tool_call_id: str,
-    content: str,
+    content: str | list[Block],
     name: str | NotGiven,
     i: int,
     is_error: bool | NotGiven = NOT_GIVEN,
     cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
 ) -> dict[str, Any]:
     """A tool result (`messages[i]`) -> its wire block."""
+    wire_content: Any = _w.tool_text(content)  # a text-only wire: the text parts, joined
     return {
         "functionResponse": {
             "id": tool_call_id,
             "name": cast(str, name),
-            "response": {"result": content},
+            "response": {"result": wire_content},
         }
     }
 

@@ -589,17 +589,18 @@ def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
 
 def _tool_result_to_wire(
     tool_call_id: str,
-    content: str,
+    content: str | list[Block],
     name: str | NotGiven,
     i: int,
     is_error: bool | NotGiven = NOT_GIVEN,
     cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
 ) -> dict[str, Any]:
     """A tool result (`messages[i]`) -> its wire block."""
+    wire_content: Any = _w.tool_text(content)  # a text-only wire: the text parts, joined
     wire_1: dict[str, Any] = {
         "type": "tool_result",
         "tool_use_id": tool_call_id,
-        "content": content,
+        "content": wire_content,
     }
     if is_error is not NOT_GIVEN:
         wire_1["is_error"] = is_error

@@ -71,7 +71,6 @@ from .openai_responses import (
     _assistant_content_from_wire,
     _error_from_wire,
     _finish_reason,
-    _messages_from_wire,
     _read_assistant_part,
     _read_part_assistant_text,
     _read_part_file_inline,
@@ -84,13 +83,11 @@ from .openai_responses import (
     _read_tool,
     _read_tool_call,
     _read_tool_choice,
-    _read_tool_result,
     _read_user_part,
     _reasoning_to_items,
     _response_from_wire,
     _tool_call_to_wire,
     _tool_choice_to_wire,
-    _tool_result_to_wire,
     _user_content_from_wire,
     _with_reasoning,
 )
@@ -373,6 +370,15 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
     raise InvalidRequestError(f"unsupported block {t.__name__}", path=path)
 
 
+def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
+    """Wire tool result -> canonical tool message."""
+    tool_call_id_1 = result.get("call_id")
+    if type(tool_call_id_1) is not str:
+        tool_call_id_1 = _w.member_str(result, "call_id", path)
+    content_2 = _w.member_text_carry(result, "output", path)
+    return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
+
+
 def _user_content_to_wire(content: str | list[Block], path: str) -> str | list[dict[str, Any]]:
     """Canonical user content -> wire (`string_or_parts`)."""
     if isinstance(content, str):
@@ -414,6 +420,19 @@ def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
     else:
         wire_content = _user_content_to_wire(content, f"messages[{i}].content")
     return {"role": "user", "content": wire_content}
+
+
+def _tool_result_to_wire(
+    tool_call_id: str,
+    content: str | list[Block],
+    name: str | NotGiven,
+    i: int,
+    is_error: bool | NotGiven = NOT_GIVEN,
+    cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
+) -> dict[str, Any]:
+    """A tool result (`messages[i]`) -> its wire message."""
+    wire_content: Any = _w.tool_text(content)  # a text-only wire: the text parts, joined
+    return {"type": "function_call_output", "call_id": tool_call_id, "output": wire_content}
 
 
 def _messages_to_wire(
@@ -644,6 +663,92 @@ def request_to_wire(
         return _request_to_wire(request, structured_output)
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
+
+
+def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
+    """Wire messages -> canonical messages."""
+    out: list[Message] = []
+    open_turn: Any = None  # the assistant turn the next tool-call item joins
+    pending_reasoning: list[Any] = []  # reasoning items waiting for their turn
+    for i, item in enumerate(items):
+        path = f"{field}[{i}]"
+        message = _w.expect_dict(item, path)
+        if message.get("type") not in (
+            None,
+            "function_call",
+            "function_call_output",
+            "message",
+            "reasoning",
+        ):  # request.unknown: carry
+            continue
+        prev_turn = open_turn
+        open_turn = None
+        if message.get("type") == "reasoning":  # reasoning_items: held for the turn that follows
+            pending_reasoning.append(_read_reasoning_item(message, path))
+            continue
+        if message.get("type") == "function_call":
+            call = _read_tool_call(message, path, False)
+            if (
+                prev_turn is not None and not pending_reasoning
+            ):  # joins the assistant turn right before it
+                prev_turn.tool_calls = [*(prev_turn.tool_calls or []), call]
+                open_turn = prev_turn
+            else:
+                open_turn = AssistantMessage(
+                    content=_with_reasoning(pending_reasoning, None) if pending_reasoning else None,
+                    tool_calls=[call],
+                )
+                pending_reasoning = []
+                out.append(open_turn)
+            continue
+        if pending_reasoning and message.get("role") != "assistant":
+            raise _w.WireShapeError(
+                path, "a reasoning item must be followed by the assistant turn it belongs to"
+            )
+        if message.get("type") == "function_call_output":
+            out.append(_read_tool_result(message, path))
+            continue
+        role = message.get("role")
+        if role in ("system", "developer"):  # system.read_also (hoisted system)
+            text = message.get("content")
+            if type(text) is list:  # an array of text parts: joined
+                text = "".join(
+                    _w.member_str(
+                        _w.expect_dict(p, f"{path}.content[{j}]"), "text", f"{path}.content[{j}]"
+                    )
+                    for j, p in enumerate(text)
+                )
+            out.append(SystemMessage(content=_w.expect_str(text, path + ".content")))
+            continue
+        if role == "user":
+            raw = message.get("content")  # a string is the content as it is
+            content = (
+                raw
+                if type(raw) is str
+                else _user_content_from_wire(_w.member(message, "content", path), path + ".content")
+            )
+            out.append(UserMessage(content=content))
+            continue
+        if role == "assistant":
+            raw_content = _w.member(message, "content", path)  # required by the template
+            a_calls: Any = NOT_GIVEN
+            a_content: Any = NOT_GIVEN
+            if type(raw_content) is str:  # a string is the content as it is
+                a_content = raw_content
+            elif raw_content is not NOT_GIVEN:
+                a_content = _assistant_content_from_wire(raw_content, path + ".content")
+            if pending_reasoning:  # reasoning_items: the turn's reasoning comes first
+                a_content = _with_reasoning(pending_reasoning, a_content)
+                pending_reasoning = []
+            out.append(AssistantMessage(content=a_content, tool_calls=a_calls))
+            open_turn = out[-1]
+            continue
+        continue  # an item or role no row reads: carried for this wire (request.unknown: carry)
+    if pending_reasoning:
+        raise _w.WireShapeError(
+            field, "a reasoning item must be followed by the assistant turn it belongs to"
+        )
+    return out
 
 
 def _request_from_wire(body: Any) -> Request:

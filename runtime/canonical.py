@@ -577,7 +577,9 @@ class ToolMessage(Record):
     __match_args__ = ("tool_call_id", "content", "name", "is_error", "cache_control", "role")
 
     tool_call_id: str
-    content: str
+    #: the result: text, or parts (text, image, audio, file blocks: an MCP image result, an
+    #: Anthropic tool_result with an image; docs/canonical.md "Tool results with parts")
+    content: str | list[Block]
     name: str | NotGiven
     #: the tool failed and `content` says why (Anthropic tool_result.is_error; docs/canonical.md)
     is_error: bool | NotGiven
@@ -589,7 +591,7 @@ class ToolMessage(Record):
     def __init__(
         self,
         tool_call_id: str,
-        content: str,
+        content: str | list[Block],
         name: str | NotGiven = NOT_GIVEN,
         is_error: bool | NotGiven = NOT_GIVEN,
         cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
@@ -626,10 +628,11 @@ class ToolMessage(Record):
         return _message_of_role(cls, "tool", d, path)
 
     def to_dict(self) -> dict[str, Any]:
+        content = self.content
         d: dict[str, Any] = {
             "role": "tool",
             "tool_call_id": self.tool_call_id,
-            "content": self.content,
+            "content": [block.to_dict() for block in content] if isinstance(content, list) else content,
         }
         if self.name is not NOT_GIVEN:
             d["name"] = self.name
@@ -1609,12 +1612,14 @@ def _tool_message(d: dict[Any, Any]) -> ToolMessage:
     if not isinstance(tool_call_id, str):
         raise _required(d, "tool_call_id", tool_call_id, "a string", _TOOL_MESSAGE_KEYS)
     content = d.get("content", _MISSING)
-    if not isinstance(content, str):
+    if isinstance(content, list):
+        content = _blocks(content)
+    elif not isinstance(content, str):
         raise _required(
             d,
             "content",
             content,
-            "a string (serialise structured tool results to a string, OpenArmature §3)",
+            "a string or an array of content blocks (text, image, audio, file)",
             _TOOL_MESSAGE_KEYS,
         )
     if len(d) == 3:

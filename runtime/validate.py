@@ -672,7 +672,23 @@ def _tool_message(message: ToolMessage, index: int, call_ids: set[str], rules: i
             f"{tool_call_id!r} answers no earlier assistant tool call (OpenArmature §3)",
             path=f"messages[{index}].tool_call_id",
         )
-    if not isinstance(message.content, str):
+    content = message.content
+    if isinstance(content, list) and not rules & ORDERING:
+        # tool-result parts (issue 20): text, image, audio and file blocks. OpenArmature §3 keeps
+        # a tool result a string: its dialects (whose rules include §5's ORDERING) refuse parts
+        if not content:
+            raise InvalidRequestError("a tool result's parts must not be empty", path=f"messages[{index}].content")
+        for position, block in enumerate(content):
+            if isinstance(block, TextBlock):
+                _text_block(block, index, position, False)
+            elif isinstance(block, (ImageBlock, AudioBlock, FileBlock)):
+                _media_block(block, index, position)
+            else:
+                raise InvalidRequestError(
+                    f"a tool result holds text, image, audio and file blocks, got {type(block).__name__}",
+                    path=f"messages[{index}].content[{position}]",
+                )
+    elif not isinstance(content, str):
         raise InvalidRequestError(
             "must be a string; serialise structured tool results (OpenArmature §3)",
             path=f"messages[{index}].content",

@@ -431,6 +431,81 @@ def member_text_carry(obj: dict[str, Any], key: str, path: str) -> str:
 
 _TEXT_PART_TYPES: Final = frozenset(("text", "input_text", "output_text"))
 
+#: the canonical blocks a tool result's parts may be (issue 20)
+_RESULT_BLOCKS: Final = frozenset(("TextBlock", "ImageBlock", "AudioBlock", "FileBlock"))
+
+
+def member_tool_parts(obj: dict[str, Any], key: str, path: str, read_part: Any) -> str | list[Any]:
+    """A tool result's content (`tool_results.content: parts`): a string, or an array of parts.
+    An array with only text parts reads as its joined text (as `member_text_carry`); one with an
+    image, audio or file part reads as parts, each by the format's user-part reader. Parts that
+    are not content blocks (an Anthropic tool_reference) are left for the carried data."""
+    value = member(obj, key, path)
+    if type(value) is not list or all(type(p) is dict and p.get("type") in _TEXT_PART_TYPES for p in value):
+        return member_text_carry(obj, key, path)
+    where = f"{path}.{key}" if path else key
+    blocks: list[Any] = []
+    for j, part in enumerate(value):
+        got = read_part(part, f"{where}[{j}]")
+        if type(got).__name__ in _RESULT_BLOCKS:
+            blocks.append(got)
+        elif type(part) is dict:  # carried: held to the depth limit, as member_text_carry does
+            from .validate import TOO_DEEP, json_too_deep
+
+            deep = json_too_deep(part, f"{where}[{j}]")
+            if deep is not None:
+                raise WireShapeError(deep, TOO_DEEP)
+    if all(type(b).__name__ == "TextBlock" for b in blocks):
+        return member_text_carry(obj, key, path)
+    return blocks
+
+
+def tool_media(text: str, parts: Any, path: str, read_part: Any) -> str | list[Any]:
+    """A tool result whose media sit beside its text (`tool_results.media`: Gemini
+    functionResponse.parts): the text, then each part read by the format's user-part reader."""
+    if type(parts) is not list:
+        raise WireShapeError(path, f"expected an array, got {_kind(parts)}")
+    blocks: list[Any] = []
+    for j, part in enumerate(parts):
+        got = read_part(part, f"{path}[{j}]")
+        if type(got).__name__ in _RESULT_BLOCKS:
+            blocks.append(got)
+    if not blocks:
+        return text
+    from .canonical import TextBlock
+
+    return ([TextBlock(text)] if text else []) + blocks
+
+
+def block_kind(block: Any) -> str:
+    """A content block's content_parts kind: `image.inline`, `file.url`, `text`, ..."""
+    family = _BLOCK_FAMILY.get(type(block).__name__, "")
+    source = getattr(block, "source", None)
+    if source is None:
+        return family
+    return family + (".url" if type(source).__name__ == "UrlSource" else ".inline")
+
+
+_BLOCK_FAMILY: Final = {"TextBlock": "text", "ImageBlock": "image", "AudioBlock": "audio", "FileBlock": "file"}
+
+
+def tool_text(content: Any) -> Any:
+    """A tool result's content for a wire that holds text only: the text of its text blocks,
+    joined (the other parts are the translation's named loss)."""
+    if type(content) is list:
+        return "".join(b.text for b in content if type(b).__name__ == "TextBlock")
+    return content
+
+
+def set_in(obj: dict[str, Any], keys: tuple[str, ...], value: Any) -> None:
+    """`obj[k0][k1]...[kn] = value`, making the objects on the way."""
+    for key in keys[:-1]:
+        nxt = obj.get(key)
+        if type(nxt) is not dict:
+            nxt = obj[key] = {}
+        obj = nxt
+    obj[keys[-1]] = value
+
 
 def member_text(obj: dict[str, Any], key: str, path: str) -> str:
     """A text field the wire may also send as an array of text parts, which are joined."""

@@ -755,15 +755,13 @@ GARBAGE: list[tuple[str, Any, str, str]] = [
         "tool_message_content_dict",
         req(USER, {"role": "tool", "tool_call_id": "c", "content": {"t": 1}}),
         "messages[1].content",
-        "serialise structured tool results",
+        "a string or an array of content blocks",
     ),
     (
         "tool_message_content_blocks",
-        req(
-            USER, {"role": "tool", "tool_call_id": "c", "content": [{"type": "text", "text": "a"}]}
-        ),
-        "messages[1].content",
-        "got array",
+        req(USER, {"role": "tool", "tool_call_id": "c", "content": [{"type": "text", "text": 3}]}),
+        "messages[1].content[0].text",
+        "expected a string",
     ),
     (
         "tool_message_name_int",

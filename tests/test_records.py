@@ -96,7 +96,7 @@ class AssistantMessage:
 @dataclass(slots=True)
 class ToolMessage:
     tool_call_id: str
-    content: str
+    content: str | list[Block]
     name: str | NotGiven = NOT_GIVEN
     is_error: bool | NotGiven = NOT_GIVEN
     cache_control: dict[str, Any] | NotGiven = NOT_GIVEN

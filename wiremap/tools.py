@@ -964,41 +964,40 @@ def _operation_schema(
 
 
 class ToolResult:
-    """What a call returned. `message` is the canonical ToolMessage (its text, and `is_error` when
-    the tool failed); `parts` are every part of the result in order (text, image, audio, file);
-    `followup` is a UserMessage with the parts a ToolMessage's text cannot hold (images, audio,
-    files), to send right after the tool messages of the turn, or None; `structured` is MCP's
-    `structuredContent` (or an HTTP operation's JSON body)."""
+    """What a call returned. `message` is the canonical ToolMessage: its content is the text, or,
+    when the result has an image, audio or file, the parts in order (text, image, audio and file
+    blocks), and `is_error` is set when the tool failed. Each table writes the parts as its API
+    asks (an Anthropic tool_result's image block, a Gemini functionResponse's inlineData part)
+    or names what it cannot carry in the loss report. `structured` is MCP's `structuredContent`
+    (or an HTTP operation's JSON body)."""
 
-    __slots__ = ("message", "parts", "structured")
+    __slots__ = ("message", "structured")
 
-    def __init__(self, message: ToolMessage, parts: list[Block], structured: Any = None) -> None:
+    def __init__(self, message: ToolMessage, structured: Any = None) -> None:
         self.message = message
-        self.parts = parts
         self.structured = structured
+
+    @property
+    def parts(self) -> list[Block]:
+        content = self.message.content
+        return list(content) if isinstance(content, list) else [TextBlock(text=content)] if content else []
 
     @property
     def media(self) -> list[Block]:
         return [p for p in self.parts if not isinstance(p, TextBlock)]
 
-    @property
-    def followup(self) -> UserMessage | None:
-        media = self.media
-        return UserMessage(content=list(media)) if media else None
-
-    def messages(self) -> list[Any]:
-        """The ToolMessage, then the followup when there is one."""
-        follow = self.followup
-        return [self.message] if follow is None else [self.message, follow]
-
     def __repr__(self) -> str:
-        return f"ToolResult({self.message!r}, parts={len(self.parts)})"
+        return f"ToolResult({self.message!r})"
 
 
 def _result(call: ToolCall, name: str, parts: list[Block], is_error: bool, structured: Any = None) -> ToolResult:
-    text = "\n".join(p.text for p in parts if isinstance(p, TextBlock))
-    message = ToolMessage(tool_call_id=call.id, content=text, name=name, is_error=True if is_error else NOT_GIVEN)
-    return ToolResult(message, parts, structured)
+    content: str | list[Block]
+    if any(not isinstance(p, TextBlock) for p in parts):
+        content = list(parts)
+    else:
+        content = "\n".join(p.text for p in parts if isinstance(p, TextBlock))
+    message = ToolMessage(tool_call_id=call.id, content=content, name=name, is_error=True if is_error else NOT_GIVEN)
+    return ToolResult(message, structured)
 
 
 def _mcp_parts(content: Any, where: str) -> list[Block]:

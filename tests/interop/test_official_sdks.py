@@ -1068,8 +1068,9 @@ def test_anthropic_sdk_request_is_read(case_id: str, server: Loopback, anthropic
 def test_anthropic_sdk_tool_result_with_image_is_a_clean_error(
     server: Loopback, anthropic_client: Any
 ) -> None:
-    """A tool_result carrying an image has no canonical form (tool content is text): the image is
-    carried for this wire (the same format sends it back), and named as a loss for any other."""
+    """A tool_result carrying an image reads as a tool message with an image part (issue 20): the
+    same format sends it back as it came, and a target whose tool message holds text only
+    (OpenAI Chat) names the image as a loss."""
     body = send_anthropic(
         server,
         anthropic_client,
@@ -1095,8 +1096,10 @@ def test_anthropic_sdk_tool_result_with_image_is_a_clean_error(
     )
     request = ANTHROPIC.request_from_wire(body)
     assert ANTHROPIC.request_to_wire(request) == body
+    (image,) = request.messages[2].content
+    assert isinstance(image, wiremap.ImageBlock) and image.media_type == "image/png"
     lost = wiremap.translate_request(body, "anthropic_messages", "openai_chat").losses
-    assert any(x.path.startswith("messages[2].content[0].content") and x.kind == "dropped" for x in lost), lost
+    assert [str(x) for x in lost] == ["messages[2].content[0]: dropped: image block is not carried by the target"]
 
 
 # --- wire settings the SDK sends that request_from_wire drops without a trace ------------------

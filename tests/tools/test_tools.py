@@ -22,7 +22,8 @@ import yaml
 
 import wiremap
 from wiremap import tools
-from wiremap.runtime.canonical import AssistantMessage, ImageBlock, Request, ToolCall, UserMessage
+from wiremap.runtime.canonical import AssistantMessage, Config, ImageBlock, Request, TextBlock, ToolCall, UserMessage
+from wiremap.runtime.translate import request_losses
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "oracle"))
@@ -194,28 +195,50 @@ def test_mcp_calls_bound_parameter_error_and_image(stdio_projection: tools.ToolP
     assert weather.message.content == "Paris: 21 degrees (metric)" and weather.message.is_error is wiremap.NOT_GIVEN
     assert weather.message.tool_call_id == "c1" and weather.message.name == "get_weather"
     assert failed.message.is_error is True and "failed: no disk" in failed.message.content
-    assert chart.message.content == "chart sales"
-    (image,) = chart.media
-    assert isinstance(image, ImageBlock) and image.media_type == "image/png"
+    text, image = chart.message.content
+    assert text == TextBlock(text="chart sales")
+    assert isinstance(image, ImageBlock) and image.media_type == "image/png" and chart.media == [image]
 
-    # the image result reaches Anthropic and Gemini as their own parts
+    # the image result reaches Anthropic and Gemini as their own parts, inside the tool result
     request = Request(
         model="m",
         messages=[
             UserMessage(content="chart the sales"),
             AssistantMessage(content=None, tool_calls=[ToolCall(id="c3", name="chart", arguments={"title": "sales"})]),
-            *chart.messages(),
+            chart.message,
         ],
         tools=p.tools,
+        config=Config(max_tokens=100),
     )
+    data = image.source.base64_data
     anthropic = wiremap.get_format("anthropic_messages").request_to_wire(request)
-    blocks = [b for m in anthropic["messages"] for b in (m["content"] if isinstance(m["content"], list) else [])]
-    assert {"type": "tool_result", "tool_use_id": "c3", "content": "chart sales"} in blocks
-    assert {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": image.source.base64_data}} in blocks
+    assert anthropic["messages"][-1]["content"] == [
+        {
+            "type": "tool_result",
+            "tool_use_id": "c3",
+            "content": [
+                {"type": "text", "text": "chart sales"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}},
+            ],
+        }
+    ]
     gemini = wiremap.get_format("gemini_generate_content").request_to_wire(request)
-    parts = [part for c in gemini["contents"] for part in c["parts"]]
-    assert {"inlineData": {"mimeType": "image/png", "data": image.source.base64_data}} in parts
-    assert any(part.get("functionResponse", {}).get("response") == {"result": "chart sales"} for part in parts)
+    assert gemini["contents"][-1]["parts"] == [
+        {
+            "functionResponse": {
+                "id": "c3",
+                "name": "chart",
+                "response": {"result": "chart sales"},
+                "parts": [{"inlineData": {"mimeType": "image/png", "data": data}}],
+            }
+        }
+    ]
+    for fmt in ("anthropic_messages", "gemini_generate_content"):  # and read back as it was
+        wire = wiremap.get_format(fmt).request_to_wire(request)
+        assert wiremap.get_format(fmt).request_from_wire(wire).messages[-1].content == [text, image]
+    # OpenAI Chat's tool message holds text: the image is named where it is lost
+    _, losses = request_losses(request, "openai_chat")
+    assert [str(loss) for loss in losses] == ["messages[2].content[1]: dropped: image block is not carried by the target"]
 
 
 def _free_port() -> int:
@@ -418,3 +441,45 @@ def test_cli_prints_mcp_tools_and_names_renames() -> None:
     assert "loss: tools[0].name: changed: tool name 'files.read'" in out.stderr
     bad = _cli("--openapi", str(HERE / "petstore.yaml"), "--to", "openai_chat", "--bind", "nope")
     assert bad.returncode == 1 and "write TOOL.PARAM=JSON" in bad.stderr
+
+
+# --------------------------------------------------------------------------- tool-result parts
+
+
+def _with_result(content: Any) -> dict[str, Any]:
+    return {
+        "model": "m",
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "name": "f", "arguments": {}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": content},
+        ],
+        "config": {"max_tokens": 10},
+    }
+
+
+@pytest.mark.parametrize(
+    "fmt, content, path, words",
+    [
+        ("anthropic_messages", [], "messages[2].content", "must not be empty"),
+        ("anthropic_messages", [{"type": "thinking", "text": "t", "signature": "s"}], "messages[2].content[0]", "holds text, image, audio and file blocks"),
+        ("openarmature.openai_chat", [{"type": "text", "text": "a"}], "messages[2].content", "OpenArmature §3"),
+    ],
+)
+def test_tool_result_parts_are_checked(fmt: str, content: Any, path: str, words: str) -> None:
+    with pytest.raises(wiremap.InvalidRequestError) as info:
+        wiremap.get_format(fmt).request_to_wire(_with_result(content))
+    assert info.value.path == path and words in str(info.value)
+
+
+def test_tool_result_parts_through_responses_and_text_only_wires() -> None:
+    image = {"type": "image", "source": {"type": "inline", "base64_data": "iVBORw0KGgo="}, "media_type": "image/png"}
+    body = wiremap.get_format("openai_responses").request_to_wire(_with_result([{"type": "text", "text": "see"}, image]))
+    output = [item for item in body["input"] if item.get("type") == "function_call_output"][0]["output"]
+    assert output == [{"type": "input_text", "text": "see"}, {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo=", "detail": "auto"}]
+    # a wire array of text parts only reads as its text, as before: no change of form reported
+    wire = wiremap.get_format("anthropic_messages").request_to_wire(_with_result("plain"))
+    wire["messages"][-1]["content"][0]["content"] = [{"type": "text", "text": "pla"}, {"type": "text", "text": "in"}]
+    assert wiremap.get_format("anthropic_messages").request_from_wire(wire).messages[-1].content == "plain"
+    translated = wiremap.translate_request(wire, "anthropic_messages", "openai_chat")
+    assert translated.losses == []
