@@ -99,7 +99,7 @@ from .errors import (
     UnavailableError,
 )
 from .format import Format, get_format
-from .wire_rules import WireMap
+from .wire_rules import WireMap, fit_tool_names, restore_response
 from .provider_stream import ResponseStream
 from .tracing import ChatSpan, wiremap_version
 
@@ -495,6 +495,8 @@ class Provider:
         For a format with `wire_rules` (Mistral's 9-character tool-call ids, ...), pass a fresh
         `wire_map=WireMap()` to read what was rewritten (`wire_map.changes`); without one the
         call uses a private map. Either way the response carries the caller's ids and names.
+        The same holds for a tool name the format's declared rule refuses (`TOOL_NAME_RULE`:
+        an MCP `files.read` for OpenAI): it is sent renamed and comes back as given.
 
         `stream=True` consumes the streamed wire response (`stream()`) and returns the same
         assembled `Response`; a format without a `stream:` table raises `InvalidRequestError`
@@ -742,8 +744,24 @@ class Provider:
             kwargs["structured_output"] = mode
         if self.format.wire_rules is not None:
             kwargs["wire_map"] = wire_map if wire_map is not None else WireMap()
-        response: Response = await self._exchange(request, kwargs)
+        rule = self._name_rule
+        if rule is not None:
+            # the format's declared tool-name rule (request.tools.name): a name it refuses (an MCP
+            # `files.read` for OpenAI) is sent renamed and comes back as the caller's
+            names = wire_map if wire_map is not None else WireMap()
+            request = fit_tool_names(request, rule, names, self.format.key)
+            response: Response = await self._exchange(request, kwargs)
+            return restore_response(response, names)
+        response = await self._exchange(request, kwargs)
         return response
+
+    @property
+    def _name_rule(self) -> dict[str, Any] | None:
+        """TOOL_NAME_RULE of a format without wire_rules (whose own pass renames names)."""
+        if self.format.wire_rules is not None:
+            return None
+        rule: dict[str, Any] | None = getattr(self.format.module, "TOOL_NAME_RULE", None)
+        return rule
 
     async def _exchange(self, request: dict[str, Any], kwargs: dict[str, Any]) -> Any:
         """request_to_wire, the HTTP exchange, response_from_wire (the format's result type)."""

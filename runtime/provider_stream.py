@@ -71,10 +71,16 @@ class ResponseStream:
         # a format with wire_rules (Mistral): the call's WireMap carries the id/name rewrites of
         # the request to the stream, whose tool calls come back with the caller's own
         self.wire_map: Any = None
+        self._names: Any = None  # the tool-name renames of a format's declared rule (TOOL_NAME_RULE)
         if fmt.wire_rules is not None:
             from .wire_rules import WireMap
 
             self.wire_map = wire_map if wire_map is not None else WireMap()
+        elif getattr(fmt.module, "TOOL_NAME_RULE", None):
+            from .wire_rules import WireMap, fit_tool_names
+
+            self._names = wire_map if wire_map is not None else WireMap()
+            request = fit_tool_names(request, fmt.module.TOOL_NAME_RULE, self._names, fmt.key)
         if not fmt.stream:
             raise InvalidRequestError(
                 f"{fmt.key} does not support streaming (its mapping has no `stream:` table); "
@@ -160,7 +166,7 @@ class ResponseStream:
             from .errors import AuthenticationError
 
             raise AuthenticationError(missing)
-        parser = StreamParser(fmt, wire_map=self.wire_map)
+        parser = StreamParser(fmt, wire_map=self.wire_map if self.wire_map is not None else self._names)
         assembler = StreamAssembler(fmt)
         headers = dict(p._headers)
         for name in list(headers):
@@ -285,6 +291,10 @@ class ResponseStream:
                 parsed = fmt.response_from_wire(response.raw, **kwargs)
                 parsed.raw = response.raw
                 response = parsed
+                if self._names is not None:
+                    from .wire_rules import restore_response
+
+                    response = restore_response(response, self._names)
         except ProviderError as exc:
             p._scrub(exc)
             raise

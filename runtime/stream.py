@@ -350,7 +350,8 @@ class StreamParser:
         self.format = _fmt(fmt)
         self.table = _table(self.format)
         # the call's WireMap (mapping `wire_rules`): tool calls come back with the caller's ids and names
-        self.wire_map = wire_map if self.format.wire_rules else None
+        # wire_rules, or a Provider's renames under the format's tool-name rule (TOOL_NAME_RULE)
+        self.wire_map = wire_map if self.format.wire_rules or getattr(self.format.module, "TOOL_NAME_RULE", None) else None
         parse = self.table["parse"]
         self._done_marker: str | None = parse.get("done")
         self._event_from: str | None = parse.get("event_from")

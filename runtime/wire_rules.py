@@ -36,7 +36,7 @@ from .canonical import (
 )
 from .errors import InvalidRequestError
 
-__all__ = ["WireChange", "WireMap", "WireRepairWarning", "apply_request_rules", "restore_response", "restore_request"]
+__all__ = ["WireChange", "WireMap", "WireRepairWarning", "apply_request_rules", "fit_tool_names", "restore_response", "restore_request"]
 
 _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
@@ -322,6 +322,26 @@ def apply_request_rules(req: Request, rules: Mapping[str, Any], wire_map: WireMa
                 stacklevel=3,
             )
     return out
+
+
+def fit_tool_names(request: Any, rule: Mapping[str, Any] | None, wire_map: WireMap, key: str) -> Any:
+    """`request` (a Request or its dict) with the tool names that break a format's declared
+    tool-name rule (`request.tools.name`, generated TOOL_NAME_RULE) renamed, reversibly, on
+    `wire_map`: what a Provider does before it sends, so that an MCP tool named `files.read`
+    reaches OpenAI as `files_read_<hash>` and comes back as `files.read` (restore_response).
+    Unchanged (the same object) when every name fits."""
+    if not rule:
+        return request
+    tools = request.tools if isinstance(request, Request) else request.get("tools") if isinstance(request, Mapping) else None
+    if not isinstance(tools, list):
+        return request
+    rules = {"tool_name": {**rule, "action": "rename"}}
+    probe = _Pass(rules, wire_map, key)
+    names = [t.name if hasattr(t, "name") else t.get("name") if isinstance(t, Mapping) else None for t in tools]
+    if all(isinstance(n, str) and probe.fits(rules["tool_name"], n) for n in names):
+        return request
+    req = request if isinstance(request, Request) else Request.from_dict(request)
+    return probe.request(req)
 
 
 def _restore_call(call: ToolCall, wire_map: WireMap) -> ToolCall:

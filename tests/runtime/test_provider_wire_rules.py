@@ -4,6 +4,7 @@ alphanumeric tool-call ids and fitting tool names, and the caller gets its own i
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from typing import Any
 
@@ -91,7 +92,8 @@ def test_caller_map_records_every_repair_and_is_deterministic(serve: Any) -> Non
 
 
 def test_format_without_rules_takes_no_map(serve: Any) -> None:
-    """openai_chat has no wire_rules: ids and names go out as given, a passed map stays empty."""
+    """openai_chat has no wire_rules: ids go out as given; only its declared tool-name rule
+    (request.tools.name: the API refuses this 70-character dotted name) renames, on the map."""
     bodies: list[dict[str, Any]] = []
     server = serve(lambda seen: (bodies.append(seen.json()), Reply(200, openai_body("ok")))[1])
     wire_map = wiremap.WireMap()
@@ -102,4 +104,63 @@ def test_format_without_rules_takes_no_map(serve: Any) -> None:
 
     asyncio.run(main())
     assert bodies[0]["messages"][1]["tool_calls"][0]["id"] == "toolu_01A09q90qw90lq917835lq9"
-    assert wire_map.changes == []
+    assert {c.rule for c in wire_map.changes} == {"tool_name"} and not wire_map.ids
+    assert NAME.match(bodies[0]["tools"][0]["function"]["name"])
+
+
+# --- a format's declared tool-name rule (request.tools.name), no wire_rules section -----------
+# OpenAI refuses a function name outside [a-zA-Z0-9_-]{1,64}; an MCP server's `files.read` is a
+# real name (issue 20). The Provider sends it renamed and the caller gets `files.read` back.
+
+MCP_NAME = "files.read"
+
+
+def _openai_name_handler(bodies: list[dict[str, Any]], stream: bool = False) -> Any:
+    def handler(seen: Seen) -> Reply:
+        body = seen.json()
+        bodies.append(body)
+        wire_name = body["tools"][0]["function"]["name"]
+        if not stream:
+            calls = [{"id": "call_1", "type": "function", "function": {"name": wire_name, "arguments": '{"path":"a.txt"}'}}]
+            return Reply(200, openai_body("", finish_reason="tool_calls", tool_calls=calls))
+        chunks = [
+            {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "gpt-test", "choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": {"name": wire_name, "arguments": ""}}]}, "finish_reason": None}]},
+            {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "gpt-test", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": '{"path":"a.txt"}'}}]}, "finish_reason": None}]},
+            {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "gpt-test", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+        ]
+        data = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+        return Reply(200, data.encode(), content_type="text/event-stream")
+
+    return handler
+
+
+def test_openai_call_fits_tool_names_to_the_declared_rule(serve: Any) -> None:
+    tools = [{"name": MCP_NAME, "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}]
+    for stream in (False, True):
+        bodies: list[dict[str, Any]] = []
+        server = serve(_openai_name_handler(bodies, stream))
+        names = wiremap.WireMap()
+
+        async def main() -> wiremap.Response:
+            async with wiremap.Provider("openai_chat", model="gpt-test", api_key=KEY, base_url=server.url) as p:
+                return await p.complete([{"role": "user", "content": "read a.txt"}], tools=tools, stream=stream, wire_map=names)
+
+        response = asyncio.run(main())
+        (body,) = bodies
+        sent = body["tools"][0]["function"]["name"]
+        assert NAME.match(sent) and sent != MCP_NAME and names.caller_name(sent) == MCP_NAME
+        (call,) = response.message.tool_calls  # type: ignore[misc]
+        assert call.name == MCP_NAME and call.arguments == {"path": "a.txt"}, stream
+
+
+def test_names_that_fit_are_sent_as_they_are(serve: Any) -> None:
+    bodies: list[dict[str, Any]] = []
+    server = serve(_openai_name_handler(bodies))
+
+    async def main() -> wiremap.Response:
+        async with wiremap.Provider("openai_chat", model="gpt-test", api_key=KEY, base_url=server.url) as p:
+            return await p.complete([{"role": "user", "content": "x"}], tools=[{"name": "read_file", "parameters": {"type": "object"}}])
+
+    response = asyncio.run(main())
+    assert bodies[0]["tools"][0]["function"]["name"] == "read_file"
+    assert response.message.tool_calls[0].name == "read_file"  # type: ignore[index]
