@@ -113,7 +113,7 @@ KINDS: dict[str, str] = {
 }
 
 _PROPERTY_KEYS = frozenset(
-    {"name", "kind", "description", "required", "enumValues", "default", "example", "items", "properties", "strict"}
+    {"name", "kind", "description", "required", "enumValues", "default", "example", "items", "properties"}
 )
 
 
@@ -161,6 +161,8 @@ def _property_schema(prop: dict[str, Any], where: str) -> dict[str, Any]:
         schema["enum"] = list(enum)
     if "default" in prop:
         schema["default"] = prop["default"]
+    if "example" in prop:  # JSON Schema's annotation for it (§7.1.4 has no row; kept, not dropped)
+        schema["examples"] = [prop["example"]]
     # Prompty's ArrayProperty / ObjectProperty: the item and the nested property list.
     if "items" in prop:
         if kind != "array":

@@ -60,6 +60,11 @@ def test_property_list_to_json_schema_follows_the_kind_table() -> None:
     assert tools.KINDS["float"] == "number"
 
 
+def test_property_default_and_example_are_kept() -> None:
+    schema = tools.from_properties([{"name": "n", "kind": "integer", "default": 3, "example": 7}])
+    assert schema["properties"]["n"] == {"type": "integer", "default": 3, "examples": [7]}
+
+
 def test_property_mapping_form_nested_items_and_properties() -> None:
     schema = tools.from_properties(
         {
