@@ -25,7 +25,7 @@ input and treated as immutable by every converter.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Final, Literal, TypeVar, Union
+from typing import Any, Callable, Final, Iterable, Literal, TypeVar, Union
 
 from ._record import DICT, Record
 from .carry import Carried
@@ -1264,9 +1264,19 @@ def _unknown_key(
     if key is None:  # unreachable while the key counts are right; never let it pass silently
         return InvalidRequestError(f"unexpected keys; allowed keys: {', '.join(allowed)}", path="")
     return InvalidRequestError(
-        f"unknown key {key!r}; allowed keys: {', '.join(allowed)}{hint}",
+        f"unknown key {key!r}{_did_you_mean(key, allowed)}; allowed keys: {', '.join(allowed)}{hint}",
         path=key if isinstance(key, str) else "",
     )
+
+
+def _did_you_mean(key: object, choices: Iterable[str]) -> str:
+    """` (did you mean 'max_tokens'?)` for a near miss (`max_token`), else ''."""
+    if not isinstance(key, str):
+        return ""
+    import difflib  # only on the way to an error
+
+    close = difflib.get_close_matches(key, list(choices), n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _required(

@@ -24,7 +24,11 @@ class UnknownFormatError(KeyError):
     def __init__(self, key: str, known: list[str]) -> None:
         self.key = key
         self.known = known
-        super().__init__(f"unknown format {key!r}; known formats: {', '.join(known) or '(none)'}")
+        import difflib  # only on the way to an error
+
+        close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        super().__init__(f"unknown format {key!r}{hint}; known formats: {', '.join(known) or '(none)'}")
 
     def __str__(self) -> str:
         return str(self.args[0])

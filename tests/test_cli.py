@@ -343,3 +343,18 @@ def test_no_command_is_a_usage_error() -> None:
     proc = wiremap()
     assert proc.returncode == 2
     assert "usage: wiremap" in proc.stderr
+
+
+def test_version_and_did_you_mean() -> None:
+    import wiremap as wm
+
+    version = wiremap("--version")
+    assert version.returncode == 0 and version.stdout.strip() == f"wiremap {wm.__version__}"
+    typo = wiremap("render", "--format", "openai_chatt", str(ROOT / "examples" / "weather_request.json"))
+    assert typo.returncode == 2 and "unknown format 'openai_chatt' (did you mean 'openai_chat'?)" in typo.stderr
+    assert_no_traceback(typo)
+    request = json.dumps({"model": "m", "messages": [{"role": "user", "content": "x"}], "config": {"max_token": 3}})
+    bad_key = wiremap("render", "--format", "openai_chat", stdin=request)
+    assert bad_key.returncode == 1 and "config.max_token: unknown key 'max_token' (did you mean 'max_tokens'?)" in bad_key.stderr
+    far = wiremap("render", "--format", "zzz", stdin=request)
+    assert "did you mean" not in far.stderr and "unknown format 'zzz'; known formats:" in far.stderr

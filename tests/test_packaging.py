@@ -92,3 +92,76 @@ def test_runtime_never_imports_the_generator_packages(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert out.strip() == "[]"
+
+
+USER_SCRIPT = '''
+"""A user's script: what wiremap's public surface promises to a type checker."""
+
+from __future__ import annotations
+
+import wiremap
+from wiremap import Request, Response, get_format
+from wiremap.runtime.canonical import UserMessage
+
+
+def to_anthropic(text: str) -> dict[str, object]:
+    fmt: wiremap.Format = get_format("anthropic_messages")
+    request = Request(model="claude", messages=[UserMessage(content=text)])
+    body: dict[str, object] = fmt.request_to_wire(request)
+    return body
+
+
+def first_text(response: Response) -> str | None:
+    content = response.message.content
+    return content if isinstance(content, str) else None
+
+
+def lost_paths(body: dict[str, object]) -> list[str]:
+    translation = wiremap.translate_request(body, "openai_chat", "anthropic_messages")
+    return [loss.path for loss in translation.losses]
+
+
+async def call() -> Response:
+    async with wiremap.Provider("openai_chat", model="gpt-test", api_key="k") as provider:
+        return await provider.complete([{"role": "user", "content": "hi"}])
+
+
+count: int = len(wiremap.formats())
+'''
+
+
+def _mypy(script: str, site: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    (cwd / "user.py").write_text(script)
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "PYTHONPATH": str(site)}
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", str(cwd / ".mypy"), "user.py"],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
+    )
+
+
+def test_a_user_script_type_checks_strictly_against_the_installed_wheel(wheel_site: Path, tmp_path: Path) -> None:
+    """py.typed ships in every sub-package and the public names reach user code typed: a wrong
+    type is an error, not Any."""
+    for package in ("", "runtime", "codegen", "generated"):
+        assert (wheel_site / "wiremap" / package / "py.typed").is_file(), package
+    ok = _mypy(USER_SCRIPT, wheel_site, tmp_path)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    wrong = _mypy(USER_SCRIPT + 'key: int = get_format("openai_chat").key\n', wheel_site, tmp_path)
+    assert wrong.returncode == 1 and 'expression has type "str", variable has type "int"' in wrong.stdout, wrong.stdout
+
+
+def test_the_type_checking_names_are_the_runtime_exports() -> None:
+    import ast
+
+    import wiremap.runtime
+
+    tree = ast.parse((ROOT / "wiremap" / "__init__.py").read_text())
+    spelled = [
+        alias.asname
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING"
+        for stmt in node.body
+        if isinstance(stmt, ast.ImportFrom) and stmt.module == "wiremap.runtime"
+        for alias in stmt.names
+    ]
+    assert spelled == list(wiremap.runtime.__all__)

@@ -29,6 +29,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="wiremap", description="LLM wire formats as mapping tables.")
+    from wiremap import __version__
+
+    parser.add_argument("--version", action="version", version=f"wiremap {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, help_text in (
         ("generate", "regenerate converters, wire types and fixture tests from mapping files"),
