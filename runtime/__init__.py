@@ -49,30 +49,30 @@ for _names in _LAZY.values():
     __all__ += _names
 del _names
 
-if TYPE_CHECKING:
-    from .provider import Provider  # noqa: F401
-    from .stream import (  # noqa: F401
-        StreamAssembler,
-        StreamEmitter,
-        StreamParser,
-        StreamTranslation,
-        parse_stream,
-        stream_request_to_wire,
-        translate_stream,
+if TYPE_CHECKING:  # `X as X`: re-exported to type checkers (PEP 484)
+    from .provider import Provider as Provider
+    from .stream import (
+        StreamAssembler as StreamAssembler,
+        StreamEmitter as StreamEmitter,
+        StreamParser as StreamParser,
+        StreamTranslation as StreamTranslation,
+        parse_stream as parse_stream,
+        stream_request_to_wire as stream_request_to_wire,
+        translate_stream as translate_stream,
     )
-    from .translate import (  # noqa: F401
-        Loss,
-        Translation,
-        TranslationLossError,
-        error_translation,
-        request_losses,
-        response_losses,
-        translate_error,
-        translate_request,
-        translate_response,
-        unique_tool_call_ids,
+    from .translate import (
+        Loss as Loss,
+        Translation as Translation,
+        TranslationLossError as TranslationLossError,
+        error_translation as error_translation,
+        request_losses as request_losses,
+        response_losses as response_losses,
+        translate_error as translate_error,
+        translate_request as translate_request,
+        translate_response as translate_response,
+        unique_tool_call_ids as unique_tool_call_ids,
     )
-    from .wire_rules import WireChange, WireMap, WireRepairWarning  # noqa: F401
+    from .wire_rules import WireChange as WireChange, WireMap as WireMap, WireRepairWarning as WireRepairWarning
 
 
 def __getattr__(name: str) -> Any:

@@ -486,8 +486,14 @@ class Provider:
         wire_map: WireMap | None = None,
         stream: bool = False,
         carried: Any = None,
+        input_format: str | None = None,
     ) -> Response:
         """One completion call (OpenArmature §5): a canonical `Response`, or a `ProviderError`.
+
+        `input_format`: `messages` is then a request body of that format (`complete(body,
+        input_format="openai_chat")`, whatever this Provider's format): its messages, tools,
+        tool_choice, config, response schema and carried data are used, each unless given here
+        too; the Provider's own `model` is sent.
 
         `carried`: wire data read with the request (`Request.carried`, runtime/carry.py), which
         this format writes back where it was read from its own wire (a gateway passes it on).
@@ -502,6 +508,10 @@ class Provider:
         assembled `Response`; a format without a `stream:` table raises `InvalidRequestError`
         before anything is sent."""
         self._require_kind("chat", "complete")
+        if input_format is not None:
+            messages, tools, config, response_schema, tool_choice, carried = _from_body(
+                messages, input_format, tools, config, response_schema, tool_choice, carried
+            )
         request = self._request(messages, tools, config, response_schema, tool_choice, carried)
         mode = structured_output if structured_output is not None else self.structured_output
         span = ChatSpan(
@@ -536,14 +546,19 @@ class Provider:
         structured_output: str | None = None,
         wire_map: WireMap | None = None,
         carried: Any = None,
+        input_format: str | None = None,
     ) -> ResponseStream:
         """A streamed completion: `async for event in p.stream(...)` yields canonical stream
         events as they arrive (wiremap.runtime.stream); `.response` then holds the assembled
         `Response`. Pre-send errors (validation, a format that cannot stream) raise here.
         For a format with `wire_rules`, tool calls carry the caller's ids and names; the call's
-        map is `.wire_map` (or the `wire_map=` given)."""
+        map is `.wire_map` (or the `wire_map=` given). `input_format`: as for `complete()`."""
         span: ChatSpan | None = None
         try:
+            if input_format is not None:
+                messages, tools, config, response_schema, tool_choice, carried = _from_body(
+                    messages, input_format, tools, config, response_schema, tool_choice, carried
+                )
             request = self._request(messages, tools, config, response_schema, tool_choice, carried)
             mode = structured_output if structured_output is not None else self.structured_output
             span = ChatSpan(
@@ -596,6 +611,7 @@ class Provider:
         wire_map: WireMap | None = None,
         stream: bool = False,
         carried: Any = None,
+        input_format: str | None = None,
     ) -> Response:
         """`complete()` for code without an event loop (runs on this Provider's private loop).
 
@@ -612,6 +628,7 @@ class Provider:
             wire_map=wire_map,
             stream=stream,
             carried=carried,
+            input_format=input_format,
         )
         return self._runner().run(coro)
 
@@ -1077,3 +1094,27 @@ class Provider:
         if client is not None:
             asyncio.run_coroutine_threadsafe(client.aclose(), runner.loop).result()
         runner.stop()
+
+
+def _from_body(
+    body: Any, input_format: str, tools: Any, config: Any, response_schema: Any, tool_choice: Any, carried: Any
+) -> tuple[Any, Any, Any, Any, Any, Any]:
+    """`complete(body, input_format=...)`: the parts of a request body of another format, read by
+    that format's tables; an argument given beside the body wins over the body's."""
+    from .format import get_format
+
+    if not isinstance(body, Mapping):
+        raise InvalidRequestError(
+            f"with input_format, the first argument is a {input_format} request body (a JSON object), got {_kind(body)}",
+            path="",
+        )
+    request = get_format(input_format).request_from_wire(body)
+    d = request.to_dict()
+    return (
+        d["messages"],
+        tools if tools is not None else d.get("tools"),
+        config if config is not None else d.get("config"),
+        response_schema if response_schema is not None else d.get("response_schema"),
+        tool_choice if tool_choice is not None else d.get("tool_choice"),
+        carried if carried is not None else request.carried,
+    )
