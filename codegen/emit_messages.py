@@ -331,15 +331,20 @@ def _emit_role_writers(em: "Emitter") -> None:
         out.add("wire_content: Any = content")
         out.add("media: list[dict[str, Any]] = []")
         out.add(f"if type(content) is list:  # tool_results.media: the text in {{content}}, the other parts at {'.'.join(media)}")
-        out.add("    wire_content = _w.tool_text(content)")
+        out.add("    wire_content = ''.join(b.text for b in content if type(b) is TextBlock)")
         out.add("    for k, block in enumerate(content):")
+        out.add("        if type(block) is TextBlock:")
+        out.add("            continue")
         kinds = ir.tool_result_media_parts
-        out.add(f"        if type(block) is not TextBlock and _w.block_kind(block) in {kinds!r}:" if kinds else "        if type(block) is not TextBlock:")
-        out.add("            written = _part_to_wire(block, f'messages[{i}].content[{k}]')")
-        out.add("            if written is not None:")
-        out.add("                media.append(written)")
+        if kinds:
+            out.add(f"        if _w.block_kind(block) not in {kinds!r}:  # tool_results.media_parts")
+            out.add("            _w.dropped_part(block, f'messages[{i}].content[{k}]')")
+            out.add("            continue")
+        out.add("        written = _part_to_wire(block, f'messages[{i}].content[{k}]')")
+        out.add("        if written is not None:")
+        out.add("            media.append(written)")
     else:
-        out.add("wire_content: Any = _w.tool_text(content)  # a text-only wire: the text parts, joined")
+        out.add("wire_content: Any = _w.tool_text(content, f'messages[{i}].content')  # a text-only wire: the text parts, joined")
     ret = "result_ = {expr}" if media else "return {expr}"
     if ir.tool_result_error_template is not None:
         out.add("if is_error is True:  # tool_results.error_wire: a failed result in its own form")

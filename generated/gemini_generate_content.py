@@ -970,16 +970,20 @@ def _tool_result_to_wire(
     if (
         type(content) is list
     ):  # tool_results.media: the text in {content}, the other parts at functionResponse.parts
-        wire_content = _w.tool_text(content)
+        wire_content = "".join(b.text for b in content if type(b) is TextBlock)
         for k, block in enumerate(content):
-            if type(block) is not TextBlock and _w.block_kind(block) in (
+            if type(block) is TextBlock:
+                continue
+            if _w.block_kind(block) not in (
                 "image.inline",
                 "audio.inline",
                 "file.inline",
-            ):
-                written = _part_to_wire(block, f"messages[{i}].content[{k}]")
-                if written is not None:
-                    media.append(written)
+            ):  # tool_results.media_parts
+                _w.dropped_part(block, f"messages[{i}].content[{k}]")
+                continue
+            written = _part_to_wire(block, f"messages[{i}].content[{k}]")
+            if written is not None:
+                media.append(written)
     if is_error is True:  # tool_results.error_wire: a failed result in its own form
         result_ = {
             "functionResponse": {

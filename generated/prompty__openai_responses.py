@@ -431,7 +431,9 @@ def _tool_result_to_wire(
     cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
 ) -> dict[str, Any]:
     """A tool result (`messages[i]`) -> its wire message."""
-    wire_content: Any = _w.tool_text(content)  # a text-only wire: the text parts, joined
+    wire_content: Any = _w.tool_text(
+        content, f"messages[{i}].content"
+    )  # a text-only wire: the text parts, joined
     return {"type": "function_call_output", "call_id": tool_call_id, "output": wire_content}
 
 

@@ -489,12 +489,27 @@ def block_kind(block: Any) -> str:
 _BLOCK_FAMILY: Final = {"TextBlock": "text", "ImageBlock": "image", "AudioBlock": "audio", "FileBlock": "file"}
 
 
-def tool_text(content: Any) -> Any:
+def tool_text(content: Any, path: str = "") -> Any:
     """A tool result's content for a wire that holds text only: the text of its text blocks,
-    joined (the other parts are the translation's named loss)."""
+    joined. Each other part is dropped with an UnsupportedOptionWarning naming it (a translation
+    names it in its loss report instead)."""
     if type(content) is list:
+        for k, b in enumerate(content):
+            if type(b).__name__ != "TextBlock":
+                dropped_part(b, f"{path}[{k}]")
         return "".join(b.text for b in content if type(b).__name__ == "TextBlock")
     return content
+
+
+def dropped_part(block: Any, path: str) -> None:
+    """A tool result's part the format cannot carry: dropped, with an UnsupportedOptionWarning."""
+    import warnings  # only on the way to a drop
+
+    warnings.warn(
+        f"{path}: a tool result's {block_kind(block)} part is not carried by this format's tool results; dropped",
+        UnsupportedOptionWarning,
+        stacklevel=4,
+    )
 
 
 def set_in(obj: dict[str, Any], keys: tuple[str, ...], value: Any) -> None:

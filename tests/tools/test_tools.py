@@ -241,7 +241,11 @@ def test_mcp_calls_bound_parameter_error_and_image(stdio_projection: tools.ToolP
     for fmt in ("anthropic_messages", "gemini_generate_content"):  # and read back as it was
         wire = wiremap.get_format(fmt).request_to_wire(request)
         assert wiremap.get_format(fmt).request_from_wire(wire).messages[-1].content == [text, image]
-    # OpenAI Chat's tool message holds text: the image is named where it is lost
+    # OpenAI Chat's tool message holds text: the image is named where it is lost, by the
+    # translation's loss report and, called directly, by a warning
+    with pytest.warns(wiremap.UnsupportedOptionWarning, match=r"messages\[2\]\.content\[1\]: a tool result's image\.inline part is not carried by this format's tool results; dropped"):
+        sent = wiremap.get_format("openai_chat").request_to_wire(request)
+    assert sent["messages"][-1] == {"role": "tool", "tool_call_id": "c3", "content": "chart sales"}
     _, losses = request_losses(request, "openai_chat")
     assert [str(loss) for loss in losses] == ["messages[2].content[1]: dropped: image block is not carried by the target"]
 
