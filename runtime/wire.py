@@ -16,7 +16,7 @@ from typing import Any, Callable, Final, Literal, Optional, TypeVar, cast, overl
 
 from contextvars import ContextVar
 
-from .canonical import NOT_GIVEN, NotGiven, Request, Response, UserMessage
+from .canonical import NOT_GIVEN, AudioBlock, FileBlock, ImageBlock, NotGiven, Request, Response, TextBlock, UrlSource, UserMessage
 from .carry import apply as apply_carried, residual
 from .errors import InvalidRequestError, ProviderError, StructuredOutputInvalidError, UnsupportedOptionWarning
 from .validate import (
@@ -432,7 +432,7 @@ def member_text_carry(obj: dict[str, Any], key: str, path: str) -> str:
 _TEXT_PART_TYPES: Final = frozenset(("text", "input_text", "output_text"))
 
 #: the canonical blocks a tool result's parts may be (issue 20)
-_RESULT_BLOCKS: Final = frozenset(("TextBlock", "ImageBlock", "AudioBlock", "FileBlock"))
+_RESULT_BLOCKS: Final = (TextBlock, ImageBlock, AudioBlock, FileBlock)
 
 
 def member_tool_parts(obj: dict[str, Any], key: str, path: str, read_part: Any) -> str | list[Any]:
@@ -447,7 +447,7 @@ def member_tool_parts(obj: dict[str, Any], key: str, path: str, read_part: Any) 
     blocks: list[Any] = []
     for j, part in enumerate(value):
         got = read_part(part, f"{where}[{j}]")
-        if type(got).__name__ in _RESULT_BLOCKS:
+        if type(got) in _RESULT_BLOCKS:
             blocks.append(got)
         elif type(part) is dict:  # carried: held to the depth limit, as member_text_carry does
             from .validate import TOO_DEEP, json_too_deep
@@ -455,7 +455,7 @@ def member_tool_parts(obj: dict[str, Any], key: str, path: str, read_part: Any) 
             deep = json_too_deep(part, f"{where}[{j}]")
             if deep is not None:
                 raise WireShapeError(deep, TOO_DEEP)
-    if all(type(b).__name__ == "TextBlock" for b in blocks):
+    if all(type(b) is TextBlock for b in blocks):
         return member_text_carry(obj, key, path)
     return blocks
 
@@ -468,25 +468,23 @@ def tool_media(text: str, parts: Any, path: str, read_part: Any) -> str | list[A
     blocks: list[Any] = []
     for j, part in enumerate(parts):
         got = read_part(part, f"{path}[{j}]")
-        if type(got).__name__ in _RESULT_BLOCKS:
+        if type(got) in _RESULT_BLOCKS:
             blocks.append(got)
     if not blocks:
         return text
-    from .canonical import TextBlock
-
     return ([TextBlock(text)] if text else []) + blocks
 
 
 def block_kind(block: Any) -> str:
     """A content block's content_parts kind: `image.inline`, `file.url`, `text`, ..."""
-    family = _BLOCK_FAMILY.get(type(block).__name__, "")
+    family = _BLOCK_FAMILY.get(type(block), "")
     source = getattr(block, "source", None)
     if source is None:
         return family
-    return family + (".url" if type(source).__name__ == "UrlSource" else ".inline")
+    return family + (".url" if type(source) is UrlSource else ".inline")
 
 
-_BLOCK_FAMILY: Final = {"TextBlock": "text", "ImageBlock": "image", "AudioBlock": "audio", "FileBlock": "file"}
+_BLOCK_FAMILY: Final[dict[type, str]] = {TextBlock: "text", ImageBlock: "image", AudioBlock: "audio", FileBlock: "file"}
 
 
 def tool_text(content: Any, path: str = "") -> Any:
@@ -495,9 +493,9 @@ def tool_text(content: Any, path: str = "") -> Any:
     names it in its loss report instead)."""
     if type(content) is list:
         for k, b in enumerate(content):
-            if type(b).__name__ != "TextBlock":
+            if type(b) is not TextBlock:
                 dropped_part(b, f"{path}[{k}]")
-        return "".join(b.text for b in content if type(b).__name__ == "TextBlock")
+        return "".join(b.text for b in content if type(b) is TextBlock)
     return content
 
 
