@@ -269,6 +269,57 @@ def _unknown_keys(value: Any, path: tuple[Any, ...], known: frozenset[str], out:
             _unknown_keys(v, path + (i,), known, out)
 
 
+_KIND_KEYS: Final = ("role", "type")
+
+
+def _same_kind(a: Any, b: Any) -> bool:
+    """Two items of one kind: dicts whose `role` and `type`, where both have one, are equal, and
+    that share at least one of them."""
+    if type(a) is not dict or type(b) is not dict:
+        return False
+    shared = [k for k in _KIND_KEYS if k in a and k in b]
+    return bool(shared) and all(_same(a[k], b[k]) for k in shared)
+
+
+def _missing_items(value: list[Any], was: list[Any], path: tuple[Any, ...], known: frozenset[str], out: list[tuple[tuple[Any, ...], Any]]) -> None:
+    """A list the re-write shortened (a message of a role no table reads): each item with no equal
+    in the re-write is found whole. When more items are unmatched than are missing (the re-write
+    also changed the form of some), each is found at the keys no table names; and if that names
+    fewer items than are missing, the unmatched items with nothing named are found whole: an
+    item may be over-reported, never dropped unnamed."""
+    free = list(range(len(was)))
+    unmatched: list[int] = []
+    for i, item in enumerate(value):
+        j = next((j for j in free if _same(item, was[j]) or _form_only(item, was[j])), None)
+        if j is None:
+            unmatched.append(i)
+        else:
+            free.remove(j)
+    if len(unmatched) > len(value) - len(was):  # then by kind: the same role or type, in order
+        rest: list[int] = []
+        for i in unmatched:
+            j = next((j for j in free if _same_kind(value[i], was[j])), None)
+            if j is None:
+                rest.append(i)
+            else:
+                free = [k for k in free if k > j]
+        unmatched = rest
+    missing = len(value) - len(was)
+    if len(unmatched) == missing:
+        out.extend((path + (i,), value[i]) for i in unmatched)
+        return
+    named: list[tuple[tuple[Any, ...], Any]] = []
+    quiet: list[int] = []
+    for i in unmatched:
+        before = len(named)
+        _unknown_keys(value[i], path + (i,), known, named)
+        if len(named) == before:
+            quiet.append(i)
+    out.extend(named)
+    if len(unmatched) - len(quiet) < missing:  # some item went with nothing named in it
+        out.extend((path + (i,), value[i]) for i in quiet)
+
+
 def losses(carried: Any, origin: str, wire: Any) -> list[tuple[str, str]]:
     """(wire path, detail) for what of the carried data did not reach `wire`, the body a target
     of `origin` wrote: on another wire, every original value the re-write lacked, and inside a
@@ -299,6 +350,8 @@ def losses(carried: Any, origin: str, wire: Any) -> list[tuple[str, str]]:
                     _unknown_keys(item, path + (i,), carried.known, found)
                 else:
                     found.append((path + (i,), item))
+        elif type(value) is list and type(was) is list and len(value) > len(was):
+            _missing_items(value, was, path, carried.known, found)
         else:  # another form of a value the canonical model read: only what no table names
             _unknown_keys(value, path, carried.known, found)
     out = [(deep, f"nested deeper than the depth limit: {provider} wire data not carried") for deep in carried.too_deep]

@@ -182,3 +182,13 @@ def test_response_to_wire_refuses_tool_arguments_that_are_not_json(key: str, bad
     with pytest.raises(InvalidRequestError) as info:
         wiremap.get_format(key).response_to_wire(response)
     assert info.value.path.startswith("message.tool_calls[0].arguments")
+
+
+@pytest.mark.parametrize("target", ["anthropic_messages", "gemini_generate_content", "openai_responses", "groq"])
+def test_a_message_of_a_role_no_table_reads_is_named_when_it_cannot_cross(target: str) -> None:
+    """Same format keeps it (carried); any other target names it at its path, never drops it silently."""
+    hi = {"role": "user", "content": [{"type": "text", "text": "hi"}]}  # re-written as a string: no loss
+    body = {"model": "m", "messages": [hi, {"role": "wizard", "content": "x"}, {"role": "user", "content": "again"}]}
+    assert _quiet(wiremap.translate_request, body, "openai_chat", "openai_chat").result == body
+    losses = _quiet(wiremap.translate_request, body, "openai_chat", target).losses
+    assert [(x.path, x.kind) for x in losses if x.path.startswith("messages")] == [("messages[1]", "dropped")]
