@@ -32,6 +32,7 @@ __all__ += _format.__all__
 # with each module's own names.
 _LAZY: dict[str, tuple[str, ...]] = {
     "provider": ("Provider",),
+    "retry": ("RetryPolicy", "RetryConfig"),
     "translate": (
         "Loss", "Translation", "TranslationLossError", "translate_request", "translate_response",
         "translate_error", "request_losses", "response_losses", "error_translation",
@@ -51,6 +52,7 @@ del _names
 
 if TYPE_CHECKING:  # `X as X`: re-exported to type checkers (PEP 484)
     from .provider import Provider as Provider
+    from .retry import RetryConfig as RetryConfig, RetryPolicy as RetryPolicy
     from .stream import (
         StreamAssembler as StreamAssembler,
         StreamEmitter as StreamEmitter,

@@ -95,6 +95,8 @@ FINISH_REASONS: Final = ("stop", "length", "tool_calls", "content_filter", "erro
 
 
 class UrlSource(Record):
+    """Media given by URL: `{"type": "url", "url": ...}`, the `source` of an image, audio or file block."""
+
     __slots__ = ("url",)
     __match_args__ = ("url",)
 
@@ -120,6 +122,8 @@ class UrlSource(Record):
 
 
 class InlineSource(Record):
+    """Media given inline: `{"type": "inline", "base64_data": ...}`, the `source` of an image, audio or file block."""
+
     __slots__ = ("base64_data",)
     __match_args__ = ("base64_data",)
 
@@ -148,6 +152,9 @@ Source = Union[UrlSource, InlineSource]
 
 
 class TextBlock(Record):
+    """A text part: `{"type": "text", "text": ...}`. `signature` and `origin` (the provider and wire
+    family that signed it) go back only to that wire; `cache_control` is a prompt-cache breakpoint."""
+
     __slots__ = ("text", "signature", "origin", "cache_control")
     __match_args__ = ("text", "signature", "origin", "cache_control")
 
@@ -196,6 +203,9 @@ class TextBlock(Record):
 
 
 class ThinkingBlock(Record):
+    """A reasoning part: `{"type": "thinking", "text": ...}`, with the provider's `signature` and
+    `origin` where it signs its thinking (sent back only to the same wire)."""
+
     __slots__ = ("text", "signature", "origin")
     __match_args__ = ("text", "signature", "origin")
 
@@ -233,6 +243,9 @@ class ThinkingBlock(Record):
 
 
 class RedactedThinkingBlock(Record):
+    """Reasoning the provider returned encrypted: `{"type": "redacted_thinking", "data": ...}`,
+    kept verbatim for the same wire (`origin`)."""
+
     __slots__ = ("data", "origin")
     __match_args__ = ("data", "origin")
 
@@ -260,6 +273,9 @@ class RedactedThinkingBlock(Record):
 
 
 class ImageBlock(Record):
+    """An image part: `{"type": "image", "source": ...}` with an optional `media_type`, `detail`
+    hint and `cache_control` breakpoint."""
+
     __slots__ = ("source", "media_type", "detail", "cache_control")
     __match_args__ = ("source", "media_type", "detail", "cache_control")
 
@@ -308,6 +324,8 @@ class ImageBlock(Record):
 
 
 class AudioBlock(Record):
+    """An audio part: `{"type": "audio", "source": ..., "media_type": ...}`."""
+
     __slots__ = ("source", "media_type")
     __match_args__ = ("source", "media_type")
 
@@ -335,6 +353,9 @@ class AudioBlock(Record):
 
 
 class FileBlock(Record):
+    """A file part (a PDF, a document): `{"type": "file", "source": ...}` with an optional
+    `media_type`, `filename` and `cache_control` breakpoint."""
+
     __slots__ = ("source", "media_type", "filename", "cache_control")
     __match_args__ = ("source", "media_type", "filename", "cache_control")
 
@@ -386,6 +407,9 @@ Block = Union[TextBlock, ThinkingBlock, RedactedThinkingBlock, ImageBlock, Audio
 
 
 class ToolCall(Record):
+    """A tool call on an assistant turn: `id`, `name` and `arguments` (a JSON object, or the
+    text the model sent when it is not one), with a provider `signature`/`origin` where it has one."""
+
     __slots__ = ("id", "name", "arguments", "signature", "origin")
     __match_args__ = ("id", "name", "arguments", "signature", "origin")
 
@@ -435,6 +459,8 @@ class ToolCall(Record):
 
 
 class SystemMessage(Record):
+    """A system (or developer) message: `{"role": "system", "content": ...}`."""
+
     __slots__ = ("content", "cache_control", "name", "role")
     __match_args__ = ("content", "cache_control", "name", "role")
 
@@ -482,6 +508,8 @@ class SystemMessage(Record):
 
 
 class UserMessage(Record):
+    """A user message: `{"role": "user", "content": ...}`, a string or a list of blocks."""
+
     __slots__ = ("content", "name", "role")
     __match_args__ = ("content", "name", "role")
 
@@ -521,6 +549,8 @@ class UserMessage(Record):
 
 
 class AssistantMessage(Record):
+    """An assistant turn: `content` (a string, blocks, or None) and its `tool_calls`."""
+
     __slots__ = ("content", "tool_calls", "name", "role")
     __match_args__ = ("content", "tool_calls", "name", "role")
 
@@ -573,6 +603,9 @@ class AssistantMessage(Record):
 
 
 class ToolMessage(Record):
+    """A tool result: `{"role": "tool", "tool_call_id": ..., "content": ...}`; `content` is a
+    string or text/image/audio/file blocks, `is_error` marks a failed call."""
+
     __slots__ = ("tool_call_id", "content", "name", "is_error", "cache_control", "role")
     __match_args__ = ("tool_call_id", "content", "name", "is_error", "cache_control", "role")
 
@@ -647,6 +680,9 @@ Message = Union[SystemMessage, UserMessage, AssistantMessage, ToolMessage]
 
 
 class Tool(Record):
+    """A function tool the model may call: `name`, `description`, `parameters` (a JSON Schema),
+    optional `strict` and `cache_control`."""
+
     __slots__ = ("name", "description", "parameters", "strict", "cache_control")
     __match_args__ = ("name", "description", "parameters", "strict", "cache_control")
 
@@ -731,6 +767,9 @@ ToolChoice = Union[Literal["auto", "required", "none"], ForcedTool]
 
 
 class Config(Record):
+    """The call options (`config` in a canonical request): sampling, limits, reasoning, output
+    format and `extras` (wire fields passed through as given). Every field is optional."""
+
     __slots__ = (
         "temperature",
         "max_tokens",
@@ -963,6 +1002,9 @@ class Config(Record):
 
 
 class Request(Record):
+    """A canonical request (docs/canonical.md): `model`, `messages`, and the optional `tools`,
+    `tool_choice`, `config` and `response_schema`; `carried` holds wire data no table models."""
+
     __slots__ = ("model", "messages", "tools", "tool_choice", "config", "response_schema", "carried")
     __match_args__ = ("model", "messages", "tools", "tool_choice", "config", "response_schema", "carried")
 
@@ -1019,10 +1061,23 @@ class Request(Record):
         """Read a canonical request dict (CANONICAL.md "Request"); shape and types only.
 
         The semantic pre-send rules are `validate.validate_request` (OpenArmature §3, §5).
+
+        >>> import wiremap
+        >>> d = {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "config": {"max_tokens": 50}}
+        >>> request = wiremap.Request.from_dict(d)
+        >>> request.messages[0].content, request.config.max_tokens
+        ('Hi', 50)
+        >>> request.to_dict() == d
+        True
+        >>> wiremap.Request.from_dict({"model": "gpt-4o", "messages": [{"role": "user", "content": 7}]})
+        Traceback (most recent call last):
+          ...
+        wiremap.runtime.errors.InvalidRequestError: messages[0].content: expected a string or an array of content blocks, got integer
         """
         return _located(_request, d, path)
 
     def to_dict(self) -> dict[str, Any]:
+        """The plain canonical dict: absent optional keys stay absent (`from_dict(d).to_dict() == d`)."""
         d: dict[str, Any] = {
             "model": self.model,
             "messages": [message.to_dict() for message in self.messages],
@@ -1046,6 +1101,9 @@ class Request(Record):
 
 
 class Usage(Record):
+    """Token counts as the provider reported them; `cached_tokens` and `cache_creation_tokens`
+    (prompt-cache reads and writes, counted in `prompt_tokens`) only where it reports them."""
+
     __slots__ = (
         "prompt_tokens",
         "completion_tokens",
@@ -1116,6 +1174,9 @@ class Usage(Record):
 
 
 class Response(Record):
+    """A canonical chat response: the assistant `message`, its `finish_reason`, `usage`, the wire
+    body as received (`raw`) and, with a `response_schema`, the validated `parsed` value."""
+
     __slots__ = ("message", "finish_reason", "usage", "raw", "parsed", "carried")
     __match_args__ = ("message", "finish_reason", "usage", "raw", "parsed", "carried")
 
@@ -1166,6 +1227,18 @@ class Response(Record):
         return _located(_response, d, path)
 
     def to_dict(self) -> dict[str, Any]:
+        """The plain canonical dict, `raw` always included (OpenArmature §6).
+
+        >>> import wiremap
+        >>> body = {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "gpt-4o",
+        ...         "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hello!"}, "finish_reason": "stop"}],
+        ...         "usage": {"prompt_tokens": 9, "completion_tokens": 3, "total_tokens": 12}}
+        >>> d = wiremap.get_format("openai_chat").response_from_wire(body).to_dict()
+        >>> d["message"], d["finish_reason"], d["usage"]
+        ({'role': 'assistant', 'content': 'Hello!'}, 'stop', {'prompt_tokens': 9, 'completion_tokens': 3, 'total_tokens': 12})
+        >>> d["raw"] is body
+        True
+        """
         d: dict[str, Any] = {
             "message": self.message.to_dict(),
             "finish_reason": self.finish_reason,
@@ -1419,7 +1492,7 @@ def _image_block(d: dict[Any, Any]) -> ImageBlock:
         found = _DETAILS.get(detail_value) if isinstance(detail_value, str) else None
         if found is None:
             raise InvalidRequestError(
-                f"expected 'auto', 'low' or 'high' (OpenArmature §3.1.2), got {detail_value!r}",
+                f"expected 'auto', 'low' or 'high' (the image detail levels), got {detail_value!r}",
                 path="detail",
             )
         detail = found
@@ -1758,7 +1831,7 @@ _CONFIG_NUMBERS: Final = frozenset(
 _CONFIG_INTEGERS: Final = frozenset(("max_tokens", "top_k", "seed", "n", "top_logprobs", "reasoning_budget"))
 _CONFIG_BOOLEANS: Final = frozenset(("parallel_tool_calls", "logprobs", "json_mode", "schema_strict"))
 _CONFIG_STRINGS: Final = frozenset(("user", "reasoning_effort", "schema_name", "schema_description", "prompt_cache_key"))
-_CONFIG_HINT: Final = " (undeclared wire fields go under config.extras, OpenArmature §6)"
+_CONFIG_HINT: Final = " (a provider's own request fields go under config.extras)"
 
 
 def _config(d: object) -> Config:
@@ -1949,7 +2022,7 @@ def _response(d: object) -> Response:
         raise _under("message", error) from None
     if not isinstance(message, AssistantMessage):
         raise InvalidRequestError(
-            f"expected 'assistant' (OpenArmature §6), got {message.role!r}", path="message.role"
+            f"expected 'assistant' (a response is the model's turn), got {message.role!r}", path="message.role"
         )
     value = d.get("finish_reason", _MISSING)
     finish_reason = _FINISH_REASONS.get(value) if isinstance(value, str) else None

@@ -65,10 +65,14 @@ class ProviderError(Exception):
 
 
 class AuthenticationError(ProviderError):
+    """The provider refused the credentials or their permissions (HTTP 401, 403)."""
+
     category = "provider_authentication"
 
 
 class UnavailableError(ProviderError):
+    """The provider could not be reached or failed on its side (a transport failure, a 5xx); transient."""
+
     category = "provider_unavailable"
     transient = True
 
@@ -79,28 +83,40 @@ class ProviderTimeoutError(UnavailableError):
 
 
 class InvalidModelError(ProviderError):
+    """The provider does not know the model (a 404 model-not-found, `ready()` on an unknown model)."""
+
     category = "provider_invalid_model"
 
 
 class ModelNotLoadedError(ProviderError):
+    """The model exists but is not loaded yet (a local server warming up, `ready()`); transient."""
+
     category = "provider_model_not_loaded"
     transient = True
 
 
 class RateLimitError(ProviderError):
+    """Too many requests or tokens (HTTP 429); transient, `retry_after` from the Retry-After header."""
+
     category = "provider_rate_limit"
     transient = True
 
 
 class InvalidResponseError(ProviderError):
+    """A provider body that cannot be read as the format's response (not JSON, the wrong shape)."""
+
     category = "provider_invalid_response"
 
 
 class InvalidRequestError(ProviderError):
+    """A request that breaks a rule, ours before sending or the provider's (HTTP 400); `path` names where."""
+
     category = "provider_invalid_request"
 
 
 class UnsupportedContentBlockError(ProviderError):
+    """A content part the format or model cannot take (an audio part for a text-only wire)."""
+
     category = "provider_unsupported_content_block"
 
 

@@ -35,7 +35,20 @@ class UnknownFormatError(KeyError):
 
 
 class Format:
-    """One wire format: its converters, bound from the generated module."""
+    """One wire format: its converters, bound from the generated module (`get_format(key)`).
+
+    The converters, each a generated function:
+    - `request_to_wire(request) -> dict`: a canonical request (dict or `Request`) as this
+      format's request body, validated first (`InvalidRequestError` names the path);
+    - `request_from_wire(body) -> Request`, `response_from_wire(body) -> Response` (or
+      `EmbeddingsResponse` / `ImagesResponse` for those kinds), `response_to_wire(response) -> dict`;
+    - `error_from_wire(status, body, headers) -> ProviderError` (returned, not raised) and
+      `error_to_wire(error) -> (status, body, headers)`.
+
+    And what the mapping file declares: `key`, `kind` (chat, embeddings or images), `provider`,
+    `title`, `api_version`, `doc_ref`, `endpoint`, `transport`, `wire_rules`, `stream` (None when
+    the format has no stream table), `structured_output_mode(s)`, and `module`, the generated module.
+    """
 
     __slots__ = (
         "key", "kind", "provider", "title", "api_version", "doc_ref", "endpoint", "module",
@@ -119,12 +132,33 @@ def _load_registry() -> dict[str, str]:
 
 
 def formats() -> list[str]:
-    """The registered format keys, sorted."""
+    """The registered format keys, sorted: those generated in this package and those installed
+    packages register under the `wiremap.formats` entry-point group.
+
+    >>> import wiremap
+    >>> "openai_chat" in wiremap.formats() and "anthropic_messages" in wiremap.formats()
+    True
+    """
     return sorted(_load_registry())
 
 
 def get_format(key: str) -> Format:
-    """The format registered under `key`; `UnknownFormatError` (a KeyError) lists the known ones."""
+    """The format registered under `key`; `UnknownFormatError` (a KeyError) lists the known ones.
+
+    >>> import wiremap
+    >>> fmt = wiremap.get_format("anthropic_messages")
+    >>> request = {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}],
+    ...            "config": {"max_tokens": 100}}
+    >>> fmt.request_to_wire(request)
+    {'model': 'claude-sonnet-4-5', 'messages': [{'role': 'user', 'content': [{'type': 'text', 'text': 'Hi'}]}], 'max_tokens': 100}
+    >>> fmt.error_from_wire(429, {"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}},
+    ...                     {"retry-after": "7"})
+    RateLimitError('slow down', category='provider_rate_limit')
+    >>> wiremap.get_format("open_chat")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+      ...
+    wiremap.runtime.format.UnknownFormatError: unknown format 'open_chat' (did you mean 'openai_chat'?); known formats: ...
+    """
     fmt = _cache.get(key)
     if fmt is not None:
         return fmt
@@ -233,7 +267,15 @@ def _fused_module(source: str, target: str) -> ModuleType | None:
 
 
 def translator(source: str | Format, target: str | Format) -> Translator:
-    """The Translator from `source` to `target` (format keys or Formats); made once per pair."""
+    """The Translator from `source` to `target` (format keys or Formats); made once per pair.
+
+    >>> import wiremap
+    >>> to_anthropic = wiremap.translator("openai_chat", "anthropic_messages")
+    >>> to_anthropic.request({"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}], "max_completion_tokens": 50})
+    {'model': 'gpt-4o', 'messages': [{'role': 'user', 'content': [{'type': 'text', 'text': 'Hi'}]}], 'max_tokens': 50}
+    >>> wiremap.translator("openai_chat", "anthropic_messages") is to_anthropic
+    True
+    """
     src = source if isinstance(source, Format) else get_format(source)
     dst = target if isinstance(target, Format) else get_format(target)
     pair = (src.key, dst.key)

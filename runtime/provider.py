@@ -8,6 +8,9 @@
     r = p.complete_sync(messages)                       # the same, for code without an event loop
     r = await p.complete(messages, stream=True)         # streamed on the wire, the same Response
     async for event in p.stream(messages): ...          # canonical stream events (provider_stream.py)
+    for event in p.stream_sync(messages): ...           # the same, for code without an event loop
+    r = await p.complete(messages, response_schema=Person)   # a pydantic model: r.parsed is a Person
+    r = await p.complete(messages, retry=RetryPolicy(max_retries=3))   # retries (runtime/retry.py)
     await p.aclose()                                    # or `async with Provider(...) as p:`
 
 Everything about the wire comes from the format: the body from `request_to_wire`, the result
@@ -37,8 +40,20 @@ fixed headers, API-key variable and ready() probe from the mapping's `transport:
   exception; a 2xx body that is not JSON or not a JSON object is `InvalidResponseError`, and so
   is a 3xx (redirects are not followed: the key must not travel to another host); a body of the
   wrong shape and structured output that fails are the converter's own errors.
-- No retries, no tool loop (§5): errors propagate with `transient` and `retry_after` so the
-  caller's retry policy can act.
+- Retries: none by default (`max_retries=0`): one attempt, errors propagate with `transient`
+  and `retry_after` (OpenArmature §5 "does NOT retry by default"; a gateway's clients, and the
+  official SDKs behind them, retry on their own -- retrying here too multiplies the attempts).
+  `max_retries=N` retries like the openai/anthropic SDKs (their default is 2): transient errors
+  only (429, 5xx and 529 overloaded, timeouts, connection failures, a model still loading),
+  exponential backoff with jitter, the server's Retry-After / retry-after-ms honoured (a wait
+  longer than `RetryPolicy.max_retry_after` is not made: the error propagates); every other
+  error propagates at once; after the last attempt the last error propagates. `retry=` takes a
+  `RetryPolicy` or the OpenArmature §7.1 record (`RetryConfig`: `max_attempts`, `classifier`,
+  `backoff`, `on_retry`, `per_attempt_override`, `reask`), for the Provider or for one call.
+  The call's `deadline` bounds the attempts and the waits together; a wait that would outlast
+  it is not started. complete(), complete_sync(), embed() and generate_image() retry whole
+  attempts (complete() gives each attempt its own span); stream() and stream_sync() retry only
+  until the first event is delivered. No tool loop (§5).
 - `ready()` follows the table's `ready:` probe: GET the model list, find the bound model by its
   `id` (an exact match, or an id ending in `/<model>` as in `models/<model>`); absent ->
   `InvalidModelError`; present but its `state.field` is one of `state.not_loaded` ->
@@ -48,7 +63,10 @@ fixed headers, API-key variable and ready() probe from the mapping's `transport:
   returning would claim a readiness nobody checked).
 - Structured output: `response_schema` goes to both converters with the structured-output mode
   (the mapping's default, the Provider's `structured_output=`, or the call's); the caller's
-  messages are never mutated (the prompt fallback works on a copy).
+  messages are never mutated (the prompt fallback works on a copy). A pydantic v2 model class
+  is accepted too: its `model_json_schema()` is sent and `Response.parsed` is an instance
+  (`model_validate`; a refusal is `StructuredOutputInvalidError`). pydantic is imported only
+  when such a class is given (`pip install wiremap[pydantic]`).
 - Credentials: the API key is used in the request only. It is not in `repr(provider)`, in log
   lines, in span attributes or in any exception message; error bodies and headers a server
   echoes back are redacted, and every httpx exception in an error's chain (`__cause__`,
@@ -74,17 +92,19 @@ fixed headers, API-key variable and ready() probe from the mapping's `transport:
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import logging
 import math
 import os
 import re
 import ssl
+import sys
 import threading
 import time
 import urllib.parse
 import weakref
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from .canonical import EmbeddingsResponse, ImagesResponse, Response
@@ -96,9 +116,11 @@ from .errors import (
     ModelNotLoadedError,
     ProviderError,
     ProviderTimeoutError,
+    StructuredOutputInvalidError,
     UnavailableError,
 )
 from .format import Format, get_format
+from .retry import RetryConfig, RetryPlan, RetryPolicy, call_with_retries, retry_plan
 from .wire_rules import WireMap, fit_tool_names, restore_response
 from .provider_stream import ResponseStream
 from .tracing import ChatSpan, wiremap_version
@@ -344,6 +366,8 @@ class Provider:
         "_clients",
         "_sync",
         "_sync_lock",
+        "_retry",
+        "_sleep",
         "__weakref__",
     )
 
@@ -362,6 +386,8 @@ class Provider:
         tracer_provider: Any = None,
         deadline: float | None = None,
         http_client: httpx.AsyncClient | None = None,
+        max_retries: int = 0,
+        retry: RetryPolicy | RetryConfig | Mapping[str, Any] | None = None,
     ) -> None:
         fmt = format if isinstance(format, Format) else get_format(format)
         if not isinstance(model, str) or not model:
@@ -401,6 +427,14 @@ class Provider:
         ):
             raise ValueError(f"deadline must be a positive number of seconds, got {deadline!r}")
         self._deadline = None if deadline is None or math.isinf(deadline) else float(deadline)
+        if not isinstance(max_retries, int) or isinstance(max_retries, bool) or max_retries < 0:
+            raise ValueError(f"max_retries must be an integer >= 0, got {max_retries!r}")
+        if retry is not None and max_retries:
+            raise ValueError("pass max_retries= or retry=, not both (retry= says how many itself)")
+        if retry is None and max_retries:
+            retry = RetryPolicy(max_retries=max_retries)
+        self._retry: RetryPlan | None = None if retry is None else retry_plan(retry)
+        self._sleep: Any = asyncio.sleep  # the wait between attempts (tests count it instead)
         self._shared_client = http_client
         self._limits = limits
         self._verify = verify
@@ -479,7 +513,7 @@ class Provider:
         messages: Sequence[Any],
         tools: Sequence[Any] | None = None,
         config: Any = None,
-        response_schema: dict[str, Any] | None = None,
+        response_schema: dict[str, Any] | type[Any] | None = None,
         tool_choice: Any = None,
         *,
         structured_output: str | None = None,
@@ -487,8 +521,20 @@ class Provider:
         stream: bool = False,
         carried: Any = None,
         input_format: str | None = None,
+        retry: RetryPolicy | RetryConfig | Mapping[str, Any] | None = None,
     ) -> Response:
         """One completion call (OpenArmature §5): a canonical `Response`, or a `ProviderError`.
+
+        `response_schema`: a JSON Schema (a dict), or a pydantic v2 model class: its
+        `model_json_schema()` is sent and `Response.parsed` is an instance of it (a value that
+        does not validate is `StructuredOutputInvalidError`, as for a dict schema).
+
+        `retry`: this call's retries, overriding the Provider's (`max_retries=` / `retry=`): a
+        `RetryPolicy`, or the OpenArmature §7.1 record (`RetryConfig`, or a mapping of its
+        fields: `max_attempts`, `classifier`, `backoff`, `on_retry`, `per_attempt_override`,
+        `reask`). Only transient errors are retried (plus `structured_output_invalid` when the
+        record has a `reask` builder); the Provider's `deadline` bounds all attempts and waits
+        together. Each attempt has its own span.
 
         `input_format`: `messages` is then a request body of that format (`complete(body,
         input_format="openai_chat")`, whatever this Provider's format): its messages, tools,
@@ -512,65 +558,161 @@ class Provider:
             messages, tools, config, response_schema, tool_choice, carried = _from_body(
                 messages, input_format, tools, config, response_schema, tool_choice, carried
             )
-        request = self._request(messages, tools, config, response_schema, tool_choice, carried)
+        model_class, schema = _schema_model(response_schema)
+        plan = self._plan(retry)
+        request = self._request(messages, tools, config, schema, tool_choice, carried)
         mode = structured_output if structured_output is not None else self.structured_output
-        span = ChatSpan(
-            self._tracer_provider,
-            provider=self.format.provider,
-            model=self.model,
-            config=request.get("config"),
-            structured=response_schema is not None,
-            server_address=self._server[0],
-            server_port=self._server[1],
+
+        async def attempt(request: dict[str, Any], index: int, reason: str | None) -> Response:
+            span = ChatSpan(
+                self._tracer_provider,
+                provider=self.format.provider,
+                model=self.model,
+                config=request.get("config"),
+                structured=schema is not None,
+                server_address=self._server[0],
+                server_port=self._server[1],
+            )
+            with span:
+                if plan is not None:
+                    span.attempt(index, reason)
+                try:
+                    if stream:
+                        response = await ResponseStream(self, request, schema, mode, wire_map).collect()
+                    else:
+                        response = await self._complete(request, schema, mode, wire_map)
+                    if model_class is not None:
+                        response = _parsed_model(response, model_class, schema)
+                except ProviderError as exc:
+                    self._scrub(exc)
+                    raise
+                span.response(response)
+                return response
+
+        if plan is None or plan.max_attempts == 1:
+            return await attempt(request, 0, None)
+        return await self._complete_with_retries(
+            plan, attempt, request, tools, config, schema, tool_choice, carried
         )
-        with span:
-            try:
-                if stream:
-                    response = await ResponseStream(self, request, response_schema, mode, wire_map).collect()
-                else:
-                    response = await self._complete(request, response_schema, mode, wire_map)
-            except ProviderError as exc:
-                self._scrub(exc)
-                raise
-            span.response(response)
+
+    async def _complete_with_retries(
+        self,
+        plan: RetryPlan,
+        attempt: Any,
+        request: dict[str, Any],
+        tools: Any,
+        config: Any,
+        schema: Any,
+        tool_choice: Any,
+        carried: Any,
+    ) -> Response:
+        """OpenArmature §7.1's loop: attempt 0 sends `request`; a retry sends the working
+        transcript (the caller's messages plus every reask pair so far) with the config of the
+        override schedule; the call's deadline bounds the attempts and the waits."""
+        transcript: list[Any] = list(request["messages"])  # the caller's list is never touched
+        reasons: list[str | None] = [None]
+
+        async def run(index: int) -> Response:
+            if index == 0:
+                current = request
+            else:
+                current = self._request(
+                    transcript, tools, plan.config_for(index, config), schema, tool_choice, carried
+                )
+            response: Response = await attempt(current, index, reasons[index])
             return response
+
+        def before_retry(retry: int, error: BaseException, delay: float) -> None:
+            if plan.reask is not None and isinstance(error, StructuredOutputInvalidError):
+                # §7.1 reask: the model's own output, then exactly what the caller's builder says
+                transcript.append({"role": "assistant", "content": _output_text(error.output_content)})
+                correction = plan.reask(error.output_content, error.error_message)
+                transcript.append({"role": "user", "content": _plain_items(correction)})
+                reasons.append("reask")
+            else:
+                reasons.append("transient")
+            _log.debug("retry %d of %s after %s; waiting %.3fs", retry, self.format.key, type(error).__name__, delay)
+
+        response: Response = await self._retrying(plan, run, before_retry)
+        return response
+
+    async def _retrying(
+        self,
+        plan: RetryPlan,
+        run: Callable[[int], Awaitable[T]],
+        on_retry: Callable[[int, BaseException, float], None] | None = None,
+    ) -> T:
+        """`call_with_retries` bounded by the call's deadline: attempts and waits together; a
+        wait that would outlast it is not started (the last error propagates instead)."""
+        deadline = self._deadline
+        until = None if deadline is None else asyncio.get_running_loop().time() + deadline
+        attempts = 0
+
+        async def counted(index: int) -> T:
+            nonlocal attempts
+            attempts = index + 1
+            return await run(index)
+
+        try:
+            async with asyncio.timeout_at(until):
+                return await call_with_retries(plan, counted, sleep=self._sleep, on_retry=on_retry, until=until)
+        except TimeoutError as exc:
+            raise ProviderTimeoutError(
+                f"timed out: no complete answer within the call's {deadline:g} s deadline "
+                f"({attempts} attempt{'' if attempts == 1 else 's'} made)"
+            ) from exc
+
+    def _plan(self, retry: RetryPolicy | RetryConfig | Mapping[str, Any] | None) -> RetryPlan | None:
+        """The call's retries: its own `retry=`, else the Provider's (None: one attempt)."""
+        return self._retry if retry is None else retry_plan(retry)
 
     def stream(
         self,
         messages: Sequence[Any],
         tools: Sequence[Any] | None = None,
         config: Any = None,
-        response_schema: dict[str, Any] | None = None,
+        response_schema: dict[str, Any] | type[Any] | None = None,
         tool_choice: Any = None,
         *,
         structured_output: str | None = None,
         wire_map: WireMap | None = None,
         carried: Any = None,
         input_format: str | None = None,
+        retry: RetryPolicy | RetryConfig | Mapping[str, Any] | None = None,
     ) -> ResponseStream:
         """A streamed completion: `async for event in p.stream(...)` yields canonical stream
         events as they arrive (wiremap.runtime.stream); `.response` then holds the assembled
         `Response`. Pre-send errors (validation, a format that cannot stream) raise here.
         For a format with `wire_rules`, tool calls carry the caller's ids and names; the call's
-        map is `.wire_map` (or the `wire_map=` given). `input_format`: as for `complete()`."""
+        map is `.wire_map` (or the `wire_map=` given). `input_format`, `response_schema`: as for
+        `complete()`. Retries (`retry=`, or the Provider's) resend the same request, and only
+        while no event has been delivered: an error after the first event propagates."""
         span: ChatSpan | None = None
         try:
             if input_format is not None:
                 messages, tools, config, response_schema, tool_choice, carried = _from_body(
                     messages, input_format, tools, config, response_schema, tool_choice, carried
                 )
-            request = self._request(messages, tools, config, response_schema, tool_choice, carried)
+            model_class, schema = _schema_model(response_schema)
+            plan = self._plan(retry)
+            if plan is not None and (plan.reask is not None or plan.overrides):
+                raise InvalidRequestError(
+                    "stream() retries resend the same request: a retry record's reask and "
+                    "per_attempt_override apply to complete() only",
+                    path="retry",
+                )
+            request = self._request(messages, tools, config, schema, tool_choice, carried)
             mode = structured_output if structured_output is not None else self.structured_output
             span = ChatSpan(
                 self._tracer_provider,
                 provider=self.format.provider,
                 model=self.model,
                 config=request.get("config"),
-                structured=response_schema is not None,
+                structured=schema is not None,
                 server_address=self._server[0],
                 server_port=self._server[1],
             )
-            return ResponseStream(self, request, response_schema, mode, wire_map, span)
+            return ResponseStream(self, request, schema, mode, wire_map, span, plan=plan, model=model_class)
         except ProviderError as exc:
             self._scrub(exc)
             if span is not None:  # a pre-send error is a finished call too, as for complete()
@@ -604,7 +746,7 @@ class Provider:
         messages: Sequence[Any],
         tools: Sequence[Any] | None = None,
         config: Any = None,
-        response_schema: dict[str, Any] | None = None,
+        response_schema: dict[str, Any] | type[Any] | None = None,
         tool_choice: Any = None,
         *,
         structured_output: str | None = None,
@@ -612,6 +754,7 @@ class Provider:
         stream: bool = False,
         carried: Any = None,
         input_format: str | None = None,
+        retry: RetryPolicy | RetryConfig | Mapping[str, Any] | None = None,
     ) -> Response:
         """`complete()` for code without an event loop (runs on this Provider's private loop).
 
@@ -629,8 +772,46 @@ class Provider:
             stream=stream,
             carried=carried,
             input_format=input_format,
+            retry=retry,
         )
         return self._runner().run(coro)
+
+    def stream_sync(
+        self,
+        messages: Sequence[Any],
+        tools: Sequence[Any] | None = None,
+        config: Any = None,
+        response_schema: Any = None,
+        tool_choice: Any = None,
+        *,
+        structured_output: str | None = None,
+        wire_map: WireMap | None = None,
+        carried: Any = None,
+        input_format: str | None = None,
+        retry: RetryPolicy | RetryConfig | Mapping[str, Any] | None = None,
+    ) -> SyncResponseStream:
+        """`stream()` for code without an event loop: a plain iterator of the same canonical
+        events (`for event in p.stream_sync(...)`), run on this Provider's private loop.
+
+        Pre-send errors raise here. The connection is closed when the iteration ends, when the
+        iterator is closed (`close()`, or leaving `with p.stream_sync(...) as events:`) or when
+        it is garbage-collected; `.response` holds the assembled `Response` once it is exhausted.
+        Inside a running event loop it raises RuntimeError: use `stream()` there instead.
+        """
+        self._no_running_loop("stream_sync")
+        stream = self.stream(
+            messages,
+            tools,
+            config,
+            response_schema,
+            tool_choice,
+            structured_output=structured_output,
+            wire_map=wire_map,
+            carried=carried,
+            input_format=input_format,
+            retry=retry,
+        )
+        return SyncResponseStream(stream, self._runner())
 
     async def embed(self, inputs: str | Sequence[Any], config: Any = None) -> EmbeddingsResponse:
         """One embeddings call (a format of kind `embeddings`): a canonical `EmbeddingsResponse`.
@@ -686,7 +867,11 @@ class Provider:
         )
         with span:
             try:
-                result = await self._exchange(request, {})
+                plan = self._retry
+                if plan is not None and plan.max_attempts > 1:
+                    result = await self._retrying(plan, lambda index: self._exchange(request, {}))
+                else:
+                    result = await self._exchange(request, {})
             except ProviderError as exc:
                 self._scrub(exc)
                 raise
@@ -1118,3 +1303,147 @@ def _from_body(
         tool_choice if tool_choice is not None else d.get("tool_choice"),
         carried if carried is not None else request.carried,
     )
+
+
+def _schema_model(response_schema: Any) -> tuple[type[Any] | None, Any]:
+    """(the pydantic model class, the JSON Schema to send) of a `response_schema`: a pydantic v2
+    model class gives its `model_json_schema()` (key order kept); anything else is sent as is
+    (and checked by the converter). pydantic is imported only when the value looks like one of
+    its models, so a plain dict schema never imports it."""
+    if not isinstance(response_schema, type):
+        return None, response_schema
+    pydantic: Any = sys.modules.get("pydantic")
+    if pydantic is None and not (
+        hasattr(response_schema, "model_json_schema") and hasattr(response_schema, "model_validate")
+    ):
+        return None, response_schema
+    if pydantic is None:
+        try:
+            pydantic = importlib.import_module("pydantic")
+        except ImportError:
+            return None, response_schema
+    if not issubclass(response_schema, pydantic.BaseModel):
+        raise InvalidRequestError(
+            f"response_schema must be a JSON Schema (a dict) or a pydantic model class, "
+            f"got the class {response_schema.__qualname__}",
+            path="response_schema",
+        )
+    model: Any = response_schema
+    return response_schema, model.model_json_schema()
+
+
+def _parsed_model(response: Response, model: type[Any], schema: Any) -> Response:
+    """`response` with `parsed` an instance of the pydantic `model` (absent `parsed` -- a tool
+    call answer -- stays absent); a value the model refuses is `StructuredOutputInvalidError`."""
+    value = response.parsed
+    if value is None or type(value).__name__ == "NotGiven":
+        return response
+    import pydantic
+
+    try:
+        response.parsed = model.model_validate(value)
+    except pydantic.ValidationError as exc:
+        problems: list[Any] = list(exc.errors())
+        first: Mapping[str, Any] = problems[0] if problems else {}
+        where = "/" + "/".join(str(p) for p in first.get("loc", ()))
+        detail = f"{where}: {first.get('msg', str(exc))}"
+        raise StructuredOutputInvalidError(
+            f"structured output does not validate as {model.__qualname__} at {detail}",
+            response_schema=schema,
+            output_content=_output_text(response.message.content),
+            error_message=detail,
+            finish_reason=response.finish_reason,
+            usage=response.usage,
+        ) from exc
+    return response
+
+
+def _output_text(content: Any) -> str:
+    """The text of a model's output as the reask `assistant` turn carries it (§7.1): a string
+    as is, text blocks joined, anything else as compact JSON."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [b.get("text") if isinstance(b, Mapping) else getattr(b, "text", None) for b in content]
+        if texts and all(isinstance(t, str) for t in texts):
+            return "".join(t for t in texts if isinstance(t, str))
+    if content is None:
+        return ""
+    return json.dumps(_plain(content), ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+async def _closed(events: Any) -> None:
+    await events.aclose()
+
+
+async def _next_event(events: Any) -> Any:
+    """The next event of an async iterator, as a coroutine (what the loop thread runs)."""
+    return await events.__anext__()
+
+
+class SyncResponseStream:
+    """`Provider.stream_sync()`: the events of a `ResponseStream`, each fetched on the
+    Provider's private event loop; a context manager and an iterator."""
+
+    __slots__ = ("_stream", "_runner", "_events", "_closed", "__weakref__")
+
+    def __init__(self, stream: ResponseStream, runner: _LoopThread) -> None:
+        self._stream = stream
+        self._runner = runner
+        self._events: Any = None
+        self._closed = False
+
+    @property
+    def response(self) -> Response | None:
+        """The assembled Response, once the stream is exhausted."""
+        return self._stream.response
+
+    @property
+    def wire_map(self) -> Any:
+        return self._stream.wire_map
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return self
+
+    def __next__(self) -> dict[str, Any]:
+        if self._closed:
+            raise StopIteration
+        if self._events is None:
+            self._events = self._stream.__aiter__()
+        try:
+            event: dict[str, Any] = self._runner.run(_next_event(self._events))
+        except StopAsyncIteration:
+            self._closed = True
+            raise StopIteration from None
+        except BaseException:
+            self._closed = True  # the stream ended with its error (its connection is closed)
+            raise
+        return event
+
+    def close(self) -> None:
+        """Stop reading: the connection is closed; later iteration yields nothing."""
+        if self._closed:
+            return
+        self._closed = True
+        events, self._events = self._events, None
+        if events is None:
+            return
+        if threading.current_thread() is self._runner.thread:
+            # collected on the loop's own thread: it cannot wait for itself
+            self._runner.loop.create_task(_closed(events))
+            return
+        if self._runner.loop.is_closed():
+            return
+        self._runner.run(_closed(events))
+
+    def __enter__(self) -> "SyncResponseStream":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # pragma: no cover - interpreter shutdown: the loop may be gone
+            pass

@@ -15,7 +15,9 @@ canonical response dict, finish_reason `error`); the events already yielded stay
 A 2xx answer that is not a stream at all (an HTML page or a JSON document, by its content type,
 or a body that ends cleanly without a single event: empty, a cut JSON document) is
 `InvalidResponseError` before the first event. The Provider's `deadline` bounds the whole
-stream (`ProviderTimeoutError`), whatever keep-alive comments arrive.
+stream (`ProviderTimeoutError`), whatever keep-alive comments arrive. With retries (the call's
+`retry=` or the Provider's), an error the retry plan accepts starts the same request again, but
+only until the first event has been delivered; the deadline covers every attempt and wait.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from .stream import StreamAssembler, StreamParser, stream_error, stream_request_
 
 if TYPE_CHECKING:
     from .provider import Provider
+    from .retry import RetryPlan
     from .tracing import ChatSpan
 
 __all__ = ["ResponseStream"]
@@ -62,8 +65,13 @@ class ResponseStream:
         mode: str | None,
         wire_map: Any = None,
         span: "ChatSpan | None" = None,
+        *,
+        plan: "RetryPlan | None" = None,
+        model: type[Any] | None = None,
     ) -> None:
         self.provider = provider
+        self._plan = plan if plan is not None and plan.max_attempts > 1 else None
+        self._model = model  # a pydantic model class: `Response.parsed` is an instance of it
         self._span = span  # Provider.stream(): the call's span (complete(stream=True) has its own)
         self.response: Response | None = None
         self.events: int = 0
@@ -118,7 +126,7 @@ class ResponseStream:
         span = self._span
         if span is not None:
             span.start()
-        events = self._events()
+        events = self._attempts()
         try:
             async for ev in events:
                 yield ev
@@ -140,6 +148,37 @@ class ResponseStream:
                 span.response(self.response)
             span.finish(None)
 
+    async def _attempts(self) -> AsyncGenerator[dict[str, Any], None]:
+        """The events of the first attempt that gets one delivered: before that, an error the
+        retry plan accepts starts the request again (after its wait); after it, every error
+        propagates (the caller has events of this answer). The deadline covers all attempts."""
+        p = self.provider
+        deadline = p._deadline
+        until = None if deadline is None else asyncio.get_running_loop().time() + deadline
+        plan = self._plan
+        attempt, delay = 0, 0.0
+        while True:
+            events = self._events(until)
+            delivered = False
+            try:
+                async for ev in events:
+                    delivered = True
+                    yield ev
+                return
+            except Exception as error:
+                if delivered or plan is None or attempt + 1 >= plan.max_attempts or not plan.retryable(error, attempt):
+                    raise
+                attempt += 1
+                delay = plan.delay(attempt, error)
+                if until is not None and asyncio.get_running_loop().time() + delay >= until:
+                    raise
+                if plan.on_retry is not None:
+                    plan.on_retry(attempt, error, delay)
+            finally:
+                await events.aclose()
+            if delay > 0:
+                await p._sleep(delay)
+
     def _not_a_stream(self, status: int, what: str, body: bytes) -> InvalidResponseError:
         p = self.provider
         snippet = p._redact(body[:_SNIPPET].decode("utf-8", "replace"))
@@ -152,7 +191,7 @@ class ResponseStream:
         p._scrub(err)
         return err
 
-    async def _events(self) -> AsyncGenerator[dict[str, Any], None]:
+    async def _events(self, until: float | None) -> AsyncGenerator[dict[str, Any], None]:
         import httpx
 
         p = self.provider
@@ -195,7 +234,6 @@ class ResponseStream:
 
         shown = _without_userinfo(url)
         deadline = p._deadline
-        until = None if deadline is None else asyncio.get_running_loop().time() + deadline
         head = b""  # the body's first bytes, quoted when it turns out not to be a stream
 
         def fail(ev: dict[str, Any]) -> ProviderError:
@@ -295,6 +333,10 @@ class ResponseStream:
                     from .wire_rules import restore_response
 
                     response = restore_response(response, self._names)
+            if self._model is not None:
+                from .provider import _parsed_model
+
+                response = _parsed_model(response, self._model, self._schema)
         except ProviderError as exc:
             p._scrub(exc)
             raise

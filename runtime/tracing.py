@@ -17,6 +17,9 @@ every function here is a no-op. Each call gets one CLIENT span named `chat {mode
     gen_ai.response.finish_reasons   [Response.finish_reason]
     gen_ai.response.id / .model      from the provider body (`raw["id"]`, `raw["model"]`)
 
+a call made with retries (`retry=`, `max_retries=`) gets one span per attempt, marked
+`openarmature.llm.attempt_index` (0-based) and, on a retry, `openarmature.llm.retry_reason`
+(`transient` or `reask`; OpenArmature §7.1, which names these attributes; GenAI has none);
 and, when the call raises, `error.type` (the error's category, or the exception's class name for
 anything that is not a `ProviderError`) with an ERROR status. A streamed call's span starts when
 its iteration begins (the request is sent) and ends when the stream ends (the assembled
@@ -170,6 +173,17 @@ class ChatSpan:
                 attributes["server.port"] = port
             span.set_attributes(attributes)
         return self
+
+    def attempt(self, index: int, retry_reason: str | None) -> None:
+        """Mark the span as attempt `index` (0-based) of a call with retries (OpenArmature §7.1
+        "Per-attempt span emission"): `openarmature.llm.attempt_index`, and on a retry
+        `openarmature.llm.retry_reason` (`transient` or `reask`: why this attempt was made)."""
+        span = self._span
+        if span is None or not span.is_recording():
+            return
+        span.set_attribute("openarmature.llm.attempt_index", index)
+        if retry_reason is not None:
+            span.set_attribute("openarmature.llm.retry_reason", retry_reason)
 
     def activate(self) -> Any:
         """A context manager making the started span current (for code without yields)."""

@@ -389,6 +389,20 @@ def translate_request(
 
     Raises `InvalidRequestError` (naming the path) when the body is not a valid `source` request,
     and `TranslationLossError` under `strict=True` when anything would be lost.
+    `keep_extras=True` forwards the source's top-level wire fields the canonical model does not
+    declare; by default they stay with their own wire and are reported as losses elsewhere.
+
+    >>> import wiremap
+    >>> body = {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}]}
+    >>> t = wiremap.translate_request(body, "openai_chat", "anthropic_messages")
+    >>> t.result
+    {'model': 'gpt-4o', 'messages': [{'role': 'user', 'content': [{'type': 'text', 'text': 'Hi'}]}], 'max_tokens': 4096}
+    >>> t.losses  # Anthropic requires max_tokens: the mapping's default is added, and said so
+    [Loss(path='config.max_tokens', kind='added', detail='the target adds 4096')]
+    >>> wiremap.translate_request(body, "openai_chat", "anthropic_messages", strict=True)
+    Traceback (most recent call last):
+      ...
+    wiremap.runtime.translate.TranslationLossError: config.max_tokens: openai_chat -> anthropic_messages would lose this: added: the target adds 4096
     """
     src, dst = _format(source), _format(target)
     _same_kind(src, dst)
@@ -434,6 +448,16 @@ def translate_response(
 
     Raises `InvalidResponseError` (naming the path) when the body is not a valid `source`
     response, and `TranslationLossError` under `strict=True` when anything would be lost.
+
+    >>> import wiremap
+    >>> message = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+    ...            "content": [{"type": "text", "text": "Hello!"}], "stop_reason": "end_turn",
+    ...            "stop_sequence": None, "usage": {"input_tokens": 9, "output_tokens": 3}}
+    >>> t = wiremap.translate_response(message, "anthropic_messages", "openai_chat")
+    >>> t.result["choices"]
+    [{'index': 0, 'message': {'role': 'assistant', 'content': 'Hello!'}, 'finish_reason': 'stop'}]
+    >>> t.result["usage"], t.lossless
+    ({'prompt_tokens': 9, 'completion_tokens': 3, 'total_tokens': 12}, True)
     """
     src, dst = _format(source), _format(target)
     _same_kind(src, dst)

@@ -404,7 +404,7 @@ _NO_NAMES: Final[frozenset[str]] = frozenset()
 _NON_EMPTY: Final = "must be a non-empty string"
 #: The rule for a user message's content; a reader of a wire form that stands for one user turn
 #: (`wire.bare_user_turn`) states it in the same words.
-USER_CONTENT_RULE: Final = f"{_NON_EMPTY} or a non-empty list of content blocks (OpenArmature §3)"
+USER_CONTENT_RULE: Final = f"{_NON_EMPTY} or a non-empty list of content blocks (a user turn must say something)"
 
 
 def validate_request(req: Request, memo: dict[int, Any] | None = None, rules: int = OPENARMATURE) -> None:
@@ -421,21 +421,24 @@ def validate_request(req: Request, memo: dict[int, Any] | None = None, rules: in
     messages = req.messages
     if not isinstance(messages, list) or not messages:
         raise InvalidRequestError(
-            "must be a non-empty list of messages (OpenArmature §5)", path="messages"
+            "must be a non-empty list of messages: the model needs at least one turn to answer",
+            path="messages",
         )
     ordering = rules & ORDERING
     if ordering:  # OpenArmature §5 ordering: first message system or user, last one user or tool.
         first = _ROLE_OF.get(type(messages[0]))
         if first == "assistant" or first == "tool":
             raise InvalidRequestError(
-                f"the first message must be system or user (OpenArmature §5), got {first!r}",
+                f"the first message must be system or user, got {first!r}: a conversation opens "
+                "with the instructions or the user's turn, not the model's",
                 path="messages[0].role",
             )
         last_index = len(messages) - 1
         last = _ROLE_OF.get(type(messages[last_index]))
         if last == "assistant" or last == "system":
             raise InvalidRequestError(
-                f"the last message must be user or tool (OpenArmature §5), got {last!r}",
+                f"the last message must be user or tool, got {last!r}: it is what the model "
+                "answers (this format sends no assistant prefill)",
                 path=f"messages[{last_index}].role",
             )
 
@@ -477,8 +480,9 @@ def validate_request(req: Request, memo: dict[int, Any] | None = None, rules: in
             )
         if rules & STRUCTURE and response_schema.get("type") != "object":
             raise InvalidRequestError(
-                "the top-level schema must be an object schema, 'type': 'object' "
-                f"(OpenArmature §5), got {_shown(response_schema.get('type'))}",
+                "the top-level schema must be an object schema, 'type': 'object' (structured "
+                "output is a JSON object, as OpenAI's strict mode and tool-based fallbacks require), "
+                f"got {_shown(response_schema.get('type'))}",
                 path="response_schema.type",
             )
         _check_into(response_schema, "response_schema", memo)
@@ -509,13 +513,14 @@ def _cache_control(value: object, path: str) -> None:
 def _system_message(message: SystemMessage, index: int, rules: int = OPENARMATURE) -> None:
     if index and rules & ORDERING:
         raise InvalidRequestError(
-            "a system message may only be the first message (OpenArmature §5)",
+            "a system message may only be the first message: the instructions come before the "
+            "conversation (Anthropic and Gemini send them apart from the messages)",
             path=f"messages[{index}].role",
         )
     content = message.content
     if not isinstance(content, str) or (not content and rules & CONTENT):
         raise InvalidRequestError(
-            f"{_NON_EMPTY} (system content is text-only, OpenArmature §3)",
+            f"{_NON_EMPTY} (system content is text-only: instructions are plain text)",
             path=f"messages[{index}].content",
         )
     if message.cache_control is not NOT_GIVEN:
@@ -551,7 +556,8 @@ def check_user_content(content: object, index: int, rules: int = OPENARMATURE) -
             _media_block(block, index, position)
         elif isinstance(block, (ThinkingBlock, RedactedThinkingBlock)):
             raise InvalidRequestError(
-                "thinking blocks may only appear in assistant messages (OpenArmature §3.1.4)",
+                "thinking blocks may only appear in assistant messages: they are the model's own "
+                "reasoning, sent back with its turn",
                 path=f"messages[{index}].content[{position}]",
             )
         else:
@@ -589,14 +595,14 @@ def check_assistant(
     if isinstance(content, str):
         if not content and not has_calls and strict:
             raise InvalidRequestError(
-                f"{_NON_EMPTY} when the message has no tool_calls (OpenArmature §3)",
+                f"{_NON_EMPTY} when the message has no tool_calls (an empty assistant turn says nothing)",
                 path=f"messages[{index}].content",
             )
     elif isinstance(content, list):
         if not content and not has_calls and strict:
             raise InvalidRequestError(
                 "must be a non-empty list of content blocks when the message has no "
-                "tool_calls (OpenArmature §3)",
+                "tool_calls (an empty assistant turn says nothing)",
                 path=f"messages[{index}].content",
             )
         for position, block in enumerate(content):
@@ -608,8 +614,8 @@ def check_assistant(
                 _redacted_thinking_block(block, index, position)
             elif isinstance(block, (ImageBlock, AudioBlock, FileBlock)):
                 raise InvalidRequestError(
-                    f"{block.to_dict()['type']} blocks may only appear in user messages "
-                    "(OpenArmature §3)",
+                    f"{block.to_dict()['type']} blocks may only appear in user messages: "
+                    "the providers take media from the user, not in the model's turn",
                     path=f"messages[{index}].content[{position}]",
                 )
             else:
@@ -620,7 +626,7 @@ def check_assistant(
     elif content is None or content is NOT_GIVEN:
         if not has_calls:
             raise InvalidRequestError(
-                "an assistant message needs content or tool_calls (OpenArmature §3)",
+                "an assistant message needs content or tool_calls: an empty turn says nothing",
                 path=f"messages[{index}].content",
             )
     else:
@@ -644,7 +650,7 @@ def _tool_call(
     if call_id in ids_here:
         raise InvalidRequestError(
             f"duplicate tool call id {call_id!r}; ids are unique within a message "
-            "(OpenArmature §3)",
+            "(each tool result names the call it answers by its id)",
             path=f"messages[{index}].tool_calls[{position}].id",
         )
     ids_here.add(call_id)
@@ -654,8 +660,8 @@ def _tool_call(
     arguments = call.arguments
     if not isinstance(arguments, dict):
         raise InvalidRequestError(
-            "must be an object; null arguments come only from degraded responses "
-            "(finish_reason 'error', OpenArmature §3) and cannot be sent back",
+            "must be an object; null arguments come only from a degraded response "
+            "(finish_reason 'error', arguments that did not parse) and cannot be sent back",
             path=f"messages[{index}].tool_calls[{position}].arguments",
         )
     if arguments:
@@ -664,12 +670,15 @@ def _tool_call(
 
 
 def _tool_message(message: ToolMessage, index: int, call_ids: set[str], rules: int = OPENARMATURE) -> None:
+    """The rules for a tool message at `messages[index]`: a non-empty `tool_call_id` that, under the
+    STRUCTURE rules, answers one of `call_ids` (the earlier assistant tool calls), and its content."""
     tool_call_id = message.tool_call_id
     if not isinstance(tool_call_id, str) or not tool_call_id:
         raise InvalidRequestError(_NON_EMPTY, path=f"messages[{index}].tool_call_id")
     if tool_call_id not in call_ids and rules & STRUCTURE:
         raise InvalidRequestError(
-            f"{tool_call_id!r} answers no earlier assistant tool call (OpenArmature §3)",
+            f"{tool_call_id!r} answers no earlier assistant tool call: a tool result must "
+            "follow the model's call with that id",
             path=f"messages[{index}].tool_call_id",
         )
     content = message.content
@@ -690,7 +699,7 @@ def _tool_message(message: ToolMessage, index: int, call_ids: set[str], rules: i
                 )
     elif not isinstance(content, str):
         raise InvalidRequestError(
-            "must be a string; serialise structured tool results (OpenArmature §3)",
+            "must be a string; serialise structured tool results (as JSON text, for example)",
             path=f"messages[{index}].content",
         )
     name = message.name
@@ -708,7 +717,7 @@ def _text_block(block: TextBlock, index: int, position: int, strict: int = CONTE
     text = block.text
     if not isinstance(text, str) or (not text and strict):
         raise InvalidRequestError(
-            f"{_NON_EMPTY} (OpenArmature §3.1.1)",
+            f"{_NON_EMPTY} (an empty text block says nothing)",
             path=f"messages[{index}].content[{position}].text",
         )
     if block.signature is not NOT_GIVEN or block.origin is not NOT_GIVEN:
@@ -727,7 +736,7 @@ def _thinking_block(block: ThinkingBlock, index: int, position: int) -> None:
     if not text and signature is NOT_GIVEN:
         raise InvalidRequestError(
             "thinking text may be empty only when the block carries a signature "
-            "(OpenArmature §3.1.4)",
+            "(the signature is what the provider reads back)",
             path=f"messages[{index}].content[{position}].text",
         )
     _signed(signature, block.origin, f"messages[{index}].content[{position}]")
@@ -736,7 +745,7 @@ def _thinking_block(block: ThinkingBlock, index: int, position: int) -> None:
 def _redacted_thinking_block(block: RedactedThinkingBlock, index: int, position: int) -> None:
     if not isinstance(block.data, str):
         raise InvalidRequestError(
-            "must be a string (OpenArmature §3.1.5)",
+            "must be a string (the provider's opaque redacted-thinking data, sent back as received)",
             path=f"messages[{index}].content[{position}].data",
         )
     _signed(NOT_GIVEN, block.origin, f"messages[{index}].content[{position}]")
@@ -756,19 +765,20 @@ def _media_block(block: ImageBlock | AudioBlock | FileBlock, index: int, positio
         url = source.url
         if not isinstance(url, str) or not url:
             raise InvalidRequestError(
-                f"{_NON_EMPTY} (OpenArmature §3.1.3)",
+                f"{_NON_EMPTY} (the address of the media)",
                 path=f"messages[{index}].content[{position}].source.url",
             )
     elif isinstance(source, InlineSource):
         data = source.base64_data
         if not isinstance(data, str) or not data:
             raise InvalidRequestError(
-                f"{_NON_EMPTY} (OpenArmature §3.1.3)",
+                f"{_NON_EMPTY} (the base64-encoded media)",
                 path=f"messages[{index}].content[{position}].source.base64_data",
             )
         if block.media_type is NOT_GIVEN:
             raise InvalidRequestError(
-                "required with an inline source (OpenArmature §3.1.3)",
+                "required with an inline source: the provider cannot tell what base64 data is "
+                "without its media type",
                 path=f"messages[{index}].content[{position}].media_type",
             )
     else:
@@ -787,7 +797,7 @@ def _media_block(block: ImageBlock | AudioBlock | FileBlock, index: int, positio
         detail = block.detail
         if detail is not NOT_GIVEN and detail not in _DETAILS:
             raise InvalidRequestError(
-                f"expected 'auto', 'low' or 'high' (OpenArmature §3.1.2), got {_shown(detail)}",
+                f"expected 'auto', 'low' or 'high' (the image detail levels), got {_shown(detail)}",
                 path=f"messages[{index}].content[{position}].detail",
             )
     elif isinstance(block, FileBlock):
@@ -821,7 +831,8 @@ def _tools(tools: object, memo: dict[int, Any] | None = None) -> set[str]:
             raise InvalidRequestError(_NON_EMPTY, path=f"tools[{position}].name")
         if name in names:
             raise InvalidRequestError(
-                f"duplicate tool name {name!r}; names are unique within tools (OpenArmature §4)",
+                f"duplicate tool name {name!r}; names are unique within tools (the model calls "
+                "a tool by its name)",
                 path=f"tools[{position}].name",
             )
         names.add(name)
@@ -838,8 +849,8 @@ def _tools(tools: object, memo: dict[int, Any] | None = None) -> set[str]:
             root_type = parameters.get("type", "object")
             if root_type != "object":
                 raise InvalidRequestError(
-                    "parameters must be an object schema, 'type': 'object' "
-                    f"(OpenArmature §4), got {_shown(root_type)}",
+                    "parameters must be an object schema, 'type': 'object' (a tool's "
+                    f"arguments are a JSON object for every provider), got {_shown(root_type)}",
                     path=f"tools[{position}].parameters.type",
                 )
             _check_into(parameters, f"tools[{position}].parameters", memo)
@@ -858,7 +869,9 @@ def _tool_choice(tool_choice: object, tool_names: set[str] | frozenset[str], rul
     if tool_choice == "required":
         if not tool_names and rules & STRUCTURE:
             raise InvalidRequestError(
-                "'required' needs a non-empty tools list (OpenArmature §5)", path="tool_choice"
+                "'required' needs a non-empty tools list: the model cannot be made to call a "
+                "tool it is not given",
+                path="tool_choice",
             )
         return
     if type(tool_choice) is ForcedTool:
@@ -868,8 +881,8 @@ def _tool_choice(tool_choice: object, tool_names: set[str] | frozenset[str], rul
         if name not in tool_names:
             declared = ", ".join(sorted(tool_names)) if tool_names else "none"
             raise InvalidRequestError(
-                f"forces tool {name!r}, which is not in tools (declared: {declared}; "
-                "OpenArmature §5)",
+                f"forces tool {name!r}, which is not in tools (declared: {declared}): the "
+                "model can only call a tool it is given",
                 path="tool_choice.name",
             )
         return
@@ -883,6 +896,7 @@ def _tool_choice(tool_choice: object, tool_names: set[str] | frozenset[str], rul
 
 
 def _config(config: object) -> None:
+    """The value rules for a `Config`: numbers finite, integers integral, each naming `config.<key>`."""
     if type(config) is not Config:
         raise InvalidRequestError(f"expected a Config, got {type(config).__name__}", path="config")
     # each check is called only for a value that is set (most configs set one or two)

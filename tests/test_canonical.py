@@ -867,7 +867,7 @@ GARBAGE: list[tuple[str, Any, str, str]] = [
         "config_unknown",
         req(config={"repetition_penalty": 1.05}),
         "config.repetition_penalty",
-        "undeclared wire fields go under config.extras",
+        "request fields go under config.extras",
     ),
     ("config_unknown_null", req(config={"stop": None}), "config.stop", "unknown key 'stop'"),
     (

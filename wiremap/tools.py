@@ -146,7 +146,7 @@ def _property_schema(prop: dict[str, Any], where: str) -> dict[str, Any]:
         raise ToolError(f"unknown property key(s) {', '.join(unknown)}; a property has: {', '.join(sorted(_PROPERTY_KEYS))}", where=where)
     kind = prop.get("kind")
     if kind not in KINDS:
-        raise ToolError(f"kind {kind!r} is not in the §7.1.4 table ({', '.join(KINDS)})", where=f"{where}.kind")
+        raise ToolError(f"kind {kind!r} is not a Prompty property kind; expected one of: {', '.join(KINDS)} (Prompty §7.1.4)", where=f"{where}.kind")
     schema: dict[str, Any] = {"type": KINDS[kind]}
     description = prop.get("description")
     if description is not None:

@@ -25,12 +25,6 @@ TRANSIENT_CATEGORIES = frozenset(
 )
 
 LATER_ISSUE = "lands with issue #4"
-# OpenArmature §7.1 call-level retry/reask: wiremap's Provider (issue #3) deliberately has none.
-NO_RETRY_LOOP = (
-    "outside wiremap's runtime: Provider.complete() makes one HTTP attempt and propagates the "
-    "error with `transient` and `retry_after` (issue #3: no retries, no observer); the §7.1 "
-    "call-level retry/reask loop, its per-attempt request changes and spans are left to callers"
-)
 
 
 def missing(path: Path) -> str:

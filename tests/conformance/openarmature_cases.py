@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from _support import NO_RETRY_LOOP, OPENARMATURE_FIXTURES, missing
+from _support import OPENARMATURE_FIXTURES, missing
 
 FORMAT_KEYS = {
     "openai": "openarmature.openai_chat",
@@ -127,14 +127,23 @@ class Case:
 
     @property
     def over_http(self) -> bool:
-        """Only a real HTTP exchange can run it: the ready() probe or a connection failure
+        """Only a real HTTP exchange can run it: the ready() probe, a connection failure, or a
+        §7.1 retry / reask loop, whose attempts consume the mock responses in turn
         (test_openarmature_runtime.py runs these through `wiremap.Provider`)."""
         health = self.mock.get("health_endpoint") or {}
         return (
             self.operation == "ready"
+            or self.retry is not None
             or bool(health.get("connection_failure"))
             or any(r.connection_failure for r in self.responses)
         )
+
+    @property
+    def retry(self) -> dict[str, Any] | None:
+        """The call's §7.1 retry record (`max_attempts`, `backoff`, `per_attempt_override`,
+        `reask`), as the fixture writes it."""
+        retry = self.call.get("retry")
+        return dict(retry) if isinstance(retry, dict) else None
 
     @property
     def pre_send(self) -> bool:
@@ -209,10 +218,9 @@ def to_canonical(call: dict[str, Any], model: str) -> dict[str, Any]:
 
 
 def _runtime_reason(call: dict[str, Any], responses: list[MockResponse]) -> str | None:
-    """Why a case cannot run (an xfail reason), or None. ready() probes and connection failures
-    run over real HTTP through `wiremap.Provider` (test_openarmature_runtime.py)."""
-    if call.get("retry") is not None:
-        return f"call-level retry / reask loop (§7.1): {NO_RETRY_LOOP}"
+    """Why a case cannot run (an xfail reason), or None. ready() probes, connection failures and
+    call-level retry / reask loops (§7.1) run over real HTTP through `wiremap.Provider`
+    (test_openarmature_runtime.py)."""
     # streaming calls (§5/§8.1.6) run: `stream_request_to_wire` builds the request, the mock's
     # stream_body is framed as SSE and parsed/assembled by wiremap.runtime.stream
     return None

@@ -14,11 +14,9 @@ real HTTP through `wiremap.Provider`):
   `error_from_wire(status, body, headers)` (returned, not raised);
 - `test_wire_bytes_identical`: `expected_wire_bytes_identical` groups give identical bytes.
 
-Cases that need a real HTTP exchange (the `ready()` probe, a connection failure) are not
-collected here: test_openarmature_runtime.py runs them, and every other complete() case too,
-through `wiremap.Provider` against a loopback server. Call-level retry/reask cases (§7.1: not
-in wiremap's runtime, which does no retries) are expected failures (they call a stub that raises
-NotImplementedError). Gemini (§8.3) cases run against `openarmature.gemini_generate_content`
+Cases that need a real HTTP exchange (the `ready()` probe, a connection failure, a §7.1
+call-level retry / reask loop) are not collected here: test_openarmature_runtime.py runs them,
+and every other complete() case too, through `wiremap.Provider` against a loopback server. Gemini (§8.3) cases run against `openarmature.gemini_generate_content`
 (and its prompt-fallback dialect for 051). Streaming calls (`call.stream`) build their request
 with `stream_request_to_wire`; a `stream_body` mock is framed as server-sent events and parsed
 and assembled by `wiremap.runtime.stream`.

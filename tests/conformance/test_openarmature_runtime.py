@@ -14,9 +14,13 @@ ready() probe's path. Each case runs through `Provider(format_key, model=..., ba
   exception as `__cause__`);
 - `ready()` cases (fixture 007): success, or the expected category.
 
-Every complete() case of test_openarmature.py that is not a retry/reask (§7.1, outside the
-runtime) or streaming (issue #7) case runs here too, so the error categories, structured output
-and its fallbacks are also checked from real responses. Gemini (§8.3) binds the model to the URL
+Every complete() case of test_openarmature.py runs here too, so the error categories, structured
+output and its fallbacks are also checked from real responses. The §7.1 call-level retry / reask
+cases (056-066) run only here: the fixture's `retry` record is passed to `complete(retry=...)`
+(its `reask.template` becomes the caller's builder, `template.format(output_content=...,
+error_message=...)`), each attempt consumes the next mock response, and the requests the server
+received (`wire_requests`: sampling, appended messages) and the per-attempt spans (`llm_spans`,
+read back with the OpenTelemetry SDK's in-memory exporter) are checked. Gemini (§8.3) binds the model to the URL
 path (`/v1beta/models/{model}:generateContent`): the body the server receives has no `model`, and
 the fixtures' `expected_wire_request.model` is checked against the path instead.
 """
@@ -55,7 +59,6 @@ def _param(case: oa.Case) -> Any:
     return pytest.param(case, id=case.id, marks=marks)
 
 
-# Retry/reask and streaming cases stay expected failures in test_openarmature.py.
 RUNTIME_PARAMS = [_param(c) for c in CASES if not c.needs_runtime]
 
 
@@ -126,13 +129,33 @@ class _Mock:
         return Reply(int(mock.status or 200), body, headers=dict(mock.headers))
 
 
-def _run(case: oa.Case, fmt: Any, url: str) -> tuple[Any, BaseException | None]:
+def _retry_record(case: oa.Case, observed: list[tuple[str, int]]) -> dict[str, Any] | None:
+    """The fixture's §7.1 retry record as `complete(retry=...)` takes it: the declarative
+    `reask: {template}` stand-in becomes the caller's builder; `on_retry` records each retry."""
+    retry = case.retry
+    if retry is None:
+        return None
+    record = dict(retry)
+    reask = record.get("reask")
+    if isinstance(reask, dict):
+        template = str(reask["template"])
+        record["reask"] = lambda output, message: template.format(
+            output_content=output, error_message=message
+        )
+    record["on_retry"] = lambda error, index: observed.append((error.category, index))
+    return record
+
+
+def _run(
+    case: oa.Case, fmt: Any, url: str, tracer_provider: Any = None, retry: Any = None
+) -> tuple[Any, BaseException | None]:
     wm = load_wiremap()
     request = case.request or {}
 
     async def main() -> Any:
         async with wm.Provider(
-            fmt, model=case.model, api_key=API_KEY, base_url=url, timeout=10
+            fmt, model=case.model, api_key=API_KEY, base_url=url, timeout=10,
+            tracer_provider=tracer_provider,
         ) as p:
             if case.operation == "ready":
                 return await p.ready()
@@ -143,6 +166,7 @@ def _run(case: oa.Case, fmt: Any, url: str) -> tuple[Any, BaseException | None]:
                 response_schema=request.get("response_schema"),
                 tool_choice=request.get("tool_choice"),
                 stream=bool(case.call.get("stream")),
+                retry=retry,
             )
 
     try:
@@ -159,6 +183,9 @@ def test_runtime(case: oa.Case) -> None:
     fmt = wm.get_format(case.format_key)
     mock = _Mock(case, fmt)
     before = copy.deepcopy(case.request)
+    if case.retry is not None:
+        _check_retry_case(case, fmt, mock, before)
+        return
     with LoopbackServer(mock) as server:
         result, error = _run(case, fmt, server.url)
     assert not server.errors, server.errors
@@ -253,3 +280,119 @@ def test_runtime(case: oa.Case) -> None:
     assert not problems, report(
         f"{case.id}: response differs", problems, f"response={plain(result)}"
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# §7.1 call-level retry / reask
+
+
+def _span_problems(expected: list[dict[str, Any]], spans: list[Any]) -> list[str]:
+    """The fixture's `llm_spans` against the attempt spans. OpenArmature's own response
+    attributes are read from their GenAI equivalents (`openarmature.llm.finish_reason` is
+    `gen_ai.response.finish_reasons[0]`, `.model` is `gen_ai.response.model`); the attempt
+    attributes carry the §7.1 names; `error_category` is `error.type`."""
+    if len(spans) != len(expected):
+        return [f"llm_spans: expected {len(expected)} attempt spans, got {len(spans)}"]
+    problems: list[str] = []
+    for i, (want, span) in enumerate(zip(expected, spans)):
+        attrs = dict(span.attributes or {})
+        where = f"llm_spans[{i}]"
+        for name, value in (want.get("attributes") or {}).items():
+            if name == "openarmature.llm.finish_reason":
+                got: Any = list(attrs.get("gen_ai.response.finish_reasons") or [None])[0]
+            elif name == "openarmature.llm.model":
+                got = attrs.get("gen_ai.response.model")
+            else:
+                got = attrs.get(name, "<absent>")
+            if got != value:
+                problems.append(f"{where}.{name}: expected {value!r}, got {got!r}")
+        for name in want.get("attributes_absent") or ():
+            if name in attrs:
+                problems.append(f"{where}.{name}: expected absent, got {attrs[name]!r}")
+        category = attrs.get("error.type")
+        if category != want.get("error_category"):
+            problems.append(f"{where}.error_category: expected {want.get('error_category')!r}, got {category!r}")
+    return problems
+
+
+def _wire_request_problems(case: oa.Case, fmt: Any, sent: list[Any]) -> list[str]:
+    """`wire_requests`: attempt i's body is the base request's wire form with the attempt's
+    `sampling` merged into the config (so its fields are the base's, overridden), and its
+    `messages` are the caller's followed by `appended_messages` (exact `content`, or every
+    `content_contains` substring in it)."""
+    expected = case.expected.get("wire_requests")
+    if expected is None:  # 056-058: one request per attempt span, each the unchanged request
+        expected = [{} for _ in case.expected.get("llm_spans") or ()]
+    if len(sent) != len(expected):
+        return [f"wire_requests: expected {len(expected)} requests, got {len(sent)}"]
+    request = case.request or {}
+    base_messages = fmt.request_to_wire(request)["messages"]
+    problems: list[str] = []
+    for i, (want, wire) in enumerate(zip(expected, sent)):
+        where = f"wire_requests[{i}]"
+        config = {**(request.get("config") or {}), **(want.get("sampling") or {})}
+        shaped = fmt.request_to_wire({**request, **({"config": config} if config else {})})
+        shaped.pop("messages")
+        problems += deep_match(
+            shaped, {k: v for k, v in wire.items() if k != "messages"}, where, wildcard=False
+        )
+        messages = wire.get("messages") or []
+        if messages[: len(base_messages)] != base_messages:
+            problems.append(f"{where}.messages: the caller's messages are not sent first, unchanged")
+        appended = messages[len(base_messages) :]
+        wanted = want.get("appended_messages") or []
+        if len(appended) != len(wanted):
+            problems.append(f"{where}.appended_messages: expected {len(wanted)}, got {appended!r}")
+            continue
+        for j, (w, got) in enumerate(zip(wanted, appended)):
+            at = f"{where}.appended_messages[{j}]"
+            if got.get("role") != w["role"]:
+                problems.append(f"{at}.role: expected {w['role']!r}, got {got.get('role')!r}")
+            content = got.get("content")
+            if "content" in w and content != w["content"]:
+                problems.append(f"{at}.content: expected {w['content']!r}, got {content!r}")
+            for part in w.get("content_contains") or ():
+                if not isinstance(content, str) or part not in content:
+                    problems.append(f"{at}.content: {part!r} not in {content!r}")
+    return problems
+
+
+def _check_retry_case(case: oa.Case, fmt: Any, mock: _Mock, before: Any) -> None:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+    observed: list[tuple[str, int]] = []
+    retry = _retry_record(case, observed)
+    retry_before = copy.deepcopy(case.retry)
+    with LoopbackServer(mock) as server:
+        result, error = _run(case, fmt, server.url, tracer_provider, retry)
+    assert not server.errors, server.errors
+    problems = list(mock.problems)
+    if case.request != before:
+        problems.append("complete() mutated the caller's messages or config")
+    if case.retry != retry_before:
+        problems.append("complete() mutated the retry record")
+    sent = [seen.json() for seen in server.requests]
+    problems += _wire_request_problems(case, fmt, sent)
+    expected_spans = case.expected.get("llm_spans") or []
+    problems += _span_problems(expected_spans, list(exporter.get_finished_spans()))
+    # on_retry observes each retry once, with the failed attempt's error, before its wait
+    wanted_retries = [(s["error_category"], s["attempt_index"]) for s in expected_spans[:-1]]
+    if observed != wanted_retries:
+        problems.append(f"on_retry: expected {wanted_retries}, got {observed}")
+    raises = case.expected_raises
+    if raises is not None:
+        if error is None:
+            problems.append(f"expected {raises['category']}, got a response: {plain(result)}")
+        else:
+            problems += base._error_problems(error, raises, case)
+        assert not problems, report(f"{case.id}: retry loop", problems, f"error={error!r}", f"sent={sent}")
+        return
+    if error is not None:
+        pytest.fail(report(f"{case.id}: complete() raised {error!r}", problems, f"sent={sent}"))
+    problems += base._response_problems(case.expected_response or {}, plain(result), mock.sent[-1])
+    assert not problems, report(f"{case.id}: retry loop", problems, f"response={plain(result)}", f"sent={sent}")

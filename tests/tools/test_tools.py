@@ -85,7 +85,7 @@ def test_property_mapping_form_nested_items_and_properties() -> None:
 @pytest.mark.parametrize(
     "props, where, message",
     [
-        ([{"name": "a", "kind": "decimal"}], "properties[0].kind", "not in the §7.1.4 table"),
+        ([{"name": "a", "kind": "decimal"}], "properties[0].kind", "not a Prompty property kind"),
         ([{"kind": "string"}], "properties[0]", "non-empty string `name`"),
         ([{"name": "a", "kind": "string", "requried": True}], "properties[0]", "unknown property key(s) requried"),
         ([{"name": "a", "kind": "string"}, {"name": "a", "kind": "integer"}], "properties[1]", "listed twice"),
@@ -472,7 +472,7 @@ def _with_result(content: Any) -> dict[str, Any]:
     [
         ("anthropic_messages", [], "messages[2].content", "must not be empty"),
         ("anthropic_messages", [{"type": "thinking", "text": "t", "signature": "s"}], "messages[2].content[0]", "holds text, image, audio and file blocks"),
-        ("openarmature.openai_chat", [{"type": "text", "text": "a"}], "messages[2].content", "OpenArmature §3"),
+        ("openarmature.openai_chat", [{"type": "text", "text": "a"}], "messages[2].content", "serialise structured tool results"),
     ],
 )
 def test_tool_result_parts_are_checked(fmt: str, content: Any, path: str, words: str) -> None:
