@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo generate check test typecheck translation bench fuzz clean
+.PHONY: setup demo generate check test typecheck translation docs bench fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,11 +40,15 @@ check: $(STAMP)
 translation: $(STAMP)
 	$(PY) tests/translate/matrix.py --write generated/TRANSLATION.md
 
+## docs/api.md from the public names' signatures and docstrings (tests/test_api_docs.py checks it).
+docs: $(STAMP)
+	$(PY) -m wiremap._apidoc
+
 ## mypy --strict on the runtime and the generated code, as an installed wheel lays them out.
 typecheck: $(STAMP)
 	rm -rf build/typecheck
 	$(PY) -m pip install --quiet --no-deps --target build/typecheck .
-	cd build/typecheck && ../../$(PY) -m mypy --strict --no-incremental -p wiremap.runtime -p wiremap.generated -m wiremap.tools
+	cd build/typecheck && ../../$(PY) -m mypy --strict --no-incremental -p wiremap.runtime -p wiremap.generated -m wiremap.tools -m wiremap.gateway_config -m wiremap.gateway_metrics -m wiremap.gateway_endpoints
 
 ## The whole suite: generated code in sync, tests (generated fixture tests included), types.
 test: $(STAMP)

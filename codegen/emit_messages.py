@@ -703,7 +703,7 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         out.add(f"if key == {lit(wire)}:  # managed on every call, never sent by this mapping")
         out.add(f"    if not _w.deep_equal(value, {lit(value)}):")
         out.add("        raise InvalidRequestError(")
-        why = f" conflicts with {ir.key}, which requires {wire}={value!r} (OpenArmature §6 managed field)"
+        why = f" conflicts with {ir.key}, which sets {wire}={value!r} on every call itself; leave it out of config.extras"
         out.add(f"            'extras key ' + repr(key) + {lit(why)},")
         out.add("            path='config.extras.' + key,")
         out.add("        )")
@@ -723,7 +723,7 @@ def _emit_request_to_wire(em: "Emitter") -> None:
             out.add("    continue")
         out.add("if not _w.deep_equal(target[key], value):")
         out.add("    raise InvalidRequestError(")
-        why = f" conflicts with the value {ir.key} sets for it (OpenArmature §6 managed field)"
+        why = f" conflicts with the value {ir.key} writes there from the request itself; set it through the request, or give the same value"
         out.add(f"        'extras key ' + repr(key) + {lit(why)},")
         out.add("        path='config.extras.' + key,")
         out.add("    )")

@@ -21,6 +21,7 @@ from .resolve import Resolved
 from .reasoning import build_reasoning
 from .wire_rules import build_tool_name_rule, build_wire_rules
 from .stream_table import compile_stream
+from .transport_rows import COUNT_ANSWER, COUNT_REQUEST, MODELS_MODEL, MODELS_PAGE, TransportRowError, check_template
 from .usage import build_usage
 from .wiretemplate import Arr, Lit, Node, Obj, Slot, TemplateSyntaxError, parse_template, slot_path, slots_of
 
@@ -224,6 +225,7 @@ def build_error_rules(errs: dict[str, Any], err: Callable[[str, str], MappingErr
     return rules
 
 
+_PATH_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 _PATH_TOKEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]")
 
 
@@ -439,7 +441,7 @@ class _Builder:
                     f"{{{name}}}: a path placeholder names a top-level request field the transport moves into the URL; "
                     f"expected {{{model_field}}} (request.model)",
                 )
-        return {
+        out: dict[str, Any] = {
             "base_url": t["base_url"],
             "endpoint": dict(t["endpoint"]),
             "auth": auth,
@@ -447,6 +449,44 @@ class _Builder:
             "api_key_env": t.get("api_key_env"),
             "ready": dict(t["ready"]) if "ready" in t else None,
         }
+        # the gateway's rows, present only where the mapping has them
+        if "models" in t:
+            out["models"] = self.models_row(t["models"])
+        if "count_tokens" in t:
+            out["count_tokens"] = self.count_tokens_row(t["count_tokens"])
+        return out
+
+    def models_row(self, row: dict[str, Any]) -> dict[str, Any]:
+        """`transport.models`: the gateway's list endpoint in this format (mappings/README.md)."""
+        if _PATH_PLACEHOLDER.search(row["path"]):
+            raise self.err("/transport/models/path", f"{row['path']!r}: the models path takes no placeholder")
+        self.transport_template("/transport/models/page", row["page"], MODELS_PAGE, ("models",))
+        self.transport_template("/transport/models/model", row["model"], MODELS_MODEL, ("id",))
+        return {"path": row["path"], "page": row["page"], "model": row["model"]}
+
+    def count_tokens_row(self, row: dict[str, Any]) -> dict[str, Any]:
+        """`transport.count_tokens`: the format's own token counter (mappings/README.md)."""
+        model_field = self.data["request"]["model"]
+        for name in _PATH_PLACEHOLDER.findall(row["path"]):
+            if name != model_field:
+                raise self.err(
+                    "/transport/count_tokens/path",
+                    f"{{{name}}}: a path placeholder names a top-level request field the transport moves into the URL; "
+                    f"expected {{{model_field}}} (request.model)",
+                )
+        request = row.get("request", "{request}")
+        self.transport_template("/transport/count_tokens/request", request, COUNT_REQUEST, ("request",))
+        self.transport_template("/transport/count_tokens/answer", row["answer"], COUNT_ANSWER, ("count",))
+        model = row.get("model", "{model}")
+        if _PATH_PLACEHOLDER.findall(model) != ["model"]:
+            raise self.err("/transport/count_tokens/model", f"{model!r}: place {{model}} once (the model's id), e.g. \"models/{{model}}\"")
+        return {"method": row["method"], "path": row["path"], "fields": list(row["fields"]), "request": request, "model": model, "answer": row["answer"]}
+
+    def transport_template(self, pointer: str, value: Any, allowed: dict[str, bool], required: tuple[str, ...]) -> None:
+        try:
+            check_template(value, pointer, allowed, required)
+        except TransportRowError as exc:
+            raise self.err(exc.pointer, str(exc)) from None
 
     def build(self) -> FormatIR:
         d = self.data

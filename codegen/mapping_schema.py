@@ -580,6 +580,23 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                     },
                     required=["method", "path"],
                 ),
+                # the gateway's list endpoint in this format (GET path, page and model templates)
+                "models": _obj(
+                    {"path": {"type": "string", "pattern": "^/"}, "page": TEMPLATE, "model": TEMPLATE},
+                    required=["path", "page", "model"],
+                ),
+                # the format's own token counter: where it is, what body it takes, how it answers
+                "count_tokens": _obj(
+                    {
+                        "method": {"enum": ["POST"]},
+                        "path": {"type": "string", "pattern": "^/"},
+                        "fields": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1, "uniqueItems": True},
+                        "request": TEMPLATE,
+                        "model": {"type": "string", "minLength": 1},
+                        "answer": TEMPLATE,
+                    },
+                    required=["method", "path", "fields", "answer"],
+                ),
             },
             required=["base_url", "endpoint", "auth"],
         ),

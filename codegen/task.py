@@ -273,7 +273,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     out.add("if key in body:")
     out.add("    if _w.deep_equal(body[key], value):")
     out.add("        continue")
-    why = f" conflicts with the value {ir.key} sets for it (OpenArmature §6 managed field)"
+    why = f" conflicts with the value {ir.key} writes there from the request itself; set it through the request, or give the same value"
     out.add(f"    raise InvalidRequestError('extras key ' + repr(key) + {lit(why)}, path=path)")
     out.add("body[key] = _w.canonical_json(value)")
     out.dedent()

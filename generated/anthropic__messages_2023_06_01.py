@@ -241,6 +241,7 @@ WIRE_KEYS: Final = frozenset(
         "signature",
         "signature_delta",
         "source",
+        "speed",
         "sse",
         "start",
         "status",
@@ -294,6 +295,39 @@ TRANSPORT: Final = {
     "headers": {"anthropic-version": "2023-06-01"},
     "api_key_env": "ANTHROPIC_API_KEY",
     "ready": {"method": "GET", "path": "/v1/models?limit=1000", "list": "data", "id": "id"},
+    "models": {
+        "path": "/v1/models",
+        "page": {
+            "data": "{models}",
+            "has_more": False,
+            "first_id": "{first_id}",
+            "last_id": "{last_id}",
+        },
+        "model": {
+            "type": "model",
+            "id": "{id}",
+            "display_name": "{display_name}",
+            "created_at": "{created_at}",
+        },
+    },
+    "count_tokens": {
+        "method": "POST",
+        "path": "/v1/messages/count_tokens",
+        "fields": [
+            "model",
+            "messages",
+            "system",
+            "tools",
+            "tool_choice",
+            "thinking",
+            "output_config",
+            "cache_control",
+            "speed",
+        ],
+        "request": "{request}",
+        "model": "{model}",
+        "answer": {"input_tokens": "{count}"},
+    },
 }  # how the runtime reaches the provider (mapping `transport:`)
 
 
@@ -717,7 +751,7 @@ def _request_to_wire(
                     raise InvalidRequestError(
                         "extras key "
                         + repr(key)
-                        + " conflicts with anthropic.messages_2023_06_01, which requires stream=False (OpenArmature §6 managed field)",
+                        + " conflicts with anthropic.messages_2023_06_01, which sets stream=False on every call itself; leave it out of config.extras",
                         path="config.extras." + key,
                     )
                 continue
@@ -731,7 +765,7 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value anthropic.messages_2023_06_01 sets for it (OpenArmature §6 managed field)",
+                    + " conflicts with the value anthropic.messages_2023_06_01 writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)

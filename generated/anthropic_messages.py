@@ -198,6 +198,7 @@ WIRE_KEYS: Final = frozenset(
         "signature",
         "signature_delta",
         "source",
+        "speed",
         "sse",
         "start",
         "status",
@@ -268,6 +269,39 @@ TRANSPORT: Final = {
     "headers": {"anthropic-version": "2026-10-21"},
     "api_key_env": "ANTHROPIC_API_KEY",
     "ready": {"method": "GET", "path": "/v1/models?limit=1000", "list": "data", "id": "id"},
+    "models": {
+        "path": "/v1/models",
+        "page": {
+            "data": "{models}",
+            "has_more": False,
+            "first_id": "{first_id}",
+            "last_id": "{last_id}",
+        },
+        "model": {
+            "type": "model",
+            "id": "{id}",
+            "display_name": "{display_name}",
+            "created_at": "{created_at}",
+        },
+    },
+    "count_tokens": {
+        "method": "POST",
+        "path": "/v1/messages/count_tokens",
+        "fields": [
+            "model",
+            "messages",
+            "system",
+            "tools",
+            "tool_choice",
+            "thinking",
+            "output_config",
+            "cache_control",
+            "speed",
+        ],
+        "request": "{request}",
+        "model": "{model}",
+        "answer": {"input_tokens": "{count}"},
+    },
 }  # how the runtime reaches the provider (mapping `transport:`)
 # the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
@@ -1355,7 +1389,7 @@ def _request_to_wire(
                     raise InvalidRequestError(
                         "extras key "
                         + repr(key)
-                        + " conflicts with anthropic_messages, which requires stream=False (OpenArmature §6 managed field)",
+                        + " conflicts with anthropic_messages, which sets stream=False on every call itself; leave it out of config.extras",
                         path="config.extras." + key,
                     )
                 continue
@@ -1369,7 +1403,7 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value anthropic_messages sets for it (OpenArmature §6 managed field)",
+                    + " conflicts with the value anthropic_messages writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)

@@ -176,6 +176,7 @@ WIRE_KEYS: Final = frozenset(
         "joined_text",
         "json_schema",
         "length",
+        "list",
         "list_or_string",
         "logprobs",
         "low",
@@ -308,6 +309,16 @@ TRANSPORT: Final = {
     "headers": {},
     "api_key_env": "DEEPSEEK_API_KEY",
     "ready": {"method": "GET", "path": "/models", "list": "data", "id": "id"},
+    "models": {
+        "path": "/v1/models",
+        "page": {"object": "list", "data": "{models}"},
+        "model": {
+            "id": "{id}",
+            "object": "model",
+            "created": "{created}",
+            "owned_by": "{owned_by}",
+        },
+    },
 }  # how the runtime reaches the provider (mapping `transport:`)
 # the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
@@ -884,7 +895,7 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value deepseek sets for it (OpenArmature §6 managed field)",
+                    + " conflicts with the value deepseek writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)

@@ -123,6 +123,7 @@ WIRE_KEYS: Final = frozenset(
         "content_blocks",
         "content_filter",
         "contents",
+        "countTokens",
         "data",
         "default",
         "defaults",
@@ -148,6 +149,7 @@ WIRE_KEYS: Final = frozenset(
         "functionCallingConfig",
         "functionDeclarations",
         "functionResponse",
+        "generateContent",
         "generationConfig",
         "group_into_user_message",
         "header",
@@ -288,6 +290,32 @@ TRANSPORT: Final = {
         "path": "/v1beta/models?pageSize=1000",
         "list": "models",
         "id": "name",
+    },
+    "models": {
+        "path": "/v1beta/models",
+        "page": {"models": "{models}"},
+        "model": {
+            "name": "models/{id}",
+            "displayName": "{display_name}",
+            "supportedGenerationMethods": ["generateContent", "countTokens"],
+        },
+    },
+    "count_tokens": {
+        "method": "POST",
+        "path": "/v1beta/models/{model}:countTokens",
+        "fields": [
+            "model",
+            "contents",
+            "systemInstruction",
+            "tools",
+            "toolConfig",
+            "generationConfig",
+            "safetySettings",
+            "cachedContent",
+        ],
+        "request": {"generateContentRequest": "{request}"},
+        "model": "models/{model}",
+        "answer": {"totalTokens": "{count}"},
     },
 }  # how the runtime reaches the provider (mapping `transport:`)
 # the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
@@ -1299,7 +1327,7 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value gemini_generate_content sets for it (OpenArmature §6 managed field)",
+                    + " conflicts with the value gemini_generate_content writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)

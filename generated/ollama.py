@@ -177,6 +177,7 @@ WIRE_KEYS: Final = frozenset(
         "joined_text",
         "json_schema",
         "length",
+        "list",
         "list_or_string",
         "logprobs",
         "low",
@@ -308,6 +309,16 @@ TRANSPORT: Final = {
     "headers": {},
     "api_key_env": None,
     "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
+    "models": {
+        "path": "/v1/models",
+        "page": {"object": "list", "data": "{models}"},
+        "model": {
+            "id": "{id}",
+            "object": "model",
+            "created": "{created}",
+            "owned_by": "{owned_by}",
+        },
+    },
 }  # how the runtime reaches the provider (mapping `transport:`)
 
 
@@ -659,7 +670,7 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value ollama sets for it (OpenArmature §6 managed field)",
+                    + " conflicts with the value ollama writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)

@@ -177,6 +177,7 @@ WIRE_KEYS: Final = frozenset(
         "joined_text",
         "json_schema",
         "length",
+        "list",
         "list_or_string",
         "loading",
         "logprobs",
@@ -322,6 +323,16 @@ TRANSPORT: Final = {
         "state": {
             "field": "status",
             "not_loaded": ["not_loaded", "not-loaded", "unloaded", "loading"],
+        },
+    },
+    "models": {
+        "path": "/v1/models",
+        "page": {"object": "list", "data": "{models}"},
+        "model": {
+            "id": "{id}",
+            "object": "model",
+            "created": "{created}",
+            "owned_by": "{owned_by}",
         },
     },
 }  # how the runtime reaches the provider (mapping `transport:`)
@@ -685,7 +696,7 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value openai_compatible sets for it (OpenArmature §6 managed field)",
+                    + " conflicts with the value openai_compatible writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)

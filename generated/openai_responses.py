@@ -110,6 +110,7 @@ WIRE_KEYS: Final = frozenset(
         "content_filter",
         "content_index",
         "content_part",
+        "conversation",
         "created",
         "created_at",
         "data",
@@ -167,6 +168,7 @@ WIRE_KEYS: Final = frozenset(
         "joined_text",
         "json_schema",
         "length",
+        "list",
         "logprobs",
         "low",
         "managed",
@@ -196,6 +198,7 @@ WIRE_KEYS: Final = frozenset(
         "parameters",
         "part",
         "parts",
+        "previous_response_id",
         "prompt_cache_key",
         "provider_authentication",
         "provider_invalid_model",
@@ -258,6 +261,7 @@ WIRE_KEYS: Final = frozenset(
         "top_logprobs",
         "top_p",
         "total_tokens",
+        "truncation",
         "type",
         "unknown",
         "unsupported_content_block",
@@ -299,6 +303,36 @@ TRANSPORT: Final = {
     "headers": {},
     "api_key_env": "OPENAI_API_KEY",
     "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
+    "models": {
+        "path": "/v1/models",
+        "page": {"object": "list", "data": "{models}"},
+        "model": {
+            "id": "{id}",
+            "object": "model",
+            "created": "{created}",
+            "owned_by": "{owned_by}",
+        },
+    },
+    "count_tokens": {
+        "method": "POST",
+        "path": "/v1/responses/input_tokens",
+        "fields": [
+            "model",
+            "input",
+            "instructions",
+            "tools",
+            "tool_choice",
+            "parallel_tool_calls",
+            "reasoning",
+            "text",
+            "truncation",
+            "conversation",
+            "previous_response_id",
+        ],
+        "request": "{request}",
+        "model": "{model}",
+        "answer": {"object": "response.input_tokens", "input_tokens": "{count}"},
+    },
 }  # how the runtime reaches the provider (mapping `transport:`)
 # the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
@@ -1338,7 +1372,7 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value openai_responses sets for it (OpenArmature §6 managed field)",
+                    + " conflicts with the value openai_responses writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)

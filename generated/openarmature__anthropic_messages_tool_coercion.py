@@ -142,6 +142,7 @@ WIRE_KEYS: Final = frozenset(
         "base64",
         "body",
         "budget_tokens",
+        "cache_control",
         "carry",
         "categories",
         "content",
@@ -211,6 +212,7 @@ WIRE_KEYS: Final = frozenset(
         "signature",
         "sorted",
         "source",
+        "speed",
         "status",
         "statuses",
         "stop",
@@ -644,7 +646,7 @@ def _request_to_wire(
                     raise InvalidRequestError(
                         "extras key "
                         + repr(key)
-                        + " conflicts with openarmature.anthropic_messages_tool_coercion, which requires stream=False (OpenArmature §6 managed field)",
+                        + " conflicts with openarmature.anthropic_messages_tool_coercion, which sets stream=False on every call itself; leave it out of config.extras",
                         path="config.extras." + key,
                     )
                 continue
@@ -658,7 +660,7 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value openarmature.anthropic_messages_tool_coercion sets for it (OpenArmature §6 managed field)",
+                    + " conflicts with the value openarmature.anthropic_messages_tool_coercion writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)

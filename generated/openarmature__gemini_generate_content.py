@@ -159,6 +159,7 @@ WIRE_KEYS: Final = frozenset(
         "content_blocks",
         "content_filter",
         "contents",
+        "countTokens",
         "data",
         "default",
         "defaults",
@@ -184,6 +185,7 @@ WIRE_KEYS: Final = frozenset(
         "functionDeclarations",
         "functionResponse",
         "gemini_generate_content",
+        "generateContent",
         "generationConfig",
         "group_into_user_message",
         "header",
@@ -905,7 +907,7 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value openarmature.gemini_generate_content sets for it (OpenArmature §6 managed field)",
+                    + " conflicts with the value openarmature.gemini_generate_content writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)

@@ -170,6 +170,7 @@ WIRE_KEYS: Final = frozenset(
         "content_blocks",
         "content_filter",
         "contents",
+        "countTokens",
         "data",
         "default",
         "defaults",
@@ -195,6 +196,7 @@ WIRE_KEYS: Final = frozenset(
         "functionDeclarations",
         "functionResponse",
         "gemini_generate_content",
+        "generateContent",
         "generationConfig",
         "group_into_user_message",
         "header",
@@ -514,7 +516,7 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value openarmature.gemini_generate_content_prompt_fallback sets for it (OpenArmature §6 managed field)",
+                    + " conflicts with the value openarmature.gemini_generate_content_prompt_fallback writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)

@@ -173,6 +173,7 @@ WIRE_KEYS: Final = frozenset(
         "joined_text",
         "json_schema",
         "length",
+        "list",
         "list_or_string",
         "loading",
         "logprobs",
@@ -715,7 +716,7 @@ def _request_to_wire(
                     raise InvalidRequestError(
                         "extras key "
                         + repr(key)
-                        + " conflicts with openarmature.openai_chat, which requires stream=False (OpenArmature §6 managed field)",
+                        + " conflicts with openarmature.openai_chat, which sets stream=False on every call itself; leave it out of config.extras",
                         path="config.extras." + key,
                     )
                 continue
@@ -729,7 +730,7 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value openarmature.openai_chat sets for it (OpenArmature §6 managed field)",
+                    + " conflicts with the value openarmature.openai_chat writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)

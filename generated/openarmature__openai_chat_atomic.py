@@ -179,6 +179,7 @@ WIRE_KEYS: Final = frozenset(
         "joined_text",
         "json_schema",
         "length",
+        "list",
         "list_or_string",
         "loading",
         "logprobs",
@@ -599,7 +600,7 @@ def _request_to_wire(
                     raise InvalidRequestError(
                         "extras key "
                         + repr(key)
-                        + " conflicts with openarmature.openai_chat_atomic, which requires stream=False (OpenArmature §6 managed field)",
+                        + " conflicts with openarmature.openai_chat_atomic, which sets stream=False on every call itself; leave it out of config.extras",
                         path="config.extras." + key,
                     )
                 continue
@@ -613,7 +614,7 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value openarmature.openai_chat_atomic sets for it (OpenArmature §6 managed field)",
+                    + " conflicts with the value openarmature.openai_chat_atomic writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)

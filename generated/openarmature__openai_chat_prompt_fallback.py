@@ -182,6 +182,7 @@ WIRE_KEYS: Final = frozenset(
         "joined_text",
         "json_schema",
         "length",
+        "list",
         "list_or_string",
         "loading",
         "logprobs",
@@ -619,7 +620,7 @@ def _request_to_wire(
                     raise InvalidRequestError(
                         "extras key "
                         + repr(key)
-                        + " conflicts with openarmature.openai_chat_prompt_fallback, which requires stream=False (OpenArmature §6 managed field)",
+                        + " conflicts with openarmature.openai_chat_prompt_fallback, which sets stream=False on every call itself; leave it out of config.extras",
                         path="config.extras." + key,
                     )
                 continue
@@ -633,7 +634,7 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value openarmature.openai_chat_prompt_fallback sets for it (OpenArmature §6 managed field)",
+                    + " conflicts with the value openarmature.openai_chat_prompt_fallback writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)

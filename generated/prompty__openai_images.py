@@ -252,7 +252,7 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value prompty.openai_images sets for it (OpenArmature §6 managed field)",
+                    + " conflicts with the value prompty.openai_images writes there from the request itself; set it through the request, or give the same value",
                     path=path,
                 )
             body[key] = _w.canonical_json(value)

@@ -150,6 +150,7 @@ WIRE_KEYS: Final = frozenset(
         "content_filter",
         "content_index",
         "content_part",
+        "conversation",
         "created",
         "created_at",
         "data",
@@ -206,6 +207,7 @@ WIRE_KEYS: Final = frozenset(
         "joined_text",
         "json_schema",
         "length",
+        "list",
         "logprobs",
         "low",
         "managed",
@@ -235,6 +237,7 @@ WIRE_KEYS: Final = frozenset(
         "param",
         "parameters",
         "part",
+        "previous_response_id",
         "prompt_cache_key",
         "provider_authentication",
         "provider_invalid_model",
@@ -298,6 +301,7 @@ WIRE_KEYS: Final = frozenset(
         "top_logprobs",
         "top_p",
         "total_tokens",
+        "truncation",
         "type",
         "unknown",
         "unsupported_content_block",
@@ -649,7 +653,7 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value prompty.openai_responses sets for it (OpenArmature §6 managed field)",
+                    + " conflicts with the value prompty.openai_responses writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)

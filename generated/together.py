@@ -180,6 +180,7 @@ WIRE_KEYS: Final = frozenset(
         "joined_text",
         "json_schema",
         "length",
+        "list",
         "list_or_string",
         "logprobs",
         "low",
@@ -288,6 +289,16 @@ TRANSPORT: Final = {
     "headers": {},
     "api_key_env": "TOGETHER_API_KEY",
     "ready": {"method": "GET", "path": "/v1/models", "id": "id"},
+    "models": {
+        "path": "/v1/models",
+        "page": {"object": "list", "data": "{models}"},
+        "model": {
+            "id": "{id}",
+            "object": "model",
+            "created": "{created}",
+            "owned_by": "{owned_by}",
+        },
+    },
 }  # how the runtime reaches the provider (mapping `transport:`)
 
 
@@ -649,7 +660,7 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value together sets for it (OpenArmature §6 managed field)",
+                    + " conflicts with the value together writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)

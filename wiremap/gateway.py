@@ -27,6 +27,11 @@ written as it arrives. Request-side losses are in the `x-wiremap-losses` header;
 ones, known only at the end, are written as a last SSE comment `: wiremap-losses [...]` before
 the stream's end marker (SSE clients ignore comments).
 
+Several upstreams (`create_app(config_file=...)`, `wiremap serve --config`): routes by model,
+fallbacks, retries and an extras policy per upstream, each upstream a `GatewayConfig` of its own
+(`wiremap.gateway_config`). Every request gets an access-log line and counts in `GET /metrics`
+(`wiremap.gateway_metrics`).
+
 Hardening (issue 15):
 - Credentials: in forwarding mode a request without a key is answered 401 in the inbound
   envelope; the gateway never lets `Provider` fall back to an environment key it was not told
@@ -57,7 +62,7 @@ import os
 import re
 import secrets
 from collections import OrderedDict
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Iterable, Mapping
 from typing import Any
 
 from wiremap.runtime.errors import (
@@ -70,8 +75,12 @@ from wiremap.runtime.errors import (
 from wiremap.runtime.format import Format, get_format
 from wiremap.runtime.provider import Provider
 from wiremap.runtime.canonical import Request
+from wiremap.runtime.retry import RetryPolicy
 from wiremap.runtime.translate import Loss, TranslationLossError, request_losses, response_losses, unique_tool_call_ids
 
+from .gateway_config import Routing, apply_extras_policy, through_hops
+from .gateway_metrics import CONTENT_TYPE, Metrics, access_record, observed
+from .gateway_endpoints import allowed_method, endpoint_routes, forward, not_found
 from .gateway_stream import stream_response, strip_stream_fields
 
 __all__ = ["create_app", "app_from_env", "GatewayConfig"]
@@ -141,7 +150,20 @@ class GatewayConfig:
         max_body: int = DEFAULT_MAX_BODY,
         body_timeout: float = DEFAULT_BODY_TIMEOUT,
         offload_bytes: int = DEFAULT_OFFLOAD_BYTES,
+        keep_extras: bool | None = None,
+        allowed_extras: Iterable[str] = (),
+        retry: RetryPolicy | None = None,
+        name: str | None = None,
+        routing: Routing | None = None,
     ) -> None:
+        # keep_extras / allowed_extras: the extras policy (wiremap.gateway_config); retry: this
+        # upstream's retries (none by default); name: the upstream's name in a config file;
+        # routing: the config file's routes, whose upstreams are GatewayConfigs of their own
+        self.keep_extras = keep_extras
+        self.allowed_extras = tuple(allowed_extras)
+        self.retry = retry
+        self.name = name
+        self.routing = routing
         self.inbound: Format = get_format(inbound)
         self.upstream: Format = get_format(upstream)
         for fmt in (self.inbound, self.upstream):  # the gateway answers chat calls (Provider.complete)
@@ -272,10 +294,12 @@ async def _disconnected(receive: Any) -> None:
 class _Gateway:
     def __init__(self, config: GatewayConfig) -> None:
         self.config = config
-        self._providers: OrderedDict[tuple[str, str], Provider] = OrderedDict()
+        self._providers: OrderedDict[tuple[str, str, str], Provider] = OrderedDict()
         self._client: Any = None
         self._loop_thread: Any = None
         self.in_flight = 0
+        self.metrics = Metrics()
+        self.sleep: Any = asyncio.sleep  # between retries; tests replace it
 
     def upstream(self, coro: Any) -> Any:
         """Run `coro` (an upstream call) on the gateway's upstream event loop, a thread of its
@@ -311,14 +335,15 @@ class _Gateway:
             )
         return self._client
 
-    def provider(self, model: str, key: str) -> Provider:
-        cache_key = (model, key)
+    def provider(self, model: str, key: str, lane: GatewayConfig | None = None) -> Provider:
+        lane = lane or self.config  # one upstream of a config file's routes, or the only one
+        cache_key = (lane.name or "", model, key)
         p = self._providers.get(cache_key)
         if p is None:
             # `key` is always explicit here ("" = none): Provider never reads the environment
             p = Provider(
-                self.config.upstream, model=model, api_key=key, base_url=self.config.upstream_url,
-                timeout=self.config.timeout, deadline=self.config.timeout or float("inf"),
+                lane.upstream, model=model, api_key=key, base_url=lane.upstream_url,
+                timeout=self.config.timeout, deadline=lane.timeout or float("inf"),
                 http_client=self.http_client(),
             )
             self._providers[cache_key] = p
@@ -362,6 +387,7 @@ class _Gateway:
 
         if rid is not None:
             exc = self.public(exc, rid)
+        access_record().failed(exc)
         if self.config.inbound.error_to_wire is None:  # pragma: no cover - a pre-error_to_wire module
             return JSONResponse({"error": {"message": str(exc)}}, status_code=status or 500)
         wire_status, body, wire_headers = self.config.inbound.error_to_wire(exc)
@@ -397,6 +423,13 @@ class _Gateway:
     def prepare(self, raw: bytes, path_params: Mapping[str, str]) -> tuple[dict[str, Any], str, list[Loss], bool, Any]:
         """The body read and translated: (canonical request dict, upstream model, losses,
         streaming, the client's body). Pure CPU work: large bodies run it on a worker thread."""
+        plain, streaming, client_body = self.read(raw, path_params)
+        plain, model, losses = self.translate(plain, self.config)
+        return plain, model, losses, streaming, client_body
+
+    def read(self, raw: bytes, path_params: Mapping[str, str]) -> tuple[dict[str, Any], bool, Any]:
+        """The body read with the inbound tables: (canonical request dict, streaming, the
+        client's body)."""
         cfg = self.config
         try:
             body = json.loads(raw)
@@ -409,22 +442,25 @@ class _Gateway:
         flag = body.get("stream")
         if flag is not None and not isinstance(flag, bool):
             raise InvalidRequestError(f"`stream` must be a boolean (true or false), got {json.dumps(flag)[:40]}", path="stream")
-        streaming = flag is True
+        streaming = flag is True or path_params.get("wiremap.stream") == "1"  # or the format's stream path (Gemini)
         client_body = body  # what the client asked of the stream (the usage chunk) is the emitter's input
         if streaming:  # served by wiremap.gateway_stream (the inbound stream table's fields are the mode, not extras)
             body = strip_stream_fields(cfg.inbound, body)
         canonical = cfg.inbound.request_from_wire(body)
         plain = canonical.to_dict()
         plain.pop("stream", None)
-        model = cfg.model_map.get(plain["model"], plain["model"])
+        return plain, streaming, client_body
+
+    def translate(self, plain: dict[str, Any], lane: GatewayConfig, upstream_model: str | None = None) -> tuple[dict[str, Any], str, list[Loss]]:
+        """The canonical request for one upstream (`lane`): (request dict, upstream model,
+        losses). `plain` itself is not changed: a fallback translates it again."""
+        cfg = lane
+        plain = dict(plain)
+        if isinstance(plain.get("config"), dict):
+            plain["config"] = dict(plain["config"])
+        model = upstream_model or cfg.model_map.get(plain["model"], plain["model"])
         plain["model"] = model
-        extras = (plain.get("config") or {}).get("extras")
-        losses: list[Loss] = []
-        if extras and cfg.inbound.provider != cfg.upstream.provider:
-            losses += [Loss(f"config.extras.{k}", "dropped", f"{cfg.inbound.key} field {k!r} is not forwarded to {cfg.upstream.key}") for k in sorted(extras)]
-            del plain["config"]["extras"]
-            if not plain["config"]:
-                del plain["config"]
+        plain, losses = apply_extras_policy(plain, cfg.inbound, lane)
         unique, renamed = unique_tool_call_ids(Request.from_dict(plain)) if getattr(cfg.upstream.module, "UNIQUE_CALL_IDS", False) else (None, [])
         if unique is not None and renamed:
             plain = unique.to_dict()
@@ -433,11 +469,11 @@ class _Gateway:
         losses += more
         if cfg.strict and losses:
             raise TranslationLossError(losses, cfg.inbound.key, cfg.upstream.key)
-        return plain, model, losses, streaming, client_body
+        return plain, model, losses
 
-    def key_for(self, request: Any) -> str:
+    def key_for(self, request: Any, lane: GatewayConfig | None = None) -> str:
         """The upstream key for this request, always explicit ("" = none)."""
-        cfg = self.config
+        cfg = lane or self.config
         if not cfg.forward_client_key:
             return cfg.upstream_api_key or ""
         key = _client_key(cfg.inbound, request.headers, request.query_params)
@@ -474,39 +510,70 @@ class _Gateway:
             if not watcher.done():
                 watcher.cancel()
 
+    @observed  # the access-log line and metrics (wiremap.gateway_metrics)
     async def handle(self, request: Any) -> Any:
         from starlette.responses import JSONResponse, Response
 
         cfg = self.config
         rid = "req_" + secrets.token_hex(8)
+        record = access_record()  # the access-log line and the metrics of this request
+        record.request_id = rid
         slot: _Slot | None = None
         try:
-            key = self.key_for(request)
+            # with a config file's routes the key depends on the upstream the model routes to
+            key = self.key_for(request) if cfg.routing is None else None
             raw = await self.read_body(request)
             slot = self.acquire()
+            if getattr(cfg, "routing", None) is None and cfg.inbound.key == cfg.upstream.key:
+                owned, slot = slot, None  # same format in and out: the bytes go through (wiremap.gateway_endpoints)
+                record.use(cfg.name or cfg.upstream.key, cfg.upstream.key)
+                return await forward(self, request, raw, rid, owned, key=key or "")
             params = dict(request.path_params)
-            if len(raw) > cfg.offload_bytes:
+            offload = len(raw) > cfg.offload_bytes
+            if offload:
                 import anyio.to_thread
 
-                plain, model, losses, streaming, client_body = await anyio.to_thread.run_sync(self.prepare, raw, params)
+                canonical, streaming, client_body = await anyio.to_thread.run_sync(self.read, raw, params)
             else:
-                plain, model, losses, streaming, client_body = self.prepare(raw, params)
-            provider = self.provider(model, key)
+                canonical, streaming, client_body = self.read(raw, params)
+            record.model, record.stream = canonical["model"], streaming
+            hops = cfg.routing.hops(canonical["model"]) if cfg.routing is not None else [(cfg, None)]
+            translated: dict[tuple[int, str | None], tuple[dict[str, Any], str, list[Loss]]] = {}
+
+            async def call(lane: GatewayConfig, upstream_model: str | None) -> tuple[Any, list[Loss], Provider]:
+                """One attempt at one upstream (wiremap.gateway_config.through_hops retries
+                it and falls back to the route's next upstream)."""
+                done = translated.get((id(lane), upstream_model))
+                if done is None:
+                    if offload:
+                        done = await anyio.to_thread.run_sync(self.translate, canonical, lane, upstream_model)
+                    else:
+                        done = self.translate(canonical, lane, upstream_model)
+                    translated[(id(lane), upstream_model)] = done
+                plain, model, losses = done
+                record.upstream_model = model
+                provider = self.provider(model, key if key is not None else self.key_for(request, lane), lane)
+                if streaming:
+                    return await stream_response(self, provider, plain, list(losses), request, rid, slot, client_body=client_body, record=record), losses, provider
+                result = await self.until_disconnect(request, self.upstream(provider.complete(
+                    plain["messages"],
+                    tools=plain.get("tools"),
+                    config=plain.get("config"),
+                    response_schema=plain.get("response_schema"),
+                    tool_choice=plain.get("tool_choice"),
+                    carried=plain.get("carried"),  # written back only where the upstream speaks its wire
+                )))
+                return result, losses, provider
+
+            result, sent_losses, provider = await through_hops(hops, call, record, self.sleep)
             if streaming:
-                response = await stream_response(self, provider, plain, losses, request, rid, slot, client_body=client_body)
                 slot = None  # the response releases it when the stream ends
-                return response
-            result = await self.until_disconnect(request, self.upstream(provider.complete(
-                plain["messages"],
-                tools=plain.get("tools"),
-                config=plain.get("config"),
-                response_schema=plain.get("response_schema"),
-                tool_choice=plain.get("tool_choice"),
-                carried=plain.get("carried"),  # written back only where the upstream speaks its wire
-            )))
+                return result
+            record.usage(result.usage)
             out, back = response_losses(result, cfg.inbound)
-            losses += back
+            losses = sent_losses + back
             responses = len(back)
+            record.losses = len(losses)
         except _ClientGone:
             return Response(status_code=499)
         except _TooLarge as exc:
@@ -523,7 +590,7 @@ class _Gateway:
         finally:
             if slot is not None:
                 slot.release()
-        headers = {"x-wiremap-upstream": cfg.upstream.key, "x-request-id": rid}
+        headers = {"x-wiremap-upstream": provider.format.key, "x-request-id": rid}
         if losses:
             headers["x-wiremap-losses"] = _loss_header(losses, responses)
         return JSONResponse(out, headers=headers)
@@ -689,19 +756,32 @@ class _BodyTimeout(Exception):
 
 
 def create_app(
-    inbound: str,
-    upstream: str,
+    inbound: str | None = None,
+    upstream: str | None = None,
     upstream_url: str | None = None,
+    *,
+    config_file: str | os.PathLike[str] | None = None,
     **options: Any,
 ) -> Any:
-    """The Starlette app for one inbound -> upstream pair (options: see `GatewayConfig`)."""
+    """The Starlette app for one inbound -> upstream pair (options: see `GatewayConfig`), or
+    for the upstreams and routes of a configuration file (`config_file`, wiremap.gateway_config;
+    `options` are then the server-wide ones: timeout, max_in_flight, max_body, ...)."""
     from contextlib import asynccontextmanager
 
     from starlette.applications import Starlette
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
-    config = GatewayConfig(inbound, upstream, upstream_url, **options)
+    if config_file is not None:
+        if inbound is not None or upstream is not None or upstream_url is not None:
+            raise ValueError("give either a config file or inbound/upstream/upstream_url, not both")
+        from .gateway_config import build_routing, load_gateway_file
+
+        config, _routing = build_routing(load_gateway_file(config_file), **options)
+    else:
+        if inbound is None or upstream is None:
+            raise ValueError("create_app needs inbound and upstream formats, or config_file")
+        config = GatewayConfig(inbound, upstream, upstream_url, **options)
     gateway = _Gateway(config)
     _quiet_access_log_queries()
 
@@ -711,12 +791,11 @@ def create_app(
     async def no_route(request: Any, exc: Any) -> Any:
         status = getattr(exc, "status_code", 404)
         if status == 405:
-            allowed = "GET" if request.url.path == "/healthz" else "POST"
+            allowed = "GET" if request.url.path in ("/healthz", "/metrics") else allowed_method(config.inbound, request.url.path)
             message = f"{request.method} is not allowed on {request.url.path}; use {allowed}"
             return gateway.error(InvalidRequestError(message), status=405, headers={"allow": allowed})
         if status == 404:
-            message = f"no such path {request.url.path}: this gateway serves POST {config.path} ({config.inbound.key}) and GET /healthz"
-            return gateway.error(InvalidRequestError(message), status=404)
+            return gateway.error(not_found(config.inbound, request.url.path), status=404)
         return gateway.error(InvalidRequestError(str(getattr(exc, "detail", "") or "bad request")), status=status)
 
     @asynccontextmanager
@@ -724,8 +803,18 @@ def create_app(
         yield
         await gateway.close()
 
+    async def metrics(_request: Any) -> Any:
+        from starlette.responses import Response
+
+        return Response(gateway.metrics.render(), media_type=None, headers={"content-type": CONTENT_TYPE})
+
     app = Starlette(
-        routes=[Route(config.path, gateway.handle, methods=["POST"]), Route("/healthz", health, methods=["GET"])],
+        routes=[
+            Route(config.path, gateway.handle, methods=["POST"]),
+            Route("/healthz", health, methods=["GET"]),
+            Route("/metrics", metrics, methods=["GET"]),  # wiremap.gateway_metrics
+            *endpoint_routes(gateway),  # /health, /ready, models, count_tokens, a stream path (wiremap.gateway_endpoints)
+        ],
         lifespan=lifespan,
         exception_handlers={404: no_route, 405: no_route},
     )
@@ -773,6 +862,7 @@ class _FastPath:
                 return
             gw = self.gateway
             if method == "POST" and gw.in_flight >= gw.config.max_in_flight:
+                gw.metrics.shed(gw.config.inbound.key, self.shed_status)
                 rid = ("req_" + secrets.token_hex(8)).encode()
                 await send({"type": "http.response.start", "status": self.shed_status, "headers": [*self.shed_headers, (b"x-request-id", rid)]})
                 await send({"type": "http.response.body", "body": self.shed_body})
@@ -786,6 +876,12 @@ def app_from_env() -> Any:
     if not text:
         raise RuntimeError(f"${CONFIG_ENV} is not set (run the gateway with `wiremap serve`)")
     data = json.loads(text)
+    if data.pop("access_log", False):
+        from .gateway_metrics import enable_access_log
+
+        enable_access_log()
+    if data.get("config_file"):  # the file is read again in each worker; keys from its environment
+        return create_app(**data)
     key_env = data.pop("upstream_api_key_env", None)
     if key_env:
         key = os.environ.get(key_env)

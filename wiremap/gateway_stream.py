@@ -38,15 +38,16 @@ def strip_stream_fields(fmt: Format, body: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in body.items() if k not in managed}
 
 
-async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any], losses: list[Loss], request: Any = None, rid: str = "", slot: Any = None, client_body: Any = None) -> Any:
+async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any], losses: list[Loss], request: Any = None, rid: str = "", slot: Any = None, client_body: Any = None, record: Any = None) -> Any:
     """The StreamingResponse for one streamed request. The first upstream event is awaited here
     (cancelled if the client leaves meanwhile), so that an error before it is answered with the
     inbound error envelope; `slot` (the gateway's in-flight slot) is released when the response
-    ends, however it ends."""
+    ends, however it ends. `record` (wiremap.gateway_metrics.AccessRecord) gets the stream's
+    usage, losses and error category, and is finished when the response ends."""
     from .gateway import _loss_header
 
     cfg = gateway.config
-    args = dict(tools=plain.get("tools"), config=plain.get("config"), response_schema=plain.get("response_schema"), tool_choice=plain.get("tool_choice"), carried=plain.get("carried"))
+    args: dict[str, Any] = dict(tools=plain.get("tools"), config=plain.get("config"), response_schema=plain.get("response_schema"), tool_choice=plain.get("tool_choice"), carried=plain.get("carried"))
     extra_losses: list[Loss] = []
     first: list[dict[str, Any]] = []
     pump: Any = None
@@ -100,20 +101,28 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
                         yield data
             except ProviderError as exc:
                 failed = True
+                if record is not None:
+                    record.failed(exc)
                 shown = gateway.public(exc, rid) if rid else exc
                 yield emitter.emit({"type": "error", "category": exc.category, "message": getattr(shown, "message", str(shown))})
             except Exception as exc:  # a gateway bug still ends the client's stream in its format
                 failed = True
+                if record is not None:
+                    record.failed(exc)
                 yield emitter.emit({"type": "error", "category": "provider_invalid_response", "message": f"gateway error: {type(exc).__name__}"})
         out_losses = list(extra_losses) + list(emitter.losses)
         if not failed:
             try:
                 response = assembler.response()
+                if record is not None:
+                    record.usage(response.usage)
                 _wire, more = response_losses(response, cfg.inbound)
                 seen = {(loss.path, loss.kind) for loss in out_losses}
                 out_losses += [loss for loss in more if (loss.path, loss.kind) not in seen and not loss.path.startswith("message.content")]
             except ProviderError:
                 pass
+        if record is not None:
+            record.losses = len(losses) + len(out_losses)
         trailer = None
         if out_losses:
             trailer = "wiremap-losses " + json.dumps([loss.to_dict() for loss in out_losses], ensure_ascii=True, separators=(",", ":"))
@@ -127,12 +136,14 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
             if pump is not None:  # a client that left: the upstream call ends too
                 pump.close()
 
-    headers = {"x-wiremap-upstream": cfg.upstream.key, "cache-control": "no-cache"}
+    headers = {"x-wiremap-upstream": provider.format.key, "cache-control": "no-cache"}
     if rid:
         headers["x-request-id"] = rid
     if losses:
         headers["x-wiremap-losses"] = _loss_header(losses)
-    return _SlotResponse(guarded(), slot, media_type="text/event-stream", headers=headers)
+    if record is not None:
+        record.deferred = True  # finished by the response, at the stream's end
+    return _SlotResponse(guarded(), slot, media_type="text/event-stream", headers=headers, record=record)
 
 
 def _slot_response_class() -> Any:
@@ -141,9 +152,10 @@ def _slot_response_class() -> Any:
     class SlotResponse(StreamingResponse):
         """A StreamingResponse that releases the gateway's in-flight slot when it is done."""
 
-        def __init__(self, content: Any, slot: Any, **kwargs: Any) -> None:
+        def __init__(self, content: Any, slot: Any, record: Any = None, **kwargs: Any) -> None:
             super().__init__(content, **kwargs)
             self._slot = slot
+            self._record = record
 
         async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
             try:
@@ -154,15 +166,17 @@ def _slot_response_class() -> Any:
                 aclose = getattr(self.body_iterator, "aclose", None)
                 if aclose is not None:  # never started (the client left first): close it now
                     await aclose()
+                if self._record is not None:
+                    self._record.finish(self.status_code)
 
     return SlotResponse
 
 
-def _SlotResponse(content: Any, slot: Any, **kwargs: Any) -> Any:
+def _SlotResponse(content: Any, slot: Any, record: Any = None, **kwargs: Any) -> Any:
     global _slot_class
     if _slot_class is None:
         _slot_class = _slot_response_class()
-    return _slot_class(content, slot, **kwargs)
+    return _slot_class(content, slot, record, **kwargs)
 
 
 _slot_class: Any = None

@@ -644,7 +644,7 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value tiny_chat sets for it (OpenArmature §6 managed field)",
+                    + " conflicts with the value tiny_chat writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
