@@ -32,6 +32,9 @@ globals().update({_n: getattr(_runtime, _n) for _n in _runtime_all if _n not in 
 
 __version__ = "0.1.0"
 
+#: Dataset conversion for any engine to map (wiremap.convert), imported on first access.
+_CONVERT_NAMES = ("BatchTranslator", "batch_translator")
+
 if TYPE_CHECKING:
     # The public names, spelled out so that type checkers see each one typed (mypy reads
     # neither the runtime's computed `__all__` nor a star import of it): `X as X` re-exports.
@@ -113,6 +116,8 @@ if TYPE_CHECKING:
         Translator as Translator,
         translator as translator,
         Provider as Provider,
+        RetryPolicy as RetryPolicy,
+        RetryConfig as RetryConfig,
         Loss as Loss,
         Translation as Translation,
         TranslationLossError as TranslationLossError,
@@ -134,11 +139,18 @@ if TYPE_CHECKING:
         stream_request_to_wire as stream_request_to_wire,
         translate_stream as translate_stream,
     )
+    from wiremap.convert import BatchTranslator as BatchTranslator, batch_translator as batch_translator
 else:
-    __all__ = [*_runtime_all, "__version__"]
+    __all__ = [*_runtime_all, *_CONVERT_NAMES, "__version__"]
 
 
 def __getattr__(name: str) -> Any:
+    if name in _CONVERT_NAMES:
+        from wiremap import convert as _convert
+
+        value = getattr(_convert, name)
+        globals()[name] = value
+        return value
     if name in _runtime._LAZY_NAMES:
         value = getattr(_runtime, name)
         globals()[name] = value
@@ -147,4 +159,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_runtime._LAZY_NAMES))
+    return sorted(set(globals()) | set(_runtime._LAZY_NAMES) | set(_CONVERT_NAMES))

@@ -51,21 +51,33 @@ def _main(argv: list[str] | None = None) -> int:
     p.add_argument("--strict", action="store_true", help="fail (exit 1) when anything would be lost")
     p.add_argument("--keep-extras", action="store_true", default=None, help="forward source wire fields the canonical model does not declare")
     p.add_argument("file", nargs="?", default="-", help="JSON body (default: stdin)")
-    p = sub.add_parser("convert", help="translate a JSONL dataset line by line (constant memory, resumable)")
+    p = sub.add_parser("convert", help="translate a dataset (JSONL, Parquet) record by record (constant memory, resumable)")
     p.add_argument("--from", required=True, dest="source", help="source format key")
     p.add_argument("--to", required=True, dest="target", help="target format key")
-    p.add_argument("--what", choices=["request", "response"], default="request", help="what each line is (default: request)")
-    p.add_argument("-o", "--output", required=True, help="output JSONL (one line per translated input line)")
+    p.add_argument(
+        "--what", choices=["request", "response", "conversation"], default="request",
+        help="what each record is (default: request); conversation: a fine-tuning or eval record, "
+        "messages with the final assistant turn, no model needed",
+    )
+    p.add_argument("--model", default=None, help="the model of records that carry none")
+    p.add_argument("-o", "--output", required=True, help="output file (one record per translated input record)")
     p.add_argument("--rejects", default=None, help="reject records JSONL (default: OUTPUT.rejects.jsonl)")
+    p.add_argument("--input-format", choices=["jsonl", "parquet"], default=None, help="default: parquet for .parquet/.pq or a folder (a Hugging Face dataset), else jsonl")
+    p.add_argument("--output-format", choices=["jsonl", "parquet"], default=None, help="default: parquet for .parquet/.pq, else jsonl")
+    p.add_argument("--field", default=None, help="the column holding each record (or its messages) in a Parquet input; the output column's name")
+    p.add_argument("--engine", choices=["local", "dask"], default="local", help="local processes, or a Dask cluster (default: local)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS", help="with --engine dask: a running scheduler (default: a local cluster of --jobs workers)")
+    p.add_argument("--batch-size", type=int, default=256, help="records per batch (and per Dask task; default: 256)")
     p.add_argument("-j", "--jobs", type=int, default=1, help="worker processes (default: 1)")
     p.add_argument("--strict", action="store_true", help="reject a line when anything would be lost")
     p.add_argument("--keep-extras", action="store_true", default=None, help="forward source wire fields the canonical model does not declare")
     p.add_argument("--resume", action="store_true", help="go on from the last checkpoint of an interrupted run")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar on stderr (default: when stderr is a terminal)")
-    p.add_argument("input", help="input JSONL (- for stdin)")
+    p.add_argument("input", help="input: JSONL (- for stdin), a Parquet file, or a dataset folder")
     p = sub.add_parser("serve", help="run the translating gateway: clients speak --inbound, the upstream speaks --upstream")
-    p.add_argument("--inbound", required=True, help="the format clients speak, e.g. openai_chat")
-    p.add_argument("--upstream", required=True, help="the format of the upstream, e.g. anthropic_messages")
+    p.add_argument("--config", default=None, metavar="FILE", help="upstreams, routes by model, fallbacks, retries and extras policy from a YAML/TOML file (instead of --inbound/--upstream...)")
+    p.add_argument("--inbound", default=None, help="the format clients speak, e.g. openai_chat")
+    p.add_argument("--upstream", default=None, help="the format of the upstream, e.g. anthropic_messages")
     p.add_argument("--upstream-url", default=None, help="the upstream base URL (default: the upstream table's base_url)")
     p.add_argument("--upstream-api-key-env", default=None, help="use the key in this env variable instead of forwarding the client's")
     p.add_argument("--model-map", action="append", default=[], metavar="FROM=TO", help="rename a client model for the upstream (repeatable)")
@@ -76,7 +88,7 @@ def _main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=600.0, help="seconds an upstream call may take in total (default: 600)")
     p.add_argument("--max-in-flight", type=int, default=128, help="concurrent upstream requests per worker; past it clients get 429 with retry-after (default: 128)")
     p.add_argument("--max-body", type=_size, default=32 * 1024 * 1024, metavar="BYTES", help="largest request body, e.g. 32M (default: 32M); larger ones get 413")
-    p.add_argument("--access-log", action=argparse.BooleanOptionalAction, default=True, help="uvicorn's access log, query strings redacted (default: on)")
+    p.add_argument("--access-log", action=argparse.BooleanOptionalAction, default=True, help="uvicorn's access log, query strings redacted, and the JSON line per request of the wiremap.gateway.access logger (default: on)")
     p.add_argument("--graceful-timeout", type=float, default=30.0, help="on SIGTERM, seconds to let requests in flight finish before they are cut (default: 30)")
     p = sub.add_parser("tools", help="print the tools of an MCP server or an OpenAPI document as a format's wire tools (wiremap.tools)")
     src = p.add_mutually_exclusive_group(required=True)
@@ -293,15 +305,21 @@ def _translate(args: argparse.Namespace) -> int:
 def _convert(args: argparse.Namespace) -> int:
     import wiremap
     from wiremap.convert import ResumeMismatchError, convert_file
+    from wiremap.datasets import DatasetFormatError
 
-    if args.jobs < 1:
-        print("error: --jobs must be at least 1", file=sys.stderr)
+    if args.jobs < 1 or args.batch_size < 1:
+        print("error: --jobs and --batch-size must be at least 1", file=sys.stderr)
+        return 2
+    if args.scheduler is not None and args.engine != "dask":
+        print("error: --scheduler needs --engine dask", file=sys.stderr)
         return 2
     try:
         summary = convert_file(
             args.source, args.target, args.input, args.output,
             rejects_path=args.rejects, what=args.what, jobs=args.jobs, strict=args.strict,
             keep_extras=args.keep_extras, resume=args.resume, progress=args.progress,
+            model=args.model, engine=args.engine, scheduler=args.scheduler, batch_size=args.batch_size,
+            input_format=args.input_format, output_format=args.output_format, field=args.field,
         )
     except KeyboardInterrupt:
         checkpoint = args.output + ".checkpoint"
@@ -311,7 +329,10 @@ def _convert(args: argparse.Namespace) -> int:
             how = "no batch was complete yet: run the same command again (with or without --resume)"
         print(f"\ninterrupted; {how}", file=sys.stderr)
         return INTERRUPTED
-    except ResumeMismatchError as exc:
+    except (ResumeMismatchError, DatasetFormatError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:  # an option convert_file refuses (a Parquet stdin, a missing engine)
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except wiremap.UnknownFormatError as exc:
@@ -349,6 +370,17 @@ def _serve(args: argparse.Namespace) -> int:
     except ImportError:
         print("error: the gateway needs its extra packages: pip install 'wiremap[gateway]'", file=sys.stderr)
         return 2
+    if args.config is not None:
+        given = [flag for flag, value in (
+            ("--inbound", args.inbound), ("--upstream", args.upstream), ("--upstream-url", args.upstream_url),
+            ("--upstream-api-key-env", args.upstream_api_key_env), ("--model-map", args.model_map), ("--strict", args.strict),
+        ) if value]
+        if given:
+            print(f"error: --config {args.config}: {', '.join(given)} conflict(s) with the file; set them in the file", file=sys.stderr)
+            return 2
+    elif args.inbound is None or args.upstream is None:
+        print("error: serve needs --inbound and --upstream, or --config FILE", file=sys.stderr)
+        return 2
     model_map = {}
     for item in args.model_map:
         if "=" not in item:
@@ -360,21 +392,22 @@ def _serve(args: argparse.Namespace) -> int:
         if not value > 0:
             print(f"error: {name} must be positive", file=sys.stderr)
             return 2
-    config = {
-        "inbound": args.inbound, "upstream": args.upstream, "upstream_url": args.upstream_url,
-        "model_map": model_map, "strict": args.strict, "timeout": args.timeout,
-        "max_in_flight": args.max_in_flight, "max_body": args.max_body,
-    }
+    config: dict[str, object] = {"timeout": args.timeout, "max_in_flight": args.max_in_flight, "max_body": args.max_body, "access_log": args.access_log}
+    if args.config is not None:
+        config["config_file"] = os.path.abspath(args.config)  # workers may start elsewhere
+    else:
+        config.update(inbound=args.inbound, upstream=args.upstream, upstream_url=args.upstream_url, model_map=model_map, strict=args.strict)
     if args.upstream_api_key_env:
         config["upstream_api_key_env"] = args.upstream_api_key_env
     from wiremap.gateway import CONFIG_ENV, app_from_env
 
-    os.environ[CONFIG_ENV] = json.dumps(config)
+    os.environ[CONFIG_ENV] = json.dumps({**config, "access_log": False})  # a check: no log handler yet
     try:
         app_from_env()  # fail here, with a message, rather than in every worker
     except (wiremap.UnknownFormatError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    os.environ[CONFIG_ENV] = json.dumps(config)
     # SIGTERM: uvicorn stops accepting, lets requests in flight finish for --graceful-timeout
     # seconds, cancels what is left, and exits
     uvicorn.run(

@@ -16,23 +16,44 @@ The checkpoint records the run's parameters (formats, `what`, `strict`, `keep_ex
 and rejects paths); a resume with different ones is refused (`ResumeMismatchError`), since it
 would mix two translations in one file. `jobs` workers exit with the parent process, even when
 it is killed with SIGKILL, and ignore SIGINT (the parent handles Ctrl-C; the checkpoint stays).
+
+Records need not be JSONL lines: a Parquet file or a Hugging Face dataset folder gives one record
+per row, numbered like lines (`wiremap.datasets`). `what="conversation"` reads fine-tuning and
+eval records (`translate_record`); `model` fills records without one. The batches run here, in
+`jobs` processes, or as Dask tasks (`engine="dask"`); all of them call `BatchTranslator`, which
+`wiremap.batch_translator` hands to any other engine, so every engine writes the same bytes.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-__all__ = ["translate_body", "convert_file", "ConvertSummary", "ResumeMismatchError", "INTERNAL_ERROR"]
+__all__ = [
+    "translate_body", "convert_file", "ConvertSummary", "ResumeMismatchError", "INTERNAL_ERROR",
+    "BatchTranslator", "batch_translator", "ENGINES", "WHAT",
+]
 
-WHAT = ("request", "response")
+#: What each line is: a request or a response body of the source format, or a conversation
+#: (a fine-tuning or eval record: a request's messages, final assistant turn included, with no
+#: `model` and none of the generation settings the target would add; see `translate_record`).
+WHAT = ("request", "response", "conversation")
+
+#: `engine`: this machine's processes (`jobs`), or a Dask cluster (a LocalCluster of `jobs`
+#: worker processes, or the scheduler at `scheduler`).
+ENGINES = ("local", "dask")
+
+#: The model a conversation record without one is given while it is translated (the output
+#: carries none, unless `model=` names one): a request needs a model to validate.
+_NO_MODEL = "wiremap-conversation"
 
 
 def translate_body(body: Any, source: str, target: str, what: str, *, strict: bool = False, keep_extras: bool | None = None) -> Any:
@@ -44,6 +65,62 @@ def translate_body(body: Any, source: str, target: str, what: str, *, strict: bo
     if what == "request":
         return wiremap.translate_request(body, source, target, strict=strict, keep_extras=keep_extras)
     return wiremap.translate_response(body, source, target, strict=strict)
+
+
+def _conversation_defaults(target: str) -> frozenset[str]:
+    """The top-level keys `target` writes into every request although no message asked for them
+    (`max_tokens` for Anthropic Messages, which requires it): found by rendering a bare request
+    twice with different text, so no format is named here. A conversation record drops such a
+    key when the translation reports that the target added it."""
+    import wiremap
+
+    fmt = wiremap.get_format(target)
+    a = fmt.request_to_wire(wiremap.Request(model=_NO_MODEL, messages=[wiremap.UserMessage(content="a")]))
+    b = fmt.request_to_wire(wiremap.Request(model=_NO_MODEL, messages=[wiremap.UserMessage(content="b")]))
+    return frozenset(k for k in a if k != "model" and a.get(k) == b.get(k))
+
+
+def translate_record(
+    body: Any, source: str, target: str, what: str, *, model: str | None = None,
+    strict: bool = False, keep_extras: bool | None = None, defaults: frozenset[str] | None = None,
+) -> Any:
+    """One record (a decoded line or row) -> its `Translation`: `translate_body`, plus `model`
+    for records without one, plus the conversation shape (`what="conversation"`).
+
+    A conversation record is request-shaped in the source format but needs no `model`: an
+    OpenAI fine-tuning line `{"messages", "tools"?, "parallel_tool_calls"?}`
+    (https://platform.openai.com/docs/api-reference/fine-tuning/chat-input), an Anthropic one on
+    Bedrock `{"system"?, "messages"}` (https://docs.aws.amazon.com/bedrock/latest/userguide/
+    model-customization-prepare.html), a Gemini one on Vertex AI `{"systemInstruction"?,
+    "contents", "tools"?}` (https://cloud.google.com/vertex-ai/generative-ai/docs/models/
+    gemini-supervised-tuning-prepare). Its messages are the request's messages, final assistant
+    turn included, so the request converters translate it; the output leaves out the model
+    (unless the record or `model` gave one) and the settings the target added on its own."""
+    import wiremap
+
+    if not isinstance(body, dict):
+        raise wiremap.InvalidRequestError(f"expected a JSON object, got {type(body).__name__}")
+    if what != "conversation":
+        if model is not None and what == "request" and "model" not in body:
+            body = {**body, "model": model}
+        return translate_body(body, source, target, what, strict=strict, keep_extras=keep_extras)
+    had_model = "model" in body or model is not None
+    if "model" not in body:
+        body = {**body, "model": model or _NO_MODEL}
+    t = wiremap.translate_request(body, source, target, strict=False, keep_extras=keep_extras)
+    result = dict(t.result) if isinstance(t.result, dict) else t.result
+    losses = list(t.losses)
+    if isinstance(result, dict):
+        if not had_model:
+            result.pop("model", None)
+        for key in defaults if defaults is not None else _conversation_defaults(target):
+            added = [loss for loss in losses if loss.kind == "added" and loss.path.rsplit(".", 1)[-1] == key]
+            if added and key in result:
+                del result[key]
+                losses = [loss for loss in losses if loss not in added]
+    if strict and losses:
+        raise wiremap.TranslationLossError(losses, source, target)
+    return wiremap.Translation(result, losses, t.source, t.target)
 
 
 def _dumps(value: Any) -> str:
@@ -60,24 +137,36 @@ class ResumeMismatchError(ValueError):
     two translations. The message names each difference."""
 
 
-# One batch item: (line number, the line's bytes) -> ("ok", output line, losses) | ("reject", record line, [])
+# One batch item: (line number, the line's bytes or an already decoded record, e.g. a Parquet row)
+# -> ("ok", output line, losses) | ("reject", record line, [])
+Item = tuple[int, Any]
+Result = tuple[str, bytes, list[str]]
 _JOB: dict[str, Any] = {}
 
 
-def _init_worker(source: str, target: str, what: str, strict: bool, keep_extras: bool | None, parent: int | None = None) -> None:
+def _job(source: str, target: str, what: str, strict: bool, keep_extras: bool | None, model: str | None = None) -> dict[str, Any]:
+    """A run's translation parameters, checked: what each worker (process or engine task) needs."""
     import warnings
 
     import wiremap
 
+    warnings.simplefilter("ignore")
+    wiremap.get_format(source)
+    wiremap.get_format(target)
+    defaults = _conversation_defaults(target) if what == "conversation" else frozenset()
+    return dict(source=source, target=target, what=what, strict=strict, keep_extras=keep_extras, model=model, defaults=defaults)
+
+
+def _init_worker(
+    source: str, target: str, what: str, strict: bool, keep_extras: bool | None,
+    parent: int | None = None, model: str | None = None,
+) -> None:
     if parent is not None:  # a worker process (-j N), not the parent running a batch itself
         import signal
 
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
         _exit_with_parent(parent)
-    warnings.simplefilter("ignore")
-    wiremap.get_format(source)
-    wiremap.get_format(target)
-    _JOB.update(source=source, target=target, what=what, strict=strict, keep_extras=keep_extras)
+    _JOB.update(_job(source, target, what, strict, keep_extras, model))
 
 
 def _exit_with_parent(parent: int, *, use_prctl: bool = True, interval: float = 0.25) -> None:
@@ -149,24 +238,40 @@ def _surrogate_path(value: Any) -> str | None:
     return None
 
 
-def _one(item: tuple[int, bytes]) -> tuple[str, bytes, list[str]]:
-    """One input line -> its output line or its reject record; never raises (but
-    KeyboardInterrupt and the like)."""
+def _one(item: Item) -> Result:
+    """One input line -> its output line or its reject record, with this process's job."""
+    return _translate_item(item, _JOB)
+
+
+def _translate_item(item: Item, job: dict[str, Any]) -> Result:
+    """One input line (or decoded record) -> its output line or its reject record; never raises
+    (but KeyboardInterrupt and the like)."""
     import wiremap
 
     number, raw = item
+    if isinstance(raw, (bytes, bytearray, str)):
+        if isinstance(raw, str):
+            text = raw
+        else:
+            try:
+                text = bytes(raw).decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return _reject(number, "provider_invalid_request", f"not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start} ({exc.reason})", None)
+        try:
+            body = json.loads(text)
+        except ValueError as exc:
+            return _reject(number, "provider_invalid_request", f"not JSON: {exc}", None)
+        except RecursionError:
+            return _reject(number, "provider_invalid_request", "not JSON this reader can take: nested too deeply to decode", None)
+    elif isinstance(raw, _MissingField):
+        return _reject(number, "provider_invalid_request", f"no column {raw.field!r} (the row has: {', '.join(raw.columns)})", raw.field)
+    else:
+        body = raw
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return _reject(number, "provider_invalid_request", f"not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start} ({exc.reason})", None)
-    try:
-        body = json.loads(text)
-    except ValueError as exc:
-        return _reject(number, "provider_invalid_request", f"not JSON: {exc}", None)
-    except RecursionError:
-        return _reject(number, "provider_invalid_request", "not JSON this reader can take: nested too deeply to decode", None)
-    try:
-        t = translate_body(body, _JOB["source"], _JOB["target"], _JOB["what"], strict=_JOB["strict"], keep_extras=_JOB["keep_extras"])
+        t = translate_record(
+            body, job["source"], job["target"], job["what"], model=job["model"], strict=job["strict"],
+            keep_extras=job["keep_extras"], defaults=job["defaults"],
+        )
         out = _dumps(t.result).encode("utf-8")
         losses = [f"{loss.path} {loss.kind}" for loss in t.losses]
     except wiremap.ProviderError as exc:
@@ -188,8 +293,127 @@ def _one(item: tuple[int, bytes]) -> tuple[str, bytes, list[str]]:
     return "ok", out, losses
 
 
-def _run_batch(batch: list[tuple[int, bytes]]) -> list[tuple[str, bytes, list[str]]]:
+def _run_batch(batch: list[Item]) -> list[Result]:
     return [_one(item) for item in batch]
+
+
+class BatchTranslator:
+    """Translates a batch of records: the function any engine maps (Dask, Ray Data's
+    `map_batches`, Spark's `mapInPandas`, a plain loop). Picklable; the formats load on first use
+    in each worker. Made by `wiremap.batch_translator`.
+
+    `translator(batch, first_line=1)` takes a list of records (JSON lines as `str` or `bytes`,
+    or decoded objects), or a batch of columns (a `dict` of equal-length sequences, a
+    `pyarrow.Table`, a pandas `DataFrame`), whose rows are the records (or, with `field=`, the
+    record is the row's `field` value; a list there becomes `{field: list}`, a string is parsed
+    as JSON). It returns columns, in input order, one row per record:
+
+    * `line`: the record's number (`first_line`, `first_line + 1`, ...),
+    * `output`: the translated record as compact JSON text, or None when rejected,
+    * `reject`: the reject record `{"line", "category", "message", "path"}` as JSON text, or None,
+    * `losses`: what the translation lost, `"<path> <kind>"` strings.
+
+    Line for line, these are the bytes `wiremap convert` writes (output file, rejects file) and
+    the losses it counts, whatever the engine.
+    """
+
+    def __init__(
+        self, source: str, target: str, *, what: str = "request", model: str | None = None,
+        strict: bool = False, keep_extras: bool | None = None, field: str | None = None,
+    ) -> None:
+        import wiremap
+
+        wiremap.get_format(source)  # an unknown key fails here, not in a worker
+        wiremap.get_format(target)
+        if what not in WHAT:
+            raise ValueError(f"what must be one of {WHAT}, not {what!r}")
+        self.source, self.target, self.what, self.model = source, target, what, model
+        self.strict, self.keep_extras, self.field = bool(strict), keep_extras, field
+        self._job: dict[str, Any] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_job": None}
+
+    def translate_items(self, items: list[Item]) -> list[Result]:
+        """(number, line bytes or record) items -> ("ok" | "reject", bytes, losses) in order."""
+        if self._job is None:
+            self._job = _job(self.source, self.target, self.what, self.strict, self.keep_extras, self.model)
+        job = self._job
+        return [_translate_item(item, job) for item in items]
+
+    def __call__(self, batch: Any, first_line: int = 1) -> dict[str, list[Any]]:
+        rows = _batch_rows(batch, self.field)
+        results = self.translate_items([(first_line + i, row) for i, row in enumerate(rows)])
+        columns: dict[str, list[Any]] = {"line": [], "output": [], "reject": [], "losses": []}
+        for i, (kind, line, losses) in enumerate(results):
+            columns["line"].append(first_line + i)
+            text = line.decode("utf-8")
+            columns["output"].append(text if kind == "ok" else None)
+            columns["reject"].append(text if kind != "ok" else None)
+            columns["losses"].append(losses)
+        return columns
+
+
+def batch_translator(
+    source: str, target: str, *, what: str = "request", model: str | None = None,
+    strict: bool = False, keep_extras: bool | None = None, field: str | None = None,
+) -> BatchTranslator:
+    """The batch translator from `source` to `target`, for any engine to map; see
+    `BatchTranslator`. `what`, `model`, `strict`, `keep_extras` are `wiremap convert`'s options."""
+    return BatchTranslator(source, target, what=what, model=model, strict=strict, keep_extras=keep_extras, field=field)
+
+
+def _batch_rows(batch: Any, field: str | None) -> list[Any]:
+    """A batch (see `BatchTranslator`) -> its records, in order."""
+    if hasattr(batch, "to_pylist"):  # a pyarrow Table or RecordBatch
+        rows: list[Any] = batch.to_pylist()
+    elif hasattr(batch, "to_dict") and hasattr(batch, "columns"):  # a pandas DataFrame
+        rows = batch.to_dict("records")
+    elif isinstance(batch, dict):
+        names = list(batch)
+        columns = [list(batch[name]) for name in names]
+        if len({len(c) for c in columns}) > 1:
+            sizes = {name: len(c) for name, c in zip(names, columns)}
+            raise ValueError(f"a batch of columns needs columns of one length; got {sizes}")
+        rows = [dict(zip(names, values)) for values in zip(*columns)]
+    else:  # a list of records: JSON lines or objects, taken as they are
+        records = list(batch)
+        return records if field is None else [record_of_row(r, field) for r in records]
+    return [record_of_row(row, field) for row in rows]
+
+
+def record_of_row(row: Any, field: str | None) -> Any:
+    """A table row -> the record it holds: the row itself (its columns are the record's keys,
+    null ones left out, as Parquet cannot tell a null field from a missing one), or with
+    `field` the row's `field` value: an object is the record, a list becomes `{field: list}`
+    (`--field messages` over a column of conversations), a string is JSON text."""
+    if field is not None:
+        if not isinstance(row, dict):
+            return row
+        if field not in row:
+            return _MissingField(field, sorted(row))
+        value = row[field]
+        if isinstance(value, (bytes, str)):
+            return value
+        if isinstance(value, list):
+            return {field: _drop_nulls(value)}
+        return _drop_nulls(value)
+    return _drop_nulls(row)
+
+
+class _MissingField:
+    """A row without the `--field` column: its reject names the columns it has."""
+
+    def __init__(self, field: str, columns: list[str]) -> None:
+        self.field, self.columns = field, columns
+
+
+def _drop_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _drop_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_drop_nulls(v) for v in value]
+    return value
 
 
 @dataclass
@@ -268,7 +492,11 @@ def _lines(fh: IO[bytes], skip: int) -> Iterator[tuple[int, bytes]]:
 _PARAMS: tuple[tuple[str, str], ...] = (
     ("source", "--from"), ("target", "--to"), ("what", "--what"), ("strict", "--strict"),
     ("keep_extras", "--keep-extras"), ("input", "the input file"), ("rejects", "--rejects"),
+    ("model", "--model"), ("input_format", "--input-format"), ("output_format", "--output-format"),
+    ("field", "--field"),
 )
+#: What a checkpoint written before an option existed means by its absence.
+_PARAM_DEFAULTS: dict[str, Any] = {"model": None, "input_format": "jsonl", "output_format": "jsonl", "field": None}
 
 
 def _check_resume(checkpoint: str, state: dict[str, Any], params: dict[str, Any]) -> None:
@@ -279,9 +507,9 @@ def _check_resume(checkpoint: str, state: dict[str, Any], params: dict[str, Any]
             "(an older wiremap); run without --resume to start over"
         )
     diffs = [
-        f"{flag} was {saved.get(name)!r}, now {params[name]!r}"
+        f"{flag} was {saved.get(name, _PARAM_DEFAULTS.get(name))!r}, now {params[name]!r}"
         for name, flag in _PARAMS
-        if saved.get(name) != params[name]
+        if saved.get(name, _PARAM_DEFAULTS.get(name)) != params[name]
     ]
     if diffs:
         raise ResumeMismatchError(
@@ -311,24 +539,51 @@ def convert_file(
     batch_size: int = 256,
     progress: bool | None = None,
     progress_stream: IO[str] | None = None,
+    model: str | None = None,
+    engine: str = "local",
+    scheduler: str | None = None,
+    input_format: str | None = None,
+    output_format: str | None = None,
+    field: str | None = None,
 ) -> ConvertSummary:
-    """Translate a JSONL file line by line; see the module docstring."""
+    """Translate a dataset record by record; see the module docstring.
+
+    `engine="dask"` runs the batches on a Dask cluster: a LocalCluster of `jobs` worker
+    processes, or the running scheduler at `scheduler` (its workers need wiremap installed).
+    The outputs are the same bytes as `engine="local"`'s. `input_format`/`output_format`
+    (`jsonl`, `parquet`) default to what the file name says (`wiremap.datasets`)."""
     import wiremap
+    from wiremap import datasets
 
     wiremap.get_format(source)  # unknown keys fail before any file is touched
     wiremap.get_format(target)
     if what not in WHAT:
         raise ValueError(f"what must be one of {WHAT}, not {what!r}")
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
+    if jobs < 1 or batch_size < 1:
+        raise ValueError("jobs and batch_size must be at least 1")
+    input_format = input_format or datasets.infer_format(in_path)
+    output_format = output_format or datasets.infer_format(out_path)
+    for name, value in (("input_format", input_format), ("output_format", output_format)):
+        if value not in datasets.FORMATS:
+            raise ValueError(f"{name} must be one of {datasets.FORMATS}, not {value!r}")
+    if input_format == "parquet" and in_path == "-":
+        raise ValueError("a Parquet input is a file or a folder, not stdin")
+    # A Parquet output is written from a JSONL file at the end: that file is what a resume cuts back.
+    lines_path = out_path if output_format == "jsonl" else out_path + ".partial.jsonl"
     rejects_path = rejects_path or out_path + ".rejects.jsonl"
     checkpoint = out_path + ".checkpoint"
     stream = progress_stream or sys.stderr
-    show = _Progress(stream, _count_lines(in_path), stream.isatty() if progress is None else progress)
+    total = _count_lines(in_path) if input_format == "jsonl" else datasets.count_records(in_path)
+    show = _Progress(stream, total, stream.isatty() if progress is None else progress)
     summary = ConvertSummary()
     started = time.monotonic()
 
     params = {
         "source": source, "target": target, "what": what, "strict": bool(strict), "keep_extras": keep_extras,
         "input": "-" if in_path == "-" else os.path.abspath(in_path), "rejects": os.path.abspath(rejects_path),
+        "model": model, "input_format": input_format, "output_format": output_format, "field": field,
     }
     done = 0
     if resume and os.path.exists(checkpoint):
@@ -341,7 +596,7 @@ def convert_file(
             done = int(state["lines"])
             summary.written, summary.rejected = int(state["written"]), int(state["rejected"])
             summary.losses.update(state.get("losses", {}))
-            sizes = ((out_path, int(state["out_bytes"])), (rejects_path, int(state["rejects_bytes"])))
+            sizes = ((lines_path, int(state["out_bytes"])), (rejects_path, int(state["rejects_bytes"])))
         except (ValueError, KeyError, TypeError) as exc:
             if isinstance(exc, ResumeMismatchError):
                 raise
@@ -358,62 +613,155 @@ def convert_file(
     else:
         mode = "wb"
 
-    pool = (
-        ProcessPoolExecutor(
-            max_workers=jobs, mp_context=_worker_context(), initializer=_init_worker,
-            initargs=(source, target, what, strict, keep_extras, os.getpid()),
-        )
-        if jobs > 1
-        else None
-    )
-    if pool is None:
-        _init_worker(source, target, what, strict, keep_extras)
-    in_fh = sys.stdin.buffer if in_path == "-" else open(in_path, "rb")
+    translator = BatchTranslator(source, target, what=what, model=model, strict=strict, keep_extras=keep_extras, field=field)
+    in_fh: IO[bytes] | None = None
+    if input_format == "jsonl":
+        in_fh = sys.stdin.buffer if in_path == "-" else open(in_path, "rb")
+        items: Iterator[Item] = _lines(in_fh, done)
+    else:
+        items = datasets.read_records(in_path, field, skip=done)
     try:
-        with open(out_path, mode) as out, open(rejects_path, mode) as rej:
-            items = _lines(in_fh, done)
-            while True:
-                batch = []
-                for item in items:
-                    batch.append(item)
-                    if len(batch) >= batch_size * max(jobs, 1):
-                        break
-                if not batch:
-                    break
-                if pool is None:
-                    results = _run_batch(batch)
-                else:
-                    chunks = [batch[i : i + batch_size] for i in range(0, len(batch), batch_size)]
-                    results = [r for part in pool.map(_run_batch, chunks) for r in part]
-                for kind, line, losses in results:
-                    if kind == "ok":
-                        out.write(line + b"\n")
-                        summary.written += 1
-                        summary.losses.update(losses)
-                    else:
-                        rej.write(line + b"\n")
-                        summary.rejected += 1
-                done = batch[-1][0]
-                out.flush()
-                rej.flush()
-                state = {
-                    "lines": done, "written": summary.written, "rejected": summary.rejected,
-                    "out_bytes": out.tell(), "rejects_bytes": rej.tell(), "losses": dict(summary.losses),
-                    "params": params,
-                }
-                tmp = checkpoint + ".tmp"
-                with open(tmp, "w", encoding="utf-8") as fh:
-                    json.dump(state, fh)
-                os.replace(tmp, checkpoint)
-                show.show(summary.written + summary.rejected, summary.rejected)
+        with open(lines_path, mode) as out, open(rejects_path, mode) as rej:
+            if engine == "dask":
+                batches = _dask_batches(translator, items, jobs, batch_size, scheduler)
+            else:
+                batches = _local_batches(translator, items, jobs, batch_size)
+            try:
+                for last, results in batches:
+                    for kind, line, losses in results:
+                        if kind == "ok":
+                            out.write(line + b"\n")
+                            summary.written += 1
+                            summary.losses.update(losses)
+                        else:
+                            rej.write(line + b"\n")
+                            summary.rejected += 1
+                    done = last
+                    out.flush()
+                    rej.flush()
+                    state = {
+                        "lines": done, "written": summary.written, "rejected": summary.rejected,
+                        "out_bytes": out.tell(), "rejects_bytes": rej.tell(), "losses": dict(summary.losses),
+                        "params": params,
+                    }
+                    tmp = checkpoint + ".tmp"
+                    with open(tmp, "w", encoding="utf-8") as fh:
+                        json.dump(state, fh)
+                    os.replace(tmp, checkpoint)
+                    show.show(summary.written + summary.rejected, summary.rejected)
+            finally:
+                batches.close()  # stops the workers or the cluster, also on Ctrl-C
     finally:
-        if in_path != "-":
+        if in_fh is not None and in_path != "-":
             in_fh.close()
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
+    if output_format == "parquet":
+        datasets.write_parquet(lines_path, out_path, field or "record")
+        os.remove(lines_path)
     summary.lines = summary.written + summary.rejected
     summary.seconds = time.monotonic() - started
     show.show(summary.lines, summary.rejected, final=True)
     if os.path.exists(checkpoint):
         os.remove(checkpoint)  # complete: nothing left to resume
     return summary
+
+
+def _batches_of(items: Iterator[Item], size: int) -> Iterator[list[Item]]:
+    batch: list[Item] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _local_batches(translator: BatchTranslator, items: Iterator[Item], jobs: int, batch_size: int) -> Generator[tuple[int, list[Result]], None, None]:
+    """(last line number, results) per `batch_size * jobs` lines, in order: in this process, or
+    split over `jobs` worker processes."""
+    if jobs == 1:
+        _init_worker(translator.source, translator.target, translator.what, translator.strict, translator.keep_extras, model=translator.model)
+        for batch in _batches_of(items, batch_size):
+            yield batch[-1][0], _run_batch(batch)
+        return
+    pool = ProcessPoolExecutor(
+        max_workers=jobs, mp_context=_worker_context(), initializer=_init_worker,
+        initargs=(translator.source, translator.target, translator.what, translator.strict, translator.keep_extras, os.getpid(), translator.model),
+    )
+    try:
+        for batch in _batches_of(items, batch_size * jobs):
+            chunks = [batch[i : i + batch_size] for i in range(0, len(batch), batch_size)]
+            yield batch[-1][0], [r for part in pool.map(_run_batch, chunks) for r in part]
+    finally:
+        pool.shutdown(cancel_futures=True)
+
+
+def _dask_batches(
+    translator: BatchTranslator, items: Iterator[Item], workers: int, batch_size: int, scheduler: str | None,
+) -> Generator[tuple[int, list[Result]], None, None]:
+    """(last line number, results) per `batch_size` lines, in order, each batch a Dask task
+    (`BatchTranslator.translate_items`). A reader thread submits the batches, at most two per
+    worker ahead of the one being written, so the parent's memory stays flat, and a batch that is
+    done gets written while the reader waits for input (a pipe). The cluster is a LocalCluster of
+    `workers` processes (one thread each: translation holds the GIL) unless `scheduler` names a
+    running one."""
+    import logging
+    import queue
+    import threading
+
+    try:
+        distributed = importlib.import_module("dask.distributed")
+    except ImportError:
+        raise ValueError("the dask engine needs Dask: pip install 'wiremap[dask]'") from None
+    cluster: Any = None
+    if scheduler is None:
+        import signal
+
+        # The worker processes start with SIGINT ignored (a spawned process keeps an ignored
+        # signal): Ctrl-C is the parent's to handle, which stops the cluster and keeps the
+        # checkpoint; a worker would otherwise die printing tracebacks.
+        main = threading.current_thread() is threading.main_thread()  # signal.signal's condition
+        handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+        try:
+            cluster = distributed.LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
+        finally:
+            if main:
+                signal.signal(signal.SIGINT, handler)
+        client = distributed.Client(cluster)
+    else:
+        client = distributed.Client(scheduler)
+    stop = threading.Event()
+    try:
+        remote = client.scatter(translator, broadcast=True)
+        window = 2 * (workers if scheduler is None else max(1, len(client.scheduler_info()["workers"])))
+        submitted: queue.Queue[tuple[int, Any] | BaseException | None] = queue.Queue(maxsize=window)
+
+        def submit() -> None:
+            try:
+                for batch in _batches_of(items, batch_size):
+                    if stop.is_set():
+                        return
+                    submitted.put((batch[-1][0], client.submit(_dask_task, remote, batch, pure=False)))
+                submitted.put(None)
+            except BaseException as exc:  # an unreadable input: raised in the parent's thread
+                submitted.put(exc)
+
+        reader = threading.Thread(target=submit, name="wiremap-convert-reader", daemon=True)
+        reader.start()
+        while (entry := submitted.get()) is not None:
+            if isinstance(entry, BaseException):
+                raise entry
+            last, future = entry
+            yield last, future.result()
+    finally:
+        stop.set()
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _dask_task(translator: BatchTranslator, batch: list[Item]) -> list[Result]:
+    return translator.translate_items(batch)
