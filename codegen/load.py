@@ -14,7 +14,10 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-__all__ = ["MappingError", "SourceFile", "load_file", "json_pointer"]
+__all__ = ["MappingError", "SourceFile", "load_file", "load_fixtures", "json_pointer", "FIXTURES_FOLDER"]
+
+#: The folder beside the mapping files that holds their fixtures: `mappings/fixtures/<key>.yaml`.
+FIXTURES_FOLDER = "fixtures"
 
 
 class MappingError(Exception):
@@ -40,6 +43,14 @@ class SourceFile:
     path: str  # as shown to users (relative to the mappings folder's parent when possible)
     data: dict[str, Any]
     lines: dict[str, int] = field(default_factory=dict)
+    #: the file `fixtures:` was read from when it is not this one (`mappings/fixtures/<key>.yaml`)
+    fixtures_path: str | None = None
+
+    def file_of(self, pointer: str) -> str:
+        """The file that holds the node at `pointer`: this one, or its fixtures file."""
+        if self.fixtures_path is not None and (pointer == "/fixtures" or pointer.startswith("/fixtures/")):
+            return self.fixtures_path
+        return self.path
 
     def line_of(self, pointer: str) -> int | None:
         # The nearest enclosing node that has a recorded line.
@@ -51,7 +62,7 @@ class SourceFile:
             pointer = pointer.rsplit("/", 1)[0]
 
     def error(self, pointer: str, message: str) -> MappingError:
-        return MappingError(self.path, self.line_of(pointer), pointer, message)
+        return MappingError(self.file_of(pointer), self.line_of(pointer), pointer, message)
 
 
 class _StrictLoader(yaml.SafeLoader):
@@ -135,7 +146,7 @@ def _char(character: int | bytes | str) -> str:
     return repr(character)
 
 
-def load_file(path: str, display: str | None = None) -> SourceFile:
+def load_file(path: str, display: str | None = None, expected: str = "a mapping with `meta:`") -> SourceFile:
     """Read one mapping file. Raises MappingError for unreadable files and bad YAML."""
     shown = display or path
     try:
@@ -154,16 +165,16 @@ def load_file(path: str, display: str | None = None) -> SourceFile:
         raise MappingError(shown, line, "", f"invalid YAML: {exc.reason} ({_char(exc.character)})") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
+        mark_line = mark.line + 1 if mark is not None else None
         problem = getattr(exc, "problem", None) or str(exc)
-        raise MappingError(shown, line, "", f"invalid YAML: {problem}") from None
+        raise MappingError(shown, mark_line, "", f"invalid YAML: {problem}") from None
     except RecursionError:
         raise MappingError(shown, None, "", "YAML nesting too deep") from None
     finally:
         if loader is not None:
             loader.dispose()
     if node is None:
-        raise MappingError(shown, 1, "", "empty file; expected a mapping with `meta:`")
+        raise MappingError(shown, 1, "", f"empty file; expected {expected}")
     if not isinstance(node, MappingNode):
         raise MappingError(shown, node.start_mark.line + 1, "", "expected a mapping at the top level")
     assert loader is not None
@@ -176,6 +187,23 @@ def load_file(path: str, display: str | None = None) -> SourceFile:
         raise MappingError(shown, None, "", "YAML nesting too deep") from None
     src.data = data
     return src
+
+
+def load_fixtures(src: SourceFile, path: str, display: str) -> None:
+    """Read a fixtures file (`mappings/fixtures/<key>.yaml`: one key, `fixtures:`, the same list a
+    mapping's own `fixtures:` section holds) into the mapping `src`. Errors in it name that file
+    and its lines. A mapping with fixtures in both places is refused: one file holds them."""
+    fx = load_file(path, display, "a mapping with `fixtures:`")
+    extra = [k for k in fx.data if k != "fixtures"]
+    if extra:
+        raise fx.error(json_pointer([extra[0]]), f"unknown key {extra[0]!r}; a fixtures file holds only `fixtures:`")
+    if "fixtures" not in fx.data:
+        raise fx.error("", "expected `fixtures:` (the list of test cases of the mapping)")
+    if "fixtures" in src.data:
+        raise src.error("/fixtures", f"fixtures are given both here and in {display}; keep them in one place")
+    src.data["fixtures"] = fx.data["fixtures"]
+    src.lines.update((k, line) for k, line in fx.lines.items() if k == "/fixtures" or k.startswith("/fixtures/"))
+    src.fixtures_path = display
 
 
 def display_path(path: str, base: str) -> str:

@@ -9,12 +9,13 @@ file and line it came from, so errors point at the file a user must edit.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema
 
-from .load import MappingError, SourceFile, display_path, json_pointer, load_file
+from .load import FIXTURES_FOLDER, MappingError, SourceFile, display_path, json_pointer, load_file, load_fixtures
 from .mapping_schema import MAPPING_SCHEMA, TASK_SCHEMAS, schema_for
 
 __all__ = ["Resolved", "discover", "resolve_all"]
@@ -51,14 +52,15 @@ def discover(mappings_dir: str) -> dict[str, SourceFile]:
 
     `mappings/openai_chat.yaml` is `openai_chat`; `mappings/dialects/prompty/openai_chat.yaml`
     is `prompty.openai_chat`. Files and folders starting with `_` or `.` are skipped.
+    `mappings/fixtures/<key>.yaml` holds the fixtures of format `<key>` (codegen/load.py).
     """
     if not os.path.isdir(mappings_dir):
         raise MappingError(mappings_dir, None, "", "mappings folder not found")
     base = os.path.dirname(os.path.abspath(mappings_dir))
     found: dict[str, SourceFile] = {}
     for dirpath, dirnames, filenames in os.walk(mappings_dir):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(("_", ".")))
         rel = os.path.relpath(dirpath, mappings_dir)
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(("_", ".")) and not (rel == "." and d == FIXTURES_FOLDER))
         parts = [] if rel == "." else rel.split(os.sep)
         if parts and parts[0] == "dialects":
             parts = parts[1:]
@@ -71,7 +73,30 @@ def discover(mappings_dir: str) -> dict[str, SourceFile]:
             if key in found:
                 raise MappingError(src.path, None, "", f"format key {key!r} is declared twice (also {found[key].path})")
             found[key] = src
+    _attach_fixtures(found, mappings_dir, base)
     return found
+
+
+def _attach_fixtures(found: dict[str, SourceFile], mappings_dir: str, base: str) -> None:
+    """`mappings/fixtures/<key>.yaml`: the fixtures of the format `<key>`, read into its mapping."""
+    folder = os.path.join(mappings_dir, FIXTURES_FOLDER)
+    if not os.path.isdir(folder):
+        return
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if not name.endswith((".yaml", ".yml")) or name.startswith(("_", ".")) or not os.path.isfile(path):
+            continue
+        key = name.rsplit(".", 1)[0]
+        shown = display_path(path, base)
+        if key not in found:
+            raise MappingError(
+                shown, None, "",
+                f"no mapping declares format {key!r}; a fixtures file is named after its format's key "
+                f"(one of: {', '.join(sorted(found))})",
+            )
+        if found[key].fixtures_path is not None:
+            raise MappingError(shown, None, "", f"the fixtures of {key!r} are also in {found[key].fixtures_path}; keep one file")
+        load_fixtures(found[key], path, shown)
 
 
 def _merge(
@@ -105,7 +130,7 @@ def _record(value: Any, pointer: str, origins: dict[str, tuple[str, int | None]]
         del origins[key]
     for key, line in src.lines.items():
         if key == pointer or key.startswith(pointer + "/"):
-            origins[key] = (src.path, line)
+            origins[key] = (src.file_of(key), line)
 
 
 def resolve_all(sources: dict[str, SourceFile]) -> dict[str, Resolved]:
@@ -118,7 +143,7 @@ def resolve_all(sources: dict[str, SourceFile]) -> dict[str, Resolved]:
         data = src.data
         parent_key = data.get("extends")
         if parent_key is None:
-            origins = {k: (src.path, line) for k, line in src.lines.items()}
+            origins: dict[str, tuple[str, int | None]] = {k: (src.file_of(k), line) for k, line in src.lines.items()}
             meta = data.get("meta")
             wire = meta.get("wire") if isinstance(meta, dict) else None
             result = Resolved(key, src.path, data, origins, wire if isinstance(wire, str) else key)
@@ -135,7 +160,7 @@ def resolve_all(sources: dict[str, SourceFile]) -> dict[str, Resolved]:
             parent = resolve(parent_key, (*chain, key))
             # not inherited: a file's own fixtures, its base, and the fused translators it asks for
             base = {k: v for k, v in parent.data.items() if k not in ("fixtures", "extends", "fuse")}
-            origins = {
+            origins = {  # the annotation above covers this branch too
                 k: v
                 for k, v in parent.origins.items()
                 if not k.startswith("/fixtures") and not k.startswith("/extends") and not k.startswith("/fuse")
@@ -162,14 +187,16 @@ _TASK_VALIDATORS = {kind: jsonschema.Draft202012Validator(schema) for kind, sche
 
 def _describe(error: jsonschema.ValidationError) -> str:
     if error.validator == "additionalProperties":
-        allowed = sorted(error.schema.get("properties", {}))
+        schema = error.schema if isinstance(error.schema, Mapping) else {}
+        allowed = sorted(schema.get("properties", {}))
         extra = sorted(set(error.instance) - set(allowed)) if isinstance(error.instance, dict) else []
         extra = [k for k in extra if not k.startswith("x-")]
         return f"unknown key {', '.join(repr(k) for k in extra)}; expected one of: {', '.join(allowed)} (or an x- extension)"
     if error.validator == "required":
         return str(error.message).replace("is a required property", "is required")
     if error.validator == "enum":
-        return f"{error.instance!r} is not allowed; expected one of: {', '.join(str(v) for v in error.validator_value)}"
+        values = error.validator_value if isinstance(error.validator_value, list) else []
+        return f"{error.instance!r} is not allowed; expected one of: {', '.join(str(v) for v in values)}"
     if error.validator == "oneOf":
         return f"{error.instance!r} does not fit any allowed form here"
     return error.message
@@ -180,7 +207,7 @@ def _validate(result: Resolved) -> None:
     if kind != "chat" and kind not in TASK_SCHEMAS:  # the kind picks the schema: check it first
         known = ", ".join(["chat", *TASK_SCHEMAS])
         raise result.error("/kind", f"{kind!r} is not allowed; expected one of: {known}")
-    validator = _TASK_VALIDATORS.get(result.data.get("kind")) if schema_for(result.data) is not MAPPING_SCHEMA else _VALIDATOR
+    validator = _TASK_VALIDATORS.get(kind) if schema_for(result.data) is not MAPPING_SCHEMA else _VALIDATOR
     assert validator is not None
     errors = sorted(validator.iter_errors(result.data), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     if not errors:

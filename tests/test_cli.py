@@ -135,6 +135,7 @@ def test_check_reports_a_stale_file_and_generate_removes_it(
     mappings: Path, generated: Path
 ) -> None:
     shutil.rmtree(mappings / "dialects")
+    (mappings / "fixtures" / "acme.tiny_chat.yaml").unlink()  # its fixtures go with it
     proc = wiremap("check", "--mappings", mappings, "--out", generated)
     assert proc.returncode == 1
     assert "acme__tiny_chat.py: stale generated file" in proc.stdout

@@ -1,6 +1,6 @@
 """The OpenAI-compatible family against the official SDK types (tests/oracle/compat_oracle.py).
 
-Mistral: every fixture body of mappings/mistral.yaml, and what the converter sends and writes
+Mistral: every fixture body of mappings/fixtures/mistral.yaml, and what the converter sends and writes
 for every fixture input, passes the `mistralai` SDK models strictly. The other family members
 speak the OpenAI wire: their bodies pass the openai SDK types, with only the root keys each
 provider documents beside them allowed (COMPAT_EXTRA_ROOT_KEYS, each with its source).
@@ -92,7 +92,8 @@ FAMILY: dict[str, tuple[Checker, Checker]] = {
 
 
 def _fixtures(key: str) -> list[dict[str, Any]]:
-    doc = yaml.safe_load((MAPPINGS / f"{key}.yaml").read_text())
+    own = MAPPINGS / "fixtures" / f"{key}.yaml"  # mappings/README.md "fixtures": their own file, or inline
+    doc = yaml.safe_load((own if own.is_file() else MAPPINGS / f"{key}.yaml").read_text())
     return list(doc.get("fixtures", []))
 
 

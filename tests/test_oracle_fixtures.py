@@ -124,12 +124,19 @@ def _format_key(doc: dict[str, Any], path: Path) -> str:
     return f"{path.parent.name}.{path.stem}"  # a dialect registers as <family>.<name>
 
 
+def _fixtures_of(path: Path) -> list[dict[str, Any]]:
+    """A mapping's fixtures: `mappings/fixtures/<key>.yaml` (mappings/README.md "fixtures"), or its own section."""
+    doc = _load(path)
+    own = MAPPINGS / "fixtures" / f"{_format_key(doc, path)}.yaml"
+    return list((_load(own) if own.is_file() else doc).get("fixtures") or [])
+
+
 def _all_fixtures() -> list[tuple[str, dict[str, Any]]]:
     out = []
     for path in _fixture_files():
         doc = _load(path)
         key = _format_key(doc, path)
-        for case in doc.get("fixtures") or []:
+        for case in _fixtures_of(path):
             out.append((key, case))
     return out
 
@@ -440,7 +447,7 @@ def _dialect_cases(kind: str, expect: str) -> list[Any]:
     out = []
     for key in DIALECTS:
         base = BASE_KEYS[_family(_fmt(key))]
-        for case in _load(BASE_FILES[_family(_fmt(key))]).get("fixtures") or []:
+        for case in _fixtures_of(BASE_FILES[_family(_fmt(key))]):
             if _kind(case) == kind and expect in case:
                 out.append(pytest.param(key, case, id=f"{key}<-{base}::{case['id']}"))
     return out

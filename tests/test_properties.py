@@ -739,7 +739,8 @@ def test_total_on_arbitrary_json(key: str, entry: str, value: Any) -> None:
 
 @functools.cache
 def _fixture_bodies(key: str) -> dict[str, list[Any]]:
-    cases = yaml.safe_load((MAPPINGS / f"{key}.yaml").read_text(encoding="utf-8"))["fixtures"]
+    own = MAPPINGS / "fixtures" / f"{key}.yaml"  # mappings/README.md "fixtures": their own file, or inline
+    cases = yaml.safe_load((own if own.is_file() else MAPPINGS / f"{key}.yaml").read_text(encoding="utf-8"))["fixtures"]
     return {
         "requests": [c["expect_wire"] for c in cases if "to_wire" in c and "expect_wire" in c]
         + [c["request_from_wire"] for c in cases if "request_from_wire" in c],

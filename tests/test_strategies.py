@@ -109,8 +109,14 @@ def test_a_strategy_beside_the_mapping_is_copied_and_called(tmp_path: Path) -> N
     assert TWO_USER_TURNS["messages"][0]["content"] == [{"type": "text", "text": "first"}]  # the input is not touched
     # the mapping's fixtures run the strategy like any other row
     tests = importlib.import_module(conv.__name__.rsplit(".", 1)[0] + ".test_alternating")
-    ran = [name for name, fn in vars(tests).items() if name.startswith("test_") and callable(fn) and fn() is None]
-    assert any("consecutive_user_turns_are_merged" in name for name in ran)
+    ran = []
+    for name, fn in vars(tests).items():
+        if name.startswith("test_") and callable(fn):  # one parametrised test per kind, ids = fixture ids
+            (mark,) = [m for m in fn.pytestmark if m.name == "parametrize"]
+            for case, case_id in zip(mark.args[1], mark.kwargs["ids"], strict=True):
+                fn(case)
+                ran.append(f"{name}[{case_id}]")
+    assert "test_to_wire[consecutive_user_turns_are_merged]" in ran
 
 
 def test_a_strategy_from_an_installed_package_is_imported_by_its_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -46,7 +46,21 @@ REAL = ROOT / "mappings"
 
 
 def _files(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("*.yaml") if not any(part.startswith(("_", ".")) for part in p.relative_to(root).parts))
+    """The mapping files below `root` (not `fixtures/`, which holds their fixtures)."""
+    return sorted(
+        p
+        for p in root.rglob("*.yaml")
+        if not any(part.startswith(("_", ".")) for part in p.relative_to(root).parts) and p.relative_to(root).parts[0] != "fixtures"
+    )
+
+
+def _fixture_files(root: Path) -> list[Path]:
+    """`fixtures/<key>.yaml`: the fixtures of format `<key>` (mappings/README.md "fixtures")."""
+    return sorted(p for p in (root / "fixtures").glob("*.yaml") if not p.name.startswith(("_", ".")))
+
+
+def _is_fixtures(root: Path, path: Path) -> bool:
+    return path.parent == root / "fixtures"
 
 
 def _key(root: Path, path: Path) -> str:
@@ -58,6 +72,9 @@ def _key(root: Path, path: Path) -> str:
 FAMILIES: dict[str, tuple[Path, Path]] = {
     **{f"golden:{_key(GOLDEN, p)}": (GOLDEN, p) for p in _files(GOLDEN)},
     **{_key(REAL, p): (REAL, p) for p in _files(REAL)},
+    # a fixtures file is a family of its own: mutated with its mapping chain beside it
+    **{f"golden:fixtures:{p.stem}": (GOLDEN, p) for p in _fixture_files(GOLDEN)},
+    **{f"fixtures:{p.stem}": (REAL, p) for p in _fixture_files(REAL)},
 }
 GOLDEN_FAMILIES = [k for k in FAMILIES if k.startswith("golden:")]
 
@@ -74,10 +91,14 @@ def _extends(root: Path) -> dict[Path, Path | None]:
 
 
 def chain(family: str) -> list[Path]:
-    """The family's file and every file it extends (transitively)."""
+    """The family's file and every file it extends (transitively); a fixtures file's family is
+    the fixtures file, then its mapping's chain."""
     root, path = FAMILIES[family]
     out: list[Path] = []
     cur: Path | None = path
+    if _is_fixtures(root, path):
+        out.append(path)
+        cur = {_key(root, p): p for p in _files(root)}[path.stem]
     while cur is not None and cur not in out:
         out.append(cur)
         cur = _extends(root)[cur]
@@ -177,7 +198,8 @@ def check(family: str, raw: bytes) -> str:
     root, path = FAMILIES[family]
     with tempfile.TemporaryDirectory(prefix="wiremap-fuzz-") as tmp:
         folder = Path(tmp) / root.name
-        for f in chain(family):
+        own = root / "fixtures" / f"{_key(root, path)}.yaml"  # the mapping's own fixtures, if in a file
+        for f in chain(family) + ([own] if not _is_fixtures(root, path) and own.is_file() else []):
             dest = folder / f.relative_to(root)
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(f, dest)

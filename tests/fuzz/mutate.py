@@ -64,7 +64,8 @@ def _fixtures(key: str) -> tuple[dict[str, Any], ...]:
         return ()
     import yaml
 
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    own = ROOT / "mappings" / "fixtures" / f"{key}.yaml"  # mappings/README.md "fixtures": their own file, or inline
+    data = yaml.safe_load((own if own.is_file() else path).read_text(encoding="utf-8")) or {}
     cases = data.get("fixtures") or []
     return tuple(c for c in cases if isinstance(c, dict))
 
