@@ -9,13 +9,14 @@ extends.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .catalog import FINISH_REASONS
 from .emit_errors import error_emit_table
 from .ir import FormatIR
 from .mapping_schema import ERROR_CATEGORIES, OPTION_NAMES, PART_KINDS
+from .task import TaskIR
 from .wiretemplate import Arr, Interp, Lit, Node, Obj, Slot, slot_path, slots_of
 
 __all__ = ["render_compatibility"]
@@ -141,6 +142,7 @@ def _part(kind: str) -> Callable[[FormatIR], str]:
             return DROPPED
         if row == "reject" or row is None:
             return REJECTED
+        assert not isinstance(row, str)  # a part row is a template, "strip" or "reject"
         wire_type = _lit_key(row, "type")
         out = SUPPORTED if wire_type in (None, canonical_type) else f"renamed → {_code(wire_type)}"
         note = _value_map_note(ir, row)
@@ -311,7 +313,8 @@ def _structured(ir: FormatIR) -> str:
 
 def _structured_strict(ir: FormatIR) -> str:
     st = ir.structured
-    if st is None or st["mode"] != "native" or not any(s.field == "strict" for s in slots_of(ir.structured_template) if ir.structured_template):
+    template = ir.structured_template
+    if st is None or st["mode"] != "native" or template is None or not any(s.field == "strict" for s in slots_of(template)):
         return NA
     return {"when_schema_qualifies": "sent when the schema qualifies, else `false`", "always": "always `true`"}.get(
         st.get("strict", ""), str(st.get("strict", ""))
@@ -465,9 +468,9 @@ def _table(header: Iterable[str], rows: Iterable[Iterable[str]]) -> list[str]:
     return lines
 
 
-def render_compatibility(irs: list[FormatIR], bases: dict[str, str | None], folder: str) -> str:
+def render_compatibility(irs: Sequence[FormatIR | TaskIR], bases: dict[str, str | None], folder: str) -> str:
     """The whole document. `bases` maps each key to the key it extends (or None)."""
-    chat = [ir for ir in irs if getattr(ir, "kind", "chat") == "chat"]
+    chat = [ir for ir in irs if isinstance(ir, FormatIR)]
     columns = [ir for ir in chat if bases.get(ir.key) is None or "." not in ir.key]
     cells = {ir.key: _cells(ir) for ir in chat}
     lines = [
@@ -507,11 +510,11 @@ def render_compatibility(irs: list[FormatIR], bases: dict[str, str | None], fold
             else:
                 lines.append("Same cells as its base (it differs in fixtures or in details the matrix does not show).")
             lines.append("")
-    others = [ir for ir in irs if getattr(ir, "kind", "chat") != "chat"]
+    others = [ir for ir in irs if isinstance(ir, TaskIR)]  # kind embeddings / images
     if others:  # mapping `kind:` embeddings / images (codegen/task.py): the chat features do not apply
         lines += ["", "## Other kinds", "", "Formats that are not chat (mapping `kind:`, see mappings/README.md); the features above do not apply to them.", ""]
         lines += _table(
             ["format", "kind", "extends", "title"],
-            ([f"`{ir.key}`", getattr(ir, "kind", ""), f"`{bases[ir.key]}`" if bases.get(ir.key) else NA, ir.title] for ir in others),
+            ([f"`{ir.key}`", ir.kind, f"`{bases[ir.key]}`" if bases.get(ir.key) else NA, ir.title] for ir in others),
         )
     return "\n".join(lines).rstrip("\n") + "\n"

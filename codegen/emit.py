@@ -8,54 +8,14 @@ The jinja2 templates lay the module out; the functions' bodies are prepared here
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from .catalog import CONTEXTS, PART_CLASS
 from .ir import FormatIR
+from .lines import Func, Lines, ModuleParts, lit
 from .wiretemplate import Arr, Interp, Lit, Node, Obj, Slot, conditions_of, slots_of
 
-__all__ = ["ModuleParts", "emit_module"]
-
-
-def lit(value: Any) -> str:
-    """A Python literal for a JSON value (the only way mapping text enters generated code)."""
-    return repr(value)
-
-
-@dataclass
-class Func:
-    name: str
-    signature: str
-    doc: str
-    body: list[str]
-
-
-@dataclass
-class ModuleParts:
-    constants: list[str] = field(default_factory=list)
-    functions: list[Func] = field(default_factory=list)
-    public: list[str] = field(default_factory=list)
-
-
-class _Lines:
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.level = 1
-        self.counter = 0
-
-    def add(self, text: str) -> None:
-        self.lines.append("    " * self.level + text)
-
-    def indent(self) -> None:
-        self.level += 1
-
-    def dedent(self) -> None:
-        self.level -= 1
-
-    def fresh(self, stem: str) -> str:
-        self.counter += 1
-        return f"{stem}_{self.counter}"
+__all__ = ["Emitter"]
 
 
 class Emitter:
@@ -68,7 +28,7 @@ class Emitter:
         self.regexes: dict[str, str] = {}
 
     # ----------------------------------------------------------------- helpers
-    def unmodeled(self, out: "_Lines", context: str, var: str, path: str) -> None:
+    def unmodeled(self, out: "Lines", context: str, var: str, path: str) -> None:
         """Wire keys the canonical model cannot carry, as the mapping's `unmodeled:` table says:
         `reject` fails when the key holds a value (it would change the meaning if dropped),
         `drop` documents that it is read and discarded, `carry` that it is left out of the
@@ -119,7 +79,7 @@ class Emitter:
             return f"cast(str, {expr})"
         return expr
 
-    def build_node(self, out: _Lines, node: Node, env: dict[str, str], context: str, path_expr: str) -> str:
+    def build_node(self, out: Lines, node: Node, env: dict[str, str], context: str, path_expr: str) -> str:
         """Statements appended to `out`; returns the expression of the built value."""
         if isinstance(node, Lit):
             return lit(node.value)
@@ -164,7 +124,7 @@ class Emitter:
     # ------------------------------------------------------------ read side
     def read_node(
         self,
-        out: _Lines,
+        out: Lines,
         node: Node,
         src: str,
         path: str,
@@ -252,8 +212,8 @@ class Emitter:
                     self.read_node(out, child, sub, child_path, context, got, lenient, optional_fields, matched, at + (key,))
                 else:
                     out.add(f"{sub} = {src}.get({lit(key)})")
-                    inner: dict[str, str] = {}
-                    sub_lines = _Lines()
+                    inner = {}
+                    sub_lines = Lines()
                     sub_lines.level = 0
                     sub_lines.counter = out.counter + 1000
                     self.read_node(sub_lines, child, sub, child_path, context, inner, lenient, optional_fields, matched, at + (key,))
@@ -274,7 +234,7 @@ class Emitter:
 
     _FAST_TYPES: dict[str, str] = {"member_str": "str", "member_dict": "dict", "member_list": "list"}
 
-    def read_member(self, out: _Lines, var: str, fn: str, src: str, key: str, path: str) -> None:
+    def read_member(self, out: Lines, var: str, fn: str, src: str, key: str, path: str) -> None:
         """`var = _w.<fn>(src, key, path)`; a required string, object or array is read inline
         first (one `.get` and a type test), the helper only on the way to its error."""
         call = f"_w.{fn}({src}, {lit(key)}, {path})"
@@ -293,7 +253,7 @@ class Emitter:
     def interp_form(self, node: Interp) -> str:
         return "".join(p if isinstance(p, str) else "{" + p.field + "}" for p in node.pieces)
 
-    def read_slot(self, out: _Lines, slot: Slot, src: str, key: str, path: str, context: str, lenient: str | None) -> str:
+    def read_slot(self, out: Lines, slot: Slot, src: str, key: str, path: str, context: str, lenient: str | None) -> str:
         if slot.has_default:  # read like an optional field: the wire value, whatever it is
             slot = Slot(slot.field, True, slot.codec, slot.pointer)
         spec = CONTEXTS[context][slot.field]
@@ -413,7 +373,7 @@ class Emitter:
                 # apart, and the generator's proof refuses templates they do not
         return conds
 
-    def part_branches(self, out: _Lines, alts: list[tuple[str, Node]], bind: bool = False, user: bool = False) -> list[tuple[int, str]]:
+    def part_branches(self, out: Lines, alts: list[tuple[str, Node]], bind: bool = False, user: bool = False) -> list[tuple[int, str]]:
         """The part dispatcher's alternatives over the wire part `part`, in the order it tries
         them (most conditions first, then author order): `(index into alts, condition)`. Reads
         the type tag once into `kind` (a line added to `out`) when the conditions compare it.
@@ -518,7 +478,7 @@ class Emitter:
         return " and ".join(conds) if conds else None
 
     def emit_part_builders(self) -> None:
-        out = _Lines()
+        out = Lines()
         out.add("t = type(block)")
         for cls in ("TextBlock", "ThinkingBlock", "RedactedThinkingBlock"):
             kind = {"TextBlock": "text", "ThinkingBlock": "thinking", "RedactedThinkingBlock": "redacted_thinking"}[cls]
@@ -547,7 +507,7 @@ class Emitter:
             out.lines,
         )
 
-    def emit_one_part(self, out: _Lines, kind: str, var: str, node: "Node | str | None" = None) -> None:
+    def emit_one_part(self, out: Lines, kind: str, var: str, node: "Node | str | None" = None) -> None:
         if node is None:
             node = self.ir.parts[kind]
         if node == "strip":
@@ -584,7 +544,7 @@ class Emitter:
         if ir.assistant_text_part is not None:  # assistant.text_part: the assistant role's text part
             readers.append(("text", ir.assistant_text_part, "assistant.text"))
         for kind, node, reader in readers:
-            out = _Lines()
+            out = Lines()
             got: dict[str, str] = {}
             self.unmodeled(out, kind, "part", "path")
             self.read_node(out, node, "part", "path", "part." + kind, got)
@@ -610,7 +570,7 @@ class Emitter:
             self.func(f"_read_part_{reader.replace('.', '_')}", "(part: dict[str, Any], path: str) -> Block", f"Wire `{reader}` part -> canonical block.", out.lines)
 
         # tool call reader
-        out = _Lines()
+        out = Lines()
         got = {}
         self.unmodeled(out, "tool_call", "call", "path")
         synth = ir.tool_call_missing_id == "synthesize"
@@ -630,7 +590,7 @@ class Emitter:
         self.func("_read_tool_call", "(call: dict[str, Any], path: str, lenient: bool | None) -> ToolCall", "Wire tool call -> canonical ToolCall (lenient None: a response, whose JSON-null arguments read as null).", out.lines)
 
         # tool result reader
-        out = _Lines()
+        out = Lines()
         got = {}
         self.unmodeled(out, "tool_result", "result", "path")
         synth = ir.tool_call_missing_id == "synthesize"
@@ -676,7 +636,7 @@ class Emitter:
 
         # dispatchers
         def dispatcher(name: str, alts: list[tuple[str, Node, str]], doc: str, ret: str) -> None:
-            out = _Lines()
+            out = Lines()
             out.add("part = _w.expect_dict(value, path)")
             for index, cond in self.part_branches(out, [(label, node) for label, node, _ in alts], user=name == "_read_user_part"):
                 out.add(f"if {cond}:")
@@ -726,11 +686,12 @@ class Emitter:
 
 def _slot_at(node: Node, keys: tuple[str, ...]) -> Slot | None:
     """The whole-value slot at `keys` in an object template, or None."""
+    current: Node | None = node
     for key in keys:
-        if not isinstance(node, Obj):
+        if not isinstance(current, Obj):
             return None
-        node = dict(node.items).get(key)  # type: ignore[assignment]
-    return node if isinstance(node, Slot) else None
+        current = dict(current.items).get(key)
+    return current if isinstance(current, Slot) else None
 
 
 def _slot_keys(node: Node, field_name: str, keys: tuple[str, ...] = ()) -> tuple[str, ...] | None:
@@ -744,20 +705,3 @@ def _slot_keys(node: Node, field_name: str, keys: tuple[str, ...] = ()) -> tuple
                 return found
     return None
 
-
-def emit_module(ir: FormatIR) -> tuple[ModuleParts, dict[str, str]]:
-    from .emit_messages import emit_format
-    from .reasoning import emit_reasoning_constant
-    from .wire_rules import emit_wire_rules
-
-    em = Emitter(ir)
-    em.emit_value_maps()
-    em.emit_part_builders()
-    em.emit_part_readers()
-    emit_format(em)
-    from .emit_errors import emit_error_to_wire
-
-    emit_error_to_wire(em)
-    emit_wire_rules(em)
-    emit_reasoning_constant(em)
-    return em.parts, em.regexes

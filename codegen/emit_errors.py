@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .lines import Lines
 from .mapping_schema import ERROR_CATEGORIES
 
 if TYPE_CHECKING:
@@ -99,12 +100,10 @@ def _build(node: Any) -> str:
 
 
 def emit_error_to_wire(em: "Emitter") -> None:
-    from .emit import _Lines
-
     ir = em.ir
     body, table = error_emit_table(ir)
     rows = {c: (r["status"], r["type"], r.get("code")) for c, r in table.items()}
-    out = _Lines()
+    out = Lines()
     upstream: dict[str, dict[int, tuple[int, str, str | None]]] = {}
     for category, r in table.items():
         for alt in r.get("when_upstream", []):

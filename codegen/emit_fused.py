@@ -29,9 +29,10 @@ import builtins
 import re
 from typing import Any
 
-from .emit import Emitter, _Lines, lit
+from .emit import Emitter
+from .lines import Lines, lit
 from .catalog import CONTEXTS
-from .emit_messages import _assign, _build_message, _text_content, emit_options_to_wire, emit_role_readers, emit_tools_to_wire
+from .emit_messages import assign, build_message, text_content, emit_options_to_wire, emit_role_readers, emit_tools_to_wire
 from .wiretemplate import slots_of
 from .ir import STRING_OPTIONS, FormatIR
 
@@ -141,7 +142,7 @@ class _Scoped(Emitter):
         return self.regexes[key]
 
 
-def _read_also(out: _Lines, var: str, rest: tuple[str, ...]) -> None:
+def _read_also(out: Lines, var: str, rest: tuple[str, ...]) -> None:
     """The option's other wire names, in order: the first present one is read (a null counts as
     present, as in the source's reader); one present after it is an extra there: the two-step way."""
     if not rest:
@@ -165,6 +166,8 @@ _PART_RULES = {
     "filename": "{v} is NOT_GIVEN or (type({v}) is str and {v})",
     "media_type.inline": "type({v}) is str and {v}",
     "media_type.url": "{v} is NOT_GIVEN or (type({v}) is str and {v})",
+    # validate._cache_control: a prompt-cache breakpoint is an object whose `type` is a string
+    "cache_control": "{v} is NOT_GIVEN or (type({v}) is dict and type({v}.get('type')) is str)",
 }
 _DST_NAME = re.compile(r"(?<![\w.])(_vm_\w+)\(")
 
@@ -185,7 +188,7 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped") -> list[str] | None:
     alts = [(k, n) for k, n in s_em.part_templates() if k not in ("thinking", "redacted_thinking")]
     if src.tool_results_strategy == "group_into_user_message":
         alts.append(("tool_result", src.tool_result_template))
-    out = _Lines()
+    out = Lines()
     out.add("if not raw:")
     out.add("    return None")
     out.add("parts: list[dict[str, Any]] = []")
@@ -231,6 +234,7 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped") -> list[str] | None:
         elif target == "reject":
             out.add("return None  # the target refuses it: the canonical path says so")
         else:
+            assert target is not None and not isinstance(target, str)  # _part_fusable: a template
             env = {name: got.get(name, "NOT_GIVEN") for name in CONTEXTS["part." + label]}
             guards = [
                 f"{env[slot.field]} is not NOT_GIVEN"
@@ -240,7 +244,7 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped") -> list[str] | None:
             if guards:  # a field the target's template needs, absent: the target drops the part
                 out.add(f"if not ({' and '.join(guards)}):")
                 out.add("    continue")
-            d_out = _Lines()
+            d_out = Lines()
             d_out.level = out.level
             d_out.counter = out.counter + 500
             expr = d_em.build_node(d_out, target, env, "part." + label, "''")
@@ -269,7 +273,7 @@ def _part_fusable(label: str, node: Any, target: Any) -> bool:
     return all(s.field in _PART_RULES or s.field == "media_type" for s in slots_of(node))
 
 
-def _check(out: _Lines, kind: str, var: str) -> None:
+def _check(out: Lines, kind: str, var: str) -> None:
     """The inline form of Config.from_dict + validate._config for one option value."""
     if kind == "number":
         out.add(f"t = type({var})")
@@ -310,10 +314,14 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     """The text (before black) of the fused translator module `src` -> `dst`."""
     s_em = _Scoped(src, "S")
     d_em = _Scoped(dst, "T")
-    out = _Lines()
+    out = Lines()
     out.add("if type(src_body) is not dict:")
     out.add("    raise _Deopt")
-    out.add("if not _KNOWN.issuperset(src_body):  # a key the source would carry as an extra: the two-step way")
+    if src.unknown == "carry" and (src.provider, src.wire) != (dst.provider, dst.wire):
+        # keys no table names are carried data, never written to another provider's wire: left out
+        out.add("if not _KNOWN.issuperset(src_body) and not _w.carried_only(src_body, _KNOWN, WIRE_KEYS):")
+    else:
+        out.add("if not _KNOWN.issuperset(src_body):  # a key the source would carry as an extra: the two-step way")
     out.add("    raise _Deopt")
     known = {src.model_field, src.messages_field, src.tools_field, src.tool_choice_field}
     out.add(f"model = src_body.get({lit(src.model_field)})")
@@ -335,7 +343,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     out.add("last = ''  # the canonical role of the last message")
     out.add("path = ''  # error paths are the two-step path's business")
 
-    def sink(o: _Lines, role: str, env: dict[str, str]) -> None:
+    def sink(o: Lines, role: str, env: dict[str, str]) -> None:
         if role == "system":
             o.add(f"content_s = {env['content']}")
             o.add("if ci or type(content_s) is not str or not content_s:  # §5: first, non-empty text")
@@ -357,14 +365,14 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
                 o.indent()
                 o.add(f"if not {c}:")
                 o.add("    raise _Deopt")
-                inline = _Lines()
+                inline = Lines()
                 inline.level = o.level
                 inline.counter = o.counter + 700
-                text = _text_content(d_em, inline, "user", c)  # the target's string case, inline
+                text = text_content(d_em, inline, "user", c)  # the target's string case, inline
                 if text is not None and not inline.lines:
                     if grouped:
                         o.add("results = None")
-                    msg = _build_message(d_em, inline, dst.user_template, {"content": text}, "message.user")
+                    msg = build_message(d_em, inline, dst.user_template, {"content": text}, "message.user")
                     o.lines.extend(_dst_names(line) for line in inline.lines)
                     o.add(f"wire_messages.append({_dst_names(msg)})")
                     o.add("ci += 1")
@@ -429,7 +437,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     out.add("role = message.get('role')")
     parts_fn = _emit_user_parts(s_em, d_em)
 
-    def user_list(o: _Lines, raw: str) -> None:
+    def user_list(o: Lines, raw: str) -> None:
         if parts_fn is None:
             return
         o.add(f"if type({raw}) is list:  # content parts, translated in one pass where they allow it")
@@ -439,7 +447,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
         o.indent()
         if grouped:
             o.add("results = None")
-        expr = _build_message(d_em, o, dst.user_template, {"content": "wire_content"}, "message.user")
+        expr = build_message(d_em, o, dst.user_template, {"content": "wire_content"}, "message.user")
         o.add(f"wire_messages.append({_dst_names(expr)})")
         o.add("ci += 1")
         o.add("last = 'user'")
@@ -447,7 +455,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
         o.dedent()
         o.dedent()
 
-    def on_name(o: _Lines, key: str) -> None:  # a named message (OpenAI Chat `name`): the two-step way
+    def on_name(o: Lines, key: str) -> None:  # a named message (OpenAI Chat `name`): the two-step way
         o.add(f"if {lit(key)} in message:")
         o.add("    raise _Deopt")
 
@@ -556,11 +564,11 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
 
     # the target body, in the order the target's request_to_wire builds it
     out.add("body: dict[str, Any] = {}")
-    out.add(_assign(dst, dst.model_field, "model"))
+    out.add(assign(dst, dst.model_field, "model"))
     if hoist:
         out.add("if system_texts:")
-        out.add(f"    {_assign(dst, dst.system_field or 'system', lit(dst.system_join) + '.join(system_texts)')}")
-    out.add(_assign(dst, dst.messages_field, "wire_messages"))
+        out.add(f"    {assign(dst, dst.system_field or 'system', lit(dst.system_join) + '.join(system_texts)')}")
+    out.add(assign(dst, dst.messages_field, "wire_messages"))
     out.add("dropped: list[str] = []  # options dropped with a warning, warned once the body is built")
     emit_options_to_wire(d_em, out, bind=False, warn_into="dropped", only=read, extras=False, phase=0)
     emit_tools_to_wire(d_em, out, ref="_dst.")
@@ -619,9 +627,9 @@ def _source_imports(fn_text: str, header: str, src_module: str) -> list[str]:
     tree = ast.parse(fn_text)
     bound = set(dir(builtins))
     head = ast.parse(header)
-    for node in head.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
+    for stmt in head.body:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            for alias in stmt.names:
                 bound.add((alias.asname or alias.name).split(".")[0])
     bound |= {"SOURCE", "TARGET", "_KNOWN", "_NO_TOOLS", "_Deopt", "request", "_user_parts"}
     assigned: set[str] = set()

@@ -19,11 +19,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .lines import Lines
+from .wire_path import parse_path
 from .wiretemplate import Lit, Node, Obj, Slot, conditions_of, parse_template, slots_of
 
 if TYPE_CHECKING:
-    from .emit import Emitter, _Lines
-    from .ir import _Builder
+    from .emit import Emitter
+    from .ir import Builder
 
 __all__ = ["ItemsIR", "build_items_ir"]
 
@@ -53,10 +55,8 @@ def role_literal(node: Node) -> Any:
     return next((c.value for k, c in node.items if k == "role" and isinstance(c, Lit)), None)
 
 
-def build_items_ir(b: "_Builder") -> ItemsIR:
-    """Checks and IR of the item-list rows (called from ir._Builder.build)."""
-    from .ir import parse_path
-
+def build_items_ir(b: "Builder") -> ItemsIR:
+    """Checks and IR of the item-list rows (called from ir.Builder.build)."""
     d = b.data
     req = d["request"]
     resp = d["response"]
@@ -127,9 +127,7 @@ def build_items_ir(b: "_Builder") -> ItemsIR:
 # --------------------------------------------------------------------------- content
 def emit_joined_text_content(em: "Emitter") -> None:
     """`assistant.content: joined_text`: the turn's text blocks as one string."""
-    from .emit import _Lines
-
-    out = _Lines()
+    out = Lines()
     out.add("if isinstance(content, str):")
     out.add("    return content")
     out.add("texts: list[str] = []")
@@ -150,18 +148,16 @@ def emit_reasoning_helpers(em: "Emitter") -> None:
     """`request.reasoning_items`: a reasoning item is one thinking block whose text is the item's
     summary texts joined and whose signature is the whole item (compact JSON, keys sorted),
     stamped with this provider's origin; it is sent back verbatim, and only to this provider."""
-    from .emit import _Lines
-
     it = em.ir.items
     if it.reasoning_match is None:
         return
-    out = _Lines()
+    out = Lines()
     out.add(f"parts = item.get({lit(it.reasoning_text)})")
     out.add("texts = [p['text'] for p in parts if type(p) is dict and type(p.get('text')) is str] if type(parts) is list else []")
     out.add(f"return ThinkingBlock(text={lit(it.reasoning_join)}.join(texts), signature=_w.wire_json(item, path), origin=PROVIDER)")
     em.func("_read_reasoning_item", "(item: dict[str, Any], path: str) -> ThinkingBlock", "A wire reasoning item -> one signed thinking block (reasoning_items).", out.lines)
 
-    out = _Lines()
+    out = Lines()
     out.add("items: list[dict[str, Any]] = []")
     out.add("if not isinstance(content, list):")
     out.add("    return items")
@@ -178,7 +174,7 @@ def emit_reasoning_helpers(em: "Emitter") -> None:
     out.add("return items")
     em.func("_reasoning_to_items", "(content: Any, path: str) -> list[dict[str, Any]]", "The turn's own reasoning items (thinking blocks whose signature is one), in order.", out.lines)
 
-    out = _Lines()
+    out = Lines()
     out.add("if content is None or content is NOT_GIVEN or content == '':")
     out.add("    return list(blocks)")
     out.add("if isinstance(content, str):")
@@ -188,7 +184,7 @@ def emit_reasoning_helpers(em: "Emitter") -> None:
 
 
 # --------------------------------------------------------------------------- requests
-def emit_assistant_items_to_wire(em: "Emitter", out: "_Lines", build_message: Any) -> None:
+def emit_assistant_items_to_wire(em: "Emitter", out: "Lines", build_message: Any) -> None:
     """Body of the assistant branch of _messages_to_wire under placement `items`."""
     ir = em.ir
     out.add("body_content = message.content")
@@ -210,7 +206,7 @@ def emit_assistant_items_to_wire(em: "Emitter", out: "_Lines", build_message: An
     out.add("continue")
 
 
-def emit_item_dispatch_head(em: "Emitter", out: "_Lines") -> list[str]:
+def emit_item_dispatch_head(em: "Emitter", out: "Lines") -> list[str]:
     """Start of the loop body of _messages_from_wire: items told apart by literals other than
     `role` (tool-call items, type-discriminated tool results). Returns the labels it reads."""
     ir = em.ir
@@ -259,7 +255,7 @@ def emit_item_dispatch_head(em: "Emitter", out: "_Lines") -> list[str]:
     return labels
 
 
-def emit_hoisted_system_roles(em: "Emitter", out: "_Lines") -> list[str]:
+def emit_hoisted_system_roles(em: "Emitter", out: "Lines") -> list[str]:
     """`system: {strategy: hoist, read_also: [...]}`: wire messages with those roles inside the
     list (the API also accepts them there) are read as system messages."""
     ir = em.ir
@@ -295,7 +291,7 @@ def _type_label(node: Node) -> str:
 
 
 # --------------------------------------------------------------------------- responses
-def emit_items_message_reader(em: "Emitter", out: "_Lines") -> None:
+def emit_items_message_reader(em: "Emitter", out: "Lines") -> None:
     """Binds `a_content`, `a_calls` (and `a_refusal`) from the output item list `items_`."""
     ir = em.ir
     assert ir.items.response_items is not None
@@ -363,7 +359,7 @@ def emit_items_message_reader(em: "Emitter", out: "_Lines") -> None:
         out.add("    a_content = ''.join(refusals_)")
 
 
-def emit_finish_detail(em: "Emitter", out: "_Lines") -> None:
+def emit_finish_detail(em: "Emitter", out: "Lines") -> None:
     """After `finish_reason` is read: the more specific wire reason, looked up first."""
     it = em.ir.items
     if it.finish_detail_path is None:
@@ -376,7 +372,7 @@ def emit_finish_detail(em: "Emitter", out: "_Lines") -> None:
         out.add(f"    finish_reason = {lit(canonical)}")
 
 
-def emit_items_message_writer(em: "Emitter", out: "_Lines") -> None:
+def emit_items_message_writer(em: "Emitter", out: "Lines") -> None:
     """response_to_wire under `response.items`: binds `wire_message` to the output item list."""
     ir = em.ir
     assert ir.items.response_items is not None
@@ -392,7 +388,6 @@ def emit_items_message_writer(em: "Emitter", out: "_Lines") -> None:
         out.add("wire_message.extend(_reasoning_to_items(msg.content, 'message.content'))")
     out.add("if texts:")
     out.indent()
-    parts = []
     text_extra = ir.items.write_also.get("text", {})
     out.add("wire_parts: list[dict[str, Any]] = []")
     out.add("for text in texts:")
@@ -403,7 +398,6 @@ def emit_items_message_writer(em: "Emitter", out: "_Lines") -> None:
         out.add(f"wire_part[{lit(k)}] = {lit(v)}")
     out.add("wire_parts.append(wire_part)")
     out.dedent()
-    del parts
     expr = em.build_node(out, t["message"], {"content": "wire_parts"}, "item.message", "'message'")
     out.add(f"wire_item: dict[str, Any] = {expr}")
     msg_extra = ir.items.write_also.get("message", {})
@@ -422,7 +416,7 @@ def emit_items_message_writer(em: "Emitter", out: "_Lines") -> None:
     out.add("    wire_message.extend(_tool_call_to_wire(call, f'message.tool_calls[{k}]') for k, call in enumerate(calls))")
 
 
-def emit_finish_detail_writer(em: "Emitter", out: "_Lines") -> None:
+def emit_finish_detail_writer(em: "Emitter", out: "Lines") -> None:
     """response_to_wire: the more specific wire reason, written at `detail_path`."""
     it = em.ir.items
     if it.finish_detail_path is None:
@@ -448,7 +442,7 @@ def emit_finish_detail_writer(em: "Emitter", out: "_Lines") -> None:
         first = False
 
 
-def emit_usage_zero_fill(em: "Emitter", out: "_Lines") -> None:
+def emit_usage_zero_fill(em: "Emitter", out: "Lines") -> None:
     for keys in em.ir.items.usage_zero_fill:
         out.add("if baseline:  # usage.zero_fill: a counter the wire requires (overwritten when reported)")
         out.indent()

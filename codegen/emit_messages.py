@@ -11,13 +11,17 @@ from . import emit_items
 from .catalog import CONTEXTS
 from . import usage as emit_usage
 from .ir import INTEGER_OPTIONS, OBJECT_OPTIONS, STRING_OPTIONS
+from .lines import Lines
 from .reasoning import hook_message_from_wire, hook_message_to_wire
 from .wiretemplate import Arr, Lit, Obj, Slot, slot_path, slots_of
 
 if TYPE_CHECKING:
     from .emit import Emitter
 
-__all__ = ["emit_format"]
+__all__ = [
+    "assign", "build_message", "emit_error_from_wire", "emit_format", "emit_options_to_wire",
+    "emit_role_readers", "emit_tools_to_wire", "emit_unsupported", "structured_modes", "text_content",
+]
 
 
 def lit(value: Any) -> str:
@@ -50,7 +54,7 @@ def _nested_roots(ir: Any) -> set[str]:
     return roots
 
 
-def _assign(ir: Any, field: str, expr: str) -> str:
+def assign(ir: Any, field: str, expr: str) -> str:
     """The statement writing a wire field: dotted fields nest, and writes to an object that
     dotted fields share merge into it (`generationConfig`)."""
     if "." in field or field in _nested_roots(ir):
@@ -87,19 +91,17 @@ def _block_fields(ir: Any) -> list[str]:
 
 def _emit_system_blocks(em: "Emitter") -> None:
     """`system.blocks`: one system message as a wire text block, both ways."""
-    from .emit import _Lines
-
     ir = em.ir
     node = ir.system_blocks
     if node is None:
         return
     fields = _block_fields(ir)
-    out = _Lines()
+    out = Lines()
     env = {"content": "message.content", **{f: f"message.{f}" for f in fields}}
     expr = em.build_node(out, node, env, "message.system", "path")
     out.add(f"return {expr}")
     em.func("_system_block_to_wire", "(message: SystemMessage, path: str) -> dict[str, Any]", "A system message -> its wire text block (system.blocks).", out.lines)
-    out = _Lines()
+    out = Lines()
     out.add("block = _w.expect_dict(value, path)")
     for key, child in node.items:
         if isinstance(child, Lit):
@@ -126,17 +128,15 @@ def emit_format(em: "Emitter") -> None:
     _emit_request_from_wire(em)
     _emit_response_from_wire(em)
     _emit_response_to_wire(em)
-    _emit_error_from_wire(em)
+    emit_error_from_wire(em)
 
 
 # --------------------------------------------------------------------------- content
 def _emit_content(em: "Emitter") -> None:
-    from .emit import _Lines
-
     ir = em.ir
     own_text = ir.assistant_text_part is not None and ir.assistant_content != "joined_text"
     if own_text:  # assistant.text_part: the assistant role's own text part
-        out = _Lines()
+        out = Lines()
         em.emit_one_part(out, "text", "block", ir.assistant_text_part)
         em.func(
             "_assistant_text_to_wire",
@@ -150,7 +150,7 @@ def _emit_content(em: "Emitter") -> None:
             continue
         text_node = ir.assistant_text_part if role == "assistant" and own_text else ir.parts["text"]
         assert text_node is not None and not isinstance(text_node, str)
-        out = _Lines()
+        out = Lines()
         out.add("if isinstance(content, str):")
         out.indent()
         if strategy == "always_parts":
@@ -226,7 +226,7 @@ def _emit_derived_defaults(ir: Any, out: Any, field: str) -> None:
                 out.add(f"    del config[{lit(opt.name)}]")
 
 
-def _text_content(em: "Emitter", out: Any, role: str, var: str) -> str | None:
+def text_content(em: "Emitter", out: Any, role: str, var: str) -> str | None:
     """The wire form of a string content `var` under the role's content strategy, as an
     expression (what `_<role>_content_to_wire` returns for a string); None for `joined_text`."""
     ir = em.ir
@@ -244,22 +244,20 @@ def _text_content(em: "Emitter", out: Any, role: str, var: str) -> str | None:
 
 def _emit_as_blocks(em: "Emitter") -> None:
     """Tool calls placed as content blocks need the turn's content as a list of blocks."""
-    from .emit import _Lines
-
-    out = _Lines()
+    out = Lines()
     out.add("if isinstance(content, list):")
     out.add("    return content")
     out.add("if not content:")
     out.add("    return []  # never an empty text block")
-    expr = em.build_node(out, em.ir.parts["text"], {"text": "content", "signature": "NOT_GIVEN"}, "part.text", "path")
+    text_node = em.ir.parts["text"]
+    assert not isinstance(text_node, str)  # the IR refuses a stripped or rejected text part
+    expr = em.build_node(out, text_node, {"text": "content", "signature": "NOT_GIVEN"}, "part.text", "path")
     out.add(f"return [{expr}]")
     em.func("_as_blocks", "(content: str | list[dict[str, Any]] | None) -> list[dict[str, Any]]", "Assistant content as wire blocks, for turns whose tool calls are blocks too.", out.lines)
 
 
 def _emit_tool_call_builder(em: "Emitter") -> None:
-    from .emit import _Lines
-
-    out = _Lines()
+    out = Lines()
     env = {"id": "call.id", "name": "call.name", "arguments": "call.arguments", "signature": "signature"}
     if any(s.field == "signature" for s in slots_of(em.ir.tool_call_template)):
         out.add("# Signatures are provider-bound: only our own (or unstamped) ones are resent.")
@@ -281,28 +279,26 @@ def _emit_role_writers(em: "Emitter") -> None:
     calls them in its loop, and so do the fused translators (codegen/emit_fused.py), so each
     role is written by one piece of generated code. (Placement `items` writes assistant turns in
     the loop itself: one turn becomes several items.)"""
-    from .emit import _Lines
-
     ir = em.ir
     if ir.system_strategy != "hoist":
         assert ir.system_template is not None
-        out = _Lines()
+        out = Lines()
         fields = _block_fields(ir)
         if fields:  # system.blocks: what the plain form cannot carry goes in a one-block content
             out.add("if " + " or ".join(f"{f} is not NOT_GIVEN" for f in fields) + ":")
             out.indent()
             out.add("block = _system_block_to_wire(SystemMessage(content, " + ", ".join(f"{f}={f}" for f in fields) + "), path)")
-            expr = _build_message(em, out, ir.system_template, {"content": "[block]", "name": "name"}, "message.system")
+            expr = build_message(em, out, ir.system_template, {"content": "[block]", "name": "name"}, "message.system")
             out.add(f"return {expr}")
             out.dedent()
-        expr = _build_message(em, out, ir.system_template, {"content": "content", "name": "name"}, "message.system")
+        expr = build_message(em, out, ir.system_template, {"content": "content", "name": "name"}, "message.system")
         out.add(f"return {expr}")
         params = "".join(f", {f}: {_BLOCK_FIELD_TYPES[f]} = NOT_GIVEN" for f in fields)
         if _names(ir.system_template):
             params += ", name: str | NotGiven = NOT_GIVEN"
         em.func("_system_to_wire", f"(content: str, path: str = ''{params}) -> dict[str, Any]", "A system message -> its wire message (system `inline`).", out.lines)
-    out = _Lines()
-    text = _text_content(em, out, "user", "content")
+    out = Lines()
+    text = text_content(em, out, "user", "content")
     if text is not None:
         out.add("wire_content: Any")
         out.add("if type(content) is str:  # the common case, inline")
@@ -311,16 +307,16 @@ def _emit_role_writers(em: "Emitter") -> None:
         out.add("    wire_content = _user_content_to_wire(content, f'messages[{i}].content')")
     else:
         out.add("wire_content = _user_content_to_wire(content, f'messages[{i}].content')")
-    expr = _build_message(em, out, ir.user_template, {"content": "wire_content", "name": "name"}, "message.user")
+    expr = build_message(em, out, ir.user_template, {"content": "wire_content", "name": "name"}, "message.user")
     out.add(f"return {expr}")
     named = ", name: str | NotGiven = NOT_GIVEN" if _names(ir.user_template) else ""
     em.func("_user_to_wire", f"(content: str | list[Block], i: int{named}) -> dict[str, Any]", "A user message (`messages[i]`) -> its wire message.", out.lines)
     if ir.tool_results_strategy == "group_into_user_message":
-        out = _Lines()
-        expr = _build_message(em, out, ir.user_template, {"content": "results"}, "message.user")
+        out = Lines()
+        expr = build_message(em, out, ir.user_template, {"content": "results"}, "message.user")
         out.add(f"return {expr}")
         em.func("_results_to_wire", "(results: list[dict[str, Any]]) -> dict[str, Any]", "The user message that carries a run of tool results (`group_into_user_message`).", out.lines)
-    out = _Lines()
+    out = Lines()
     env = {"tool_call_id": "tool_call_id", "content": "wire_content", "name": "name", "is_error": "is_error", "cache_control": "cache_control"}
     media = ir.tool_result_media
     if ir.tool_result_content == "parts":
@@ -373,8 +369,8 @@ def _emit_role_writers(em: "Emitter") -> None:
     )
     if ir.tool_calls_placement == "items":
         return
-    out = _Lines()
-    text = _text_content(em, out, "assistant", "body_content")
+    out = Lines()
+    text = text_content(em, out, "assistant", "body_content")
     if ir.tool_calls_placement == "content_blocks":
         out.add("converted: Any = None")
         if text is not None:
@@ -395,7 +391,7 @@ def _emit_role_writers(em: "Emitter") -> None:
         out.add("    wire_content = converted if converted is not None else []")
         out.add("    if not wire_content:")
         out.add("        raise InvalidRequestError(_EMPTY_TURN, path=f'messages[{i}].content')")
-        expr = _build_message(em, out, ir.assistant_template, {"content": "wire_content", "tool_calls": "NOT_GIVEN", "name": "name"}, "message.assistant")
+        expr = build_message(em, out, ir.assistant_template, {"content": "wire_content", "tool_calls": "NOT_GIVEN", "name": "name"}, "message.assistant")
     else:
         out.add("content_out: Any = body_content")
         if text is not None:
@@ -412,7 +408,7 @@ def _emit_role_writers(em: "Emitter") -> None:
         out.add("    wire_calls = [_tool_call_to_wire(call, f'messages[{i}].tool_calls[{k}]', memo) for k, call in enumerate(calls)]")
         out.add("elif not content_out:")
         out.add("    raise InvalidRequestError(_EMPTY_TURN, path=f'messages[{i}].content')")
-        expr = _build_message(em, out, ir.assistant_template, {"content": "content_out", "tool_calls": "wire_calls", "name": "name"}, "message.assistant")
+        expr = build_message(em, out, ir.assistant_template, {"content": "content_out", "tool_calls": "wire_calls", "name": "name"}, "message.assistant")
         expr = hook_message_to_wire(em, out, expr, "body_content", "calls", for_request=True)
     out.add(f"return {expr}")
     em.func(
@@ -424,11 +420,9 @@ def _emit_role_writers(em: "Emitter") -> None:
 
 
 def _emit_messages_to_wire(em: "Emitter") -> None:
-    from .emit import _Lines
-
     ir = em.ir
     _emit_role_writers(em)
-    out = _Lines()
+    out = Lines()
     out.add("wire_messages: list[dict[str, Any]] = []")
     from_call = ir.tool_result_name == "from_call"
     if from_call:
@@ -476,7 +470,7 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
         out.add("for call in calls or ():")
         out.add("    call_names[call.id] = call.name")
     if ir.tool_calls_placement == "items":
-        emit_items.emit_assistant_items_to_wire(em, out, _build_message)
+        emit_items.emit_assistant_items_to_wire(em, out, build_message)
     else:
         out.add("wire_messages.append(_assistant_to_wire(message.content, calls, i, memo" + (", message.name" if _names(ir.assistant_template) else "") + "))")
         out.add("continue")
@@ -509,8 +503,8 @@ def _result_name(out: Any, from_call: bool) -> str:
     return "result_name"
 
 
-def _build_message(
-    em: "Emitter", out: Any, node: Any, env: dict[str, str], context: str, present: frozenset[str] = frozenset()
+def build_message(
+    em: "Emitter", out: Lines, node: Any, env: dict[str, str], context: str, present: frozenset[str] = frozenset()
 ) -> str:
     """Message templates: `{content}` / `{tool_calls}` are bound to already-converted values.
     `present`: fields bound to values that always exist (an optional slot then needs no check)."""
@@ -544,10 +538,8 @@ def _build_message(
 
 # --------------------------------------------------------------------------- tools
 def _emit_tools(em: "Emitter") -> None:
-    from .emit import _Lines
-
     ir = em.ir
-    out = _Lines()
+    out = Lines()
     out.add("params: Any = tool.parameters")
     if ir.tools_strict == "close_object_schema":
         out.add("# Strict tools close their object schema (Prompty §7.1.3).")
@@ -577,7 +569,7 @@ def _emit_tools(em: "Emitter") -> None:
         out.lines,
     )
 
-    out = _Lines()
+    out = Lines()
     for mode in ("auto", "required", "none"):
         out.add(f"if choice == {lit(mode)}:")
         how = ir.tool_choice_special.get(mode)
@@ -598,10 +590,8 @@ def _emit_tools(em: "Emitter") -> None:
 
 # --------------------------------------------------------------------------- request
 def _emit_request_to_wire(em: "Emitter") -> None:
-    from .emit import _Lines
-
     ir = em.ir
-    out = _Lines()
+    out = Lines()
     out.add("memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers")
     out.add("req = _w.as_request(request, memo, RULES)")
     out.add("messages = req.messages")
@@ -610,7 +600,7 @@ def _emit_request_to_wire(em: "Emitter") -> None:
     st = ir.structured
     out.add("schema = req.response_schema")
     if st is not None:
-        modes = _structured_modes(ir)
+        modes = structured_modes(ir)
         out.add("mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output")
         out.add(f"if mode not in {lit(modes)}:")
         out.add(f"    raise InvalidRequestError('structured_output ' + repr(mode) + {lit(' is not available in ' + ir.key + '; expected one of: ' + ', '.join(modes))})")
@@ -638,23 +628,24 @@ def _emit_request_to_wire(em: "Emitter") -> None:
     elif ir.system_strategy == "hoist":
         out.add("# the API takes one system field: every system message is hoisted into it, joined")
         out.add("system_messages = [m for m in messages if isinstance(m, SystemMessage)]")
-    if ir.system_strategy == "hoist" and _block_fields(ir):
+    system_field = ir.system_field if ir.system_strategy == "hoist" else None  # hoist: the IR requires `field`
+    if system_field is not None and _block_fields(ir):
         fields = _block_fields(ir)
         cond = " or ".join(f"m.{f} is not NOT_GIVEN" for f in fields)
         out.add(f"if any({cond} for m in system_messages):  # system.blocks: one text block per system message")
-        out.add(f"    {_assign(ir, ir.system_field, '[_system_block_to_wire(m, f' + lit(ir.system_field + '[{j}]') + ') for j, m in enumerate(system_messages)]')}")
+        out.add(f"    {assign(ir, system_field, '[_system_block_to_wire(m, f' + lit(system_field + '[{j}]') + ') for j, m in enumerate(system_messages)]')}")
         out.add("    system_messages = []")
-    if ir.system_strategy == "hoist":
+    if system_field is not None:
         out.add("system_texts = [m.content for m in system_messages]")
         out.add("if system_texts:")
         if ir.system_hoist_template is not None:
             out.indent()
             out.add(f"system_text = {lit(ir.system_join)}.join(system_texts)")
             expr = em.build_node(out, ir.system_hoist_template, {"content": "system_text"}, "message.system", "'messages'")
-            out.add(_assign(ir, ir.system_field, expr) + "  # system hoist through the `wire` template")
+            out.add(assign(ir, system_field, expr) + "  # system hoist through the `wire` template")
             out.dedent()
         else:
-            out.add(f"    {_assign(ir, ir.system_field, lit(ir.system_join) + '.join(system_texts)')}")
+            out.add(f"    {assign(ir, system_field, lit(ir.system_join) + '.join(system_texts)')}")
     out.add(f"body[{lit(ir.messages_field)}] = _messages_to_wire(messages, memo)")
     out.add("config = req.config if isinstance(req.config, Config) else _NO_CONFIG")
     out.add("extras = config.extras")
@@ -679,9 +670,10 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         env = {"name": "schema_name", "schema": "wire_schema", "strict": "schema_strict"}
         # The schema is already canonical; bind it as a plain value.
         node = ir.structured_template
+        assert node is not None  # a structured_output section always has its `wire` template (ir.py)
         expr = em.build_node(out, node, {**env, "schema": "wire_schema"}, "structured_output", "'response_schema'")
         expr = expr.replace("_w.canonical_json(wire_schema)", "wire_schema")
-        out.add(_assign(ir, st["field"], expr))
+        out.add(assign(ir, st["field"], expr))
         out.dedent()
     additive += emit_options_to_wire(em, out, bind=True, phase=2)  # rows inside the structured-output object
     # extras
@@ -715,10 +707,10 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         out.add("if key not in target:")
         out.add(f"    target[key] = {copy_fn}(value)")
         out.add("    continue")
-        for wire, coerce in additive:
-            if wire is None:
+        for extras_key, coerce in additive:
+            if extras_key is None:
                 continue
-            out.add(f"if key == {lit(wire)}:  # additive managed field (OpenArmature §6)")
+            out.add(f"if key == {lit(extras_key)}:  # additive managed field (OpenArmature §6)")
             out.add(f"    target[key] = _w.merge_list(target[key], value, {coerce})")
             out.add("    continue")
         out.add("if not _w.deep_equal(target[key], value):")
@@ -738,7 +730,7 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         "The body of request_to_wire.",
         out.lines,
     )
-    out = _Lines()
+    out = Lines()
     out.add("try:")
     if "request_out" in ir.strategy_hooks:
         out.add("    return _strategy_request_out(_request_to_wire(request, structured_output))  # strategies.request_out")
@@ -811,9 +803,11 @@ def emit_options_to_wire(
         if action is not None:
             out.add(f"if {value} is not NOT_GIVEN:")
             out.indent()
-            _unsupported(out, action, opt.name, path, ir.key, warn_into=warn_into)
+            emit_unsupported(out, action, opt.name, path, ir.key, warn_into=warn_into)
             out.dedent()
             continue
+        wire = opt.wire
+        assert wire is not None  # action None: the option is sent, so it has a wire field
         if opt.required:
             out.add(f"if {value} is NOT_GIVEN:")
             out.add(f"    raise InvalidRequestError({lit(opt.name + ' is required by ' + ir.key)}, path={lit(path)})")
@@ -821,7 +815,7 @@ def emit_options_to_wire(
             out.add(f"if {value} is NOT_GIVEN:")
             out.add(f"    {value} = {lit(opt.default)}  # the mapping's default")
         elif opt.has_default:
-            out.add(f"if {value} is NOT_GIVEN and not (extras and {lit(_extras_key(ir, opt.wire))} in extras):")
+            out.add(f"if {value} is NOT_GIVEN and not (extras and {lit(_extras_key(ir, wire))} in extras):")
             out.add(f"    {value} = {lit(opt.default)}  # the mapping's default; an extras value rides instead")
         if opt.requires == "response_schema" and not bind:
             out.add(f"# {opt.name}: only with a response schema, which a fused translator never writes")
@@ -844,25 +838,25 @@ def emit_options_to_wire(
             out.add(f"if {var}.match(model) is not None:  # models: {lit(rule.patterns)}")
             out.indent()
             if rule.wire is not None:
-                out.add(_assign(ir, rule.wire, wire_value) + "  # scoped: another wire name for these models")
+                out.add(assign(ir, rule.wire, wire_value) + "  # scoped: another wire name for these models")
             else:
-                _unsupported(out, rule.action, opt.name, path, ir.key, scoped=True, warn_into=warn_into)
+                emit_unsupported(out, rule.action, opt.name, path, ir.key, scoped=True, warn_into=warn_into)
             out.dedent()
             out.add("else:")
             out.indent()
         if opt.with_keys:
-            parent, leaf = opt.wire.rsplit(".", 1)
+            parent, leaf = wire.rsplit(".", 1)
             out.add(f"container = _w.container_in(body, {lit(tuple(parent.split('.')))})")
             for key, const in opt.with_keys.items():
                 out.add(f"container.setdefault({lit(key)}, {lit(const)})  # `with`: written beside it")
             out.add(f"container[{lit(leaf)}] = {wire_value}" + ("  # negate: the wire says it the other way round" if opt.negate else ""))
         else:
-            out.add(_assign(ir, opt.wire, wire_value) + ("  # negate: the wire says it the other way round" if opt.negate else ""))
+            out.add(assign(ir, wire, wire_value) + ("  # negate: the wire says it the other way round" if opt.negate else ""))
         for _ in opt.model_rules:
             out.dedent()
         out.dedent()
         if opt.merge:
-            additive.append((_extras_key(ir, opt.wire), opt.merge_coerce_string))
+            additive.append((_extras_key(ir, wire), opt.merge_coerce_string))
     return additive
 
 
@@ -949,13 +943,13 @@ def emit_tools_to_wire(em: "Emitter", out: Any, ref: str = "") -> None:
     tools_expr = f"[{ref}_tool_to_wire(tool, f'tools[{{j}}]', memo) for j, tool in enumerate(tools)]"
     if ir.tools_group is not None:
         tools_expr = f"[{{{lit(ir.tools_group)}: {tools_expr}}}]  # tools group: one wrapper object"
-    out.add(f"    {_assign(ir, ir.tools_field, tools_expr)}")
+    out.add(f"    {assign(ir, ir.tools_field, tools_expr)}")
     if ir.tool_choice_special.get("auto") == "omit":
         out.add("if not isinstance(tool_choice, NotGiven) and (wire_choice := " + ref + "_tool_choice_to_wire(tool_choice)) is not None:  # auto: omit")
-        out.add(f"    {_assign(ir, ir.tool_choice_field, 'wire_choice')}")
+        out.add(f"    {assign(ir, ir.tool_choice_field, 'wire_choice')}")
     else:
         out.add("if not isinstance(tool_choice, NotGiven):")
-        out.add(f"    {_assign(ir, ir.tool_choice_field, ref + '_tool_choice_to_wire(tool_choice)')}")
+        out.add(f"    {assign(ir, ir.tool_choice_field, ref + '_tool_choice_to_wire(tool_choice)')}")
 
 
 def _extras_key(ir: Any, wire: str) -> str | None:
@@ -966,7 +960,7 @@ def _extras_key(ir: Any, wire: str) -> str | None:
     return keys[-1]
 
 
-def _structured_modes(ir: Any) -> tuple[str, ...]:
+def structured_modes(ir: Any) -> tuple[str, ...]:
     """The structured-output modes a mapping can serve: native and prompt augmentation always,
     tool coercion when it declares the synthetic tool."""
     st = ir.structured
@@ -975,7 +969,7 @@ def _structured_modes(ir: Any) -> tuple[str, ...]:
     return ("native", "prompt_fallback", "tool_coercion") if "tool" in st else ("native", "prompt_fallback")
 
 
-def _unsupported(out: Any, action: str, name: str, path: str, key: str, scoped: bool = False, warn_into: str | None = None) -> None:
+def emit_unsupported(out: Any, action: str, name: str, path: str, key: str, scoped: bool = False, warn_into: str | None = None) -> None:
     why = f"{name} is not supported by {key}" + (" for this model" if scoped else "")
     if action == "reject":
         out.add(f"raise InvalidRequestError({lit(why)}, path={lit(path)})")
@@ -989,12 +983,10 @@ def _unsupported(out: Any, action: str, name: str, path: str, key: str, scoped: 
 
 # --------------------------------------------------------------------------- reading requests
 def _emit_messages_from_wire(em: "Emitter") -> None:
-    from .emit import _Lines
-
     ir = em.ir
     # content readers
     for role in ("user", "assistant"):
-        out = _Lines()
+        out = Lines()
         out.add("if type(value) is str:")
         out.add("    return value")
         if role == "assistant":
@@ -1009,7 +1001,7 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
         ret = "str | list[Any]" + (" | None" if role == "assistant" else "")
         em.func(f"_{role}_content_from_wire", f"(value: Any, path: str) -> {ret}", f"Wire {role} content -> canonical.", out.lines)
 
-    out = _Lines()
+    out = Lines()
     out.add("out: list[Message] = []")
     if ir.tool_calls_placement == "items":
         out.add("open_turn: Any = None  # the assistant turn the next tool-call item joins")
@@ -1070,13 +1062,14 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None,
     `sink` as env `name`); `on_name(out, key)`, when given, emits instead what to do with a
     message that has that key (the fused translators leave a named message to the two-step path)."""
     ir = em.ir
-    templates = []
-    if ir.system_strategy == "inline":
+    templates: list[tuple[str, Obj]] = []
+    if ir.system_strategy == "inline" and ir.system_template is not None:  # inline always has one
         templates.append(("system", ir.system_template))
     templates.append(("user", ir.user_template))
     templates.append(("assistant", ir.assistant_template))
-    if ir.tool_results_strategy == "message" and emit_items.role_literal(ir.tool_result_template) is not None:
-        templates.append(("tool", ir.tool_result_template))
+    tool_result = ir.tool_result_template
+    if ir.tool_results_strategy == "message" and isinstance(tool_result, Obj) and emit_items.role_literal(tool_result) is not None:
+        templates.append(("tool", tool_result))
     roles = []
     for role, node in templates:
         wire_role = next((c.value for k, c in node.items if k == "role" and isinstance(c, Lit)), None)
@@ -1216,10 +1209,8 @@ def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any,
 
 
 def _emit_request_from_wire(em: "Emitter") -> None:
-    from .emit import _Lines
-
     ir = em.ir
-    out = _Lines()
+    out = Lines()
     out.add("body = _w.expect_dict(body, '')")
     out.add("consumed = set()")
     out.add("nested_consumed: list[tuple[str, ...]] = []  # dotted wire fields read")
@@ -1406,7 +1397,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     out.add("return Request(model=model, messages=messages, **kwargs)")
     em.func("_request_from_wire", "(body: Any) -> Request", "Wire request body -> canonical request.", out.lines)
 
-    out = _Lines()
+    out = Lines()
     if "request_in" in ir.strategy_hooks:
         out.add("if type(body) is dict:  # strategies.request_in (anything else: the reader names it)")
         out.add("    body = _strategy_request_in(body)")
@@ -1435,7 +1426,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     )
 
     # tool reader
-    out = _Lines()
+    out = Lines()
     got: dict[str, str] = {}
     em.unmodeled(out, "tool", "tool", "path")
     em.read_node(out, ir.tool_template, "tool", "path", "tool", got)
@@ -1447,10 +1438,10 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     em.func("_read_tool", "(tool: dict[str, Any], path: str) -> Tool", "Wire tool definition -> canonical tool.", out.lines)
 
     # tool choice reader
-    out = _Lines()
+    out = Lines()
     path = lit(cf)
     if ir.unmodeled.get("tool_choice"):
-        checks = _Lines()
+        checks = Lines()
         checks.level = out.level + 1
         em.unmodeled(checks, "tool_choice", "value", path)
         if checks.lines:  # `drop`/`carry` rows generate no check
@@ -1483,7 +1474,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     em.func("_read_tool_choice", "(value: Any) -> ToolChoice", "Wire tool_choice -> canonical.", out.lines)
 
     if st is not None and st["mode"] == "native":
-        out = _Lines()
+        out = Lines()
         got = {}
         assert ir.structured_template is not None
         em.unmodeled(out, "structured_output", "value", "path")
@@ -1494,17 +1485,15 @@ def _emit_request_from_wire(em: "Emitter") -> None:
 
 # --------------------------------------------------------------------------- responses
 def _emit_response_from_wire(em: "Emitter") -> None:
-    from .emit import _Lines
-
     ir = em.ir
-    out = _Lines()
+    out = Lines()
     for wire, canonical in ir.finish_map:
         out.add(f"if value == {lit(wire)}:")
         out.add(f"    return {lit(canonical)}")
     out.add(f"return {lit(ir.finish_default)}  # a value the table does not list")
     em.func("_finish_reason", "(value: Any) -> FinishReason", "Wire finish reason -> canonical (the table's `*` row for anything unlisted).", out.lines)
 
-    out = _Lines()
+    out = Lines()
     out.add("body = _w.expect_dict(body, '')")
     out.add(f"finish_reason = _finish_reason({_keys_get('body', ir.finish_path)})")
     emit_items.emit_finish_detail(em, out)
@@ -1556,7 +1545,7 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     out.add("return response")
     em.func("_response_from_wire", "(body: Any) -> Response", "Wire response body -> canonical response.", out.lines)
 
-    out = _Lines()
+    out = Lines()
     if "response_in" in ir.strategy_hooks:
         out.add("if type(body) is dict:  # strategies.response_in (anything else: the reader names it)")
         out.add("    body = _strategy_response_in(body)")
@@ -1568,7 +1557,7 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     out.add("    raise InvalidResponseError('response nested too deeply', body=body) from None")
     out.add("_w.check_response_depth(response, InvalidResponseError, body)  # the same limit, every direction")
     out.add("_w.carry(response, body, ORIGIN, response_to_wire, WIRE_KEYS, InvalidResponseError)  # what the tables do not model (runtime/carry.py)")
-    if ir.structured is not None and "tool_coercion" in _structured_modes(ir):
+    if ir.structured is not None and "tool_coercion" in structured_modes(ir):
         out.add("mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output")
         out.add("if response_schema is not None and mode == 'tool_coercion':")
         out.add(f"    _w.take_coerced_output(response, {lit(ir.structured['tool']['name'])})  # OpenArmature §8.2.5.1")
@@ -1588,10 +1577,8 @@ def _emit_response_from_wire(em: "Emitter") -> None:
 
 
 def _emit_response_to_wire(em: "Emitter") -> None:
-    from .emit import _Lines
-
     ir = em.ir
-    out = _Lines()
+    out = Lines()
     out.add("resp = _w.as_response(response)")
     out.add("raw = resp.raw if type(resp.raw) is dict else {}")
     out.add("msg = resp.message")
@@ -1622,7 +1609,7 @@ def _emit_response_to_wire(em: "Emitter") -> None:
         out.add("    blocks = _as_blocks(_assistant_content_to_wire(msg.content, 'message.content'))")
         out.add("if calls:")
         out.add("    blocks.extend(_tool_call_to_wire(call, f'message.tool_calls[{k}]') for k, call in enumerate(calls))")
-        expr = _build_message(
+        expr = build_message(
             em, out, ir.assistant_template, {"content": "blocks", "tool_calls": "NOT_GIVEN"}, "message.assistant", frozenset({"content"})
         )
     else:
@@ -1636,7 +1623,7 @@ def _emit_response_to_wire(em: "Emitter") -> None:
         out.add("wire_calls: Any = NOT_GIVEN")
         out.add("if calls:")
         out.add("    wire_calls = [_tool_call_to_wire(call, f'message.tool_calls[{k}]') for k, call in enumerate(calls)]")
-        expr = _build_message(em, out, ir.assistant_template, {"content": "content_out", "tool_calls": "wire_calls"}, "message.assistant")
+        expr = build_message(em, out, ir.assistant_template, {"content": "content_out", "tool_calls": "wire_calls"}, "message.assistant")
     if ir.items.response_items is None:
         out.add(f"wire_message = {expr}")
     if ir.reasoning is not None:
@@ -1699,11 +1686,9 @@ def _envelope_expr(node: Any) -> str:
     return lit(node.value)
 
 
-def _emit_error_from_wire(em: "Emitter") -> None:
-    from .emit import _Lines
-
+def emit_error_from_wire(em: "Emitter") -> None:
     ir = em.ir
-    out = _Lines()
+    out = Lines()
     out.add("try:")
     out.add("    return _error_from_wire(_w.status_code(status), body, headers)")
     out.add("except RecursionError:  # a body nested past Python's limit: classify by status alone")
@@ -1715,7 +1700,7 @@ def _emit_error_from_wire(em: "Emitter") -> None:
         out.lines,
     )
     em.parts.public.append("error_from_wire")
-    out = _Lines()
+    out = Lines()
     out.add("decoded = _w.decode_error_body(body)")
     out.add(f"message = {_keys_get('decoded', ir.error_message)} if type(decoded) is dict else None")
     out.add("if type(message) is not str or not message:")

@@ -23,9 +23,10 @@ from .wire_rules import build_tool_name_rule, build_wire_rules
 from .stream_table import compile_stream
 from .transport_rows import COUNT_ANSWER, COUNT_REQUEST, MODELS_MODEL, MODELS_PAGE, TransportRowError, check_template
 from .usage import build_usage
+from .wire_path import parse_path
 from .wiretemplate import Arr, Lit, Node, Obj, Slot, TemplateSyntaxError, parse_template, slot_path, slots_of
 
-__all__ = ["FormatIR", "OptionIR", "DeriveIR", "ValueMapIR", "build_ir", "INTEGER_OPTIONS", "BOOLEAN_OPTIONS", "STRING_OPTIONS", "OBJECT_OPTIONS"]
+__all__ = ["Builder", "FormatIR", "OptionIR", "DeriveIR", "ValueMapIR", "build_ir", "INTEGER_OPTIONS", "BOOLEAN_OPTIONS", "STRING_OPTIONS", "OBJECT_OPTIONS"]
 
 #: the canonical options typed int (runtime/canonical.py Config): `maximum` applies to them, and
 #: a reader takes an integer-valued float for them
@@ -116,13 +117,13 @@ class FormatIR:
     model_field: str
     messages_field: str
     system_strategy: str
-    system_template: Node | None
+    system_template: Obj | None
     system_field: str | None
     system_join: str
     system_read_also: list[str]
-    user_template: Node
+    user_template: Obj
     user_content: str
-    assistant_template: Node
+    assistant_template: Obj
     assistant_content: str
     assistant_text_part: "Node | None"
     assistant_order: str
@@ -167,7 +168,7 @@ class FormatIR:
     # Strategies added for formats like Gemini generateContent (see mappings/README.md).
     system_hoist_template: Node | None = None  # system.hoist with `wire:`: the hoisted object
     system_content_steps: tuple[Any, ...] = ()  # where {content} sits in it: keys, and "*" for a one-item array
-    system_blocks: Node | None = None  # system.blocks: one system message as a text block
+    system_blocks: Obj | None = None  # system.blocks: one system message as a text block
     part_dispatch: str = "literals"  # literals | keys
     unknown: str = "reject"  # reject | carry (request.unknown)
     ordering: str = "api"  # api | openarmature (request.rules.ordering)
@@ -201,6 +202,11 @@ class FormatIR:
     strategy_hooks: tuple[str, ...] = ()  # `strategies:` hooks the converter calls (codegen/strategies.py)
 
 
+def _as_list(value: str | list[str] | None) -> list[str]:
+    """A rule's `type` / `code`: one string or a list of them."""
+    return [value] if isinstance(value, str) else list(value or [])
+
+
 def build_error_rules(errs: dict[str, Any], err: Callable[[str, str], MappingError]) -> list[ErrorRuleIR]:
     """The `errors.rules` table, checked (every kind of mapping has one)."""
     rules: list[ErrorRuleIR] = []
@@ -220,27 +226,17 @@ def build_error_rules(errs: dict[str, Any], err: Callable[[str, str], MappingErr
                 re.compile(body)
             except re.error as exc:
                 raise err(f"/errors/rules/{i}/body_matches", f"not a valid regular expression: {exc}") from None
-        as_list = lambda v: [v] if isinstance(v, str) else list(v or [])  # noqa: E731
-        rules.append(ErrorRuleIR(statuses, status_class, as_list(rule.get("type")), as_list(rule.get("code")), body, rule["category"]))
+        rules.append(ErrorRuleIR(statuses, status_class, _as_list(rule.get("type")), _as_list(rule.get("code")), body, rule["category"]))
     return rules
 
 
 _PATH_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
-_PATH_TOKEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]")
 
 
 MAX_ERROR_PATH = 16  # keys in an errors.message / type / code path (providers use 1-3)
 
 
-def parse_path(text: str) -> tuple[str | int, ...]:
-    """`choices[0].message` -> ("choices", 0, "message"); "" -> ()."""
-    out: list[str | int] = []
-    for name, index in _PATH_TOKEN.findall(text):
-        out.append(int(index) if index else name)
-    return tuple(out)
-
-
-class _Builder:
+class Builder:
     def __init__(self, resolved: Resolved) -> None:
         self.r = resolved
         self.data = resolved.data
@@ -307,7 +303,7 @@ class _Builder:
             raise self.err(pointer, f"{text!r} names no wire field; write a path such as `total_tokens`")
         return path
 
-    def message_template(self, pointer: str, value: Any, context: str) -> Node:
+    def message_template(self, pointer: str, value: Any, context: str) -> Obj:
         """A role's message template (system inline, user, assistant): the wire message object."""
         node = self.template(pointer, value, context)
         if not isinstance(node, Obj):
@@ -514,15 +510,16 @@ class _Builder:
             system_hoist_template = self.template("/request/system/wire", system["wire"], "message.system")
             system_steps = self.content_steps(system_hoist_template, "/request/system/wire")
 
-        system_blocks = None
+        system_blocks: Obj | None = None
         if "blocks" in system:
             if system_hoist_template is not None:
                 raise self.err("/request/system/blocks", "`blocks` goes with a hoisted field of its own (no `wire:`) or an inline system message")
-            system_blocks = self.template("/request/system/blocks", system["blocks"], "message.system")
-            if not isinstance(system_blocks, Obj) or not any(isinstance(c, Slot) and c.field == "content" and c.codec is None and not c.optional for _, c in system_blocks.items):
+            blocks = self.template("/request/system/blocks", system["blocks"], "message.system")
+            if not isinstance(blocks, Obj) or not any(isinstance(c, Slot) and c.field == "content" and c.codec is None and not c.optional for _, c in blocks.items):
                 raise self.err("/request/system/blocks", "a system block is an object that places {content} as one of its keys' value (e.g. {type: text, text: \"{content}\"})")
-            if not any(isinstance(c, Slot) and c.optional for _, c in system_blocks.items):
+            if not any(isinstance(c, Slot) and c.optional for _, c in blocks.items):
                 raise self.err("/request/system/blocks", "a system block with no optional field ({cache_control?}) is never needed: the plain form says the same")
+            system_blocks = blocks
 
         user_t = self.message_template("/request/user/wire", req["user"]["wire"], "message.user")
         self.require_slot(user_t, "/request/user/wire", "content", "user")
@@ -584,11 +581,11 @@ class _Builder:
             if "values" in spec:
                 if name not in STRING_OPTIONS | BOOLEAN_OPTIONS:
                     raise self.err(pointer + "/values", f"`values` spells the string and boolean options, not {name}")
-                kind = str if name in STRING_OPTIONS else bool
+                value_type: type[str] | type[bool] = str if name in STRING_OPTIONS else bool
                 opt.values = [(k, v) for k, v in spec["values"].items() if not k.startswith("x-")]
                 for k, v in opt.values:
-                    if type(v) is not kind:
-                        raise self.err(f"{pointer}/values/{k}", f"{name} is a {kind.__name__}: {v!r} cannot be its value")
+                    if type(v) is not value_type:
+                        raise self.err(f"{pointer}/values/{k}", f"{name} is a {value_type.__name__}: {v!r} cannot be its value")
                 if opt.negate:
                     raise self.err(pointer + "/values", "`values` and `negate` exclude each other (spell the values instead)")
             if "with" in spec:
@@ -776,7 +773,10 @@ class _Builder:
 
             if not whole(tool_result_template, ok_path) or not whole(error_template, err_path) or ok_path == err_path:
                 raise self.err(pointer, "error_wire places {content} at its own key path, reached through objects, where `wire` has none (how a reader tells a failed result apart)")
-            others = lambda n: sorted((s.field, s.optional) for s in slots_of(n) if s.field not in ("content", "is_error"))  # noqa: E731
+
+            def others(n: Node) -> list[tuple[str, bool]]:  # the fields besides {content} (and is_error)
+                return sorted((s.field, s.optional) for s in slots_of(n) if s.field not in ("content", "is_error"))
+
             if others(error_template) != others(tool_result_template):
                 raise self.err(pointer, "error_wire places the same fields as `wire` (only {content} moves)")
             assert ok_path is not None and err_path is not None
@@ -924,7 +924,7 @@ def _arrays(node: Node) -> list[Arr]:
 
 
 def build_ir(resolved: Resolved) -> FormatIR:
-    return _Builder(resolved).build()
+    return Builder(resolved).build()
 
 
 _TEMPLATE_ROWS: Final = frozenset({"wire", "content_parts", "envelope", "tool_choice", "emit", "body"})

@@ -16,7 +16,7 @@ from .stream_table import STREAM_SCHEMA
 
 __all__ = ["MAPPING_SCHEMA", "TASK_SCHEMAS", "KINDS", "schema_for", "CANONICAL_ROLES", "PART_KINDS", "OPTION_NAMES", "ERROR_CATEGORIES"]
 
-EXT = {"^x-": {}}
+EXT: dict[str, dict[str, Any]] = {"^x-": {}}  # x- extension keys: anything
 CANONICAL_FINISH = ["content_filter", "error", "length", "stop", "tool_calls"]
 ERROR_CATEGORIES = [
     "provider_authentication",

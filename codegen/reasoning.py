@@ -15,7 +15,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .ir import _Builder
+    from .emit import Emitter
+    from .lines import Lines
+    from .ir import Builder
 
 __all__ = ["REASONING_SCHEMA", "build_reasoning", "hook_message_to_wire", "hook_message_from_wire"]
 
@@ -36,7 +38,7 @@ REASONING_SCHEMA: dict[str, Any] = {
 }
 
 
-def build_reasoning(b: "_Builder") -> dict[str, Any] | None:
+def build_reasoning(b: "Builder") -> dict[str, Any] | None:
     req = b.data["request"]
     row = req.get("reasoning")
     if row is None:
@@ -56,7 +58,7 @@ def build_reasoning(b: "_Builder") -> dict[str, Any] | None:
     return {k: (list(v) if isinstance(v, list) else v) for k, v in row.items() if k != "doc" and not k.startswith("x-")}
 
 
-def hook_message_to_wire(em: Any, out: Any, expr: str, content: str, calls: str, for_request: bool) -> str:
+def hook_message_to_wire(em: Emitter, out: Lines, expr: str, content: str, calls: str, for_request: bool) -> str:
     """After an assistant wire message is built: add its reasoning keys. Returns the message expr."""
     if em.ir.reasoning is None:
         return expr
@@ -66,7 +68,7 @@ def hook_message_to_wire(em: Any, out: Any, expr: str, content: str, calls: str,
     return var
 
 
-def hook_message_from_wire(em: Any, out: Any, src: str, path: str) -> None:
+def hook_message_from_wire(em: Emitter, out: Lines, src: str, path: str) -> None:
     """After an assistant wire message is read into `a_content`: prepend its reasoning."""
     if em.ir.reasoning is None:
         return

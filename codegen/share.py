@@ -18,10 +18,10 @@ import ast
 __all__ = ["share_with_base"]
 
 
-def _segment(lines: list[str], node: ast.AST) -> str:
+def _segment(lines: list[str], node: ast.stmt) -> str:
     """The whole lines of a top-level statement (ast.get_source_segment splits the text anew on
     every call)."""
-    return "".join(lines[node.lineno - 1 : node.end_lineno])  # type: ignore[attr-defined]
+    return "".join(lines[node.lineno - 1 : node.end_lineno])
 
 
 def _top_level(tree: ast.Module, text: str) -> tuple[dict[str, ast.FunctionDef], dict[str, str]]:

@@ -15,7 +15,7 @@ from .usage import stream_counters
 
 __all__ = ["STREAM_SCHEMA", "compile_stream", "PARSE_KINDS", "EMIT_KINDS"]
 
-_EXT = {"^x-": {}}
+_EXT: dict[str, dict[str, Any]] = {"^x-": {}}  # x- extension keys: anything
 _PATH_RE = re.compile(r"^(|[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])?(\.[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])?)*)\??$")
 
 
@@ -321,11 +321,11 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
                     stop[kind] = _events(evs)
             emit[key] = {"start": start, "stop": stop}
             continue
-        legal = _COMMON + EMIT_KINDS[key]
+        placeholders = _COMMON + EMIT_KINDS[key]
         for j, event in enumerate(value):
-            _check_slots(event["data"], legal, f"/stream/emit/{key}/{j}/data", key, err)
+            _check_slots(event["data"], placeholders, f"/stream/emit/{key}/{j}/data", key, err)
             if "event" in event:
-                _check_slots(event["event"], legal, f"/stream/emit/{key}/{j}/event", key, err)
+                _check_slots(event["event"], placeholders, f"/stream/emit/{key}/{j}/event", key, err)
         emit[key] = [_strip_ext(e) for e in value]
     if "tool_call_whole" in emit and (emit.get("tool_call_start") or emit.get("tool_call_delta")):
         raise err("/stream/emit/tool_call_whole", "`tool_call_whole` writes each call once, at its end; "

@@ -16,9 +16,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .ir import ErrorRuleIR, ValueMapIR, _Builder, build_error_rules, parse_path
+from .emit import Emitter
+from .emit_messages import emit_error_from_wire, emit_unsupported
+from .emit_errors import emit_error_to_wire
+from .ir import Builder, ErrorRuleIR, ValueMapIR, build_error_rules
+from .lines import Lines
 from .load import MappingError
 from .resolve import Resolved
+from .wire_path import parse_path
 
 __all__ = ["TaskIR", "build_task_ir", "emit_task_module", "task_wire_schema"]
 
@@ -67,7 +72,7 @@ class TaskIR:
     structured: None = None
 
 
-class _TaskBuilder(_Builder):
+class _TaskBuilder(Builder):
     def build_task(self) -> TaskIR:
         d = self.data
         meta = d["meta"]
@@ -127,7 +132,7 @@ class _TaskBuilder(_Builder):
                 envelope.append((k, "literal", v, None, True))
 
         errs = d["errors"]
-        rules = build_error_rules(errs, self.err)
+        error_rules = build_error_rules(errs, self.err)
 
         fixtures = list(d.get("fixtures", []))
         seen: set[str] = set()
@@ -172,7 +177,7 @@ class _TaskBuilder(_Builder):
             error_message=parse_path(errs["message"]),
             error_type=parse_path(errs["type"]) if "type" in errs else None,
             error_code=parse_path(errs["code"]) if "code" in errs else None,
-            error_rules=rules,
+            error_rules=error_rules,
             error_type_header=errs.get("type_header"),
             retry_after_headers=list(errs.get("retry_after", [])),
             fixtures=fixtures,
@@ -200,9 +205,6 @@ def _get(var: str, keys: tuple[Any, ...]) -> str:
 
 
 def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
-    from .emit import Emitter, _Lines
-    from .emit_messages import _emit_error_from_wire, _unsupported
-
     em = Emitter(ir)  # type: ignore[arg-type]  # the emitter's helpers need only key/title/errors
     em.emit_value_maps()
     result = "EmbeddingsResponse" if ir.kind == "embeddings" else "ImagesResponse"
@@ -210,7 +212,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     strip = inp["non_text"] == "strip"
 
     # ---------------------------------------------------------------- request_to_wire
-    out = _Lines()
+    out = Lines()
     out.add("req = _w.as_request(request)")
     out.add("if isinstance(req.response_schema, dict):")
     out.add(f"    raise InvalidRequestError({lit(ir.key + ' has no structured output (kind ' + ir.kind + ')')}, path='response_schema')")
@@ -245,7 +247,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     for name in _OPTIONS:
         out.add(f"if config.{name} is not NOT_GIVEN:")
         out.indent()
-        _unsupported(out, ir.config_action, name, f"config.{name}", ir.key)
+        emit_unsupported(out, ir.config_action, name, f"config.{name}", ir.key)
         out.dedent()
     out.add("extras = config.extras")
     out.add("if extras:")
@@ -265,7 +267,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
         for regex, action, patterns in p.rules:
             out.add(f"if {em.regex(regex)}.match(model) is not None:  # models: {lit(patterns)}")
             out.indent()
-            _unsupported(out, action, p.name, "config.extras." + p.name, ir.key, scoped=True)
+            emit_unsupported(out, action, p.name, "config.extras." + p.name, ir.key, scoped=True)
             if action != "reject":
                 out.add("continue")
             out.dedent()
@@ -280,7 +282,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     out.dedent()
     out.add("return body")
     em.func("_request_to_wire", "(request: Request | Mapping[str, Any]) -> dict[str, Any]", "The body of request_to_wire.", out.lines)
-    out = _Lines()
+    out = Lines()
     out.add("if structured_output is not None:")
     out.add(f"    raise InvalidRequestError({lit(ir.key + ' has no structured output (kind ' + ir.kind + ')')})")
     out.add("try:")
@@ -296,7 +298,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     em.parts.public.append("request_to_wire")
 
     # ---------------------------------------------------------------- request_from_wire
-    out = _Lines()
+    out = Lines()
     out.add("body = _w.expect_dict(body, '')")
     out.add(f"model = _w.member_str(body, {lit(ir.model_field)}, '')")
     field_ = inp["field"]
@@ -322,7 +324,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     out.add("config: Config | NotGiven = Config(extras=rest) if rest else NOT_GIVEN")
     out.add("return Request(model=model, messages=[UserMessage(content=content)], config=config)")
     em.func("_request_from_wire", "(body: Any) -> Request", "The body of request_from_wire.", out.lines)
-    out = _Lines()
+    out = Lines()
     out.add("try:")
     out.add("    return _request_from_wire(body)")
     out.add("except _w.WireShapeError as exc:")
@@ -337,7 +339,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
 
     # ---------------------------------------------------------------- response_from_wire
     resp = ir.response
-    out = _Lines()
+    out = Lines()
     out.add("body = _w.expect_dict(body, '')")
     out.add("usage: Usage" if ir.kind == "embeddings" else "usage: Usage | NotGiven")
     if ir.usage is not None:
@@ -392,7 +394,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
         out.dedent()
         out.add("return ImagesResponse(images=images, usage=usage, raw=body)")
     em.func("_response_from_wire", f"(body: Any) -> {result}", "Wire response body -> canonical result.", out.lines)
-    out = _Lines()
+    out = Lines()
     out.add("if response_schema is not None or structured_output is not None:")
     out.add(f"    raise InvalidRequestError({lit(ir.key + ' has no structured output (kind ' + ir.kind + ')')}, path='response_schema')")
     out.add("try:")
@@ -410,7 +412,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     em.parts.public.append("response_from_wire")
 
     # ---------------------------------------------------------------- response_to_wire
-    out = _Lines()
+    out = Lines()
     conv = "as_embeddings_response" if ir.kind == "embeddings" else "as_images_response"
     out.add(f"resp: {result} = _w.{conv}(response)")
     out.add("raw = resp.raw if type(resp.raw) is dict else {}")
@@ -490,8 +492,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     )
     em.parts.public.append("response_to_wire")
 
-    _emit_error_from_wire(em)
-    from .emit_errors import emit_error_to_wire
+    emit_error_from_wire(em)
 
     emit_error_to_wire(em)
     return em.parts, em.regexes

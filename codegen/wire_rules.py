@@ -13,13 +13,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from .lines import Func
+
 if TYPE_CHECKING:
     from .emit import Emitter
-    from .ir import _Builder
+    from .ir import Builder
 
 __all__ = ["WIRE_RULES_SCHEMA", "TOOL_NAME_SCHEMA", "FIXTURE_KEYS", "build_wire_rules", "build_tool_name_rule", "emit_wire_rules"]
 
-_EXT = {"^x-": {}}
+_EXT: dict[str, dict[str, Any]] = {"^x-": {}}  # x- extension keys: anything
 
 
 def _obj(props: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
@@ -80,7 +82,7 @@ FIXTURE_KEYS: dict[str, Any] = {
 _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
-def build_wire_rules(b: "_Builder") -> dict[str, Any] | None:
+def build_wire_rules(b: "Builder") -> dict[str, Any] | None:
     """The checked `wire_rules` table, or None. Errors name the rule's pointer."""
     rules = b.data.get("wire_rules")
     if rules is None:
@@ -127,7 +129,7 @@ def build_wire_rules(b: "_Builder") -> dict[str, Any] | None:
     return out
 
 
-def _char_class(b: "_Builder", pointer: str, chars: str) -> "re.Pattern[str]":
+def _char_class(b: "Builder", pointer: str, chars: str) -> "re.Pattern[str]":
     if "[" in chars or "]" in chars:
         raise b.err(pointer, f"{chars!r}: write the body of one character class, without brackets (e.g. a-zA-Z0-9_-)")
     try:
@@ -136,7 +138,7 @@ def _char_class(b: "_Builder", pointer: str, chars: str) -> "re.Pattern[str]":
         raise b.err(pointer, f"{chars!r} is not a regex character class body ({exc}); write e.g. a-zA-Z0-9") from None
 
 
-def build_tool_name_rule(b: "_Builder") -> dict[str, Any] | None:
+def build_tool_name_rule(b: "Builder") -> dict[str, Any] | None:
     """`request.tools.name`, checked: `{chars, first?, max_length}`, or None."""
     rule = b.data["request"]["tools"].get("name")
     if rule is None:
@@ -163,8 +165,6 @@ def _rename(em: "Emitter", old: str, new: str) -> Any:
 
 def emit_wire_rules(em: "Emitter") -> None:
     """Wraps the public converters with the wire-rules pass (only for mappings that declare it)."""
-    from .emit import Func
-
     name_rule = em.ir.tool_name_rule
     if name_rule is not None:
         em.parts.constants.append(f"TOOL_NAME_RULE: Final = {name_rule!r}  # request.tools.name: the API's tool-name rule (wiremap.tools fits names to it)")

@@ -18,12 +18,13 @@ from typing import Any
 from .catalog import CONTEXTS
 from .cache import cached
 from .ir import BOOLEAN_OPTIONS, INTEGER_OPTIONS, OBJECT_OPTIONS, STRING_OPTIONS, FormatIR
+from .task import TaskIR, task_wire_schema
 from .usage import UsageSum
 from .wiretemplate import Arr, Interp, Lit, Node, Obj, Slot
 
 __all__ = ["wire_schemas", "render_wire_types"]
 
-_SCALAR = {"text": {"type": "string"}, "str": {"type": "string"}, "detail": {"enum": ["auto", "low", "high"]}, "bool": {"type": "boolean"}, "schema": {"type": "object"}, "object": {"type": "object"}, "cache": {"type": "object", "properties": {"type": {"type": "string"}, "ttl": {"type": "string"}}, "required": ["type"]}}
+_SCALAR: dict[str, dict[str, Any]] = {"text": {"type": "string"}, "str": {"type": "string"}, "detail": {"enum": ["auto", "low", "high"]}, "bool": {"type": "boolean"}, "schema": {"type": "object"}, "object": {"type": "object"}, "cache": {"type": "object", "properties": {"type": {"type": "string"}, "ttl": {"type": "string"}}, "required": ["type"]}}
 
 
 def _node_schema(node: Node, context: str, refs: dict[str, Any]) -> dict[str, Any]:
@@ -37,7 +38,8 @@ def _node_schema(node: Node, context: str, refs: dict[str, Any]) -> dict[str, An
         spec = CONTEXTS[context][node.field]
         if spec.kind in _SCALAR:
             return dict(_SCALAR[spec.kind])
-        return refs[f"{context}:{node.field}"]
+        ref: dict[str, Any] = refs[f"{context}:{node.field}"]
+        return ref
     if isinstance(node, Arr):
         return {"type": "array", "items": [_node_schema(n, context, refs) for n in node.items]}
     assert isinstance(node, Obj)
@@ -63,12 +65,10 @@ def _option_type(opt: Any) -> str:
     return "number"
 
 
-def wire_schemas(ir: FormatIR) -> dict[str, Any]:
+def wire_schemas(ir: FormatIR | TaskIR) -> dict[str, Any]:
     """One JSON Schema document with `$defs` for the request and the response."""
-    if getattr(ir, "kind", "chat") != "chat":  # a non-chat kind (codegen/task.py)
-        from .task import task_wire_schema
-
-        return task_wire_schema(ir)  # type: ignore[arg-type]
+    if isinstance(ir, TaskIR):  # a non-chat kind (codegen/task.py)
+        return task_wire_schema(ir)
     name = _title(ir.key)
     defs: dict[str, Any] = {}
 
@@ -213,7 +213,7 @@ def _response_schema(ir: FormatIR, name: str, defs: dict[str, Any]) -> dict[str,
     return out
 
 
-def render_wire_types(ir: FormatIR) -> tuple[str, str]:
+def render_wire_types(ir: FormatIR | TaskIR) -> tuple[str, str]:
     """(schema JSON text, TypedDict module text)."""
 
     schema = wire_schemas(ir)
@@ -226,7 +226,8 @@ def render_wire_types(ir: FormatIR) -> tuple[str, str]:
 
 def _typed_dicts(schema_text: str, header: str) -> str:
     """datamodel-code-generator's TypedDict module for a wire schema."""
-    from datamodel_code_generator import DataModelType, Formatter, InputFileType, PythonVersion, generate
+    from datamodel_code_generator import Formatter, InputFileType, PythonVersion, generate
+    from datamodel_code_generator.enums import DataModelType
 
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
         # datamodel-code-generator announces future default changes; the options are pinned here.

@@ -134,7 +134,7 @@ def _parse_string(text: str, pointer: str) -> Node:
         pieces.append("".join(buf))
     if not any(isinstance(p, Slot) for p in pieces):
         return Lit("".join(p for p in pieces if isinstance(p, str)))
-    if len(pieces) == 1:
+    if len(pieces) == 1 and isinstance(pieces[0], Slot):
         return pieces[0]  # a whole-value slot
     slots = [p for p in pieces if isinstance(p, Slot)]
     for a, b in zip(pieces, pieces[1:]):

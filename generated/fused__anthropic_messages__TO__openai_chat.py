@@ -51,10 +51,13 @@ from . import openai_chat as _dst
 from . import anthropic_messages as _src
 
 from .anthropic_messages import (
+    WIRE_KEYS,
     _read_assistant_part,
     _read_tool,
     _read_tool_choice,
     _user_content_from_wire,
+    _vm_document_type_reverse,
+    _vm_image_type_reverse,
 )
 
 SOURCE: Final = "anthropic_messages"
@@ -99,7 +102,35 @@ def _user_parts(raw: list[Any]) -> Any:
             == "url"
             and "source" in part
         ):
-            return None  # the canonical path
+            obj_1 = part.get("source")
+            if type(obj_1) is not dict:
+                obj_1 = _w.member_dict(part, "source", path)
+            source_url_2 = obj_1.get("url")
+            if type(source_url_2) is not str:
+                source_url_2 = _w.member_str(obj_1, "url", path + ".source")
+            cache_control_3 = part.get("cache_control")
+            cache_control_3 = (
+                NOT_GIVEN
+                if cache_control_3 is None
+                else _w.optional_cache(part, "cache_control", path)
+            )
+            f_source_url_4: Any = source_url_2
+            f_cache_control_5: Any = cache_control_3
+            ok_6 = bool(
+                (f_source_url_4)
+                and (
+                    f_cache_control_5 is NOT_GIVEN
+                    or (
+                        type(f_cache_control_5) is dict
+                        and type(f_cache_control_5.get("type")) is str
+                    )
+                )
+            )
+            if not ok_6:
+                return None
+            parts.append({"type": "image_url", "image_url": {"url": f_source_url_4}})
+            texts.append(None)
+            continue
         if (
             kind == "image"
             and (
@@ -110,7 +141,51 @@ def _user_parts(raw: list[Any]) -> Any:
             == "base64"
             and "source" in part
         ):
-            return None  # the canonical path
+            obj_7 = part.get("source")
+            if type(obj_7) is not dict:
+                obj_7 = _w.member_dict(part, "source", path)
+            media_type_8 = _vm_image_type_reverse(
+                _w.member_str(obj_7, "media_type", path + ".source"),
+                path + ".source" + ".media_type",
+            )
+            source_base64_data_9 = obj_7.get("data")
+            if type(source_base64_data_9) is not str:
+                source_base64_data_9 = _w.member_str(obj_7, "data", path + ".source")
+            cache_control_10 = part.get("cache_control")
+            cache_control_10 = (
+                NOT_GIVEN
+                if cache_control_10 is None
+                else _w.optional_cache(part, "cache_control", path)
+            )
+            f_media_type_11: Any = media_type_8
+            f_source_base64_data_12: Any = source_base64_data_9
+            f_cache_control_13: Any = cache_control_10
+            ok_14 = bool(
+                (type(f_media_type_11) is str and f_media_type_11)
+                and (f_source_base64_data_12)
+                and (
+                    f_cache_control_13 is NOT_GIVEN
+                    or (
+                        type(f_cache_control_13) is dict
+                        and type(f_cache_control_13.get("type")) is str
+                    )
+                )
+            )
+            if not ok_14:
+                return None
+            parts.append(
+                {
+                    "type": "image_url",
+                    "image_url": {
+                        "url": "data:"
+                        + cast(str, f_media_type_11)
+                        + ";base64,"
+                        + f_source_base64_data_12
+                    },
+                }
+            )
+            texts.append(None)
+            continue
         if (
             kind == "document"
             and (
@@ -121,7 +196,36 @@ def _user_parts(raw: list[Any]) -> Any:
             == "url"
             and "source" in part
         ):
-            return None  # the canonical path
+            obj_15 = part.get("source")
+            if type(obj_15) is not dict:
+                obj_15 = _w.member_dict(part, "source", path)
+            source_url_16 = obj_15.get("url")
+            if type(source_url_16) is not str:
+                source_url_16 = _w.member_str(obj_15, "url", path + ".source")
+            filename_17 = _w.optional_str(part, "title", path)
+            cache_control_18 = part.get("cache_control")
+            cache_control_18 = (
+                NOT_GIVEN
+                if cache_control_18 is None
+                else _w.optional_cache(part, "cache_control", path)
+            )
+            f_source_url_19: Any = source_url_16
+            f_filename_20: Any = filename_17
+            f_cache_control_21: Any = cache_control_18
+            ok_22 = bool(
+                (f_source_url_19)
+                and (f_filename_20 is NOT_GIVEN or (type(f_filename_20) is str and f_filename_20))
+                and (
+                    f_cache_control_21 is NOT_GIVEN
+                    or (
+                        type(f_cache_control_21) is dict
+                        and type(f_cache_control_21.get("type")) is str
+                    )
+                )
+            )
+            if not ok_22:
+                return None
+            return None  # the target refuses it: the canonical path says so
         if (
             kind == "document"
             and (
@@ -132,9 +236,79 @@ def _user_parts(raw: list[Any]) -> Any:
             == "base64"
             and "source" in part
         ):
-            return None  # the canonical path
+            obj_23 = part.get("source")
+            if type(obj_23) is not dict:
+                obj_23 = _w.member_dict(part, "source", path)
+            media_type_24 = _vm_document_type_reverse(
+                _w.member_str(obj_23, "media_type", path + ".source"),
+                path + ".source" + ".media_type",
+            )
+            source_base64_data_25 = obj_23.get("data")
+            if type(source_base64_data_25) is not str:
+                source_base64_data_25 = _w.member_str(obj_23, "data", path + ".source")
+            filename_26 = _w.optional_str(part, "title", path)
+            cache_control_27 = part.get("cache_control")
+            cache_control_27 = (
+                NOT_GIVEN
+                if cache_control_27 is None
+                else _w.optional_cache(part, "cache_control", path)
+            )
+            f_media_type_28: Any = media_type_24
+            f_source_base64_data_29: Any = source_base64_data_25
+            f_filename_30: Any = filename_26
+            f_cache_control_31: Any = cache_control_27
+            ok_32 = bool(
+                (type(f_media_type_28) is str and f_media_type_28)
+                and (f_source_base64_data_29)
+                and (f_filename_30 is NOT_GIVEN or (type(f_filename_30) is str and f_filename_30))
+                and (
+                    f_cache_control_31 is NOT_GIVEN
+                    or (
+                        type(f_cache_control_31) is dict
+                        and type(f_cache_control_31.get("type")) is str
+                    )
+                )
+            )
+            if not ok_32:
+                return None
+            wire_533: dict[str, Any] = {
+                "file_data": "data:"
+                + cast(str, f_media_type_28)
+                + ";base64,"
+                + f_source_base64_data_29
+            }
+            if f_filename_30 is not NOT_GIVEN:
+                wire_533["filename"] = f_filename_30
+            parts.append({"type": "file", "file": wire_533})
+            texts.append(None)
+            continue
         if kind == "text" and "text" in part:
-            return None  # the canonical path
+            text_33 = part.get("text")
+            if type(text_33) is not str:
+                text_33 = _w.member_str(part, "text", path)
+            cache_control_34 = part.get("cache_control")
+            cache_control_34 = (
+                NOT_GIVEN
+                if cache_control_34 is None
+                else _w.optional_cache(part, "cache_control", path)
+            )
+            f_text_35: Any = text_33
+            f_cache_control_36: Any = cache_control_34
+            ok_37 = bool(
+                (f_text_35)
+                and (
+                    f_cache_control_36 is NOT_GIVEN
+                    or (
+                        type(f_cache_control_36) is dict
+                        and type(f_cache_control_36.get("type")) is str
+                    )
+                )
+            )
+            if not ok_37:
+                return None
+            parts.append({"type": "text", "text": f_text_35})
+            texts.append(f_text_35)
+            continue
         if kind == "tool_result":
             return None  # the canonical path
         return None  # a part the source refuses: the canonical path names it
@@ -154,9 +328,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
     try:
         if type(src_body) is not dict:
             raise _Deopt
-        if not _KNOWN.issuperset(
-            src_body
-        ):  # a key the source would carry as an extra: the two-step way
+        if not _KNOWN.issuperset(src_body) and not _w.carried_only(src_body, _KNOWN, WIRE_KEYS):
             raise _Deopt
         model = src_body.get("model")
         if type(model) is not str or not model:

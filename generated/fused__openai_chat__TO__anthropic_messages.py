@@ -51,6 +51,7 @@ from . import anthropic_messages as _dst
 from . import openai_chat as _src
 
 from .openai_chat import (
+    WIRE_KEYS,
     _assistant_content_from_wire,
     _read_tool,
     _read_tool_call,
@@ -238,9 +239,7 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
     try:
         if type(src_body) is not dict:
             raise _Deopt
-        if not _KNOWN.issuperset(
-            src_body
-        ):  # a key the source would carry as an extra: the two-step way
+        if not _KNOWN.issuperset(src_body) and not _w.carried_only(src_body, _KNOWN, WIRE_KEYS):
             raise _Deopt
         model = src_body.get("model")
         if type(model) is not str or not model:

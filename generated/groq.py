@@ -244,6 +244,7 @@ WIRE_KEYS: Final = frozenset(
         "sse",
         "status",
         "status_code",
+        "statuses",
         "stop",
         "stream_options.include_usage",
         "strict",
@@ -277,6 +278,7 @@ WIRE_KEYS: Final = frozenset(
         "verbatim",
         "wav",
         "when_schema_qualifies",
+        "when_upstream",
         "x_groq",
     ]
 )

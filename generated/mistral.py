@@ -223,6 +223,7 @@ WIRE_KEYS: Final = frozenset(
         "signature",
         "sse",
         "status",
+        "statuses",
         "stop",
         "strict",
         "string",
@@ -257,6 +258,7 @@ WIRE_KEYS: Final = frozenset(
         "verbatim",
         "wav",
         "when_schema_qualifies",
+        "when_upstream",
         "zero",
     ]
 )

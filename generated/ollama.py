@@ -240,6 +240,7 @@ WIRE_KEYS: Final = frozenset(
         "server_error",
         "sse",
         "status",
+        "statuses",
         "stop",
         "stream_options.include_usage",
         "strict",
@@ -274,6 +275,7 @@ WIRE_KEYS: Final = frozenset(
         "verbatim",
         "wav",
         "when_schema_qualifies",
+        "when_upstream",
     ]
 )
 # the wire paths of the option rows: an option the writer leaves out is not carried back

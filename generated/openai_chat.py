@@ -209,6 +209,7 @@ WIRE_KEYS: Final = frozenset(
         "server_error",
         "sse",
         "status",
+        "statuses",
         "stop",
         "stream_options.include_usage",
         "strict",
@@ -243,6 +244,7 @@ WIRE_KEYS: Final = frozenset(
         "verbatim",
         "wav",
         "when_schema_qualifies",
+        "when_upstream",
     ]
 )
 # the wire paths of the option rows: an option the writer leaves out is not carried back
@@ -567,7 +569,9 @@ ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
     ),
     "structured_output_invalid": (502, "server_error", "structured_output_invalid"),
 }
-ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {}
+ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {
+    "provider_invalid_request": {404: (404, "invalid_request_error", None)}
+}
 TOOL_NAME_RULE: Final = {
     "chars": "a-zA-Z0-9_-",
     "max_length": 64,

@@ -238,6 +238,7 @@ WIRE_KEYS: Final = frozenset(
         "sse",
         "start",
         "status",
+        "statuses",
         "stop",
         "strict",
         "string_or_parts",
@@ -270,6 +271,7 @@ WIRE_KEYS: Final = frozenset(
         "verbatim",
         "warn",
         "when_schema_qualifies",
+        "when_upstream",
     ]
 )
 # the wire paths of the option rows: an option the writer leaves out is not carried back
@@ -843,7 +845,9 @@ ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
     ),
     "structured_output_invalid": (502, "server_error", "structured_output_invalid"),
 }
-ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {}
+ERROR_ROWS_UPSTREAM: Final[dict[str, dict[int, tuple[int, str, str | None]]]] = {
+    "provider_invalid_request": {404: (404, "invalid_request_error", None)}
+}
 TOOL_NAME_RULE: Final = {
     "chars": "a-zA-Z0-9_-",
     "max_length": 64,

@@ -238,6 +238,7 @@ WIRE_KEYS: Final = frozenset(
         "sorted",
         "sse",
         "status",
+        "statuses",
         "stop",
         "stream_options.include_usage",
         "strict",
@@ -272,6 +273,7 @@ WIRE_KEYS: Final = frozenset(
         "verbatim",
         "wav",
         "when_schema_qualifies",
+        "when_upstream",
     ]
 )
 # the wire paths of the option rows: an option the writer leaves out is not carried back

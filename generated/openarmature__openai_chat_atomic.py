@@ -236,6 +236,7 @@ WIRE_KEYS: Final = frozenset(
         "server_error",
         "sorted",
         "status",
+        "statuses",
         "stop",
         "strict",
         "string_or_parts",
@@ -263,6 +264,7 @@ WIRE_KEYS: Final = frozenset(
         "verbatim",
         "wav",
         "when_schema_qualifies",
+        "when_upstream",
     ]
 )
 TITLE: Final = "OpenAI Chat Completions without streaming (OpenArmature streaming_unsupported_stub)"

@@ -247,6 +247,7 @@ WIRE_KEYS: Final = frozenset(
         "sorted",
         "sse",
         "status",
+        "statuses",
         "stop",
         "stream_options.include_usage",
         "strict",
@@ -281,6 +282,7 @@ WIRE_KEYS: Final = frozenset(
         "verbatim",
         "wav",
         "when_schema_qualifies",
+        "when_upstream",
     ]
 )
 TITLE: Final = "OpenAI-compatible, no native structured output (OpenArmature §8.1.5.1)"

@@ -242,6 +242,7 @@ WIRE_KEYS: Final = frozenset(
         "server_error",
         "sse",
         "status",
+        "statuses",
         "stop",
         "stream_options.include_usage",
         "strict",
@@ -275,6 +276,7 @@ WIRE_KEYS: Final = frozenset(
         "usage_when",
         "user",
         "wav",
+        "when_upstream",
     ]
 )
 TITLE: Final = "OpenAI Chat Completions (Prompty §7.1 dialect)"

@@ -277,6 +277,7 @@ WIRE_KEYS: Final = frozenset(
         "sse",
         "start",
         "status",
+        "statuses",
         "stop",
         "strict",
         "string_or_parts",
@@ -308,6 +309,7 @@ WIRE_KEYS: Final = frozenset(
         "usage",
         "user",
         "warn",
+        "when_upstream",
     ]
 )
 TITLE: Final = "OpenAI Responses (Prompty §7.4 dialect)"

@@ -244,6 +244,7 @@ WIRE_KEYS: Final = frozenset(
         "server_error",
         "sse",
         "status",
+        "statuses",
         "stop",
         "stream_options.include_usage",
         "strict",
@@ -278,6 +279,7 @@ WIRE_KEYS: Final = frozenset(
         "verbatim",
         "wav",
         "when_schema_qualifies",
+        "when_upstream",
     ]
 )
 TITLE: Final = "Together AI Chat Completions"

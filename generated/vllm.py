@@ -245,6 +245,7 @@ WIRE_KEYS: Final = frozenset(
         "server_error",
         "sse",
         "status",
+        "statuses",
         "stop",
         "stream_options.include_usage",
         "strict",
@@ -281,6 +282,7 @@ WIRE_KEYS: Final = frozenset(
         "verbatim",
         "wav",
         "when_schema_qualifies",
+        "when_upstream",
     ]
 )
 TITLE: Final = "vLLM OpenAI-compatible server"

@@ -28,9 +28,9 @@ __all__ += _format.__all__
 # Lazy (PEP 562): the HTTP Provider (asyncio, ssl, http.client), translation, wire rules and the
 # stream engine load on first attribute access, so that `import wiremap` and `get_format` stay
 # cheap. `from wiremap.runtime import Provider` works as before; the names are in `__all__`;
-# type checkers see the real imports below. tests/test_lazy_import.py keeps _LAZY in step
+# type checkers see the real imports below. tests/test_lazy_import.py keeps LAZY in step
 # with each module's own names.
-_LAZY: dict[str, tuple[str, ...]] = {
+LAZY: dict[str, tuple[str, ...]] = {
     "provider": ("Provider",),
     "retry": ("RetryPolicy", "RetryConfig"),
     "translate": (
@@ -44,9 +44,9 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "stream_request_to_wire", "translate_stream",
     ),
 }
-_LAZY_NAMES: dict[str, str] = {name: module for module, names in _LAZY.items() for name in names}
+LAZY_NAMES: dict[str, str] = {name: module for module, names in LAZY.items() for name in names}
 
-for _names in _LAZY.values():
+for _names in LAZY.values():
     __all__ += _names
 del _names
 
@@ -80,9 +80,9 @@ if TYPE_CHECKING:  # `X as X`: re-exported to type checkers (PEP 484)
 def __getattr__(name: str) -> Any:
     import importlib
 
-    if name in _LAZY:  # the submodule itself, as `import wiremap.runtime` used to bind it
+    if name in LAZY:  # the submodule itself, as `import wiremap.runtime` used to bind it
         return importlib.import_module(f"{__name__}.{name}")
-    module = _LAZY_NAMES.get(name)
+    module = LAZY_NAMES.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
@@ -91,4 +91,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY_NAMES))
+    return sorted(set(globals()) | set(LAZY_NAMES))

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Final, Iterable, Literal, TypeVar, Union
 
-from ._record import DICT, Record
+from .records import DICT, Record
 from .carry import Carried
 from .errors import InvalidRequestError
 

@@ -1,14 +1,17 @@
 """Formats: the registry of generated converters, and the object users convert with.
 
-`formats()` lists the keys generated in this tree (`wiremap.generated._index`) plus those that
-third-party packages register under the `wiremap.formats` entry-point group (each entry point
-names a generated converter module). Modules are imported on first use.
+`formats()` lists the keys generated in this tree plus those that third-party packages register
+under the `wiremap.formats` entry-point group (each entry point names a generated converter
+module). Modules are imported on first use. The runtime imports no generated code: `wiremap`
+tells it where the generated formats are listed as it loads (`use_generated`, called with
+wiremap/registry.py's functions).
 """
 
 from __future__ import annotations
 
 import importlib
 from _thread import allocate_lock
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -93,19 +96,28 @@ _lock = allocate_lock()  # threading.Lock() without importing threading (cold im
 _cache: dict[str, Format] = {}
 _generated: dict[str, str] | None = None
 _registry: dict[str, str] | None = None
+_fused: dict[tuple[str, str], str] | None = None
+_generated_source: Callable[[], dict[str, str]] = dict
+_fused_source: Callable[[], dict[tuple[str, str], str]] = dict
+
+
+def use_generated(formats: Callable[[], dict[str, str]], fused: Callable[[], dict[tuple[str, str], str]]) -> None:
+    """Where the formats generated with this package are listed: `formats()` maps each key to
+    its module's name, `fused()` each (source key, target key) to its fused translator's module.
+    Both are called on first use, not here. `wiremap` calls this as it loads, with
+    `wiremap.registry.generated_formats` and `fused_translators`."""
+    global _generated_source, _fused_source, _generated, _registry, _fused
+    with _lock:
+        _generated_source, _fused_source = formats, fused
+        _generated = _registry = _fused = None
 
 
 def _generated_modules() -> dict[str, str]:
-    """Key -> module of the formats generated in this tree (`wiremap.generated._index`)."""
+    """Key -> module of the formats generated in this tree (`use_generated`)."""
     global _generated
     if _generated is not None:
         return _generated
-    generated: dict[str, tuple[str, str, str]]
-    try:
-        from wiremap.generated._index import FORMATS as generated
-    except ImportError:  # a tree whose generated/ has not been produced yet
-        generated = {}
-    _generated = {key: f"wiremap.generated.{module}" for key, (module, _provider, _source) in generated.items()}
+    _generated = dict(_generated_source())
     return _generated
 
 
@@ -258,12 +270,11 @@ _translators: dict[tuple[str, str], Translator] = {}
 
 
 def _fused_module(source: str, target: str) -> ModuleType | None:
-    try:
-        from wiremap.generated._index import FUSED
-    except ImportError:  # a tree generated before fused translators
-        return None
-    name = FUSED.get((source, target))
-    return None if name is None else importlib.import_module(f"wiremap.generated.{name}")
+    global _fused
+    if _fused is None:
+        _fused = dict(_fused_source())
+    name = _fused.get((source, target))
+    return None if name is None else importlib.import_module(name)
 
 
 def translator(source: str | Format, target: str | Format) -> Translator:

@@ -104,7 +104,7 @@ import threading
 import time
 import urllib.parse
 import weakref
-from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from .canonical import EmbeddingsResponse, ImagesResponse, Response
@@ -120,7 +120,9 @@ from .errors import (
     UnavailableError,
 )
 from .format import Format, get_format
+from .http_support import LoopThread, default_ssl_context, join_url, without_userinfo
 from .retry import RetryConfig, RetryPlan, RetryPolicy, call_with_retries, retry_plan
+from .structured import output_text, parsed_model
 from .wire_rules import WireMap, fit_tool_names, restore_response
 from .provider_stream import ResponseStream
 from .tracing import ChatSpan, wiremap_version
@@ -152,21 +154,6 @@ _SCRUBBED_ATTRIBUTES: Final = (
 _log = logging.getLogger("wiremap.provider")
 
 T = TypeVar("T")
-
-
-_ssl_lock = threading.Lock()
-_default_ssl: ssl.SSLContext | None = None
-
-
-def _default_ssl_context() -> ssl.SSLContext:
-    """One certificate store for every Provider (loading it costs ~0.1 s per client)."""
-    global _default_ssl
-    with _ssl_lock:
-        if _default_ssl is None:
-            import httpx
-
-            _default_ssl = httpx.create_ssl_context()
-        return _default_ssl
 
 
 # Log lines of the HTTP stack quote URLs (a query-scheme key) and response headers (a server
@@ -256,28 +243,6 @@ def _task_messages(value: Any) -> list[Any]:
     return plain
 
 
-def _join_url(base_url: str, path: str) -> str:
-    """`base_url` + `path`, keeping the base URL's query; `.../v1` + `/v1/x` is `.../v1/x`."""
-    split = urllib.parse.urlsplit(base_url)
-    base_path = split.path.rstrip("/")
-    if not path.startswith("/"):
-        path = "/" + path
-    if base_path:
-        last = base_path.rsplit("/", 1)[-1]
-        first = path.split("/", 2)[1]
-        if last and last == first:
-            path = path[len(first) + 1 :]
-    return urllib.parse.urlunsplit((split.scheme, split.netloc, base_path + path, split.query, ""))
-
-
-def _without_userinfo(url: str) -> str:
-    split = urllib.parse.urlsplit(url)
-    if "@" not in split.netloc:
-        return url
-    netloc = split.netloc.rsplit("@", 1)[1]
-    return urllib.parse.urlunsplit((split.scheme, netloc, split.path, split.query, split.fragment))
-
-
 def _kind(value: Any) -> str:
     if isinstance(value, list):
         return "an array"
@@ -294,35 +259,6 @@ def _kind(value: Any) -> str:
 
 def _id_matches(value: Any, model: str) -> bool:
     return isinstance(value, str) and (value == model or value.endswith("/" + model))
-
-
-class _LoopThread:
-    """A private event loop on a daemon thread: `complete_sync` runs there, so its client and
-    connection pool live across calls and several threads can call it at once."""
-
-    __slots__ = ("loop", "thread")
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self._run, name="wiremap-provider-sync", daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        self.loop.run_forever()
-
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
-        try:
-            return future.result()
-        except BaseException:
-            future.cancel()  # an interrupted caller (KeyboardInterrupt) cancels the call
-            raise
-
-    def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join()
-        self.loop.close()
 
 
 class Provider:
@@ -406,7 +342,7 @@ class Provider:
             raise ValueError(f"format {fmt.key!r} declares no base_url; pass base_url=")
         split = urllib.parse.urlsplit(base)
         if split.scheme not in ("http", "https") or not split.hostname:
-            raise ValueError(f"base_url must be an http(s) URL, got {_without_userinfo(base)!r}")
+            raise ValueError(f"base_url must be an http(s) URL, got {without_userinfo(base)!r}")
 
         self.format = fmt
         self.model = model
@@ -495,7 +431,7 @@ class Provider:
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
             weakref.WeakKeyDictionary()
         )
-        self._sync: _LoopThread | None = None
+        self._sync: LoopThread | None = None
         self._sync_lock = threading.Lock()
 
     # -----------------------------------------------------------------------------------------
@@ -504,7 +440,7 @@ class Provider:
     def __repr__(self) -> str:
         text = (
             f"<wiremap.Provider {self.format.key!r} model={self.model!r} "
-            f"base_url={_without_userinfo(self.base_url)!r}>"
+            f"base_url={without_userinfo(self.base_url)!r}>"
         )
         return str(self._redact(text))
 
@@ -582,7 +518,7 @@ class Provider:
                     else:
                         response = await self._complete(request, schema, mode, wire_map)
                     if model_class is not None:
-                        response = _parsed_model(response, model_class, schema)
+                        response = parsed_model(response, model_class, schema)
                 except ProviderError as exc:
                     self._scrub(exc)
                     raise
@@ -625,7 +561,7 @@ class Provider:
         def before_retry(retry: int, error: BaseException, delay: float) -> None:
             if plan.reask is not None and isinstance(error, StructuredOutputInvalidError):
                 # §7.1 reask: the model's own output, then exactly what the caller's builder says
-                transcript.append({"role": "assistant", "content": _output_text(error.output_content)})
+                transcript.append({"role": "assistant", "content": output_text(error.output_content)})
                 correction = plan.reask(error.output_content, error.error_message)
                 transcript.append({"role": "user", "content": _plain_items(correction)})
                 reasons.append("reask")
@@ -986,7 +922,7 @@ class Provider:
                 if not isinstance(value, str) or not value:
                     value = self.model
                 path = path.replace("{" + name + "}", urllib.parse.quote(value, safe=""))
-            url = _join_url(self.base_url, path)
+            url = join_url(self.base_url, path)
         try:
             content = json.dumps(
                 wire, ensure_ascii=False, separators=(",", ":"), allow_nan=False
@@ -1048,7 +984,7 @@ class Provider:
         client = self._client()
         headers = self._headers if content is not None else self._probe_headers
         started = time.perf_counter()
-        shown = _without_userinfo(url)
+        shown = without_userinfo(url)
         deadline = self._deadline
         try:
             async with asyncio.timeout(deadline):
@@ -1103,7 +1039,7 @@ class Provider:
             resp.status_code, headers=headers, content=text.encode("utf-8"), request=safe_request
         )
         cause = httpx.HTTPStatusError(
-            f"HTTP {resp.status_code} {resp.reason_phrase} from {method} {_without_userinfo(url)}",
+            f"HTTP {resp.status_code} {resp.reason_phrase} from {method} {without_userinfo(url)}",
             request=safe_request,
             response=safe_response,
         )
@@ -1145,7 +1081,7 @@ class Provider:
     # plumbing
 
     def _path_url(self, path: str) -> str:
-        return _join_url(
+        return join_url(
             self.base_url, path.replace("{model}", urllib.parse.quote(self.model, safe=""))
         )
 
@@ -1160,7 +1096,7 @@ class Provider:
             limits = self._limits or httpx.Limits(
                 max_connections=DEFAULT_MAX_CONNECTIONS, max_keepalive_connections=100
             )
-            verify = _default_ssl_context() if self._verify is True else self._verify
+            verify = default_ssl_context() if self._verify is True else self._verify
             client = httpx.AsyncClient(
                 timeout=self._timeout, limits=limits, verify=verify, follow_redirects=False
             )
@@ -1171,11 +1107,11 @@ class Provider:
         """The request as errors may show it: no headers, the query key redacted."""
         import httpx
 
-        return httpx.Request(method, _without_userinfo(url), params=self._query(url, True))
+        return httpx.Request(method, without_userinfo(url), params=self._query(url, True))
 
     def _safe_url(self, url: str) -> str:
         """`url` without userinfo, its query-scheme key (and any copy of the key) redacted."""
-        split = urllib.parse.urlsplit(_without_userinfo(url))
+        split = urllib.parse.urlsplit(without_userinfo(url))
         query = urllib.parse.parse_qsl(split.query, keep_blank_values=True)
         if self._params:
             query = [(k, _REDACTED if k in self._params else v) for k, v in query]
@@ -1260,21 +1196,21 @@ class Provider:
             f"await the async method instead"
         )
 
-    def _runner(self) -> _LoopThread:
+    def _runner(self) -> LoopThread:
         runner = self._sync
         if runner is None:
             with self._sync_lock:
                 runner = self._sync
                 if runner is None:
-                    runner = self._sync = _LoopThread()
+                    runner = self._sync = LoopThread()
         return runner
 
-    def _take_runner(self) -> _LoopThread | None:
+    def _take_runner(self) -> LoopThread | None:
         with self._sync_lock:
             runner, self._sync = self._sync, None
         return runner
 
-    def _stop_runner(self, runner: _LoopThread) -> None:
+    def _stop_runner(self, runner: LoopThread) -> None:
         client = self._clients.pop(runner.loop, None)
         if client is not None:
             asyncio.run_coroutine_threadsafe(client.aclose(), runner.loop).result()
@@ -1332,46 +1268,6 @@ def _schema_model(response_schema: Any) -> tuple[type[Any] | None, Any]:
     return response_schema, model.model_json_schema()
 
 
-def _parsed_model(response: Response, model: type[Any], schema: Any) -> Response:
-    """`response` with `parsed` an instance of the pydantic `model` (absent `parsed` -- a tool
-    call answer -- stays absent); a value the model refuses is `StructuredOutputInvalidError`."""
-    value = response.parsed
-    if value is None or type(value).__name__ == "NotGiven":
-        return response
-    import pydantic
-
-    try:
-        response.parsed = model.model_validate(value)
-    except pydantic.ValidationError as exc:
-        problems: list[Any] = list(exc.errors())
-        first: Mapping[str, Any] = problems[0] if problems else {}
-        where = "/" + "/".join(str(p) for p in first.get("loc", ()))
-        detail = f"{where}: {first.get('msg', str(exc))}"
-        raise StructuredOutputInvalidError(
-            f"structured output does not validate as {model.__qualname__} at {detail}",
-            response_schema=schema,
-            output_content=_output_text(response.message.content),
-            error_message=detail,
-            finish_reason=response.finish_reason,
-            usage=response.usage,
-        ) from exc
-    return response
-
-
-def _output_text(content: Any) -> str:
-    """The text of a model's output as the reask `assistant` turn carries it (§7.1): a string
-    as is, text blocks joined, anything else as compact JSON."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = [b.get("text") if isinstance(b, Mapping) else getattr(b, "text", None) for b in content]
-        if texts and all(isinstance(t, str) for t in texts):
-            return "".join(t for t in texts if isinstance(t, str))
-    if content is None:
-        return ""
-    return json.dumps(_plain(content), ensure_ascii=False, separators=(",", ":"), default=str)
-
-
 async def _closed(events: Any) -> None:
     await events.aclose()
 
@@ -1387,7 +1283,7 @@ class SyncResponseStream:
 
     __slots__ = ("_stream", "_runner", "_events", "_closed", "__weakref__")
 
-    def __init__(self, stream: ResponseStream, runner: _LoopThread) -> None:
+    def __init__(self, stream: ResponseStream, runner: LoopThread) -> None:
         self._stream = stream
         self._runner = runner
         self._events: Any = None

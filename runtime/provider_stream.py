@@ -39,7 +39,9 @@ from .errors import (
     ProviderTimeoutError,
     UnavailableError,
 )
+from .http_support import join_url, without_userinfo
 from .stream import StreamAssembler, StreamParser, stream_error, stream_request_to_wire
+from .structured import parsed_model
 
 if TYPE_CHECKING:
     from .provider import Provider
@@ -224,15 +226,11 @@ class ResponseStream:
                 if not isinstance(value, str) or not value:
                     value = p.model
                 path = path.replace("{" + name + "}", urllib.parse.quote(value, safe=""))
-            from .provider import _join_url
-
-            url = _join_url(p.base_url, path)
+            url = join_url(p.base_url, path)
             content = json.dumps(wire, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
         client = p._client()
         started = time.perf_counter()
-        from .provider import _without_userinfo
-
-        shown = _without_userinfo(url)
+        shown = without_userinfo(url)
         deadline = p._deadline
         head = b""  # the body's first bytes, quoted when it turns out not to be a stream
 
@@ -334,9 +332,7 @@ class ResponseStream:
 
                     response = restore_response(response, self._names)
             if self._model is not None:
-                from .provider import _parsed_model
-
-                response = _parsed_model(response, self._model, self._schema)
+                response = parsed_model(response, self._model, self._schema)
         except ProviderError as exc:
             p._scrub(exc)
             raise

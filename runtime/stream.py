@@ -1164,10 +1164,10 @@ class StreamEmitter:
         self._rules: Any = None
         self._wire_ids: set[str] = set()
         if rules.get("tool_call_id") or rules.get("tool_name"):
-            from .wire_rules import WireMap, _Pass
+            from .wire_rules import WireMap, RulePass
 
             self.wire_map = wire_map if wire_map is not None else WireMap()
-            self._rules = _Pass(rules, self.wire_map, self.format.key)
+            self._rules = RulePass(rules, self.wire_map, self.format.key)
 
     def _write(self, items: list[dict[str, Any]], values: dict[str, Any]) -> bytes:
         """The rows of one canonical event, all of them or none (a row that cannot be written

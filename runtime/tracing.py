@@ -34,6 +34,8 @@ from collections.abc import Mapping
 from types import TracebackType
 from typing import Any, Final
 
+from .version import __version__
+
 __all__ = ["ChatSpan", "otel_available", "wiremap_version"]
 
 _CONFIG_ATTRIBUTES: Final = (
@@ -66,13 +68,8 @@ def _api() -> Any:
 
 
 def wiremap_version() -> str:
-    """`wiremap.__version__`, read lazily (this module is imported while `wiremap` loads)."""
-    try:
-        import wiremap
-
-        return str(wiremap.__version__)
-    except (ImportError, AttributeError):  # pragma: no cover - a partial install
-        return "0"
+    """`wiremap.__version__` (runtime/version.py)."""
+    return __version__
 
 
 def otel_available() -> bool:

@@ -30,6 +30,7 @@ from .carry import ABSENT, Carried, losses as carry_losses
 from .canonical import EmbeddingsResponse, ImagesResponse, Request, Response
 from .errors import InvalidRequestError, UnsupportedOptionWarning
 from .format import Format, get_format
+from .wire import read_without_carry
 from .wire_rules import WireMap
 
 __all__ = [
@@ -223,9 +224,56 @@ def comparable(record: Mapping[str, Any]) -> Any:
 
 
 def _canonical_diff(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[Loss]:
+    """`_diff(comparable(a), comparable(b))`, normalizing only where the two differ: a subtree
+    equal as it is is equal normalized (`_normalize` is a function of the value and its key), so
+    the tool schemas, options and messages a translation kept are compared once, by `==`."""
     out: list[Loss] = []
-    _diff(comparable(a), comparable(b), "", out)
+    _lazy_diff(_implied_choice(_implied_names(dict(a))), _implied_choice(_implied_names(dict(b))), None, "", out)
     return out
+
+
+def _shallow(value: Any, key: str | None) -> Any:
+    """`_normalize(value, key)` one level deep: a dict or list keeps its children as they are."""
+    if isinstance(value, dict):
+        out = {k: v for k, v in value.items() if k not in _IGNORED}
+        if out.get("role") == "assistant" and "content" not in out:
+            out["content"] = []
+        return out
+    if isinstance(value, list):
+        return value
+    return _normalize(value, key)
+
+
+def _lazy_diff(a: Any, b: Any, key: str | None, path: str, out: list[Loss]) -> None:
+    """`_diff(_normalize(a, key), _normalize(b, key), path, out)`, the same losses in the same order."""
+    if a == b:
+        return
+    a, b = _shallow(a, key), _shallow(b, key)
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k, v in a.items():
+            child = f"{path}.{k}" if path else k
+            if k not in b:
+                v = _normalize(v, k)
+                if isinstance(v, dict) and v and "type" not in v and "role" not in v:
+                    _diff(v, {}, child, out)
+                else:
+                    out.append(Loss(child, "dropped", f"{_describe(v, k)} is not carried by the target"))
+            else:
+                _lazy_diff(v, b[k], k, child, out)
+        for k, v in b.items():
+            if k not in a:
+                child = f"{path}.{k}" if path else k
+                v = _normalize(v, k)
+                if isinstance(v, dict) and v and "type" not in v and "role" not in v:
+                    _diff({}, v, child, out)  # name the leaves (`config.max_tokens`), not the record
+                else:
+                    out.append(Loss(child, "added", f"the target adds {_describe(v, k)}"))
+        return
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            _lazy_diff(x, y, None, f"{path}[{i}]", out)
+        return
+    _diff(_normalize(a, key), _normalize(b, key), path, out)  # lists of other lengths, or other kinds
 
 
 # ------------------------------------------------------------------------------ requests
@@ -236,7 +284,7 @@ def origin_of(fmt: Format) -> str:
     return str(getattr(fmt.module, "ORIGIN", f"{fmt.provider}/{fmt.key}"))
 
 
-def _forward_carried_fields(request: Request, target: Format) -> Request:
+def forward_carried_fields(request: Request, target: Format) -> Request:
     """keep_extras=True: the top-level wire fields the source's tables do not name, carried for
     its own wire, are sent to a target of another wire as config.extras (what the caller asked
     for); the rest of the carried data stays where it is."""
@@ -263,7 +311,7 @@ def _forward_carried_fields(request: Request, target: Format) -> Request:
 
 def _split_extras(request: Request, source: Format, target: Format, keep_extras: bool | None) -> tuple[Request, list[Loss]]:
     if keep_extras:
-        request = _forward_carried_fields(request, target)
+        request = forward_carried_fields(request, target)
     config = request.config
     extras = getattr(config, "extras", None) if config is not None else None
     if not extras:
@@ -367,7 +415,7 @@ def request_losses(request: Request | Mapping[str, Any], target: str | Format) -
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnsupportedOptionWarning)  # reported as losses instead
         wire = fmt.request_to_wire(req, **rules)
-    back = fmt.request_from_wire(wire, **rules)
+    back = read_without_carry(fmt.request_from_wire, wire, **rules)  # its carried data is not compared (_modelled)
     repaired = [
         Loss(c.path, "dropped" if c.action == "drop" else "changed", f"wire_rules.{c.rule} {c.action}: {_describe(c.before)} -> {_describe(c.after)}")
         for c in (rules["wire_map"].changes if rules else [])
@@ -427,7 +475,7 @@ def response_losses(response: Response | Mapping[str, Any], target: str | Format
     cls = _result_class(fmt)
     resp = response if isinstance(response, cls) else cls.from_dict(response)
     wire = fmt.response_to_wire(resp)
-    back = fmt.response_from_wire(wire)
+    back = read_without_carry(fmt.response_from_wire, wire)  # its carried data is not compared (popped below)
     a = resp.to_dict()
     b = back.to_dict()
     for d in (a, b):

@@ -48,6 +48,7 @@ from .canonical import (
     UserMessage,
 )
 from .errors import InvalidRequestError, ProviderError
+from .json_values import canonical_json, json_copy
 
 __all__ = [
     "validate_request",
@@ -131,8 +132,6 @@ def sorted_json_value(value: Any, path: str, sort: bool = True) -> Any:
 
 
 def _canonical(value: Any, sort: bool = True) -> Any:
-    from .wire import canonical_json, json_copy  # wire imports this module
-
     return canonical_json(value) if sort else json_copy(value)
 
 

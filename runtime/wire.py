@@ -19,6 +19,7 @@ from contextvars import ContextVar
 from .canonical import NOT_GIVEN, AudioBlock, FileBlock, ImageBlock, NotGiven, Request, Response, TextBlock, UrlSource, UserMessage
 from .carry import apply as apply_carried, residual
 from .errors import InvalidRequestError, ProviderError, StructuredOutputInvalidError, UnsupportedOptionWarning
+from .json_values import canonical_json, json_copy  # re-exported (__all__): generated code calls _w.canonical_json
 from .validate import (
     KEEP_ORDER,
     OPENARMATURE,
@@ -267,35 +268,9 @@ def whole_number(value: Any) -> Any:
     return value
 
 
-def json_copy(value: Any) -> Any:
-    """A copy of user JSON with its keys in the caller's order (what the provider APIs take:
-    key order in a JSON Schema is the order models generate structured output in)."""
-    t = type(value)
-    if t is dict:
-        return {k: json_copy(v) if type(v) in _CONTAINERS else v for k, v in value.items()}
-    if t is list:
-        return [json_copy(v) if type(v) in _CONTAINERS else v for v in value]
-    return value
-
-
 def dumps_kept(value: Any) -> str:
     """Compact JSON text with object keys in the caller's order (tool-call arguments)."""
     return _KEPT_ENCODER.encode(value)
-
-
-def canonical_json(value: Any) -> Any:
-    """A copy with object keys sorted recursively (user JSON Schemas, extras, arguments)."""
-    t = type(value)
-    if t is dict:
-        out = {}
-        for k in sorted(value):
-            v = value[k]
-            tv = type(v)
-            out[k] = canonical_json(v) if tv is dict or tv is list else v  # scalars as they are
-        return out
-    if t is list:
-        return [canonical_json(v) if type(v) in _CONTAINERS else v for v in value]
-    return value
 
 
 _CONTAINERS: Final = frozenset((dict, list))
@@ -1447,6 +1422,49 @@ def read_or_skip(reader: Callable[[Any, str], _T], value: Any, path: str) -> _T 
 _QUIET: Final[ContextVar[bool]] = ContextVar("wiremap_quiet", default=False)
 
 
+_NO_CARRY: Final[ContextVar[bool]] = ContextVar("wiremap_no_carry", default=False)
+_SCALARS: Final = frozenset((str, int, float, bool, type(None)))
+
+
+def carried_only(body: dict[str, Any], read: frozenset[str], named: frozenset[str]) -> bool:
+    """Whether a fused translator into another provider's wire (where carried data never goes)
+    may leave out every top-level key of `body` outside `read` (the keys it reads): each is one
+    the source's tables never name (`named`: its WIRE_KEYS), so the source's reader carries it
+    (runtime/carry.py), and its value is plain JSON at most two levels deep (`stream: true`,
+    `stream_options: {...}`), which carrying it cannot fail on. The two-step answer is then the
+    same with those keys left out."""
+    scalars = _SCALARS
+    for key, value in body.items():
+        if key in read:
+            continue
+        if type(key) is not str or key in named:
+            return False
+        t = type(value)
+        if t is dict:
+            for k, v in value.items():
+                if type(k) is not str or type(v) not in scalars:
+                    return False
+        elif t is list:
+            for v in value:
+                if type(v) not in scalars:
+                    return False
+        elif t not in scalars:
+            return False
+    return True
+
+
+def read_without_carry(read: Callable[..., _T], body: Any, **kwargs: Any) -> _T:
+    """`read(body, **kwargs)` (a format's `request_from_wire` / `response_from_wire`) without the
+    carried-data residual (`carry`: a re-write and a diff of the whole body), for a caller that
+    drops `carried` from what it reads: the loss report's read-back of the body it just wrote
+    (runtime/translate.py). Every other field, warning and error is the same."""
+    token = _NO_CARRY.set(True)
+    try:
+        return read(body, **kwargs)
+    finally:
+        _NO_CARRY.reset(token)
+
+
 def warn_dropped(text: str) -> None:
     """An option a mapping drops with a warning (UnsupportedOptionWarning), except while a reader
     re-writes what it read to find the residual (`carry`): that write is no call of the user's."""
@@ -1468,7 +1486,10 @@ def carry(
 ) -> _R:
     """`record` (a Request or Response just read from `body`), carrying what the same format's
     re-write of it does not say as `body` does (runtime/carry.py). A record the format cannot
-    write back (its own rules refuse it) carries nothing: writing it fails anyway."""
+    write back (its own rules refuse it) carries nothing: writing it fails anyway. Inside
+    `read_without_carry` nothing is computed: the caller drops the carried data anyway."""
+    if _NO_CARRY.get():
+        return record
     token = _QUIET.set(True)
     try:
         rewritten = rewrite(record)

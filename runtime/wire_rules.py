@@ -23,7 +23,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from ._record import DICT, LIST, FrozenRecord, Record, replace
+from .records import DICT, LIST, FrozenRecord, Record, replace
 from .canonical import (
     NOT_GIVEN,
     AssistantMessage,
@@ -151,7 +151,7 @@ def _alphabet(chars: str) -> str:
     return "".join(c for c in _BASE62 if allowed.fullmatch(c))
 
 
-class _Pass:
+class RulePass:
     """One application of the rules to one request."""
 
     def __init__(self, rules: Mapping[str, Any], wire_map: WireMap, key: str) -> None:
@@ -313,7 +313,7 @@ def apply_request_rules(req: Request, rules: Mapping[str, Any], wire_map: WireMa
     recorded on `wire_map`, or warned about when there is none."""
     target = wire_map if wire_map is not None else WireMap()
     before = len(target.changes)
-    out = _Pass(rules, target, key).request(req)
+    out = RulePass(rules, target, key).request(req)
     if wire_map is None:
         for change in target.changes[before:]:
             warnings.warn(
@@ -336,7 +336,7 @@ def fit_tool_names(request: Any, rule: Mapping[str, Any] | None, wire_map: WireM
     if not isinstance(tools, list):
         return request
     rules = {"tool_name": {**rule, "action": "rename"}}
-    probe = _Pass(rules, wire_map, key)
+    probe = RulePass(rules, wire_map, key)
     names = [t.name if hasattr(t, "name") else t.get("name") if isinstance(t, Mapping) else None for t in tools]
     if all(isinstance(n, str) and probe.fits(rules["tool_name"], n) for n in names):
         return request

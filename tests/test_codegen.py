@@ -151,8 +151,11 @@ def run_generated_fixture_tests(
     ran = []
     for name, fn in sorted(vars(tests).items()):
         if name.startswith("test_") and callable(fn):
-            fn()
-            ran.append(name)
+            (mark,) = [m for m in getattr(fn, "pytestmark", []) if m.name == "parametrize"]
+            argname, cases = mark.args
+            for case, case_id in zip(cases, mark.kwargs["ids"], strict=True):
+                fn(**{argname: case})
+                ran.append(f"{name}[{case_id}]")
     return ran
 
 
@@ -443,18 +446,18 @@ def test_generated_fixture_tests_pass(
     ran = run_generated_fixture_tests(load_tree(golden_files), key, monkeypatch)
     expected = {
         "tiny_chat": [
-            "test_options_renamed",
-            "test_options_renamed__round_trip",
-            "test_rate_limited",
+            "test_error_from_wire[rate_limited]",
+            "test_round_trip[options_renamed]",
+            "test_to_wire[options_renamed]",
         ],
-        "acme.tiny_chat": ["test_acme_max_tokens", "test_acme_max_tokens__round_trip"],
+        "acme.tiny_chat": ["test_round_trip[acme_max_tokens]", "test_to_wire[acme_max_tokens]"],
     }[key]
     assert ran == expected
 
 
 def test_fixtures_are_not_inherited(golden_files: dict[str, str]) -> None:
-    assert "test_options_renamed" not in golden_files["test_acme__tiny_chat.py"]
-    assert "test_acme_max_tokens" in golden_files["test_acme__tiny_chat.py"]
+    assert "options_renamed" not in golden_files["test_acme__tiny_chat.py"]
+    assert '"id": "acme_max_tokens"' in golden_files["test_acme__tiny_chat.py"]
 
 
 def test_editing_a_row_changes_the_converter(
@@ -686,6 +689,131 @@ def test_the_same_key_twice_is_an_error(tmp_path: Path) -> None:
         discover(str(folder))
 
 
+ACME_FIXTURES = "fixtures/acme.tiny_chat.yaml"
+
+
+def test_fixtures_file_is_read_and_named_in_errors(tmp_path: Path) -> None:
+    """`mappings/fixtures/<key>.yaml` holds a format's fixtures (here the acme dialect's); an
+    error in a fixture names that file and the fixture's line, not the mapping's."""
+    folder = copy_golden(tmp_path)
+    files = generate(str(folder))
+    assert "from the fixtures in mappings/fixtures/acme.tiny_chat.yaml" in files["test_acme__tiny_chat.py"]
+    fx = folder / ACME_FIXTURES
+    text = fx.read_text("utf-8")
+    fx.write_text(edit(text, ("    doc: the dialect keeps", "    expect_sse: x\n    doc: the dialect keeps")), "utf-8")
+    line = edit(text, ("    doc: the dialect keeps", "    expect_sse: x\n    doc: the dialect keeps")).splitlines().index("  - id: acme_max_tokens") + 1
+    with pytest.raises(MappingError) as info:
+        generate(str(folder))
+    assert str(info.value).startswith(f"mappings/{ACME_FIXTURES}:{line}: /fixtures/0: "), str(info.value)
+
+
+def test_fixtures_file_schema_errors_point_into_it(tmp_path: Path) -> None:
+    folder = copy_golden(tmp_path)
+    fx = folder / ACME_FIXTURES
+    doc = "    doc: the dialect keeps the old max_tokens name\n"
+    text = edit(fx.read_text("utf-8"), (doc, doc + "    bogus: 1\n"))
+    fx.write_text(text, "utf-8")
+    with pytest.raises(MappingError) as info:
+        generate(str(folder))
+    line = text.splitlines().index("    bogus: 1") + 1
+    assert str(info.value).startswith(f"mappings/{ACME_FIXTURES}:{line}: /fixtures/0/bogus: unknown key 'bogus'"), str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("other: 1\nfixtures: []\n", r"fixtures/acme\.tiny_chat\.yaml:1: /other: unknown key 'other'; a fixtures file holds only `fixtures:`"),
+        ("# nothing\n", r"fixtures/acme\.tiny_chat\.yaml:1: /: empty file; expected a mapping with `fixtures:`"),
+        ("- id: x\n", r"fixtures/acme\.tiny_chat\.yaml:1: /: expected a mapping at the top level"),
+        ("fixtures: {id: x}\n", r"fixtures/acme\.tiny_chat\.yaml:1: /fixtures: "),
+    ],
+    ids=["unknown-key", "empty", "a-list", "not-a-list"],
+)
+def test_malformed_fixtures_files_are_refused(tmp_path: Path, content: str, message: str) -> None:
+    folder = copy_golden(tmp_path)
+    (folder / ACME_FIXTURES).write_text(content, "utf-8")
+    with pytest.raises(MappingError, match=message):
+        generate(str(folder))
+
+
+def test_fixtures_in_both_places_are_refused(tmp_path: Path) -> None:
+    """A mapping with its own `fixtures:` and a fixtures file is refused at the mapping's
+    `fixtures:` line: the two lists are never merged."""
+    folder = copy_golden(tmp_path)
+    shutil.copy(folder / ACME_FIXTURES, folder / "fixtures" / "tiny_chat.yaml")
+    line = TINY.read_text("utf-8").splitlines().index("fixtures:") + 1
+    with pytest.raises(MappingError) as info:
+        discover(str(folder))
+    assert str(info.value) == (
+        f"mappings/tiny_chat.yaml:{line}: /fixtures: fixtures are given both here and in "
+        "mappings/fixtures/tiny_chat.yaml; keep them in one place"
+    )
+
+
+def test_a_fixtures_file_without_its_mapping_is_refused(tmp_path: Path) -> None:
+    folder = copy_golden(tmp_path)
+    (folder / ACME_FIXTURES).rename(folder / "fixtures" / "acme.tiny_chta.yaml")
+    with pytest.raises(MappingError, match=r"^mappings/fixtures/acme\.tiny_chta\.yaml: /: no mapping declares format 'acme\.tiny_chta'"):
+        discover(str(folder))
+
+
+def test_a_failing_fixture_shows_a_diff(tmp_path: Path) -> None:
+    """The generated test asserts `actual == expected` in its own module, so pytest rewrites the
+    assertion: a wrong expected body fails with the fixture's doc and both values, not a bare
+    AssertionError. The run names the fixture by its id."""
+    folder = tiny_variant(tmp_path, ("    max_completion_tokens: 5\n", "    max_completion_tokens: 6\n"))
+    out = tmp_path / "out"
+    out.mkdir()
+    for rel, text in generate(str(folder)).items():
+        (out / rel).write_text(text, "utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "-o", "verbosity_assertions=2", "--rootdir", str(out), str(out / "test_tiny_chat.py")],
+        capture_output=True, text=True, cwd=out, check=False,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "test_tiny_chat.py::test_to_wire[options_renamed] FAILED" in proc.stdout
+    assert "AssertionError: max_tokens goes out as max_completion_tokens" in proc.stdout
+    assert re.search(r"^E\s+-\s+'max_completion_tokens': 6,$", proc.stdout, re.MULTILINE), proc.stdout
+    assert re.search(r"^E\s+\+\s+'max_completion_tokens': 5,$", proc.stdout, re.MULTILINE), proc.stdout
+    assert "test_round_trip[options_renamed] PASSED" in proc.stdout  # the wire it pins reads back as itself
+    assert "test_error_from_wire[rate_limited] PASSED" in proc.stdout
+
+
+def test_fixture_outcome_shows_what_the_call_gave(golden_files: dict[str, str], load_tree: Any) -> None:
+    """`wiremap.testing.fixture_outcome`: the actual side holds what was raised or returned, so
+    the diff names it; JSON types count (5 is not 5.0) in `assert_same_json`."""
+    from wiremap.testing import assert_same_json, fixture_outcome, run_fixture
+
+    fmt = format_registry.Format(load_tree(golden_files).converter("tiny_chat"))
+    wrong_category = {
+        "id": "x", "doc": "d",
+        "error_from_wire": {"status": 429, "body": {"error": {"message": "slow"}}, "headers": {"retry-after": "2"}},
+        "expect_error": {"category": "provider_authentication", "retry_after": 2},
+    }
+    actual, expected = fixture_outcome(fmt, wrong_category)
+    assert expected == {"expect_error": {"category": "provider_authentication", "retry_after": 2}}
+    assert actual["expect_error"]["category"] == "provider_rate_limit"
+    assert actual["expect_error"]["retry_after"] == 2  # within 1 s: reads as expected, so only the category differs
+    assert "slow" in actual["expect_error"]["message"]
+
+    request = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    no_error = {"id": "y", "doc": "d", "to_wire": request, "expect_error": {"category": "provider_invalid_request"}}
+    actual, _ = fixture_outcome(fmt, no_error)
+    assert actual == {"expect_error": None, "returned": fmt.request_to_wire(request)}
+    with pytest.raises(AssertionError, match=r'(?s)^not the same JSON \(- expected, \+ actual\):.*\n-\s+"category": "provider_invalid_request"'):
+        run_fixture(fmt, no_error)
+
+    float_tokens = {
+        "id": "z", "doc": "d",
+        "to_wire": {**request, "config": {"max_tokens": 5}},
+        "expect_wire": {**request, "max_completion_tokens": 5.0},
+    }
+    actual, expected = fixture_outcome(fmt, float_tokens)
+    assert actual == expected  # Python equality: 5 == 5.0
+    with pytest.raises(AssertionError, match=r'(?s)\n-\s+"max_completion_tokens": 5\.0,\n\+\s+"max_completion_tokens": 5,'):
+        assert_same_json(actual, expected)
+
+
 def test_missing_folder_and_empty_folder(tmp_path: Path) -> None:
     with pytest.raises(MappingError, match="mappings folder not found"):
         generate(str(tmp_path / "nowhere"))
@@ -841,10 +969,10 @@ def test_mapping_text_is_never_code(
     )
     assert wire["object"] == nasty and wire["id"] == nasty
     assert wire["choices"][0]["finish_reason"] == nasty
-    # the fixture doc is the generated test's docstring, and the generated tests still pass
+    # the fixture doc is data in the generated test module, and the generated tests still pass
     ran = run_generated_fixture_tests(tree, "tiny_chat", monkeypatch)
-    assert "test_rate_limited" in ran
-    assert tree.module("test_tiny_chat").test_rate_limited.__doc__ == one_line
+    assert "test_error_from_wire[rate_limited]" in ran
+    assert tree.module("test_tiny_chat").ERROR_FROM_WIRE[0]["doc"] == one_line
     assert not marker.exists(), "calling the converter ran mapping text"
 
 

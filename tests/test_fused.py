@@ -108,6 +108,28 @@ def test_the_benchmark_corpus_takes_the_one_pass_path(item: str, monkeypatch: py
     assert outcome(one_pass(monkeypatch, "anthropic_messages", "openai_chat"), back) == outcome(two_step("anthropic_messages", "openai_chat"), back)
 
 
+@pytest.mark.parametrize(
+    ("item", "source", "target"),
+    [("agent_openai", "openai_chat", "anthropic_messages"), ("reasoning_turn.anthropic", "anthropic_messages", "openai_chat")],
+)
+def test_keys_no_table_names_stay_on_the_one_pass_path(item: str, source: str, target: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # recorded client bodies (bench/make_corpus.py RECORDED): `stream`, `stream_options` are carried
+    # data for the source's own wire, never written to another provider's: the fused path leaves them out
+    body = json.loads((ROOT / f"bench/corpus/{item}.json").read_text())
+    assert "stream" in body
+    assert outcome(one_pass(monkeypatch, source, target), body) == outcome(two_step(source, target), body)
+
+
+@pytest.mark.parametrize("extra", [{"a": {"b": 1}}, [[1]], {"x": [1]}])
+def test_a_nested_key_no_table_names_takes_the_two_step_path(extra: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "vendor_field": extra}
+    expected = outcome(two_step("openai_chat", "anthropic_messages"), body)
+    assert expected[0] == "ok"
+    assert outcome(wiremap.translator("openai_chat", "anthropic_messages").request, body) == expected
+    with pytest.raises(AssertionError, match="fell back"):
+        one_pass(monkeypatch, "openai_chat", "anthropic_messages")(body)
+
+
 @pytest.mark.parametrize("pair", PAIRS, ids=lambda p: f"{p[0]}->{p[1]}")
 @SETTINGS
 @given(data=st.data())

@@ -4,7 +4,7 @@ every public name still resolves to the same object.
 
 Costly standard-library modules are imported where they are used, off the cold path: hashlib
 (OpenSSL) for schema names and synthesized ids, email.utils for a date-valued Retry-After,
-dataclasses (and inspect) not at all (runtime/_record.py), importlib.metadata only for
+dataclasses (and inspect) not at all (runtime/records.py), importlib.metadata only for
 entry-point discovery (`formats()`, or a key not generated here). The generated TypedDicts
 (`*_types.py`) are never imported by the converters, and their `_RE_n` patterns are compiled on
 first use (`wire.lazy_pattern`)."""
@@ -20,14 +20,14 @@ import wiremap.runtime as runtime
 
 
 def test_lazy_table_matches_each_module_all() -> None:
-    for module, names in runtime._LAZY.items():
+    for module, names in runtime.LAZY.items():
         mod = importlib.import_module(f"wiremap.runtime.{module}")
         exported = getattr(mod, "__all__", None)
         if exported is not None:
             assert set(names) <= set(exported), module
         for name in names:
             assert getattr(mod, name) is getattr(runtime, name) is getattr(wiremap, name), name
-    assert set(runtime._LAZY_NAMES) <= set(wiremap.__all__)
+    assert set(runtime.LAZY_NAMES) <= set(wiremap.__all__)
     assert set(runtime.provider.__all__) <= set(wiremap.__all__)
     assert set(runtime.translate.__all__) <= set(wiremap.__all__)
 

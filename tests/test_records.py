@@ -1,4 +1,4 @@
-"""The canonical and wire-rule records are plain slotted classes (runtime/_record.py, issue #6:
+"""The canonical and wire-rule records are plain slotted classes (runtime/records.py, issue #6:
 `dataclasses` is not imported by `import wiremap`). They must behave exactly as the
 `@dataclass(slots=True)` classes they replaced: REFERENCE below is those declarations, verbatim,
 turned into real dataclasses here and compared with the records, class by class."""
@@ -295,7 +295,7 @@ def test_match_and_recursive_repr() -> None:
 
 
 def test_record_declarations_are_checked() -> None:
-    from wiremap.runtime._record import Record
+    from wiremap.runtime.records import Record
 
     with pytest.raises(TypeError, match="__match_args__ must list the __slots__"):
         class Bad(Record):  # noqa: F841

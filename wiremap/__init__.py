@@ -25,12 +25,18 @@ from typing import TYPE_CHECKING, Any  # noqa: E402
 
 from wiremap import runtime as _runtime  # noqa: E402
 from wiremap.runtime import __all__ as _runtime_all  # noqa: E402
+from wiremap.registry import fused_translators as _fused_translators, generated_formats as _generated_formats  # noqa: E402
+from wiremap.runtime.format import use_generated as _use_generated  # noqa: E402
+
+# The runtime's format registry reads the formats generated in this package from here (it
+# imports no generated code itself: tests/test_imports.py).
+_use_generated(_generated_formats, _fused_translators)
 
 # Everything the runtime exports eagerly is bound here now; its lazy names (Provider,
-# translation, wire rules, the stream engine: wiremap.runtime._LAZY) on first access (PEP 562).
-globals().update({_n: getattr(_runtime, _n) for _n in _runtime_all if _n not in _runtime._LAZY_NAMES})
+# translation, wire rules, the stream engine: wiremap.runtime.LAZY) on first access (PEP 562).
+globals().update({_n: getattr(_runtime, _n) for _n in _runtime_all if _n not in _runtime.LAZY_NAMES})
 
-__version__ = "0.1.0"
+from wiremap.runtime.version import __version__ as __version__  # noqa: E402
 
 #: Dataset conversion for any engine to map (wiremap.convert), imported on first access.
 _CONVERT_NAMES = ("BatchTranslator", "batch_translator")
@@ -151,7 +157,7 @@ def __getattr__(name: str) -> Any:
         value = getattr(_convert, name)
         globals()[name] = value
         return value
-    if name in _runtime._LAZY_NAMES:
+    if name in _runtime.LAZY_NAMES:
         value = getattr(_runtime, name)
         globals()[name] = value
         return value
@@ -159,4 +165,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_runtime._LAZY_NAMES) | set(_CONVERT_NAMES))
+    return sorted(set(globals()) | set(_runtime.LAZY_NAMES) | set(_CONVERT_NAMES))

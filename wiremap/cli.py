@@ -155,6 +155,7 @@ def _main(argv: list[str] | None = None) -> int:
 
 def _write_or_check(command: str, files: dict[str, str], mappings: str, out: str) -> int:
     from wiremap.codegen import check, write
+    from wiremap.codegen.fixtures import fixture_test_count
 
     if command == "generate":
         changed = write(files, out)
@@ -162,7 +163,7 @@ def _write_or_check(command: str, files: dict[str, str], mappings: str, out: str
         for rel in sorted(files):
             if rel.startswith("test_") and rel.endswith(".py"):
                 module = rel[len("test_") :]
-                tests = files[rel].count("\ndef test_")
+                tests = fixture_test_count(files[rel])
                 print(f"  {os.path.join(out, module):<55} {tests:>4} fixture tests in {rel}")
         for rel in changed:
             print(f"  changed: {os.path.join(out, rel)}")

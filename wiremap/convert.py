@@ -37,6 +37,14 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from wiremap.runtime.canonical import Request, UserMessage
+from wiremap.runtime.errors import InvalidRequestError, ProviderError
+from wiremap.runtime.format import get_format
+from wiremap.runtime.translate import Translation, TranslationLossError, translate_request, translate_response
+
+from . import datasets
+from .datasets import MissingField, record_of_row
+
 __all__ = [
     "translate_body", "convert_file", "ConvertSummary", "ResumeMismatchError", "INTERNAL_ERROR",
     "BatchTranslator", "batch_translator", "ENGINES", "WHAT",
@@ -58,13 +66,11 @@ _NO_MODEL = "wiremap-conversation"
 
 def translate_body(body: Any, source: str, target: str, what: str, *, strict: bool = False, keep_extras: bool | None = None) -> Any:
     """One body through `translate_request` or `translate_response` (a `Translation`)."""
-    import wiremap
-
     if not isinstance(body, dict):
-        raise wiremap.InvalidRequestError(f"expected a JSON object, got {type(body).__name__}")
+        raise InvalidRequestError(f"expected a JSON object, got {type(body).__name__}")
     if what == "request":
-        return wiremap.translate_request(body, source, target, strict=strict, keep_extras=keep_extras)
-    return wiremap.translate_response(body, source, target, strict=strict)
+        return translate_request(body, source, target, strict=strict, keep_extras=keep_extras)
+    return translate_response(body, source, target, strict=strict)
 
 
 def _conversation_defaults(target: str) -> frozenset[str]:
@@ -72,11 +78,9 @@ def _conversation_defaults(target: str) -> frozenset[str]:
     (`max_tokens` for Anthropic Messages, which requires it): found by rendering a bare request
     twice with different text, so no format is named here. A conversation record drops such a
     key when the translation reports that the target added it."""
-    import wiremap
-
-    fmt = wiremap.get_format(target)
-    a = fmt.request_to_wire(wiremap.Request(model=_NO_MODEL, messages=[wiremap.UserMessage(content="a")]))
-    b = fmt.request_to_wire(wiremap.Request(model=_NO_MODEL, messages=[wiremap.UserMessage(content="b")]))
+    fmt = get_format(target)
+    a = fmt.request_to_wire(Request(model=_NO_MODEL, messages=[UserMessage(content="a")]))
+    b = fmt.request_to_wire(Request(model=_NO_MODEL, messages=[UserMessage(content="b")]))
     return frozenset(k for k in a if k != "model" and a.get(k) == b.get(k))
 
 
@@ -96,10 +100,8 @@ def translate_record(
     gemini-supervised-tuning-prepare). Its messages are the request's messages, final assistant
     turn included, so the request converters translate it; the output leaves out the model
     (unless the record or `model` gave one) and the settings the target added on its own."""
-    import wiremap
-
     if not isinstance(body, dict):
-        raise wiremap.InvalidRequestError(f"expected a JSON object, got {type(body).__name__}")
+        raise InvalidRequestError(f"expected a JSON object, got {type(body).__name__}")
     if what != "conversation":
         if model is not None and what == "request" and "model" not in body:
             body = {**body, "model": model}
@@ -107,7 +109,7 @@ def translate_record(
     had_model = "model" in body or model is not None
     if "model" not in body:
         body = {**body, "model": model or _NO_MODEL}
-    t = wiremap.translate_request(body, source, target, strict=False, keep_extras=keep_extras)
+    t = translate_request(body, source, target, strict=False, keep_extras=keep_extras)
     result = dict(t.result) if isinstance(t.result, dict) else t.result
     losses = list(t.losses)
     if isinstance(result, dict):
@@ -119,8 +121,8 @@ def translate_record(
                 del result[key]
                 losses = [loss for loss in losses if loss not in added]
     if strict and losses:
-        raise wiremap.TranslationLossError(losses, source, target)
-    return wiremap.Translation(result, losses, t.source, t.target)
+        raise TranslationLossError(losses, source, target)
+    return Translation(result, losses, t.source, t.target)
 
 
 def _dumps(value: Any) -> str:
@@ -148,11 +150,9 @@ def _job(source: str, target: str, what: str, strict: bool, keep_extras: bool | 
     """A run's translation parameters, checked: what each worker (process or engine task) needs."""
     import warnings
 
-    import wiremap
-
     warnings.simplefilter("ignore")
-    wiremap.get_format(source)
-    wiremap.get_format(target)
+    get_format(source)
+    get_format(target)
     defaults = _conversation_defaults(target) if what == "conversation" else frozenset()
     return dict(source=source, target=target, what=what, strict=strict, keep_extras=keep_extras, model=model, defaults=defaults)
 
@@ -246,8 +246,6 @@ def _one(item: Item) -> Result:
 def _translate_item(item: Item, job: dict[str, Any]) -> Result:
     """One input line (or decoded record) -> its output line or its reject record; never raises
     (but KeyboardInterrupt and the like)."""
-    import wiremap
-
     number, raw = item
     if isinstance(raw, (bytes, bytearray, str)):
         if isinstance(raw, str):
@@ -263,7 +261,7 @@ def _translate_item(item: Item, job: dict[str, Any]) -> Result:
             return _reject(number, "provider_invalid_request", f"not JSON: {exc}", None)
         except RecursionError:
             return _reject(number, "provider_invalid_request", "not JSON this reader can take: nested too deeply to decode", None)
-    elif isinstance(raw, _MissingField):
+    elif isinstance(raw, MissingField):
         return _reject(number, "provider_invalid_request", f"no column {raw.field!r} (the row has: {', '.join(raw.columns)})", raw.field)
     else:
         body = raw
@@ -274,7 +272,7 @@ def _translate_item(item: Item, job: dict[str, Any]) -> Result:
         )
         out = _dumps(t.result).encode("utf-8")
         losses = [f"{loss.path} {loss.kind}" for loss in t.losses]
-    except wiremap.ProviderError as exc:
+    except ProviderError as exc:
         return _reject(number, exc.category, exc.message, exc.path)
     except RecursionError:
         return _reject(number, "provider_invalid_request", "nested too deeply", None)
@@ -321,10 +319,8 @@ class BatchTranslator:
         self, source: str, target: str, *, what: str = "request", model: str | None = None,
         strict: bool = False, keep_extras: bool | None = None, field: str | None = None,
     ) -> None:
-        import wiremap
-
-        wiremap.get_format(source)  # an unknown key fails here, not in a worker
-        wiremap.get_format(target)
+        get_format(source)  # an unknown key fails here, not in a worker
+        get_format(target)
         if what not in WHAT:
             raise ValueError(f"what must be one of {WHAT}, not {what!r}")
         self.source, self.target, self.what, self.model = source, target, what, model
@@ -380,40 +376,6 @@ def _batch_rows(batch: Any, field: str | None) -> list[Any]:
         records = list(batch)
         return records if field is None else [record_of_row(r, field) for r in records]
     return [record_of_row(row, field) for row in rows]
-
-
-def record_of_row(row: Any, field: str | None) -> Any:
-    """A table row -> the record it holds: the row itself (its columns are the record's keys,
-    null ones left out, as Parquet cannot tell a null field from a missing one), or with
-    `field` the row's `field` value: an object is the record, a list becomes `{field: list}`
-    (`--field messages` over a column of conversations), a string is JSON text."""
-    if field is not None:
-        if not isinstance(row, dict):
-            return row
-        if field not in row:
-            return _MissingField(field, sorted(row))
-        value = row[field]
-        if isinstance(value, (bytes, str)):
-            return value
-        if isinstance(value, list):
-            return {field: _drop_nulls(value)}
-        return _drop_nulls(value)
-    return _drop_nulls(row)
-
-
-class _MissingField:
-    """A row without the `--field` column: its reject names the columns it has."""
-
-    def __init__(self, field: str, columns: list[str]) -> None:
-        self.field, self.columns = field, columns
-
-
-def _drop_nulls(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _drop_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_drop_nulls(v) for v in value]
-    return value
 
 
 @dataclass
@@ -552,11 +514,8 @@ def convert_file(
     processes, or the running scheduler at `scheduler` (its workers need wiremap installed).
     The outputs are the same bytes as `engine="local"`'s. `input_format`/`output_format`
     (`jsonl`, `parquet`) default to what the file name says (`wiremap.datasets`)."""
-    import wiremap
-    from wiremap import datasets
-
-    wiremap.get_format(source)  # unknown keys fail before any file is touched
-    wiremap.get_format(target)
+    get_format(source)  # unknown keys fail before any file is touched
+    get_format(target)
     if what not in WHAT:
         raise ValueError(f"what must be one of {WHAT}, not {what!r}")
     if engine not in ENGINES:

@@ -20,7 +20,10 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["FORMATS", "infer_format", "read_records", "count_records", "write_parquet", "DatasetFormatError"]
+__all__ = [
+    "FORMATS", "infer_format", "read_records", "record_of_row", "MissingField", "count_records", "write_parquet",
+    "DatasetFormatError",
+]
 
 FORMATS = ("jsonl", "parquet")
 
@@ -103,9 +106,7 @@ def _batches(kind: str, name: str) -> Iterator[Any]:
 
 def read_records(path: str, field: str | None, skip: int = 0) -> Iterator[tuple[int, Any]]:
     """(row number, record) for every row after the first `skip`; see
-    `wiremap.convert.record_of_row` for what a row's record is."""
-    from wiremap.convert import record_of_row
-
+    `record_of_row` for what a row's record is."""
     number = 0
     for kind, name in _files(path):
         for batch in _batches(kind, name):
@@ -134,3 +135,37 @@ def write_parquet(jsonl_path: str, out_path: str, column: str) -> None:
         if rows:
             writer.write_table(pa.table({column: rows}, schema=schema))
     os.replace(tmp, out_path)
+
+
+def record_of_row(row: Any, field: str | None) -> Any:
+    """A table row -> the record it holds: the row itself (its columns are the record's keys,
+    null ones left out, as Parquet cannot tell a null field from a missing one), or with
+    `field` the row's `field` value: an object is the record, a list becomes `{field: list}`
+    (`--field messages` over a column of conversations), a string is JSON text."""
+    if field is not None:
+        if not isinstance(row, dict):
+            return row
+        if field not in row:
+            return MissingField(field, sorted(row))
+        value = row[field]
+        if isinstance(value, (bytes, str)):
+            return value
+        if isinstance(value, list):
+            return {field: _drop_nulls(value)}
+        return _drop_nulls(value)
+    return _drop_nulls(row)
+
+
+class MissingField:
+    """A row without the `--field` column: its reject names the columns it has."""
+
+    def __init__(self, field: str, columns: list[str]) -> None:
+        self.field, self.columns = field, columns
+
+
+def _drop_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _drop_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_drop_nulls(v) for v in value]
+    return value

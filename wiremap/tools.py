@@ -382,7 +382,7 @@ def bind(tool: ProjectedTool | Tool, **values: Any) -> ProjectedTool:
             schema["required"] = kept
         else:
             schema.pop("required", None)
-    from wiremap.runtime._record import replace
+    from wiremap.runtime.records import replace
 
     return _replace(entry, tool=replace(entry.tool, parameters=schema), bound={**entry.bound, **values})
 
@@ -401,7 +401,7 @@ def _check_value(schema: Any, value: Any, where: str) -> None:
 
 
 def _strict_tool(tool: Tool) -> Tool:
-    from wiremap.runtime._record import replace
+    from wiremap.runtime.records import replace
 
     return replace(tool, strict=True)
 

@@ -1,0 +1,58 @@
+"""The pieces every emitter shares: Python literals, generated functions, and indented lines.
+
+The lowest module of the emit stage: `emit` (the Emitter) and every `emit_*` module import
+from here, and this module imports nothing of the generator's (tests/test_imports.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Func", "Lines", "ModuleParts", "lit"]
+
+
+def lit(value: Any) -> str:
+    """A Python literal for a JSON value (the only way mapping text enters generated code)."""
+    return repr(value)
+
+
+@dataclass
+class Func:
+    """One generated function: its name, `(parameters) -> return` signature, docstring and body."""
+
+    name: str
+    signature: str
+    doc: str
+    body: list[str]
+
+
+@dataclass
+class ModuleParts:
+    """What the emitters contribute to one generated module: constants, functions, public names."""
+
+    constants: list[str] = field(default_factory=list)
+    functions: list[Func] = field(default_factory=list)
+    public: list[str] = field(default_factory=list)
+
+
+class Lines:
+    """A function body being written: lines at an indent level, and fresh variable names."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.level = 1
+        self.counter = 0
+
+    def add(self, text: str) -> None:
+        self.lines.append("    " * self.level + text)
+
+    def indent(self) -> None:
+        self.level += 1
+
+    def dedent(self) -> None:
+        self.level -= 1
+
+    def fresh(self, stem: str) -> str:
+        self.counter += 1
+        return f"{stem}_{self.counter}"
