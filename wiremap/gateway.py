@@ -38,7 +38,7 @@ Hardening (issue 15):
   to use. A key that cannot travel in an HTTP header (non-ASCII) is 401 too. Gemini clients may
   send their key as `?key=`; query strings never reach uvicorn's access log.
 - Load: at most `max_in_flight` requests per upstream at once (one shared httpx client over
-  pools of at most 8 connections); past it the gateway sheds at once with the inbound format's
+  the gateway's keep-alive connections, wiremap.gateway_transport); past it the gateway sheds at once with the inbound format's
   429 and `retry-after`, answered in front of Starlette (`_FastPath`, with `GET /healthz`).
   Upstream calls run on an event loop of their own (a thread), so that a flood of requests to
   shed does not starve the requests admitted.
@@ -59,10 +59,10 @@ import asyncio
 import json
 import logging
 import os
+import random
 import re
-import secrets
 from collections import OrderedDict
-from collections.abc import Awaitable, Iterable, Mapping
+from collections.abc import Awaitable, Mapping
 from typing import Any
 
 from wiremap.runtime.errors import (
@@ -72,26 +72,22 @@ from wiremap.runtime.errors import (
     ProviderError,
     RateLimitError,
 )
-from wiremap.runtime.format import Format, get_format
+from wiremap.runtime.format import Format
 from wiremap.runtime.provider import Provider
 from wiremap.runtime.canonical import Request
-from wiremap.runtime.retry import RetryPolicy
 from wiremap.runtime.translate import Loss, TranslationLossError, request_losses, response_losses, unique_tool_call_ids
 
-from .gateway_config import Routing, apply_extras_policy, through_hops
+from .gateway_common import BodyTimeout, BodyTooLarge, ClientGone, loss_header
+from .gateway_config import GatewayConfig, apply_extras_policy, through_hops
 from .gateway_metrics import CONTENT_TYPE, Metrics, access_record, observed
 from .gateway_endpoints import allowed_method, endpoint_routes, forward, not_found
+from .gateway_json import loads as json_loads
 from .gateway_stream import stream_response, strip_stream_fields
 
 __all__ = ["create_app", "app_from_env", "GatewayConfig"]
 
-_MAX_LOSS_HEADER = 6000
 _PROVIDER_CACHE = 64
 CONFIG_ENV = "WIREMAP_GATEWAY_CONFIG"
-DEFAULT_MAX_BODY = 32 * 1024 * 1024
-DEFAULT_MAX_IN_FLIGHT = 128
-DEFAULT_BODY_TIMEOUT = 30.0
-DEFAULT_OFFLOAD_BYTES = 256 * 1024
 _SENDABLE_KEY = re.compile(r"[\x21-\x7e]+")
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]*@")
 
@@ -117,93 +113,6 @@ def _quiet_access_log_queries() -> None:
     logger = logging.getLogger("uvicorn.access")
     if not any(isinstance(f, _AccessLogQuery) for f in logger.filters):
         logger.addFilter(_AccessLogQuery())
-
-
-def _positive(name: str, value: Any, kind: type = float) -> Any:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ValueError(f"{name} must be a positive number, got {value!r}")
-    return kind(value)
-
-
-class GatewayConfig:
-    """What a gateway translates between, and how it reaches the upstream.
-
-    `timeout` (seconds, None for none) is each upstream call's total deadline and its connect /
-    read / pool timeout. `max_in_flight` bounds concurrent upstream requests (and sizes the
-    connection pool); past it the gateway answers 429 with `retry-after`. `max_body` bounds the
-    request body (413); `body_timeout` is how long a body may take to arrive (408);
-    `offload_bytes` is the body size above which parsing and translation run on a worker thread.
-    """
-
-    def __init__(
-        self,
-        inbound: str,
-        upstream: str,
-        upstream_url: str | None = None,
-        *,
-        upstream_api_key: str | None = None,
-        forward_client_key: bool = True,
-        model_map: Mapping[str, str] | None = None,
-        strict: bool = False,
-        timeout: float | None = 600.0,
-        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
-        max_body: int = DEFAULT_MAX_BODY,
-        body_timeout: float = DEFAULT_BODY_TIMEOUT,
-        offload_bytes: int = DEFAULT_OFFLOAD_BYTES,
-        keep_extras: bool | None = None,
-        allowed_extras: Iterable[str] = (),
-        retry: RetryPolicy | None = None,
-        name: str | None = None,
-        routing: Routing | None = None,
-    ) -> None:
-        # keep_extras / allowed_extras: the extras policy (wiremap.gateway_config); retry: this
-        # upstream's retries (none by default); name: the upstream's name in a config file;
-        # routing: the config file's routes, whose upstreams are GatewayConfigs of their own
-        self.keep_extras = keep_extras
-        self.allowed_extras = tuple(allowed_extras)
-        self.retry = retry
-        self.name = name
-        self.routing = routing
-        self.inbound: Format = get_format(inbound)
-        self.upstream: Format = get_format(upstream)
-        for fmt in (self.inbound, self.upstream):  # the gateway answers chat calls (Provider.complete)
-            if fmt.kind != "chat":
-                raise ValueError(f"format {fmt.key!r} is kind {fmt.kind}; the gateway serves chat formats only")
-        self.upstream_url = upstream_url
-        self.forward_client_key = forward_client_key and upstream_api_key is None
-        up_auth = (self.upstream.transport or {}).get("auth") or {}
-        self.upstream_needs_key = up_auth.get("scheme", "none") != "none"
-        if upstream_api_key is None and not forward_client_key:
-            # the operator asked for the gateway's own key without naming it: the variable the
-            # upstream's table names, read once here (never per request, never as a fallback)
-            env = (self.upstream.transport or {}).get("api_key_env")
-            upstream_api_key = os.environ.get(env) if isinstance(env, str) and env else None
-            if not upstream_api_key and self.upstream_needs_key:
-                raise ValueError(f"no upstream API key: set {env or 'the key'} or pass upstream_api_key")
-        self.upstream_api_key = upstream_api_key
-        self.model_map = dict(model_map or {})
-        self.strict = strict
-        self.timeout = None if timeout is None else _positive("timeout", timeout)
-        self.max_in_flight = _positive("max_in_flight", max_in_flight, int)
-        self.max_body = _positive("max_body", max_body, int)
-        self.body_timeout = _positive("body_timeout", body_timeout)
-        if isinstance(offload_bytes, bool) or not isinstance(offload_bytes, int) or offload_bytes < 0:
-            raise ValueError(f"offload_bytes must be a non-negative integer, got {offload_bytes!r}")
-        self.offload_bytes = offload_bytes
-        endpoint = (self.inbound.transport or {}).get("endpoint") or self.inbound.endpoint
-        if not endpoint or not endpoint.get("path"):
-            raise ValueError(f"inbound format {inbound!r} declares no endpoint (mapping `transport:`)")
-        self.path: str = str(endpoint["path"])
-
-    def to_json(self) -> str:
-        return json.dumps(
-            {
-                "inbound": self.inbound.key, "upstream": self.upstream.key, "upstream_url": self.upstream_url,
-                "forward_client_key": self.forward_client_key, "model_map": self.model_map,
-                "strict": self.strict, "timeout": self.timeout, "max_in_flight": self.max_in_flight,
-                "max_body": self.max_body, "body_timeout": self.body_timeout, "offload_bytes": self.offload_bytes,
-            }
-        )
 
 
 def _key_place(fmt: Format) -> str:
@@ -235,15 +144,25 @@ def _client_key(fmt: Format, headers: Mapping[str, str], query: Mapping[str, str
     return key or None
 
 
-def _loss_header(losses: list[Loss], responses: int = 0) -> str:
-    """JSON for `x-wiremap-losses`; the last `responses` losses are of the response direction."""
-    cut = len(losses) - responses
-    items = [{"direction": "request" if i < cut else "response", **loss.to_dict()} for i, loss in enumerate(losses)]
-    text = json.dumps(items, ensure_ascii=True, separators=(",", ":"))
-    while len(text) > _MAX_LOSS_HEADER and items:
-        items = items[: len(items) // 2]
-        text = json.dumps([*items, {"path": "", "kind": "truncated", "detail": f"{len(losses) - len(items)} more"}], ensure_ascii=True, separators=(",", ":"))
-    return text
+def _extras_policy(lane: GatewayConfig) -> bool:
+    """Whether `lane` has an extras policy that can change a same-format body."""
+    return lane.keep_extras is False or (lane.keep_extras is None and bool(lane.allowed_extras))
+
+
+def _extras_to_drop(canonical: Mapping[str, Any], inbound: Format, lane: GatewayConfig) -> tuple[list[str], list[Loss]]:
+    """The top-level fields of a same-format body that `lane`'s extras policy cuts out
+    (`keep_extras: false`: every field the inbound tables do not model; `allowed_extras`: those
+    it does not name), and a `dropped` loss for each."""
+    if not _extras_policy(lane):
+        return [], []
+    carried = canonical.get("carried")
+    ops = carried.get("ops") if isinstance(carried, dict) else None
+    names = [op["path"][0] for op in ops or () if isinstance(op, dict) and len(op.get("path") or ()) == 1 and isinstance(op["path"][0], str)]
+    allowed = () if lane.keep_extras is False else lane.allowed_extras
+    why = "keep_extras: false" if lane.keep_extras is False else "not in its allowed_extras"
+    drop = [name for name in names if name not in allowed]
+    where = lane.name or lane.upstream.key
+    return drop, [Loss(name, "dropped", f"{inbound.key} field {name!r} is not forwarded to {where} ({why})") for name in drop]
 
 
 def _is_transport(exc: BaseException) -> bool:
@@ -265,8 +184,44 @@ def _is_transport(exc: BaseException) -> bool:
     return False
 
 
-class _ClientGone(Exception):
-    """The client disconnected; its upstream call was cancelled."""
+_ids = random.Random()  # seeded from os.urandom once: request ids need to be unique, not secret
+os.register_at_fork(after_in_child=_ids.seed)  # a forked worker (gunicorn --preload) gets its own sequence
+
+
+def _request_id() -> str:
+    """`req_` and 16 hex digits (os.urandom per request was a tenth of the gateway's CPU)."""
+    return f"req_{_ids.getrandbits(64):016x}"
+
+
+class _UpstreamLoop:
+    """The gateway's upstream event loop on a daemon thread: uvloop's loop when uvloop is
+    installed (the `gateway-fast` extra; uvicorn then picks it for the serving loop too),
+    else asyncio's."""
+
+    __slots__ = ("loop", "thread")
+
+    def __init__(self) -> None:
+        import threading
+
+        from importlib import import_module
+
+        try:
+            uvloop = import_module("uvloop")  # optional (gateway-fast); not a typing dependency
+        except ImportError:
+            self.loop: asyncio.AbstractEventLoop = asyncio.new_event_loop()
+        else:
+            self.loop = uvloop.new_event_loop()
+        self.thread = threading.Thread(target=self._run, name="wiremap-gateway-upstream", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_forever()
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join()
+        self.loop.close()
 
 
 class _Slot:
@@ -307,31 +262,31 @@ class _Gateway:
         loop turns per request; on the serving loop, under a flood of requests to shed, each
         turn waited for the whole flood. Cancelling the awaitable cancels the call there."""
         if self._loop_thread is None:
-            from wiremap.runtime.provider import _LoopThread
-
-            self._loop_thread = _LoopThread()
+            self._loop_thread = _UpstreamLoop()
         return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self._loop_thread.loop))
 
     def pump(self, events: Any) -> "_Pump":
         """`events` (an async generator) driven on the upstream loop, its events handed to this
         loop in batches (`_Pump.batch`)."""
         if self._loop_thread is None:
-            from wiremap.runtime.provider import _LoopThread
-
-            self._loop_thread = _LoopThread()
+            self._loop_thread = _UpstreamLoop()
         return _Pump(events, self._loop_thread.loop)
 
     def http_client(self) -> Any:
-        """One httpx client for every Provider of this upstream: `max_in_flight` connections in
-        small pools (`_ShardedTransport`), so no pool is ever asked for more requests than it has
-        connections and its bookkeeping stays small."""
+        """One httpx client for every Provider of this upstream, over the gateway's own
+        keep-alive connections (`_upstream_transport`). It keeps no cookies: the client is
+        shared by every caller of the gateway, so a `set-cookie` of one answer must not travel
+        with another caller's request."""
         if self._client is None or self._client.is_closed:
+            import http.cookiejar
+
             import httpx
 
             self._client = httpx.AsyncClient(
                 timeout=httpx.Timeout(self.config.timeout),
-                transport=_sharded_transport(self.config.max_in_flight),
+                transport=_upstream_transport(self.config.max_in_flight),
                 follow_redirects=False,
+                cookies=http.cookiejar.CookieJar(policy=http.cookiejar.DefaultCookiePolicy(allowed_domains=[])),
             )
         return self._client
 
@@ -393,7 +348,7 @@ class _Gateway:
         wire_status, body, wire_headers = self.config.inbound.error_to_wire(exc)
         out = {k: v for k, v in wire_headers.items() if k.lower() != "content-type"}
         if isinstance(exc, TranslationLossError):
-            out["x-wiremap-losses"] = _loss_header(exc.losses)
+            out["x-wiremap-losses"] = loss_header(exc.losses)
         if rid is not None:
             out["x-request-id"] = rid
         out.update(headers or {})
@@ -406,7 +361,7 @@ class _Gateway:
             if not length.isdigit():
                 raise InvalidRequestError(f"Content-Length {length!r} is not a byte count")
             if int(length) > cfg.max_body:
-                raise _TooLarge(int(length), cfg.max_body)
+                raise BodyTooLarge(int(length), cfg.max_body)
         parts: list[bytes] = []
         size = 0
         try:
@@ -414,10 +369,10 @@ class _Gateway:
                 async for chunk in request.stream():
                     size += len(chunk)
                     if size > cfg.max_body:
-                        raise _TooLarge(size, cfg.max_body)
+                        raise BodyTooLarge(size, cfg.max_body)
                     parts.append(chunk)
         except TimeoutError:
-            raise _BodyTimeout(cfg.body_timeout, size) from None
+            raise BodyTimeout(cfg.body_timeout, size) from None
         return b"".join(parts)
 
     def prepare(self, raw: bytes, path_params: Mapping[str, str]) -> tuple[dict[str, Any], str, list[Loss], bool, Any]:
@@ -432,7 +387,7 @@ class _Gateway:
         client's body)."""
         cfg = self.config
         try:
-            body = json.loads(raw)
+            body = json_loads(raw)  # orjson when installed, the same value (wiremap.gateway_json)
         except ValueError as exc:
             raise InvalidRequestError(f"the request body is not JSON: {exc}") from None
         if not isinstance(body, dict):
@@ -504,7 +459,7 @@ class _Gateway:
         except asyncio.CancelledError:
             if gone:
                 me.uncancel()
-                raise _ClientGone from None
+                raise ClientGone from None
             raise
         finally:
             if not watcher.done():
@@ -515,7 +470,7 @@ class _Gateway:
         from starlette.responses import JSONResponse, Response
 
         cfg = self.config
-        rid = "req_" + secrets.token_hex(8)
+        rid = _request_id()
         record = access_record()  # the access-log line and the metrics of this request
         record.request_id = rid
         slot: _Slot | None = None
@@ -524,7 +479,7 @@ class _Gateway:
             key = self.key_for(request) if cfg.routing is None else None
             raw = await self.read_body(request)
             slot = self.acquire()
-            if getattr(cfg, "routing", None) is None and cfg.inbound.key == cfg.upstream.key:
+            if getattr(cfg, "routing", None) is None and cfg.inbound.key == cfg.upstream.key and not _extras_policy(cfg):
                 owned, slot = slot, None  # same format in and out: the bytes go through (wiremap.gateway_endpoints)
                 record.use(cfg.name or cfg.upstream.key, cfg.upstream.key)
                 return await forward(self, request, raw, rid, owned, key=key or "")
@@ -540,9 +495,27 @@ class _Gateway:
             hops = cfg.routing.hops(canonical["model"]) if cfg.routing is not None else [(cfg, None)]
             translated: dict[tuple[int, str | None], tuple[dict[str, Any], str, list[Loss]]] = {}
 
-            async def call(lane: GatewayConfig, upstream_model: str | None) -> tuple[Any, list[Loss], Provider]:
+            async def call(lane: GatewayConfig, upstream_model: str | None) -> tuple[Any, list[Loss], Provider | None]:
                 """One attempt at one upstream (wiremap.gateway_config.through_hops retries
-                it and falls back to the route's next upstream)."""
+                it and falls back to the route's next upstream). An upstream of the inbound
+                format gets the client's bytes (provider None: the result is the answer)."""
+                nonlocal slot
+                owned = slot if slot is not None else self.acquire()  # a failed passthrough released its own
+                slot = None
+                if lane.upstream.key == cfg.inbound.key:
+                    target = upstream_model or lane.model_map.get(canonical["model"], canonical["model"])
+                    record.upstream_model = target
+                    renames = {name: target for name in (canonical["model"], params.get("model")) if name is not None and name != target}
+                    drop, dropped = _extras_to_drop(canonical, cfg.inbound, lane)
+                    if lane.strict and dropped:
+                        owned.release()
+                        raise TranslationLossError(dropped, cfg.inbound.key, lane.upstream.key)
+                    answer = await forward(
+                        self, request, raw, rid, owned, key=key if key is not None else self.key_for(request, lane),
+                        lane=lane, model_map=renames, drop=drop, losses=dropped, raise_errors=True,
+                    )
+                    return answer, dropped, None
+                slot = owned
                 done = translated.get((id(lane), upstream_model))
                 if done is None:
                     if offload:
@@ -566,6 +539,8 @@ class _Gateway:
                 return result, losses, provider
 
             result, sent_losses, provider = await through_hops(hops, call, record, self.sleep)
+            if provider is None:  # passed through (wiremap.gateway_endpoints.forward)
+                return result
             if streaming:
                 slot = None  # the response releases it when the stream ends
                 return result
@@ -574,13 +549,17 @@ class _Gateway:
             losses = sent_losses + back
             responses = len(back)
             record.losses = len(losses)
-        except _ClientGone:
+        except ClientGone:
             return Response(status_code=499)
-        except _TooLarge as exc:
+        except BodyTooLarge as exc:
             return self.error(InvalidRequestError(str(exc)), rid, status=413)
-        except _BodyTimeout as exc:
+        except BodyTimeout as exc:
             return self.error(InvalidRequestError(str(exc)), rid, status=408)
         except ProviderError as exc:
+            answer = getattr(exc, "wiremap_answer", None)
+            if answer is not None:  # a same-format upstream's error: its answer as it came
+                record.failed(exc)
+                return answer
             return self.error(exc, rid)
         except RecursionError:
             return self.error(InvalidRequestError("the request is nested too deeply"), rid)
@@ -592,7 +571,7 @@ class _Gateway:
                 slot.release()
         headers = {"x-wiremap-upstream": provider.format.key, "x-request-id": rid}
         if losses:
-            headers["x-wiremap-losses"] = _loss_header(losses, responses)
+            headers["x-wiremap-losses"] = loss_header(losses, responses)
         return JSONResponse(out, headers=headers)
 
     async def close(self) -> None:
@@ -683,17 +662,33 @@ class _Pump:
 
 
 
-_SHARD = 8  # connections per pool: httpcore's pool does O(connections^2) work per request
+# connections per pool: httpcore's pool re-checks every connection of the pool (a getpeername
+# and a poll() each) when a request starts and when it ends; 8 was a third of the gateway's
+# CPU at saturation behind a 20 ms upstream, 2 keeps that small (bench/NOTES.md)
+_SHARD = 2
+
+
+def _upstream_transport(connections: int) -> Any:
+    """The upstream client's transport: wiremap.gateway_transport's keep-alive connections
+    (httpcore's pool was a third of the gateway's CPU at saturation, bench/NOTES.md), or, with
+    WIREMAP_GATEWAY_TRANSPORT=httpcore in the environment, httpcore's pools (`_sharded_transport`)."""
+    if os.environ.get("WIREMAP_GATEWAY_TRANSPORT", "").strip().lower() == "httpcore":
+        return _sharded_transport(connections)
+    from wiremap.runtime.http_support import default_ssl_context
+
+    from .gateway_transport import LeanTransport
+
+    return LeanTransport(ssl_context=default_ssl_context(), max_idle=connections)
 
 
 def _sharded_transport(connections: int) -> Any:
-    """An httpx transport over ceil(connections / 8) pools of at most 8 connections each; each
+    """An httpx transport over ceil(connections / _SHARD) httpcore pools of at most _SHARD connections each; each
     request goes to the least busy pool. httpcore re-scans every connection of a pool (several
     times, with a poll() per idle connection) whenever a request starts or ends: with one pool
     of hundreds of connections that bookkeeping was most of the gateway's CPU under load."""
     import httpx
 
-    from wiremap.runtime.provider import _default_ssl_context
+    from wiremap.runtime.http_support import default_ssl_context
 
     class Release(httpx.AsyncByteStream):
         def __init__(self, inner: Any, done: Any) -> None:
@@ -716,7 +711,7 @@ def _sharded_transport(connections: int) -> Any:
             n = max(1, -(-connections // _SHARD))
             size = -(-connections // n)
             limits = httpx.Limits(max_connections=size, max_keepalive_connections=size, keepalive_expiry=30.0)
-            verify = _default_ssl_context()
+            verify = default_ssl_context()
             self.pools = [httpx.AsyncHTTPTransport(limits=limits, verify=verify) for _ in range(n)]
             self.busy = [0] * n
 
@@ -743,16 +738,6 @@ def _sharded_transport(connections: int) -> Any:
                 await pool.aclose()
 
     return Sharded()
-
-
-class _TooLarge(Exception):
-    def __init__(self, size: int, limit: int) -> None:
-        super().__init__(f"the request body ({size} bytes or more) is larger than this gateway's limit of {limit} bytes")
-
-
-class _BodyTimeout(Exception):
-    def __init__(self, seconds: float, size: int) -> None:
-        super().__init__(f"the request body did not arrive within {seconds:g} s ({size} bytes read; is Content-Length larger than the body?)")
 
 
 def create_app(
@@ -863,7 +848,7 @@ class _FastPath:
             gw = self.gateway
             if method == "POST" and gw.in_flight >= gw.config.max_in_flight:
                 gw.metrics.shed(gw.config.inbound.key, self.shed_status)
-                rid = ("req_" + secrets.token_hex(8)).encode()
+                rid = _request_id().encode()
                 await send({"type": "http.response.start", "status": self.shed_status, "headers": [*self.shed_headers, (b"x-request-id", rid)]})
                 await send({"type": "http.response.body", "body": self.shed_body})
                 return

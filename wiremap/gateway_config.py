@@ -35,7 +35,9 @@ https://docs.litellm.ai/docs/completion/drop_params): the top-level fields of th
 client's body that the inbound tables do not model ("extras") reach an upstream of the same wire
 unchanged. For an upstream of another wire, `keep_extras: true` forwards them all, an
 `allowed_extras` list forwards those it names, and the rest are dropped and named in the
-`x-wiremap-losses` header; `keep_extras: false` drops them for every upstream.
+`x-wiremap-losses` header; `keep_extras: false` drops them for every upstream. An upstream of
+the inbound format gets the client's bytes (passthrough); its policy, when it has one, wins:
+the fields it drops are cut out of those bytes (wiremap.gateway_endpoints.drop_fields).
 """
 
 from __future__ import annotations
@@ -46,21 +48,18 @@ import json
 import logging
 import os
 import re
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from wiremap.runtime.canonical import Request
 from wiremap.runtime.errors import InvalidModelError, ProviderError
 from wiremap.runtime.format import Format, UnknownFormatError, get_format
 from wiremap.runtime.retry import RetryPolicy, call_with_retries
-from wiremap.runtime.translate import Loss, _forward_carried_fields
+from wiremap.runtime.translate import Loss, forward_carried_fields
 
 from .gateway_metrics import AccessRecord
-
-if TYPE_CHECKING:
-    from wiremap.gateway import GatewayConfig
 
 T = TypeVar("T")
 _log = logging.getLogger("wiremap.gateway")
@@ -76,7 +75,100 @@ __all__ = [
     "build_routing",
     "apply_extras_policy",
     "through_hops",
+    "GatewayConfig",
 ]
+
+DEFAULT_MAX_BODY = 32 * 1024 * 1024
+DEFAULT_MAX_IN_FLIGHT = 128
+DEFAULT_BODY_TIMEOUT = 30.0
+DEFAULT_OFFLOAD_BYTES = 256 * 1024
+
+
+def _positive(name: str, value: Any, kind: type = float) -> Any:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ValueError(f"{name} must be a positive number, got {value!r}")
+    return kind(value)
+
+
+class GatewayConfig:
+    """What a gateway translates between, and how it reaches the upstream.
+
+    `timeout` (seconds, None for none) is each upstream call's total deadline and its connect /
+    read / pool timeout. `max_in_flight` bounds concurrent upstream requests (and sizes the
+    connection pool); past it the gateway answers 429 with `retry-after`. `max_body` bounds the
+    request body (413); `body_timeout` is how long a body may take to arrive (408);
+    `offload_bytes` is the body size above which parsing and translation run on a worker thread.
+    """
+
+    def __init__(
+        self,
+        inbound: str,
+        upstream: str,
+        upstream_url: str | None = None,
+        *,
+        upstream_api_key: str | None = None,
+        forward_client_key: bool = True,
+        model_map: Mapping[str, str] | None = None,
+        strict: bool = False,
+        timeout: float | None = 600.0,
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+        max_body: int = DEFAULT_MAX_BODY,
+        body_timeout: float = DEFAULT_BODY_TIMEOUT,
+        offload_bytes: int = DEFAULT_OFFLOAD_BYTES,
+        keep_extras: bool | None = None,
+        allowed_extras: Iterable[str] = (),
+        retry: RetryPolicy | None = None,
+        name: str | None = None,
+        routing: Routing | None = None,
+    ) -> None:
+        # keep_extras / allowed_extras: the extras policy (wiremap.gateway_config); retry: this
+        # upstream's retries (none by default); name: the upstream's name in a config file;
+        # routing: the config file's routes, whose upstreams are GatewayConfigs of their own
+        self.keep_extras = keep_extras
+        self.allowed_extras = tuple(allowed_extras)
+        self.retry = retry
+        self.name = name
+        self.routing = routing
+        self.inbound: Format = get_format(inbound)
+        self.upstream: Format = get_format(upstream)
+        for fmt in (self.inbound, self.upstream):  # the gateway answers chat calls (Provider.complete)
+            if fmt.kind != "chat":
+                raise ValueError(f"format {fmt.key!r} is kind {fmt.kind}; the gateway serves chat formats only")
+        self.upstream_url = upstream_url
+        self.forward_client_key = forward_client_key and upstream_api_key is None
+        up_auth = (self.upstream.transport or {}).get("auth") or {}
+        self.upstream_needs_key = up_auth.get("scheme", "none") != "none"
+        if upstream_api_key is None and not forward_client_key:
+            # the operator asked for the gateway's own key without naming it: the variable the
+            # upstream's table names, read once here (never per request, never as a fallback)
+            env = (self.upstream.transport or {}).get("api_key_env")
+            upstream_api_key = os.environ.get(env) if isinstance(env, str) and env else None
+            if not upstream_api_key and self.upstream_needs_key:
+                raise ValueError(f"no upstream API key: set {env or 'the key'} or pass upstream_api_key")
+        self.upstream_api_key = upstream_api_key
+        self.model_map = dict(model_map or {})
+        self.strict = strict
+        self.timeout = None if timeout is None else _positive("timeout", timeout)
+        self.max_in_flight = _positive("max_in_flight", max_in_flight, int)
+        self.max_body = _positive("max_body", max_body, int)
+        self.body_timeout = _positive("body_timeout", body_timeout)
+        if isinstance(offload_bytes, bool) or not isinstance(offload_bytes, int) or offload_bytes < 0:
+            raise ValueError(f"offload_bytes must be a non-negative integer, got {offload_bytes!r}")
+        self.offload_bytes = offload_bytes
+        endpoint = (self.inbound.transport or {}).get("endpoint") or self.inbound.endpoint
+        if not endpoint or not endpoint.get("path"):
+            raise ValueError(f"inbound format {inbound!r} declares no endpoint (mapping `transport:`)")
+        self.path: str = str(endpoint["path"])
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "inbound": self.inbound.key, "upstream": self.upstream.key, "upstream_url": self.upstream_url,
+                "forward_client_key": self.forward_client_key, "model_map": self.model_map,
+                "strict": self.strict, "timeout": self.timeout, "max_in_flight": self.max_in_flight,
+                "max_body": self.max_body, "body_timeout": self.body_timeout, "offload_bytes": self.offload_bytes,
+            }
+        )
 
 _TOP_KEYS = ("inbound", "upstreams", "routes", "default", "strict")
 _UPSTREAM_KEYS = ("format", "base_url", "api_key_env", "keep_extras", "allowed_extras", "timeout", "retries", "model_map")
@@ -450,8 +542,6 @@ def build_routing(file: GatewayFile, **options: Any) -> tuple[GatewayConfig, Rou
     `max_in_flight`, `max_body`, `timeout`), and the gateway's own config: that of the default
     route's first upstream (or the first route's), holding the routing. A key variable that is
     not set fails here, naming it."""
-    from wiremap.gateway import GatewayConfig
-
     lanes: dict[str, GatewayConfig] = {}
     for name, spec in file.upstreams.items():
         key = None
@@ -497,7 +587,7 @@ def apply_extras_policy(plain: dict[str, Any], inbound: Format, lane: GatewayCon
     allowed: tuple[str, ...] = tuple(getattr(lane, "allowed_extras", ()) or ())
     if (keep or allowed) and plain.get("carried") is not None:
         # the client's unmodelled top-level fields become config.extras for another wire
-        moved = _forward_carried_fields(Request.from_dict(plain), upstream).to_dict()
+        moved = forward_carried_fields(Request.from_dict(plain), upstream).to_dict()
         plain.clear()
         plain.update(moved)
     config = plain.get("config")

@@ -16,6 +16,11 @@
   bytes only (or the path segment, for a format whose model is in the URL). `strict` validates
   the body with the format's reader before it is forwarded. The key policy, body limits,
   in-flight limit and the error envelope for transport failures apply as to any request.
+  A config file's route (or fallback) to an upstream of the inbound format passes through the
+  same way (`forward(lane=...)`), its `upstream_model` renaming the model's bytes; that
+  upstream's extras policy, when it has one, cuts the fields it drops out of the bytes
+  (`drop_fields`). The access record gets the model, and the usage once the answer is sent
+  (`UsageTap` for a stream).
 """
 
 from __future__ import annotations
@@ -24,8 +29,9 @@ import datetime
 import json
 import re
 import secrets
+import time
 import urllib.parse
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Collection, Mapping
 from typing import Any
 
 from wiremap.runtime.errors import (
@@ -37,7 +43,9 @@ from wiremap.runtime.errors import (
 )
 from wiremap.runtime.format import Format
 
-__all__ = ["endpoint_routes", "forward", "served_paths", "allowed_method", "not_found", "fill", "read"]
+from .gateway_common import BodyTimeout, BodyTooLarge, ClientGone, loss_header
+
+__all__ = ["endpoint_routes", "forward", "drop_fields", "body_model", "UsageTap", "served_paths", "allowed_method", "not_found", "fill", "read"]
 
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 # Client headers a same-format upstream reads as request options (API version, beta features).
@@ -124,9 +132,15 @@ def allowed_method(fmt: Format, path: str) -> str:
 
 def not_found(fmt: Format, path: str) -> ProviderError:
     """The error for a path the gateway does not serve: a 404 in `fmt`'s envelope (the category
-    every format writes as its own 404, not found). Its message lists what is served."""
+    every format writes as its own 404). An invalid request its table writes as a 404 when the
+    upstream said 404 (OpenAI: `invalid_request_error`, no code), else the not-found category
+    (Anthropic `not_found_error`, Gemini `NOT_FOUND`). Its message lists what is served."""
     served = ", ".join(f"{m} {p}" for m, p in served_paths(fmt))
-    return InvalidModelError(f"no such path {path}: this gateway ({fmt.key}) serves {served}", status=404)
+    message = f"no such path {path}: this gateway ({fmt.key}) serves {served}"
+    request = InvalidRequestError(message, status=404)
+    if fmt.error_to_wire(request)[0] == 404:
+        return request
+    return InvalidModelError(message, status=404)
 
 
 def _stream_path(fmt: Format) -> str | None:
@@ -140,8 +154,8 @@ def _stream_path(fmt: Format) -> str | None:
 # raw HTTP to the upstream (auth and fixed headers from its transport table)
 
 
-def _upstream_url(gateway: Any, path: str, model: str | None, query: list[tuple[str, str]] | None = None) -> str:
-    cfg = gateway.config
+def _upstream_url(gateway: Any, path: str, model: str | None, query: list[tuple[str, str]] | None = None, lane: Any = None) -> str:
+    cfg = lane or gateway.config  # lane: one upstream of a config file's routes
     transport = cfg.upstream.transport or {}
     base = str(cfg.upstream_url or transport.get("base_url") or "").rstrip("/")
     if model is not None:
@@ -152,9 +166,9 @@ def _upstream_url(gateway: Any, path: str, model: str | None, query: list[tuple[
     return url
 
 
-def _upstream_headers(gateway: Any, key: str, client_headers: Mapping[str, str] | None = None) -> tuple[dict[str, str], list[tuple[str, str]]]:
+def _upstream_headers(gateway: Any, key: str, client_headers: Mapping[str, str] | None = None, lane: Any = None) -> tuple[dict[str, str], list[tuple[str, str]]]:
     """Headers and query parameters that authenticate to the upstream (its table's scheme)."""
-    cfg = gateway.config
+    cfg = lane or gateway.config
     transport = cfg.upstream.transport or {}
     headers = {str(k): str(v) for k, v in (transport.get("headers") or {}).items()}
     headers["accept"] = "application/json"
@@ -379,14 +393,199 @@ def route_template(fmt: Format, path: str, method: str = "POST") -> str | None:
     return None
 
 
-async def forward(gateway: Any, request: Any, raw: bytes, rid: str, slot: Any, path: str | None = None, method: str = "POST", key: str = "") -> Any:
+def _top_level_members(text: str) -> list[tuple[str, int, int]] | None:
+    """The members of the JSON object `text`: (name, where the name's quote is, where the value
+    ends), in order; None when `text` is not a JSON object."""
+    decoder = json.JSONDecoder()
+    ws = re.compile(r"[ \t\n\r]*")
+    i = ws.match(text, 0).end()  # type: ignore[union-attr]
+    if text[i : i + 1] != "{":
+        return None
+    i = ws.match(text, i + 1).end()  # type: ignore[union-attr]
+    out: list[tuple[str, int, int]] = []
+    if text[i : i + 1] == "}":
+        return out
+    while True:
+        if text[i : i + 1] != '"':
+            return None
+        name, j = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]
+        j = ws.match(text, j).end()  # type: ignore[union-attr]
+        if text[j : j + 1] != ":":
+            return None
+        _value, end = decoder.raw_decode(text, ws.match(text, j + 1).end())  # type: ignore[union-attr]
+        out.append((name, i, end))
+        j = ws.match(text, end).end()  # type: ignore[union-attr]
+        if text[j : j + 1] == "}":
+            return out
+        if text[j : j + 1] != ",":
+            return None
+        i = ws.match(text, j + 1).end()  # type: ignore[union-attr]
+
+
+def drop_fields(raw: bytes, names: Collection[str]) -> bytes:
+    """`raw` without its top-level members named in `names`, each cut out with the separator
+    after it (the last one: with the separator before it); every other byte unchanged. A body
+    that is not a JSON object is returned as is."""
+    if not names:
+        return raw
+    try:
+        text = raw.decode("utf-8")
+        members = _top_level_members(text)
+    except (UnicodeDecodeError, ValueError):
+        return raw
+    if not members or not any(name in names for name, _s, _e in members):
+        return raw
+    cuts: list[tuple[int, int]] = []
+    for i, (name, start, end) in enumerate(members):
+        if name not in names:
+            continue
+        if i + 1 < len(members):
+            cuts.append((start, members[i + 1][1]))
+        else:
+            cuts.append((members[i - 1][2] if i else start, end))
+    out: list[str] = []
+    at = 0
+    for start, end in sorted(cuts):
+        if start > at:
+            out.append(text[at:start])
+        at = max(at, end)
+    out.append(text[at:])
+    return "".join(out).encode("utf-8")
+
+
+def body_model(raw: bytes) -> str | None:
+    """The top-level `model` string of a JSON body (None when there is none)."""
+    try:
+        text = raw.decode("utf-8")
+        span = _top_level_span(text, "model")
+        value = json.loads(text[span[0] : span[1]]) if span is not None else None
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def _answer_usage(fmt: Format, body: bytes) -> Any:
+    """The usage of a JSON answer read with `fmt`'s response reader (None when unreadable)."""
+    try:
+        data = json.loads(body)
+        if isinstance(data, list) and data:  # a stream delivered as one JSON array (Gemini without alt=sse)
+            data = data[-1]
+        return fmt.response_from_wire(data).usage if isinstance(data, dict) else None
+    except Exception:  # noqa: BLE001 - the client has its answer; the log just lacks the tokens
+        return None
+
+
+def _then_class(base: Any) -> Any:
+    class Then(base):  # type: ignore[misc]
+        """A response that calls `after()` once it has been sent (or the client left)."""
+
+        def __init__(self, *args: Any, after: Any = None, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._after = after
+
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            try:
+                await super().__call__(scope, receive, send)
+            finally:
+                after, self._after = self._after, None
+                if after is not None:
+                    after()
+
+    return Then
+
+
+_THEN: dict[str, Any] = {}
+
+
+def _then(kind: str) -> Any:
+    """Response ("json") or StreamingResponse ("stream") with an `after=` callback."""
+    if kind not in _THEN:
+        from starlette.responses import Response, StreamingResponse
+
+        _THEN["json"], _THEN["stream"] = _then_class(Response), _then_class(StreamingResponse)
+    return _THEN[kind]
+
+
+_MAX_PENDING = 1 << 20
+_MARKS = (b"\n\n", b"\r\r", b"\n\r\n")  # an event ends with a blank line (\n\n, \r\r, \r\n\r\n)
+
+
+def _event_at(data: bytes, at: int, end: int) -> bytes:
+    """The complete server-sent event of data[:end] that holds position `at`."""
+    starts = [i + len(m) for m in _MARKS if (i := data.rfind(m, 0, at)) >= 0]
+    stops = [i + len(m) for m in _MARKS if (i := data.find(m, at, end)) >= 0]
+    return data[max(starts, default=0) : min(stops, default=end)]
+
+
+class UsageTap:
+    """The usage of a stream passing through, read after its last byte. While the stream passes,
+    each chunk is cut at its last event boundary and two complete server-sent events that
+    mention `usage` (`usageMetadata`) are kept, the first and the latest (Anthropic reports
+    input tokens in its first event and output tokens in a later one; OpenAI and Gemini repeat
+    the totals): a few substring searches per chunk. `usage()` runs the format's stream parser
+    over those two events only."""
+
+    def __init__(self, fmt: Format) -> None:
+        self.format = fmt
+        self._pending = b""
+        self._first: bytes | None = None
+        self._last: bytes | None = None
+
+    def feed(self, chunk: bytes) -> None:
+        data = self._pending + chunk if self._pending else chunk
+        end = max((i + len(m) for m in _MARKS if (i := data.rfind(m)) >= 0), default=-1)
+        if end < 0:
+            self._pending = data if len(data) <= _MAX_PENDING else b""  # not server-sent events
+            return
+        self._pending = data[end:]
+        at = data.rfind(b"usage", 0, end)
+        if at < 0:
+            return
+        event = _event_at(data, at, end)
+        if self._first is None:
+            self._first = _event_at(data, data.find(b"usage", 0, end), end)
+            if self._first == event:
+                return
+        self._last = event
+
+    def usage(self) -> Any:
+        """The usage the kept events report (a canonical usage dict), or None."""
+        from wiremap.runtime.stream import StreamParser
+
+        found = None
+        parser = StreamParser(self.format)
+        tail = self._pending + b"\n\n" if b"usage" in self._pending else None  # no blank line at the end
+        for event in (self._first, self._last, tail):
+            for ev in parser.feed(event) if event else ():
+                if ev["type"] == "usage":
+                    found = ev["usage"]
+        return found
+
+
+async def forward(
+    gateway: Any, request: Any, raw: bytes, rid: str, slot: Any, path: str | None = None, method: str = "POST", key: str = "",
+    *, lane: Any = None, model_map: Mapping[str, str] | None = None, drop: Collection[str] = (), losses: list[Any] | None = None,
+    raise_errors: bool = False,
+) -> Any:
     """`raw` sent to the upstream's `path` (by default the path template the client called; same
     format: the model segment renamed by `model_map`), the upstream's answer returned as it came:
     status, content type and body, a stream chunk by chunk. Takes over `slot`: released when the
-    answer ends (or at once on an error)."""
-    from starlette.responses import Response, StreamingResponse
+    answer ends (or at once on an error).
 
-    cfg = gateway.config
+    `lane`: the upstream of a config file's route (default: the gateway's own); `model_map`:
+    the renames to apply (default: the lane's); `drop`: top-level fields its extras policy cuts
+    out (named in `losses`, sent in `x-wiremap-losses`); `raise_errors`: an upstream error status
+    is raised as the upstream's ProviderError (so that a route may retry or fall back), carrying
+    the answer as it came in `wiremap_answer`. The request's access record gets the model, and,
+    once the answer's last byte is sent, the usage the upstream reported (its response reader;
+    a stream's chunks fed to its stream parser as they pass) and the error category."""
+    from starlette.responses import Response
+
+    from .gateway_metrics import current_record
+
+    cfg = lane or gateway.config
+    renames = cfg.model_map if model_map is None else model_map
+    record = current_record() if method == "POST" else None
     pump: Any = None
     try:
         if path is None:
@@ -394,18 +593,18 @@ async def forward(gateway: Any, request: Any, raw: bytes, rid: str, slot: Any, p
         params = dict(request.path_params)
         model = params.get("model")
         if model is not None:
-            model = cfg.model_map.get(model, model)
+            model = renames.get(model, model)
         if cfg.strict and method == "POST":
             _validate(cfg.inbound, raw, params)
-        body = rename_model(raw, cfg.model_map) if method == "POST" else None
-        headers, query = _upstream_headers(gateway, key, request.headers)
+        body = drop_fields(rename_model(raw, renames), drop) if method == "POST" else None
+        headers, query = _upstream_headers(gateway, key, request.headers, lane=cfg)
         if body is not None:
             headers["content-type"] = request.headers.get("content-type") or "application/json"
             headers["accept"] = request.headers.get("accept") or "application/json"
         # the client's query goes on (`alt=sse`, paging), never its credential (`key`: re-added
         # in the upstream's own scheme)
         client_query = [(k, v) for k, v in request.query_params.multi_items() if k != "key"]
-        url = _upstream_url(gateway, path, model, client_query + query)
+        url = _upstream_url(gateway, path, model, client_query + query, lane=cfg)
 
         async def exchange() -> AsyncIterator[Any]:
             client = gateway.http_client()
@@ -431,8 +630,11 @@ async def forward(gateway: Any, request: Any, raw: bytes, rid: str, slot: Any, p
         chunks: list[bytes] = list(first[1:])
         out_headers = {k: v for k, v in answer_headers.items() if _ANSWER_HEADERS.match(k.lower())}
         out_headers.update({"x-wiremap-upstream": cfg.upstream.key, "x-request-id": rid})
+        if losses:
+            out_headers["x-wiremap-losses"] = loss_header(losses)
         content_type = answer_headers.get("content-type")
-        if not (content_type or "").startswith("text/event-stream"):
+        failed = not 200 <= status < 300
+        if failed or not (content_type or "").startswith("text/event-stream"):
             while True:
                 batch = await gateway.until_disconnect(request, pump.batch())
                 if not batch:
@@ -440,7 +642,20 @@ async def forward(gateway: Any, request: Any, raw: bytes, rid: str, slot: Any, p
                 chunks += batch
             pump.close()
             slot.release()
-            return Response(b"".join(chunks), status_code=status, headers=out_headers, media_type=content_type)
+            answer = b"".join(chunks)
+            if failed and raise_errors:
+                error = cfg.upstream.error_from_wire(status, answer.decode("utf-8", "replace"), answer_headers)
+                error.wiremap_answer = Response(answer, status_code=status, headers=out_headers, media_type=content_type)
+                raise error
+            if record is None:
+                return Response(answer, status_code=status, headers=out_headers, media_type=content_type)
+            record.deferred = True  # finished once the answer is sent
+
+            def settle() -> None:
+                record.ended = time.perf_counter()
+                _settle(record, cfg, raw, params, renames, status, answer, answer_headers)
+
+            return _then("json")(answer, status_code=status, headers=out_headers, media_type=content_type, after=settle)
     except BaseException:
         if pump is not None:
             pump.close()
@@ -449,24 +664,63 @@ async def forward(gateway: Any, request: Any, raw: bytes, rid: str, slot: Any, p
 
     stream_pump, stream_slot = pump, slot
     pump = slot = None
+    # after each chunk went to the client: what the upstream's usage needs (UsageTap)
+    tap = UsageTap(cfg.upstream) if record is not None and cfg.upstream.stream else None
 
     async def relay() -> AsyncIterator[bytes]:
         try:
             for chunk in chunks:
                 yield chunk
+                if tap is not None:
+                    tap.feed(chunk)
             while True:
                 batch = await stream_pump.batch()
                 if not batch:
                     return
                 for chunk in batch:
                     yield chunk
-        except ProviderError:
+                    if tap is not None:
+                        tap.feed(chunk)
+        except ProviderError as exc:
+            if record is not None:
+                record.failed(exc)
             return  # a stream that broke off ends here, without its end marker, as upstream's did
         finally:
             stream_pump.close()
             stream_slot.release()
 
-    return StreamingResponse(relay(), status_code=status, headers=out_headers, media_type=content_type)
+    if record is None:
+        return _then("stream")(relay(), status_code=status, headers=out_headers, media_type=content_type)
+    record.deferred = True  # finished after the stream's last byte
+    record.stream = True
+
+    def settle_stream() -> None:
+        record.ended = time.perf_counter()
+        if tap is not None:
+            try:
+                record.usage(tap.usage())
+            except Exception:  # noqa: BLE001 - the client has its bytes; the log just lacks the tokens
+                pass
+        _settle(record, cfg, raw, params, renames, status, None, answer_headers)
+
+    return _then("stream")(relay(), status_code=status, headers=out_headers, media_type=content_type, after=settle_stream)
+
+
+def _settle(record: Any, cfg: Any, raw: bytes, params: Mapping[str, str], renames: Mapping[str, str], status: int, answer: bytes | None, headers: Mapping[str, str]) -> None:
+    """A passthrough's access record completed after its answer was sent: the model (where the
+    request's handling did not read it), the usage or the error category, then written."""
+    if record.model is None:
+        model = params.get("model") or body_model(raw)
+        record.model = model
+        record.upstream_model = renames.get(model, model) if model is not None else None
+    if not 200 <= status < 300 and answer is not None:
+        try:
+            record.failed(cfg.upstream.error_from_wire(status, answer.decode("utf-8", "replace"), dict(headers)))
+        except Exception:  # noqa: BLE001 - the category then follows from the status
+            pass
+    elif answer is not None:
+        record.usage(_answer_usage(cfg.upstream, answer))
+    record.finish(status)
 
 
 def _validate(fmt: Format, raw: bytes, params: Mapping[str, str]) -> None:
@@ -528,13 +782,11 @@ def endpoint_routes(gateway: Any) -> list[Any]:
         """The answer for an error of these endpoints: the inbound envelope, as for chat."""
         from starlette.responses import Response
 
-        from .gateway import _BodyTimeout, _ClientGone, _TooLarge
-
-        if isinstance(exc, _ClientGone):
+        if isinstance(exc, ClientGone):
             return Response(status_code=499)
-        if isinstance(exc, _TooLarge):
+        if isinstance(exc, BodyTooLarge):
             return gateway.error(InvalidRequestError(str(exc)), rid, status=413)
-        if isinstance(exc, _BodyTimeout):
+        if isinstance(exc, BodyTimeout):
             return gateway.error(InvalidRequestError(str(exc)), rid, status=408)
         if isinstance(exc, ProviderError):
             return gateway.error(exc, rid, status=501 if exc.status == 501 else None)

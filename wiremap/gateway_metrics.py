@@ -76,6 +76,7 @@ class AccessRecord:
         self.tried: list[str] = []
         self.deferred = False  # a stream: its response finishes the record when it ends
         self.started = time.perf_counter()
+        self.ended: float | None = None  # set where the answer's last byte went before finish()
         self._done = False
 
     def use(self, name: str, fmt: str, upstream_model: str | None = None) -> None:
@@ -113,15 +114,21 @@ class AccessRecord:
             "time": stamp, "request_id": self.request_id, "method": self.method, "path": self.path,
             "inbound": self.inbound, "upstream": self.upstream or None, "upstream_format": self.upstream_format or None,
             "model": self.model, "upstream_model": self.upstream_model, "stream": self.stream, "status": self.status,
-            "category": self.category, "latency_ms": round((time.perf_counter() - self.started) * 1000, 1),
+            "category": self.category, "latency_ms": round(self.latency() * 1000, 1),
             "input_tokens": self.input_tokens, "output_tokens": self.output_tokens, "cached_tokens": self.cached_tokens,
             "losses": self.losses, "retries": self.retries, "fallback": len(self.tried) > 1, "tried": list(self.tried),
         }
+
+    def latency(self) -> float:
+        """Seconds from the request's arrival to its answer's last byte (`ended`), or to now."""
+        return (self.ended if self.ended is not None else time.perf_counter()) - self.started
 
     def finish(self, status: int | None = None) -> None:
         if self._done:
             return
         self._done = True
+        if self.ended is None:
+            self.ended = time.perf_counter()
         if status is not None:
             self.status = status
         if self.category is None and self.status >= 400:
@@ -178,7 +185,7 @@ class Metrics:
         for kind, value in (("input", record.input_tokens), ("output", record.output_tokens), ("cached", record.cached_tokens)):
             if value:
                 self.inc("wiremap_tokens_total", (("kind", kind),), value)
-        self.duration(record.upstream, time.perf_counter() - record.started)
+        self.duration(record.upstream, record.latency())
 
     def duration(self, upstream: str, seconds: float) -> None:
         counts, total = self.histogram.setdefault((("upstream", upstream),), ([0] * len(BUCKETS), [0.0, 0.0]))

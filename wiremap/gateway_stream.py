@@ -26,6 +26,8 @@ from wiremap.runtime.provider import Provider
 from wiremap.runtime.stream import StreamEmitter, events_from_response, forward_event
 from wiremap.runtime.translate import Loss, response_losses
 
+from .gateway_common import loss_header
+
 __all__ = ["stream_response", "strip_stream_fields"]
 
 
@@ -44,8 +46,6 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
     inbound error envelope; `slot` (the gateway's in-flight slot) is released when the response
     ends, however it ends. `record` (wiremap.gateway_metrics.AccessRecord) gets the stream's
     usage, losses and error category, and is finished when the response ends."""
-    from .gateway import _loss_header
-
     cfg = gateway.config
     args: dict[str, Any] = dict(tools=plain.get("tools"), config=plain.get("config"), response_schema=plain.get("response_schema"), tool_choice=plain.get("tool_choice"), carried=plain.get("carried"))
     extra_losses: list[Loss] = []
@@ -140,7 +140,7 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
     if rid:
         headers["x-request-id"] = rid
     if losses:
-        headers["x-wiremap-losses"] = _loss_header(losses)
+        headers["x-wiremap-losses"] = loss_header(losses)
     if record is not None:
         record.deferred = True  # finished by the response, at the stream's end
     return _SlotResponse(guarded(), slot, media_type="text/event-stream", headers=headers, record=record)

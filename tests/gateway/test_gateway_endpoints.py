@@ -246,6 +246,8 @@ def test_openai_sdk_unknown_path_is_its_not_found(serve: Any) -> None:
         client.get("/embeddings", cast_to=object)
     body = caught.value.response.json()
     assert set(body) == {"error"} and "GET /v1/models" in body["error"]["message"]
+    # OpenAI's own answer to an unknown path: invalid_request_error, no model_not_found code
+    assert body["error"]["type"] == "invalid_request_error" and body["error"].get("code") is None
 
 
 def test_anthropic_sdk_unknown_path_is_its_not_found(serve: Any) -> None:
