@@ -44,11 +44,12 @@ translation: $(STAMP)
 docs: $(STAMP)
 	$(PY) -m wiremap._apidoc
 
-## mypy --strict on the runtime and the generated code, as an installed wheel lays them out.
+## mypy --strict on the whole package (runtime, generator, generated code, wiremap's modules), as an
+## installed wheel lays it out.
 typecheck: $(STAMP)
 	rm -rf build/typecheck
 	$(PY) -m pip install --quiet --no-deps --target build/typecheck .
-	cd build/typecheck && ../../$(PY) -m mypy --strict --no-incremental -p wiremap.runtime -p wiremap.generated -m wiremap.tools -m wiremap.gateway_config -m wiremap.gateway_metrics -m wiremap.gateway_endpoints
+	cd build/typecheck && ../../$(PY) -m mypy --strict --no-incremental -p wiremap
 
 ## The whole suite: generated code in sync, tests (generated fixture tests included), types.
 test: $(STAMP)
@@ -64,10 +65,14 @@ BENCH_STAMP := $(BENCH_VENV)/.installed
 $(BENCH_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(BENCH_VENV)
 	$(BENCH_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(BENCH_VENV)/bin/python -m pip install --quiet -e '.[codegen,bench]'
+	$(BENCH_VENV)/bin/python -m pip install --quiet -e '.[codegen,bench,dask]'
 	touch $(BENCH_STAMP)
 
+## The gateway against LiteLLM's proxy (bench/gateway_vs_litellm.py, ~10 min + the RSS run):
+## GATEWAY_RSS_REQUESTS between the two RSS readings of each server (0 skips the run).
+GATEWAY_RSS_REQUESTS ?= 100000
 bench: $(BENCH_STAMP)
+	LITELLM_LOCAL_MODEL_COST_MAP=True $(BENCH_VENV)/bin/python bench/gateway_vs_litellm.py --rss-requests $(GATEWAY_RSS_REQUESTS) --no-section
 	LITELLM_LOCAL_MODEL_COST_MAP=True $(BENCH_VENV)/bin/python bench/run.py
 
 ## The long fuzz run: FUZZ_CASES per format (default 1 000 000) through every entry point of

@@ -3,14 +3,18 @@
     python bench/datasets.py [--records 40000] [--repeats 3] [--no-write]
 
 Writes the "Datasets" section of bench/RESULTS.md (replacing it; the other sections stay) and
-prints it. Needs the `dask` extra (`pip install -e '.[dask]'`); not run by `make bench` or the
-tests. The input is a JSONL file of `--records` OpenAI Chat requests (a system prompt, a user
+prints it; `make bench` (bench/run.py) runs the same measurement with RECORDS records and judges
+issue 19 target 6 (`overhead`). Needs the `dask` extra (`pip install -e '.[dask]'`); not run by
+the tests. The input is a JSONL file of `--records` OpenAI Chat requests (a system prompt, a user
 turn, an assistant tool call, its result and a final user turn; a tool definition on every
 other record; one record in 500 not JSON, a reject), translated to Anthropic Messages.
 
 Rows:
 - floor: a plain loop over `wiremap.translator(src, dst).request(body)` on decoded bodies in
   one process: the converters alone, no loss report, no JSON, no files;
+- plain loop: the same lines decoded, translated by `wiremap.translator` and encoded (a line
+  that is not JSON skipped), in one process, no files: what any loop over a JSONL file does,
+  and the reference of target 6 (convert's overhead over it at most 20%);
 - per-line work: a plain loop over what `wiremap convert` does to each line (JSON decode,
   `translate_request` with its loss report, JSON encode) in one process, no files;
 - local -j N: `convert_file(..., jobs=N)` end to end (reading, writing, checkpoints);
@@ -49,6 +53,7 @@ RESULTS = HERE / "RESULTS.md"
 TITLE = "## Datasets: `wiremap convert` records per second"
 SRC, DST = "openai_chat", "anthropic_messages"
 WORKERS = (1, 2, 4)
+RECORDS = 10_000  # per run under `make bench` (a quiet machine: ~6 s for convert -j 1)
 TOOL = {"type": "function", "function": {"name": "lookup", "description": "Look a word up", "parameters": {"type": "object", "properties": {"word": {"type": "string"}}, "required": ["word"]}}}
 
 
@@ -87,6 +92,16 @@ def measure(records: int, repeats: int) -> list[tuple[str, int | None, float]]:
     rows: list[tuple[str, int | None, float]] = []
     tr = wiremap.translator(SRC, DST)
     rows.append(("floor: translator loop", None, median_rate(lambda: [tr.request(b) for b in bodies], records, repeats)))
+
+    def plain_loop() -> None:
+        for line in lines:
+            try:
+                body = json.loads(line)
+            except ValueError:
+                continue
+            conv._dumps(tr.request(body)).encode("utf-8")
+
+    rows.append(("plain loop: JSON in, translator, JSON out", None, median_rate(plain_loop, records, repeats)))
     job = conv._job(SRC, DST, "request", False, None)
     items = list(enumerate(lines, 1))
     rows.append(("per-line work loop", None, median_rate(lambda: [conv._translate_item(it, job) for it in items], records, repeats)))
@@ -118,7 +133,8 @@ def section(rows: list[tuple[str, int | None, float]], records: int, repeats: in
         f"\n{TITLE} (bench/datasets.py, {when})\n",
         f"{records:,} OpenAI Chat requests (5 messages, a tool on every other one, one line in 500 not JSON) "
         f"-> Anthropic Messages; medians of {repeats} runs, on one machine ({machine}). "
-        "*floor*: the converters alone in a loop (`wiremap.translator`, no loss report); *per-line work*: "
+        "*floor*: the converters alone in a loop (`wiremap.translator`, no loss report); *plain loop*: the same lines "
+        "decoded, translated by `wiremap.translator` and encoded, the reference of issue 19 target 6; *per-line work*: "
         "what convert does to each line (JSON, `translate_request` with its loss report) in a loop; "
         "*local -j N* and *dask N*: `convert_file` end to end, files and checkpoints included, the Dask "
         "LocalCluster's start and stop included. Every engine and worker count wrote the same bytes.\n",
@@ -139,6 +155,23 @@ def section(rows: list[tuple[str, int | None, float]], records: int, repeats: in
         "it is there to take a file past one machine (`--scheduler`), where `--engine local` stops.\n"
     )
     return "\n".join(out)
+
+
+def overhead(rows: list[tuple[str, int | None, float]]) -> tuple[float, str]:
+    """Target 6: how much slower `convert` with one worker is than the plain loop (0.2 = 20%)."""
+    plain = next(rate for name, n, rate in rows if name.startswith("plain loop"))
+    local = next(rate for name, n, rate in rows if name == "local" and n == 1)
+    return plain / local - 1, f"{plain:,.0f} records/s; convert -j 1 {local:,.0f}"
+
+
+def efficiencies(rows: list[tuple[str, int | None, float]]) -> str:
+    """The scaling efficiency of each engine at 2 and 4 workers, as text."""
+    base = {name: rate for name, n, rate in rows if n == 1}
+    parts = []
+    for engine in ("local", "dask"):
+        got = [f"{n} workers {rate / (n * base[engine]):.0%}" for name, n, rate in rows if name == engine and n is not None and n > 1]
+        parts.append(f"{engine} " + ", ".join(got))
+    return "; ".join(parts)
 
 
 def write_section(text: str) -> None:

@@ -1,5 +1,12 @@
 """Writes bench/corpus/*.json (deterministic; committed). `long_conversation(n)` is also used
-by bench/run.py for the scaling runs (100, 1 000, 10 000 messages)."""
+by bench/run.py for the scaling runs (100, 1 000, 10 000 messages).
+
+Every request item is written in both source formats of the measured pairs: `<name>.json` is
+its OpenAI Chat form, `<name>.anthropic.json` its Anthropic Messages form. The synthetic items
+are written in OpenAI Chat form and their Anthropic form is what wiremap sends for them; the
+recorded items (RECORDED: real client traffic from ../shared/recorded, see its README) keep the
+form they were recorded in, and their other form is what wiremap sends for them.
+"""
 
 from __future__ import annotations
 
@@ -91,14 +98,65 @@ def anthropic_response() -> dict[str, Any]:
             "usage": {"input_tokens": 412, "output_tokens": 58, "cache_read_input_tokens": 128, "cache_creation_input_tokens": 0}}
 
 
-REQUESTS = {"small_chat": small_chat, "tool_turn": tool_turn, "multimodal": multimodal, "long_conversation": long_conversation}
+# Real requests from ../shared/recorded (pydantic-ai's cassettes, recorded against the live APIs):
+# name -> (recorded file, its `source` field, the wiremap format the body is written in).
+RECORDED = {
+    # the largest recorded OpenAI Chat agent request: 21 tools, a history of parallel tool calls
+    "agent_openai": ("openai_chat.jsonl", "pydantic/pydantic-ai:tests/cassettes/test_prefect/test_complex_agent_run_in_flow.yaml#2", "openai_chat"),
+    # the largest recorded Anthropic agent request with cache markers (cache_control on the body,
+    # the system block and the tools) among those with tools and a tool-call history
+    "agent_anthropic_cached": ("anthropic.messages_2023_06_01.jsonl",
+                               "pydantic/pydantic-ai:tests/cassettes/test_tool_search/test_anthropic_to_google_deferred_capability_history_replay.yaml#2",
+                               "anthropic_messages"),
+    # a reasoning turn sent back: a thinking block with its signature, extended thinking on
+    "reasoning_turn": ("anthropic.messages_2023_06_01.jsonl",
+                       "pydantic/pydantic-ai:tests/cassettes/test_cache_prefix_stability/test_anthropic_thinking_roundtrip_wire_stable[vercel].yaml#1",
+                       "anthropic_messages"),
+}
+RECORDED_DIR = Path(__file__).resolve().parents[2] / "shared" / "recorded"
+
+
+def recorded(name: str) -> dict[str, Any]:
+    """The recorded request body of RECORDED[name], as it was sent."""
+    file, source, _ = RECORDED[name]
+    with open(RECORDED_DIR / file, encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            if row["kind"] == "request" and row["source"] == source:
+                body: dict[str, Any] = row["body"]
+                return body
+    raise LookupError(f"{source} is not in {RECORDED_DIR / file}")
+
+
+REQUESTS = {"small_chat": small_chat, "tool_turn": tool_turn, "multimodal": multimodal, "long_conversation": long_conversation,
+            **{name: (lambda name=name: recorded(name)) for name in RECORDED}}
 RESPONSES = {"openai_response": openai_response, "anthropic_response": anthropic_response}
 
 
 def main() -> None:
     HERE.mkdir(exist_ok=True)
-    for name, fn in {**REQUESTS, **RESPONSES}.items():
-        (HERE / f"{name}.json").write_text(json.dumps(fn(), indent=1) + "\n", encoding="utf-8")
+    import warnings
+
+    import wiremap
+
+    warnings.simplefilter("ignore", wiremap.UnsupportedOptionWarning)
+    to_anthropic = wiremap.translator("openai_chat", "anthropic_messages").request
+    to_openai = wiremap.translator("anthropic_messages", "openai_chat").request
+
+    def write(name: str, body: dict[str, Any]) -> None:
+        (HERE / name).write_text(json.dumps(body, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    for name, fn in REQUESTS.items():
+        body = fn()
+        native = RECORDED[name][2] if name in RECORDED else "openai_chat"
+        if native == "openai_chat":
+            write(f"{name}.json", body)
+            write(f"{name}.anthropic.json", to_anthropic(body))
+        else:
+            write(f"{name}.anthropic.json", body)
+            write(f"{name}.json", to_openai(body))
+    for name, fn in RESPONSES.items():
+        write(f"{name}.json", fn())
 
 
 if __name__ == "__main__":

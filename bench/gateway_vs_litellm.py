@@ -1,0 +1,622 @@
+"""The gateway against LiteLLM's proxy (issue 19, target 4 and the stream part of 5).
+
+    .venv-bench/bin/python bench/gateway_vs_litellm.py [--rss-requests N] [--no-write]
+
+One fake Anthropic upstream (fixed 20 ms before it answers, a canned message or its SSE stream),
+`wiremap serve --inbound openai_chat --upstream anthropic_messages` (one worker) and LiteLLM's
+proxy (`litellm --config`, one worker, model `anthropic/claude-x` at the fake), the same OpenAI
+Chat requests to each, non-streamed and streamed. Each server under test is pinned to CPU 1
+(`taskset`), the fake and the load client to CPU 0, so "per worker process" means one core.
+
+Measured, for each server and mode:
+- saturation: requests per second with CONCURRENCY keep-alive clients sending back to back;
+- added latency: an open-loop load at RATE requests per second (each request timed from its
+  scheduled start, so a stall counts against every request it delays), minus the same load
+  against the fake directly: p50 and p99 of the whole response, and for streams of the first
+  body byte (TTFB);
+- memory: RSS after a warm-up and after `--rss-requests` more requests (default 100 000 for the
+  gateway; LiteLLM gets the same count unless `--litellm-rss-requests` says otherwise).
+
+Results: bench/gateway-vs-litellm-results.json and the "Gateway against LiteLLM's proxy"
+section of bench/RESULTS.md (which `make bench` rewrites from the JSON; `--run` makes
+`bench/run.py` measure again). Only 127.0.0.1 is used; every process is stopped at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+RESULTS = HERE / "RESULTS.md"
+OUT = HERE / "gateway-vs-litellm-results.json"
+TITLE = "## Gateway against LiteLLM's proxy"
+HOST = "127.0.0.1"
+UPSTREAM_DELAY = 0.020
+CONCURRENCY = 100
+SATURATION_SECONDS = 15.0
+RATE = 200
+RATE_SECONDS = 20.0
+WARMUP = 2000
+REQUEST_TIMEOUT = 30.0
+SERVER_CPU, CLIENT_CPU = "1", "0"
+KEY = b"sk-wiremap-bench-5f2c9a7e1d3b4c6a8e0f1a2b3c4d5e6f"  # the client's key: LiteLLM's master key, forwarded by wiremap
+
+sys.path.insert(0, str(HERE))
+from load_gateway import ANTHROPIC_ANSWER, ANTHROPIC_STREAM  # noqa: E402
+
+OPENAI_BODY = {"model": "claude-x", "max_completion_tokens": 32, "messages": [{"role": "user", "content": "Say hello."}]}
+ANTHROPIC_BODY = {"model": "claude-x", "max_tokens": 32, "messages": [{"role": "user", "content": [{"type": "text", "text": "Say hello."}]}]}
+_STREAM_FLAG = re.compile(rb'"stream"\s*:\s*true')
+
+
+# ------------------------------------------------------------------------------ fake upstream
+
+
+def _fast_loop() -> None:
+    try:
+        import uvloop
+
+        asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    except ImportError:
+        pass
+
+
+async def _fake_conn(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while True:
+            head = await reader.readuntil(b"\r\n\r\n")
+            m = re.search(rb"(?i)\r\ncontent-length:\s*(\d+)", head)
+            body = await reader.readexactly(int(m.group(1))) if m else b""
+            if _STREAM_FLAG.search(body):
+                payload, ctype = ANTHROPIC_STREAM, b"text/event-stream"
+            else:
+                payload, ctype = ANTHROPIC_ANSWER, b"application/json"
+            await asyncio.sleep(UPSTREAM_DELAY)
+            writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: %s\r\ncontent-length: %d\r\n\r\n%s" % (ctype, len(payload), payload))
+            await writer.drain()
+    except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
+        pass
+    finally:
+        writer.close()
+
+
+def fake_upstream(port: int) -> None:
+    """Every POST answered after UPSTREAM_DELAY with the Anthropic message, or its SSE stream
+    when the body says `"stream": true` (keep-alive HTTP/1.1)."""
+    _fast_loop()
+
+    async def main() -> None:
+        server = await asyncio.start_server(_fake_conn, HOST, port, backlog=4096)
+        async with server:
+            await server.serve_forever()
+
+    asyncio.run(main())
+
+
+# ------------------------------------------------------------------------------ load client
+
+
+def _request(path: str, body: bytes) -> bytes:
+    return (b"POST %s HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+            b"authorization: Bearer %s\r\nx-api-key: %s\r\ncontent-length: %d\r\n\r\n%s"
+            % (path.encode(), KEY, KEY, len(body), body))
+
+
+async def _read_response(reader: asyncio.StreamReader, t0: float) -> tuple[int, bytes, float]:
+    """(status, body, seconds to the first body byte after t0)."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    status = int(head[9:12])
+    lower = head.lower()
+    m = re.search(rb"\r\ncontent-length:\s*(\d+)", lower)
+    if m:
+        n = int(m.group(1))
+        first = await reader.readexactly(min(1, n))
+        ttfb = time.perf_counter() - t0
+        return status, first + await reader.readexactly(n - len(first)), ttfb
+    if b"\r\ntransfer-encoding: chunked" not in lower:
+        raise ValueError("neither content-length nor chunked")
+    parts: list[bytes] = []
+    ttfb = 0.0
+    while True:
+        size = int((await reader.readuntil(b"\r\n")).strip().split(b";")[0], 16)
+        data = await reader.readexactly(size + 2)
+        if size == 0:
+            return status, b"".join(parts), ttfb
+        if not parts:
+            ttfb = time.perf_counter() - t0
+        parts.append(data[:-2])
+
+
+def _check(status: int, data: bytes, streamed: bool) -> bool:
+    if status != 200:
+        return False
+    if streamed:
+        return data.rstrip().endswith(b"data: [DONE]") or b"message_stop" in data
+    return b'"choices"' in data or b'"content"' in data
+
+
+class _Pool:
+    """Keep-alive connections to one port, reused; a broken one is dropped."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+
+    async def call(self, request: bytes, streamed: bool, t0: float) -> tuple[bool, float, float] | str:
+        """(ok, seconds, ttfb seconds) from t0, or the name of the error."""
+        conn = self.idle.pop() if self.idle else None
+        for attempt in (0, 1):  # a kept-alive connection the server closed meanwhile: once more, on a new one
+            reused = conn is not None
+            try:
+                if conn is None:
+                    conn = await asyncio.wait_for(asyncio.open_connection(HOST, self.port, limit=1 << 20), REQUEST_TIMEOUT)
+                conn[1].write(request)
+                status, data, ttfb = await asyncio.wait_for(_read_response(conn[0], t0), REQUEST_TIMEOUT)
+                break
+            except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, ValueError) as exc:
+                if conn is not None:
+                    conn[1].close()
+                conn = None
+                stale = reused and attempt == 0 and (isinstance(exc, ConnectionError) or (isinstance(exc, asyncio.IncompleteReadError) and not exc.partial))
+                if not stale:
+                    return type(exc).__name__
+        else:  # pragma: no cover - the loop always breaks or returns
+            return "retry"
+        took = time.perf_counter() - t0
+        self.idle.append(conn)
+        if not _check(status, data, streamed):
+            return f"HTTP {status}"
+        return True, took, ttfb
+
+    def close(self) -> None:
+        for _r, w in self.idle:
+            w.close()
+        self.idle.clear()
+
+
+def _pct(xs: list[float], q: float) -> float | None:
+    if not xs:
+        return None
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))] * 1000
+
+
+async def _saturate(port: int, request: bytes, streamed: bool, concurrency: int, seconds: float, limit: int) -> dict[str, Any]:
+    """Closed loop: `concurrency` clients back to back for `seconds` (or `limit` requests)."""
+    pool = _Pool(port)
+    ok = 0
+    errors: dict[str, int] = {}
+    counter = iter(range(limit))
+    stop_at = time.perf_counter() + seconds
+
+    async def client() -> None:
+        nonlocal ok
+        for _ in counter:
+            if time.perf_counter() > stop_at:
+                break
+            got = await pool.call(request, streamed, time.perf_counter())
+            if isinstance(got, str):
+                errors[got] = errors.get(got, 0) + 1
+            else:
+                ok += 1
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(client() for _ in range(concurrency)))
+    wall = time.perf_counter() - t0
+    pool.close()
+    return {"ok": ok, "errors": errors, "seconds": round(wall, 2), "rps": round(ok / wall, 1)}
+
+
+async def _fixed_rate(port: int, request: bytes, streamed: bool, rate: float, seconds: float) -> dict[str, Any]:
+    """Open loop: one request every 1/rate s, each timed from its scheduled start."""
+    pool = _Pool(port)
+    lat: list[float] = []
+    ttfb: list[float] = []
+    errors: dict[str, int] = {}
+    n = int(rate * seconds)
+    tasks: list[asyncio.Task[None]] = []
+
+    async def one(t0: float) -> None:
+        got = await pool.call(request, streamed, t0)
+        if isinstance(got, str):
+            errors[got] = errors.get(got, 0) + 1
+        else:
+            lat.append(got[1])
+            ttfb.append(got[2])
+
+    start = time.perf_counter() + 0.05
+    for i in range(n):
+        at = start + i / rate
+        wait = at - time.perf_counter()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        tasks.append(asyncio.ensure_future(one(at)))
+    await asyncio.gather(*tasks)
+    pool.close()
+    return {"sent": n, "ok": len(lat), "errors": errors, "p50_ms": _pct(lat, 0.5), "p99_ms": _pct(lat, 0.99),
+            "ttfb_p50_ms": _pct(ttfb, 0.5), "ttfb_p99_ms": _pct(ttfb, 0.99)}
+
+
+def _client(job: str, port: int, streamed: bool, path: str, body: bytes, **kw: Any) -> dict[str, Any]:
+    """One client job in a subprocess pinned to CLIENT_CPU (the server under test has its own)."""
+    spec = json.dumps({"job": job, "port": port, "streamed": streamed, "path": path, "body": body.decode(), **kw})
+    proc = subprocess.run(["taskset", "-c", CLIENT_CPU, sys.executable, str(Path(__file__).resolve()), "--client", spec],
+                          capture_output=True, text=True, timeout=3600)
+    if proc.returncode:
+        raise RuntimeError(f"client {job} failed: {proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def client_main(spec_text: str) -> None:
+    _fast_loop()
+    spec = json.loads(spec_text)
+    request = _request(spec["path"], spec["body"].encode())
+    if spec["job"] == "saturate":
+        out = asyncio.run(_saturate(spec["port"], request, spec["streamed"], spec["concurrency"], spec["seconds"], spec["limit"]))
+    else:
+        out = asyncio.run(_fixed_rate(spec["port"], request, spec["streamed"], spec["rate"], spec["seconds"]))
+    print(json.dumps(out))
+
+
+# ------------------------------------------------------------------------------ processes
+
+
+def _free_port() -> int:
+    s = socket.socket()
+    s.bind((HOST, 0))
+    port = int(s.getsockname()[1])
+    s.close()
+    return port
+
+
+def _wait_http(port: int, path: str, seconds: float = 120) -> None:
+    import http.client
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            c = http.client.HTTPConnection(HOST, port, timeout=2)
+            c.request("GET", path)
+            c.getresponse().read()
+            c.close()
+            return
+        except OSError:
+            time.sleep(0.25)
+    raise RuntimeError(f"nothing answers on {HOST}:{port}{path}")
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is not None:
+        return
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+
+
+def _rss_mb(pid: int) -> float:
+    """RSS of `pid` and its children (a launcher's worker), MB."""
+    total = 0
+    pids = [pid]
+    try:
+        out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+        pids += [int(x) for x in out.split()]
+    except OSError:
+        pass
+    for p in pids:
+        try:
+            m = re.search(r"VmRSS:\s+(\d+)", Path(f"/proc/{p}/status").read_text())
+            total += int(m.group(1)) if m else 0
+        except OSError:
+            pass
+    return round(total / 1024, 1)
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of `pid` and its children (a launcher's worker), seconds."""
+    pids = [pid]
+    try:
+        out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+        pids += [int(x) for x in out.split()]
+    except OSError:
+        pass
+    ticks = 0
+    for p in pids:
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            pass
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _servers(up_port: int, tmp: Path, gateway_python: str | None = None) -> dict[str, tuple[list[str], dict[str, str], str]]:
+    """name -> (argv, extra env, health path) of each server under test, one worker each."""
+    py = gateway_python or sys.executable
+    gateway = [py, "-m", "wiremap", "serve", "--inbound", "openai_chat", "--upstream", "anthropic_messages",
+               "--upstream-url", f"http://{HOST}:{up_port}", "--host", HOST, "--port", "{port}",
+               "--max-in-flight", "1024", "--timeout", "60", "--no-access-log", "--workers", "1"]
+    servers = {"wiremap": (gateway, {}, "/healthz")}
+    litellm = shutil.which("litellm", path=str(Path(sys.executable).parent))
+    if litellm:
+        cfg = tmp / "litellm.yaml"
+        cfg.write_text(
+            "model_list:\n"
+            "  - model_name: claude-x\n"
+            "    litellm_params:\n"
+            "      model: anthropic/claude-x\n"
+            f"      api_base: http://{HOST}:{up_port}\n"
+            "      api_key: sk-fake\n"
+            "litellm_settings:\n"
+            "  telemetry: false\n"
+            "  drop_params: true\n"
+            "  turn_off_message_logging: true\n"
+            "  json_logs: false\n"
+            "general_settings:\n"
+            f"  master_key: {KEY.decode()}\n"
+            "  disable_spend_logs: true\n"
+        )
+        env = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_LOG": "ERROR", "LITELLM_DONT_SHOW_FEEDBACK_BOX": "true",
+               "DISABLE_SCHEMA_UPDATE": "true"}
+        servers["litellm"] = ([litellm, "--config", str(cfg), "--host", HOST, "--port", "{port}", "--num_workers", "1"],
+                              env, "/health/liveliness")
+    return servers
+
+
+def run(rss_requests: int, litellm_rss_requests: int, only: list[str] | None = None, gateway_python: str | None = None) -> dict[str, Any]:
+    up_port = _free_port()
+    procs: list[subprocess.Popen[bytes]] = []
+    load_before = os.getloadavg()
+    try:
+        up = subprocess.Popen(["taskset", "-c", CLIENT_CPU, sys.executable, str(Path(__file__).resolve()), "--fake-upstream", str(up_port)],
+                              stdout=subprocess.DEVNULL, start_new_session=True)
+        procs.append(up)
+        _wait_port(up_port)
+        results: dict[str, Any] = {}
+        # the direct call: the baseline every added latency is measured against
+        direct: dict[str, Any] = {}
+        for streamed in (False, True):
+            body = json.dumps({**ANTHROPIC_BODY, "stream": streamed}, separators=(",", ":")).encode()
+            direct["stream" if streamed else "plain"] = {
+                "saturation": _client("saturate", up_port, streamed, "/v1/messages", body, concurrency=CONCURRENCY, seconds=SATURATION_SECONDS / 3, limit=10**7),
+                "rate": _client("rate", up_port, streamed, "/v1/messages", body, rate=RATE, seconds=RATE_SECONDS),
+            }
+            print("direct", streamed, json.dumps(direct["stream" if streamed else "plain"]), flush=True)
+        with tempfile.TemporaryDirectory(prefix="wiremap-vs-litellm-") as tmp:
+            for name, (argv, env, health) in _servers(up_port, Path(tmp), gateway_python).items():
+                if only and name not in only:
+                    continue
+                port = _free_port()
+                proc = subprocess.Popen(["taskset", "-c", SERVER_CPU, *[a.replace("{port}", str(port)) for a in argv]],
+                                        cwd=str(ROOT), env={**os.environ, **env}, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL, start_new_session=True)
+                procs.append(proc)
+                _wait_http(port, health)
+                row: dict[str, Any] = {"version": _version(name)}
+                for streamed in (False, True):
+                    body = json.dumps({**OPENAI_BODY, "stream": streamed}, separators=(",", ":")).encode()
+                    mode: dict[str, Any] = {}
+                    _client("saturate", port, streamed, "/v1/chat/completions", body, concurrency=10, seconds=3, limit=500)  # warm-up
+                    cpu0 = _cpu_seconds(proc.pid)
+                    mode["saturation"] = _client("saturate", port, streamed, "/v1/chat/completions", body,
+                                                 concurrency=CONCURRENCY, seconds=SATURATION_SECONDS, limit=10**7)
+                    cpu = _cpu_seconds(proc.pid) - cpu0
+                    sat = mode["saturation"]
+                    sat["cpu_ms_per_request"] = round(cpu * 1000 / max(sat["ok"], 1), 3)
+                    sat["cpu_share"] = round(cpu / sat["seconds"], 2)  # of one core
+                    if name == "wiremap" or sat["rps"] >= RATE * 1.2:  # LiteLLM only below its saturation
+                        mode["rate"] = _client("rate", port, streamed, "/v1/chat/completions", body, rate=RATE, seconds=RATE_SECONDS)
+                    row["stream" if streamed else "plain"] = mode
+                    print(name, streamed, json.dumps(mode), flush=True)
+                want = rss_requests if name == "wiremap" else litellm_rss_requests
+                if want:
+                    body = json.dumps(OPENAI_BODY, separators=(",", ":")).encode()
+                    _client("saturate", port, False, "/v1/chat/completions", body, concurrency=CONCURRENCY, seconds=3600, limit=WARMUP)
+                    before = _rss_mb(proc.pid)
+                    t0 = time.perf_counter()
+                    done = _client("saturate", port, False, "/v1/chat/completions", body, concurrency=CONCURRENCY, seconds=3600, limit=want)
+                    row["rss"] = {"after_warmup_mb": before, "requests": done["ok"], "errors": done["errors"],
+                                  "after_mb": _rss_mb(proc.pid), "seconds": round(time.perf_counter() - t0, 1)}
+                    print(name, "rss", row["rss"], flush=True)
+                results[name] = row
+                _stop(proc)
+    finally:
+        for p in procs:
+            _stop(p)
+    return {
+        "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}; Python {platform.python_version()}",
+        "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in os.getloadavg()],
+        "settings": {"upstream_delay_ms": UPSTREAM_DELAY * 1000, "concurrency": CONCURRENCY, "saturation_seconds": SATURATION_SECONDS,
+                     "rate": RATE, "rate_seconds": RATE_SECONDS, "warmup": WARMUP},
+        "versions": {d: _dist(d) for d in ("uvicorn", "uvloop", "httptools", "orjson", "starlette", "httpx", "litellm")},
+        "direct": direct, "servers": results,
+    }
+
+
+def _wait_port(port: int, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection((HOST, port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"nothing listens on {HOST}:{port}")
+
+
+def _dist(name: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "not installed"
+
+
+def _version(name: str) -> str:
+    if name == "wiremap":
+        import wiremap
+
+        return str(wiremap.__version__)
+    return _dist(name)
+
+
+# ------------------------------------------------------------------------------ report
+
+
+def _ms(x: float | None) -> str:
+    return "–" if x is None else f"{x:.2f}"
+
+
+def targets(report: dict[str, Any]) -> list[tuple[str, str, bool | None]]:
+    """(target, result, met) rows; met None when not measured."""
+    rows: list[tuple[str, str, bool | None]] = []
+    s = report["servers"]
+    w, lite = s.get("wiremap"), s.get("litellm")
+    for mode in ("plain", "stream"):
+        label = "streamed" if mode == "stream" else "non-streamed"
+        if w and lite:
+            ws, ls = w[mode]["saturation"], lite[mode]["saturation"]
+            r = ws["rps"] / max(ls["rps"], 1e-9)
+            rows.append((f"≥ 10× LiteLLM's requests per second per worker, {label}: measured",
+                         f"{ws['rps']:,.0f} ÷ {ls['rps']:,.0f} = {r:.1f}×", r >= 10))
+            c = ls["cpu_ms_per_request"] / max(ws["cpu_ms_per_request"], 1e-9)
+            rows.append((f"≥ 10× LiteLLM's requests per second per worker, {label}: per core-second of CPU (1000 ÷ CPU ms per request)",
+                         f"{1000 / ws['cpu_ms_per_request']:,.0f} ÷ {1000 / ls['cpu_ms_per_request']:,.0f} = {c:.1f}× "
+                         f"({ws['cpu_ms_per_request']:.2f} and {ls['cpu_ms_per_request']:.2f} CPU ms per request)", c >= 10))
+        if w and "rate" in w[mode]:
+            d = report["direct"][mode]["rate"]
+            add99 = w[mode]["rate"]["p99_ms"] - d["p99_ms"]
+            add50 = w[mode]["rate"]["p50_ms"] - d["p50_ms"]
+            rows.append((f"added p99 ≤ 1 ms at {report['settings']['rate']} req/s, {label}",
+                         f"p99 +{add99:.2f} ms (p50 +{add50:.2f} ms)", add99 <= 1.0))
+    if w and "rate" in w["stream"]:
+        d = report["direct"]["stream"]["rate"]
+        add = w["stream"]["rate"]["ttfb_p99_ms"] - d["ttfb_p99_ms"]
+        rows.append((f"stream: time to first byte added, p99 ≤ 1 ms at {report['settings']['rate']} req/s",
+                     f"+{add:.2f} ms (p50 +{w['stream']['rate']['ttfb_p50_ms'] - d['ttfb_p50_ms']:.2f} ms)", add <= 1.0))
+    if w:
+        rss = w.get("rss")
+        if rss:
+            grew = rss["after_mb"] - rss["after_warmup_mb"]
+            flat = grew <= max(5.0, 0.05 * rss["after_warmup_mb"])
+            rows.append(("flat memory (RSS grows ≤ 5 MB or 5 % after the warm-up)",
+                         f"{rss['after_warmup_mb']:.0f} MB after {report['settings']['warmup']:,} requests, "
+                         f"{rss['after_mb']:.0f} MB after {rss['requests']:,} more", flat))
+    return rows
+
+
+def section(report: dict[str, Any] | None = None) -> str:
+    if report is None:
+        if not OUT.exists():
+            return ""
+        report = json.loads(OUT.read_text(encoding="utf-8"))
+    st = report["settings"]
+    v = report["versions"]
+    out = [
+        f"\n{TITLE} (bench/gateway_vs_litellm.py, {report['started']})\n",
+        f"Machine: {report['machine']}; load average before {' / '.join(map(str, report['load_before']))}, after "
+        f"{' / '.join(map(str, report['load_after']))} (the machine is shared). Versions: "
+        + ", ".join(f"{k} {x}" for k, x in v.items())
+        + (f"; wiremap {report['servers']['wiremap']['version']}" if "wiremap" in report["servers"] else "") + ".\n",
+        f"One fake Anthropic upstream answering after {st['upstream_delay_ms']:.0f} ms; OpenAI Chat requests in "
+        "(`max_completion_tokens`, one user message), Anthropic Messages upstream. `wiremap serve --workers 1` and "
+        "`litellm --config … --num_workers 1` each pinned to CPU 1; the fake and the load client (asyncio, keep-alive "
+        f"connections) on CPU 0. *Saturation*: {st['concurrency']} clients back to back for {st['saturation_seconds']:.0f} s. "
+        f"*At {st['rate']} req/s*: an open-loop load for {st['rate_seconds']:.0f} s, each request timed from its scheduled "
+        "start; *added* = minus the same load sent to the fake directly. TTFB: the first byte of the body. "
+        "Latencies in ms. *CPU ms per request*: the server's user + system CPU time over the saturation run "
+        "÷ the requests it answered (its worker included); *CPU used*: that time ÷ the run's length, in cores. "
+        "On a shared machine the measured req/s depends on the CPU share the server got; CPU ms per request "
+        "does not, so both ratios are given.\n",
+        "| target | result | met |",
+        "|---|---|---|",
+    ]
+    for name, result, met in targets(report):
+        out.append(f"| {name} | {result} | {'n/a' if met is None else 'yes' if met else 'no'} |")
+    out += ["", "| server | mode | req/s at saturation | CPU ms per request | CPU used (cores) | errors | p50 at rate | p99 at rate | TTFB p50 | TTFB p99 | added p50 | added p99 | TTFB added p99 |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for mode in ("plain", "stream"):
+        d = report["direct"][mode]
+        out.append(f"| direct (the fake) | {mode} | {d['saturation']['rps']:,.0f} | | | {sum(d['saturation']['errors'].values()) + sum(d['rate']['errors'].values())} | "
+                   f"{_ms(d['rate']['p50_ms'])} | {_ms(d['rate']['p99_ms'])} | {_ms(d['rate']['ttfb_p50_ms'])} | {_ms(d['rate']['ttfb_p99_ms'])} | | | |")
+        for name, row in report["servers"].items():
+            m = row[mode]
+            sat = m["saturation"]
+            lead = f"| {name} {row['version']} | {mode} | {sat['rps']:,.0f} | {sat['cpu_ms_per_request']:.2f} | {sat['cpu_share']:.2f} |"
+            rate = m.get("rate")
+            if rate is None:
+                out.append(f"{lead} {sum(sat['errors'].values())} | not run: saturates below {report['settings']['rate'] * 1.2:.0f} req/s | | | | | | |")
+                continue
+            errs = sum(sat["errors"].values()) + sum(rate["errors"].values())
+            out.append(
+                f"{lead} {errs} | {_ms(rate['p50_ms'])} | {_ms(rate['p99_ms'])} | "
+                f"{_ms(rate['ttfb_p50_ms'])} | {_ms(rate['ttfb_p99_ms'])} | {_ms(rate['p50_ms'] - d['rate']['p50_ms'])} | "
+                f"{_ms(rate['p99_ms'] - d['rate']['p99_ms'])} | {_ms(rate['ttfb_p99_ms'] - d['rate']['ttfb_p99_ms']) if mode == 'stream' else ''} |")
+    rss_rows = [(n, r["rss"]) for n, r in report["servers"].items() if r.get("rss")]
+    if rss_rows:
+        out += ["", "| server | RSS after warm-up MB | requests then | RSS after MB | seconds |", "|---|---:|---:|---:|---:|"]
+        for name, r in rss_rows:
+            out.append(f"| {name} | {r['after_warmup_mb']:.1f} | {r['requests']:,} | {r['after_mb']:.1f} | {r['seconds']} |")
+    return "\n".join(out) + "\n"
+
+
+def write_section(text: str) -> None:
+    if not RESULTS.exists() or not text:
+        return
+    doc = RESULTS.read_text(encoding="utf-8")
+    pattern = re.compile(r"\n" + re.escape(TITLE) + r".*?(?=\n## |\Z)", re.S)
+    if pattern.search(doc):
+        doc = pattern.sub(lambda _m: text.rstrip("\n") + "\n", doc, count=1)
+    else:
+        doc += text
+    RESULTS.write_text(doc, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rss-requests", type=int, default=100_000, help="requests between the two RSS readings (default 100 000; 0: skip)")
+    ap.add_argument("--litellm-rss-requests", type=int, default=0, help="the same for LiteLLM (default 0: skipped; it serves ~10-40 req/s here)")
+    ap.add_argument("--only", action="append", help="measure only this server (wiremap, litellm); repeatable")
+    ap.add_argument("--gateway-python", default=None, help="the interpreter that runs `wiremap serve` (default: this one)")
+    ap.add_argument("--no-write", action="store_true", help="print only; leave the results files alone")
+    ap.add_argument("--no-section", action="store_true", help="write the JSON only (bench/run.py writes RESULTS.md from it)")
+    ap.add_argument("--fake-upstream", type=int, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--client", default=None, help=argparse.SUPPRESS)
+    ns = ap.parse_args(argv)
+    if ns.fake_upstream is not None:
+        fake_upstream(ns.fake_upstream)
+        return 0
+    if ns.client is not None:
+        client_main(ns.client)
+        return 0
+    report = run(ns.rss_requests, ns.litellm_rss_requests, ns.only, ns.gateway_python)
+    text = section(report)
+    print(text)
+    if not ns.no_write:
+        OUT.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        if not ns.no_section:
+            write_section(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
