@@ -86,3 +86,14 @@ def test_page_examples() -> None:
     runner.run(test)
     result = runner.summarize(verbose=False)
     assert result.attempted >= 20 and result.failed == 0, f"docs/api.md: {result.failed} of {result.attempted} examples failed (output above)"
+
+
+def test_the_readme_lists_every_registered_format() -> None:
+    """The README's formats table is written from the registry (`make docs`), never typed."""
+    import wiremap
+    from wiremap._apidoc import with_formats
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert with_formats(readme) == readme, "README.md's formats table is out of date: run make docs"
+    for key in wiremap.formats():
+        assert f"| `{key}` |" in readme

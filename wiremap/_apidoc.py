@@ -18,10 +18,13 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["public_names", "public_objects", "render"]
+__all__ = ["public_names", "public_objects", "render", "render_formats", "with_formats"]
 
 WIDTH = 100  # a signature longer than this is written one parameter per line
 DEFAULT_PATH = os.path.join("docs", "api.md")
+README_PATH = "README.md"
+FORMATS_BEGIN = "<!-- formats: written by make docs from the registry; do not edit -->"
+FORMATS_END = "<!-- /formats -->"
 
 
 class _Annotation:
@@ -221,12 +224,45 @@ def render() -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
+def render_formats() -> str:
+    """The README's table of every registered format, from the registry (`wiremap.formats()`),
+    so that the list cannot drift from what is generated."""
+    import wiremap
+
+    lines = ["| key | format | kind | provider | reference |", "|---|---|---|---|---|"]
+    for key in wiremap.formats():
+        fmt = wiremap.get_format(key)
+        ref = f"[{fmt.doc_ref.split('//', 1)[-1].split('/', 1)[0]}]({fmt.doc_ref})" if fmt.doc_ref else ""
+        lines.append(f"| `{key}` | {fmt.title} | {fmt.kind} | {fmt.provider} | {ref} |")
+    return "\n".join(lines) + "\n"
+
+
+def with_formats(readme: str) -> str:
+    """`readme` with the text between the formats markers replaced by `render_formats()`."""
+    start = readme.find(FORMATS_BEGIN)
+    end = readme.find(FORMATS_END)
+    if start < 0 or end < start:
+        raise ValueError(f"{README_PATH}: the formats markers are missing ({FORMATS_BEGIN} ... {FORMATS_END})")
+    head = readme[: start + len(FORMATS_BEGIN)]
+    return head + "\n" + render_formats() + readme[end:]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m wiremap._apidoc", description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 when the file differs from the rendering")
     parser.add_argument("--out", default=DEFAULT_PATH, help=f"the page (default: {DEFAULT_PATH})")
     args = parser.parse_args(argv)
     text = render()
+    with open(README_PATH, encoding="utf-8") as fh:
+        readme = fh.read()
+    formats = with_formats(readme)
+    if args.check and formats != readme:
+        print(f"{README_PATH}: the formats table is out of date: run make docs", file=sys.stderr)
+        return 1
+    if not args.check and formats != readme:
+        with open(README_PATH, "w", encoding="utf-8") as fh:
+            fh.write(formats)
+        print(f"wrote the formats table in {README_PATH} ({render_formats().count(chr(10)) - 2} formats)")
     if args.check:
         try:
             with open(args.out, encoding="utf-8") as fh:
