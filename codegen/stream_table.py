@@ -100,7 +100,8 @@ STREAM_SCHEMA: dict[str, Any] = _obj(
     {
         "request": {"type": "object", "description": "wire fields a streaming call sets (managed); empty only with `endpoint`"},
         "endpoint": _obj({"path": {"type": "string", "pattern": "^/"}}, required=["path"]),
-        "framing": {"enum": ["sse"]},
+        # sse: server-sent events; aws_eventstream: AWS's binary event-stream (runtime/eventstream.py)
+        "framing": {"enum": ["sse", "aws_eventstream"]},
         "parse": _obj(
             {
                 "done": {"type": "string", "minLength": 1},
@@ -212,6 +213,27 @@ def _check_slots(node: Any, legal: tuple[str, ...], pointer: str, what: str, err
 
 def _events(value: Any) -> list[Any]:
     return [_strip_ext(e) for e in (value if isinstance(value, list) else [value])]
+
+
+def _emit_rows(emit: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Every wire event row of an `emit` table, with its JSON pointer."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    for key, value in emit.items():
+        if key.startswith("x-") or key in ("defaults", "usage_when"):
+            continue
+        if key == "blocks":
+            for side in ("start", "stop"):
+                block = value[side]
+                if "data" in block:
+                    out.append((f"/stream/emit/blocks/{side}", block))
+                    continue
+                for kind, rows in block.items():
+                    if not kind.startswith("x-"):
+                        listed = rows if isinstance(rows, list) else [rows]
+                        out += [(f"/stream/emit/blocks/{side}/{kind}" + (f"/{j}" if isinstance(rows, list) else ""), r) for j, r in enumerate(listed)]
+            continue
+        out += [(f"/stream/emit/{key}/{j}", row) for j, row in enumerate(value)]
+    return out
 
 
 def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: tuple[Any, ...], usage_unreported: str,
@@ -327,6 +349,11 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
             if "event" in event:
                 _check_slots(event["event"], placeholders, f"/stream/emit/{key}/{j}/event", key, err)
         emit[key] = [_strip_ext(e) for e in value]
+    if spec["framing"] == "aws_eventstream":  # every message carries its name (`:event-type` / `:exception-type`)
+        for pointer, wire_row in _emit_rows(spec["emit"]):
+            if "event" not in wire_row:
+                raise err(pointer, "with `framing: aws_eventstream` every emitted row needs an `event` "
+                          "(its `:event-type` header; in `error` rows, the `:exception-type`)")
     if "tool_call_whole" in emit and (emit.get("tool_call_start") or emit.get("tool_call_delta")):
         raise err("/stream/emit/tool_call_whole", "`tool_call_whole` writes each call once, at its end; "
                   "`tool_call_start` and `tool_call_delta` must then be empty lists")
@@ -362,6 +389,8 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
         "usage": {"path": list(usage_path), "counters": counters, "unreported": usage_unreported},
     }
     # optional keys only when used, so tables without them compile as before
+    if spec["framing"] != "sse":
+        compiled_table["framing"] = spec["framing"]
     if spec.get("endpoint") is not None:
         compiled_table["endpoint"] = {"path": spec["endpoint"]["path"]}
     if missing_id == "synthesize":  # request.tool_calls.missing_id: whole calls without an id get the same id

@@ -213,7 +213,8 @@ class ResponseStream:
         for name in list(headers):
             if name.lower() == "accept":
                 del headers[name]
-        headers["Accept"] = "text/event-stream"
+        # the stream table's framing: SSE, or AWS's binary event-stream
+        headers["Accept"] = "application/vnd.amazon.eventstream" if (fmt.stream or {}).get("framing") == "aws_eventstream" else "text/event-stream"
         method, url = p._method, p._url
         stream_path = (fmt.stream or {}).get("endpoint", {}).get("path")
         if stream_path is not None or p._path_params:

@@ -10,6 +10,9 @@ module only interprets it:
 - `StreamAssembler(fmt)`: canonical events -> the `Response` the non-streamed parser gives for the
   equivalent body (OpenArmature §6 "Streaming assembly"); `raw` is that equivalent body, with the
   terminal usage object kept verbatim.
+- The table's `framing: aws_eventstream` reads and writes the AWS binary event-stream instead of
+  SSE (`runtime/eventstream.py`): `:event-type` names the event, an exception message is the
+  stream's error.
 - `StreamEmitter(fmt)`: canonical events -> the format's SSE bytes, with what it could not carry
   recorded as `Loss` records.
 - `stream_request_to_wire(fmt, request)`: the request body of a streaming call: the table's
@@ -33,6 +36,7 @@ Canonical stream events are plain dicts (public API, like the canonical model):
     {"type": "usage", "usage": {"prompt_tokens": 7, ...}, "raw": {...wire usage, verbatim}}
     {"type": "finish", "finish_reason": "stop", "raw": "end_turn"}
     {"type": "error", "category": "provider_unavailable", "message": "...", "raw": {...}}
+    # error_type?: an AWS event-stream exception's `:exception-type`
 
 Content indexes number the parts of `message.content` in order (a new index starts a new part);
 tool-call indexes number `message.tool_calls`. Every event after `message_start`; `usage` is
@@ -54,6 +58,7 @@ from .errors import (
     UnavailableError,
     error_class,
 )
+from .eventstream import MEDIA_TYPE as EVENTSTREAM_MEDIA_TYPE, EventStreamDecoder, encode_message
 from .format import Format, get_format
 from .validate import MAX_JSON_DEPTH, json_too_deep
 from .wire import deep_equal, usage_addend, usage_counter, usage_rest
@@ -382,6 +387,8 @@ class StreamParser:
         self._new_id = self.table["tool_calls"].get("new_id") == "new_call"
         self._always_new = self.table["tool_calls"].get("new_id") == "always"  # calls arrive whole
         self._sse = SSEDecoder()
+        # `framing: aws_eventstream`: binary messages (runtime/eventstream.py) instead of SSE
+        self._eventstream = EventStreamDecoder() if self.table.get("framing") == "aws_eventstream" else None
         self.started = False
         self.ended = False
         self.failed = False
@@ -404,6 +411,9 @@ class StreamParser:
         if self.failed or self.ended:
             return []
         out: list[dict[str, Any]] = []
+        if self._eventstream is not None:
+            self._frames(chunk, out)
+            return out
         for event, data in self._sse.feed(chunk):
             self._message(event, data, out)
             if self.failed or self.ended:
@@ -412,7 +422,9 @@ class StreamParser:
 
     def close(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
-        if not (self.failed or self.ended):
+        if self._eventstream is not None and not (self.failed or self.ended):
+            self._frames(None, out)
+        elif not (self.failed or self.ended):
             for event, data in self._sse.close():
                 self._message(event, data, out)
                 if self.failed or self.ended:
@@ -427,6 +439,49 @@ class StreamParser:
         return out
 
     # -- internals
+    def _frames(self, chunk: bytes | None, out: list[dict[str, Any]]) -> None:
+        """`framing: aws_eventstream`: the messages `chunk` completes (None: the end of the body).
+        An `event` message is read as an SSE event named by its `:event-type`; an `exception`
+        (or `error`) message is the stream's error, its `:exception-type` (`:error-code`) the type."""
+        assert self._eventstream is not None
+        try:
+            if chunk is None:
+                self._eventstream.close()
+                return
+            messages = self._eventstream.feed(chunk)
+        except InvalidResponseError as exc:
+            self._error(out, "provider_invalid_response", exc.message, path=exc.path)
+            return
+        for msg in messages:
+            kind = msg.text(":message-type") or "event"
+            try:
+                data = msg.payload.decode("utf-8")
+            except UnicodeDecodeError:
+                self._error(out, "provider_invalid_response", f"the event-stream message at byte {msg.offset} has a payload that is not UTF-8",
+                            path=f"stream@{msg.offset}")
+                return
+            if kind == "event":
+                self._message(msg.text(":event-type"), data, out)
+            else:
+                error_type = msg.text(":exception-type") if kind == "exception" else msg.text(":error-code")
+                self._exception(error_type or kind, data, msg.text(":error-message"), out)
+            if self.failed or self.ended:
+                return
+
+    def _exception(self, error_type: str, data: str, message: str | None, out: list[dict[str, Any]]) -> None:
+        """An event-stream exception: the format's error rules read its payload, with the
+        exception type given as the AWS error-type header (mapping `errors.type_header`)."""
+        self.events_seen += 1
+        try:
+            obj: Any = json.loads(data) if data else {}
+        except (ValueError, RecursionError):
+            obj = data
+        body = obj if type(obj) is dict else {"message": message or (obj if isinstance(obj, str) else "") or error_type}
+        err = self.format.error_from_wire(500, body, {"x-amzn-errortype": error_type})
+        text = getattr(err, "message", "") or message or error_type
+        self._error(out, err.category, f"{error_type}: {text}" if error_type not in text else text, raw=body)
+        out[-1]["error_type"] = error_type
+
     def _error(self, out: list[dict[str, Any]], category: str, message: str, raw: Any = None, path: str | None = None) -> None:
         ev: dict[str, Any] = {"type": "error", "category": category, "message": message}
         if path:
@@ -939,7 +994,9 @@ def stream_error(event: Mapping[str, Any], partial: dict[str, Any] | None = None
         cls = error_class(category)
     except (KeyError, ValueError):
         cls = InvalidResponseError
-    err = cls(str(event.get("message") or "stream error"), path=event.get("path"), body=event.get("raw"))
+    error_type = event.get("error_type")
+    err = cls(str(event.get("message") or "stream error"), path=event.get("path"), body=event.get("raw"),
+              provider_type=error_type if isinstance(error_type, str) else None)
     err.partial = partial
     return err
 
@@ -1102,7 +1159,8 @@ _WHAT: Final = {
 
 
 class StreamEmitter:
-    """Canonical stream events -> `fmt`'s SSE bytes. `emit(ev)` returns the bytes of one event,
+    """Canonical stream events -> `fmt`'s SSE bytes (or AWS event-stream messages, by the table's
+    `framing`; `media_type` is the answer's content type). `emit(ev)` returns the bytes of one event,
     `close()` the closing events; `losses` lists what the format could not carry. For a format
     with `wire_rules` (Mistral), tool-call ids and names that do not fit are repaired on the way
     out and recorded on `wire_map` (and as `changed` losses).
@@ -1129,6 +1187,8 @@ class StreamEmitter:
         # (as StreamAssembler.response does), not the canonical counters re-written
         self._raw_same_wire = raw_from is not None and origin_of(_fmt(raw_from)) == origin_of(self.format)
         self.table = _table(self.format)
+        self.framing: str = self.table.get("framing", "sse")  # `aws_eventstream`: binary messages
+        self.media_type: str = EVENTSTREAM_MEDIA_TYPE if self.framing == "aws_eventstream" else "text/event-stream"
         self.spec: dict[str, Any] = _compiled_spec(self.table["emit"])
         self.losses: list[Any] = []
         self._lost: set[tuple[str, Any]] = set()
@@ -1169,10 +1229,13 @@ class StreamEmitter:
             self.wire_map = wire_map if wire_map is not None else WireMap()
             self._rules = RulePass(rules, self.wire_map, self.format.key)
 
-    def _write(self, items: list[dict[str, Any]], values: dict[str, Any]) -> bytes:
+    def _write(self, items: list[dict[str, Any]], values: dict[str, Any], exception: bool = False) -> bytes:
         """The rows of one canonical event, all of them or none (a row that cannot be written
-        drops the event, recorded as a loss)."""
+        drops the event, recorded as a loss). `framing: aws_eventstream`: one binary message per
+        row, its `event` the `:event-type` (`exception`: an exception message, its `event` the
+        `:exception-type`)."""
         out = []
+        binary: list[bytes] = []
         seq = self._seq
         for item in items:
             values["sequence"] = seq
@@ -1186,9 +1249,15 @@ class StreamEmitter:
                 return b""
             seq += 1
             text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+            if self.framing == "aws_eventstream":
+                name = str(event or "")  # the generator requires `event` on every row of this framing
+                headers = {":exception-type": name, ":content-type": "application/json", ":message-type": "exception"} if exception else \
+                    {":event-type": name, ":content-type": "application/json", ":message-type": "event"}
+                binary.append(encode_message(headers, text.encode("utf-8")))
+                continue
             out.append((f"event: {event}\n" if event else "") + f"data: {text}\n\n")
         self._seq = seq
-        return "".join(out).encode("utf-8")
+        return b"".join(binary) if binary else "".join(out).encode("utf-8")
 
     def _lose(self, key: tuple[str, Any], path: str, detail: str, kind: str = "dropped") -> None:
         if key not in self._lost:
@@ -1228,7 +1297,10 @@ class StreamEmitter:
         return body
 
     def comment(self, text: str) -> bytes:
-        """An SSE comment line (clients ignore it): how the gateway reports losses in-stream."""
+        """An SSE comment line (clients ignore it): how the gateway reports losses in-stream.
+        The AWS event-stream framing has no comments: nothing is written."""
+        if self.framing == "aws_eventstream":
+            return b""
         return "".join(f": {line}\n" for line in text.splitlines() or [""]).encode("utf-8") + b"\n"
 
     def _start(self, raw: Mapping[str, Any] | None) -> bytes:
@@ -1372,7 +1444,7 @@ class StreamEmitter:
         if t == "error":
             self._failed = True
             status, body = self._error_body(ev)
-            return out + self._write(self.spec.get("error", []), self._vals(error=body, status=status))
+            return out + self._write(self.spec.get("error", []), self._vals(error=body, status=status), exception=True)
         return out
 
     def _flush_whole(self) -> bytes:

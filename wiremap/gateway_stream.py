@@ -143,7 +143,8 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
         headers["x-wiremap-losses"] = loss_header(losses)
     if record is not None:
         record.deferred = True  # finished by the response, at the stream's end
-    return _SlotResponse(guarded(), slot, media_type="text/event-stream", headers=headers, record=record)
+    # the inbound format's framing: SSE, or AWS's binary event-stream (`stream.framing`)
+    return _SlotResponse(guarded(), slot, media_type=emitter.media_type, headers=headers, record=record)
 
 
 def _slot_response_class() -> Any:
