@@ -90,6 +90,23 @@ class Emitter:
             for piece in node.pieces:
                 pieces.append(lit(piece) if isinstance(piece, str) else self.slot_value(piece, env, context, path_expr))
             return " + ".join(pieces)
+        if isinstance(node, Arr) and len(node.items) >= 2 and any(_optional_item(n) for n in node.items):
+            # Keyed items (codegen/ir.py `keyed_items`): an item of optional placeholders only is
+            # written when one of them is present.
+            items = out.fresh("items")
+            out.add(f"{items}: list[Any] = []")
+            for item in node.items:
+                present = [env[s.field] for s in slots_of(item) if env.get(s.field, "NOT_GIVEN") != "NOT_GIVEN"]
+                if _optional_item(item) and not present:
+                    continue  # the context never has these fields here
+                if _optional_item(item):
+                    out.add(f"if {' or '.join(f'{e} is not NOT_GIVEN' for e in present)}:")
+                    out.indent()
+                    out.add(f"{items}.append({self.build_node(out, item, env, context, path_expr)})")
+                    out.dedent()
+                else:
+                    out.add(f"{items}.append({self.build_node(out, item, env, context, path_expr)})")
+            return items
         if isinstance(node, Arr):
             return "[" + ", ".join(self.build_node(out, n, env, context, path_expr) for n in node.items) + "]"
         assert isinstance(node, Obj)
@@ -182,6 +199,8 @@ class Emitter:
                 out.add(f"{texts}.append({value})")
                 out.dedent()
                 got[field_name] = f"''.join({texts})"
+            elif isinstance(child, Arr) and len(child.items) >= 2:
+                self.read_keyed_items(out, child, src, key, path, context, got, lenient, optional_fields)
             elif isinstance(child, Interp) and matched and at + (key,) in matched:
                 for i, slot in enumerate(child.slots, start=1):  # matched by the dispatch condition
                     value = f"{matched[at + (key,)]}.group({i})"
@@ -231,6 +250,55 @@ class Emitter:
                         got[name] = f"{name.replace('.', '_')}_{sub}"
             else:
                 raise AssertionError("arrays inside part templates are not readable")
+
+    def read_keyed_items(
+        self, out: Lines, child: Arr, src: str, key: str, path: str, context: str, got: dict[str, str],
+        lenient: str | None, optional_fields: frozenset[str],
+    ) -> None:
+        """Keyed items (codegen/ir.py `keyed_items`, Bedrock `[{text: "{text}"}, {cachePoint: ...}]`):
+        each wire item is the template item whose own key it holds; each item at most once, the
+        items not made of optional placeholders exactly once."""
+        child_path = f"{path} + {lit('.' + key)}"
+        markers: list[str] = []
+        for i, item in enumerate(child.items):
+            assert isinstance(item, Obj)
+            others = {k for j, o in enumerate(child.items) if j != i and isinstance(o, Obj) for k, _ in o.items}
+            markers.append(next(k for k, _ in item.items if k not in others))
+        items = out.fresh("items")
+        j = out.fresh("j")
+        entry = out.fresh("entry")
+        found = [out.fresh("item") for _ in child.items]
+        out.add(f"{items} = _w.member_list({src}, {lit(key)}, {path})")
+        for var in found:
+            out.add(f"{var}: dict[str, Any] | None = None")
+        out.add(f"for {j}, {entry} in enumerate({items}):")
+        out.indent()
+        entry_path = f"{child_path} + f'[{{{j}}}]'"
+        out.add(f"{entry} = _w.expect_dict({entry}, {entry_path})")
+        for i, (marker, var) in enumerate(zip(markers, found)):
+            out.add(f"{'if' if i == 0 else 'elif'} {lit(marker)} in {entry}:")
+            out.indent()
+            out.add(f"if {var} is not None:")
+            out.add(f"    raise _w.WireShapeError({entry_path}, {lit('a second item with the key ' + repr(marker))})")
+            out.add(f"{var} = {entry}")
+            out.dedent()
+        out.add("else:")
+        out.add(f"    raise _w.WireShapeError({entry_path}, {lit('expected an item with one of the keys ' + ', '.join(map(repr, markers)))})")
+        out.dedent()
+        for item, marker, var in zip(child.items, markers, found):
+            assert isinstance(item, Obj)
+            if _optional_item(item):
+                read = out.fresh("read")
+                out.add(f"{read}: dict[str, Any] = {var} if {var} is not None else {{}}")
+            else:
+                out.add(f"if {var} is None:")
+                out.add(f"    raise _w.WireShapeError({child_path}, {lit('expected an item with the key ' + repr(marker))})")
+                read = var
+                for lit_key, lit_node in item.items:
+                    if isinstance(lit_node, Lit):
+                        out.add(f"if {var}.get({lit(lit_key)}) != {lit(lit_node.value)}:")
+                        out.add(f"    raise _w.WireShapeError({child_path} + {lit('.' + lit_key)}, {lit('expected ' + repr(lit_node.value))})")
+            self.read_node(out, item, read, child_path, context, got, lenient, optional_fields)
 
     _FAST_TYPES: dict[str, str] = {"member_str": "str", "member_dict": "dict", "member_list": "list"}
 
@@ -705,3 +773,8 @@ def _slot_keys(node: Node, field_name: str, keys: tuple[str, ...] = ()) -> tuple
                 return found
     return None
 
+
+def _optional_item(node: Node) -> bool:
+    """An array item of optional whole-value placeholders only (`{cachePoint: "{cache_control?}"}`):
+    written only when one of them is present, read back as absent when the wire has no such item."""
+    return isinstance(node, Obj) and bool(node.items) and all(isinstance(n, Slot) and n.optional for _, n in node.items)

@@ -355,14 +355,41 @@ class Builder:
         texts are joined."""
         if isinstance(node, Obj):
             for _key, child in node.items:
+                if isinstance(child, Arr) and len(child.items) >= 2 and all(isinstance(n, Obj) for n in child.items):
+                    self.keyed_items(child)
+                    for item in child.items:
+                        self.readable_arrays(item)
+                    continue
                 if isinstance(child, Arr) and not (len(child.items) == 1 and isinstance(child.items[0], Slot)) and not _text_chunks(child):
                     raise self.err(
                         child.pointer,
-                        'an array in this template can only hold one placeholder (["{field}"]) or one object '
-                        'placing one required string placeholder ([{type: text, text: "{text}"}]): it is read back',
+                        'an array in this template holds one placeholder (["{field}"]), one object placing one '
+                        'required string placeholder ([{type: text, text: "{text}"}]), or several objects each with '
+                        'a key no other item has ([{text: "{text}"}, {cachePoint: "{cache_control?}"}]): it is read back',
                     )
                 if not isinstance(child, Arr):
                     self.readable_arrays(child)
+
+    def keyed_items(self, arr: Arr) -> None:
+        """An array of several objects (Bedrock `[{text: "{text}"}, {cachePoint: "{cache_control?}"}]`):
+        each item is told apart on read-back by its first key that no other item has; an item of
+        optional placeholders only ({key: "{field?}"}) is written when one of them is present."""
+        for i, item in enumerate(arr.items):
+            assert isinstance(item, Obj)
+            others = {k for j, other in enumerate(arr.items) if j != i and isinstance(other, Obj) for k, _ in other.items}
+            if not any(k not in others for k, _ in item.items):
+                raise self.err(
+                    item.pointer,
+                    f"item {i} of this array has no key that the other items lack, so it cannot be told apart "
+                    "from them when read back; give each item a key of its own",
+                )
+            slots = slots_of(item)
+            if slots and all(s.optional for s in slots) and not all(isinstance(n, Slot) for _, n in item.items):
+                raise self.err(
+                    item.pointer,
+                    "an array item whose placeholders are all optional is written only when one is present: "
+                    'it holds optional placeholders only, each a whole value ({cachePoint: "{cache_control?}"})',
+                )
 
     def check_slot(self, slot: Slot, fields: dict[str, Field], context: str) -> None:
         spec = fields.get(slot.field)
