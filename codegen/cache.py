@@ -5,7 +5,8 @@ run (~60 s for every mapping). Both are pure functions of their input text and t
 versions, so their output is kept under the SHA-256 of (step, tool version, options, input):
 after a one-file edit only the modules whose text changed are formatted again, and the output
 is byte-identical to an uncached run (`make check` in a fresh clone has no cache and gives the
-same tree).
+same tree). `generate` also keeps each format's finished files here (`load`/`store`, step
+"format"), keyed by everything they depend on (codegen/generate.py `_format_key`).
 
 Where: `$WIREMAP_CODEGEN_CACHE`, else `$XDG_CACHE_HOME/wiremap-codegen`, else
 `~/.cache/wiremap-codegen`; `WIREMAP_CODEGEN_CACHE=off` turns it off. A cache that cannot be
@@ -19,7 +20,7 @@ import os
 import tempfile
 from collections.abc import Callable
 
-__all__ = ["cached"]
+__all__ = ["cached", "load", "store"]
 
 
 def _folder() -> str | None:
@@ -30,19 +31,31 @@ def _folder() -> str | None:
     return os.path.join(base, "wiremap-codegen")
 
 
-def cached(step: str, version: str, text: str, compute: Callable[[str], str]) -> str:
-    """`compute(text)`, from the cache when this step has seen this text under this version."""
+def _path(step: str, version: str, text: str) -> str | None:
     folder = _folder()
     if folder is None:
-        return compute(text)
+        return None
     key = hashlib.sha256(f"{step}\0{version}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
-    path = os.path.join(folder, key[:2], key)
+    return os.path.join(folder, key[:2], key)
+
+
+def load(step: str, version: str, text: str) -> str | None:
+    """What `store` kept for this step, version and input; None when absent (or the cache is off)."""
+    path = _path(step, version, text)
+    if path is None:
+        return None
     try:
         with open(path, encoding="utf-8") as fh:
             return fh.read()
     except (OSError, UnicodeDecodeError):
-        pass
-    result = compute(text)
+        return None
+
+
+def store(step: str, version: str, text: str, result: str) -> None:
+    """Keep `result` for this step, version and input (skipped when the cache is off or unwritable)."""
+    path = _path(step, version, text)
+    if path is None:
+        return
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path))
@@ -51,4 +64,13 @@ def cached(step: str, version: str, text: str, compute: Callable[[str], str]) ->
         os.replace(tmp, path)  # whole or not at all: a reader never sees half a file
     except OSError:
         pass
+
+
+def cached(step: str, version: str, text: str, compute: Callable[[str], str]) -> str:
+    """`compute(text)`, from the cache when this step has seen this text under this version."""
+    hit = load(step, version, text)
+    if hit is not None:
+        return hit
+    result = compute(text)
+    store(step, version, text, result)
     return result

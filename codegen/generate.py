@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import difflib
+import functools
+import hashlib
 import importlib.metadata
+import json
 import os
+import sys
 from typing import Any
 
 import black
@@ -12,7 +16,7 @@ import jinja2
 from black.mode import TargetVersion
 from black.parsing import InvalidInput
 
-from .cache import cached
+from .cache import cached, load, store
 from .compat_matrix import render_compatibility
 from .emit import Emitter
 from .emit_errors import emit_error_to_wire
@@ -21,9 +25,9 @@ from .emit_messages import emit_format, structured_modes
 from .fixtures import render_fixture_tests
 from .generate_support import doc_text
 from .ir import FormatIR, build_ir
-from .lines import ModuleParts
+from .lines import ModuleParts, wire_type
 from .load import MappingError
-from .prove import prove
+from .prove import load_module, prove
 from .reasoning import emit_reasoning_constant
 from .share import share_with_base
 from .strategies import Strategy, resolve_strategies
@@ -81,6 +85,9 @@ def _render_converter(ir: FormatIR | TaskIR, strategies: list[Strategy] | None =
     for fn in parts.functions:
         functions.append({"name": fn.name, "signature": fn.signature, "doc": doc_text(fn.doc), "body": "\n".join(fn.body)})
     text = _ENV.get_template("converter.py.jinja").render(
+        wire_types_module=module_name(ir.key) + "_types",  # the TypedDicts the signatures name
+        wire_request=wire_type(ir.key, "Request"),
+        wire_response=wire_type(ir.key, "Response"),
         source=doc_text(ir.source),
         title=doc_text(ir.title),
         key=doc_text(ir.key),
@@ -122,6 +129,9 @@ def _render_task_converter(ir: TaskIR) -> str:
     parts, regexes = emit_task_module(ir)
     functions = [{"name": fn.name, "signature": fn.signature, "doc": doc_text(fn.doc), "body": "\n".join(fn.body)} for fn in parts.functions]
     return _ENV.get_template("task_converter.py.jinja").render(
+        wire_types_module=module_name(ir.key) + "_types",  # the TypedDicts the signatures name
+        wire_request=wire_type(ir.key, "Request"),
+        wire_response=wire_type(ir.key, "Response"),
         source=doc_text(ir.source),
         title=doc_text(ir.title),
         key=doc_text(ir.key),
@@ -200,6 +210,57 @@ def _chain(resolved: dict[str, Any], key: Any, proven: dict[str, Any]) -> list[s
     return keys
 
 
+@functools.cache
+def _generator_version() -> str:
+    """A hash over the generator's own source and templates, the runtime the proof runs, and the
+    tool versions: any change to them invalidates every cached format (see `_format_key`)."""
+    digest = hashlib.sha256()
+    here = os.path.dirname(os.path.abspath(__file__))
+    for folder in (here, os.path.join(here, "templates"), os.path.join(os.path.dirname(here), "runtime")):
+        if not os.path.isdir(folder):
+            continue
+        for entry in sorted(os.listdir(folder)):
+            path = os.path.join(folder, entry)
+            if os.path.isfile(path) and entry.endswith((".py", ".jinja", ".json")):
+                with open(path, "rb") as fh:
+                    digest.update(f"{os.path.basename(folder)}/{entry}\0".encode() + fh.read() + b"\0")
+    for tool in ("black", "datamodel-code-generator", "jinja2", "jsonschema"):
+        digest.update(f"{tool}={importlib.metadata.version(tool)}\0".encode())
+    digest.update(sys.version.encode())
+    return digest.hexdigest()
+
+
+def _format_key(resolved: Any, strategies: list[Strategy], parent_key: str | None, root: str) -> str:
+    """Everything one format's outputs depend on (issue 16: the edit loop): the bytes of every
+    file its resolved table came from (its mapping, the `extends` chain, its fixtures file), the
+    resolved table itself, its strategies (a module beside the mapping is copied, so its text is
+    in `copy`), its base's key (a dialect imports from its base's compiled module) and the
+    generator's version. `root`: the folder the shown paths are relative to (codegen/resolve.py)."""
+    digest = hashlib.sha256()
+    digest.update(f"{_generator_version()}\0{parent_key}\0{resolved.key}\0{resolved.display}\0".encode())
+    for path in sorted({resolved.display, *(origin[0] for origin in resolved.origins.values())}):
+        try:
+            with open(os.path.join(root, path), "rb") as fh:
+                digest.update(f"{path}\0".encode() + fh.read() + b"\0")
+        except OSError:
+            digest.update(f"{path}\0unreadable\0".encode())
+    digest.update(json.dumps(resolved.data, sort_keys=True, default=repr).encode("utf-8", "surrogatepass"))
+    digest.update(json.dumps(sorted(resolved.origins.items()), default=repr).encode("utf-8", "surrogatepass"))
+    digest.update(repr(strategies).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def _entry(text: str | None) -> dict[str, Any] | None:
+    """A cached format entry (`whole`, `files`, `origins`); None when absent or unreadable (a miss)."""
+    try:
+        entry = json.loads(text) if text is not None else None
+    except ValueError:
+        return None
+    if not isinstance(entry, dict) or not isinstance(entry.get("whole"), str) or not isinstance(entry.get("files"), dict):
+        return None
+    return entry
+
+
 def generate(mappings_dir: str = "mappings") -> dict[str, str]:
     """Everything `generated/` should contain, as `{relative path: text}`. Raises MappingError."""
     sources = discover(mappings_dir)
@@ -228,6 +289,22 @@ def generate(mappings_dir: str = "mappings") -> dict[str, str]:
         parent = resolved[key].data.get("extends")
         return 0 if parent not in by_key else 1 + depth(parent)
 
+    root = os.path.dirname(os.path.abspath(mappings_dir))  # what the shown paths are relative to
+    keys: dict[str, str] = {}  # key -> the hash of everything its outputs depend on (_format_key)
+    used: dict[str, list[Strategy]] = {}  # key -> its resolved strategies
+
+    def provable() -> dict[str, Any]:  # the chat formats compiled so far, from the cache or not
+        return {k: None for k in whole if not isinstance(by_key[k], TaskIR)}
+
+    def run(key: str) -> Any:
+        """`key`'s module as the proof runs it: a base taken from the cache (proven when it was
+        stored) is loaded, not proven again, when a dialect of it is proven against it."""
+        if key not in proven:
+            up = resolved[key].data.get("extends")
+            deps = {module_name(k): run(k) for k in _chain(resolved, up, provable())} if isinstance(up, str) and up in whole and type(by_key[up]) is type(by_key[key]) else {}
+            proven[key] = load_module(key, out[f"{module_name(key)}.py"], used[key], deps)
+        return proven[key]
+
     for ir in sorted(irs, key=lambda ir: (depth(ir.key), ir.key)):  # a base before its dialects
         name = module_name(ir.key)
         strategies = [] if isinstance(ir, TaskIR) else resolve_strategies(resolved[ir.key], mappings_dir)
@@ -237,20 +314,31 @@ def generate(mappings_dir: str = "mappings") -> dict[str, str]:
                 if copy_name in owners:
                     raise MappingError(ir.source, None, f"/strategies/{strategy.hook}", f"the strategy module would overwrite the generated {copy_name}; rename it")
                 out[copy_name] = copy_text
+        parent = resolved[ir.key].data.get("extends")
+        used[ir.key] = strategies
+        keys[ir.key] = _format_key(resolved[ir.key], strategies, keys.get(parent) if isinstance(parent, str) else None, root)
+        entry = _entry(load("format", "1", keys[ir.key]))  # issue 16: only formats whose inputs changed compile
+        if entry is not None:
+            whole[ir.key] = entry["whole"]
+            out.update(entry["files"])
+            if entry.get("origins") is not None:
+                origins[ir.key] = entry["origins"]
+            continue
         whole[ir.key] = _format(f"{name}.py", _render_converter(ir, strategies))
         out[f"{name}.py"] = whole[ir.key]
-        parent = resolved[ir.key].data.get("extends")
         base = module_name(parent) if isinstance(parent, str) and parent in whole and type(by_key[parent]) is type(ir) else None
         if base is not None:  # a dialect: what it compiles as its base does is imported from there
             assert isinstance(parent, str)
             out[f"{name}.py"], origins[ir.key] = share_with_base(whole[ir.key], whole[parent], base, origins.get(parent))  # black's layout kept
         if not isinstance(ir, TaskIR):  # every row reads back as itself, or no module
-            deps = {module_name(k): proven[k] for k in _chain(resolved, parent, proven)} if base is not None else {}
+            deps = {module_name(k): run(k) for k in _chain(resolved, parent, provable())} if base is not None else {}
             proven[ir.key] = prove(ir, resolved[ir.key], out[f"{name}.py"], strategies, deps)
         schema_text, types_text = render_wire_types(ir)
         out[f"{name}.schema.json"] = schema_text
         out[f"{name}_types.py"] = _format(f"{name}_types.py", types_text)
         out[f"test_{name}.py"] = _format(f"test_{name}.py", render_fixture_tests(ir, _ENV, resolved[ir.key].origins.get("/fixtures", (ir.source, None))[0]))
+        files = {rel: out[rel] for rel in (f"{name}.py", f"{name}.schema.json", f"{name}_types.py", f"test_{name}.py")}
+        store("format", "1", keys[ir.key], json.dumps({"whole": whole[ir.key], "files": files, "origins": origins.get(ir.key)}))
     fused = _fused_pairs(resolved, {ir.key: ir for ir in irs})
     for (src_key, dst_key), (src, dst) in fused.items():
         name = fused_module_name(module_name(src_key), module_name(dst_key))

@@ -28,7 +28,7 @@ from .catalog import FINISH_REASONS
 from .mapping_schema import ERROR_CATEGORIES
 from .wiretemplate import Node, Obj, slots_of
 
-__all__ = ["prove"]
+__all__ = ["load_module", "prove"]
 
 _MEDIA_DEFAULTS = {"image": "image/png", "audio": "audio/wav", "file": "application/pdf"}
 _DATA = "cHJvYmU="  # base64 of "probe"
@@ -53,20 +53,7 @@ def prove(ir: Any, resolved: Any, source: str, strategies: list[Any] | None = No
     its named strategies (codegen/strategies.py), a copied module loaded beside it; `deps`: the
     just-compiled modules it imports from (a dialect's base, codegen/share.py), by module name.
     Returns the module as it ran."""
-    copies = [s.copy for s in strategies or [] if s.copy is not None]
-    loaded = [(f"wiremap.generated.{name[:-3]}", _load_text(f"wiremap.generated.{name[:-3]}", text)) for name, text in copies]
-    loaded += [(f"wiremap.generated.{name}", mod) for name, mod in (deps or {}).items()]
-    saved = {name: sys.modules.get(name) for name, _ in loaded}  # a real module of that name comes back after
-    for name, mod in loaded:
-        sys.modules[name] = mod
-    try:
-        module = _load(ir.key, source)
-    finally:
-        for name, old in saved.items():
-            if old is None:
-                sys.modules.pop(name, None)
-            else:
-                sys.modules[name] = old
+    module = load_module(ir.key, source, strategies, deps)
     error_type = getattr(module, "ProviderError", None)
     refused: tuple[type[BaseException], ...] = (error_type,) if isinstance(error_type, type) else ()
     origin = getattr(module, "PROVIDER", None)  # a signature goes back to its own provider
@@ -107,6 +94,26 @@ def prove(ir: Any, resolved: Any, source: str, strategies: list[Any] | None = No
         more = f" (and {len(undeclared) - 1} more: {', '.join(p for p, _ in undeclared[1:])})" if len(undeclared) > 1 else ""
         raise resolved.error(pointer, f"the generator's proof: {message}; no module is written (a row lossy on purpose is declared in `lossy_rows`){more}")
     return module
+
+
+def load_module(key: str, source: str, strategies: list[Any] | None = None, deps: dict[str, types.ModuleType] | None = None) -> types.ModuleType:
+    """The converter `source` of format `key`, run in memory as `prove` runs it (its strategy
+    copies and `deps` in place of the generated modules of those names), without the probes:
+    `generate` uses it for a base taken from the cache when a dialect of it is proven."""
+    copies = [s.copy for s in strategies or [] if s.copy is not None]
+    loaded = [(f"wiremap.generated.{name[:-3]}", _load_text(f"wiremap.generated.{name[:-3]}", text)) for name, text in copies]
+    loaded += [(f"wiremap.generated.{name}", mod) for name, mod in (deps or {}).items()]
+    saved = {name: sys.modules.get(name) for name, _ in loaded}  # a real module of that name comes back after
+    for name, mod in loaded:
+        sys.modules[name] = mod
+    try:
+        return _load(key, source)
+    finally:
+        for name, old in saved.items():
+            if old is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = old
 
 
 def _load_text(name: str, text: str) -> types.ModuleType:

@@ -3,12 +3,17 @@ without running black or datamodel-code-generator again, and the cache can be tu
 
 from __future__ import annotations
 
+import importlib
+import shutil
 from pathlib import Path
+from typing import Any
 
 import black
 import pytest
 
-from wiremap.codegen import generate
+from wiremap.codegen import generate, write
+
+generate_mod = importlib.import_module("wiremap.codegen.generate")  # the module (the package exports the function)
 
 GOLDEN_MAPPINGS = Path(__file__).resolve().parent / "golden" / "mappings"
 
@@ -33,3 +38,55 @@ def test_the_cache_can_be_turned_off(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert not (tmp_path / "xdg").exists() and not (tmp_path / "home").exists()
     monkeypatch.setenv("WIREMAP_CODEGEN_CACHE", str(tmp_path / "cache"))
     assert generate(str(GOLDEN_MAPPINGS)) == uncached  # cached or not, the same tree
+
+
+def _tree(files: dict[str, str], out: Path) -> dict[str, bytes]:
+    """`files` as `wiremap generate --out` writes them, read back byte for byte."""
+    write(files, str(out))
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+
+
+def test_an_edit_recompiles_only_the_formats_it_affects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The per-format cache (issue 16: the edit loop): after one YAML edit only the formats whose
+    inputs changed are compiled and proven, and the tree is byte-identical to a cold run."""
+    folder = tmp_path / "mappings"
+    shutil.copytree(GOLDEN_MAPPINGS, folder)
+    monkeypatch.setenv("WIREMAP_CODEGEN_CACHE", str(tmp_path / "cache"))
+    generate(str(folder))  # fills the cache
+    proven: list[str] = []
+    real_prove = generate_mod.prove
+
+    def counting_prove(ir: Any, *args: Any) -> Any:
+        proven.append(ir.key)
+        return real_prove(ir, *args)
+
+    monkeypatch.setattr(generate_mod, "prove", counting_prove)
+    assert generate(str(folder)) and proven == []  # nothing changed: nothing compiled
+
+    dialect = folder / "dialects" / "acme" / "tiny_chat.yaml"
+    dialect.write_text(dialect.read_text().replace("title: Acme Tiny Chat", "title: Acme Tiny Chat Two"))
+    warm = generate(str(folder))
+    assert proven == ["acme.tiny_chat"]  # its base came from the cache
+    assert 'TITLE: Final = "Acme Tiny Chat Two"' in warm["acme__tiny_chat.py"]
+    monkeypatch.setenv("WIREMAP_CODEGEN_CACHE", "off")
+    assert _tree(warm, tmp_path / "warm") == _tree(generate(str(folder)), tmp_path / "cold")
+
+    base = folder / "tiny_chat.yaml"
+    base.write_text(base.read_text() + "# an edit to the base\n")
+    monkeypatch.setenv("WIREMAP_CODEGEN_CACHE", str(tmp_path / "cache"))
+    proven.clear()
+    warm = generate(str(folder))
+    assert sorted(proven) == ["acme.tiny_chat", "tiny_chat"]  # a base's edit reaches its dialects
+    monkeypatch.setenv("WIREMAP_CODEGEN_CACHE", "off")
+    assert _tree(warm, tmp_path / "warm2") == _tree(generate(str(folder)), tmp_path / "cold2")
+
+
+def test_a_new_generator_version_recompiles_every_format(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WIREMAP_CODEGEN_CACHE", str(tmp_path / "cache"))
+    before = generate(str(GOLDEN_MAPPINGS))
+    proven: list[str] = []
+    real_prove = generate_mod.prove
+    monkeypatch.setattr(generate_mod, "prove", lambda ir, *args: proven.append(ir.key) or real_prove(ir, *args))
+    monkeypatch.setattr(generate_mod, "_generator_version", lambda: "an edited generator")
+    assert generate(str(GOLDEN_MAPPINGS)) == before
+    assert sorted(proven) == ["acme.tiny_chat", "tiny_chat"]
