@@ -580,7 +580,8 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     body_lines = ["    try:", *("    " + line for line in out.lines)]
     body_lines += [
         "    except (_Deopt, ProviderError, _w.WireShapeError, RecursionError):",
-        f"        return _dst.request_to_wire(_src.request_from_wire(src_body))",
+        # the target's TypedDict (its signature), as the dict this function answers with
+        f"        return cast('dict[str, Any]', _dst.request_to_wire(_src.request_from_wire(src_body)))",
     ]
 
     regexes = {**s_em.regexes, **d_em.regexes}

@@ -11,7 +11,7 @@ from . import emit_items
 from .catalog import CONTEXTS
 from . import usage as emit_usage
 from .ir import INTEGER_OPTIONS, OBJECT_OPTIONS, STRING_OPTIONS
-from .lines import Lines
+from .lines import Lines, wire_type
 from .reasoning import hook_message_from_wire, hook_message_to_wire
 from .wiretemplate import Arr, Lit, Obj, Slot, slot_path, slots_of
 
@@ -731,16 +731,17 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         out.lines,
     )
     out = Lines()
+    wire_req = wire_type(ir.key, "Request")  # generated/<module>_types.py, imported for type checkers only
     out.add("try:")
     if "request_out" in ir.strategy_hooks:
-        out.add("    return _strategy_request_out(_request_to_wire(request, structured_output))  # strategies.request_out")
+        out.add(f"    return cast({lit(wire_req)}, _strategy_request_out(_request_to_wire(request, structured_output)))  # strategies.request_out")
     else:
-        out.add("    return _request_to_wire(request, structured_output)")
+        out.add(f"    return cast({lit(wire_req)}, _request_to_wire(request, structured_output))")
     out.add("except RecursionError:  # a schema, extras value or argument nested past Python's limit")
     out.add("    raise InvalidRequestError('request nested too deeply') from None")
     em.func(
         "request_to_wire",
-        "(request: Request | Mapping[str, Any], *, structured_output: str | None = None) -> dict[str, Any]",
+        f"(request: Request | Mapping[str, Any], *, structured_output: str | None = None) -> {wire_req}",
         f"Canonical request -> {ir.title} request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE).",
         out.lines,
     )
@@ -1413,7 +1414,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     out.add("return _w.carry(req, body, ORIGIN, _rewrite_request, WIRE_KEYS, InvalidRequestError, OPTION_PATHS, ALIAS_PATHS)")
     em.func(
         "request_from_wire",
-        "(body: Mapping[str, Any]) -> Request",
+        f"(body: {wire_type(ir.key, 'Request')} | Mapping[str, Any]) -> Request",
         f"{ir.title} request body -> canonical request (for gateways). Raises InvalidRequestError naming the path.",
         out.lines,
     )
@@ -1569,7 +1570,7 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     out.add("return response")
     em.func(
         "response_from_wire",
-        "(body: Mapping[str, Any], *, response_schema: dict[str, Any] | None = None, structured_output: str | None = None) -> Response",
+        f"(body: {wire_type(ir.key, 'Response')} | Mapping[str, Any], *, response_schema: dict[str, Any] | None = None, structured_output: str | None = None) -> Response",
         f"{ir.title} response body -> canonical Response (`raw` is the body). With a `response_schema`, `parsed` is set or StructuredOutputInvalidError raised.",
         out.lines,
     )
@@ -1665,10 +1666,11 @@ def _emit_response_to_wire(em: "Emitter") -> None:
     emit_items.emit_finish_detail_writer(em, out)
     out.add("if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)")
     out.add("    _w.apply_carried(body, resp.carried, ORIGIN)")
-    out.add("return _strategy_response_out(body)  # strategies.response_out" if "response_out" in ir.strategy_hooks else "return body")
+    wire_resp = wire_type(ir.key, "Response")  # generated/<module>_types.py, imported for type checkers only
+    out.add(f"return cast({lit(wire_resp)}, _strategy_response_out(body))  # strategies.response_out" if "response_out" in ir.strategy_hooks else f"return cast({lit(wire_resp)}, body)")
     em.func(
         "response_to_wire",
-        "(response: Response | Mapping[str, Any]) -> dict[str, Any]",
+        f"(response: Response | Mapping[str, Any]) -> {wire_resp}",
         f"Canonical response -> {ir.title} response body (for gateways); id/model come from `raw` when present.",
         out.lines,
     )

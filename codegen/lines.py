@@ -6,15 +6,23 @@ from here, and this module imports nothing of the generator's (tests/test_import
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Func", "Lines", "ModuleParts", "lit"]
+__all__ = ["Func", "Lines", "ModuleParts", "lit", "wire_type"]
 
 
 def lit(value: Any) -> str:
     """A Python literal for a JSON value (the only way mapping text enters generated code)."""
     return repr(value)
+
+
+def wire_type(key: str, part: str) -> str:
+    """The name of a format's wire TypedDict in generated/<module>_types.py: `part` is "" (the
+    schema's title), "Request" or "Response" (`openai_chat` -> `OpenaiChatRequest`). The schema
+    (codegen/wire_schema.py) and the converters' signatures both take the name from here."""
+    return "".join(p.capitalize() for p in re.split(r"[._]", key)) + part
 
 
 @dataclass

@@ -20,7 +20,7 @@ from .emit import Emitter
 from .emit_messages import emit_error_from_wire, emit_unsupported
 from .emit_errors import emit_error_to_wire
 from .ir import Builder, ErrorRuleIR, ValueMapIR, build_error_rules
-from .lines import Lines
+from .lines import Lines, wire_type
 from .load import MappingError
 from .resolve import Resolved
 from .wire_path import parse_path
@@ -285,13 +285,14 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     out = Lines()
     out.add("if structured_output is not None:")
     out.add(f"    raise InvalidRequestError({lit(ir.key + ' has no structured output (kind ' + ir.kind + ')')})")
+    wire_req = wire_type(ir.key, "Request")  # generated/<module>_types.py, imported for type checkers only
     out.add("try:")
-    out.add("    return _request_to_wire(request)")
+    out.add(f"    return cast({lit(wire_req)}, _request_to_wire(request))")
     out.add("except RecursionError:")
     out.add("    raise InvalidRequestError('request nested too deeply') from None")
     em.func(
         "request_to_wire",
-        "(request: Request | Mapping[str, Any], *, structured_output: str | None = None) -> dict[str, Any]",
+        f"(request: Request | Mapping[str, Any], *, structured_output: str | None = None) -> {wire_req}",
         f"Canonical request -> {ir.title} request body (kind {ir.kind}). Validates first; never mutates its input.",
         out.lines,
     )
@@ -331,7 +332,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     out.add("    raise InvalidRequestError(exc.message, path=exc.path) from None")
     em.func(
         "request_from_wire",
-        "(body: Mapping[str, Any]) -> Request",
+        f"(body: {wire_type(ir.key, 'Request')} | Mapping[str, Any]) -> Request",
         f"{ir.title} request body -> canonical Request: the input as one user message, the other keys as config.extras.",
         out.lines,
     )
@@ -405,7 +406,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     out.add("    raise InvalidResponseError('response nested too deeply', body=body) from None")
     em.func(
         "response_from_wire",
-        f"(body: Mapping[str, Any], *, response_schema: dict[str, Any] | None = None, structured_output: str | None = None) -> {result}",
+        f"(body: {wire_type(ir.key, 'Response')} | Mapping[str, Any], *, response_schema: dict[str, Any] | None = None, structured_output: str | None = None) -> {result}",
         f"{ir.title} response body -> canonical {result} (`raw` is the body).",
         out.lines,
     )
@@ -483,10 +484,11 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
             target = f"{target}[{lit(k)}]"
         out.add(f"{target}[{lit(ir.usage_path[-1])}] = usage_wire")
         out.dedent()
-    out.add("return body")
+    wire_resp = wire_type(ir.key, "Response")  # generated/<module>_types.py, imported for type checkers only
+    out.add(f"return cast({lit(wire_resp)}, body)")
     em.func(
         "response_to_wire",
-        f"(response: {result} | Mapping[str, Any]) -> dict[str, Any]",
+        f"(response: {result} | Mapping[str, Any]) -> {wire_resp}",
         f"Canonical {result} -> {ir.title} response body (for gateways); envelope values come from `raw` when present.",
         out.lines,
     )

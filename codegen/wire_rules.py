@@ -163,6 +163,13 @@ def _rename(em: "Emitter", old: str, new: str) -> Any:
     raise AssertionError(f"no generated function {old}")
 
 
+def _with_param(signature: str, param: str) -> str:
+    """`(params) -> Return` with `param` added last."""
+    params, arrow, returns = signature.rpartition(") -> ")
+    assert arrow, signature
+    return f"{params}, {param}{arrow}{returns}"
+
+
 def emit_wire_rules(em: "Emitter") -> None:
     """Wraps the public converters with the wire-rules pass (only for mappings that declare it)."""
     name_rule = em.ir.tool_name_rule
@@ -176,7 +183,7 @@ def emit_wire_rules(em: "Emitter") -> None:
     em.parts.public.append("WIRE_RULES")
 
     plain = _rename(em, "request_to_wire", "_request_to_wire_plain")
-    sig = plain.signature.replace(") -> dict[str, Any]", ", wire_map: _rules.WireMap | None = None) -> dict[str, Any]")
+    sig = _with_param(plain.signature, "wire_map: _rules.WireMap | None = None")  # returns the wire TypedDict
     body = [
         "    try:",
         "        req = _w.as_request(request, None, RULES)  # validated first: the rules see a valid request",
@@ -189,7 +196,7 @@ def emit_wire_rules(em: "Emitter") -> None:
     em.parts.public.append("request_to_wire")
 
     plain = _rename(em, "response_from_wire", "_response_from_wire_plain")
-    sig = plain.signature.replace(") -> Response", ", wire_map: _rules.WireMap | None = None) -> Response")
+    sig = _with_param(plain.signature, "wire_map: _rules.WireMap | None = None")
     body = [
         "    response = _response_from_wire_plain(body, response_schema=response_schema, structured_output=structured_output)",
         "    return _rules.restore_response(response, wire_map)  # the caller's own ids and tool names",
@@ -198,7 +205,7 @@ def emit_wire_rules(em: "Emitter") -> None:
     em.parts.public.append("response_from_wire")
 
     plain = _rename(em, "request_from_wire", "_request_from_wire_plain")
-    sig = plain.signature.replace(") -> Request", ", *, wire_map: _rules.WireMap | None = None) -> Request")
+    sig = _with_param(plain.signature, "*, wire_map: _rules.WireMap | None = None")
     body = ["    return _rules.restore_request(_request_from_wire_plain(body), wire_map)"]
     em.parts.functions.append(Func("request_from_wire", sig, plain.doc + " With a `wire_map`, ids and names are the caller's again.", body))
     em.parts.public.append("request_from_wire")

@@ -10,13 +10,13 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import os
-import re
 import tempfile
 import warnings
 from typing import Any
 
 from .catalog import CONTEXTS
 from .cache import cached
+from .lines import wire_type
 from .ir import BOOLEAN_OPTIONS, INTEGER_OPTIONS, OBJECT_OPTIONS, STRING_OPTIONS, FormatIR
 from .task import TaskIR, task_wire_schema
 from .usage import UsageSum
@@ -52,7 +52,7 @@ def _node_schema(node: Node, context: str, refs: dict[str, Any]) -> dict[str, An
 
 
 def _title(key: str) -> str:
-    return "".join(p.capitalize() for p in re.split(r"[._]", key))
+    return wire_type(key, "")  # the converters name the same TypedDicts (codegen/lines.py)
 
 
 def _option_type(opt: Any) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
 from wiremap.runtime.canonical import (
@@ -99,6 +99,13 @@ from .anthropic_messages import (
     _vm_document_type_reverse,
     _vm_image_type_reverse,
 )
+
+# the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
+if TYPE_CHECKING:
+    from .anthropic__messages_2023_06_01_types import (
+        AnthropicMessages20230601Request,
+        AnthropicMessages20230601Response,
+    )
 
 __all__ = [
     "API_VERSION",
@@ -775,15 +782,17 @@ def _request_to_wire(
 
 def request_to_wire(
     request: Request | Mapping[str, Any], *, structured_output: str | None = None
-) -> dict[str, Any]:
+) -> AnthropicMessages20230601Request:
     """Canonical request -> Anthropic Messages (API version 2023-06-01) request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE)."""
     try:
-        return _request_to_wire(request, structured_output)
+        return cast(
+            "AnthropicMessages20230601Request", _request_to_wire(request, structured_output)
+        )
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
 
 
-def request_from_wire(body: Mapping[str, Any]) -> Request:
+def request_from_wire(body: AnthropicMessages20230601Request | Mapping[str, Any]) -> Request:
     """Anthropic Messages (API version 2023-06-01) request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
     try:
         req = _request_from_wire(body)
@@ -812,7 +821,7 @@ def _rewrite_request(req: Request) -> dict[str, Any]:
 
 
 def response_from_wire(
-    body: Mapping[str, Any],
+    body: AnthropicMessages20230601Response | Mapping[str, Any],
     *,
     response_schema: dict[str, Any] | None = None,
     structured_output: str | None = None,
@@ -845,7 +854,7 @@ def response_from_wire(
     return response
 
 
-def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
+def response_to_wire(response: Response | Mapping[str, Any]) -> AnthropicMessages20230601Response:
     """Canonical response -> Anthropic Messages (API version 2023-06-01) response body (for gateways); id/model come from `raw` when present."""
     resp = _w.as_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
@@ -934,7 +943,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     body.update(wire_message)  # the message's own keys sit at the root
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
         _w.apply_carried(body, resp.carried, ORIGIN)
-    return body
+    return cast("AnthropicMessages20230601Response", body)
 
 
 def error_from_wire(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
 from wiremap.runtime.canonical import (
@@ -47,6 +47,10 @@ from wiremap.runtime.errors import (
     UnsupportedOptionWarning,
     error_class,
 )
+
+# the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
+if TYPE_CHECKING:
+    from .anthropic_messages_types import AnthropicMessagesRequest, AnthropicMessagesResponse
 
 __all__ = [
     "API_VERSION",
@@ -1413,10 +1417,10 @@ def _request_to_wire(
 
 def request_to_wire(
     request: Request | Mapping[str, Any], *, structured_output: str | None = None
-) -> dict[str, Any]:
+) -> AnthropicMessagesRequest:
     """Canonical request -> Anthropic Messages request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE)."""
     try:
-        return _request_to_wire(request, structured_output)
+        return cast("AnthropicMessagesRequest", _request_to_wire(request, structured_output))
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
 
@@ -1595,7 +1599,7 @@ def _request_from_wire(body: Any) -> Request:
     return Request(model=model, messages=messages, **kwargs)
 
 
-def request_from_wire(body: Mapping[str, Any]) -> Request:
+def request_from_wire(body: AnthropicMessagesRequest | Mapping[str, Any]) -> Request:
     """Anthropic Messages request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
     try:
         req = _request_from_wire(body)
@@ -1772,7 +1776,7 @@ def _response_from_wire(body: Any) -> Response:
 
 
 def response_from_wire(
-    body: Mapping[str, Any],
+    body: AnthropicMessagesResponse | Mapping[str, Any],
     *,
     response_schema: dict[str, Any] | None = None,
     structured_output: str | None = None,
@@ -1805,7 +1809,7 @@ def response_from_wire(
     return response
 
 
-def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
+def response_to_wire(response: Response | Mapping[str, Any]) -> AnthropicMessagesResponse:
     """Canonical response -> Anthropic Messages response body (for gateways); id/model come from `raw` when present."""
     resp = _w.as_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
@@ -1894,7 +1898,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     body.update(wire_message)  # the message's own keys sit at the root
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
         _w.apply_carried(body, resp.carried, ORIGIN)
-    return body
+    return cast("AnthropicMessagesResponse", body)
 
 
 def error_from_wire(

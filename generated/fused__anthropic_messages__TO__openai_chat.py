@@ -620,4 +620,4 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
             warnings.warn(text, UnsupportedOptionWarning, stacklevel=2)
         return body
     except (_Deopt, ProviderError, _w.WireShapeError, RecursionError):
-        return _dst.request_to_wire(_src.request_from_wire(src_body))
+        return cast("dict[str, Any]", _dst.request_to_wire(_src.request_from_wire(src_body)))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
 from wiremap.runtime import wire_rules as _rules
@@ -72,6 +72,10 @@ from .openai_chat import (
     _tool_result_to_wire,
     _vm_audio_format_reverse,
 )
+
+# the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
+if TYPE_CHECKING:
+    from .mistral_types import MistralRequest, MistralResponse
 
 __all__ = [
     "API_VERSION",
@@ -1002,10 +1006,10 @@ def _request_to_wire(
 
 def _request_to_wire_plain(
     request: Request | Mapping[str, Any], *, structured_output: str | None = None
-) -> dict[str, Any]:
+) -> MistralRequest:
     """Canonical request -> Mistral Chat Completions request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE)."""
     try:
-        return _request_to_wire(request, structured_output)
+        return cast("MistralRequest", _request_to_wire(request, structured_output))
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
 
@@ -1211,7 +1215,7 @@ def _request_from_wire(body: Any) -> Request:
     return Request(model=model, messages=messages, **kwargs)
 
 
-def _request_from_wire_plain(body: Mapping[str, Any]) -> Request:
+def _request_from_wire_plain(body: MistralRequest | Mapping[str, Any]) -> Request:
     """Mistral Chat Completions request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
     try:
         req = _request_from_wire(body)
@@ -1332,7 +1336,7 @@ def _response_from_wire(body: Any) -> Response:
 
 
 def _response_from_wire_plain(
-    body: Mapping[str, Any],
+    body: MistralResponse | Mapping[str, Any],
     *,
     response_schema: dict[str, Any] | None = None,
     structured_output: str | None = None,
@@ -1362,7 +1366,7 @@ def _response_from_wire_plain(
     return response
 
 
-def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
+def response_to_wire(response: Response | Mapping[str, Any]) -> MistralResponse:
     """Canonical response -> Mistral Chat Completions response body (for gateways); id/model come from `raw` when present."""
     resp = _w.as_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
@@ -1425,7 +1429,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     body["usage"] = usage_wire
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
         _w.apply_carried(body, resp.carried, ORIGIN)
-    return body
+    return cast("MistralResponse", body)
 
 
 def error_from_wire(
@@ -1485,7 +1489,7 @@ def request_to_wire(
     *,
     structured_output: str | None = None,
     wire_map: _rules.WireMap | None = None,
-) -> dict[str, Any]:
+) -> MistralRequest:
     """Canonical request -> Mistral Chat Completions request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE). Applies WIRE_RULES first; pass `wire_map=WireMap()` to record the repairs (and to read the response back with it)."""
     try:
         req = _w.as_request(request, None, RULES)  # validated first: the rules see a valid request
@@ -1496,7 +1500,7 @@ def request_to_wire(
 
 
 def response_from_wire(
-    body: Mapping[str, Any],
+    body: MistralResponse | Mapping[str, Any],
     *,
     response_schema: dict[str, Any] | None = None,
     structured_output: str | None = None,
@@ -1510,7 +1514,7 @@ def response_from_wire(
 
 
 def request_from_wire(
-    body: Mapping[str, Any], *, wire_map: _rules.WireMap | None = None
+    body: MistralRequest | Mapping[str, Any], *, wire_map: _rules.WireMap | None = None
 ) -> Request:
     """Mistral Chat Completions request body -> canonical request (for gateways). Raises InvalidRequestError naming the path. With a `wire_map`, ids and names are the caller's again."""
     return _rules.restore_request(_request_from_wire_plain(body), wire_map)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
 from wiremap.runtime.canonical import (
@@ -35,6 +35,10 @@ from wiremap.runtime.errors import (
     UnsupportedOptionWarning,
     error_class,
 )
+
+# the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
+if TYPE_CHECKING:
+    from .openai_embeddings_types import OpenaiEmbeddingsRequest, OpenaiEmbeddingsResponse
 
 __all__ = [
     "API_VERSION",
@@ -203,12 +207,12 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
 
 def request_to_wire(
     request: Request | Mapping[str, Any], *, structured_output: str | None = None
-) -> dict[str, Any]:
+) -> OpenaiEmbeddingsRequest:
     """Canonical request -> OpenAI Embeddings request body (kind embeddings). Validates first; never mutates its input."""
     if structured_output is not None:
         raise InvalidRequestError("openai_embeddings has no structured output (kind embeddings)")
     try:
-        return _request_to_wire(request)
+        return cast("OpenaiEmbeddingsRequest", _request_to_wire(request))
     except RecursionError:
         raise InvalidRequestError("request nested too deeply") from None
 
@@ -243,7 +247,7 @@ def _request_from_wire(body: Any) -> Request:
     return Request(model=model, messages=[UserMessage(content=content)], config=config)
 
 
-def request_from_wire(body: Mapping[str, Any]) -> Request:
+def request_from_wire(body: OpenaiEmbeddingsRequest | Mapping[str, Any]) -> Request:
     """OpenAI Embeddings request body -> canonical Request: the input as one user message, the other keys as config.extras."""
     try:
         return _request_from_wire(body)
@@ -272,7 +276,7 @@ def _response_from_wire(body: Any) -> EmbeddingsResponse:
 
 
 def response_from_wire(
-    body: Mapping[str, Any],
+    body: OpenaiEmbeddingsResponse | Mapping[str, Any],
     *,
     response_schema: dict[str, Any] | None = None,
     structured_output: str | None = None,
@@ -290,7 +294,7 @@ def response_from_wire(
         raise InvalidResponseError("response nested too deeply", body=body) from None
 
 
-def response_to_wire(response: EmbeddingsResponse | Mapping[str, Any]) -> dict[str, Any]:
+def response_to_wire(response: EmbeddingsResponse | Mapping[str, Any]) -> OpenaiEmbeddingsResponse:
     """Canonical EmbeddingsResponse -> OpenAI Embeddings response body (for gateways); envelope values come from `raw` when present."""
     resp: EmbeddingsResponse = _w.as_embeddings_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
@@ -310,7 +314,7 @@ def response_to_wire(response: EmbeddingsResponse | Mapping[str, Any]) -> dict[s
         usage_wire["prompt_tokens"] = u.prompt_tokens
         usage_wire["total_tokens"] = u.total_tokens
         body["usage"] = usage_wire
-    return body
+    return cast("OpenaiEmbeddingsResponse", body)
 
 
 def error_from_wire(

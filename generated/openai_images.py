@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
 from wiremap.runtime.canonical import (
@@ -35,6 +35,10 @@ from wiremap.runtime.errors import (
     UnsupportedOptionWarning,
     error_class,
 )
+
+# the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
+if TYPE_CHECKING:
+    from .openai_images_types import OpenaiImagesRequest, OpenaiImagesResponse
 
 __all__ = [
     "API_VERSION",
@@ -314,12 +318,12 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
 
 def request_to_wire(
     request: Request | Mapping[str, Any], *, structured_output: str | None = None
-) -> dict[str, Any]:
+) -> OpenaiImagesRequest:
     """Canonical request -> OpenAI Images (generate) request body (kind images). Validates first; never mutates its input."""
     if structured_output is not None:
         raise InvalidRequestError("openai_images has no structured output (kind images)")
     try:
-        return _request_to_wire(request)
+        return cast("OpenaiImagesRequest", _request_to_wire(request))
     except RecursionError:
         raise InvalidRequestError("request nested too deeply") from None
 
@@ -337,7 +341,7 @@ def _request_from_wire(body: Any) -> Request:
     return Request(model=model, messages=[UserMessage(content=content)], config=config)
 
 
-def request_from_wire(body: Mapping[str, Any]) -> Request:
+def request_from_wire(body: OpenaiImagesRequest | Mapping[str, Any]) -> Request:
     """OpenAI Images (generate) request body -> canonical Request: the input as one user message, the other keys as config.extras."""
     try:
         return _request_from_wire(body)
@@ -385,7 +389,7 @@ def _response_from_wire(body: Any) -> ImagesResponse:
 
 
 def response_from_wire(
-    body: Mapping[str, Any],
+    body: OpenaiImagesResponse | Mapping[str, Any],
     *,
     response_schema: dict[str, Any] | None = None,
     structured_output: str | None = None,
@@ -403,7 +407,7 @@ def response_from_wire(
         raise InvalidResponseError("response nested too deeply", body=body) from None
 
 
-def response_to_wire(response: ImagesResponse | Mapping[str, Any]) -> dict[str, Any]:
+def response_to_wire(response: ImagesResponse | Mapping[str, Any]) -> OpenaiImagesResponse:
     """Canonical ImagesResponse -> OpenAI Images (generate) response body (for gateways); envelope values come from `raw` when present."""
     resp: ImagesResponse = _w.as_images_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
@@ -448,7 +452,7 @@ def response_to_wire(response: ImagesResponse | Mapping[str, Any]) -> dict[str, 
             usage_wire["output_tokens"] = u.completion_tokens
         usage_wire["total_tokens"] = u.total_tokens
         body["usage"] = usage_wire
-    return body
+    return cast("OpenaiImagesResponse", body)
 
 
 def error_from_wire(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
 from wiremap.runtime.canonical import (
@@ -76,6 +76,13 @@ from .anthropic_messages import (
     _vm_document_type_reverse,
     _vm_image_type_reverse,
 )
+
+# the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
+if TYPE_CHECKING:
+    from .openarmature__anthropic_messages_types import (
+        OpenarmatureAnthropicMessagesRequest,
+        OpenarmatureAnthropicMessagesResponse,
+    )
 
 __all__ = [
     "API_VERSION",
@@ -882,10 +889,12 @@ def _request_to_wire(
 
 def request_to_wire(
     request: Request | Mapping[str, Any], *, structured_output: str | None = None
-) -> dict[str, Any]:
+) -> OpenarmatureAnthropicMessagesRequest:
     """Canonical request -> Anthropic Messages (OpenArmature §8.2 dialect) request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE)."""
     try:
-        return _request_to_wire(request, structured_output)
+        return cast(
+            "OpenarmatureAnthropicMessagesRequest", _request_to_wire(request, structured_output)
+        )
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
 
@@ -1058,7 +1067,7 @@ def _request_from_wire(body: Any) -> Request:
     return Request(model=model, messages=messages, **kwargs)
 
 
-def request_from_wire(body: Mapping[str, Any]) -> Request:
+def request_from_wire(body: OpenarmatureAnthropicMessagesRequest | Mapping[str, Any]) -> Request:
     """Anthropic Messages (OpenArmature §8.2 dialect) request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
     try:
         req = _request_from_wire(body)
@@ -1202,7 +1211,7 @@ def _response_from_wire(body: Any) -> Response:
 
 
 def response_from_wire(
-    body: Mapping[str, Any],
+    body: OpenarmatureAnthropicMessagesResponse | Mapping[str, Any],
     *,
     response_schema: dict[str, Any] | None = None,
     structured_output: str | None = None,
@@ -1235,7 +1244,9 @@ def response_from_wire(
     return response
 
 
-def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
+def response_to_wire(
+    response: Response | Mapping[str, Any],
+) -> OpenarmatureAnthropicMessagesResponse:
     """Canonical response -> Anthropic Messages (OpenArmature §8.2 dialect) response body (for gateways); id/model come from `raw` when present."""
     resp = _w.as_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
@@ -1301,7 +1312,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     body.update(wire_message)  # the message's own keys sit at the root
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
         _w.apply_carried(body, resp.carried, ORIGIN)
-    return body
+    return cast("OpenarmatureAnthropicMessagesResponse", body)
 
 
 def error_from_wire(

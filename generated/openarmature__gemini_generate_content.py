@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
 from wiremap.runtime.canonical import (
@@ -88,6 +88,13 @@ from .gemini_generate_content import (
     _user_content_to_wire,
     _user_to_wire,
 )
+
+# the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
+if TYPE_CHECKING:
+    from .openarmature__gemini_generate_content_types import (
+        OpenarmatureGeminiGenerateContentRequest,
+        OpenarmatureGeminiGenerateContentResponse,
+    )
 
 __all__ = [
     "API_VERSION",
@@ -917,10 +924,12 @@ def _request_to_wire(
 
 def request_to_wire(
     request: Request | Mapping[str, Any], *, structured_output: str | None = None
-) -> dict[str, Any]:
+) -> OpenarmatureGeminiGenerateContentRequest:
     """Canonical request -> Google Gemini generateContent (OpenArmature §8.3 dialect) request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE)."""
     try:
-        return _request_to_wire(request, structured_output)
+        return cast(
+            "OpenarmatureGeminiGenerateContentRequest", _request_to_wire(request, structured_output)
+        )
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
 
@@ -1175,7 +1184,9 @@ def _request_from_wire(body: Any) -> Request:
     return Request(model=model, messages=messages, **kwargs)
 
 
-def request_from_wire(body: Mapping[str, Any]) -> Request:
+def request_from_wire(
+    body: OpenarmatureGeminiGenerateContentRequest | Mapping[str, Any],
+) -> Request:
     """Google Gemini generateContent (OpenArmature §8.3 dialect) request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
     try:
         req = _request_from_wire(body)
@@ -1351,7 +1362,7 @@ def _response_from_wire(body: Any) -> Response:
 
 
 def response_from_wire(
-    body: Mapping[str, Any],
+    body: OpenarmatureGeminiGenerateContentResponse | Mapping[str, Any],
     *,
     response_schema: dict[str, Any] | None = None,
     structured_output: str | None = None,
@@ -1381,7 +1392,9 @@ def response_from_wire(
     return response
 
 
-def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
+def response_to_wire(
+    response: Response | Mapping[str, Any],
+) -> OpenarmatureGeminiGenerateContentResponse:
     """Canonical response -> Google Gemini generateContent (OpenArmature §8.3 dialect) response body (for gateways); id/model come from `raw` when present."""
     resp = _w.as_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
@@ -1476,7 +1489,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
         body["promptFeedback"] = raw["promptFeedback"]  # finish_reason detail_write: raw
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
         _w.apply_carried(body, resp.carried, ORIGIN)
-    return body
+    return cast("OpenarmatureGeminiGenerateContentResponse", body)
 
 
 def error_from_wire(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
 from wiremap.runtime.canonical import (
@@ -104,6 +104,13 @@ from .openarmature__gemini_generate_content import (
     _tool_to_wire,
     _user_content_from_wire,
 )
+
+# the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
+if TYPE_CHECKING:
+    from .openarmature__gemini_generate_content_prompt_fallback_types import (
+        OpenarmatureGeminiGenerateContentPromptFallbackRequest,
+        OpenarmatureGeminiGenerateContentPromptFallbackResponse,
+    )
 
 __all__ = [
     "API_VERSION",
@@ -526,10 +533,13 @@ def _request_to_wire(
 
 def request_to_wire(
     request: Request | Mapping[str, Any], *, structured_output: str | None = None
-) -> dict[str, Any]:
+) -> OpenarmatureGeminiGenerateContentPromptFallbackRequest:
     """Canonical request -> Google Gemini generateContent, no native structured output (OpenArmature §8.3.5.1) request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE)."""
     try:
-        return _request_to_wire(request, structured_output)
+        return cast(
+            "OpenarmatureGeminiGenerateContentPromptFallbackRequest",
+            _request_to_wire(request, structured_output),
+        )
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
 
@@ -677,7 +687,9 @@ def _request_from_wire(body: Any) -> Request:
     return Request(model=model, messages=messages, **kwargs)
 
 
-def request_from_wire(body: Mapping[str, Any]) -> Request:
+def request_from_wire(
+    body: OpenarmatureGeminiGenerateContentPromptFallbackRequest | Mapping[str, Any],
+) -> Request:
     """Google Gemini generateContent, no native structured output (OpenArmature §8.3.5.1) request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
     try:
         req = _request_from_wire(body)
@@ -706,7 +718,7 @@ def _rewrite_request(req: Request) -> dict[str, Any]:
 
 
 def response_from_wire(
-    body: Mapping[str, Any],
+    body: OpenarmatureGeminiGenerateContentPromptFallbackResponse | Mapping[str, Any],
     *,
     response_schema: dict[str, Any] | None = None,
     structured_output: str | None = None,
@@ -736,7 +748,9 @@ def response_from_wire(
     return response
 
 
-def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
+def response_to_wire(
+    response: Response | Mapping[str, Any],
+) -> OpenarmatureGeminiGenerateContentPromptFallbackResponse:
     """Canonical response -> Google Gemini generateContent, no native structured output (OpenArmature §8.3.5.1) response body (for gateways); id/model come from `raw` when present."""
     resp = _w.as_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
@@ -831,7 +845,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
         body["promptFeedback"] = raw["promptFeedback"]  # finish_reason detail_write: raw
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
         _w.apply_carried(body, resp.carried, ORIGIN)
-    return body
+    return cast("OpenarmatureGeminiGenerateContentPromptFallbackResponse", body)
 
 
 def error_from_wire(

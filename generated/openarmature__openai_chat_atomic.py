@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
 from wiremap.runtime.canonical import (
@@ -97,6 +97,13 @@ from .openarmature__openai_chat import (
     _tool_call_to_wire,
     _user_content_from_wire,
 )
+
+# the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
+if TYPE_CHECKING:
+    from .openarmature__openai_chat_atomic_types import (
+        OpenarmatureOpenaiChatAtomicRequest,
+        OpenarmatureOpenaiChatAtomicResponse,
+    )
 
 __all__ = [
     "API_VERSION",
@@ -626,15 +633,17 @@ def _request_to_wire(
 
 def request_to_wire(
     request: Request | Mapping[str, Any], *, structured_output: str | None = None
-) -> dict[str, Any]:
+) -> OpenarmatureOpenaiChatAtomicRequest:
     """Canonical request -> OpenAI Chat Completions without streaming (OpenArmature streaming_unsupported_stub) request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE)."""
     try:
-        return _request_to_wire(request, structured_output)
+        return cast(
+            "OpenarmatureOpenaiChatAtomicRequest", _request_to_wire(request, structured_output)
+        )
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
 
 
-def request_from_wire(body: Mapping[str, Any]) -> Request:
+def request_from_wire(body: OpenarmatureOpenaiChatAtomicRequest | Mapping[str, Any]) -> Request:
     """OpenAI Chat Completions without streaming (OpenArmature streaming_unsupported_stub) request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
     try:
         req = _request_from_wire(body)
@@ -663,7 +672,7 @@ def _rewrite_request(req: Request) -> dict[str, Any]:
 
 
 def response_from_wire(
-    body: Mapping[str, Any],
+    body: OpenarmatureOpenaiChatAtomicResponse | Mapping[str, Any],
     *,
     response_schema: dict[str, Any] | None = None,
     structured_output: str | None = None,
@@ -693,7 +702,9 @@ def response_from_wire(
     return response
 
 
-def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
+def response_to_wire(
+    response: Response | Mapping[str, Any],
+) -> OpenarmatureOpenaiChatAtomicResponse:
     """Canonical response -> OpenAI Chat Completions without streaming (OpenArmature streaming_unsupported_stub) response body (for gateways); id/model come from `raw` when present."""
     resp = _w.as_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
@@ -770,7 +781,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
         body["usage"] = usage_wire
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
         _w.apply_carried(body, resp.carried, ORIGIN)
-    return body
+    return cast("OpenarmatureOpenaiChatAtomicResponse", body)
 
 
 def error_from_wire(

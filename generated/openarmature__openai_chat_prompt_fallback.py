@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
 from wiremap.runtime.canonical import (
@@ -95,6 +95,13 @@ from .openarmature__openai_chat import (
     _tool_call_to_wire,
     _user_content_from_wire,
 )
+
+# the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
+if TYPE_CHECKING:
+    from .openarmature__openai_chat_prompt_fallback_types import (
+        OpenarmatureOpenaiChatPromptFallbackRequest,
+        OpenarmatureOpenaiChatPromptFallbackResponse,
+    )
 
 __all__ = [
     "API_VERSION",
@@ -646,10 +653,13 @@ def _request_to_wire(
 
 def request_to_wire(
     request: Request | Mapping[str, Any], *, structured_output: str | None = None
-) -> dict[str, Any]:
+) -> OpenarmatureOpenaiChatPromptFallbackRequest:
     """Canonical request -> OpenAI-compatible, no native structured output (OpenArmature §8.1.5.1) request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE)."""
     try:
-        return _request_to_wire(request, structured_output)
+        return cast(
+            "OpenarmatureOpenaiChatPromptFallbackRequest",
+            _request_to_wire(request, structured_output),
+        )
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
 
@@ -755,7 +765,9 @@ def _request_from_wire(body: Any) -> Request:
     return Request(model=model, messages=messages, **kwargs)
 
 
-def request_from_wire(body: Mapping[str, Any]) -> Request:
+def request_from_wire(
+    body: OpenarmatureOpenaiChatPromptFallbackRequest | Mapping[str, Any],
+) -> Request:
     """OpenAI-compatible, no native structured output (OpenArmature §8.1.5.1) request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
     try:
         req = _request_from_wire(body)
@@ -784,7 +796,7 @@ def _rewrite_request(req: Request) -> dict[str, Any]:
 
 
 def response_from_wire(
-    body: Mapping[str, Any],
+    body: OpenarmatureOpenaiChatPromptFallbackResponse | Mapping[str, Any],
     *,
     response_schema: dict[str, Any] | None = None,
     structured_output: str | None = None,
@@ -814,7 +826,9 @@ def response_from_wire(
     return response
 
 
-def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
+def response_to_wire(
+    response: Response | Mapping[str, Any],
+) -> OpenarmatureOpenaiChatPromptFallbackResponse:
     """Canonical response -> OpenAI-compatible, no native structured output (OpenArmature §8.1.5.1) response body (for gateways); id/model come from `raw` when present."""
     resp = _w.as_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
@@ -891,7 +905,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
         body["usage"] = usage_wire
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
         _w.apply_carried(body, resp.carried, ORIGIN)
-    return body
+    return cast("OpenarmatureOpenaiChatPromptFallbackResponse", body)
 
 
 def error_from_wire(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
 from wiremap.runtime import reasoning as _reasoning
@@ -77,6 +77,10 @@ from .openai_chat import (
     _tool_result_to_wire,
     _vm_audio_format_reverse,
 )
+
+# the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
+if TYPE_CHECKING:
+    from .openrouter_types import OpenrouterRequest, OpenrouterResponse
 
 __all__ = [
     "API_VERSION",
@@ -1106,10 +1110,10 @@ def _request_to_wire(
 
 def request_to_wire(
     request: Request | Mapping[str, Any], *, structured_output: str | None = None
-) -> dict[str, Any]:
+) -> OpenrouterRequest:
     """Canonical request -> OpenRouter Chat Completions request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE)."""
     try:
-        return _request_to_wire(request, structured_output)
+        return cast("OpenrouterRequest", _request_to_wire(request, structured_output))
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
 
@@ -1354,7 +1358,7 @@ def _request_from_wire(body: Any) -> Request:
     return Request(model=model, messages=messages, **kwargs)
 
 
-def request_from_wire(body: Mapping[str, Any]) -> Request:
+def request_from_wire(body: OpenrouterRequest | Mapping[str, Any]) -> Request:
     """OpenRouter Chat Completions request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
     try:
         req = _request_from_wire(body)
@@ -1458,7 +1462,7 @@ def _response_from_wire(body: Any) -> Response:
 
 
 def response_from_wire(
-    body: Mapping[str, Any],
+    body: OpenrouterResponse | Mapping[str, Any],
     *,
     response_schema: dict[str, Any] | None = None,
     structured_output: str | None = None,
@@ -1488,7 +1492,7 @@ def response_from_wire(
     return response
 
 
-def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
+def response_to_wire(response: Response | Mapping[str, Any]) -> OpenrouterResponse:
     """Canonical response -> OpenRouter Chat Completions response body (for gateways); id/model come from `raw` when present."""
     resp = _w.as_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
@@ -1574,7 +1578,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
         body["usage"] = usage_wire
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
         _w.apply_carried(body, resp.carried, ORIGIN)
-    return body
+    return cast("OpenrouterResponse", body)
 
 
 def error_from_wire(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
 from wiremap.runtime.canonical import (
@@ -82,6 +82,10 @@ from .openai_chat import (
     _tool_choice_to_wire,
     _tool_result_to_wire,
 )
+
+# the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
+if TYPE_CHECKING:
+    from .prompty__openai_chat_types import PromptyOpenaiChatRequest, PromptyOpenaiChatResponse
 
 __all__ = [
     "API_VERSION",
@@ -764,10 +768,10 @@ def _request_to_wire(
 
 def request_to_wire(
     request: Request | Mapping[str, Any], *, structured_output: str | None = None
-) -> dict[str, Any]:
+) -> PromptyOpenaiChatRequest:
     """Canonical request -> OpenAI Chat Completions (Prompty §7.1 dialect) request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE)."""
     try:
-        return _request_to_wire(request, structured_output)
+        return cast("PromptyOpenaiChatRequest", _request_to_wire(request, structured_output))
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
 
@@ -980,7 +984,7 @@ def _request_from_wire(body: Any) -> Request:
     return Request(model=model, messages=messages, **kwargs)
 
 
-def request_from_wire(body: Mapping[str, Any]) -> Request:
+def request_from_wire(body: PromptyOpenaiChatRequest | Mapping[str, Any]) -> Request:
     """OpenAI Chat Completions (Prompty §7.1 dialect) request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
     try:
         req = _request_from_wire(body)
@@ -1058,7 +1062,7 @@ def _response_from_wire(body: Any) -> Response:
 
 
 def response_from_wire(
-    body: Mapping[str, Any],
+    body: PromptyOpenaiChatResponse | Mapping[str, Any],
     *,
     response_schema: dict[str, Any] | None = None,
     structured_output: str | None = None,
@@ -1088,7 +1092,7 @@ def response_from_wire(
     return response
 
 
-def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
+def response_to_wire(response: Response | Mapping[str, Any]) -> PromptyOpenaiChatResponse:
     """Canonical response -> OpenAI Chat Completions (Prompty §7.1 dialect) response body (for gateways); id/model come from `raw` when present."""
     resp = _w.as_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
@@ -1165,7 +1169,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
         body["usage"] = usage_wire
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
         _w.apply_carried(body, resp.carried, ORIGIN)
-    return body
+    return cast("PromptyOpenaiChatResponse", body)
 
 
 def error_from_wire(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
 from wiremap.runtime.canonical import (
@@ -54,6 +54,13 @@ from .openai_embeddings import (
     _request_from_wire,
     _response_from_wire,
 )
+
+# the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
+if TYPE_CHECKING:
+    from .prompty__openai_embeddings_types import (
+        PromptyOpenaiEmbeddingsRequest,
+        PromptyOpenaiEmbeddingsResponse,
+    )
 
 __all__ = [
     "API_VERSION",
@@ -172,19 +179,19 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
 
 def request_to_wire(
     request: Request | Mapping[str, Any], *, structured_output: str | None = None
-) -> dict[str, Any]:
+) -> PromptyOpenaiEmbeddingsRequest:
     """Canonical request -> OpenAI Embeddings (Prompty §7.2 dialect) request body (kind embeddings). Validates first; never mutates its input."""
     if structured_output is not None:
         raise InvalidRequestError(
             "prompty.openai_embeddings has no structured output (kind embeddings)"
         )
     try:
-        return _request_to_wire(request)
+        return cast("PromptyOpenaiEmbeddingsRequest", _request_to_wire(request))
     except RecursionError:
         raise InvalidRequestError("request nested too deeply") from None
 
 
-def request_from_wire(body: Mapping[str, Any]) -> Request:
+def request_from_wire(body: PromptyOpenaiEmbeddingsRequest | Mapping[str, Any]) -> Request:
     """OpenAI Embeddings (Prompty §7.2 dialect) request body -> canonical Request: the input as one user message, the other keys as config.extras."""
     try:
         return _request_from_wire(body)
@@ -193,7 +200,7 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
 
 
 def response_from_wire(
-    body: Mapping[str, Any],
+    body: PromptyOpenaiEmbeddingsResponse | Mapping[str, Any],
     *,
     response_schema: dict[str, Any] | None = None,
     structured_output: str | None = None,
@@ -212,7 +219,9 @@ def response_from_wire(
         raise InvalidResponseError("response nested too deeply", body=body) from None
 
 
-def response_to_wire(response: EmbeddingsResponse | Mapping[str, Any]) -> dict[str, Any]:
+def response_to_wire(
+    response: EmbeddingsResponse | Mapping[str, Any],
+) -> PromptyOpenaiEmbeddingsResponse:
     """Canonical EmbeddingsResponse -> OpenAI Embeddings (Prompty §7.2 dialect) response body (for gateways); envelope values come from `raw` when present."""
     resp: EmbeddingsResponse = _w.as_embeddings_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
@@ -232,7 +241,7 @@ def response_to_wire(response: EmbeddingsResponse | Mapping[str, Any]) -> dict[s
         usage_wire["prompt_tokens"] = u.prompt_tokens
         usage_wire["total_tokens"] = u.total_tokens
         body["usage"] = usage_wire
-    return body
+    return cast("PromptyOpenaiEmbeddingsResponse", body)
 
 
 def error_from_wire(

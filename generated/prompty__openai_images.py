@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
 from wiremap.runtime.canonical import (
@@ -55,6 +55,13 @@ from .openai_images import (
     _response_from_wire,
     _vm_image_format_reverse,
 )
+
+# the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
+if TYPE_CHECKING:
+    from .prompty__openai_images_types import (
+        PromptyOpenaiImagesRequest,
+        PromptyOpenaiImagesResponse,
+    )
 
 __all__ = [
     "API_VERSION",
@@ -261,17 +268,17 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
 
 def request_to_wire(
     request: Request | Mapping[str, Any], *, structured_output: str | None = None
-) -> dict[str, Any]:
+) -> PromptyOpenaiImagesRequest:
     """Canonical request -> OpenAI Images (Prompty §7.3 dialect) request body (kind images). Validates first; never mutates its input."""
     if structured_output is not None:
         raise InvalidRequestError("prompty.openai_images has no structured output (kind images)")
     try:
-        return _request_to_wire(request)
+        return cast("PromptyOpenaiImagesRequest", _request_to_wire(request))
     except RecursionError:
         raise InvalidRequestError("request nested too deeply") from None
 
 
-def request_from_wire(body: Mapping[str, Any]) -> Request:
+def request_from_wire(body: PromptyOpenaiImagesRequest | Mapping[str, Any]) -> Request:
     """OpenAI Images (Prompty §7.3 dialect) request body -> canonical Request: the input as one user message, the other keys as config.extras."""
     try:
         return _request_from_wire(body)
@@ -280,7 +287,7 @@ def request_from_wire(body: Mapping[str, Any]) -> Request:
 
 
 def response_from_wire(
-    body: Mapping[str, Any],
+    body: PromptyOpenaiImagesResponse | Mapping[str, Any],
     *,
     response_schema: dict[str, Any] | None = None,
     structured_output: str | None = None,
@@ -298,7 +305,7 @@ def response_from_wire(
         raise InvalidResponseError("response nested too deeply", body=body) from None
 
 
-def response_to_wire(response: ImagesResponse | Mapping[str, Any]) -> dict[str, Any]:
+def response_to_wire(response: ImagesResponse | Mapping[str, Any]) -> PromptyOpenaiImagesResponse:
     """Canonical ImagesResponse -> OpenAI Images (Prompty §7.3 dialect) response body (for gateways); envelope values come from `raw` when present."""
     resp: ImagesResponse = _w.as_images_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
@@ -343,7 +350,7 @@ def response_to_wire(response: ImagesResponse | Mapping[str, Any]) -> dict[str, 
             usage_wire["output_tokens"] = u.completion_tokens
         usage_wire["total_tokens"] = u.total_tokens
         body["usage"] = usage_wire
-    return body
+    return cast("PromptyOpenaiImagesResponse", body)
 
 
 def error_from_wire(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
 from wiremap.runtime.canonical import (
@@ -91,6 +91,13 @@ from .openai_responses import (
     _user_content_from_wire,
     _with_reasoning,
 )
+
+# the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
+if TYPE_CHECKING:
+    from .prompty__openai_responses_types import (
+        PromptyOpenaiResponsesRequest,
+        PromptyOpenaiResponsesResponse,
+    )
 
 __all__ = [
     "API_VERSION",
@@ -665,10 +672,10 @@ def _request_to_wire(
 
 def request_to_wire(
     request: Request | Mapping[str, Any], *, structured_output: str | None = None
-) -> dict[str, Any]:
+) -> PromptyOpenaiResponsesRequest:
     """Canonical request -> OpenAI Responses (Prompty §7.4 dialect) request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE)."""
     try:
-        return _request_to_wire(request, structured_output)
+        return cast("PromptyOpenaiResponsesRequest", _request_to_wire(request, structured_output))
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
 
@@ -881,7 +888,7 @@ def _request_from_wire(body: Any) -> Request:
     return Request(model=model, messages=messages, **kwargs)
 
 
-def request_from_wire(body: Mapping[str, Any]) -> Request:
+def request_from_wire(body: PromptyOpenaiResponsesRequest | Mapping[str, Any]) -> Request:
     """OpenAI Responses (Prompty §7.4 dialect) request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
     try:
         req = _request_from_wire(body)
@@ -910,7 +917,7 @@ def _rewrite_request(req: Request) -> dict[str, Any]:
 
 
 def response_from_wire(
-    body: Mapping[str, Any],
+    body: PromptyOpenaiResponsesResponse | Mapping[str, Any],
     *,
     response_schema: dict[str, Any] | None = None,
     structured_output: str | None = None,
@@ -940,7 +947,7 @@ def response_from_wire(
     return response
 
 
-def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
+def response_to_wire(response: Response | Mapping[str, Any]) -> PromptyOpenaiResponsesResponse:
     """Canonical response -> OpenAI Responses (Prompty §7.4 dialect) response body (for gateways); id/model come from `raw` when present."""
     resp = _w.as_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
@@ -1059,7 +1066,7 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
         body["incomplete_details"] = {"reason": "content_filter"}
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
         _w.apply_carried(body, resp.carried, ORIGIN)
-    return body
+    return cast("PromptyOpenaiResponsesResponse", body)
 
 
 def error_from_wire(

@@ -211,7 +211,8 @@ structured_output:
 
 def test_the_modules_the_readme_skeleton_and_a_json_schema_slot_give_pass_mypy_strict(tmp_path: Path) -> None:
     """The README's new-provider skeleton leaves `errors.type` out, and `{schema|json}` sends the
-    schema as JSON text: both generated code that failed `mypy --strict`."""
+    schema as JSON text: both generated code that failed `mypy --strict`. Keyed array items
+    (issue 16) are checked with them."""
     pytest.importorskip("mypy")
     tree = tmp_path / "typed"
     (tree / "wiremap" / "generated").mkdir(parents=True)
@@ -221,9 +222,10 @@ def test_the_modules_the_readme_skeleton_and_a_json_schema_slot_give_pass_mypy_s
     (tree / "wiremap" / "generated" / "__init__.py").write_text("", "utf-8")
     (tree / "wiremap" / "py.typed").write_text("", "utf-8")
     names = []
-    for key, text in (("no_error_type", NO_ERROR_TYPE), ("json_schema_slot", JSON_SCHEMA_SLOT)):
+    for key, text in (("no_error_type", NO_ERROR_TYPE), ("json_schema_slot", JSON_SCHEMA_SLOT), ("keyed_items", KEYED_ITEMS)):
         conv, files = build(tmp_path, key, text)
-        for name in (f"{key}.py", "tiny_base.py"):  # a dialect imports what it shares with its base
+        # a dialect imports what it shares with its base; the signatures name the _types TypedDicts
+        for name in (f"{key}.py", "tiny_base.py", f"{key}_types.py", "tiny_base_types.py"):
             (tree / "wiremap" / "generated" / name).write_text(files[name], "utf-8")
         names += ["-m", f"wiremap.generated.{key}"]
     run = subprocess.run(
@@ -353,3 +355,48 @@ def test_an_option_is_renamed_for_some_models(tmp_path: Path, model: str, field:
     assert wire[field] == 64 and len({"max_tokens", "max_completion_tokens"} & set(wire)) == 1
     assert conv.request_from_wire(wire).to_dict()["config"] == {"max_tokens": 64}
     assert "sent as `max_completion_tokens` for `o1*`, `o3*`" in files["COMPATIBILITY.md"]
+
+
+# Issue 16, "arrays in templates that hold more than one placeholder": Bedrock Converse puts a
+# `cachePoint` block after the text it caches. Each array item is told apart by a key no other
+# item has; the item of optional placeholders only is written when its field is present.
+KEYED_ITEMS = """
+extends: tiny_base
+meta: {id: keyed_items}
+request:
+  content_parts:
+    text: {type: text, text: null, blocks: [{text: "{text}"}, {cachePoint: "{cache_control?}"}]}
+"""
+
+
+def test_an_array_of_keyed_items_writes_and_reads_each_item(tmp_path: Path) -> None:
+    conv, _ = build(tmp_path, "keyed_items", KEYED_ITEMS)
+    cached = {"type": "text", "text": "long context", "cache_control": {"type": "ephemeral"}}
+    plain = {"type": "text", "text": "question"}
+    request = {"model": "m", "messages": [{"role": "user", "content": [cached, plain]}]}
+    wire = conv.request_to_wire(request)
+    assert wire["messages"][0]["content"] == [
+        {"type": "text", "blocks": [{"text": "long context"}, {"cachePoint": {"type": "ephemeral"}}]},
+        {"type": "text", "blocks": [{"text": "question"}]},
+    ]
+    back = conv.request_from_wire(wire).to_dict()
+    assert back["messages"][0]["content"] == [cached, plain]
+    # read by key, not by position
+    wire["messages"][0]["content"][0]["blocks"].reverse()
+    assert conv.request_from_wire(wire).to_dict()["messages"][0]["content"] == [cached, plain]
+
+
+@pytest.mark.parametrize(
+    ("blocks", "where", "what"),
+    [
+        ([{"cachePoint": {"type": "ephemeral"}}], "messages[0].content[0].blocks", "expected an item with the key 'text'"),
+        ([{"text": "a"}, {"text": "b"}], "messages[0].content[0].blocks[1]", "a second item with the key 'text'"),
+        ([{"text": "a"}, {"image": {}}], "messages[0].content[0].blocks[1]", "expected an item with one of the keys 'text', 'cachePoint'"),
+    ],
+)
+def test_an_array_of_keyed_items_names_a_wrong_item(tmp_path: Path, blocks: list[Any], where: str, what: str) -> None:
+    conv, _ = build(tmp_path, "keyed_items", KEYED_ITEMS)
+    wire = {"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "blocks": blocks}]}]}
+    with pytest.raises(Exception) as info:
+        conv.request_from_wire(wire)
+    assert where in str(info.value) and what in str(info.value)

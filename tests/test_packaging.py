@@ -165,3 +165,39 @@ def test_the_type_checking_names_are_the_runtime_exports() -> None:
         for alias in stmt.names
     ]
     assert spelled == list(wiremap.runtime.__all__)
+
+
+CONVERTER_SCRIPT = '''
+"""A user's script importing a generated converter directly (no get_format)."""
+
+from __future__ import annotations
+
+from wiremap.generated.openai_chat import request_from_wire, request_to_wire, response_from_wire, response_to_wire
+from wiremap.generated.openai_embeddings import request_to_wire as embeddings_request_to_wire
+from wiremap.runtime.canonical import Request, UserMessage
+
+request = Request(model="gpt-test", messages=[UserMessage(content="hi")])
+body = request_to_wire(request)
+reveal_type(body)
+model: str = body["model"]
+again = request_from_wire(body)
+reveal_type(response_to_wire(response_from_wire({"choices": []})))
+reveal_type(embeddings_request_to_wire(request))
+'''
+
+
+def test_direct_converter_imports_give_the_wire_typeddicts(wheel_site: Path, tmp_path: Path) -> None:
+    """The generated converters name the datamodel-code-generator TypedDicts of
+    generated/<key>_types.py in their signatures, so mypy checks what a user reads from a body."""
+    ok = _mypy(CONVERTER_SCRIPT, wheel_site, tmp_path)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    revealed = [line.split("Revealed type is ", 1)[1] for line in ok.stdout.splitlines() if "Revealed type is " in line]
+    assert len(revealed) == 3, ok.stdout
+    assert revealed[0].startswith('"TypedDict(wiremap.generated.openai_chat_types.OpenaiChatRequest, {')
+    assert "'model': str" in revealed[0] and "'messages': list[" in revealed[0]
+    assert revealed[1].startswith('"TypedDict(wiremap.generated.openai_chat_types.OpenaiChatResponse, {')
+    assert revealed[2].startswith('"TypedDict(wiremap.generated.openai_embeddings_types.OpenaiEmbeddingsRequest, {')
+    wrong = _mypy(CONVERTER_SCRIPT + 'temperature: str = body["temperature"]\nbody["no_such_key"]\n', wheel_site, tmp_path)
+    assert wrong.returncode == 1, wrong.stdout
+    assert 'expression has type "float", variable has type "str"' in wrong.stdout, wrong.stdout
+    assert 'TypedDict "OpenaiChatRequest" has no key "no_such_key"' in wrong.stdout, wrong.stdout
