@@ -7,9 +7,10 @@ tells the emitter how to convert it, and whether the canonical model lets it be 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-__all__ = ["Field", "CONTEXTS", "FINISH_REASONS", "PART_CLASS", "context_for_part"]
+__all__ = ["Field", "CONTEXTS", "FINISH_REASONS", "PART_CLASS", "SCHEME_VARIANT", "base_kind", "context_for_part", "part_ident"]
 
 #: the canonical finish reasons (runtime/canonical.py FINISH_REASONS)
 FINISH_REASONS = ("stop", "length", "tool_calls", "content_filter", "error")
@@ -114,5 +115,20 @@ PART_CLASS: dict[str, tuple[str, str | None]] = {
 }
 
 
+def base_kind(kind: str) -> str:
+    """A part kind without its URL-scheme qualifier: `image.url@s3` -> `image.url`."""
+    return kind.partition("@")[0]
+
+
 def context_for_part(kind: str) -> str:
-    return "part." + kind
+    """The field context of a part kind; a scheme variant (`image.url@s3`) has its url kind's."""
+    return "part." + base_kind(kind)
+
+
+def part_ident(kind: str) -> str:
+    """A part kind as a Python name fragment: `image.url@s3` -> `image_url_at_s3`."""
+    return re.sub(r"[^A-Za-z0-9_]", "_", kind.replace("@", "_at_"))
+
+
+#: a URL-scheme variant of a url part kind (`image.url@s3`): the scheme as RFC 3986 spells one
+SCHEME_VARIANT = re.compile(r"^(image|audio|file)\.url@([a-z][a-z0-9+.-]*)$")

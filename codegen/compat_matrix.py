@@ -138,10 +138,12 @@ def _part(kind: str) -> Callable[[FormatIR], str]:
         row = ir.parts.get(kind)
         if kind == "thinking" and ir.items.reasoning_match is not None:  # request.reasoning_items
             return f"renamed → {_code(_lit_key(ir.items.reasoning_match, 'type'))} items (their own, resent verbatim; unsigned dropped)"
+        schemes = [k.partition("@")[2] for k in ir.parts if k.startswith(kind + "@")]
+        by_scheme = "by URL scheme: " + ", ".join(f"`{s}:` {_scheme_cell(ir.parts[kind + '@' + s])}" for s in schemes)
         if row == "strip":
-            return DROPPED
+            return DROPPED + (f" ({by_scheme})" if schemes else "")
         if row == "reject" or row is None:
-            return REJECTED
+            return REJECTED + (f" ({by_scheme})" if schemes else "")
         assert not isinstance(row, str)  # a part row is a template, "strip" or "reject"
         wire_type = _lit_key(row, "type")
         out = SUPPORTED if wire_type in (None, canonical_type) else f"renamed → {_code(wire_type)}"
@@ -149,9 +151,19 @@ def _part(kind: str) -> Callable[[FormatIR], str]:
         if kind == "thinking" and not any(s.field == "signature" and s.optional for s in slots_of(row)):
             if any(s.field == "signature" for s in slots_of(row)):
                 note = "; ".join(filter(None, [note, "unsigned thinking dropped"]))
+        if schemes:  # content_parts `image.url@s3`: a row of its own per URL scheme
+            note = "; ".join(filter(None, [note, by_scheme]))
         return out + (f" ({note})" if note else "")
 
     return cell
+
+
+def _scheme_cell(row: Any) -> str:
+    if row == "strip":
+        return "dropped"
+    if row == "reject":
+        return "refused"
+    return "sent as " + " / ".join(_code(k) for k, _ in row.items) if isinstance(row, Obj) else "sent"
 
 
 PARTS: list[Row] = [(f"`{k}`", _part(k)) for k in PART_KINDS if k not in ("thinking", "redacted_thinking")]

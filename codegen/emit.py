@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .catalog import CONTEXTS, PART_CLASS
+from .catalog import CONTEXTS, PART_CLASS, base_kind, context_for_part, part_ident
 from .ir import FormatIR
 from .lines import Func, Lines, ModuleParts, lit
 from .wiretemplate import Arr, Interp, Lit, Node, Obj, Slot, conditions_of, slots_of
@@ -385,6 +385,7 @@ class Emitter:
         """`part_dispatch: keys`: the top-level keys that hold a required placeholder (or an
         object with one) must be present, since the wire parts carry no type tag."""
         conds = []
+        shared = self.shared_part_keys()
 
         def walk(node: Node, keys: tuple[str, ...]) -> None:
             if not isinstance(node, Obj):
@@ -396,25 +397,35 @@ class Emitter:
                     continue  # a missing leaf is named by the reader, not skipped by the dispatch
                 path = keys + (key,)
                 conds.append(f"{lit(key)} in {var}" if not keys else f"{self.key_path(var, path)} is not None")
-                if not keys and key in self.shared_part_keys():
-                    # nested keys too where part templates share a top-level key:
-                    # `reasoningContent.reasoningText` beside `reasoningContent.redactedContent` (Bedrock)
+                if path in shared:
+                    # nested keys too where part templates share a key: `reasoningContent.reasoningText`
+                    # beside `reasoningContent.redactedContent` (Bedrock), `image.source.s3Location`
+                    # beside `image.source.bytes`
                     walk(child, path)
 
         walk(node, ())
         return conds
 
-    def shared_part_keys(self) -> frozenset[str]:
-        """The top-level keys that more than one part template writes."""
-        seen: dict[str, int] = {}
+    def shared_part_keys(self) -> frozenset[tuple[str, ...]]:
+        """The key paths that more than one part template writes an object at, or a value."""
+        seen: dict[tuple[str, ...], int] = {}
+
+        def walk(node: Node, keys: tuple[str, ...]) -> None:
+            for key, child in node.items if isinstance(node, Obj) else ():
+                seen[keys + (key,)] = seen.get(keys + (key,), 0) + 1
+                walk(child, keys + (key,))
+
         for node in self.ir.parts.values():
             if isinstance(node, Obj):
-                for key, _ in node.items:
-                    seen[key] = seen.get(key, 0) + 1
+                walk(node, ())
         return frozenset(k for k, n in seen.items() if n > 1)
 
     def part_condition_list(self, kind: str, node: Node, var: str, bind: bool = False, carry_forms: bool = False) -> list[str]:
         conds = self.dispatch_condition_list(node, var, bind)
+        if self.ir.part_dispatch != "keys" and self.literal_twins(node):
+            # part templates with the same type tag (`image.url@s3` beside `image.url@gs`): the
+            # keys they hold tell them apart, as in `part_dispatch: keys`
+            return self.presence_conditions(node, var) + conds
         if self.ir.part_dispatch != "keys":
             if carry_forms and kind != "tool_result":
                 # a user part of a known type without a key its row requires (a Responses
@@ -441,6 +452,19 @@ class Emitter:
                 # apart, and the generator's proof refuses templates they do not
         return conds
 
+    def literal_twins(self, node: Node) -> bool:
+        """Whether another part template has the same literal dispatch conditions as `node` and
+        holds other keys, which then tell the two apart."""
+        mine = self.dispatch_condition_list(node, "part")
+        keys = self.presence_conditions(node, "part")
+        return any(
+            other is not node
+            and isinstance(other, Obj)
+            and self.dispatch_condition_list(other, "part") == mine
+            and self.presence_conditions(other, "part") != keys
+            for other in self.ir.parts.values()
+        )
+
     def part_branches(self, out: Lines, alts: list[tuple[str, Node]], bind: bool = False, user: bool = False) -> list[tuple[int, str]]:
         """The part dispatcher's alternatives over the wire part `part`, in the order it tries
         them (most conditions first, then author order): `(index into alts, condition)`. Reads
@@ -454,7 +478,11 @@ class Emitter:
         if any(c and c[0].startswith(tag) for c in conds):
             out.add("kind = part.get('type')")
             conds = [[("kind == " + c[len(tag):]) if c.startswith(tag) else c for c in cs] for cs in conds]
-        ordered = sorted(range(len(alts)), key=lambda i: (-len(conds[i]), i))
+        # a template's literal conditions (type tags, patterns) rank before the key presence that
+        # only tells literal twins apart: `data:` URLs stay with the inline row
+        twins = self.ir.part_dispatch != "keys"
+        rank = [len(conds[i]) - (len(self.presence_conditions(node, "part")) if twins and self.literal_twins(node) else 0) for i, (_, node) in enumerate(alts)]
+        ordered = sorted(range(len(alts)), key=lambda i: (-rank[i], -len(conds[i]), i))
         return [(i, " and ".join(conds[i]) or "True") for i in ordered]
 
     @staticmethod
@@ -540,10 +568,14 @@ class Emitter:
             conds.append(f"({var}.origin is NOT_GIVEN or {var}.origin == PROVIDER)")
         if not isinstance(node, str):
             for slot in slots_of(node):
-                spec = CONTEXTS["part." + kind][slot.field]
+                spec = CONTEXTS[context_for_part(kind)][slot.field]
                 if spec.optional and not slot.optional and not slot.has_default:
                     conds.append(f"{var}.{spec.attr} is not NOT_GIVEN")
         return " and ".join(conds) if conds else None
+
+    def scheme_variants(self, kind: str) -> list[str]:
+        """The URL-scheme variants of a url part kind (`image.url@s3`), in the mapping's order."""
+        return [k for k in self.ir.parts if base_kind(k) == kind and k != kind]
 
     def emit_part_builders(self) -> None:
         out = Lines()
@@ -562,6 +594,12 @@ class Emitter:
             out.add("source = block.source")
             out.add("if type(source) is UrlSource:")
             out.indent()
+            for kind in self.scheme_variants(f"{stem}.url"):  # content_parts `image.url@s3`: by the URL's scheme
+                scheme = kind.partition("@")[2]
+                out.add(f"if source.url[:{len(scheme) + 1}].lower() == {lit(scheme + ':')}:")
+                out.indent()
+                self.emit_one_part(out, kind, "block")
+                out.dedent()
             self.emit_one_part(out, f"{stem}.url", "block")
             out.dedent()
             out.add("assert isinstance(source, InlineSource)")
@@ -582,9 +620,11 @@ class Emitter:
             out.add("return None")
             return
         if node == "reject":
-            out.add(
-                f"raise UnsupportedContentBlockError({lit(kind + ' content is not supported by ' + self.ir.key)}, path=path)"
-            )
+            schemes = [k.partition("@")[2] + ":" for k in self.scheme_variants(kind)]
+            what = f"{kind} content is not supported by {self.ir.key}"
+            if schemes:  # the url kind beside its scheme variants: the URLs it does take
+                what = f"{kind} content with this URL scheme is not supported by {self.ir.key}; it takes {', '.join(schemes)} URLs"
+            out.add(f"raise UnsupportedContentBlockError({lit(what)}, path=path)")
             return
         assert not isinstance(node, str)
         guard = self.signature_guard(kind, var)
@@ -594,14 +634,14 @@ class Emitter:
             out.add("return None")
             out.dedent()
         env = {}
-        for name, spec in CONTEXTS["part." + kind].items():
+        for name, spec in CONTEXTS[context_for_part(kind)].items():
             attr = spec.attr
             env[name] = ("source." + attr[len("source."):]) if attr.startswith("source.") else f"{var}.{attr}"
         if kind == "text" and any(s.field == "signature" for s in slots_of(node)):
             out.add("# Signatures are provider-bound: a foreign text signature is stripped, the text kept.")
             out.add(f"text_signature = {var}.signature if {var}.origin is NOT_GIVEN or {var}.origin == PROVIDER else NOT_GIVEN")
             env["signature"] = "text_signature"
-        expr = self.build_node(out, node, env, "part." + kind, "path + '.media_type'")
+        expr = self.build_node(out, node, env, context_for_part(kind), "path + '.media_type'")
         out.add(f"return {expr}")
 
     def emit_part_readers(self) -> None:
@@ -614,11 +654,11 @@ class Emitter:
         for kind, node, reader in readers:
             out = Lines()
             got: dict[str, str] = {}
-            self.unmodeled(out, kind, "part", "path")
-            self.read_node(out, node, "part", "path", "part." + kind, got)
-            cls, source_cls = PART_CLASS[kind]
+            self.unmodeled(out, base_kind(kind), "part", "path")
+            self.read_node(out, node, "part", "path", context_for_part(kind), got)
+            cls, source_cls = PART_CLASS[base_kind(kind)]
             args = []
-            for name, spec in CONTEXTS["part." + kind].items():
+            for name, spec in CONTEXTS[context_for_part(kind)].items():
                 if name.startswith("source."):
                     continue
                 value = got.get(name, "NOT_GIVEN")
@@ -635,7 +675,7 @@ class Emitter:
                 out.add(f"origin_ = PROVIDER if {got['signature']} is not NOT_GIVEN else NOT_GIVEN")
                 args.append("origin=origin_")
             out.add(f"return {cls}({', '.join(args)})")
-            self.func(f"_read_part_{reader.replace('.', '_')}", "(part: dict[str, Any], path: str) -> Block", f"Wire `{reader}` part -> canonical block.", out.lines)
+            self.func(f"_read_part_{part_ident(reader)}", "(part: dict[str, Any], path: str) -> Block", f"Wire `{reader}` part -> canonical block.", out.lines)
 
         # tool call reader
         out = Lines()
@@ -728,7 +768,7 @@ class Emitter:
             self.func(name, f"(value: Any, path: str, lenient: bool | None = False) -> {ret}", doc, out.lines)
 
         user_alts = [
-            (k, n, f"_read_part_{k.replace('.', '_')}(part, path)")
+            (k, n, f"_read_part_{part_ident(k)}(part, path)")
             for k, n in self.part_templates()
             if k not in ("thinking", "redacted_thinking")
         ]
@@ -738,7 +778,7 @@ class Emitter:
         else:
             dispatcher("_read_user_part", user_alts, "A part of a wire user turn.", "Block")
         asst_alts = [
-            (k, n, f"_read_part_{k.replace('.', '_')}(part, path)")
+            (k, n, f"_read_part_{part_ident(k)}(part, path)")
             for k, n in self.part_templates()
             if k in ("text", "thinking", "redacted_thinking")
         ]

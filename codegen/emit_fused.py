@@ -205,7 +205,8 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped") -> list[str] | None:
         out.add(f"if {cond}:")
         out.indent()
         target = dst.parts.get(label)
-        if label == "tool_result" or not _part_fusable(label, node, target):
+        by_scheme = "@" in label or any(k.startswith(label + "@") for k in dst.parts)
+        if label == "tool_result" or by_scheme or not _part_fusable(label, node, target):  # a URL-scheme row: the canonical path
             out.add("return None  # the canonical path")
             out.dedent()
             continue

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from .catalog import CONTEXTS, FINISH_REASONS, Field
+from .catalog import CONTEXTS, FINISH_REASONS, SCHEME_VARIANT, Field, context_for_part
 from .emit_items import ItemsIR, build_items_ir
 from .load import MappingError
 from .mapping_schema import OPTION_NAMES, PART_KINDS
@@ -569,6 +569,20 @@ class Builder:
                 parts[kind] = self.template_with(pointer, value, "part." + kind, source)
                 if not isinstance(parts[kind], Obj):
                     raise self.err(pointer, "a content part template must be an object")
+        for kind, value in req["content_parts"].items():
+            variant = SCHEME_VARIANT.match(kind)
+            if variant is None:
+                continue
+            # a url kind for one URL scheme (Bedrock `image.url@s3` -> s3Location): written when
+            # the URL has that scheme, read back by its own keys like any other part
+            pointer = f"/request/content_parts/{kind}"
+            if isinstance(value, str):
+                parts[kind] = value
+                continue
+            source = tuple(name for name in CONTEXTS[context_for_part(kind)] if name.startswith("source."))
+            parts[kind] = self.template_with(pointer, value, context_for_part(kind), source)
+            if not isinstance(parts[kind], Obj):
+                raise self.err(pointer, "a content part template must be an object")
         if parts["text"] in ("strip", "reject"):
             raise self.err("/request/content_parts/text", "text parts cannot be stripped or rejected")
         assistant_text_part: Node | None = None

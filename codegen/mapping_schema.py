@@ -318,7 +318,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                     required=["strategy", "wire"],
                 ),
                 "content_parts": _obj(
-                    {kind: _part for kind in PART_KINDS}, required=list(PART_KINDS)
+                    {kind: _part for kind in PART_KINDS}, required=list(PART_KINDS),
+                    # a url kind for one URL scheme (`image.url@s3`): catalog.SCHEME_VARIANT
+                    patternProperties={**EXT, r"^(image|audio|file)\.url@[a-z][a-z0-9+.-]*$": _part},
                 ),
                 "tool_calls": _obj(
                     {
@@ -629,7 +631,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
         # their probe and refuses an entry whose row does read back): pointer -> why
         "lossy_rows": {
             "type": "object",
-            "propertyNames": {"pattern": r"^/(request/(content_parts/[a-z_.]+|tools|tool_calls|tool_results|tool_choice/(auto|required|none|tool))|response/(envelope|finish_reason/map)|errors/emit/categories/[a-z_]+)$"},
+            "propertyNames": {"pattern": r"^/(request/(content_parts/[a-z_.]+(@[a-z][a-z0-9+.-]*)?|tools|tool_calls|tool_results|tool_choice/(auto|required|none|tool))|response/(envelope|finish_reason/map)|errors/emit/categories/[a-z_]+)$"},
             "additionalProperties": {"type": "string", "minLength": 1},
         },
         # fused translators into this format (codegen/emit_fused.py); not inherited by `extends`

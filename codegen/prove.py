@@ -62,7 +62,7 @@ def prove(ir: Any, resolved: Any, source: str, strategies: list[Any] | None = No
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # dropped options and the like: the probes assert shapes
         probes: list[tuple[str, Callable[[], None]]] = [
-            *((f"/request/content_parts/{kind}", partial(prover.part, kind, node, ir.value_maps)) for kind, node in ir.parts.items() if isinstance(node, Obj)),
+            *((f"/request/content_parts/{kind}", partial(prover.part, kind, node, ir.value_maps, frozenset(ir.parts))) for kind, node in ir.parts.items() if isinstance(node, Obj)),
             ("/request/tools", prover.tools),
             *((f"/request/tool_choice/{mode}", partial(prover.tool_choice, mode)) for mode in ("auto", "required", "none", "tool") if mode in ir.tool_choice),
             ("/request/tool_calls", prover.tool_call),
@@ -172,8 +172,9 @@ class _Prover:
         return wire, back
 
     # ---------------------------------------------------------------- parts
-    def part(self, kind: str, node: Node, value_maps: dict[str, Any]) -> None:
+    def part(self, kind: str, node: Node, value_maps: dict[str, Any], kinds: frozenset[str] = frozenset()) -> None:
         family, _, form = kind.partition(".")
+        form, _, scheme = form.partition("@")  # a scheme variant (`image.url@s3`) is probed with its scheme
         block: dict[str, Any]
         if family == "text":
             block = {"type": "text", "text": "probe"}
@@ -182,7 +183,12 @@ class _Prover:
             if isinstance(self.origin, str):
                 block["origin"] = self.origin  # its own: another provider's signature is stripped
         elif family in ("image", "audio", "file") and form in ("url", "inline"):
-            block = {"type": family, "source": {"type": "url", "url": _URLS[family]} if form == "url" else {"type": "inline", "base64_data": _DATA}}
+            url = _URLS[family]
+            if scheme:
+                url = scheme + url[len("https"):]
+            elif f"{family}.url@https" in kinds:  # the plain row takes the other schemes
+                url = "ftp" + url[len("https"):]
+            block = {"type": family, "source": {"type": "url", "url": url} if form == "url" else {"type": "inline", "base64_data": _DATA}}
             places_media = any(s.field == "media_type" for s in slots_of(node))
             if form == "inline" or places_media:
                 block["media_type"] = _media_type(node, family, value_maps)
@@ -210,7 +216,7 @@ class _Prover:
         same = [b for b in got if b.get("type") == block["type"]]
         if not same:
             raise self.fail(pointer, f"a part `{kind}` is written as {_shown(wire)}, which reads back without it: {_shown(got)}")
-        for field in ("text", "data", "media_type", "filename"):
+        for field in ("text", "data", "media_type", "filename", "source"):
             if field in block and not any(b.get(field) == block[field] for b in same):
                 raise self.fail(pointer, f"a part `{kind}`'s {field} {block[field]!r} is written as {_shown(wire)}, which reads back as {_shown(same)}")
         if "source" in block and not any(_same_source(b.get("source"), block["source"]) for b in same):

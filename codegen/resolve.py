@@ -9,6 +9,7 @@ file and line it came from, so errors point at the file a user must edit.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -190,8 +191,12 @@ def _describe(error: jsonschema.ValidationError) -> str:
         schema = error.schema if isinstance(error.schema, Mapping) else {}
         allowed = sorted(schema.get("properties", {}))
         extra = sorted(set(error.instance) - set(allowed)) if isinstance(error.instance, dict) else []
-        extra = [k for k in extra if not k.startswith("x-")]
-        return f"unknown key {', '.join(repr(k) for k in extra)}; expected one of: {', '.join(allowed)} (or an x- extension)"
+        patterns = schema.get("patternProperties", {}) if isinstance(schema, Mapping) else {}
+        extra = [k for k in extra if not any(re.search(p, k) for p in patterns)]
+        also = "an x- extension"
+        if any("url@" in p for p in patterns):  # content_parts: a url kind's row for one URL scheme
+            also = "a url kind for one URL scheme, as image.url@s3, or an x- extension"
+        return f"unknown key {', '.join(repr(k) for k in extra)}; expected one of: {', '.join(allowed)} (or {also})"
     if error.validator == "required":
         return str(error.message).replace("is a required property", "is required")
     if error.validator == "enum":

@@ -14,7 +14,7 @@ import tempfile
 import warnings
 from typing import Any
 
-from .catalog import CONTEXTS
+from .catalog import CONTEXTS, context_for_part, part_ident
 from .cache import cached
 from .lines import wire_type
 from .ir import BOOLEAN_OPTIONS, INTEGER_OPTIONS, OBJECT_OPTIONS, STRING_OPTIONS, FormatIR
@@ -76,8 +76,8 @@ def wire_schemas(ir: FormatIR | TaskIR) -> dict[str, Any]:
         node = ir.parts[kind]
         if isinstance(node, str):
             return None
-        ref = f"{name}{_title(kind)}Part"
-        defs[ref] = _node_schema(node, "part." + kind, {})
+        ref = f"{name}{_title(part_ident(kind))}Part"
+        defs[ref] = _node_schema(node, context_for_part(kind), {})
         return {"$ref": f"#/$defs/{ref}"}
 
     user_parts = [p for k in ir.parts if k not in ("thinking", "redacted_thinking") and (p := part_def(k))]

@@ -400,3 +400,74 @@ def test_an_array_of_keyed_items_names_a_wrong_item(tmp_path: Path, blocks: list
     with pytest.raises(Exception) as info:
         conv.request_from_wire(wire)
     assert where in str(info.value) and what in str(info.value)
+
+
+# Issue 16, "branch a part on the URL scheme": Bedrock takes an image by `s3Location` for an
+# s3:// URL and no https URL at all; Gemini's `fileData` takes gs:// and https. A url kind may have
+# a row per scheme (`image.url@s3`), tried before the plain row, which takes the other schemes.
+BY_SCHEME = """
+extends: tiny_base
+meta: {id: by_scheme}
+request:
+  content_parts:
+    image.url: reject
+    image.url@s3: {type: image, image: {source: {s3Location: {uri: "{source.url}"}}}}
+    image.url@gs: {type: image, image: {source: {gcsUri: "{source.url}"}}}
+"""
+
+
+def _image(url: str) -> dict[str, Any]:
+    return {"model": "m", "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": url}}]}]}
+
+
+def test_a_url_part_is_written_by_its_scheme_and_reads_back(tmp_path: Path) -> None:
+    conv, files = build(tmp_path, "by_scheme", BY_SCHEME)
+    s3 = conv.request_to_wire(_image("s3://bucket/cat.png"))
+    assert s3["messages"][0]["content"] == [{"type": "image", "image": {"source": {"s3Location": {"uri": "s3://bucket/cat.png"}}}}]
+    gs = conv.request_to_wire(_image("GS://bucket/cat.png"))  # a scheme is case-insensitive (RFC 3986)
+    assert gs["messages"][0]["content"] == [{"type": "image", "image": {"source": {"gcsUri": "GS://bucket/cat.png"}}}]
+    for wire, url in ((s3, "s3://bucket/cat.png"), (gs, "GS://bucket/cat.png")):
+        assert conv.request_from_wire(wire).to_dict() == _image(url)
+    assert "by URL scheme: `s3:` sent as" in files["COMPATIBILITY.md"]
+
+
+def test_a_url_of_another_scheme_is_refused_naming_the_schemes_taken(tmp_path: Path) -> None:
+    conv, _ = build(tmp_path, "by_scheme", BY_SCHEME)
+    with pytest.raises(Exception) as info:
+        conv.request_to_wire(_image("https://example.com/cat.png"))
+    assert type(info.value).__name__ == "UnsupportedContentBlockError"
+    assert "messages[0].content[0]" in str(info.value) and "it takes s3:, gs: URLs" in str(info.value)
+
+
+def test_the_plain_url_row_takes_the_schemes_without_a_row(tmp_path: Path) -> None:
+    text = BY_SCHEME.replace("image.url: reject", 'image.url: {type: image_url, image_url: {url: "{source.url}"}}')
+    conv, _ = build(tmp_path, "by_scheme", text)
+    https = conv.request_to_wire(_image("https://example.com/cat.png"))
+    assert https["messages"][0]["content"] == [{"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}]
+    s3 = conv.request_to_wire(_image("s3://b/k"))
+    assert s3["messages"][0]["content"][0]["image"]["source"] == {"s3Location": {"uri": "s3://b/k"}}
+    for wire, url in ((https, "https://example.com/cat.png"), (s3, "s3://b/k")):
+        assert conv.request_from_wire(wire).to_dict() == _image(url)
+
+
+# The same in a format without type tags (Bedrock Converse): `source.s3Location` beside
+# `source.bytes` under the same `image` key; the nested key tells the two rows apart.
+BEDROCK_IMAGES = KEY_PARTS.replace(
+    "    image.url: reject\n",
+    '    image.url: reject\n    image.url@s3: {image: {format: "{media_type|image_fmt}", source: {s3Location: {uri: "{source.url}"}}}}\n',
+)
+
+
+def test_key_dispatched_url_rows_by_scheme_read_back_beside_inline(tmp_path: Path) -> None:
+    conv, _ = build(tmp_path, "key_parts", BEDROCK_IMAGES)
+    s3 = {"type": "image", "source": {"type": "url", "url": "s3://bucket/cat.png"}, "media_type": "image/png"}
+    inline = {"type": "image", "source": {"type": "inline", "base64_data": "AAAA"}, "media_type": "image/jpeg"}
+    request = {"model": "m", "messages": [{"role": "user", "content": [s3, inline]}]}
+    wire = conv.request_to_wire(request)
+    assert wire["messages"][0]["content"] == [
+        {"image": {"format": "png", "source": {"s3Location": {"uri": "s3://bucket/cat.png"}}}},
+        {"image": {"format": "jpeg", "source": {"bytes": "AAAA"}}},
+    ]
+    assert conv.request_from_wire(wire).to_dict() == request
+    with pytest.raises(Exception, match="it takes s3: URLs"):
+        conv.request_to_wire(_image("https://example.com/cat.png"))
