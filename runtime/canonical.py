@@ -29,7 +29,7 @@ from typing import Any, Callable, Final, Iterable, Literal, TypeVar, Union
 
 from .records import DICT, Record
 from .carry import Carried
-from .errors import InvalidRequestError
+from .errors import InvalidRequestError, StructuredOutputInvalidError
 
 __all__ = [
     "NOT_GIVEN",
@@ -1250,6 +1250,28 @@ class Response(Record):
         if self.carried is not None:
             d["carried"] = self.carried.to_dict()
         return d
+
+    def parsed_as(self, cls: type[_T]) -> _T:
+        """`parsed`, typed as `cls` for a type checker: the pydantic model class given as the
+        `response_schema` (`r.parsed_as(Person)` is a `Person`), or `dict` for a JSON Schema.
+
+        A response without a parsed value, or with one of another type, is a
+        `StructuredOutputInvalidError` that says which, never a silent `Any`.
+
+        >>> from wiremap import AssistantMessage, Response, Usage
+        >>> r = Response(AssistantMessage(content='{"a": 1}'), "stop", Usage(), parsed={"a": 1})
+        >>> r.parsed_as(dict)["a"]
+        1
+        >>> r.parsed_as(list)
+        Traceback (most recent call last):
+        ...
+        wiremap.runtime.errors.StructuredOutputInvalidError: the parsed value is a dict, not a list
+        """
+        if self.parsed is NOT_GIVEN:
+            raise StructuredOutputInvalidError("this response has no parsed value: the call gave no response_schema")
+        if not isinstance(self.parsed, cls):
+            raise StructuredOutputInvalidError(f"the parsed value is a {type(self.parsed).__name__}, not a {cls.__name__}")
+        return self.parsed
 
 
 def message_from_dict(d: object, path: str = "") -> Message:

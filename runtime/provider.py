@@ -463,7 +463,8 @@ class Provider:
 
         `response_schema`: a JSON Schema (a dict), or a pydantic v2 model class: its
         `model_json_schema()` is sent and `Response.parsed` is an instance of it (a value that
-        does not validate is `StructuredOutputInvalidError`, as for a dict schema).
+        does not validate is `StructuredOutputInvalidError`, as for a dict schema);
+        `response.parsed_as(Model)` gives it to a type checker as a `Model`.
 
         `retry`: this call's retries, overriding the Provider's (`max_retries=` / `retry=`): a
         `RetryPolicy`, or the OpenArmature §7.1 record (`RetryConfig`, or a mapping of its

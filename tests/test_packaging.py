@@ -127,6 +127,14 @@ async def call() -> Response:
 
 
 count: int = len(wiremap.formats())
+
+
+class Person:  # a pydantic model in real code: `response_schema=Person`
+    name: str = ""
+
+
+def person_name(response: Response) -> str:
+    return response.parsed_as(Person).name
 '''
 
 
@@ -148,6 +156,9 @@ def test_a_user_script_type_checks_strictly_against_the_installed_wheel(wheel_si
     assert ok.returncode == 0, ok.stdout + ok.stderr
     wrong = _mypy(USER_SCRIPT + 'key: int = get_format("openai_chat").key\n', wheel_site, tmp_path)
     assert wrong.returncode == 1 and 'expression has type "str", variable has type "int"' in wrong.stdout, wrong.stdout
+    # Response.parsed_as(cls) is a cls: the structured output reaches user code typed
+    wrong = _mypy(USER_SCRIPT + "def age(r: Response) -> int:\n    return r.parsed_as(Person).name\n", wheel_site, tmp_path)
+    assert wrong.returncode == 1 and 'Incompatible return value type (got "str", expected "int")' in wrong.stdout, wrong.stdout
 
 
 def test_the_type_checking_names_are_the_runtime_exports() -> None:

@@ -50,6 +50,9 @@ def test_the_model_schema_is_sent_and_parsed_is_an_instance(serve: Any) -> None:
     response = asyncio.run(main())
     assert isinstance(response.parsed, Person)
     assert response.parsed == Person(name="Ada", age=36)
+    assert response.parsed_as(Person).age == 36  # typed for mypy: a Person
+    with pytest.raises(wiremap.StructuredOutputInvalidError, match="the parsed value is a Person, not a dict"):
+        response.parsed_as(dict)
     assert response.message.content == '{"name":"Ada","age":36}'  # verbatim
     sent = server.requests[0].json()["response_format"]["json_schema"]
     # OpenAI structured outputs (platform.openai.com/docs/api-reference/chat/create,
