@@ -12,7 +12,7 @@ from typing import Any
 
 from .catalog import CONTEXTS, PART_CLASS, base_kind, context_for_part, part_ident
 from .ir import FormatIR
-from .lines import Func, Lines, ModuleParts, lit
+from .lines import FORMAT_KEY, Func, Lines, ModuleParts, keyed, lit
 from .wiretemplate import Arr, Interp, Lit, Node, Obj, Slot, conditions_of, slots_of
 
 __all__ = ["Emitter"]
@@ -533,8 +533,8 @@ class Emitter:
             default = vm.default
             if default == "reject":
                 allowed = ", ".join(c for c, _ in vm.pairs)
-                tail = f" is not supported by {self.ir.key}; expected one of: {allowed}"
-                body.append(f"raise UnsupportedContentBlockError(repr(value) + {lit(tail)}, path=path)")
+                tail = f" is not supported by {FORMAT_KEY}; expected one of: {allowed}"
+                body.append(f"raise UnsupportedContentBlockError(repr(value) + {keyed(tail)}, path=path)")
             elif default == "pass":
                 body.append("return value")
             else:
@@ -621,10 +621,10 @@ class Emitter:
             return
         if node == "reject":
             schemes = [k.partition("@")[2] + ":" for k in self.scheme_variants(kind)]
-            what = f"{kind} content is not supported by {self.ir.key}"
+            what = f"{kind} content is not supported by {FORMAT_KEY}"
             if schemes:  # the url kind beside its scheme variants: the URLs it does take
-                what = f"{kind} content with this URL scheme is not supported by {self.ir.key}; it takes {', '.join(schemes)} URLs"
-            out.add(f"raise UnsupportedContentBlockError({lit(what)}, path=path)")
+                what = f"{kind} content with this URL scheme is not supported by {FORMAT_KEY}; it takes {', '.join(schemes)} URLs"
+            out.add(f"raise UnsupportedContentBlockError({keyed(what)}, path=path)")
             return
         assert not isinstance(node, str)
         guard = self.signature_guard(kind, var)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
-from typing import Any
+from typing import Any, Final
 
 from .emit import Emitter
 from .lines import Lines, lit
@@ -170,6 +170,9 @@ _PART_RULES = {
     "cache_control": "{v} is NOT_GIVEN or (type({v}) is dict and type({v}.get('type')) is str)",
 }
 _DST_NAME = re.compile(r"(?<![\w.])(_vm_\w+)\(")
+
+
+_KEY_IN_MESSAGE: Final = re.compile(r"(?<=\+ )KEY\b|(?<![\w.])KEY(?= \+)")
 
 
 def _dst_names(code: str) -> str:
@@ -571,10 +574,13 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
         out.add(f"    {assign(dst, dst.system_field or 'system', lit(dst.system_join) + '.join(system_texts)')}")
     out.add(assign(dst, dst.messages_field, "wire_messages"))
     out.add("dropped: list[str] = []  # options dropped with a warning, warned once the body is built")
+    start = len(out.lines)
     emit_options_to_wire(d_em, out, bind=False, warn_into="dropped", only=read, extras=False, phase=0)
     emit_tools_to_wire(d_em, out, ref="_dst.")
     emit_options_to_wire(d_em, out, bind=False, warn_into="dropped", only=read, extras=False, phase=1)
     emit_options_to_wire(d_em, out, bind=False, warn_into="dropped", only=read, extras=False, phase=2)
+    # the target's option messages name the target (lines.keyed writes `KEY`, which here is the source's)
+    out.lines[start:] = [_KEY_IN_MESSAGE.sub("_dst.KEY", line) for line in out.lines[start:]]
     out.add("for text in dropped:")
     out.add("    warnings.warn(text, UnsupportedOptionWarning, stacklevel=2)")
     out.add("return body")

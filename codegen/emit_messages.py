@@ -11,7 +11,7 @@ from . import emit_items
 from .catalog import CONTEXTS
 from . import usage as emit_usage
 from .ir import INTEGER_OPTIONS, OBJECT_OPTIONS, STRING_OPTIONS
-from .lines import Lines, wire_type
+from .lines import FORMAT_KEY, Lines, keyed, wire_type
 from .reasoning import hook_message_from_wire, hook_message_to_wire
 from .wiretemplate import Arr, Lit, Obj, Slot, slot_path, slots_of
 
@@ -578,13 +578,13 @@ def _emit_tools(em: "Emitter") -> None:
         elif how == "omit":
             out.add("    return None  # tool_choice auto: omit (the caller leaves the field out)")
         else:
-            out.add(f"    raise InvalidRequestError({lit(f'tool_choice {mode!r} is not supported by {ir.key}')}, path='tool_choice')")
+            out.add(f"    raise InvalidRequestError({keyed(f'tool_choice {mode!r} is not supported by {FORMAT_KEY}')}, path='tool_choice')")
     out.add("assert isinstance(choice, ForcedTool)")
     if "tool" in ir.tool_choice:
         expr = em.build_node(out, ir.tool_choice["tool"], {"name": "choice.name"}, "tool_choice.tool", "path")
         out.add(f"return {expr}")
     else:
-        out.add(f"raise InvalidRequestError({lit(f'a forced tool (tool_choice tool) is not supported by {ir.key}')}, path='tool_choice')")
+        out.add(f"raise InvalidRequestError({keyed(f'a forced tool (tool_choice tool) is not supported by {FORMAT_KEY}')}, path='tool_choice')")
     em.func("_tool_choice_to_wire", "(choice: ToolChoice) -> Any", "Canonical tool_choice -> wire.", out.lines)
 
 
@@ -603,7 +603,7 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         modes = structured_modes(ir)
         out.add("mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output")
         out.add(f"if mode not in {lit(modes)}:")
-        out.add(f"    raise InvalidRequestError('structured_output ' + repr(mode) + {lit(' is not available in ' + ir.key + '; expected one of: ' + ', '.join(modes))})")
+        out.add(f"    raise InvalidRequestError('structured_output ' + repr(mode) + {keyed(' is not available in ' + FORMAT_KEY + '; expected one of: ' + ', '.join(modes))})")
         out.add("if isinstance(schema, dict) and mode != 'native':")
         out.indent()
         if "tool_coercion" in modes:
@@ -619,7 +619,7 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         out.dedent()
     else:
         out.add("if structured_output is not None or isinstance(schema, dict):")
-        out.add(f"    raise InvalidRequestError({lit(ir.key + ' declares no structured output (no structured_output section)')}, path='response_schema')")
+        out.add(f"    raise InvalidRequestError({keyed(FORMAT_KEY + ' declares no structured output (no structured_output section)')}, path='response_schema')")
     out.add("body: dict[str, Any] = {}")
     out.add(f"body[{lit(ir.model_field)}] = req.model")
     if ir.system_strategy == "hoist" and ir.ordering == "openarmature":
@@ -695,8 +695,8 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         out.add(f"if key == {lit(wire)}:  # managed on every call, never sent by this mapping")
         out.add(f"    if not _w.deep_equal(value, {lit(value)}):")
         out.add("        raise InvalidRequestError(")
-        why = f" conflicts with {ir.key}, which sets {wire}={value!r} on every call itself; leave it out of config.extras"
-        out.add(f"            'extras key ' + repr(key) + {lit(why)},")
+        why = f" conflicts with {FORMAT_KEY}, which sets {wire}={value!r} on every call itself; leave it out of config.extras"
+        out.add(f"            'extras key ' + repr(key) + {keyed(why)},")
         out.add("            path='config.extras.' + key,")
         out.add("        )")
         out.add("    continue")
@@ -715,8 +715,8 @@ def _emit_request_to_wire(em: "Emitter") -> None:
             out.add("    continue")
         out.add("if not _w.deep_equal(target[key], value):")
         out.add("    raise InvalidRequestError(")
-        why = f" conflicts with the value {ir.key} writes there from the request itself; set it through the request, or give the same value"
-        out.add(f"        'extras key ' + repr(key) + {lit(why)},")
+        why = f" conflicts with the value {FORMAT_KEY} writes there from the request itself; set it through the request, or give the same value"
+        out.add(f"        'extras key ' + repr(key) + {keyed(why)},")
         out.add("        path='config.extras.' + key,")
         out.add("    )")
     out.dedent()
@@ -804,14 +804,14 @@ def emit_options_to_wire(
         if action is not None:
             out.add(f"if {value} is not NOT_GIVEN:")
             out.indent()
-            emit_unsupported(out, action, opt.name, path, ir.key, warn_into=warn_into)
+            emit_unsupported(out, action, opt.name, path, FORMAT_KEY, warn_into=warn_into)
             out.dedent()
             continue
         wire = opt.wire
         assert wire is not None  # action None: the option is sent, so it has a wire field
         if opt.required:
             out.add(f"if {value} is NOT_GIVEN:")
-            out.add(f"    raise InvalidRequestError({lit(opt.name + ' is required by ' + ir.key)}, path={lit(path)})")
+            out.add(f"    raise InvalidRequestError({keyed(opt.name + ' is required by ' + FORMAT_KEY)}, path={lit(path)})")
         if opt.has_default and not extras:
             out.add(f"if {value} is NOT_GIVEN:")
             out.add(f"    {value} = {lit(opt.default)}  # the mapping's default")
@@ -830,9 +830,9 @@ def emit_options_to_wire(
         out.add(f"if {value} is not NOT_GIVEN{requires}")
         out.indent()
         if opt.maximum is not None:
-            why = f" is more than {ir.key}'s {opt.wire} takes (at most {opt.maximum})"
+            why = f" is more than {FORMAT_KEY}'s {opt.wire} takes (at most {opt.maximum})"
             out.add(f"if type({value}) is int and {value} > {opt.maximum}:  # option maximum")
-            out.add(f"    raise InvalidRequestError(repr({value}) + {lit(why)}, path={lit(path)})")
+            out.add(f"    raise InvalidRequestError(repr({value}) + {keyed(why)}, path={lit(path)})")
         wire_value = f"not {value}" if opt.negate else f"dict({value})" if opt.name in OBJECT_OPTIONS else value
         for rule in opt.model_rules:
             var = em.regex(rule.regex)
@@ -841,7 +841,7 @@ def emit_options_to_wire(
             if rule.wire is not None:
                 out.add(assign(ir, rule.wire, wire_value) + "  # scoped: another wire name for these models")
             else:
-                emit_unsupported(out, rule.action, opt.name, path, ir.key, scoped=True, warn_into=warn_into)
+                emit_unsupported(out, rule.action, opt.name, path, FORMAT_KEY, scoped=True, warn_into=warn_into)
             out.dedent()
             out.add("else:")
             out.indent()
@@ -971,13 +971,13 @@ def structured_modes(ir: Any) -> tuple[str, ...]:
 
 
 def emit_unsupported(out: Any, action: str, name: str, path: str, key: str, scoped: bool = False, warn_into: str | None = None) -> None:
-    why = f"{name} is not supported by {key}" + (" for this model" if scoped else "")
+    why = f"{name} is not supported by {key}" + (" for this model" if scoped else "")  # key: FORMAT_KEY reads KEY
     if action == "reject":
-        out.add(f"raise InvalidRequestError({lit(why)}, path={lit(path)})")
+        out.add(f"raise InvalidRequestError({keyed(why)}, path={lit(path)})")
     elif action == "warn" and warn_into is not None:
-        out.add(f"{warn_into}.append({lit(why + '; dropped')})")
+        out.add(f"{warn_into}.append({keyed(why + '; dropped')})")
     elif action == "warn":
-        out.add(f"_w.warn_dropped({lit(why + '; dropped')})")
+        out.add(f"_w.warn_dropped({keyed(why + '; dropped')})")
     else:
         out.add("pass  # silently dropped, as the mapping declares")
 
@@ -1666,13 +1666,16 @@ def _emit_response_to_wire(em: "Emitter") -> None:
     emit_items.emit_finish_detail_writer(em, out)
     out.add("if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)")
     out.add("    _w.apply_carried(body, resp.carried, ORIGIN)")
+    out.add("return _strategy_response_out(body)  # strategies.response_out" if "response_out" in ir.strategy_hooks else "return body")
+    # the body apart from the typed wrapper: a dialect shares it (codegen/share.py) where only
+    # the wire type's name differs
+    em.func("_response_to_wire", "(response: Response | Mapping[str, Any]) -> dict[str, Any]", "The body of response_to_wire.", out.lines)
     wire_resp = wire_type(ir.key, "Response")  # generated/<module>_types.py, imported for type checkers only
-    out.add(f"return cast({lit(wire_resp)}, _strategy_response_out(body))  # strategies.response_out" if "response_out" in ir.strategy_hooks else f"return cast({lit(wire_resp)}, body)")
     em.func(
         "response_to_wire",
         f"(response: Response | Mapping[str, Any]) -> {wire_resp}",
         f"Canonical response -> {ir.title} response body (for gateways); id/model come from `raw` when present.",
-        out.lines,
+        [f"    return cast({lit(wire_resp)}, _response_to_wire(response))"],
     )
     em.parts.public.append("response_to_wire")
 

@@ -18,6 +18,23 @@ def lit(value: Any) -> str:
     return repr(value)
 
 
+#: where a message names the format's key: `keyed` writes it as the module's `KEY` constant, so a
+#: dialect compiles the message to the same code as its base (codegen/share.py shares it)
+FORMAT_KEY = "\x00KEY\x00"
+
+
+def keyed(text: str) -> str:
+    """A Python expression for the message `text`, each FORMAT_KEY in it read from `KEY`."""
+    pieces = text.split(FORMAT_KEY)
+    parts: list[str] = []
+    for i, piece in enumerate(pieces):
+        if piece:
+            parts.append(lit(piece))
+        if i < len(pieces) - 1:
+            parts.append("KEY")
+    return " + ".join(parts) or "''"
+
+
 def wire_type(key: str, part: str) -> str:
     """The name of a format's wire TypedDict in generated/<module>_types.py: `part` is "" (the
     schema's title), "Request" or "Response" (`openai_chat` -> `OpenaiChatRequest`). The schema

@@ -5,15 +5,21 @@ base's, letter for letter. Such a function or module constant (an `ERROR_RULES` 
 is imported from the module that defines it instead of written again, when everything it refers
 to is the same in both modules too: the functions it calls (shared as well), the module
 constants it reads (`KEY`, `RULES`, `ORIGIN`, a `_RE_n` pattern...) and the names it imports.
-A function that reads anything that differs (the dialect's own `ORIGIN`, another regex under
-the same name) stays in the dialect. An imported function runs in the base module's globals,
-which by this rule hold the same values, so the converter behaves exactly as the whole one it
-replaces.
+An imported function runs in the base module's globals, which by this rule hold the same values,
+so the converter behaves exactly as the whole one it replaces.
+
+A function of the same text that reads something the dialect defines otherwise (its own `KEY`,
+`ORIGIN` or option rows, another regex under the same name, a function of its own) is bound
+instead: `name = _w.rebind(<base>.name, globals())` runs the base's bytecode with the dialect's
+globals, which is what compiling the same text in the dialect would give. Messages name the
+format through `KEY` (codegen/lines.keyed) so that they do not make the texts differ. Only a
+function whose text differs is written again: that is what the dialect changes.
 """
 
 from __future__ import annotations
 
 import ast
+import json
 
 __all__ = ["share_with_base"]
 
@@ -63,6 +69,17 @@ def _constants(tree: ast.Module) -> dict[str, ast.stmt]:
     return out
 
 
+def _string_set(node: ast.stmt) -> frozenset[str] | None:
+    """The strings of a constant written `frozenset([...])` of string literals; None otherwise."""
+    value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "frozenset" and len(value.args) == 1 and not value.keywords):
+        return None
+    items = value.args[0]
+    if not isinstance(items, (ast.List, ast.Set, ast.Tuple)) or not all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in items.elts):
+        return None
+    return frozenset(e.value for e in items.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
+
+
 def share_with_base(text: str, base_text: str, base_module: str, base_origins: dict[str, str] | None = None) -> tuple[str, dict[str, str]]:
     """`text` (a dialect's rendered module) with every function and module constant that is
     the same in `base_text` (its base's, compiled whole) imported from the module that defines
@@ -88,9 +105,50 @@ def share_with_base(text: str, base_text: str, base_module: str, base_origins: d
             if any((r in functions and r not in candidates) or (r in others and r not in same_other) for r in refs[name]):
                 candidates.discard(name)
                 changed = True
-    if not candidates:
+    # the functions of the same text that read something the dialect defines otherwise: bound
+    # to the dialect's globals (runtime `_w.rebind`), unless a default would be evaluated in the
+    # base's (a default naming anything but a name the two modules share)
+    rebound = sorted(
+        name
+        for name, node in functions.items()
+        if name not in candidates
+        and name in base_functions
+        and not node.decorator_list
+        and _segment(lines, node) == _segment(base_lines, base_functions[name])
+        and all(n.id in same_other for d in (*node.args.defaults, *(k for k in node.args.kw_defaults if k is not None)) for n in ast.walk(d) if isinstance(n, ast.Name))
+        and not any(isinstance(n, (ast.Attribute, ast.Call)) for d in (*node.args.defaults, *(k for k in node.args.kw_defaults if k is not None)) for n in ast.walk(d))
+    )
+    # a set of strings that differs a little (WIRE_KEYS: a dialect names a key or two more):
+    # written as the base's set with the difference
+    deltas: dict[str, str] = {}
+    base_constants = _constants(base_tree)
+    for name, node in _constants(tree).items():
+        mine = _string_set(node)
+        theirs = _string_set(base_constants[name]) if name in base_constants and name not in candidates else None
+        if mine is None or theirs is None or mine == theirs:
+            continue
+        added, removed = sorted(mine - theirs), sorted(theirs - mine)
+        if 2 * (len(added) + len(removed)) >= len(mine):
+            continue
+        expr = f"_code_{(base_origins or {}).get(name, base_module)}.{name}"
+        if added:
+            expr = f"{expr} | frozenset({json.dumps(added)})"
+        if removed:
+            expr = f"({expr}) - frozenset({json.dumps(removed)})" if added else f"{expr} - frozenset({json.dumps(removed)})"
+        deltas[name] = f"# the base's {name}, with this dialect's difference\n{name}: Final[frozenset[str]] = (\n    {expr}\n)\n"
+    if not candidates and not rebound and not deltas:
         return text, {}
     drop: set[int] = set()
+    replace: dict[int, str] = {}
+    for name, new in deltas.items():
+        node = _constants(tree)[name]
+        assert node.end_lineno is not None
+        drop.update(range(node.lineno, node.end_lineno))
+        replace[node.lineno - 1] = new
+    for name in rebound:
+        fn = functions[name]
+        assert fn.end_lineno is not None
+        drop.update(range(fn.lineno - 1, fn.end_lineno))
     for name in candidates:
         node = statements[name]
         assert node.end_lineno is not None
@@ -100,18 +158,28 @@ def share_with_base(text: str, base_text: str, base_module: str, base_origins: d
         drop.update(range(first, node.end_lineno))
     last_import = max(n.end_lineno or n.lineno for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom)))
     origins = {name: (base_origins or {}).get(name, base_module) for name in sorted(candidates)}
-    block = "# what this dialect compiles exactly as its base does (codegen/share.py)\n"
+    block = "# what this dialect compiles exactly as its base does (codegen/share.py)\n" if origins else ""
     for module in sorted(set(origins.values())):
         names = [name for name, where in origins.items() if where == module]
         one_line = f"from .{module} import {', '.join(names)}\n"
         if len(one_line) > 101:  # as black writes it: one name a line
             one_line = f"from .{module} import (\n" + "".join(f"    {name},\n" for name in names) + ")\n"
         block += one_line
+    # the code (and sets) each takes from the module that defines it (the base, or where the base
+    # imports it from), as `mypy --strict` wants
+    code_of = {name: (base_origins or {}).get(name, base_module) for name in [*rebound, *deltas]}
+    block += "".join(f"from . import {module} as _code_{module}\n" for module in sorted(set(code_of.values())))
+    if rebound:
+        block += (
+            "\n# the functions this dialect compiles to its base's text, which read its own tables (KEY,\n"
+            "# ORIGIN, option rows) or functions: the base's code, run with this module's globals\n"
+        )
+        block += "".join(f"{name} = _w.rebind(_code_{code_of[name]}.{name}, globals())\n" for name in rebound)
     out = []
     for i, line in enumerate(lines):
         if i in drop:
             continue
-        out.append(line)
+        out.append(replace.get(i, line))
         if i == last_import - 1:
             out.append("\n" + block)
     # black's blank lines: at most two between top-level statements, none at the end

@@ -20,7 +20,7 @@ from .emit import Emitter
 from .emit_messages import emit_error_from_wire, emit_unsupported
 from .emit_errors import emit_error_to_wire
 from .ir import Builder, ErrorRuleIR, ValueMapIR, build_error_rules
-from .lines import Lines, wire_type
+from .lines import FORMAT_KEY, Lines, keyed, wire_type
 from .load import MappingError
 from .resolve import Resolved
 from .wire_path import parse_path
@@ -215,11 +215,11 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     out = Lines()
     out.add("req = _w.as_request(request)")
     out.add("if isinstance(req.response_schema, dict):")
-    out.add(f"    raise InvalidRequestError({lit(ir.key + ' has no structured output (kind ' + ir.kind + ')')}, path='response_schema')")
+    out.add(f"    raise InvalidRequestError({keyed(FORMAT_KEY + ' has no structured output (kind ' + ir.kind + ')')}, path='response_schema')")
     out.add("if req.tools:")
-    out.add(f"    raise InvalidRequestError({lit(ir.key + ' takes no tools (kind ' + ir.kind + ')')}, path='tools')")
+    out.add(f"    raise InvalidRequestError({keyed(FORMAT_KEY + ' takes no tools (kind ' + ir.kind + ')')}, path='tools')")
     out.add("if req.tool_choice is not NOT_GIVEN:")
-    out.add(f"    raise InvalidRequestError({lit(ir.key + ' takes no tool_choice (kind ' + ir.kind + ')')}, path='tool_choice')")
+    out.add(f"    raise InvalidRequestError({keyed(FORMAT_KEY + ' takes no tool_choice (kind ' + ir.kind + ')')}, path='tool_choice')")
     out.add("body: dict[str, Any] = {}")
     out.add(f"body[{lit(ir.model_field)}] = req.model")
     if inp["strategy"] == "every_text":
@@ -247,7 +247,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     for name in _OPTIONS:
         out.add(f"if config.{name} is not NOT_GIVEN:")
         out.indent()
-        emit_unsupported(out, ir.config_action, name, f"config.{name}", ir.key)
+        emit_unsupported(out, ir.config_action, name, f"config.{name}", FORMAT_KEY)
         out.dedent()
     out.add("extras = config.extras")
     out.add("if extras:")
@@ -267,7 +267,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
         for regex, action, patterns in p.rules:
             out.add(f"if {em.regex(regex)}.match(model) is not None:  # models: {lit(patterns)}")
             out.indent()
-            emit_unsupported(out, action, p.name, "config.extras." + p.name, ir.key, scoped=True)
+            emit_unsupported(out, action, p.name, "config.extras." + p.name, FORMAT_KEY, scoped=True)
             if action != "reject":
                 out.add("continue")
             out.dedent()
@@ -275,8 +275,8 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     out.add("if key in body:")
     out.add("    if _w.deep_equal(body[key], value):")
     out.add("        continue")
-    why = f" conflicts with the value {ir.key} writes there from the request itself; set it through the request, or give the same value"
-    out.add(f"    raise InvalidRequestError('extras key ' + repr(key) + {lit(why)}, path=path)")
+    why = f" conflicts with the value {FORMAT_KEY} writes there from the request itself; set it through the request, or give the same value"
+    out.add(f"    raise InvalidRequestError('extras key ' + repr(key) + {keyed(why)}, path=path)")
     out.add("body[key] = _w.canonical_json(value)")
     out.dedent()
     out.dedent()
@@ -284,7 +284,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     em.func("_request_to_wire", "(request: Request | Mapping[str, Any]) -> dict[str, Any]", "The body of request_to_wire.", out.lines)
     out = Lines()
     out.add("if structured_output is not None:")
-    out.add(f"    raise InvalidRequestError({lit(ir.key + ' has no structured output (kind ' + ir.kind + ')')})")
+    out.add(f"    raise InvalidRequestError({keyed(FORMAT_KEY + ' has no structured output (kind ' + ir.kind + ')')})")
     wire_req = wire_type(ir.key, "Request")  # generated/<module>_types.py, imported for type checkers only
     out.add("try:")
     out.add(f"    return cast({lit(wire_req)}, _request_to_wire(request))")
@@ -397,7 +397,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     em.func("_response_from_wire", f"(body: Any) -> {result}", "Wire response body -> canonical result.", out.lines)
     out = Lines()
     out.add("if response_schema is not None or structured_output is not None:")
-    out.add(f"    raise InvalidRequestError({lit(ir.key + ' has no structured output (kind ' + ir.kind + ')')}, path='response_schema')")
+    out.add(f"    raise InvalidRequestError({keyed(FORMAT_KEY + ' has no structured output (kind ' + ir.kind + ')')}, path='response_schema')")
     out.add("try:")
     out.add("    return _response_from_wire(body)")
     out.add("except _w.WireShapeError as exc:")

@@ -99,6 +99,21 @@ from .anthropic_messages import (
     _vm_document_type_reverse,
     _vm_image_type_reverse,
 )
+from . import anthropic_messages as _code_anthropic_messages
+
+# the functions this dialect compiles to its base's text, which read its own tables (KEY,
+# ORIGIN, option rows) or functions: the base's code, run with this module's globals
+_assistant_content_to_wire = _w.rebind(_code_anthropic_messages._assistant_content_to_wire, globals())
+_assistant_to_wire = _w.rebind(_code_anthropic_messages._assistant_to_wire, globals())
+_messages_to_wire = _w.rebind(_code_anthropic_messages._messages_to_wire, globals())
+_part_to_wire = _w.rebind(_code_anthropic_messages._part_to_wire, globals())
+_response_to_wire = _w.rebind(_code_anthropic_messages._response_to_wire, globals())
+_rewrite_request = _w.rebind(_code_anthropic_messages._rewrite_request, globals())
+_tool_result_to_wire = _w.rebind(_code_anthropic_messages._tool_result_to_wire, globals())
+_user_content_to_wire = _w.rebind(_code_anthropic_messages._user_content_to_wire, globals())
+_user_to_wire = _w.rebind(_code_anthropic_messages._user_to_wire, globals())
+_vm_document_type = _w.rebind(_code_anthropic_messages._vm_document_type, globals())
+_vm_image_type = _w.rebind(_code_anthropic_messages._vm_image_type, globals())
 
 # the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
 if TYPE_CHECKING:
@@ -132,166 +147,9 @@ __all__ = [
 KEY: Final = "anthropic.messages_2023_06_01"
 # every wire key the tables name: inside a value re-written in another form, any other key is
 # wire data the canonical model does not carry (runtime/carry.py losses)
-WIRE_KEYS: Final = frozenset(
-    [
-        "ANTHROPIC_API_KEY",
-        "GET",
-        "POST",
-        "always_parts",
-        "anthropic_messages",
-        "any",
-        "api_error",
-        "assistant",
-        "audio.inline",
-        "audio.url",
-        "authentication_error",
-        "auto",
-        "base64",
-        "block_end",
-        "blocks",
-        "body",
-        "budget_tokens",
-        "cache_control",
-        "cache_creation_input_tokens",
-        "cache_read_input_tokens",
-        "carry",
-        "categories",
-        "content",
-        "content_block",
-        "content_block_delta",
-        "content_block_start",
-        "content_block_stop",
-        "content_blocks",
-        "content_filter",
-        "data",
-        "default",
-        "defaults",
-        "delta",
-        "description",
-        "disable_parallel_tool_use",
-        "document",
-        "drop",
-        "enabled",
-        "end",
-        "end_turn",
-        "error",
-        "event",
-        "field",
-        "file.inline",
-        "file.url",
-        "finish",
-        "finish_usage",
-        "format",
-        "from_raw",
-        "group_into_user_message",
-        "header",
-        "hoist",
-        "id",
-        "ignore",
-        "image",
-        "image.inline",
-        "image.url",
-        "index",
-        "input",
-        "input_json_delta",
-        "input_schema",
-        "input_tokens",
-        "invalid_request_error",
-        "is_error",
-        "json_schema",
-        "length",
-        "list",
-        "managed",
-        "max_tokens",
-        "media_type",
-        "message",
-        "message_delta",
-        "message_start",
-        "message_stop",
-        "messages",
-        "metadata",
-        "model",
-        "modelVersion",
-        "msg_wiremap",
-        "name",
-        "native",
-        "none",
-        "not_found_error",
-        "openarmature",
-        "output_config",
-        "output_tokens",
-        "overloaded_error",
-        "partial_json",
-        "parts",
-        "ping",
-        "provider_authentication",
-        "provider_invalid_model",
-        "provider_invalid_request",
-        "provider_invalid_response",
-        "provider_model_not_loaded",
-        "provider_rate_limit",
-        "provider_unavailable",
-        "provider_unsupported_content_block",
-        "rate_limit_error",
-        "reasoning",
-        "reasoning_delta",
-        "reasoning_effort",
-        "reasoning_signature",
-        "redacted_reasoning",
-        "redacted_thinking",
-        "reject",
-        "required",
-        "role",
-        "root",
-        "same_call",
-        "schema",
-        "signature",
-        "signature_delta",
-        "source",
-        "speed",
-        "sse",
-        "start",
-        "status",
-        "statuses",
-        "stop",
-        "stop_reason",
-        "stop_sequence",
-        "stop_sequences",
-        "strict",
-        "strip_foreign",
-        "structured_output",
-        "structured_output_invalid",
-        "system",
-        "temperature",
-        "text",
-        "text_delta",
-        "thinking",
-        "thinking_delta",
-        "thinking_first",
-        "title",
-        "tool",
-        "tool_call",
-        "tool_call_delta",
-        "tool_call_start",
-        "tool_calls",
-        "tool_choice",
-        "tool_result",
-        "tool_use",
-        "tool_use_id",
-        "tools",
-        "top_k",
-        "top_p",
-        "type",
-        "unknown",
-        "url",
-        "usage",
-        "user",
-        "user_id",
-        "verbatim",
-        "warn",
-        "when_upstream",
-        "zero",
-    ]
+# the base's WIRE_KEYS, with this dialect's difference
+WIRE_KEYS: Final[frozenset[str]] = (
+    (_code_anthropic_messages.WIRE_KEYS | frozenset(["anthropic_messages"])) - frozenset(["openai_chat"])
 )
 TITLE: Final = "Anthropic Messages (API version 2023-06-01)"
 API_VERSION: Final = "2023-06-01"
@@ -345,248 +203,6 @@ _RE_1: Final = _w.lazy_pattern(
 )
 
 
-def _vm_image_type(value: str, path: str) -> str:
-    """Value map `image_type`: canonical -> wire."""
-    if value == "image/jpeg":
-        return "image/jpeg"
-    if value == "image/png":
-        return "image/png"
-    if value == "image/gif":
-        return "image/gif"
-    if value == "image/webp":
-        return "image/webp"
-    raise UnsupportedContentBlockError(
-        repr(value)
-        + " is not supported by anthropic.messages_2023_06_01; expected one of: image/jpeg, image/png, image/gif, image/webp",
-        path=path,
-    )
-
-
-def _vm_document_type(value: str, path: str) -> str:
-    """Value map `document_type`: canonical -> wire."""
-    if value == "application/pdf":
-        return "application/pdf"
-    raise UnsupportedContentBlockError(
-        repr(value)
-        + " is not supported by anthropic.messages_2023_06_01; expected one of: application/pdf",
-        path=path,
-    )
-
-
-def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
-    """One canonical content block -> its wire part; None when the mapping strips it."""
-    t = type(block)
-    if t is TextBlock:
-        assert isinstance(block, TextBlock)
-        wire_1: dict[str, Any] = {"type": "text", "text": block.text}
-        if block.cache_control is not NOT_GIVEN:
-            wire_1["cache_control"] = _w.json_copy(block.cache_control)
-        return wire_1
-    if t is ThinkingBlock:
-        assert isinstance(block, ThinkingBlock)
-        if not (
-            (block.origin is NOT_GIVEN or block.origin == PROVIDER)
-            and block.signature is not NOT_GIVEN
-        ):
-            return None
-        return {"type": "thinking", "thinking": block.text, "signature": cast(str, block.signature)}
-    if t is RedactedThinkingBlock:
-        assert isinstance(block, RedactedThinkingBlock)
-        if not ((block.origin is NOT_GIVEN or block.origin == PROVIDER)):
-            return None
-        return {"type": "redacted_thinking", "data": block.data}
-    if t is ImageBlock:
-        assert isinstance(block, ImageBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            wire_2: dict[str, Any] = {"type": "image", "source": {"type": "url", "url": source.url}}
-            if block.cache_control is not NOT_GIVEN:
-                wire_2["cache_control"] = _w.json_copy(block.cache_control)
-            return wire_2
-        assert isinstance(source, InlineSource)
-        wire_3: dict[str, Any] = {
-            "type": "image",
-            "source": {
-                "type": "base64",
-                "media_type": _vm_image_type(cast(str, block.media_type), path + ".media_type"),
-                "data": source.base64_data,
-            },
-        }
-        if block.cache_control is not NOT_GIVEN:
-            wire_3["cache_control"] = _w.json_copy(block.cache_control)
-        return wire_3
-    if t is AudioBlock:
-        assert isinstance(block, AudioBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            raise UnsupportedContentBlockError(
-                "audio.url content is not supported by anthropic.messages_2023_06_01", path=path
-            )
-        assert isinstance(source, InlineSource)
-        raise UnsupportedContentBlockError(
-            "audio.inline content is not supported by anthropic.messages_2023_06_01", path=path
-        )
-    if t is FileBlock:
-        assert isinstance(block, FileBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            wire_4: dict[str, Any] = {
-                "type": "document",
-                "source": {"type": "url", "url": source.url},
-            }
-            if block.filename is not NOT_GIVEN:
-                wire_4["title"] = block.filename
-            if block.cache_control is not NOT_GIVEN:
-                wire_4["cache_control"] = _w.json_copy(block.cache_control)
-            return wire_4
-        assert isinstance(source, InlineSource)
-        wire_5: dict[str, Any] = {
-            "type": "document",
-            "source": {
-                "type": "base64",
-                "media_type": _vm_document_type(cast(str, block.media_type), path + ".media_type"),
-                "data": source.base64_data,
-            },
-        }
-        if block.filename is not NOT_GIVEN:
-            wire_5["title"] = block.filename
-        if block.cache_control is not NOT_GIVEN:
-            wire_5["cache_control"] = _w.json_copy(block.cache_control)
-        return wire_5
-    raise InvalidRequestError(f"unsupported block {t.__name__}", path=path)
-
-
-def _user_content_to_wire(content: str | list[Block], path: str) -> list[dict[str, Any]]:
-    """Canonical user content -> wire (`always_parts`)."""
-    if isinstance(content, str):
-        if not content:
-            return []
-        return [{"type": "text", "text": content}]
-    blocks = content
-    parts: list[dict[str, Any]] = []
-    kept: list[Block] = []
-    for j, block in enumerate(blocks):
-        wire = _part_to_wire(block, f"{path}[{j}]")
-        if wire is not None:
-            parts.append(wire)
-            kept.append(block)
-    return parts
-
-
-def _assistant_content_to_wire(content: str | list[Block], path: str) -> list[dict[str, Any]]:
-    """Canonical assistant content -> wire (`always_parts`)."""
-    if isinstance(content, str):
-        if not content:
-            return []
-        return [{"type": "text", "text": content}]
-    blocks = content
-    # OpenArmature §3.1.6: thinking precedes text in its turn.
-    blocks = [
-        b for b in content if type(b) is ThinkingBlock or type(b) is RedactedThinkingBlock
-    ] + [
-        b for b in content if type(b) is not ThinkingBlock and type(b) is not RedactedThinkingBlock
-    ]
-    parts: list[dict[str, Any]] = []
-    kept: list[Block] = []
-    for j, block in enumerate(blocks):
-        wire = _part_to_wire(block, f"{path}[{j}]")
-        if wire is not None:
-            parts.append(wire)
-            kept.append(block)
-    return parts
-
-
-def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
-    """A user message (`messages[i]`) -> its wire message."""
-    wire_content: Any
-    if type(content) is str:  # the common case, inline
-        wire_content = [{"type": "text", "text": content}] if content else []
-    else:
-        wire_content = _user_content_to_wire(content, f"messages[{i}].content")
-    return {"role": "user", "content": wire_content}
-
-
-def _tool_result_to_wire(
-    tool_call_id: str,
-    content: str | list[Block],
-    name: str | NotGiven,
-    i: int,
-    is_error: bool | NotGiven = NOT_GIVEN,
-    cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
-) -> dict[str, Any]:
-    """A tool result (`messages[i]`) -> its wire block."""
-    wire_content: Any = content
-    if type(content) is list:  # tool_results.content: parts, written as a user turn's parts
-        wire_content = _user_content_to_wire(content, f"messages[{i}].content")
-    wire_1: dict[str, Any] = {
-        "type": "tool_result",
-        "tool_use_id": tool_call_id,
-        "content": wire_content,
-    }
-    if is_error is not NOT_GIVEN:
-        wire_1["is_error"] = is_error
-    if cache_control is not NOT_GIVEN:
-        wire_1["cache_control"] = _w.json_copy(cache_control)
-    return wire_1
-
-
-def _assistant_to_wire(
-    body_content: Any, calls: Any, i: int, memo: dict[int, Any] | None = None
-) -> dict[str, Any]:
-    """An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `content_blocks`)."""
-    converted: Any = None
-    if type(body_content) is str:  # the common case, inline
-        converted = [{"type": "text", "text": body_content}] if body_content else []
-    elif isinstance(body_content, (str, list)):
-        converted = _assistant_content_to_wire(body_content, f"messages[{i}].content")
-    wire_content: Any
-    if (
-        calls is not NOT_GIVEN and calls
-    ):  # tool calls are content blocks, after the turn's own blocks
-        wire_content = _as_blocks(converted)
-        for k, call in enumerate(calls):
-            wire_content.append(_tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]", memo))
-    else:
-        wire_content = converted if converted is not None else []
-        if not wire_content:
-            raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
-    return {"role": "assistant", "content": wire_content}
-
-
-def _messages_to_wire(
-    messages: list[Message], memo: dict[int, Any] | None = None
-) -> list[dict[str, Any]]:
-    """Canonical messages -> wire (system `hoist`, tool results `group_into_user_message`, tool calls `content_blocks`). `memo`: validation's sorted copies (wire.memo_json)."""
-    wire_messages: list[dict[str, Any]] = []
-    results: list[dict[str, Any]] | None = None  # the open run of grouped tool results
-    for i, message in enumerate(messages):
-        if isinstance(message, ToolMessage):
-            result = _tool_result_to_wire(
-                message.tool_call_id,
-                message.content,
-                message.name,
-                i,
-                message.is_error,
-                message.cache_control,
-            )
-            if results is None:
-                results = []
-                wire_messages.append(_results_to_wire(results))
-            results.append(result)
-            continue
-        results = None
-        if isinstance(message, UserMessage):
-            wire_messages.append(_user_to_wire(message.content, i))
-            continue
-        if isinstance(message, SystemMessage):
-            continue  # hoisted to the top-level field by request_to_wire
-        if isinstance(message, AssistantMessage):
-            calls = message.tool_calls
-            wire_messages.append(_assistant_to_wire(message.content, calls, i, memo))
-            continue
-    return wire_messages
-
-
 def _request_to_wire(
     request: Request | Mapping[str, Any], structured_output: str | None
 ) -> dict[str, Any]:
@@ -602,7 +218,9 @@ def _request_to_wire(
         raise InvalidRequestError(
             "structured_output "
             + repr(mode)
-            + " is not available in anthropic.messages_2023_06_01; expected one of: native, prompt_fallback, tool_coercion"
+            + " is not available in "
+            + KEY
+            + "; expected one of: native, prompt_fallback, tool_coercion"
         )
     if isinstance(schema, dict) and mode != "native":
         if mode == "tool_coercion" and not tools:  # OpenArmature §8.2.5.1 tool-call coercion
@@ -643,9 +261,7 @@ def _request_to_wire(
         if (
             _RE_1.match(model) is not None
         ):  # models: ['claude-opus-4-7*', 'claude-opus-4.7*', 'claude-opus-5*', 'claude-sonnet-5*', 'claude-haiku-5*']
-            _w.warn_dropped(
-                "temperature is not supported by anthropic.messages_2023_06_01 for this model; dropped"
-            )
+            _w.warn_dropped("temperature is not supported by " + KEY + " for this model; dropped")
         else:
             body["temperature"] = value_temperature
     value_max_tokens = config.max_tokens
@@ -658,9 +274,7 @@ def _request_to_wire(
         if (
             _RE_1.match(model) is not None
         ):  # models: ['claude-opus-4-7*', 'claude-opus-4.7*', 'claude-opus-5*', 'claude-sonnet-5*', 'claude-haiku-5*']
-            _w.warn_dropped(
-                "top_p is not supported by anthropic.messages_2023_06_01 for this model; dropped"
-            )
+            _w.warn_dropped("top_p is not supported by " + KEY + " for this model; dropped")
         else:
             body["top_p"] = value_top_p
     value_top_k = config.top_k
@@ -668,9 +282,7 @@ def _request_to_wire(
         if (
             _RE_1.match(model) is not None
         ):  # models: ['claude-opus-4-7*', 'claude-opus-4.7*', 'claude-opus-5*', 'claude-sonnet-5*', 'claude-haiku-5*']
-            _w.warn_dropped(
-                "top_k is not supported by anthropic.messages_2023_06_01 for this model; dropped"
-            )
+            _w.warn_dropped("top_k is not supported by " + KEY + " for this model; dropped")
         else:
             body["top_k"] = value_top_k
     # seed: silently dropped, as the mapping declares
@@ -758,7 +370,9 @@ def _request_to_wire(
                     raise InvalidRequestError(
                         "extras key "
                         + repr(key)
-                        + " conflicts with anthropic.messages_2023_06_01, which sets stream=False on every call itself; leave it out of config.extras",
+                        + " conflicts with "
+                        + KEY
+                        + ", which sets stream=False on every call itself; leave it out of config.extras",
                         path="config.extras." + key,
                     )
                 continue
@@ -772,7 +386,9 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value anthropic.messages_2023_06_01 writes there from the request itself; set it through the request, or give the same value",
+                    + " conflicts with the value "
+                    + KEY
+                    + " writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
@@ -815,11 +431,6 @@ def request_from_wire(body: AnthropicMessages20230601Request | Mapping[str, Any]
     )
 
 
-def _rewrite_request(req: Request) -> dict[str, Any]:
-    """The body this format writes for a request it read (the residual's baseline, runtime/carry.py)."""
-    return _request_to_wire(req, None)
-
-
 def response_from_wire(
     body: AnthropicMessages20230601Response | Mapping[str, Any],
     *,
@@ -856,94 +467,7 @@ def response_from_wire(
 
 def response_to_wire(response: Response | Mapping[str, Any]) -> AnthropicMessages20230601Response:
     """Canonical response -> Anthropic Messages (API version 2023-06-01) response body (for gateways); id/model come from `raw` when present."""
-    resp = _w.as_response(response)
-    raw = resp.raw if type(resp.raw) is dict else {}
-    msg = resp.message
-    reason = resp.finish_reason
-    wire_reason: Any
-    if reason == "stop":
-        wire_reason = "end_turn"
-    elif reason == "length":
-        wire_reason = "max_tokens"
-    elif reason == "tool_calls":
-        wire_reason = "tool_use"
-    elif reason == "content_filter":
-        wire_reason = "refusal"
-    elif reason == "error":
-        wire_reason = "end_turn"
-    else:
-        wire_reason = reason
-    raw_reason = raw.get("stop_reason")
-    if (
-        raw_reason
-        in (
-            "end_turn",
-            "stop_sequence",
-            "pause_turn",
-            "max_tokens",
-            "model_context_window_exceeded",
-            "tool_use",
-            "refusal",
-        )
-        and _finish_reason(raw_reason) == reason
-    ):
-        wire_reason = raw_reason  # the provider's own listed value, when it means the same
-    calls = msg.tool_calls
-    blocks: list[dict[str, Any]] = []
-    if isinstance(msg.content, (str, list)):
-        blocks = _as_blocks(_assistant_content_to_wire(msg.content, "message.content"))
-    if calls:
-        blocks.extend(
-            _tool_call_to_wire(call, f"message.tool_calls[{k}]") for k, call in enumerate(calls)
-        )
-    wire_message = {"role": "assistant", "content": blocks}
-    u = resp.usage
-    usage_wire: dict[str, Any] = {}
-    # usage unreported: zero. The wire requires the counters; an unreported one is written as 0.
-    baseline = {"completion_tokens": u.completion_tokens or 0}
-    # response.usage.prompt_tokens sum: input_tokens is the counter minus the other addends
-    rest_prompt_tokens = (
-        _w.usage_rest(
-            u.prompt_tokens or 0,
-            _w.usage_addend(
-                (u.cached_tokens if baseline and u.cached_tokens is not NOT_GIVEN else None)
-            ),
-            _w.usage_addend(
-                (
-                    u.cache_creation_tokens
-                    if baseline and u.cache_creation_tokens is not NOT_GIVEN
-                    else None
-                )
-            ),
-        )
-        if baseline
-        else None
-    )
-    if rest_prompt_tokens is not None:
-        usage_wire["input_tokens"] = rest_prompt_tokens
-    if "completion_tokens" in baseline:
-        usage_wire["output_tokens"] = baseline["completion_tokens"]
-    if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN and baseline:
-        usage_wire["cache_read_input_tokens"] = u.cached_tokens
-    if (
-        u.cache_creation_tokens is not None
-        and u.cache_creation_tokens is not NOT_GIVEN
-        and baseline
-    ):
-        usage_wire["cache_creation_input_tokens"] = u.cache_creation_tokens
-    body: dict[str, Any] = {}
-    body["id"] = raw.get("id", "msg_wiremap")
-    body["type"] = "message"
-    body["role"] = "assistant"
-    body["model"] = raw.get("model", raw.get("modelVersion", "unknown"))
-    body["stop_reason"] = wire_reason
-    body["stop_sequence"] = raw.get("stop_sequence", None)
-    if usage_wire:
-        body["usage"] = usage_wire
-    body.update(wire_message)  # the message's own keys sit at the root
-    if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
-        _w.apply_carried(body, resp.carried, ORIGIN)
-    return cast("AnthropicMessages20230601Response", body)
+    return cast("AnthropicMessages20230601Response", _response_to_wire(response))
 
 
 def error_from_wire(

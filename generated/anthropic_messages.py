@@ -688,7 +688,9 @@ def _vm_image_type(value: str, path: str) -> str:
         return "image/webp"
     raise UnsupportedContentBlockError(
         repr(value)
-        + " is not supported by anthropic_messages; expected one of: image/jpeg, image/png, image/gif, image/webp",
+        + " is not supported by "
+        + KEY
+        + "; expected one of: image/jpeg, image/png, image/gif, image/webp",
         path=path,
     )
 
@@ -715,7 +717,7 @@ def _vm_document_type(value: str, path: str) -> str:
     if value == "application/pdf":
         return "application/pdf"
     raise UnsupportedContentBlockError(
-        repr(value) + " is not supported by anthropic_messages; expected one of: application/pdf",
+        repr(value) + " is not supported by " + KEY + "; expected one of: application/pdf",
         path=path,
     )
 
@@ -776,11 +778,11 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         source = block.source
         if type(source) is UrlSource:
             raise UnsupportedContentBlockError(
-                "audio.url content is not supported by anthropic_messages", path=path
+                "audio.url content is not supported by " + KEY, path=path
             )
         assert isinstance(source, InlineSource)
         raise UnsupportedContentBlockError(
-            "audio.inline content is not supported by anthropic_messages", path=path
+            "audio.inline content is not supported by " + KEY, path=path
         )
     if t is FileBlock:
         assert isinstance(block, FileBlock)
@@ -1258,7 +1260,9 @@ def _request_to_wire(
         raise InvalidRequestError(
             "structured_output "
             + repr(mode)
-            + " is not available in anthropic_messages; expected one of: native, prompt_fallback, tool_coercion"
+            + " is not available in "
+            + KEY
+            + "; expected one of: native, prompt_fallback, tool_coercion"
         )
     if isinstance(schema, dict) and mode != "native":
         if mode == "tool_coercion" and not tools:  # OpenArmature §8.2.5.1 tool-call coercion
@@ -1296,7 +1300,7 @@ def _request_to_wire(
     model = req.model
     value_temperature = config.temperature
     if value_temperature is not NOT_GIVEN:
-        _w.warn_dropped("temperature is not supported by anthropic_messages; dropped")
+        _w.warn_dropped("temperature is not supported by " + KEY + "; dropped")
     value_max_tokens = config.max_tokens
     if value_max_tokens is NOT_GIVEN and not (extras and "max_tokens" in extras):
         value_max_tokens = 4096  # the mapping's default; an extras value rides instead
@@ -1304,10 +1308,10 @@ def _request_to_wire(
         body["max_tokens"] = value_max_tokens
     value_top_p = config.top_p
     if value_top_p is not NOT_GIVEN:
-        _w.warn_dropped("top_p is not supported by anthropic_messages; dropped")
+        _w.warn_dropped("top_p is not supported by " + KEY + "; dropped")
     value_top_k = config.top_k
     if value_top_k is not NOT_GIVEN:
-        _w.warn_dropped("top_k is not supported by anthropic_messages; dropped")
+        _w.warn_dropped("top_k is not supported by " + KEY + "; dropped")
     # seed: silently dropped, as the mapping declares
     value_stop_sequences = config.stop_sequences
     if value_stop_sequences is not NOT_GIVEN:
@@ -1393,7 +1397,9 @@ def _request_to_wire(
                     raise InvalidRequestError(
                         "extras key "
                         + repr(key)
-                        + " conflicts with anthropic_messages, which sets stream=False on every call itself; leave it out of config.extras",
+                        + " conflicts with "
+                        + KEY
+                        + ", which sets stream=False on every call itself; leave it out of config.extras",
                         path="config.extras." + key,
                     )
                 continue
@@ -1407,7 +1413,9 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value anthropic_messages writes there from the request itself; set it through the request, or give the same value",
+                    + " conflicts with the value "
+                    + KEY
+                    + " writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
@@ -1809,8 +1817,8 @@ def response_from_wire(
     return response
 
 
-def response_to_wire(response: Response | Mapping[str, Any]) -> AnthropicMessagesResponse:
-    """Canonical response -> Anthropic Messages response body (for gateways); id/model come from `raw` when present."""
+def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
+    """The body of response_to_wire."""
     resp = _w.as_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
     msg = resp.message
@@ -1898,7 +1906,12 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> AnthropicMessage
     body.update(wire_message)  # the message's own keys sit at the root
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
         _w.apply_carried(body, resp.carried, ORIGIN)
-    return cast("AnthropicMessagesResponse", body)
+    return body
+
+
+def response_to_wire(response: Response | Mapping[str, Any]) -> AnthropicMessagesResponse:
+    """Canonical response -> Anthropic Messages response body (for gateways); id/model come from `raw` when present."""
+    return cast("AnthropicMessagesResponse", _response_to_wire(response))
 
 
 def error_from_wire(

@@ -86,6 +86,19 @@ from .openai_chat import (
     _vm_audio_format_reverse,
 )
 from .openai_compatible import ALIAS_PATHS
+from . import openai_compatible as _code_openai_compatible
+
+# the functions this dialect compiles to its base's text, which read its own tables (KEY,
+# ORIGIN, option rows) or functions: the base's code, run with this module's globals
+_assistant_content_to_wire = _w.rebind(_code_openai_compatible._assistant_content_to_wire, globals())
+_assistant_to_wire = _w.rebind(_code_openai_compatible._assistant_to_wire, globals())
+_messages_from_wire = _w.rebind(_code_openai_compatible._messages_from_wire, globals())
+_messages_to_wire = _w.rebind(_code_openai_compatible._messages_to_wire, globals())
+_part_to_wire = _w.rebind(_code_openai_compatible._part_to_wire, globals())
+_rewrite_request = _w.rebind(_code_openai_compatible._rewrite_request, globals())
+_user_content_to_wire = _w.rebind(_code_openai_compatible._user_content_to_wire, globals())
+_user_to_wire = _w.rebind(_code_openai_compatible._user_to_wire, globals())
+_vm_audio_format = _w.rebind(_code_openai_compatible._vm_audio_format, globals())
 
 # the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
 if TYPE_CHECKING:
@@ -120,166 +133,9 @@ ORIGIN: Final = (
 )
 # every wire key the tables name: inside a value re-written in another form, any other key is
 # wire data the canonical model does not carry (runtime/carry.py losses)
-WIRE_KEYS: Final = frozenset(
-    [
-        "DEEPSEEK_API_KEY",
-        "GET",
-        "POST",
-        "arguments",
-        "assistant",
-        "audio.inline",
-        "audio.url",
-        "auto",
-        "bearer",
-        "body",
-        "carry",
-        "categories",
-        "chat",
-        "choices",
-        "chunk",
-        "close_all_object_schemas",
-        "code",
-        "completion",
-        "completion_tokens",
-        "content",
-        "content_filter",
-        "created",
-        "data",
-        "default",
-        "defaults",
-        "delta",
-        "derived",
-        "description",
-        "detail",
-        "drop",
-        "end",
-        "error",
-        "field",
-        "file",
-        "file.inline",
-        "file.url",
-        "file_data",
-        "filename",
-        "finish",
-        "finish_reason",
-        "format",
-        "frequency_penalty",
-        "from_raw",
-        "function",
-        "high",
-        "id",
-        "image.inline",
-        "image.url",
-        "image_url",
-        "index",
-        "inline",
-        "input_audio",
-        "invalid_api_key",
-        "invalid_request_error",
-        "invalid_upstream_response",
-        "joined_text",
-        "json_schema",
-        "length",
-        "list",
-        "list_or_string",
-        "logprobs",
-        "low",
-        "managed",
-        "max_completion_tokens",
-        "max_tokens",
-        "medium",
-        "message",
-        "message_start",
-        "messages",
-        "metadata",
-        "model",
-        "modelVersion",
-        "model_not_found",
-        "model_not_loaded",
-        "mp3",
-        "n",
-        "name",
-        "native",
-        "new_call",
-        "no_response_schema",
-        "none",
-        "object",
-        "omit",
-        "openai_compatible",
-        "openarmature",
-        "parallel_tool_calls",
-        "param",
-        "parameters",
-        "presence_penalty",
-        "prompt_cache_hit_tokens",
-        "prompt_cache_key",
-        "prompt_tokens",
-        "provider_authentication",
-        "provider_invalid_model",
-        "provider_invalid_request",
-        "provider_invalid_response",
-        "provider_model_not_loaded",
-        "provider_rate_limit",
-        "provider_unavailable",
-        "provider_unsupported_content_block",
-        "rate_limit_exceeded",
-        "reasoning",
-        "reasoning_budget",
-        "reasoning_content",
-        "reasoning_delta",
-        "reasoning_effort",
-        "reasoning_signature",
-        "redacted_reasoning",
-        "redacted_thinking",
-        "reject",
-        "requests",
-        "required",
-        "response_format",
-        "response_schema",
-        "role",
-        "root",
-        "schema",
-        "seed",
-        "server_error",
-        "sse",
-        "status",
-        "statuses",
-        "stop",
-        "stream_options.include_usage",
-        "strict",
-        "string_or_parts",
-        "strip",
-        "structured_output_invalid",
-        "system",
-        "temperature",
-        "text",
-        "text_delta",
-        "thinking",
-        "tool",
-        "tool_call",
-        "tool_call_delta",
-        "tool_call_end",
-        "tool_call_id",
-        "tool_call_start",
-        "tool_call_turns",
-        "tool_calls",
-        "tool_choice",
-        "tools",
-        "top_logprobs",
-        "top_p",
-        "total_tokens",
-        "type",
-        "unknown",
-        "unsupported_content_block",
-        "url",
-        "usage",
-        "usage_when",
-        "user",
-        "verbatim",
-        "wav",
-        "when_schema_qualifies",
-        "when_upstream",
-    ]
+# the base's WIRE_KEYS, with this dialect's difference
+WIRE_KEYS: Final[frozenset[str]] = (
+    (_code_openai_compatible.WIRE_KEYS | frozenset(["DEEPSEEK_API_KEY", "bearer", "openai_compatible", "prompt_cache_hit_tokens"])) - frozenset(["cached_tokens", "loading", "not_loaded", "openai_chat", "prompt_tokens_details", "top_k", "unloaded"])
 )
 # the wire paths of the option rows: an option the writer leaves out is not carried back
 OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
@@ -554,204 +410,6 @@ REASONING: Final = {
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
 
 
-def _vm_audio_format(value: str, path: str) -> str:
-    """Value map `audio_format`: canonical -> wire."""
-    if value == "audio/wav":
-        return "wav"
-    if value == "audio/x-wav":
-        return "wav"
-    if value == "audio/mpeg":
-        return "mp3"
-    if value == "audio/mp3":
-        return "mp3"
-    raise UnsupportedContentBlockError(
-        repr(value)
-        + " is not supported by deepseek; expected one of: audio/wav, audio/x-wav, audio/mpeg, audio/mp3",
-        path=path,
-    )
-
-
-def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
-    """One canonical content block -> its wire part; None when the mapping strips it."""
-    t = type(block)
-    if t is TextBlock:
-        assert isinstance(block, TextBlock)
-        return {"type": "text", "text": block.text}
-    if t is ThinkingBlock:
-        assert isinstance(block, ThinkingBlock)
-        return None
-    if t is RedactedThinkingBlock:
-        assert isinstance(block, RedactedThinkingBlock)
-        return None
-    if t is ImageBlock:
-        assert isinstance(block, ImageBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            wire_1: dict[str, Any] = {"url": source.url}
-            if block.detail is not NOT_GIVEN:
-                wire_1["detail"] = block.detail
-            return {"type": "image_url", "image_url": wire_1}
-        assert isinstance(source, InlineSource)
-        wire_2: dict[str, Any] = {
-            "url": "data:" + cast(str, block.media_type) + ";base64," + source.base64_data
-        }
-        if block.detail is not NOT_GIVEN:
-            wire_2["detail"] = block.detail
-        return {"type": "image_url", "image_url": wire_2}
-    if t is AudioBlock:
-        assert isinstance(block, AudioBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            raise UnsupportedContentBlockError(
-                "audio.url content is not supported by deepseek", path=path
-            )
-        assert isinstance(source, InlineSource)
-        return {
-            "type": "input_audio",
-            "input_audio": {
-                "data": source.base64_data,
-                "format": _vm_audio_format(cast(str, block.media_type), path + ".media_type"),
-            },
-        }
-    if t is FileBlock:
-        assert isinstance(block, FileBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            raise UnsupportedContentBlockError(
-                "file.url content is not supported by deepseek", path=path
-            )
-        assert isinstance(source, InlineSource)
-        wire_3: dict[str, Any] = {
-            "file_data": "data:" + cast(str, block.media_type) + ";base64," + source.base64_data
-        }
-        if block.filename is not NOT_GIVEN:
-            wire_3["filename"] = block.filename
-        return {"type": "file", "file": wire_3}
-    raise InvalidRequestError(f"unsupported block {t.__name__}", path=path)
-
-
-def _user_content_to_wire(content: str | list[Block], path: str) -> str | list[dict[str, Any]]:
-    """Canonical user content -> wire (`string_or_parts`)."""
-    if isinstance(content, str):
-        return content
-    blocks = content
-    parts: list[dict[str, Any]] = []
-    kept: list[Block] = []
-    for j, block in enumerate(blocks):
-        wire = _part_to_wire(block, f"{path}[{j}]")
-        if wire is not None:
-            parts.append(wire)
-            kept.append(block)
-    # A single text part is sent as a plain string (Prompty §7.1.1), unless the part
-    # carries a field the string cannot (one its template writes: a cache breakpoint).
-    if len(kept) == 1 and type(kept[0]) is TextBlock:
-        return kept[0].text
-    return parts
-
-
-def _assistant_content_to_wire(
-    content: str | list[Block], path: str
-) -> str | list[dict[str, Any]] | None:
-    """Canonical assistant content -> wire (`string_or_parts`)."""
-    if isinstance(content, str):
-        return content
-    blocks = content
-    parts: list[dict[str, Any]] = []
-    kept: list[Block] = []
-    for j, block in enumerate(blocks):
-        wire = _part_to_wire(block, f"{path}[{j}]")
-        if wire is not None:
-            parts.append(wire)
-            kept.append(block)
-    # A single text part is sent as a plain string (Prompty §7.1.1), unless the part
-    # carries a field the string cannot (one its template writes: a cache breakpoint).
-    if len(kept) == 1 and type(kept[0]) is TextBlock:
-        return kept[0].text
-    if not parts:
-        return None
-    return parts
-
-
-def _user_to_wire(
-    content: str | list[Block], i: int, name: str | NotGiven = NOT_GIVEN
-) -> dict[str, Any]:
-    """A user message (`messages[i]`) -> its wire message."""
-    wire_content: Any
-    if type(content) is str:  # the common case, inline
-        wire_content = content
-    else:
-        wire_content = _user_content_to_wire(content, f"messages[{i}].content")
-    wire_message_1: dict[str, Any] = {"role": "user", "content": wire_content}
-    if name is not NOT_GIVEN:
-        wire_message_1["name"] = name
-    return wire_message_1
-
-
-def _assistant_to_wire(
-    body_content: Any,
-    calls: Any,
-    i: int,
-    memo: dict[int, Any] | None = None,
-    name: str | NotGiven = NOT_GIVEN,
-) -> dict[str, Any]:
-    """An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `field`)."""
-    content_out: Any = body_content
-    if type(body_content) is str:  # the common case, inline
-        content_out = body_content
-    elif isinstance(body_content, (str, list)):
-        content_out = _assistant_content_to_wire(body_content, f"messages[{i}].content")
-    wire_calls: Any = NOT_GIVEN
-    if calls is not NOT_GIVEN and calls:
-        wire_calls = [
-            _tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]", memo)
-            for k, call in enumerate(calls)
-        ]
-    elif not content_out:
-        raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
-    wire_message_1: dict[str, Any] = {"role": "assistant"}
-    if content_out is not NOT_GIVEN:
-        wire_message_1["content"] = content_out
-    if wire_calls is not NOT_GIVEN:
-        wire_message_1["tool_calls"] = wire_calls
-    if name is not NOT_GIVEN:
-        wire_message_1["name"] = name
-    wire_message_2: dict[str, Any] = wire_message_1
-    wire_message_2.update(_reasoning.write(body_content, bool(calls), REASONING, PROVIDER, True))
-    return wire_message_2
-
-
-def _messages_to_wire(
-    messages: list[Message], memo: dict[int, Any] | None = None
-) -> list[dict[str, Any]]:
-    """Canonical messages -> wire (system `inline`, tool results `message`, tool calls `field`). `memo`: validation's sorted copies (wire.memo_json)."""
-    wire_messages: list[dict[str, Any]] = []
-    for i, message in enumerate(messages):
-        if isinstance(message, UserMessage):
-            wire_messages.append(_user_to_wire(message.content, i, message.name))
-            continue
-        if isinstance(message, SystemMessage):
-            wire_messages.append(
-                _system_to_wire(message.content, f"messages[{i}]", name=message.name)
-            )
-            continue
-        if isinstance(message, AssistantMessage):
-            calls = message.tool_calls
-            wire_messages.append(_assistant_to_wire(message.content, calls, i, memo, message.name))
-            continue
-        assert isinstance(message, ToolMessage)
-        wire_messages.append(
-            _tool_result_to_wire(
-                message.tool_call_id,
-                message.content,
-                message.name,
-                i,
-                message.is_error,
-                message.cache_control,
-            )
-        )
-    return wire_messages
-
-
 def _request_to_wire(
     request: Request | Mapping[str, Any], structured_output: str | None
 ) -> dict[str, Any]:
@@ -767,7 +425,9 @@ def _request_to_wire(
         raise InvalidRequestError(
             "structured_output "
             + repr(mode)
-            + " is not available in deepseek; expected one of: native, prompt_fallback"
+            + " is not available in "
+            + KEY
+            + "; expected one of: native, prompt_fallback"
         )
     if isinstance(schema, dict) and mode != "native":
         # OpenArmature §8.1.5.1 prompt augmentation, on a copy of the messages
@@ -901,7 +561,9 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value deepseek writes there from the request itself; set it through the request, or give the same value",
+                    + " conflicts with the value "
+                    + KEY
+                    + " writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
@@ -917,84 +579,6 @@ def request_to_wire(
         return cast("DeepseekRequest", _request_to_wire(request, structured_output))
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
-
-
-def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
-    """Wire messages -> canonical messages."""
-    out: list[Message] = []
-    for i, item in enumerate(items):
-        path = f"{field}[{i}]"
-        message = _w.expect_dict(item, path)
-        role = message.get("role")
-        if role == "system":
-            name_ = message.get("name")
-            name_ = (
-                NOT_GIVEN
-                if name_ is None
-                else name_ if type(name_) is str else _w.optional_str(message, "name", path)
-            )
-            text = message.get("content")
-            if type(text) is list:  # an array of text parts: joined
-                text = "".join(
-                    _w.member_str(
-                        _w.expect_dict(p, f"{path}.content[{j}]"), "text", f"{path}.content[{j}]"
-                    )
-                    for j, p in enumerate(text)
-                )
-            out.append(
-                SystemMessage(
-                    content=text if type(text) is str else _w.expect_str(text, path + ".content"),
-                    name=name_,
-                )
-            )
-            continue
-        if role == "user":
-            name_ = message.get("name")
-            name_ = (
-                NOT_GIVEN
-                if name_ is None
-                else name_ if type(name_) is str else _w.optional_str(message, "name", path)
-            )
-            raw = message.get("content")  # a string is the content as it is
-            content = (
-                raw
-                if type(raw) is str
-                else _user_content_from_wire(_w.member(message, "content", path), path + ".content")
-            )
-            out.append(UserMessage(content=content, name=name_))
-            continue
-        if role == "assistant":
-            name_ = message.get("name")
-            name_ = (
-                NOT_GIVEN
-                if name_ is None
-                else name_ if type(name_) is str else _w.optional_str(message, "name", path)
-            )
-            raw_content = message.get("content", NOT_GIVEN)
-            a_calls: Any = NOT_GIVEN
-            a_content: Any = NOT_GIVEN
-            if type(raw_content) is str:  # a string is the content as it is
-                a_content = raw_content
-            elif raw_content is not NOT_GIVEN:
-                a_content = _assistant_content_from_wire(raw_content, path + ".content")
-            raw_calls = message.get("tool_calls")
-            if raw_calls is not None:
-                calls_path = path + ".tool_calls"
-                a_calls = [
-                    _read_tool_call(
-                        _w.expect_dict(c, f"{calls_path}[{k}]"), f"{calls_path}[{k}]", False
-                    )
-                    for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
-                ]
-            a_content = _reasoning.read(message, a_content, REASONING, PROVIDER, path)
-            out.append(AssistantMessage(content=a_content, tool_calls=a_calls, name=name_))
-            continue
-        if role == "tool":
-            tool_message = _read_tool_result(message, path)
-            out.append(tool_message)
-            continue
-        continue  # an item or role no row reads: carried for this wire (request.unknown: carry)
-    return out
 
 
 def _request_from_wire(body: Any) -> Request:
@@ -1146,11 +730,6 @@ def request_from_wire(body: DeepseekRequest | Mapping[str, Any]) -> Request:
     )
 
 
-def _rewrite_request(req: Request) -> dict[str, Any]:
-    """The body this format writes for a request it read (the residual's baseline, runtime/carry.py)."""
-    return _request_to_wire(req, None)
-
-
 def _finish_reason(value: Any) -> FinishReason:
     """Wire finish reason -> canonical (the table's `*` row for anything unlisted)."""
     if value == "stop":
@@ -1243,8 +822,8 @@ def response_from_wire(
     return response
 
 
-def response_to_wire(response: Response | Mapping[str, Any]) -> DeepseekResponse:
-    """Canonical response -> DeepSeek Chat Completions response body (for gateways); id/model come from `raw` when present."""
+def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
+    """The body of response_to_wire."""
     resp = _w.as_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
     msg = resp.message
@@ -1336,7 +915,12 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> DeepseekResponse
         body["usage"] = usage_wire
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
         _w.apply_carried(body, resp.carried, ORIGIN)
-    return cast("DeepseekResponse", body)
+    return body
+
+
+def response_to_wire(response: Response | Mapping[str, Any]) -> DeepseekResponse:
+    """Canonical response -> DeepSeek Chat Completions response body (for gateways); id/model come from `raw` when present."""
+    return cast("DeepseekResponse", _response_to_wire(response))
 
 
 def error_from_wire(

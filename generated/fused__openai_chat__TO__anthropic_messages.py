@@ -566,13 +566,13 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
         body["messages"] = wire_messages
         dropped: list[str] = []  # options dropped with a warning, warned once the body is built
         if value_temperature is not NOT_GIVEN:
-            dropped.append("temperature is not supported by anthropic_messages; dropped")
+            dropped.append("temperature is not supported by " + _dst.KEY + "; dropped")
         if value_max_tokens is NOT_GIVEN:
             value_max_tokens = 4096  # the mapping's default
         if value_max_tokens is not NOT_GIVEN:
             body["max_tokens"] = value_max_tokens
         if value_top_p is not NOT_GIVEN:
-            dropped.append("top_p is not supported by anthropic_messages; dropped")
+            dropped.append("top_p is not supported by " + _dst.KEY + "; dropped")
         # seed: silently dropped, as the mapping declares
         if value_stop_sequences is not NOT_GIVEN:
             body["stop_sequences"] = value_stop_sequences

@@ -1149,7 +1149,9 @@ def _request_to_wire(
         raise InvalidRequestError(
             "structured_output "
             + repr(mode)
-            + " is not available in gemini_generate_content; expected one of: native, prompt_fallback"
+            + " is not available in "
+            + KEY
+            + "; expected one of: native, prompt_fallback"
         )
     if isinstance(schema, dict) and mode != "native":
         # OpenArmature §8.1.5.1 prompt augmentation, on a copy of the messages
@@ -1209,7 +1211,9 @@ def _request_to_wire(
         if type(value_max_tokens) is int and value_max_tokens > 2147483647:  # option maximum
             raise InvalidRequestError(
                 repr(value_max_tokens)
-                + " is more than gemini_generate_content's generationConfig.maxOutputTokens takes (at most 2147483647)",
+                + " is more than "
+                + KEY
+                + "'s generationConfig.maxOutputTokens takes (at most 2147483647)",
                 path="config.max_tokens",
             )
         _w.put_in(body, ("generationConfig", "maxOutputTokens"), value_max_tokens)
@@ -1221,7 +1225,9 @@ def _request_to_wire(
         if type(value_top_k) is int and value_top_k > 2147483647:  # option maximum
             raise InvalidRequestError(
                 repr(value_top_k)
-                + " is more than gemini_generate_content's generationConfig.topK takes (at most 2147483647)",
+                + " is more than "
+                + KEY
+                + "'s generationConfig.topK takes (at most 2147483647)",
                 path="config.top_k",
             )
         _w.put_in(body, ("generationConfig", "topK"), value_top_k)
@@ -1230,7 +1236,9 @@ def _request_to_wire(
         if type(value_seed) is int and value_seed > 2147483647:  # option maximum
             raise InvalidRequestError(
                 repr(value_seed)
-                + " is more than gemini_generate_content's generationConfig.seed takes (at most 2147483647)",
+                + " is more than "
+                + KEY
+                + "'s generationConfig.seed takes (at most 2147483647)",
                 path="config.seed",
             )
         _w.put_in(body, ("generationConfig", "seed"), value_seed)
@@ -1248,7 +1256,9 @@ def _request_to_wire(
         if type(value_n) is int and value_n > 2147483647:  # option maximum
             raise InvalidRequestError(
                 repr(value_n)
-                + " is more than gemini_generate_content's generationConfig.candidateCount takes (at most 2147483647)",
+                + " is more than "
+                + KEY
+                + "'s generationConfig.candidateCount takes (at most 2147483647)",
                 path="config.n",
             )
         _w.put_in(body, ("generationConfig", "candidateCount"), value_n)
@@ -1260,7 +1270,9 @@ def _request_to_wire(
         if type(value_top_logprobs) is int and value_top_logprobs > 2147483647:  # option maximum
             raise InvalidRequestError(
                 repr(value_top_logprobs)
-                + " is more than gemini_generate_content's generationConfig.logprobs takes (at most 2147483647)",
+                + " is more than "
+                + KEY
+                + "'s generationConfig.logprobs takes (at most 2147483647)",
                 path="config.top_logprobs",
             )
         _w.put_in(body, ("generationConfig", "logprobs"), value_top_logprobs)
@@ -1334,7 +1346,9 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value gemini_generate_content writes there from the request itself; set it through the request, or give the same value",
+                    + " conflicts with the value "
+                    + KEY
+                    + " writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
@@ -1811,8 +1825,8 @@ def response_from_wire(
     return response
 
 
-def response_to_wire(response: Response | Mapping[str, Any]) -> GeminiGenerateContentResponse:
-    """Canonical response -> Google Gemini generateContent response body (for gateways); id/model come from `raw` when present."""
+def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
+    """The body of response_to_wire."""
     resp = _w.as_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
     msg = resp.message
@@ -1906,7 +1920,12 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> GeminiGenerateCo
         body["promptFeedback"] = raw["promptFeedback"]  # finish_reason detail_write: raw
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
         _w.apply_carried(body, resp.carried, ORIGIN)
-    return cast("GeminiGenerateContentResponse", body)
+    return body
+
+
+def response_to_wire(response: Response | Mapping[str, Any]) -> GeminiGenerateContentResponse:
+    """Canonical response -> Google Gemini generateContent response body (for gateways); id/model come from `raw` when present."""
+    return cast("GeminiGenerateContentResponse", _response_to_wire(response))
 
 
 def error_from_wire(

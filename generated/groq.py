@@ -87,6 +87,21 @@ from .openai_chat import (
     _user_content_from_wire,
     _vm_audio_format_reverse,
 )
+from . import openai_compatible as _code_openai_compatible
+
+# the functions this dialect compiles to its base's text, which read its own tables (KEY,
+# ORIGIN, option rows) or functions: the base's code, run with this module's globals
+_assistant_content_to_wire = _w.rebind(_code_openai_compatible._assistant_content_to_wire, globals())
+_assistant_to_wire = _w.rebind(_code_openai_compatible._assistant_to_wire, globals())
+_messages_from_wire = _w.rebind(_code_openai_compatible._messages_from_wire, globals())
+_messages_to_wire = _w.rebind(_code_openai_compatible._messages_to_wire, globals())
+_part_to_wire = _w.rebind(_code_openai_compatible._part_to_wire, globals())
+_response_from_wire = _w.rebind(_code_openai_compatible._response_from_wire, globals())
+_response_to_wire = _w.rebind(_code_openai_compatible._response_to_wire, globals())
+_rewrite_request = _w.rebind(_code_openai_compatible._rewrite_request, globals())
+_user_content_to_wire = _w.rebind(_code_openai_compatible._user_content_to_wire, globals())
+_user_to_wire = _w.rebind(_code_openai_compatible._user_to_wire, globals())
+_vm_audio_format = _w.rebind(_code_openai_compatible._vm_audio_format, globals())
 
 # the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
 if TYPE_CHECKING:
@@ -121,170 +136,9 @@ ORIGIN: Final = (
 )
 # every wire key the tables name: inside a value re-written in another form, any other key is
 # wire data the canonical model does not carry (runtime/carry.py losses)
-WIRE_KEYS: Final = frozenset(
-    [
-        "GET",
-        "GROQ_API_KEY",
-        "POST",
-        "arguments",
-        "assistant",
-        "audio.inline",
-        "audio.url",
-        "auto",
-        "bearer",
-        "body",
-        "cached_tokens",
-        "carry",
-        "categories",
-        "chat",
-        "choices",
-        "chunk",
-        "close_all_object_schemas",
-        "code",
-        "completion",
-        "completion_tokens",
-        "content",
-        "content_filter",
-        "created",
-        "data",
-        "default",
-        "defaults",
-        "delta",
-        "derived",
-        "description",
-        "detail",
-        "drop",
-        "end",
-        "error",
-        "event",
-        "field",
-        "file",
-        "file.inline",
-        "file.url",
-        "file_data",
-        "filename",
-        "finish",
-        "finish_reason",
-        "format",
-        "frequency_penalty",
-        "from_raw",
-        "function",
-        "high",
-        "id",
-        "image.inline",
-        "image.url",
-        "image_url",
-        "index",
-        "inline",
-        "input_audio",
-        "invalid_api_key",
-        "invalid_request_error",
-        "invalid_upstream_response",
-        "joined_text",
-        "json_schema",
-        "length",
-        "list",
-        "list_or_string",
-        "logprobs",
-        "low",
-        "managed",
-        "max_completion_tokens",
-        "max_tokens",
-        "medium",
-        "message",
-        "message_start",
-        "messages",
-        "metadata",
-        "model",
-        "modelVersion",
-        "model_not_found",
-        "model_not_loaded",
-        "mp3",
-        "n",
-        "name",
-        "native",
-        "never",
-        "new_call",
-        "no_response_schema",
-        "none",
-        "object",
-        "omit",
-        "openai_compatible",
-        "openarmature",
-        "parallel_tool_calls",
-        "param",
-        "parameters",
-        "presence_penalty",
-        "prompt_cache_key",
-        "prompt_tokens",
-        "prompt_tokens_details",
-        "provider_authentication",
-        "provider_invalid_model",
-        "provider_invalid_request",
-        "provider_invalid_response",
-        "provider_model_not_loaded",
-        "provider_rate_limit",
-        "provider_unavailable",
-        "provider_unsupported_content_block",
-        "rate_limit_exceeded",
-        "reasoning",
-        "reasoning_budget",
-        "reasoning_content",
-        "reasoning_delta",
-        "reasoning_effort",
-        "reasoning_signature",
-        "redacted_reasoning",
-        "redacted_thinking",
-        "reject",
-        "requests",
-        "required",
-        "response_format",
-        "response_schema",
-        "role",
-        "root",
-        "schema",
-        "seed",
-        "server_error",
-        "sse",
-        "status",
-        "status_code",
-        "statuses",
-        "stop",
-        "stream_options.include_usage",
-        "strict",
-        "string_or_parts",
-        "strip",
-        "structured_output_invalid",
-        "system",
-        "temperature",
-        "text",
-        "text_delta",
-        "thinking",
-        "tool",
-        "tool_call",
-        "tool_call_delta",
-        "tool_call_end",
-        "tool_call_id",
-        "tool_call_start",
-        "tool_calls",
-        "tool_choice",
-        "tools",
-        "top_logprobs",
-        "top_p",
-        "total_tokens",
-        "type",
-        "unknown",
-        "unsupported_content_block",
-        "url",
-        "usage",
-        "usage_when",
-        "user",
-        "verbatim",
-        "wav",
-        "when_schema_qualifies",
-        "when_upstream",
-        "x_groq",
-    ]
+# the base's WIRE_KEYS, with this dialect's difference
+WIRE_KEYS: Final[frozenset[str]] = (
+    (_code_openai_compatible.WIRE_KEYS | frozenset(["GROQ_API_KEY", "bearer", "event", "never", "openai_compatible", "status_code", "x_groq"])) - frozenset(["loading", "not_loaded", "openai_chat", "tool_call_turns", "top_k", "unloaded"])
 )
 # the wire paths of the option rows: an option the writer leaves out is not carried back
 OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
@@ -574,204 +428,6 @@ REASONING: Final = {
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
 
 
-def _vm_audio_format(value: str, path: str) -> str:
-    """Value map `audio_format`: canonical -> wire."""
-    if value == "audio/wav":
-        return "wav"
-    if value == "audio/x-wav":
-        return "wav"
-    if value == "audio/mpeg":
-        return "mp3"
-    if value == "audio/mp3":
-        return "mp3"
-    raise UnsupportedContentBlockError(
-        repr(value)
-        + " is not supported by groq; expected one of: audio/wav, audio/x-wav, audio/mpeg, audio/mp3",
-        path=path,
-    )
-
-
-def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
-    """One canonical content block -> its wire part; None when the mapping strips it."""
-    t = type(block)
-    if t is TextBlock:
-        assert isinstance(block, TextBlock)
-        return {"type": "text", "text": block.text}
-    if t is ThinkingBlock:
-        assert isinstance(block, ThinkingBlock)
-        return None
-    if t is RedactedThinkingBlock:
-        assert isinstance(block, RedactedThinkingBlock)
-        return None
-    if t is ImageBlock:
-        assert isinstance(block, ImageBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            wire_1: dict[str, Any] = {"url": source.url}
-            if block.detail is not NOT_GIVEN:
-                wire_1["detail"] = block.detail
-            return {"type": "image_url", "image_url": wire_1}
-        assert isinstance(source, InlineSource)
-        wire_2: dict[str, Any] = {
-            "url": "data:" + cast(str, block.media_type) + ";base64," + source.base64_data
-        }
-        if block.detail is not NOT_GIVEN:
-            wire_2["detail"] = block.detail
-        return {"type": "image_url", "image_url": wire_2}
-    if t is AudioBlock:
-        assert isinstance(block, AudioBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            raise UnsupportedContentBlockError(
-                "audio.url content is not supported by groq", path=path
-            )
-        assert isinstance(source, InlineSource)
-        return {
-            "type": "input_audio",
-            "input_audio": {
-                "data": source.base64_data,
-                "format": _vm_audio_format(cast(str, block.media_type), path + ".media_type"),
-            },
-        }
-    if t is FileBlock:
-        assert isinstance(block, FileBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            raise UnsupportedContentBlockError(
-                "file.url content is not supported by groq", path=path
-            )
-        assert isinstance(source, InlineSource)
-        wire_3: dict[str, Any] = {
-            "file_data": "data:" + cast(str, block.media_type) + ";base64," + source.base64_data
-        }
-        if block.filename is not NOT_GIVEN:
-            wire_3["filename"] = block.filename
-        return {"type": "file", "file": wire_3}
-    raise InvalidRequestError(f"unsupported block {t.__name__}", path=path)
-
-
-def _user_content_to_wire(content: str | list[Block], path: str) -> str | list[dict[str, Any]]:
-    """Canonical user content -> wire (`string_or_parts`)."""
-    if isinstance(content, str):
-        return content
-    blocks = content
-    parts: list[dict[str, Any]] = []
-    kept: list[Block] = []
-    for j, block in enumerate(blocks):
-        wire = _part_to_wire(block, f"{path}[{j}]")
-        if wire is not None:
-            parts.append(wire)
-            kept.append(block)
-    # A single text part is sent as a plain string (Prompty §7.1.1), unless the part
-    # carries a field the string cannot (one its template writes: a cache breakpoint).
-    if len(kept) == 1 and type(kept[0]) is TextBlock:
-        return kept[0].text
-    return parts
-
-
-def _assistant_content_to_wire(
-    content: str | list[Block], path: str
-) -> str | list[dict[str, Any]] | None:
-    """Canonical assistant content -> wire (`string_or_parts`)."""
-    if isinstance(content, str):
-        return content
-    blocks = content
-    parts: list[dict[str, Any]] = []
-    kept: list[Block] = []
-    for j, block in enumerate(blocks):
-        wire = _part_to_wire(block, f"{path}[{j}]")
-        if wire is not None:
-            parts.append(wire)
-            kept.append(block)
-    # A single text part is sent as a plain string (Prompty §7.1.1), unless the part
-    # carries a field the string cannot (one its template writes: a cache breakpoint).
-    if len(kept) == 1 and type(kept[0]) is TextBlock:
-        return kept[0].text
-    if not parts:
-        return None
-    return parts
-
-
-def _user_to_wire(
-    content: str | list[Block], i: int, name: str | NotGiven = NOT_GIVEN
-) -> dict[str, Any]:
-    """A user message (`messages[i]`) -> its wire message."""
-    wire_content: Any
-    if type(content) is str:  # the common case, inline
-        wire_content = content
-    else:
-        wire_content = _user_content_to_wire(content, f"messages[{i}].content")
-    wire_message_1: dict[str, Any] = {"role": "user", "content": wire_content}
-    if name is not NOT_GIVEN:
-        wire_message_1["name"] = name
-    return wire_message_1
-
-
-def _assistant_to_wire(
-    body_content: Any,
-    calls: Any,
-    i: int,
-    memo: dict[int, Any] | None = None,
-    name: str | NotGiven = NOT_GIVEN,
-) -> dict[str, Any]:
-    """An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `field`)."""
-    content_out: Any = body_content
-    if type(body_content) is str:  # the common case, inline
-        content_out = body_content
-    elif isinstance(body_content, (str, list)):
-        content_out = _assistant_content_to_wire(body_content, f"messages[{i}].content")
-    wire_calls: Any = NOT_GIVEN
-    if calls is not NOT_GIVEN and calls:
-        wire_calls = [
-            _tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]", memo)
-            for k, call in enumerate(calls)
-        ]
-    elif not content_out:
-        raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
-    wire_message_1: dict[str, Any] = {"role": "assistant"}
-    if content_out is not NOT_GIVEN:
-        wire_message_1["content"] = content_out
-    if wire_calls is not NOT_GIVEN:
-        wire_message_1["tool_calls"] = wire_calls
-    if name is not NOT_GIVEN:
-        wire_message_1["name"] = name
-    wire_message_2: dict[str, Any] = wire_message_1
-    wire_message_2.update(_reasoning.write(body_content, bool(calls), REASONING, PROVIDER, True))
-    return wire_message_2
-
-
-def _messages_to_wire(
-    messages: list[Message], memo: dict[int, Any] | None = None
-) -> list[dict[str, Any]]:
-    """Canonical messages -> wire (system `inline`, tool results `message`, tool calls `field`). `memo`: validation's sorted copies (wire.memo_json)."""
-    wire_messages: list[dict[str, Any]] = []
-    for i, message in enumerate(messages):
-        if isinstance(message, UserMessage):
-            wire_messages.append(_user_to_wire(message.content, i, message.name))
-            continue
-        if isinstance(message, SystemMessage):
-            wire_messages.append(
-                _system_to_wire(message.content, f"messages[{i}]", name=message.name)
-            )
-            continue
-        if isinstance(message, AssistantMessage):
-            calls = message.tool_calls
-            wire_messages.append(_assistant_to_wire(message.content, calls, i, memo, message.name))
-            continue
-        assert isinstance(message, ToolMessage)
-        wire_messages.append(
-            _tool_result_to_wire(
-                message.tool_call_id,
-                message.content,
-                message.name,
-                i,
-                message.is_error,
-                message.cache_control,
-            )
-        )
-    return wire_messages
-
-
 def _request_to_wire(
     request: Request | Mapping[str, Any], structured_output: str | None
 ) -> dict[str, Any]:
@@ -787,7 +443,9 @@ def _request_to_wire(
         raise InvalidRequestError(
             "structured_output "
             + repr(mode)
-            + " is not available in groq; expected one of: native, prompt_fallback"
+            + " is not available in "
+            + KEY
+            + "; expected one of: native, prompt_fallback"
         )
     if isinstance(schema, dict) and mode != "native":
         # OpenArmature §8.1.5.1 prompt augmentation, on a copy of the messages
@@ -921,7 +579,9 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value groq writes there from the request itself; set it through the request, or give the same value",
+                    + " conflicts with the value "
+                    + KEY
+                    + " writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
@@ -937,84 +597,6 @@ def request_to_wire(
         return cast("GroqRequest", _request_to_wire(request, structured_output))
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
-
-
-def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
-    """Wire messages -> canonical messages."""
-    out: list[Message] = []
-    for i, item in enumerate(items):
-        path = f"{field}[{i}]"
-        message = _w.expect_dict(item, path)
-        role = message.get("role")
-        if role == "system":
-            name_ = message.get("name")
-            name_ = (
-                NOT_GIVEN
-                if name_ is None
-                else name_ if type(name_) is str else _w.optional_str(message, "name", path)
-            )
-            text = message.get("content")
-            if type(text) is list:  # an array of text parts: joined
-                text = "".join(
-                    _w.member_str(
-                        _w.expect_dict(p, f"{path}.content[{j}]"), "text", f"{path}.content[{j}]"
-                    )
-                    for j, p in enumerate(text)
-                )
-            out.append(
-                SystemMessage(
-                    content=text if type(text) is str else _w.expect_str(text, path + ".content"),
-                    name=name_,
-                )
-            )
-            continue
-        if role == "user":
-            name_ = message.get("name")
-            name_ = (
-                NOT_GIVEN
-                if name_ is None
-                else name_ if type(name_) is str else _w.optional_str(message, "name", path)
-            )
-            raw = message.get("content")  # a string is the content as it is
-            content = (
-                raw
-                if type(raw) is str
-                else _user_content_from_wire(_w.member(message, "content", path), path + ".content")
-            )
-            out.append(UserMessage(content=content, name=name_))
-            continue
-        if role == "assistant":
-            name_ = message.get("name")
-            name_ = (
-                NOT_GIVEN
-                if name_ is None
-                else name_ if type(name_) is str else _w.optional_str(message, "name", path)
-            )
-            raw_content = message.get("content", NOT_GIVEN)
-            a_calls: Any = NOT_GIVEN
-            a_content: Any = NOT_GIVEN
-            if type(raw_content) is str:  # a string is the content as it is
-                a_content = raw_content
-            elif raw_content is not NOT_GIVEN:
-                a_content = _assistant_content_from_wire(raw_content, path + ".content")
-            raw_calls = message.get("tool_calls")
-            if raw_calls is not None:
-                calls_path = path + ".tool_calls"
-                a_calls = [
-                    _read_tool_call(
-                        _w.expect_dict(c, f"{calls_path}[{k}]"), f"{calls_path}[{k}]", False
-                    )
-                    for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
-                ]
-            a_content = _reasoning.read(message, a_content, REASONING, PROVIDER, path)
-            out.append(AssistantMessage(content=a_content, tool_calls=a_calls, name=name_))
-            continue
-        if role == "tool":
-            tool_message = _read_tool_result(message, path)
-            out.append(tool_message)
-            continue
-        continue  # an item or role no row reads: carried for this wire (request.unknown: carry)
-    return out
 
 
 def _request_from_wire(body: Any) -> Request:
@@ -1166,57 +748,6 @@ def request_from_wire(body: GroqRequest | Mapping[str, Any]) -> Request:
     )
 
 
-def _rewrite_request(req: Request) -> dict[str, Any]:
-    """The body this format writes for a request it read (the residual's baseline, runtime/carry.py)."""
-    return _request_to_wire(req, None)
-
-
-def _response_from_wire(body: Any) -> Response:
-    """Wire response body -> canonical response."""
-    body = _w.expect_dict(body, "")
-    finish_reason = _finish_reason(_w.get_in(body, ("choices", 0, "finish_reason")))
-    # OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null
-    lenient: bool | None = True if finish_reason == "error" else None
-    message = _w.expect_dict(_w.get_in(body, ("choices", 0, "message")), "choices[0].message")
-    raw_content = message.get("content", NOT_GIVEN)
-    a_calls: Any = NOT_GIVEN
-    a_content: Any = NOT_GIVEN
-    if type(raw_content) is str:  # a string is the content as it is
-        a_content = raw_content
-    elif raw_content is not NOT_GIVEN:
-        a_content = _assistant_content_from_wire(raw_content, "choices[0].message" + ".content")
-    raw_calls = message.get("tool_calls")
-    if raw_calls is not None:
-        calls_path = "choices[0].message" + ".tool_calls"
-        a_calls = [
-            _read_tool_call(_w.expect_dict(c, f"{calls_path}[{k}]"), f"{calls_path}[{k}]", lenient)
-            for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
-        ]
-    a_content = _reasoning.read(message, a_content, REASONING, PROVIDER, "choices[0].message")
-    usage_obj = body.get("usage")
-    if type(usage_obj) is dict:
-        prompt_tokens = _w.usage_counter(usage_obj.get("prompt_tokens"))
-        completion_tokens = _w.usage_counter(usage_obj.get("completion_tokens"))
-        total_tokens = _w.usage_counter(usage_obj.get("total_tokens"))
-        usage = Usage(
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            total_tokens=total_tokens,
-        )
-        raw_cached_tokens = _w.get_in(usage_obj, ("prompt_tokens_details", "cached_tokens"))
-        if raw_cached_tokens is not None:
-            usage.cached_tokens = _w.usage_counter(raw_cached_tokens)
-    else:
-        usage = Usage()  # not reported: the three counters are null together (§6)
-    response = Response(
-        message=AssistantMessage(content=a_content, tool_calls=a_calls),
-        finish_reason=finish_reason,
-        usage=usage,
-        raw=body,
-    )
-    return response
-
-
 def response_from_wire(
     body: GroqResponse | Mapping[str, Any],
     *,
@@ -1250,84 +781,7 @@ def response_from_wire(
 
 def response_to_wire(response: Response | Mapping[str, Any]) -> GroqResponse:
     """Canonical response -> Groq Chat Completions response body (for gateways); id/model come from `raw` when present."""
-    resp = _w.as_response(response)
-    raw = resp.raw if type(resp.raw) is dict else {}
-    msg = resp.message
-    reason = resp.finish_reason
-    wire_reason: Any
-    if reason == "stop":
-        wire_reason = "stop"
-    elif reason == "length":
-        wire_reason = "length"
-    elif reason == "tool_calls":
-        wire_reason = "tool_calls"
-    elif reason == "content_filter":
-        wire_reason = "content_filter"
-    elif reason == "error":
-        wire_reason = "stop"
-    else:
-        wire_reason = reason
-    raw_reason = _w.get_in(raw, ("choices", 0, "finish_reason"))
-    if (
-        raw_reason in ("stop", "length", "tool_calls", "content_filter", "function_call")
-        and _finish_reason(raw_reason) == reason
-    ):
-        wire_reason = raw_reason  # the provider's own listed value, when it means the same
-    calls = msg.tool_calls
-    content_out: Any = msg.content
-    if isinstance(msg.content, (str, list)):
-        content_out = _assistant_content_to_wire(msg.content, "message.content")
-    if (
-        type(content_out) is list
-    ):  # response content: joined_text (a response message carries one string)
-        content_out = "".join(p.get("text", "") for p in content_out)
-    wire_calls: Any = NOT_GIVEN
-    if calls:
-        wire_calls = [
-            _tool_call_to_wire(call, f"message.tool_calls[{k}]") for k, call in enumerate(calls)
-        ]
-    wire_message_1: dict[str, Any] = {"role": "assistant"}
-    if content_out is not NOT_GIVEN:
-        wire_message_1["content"] = content_out
-    if wire_calls is not NOT_GIVEN:
-        wire_message_1["tool_calls"] = wire_calls
-    wire_message = wire_message_1
-    wire_message = dict(wire_message)
-    wire_message.update(_reasoning.write(msg.content, bool(calls), REASONING, PROVIDER, False))
-    u = resp.usage
-    usage_wire: dict[str, Any] = {}
-    # usage unreported: omit. The counters go out together or not at all (never a partial object).
-    baseline = (
-        {
-            "prompt_tokens": u.prompt_tokens,
-            "completion_tokens": u.completion_tokens,
-            "total_tokens": u.total_tokens,
-        }
-        if u.prompt_tokens is not None
-        and u.completion_tokens is not None
-        and u.total_tokens is not None
-        else {}
-    )
-    if "prompt_tokens" in baseline:
-        usage_wire["prompt_tokens"] = baseline["prompt_tokens"]
-    if "completion_tokens" in baseline:
-        usage_wire["completion_tokens"] = baseline["completion_tokens"]
-    if "total_tokens" in baseline:
-        usage_wire["total_tokens"] = baseline["total_tokens"]
-    if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN and baseline:
-        usage_wire.setdefault("prompt_tokens_details", {})
-        usage_wire["prompt_tokens_details"]["cached_tokens"] = u.cached_tokens
-    body: dict[str, Any] = {}
-    body["id"] = raw.get("id", "chatcmpl-wiremap")
-    body["object"] = "chat.completion"
-    body["created"] = raw.get("created", 0)
-    body["model"] = raw.get("model", raw.get("modelVersion", "unknown"))
-    body["choices"] = [{"index": 0, "message": wire_message, "finish_reason": wire_reason}]
-    if usage_wire:
-        body["usage"] = usage_wire
-    if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
-        _w.apply_carried(body, resp.carried, ORIGIN)
-    return cast("GroqResponse", body)
+    return cast("GroqResponse", _response_to_wire(response))
 
 
 def error_from_wire(

@@ -72,6 +72,16 @@ from .openai_chat import (
     _tool_result_to_wire,
     _vm_audio_format_reverse,
 )
+from . import openai_chat as _code_openai_chat
+
+# the functions this dialect compiles to its base's text, which read its own tables (KEY,
+# ORIGIN, option rows) or functions: the base's code, run with this module's globals
+_assistant_content_from_wire = _w.rebind(_code_openai_chat._assistant_content_from_wire, globals())
+_assistant_content_to_wire = _w.rebind(_code_openai_chat._assistant_content_to_wire, globals())
+_rewrite_request = _w.rebind(_code_openai_chat._rewrite_request, globals())
+_user_content_from_wire = _w.rebind(_code_openai_chat._user_content_from_wire, globals())
+_user_content_to_wire = _w.rebind(_code_openai_chat._user_content_to_wire, globals())
+_vm_audio_format = _w.rebind(_code_openai_chat._vm_audio_format, globals())
 
 # the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
 if TYPE_CHECKING:
@@ -107,164 +117,9 @@ ORIGIN: Final = (
 )
 # every wire key the tables name: inside a value re-written in another form, any other key is
 # wire data the canonical model does not carry (runtime/carry.py losses)
-WIRE_KEYS: Final = frozenset(
-    [
-        "GET",
-        "MISTRAL_API_KEY",
-        "POST",
-        "any",
-        "arguments",
-        "as_given",
-        "as_request",
-        "assistant",
-        "audio.inline",
-        "audio.url",
-        "auto",
-        "bearer",
-        "body",
-        "carry",
-        "categories",
-        "chat",
-        "choices",
-        "chunk",
-        "code",
-        "completion",
-        "completion_tokens",
-        "content",
-        "content_filter",
-        "created",
-        "data",
-        "default",
-        "defaults",
-        "delta",
-        "derived",
-        "description",
-        "detail",
-        "document_name",
-        "document_url",
-        "drop",
-        "end",
-        "error",
-        "field",
-        "file.inline",
-        "file.url",
-        "finish",
-        "finish_reason",
-        "frequency_penalty",
-        "from_raw",
-        "function",
-        "high",
-        "id",
-        "image.inline",
-        "image.url",
-        "image_url",
-        "index",
-        "inline",
-        "internal_error",
-        "invalid_api_key",
-        "invalid_model",
-        "invalid_request_error",
-        "invalid_upstream_response",
-        "json_schema",
-        "length",
-        "list",
-        "list_or_string",
-        "logprobs",
-        "low",
-        "managed",
-        "max_tokens",
-        "medium",
-        "message",
-        "message_start",
-        "messages",
-        "metadata",
-        "model",
-        "modelVersion",
-        "model_not_loaded",
-        "mp3",
-        "n",
-        "name",
-        "native",
-        "new_call",
-        "no_response_schema",
-        "none",
-        "object",
-        "openai_chat",
-        "openarmature",
-        "parallel_tool_calls",
-        "param",
-        "parameters",
-        "presence_penalty",
-        "prompt_cache_key",
-        "prompt_tokens",
-        "provider_authentication",
-        "provider_invalid_model",
-        "provider_invalid_request",
-        "provider_invalid_response",
-        "provider_model_not_loaded",
-        "provider_rate_limit",
-        "provider_unavailable",
-        "provider_unsupported_content_block",
-        "random_seed",
-        "rate_limit_exceeded",
-        "rate_limited",
-        "reasoning",
-        "reasoning_budget",
-        "reasoning_delta",
-        "reasoning_effort",
-        "reasoning_signature",
-        "redacted_reasoning",
-        "redacted_thinking",
-        "reject",
-        "rename",
-        "required",
-        "response_format",
-        "response_schema",
-        "rewrite",
-        "role",
-        "root",
-        "schema",
-        "signature",
-        "sse",
-        "status",
-        "statuses",
-        "stop",
-        "strict",
-        "string",
-        "string_or_parts",
-        "strip",
-        "structured_output_invalid",
-        "system",
-        "temperature",
-        "text",
-        "text_delta",
-        "thinking",
-        "tool",
-        "tool_call",
-        "tool_call_delta",
-        "tool_call_end",
-        "tool_call_id",
-        "tool_call_start",
-        "tool_call_whole",
-        "tool_calls",
-        "tool_choice",
-        "tools",
-        "top_k",
-        "top_logprobs",
-        "top_p",
-        "total_tokens",
-        "type",
-        "unknown",
-        "unsupported_content_block",
-        "url",
-        "usage",
-        "user",
-        "verbatim",
-        "wav",
-        "when_schema_qualifies",
-        "when_upstream",
-        "zero",
-    ]
+# the base's WIRE_KEYS, with this dialect's difference
+WIRE_KEYS: Final[frozenset[str]] = (
+    (_code_openai_chat.WIRE_KEYS | frozenset(["MISTRAL_API_KEY", "any", "as_given", "as_request", "document_name", "document_url", "internal_error", "invalid_model", "openai_chat", "random_seed", "rate_limited", "rename", "rewrite", "signature", "string", "tool_call_whole", "top_k", "zero"])) - frozenset(["OPENAI_API_KEY", "anthropic_messages", "cached_tokens", "close_all_object_schemas", "developer", "file", "file_data", "filename", "format", "input_audio", "joined_text", "loading", "max_completion_tokens", "model_not_found", "not_loaded", "omit", "prompt_tokens_details", "reasoning_content", "requests", "seed", "server_error", "stream_options.include_usage", "unloaded", "usage_when"])
 )
 # the wire paths of the option rows: an option the writer leaves out is not carried back
 OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
@@ -563,23 +418,6 @@ WIRE_RULES: Final = {
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
 
 
-def _vm_audio_format(value: str, path: str) -> str:
-    """Value map `audio_format`: canonical -> wire."""
-    if value == "audio/wav":
-        return "wav"
-    if value == "audio/x-wav":
-        return "wav"
-    if value == "audio/mpeg":
-        return "mp3"
-    if value == "audio/mp3":
-        return "mp3"
-    raise UnsupportedContentBlockError(
-        repr(value)
-        + " is not supported by mistral; expected one of: audio/wav, audio/x-wav, audio/mpeg, audio/mp3",
-        path=path,
-    )
-
-
 def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
     """One canonical content block -> its wire part; None when the mapping strips it."""
     t = type(block)
@@ -620,11 +458,11 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         source = block.source
         if type(source) is UrlSource:
             raise UnsupportedContentBlockError(
-                "audio.url content is not supported by mistral", path=path
+                "audio.url content is not supported by " + KEY, path=path
             )
         assert isinstance(source, InlineSource)
         raise UnsupportedContentBlockError(
-            "audio.inline content is not supported by mistral", path=path
+            "audio.inline content is not supported by " + KEY, path=path
         )
     if t is FileBlock:
         assert isinstance(block, FileBlock)
@@ -636,7 +474,7 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
             return wire_4
         assert isinstance(source, InlineSource)
         raise UnsupportedContentBlockError(
-            "file.inline content is not supported by mistral", path=path
+            "file.inline content is not supported by " + KEY, path=path
         )
     raise InvalidRequestError(f"unsupported block {t.__name__}", path=path)
 
@@ -708,48 +546,6 @@ def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) ->
     return _w.skip_part(
         part, path
     )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
-
-
-def _user_content_to_wire(content: str | list[Block], path: str) -> str | list[dict[str, Any]]:
-    """Canonical user content -> wire (`string_or_parts`)."""
-    if isinstance(content, str):
-        return content
-    blocks = content
-    parts: list[dict[str, Any]] = []
-    kept: list[Block] = []
-    for j, block in enumerate(blocks):
-        wire = _part_to_wire(block, f"{path}[{j}]")
-        if wire is not None:
-            parts.append(wire)
-            kept.append(block)
-    # A single text part is sent as a plain string (Prompty §7.1.1), unless the part
-    # carries a field the string cannot (one its template writes: a cache breakpoint).
-    if len(kept) == 1 and type(kept[0]) is TextBlock:
-        return kept[0].text
-    return parts
-
-
-def _assistant_content_to_wire(
-    content: str | list[Block], path: str
-) -> str | list[dict[str, Any]] | None:
-    """Canonical assistant content -> wire (`string_or_parts`)."""
-    if isinstance(content, str):
-        return content
-    blocks = content
-    parts: list[dict[str, Any]] = []
-    kept: list[Block] = []
-    for j, block in enumerate(blocks):
-        wire = _part_to_wire(block, f"{path}[{j}]")
-        if wire is not None:
-            parts.append(wire)
-            kept.append(block)
-    # A single text part is sent as a plain string (Prompty §7.1.1), unless the part
-    # carries a field the string cannot (one its template writes: a cache breakpoint).
-    if len(kept) == 1 and type(kept[0]) is TextBlock:
-        return kept[0].text
-    if not parts:
-        return None
-    return parts
 
 
 def _system_to_wire(content: str, path: str = "") -> dict[str, Any]:
@@ -862,7 +658,9 @@ def _request_to_wire(
         raise InvalidRequestError(
             "structured_output "
             + repr(mode)
-            + " is not available in mistral; expected one of: native, prompt_fallback"
+            + " is not available in "
+            + KEY
+            + "; expected one of: native, prompt_fallback"
         )
     if isinstance(schema, dict) and mode != "native":
         # OpenArmature §8.1.5.1 prompt augmentation, on a copy of the messages
@@ -996,7 +794,9 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value mistral writes there from the request itself; set it through the request, or give the same value",
+                    + " conflicts with the value "
+                    + KEY
+                    + " writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
@@ -1012,26 +812,6 @@ def _request_to_wire_plain(
         return cast("MistralRequest", _request_to_wire(request, structured_output))
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
-
-
-def _user_content_from_wire(value: Any, path: str) -> str | list[Any]:
-    """Wire user content -> canonical."""
-    if type(value) is str:
-        return value
-    items = _w.expect_list(value, path)
-    parts = (_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items))
-    return [p for p in parts if not isinstance(p, _w.Skipped)]  # request.unknown: carry
-
-
-def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | None:
-    """Wire assistant content -> canonical."""
-    if type(value) is str:
-        return value
-    if value is None:
-        return None
-    items = _w.expect_list(value, path)
-    parts = (_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items))
-    return [p for p in parts if not isinstance(p, _w.Skipped)]  # request.unknown: carry
 
 
 def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
@@ -1238,11 +1018,6 @@ def _request_from_wire_plain(body: MistralRequest | Mapping[str, Any]) -> Reques
     )
 
 
-def _rewrite_request(req: Request) -> dict[str, Any]:
-    """The body this format writes for a request it read (the residual's baseline, runtime/carry.py)."""
-    return _request_to_wire(req, None)
-
-
 def _read_tool(tool: dict[str, Any], path: str) -> Tool:
     """Wire tool definition -> canonical tool."""
     obj_1 = tool.get("function")
@@ -1366,8 +1141,8 @@ def _response_from_wire_plain(
     return response
 
 
-def response_to_wire(response: Response | Mapping[str, Any]) -> MistralResponse:
-    """Canonical response -> Mistral Chat Completions response body (for gateways); id/model come from `raw` when present."""
+def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
+    """The body of response_to_wire."""
     resp = _w.as_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
     msg = resp.message
@@ -1429,7 +1204,12 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> MistralResponse:
     body["usage"] = usage_wire
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
         _w.apply_carried(body, resp.carried, ORIGIN)
-    return cast("MistralResponse", body)
+    return body
+
+
+def response_to_wire(response: Response | Mapping[str, Any]) -> MistralResponse:
+    """Canonical response -> Mistral Chat Completions response body (for gateways); id/model come from `raw` when present."""
+    return cast("MistralResponse", _response_to_wire(response))
 
 
 def error_from_wire(

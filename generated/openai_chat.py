@@ -596,7 +596,9 @@ def _vm_audio_format(value: str, path: str) -> str:
         return "mp3"
     raise UnsupportedContentBlockError(
         repr(value)
-        + " is not supported by openai_chat; expected one of: audio/wav, audio/x-wav, audio/mpeg, audio/mp3",
+        + " is not supported by "
+        + KEY
+        + "; expected one of: audio/wav, audio/x-wav, audio/mpeg, audio/mp3",
         path=path,
     )
 
@@ -642,7 +644,7 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         source = block.source
         if type(source) is UrlSource:
             raise UnsupportedContentBlockError(
-                "audio.url content is not supported by openai_chat", path=path
+                "audio.url content is not supported by " + KEY, path=path
             )
         assert isinstance(source, InlineSource)
         return {
@@ -657,7 +659,7 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         source = block.source
         if type(source) is UrlSource:
             raise UnsupportedContentBlockError(
-                "file.url content is not supported by openai_chat", path=path
+                "file.url content is not supported by " + KEY, path=path
             )
         assert isinstance(source, InlineSource)
         wire_3: dict[str, Any] = {
@@ -1030,7 +1032,9 @@ def _request_to_wire(
         raise InvalidRequestError(
             "structured_output "
             + repr(mode)
-            + " is not available in openai_chat; expected one of: native, prompt_fallback"
+            + " is not available in "
+            + KEY
+            + "; expected one of: native, prompt_fallback"
         )
     if isinstance(schema, dict) and mode != "native":
         # OpenArmature §8.1.5.1 prompt augmentation, on a copy of the messages
@@ -1164,7 +1168,9 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value openai_chat writes there from the request itself; set it through the request, or give the same value",
+                    + " conflicts with the value "
+                    + KEY
+                    + " writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
@@ -1570,8 +1576,8 @@ def response_from_wire(
     return response
 
 
-def response_to_wire(response: Response | Mapping[str, Any]) -> OpenaiChatResponse:
-    """Canonical response -> OpenAI Chat Completions response body (for gateways); id/model come from `raw` when present."""
+def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
+    """The body of response_to_wire."""
     resp = _w.as_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
     msg = resp.message
@@ -1647,7 +1653,12 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> OpenaiChatRespon
         body["usage"] = usage_wire
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
         _w.apply_carried(body, resp.carried, ORIGIN)
-    return cast("OpenaiChatResponse", body)
+    return body
+
+
+def response_to_wire(response: Response | Mapping[str, Any]) -> OpenaiChatResponse:
+    """Canonical response -> OpenAI Chat Completions response body (for gateways); id/model come from `raw` when present."""
+    return cast("OpenaiChatResponse", _response_to_wire(response))
 
 
 def error_from_wire(

@@ -892,11 +892,11 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         source = block.source
         if type(source) is UrlSource:
             raise UnsupportedContentBlockError(
-                "audio.url content is not supported by openai_responses", path=path
+                "audio.url content is not supported by " + KEY, path=path
             )
         assert isinstance(source, InlineSource)
         raise UnsupportedContentBlockError(
-            "audio.inline content is not supported by openai_responses", path=path
+            "audio.inline content is not supported by " + KEY, path=path
         )
     if t is FileBlock:
         assert isinstance(block, FileBlock)
@@ -1250,7 +1250,9 @@ def _request_to_wire(
         raise InvalidRequestError(
             "structured_output "
             + repr(mode)
-            + " is not available in openai_responses; expected one of: native, prompt_fallback"
+            + " is not available in "
+            + KEY
+            + "; expected one of: native, prompt_fallback"
         )
     if isinstance(schema, dict) and mode != "native":
         # OpenArmature §8.1.5.1 prompt augmentation, on a copy of the messages
@@ -1282,16 +1284,16 @@ def _request_to_wire(
     # top_k: silently dropped, as the mapping declares
     value_seed = config.seed
     if value_seed is not NOT_GIVEN:
-        _w.warn_dropped("seed is not supported by openai_responses; dropped")
+        _w.warn_dropped("seed is not supported by " + KEY + "; dropped")
     value_stop_sequences = config.stop_sequences
     if value_stop_sequences is not NOT_GIVEN:
-        _w.warn_dropped("stop_sequences is not supported by openai_responses; dropped")
+        _w.warn_dropped("stop_sequences is not supported by " + KEY + "; dropped")
     value_frequency_penalty = config.frequency_penalty
     if value_frequency_penalty is not NOT_GIVEN:
-        _w.warn_dropped("frequency_penalty is not supported by openai_responses; dropped")
+        _w.warn_dropped("frequency_penalty is not supported by " + KEY + "; dropped")
     value_presence_penalty = config.presence_penalty
     if value_presence_penalty is not NOT_GIVEN:
-        _w.warn_dropped("presence_penalty is not supported by openai_responses; dropped")
+        _w.warn_dropped("presence_penalty is not supported by " + KEY + "; dropped")
     value_parallel_tool_calls = config.parallel_tool_calls
     if value_parallel_tool_calls is not NOT_GIVEN:
         body["parallel_tool_calls"] = value_parallel_tool_calls
@@ -1380,7 +1382,9 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value openai_responses writes there from the request itself; set it through the request, or give the same value",
+                    + " conflicts with the value "
+                    + KEY
+                    + " writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
@@ -1831,8 +1835,8 @@ def response_from_wire(
     return response
 
 
-def response_to_wire(response: Response | Mapping[str, Any]) -> OpenaiResponsesResponse:
-    """Canonical response -> OpenAI Responses response body (for gateways); id/model come from `raw` when present."""
+def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
+    """The body of response_to_wire."""
     resp = _w.as_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
     msg = resp.message
@@ -1950,7 +1954,12 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> OpenaiResponsesR
         body["incomplete_details"] = {"reason": "content_filter"}
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
         _w.apply_carried(body, resp.carried, ORIGIN)
-    return cast("OpenaiResponsesResponse", body)
+    return body
+
+
+def response_to_wire(response: Response | Mapping[str, Any]) -> OpenaiResponsesResponse:
+    """Canonical response -> OpenAI Responses response body (for gateways); id/model come from `raw` when present."""
+    return cast("OpenaiResponsesResponse", _response_to_wire(response))
 
 
 def error_from_wire(

@@ -76,6 +76,14 @@ from .anthropic_messages import (
     _vm_document_type_reverse,
     _vm_image_type_reverse,
 )
+from . import anthropic_messages as _code_anthropic_messages
+
+# the functions this dialect compiles to its base's text, which read its own tables (KEY,
+# ORIGIN, option rows) or functions: the base's code, run with this module's globals
+_messages_to_wire = _w.rebind(_code_anthropic_messages._messages_to_wire, globals())
+_rewrite_request = _w.rebind(_code_anthropic_messages._rewrite_request, globals())
+_vm_document_type = _w.rebind(_code_anthropic_messages._vm_document_type, globals())
+_vm_image_type = _w.rebind(_code_anthropic_messages._vm_image_type, globals())
 
 # the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
 if TYPE_CHECKING:
@@ -114,131 +122,9 @@ ORIGIN: Final = (
 )
 # every wire key the tables name: inside a value re-written in another form, any other key is
 # wire data the canonical model does not carry (runtime/carry.py losses)
-WIRE_KEYS: Final = frozenset(
-    [
-        "ANTHROPIC_API_KEY",
-        "GET",
-        "POST",
-        "anthropic_messages",
-        "any",
-        "api_error",
-        "as_given",
-        "assistant",
-        "audio.inline",
-        "audio.url",
-        "authentication_error",
-        "auto",
-        "base64",
-        "body",
-        "budget_tokens",
-        "cache_control",
-        "carry",
-        "categories",
-        "content",
-        "content_blocks",
-        "content_filter",
-        "data",
-        "default",
-        "description",
-        "disable_parallel_tool_use",
-        "document",
-        "drop",
-        "enabled",
-        "end_turn",
-        "error",
-        "field",
-        "file.inline",
-        "file.url",
-        "format",
-        "from_raw",
-        "group_into_user_message",
-        "header",
-        "hoist",
-        "id",
-        "image",
-        "image.inline",
-        "image.url",
-        "input",
-        "input_schema",
-        "input_tokens",
-        "invalid_request_error",
-        "is_error",
-        "json_schema",
-        "length",
-        "list",
-        "managed",
-        "max_tokens",
-        "media_type",
-        "message",
-        "messages",
-        "metadata",
-        "model",
-        "modelVersion",
-        "msg_wiremap",
-        "name",
-        "native",
-        "none",
-        "not_found_error",
-        "openarmature",
-        "output_config",
-        "output_tokens",
-        "overloaded_error",
-        "provider_authentication",
-        "provider_invalid_model",
-        "provider_invalid_request",
-        "provider_invalid_response",
-        "provider_model_not_loaded",
-        "provider_rate_limit",
-        "provider_unavailable",
-        "provider_unsupported_content_block",
-        "rate_limit_error",
-        "reasoning_effort",
-        "redacted_thinking",
-        "reject",
-        "required",
-        "role",
-        "root",
-        "schema",
-        "signature",
-        "sorted",
-        "source",
-        "speed",
-        "status",
-        "statuses",
-        "stop",
-        "stop_reason",
-        "stop_sequence",
-        "stop_sequences",
-        "strict",
-        "strip_foreign",
-        "structured_output",
-        "structured_output_invalid",
-        "system",
-        "temperature",
-        "text",
-        "thinking",
-        "thinking_first",
-        "title",
-        "tool",
-        "tool_calls",
-        "tool_choice",
-        "tool_result",
-        "tool_use",
-        "tool_use_id",
-        "tools",
-        "top_k",
-        "top_p",
-        "type",
-        "unknown",
-        "url",
-        "usage",
-        "user",
-        "user_id",
-        "verbatim",
-        "warn",
-        "when_upstream",
-        "zero",
-    ]
+# the base's WIRE_KEYS, with this dialect's difference
+WIRE_KEYS: Final[frozenset[str]] = (
+    (_code_anthropic_messages.WIRE_KEYS | frozenset(["anthropic_messages", "as_given", "sorted"])) - frozenset(["always_parts", "block_end", "blocks", "cache_creation_input_tokens", "cache_read_input_tokens", "content_block", "content_block_delta", "content_block_start", "content_block_stop", "defaults", "delta", "end", "event", "finish", "finish_usage", "ignore", "index", "input_json_delta", "message_delta", "message_start", "message_stop", "openai_chat", "partial_json", "parts", "ping", "reasoning", "reasoning_delta", "reasoning_signature", "redacted_reasoning", "same_call", "signature_delta", "sse", "start", "text_delta", "thinking_delta", "tool_call", "tool_call_delta", "tool_call_start"])
 )
 TITLE: Final = "Anthropic Messages (OpenArmature §8.2 dialect)"
 API_VERSION: Final = "2023-06-01"
@@ -297,34 +183,6 @@ _RE_1: Final = _w.lazy_pattern(
 )
 
 
-def _vm_image_type(value: str, path: str) -> str:
-    """Value map `image_type`: canonical -> wire."""
-    if value == "image/jpeg":
-        return "image/jpeg"
-    if value == "image/png":
-        return "image/png"
-    if value == "image/gif":
-        return "image/gif"
-    if value == "image/webp":
-        return "image/webp"
-    raise UnsupportedContentBlockError(
-        repr(value)
-        + " is not supported by openarmature.anthropic_messages; expected one of: image/jpeg, image/png, image/gif, image/webp",
-        path=path,
-    )
-
-
-def _vm_document_type(value: str, path: str) -> str:
-    """Value map `document_type`: canonical -> wire."""
-    if value == "application/pdf":
-        return "application/pdf"
-    raise UnsupportedContentBlockError(
-        repr(value)
-        + " is not supported by openarmature.anthropic_messages; expected one of: application/pdf",
-        path=path,
-    )
-
-
 def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
     """One canonical content block -> its wire part; None when the mapping strips it."""
     t = type(block)
@@ -363,11 +221,11 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         source = block.source
         if type(source) is UrlSource:
             raise UnsupportedContentBlockError(
-                "audio.url content is not supported by openarmature.anthropic_messages", path=path
+                "audio.url content is not supported by " + KEY, path=path
             )
         assert isinstance(source, InlineSource)
         raise UnsupportedContentBlockError(
-            "audio.inline content is not supported by openarmature.anthropic_messages", path=path
+            "audio.inline content is not supported by " + KEY, path=path
         )
     if t is FileBlock:
         assert isinstance(block, FileBlock)
@@ -640,40 +498,6 @@ def _assistant_to_wire(
     return {"role": "assistant", "content": wire_content}
 
 
-def _messages_to_wire(
-    messages: list[Message], memo: dict[int, Any] | None = None
-) -> list[dict[str, Any]]:
-    """Canonical messages -> wire (system `hoist`, tool results `group_into_user_message`, tool calls `content_blocks`). `memo`: validation's sorted copies (wire.memo_json)."""
-    wire_messages: list[dict[str, Any]] = []
-    results: list[dict[str, Any]] | None = None  # the open run of grouped tool results
-    for i, message in enumerate(messages):
-        if isinstance(message, ToolMessage):
-            result = _tool_result_to_wire(
-                message.tool_call_id,
-                message.content,
-                message.name,
-                i,
-                message.is_error,
-                message.cache_control,
-            )
-            if results is None:
-                results = []
-                wire_messages.append(_results_to_wire(results))
-            results.append(result)
-            continue
-        results = None
-        if isinstance(message, UserMessage):
-            wire_messages.append(_user_to_wire(message.content, i))
-            continue
-        if isinstance(message, SystemMessage):
-            continue  # hoisted to the top-level field by request_to_wire
-        if isinstance(message, AssistantMessage):
-            calls = message.tool_calls
-            wire_messages.append(_assistant_to_wire(message.content, calls, i, memo))
-            continue
-    return wire_messages
-
-
 def _tool_to_wire(tool: Tool, path: str, memo: dict[int, Any] | None = None) -> dict[str, Any]:
     """Canonical tool -> wire tool definition. `memo`: validation's sorted copies (wire.memo_json)."""
     params: Any = tool.parameters
@@ -702,7 +526,9 @@ def _request_to_wire(
         raise InvalidRequestError(
             "structured_output "
             + repr(mode)
-            + " is not available in openarmature.anthropic_messages; expected one of: native, prompt_fallback, tool_coercion"
+            + " is not available in "
+            + KEY
+            + "; expected one of: native, prompt_fallback, tool_coercion"
         )
     if isinstance(schema, dict) and mode != "native":
         if mode == "tool_coercion" and not tools:  # OpenArmature §8.2.5.1 tool-call coercion
@@ -736,16 +562,12 @@ def _request_to_wire(
         if (
             _RE_1.match(model) is not None
         ):  # models: ['claude-opus-4-7*', 'claude-opus-4.7*', 'claude-opus-5*', 'claude-sonnet-5*', 'claude-haiku-5*']
-            _w.warn_dropped(
-                "temperature is not supported by openarmature.anthropic_messages for this model; dropped"
-            )
+            _w.warn_dropped("temperature is not supported by " + KEY + " for this model; dropped")
         else:
             body["temperature"] = value_temperature
     value_max_tokens = config.max_tokens
     if value_max_tokens is NOT_GIVEN:
-        raise InvalidRequestError(
-            "max_tokens is required by openarmature.anthropic_messages", path="config.max_tokens"
-        )
+        raise InvalidRequestError("max_tokens is required by " + KEY, path="config.max_tokens")
     if value_max_tokens is not NOT_GIVEN:
         body["max_tokens"] = value_max_tokens
     value_top_p = config.top_p
@@ -753,9 +575,7 @@ def _request_to_wire(
         if (
             _RE_1.match(model) is not None
         ):  # models: ['claude-opus-4-7*', 'claude-opus-4.7*', 'claude-opus-5*', 'claude-sonnet-5*', 'claude-haiku-5*']
-            _w.warn_dropped(
-                "top_p is not supported by openarmature.anthropic_messages for this model; dropped"
-            )
+            _w.warn_dropped("top_p is not supported by " + KEY + " for this model; dropped")
         else:
             body["top_p"] = value_top_p
     value_top_k = config.top_k
@@ -763,30 +583,24 @@ def _request_to_wire(
         if (
             _RE_1.match(model) is not None
         ):  # models: ['claude-opus-4-7*', 'claude-opus-4.7*', 'claude-opus-5*', 'claude-sonnet-5*', 'claude-haiku-5*']
-            _w.warn_dropped(
-                "top_k is not supported by openarmature.anthropic_messages for this model; dropped"
-            )
+            _w.warn_dropped("top_k is not supported by " + KEY + " for this model; dropped")
         else:
             body["top_k"] = value_top_k
     value_seed = config.seed
     if value_seed is not NOT_GIVEN:
-        raise InvalidRequestError(
-            "seed is not supported by openarmature.anthropic_messages", path="config.seed"
-        )
+        raise InvalidRequestError("seed is not supported by " + KEY, path="config.seed")
     value_stop_sequences = config.stop_sequences
     if value_stop_sequences is not NOT_GIVEN:
         body["stop_sequences"] = value_stop_sequences
     value_frequency_penalty = config.frequency_penalty
     if value_frequency_penalty is not NOT_GIVEN:
         raise InvalidRequestError(
-            "frequency_penalty is not supported by openarmature.anthropic_messages",
-            path="config.frequency_penalty",
+            "frequency_penalty is not supported by " + KEY, path="config.frequency_penalty"
         )
     value_presence_penalty = config.presence_penalty
     if value_presence_penalty is not NOT_GIVEN:
         raise InvalidRequestError(
-            "presence_penalty is not supported by openarmature.anthropic_messages",
-            path="config.presence_penalty",
+            "presence_penalty is not supported by " + KEY, path="config.presence_penalty"
         )
     # n: silently dropped, as the mapping declares
     # logprobs: silently dropped, as the mapping declares
@@ -865,7 +679,9 @@ def _request_to_wire(
                     raise InvalidRequestError(
                         "extras key "
                         + repr(key)
-                        + " conflicts with openarmature.anthropic_messages, which sets stream=False on every call itself; leave it out of config.extras",
+                        + " conflicts with "
+                        + KEY
+                        + ", which sets stream=False on every call itself; leave it out of config.extras",
                         path="config.extras." + key,
                     )
                 continue
@@ -879,7 +695,9 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value openarmature.anthropic_messages writes there from the request itself; set it through the request, or give the same value",
+                    + " conflicts with the value "
+                    + KEY
+                    + " writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
@@ -1090,11 +908,6 @@ def request_from_wire(body: OpenarmatureAnthropicMessagesRequest | Mapping[str, 
     )
 
 
-def _rewrite_request(req: Request) -> dict[str, Any]:
-    """The body this format writes for a request it read (the residual's baseline, runtime/carry.py)."""
-    return _request_to_wire(req, None)
-
-
 def _read_tool(tool: dict[str, Any], path: str) -> Tool:
     """Wire tool definition -> canonical tool."""
     name_1 = tool.get("name")
@@ -1244,10 +1057,8 @@ def response_from_wire(
     return response
 
 
-def response_to_wire(
-    response: Response | Mapping[str, Any],
-) -> OpenarmatureAnthropicMessagesResponse:
-    """Canonical response -> Anthropic Messages (OpenArmature §8.2 dialect) response body (for gateways); id/model come from `raw` when present."""
+def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
+    """The body of response_to_wire."""
     resp = _w.as_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
     msg = resp.message
@@ -1312,7 +1123,14 @@ def response_to_wire(
     body.update(wire_message)  # the message's own keys sit at the root
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
         _w.apply_carried(body, resp.carried, ORIGIN)
-    return cast("OpenarmatureAnthropicMessagesResponse", body)
+    return body
+
+
+def response_to_wire(
+    response: Response | Mapping[str, Any],
+) -> OpenarmatureAnthropicMessagesResponse:
+    """Canonical response -> Anthropic Messages (OpenArmature §8.2 dialect) response body (for gateways); id/model come from `raw` when present."""
+    return cast("OpenarmatureAnthropicMessagesResponse", _response_to_wire(response))
 
 
 def error_from_wire(

@@ -88,6 +88,13 @@ from .gemini_generate_content import (
     _user_content_to_wire,
     _user_to_wire,
 )
+from . import gemini_generate_content as _code_gemini_generate_content
+
+# the functions this dialect compiles to its base's text, which read its own tables (KEY,
+# ORIGIN, option rows) or functions: the base's code, run with this module's globals
+_messages_to_wire = _w.rebind(_code_gemini_generate_content._messages_to_wire, globals())
+_response_to_wire = _w.rebind(_code_gemini_generate_content._response_to_wire, globals())
+_rewrite_request = _w.rebind(_code_gemini_generate_content._rewrite_request, globals())
 
 # the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
 if TYPE_CHECKING:
@@ -126,177 +133,9 @@ ORIGIN: Final = (
 )
 # every wire key the tables name: inside a value re-written in another form, any other key is
 # wire data the canonical model does not carry (runtime/carry.py losses)
-WIRE_KEYS: Final = frozenset(
-    [
-        "ANY",
-        "AUTO",
-        "DEADLINE_EXCEEDED",
-        "GEMINI_API_KEY",
-        "GET",
-        "INTERNAL",
-        "INVALID_ARGUMENT",
-        "NONE",
-        "NOT_FOUND",
-        "OTHER",
-        "PERMISSION_DENIED",
-        "POST",
-        "RESOURCE_EXHAUSTED",
-        "STOP",
-        "UNAUTHENTICATED",
-        "UNAVAILABLE",
-        "allowedFunctionNames",
-        "always",
-        "always_parts",
-        "args",
-        "as_given",
-        "audio.inline",
-        "audio.url",
-        "auto",
-        "blockReason",
-        "body",
-        "cachedContent",
-        "cachedContentTokenCount",
-        "candidateCount",
-        "candidates",
-        "candidatesTokenCount",
-        "carry",
-        "categories",
-        "code",
-        "content",
-        "content_blocks",
-        "content_filter",
-        "contents",
-        "countTokens",
-        "data",
-        "default",
-        "defaults",
-        "description",
-        "details",
-        "drop",
-        "empty",
-        "end",
-        "error",
-        "field",
-        "file.inline",
-        "file.url",
-        "fileData",
-        "fileUri",
-        "finish",
-        "finishReason",
-        "finish_usage",
-        "frequencyPenalty",
-        "from_call",
-        "from_raw",
-        "functionCall",
-        "functionCallingConfig",
-        "functionDeclarations",
-        "functionResponse",
-        "gemini_generate_content",
-        "generateContent",
-        "generationConfig",
-        "group_into_user_message",
-        "header",
-        "high",
-        "hoist",
-        "id",
-        "image.inline",
-        "image.url",
-        "index",
-        "inlineData",
-        "json",
-        "keys",
-        "length",
-        "list",
-        "logprobs",
-        "low",
-        "managed",
-        "maxOutputTokens",
-        "medium",
-        "message",
-        "message_start",
-        "mimeType",
-        "minimal",
-        "mode",
-        "model",
-        "modelVersion",
-        "models",
-        "name",
-        "native",
-        "no_response_schema",
-        "none",
-        "openarmature",
-        "parameters",
-        "parts",
-        "presencePenalty",
-        "promptFeedback",
-        "promptTokenCount",
-        "provider_authentication",
-        "provider_invalid_model",
-        "provider_invalid_request",
-        "provider_invalid_response",
-        "provider_model_not_loaded",
-        "provider_rate_limit",
-        "provider_unavailable",
-        "provider_unsupported_content_block",
-        "raw",
-        "reasoning",
-        "reasoning_delta",
-        "reasoning_effort",
-        "reasoning_signature",
-        "redacted_reasoning",
-        "redacted_thinking",
-        "reject",
-        "required",
-        "response",
-        "responseId",
-        "responseJsonSchema",
-        "responseLogprobs",
-        "responseMimeType",
-        "result",
-        "retryDelay",
-        "role",
-        "safetySettings",
-        "seed",
-        "signature",
-        "sorted",
-        "sse",
-        "status",
-        "stop",
-        "stopSequences",
-        "strip",
-        "strip_foreign",
-        "structured_output_invalid",
-        "synthesize",
-        "systemInstruction",
-        "temperature",
-        "text",
-        "text_delta",
-        "text_signature",
-        "thinking",
-        "thinkingBudget",
-        "thinkingConfig",
-        "thinkingLevel",
-        "thought",
-        "thoughtSignature",
-        "tool",
-        "toolConfig",
-        "tool_call",
-        "tool_call_delta",
-        "tool_call_start",
-        "tool_call_whole",
-        "tool_calls",
-        "tools",
-        "topK",
-        "topP",
-        "totalTokenCount",
-        "type",
-        "unknown",
-        "usage",
-        "usageMetadata",
-        "user",
-        "verbatim",
-        "wiremap",
-    ]
+# the base's WIRE_KEYS, with this dialect's difference
+WIRE_KEYS: Final[frozenset[str]] = (
+    (_code_gemini_generate_content.WIRE_KEYS | frozenset(["gemini_generate_content", "openarmature", "parameters", "reject", "sorted"])) - frozenset(["audio", "file", "image", "inline", "parametersJsonSchema"])
 )
 TITLE: Final = "Google Gemini generateContent (OpenArmature §8.3 dialect)"
 DOC_REF: Final = (
@@ -661,51 +500,6 @@ def _tool_result_to_wire(
     }
 
 
-def _messages_to_wire(
-    messages: list[Message], memo: dict[int, Any] | None = None
-) -> list[dict[str, Any]]:
-    """Canonical messages -> wire (system `hoist`, tool results `group_into_user_message`, tool calls `content_blocks`). `memo`: validation's sorted copies (wire.memo_json)."""
-    wire_messages: list[dict[str, Any]] = []
-    call_names: dict[str, str] = {}  # tool_results name: from_call
-    results: list[dict[str, Any]] | None = None  # the open run of grouped tool results
-    for i, message in enumerate(messages):
-        if isinstance(message, ToolMessage):
-            result_name = call_names.get(message.tool_call_id, message.name)
-            if result_name is NOT_GIVEN:
-                raise InvalidRequestError(
-                    "no earlier tool call has id "
-                    + repr(message.tool_call_id)
-                    + " and the message names no function; the wire needs its name",
-                    path=f"messages[{i}].tool_call_id",
-                )
-            result = _tool_result_to_wire(
-                message.tool_call_id,
-                message.content,
-                result_name,
-                i,
-                message.is_error,
-                message.cache_control,
-            )
-            if results is None:
-                results = []
-                wire_messages.append(_results_to_wire(results))
-            results.append(result)
-            continue
-        results = None
-        if isinstance(message, UserMessage):
-            wire_messages.append(_user_to_wire(message.content, i))
-            continue
-        if isinstance(message, SystemMessage):
-            continue  # hoisted to the top-level field by request_to_wire
-        if isinstance(message, AssistantMessage):
-            calls = message.tool_calls
-            for call in calls or ():
-                call_names[call.id] = call.name
-            wire_messages.append(_assistant_to_wire(message.content, calls, i, memo))
-            continue
-    return wire_messages
-
-
 def _tool_to_wire(tool: Tool, path: str, memo: dict[int, Any] | None = None) -> dict[str, Any]:
     """Canonical tool -> wire tool definition. `memo`: validation's sorted copies (wire.memo_json)."""
     params: Any = tool.parameters
@@ -732,7 +526,9 @@ def _request_to_wire(
         raise InvalidRequestError(
             "structured_output "
             + repr(mode)
-            + " is not available in openarmature.gemini_generate_content; expected one of: native, prompt_fallback"
+            + " is not available in "
+            + KEY
+            + "; expected one of: native, prompt_fallback"
         )
     if isinstance(schema, dict) and mode != "native":
         # OpenArmature §8.1.5.1 prompt augmentation, on a copy of the messages
@@ -789,7 +585,9 @@ def _request_to_wire(
         if type(value_max_tokens) is int and value_max_tokens > 2147483647:  # option maximum
             raise InvalidRequestError(
                 repr(value_max_tokens)
-                + " is more than openarmature.gemini_generate_content's generationConfig.maxOutputTokens takes (at most 2147483647)",
+                + " is more than "
+                + KEY
+                + "'s generationConfig.maxOutputTokens takes (at most 2147483647)",
                 path="config.max_tokens",
             )
         _w.put_in(body, ("generationConfig", "maxOutputTokens"), value_max_tokens)
@@ -801,7 +599,9 @@ def _request_to_wire(
         if type(value_top_k) is int and value_top_k > 2147483647:  # option maximum
             raise InvalidRequestError(
                 repr(value_top_k)
-                + " is more than openarmature.gemini_generate_content's generationConfig.topK takes (at most 2147483647)",
+                + " is more than "
+                + KEY
+                + "'s generationConfig.topK takes (at most 2147483647)",
                 path="config.top_k",
             )
         _w.put_in(body, ("generationConfig", "topK"), value_top_k)
@@ -810,7 +610,9 @@ def _request_to_wire(
         if type(value_seed) is int and value_seed > 2147483647:  # option maximum
             raise InvalidRequestError(
                 repr(value_seed)
-                + " is more than openarmature.gemini_generate_content's generationConfig.seed takes (at most 2147483647)",
+                + " is more than "
+                + KEY
+                + "'s generationConfig.seed takes (at most 2147483647)",
                 path="config.seed",
             )
         _w.put_in(body, ("generationConfig", "seed"), value_seed)
@@ -828,7 +630,9 @@ def _request_to_wire(
         if type(value_n) is int and value_n > 2147483647:  # option maximum
             raise InvalidRequestError(
                 repr(value_n)
-                + " is more than openarmature.gemini_generate_content's generationConfig.candidateCount takes (at most 2147483647)",
+                + " is more than "
+                + KEY
+                + "'s generationConfig.candidateCount takes (at most 2147483647)",
                 path="config.n",
             )
         _w.put_in(body, ("generationConfig", "candidateCount"), value_n)
@@ -840,7 +644,9 @@ def _request_to_wire(
         if type(value_top_logprobs) is int and value_top_logprobs > 2147483647:  # option maximum
             raise InvalidRequestError(
                 repr(value_top_logprobs)
-                + " is more than openarmature.gemini_generate_content's generationConfig.logprobs takes (at most 2147483647)",
+                + " is more than "
+                + KEY
+                + "'s generationConfig.logprobs takes (at most 2147483647)",
                 path="config.top_logprobs",
             )
         _w.put_in(body, ("generationConfig", "logprobs"), value_top_logprobs)
@@ -914,7 +720,9 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value openarmature.gemini_generate_content writes there from the request itself; set it through the request, or give the same value",
+                    + " conflicts with the value "
+                    + KEY
+                    + " writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
@@ -1209,11 +1017,6 @@ def request_from_wire(
     )
 
 
-def _rewrite_request(req: Request) -> dict[str, Any]:
-    """The body this format writes for a request it read (the residual's baseline, runtime/carry.py)."""
-    return _request_to_wire(req, None)
-
-
 def _read_tool(tool: dict[str, Any], path: str) -> Tool:
     """Wire tool definition -> canonical tool."""
     if tool.get("behavior") not in (None, False):
@@ -1396,100 +1199,7 @@ def response_to_wire(
     response: Response | Mapping[str, Any],
 ) -> OpenarmatureGeminiGenerateContentResponse:
     """Canonical response -> Google Gemini generateContent (OpenArmature §8.3 dialect) response body (for gateways); id/model come from `raw` when present."""
-    resp = _w.as_response(response)
-    raw = resp.raw if type(resp.raw) is dict else {}
-    msg = resp.message
-    reason = resp.finish_reason
-    wire_reason: Any
-    if reason == "stop":
-        wire_reason = "STOP"
-    elif reason == "length":
-        wire_reason = "MAX_TOKENS"
-    elif reason == "content_filter":
-        wire_reason = "SAFETY"
-    elif reason == "error":
-        wire_reason = "OTHER"
-    elif reason == "tool_calls":
-        wire_reason = "STOP"
-    else:
-        wire_reason = reason
-    raw_reason = _w.get_in(raw, ("candidates", 0, "finishReason"))
-    if (
-        raw_reason
-        in (
-            "STOP",
-            "MAX_TOKENS",
-            "SAFETY",
-            "RECITATION",
-            "BLOCKLIST",
-            "PROHIBITED_CONTENT",
-            "SPII",
-            "IMAGE_SAFETY",
-            "IMAGE_PROHIBITED_CONTENT",
-            "IMAGE_RECITATION",
-            "LANGUAGE",
-            "MALFORMED_FUNCTION_CALL",
-            "UNEXPECTED_TOOL_CALL",
-            "TOO_MANY_TOOL_CALLS",
-            "OTHER",
-        )
-        and _finish_reason(raw_reason) == reason
-    ):
-        wire_reason = raw_reason  # the provider's own listed value, when it means the same
-    calls = msg.tool_calls
-    blocks: list[dict[str, Any]] = []
-    if isinstance(msg.content, (str, list)):
-        blocks = _as_blocks(_assistant_content_to_wire(msg.content, "message.content"))
-    if calls:
-        blocks.extend(
-            _tool_call_to_wire(call, f"message.tool_calls[{k}]") for k, call in enumerate(calls)
-        )
-    wire_message = {"role": "model", "parts": blocks}
-    u = resp.usage
-    usage_wire: dict[str, Any] = {}
-    # usage unreported: omit. The counters go out together or not at all (never a partial object).
-    baseline = (
-        {
-            "prompt_tokens": u.prompt_tokens,
-            "completion_tokens": u.completion_tokens,
-            "total_tokens": u.total_tokens,
-        }
-        if u.prompt_tokens is not None
-        and u.completion_tokens is not None
-        and u.total_tokens is not None
-        else {}
-    )
-    if "prompt_tokens" in baseline:
-        usage_wire["promptTokenCount"] = baseline["prompt_tokens"]
-    if "completion_tokens" in baseline:
-        usage_wire["candidatesTokenCount"] = baseline["completion_tokens"]
-    if "total_tokens" in baseline:
-        usage_wire["totalTokenCount"] = baseline["total_tokens"]
-    if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN and baseline:
-        usage_wire["cachedContentTokenCount"] = u.cached_tokens
-    body: dict[str, Any] = {}
-    body["candidates"] = [{"content": wire_message, "finishReason": wire_reason, "index": 0}]
-    if usage_wire:
-        body["usageMetadata"] = usage_wire
-    body["modelVersion"] = raw.get("modelVersion", raw.get("model", "unknown"))
-    body["responseId"] = raw.get("responseId", "wiremap")
-    raw_detail = _w.get_in(raw, ("promptFeedback", "blockReason"))
-    if (
-        type(raw_detail) is str
-        and {
-            "SAFETY": "content_filter",
-            "OTHER": "content_filter",
-            "BLOCKLIST": "content_filter",
-            "PROHIBITED_CONTENT": "content_filter",
-            "IMAGE_SAFETY": "content_filter",
-            "BLOCK_REASON_UNSPECIFIED": "content_filter",
-        }.get(raw_detail)
-        == reason
-    ):
-        body["promptFeedback"] = raw["promptFeedback"]  # finish_reason detail_write: raw
-    if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
-        _w.apply_carried(body, resp.carried, ORIGIN)
-    return cast("OpenarmatureGeminiGenerateContentResponse", body)
+    return cast("OpenarmatureGeminiGenerateContentResponse", _response_to_wire(response))
 
 
 def error_from_wire(

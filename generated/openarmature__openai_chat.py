@@ -81,6 +81,17 @@ from .openai_chat import (
     _tool_to_wire,
     _vm_audio_format_reverse,
 )
+from . import openai_chat as _code_openai_chat
+
+# the functions this dialect compiles to its base's text, which read its own tables (KEY,
+# ORIGIN, option rows) or functions: the base's code, run with this module's globals
+_assistant_content_to_wire = _w.rebind(_code_openai_chat._assistant_content_to_wire, globals())
+_part_to_wire = _w.rebind(_code_openai_chat._part_to_wire, globals())
+_response_from_wire = _w.rebind(_code_openai_chat._response_from_wire, globals())
+_response_to_wire = _w.rebind(_code_openai_chat._response_to_wire, globals())
+_rewrite_request = _w.rebind(_code_openai_chat._rewrite_request, globals())
+_user_content_to_wire = _w.rebind(_code_openai_chat._user_content_to_wire, globals())
+_vm_audio_format = _w.rebind(_code_openai_chat._vm_audio_format, globals())
 
 # the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
 if TYPE_CHECKING:
@@ -119,169 +130,9 @@ ORIGIN: Final = (
 )
 # every wire key the tables name: inside a value re-written in another form, any other key is
 # wire data the canonical model does not carry (runtime/carry.py losses)
-WIRE_KEYS: Final = frozenset(
-    [
-        "GET",
-        "OPENAI_API_KEY",
-        "POST",
-        "arguments",
-        "assistant",
-        "audio.inline",
-        "audio.url",
-        "auto",
-        "bearer",
-        "body",
-        "cached_tokens",
-        "categories",
-        "chat",
-        "choices",
-        "chunk",
-        "close_all_object_schemas",
-        "code",
-        "completion",
-        "completion_tokens",
-        "content",
-        "content_filter",
-        "created",
-        "data",
-        "default",
-        "defaults",
-        "delta",
-        "derived",
-        "description",
-        "detail",
-        "developer",
-        "drop",
-        "end",
-        "error",
-        "field",
-        "file",
-        "file.inline",
-        "file.url",
-        "file_data",
-        "filename",
-        "finish",
-        "finish_reason",
-        "format",
-        "frequency_penalty",
-        "from_raw",
-        "function",
-        "high",
-        "id",
-        "image.inline",
-        "image.url",
-        "image_url",
-        "index",
-        "inline",
-        "input_audio",
-        "invalid_api_key",
-        "invalid_request_error",
-        "invalid_upstream_response",
-        "joined_text",
-        "json_schema",
-        "length",
-        "list",
-        "list_or_string",
-        "loading",
-        "logprobs",
-        "low",
-        "managed",
-        "max_tokens",
-        "medium",
-        "message",
-        "message_start",
-        "messages",
-        "metadata",
-        "model",
-        "modelVersion",
-        "model_not_found",
-        "model_not_loaded",
-        "mp3",
-        "n",
-        "name",
-        "native",
-        "new_call",
-        "no_response_schema",
-        "none",
-        "not_loaded",
-        "object",
-        "omit",
-        "openai_chat",
-        "openarmature",
-        "parallel_tool_calls",
-        "param",
-        "parameters",
-        "presence_penalty",
-        "prompt_cache_key",
-        "prompt_tokens",
-        "prompt_tokens_details",
-        "provider_authentication",
-        "provider_invalid_model",
-        "provider_invalid_request",
-        "provider_invalid_response",
-        "provider_model_not_loaded",
-        "provider_rate_limit",
-        "provider_unavailable",
-        "provider_unsupported_content_block",
-        "rate_limit_exceeded",
-        "reasoning",
-        "reasoning_budget",
-        "reasoning_content",
-        "reasoning_delta",
-        "reasoning_effort",
-        "reasoning_signature",
-        "redacted_reasoning",
-        "redacted_thinking",
-        "reject",
-        "requests",
-        "required",
-        "response_format",
-        "response_schema",
-        "role",
-        "root",
-        "schema",
-        "seed",
-        "server_error",
-        "sorted",
-        "sse",
-        "status",
-        "statuses",
-        "stop",
-        "stream_options.include_usage",
-        "strict",
-        "string_or_parts",
-        "strip",
-        "structured_output_invalid",
-        "system",
-        "temperature",
-        "text",
-        "text_delta",
-        "thinking",
-        "tool",
-        "tool_call",
-        "tool_call_delta",
-        "tool_call_end",
-        "tool_call_id",
-        "tool_call_start",
-        "tool_calls",
-        "tool_choice",
-        "tools",
-        "top_logprobs",
-        "top_p",
-        "total_tokens",
-        "type",
-        "unknown",
-        "unloaded",
-        "unsupported_content_block",
-        "url",
-        "usage",
-        "usage_when",
-        "user",
-        "verbatim",
-        "wav",
-        "when_schema_qualifies",
-        "when_upstream",
-    ]
+# the base's WIRE_KEYS, with this dialect's difference
+WIRE_KEYS: Final[frozenset[str]] = (
+    (_code_openai_chat.WIRE_KEYS | frozenset(["openai_chat", "sorted"])) - frozenset(["anthropic_messages", "carry", "max_completion_tokens"])
 )
 # the wire paths of the option rows: an option the writer leaves out is not carried back
 OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
@@ -316,82 +167,6 @@ DOC_REF: Final = (
 
 
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
-
-
-def _vm_audio_format(value: str, path: str) -> str:
-    """Value map `audio_format`: canonical -> wire."""
-    if value == "audio/wav":
-        return "wav"
-    if value == "audio/x-wav":
-        return "wav"
-    if value == "audio/mpeg":
-        return "mp3"
-    if value == "audio/mp3":
-        return "mp3"
-    raise UnsupportedContentBlockError(
-        repr(value)
-        + " is not supported by openarmature.openai_chat; expected one of: audio/wav, audio/x-wav, audio/mpeg, audio/mp3",
-        path=path,
-    )
-
-
-def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
-    """One canonical content block -> its wire part; None when the mapping strips it."""
-    t = type(block)
-    if t is TextBlock:
-        assert isinstance(block, TextBlock)
-        return {"type": "text", "text": block.text}
-    if t is ThinkingBlock:
-        assert isinstance(block, ThinkingBlock)
-        return None
-    if t is RedactedThinkingBlock:
-        assert isinstance(block, RedactedThinkingBlock)
-        return None
-    if t is ImageBlock:
-        assert isinstance(block, ImageBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            wire_1: dict[str, Any] = {"url": source.url}
-            if block.detail is not NOT_GIVEN:
-                wire_1["detail"] = block.detail
-            return {"type": "image_url", "image_url": wire_1}
-        assert isinstance(source, InlineSource)
-        wire_2: dict[str, Any] = {
-            "url": "data:" + cast(str, block.media_type) + ";base64," + source.base64_data
-        }
-        if block.detail is not NOT_GIVEN:
-            wire_2["detail"] = block.detail
-        return {"type": "image_url", "image_url": wire_2}
-    if t is AudioBlock:
-        assert isinstance(block, AudioBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            raise UnsupportedContentBlockError(
-                "audio.url content is not supported by openarmature.openai_chat", path=path
-            )
-        assert isinstance(source, InlineSource)
-        return {
-            "type": "input_audio",
-            "input_audio": {
-                "data": source.base64_data,
-                "format": _vm_audio_format(cast(str, block.media_type), path + ".media_type"),
-            },
-        }
-    if t is FileBlock:
-        assert isinstance(block, FileBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            raise UnsupportedContentBlockError(
-                "file.url content is not supported by openarmature.openai_chat", path=path
-            )
-        assert isinstance(source, InlineSource)
-        wire_3: dict[str, Any] = {
-            "file_data": "data:" + cast(str, block.media_type) + ";base64," + source.base64_data
-        }
-        if block.filename is not NOT_GIVEN:
-            wire_3["filename"] = block.filename
-        return {"type": "file", "file": wire_3}
-    raise InvalidRequestError(f"unsupported block {t.__name__}", path=path)
 
 
 def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
@@ -456,48 +231,6 @@ def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) ->
     raise _w.WireShapeError(
         path + ".type", "unsupported part " + repr(part.get("type")) + "; expected one of: text"
     )
-
-
-def _user_content_to_wire(content: str | list[Block], path: str) -> str | list[dict[str, Any]]:
-    """Canonical user content -> wire (`string_or_parts`)."""
-    if isinstance(content, str):
-        return content
-    blocks = content
-    parts: list[dict[str, Any]] = []
-    kept: list[Block] = []
-    for j, block in enumerate(blocks):
-        wire = _part_to_wire(block, f"{path}[{j}]")
-        if wire is not None:
-            parts.append(wire)
-            kept.append(block)
-    # A single text part is sent as a plain string (Prompty §7.1.1), unless the part
-    # carries a field the string cannot (one its template writes: a cache breakpoint).
-    if len(kept) == 1 and type(kept[0]) is TextBlock:
-        return kept[0].text
-    return parts
-
-
-def _assistant_content_to_wire(
-    content: str | list[Block], path: str
-) -> str | list[dict[str, Any]] | None:
-    """Canonical assistant content -> wire (`string_or_parts`)."""
-    if isinstance(content, str):
-        return content
-    blocks = content
-    parts: list[dict[str, Any]] = []
-    kept: list[Block] = []
-    for j, block in enumerate(blocks):
-        wire = _part_to_wire(block, f"{path}[{j}]")
-        if wire is not None:
-            parts.append(wire)
-            kept.append(block)
-    # A single text part is sent as a plain string (Prompty §7.1.1), unless the part
-    # carries a field the string cannot (one its template writes: a cache breakpoint).
-    if len(kept) == 1 and type(kept[0]) is TextBlock:
-        return kept[0].text
-    if not parts:
-        return None
-    return parts
 
 
 def _tool_call_to_wire(
@@ -596,7 +329,9 @@ def _request_to_wire(
         raise InvalidRequestError(
             "structured_output "
             + repr(mode)
-            + " is not available in openarmature.openai_chat; expected one of: native, prompt_fallback"
+            + " is not available in "
+            + KEY
+            + "; expected one of: native, prompt_fallback"
         )
     if isinstance(schema, dict) and mode != "native":
         # OpenArmature §8.1.5.1 prompt augmentation, on a copy of the messages
@@ -725,7 +460,9 @@ def _request_to_wire(
                     raise InvalidRequestError(
                         "extras key "
                         + repr(key)
-                        + " conflicts with openarmature.openai_chat, which sets stream=False on every call itself; leave it out of config.extras",
+                        + " conflicts with "
+                        + KEY
+                        + ", which sets stream=False on every call itself; leave it out of config.extras",
                         path="config.extras." + key,
                     )
                 continue
@@ -739,7 +476,9 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value openarmature.openai_chat writes there from the request itself; set it through the request, or give the same value",
+                    + " conflicts with the value "
+                    + KEY
+                    + " writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
@@ -985,56 +724,6 @@ def request_from_wire(body: OpenarmatureOpenaiChatRequest | Mapping[str, Any]) -
     )
 
 
-def _rewrite_request(req: Request) -> dict[str, Any]:
-    """The body this format writes for a request it read (the residual's baseline, runtime/carry.py)."""
-    return _request_to_wire(req, None)
-
-
-def _response_from_wire(body: Any) -> Response:
-    """Wire response body -> canonical response."""
-    body = _w.expect_dict(body, "")
-    finish_reason = _finish_reason(_w.get_in(body, ("choices", 0, "finish_reason")))
-    # OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null
-    lenient: bool | None = True if finish_reason == "error" else None
-    message = _w.expect_dict(_w.get_in(body, ("choices", 0, "message")), "choices[0].message")
-    raw_content = message.get("content", NOT_GIVEN)
-    a_calls: Any = NOT_GIVEN
-    a_content: Any = NOT_GIVEN
-    if type(raw_content) is str:  # a string is the content as it is
-        a_content = raw_content
-    elif raw_content is not NOT_GIVEN:
-        a_content = _assistant_content_from_wire(raw_content, "choices[0].message" + ".content")
-    raw_calls = message.get("tool_calls")
-    if raw_calls is not None:
-        calls_path = "choices[0].message" + ".tool_calls"
-        a_calls = [
-            _read_tool_call(_w.expect_dict(c, f"{calls_path}[{k}]"), f"{calls_path}[{k}]", lenient)
-            for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
-        ]
-    usage_obj = body.get("usage")
-    if type(usage_obj) is dict:
-        prompt_tokens = _w.usage_counter(usage_obj.get("prompt_tokens"))
-        completion_tokens = _w.usage_counter(usage_obj.get("completion_tokens"))
-        total_tokens = _w.usage_counter(usage_obj.get("total_tokens"))
-        usage = Usage(
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            total_tokens=total_tokens,
-        )
-        raw_cached_tokens = _w.get_in(usage_obj, ("prompt_tokens_details", "cached_tokens"))
-        if raw_cached_tokens is not None:
-            usage.cached_tokens = _w.usage_counter(raw_cached_tokens)
-    else:
-        usage = Usage()  # not reported: the three counters are null together (§6)
-    response = Response(
-        message=AssistantMessage(content=a_content, tool_calls=a_calls),
-        finish_reason=finish_reason,
-        usage=usage,
-        raw=body,
-    )
-    return response
-
-
 def response_from_wire(
     body: OpenarmatureOpenaiChatResponse | Mapping[str, Any],
     *,
@@ -1068,82 +757,7 @@ def response_from_wire(
 
 def response_to_wire(response: Response | Mapping[str, Any]) -> OpenarmatureOpenaiChatResponse:
     """Canonical response -> OpenAI Chat Completions (OpenArmature §8.1 dialect) response body (for gateways); id/model come from `raw` when present."""
-    resp = _w.as_response(response)
-    raw = resp.raw if type(resp.raw) is dict else {}
-    msg = resp.message
-    reason = resp.finish_reason
-    wire_reason: Any
-    if reason == "stop":
-        wire_reason = "stop"
-    elif reason == "length":
-        wire_reason = "length"
-    elif reason == "tool_calls":
-        wire_reason = "tool_calls"
-    elif reason == "content_filter":
-        wire_reason = "content_filter"
-    elif reason == "error":
-        wire_reason = "stop"
-    else:
-        wire_reason = reason
-    raw_reason = _w.get_in(raw, ("choices", 0, "finish_reason"))
-    if (
-        raw_reason in ("stop", "length", "tool_calls", "content_filter", "function_call")
-        and _finish_reason(raw_reason) == reason
-    ):
-        wire_reason = raw_reason  # the provider's own listed value, when it means the same
-    calls = msg.tool_calls
-    content_out: Any = msg.content
-    if isinstance(msg.content, (str, list)):
-        content_out = _assistant_content_to_wire(msg.content, "message.content")
-    if (
-        type(content_out) is list
-    ):  # response content: joined_text (a response message carries one string)
-        content_out = "".join(p.get("text", "") for p in content_out)
-    wire_calls: Any = NOT_GIVEN
-    if calls:
-        wire_calls = [
-            _tool_call_to_wire(call, f"message.tool_calls[{k}]") for k, call in enumerate(calls)
-        ]
-    wire_message_1: dict[str, Any] = {"role": "assistant"}
-    if content_out is not NOT_GIVEN:
-        wire_message_1["content"] = content_out
-    if wire_calls is not NOT_GIVEN:
-        wire_message_1["tool_calls"] = wire_calls
-    wire_message = wire_message_1
-    u = resp.usage
-    usage_wire: dict[str, Any] = {}
-    # usage unreported: omit. The counters go out together or not at all (never a partial object).
-    baseline = (
-        {
-            "prompt_tokens": u.prompt_tokens,
-            "completion_tokens": u.completion_tokens,
-            "total_tokens": u.total_tokens,
-        }
-        if u.prompt_tokens is not None
-        and u.completion_tokens is not None
-        and u.total_tokens is not None
-        else {}
-    )
-    if "prompt_tokens" in baseline:
-        usage_wire["prompt_tokens"] = baseline["prompt_tokens"]
-    if "completion_tokens" in baseline:
-        usage_wire["completion_tokens"] = baseline["completion_tokens"]
-    if "total_tokens" in baseline:
-        usage_wire["total_tokens"] = baseline["total_tokens"]
-    if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN and baseline:
-        usage_wire.setdefault("prompt_tokens_details", {})
-        usage_wire["prompt_tokens_details"]["cached_tokens"] = u.cached_tokens
-    body: dict[str, Any] = {}
-    body["id"] = raw.get("id", "chatcmpl-wiremap")
-    body["object"] = "chat.completion"
-    body["created"] = raw.get("created", 0)
-    body["model"] = raw.get("model", raw.get("modelVersion", "unknown"))
-    body["choices"] = [{"index": 0, "message": wire_message, "finish_reason": wire_reason}]
-    if usage_wire:
-        body["usage"] = usage_wire
-    if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
-        _w.apply_carried(body, resp.carried, ORIGIN)
-    return cast("OpenarmatureOpenaiChatResponse", body)
+    return cast("OpenarmatureOpenaiChatResponse", _response_to_wire(response))
 
 
 def error_from_wire(

@@ -77,6 +77,19 @@ from .openai_chat import (
     _tool_result_to_wire,
     _vm_audio_format_reverse,
 )
+from . import openai_chat as _code_openai_chat
+from . import openai_compatible as _code_openai_compatible
+
+# the functions this dialect compiles to its base's text, which read its own tables (KEY,
+# ORIGIN, option rows) or functions: the base's code, run with this module's globals
+_assistant_content_from_wire = _w.rebind(_code_openai_chat._assistant_content_from_wire, globals())
+_assistant_to_wire = _w.rebind(_code_openai_compatible._assistant_to_wire, globals())
+_read_assistant_part = _w.rebind(_code_openai_chat._read_assistant_part, globals())
+_read_user_part = _w.rebind(_code_openai_chat._read_user_part, globals())
+_rewrite_request = _w.rebind(_code_openai_compatible._rewrite_request, globals())
+_user_content_from_wire = _w.rebind(_code_openai_chat._user_content_from_wire, globals())
+_user_to_wire = _w.rebind(_code_openai_compatible._user_to_wire, globals())
+_vm_audio_format = _w.rebind(_code_openai_compatible._vm_audio_format, globals())
 
 # the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
 if TYPE_CHECKING:
@@ -111,169 +124,9 @@ ORIGIN: Final = (
 )
 # every wire key the tables name: inside a value re-written in another form, any other key is
 # wire data the canonical model does not carry (runtime/carry.py losses)
-WIRE_KEYS: Final = frozenset(
-    [
-        "GET",
-        "OPENROUTER_API_KEY",
-        "POST",
-        "arguments",
-        "assistant",
-        "audio.inline",
-        "audio.url",
-        "auto",
-        "bearer",
-        "body",
-        "cache_control",
-        "cache_write_tokens",
-        "cached_tokens",
-        "carry",
-        "categories",
-        "chat",
-        "choices",
-        "chunk",
-        "close_all_object_schemas",
-        "code",
-        "completion",
-        "completion_tokens",
-        "content",
-        "content_filter",
-        "created",
-        "data",
-        "default",
-        "defaults",
-        "delta",
-        "derived",
-        "description",
-        "detail",
-        "effort",
-        "end",
-        "entry",
-        "error",
-        "field",
-        "file",
-        "file.inline",
-        "file.url",
-        "file_data",
-        "filename",
-        "finish",
-        "finish_reason",
-        "format",
-        "frequency_penalty",
-        "from_raw",
-        "function",
-        "id",
-        "image.inline",
-        "image.url",
-        "image_url",
-        "index",
-        "inline",
-        "input_audio",
-        "invalid_api_key",
-        "invalid_request_error",
-        "invalid_upstream_response",
-        "joined_text",
-        "json_schema",
-        "length",
-        "list",
-        "list_or_string",
-        "logprobs",
-        "managed",
-        "max_completion_tokens",
-        "max_tokens",
-        "message",
-        "message_start",
-        "messages",
-        "metadata",
-        "model",
-        "modelVersion",
-        "model_not_found",
-        "model_not_loaded",
-        "mp3",
-        "n",
-        "name",
-        "native",
-        "new_call",
-        "no_response_schema",
-        "none",
-        "object",
-        "omit",
-        "openai_compatible",
-        "openarmature",
-        "parallel_tool_calls",
-        "param",
-        "parameters",
-        "presence_penalty",
-        "prompt_cache_key",
-        "prompt_tokens",
-        "prompt_tokens_details",
-        "provider_authentication",
-        "provider_invalid_model",
-        "provider_invalid_request",
-        "provider_invalid_response",
-        "provider_model_not_loaded",
-        "provider_rate_limit",
-        "provider_unavailable",
-        "provider_unsupported_content_block",
-        "rate_limit_exceeded",
-        "reasoning",
-        "reasoning_delta",
-        "reasoning_details",
-        "reasoning_effort",
-        "reasoning_signature",
-        "reasoning_whole",
-        "redacted_reasoning",
-        "redacted_thinking",
-        "reject",
-        "requests",
-        "required",
-        "response_format",
-        "response_schema",
-        "role",
-        "root",
-        "schema",
-        "seed",
-        "server_error",
-        "sse",
-        "status",
-        "statuses",
-        "stop",
-        "stream_options.include_usage",
-        "strict",
-        "string_or_parts",
-        "strip",
-        "structured_output_invalid",
-        "summary",
-        "system",
-        "temperature",
-        "text",
-        "text_delta",
-        "thinking",
-        "tool",
-        "tool_call",
-        "tool_call_delta",
-        "tool_call_end",
-        "tool_call_id",
-        "tool_call_start",
-        "tool_call_turns",
-        "tool_calls",
-        "tool_choice",
-        "tools",
-        "top_k",
-        "top_logprobs",
-        "top_p",
-        "total_tokens",
-        "type",
-        "unknown",
-        "unsupported_content_block",
-        "url",
-        "usage",
-        "usage_when",
-        "user",
-        "verbatim",
-        "wav",
-        "when_schema_qualifies",
-        "when_upstream",
-    ]
+# the base's WIRE_KEYS, with this dialect's difference
+WIRE_KEYS: Final[frozenset[str]] = (
+    (_code_openai_compatible.WIRE_KEYS | frozenset(["OPENROUTER_API_KEY", "bearer", "cache_control", "cache_write_tokens", "effort", "entry", "openai_compatible", "reasoning_details", "reasoning_whole", "summary"])) - frozenset(["drop", "high", "loading", "low", "medium", "not_loaded", "openai_chat", "reasoning_budget", "reasoning_content", "unloaded"])
 )
 # the wire paths of the option rows: an option the writer leaves out is not carried back
 OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
@@ -572,23 +425,6 @@ REASONING: Final = {
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
 
 
-def _vm_audio_format(value: str, path: str) -> str:
-    """Value map `audio_format`: canonical -> wire."""
-    if value == "audio/wav":
-        return "wav"
-    if value == "audio/x-wav":
-        return "wav"
-    if value == "audio/mpeg":
-        return "mp3"
-    if value == "audio/mp3":
-        return "mp3"
-    raise UnsupportedContentBlockError(
-        repr(value)
-        + " is not supported by openrouter; expected one of: audio/wav, audio/x-wav, audio/mpeg, audio/mp3",
-        path=path,
-    )
-
-
 def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
     """One canonical content block -> its wire part; None when the mapping strips it."""
     t = type(block)
@@ -630,7 +466,7 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         source = block.source
         if type(source) is UrlSource:
             raise UnsupportedContentBlockError(
-                "audio.url content is not supported by openrouter", path=path
+                "audio.url content is not supported by " + KEY, path=path
             )
         assert isinstance(source, InlineSource)
         return {
@@ -645,7 +481,7 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         source = block.source
         if type(source) is UrlSource:
             raise UnsupportedContentBlockError(
-                "file.url content is not supported by openrouter", path=path
+                "file.url content is not supported by " + KEY, path=path
             )
         assert isinstance(source, InlineSource)
         wire_6: dict[str, Any] = {
@@ -712,60 +548,6 @@ def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
         detail=detail_4,
         cache_control=cache_control_5,
     )
-
-
-def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block | _w.Skipped:
-    """A part of a wire user turn."""
-    part = _w.expect_dict(value, path)
-    kind = part.get("type")
-    if (
-        kind == "image_url"
-        and isinstance(
-            pattern_value := (
-                (step_1.get("url") if type(step_1 := part.get("image_url")) is dict else None)
-                if type(part) is dict
-                else None
-            ),
-            str,
-        )
-        and _RE_1.fullmatch(pattern_value) is not None
-        and "image_url" in part
-    ):
-        return _read_part_image_inline(part, path)
-    if (
-        kind == "file"
-        and isinstance(
-            pattern_value := (
-                (step_1.get("file_data") if type(step_1 := part.get("file")) is dict else None)
-                if type(part) is dict
-                else None
-            ),
-            str,
-        )
-        and _RE_1.fullmatch(pattern_value) is not None
-        and "file" in part
-    ):
-        return _read_part_file_inline(part, path)
-    if kind == "text" and "text" in part:
-        return _read_part_text(part, path)
-    if kind == "image_url" and "image_url" in part:
-        return _read_part_image_url(part, path)
-    if kind == "input_audio" and "input_audio" in part:
-        return _read_part_audio_inline(part, path)
-    return _w.skip_part(
-        part, path
-    )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
-
-
-def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) -> Block | _w.Skipped:
-    """A part of a wire assistant turn."""
-    part = _w.expect_dict(value, path)
-    kind = part.get("type")
-    if kind == "text":
-        return _read_part_text(part, path)
-    return _w.skip_part(
-        part, path
-    )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 
 def _system_block_to_wire(message: SystemMessage, path: str) -> dict[str, Any]:
@@ -854,54 +636,6 @@ def _system_to_wire(
     return wire_message_2
 
 
-def _user_to_wire(
-    content: str | list[Block], i: int, name: str | NotGiven = NOT_GIVEN
-) -> dict[str, Any]:
-    """A user message (`messages[i]`) -> its wire message."""
-    wire_content: Any
-    if type(content) is str:  # the common case, inline
-        wire_content = content
-    else:
-        wire_content = _user_content_to_wire(content, f"messages[{i}].content")
-    wire_message_1: dict[str, Any] = {"role": "user", "content": wire_content}
-    if name is not NOT_GIVEN:
-        wire_message_1["name"] = name
-    return wire_message_1
-
-
-def _assistant_to_wire(
-    body_content: Any,
-    calls: Any,
-    i: int,
-    memo: dict[int, Any] | None = None,
-    name: str | NotGiven = NOT_GIVEN,
-) -> dict[str, Any]:
-    """An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `field`)."""
-    content_out: Any = body_content
-    if type(body_content) is str:  # the common case, inline
-        content_out = body_content
-    elif isinstance(body_content, (str, list)):
-        content_out = _assistant_content_to_wire(body_content, f"messages[{i}].content")
-    wire_calls: Any = NOT_GIVEN
-    if calls is not NOT_GIVEN and calls:
-        wire_calls = [
-            _tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]", memo)
-            for k, call in enumerate(calls)
-        ]
-    elif not content_out:
-        raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
-    wire_message_1: dict[str, Any] = {"role": "assistant"}
-    if content_out is not NOT_GIVEN:
-        wire_message_1["content"] = content_out
-    if wire_calls is not NOT_GIVEN:
-        wire_message_1["tool_calls"] = wire_calls
-    if name is not NOT_GIVEN:
-        wire_message_1["name"] = name
-    wire_message_2: dict[str, Any] = wire_message_1
-    wire_message_2.update(_reasoning.write(body_content, bool(calls), REASONING, PROVIDER, True))
-    return wire_message_2
-
-
 def _messages_to_wire(
     messages: list[Message], memo: dict[int, Any] | None = None
 ) -> list[dict[str, Any]]:
@@ -973,7 +707,9 @@ def _request_to_wire(
         raise InvalidRequestError(
             "structured_output "
             + repr(mode)
-            + " is not available in openrouter; expected one of: native, prompt_fallback"
+            + " is not available in "
+            + KEY
+            + "; expected one of: native, prompt_fallback"
         )
     if isinstance(schema, dict) and mode != "native":
         # OpenArmature §8.1.5.1 prompt augmentation, on a copy of the messages
@@ -1100,7 +836,9 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value openrouter writes there from the request itself; set it through the request, or give the same value",
+                    + " conflicts with the value "
+                    + KEY
+                    + " writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
@@ -1116,26 +854,6 @@ def request_to_wire(
         return cast("OpenrouterRequest", _request_to_wire(request, structured_output))
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
-
-
-def _user_content_from_wire(value: Any, path: str) -> str | list[Any]:
-    """Wire user content -> canonical."""
-    if type(value) is str:
-        return value
-    items = _w.expect_list(value, path)
-    parts = (_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items))
-    return [p for p in parts if not isinstance(p, _w.Skipped)]  # request.unknown: carry
-
-
-def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | None:
-    """Wire assistant content -> canonical."""
-    if type(value) is str:
-        return value
-    if value is None:
-        return None
-    items = _w.expect_list(value, path)
-    parts = (_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items))
-    return [p for p in parts if not isinstance(p, _w.Skipped)]  # request.unknown: carry
 
 
 def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
@@ -1381,11 +1099,6 @@ def request_from_wire(body: OpenrouterRequest | Mapping[str, Any]) -> Request:
     )
 
 
-def _rewrite_request(req: Request) -> dict[str, Any]:
-    """The body this format writes for a request it read (the residual's baseline, runtime/carry.py)."""
-    return _request_to_wire(req, None)
-
-
 def _read_tool(tool: dict[str, Any], path: str) -> Tool:
     """Wire tool definition -> canonical tool."""
     obj_1 = tool.get("function")
@@ -1492,8 +1205,8 @@ def response_from_wire(
     return response
 
 
-def response_to_wire(response: Response | Mapping[str, Any]) -> OpenrouterResponse:
-    """Canonical response -> OpenRouter Chat Completions response body (for gateways); id/model come from `raw` when present."""
+def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
+    """The body of response_to_wire."""
     resp = _w.as_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
     msg = resp.message
@@ -1578,7 +1291,12 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> OpenrouterRespon
         body["usage"] = usage_wire
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
         _w.apply_carried(body, resp.carried, ORIGIN)
-    return cast("OpenrouterResponse", body)
+    return body
+
+
+def response_to_wire(response: Response | Mapping[str, Any]) -> OpenrouterResponse:
+    """Canonical response -> OpenRouter Chat Completions response body (for gateways); id/model come from `raw` when present."""
+    return cast("OpenrouterResponse", _response_to_wire(response))
 
 
 def error_from_wire(

@@ -78,6 +78,19 @@ from .anthropic_messages import (
     _vm_document_type_reverse,
     _vm_image_type_reverse,
 )
+from . import anthropic_messages as _code_anthropic_messages
+
+# the functions this dialect compiles to its base's text, which read its own tables (KEY,
+# ORIGIN, option rows) or functions: the base's code, run with this module's globals
+_assistant_content_to_wire = _w.rebind(_code_anthropic_messages._assistant_content_to_wire, globals())
+_assistant_to_wire = _w.rebind(_code_anthropic_messages._assistant_to_wire, globals())
+_messages_to_wire = _w.rebind(_code_anthropic_messages._messages_to_wire, globals())
+_response_to_wire = _w.rebind(_code_anthropic_messages._response_to_wire, globals())
+_rewrite_request = _w.rebind(_code_anthropic_messages._rewrite_request, globals())
+_user_content_to_wire = _w.rebind(_code_anthropic_messages._user_content_to_wire, globals())
+_user_to_wire = _w.rebind(_code_anthropic_messages._user_to_wire, globals())
+_vm_document_type = _w.rebind(_code_anthropic_messages._vm_document_type, globals())
+_vm_image_type = _w.rebind(_code_anthropic_messages._vm_image_type, globals())
 
 # the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
 if TYPE_CHECKING:
@@ -114,165 +127,9 @@ ORIGIN: Final = (
 )
 # every wire key the tables name: inside a value re-written in another form, any other key is
 # wire data the canonical model does not carry (runtime/carry.py losses)
-WIRE_KEYS: Final = frozenset(
-    [
-        "ANTHROPIC_API_KEY",
-        "GET",
-        "POST",
-        "always_parts",
-        "anthropic_messages",
-        "any",
-        "api_error",
-        "assistant",
-        "audio.inline",
-        "audio.url",
-        "authentication_error",
-        "auto",
-        "base64",
-        "block_end",
-        "blocks",
-        "body",
-        "budget_tokens",
-        "cache_control",
-        "cache_creation_input_tokens",
-        "cache_read_input_tokens",
-        "carry",
-        "categories",
-        "content",
-        "content_block",
-        "content_block_delta",
-        "content_block_start",
-        "content_block_stop",
-        "content_blocks",
-        "content_filter",
-        "data",
-        "default",
-        "defaults",
-        "delta",
-        "description",
-        "disable_parallel_tool_use",
-        "document",
-        "drop",
-        "enabled",
-        "end",
-        "end_turn",
-        "error",
-        "event",
-        "field",
-        "file.inline",
-        "file.url",
-        "finish",
-        "finish_usage",
-        "format",
-        "from_raw",
-        "group_into_user_message",
-        "header",
-        "hoist",
-        "id",
-        "ignore",
-        "image",
-        "image.inline",
-        "image.url",
-        "index",
-        "input",
-        "input_json_delta",
-        "input_schema",
-        "input_tokens",
-        "invalid_request_error",
-        "is_error",
-        "json_schema",
-        "length",
-        "list",
-        "mapped_wins",
-        "max_tokens",
-        "media_type",
-        "message",
-        "message_delta",
-        "message_start",
-        "message_stop",
-        "messages",
-        "metadata",
-        "model",
-        "modelVersion",
-        "msg_wiremap",
-        "name",
-        "native",
-        "none",
-        "not_found_error",
-        "openarmature",
-        "output_config",
-        "output_tokens",
-        "overloaded_error",
-        "partial_json",
-        "ping",
-        "provider_authentication",
-        "provider_invalid_model",
-        "provider_invalid_request",
-        "provider_invalid_response",
-        "provider_model_not_loaded",
-        "provider_rate_limit",
-        "provider_unavailable",
-        "provider_unsupported_content_block",
-        "rate_limit_error",
-        "reasoning",
-        "reasoning_delta",
-        "reasoning_effort",
-        "reasoning_signature",
-        "redacted_reasoning",
-        "redacted_thinking",
-        "reject",
-        "required",
-        "role",
-        "root",
-        "same_call",
-        "schema",
-        "signature",
-        "signature_delta",
-        "source",
-        "speed",
-        "sse",
-        "start",
-        "status",
-        "statuses",
-        "stop",
-        "stop_reason",
-        "stop_sequence",
-        "stop_sequences",
-        "strict",
-        "strip_foreign",
-        "structured_output",
-        "structured_output_invalid",
-        "system",
-        "temperature",
-        "text",
-        "text_delta",
-        "thinking",
-        "thinking_delta",
-        "thinking_first",
-        "title",
-        "tool",
-        "tool_call",
-        "tool_call_delta",
-        "tool_call_start",
-        "tool_calls",
-        "tool_choice",
-        "tool_result",
-        "tool_use",
-        "tool_use_id",
-        "tools",
-        "top_k",
-        "top_p",
-        "type",
-        "unknown",
-        "url",
-        "usage",
-        "user",
-        "user_id",
-        "verbatim",
-        "warn",
-        "when_upstream",
-        "zero",
-    ]
+# the base's WIRE_KEYS, with this dialect's difference
+WIRE_KEYS: Final[frozenset[str]] = (
+    (_code_anthropic_messages.WIRE_KEYS | frozenset(["anthropic_messages", "mapped_wins"])) - frozenset(["managed", "openai_chat", "parts"])
 )
 TITLE: Final = "Anthropic Messages (Prompty §7.5 dialect)"
 API_VERSION: Final = "2023-06-01"
@@ -327,34 +184,6 @@ _RE_1: Final = _w.lazy_pattern(
 )
 
 
-def _vm_image_type(value: str, path: str) -> str:
-    """Value map `image_type`: canonical -> wire."""
-    if value == "image/jpeg":
-        return "image/jpeg"
-    if value == "image/png":
-        return "image/png"
-    if value == "image/gif":
-        return "image/gif"
-    if value == "image/webp":
-        return "image/webp"
-    raise UnsupportedContentBlockError(
-        repr(value)
-        + " is not supported by prompty.anthropic_messages; expected one of: image/jpeg, image/png, image/gif, image/webp",
-        path=path,
-    )
-
-
-def _vm_document_type(value: str, path: str) -> str:
-    """Value map `document_type`: canonical -> wire."""
-    if value == "application/pdf":
-        return "application/pdf"
-    raise UnsupportedContentBlockError(
-        repr(value)
-        + " is not supported by prompty.anthropic_messages; expected one of: application/pdf",
-        path=path,
-    )
-
-
 def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
     """One canonical content block -> its wire part; None when the mapping strips it."""
     t = type(block)
@@ -393,11 +222,11 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         source = block.source
         if type(source) is UrlSource:
             raise UnsupportedContentBlockError(
-                "audio.url content is not supported by prompty.anthropic_messages", path=path
+                "audio.url content is not supported by " + KEY, path=path
             )
         assert isinstance(source, InlineSource)
         raise UnsupportedContentBlockError(
-            "audio.inline content is not supported by prompty.anthropic_messages", path=path
+            "audio.inline content is not supported by " + KEY, path=path
         )
     if t is FileBlock:
         assert isinstance(block, FileBlock)
@@ -579,56 +408,6 @@ def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) ->
     )
 
 
-def _user_content_to_wire(content: str | list[Block], path: str) -> list[dict[str, Any]]:
-    """Canonical user content -> wire (`always_parts`)."""
-    if isinstance(content, str):
-        if not content:
-            return []
-        return [{"type": "text", "text": content}]
-    blocks = content
-    parts: list[dict[str, Any]] = []
-    kept: list[Block] = []
-    for j, block in enumerate(blocks):
-        wire = _part_to_wire(block, f"{path}[{j}]")
-        if wire is not None:
-            parts.append(wire)
-            kept.append(block)
-    return parts
-
-
-def _assistant_content_to_wire(content: str | list[Block], path: str) -> list[dict[str, Any]]:
-    """Canonical assistant content -> wire (`always_parts`)."""
-    if isinstance(content, str):
-        if not content:
-            return []
-        return [{"type": "text", "text": content}]
-    blocks = content
-    # OpenArmature §3.1.6: thinking precedes text in its turn.
-    blocks = [
-        b for b in content if type(b) is ThinkingBlock or type(b) is RedactedThinkingBlock
-    ] + [
-        b for b in content if type(b) is not ThinkingBlock and type(b) is not RedactedThinkingBlock
-    ]
-    parts: list[dict[str, Any]] = []
-    kept: list[Block] = []
-    for j, block in enumerate(blocks):
-        wire = _part_to_wire(block, f"{path}[{j}]")
-        if wire is not None:
-            parts.append(wire)
-            kept.append(block)
-    return parts
-
-
-def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
-    """A user message (`messages[i]`) -> its wire message."""
-    wire_content: Any
-    if type(content) is str:  # the common case, inline
-        wire_content = [{"type": "text", "text": content}] if content else []
-    else:
-        wire_content = _user_content_to_wire(content, f"messages[{i}].content")
-    return {"role": "user", "content": wire_content}
-
-
 def _tool_result_to_wire(
     tool_call_id: str,
     content: str | list[Block],
@@ -649,63 +428,6 @@ def _tool_result_to_wire(
     if is_error is not NOT_GIVEN:
         wire_1["is_error"] = is_error
     return wire_1
-
-
-def _assistant_to_wire(
-    body_content: Any, calls: Any, i: int, memo: dict[int, Any] | None = None
-) -> dict[str, Any]:
-    """An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `content_blocks`)."""
-    converted: Any = None
-    if type(body_content) is str:  # the common case, inline
-        converted = [{"type": "text", "text": body_content}] if body_content else []
-    elif isinstance(body_content, (str, list)):
-        converted = _assistant_content_to_wire(body_content, f"messages[{i}].content")
-    wire_content: Any
-    if (
-        calls is not NOT_GIVEN and calls
-    ):  # tool calls are content blocks, after the turn's own blocks
-        wire_content = _as_blocks(converted)
-        for k, call in enumerate(calls):
-            wire_content.append(_tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]", memo))
-    else:
-        wire_content = converted if converted is not None else []
-        if not wire_content:
-            raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
-    return {"role": "assistant", "content": wire_content}
-
-
-def _messages_to_wire(
-    messages: list[Message], memo: dict[int, Any] | None = None
-) -> list[dict[str, Any]]:
-    """Canonical messages -> wire (system `hoist`, tool results `group_into_user_message`, tool calls `content_blocks`). `memo`: validation's sorted copies (wire.memo_json)."""
-    wire_messages: list[dict[str, Any]] = []
-    results: list[dict[str, Any]] | None = None  # the open run of grouped tool results
-    for i, message in enumerate(messages):
-        if isinstance(message, ToolMessage):
-            result = _tool_result_to_wire(
-                message.tool_call_id,
-                message.content,
-                message.name,
-                i,
-                message.is_error,
-                message.cache_control,
-            )
-            if results is None:
-                results = []
-                wire_messages.append(_results_to_wire(results))
-            results.append(result)
-            continue
-        results = None
-        if isinstance(message, UserMessage):
-            wire_messages.append(_user_to_wire(message.content, i))
-            continue
-        if isinstance(message, SystemMessage):
-            continue  # hoisted to the top-level field by request_to_wire
-        if isinstance(message, AssistantMessage):
-            calls = message.tool_calls
-            wire_messages.append(_assistant_to_wire(message.content, calls, i, memo))
-            continue
-    return wire_messages
 
 
 def _tool_to_wire(tool: Tool, path: str, memo: dict[int, Any] | None = None) -> dict[str, Any]:
@@ -736,7 +458,9 @@ def _request_to_wire(
         raise InvalidRequestError(
             "structured_output "
             + repr(mode)
-            + " is not available in prompty.anthropic_messages; expected one of: native, prompt_fallback, tool_coercion"
+            + " is not available in "
+            + KEY
+            + "; expected one of: native, prompt_fallback, tool_coercion"
         )
     if isinstance(schema, dict) and mode != "native":
         if mode == "tool_coercion" and not tools:  # OpenArmature §8.2.5.1 tool-call coercion
@@ -770,9 +494,7 @@ def _request_to_wire(
         if (
             _RE_1.match(model) is not None
         ):  # models: ['claude-opus-4-7*', 'claude-opus-4.7*', 'claude-opus-5*', 'claude-sonnet-5*', 'claude-haiku-5*']
-            _w.warn_dropped(
-                "temperature is not supported by prompty.anthropic_messages for this model; dropped"
-            )
+            _w.warn_dropped("temperature is not supported by " + KEY + " for this model; dropped")
         else:
             body["temperature"] = value_temperature
     value_max_tokens = config.max_tokens
@@ -785,9 +507,7 @@ def _request_to_wire(
         if (
             _RE_1.match(model) is not None
         ):  # models: ['claude-opus-4-7*', 'claude-opus-4.7*', 'claude-opus-5*', 'claude-sonnet-5*', 'claude-haiku-5*']
-            _w.warn_dropped(
-                "top_p is not supported by prompty.anthropic_messages for this model; dropped"
-            )
+            _w.warn_dropped("top_p is not supported by " + KEY + " for this model; dropped")
         else:
             body["top_p"] = value_top_p
     value_top_k = config.top_k
@@ -795,9 +515,7 @@ def _request_to_wire(
         if (
             _RE_1.match(model) is not None
         ):  # models: ['claude-opus-4-7*', 'claude-opus-4.7*', 'claude-opus-5*', 'claude-sonnet-5*', 'claude-haiku-5*']
-            _w.warn_dropped(
-                "top_k is not supported by prompty.anthropic_messages for this model; dropped"
-            )
+            _w.warn_dropped("top_k is not supported by " + KEY + " for this model; dropped")
         else:
             body["top_k"] = value_top_k
     # seed: silently dropped, as the mapping declares
@@ -885,7 +603,9 @@ def _request_to_wire(
                     raise InvalidRequestError(
                         "extras key "
                         + repr(key)
-                        + " conflicts with prompty.anthropic_messages, which sets stream=False on every call itself; leave it out of config.extras",
+                        + " conflicts with "
+                        + KEY
+                        + ", which sets stream=False on every call itself; leave it out of config.extras",
                         path="config.extras." + key,
                     )
                 continue
@@ -1097,11 +817,6 @@ def request_from_wire(body: PromptyAnthropicMessagesRequest | Mapping[str, Any])
     )
 
 
-def _rewrite_request(req: Request) -> dict[str, Any]:
-    """The body this format writes for a request it read (the residual's baseline, runtime/carry.py)."""
-    return _request_to_wire(req, None)
-
-
 def _read_tool(tool: dict[str, Any], path: str) -> Tool:
     """Wire tool definition -> canonical tool."""
     name_1 = tool.get("name")
@@ -1266,94 +981,7 @@ def response_from_wire(
 
 def response_to_wire(response: Response | Mapping[str, Any]) -> PromptyAnthropicMessagesResponse:
     """Canonical response -> Anthropic Messages (Prompty §7.5 dialect) response body (for gateways); id/model come from `raw` when present."""
-    resp = _w.as_response(response)
-    raw = resp.raw if type(resp.raw) is dict else {}
-    msg = resp.message
-    reason = resp.finish_reason
-    wire_reason: Any
-    if reason == "stop":
-        wire_reason = "end_turn"
-    elif reason == "length":
-        wire_reason = "max_tokens"
-    elif reason == "tool_calls":
-        wire_reason = "tool_use"
-    elif reason == "content_filter":
-        wire_reason = "refusal"
-    elif reason == "error":
-        wire_reason = "end_turn"
-    else:
-        wire_reason = reason
-    raw_reason = raw.get("stop_reason")
-    if (
-        raw_reason
-        in (
-            "end_turn",
-            "stop_sequence",
-            "pause_turn",
-            "max_tokens",
-            "model_context_window_exceeded",
-            "tool_use",
-            "refusal",
-        )
-        and _finish_reason(raw_reason) == reason
-    ):
-        wire_reason = raw_reason  # the provider's own listed value, when it means the same
-    calls = msg.tool_calls
-    blocks: list[dict[str, Any]] = []
-    if isinstance(msg.content, (str, list)):
-        blocks = _as_blocks(_assistant_content_to_wire(msg.content, "message.content"))
-    if calls:
-        blocks.extend(
-            _tool_call_to_wire(call, f"message.tool_calls[{k}]") for k, call in enumerate(calls)
-        )
-    wire_message = {"role": "assistant", "content": blocks}
-    u = resp.usage
-    usage_wire: dict[str, Any] = {}
-    # usage unreported: zero. The wire requires the counters; an unreported one is written as 0.
-    baseline = {"completion_tokens": u.completion_tokens or 0}
-    # response.usage.prompt_tokens sum: input_tokens is the counter minus the other addends
-    rest_prompt_tokens = (
-        _w.usage_rest(
-            u.prompt_tokens or 0,
-            _w.usage_addend(
-                (u.cached_tokens if baseline and u.cached_tokens is not NOT_GIVEN else None)
-            ),
-            _w.usage_addend(
-                (
-                    u.cache_creation_tokens
-                    if baseline and u.cache_creation_tokens is not NOT_GIVEN
-                    else None
-                )
-            ),
-        )
-        if baseline
-        else None
-    )
-    if rest_prompt_tokens is not None:
-        usage_wire["input_tokens"] = rest_prompt_tokens
-    if "completion_tokens" in baseline:
-        usage_wire["output_tokens"] = baseline["completion_tokens"]
-    if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN and baseline:
-        usage_wire["cache_read_input_tokens"] = u.cached_tokens
-    if (
-        u.cache_creation_tokens is not None
-        and u.cache_creation_tokens is not NOT_GIVEN
-        and baseline
-    ):
-        usage_wire["cache_creation_input_tokens"] = u.cache_creation_tokens
-    body: dict[str, Any] = {}
-    body["id"] = raw.get("id", "msg_wiremap")
-    body["type"] = "message"
-    body["role"] = "assistant"
-    body["model"] = raw.get("model", raw.get("modelVersion", "unknown"))
-    body["stop_reason"] = wire_reason
-    body["stop_sequence"] = raw.get("stop_sequence", None)
-    if usage_wire:
-        body["usage"] = usage_wire
-    body.update(wire_message)  # the message's own keys sit at the root
-    if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
-        _w.apply_carried(body, resp.carried, ORIGIN)
-    return cast("PromptyAnthropicMessagesResponse", body)
+    return cast("PromptyAnthropicMessagesResponse", _response_to_wire(response))
 
 
 def error_from_wire(

@@ -82,6 +82,15 @@ from .openai_chat import (
     _tool_choice_to_wire,
     _tool_result_to_wire,
 )
+from . import openai_chat as _code_openai_chat
+
+# the functions this dialect compiles to its base's text, which read its own tables (KEY,
+# ORIGIN, option rows) or functions: the base's code, run with this module's globals
+_assistant_content_to_wire = _w.rebind(_code_openai_chat._assistant_content_to_wire, globals())
+_read_part_audio_inline = _w.rebind(_code_openai_chat._read_part_audio_inline, globals())
+_response_to_wire = _w.rebind(_code_openai_chat._response_to_wire, globals())
+_rewrite_request = _w.rebind(_code_openai_chat._rewrite_request, globals())
+_user_content_to_wire = _w.rebind(_code_openai_chat._user_content_to_wire, globals())
 
 # the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
 if TYPE_CHECKING:
@@ -115,173 +124,9 @@ ORIGIN: Final = (
 )
 # every wire key the tables name: inside a value re-written in another form, any other key is
 # wire data the canonical model does not carry (runtime/carry.py losses)
-WIRE_KEYS: Final = frozenset(
-    [
-        "GET",
-        "OPENAI_API_KEY",
-        "POST",
-        "always",
-        "arguments",
-        "as_content",
-        "assistant",
-        "audio.inline",
-        "audio.url",
-        "auto",
-        "bearer",
-        "body",
-        "cached_tokens",
-        "categories",
-        "chat",
-        "choices",
-        "chunk",
-        "close_and_nullable_optional",
-        "close_object_schema",
-        "code",
-        "completion",
-        "completion_tokens",
-        "content",
-        "content_filter",
-        "created",
-        "data",
-        "default",
-        "defaults",
-        "delta",
-        "description",
-        "detail",
-        "developer",
-        "drop",
-        "end",
-        "error",
-        "field",
-        "file",
-        "file.inline",
-        "file.url",
-        "file_data",
-        "filename",
-        "finish",
-        "finish_reason",
-        "flac",
-        "format",
-        "frequency_penalty",
-        "from_raw",
-        "function",
-        "high",
-        "id",
-        "image.inline",
-        "image.url",
-        "image_url",
-        "index",
-        "inline",
-        "input_audio",
-        "invalid_api_key",
-        "invalid_request_error",
-        "invalid_upstream_response",
-        "joined_text",
-        "json_schema",
-        "length",
-        "list",
-        "list_or_string",
-        "loading",
-        "logprobs",
-        "low",
-        "mapped_wins",
-        "max_completion_tokens",
-        "max_tokens",
-        "medium",
-        "message",
-        "message_start",
-        "messages",
-        "metadata",
-        "model",
-        "modelVersion",
-        "model_not_found",
-        "model_not_loaded",
-        "mp3",
-        "n",
-        "name",
-        "native",
-        "new_call",
-        "no_response_schema",
-        "none",
-        "not_loaded",
-        "object",
-        "ogg",
-        "omit",
-        "openai_chat",
-        "openarmature",
-        "parallel_tool_calls",
-        "param",
-        "parameters",
-        "presence_penalty",
-        "prompt_cache_key",
-        "prompt_tokens",
-        "prompt_tokens_details",
-        "provider_authentication",
-        "provider_invalid_model",
-        "provider_invalid_request",
-        "provider_invalid_response",
-        "provider_model_not_loaded",
-        "provider_rate_limit",
-        "provider_unavailable",
-        "provider_unsupported_content_block",
-        "rate_limit_exceeded",
-        "reasoning",
-        "reasoning_budget",
-        "reasoning_content",
-        "reasoning_delta",
-        "reasoning_effort",
-        "reasoning_signature",
-        "redacted_reasoning",
-        "redacted_thinking",
-        "refusal",
-        "reject",
-        "requests",
-        "required",
-        "response_format",
-        "response_schema",
-        "role",
-        "root",
-        "schema",
-        "seed",
-        "server_error",
-        "sse",
-        "status",
-        "statuses",
-        "stop",
-        "stream_options.include_usage",
-        "strict",
-        "string_or_parts",
-        "strip",
-        "structured_output",
-        "structured_output_invalid",
-        "system",
-        "temperature",
-        "text",
-        "text_delta",
-        "thinking",
-        "tool",
-        "tool_call",
-        "tool_call_delta",
-        "tool_call_end",
-        "tool_call_id",
-        "tool_call_start",
-        "tool_calls",
-        "tool_choice",
-        "tools",
-        "top_logprobs",
-        "top_p",
-        "total_tokens",
-        "type",
-        "unknown",
-        "unloaded",
-        "unsupported_content_block",
-        "url",
-        "usage",
-        "usage_when",
-        "user",
-        "wav",
-        "when_upstream",
-    ]
+# the base's WIRE_KEYS, with this dialect's difference
+WIRE_KEYS: Final[frozenset[str]] = (
+    (_code_openai_chat.WIRE_KEYS | frozenset(["always", "as_content", "close_and_nullable_optional", "close_object_schema", "flac", "mapped_wins", "ogg", "openai_chat", "refusal", "structured_output"])) - frozenset(["anthropic_messages", "carry", "close_all_object_schemas", "derived", "managed", "verbatim", "when_schema_qualifies"])
 )
 TITLE: Final = "OpenAI Chat Completions (Prompty §7.1 dialect)"
 DOC_REF: Final = "https://github.com/microsoft/prompty"
@@ -397,22 +242,6 @@ def _read_part_audio_url(part: dict[str, Any], path: str) -> Block:
     return AudioBlock(source=UrlSource(url=source_url_2), media_type=media_type_3)
 
 
-def _read_part_audio_inline(part: dict[str, Any], path: str) -> Block:
-    """Wire `audio.inline` part -> canonical block."""
-    obj_1 = part.get("input_audio")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(part, "input_audio", path)
-    source_base64_data_2 = obj_1.get("data")
-    if type(source_base64_data_2) is not str:
-        source_base64_data_2 = _w.member_str(obj_1, "data", path + ".input_audio")
-    media_type_3 = _vm_audio_format_reverse(
-        _w.member_str(obj_1, "format", path + ".input_audio"), path + ".input_audio" + ".format"
-    )
-    return AudioBlock(
-        source=InlineSource(base64_data=source_base64_data_2), media_type=media_type_3
-    )
-
-
 def _read_part_file_url(part: dict[str, Any], path: str) -> Block:
     """Wire `file.url` part -> canonical block."""
     obj_1 = part.get("file")
@@ -490,48 +319,6 @@ def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) ->
     raise _w.WireShapeError(
         path + ".type", "unsupported part " + repr(part.get("type")) + "; expected one of: text"
     )
-
-
-def _user_content_to_wire(content: str | list[Block], path: str) -> str | list[dict[str, Any]]:
-    """Canonical user content -> wire (`string_or_parts`)."""
-    if isinstance(content, str):
-        return content
-    blocks = content
-    parts: list[dict[str, Any]] = []
-    kept: list[Block] = []
-    for j, block in enumerate(blocks):
-        wire = _part_to_wire(block, f"{path}[{j}]")
-        if wire is not None:
-            parts.append(wire)
-            kept.append(block)
-    # A single text part is sent as a plain string (Prompty §7.1.1), unless the part
-    # carries a field the string cannot (one its template writes: a cache breakpoint).
-    if len(kept) == 1 and type(kept[0]) is TextBlock:
-        return kept[0].text
-    return parts
-
-
-def _assistant_content_to_wire(
-    content: str | list[Block], path: str
-) -> str | list[dict[str, Any]] | None:
-    """Canonical assistant content -> wire (`string_or_parts`)."""
-    if isinstance(content, str):
-        return content
-    blocks = content
-    parts: list[dict[str, Any]] = []
-    kept: list[Block] = []
-    for j, block in enumerate(blocks):
-        wire = _part_to_wire(block, f"{path}[{j}]")
-        if wire is not None:
-            parts.append(wire)
-            kept.append(block)
-    # A single text part is sent as a plain string (Prompty §7.1.1), unless the part
-    # carries a field the string cannot (one its template writes: a cache breakpoint).
-    if len(kept) == 1 and type(kept[0]) is TextBlock:
-        return kept[0].text
-    if not parts:
-        return None
-    return parts
 
 
 def _system_to_wire(content: str, path: str = "") -> dict[str, Any]:
@@ -635,7 +422,9 @@ def _request_to_wire(
         raise InvalidRequestError(
             "structured_output "
             + repr(mode)
-            + " is not available in prompty.openai_chat; expected one of: native, prompt_fallback"
+            + " is not available in "
+            + KEY
+            + "; expected one of: native, prompt_fallback"
         )
     if isinstance(schema, dict) and mode != "native":
         # OpenArmature §8.1.5.1 prompt augmentation, on a copy of the messages
@@ -1007,11 +796,6 @@ def request_from_wire(body: PromptyOpenaiChatRequest | Mapping[str, Any]) -> Req
     )
 
 
-def _rewrite_request(req: Request) -> dict[str, Any]:
-    """The body this format writes for a request it read (the residual's baseline, runtime/carry.py)."""
-    return _request_to_wire(req, None)
-
-
 def _response_from_wire(body: Any) -> Response:
     """Wire response body -> canonical response."""
     body = _w.expect_dict(body, "")
@@ -1094,82 +878,7 @@ def response_from_wire(
 
 def response_to_wire(response: Response | Mapping[str, Any]) -> PromptyOpenaiChatResponse:
     """Canonical response -> OpenAI Chat Completions (Prompty §7.1 dialect) response body (for gateways); id/model come from `raw` when present."""
-    resp = _w.as_response(response)
-    raw = resp.raw if type(resp.raw) is dict else {}
-    msg = resp.message
-    reason = resp.finish_reason
-    wire_reason: Any
-    if reason == "stop":
-        wire_reason = "stop"
-    elif reason == "length":
-        wire_reason = "length"
-    elif reason == "tool_calls":
-        wire_reason = "tool_calls"
-    elif reason == "content_filter":
-        wire_reason = "content_filter"
-    elif reason == "error":
-        wire_reason = "stop"
-    else:
-        wire_reason = reason
-    raw_reason = _w.get_in(raw, ("choices", 0, "finish_reason"))
-    if (
-        raw_reason in ("stop", "length", "tool_calls", "content_filter", "function_call")
-        and _finish_reason(raw_reason) == reason
-    ):
-        wire_reason = raw_reason  # the provider's own listed value, when it means the same
-    calls = msg.tool_calls
-    content_out: Any = msg.content
-    if isinstance(msg.content, (str, list)):
-        content_out = _assistant_content_to_wire(msg.content, "message.content")
-    if (
-        type(content_out) is list
-    ):  # response content: joined_text (a response message carries one string)
-        content_out = "".join(p.get("text", "") for p in content_out)
-    wire_calls: Any = NOT_GIVEN
-    if calls:
-        wire_calls = [
-            _tool_call_to_wire(call, f"message.tool_calls[{k}]") for k, call in enumerate(calls)
-        ]
-    wire_message_1: dict[str, Any] = {"role": "assistant"}
-    if content_out is not NOT_GIVEN:
-        wire_message_1["content"] = content_out
-    if wire_calls is not NOT_GIVEN:
-        wire_message_1["tool_calls"] = wire_calls
-    wire_message = wire_message_1
-    u = resp.usage
-    usage_wire: dict[str, Any] = {}
-    # usage unreported: omit. The counters go out together or not at all (never a partial object).
-    baseline = (
-        {
-            "prompt_tokens": u.prompt_tokens,
-            "completion_tokens": u.completion_tokens,
-            "total_tokens": u.total_tokens,
-        }
-        if u.prompt_tokens is not None
-        and u.completion_tokens is not None
-        and u.total_tokens is not None
-        else {}
-    )
-    if "prompt_tokens" in baseline:
-        usage_wire["prompt_tokens"] = baseline["prompt_tokens"]
-    if "completion_tokens" in baseline:
-        usage_wire["completion_tokens"] = baseline["completion_tokens"]
-    if "total_tokens" in baseline:
-        usage_wire["total_tokens"] = baseline["total_tokens"]
-    if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN and baseline:
-        usage_wire.setdefault("prompt_tokens_details", {})
-        usage_wire["prompt_tokens_details"]["cached_tokens"] = u.cached_tokens
-    body: dict[str, Any] = {}
-    body["id"] = raw.get("id", "chatcmpl-wiremap")
-    body["object"] = "chat.completion"
-    body["created"] = raw.get("created", 0)
-    body["model"] = raw.get("model", raw.get("modelVersion", "unknown"))
-    body["choices"] = [{"index": 0, "message": wire_message, "finish_reason": wire_reason}]
-    if usage_wire:
-        body["usage"] = usage_wire
-    if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
-        _w.apply_carried(body, resp.carried, ORIGIN)
-    return cast("PromptyOpenaiChatResponse", body)
+    return cast("PromptyOpenaiChatResponse", _response_to_wire(response))
 
 
 def error_from_wire(

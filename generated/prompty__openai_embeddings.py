@@ -92,16 +92,13 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
     req = _w.as_request(request)
     if isinstance(req.response_schema, dict):
         raise InvalidRequestError(
-            "prompty.openai_embeddings has no structured output (kind embeddings)",
-            path="response_schema",
+            KEY + " has no structured output (kind embeddings)", path="response_schema"
         )
     if req.tools:
-        raise InvalidRequestError(
-            "prompty.openai_embeddings takes no tools (kind embeddings)", path="tools"
-        )
+        raise InvalidRequestError(KEY + " takes no tools (kind embeddings)", path="tools")
     if req.tool_choice is not NOT_GIVEN:
         raise InvalidRequestError(
-            "prompty.openai_embeddings takes no tool_choice (kind embeddings)", path="tool_choice"
+            KEY + " takes no tool_choice (kind embeddings)", path="tool_choice"
         )
     body: dict[str, Any] = {}
     body["model"] = req.model
@@ -112,38 +109,27 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     if config.temperature is not NOT_GIVEN:
         raise InvalidRequestError(
-            "temperature is not supported by prompty.openai_embeddings", path="config.temperature"
+            "temperature is not supported by " + KEY, path="config.temperature"
         )
     if config.max_tokens is not NOT_GIVEN:
-        raise InvalidRequestError(
-            "max_tokens is not supported by prompty.openai_embeddings", path="config.max_tokens"
-        )
+        raise InvalidRequestError("max_tokens is not supported by " + KEY, path="config.max_tokens")
     if config.top_p is not NOT_GIVEN:
-        raise InvalidRequestError(
-            "top_p is not supported by prompty.openai_embeddings", path="config.top_p"
-        )
+        raise InvalidRequestError("top_p is not supported by " + KEY, path="config.top_p")
     if config.top_k is not NOT_GIVEN:
-        raise InvalidRequestError(
-            "top_k is not supported by prompty.openai_embeddings", path="config.top_k"
-        )
+        raise InvalidRequestError("top_k is not supported by " + KEY, path="config.top_k")
     if config.seed is not NOT_GIVEN:
-        raise InvalidRequestError(
-            "seed is not supported by prompty.openai_embeddings", path="config.seed"
-        )
+        raise InvalidRequestError("seed is not supported by " + KEY, path="config.seed")
     if config.stop_sequences is not NOT_GIVEN:
         raise InvalidRequestError(
-            "stop_sequences is not supported by prompty.openai_embeddings",
-            path="config.stop_sequences",
+            "stop_sequences is not supported by " + KEY, path="config.stop_sequences"
         )
     if config.frequency_penalty is not NOT_GIVEN:
         raise InvalidRequestError(
-            "frequency_penalty is not supported by prompty.openai_embeddings",
-            path="config.frequency_penalty",
+            "frequency_penalty is not supported by " + KEY, path="config.frequency_penalty"
         )
     if config.presence_penalty is not NOT_GIVEN:
         raise InvalidRequestError(
-            "presence_penalty is not supported by prompty.openai_embeddings",
-            path="config.presence_penalty",
+            "presence_penalty is not supported by " + KEY, path="config.presence_penalty"
         )
     extras = config.extras
     if extras:
@@ -170,7 +156,9 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value prompty.openai_embeddings writes there from the request itself; set it through the request, or give the same value",
+                    + " conflicts with the value "
+                    + KEY
+                    + " writes there from the request itself; set it through the request, or give the same value",
                     path=path,
                 )
             body[key] = _w.canonical_json(value)
@@ -182,9 +170,7 @@ def request_to_wire(
 ) -> PromptyOpenaiEmbeddingsRequest:
     """Canonical request -> OpenAI Embeddings (Prompty §7.2 dialect) request body (kind embeddings). Validates first; never mutates its input."""
     if structured_output is not None:
-        raise InvalidRequestError(
-            "prompty.openai_embeddings has no structured output (kind embeddings)"
-        )
+        raise InvalidRequestError(KEY + " has no structured output (kind embeddings)")
     try:
         return cast("PromptyOpenaiEmbeddingsRequest", _request_to_wire(request))
     except RecursionError:
@@ -208,8 +194,7 @@ def response_from_wire(
     """OpenAI Embeddings (Prompty §7.2 dialect) response body -> canonical EmbeddingsResponse (`raw` is the body)."""
     if response_schema is not None or structured_output is not None:
         raise InvalidRequestError(
-            "prompty.openai_embeddings has no structured output (kind embeddings)",
-            path="response_schema",
+            KEY + " has no structured output (kind embeddings)", path="response_schema"
         )
     try:
         return _response_from_wire(body)

@@ -55,6 +55,11 @@ from .openai_images import (
     _response_from_wire,
     _vm_image_format_reverse,
 )
+from . import openai_images as _code_openai_images
+
+# the functions this dialect compiles to its base's text, which read its own tables (KEY,
+# ORIGIN, option rows) or functions: the base's code, run with this module's globals
+_vm_image_format = _w.rebind(_code_openai_images._vm_image_format, globals())
 
 # the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
 if TYPE_CHECKING:
@@ -91,40 +96,17 @@ DOC_REF: Final = "https://github.com/microsoft/prompty"
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)(?s:.*)\\Z")
 
 
-def _vm_image_format(value: str, path: str) -> str:
-    """Value map `image_format`: canonical -> wire."""
-    if value == "image/png":
-        return "png"
-    if value == "image/webp":
-        return "webp"
-    if value == "image/jpeg":
-        return "jpeg"
-    if value == "image/gif":
-        return "gif"
-    if value == "image/svg+xml":
-        return "svg"
-    raise UnsupportedContentBlockError(
-        repr(value)
-        + " is not supported by prompty.openai_images; expected one of: image/png, image/webp, image/jpeg, image/gif, image/svg+xml",
-        path=path,
-    )
-
-
 def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
     """The body of request_to_wire."""
     req = _w.as_request(request)
     if isinstance(req.response_schema, dict):
         raise InvalidRequestError(
-            "prompty.openai_images has no structured output (kind images)", path="response_schema"
+            KEY + " has no structured output (kind images)", path="response_schema"
         )
     if req.tools:
-        raise InvalidRequestError(
-            "prompty.openai_images takes no tools (kind images)", path="tools"
-        )
+        raise InvalidRequestError(KEY + " takes no tools (kind images)", path="tools")
     if req.tool_choice is not NOT_GIVEN:
-        raise InvalidRequestError(
-            "prompty.openai_images takes no tool_choice (kind images)", path="tool_choice"
-        )
+        raise InvalidRequestError(KEY + " takes no tool_choice (kind images)", path="tool_choice")
     body: dict[str, Any] = {}
     body["model"] = req.model
     prompt = _w.last_user_text(
@@ -136,37 +118,27 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     if config.temperature is not NOT_GIVEN:
         raise InvalidRequestError(
-            "temperature is not supported by prompty.openai_images", path="config.temperature"
+            "temperature is not supported by " + KEY, path="config.temperature"
         )
     if config.max_tokens is not NOT_GIVEN:
-        raise InvalidRequestError(
-            "max_tokens is not supported by prompty.openai_images", path="config.max_tokens"
-        )
+        raise InvalidRequestError("max_tokens is not supported by " + KEY, path="config.max_tokens")
     if config.top_p is not NOT_GIVEN:
-        raise InvalidRequestError(
-            "top_p is not supported by prompty.openai_images", path="config.top_p"
-        )
+        raise InvalidRequestError("top_p is not supported by " + KEY, path="config.top_p")
     if config.top_k is not NOT_GIVEN:
-        raise InvalidRequestError(
-            "top_k is not supported by prompty.openai_images", path="config.top_k"
-        )
+        raise InvalidRequestError("top_k is not supported by " + KEY, path="config.top_k")
     if config.seed is not NOT_GIVEN:
-        raise InvalidRequestError(
-            "seed is not supported by prompty.openai_images", path="config.seed"
-        )
+        raise InvalidRequestError("seed is not supported by " + KEY, path="config.seed")
     if config.stop_sequences is not NOT_GIVEN:
         raise InvalidRequestError(
-            "stop_sequences is not supported by prompty.openai_images", path="config.stop_sequences"
+            "stop_sequences is not supported by " + KEY, path="config.stop_sequences"
         )
     if config.frequency_penalty is not NOT_GIVEN:
         raise InvalidRequestError(
-            "frequency_penalty is not supported by prompty.openai_images",
-            path="config.frequency_penalty",
+            "frequency_penalty is not supported by " + KEY, path="config.frequency_penalty"
         )
     if config.presence_penalty is not NOT_GIVEN:
         raise InvalidRequestError(
-            "presence_penalty is not supported by prompty.openai_images",
-            path="config.presence_penalty",
+            "presence_penalty is not supported by " + KEY, path="config.presence_penalty"
         )
     extras = config.extras
     if extras:
@@ -242,7 +214,7 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
                 _w.check_param(value, "boolean", None, path)
                 if _RE_1.match(model) is not None:  # models: ['*']
                     raise InvalidRequestError(
-                        "stream is not supported by prompty.openai_images for this model",
+                        "stream is not supported by " + KEY + " for this model",
                         path="config.extras.stream",
                     )
             if key == "response_format":  # a declared API parameter
@@ -259,7 +231,9 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value prompty.openai_images writes there from the request itself; set it through the request, or give the same value",
+                    + " conflicts with the value "
+                    + KEY
+                    + " writes there from the request itself; set it through the request, or give the same value",
                     path=path,
                 )
             body[key] = _w.canonical_json(value)
@@ -271,7 +245,7 @@ def request_to_wire(
 ) -> PromptyOpenaiImagesRequest:
     """Canonical request -> OpenAI Images (Prompty §7.3 dialect) request body (kind images). Validates first; never mutates its input."""
     if structured_output is not None:
-        raise InvalidRequestError("prompty.openai_images has no structured output (kind images)")
+        raise InvalidRequestError(KEY + " has no structured output (kind images)")
     try:
         return cast("PromptyOpenaiImagesRequest", _request_to_wire(request))
     except RecursionError:
@@ -295,7 +269,7 @@ def response_from_wire(
     """OpenAI Images (Prompty §7.3 dialect) response body -> canonical ImagesResponse (`raw` is the body)."""
     if response_schema is not None or structured_output is not None:
         raise InvalidRequestError(
-            "prompty.openai_images has no structured output (kind images)", path="response_schema"
+            KEY + " has no structured output (kind images)", path="response_schema"
         )
     try:
         return _response_from_wire(body)

@@ -91,6 +91,18 @@ from .openai_responses import (
     _user_content_from_wire,
     _with_reasoning,
 )
+from . import openai_responses as _code_openai_responses
+
+# the functions this dialect compiles to its base's text, which read its own tables (KEY,
+# ORIGIN, option rows) or functions: the base's code, run with this module's globals
+_assistant_content_to_wire = _w.rebind(_code_openai_responses._assistant_content_to_wire, globals())
+_messages_from_wire = _w.rebind(_code_openai_responses._messages_from_wire, globals())
+_messages_to_wire = _w.rebind(_code_openai_responses._messages_to_wire, globals())
+_part_to_wire = _w.rebind(_code_openai_responses._part_to_wire, globals())
+_response_to_wire = _w.rebind(_code_openai_responses._response_to_wire, globals())
+_rewrite_request = _w.rebind(_code_openai_responses._rewrite_request, globals())
+_user_content_to_wire = _w.rebind(_code_openai_responses._user_content_to_wire, globals())
+_user_to_wire = _w.rebind(_code_openai_responses._user_to_wire, globals())
 
 # the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
 if TYPE_CHECKING:
@@ -127,260 +139,15 @@ ORIGIN: Final = (
 )
 # every wire key the tables name: inside a value re-written in another form, any other key is
 # wire data the canonical model does not carry (runtime/carry.py losses)
-WIRE_KEYS: Final = frozenset(
-    [
-        "GET",
-        "OPENAI_API_KEY",
-        "POST",
-        "added",
-        "always",
-        "annotations",
-        "arguments",
-        "assistant",
-        "audio.inline",
-        "audio.url",
-        "auto",
-        "bearer",
-        "block_end",
-        "blocks",
-        "body",
-        "cache_write_tokens",
-        "cached_tokens",
-        "call_id",
-        "carry",
-        "categories",
-        "close_and_nullable_optional",
-        "close_object_schema",
-        "code",
-        "completed",
-        "content",
-        "content_filter",
-        "content_index",
-        "content_part",
-        "conversation",
-        "created",
-        "created_at",
-        "data",
-        "default",
-        "defaults",
-        "delta",
-        "description",
-        "detail",
-        "developer",
-        "done",
-        "drop",
-        "effort",
-        "end",
-        "error",
-        "event",
-        "failed",
-        "field",
-        "file.inline",
-        "file.url",
-        "file_data",
-        "file_url",
-        "filename",
-        "finish",
-        "finish_usage",
-        "format",
-        "from_raw",
-        "function",
-        "function_call",
-        "function_call_arguments",
-        "function_call_output",
-        "high",
-        "hoist",
-        "id",
-        "image.inline",
-        "image.url",
-        "image_url",
-        "in_progress",
-        "incomplete",
-        "incomplete_details",
-        "input",
-        "input_file",
-        "input_image",
-        "input_text",
-        "input_tokens",
-        "input_tokens_details",
-        "instructions",
-        "invalid_api_key",
-        "invalid_prompt",
-        "invalid_request_error",
-        "invalid_upstream_response",
-        "item",
-        "item_id",
-        "items",
-        "joined_text",
-        "json_schema",
-        "length",
-        "list",
-        "logprobs",
-        "low",
-        "managed",
-        "max_output_tokens",
-        "medium",
-        "message",
-        "message_start",
-        "metadata",
-        "model",
-        "modelVersion",
-        "model_not_found",
-        "model_not_loaded",
-        "msg_wiremap",
-        "name",
-        "native",
-        "no_response_schema",
-        "none",
-        "object",
-        "openai_responses",
-        "output",
-        "output_index",
-        "output_item",
-        "output_text",
-        "output_tokens",
-        "output_tokens_details",
-        "parallel_tool_calls",
-        "param",
-        "parameters",
-        "part",
-        "previous_response_id",
-        "prompt_cache_key",
-        "provider_authentication",
-        "provider_invalid_model",
-        "provider_invalid_request",
-        "provider_invalid_response",
-        "provider_model_not_loaded",
-        "provider_rate_limit",
-        "provider_unavailable",
-        "provider_unsupported_content_block",
-        "rate_limit_exceeded",
-        "read",
-        "reason",
-        "reasoning",
-        "reasoning_budget",
-        "reasoning_delta",
-        "reasoning_signature",
-        "reasoning_summary_part",
-        "reasoning_summary_text",
-        "reasoning_tokens",
-        "reasoning_whole",
-        "redacted_reasoning",
-        "redacted_thinking",
-        "refusal",
-        "reject",
-        "requests",
-        "required",
-        "resp_wiremap",
-        "response",
-        "response_schema",
-        "role",
-        "root",
-        "same_call",
-        "schema",
-        "sequence_number",
-        "server_error",
-        "signature",
-        "sse",
-        "start",
-        "status",
-        "statuses",
-        "stop",
-        "strict",
-        "string_or_parts",
-        "strip",
-        "structured_output",
-        "structured_output_invalid",
-        "summary",
-        "summary_index",
-        "summary_text",
-        "system",
-        "temperature",
-        "text",
-        "text_delta",
-        "thinking",
-        "tool",
-        "tool_call",
-        "tool_call_delta",
-        "tool_call_start",
-        "tool_calls",
-        "tool_choice",
-        "tools",
-        "top_logprobs",
-        "top_p",
-        "total_tokens",
-        "truncation",
-        "type",
-        "unknown",
-        "unsupported_content_block",
-        "usage",
-        "user",
-        "warn",
-        "when_upstream",
-    ]
+# the base's WIRE_KEYS, with this dialect's difference
+WIRE_KEYS: Final[frozenset[str]] = (
+    (_code_openai_responses.WIRE_KEYS | frozenset(["always", "close_and_nullable_optional", "close_object_schema", "openai_responses", "structured_output"])) - frozenset(["close_all_object_schemas", "derived", "parts", "verbatim", "when_schema_qualifies"])
 )
 TITLE: Final = "OpenAI Responses (Prompty §7.4 dialect)"
 DOC_REF: Final = "https://github.com/microsoft/prompty"
 
 
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
-
-
-def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
-    """One canonical content block -> its wire part; None when the mapping strips it."""
-    t = type(block)
-    if t is TextBlock:
-        assert isinstance(block, TextBlock)
-        return {"type": "input_text", "text": block.text}
-    if t is ThinkingBlock:
-        assert isinstance(block, ThinkingBlock)
-        return None
-    if t is RedactedThinkingBlock:
-        assert isinstance(block, RedactedThinkingBlock)
-        return None
-    if t is ImageBlock:
-        assert isinstance(block, ImageBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            return {
-                "type": "input_image",
-                "image_url": source.url,
-                "detail": (block.detail if block.detail is not NOT_GIVEN else "auto"),
-            }
-        assert isinstance(source, InlineSource)
-        return {
-            "type": "input_image",
-            "image_url": "data:" + cast(str, block.media_type) + ";base64," + source.base64_data,
-            "detail": (block.detail if block.detail is not NOT_GIVEN else "auto"),
-        }
-    if t is AudioBlock:
-        assert isinstance(block, AudioBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            raise UnsupportedContentBlockError(
-                "audio.url content is not supported by prompty.openai_responses", path=path
-            )
-        assert isinstance(source, InlineSource)
-        raise UnsupportedContentBlockError(
-            "audio.inline content is not supported by prompty.openai_responses", path=path
-        )
-    if t is FileBlock:
-        assert isinstance(block, FileBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            wire_1: dict[str, Any] = {"type": "input_file", "file_url": source.url}
-            if block.filename is not NOT_GIVEN:
-                wire_1["filename"] = block.filename
-            return wire_1
-        assert isinstance(source, InlineSource)
-        wire_2: dict[str, Any] = {
-            "type": "input_file",
-            "file_data": "data:" + cast(str, block.media_type) + ";base64," + source.base64_data,
-        }
-        if block.filename is not NOT_GIVEN:
-            wire_2["filename"] = block.filename
-        return wire_2
-    raise InvalidRequestError(f"unsupported block {t.__name__}", path=path)
 
 
 def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
@@ -390,49 +157,6 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
         tool_call_id_1 = _w.member_str(result, "call_id", path)
     content_2 = _w.member_text_carry(result, "output", path)
     return ToolMessage(tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN)
-
-
-def _user_content_to_wire(content: str | list[Block], path: str) -> str | list[dict[str, Any]]:
-    """Canonical user content -> wire (`string_or_parts`)."""
-    if isinstance(content, str):
-        return content
-    blocks = content
-    parts: list[dict[str, Any]] = []
-    kept: list[Block] = []
-    for j, block in enumerate(blocks):
-        wire = _part_to_wire(block, f"{path}[{j}]")
-        if wire is not None:
-            parts.append(wire)
-            kept.append(block)
-    # A single text part is sent as a plain string (Prompty §7.1.1), unless the part
-    # carries a field the string cannot (one its template writes: a cache breakpoint).
-    if len(kept) == 1 and type(kept[0]) is TextBlock:
-        return kept[0].text
-    return parts
-
-
-def _assistant_content_to_wire(content: str | list[Block], path: str) -> str:
-    """Canonical assistant content -> one string (`joined_text`)."""
-    if isinstance(content, str):
-        return content
-    texts: list[str] = []
-    for j, block in enumerate(content):
-        if type(block) is TextBlock:
-            assert isinstance(block, TextBlock)
-            texts.append(block.text)
-            continue
-        _part_to_wire(block, f"{path}[{j}]")  # thinking: the row strips or rejects it
-    return "".join(texts)
-
-
-def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
-    """A user message (`messages[i]`) -> its wire message."""
-    wire_content: Any
-    if type(content) is str:  # the common case, inline
-        wire_content = content
-    else:
-        wire_content = _user_content_to_wire(content, f"messages[{i}].content")
-    return {"role": "user", "content": wire_content}
 
 
 def _tool_result_to_wire(
@@ -448,48 +172,6 @@ def _tool_result_to_wire(
         content, f"messages[{i}].content"
     )  # a text-only wire: the text parts, joined
     return {"type": "function_call_output", "call_id": tool_call_id, "output": wire_content}
-
-
-def _messages_to_wire(
-    messages: list[Message], memo: dict[int, Any] | None = None
-) -> list[dict[str, Any]]:
-    """Canonical messages -> wire (system `hoist`, tool results `message`, tool calls `items`). `memo`: validation's sorted copies (wire.memo_json)."""
-    wire_messages: list[dict[str, Any]] = []
-    for i, message in enumerate(messages):
-        if isinstance(message, UserMessage):
-            wire_messages.append(_user_to_wire(message.content, i))
-            continue
-        if isinstance(message, SystemMessage):
-            continue  # hoisted to the top-level field by request_to_wire
-        if isinstance(message, AssistantMessage):
-            calls = message.tool_calls
-            body_content = message.content
-            wire_messages.extend(_reasoning_to_items(body_content, f"messages[{i}].content"))
-            content_out: Any = None
-            if isinstance(body_content, (str, list)):
-                content_out = _assistant_content_to_wire(body_content, f"messages[{i}].content")
-            if content_out:  # the message item, unless the turn has no text
-                wire_messages.append({"role": "assistant", "content": content_out})
-            elif not calls:
-                raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
-            if calls:  # tool calls are sibling items, after the turn's message
-                for k, call in enumerate(calls):
-                    wire_messages.append(
-                        _tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]", memo)
-                    )
-            continue
-        assert isinstance(message, ToolMessage)
-        wire_messages.append(
-            _tool_result_to_wire(
-                message.tool_call_id,
-                message.content,
-                message.name,
-                i,
-                message.is_error,
-                message.cache_control,
-            )
-        )
-    return wire_messages
 
 
 def _tool_to_wire(tool: Tool, path: str, memo: dict[int, Any] | None = None) -> dict[str, Any]:
@@ -532,7 +214,9 @@ def _request_to_wire(
         raise InvalidRequestError(
             "structured_output "
             + repr(mode)
-            + " is not available in prompty.openai_responses; expected one of: native, prompt_fallback"
+            + " is not available in "
+            + KEY
+            + "; expected one of: native, prompt_fallback"
         )
     if isinstance(schema, dict) and mode != "native":
         # OpenArmature §8.1.5.1 prompt augmentation, on a copy of the messages
@@ -564,16 +248,16 @@ def _request_to_wire(
     # top_k: silently dropped, as the mapping declares
     value_seed = config.seed
     if value_seed is not NOT_GIVEN:
-        _w.warn_dropped("seed is not supported by prompty.openai_responses; dropped")
+        _w.warn_dropped("seed is not supported by " + KEY + "; dropped")
     value_stop_sequences = config.stop_sequences
     if value_stop_sequences is not NOT_GIVEN:
-        _w.warn_dropped("stop_sequences is not supported by prompty.openai_responses; dropped")
+        _w.warn_dropped("stop_sequences is not supported by " + KEY + "; dropped")
     value_frequency_penalty = config.frequency_penalty
     if value_frequency_penalty is not NOT_GIVEN:
-        _w.warn_dropped("frequency_penalty is not supported by prompty.openai_responses; dropped")
+        _w.warn_dropped("frequency_penalty is not supported by " + KEY + "; dropped")
     value_presence_penalty = config.presence_penalty
     if value_presence_penalty is not NOT_GIVEN:
-        _w.warn_dropped("presence_penalty is not supported by prompty.openai_responses; dropped")
+        _w.warn_dropped("presence_penalty is not supported by " + KEY + "; dropped")
     value_parallel_tool_calls = config.parallel_tool_calls
     if value_parallel_tool_calls is not NOT_GIVEN:
         body["parallel_tool_calls"] = value_parallel_tool_calls
@@ -662,7 +346,9 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value prompty.openai_responses writes there from the request itself; set it through the request, or give the same value",
+                    + " conflicts with the value "
+                    + KEY
+                    + " writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
@@ -678,92 +364,6 @@ def request_to_wire(
         return cast("PromptyOpenaiResponsesRequest", _request_to_wire(request, structured_output))
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
-
-
-def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
-    """Wire messages -> canonical messages."""
-    out: list[Message] = []
-    open_turn: Any = None  # the assistant turn the next tool-call item joins
-    pending_reasoning: list[Any] = []  # reasoning items waiting for their turn
-    for i, item in enumerate(items):
-        path = f"{field}[{i}]"
-        message = _w.expect_dict(item, path)
-        if message.get("type") not in (
-            None,
-            "function_call",
-            "function_call_output",
-            "message",
-            "reasoning",
-        ):  # request.unknown: carry
-            continue
-        prev_turn = open_turn
-        open_turn = None
-        if message.get("type") == "reasoning":  # reasoning_items: held for the turn that follows
-            pending_reasoning.append(_read_reasoning_item(message, path))
-            continue
-        if message.get("type") == "function_call":
-            call = _read_tool_call(message, path, False)
-            if (
-                prev_turn is not None and not pending_reasoning
-            ):  # joins the assistant turn right before it
-                prev_turn.tool_calls = [*(prev_turn.tool_calls or []), call]
-                open_turn = prev_turn
-            else:
-                open_turn = AssistantMessage(
-                    content=_with_reasoning(pending_reasoning, None) if pending_reasoning else None,
-                    tool_calls=[call],
-                )
-                pending_reasoning = []
-                out.append(open_turn)
-            continue
-        if pending_reasoning and message.get("role") != "assistant":
-            raise _w.WireShapeError(
-                path, "a reasoning item must be followed by the assistant turn it belongs to"
-            )
-        if message.get("type") == "function_call_output":
-            out.append(_read_tool_result(message, path))
-            continue
-        role = message.get("role")
-        if role in ("system", "developer"):  # system.read_also (hoisted system)
-            text = message.get("content")
-            if type(text) is list:  # an array of text parts: joined
-                text = "".join(
-                    _w.member_str(
-                        _w.expect_dict(p, f"{path}.content[{j}]"), "text", f"{path}.content[{j}]"
-                    )
-                    for j, p in enumerate(text)
-                )
-            out.append(SystemMessage(content=_w.expect_str(text, path + ".content")))
-            continue
-        if role == "user":
-            raw = message.get("content")  # a string is the content as it is
-            content = (
-                raw
-                if type(raw) is str
-                else _user_content_from_wire(_w.member(message, "content", path), path + ".content")
-            )
-            out.append(UserMessage(content=content))
-            continue
-        if role == "assistant":
-            raw_content = _w.member(message, "content", path)  # required by the template
-            a_calls: Any = NOT_GIVEN
-            a_content: Any = NOT_GIVEN
-            if type(raw_content) is str:  # a string is the content as it is
-                a_content = raw_content
-            elif raw_content is not NOT_GIVEN:
-                a_content = _assistant_content_from_wire(raw_content, path + ".content")
-            if pending_reasoning:  # reasoning_items: the turn's reasoning comes first
-                a_content = _with_reasoning(pending_reasoning, a_content)
-                pending_reasoning = []
-            out.append(AssistantMessage(content=a_content, tool_calls=a_calls))
-            open_turn = out[-1]
-            continue
-        continue  # an item or role no row reads: carried for this wire (request.unknown: carry)
-    if pending_reasoning:
-        raise _w.WireShapeError(
-            field, "a reasoning item must be followed by the assistant turn it belongs to"
-        )
-    return out
 
 
 def _request_from_wire(body: Any) -> Request:
@@ -911,11 +511,6 @@ def request_from_wire(body: PromptyOpenaiResponsesRequest | Mapping[str, Any]) -
     )
 
 
-def _rewrite_request(req: Request) -> dict[str, Any]:
-    """The body this format writes for a request it read (the residual's baseline, runtime/carry.py)."""
-    return _request_to_wire(req, None)
-
-
 def response_from_wire(
     body: PromptyOpenaiResponsesResponse | Mapping[str, Any],
     *,
@@ -949,124 +544,7 @@ def response_from_wire(
 
 def response_to_wire(response: Response | Mapping[str, Any]) -> PromptyOpenaiResponsesResponse:
     """Canonical response -> OpenAI Responses (Prompty §7.4 dialect) response body (for gateways); id/model come from `raw` when present."""
-    resp = _w.as_response(response)
-    raw = resp.raw if type(resp.raw) is dict else {}
-    msg = resp.message
-    reason = resp.finish_reason
-    wire_reason: Any
-    if reason == "stop":
-        wire_reason = "completed"
-    elif reason == "length":
-        wire_reason = "incomplete"
-    elif reason == "error":
-        wire_reason = "failed"
-    elif reason == "tool_calls":
-        wire_reason = "completed"
-    elif reason == "content_filter":
-        wire_reason = "incomplete"
-    else:
-        wire_reason = reason
-    raw_reason = raw.get("status")
-    if (
-        raw_reason in ("completed", "incomplete", "failed", "cancelled", "queued")
-        and _finish_reason(raw_reason) == reason
-    ):
-        wire_reason = raw_reason  # the provider's own listed value, when it means the same
-    calls = msg.tool_calls
-    texts: list[str] = []
-    if isinstance(msg.content, str):
-        texts = [msg.content] if msg.content else []
-    elif isinstance(msg.content, list):
-        texts = [b.text for b in msg.content if type(b) is TextBlock and isinstance(b, TextBlock)]
-    wire_message: list[dict[str, Any]] = []
-    wire_message.extend(_reasoning_to_items(msg.content, "message.content"))
-    if texts:
-        wire_parts: list[dict[str, Any]] = []
-        for text in texts:
-            wire_part: dict[str, Any] = {"type": "output_text", "text": text}
-            wire_part["annotations"] = []
-            wire_parts.append(wire_part)
-        wire_item: dict[str, Any] = {"type": "message", "role": "assistant", "content": wire_parts}
-        raw_items = raw.get("output")
-        raw_item: Any = {}
-        if type(raw_items) is list:  # write_also keys of the raw message item, when there is one
-            raw_item = next(
-                (
-                    x
-                    for x in raw_items
-                    if type(x) is dict
-                    and x.get("type") == "message"
-                    and x.get("role") == "assistant"
-                ),
-                {},
-            )
-        wire_item["id"] = raw_item.get("id", "msg_wiremap")
-        wire_item["status"] = raw_item.get("status", "completed")
-        wire_message.append(wire_item)
-    if calls:
-        wire_message.extend(
-            _tool_call_to_wire(call, f"message.tool_calls[{k}]") for k, call in enumerate(calls)
-        )
-    u = resp.usage
-    usage_wire: dict[str, Any] = {}
-    # usage unreported: omit. The counters go out together or not at all (never a partial object).
-    baseline = (
-        {
-            "prompt_tokens": u.prompt_tokens,
-            "completion_tokens": u.completion_tokens,
-            "total_tokens": u.total_tokens,
-        }
-        if u.prompt_tokens is not None
-        and u.completion_tokens is not None
-        and u.total_tokens is not None
-        else {}
-    )
-    if baseline:  # usage.zero_fill: a counter the wire requires (overwritten when reported)
-        usage_wire.setdefault("input_tokens_details", {})
-        usage_wire["input_tokens_details"].setdefault("cached_tokens", 0)
-    if baseline:  # usage.zero_fill: a counter the wire requires (overwritten when reported)
-        usage_wire.setdefault("input_tokens_details", {})
-        usage_wire["input_tokens_details"].setdefault("cache_write_tokens", 0)
-    if baseline:  # usage.zero_fill: a counter the wire requires (overwritten when reported)
-        usage_wire.setdefault("output_tokens_details", {})
-        usage_wire["output_tokens_details"].setdefault("reasoning_tokens", 0)
-    if "prompt_tokens" in baseline:
-        usage_wire["input_tokens"] = baseline["prompt_tokens"]
-    if "completion_tokens" in baseline:
-        usage_wire["output_tokens"] = baseline["completion_tokens"]
-    if "total_tokens" in baseline:
-        usage_wire["total_tokens"] = baseline["total_tokens"]
-    if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN and baseline:
-        usage_wire.setdefault("input_tokens_details", {})
-        usage_wire["input_tokens_details"]["cached_tokens"] = u.cached_tokens
-    if (
-        u.cache_creation_tokens is not None
-        and u.cache_creation_tokens is not NOT_GIVEN
-        and baseline
-    ):
-        usage_wire.setdefault("input_tokens_details", {})
-        usage_wire["input_tokens_details"]["cache_write_tokens"] = u.cache_creation_tokens
-    body: dict[str, Any] = {}
-    body["id"] = raw.get("id", "resp_wiremap")
-    body["object"] = "response"
-    body["created_at"] = raw.get("created_at", 0)
-    body["status"] = wire_reason
-    body["error"] = raw.get("error", None)
-    body["incomplete_details"] = None
-    body["model"] = raw.get("model", raw.get("modelVersion", "unknown"))
-    body["output"] = wire_message
-    body["parallel_tool_calls"] = raw.get("parallel_tool_calls", True)
-    body["tool_choice"] = raw.get("tool_choice", "auto")
-    body["tools"] = raw.get("tools", [])
-    if usage_wire:
-        body["usage"] = usage_wire
-    if reason == "length":
-        body["incomplete_details"] = {"reason": "max_output_tokens"}
-    elif reason == "content_filter":
-        body["incomplete_details"] = {"reason": "content_filter"}
-    if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
-        _w.apply_carried(body, resp.carried, ORIGIN)
-    return cast("PromptyOpenaiResponsesResponse", body)
+    return cast("PromptyOpenaiResponsesResponse", _response_to_wire(response))
 
 
 def error_from_wire(

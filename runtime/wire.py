@@ -11,6 +11,7 @@ import json
 import math
 import re
 import time
+import types
 from collections.abc import Mapping
 from typing import Any, Callable, Final, Literal, Optional, TypeVar, cast, overload
 
@@ -33,6 +34,7 @@ from .validate import (
 
 __all__ = [
     "WireShapeError",
+    "rebind",
     "as_request",
     "check_request_depth",
     "check_response_depth",
@@ -1369,6 +1371,28 @@ def lazy_pattern(namespace: dict[str, Any], name: str, pattern: str) -> re.Patte
     threads racing through the first use compile it twice; both get the same result.
     """
     return cast("re.Pattern[str]", _LazyPattern(namespace, name, pattern))
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def rebind(fn: _F, namespace: dict[str, Any]) -> _F:
+    """`fn`'s code run with `namespace` (a module's globals()) as its globals.
+
+    A dialect's function whose source is its base's, letter for letter, but which reads names
+    the dialect defines otherwise (its `KEY` and `ORIGIN`, its option rows, a function of its own)
+    is bound here instead of compiled again (codegen/share.py): the same bytecode, looking up
+    every global in the dialect's module, behaves exactly as the dialect's own copy would.
+    A traceback shows the base module's file, at lines holding that same text."""
+    if not isinstance(fn, types.FunctionType) or fn.__closure__ is not None:
+        raise TypeError(f"rebind takes a module-level function, not {fn!r}")
+    bound = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__)
+    bound.__kwdefaults__ = dict(fn.__kwdefaults__) if fn.__kwdefaults__ else None
+    bound.__doc__ = fn.__doc__
+    bound.__qualname__ = fn.__qualname__
+    bound.__module__ = namespace["__name__"]
+    bound.__annotations__ = fn.__annotations__
+    return cast(_F, bound)
 
 
 # --- carried wire data (runtime/carry.py) ---------------------------------------------------------

@@ -87,6 +87,19 @@ from .tiny_chat import (
     _user_content_from_wire,
     _vm_audio_format_reverse,
 )
+from . import tiny_chat as _code_tiny_chat
+
+# the functions this dialect compiles to its base's text, which read its own tables (KEY,
+# ORIGIN, option rows) or functions: the base's code, run with this module's globals
+_assistant_content_to_wire = _w.rebind(_code_tiny_chat._assistant_content_to_wire, globals())
+_assistant_to_wire = _w.rebind(_code_tiny_chat._assistant_to_wire, globals())
+_messages_to_wire = _w.rebind(_code_tiny_chat._messages_to_wire, globals())
+_part_to_wire = _w.rebind(_code_tiny_chat._part_to_wire, globals())
+_response_to_wire = _w.rebind(_code_tiny_chat._response_to_wire, globals())
+_rewrite_request = _w.rebind(_code_tiny_chat._rewrite_request, globals())
+_user_content_to_wire = _w.rebind(_code_tiny_chat._user_content_to_wire, globals())
+_user_to_wire = _w.rebind(_code_tiny_chat._user_to_wire, globals())
+_vm_audio_format = _w.rebind(_code_tiny_chat._vm_audio_format, globals())
 
 # the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
 if TYPE_CHECKING:
@@ -120,86 +133,9 @@ ORIGIN: Final = (
 )
 # every wire key the tables name: inside a value re-written in another form, any other key is
 # wire data the canonical model does not carry (runtime/carry.py losses)
-WIRE_KEYS: Final = frozenset(
-    [
-        "POST",
-        "any",
-        "arguments",
-        "assistant",
-        "audio.inline",
-        "audio.url",
-        "auto",
-        "bearer",
-        "chat",
-        "choices",
-        "completion",
-        "completion_tokens",
-        "content",
-        "content_filter",
-        "data",
-        "default",
-        "description",
-        "drop",
-        "error",
-        "field",
-        "file.inline",
-        "file.url",
-        "finish_reason",
-        "format",
-        "from_raw",
-        "function",
-        "id",
-        "image.inline",
-        "image.url",
-        "image_url",
-        "index",
-        "inline",
-        "input_audio",
-        "length",
-        "list_or_string",
-        "managed",
-        "max_tokens",
-        "message",
-        "messages",
-        "model",
-        "mp3",
-        "name",
-        "none",
-        "object",
-        "parameters",
-        "prompt_tokens",
-        "provider_authentication",
-        "provider_invalid_request",
-        "provider_rate_limit",
-        "provider_unavailable",
-        "provider_unsupported_content_block",
-        "redacted_thinking",
-        "reject",
-        "required",
-        "role",
-        "root",
-        "seed",
-        "stop",
-        "string_or_parts",
-        "strip",
-        "system",
-        "temperature",
-        "text",
-        "thinking",
-        "tiny_chat",
-        "tool",
-        "tool_call_id",
-        "tool_calls",
-        "tool_choice",
-        "tools",
-        "top_p",
-        "total_tokens",
-        "type",
-        "url",
-        "usage",
-        "user",
-        "wav",
-    ]
+# the base's WIRE_KEYS, with this dialect's difference
+WIRE_KEYS: Final[frozenset[str]] = (
+    (_code_tiny_chat.WIRE_KEYS | frozenset(["any", "max_tokens", "tiny_chat"])) - frozenset(["max_completion_tokens"])
 )
 # the wire paths of the option rows: an option the writer leaves out is not carried back
 OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
@@ -209,178 +145,6 @@ TITLE: Final = "Acme Tiny Chat"
 
 
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
-
-
-def _vm_audio_format(value: str, path: str) -> str:
-    """Value map `audio_format`: canonical -> wire."""
-    if value == "audio/wav":
-        return "wav"
-    if value == "audio/mpeg":
-        return "mp3"
-    raise UnsupportedContentBlockError(
-        repr(value) + " is not supported by acme.tiny_chat; expected one of: audio/wav, audio/mpeg",
-        path=path,
-    )
-
-
-def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
-    """One canonical content block -> its wire part; None when the mapping strips it."""
-    t = type(block)
-    if t is TextBlock:
-        assert isinstance(block, TextBlock)
-        return {"type": "text", "text": block.text}
-    if t is ThinkingBlock:
-        assert isinstance(block, ThinkingBlock)
-        return None
-    if t is RedactedThinkingBlock:
-        assert isinstance(block, RedactedThinkingBlock)
-        return None
-    if t is ImageBlock:
-        assert isinstance(block, ImageBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            return {"type": "image_url", "image_url": {"url": source.url}}
-        assert isinstance(source, InlineSource)
-        return {
-            "type": "image_url",
-            "image_url": {
-                "url": "data:" + cast(str, block.media_type) + ";base64," + source.base64_data
-            },
-        }
-    if t is AudioBlock:
-        assert isinstance(block, AudioBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            raise UnsupportedContentBlockError(
-                "audio.url content is not supported by acme.tiny_chat", path=path
-            )
-        assert isinstance(source, InlineSource)
-        return {
-            "type": "input_audio",
-            "input_audio": {
-                "data": source.base64_data,
-                "format": _vm_audio_format(cast(str, block.media_type), path + ".media_type"),
-            },
-        }
-    if t is FileBlock:
-        assert isinstance(block, FileBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            raise UnsupportedContentBlockError(
-                "file.url content is not supported by acme.tiny_chat", path=path
-            )
-        assert isinstance(source, InlineSource)
-        raise UnsupportedContentBlockError(
-            "file.inline content is not supported by acme.tiny_chat", path=path
-        )
-    raise InvalidRequestError(f"unsupported block {t.__name__}", path=path)
-
-
-def _user_content_to_wire(content: str | list[Block], path: str) -> str | list[dict[str, Any]]:
-    """Canonical user content -> wire (`string_or_parts`)."""
-    if isinstance(content, str):
-        return content
-    blocks = content
-    parts: list[dict[str, Any]] = []
-    kept: list[Block] = []
-    for j, block in enumerate(blocks):
-        wire = _part_to_wire(block, f"{path}[{j}]")
-        if wire is not None:
-            parts.append(wire)
-            kept.append(block)
-    # A single text part is sent as a plain string (Prompty §7.1.1), unless the part
-    # carries a field the string cannot (one its template writes: a cache breakpoint).
-    if len(kept) == 1 and type(kept[0]) is TextBlock:
-        return kept[0].text
-    return parts
-
-
-def _assistant_content_to_wire(
-    content: str | list[Block], path: str
-) -> str | list[dict[str, Any]] | None:
-    """Canonical assistant content -> wire (`string_or_parts`)."""
-    if isinstance(content, str):
-        return content
-    blocks = content
-    parts: list[dict[str, Any]] = []
-    kept: list[Block] = []
-    for j, block in enumerate(blocks):
-        wire = _part_to_wire(block, f"{path}[{j}]")
-        if wire is not None:
-            parts.append(wire)
-            kept.append(block)
-    # A single text part is sent as a plain string (Prompty §7.1.1), unless the part
-    # carries a field the string cannot (one its template writes: a cache breakpoint).
-    if len(kept) == 1 and type(kept[0]) is TextBlock:
-        return kept[0].text
-    if not parts:
-        return None
-    return parts
-
-
-def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
-    """A user message (`messages[i]`) -> its wire message."""
-    wire_content: Any
-    if type(content) is str:  # the common case, inline
-        wire_content = content
-    else:
-        wire_content = _user_content_to_wire(content, f"messages[{i}].content")
-    return {"role": "user", "content": wire_content}
-
-
-def _assistant_to_wire(
-    body_content: Any, calls: Any, i: int, memo: dict[int, Any] | None = None
-) -> dict[str, Any]:
-    """An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `field`)."""
-    content_out: Any = body_content
-    if type(body_content) is str:  # the common case, inline
-        content_out = body_content
-    elif isinstance(body_content, (str, list)):
-        content_out = _assistant_content_to_wire(body_content, f"messages[{i}].content")
-    wire_calls: Any = NOT_GIVEN
-    if calls is not NOT_GIVEN and calls:
-        wire_calls = [
-            _tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]", memo)
-            for k, call in enumerate(calls)
-        ]
-    elif not content_out:
-        raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
-    wire_message_1: dict[str, Any] = {"role": "assistant"}
-    if content_out is not NOT_GIVEN:
-        wire_message_1["content"] = content_out
-    if wire_calls is not NOT_GIVEN:
-        wire_message_1["tool_calls"] = wire_calls
-    return wire_message_1
-
-
-def _messages_to_wire(
-    messages: list[Message], memo: dict[int, Any] | None = None
-) -> list[dict[str, Any]]:
-    """Canonical messages -> wire (system `inline`, tool results `message`, tool calls `field`). `memo`: validation's sorted copies (wire.memo_json)."""
-    wire_messages: list[dict[str, Any]] = []
-    for i, message in enumerate(messages):
-        if isinstance(message, UserMessage):
-            wire_messages.append(_user_to_wire(message.content, i))
-            continue
-        if isinstance(message, SystemMessage):
-            wire_messages.append(_system_to_wire(message.content))
-            continue
-        if isinstance(message, AssistantMessage):
-            calls = message.tool_calls
-            wire_messages.append(_assistant_to_wire(message.content, calls, i, memo))
-            continue
-        assert isinstance(message, ToolMessage)
-        wire_messages.append(
-            _tool_result_to_wire(
-                message.tool_call_id,
-                message.content,
-                message.name,
-                i,
-                message.is_error,
-                message.cache_control,
-            )
-        )
-    return wire_messages
 
 
 def _tool_choice_to_wire(choice: ToolChoice) -> Any:
@@ -407,7 +171,7 @@ def _request_to_wire(
     schema = req.response_schema
     if structured_output is not None or isinstance(schema, dict):
         raise InvalidRequestError(
-            "acme.tiny_chat declares no structured output (no structured_output section)",
+            KEY + " declares no structured output (no structured_output section)",
             path="response_schema",
         )
     body: dict[str, Any] = {}
@@ -466,7 +230,9 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value acme.tiny_chat writes there from the request itself; set it through the request, or give the same value",
+                    + " conflicts with the value "
+                    + KEY
+                    + " writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
@@ -560,11 +326,6 @@ def request_from_wire(body: AcmeTinyChatRequest | Mapping[str, Any]) -> Request:
     )
 
 
-def _rewrite_request(req: Request) -> dict[str, Any]:
-    """The body this format writes for a request it read (the residual's baseline, runtime/carry.py)."""
-    return _request_to_wire(req, None)
-
-
 def _read_tool_choice(value: Any) -> ToolChoice:
     """Wire tool_choice -> canonical."""
     if type(value) is dict and value.get("type") == "function" and "function" in value:
@@ -617,73 +378,7 @@ def response_from_wire(
 
 def response_to_wire(response: Response | Mapping[str, Any]) -> AcmeTinyChatResponse:
     """Canonical response -> Acme Tiny Chat response body (for gateways); id/model come from `raw` when present."""
-    resp = _w.as_response(response)
-    raw = resp.raw if type(resp.raw) is dict else {}
-    msg = resp.message
-    reason = resp.finish_reason
-    wire_reason: Any
-    if reason == "stop":
-        wire_reason = "stop"
-    elif reason == "length":
-        wire_reason = "length"
-    elif reason == "tool_calls":
-        wire_reason = "tool_calls"
-    elif reason == "content_filter":
-        wire_reason = "content_filter"
-    elif reason == "error":
-        wire_reason = "stop"
-    else:
-        wire_reason = reason
-    raw_reason = _w.get_in(raw, ("choices", 0, "finish_reason"))
-    if (
-        raw_reason in ("stop", "length", "tool_calls", "content_filter")
-        and _finish_reason(raw_reason) == reason
-    ):
-        wire_reason = raw_reason  # the provider's own listed value, when it means the same
-    calls = msg.tool_calls
-    content_out: Any = msg.content
-    if isinstance(msg.content, (str, list)):
-        content_out = _assistant_content_to_wire(msg.content, "message.content")
-    wire_calls: Any = NOT_GIVEN
-    if calls:
-        wire_calls = [
-            _tool_call_to_wire(call, f"message.tool_calls[{k}]") for k, call in enumerate(calls)
-        ]
-    wire_message_1: dict[str, Any] = {"role": "assistant"}
-    if content_out is not NOT_GIVEN:
-        wire_message_1["content"] = content_out
-    if wire_calls is not NOT_GIVEN:
-        wire_message_1["tool_calls"] = wire_calls
-    wire_message = wire_message_1
-    u = resp.usage
-    usage_wire: dict[str, Any] = {}
-    # usage unreported: omit. The counters go out together or not at all (never a partial object).
-    baseline = (
-        {
-            "prompt_tokens": u.prompt_tokens,
-            "completion_tokens": u.completion_tokens,
-            "total_tokens": u.total_tokens,
-        }
-        if u.prompt_tokens is not None
-        and u.completion_tokens is not None
-        and u.total_tokens is not None
-        else {}
-    )
-    if "prompt_tokens" in baseline:
-        usage_wire["prompt_tokens"] = baseline["prompt_tokens"]
-    if "completion_tokens" in baseline:
-        usage_wire["completion_tokens"] = baseline["completion_tokens"]
-    if "total_tokens" in baseline:
-        usage_wire["total_tokens"] = baseline["total_tokens"]
-    body: dict[str, Any] = {}
-    body["id"] = raw.get("id", "tiny-0")
-    body["object"] = "chat.completion"
-    body["choices"] = [{"index": 0, "message": wire_message, "finish_reason": wire_reason}]
-    if usage_wire:
-        body["usage"] = usage_wire
-    if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
-        _w.apply_carried(body, resp.carried, ORIGIN)
-    return cast("AcmeTinyChatResponse", body)
+    return cast("AcmeTinyChatResponse", _response_to_wire(response))
 
 
 def error_from_wire(

@@ -225,7 +225,7 @@ def _vm_audio_format(value: str, path: str) -> str:
     if value == "audio/mpeg":
         return "mp3"
     raise UnsupportedContentBlockError(
-        repr(value) + " is not supported by tiny_chat; expected one of: audio/wav, audio/mpeg",
+        repr(value) + " is not supported by " + KEY + "; expected one of: audio/wav, audio/mpeg",
         path=path,
     )
 
@@ -268,7 +268,7 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         source = block.source
         if type(source) is UrlSource:
             raise UnsupportedContentBlockError(
-                "audio.url content is not supported by tiny_chat", path=path
+                "audio.url content is not supported by " + KEY, path=path
             )
         assert isinstance(source, InlineSource)
         return {
@@ -283,11 +283,11 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         source = block.source
         if type(source) is UrlSource:
             raise UnsupportedContentBlockError(
-                "file.url content is not supported by tiny_chat", path=path
+                "file.url content is not supported by " + KEY, path=path
             )
         assert isinstance(source, InlineSource)
         raise UnsupportedContentBlockError(
-            "file.inline content is not supported by tiny_chat", path=path
+            "file.inline content is not supported by " + KEY, path=path
         )
     raise InvalidRequestError(f"unsupported block {t.__name__}", path=path)
 
@@ -589,7 +589,7 @@ def _request_to_wire(
     schema = req.response_schema
     if structured_output is not None or isinstance(schema, dict):
         raise InvalidRequestError(
-            "tiny_chat declares no structured output (no structured_output section)",
+            KEY + " declares no structured output (no structured_output section)",
             path="response_schema",
         )
     body: dict[str, Any] = {}
@@ -648,7 +648,9 @@ def _request_to_wire(
                 raise InvalidRequestError(
                     "extras key "
                     + repr(key)
-                    + " conflicts with the value tiny_chat writes there from the request itself; set it through the request, or give the same value",
+                    + " conflicts with the value "
+                    + KEY
+                    + " writes there from the request itself; set it through the request, or give the same value",
                     path="config.extras." + key,
                 )
     if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
@@ -944,8 +946,8 @@ def response_from_wire(
     return response
 
 
-def response_to_wire(response: Response | Mapping[str, Any]) -> TinyChatResponse:
-    """Canonical response -> Tiny Chat response body (for gateways); id/model come from `raw` when present."""
+def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
+    """The body of response_to_wire."""
     resp = _w.as_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
     msg = resp.message
@@ -1012,7 +1014,12 @@ def response_to_wire(response: Response | Mapping[str, Any]) -> TinyChatResponse
         body["usage"] = usage_wire
     if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
         _w.apply_carried(body, resp.carried, ORIGIN)
-    return cast("TinyChatResponse", body)
+    return body
+
+
+def response_to_wire(response: Response | Mapping[str, Any]) -> TinyChatResponse:
+    """Canonical response -> Tiny Chat response body (for gateways); id/model come from `raw` when present."""
+    return cast("TinyChatResponse", _response_to_wire(response))
 
 
 def error_from_wire(
