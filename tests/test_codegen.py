@@ -33,7 +33,7 @@ import pytest
 from wiremap.codegen import GENERATED_HEADER, MappingError, generate
 from wiremap.codegen.resolve import discover
 from wiremap.runtime import format as format_registry
-from wiremap.runtime.errors import ProviderError
+from wiremap.runtime.errors import ProviderError, UnsupportedContentBlockError
 
 pytestmark = pytest.mark.filterwarnings("ignore:Default formatters will change:FutureWarning")
 
@@ -1138,3 +1138,16 @@ def test_the_committed_mappings_generate_the_same_under_another_hash_seed() -> N
         check=False,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+def test_a_dialect_function_bound_from_its_base_reads_the_dialects_own_tables() -> None:
+    """codegen/share.py binds a function of its base's text to the dialect (`_w.rebind`): the
+    same code, but every global it reads (KEY in a message here) is the dialect's."""
+    from wiremap.generated import openai_compatible, vllm
+
+    assert vllm._part_to_wire.__code__ is openai_compatible._part_to_wire.__code__
+    assert vllm._part_to_wire.__globals__ is vars(vllm)
+    request = {"model": "m", "messages": [{"role": "user", "content": [{"type": "audio", "source": {"type": "url", "url": "https://x/a.wav"}}]}]}
+    for module in (vllm, openai_compatible):
+        with pytest.raises(UnsupportedContentBlockError, match=f"not supported by {module.KEY}$"):
+            module.request_to_wire(request)
