@@ -69,36 +69,36 @@ def _role(template: Node | None) -> Any:
 
 
 def _system(ir: FormatIR) -> str:
-    if ir.system_strategy == "hoist":
-        cell = f"renamed → top-level {_code(ir.system_field or '')}"
+    if ir.system.strategy == "hoist":
+        cell = f"renamed → top-level {_code(ir.system.field or '')}"
     else:
-        cell = _renamed("system", str(_role(ir.system_template)))
-    if ir.system_read_also:
-        cell += " (also reads " + ", ".join(_code(r) for r in ir.system_read_also) + ")"
+        cell = _renamed("system", str(_role(ir.system.template)))
+    if ir.system.read_also:
+        cell += " (also reads " + ", ".join(_code(r) for r in ir.system.read_also) + ")"
     return cell
 
 
 def _tool_role(ir: FormatIR) -> str:
-    if ir.tool_results_strategy == "group_into_user_message":
-        kind = _lit_key(ir.tool_result_template, "type")
-        if kind is None and isinstance(ir.tool_result_template, Obj) and ir.tool_result_template.items:
-            kind = ir.tool_result_template.items[0][0]  # a key-dispatched part (Gemini functionResponse)
-        return f"renamed → {_code(kind)} {'blocks' if _lit_key(ir.tool_result_template, 'type') else 'parts'} in a {_code(_role(ir.user_template))} turn"
-    if _role(ir.tool_result_template) is None:  # told apart by `type` (emit_items)
-        return f"renamed → {_code(_lit_key(ir.tool_result_template, 'type'))} items"
-    return _renamed("tool", str(_role(ir.tool_result_template)))
+    if ir.tool_results.strategy == "group_into_user_message":
+        kind = _lit_key(ir.tool_results.template, "type")
+        if kind is None and isinstance(ir.tool_results.template, Obj) and ir.tool_results.template.items:
+            kind = ir.tool_results.template.items[0][0]  # a key-dispatched part (Gemini functionResponse)
+        return f"renamed → {_code(kind)} {'blocks' if _lit_key(ir.tool_results.template, 'type') else 'parts'} in a {_code(_role(ir.user.template))} turn"
+    if _role(ir.tool_results.template) is None:  # told apart by `type` (emit_items)
+        return f"renamed → {_code(_lit_key(ir.tool_results.template, 'type'))} items"
+    return _renamed("tool", str(_role(ir.tool_results.template)))
 
 
 def _user(ir: FormatIR) -> str:
-    cell = _renamed("user", str(_role(ir.user_template)))
-    if ir.user_bare_string == "read":
+    cell = _renamed("user", str(_role(ir.user.template)))
+    if ir.user.bare_string == "read":
         cell += f" (also reads a bare-string {_code(ir.messages_field)} as one user turn)"
     return cell
 
 
 def _message_name(ir: FormatIR) -> str:
     """Which roles' templates place the participant's `{name?}` (canonical message `name`)."""
-    roles = [role for role, node in (("system", ir.system_template), ("user", ir.user_template), ("assistant", ir.assistant_template))
+    roles = [role for role, node in (("system", ir.system.template), ("user", ir.user.template), ("assistant", ir.assistant.template))
              if isinstance(node, Obj) and any(isinstance(c, Slot) and c.field == "name" for _, c in node.items)]
     return f"`name` on {', '.join(roles)}" if roles else DROPPED
 
@@ -106,7 +106,7 @@ def _message_name(ir: FormatIR) -> str:
 ROLES: list[Row] = [
     ("system", _system),
     ("user", _user),
-    ("assistant", lambda ir: _renamed("assistant", str(_role(ir.assistant_template)))),
+    ("assistant", lambda ir: _renamed("assistant", str(_role(ir.assistant.template)))),
     ("tool", _tool_role),
     ("message `name`", _message_name),
 ]
@@ -174,7 +174,7 @@ def _content_strategy(ir: FormatIR) -> str:
         "string_or_parts": "repaired: one text block sent as a plain string",
         "always_parts": "repaired: a string sent as one text part",
         "as_given": SUPPORTED,
-    }.get(ir.user_content, ir.user_content)
+    }.get(ir.user.content, ir.user.content)
 
 
 PARTS.insert(0, ("user content string vs blocks", _content_strategy))
@@ -228,12 +228,12 @@ def _option(name: str) -> Callable[[FormatIR], str]:
 
 def _extras(ir: FormatIR) -> str:
     out = "passed through"
-    if ir.extras_collision == "managed":
+    if ir.extras.collision == "managed":
         out += " (a key the mapping sets must agree with it, else rejected)"
-    elif ir.extras_collision == "mapped_wins":
+    elif ir.extras.collision == "mapped_wins":
         out += " (mapped fields win)"
-    if ir.extras_reserved:
-        out += "; reserved: " + ", ".join(_code(k) for k in ir.extras_reserved)
+    if ir.extras.reserved:
+        out += "; reserved: " + ", ".join(_code(k) for k in ir.extras.reserved)
     return out
 
 
@@ -244,56 +244,56 @@ OPTIONS: list[Row] = [(f"`{n}`", _option(n)) for n in OPTION_NAMES] + [("`extras
 
 
 def _tools(ir: FormatIR) -> str:
-    where = slot_path(ir.tool_template, "parameters")
-    return f"supported → {_code(ir.tools_field)}" + (f", schema at {_code(where)}" if where else "")
+    where = slot_path(ir.tools.template, "parameters")
+    return f"supported → {_code(ir.tools.field)}" + (f", schema at {_code(where)}" if where else "")
 
 
 def _strict(ir: FormatIR) -> str:
-    if not any(s.field == "strict" for s in slots_of(ir.tool_template)):
+    if not any(s.field == "strict" for s in slots_of(ir.tools.template)):
         return DROPPED
     return {
         "as_given": SUPPORTED,
         "close_object_schema": "repaired: root schema closed (`additionalProperties: false`)",
         "close_all_object_schemas": "repaired: every object schema closed",
-    }.get(ir.tools_strict, ir.tools_strict)
+    }.get(ir.tools.strict, ir.tools.strict)
 
 
 def _choice(mode: str) -> Callable[[FormatIR], str]:
     def cell(ir: FormatIR) -> str:
-        how = ir.tool_choice_special.get(mode)
+        how = ir.tool_choice.special.get(mode)
         if how is not None:
             return "left out (the provider's default)" if how == "omit" else "refused"
-        node = ir.tool_choice.get(mode)
+        node = ir.tool_choice.modes.get(mode)
         if node is None:
             return NA
-        return _code(_literal(node)) + f" in {_code(ir.tool_choice_field)}"
+        return _code(_literal(node)) + f" in {_code(ir.tool_choice.field)}"
 
     return cell
 
 
 def _tool_calls(ir: FormatIR) -> str:
-    if ir.tool_calls_placement == "content_blocks":
-        return f"{_code(_lit_key(ir.tool_call_template, 'type'))} content blocks"
-    if ir.tool_calls_placement == "items":
-        return f"{_code(_lit_key(ir.tool_call_template, 'type'))} items after the assistant message, arguments as a JSON string"
-    where = slot_path(ir.assistant_template, "tool_calls")
-    args = slot_path(ir.tool_call_template, "arguments")
-    as_json = any(s.field == "arguments" and s.codec == "json" for s in slots_of(ir.tool_call_template))
+    if ir.tool_calls.placement == "content_blocks":
+        return f"{_code(_lit_key(ir.tool_calls.template, 'type'))} content blocks"
+    if ir.tool_calls.placement == "items":
+        return f"{_code(_lit_key(ir.tool_calls.template, 'type'))} items after the assistant message, arguments as a JSON string"
+    where = slot_path(ir.assistant.template, "tool_calls")
+    args = slot_path(ir.tool_calls.template, "arguments")
+    as_json = any(s.field == "arguments" and s.codec == "json" for s in slots_of(ir.tool_calls.template))
     return f"{_code(where or 'tool_calls')} field" + (f", arguments as a JSON string at {_code(args)}" if as_json else "")
 
 
 def _tool_results(ir: FormatIR) -> str:
-    if ir.tool_results_strategy == "group_into_user_message":
+    if ir.tool_results.strategy == "group_into_user_message":
         return "repaired: consecutive results grouped into one user turn"
-    if _role(ir.tool_result_template) is None:
+    if _role(ir.tool_results.template) is None:
         return "one item per result"
     return "one message per result"
 
 
 def _failed_results(ir: FormatIR) -> str:
-    if ir.tool_result_error_template is not None:
-        return f"{{content}} at {_code('.'.join(ir.tool_result_content_paths[1]))} (`error_wire`)"
-    key = slot_path(ir.tool_result_template, "is_error")
+    if ir.tool_results.error_template is not None:
+        return f"{{content}} at {_code('.'.join(ir.tool_results.content_paths[1]))} (`error_wire`)"
+    key = slot_path(ir.tool_results.template, "is_error")
     return _code(key) if key else DROPPED
 
 
@@ -352,9 +352,9 @@ def _signatures(ir: FormatIR) -> str:
 REASONING: list[Row] = [
     ("thinking blocks", _part("thinking")),
     ("redacted thinking", _part("redacted_thinking")),
-    ("thinking order", lambda ir: "repaired: thinking first in its turn" if ir.assistant_order == "thinking_first" else "as given"),
+    ("thinking order", lambda ir: "repaired: thinking first in its turn" if ir.assistant.order == "thinking_first" else "as given"),
     ("text signatures", lambda ir: SUPPORTED if _signature_slot(ir.parts.get("text")) else DROPPED),
-    ("tool-call signatures", lambda ir: SUPPORTED if _signature_slot(ir.tool_call_template) else DROPPED),
+    ("tool-call signatures", lambda ir: SUPPORTED if _signature_slot(ir.tool_calls.template) else DROPPED),
     ("foreign signed data", _signatures),
 ]
 
@@ -372,10 +372,10 @@ def _cache_key(node: Node | str | None) -> str | None:
 def _cache(*where: str) -> Callable[[FormatIR], str]:
     def cell(ir: FormatIR) -> str:
         for name in where:
-            node = {"system": ir.system_blocks, "tool_result": ir.tool_result_template, "tool": ir.tool_template}.get(name, ir.parts.get(name))
+            node = {"system": ir.system.blocks, "tool_result": ir.tool_results.template, "tool": ir.tools.template}.get(name, ir.parts.get(name))
             key = _cache_key(node)
             if key is not None:
-                note = " on a text block of the system field" if name == "system" and ir.system_strategy == "hoist" else (" on a one-part content" if name == "system" else "")
+                note = " on a text block of the system field" if name == "system" and ir.system.strategy == "hoist" else (" on a one-part content" if name == "system" else "")
                 return f"{_code(key)}{note}"
         return DROPPED
 
@@ -397,14 +397,14 @@ CACHE: list[Row] = [
 
 def _finish(reason: str) -> Callable[[FormatIR], str]:
     def cell(ir: FormatIR) -> str:
-        wire = [_code(w) for w, c in ir.finish_map if c == reason]
-        if ir.finish_default == reason:
+        wire = [_code(w) for w, c in ir.finish.map if c == reason]
+        if ir.finish.default == reason:
             wire.append("any other value")
         it = ir.items
         if it.finish_detail_path is not None:  # finish_reason.detail_map (emit_items)
             path = ".".join(str(k) for k in it.finish_detail_path)
             wire += [f"{_code(path)} {_code(w)}" for w, c in it.finish_detail_map if c == reason]
-        if ir.finish_with_tool_calls == reason:
+        if ir.finish.with_tool_calls == reason:
             wire.append("a `stop` with tool calls")
         return ", ".join(wire) if wire else NA
 
@@ -422,7 +422,7 @@ _PARSER_CATEGORIES = {
 def _error(category: str) -> Callable[[FormatIR], str]:
     def cell(ir: FormatIR) -> str:
         found = []
-        for rule in ir.error_rules:
+        for rule in ir.errors.rules:
             if rule.category != category:
                 continue
             if rule.statuses is not None:

@@ -64,7 +64,7 @@ class Emitter:
             present = Slot(slot.field, True, slot.codec, slot.pointer)
             return f"({self.slot_value(present, env, context, path_expr)} if {expr} is not NOT_GIVEN else {lit(slot.default)})"
         if slot.codec == "json":
-            return f"_w.dumps({expr})" if self.ir.json_keys == "sorted" else f"_w.dumps_kept({expr})"
+            return f"_w.dumps({expr})" if self.ir.rules.json_keys == "sorted" else f"_w.dumps_kept({expr})"
         if slot.codec is not None:
             arg = f"cast(str, {expr})" if spec.narrowed or spec.optional else expr
             return f"_vm_{slot.codec}({arg}, {path_expr})"
@@ -73,7 +73,7 @@ class Emitter:
         if spec.kind in ("schema", "object"):
             if self.json_memo:
                 return f"_w.memo_json({expr}, memo)"
-            return f"_w.canonical_json({expr})" if self.ir.json_keys == "sorted" else f"_w.json_copy({expr})"
+            return f"_w.canonical_json({expr})" if self.ir.rules.json_keys == "sorted" else f"_w.json_copy({expr})"
         if spec.narrowed or (spec.optional and not slot.optional and spec.kind == "str"):
             # present here: validation requires it, or the part is only sent when it is
             return f"cast(str, {expr})"
@@ -347,11 +347,11 @@ class Emitter:
         optional = slot.optional or (context == "structured_output" and slot.field in ("name", "strict"))
         if kind == "detail":
             fn = "optional_detail"
-        elif kind == "text" and context == "tool_result" and self.ir.tool_result_content == "parts":
+        elif kind == "text" and context == "tool_result" and self.ir.tool_results.content == "parts":
             # tool_results.content: parts: a string, joined text parts, or parts (issue 20)
             out.add(f"{var} = _w.member_tool_parts({src}, {lit(key)}, {path}, _read_user_part)")
             return var
-        elif kind == "text" and context == "tool_result" and self.ir.tool_result_other_content == "json":
+        elif kind == "text" and context == "tool_result" and self.ir.tool_results.other_content == "json":
             fn = "text_or_json"  # tool_results.other_content: json (the holder's JSON text otherwise)
         elif kind == "text" and context == "tool_result" and self.ir.unknown == "carry":
             fn = "member_text_carry"  # text parts joined; other parts carried (request.unknown: carry)
@@ -649,8 +649,8 @@ class Emitter:
         are content blocks) and tool results grouped into user turns."""
         ir = self.ir
         readers = [(kind, node, kind) for kind, node in self.part_templates()]
-        if ir.assistant_text_part is not None:  # assistant.text_part: the assistant role's text part
-            readers.append(("text", ir.assistant_text_part, "assistant.text"))
+        if ir.assistant.text_part is not None:  # assistant.text_part: the assistant role's text part
+            readers.append(("text", ir.assistant.text_part, "assistant.text"))
         for kind, node, reader in readers:
             out = Lines()
             got: dict[str, str] = {}
@@ -681,9 +681,9 @@ class Emitter:
         out = Lines()
         got = {}
         self.unmodeled(out, "tool_call", "call", "path")
-        synth = ir.tool_call_missing_id == "synthesize"
+        synth = ir.tool_calls.missing_id == "synthesize"
         self.read_node(
-            out, ir.tool_call_template, "call", "path", "tool_call", got, lenient="lenient",
+            out, ir.tool_calls.template, "call", "path", "tool_call", got, lenient="lenient",
             optional_fields=frozenset({"id"}) if synth else frozenset(),
         )
         if synth:
@@ -701,15 +701,15 @@ class Emitter:
         out = Lines()
         got = {}
         self.unmodeled(out, "tool_result", "result", "path")
-        synth = ir.tool_call_missing_id == "synthesize"
-        if ir.tool_result_error_template is not None:
-            ok_path, err_path = ir.tool_result_content_paths
+        synth = ir.tool_calls.missing_id == "synthesize"
+        if ir.tool_results.error_template is not None:
+            ok_path, err_path = ir.tool_results.content_paths
             out.add(f"if type(_w.get_in(result, {lit(err_path)})) is str and _w.get_in(result, {lit(ok_path)}) is None:")
             out.indent()
             out.add("# tool_results.error_wire: a failed result in its own form")
             err_got: dict[str, str] = {}
             self.read_node(
-                out, ir.tool_result_error_template, "result", "path", "tool_result", err_got,
+                out, ir.tool_results.error_template, "result", "path", "tool_result", err_got,
                 optional_fields=frozenset({"tool_call_id"}) if synth else frozenset(),
             )
             call_id = err_got["tool_call_id"]
@@ -717,24 +717,24 @@ class Emitter:
                 call_id = f"({call_id} if isinstance({call_id}, str) else '')"
             extra = f", cache_control={err_got['cache_control']}" if "cache_control" in err_got else ""
             err_content = err_got["content"]
-            if ir.tool_result_media:  # tool_results.media: the non-text parts beside the text
-                dotted = ".".join(ir.tool_result_media)
-                out.add(f"media_ = _w.get_in(result, {ir.tool_result_media!r})")
+            if ir.tool_results.media:  # tool_results.media: the non-text parts beside the text
+                dotted = ".".join(ir.tool_results.media)
+                out.add(f"media_ = _w.get_in(result, {ir.tool_results.media!r})")
                 out.add(f"err_content_: str | list[Block] = {err_content} if media_ is None else _w.tool_media({err_content}, media_, path + {lit('.' + dotted)}, _read_user_part)")
                 err_content = "err_content_"
             out.add(f"return ToolMessage(tool_call_id={call_id}, content={err_content}, name={err_got.get('name', 'NOT_GIVEN')}, is_error=True{extra})")
             out.dedent()
         self.read_node(
-            out, ir.tool_result_template, "result", "path", "tool_result", got,
+            out, ir.tool_results.template, "result", "path", "tool_result", got,
             optional_fields=frozenset({"tool_call_id"}) if synth else frozenset(),
         )
         if synth:
             out.add(f"result_id = {got['tool_call_id']} if isinstance({got['tool_call_id']}, str) else ''  # paired by the message reader")
             got["tool_call_id"] = "result_id"
         content = got["content"]
-        if ir.tool_result_media:  # tool_results.media: the non-text parts beside the text
-            dotted = ".".join(ir.tool_result_media)
-            out.add(f"media_ = _w.get_in(result, {ir.tool_result_media!r})")
+        if ir.tool_results.media:  # tool_results.media: the non-text parts beside the text
+            dotted = ".".join(ir.tool_results.media)
+            out.add(f"media_ = _w.get_in(result, {ir.tool_results.media!r})")
             out.add(f"content_: str | list[Block] = {content} if media_ is None else _w.tool_media({content}, media_, path + {lit('.' + dotted)}, _read_user_part)")
             content = "content_"
         error_flag = f", is_error={got['is_error']}" if "is_error" in got else ""
@@ -772,8 +772,8 @@ class Emitter:
             for k, n in self.part_templates()
             if k not in ("thinking", "redacted_thinking")
         ]
-        if ir.tool_results_strategy == "group_into_user_message":
-            user_alts.append(("tool_result", ir.tool_result_template, "_read_tool_result(part, path)"))
+        if ir.tool_results.strategy == "group_into_user_message":
+            user_alts.append(("tool_result", ir.tool_results.template, "_read_tool_result(part, path)"))
             dispatcher("_read_user_part", user_alts, "A part of a wire user turn (tool results included).", "Block | ToolMessage")
         else:
             dispatcher("_read_user_part", user_alts, "A part of a wire user turn.", "Block")
@@ -782,11 +782,11 @@ class Emitter:
             for k, n in self.part_templates()
             if k in ("text", "thinking", "redacted_thinking")
         ]
-        if ir.assistant_text_part is not None:  # assistant.text_part replaces the shared text part
+        if ir.assistant.text_part is not None:  # assistant.text_part replaces the shared text part
             asst_alts = [a for a in asst_alts if a[0] != "text"]
-            asst_alts.insert(0, ("text", ir.assistant_text_part, "_read_part_assistant_text(part, path)"))
-        if ir.tool_calls_placement == "content_blocks":
-            asst_alts.append(("tool_call", ir.tool_call_template, "_read_tool_call(part, path, lenient)"))
+            asst_alts.insert(0, ("text", ir.assistant.text_part, "_read_part_assistant_text(part, path)"))
+        if ir.tool_calls.placement == "content_blocks":
+            asst_alts.append(("tool_call", ir.tool_calls.template, "_read_tool_call(part, path, lenient)"))
             dispatcher("_read_assistant_part", asst_alts, "A part of a wire assistant turn (tool calls included).", "Block | ToolCall")
         else:
             dispatcher("_read_assistant_part", asst_alts, "A part of a wire assistant turn.", "Block")

@@ -55,18 +55,18 @@ def _path_template(paths: dict[str, tuple[Any, ...]]) -> dict[str, Any]:
 
 def error_emit_table(ir: Any) -> tuple[Any, dict[str, dict[str, Any]]]:
     """(body template, {category: {status, type, code?}}) for a format, explicit or derived."""
-    emit = ir.error_emit
+    emit = ir.errors.emit
     if emit is not None:
         return emit["body"], {c: dict(emit["categories"][c]) for c in ERROR_CATEGORIES}
-    paths = {"message": ir.error_message}
-    if ir.error_type is not None:
-        paths["type"] = ir.error_type
-    if ir.error_code is not None:
-        paths["code"] = ir.error_code
+    paths = {"message": ir.errors.message}
+    if ir.errors.type is not None:
+        paths["type"] = ir.errors.type
+    if ir.errors.code is not None:
+        paths["code"] = ir.errors.code
     table: dict[str, dict[str, Any]] = {}
     for category in ERROR_CATEGORIES:
         status = _FALLBACK_STATUS[category]
-        for rule in ir.error_rules:
+        for rule in ir.errors.rules:
             if rule.category == category and rule.statuses and not rule.body_pattern:
                 status = rule.statuses[0]
                 break

@@ -75,23 +75,23 @@ def fused_blockers(ir: Any, side: str) -> list[str]:
     if not isinstance(ir, FormatIR):
         return [f"is a `kind: {getattr(ir, 'kind', '?')}` mapping (fused translators are for chat)"]
     why = []
-    if ir.tool_calls_placement == "items":
+    if ir.tool_calls.placement == "items":
         why.append("tool calls placement `items`")
     if ir.wire_rules is not None:
         why.append("a `wire_rules` section (its repairs are recorded on a WireMap per call)")
     if ir.path_params:
         why.append("fields bound into the endpoint path")
-    if ir.system_hoist_template is not None:
+    if ir.system.hoist_template is not None:
         why.append("system `hoist` through a `wire` template")
-    if ir.tools_group is not None:
+    if ir.tools.group is not None:
         why.append("a tools `group`")
-    if ir.tool_choice_special:
+    if ir.tool_choice.special:
         why.append("tool_choice modes `omit` or `reject`")
     if ir.strategy_hooks:
         why.append("`strategies` hooks (the converter calls them; the fused path would not)")
-    fields = [("model", ir.model_field), ("messages", ir.messages_field), ("tools", ir.tools_field), ("tool_choice", ir.tool_choice_field)]
-    if ir.system_strategy == "hoist":
-        fields.append(("system", ir.system_field or ""))
+    fields = [("model", ir.model_field), ("messages", ir.messages_field), ("tools", ir.tools.field), ("tool_choice", ir.tool_choice.field)]
+    if ir.system.strategy == "hoist":
+        fields.append(("system", ir.system.field or ""))
     for name, field in fields:
         if "." in field:
             why.append(f"a nested `{name}` field ({field})")
@@ -99,9 +99,9 @@ def fused_blockers(ir: Any, side: str) -> list[str]:
     if unknown:
         why.append(f"options the fused compiler has no check for ({', '.join(unknown)})")
     if side == "source":
-        if ir.system_blocks is not None and ir.system_strategy == "inline":
+        if ir.system.blocks is not None and ir.system.strategy == "inline":
             why.append("inline system `blocks` (a one-block system content is read whole)")
-        if ir.tool_call_missing_id == "synthesize":
+        if ir.tool_calls.missing_id == "synthesize":
             why.append("tool calls `missing_id: synthesize` (results are paired after reading)")
         if ir.items.reasoning_match is not None:
             why.append("reasoning items")
@@ -114,10 +114,10 @@ def fused_blockers(ir: Any, side: str) -> list[str]:
                     why.append(f"a nested option field ({wire})")
             if opt.values and opt.wire is not None and "." not in opt.wire:
                 why.append(f"option `values` on a top-level field ({opt.name})")
-        if ir.tool_results_strategy == "message" and not _role_literal(ir.tool_result_template):
+        if ir.tool_results.strategy == "message" and not _role_literal(ir.tool_results.template):
             why.append("tool results told apart by a type literal")
     else:
-        if ir.tool_result_name == "from_call":
+        if ir.tool_results.name == "from_call":
             why.append("tool results `name: from_call` (named after the earlier call)")
     return [w if w.startswith("is ") else "has " + w for w in why]
 
@@ -186,16 +186,16 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped") -> list[str] | None:
     canonical part rules checked on the way. None when the pair has nothing to gain (the
     source tells parts apart by keys, or the target joins them into text)."""
     src, dst = s_em.ir, d_em.ir
-    if src.part_dispatch != "literals" or dst.user_content not in ("always_parts", "string_or_parts"):
+    if src.part_dispatch != "literals" or dst.user.content not in ("always_parts", "string_or_parts"):
         return None
     alts = [(k, n) for k, n in s_em.part_templates() if k not in ("thinking", "redacted_thinking")]
-    if src.tool_results_strategy == "group_into_user_message":
-        alts.append(("tool_result", src.tool_result_template))
+    if src.tool_results.strategy == "group_into_user_message":
+        alts.append(("tool_result", src.tool_results.template))
     out = Lines()
     out.add("if not raw:")
     out.add("    return None")
     out.add("parts: list[dict[str, Any]] = []")
-    joins = dst.user_content == "string_or_parts"
+    joins = dst.user.content == "string_or_parts"
     if joins:
         out.add("texts: list[Any] = []  # each kept part's text (None: another kind), for string_or_parts")
     out.add("path = ''")
@@ -327,7 +327,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     else:
         out.add("if not _KNOWN.issuperset(src_body):  # a key the source would carry as an extra: the two-step way")
     out.add("    raise _Deopt")
-    known = {src.model_field, src.messages_field, src.tools_field, src.tool_choice_field}
+    known = {src.model_field, src.messages_field, src.tools.field, src.tool_choice.field}
     out.add(f"model = src_body.get({lit(src.model_field)})")
     out.add("if type(model) is not str or not model:")
     out.add("    raise _Deopt")
@@ -335,8 +335,8 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     out.add("if type(items) is not list or not items:")
     out.add("    raise _Deopt")
     out.add("wire_messages: list[dict[str, Any]] = []")
-    hoist = dst.system_strategy == "hoist"
-    grouped = dst.tool_results_strategy == "group_into_user_message"
+    hoist = dst.system.strategy == "hoist"
+    grouped = dst.tool_results.strategy == "group_into_user_message"
     if hoist:
         out.add("system_texts: list[str] = []")
     if grouped:
@@ -376,7 +376,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
                 if text is not None and not inline.lines:
                     if grouped:
                         o.add("results = None")
-                    msg = build_message(d_em, inline, dst.user_template, {"content": text}, "message.user")
+                    msg = build_message(d_em, inline, dst.user.template, {"content": text}, "message.user")
                     o.lines.extend(_dst_names(line) for line in inline.lines)
                     o.add(f"wire_messages.append({_dst_names(msg)})")
                     o.add("ci += 1")
@@ -421,8 +421,8 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
             o.add("ci += 1")
             o.add("last = 'tool'")
 
-    if src.system_strategy == "hoist":
-        f = src.system_field
+    if src.system.strategy == "hoist":
+        f = src.system.field
         assert f is not None
         known.add(f)
         out.add(f"system = src_body.get({lit(f)})")
@@ -451,7 +451,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
         o.indent()
         if grouped:
             o.add("results = None")
-        expr = build_message(d_em, o, dst.user_template, {"content": "wire_content"}, "message.user")
+        expr = build_message(d_em, o, dst.user.template, {"content": "wire_content"}, "message.user")
         o.add(f"wire_messages.append({_dst_names(expr)})")
         o.add("ci += 1")
         o.add("last = 'user'")
@@ -493,7 +493,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
             out.indent()
             out.add("if type(container) is not dict:")
             out.add("    raise _Deopt")
-            if root != src.tool_choice_field:  # the tool_choice reader reads that object itself
+            if root != src.tool_choice.field:  # the tool_choice reader reads that object itself
                 known.add(root)
                 out.add(f"if not frozenset({lit(sorted(allowed))}).issuperset(container):  # other keys are carried: the two-step way")
                 out.add("    raise _Deopt")
@@ -543,7 +543,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
 
     # tools and tool_choice: the source's readers, the canonical checks
     out.add("tools: Any = NOT_GIVEN")
-    out.add(f"raw_tools = src_body.get({lit(src.tools_field)})")
+    out.add(f"raw_tools = src_body.get({lit(src.tools.field)})")
     out.add("if raw_tools is not None:")
     out.indent()
     out.add("if type(raw_tools) is not list:")
@@ -555,14 +555,14 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     out.add("    tools.append(_read_tool(tool, ''))")
     out.add("tool_names: set[str] | frozenset[str] = _v.check_tools(tools, memo)")
     out.dedent()
-    out.add(f"elif {lit(src.tools_field)} in src_body:  # a null the source carries as an extra")
+    out.add(f"elif {lit(src.tools.field)} in src_body:  # a null the source carries as an extra")
     out.add("    raise _Deopt")
     out.add("else:")
     out.add("    tool_names = _NO_TOOLS")
     out.add("tool_choice: Any = NOT_GIVEN")
-    out.add(f"if {lit(src.tool_choice_field)} in src_body:")
+    out.add(f"if {lit(src.tool_choice.field)} in src_body:")
     out.indent()
-    out.add(f"tool_choice = _read_tool_choice(src_body[{lit(src.tool_choice_field)}])")
+    out.add(f"tool_choice = _read_tool_choice(src_body[{lit(src.tool_choice.field)}])")
     out.add("_v.check_tool_choice(tool_choice, tool_names, _dst.RULES)")
     out.dedent()
 
@@ -571,7 +571,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     out.add(assign(dst, dst.model_field, "model"))
     if hoist:
         out.add("if system_texts:")
-        out.add(f"    {assign(dst, dst.system_field or 'system', lit(dst.system_join) + '.join(system_texts)')}")
+        out.add(f"    {assign(dst, dst.system.field or 'system', lit(dst.system.join) + '.join(system_texts)')}")
     out.add(assign(dst, dst.messages_field, "wire_messages"))
     out.add("dropped: list[str] = []  # options dropped with a warning, warned once the body is built")
     start = len(out.lines)

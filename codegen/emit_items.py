@@ -195,7 +195,7 @@ def emit_assistant_items_to_wire(em: "Emitter", out: "Lines", build_message: Any
     out.add("    content_out = _assistant_content_to_wire(body_content, f'messages[{i}].content')")
     out.add("if content_out:  # the message item, unless the turn has no text")
     out.indent()
-    expr = build_message(em, out, ir.assistant_template, {"content": "content_out", "tool_calls": "NOT_GIVEN"}, "message.assistant")
+    expr = build_message(em, out, ir.assistant.template, {"content": "content_out", "tool_calls": "NOT_GIVEN"}, "message.assistant")
     out.add(f"wire_messages.append({expr})")
     out.dedent()
     out.add("elif not calls:")
@@ -211,7 +211,7 @@ def emit_item_dispatch_head(em: "Emitter", out: "Lines") -> list[str]:
     `role` (tool-call items, type-discriminated tool results). Returns the labels it reads."""
     ir = em.ir
     labels: list[str] = []
-    if ir.tool_calls_placement == "items":
+    if ir.tool_calls.placement == "items":
         if ir.unknown == "carry":
             known = sorted(_type_literals(ir))
             if known:
@@ -226,7 +226,7 @@ def emit_item_dispatch_head(em: "Emitter", out: "Lines") -> list[str]:
             out.add(f"if {em.dispatch_conditions(reasoning, 'message')}:  # reasoning_items: held for the turn that follows")
             out.add("    pending_reasoning.append(_read_reasoning_item(message, path))")
             out.add("    continue")
-        out.add(f"if {em.dispatch_conditions(ir.tool_call_template, 'message')}:")
+        out.add(f"if {em.dispatch_conditions(ir.tool_calls.template, 'message')}:")
         out.indent()
         out.add("call = _read_tool_call(message, path, False)")
         out.add("if prev_turn is not None and not " + ("pending_reasoning" if reasoning is not None else "False") + ":  # joins the assistant turn right before it")
@@ -242,16 +242,16 @@ def emit_item_dispatch_head(em: "Emitter", out: "Lines") -> list[str]:
         out.add("continue")
         out.dedent()
         if reasoning is not None:
-            role = role_literal(ir.assistant_template)
+            role = role_literal(ir.assistant.template)
             out.add(f"if pending_reasoning and message.get('role') != {lit(role)}:")
             out.add("    raise _w.WireShapeError(path, 'a reasoning item must be followed by the assistant turn it belongs to')")
             labels.append(_type_label(reasoning))
-        labels.append(_type_label(ir.tool_call_template))
-    if ir.tool_results_strategy == "message" and role_literal(ir.tool_result_template) is None:
-        out.add(f"if {em.dispatch_conditions(ir.tool_result_template, 'message')}:")
+        labels.append(_type_label(ir.tool_calls.template))
+    if ir.tool_results.strategy == "message" and role_literal(ir.tool_results.template) is None:
+        out.add(f"if {em.dispatch_conditions(ir.tool_results.template, 'message')}:")
         out.add("    out.append(_read_tool_result(message, path))")
         out.add("    continue")
-        labels.append(_type_label(ir.tool_result_template))
+        labels.append(_type_label(ir.tool_results.template))
     return labels
 
 
@@ -259,12 +259,12 @@ def emit_hoisted_system_roles(em: "Emitter", out: "Lines") -> list[str]:
     """`system: {strategy: hoist, read_also: [...]}`: wire messages with those roles inside the
     list (the API also accepts them there) are read as system messages."""
     ir = em.ir
-    if ir.system_strategy != "hoist" or not ir.system_read_also:
+    if ir.system.strategy != "hoist" or not ir.system.read_also:
         return []
-    out.add(f"if role in {lit(tuple(ir.system_read_also))}:  # system.read_also (hoisted system)")
+    out.add(f"if role in {lit(tuple(ir.system.read_also))}:  # system.read_also (hoisted system)")
     out.indent()
     out.add("text = message.get('content')")
-    if ir.system_blocks is not None:  # system.blocks: a one-block content is read whole
+    if ir.system.blocks is not None:  # system.blocks: a one-block content is read whole
         out.add("if type(text) is list and len(text) == 1:")
         out.add("    out.append(_system_block_from_wire(text[0], path + '.content[0]'))")
         out.add("    continue")
@@ -273,13 +273,13 @@ def emit_hoisted_system_roles(em: "Emitter", out: "Lines") -> list[str]:
     out.add("out.append(SystemMessage(content=_w.expect_str(text, path + '.content')))")
     out.add("continue")
     out.dedent()
-    return [f"role {r}" for r in ir.system_read_also]
+    return [f"role {r}" for r in ir.system.read_also]
 
 
 def _type_literals(ir: Any) -> set[str]:
     """The `type` literals of the request's item and message templates and of the response's
     message item (the item kinds a row reads)."""
-    nodes = [ir.items.reasoning_match, ir.tool_call_template, ir.tool_result_template, ir.user_template, ir.assistant_template, ir.system_template]
+    nodes = [ir.items.reasoning_match, ir.tool_calls.template, ir.tool_results.template, ir.user.template, ir.assistant.template, ir.system.template]
     if ir.items.response_items is not None:  # the output message item's type (history sent back as given)
         nodes.append(ir.items.response_items.get("message"))
     return {str(c.literal) for n in nodes if n is not None for c in conditions_of(n) if c.keys == ("type",) and c.literal is not None}
@@ -299,8 +299,8 @@ def emit_items_message_reader(em: "Emitter", out: "Lines") -> None:
     message = t["message"]
     assert isinstance(message, Obj)
     content_key = next(k for k, c in message.items if isinstance(c, Slot) and c.field == "content")
-    msg_path = ".".join(str(k) for k in ir.response_message)
-    out.add(f"items_ = _w.expect_list({'body.get(' + lit(ir.response_message[0]) + ')' if len(ir.response_message) == 1 else '_w.get_in(body, ' + lit(ir.response_message) + ')'}, {lit(msg_path)})")
+    msg_path = ".".join(str(k) for k in ir.response.message)
+    out.add(f"items_ = _w.expect_list({'body.get(' + lit(ir.response.message[0]) + ')' if len(ir.response.message) == 1 else '_w.get_in(body, ' + lit(ir.response.message) + ')'}, {lit(msg_path)})")
     out.add("texts_: list[Any] = []")
     out.add("calls_: list[ToolCall] = []")
     out.add("refusals_: list[str] = []")
@@ -341,7 +341,7 @@ def emit_items_message_reader(em: "Emitter", out: "Lines") -> None:
     out.dedent()
     out.add("continue")
     out.dedent()
-    out.add(f"if {em.dispatch_conditions(ir.tool_call_template, 'item')}:")
+    out.add(f"if {em.dispatch_conditions(ir.tool_calls.template, 'item')}:")
     out.add("    calls_.append(_read_tool_call(item, item_path, lenient))")
     out.add("    continue")
     out.add("# Any other item (reasoning, built-in tool calls) has no canonical place: it stays in raw.")
@@ -354,7 +354,7 @@ def emit_items_message_reader(em: "Emitter", out: "Lines") -> None:
     out.add("    a_content = texts_")
     out.add("if thinking_:  # reasoning first, then the text")
     out.add("    a_content = _with_reasoning(thinking_, a_content)")
-    if ir.refusal_field is not None:
+    if ir.response.refusal_field is not None:
         out.add("if not a_content and refusals_:  # refusal strategy `as_content`")
         out.add("    a_content = ''.join(refusals_)")
 
@@ -402,7 +402,7 @@ def emit_items_message_writer(em: "Emitter", out: "Lines") -> None:
     out.add(f"wire_item: dict[str, Any] = {expr}")
     msg_extra = ir.items.write_also.get("message", {})
     if msg_extra:
-        keys = ir.response_message
+        keys = ir.response.message
         access = f"raw.get({lit(keys[0])})" if len(keys) == 1 else f"_w.get_in(raw, {lit(keys)})"
         out.add(f"raw_items = {access}")
         out.add("raw_item: Any = {}")

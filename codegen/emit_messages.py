@@ -45,12 +45,12 @@ def _path_text(keys: tuple[Any, ...]) -> str:
 
 def _nested_roots(ir: Any) -> set[str]:
     """Top-level wire fields that dotted fields write into: every write there merges."""
-    fields = [o.wire for o in ir.options if o.wire] + [ir.tool_choice_field, ir.system_field or "", ir.tools_field]
+    fields = [o.wire for o in ir.options if o.wire] + [ir.tool_choice.field, ir.system.field or "", ir.tools.field]
     if ir.structured is not None:
         fields.append(ir.structured["field"])
     roots = {f.split(".")[0] for f in fields if "." in f}
-    if ir.extras_under:
-        roots.add(ir.extras_under[0])
+    if ir.extras.under:
+        roots.add(ir.extras.under[0])
     return roots
 
 
@@ -85,14 +85,14 @@ def _names(node: Any) -> bool:
 
 def _block_fields(ir: Any) -> list[str]:
     """The optional fields of the `system.blocks` template: what only the block form carries."""
-    node = ir.system_blocks
+    node = ir.system.blocks
     return [c.field for _, c in node.items if isinstance(c, Slot) and c.optional] if node is not None else []
 
 
 def _emit_system_blocks(em: "Emitter") -> None:
     """`system.blocks`: one system message as a wire text block, both ways."""
     ir = em.ir
-    node = ir.system_blocks
+    node = ir.system.blocks
     if node is None:
         return
     fields = _block_fields(ir)
@@ -118,7 +118,7 @@ def emit_format(em: "Emitter") -> None:
     emit_items.emit_reasoning_helpers(em)
     _emit_system_blocks(em)
     _emit_content(em)
-    if em.ir.tool_calls_placement == "content_blocks":
+    if em.ir.tool_calls.placement == "content_blocks":
         _emit_as_blocks(em)
     _emit_tool_call_builder(em)
     _emit_messages_to_wire(em)
@@ -134,21 +134,21 @@ def emit_format(em: "Emitter") -> None:
 # --------------------------------------------------------------------------- content
 def _emit_content(em: "Emitter") -> None:
     ir = em.ir
-    own_text = ir.assistant_text_part is not None and ir.assistant_content != "joined_text"
+    own_text = ir.assistant.text_part is not None and ir.assistant.content != "joined_text"
     if own_text:  # assistant.text_part: the assistant role's own text part
         out = Lines()
-        em.emit_one_part(out, "text", "block", ir.assistant_text_part)
+        em.emit_one_part(out, "text", "block", ir.assistant.text_part)
         em.func(
             "_assistant_text_to_wire",
             "(block: TextBlock, path: str) -> dict[str, Any] | None",
             "A canonical text block of an assistant turn -> its wire part (assistant.text_part).",
             out.lines,
         )
-    for role, strategy in (("user", ir.user_content), ("assistant", ir.assistant_content)):
+    for role, strategy in (("user", ir.user.content), ("assistant", ir.assistant.content)):
         if strategy == "joined_text":
             emit_items.emit_joined_text_content(em)
             continue
-        text_node = ir.assistant_text_part if role == "assistant" and own_text else ir.parts["text"]
+        text_node = ir.assistant.text_part if role == "assistant" and own_text else ir.parts["text"]
         assert text_node is not None and not isinstance(text_node, str)
         out = Lines()
         out.add("if isinstance(content, str):")
@@ -163,7 +163,7 @@ def _emit_content(em: "Emitter") -> None:
             out.add("return content")
         out.dedent()
         out.add("blocks = content")
-        if role == "assistant" and ir.assistant_order == "thinking_first":
+        if role == "assistant" and ir.assistant.order == "thinking_first":
             out.add("# OpenArmature §3.1.6: thinking precedes text in its turn.")
             out.add("blocks = [b for b in content if type(b) is ThinkingBlock or type(b) is RedactedThinkingBlock] + [")
             out.add("    b for b in content if type(b) is not ThinkingBlock and type(b) is not RedactedThinkingBlock")
@@ -230,13 +230,13 @@ def text_content(em: "Emitter", out: Any, role: str, var: str) -> str | None:
     """The wire form of a string content `var` under the role's content strategy, as an
     expression (what `_<role>_content_to_wire` returns for a string); None for `joined_text`."""
     ir = em.ir
-    strategy = ir.user_content if role == "user" else ir.assistant_content
+    strategy = ir.user.content if role == "user" else ir.assistant.content
     if strategy == "joined_text":
         return None
     if strategy != "always_parts":
         return var
-    own_text = role == "assistant" and ir.assistant_text_part is not None
-    text_node = ir.assistant_text_part if own_text else ir.parts["text"]
+    own_text = role == "assistant" and ir.assistant.text_part is not None
+    text_node = ir.assistant.text_part if own_text else ir.parts["text"]
     assert text_node is not None and not isinstance(text_node, str)
     expr = em.build_node(out, text_node, {"text": var, "signature": "NOT_GIVEN"}, "part.text", "''")
     return f"([{expr}] if {var} else [])"
@@ -259,11 +259,11 @@ def _emit_as_blocks(em: "Emitter") -> None:
 def _emit_tool_call_builder(em: "Emitter") -> None:
     out = Lines()
     env = {"id": "call.id", "name": "call.name", "arguments": "call.arguments", "signature": "signature"}
-    if any(s.field == "signature" for s in slots_of(em.ir.tool_call_template)):
+    if any(s.field == "signature" for s in slots_of(em.ir.tool_calls.template)):
         out.add("# Signatures are provider-bound: only our own (or unstamped) ones are resent.")
         out.add("signature = call.signature if call.origin is NOT_GIVEN or call.origin == PROVIDER else NOT_GIVEN")
     em.json_memo = True
-    expr = em.build_node(out, em.ir.tool_call_template, env, "tool_call", "path")
+    expr = em.build_node(out, em.ir.tool_calls.template, env, "tool_call", "path")
     em.json_memo = False
     out.add(f"return {expr}")
     em.func(
@@ -280,21 +280,21 @@ def _emit_role_writers(em: "Emitter") -> None:
     role is written by one piece of generated code. (Placement `items` writes assistant turns in
     the loop itself: one turn becomes several items.)"""
     ir = em.ir
-    if ir.system_strategy != "hoist":
-        assert ir.system_template is not None
+    if ir.system.strategy != "hoist":
+        assert ir.system.template is not None
         out = Lines()
         fields = _block_fields(ir)
         if fields:  # system.blocks: what the plain form cannot carry goes in a one-block content
             out.add("if " + " or ".join(f"{f} is not NOT_GIVEN" for f in fields) + ":")
             out.indent()
             out.add("block = _system_block_to_wire(SystemMessage(content, " + ", ".join(f"{f}={f}" for f in fields) + "), path)")
-            expr = build_message(em, out, ir.system_template, {"content": "[block]", "name": "name"}, "message.system")
+            expr = build_message(em, out, ir.system.template, {"content": "[block]", "name": "name"}, "message.system")
             out.add(f"return {expr}")
             out.dedent()
-        expr = build_message(em, out, ir.system_template, {"content": "content", "name": "name"}, "message.system")
+        expr = build_message(em, out, ir.system.template, {"content": "content", "name": "name"}, "message.system")
         out.add(f"return {expr}")
         params = "".join(f", {f}: {_BLOCK_FIELD_TYPES[f]} = NOT_GIVEN" for f in fields)
-        if _names(ir.system_template):
+        if _names(ir.system.template):
             params += ", name: str | NotGiven = NOT_GIVEN"
         em.func("_system_to_wire", f"(content: str, path: str = ''{params}) -> dict[str, Any]", "A system message -> its wire message (system `inline`).", out.lines)
     out = Lines()
@@ -307,19 +307,19 @@ def _emit_role_writers(em: "Emitter") -> None:
         out.add("    wire_content = _user_content_to_wire(content, f'messages[{i}].content')")
     else:
         out.add("wire_content = _user_content_to_wire(content, f'messages[{i}].content')")
-    expr = build_message(em, out, ir.user_template, {"content": "wire_content", "name": "name"}, "message.user")
+    expr = build_message(em, out, ir.user.template, {"content": "wire_content", "name": "name"}, "message.user")
     out.add(f"return {expr}")
-    named = ", name: str | NotGiven = NOT_GIVEN" if _names(ir.user_template) else ""
+    named = ", name: str | NotGiven = NOT_GIVEN" if _names(ir.user.template) else ""
     em.func("_user_to_wire", f"(content: str | list[Block], i: int{named}) -> dict[str, Any]", "A user message (`messages[i]`) -> its wire message.", out.lines)
-    if ir.tool_results_strategy == "group_into_user_message":
+    if ir.tool_results.strategy == "group_into_user_message":
         out = Lines()
-        expr = build_message(em, out, ir.user_template, {"content": "results"}, "message.user")
+        expr = build_message(em, out, ir.user.template, {"content": "results"}, "message.user")
         out.add(f"return {expr}")
         em.func("_results_to_wire", "(results: list[dict[str, Any]]) -> dict[str, Any]", "The user message that carries a run of tool results (`group_into_user_message`).", out.lines)
     out = Lines()
     env = {"tool_call_id": "tool_call_id", "content": "wire_content", "name": "name", "is_error": "is_error", "cache_control": "cache_control"}
-    media = ir.tool_result_media
-    if ir.tool_result_content == "parts":
+    media = ir.tool_results.media
+    if ir.tool_results.content == "parts":
         out.add("wire_content: Any = content")
         out.add("if type(content) is list:  # tool_results.content: parts, written as a user turn's parts")
         out.add("    wire_content = _user_content_to_wire(content, f'messages[{i}].content')")
@@ -331,7 +331,7 @@ def _emit_role_writers(em: "Emitter") -> None:
         out.add("    for k, block in enumerate(content):")
         out.add("        if type(block) is TextBlock:")
         out.add("            continue")
-        kinds = ir.tool_result_media_parts
+        kinds = ir.tool_results.media_parts
         if kinds:
             out.add(f"        if _w.block_kind(block) not in {kinds!r}:  # tool_results.media_parts")
             out.add("            _w.dropped_part(block, f'messages[{i}].content[{k}]')")
@@ -342,20 +342,20 @@ def _emit_role_writers(em: "Emitter") -> None:
     else:
         out.add("wire_content: Any = _w.tool_text(content, f'messages[{i}].content')  # a text-only wire: the text parts, joined")
     ret = "result_ = {expr}" if media else "return {expr}"
-    if ir.tool_result_error_template is not None:
+    if ir.tool_results.error_template is not None:
         out.add("if is_error is True:  # tool_results.error_wire: a failed result in its own form")
         out.indent()
-        expr = em.build_node(out, ir.tool_result_error_template, env, "tool_result", "f'messages[{i}]'")
+        expr = em.build_node(out, ir.tool_results.error_template, env, "tool_result", "f'messages[{i}]'")
         out.add(ret.format(expr=expr))
         if media:
             out.dedent()
             out.add("else:")
             out.indent()
-            expr = em.build_node(out, ir.tool_result_template, env, "tool_result", "f'messages[{i}]'")
+            expr = em.build_node(out, ir.tool_results.template, env, "tool_result", "f'messages[{i}]'")
             out.add(ret.format(expr=expr))
         out.dedent()
-    if not media or ir.tool_result_error_template is None:
-        expr = em.build_node(out, ir.tool_result_template, env, "tool_result", "f'messages[{i}]'")
+    if not media or ir.tool_results.error_template is None:
+        expr = em.build_node(out, ir.tool_results.template, env, "tool_result", "f'messages[{i}]'")
         out.add(ret.format(expr=expr))
     if media:
         out.add("if media:")
@@ -364,14 +364,14 @@ def _emit_role_writers(em: "Emitter") -> None:
     em.func(
         "_tool_result_to_wire",
         "(tool_call_id: str, content: str | list[Block], name: str | NotGiven, i: int, is_error: bool | NotGiven = NOT_GIVEN, cache_control: dict[str, Any] | NotGiven = NOT_GIVEN) -> dict[str, Any]",
-        f"A tool result (`messages[i]`) -> its wire {'block' if ir.tool_results_strategy == 'group_into_user_message' else 'message'}.",
+        f"A tool result (`messages[i]`) -> its wire {'block' if ir.tool_results.strategy == 'group_into_user_message' else 'message'}.",
         out.lines,
     )
-    if ir.tool_calls_placement == "items":
+    if ir.tool_calls.placement == "items":
         return
     out = Lines()
     text = text_content(em, out, "assistant", "body_content")
-    if ir.tool_calls_placement == "content_blocks":
+    if ir.tool_calls.placement == "content_blocks":
         out.add("converted: Any = None")
         if text is not None:
             out.add("if type(body_content) is str:  # the common case, inline")
@@ -391,7 +391,7 @@ def _emit_role_writers(em: "Emitter") -> None:
         out.add("    wire_content = converted if converted is not None else []")
         out.add("    if not wire_content:")
         out.add("        raise InvalidRequestError(_EMPTY_TURN, path=f'messages[{i}].content')")
-        expr = build_message(em, out, ir.assistant_template, {"content": "wire_content", "tool_calls": "NOT_GIVEN", "name": "name"}, "message.assistant")
+        expr = build_message(em, out, ir.assistant.template, {"content": "wire_content", "tool_calls": "NOT_GIVEN", "name": "name"}, "message.assistant")
     else:
         out.add("content_out: Any = body_content")
         if text is not None:
@@ -408,13 +408,13 @@ def _emit_role_writers(em: "Emitter") -> None:
         out.add("    wire_calls = [_tool_call_to_wire(call, f'messages[{i}].tool_calls[{k}]', memo) for k, call in enumerate(calls)]")
         out.add("elif not content_out:")
         out.add("    raise InvalidRequestError(_EMPTY_TURN, path=f'messages[{i}].content')")
-        expr = build_message(em, out, ir.assistant_template, {"content": "content_out", "tool_calls": "wire_calls", "name": "name"}, "message.assistant")
+        expr = build_message(em, out, ir.assistant.template, {"content": "content_out", "tool_calls": "wire_calls", "name": "name"}, "message.assistant")
         expr = hook_message_to_wire(em, out, expr, "body_content", "calls", for_request=True)
     out.add(f"return {expr}")
     em.func(
         "_assistant_to_wire",
-        "(body_content: Any, calls: Any, i: int, memo: dict[int, Any] | None = None" + (", name: str | NotGiven = NOT_GIVEN" if _names(ir.assistant_template) else "") + ") -> dict[str, Any]",
-        f"An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `{ir.tool_calls_placement}`).",
+        "(body_content: Any, calls: Any, i: int, memo: dict[int, Any] | None = None" + (", name: str | NotGiven = NOT_GIVEN" if _names(ir.assistant.template) else "") + ") -> dict[str, Any]",
+        f"An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `{ir.tool_calls.placement}`).",
         out.lines,
     )
 
@@ -424,10 +424,10 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
     _emit_role_writers(em)
     out = Lines()
     out.add("wire_messages: list[dict[str, Any]] = []")
-    from_call = ir.tool_result_name == "from_call"
+    from_call = ir.tool_results.name == "from_call"
     if from_call:
         out.add("call_names: dict[str, str] = {}  # tool_results name: from_call")
-    grouped = ir.tool_results_strategy == "group_into_user_message"
+    grouped = ir.tool_results.strategy == "group_into_user_message"
     if grouped:
         out.add("results: list[dict[str, Any]] | None = None  # the open run of grouped tool results")
     out.add("for i, message in enumerate(messages):")
@@ -448,16 +448,16 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
     # user
     out.add("if isinstance(message, UserMessage):")
     out.indent()
-    out.add("wire_messages.append(_user_to_wire(message.content, i" + (", message.name" if _names(ir.user_template) else "") + "))")
+    out.add("wire_messages.append(_user_to_wire(message.content, i" + (", message.name" if _names(ir.user.template) else "") + "))")
     out.add("continue")
     out.dedent()
     # system
     out.add("if isinstance(message, SystemMessage):")
     out.indent()
-    if ir.system_strategy == "hoist":
+    if ir.system.strategy == "hoist":
         out.add("continue  # hoisted to the top-level field by request_to_wire")
     else:
-        fields = _block_fields(ir) + (["name"] if _names(ir.system_template) else [])
+        fields = _block_fields(ir) + (["name"] if _names(ir.system.template) else [])
         extra = "".join(f", {f}=message.{f}" for f in fields)
         out.add("wire_messages.append(_system_to_wire(message.content" + (", f'messages[{i}]'" + extra if fields else "") + "))")
         out.add("continue")
@@ -469,10 +469,10 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
     if from_call:
         out.add("for call in calls or ():")
         out.add("    call_names[call.id] = call.name")
-    if ir.tool_calls_placement == "items":
+    if ir.tool_calls.placement == "items":
         emit_items.emit_assistant_items_to_wire(em, out, build_message)
     else:
-        out.add("wire_messages.append(_assistant_to_wire(message.content, calls, i, memo" + (", message.name" if _names(ir.assistant_template) else "") + "))")
+        out.add("wire_messages.append(_assistant_to_wire(message.content, calls, i, memo" + (", message.name" if _names(ir.assistant.template) else "") + "))")
         out.add("continue")
     out.dedent()
     if not grouped:
@@ -481,7 +481,7 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
         out.add(f"wire_messages.append(_tool_result_to_wire(message.tool_call_id, message.content, {name}, i, message.is_error, message.cache_control))")
     out.dedent()
     out.add("return wire_messages")
-    strategy = f"system `{ir.system_strategy}`, tool results `{ir.tool_results_strategy}`, tool calls `{ir.tool_calls_placement}`"
+    strategy = f"system `{ir.system.strategy}`, tool results `{ir.tool_results.strategy}`, tool calls `{ir.tool_calls.placement}`"
     em.func(
         "_messages_to_wire",
         "(messages: list[Message], memo: dict[int, Any] | None = None) -> list[dict[str, Any]]",
@@ -541,25 +541,25 @@ def _emit_tools(em: "Emitter") -> None:
     ir = em.ir
     out = Lines()
     out.add("params: Any = tool.parameters")
-    if ir.tools_strict == "close_object_schema":
+    if ir.tools.strict == "close_object_schema":
         out.add("# Strict tools close their object schema (Prompty §7.1.3).")
         out.add("if tool.strict is True and params is not NOT_GIVEN:")
         out.add("    params = _w.close_object_schema(params)")
-    elif ir.tools_strict == "close_all_object_schemas":
+    elif ir.tools.strict == "close_all_object_schemas":
         out.add("# Strict tools close every object schema, nested ones too (strict mode).")
         out.add("if tool.strict is True and params is not NOT_GIVEN:")
         out.add("    params = _w.close_all_object_schemas(params)")
-    uses_params = any(s.field == "parameters" and not s.optional for s in slots_of(ir.tool_template))
+    uses_params = any(s.field == "parameters" and not s.optional for s in slots_of(ir.tools.template))
     if uses_params:
         out.add("if params is NOT_GIVEN:")
-        if ir.tools_strict in ("close_object_schema", "close_all_object_schemas"):
+        if ir.tools.strict in ("close_object_schema", "close_all_object_schemas"):
             out.add("    # the empty parameter schema of a strict tool is closed too")
             out.add("    params = _w.close_object_schema({'type': 'object', 'properties': {}}) if tool.strict is True else {'type': 'object', 'properties': {}}")
         else:
             out.add("    params = {'type': 'object', 'properties': {}}")
     env = {"name": "tool.name", "description": "tool.description", "parameters": "params", "strict": "tool.strict", "cache_control": "tool.cache_control"}
     em.json_memo = True
-    expr = em.build_node(out, ir.tool_template, env, "tool", "path")
+    expr = em.build_node(out, ir.tools.template, env, "tool", "path")
     em.json_memo = False
     out.add(f"return {expr}")
     em.func(
@@ -572,16 +572,16 @@ def _emit_tools(em: "Emitter") -> None:
     out = Lines()
     for mode in ("auto", "required", "none"):
         out.add(f"if choice == {lit(mode)}:")
-        how = ir.tool_choice_special.get(mode)
+        how = ir.tool_choice.special.get(mode)
         if how is None:
-            out.add(f"    return {em.build_node(out, ir.tool_choice[mode], {}, 'tool_choice.tool', 'path')}")
+            out.add(f"    return {em.build_node(out, ir.tool_choice.modes[mode], {}, 'tool_choice.tool', 'path')}")
         elif how == "omit":
             out.add("    return None  # tool_choice auto: omit (the caller leaves the field out)")
         else:
             out.add(f"    raise InvalidRequestError({keyed(f'tool_choice {mode!r} is not supported by {FORMAT_KEY}')}, path='tool_choice')")
     out.add("assert isinstance(choice, ForcedTool)")
-    if "tool" in ir.tool_choice:
-        expr = em.build_node(out, ir.tool_choice["tool"], {"name": "choice.name"}, "tool_choice.tool", "path")
+    if "tool" in ir.tool_choice.modes:
+        expr = em.build_node(out, ir.tool_choice.modes["tool"], {"name": "choice.name"}, "tool_choice.tool", "path")
         out.add(f"return {expr}")
     else:
         out.add(f"raise InvalidRequestError({keyed(f'a forced tool (tool_choice tool) is not supported by {FORMAT_KEY}')}, path='tool_choice')")
@@ -622,13 +622,13 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         out.add(f"    raise InvalidRequestError({keyed(FORMAT_KEY + ' declares no structured output (no structured_output section)')}, path='response_schema')")
     out.add("body: dict[str, Any] = {}")
     out.add(f"body[{lit(ir.model_field)}] = req.model")
-    if ir.system_strategy == "hoist" and ir.ordering == "openarmature":
+    if ir.system.strategy == "hoist" and ir.rules.ordering == "openarmature":
         out.add("# validation allows a system message only first (OpenArmature §5)")
         out.add("system_messages = [first] if isinstance(first := messages[0], SystemMessage) else []")
-    elif ir.system_strategy == "hoist":
+    elif ir.system.strategy == "hoist":
         out.add("# the API takes one system field: every system message is hoisted into it, joined")
         out.add("system_messages = [m for m in messages if isinstance(m, SystemMessage)]")
-    system_field = ir.system_field if ir.system_strategy == "hoist" else None  # hoist: the IR requires `field`
+    system_field = ir.system.field if ir.system.strategy == "hoist" else None  # hoist: the IR requires `field`
     if system_field is not None and _block_fields(ir):
         fields = _block_fields(ir)
         cond = " or ".join(f"m.{f} is not NOT_GIVEN" for f in fields)
@@ -638,14 +638,14 @@ def _emit_request_to_wire(em: "Emitter") -> None:
     if system_field is not None:
         out.add("system_texts = [m.content for m in system_messages]")
         out.add("if system_texts:")
-        if ir.system_hoist_template is not None:
+        if ir.system.hoist_template is not None:
             out.indent()
-            out.add(f"system_text = {lit(ir.system_join)}.join(system_texts)")
-            expr = em.build_node(out, ir.system_hoist_template, {"content": "system_text"}, "message.system", "'messages'")
+            out.add(f"system_text = {lit(ir.system.join)}.join(system_texts)")
+            expr = em.build_node(out, ir.system.hoist_template, {"content": "system_text"}, "message.system", "'messages'")
             out.add(assign(ir, system_field, expr) + "  # system hoist through the `wire` template")
             out.dedent()
         else:
-            out.add(f"    {assign(ir, system_field, lit(ir.system_join) + '.join(system_texts)')}")
+            out.add(f"    {assign(ir, system_field, lit(ir.system.join) + '.join(system_texts)')}")
     out.add(f"body[{lit(ir.messages_field)}] = _messages_to_wire(messages, memo)")
     out.add("config = req.config if isinstance(req.config, Config) else _NO_CONFIG")
     out.add("extras = config.extras")
@@ -657,7 +657,7 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         out.add("if isinstance(schema, dict) and mode == 'native':")
         out.indent()
         if st.get("schema", "verbatim") == "close_and_nullable_optional":
-            out.add("wire_schema = " + ("_w.canonical_json" if ir.json_keys == "sorted" else "_w.json_copy") + "(_w.close_and_nullable_optional(schema))")
+            out.add("wire_schema = " + ("_w.canonical_json" if ir.rules.json_keys == "sorted" else "_w.json_copy") + "(_w.close_and_nullable_optional(schema))")
         else:
             out.add("wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy")
         name = st.get("name", "derived")
@@ -677,21 +677,21 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         out.dedent()
     additive += emit_options_to_wire(em, out, bind=True, phase=2)  # rows inside the structured-output object
     # extras
-    copy_fn = "_w.canonical_json" if ir.json_keys == "sorted" else "_w.json_copy"
+    copy_fn = "_w.canonical_json" if ir.rules.json_keys == "sorted" else "_w.json_copy"
     out.add("if extras:")
     out.indent()
     out.add("assert isinstance(extras, dict)")
-    if ir.extras_under and not ir.extras_root:
-        out.add(f"target = _w.container_in(body, {lit(ir.extras_under)})  # extras placement under {'.'.join(ir.extras_under)}")
-    elif not ir.extras_under:
+    if ir.extras.under and not ir.extras.root:
+        out.add(f"target = _w.container_in(body, {lit(ir.extras.under)})  # extras placement under {'.'.join(ir.extras.under)}")
+    elif not ir.extras.under:
         out.add("target = body")
     out.add("for key in sorted(extras):")
     out.indent()
     out.add("value = extras[key]")
-    if ir.extras_root:
-        out.add(f"# extras placement under {'.'.join(ir.extras_under)}; these keys belong at the root (placement.root)")
-        out.add(f"target = body if key in {lit(tuple(sorted(ir.extras_root)))} else _w.container_in(body, {lit(ir.extras_under)})")
-    for wire, value in ir.extras_reserved.items():
+    if ir.extras.root:
+        out.add(f"# extras placement under {'.'.join(ir.extras.under)}; these keys belong at the root (placement.root)")
+        out.add(f"target = body if key in {lit(tuple(sorted(ir.extras.root)))} else _w.container_in(body, {lit(ir.extras.under)})")
+    for wire, value in ir.extras.reserved.items():
         out.add(f"if key == {lit(wire)}:  # managed on every call, never sent by this mapping")
         out.add(f"    if not _w.deep_equal(value, {lit(value)}):")
         out.add("        raise InvalidRequestError(")
@@ -700,7 +700,7 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         out.add("            path='config.extras.' + key,")
         out.add("        )")
         out.add("    continue")
-    if ir.extras_collision == "mapped_wins":
+    if ir.extras.collision == "mapped_wins":
         out.add("if key not in target:  # Prompty §7.1.5: a mapped key wins over additional properties")
         out.add(f"    target[key] = {copy_fn}(value)")
     else:
@@ -866,7 +866,7 @@ def _phase(ir: Any, opt: Any) -> int:
     disable_parallel_tool_use) after the tools rows, which create that object (1); inside the
     structured-output object (a caller's schema name) after that row (2); else first (0)."""
     root = opt.wire.split(".")[0] if opt.wire is not None else None
-    if root is not None and root == ir.tool_choice_field:
+    if root is not None and root == ir.tool_choice.field:
         return 1
     if root is not None and ir.structured is not None and root == ir.structured["field"].split(".")[0]:
         return 2
@@ -942,21 +942,21 @@ def emit_tools_to_wire(em: "Emitter", out: Any, ref: str = "") -> None:
     ir = em.ir
     out.add("if tools is not NOT_GIVEN and tools:")
     tools_expr = f"[{ref}_tool_to_wire(tool, f'tools[{{j}}]', memo) for j, tool in enumerate(tools)]"
-    if ir.tools_group is not None:
-        tools_expr = f"[{{{lit(ir.tools_group)}: {tools_expr}}}]  # tools group: one wrapper object"
-    out.add(f"    {assign(ir, ir.tools_field, tools_expr)}")
-    if ir.tool_choice_special.get("auto") == "omit":
+    if ir.tools.group is not None:
+        tools_expr = f"[{{{lit(ir.tools.group)}: {tools_expr}}}]  # tools group: one wrapper object"
+    out.add(f"    {assign(ir, ir.tools.field, tools_expr)}")
+    if ir.tool_choice.special.get("auto") == "omit":
         out.add("if not isinstance(tool_choice, NotGiven) and (wire_choice := " + ref + "_tool_choice_to_wire(tool_choice)) is not None:  # auto: omit")
-        out.add(f"    {assign(ir, ir.tool_choice_field, 'wire_choice')}")
+        out.add(f"    {assign(ir, ir.tool_choice.field, 'wire_choice')}")
     else:
         out.add("if not isinstance(tool_choice, NotGiven):")
-        out.add(f"    {assign(ir, ir.tool_choice_field, ref + '_tool_choice_to_wire(tool_choice)')}")
+        out.add(f"    {assign(ir, ir.tool_choice.field, ref + '_tool_choice_to_wire(tool_choice)')}")
 
 
 def _extras_key(ir: Any, wire: str) -> str | None:
     """The key a wire field has in the extras container (None when it lies outside it)."""
     keys = tuple(wire.split("."))
-    if keys[: len(ir.extras_under)] != ir.extras_under or len(keys) != len(ir.extras_under) + 1:
+    if keys[: len(ir.extras.under)] != ir.extras.under or len(keys) != len(ir.extras.under) + 1:
         return None
     return keys[-1]
 
@@ -1004,7 +1004,7 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
 
     out = Lines()
     out.add("out: list[Message] = []")
-    if ir.tool_calls_placement == "items":
+    if ir.tool_calls.placement == "items":
         out.add("open_turn: Any = None  # the assistant turn the next tool-call item joins")
         if ir.items.reasoning_match is not None:
             out.add("pending_reasoning: list[Any] = []  # reasoning items waiting for their turn")
@@ -1029,7 +1029,7 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
                 out.add("    pending_reasoning = []")
             named = f", name={env['name']}" if "name" in env else ""
             out.add(f"out.append(AssistantMessage(content={env['content']}, tool_calls={env['tool_calls']}{named}))")
-            if ir.tool_calls_placement == "items":
+            if ir.tool_calls.placement == "items":
                 out.add("open_turn = out[-1]")
         else:
             out.add(f"out.append({env['message']})")
@@ -1041,7 +1041,7 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
     else:
         out.add(f"raise _w.WireShapeError(path + '.role', 'unsupported role ' + repr(role) + {lit(expected)})")
     out.dedent()
-    if ir.tool_call_missing_id == "synthesize":
+    if ir.tool_calls.missing_id == "synthesize":
         out.add("# tool_calls missing_id: synthesize -- results without an id answer the earliest open call of their name.")
         out.add("_w.pair_tool_results(out, field)")
     if ir.items.reasoning_match is not None:
@@ -1064,20 +1064,20 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None,
     message that has that key (the fused translators leave a named message to the two-step path)."""
     ir = em.ir
     templates: list[tuple[str, Obj]] = []
-    if ir.system_strategy == "inline" and ir.system_template is not None:  # inline always has one
-        templates.append(("system", ir.system_template))
-    templates.append(("user", ir.user_template))
-    templates.append(("assistant", ir.assistant_template))
-    tool_result = ir.tool_result_template
-    if ir.tool_results_strategy == "message" and isinstance(tool_result, Obj) and emit_items.role_literal(tool_result) is not None:
+    if ir.system.strategy == "inline" and ir.system.template is not None:  # inline always has one
+        templates.append(("system", ir.system.template))
+    templates.append(("user", ir.user.template))
+    templates.append(("assistant", ir.assistant.template))
+    tool_result = ir.tool_results.template
+    if ir.tool_results.strategy == "message" and isinstance(tool_result, Obj) and emit_items.role_literal(tool_result) is not None:
         templates.append(("tool", tool_result))
     roles = []
     for role, node in templates:
         wire_role = next((c.value for k, c in node.items if k == "role" and isinstance(c, Lit)), None)
         roles.append(wire_role)
-        if role == "system" and ir.system_read_also:
-            roles.extend(ir.system_read_also)
-            out.add(f"if role == {lit(wire_role)} or role in {lit(tuple(ir.system_read_also))}:")
+        if role == "system" and ir.system.read_also:
+            roles.extend(ir.system.read_also)
+            out.add(f"if role == {lit(wire_role)} or role in {lit(tuple(ir.system.read_also))}:")
         else:
             out.add(f"if role == {lit(wire_role)}:")
         out.indent()
@@ -1108,7 +1108,7 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None,
             if user_list is not None:
                 user_list(out, "raw")
             out.add(f"content = raw if type(raw) is str else _user_content_from_wire(_w.member(message, {lit(content_key)}, path), path + {lit('.' + str(content_key))})")
-            if ir.tool_results_strategy == "group_into_user_message":
+            if ir.tool_results.strategy == "group_into_user_message":
                 out.add("if type(content) is list and any(type(p) is ToolMessage for p in content):")
                 out.indent()
                 out.add("# OpenArmature §8.2.1.2: tool results split into tool messages, other runs stay user turns.")
@@ -1163,7 +1163,7 @@ def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any,
         out.add(f"raw_content = {src}.get({lit(content_key)}, NOT_GIVEN)")
     out.add("a_calls: Any = NOT_GIVEN")
     out.add("a_content: Any = NOT_GIVEN")
-    if ir.tool_calls_placement == "content_blocks":
+    if ir.tool_calls.placement == "content_blocks":
         out.add("if raw_content is not NOT_GIVEN:")
         out.indent()
         out.add(f"content_path = {content_path}")
@@ -1186,7 +1186,7 @@ def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any,
         out.add("    blocks_.append(p)")
         out.dedent()
         out.add("a_content = blocks_")
-        if ir.tool_call_missing_id == "synthesize":
+        if ir.tool_calls.missing_id == "synthesize":
             out.add("for k, call_ in enumerate(calls_):  # tool_calls missing_id: synthesize (deterministic)")
             out.add("    if not call_.id:")
             out.add("        call_.id = _w.synthesized_call_id(call_.name, call_.arguments, k)")
@@ -1218,27 +1218,27 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     out.add(f"model = _w.member_str(body, {lit(ir.model_field)}, '')")
     out.add(f"consumed.add({lit(ir.model_field)})")
     out.add("messages: list[Message] = []")
-    if ir.system_strategy == "hoist":
-        f = ir.system_field
+    if ir.system.strategy == "hoist":
+        f = ir.system.field
         out.add(f"system = body.get({lit(f)})")
         out.add("if system is not None:")
         out.indent()
         out.add(f"consumed.add({lit(f)})")
-        if ir.system_hoist_template is not None:
-            out.add(f"system = _w.read_hoisted(system, {lit(ir.system_content_steps)}, {lit(f)}, {lit(ir.system_join)})")
-        elif ir.system_blocks is not None:
+        if ir.system.hoist_template is not None:
+            out.add(f"system = _w.read_hoisted(system, {lit(ir.system.content_steps)}, {lit(f)}, {lit(ir.system.join)})")
+        elif ir.system.blocks is not None:
             out.add("if type(system) is list:  # system.blocks: one system message per text block (an empty one says nothing)")
             out.add(f"    messages.extend(m for j, b in enumerate(system) if (m := _system_block_from_wire(b, {lit(f)} + f'[{{j}}]')).content or " + " or ".join(f"m.{x} is not NOT_GIVEN" for x in _block_fields(ir)) + ")")
             out.add("    system = ''")
         else:
             out.add("if type(system) is list:  # an array of text blocks: joined")
-            out.add(f"    system = {lit(ir.system_join)}.join(_w.member_str(_w.expect_dict(b, {lit(f)} + f'[{{j}}]'), 'text', {lit(f)} + f'[{{j}}]') for j, b in enumerate(system))")
+            out.add(f"    system = {lit(ir.system.join)}.join(_w.member_str(_w.expect_dict(b, {lit(f)} + f'[{{j}}]'), 'text', {lit(f)} + f'[{{j}}]') for j, b in enumerate(system))")
         out.add(f"system = _w.expect_str(system, {lit(f)})")
         out.add("if system:  # an empty hoisted field says no instruction: no system message (carried for this wire)")
         out.add("    messages.append(SystemMessage(content=system))")
         out.dedent()
     field = lit(ir.messages_field)
-    if ir.user_bare_string == "read":
+    if ir.user.bare_string == "read":
         # user.bare_string read: the messages field may be a bare string, one user turn.
         out.add(f"raw_messages = _w.list_or_string(_w.member(body, {field}, ''), {field})")
         out.add("if isinstance(raw_messages, str):  # user.bare_string read: one user turn with that text")
@@ -1287,13 +1287,13 @@ def _emit_request_from_wire(em: "Emitter") -> None:
             out.dedent()
     out.add("kwargs: dict[str, Any] = {}")
     # tools
-    tf = ir.tools_field
+    tf = ir.tools.field
     out.add(f"raw_tools = {_get(ir, tf)}")  # a dotted field (Bedrock toolConfig.tools) is read where it is written
     out.add("if raw_tools is not None:")
     out.indent()
     out.add(_consume(ir, tf))
-    if ir.tools_group is not None:
-        g = ir.tools_group
+    if ir.tools.group is not None:
+        g = ir.tools.group
         out.add("read_tools: list[Tool] = []")
         out.add(f"for j, entry in enumerate(_w.expect_list(raw_tools, {lit(tf)})):  # tools group {g}")
         out.indent()
@@ -1317,7 +1317,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     else:
         out.add(f"kwargs['tools'] = [_read_tool(_w.expect_dict(t, {lit(tf)} + f'[{{j}}]'), {lit(tf)} + f'[{{j}}]') for j, t in enumerate(_w.expect_list(raw_tools, {lit(tf)}))]")
     out.dedent()
-    cf = ir.tool_choice_field
+    cf = ir.tool_choice.field
     if "." in cf:
         out.add(f"raw_choice = {_get(ir, cf)}")
         out.add("if raw_choice is not None:")
@@ -1370,17 +1370,17 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     if ir.unknown == "carry":
         out.add("# request.unknown: carry. Fields no row reads are this wire's own: the residual carries them")
         out.add("# back to it (runtime/carry.py); config.extras is the caller's passthrough, never a reader's")
-    elif ir.extras_under:
-        under = ".".join(ir.extras_under)
+    elif ir.extras.under:
+        under = ".".join(ir.extras.under)
         out.add("rest = _w.leftover(body, consumed, nested_consumed)")
-        out.add(f"extras = _w.get_in(rest, {lit(ir.extras_under)})")
+        out.add(f"extras = _w.get_in(rest, {lit(ir.extras.under)})")
         out.add("if extras is not None and type(extras) is not dict:")
         out.add(f"    raise _w.WireShapeError({lit(under)}, 'expected an object')")
-        out.add(f"_w.consume_in(rest, {lit(ir.extras_under)})")
-        if ir.extras_root:
+        out.add(f"_w.consume_in(rest, {lit(ir.extras.under)})")
+        if ir.extras.root:
             out.add("for key in rest:  # placement.root: these keys are extras sent at the root")
-            out.add(f"    if key not in {lit(tuple(sorted(ir.extras_root)))}:")
-            out.add(f"        raise _w.WireShapeError(key, {lit('the canonical model cannot carry this field (extras are placed under ' + under + ' or are one of: ' + ', '.join(ir.extras_root) + ')')})")
+            out.add(f"    if key not in {lit(tuple(sorted(ir.extras.root)))}:")
+            out.add(f"        raise _w.WireShapeError(key, {lit('the canonical model cannot carry this field (extras are placed under ' + under + ' or are one of: ' + ', '.join(ir.extras.root) + ')')})")
             out.add("    extras = dict(extras) if extras else {}")
             out.add("    if key in extras:")
             out.add(f"        raise _w.WireShapeError({lit(under + '.')} + key, 'also given at the root; one extras key cannot be sent twice')")
@@ -1430,7 +1430,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     out = Lines()
     got: dict[str, str] = {}
     em.unmodeled(out, "tool", "tool", "path")
-    em.read_node(out, ir.tool_template, "tool", "path", "tool", got)
+    em.read_node(out, ir.tools.template, "tool", "path", "tool", got)
     args = [f"name={got['name']}"]
     for name in ("description", "parameters", "strict", "cache_control"):
         if name in got:
@@ -1450,8 +1450,8 @@ def _emit_request_from_wire(em: "Emitter") -> None:
             out.lines.extend(checks.lines)
     # The forced-tool form first, told apart by the keys that hold {name} as well as its literals
     # (Gemini's {mode: ANY, allowedFunctionNames: [..]} beside required's {mode: ANY}).
-    if "tool" in ir.tool_choice:
-        node = ir.tool_choice["tool"]
+    if "tool" in ir.tool_choice.modes:
+        node = ir.tool_choice.modes["tool"]
         conds = " and ".join([em.dispatch_conditions(node, "value"), *em.presence_conditions(node, "value")])
         out.add(f"if type(value) is dict and {conds}:")
         out.indent()
@@ -1460,9 +1460,9 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         out.add(f"return ForcedTool(name={got['name']})")
         out.dedent()
     for mode in ("auto", "required", "none"):
-        if mode not in ir.tool_choice:
+        if mode not in ir.tool_choice.modes:
             continue  # omit (read as absent) or reject (never written)
-        node = ir.tool_choice[mode]
+        node = ir.tool_choice.modes[mode]
         if isinstance(node, Lit):
             out.add(f"if value == {lit(node.value)}:")
         else:
@@ -1488,33 +1488,33 @@ def _emit_request_from_wire(em: "Emitter") -> None:
 def _emit_response_from_wire(em: "Emitter") -> None:
     ir = em.ir
     out = Lines()
-    for wire, canonical in ir.finish_map:
+    for wire, canonical in ir.finish.map:
         out.add(f"if value == {lit(wire)}:")
         out.add(f"    return {lit(canonical)}")
-    out.add(f"return {lit(ir.finish_default)}  # a value the table does not list")
+    out.add(f"return {lit(ir.finish.default)}  # a value the table does not list")
     em.func("_finish_reason", "(value: Any) -> FinishReason", "Wire finish reason -> canonical (the table's `*` row for anything unlisted).", out.lines)
 
     out = Lines()
     out.add("body = _w.expect_dict(body, '')")
-    out.add(f"finish_reason = _finish_reason({_keys_get('body', ir.finish_path)})")
+    out.add(f"finish_reason = _finish_reason({_keys_get('body', ir.finish.path)})")
     emit_items.emit_finish_detail(em, out)
     out.add("# OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null")
     out.add("lenient: bool | None = True if finish_reason == 'error' else None")
-    msg_path = _path_text(ir.response_message)
+    msg_path = _path_text(ir.response.message)
     if ir.items.response_items is not None:
         emit_items.emit_items_message_reader(em, out)
-    elif ir.response_message and ir.message_missing == "empty":
-        out.add(f"raw_message = {_keys_get('body', ir.response_message)}")
+    elif ir.response.message and ir.response.message_missing == "empty":
+        out.add(f"raw_message = {_keys_get('body', ir.response.message)}")
         out.add("# message_missing: empty -- a candidate without content (blocked, or cut short) reads as an empty message")
         out.add(f"message = {{}} if raw_message is None else _w.expect_dict(raw_message, {lit(msg_path)})")
-    elif ir.response_message:
-        out.add(f"message = _w.expect_dict({_keys_get('body', ir.response_message)}, {lit(msg_path)})")
+    elif ir.response.message:
+        out.add(f"message = _w.expect_dict({_keys_get('body', ir.response.message)}, {lit(msg_path)})")
     else:
         out.add("message = body")
-    content_key = next((k for k, c in ir.assistant_template.items if isinstance(c, Slot) and c.field == "content"), None)
+    content_key = next((k for k, c in ir.assistant.template.items if isinstance(c, Slot) and c.field == "content"), None)
     if ir.items.response_items is None:
-        _emit_assistant_reader(em, out, ir.assistant_template, content_key, "message", lit(msg_path), "lenient")
-    if ir.tool_calls_placement == "content_blocks":
+        _emit_assistant_reader(em, out, ir.assistant.template, content_key, "message", lit(msg_path), "lenient")
+    if ir.tool_calls.placement == "content_blocks":
         out.add("# One unsigned text block reads as a plain string (OpenArmature §3.1.1); none as null.")
         out.add("if type(a_content) is list:")
         out.indent()
@@ -1523,22 +1523,22 @@ def _emit_response_from_wire(em: "Emitter") -> None:
         out.add("elif len(a_content) == 1 and type(a_content[0]) is TextBlock and a_content[0].signature is NOT_GIVEN:")
         out.add("    a_content = a_content[0].text")
         out.dedent()
-    if ir.message_missing == "empty":
+    if ir.response.message_missing == "empty":
         out.add("if a_content is NOT_GIVEN:")
         out.add("    a_content = None")
-    if ir.finish_with_tool_calls is not None:
+    if ir.finish.with_tool_calls is not None:
         out.add("if finish_reason == 'stop' and a_calls:  # finish_reason with_tool_calls")
-        out.add(f"    finish_reason = {lit(ir.finish_with_tool_calls)}")
-    if ir.refusal_field is not None and ir.items.response_items is None:
+        out.add(f"    finish_reason = {lit(ir.finish.with_tool_calls)}")
+    if ir.response.refusal_field is not None and ir.items.response_items is None:
         out.add("if not a_content:  # refusal strategy `as_content`: the refusal text stands in for empty content")
-        out.add(f"    refusal = message.get({lit(ir.refusal_field)})")
+        out.add(f"    refusal = message.get({lit(ir.response.refusal_field)})")
         out.add("    if type(refusal) is str and refusal:")
         out.add("        a_content = refusal")
     # usage
-    out.add(f"usage_obj = {_keys_get('body', ir.usage_path)}")
+    out.add(f"usage_obj = {_keys_get('body', ir.usage.path)}")
     out.add("if type(usage_obj) is dict:")
     out.indent()
-    emit_usage.emit_reader(out, ir.usage)
+    emit_usage.emit_reader(out, ir.usage.counters)
     out.dedent()
     out.add("else:")
     out.add("    usage = Usage()  # not reported: the three counters are null together (§6)")
@@ -1587,23 +1587,23 @@ def _emit_response_to_wire(em: "Emitter") -> None:
     out.add("wire_reason: Any")
     first = True
     inverse: dict[str, str] = {}
-    for wire, canonical in ir.finish_map:
+    for wire, canonical in ir.finish.map:
         inverse.setdefault(canonical, wire)
-    inverse.update(ir.finish_emit)
+    inverse.update(ir.finish.emit)
     for canonical, wire in inverse.items():
         out.add(f"{'if' if first else 'elif'} reason == {lit(canonical)}:")
         out.add(f"    wire_reason = {lit(wire)}")
         first = False
     out.add("else:")
     out.add("    wire_reason = reason")
-    out.add(f"raw_reason = {_keys_get('raw', ir.finish_path)}")
-    listed = tuple(w for w, _ in ir.finish_map)
+    out.add(f"raw_reason = {_keys_get('raw', ir.finish.path)}")
+    listed = tuple(w for w, _ in ir.finish.map)
     out.add(f"if raw_reason in {lit(listed)} and _finish_reason(raw_reason) == reason:")
     out.add("    wire_reason = raw_reason  # the provider's own listed value, when it means the same")
     # message
     if ir.items.response_items is not None:
         emit_items.emit_items_message_writer(em, out)
-    elif ir.tool_calls_placement == "content_blocks":
+    elif ir.tool_calls.placement == "content_blocks":
         out.add("calls = msg.tool_calls")
         out.add("blocks: list[dict[str, Any]] = []")
         out.add("if isinstance(msg.content, (str, list)):")
@@ -1611,20 +1611,20 @@ def _emit_response_to_wire(em: "Emitter") -> None:
         out.add("if calls:")
         out.add("    blocks.extend(_tool_call_to_wire(call, f'message.tool_calls[{k}]') for k, call in enumerate(calls))")
         expr = build_message(
-            em, out, ir.assistant_template, {"content": "blocks", "tool_calls": "NOT_GIVEN"}, "message.assistant", frozenset({"content"})
+            em, out, ir.assistant.template, {"content": "blocks", "tool_calls": "NOT_GIVEN"}, "message.assistant", frozenset({"content"})
         )
     else:
         out.add("calls = msg.tool_calls")
         out.add("content_out: Any = msg.content")
         out.add("if isinstance(msg.content, (str, list)):")
         out.add("    content_out = _assistant_content_to_wire(msg.content, 'message.content')")
-        if ir.response_content == "joined_text":
+        if ir.response.content == "joined_text":
             out.add("if type(content_out) is list:  # response content: joined_text (a response message carries one string)")
             out.add("    content_out = ''.join(p.get('text', '') for p in content_out)")
         out.add("wire_calls: Any = NOT_GIVEN")
         out.add("if calls:")
         out.add("    wire_calls = [_tool_call_to_wire(call, f'message.tool_calls[{k}]') for k, call in enumerate(calls)]")
-        expr = build_message(em, out, ir.assistant_template, {"content": "content_out", "tool_calls": "wire_calls"}, "message.assistant")
+        expr = build_message(em, out, ir.assistant.template, {"content": "content_out", "tool_calls": "wire_calls"}, "message.assistant")
     if ir.items.response_items is None:
         out.add(f"wire_message = {expr}")
     if ir.reasoning is not None:
@@ -1633,9 +1633,9 @@ def _emit_response_to_wire(em: "Emitter") -> None:
     # usage
     out.add("u = resp.usage")
     out.add("usage_wire: dict[str, Any] = {}")
-    emit_usage.emit_writer(out, ir.usage, ir.usage_unreported, lambda: emit_items.emit_usage_zero_fill(em, out))
+    emit_usage.emit_writer(out, ir.usage.counters, ir.usage.unreported, lambda: emit_items.emit_usage_zero_fill(em, out))
     out.add("body: dict[str, Any] = {}")
-    for item in ir.envelope:
+    for item in ir.response.envelope:
         if item.kind == "literal":
             out.add(f"body[{lit(item.key)}] = {lit(item.value)}")
         elif item.kind == "from_raw":
@@ -1661,7 +1661,7 @@ def _emit_response_to_wire(em: "Emitter") -> None:
                 else:
                     parts.append(f"{lit(k)}: {lit(child.value)}")
             out.add(f"body[{lit(item.key)}] = [{{{', '.join(parts)}}}]")
-    if not ir.response_message:
+    if not ir.response.message:
         out.add("body.update(wire_message)  # the message's own keys sit at the root")
     emit_items.emit_finish_detail_writer(em, out)
     out.add("if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)")
@@ -1707,18 +1707,18 @@ def emit_error_from_wire(em: "Emitter") -> None:
     em.parts.public.append("error_from_wire")
     out = Lines()
     out.add("decoded = _w.decode_error_body(body)")
-    out.add(f"message = {_keys_get('decoded', ir.error_message)} if type(decoded) is dict else None")
+    out.add(f"message = {_keys_get('decoded', ir.errors.message)} if type(decoded) is dict else None")
     out.add("if type(message) is not str or not message:")
     out.add("    message = _w.error_text(decoded)[:500] or f'HTTP {status}'")
-    if ir.error_type is not None:
-        out.add(f"error_type = {_keys_get('decoded', ir.error_type)} if type(decoded) is dict else None")
+    if ir.errors.type is not None:
+        out.add(f"error_type = {_keys_get('decoded', ir.errors.type)} if type(decoded) is dict else None")
     else:
         out.add("error_type: Any = None  # no `errors.type` row")
-    if ir.error_type_header is not None:
+    if ir.errors.type_header is not None:
         out.add("if error_type is None:  # errors.type_header")
-        out.add(f"    error_type = _w.header_error_type(headers, {lit(ir.error_type_header)})")
-    if ir.error_code is not None:
-        out.add(f"error_code = {_keys_get('decoded', ir.error_code)} if type(decoded) is dict else None")
+        out.add(f"    error_type = _w.header_error_type(headers, {lit(ir.errors.type_header)})")
+    if ir.errors.code is not None:
+        out.add(f"error_code = {_keys_get('decoded', ir.errors.code)} if type(decoded) is dict else None")
     else:
         out.add("error_code = None")
     out.add("# Rules match the error's own words (message, type, code), not the whole body.")
@@ -1732,13 +1732,13 @@ def emit_error_from_wire(em: "Emitter") -> None:
             "(?i)" + rule.body_pattern if rule.body_pattern is not None else None,
             rule.category,
         )
-        for rule in ir.error_rules
+        for rule in ir.errors.rules
     )
     em.parts.constants.append("# errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)")
     em.parts.constants.append(f"ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = {rules!r}")
     out.add("category = _w.classify_error(ERROR_RULES, status, error_type, error_code, text)")
-    out.add(f"retry_after = _w.retry_after(headers, {lit(tuple(ir.retry_after_headers))})")
-    rd = getattr(ir, "retry_delay", None)  # task IRs (embeddings, images) have no such table
+    out.add(f"retry_after = _w.retry_after(headers, {lit(tuple(ir.errors.retry_after_headers))})")
+    rd = ir.errors.retry_delay  # task IRs (embeddings, images): None
     if rd is not None:
         out.add("if retry_after is None and type(decoded) is dict:  # errors retry_delay: a retry hint in the body")
         out.add(f"    retry_after = _w.retry_delay(decoded, {lit(rd['list'])}, {lit(rd['match'])}, {lit(rd['field'])})")

@@ -98,10 +98,10 @@ def _render_converter(ir: FormatIR | TaskIR, strategies: list[Strategy] | None =
         key_literal=repr(ir.key),
         provider_literal=repr(ir.provider),
         origin_literal=repr(f"{ir.provider}/{ir.wire}"),
-        unique_call_ids=repr(ir.unique_call_ids),
+        unique_call_ids=repr(ir.tool_calls.unique_ids),
         rules_literal=repr(  # validate: ORDERING, SORTED_JSON, CONTENT
-            (1 if ir.ordering == "openarmature" else 0) | (2 if ir.json_keys == "sorted" else 0) | (4 if ir.content_rules == "openarmature" else 0)
-            | (8 if ir.structure_rules == "openarmature" else 0)
+            (1 if ir.rules.ordering == "openarmature" else 0) | (2 if ir.rules.json_keys == "sorted" else 0) | (4 if ir.rules.content == "openarmature" else 0)
+            | (8 if ir.rules.structure == "openarmature" else 0)
         ),
         wire_keys_literal=repr(sorted(ir.wire_keys)),
         option_paths_literal=repr(sorted({tuple(opt.wire.split(".")) for opt in ir.options if opt.wire})),

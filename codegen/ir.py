@@ -3,15 +3,21 @@
 The IR is plain dataclasses built from a validated, resolved mapping. Templates are parsed and
 checked against the canonical field catalog; scoped option rules whose API-version condition is
 static are decided here; what is left for call time (model-name rules) is kept as patterns.
+
+`FormatIR` holds the format's identity and one record per section of the mapping, as the YAML
+nests them: `ir.system.strategy`, `ir.tool_results.template`, `ir.finish.map`, `ir.errors.rules`.
+Every strategy is a `Literal` of the values the mapping schema allows, so `mypy --strict` checks
+each emitter's branches against them (a misspelt `ir.system.strategy == "hoisted"` is an error).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from .catalog import CONTEXTS, FINISH_REASONS, SCHEME_VARIANT, Field, context_for_part
 from .emit_items import ItemsIR, build_items_ir
@@ -26,7 +32,11 @@ from .usage import build_usage
 from .wire_path import parse_path
 from .wiretemplate import Arr, Lit, Node, Obj, Slot, TemplateSyntaxError, parse_template, slot_path, slots_of
 
-__all__ = ["Builder", "FormatIR", "OptionIR", "DeriveIR", "ValueMapIR", "build_ir", "INTEGER_OPTIONS", "BOOLEAN_OPTIONS", "STRING_OPTIONS", "OBJECT_OPTIONS"]
+__all__ = [
+    "Builder", "FormatIR", "OptionIR", "DeriveIR", "ValueMapIR", "build_ir", "INTEGER_OPTIONS", "BOOLEAN_OPTIONS", "STRING_OPTIONS", "OBJECT_OPTIONS",
+    "SystemIR", "UserIR", "AssistantIR", "ToolResultsIR", "ToolCallsIR", "ToolsIR", "ToolChoiceIR", "ExtrasIR", "RulesIR",
+    "FinishIR", "UsageIR", "ResponseIR", "ErrorsIR",
+]
 
 #: the canonical options typed int (runtime/canonical.py Config): `maximum` applies to them, and
 #: a reader takes an integer-valued float for them
@@ -103,8 +113,158 @@ class EnvelopeItem:
     optional: bool = False
 
 
+SystemStrategy = Literal["inline", "hoist"]
+ContentStrategy = Literal["string_or_parts", "always_parts", "as_given", "joined_text"]
+
+
+@dataclass
+class SystemIR:
+    """`request.system`: where system messages go."""
+
+    strategy: SystemStrategy
+    template: Obj | None  # inline: the wire message
+    field: str | None  # hoist: the wire field
+    join: str
+    read_also: list[str]
+    hoist_template: Node | None = None  # hoist with `wire:`: the hoisted object
+    content_steps: tuple[Any, ...] = ()  # where {content} sits in it: keys, and "*" for a one-item array
+    blocks: Obj | None = None  # one system message as a text block
+
+
+@dataclass
+class UserIR:
+    """`request.user`: the user turn."""
+
+    template: Obj
+    content: ContentStrategy
+    bare_string: Literal["reject", "read"] = "reject"  # the messages field given as a bare string
+
+
+@dataclass
+class AssistantIR:
+    """`request.assistant`: the assistant turn."""
+
+    template: Obj
+    content: ContentStrategy
+    text_part: Node | None  # the role's own text part (Responses output_text)
+    order: Literal["as_given", "thinking_first"]
+
+
+@dataclass
+class ToolResultsIR:
+    """`request.tool_results`: how tool messages travel."""
+
+    strategy: Literal["message", "group_into_user_message"]
+    template: Node
+    name: Literal["given", "from_call"] = "given"
+    other_content: Literal["reject", "json"] = "reject"
+    content: Literal["text", "parts"] = "text"
+    media: tuple[str, ...] = ()  # where non-text parts go
+    media_parts: tuple[str, ...] = ()  # the kinds `media` takes (): every kind)
+    error_template: Node | None = None  # error_wire: a failed result's form
+    content_paths: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # {content} in wire, error_wire
+
+
+@dataclass
+class ToolCallsIR:
+    """`request.tool_calls`: where an assistant turn's tool calls go."""
+
+    placement: Literal["field", "content_blocks", "items"]
+    template: Node
+    missing_id: Literal["reject", "synthesize"] = "reject"
+    unique_ids: bool = False
+
+
+@dataclass
+class ToolsIR:
+    """`request.tools`: the tool definitions."""
+
+    field: str
+    template: Node
+    strict: Literal["as_given", "close_object_schema", "close_all_object_schemas"]
+    group: str | None = None  # tools: [{<group>: [...]}]
+    name_rule: dict[str, Any] | None = None  # the API's tool-name rule
+
+
+@dataclass
+class ToolChoiceIR:
+    """`request.tool_choice`: the modes with a wire form, and those left out or refused."""
+
+    field: str
+    modes: dict[str, Node]
+    special: dict[str, str] = dataclasses.field(default_factory=dict)  # mode -> omit | reject
+
+
+@dataclass
+class ExtrasIR:
+    """`request.extras`: where config.extras go and how they meet mapped keys."""
+
+    collision: Literal["managed", "mapped_wins"]
+    reserved: dict[str, Any]
+    under: tuple[str, ...] = ()  # placement {under: a.b}: () = root
+    root: tuple[str, ...] = ()  # placement {under, root: [...]}: keys sent at the root instead
+
+
+@dataclass
+class RulesIR:
+    """`request.rules`: the API's own rules, or OpenArmature's."""
+
+    ordering: Literal["api", "openarmature"] = "api"
+    json_keys: Literal["as_given", "sorted"] = "as_given"
+    content: Literal["api", "openarmature"] = "api"
+    structure: Literal["api", "openarmature"] = "api"
+
+
+@dataclass
+class FinishIR:
+    """`response.finish_reason`."""
+
+    path: tuple[str | int, ...]
+    map: list[tuple[str, str]]
+    default: str
+    emit: dict[str, str]
+    with_tool_calls: str | None = None
+
+
+@dataclass
+class UsageIR:
+    """`response.usage`."""
+
+    path: tuple[str | int, ...]
+    counters: dict[str, Any]  # canonical counter -> tuple path | usage.UsageSum
+    unreported: Literal["omit", "zero"]  # what response_to_wire writes for unreported counters
+
+
+@dataclass
+class ResponseIR:
+    """`response`: where the message is and what surrounds it."""
+
+    message: tuple[str | int, ...]
+    envelope: list[EnvelopeItem]
+    refusal_field: str | None
+    content: Literal["as_request", "joined_text"]
+    message_missing: Literal["error", "empty"] = "error"
+
+
+@dataclass
+class ErrorsIR:
+    """`errors`: how an HTTP error is read and answered."""
+
+    message: tuple[str | int, ...]
+    type: tuple[str | int, ...] | None
+    type_header: str | None  # the type from a response header
+    code: tuple[str | int, ...] | None
+    rules: list[ErrorRuleIR]
+    retry_after_headers: list[str]
+    emit: dict[str, Any] | None  # error_to_wire's envelope and category rows
+    retry_delay: dict[str, Any] | None = None
+
+
 @dataclass
 class FormatIR:
+    """A chat format, every decision made: its identity, then one record per section of the
+    mapping (`ir.system.strategy`, `ir.tool_results.template`), each strategy a Literal."""
+
     key: str
     provider: str
     wire: str
@@ -116,89 +276,36 @@ class FormatIR:
     transport: dict[str, Any] | None
     model_field: str
     messages_field: str
-    system_strategy: str
-    system_template: Obj | None
-    system_field: str | None
-    system_join: str
-    system_read_also: list[str]
-    user_template: Obj
-    user_content: str
-    assistant_template: Obj
-    assistant_content: str
-    assistant_text_part: "Node | None"
-    assistant_order: str
-    tool_results_strategy: str
-    tool_result_template: Node
+    system: SystemIR
+    user: UserIR
+    assistant: AssistantIR
     parts: dict[str, Node | str]
-    tool_calls_placement: str
-    tool_call_template: Node
-    tools_field: str
-    tool_template: Node
-    tools_strict: str
-    tool_choice_field: str
-    tool_choice: dict[str, Node]  # the modes with a wire form
+    tool_calls: ToolCallsIR
+    tool_results: ToolResultsIR
+    tools: ToolsIR
+    tool_choice: ToolChoiceIR
     options: list[OptionIR]
-    extras_collision: str
-    extras_reserved: dict[str, Any]
+    extras: ExtrasIR
     unmodeled: dict[str, dict[str, str]]
-    signatures: str
+    signatures: Literal["strip_foreign", "strip_all"]
     value_maps: dict[str, ValueMapIR]
-    response_message: tuple[str | int, ...]
-    finish_path: tuple[str | int, ...]
-    finish_map: list[tuple[str, str]]
-    finish_default: str
-    finish_emit: dict[str, str]
-    usage_path: tuple[str | int, ...]
-    usage: dict[str, Any]  # canonical counter -> tuple path | usage.UsageSum
-    usage_unreported: str  # omit | zero: what response_to_wire writes for unreported counters
-    envelope: list[EnvelopeItem]
-    refusal_field: str | None
-    response_content: str
-    error_message: tuple[str | int, ...]
-    error_type: tuple[str | int, ...] | None
-    error_type_header: str | None  # errors.type_header: the type from a response header
-    error_code: tuple[str | int, ...] | None
-    error_rules: list[ErrorRuleIR]
-    retry_after_headers: list[str]
-    error_emit: dict[str, Any] | None  # errors.emit: error_to_wire's envelope and category rows
+    response: ResponseIR
+    finish: FinishIR
+    usage: UsageIR
+    errors: ErrorsIR
     structured: dict[str, Any] | None
     structured_template: Node | None
     fixtures: list[dict[str, Any]]
     fixture_lines: dict[str, int]
-    # Strategies added for formats like Gemini generateContent (see mappings/README.md).
-    system_hoist_template: Node | None = None  # system.hoist with `wire:`: the hoisted object
-    system_content_steps: tuple[Any, ...] = ()  # where {content} sits in it: keys, and "*" for a one-item array
-    system_blocks: Obj | None = None  # system.blocks: one system message as a text block
-    part_dispatch: str = "literals"  # literals | keys
-    unknown: str = "reject"  # reject | carry (request.unknown)
-    ordering: str = "api"  # api | openarmature (request.rules.ordering)
-    json_keys: str = "as_given"  # as_given | sorted (request.rules.json_keys)
-    content_rules: str = "api"  # api | openarmature (request.rules.content; default: as ordering)
-    structure_rules: str = "api"  # api | openarmature (request.rules.structure; default: as ordering)
-    tool_result_name: str = "given"  # given | from_call
-    tool_call_missing_id: str = "reject"  # reject | synthesize
-    tool_result_other_content: str = "reject"  # reject | json (request.tool_results.other_content)
-    tool_result_content: str = "text"  # text | parts (request.tool_results.content)
-    tool_result_media: tuple[str, ...] = ()  # request.tool_results.media: where non-text parts go
-    tool_result_media_parts: tuple[str, ...] = ()  # request.tool_results.media_parts (): every kind)
-    tool_result_error_template: Node | None = None  # tool_results.error_wire: a failed result's form
-    tool_result_content_paths: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # {content} in wire, error_wire
-    unique_call_ids: bool = False  # request.tool_calls.unique_ids
+    rules: RulesIR = field(default_factory=RulesIR)
+    part_dispatch: Literal["literals", "keys"] = "literals"
+    unknown: Literal["reject", "carry"] = "reject"  # request.unknown
     wire_keys: frozenset[str] = frozenset()  # every wire key the tables name (runtime/carry.py)
-    user_bare_string: str = "reject"  # reject | read: the messages field given as a bare string
-    tools_group: str | None = None  # tools: [{<group>: [...]}]
-    extras_under: tuple[str, ...] = ()  # extras placement {under: a.b}: () = root
-    extras_root: tuple[str, ...] = ()  # extras placement {under, root: [...]}: keys sent at the root instead
-    finish_with_tool_calls: str | None = None
-    message_missing: str = "error"  # error | empty
-    retry_delay: dict[str, Any] | None = None
     path_params: tuple[str, ...] = ()  # `{field}` placeholders of transport.endpoint.path
     items: ItemsIR = field(default_factory=ItemsIR)  # item-list rows (codegen/emit_items.py)
     wire_rules: dict[str, Any] | None = None  # mapping `wire_rules:` (codegen/wire_rules.py)
-    tool_name_rule: dict[str, Any] | None = None  # request.tools.name: the API's tool-name rule
     reasoning: dict[str, Any] | None = None  # request.reasoning (codegen/reasoning.py)
     stream: dict[str, Any] | None = None  # the compiled `stream:` table (codegen/stream_table.py)
-    tool_choice_special: dict[str, str] = field(default_factory=dict)  # mode -> omit | reject
     strategy_hooks: tuple[str, ...] = ()  # `strategies:` hooks the converter calls (codegen/strategies.py)
 
 
@@ -840,107 +947,133 @@ class Builder:
             retry_delay = {"list": parse_path(rd["list"]), "match": dict(rd["match"]), "field": rd["field"]}
         transport = self.transport()
         return FormatIR(
-            key=key,
-            provider=meta["provider"],
-            wire=self.r.wire,
-            title=meta["title"],
-            doc_ref=meta["doc_ref"],
-            api_version=api_version,
-            source=self.r.display,
-            endpoint=d["transport"]["endpoint"] if "transport" in d else None,
-            transport=transport,
-            model_field=req["model"],
-            messages_field=req["messages"],
-            system_strategy=system["strategy"],
-            system_template=system_template,
-            system_field=system.get("field"),
-            system_join=system.get("join", "\n\n"),
-            system_read_also=list(system.get("read_also", [])),
-            user_template=user_t,
-            user_content=req["user"].get("content", "string_or_parts"),
-            assistant_template=asst_t,
-            assistant_content=req["assistant"].get("content", "string_or_parts"),
-            assistant_text_part=assistant_text_part,
-            assistant_order=req["assistant"].get("order", "as_given"),
-            tool_results_strategy=tr["strategy"],
-            tool_result_template=tool_result_template,
-            parts=parts,
-            tool_calls_placement=placement,
-            tool_call_template=self.template_with("/request/tool_calls/wire", req["tool_calls"]["wire"], "tool_call", ("id", "name", "arguments")),
-            tools_field=tools["field"],
-            tool_template=tool_t,
-            tools_strict=tools.get("strict", "as_given"),
-            tool_choice_field=choice["field"],
-            tool_choice=tool_choice,
-            tool_choice_special=tool_choice_special,
-            options=options,
-            extras_collision=req["extras"]["collision"],
-            extras_reserved=dict(req["extras"].get("reserved", {})),
-            unmodeled={k: dict(v) for k, v in req.get("unmodeled", {}).items() if not k.startswith("x-")},
-            signatures=req.get("signatures", "strip_foreign"),
-            value_maps=value_maps,
-            response_message=parse_path(resp["message"]),
-            finish_path=parse_path(fr["path"]),
-            finish_map=finish_map,
-            finish_default=fr["map"]["*"],
-            finish_emit=dict(fr.get("emit", {})),
-            usage_path=parse_path(resp["usage"]["path"]),
-            usage=usage,
-            usage_unreported=resp["usage"].get("unreported", "omit"),
-            envelope=envelope,
-            response_content=resp.get("content", "as_request"),
-            refusal_field=resp["refusal"]["field"] if resp.get("refusal", {}).get("strategy") == "as_content" else None,
-            error_message=self.error_path("/errors/message", errs["message"]),
-            error_type=self.error_path("/errors/type", errs["type"]) if "type" in errs else None,
-            error_type_header=errs.get("type_header"),
-            error_code=self.error_path("/errors/code", errs["code"]) if "code" in errs else None,
-            error_rules=rules,
-            retry_after_headers=list(errs.get("retry_after", [])),
-            error_emit=errs.get("emit"),
-            structured=structured,
-            structured_template=structured_template,
-            fixtures=fixtures,
-            fixture_lines=fixture_lines,
-            system_hoist_template=system_hoist_template,
-            system_content_steps=system_steps,
-            system_blocks=system_blocks,
-            part_dispatch=req.get("part_dispatch", "literals"),
-            unknown=req.get("unknown", "reject"),
-            ordering=req.get("rules", {}).get("ordering", "api"),
-            json_keys=req.get("rules", {}).get("json_keys", "as_given"),
-            content_rules=req.get("rules", {}).get("content", req.get("rules", {}).get("ordering", "api")),
-            structure_rules=req.get("rules", {}).get("structure", req.get("rules", {}).get("ordering", "api")),
-            tool_result_name=tr.get("name", "given"),
-            tool_call_missing_id=req["tool_calls"].get("missing_id", "reject"),
-            tool_result_other_content=tr.get("other_content", "reject"),
-            tool_result_content=tr.get("content", "text"),
-            tool_result_media=self.tool_result_media(tr),
-            tool_result_media_parts=self.tool_result_media_parts(tr),
-            tool_result_error_template=error_template,
-            tool_result_content_paths=content_paths,
-            unique_call_ids=bool(req["tool_calls"].get("unique_ids", False)),
-            wire_keys=wire_keys_of(d),
-            user_bare_string=req["user"].get("bare_string", "reject"),
-            tools_group=tools.get("group"),
-            extras_under=extras_under,
-            extras_root=extras_root,
-            finish_with_tool_calls=fr.get("with_tool_calls"),
-            message_missing=resp.get("message_missing", "error"),
-            retry_delay=retry_delay,
-            path_params=tuple(re.findall(r"\{([^{}]*)\}", d["transport"]["endpoint"]["path"])) if "transport" in d else (),
-            items=build_items_ir(self),
-            wire_rules=build_wire_rules(self),
-            tool_name_rule=build_tool_name_rule(self),
-            reasoning=build_reasoning(self),
-            stream=compile_stream(
+                   key=key,
+                   provider=meta["provider"],
+                   wire=self.r.wire,
+                   title=meta["title"],
+                   doc_ref=meta["doc_ref"],
+                   api_version=api_version,
+                   source=self.r.display,
+                   endpoint=d["transport"]["endpoint"] if "transport" in d else None,
+                   transport=transport,
+                   model_field=req["model"],
+                   messages_field=req["messages"],
+                   parts=parts,
+                   options=options,
+                   unmodeled={k: dict(v) for k, v in req.get("unmodeled", {}).items() if not k.startswith("x-")},
+                   signatures=req.get("signatures", "strip_foreign"),
+                   value_maps=value_maps,
+                   structured=structured,
+                   structured_template=structured_template,
+                   fixtures=fixtures,
+                   fixture_lines=fixture_lines,
+                   part_dispatch=req.get("part_dispatch", "literals"),
+                   unknown=req.get("unknown", "reject"),
+                   wire_keys=wire_keys_of(d),
+                   path_params=tuple(re.findall(r"\{([^{}]*)\}", d["transport"]["endpoint"]["path"])) if "transport" in d else (),
+                   items=build_items_ir(self),
+                   wire_rules=build_wire_rules(self),
+                   reasoning=build_reasoning(self),
+                   stream=compile_stream(
                 d, usage, parse_path(resp["usage"]["path"]), resp["usage"].get("unreported", "omit"),
                 parse_path(fr["path"]), finish_map, fr["map"]["*"], dict(fr.get("emit", {})),
                 resp.get("content", "as_request"), self.err, fr.get("with_tool_calls"),
                 ((d.get("request") or {}).get("tool_calls") or {}).get("missing_id"),
                 {k: v for k, v in (fr.get("detail_map") or {}).items() if not k.startswith("x-")},
             ),
-            strategy_hooks=tuple(sorted(d.get("strategies") or {})),
-        )
+                   strategy_hooks=tuple(sorted(d.get("strategies") or {})),
+                   system=SystemIR(
+                       strategy=system["strategy"],
+                       template=system_template,
+                       field=system.get("field"),
+                       join=system.get("join", "\n\n"),
+                       read_also=list(system.get("read_also", [])),
+                       hoist_template=system_hoist_template,
+                       content_steps=system_steps,
+                       blocks=system_blocks,
+                   ),
+                   user=UserIR(
+                       template=user_t,
+                       content=req["user"].get("content", "string_or_parts"),
+                       bare_string=req["user"].get("bare_string", "reject"),
+                   ),
+                   assistant=AssistantIR(
+                       template=asst_t,
+                       content=req["assistant"].get("content", "string_or_parts"),
+                       text_part=assistant_text_part,
+                       order=req["assistant"].get("order", "as_given"),
+                   ),
+                   tool_results=ToolResultsIR(
+                       strategy=tr["strategy"],
+                       template=tool_result_template,
+                       name=tr.get("name", "given"),
+                       other_content=tr.get("other_content", "reject"),
+                       content=tr.get("content", "text"),
+                       media=self.tool_result_media(tr),
+                       media_parts=self.tool_result_media_parts(tr),
+                       error_template=error_template,
+                       content_paths=content_paths,
+                   ),
+                   tool_calls=ToolCallsIR(
+                       placement=placement,
+                       template=self.template_with("/request/tool_calls/wire", req["tool_calls"]["wire"], "tool_call", ("id", "name", "arguments")),
+                       missing_id=req["tool_calls"].get("missing_id", "reject"),
+                       unique_ids=bool(req["tool_calls"].get("unique_ids", False)),
+                   ),
+                   tools=ToolsIR(
+                       field=tools["field"],
+                       template=tool_t,
+                       strict=tools.get("strict", "as_given"),
+                       group=tools.get("group"),
+                       name_rule=build_tool_name_rule(self),
+                   ),
+                   tool_choice=ToolChoiceIR(
+                       field=choice["field"],
+                       modes=tool_choice,
+                       special=tool_choice_special,
+                   ),
+                   extras=ExtrasIR(
+                       collision=req["extras"]["collision"],
+                       reserved=dict(req["extras"].get("reserved", {})),
+                       under=extras_under,
+                       root=extras_root,
+                   ),
+                   rules=RulesIR(
+                       ordering=req.get("rules", {}).get("ordering", "api"),
+                       json_keys=req.get("rules", {}).get("json_keys", "as_given"),
+                       content=req.get("rules", {}).get("content", req.get("rules", {}).get("ordering", "api")),
+                       structure=req.get("rules", {}).get("structure", req.get("rules", {}).get("ordering", "api")),
+                   ),
+                   finish=FinishIR(
+                       path=parse_path(fr["path"]),
+                       map=finish_map,
+                       default=fr["map"]["*"],
+                       emit=dict(fr.get("emit", {})),
+                       with_tool_calls=fr.get("with_tool_calls"),
+                   ),
+                   usage=UsageIR(
+                       path=parse_path(resp["usage"]["path"]),
+                       counters=usage,
+                       unreported=resp["usage"].get("unreported", "omit"),
+                   ),
+                   response=ResponseIR(
+                       message=parse_path(resp["message"]),
+                       envelope=envelope,
+                       refusal_field=resp["refusal"]["field"] if resp.get("refusal", {}).get("strategy") == "as_content" else None,
+                       content=resp.get("content", "as_request"),
+                       message_missing=resp.get("message_missing", "error"),
+                   ),
+                   errors=ErrorsIR(
+                       message=self.error_path("/errors/message", errs["message"]),
+                       type=self.error_path("/errors/type", errs["type"]) if "type" in errs else None,
+                       type_header=errs.get("type_header"),
+                       code=self.error_path("/errors/code", errs["code"]) if "code" in errs else None,
+                       rules=rules,
+                       retry_after_headers=list(errs.get("retry_after", [])),
+                       emit=errs.get("emit"),
+                       retry_delay=retry_delay,
+                   ),
+               )
 
 
 

@@ -40,9 +40,9 @@ def _result_parts_pointer(ir: Any, resolved: Any) -> list[str]:
     inline images at all; [] otherwise."""
     if not isinstance(ir.parts.get("image.inline"), Obj):
         return []
-    if ir.tool_result_content == "parts":
+    if ir.tool_results.content == "parts":
         return ["/request/tool_results/content"]
-    if ir.tool_result_media:
+    if ir.tool_results.media:
         return ["/request/tool_results/media"]
     return []
 
@@ -64,14 +64,14 @@ def prove(ir: Any, resolved: Any, source: str, strategies: list[Any] | None = No
         probes: list[tuple[str, Callable[[], None]]] = [
             *((f"/request/content_parts/{kind}", partial(prover.part, kind, node, ir.value_maps, frozenset(ir.parts))) for kind, node in ir.parts.items() if isinstance(node, Obj)),
             ("/request/tools", prover.tools),
-            *((f"/request/tool_choice/{mode}", partial(prover.tool_choice, mode)) for mode in ("auto", "required", "none", "tool") if mode in ir.tool_choice),
+            *((f"/request/tool_choice/{mode}", partial(prover.tool_choice, mode)) for mode in ("auto", "required", "none", "tool") if mode in ir.tool_choice.modes),
             ("/request/tool_calls", prover.tool_call),
             # tool_results.content: parts / media: a result's image part reads back where it went
             *((pointer, partial(prover.tool_result_parts, pointer)) for pointer in _result_parts_pointer(ir, resolved)),
-            *(("/response/finish_reason/map", partial(prover.finish, reason, reason in ir.finish_emit)) for reason in FINISH_REASONS),
+            *(("/response/finish_reason/map", partial(prover.finish, reason, reason in ir.finish.emit)) for reason in FINISH_REASONS),
             # an `errors.emit` table answers each category on purpose: it must read back (a
             # mapping without one writes the generic envelope, documented as no inverse)
-            *((f"/errors/emit/categories/{category}", partial(prover.error, category)) for category in ERROR_CATEGORIES if ir.error_emit),
+            *((f"/errors/emit/categories/{category}", partial(prover.error, category)) for category in ERROR_CATEGORIES if ir.errors.emit),
         ]
         for pointer, probe in probes:
             try:

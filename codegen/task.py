@@ -19,7 +19,7 @@ from typing import Any
 from .emit import Emitter
 from .emit_messages import emit_error_from_wire, emit_unsupported
 from .emit_errors import emit_error_to_wire
-from .ir import Builder, ErrorRuleIR, ValueMapIR, build_error_rules
+from .ir import Builder, ErrorsIR, ValueMapIR, build_error_rules
 from .lines import FORMAT_KEY, Lines, keyed, wire_type
 from .load import MappingError
 from .resolve import Resolved
@@ -60,15 +60,9 @@ class TaskIR:
     usage_path: tuple[str | int, ...]
     envelope: list[tuple[str, str, Any, Any, bool]]  # (key, literal|from_raw, value, default, has_default)
     value_maps: dict[str, ValueMapIR]
-    error_message: tuple[str | int, ...]
-    error_type: tuple[str | int, ...] | None
-    error_code: tuple[str | int, ...] | None
-    error_rules: list[ErrorRuleIR]
-    error_type_header: str | None
-    retry_after_headers: list[str]
+    errors: ErrorsIR  # as chat mappings' (error_from_wire, error_to_wire)
     fixtures: list[dict[str, Any]]
     fixture_lines: dict[str, int] = field(default_factory=dict)
-    error_emit: dict[str, Any] | None = None  # errors.emit, as chat mappings (error_to_wire)
     structured: None = None
 
 
@@ -174,15 +168,17 @@ class _TaskBuilder(Builder):
             usage_path=usage_path,
             envelope=envelope,
             value_maps=value_maps,
-            error_message=parse_path(errs["message"]),
-            error_type=parse_path(errs["type"]) if "type" in errs else None,
-            error_code=parse_path(errs["code"]) if "code" in errs else None,
-            error_rules=error_rules,
-            error_type_header=errs.get("type_header"),
-            retry_after_headers=list(errs.get("retry_after", [])),
+            errors=ErrorsIR(
+                message=parse_path(errs["message"]),
+                type=parse_path(errs["type"]) if "type" in errs else None,
+                type_header=errs.get("type_header"),
+                code=parse_path(errs["code"]) if "code" in errs else None,
+                rules=error_rules,
+                retry_after_headers=list(errs.get("retry_after", [])),
+                emit=errs.get("emit"),
+            ),
             fixtures=fixtures,
             fixture_lines=lines,
-            error_emit=errs.get("emit"),
         )
 
 

@@ -172,7 +172,7 @@ def _with_param(signature: str, param: str) -> str:
 
 def emit_wire_rules(em: "Emitter") -> None:
     """Wraps the public converters with the wire-rules pass (only for mappings that declare it)."""
-    name_rule = em.ir.tool_name_rule
+    name_rule = em.ir.tools.name_rule
     if name_rule is not None:
         em.parts.constants.append(f"TOOL_NAME_RULE: Final = {name_rule!r}  # request.tools.name: the API's tool-name rule (wiremap.tools fits names to it)")
         em.parts.public.append("TOOL_NAME_RULE")

@@ -82,15 +82,15 @@ def wire_schemas(ir: FormatIR | TaskIR) -> dict[str, Any]:
 
     user_parts = [p for k in ir.parts if k not in ("thinking", "redacted_thinking") and (p := part_def(k))]
     asst_parts = [p for k in ("text", "thinking", "redacted_thinking") if (p := part_def(k))]
-    defs[f"{name}ToolCall"] = _node_schema(ir.tool_call_template, "tool_call", {})
+    defs[f"{name}ToolCall"] = _node_schema(ir.tool_calls.template, "tool_call", {})
     call_ref = {"$ref": f"#/$defs/{name}ToolCall"}
-    if ir.tool_calls_placement == "content_blocks":
+    if ir.tool_calls.placement == "content_blocks":
         asst_parts.append(call_ref)
-    defs[f"{name}ToolResult"] = _node_schema(ir.tool_result_template, "tool_result", {})
-    if ir.tool_result_error_template is not None:  # tool_results.error_wire: a failed result's form
-        defs[f"{name}ToolResult"] = {"anyOf": [defs[f"{name}ToolResult"], _node_schema(ir.tool_result_error_template, "tool_result", {})]}
+    defs[f"{name}ToolResult"] = _node_schema(ir.tool_results.template, "tool_result", {})
+    if ir.tool_results.error_template is not None:  # tool_results.error_wire: a failed result's form
+        defs[f"{name}ToolResult"] = {"anyOf": [defs[f"{name}ToolResult"], _node_schema(ir.tool_results.error_template, "tool_result", {})]}
     result_ref = {"$ref": f"#/$defs/{name}ToolResult"}
-    if ir.tool_results_strategy == "group_into_user_message":
+    if ir.tool_results.strategy == "group_into_user_message":
         user_parts.append(result_ref)
 
     def content(parts: list[dict[str, Any]], strategy: str, nullable: bool) -> dict[str, Any]:
@@ -101,33 +101,33 @@ def wire_schemas(ir: FormatIR | TaskIR) -> dict[str, Any]:
         return {"anyOf": options}
 
     refs = {
-        "message.user:content": content(user_parts, ir.user_content, False),
-        "message.assistant:content": content(asst_parts, ir.assistant_content, ir.tool_calls_placement == "field"),
+        "message.user:content": content(user_parts, ir.user.content, False),
+        "message.assistant:content": content(asst_parts, ir.assistant.content, ir.tool_calls.placement == "field"),
         "message.assistant:tool_calls": {"type": "array", "items": call_ref},
     }
     messages: list[dict[str, Any]] = []
-    if ir.system_template is not None:
-        defs[f"{name}SystemMessage"] = _node_schema(ir.system_template, "message.system", refs)
+    if ir.system.template is not None:
+        defs[f"{name}SystemMessage"] = _node_schema(ir.system.template, "message.system", refs)
         messages.append({"$ref": f"#/$defs/{name}SystemMessage"})
-    defs[f"{name}UserMessage"] = _node_schema(ir.user_template, "message.user", refs)
-    defs[f"{name}AssistantMessage"] = _node_schema(ir.assistant_template, "message.assistant", refs)
+    defs[f"{name}UserMessage"] = _node_schema(ir.user.template, "message.user", refs)
+    defs[f"{name}AssistantMessage"] = _node_schema(ir.assistant.template, "message.assistant", refs)
     messages += [{"$ref": f"#/$defs/{name}UserMessage"}, {"$ref": f"#/$defs/{name}AssistantMessage"}]
-    if ir.tool_results_strategy == "message":
+    if ir.tool_results.strategy == "message":
         messages.append(result_ref)
-    defs[f"{name}Tool"] = _node_schema(ir.tool_template, "tool", {})
+    defs[f"{name}Tool"] = _node_schema(ir.tools.template, "tool", {})
 
     props: dict[str, Any] = {
         ir.model_field: {"type": "string"},
         ir.messages_field: {"type": "array", "items": {"anyOf": messages}},
     }
-    if ir.system_field:
-        _put(props, ir.system_field, {"type": "string"})
+    if ir.system.field:
+        _put(props, ir.system.field, {"type": "string"})
     for opt in ir.options:
         if opt.wire is None or opt.unsupported is not None:
             continue
         _put(props, opt.wire, {"type": "array", "items": {"type": "string"}} if opt.name == "stop_sequences" else {"type": _option_type(opt)})
-    _put(props, ir.tools_field, {"type": "array", "items": {"$ref": f"#/$defs/{name}Tool"}})
-    _put(props, ir.tool_choice_field, {"anyOf": [_node_schema(n, "tool_choice.tool", {}) for n in ir.tool_choice.values()]})
+    _put(props, ir.tools.field, {"type": "array", "items": {"$ref": f"#/$defs/{name}Tool"}})
+    _put(props, ir.tool_choice.field, {"anyOf": [_node_schema(n, "tool_choice.tool", {}) for n in ir.tool_choice.modes.values()]})
     if ir.structured_template is not None and ir.structured is not None:
         _put(props, ir.structured["field"], _node_schema(ir.structured_template, "structured_output", {}))
     defs[f"{name}Request"] = {
@@ -160,7 +160,7 @@ def _usage_schema(ir: FormatIR) -> dict[str, Any]:
     """The usage object response_to_wire writes: one integer per mapped counter path."""
     root: dict[str, Any] = {"type": "object", "properties": {}}
     paths = []
-    for src in ir.usage.values():
+    for src in ir.usage.counters.values():
         if isinstance(src, UsageSum):  # a sum writes its own path (if any) and its free addend
             if src.path is not None:
                 paths.append(src.path)
@@ -178,7 +178,7 @@ def _usage_schema(ir: FormatIR) -> dict[str, Any]:
 
 def _response_schema(ir: FormatIR, name: str, defs: dict[str, Any]) -> dict[str, Any]:
     """The response body response_to_wire emits, from the envelope and the assistant template."""
-    finish_values = sorted({w for w, _ in ir.finish_map} | set(ir.finish_emit.values()))
+    finish_values = sorted({w for w, _ in ir.finish.map} | set(ir.finish.emit.values()))
     slot_schemas = {
         "message": {"$ref": f"#/$defs/{name}AssistantMessage"},
         "finish_reason": {"anyOf": [{"enum": finish_values}, {"type": "string"}]},
@@ -186,7 +186,7 @@ def _response_schema(ir: FormatIR, name: str, defs: dict[str, Any]) -> dict[str,
     }
     props: dict[str, Any] = {}
     required: list[str] = []
-    for item in ir.envelope:
+    for item in ir.response.envelope:
         if item.kind == "literal":
             props[item.key] = {"const": item.value}
         elif item.kind == "from_raw":
@@ -206,7 +206,7 @@ def _response_schema(ir: FormatIR, name: str, defs: dict[str, Any]) -> dict[str,
         if not (item.kind == "slot" and item.optional):
             required.append(item.key)
     out: dict[str, Any] = {"type": "object", "properties": props, "required": required, "additionalProperties": False}
-    if not ir.response_message:  # the message's own keys sit at the root
+    if not ir.response.message:  # the message's own keys sit at the root
         message = defs[f"{name}AssistantMessage"]
         out["properties"] = {**message["properties"], **props}
         out["required"] = sorted(set(required) | set(message.get("required", [])))
