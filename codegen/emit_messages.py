@@ -985,23 +985,6 @@ def emit_unsupported(out: Any, action: str, name: str, path: str, key: str, scop
 # --------------------------------------------------------------------------- reading requests
 def _emit_messages_from_wire(em: "Emitter") -> None:
     ir = em.ir
-    # content readers
-    for role in ("user", "assistant"):
-        out = Lines()
-        out.add("if type(value) is str:")
-        out.add("    return value")
-        if role == "assistant":
-            out.add("if value is None:")
-            out.add("    return None")
-        out.add("items = _w.expect_list(value, path)")
-        if ir.unknown == "carry":
-            out.add("parts = (_read_%s_part(item, f'{path}[{j}]') for j, item in enumerate(items))" % role)
-            out.add("return [p for p in parts if not isinstance(p, _w.Skipped)]  # request.unknown: carry")
-        else:
-            out.add("return [_read_%s_part(item, f'{path}[{j}]') for j, item in enumerate(items)]" % role)
-        ret = "str | list[Any]" + (" | None" if role == "assistant" else "")
-        em.func(f"_{role}_content_from_wire", f"(value: Any, path: str) -> {ret}", f"Wire {role} content -> canonical.", out.lines)
-
     out = Lines()
     out.add("out: list[Message] = []")
     if ir.tool_calls.placement == "items":
@@ -1107,7 +1090,7 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None,
             out.add(f"raw = message.get({lit(content_key)})  # a string is the content as it is")
             if user_list is not None:
                 user_list(out, "raw")
-            out.add(f"content = raw if type(raw) is str else _user_content_from_wire(_w.member(message, {lit(content_key)}, path), path + {lit('.' + str(content_key))})")
+            out.add(f"content = raw if type(raw) is str else _w.user_content(_w.member(message, {lit(content_key)}, path), path + {lit('.' + str(content_key))}, _read_user_part, {ir.unknown == 'carry'})")
             if ir.tool_results.strategy == "group_into_user_message":
                 out.add("if type(content) is list and any(type(p) is ToolMessage for p in content):")
                 out.indent()
@@ -1198,7 +1181,7 @@ def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any,
         out.add("if type(raw_content) is str:  # a string is the content as it is")
         out.add("    a_content = raw_content")
         out.add("elif raw_content is not NOT_GIVEN:")
-        out.add(f"    a_content = _assistant_content_from_wire(raw_content, {content_path})")
+        out.add(f"    a_content = _w.assistant_content(raw_content, {content_path}, _read_assistant_part, {ir.unknown == 'carry'})")
         if calls_key is not None:  # placement `items`: tool calls are items of their own
             out.add(f"raw_calls = {src}.get({lit(calls_key)})")
             out.add("if raw_calls is not None:")
@@ -1402,16 +1385,8 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     if "request_in" in ir.strategy_hooks:
         out.add("if type(body) is dict:  # strategies.request_in (anything else: the reader names it)")
         out.add("    body = _strategy_request_in(body)")
-    out.add("try:")
-    out.add("    req = _request_from_wire(body)")
-    out.add("except _w.WireShapeError as exc:")
-    out.add("    raise InvalidRequestError(exc.message, path=exc.path) from None")
-    out.add("except RecursionError:")
-    out.add("    raise InvalidRequestError('request nested too deeply') from None")
-    out.add("_w.check_request_depth(req)  # MAX_JSON_DEPTH, as request_to_wire applies it")
-    out.add("# typed by construction: every reader checks what it reads (config above); what the")
-    out.add("# tables do not model is carried for this provider's wire (runtime/carry.py)")
-    out.add("return _w.carry(req, body, ORIGIN, _rewrite_request, WIRE_KEYS, InvalidRequestError, OPTION_PATHS, ALIAS_PATHS)")
+    out.add("# the reader, the depth limit, and what the tables do not model carried (runtime/carry.py)")
+    out.add("return _w.read_request(body, _request_from_wire, ORIGIN, _rewrite_request, WIRE_KEYS, OPTION_PATHS, ALIAS_PATHS)")
     em.func(
         "request_from_wire",
         f"(body: {wire_type(ir.key, 'Request')} | Mapping[str, Any]) -> Request",
@@ -1550,24 +1525,13 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     if "response_in" in ir.strategy_hooks:
         out.add("if type(body) is dict:  # strategies.response_in (anything else: the reader names it)")
         out.add("    body = _strategy_response_in(body)")
-    out.add("try:")
-    out.add("    response = _response_from_wire(body)")
-    out.add("except _w.WireShapeError as exc:")
-    out.add("    raise InvalidResponseError(exc.message, path=exc.path, body=body) from None")
-    out.add("except RecursionError:")
-    out.add("    raise InvalidResponseError('response nested too deeply', body=body) from None")
-    out.add("_w.check_response_depth(response, InvalidResponseError, body)  # the same limit, every direction")
-    out.add("_w.carry(response, body, ORIGIN, response_to_wire, WIRE_KEYS, InvalidResponseError)  # what the tables do not model (runtime/carry.py)")
+    coerced = ""
     if ir.structured is not None and "tool_coercion" in structured_modes(ir):
         out.add("mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output")
-        out.add("if response_schema is not None and mode == 'tool_coercion':")
-        out.add(f"    _w.take_coerced_output(response, {lit(ir.structured['tool']['name'])})  # OpenArmature §8.2.5.1")
-    out.add("if response_schema is not None and response.finish_reason != 'tool_calls' and response.message.content:")
-    out.add("    try:")
-    out.add("        response.parsed = _w.parse_structured(response.message.content, response_schema, response.finish_reason, response.usage)")
-    out.add("    except RecursionError:")
-    out.add("        raise InvalidResponseError('structured output nested too deeply', body=body) from None")
-    out.add("return response")
+        out.add(f"coerced = {lit(ir.structured['tool']['name'])} if mode == 'tool_coercion' else None  # OpenArmature §8.2.5.1")
+        coerced = ", coerced"
+    out.add("# the reader, the depth limit, what the tables do not model carried, and `parsed`")
+    out.add(f"return _w.read_response(body, _response_from_wire, ORIGIN, _response_to_wire, WIRE_KEYS, response_schema{coerced})")
     em.func(
         "response_from_wire",
         f"(body: {wire_type(ir.key, 'Response')} | Mapping[str, Any], *, response_schema: dict[str, Any] | None = None, structured_output: str | None = None) -> Response",

@@ -55,7 +55,7 @@ from .anthropic_messages import (
     _read_assistant_part,
     _read_tool,
     _read_tool_choice,
-    _user_content_from_wire,
+    _read_user_part,
     _vm_document_type_reverse,
     _vm_image_type_reverse,
 )
@@ -373,8 +373,11 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 content = (
                     raw
                     if type(raw) is str
-                    else _user_content_from_wire(
-                        _w.member(message, "content", path), path + ".content"
+                    else _w.user_content(
+                        _w.member(message, "content", path),
+                        path + ".content",
+                        _read_user_part,
+                        True,
                     )
                 )
                 if type(content) is list and any(type(p) is ToolMessage for p in content):

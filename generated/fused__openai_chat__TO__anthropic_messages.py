@@ -52,12 +52,12 @@ from . import openai_chat as _src
 
 from .openai_chat import (
     WIRE_KEYS,
-    _assistant_content_from_wire,
+    _read_assistant_part,
     _read_tool,
     _read_tool_call,
     _read_tool_choice,
     _read_tool_result,
-    _user_content_from_wire,
+    _read_user_part,
     _vm_audio_format_reverse,
 )
 
@@ -295,8 +295,11 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 content = (
                     raw
                     if type(raw) is str
-                    else _user_content_from_wire(
-                        _w.member(message, "content", path), path + ".content"
+                    else _w.user_content(
+                        _w.member(message, "content", path),
+                        path + ".content",
+                        _read_user_part,
+                        True,
                     )
                 )
                 if type(content) is str:
@@ -328,7 +331,9 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 if type(raw_content) is str:  # a string is the content as it is
                     a_content = raw_content
                 elif raw_content is not NOT_GIVEN:
-                    a_content = _assistant_content_from_wire(raw_content, path + ".content")
+                    a_content = _w.assistant_content(
+                        raw_content, path + ".content", _read_assistant_part, True
+                    )
                 raw_calls = message.get("tool_calls")
                 if raw_calls is not None:
                     calls_path = path + ".tool_calls"

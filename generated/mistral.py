@@ -76,10 +76,8 @@ from . import openai_chat as _code_openai_chat
 
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,
 # ORIGIN, option rows) or functions: the base's code, run with this module's globals
-_assistant_content_from_wire = _w.rebind(_code_openai_chat._assistant_content_from_wire, globals())
 _assistant_content_to_wire = _w.rebind(_code_openai_chat._assistant_content_to_wire, globals())
 _rewrite_request = _w.rebind(_code_openai_chat._rewrite_request, globals())
-_user_content_from_wire = _w.rebind(_code_openai_chat._user_content_from_wire, globals())
 _user_content_to_wire = _w.rebind(_code_openai_chat._user_content_to_wire, globals())
 _vm_audio_format = _w.rebind(_code_openai_chat._vm_audio_format, globals())
 
@@ -841,7 +839,9 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
             content = (
                 raw
                 if type(raw) is str
-                else _user_content_from_wire(_w.member(message, "content", path), path + ".content")
+                else _w.user_content(
+                    _w.member(message, "content", path), path + ".content", _read_user_part, True
+                )
             )
             out.append(UserMessage(content=content))
             continue
@@ -852,7 +852,9 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
             if type(raw_content) is str:  # a string is the content as it is
                 a_content = raw_content
             elif raw_content is not NOT_GIVEN:
-                a_content = _assistant_content_from_wire(raw_content, path + ".content")
+                a_content = _w.assistant_content(
+                    raw_content, path + ".content", _read_assistant_part, True
+                )
             raw_calls = message.get("tool_calls")
             if raw_calls is not None:
                 calls_path = path + ".tool_calls"
@@ -997,24 +999,9 @@ def _request_from_wire(body: Any) -> Request:
 
 def _request_from_wire_plain(body: MistralRequest | Mapping[str, Any]) -> Request:
     """Mistral Chat Completions request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
-    try:
-        req = _request_from_wire(body)
-    except _w.WireShapeError as exc:
-        raise InvalidRequestError(exc.message, path=exc.path) from None
-    except RecursionError:
-        raise InvalidRequestError("request nested too deeply") from None
-    _w.check_request_depth(req)  # MAX_JSON_DEPTH, as request_to_wire applies it
-    # typed by construction: every reader checks what it reads (config above); what the
-    # tables do not model is carried for this provider's wire (runtime/carry.py)
-    return _w.carry(
-        req,
-        body,
-        ORIGIN,
-        _rewrite_request,
-        WIRE_KEYS,
-        InvalidRequestError,
-        OPTION_PATHS,
-        ALIAS_PATHS,
+    # the reader, the depth limit, and what the tables do not model carried (runtime/carry.py)
+    return _w.read_request(
+        body, _request_from_wire, ORIGIN, _rewrite_request, WIRE_KEYS, OPTION_PATHS, ALIAS_PATHS
     )
 
 
@@ -1081,7 +1068,9 @@ def _response_from_wire(body: Any) -> Response:
     if type(raw_content) is str:  # a string is the content as it is
         a_content = raw_content
     elif raw_content is not NOT_GIVEN:
-        a_content = _assistant_content_from_wire(raw_content, "choices[0].message" + ".content")
+        a_content = _w.assistant_content(
+            raw_content, "choices[0].message" + ".content", _read_assistant_part, True
+        )
     raw_calls = message.get("tool_calls")
     if raw_calls is not None:
         calls_path = "choices[0].message" + ".tool_calls"
@@ -1117,28 +1106,10 @@ def _response_from_wire_plain(
     structured_output: str | None = None,
 ) -> Response:
     """Mistral Chat Completions response body -> canonical Response (`raw` is the body). With a `response_schema`, `parsed` is set or StructuredOutputInvalidError raised."""
-    try:
-        response = _response_from_wire(body)
-    except _w.WireShapeError as exc:
-        raise InvalidResponseError(exc.message, path=exc.path, body=body) from None
-    except RecursionError:
-        raise InvalidResponseError("response nested too deeply", body=body) from None
-    _w.check_response_depth(response, InvalidResponseError, body)  # the same limit, every direction
-    _w.carry(
-        response, body, ORIGIN, response_to_wire, WIRE_KEYS, InvalidResponseError
-    )  # what the tables do not model (runtime/carry.py)
-    if (
-        response_schema is not None
-        and response.finish_reason != "tool_calls"
-        and response.message.content
-    ):
-        try:
-            response.parsed = _w.parse_structured(
-                response.message.content, response_schema, response.finish_reason, response.usage
-            )
-        except RecursionError:
-            raise InvalidResponseError("structured output nested too deeply", body=body) from None
-    return response
+    # the reader, the depth limit, what the tables do not model carried, and `parsed`
+    return _w.read_response(
+        body, _response_from_wire, ORIGIN, _response_to_wire, WIRE_KEYS, response_schema
+    )
 
 
 def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:

@@ -1188,26 +1188,6 @@ def request_to_wire(
         raise InvalidRequestError("request nested too deeply") from None
 
 
-def _user_content_from_wire(value: Any, path: str) -> str | list[Any]:
-    """Wire user content -> canonical."""
-    if type(value) is str:
-        return value
-    items = _w.expect_list(value, path)
-    parts = (_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items))
-    return [p for p in parts if not isinstance(p, _w.Skipped)]  # request.unknown: carry
-
-
-def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | None:
-    """Wire assistant content -> canonical."""
-    if type(value) is str:
-        return value
-    if value is None:
-        return None
-    items = _w.expect_list(value, path)
-    parts = (_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items))
-    return [p for p in parts if not isinstance(p, _w.Skipped)]  # request.unknown: carry
-
-
 def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
     """Wire messages -> canonical messages."""
     out: list[Message] = []
@@ -1248,7 +1228,9 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
             content = (
                 raw
                 if type(raw) is str
-                else _user_content_from_wire(_w.member(message, "content", path), path + ".content")
+                else _w.user_content(
+                    _w.member(message, "content", path), path + ".content", _read_user_part, True
+                )
             )
             out.append(UserMessage(content=content, name=name_))
             continue
@@ -1265,7 +1247,9 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
             if type(raw_content) is str:  # a string is the content as it is
                 a_content = raw_content
             elif raw_content is not NOT_GIVEN:
-                a_content = _assistant_content_from_wire(raw_content, path + ".content")
+                a_content = _w.assistant_content(
+                    raw_content, path + ".content", _read_assistant_part, True
+                )
             raw_calls = message.get("tool_calls")
             if raw_calls is not None:
                 calls_path = path + ".tool_calls"
@@ -1413,24 +1397,9 @@ def _request_from_wire(body: Any) -> Request:
 
 def request_from_wire(body: OpenaiChatRequest | Mapping[str, Any]) -> Request:
     """OpenAI Chat Completions request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
-    try:
-        req = _request_from_wire(body)
-    except _w.WireShapeError as exc:
-        raise InvalidRequestError(exc.message, path=exc.path) from None
-    except RecursionError:
-        raise InvalidRequestError("request nested too deeply") from None
-    _w.check_request_depth(req)  # MAX_JSON_DEPTH, as request_to_wire applies it
-    # typed by construction: every reader checks what it reads (config above); what the
-    # tables do not model is carried for this provider's wire (runtime/carry.py)
-    return _w.carry(
-        req,
-        body,
-        ORIGIN,
-        _rewrite_request,
-        WIRE_KEYS,
-        InvalidRequestError,
-        OPTION_PATHS,
-        ALIAS_PATHS,
+    # the reader, the depth limit, and what the tables do not model carried (runtime/carry.py)
+    return _w.read_request(
+        body, _request_from_wire, ORIGIN, _rewrite_request, WIRE_KEYS, OPTION_PATHS, ALIAS_PATHS
     )
 
 
@@ -1513,7 +1482,9 @@ def _response_from_wire(body: Any) -> Response:
     if type(raw_content) is str:  # a string is the content as it is
         a_content = raw_content
     elif raw_content is not NOT_GIVEN:
-        a_content = _assistant_content_from_wire(raw_content, "choices[0].message" + ".content")
+        a_content = _w.assistant_content(
+            raw_content, "choices[0].message" + ".content", _read_assistant_part, True
+        )
     raw_calls = message.get("tool_calls")
     if raw_calls is not None:
         calls_path = "choices[0].message" + ".tool_calls"
@@ -1552,28 +1523,10 @@ def response_from_wire(
     structured_output: str | None = None,
 ) -> Response:
     """OpenAI Chat Completions response body -> canonical Response (`raw` is the body). With a `response_schema`, `parsed` is set or StructuredOutputInvalidError raised."""
-    try:
-        response = _response_from_wire(body)
-    except _w.WireShapeError as exc:
-        raise InvalidResponseError(exc.message, path=exc.path, body=body) from None
-    except RecursionError:
-        raise InvalidResponseError("response nested too deeply", body=body) from None
-    _w.check_response_depth(response, InvalidResponseError, body)  # the same limit, every direction
-    _w.carry(
-        response, body, ORIGIN, response_to_wire, WIRE_KEYS, InvalidResponseError
-    )  # what the tables do not model (runtime/carry.py)
-    if (
-        response_schema is not None
-        and response.finish_reason != "tool_calls"
-        and response.message.content
-    ):
-        try:
-            response.parsed = _w.parse_structured(
-                response.message.content, response_schema, response.finish_reason, response.usage
-            )
-        except RecursionError:
-            raise InvalidResponseError("structured output nested too deeply", body=body) from None
-    return response
+    # the reader, the depth limit, what the tables do not model carried, and `parsed`
+    return _w.read_response(
+        body, _response_from_wire, ORIGIN, _response_to_wire, WIRE_KEYS, response_schema
+    )
 
 
 def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:

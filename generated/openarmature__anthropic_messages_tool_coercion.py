@@ -82,7 +82,6 @@ from .openarmature__anthropic_messages import (
     RULES,
     STREAM,
     TRANSPORT,
-    _assistant_content_from_wire,
     _messages_from_wire,
     _read_assistant_part,
     _read_part_file_inline,
@@ -97,7 +96,6 @@ from .openarmature__anthropic_messages import (
     _response_from_wire,
     _tool_result_to_wire,
     _tool_to_wire,
-    _user_content_from_wire,
 )
 from . import openarmature__anthropic_messages as _code_openarmature__anthropic_messages
 
@@ -255,24 +253,9 @@ def request_from_wire(
     body: OpenarmatureAnthropicMessagesToolCoercionRequest | Mapping[str, Any],
 ) -> Request:
     """Anthropic Messages, no native structured output (OpenArmature §8.2.5.1) request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
-    try:
-        req = _request_from_wire(body)
-    except _w.WireShapeError as exc:
-        raise InvalidRequestError(exc.message, path=exc.path) from None
-    except RecursionError:
-        raise InvalidRequestError("request nested too deeply") from None
-    _w.check_request_depth(req)  # MAX_JSON_DEPTH, as request_to_wire applies it
-    # typed by construction: every reader checks what it reads (config above); what the
-    # tables do not model is carried for this provider's wire (runtime/carry.py)
-    return _w.carry(
-        req,
-        body,
-        ORIGIN,
-        _rewrite_request,
-        WIRE_KEYS,
-        InvalidRequestError,
-        OPTION_PATHS,
-        ALIAS_PATHS,
+    # the reader, the depth limit, and what the tables do not model carried (runtime/carry.py)
+    return _w.read_request(
+        body, _request_from_wire, ORIGIN, _rewrite_request, WIRE_KEYS, OPTION_PATHS, ALIAS_PATHS
     )
 
 
@@ -283,31 +266,12 @@ def response_from_wire(
     structured_output: str | None = None,
 ) -> Response:
     """Anthropic Messages, no native structured output (OpenArmature §8.2.5.1) response body -> canonical Response (`raw` is the body). With a `response_schema`, `parsed` is set or StructuredOutputInvalidError raised."""
-    try:
-        response = _response_from_wire(body)
-    except _w.WireShapeError as exc:
-        raise InvalidResponseError(exc.message, path=exc.path, body=body) from None
-    except RecursionError:
-        raise InvalidResponseError("response nested too deeply", body=body) from None
-    _w.check_response_depth(response, InvalidResponseError, body)  # the same limit, every direction
-    _w.carry(
-        response, body, ORIGIN, response_to_wire, WIRE_KEYS, InvalidResponseError
-    )  # what the tables do not model (runtime/carry.py)
     mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output
-    if response_schema is not None and mode == "tool_coercion":
-        _w.take_coerced_output(response, "structured_output")  # OpenArmature §8.2.5.1
-    if (
-        response_schema is not None
-        and response.finish_reason != "tool_calls"
-        and response.message.content
-    ):
-        try:
-            response.parsed = _w.parse_structured(
-                response.message.content, response_schema, response.finish_reason, response.usage
-            )
-        except RecursionError:
-            raise InvalidResponseError("structured output nested too deeply", body=body) from None
-    return response
+    coerced = "structured_output" if mode == "tool_coercion" else None  # OpenArmature §8.2.5.1
+    # the reader, the depth limit, what the tables do not model carried, and `parsed`
+    return _w.read_response(
+        body, _response_from_wire, ORIGIN, _response_to_wire, WIRE_KEYS, response_schema, coerced
+    )
 
 
 def response_to_wire(

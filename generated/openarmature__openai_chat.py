@@ -87,7 +87,6 @@ from . import openai_chat as _code_openai_chat
 # ORIGIN, option rows) or functions: the base's code, run with this module's globals
 _assistant_content_to_wire = _w.rebind(_code_openai_chat._assistant_content_to_wire, globals())
 _part_to_wire = _w.rebind(_code_openai_chat._part_to_wire, globals())
-_response_from_wire = _w.rebind(_code_openai_chat._response_from_wire, globals())
 _response_to_wire = _w.rebind(_code_openai_chat._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_openai_chat._rewrite_request, globals())
 _user_content_to_wire = _w.rebind(_code_openai_chat._user_content_to_wire, globals())
@@ -496,24 +495,6 @@ def request_to_wire(
         raise InvalidRequestError("request nested too deeply") from None
 
 
-def _user_content_from_wire(value: Any, path: str) -> str | list[Any]:
-    """Wire user content -> canonical."""
-    if type(value) is str:
-        return value
-    items = _w.expect_list(value, path)
-    return [_read_user_part(item, f"{path}[{j}]") for j, item in enumerate(items)]
-
-
-def _assistant_content_from_wire(value: Any, path: str) -> str | list[Any] | None:
-    """Wire assistant content -> canonical."""
-    if type(value) is str:
-        return value
-    if value is None:
-        return None
-    items = _w.expect_list(value, path)
-    return [_read_assistant_part(item, f"{path}[{j}]") for j, item in enumerate(items)]
-
-
 def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
     """Wire messages -> canonical messages."""
     out: list[Message] = []
@@ -541,7 +522,9 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
             content = (
                 raw
                 if type(raw) is str
-                else _user_content_from_wire(_w.member(message, "content", path), path + ".content")
+                else _w.user_content(
+                    _w.member(message, "content", path), path + ".content", _read_user_part, False
+                )
             )
             out.append(UserMessage(content=content))
             continue
@@ -552,7 +535,9 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
             if type(raw_content) is str:  # a string is the content as it is
                 a_content = raw_content
             elif raw_content is not NOT_GIVEN:
-                a_content = _assistant_content_from_wire(raw_content, path + ".content")
+                a_content = _w.assistant_content(
+                    raw_content, path + ".content", _read_assistant_part, False
+                )
             raw_calls = message.get("tool_calls")
             if raw_calls is not None:
                 calls_path = path + ".tool_calls"
@@ -703,25 +688,57 @@ def _request_from_wire(body: Any) -> Request:
 
 def request_from_wire(body: OpenarmatureOpenaiChatRequest | Mapping[str, Any]) -> Request:
     """OpenAI Chat Completions (OpenArmature §8.1 dialect) request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
-    try:
-        req = _request_from_wire(body)
-    except _w.WireShapeError as exc:
-        raise InvalidRequestError(exc.message, path=exc.path) from None
-    except RecursionError:
-        raise InvalidRequestError("request nested too deeply") from None
-    _w.check_request_depth(req)  # MAX_JSON_DEPTH, as request_to_wire applies it
-    # typed by construction: every reader checks what it reads (config above); what the
-    # tables do not model is carried for this provider's wire (runtime/carry.py)
-    return _w.carry(
-        req,
-        body,
-        ORIGIN,
-        _rewrite_request,
-        WIRE_KEYS,
-        InvalidRequestError,
-        OPTION_PATHS,
-        ALIAS_PATHS,
+    # the reader, the depth limit, and what the tables do not model carried (runtime/carry.py)
+    return _w.read_request(
+        body, _request_from_wire, ORIGIN, _rewrite_request, WIRE_KEYS, OPTION_PATHS, ALIAS_PATHS
     )
+
+
+def _response_from_wire(body: Any) -> Response:
+    """Wire response body -> canonical response."""
+    body = _w.expect_dict(body, "")
+    finish_reason = _finish_reason(_w.get_in(body, ("choices", 0, "finish_reason")))
+    # OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null
+    lenient: bool | None = True if finish_reason == "error" else None
+    message = _w.expect_dict(_w.get_in(body, ("choices", 0, "message")), "choices[0].message")
+    raw_content = message.get("content", NOT_GIVEN)
+    a_calls: Any = NOT_GIVEN
+    a_content: Any = NOT_GIVEN
+    if type(raw_content) is str:  # a string is the content as it is
+        a_content = raw_content
+    elif raw_content is not NOT_GIVEN:
+        a_content = _w.assistant_content(
+            raw_content, "choices[0].message" + ".content", _read_assistant_part, False
+        )
+    raw_calls = message.get("tool_calls")
+    if raw_calls is not None:
+        calls_path = "choices[0].message" + ".tool_calls"
+        a_calls = [
+            _read_tool_call(_w.expect_dict(c, f"{calls_path}[{k}]"), f"{calls_path}[{k}]", lenient)
+            for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
+        ]
+    usage_obj = body.get("usage")
+    if type(usage_obj) is dict:
+        prompt_tokens = _w.usage_counter(usage_obj.get("prompt_tokens"))
+        completion_tokens = _w.usage_counter(usage_obj.get("completion_tokens"))
+        total_tokens = _w.usage_counter(usage_obj.get("total_tokens"))
+        usage = Usage(
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            total_tokens=total_tokens,
+        )
+        raw_cached_tokens = _w.get_in(usage_obj, ("prompt_tokens_details", "cached_tokens"))
+        if raw_cached_tokens is not None:
+            usage.cached_tokens = _w.usage_counter(raw_cached_tokens)
+    else:
+        usage = Usage()  # not reported: the three counters are null together (§6)
+    response = Response(
+        message=AssistantMessage(content=a_content, tool_calls=a_calls),
+        finish_reason=finish_reason,
+        usage=usage,
+        raw=body,
+    )
+    return response
 
 
 def response_from_wire(
@@ -731,28 +748,10 @@ def response_from_wire(
     structured_output: str | None = None,
 ) -> Response:
     """OpenAI Chat Completions (OpenArmature §8.1 dialect) response body -> canonical Response (`raw` is the body). With a `response_schema`, `parsed` is set or StructuredOutputInvalidError raised."""
-    try:
-        response = _response_from_wire(body)
-    except _w.WireShapeError as exc:
-        raise InvalidResponseError(exc.message, path=exc.path, body=body) from None
-    except RecursionError:
-        raise InvalidResponseError("response nested too deeply", body=body) from None
-    _w.check_response_depth(response, InvalidResponseError, body)  # the same limit, every direction
-    _w.carry(
-        response, body, ORIGIN, response_to_wire, WIRE_KEYS, InvalidResponseError
-    )  # what the tables do not model (runtime/carry.py)
-    if (
-        response_schema is not None
-        and response.finish_reason != "tool_calls"
-        and response.message.content
-    ):
-        try:
-            response.parsed = _w.parse_structured(
-                response.message.content, response_schema, response.finish_reason, response.usage
-            )
-        except RecursionError:
-            raise InvalidResponseError("structured output nested too deeply", body=body) from None
-    return response
+    # the reader, the depth limit, what the tables do not model carried, and `parsed`
+    return _w.read_response(
+        body, _response_from_wire, ORIGIN, _response_to_wire, WIRE_KEYS, response_schema
+    )
 
 
 def response_to_wire(response: Response | Mapping[str, Any]) -> OpenarmatureOpenaiChatResponse:

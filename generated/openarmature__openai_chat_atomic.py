@@ -86,7 +86,6 @@ from .openarmature__openai_chat import (
     OPTION_PATHS,
     ORIGIN,
     RULES,
-    _assistant_content_from_wire,
     _messages_from_wire,
     _read_assistant_part,
     _read_tool_result,
@@ -95,7 +94,6 @@ from .openarmature__openai_chat import (
     _response_from_wire,
     _system_to_wire,
     _tool_call_to_wire,
-    _user_content_from_wire,
 )
 from . import openarmature__openai_chat as _code_openarmature__openai_chat
 
@@ -170,24 +168,9 @@ def request_to_wire(
 
 def request_from_wire(body: OpenarmatureOpenaiChatAtomicRequest | Mapping[str, Any]) -> Request:
     """OpenAI Chat Completions without streaming (OpenArmature streaming_unsupported_stub) request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
-    try:
-        req = _request_from_wire(body)
-    except _w.WireShapeError as exc:
-        raise InvalidRequestError(exc.message, path=exc.path) from None
-    except RecursionError:
-        raise InvalidRequestError("request nested too deeply") from None
-    _w.check_request_depth(req)  # MAX_JSON_DEPTH, as request_to_wire applies it
-    # typed by construction: every reader checks what it reads (config above); what the
-    # tables do not model is carried for this provider's wire (runtime/carry.py)
-    return _w.carry(
-        req,
-        body,
-        ORIGIN,
-        _rewrite_request,
-        WIRE_KEYS,
-        InvalidRequestError,
-        OPTION_PATHS,
-        ALIAS_PATHS,
+    # the reader, the depth limit, and what the tables do not model carried (runtime/carry.py)
+    return _w.read_request(
+        body, _request_from_wire, ORIGIN, _rewrite_request, WIRE_KEYS, OPTION_PATHS, ALIAS_PATHS
     )
 
 
@@ -198,28 +181,10 @@ def response_from_wire(
     structured_output: str | None = None,
 ) -> Response:
     """OpenAI Chat Completions without streaming (OpenArmature streaming_unsupported_stub) response body -> canonical Response (`raw` is the body). With a `response_schema`, `parsed` is set or StructuredOutputInvalidError raised."""
-    try:
-        response = _response_from_wire(body)
-    except _w.WireShapeError as exc:
-        raise InvalidResponseError(exc.message, path=exc.path, body=body) from None
-    except RecursionError:
-        raise InvalidResponseError("response nested too deeply", body=body) from None
-    _w.check_response_depth(response, InvalidResponseError, body)  # the same limit, every direction
-    _w.carry(
-        response, body, ORIGIN, response_to_wire, WIRE_KEYS, InvalidResponseError
-    )  # what the tables do not model (runtime/carry.py)
-    if (
-        response_schema is not None
-        and response.finish_reason != "tool_calls"
-        and response.message.content
-    ):
-        try:
-            response.parsed = _w.parse_structured(
-                response.message.content, response_schema, response.finish_reason, response.usage
-            )
-        except RecursionError:
-            raise InvalidResponseError("structured output nested too deeply", body=body) from None
-    return response
+    # the reader, the depth limit, what the tables do not model carried, and `parsed`
+    return _w.read_response(
+        body, _response_from_wire, ORIGIN, _response_to_wire, WIRE_KEYS, response_schema
+    )
 
 
 def response_to_wire(

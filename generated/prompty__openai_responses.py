@@ -68,7 +68,6 @@ from .openai_responses import (
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
     _NO_CONFIG,
-    _assistant_content_from_wire,
     _error_from_wire,
     _finish_reason,
     _read_assistant_part,
@@ -88,7 +87,6 @@ from .openai_responses import (
     _response_from_wire,
     _tool_call_to_wire,
     _tool_choice_to_wire,
-    _user_content_from_wire,
     _with_reasoning,
 )
 from . import openai_responses as _code_openai_responses
@@ -490,24 +488,9 @@ def _request_from_wire(body: Any) -> Request:
 
 def request_from_wire(body: PromptyOpenaiResponsesRequest | Mapping[str, Any]) -> Request:
     """OpenAI Responses (Prompty §7.4 dialect) request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
-    try:
-        req = _request_from_wire(body)
-    except _w.WireShapeError as exc:
-        raise InvalidRequestError(exc.message, path=exc.path) from None
-    except RecursionError:
-        raise InvalidRequestError("request nested too deeply") from None
-    _w.check_request_depth(req)  # MAX_JSON_DEPTH, as request_to_wire applies it
-    # typed by construction: every reader checks what it reads (config above); what the
-    # tables do not model is carried for this provider's wire (runtime/carry.py)
-    return _w.carry(
-        req,
-        body,
-        ORIGIN,
-        _rewrite_request,
-        WIRE_KEYS,
-        InvalidRequestError,
-        OPTION_PATHS,
-        ALIAS_PATHS,
+    # the reader, the depth limit, and what the tables do not model carried (runtime/carry.py)
+    return _w.read_request(
+        body, _request_from_wire, ORIGIN, _rewrite_request, WIRE_KEYS, OPTION_PATHS, ALIAS_PATHS
     )
 
 
@@ -518,28 +501,10 @@ def response_from_wire(
     structured_output: str | None = None,
 ) -> Response:
     """OpenAI Responses (Prompty §7.4 dialect) response body -> canonical Response (`raw` is the body). With a `response_schema`, `parsed` is set or StructuredOutputInvalidError raised."""
-    try:
-        response = _response_from_wire(body)
-    except _w.WireShapeError as exc:
-        raise InvalidResponseError(exc.message, path=exc.path, body=body) from None
-    except RecursionError:
-        raise InvalidResponseError("response nested too deeply", body=body) from None
-    _w.check_response_depth(response, InvalidResponseError, body)  # the same limit, every direction
-    _w.carry(
-        response, body, ORIGIN, response_to_wire, WIRE_KEYS, InvalidResponseError
-    )  # what the tables do not model (runtime/carry.py)
-    if (
-        response_schema is not None
-        and response.finish_reason != "tool_calls"
-        and response.message.content
-    ):
-        try:
-            response.parsed = _w.parse_structured(
-                response.message.content, response_schema, response.finish_reason, response.usage
-            )
-        except RecursionError:
-            raise InvalidResponseError("structured output nested too deeply", body=body) from None
-    return response
+    # the reader, the depth limit, what the tables do not model carried, and `parsed`
+    return _w.read_response(
+        body, _response_from_wire, ORIGIN, _response_to_wire, WIRE_KEYS, response_schema
+    )
 
 
 def response_to_wire(response: Response | Mapping[str, Any]) -> PromptyOpenaiResponsesResponse:

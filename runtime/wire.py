@@ -19,7 +19,7 @@ from contextvars import ContextVar
 
 from .canonical import NOT_GIVEN, AudioBlock, FileBlock, ImageBlock, NotGiven, Request, Response, TextBlock, UrlSource, UserMessage
 from .carry import apply as apply_carried, residual
-from .errors import InvalidRequestError, ProviderError, StructuredOutputInvalidError, UnsupportedOptionWarning
+from .errors import InvalidRequestError, InvalidResponseError, ProviderError, StructuredOutputInvalidError, UnsupportedOptionWarning
 from .json_values import canonical_json, json_copy  # re-exported (__all__): generated code calls _w.canonical_json
 from .validate import (
     KEEP_ORDER,
@@ -35,6 +35,10 @@ from .validate import (
 __all__ = [
     "WireShapeError",
     "rebind",
+    "read_request",
+    "read_response",
+    "user_content",
+    "assistant_content",
     "as_request",
     "check_request_depth",
     "check_response_depth",
@@ -1408,6 +1412,25 @@ class Skipped:
 
 SKIP: Final[Skipped] = Skipped()  # a part no table row reads, left out (mapping request.unknown: carry)
 
+
+def user_content(value: Any, path: str, read_part: Callable[[Any, str], Any], carry: bool) -> str | list[Any]:
+    """Wire user content -> canonical: a string as it is, a list read part by part by the
+    format's `read_part`. With `carry` (mapping `request.unknown: carry`) a part no row reads
+    (SKIP) is left out of the record; the carry step keeps it for the same provider's wire."""
+    if type(value) is str:
+        return value
+    items = expect_list(value, path)
+    if carry:
+        return [p for p in (read_part(item, f"{path}[{j}]") for j, item in enumerate(items)) if p is not SKIP]
+    return [read_part(item, f"{path}[{j}]") for j, item in enumerate(items)]
+
+
+def assistant_content(value: Any, path: str, read_part: Callable[[Any, str], Any], carry: bool) -> str | list[Any] | None:
+    """Wire assistant content -> canonical: as `user_content`, and null (a turn of tool calls only)."""
+    if value is None:
+        return None
+    return user_content(value, path, read_part, carry)
+
 _T = TypeVar("_T")
 _R = TypeVar("_R", Request, Response)
 
@@ -1496,6 +1519,60 @@ def warn_dropped(text: str) -> None:
         import warnings
 
         warnings.warn(text, UnsupportedOptionWarning, stacklevel=3)
+
+
+def read_request(
+    body: Any,
+    read: Callable[[Any], Request],
+    origin: str,
+    rewrite: Callable[[Request], Any],
+    known: frozenset[str],
+    options: frozenset[tuple[str, ...]],
+    aliases: frozenset[tuple[str, ...]],
+) -> Request:
+    """A generated `request_from_wire`: the format's reader (`read`) on `body`, a wire shape it
+    refuses an InvalidRequestError naming the path; the depth limit that request_to_wire applies;
+    then what the tables do not model carried for the same provider's wire (`carry`)."""
+    try:
+        request = read(body)
+    except WireShapeError as exc:
+        raise InvalidRequestError(exc.message, path=exc.path) from None
+    except RecursionError:
+        raise InvalidRequestError("request nested too deeply") from None
+    check_request_depth(request)  # MAX_JSON_DEPTH, as request_to_wire applies it
+    return carry(request, body, origin, rewrite, known, InvalidRequestError, options, aliases)
+
+
+def read_response(
+    body: Any,
+    read: Callable[[Any], Response],
+    origin: str,
+    write: Callable[[Response], Any],
+    known: frozenset[str],
+    response_schema: dict[str, Any] | None,
+    coerced_tool: str | None = None,
+) -> Response:
+    """A generated `response_from_wire`: the format's reader (`read`) on `body`, a wire shape it
+    refuses an InvalidResponseError naming the path (and holding the body); the depth limit;
+    what the tables do not model carried; then, with a `response_schema`, `parsed` (from the
+    forced tool's arguments when `coerced_tool` names it: OpenArmature §8.2.5.1 coercion)."""
+    try:
+        response = read(body)
+    except WireShapeError as exc:
+        raise InvalidResponseError(exc.message, path=exc.path, body=body) from None
+    except RecursionError:
+        raise InvalidResponseError("response nested too deeply", body=body) from None
+    check_response_depth(response, InvalidResponseError, body)  # the same limit, every direction
+    carry(response, body, origin, write, known, InvalidResponseError)
+    if response_schema is not None:
+        if coerced_tool is not None:
+            take_coerced_output(response, coerced_tool)
+        if response.finish_reason != "tool_calls" and response.message.content:
+            try:
+                response.parsed = parse_structured(response.message.content, response_schema, response.finish_reason, response.usage)
+            except RecursionError:
+                raise InvalidResponseError("structured output nested too deeply", body=body) from None
+    return response
 
 
 def carry(
