@@ -275,7 +275,8 @@ WIRE_KEYS: Final = frozenset(
     ]
 )
 TITLE: Final = "OpenAI Chat Completions without streaming (OpenArmature streaming_unsupported_stub)"
-# the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
+# the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
+# `_stream_emit_<n>` function (codegen/emit_stream.py). None: no streaming
 STREAM: Final[dict[str, Any] | None] = None
 
 
