@@ -1044,6 +1044,9 @@ class StreamEmitter:
         self.framing: str = self.table.get("framing", "sse")  # `aws_eventstream`: binary messages
         self.media_type: str = EVENTSTREAM_MEDIA_TYPE if self.framing == "aws_eventstream" else "text/event-stream"
         self.spec: dict[str, Any] = self.table["emit"]  # each row a function: (values) -> (event, data)
+        if not all(callable(row) for row in self.spec["message_start"] + self.spec["end"]):
+            raise NotImplementedError(f"{self.format.key} was generated before stream emit rows were compiled "
+                                      "(its STREAM rows are templates); regenerate it")
         self.losses: list[Any] = []
         self._lost: set[tuple[str, Any]] = set()
         self._values: dict[str, Any] = dict(self.spec.get("defaults") or {})

@@ -13,6 +13,7 @@ import pytest
 
 from wiremap.codegen.emit_stream import EmitRow, row_function
 from wiremap.codegen.wiretemplate import parse_template
+from wiremap.runtime.stream import StreamEmitter
 from wiremap.runtime.stream_emit import MISSING, Lazy, Unreported, Unwritable
 
 Row = Callable[[Mapping[str, Any]], tuple[Any, Any]]
@@ -105,3 +106,19 @@ def test_an_event_template_is_rendered_after_the_data() -> None:
     event, data = row({"text": lazy("text"), "finish_reason": lazy("stop")})
     assert (event, data, order) == ("response.stop", {"x": "text"}, ["text", "stop"])
     assert compiled({"x": 1})({}) == (None, {"x": 1})
+
+
+def test_a_module_generated_with_template_rows_is_refused_by_name() -> None:
+    import copy
+    import types
+
+    import wiremap
+
+    base = wiremap.get_format("openai_chat")
+    module = types.ModuleType("pre_compiled_rows")
+    module.__dict__.update(vars(base.module))
+    table = copy.copy(base.module.STREAM)
+    table["emit"] = {**table["emit"], "end": [{"event": None, "data": "[DONE]"}]}
+    module.STREAM = table
+    with pytest.raises(NotImplementedError, match="openai_chat was generated before stream emit rows were compiled"):
+        StreamEmitter(wiremap.load_format(module))
