@@ -22,6 +22,7 @@ from .emit import Emitter
 from .emit_errors import emit_error_to_wire
 from .emit_fused import emit_fused_module, fused_blockers, fused_header, fused_module_name
 from .emit_messages import emit_format, structured_modes
+from .emit_stream import row_function
 from .fixtures import render_fixture_tests
 from .generate_support import doc_text
 from .ir import FormatIR, build_ir
@@ -31,6 +32,7 @@ from .prove import load_module, prove
 from .reasoning import emit_reasoning_constant
 from .share import share_with_base
 from .strategies import Strategy, resolve_strategies
+from .stream_table import emit_rows_of
 from .resolve import discover, resolve_all
 from .task import TaskIR, build_task_ir, emit_task_module
 from .wire_rules import emit_wire_rules
@@ -111,7 +113,11 @@ def _render_converter(ir: FormatIR | TaskIR, strategies: list[Strategy] | None =
         doc_ref_literal=repr(ir.doc_ref),
         endpoint_literal=repr(ir.endpoint),
         transport_literal=repr(ir.transport),
-        stream_literal=repr(ir.stream),
+        stream_literal=repr(ir.stream),  # its emit rows: the names of stream_functions (EmitRow)
+        stream_functions=[
+            {"name": fn.name, "signature": fn.signature, "doc": doc_text(fn.doc), "body": "\n".join(fn.body)}
+            for fn in (row_function(row) for row in emit_rows_of(ir.stream))
+        ],
         structured_mode=repr(ir.structured["mode"] if ir.structured else None),
         structured_modes=repr(structured_modes(ir)),
         regexes=[(name, repr(pattern)) for pattern, name in regexes.items()],

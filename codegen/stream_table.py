@@ -1,7 +1,11 @@
 """The `stream:` section: its JSON Schema and its compilation into the generated `STREAM` table.
 
-The runtime's one generic engine (`wiremap.runtime.stream`) interprets the compiled table; nothing
-here emits code. The compiled table adds, read off the mapping's own `response` rows, the finish
+The runtime's one generic engine (`wiremap.runtime.stream`) reads the compiled table. Its emit
+rows are the exception: each row's `event` and `data` templates are parsed here by the one
+template parser (codegen/wiretemplate.py, as the non-streamed converters' are), checked, and
+kept as an `EmitRow` that codegen/emit_stream.py compiles into a function of the converter
+module; the table names the function, and no template text reaches the runtime. A template that
+cannot be compiled is a MappingError at its place. The compiled table adds, read off the mapping's own `response` rows, the finish
 reason map (wire -> canonical and back) and the usage counters, so a stream reads and writes them
 exactly as the non-streamed converters do.
 """
@@ -11,9 +15,11 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+from .emit_stream import EmitRow
 from .usage import stream_counters
+from .wiretemplate import Arr, Interp, Node, Obj, TemplateSyntaxError, parse_template, slots_of
 
-__all__ = ["STREAM_SCHEMA", "compile_stream", "PARSE_KINDS", "EMIT_KINDS"]
+__all__ = ["STREAM_SCHEMA", "compile_stream", "emit_rows_of", "PARSE_KINDS", "EMIT_KINDS"]
 
 _EXT: dict[str, dict[str, Any]] = {"^x-": {}}  # x- extension keys: anything
 _PATH_RE = re.compile(r"^(|[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])?(\.[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])?)*)\??$")
@@ -146,57 +152,25 @@ def _path(text: str) -> tuple[list[Any], bool]:
     return out, optional
 
 
-_SLOT_RE = re.compile(r"\{\{|\}\}|\{([^{}]*)\}|[{}]")
-_SLOT_NAME_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(\?)?(?:\|([A-Za-z_]+))?$")
-
-
-def template_slots(text: str) -> list[tuple[str, bool, str | None, bool]]:
-    """The placeholders of one template string: (dotted name, optional, codec). A string that
-    is one placeholder (`"{usage?}"`, `"{signature|json}"`) gives the value itself; placeholders
-    inside other text (`"msg_{block}"`) are interpolated, so they may carry neither `?` nor a
-    codec. `{{` / `}}` are literal braces. Each slot: (name, optional, codec, whole string).
-    Raises ValueError naming what is wrong."""
-    whole = _SLOT_NAME_RE.match(text[1:-1]) if len(text) > 2 and text[0] == "{" and text[-1] == "}" and "{" not in text[1:-1] and "}" not in text[1:-1] else None
-    if whole is not None:
-        return [(whole.group(1), bool(whole.group(2)), whole.group(3), True)]
-    out: list[tuple[str, bool, str | None, bool]] = []
-    for m in _SLOT_RE.finditer(text):
-        token = m.group(0)
-        if token in ("{{", "}}"):
-            continue
-        if m.group(1) is None:
-            raise ValueError(f"a lone {token!r} in {text!r}; write {{{{ or }}}} for a literal brace")
-        slot = _SLOT_NAME_RE.match(m.group(1))
-        if slot is None:
-            raise ValueError(f"{{{m.group(1)}}} in {text!r} is not a placeholder (a name, dotted path, `?`, `|codec`)")
-        if slot.group(2) or slot.group(3):
-            raise ValueError(f"{{{m.group(1)}}} in {text!r}: `?` and codecs are for a placeholder that is the whole string")
-        out.append((slot.group(1), False, None, False))
-    return out
-
-
-def _placeholders(node: Any) -> list[tuple[str, bool, str | None, bool]]:
-    if isinstance(node, str):
-        return template_slots(node) if ("{" in node or "}" in node) else []
-    if isinstance(node, dict):
-        return [p for v in node.values() for p in _placeholders(v)]
-    if isinstance(node, list):
-        return [p for v in node for p in _placeholders(v)]
-    return []
-
-
-def _strip_ext(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: v for k, v in value.items() if not (isinstance(k, str) and k.startswith("x-"))}
-    return value
-
-
-def _check_slots(node: Any, legal: tuple[str, ...], pointer: str, what: str, err: Callable[[str, str], Exception]) -> None:
+def _template(value: Any, legal: tuple[str, ...], pointer: str, what: str, err: Callable[[str, str], Exception]) -> Node:
+    """One emit template (a row's `data` or `event`), parsed by the one template parser
+    (codegen/wiretemplate.py) and checked: what codegen/emit_stream.py can compile, or a
+    MappingError at `pointer`. A string that is one placeholder (`"{usage?}"`,
+    `"{signature|json}"`) gives the value itself; placeholders inside other text (`"msg_{block}"`)
+    are interpolated, so they may carry neither `?` nor a codec. `{{` / `}}` are literal braces."""
     try:
-        slots = _placeholders(node)
-    except ValueError as exc:
+        node = parse_template(value, pointer, emit_only=True)
+    except TemplateSyntaxError as exc:
         raise err(pointer, str(exc)) from None
-    for name, optional, codec, whole in slots:
+    interpolated = {id(s) for n in _interpolations(node) for s in n.slots}
+    slots = slots_of(node)
+    for slot in slots:  # the forms a stream row does not have, before what the names mean
+        if slot.has_default:
+            raise err(pointer, f"{{{slot.field}=...}}: a stream row has no defaults; write {{{slot.field}?}} to leave the value out when there is none")
+        if id(slot) in interpolated and slot.codec is not None:
+            raise err(pointer, f"{{{slot.field}|{slot.codec}}}: a codec is for a placeholder that is the whole string, not text inside one")
+    for slot in slots:
+        name, optional, codec, whole = slot.field, slot.optional, slot.codec, id(slot) not in interpolated
         head = name.split(".")[0]
         if head not in legal:
             raise err(pointer, f"{{{name}}} is not a field of {what}; expected one of: {', '.join(legal)}")
@@ -209,10 +183,37 @@ def _check_slots(node: Any, legal: tuple[str, ...], pointer: str, what: str, err
             raise err(pointer, f"{{{name}|{codec}}}: unknown codec {codec!r}; expected one of: {', '.join(_CODECS)}")
         if codec is not None and head in ("usage", "response", "sequence", "block", "index"):
             raise err(pointer, f"{{{name}|{codec}}}: `|json` decodes a JSON text (a signature, data); {head} is not one")
+    return node
 
 
-def _events(value: Any) -> list[Any]:
-    return [_strip_ext(e) for e in (value if isinstance(value, list) else [value])]
+def _interpolations(node: Node) -> list[Interp]:
+    if isinstance(node, Interp):
+        return [node]
+    if isinstance(node, Obj):
+        return [i for _, n in node.items for i in _interpolations(n)]
+    if isinstance(node, Arr):
+        return [i for n in node.items for i in _interpolations(n)]
+    return []
+
+
+class _Rows:
+    """The emit table's rows as they are compiled: each an `EmitRow` named in table order."""
+
+    def __init__(self, err: Callable[[str, str], Exception]) -> None:
+        self.err = err
+        self.rows: list[EmitRow] = []
+
+    def row(self, row: dict[str, Any], legal: tuple[str, ...], pointer: str, what: str, data_pointer: str | None = None) -> EmitRow:
+        data = _template(row["data"], legal, data_pointer or f"{pointer}/data", what, self.err)
+        event = _template(row["event"], legal, f"{pointer}/event", what, self.err) if row.get("event") else None
+        compiled = EmitRow(f"_stream_emit_{len(self.rows)}", pointer, event, data)
+        self.rows.append(compiled)
+        return compiled
+
+    def names_response(self) -> bool:
+        """Whether a row names `{response}` (the emitter then assembles the answer as it goes)."""
+        nodes = [n for r in self.rows for n in (r.data, r.event) if n is not None]
+        return any(s.field.split(".")[0] == "response" for n in nodes for s in slots_of(n))
 
 
 def _emit_rows(emit: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -234,6 +235,25 @@ def _emit_rows(emit: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
             continue
         out += [(f"/stream/emit/{key}/{j}", row) for j, row in enumerate(value)]
     return out
+
+
+def emit_rows_of(table: dict[str, Any] | None) -> list[EmitRow]:
+    """Every row of a compiled table's `emit`, once each, in the order they were compiled (the
+    functions codegen/emit_stream.py writes for them)."""
+    found: dict[str, EmitRow] = {}
+
+    def walk(value: Any) -> None:
+        if isinstance(value, EmitRow):
+            found[value.name] = value
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    walk((table or {}).get("emit"))
+    return sorted(found.values(), key=lambda row: int(row.name.rsplit("_", 1)[1]))
 
 
 def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: tuple[Any, ...], usage_unreported: str,
@@ -310,6 +330,7 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
                 compiled["text_keys"] = list(rule["text_keys"])
         rules.append(compiled)
     emit: dict[str, Any] = {}
+    rows = _Rows(err)
     for key, value in spec["emit"].items():
         if key.startswith("x-"):
             continue
@@ -322,33 +343,30 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
             emit[key] = [[_path(k)[0], v] for k, v in value.items() if not k.startswith("x-")]
             continue
         if key == "blocks":
-            start: dict[str, list[Any]] = {}
+            start: dict[str, list[EmitRow]] = {}
             for kind, event in value["start"].items():
                 if kind.startswith("x-"):
                     continue
-                for j, one in enumerate(event if isinstance(event, list) else [event]):
-                    _check_slots(one["data"], _COMMON + _BLOCK_PLACEHOLDERS, f"/stream/emit/blocks/start/{kind}" + (f"/{j}" if isinstance(event, list) else ""), "a block start", err)
-                start[kind] = _events(event)
+                listed = event if isinstance(event, list) else [event]
+                start[kind] = []
+                for j, one in enumerate(listed):
+                    pointer = f"/stream/emit/blocks/start/{kind}" + (f"/{j}" if isinstance(event, list) else "")
+                    start[kind].append(rows.row(one, _COMMON + _BLOCK_PLACEHOLDERS, pointer, "a block start", pointer))
             stop_spec = value["stop"]
-            stop: dict[str, list[Any]] = {}
+            stop: dict[str, list[EmitRow]] = {}
             if "data" in stop_spec:  # one stop event for every kind of block
-                _check_slots(stop_spec["data"], _COMMON + ("block",), "/stream/emit/blocks/stop", "a block stop", err)
-                stop = {k: _events(stop_spec) for k in _BLOCK_START_KINDS}
+                one_stop = rows.row(stop_spec, _COMMON + ("block",), "/stream/emit/blocks/stop", "a block stop", "/stream/emit/blocks/stop")
+                stop = {k: [one_stop] for k in _BLOCK_START_KINDS}
             else:
                 for kind, evs in stop_spec.items():
                     if kind.startswith("x-"):
                         continue
-                    for j, one in enumerate(evs):
-                        _check_slots(one["data"], _COMMON + _BLOCK_STOP_PLACEHOLDERS, f"/stream/emit/blocks/stop/{kind}/{j}/data", "a block stop", err)
-                    stop[kind] = _events(evs)
+                    stop[kind] = [rows.row(one, _COMMON + _BLOCK_STOP_PLACEHOLDERS, f"/stream/emit/blocks/stop/{kind}/{j}", "a block stop")
+                                  for j, one in enumerate(evs)]
             emit[key] = {"start": start, "stop": stop}
             continue
         placeholders = _COMMON + EMIT_KINDS[key]
-        for j, event in enumerate(value):
-            _check_slots(event["data"], placeholders, f"/stream/emit/{key}/{j}/data", key, err)
-            if "event" in event:
-                _check_slots(event["event"], placeholders, f"/stream/emit/{key}/{j}/event", key, err)
-        emit[key] = [_strip_ext(e) for e in value]
+        emit[key] = [rows.row(event, placeholders, f"/stream/emit/{key}/{j}", key) for j, event in enumerate(value)]
     if spec["framing"] == "aws_eventstream":  # every message carries its name (`:event-type` / `:exception-type`)
         for pointer, wire_row in _emit_rows(spec["emit"]):
             if "event" not in wire_row:
@@ -391,6 +409,8 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
     # optional keys only when used, so tables without them compile as before
     if spec["framing"] != "sse":
         compiled_table["framing"] = spec["framing"]
+    if rows.names_response():  # the emitter assembles the answer only for a table that writes it
+        compiled_table["emit"]["names_response"] = True
     if spec.get("endpoint") is not None:
         compiled_table["endpoint"] = {"path": spec["endpoint"]["path"]}
     if missing_id == "synthesize":  # request.tool_calls.missing_id: whole calls without an id get the same id

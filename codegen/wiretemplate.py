@@ -7,6 +7,10 @@
     "data:{a};base64,{b}"   string interpolation; parsed back with an anchored pattern
 
 Literal braces are written `{{` and `}}`.
+
+A stream emit row (codegen/stream_table.py) is parsed with `emit_only=True`: it is only ever
+written, never parsed back, so its placeholders may touch (`{a}{b}`), and the segments of a
+dotted name (`{error.error.message}`, a path into an object value) are wire keys in any case.
 """
 
 from __future__ import annotations
@@ -82,6 +86,7 @@ Node = Union[Lit, Slot, Interp, Obj, Arr]
 
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 _SLOT = re.compile(r"^([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*)(?:(\?)|=([A-Za-z0-9_.\-]*))?(?:\|([a-z_][a-z0-9_]*))?$")
+_EMIT_SLOT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?:(\?)|=([A-Za-z0-9_.\-]*))?(?:\|([A-Za-z_][A-Za-z0-9_]*))?$")
 
 
 def _default_value(text: str) -> Any:
@@ -93,7 +98,7 @@ def _default_value(text: str) -> Any:
     return value if not isinstance(value, (list, dict)) else text
 
 
-def _parse_string(text: str, pointer: str) -> Node:
+def _parse_string(text: str, pointer: str, emit_only: bool = False) -> Node:
     pieces: list[Union[str, Slot]] = []
     pos = 0
     buf: list[str] = []
@@ -111,7 +116,7 @@ def _parse_string(text: str, pointer: str) -> Node:
             match = _PLACEHOLDER.match(text, pos)
             if match is None:
                 raise TemplateSyntaxError(pointer, f"unclosed placeholder in {text!r}; write {{{{ for a literal brace")
-            spec = _SLOT.match(match.group(1))
+            spec = (_EMIT_SLOT if emit_only else _SLOT).match(match.group(1))
             if spec is None:
                 raise TemplateSyntaxError(
                     pointer,
@@ -138,7 +143,7 @@ def _parse_string(text: str, pointer: str) -> Node:
         return pieces[0]  # a whole-value slot
     slots = [p for p in pieces if isinstance(p, Slot)]
     for a, b in zip(pieces, pieces[1:]):
-        if isinstance(a, Slot) and isinstance(b, Slot):
+        if isinstance(a, Slot) and isinstance(b, Slot) and not emit_only:
             raise TemplateSyntaxError(pointer, f"two placeholders touch in {text!r}; they could not be told apart when parsing")
     for slot in slots:
         if slot.optional:
@@ -148,16 +153,17 @@ def _parse_string(text: str, pointer: str) -> Node:
     return Interp(tuple(pieces), pointer)
 
 
-def parse_template(value: Any, pointer: str = "") -> Node:
+def parse_template(value: Any, pointer: str = "", *, emit_only: bool = False) -> Node:
+    """The syntax tree of a template; `emit_only`: a template that is only written (module docstring)."""
     if isinstance(value, str):
-        return _parse_string(value, pointer)
+        return _parse_string(value, pointer, emit_only)
     if isinstance(value, dict):
         return Obj(
-            tuple((k, parse_template(v, f"{pointer}/{k.replace('~', '~0').replace('/', '~1')}")) for k, v in value.items()),
+            tuple((k, parse_template(v, f"{pointer}/{k.replace('~', '~0').replace('/', '~1')}", emit_only=emit_only)) for k, v in value.items()),
             pointer,
         )
     if isinstance(value, list):
-        return Arr(tuple(parse_template(v, f"{pointer}/{i}") for i, v in enumerate(value)), pointer)
+        return Arr(tuple(parse_template(v, f"{pointer}/{i}", emit_only=emit_only) for i, v in enumerate(value)), pointer)
     return Lit(value)
 
 

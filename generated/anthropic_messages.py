@@ -12,6 +12,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
+from wiremap.runtime.stream_emit import (
+    MISSING as _MISSING,
+    Lazy as _Lazy,
+    Unreported as _Unreported,
+    json_slot as _json_slot,
+    slot_text as _slot_text,
+)
 from wiremap.runtime.canonical import (
     NOT_GIVEN,
     AssistantMessage,
@@ -307,7 +314,218 @@ TRANSPORT: Final = {
         "answer": {"input_tokens": "{count}"},
     },
 }  # how the runtime reaches the provider (mapping `transport:`)
-# the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
+
+
+def _stream_emit_0(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/message_start/0: its (event, data) from the values of the event being written."""
+    v_id = values.get("id", _MISSING)
+    if type(v_id) is _Lazy:
+        v_id = v_id.fn()
+    v_model = values.get("model", _MISSING)
+    if type(v_model) is _Lazy:
+        v_model = v_model.fn()
+    v_usage = values.get("usage", _MISSING)
+    if type(v_usage) is _Lazy:
+        v_usage = v_usage.fn()
+    o_1 = {
+        "id": v_id,
+        "type": "message",
+        "role": "assistant",
+        "model": v_model,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": v_usage,
+    }
+    if v_id is _MISSING:
+        del o_1["id"]
+    if v_model is _MISSING:
+        del o_1["model"]
+    if v_usage is _MISSING:
+        del o_1["usage"]
+    return "message_start", {"type": "message_start", "message": o_1}
+
+
+def _stream_emit_1(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/blocks/start/text: its (event, data) from the values of the event being written."""
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    o_1 = {
+        "type": "content_block_start",
+        "index": v_block,
+        "content_block": {"type": "text", "text": ""},
+    }
+    if v_block is _MISSING:
+        del o_1["index"]
+    return "content_block_start", o_1
+
+
+def _stream_emit_2(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/blocks/start/reasoning: its (event, data) from the values of the event being written."""
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    o_1 = {
+        "type": "content_block_start",
+        "index": v_block,
+        "content_block": {"type": "thinking", "thinking": "", "signature": ""},
+    }
+    if v_block is _MISSING:
+        del o_1["index"]
+    return "content_block_start", o_1
+
+
+def _stream_emit_3(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/blocks/start/redacted_reasoning: its (event, data) from the values of the event being written."""
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    v_data = values.get("data", _MISSING)
+    if type(v_data) is _Lazy:
+        v_data = v_data.fn()
+    o_1 = {"type": "redacted_thinking", "data": v_data}
+    if v_data is _MISSING:
+        del o_1["data"]
+    o_2 = {"type": "content_block_start", "index": v_block, "content_block": o_1}
+    if v_block is _MISSING:
+        del o_2["index"]
+    return "content_block_start", o_2
+
+
+def _stream_emit_4(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/blocks/start/tool_call: its (event, data) from the values of the event being written."""
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    v_call_id = values.get("call_id", _MISSING)
+    if type(v_call_id) is _Lazy:
+        v_call_id = v_call_id.fn()
+    v_name = values.get("name", _MISSING)
+    if type(v_name) is _Lazy:
+        v_name = v_name.fn()
+    o_1 = {"type": "tool_use", "id": v_call_id, "name": v_name, "input": {}}
+    if v_call_id is _MISSING:
+        del o_1["id"]
+    if v_name is _MISSING:
+        del o_1["name"]
+    o_2 = {"type": "content_block_start", "index": v_block, "content_block": o_1}
+    if v_block is _MISSING:
+        del o_2["index"]
+    return "content_block_start", o_2
+
+
+def _stream_emit_5(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/blocks/stop: its (event, data) from the values of the event being written."""
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    o_1 = {"type": "content_block_stop", "index": v_block}
+    if v_block is _MISSING:
+        del o_1["index"]
+    return "content_block_stop", o_1
+
+
+def _stream_emit_6(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/text_delta/0: its (event, data) from the values of the event being written."""
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    v_text = values.get("text", _MISSING)
+    if type(v_text) is _Lazy:
+        v_text = v_text.fn()
+    o_1 = {"type": "text_delta", "text": v_text}
+    if v_text is _MISSING:
+        del o_1["text"]
+    o_2 = {"type": "content_block_delta", "index": v_block, "delta": o_1}
+    if v_block is _MISSING:
+        del o_2["index"]
+    return "content_block_delta", o_2
+
+
+def _stream_emit_7(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/reasoning_delta/0: its (event, data) from the values of the event being written."""
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    v_text = values.get("text", _MISSING)
+    if type(v_text) is _Lazy:
+        v_text = v_text.fn()
+    o_1 = {"type": "thinking_delta", "thinking": v_text}
+    if v_text is _MISSING:
+        del o_1["thinking"]
+    o_2 = {"type": "content_block_delta", "index": v_block, "delta": o_1}
+    if v_block is _MISSING:
+        del o_2["index"]
+    return "content_block_delta", o_2
+
+
+def _stream_emit_8(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/reasoning_signature/0: its (event, data) from the values of the event being written."""
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    v_signature = values.get("signature", _MISSING)
+    if type(v_signature) is _Lazy:
+        v_signature = v_signature.fn()
+    o_1 = {"type": "signature_delta", "signature": v_signature}
+    if v_signature is _MISSING:
+        del o_1["signature"]
+    o_2 = {"type": "content_block_delta", "index": v_block, "delta": o_1}
+    if v_block is _MISSING:
+        del o_2["index"]
+    return "content_block_delta", o_2
+
+
+def _stream_emit_9(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/tool_call_delta/0: its (event, data) from the values of the event being written."""
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    v_arguments = values.get("arguments", _MISSING)
+    if type(v_arguments) is _Lazy:
+        v_arguments = v_arguments.fn()
+    o_1 = {"type": "input_json_delta", "partial_json": v_arguments}
+    if v_arguments is _MISSING:
+        del o_1["partial_json"]
+    o_2 = {"type": "content_block_delta", "index": v_block, "delta": o_1}
+    if v_block is _MISSING:
+        del o_2["index"]
+    return "content_block_delta", o_2
+
+
+def _stream_emit_10(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/finish_usage/0: its (event, data) from the values of the event being written."""
+    v_finish_reason = values.get("finish_reason", _MISSING)
+    if type(v_finish_reason) is _Lazy:
+        v_finish_reason = v_finish_reason.fn()
+    o_1 = {"stop_reason": v_finish_reason, "stop_sequence": None}
+    if v_finish_reason is _MISSING:
+        del o_1["stop_reason"]
+    v_usage = values.get("usage", _MISSING)
+    if type(v_usage) is _Lazy:
+        v_usage = v_usage.fn()
+    o_2 = {"type": "message_delta", "delta": o_1, "usage": v_usage}
+    if v_usage is _MISSING:
+        del o_2["usage"]
+    return "message_delta", o_2
+
+
+def _stream_emit_11(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/error/0: its (event, data) from the values of the event being written."""
+    v_error = values.get("error", _MISSING)
+    if type(v_error) is _Lazy:
+        v_error = v_error.fn()
+    return "error", v_error
+
+
+def _stream_emit_12(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/end/0: its (event, data) from the values of the event being written."""
+    return "message_stop", {"type": "message_stop"}
+
+
+# the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
+# `_stream_emit_<n>` function (codegen/emit_stream.py). None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
     "request": {"stream": True},
     "content": "as_request",
@@ -434,153 +652,30 @@ STREAM: Final[dict[str, Any] | None] = {
     "tool_calls": {"new_id": "same_call"},
     "emit": {
         "defaults": {"id": "msg_wiremap", "model": "unknown"},
-        "message_start": [
-            {
-                "event": "message_start",
-                "data": {
-                    "type": "message_start",
-                    "message": {
-                        "id": "{id}",
-                        "type": "message",
-                        "role": "assistant",
-                        "model": "{model}",
-                        "content": [],
-                        "stop_reason": None,
-                        "stop_sequence": None,
-                        "usage": "{usage}",
-                    },
-                },
-            }
-        ],
+        "message_start": [_stream_emit_0],
         "blocks": {
             "start": {
-                "text": [
-                    {
-                        "event": "content_block_start",
-                        "data": {
-                            "type": "content_block_start",
-                            "index": "{block}",
-                            "content_block": {"type": "text", "text": ""},
-                        },
-                    }
-                ],
-                "reasoning": [
-                    {
-                        "event": "content_block_start",
-                        "data": {
-                            "type": "content_block_start",
-                            "index": "{block}",
-                            "content_block": {"type": "thinking", "thinking": "", "signature": ""},
-                        },
-                    }
-                ],
-                "redacted_reasoning": [
-                    {
-                        "event": "content_block_start",
-                        "data": {
-                            "type": "content_block_start",
-                            "index": "{block}",
-                            "content_block": {"type": "redacted_thinking", "data": "{data}"},
-                        },
-                    }
-                ],
-                "tool_call": [
-                    {
-                        "event": "content_block_start",
-                        "data": {
-                            "type": "content_block_start",
-                            "index": "{block}",
-                            "content_block": {
-                                "type": "tool_use",
-                                "id": "{call_id}",
-                                "name": "{name}",
-                                "input": {},
-                            },
-                        },
-                    }
-                ],
+                "text": [_stream_emit_1],
+                "reasoning": [_stream_emit_2],
+                "redacted_reasoning": [_stream_emit_3],
+                "tool_call": [_stream_emit_4],
             },
             "stop": {
-                "text": [
-                    {
-                        "event": "content_block_stop",
-                        "data": {"type": "content_block_stop", "index": "{block}"},
-                    }
-                ],
-                "reasoning": [
-                    {
-                        "event": "content_block_stop",
-                        "data": {"type": "content_block_stop", "index": "{block}"},
-                    }
-                ],
-                "redacted_reasoning": [
-                    {
-                        "event": "content_block_stop",
-                        "data": {"type": "content_block_stop", "index": "{block}"},
-                    }
-                ],
-                "tool_call": [
-                    {
-                        "event": "content_block_stop",
-                        "data": {"type": "content_block_stop", "index": "{block}"},
-                    }
-                ],
+                "text": [_stream_emit_5],
+                "reasoning": [_stream_emit_5],
+                "redacted_reasoning": [_stream_emit_5],
+                "tool_call": [_stream_emit_5],
             },
         },
-        "text_delta": [
-            {
-                "event": "content_block_delta",
-                "data": {
-                    "type": "content_block_delta",
-                    "index": "{block}",
-                    "delta": {"type": "text_delta", "text": "{text}"},
-                },
-            }
-        ],
-        "reasoning_delta": [
-            {
-                "event": "content_block_delta",
-                "data": {
-                    "type": "content_block_delta",
-                    "index": "{block}",
-                    "delta": {"type": "thinking_delta", "thinking": "{text}"},
-                },
-            }
-        ],
-        "reasoning_signature": [
-            {
-                "event": "content_block_delta",
-                "data": {
-                    "type": "content_block_delta",
-                    "index": "{block}",
-                    "delta": {"type": "signature_delta", "signature": "{signature}"},
-                },
-            }
-        ],
+        "text_delta": [_stream_emit_6],
+        "reasoning_delta": [_stream_emit_7],
+        "reasoning_signature": [_stream_emit_8],
         "redacted_reasoning": [],
         "tool_call_start": [],
-        "tool_call_delta": [
-            {
-                "event": "content_block_delta",
-                "data": {
-                    "type": "content_block_delta",
-                    "index": "{block}",
-                    "delta": {"type": "input_json_delta", "partial_json": "{arguments}"},
-                },
-            }
-        ],
-        "finish_usage": [
-            {
-                "event": "message_delta",
-                "data": {
-                    "type": "message_delta",
-                    "delta": {"stop_reason": "{finish_reason}", "stop_sequence": None},
-                    "usage": "{usage}",
-                },
-            }
-        ],
-        "error": [{"event": "error", "data": "{error}"}],
-        "end": [{"event": "message_stop", "data": {"type": "message_stop"}}],
+        "tool_call_delta": [_stream_emit_9],
+        "finish_usage": [_stream_emit_10],
+        "error": [_stream_emit_11],
+        "end": [_stream_emit_12],
     },
     "finish": {
         "path": ["stop_reason"],

@@ -13,6 +13,13 @@ from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
 from wiremap.runtime import reasoning as _reasoning
+from wiremap.runtime.stream_emit import (
+    MISSING as _MISSING,
+    Lazy as _Lazy,
+    Unreported as _Unreported,
+    json_slot as _json_slot,
+    slot_text as _slot_text,
+)
 from wiremap.runtime.canonical import (
     NOT_GIVEN,
     AssistantMessage,
@@ -76,6 +83,15 @@ from .openai_chat import (
     _read_tool_choice,
     _read_tool_result,
     _read_user_part,
+    _stream_emit_0,
+    _stream_emit_1,
+    _stream_emit_2,
+    _stream_emit_3,
+    _stream_emit_4,
+    _stream_emit_5,
+    _stream_emit_6,
+    _stream_emit_7,
+    _stream_emit_8,
     _system_to_wire,
     _tool_call_to_wire,
     _tool_choice_to_wire,
@@ -180,7 +196,10 @@ TRANSPORT: Final = {
         },
     },
 }  # how the runtime reaches the provider (mapping `transport:`)
-# the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
+
+
+# the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
+# `_stream_emit_<n>` function (codegen/emit_stream.py). None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
     "request": {"stream": True, "stream_options": {"include_usage": True}},
     "content": "joined_text",
@@ -249,125 +268,19 @@ STREAM: Final[dict[str, Any] | None] = {
     "tool_calls": {"new_id": "new_call"},
     "emit": {
         "defaults": {"id": "chatcmpl-wiremap", "model": "unknown", "created": 0},
-        "message_start": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [
-                        {"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}
-                    ],
-                }
-            }
-        ],
-        "text_delta": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [
-                        {"index": 0, "delta": {"content": "{text}"}, "finish_reason": None}
-                    ],
-                }
-            }
-        ],
-        "reasoning_delta": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [
-                        {
-                            "index": 0,
-                            "delta": {"reasoning_content": "{text}"},
-                            "finish_reason": None,
-                        }
-                    ],
-                }
-            }
-        ],
+        "message_start": [_stream_emit_0],
+        "text_delta": [_stream_emit_1],
+        "reasoning_delta": [_stream_emit_2],
         "reasoning_signature": [],
         "redacted_reasoning": [],
-        "tool_call_start": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [
-                        {
-                            "index": 0,
-                            "delta": {
-                                "tool_calls": [
-                                    {
-                                        "index": "{index}",
-                                        "id": "{call_id}",
-                                        "type": "function",
-                                        "function": {"name": "{name}", "arguments": ""},
-                                    }
-                                ]
-                            },
-                            "finish_reason": None,
-                        }
-                    ],
-                }
-            }
-        ],
-        "tool_call_delta": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [
-                        {
-                            "index": 0,
-                            "delta": {
-                                "tool_calls": [
-                                    {"index": "{index}", "function": {"arguments": "{arguments}"}}
-                                ]
-                            },
-                            "finish_reason": None,
-                        }
-                    ],
-                }
-            }
-        ],
+        "tool_call_start": [_stream_emit_3],
+        "tool_call_delta": [_stream_emit_4],
         "tool_call_end": [],
-        "finish": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [{"index": 0, "delta": {}, "finish_reason": "{finish_reason}"}],
-                }
-            }
-        ],
-        "usage": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [],
-                    "usage": "{usage}",
-                }
-            }
-        ],
+        "finish": [_stream_emit_5],
+        "usage": [_stream_emit_6],
         "usage_when": [[["stream_options", "include_usage"], True]],
-        "error": [{"data": "{error}"}],
-        "end": [{"data": "[DONE]"}],
+        "error": [_stream_emit_7],
+        "end": [_stream_emit_8],
     },
     "finish": {
         "path": ["choices", 0, "finish_reason"],

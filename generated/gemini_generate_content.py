@@ -12,6 +12,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
+from wiremap.runtime.stream_emit import (
+    MISSING as _MISSING,
+    Lazy as _Lazy,
+    Unreported as _Unreported,
+    json_slot as _json_slot,
+    slot_text as _slot_text,
+)
 from wiremap.runtime.canonical import (
     NOT_GIVEN,
     AssistantMessage,
@@ -325,7 +332,194 @@ TRANSPORT: Final = {
         "answer": {"totalTokens": "{count}"},
     },
 }  # how the runtime reaches the provider (mapping `transport:`)
-# the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
+
+
+def _stream_emit_0(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/text_delta/0: its (event, data) from the values of the event being written."""
+    v_text = values.get("text", _MISSING)
+    if type(v_text) is _Lazy:
+        v_text = v_text.fn()
+    o_1 = {"text": v_text}
+    if v_text is _MISSING:
+        del o_1["text"]
+    v_model = values.get("model", _MISSING)
+    if type(v_model) is _Lazy:
+        v_model = v_model.fn()
+    v_id = values.get("id", _MISSING)
+    if type(v_id) is _Lazy:
+        v_id = v_id.fn()
+    o_2 = {
+        "candidates": [{"content": {"role": "model", "parts": [o_1]}, "index": 0}],
+        "modelVersion": v_model,
+        "responseId": v_id,
+    }
+    if v_model is _MISSING:
+        del o_2["modelVersion"]
+    if v_id is _MISSING:
+        del o_2["responseId"]
+    return None, o_2
+
+
+def _stream_emit_1(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/reasoning_delta/0: its (event, data) from the values of the event being written."""
+    v_text = values.get("text", _MISSING)
+    if type(v_text) is _Lazy:
+        v_text = v_text.fn()
+    o_1 = {"text": v_text, "thought": True}
+    if v_text is _MISSING:
+        del o_1["text"]
+    v_model = values.get("model", _MISSING)
+    if type(v_model) is _Lazy:
+        v_model = v_model.fn()
+    v_id = values.get("id", _MISSING)
+    if type(v_id) is _Lazy:
+        v_id = v_id.fn()
+    o_2 = {
+        "candidates": [{"content": {"role": "model", "parts": [o_1]}, "index": 0}],
+        "modelVersion": v_model,
+        "responseId": v_id,
+    }
+    if v_model is _MISSING:
+        del o_2["modelVersion"]
+    if v_id is _MISSING:
+        del o_2["responseId"]
+    return None, o_2
+
+
+def _stream_emit_2(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/reasoning_signature/0: its (event, data) from the values of the event being written."""
+    v_signature = values.get("signature", _MISSING)
+    if type(v_signature) is _Lazy:
+        v_signature = v_signature.fn()
+    o_1 = {"text": "", "thought": True, "thoughtSignature": v_signature}
+    if v_signature is _MISSING:
+        del o_1["thoughtSignature"]
+    v_model = values.get("model", _MISSING)
+    if type(v_model) is _Lazy:
+        v_model = v_model.fn()
+    v_id = values.get("id", _MISSING)
+    if type(v_id) is _Lazy:
+        v_id = v_id.fn()
+    o_2 = {
+        "candidates": [{"content": {"role": "model", "parts": [o_1]}, "index": 0}],
+        "modelVersion": v_model,
+        "responseId": v_id,
+    }
+    if v_model is _MISSING:
+        del o_2["modelVersion"]
+    if v_id is _MISSING:
+        del o_2["responseId"]
+    return None, o_2
+
+
+def _stream_emit_3(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/text_signature/0: its (event, data) from the values of the event being written."""
+    v_signature = values.get("signature", _MISSING)
+    if type(v_signature) is _Lazy:
+        v_signature = v_signature.fn()
+    o_1 = {"text": "", "thoughtSignature": v_signature}
+    if v_signature is _MISSING:
+        del o_1["thoughtSignature"]
+    v_model = values.get("model", _MISSING)
+    if type(v_model) is _Lazy:
+        v_model = v_model.fn()
+    v_id = values.get("id", _MISSING)
+    if type(v_id) is _Lazy:
+        v_id = v_id.fn()
+    o_2 = {
+        "candidates": [{"content": {"role": "model", "parts": [o_1]}, "index": 0}],
+        "modelVersion": v_model,
+        "responseId": v_id,
+    }
+    if v_model is _MISSING:
+        del o_2["modelVersion"]
+    if v_id is _MISSING:
+        del o_2["responseId"]
+    return None, o_2
+
+
+def _stream_emit_4(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/tool_call_whole/0: its (event, data) from the values of the event being written."""
+    v_call_id = values.get("call_id", _MISSING)
+    if type(v_call_id) is _Lazy:
+        v_call_id = v_call_id.fn()
+    r_1 = _MISSING if v_call_id is None or type(v_call_id) is _Unreported else v_call_id
+    v_name = values.get("name", _MISSING)
+    if type(v_name) is _Lazy:
+        v_name = v_name.fn()
+    v_arguments = values.get("arguments", _MISSING)
+    if type(v_arguments) is _Lazy:
+        v_arguments = v_arguments.fn()
+    o_2 = {"id": r_1, "name": v_name, "args": v_arguments}
+    if r_1 is _MISSING:
+        del o_2["id"]
+    if v_name is _MISSING:
+        del o_2["name"]
+    if v_arguments is _MISSING:
+        del o_2["args"]
+    v_signature = values.get("signature", _MISSING)
+    if type(v_signature) is _Lazy:
+        v_signature = v_signature.fn()
+    r_3 = _MISSING if v_signature is None or type(v_signature) is _Unreported else v_signature
+    o_4 = {"functionCall": o_2, "thoughtSignature": r_3}
+    if r_3 is _MISSING:
+        del o_4["thoughtSignature"]
+    v_model = values.get("model", _MISSING)
+    if type(v_model) is _Lazy:
+        v_model = v_model.fn()
+    v_id = values.get("id", _MISSING)
+    if type(v_id) is _Lazy:
+        v_id = v_id.fn()
+    o_5 = {
+        "candidates": [{"content": {"role": "model", "parts": [o_4]}, "index": 0}],
+        "modelVersion": v_model,
+        "responseId": v_id,
+    }
+    if v_model is _MISSING:
+        del o_5["modelVersion"]
+    if v_id is _MISSING:
+        del o_5["responseId"]
+    return None, o_5
+
+
+def _stream_emit_5(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/finish_usage/0: its (event, data) from the values of the event being written."""
+    v_finish_reason = values.get("finish_reason", _MISSING)
+    if type(v_finish_reason) is _Lazy:
+        v_finish_reason = v_finish_reason.fn()
+    o_1 = {"content": {"role": "model", "parts": []}, "finishReason": v_finish_reason, "index": 0}
+    if v_finish_reason is _MISSING:
+        del o_1["finishReason"]
+    v_usage = values.get("usage", _MISSING)
+    if type(v_usage) is _Lazy:
+        v_usage = v_usage.fn()
+    r_2 = _MISSING if v_usage is None or type(v_usage) is _Unreported else v_usage
+    v_model = values.get("model", _MISSING)
+    if type(v_model) is _Lazy:
+        v_model = v_model.fn()
+    v_id = values.get("id", _MISSING)
+    if type(v_id) is _Lazy:
+        v_id = v_id.fn()
+    o_3 = {"candidates": [o_1], "usageMetadata": r_2, "modelVersion": v_model, "responseId": v_id}
+    if r_2 is _MISSING:
+        del o_3["usageMetadata"]
+    if v_model is _MISSING:
+        del o_3["modelVersion"]
+    if v_id is _MISSING:
+        del o_3["responseId"]
+    return None, o_3
+
+
+def _stream_emit_6(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/error/0: its (event, data) from the values of the event being written."""
+    v_error = values.get("error", _MISSING)
+    if type(v_error) is _Lazy:
+        v_error = v_error.fn()
+    return None, v_error
+
+
+# the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
+# `_stream_emit_<n>` function (codegen/emit_stream.py). None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
     "request": {},
     "content": "as_request",
@@ -412,116 +606,16 @@ STREAM: Final[dict[str, Any] | None] = {
     "emit": {
         "defaults": {"id": "wiremap", "model": "unknown"},
         "message_start": [],
-        "text_delta": [
-            {
-                "data": {
-                    "candidates": [
-                        {"content": {"role": "model", "parts": [{"text": "{text}"}]}, "index": 0}
-                    ],
-                    "modelVersion": "{model}",
-                    "responseId": "{id}",
-                }
-            }
-        ],
-        "reasoning_delta": [
-            {
-                "data": {
-                    "candidates": [
-                        {
-                            "content": {
-                                "role": "model",
-                                "parts": [{"text": "{text}", "thought": True}],
-                            },
-                            "index": 0,
-                        }
-                    ],
-                    "modelVersion": "{model}",
-                    "responseId": "{id}",
-                }
-            }
-        ],
-        "reasoning_signature": [
-            {
-                "data": {
-                    "candidates": [
-                        {
-                            "content": {
-                                "role": "model",
-                                "parts": [
-                                    {"text": "", "thought": True, "thoughtSignature": "{signature}"}
-                                ],
-                            },
-                            "index": 0,
-                        }
-                    ],
-                    "modelVersion": "{model}",
-                    "responseId": "{id}",
-                }
-            }
-        ],
-        "text_signature": [
-            {
-                "data": {
-                    "candidates": [
-                        {
-                            "content": {
-                                "role": "model",
-                                "parts": [{"text": "", "thoughtSignature": "{signature}"}],
-                            },
-                            "index": 0,
-                        }
-                    ],
-                    "modelVersion": "{model}",
-                    "responseId": "{id}",
-                }
-            }
-        ],
+        "text_delta": [_stream_emit_0],
+        "reasoning_delta": [_stream_emit_1],
+        "reasoning_signature": [_stream_emit_2],
+        "text_signature": [_stream_emit_3],
         "redacted_reasoning": [],
         "tool_call_start": [],
         "tool_call_delta": [],
-        "tool_call_whole": [
-            {
-                "data": {
-                    "candidates": [
-                        {
-                            "content": {
-                                "role": "model",
-                                "parts": [
-                                    {
-                                        "functionCall": {
-                                            "id": "{call_id?}",
-                                            "name": "{name}",
-                                            "args": "{arguments}",
-                                        },
-                                        "thoughtSignature": "{signature?}",
-                                    }
-                                ],
-                            },
-                            "index": 0,
-                        }
-                    ],
-                    "modelVersion": "{model}",
-                    "responseId": "{id}",
-                }
-            }
-        ],
-        "finish_usage": [
-            {
-                "data": {
-                    "candidates": [
-                        {
-                            "content": {"role": "model", "parts": []},
-                            "finishReason": "{finish_reason}",
-                            "index": 0,
-                        }
-                    ],
-                    "usageMetadata": "{usage?}",
-                    "modelVersion": "{model}",
-                    "responseId": "{id}",
-                }
-            }
-        ],
-        "error": [{"data": "{error}"}],
+        "tool_call_whole": [_stream_emit_4],
+        "finish_usage": [_stream_emit_5],
+        "error": [_stream_emit_6],
         "end": [],
     },
     "finish": {

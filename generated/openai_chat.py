@@ -12,6 +12,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
+from wiremap.runtime.stream_emit import (
+    MISSING as _MISSING,
+    Lazy as _Lazy,
+    Unreported as _Unreported,
+    json_slot as _json_slot,
+    slot_text as _slot_text,
+)
 from wiremap.runtime.canonical import (
     NOT_GIVEN,
     AssistantMessage,
@@ -308,7 +315,265 @@ TRANSPORT: Final = {
         },
     },
 }  # how the runtime reaches the provider (mapping `transport:`)
-# the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
+
+
+def _stream_emit_0(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/message_start/0: its (event, data) from the values of the event being written."""
+    v_id = values.get("id", _MISSING)
+    if type(v_id) is _Lazy:
+        v_id = v_id.fn()
+    v_created = values.get("created", _MISSING)
+    if type(v_created) is _Lazy:
+        v_created = v_created.fn()
+    v_model = values.get("model", _MISSING)
+    if type(v_model) is _Lazy:
+        v_model = v_model.fn()
+    o_1 = {
+        "id": v_id,
+        "object": "chat.completion.chunk",
+        "created": v_created,
+        "model": v_model,
+        "choices": [{"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}],
+    }
+    if v_id is _MISSING:
+        del o_1["id"]
+    if v_created is _MISSING:
+        del o_1["created"]
+    if v_model is _MISSING:
+        del o_1["model"]
+    return None, o_1
+
+
+def _stream_emit_1(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/text_delta/0: its (event, data) from the values of the event being written."""
+    v_id = values.get("id", _MISSING)
+    if type(v_id) is _Lazy:
+        v_id = v_id.fn()
+    v_created = values.get("created", _MISSING)
+    if type(v_created) is _Lazy:
+        v_created = v_created.fn()
+    v_model = values.get("model", _MISSING)
+    if type(v_model) is _Lazy:
+        v_model = v_model.fn()
+    v_text = values.get("text", _MISSING)
+    if type(v_text) is _Lazy:
+        v_text = v_text.fn()
+    o_1 = {"content": v_text}
+    if v_text is _MISSING:
+        del o_1["content"]
+    o_2 = {
+        "id": v_id,
+        "object": "chat.completion.chunk",
+        "created": v_created,
+        "model": v_model,
+        "choices": [{"index": 0, "delta": o_1, "finish_reason": None}],
+    }
+    if v_id is _MISSING:
+        del o_2["id"]
+    if v_created is _MISSING:
+        del o_2["created"]
+    if v_model is _MISSING:
+        del o_2["model"]
+    return None, o_2
+
+
+def _stream_emit_2(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/reasoning_delta/0: its (event, data) from the values of the event being written."""
+    v_id = values.get("id", _MISSING)
+    if type(v_id) is _Lazy:
+        v_id = v_id.fn()
+    v_created = values.get("created", _MISSING)
+    if type(v_created) is _Lazy:
+        v_created = v_created.fn()
+    v_model = values.get("model", _MISSING)
+    if type(v_model) is _Lazy:
+        v_model = v_model.fn()
+    v_text = values.get("text", _MISSING)
+    if type(v_text) is _Lazy:
+        v_text = v_text.fn()
+    o_1 = {"reasoning_content": v_text}
+    if v_text is _MISSING:
+        del o_1["reasoning_content"]
+    o_2 = {
+        "id": v_id,
+        "object": "chat.completion.chunk",
+        "created": v_created,
+        "model": v_model,
+        "choices": [{"index": 0, "delta": o_1, "finish_reason": None}],
+    }
+    if v_id is _MISSING:
+        del o_2["id"]
+    if v_created is _MISSING:
+        del o_2["created"]
+    if v_model is _MISSING:
+        del o_2["model"]
+    return None, o_2
+
+
+def _stream_emit_3(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/tool_call_start/0: its (event, data) from the values of the event being written."""
+    v_id = values.get("id", _MISSING)
+    if type(v_id) is _Lazy:
+        v_id = v_id.fn()
+    v_created = values.get("created", _MISSING)
+    if type(v_created) is _Lazy:
+        v_created = v_created.fn()
+    v_model = values.get("model", _MISSING)
+    if type(v_model) is _Lazy:
+        v_model = v_model.fn()
+    v_index = values.get("index", _MISSING)
+    if type(v_index) is _Lazy:
+        v_index = v_index.fn()
+    v_call_id = values.get("call_id", _MISSING)
+    if type(v_call_id) is _Lazy:
+        v_call_id = v_call_id.fn()
+    v_name = values.get("name", _MISSING)
+    if type(v_name) is _Lazy:
+        v_name = v_name.fn()
+    o_1 = {"name": v_name, "arguments": ""}
+    if v_name is _MISSING:
+        del o_1["name"]
+    o_2 = {"index": v_index, "id": v_call_id, "type": "function", "function": o_1}
+    if v_index is _MISSING:
+        del o_2["index"]
+    if v_call_id is _MISSING:
+        del o_2["id"]
+    o_3 = {
+        "id": v_id,
+        "object": "chat.completion.chunk",
+        "created": v_created,
+        "model": v_model,
+        "choices": [{"index": 0, "delta": {"tool_calls": [o_2]}, "finish_reason": None}],
+    }
+    if v_id is _MISSING:
+        del o_3["id"]
+    if v_created is _MISSING:
+        del o_3["created"]
+    if v_model is _MISSING:
+        del o_3["model"]
+    return None, o_3
+
+
+def _stream_emit_4(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/tool_call_delta/0: its (event, data) from the values of the event being written."""
+    v_id = values.get("id", _MISSING)
+    if type(v_id) is _Lazy:
+        v_id = v_id.fn()
+    v_created = values.get("created", _MISSING)
+    if type(v_created) is _Lazy:
+        v_created = v_created.fn()
+    v_model = values.get("model", _MISSING)
+    if type(v_model) is _Lazy:
+        v_model = v_model.fn()
+    v_index = values.get("index", _MISSING)
+    if type(v_index) is _Lazy:
+        v_index = v_index.fn()
+    v_arguments = values.get("arguments", _MISSING)
+    if type(v_arguments) is _Lazy:
+        v_arguments = v_arguments.fn()
+    o_1 = {"arguments": v_arguments}
+    if v_arguments is _MISSING:
+        del o_1["arguments"]
+    o_2 = {"index": v_index, "function": o_1}
+    if v_index is _MISSING:
+        del o_2["index"]
+    o_3 = {
+        "id": v_id,
+        "object": "chat.completion.chunk",
+        "created": v_created,
+        "model": v_model,
+        "choices": [{"index": 0, "delta": {"tool_calls": [o_2]}, "finish_reason": None}],
+    }
+    if v_id is _MISSING:
+        del o_3["id"]
+    if v_created is _MISSING:
+        del o_3["created"]
+    if v_model is _MISSING:
+        del o_3["model"]
+    return None, o_3
+
+
+def _stream_emit_5(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/finish/0: its (event, data) from the values of the event being written."""
+    v_id = values.get("id", _MISSING)
+    if type(v_id) is _Lazy:
+        v_id = v_id.fn()
+    v_created = values.get("created", _MISSING)
+    if type(v_created) is _Lazy:
+        v_created = v_created.fn()
+    v_model = values.get("model", _MISSING)
+    if type(v_model) is _Lazy:
+        v_model = v_model.fn()
+    v_finish_reason = values.get("finish_reason", _MISSING)
+    if type(v_finish_reason) is _Lazy:
+        v_finish_reason = v_finish_reason.fn()
+    o_1 = {"index": 0, "delta": {}, "finish_reason": v_finish_reason}
+    if v_finish_reason is _MISSING:
+        del o_1["finish_reason"]
+    o_2 = {
+        "id": v_id,
+        "object": "chat.completion.chunk",
+        "created": v_created,
+        "model": v_model,
+        "choices": [o_1],
+    }
+    if v_id is _MISSING:
+        del o_2["id"]
+    if v_created is _MISSING:
+        del o_2["created"]
+    if v_model is _MISSING:
+        del o_2["model"]
+    return None, o_2
+
+
+def _stream_emit_6(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/usage/0: its (event, data) from the values of the event being written."""
+    v_id = values.get("id", _MISSING)
+    if type(v_id) is _Lazy:
+        v_id = v_id.fn()
+    v_created = values.get("created", _MISSING)
+    if type(v_created) is _Lazy:
+        v_created = v_created.fn()
+    v_model = values.get("model", _MISSING)
+    if type(v_model) is _Lazy:
+        v_model = v_model.fn()
+    v_usage = values.get("usage", _MISSING)
+    if type(v_usage) is _Lazy:
+        v_usage = v_usage.fn()
+    o_1 = {
+        "id": v_id,
+        "object": "chat.completion.chunk",
+        "created": v_created,
+        "model": v_model,
+        "choices": [],
+        "usage": v_usage,
+    }
+    if v_id is _MISSING:
+        del o_1["id"]
+    if v_created is _MISSING:
+        del o_1["created"]
+    if v_model is _MISSING:
+        del o_1["model"]
+    if v_usage is _MISSING:
+        del o_1["usage"]
+    return None, o_1
+
+
+def _stream_emit_7(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/error/0: its (event, data) from the values of the event being written."""
+    v_error = values.get("error", _MISSING)
+    if type(v_error) is _Lazy:
+        v_error = v_error.fn()
+    return None, v_error
+
+
+def _stream_emit_8(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/end/0: its (event, data) from the values of the event being written."""
+    return None, "[DONE]"
+
+
+# the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
+# `_stream_emit_<n>` function (codegen/emit_stream.py). None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
     "request": {"stream": True, "stream_options": {"include_usage": True}},
     "content": "joined_text",
@@ -377,125 +642,19 @@ STREAM: Final[dict[str, Any] | None] = {
     "tool_calls": {"new_id": "new_call"},
     "emit": {
         "defaults": {"id": "chatcmpl-wiremap", "model": "unknown", "created": 0},
-        "message_start": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [
-                        {"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}
-                    ],
-                }
-            }
-        ],
-        "text_delta": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [
-                        {"index": 0, "delta": {"content": "{text}"}, "finish_reason": None}
-                    ],
-                }
-            }
-        ],
-        "reasoning_delta": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [
-                        {
-                            "index": 0,
-                            "delta": {"reasoning_content": "{text}"},
-                            "finish_reason": None,
-                        }
-                    ],
-                }
-            }
-        ],
+        "message_start": [_stream_emit_0],
+        "text_delta": [_stream_emit_1],
+        "reasoning_delta": [_stream_emit_2],
         "reasoning_signature": [],
         "redacted_reasoning": [],
-        "tool_call_start": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [
-                        {
-                            "index": 0,
-                            "delta": {
-                                "tool_calls": [
-                                    {
-                                        "index": "{index}",
-                                        "id": "{call_id}",
-                                        "type": "function",
-                                        "function": {"name": "{name}", "arguments": ""},
-                                    }
-                                ]
-                            },
-                            "finish_reason": None,
-                        }
-                    ],
-                }
-            }
-        ],
-        "tool_call_delta": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [
-                        {
-                            "index": 0,
-                            "delta": {
-                                "tool_calls": [
-                                    {"index": "{index}", "function": {"arguments": "{arguments}"}}
-                                ]
-                            },
-                            "finish_reason": None,
-                        }
-                    ],
-                }
-            }
-        ],
+        "tool_call_start": [_stream_emit_3],
+        "tool_call_delta": [_stream_emit_4],
         "tool_call_end": [],
-        "finish": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [{"index": 0, "delta": {}, "finish_reason": "{finish_reason}"}],
-                }
-            }
-        ],
-        "usage": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [],
-                    "usage": "{usage}",
-                }
-            }
-        ],
+        "finish": [_stream_emit_5],
+        "usage": [_stream_emit_6],
         "usage_when": [[["stream_options", "include_usage"], True]],
-        "error": [{"data": "{error}"}],
-        "end": [{"data": "[DONE]"}],
+        "error": [_stream_emit_7],
+        "end": [_stream_emit_8],
     },
     "finish": {
         "path": ["choices", 0, "finish_reason"],

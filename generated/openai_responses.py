@@ -12,6 +12,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
+from wiremap.runtime.stream_emit import (
+    MISSING as _MISSING,
+    Lazy as _Lazy,
+    Unreported as _Unreported,
+    json_slot as _json_slot,
+    slot_text as _slot_text,
+)
 from wiremap.runtime.canonical import (
     NOT_GIVEN,
     AssistantMessage,
@@ -340,7 +347,631 @@ TRANSPORT: Final = {
         "answer": {"object": "response.input_tokens", "input_tokens": "{count}"},
     },
 }  # how the runtime reaches the provider (mapping `transport:`)
-# the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
+
+
+def _stream_emit_0(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/message_start/0: its (event, data) from the values of the event being written."""
+    v_sequence = values.get("sequence", _MISSING)
+    if type(v_sequence) is _Lazy:
+        v_sequence = v_sequence.fn()
+    v_id = values.get("id", _MISSING)
+    if type(v_id) is _Lazy:
+        v_id = v_id.fn()
+    v_created = values.get("created", _MISSING)
+    if type(v_created) is _Lazy:
+        v_created = v_created.fn()
+    v_model = values.get("model", _MISSING)
+    if type(v_model) is _Lazy:
+        v_model = v_model.fn()
+    o_1 = {
+        "id": v_id,
+        "object": "response",
+        "created_at": v_created,
+        "status": "in_progress",
+        "error": None,
+        "incomplete_details": None,
+        "model": v_model,
+        "output": [],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+    }
+    if v_id is _MISSING:
+        del o_1["id"]
+    if v_created is _MISSING:
+        del o_1["created_at"]
+    if v_model is _MISSING:
+        del o_1["model"]
+    o_2 = {"type": "response.created", "sequence_number": v_sequence, "response": o_1}
+    if v_sequence is _MISSING:
+        del o_2["sequence_number"]
+    return "response.created", o_2
+
+
+def _stream_emit_1(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/message_start/1: its (event, data) from the values of the event being written."""
+    v_sequence = values.get("sequence", _MISSING)
+    if type(v_sequence) is _Lazy:
+        v_sequence = v_sequence.fn()
+    v_id = values.get("id", _MISSING)
+    if type(v_id) is _Lazy:
+        v_id = v_id.fn()
+    v_created = values.get("created", _MISSING)
+    if type(v_created) is _Lazy:
+        v_created = v_created.fn()
+    v_model = values.get("model", _MISSING)
+    if type(v_model) is _Lazy:
+        v_model = v_model.fn()
+    o_1 = {
+        "id": v_id,
+        "object": "response",
+        "created_at": v_created,
+        "status": "in_progress",
+        "error": None,
+        "incomplete_details": None,
+        "model": v_model,
+        "output": [],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+    }
+    if v_id is _MISSING:
+        del o_1["id"]
+    if v_created is _MISSING:
+        del o_1["created_at"]
+    if v_model is _MISSING:
+        del o_1["model"]
+    o_2 = {"type": "response.in_progress", "sequence_number": v_sequence, "response": o_1}
+    if v_sequence is _MISSING:
+        del o_2["sequence_number"]
+    return "response.in_progress", o_2
+
+
+def _stream_emit_2(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/blocks/start/text/0: its (event, data) from the values of the event being written."""
+    v_sequence = values.get("sequence", _MISSING)
+    if type(v_sequence) is _Lazy:
+        v_sequence = v_sequence.fn()
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    o_1 = {
+        "type": "response.output_item.added",
+        "sequence_number": v_sequence,
+        "output_index": v_block,
+        "item": {
+            "id": "".join(("msg_", _slot_text(v_block))),
+            "type": "message",
+            "status": "in_progress",
+            "role": "assistant",
+            "content": [],
+        },
+    }
+    if v_sequence is _MISSING:
+        del o_1["sequence_number"]
+    if v_block is _MISSING:
+        del o_1["output_index"]
+    return "response.output_item.added", o_1
+
+
+def _stream_emit_3(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/blocks/start/text/1: its (event, data) from the values of the event being written."""
+    v_sequence = values.get("sequence", _MISSING)
+    if type(v_sequence) is _Lazy:
+        v_sequence = v_sequence.fn()
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    o_1 = {
+        "type": "response.content_part.added",
+        "sequence_number": v_sequence,
+        "item_id": "".join(("msg_", _slot_text(v_block))),
+        "output_index": v_block,
+        "content_index": 0,
+        "part": {"type": "output_text", "text": "", "annotations": []},
+    }
+    if v_sequence is _MISSING:
+        del o_1["sequence_number"]
+    if v_block is _MISSING:
+        del o_1["output_index"]
+    return "response.content_part.added", o_1
+
+
+def _stream_emit_4(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/blocks/start/tool_call/0: its (event, data) from the values of the event being written."""
+    v_sequence = values.get("sequence", _MISSING)
+    if type(v_sequence) is _Lazy:
+        v_sequence = v_sequence.fn()
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    v_call_id = values.get("call_id", _MISSING)
+    if type(v_call_id) is _Lazy:
+        v_call_id = v_call_id.fn()
+    v_name = values.get("name", _MISSING)
+    if type(v_name) is _Lazy:
+        v_name = v_name.fn()
+    o_1 = {
+        "type": "function_call",
+        "call_id": v_call_id,
+        "name": v_name,
+        "arguments": "",
+        "status": "in_progress",
+    }
+    if v_call_id is _MISSING:
+        del o_1["call_id"]
+    if v_name is _MISSING:
+        del o_1["name"]
+    o_2 = {
+        "type": "response.output_item.added",
+        "sequence_number": v_sequence,
+        "output_index": v_block,
+        "item": o_1,
+    }
+    if v_sequence is _MISSING:
+        del o_2["sequence_number"]
+    if v_block is _MISSING:
+        del o_2["output_index"]
+    return "response.output_item.added", o_2
+
+
+def _stream_emit_5(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/blocks/stop/text/0: its (event, data) from the values of the event being written."""
+    v_sequence = values.get("sequence", _MISSING)
+    if type(v_sequence) is _Lazy:
+        v_sequence = v_sequence.fn()
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    v_text = values.get("text", _MISSING)
+    if type(v_text) is _Lazy:
+        v_text = v_text.fn()
+    o_1 = {
+        "type": "response.output_text.done",
+        "sequence_number": v_sequence,
+        "item_id": "".join(("msg_", _slot_text(v_block))),
+        "output_index": v_block,
+        "content_index": 0,
+        "text": v_text,
+        "logprobs": [],
+    }
+    if v_sequence is _MISSING:
+        del o_1["sequence_number"]
+    if v_block is _MISSING:
+        del o_1["output_index"]
+    if v_text is _MISSING:
+        del o_1["text"]
+    return "response.output_text.done", o_1
+
+
+def _stream_emit_6(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/blocks/stop/text/1: its (event, data) from the values of the event being written."""
+    v_sequence = values.get("sequence", _MISSING)
+    if type(v_sequence) is _Lazy:
+        v_sequence = v_sequence.fn()
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    v_text = values.get("text", _MISSING)
+    if type(v_text) is _Lazy:
+        v_text = v_text.fn()
+    o_1 = {"type": "output_text", "text": v_text, "annotations": []}
+    if v_text is _MISSING:
+        del o_1["text"]
+    o_2 = {
+        "type": "response.content_part.done",
+        "sequence_number": v_sequence,
+        "item_id": "".join(("msg_", _slot_text(v_block))),
+        "output_index": v_block,
+        "content_index": 0,
+        "part": o_1,
+    }
+    if v_sequence is _MISSING:
+        del o_2["sequence_number"]
+    if v_block is _MISSING:
+        del o_2["output_index"]
+    return "response.content_part.done", o_2
+
+
+def _stream_emit_7(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/blocks/stop/text/2: its (event, data) from the values of the event being written."""
+    v_sequence = values.get("sequence", _MISSING)
+    if type(v_sequence) is _Lazy:
+        v_sequence = v_sequence.fn()
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    v_text = values.get("text", _MISSING)
+    if type(v_text) is _Lazy:
+        v_text = v_text.fn()
+    o_1 = {"type": "output_text", "text": v_text, "annotations": []}
+    if v_text is _MISSING:
+        del o_1["text"]
+    o_2 = {
+        "type": "response.output_item.done",
+        "sequence_number": v_sequence,
+        "output_index": v_block,
+        "item": {
+            "id": "".join(("msg_", _slot_text(v_block))),
+            "type": "message",
+            "status": "completed",
+            "role": "assistant",
+            "content": [o_1],
+        },
+    }
+    if v_sequence is _MISSING:
+        del o_2["sequence_number"]
+    if v_block is _MISSING:
+        del o_2["output_index"]
+    return "response.output_item.done", o_2
+
+
+def _stream_emit_8(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/blocks/stop/tool_call/0: its (event, data) from the values of the event being written."""
+    v_sequence = values.get("sequence", _MISSING)
+    if type(v_sequence) is _Lazy:
+        v_sequence = v_sequence.fn()
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    v_arguments = values.get("arguments", _MISSING)
+    if type(v_arguments) is _Lazy:
+        v_arguments = v_arguments.fn()
+    o_1 = {
+        "type": "response.function_call_arguments.done",
+        "sequence_number": v_sequence,
+        "item_id": "".join(("fc_", _slot_text(v_block))),
+        "output_index": v_block,
+        "arguments": v_arguments,
+    }
+    if v_sequence is _MISSING:
+        del o_1["sequence_number"]
+    if v_block is _MISSING:
+        del o_1["output_index"]
+    if v_arguments is _MISSING:
+        del o_1["arguments"]
+    return "response.function_call_arguments.done", o_1
+
+
+def _stream_emit_9(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/blocks/stop/tool_call/1: its (event, data) from the values of the event being written."""
+    v_sequence = values.get("sequence", _MISSING)
+    if type(v_sequence) is _Lazy:
+        v_sequence = v_sequence.fn()
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    v_call_id = values.get("call_id", _MISSING)
+    if type(v_call_id) is _Lazy:
+        v_call_id = v_call_id.fn()
+    v_name = values.get("name", _MISSING)
+    if type(v_name) is _Lazy:
+        v_name = v_name.fn()
+    v_arguments = values.get("arguments", _MISSING)
+    if type(v_arguments) is _Lazy:
+        v_arguments = v_arguments.fn()
+    o_1 = {
+        "type": "function_call",
+        "call_id": v_call_id,
+        "name": v_name,
+        "arguments": v_arguments,
+        "status": "completed",
+    }
+    if v_call_id is _MISSING:
+        del o_1["call_id"]
+    if v_name is _MISSING:
+        del o_1["name"]
+    if v_arguments is _MISSING:
+        del o_1["arguments"]
+    o_2 = {
+        "type": "response.output_item.done",
+        "sequence_number": v_sequence,
+        "output_index": v_block,
+        "item": o_1,
+    }
+    if v_sequence is _MISSING:
+        del o_2["sequence_number"]
+    if v_block is _MISSING:
+        del o_2["output_index"]
+    return "response.output_item.done", o_2
+
+
+def _stream_emit_10(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/text_delta/0: its (event, data) from the values of the event being written."""
+    v_sequence = values.get("sequence", _MISSING)
+    if type(v_sequence) is _Lazy:
+        v_sequence = v_sequence.fn()
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    v_text = values.get("text", _MISSING)
+    if type(v_text) is _Lazy:
+        v_text = v_text.fn()
+    o_1 = {
+        "type": "response.output_text.delta",
+        "sequence_number": v_sequence,
+        "item_id": "".join(("msg_", _slot_text(v_block))),
+        "output_index": v_block,
+        "content_index": 0,
+        "delta": v_text,
+        "logprobs": [],
+    }
+    if v_sequence is _MISSING:
+        del o_1["sequence_number"]
+    if v_block is _MISSING:
+        del o_1["output_index"]
+    if v_text is _MISSING:
+        del o_1["delta"]
+    return "response.output_text.delta", o_1
+
+
+def _stream_emit_11(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/reasoning_whole/0: its (event, data) from the values of the event being written."""
+    v_sequence = values.get("sequence", _MISSING)
+    if type(v_sequence) is _Lazy:
+        v_sequence = v_sequence.fn()
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    v_signature = values.get("signature", _MISSING)
+    if type(v_signature) is _Lazy:
+        v_signature = v_signature.fn()
+    r_1 = _json_slot(v_signature, "signature", (), False)
+    o_2 = {
+        "type": "response.output_item.added",
+        "sequence_number": v_sequence,
+        "output_index": v_block,
+        "item": r_1,
+    }
+    if v_sequence is _MISSING:
+        del o_2["sequence_number"]
+    if v_block is _MISSING:
+        del o_2["output_index"]
+    if r_1 is _MISSING:
+        del o_2["item"]
+    return "response.output_item.added", o_2
+
+
+def _stream_emit_12(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/reasoning_whole/1: its (event, data) from the values of the event being written."""
+    v_sequence = values.get("sequence", _MISSING)
+    if type(v_sequence) is _Lazy:
+        v_sequence = v_sequence.fn()
+    v_signature = values.get("signature", _MISSING)
+    if type(v_signature) is _Lazy:
+        v_signature = v_signature.fn()
+    r_1 = _json_slot(v_signature, "signature", ("id",), False)
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    o_2 = {
+        "type": "response.reasoning_summary_part.added",
+        "sequence_number": v_sequence,
+        "item_id": r_1,
+        "output_index": v_block,
+        "summary_index": 0,
+        "part": {"type": "summary_text", "text": ""},
+    }
+    if v_sequence is _MISSING:
+        del o_2["sequence_number"]
+    if r_1 is _MISSING:
+        del o_2["item_id"]
+    if v_block is _MISSING:
+        del o_2["output_index"]
+    return "response.reasoning_summary_part.added", o_2
+
+
+def _stream_emit_13(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/reasoning_whole/2: its (event, data) from the values of the event being written."""
+    v_sequence = values.get("sequence", _MISSING)
+    if type(v_sequence) is _Lazy:
+        v_sequence = v_sequence.fn()
+    v_signature = values.get("signature", _MISSING)
+    if type(v_signature) is _Lazy:
+        v_signature = v_signature.fn()
+    r_1 = _json_slot(v_signature, "signature", ("id",), False)
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    v_text = values.get("text", _MISSING)
+    if type(v_text) is _Lazy:
+        v_text = v_text.fn()
+    o_2 = {
+        "type": "response.reasoning_summary_text.delta",
+        "sequence_number": v_sequence,
+        "item_id": r_1,
+        "output_index": v_block,
+        "summary_index": 0,
+        "delta": v_text,
+    }
+    if v_sequence is _MISSING:
+        del o_2["sequence_number"]
+    if r_1 is _MISSING:
+        del o_2["item_id"]
+    if v_block is _MISSING:
+        del o_2["output_index"]
+    if v_text is _MISSING:
+        del o_2["delta"]
+    return "response.reasoning_summary_text.delta", o_2
+
+
+def _stream_emit_14(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/reasoning_whole/3: its (event, data) from the values of the event being written."""
+    v_sequence = values.get("sequence", _MISSING)
+    if type(v_sequence) is _Lazy:
+        v_sequence = v_sequence.fn()
+    v_signature = values.get("signature", _MISSING)
+    if type(v_signature) is _Lazy:
+        v_signature = v_signature.fn()
+    r_1 = _json_slot(v_signature, "signature", ("id",), False)
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    v_text = values.get("text", _MISSING)
+    if type(v_text) is _Lazy:
+        v_text = v_text.fn()
+    o_2 = {
+        "type": "response.reasoning_summary_text.done",
+        "sequence_number": v_sequence,
+        "item_id": r_1,
+        "output_index": v_block,
+        "summary_index": 0,
+        "text": v_text,
+    }
+    if v_sequence is _MISSING:
+        del o_2["sequence_number"]
+    if r_1 is _MISSING:
+        del o_2["item_id"]
+    if v_block is _MISSING:
+        del o_2["output_index"]
+    if v_text is _MISSING:
+        del o_2["text"]
+    return "response.reasoning_summary_text.done", o_2
+
+
+def _stream_emit_15(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/reasoning_whole/4: its (event, data) from the values of the event being written."""
+    v_sequence = values.get("sequence", _MISSING)
+    if type(v_sequence) is _Lazy:
+        v_sequence = v_sequence.fn()
+    v_signature = values.get("signature", _MISSING)
+    if type(v_signature) is _Lazy:
+        v_signature = v_signature.fn()
+    r_1 = _json_slot(v_signature, "signature", ("id",), False)
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    v_text = values.get("text", _MISSING)
+    if type(v_text) is _Lazy:
+        v_text = v_text.fn()
+    o_2 = {"type": "summary_text", "text": v_text}
+    if v_text is _MISSING:
+        del o_2["text"]
+    o_3 = {
+        "type": "response.reasoning_summary_part.done",
+        "sequence_number": v_sequence,
+        "item_id": r_1,
+        "output_index": v_block,
+        "summary_index": 0,
+        "part": o_2,
+    }
+    if v_sequence is _MISSING:
+        del o_3["sequence_number"]
+    if r_1 is _MISSING:
+        del o_3["item_id"]
+    if v_block is _MISSING:
+        del o_3["output_index"]
+    return "response.reasoning_summary_part.done", o_3
+
+
+def _stream_emit_16(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/reasoning_whole/5: its (event, data) from the values of the event being written."""
+    v_sequence = values.get("sequence", _MISSING)
+    if type(v_sequence) is _Lazy:
+        v_sequence = v_sequence.fn()
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    v_signature = values.get("signature", _MISSING)
+    if type(v_signature) is _Lazy:
+        v_signature = v_signature.fn()
+    r_1 = _json_slot(v_signature, "signature", (), False)
+    o_2 = {
+        "type": "response.output_item.done",
+        "sequence_number": v_sequence,
+        "output_index": v_block,
+        "item": r_1,
+    }
+    if v_sequence is _MISSING:
+        del o_2["sequence_number"]
+    if v_block is _MISSING:
+        del o_2["output_index"]
+    if r_1 is _MISSING:
+        del o_2["item"]
+    return "response.output_item.done", o_2
+
+
+def _stream_emit_17(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/tool_call_delta/0: its (event, data) from the values of the event being written."""
+    v_sequence = values.get("sequence", _MISSING)
+    if type(v_sequence) is _Lazy:
+        v_sequence = v_sequence.fn()
+    v_block = values.get("block", _MISSING)
+    if type(v_block) is _Lazy:
+        v_block = v_block.fn()
+    v_arguments = values.get("arguments", _MISSING)
+    if type(v_arguments) is _Lazy:
+        v_arguments = v_arguments.fn()
+    o_1 = {
+        "type": "response.function_call_arguments.delta",
+        "sequence_number": v_sequence,
+        "item_id": "".join(("fc_", _slot_text(v_block))),
+        "output_index": v_block,
+        "delta": v_arguments,
+    }
+    if v_sequence is _MISSING:
+        del o_1["sequence_number"]
+    if v_block is _MISSING:
+        del o_1["output_index"]
+    if v_arguments is _MISSING:
+        del o_1["delta"]
+    return "response.function_call_arguments.delta", o_1
+
+
+def _stream_emit_18(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/finish_usage/0: its (event, data) from the values of the event being written."""
+    v_finish_reason = values.get("finish_reason", _MISSING)
+    if type(v_finish_reason) is _Lazy:
+        v_finish_reason = v_finish_reason.fn()
+    v_sequence = values.get("sequence", _MISSING)
+    if type(v_sequence) is _Lazy:
+        v_sequence = v_sequence.fn()
+    v_response = values.get("response", _MISSING)
+    if type(v_response) is _Lazy:
+        v_response = v_response.fn()
+    o_1 = {
+        "type": "".join(("response.", _slot_text(v_finish_reason))),
+        "sequence_number": v_sequence,
+        "response": v_response,
+    }
+    if v_sequence is _MISSING:
+        del o_1["sequence_number"]
+    if v_response is _MISSING:
+        del o_1["response"]
+    return "".join(("response.", _slot_text(v_finish_reason))), o_1
+
+
+def _stream_emit_19(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/error/0: its (event, data) from the values of the event being written."""
+    v_sequence = values.get("sequence", _MISSING)
+    if type(v_sequence) is _Lazy:
+        v_sequence = v_sequence.fn()
+    v_error = values.get("error", _MISSING)
+    if type(v_error) is _Lazy:
+        v_error = v_error.fn()
+    r_1 = v_error.get("error", _MISSING) if isinstance(v_error, dict) else _MISSING
+    r_1 = r_1.get("code", _MISSING) if isinstance(r_1, dict) else _MISSING
+    r_1 = _MISSING if r_1 is None or type(r_1) is _Unreported else r_1
+    r_2 = v_error.get("error", _MISSING) if isinstance(v_error, dict) else _MISSING
+    r_2 = r_2.get("message", _MISSING) if isinstance(r_2, dict) else _MISSING
+    o_3 = {
+        "type": "error",
+        "sequence_number": v_sequence,
+        "code": r_1,
+        "message": r_2,
+        "param": None,
+    }
+    if v_sequence is _MISSING:
+        del o_3["sequence_number"]
+    if r_1 is _MISSING:
+        del o_3["code"]
+    if r_2 is _MISSING:
+        del o_3["message"]
+    return "error", o_3
+
+
+# the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
+# `_stream_emit_<n>` function (codegen/emit_stream.py). None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
     "request": {"stream": True},
     "content": "as_request",
@@ -488,286 +1119,33 @@ STREAM: Final[dict[str, Any] | None] = {
     "tool_calls": {"new_id": "same_call"},
     "emit": {
         "defaults": {"id": "resp_wiremap", "model": "unknown", "created": 0},
-        "message_start": [
-            {
-                "event": "response.created",
-                "data": {
-                    "type": "response.created",
-                    "sequence_number": "{sequence}",
-                    "response": {
-                        "id": "{id}",
-                        "object": "response",
-                        "created_at": "{created}",
-                        "status": "in_progress",
-                        "error": None,
-                        "incomplete_details": None,
-                        "model": "{model}",
-                        "output": [],
-                        "parallel_tool_calls": True,
-                        "tool_choice": "auto",
-                        "tools": [],
-                    },
-                },
-            },
-            {
-                "event": "response.in_progress",
-                "data": {
-                    "type": "response.in_progress",
-                    "sequence_number": "{sequence}",
-                    "response": {
-                        "id": "{id}",
-                        "object": "response",
-                        "created_at": "{created}",
-                        "status": "in_progress",
-                        "error": None,
-                        "incomplete_details": None,
-                        "model": "{model}",
-                        "output": [],
-                        "parallel_tool_calls": True,
-                        "tool_choice": "auto",
-                        "tools": [],
-                    },
-                },
-            },
-        ],
+        "message_start": [_stream_emit_0, _stream_emit_1],
         "blocks": {
-            "start": {
-                "text": [
-                    {
-                        "event": "response.output_item.added",
-                        "data": {
-                            "type": "response.output_item.added",
-                            "sequence_number": "{sequence}",
-                            "output_index": "{block}",
-                            "item": {
-                                "id": "msg_{block}",
-                                "type": "message",
-                                "status": "in_progress",
-                                "role": "assistant",
-                                "content": [],
-                            },
-                        },
-                    },
-                    {
-                        "event": "response.content_part.added",
-                        "data": {
-                            "type": "response.content_part.added",
-                            "sequence_number": "{sequence}",
-                            "item_id": "msg_{block}",
-                            "output_index": "{block}",
-                            "content_index": 0,
-                            "part": {"type": "output_text", "text": "", "annotations": []},
-                        },
-                    },
-                ],
-                "tool_call": [
-                    {
-                        "event": "response.output_item.added",
-                        "data": {
-                            "type": "response.output_item.added",
-                            "sequence_number": "{sequence}",
-                            "output_index": "{block}",
-                            "item": {
-                                "type": "function_call",
-                                "call_id": "{call_id}",
-                                "name": "{name}",
-                                "arguments": "",
-                                "status": "in_progress",
-                            },
-                        },
-                    }
-                ],
-            },
+            "start": {"text": [_stream_emit_2, _stream_emit_3], "tool_call": [_stream_emit_4]},
             "stop": {
-                "text": [
-                    {
-                        "event": "response.output_text.done",
-                        "data": {
-                            "type": "response.output_text.done",
-                            "sequence_number": "{sequence}",
-                            "item_id": "msg_{block}",
-                            "output_index": "{block}",
-                            "content_index": 0,
-                            "text": "{text}",
-                            "logprobs": [],
-                        },
-                    },
-                    {
-                        "event": "response.content_part.done",
-                        "data": {
-                            "type": "response.content_part.done",
-                            "sequence_number": "{sequence}",
-                            "item_id": "msg_{block}",
-                            "output_index": "{block}",
-                            "content_index": 0,
-                            "part": {"type": "output_text", "text": "{text}", "annotations": []},
-                        },
-                    },
-                    {
-                        "event": "response.output_item.done",
-                        "data": {
-                            "type": "response.output_item.done",
-                            "sequence_number": "{sequence}",
-                            "output_index": "{block}",
-                            "item": {
-                                "id": "msg_{block}",
-                                "type": "message",
-                                "status": "completed",
-                                "role": "assistant",
-                                "content": [
-                                    {"type": "output_text", "text": "{text}", "annotations": []}
-                                ],
-                            },
-                        },
-                    },
-                ],
-                "tool_call": [
-                    {
-                        "event": "response.function_call_arguments.done",
-                        "data": {
-                            "type": "response.function_call_arguments.done",
-                            "sequence_number": "{sequence}",
-                            "item_id": "fc_{block}",
-                            "output_index": "{block}",
-                            "arguments": "{arguments}",
-                        },
-                    },
-                    {
-                        "event": "response.output_item.done",
-                        "data": {
-                            "type": "response.output_item.done",
-                            "sequence_number": "{sequence}",
-                            "output_index": "{block}",
-                            "item": {
-                                "type": "function_call",
-                                "call_id": "{call_id}",
-                                "name": "{name}",
-                                "arguments": "{arguments}",
-                                "status": "completed",
-                            },
-                        },
-                    },
-                ],
+                "text": [_stream_emit_5, _stream_emit_6, _stream_emit_7],
+                "tool_call": [_stream_emit_8, _stream_emit_9],
             },
         },
-        "text_delta": [
-            {
-                "event": "response.output_text.delta",
-                "data": {
-                    "type": "response.output_text.delta",
-                    "sequence_number": "{sequence}",
-                    "item_id": "msg_{block}",
-                    "output_index": "{block}",
-                    "content_index": 0,
-                    "delta": "{text}",
-                    "logprobs": [],
-                },
-            }
-        ],
+        "text_delta": [_stream_emit_10],
         "reasoning_delta": [],
         "reasoning_signature": [],
         "redacted_reasoning": [],
         "reasoning_whole": [
-            {
-                "event": "response.output_item.added",
-                "data": {
-                    "type": "response.output_item.added",
-                    "sequence_number": "{sequence}",
-                    "output_index": "{block}",
-                    "item": "{signature|json}",
-                },
-            },
-            {
-                "event": "response.reasoning_summary_part.added",
-                "data": {
-                    "type": "response.reasoning_summary_part.added",
-                    "sequence_number": "{sequence}",
-                    "item_id": "{signature.id|json}",
-                    "output_index": "{block}",
-                    "summary_index": 0,
-                    "part": {"type": "summary_text", "text": ""},
-                },
-            },
-            {
-                "event": "response.reasoning_summary_text.delta",
-                "data": {
-                    "type": "response.reasoning_summary_text.delta",
-                    "sequence_number": "{sequence}",
-                    "item_id": "{signature.id|json}",
-                    "output_index": "{block}",
-                    "summary_index": 0,
-                    "delta": "{text}",
-                },
-            },
-            {
-                "event": "response.reasoning_summary_text.done",
-                "data": {
-                    "type": "response.reasoning_summary_text.done",
-                    "sequence_number": "{sequence}",
-                    "item_id": "{signature.id|json}",
-                    "output_index": "{block}",
-                    "summary_index": 0,
-                    "text": "{text}",
-                },
-            },
-            {
-                "event": "response.reasoning_summary_part.done",
-                "data": {
-                    "type": "response.reasoning_summary_part.done",
-                    "sequence_number": "{sequence}",
-                    "item_id": "{signature.id|json}",
-                    "output_index": "{block}",
-                    "summary_index": 0,
-                    "part": {"type": "summary_text", "text": "{text}"},
-                },
-            },
-            {
-                "event": "response.output_item.done",
-                "data": {
-                    "type": "response.output_item.done",
-                    "sequence_number": "{sequence}",
-                    "output_index": "{block}",
-                    "item": "{signature|json}",
-                },
-            },
+            _stream_emit_11,
+            _stream_emit_12,
+            _stream_emit_13,
+            _stream_emit_14,
+            _stream_emit_15,
+            _stream_emit_16,
         ],
         "tool_call_start": [],
-        "tool_call_delta": [
-            {
-                "event": "response.function_call_arguments.delta",
-                "data": {
-                    "type": "response.function_call_arguments.delta",
-                    "sequence_number": "{sequence}",
-                    "item_id": "fc_{block}",
-                    "output_index": "{block}",
-                    "delta": "{arguments}",
-                },
-            }
-        ],
+        "tool_call_delta": [_stream_emit_17],
         "finish": [],
-        "finish_usage": [
-            {
-                "event": "response.{finish_reason}",
-                "data": {
-                    "type": "response.{finish_reason}",
-                    "sequence_number": "{sequence}",
-                    "response": "{response}",
-                },
-            }
-        ],
-        "error": [
-            {
-                "event": "error",
-                "data": {
-                    "type": "error",
-                    "sequence_number": "{sequence}",
-                    "code": "{error.error.code?}",
-                    "message": "{error.error.message}",
-                    "param": None,
-                },
-            }
-        ],
+        "finish_usage": [_stream_emit_18],
+        "error": [_stream_emit_19],
         "end": [],
+        "names_response": True,
     },
     "finish": {
         "path": ["status"],

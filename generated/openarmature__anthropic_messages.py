@@ -172,7 +172,8 @@ TRANSPORT: Final = {
         "answer": {"input_tokens": "{count}"},
     },
 }  # how the runtime reaches the provider (mapping `transport:`)
-# the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
+# the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
+# `_stream_emit_<n>` function (codegen/emit_stream.py). None: no streaming
 STREAM: Final[dict[str, Any] | None] = None
 
 

@@ -12,6 +12,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
+from wiremap.runtime.stream_emit import (
+    MISSING as _MISSING,
+    Lazy as _Lazy,
+    Unreported as _Unreported,
+    json_slot as _json_slot,
+    slot_text as _slot_text,
+)
 from wiremap.runtime.canonical import (
     NOT_GIVEN,
     AssistantMessage,
@@ -83,6 +90,13 @@ from .gemini_generate_content import (
     _read_tool_call,
     _read_tool_choice,
     _results_to_wire,
+    _stream_emit_0,
+    _stream_emit_1,
+    _stream_emit_2,
+    _stream_emit_3,
+    _stream_emit_4,
+    _stream_emit_5,
+    _stream_emit_6,
     _tool_call_to_wire,
     _tool_choice_to_wire,
     _user_content_to_wire,
@@ -141,7 +155,10 @@ TITLE: Final = "Google Gemini generateContent (OpenArmature §8.3 dialect)"
 DOC_REF: Final = (
     "https://github.com/LunarCommand/openarmature-spec/blob/main/spec/llm-provider/spec.md"
 )
-# the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
+
+
+# the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
+# `_stream_emit_<n>` function (codegen/emit_stream.py). None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
     "request": {},
     "content": "as_request",
@@ -228,116 +245,16 @@ STREAM: Final[dict[str, Any] | None] = {
     "emit": {
         "defaults": {"id": "wiremap", "model": "unknown"},
         "message_start": [],
-        "text_delta": [
-            {
-                "data": {
-                    "candidates": [
-                        {"content": {"role": "model", "parts": [{"text": "{text}"}]}, "index": 0}
-                    ],
-                    "modelVersion": "{model}",
-                    "responseId": "{id}",
-                }
-            }
-        ],
-        "reasoning_delta": [
-            {
-                "data": {
-                    "candidates": [
-                        {
-                            "content": {
-                                "role": "model",
-                                "parts": [{"text": "{text}", "thought": True}],
-                            },
-                            "index": 0,
-                        }
-                    ],
-                    "modelVersion": "{model}",
-                    "responseId": "{id}",
-                }
-            }
-        ],
-        "reasoning_signature": [
-            {
-                "data": {
-                    "candidates": [
-                        {
-                            "content": {
-                                "role": "model",
-                                "parts": [
-                                    {"text": "", "thought": True, "thoughtSignature": "{signature}"}
-                                ],
-                            },
-                            "index": 0,
-                        }
-                    ],
-                    "modelVersion": "{model}",
-                    "responseId": "{id}",
-                }
-            }
-        ],
-        "text_signature": [
-            {
-                "data": {
-                    "candidates": [
-                        {
-                            "content": {
-                                "role": "model",
-                                "parts": [{"text": "", "thoughtSignature": "{signature}"}],
-                            },
-                            "index": 0,
-                        }
-                    ],
-                    "modelVersion": "{model}",
-                    "responseId": "{id}",
-                }
-            }
-        ],
+        "text_delta": [_stream_emit_0],
+        "reasoning_delta": [_stream_emit_1],
+        "reasoning_signature": [_stream_emit_2],
+        "text_signature": [_stream_emit_3],
         "redacted_reasoning": [],
         "tool_call_start": [],
         "tool_call_delta": [],
-        "tool_call_whole": [
-            {
-                "data": {
-                    "candidates": [
-                        {
-                            "content": {
-                                "role": "model",
-                                "parts": [
-                                    {
-                                        "functionCall": {
-                                            "id": "{call_id?}",
-                                            "name": "{name}",
-                                            "args": "{arguments}",
-                                        },
-                                        "thoughtSignature": "{signature?}",
-                                    }
-                                ],
-                            },
-                            "index": 0,
-                        }
-                    ],
-                    "modelVersion": "{model}",
-                    "responseId": "{id}",
-                }
-            }
-        ],
-        "finish_usage": [
-            {
-                "data": {
-                    "candidates": [
-                        {
-                            "content": {"role": "model", "parts": []},
-                            "finishReason": "{finish_reason}",
-                            "index": 0,
-                        }
-                    ],
-                    "usageMetadata": "{usage?}",
-                    "modelVersion": "{model}",
-                    "responseId": "{id}",
-                }
-            }
-        ],
-        "error": [{"data": "{error}"}],
+        "tool_call_whole": [_stream_emit_4],
+        "finish_usage": [_stream_emit_5],
+        "error": [_stream_emit_6],
         "end": [],
     },
     "finish": {

@@ -12,6 +12,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
+from wiremap.runtime.stream_emit import (
+    MISSING as _MISSING,
+    Lazy as _Lazy,
+    Unreported as _Unreported,
+    json_slot as _json_slot,
+    slot_text as _slot_text,
+)
 from wiremap.runtime.canonical import (
     NOT_GIVEN,
     AssistantMessage,
@@ -81,6 +88,13 @@ from .gemini_generate_content import (
     _read_tool_call,
     _read_tool_choice,
     _results_to_wire,
+    _stream_emit_0,
+    _stream_emit_1,
+    _stream_emit_2,
+    _stream_emit_3,
+    _stream_emit_4,
+    _stream_emit_5,
+    _stream_emit_6,
     _tool_call_to_wire,
     _tool_choice_to_wire,
     _user_content_to_wire,
@@ -147,6 +161,7 @@ WIRE_KEYS: Final[frozenset[str]] = (
     (_code_openarmature__gemini_generate_content.WIRE_KEYS | frozenset(["prompt_fallback"])) - frozenset(["native"])
 )
 TITLE: Final = "Google Gemini generateContent, no native structured output (OpenArmature §8.3.5.1)"
+
 
 STRUCTURED_OUTPUT_MODE: Final = "prompt_fallback"  # the mapping's default; overridable per call
 

@@ -13,6 +13,13 @@ from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
 from wiremap.runtime import reasoning as _reasoning
+from wiremap.runtime.stream_emit import (
+    MISSING as _MISSING,
+    Lazy as _Lazy,
+    Unreported as _Unreported,
+    json_slot as _json_slot,
+    slot_text as _slot_text,
+)
 from wiremap.runtime.canonical import (
     NOT_GIVEN,
     AssistantMessage,
@@ -72,6 +79,14 @@ from .openai_chat import (
     _read_tool_call,
     _read_tool_choice,
     _read_tool_result,
+    _stream_emit_0,
+    _stream_emit_1,
+    _stream_emit_3,
+    _stream_emit_4,
+    _stream_emit_5,
+    _stream_emit_6,
+    _stream_emit_7,
+    _stream_emit_8,
     _tool_call_to_wire,
     _tool_choice_to_wire,
     _tool_result_to_wire,
@@ -176,7 +191,87 @@ TRANSPORT: Final = {
         },
     },
 }  # how the runtime reaches the provider (mapping `transport:`)
-# the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
+
+
+def _stream_emit_2(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/redacted_reasoning/0: its (event, data) from the values of the event being written."""
+    v_id = values.get("id", _MISSING)
+    if type(v_id) is _Lazy:
+        v_id = v_id.fn()
+    v_created = values.get("created", _MISSING)
+    if type(v_created) is _Lazy:
+        v_created = v_created.fn()
+    v_model = values.get("model", _MISSING)
+    if type(v_model) is _Lazy:
+        v_model = v_model.fn()
+    v_data = values.get("data", _MISSING)
+    if type(v_data) is _Lazy:
+        v_data = v_data.fn()
+    r_1 = _json_slot(v_data, "data", (), False)
+    o_2 = {
+        "id": v_id,
+        "object": "chat.completion.chunk",
+        "created": v_created,
+        "model": v_model,
+        "choices": [
+            {
+                "index": 0,
+                "delta": {"reasoning_details": [item for item in (r_1,) if item is not _MISSING]},
+                "finish_reason": None,
+            }
+        ],
+    }
+    if v_id is _MISSING:
+        del o_2["id"]
+    if v_created is _MISSING:
+        del o_2["created"]
+    if v_model is _MISSING:
+        del o_2["model"]
+    return None, o_2
+
+
+def _stream_emit_9(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/reasoning_whole/0: its (event, data) from the values of the event being written."""
+    v_id = values.get("id", _MISSING)
+    if type(v_id) is _Lazy:
+        v_id = v_id.fn()
+    v_created = values.get("created", _MISSING)
+    if type(v_created) is _Lazy:
+        v_created = v_created.fn()
+    v_model = values.get("model", _MISSING)
+    if type(v_model) is _Lazy:
+        v_model = v_model.fn()
+    v_text = values.get("text", _MISSING)
+    if type(v_text) is _Lazy:
+        v_text = v_text.fn()
+    v_signature = values.get("signature", _MISSING)
+    if type(v_signature) is _Lazy:
+        v_signature = v_signature.fn()
+    r_1 = _json_slot(v_signature, "signature", (), True)
+    o_2 = {
+        "reasoning": v_text,
+        "reasoning_details": [item for item in (r_1,) if item is not _MISSING],
+    }
+    if v_text is _MISSING:
+        del o_2["reasoning"]
+    o_3 = {
+        "id": v_id,
+        "object": "chat.completion.chunk",
+        "created": v_created,
+        "model": v_model,
+        "choices": [{"index": 0, "delta": o_2, "finish_reason": None}],
+    }
+    if v_id is _MISSING:
+        del o_3["id"]
+    if v_created is _MISSING:
+        del o_3["created"]
+    if v_model is _MISSING:
+        del o_3["model"]
+    return None, o_3
+
+
+# the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
+# `_stream_emit_<n>` function (codegen/emit_stream.py). None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
     "request": {"stream": True, "stream_options": {"include_usage": True}},
     "content": "joined_text",
@@ -247,145 +342,20 @@ STREAM: Final[dict[str, Any] | None] = {
     "tool_calls": {"new_id": "new_call"},
     "emit": {
         "defaults": {"id": "chatcmpl-wiremap", "model": "unknown", "created": 0},
-        "message_start": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [
-                        {"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}
-                    ],
-                }
-            }
-        ],
-        "text_delta": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [
-                        {"index": 0, "delta": {"content": "{text}"}, "finish_reason": None}
-                    ],
-                }
-            }
-        ],
+        "message_start": [_stream_emit_0],
+        "text_delta": [_stream_emit_1],
         "reasoning_delta": [],
         "reasoning_signature": [],
-        "redacted_reasoning": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [
-                        {
-                            "index": 0,
-                            "delta": {"reasoning_details": ["{data|json}"]},
-                            "finish_reason": None,
-                        }
-                    ],
-                }
-            }
-        ],
-        "tool_call_start": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [
-                        {
-                            "index": 0,
-                            "delta": {
-                                "tool_calls": [
-                                    {
-                                        "index": "{index}",
-                                        "id": "{call_id}",
-                                        "type": "function",
-                                        "function": {"name": "{name}", "arguments": ""},
-                                    }
-                                ]
-                            },
-                            "finish_reason": None,
-                        }
-                    ],
-                }
-            }
-        ],
-        "tool_call_delta": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [
-                        {
-                            "index": 0,
-                            "delta": {
-                                "tool_calls": [
-                                    {"index": "{index}", "function": {"arguments": "{arguments}"}}
-                                ]
-                            },
-                            "finish_reason": None,
-                        }
-                    ],
-                }
-            }
-        ],
+        "redacted_reasoning": [_stream_emit_2],
+        "tool_call_start": [_stream_emit_3],
+        "tool_call_delta": [_stream_emit_4],
         "tool_call_end": [],
-        "finish": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [{"index": 0, "delta": {}, "finish_reason": "{finish_reason}"}],
-                }
-            }
-        ],
-        "usage": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [],
-                    "usage": "{usage}",
-                }
-            }
-        ],
+        "finish": [_stream_emit_5],
+        "usage": [_stream_emit_6],
         "usage_when": [[["stream_options", "include_usage"], True]],
-        "error": [{"data": "{error}"}],
-        "end": [{"data": "[DONE]"}],
-        "reasoning_whole": [
-            {
-                "data": {
-                    "id": "{id}",
-                    "object": "chat.completion.chunk",
-                    "created": "{created}",
-                    "model": "{model}",
-                    "choices": [
-                        {
-                            "index": 0,
-                            "delta": {
-                                "reasoning": "{text}",
-                                "reasoning_details": ["{signature?|json}"],
-                            },
-                            "finish_reason": None,
-                        }
-                    ],
-                }
-            }
-        ],
+        "error": [_stream_emit_7],
+        "end": [_stream_emit_8],
+        "reasoning_whole": [_stream_emit_9],
     },
     "finish": {
         "path": ["choices", 0, "finish_reason"],

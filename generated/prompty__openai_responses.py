@@ -12,6 +12,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
+from wiremap.runtime.stream_emit import (
+    MISSING as _MISSING,
+    Lazy as _Lazy,
+    Unreported as _Unreported,
+    json_slot as _json_slot,
+    slot_text as _slot_text,
+)
 from wiremap.runtime.canonical import (
     NOT_GIVEN,
     AssistantMessage,
@@ -85,6 +92,26 @@ from .openai_responses import (
     _read_user_part,
     _reasoning_to_items,
     _response_from_wire,
+    _stream_emit_0,
+    _stream_emit_1,
+    _stream_emit_10,
+    _stream_emit_11,
+    _stream_emit_12,
+    _stream_emit_13,
+    _stream_emit_14,
+    _stream_emit_15,
+    _stream_emit_16,
+    _stream_emit_17,
+    _stream_emit_18,
+    _stream_emit_19,
+    _stream_emit_2,
+    _stream_emit_3,
+    _stream_emit_4,
+    _stream_emit_5,
+    _stream_emit_6,
+    _stream_emit_7,
+    _stream_emit_8,
+    _stream_emit_9,
     _tool_call_to_wire,
     _tool_choice_to_wire,
     _with_reasoning,

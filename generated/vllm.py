@@ -13,6 +13,13 @@ from typing import TYPE_CHECKING, Any, Final, cast
 
 from wiremap.runtime import wire as _w
 from wiremap.runtime import reasoning as _reasoning
+from wiremap.runtime.stream_emit import (
+    MISSING as _MISSING,
+    Lazy as _Lazy,
+    Unreported as _Unreported,
+    json_slot as _json_slot,
+    slot_text as _slot_text,
+)
 from wiremap.runtime.canonical import (
     NOT_GIVEN,
     AssistantMessage,
@@ -79,6 +86,15 @@ from .openai_chat import (
     _read_tool_choice,
     _read_tool_result,
     _read_user_part,
+    _stream_emit_0,
+    _stream_emit_1,
+    _stream_emit_2,
+    _stream_emit_3,
+    _stream_emit_4,
+    _stream_emit_5,
+    _stream_emit_6,
+    _stream_emit_7,
+    _stream_emit_8,
     _system_to_wire,
     _tool_call_to_wire,
     _tool_choice_to_wire,

@@ -1,8 +1,9 @@
 """Streaming: canonical stream events and one generic engine driven by each format's `STREAM` table.
 
 A mapping's `stream:` section (mappings/README.md "stream") is compiled by the generator into the
-converter module's `STREAM` constant (plain data). Everything format-specific lives there; this
-module only interprets it:
+converter module's `STREAM` constant: plain data, except that each emit row is a function of that
+module (`(values) -> (event, data)`, codegen/emit_stream.py) that writes the row's templates, so
+no template is parsed here. Everything format-specific lives there; this module only reads it:
 
 - `StreamParser(fmt)`: bytes in (split at any byte boundary), canonical events out. SSE framing
   (LF, CRLF or CR line ends, multi-line `data:`, comments and `id:`/`retry:` lines ignored), the
@@ -46,8 +47,7 @@ cumulative (the latest one holds the totals); `error` is always the last event.
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any, Final
 
 from .canonical import Response
@@ -60,6 +60,7 @@ from .errors import (
 )
 from .eventstream import MEDIA_TYPE as EVENTSTREAM_MEDIA_TYPE, EventStreamDecoder, encode_message
 from .format import Format, get_format
+from .stream_emit import MISSING as _MISSING, Lazy, Unreported, Unwritable
 from .validate import MAX_JSON_DEPTH, json_too_deep
 from .wire import deep_equal, usage_addend, usage_counter, usage_rest
 
@@ -89,7 +90,6 @@ STREAM_EVENT_TYPES: Final = (
     "error",
 )
 
-_MISSING: Final = object()
 _JSON_TYPES: Final = {"string": (str,), "number": (int, float), "boolean": (bool,), "object": (dict,), "array": (list,)}
 _PART_KINDS: Final = {"text_delta": "text", "text_signature": "text", "reasoning_delta": "thinking", "reasoning_signature": "thinking", "redacted_reasoning": "redacted_thinking"}
 
@@ -1004,152 +1004,6 @@ def stream_error(event: Mapping[str, Any], partial: dict[str, Any] | None = None
 # ------------------------------------------------------------------------------------ emitter
 
 
-class _Unreported(dict[str, Any]):
-    """A usage object zero-filled because nothing was reported: an optional `{usage?}` omits it."""
-
-
-class _Unwritable(Exception):
-    """A row cannot be written (a `|json` slot without a JSON object, no `{response}`)."""
-
-
-class _Lazy:
-    """A slot value computed only when a row names it (`{response}`)."""
-
-    __slots__ = ("fn",)
-
-    def __init__(self, fn: Any) -> None:
-        self.fn = fn
-
-
-# Emit templates, compiled once per table into tuples (tag, ...):
-#   (0, value)                        a literal
-#   (1, name, rest, optional, codec)  a string that is one placeholder: the value itself
-#   (2, pieces)                       interpolation: str pieces and (name, rest) slots
-#   (3, [(key, node), ...])           an object (slots left out when absent)
-#   (4, [node, ...])                  a list (items left out when absent)
-_SLOT_RE: Final = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
-_SLOT_NAME_RE: Final = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(\?)?(?:\|([A-Za-z_]+))?$")
-
-
-def _compile_node(node: Any) -> tuple[Any, ...]:
-    if isinstance(node, str):
-        if "{" not in node and "}" not in node:
-            return (0, node)
-        whole = _SLOT_NAME_RE.match(node[1:-1]) if len(node) > 2 and node[0] == "{" and node[-1] == "}" and "{" not in node[1:-1] else None
-        if whole is not None:
-            name, *rest = whole.group(1).split(".")
-            return (1, name, tuple(rest), bool(whole.group(2)), whole.group(3))
-        pieces: list[Any] = []
-        pos = 0
-        for m in _SLOT_RE.finditer(node):
-            pieces.append(node[pos : m.start()])
-            pos = m.end()
-            if m.group(1) is None:
-                pieces.append(m.group(0)[0])  # {{ -> {, }} -> }
-            else:
-                name, *rest = m.group(1).split(".")
-                pieces.append((name, tuple(rest)))
-        pieces.append(node[pos:])
-        return (2, [p for p in pieces if p != ""])
-    if isinstance(node, dict):
-        return (3, [(k, _compile_node(v)) for k, v in node.items()])
-    if isinstance(node, list):
-        return (4, [_compile_node(v) for v in node])
-    return (0, node)
-
-
-def _lookup(values: Mapping[str, Any], name: str, rest: tuple[str, ...]) -> Any:
-    value = values.get(name, _MISSING)
-    if type(value) is _Lazy:
-        value = value.fn()
-    for key in rest:  # a dotted slot: a path into an object value (`{error.error.message}`)
-        value = value.get(key, _MISSING) if isinstance(value, dict) else _MISSING
-    return value
-
-
-def _render(node: tuple[Any, ...], values: Mapping[str, Any]) -> Any:
-    tag = node[0]
-    if tag == 0:
-        return node[1]
-    if tag == 3:
-        out = {}
-        for k, v in node[1]:
-            r = _render(v, values)
-            if r is not _MISSING:
-                out[k] = r
-        return out
-    if tag == 1:
-        if node[4] == "json":  # `|json`: the value is JSON text, written decoded (a kept wire object)
-            value = _lookup(values, node[1], ())
-            if value is _MISSING or value is None:
-                if node[3]:
-                    return _MISSING
-                raise _Unwritable(f"there is no {node[1]} to write")
-            try:
-                value = json.loads(value) if isinstance(value, str) else _MISSING
-            except ValueError:
-                value = _MISSING
-            if not isinstance(value, dict):
-                raise _Unwritable(f"its {node[1]} is not the JSON text of an object")
-            for key in node[2]:  # `{signature.id|json}`: a path into the decoded object
-                value = value.get(key, _MISSING) if isinstance(value, dict) else _MISSING
-            if value is _MISSING:
-                if node[3]:
-                    return _MISSING
-                raise _Unwritable(f"its {node[1]} has no {'.'.join(node[2])}")
-            return value
-        value = _lookup(values, node[1], node[2])
-        if value is _MISSING or (node[3] and (value is None or type(value) is _Unreported)):
-            return _MISSING
-        return value
-    if tag == 2:
-        text = []
-        for piece in node[1]:
-            if isinstance(piece, str):
-                text.append(piece)
-            else:
-                value = _lookup(values, piece[0], piece[1])
-                text.append(value if isinstance(value, str) else ("" if value is _MISSING else json.dumps(value, ensure_ascii=False)))
-        return "".join(text)
-    return [r for r in (_render(v, values) for v in node[1]) if r is not _MISSING]
-
-
-_COMPILED: dict[int, tuple[Any, dict[str, Any]]] = {}
-
-
-def _compiled_spec(spec: dict[str, Any]) -> dict[str, Any]:
-    """The emit table with every row's `event` and `data` compiled (cached per table)."""
-    hit = _COMPILED.get(id(spec))
-    if hit is not None and hit[0] is spec:
-        return hit[1]
-
-    def rows(items: Any) -> list[dict[str, Any]]:
-        return [{"event": _compile_node(i["event"]) if i.get("event") else None, "data": _compile_node(i["data"])} for i in items]
-
-    out: dict[str, Any] = {}
-    for key, value in spec.items():
-        if key in ("defaults", "usage_when"):
-            out[key] = value
-        elif key == "blocks":
-            out[key] = {"start": {k: rows(v) for k, v in value["start"].items()}, "stop": {k: rows(v) for k, v in value["stop"].items()}}
-        else:
-            out[key] = rows(value)
-    _COMPILED[id(spec)] = (spec, out)
-    return out
-
-
-_NAMES_RESPONSE: dict[int, tuple[Any, bool]] = {}
-
-
-def _names_response(spec: Mapping[str, Any]) -> bool:
-    """Whether a row of the emit table names `{response}` (cached per table)."""
-    hit = _NAMES_RESPONSE.get(id(spec))
-    if hit is None or hit[0] is not spec:
-        hit = (spec, "{response" in json.dumps(spec))
-        _NAMES_RESPONSE[id(spec)] = hit
-    return hit[1]
-
-
 _WHAT: Final = {
     "reasoning_delta": "reasoning text",
     "reasoning_signature": "a reasoning signature",
@@ -1189,7 +1043,10 @@ class StreamEmitter:
         self.table = _table(self.format)
         self.framing: str = self.table.get("framing", "sse")  # `aws_eventstream`: binary messages
         self.media_type: str = EVENTSTREAM_MEDIA_TYPE if self.framing == "aws_eventstream" else "text/event-stream"
-        self.spec: dict[str, Any] = _compiled_spec(self.table["emit"])
+        self.spec: dict[str, Any] = self.table["emit"]  # each row a function: (values) -> (event, data)
+        if not all(callable(row) for row in self.spec["message_start"] + self.spec["end"]):
+            raise NotImplementedError(f"{self.format.key} was generated before stream emit rows were compiled "
+                                      "(its STREAM rows are templates); regenerate it")
         self.losses: list[Any] = []
         self._lost: set[tuple[str, Any]] = set()
         self._values: dict[str, Any] = dict(self.spec.get("defaults") or {})
@@ -1217,7 +1074,7 @@ class StreamEmitter:
         self._seq = 0
         self._ctx: tuple[tuple[str, Any], str, str] | None = None  # the event being written: loss key, path, what
         # `{response}`: the answer assembled so far, written through the format's response_to_wire
-        self._assembler = StreamAssembler(self.format) if _names_response(self.table["emit"]) else None
+        self._assembler = StreamAssembler(self.format) if self.spec.get("names_response") else None
         self._response_cache: tuple[int, str | None, Any] | None = None
         rules = self.format.wire_rules or {}
         self.wire_map: Any = None
@@ -1229,7 +1086,7 @@ class StreamEmitter:
             self.wire_map = wire_map if wire_map is not None else WireMap()
             self._rules = RulePass(rules, self.wire_map, self.format.key)
 
-    def _write(self, items: list[dict[str, Any]], values: dict[str, Any], exception: bool = False) -> bytes:
+    def _write(self, items: list[Callable[[Mapping[str, Any]], tuple[Any, Any]]], values: dict[str, Any], exception: bool = False) -> bytes:
         """The rows of one canonical event, all of them or none (a row that cannot be written
         drops the event, recorded as a loss). `framing: aws_eventstream`: one binary message per
         row, its `event` the `:event-type` (`exception`: an exception message, its `event` the
@@ -1237,12 +1094,11 @@ class StreamEmitter:
         out = []
         binary: list[bytes] = []
         seq = self._seq
-        for item in items:
+        for row in items:
             values["sequence"] = seq
             try:
-                data = _render(item["data"], values)
-                event = _render(item["event"], values) if item["event"] is not None else None
-            except _Unwritable as exc:
+                event, data = row(values)  # the row compiled by the generator (codegen/emit_stream.py)
+            except Unwritable as exc:
                 if self._ctx is not None:
                     key, path, what = self._ctx
                     self._lose(key, path, f"{what} is not written to the {self.format.key} stream: {exc}")
@@ -1271,10 +1127,10 @@ class StreamEmitter:
             self._usage_key = key
             self._usage_wire = usage_to_wire(self.table["usage"], self._usage)
             if self._usage_wire is None:  # required places get zeros; `{usage?}` leaves it out
-                self._usage_wire = _Unreported(usage_to_wire({**self.table["usage"], "unreported": "zero"}, self._usage) or {})
+                self._usage_wire = Unreported(usage_to_wire({**self.table["usage"], "unreported": "zero"}, self._usage) or {})
         values["usage"] = self._usage_wire
         if self._assembler is not None:
-            values["response"] = _Lazy(self._response_wire)
+            values["response"] = Lazy(self._response_wire)
         values.update(extra)
         return values
 
@@ -1289,7 +1145,7 @@ class StreamEmitter:
             body = self.format.response_to_wire(snapshot)
         except ProviderError as exc:
             self._lose(("response", 0), "message", f"the assembled response cannot be written as a {self.format.key} body: {exc.message}")
-            raise _Unwritable("no response body") from None
+            raise Unwritable("no response body") from None
         usage_raw = self._assembler.usage_raw
         if self._raw_same_wire and usage_raw is not None and self._usage is not None:
             _set(body, tuple(self.table["usage"]["path"]), dict(usage_raw))  # this wire's own usage, verbatim

@@ -182,7 +182,8 @@ TRANSPORT: Final = {
     "api_key_env": None,
     "ready": None,
 }  # how the runtime reaches the provider (mapping `transport:`)
-# the stream table (mapping `stream:`), interpreted by wiremap.runtime.stream; None: no streaming
+# the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
+# `_stream_emit_<n>` function (codegen/emit_stream.py). None: no streaming
 STREAM: Final[dict[str, Any] | None] = None
 
 STRUCTURED_OUTPUT_MODE: Final = None  # the mapping's default; overridable per call
