@@ -202,6 +202,7 @@ WIRE_KEYS: Final = frozenset(
         "redacted_thinking",
         "reject",
         "required",
+        "responseId",
         "role",
         "root",
         "same_call",
@@ -1938,7 +1939,7 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     ):
         usage_wire["cache_creation_input_tokens"] = u.cache_creation_tokens
     body: dict[str, Any] = {}
-    body["id"] = raw.get("id", "msg_wiremap")
+    body["id"] = raw.get("id", raw.get("responseId", "msg_wiremap"))
     body["type"] = "message"
     body["role"] = "assistant"
     body["model"] = raw.get("model", raw.get("modelVersion", "unknown"))

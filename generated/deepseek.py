@@ -786,7 +786,7 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN and baseline:
         usage_wire["prompt_cache_hit_tokens"] = u.cached_tokens
     body: dict[str, Any] = {}
-    body["id"] = raw.get("id", "chatcmpl-wiremap")
+    body["id"] = raw.get("id", raw.get("responseId", "chatcmpl-wiremap"))
     body["object"] = "chat.completion"
     body["created"] = raw.get("created", 0)
     body["model"] = raw.get("model", raw.get("modelVersion", "unknown"))

@@ -1946,7 +1946,7 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     if usage_wire:
         body["usageMetadata"] = usage_wire
     body["modelVersion"] = raw.get("modelVersion", raw.get("model", "unknown"))
-    body["responseId"] = raw.get("responseId", "wiremap")
+    body["responseId"] = raw.get("responseId", raw.get("id", "wiremap"))
     raw_detail = _w.get_in(raw, ("promptFeedback", "blockReason"))
     if (
         type(raw_detail) is str

@@ -126,7 +126,7 @@ ORIGIN: Final = (
 # wire data the canonical model does not carry (runtime/carry.py losses)
 # the base's WIRE_KEYS, with this dialect's difference
 WIRE_KEYS: Final[frozenset[str]] = (
-    (_code_openai_chat.WIRE_KEYS | frozenset(["MISTRAL_API_KEY", "any", "as_given", "as_request", "document_name", "document_url", "internal_error", "invalid_model", "openai_chat", "random_seed", "rate_limited", "rename", "rewrite", "signature", "string", "tool_call_whole", "top_k", "zero"])) - frozenset(["OPENAI_API_KEY", "anthropic_messages", "cached_tokens", "close_all_object_schemas", "developer", "file", "file_data", "filename", "format", "input_audio", "joined_text", "loading", "max_completion_tokens", "model_not_found", "not_loaded", "omit", "prompt_tokens_details", "reasoning_content", "requests", "seed", "server_error", "stream_options.include_usage", "unloaded", "usage_when"])
+    (_code_openai_chat.WIRE_KEYS | frozenset(["MISTRAL_API_KEY", "any", "as_given", "as_request", "document_name", "document_url", "internal_error", "invalid_model", "openai_chat", "random_seed", "rate_limited", "rename", "rewrite", "signature", "string", "tool_call_whole", "top_k", "zero"])) - frozenset(["OPENAI_API_KEY", "anthropic_messages", "cached_tokens", "close_all_object_schemas", "developer", "file", "file_data", "filename", "format", "input_audio", "joined_text", "loading", "max_completion_tokens", "model_not_found", "not_loaded", "omit", "prompt_tokens_details", "reasoning_content", "requests", "responseId", "seed", "server_error", "stream_options.include_usage", "unloaded", "usage_when"])
 )
 # the wire paths of the option rows: an option the writer leaves out is not carried back
 OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(

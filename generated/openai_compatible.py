@@ -774,7 +774,7 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
         usage_wire.setdefault("prompt_tokens_details", {})
         usage_wire["prompt_tokens_details"]["cached_tokens"] = u.cached_tokens
     body: dict[str, Any] = {}
-    body["id"] = raw.get("id", "chatcmpl-wiremap")
+    body["id"] = raw.get("id", raw.get("responseId", "chatcmpl-wiremap"))
     body["object"] = "chat.completion"
     body["created"] = raw.get("created", 0)
     body["model"] = raw.get("model", raw.get("modelVersion", "unknown"))

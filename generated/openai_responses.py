@@ -238,6 +238,7 @@ WIRE_KEYS: Final = frozenset(
         "required",
         "resp_wiremap",
         "response",
+        "responseId",
         "response_schema",
         "role",
         "root",
@@ -2264,7 +2265,7 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
         usage_wire.setdefault("input_tokens_details", {})
         usage_wire["input_tokens_details"]["cache_write_tokens"] = u.cache_creation_tokens
     body: dict[str, Any] = {}
-    body["id"] = raw.get("id", "resp_wiremap")
+    body["id"] = raw.get("id", raw.get("responseId", "resp_wiremap"))
     body["object"] = "response"
     body["created_at"] = raw.get("created_at", 0)
     body["status"] = wire_reason

@@ -1063,7 +1063,7 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     if "completion_tokens" in baseline:
         usage_wire["output_tokens"] = baseline["completion_tokens"]
     body: dict[str, Any] = {}
-    body["id"] = raw.get("id", "msg_wiremap")
+    body["id"] = raw.get("id", raw.get("responseId", "msg_wiremap"))
     body["type"] = "message"
     body["role"] = "assistant"
     body["model"] = raw.get("model", raw.get("modelVersion", "unknown"))

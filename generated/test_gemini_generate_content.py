@@ -1419,7 +1419,7 @@ RESPONSE_TO_WIRE: list[dict[str, Any]] = [
     },
     {
         "id": "rtw_model_from_another_formats_raw",
-        "doc": "envelope modelVersion from_raw [modelVersion, model]: a response read from another format (raw `model`) keeps its model, not `unknown` (api: GenerateContentResponse.modelVersion; issue 14)",
+        "doc": "envelope modelVersion from_raw [modelVersion, model] and responseId from_raw [responseId, id]: a response read from another format (raw `model`, `id`) keeps its model and id, not `unknown` and one constant for every response (api: GenerateContentResponse.modelVersion, responseId; issue 14)",
         "response_to_wire": {
             "message": {"role": "assistant", "content": "Hi."},
             "finish_reason": "stop",
@@ -1440,7 +1440,7 @@ RESPONSE_TO_WIRE: list[dict[str, Any]] = [
                 "totalTokenCount": 2,
             },
             "modelVersion": "gpt-4o",
-            "responseId": "wiremap",
+            "responseId": "chatcmpl-1",
         },
     },
 ]

@@ -3302,7 +3302,7 @@ RESPONSE_TO_WIRE: list[dict[str, Any]] = [
     },
     {
         "id": "rtw_envelope_model_from_gemini_raw",
-        "doc": "envelope model from_raw [model, modelVersion]: a response read from Gemini keeps its model (modelVersion), not `unknown` (issue 14)",
+        "doc": "envelope model from_raw [model, modelVersion] and id from_raw [id, responseId]: a response read from Gemini keeps its model (modelVersion) and its id (responseId), not `unknown` and one constant id for every response (issue 14)",
         "response_to_wire": {
             "message": {"role": "assistant", "content": "Hi."},
             "finish_reason": "stop",
@@ -3310,7 +3310,7 @@ RESPONSE_TO_WIRE: list[dict[str, Any]] = [
             "raw": {"modelVersion": "gemini-2.5-flash", "responseId": "r1"},
         },
         "expect_wire": {
-            "id": "chatcmpl-wiremap",
+            "id": "r1",
             "object": "chat.completion",
             "created": 0,
             "model": "gemini-2.5-flash",
