@@ -9,6 +9,6 @@ Only this package imports yaml, jinja2, jsonschema (for mapping files) and black
 from __future__ import annotations
 
 from .generate import GENERATED_HEADER, check, generate, write
-from .load import MappingError
+from .load.source import MappingError
 
 __all__ = ["generate", "write", "check", "MappingError", "GENERATED_HEADER"]

@@ -1,4 +1,9 @@
-"""Stages 5-7: render, format, and write or check the generated tree."""
+"""The driver: the stages in order (load -> ir -> emit -> check), then write or check the tree.
+
+Each stage is a folder of this package: `load/` reads and resolves the mapping files, `ir/`
+makes every decision, `emit/` renders and formats the modules (a dialect keeping only what
+differs), `check/` proves each converter before anything is written; `sections/` plugs each
+mapping section with rules of its own into those stages."""
 
 from __future__ import annotations
 
@@ -17,26 +22,26 @@ from black.mode import TargetVersion
 from black.parsing import InvalidInput
 
 from .cache import cached, load, store
-from .compat_matrix import render_compatibility
-from .emit import Emitter
-from .emit_errors import emit_error_to_wire
-from .emit_fused import emit_fused_module, fused_blockers, fused_header, fused_module_name
-from .emit_messages import emit_format, structured_modes
-from .emit_stream import row_function
-from .fixtures import render_fixture_tests
-from .generate_support import doc_text
-from .ir import FormatIR, build_ir
-from .lines import ModuleParts, wire_type
-from .load import MappingError
-from .prove import load_module, prove
-from .reasoning import emit_reasoning_constant
-from .share import share_with_base
-from .strategies import Strategy, resolve_strategies
-from .stream_table import emit_rows_of
-from .resolve import discover, resolve_all
-from .task import TaskIR, build_task_ir, emit_task_module
-from .wire_rules import emit_wire_rules
-from .wire_schema import render_wire_types
+from .emit.compat_matrix import render_compatibility
+from .emit.emitter import Emitter
+from .emit.errors import emit_error_to_wire
+from .emit.fused import emit_fused_module, fused_blockers, fused_header, fused_module_name
+from .emit.messages import emit_format, structured_modes
+from .emit.stream import row_function
+from .emit.fixtures import render_fixture_tests
+from .emit.support import doc_text
+from .ir.chat import FormatIR, build_ir
+from .emit.lines import ModuleParts, wire_type
+from .load.source import MappingError
+from .check.prove import load_module, prove
+from .sections.reasoning import emit_reasoning_constant
+from .emit.share import share_with_base
+from .sections.strategies import Strategy, resolve_strategies
+from .sections.stream import emit_rows_of
+from .load.resolve import discover, resolve_all
+from .sections.task import TaskIR, build_task_ir, emit_task_module
+from .sections.wire_rules import emit_wire_rules
+from .emit.wire_schema import render_wire_types
 
 __all__ = ["GENERATED_HEADER", "generate", "write", "check"]
 
@@ -45,7 +50,7 @@ _BLACK_MODE = black.Mode(line_length=100, target_versions={TargetVersion.PY311})
 _BLACK_VERSION = importlib.metadata.version("black")
 
 _ENV = jinja2.Environment(
-    loader=jinja2.PackageLoader("wiremap.codegen", "templates"),
+    loader=jinja2.PackageLoader("wiremap.codegen.emit", "templates"),
     undefined=jinja2.StrictUndefined,
     keep_trailing_newline=True,
     autoescape=False,
@@ -131,7 +136,7 @@ def _render_converter(ir: FormatIR | TaskIR, strategies: list[Strategy] | None =
 
 
 def _render_task_converter(ir: TaskIR) -> str:
-    """A converter of a non-chat kind (codegen/task.py): the same module API and constants."""
+    """A converter of a non-chat kind (codegen/sections/task.py): the same module API and constants."""
     parts, regexes = emit_task_module(ir)
     functions = [{"name": fn.name, "signature": fn.signature, "doc": doc_text(fn.doc), "body": "\n".join(fn.body)} for fn in parts.functions]
     return _ENV.get_template("task_converter.py.jinja").render(
@@ -179,7 +184,7 @@ def _render_index(irs: list[FormatIR | TaskIR], folder: str, fused: list[tuple[t
 
 def _fused_pairs(resolved: dict[str, Any], irs: dict[str, Any]) -> dict[tuple[str, str], tuple[Any, Any]]:
     """The (source, target) pairs the mappings' `fuse` rows ask for, each checked: both formats
-    exist and use strategies the fused compiler knows (codegen/emit_fused.py)."""
+    exist and use strategies the fused compiler knows (codegen/emit/fused.py)."""
     pairs: dict[tuple[str, str], tuple[Any, Any]] = {}
     for key in sorted(resolved):
         row = resolved[key].data.get("fuse")
@@ -222,14 +227,15 @@ def _generator_version() -> str:
     tool versions: any change to them invalidates every cached format (see `_format_key`)."""
     digest = hashlib.sha256()
     here = os.path.dirname(os.path.abspath(__file__))
-    for folder in (here, os.path.join(here, "templates"), os.path.join(os.path.dirname(here), "runtime")):
-        if not os.path.isdir(folder):
-            continue
-        for entry in sorted(os.listdir(folder)):
-            path = os.path.join(folder, entry)
-            if os.path.isfile(path) and entry.endswith((".py", ".jinja", ".json")):
-                with open(path, "rb") as fh:
-                    digest.update(f"{os.path.basename(folder)}/{entry}\0".encode() + fh.read() + b"\0")
+    for top in (here, os.path.join(os.path.dirname(here), "runtime")):  # each stage's folder too
+        for folder, subfolders, entries in sorted(os.walk(top)):
+            subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+            for entry in sorted(entries):
+                path = os.path.join(folder, entry)
+                if entry.endswith((".py", ".jinja", ".json")):
+                    with open(path, "rb") as fh:
+                        name = os.path.relpath(path, os.path.dirname(top)).replace(os.sep, "/")
+                        digest.update(f"{name}\0".encode() + fh.read() + b"\0")
     for tool in ("black", "datamodel-code-generator", "jinja2", "jsonschema"):
         digest.update(f"{tool}={importlib.metadata.version(tool)}\0".encode())
     digest.update(sys.version.encode())
@@ -241,7 +247,7 @@ def _format_key(resolved: Any, strategies: list[Strategy], parent_key: str | Non
     file its resolved table came from (its mapping, the `extends` chain, its fixtures file), the
     resolved table itself, its strategies (a module beside the mapping is copied, so its text is
     in `copy`), its base's key (a dialect imports from its base's compiled module) and the
-    generator's version. `root`: the folder the shown paths are relative to (codegen/resolve.py)."""
+    generator's version. `root`: the folder the shown paths are relative to (codegen/load/resolve.py)."""
     digest = hashlib.sha256()
     digest.update(f"{_generator_version()}\0{parent_key}\0{resolved.key}\0{resolved.display}\0".encode())
     for path in sorted({resolved.display, *(origin[0] for origin in resolved.origins.values())}):

@@ -8,7 +8,7 @@
 
 Literal braces are written `{{` and `}}`.
 
-A stream emit row (codegen/stream_table.py) is parsed with `emit_only=True`: it is only ever
+A stream emit row (codegen/sections/stream.py) is parsed with `emit_only=True`: it is only ever
 written, never parsed back, so its placeholders may touch (`{a}{b}`), and the segments of a
 dotted name (`{error.error.message}`, a path into an object value) are wire keys in any case.
 """

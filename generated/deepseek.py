@@ -56,7 +56,7 @@ from wiremap.runtime.errors import (
     error_class,
 )
 
-# what this dialect compiles exactly as its base does (codegen/share.py)
+# what this dialect compiles exactly as its base does (codegen/emit/share.py)
 from .openai_chat import (
     API_VERSION,
     ERROR_ROWS,
@@ -199,7 +199,7 @@ TRANSPORT: Final = {
 
 
 # the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
-# `_stream_emit_<n>` function (codegen/emit_stream.py). None: no streaming
+# `_stream_emit_<n>` function (codegen/emit/stream.py). None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
     "request": {"stream": True, "stream_options": {"include_usage": True}},
     "content": "joined_text",

@@ -972,7 +972,7 @@ def _stream_emit_19(values: Mapping[str, Any]) -> tuple[Any, Any]:
 
 
 # the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
-# `_stream_emit_<n>` function (codegen/emit_stream.py). None: no streaming
+# `_stream_emit_<n>` function (codegen/emit/stream.py). None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
     "request": {"stream": True},
     "content": "as_request",

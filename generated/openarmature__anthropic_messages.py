@@ -48,7 +48,7 @@ from wiremap.runtime.errors import (
     error_class,
 )
 
-# what this dialect compiles exactly as its base does (codegen/share.py)
+# what this dialect compiles exactly as its base does (codegen/emit/share.py)
 from .anthropic_messages import (
     ALIAS_PATHS,
     ENDPOINT,
@@ -173,7 +173,7 @@ TRANSPORT: Final = {
     },
 }  # how the runtime reaches the provider (mapping `transport:`)
 # the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
-# `_stream_emit_<n>` function (codegen/emit_stream.py). None: no streaming
+# `_stream_emit_<n>` function (codegen/emit/stream.py). None: no streaming
 STREAM: Final[dict[str, Any] | None] = None
 
 

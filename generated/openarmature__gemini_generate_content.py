@@ -55,7 +55,7 @@ from wiremap.runtime.errors import (
     error_class,
 )
 
-# what this dialect compiles exactly as its base does (codegen/share.py)
+# what this dialect compiles exactly as its base does (codegen/emit/share.py)
 from .gemini_generate_content import (
     ALIAS_PATHS,
     API_VERSION,
@@ -158,7 +158,7 @@ DOC_REF: Final = (
 
 
 # the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
-# `_stream_emit_<n>` function (codegen/emit_stream.py). None: no streaming
+# `_stream_emit_<n>` function (codegen/emit/stream.py). None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
     "request": {},
     "content": "as_request",

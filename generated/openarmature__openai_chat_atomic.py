@@ -48,7 +48,7 @@ from wiremap.runtime.errors import (
     error_class,
 )
 
-# what this dialect compiles exactly as its base does (codegen/share.py)
+# what this dialect compiles exactly as its base does (codegen/emit/share.py)
 from .openai_chat import (
     API_VERSION,
     ENDPOINT,
@@ -148,7 +148,7 @@ WIRE_KEYS: Final[frozenset[str]] = (
 )
 TITLE: Final = "OpenAI Chat Completions without streaming (OpenArmature streaming_unsupported_stub)"
 # the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
-# `_stream_emit_<n>` function (codegen/emit_stream.py). None: no streaming
+# `_stream_emit_<n>` function (codegen/emit/stream.py). None: no streaming
 STREAM: Final[dict[str, Any] | None] = None
 
 

@@ -55,7 +55,7 @@ from wiremap.runtime.errors import (
     error_class,
 )
 
-# what this dialect compiles exactly as its base does (codegen/share.py)
+# what this dialect compiles exactly as its base does (codegen/emit/share.py)
 from .openai_chat import (
     ALIAS_PATHS,
     API_VERSION,

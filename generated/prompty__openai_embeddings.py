@@ -36,7 +36,7 @@ from wiremap.runtime.errors import (
     error_class,
 )
 
-# what this dialect compiles exactly as its base does (codegen/share.py)
+# what this dialect compiles exactly as its base does (codegen/emit/share.py)
 from .openai_embeddings import (
     API_VERSION,
     ENDPOINT,

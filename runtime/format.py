@@ -205,7 +205,7 @@ def load_format(source: ModuleType | str) -> Format:
     path = os.path.abspath(source)
     folder = os.path.dirname(path)
     # The folder is loaded as a package of its own, so a dialect's converter imports what it
-    # shares with its base from the module beside it (codegen/share.py), as it does in
+    # shares with its base from the module beside it (codegen/emit/share.py), as it does in
     # wiremap.generated; one package per folder, whatever its name.
     package = f"wiremap_format_{abs(hash(folder)):x}"
     if package not in sys.modules:

@@ -2,7 +2,7 @@
 
 A mapping's `stream:` section (mappings/README.md "stream") is compiled by the generator into the
 converter module's `STREAM` constant: plain data, except that each emit row is a function of that
-module (`(values) -> (event, data)`, codegen/emit_stream.py) that writes the row's templates, so
+module (`(values) -> (event, data)`, codegen/emit/stream.py) that writes the row's templates, so
 no template is parsed here. Everything format-specific lives there; this module only reads it:
 
 - `StreamParser(fmt)`: bytes in (split at any byte boundary), canonical events out. SSE framing
@@ -172,7 +172,7 @@ def _usage_sum(raw: Any, where: Mapping[str, Any]) -> int | None:
 
 def usage_from_wire(spec: Mapping[str, Any], raw: Any) -> dict[str, Any]:
     """Canonical usage from a wire usage object, by the table's counters (malformed -> null).
-    A sum counter (codegen/usage.py) is read at its `path` when it has one, else summed."""
+    A sum counter (codegen/sections/usage.py) is read at its `path` when it has one, else summed."""
     out: dict[str, Any] = {"prompt_tokens": None, "completion_tokens": None, "total_tokens": None}
     if type(raw) is not dict:
         return out
@@ -198,7 +198,7 @@ def usage_to_wire(spec: Mapping[str, Any], usage: Mapping[str, Any] | None) -> d
     """A wire usage object from canonical usage; None when the table writes counters
     all-or-nothing (`omit`) and one is unreported. A sum counter writes its `path` (if any) and
     its free addend, the counter minus what the other counters write at its other addends
-    (codegen/usage.py), in the counter's place; a sum with no free addend is derived and not
+    (codegen/sections/usage.py), in the counter's place; a sum with no free addend is derived and not
     written. The same rules as the generated `response_to_wire`."""
     usage = usage or {}
     zero = spec.get("unreported") == "zero"
@@ -1097,7 +1097,7 @@ class StreamEmitter:
         for row in items:
             values["sequence"] = seq
             try:
-                event, data = row(values)  # the row compiled by the generator (codegen/emit_stream.py)
+                event, data = row(values)  # the row compiled by the generator (codegen/emit/stream.py)
             except Unwritable as exc:
                 if self._ctx is not None:
                     key, path, what = self._ctx

@@ -1,7 +1,7 @@
 """What the generated stream emit rows share with the stream engine.
 
 The generator compiles every row of a mapping's `stream.emit` table into a small function of the
-converter module (codegen/emit_stream.py), `(values) -> (event, data)`; `StreamEmitter`
+converter module (codegen/emit/stream.py), `(values) -> (event, data)`; `StreamEmitter`
 (runtime/stream.py) calls it with the values of the event being written. Both sides agree on
 the sentinels here, and the two slot forms that are more than a lookup live here once rather
 than in every generated module. Stdlib only, and cheap to import: every converter with a

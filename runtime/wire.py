@@ -1385,7 +1385,7 @@ def rebind(fn: _F, namespace: dict[str, Any]) -> _F:
 
     A dialect's function whose source is its base's, letter for letter, but which reads names
     the dialect defines otherwise (its `KEY` and `ORIGIN`, its option rows, a function of its own)
-    is bound here instead of compiled again (codegen/share.py): the same bytecode, looking up
+    is bound here instead of compiled again (codegen/emit/share.py): the same bytecode, looking up
     every global in the dialect's module, behaves exactly as the dialect's own copy would.
     A traceback shows the base module's file, at lines holding that same text."""
     if not isinstance(fn, types.FunctionType) or fn.__closure__ is not None:

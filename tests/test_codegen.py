@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 
 from wiremap.codegen import GENERATED_HEADER, MappingError, generate
-from wiremap.codegen.resolve import discover
+from wiremap.codegen.load.resolve import discover
 from wiremap.runtime import format as format_registry
 from wiremap.runtime.errors import ProviderError, UnsupportedContentBlockError
 
@@ -1141,7 +1141,7 @@ def test_the_committed_mappings_generate_the_same_under_another_hash_seed() -> N
 
 
 def test_a_dialect_function_bound_from_its_base_reads_the_dialects_own_tables() -> None:
-    """codegen/share.py binds a function of its base's text to the dialect (`_w.rebind`): the
+    """codegen/emit/share.py binds a function of its base's text to the dialect (`_w.rebind`): the
     same code, but every global it reads (KEY in a message here) is the dialect's."""
     from wiremap.generated import openai_compatible, vllm
 

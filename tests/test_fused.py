@@ -1,4 +1,4 @@
-"""Fused translators (mapping `fuse` rows, codegen/emit_fused.py) and `wiremap.translator`.
+"""Fused translators (mapping `fuse` rows, codegen/emit/fused.py) and `wiremap.translator`.
 
 A fused translator must answer exactly what the two-step path answers:
 `target.request_to_wire(source.request_from_wire(body))` -- the same body (byte for byte, key
@@ -159,10 +159,10 @@ def _eligible_pairs() -> list[tuple[str, str, Any]]:
     from the real tables (only two are shipped; the compiler must be right for all of them)."""
     import types
 
-    from wiremap.codegen.emit_fused import emit_fused_module, fused_blockers, fused_header
+    from wiremap.codegen.emit.fused import emit_fused_module, fused_blockers, fused_header
     from wiremap.codegen.generate import module_name
-    from wiremap.codegen.ir import build_ir
-    from wiremap.codegen.resolve import discover, resolve_all
+    from wiremap.codegen.ir.chat import build_ir
+    from wiremap.codegen.load.resolve import discover, resolve_all
 
     resolved = resolve_all(discover(str(ROOT / "mappings")))
     irs = {k: build_ir(r) for k, r in sorted(resolved.items()) if r.data.get("kind", "chat") == "chat"}

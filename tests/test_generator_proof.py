@@ -4,7 +4,7 @@ Each mapping here once compiled without an error into a converter that did not w
 issue's list, found writing Bedrock Converse and Cohere from mappings/README.md). Each now
 compiles into one that does, and the test asserts what a user of that converter relies on.
 The mappings the generator must refuse instead, among them the tables its proof
-(codegen/prove.py) catches, are in tests/mappings_err.
+(codegen/check/prove.py) catches, are in tests/mappings_err.
 """
 
 from __future__ import annotations

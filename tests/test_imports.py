@@ -8,7 +8,7 @@ runtime's helpers (`from wiremap.runtime import wire as _w`), which is what the 
 The cycle check follows the imports that run: module-level ones, those inside functions, and a
 package `__init__`'s `if TYPE_CHECKING:` block, which mirrors the submodules the package loads
 on attribute access (PEP 562). Other `if TYPE_CHECKING:` imports never run (annotations only:
-a feature module such as codegen/wire_rules.py names the Emitter that way) and are left out of
+a feature module such as codegen/sections/wire_rules.py names the Emitter that way) and are left out of
 it; the private-name check covers them too.
 """
 
@@ -41,8 +41,9 @@ class Import:
 def _modules() -> dict[str, Path]:
     found: dict[str, Path] = {}
     for folder, package in PACKAGES.items():
-        for path in sorted((ROOT / folder).glob("*.py")):
-            found[package if path.stem == "__init__" else f"{package}.{path.stem}"] = path
+        for path in sorted((ROOT / folder).rglob("*.py")):  # codegen's stage folders too
+            parts = [package, *path.relative_to(ROOT / folder).with_suffix("").parts]
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return found
 
 
@@ -186,7 +187,7 @@ def _cycles(edges: dict[str, dict[str, Import]]) -> list[list[str]]:
 
 def test_the_scan_sees_the_packages() -> None:
     # the check below would pass on an empty tree: make sure it reads the real one
-    assert {"wiremap.runtime.wire", "wiremap.codegen.ir", "wiremap.gateway"} <= set(MODULES)
+    assert {"wiremap.runtime.wire", "wiremap.codegen.ir.chat", "wiremap.gateway"} <= set(MODULES)
     edges = _edges()
     assert "wiremap.runtime.validate" in edges["wiremap.runtime.wire"]  # a module-level import
     assert "wiremap.runtime.provider" in edges["wiremap.runtime"]  # a lazy one (PEP 562)

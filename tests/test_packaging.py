@@ -50,7 +50,7 @@ def test_pip_install_lays_out_one_import_name(wheel_site: Path, tmp_path: Path) 
     files = json.loads(out)
     for name, path in files.items():
         assert Path(path).is_relative_to(wheel_site / "wiremap"), (name, path)
-    assert (wheel_site / "wiremap" / "codegen" / "templates" / "converter.py.jinja").is_file()
+    assert (wheel_site / "wiremap" / "codegen" / "emit" / "templates" / "converter.py.jinja").is_file()
     assert (wheel_site / "wiremap" / "generated" / "openai_chat.schema.json").is_file()
 
 

@@ -688,7 +688,7 @@ def _check_error(exc: ProviderError, given_input: Any) -> None:
     path = exc.path
     if path is not None:
         assert isinstance(path, str), f"path {path!r} is not a string"
-        # The project writes the root as "" (codegen/emit_messages.py "the root path is ''",
+        # The project writes the root as "" (codegen/emit/messages.py "the root path is ''",
         # tests/test_validate.py::test_not_a_request): allowed only when the root itself is the
         # problem -- input that is not an object. Anything inside an object has a non-empty path.
         if path == "":

@@ -1,4 +1,4 @@
-"""Named strategies (mapping `strategies:`, codegen/strategies.py): a rule the tables cannot say,
+"""Named strategies (mapping `strategies:`, codegen/sections/strategies.py): a rule the tables cannot say,
 written as a Python function a mapping names, without a change to the generator (issue 16).
 
 The worked example of mappings/README.md "strategies": Bedrock Converse requires user and
@@ -22,7 +22,7 @@ from types import ModuleType
 import pytest
 
 from wiremap.codegen import MappingError, generate
-from wiremap.codegen import strategies as strategies_mod
+from wiremap.codegen.sections import strategies as strategies_mod
 from wiremap.codegen.generate import module_name
 
 TESTS = Path(__file__).resolve().parent
@@ -147,9 +147,9 @@ def test_a_strategy_that_breaks_a_row_is_caught_by_the_proof(tmp_path: Path) -> 
 
 
 def test_a_strategy_makes_the_format_leave_the_fused_path() -> None:
-    from wiremap.codegen.emit_fused import fused_blockers
+    from wiremap.codegen.emit.fused import fused_blockers
     from wiremap.codegen.generate import _build
-    from wiremap.codegen.resolve import discover, resolve_all
+    from wiremap.codegen.load.resolve import discover, resolve_all
 
     resolved = resolve_all(discover(str(TESTS.parent / "mappings")))
     ir = _build(resolved["anthropic_messages"])

@@ -106,7 +106,7 @@ def _main(argv: list[str] | None = None) -> int:
     if args.command == "formats":
         if args.mappings:
             from wiremap.codegen import MappingError
-            from wiremap.codegen.resolve import discover
+            from wiremap.codegen.load.resolve import discover
 
             try:
                 keys = sorted(discover(args.mappings))
@@ -155,7 +155,7 @@ def _main(argv: list[str] | None = None) -> int:
 
 def _write_or_check(command: str, files: dict[str, str], mappings: str, out: str) -> int:
     from wiremap.codegen import check, write
-    from wiremap.codegen.fixtures import fixture_test_count
+    from wiremap.codegen.emit.fixtures import fixture_test_count
 
     if command == "generate":
         changed = write(files, out)

@@ -1,4 +1,4 @@
-"""Compiled stream emit rows (codegen/emit_stream.py): each template form writes what the
+"""Compiled stream emit rows (codegen/emit/stream.py): each template form writes what the
 emitter's interpreter wrote before the rows were compiled, on the cases the committed tables do
 not reach (touching placeholders, escapes, values that are missing, null or not text, `|json`
 paths, a lazy value after an unwritable slot). The committed tables' rows are covered byte for
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from wiremap.codegen.emit_stream import EmitRow, row_function
+from wiremap.codegen.emit.stream import EmitRow, row_function
 from wiremap.codegen.wiretemplate import parse_template
 from wiremap.runtime.stream import StreamEmitter
 from wiremap.runtime.stream_emit import MISSING, Lazy, Unreported, Unwritable

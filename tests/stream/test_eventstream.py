@@ -26,7 +26,7 @@ import pytest
 
 from wiremap.codegen import generate
 from wiremap.codegen.generate import module_name
-from wiremap.codegen.load import MappingError
+from wiremap.codegen.load.source import MappingError
 from wiremap.runtime import format as format_registry
 from wiremap.runtime.errors import InvalidResponseError, RateLimitError
 from wiremap.runtime.eventstream import EventStreamDecoder, encode_message

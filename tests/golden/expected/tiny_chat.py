@@ -183,7 +183,7 @@ TRANSPORT: Final = {
     "ready": None,
 }  # how the runtime reaches the provider (mapping `transport:`)
 # the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
-# `_stream_emit_<n>` function (codegen/emit_stream.py). None: no streaming
+# `_stream_emit_<n>` function (codegen/emit/stream.py). None: no streaming
 STREAM: Final[dict[str, Any] | None] = None
 
 STRUCTURED_OUTPUT_MODE: Final = None  # the mapping's default; overridable per call

@@ -1,4 +1,4 @@
-"""Stage 3: the intermediate representation. Every decision about a format is made here.
+"""Stage 2 (ir): the intermediate representation. Every decision about a format is made here.
 
 The IR is plain dataclasses built from a validated, resolved mapping. Templates are parsed and
 checked against the canonical field catalog; scoped option rules whose API-version condition is
@@ -20,17 +20,17 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from .catalog import CONTEXTS, FINISH_REASONS, SCHEME_VARIANT, Field, context_for_part
-from .emit_items import ItemsIR, build_items_ir
-from .load import MappingError
-from .mapping_schema import OPTION_NAMES, PART_KINDS
-from .resolve import Resolved
-from .reasoning import build_reasoning
-from .wire_rules import build_tool_name_rule, build_wire_rules
-from .stream_table import compile_stream
-from .transport_rows import COUNT_ANSWER, COUNT_REQUEST, MODELS_MODEL, MODELS_PAGE, TransportRowError, check_template
-from .usage import build_usage
+from ..sections.items import ItemsIR, build_items_ir
+from ..load.source import MappingError
+from ..load.schema import OPTION_NAMES, PART_KINDS
+from ..load.resolve import Resolved
+from ..sections.reasoning import build_reasoning
+from ..sections.wire_rules import build_tool_name_rule, build_wire_rules
+from ..sections.stream import compile_stream
+from ..sections.transport_rows import COUNT_ANSWER, COUNT_REQUEST, MODELS_MODEL, MODELS_PAGE, TransportRowError, check_template
+from ..sections.usage import build_usage
 from .wire_path import parse_path
-from .wiretemplate import Arr, Lit, Node, Obj, Slot, TemplateSyntaxError, parse_template, slot_path, slots_of
+from ..wiretemplate import Arr, Lit, Node, Obj, Slot, TemplateSyntaxError, parse_template, slot_path, slots_of
 
 __all__ = [
     "Builder", "FormatIR", "OptionIR", "DeriveIR", "ValueMapIR", "build_ir", "INTEGER_OPTIONS", "BOOLEAN_OPTIONS", "STRING_OPTIONS", "OBJECT_OPTIONS",
@@ -302,11 +302,11 @@ class FormatIR:
     unknown: Literal["reject", "carry"] = "reject"  # request.unknown
     wire_keys: frozenset[str] = frozenset()  # every wire key the tables name (runtime/carry.py)
     path_params: tuple[str, ...] = ()  # `{field}` placeholders of transport.endpoint.path
-    items: ItemsIR = field(default_factory=ItemsIR)  # item-list rows (codegen/emit_items.py)
-    wire_rules: dict[str, Any] | None = None  # mapping `wire_rules:` (codegen/wire_rules.py)
-    reasoning: dict[str, Any] | None = None  # request.reasoning (codegen/reasoning.py)
-    stream: dict[str, Any] | None = None  # the compiled `stream:` table (codegen/stream_table.py)
-    strategy_hooks: tuple[str, ...] = ()  # `strategies:` hooks the converter calls (codegen/strategies.py)
+    items: ItemsIR = field(default_factory=ItemsIR)  # item-list rows (codegen/sections/items.py)
+    wire_rules: dict[str, Any] | None = None  # mapping `wire_rules:` (codegen/sections/wire_rules.py)
+    reasoning: dict[str, Any] | None = None  # request.reasoning (codegen/sections/reasoning.py)
+    stream: dict[str, Any] | None = None  # the compiled `stream:` table (codegen/sections/stream.py)
+    strategy_hooks: tuple[str, ...] = ()  # `strategies:` hooks the converter calls (codegen/sections/strategies.py)
 
 
 def _as_list(value: str | list[str] | None) -> list[str]:
@@ -795,7 +795,7 @@ class Builder:
                     f"no wire value for the canonical finish reason {reason!r}: response_to_wire would "
                     f"write {reason!r} itself; add a map row that reads as {reason!r}, or an `emit` row for it",
                 )
-        usage = build_usage(resp["usage"], self.usage_path, self.err)  # codegen/usage.py: counters, sums and their inverse
+        usage = build_usage(resp["usage"], self.usage_path, self.err)  # codegen/sections/usage.py: counters, sums and their inverse
 
         envelope: list[EnvelopeItem] = []
         for k, v in resp["envelope"].items():

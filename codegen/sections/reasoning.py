@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .emit import Emitter
-    from .lines import Lines
-    from .ir import Builder
+    from ..emit.emitter import Emitter
+    from ..emit.lines import Lines
+    from ..ir.chat import Builder
 
 __all__ = ["REASONING_SCHEMA", "build_reasoning", "hook_message_to_wire", "hook_message_from_wire"]
 

@@ -1,4 +1,4 @@
-"""Stage 5b: prove a rendered converter before it is written (issue 16).
+"""Stage 4 (check): prove a rendered converter before it is written (issue 16).
 
 `generate` renders a converter, then runs it here, in memory, on one canonical probe per row:
 every part kind a template writes, the tools row, every tool_choice mode, a tool call with its
@@ -24,9 +24,9 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from .catalog import FINISH_REASONS
-from .mapping_schema import ERROR_CATEGORIES
-from .wiretemplate import Node, Obj, slots_of
+from ..ir.catalog import FINISH_REASONS
+from ..load.schema import ERROR_CATEGORIES
+from ..wiretemplate import Node, Obj, slots_of
 
 __all__ = ["load_module", "prove"]
 
@@ -50,8 +50,8 @@ def _result_parts_pointer(ir: Any, resolved: Any) -> list[str]:
 def prove(ir: Any, resolved: Any, source: str, strategies: list[Any] | None = None, deps: dict[str, types.ModuleType] | None = None) -> types.ModuleType:
     """Run the converter `source` (the rendered module of `ir`) on the probes; a row whose
     probe does not read back as itself raises `resolved.error(...)` at that row. `strategies`:
-    its named strategies (codegen/strategies.py), a copied module loaded beside it; `deps`: the
-    just-compiled modules it imports from (a dialect's base, codegen/share.py), by module name.
+    its named strategies (codegen/sections/strategies.py), a copied module loaded beside it; `deps`: the
+    just-compiled modules it imports from (a dialect's base, codegen/emit/share.py), by module name.
     Returns the module as it ran."""
     module = load_module(ir.key, source, strategies, deps)
     error_type = getattr(module, "ProviderError", None)

@@ -1,4 +1,4 @@
-"""Stage 4b: the format-level functions (messages, options, tools, responses, errors).
+"""Stage 3 (emit): the format-level functions (messages, options, tools, responses, errors).
 
 Each named strategy of the mapping language is implemented here exactly once.
 """
@@ -7,16 +7,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import emit_items
-from .catalog import CONTEXTS
-from . import usage as emit_usage
-from .ir import INTEGER_OPTIONS, OBJECT_OPTIONS, STRING_OPTIONS
+from ..sections import items as emit_items
+from ..ir.catalog import CONTEXTS
+from ..sections import usage as emit_usage
+from ..ir.chat import INTEGER_OPTIONS, OBJECT_OPTIONS, STRING_OPTIONS
 from .lines import FORMAT_KEY, Lines, keyed, wire_type
-from .reasoning import hook_message_from_wire, hook_message_to_wire
-from .wiretemplate import Arr, Lit, Obj, Slot, slot_path, slots_of
+from ..sections.reasoning import hook_message_from_wire, hook_message_to_wire
+from ..wiretemplate import Arr, Lit, Obj, Slot, slot_path, slots_of
 
 if TYPE_CHECKING:
-    from .emit import Emitter
+    from .emitter import Emitter
 
 __all__ = [
     "assign", "build_message", "emit_error_from_wire", "emit_format", "emit_options_to_wire",
@@ -276,7 +276,7 @@ def _emit_tool_call_builder(em: "Emitter") -> None:
 
 def _emit_role_writers(em: "Emitter") -> None:
     """One function per canonical role: a message's fields -> its wire record. `_messages_to_wire`
-    calls them in its loop, and so do the fused translators (codegen/emit_fused.py), so each
+    calls them in its loop, and so do the fused translators (codegen/emit/fused.py), so each
     role is written by one piece of generated code. (Placement `items` writes assistant turns in
     the loop itself: one turn becomes several items.)"""
     ir = em.ir
@@ -1039,7 +1039,7 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None,
     `path`) per role and hands its canonical fields to `sink(out, role, env)` -- role `system`
     and `user` with env `content`, `assistant` with `content` and `tool_calls`, `tool` with
     `message` (a ToolMessage) -- which emits what to do with them. `_messages_from_wire` builds
-    canonical messages; the fused translators (codegen/emit_fused.py) write the target's wire
+    canonical messages; the fused translators (codegen/emit/fused.py) write the target's wire
     messages. `user_list(out, raw)`, when given, emits first what to do with a user content that
     is a wire list (`raw`): the fused translators translate its parts in one pass. Returns the
     wire roles read. A role template that places `{name?}` reads it first (`name_`, handed to
@@ -1631,7 +1631,7 @@ def _emit_response_to_wire(em: "Emitter") -> None:
     out.add("if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)")
     out.add("    _w.apply_carried(body, resp.carried, ORIGIN)")
     out.add("return _strategy_response_out(body)  # strategies.response_out" if "response_out" in ir.strategy_hooks else "return body")
-    # the body apart from the typed wrapper: a dialect shares it (codegen/share.py) where only
+    # the body apart from the typed wrapper: a dialect shares it (codegen/emit/share.py) where only
     # the wire type's name differs
     em.func("_response_to_wire", "(response: Response | Mapping[str, Any]) -> dict[str, Any]", "The body of response_to_wire.", out.lines)
     wire_resp = wire_type(ir.key, "Response")  # generated/<module>_types.py, imported for type checkers only

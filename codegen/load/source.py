@@ -1,4 +1,4 @@
-"""Stage 1: load mapping files strictly, keeping the line of every node.
+"""Stage 1 (load): read mapping files strictly, keeping the line of every node.
 
 Errors carry `file:line` and the YAML path (`/request/options/max_tokens`), so a user who
 mistypes a table sees where, not a traceback.

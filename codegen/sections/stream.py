@@ -3,7 +3,7 @@
 The runtime's one generic engine (`wiremap.runtime.stream`) reads the compiled table. Its emit
 rows are the exception: each row's `event` and `data` templates are parsed here by the one
 template parser (codegen/wiretemplate.py, as the non-streamed converters' are), checked, and
-kept as an `EmitRow` that codegen/emit_stream.py compiles into a function of the converter
+kept as an `EmitRow` that codegen/emit/stream.py compiles into a function of the converter
 module; the table names the function, and no template text reaches the runtime. A template that
 cannot be compiled is a MappingError at its place. The compiled table adds, read off the mapping's own `response` rows, the finish
 reason map (wire -> canonical and back) and the usage counters, so a stream reads and writes them
@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from .emit_stream import EmitRow
+from ..emit.stream import EmitRow
 from .usage import stream_counters
-from .wiretemplate import Arr, Interp, Node, Obj, TemplateSyntaxError, parse_template, slots_of
+from ..wiretemplate import Arr, Interp, Node, Obj, TemplateSyntaxError, parse_template, slots_of
 
 __all__ = ["STREAM_SCHEMA", "compile_stream", "emit_rows_of", "PARSE_KINDS", "EMIT_KINDS"]
 
@@ -154,7 +154,7 @@ def _path(text: str) -> tuple[list[Any], bool]:
 
 def _template(value: Any, legal: tuple[str, ...], pointer: str, what: str, err: Callable[[str, str], Exception]) -> Node:
     """One emit template (a row's `data` or `event`), parsed by the one template parser
-    (codegen/wiretemplate.py) and checked: what codegen/emit_stream.py can compile, or a
+    (codegen/wiretemplate.py) and checked: what codegen/emit/stream.py can compile, or a
     MappingError at `pointer`. A string that is one placeholder (`"{usage?}"`,
     `"{signature|json}"`) gives the value itself; placeholders inside other text (`"msg_{block}"`)
     are interpolated, so they may carry neither `?` nor a codec. `{{` / `}}` are literal braces."""
@@ -239,7 +239,7 @@ def _emit_rows(emit: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 def emit_rows_of(table: dict[str, Any] | None) -> list[EmitRow]:
     """Every row of a compiled table's `emit`, once each, in the order they were compiled (the
-    functions codegen/emit_stream.py writes for them)."""
+    functions codegen/emit/stream.py writes for them)."""
     found: dict[str, EmitRow] = {}
 
     def walk(value: Any) -> None:
@@ -387,7 +387,7 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
             raise err("/stream/emit/blocks/start/reasoning", "reasoning parts are written whole (`reasoning_whole`); they open no block")
     if "finish" not in emit and "finish_usage" not in emit:
         raise err("/stream/emit", "the emit table needs `finish` or `finish_usage` (where the finish reason goes)")
-    counters = stream_counters(ir_usage)  # codegen/usage.py: plain paths and sums with their inverse
+    counters = stream_counters(ir_usage)  # codegen/sections/usage.py: plain paths and sums with their inverse
     compiled_table: dict[str, Any] = {
         "request": dict(spec["request"]),
         "content": response_content,

@@ -1,4 +1,4 @@
-"""Stage 4a: turn IR templates into straight-line Python.
+"""Stage 3 (emit): turn IR templates into straight-line Python.
 
 Each wire template compiles twice: to a builder (canonical object -> wire dict) and to a reader
 (wire dict -> canonical object). Strings from a mapping only ever reach the output through
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .catalog import CONTEXTS, PART_CLASS, base_kind, context_for_part, part_ident
-from .ir import FormatIR
+from ..ir.catalog import CONTEXTS, PART_CLASS, base_kind, context_for_part, part_ident
+from ..ir.chat import FormatIR
 from .lines import FORMAT_KEY, Func, Lines, ModuleParts, keyed, lit
-from .wiretemplate import Arr, Interp, Lit, Node, Obj, Slot, conditions_of, slots_of
+from ..wiretemplate import Arr, Interp, Lit, Node, Obj, Slot, conditions_of, slots_of
 
 __all__ = ["Emitter"]
 
@@ -91,7 +91,7 @@ class Emitter:
                 pieces.append(lit(piece) if isinstance(piece, str) else self.slot_value(piece, env, context, path_expr))
             return " + ".join(pieces)
         if isinstance(node, Arr) and len(node.items) >= 2 and any(_optional_item(n) for n in node.items):
-            # Keyed items (codegen/ir.py `keyed_items`): an item of optional placeholders only is
+            # Keyed items (codegen/ir/chat.py `keyed_items`): an item of optional placeholders only is
             # written when one of them is present.
             items = out.fresh("items")
             out.add(f"{items}: list[Any] = []")
@@ -255,7 +255,7 @@ class Emitter:
         self, out: Lines, child: Arr, src: str, key: str, path: str, context: str, got: dict[str, str],
         lenient: str | None, optional_fields: frozenset[str],
     ) -> None:
-        """Keyed items (codegen/ir.py `keyed_items`, Bedrock `[{text: "{text}"}, {cachePoint: ...}]`):
+        """Keyed items (codegen/ir/chat.py `keyed_items`, Bedrock `[{text: "{text}"}, {cachePoint: ...}]`):
         each wire item is the template item whose own key it holds; each item at most once, the
         items not made of optional placeholders exactly once."""
         child_path = f"{path} + {lit('.' + key)}"

@@ -1,4 +1,4 @@
-"""Stage 5a: a dialect's module holds only what differs from its base (issue 16).
+"""Stage 3 (emit), last step: a dialect's module holds only what differs from its base (issue 16).
 
 A dialect (`extends:`) compiles to a whole converter, and most of it comes out the same as its
 base's, letter for letter. Such a function or module constant (an `ERROR_RULES` table, `KIND`)
@@ -158,7 +158,7 @@ def share_with_base(text: str, base_text: str, base_module: str, base_origins: d
         drop.update(range(first, node.end_lineno))
     last_import = max(n.end_lineno or n.lineno for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom)))
     origins = {name: (base_origins or {}).get(name, base_module) for name in sorted(candidates)}
-    block = "# what this dialect compiles exactly as its base does (codegen/share.py)\n" if origins else ""
+    block = "# what this dialect compiles exactly as its base does (codegen/emit/share.py)\n" if origins else ""
     for module in sorted(set(origins.values())):
         names = [name for name, where in origins.items() if where == module]
         one_line = f"from .{module} import {', '.join(names)}\n"

@@ -1,4 +1,4 @@
-"""Stage 4c: a JSON Schema of each format's wire request and response, derived from the same
+"""Stage 3 (emit): a JSON Schema of each format's wire request and response, derived from the same
 templates, and TypedDicts generated from it with datamodel-code-generator.
 
 The schema describes what the converter emits (so the TypedDicts type `request_to_wire`'s
@@ -14,13 +14,13 @@ import tempfile
 import warnings
 from typing import Any
 
-from .catalog import CONTEXTS, context_for_part, part_ident
-from .cache import cached
+from ..ir.catalog import CONTEXTS, context_for_part, part_ident
+from ..cache import cached
 from .lines import wire_type
-from .ir import BOOLEAN_OPTIONS, INTEGER_OPTIONS, OBJECT_OPTIONS, STRING_OPTIONS, FormatIR
-from .task import TaskIR, task_wire_schema
-from .usage import UsageSum
-from .wiretemplate import Arr, Interp, Lit, Node, Obj, Slot
+from ..ir.chat import BOOLEAN_OPTIONS, INTEGER_OPTIONS, OBJECT_OPTIONS, STRING_OPTIONS, FormatIR
+from ..sections.task import TaskIR, task_wire_schema
+from ..sections.usage import UsageSum
+from ..wiretemplate import Arr, Interp, Lit, Node, Obj, Slot
 
 __all__ = ["wire_schemas", "render_wire_types"]
 
@@ -52,11 +52,11 @@ def _node_schema(node: Node, context: str, refs: dict[str, Any]) -> dict[str, An
 
 
 def _title(key: str) -> str:
-    return wire_type(key, "")  # the converters name the same TypedDicts (codegen/lines.py)
+    return wire_type(key, "")  # the converters name the same TypedDicts (codegen/emit/lines.py)
 
 
 def _option_type(opt: Any) -> str:
-    """The JSON type of an option's wire field (codegen/ir.py's option type sets)."""
+    """The JSON type of an option's wire field (codegen/ir/chat.py's option type sets)."""
     if opt.values:  # spelled on the wire by the row's `values` keys (json_mode: "json_object")
         return "string"
     for names, kind in ((INTEGER_OPTIONS, "integer"), (BOOLEAN_OPTIONS, "boolean"), (STRING_OPTIONS, "string"), (OBJECT_OPTIONS, "object")):
@@ -67,7 +67,7 @@ def _option_type(opt: Any) -> str:
 
 def wire_schemas(ir: FormatIR | TaskIR) -> dict[str, Any]:
     """One JSON Schema document with `$defs` for the request and the response."""
-    if isinstance(ir, TaskIR):  # a non-chat kind (codegen/task.py)
+    if isinstance(ir, TaskIR):  # a non-chat kind (codegen/sections/task.py)
         return task_wire_schema(ir)
     name = _title(ir.key)
     defs: dict[str, Any] = {}

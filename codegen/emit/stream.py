@@ -1,6 +1,6 @@
 """Stream emit rows -> Python: one straight-line function per row of a `stream.emit` table.
 
-codegen/stream_table.py parses each row's `event` and `data` with the one template parser
+codegen/sections/stream.py parses each row's `event` and `data` with the one template parser
 (codegen/wiretemplate.py) and keeps them as an `EmitRow`; this module writes the row as
 `_stream_emit_<n>(values) -> (event, data)`, and the `STREAM` table names the function
 (`EmitRow`'s repr). `StreamEmitter` (runtime/stream.py) calls it with the values of the event
@@ -23,7 +23,7 @@ after it (a `{response}`, assembled on demand) is computed.
 from __future__ import annotations
 
 from .lines import Func, Lines, lit
-from .wiretemplate import Arr, Interp, Lit, Node, Obj, Slot
+from ..wiretemplate import Arr, Interp, Lit, Node, Obj, Slot
 
 __all__ = ["EmitRow", "row_function"]
 
@@ -84,7 +84,7 @@ class _Row:
     def expr(self, node: Node) -> tuple[str, bool]:
         """A Python expression for the node's value, and whether it may be MISSING."""
         if isinstance(node, Lit):
-            return lit(node.value), False  # JSON scalars only (codegen/load.py)
+            return lit(node.value), False  # JSON scalars only (codegen/load/source.py)
         if isinstance(node, Slot):
             return self.value(node), True
         if isinstance(node, Interp):
@@ -113,7 +113,7 @@ class _Row:
 def row_function(row: EmitRow) -> Func:
     """The function that writes one emit row: `(values) -> (event, data)`; event None: none.
     Its text names no mapping file, so a dialect's row that is its base's, letter for letter, is
-    imported from the base (codegen/share.py)."""
+    imported from the base (codegen/emit/share.py)."""
     body = _Row()
     data, _ = body.expr(row.data)
     event = body.expr(row.event)[0] if row.event is not None else "None"

@@ -19,7 +19,7 @@ def lit(value: Any) -> str:
 
 
 #: where a message names the format's key: `keyed` writes it as the module's `KEY` constant, so a
-#: dialect compiles the message to the same code as its base (codegen/share.py shares it)
+#: dialect compiles the message to the same code as its base (codegen/emit/share.py shares it)
 FORMAT_KEY = "\x00KEY\x00"
 
 
@@ -38,7 +38,7 @@ def keyed(text: str) -> str:
 def wire_type(key: str, part: str) -> str:
     """The name of a format's wire TypedDict in generated/<module>_types.py: `part` is "" (the
     schema's title), "Request" or "Response" (`openai_chat` -> `OpenaiChatRequest`). The schema
-    (codegen/wire_schema.py) and the converters' signatures both take the name from here."""
+    (codegen/emit/wire_schema.py) and the converters' signatures both take the name from here."""
     return "".join(p.capitalize() for p in re.split(r"[._]", key)) + part
 
 

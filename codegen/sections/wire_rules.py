@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from .lines import Func
+from ..emit.lines import Func
 
 if TYPE_CHECKING:
-    from .emit import Emitter
-    from .ir import Builder
+    from ..emit.emitter import Emitter
+    from ..ir.chat import Builder
 
 __all__ = ["WIRE_RULES_SCHEMA", "TOOL_NAME_SCHEMA", "FIXTURE_KEYS", "build_wire_rules", "build_tool_name_rule", "emit_wire_rules"]
 

@@ -16,14 +16,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .emit import Emitter
-from .emit_messages import emit_error_from_wire, emit_unsupported
-from .emit_errors import emit_error_to_wire
-from .ir import Builder, ErrorsIR, ValueMapIR, build_error_rules
-from .lines import FORMAT_KEY, Lines, keyed, wire_type
-from .load import MappingError
-from .resolve import Resolved
-from .wire_path import parse_path
+from ..emit.emitter import Emitter
+from ..emit.messages import emit_error_from_wire, emit_unsupported
+from ..emit.errors import emit_error_to_wire
+from ..ir.chat import Builder, ErrorsIR, ValueMapIR, build_error_rules
+from ..emit.lines import FORMAT_KEY, Lines, keyed, wire_type
+from ..load.source import MappingError
+from ..load.resolve import Resolved
+from ..ir.wire_path import parse_path
 
 __all__ = ["TaskIR", "build_task_ir", "emit_task_module", "task_wire_schema"]
 

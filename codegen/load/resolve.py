@@ -1,4 +1,4 @@
-"""Stage 2: find mapping files, resolve `extends:`, validate against the mapping JSON Schema.
+"""Stage 1 (load): find mapping files, resolve `extends:`, validate against the mapping JSON Schema.
 
 A derived file names its base by key (`extends: openai_chat`). Objects merge key by key; any
 other value (a list, a string, a template) replaces the base's; `null` removes the inherited key. `fixtures:` are never
@@ -16,8 +16,8 @@ from typing import Any
 
 import jsonschema
 
-from .load import FIXTURES_FOLDER, MappingError, SourceFile, display_path, json_pointer, load_file, load_fixtures
-from .mapping_schema import MAPPING_SCHEMA, TASK_SCHEMAS, schema_for
+from .source import FIXTURES_FOLDER, MappingError, SourceFile, display_path, json_pointer, load_file, load_fixtures
+from .schema import MAPPING_SCHEMA, TASK_SCHEMAS, schema_for
 
 __all__ = ["Resolved", "discover", "resolve_all"]
 
@@ -53,7 +53,7 @@ def discover(mappings_dir: str) -> dict[str, SourceFile]:
 
     `mappings/openai_chat.yaml` is `openai_chat`; `mappings/dialects/prompty/openai_chat.yaml`
     is `prompty.openai_chat`. Files and folders starting with `_` or `.` are skipped.
-    `mappings/fixtures/<key>.yaml` holds the fixtures of format `<key>` (codegen/load.py).
+    `mappings/fixtures/<key>.yaml` holds the fixtures of format `<key>` (codegen/load/source.py).
     """
     if not os.path.isdir(mappings_dir):
         raise MappingError(mappings_dir, None, "", "mappings folder not found")

@@ -15,10 +15,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .lines import Lines
-from .mapping_schema import ERROR_CATEGORIES
+from ..load.schema import ERROR_CATEGORIES
 
 if TYPE_CHECKING:
-    from .emit import Emitter
+    from .emitter import Emitter
 
 __all__ = ["emit_error_to_wire", "error_emit_table"]
 

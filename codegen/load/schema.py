@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .reasoning import REASONING_SCHEMA
-from .wire_rules import FIXTURE_KEYS as WIRE_RULES_FIXTURE_KEYS
-from .wire_rules import TOOL_NAME_SCHEMA, WIRE_RULES_SCHEMA
-from .stream_table import STREAM_SCHEMA
+from ..sections.reasoning import REASONING_SCHEMA
+from ..sections.wire_rules import FIXTURE_KEYS as WIRE_RULES_FIXTURE_KEYS
+from ..sections.wire_rules import TOOL_NAME_SCHEMA, WIRE_RULES_SCHEMA
+from ..sections.stream import STREAM_SCHEMA
 
 __all__ = ["MAPPING_SCHEMA", "TASK_SCHEMAS", "KINDS", "schema_for", "CANONICAL_ROLES", "PART_KINDS", "OPTION_NAMES", "ERROR_CATEGORIES"]
 
@@ -339,7 +339,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         "wire": TEMPLATE,
                         "strict": {"enum": ["as_given", "close_object_schema", "close_all_object_schemas"]},
                         "group": WIRE_FIELD,
-                        # the API's rule for a tool's name (codegen/wire_rules.py TOOL_NAME_SCHEMA):
+                        # the API's rule for a tool's name (codegen/sections/wire_rules.py TOOL_NAME_SCHEMA):
                         # declared, not applied by the converter; wiremap.tools fits names to it
                         "name": TOOL_NAME_SCHEMA,
                     },
@@ -625,16 +625,16 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
         ),
         "wire_rules": WIRE_RULES_SCHEMA,
         "stream": STREAM_SCHEMA,
-        # named strategies: a Python function per hook (codegen/strategies.py)
+        # named strategies: a Python function per hook (codegen/sections/strategies.py)
         "strategies": _obj({hook: {"type": "string", "minLength": 1} for hook in ("request_out", "request_in", "response_out", "response_in")}),
-        # rows whose output does not read back as itself on purpose (codegen/prove.py skips
+        # rows whose output does not read back as itself on purpose (codegen/check/prove.py skips
         # their probe and refuses an entry whose row does read back): pointer -> why
         "lossy_rows": {
             "type": "object",
             "propertyNames": {"pattern": r"^/(request/(content_parts/[a-z_.]+(@[a-z][a-z0-9+.-]*)?|tools|tool_calls|tool_results|tool_choice/(auto|required|none|tool))|response/(envelope|finish_reason/map)|errors/emit/categories/[a-z_]+)$"},
             "additionalProperties": {"type": "string", "minLength": 1},
         },
-        # fused translators into this format (codegen/emit_fused.py); not inherited by `extends`
+        # fused translators into this format (codegen/emit/fused.py); not inherited by `extends`
         "fuse": _obj(
             {
                 "from": {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"type": "string", "pattern": r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$"}},

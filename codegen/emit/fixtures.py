@@ -1,4 +1,4 @@
-"""Stage 4d: a pytest module per format from its fixtures (`mappings/fixtures/<key>.yaml`).
+"""Stage 3 (emit): a pytest module per format from its fixtures (`mappings/fixtures/<key>.yaml`).
 
 Each fixture has an `id`, a one-line `doc`, one input and exactly one expected outcome. The
 fixtures are module-level data, one list per input kind in the order they are written (black
@@ -13,9 +13,9 @@ from typing import Any
 
 import jinja2
 
-from .generate_support import doc_text
-from .ir import FormatIR
-from .task import TaskIR
+from .support import doc_text
+from ..ir.chat import FormatIR
+from ..sections.task import TaskIR
 
 __all__ = ["render_fixture_tests", "fixture_test_count"]
 

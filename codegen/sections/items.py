@@ -19,13 +19,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .lines import Lines
-from .wire_path import parse_path
-from .wiretemplate import Lit, Node, Obj, Slot, conditions_of, parse_template, slots_of
+from ..emit.lines import Lines
+from ..ir.wire_path import parse_path
+from ..wiretemplate import Lit, Node, Obj, Slot, conditions_of, parse_template, slots_of
 
 if TYPE_CHECKING:
-    from .emit import Emitter
-    from .ir import Builder
+    from ..emit.emitter import Emitter
+    from ..ir.chat import Builder
 
 __all__ = ["ItemsIR", "build_items_ir"]
 

@@ -12,12 +12,12 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from .catalog import FINISH_REASONS
-from .emit_errors import error_emit_table
-from .ir import FormatIR
-from .mapping_schema import ERROR_CATEGORIES, OPTION_NAMES, PART_KINDS
-from .task import TaskIR
-from .wiretemplate import Arr, Interp, Lit, Node, Obj, Slot, slot_path, slots_of
+from ..ir.catalog import FINISH_REASONS
+from .errors import error_emit_table
+from ..ir.chat import FormatIR
+from ..load.schema import ERROR_CATEGORIES, OPTION_NAMES, PART_KINDS
+from ..sections.task import TaskIR
+from ..wiretemplate import Arr, Interp, Lit, Node, Obj, Slot, slot_path, slots_of
 
 __all__ = ["render_compatibility"]
 
@@ -523,7 +523,7 @@ def render_compatibility(irs: Sequence[FormatIR | TaskIR], bases: dict[str, str 
                 lines.append("Same cells as its base (it differs in fixtures or in details the matrix does not show).")
             lines.append("")
     others = [ir for ir in irs if isinstance(ir, TaskIR)]  # kind embeddings / images
-    if others:  # mapping `kind:` embeddings / images (codegen/task.py): the chat features do not apply
+    if others:  # mapping `kind:` embeddings / images (codegen/sections/task.py): the chat features do not apply
         lines += ["", "## Other kinds", "", "Formats that are not chat (mapping `kind:`, see mappings/README.md); the features above do not apply to them.", ""]
         lines += _table(
             ["format", "kind", "extends", "title"],
