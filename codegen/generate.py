@@ -27,7 +27,7 @@ from .emit.emitter import Emitter
 from .emit.errors import emit_error_to_wire
 from .emit.fused import emit_fused_module, fused_blockers, fused_header, fused_module_name
 from .emit.messages import emit_format, structured_modes
-from .emit.stream import row_function
+from .emit.stream import parse_function, row_function
 from .emit.fixtures import render_fixture_tests
 from .emit.support import doc_text
 from .ir.chat import FormatIR, build_ir
@@ -37,7 +37,7 @@ from .check.prove import load_module, prove
 from .sections.reasoning import emit_reasoning_constant
 from .emit.share import share_with_base
 from .sections.strategies import Strategy, resolve_strategies
-from .sections.stream import emit_rows_of
+from .sections.stream import emit_rows_of, parse_rules_of
 from .load.resolve import discover, resolve_all
 from .sections.task import TaskIR, build_task_ir, emit_task_module
 from .sections.wire_rules import emit_wire_rules
@@ -84,6 +84,15 @@ def emit_module(ir: FormatIR) -> tuple[ModuleParts, dict[str, str]]:
     return em.parts, em.regexes
 
 
+def _stream_functions(table: dict[str, Any] | None) -> list[Any]:
+    """The functions a `STREAM` table names: the one that matches its parse rules, then one per
+    emit row (codegen/emit/stream.py); none when the mapping does not stream."""
+    parse = parse_rules_of(table)
+    if parse is None:
+        return []
+    return [parse_function(parse), *(row_function(row) for row in emit_rows_of(table))]
+
+
 def _render_converter(ir: FormatIR | TaskIR, strategies: list[Strategy] | None = None) -> str:
     if isinstance(ir, TaskIR):
         return _render_task_converter(ir)
@@ -118,10 +127,11 @@ def _render_converter(ir: FormatIR | TaskIR, strategies: list[Strategy] | None =
         doc_ref_literal=repr(ir.doc_ref),
         endpoint_literal=repr(ir.endpoint),
         transport_literal=repr(ir.transport),
-        stream_literal=repr(ir.stream),  # its emit rows: the names of stream_functions (EmitRow)
+        # its parse rules' function and its emit rows: the names of stream_functions (ParseRules, EmitRow)
+        stream_literal=repr(ir.stream),
         stream_functions=[
             {"name": fn.name, "signature": fn.signature, "doc": doc_text(fn.doc), "body": "\n".join(fn.body)}
-            for fn in (row_function(row) for row in emit_rows_of(ir.stream))
+            for fn in _stream_functions(ir.stream)
         ],
         structured_mode=repr(ir.structured["mode"] if ir.structured else None),
         structured_modes=repr(structured_modes(ir)),

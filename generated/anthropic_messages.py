@@ -15,6 +15,7 @@ from wiremap.runtime import wire as _w
 from wiremap.runtime.stream_emit import (
     MISSING as _MISSING,
     Lazy as _Lazy,
+    RuleApply as _RuleApply,
     Unreported as _Unreported,
     json_slot as _json_slot,
     slot_text as _slot_text,
@@ -317,6 +318,192 @@ TRANSPORT: Final = {
 }  # how the runtime reaches the provider (mapping `transport:`)
 
 
+def _stream_parse(
+    obj: dict[str, Any], name: str | None, out: list[dict[str, Any]], apply: _RuleApply
+) -> None:
+    """The stream parse rules /stream/parse/rules, matched against one decoded event: each rule that matches is applied (`apply`), in order, until the parser stops."""
+    values: dict[str, Any]
+    if name == "message_start":
+        # /stream/parse/rules/0: message_start
+        v_1 = obj.get("message", _MISSING)
+        if v_1 is not _MISSING and v_1 is not None:
+            values = {"raw": (v_1, (("message",), None))}
+            if apply(0, values, obj, out):
+                return
+        # /stream/parse/rules/1: usage
+        v_2 = v_1.get("usage", _MISSING) if type(v_1) is dict else _MISSING
+        if v_2 is not _MISSING and v_2 is not None:
+            values = {"usage": (v_2, (("message", "usage"), None))}
+            if apply(1, values, obj, out):
+                return
+    if name == "content_block_start":
+        # /stream/parse/rules/2: text
+        v_3 = obj.get("content_block", _MISSING)
+        v_4 = v_3.get("type", _MISSING) if type(v_3) is dict else _MISSING
+        if v_4 == "text":
+            v_5 = obj.get("index", _MISSING)
+            v_6 = v_3.get("text", _MISSING) if type(v_3) is dict else _MISSING
+            if v_5 is not _MISSING and v_5 is not None and v_6 is not _MISSING and v_6 is not None:
+                values = {
+                    "index": (v_5, (("index",), None)),
+                    "text": (v_6, (("content_block", "text"), None)),
+                }
+                if apply(2, values, obj, out):
+                    return
+        # /stream/parse/rules/3: reasoning
+        if v_4 == "thinking":
+            v_7 = obj.get("index", _MISSING)
+            v_8 = v_3.get("thinking", _MISSING) if type(v_3) is dict else _MISSING
+            if v_7 is not _MISSING and v_7 is not None and v_8 is not _MISSING and v_8 is not None:
+                values = {
+                    "index": (v_7, (("index",), None)),
+                    "text": (v_8, (("content_block", "thinking"), None)),
+                }
+                if apply(3, values, obj, out):
+                    return
+        # /stream/parse/rules/4: redacted_reasoning
+        if v_4 == "redacted_thinking":
+            v_9 = obj.get("index", _MISSING)
+            v_10 = v_3.get("data", _MISSING) if type(v_3) is dict else _MISSING
+            if (
+                v_9 is not _MISSING
+                and v_9 is not None
+                and v_10 is not _MISSING
+                and v_10 is not None
+            ):
+                values = {
+                    "index": (v_9, (("index",), None)),
+                    "data": (v_10, (("content_block", "data"), None)),
+                }
+                if apply(4, values, obj, out):
+                    return
+        # /stream/parse/rules/5: tool_call
+        if v_4 == "tool_use":
+            v_11 = obj.get("index", _MISSING)
+            v_12 = v_3.get("id", _MISSING) if type(v_3) is dict else _MISSING
+            v_13 = v_3.get("name", _MISSING) if type(v_3) is dict else _MISSING
+            if (
+                v_11 is not _MISSING
+                and v_11 is not None
+                and v_12 is not _MISSING
+                and v_12 is not None
+                and v_13 is not _MISSING
+                and v_13 is not None
+            ):
+                values = {
+                    "index": (v_11, (("index",), None)),
+                    "id": (v_12, (("content_block", "id"), None)),
+                    "name": (v_13, (("content_block", "name"), None)),
+                }
+                if apply(5, values, obj, out):
+                    return
+    if name == "content_block_delta":
+        # /stream/parse/rules/6: text
+        v_14 = obj.get("delta", _MISSING)
+        v_15 = v_14.get("type", _MISSING) if type(v_14) is dict else _MISSING
+        if v_15 == "text_delta":
+            v_16 = obj.get("index", _MISSING)
+            v_17 = v_14.get("text", _MISSING) if type(v_14) is dict else _MISSING
+            if (
+                v_16 is not _MISSING
+                and v_16 is not None
+                and v_17 is not _MISSING
+                and v_17 is not None
+            ):
+                values = {
+                    "index": (v_16, (("index",), None)),
+                    "text": (v_17, (("delta", "text"), None)),
+                }
+                if apply(6, values, obj, out):
+                    return
+        # /stream/parse/rules/7: reasoning
+        if v_15 == "thinking_delta":
+            v_18 = obj.get("index", _MISSING)
+            v_19 = v_14.get("thinking", _MISSING) if type(v_14) is dict else _MISSING
+            if (
+                v_18 is not _MISSING
+                and v_18 is not None
+                and v_19 is not _MISSING
+                and v_19 is not None
+            ):
+                values = {
+                    "index": (v_18, (("index",), None)),
+                    "text": (v_19, (("delta", "thinking"), None)),
+                }
+                if apply(7, values, obj, out):
+                    return
+        # /stream/parse/rules/8: signature
+        if v_15 == "signature_delta":
+            v_20 = obj.get("index", _MISSING)
+            v_21 = v_14.get("signature", _MISSING) if type(v_14) is dict else _MISSING
+            if (
+                v_20 is not _MISSING
+                and v_20 is not None
+                and v_21 is not _MISSING
+                and v_21 is not None
+            ):
+                values = {
+                    "index": (v_20, (("index",), None)),
+                    "signature": (v_21, (("delta", "signature"), None)),
+                }
+                if apply(8, values, obj, out):
+                    return
+        # /stream/parse/rules/9: tool_call
+        if v_15 == "input_json_delta":
+            v_22 = obj.get("index", _MISSING)
+            v_23 = v_14.get("partial_json", _MISSING) if type(v_14) is dict else _MISSING
+            if (
+                v_22 is not _MISSING
+                and v_22 is not None
+                and v_23 is not _MISSING
+                and v_23 is not None
+            ):
+                values = {
+                    "index": (v_22, (("index",), None)),
+                    "arguments": (v_23, (("delta", "partial_json"), None)),
+                }
+                if apply(9, values, obj, out):
+                    return
+    if name == "content_block_stop":
+        # /stream/parse/rules/10: block_end
+        v_24 = obj.get("index", _MISSING)
+        if v_24 is not _MISSING and v_24 is not None:
+            values = {"index": (v_24, (("index",), None))}
+            if apply(10, values, obj, out):
+                return
+    if name == "message_delta":
+        # /stream/parse/rules/11: finish
+        v_25 = obj.get("delta", _MISSING)
+        v_26 = v_25.get("stop_reason", _MISSING) if type(v_25) is dict else _MISSING
+        if v_26 is not _MISSING and v_26 is not None:
+            values = {"reason": (v_26, (("delta", "stop_reason"), None))}
+            if apply(11, values, obj, out):
+                return
+        # /stream/parse/rules/12: usage
+        v_27 = obj.get("usage", _MISSING)
+        if v_27 is not _MISSING and v_27 is not None:
+            values = {"usage": (v_27, (("usage",), None))}
+            if apply(12, values, obj, out):
+                return
+    if name == "message_stop":
+        # /stream/parse/rules/13: end
+        values = {}
+        if apply(13, values, obj, out):
+            return
+    if name == "ping":
+        # /stream/parse/rules/14: ignore
+        values = {}
+        if apply(14, values, obj, out):
+            return
+    if name == "error":
+        # /stream/parse/rules/15: error
+        v_28 = obj.get("error", _MISSING)
+        if v_28 is not _MISSING and v_28 is not None:
+            values = {"error": (v_28, (("error",), None))}
+            if apply(15, values, obj, out):
+                return
+
+
 def _stream_emit_0(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/message_start/0: its (event, data) from the values of the event being written."""
     v_id = values.get("id", _MISSING)
@@ -525,8 +712,9 @@ def _stream_emit_12(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return "message_stop", {"type": "message_stop"}
 
 
-# the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
-# `_stream_emit_<n>` function (codegen/emit/stream.py). None: no streaming
+# the stream table (mapping `stream:`), read by wiremap.runtime.stream; its parse rules are matched
+# by `_stream_parse` and each emit row is a `_stream_emit_<n>` function (codegen/emit/stream.py).
+# None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
     "request": {"stream": True},
     "content": "as_request",
@@ -649,6 +837,7 @@ STREAM: Final[dict[str, Any] | None] = {
                 "status": 500,
             },
         ],
+        "match": _stream_parse,
     },
     "tool_calls": {"new_id": "same_call"},
     "emit": {

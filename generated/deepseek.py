@@ -16,6 +16,7 @@ from wiremap.runtime import reasoning as _reasoning
 from wiremap.runtime.stream_emit import (
     MISSING as _MISSING,
     Lazy as _Lazy,
+    RuleApply as _RuleApply,
     Unreported as _Unreported,
     json_slot as _json_slot,
     slot_text as _slot_text,
@@ -92,6 +93,7 @@ from .openai_chat import (
     _stream_emit_6,
     _stream_emit_7,
     _stream_emit_8,
+    _stream_parse,
     _system_to_wire,
     _tool_call_to_wire,
     _tool_choice_to_wire,
@@ -198,8 +200,9 @@ TRANSPORT: Final = {
 }  # how the runtime reaches the provider (mapping `transport:`)
 
 
-# the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
-# `_stream_emit_<n>` function (codegen/emit/stream.py). None: no streaming
+# the stream table (mapping `stream:`), read by wiremap.runtime.stream; its parse rules are matched
+# by `_stream_parse` and each emit row is a `_stream_emit_<n>` function (codegen/emit/stream.py).
+# None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
     "request": {"stream": True, "stream_options": {"include_usage": True}},
     "content": "joined_text",
@@ -264,6 +267,7 @@ STREAM: Final[dict[str, Any] | None] = {
                 "each": None,
             },
         ],
+        "match": _stream_parse,
     },
     "tool_calls": {"new_id": "new_call"},
     "emit": {

@@ -15,6 +15,7 @@ from wiremap.runtime import wire as _w
 from wiremap.runtime.stream_emit import (
     MISSING as _MISSING,
     Lazy as _Lazy,
+    RuleApply as _RuleApply,
     Unreported as _Unreported,
     json_slot as _json_slot,
     slot_text as _slot_text,
@@ -334,6 +335,132 @@ TRANSPORT: Final = {
 }  # how the runtime reaches the provider (mapping `transport:`)
 
 
+def _stream_parse(
+    obj: dict[str, Any], name: str | None, out: list[dict[str, Any]], apply: _RuleApply
+) -> None:
+    """The stream parse rules /stream/parse/rules, matched against one decoded event: each rule that matches is applied (`apply`), in order, until the parser stops."""
+    values: dict[str, Any]
+    # /stream/parse/rules/0: error
+    v_1 = obj.get("error", _MISSING)
+    v_2 = v_1.get("code", _MISSING) if type(v_1) is dict else _MISSING
+    if v_1 is not _MISSING and v_1 is not None:
+        values = {"error": (v_1, (("error",), None))}
+        if v_2 is not _MISSING and v_2 is not None:
+            values["code"] = (v_2, (("error", "code"), None))
+        if apply(0, values, obj, out):
+            return
+    # /stream/parse/rules/1: message_start
+    v_3 = obj.get("responseId", _MISSING)
+    v_4 = obj.get("modelVersion", _MISSING)
+    values = {}
+    if v_3 is not _MISSING and v_3 is not None:
+        values["id"] = (v_3, (("responseId",), None))
+    if v_4 is not _MISSING and v_4 is not None:
+        values["model"] = (v_4, (("modelVersion",), None))
+    if apply(1, values, obj, out):
+        return
+    v_5 = obj.get("candidates", _MISSING)
+    v_6 = v_5[0] if type(v_5) is list and len(v_5) > 0 else _MISSING
+    v_7 = v_6.get("content", _MISSING) if type(v_6) is dict else _MISSING
+    v_8 = v_7.get("parts", _MISSING) if type(v_7) is dict else _MISSING
+    if type(v_8) is list:
+        for i_9, item_9 in enumerate(v_8):
+            # /stream/parse/rules/2: reasoning
+            v_10 = item_9.get("thought", _MISSING) if type(item_9) is dict else _MISSING
+            if v_10 == True:
+                v_11 = item_9.get("text", _MISSING) if type(item_9) is dict else _MISSING
+                values = {}
+                if v_11 is not _MISSING and v_11 is not None:
+                    values["text"] = (
+                        v_11,
+                        (("text",), (("candidates", 0, "content", "parts"), i_9)),
+                    )
+                if apply(2, values, obj, out):
+                    return
+            # /stream/parse/rules/3: signature
+            if v_10 == True:
+                v_12 = (
+                    item_9.get("thoughtSignature", _MISSING) if type(item_9) is dict else _MISSING
+                )
+                if v_12 is not _MISSING and v_12 is not None:
+                    values = {
+                        "signature": (
+                            v_12,
+                            (("thoughtSignature",), (("candidates", 0, "content", "parts"), i_9)),
+                        )
+                    }
+                    if apply(3, values, obj, out):
+                        return
+            # /stream/parse/rules/4: text
+            if not (v_10 == True):
+                v_13 = item_9.get("text", _MISSING) if type(item_9) is dict else _MISSING
+                v_14 = (
+                    item_9.get("thoughtSignature", _MISSING) if type(item_9) is dict else _MISSING
+                )
+                if v_13 is not _MISSING and v_13 is not None:
+                    values = {
+                        "text": (v_13, (("text",), (("candidates", 0, "content", "parts"), i_9)))
+                    }
+                    if v_14 is not _MISSING and v_14 is not None:
+                        values["signature"] = (
+                            v_14,
+                            (("thoughtSignature",), (("candidates", 0, "content", "parts"), i_9)),
+                        )
+                    if apply(4, values, obj, out):
+                        return
+            # /stream/parse/rules/5: tool_call
+            v_15 = item_9.get("functionCall", _MISSING) if type(item_9) is dict else _MISSING
+            v_16 = v_15.get("id", _MISSING) if type(v_15) is dict else _MISSING
+            v_17 = v_15.get("name", _MISSING) if type(v_15) is dict else _MISSING
+            v_18 = v_15.get("args", _MISSING) if type(v_15) is dict else _MISSING
+            v_19 = item_9.get("thoughtSignature", _MISSING) if type(item_9) is dict else _MISSING
+            if v_17 is not _MISSING and v_17 is not None:
+                values = {}
+                if v_16 is not _MISSING and v_16 is not None:
+                    values["id"] = (
+                        v_16,
+                        (("functionCall", "id"), (("candidates", 0, "content", "parts"), i_9)),
+                    )
+                values["name"] = (
+                    v_17,
+                    (("functionCall", "name"), (("candidates", 0, "content", "parts"), i_9)),
+                )
+                if v_18 is not _MISSING and v_18 is not None:
+                    values["arguments"] = (
+                        v_18,
+                        (("functionCall", "args"), (("candidates", 0, "content", "parts"), i_9)),
+                    )
+                if v_19 is not _MISSING and v_19 is not None:
+                    values["signature"] = (
+                        v_19,
+                        (("thoughtSignature",), (("candidates", 0, "content", "parts"), i_9)),
+                    )
+                if apply(5, values, obj, out):
+                    return
+    # /stream/parse/rules/6: usage
+    v_20 = obj.get("usageMetadata", _MISSING)
+    if v_20 is not _MISSING and v_20 is not None:
+        values = {"usage": (v_20, (("usageMetadata",), None))}
+        if apply(6, values, obj, out):
+            return
+    # /stream/parse/rules/7: finish
+    v_21 = v_6.get("finishReason", _MISSING) if type(v_6) is dict else _MISSING
+    if v_21 is not _MISSING and v_21 is not None:
+        values = {"reason": (v_21, (("candidates", 0, "finishReason"), None))}
+        if apply(7, values, obj, out):
+            return
+    # /stream/parse/rules/8: finish
+    v_22 = obj.get("promptFeedback", _MISSING)
+    v_23 = v_22.get("blockReason", _MISSING) if type(v_22) is dict else _MISSING
+    if v_23 is not _MISSING and v_23 is not None and v_23 is not _MISSING and v_23 is not None:
+        values = {
+            "reason": (v_23, (("promptFeedback", "blockReason"), None)),
+            "detail": (v_23, (("promptFeedback", "blockReason"), None)),
+        }
+        if apply(8, values, obj, out):
+            return
+
+
 def _stream_emit_0(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/text_delta/0: its (event, data) from the values of the event being written."""
     v_text = values.get("text", _MISSING)
@@ -518,8 +645,9 @@ def _stream_emit_6(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return None, v_error
 
 
-# the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
-# `_stream_emit_<n>` function (codegen/emit/stream.py). None: no streaming
+# the stream table (mapping `stream:`), read by wiremap.runtime.stream; its parse rules are matched
+# by `_stream_parse` and each emit row is a `_stream_emit_<n>` function (codegen/emit/stream.py).
+# None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
     "request": {},
     "content": "as_request",
@@ -601,6 +729,7 @@ STREAM: Final[dict[str, Any] | None] = {
                 "each": None,
             },
         ],
+        "match": _stream_parse,
     },
     "tool_calls": {"new_id": "always", "missing_id": "synthesize"},
     "emit": {

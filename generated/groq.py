@@ -16,6 +16,7 @@ from wiremap.runtime import reasoning as _reasoning
 from wiremap.runtime.stream_emit import (
     MISSING as _MISSING,
     Lazy as _Lazy,
+    RuleApply as _RuleApply,
     Unreported as _Unreported,
     json_slot as _json_slot,
     slot_text as _slot_text,
@@ -201,6 +202,93 @@ TRANSPORT: Final = {
 }  # how the runtime reaches the provider (mapping `transport:`)
 
 
+def _stream_parse(
+    obj: dict[str, Any], name: str | None, out: list[dict[str, Any]], apply: _RuleApply
+) -> None:
+    """The stream parse rules /stream/parse/rules, matched against one decoded event: each rule that matches is applied (`apply`), in order, until the parser stops."""
+    values: dict[str, Any]
+    # /stream/parse/rules/0: error
+    v_1 = obj.get("error", _MISSING)
+    v_2 = v_1.get("status_code", _MISSING) if type(v_1) is dict else _MISSING
+    if v_1 is not _MISSING and v_1 is not None:
+        values = {"error": (v_1, (("error",), None))}
+        if v_2 is not _MISSING and v_2 is not None:
+            values["code"] = (v_2, (("error", "status_code"), None))
+        if apply(0, values, obj, out):
+            return
+    # /stream/parse/rules/1: message_start
+    values = {}
+    if apply(1, values, obj, out):
+        return
+    # /stream/parse/rules/2: reasoning
+    v_3 = obj.get("choices", _MISSING)
+    v_4 = v_3[0] if type(v_3) is list and len(v_3) > 0 else _MISSING
+    v_5 = v_4.get("delta", _MISSING) if type(v_4) is dict else _MISSING
+    v_6 = v_5.get("reasoning_content", _MISSING) if type(v_5) is dict else _MISSING
+    if v_6 is not _MISSING and v_6 is not None:
+        values = {"text": (v_6, (("choices", 0, "delta", "reasoning_content"), None))}
+        if apply(2, values, obj, out):
+            return
+    # /stream/parse/rules/3: reasoning
+    v_7 = v_5.get("reasoning", _MISSING) if type(v_5) is dict else _MISSING
+    if v_7 is not _MISSING and v_7 is not None:
+        values = {"text": (v_7, (("choices", 0, "delta", "reasoning"), None))}
+        if apply(3, values, obj, out):
+            return
+    # /stream/parse/rules/4: text
+    v_8 = v_5.get("content", _MISSING) if type(v_5) is dict else _MISSING
+    if v_8 is not _MISSING and v_8 is not None:
+        values = {"text": (v_8, (("choices", 0, "delta", "content"), None))}
+        if apply(4, values, obj, out):
+            return
+    v_9 = v_5.get("tool_calls", _MISSING) if type(v_5) is dict else _MISSING
+    if type(v_9) is list:
+        for i_10, item_10 in enumerate(v_9):
+            # /stream/parse/rules/5: tool_call
+            v_11 = item_10.get("index", _MISSING) if type(item_10) is dict else _MISSING
+            v_12 = item_10.get("id", _MISSING) if type(item_10) is dict else _MISSING
+            v_13 = item_10.get("function", _MISSING) if type(item_10) is dict else _MISSING
+            v_14 = v_13.get("name", _MISSING) if type(v_13) is dict else _MISSING
+            v_15 = v_13.get("arguments", _MISSING) if type(v_13) is dict else _MISSING
+            if v_11 is not _MISSING and v_11 is not None:
+                values = {
+                    "index": (v_11, (("index",), (("choices", 0, "delta", "tool_calls"), i_10)))
+                }
+                if v_12 is not _MISSING and v_12 is not None:
+                    values["id"] = (v_12, (("id",), (("choices", 0, "delta", "tool_calls"), i_10)))
+                if v_14 is not _MISSING and v_14 is not None:
+                    values["name"] = (
+                        v_14,
+                        (("function", "name"), (("choices", 0, "delta", "tool_calls"), i_10)),
+                    )
+                if v_15 is not _MISSING and v_15 is not None:
+                    values["arguments"] = (
+                        v_15,
+                        (("function", "arguments"), (("choices", 0, "delta", "tool_calls"), i_10)),
+                    )
+                if apply(5, values, obj, out):
+                    return
+    # /stream/parse/rules/6: finish
+    v_16 = v_4.get("finish_reason", _MISSING) if type(v_4) is dict else _MISSING
+    if v_16 is not _MISSING and v_16 is not None:
+        values = {"reason": (v_16, (("choices", 0, "finish_reason"), None))}
+        if apply(6, values, obj, out):
+            return
+    # /stream/parse/rules/7: usage
+    v_17 = obj.get("x_groq", _MISSING)
+    v_18 = v_17.get("usage", _MISSING) if type(v_17) is dict else _MISSING
+    if v_18 is not _MISSING and v_18 is not None:
+        values = {"usage": (v_18, (("x_groq", "usage"), None))}
+        if apply(7, values, obj, out):
+            return
+    # /stream/parse/rules/8: usage
+    v_19 = obj.get("usage", _MISSING)
+    if v_19 is not _MISSING and v_19 is not None:
+        values = {"usage": (v_19, (("usage",), None))}
+        if apply(8, values, obj, out):
+            return
+
+
 def _stream_emit_7(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/error/0: its (event, data) from the values of the event being written."""
     v_error = values.get("error", _MISSING)
@@ -228,8 +316,9 @@ def _stream_emit_7(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return "error", {"error": o_4}
 
 
-# the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
-# `_stream_emit_<n>` function (codegen/emit/stream.py). None: no streaming
+# the stream table (mapping `stream:`), read by wiremap.runtime.stream; its parse rules are matched
+# by `_stream_parse` and each emit row is a `_stream_emit_<n>` function (codegen/emit/stream.py).
+# None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
     "request": {"stream": True, "stream_options": {"include_usage": True}},
     "content": "joined_text",
@@ -301,6 +390,7 @@ STREAM: Final[dict[str, Any] | None] = {
                 "each": None,
             },
         ],
+        "match": _stream_parse,
     },
     "tool_calls": {"new_id": "new_call"},
     "emit": {

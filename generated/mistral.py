@@ -16,6 +16,7 @@ from wiremap.runtime import wire_rules as _rules
 from wiremap.runtime.stream_emit import (
     MISSING as _MISSING,
     Lazy as _Lazy,
+    RuleApply as _RuleApply,
     Unreported as _Unreported,
     json_slot as _json_slot,
     slot_text as _slot_text,
@@ -176,6 +177,106 @@ TRANSPORT: Final = {
         },
     },
 }  # how the runtime reaches the provider (mapping `transport:`)
+
+
+def _stream_parse(
+    obj: dict[str, Any], name: str | None, out: list[dict[str, Any]], apply: _RuleApply
+) -> None:
+    """The stream parse rules /stream/parse/rules, matched against one decoded event: each rule that matches is applied (`apply`), in order, until the parser stops."""
+    values: dict[str, Any]
+    # /stream/parse/rules/0: error
+    v_1 = obj.get("error", _MISSING)
+    if v_1 is not _MISSING and v_1 is not None:
+        values = {"error": (v_1, (("error",), None))}
+        if apply(0, values, obj, out):
+            return
+    # /stream/parse/rules/1: error
+    v_2 = obj.get("object", _MISSING)
+    if v_2 == "error":
+        values = {}
+        if apply(1, values, obj, out):
+            return
+    # /stream/parse/rules/2: message_start
+    values = {}
+    if apply(2, values, obj, out):
+        return
+    # /stream/parse/rules/3: text
+    v_3 = obj.get("choices", _MISSING)
+    v_4 = v_3[0] if type(v_3) is list and len(v_3) > 0 else _MISSING
+    v_5 = v_4.get("delta", _MISSING) if type(v_4) is dict else _MISSING
+    v_6 = v_5.get("content", _MISSING) if type(v_5) is dict else _MISSING
+    if type(v_6) is str:
+        if v_6 is not _MISSING and v_6 is not None:
+            values = {"text": (v_6, (("choices", 0, "delta", "content"), None))}
+            if apply(3, values, obj, out):
+                return
+    if type(v_6) is list:
+        for i_7, item_7 in enumerate(v_6):
+            # /stream/parse/rules/4: reasoning
+            v_8 = item_7.get("type", _MISSING) if type(item_7) is dict else _MISSING
+            if v_8 == "thinking":
+                v_9 = item_7.get("thinking", _MISSING) if type(item_7) is dict else _MISSING
+                v_10 = v_9[0] if type(v_9) is list and len(v_9) > 0 else _MISSING
+                v_11 = v_10.get("text", _MISSING) if type(v_10) is dict else _MISSING
+                if v_11 is not _MISSING and v_11 is not None:
+                    values = {
+                        "text": (
+                            v_11,
+                            (("thinking", 0, "text"), (("choices", 0, "delta", "content"), i_7)),
+                        )
+                    }
+                    if apply(4, values, obj, out):
+                        return
+            # /stream/parse/rules/5: text
+            if v_8 == "text":
+                v_12 = item_7.get("text", _MISSING) if type(item_7) is dict else _MISSING
+                if v_12 is not _MISSING and v_12 is not None:
+                    values = {
+                        "text": (v_12, (("text",), (("choices", 0, "delta", "content"), i_7)))
+                    }
+                    if apply(5, values, obj, out):
+                        return
+    v_13 = v_5.get("tool_calls", _MISSING) if type(v_5) is dict else _MISSING
+    if type(v_13) is list:
+        for i_14, item_14 in enumerate(v_13):
+            # /stream/parse/rules/6: tool_call
+            v_15 = item_14.get("index", _MISSING) if type(item_14) is dict else _MISSING
+            v_16 = item_14.get("id", _MISSING) if type(item_14) is dict else _MISSING
+            v_17 = item_14.get("function", _MISSING) if type(item_14) is dict else _MISSING
+            v_18 = v_17.get("name", _MISSING) if type(v_17) is dict else _MISSING
+            v_19 = v_17.get("arguments", _MISSING) if type(v_17) is dict else _MISSING
+            values = {}
+            if v_15 is not _MISSING and v_15 is not None:
+                values["index"] = (
+                    v_15,
+                    (("index",), (("choices", 0, "delta", "tool_calls"), i_14)),
+                )
+            if v_16 is not _MISSING and v_16 is not None:
+                values["id"] = (v_16, (("id",), (("choices", 0, "delta", "tool_calls"), i_14)))
+            if v_18 is not _MISSING and v_18 is not None:
+                values["name"] = (
+                    v_18,
+                    (("function", "name"), (("choices", 0, "delta", "tool_calls"), i_14)),
+                )
+            if v_19 is not _MISSING and v_19 is not None:
+                values["arguments"] = (
+                    v_19,
+                    (("function", "arguments"), (("choices", 0, "delta", "tool_calls"), i_14)),
+                )
+            if apply(6, values, obj, out):
+                return
+    # /stream/parse/rules/7: finish
+    v_20 = v_4.get("finish_reason", _MISSING) if type(v_4) is dict else _MISSING
+    if v_20 is not _MISSING and v_20 is not None:
+        values = {"reason": (v_20, (("choices", 0, "finish_reason"), None))}
+        if apply(7, values, obj, out):
+            return
+    # /stream/parse/rules/8: usage
+    v_21 = obj.get("usage", _MISSING)
+    if v_21 is not _MISSING and v_21 is not None:
+        values = {"usage": (v_21, (("usage",), None))}
+        if apply(8, values, obj, out):
+            return
 
 
 def _stream_emit_2(values: Mapping[str, Any]) -> tuple[Any, Any]:
@@ -345,8 +446,9 @@ def _stream_emit_7(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return None, o_3
 
 
-# the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
-# `_stream_emit_<n>` function (codegen/emit/stream.py). None: no streaming
+# the stream table (mapping `stream:`), read by wiremap.runtime.stream; its parse rules are matched
+# by `_stream_parse` and each emit row is a `_stream_emit_<n>` function (codegen/emit/stream.py).
+# None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
     "request": {"stream": True},
     "content": "as_request",
@@ -420,6 +522,7 @@ STREAM: Final[dict[str, Any] | None] = {
                 "each": None,
             },
         ],
+        "match": _stream_parse,
     },
     "tool_calls": {"new_id": "new_call"},
     "emit": {

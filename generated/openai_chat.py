@@ -15,6 +15,7 @@ from wiremap.runtime import wire as _w
 from wiremap.runtime.stream_emit import (
     MISSING as _MISSING,
     Lazy as _Lazy,
+    RuleApply as _RuleApply,
     Unreported as _Unreported,
     json_slot as _json_slot,
     slot_text as _slot_text,
@@ -318,6 +319,83 @@ TRANSPORT: Final = {
 }  # how the runtime reaches the provider (mapping `transport:`)
 
 
+def _stream_parse(
+    obj: dict[str, Any], name: str | None, out: list[dict[str, Any]], apply: _RuleApply
+) -> None:
+    """The stream parse rules /stream/parse/rules, matched against one decoded event: each rule that matches is applied (`apply`), in order, until the parser stops."""
+    values: dict[str, Any]
+    # /stream/parse/rules/0: error
+    v_1 = obj.get("error", _MISSING)
+    if v_1 is not _MISSING and v_1 is not None:
+        values = {"error": (v_1, (("error",), None))}
+        if apply(0, values, obj, out):
+            return
+    # /stream/parse/rules/1: message_start
+    values = {}
+    if apply(1, values, obj, out):
+        return
+    # /stream/parse/rules/2: reasoning
+    v_2 = obj.get("choices", _MISSING)
+    v_3 = v_2[0] if type(v_2) is list and len(v_2) > 0 else _MISSING
+    v_4 = v_3.get("delta", _MISSING) if type(v_3) is dict else _MISSING
+    v_5 = v_4.get("reasoning_content", _MISSING) if type(v_4) is dict else _MISSING
+    if v_5 is not _MISSING and v_5 is not None:
+        values = {"text": (v_5, (("choices", 0, "delta", "reasoning_content"), None))}
+        if apply(2, values, obj, out):
+            return
+    # /stream/parse/rules/3: reasoning
+    v_6 = v_4.get("reasoning", _MISSING) if type(v_4) is dict else _MISSING
+    if v_6 is not _MISSING and v_6 is not None:
+        values = {"text": (v_6, (("choices", 0, "delta", "reasoning"), None))}
+        if apply(3, values, obj, out):
+            return
+    # /stream/parse/rules/4: text
+    v_7 = v_4.get("content", _MISSING) if type(v_4) is dict else _MISSING
+    if v_7 is not _MISSING and v_7 is not None:
+        values = {"text": (v_7, (("choices", 0, "delta", "content"), None))}
+        if apply(4, values, obj, out):
+            return
+    v_8 = v_4.get("tool_calls", _MISSING) if type(v_4) is dict else _MISSING
+    if type(v_8) is list:
+        for i_9, item_9 in enumerate(v_8):
+            # /stream/parse/rules/5: tool_call
+            v_10 = item_9.get("index", _MISSING) if type(item_9) is dict else _MISSING
+            v_11 = item_9.get("id", _MISSING) if type(item_9) is dict else _MISSING
+            v_12 = item_9.get("function", _MISSING) if type(item_9) is dict else _MISSING
+            v_13 = v_12.get("name", _MISSING) if type(v_12) is dict else _MISSING
+            v_14 = v_12.get("arguments", _MISSING) if type(v_12) is dict else _MISSING
+            if v_10 is not _MISSING and v_10 is not None:
+                values = {
+                    "index": (v_10, (("index",), (("choices", 0, "delta", "tool_calls"), i_9)))
+                }
+                if v_11 is not _MISSING and v_11 is not None:
+                    values["id"] = (v_11, (("id",), (("choices", 0, "delta", "tool_calls"), i_9)))
+                if v_13 is not _MISSING and v_13 is not None:
+                    values["name"] = (
+                        v_13,
+                        (("function", "name"), (("choices", 0, "delta", "tool_calls"), i_9)),
+                    )
+                if v_14 is not _MISSING and v_14 is not None:
+                    values["arguments"] = (
+                        v_14,
+                        (("function", "arguments"), (("choices", 0, "delta", "tool_calls"), i_9)),
+                    )
+                if apply(5, values, obj, out):
+                    return
+    # /stream/parse/rules/6: finish
+    v_15 = v_3.get("finish_reason", _MISSING) if type(v_3) is dict else _MISSING
+    if v_15 is not _MISSING and v_15 is not None:
+        values = {"reason": (v_15, (("choices", 0, "finish_reason"), None))}
+        if apply(6, values, obj, out):
+            return
+    # /stream/parse/rules/7: usage
+    v_16 = obj.get("usage", _MISSING)
+    if v_16 is not _MISSING and v_16 is not None:
+        values = {"usage": (v_16, (("usage",), None))}
+        if apply(7, values, obj, out):
+            return
+
+
 def _stream_emit_0(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/message_start/0: its (event, data) from the values of the event being written."""
     v_id = values.get("id", _MISSING)
@@ -573,8 +651,9 @@ def _stream_emit_8(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return None, "[DONE]"
 
 
-# the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
-# `_stream_emit_<n>` function (codegen/emit/stream.py). None: no streaming
+# the stream table (mapping `stream:`), read by wiremap.runtime.stream; its parse rules are matched
+# by `_stream_parse` and each emit row is a `_stream_emit_<n>` function (codegen/emit/stream.py).
+# None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
     "request": {"stream": True, "stream_options": {"include_usage": True}},
     "content": "joined_text",
@@ -639,6 +718,7 @@ STREAM: Final[dict[str, Any] | None] = {
                 "each": None,
             },
         ],
+        "match": _stream_parse,
     },
     "tool_calls": {"new_id": "new_call"},
     "emit": {

@@ -15,6 +15,7 @@ from wiremap.runtime import wire as _w
 from wiremap.runtime.stream_emit import (
     MISSING as _MISSING,
     Lazy as _Lazy,
+    RuleApply as _RuleApply,
     Unreported as _Unreported,
     json_slot as _json_slot,
     slot_text as _slot_text,
@@ -348,6 +349,206 @@ TRANSPORT: Final = {
         "answer": {"object": "response.input_tokens", "input_tokens": "{count}"},
     },
 }  # how the runtime reaches the provider (mapping `transport:`)
+
+
+def _stream_parse(
+    obj: dict[str, Any], name: str | None, out: list[dict[str, Any]], apply: _RuleApply
+) -> None:
+    """The stream parse rules /stream/parse/rules, matched against one decoded event: each rule that matches is applied (`apply`), in order, until the parser stops."""
+    values: dict[str, Any]
+    if name == "response.created":
+        # /stream/parse/rules/0: message_start
+        v_1 = obj.get("response", _MISSING)
+        if v_1 is not _MISSING and v_1 is not None:
+            values = {"raw": (v_1, (("response",), None))}
+            if apply(0, values, obj, out):
+                return
+    if name == "response.output_item.added":
+        # /stream/parse/rules/1: reasoning
+        v_2 = obj.get("item", _MISSING)
+        v_3 = v_2.get("type", _MISSING) if type(v_2) is dict else _MISSING
+        if v_3 == "reasoning":
+            v_4 = obj.get("output_index", _MISSING)
+            if v_4 is not _MISSING and v_4 is not None:
+                values = {"index": (v_4, (("output_index",), None))}
+                values["text"] = ("", ((), None))
+                if apply(1, values, obj, out):
+                    return
+    if name == "response.reasoning_summary_part.added":
+        # /stream/parse/rules/2: reasoning
+        v_5 = obj.get("summary_index", _MISSING)
+        if not (v_5 == 0):
+            v_6 = obj.get("output_index", _MISSING)
+            if v_6 is not _MISSING and v_6 is not None:
+                values = {"index": (v_6, (("output_index",), None))}
+                values["text"] = ("\n\n", ((), None))
+                if apply(2, values, obj, out):
+                    return
+    if name == "response.reasoning_summary_text.delta":
+        # /stream/parse/rules/3: reasoning
+        v_7 = obj.get("output_index", _MISSING)
+        v_8 = obj.get("delta", _MISSING)
+        if v_7 is not _MISSING and v_7 is not None and v_8 is not _MISSING and v_8 is not None:
+            values = {"index": (v_7, (("output_index",), None)), "text": (v_8, (("delta",), None))}
+            if apply(3, values, obj, out):
+                return
+    if name == "response.output_item.done":
+        # /stream/parse/rules/4: signature
+        v_9 = obj.get("item", _MISSING)
+        v_10 = v_9.get("type", _MISSING) if type(v_9) is dict else _MISSING
+        if v_10 == "reasoning":
+            v_11 = obj.get("output_index", _MISSING)
+            if (
+                v_11 is not _MISSING
+                and v_11 is not None
+                and v_9 is not _MISSING
+                and v_9 is not None
+            ):
+                values = {
+                    "index": (v_11, (("output_index",), None)),
+                    "signature": (v_9, (("item",), None)),
+                }
+                if apply(4, values, obj, out):
+                    return
+    if name == "response.content_part.added":
+        # /stream/parse/rules/5: text
+        v_12 = obj.get("part", _MISSING)
+        v_13 = v_12.get("type", _MISSING) if type(v_12) is dict else _MISSING
+        if v_13 == "output_text":
+            v_14 = obj.get("output_index", _MISSING)
+            v_15 = obj.get("content_index", _MISSING)
+            k_16 = (
+                (
+                    v_14,
+                    v_15,
+                )
+                if v_14 is not _MISSING
+                and v_14 is not None
+                and v_15 is not _MISSING
+                and v_15 is not None
+                else _MISSING
+            )
+            v_17 = v_12.get("text", _MISSING) if type(v_12) is dict else _MISSING
+            if (
+                k_16 is not _MISSING
+                and k_16 is not None
+                and v_17 is not _MISSING
+                and v_17 is not None
+            ):
+                values = {
+                    "index": (k_16, (("output_index",), None)),
+                    "text": (v_17, (("part", "text"), None)),
+                }
+                if apply(5, values, obj, out):
+                    return
+    if name == "response.output_text.delta":
+        # /stream/parse/rules/6: text
+        v_18 = obj.get("output_index", _MISSING)
+        v_19 = obj.get("content_index", _MISSING)
+        k_20 = (
+            (
+                v_18,
+                v_19,
+            )
+            if v_18 is not _MISSING
+            and v_18 is not None
+            and v_19 is not _MISSING
+            and v_19 is not None
+            else _MISSING
+        )
+        v_21 = obj.get("delta", _MISSING)
+        if k_20 is not _MISSING and k_20 is not None and v_21 is not _MISSING and v_21 is not None:
+            values = {
+                "index": (k_20, (("output_index",), None)),
+                "text": (v_21, (("delta",), None)),
+            }
+            if apply(6, values, obj, out):
+                return
+    if name == "response.output_item.added":
+        # /stream/parse/rules/7: tool_call
+        v_22 = obj.get("item", _MISSING)
+        v_23 = v_22.get("type", _MISSING) if type(v_22) is dict else _MISSING
+        if v_23 == "function_call":
+            v_24 = obj.get("output_index", _MISSING)
+            v_25 = v_22.get("call_id", _MISSING) if type(v_22) is dict else _MISSING
+            v_26 = v_22.get("name", _MISSING) if type(v_22) is dict else _MISSING
+            v_27 = v_22.get("arguments", _MISSING) if type(v_22) is dict else _MISSING
+            if (
+                v_24 is not _MISSING
+                and v_24 is not None
+                and v_25 is not _MISSING
+                and v_25 is not None
+                and v_26 is not _MISSING
+                and v_26 is not None
+            ):
+                values = {
+                    "index": (v_24, (("output_index",), None)),
+                    "id": (v_25, (("item", "call_id"), None)),
+                    "name": (v_26, (("item", "name"), None)),
+                }
+                if v_27 is not _MISSING and v_27 is not None:
+                    values["arguments"] = (v_27, (("item", "arguments"), None))
+                if apply(7, values, obj, out):
+                    return
+    if name == "response.function_call_arguments.delta":
+        # /stream/parse/rules/8: tool_call
+        v_28 = obj.get("output_index", _MISSING)
+        v_29 = obj.get("delta", _MISSING)
+        if v_28 is not _MISSING and v_28 is not None and v_29 is not _MISSING and v_29 is not None:
+            values = {
+                "index": (v_28, (("output_index",), None)),
+                "arguments": (v_29, (("delta",), None)),
+            }
+            if apply(8, values, obj, out):
+                return
+    if name == "response.output_item.done":
+        # /stream/parse/rules/9: block_end
+        v_30 = obj.get("item", _MISSING)
+        v_31 = v_30.get("type", _MISSING) if type(v_30) is dict else _MISSING
+        if v_31 == "function_call":
+            v_32 = obj.get("output_index", _MISSING)
+            if v_32 is not _MISSING and v_32 is not None:
+                values = {"index": (v_32, (("output_index",), None))}
+                if apply(9, values, obj, out):
+                    return
+    if name in ("response.completed", "response.failed", "response.incomplete"):
+        # /stream/parse/rules/10: finish
+        v_33 = obj.get("response", _MISSING)
+        v_34 = v_33.get("status", _MISSING) if type(v_33) is dict else _MISSING
+        v_35 = v_33.get("incomplete_details", _MISSING) if type(v_33) is dict else _MISSING
+        v_36 = v_35.get("reason", _MISSING) if type(v_35) is dict else _MISSING
+        if v_34 is not _MISSING and v_34 is not None:
+            values = {"reason": (v_34, (("response", "status"), None))}
+            if v_36 is not _MISSING and v_36 is not None:
+                values["detail"] = (v_36, (("response", "incomplete_details", "reason"), None))
+            if apply(10, values, obj, out):
+                return
+        # /stream/parse/rules/11: usage
+        v_37 = v_33.get("usage", _MISSING) if type(v_33) is dict else _MISSING
+        if v_37 is not _MISSING and v_37 is not None:
+            values = {"usage": (v_37, (("response", "usage"), None))}
+            if apply(11, values, obj, out):
+                return
+        # /stream/parse/rules/12: end
+        values = {}
+        if apply(12, values, obj, out):
+            return
+    if name == "error":
+        # /stream/parse/rules/13: error
+        v_38 = obj.get("code", _MISSING)
+        if v_38 == "rate_limit_exceeded":
+            values = {}
+            if apply(13, values, obj, out):
+                return
+        # /stream/parse/rules/14: error
+        if v_38 == "invalid_prompt":
+            values = {}
+            if apply(14, values, obj, out):
+                return
+        # /stream/parse/rules/15: error
+        values = {}
+        if apply(15, values, obj, out):
+            return
 
 
 def _stream_emit_0(values: Mapping[str, Any]) -> tuple[Any, Any]:
@@ -971,8 +1172,9 @@ def _stream_emit_19(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return "error", o_3
 
 
-# the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
-# `_stream_emit_<n>` function (codegen/emit/stream.py). None: no streaming
+# the stream table (mapping `stream:`), read by wiremap.runtime.stream; its parse rules are matched
+# by `_stream_parse` and each emit row is a `_stream_emit_<n>` function (codegen/emit/stream.py).
+# None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
     "request": {"stream": True},
     "content": "as_request",
@@ -1116,6 +1318,7 @@ STREAM: Final[dict[str, Any] | None] = {
                 "wrap": "error",
             },
         ],
+        "match": _stream_parse,
     },
     "tool_calls": {"new_id": "same_call"},
     "emit": {

@@ -172,8 +172,9 @@ TRANSPORT: Final = {
         "answer": {"input_tokens": "{count}"},
     },
 }  # how the runtime reaches the provider (mapping `transport:`)
-# the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
-# `_stream_emit_<n>` function (codegen/emit/stream.py). None: no streaming
+# the stream table (mapping `stream:`), read by wiremap.runtime.stream; its parse rules are matched
+# by `_stream_parse` and each emit row is a `_stream_emit_<n>` function (codegen/emit/stream.py).
+# None: no streaming
 STREAM: Final[dict[str, Any] | None] = None
 
 

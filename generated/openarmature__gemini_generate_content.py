@@ -15,6 +15,7 @@ from wiremap.runtime import wire as _w
 from wiremap.runtime.stream_emit import (
     MISSING as _MISSING,
     Lazy as _Lazy,
+    RuleApply as _RuleApply,
     Unreported as _Unreported,
     json_slot as _json_slot,
     slot_text as _slot_text,
@@ -97,6 +98,7 @@ from .gemini_generate_content import (
     _stream_emit_4,
     _stream_emit_5,
     _stream_emit_6,
+    _stream_parse,
     _tool_call_to_wire,
     _tool_choice_to_wire,
     _user_content_to_wire,
@@ -157,8 +159,9 @@ DOC_REF: Final = (
 )
 
 
-# the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
-# `_stream_emit_<n>` function (codegen/emit/stream.py). None: no streaming
+# the stream table (mapping `stream:`), read by wiremap.runtime.stream; its parse rules are matched
+# by `_stream_parse` and each emit row is a `_stream_emit_<n>` function (codegen/emit/stream.py).
+# None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
     "request": {},
     "content": "as_request",
@@ -240,6 +243,7 @@ STREAM: Final[dict[str, Any] | None] = {
                 "each": None,
             },
         ],
+        "match": _stream_parse,
     },
     "tool_calls": {"new_id": "always", "missing_id": "synthesize"},
     "emit": {

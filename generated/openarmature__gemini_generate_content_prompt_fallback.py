@@ -15,6 +15,7 @@ from wiremap.runtime import wire as _w
 from wiremap.runtime.stream_emit import (
     MISSING as _MISSING,
     Lazy as _Lazy,
+    RuleApply as _RuleApply,
     Unreported as _Unreported,
     json_slot as _json_slot,
     slot_text as _slot_text,
@@ -95,6 +96,7 @@ from .gemini_generate_content import (
     _stream_emit_4,
     _stream_emit_5,
     _stream_emit_6,
+    _stream_parse,
     _tool_call_to_wire,
     _tool_choice_to_wire,
     _user_content_to_wire,

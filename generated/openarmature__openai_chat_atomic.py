@@ -147,8 +147,9 @@ WIRE_KEYS: Final[frozenset[str]] = (
     _code_openarmature__openai_chat.WIRE_KEYS - frozenset(["chunk", "defaults", "delta", "end", "finish", "message_start", "new_call", "reasoning", "reasoning_content", "reasoning_delta", "reasoning_signature", "redacted_reasoning", "sse", "stream_options.include_usage", "text_delta", "tool_call", "tool_call_delta", "tool_call_end", "tool_call_start", "usage_when"])
 )
 TITLE: Final = "OpenAI Chat Completions without streaming (OpenArmature streaming_unsupported_stub)"
-# the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
-# `_stream_emit_<n>` function (codegen/emit/stream.py). None: no streaming
+# the stream table (mapping `stream:`), read by wiremap.runtime.stream; its parse rules are matched
+# by `_stream_parse` and each emit row is a `_stream_emit_<n>` function (codegen/emit/stream.py).
+# None: no streaming
 STREAM: Final[dict[str, Any] | None] = None
 
 

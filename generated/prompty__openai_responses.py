@@ -15,6 +15,7 @@ from wiremap.runtime import wire as _w
 from wiremap.runtime.stream_emit import (
     MISSING as _MISSING,
     Lazy as _Lazy,
+    RuleApply as _RuleApply,
     Unreported as _Unreported,
     json_slot as _json_slot,
     slot_text as _slot_text,
@@ -112,6 +113,7 @@ from .openai_responses import (
     _stream_emit_7,
     _stream_emit_8,
     _stream_emit_9,
+    _stream_parse,
     _tool_call_to_wire,
     _tool_choice_to_wire,
     _with_reasoning,

@@ -16,6 +16,7 @@ from wiremap.runtime import reasoning as _reasoning
 from wiremap.runtime.stream_emit import (
     MISSING as _MISSING,
     Lazy as _Lazy,
+    RuleApply as _RuleApply,
     Unreported as _Unreported,
     json_slot as _json_slot,
     slot_text as _slot_text,
@@ -95,6 +96,7 @@ from .openai_chat import (
     _stream_emit_6,
     _stream_emit_7,
     _stream_emit_8,
+    _stream_parse,
     _system_to_wire,
     _tool_call_to_wire,
     _tool_choice_to_wire,

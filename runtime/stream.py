@@ -1,9 +1,11 @@
 """Streaming: canonical stream events and one generic engine driven by each format's `STREAM` table.
 
 A mapping's `stream:` section (mappings/README.md "stream") is compiled by the generator into the
-converter module's `STREAM` constant: plain data, except that each emit row is a function of that
-module (`(values) -> (event, data)`, codegen/emit/stream.py) that writes the row's templates, so
-no template is parsed here. Everything format-specific lives there; this module only reads it:
+converter module's `STREAM` constant: plain data, except for the functions of that module it
+names (codegen/emit/stream.py): each emit row is one (`(values) -> (event, data)`) that writes
+the row's templates, and the parse rules are matched by one (`_stream_parse`) that tests a
+decoded event against each rule and gathers its values, so neither a template nor a rule's paths
+are interpreted here. Everything format-specific lives there; this module only reads it:
 
 - `StreamParser(fmt)`: bytes in (split at any byte boundary), canonical events out. SSE framing
   (LF, CRLF or CR line ends, multi-line `data:`, comments and `id:`/`retry:` lines ignored), the
@@ -60,7 +62,7 @@ from .errors import (
 )
 from .eventstream import MEDIA_TYPE as EVENTSTREAM_MEDIA_TYPE, EventStreamDecoder, encode_message
 from .format import Format, get_format
-from .stream_emit import MISSING as _MISSING, Lazy, Unreported, Unwritable
+from .stream_emit import MISSING as _MISSING, Lazy, RuleApply, Unreported, Unwritable
 from .validate import MAX_JSON_DEPTH, json_too_deep
 from .wire import deep_equal, usage_addend, usage_counter, usage_rest
 
@@ -90,7 +92,6 @@ STREAM_EVENT_TYPES: Final = (
     "error",
 )
 
-_JSON_TYPES: Final = {"string": (str,), "number": (int, float), "boolean": (bool,), "object": (dict,), "array": (list,)}
 _PART_KINDS: Final = {"text_delta": "text", "text_signature": "text", "reasoning_delta": "thinking", "reasoning_signature": "thinking", "redacted_reasoning": "redacted_thinking"}
 
 
@@ -360,29 +361,15 @@ class StreamParser:
         parse = self.table["parse"]
         self._done_marker: str | None = parse.get("done")
         self._event_from: str | None = parse.get("event_from")
-        # paths as tuples once (the table holds lists: it is plain data)
-        self._rules: list[dict[str, Any]] = [
-            {
-                **rule,
-                "event": frozenset(rule["event"]) if rule.get("event") is not None else None,
-                "when": [(tuple(p), v) for p, v in rule.get("when") or ()],
-                "unless": [(tuple(p), v) for p, v in rule.get("unless") or ()],
-                "when_type": [(tuple(p), _JSON_TYPES[t]) for p, t in rule.get("when_type") or ()],
-                "each": tuple(rule["each"]) if rule.get("each") is not None else None,
-                "fields": [
-                    (name, tuple(tuple(p) for p in path) if path and isinstance(path[0], list) else tuple(path), optional)
-                    for name, path, optional in rule["fields"]
-                ],
-                "const": [(name, value) for name, value in (rule.get("const") or {}).items()],
-            }
-            for rule in parse["rules"]
-        ]
-        self._groups: list[list[dict[str, Any]]] = []
-        for rule in self._rules:
-            if rule["each"] is not None and self._groups and self._groups[-1][0]["each"] == rule["each"]:
-                self._groups[-1].append(rule)
-            else:
-                self._groups.append([rule])
+        # the rules are matched by a function of the converter module (`_stream_parse`,
+        # codegen/emit/stream.py); the rule dicts stay for what applying one reads (an error
+        # rule's status/wrap, an entry rule's concat/text_keys)
+        self._match: Callable[[dict[str, Any], str | None, list[dict[str, Any]], RuleApply], None] | None = parse.get("match")
+        if not callable(self._match):
+            raise NotImplementedError(f"{self.format.key} was generated before stream parse rules were compiled "
+                                      "(its STREAM has no parse function); regenerate it")
+        self._rules: list[dict[str, Any]] = parse["rules"]
+        self._rule_applied: RuleApply = self._rule
         self._synthesize = self.table["tool_calls"].get("missing_id") == "synthesize"
         self._new_id = self.table["tool_calls"].get("new_id") == "new_call"
         self._always_new = self.table["tool_calls"].get("new_id") == "always"  # calls arrive whole
@@ -537,51 +524,19 @@ class StreamParser:
             kind = obj.get(self._event_from)
             name = kind if isinstance(kind, str) else None
         try:
-            for group in self._groups:
-                each = group[0]["each"]
-                if each is None:
-                    units: list[tuple[dict[str, Any], Any, Any]] = [(group[0], obj, None)]
-                else:  # consecutive rules over one list: item by item, so the parts keep their order
-                    seq = _get(obj, each)
-                    units = [(rule, x, (each, i)) for i, x in enumerate(seq) for rule in group] if type(seq) is list else []
-                for rule, item, base_path in units:
-                    events = rule.get("event")
-                    if events is not None and name not in events:
-                        continue
-                    when, unless = rule["when"], rule["unless"]
-                    # with `each`, when/unless test the item; without, the event
-                    if when and not all(_get(item, p) == v for p, v in when):
-                        continue
-                    if unless and any(_get(item, p) == v for p, v in unless):
-                        continue
-                    if rule["when_type"] and not all(type(_get(item, p)) in t for p, t in rule["when_type"]):
-                        continue  # `when_type`: the value there is another JSON type (another rule reads it)
-                    values: dict[str, Any] = {}
-                    ok = True
-                    for fname, path, optional in rule["fields"]:
-                        if path and type(path[0]) is tuple:  # a composite key: one value per path
-                            parts = tuple(_get(item, p) for p in path)
-                            value = _MISSING if any(v is _MISSING or v is None for v in parts) else parts
-                            where_path = path[0]
-                        else:
-                            value = _get(item, path)
-                            where_path = path
-                        if value is _MISSING or value is None:
-                            if optional:
-                                continue
-                            ok = False
-                            break
-                        values[fname] = (value, (where_path, base_path))  # the path text only when it is reported
-                    for fname, value in rule["const"]:
-                        values[fname] = (value, ((), base_path))
-                    if ok:
-                        self._apply(rule["emit"], values, obj, out, rule)
-                    if self.failed or self.ended:
-                        return
+            assert self._match is not None
+            self._match(obj, name, out, self._rule_applied)
         except _Malformed as exc:
             self._error(out, "provider_invalid_response", exc.message, raw=obj, path=exc.path)
         except RecursionError:  # a value nested past Python's limit somewhere in the event
             self._error(out, "provider_invalid_response", f"stream event {self.events_seen} is nested too deeply", raw=data[:2000])
+
+    def _rule(self, index: int, values: dict[str, Any], obj: dict[str, Any], out: list[dict[str, Any]]) -> bool:
+        """A rule the parse function matched (`RuleApply`): applied, and whether the parser has
+        stopped, after which no later rule is tried."""
+        rule = self._rules[index]
+        self._apply(rule["emit"], values, obj, out, rule)
+        return self.failed or self.ended
 
     @staticmethod
     def _where(where: Any) -> str:

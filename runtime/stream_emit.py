@@ -1,21 +1,28 @@
-"""What the generated stream emit rows share with the stream engine.
+"""What the generated stream functions share with the stream engine.
 
 The generator compiles every row of a mapping's `stream.emit` table into a small function of the
 converter module (codegen/emit/stream.py), `(values) -> (event, data)`; `StreamEmitter`
-(runtime/stream.py) calls it with the values of the event being written. Both sides agree on
-the sentinels here, and the two slot forms that are more than a lookup live here once rather
-than in every generated module. Stdlib only, and cheap to import: every converter with a
-`stream:` table imports it.
+(runtime/stream.py) calls it with the values of the event being written. Its `stream.parse`
+rules become one function too, `_stream_parse(obj, name, out, apply)`, that `StreamParser` calls
+for each decoded event with its `RuleApply`. Both sides agree on the sentinels here, and the two
+slot forms that are more than a lookup live here once rather than in every generated module.
+Stdlib only, and cheap to import: every converter with a `stream:` table imports it.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, Final
 
-__all__ = ["MISSING", "Unreported", "Unwritable", "Lazy", "json_slot", "slot_text"]
+__all__ = ["MISSING", "RuleApply", "Unreported", "Unwritable", "Lazy", "json_slot", "slot_text"]
 
-MISSING: Final[Any] = object()  # a slot with no value: left out of its object or list
+MISSING: Final[Any] = object()  # a slot with no value: left out of its object or list; a wire path with none
+
+#: what a generated parse function calls for a rule that matched: `(rule index, values, event,
+#: out) -> stopped`, applying the rule (its values `{field: (value, (path, base))}`) and saying
+#: whether the parser has stopped (an error, the end), after which no later rule is tried
+RuleApply = Callable[[int, dict[str, Any], dict[str, Any], list[dict[str, Any]]], bool]
 
 
 class Unreported(dict[str, Any]):

@@ -15,11 +15,11 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from ..emit.stream import EmitRow
+from ..emit.stream import EmitRow, ParseRules
 from .usage import stream_counters
 from ..wiretemplate import Arr, Interp, Node, Obj, TemplateSyntaxError, parse_template, slots_of
 
-__all__ = ["STREAM_SCHEMA", "compile_stream", "emit_rows_of", "PARSE_KINDS", "EMIT_KINDS"]
+__all__ = ["STREAM_SCHEMA", "compile_stream", "emit_rows_of", "parse_rules_of", "PARSE_KINDS", "EMIT_KINDS"]
 
 _EXT: dict[str, dict[str, Any]] = {"^x-": {}}  # x- extension keys: anything
 _PATH_RE = re.compile(r"^(|[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])?(\.[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])?)*)\??$")
@@ -256,6 +256,15 @@ def emit_rows_of(table: dict[str, Any] | None) -> list[EmitRow]:
     return sorted(found.values(), key=lambda row: int(row.name.rsplit("_", 1)[1]))
 
 
+def parse_rules_of(table: dict[str, Any] | None) -> ParseRules | None:
+    """A compiled table's parse rules, whose function codegen/emit/stream.py writes (None: the
+    mapping does not stream)."""
+    if table is None:
+        return None
+    match: ParseRules = table["parse"]["match"]
+    return match
+
+
 def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: tuple[Any, ...], usage_unreported: str,
                    finish_path: tuple[Any, ...], finish_map: list[tuple[str, str]], finish_default: str,
                    finish_emit: dict[str, str], response_content: str, err: Callable[[str, str], Exception],
@@ -395,6 +404,7 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
             "done": spec["parse"].get("done"),
             "event_from": spec["parse"].get("event_from"),
             "rules": rules,
+            "match": ParseRules("_stream_parse", rules),  # the function that matches them (codegen/emit/stream.py)
         },
         "tool_calls": {"new_id": spec["tool_calls"]["new_id"]},
         "emit": emit,
