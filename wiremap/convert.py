@@ -125,8 +125,13 @@ def translate_record(
     return Translation(result, losses, t.source, t.target)
 
 
+#: `json.dumps(value, ensure_ascii=False, separators=(",", ":"))` made once: json.dumps builds a
+#: new encoder on every call that passes options, once per output line here.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _ENCODER.encode(value)
 
 
 #: The reject category of a line that made a converter raise something other than a
