@@ -598,7 +598,8 @@ def convert_file(
                         if kind == "ok":
                             out.write(line + b"\n")
                             summary.written += 1
-                            summary.losses.update(losses)
+                            if losses:  # Counter.update costs a call per line even for none
+                                summary.losses.update(losses)
                         else:
                             rej.write(line + b"\n")
                             summary.rejected += 1
