@@ -451,7 +451,8 @@ def main(argv: list[str] | None = None) -> int:
     import datasets  # bench/datasets.py: `wiremap convert` against a plain loop over the translator
 
     data_rows = datasets.measure(datasets.RECORDS, 3 if not ns.quick else 1)
-    add(datasets.section(data_rows, datasets.RECORDS, 3 if not ns.quick else 1))
+    data_stages = datasets.breakdown(datasets.RECORDS, 5 if not ns.quick else 1)  # where the per-line time goes
+    add(datasets.section(data_rows, datasets.RECORDS, 3 if not ns.quick else 1, data_stages))
 
     # --- header and summary
     load_after = os.getloadavg()

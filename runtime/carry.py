@@ -127,11 +127,22 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _diff(o: Any, r: Any, path: tuple[Any, ...], out: list[tuple[tuple[Any, ...], Any, Any]]) -> None:
+    """Append `(path, original, rewritten)` for each difference between `o` and `r`, in document
+    order: a key on one side only, a value of another JSON type, arrays of other lengths, or
+    leaves that are not `_same`. Runs on every body a reader reads (the residual), so a leaf of
+    one type is compared here, without a call or a path of its own: most of a body is leaves
+    the re-write says as the body did."""
     to = type(o)
     if to is dict and type(r) is dict:
         for k, v in o.items():
             if k in r:
-                _diff(v, r[k], path + (k,), out)
+                w = r[k]
+                tv = type(v)
+                if tv is type(w) and tv is not dict and tv is not list:
+                    if not v == w:  # _same of two leaves of one type
+                        out.append((path + (k,), v, w))
+                else:
+                    _diff(v, w, path + (k,), out)
             else:
                 out.append((path + (k,), v, ABSENT))
         for k, v in r.items():
@@ -140,7 +151,12 @@ def _diff(o: Any, r: Any, path: tuple[Any, ...], out: list[tuple[tuple[Any, ...]
         return
     if to is list and type(r) is list and len(o) == len(r):
         for i, (x, y) in enumerate(zip(o, r)):
-            _diff(x, y, path + (i,), out)
+            tx = type(x)
+            if tx is type(y) and tx is not dict and tx is not list:
+                if not x == y:
+                    out.append((path + (i,), x, y))
+            else:
+                _diff(x, y, path + (i,), out)
         return
     if not _same(o, r):
         out.append((path, o, r))
