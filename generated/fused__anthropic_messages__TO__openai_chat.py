@@ -521,9 +521,9 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
         if container is not None:
             if type(container) is not dict:
                 raise _Deopt
-            value_parallel_tool_calls = container.get("disable_parallel_tool_use")
-            if value_parallel_tool_calls is None:  # absent, or null (OpenArmature §6: unset)
-                value_parallel_tool_calls = NOT_GIVEN
+            value_parallel_tool_calls = container.get("disable_parallel_tool_use", NOT_GIVEN)
+            if value_parallel_tool_calls is None:  # null: the two-step way
+                raise _Deopt
             if value_parallel_tool_calls is not NOT_GIVEN:
                 if type(value_parallel_tool_calls) is not bool:
                     raise _Deopt
@@ -540,8 +540,8 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
             ):  # other keys are carried: the two-step way
                 raise _Deopt
             value_user = container.get("user_id")
-            if value_user is None:  # absent, or null (OpenArmature §6: unset)
-                value_user = NOT_GIVEN
+            if value_user is None:  # absent or null: the two-step way
+                raise _Deopt
             if value_user is not NOT_GIVEN:
                 if type(value_user) is not str:
                     raise _Deopt
@@ -555,8 +555,8 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
             ):  # other keys are carried: the two-step way
                 raise _Deopt
             value_reasoning_budget = container.get("budget_tokens")
-            if value_reasoning_budget is None:  # absent, or null (OpenArmature §6: unset)
-                value_reasoning_budget = NOT_GIVEN
+            if value_reasoning_budget is None:  # absent or null: the two-step way
+                raise _Deopt
             if value_reasoning_budget is not NOT_GIVEN:
                 if type(value_reasoning_budget) is not int:
                     raise _Deopt

@@ -505,8 +505,8 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
             ):  # other keys are carried: the two-step way
                 raise _Deopt
             value_json_mode = container.get("type")
-            if value_json_mode is None:  # absent, or null (OpenArmature §6: unset)
-                value_json_mode = NOT_GIVEN
+            if value_json_mode is None:  # absent or null: the two-step way
+                raise _Deopt
             elif type(value_json_mode) is not str:
                 raise _Deopt
             elif value_json_mode in {"json_object": True}:

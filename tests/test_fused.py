@@ -130,6 +130,27 @@ def test_a_nested_key_no_table_names_takes_the_two_step_path(extra: Any, monkeyp
         one_pass(monkeypatch, "openai_chat", "anthropic_messages")(body)
 
 
+@pytest.mark.parametrize(
+    "option",
+    [
+        {"thinking": {"type": "enabled", "budget_tokens": None}},
+        {"thinking": {"type": "disabled"}},
+        {"metadata": {"user_id": None}},
+        {"tool_choice": {"type": "auto", "disable_parallel_tool_use": None}, "tools": [{"name": "f", "input_schema": {"type": "object"}}]},
+    ],
+)
+def test_an_option_object_without_its_value_answers_as_the_two_step_path(option: dict[str, Any]) -> None:
+    # found by the fuzzer: an object whose one read leaf is absent or null was consumed whole,
+    # so `thinking: {type: enabled, budget_tokens: null}` vanished where the two-step path carries it
+    body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}], **option}
+    checked = 0
+    for source, target, module in _eligible_pairs():
+        if wiremap.get_format(source).provider == "anthropic":
+            checked += 1
+            assert outcome(module.request, body) == outcome(two_step(source, target), body), (source, target)
+    assert checked > 10
+
+
 @pytest.mark.parametrize("pair", PAIRS, ids=lambda p: f"{p[0]}->{p[1]}")
 @SETTINGS
 @given(data=st.data())

@@ -497,9 +497,13 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
                 known.add(root)
                 out.add(f"if not frozenset({lit(sorted(allowed))}).issuperset(container):  # other keys are carried: the two-step way")
                 out.add("    raise _Deopt")
-            out.add(f"{var} = container.get({lit(leaf)})")
-            out.add(f"if {var} is None:  # absent, or null (OpenArmature §6: unset)")
-            out.add(f"    {var} = NOT_GIVEN")
+            if root == src.tool_choice.field:  # the leaf beside the mode is optional
+                out.add(f"{var} = container.get({lit(leaf)}, NOT_GIVEN)")
+                out.add(f"if {var} is None:  # null: the two-step way")
+            else:  # without its leaf, the rest of the object is the two-step path's to read
+                out.add(f"{var} = container.get({lit(leaf)})")
+                out.add(f"if {var} is None:  # absent or null: the two-step way")
+            out.add("    raise _Deopt")
             if opt.values:  # the wire's spellings (as _w.spelled)
                 keep = opt.name in STRING_OPTIONS  # as _w.spelled: an unlisted string is read as given
                 out.add(f"elif type({var}) is not str:")
