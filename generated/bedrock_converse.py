@@ -948,12 +948,16 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         source = block.source
         if type(source) is UrlSource:
             if source.url[:3].lower() == "s3:":
-                wire_2: dict[str, Any] = {"source": {"s3Location": {"uri": source.url}}}
-                if block.media_type is not NOT_GIVEN:
-                    wire_2["format"] = _vm_image_format(
-                        cast(str, block.media_type), path + ".media_type"
-                    )
-                return {"image": wire_2}
+                if not (block.media_type is not NOT_GIVEN):
+                    return None
+                return {
+                    "image": {
+                        "format": _vm_image_format(
+                            cast(str, block.media_type), path + ".media_type"
+                        ),
+                        "source": {"s3Location": {"uri": source.url}},
+                    }
+                }
             raise UnsupportedContentBlockError(
                 "image.url content with this URL scheme is not supported by "
                 + KEY
@@ -972,12 +976,16 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         source = block.source
         if type(source) is UrlSource:
             if source.url[:3].lower() == "s3:":
-                wire_3: dict[str, Any] = {"source": {"s3Location": {"uri": source.url}}}
-                if block.media_type is not NOT_GIVEN:
-                    wire_3["format"] = _vm_audio_format(
-                        cast(str, block.media_type), path + ".media_type"
-                    )
-                return {"audio": wire_3}
+                if not (block.media_type is not NOT_GIVEN):
+                    return None
+                return {
+                    "audio": {
+                        "format": _vm_audio_format(
+                            cast(str, block.media_type), path + ".media_type"
+                        ),
+                        "source": {"s3Location": {"uri": source.url}},
+                    }
+                }
             raise UnsupportedContentBlockError(
                 "audio.url content with this URL scheme is not supported by "
                 + KEY
@@ -996,15 +1004,17 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         source = block.source
         if type(source) is UrlSource:
             if source.url[:3].lower() == "s3:":
-                wire_4: dict[str, Any] = {
-                    "name": (block.filename if block.filename is not NOT_GIVEN else "document"),
-                    "source": {"s3Location": {"uri": source.url}},
+                if not (block.media_type is not NOT_GIVEN):
+                    return None
+                return {
+                    "document": {
+                        "format": _vm_document_format(
+                            cast(str, block.media_type), path + ".media_type"
+                        ),
+                        "name": (block.filename if block.filename is not NOT_GIVEN else "document"),
+                        "source": {"s3Location": {"uri": source.url}},
+                    }
                 }
-                if block.media_type is not NOT_GIVEN:
-                    wire_4["format"] = _vm_document_format(
-                        cast(str, block.media_type), path + ".media_type"
-                    )
-                return {"document": wire_4}
             raise UnsupportedContentBlockError(
                 "file.url content with this URL scheme is not supported by "
                 + KEY
@@ -1121,9 +1131,9 @@ def _read_part_image_url_at_s3(part: dict[str, Any], path: str) -> Block:
     obj_1 = part.get("image")
     if type(obj_1) is not dict:
         obj_1 = _w.member_dict(part, "image", path)
-    media_type_2 = _w.optional_str(obj_1, "format", path + ".image")
-    if media_type_2 is not NOT_GIVEN:
-        media_type_2 = _vm_image_format_reverse(media_type_2, path + ".image" + ".format")
+    media_type_2 = _vm_image_format_reverse(
+        _w.member_str(obj_1, "format", path + ".image"), path + ".image" + ".format"
+    )
     obj_3 = obj_1.get("source")
     if type(obj_3) is not dict:
         obj_3 = _w.member_dict(obj_1, "source", path + ".image")
@@ -1141,9 +1151,9 @@ def _read_part_audio_url_at_s3(part: dict[str, Any], path: str) -> Block:
     obj_1 = part.get("audio")
     if type(obj_1) is not dict:
         obj_1 = _w.member_dict(part, "audio", path)
-    media_type_2 = _w.optional_str(obj_1, "format", path + ".audio")
-    if media_type_2 is not NOT_GIVEN:
-        media_type_2 = _vm_audio_format_reverse(media_type_2, path + ".audio" + ".format")
+    media_type_2 = _vm_audio_format_reverse(
+        _w.member_str(obj_1, "format", path + ".audio"), path + ".audio" + ".format"
+    )
     obj_3 = obj_1.get("source")
     if type(obj_3) is not dict:
         obj_3 = _w.member_dict(obj_1, "source", path + ".audio")
@@ -1161,9 +1171,9 @@ def _read_part_file_url_at_s3(part: dict[str, Any], path: str) -> Block:
     obj_1 = part.get("document")
     if type(obj_1) is not dict:
         obj_1 = _w.member_dict(part, "document", path)
-    media_type_2 = _w.optional_str(obj_1, "format", path + ".document")
-    if media_type_2 is not NOT_GIVEN:
-        media_type_2 = _vm_document_format_reverse(media_type_2, path + ".document" + ".format")
+    media_type_2 = _vm_document_format_reverse(
+        _w.member_str(obj_1, "format", path + ".document"), path + ".document" + ".format"
+    )
     filename_3 = _w.optional_str(obj_1, "name", path + ".document")
     obj_4 = obj_1.get("source")
     if type(obj_4) is not dict:

@@ -29,7 +29,7 @@ class Source1(TypedDict, closed=True):
 
 
 class Audio1(TypedDict, closed=True):
-    format: NotRequired[str]
+    format: str
     source: Source1
 
 
@@ -56,7 +56,7 @@ class Source3(TypedDict, closed=True):
 
 
 class Document1(TypedDict, closed=True):
-    format: NotRequired[str]
+    format: str
     name: str
     source: Source3
 
@@ -83,7 +83,7 @@ class Source5(TypedDict, closed=True):
 
 
 class Image1(TypedDict, closed=True):
-    format: NotRequired[str]
+    format: str
     source: Source5
 
 
