@@ -13,6 +13,7 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
         "mappings/dialects/anthropic/messages_2023_06_01.yaml",
     ),
     "anthropic_messages": ("anthropic_messages", "anthropic", "mappings/anthropic_messages.yaml"),
+    "bedrock_converse": ("bedrock_converse", "bedrock", "mappings/bedrock_converse.yaml"),
     "deepseek": ("deepseek", "deepseek", "mappings/deepseek.yaml"),
     "gemini_generate_content": (
         "gemini_generate_content",

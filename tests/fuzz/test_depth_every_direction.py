@@ -24,6 +24,7 @@ import pytest
 
 import wiremap
 from wiremap import InvalidRequestError, InvalidResponseError, ProviderError
+from wiremap.runtime.eventstream import EventStreamDecoder, encode_message
 from wiremap.runtime.stream import StreamEmitter, events_from_response
 
 LIMIT = wiremap.MAX_JSON_DEPTH
@@ -95,11 +96,20 @@ def wire_bodies(key: str, depth: int) -> tuple[Any, Any]:
 
 
 def stream_bytes(key: str, depth: int) -> bytes:
-    """`key`'s SSE stream of the tool-call response, arguments `depth` deep."""
+    """`key`'s stream (SSE, or AWS event-stream messages) of the tool-call response, arguments `depth` deep."""
     emitter = StreamEmitter(key)
     data = b"".join(emitter.emit(ev) for ev in events_from_response(response(MARK))) + emitter.close()
     text = deep_text(depth)
-    out = data.replace(b'{\\"MARK\\":1}', json.dumps(text)[1:-1].encode()).replace(b'{"MARK":1}', text.encode())
+
+    def deepen(raw: bytes) -> bytes:
+        return raw.replace(b'{\\"MARK\\":1}', json.dumps(text)[1:-1].encode()).replace(b'{"MARK":1}', text.encode())
+
+    if emitter.framing == "aws_eventstream":  # each message's payload changes, so its lengths and CRCs are written anew
+        decoder = EventStreamDecoder()
+        out = b"".join(encode_message(m.headers, deepen(m.payload)) for m in decoder.feed(data))
+        decoder.close()
+    else:
+        out = deepen(data)
     assert out != data
     return out
 

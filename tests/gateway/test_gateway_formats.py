@@ -3,6 +3,8 @@ clients speaking each format's own wire, built by its own tables)."""
 
 from __future__ import annotations
 
+import re
+
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,7 +29,8 @@ ANSWER = {"message": {"role": "assistant", "content": "Hello back"}, "finish_rea
 
 
 def _path(fmt: Any, model: str) -> str:
-    return str(fmt.transport["endpoint"]["path"]).replace("{model}", model)
+    # the path-bound field is the request's model field (`{model}`, Bedrock's `{modelId}`)
+    return re.sub(r"\{[A-Za-z_]+\}", model, str(fmt.transport["endpoint"]["path"]), count=1)
 
 
 def _auth(fmt: Any) -> dict[str, str]:

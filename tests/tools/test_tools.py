@@ -311,8 +311,10 @@ def test_mcp_names_reach_every_format_within_its_rule(stdio_projection: tools.To
 
 def _wire_names(fields: dict[str, Any]) -> list[str]:
     out = []
-    for tool in fields.get("tools", []):
-        if "functionDeclarations" in tool:
+    for tool in fields.get("tools", fields.get("toolConfig", {}).get("tools", [])):  # Bedrock: toolConfig.tools
+        if "toolSpec" in tool:
+            out.append(tool["toolSpec"]["name"])
+        elif "functionDeclarations" in tool:
             out += [d["name"] for d in tool["functionDeclarations"]]
         else:
             out.append(tool.get("function", tool)["name"])
