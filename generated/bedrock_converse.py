@@ -15,6 +15,7 @@ from wiremap.runtime import wire as _w
 from wiremap.runtime.stream_emit import (
     MISSING as _MISSING,
     Lazy as _Lazy,
+    RuleApply as _RuleApply,
     Unreported as _Unreported,
     json_slot as _json_slot,
     slot_text as _slot_text,
@@ -327,6 +328,113 @@ TRANSPORT: Final = {
 }  # how the runtime reaches the provider (mapping `transport:`)
 
 
+def _stream_parse(
+    obj: dict[str, Any], name: str | None, out: list[dict[str, Any]], apply: _RuleApply
+) -> None:
+    """The stream parse rules /stream/parse/rules, matched against one decoded event: each rule that matches is applied (`apply`), in order, until the parser stops."""
+    values: dict[str, Any]
+    if name == "messageStart":
+        # /stream/parse/rules/0: message_start
+        values = {}
+        if obj is not _MISSING and obj is not None:
+            values["raw"] = (obj, ((), None))
+        if apply(0, values, obj, out):
+            return
+    if name == "contentBlockStart":
+        # /stream/parse/rules/1: tool_call
+        v_1 = obj.get("contentBlockIndex", _MISSING)
+        v_2 = obj.get("start", _MISSING)
+        v_3 = v_2.get("toolUse", _MISSING) if type(v_2) is dict else _MISSING
+        v_4 = v_3.get("toolUseId", _MISSING) if type(v_3) is dict else _MISSING
+        v_5 = v_3.get("name", _MISSING) if type(v_3) is dict else _MISSING
+        if (
+            v_1 is not _MISSING
+            and v_1 is not None
+            and v_4 is not _MISSING
+            and v_4 is not None
+            and v_5 is not _MISSING
+            and v_5 is not None
+        ):
+            values = {
+                "index": (v_1, (("contentBlockIndex",), None)),
+                "id": (v_4, (("start", "toolUse", "toolUseId"), None)),
+                "name": (v_5, (("start", "toolUse", "name"), None)),
+            }
+            if apply(1, values, obj, out):
+                return
+    if name == "contentBlockDelta":
+        # /stream/parse/rules/2: text
+        v_6 = obj.get("contentBlockIndex", _MISSING)
+        v_7 = obj.get("delta", _MISSING)
+        v_8 = v_7.get("text", _MISSING) if type(v_7) is dict else _MISSING
+        if v_6 is not _MISSING and v_6 is not None and v_8 is not _MISSING and v_8 is not None:
+            values = {
+                "index": (v_6, (("contentBlockIndex",), None)),
+                "text": (v_8, (("delta", "text"), None)),
+            }
+            if apply(2, values, obj, out):
+                return
+        # /stream/parse/rules/3: reasoning
+        v_9 = v_7.get("reasoningContent", _MISSING) if type(v_7) is dict else _MISSING
+        v_10 = v_9.get("text", _MISSING) if type(v_9) is dict else _MISSING
+        if v_6 is not _MISSING and v_6 is not None and v_10 is not _MISSING and v_10 is not None:
+            values = {
+                "index": (v_6, (("contentBlockIndex",), None)),
+                "text": (v_10, (("delta", "reasoningContent", "text"), None)),
+            }
+            if apply(3, values, obj, out):
+                return
+        # /stream/parse/rules/4: signature
+        v_11 = v_9.get("signature", _MISSING) if type(v_9) is dict else _MISSING
+        if v_6 is not _MISSING and v_6 is not None and v_11 is not _MISSING and v_11 is not None:
+            values = {
+                "index": (v_6, (("contentBlockIndex",), None)),
+                "signature": (v_11, (("delta", "reasoningContent", "signature"), None)),
+            }
+            if apply(4, values, obj, out):
+                return
+        # /stream/parse/rules/5: redacted_reasoning
+        v_12 = v_9.get("redactedContent", _MISSING) if type(v_9) is dict else _MISSING
+        if v_6 is not _MISSING and v_6 is not None and v_12 is not _MISSING and v_12 is not None:
+            values = {
+                "index": (v_6, (("contentBlockIndex",), None)),
+                "data": (v_12, (("delta", "reasoningContent", "redactedContent"), None)),
+            }
+            if apply(5, values, obj, out):
+                return
+        # /stream/parse/rules/6: tool_call
+        v_13 = v_7.get("toolUse", _MISSING) if type(v_7) is dict else _MISSING
+        v_14 = v_13.get("input", _MISSING) if type(v_13) is dict else _MISSING
+        if v_6 is not _MISSING and v_6 is not None and v_14 is not _MISSING and v_14 is not None:
+            values = {
+                "index": (v_6, (("contentBlockIndex",), None)),
+                "arguments": (v_14, (("delta", "toolUse", "input"), None)),
+            }
+            if apply(6, values, obj, out):
+                return
+    if name == "contentBlockStop":
+        # /stream/parse/rules/7: block_end
+        v_15 = obj.get("contentBlockIndex", _MISSING)
+        if v_15 is not _MISSING and v_15 is not None:
+            values = {"index": (v_15, (("contentBlockIndex",), None))}
+            if apply(7, values, obj, out):
+                return
+    if name == "messageStop":
+        # /stream/parse/rules/8: finish
+        v_16 = obj.get("stopReason", _MISSING)
+        if v_16 is not _MISSING and v_16 is not None:
+            values = {"reason": (v_16, (("stopReason",), None))}
+            if apply(8, values, obj, out):
+                return
+    if name == "metadata":
+        # /stream/parse/rules/9: usage
+        v_17 = obj.get("usage", _MISSING)
+        if v_17 is not _MISSING and v_17 is not None:
+            values = {"usage": (v_17, (("usage",), None))}
+            if apply(9, values, obj, out):
+                return
+
+
 def _stream_emit_0(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/message_start/0: its (event, data) from the values of the event being written."""
     return "messageStart", {"role": "assistant"}
@@ -507,8 +615,9 @@ def _stream_emit_12(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return r_3, o_2
 
 
-# the stream table (mapping `stream:`), read by wiremap.runtime.stream; each emit row is a
-# `_stream_emit_<n>` function (codegen/emit/stream.py). None: no streaming
+# the stream table (mapping `stream:`), read by wiremap.runtime.stream; its parse rules are matched
+# by `_stream_parse` and each emit row is a `_stream_emit_<n>` function (codegen/emit/stream.py).
+# None: no streaming
 STREAM: Final[dict[str, Any] | None] = {
     "request": {},
     "content": "as_request",
@@ -606,6 +715,7 @@ STREAM: Final[dict[str, Any] | None] = {
                 "each": None,
             },
         ],
+        "match": _stream_parse,
     },
     "tool_calls": {"new_id": "same_call"},
     "emit": {
