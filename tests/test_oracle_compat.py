@@ -88,6 +88,18 @@ FAMILY: dict[str, tuple[Checker, Checker]] = {
     "groq": _openai_family(frozenset(), ("reasoning",)),
     "ollama": _openai_family(frozenset(), ("reasoning", "reasoning_content")),
     "openrouter": _openai_family(_TOP_K, ("reasoning", "reasoning_details")),
+    # issue 17, the long tail: each root key is one the provider's reference lists beside the OpenAI
+    # ones (the mapping's header names the source); min_p & co. are sent through config.extras
+    "fireworks": _openai_family(_TOP_K | {"min_p", "repetition_penalty"}, ("reasoning_content",)),
+    "cerebras": _openai_family(frozenset(), ("reasoning",)),
+    "deepinfra": _openai_family(_TOP_K | {"min_p", "repetition_penalty"}, ("reasoning_content", "reasoning")),
+    "sambanova": _openai_family(_TOP_K, ("reasoning",)),
+    "nebius": _openai_family(_TOP_K, ("reasoning_content", "reasoning")),
+    "novita": _openai_family(_TOP_K | {"min_p", "separate_reasoning"}, ("reasoning_content",)),
+    "nvidia_nim": _openai_family(_TOP_K, ("reasoning", "reasoning_content")),
+    "huggingface": _openai_family(frozenset(), ("reasoning_content", "reasoning")),
+    "lmstudio": _openai_family(_TOP_K | {"repeat_penalty"}, ("reasoning_content", "reasoning")),
+    "llamacpp": _openai_family(_TOP_K | {"min_p", "cache_prompt", "repeat_penalty"}, ("reasoning_content", "reasoning")),
 }
 
 
@@ -155,6 +167,12 @@ def test_request_from_wire_bodies_pass_oracle(key: str, case: dict[str, Any]) ->
 #: checked with (their output is still checked).
 INPUT_NOT_SDK_SHAPED = {
     ("deepseek", "resp_insufficient_system_resource_is_error"): "DeepSeek's own finish reason (api), not in the openai types",
+    ("fireworks", "resp_reasoning_key_is_not_fireworks_reasoning"): "a `reasoning` key Fireworks does not document: the value under test",
+    ("novita", "resp_reasoning_key_not_read"): "a `reasoning` key Novita does not document: the value under test",
+    ("cerebras", "resp_reasoning_read"): "Cerebras' own time_info beside the OpenAI keys (api, recorded)",
+    ("nebius", "resp_reasoning_content_read"): "vLLM's own choice.stop_reason (recorded through the Hugging Face router)",
+    ("huggingface", "resp_routed_reasoning_read"): "the routed provider's own choice.seed (recorded through the together route)",
+    ("llamacpp", "resp_reasoning_content_and_timings"): "llama.cpp's own timings object (api)",
 }
 
 
