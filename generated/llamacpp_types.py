@@ -53,15 +53,6 @@ class ResponseFormat(TypedDict, closed=True):
     type: Literal["json_schema"]
 
 
-class Function(TypedDict, closed=True):
-    name: str
-
-
-class ToolChoice(TypedDict, closed=True):
-    function: Function
-    type: Literal["function"]
-
-
 class PromptTokensDetails(TypedDict):
     cached_tokens: NotRequired[int]
 
@@ -84,7 +75,7 @@ class LlamacppTextPart(TypedDict, closed=True):
     type: Literal["text"]
 
 
-class Function1(TypedDict, closed=True):
+class Function(TypedDict, closed=True):
     description: NotRequired[str]
     name: str
     parameters: NotRequired[dict[str, Any]]
@@ -92,17 +83,17 @@ class Function1(TypedDict, closed=True):
 
 
 class LlamacppTool(TypedDict, closed=True):
-    function: Function1
+    function: Function
     type: Literal["function"]
 
 
-class Function2(TypedDict, closed=True):
+class Function1(TypedDict, closed=True):
     arguments: str
     name: str
 
 
 class LlamacppToolCall(TypedDict, closed=True):
-    function: Function2
+    function: Function1
     id: str
     type: Literal["function"]
 
@@ -153,7 +144,7 @@ class LlamacppRequest(TypedDict):
     seed: NotRequired[int]
     stop: NotRequired[list[str]]
     temperature: NotRequired[float]
-    tool_choice: NotRequired[Literal["auto"] | Literal["required"] | Literal["none"] | ToolChoice]
+    tool_choice: NotRequired[Literal["auto", "required", "none"]]
     tools: NotRequired[list[LlamacppTool]]
     top_k: NotRequired[int]
     top_logprobs: NotRequired[int]

@@ -84,7 +84,6 @@ from .openai_chat import (
     _read_structured_output,
     _read_tool,
     _read_tool_call,
-    _read_tool_choice,
     _read_tool_result,
     _read_user_part,
     _stream_emit_0,
@@ -99,7 +98,6 @@ from .openai_chat import (
     _stream_parse,
     _system_to_wire,
     _tool_call_to_wire,
-    _tool_choice_to_wire,
     _tool_result_to_wire,
     _tool_to_wire,
     _vm_audio_format_reverse,
@@ -198,6 +196,20 @@ TRANSPORT: Final = {
 
 
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
+
+
+def _tool_choice_to_wire(choice: ToolChoice) -> Any:
+    """Canonical tool_choice -> wire."""
+    if choice == "auto":
+        return "auto"
+    if choice == "required":
+        return "required"
+    if choice == "none":
+        return "none"
+    assert isinstance(choice, ForcedTool)
+    raise InvalidRequestError(
+        "a forced tool (tool_choice tool) is not supported by " + KEY, path="tool_choice"
+    )
 
 
 def _request_to_wire(
@@ -455,6 +467,17 @@ def request_from_wire(body: LmstudioRequest | Mapping[str, Any]) -> Request:
     return _w.read_request(
         body, _request_from_wire, ORIGIN, _rewrite_request, WIRE_KEYS, OPTION_PATHS, ALIAS_PATHS
     )
+
+
+def _read_tool_choice(value: Any) -> ToolChoice:
+    """Wire tool_choice -> canonical."""
+    if value == "auto":
+        return "auto"
+    if value == "required":
+        return "required"
+    if value == "none":
+        return "none"
+    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + repr(value))
 
 
 def response_from_wire(
