@@ -190,7 +190,7 @@ TRANSPORT: Final = {
     "api_key_env": "DEEPINFRA_TOKEN",
     "ready": {"method": "GET", "path": "/v1/openai/models", "list": "data", "id": "id"},
     "models": {
-        "path": "/v1/models",
+        "path": "/v1/openai/models",
         "page": {"object": "list", "data": "{models}"},
         "model": {
             "id": "{id}",

@@ -188,7 +188,7 @@ TRANSPORT: Final = {
     "api_key_env": "NOVITA_API_KEY",
     "ready": {"method": "GET", "path": "/openai/v1/models", "list": "data", "id": "id"},
     "models": {
-        "path": "/v1/models",
+        "path": "/openai/v1/models",
         "page": {"object": "list", "data": "{models}"},
         "model": {
             "id": "{id}",

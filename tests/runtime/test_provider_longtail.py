@@ -44,6 +44,8 @@ def test_transport_is_the_documented_one(key: str) -> None:
     assert join_url(t["base_url"], t["endpoint"]["path"]) == chat_url
     assert t["ready"]["method"] == "GET" and join_url(t["base_url"], t["ready"]["path"]) == models_url
     assert t["ready"]["list"] == "data" and t["ready"]["id"] == "id"
+    # a gateway answering this provider's clients serves its model list where they look for it
+    assert t["models"]["path"] == urllib.parse.urlsplit(models_url).path.removeprefix(urllib.parse.urlsplit(t["base_url"]).path)
     assert t["auth"]["scheme"] == scheme
     assert t.get("api_key_env") == env
 
