@@ -27,7 +27,7 @@ DOCUMENTED = {
     "cerebras": ("https://api.cerebras.ai/v1/chat/completions", "https://api.cerebras.ai/v1/models", "bearer", "CEREBRAS_API_KEY"),
     "deepinfra": ("https://api.deepinfra.com/v1/openai/chat/completions", "https://api.deepinfra.com/v1/openai/models", "bearer", "DEEPINFRA_TOKEN"),
     "sambanova": ("https://api.sambanova.ai/v1/chat/completions", "https://api.sambanova.ai/v1/models", "bearer", "SAMBANOVA_API_KEY"),
-    "nebius": ("https://api.studio.nebius.com/v1/chat/completions", "https://api.studio.nebius.com/v1/models", "bearer", "NEBIUS_API_KEY"),
+    "nebius": ("https://api.tokenfactory.nebius.com/v1/chat/completions", "https://api.tokenfactory.nebius.com/v1/models", "bearer", "NEBIUS_API_KEY"),
     "novita": ("https://api.novita.ai/openai/v1/chat/completions", "https://api.novita.ai/openai/v1/models", "bearer", "NOVITA_API_KEY"),
     "nvidia_nim": ("https://integrate.api.nvidia.com/v1/chat/completions", "https://integrate.api.nvidia.com/v1/models", "bearer", "NVIDIA_API_KEY"),
     "huggingface": ("https://router.huggingface.co/v1/chat/completions", "https://router.huggingface.co/v1/models", "bearer", "HF_TOKEN"),
