@@ -13,6 +13,8 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
         "mappings/dialects/anthropic/messages_2023_06_01.yaml",
     ),
     "anthropic_messages": ("anthropic_messages", "anthropic", "mappings/anthropic_messages.yaml"),
+    "azure_openai": ("azure_openai", "azure_openai", "mappings/azure_openai.yaml"),
+    "azure_openai_v1": ("azure_openai_v1", "azure_openai", "mappings/azure_openai_v1.yaml"),
     "bedrock_converse": ("bedrock_converse", "bedrock", "mappings/bedrock_converse.yaml"),
     "deepseek": ("deepseek", "deepseek", "mappings/deepseek.yaml"),
     "gemini_generate_content": (

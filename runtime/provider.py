@@ -76,7 +76,8 @@ fixed headers, API-key variable and ready() probe from the mapping's `transport:
 - API key: `api_key=` or the environment variable the table names (`OPENAI_API_KEY`, ...).
   Neither set: `AuthenticationError` before anything is sent. `api_key=""` sends no credentials
   (keyless local servers).
-- `base_url=` replaces the table's; a base URL ending in the endpoint path's first segment
+- `base_url=` replaces the table's (the variable its `base_url_env` names when that is set, else
+  its `base_url`: Azure's per-resource `AZURE_OPENAI_ENDPOINT`); a base URL ending in the endpoint path's first segment
   (`http://localhost:8000/v1` with `/v1/chat/completions`) does not repeat it.
 - Tracing: when `opentelemetry-api` is installed, every `complete()` and every `stream()` emits a
   `chat {model}` span with the GenAI semantic-convention attributes (`wiremap.runtime.tracing`); a
@@ -120,7 +121,7 @@ from .errors import (
     UnavailableError,
 )
 from .format import Format, get_format
-from .http_support import LoopThread, default_ssl_context, join_url, without_userinfo
+from .http_support import LoopThread, default_ssl_context, join_url, table_base_url, without_userinfo
 from .retry import RetryConfig, RetryPlan, RetryPolicy, call_with_retries, retry_plan
 from .structured import output_text, parsed_model
 from .wire_rules import WireMap, fit_tool_names, restore_response
@@ -337,9 +338,14 @@ class Provider:
         endpoint = transport.get("endpoint") or fmt.endpoint
         if not endpoint or not endpoint.get("path"):
             raise ValueError(f"format {fmt.key!r} declares no endpoint (mapping `transport:`)")
-        base = base_url if base_url is not None else transport.get("base_url")
+        base = base_url if base_url is not None else table_base_url(transport)
         if not isinstance(base, str) or not base:
-            raise ValueError(f"format {fmt.key!r} declares no base_url; pass base_url=")
+            env = transport.get("base_url_env")
+            raise ValueError(
+                f"format {fmt.key!r} declares no base_url; pass base_url= or set {env}"
+                if env
+                else f"format {fmt.key!r} declares no base_url; pass base_url="
+            )
         split = urllib.parse.urlsplit(base)
         if split.scheme not in ("http", "https") or not split.hostname:
             raise ValueError(f"base_url must be an http(s) URL, got {without_userinfo(base)!r}")

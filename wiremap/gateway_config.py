@@ -158,7 +158,8 @@ class GatewayConfig:
         endpoint = (self.inbound.transport or {}).get("endpoint") or self.inbound.endpoint
         if not endpoint or not endpoint.get("path"):
             raise ValueError(f"inbound format {inbound!r} declares no endpoint (mapping `transport:`)")
-        self.path: str = str(endpoint["path"])
+        # the route is the path without its query (Azure's `?api-version=`: clients send their own)
+        self.path: str = str(endpoint["path"]).split("?", 1)[0]
 
     def to_json(self) -> str:
         return json.dumps(

@@ -553,6 +553,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
         "transport": _obj(
             {
                 "base_url": {"type": "string", "pattern": "^https?://"},
+                # the variable holding a per-resource base URL (Azure's AZURE_OPENAI_ENDPOINT);
+                # it wins over `base_url`, and `base_url=` wins over both
+                "base_url_env": {"type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$"},
                 "endpoint": _obj(
                     {"method": {"enum": ["GET", "POST"]}, "path": {"type": "string", "pattern": "^/"}},
                     required=["method", "path"],
@@ -600,7 +603,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                     required=["method", "path", "fields", "answer"],
                 ),
             },
-            required=["base_url", "endpoint", "auth"],
+            required=["endpoint", "auth"],
         ),
         "structured_output": _obj(
             {
