@@ -1,0 +1,199 @@
+"""Azure OpenAI through the gateway, driven by the openai SDK's own Azure client (the oracle).
+
+- `AzureOpenAI` -> gateway (inbound azure_openai: `/openai/deployments/{deployment}/chat/completions
+  ?api-version=`, `api-key` header) -> a loopback upstream in another format, streamed and not;
+- the plain `OpenAI` client on the v1 route (inbound azure_openai_v1);
+- `OpenAI` -> gateway -> a loopback server playing Azure (upstream azure_openai): the deployment
+  and api-version in the URL, the key in `api-key`, Azure's content-filter 400 raised as the SDK's
+  `BadRequestError`;
+- Azure in and out: the content-filter results Azure adds reach the client (carried, not dropped),
+  through passthrough and through the deployments -> v1 translation alike.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+openai = pytest.importorskip("openai")
+pytest.importorskip("uvicorn")
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
+from loopback import Reply  # noqa: E402
+from test_gateway_sdks import Gateway, Upstream, anthropic_message, chat_completion  # noqa: E402
+
+from wiremap.gateway import create_app  # noqa: E402
+
+API_VERSION = "2024-10-21"
+SAFE = {"hate": {"filtered": False, "severity": "safe"}, "self_harm": {"filtered": False, "severity": "safe"}, "sexual": {"filtered": False, "severity": "safe"}, "violence": {"filtered": False, "severity": "safe"}}
+FILTERED = {
+    "error": {
+        "message": "The response was filtered due to the prompt triggering Azure OpenAI's content management policy. Please modify your prompt and retry.",
+        "type": None,
+        "param": "prompt",
+        "code": "content_filter",
+        "status": 400,
+        "innererror": {"code": "ResponsibleAIPolicyViolation", "content_filter_result": {**SAFE, "hate": {"filtered": True, "severity": "medium"}}},
+    }
+}
+
+
+def azure_completion(text: str, finish: str = "stop") -> dict[str, Any]:
+    body = chat_completion({"content": text, "refusal": None}, finish)
+    body["prompt_filter_results"] = [{"prompt_index": 0, "content_filter_results": SAFE}]
+    body["choices"][0]["content_filter_results"] = SAFE
+    return body
+
+
+@pytest.fixture
+def upstream() -> Iterator[Upstream]:
+    up = Upstream()
+    with up.server:
+        yield up
+
+
+def azure_client(gw: Gateway, **kw: Any) -> Any:
+    return openai.AzureOpenAI(azure_endpoint=gw.url, api_key="azure-client-key", api_version=API_VERSION, max_retries=0, timeout=20, **kw)
+
+
+# ============================================================ AzureOpenAI -> gateway -> another format
+
+
+def test_azure_client_non_streamed(upstream: Upstream) -> None:
+    gw = Gateway(create_app("azure_openai", "anthropic_messages", upstream.server.url))
+    try:
+        upstream.replies.append(Reply(200, anthropic_message([{"type": "text", "text": "Ahoy!"}])))
+        out = azure_client(gw).chat.completions.create(
+            model="my-deployment", messages=[{"role": "system", "content": "Talk like a pirate."}, {"role": "user", "content": "Hi"}], max_tokens=40
+        )
+        sent = upstream.last
+        assert sent.path == "/v1/messages" and sent.headers["x-api-key"] == "azure-client-key"
+        assert sent.json() == {"model": "my-deployment", "system": "Talk like a pirate.", "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}], "max_tokens": 40}
+        assert out.choices[0].message.content == "Ahoy!" and out.choices[0].finish_reason == "stop"
+        assert (out.usage.prompt_tokens, out.usage.completion_tokens) == (12, 6)
+    finally:
+        gw.stop()
+
+
+def test_azure_client_streamed(upstream: Upstream) -> None:
+    chunks = [
+        {"id": "chatcmpl-s", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o", "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Ahoy"}, "finish_reason": None}]},
+        {"id": "chatcmpl-s", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o", "choices": [{"index": 0, "delta": {"content": " matey"}, "finish_reason": None}]},
+        {"id": "chatcmpl-s", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+        {"id": "chatcmpl-s", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o", "choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}},
+    ]
+    sse = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    gw = Gateway(create_app("azure_openai", "openai_chat", upstream.server.url))
+    try:
+        upstream.replies.append(Reply(200, sse, content_type="text/event-stream"))
+        stream = azure_client(gw).chat.completions.create(
+            model="my-deployment", messages=[{"role": "user", "content": "Hi"}], stream=True, stream_options={"include_usage": True}
+        )
+        got = list(stream)
+        text = "".join(c.choices[0].delta.content or "" for c in got if c.choices)
+        assert text == "Ahoy matey"
+        assert [c.choices[0].finish_reason for c in got if c.choices and c.choices[0].finish_reason] == ["stop"]
+        assert got[-1].usage is not None and got[-1].usage.total_tokens == 7
+        sent = upstream.last
+        assert sent.path == "/v1/chat/completions" and sent.json()["stream"] is True
+        assert sent.json()["model"] == "my-deployment"
+    finally:
+        gw.stop()
+
+
+def test_v1_route_with_the_plain_openai_client(upstream: Upstream) -> None:
+    gw = Gateway(create_app("azure_openai_v1", "anthropic_messages", upstream.server.url))
+    try:
+        upstream.replies.append(Reply(200, anthropic_message([{"type": "text", "text": "Hello"}])))
+        client = openai.OpenAI(base_url=gw.url + "/openai/v1/", api_key="azure-client-key", max_retries=0, timeout=20)
+        out = client.chat.completions.create(model="my-deployment", messages=[{"role": "user", "content": "Hi"}], max_completion_tokens=30)
+        assert out.choices[0].message.content == "Hello"
+        sent = upstream.last
+        assert sent.headers["x-api-key"] == "azure-client-key"  # the OpenAI client sends the key as a bearer token
+        assert sent.json()["model"] == "my-deployment" and sent.json()["max_tokens"] == 30
+    finally:
+        gw.stop()
+
+
+# ============================================================ OpenAI -> gateway -> "Azure"
+
+
+def test_azure_upstream_gets_its_url_and_key(upstream: Upstream) -> None:
+    gw = Gateway(create_app("openai_chat", "azure_openai", upstream.server.url))
+    try:
+        upstream.replies.append(Reply(200, azure_completion("Hi there")))
+        client = openai.OpenAI(base_url=gw.url + "/v1", api_key="azure-key", max_retries=0, timeout=20)
+        out = client.chat.completions.create(model="my-deployment", messages=[{"role": "user", "content": "Hi"}], max_completion_tokens=20)
+        sent = upstream.last
+        assert sent.raw_path == f"/openai/deployments/my-deployment/chat/completions?api-version={API_VERSION}"
+        assert sent.headers["api-key"] == "azure-key" and "authorization" not in sent.headers
+        assert sent.json() == {"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 20}
+        assert out.choices[0].message.content == "Hi there"
+    finally:
+        gw.stop()
+
+
+def test_azure_content_filter_raises_bad_request(upstream: Upstream) -> None:
+    gw = Gateway(create_app("openai_chat", "azure_openai", upstream.server.url))
+    try:
+        upstream.replies.append(Reply(400, FILTERED))
+        client = openai.OpenAI(base_url=gw.url + "/v1", api_key="azure-key", max_retries=0, timeout=20)
+        with pytest.raises(openai.BadRequestError) as info:
+            client.chat.completions.create(model="my-deployment", messages=[{"role": "user", "content": "something filtered"}])
+        assert info.value.status_code == 400
+        assert "content management policy" in info.value.message
+    finally:
+        gw.stop()
+
+
+# ============================================================ Azure in and out: Azure's own data reaches the client
+
+
+def test_passthrough_keeps_content_filter_results_and_error(upstream: Upstream) -> None:
+    gw = Gateway(create_app("azure_openai", "azure_openai", upstream.server.url))
+    try:
+        client = azure_client(gw)
+        upstream.replies.append(Reply(200, azure_completion("Fine.")))
+        out = client.chat.completions.create(model="my-deployment", messages=[{"role": "user", "content": "Hi"}])
+        sent = upstream.last
+        assert sent.raw_path == f"/openai/deployments/my-deployment/chat/completions?api-version={API_VERSION}"
+        assert sent.headers["api-key"] == "azure-client-key"
+        dumped = out.model_dump()
+        assert dumped["prompt_filter_results"] == [{"prompt_index": 0, "content_filter_results": SAFE}]
+        assert dumped["choices"][0]["content_filter_results"] == SAFE
+
+        upstream.replies.append(Reply(400, FILTERED))
+        with pytest.raises(openai.BadRequestError) as info:
+            client.chat.completions.create(model="my-deployment", messages=[{"role": "user", "content": "x"}])
+        assert info.value.code == "content_filter"
+        assert info.value.body["innererror"]["code"] == "ResponsibleAIPolicyViolation"
+    finally:
+        gw.stop()
+
+
+def test_deployments_to_v1_carries_the_filter_results(upstream: Upstream) -> None:
+    """Two Azure formats share the provider and the wire: the filter verdicts are carried
+    across the translation; the content-filter 400 is still the SDK's BadRequestError."""
+    gw = Gateway(create_app("azure_openai", "azure_openai_v1", upstream.server.url))
+    try:
+        client = azure_client(gw)
+        upstream.replies.append(Reply(200, azure_completion("Fine.")))
+        out = client.chat.completions.create(model="my-deployment", messages=[{"role": "user", "content": "Hi"}], max_tokens=20)
+        sent = upstream.last
+        assert sent.path == "/openai/v1/chat/completions"
+        assert sent.json() == {"model": "my-deployment", "messages": [{"role": "user", "content": "Hi"}], "max_completion_tokens": 20}
+        dumped = out.model_dump()
+        assert dumped["prompt_filter_results"] == [{"prompt_index": 0, "content_filter_results": SAFE}]
+        assert dumped["choices"][0]["content_filter_results"] == SAFE
+
+        upstream.replies.append(Reply(400, FILTERED))
+        with pytest.raises(openai.BadRequestError):
+            client.chat.completions.create(model="my-deployment", messages=[{"role": "user", "content": "x"}])
+    finally:
+        gw.stop()
