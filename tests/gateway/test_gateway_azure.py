@@ -197,3 +197,43 @@ def test_deployments_to_v1_carries_the_filter_results(upstream: Upstream) -> Non
             client.chat.completions.create(model="my-deployment", messages=[{"role": "user", "content": "x"}])
     finally:
         gw.stop()
+
+
+# ============================================================ the endpoint from the environment, errors in Azure's envelope
+
+
+def test_upstream_endpoint_from_the_environment(upstream: Upstream, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No --upstream-url: the gateway reaches Azure at AZURE_OPENAI_ENDPOINT, translated and passed through alike."""
+    monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", upstream.server.url + "/")
+    for inbound in ("openai_chat", "azure_openai"):
+        gw = Gateway(create_app(inbound, "azure_openai"))
+        try:
+            upstream.replies.append(Reply(200, azure_completion("From env.")))
+            if inbound == "openai_chat":
+                client = openai.OpenAI(base_url=gw.url + "/v1", api_key="azure-key", max_retries=0, timeout=20)
+            else:
+                client = azure_client(gw)
+            out = client.chat.completions.create(model="dep-1", messages=[{"role": "user", "content": "Hi"}])
+            assert out.choices[0].message.content == "From env."
+            assert upstream.last.raw_path == f"/openai/deployments/dep-1/chat/completions?api-version={API_VERSION}"
+        finally:
+            gw.stop()
+
+
+def test_unknown_model_is_deployment_not_found_for_azure_clients(upstream: Upstream) -> None:
+    """An upstream's unknown model reaches an Azure client as Azure says it: 404 DeploymentNotFound
+    (errors.emit), the SDK's NotFoundError."""
+    gw = Gateway(create_app("azure_openai", "anthropic_messages", upstream.server.url))
+    try:
+        upstream.replies.append(Reply(404, {"type": "error", "error": {"type": "not_found_error", "message": "model: claude-nope"}}))
+        with pytest.raises(openai.NotFoundError) as info:
+            azure_client(gw).chat.completions.create(model="claude-nope", messages=[{"role": "user", "content": "Hi"}])
+        assert info.value.code == "DeploymentNotFound"
+    finally:
+        gw.stop()
+
+
+def test_no_azure_endpoint_is_refused_at_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AZURE_OPENAI_ENDPOINT", raising=False)
+    with pytest.raises(ValueError, match="no upstream URL for azure_openai: pass upstream_url .* or set AZURE_OPENAI_ENDPOINT"):
+        create_app("openai_chat", "azure_openai")
