@@ -14,6 +14,11 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
     ),
     "anthropic_messages": ("anthropic_messages", "anthropic", "mappings/anthropic_messages.yaml"),
     "azure_openai": ("azure_openai", "azure_openai", "mappings/azure_openai.yaml"),
+    "azure_openai_responses": (
+        "azure_openai_responses",
+        "azure_openai",
+        "mappings/azure_openai_responses.yaml",
+    ),
     "azure_openai_v1": ("azure_openai_v1", "azure_openai", "mappings/azure_openai_v1.yaml"),
     "bedrock_converse": ("bedrock_converse", "bedrock", "mappings/bedrock_converse.yaml"),
     "deepseek": ("deepseek", "deepseek", "mappings/deepseek.yaml"),

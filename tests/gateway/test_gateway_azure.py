@@ -7,7 +7,8 @@
   and api-version in the URL, the key in `api-key`, Azure's content-filter 400 raised as the SDK's
   `BadRequestError`;
 - Azure in and out: the content-filter results Azure adds reach the client (carried, not dropped),
-  through passthrough and through the deployments -> v1 translation alike.
+  through passthrough and through the deployments -> v1 translation alike;
+- `client.responses.create` on Azure's v1 Responses route (azure_openai_responses), both ways.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
 from loopback import Reply  # noqa: E402
 from test_gateway_sdks import Gateway, Upstream, anthropic_message, chat_completion  # noqa: E402
 
+import wiremap  # noqa: E402
 from wiremap.gateway import create_app  # noqa: E402
 
 API_VERSION = "2024-10-21"
@@ -237,3 +239,33 @@ def test_no_azure_endpoint_is_refused_at_start(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.delenv("AZURE_OPENAI_ENDPOINT", raising=False)
     with pytest.raises(ValueError, match="no upstream URL for azure_openai: pass upstream_url .* or set AZURE_OPENAI_ENDPOINT"):
         create_app("openai_chat", "azure_openai")
+
+
+# ============================================================ the Responses API on Azure's v1 route
+
+
+def test_responses_on_the_v1_route(upstream: Upstream) -> None:
+    """`client.responses.create` against the gateway's Azure Responses route, and Azure as the
+    upstream of an OpenAI Responses client (the v1 path and the api-key header)."""
+    gw = Gateway(create_app("azure_openai_responses", "anthropic_messages", upstream.server.url))
+    try:
+        upstream.replies.append(Reply(200, anthropic_message([{"type": "text", "text": "A test."}])))
+        client = openai.OpenAI(base_url=gw.url + "/openai/v1/", api_key="azure-client-key", max_retries=0, timeout=20)
+        out = client.responses.create(model="my-gpt-4.1-nano", input="This is a test.", max_output_tokens=50)
+        assert out.output_text == "A test." and out.status == "completed"
+        assert upstream.last.json()["model"] == "my-gpt-4.1-nano" and upstream.last.headers["x-api-key"] == "azure-client-key"
+    finally:
+        gw.stop()
+    gw = Gateway(create_app("openai_responses", "azure_openai_responses", upstream.server.url))
+    try:
+        answer = {"message": {"role": "assistant", "content": "From Azure."}, "finish_reason": "stop", "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}, "raw": {}}
+        upstream.replies.append(Reply(200, wiremap.get_format("azure_openai_responses").response_to_wire(answer)))
+        client = openai.OpenAI(base_url=gw.url + "/v1", api_key="azure-key", max_retries=0, timeout=20)
+        out = client.responses.create(model="my-deployment", input="Hi")
+        assert out.output_text == "From Azure."
+        assert upstream.last.raw_path == "/openai/v1/responses" and upstream.last.headers["api-key"] == "azure-key"
+        upstream.replies.append(Reply(400, FILTERED))
+        with pytest.raises(openai.BadRequestError):
+            client.responses.create(model="my-deployment", input="x")
+    finally:
+        gw.stop()
