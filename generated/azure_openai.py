@@ -182,7 +182,7 @@ TRANSPORT: Final = {
         "method": "POST",
         "path": "/openai/deployments/{model}/chat/completions?api-version=2024-10-21",
     },
-    "auth": {"scheme": "header", "name": "api-key"},
+    "auth": {"scheme": "header", "name": "api-key", "bearer_tokens": True},
     "headers": {},
     "api_key_env": "AZURE_OPENAI_API_KEY",
     "ready": None,

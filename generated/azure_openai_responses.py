@@ -177,7 +177,7 @@ ENDPOINT: Final = {"method": "POST", "path": "/openai/v1/responses"}
 TRANSPORT: Final = {
     "base_url": None,
     "endpoint": {"method": "POST", "path": "/openai/v1/responses"},
-    "auth": {"scheme": "header", "name": "api-key"},
+    "auth": {"scheme": "header", "name": "api-key", "bearer_tokens": True},
     "headers": {},
     "api_key_env": "AZURE_OPENAI_API_KEY",
     "ready": None,

@@ -44,7 +44,7 @@ from wiremap.runtime.errors import (
 from wiremap.runtime.format import Format
 from wiremap.runtime.http_support import table_base_url
 
-from .gateway_common import BodyTimeout, BodyTooLarge, ClientGone, loss_header
+from .gateway_common import BodyTimeout, BodyTooLarge, ClientGone, loss_header, sends_as_bearer
 
 __all__ = ["endpoint_routes", "forward", "drop_fields", "body_model", "UsageTap", "served_paths", "allowed_method", "not_found", "fill", "read"]
 
@@ -180,7 +180,9 @@ def _upstream_headers(gateway: Any, key: str, client_headers: Mapping[str, str] 
     query: list[tuple[str, str]] = []
     auth = transport.get("auth") or {}
     scheme = auth.get("scheme", "none")
-    if key:
+    if key and sends_as_bearer(key, auth):
+        headers["authorization"] = f"Bearer {key}"  # a client's token where the upstream takes one (Entra ID)
+    elif key:
         if scheme == "bearer":
             headers["authorization"] = f"Bearer {key}"
         elif scheme == "header":

@@ -561,6 +561,10 @@ class Builder:
         auth = dict(t["auth"])
         if auth["scheme"] in ("header", "query") and "name" not in auth:
             raise self.err("/transport/auth", f"auth scheme {auth['scheme']} needs `name:` (the header or query parameter)")
+        if auth.get("bearer_tokens") and auth["scheme"] not in ("header", "query"):
+            raise self.err("/transport/auth/bearer_tokens", f"bearer_tokens says a bearer token may replace a key sent in a header or query parameter; auth scheme {auth['scheme']} has none")
+        if auth.get("bearer_tokens") is False:
+            del auth["bearer_tokens"]  # false is the default: the generated table stays as it was
         api_version = self.data["meta"].get("api_version") or ""
         headers = {k: v.replace("{api_version}", api_version) for k, v in t.get("headers", {}).items()}
         if "base_url" not in t and "base_url_env" not in t:

@@ -564,6 +564,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                     {
                         "scheme": {"enum": ["bearer", "header", "query", "none"]},
                         "name": {"type": "string", "minLength": 1},
+                        # the API also takes `Authorization: Bearer <token>` in the key's place
+                        # (Azure's Microsoft Entra ID tokens): a gateway forwards such a token as one
+                        "bearer_tokens": {"type": "boolean"},
                     },
                     required=["scheme"],
                 ),

@@ -269,3 +269,47 @@ def test_responses_on_the_v1_route(upstream: Upstream) -> None:
             client.responses.create(model="my-deployment", input="x")
     finally:
         gw.stop()
+
+
+# ============================================================ Microsoft Entra ID tokens (auth.bearer_tokens)
+
+TOKEN = "eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.entra-id-token"
+
+
+def test_entra_id_token_reaches_azure_as_a_bearer_token(upstream: Upstream) -> None:
+    """AzureOpenAI(azure_ad_token=...) sends `Authorization: Bearer`; an Azure upstream gets it
+    as a bearer token (never in `api-key`), passed through and translated (deployments -> v1)."""
+    for target in ("azure_openai", "azure_openai_v1"):
+        gw = Gateway(create_app("azure_openai", target, upstream.server.url))
+        try:
+            client = openai.AzureOpenAI(azure_endpoint=gw.url, azure_ad_token=TOKEN, api_version=API_VERSION, max_retries=0, timeout=20)
+            upstream.replies.append(Reply(200, azure_completion("Signed in.")))
+            out = client.chat.completions.create(model="dep-1", messages=[{"role": "user", "content": "Hi"}])
+            assert out.choices[0].message.content == "Signed in."
+            sent = upstream.last
+            assert sent.headers["authorization"] == f"Bearer {TOKEN}", target
+            assert "api-key" not in sent.headers, target
+        finally:
+            gw.stop()
+
+
+def test_bearer_credentials_elsewhere_keep_the_upstream_scheme(upstream: Upstream) -> None:
+    """A token from an Azure client to a non-Azure upstream goes in that upstream's key scheme, and
+    an OpenAI client's bearer key to Azure goes in `api-key` (openai_chat's bearer is its key)."""
+    gw = Gateway(create_app("azure_openai", "anthropic_messages", upstream.server.url))
+    try:
+        client = openai.AzureOpenAI(azure_endpoint=gw.url, azure_ad_token=TOKEN, api_version=API_VERSION, max_retries=0, timeout=20)
+        upstream.replies.append(Reply(200, anthropic_message([{"type": "text", "text": "ok"}])))
+        client.chat.completions.create(model="dep-1", messages=[{"role": "user", "content": "Hi"}], max_tokens=5)
+        assert upstream.last.headers["x-api-key"] == TOKEN and "authorization" not in upstream.last.headers
+    finally:
+        gw.stop()
+    gw = Gateway(create_app("openai_chat", "azure_openai", upstream.server.url))
+    try:
+        upstream.replies.append(Reply(200, azure_completion("ok")))
+        openai.OpenAI(base_url=gw.url + "/v1", api_key="azure-key", max_retries=0, timeout=20).chat.completions.create(
+            model="dep-1", messages=[{"role": "user", "content": "Hi"}]
+        )
+        assert upstream.last.headers["api-key"] == "azure-key" and "authorization" not in upstream.last.headers
+    finally:
+        gw.stop()
