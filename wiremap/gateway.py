@@ -301,9 +301,9 @@ class _Gateway:
             # `key` is always explicit here ("" = none): Provider never reads the environment.
             # A client's bearer token for an upstream that takes one goes as a bearer token.
             p = Provider(
-                lane.upstream, model=model, api_key="" if bearer else key, base_url=lane.upstream_url,
+                lane.upstream, model=model, api_key=None if bearer else key, base_url=lane.upstream_url,
                 timeout=self.config.timeout, deadline=lane.timeout or float("inf"),
-                http_client=self.http_client(), headers={"Authorization": f"Bearer {key}"} if bearer else None,
+                http_client=self.http_client(), bearer_token=str(key) if bearer else None,
             )
             self._providers[cache_key] = p
             while len(self._providers) > _PROVIDER_CACHE:

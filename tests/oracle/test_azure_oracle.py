@@ -80,7 +80,7 @@ def test_sdk_and_provider_send_an_entra_token_alike(server: Any) -> None:
     token = "eyJ0eXAiOiJKV1QifQ.entra"
     sdk = openai.AzureOpenAI(azure_endpoint=server.url, azure_ad_token=token, api_version=API_VERSION, max_retries=0)
     sdk.chat.completions.create(model="d", messages=MESSAGES)
-    with wiremap.Provider("azure_openai", model="d", api_key="", base_url=server.url, headers={"Authorization": f"Bearer {token}"}) as p:
+    with wiremap.Provider("azure_openai", model="d", bearer_token=token, base_url=server.url) as p:
         p.complete_sync(MESSAGES)
     theirs, mine = server.requests
     assert mine.headers["authorization"] == theirs.headers["authorization"] == f"Bearer {token}"

@@ -88,15 +88,26 @@ def test_no_endpoint_anywhere_names_the_variable(azure_env: Any) -> None:
 
 
 def test_an_entra_id_token_replaces_the_key(serve: Any, azure_env: Any) -> None:
-    """api: a Microsoft Entra ID token goes as `Authorization: Bearer`, no `api-key`."""
-    server = serve(_azure_answer)
-    azure_env.setenv("AZURE_OPENAI_API_KEY", KEY)  # not used: api_key="" sends no key
-    token = "eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.entra"
-    with wiremap.Provider("azure_openai", model="d", api_key="", base_url=server.url, headers={"Authorization": f"Bearer {token}"}) as p:
+    """api: a Microsoft Entra ID token goes as `Authorization: Bearer`, no `api-key`
+    (`auth.bearer_tokens`), and is kept out of errors like a key."""
+    token = "eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.entra-token-value"
+    server = serve(lambda seen: _azure_answer(seen) if len(server.requests) == 1 else Reply(401, {"error": {"code": "401", "message": f"token {token} is expired"}}))
+    azure_env.setenv("AZURE_OPENAI_API_KEY", KEY)  # not used: the token replaces the key
+    with wiremap.Provider("azure_openai", model="d", bearer_token=token, base_url=server.url) as p:
         p.complete_sync(HI)
-    (seen,) = server.requests
+        with pytest.raises(wiremap.AuthenticationError) as info:
+            p.complete_sync(HI)
+        assert token not in str(info.value) and token not in repr(p)
+    seen = server.requests[0]
     assert seen.headers["authorization"] == f"Bearer {token}"
     assert "api-key" not in seen.headers
+
+
+def test_a_bearer_token_needs_a_format_that_takes_one(azure_env: Any) -> None:
+    with pytest.raises(ValueError, match="takes no bearer token"):
+        wiremap.Provider("anthropic_messages", model="c", bearer_token="tok")
+    with pytest.raises(ValueError, match="not both"):
+        wiremap.Provider("azure_openai", model="d", base_url="https://r.openai.azure.com", api_key=KEY, bearer_token="tok")
 
 
 def test_content_filter_400_is_an_invalid_request_with_azure_verdict(serve: Any, azure_env: Any) -> None:
