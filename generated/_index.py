@@ -13,6 +13,13 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
         "mappings/dialects/anthropic/messages_2023_06_01.yaml",
     ),
     "anthropic_messages": ("anthropic_messages", "anthropic", "mappings/anthropic_messages.yaml"),
+    "azure_openai": ("azure_openai", "azure_openai", "mappings/azure_openai.yaml"),
+    "azure_openai_responses": (
+        "azure_openai_responses",
+        "azure_openai",
+        "mappings/azure_openai_responses.yaml",
+    ),
+    "azure_openai_v1": ("azure_openai_v1", "azure_openai", "mappings/azure_openai_v1.yaml"),
     "bedrock_converse": ("bedrock_converse", "bedrock", "mappings/bedrock_converse.yaml"),
     "cerebras": ("cerebras", "cerebras", "mappings/cerebras.yaml"),
     "deepinfra": ("deepinfra", "deepinfra", "mappings/deepinfra.yaml"),

@@ -7,13 +7,14 @@ A leaf module (no other runtime module is imported here): `provider`, `provider_
 from __future__ import annotations
 
 import asyncio
+import os
 import ssl
 import threading
 import urllib.parse
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-__all__ = ["LoopThread", "default_ssl_context", "join_url", "without_userinfo"]
+__all__ = ["LoopThread", "default_ssl_context", "join_url", "table_base_url", "without_userinfo"]
 
 T = TypeVar("T")
 
@@ -30,6 +31,21 @@ def default_ssl_context() -> ssl.SSLContext:
 
             _default_ssl = httpx.create_ssl_context()
         return _default_ssl
+
+
+def table_base_url(transport: Any) -> str | None:
+    """The base URL a format's transport table gives: the variable its `base_url_env` names
+    when set and non-empty (a per-resource origin: Azure's AZURE_OPENAI_ENDPOINT), else its
+    `base_url`, else None. A caller's own base URL (`base_url=`, `--upstream-url`) wins over both."""
+    if not transport:
+        return None
+    env = transport.get("base_url_env")
+    if isinstance(env, str) and env:
+        value = os.environ.get(env)
+        if value:
+            return value
+    base = transport.get("base_url")
+    return base if isinstance(base, str) and base else None
 
 
 def join_url(base_url: str, path: str) -> str:

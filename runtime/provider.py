@@ -75,8 +75,11 @@ fixed headers, API-key variable and ready() probe from the mapping's `transport:
   characters) is refused with `AuthenticationError` before anything is sent.
 - API key: `api_key=` or the environment variable the table names (`OPENAI_API_KEY`, ...).
   Neither set: `AuthenticationError` before anything is sent. `api_key=""` sends no credentials
-  (keyless local servers).
-- `base_url=` replaces the table's; a base URL ending in the endpoint path's first segment
+  (keyless local servers). `bearer_token=` instead, for a format whose auth takes a token in the
+  key's place (`auth.bearer_tokens`: an Azure Microsoft Entra ID token): sent as
+  `Authorization: Bearer`, guarded like the key.
+- `base_url=` replaces the table's (the variable its `base_url_env` names when that is set, else
+  its `base_url`: Azure's per-resource `AZURE_OPENAI_ENDPOINT`); a base URL ending in the endpoint path's first segment
   (`http://localhost:8000/v1` with `/v1/chat/completions`) does not repeat it.
 - Tracing: when `opentelemetry-api` is installed, every `complete()` and every `stream()` emits a
   `chat {model}` span with the GenAI semantic-convention attributes (`wiremap.runtime.tracing`); a
@@ -120,7 +123,7 @@ from .errors import (
     UnavailableError,
 )
 from .format import Format, get_format
-from .http_support import LoopThread, default_ssl_context, join_url, without_userinfo
+from .http_support import LoopThread, default_ssl_context, join_url, table_base_url, without_userinfo
 from .retry import RetryConfig, RetryPlan, RetryPolicy, call_with_retries, retry_plan
 from .structured import output_text, parsed_model
 from .wire_rules import WireMap, fit_tool_names, restore_response
@@ -324,6 +327,7 @@ class Provider:
         http_client: httpx.AsyncClient | None = None,
         max_retries: int = 0,
         retry: RetryPolicy | RetryConfig | Mapping[str, Any] | None = None,
+        bearer_token: str | None = None,
     ) -> None:
         fmt = format if isinstance(format, Format) else get_format(format)
         if not isinstance(model, str) or not model:
@@ -337,9 +341,14 @@ class Provider:
         endpoint = transport.get("endpoint") or fmt.endpoint
         if not endpoint or not endpoint.get("path"):
             raise ValueError(f"format {fmt.key!r} declares no endpoint (mapping `transport:`)")
-        base = base_url if base_url is not None else transport.get("base_url")
+        base = base_url if base_url is not None else table_base_url(transport)
         if not isinstance(base, str) or not base:
-            raise ValueError(f"format {fmt.key!r} declares no base_url; pass base_url=")
+            env = transport.get("base_url_env")
+            raise ValueError(
+                f"format {fmt.key!r} declares no base_url; pass base_url= or set {env}"
+                if env
+                else f"format {fmt.key!r} declares no base_url; pass base_url="
+            )
         split = urllib.parse.urlsplit(base)
         if split.scheme not in ("http", "https") or not split.hostname:
             raise ValueError(f"base_url must be an http(s) URL, got {without_userinfo(base)!r}")
@@ -379,12 +388,20 @@ class Provider:
 
         key_env = transport.get("api_key_env")
         key = api_key
-        if key is None and isinstance(key_env, str) and key_env:
-            key = os.environ.get(key_env)
         auth: Mapping[str, Any] = transport.get("auth") or {"scheme": "none"}
         scheme = auth.get("scheme", "none")
         if scheme not in ("bearer", "header", "query", "none"):
             raise ValueError(f"format {fmt.key!r}: unknown auth scheme {scheme!r}")
+        if bearer_token is not None:
+            # a token in the key's place (`auth.bearer_tokens`: Azure's Entra ID), a credential
+            # like the key: sent as `Authorization: Bearer`, kept out of errors and logs
+            if api_key is not None:
+                raise ValueError("pass api_key= or bearer_token=, not both")
+            if scheme != "bearer" and auth.get("bearer_tokens") is not True:
+                raise ValueError(f"format {fmt.key!r} takes no bearer token (its auth is {scheme}); pass api_key=")
+            key, scheme = bearer_token, "bearer"
+        if key is None and isinstance(key_env, str) and key_env:
+            key = os.environ.get(key_env)
         # a key that cannot be an HTTP header value (non-ASCII, control characters) is refused
         # before anything is sent, as a missing one is: never a UnicodeEncodeError from httpx
         unsendable = bool(key) and not _SENDABLE_KEY.fullmatch(key or "")

@@ -77,7 +77,7 @@ from wiremap.runtime.provider import Provider
 from wiremap.runtime.canonical import Request
 from wiremap.runtime.translate import Loss, TranslationLossError, request_losses, response_losses, unique_tool_call_ids
 
-from .gateway_common import BodyTimeout, BodyTooLarge, ClientGone, loss_header
+from .gateway_common import BearerToken, BodyTimeout, BodyTooLarge, ClientGone, loss_header, sends_as_bearer
 from .gateway_config import GatewayConfig, apply_extras_policy, through_hops
 from .gateway_metrics import CONTENT_TYPE, Metrics, access_record, observed
 from .gateway_endpoints import allowed_method, endpoint_routes, forward, not_found
@@ -137,6 +137,8 @@ def _client_key(fmt: Format, headers: Mapping[str, str], query: Mapping[str, str
     if not key:
         value = headers.get("authorization", "")
         key = value[7:].strip() if value[:7].lower() == "bearer " else None
+        if key and auth.get("bearer_tokens") is True and _SENDABLE_KEY.fullmatch(key):
+            return BearerToken(key)  # a token in the key's place (Azure's Entra ID), forwarded as one
     if not key and fmt.provider == "google":
         key = query.get("key")
     if key and not _SENDABLE_KEY.fullmatch(key):
@@ -249,7 +251,7 @@ async def _disconnected(receive: Any) -> None:
 class _Gateway:
     def __init__(self, config: GatewayConfig) -> None:
         self.config = config
-        self._providers: OrderedDict[tuple[str, str, str], Provider] = OrderedDict()
+        self._providers: OrderedDict[tuple[str, str, str, bool], Provider] = OrderedDict()
         self._client: Any = None
         self._loop_thread: Any = None
         self.in_flight = 0
@@ -292,14 +294,16 @@ class _Gateway:
 
     def provider(self, model: str, key: str, lane: GatewayConfig | None = None) -> Provider:
         lane = lane or self.config  # one upstream of a config file's routes, or the only one
-        cache_key = (lane.name or "", model, key)
+        bearer = sends_as_bearer(key, (lane.upstream.transport or {}).get("auth"))
+        cache_key = (lane.name or "", model, key, bearer)
         p = self._providers.get(cache_key)
         if p is None:
-            # `key` is always explicit here ("" = none): Provider never reads the environment
+            # `key` is always explicit here ("" = none): Provider never reads the environment.
+            # A client's bearer token for an upstream that takes one goes as a bearer token.
             p = Provider(
-                lane.upstream, model=model, api_key=key, base_url=lane.upstream_url,
+                lane.upstream, model=model, api_key=None if bearer else key, base_url=lane.upstream_url,
                 timeout=self.config.timeout, deadline=lane.timeout or float("inf"),
-                http_client=self.http_client(),
+                http_client=self.http_client(), bearer_token=str(key) if bearer else None,
             )
             self._providers[cache_key] = p
             while len(self._providers) > _PROVIDER_CACHE:

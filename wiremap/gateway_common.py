@@ -10,7 +10,7 @@ import json
 
 from wiremap.runtime.translate import Loss
 
-__all__ = ["MAX_LOSS_HEADER", "loss_header", "ClientGone", "BodyTooLarge", "BodyTimeout"]
+__all__ = ["MAX_LOSS_HEADER", "loss_header", "ClientGone", "BodyTooLarge", "BodyTimeout", "BearerToken", "sends_as_bearer"]
 
 #: The longest `x-wiremap-losses` header value: past it, losses are cut and counted.
 MAX_LOSS_HEADER = 6000
@@ -43,3 +43,18 @@ class BodyTimeout(Exception):
 
     def __init__(self, seconds: float, size: int) -> None:
         super().__init__(f"the request body did not arrive within {seconds:g} s ({size} bytes read; is Content-Length larger than the body?)")
+
+
+class BearerToken(str):
+    """A client credential that came as `Authorization: Bearer` to an inbound format whose auth
+    says a bearer token may replace its key (`transport.auth.bearer_tokens`: Azure's Entra ID
+    tokens). It is forwarded as a bearer token to an upstream that says the same, and in the
+    upstream's own key scheme to any other (where it is just the key)."""
+
+    __slots__ = ()
+
+
+def sends_as_bearer(key: str, upstream_auth: object) -> bool:
+    """Whether `key` goes to an upstream with `upstream_auth` as `Authorization: Bearer`
+    instead of in its key scheme."""
+    return isinstance(key, BearerToken) and isinstance(upstream_auth, dict) and upstream_auth.get("bearer_tokens") is True

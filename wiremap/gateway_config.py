@@ -56,6 +56,7 @@ from typing import Any, TypeVar
 from wiremap.runtime.canonical import Request
 from wiremap.runtime.errors import InvalidModelError, ProviderError
 from wiremap.runtime.format import Format, UnknownFormatError, get_format
+from wiremap.runtime.http_support import table_base_url
 from wiremap.runtime.retry import RetryPolicy, call_with_retries
 from wiremap.runtime.translate import Loss, forward_carried_fields
 
@@ -135,6 +136,11 @@ class GatewayConfig:
             if fmt.kind != "chat":
                 raise ValueError(f"format {fmt.key!r} is kind {fmt.kind}; the gateway serves chat formats only")
         self.upstream_url = upstream_url
+        if upstream_url is None and table_base_url(self.upstream.transport) is None:
+            # a per-resource origin (Azure) the environment does not give: refused at start, not
+            # at the first request
+            env = (self.upstream.transport or {}).get("base_url_env")
+            raise ValueError(f"no upstream URL for {self.upstream.key}: pass upstream_url (--upstream-url)" + (f" or set {env}" if env else ""))
         self.forward_client_key = forward_client_key and upstream_api_key is None
         up_auth = (self.upstream.transport or {}).get("auth") or {}
         self.upstream_needs_key = up_auth.get("scheme", "none") != "none"
@@ -158,7 +164,8 @@ class GatewayConfig:
         endpoint = (self.inbound.transport or {}).get("endpoint") or self.inbound.endpoint
         if not endpoint or not endpoint.get("path"):
             raise ValueError(f"inbound format {inbound!r} declares no endpoint (mapping `transport:`)")
-        self.path: str = str(endpoint["path"])
+        # the route is the path without its query (Azure's `?api-version=`: clients send their own)
+        self.path: str = str(endpoint["path"]).split("?", 1)[0]
 
     def to_json(self) -> str:
         return json.dumps(

@@ -42,8 +42,9 @@ from wiremap.runtime.errors import (
     UnavailableError,
 )
 from wiremap.runtime.format import Format
+from wiremap.runtime.http_support import table_base_url
 
-from .gateway_common import BodyTimeout, BodyTooLarge, ClientGone, loss_header
+from .gateway_common import BodyTimeout, BodyTooLarge, ClientGone, loss_header, sends_as_bearer
 
 __all__ = ["endpoint_routes", "forward", "drop_fields", "body_model", "UsageTap", "served_paths", "allowed_method", "not_found", "fill", "read"]
 
@@ -111,7 +112,7 @@ def served_paths(fmt: Format) -> list[tuple[str, str]]:
     """(method, path) of every endpoint a gateway with inbound `fmt` serves, chat first."""
     transport = fmt.transport or {}
     endpoint = transport.get("endpoint") or fmt.endpoint or {}
-    out = [("POST", str(endpoint.get("path")))]
+    out = [("POST", str(endpoint.get("path")).split("?", 1)[0])]  # a query (`?api-version=`) is not the route
     stream_path = _stream_path(fmt)
     if stream_path:
         out.append(("POST", stream_path))
@@ -157,7 +158,7 @@ def _stream_path(fmt: Format) -> str | None:
 def _upstream_url(gateway: Any, path: str, model: str | None, query: list[tuple[str, str]] | None = None, lane: Any = None) -> str:
     cfg = lane or gateway.config  # lane: one upstream of a config file's routes
     transport = cfg.upstream.transport or {}
-    base = str(cfg.upstream_url or transport.get("base_url") or "").rstrip("/")
+    base = str(cfg.upstream_url or table_base_url(transport) or "").rstrip("/")
     if model is not None:
         path = path.replace("{model}", urllib.parse.quote(model, safe=""))
     url = base + path
@@ -179,7 +180,9 @@ def _upstream_headers(gateway: Any, key: str, client_headers: Mapping[str, str] 
     query: list[tuple[str, str]] = []
     auth = transport.get("auth") or {}
     scheme = auth.get("scheme", "none")
-    if key:
+    if key and sends_as_bearer(key, auth):
+        headers["authorization"] = f"Bearer {key}"  # a client's token where the upstream takes one (Entra ID)
+    elif key:
         if scheme == "bearer":
             headers["authorization"] = f"Bearer {key}"
         elif scheme == "header":

@@ -561,10 +561,25 @@ class Builder:
         auth = dict(t["auth"])
         if auth["scheme"] in ("header", "query") and "name" not in auth:
             raise self.err("/transport/auth", f"auth scheme {auth['scheme']} needs `name:` (the header or query parameter)")
+        if auth.get("bearer_tokens") and auth["scheme"] not in ("header", "query"):
+            raise self.err("/transport/auth/bearer_tokens", f"bearer_tokens says a bearer token may replace a key sent in a header or query parameter; auth scheme {auth['scheme']} has none")
+        if auth.get("bearer_tokens") is False:
+            del auth["bearer_tokens"]  # false is the default: the generated table stays as it was
         api_version = self.data["meta"].get("api_version") or ""
         headers = {k: v.replace("{api_version}", api_version) for k, v in t.get("headers", {}).items()}
+        if "base_url" not in t and "base_url_env" not in t:
+            raise self.err("/transport", "give `base_url:` (the provider's origin) or `base_url_env:` (the variable naming a per-resource one), or both")
+        # `{api_version}` in a path is a query parameter or segment the version fills (Azure's
+        # `?api-version=`), filled in now as in headers; a mapping without one cannot use it
+        endpoint = dict(t["endpoint"])
+        ready = dict(t["ready"]) if "ready" in t else None
+        for pointer, row in (("/transport/endpoint/path", endpoint), ("/transport/ready/path", ready)):
+            if row is not None and "{api_version}" in row["path"]:
+                if not api_version:
+                    raise self.err(pointer, "{api_version} needs meta.api_version")
+                row["path"] = row["path"].replace("{api_version}", api_version)
         model_field = self.data["request"]["model"]
-        for name in re.findall(r"\{([^{}]*)\}", t["endpoint"]["path"]):
+        for name in re.findall(r"\{([^{}]*)\}", endpoint["path"]):
             if name != model_field:
                 raise self.err(
                     "/transport/endpoint/path",
@@ -572,13 +587,15 @@ class Builder:
                     f"expected {{{model_field}}} (request.model)",
                 )
         out: dict[str, Any] = {
-            "base_url": t["base_url"],
-            "endpoint": dict(t["endpoint"]),
+            "base_url": t.get("base_url"),
+            "endpoint": endpoint,
             "auth": auth,
             "headers": headers,
             "api_key_env": t.get("api_key_env"),
-            "ready": dict(t["ready"]) if "ready" in t else None,
+            "ready": ready,
         }
+        if "base_url_env" in t:  # present only where the mapping has it
+            out["base_url_env"] = t["base_url_env"]
         # the gateway's rows, present only where the mapping has them
         if "models" in t:
             out["models"] = self.models_row(t["models"])
@@ -954,7 +971,7 @@ class Builder:
                    doc_ref=meta["doc_ref"],
                    api_version=api_version,
                    source=self.r.display,
-                   endpoint=d["transport"]["endpoint"] if "transport" in d else None,
+                   endpoint=transport["endpoint"] if transport is not None else None,
                    transport=transport,
                    model_field=req["model"],
                    messages_field=req["messages"],

@@ -553,6 +553,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
         "transport": _obj(
             {
                 "base_url": {"type": "string", "pattern": "^https?://"},
+                # the variable holding a per-resource base URL (Azure's AZURE_OPENAI_ENDPOINT);
+                # it wins over `base_url`, and `base_url=` wins over both
+                "base_url_env": {"type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$"},
                 "endpoint": _obj(
                     {"method": {"enum": ["GET", "POST"]}, "path": {"type": "string", "pattern": "^/"}},
                     required=["method", "path"],
@@ -561,6 +564,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                     {
                         "scheme": {"enum": ["bearer", "header", "query", "none"]},
                         "name": {"type": "string", "minLength": 1},
+                        # the API also takes `Authorization: Bearer <token>` in the key's place
+                        # (Azure's Microsoft Entra ID tokens): a gateway forwards such a token as one
+                        "bearer_tokens": {"type": "boolean"},
                     },
                     required=["scheme"],
                 ),
@@ -600,7 +606,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                     required=["method", "path", "fields", "answer"],
                 ),
             },
-            required=["base_url", "endpoint", "auth"],
+            required=["endpoint", "auth"],
         ),
         "structured_output": _obj(
             {

@@ -148,6 +148,7 @@ class _TaskBuilder(Builder):
                 raise self.err(pointer + "/response_schema", f"kind {kind} has no structured output; a fixture cannot give response_schema")
             lines[fx["id"]] = self.r.line_of(pointer) or 0
 
+        transport = self.transport()
         return TaskIR(
             kind=kind,
             key=key,
@@ -157,8 +158,8 @@ class _TaskBuilder(Builder):
             doc_ref=meta["doc_ref"],
             api_version=meta.get("api_version"),
             source=self.r.display,
-            endpoint=d["transport"]["endpoint"] if "transport" in d else None,
-            transport=self.transport(),
+            endpoint=transport["endpoint"] if transport is not None else None,
+            transport=transport,
             model_field=req["model"],
             input=inp,
             config_action=req["config"],
