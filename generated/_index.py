@@ -14,6 +14,7 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
     ),
     "anthropic_messages": ("anthropic_messages", "anthropic", "mappings/anthropic_messages.yaml"),
     "bedrock_converse": ("bedrock_converse", "bedrock", "mappings/bedrock_converse.yaml"),
+    "cohere_chat": ("cohere_chat", "cohere", "mappings/cohere_chat.yaml"),
     "deepseek": ("deepseek", "deepseek", "mappings/deepseek.yaml"),
     "gemini_generate_content": (
         "gemini_generate_content",
