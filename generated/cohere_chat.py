@@ -95,6 +95,7 @@ ORIGIN: Final = (
 # wire data the canonical model does not carry (runtime/carry.py losses)
 WIRE_KEYS: Final = frozenset(
     [
+        "COHERE_API_KEY",
         "COMPLETE",
         "CO_API_KEY",
         "ERROR",
@@ -110,6 +111,7 @@ WIRE_KEYS: Final = frozenset(
         "auto",
         "bad_request",
         "bearer",
+        "billed_units",
         "block_end",
         "blocks",
         "body",
@@ -257,6 +259,7 @@ TRANSPORT: Final = {
     "headers": {},
     "api_key_env": "CO_API_KEY",
     "ready": {"method": "GET", "path": "/v1/models", "list": "models", "id": "name"},
+    "api_key_env_also": ["COHERE_API_KEY"],
 }  # how the runtime reaches the provider (mapping `transport:`)
 
 
@@ -777,6 +780,7 @@ STREAM: Final[dict[str, Any] | None] = {
             "cached_tokens": ["cached_tokens"],
         },
         "unreported": "omit",
+        "fallback": {"tokens": "billed_units"},
     },
 }
 
@@ -1525,6 +1529,11 @@ def _response_from_wire(body: Any) -> Response:
         ]
     usage_obj = body.get("usage")
     if type(usage_obj) is dict:
+        if (
+            type(usage_obj.get("tokens")) is not dict
+            and type(usage_obj.get("billed_units")) is dict
+        ):  # response.usage.fallback
+            usage_obj = {**usage_obj, "tokens": usage_obj["billed_units"]}
         prompt_tokens = _w.usage_counter(_w.get_in(usage_obj, ("tokens", "input_tokens")))
         completion_tokens = _w.usage_counter(_w.get_in(usage_obj, ("tokens", "output_tokens")))
         total_tokens = _w.usage_sum(

@@ -120,7 +120,7 @@ from .errors import (
     UnavailableError,
 )
 from .format import Format, get_format
-from .http_support import LoopThread, default_ssl_context, join_url, without_userinfo
+from .http_support import LoopThread, default_ssl_context, join_url, key_env_names, key_from_env, without_userinfo
 from .retry import RetryConfig, RetryPlan, RetryPolicy, call_with_retries, retry_plan
 from .structured import output_text, parsed_model
 from .wire_rules import WireMap, fit_tool_names, restore_response
@@ -377,10 +377,10 @@ class Provider:
         self._tracer_provider = tracer_provider
         self._server = (split.hostname, split.port or (443 if split.scheme == "https" else 80))
 
-        key_env = transport.get("api_key_env")
+        key_env = " or ".join(key_env_names(transport)) or None
         key = api_key
-        if key is None and isinstance(key_env, str) and key_env:
-            key = os.environ.get(key_env)
+        if key is None:
+            key = key_from_env(transport)
         auth: Mapping[str, Any] = transport.get("auth") or {"scheme": "none"}
         scheme = auth.get("scheme", "none")
         if scheme not in ("bearer", "header", "query", "none"):

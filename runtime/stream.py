@@ -177,6 +177,9 @@ def usage_from_wire(spec: Mapping[str, Any], raw: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"prompt_tokens": None, "completion_tokens": None, "total_tokens": None}
     if type(raw) is not dict:
         return out
+    for key, other in (spec.get("fallback") or {}).items():  # response.usage.fallback
+        if type(raw.get(key)) is not dict and type(raw.get(other)) is dict:
+            raw = {**raw, key: raw[other]}
     for name, where in spec["counters"].items():
         if isinstance(where, dict) and "path" not in where:
             value = _usage_sum(raw, where)

@@ -1513,6 +1513,7 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     out.add(f"usage_obj = {_keys_get('body', ir.usage.path)}")
     out.add("if type(usage_obj) is dict:")
     out.indent()
+    emit_usage.emit_fallback(out, ir.usage.fallback)
     emit_usage.emit_reader(out, ir.usage.counters)
     out.dedent()
     out.add("else:")

@@ -28,7 +28,7 @@ from ..sections.reasoning import build_reasoning
 from ..sections.wire_rules import build_tool_name_rule, build_wire_rules
 from ..sections.stream import compile_stream
 from ..sections.transport_rows import COUNT_ANSWER, COUNT_REQUEST, MODELS_MODEL, MODELS_PAGE, TransportRowError, check_template
-from ..sections.usage import build_usage
+from ..sections.usage import build_usage, check_usage_fallback
 from .wire_path import parse_path
 from ..wiretemplate import Arr, Lit, Node, Obj, Slot, TemplateSyntaxError, parse_template, slot_path, slots_of
 
@@ -233,6 +233,7 @@ class UsageIR:
     path: tuple[str | int, ...]
     counters: dict[str, Any]  # canonical counter -> tuple path | usage.UsageSum
     unreported: Literal["omit", "zero"]  # what response_to_wire writes for unreported counters
+    fallback: dict[str, str] = field(default_factory=dict)  # usage-object key -> the key read in its place when it holds no object
 
 
 @dataclass
@@ -579,6 +580,12 @@ class Builder:
             "api_key_env": t.get("api_key_env"),
             "ready": dict(t["ready"]) if "ready" in t else None,
         }
+        if "api_key_env_also" in t:  # only where the mapping has it, so other tables compile as before
+            if "api_key_env" not in t:
+                raise self.err("/transport/api_key_env_also", "names variables tried after `api_key_env`, which is missing")
+            if t["api_key_env"] in t["api_key_env_also"]:
+                raise self.err("/transport/api_key_env_also", f"{t['api_key_env']!r} is `api_key_env` itself")
+            out["api_key_env_also"] = list(t["api_key_env_also"])
         # the gateway's rows, present only where the mapping has them
         if "models" in t:
             out["models"] = self.models_row(t["models"])
@@ -796,6 +803,7 @@ class Builder:
                     f"write {reason!r} itself; add a map row that reads as {reason!r}, or an `emit` row for it",
                 )
         usage = build_usage(resp["usage"], self.usage_path, self.err)  # codegen/sections/usage.py: counters, sums and their inverse
+        usage_fallback = check_usage_fallback(resp["usage"], usage, self.err)
 
         envelope: list[EnvelopeItem] = []
         for k, v in resp["envelope"].items():
@@ -980,6 +988,7 @@ class Builder:
                 resp.get("content", "as_request"), self.err, fr.get("with_tool_calls"),
                 ((d.get("request") or {}).get("tool_calls") or {}).get("missing_id"),
                 {k: v for k, v in (fr.get("detail_map") or {}).items() if not k.startswith("x-")},
+                usage_fallback,
             ),
                    strategy_hooks=tuple(sorted(d.get("strategies") or {})),
                    system=SystemIR(
@@ -1055,6 +1064,7 @@ class Builder:
                        path=parse_path(resp["usage"]["path"]),
                        counters=usage,
                        unreported=resp["usage"].get("unreported", "omit"),
+                       fallback=usage_fallback,
                    ),
                    response=ResponseIR(
                        message=parse_path(resp["message"]),

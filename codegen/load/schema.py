@@ -469,6 +469,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         "cache_creation_tokens": _usage_source,
                         "unreported": {"enum": ["omit", "zero"]},
                         "zero_fill": {"type": "array", "items": RESPONSE_PATH},
+                        # a key of the usage object read from another key when it holds no object
+                        # (Cohere: `tokens`, else `billed_units`)
+                        "fallback": {"type": "object", "additionalProperties": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}, "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}},
                     },
                     required=["path", "prompt_tokens", "completion_tokens", "total_tokens"],
                 ),
@@ -566,6 +569,8 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 ),
                 "headers": {"type": "object", "additionalProperties": {"type": "string"}},
                 "api_key_env": {"type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$"},
+                # other variables the provider's SDK reads the key from, tried in order after it
+                "api_key_env_also": {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$"}},
                 "ready": _obj(
                     {
                         "method": {"enum": ["GET", "POST"]},
