@@ -1527,6 +1527,16 @@ def _response_from_wire(body: Any) -> Response:
             _read_tool_call(_w.expect_dict(c, f"{calls_path}[{k}]"), f"{calls_path}[{k}]", lenient)
             for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
         ]
+    # One unsigned text block reads as a plain string (OpenArmature §3.1.1); none as null.
+    if type(a_content) is list:
+        if not a_content:
+            a_content = None
+        elif (
+            len(a_content) == 1
+            and type(a_content[0]) is TextBlock
+            and a_content[0].signature is NOT_GIVEN
+        ):
+            a_content = a_content[0].text
     usage_obj = body.get("usage")
     if type(usage_obj) is dict:
         if (

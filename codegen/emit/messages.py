@@ -1489,7 +1489,9 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     content_key = next((k for k, c in ir.assistant.template.items if isinstance(c, Slot) and c.field == "content"), None)
     if ir.items.response_items is None:
         _emit_assistant_reader(em, out, ir.assistant.template, content_key, "message", lit(msg_path), "lenient")
-    if ir.tool_calls.placement == "content_blocks":
+    # a wire whose assistant content is always parts (content blocks, or `always_parts`: Cohere's
+    # AssistantMessageResponse.content) says nothing more with a one-text list than with a string
+    if ir.tool_calls.placement == "content_blocks" or ir.assistant.content == "always_parts":
         out.add("# One unsigned text block reads as a plain string (OpenArmature §3.1.1); none as null.")
         out.add("if type(a_content) is list:")
         out.indent()
