@@ -393,22 +393,28 @@ def _stream_parse(
         if apply(10, values, obj, out):
             return
     if name == "message-end":
-        # /stream/parse/rules/11: finish
+        # /stream/parse/rules/11: error
         v_29 = obj.get("delta", _MISSING)
-        v_30 = v_29.get("finish_reason", _MISSING) if type(v_29) is dict else _MISSING
+        v_30 = v_29.get("error", _MISSING) if type(v_29) is dict else _MISSING
         if v_30 is not _MISSING and v_30 is not None:
-            values = {"reason": (v_30, (("delta", "finish_reason"), None))}
+            values = {"message": (v_30, (("delta", "error"), None))}
             if apply(11, values, obj, out):
                 return
-        # /stream/parse/rules/12: usage
-        v_31 = v_29.get("usage", _MISSING) if type(v_29) is dict else _MISSING
+        # /stream/parse/rules/12: finish
+        v_31 = v_29.get("finish_reason", _MISSING) if type(v_29) is dict else _MISSING
         if v_31 is not _MISSING and v_31 is not None:
-            values = {"usage": (v_31, (("delta", "usage"), None))}
+            values = {"reason": (v_31, (("delta", "finish_reason"), None))}
             if apply(12, values, obj, out):
                 return
-        # /stream/parse/rules/13: end
+        # /stream/parse/rules/13: usage
+        v_32 = v_29.get("usage", _MISSING) if type(v_29) is dict else _MISSING
+        if v_32 is not _MISSING and v_32 is not None:
+            values = {"usage": (v_32, (("delta", "usage"), None))}
+            if apply(13, values, obj, out):
+                return
+        # /stream/parse/rules/14: end
         values = {}
-        if apply(13, values, obj, out):
+        if apply(14, values, obj, out):
             return
 
 
@@ -713,6 +719,14 @@ STREAM: Final[dict[str, Any] | None] = {
                 "event": ["citation-start", "citation-end", "debug"],
                 "when": [],
                 "each": None,
+            },
+            {
+                "emit": "error",
+                "fields": [["message", ["delta", "error"], False]],
+                "event": ["message-end"],
+                "when": [],
+                "each": None,
+                "status": 500,
             },
             {
                 "emit": "finish",

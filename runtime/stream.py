@@ -671,7 +671,11 @@ class StreamParser:
             # `wrap`: the event is a bare error object; the format's error rules read it in its envelope
             body = {rule["wrap"]: obj} if "wrap" in rule else obj
             err = self.format.error_from_wire(status, body, {})
-            self._error(out, err.category, getattr(err, "message", str(err)) or "stream error", raw=obj)
+            # a `message` field: the event's own words, where the format's errors.message does not
+            # read (Cohere's message-end `delta.error`)
+            said = values["message"][0] if "message" in values else None
+            message = said if isinstance(said, str) and said else getattr(err, "message", str(err))
+            self._error(out, err.category, message or "stream error", raw=obj)
             return
         self._ensure_start(out, obj)
         if kind == "entry":

@@ -46,7 +46,7 @@ PARSE_KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "usage": (("usage",), ()),
     "finish": (("reason",), ("detail",)),
     "entry": (("entry",), ("index",)),
-    "error": ((), ("error", "code")),
+    "error": ((), ("error", "code", "message")),  # message: where the event says the error in words
     "end": ((), ()),
     "ignore": ((), ()),
 }
