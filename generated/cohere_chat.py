@@ -199,6 +199,7 @@ WIRE_KEYS: Final = frozenset(
         "status",
         "stop",
         "stop_sequences",
+        "strict_tools",
         "string_or_parts",
         "strip",
         "strip_foreign",
@@ -1249,6 +1250,10 @@ def _request_to_wire(
     # metadata: silently dropped, as the mapping declares
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
+        if (
+            strict_all := _w.strict_of_all(tools)
+        ) is not None:  # tools.strict_all: every tool says the same
+            body["strict_tools"] = strict_all
     if (
         not isinstance(tool_choice, NotGiven)
         and (wire_choice := _tool_choice_to_wire(tool_choice)) is not None
@@ -1427,6 +1432,11 @@ def _request_from_wire(body: Any) -> Request:
             for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
         ]
         kwargs["tools"] = [t for t in read_tools_ if not isinstance(t, _w.Skipped)]
+        if (
+            body.get("strict_tools") is not None and kwargs["tools"]
+        ):  # tools.strict_all: every tool's strict
+            kwargs["tools"] = _w.with_strict(kwargs["tools"], body["strict_tools"], "strict_tools")
+            consumed.add("strict_tools")
     if "tool_choice" in body:
         consumed.add("tool_choice")
         choice_ = _w.read_value_or_skip(_read_tool_choice, body["tool_choice"])

@@ -112,6 +112,7 @@ class CohereChatRequest(TypedDict):
     response_format: NotRequired[ResponseFormat]
     seed: NotRequired[int]
     stop_sequences: NotRequired[list[str]]
+    strict_tools: NotRequired[bool]
     temperature: NotRequired[float]
     thinking: NotRequired[Thinking]
     tool_choice: NotRequired[Literal["REQUIRED", "NONE"]]

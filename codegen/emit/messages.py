@@ -945,6 +945,9 @@ def emit_tools_to_wire(em: "Emitter", out: Any, ref: str = "") -> None:
     if ir.tools.group is not None:
         tools_expr = f"[{{{lit(ir.tools.group)}: {tools_expr}}}]  # tools group: one wrapper object"
     out.add(f"    {assign(ir, ir.tools.field, tools_expr)}")
+    if ir.tools.strict_all is not None:
+        out.add(f"    if (strict_all := _w.strict_of_all(tools)) is not None:  # tools.strict_all: every tool says the same")
+        out.add(f"        {assign(ir, ir.tools.strict_all, 'strict_all')}")
     if ir.tool_choice.special.get("auto") == "omit":
         out.add("if not isinstance(tool_choice, NotGiven) and (wire_choice := " + ref + "_tool_choice_to_wire(tool_choice)) is not None:  # auto: omit")
         out.add(f"    {assign(ir, ir.tool_choice.field, 'wire_choice')}")
@@ -1299,6 +1302,11 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         out.add("kwargs['tools'] = [t for t in read_tools_ if not isinstance(t, _w.Skipped)]")
     else:
         out.add(f"kwargs['tools'] = [_read_tool(_w.expect_dict(t, {lit(tf)} + f'[{{j}}]'), {lit(tf)} + f'[{{j}}]') for j, t in enumerate(_w.expect_list(raw_tools, {lit(tf)}))]")
+    if ir.tools.strict_all is not None:
+        sa = ir.tools.strict_all
+        out.add(f"if body.get({lit(sa)}) is not None and kwargs['tools']:  # tools.strict_all: every tool's strict")
+        out.add(f"    kwargs['tools'] = _w.with_strict(kwargs['tools'], body[{lit(sa)}], {lit(sa)})")
+        out.add(f"    {_consume(ir, sa)}")
     out.dedent()
     cf = ir.tool_choice.field
     if "." in cf:

@@ -183,6 +183,7 @@ class ToolsIR:
     template: Node
     strict: Literal["as_given", "close_object_schema", "close_all_object_schemas"]
     group: str | None = None  # tools: [{<group>: [...]}]
+    strict_all: str | None = None  # a top-level boolean field that makes every tool strict (Cohere strict_tools)
     name_rule: dict[str, Any] | None = None  # the API's tool-name rule
 
 
@@ -592,6 +593,21 @@ class Builder:
         if "count_tokens" in t:
             out["count_tokens"] = self.count_tokens_row(t["count_tokens"])
         return out
+
+    def strict_all_field(self, tools: dict[str, Any], tool_t: Any) -> str | None:
+        """`tools.strict_all`: one request-level boolean for every tool's `strict` (Cohere's
+        strict_tools). The tool template then places no `{strict}` of its own, and the field is
+        a top-level one no other row writes."""
+        field_ = tools.get("strict_all")
+        if field_ is None:
+            return None
+        if any(s.field == "strict" for s in slots_of(tool_t)):
+            raise self.err("/request/tools/strict_all", "the tool template places {strict} itself; a tool's strict goes either in its template or in one request-level field, not both")
+        others = {tools["field"], self.data["request"]["tool_choice"]["field"], self.data["request"]["model"], self.data["request"]["messages"]}
+        others |= {o if isinstance(o, str) else o.get("wire") for o in (self.data["request"].get("options") or {}).values() if isinstance(o, (str, dict))}
+        if "." in field_ or field_ in others:
+            raise self.err("/request/tools/strict_all", f"{field_!r}: expected a top-level wire field no other row writes")
+        return str(field_)
 
     def models_row(self, row: dict[str, Any]) -> dict[str, Any]:
         """`transport.models`: the gateway's list endpoint in this format (mappings/README.md)."""
@@ -1034,6 +1050,7 @@ class Builder:
                        template=tool_t,
                        strict=tools.get("strict", "as_given"),
                        group=tools.get("group"),
+                       strict_all=self.strict_all_field(tools, tool_t),
                        name_rule=build_tool_name_rule(self),
                    ),
                    tool_choice=ToolChoiceIR(

@@ -339,6 +339,8 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         "wire": TEMPLATE,
                         "strict": {"enum": ["as_given", "close_object_schema", "close_all_object_schemas"]},
                         "group": WIRE_FIELD,
+                        # a top-level boolean that says every tool is strict (Cohere strict_tools)
+                        "strict_all": WIRE_FIELD,
                         # the API's rule for a tool's name (codegen/sections/wire_rules.py TOOL_NAME_SCHEMA):
                         # declared, not applied by the converter; wiremap.tools fits names to it
                         "name": TOOL_NAME_SCHEMA,
