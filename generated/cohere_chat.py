@@ -118,6 +118,7 @@ WIRE_KEYS: Final = frozenset(
         "cached_tokens",
         "carry",
         "categories",
+        "chat",
         "content",
         "content_filter",
         "data",
@@ -261,6 +262,11 @@ TRANSPORT: Final = {
     "api_key_env": "CO_API_KEY",
     "ready": {"method": "GET", "path": "/v1/models", "list": "models", "id": "name"},
     "api_key_env_also": ["COHERE_API_KEY"],
+    "models": {
+        "path": "/v1/models",
+        "page": {"models": "{models}"},
+        "model": {"name": "{id}", "endpoints": ["chat"]},
+    },
 }  # how the runtime reaches the provider (mapping `transport:`)
 
 

@@ -220,3 +220,23 @@ def test_openai_sdk_stream_from_cohere_upstream(openai_to_cohere: Any, upstream:
     assert final.choices[0].message.content == "Sunny in Paris."
     assert final.choices[0].finish_reason == "stop"
     assert final.usage.prompt_tokens == 30 and final.usage.completion_tokens == 4
+
+
+def test_cohere_sdk_lists_anthropic_models(cohere_to_anthropic: Any, upstream: Upstream) -> None:
+    """transport.models: GET /v1/models answered in Cohere's ListModelsResponse, from the upstream's list."""
+    upstream.replies.append(Reply(200, {"data": [
+        {"type": "model", "id": "claude-sonnet-5", "display_name": "Claude Sonnet 5", "created_at": "2026-02-01T00:00:00Z"},
+        {"type": "model", "id": "claude-haiku-5", "display_name": "Claude Haiku 5", "created_at": "2026-01-01T12:00:00Z"}],
+        "has_more": False, "first_id": "claude-sonnet-5", "last_id": "claude-haiku-5"}))
+    listed = cohere_to_anthropic.models.list()
+    assert upstream.last.path == "/v1/models"
+    assert [(m.name, m.endpoints) for m in listed.models] == [("claude-sonnet-5", ["chat"]), ("claude-haiku-5", ["chat"])]
+
+
+def test_openai_sdk_lists_cohere_models(openai_to_cohere: Any, upstream: Upstream) -> None:
+    """transport.ready: the upstream's models are read by `name` from `models`."""
+    upstream.replies.append(Reply(200, {"models": [{"name": "command-a-03-2025", "endpoints": ["chat", "generate"], "context_length": 256000}],
+                                        "next_page_token": None}))
+    models = list(openai_to_cohere.models.list())
+    assert upstream.last.path == "/v1/models" and upstream.last.headers["authorization"] == "Bearer co-upstream-key"
+    assert [m.id for m in models] == ["command-a-03-2025"]
