@@ -22,6 +22,7 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
     "azure_openai_v1": ("azure_openai_v1", "azure_openai", "mappings/azure_openai_v1.yaml"),
     "bedrock_converse": ("bedrock_converse", "bedrock", "mappings/bedrock_converse.yaml"),
     "cerebras": ("cerebras", "cerebras", "mappings/cerebras.yaml"),
+    "cohere_chat": ("cohere_chat", "cohere", "mappings/cohere_chat.yaml"),
     "deepinfra": ("deepinfra", "deepinfra", "mappings/deepinfra.yaml"),
     "deepseek": ("deepseek", "deepseek", "mappings/deepseek.yaml"),
     "fireworks": ("fireworks", "fireworks", "mappings/fireworks.yaml"),

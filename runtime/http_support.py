@@ -11,7 +11,7 @@ import os
 import ssl
 import threading
 import urllib.parse
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
 from typing import Any, TypeVar
 
 __all__ = ["LoopThread", "default_ssl_context", "join_url", "table_base_url", "without_userinfo"]
@@ -98,3 +98,20 @@ class LoopThread:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join()
         self.loop.close()
+
+
+def key_env_names(transport: Mapping[str, Any] | None) -> list[str]:
+    """The environment variables a format's key is read from, in order: `transport.api_key_env`,
+    then `api_key_env_also` (the other names the provider's SDK reads: Cohere's COHERE_API_KEY)."""
+    transport = transport or {}
+    first = transport.get("api_key_env")
+    names = [first] if isinstance(first, str) and first else []
+    names += [n for n in transport.get("api_key_env_also") or () if isinstance(n, str) and n]
+    return names
+
+
+def key_from_env(transport: Mapping[str, Any] | None) -> str | None:
+    """The key from the first of `key_env_names` that is set and not empty; else the first that is
+    set (an empty key, refused or sent as before), else None."""
+    values = [os.environ.get(name) for name in key_env_names(transport)]
+    return next((v for v in values if v), next((v for v in values if v is not None), None))

@@ -99,7 +99,6 @@ import importlib
 import json
 import logging
 import math
-import os
 import re
 import ssl
 import sys
@@ -123,7 +122,15 @@ from .errors import (
     UnavailableError,
 )
 from .format import Format, get_format
-from .http_support import LoopThread, default_ssl_context, join_url, table_base_url, without_userinfo
+from .http_support import (
+    LoopThread,
+    default_ssl_context,
+    join_url,
+    key_env_names,
+    key_from_env,
+    table_base_url,
+    without_userinfo,
+)
 from .retry import RetryConfig, RetryPlan, RetryPolicy, call_with_retries, retry_plan
 from .structured import output_text, parsed_model
 from .wire_rules import WireMap, fit_tool_names, restore_response
@@ -386,7 +393,7 @@ class Provider:
         self._tracer_provider = tracer_provider
         self._server = (split.hostname, split.port or (443 if split.scheme == "https" else 80))
 
-        key_env = transport.get("api_key_env")
+        key_env = " or ".join(key_env_names(transport)) or None
         key = api_key
         auth: Mapping[str, Any] = transport.get("auth") or {"scheme": "none"}
         scheme = auth.get("scheme", "none")
@@ -400,8 +407,8 @@ class Provider:
             if scheme != "bearer" and auth.get("bearer_tokens") is not True:
                 raise ValueError(f"format {fmt.key!r} takes no bearer token (its auth is {scheme}); pass api_key=")
             key, scheme = bearer_token, "bearer"
-        if key is None and isinstance(key_env, str) and key_env:
-            key = os.environ.get(key_env)
+        if key is None:
+            key = key_from_env(transport)
         # a key that cannot be an HTTP header value (non-ASCII, control characters) is refused
         # before anything is sent, as a missing one is: never a UnicodeEncodeError from httpx
         unsendable = bool(key) and not _SENDABLE_KEY.fullmatch(key or "")

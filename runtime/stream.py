@@ -177,6 +177,9 @@ def usage_from_wire(spec: Mapping[str, Any], raw: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"prompt_tokens": None, "completion_tokens": None, "total_tokens": None}
     if type(raw) is not dict:
         return out
+    for key, other in (spec.get("fallback") or {}).items():  # response.usage.fallback
+        if type(raw.get(key)) is not dict and type(raw.get(other)) is dict:
+            raw = {**raw, key: raw[other]}
     for name, where in spec["counters"].items():
         if isinstance(where, dict) and "path" not in where:
             value = _usage_sum(raw, where)
@@ -668,7 +671,11 @@ class StreamParser:
             # `wrap`: the event is a bare error object; the format's error rules read it in its envelope
             body = {rule["wrap"]: obj} if "wrap" in rule else obj
             err = self.format.error_from_wire(status, body, {})
-            self._error(out, err.category, getattr(err, "message", str(err)) or "stream error", raw=obj)
+            # a `message` field: the event's own words, where the format's errors.message does not
+            # read (Cohere's message-end `delta.error`)
+            said = values["message"][0] if "message" in values else None
+            message = said if isinstance(said, str) and said else getattr(err, "message", str(err))
+            self._error(out, err.category, message or "stream error", raw=obj)
             return
         self._ensure_start(out, obj)
         if kind == "entry":

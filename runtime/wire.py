@@ -117,6 +117,27 @@ __all__ = [
 ]
 
 
+def strict_of_all(tools: Any) -> bool | None:
+    """`tools.strict_all` when writing: the `strict` every tool states alike (True or False), or
+    None when a tool leaves it out or they differ (then nothing is written, and a translation
+    names the tools' strict as a loss)."""
+    values = {tool.strict for tool in tools}
+    if len(values) == 1:
+        (value,) = values
+        if type(value) is bool:
+            return value
+    return None
+
+
+def with_strict(tools: Any, value: Any, path: str) -> Any:
+    """`tools.strict_all` when reading: every tool gets the request-level boolean as its strict."""
+    if type(value) is not bool:
+        raise WireShapeError(path, f"expected a boolean, got {_kind(value)}")
+    for tool in tools:
+        tool.strict = value
+    return tools
+
+
 class WireShapeError(Exception):
     """A wire body does not have the shape the mapping declares."""
 

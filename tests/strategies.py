@@ -283,7 +283,9 @@ def media_blocks(prof: Profile) -> Any:
 
 @st.composite
 def _media_blocks(draw: Any, prof: Profile) -> dict[str, Any]:
-    kinds = ["image_url", "image_inline", "file_inline"]
+    kinds = ["image_url", "image_inline"]
+    if prof.file_inline_types:  # () = no inline files (cohere_chat: file.* reject)
+        kinds.append("file_inline")
     if prof.audio_types:
         kinds.append("audio_inline")
     if prof.file_url:

@@ -56,7 +56,7 @@ from typing import Any, TypeVar
 from wiremap.runtime.canonical import Request
 from wiremap.runtime.errors import InvalidModelError, ProviderError
 from wiremap.runtime.format import Format, UnknownFormatError, get_format
-from wiremap.runtime.http_support import table_base_url
+from wiremap.runtime.http_support import key_env_names, key_from_env, table_base_url
 from wiremap.runtime.retry import RetryPolicy, call_with_retries
 from wiremap.runtime.translate import Loss, forward_carried_fields
 
@@ -147,8 +147,8 @@ class GatewayConfig:
         if upstream_api_key is None and not forward_client_key:
             # the operator asked for the gateway's own key without naming it: the variable the
             # upstream's table names, read once here (never per request, never as a fallback)
-            env = (self.upstream.transport or {}).get("api_key_env")
-            upstream_api_key = os.environ.get(env) if isinstance(env, str) and env else None
+            env = " or ".join(key_env_names(self.upstream.transport)) or None
+            upstream_api_key = key_from_env(self.upstream.transport)
             if not upstream_api_key and self.upstream_needs_key:
                 raise ValueError(f"no upstream API key: set {env or 'the key'} or pass upstream_api_key")
         self.upstream_api_key = upstream_api_key

@@ -85,6 +85,8 @@ def fused_blockers(ir: Any, side: str) -> list[str]:
         why.append("system `hoist` through a `wire` template")
     if ir.tools.group is not None:
         why.append("a tools `group`")
+    if ir.tools.strict_all is not None:
+        why.append("a tools `strict_all` field")
     if ir.tool_choice.special:
         why.append("tool_choice modes `omit` or `reject`")
     if ir.strategy_hooks:

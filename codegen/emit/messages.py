@@ -945,6 +945,9 @@ def emit_tools_to_wire(em: "Emitter", out: Any, ref: str = "") -> None:
     if ir.tools.group is not None:
         tools_expr = f"[{{{lit(ir.tools.group)}: {tools_expr}}}]  # tools group: one wrapper object"
     out.add(f"    {assign(ir, ir.tools.field, tools_expr)}")
+    if ir.tools.strict_all is not None:
+        out.add(f"    if (strict_all := _w.strict_of_all(tools)) is not None:  # tools.strict_all: every tool says the same")
+        out.add(f"        {assign(ir, ir.tools.strict_all, 'strict_all')}")
     if ir.tool_choice.special.get("auto") == "omit":
         out.add("if not isinstance(tool_choice, NotGiven) and (wire_choice := " + ref + "_tool_choice_to_wire(tool_choice)) is not None:  # auto: omit")
         out.add(f"    {assign(ir, ir.tool_choice.field, 'wire_choice')}")
@@ -1299,6 +1302,11 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         out.add("kwargs['tools'] = [t for t in read_tools_ if not isinstance(t, _w.Skipped)]")
     else:
         out.add(f"kwargs['tools'] = [_read_tool(_w.expect_dict(t, {lit(tf)} + f'[{{j}}]'), {lit(tf)} + f'[{{j}}]') for j, t in enumerate(_w.expect_list(raw_tools, {lit(tf)}))]")
+    if ir.tools.strict_all is not None:
+        sa = ir.tools.strict_all
+        out.add(f"if body.get({lit(sa)}) is not None and kwargs['tools']:  # tools.strict_all: every tool's strict")
+        out.add(f"    kwargs['tools'] = _w.with_strict(kwargs['tools'], body[{lit(sa)}], {lit(sa)})")
+        out.add(f"    {_consume(ir, sa)}")
     out.dedent()
     cf = ir.tool_choice.field
     if "." in cf:
@@ -1489,7 +1497,9 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     content_key = next((k for k, c in ir.assistant.template.items if isinstance(c, Slot) and c.field == "content"), None)
     if ir.items.response_items is None:
         _emit_assistant_reader(em, out, ir.assistant.template, content_key, "message", lit(msg_path), "lenient")
-    if ir.tool_calls.placement == "content_blocks":
+    # a wire whose assistant content is always parts (content blocks, or `always_parts`: Cohere's
+    # AssistantMessageResponse.content) says nothing more with a one-text list than with a string
+    if ir.tool_calls.placement == "content_blocks" or ir.assistant.content == "always_parts":
         out.add("# One unsigned text block reads as a plain string (OpenArmature §3.1.1); none as null.")
         out.add("if type(a_content) is list:")
         out.indent()
@@ -1513,6 +1523,7 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     out.add(f"usage_obj = {_keys_get('body', ir.usage.path)}")
     out.add("if type(usage_obj) is dict:")
     out.indent()
+    emit_usage.emit_fallback(out, ir.usage.fallback)
     emit_usage.emit_reader(out, ir.usage.counters)
     out.dedent()
     out.add("else:")

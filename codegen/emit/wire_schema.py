@@ -127,6 +127,8 @@ def wire_schemas(ir: FormatIR | TaskIR) -> dict[str, Any]:
             continue
         _put(props, opt.wire, {"type": "array", "items": {"type": "string"}} if opt.name == "stop_sequences" else {"type": _option_type(opt)})
     _put(props, ir.tools.field, {"type": "array", "items": {"$ref": f"#/$defs/{name}Tool"}})
+    if ir.tools.strict_all is not None:  # tools.strict_all: one boolean for every tool's strict
+        _put(props, ir.tools.strict_all, {"type": "boolean"})
     _put(props, ir.tool_choice.field, {"anyOf": [_node_schema(n, "tool_choice.tool", {}) for n in ir.tool_choice.modes.values()]})
     if ir.structured_template is not None and ir.structured is not None:
         _put(props, ir.structured["field"], _node_schema(ir.structured_template, "structured_output", {}))

@@ -28,7 +28,7 @@ from ..sections.reasoning import build_reasoning
 from ..sections.wire_rules import build_tool_name_rule, build_wire_rules
 from ..sections.stream import compile_stream
 from ..sections.transport_rows import COUNT_ANSWER, COUNT_REQUEST, MODELS_MODEL, MODELS_PAGE, TransportRowError, check_template
-from ..sections.usage import build_usage
+from ..sections.usage import build_usage, check_usage_fallback
 from .wire_path import parse_path
 from ..wiretemplate import Arr, Lit, Node, Obj, Slot, TemplateSyntaxError, parse_template, slot_path, slots_of
 
@@ -183,6 +183,7 @@ class ToolsIR:
     template: Node
     strict: Literal["as_given", "close_object_schema", "close_all_object_schemas"]
     group: str | None = None  # tools: [{<group>: [...]}]
+    strict_all: str | None = None  # a top-level boolean field that makes every tool strict (Cohere strict_tools)
     name_rule: dict[str, Any] | None = None  # the API's tool-name rule
 
 
@@ -233,6 +234,7 @@ class UsageIR:
     path: tuple[str | int, ...]
     counters: dict[str, Any]  # canonical counter -> tuple path | usage.UsageSum
     unreported: Literal["omit", "zero"]  # what response_to_wire writes for unreported counters
+    fallback: dict[str, str] = field(default_factory=dict)  # usage-object key -> the key read in its place when it holds no object
 
 
 @dataclass
@@ -596,12 +598,33 @@ class Builder:
         }
         if "base_url_env" in t:  # present only where the mapping has it
             out["base_url_env"] = t["base_url_env"]
+        if "api_key_env_also" in t:  # only where the mapping has it, so other tables compile as before
+            if "api_key_env" not in t:
+                raise self.err("/transport/api_key_env_also", "names variables tried after `api_key_env`, which is missing")
+            if t["api_key_env"] in t["api_key_env_also"]:
+                raise self.err("/transport/api_key_env_also", f"{t['api_key_env']!r} is `api_key_env` itself")
+            out["api_key_env_also"] = list(t["api_key_env_also"])
         # the gateway's rows, present only where the mapping has them
         if "models" in t:
             out["models"] = self.models_row(t["models"])
         if "count_tokens" in t:
             out["count_tokens"] = self.count_tokens_row(t["count_tokens"])
         return out
+
+    def strict_all_field(self, tools: dict[str, Any], tool_t: Any) -> str | None:
+        """`tools.strict_all`: one request-level boolean for every tool's `strict` (Cohere's
+        strict_tools). The tool template then places no `{strict}` of its own, and the field is
+        a top-level one no other row writes."""
+        field_ = tools.get("strict_all")
+        if field_ is None:
+            return None
+        if any(s.field == "strict" for s in slots_of(tool_t)):
+            raise self.err("/request/tools/strict_all", "the tool template places {strict} itself; a tool's strict goes either in its template or in one request-level field, not both")
+        others = {tools["field"], self.data["request"]["tool_choice"]["field"], self.data["request"]["model"], self.data["request"]["messages"]}
+        others |= {o if isinstance(o, str) else o.get("wire") for o in (self.data["request"].get("options") or {}).values() if isinstance(o, (str, dict))}
+        if "." in field_ or field_ in others:
+            raise self.err("/request/tools/strict_all", f"{field_!r}: expected a top-level wire field no other row writes")
+        return str(field_)
 
     def models_row(self, row: dict[str, Any]) -> dict[str, Any]:
         """`transport.models`: the gateway's list endpoint in this format (mappings/README.md)."""
@@ -813,6 +836,7 @@ class Builder:
                     f"write {reason!r} itself; add a map row that reads as {reason!r}, or an `emit` row for it",
                 )
         usage = build_usage(resp["usage"], self.usage_path, self.err)  # codegen/sections/usage.py: counters, sums and their inverse
+        usage_fallback = check_usage_fallback(resp["usage"], usage, self.err)
 
         envelope: list[EnvelopeItem] = []
         for k, v in resp["envelope"].items():
@@ -997,6 +1021,7 @@ class Builder:
                 resp.get("content", "as_request"), self.err, fr.get("with_tool_calls"),
                 ((d.get("request") or {}).get("tool_calls") or {}).get("missing_id"),
                 {k: v for k, v in (fr.get("detail_map") or {}).items() if not k.startswith("x-")},
+                usage_fallback,
             ),
                    strategy_hooks=tuple(sorted(d.get("strategies") or {})),
                    system=SystemIR(
@@ -1042,6 +1067,7 @@ class Builder:
                        template=tool_t,
                        strict=tools.get("strict", "as_given"),
                        group=tools.get("group"),
+                       strict_all=self.strict_all_field(tools, tool_t),
                        name_rule=build_tool_name_rule(self),
                    ),
                    tool_choice=ToolChoiceIR(
@@ -1072,6 +1098,7 @@ class Builder:
                        path=parse_path(resp["usage"]["path"]),
                        counters=usage,
                        unreported=resp["usage"].get("unreported", "omit"),
+                       fallback=usage_fallback,
                    ),
                    response=ResponseIR(
                        message=parse_path(resp["message"]),

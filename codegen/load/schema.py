@@ -339,6 +339,8 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         "wire": TEMPLATE,
                         "strict": {"enum": ["as_given", "close_object_schema", "close_all_object_schemas"]},
                         "group": WIRE_FIELD,
+                        # a top-level boolean that says every tool is strict (Cohere strict_tools)
+                        "strict_all": WIRE_FIELD,
                         # the API's rule for a tool's name (codegen/sections/wire_rules.py TOOL_NAME_SCHEMA):
                         # declared, not applied by the converter; wiremap.tools fits names to it
                         "name": TOOL_NAME_SCHEMA,
@@ -469,6 +471,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         "cache_creation_tokens": _usage_source,
                         "unreported": {"enum": ["omit", "zero"]},
                         "zero_fill": {"type": "array", "items": RESPONSE_PATH},
+                        # a key of the usage object read from another key when it holds no object
+                        # (Cohere: `tokens`, else `billed_units`)
+                        "fallback": {"type": "object", "additionalProperties": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}, "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}},
                     },
                     required=["path", "prompt_tokens", "completion_tokens", "total_tokens"],
                 ),
@@ -572,6 +577,8 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 ),
                 "headers": {"type": "object", "additionalProperties": {"type": "string"}},
                 "api_key_env": {"type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$"},
+                # other variables the provider's SDK reads the key from, tried in order after it
+                "api_key_env_also": {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$"}},
                 "ready": _obj(
                     {
                         "method": {"enum": ["GET", "POST"]},

@@ -46,7 +46,7 @@ PARSE_KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "usage": (("usage",), ()),
     "finish": (("reason",), ("detail",)),
     "entry": (("entry",), ("index",)),
-    "error": ((), ("error", "code")),
+    "error": ((), ("error", "code", "message")),  # message: where the event says the error in words
     "end": ((), ()),
     "ignore": ((), ()),
 }
@@ -269,7 +269,8 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
                    finish_path: tuple[Any, ...], finish_map: list[tuple[str, str]], finish_default: str,
                    finish_emit: dict[str, str], response_content: str, err: Callable[[str, str], Exception],
                    finish_with_tool_calls: str | None = None, missing_id: str | None = None,
-                   finish_detail_map: dict[str, str] | None = None) -> dict[str, Any] | None:
+                   finish_detail_map: dict[str, str] | None = None,
+                   usage_fallback: dict[str, str] | None = None) -> dict[str, Any] | None:
     """The `STREAM` table of one mapping (None when it has no `stream:` section)."""
     spec = data.get("stream")
     if spec is None:
@@ -416,6 +417,8 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
         },
         "usage": {"path": list(usage_path), "counters": counters, "unreported": usage_unreported},
     }
+    if usage_fallback:  # response.usage.fallback: read as the non-streamed reader does
+        compiled_table["usage"]["fallback"] = dict(usage_fallback)
     # optional keys only when used, so tables without them compile as before
     if spec["framing"] != "sse":
         compiled_table["framing"] = spec["framing"]

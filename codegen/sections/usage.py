@@ -94,6 +94,36 @@ def build_usage(spec: dict[str, Any], parse_path: Callable[[str, str], WirePath]
     return usage
 
 
+def check_usage_fallback(spec: dict[str, Any], usage: dict[str, Any], err: Callable[[str, str], Exception]) -> dict[str, str]:
+    """`response.usage.fallback: {key: other}`: a key of the usage object that, when it holds no
+    object (absent, null, a scalar), is read from `other` instead (Cohere: `tokens`, else
+    `billed_units`). Every counter path under `key` then reads under `other`; written back, the
+    counters go under `key` only. A key no counter path starts with, or one that names itself,
+    would do nothing, and is refused."""
+    fallback = {k: v for k, v in (spec.get("fallback") or {}).items()}
+    firsts: set[Any] = set()
+    for src in usage.values():
+        if isinstance(src, UsageSum):
+            firsts.update(p[0] for p, _ in src.addends)
+            if src.path is not None:
+                firsts.add(src.path[0])
+        else:
+            firsts.add(src[0])
+    for key, other in fallback.items():
+        if key not in firsts:
+            raise err(f"/response/usage/fallback/{key}", f"no counter is read under {key!r}, so a fallback for it would do nothing; counters are read under: {', '.join(sorted(str(f) for f in firsts))}")
+        if other == key or other in fallback:
+            raise err(f"/response/usage/fallback/{key}", f"{other!r} cannot stand in for {key!r}: it is the key itself or has a fallback of its own")
+    return fallback
+
+
+def emit_fallback(out: Any, fallback: dict[str, str]) -> None:
+    """Inside `if type(usage_obj) is dict:` -- the `fallback` keys read from their stand-ins."""
+    for key, other in fallback.items():
+        out.add(f"if type(usage_obj.get({lit(key)})) is not dict and type(usage_obj.get({lit(other)})) is dict:  # response.usage.fallback")
+        out.add(f"    usage_obj = {{**usage_obj, {lit(key)}: usage_obj[{lit(other)}]}}")
+
+
 def _get(var: str, keys: WirePath) -> str:
     if len(keys) == 1 and isinstance(keys[0], str):
         return f"{var}.get({lit(keys[0])})"

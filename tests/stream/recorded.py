@@ -699,4 +699,94 @@ OPENROUTER = [
     ),
 ]
 
-ALL = OPENAI + ANTHROPIC + GEMINI + RESPONSES + MISTRAL + OPENROUTER
+
+# ------------------------------------------------------------------------------------ Cohere
+# api: Cohere v2 chat streaming (V2ChatStreamResponse in the cohere SDK; docs "A Guide to Streaming
+# Responses"): every event named by its `type`, message-end carrying finish_reason and usage.
+
+def _co(kind: str, **fields: Any) -> tuple[str, dict[str, Any]]:
+    return (kind, {"type": kind, **fields})
+
+
+def _co_text(index: int, text: str) -> tuple[str, dict[str, Any]]:
+    return _co("content-delta", index=index, delta={"message": {"content": {"text": text}}})
+
+
+CO_START = _co("message-start", id="7f4c1a2e-co", delta={"message": {"role": "assistant", "content": [], "tool_plan": "", "tool_calls": [], "citations": []}})
+CO_USAGE = {"billed_units": {"input_tokens": 9, "output_tokens": 7}, "tokens": {"input_tokens": 215, "output_tokens": 7}}
+
+
+def _co_body(message: dict[str, Any], finish: str, usage: dict[str, Any] = CO_USAGE) -> dict[str, Any]:
+    return {"id": "7f4c1a2e-co", "finish_reason": finish, "message": {"role": "assistant", **message}, "usage": usage}
+
+
+COHERE = [
+    Recorded(
+        "cohere_chat", "text",
+        sse([
+            CO_START,
+            _co("content-start", index=0, delta={"message": {"content": {"type": "text", "text": ""}}}),
+            _co_text(0, "Héllo"),
+            _co_text(0, ", wörld 👋"),
+            _co("content-end", index=0),
+            _co("message-end", delta={"finish_reason": "COMPLETE", "usage": CO_USAGE}),
+        ]),
+        _co_body({"content": [{"type": "text", "text": "Héllo, wörld 👋"}]}, "COMPLETE"),
+    ),
+    Recorded(
+        # a reasoning model: a thinking part, the tool plan, two tool calls in pieces
+        "cohere_chat", "thinking_plan_tool_calls",
+        sse([
+            CO_START,
+            _co("content-start", index=0, delta={"message": {"content": {"type": "thinking", "thinking": ""}}}),
+            _co("content-delta", index=0, delta={"message": {"content": {"thinking": "Both cities "}}}),
+            _co("content-delta", index=0, delta={"message": {"content": {"thinking": "are needed."}}}),
+            _co("content-end", index=0),
+            _co("tool-plan-delta", delta={"message": {"tool_plan": "I will look up "}}),
+            _co("tool-plan-delta", delta={"message": {"tool_plan": "both cities."}}),
+            _co("tool-call-start", index=0, delta={"message": {"tool_calls": {"id": "get_weather_9q1", "type": "function", "function": {"name": "get_weather", "arguments": ""}}}}),
+            _co("tool-call-delta", index=0, delta={"message": {"tool_calls": {"function": {"arguments": "{\"city\": "}}}}),
+            _co("tool-call-delta", index=0, delta={"message": {"tool_calls": {"function": {"arguments": "\"Paris\"}"}}}}),
+            _co("tool-call-end", index=0),
+            _co("tool-call-start", index=1, delta={"message": {"tool_calls": {"id": "get_weather_7w3", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Oslo\"}"}}}}),
+            _co("tool-call-end", index=1),
+            _co("message-end", delta={"finish_reason": "TOOL_CALL", "usage": CO_USAGE}),
+        ]),
+        _co_body({"content": [{"type": "thinking", "thinking": "Both cities are needed."}],
+                  "tool_calls": [{"id": "get_weather_9q1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}},
+                                 {"id": "get_weather_7w3", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Oslo\"}"}}]},
+                 "TOOL_CALL"),
+    ),
+    Recorded(
+        # retrieval: citations between the text events; usage from billed_units only
+        "cohere_chat", "citations_billed_units",
+        sse([
+            CO_START,
+            _co("content-start", index=0, delta={"message": {"content": {"type": "text", "text": ""}}}),
+            _co_text(0, "Ann wrote it."),
+            _co("citation-start", index=0, delta={"message": {"citations": {"start": 0, "end": 3, "text": "Ann", "sources": [{"type": "document", "id": "doc1", "document": {"author": "Ann"}}], "type": "TEXT_CONTENT"}}}),
+            _co("citation-end", index=0),
+            _co("content-end", index=0),
+            _co("message-end", delta={"finish_reason": "MAX_TOKENS", "usage": {"billed_units": {"input_tokens": 12, "output_tokens": 4}}}),
+        ]),
+        _co_body({"content": [{"type": "text", "text": "Ann wrote it."}]}, "MAX_TOKENS", {"billed_units": {"input_tokens": 12, "output_tokens": 4}}),
+    ),
+    Recorded(
+        # api: ChatMessageEndEventDelta.error: the generation failed after some text
+        "cohere_chat", "mid_stream_error",
+        sse([
+            CO_START,
+            _co("content-start", index=0, delta={"message": {"content": {"type": "text", "text": ""}}}),
+            _co_text(0, "Partial"),
+            _co("message-end", delta={"finish_reason": "ERROR", "error": "internal error while generating"}),
+        ]),
+        error="provider_unavailable",
+    ),
+    Recorded(
+        "cohere_chat", "dropped_connection",
+        sse([CO_START, _co("content-start", index=0, delta={"message": {"content": {"type": "text", "text": ""}}}), _co_text(0, "Partial"), _co_text(0, " answer")]),
+        error="provider_unavailable",
+    ),
+]
+
+ALL = OPENAI + ANTHROPIC + GEMINI + RESPONSES + MISTRAL + OPENROUTER + COHERE

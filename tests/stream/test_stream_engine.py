@@ -27,7 +27,7 @@ from wiremap.runtime.stream import (  # noqa: E402
     translate_stream,
 )
 
-STREAMING = ["openai_chat", "anthropic_messages", "gemini_generate_content", "openai_responses", "mistral", "openrouter"]
+STREAMING = ["openai_chat", "anthropic_messages", "gemini_generate_content", "openai_responses", "mistral", "openrouter", "cohere_chat"]
 IDS = [r.id for r in ALL]
 
 

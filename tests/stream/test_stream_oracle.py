@@ -1,7 +1,7 @@
 """Every event the emitters write is a valid event of the official SDKs' stream types, checked
 strictly (no missing required key, no unknown key, every value of its declared type):
 `openai.types.chat.ChatCompletionChunk`, `openai.types.responses.ResponseStreamEvent`,
-`anthropic.types.RawMessageStreamEvent` and mistralai's `CompletionChunk`; Gemini chunks as the v1beta `GenerateContentResponse`
+`anthropic.types.RawMessageStreamEvent`, mistralai's `CompletionChunk` and cohere's `V2ChatStreamResponse`; Gemini chunks as the v1beta `GenerateContentResponse`
 protobuf (tests/oracle/gemini_oracle.py). A Responses stream is also checked as a sequence:
 sequence_number counts from 0, response.created comes first and a closing event with the whole
 Response last, every item is added before its deltas and done once."""
@@ -45,7 +45,13 @@ TYPES = {
 if MistralChunk is not None:
     TYPES["mistral"] = MistralChunk
 TYPES["openrouter"] = openai_types.ChatCompletionChunk  # the OpenAI chunk plus OpenRouter's reasoning keys
-NAMED = {"anthropic_messages", "openai_responses"}  # the SSE event name repeats the data's type
+try:
+    from cohere.v2.types.v2chat_stream_response import V2ChatStreamResponse as CohereEvent
+except ImportError:  # pragma: no cover - cohere not installed
+    CohereEvent = None
+if CohereEvent is not None:
+    TYPES["cohere_chat"] = CohereEvent  # tests/oracle/test_cohere_oracle.py checks it further
+NAMED = {"anthropic_messages", "openai_responses", "cohere_chat"}  # the SSE event name repeats the data's type
 # the OpenAI-compatible reasoning extension (oa §8.1.6) is not in the OpenAI SDK's ChoiceDelta
 EXTENSION_KEYS = {"openai_chat": {"reasoning_content"}, "openrouter": {"reasoning", "reasoning_details"}}
 
