@@ -1131,6 +1131,50 @@ def read_vector(value: Any, path: str) -> list[float]:
     raise WireShapeError(path, f"expected an array of numbers or a base64 string, got {_kind(value)}")
 
 
+def take_in(obj: dict[str, Any], keys: tuple[str, ...], path: str) -> Any:
+    """Remove and return the value at a dotted field; an object it leaves empty is removed too
+    (a request_from_wire consumes what it reads). Absent: WireShapeError naming the field."""
+    where = ".".join(keys) if not path else f"{path}.{'.'.join(keys)}"
+    trail: list[dict[str, Any]] = []
+    node: Any = obj
+    for key in keys[:-1]:
+        trail.append(node)
+        node = node.get(key) if type(node) is dict else None
+    if type(node) is not dict or keys[-1] not in node:
+        raise WireShapeError(where, "required field is missing")
+    value = node.pop(keys[-1])
+    for parent, key in zip(reversed(trail), reversed(keys[:-1])):
+        child = parent.get(key)
+        if type(child) is dict and not child:
+            del parent[key]
+        else:
+            break
+    return value
+
+
+def item_texts(value: Any, key: str, path: str) -> list[str]:
+    """An input written as one object per text ({key: text}, a Gemini Part) -> the texts."""
+    items = expect_list(value, path)
+    out: list[str] = []
+    for k, item in enumerate(items):
+        item = expect_dict(item, f"{path}[{k}]")
+        if set(item) != {key}:
+            others = sorted(set(item) - {key})
+            raise WireShapeError(f"{path}[{k}]", f"only {key!r} can be read here, got {others or 'no text'}")
+        out.append(expect_str(item[key], f"{path}[{k}].{key}"))
+    return out
+
+
+def vectors_by_type(body: dict[str, Any], field: str) -> tuple[str, list[Any]]:
+    """The vectors of an object keyed by encoding type (Cohere `embeddings: {float: [...], int8:
+    [...]}`): the float ones when present, else the first type listed."""
+    groups = expect_dict(member(body, field, ""), field)
+    kind = "float" if "float" in groups else next(iter(groups), None)
+    if kind is None:
+        raise WireShapeError(field, "expected at least one embedding type")
+    return kind, expect_list(groups[kind], f"{field}.{kind}")
+
+
 def ordered_by_index(items: list[Any], key: str, path: str) -> list[dict[str, Any]]:
     """Wire list items put in order by their `key` (0..n-1, each once)."""
     out: list[dict[str, Any] | None] = [None] * len(items)
