@@ -14,7 +14,18 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
     ),
     "anthropic_messages": ("anthropic_messages", "anthropic", "mappings/anthropic_messages.yaml"),
     "bedrock_converse": ("bedrock_converse", "bedrock", "mappings/bedrock_converse.yaml"),
+    "bedrock_titan_embeddings": (
+        "bedrock_titan_embeddings",
+        "bedrock",
+        "mappings/bedrock_titan_embeddings.yaml",
+    ),
+    "cohere_embed": ("cohere_embed", "cohere", "mappings/cohere_embed.yaml"),
     "deepseek": ("deepseek", "deepseek", "mappings/deepseek.yaml"),
+    "gemini_embed_content": (
+        "gemini_embed_content",
+        "google",
+        "mappings/gemini_embed_content.yaml",
+    ),
     "gemini_generate_content": (
         "gemini_generate_content",
         "google",
@@ -22,6 +33,7 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
     ),
     "groq": ("groq", "groq", "mappings/groq.yaml"),
     "mistral": ("mistral", "mistral", "mappings/mistral.yaml"),
+    "mistral_embeddings": ("mistral_embeddings", "mistral", "mappings/mistral_embeddings.yaml"),
     "ollama": ("ollama", "ollama", "mappings/ollama.yaml"),
     "openai_chat": ("openai_chat", "openai", "mappings/openai_chat.yaml"),
     "openai_compatible": (

@@ -1133,13 +1133,18 @@ def read_vector(value: Any, path: str) -> list[float]:
 
 def take_in(obj: dict[str, Any], keys: tuple[str, ...], path: str) -> Any:
     """Remove and return the value at a dotted field; an object it leaves empty is removed too
-    (a request_from_wire consumes what it reads). Absent: WireShapeError naming the field."""
+    (a request_from_wire consumes what it reads). `obj` is the reader's own copy: the objects on
+    the way are copied before they change, so the caller's body is never mutated. Absent:
+    WireShapeError naming the field."""
     where = ".".join(keys) if not path else f"{path}.{'.'.join(keys)}"
     trail: list[dict[str, Any]] = []
     node: Any = obj
     for key in keys[:-1]:
         trail.append(node)
-        node = node.get(key) if type(node) is dict else None
+        child = node.get(key) if type(node) is dict else None
+        if type(child) is dict:
+            child = node[key] = dict(child)
+        node = child
     if type(node) is not dict or keys[-1] not in node:
         raise WireShapeError(where, "required field is missing")
     value = node.pop(keys[-1])
@@ -1169,7 +1174,8 @@ def vectors_by_type(body: dict[str, Any], field: str) -> tuple[str, list[Any]]:
     """The vectors of an object keyed by encoding type (Cohere `embeddings: {float: [...], int8:
     [...]}`): the float ones when present, else the first type listed."""
     groups = expect_dict(member(body, field, ""), field)
-    kind = "float" if "float" in groups else next(iter(groups), None)
+    given = [k for k, v in groups.items() if v is not None]  # an SDK may write the types not asked for as null
+    kind = "float" if "float" in given else next(iter(given), None)
     if kind is None:
         raise WireShapeError(field, "expected at least one embedding type")
     return kind, expect_list(groups[kind], f"{field}.{kind}")

@@ -752,7 +752,7 @@ _embeddings_request["properties"]["options"] = _obj(
 )
 _embeddings_request["required"] = [*_embeddings_request["required"], "options"]
 _embeddings_usage = _obj(
-    {"path": RESPONSE_PATH, "prompt_tokens": RESPONSE_PATH, "total_tokens": RESPONSE_PATH},
+    {"path": RESPONSE_PATH, "prompt_tokens": RESPONSE_PATH, "completion_tokens": RESPONSE_PATH, "total_tokens": RESPONSE_PATH},
     required=["path", "prompt_tokens"],
 )
 

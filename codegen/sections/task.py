@@ -200,6 +200,12 @@ class _TaskBuilder(Builder):
                 rules=error_rules,
                 retry_after_headers=list(errs.get("retry_after", [])),
                 emit=errs.get("emit"),
+                # the retry hint in the error body (was ignored for the non-chat kinds)
+                retry_delay=(
+                    {"list": parse_path(errs["retry_delay"]["list"]), "match": dict(errs["retry_delay"]["match"]), "field": errs["retry_delay"]["field"]}
+                    if "retry_delay" in errs
+                    else None
+                ),
             ),
             fixtures=fixtures,
             fixture_lines=lines,
