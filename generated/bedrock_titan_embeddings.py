@@ -240,9 +240,12 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
         if sent_encoding_format is not None:
             _w.set_in(body, ("embeddingTypes",), [sent_encoding_format])
         else:
-            raise InvalidRequestError(
-                "encoding_format " + repr(option_encoding_format) + " is not supported by " + KEY,
-                path="config.encoding_format",
+            _w.warn_dropped(
+                "encoding_format "
+                + repr(option_encoding_format)
+                + " is not supported by "
+                + KEY
+                + "; dropped"
             )
     extras = config.extras
     if extras:

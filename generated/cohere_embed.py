@@ -193,9 +193,13 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
         if sent_input_type is not None:
             _w.set_in(body, ("input_type",), sent_input_type)
         else:
-            raise InvalidRequestError(
-                "input_type " + repr(option_input_type) + " is not supported by " + KEY,
-                path="config.input_type",
+            _w.set_in(body, ("input_type",), "search_document")
+            _w.warn_dropped(
+                "input_type "
+                + repr(option_input_type)
+                + " is not supported by "
+                + KEY
+                + "; sent 'search_document' instead"
             )
     option_dimensions: Any = config.dimensions
     if option_dimensions is not NOT_GIVEN:
@@ -208,9 +212,12 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
         if sent_encoding_format is not None:
             _w.set_in(body, ("embedding_types",), [sent_encoding_format])
         else:
-            raise InvalidRequestError(
-                "encoding_format " + repr(option_encoding_format) + " is not supported by " + KEY,
-                path="config.encoding_format",
+            _w.warn_dropped(
+                "encoding_format "
+                + repr(option_encoding_format)
+                + " is not supported by "
+                + KEY
+                + "; dropped"
             )
     extras = config.extras
     if extras:

@@ -211,9 +211,12 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
         if sent_input_type is not None:
             _w.set_in(body, ("taskType",), sent_input_type)
         else:
-            raise InvalidRequestError(
-                "input_type " + repr(option_input_type) + " is not supported by " + KEY,
-                path="config.input_type",
+            _w.warn_dropped(
+                "input_type "
+                + repr(option_input_type)
+                + " is not supported by "
+                + KEY
+                + "; dropped"
             )
     option_dimensions: Any = config.dimensions
     if option_dimensions is not NOT_GIVEN:

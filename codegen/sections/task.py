@@ -51,6 +51,7 @@ class OptionIR:
     as_list: bool
     default: Any  # sent when the request does not set it (None: nothing)
     unsupported: str  # drop | warn | reject
+    pairs: list[tuple[str, str]] = field(default_factory=list)  # the value map's rows
 
 
 @dataclass
@@ -220,9 +221,11 @@ class _TaskBuilder(Builder):
         allowed = {"input_type": EMBEDDING_INPUT_TYPES, "encoding_format": EMBEDDING_ENCODINGS}
         taken = {req["model"]: "the model field", inp["field"].split(".")[0]: "the input field"}
         out: list[OptionIR] = []
-        for name, row in req["options"].items():
-            if name.startswith("x-"):
-                continue
+        from ..load.schema import EMBEDDING_OPTIONS
+
+        rows = req.get("options", {})
+        for name in EMBEDDING_OPTIONS:
+            row = rows.get(name, {"unsupported": "warn"})  # not stated: the API has no such field
             pointer = f"/request/options/{name}"
             if isinstance(row, str):
                 row = {"wire": row}
@@ -258,7 +261,10 @@ class _TaskBuilder(Builder):
                     raise self.err(pointer + "/default", f"{default!r}: dimensions is a positive integer")
                 if name != "dimensions" and default not in allowed[name]:
                     raise self.err(pointer + "/default", f"{default!r} is not a canonical {name}; expected one of: {', '.join(allowed[name])}")
-            out.append(OptionIR(name, keys, vm_name, pass_other, bool(row.get("list", False)), default, row.get("unsupported", "warn")))
+                if vm_name is not None and not pass_other and default not in dict(value_maps[vm_name].pairs):
+                    raise self.err(pointer + "/default", f"{default!r} is not listed in value map {vm_name!r}, so it could not be sent")
+            pairs = list(value_maps[vm_name].pairs) if vm_name is not None else []
+            out.append(OptionIR(name, keys, vm_name, pass_other, bool(row.get("list", False)), default, row.get("unsupported", "warn"), pairs))
         return out
 
     def embedding_response_shape(self, resp: dict[str, Any]) -> None:
@@ -645,6 +651,10 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     return em.parts, em.regexes
 
 
+def ir_pairs(opt: OptionIR) -> list[tuple[str, str]]:
+    return opt.pairs
+
+
 def _option_maps(opt: OptionIR) -> str:
     return f"_OPTION_{opt.name.upper()}"
 
@@ -677,7 +687,14 @@ def emit_option_to_wire(out: Lines, opt: OptionIR) -> None:
     else:
         out.add(f"if {sent} is not None:")
         out.add("    " + put.format(f"[{sent}]" if opt.as_list else sent))
-        if opt.unsupported == "reject":
+        if opt.default is not None and opt.unsupported != "reject":
+            # a field the API requires: the default goes out instead of the unlisted value
+            wire_default = dict(ir_pairs(opt)).get(opt.default, opt.default)
+            out.add("else:")
+            out.add("    " + put.format(lit([wire_default]) if opt.as_list else lit(wire_default)))
+            if opt.unsupported == "warn":
+                out.add(f"    _w.warn_dropped({lit(opt.name + ' ')} + repr({var}) + {keyed(' is not supported by ' + FORMAT_KEY + '; sent ' + repr(opt.default) + ' instead')})")
+        elif opt.unsupported == "reject":
             out.add("else:")
             out.add(f"    raise InvalidRequestError({lit(opt.name + ' ')} + repr({var}) + {keyed(' is not supported by ' + FORMAT_KEY)}, path={lit(path)})")
         elif opt.unsupported == "warn":
