@@ -184,7 +184,9 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
             "presence_penalty is not supported by " + KEY, path="config.presence_penalty"
         )
     option_input_type: Any = config.input_type
-    if option_input_type is NOT_GIVEN:
+    if option_input_type is NOT_GIVEN and not (
+        isinstance(config.extras, dict) and "input_type" in config.extras
+    ):
         option_input_type = "search_document"  # options.input_type.default: the API requires it
     if option_input_type is not NOT_GIVEN:
         sent_input_type = _OPTION_INPUT_TYPE[0].get(

@@ -671,7 +671,9 @@ def emit_option_to_wire(out: Lines, opt: OptionIR) -> None:
     var = f"option_{opt.name}"
     out.add(f"{var}: Any = config.{opt.name}")
     if opt.default is not None:
-        out.add(f"if {var} is NOT_GIVEN:")
+        # the default, unless the extras give the field themselves (a body read back keeps a
+        # value with no canonical form there, Cohere `input_type: image`)
+        out.add(f"if {var} is NOT_GIVEN and not (isinstance(config.extras, dict) and {lit(opt.wire[0])} in config.extras):")
         out.add(f"    {var} = {lit(opt.default)}  # options.{opt.name}.default: the API requires it")
     put = f"_w.set_in(body, {lit(opt.wire)}, {{}})"
     if opt.map is None:
