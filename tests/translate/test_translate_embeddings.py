@@ -115,3 +115,15 @@ def test_several_vectors_to_a_one_vector_format_is_refused() -> None:
     with pytest.raises(wiremap.InvalidRequestError) as info:
         translate_response(body, "openai_embeddings", "gemini_embed_content")
     assert info.value.path == "embeddings"
+
+
+def test_request_from_wire_leaves_the_body_alone() -> None:
+    """Reading consumes nested fields from its own copy (runtime/wire.take_in): the caller's body,
+    nested objects included, is unchanged."""
+    import copy
+
+    body = {"model": "m", "content": {"parts": [{"text": "a"}], "role": "user"}, "taskType": "CLUSTERING"}
+    before = copy.deepcopy(body)
+    with pytest.raises(wiremap.InvalidRequestError):  # `role` beside the parts has no canonical home
+        wiremap.get_format("gemini_embed_content").request_to_wire(wiremap.get_format("gemini_embed_content").request_from_wire(body))
+    assert body == before
