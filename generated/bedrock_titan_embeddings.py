@@ -291,7 +291,7 @@ def _request_from_wire(body: Any) -> Request:
     model = _w.member_str(body, "modelId", "")
     rest = dict(body)
     rest.pop("modelId", None)
-    value = _w.take_in(rest, ("inputText",), "")
+    value: Any = _w.take_in(rest, ("inputText",), "")
     if type(value) is str:
         texts = [value]
     elif type(value) is list and all(type(t) is str for t in value):
@@ -404,8 +404,7 @@ def response_to_wire(
     u: Usage | NotGiven = resp.usage
     if isinstance(u, Usage) and u.prompt_tokens is not None and u.total_tokens is not None:
         # usage keys the table does not map (token details) come back from `raw`
-        raw_usage = None  # the counters are root keys
-        usage_wire: dict[str, Any] = dict(raw_usage) if type(raw_usage) is dict else {}
+        usage_wire: dict[str, Any] = {}  # the counters are root keys
         usage_wire["inputTextTokenCount"] = u.prompt_tokens
         usage_wire["inputTextTokenCount"] = u.total_tokens
         body.update(usage_wire)

@@ -273,7 +273,7 @@ def _request_from_wire(body: Any) -> Request:
     model = _w.member_str(body, "model", "")
     rest = dict(body)
     rest.pop("model", None)
-    value = _w.take_in(rest, ("texts",), "")
+    value: Any = _w.take_in(rest, ("texts",), "")
     if type(value) is str:
         texts = [value]
     elif type(value) is list and all(type(t) is str for t in value):
@@ -291,7 +291,9 @@ def _request_from_wire(body: Any) -> Request:
             )
     if not texts:
         raise _w.WireShapeError("texts", "an empty input has no canonical form")
-    content = texts[0] if type(value) is str else [TextBlock(text=t) for t in texts]
+    content: str | list[Block] = (
+        texts[0] if type(value) is str else [TextBlock(text=t) for t in texts]
+    )
     options: dict[str, Any] = {}
     got_input_type = _w.get_in(rest, ("input_type",))
     canonical_input_type: Any = (

@@ -269,7 +269,7 @@ def _request_from_wire(body: Any) -> Request:
     model = _w.member_str(body, "model", "")
     rest = dict(body)
     rest.pop("model", None)
-    value = _w.take_in(rest, ("content", "parts"), "")
+    value: Any = _w.take_in(rest, ("content", "parts"), "")
     value = _w.item_texts(value, "text", "content.parts")
     if type(value) is str:
         texts = [value]

@@ -230,7 +230,7 @@ def _request_from_wire(body: Any) -> Request:
     model = _w.member_str(body, "model", "")
     rest = dict(body)
     rest.pop("model", None)
-    value = _w.take_in(rest, ("input",), "")
+    value: Any = _w.take_in(rest, ("input",), "")
     if type(value) is str:
         texts = [value]
     elif type(value) is list and all(type(t) is str for t in value):
@@ -248,7 +248,9 @@ def _request_from_wire(body: Any) -> Request:
             )
     if not texts:
         raise _w.WireShapeError("input", "an empty input has no canonical form")
-    content = texts[0] if type(value) is str else [TextBlock(text=t) for t in texts]
+    content: str | list[Block] = (
+        texts[0] if type(value) is str else [TextBlock(text=t) for t in texts]
+    )
     options: dict[str, Any] = {}
     got_dimensions = _w.get_in(rest, ("output_dimension",))
     canonical_dimensions: Any = (

@@ -415,7 +415,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     if ir.kind == "embeddings":
         out.add("rest = dict(body)")
         out.add(f"rest.pop({lit(ir.model_field)}, None)")
-        out.add(f"value = _w.take_in(rest, {lit(tuple(field_.split('.')))}, '')")
+        out.add(f"value: Any = _w.take_in(rest, {lit(tuple(field_.split('.')))}, '')")
         if "item" in inp:
             out.add(f"value = _w.item_texts(value, {lit(inp['item'])}, {lit(field_)})")
     else:
@@ -437,7 +437,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
             out.add(f"    raise _w.WireShapeError({lit(field_)}, 'this call embeds one text; got ' + str(len(texts)))")
             out.add("content: str | list[Block] = texts[0]  # one text per call")
         else:
-            out.add("content = texts[0] if type(value) is str else [TextBlock(text=t) for t in texts]")
+            out.add("content: str | list[Block] = texts[0] if type(value) is str else [TextBlock(text=t) for t in texts]")
         out.add("options: dict[str, Any] = {}")
         for opt in ir.options:
             emit_option_from_wire(out, opt)
@@ -612,8 +612,11 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
         out.add("if isinstance(u, Usage) and u.prompt_tokens is not None and u.total_tokens is not None:")
         out.indent()
         out.add("# usage keys the table does not map (token details) come back from `raw`")
-        out.add(f"raw_usage = {_get('raw', ir.usage_path) if ir.usage_path else 'None  # the counters are root keys'}")
-        out.add("usage_wire: dict[str, Any] = dict(raw_usage) if type(raw_usage) is dict else {}")
+        if ir.usage_path:
+            out.add(f"raw_usage = {_get('raw', ir.usage_path)}")
+            out.add("usage_wire: dict[str, Any] = dict(raw_usage) if type(raw_usage) is dict else {}")
+        else:
+            out.add("usage_wire: dict[str, Any] = {}  # the counters are root keys")
         for counter, keys in ir.usage.items():
             target = "usage_wire"
             value = f"u.{counter}"
@@ -825,7 +828,7 @@ def task_wire_schema(ir: TaskIR) -> dict[str, Any]:
             props.setdefault(counter, {"type": "integer"})
     elif ir.usage is not None:
         props.setdefault(str(ir.usage_path[0]), usage_schema if len(ir.usage_path) == 1 else {"type": "object"})
-    first = resp.get("list") or resp.get("by_type") or resp.get("vector")
+    first = str(resp.get("list") or resp.get("by_type") or resp.get("vector"))
     defs[f"{name}Response"] = {
         "type": "object",
         "properties": props,
