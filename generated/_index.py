@@ -21,6 +21,11 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
     ),
     "cohere_embed": ("cohere_embed", "cohere", "mappings/cohere_embed.yaml"),
     "deepseek": ("deepseek", "deepseek", "mappings/deepseek.yaml"),
+    "gemini_batch_embed_contents": (
+        "gemini_batch_embed_contents",
+        "google",
+        "mappings/gemini_batch_embed_contents.yaml",
+    ),
     "gemini_embed_content": (
         "gemini_embed_content",
         "google",

@@ -40,7 +40,7 @@ TO_WIRE: list[dict[str, Any]] = [
     },
     {
         "id": "several_texts_rejected",
-        "doc": "api: one Content is one embedding; several texts need several calls (batchEmbedContents is not mapped)",
+        "doc": "api: one Content is one embedding; several texts need batchEmbedContents (gemini_batch_embed_contents)",
         "to_wire": {
             "model": "m",
             "messages": [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}],

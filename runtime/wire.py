@@ -1170,6 +1170,67 @@ def item_texts(value: Any, key: str, path: str) -> list[str]:
     return out
 
 
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+
+
+def fill_template(template: Any, values: dict[str, str]) -> Any:
+    """An `input.each` template with its placeholders (`{text}`, `models/{model}`) filled."""
+    if type(template) is str:
+        m = _PLACEHOLDER.search(template)
+        return template if m is None else template[: m.start()] + values[m.group(1)] + template[m.end() :]
+    if type(template) is dict:
+        return {k: fill_template(v, values) for k, v in template.items()}
+    if type(template) is list:
+        return [fill_template(v, values) for v in template]
+    return template
+
+
+def match_template(template: Any, value: Any, path: str, found: dict[str, str]) -> None:
+    """Read an object written by `fill_template` back: its placeholders' values go into `found`;
+    a key the template does not have, a missing one or another literal is a WireShapeError."""
+    if type(template) is str:
+        m = _PLACEHOLDER.search(template)
+        if m is None:
+            if value != template:
+                raise WireShapeError(path, f"expected {template!r}, got {value!r}")
+            return
+        head, tail = template[: m.start()], template[m.end() :]
+        text = expect_str(value, path)
+        if not (text.startswith(head) and text.endswith(tail)) or len(text) < len(head) + len(tail):
+            raise WireShapeError(path, f"expected {template!r}, got {text!r}")
+        found[m.group(1)] = text[len(head) : len(text) - len(tail)]
+    elif type(template) is dict:
+        obj = expect_dict(value, path)
+        for key in obj:
+            if key not in template:
+                raise WireShapeError(f"{path}.{key}", "this key has no canonical form here")
+        for key, sub in template.items():
+            if key not in obj:
+                raise WireShapeError(f"{path}.{key}", "required field is missing")
+            match_template(sub, obj[key], f"{path}.{key}", found)
+    elif type(template) is list:
+        items = expect_list(value, path)
+        if len(items) != len(template):
+            raise WireShapeError(path, f"expected {len(template)} item(s), got {len(items)}")
+        for k, (sub, item) in enumerate(zip(template, items)):
+            match_template(sub, item, f"{path}[{k}]", found)
+    elif value != template:
+        raise WireShapeError(path, f"expected {template!r}, got {value!r}")
+
+
+def same_in_each(items: list[dict[str, Any]], keys: tuple[str, ...], path: str) -> Any:
+    """An option written in every request object (`each: true`): removed from each, and its one
+    value returned (None when no object has it); objects that differ have no canonical form."""
+    values = []
+    for k, item in enumerate(items):
+        values.append(take_in(item, keys, "") if get_in(item, keys) is not None else None)
+    first = values[0] if values else None
+    for k, v in enumerate(values):
+        if v != first:
+            raise WireShapeError(f"{path}[{k}].{'.'.join(keys)}", "the requests differ here; one call takes one value for all texts")
+    return first
+
+
 def vectors_by_type(body: dict[str, Any], field: str) -> tuple[str, list[Any]]:
     """The vectors of an object keyed by encoding type (Cohere `embeddings: {float: [...], int8:
     [...]}`): the float ones when present, else the first type listed."""

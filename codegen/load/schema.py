@@ -726,6 +726,8 @@ _embedding_option = {
                 "map": {"type": "string", "pattern": "^[a-z][a-z0-9_]*$"},
                 # the wire field is an array holding the value (Cohere embedding_types)
                 "list": {"type": "boolean"},
+                # the field is written in every object of input.each (and read back from them)
+                "each": {"type": "boolean"},
                 # sent when the request does not set the option (a field the API requires)
                 "default": {"type": ["string", "integer"]},
                 # no wire field (or a value the map does not list): drop, warn or reject
@@ -744,6 +746,10 @@ _embeddings_request = _task_request(
         "texts": {"enum": ["many", "one"]},
         # each text is written as the object {<item>: text} (a Gemini Part {text})
         "item": WIRE_FIELD,
+        # each text is one object of the `field` array, built from this template: `{text}` once,
+        # `{model}` at most once (`models/{model}`), literals otherwise (Gemini batchEmbedContents
+        # requests[]); options with `each: true` are written into every one
+        "each": {"type": "object", "description": "a template for one text's request object"},
     },
     ["one"],
 )

@@ -52,6 +52,7 @@ class OptionIR:
     default: Any  # sent when the request does not set it (None: nothing)
     unsupported: str  # drop | warn | reject
     pairs: list[tuple[str, str]] = field(default_factory=list)  # the value map's rows
+    each: bool = False  # written in every object of input.each
 
 
 @dataclass
@@ -124,6 +125,8 @@ class _TaskBuilder(Builder):
 
         options: list[OptionIR] = []
         if kind == "embeddings":
+            if "each" in inp:
+                self.each_template(inp)
             options = self.embedding_options(req, inp, params, value_maps)
             inp.setdefault("texts", "many")
             if "item" in inp and "." in inp["item"]:
@@ -264,8 +267,45 @@ class _TaskBuilder(Builder):
                 if vm_name is not None and not pass_other and default not in dict(value_maps[vm_name].pairs):
                     raise self.err(pointer + "/default", f"{default!r} is not listed in value map {vm_name!r}, so it could not be sent")
             pairs = list(value_maps[vm_name].pairs) if vm_name is not None else []
-            out.append(OptionIR(name, keys, vm_name, pass_other, bool(row.get("list", False)), default, row.get("unsupported", "warn"), pairs))
+            each = bool(row.get("each", False))
+            if each and "each" not in inp:
+                raise self.err(pointer + "/each", "`each` writes the field into every object of input.each, which this mapping does not have")
+            if each and isinstance(inp.get("each"), dict) and keys[0] in inp["each"]:
+                raise self.err(pointer + "/wire", f"{wire!r} is a key of input.each's template; an option cannot write there")
+            out.append(OptionIR(name, keys, vm_name, pass_other, bool(row.get("list", False)), default, row.get("unsupported", "warn"), pairs, each))
         return out
+
+    def each_template(self, inp: dict[str, Any]) -> None:
+        """`input.each`: `{text}` once, `{model}` at most once, one placeholder per string, none in keys."""
+        pointer = "/request/input/each"
+        for key in ("item",):
+            if key in inp:
+                raise self.err(pointer, "`each` and `item` both say how a text is written; give one")
+        if inp.get("one") != "array" or inp.get("texts", "many") != "many":
+            raise self.err(pointer, "`each` writes an array of request objects: it needs `one: array` and `texts: many`")
+        seen: list[str] = []
+
+        def walk(node: Any, where: str) -> None:
+            if isinstance(node, str):
+                names = re.findall(r"\{([^{}]*)\}", node)
+                if len(names) > 1:
+                    raise self.err(where, f"{node!r}: one placeholder per string")
+                for name in names:
+                    if name not in ("text", "model"):
+                        raise self.err(where, f"{{{name}}}: unknown placeholder; expected {{text}} or {{model}}")
+                    seen.append(name)
+            elif isinstance(node, dict):
+                for k, v in node.items():
+                    if "{" in k:
+                        raise self.err(f"{where}/{k}", f"{k!r}: a placeholder cannot be an object key")
+                    walk(v, f"{where}/{k}")
+            elif isinstance(node, list):
+                for i, v in enumerate(node):
+                    walk(v, f"{where}/{i}")
+
+        walk(inp["each"], pointer)
+        if seen.count("text") != 1 or seen.count("model") > 1:
+            raise self.err(pointer, "the template places {text} exactly once and {model} at most once")
 
     def embedding_response_shape(self, resp: dict[str, Any]) -> None:
         """Where the vectors are: `list` (+ `vector`, `index?`, `item?`), `by_type`, or one `vector`."""
@@ -335,6 +375,8 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
             out.add("if len(texts) > 1:")
             out.add(f"    raise InvalidRequestError({keyed(FORMAT_KEY + ' embeds one text per call (input.texts: one); the messages hold ')} + str(len(texts)) + ' texts', path='messages')")
         values = "texts" if "item" not in inp else f"[{{{lit(inp['item'])}: text}} for text in texts]"
+        if "each" in inp:  # one request object per text
+            values = f"[_w.fill_template({lit(inp['each'])}, {{'text': text, 'model': req.model}}) for text in texts]"
         if inp["one"] == "string":
             value = f"{values}[0] if len(texts) == 1 else {values}"
         else:
@@ -357,7 +399,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
         emit_unsupported(out, ir.config_action, name, f"config.{name}", FORMAT_KEY)
         out.dedent()
     for opt in ir.options:
-        emit_option_to_wire(out, opt)
+        emit_option_to_wire(out, opt, tuple(inp["field"].split(".")))
     out.add("extras = config.extras")
     out.add("if extras:")
     out.indent()
@@ -418,6 +460,19 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
         out.add(f"value: Any = _w.take_in(rest, {lit(tuple(field_.split('.')))}, '')")
         if "item" in inp:
             out.add(f"value = _w.item_texts(value, {lit(inp['item'])}, {lit(field_)})")
+        if "each" in inp:  # one request object per text: the options common to all, then the template
+            out.add(f"each_items = [dict(_w.expect_dict(item, f'{field_}[{{k}}]')) for k, item in enumerate(_w.expect_list(value, {lit(field_)}))]")
+            for opt in ir.options:
+                if opt.each and opt.wire is not None:
+                    out.add(f"each_{opt.name} = _w.same_in_each(each_items, {lit(opt.wire)}, {lit(field_)})")
+            out.add("value = []")
+            out.add("for k, item in enumerate(each_items):")
+            out.add("    found: dict[str, str] = {}")
+            out.add(f"    _w.match_template({lit(inp['each'])}, item, f'{field_}[{{k}}]', found)")
+            if "{model}" in repr(inp["each"]):
+                out.add("    if found.get('model', model) != model:")
+                out.add(f"        raise _w.WireShapeError(f'{field_}[{{k}}].model', 'names model ' + repr(found['model']) + ', not the one of the whole request, ' + repr(model))")
+            out.add("    value.append(found['text'])")
     else:
         out.add(f"value = _w.member(body, {lit(field_)}, '')")
     if ir.kind == "embeddings":
@@ -440,7 +495,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
             out.add("content: str | list[Block] = texts[0] if type(value) is str else [TextBlock(text=t) for t in texts]")
         out.add("options: dict[str, Any] = {}")
         for opt in ir.options:
-            emit_option_from_wire(out, opt)
+            emit_option_from_wire(out, opt, field_)
         out.add("config: Config | NotGiven = Config(**options, extras=rest) if rest else (Config(**options) if options else NOT_GIVEN)")
     else:
         out.add("if type(value) is not str or not value:")
@@ -662,7 +717,7 @@ def _option_maps(opt: OptionIR) -> str:
     return f"_OPTION_{opt.name.upper()}"
 
 
-def emit_option_to_wire(out: Lines, opt: OptionIR) -> None:
+def emit_option_to_wire(out: Lines, opt: OptionIR, input_keys: tuple[str, ...] = ()) -> None:
     """config.<option> -> its wire field (mappings/README.md "request (non-chat kinds)")."""
     path = f"config.{opt.name}"
     if opt.wire is None:
@@ -679,6 +734,8 @@ def emit_option_to_wire(out: Lines, opt: OptionIR) -> None:
         out.add(f"if {var} is NOT_GIVEN and not (isinstance(config.extras, dict) and {lit(opt.wire[0])} in config.extras):")
         out.add(f"    {var} = {lit(opt.default)}  # options.{opt.name}.default: the API requires it")
     put = f"_w.set_in(body, {lit(opt.wire)}, {{}})"
+    if opt.each:  # in every request object of input.each
+        put = f"for each_item in _w.get_in(body, {lit(input_keys)}): _w.set_in(each_item, {lit(opt.wire)}, {{}})"
     if opt.map is None:
         out.add(f"if {var} is not NOT_GIVEN:")
         out.add("    " + put.format(f"[{var}]" if opt.as_list else var))
@@ -710,13 +767,14 @@ def emit_option_to_wire(out: Lines, opt: OptionIR) -> None:
     out.dedent()
 
 
-def emit_option_from_wire(out: Lines, opt: OptionIR) -> None:
+def emit_option_from_wire(out: Lines, opt: OptionIR, input_field: str = "") -> None:
     """The option's wire field -> config.<option> when it reads as one canonical value; any other
-    value stays in `rest` (config.extras), so nothing is lost."""
+    value stays in `rest` (config.extras), so nothing is lost. An `each` option has no place in
+    extras: a value that is not canonical is an error naming it."""
     if opt.wire is None:
         return
     got, one, canonical = f"got_{opt.name}", f"one_{opt.name}", f"canonical_{opt.name}"
-    out.add(f"{got} = _w.get_in(rest, {lit(opt.wire)})")
+    out.add(f"{got} = {'each_' + opt.name if opt.each else f'_w.get_in(rest, {lit(opt.wire)})'}")
     if opt.as_list:
         out.add(f"{one} = {got}[0] if type({got}) is list and len({got}) == 1 else None  # several values have no canonical form")
     else:
@@ -732,7 +790,12 @@ def emit_option_from_wire(out: Lines, opt: OptionIR) -> None:
         out.add(f"{canonical}: Any = {one} if {one} in {lit(tuple(_allowed(opt.name)))} else None")
     out.add(f"if {canonical} is not None:")
     out.add(f"    options[{lit(opt.name)}] = {canonical}")
-    out.add(f"    _w.take_in(rest, {lit(opt.wire)}, '')")
+    if opt.each:
+        where = f"{input_field}[0].{'.'.join(opt.wire)}"
+        out.add(f"elif {got} is not None:")
+        out.add(f"    raise _w.WireShapeError({lit(where)}, repr({got}) + ' has no canonical form (config.{opt.name})')")
+    else:
+        out.add(f"    _w.take_in(rest, {lit(opt.wire)}, '')")
 
 
 def _allowed(name: str) -> tuple[str, ...]:
@@ -767,10 +830,12 @@ def task_wire_schema(ir: TaskIR) -> dict[str, Any]:
         text: dict[str, Any] = {"type": "string"}
         if "item" in inp:
             text = {"type": "object", "properties": {inp["item"]: {"type": "string"}}, "required": [inp["item"]], "additionalProperties": False}
+        if "each" in inp:  # one request object per text (its own shape is the template's)
+            text = {"type": "object"}
         texts: dict[str, Any] = {"type": "array", "items": text}
         _nest(req_props, inp["field"].split("."), {"anyOf": [text, texts]} if inp["one"] == "string" else texts)
         for opt in ir.options:
-            if opt.wire is None:
+            if opt.wire is None or opt.each:
                 continue
             value: dict[str, Any] = {"type": "integer"} if opt.name == "dimensions" else {"type": "string"}
             if opt.map is not None and not opt.pass_other:

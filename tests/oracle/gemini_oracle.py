@@ -32,7 +32,7 @@ from typing import Any, Collection
 from google.ai.generativelanguage_v1beta.types import generative_service
 from google.protobuf import json_format
 
-__all__ = ["GeminiOracleError", "check_gemini_request", "check_gemini_response", "check_gemini_embed_request", "check_gemini_embed_response"]
+__all__ = ["GeminiOracleError", "check_gemini_request", "check_gemini_response", "check_gemini_embed_request", "check_gemini_embed_response", "check_gemini_batch_embed_request", "check_gemini_batch_embed_response"]
 
 
 class GeminiOracleError(AssertionError):
@@ -110,3 +110,16 @@ def check_gemini_embed_response(body: Any) -> None:
     from google.ai.generativelanguage_v1beta.types import generative_service as gs
 
     _parse(body, gs.EmbedContentResponse)
+
+
+def check_gemini_batch_embed_request(body: Any) -> None:
+    """A batchEmbedContents body against BatchEmbedContentsRequest."""
+    from google.ai.generativelanguage_v1beta.types import generative_service as gs
+
+    _parse(body, gs.BatchEmbedContentsRequest)
+
+
+def check_gemini_batch_embed_response(body: Any) -> None:
+    from google.ai.generativelanguage_v1beta.types import generative_service as gs
+
+    _parse(body, gs.BatchEmbedContentsResponse)

@@ -2,8 +2,9 @@
 
 - mistral_embeddings: the official `mistralai` SDK models (EmbeddingRequest, EmbeddingResponse),
   walked strictly by sdk_oracle's checker and parsed by the SDK;
-- gemini_embed_content: the v1beta protobuf types (EmbedContentRequest, EmbedContentResponse) of
-  google-ai-generativelanguage, parsed with unknown fields refused;
+- gemini_embed_content, gemini_batch_embed_contents: the v1beta protobuf types
+  (EmbedContentRequest, EmbedContentResponse, BatchEmbedContentsRequest,
+  BatchEmbedContentsResponse) of google-ai-generativelanguage, parsed with unknown fields refused;
 - cohere_embed: a JSON Schema transcribed from the Cohere reference's OpenAPI definition of
   POST /v2/embed (no Cohere SDK is installed; V2EmbedRequest / EmbedByTypeResponse below);
 - bedrock_titan_embeddings: a JSON Schema of the Titan Text Embeddings V2 body and response as the
@@ -32,7 +33,12 @@ import wiremap
 _HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(_HERE))
 from compat_oracle import check_mistral_embeddings_request, check_mistral_embeddings_response  # noqa: E402
-from gemini_oracle import check_gemini_embed_request, check_gemini_embed_response  # noqa: E402
+from gemini_oracle import (  # noqa: E402
+    check_gemini_batch_embed_request,
+    check_gemini_batch_embed_response,
+    check_gemini_embed_request,
+    check_gemini_embed_response,
+)
 
 FIXTURES = _HERE.parent.parent / "mappings" / "fixtures"
 
@@ -153,6 +159,7 @@ def _without(keys: tuple[str, ...], check: Any) -> Any:
 ORACLES: dict[str, tuple[Any, Any]] = {
     "mistral_embeddings": (check_mistral_embeddings_request, check_mistral_embeddings_response),
     "gemini_embed_content": (check_gemini_embed_request, check_gemini_embed_response),
+    "gemini_batch_embed_contents": (check_gemini_batch_embed_request, check_gemini_batch_embed_response),
     "cohere_embed": (_schema(COHERE_REQUEST), _schema(COHERE_RESPONSE)),
     "bedrock_titan_embeddings": (_without(("modelId",), _schema(TITAN_REQUEST)), _schema(TITAN_RESPONSE)),
 }
@@ -197,6 +204,7 @@ def test_fixture_bodies_pass_the_oracle(key: str, case: dict[str, Any]) -> None:
     [
         ("mistral_embeddings", {"model": "m", "input": "a", "output_dtpe": "int8"}, {"id": "e", "object": "list", "model": "m", "usage": {}, "data": [{"embeding": [1.0]}]}),
         ("gemini_embed_content", {"model": "m", "content": {"parts": [{"txt": "a"}]}}, {"embedding": {"value": [1.0]}}),
+        ("gemini_batch_embed_contents", {"model": "m", "requests": [{"model": "models/m", "contents": {}}]}, {"embeddings": [{"vals": [1.0]}]}),
         ("cohere_embed", {"model": "m", "input_type": "search_query", "texts": ["a"], "embeding_types": ["float"]}, {"id": "e", "embeddings": {"floats": [[1.0]]}}),
         ("bedrock_titan_embeddings", {"modelId": "m", "inputText": "a", "dimension": 256}, {"embedding": [1.0], "inputTokenCount": 1}),
     ],

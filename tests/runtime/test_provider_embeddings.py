@@ -16,6 +16,8 @@ KEY = "k-test-0123456789"
 
 def _answer(seen: Seen) -> Reply:
     body = seen.json()
+    if seen.path.endswith(":batchEmbedContents"):
+        return Reply(200, {"embeddings": [{"values": [float(len(r["content"]["parts"][0]["text"]))]} for r in body["requests"]]})
     if seen.path.endswith(":embedContent"):
         return Reply(200, {"embedding": {"values": [float(len(body["content"]["parts"][0]["text"])), 0.5]}})
     if seen.path.endswith("/invoke"):
@@ -29,6 +31,16 @@ def _answer(seen: Seen) -> Reply:
 
 
 CASES = [
+    (
+        "gemini_batch_embed_contents",
+        "gemini-embedding-001",
+        {"dimensions": 768},
+        "/v1beta/models/gemini-embedding-001:batchEmbedContents",
+        ("x-goog-api-key", KEY),
+        {"requests": [{"model": "models/gemini-embedding-001", "content": {"parts": [{"text": "hello"}]}, "outputDimensionality": 768}]},
+        [[5.0]],
+        None,
+    ),
     # key, model, config, path, auth header, body sent, vectors, prompt tokens
     (
         "gemini_embed_content",

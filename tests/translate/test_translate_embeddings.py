@@ -13,7 +13,7 @@ import wiremap
 from wiremap.runtime.translate import translate_request, translate_response
 
 EMBEDDINGS = sorted(k for k in wiremap.formats() if wiremap.get_format(k).kind == "embeddings")
-NEW = ["cohere_embed", "gemini_embed_content", "mistral_embeddings", "bedrock_titan_embeddings"]
+NEW = ["cohere_embed", "gemini_embed_content", "gemini_batch_embed_contents", "mistral_embeddings", "bedrock_titan_embeddings"]
 
 #: one text, every option each format can state, as that format's client writes it
 REQUESTS: dict[str, dict[str, Any]] = {
@@ -23,6 +23,7 @@ REQUESTS: dict[str, dict[str, Any]] = {
     "cohere_embed": {"model": "m", "texts": ["hello"], "input_type": "search_query", "output_dimension": 256, "embedding_types": ["float"]},
     "gemini_embed_content": {"model": "m", "content": {"parts": [{"text": "hello"}]}, "taskType": "RETRIEVAL_QUERY", "outputDimensionality": 256},
     "bedrock_titan_embeddings": {"modelId": "m", "inputText": "hello", "dimensions": 256, "embeddingTypes": ["float"]},
+    "gemini_batch_embed_contents": {"model": "m", "requests": [{"model": "models/m", "content": {"parts": [{"text": "hello"}]}, "taskType": "RETRIEVAL_QUERY", "outputDimensionality": 256}]},
 }
 #: the canonical options each format carries (its options rows with a wire field)
 CARRIES = {
@@ -32,6 +33,7 @@ CARRIES = {
     "cohere_embed": {"input_type", "dimensions", "encoding_format"},
     "gemini_embed_content": {"input_type", "dimensions"},
     "bedrock_titan_embeddings": {"dimensions", "encoding_format"},
+    "gemini_batch_embed_contents": {"input_type", "dimensions"},
 }
 
 
@@ -91,6 +93,7 @@ RESPONSES: dict[str, dict[str, Any]] = {
     "cohere_embed": {"id": "c", "embeddings": {"float": [[0.5, -0.25]]}, "meta": {"billed_units": {"input_tokens": 2}}, "response_type": "embeddings_by_type"},
     "gemini_embed_content": {"embedding": {"values": [0.5, -0.25]}},
     "bedrock_titan_embeddings": {"embedding": [0.5, -0.25], "inputTextTokenCount": 2, "embeddingsByType": {"float": [0.5, -0.25]}},
+    "gemini_batch_embed_contents": {"embeddings": [{"values": [0.5, -0.25]}]},
 }
 
 
@@ -104,9 +107,10 @@ def test_responses_carry_the_vectors(source: str, target: str) -> None:
     # what the target cannot state is named: the model name, the usage Gemini does not report
     if src_model is not wiremap.NOT_GIVEN and back.model is wiremap.NOT_GIVEN:
         assert "model" in losses
-    if source != "gemini_embed_content" and target == "gemini_embed_content":
+    gemini = ("gemini_embed_content", "gemini_batch_embed_contents")  # no usage reported
+    if source not in gemini and target in gemini:
         assert any(p.startswith("usage") for p in losses)
-    if source != "gemini_embed_content" and target != "gemini_embed_content":
+    if source not in gemini and target not in gemini:
         assert back.usage.prompt_tokens == 2
 
 
@@ -127,3 +131,12 @@ def test_request_from_wire_leaves_the_body_alone() -> None:
     with pytest.raises(wiremap.InvalidRequestError):  # `role` beside the parts has no canonical home
         wiremap.get_format("gemini_embed_content").request_to_wire(wiremap.get_format("gemini_embed_content").request_from_wire(body))
     assert body == before
+
+
+def test_several_texts_cross_to_the_gemini_batch_not_to_embed_content() -> None:
+    body = {"model": "m", "texts": ["a", "b"], "input_type": "classification"}
+    t = translate_request(body, "cohere_embed", "gemini_batch_embed_contents")
+    assert [r["content"]["parts"][0]["text"] for r in t.result["requests"]] == ["a", "b"]
+    assert {r["taskType"] for r in t.result["requests"]} == {"CLASSIFICATION"} and t.lossless
+    with pytest.raises(wiremap.InvalidRequestError):
+        translate_request(body, "cohere_embed", "gemini_embed_content")
