@@ -709,10 +709,6 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     return em.parts, em.regexes
 
 
-def ir_pairs(opt: OptionIR) -> list[tuple[str, str]]:
-    return opt.pairs
-
-
 def _option_maps(opt: OptionIR) -> str:
     return f"_OPTION_{opt.name.upper()}"
 
@@ -751,7 +747,7 @@ def emit_option_to_wire(out: Lines, opt: OptionIR, input_keys: tuple[str, ...] =
         out.add("    " + put.format(f"[{sent}]" if opt.as_list else sent))
         if opt.default is not None and opt.unsupported != "reject":
             # a field the API requires: the default goes out instead of the unlisted value
-            wire_default = dict(ir_pairs(opt)).get(opt.default, opt.default)
+            wire_default = dict(opt.pairs).get(opt.default, opt.default)
             out.add("else:")
             out.add("    " + put.format(lit([wire_default]) if opt.as_list else lit(wire_default)))
             if opt.unsupported == "warn":
