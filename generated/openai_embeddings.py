@@ -83,6 +83,10 @@ STRUCTURED_OUTPUT_MODE: Final = None  # kind embeddings: no structured output
 STRUCTURED_OUTPUT_MODES: Final = ()
 
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+_OPTION_ENCODING_FORMAT: Final = (
+    {"float": "float", "base64": "base64"},
+    {"float": "float", "base64": "base64"},
+)  # options.encoding_format: value map encoding_format
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((401, 403), None, None, None, None, "provider_authentication"),
@@ -138,7 +142,7 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
     texts = _w.every_text(req.messages, False, KEY)  # strategy every_text (prompty §7.2)
     if not texts:
         raise InvalidRequestError("no text to embed in the messages", path="messages")
-    body["input"] = texts[0] if len(texts) == 1 else texts  # one text: a plain string
+    _w.set_in(body, ("input",), texts[0] if len(texts) == 1 else texts)  # one: string
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     if config.temperature is not NOT_GIVEN:
         raise InvalidRequestError(
@@ -164,6 +168,26 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
         raise InvalidRequestError(
             "presence_penalty is not supported by " + KEY, path="config.presence_penalty"
         )
+    if config.input_type is not NOT_GIVEN:  # options.input_type: the API has no such field
+        _w.warn_dropped("input_type is not supported by " + KEY + "; dropped")
+    option_dimensions: Any = config.dimensions
+    if option_dimensions is not NOT_GIVEN:
+        _w.set_in(body, ("dimensions",), option_dimensions)
+    option_encoding_format: Any = config.encoding_format
+    if option_encoding_format is not NOT_GIVEN:
+        sent_encoding_format = _OPTION_ENCODING_FORMAT[0].get(
+            option_encoding_format
+        )  # value map encoding_format
+        if sent_encoding_format is not None:
+            _w.set_in(body, ("encoding_format",), sent_encoding_format)
+        else:
+            _w.warn_dropped(
+                "encoding_format "
+                + repr(option_encoding_format)
+                + " is not supported by "
+                + KEY
+                + "; dropped"
+            )
     extras = config.extras
     if extras:
         assert isinstance(extras, dict)
@@ -214,7 +238,9 @@ def _request_from_wire(body: Any) -> Request:
     """The body of request_from_wire."""
     body = _w.expect_dict(body, "")
     model = _w.member_str(body, "model", "")
-    value = _w.member(body, "input", "")
+    rest = dict(body)
+    rest.pop("model", None)
+    value: Any = _w.take_in(rest, ("input",), "")
     if type(value) is str:
         texts = [value]
     elif type(value) is list and all(type(t) is str for t in value):
@@ -235,8 +261,26 @@ def _request_from_wire(body: Any) -> Request:
     content: str | list[Block] = (
         texts[0] if type(value) is str else [TextBlock(text=t) for t in texts]
     )
-    rest = {k: v for k, v in body.items() if k not in ("model", "input")}
-    config: Config | NotGiven = Config(extras=rest) if rest else NOT_GIVEN
+    options: dict[str, Any] = {}
+    got_dimensions = _w.get_in(rest, ("dimensions",))
+    canonical_dimensions: Any = (
+        got_dimensions if type(got_dimensions) is int and got_dimensions > 0 else None
+    )
+    if canonical_dimensions is not None:
+        options["dimensions"] = canonical_dimensions
+        _w.take_in(rest, ("dimensions",), "")
+    got_encoding_format = _w.get_in(rest, ("encoding_format",))
+    canonical_encoding_format: Any = (
+        _OPTION_ENCODING_FORMAT[1].get(got_encoding_format)
+        if type(got_encoding_format) is str
+        else None
+    )
+    if canonical_encoding_format is not None:
+        options["encoding_format"] = canonical_encoding_format
+        _w.take_in(rest, ("encoding_format",), "")
+    config: Config | NotGiven = (
+        Config(**options, extras=rest) if rest else (Config(**options) if options else NOT_GIVEN)
+    )
     return Request(model=model, messages=[UserMessage(content=content)], config=config)
 
 
@@ -260,8 +304,8 @@ def _response_from_wire(body: Any) -> EmbeddingsResponse:
         )
     else:
         usage = Usage()
-    items = _w.ordered_by_index(_w.member_list(body, "data", ""), "index", "data")
     vectors: list[list[float]] = []
+    items = _w.ordered_by_index(_w.member_list(body, "data", ""), "index", "data")
     for k, item in enumerate(items):
         vectors.append(_w.read_vector(item.get("embedding"), f"data[{k}].embedding"))
     model = _w.optional_str(body, "model", "")
@@ -293,10 +337,13 @@ def response_to_wire(response: EmbeddingsResponse | Mapping[str, Any]) -> Openai
     raw = resp.raw if type(resp.raw) is dict else {}
     body: dict[str, Any] = {}
     body["object"] = "list"
-    body["data"] = [
-        {**{"object": "embedding"}, "index": k, "embedding": list(vector)}
-        for k, vector in enumerate(resp.embeddings)
-    ]
+    items: list[dict[str, Any]] = []
+    for k, vector in enumerate(resp.embeddings):
+        entry: dict[str, Any] = {"object": "embedding"}
+        entry["index"] = k
+        _w.set_in(entry, ("embedding",), list(vector))
+        items.append(entry)
+    _w.set_in(body, ("data",), items)
     if resp.model is not NOT_GIVEN:
         body["model"] = resp.model
     u: Usage | NotGiven = resp.usage

@@ -50,6 +50,7 @@ from .openai_embeddings import (
     STRUCTURED_OUTPUT_MODES,
     TRANSPORT,
     _NO_CONFIG,
+    _OPTION_ENCODING_FORMAT,
     _error_from_wire,
     _request_from_wire,
     _response_from_wire,
@@ -105,7 +106,7 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
     texts = _w.every_text(req.messages, True, KEY)  # strategy every_text (prompty §7.2)
     if not texts:
         pass  # empty: send (an empty list goes out)
-    body["input"] = texts[0] if len(texts) == 1 else texts  # one text: a plain string
+    _w.set_in(body, ("input",), texts[0] if len(texts) == 1 else texts)  # one: string
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     if config.temperature is not NOT_GIVEN:
         raise InvalidRequestError(
@@ -131,6 +132,26 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
         raise InvalidRequestError(
             "presence_penalty is not supported by " + KEY, path="config.presence_penalty"
         )
+    if config.input_type is not NOT_GIVEN:  # options.input_type: the API has no such field
+        _w.warn_dropped("input_type is not supported by " + KEY + "; dropped")
+    option_dimensions: Any = config.dimensions
+    if option_dimensions is not NOT_GIVEN:
+        _w.set_in(body, ("dimensions",), option_dimensions)
+    option_encoding_format: Any = config.encoding_format
+    if option_encoding_format is not NOT_GIVEN:
+        sent_encoding_format = _OPTION_ENCODING_FORMAT[0].get(
+            option_encoding_format
+        )  # value map encoding_format
+        if sent_encoding_format is not None:
+            _w.set_in(body, ("encoding_format",), sent_encoding_format)
+        else:
+            _w.warn_dropped(
+                "encoding_format "
+                + repr(option_encoding_format)
+                + " is not supported by "
+                + KEY
+                + "; dropped"
+            )
     extras = config.extras
     if extras:
         assert isinstance(extras, dict)
@@ -212,10 +233,13 @@ def response_to_wire(
     raw = resp.raw if type(resp.raw) is dict else {}
     body: dict[str, Any] = {}
     body["object"] = "list"
-    body["data"] = [
-        {**{"object": "embedding"}, "index": k, "embedding": list(vector)}
-        for k, vector in enumerate(resp.embeddings)
-    ]
+    items: list[dict[str, Any]] = []
+    for k, vector in enumerate(resp.embeddings):
+        entry: dict[str, Any] = {"object": "embedding"}
+        entry["index"] = k
+        _w.set_in(entry, ("embedding",), list(vector))
+        items.append(entry)
+    _w.set_in(body, ("data",), items)
     if resp.model is not NOT_GIVEN:
         body["model"] = resp.model
     u: Usage | NotGiven = resp.usage

@@ -64,7 +64,25 @@ __all__ = [
     "EmbeddingsResponse",
     "GeneratedImage",
     "ImagesResponse",
+    "EMBEDDING_INPUT_TYPES",
+    "EMBEDDING_ENCODINGS",
 ]
+
+#: config.input_type: what embeddings are for, the union of the providers' vocabularies
+#: (Cohere input_type, Gemini taskType; docs/canonical.md "Embeddings options")
+EMBEDDING_INPUT_TYPES = (
+    "search_query",
+    "search_document",
+    "similarity",
+    "classification",
+    "clustering",
+    "question_answering",
+    "fact_verification",
+    "code_search_query",
+)
+#: config.encoding_format: how the vectors come back (`base64`: little-endian float32; the
+#: integer types are quantized, `binary`/`ubinary` bit-packed eight dimensions to a byte)
+EMBEDDING_ENCODINGS = ("float", "base64", "int8", "uint8", "binary", "ubinary")
 
 
 class NotGiven:
@@ -792,6 +810,9 @@ class Config(Record):
         "schema_strict",
         "prompt_cache_key",
         "metadata",
+        "input_type",
+        "dimensions",
+        "encoding_format",
         "extras",
     )
     __match_args__ = (
@@ -816,6 +837,9 @@ class Config(Record):
         "schema_strict",
         "prompt_cache_key",
         "metadata",
+        "input_type",
+        "dimensions",
+        "encoding_format",
         "extras",
     )
 
@@ -844,6 +868,12 @@ class Config(Record):
     prompt_cache_key: str | NotGiven
     #: the caller's string key-value tags for the call (OpenAI, Responses metadata)
     metadata: dict[str, Any] | NotGiven
+    #: embeddings: what the vectors are for (`search_query`, `search_document`, ...; EMBEDDING_INPUT_TYPES)
+    input_type: str | NotGiven
+    #: embeddings: the vector length asked for (OpenAI `dimensions`, Gemini `outputDimensionality`, ...)
+    dimensions: int | NotGiven
+    #: embeddings: how the vectors come back (`float`, `base64`, `int8`, ...; EMBEDDING_ENCODINGS)
+    encoding_format: str | NotGiven
     extras: dict[str, Any] | NotGiven
 
     def __init__(
@@ -869,6 +899,9 @@ class Config(Record):
         schema_strict: bool | NotGiven = NOT_GIVEN,
         prompt_cache_key: str | NotGiven = NOT_GIVEN,
         metadata: dict[str, Any] | NotGiven = NOT_GIVEN,
+        input_type: str | NotGiven = NOT_GIVEN,
+        dimensions: int | NotGiven = NOT_GIVEN,
+        encoding_format: str | NotGiven = NOT_GIVEN,
         extras: dict[str, Any] | NotGiven = NOT_GIVEN,
     ) -> None:
         self.temperature = temperature
@@ -892,6 +925,9 @@ class Config(Record):
         self.schema_strict = schema_strict
         self.prompt_cache_key = prompt_cache_key
         self.metadata = metadata
+        self.input_type = input_type
+        self.dimensions = dimensions
+        self.encoding_format = encoding_format
         self.extras = extras
 
     def __eq__(self, other: Any) -> bool:
@@ -918,6 +954,9 @@ class Config(Record):
                 self.schema_strict,
                 self.prompt_cache_key,
                 self.metadata,
+                self.input_type,
+                self.dimensions,
+                self.encoding_format,
                 self.extras,
             ) == (
                 other.temperature,
@@ -941,6 +980,9 @@ class Config(Record):
                 other.schema_strict,
                 other.prompt_cache_key,
                 other.metadata,
+                other.input_type,
+                other.dimensions,
+                other.encoding_format,
                 other.extras,
             )
         return NotImplemented
@@ -995,6 +1037,12 @@ class Config(Record):
         metadata = self.metadata
         if isinstance(metadata, dict):
             d["metadata"] = dict(metadata)
+        if self.input_type is not NOT_GIVEN:
+            d["input_type"] = self.input_type
+        if self.dimensions is not NOT_GIVEN:
+            d["dimensions"] = self.dimensions
+        if self.encoding_format is not NOT_GIVEN:
+            d["encoding_format"] = self.encoding_format
         extras = self.extras
         if isinstance(extras, dict):
             d["extras"] = dict(extras)
@@ -1845,14 +1893,17 @@ _CONFIG_KEYS: Final = (
     "schema_strict",
     "prompt_cache_key",
     "metadata",
+    "input_type",
+    "dimensions",
+    "encoding_format",
     "extras",
 )
 _CONFIG_NUMBERS: Final = frozenset(
     ("temperature", "top_p", "frequency_penalty", "presence_penalty")
 )
-_CONFIG_INTEGERS: Final = frozenset(("max_tokens", "top_k", "seed", "n", "top_logprobs", "reasoning_budget"))
+_CONFIG_INTEGERS: Final = frozenset(("max_tokens", "top_k", "seed", "n", "top_logprobs", "reasoning_budget", "dimensions"))
 _CONFIG_BOOLEANS: Final = frozenset(("parallel_tool_calls", "logprobs", "json_mode", "schema_strict"))
-_CONFIG_STRINGS: Final = frozenset(("user", "reasoning_effort", "schema_name", "schema_description", "prompt_cache_key"))
+_CONFIG_STRINGS: Final = frozenset(("user", "reasoning_effort", "schema_name", "schema_description", "prompt_cache_key", "input_type", "encoding_format"))
 _CONFIG_HINT: Final = " (a provider's own request fields go under config.extras)"
 
 

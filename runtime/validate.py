@@ -28,6 +28,8 @@ import re
 from typing import Any, Final
 
 from .canonical import (
+    EMBEDDING_ENCODINGS,
+    EMBEDDING_INPUT_TYPES,
     NOT_GIVEN,
     AssistantMessage,
     AudioBlock,
@@ -947,6 +949,9 @@ def _config(config: object) -> None:
         or config.schema_strict is not NOT_GIVEN
         or config.prompt_cache_key is not NOT_GIVEN
         or config.metadata is not NOT_GIVEN
+        or config.input_type is not NOT_GIVEN
+        or config.dimensions is not NOT_GIVEN
+        or config.encoding_format is not NOT_GIVEN
     ):
         _crossing_options(config)
     extras = config.extras
@@ -983,6 +988,14 @@ def _crossing_options(config: Config) -> None:
         value = getattr(config, key)
         if value is not NOT_GIVEN and not isinstance(value, str):
             raise InvalidRequestError(f"must be a string, got {_shown(value)}", path=f"config.{key}")
+    # the embeddings options (docs/canonical.md "Embeddings options"): one canonical vocabulary
+    for key, allowed in (("input_type", EMBEDDING_INPUT_TYPES), ("encoding_format", EMBEDDING_ENCODINGS)):
+        value = getattr(config, key)
+        if value is not NOT_GIVEN and value not in allowed:
+            raise InvalidRequestError(f"expected one of: {', '.join(allowed)}; got {_shown(value)}", path=f"config.{key}")
+    dims = config.dimensions
+    if dims is not NOT_GIVEN and (not isinstance(dims, int) or isinstance(dims, bool) or dims < 1):
+        raise InvalidRequestError(f"must be a positive integer, got {_shown(dims)}", path="config.dimensions")
     metadata = config.metadata
     if metadata is not NOT_GIVEN:
         if not isinstance(metadata, dict):

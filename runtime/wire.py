@@ -1152,6 +1152,117 @@ def read_vector(value: Any, path: str) -> list[float]:
     raise WireShapeError(path, f"expected an array of numbers or a base64 string, got {_kind(value)}")
 
 
+def take_in(obj: dict[str, Any], keys: tuple[str, ...], path: str) -> Any:
+    """Remove and return the value at a dotted field; an object it leaves empty is removed too
+    (a request_from_wire consumes what it reads). `obj` is the reader's own copy: the objects on
+    the way are copied before they change, so the caller's body is never mutated. Absent:
+    WireShapeError naming the field."""
+    where = ".".join(keys) if not path else f"{path}.{'.'.join(keys)}"
+    trail: list[dict[str, Any]] = []
+    node: Any = obj
+    for key in keys[:-1]:
+        trail.append(node)
+        child = node.get(key) if type(node) is dict else None
+        if type(child) is dict:
+            child = node[key] = dict(child)
+        node = child
+    if type(node) is not dict or keys[-1] not in node:
+        raise WireShapeError(where, "required field is missing")
+    value = node.pop(keys[-1])
+    for parent, key in zip(reversed(trail), reversed(keys[:-1])):
+        child = parent.get(key)
+        if type(child) is dict and not child:
+            del parent[key]
+        else:
+            break
+    return value
+
+
+def item_texts(value: Any, key: str, path: str) -> list[str]:
+    """An input written as one object per text ({key: text}, a Gemini Part) -> the texts."""
+    items = expect_list(value, path)
+    out: list[str] = []
+    for k, item in enumerate(items):
+        item = expect_dict(item, f"{path}[{k}]")
+        if set(item) != {key}:
+            others = sorted(set(item) - {key})
+            raise WireShapeError(f"{path}[{k}]", f"only {key!r} can be read here, got {others or 'no text'}")
+        out.append(expect_str(item[key], f"{path}[{k}].{key}"))
+    return out
+
+
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+
+
+def fill_template(template: Any, values: dict[str, str]) -> Any:
+    """An `input.each` template with its placeholders (`{text}`, `models/{model}`) filled."""
+    if type(template) is str:
+        m = _PLACEHOLDER.search(template)
+        return template if m is None else template[: m.start()] + values[m.group(1)] + template[m.end() :]
+    if type(template) is dict:
+        return {k: fill_template(v, values) for k, v in template.items()}
+    if type(template) is list:
+        return [fill_template(v, values) for v in template]
+    return template
+
+
+def match_template(template: Any, value: Any, path: str, found: dict[str, str]) -> None:
+    """Read an object written by `fill_template` back: its placeholders' values go into `found`;
+    a key the template does not have, a missing one or another literal is a WireShapeError."""
+    if type(template) is str:
+        m = _PLACEHOLDER.search(template)
+        if m is None:
+            if value != template:
+                raise WireShapeError(path, f"expected {template!r}, got {value!r}")
+            return
+        head, tail = template[: m.start()], template[m.end() :]
+        text = expect_str(value, path)
+        if not (text.startswith(head) and text.endswith(tail)) or len(text) < len(head) + len(tail):
+            raise WireShapeError(path, f"expected {template!r}, got {text!r}")
+        found[m.group(1)] = text[len(head) : len(text) - len(tail)]
+    elif type(template) is dict:
+        obj = expect_dict(value, path)
+        for key in obj:
+            if key not in template:
+                raise WireShapeError(f"{path}.{key}", "this key has no canonical form here")
+        for key, sub in template.items():
+            if key not in obj:
+                raise WireShapeError(f"{path}.{key}", "required field is missing")
+            match_template(sub, obj[key], f"{path}.{key}", found)
+    elif type(template) is list:
+        items = expect_list(value, path)
+        if len(items) != len(template):
+            raise WireShapeError(path, f"expected {len(template)} item(s), got {len(items)}")
+        for k, (sub, item) in enumerate(zip(template, items)):
+            match_template(sub, item, f"{path}[{k}]", found)
+    elif value != template:
+        raise WireShapeError(path, f"expected {template!r}, got {value!r}")
+
+
+def same_in_each(items: list[dict[str, Any]], keys: tuple[str, ...], path: str) -> Any:
+    """An option written in every request object (`each: true`): removed from each, and its one
+    value returned (None when no object has it); objects that differ have no canonical form."""
+    values = []
+    for k, item in enumerate(items):
+        values.append(take_in(item, keys, "") if get_in(item, keys) is not None else None)
+    first = values[0] if values else None
+    for k, v in enumerate(values):
+        if v != first:
+            raise WireShapeError(f"{path}[{k}].{'.'.join(keys)}", "the requests differ here; one call takes one value for all texts")
+    return first
+
+
+def vectors_by_type(body: dict[str, Any], field: str) -> tuple[str, list[Any]]:
+    """The vectors of an object keyed by encoding type (Cohere `embeddings: {float: [...], int8:
+    [...]}`): the float ones when present, else the first type listed."""
+    groups = expect_dict(member(body, field, ""), field)
+    given = [k for k, v in groups.items() if v is not None]  # an SDK may write the types not asked for as null
+    kind = "float" if "float" in given else next(iter(given), None)
+    if kind is None:
+        raise WireShapeError(field, "expected at least one embedding type")
+    return kind, expect_list(groups[kind], f"{field}.{kind}")
+
+
 def ordered_by_index(items: list[Any], key: str, path: str) -> list[dict[str, Any]]:
     """Wire list items put in order by their `key` (0..n-1, each once)."""
     out: list[dict[str, Any] | None] = [None] * len(items)

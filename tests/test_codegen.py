@@ -30,6 +30,8 @@ from typing import Any
 
 import pytest
 
+import wiremap
+
 from wiremap.codegen import GENERATED_HEADER, MappingError, generate
 from wiremap.codegen.load.resolve import discover
 from wiremap.runtime import format as format_registry
@@ -1151,3 +1153,49 @@ def test_a_dialect_function_bound_from_its_base_reads_the_dialects_own_tables() 
     for module in (vllm, openai_compatible):
         with pytest.raises(UnsupportedContentBlockError, match=f"not supported by {module.KEY}$"):
             module.request_to_wire(request)
+
+
+# ------------------------------------------------------------------ embeddings option rows
+_EMB_OPTIONS = """
+kind: embeddings
+meta: {id: opt_embeddings, provider: acme, title: Options, doc_ref: "https://example.invalid/e"}
+request:
+  model: model
+  input: {field: input, strategy: every_text, one: string, non_text: reject, empty: reject}
+  config: reject
+  options:
+    input_type: {wire: kind, map: kinds, unsupported: reject}
+    dimensions: {unsupported: drop}
+    encoding_format: {wire: fmt, map: fmts, list: true, default: float, unsupported: reject}
+  extras: {placement: root, collision: managed}
+value_maps:
+  kinds: {search_query: q, search_document: d, "*": reject}
+  fmts: {float: f32, "*": pass}
+response: {list: data, vector: v, envelope: {}}
+errors:
+  message: error.message
+  rules: [{category: provider_invalid_request}]
+"""
+
+
+def test_embeddings_option_rows_no_shipped_mapping_uses(tmp_path: Path, load_tree: Callable[[dict[str, str]], GeneratedTree]) -> None:
+    """The option rows the shipped tables do not use, compiled and run: a value map that refuses
+    (unsupported: reject), a row dropped silently, a `"*": pass` map with a list field and a
+    default (mappings/README.md "request (non-chat kinds)")."""
+    folder = tmp_path / "mappings"
+    folder.mkdir()
+    (folder / "opt_embeddings.yaml").write_text(_EMB_OPTIONS, "utf-8")
+    conv = load_tree(generate(str(folder))).converter("opt_embeddings")
+    hi = [{"role": "user", "content": "hi"}]
+    assert conv.request_to_wire({"model": "m", "messages": hi}) == {"model": "m", "input": "hi", "fmt": ["f32"]}
+    out = conv.request_to_wire({"model": "m", "messages": hi, "config": {"input_type": "search_document", "encoding_format": "int8", "dimensions": 9}})
+    assert out == {"model": "m", "input": "hi", "kind": "d", "fmt": ["int8"]}  # pass: int8 as given; dimensions dropped
+    with pytest.raises(wiremap.InvalidRequestError) as info:
+        conv.request_to_wire({"model": "m", "messages": hi, "config": {"input_type": "clustering"}})
+    assert info.value.path == "config.input_type" and "clustering" in str(info.value)
+    back = conv.request_from_wire({"model": "m", "input": "hi", "kind": "q", "fmt": ["int8"]})
+    assert back.config.input_type == "search_query" and back.config.encoding_format == "int8"
+    other = conv.request_from_wire({"model": "m", "input": "hi", "kind": "zzz", "fmt": ["f16"]})
+    assert other.config.extras == {"kind": "zzz", "fmt": ["f16"]}  # no canonical form: kept as extras
+    # the list without index reads the items in array order
+    assert conv.response_from_wire({"data": [{"v": [1]}, {"v": [2]}]}).embeddings == [[1.0], [2.0]]

@@ -137,6 +137,9 @@ class Config:
     schema_strict: bool | NotGiven = NOT_GIVEN
     prompt_cache_key: str | NotGiven = NOT_GIVEN
     metadata: dict[str, Any] | NotGiven = NOT_GIVEN
+    input_type: str | NotGiven = NOT_GIVEN
+    dimensions: int | NotGiven = NOT_GIVEN
+    encoding_format: str | NotGiven = NOT_GIVEN
     extras: dict[str, Any] | NotGiven = NOT_GIVEN
 
 @dataclass(slots=True)

@@ -79,6 +79,8 @@ if TYPE_CHECKING:
         EmbeddingsResponse as EmbeddingsResponse,
         GeneratedImage as GeneratedImage,
         ImagesResponse as ImagesResponse,
+        EMBEDDING_INPUT_TYPES as EMBEDDING_INPUT_TYPES,
+        EMBEDDING_ENCODINGS as EMBEDDING_ENCODINGS,
         ProviderError as ProviderError,
         AuthenticationError as AuthenticationError,
         UnavailableError as UnavailableError,

@@ -721,29 +721,80 @@ def _task_schema(kind: str, request: dict[str, Any], response: dict[str, Any]) -
     props["kind"] = {"const": kind}
     props["request"] = request
     props["response"] = response
-    if kind == "images":
-        props["value_maps"] = MAPPING_SCHEMA["properties"]["value_maps"]
+    props["value_maps"] = MAPPING_SCHEMA["properties"]["value_maps"]  # images: media types; embeddings: option values
     return _obj(props, required=["kind", "meta", "request", "response", "errors"])
 
+
+#: the canonical embeddings options (config.input_type, config.dimensions, config.encoding_format)
+#: and how a mapping writes each: a wire field, or `unsupported` when the API has none
+EMBEDDING_OPTIONS = ["input_type", "dimensions", "encoding_format"]
+_embedding_option = {
+    "oneOf": [
+        WIRE_FIELD,
+        _obj(
+            {
+                "wire": WIRE_FIELD,
+                # a value map (canonical -> wire spelling); a value it does not list is
+                # `unsupported` (its "*" row must be reject) or passed (its "*" row is pass)
+                "map": {"type": "string", "pattern": "^[a-z][a-z0-9_]*$"},
+                # the wire field is an array holding the value (Cohere embedding_types)
+                "list": {"type": "boolean"},
+                # the field is written in every object of input.each (and read back from them)
+                "each": {"type": "boolean"},
+                # sent when the request does not set the option (a field the API requires)
+                "default": {"type": ["string", "integer"]},
+                # no wire field (or a value the map does not list): drop, warn or reject
+                "unsupported": UNSUPPORTED,
+                "doc": {"type": "string"},
+            },
+        ),
+    ]
+}
+
+_embeddings_request = _task_request(
+    {
+        "strategy": {"enum": ["every_text"]},
+        "one": {"enum": ["string", "array"]},
+        # `one`: the call embeds exactly one text (Gemini embedContent, Titan); more is refused
+        "texts": {"enum": ["many", "one"]},
+        # each text is written as the object {<item>: text} (a Gemini Part {text})
+        "item": WIRE_FIELD,
+        # each text is one object of the `field` array, built from this template: `{text}` once,
+        # `{model}` at most once (`models/{model}`), literals otherwise (Gemini batchEmbedContents
+        # requests[]); options with `each: true` are written into every one
+        "each": {"type": "object", "description": "a template for one text's request object"},
+    },
+    ["one"],
+)
+# optional, and so is each row: a row the table does not state is `{unsupported: warn}`
+_embeddings_request["properties"]["options"] = _obj({name: _embedding_option for name in EMBEDDING_OPTIONS})
+_embeddings_usage = _obj(
+    {"path": RESPONSE_PATH, "prompt_tokens": RESPONSE_PATH, "completion_tokens": RESPONSE_PATH, "total_tokens": RESPONSE_PATH},
+    required=["path", "prompt_tokens"],
+)
 
 TASK_SCHEMAS: dict[str, dict[str, Any]] = {
     "embeddings": _task_schema(
         "embeddings",
-        _task_request(
-            {"strategy": {"enum": ["every_text"]}, "one": {"enum": ["string", "array"]}},
-            ["one"],
-        ),
+        _embeddings_request,
         _obj(
             {
+                # the vectors: `list` (an array of items, each with its `vector`, in `index`
+                # order or in array order), `by_type` (an object of vector arrays keyed by
+                # encoding type: Cohere `embeddings`), or neither (one vector at `vector`)
                 "list": WIRE_FIELD,
                 "index": WIRE_FIELD,
                 "vector": WIRE_FIELD,
+                "by_type": WIRE_FIELD,
                 "model": WIRE_FIELD,
-                "usage": _task_usage,
-                "envelope": _literals,
+                "usage": _embeddings_usage,
+                "envelope": {"type": "object", "additionalProperties": {"oneOf": [
+                    {"type": ["string", "integer", "number", "boolean", "null"]},
+                    _obj({"from_raw": WIRE_FIELD, "default": {}}, required=["from_raw"]),
+                ]}},
                 "item": _literals,
             },
-            required=["list", "index", "vector", "usage", "envelope", "item"],
+            required=["envelope"],
         ),
     ),
     "images": _task_schema(

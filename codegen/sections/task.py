@@ -40,6 +40,22 @@ class ParamIR:
 
 
 @dataclass
+class OptionIR:
+    """One canonical embeddings option (config.input_type, .dimensions, .encoding_format) and how
+    the mapping writes it (mappings/README.md "request (non-chat kinds)")."""
+
+    name: str
+    wire: tuple[str, ...] | None  # None: the API has no such field
+    map: str | None  # a value map: canonical -> wire spelling
+    pass_other: bool  # the map's "*" row is pass (else: an unlisted value is `unsupported`)
+    as_list: bool
+    default: Any  # sent when the request does not set it (None: nothing)
+    unsupported: str  # drop | warn | reject
+    pairs: list[tuple[str, str]] = field(default_factory=list)  # the value map's rows
+    each: bool = False  # written in every object of input.each
+
+
+@dataclass
 class TaskIR:
     kind: str  # embeddings | images
     key: str
@@ -64,6 +80,7 @@ class TaskIR:
     fixtures: list[dict[str, Any]]
     fixture_lines: dict[str, int] = field(default_factory=dict)
     structured: None = None
+    options: list[OptionIR] = field(default_factory=list)  # embeddings only
 
 
 class _TaskBuilder(Builder):
@@ -106,7 +123,18 @@ class _TaskBuilder(Builder):
             pairs = [(k, v) for k, v in table.items() if k != "*" and not k.startswith("x-")]
             value_maps[name] = ValueMapIR(name, pairs, table["*"])
 
+        options: list[OptionIR] = []
+        if kind == "embeddings":
+            if "each" in inp:
+                self.each_template(inp)
+            options = self.embedding_options(req, inp, params, value_maps)
+            inp.setdefault("texts", "many")
+            if "item" in inp and "." in inp["item"]:
+                raise self.err("/request/input/item", f"{inp['item']!r}: the item key of a text is one key, not a dotted path")
+
         resp = d["response"]
+        if kind == "embeddings":
+            self.embedding_response_shape(resp)
         if kind == "images" and "media_type" in resp and resp["media_type"]["map"] not in value_maps:
             known = ", ".join(sorted(value_maps)) or "(none declared)"
             raise self.err("/response/media_type/map", f"unknown value map {resp['media_type']['map']!r}; expected one of: {known}")
@@ -116,7 +144,7 @@ class _TaskBuilder(Builder):
         usage_path: tuple[str | int, ...] = ()
         if "usage" in resp:
             u = resp["usage"]
-            usage_path = parse_path(u["path"])
+            usage_path = parse_path(u["path"]) if u["path"] else ()  # "": the counters are at the root
             usage = {c: parse_path(u[c]) for c in ("prompt_tokens", "completion_tokens", "total_tokens") if c in u}
         envelope = []
         for k, v in resp["envelope"].items():
@@ -177,10 +205,126 @@ class _TaskBuilder(Builder):
                 rules=error_rules,
                 retry_after_headers=list(errs.get("retry_after", [])),
                 emit=errs.get("emit"),
+                # the retry hint in the error body (was ignored for the non-chat kinds)
+                retry_delay=(
+                    {"list": parse_path(errs["retry_delay"]["list"]), "match": dict(errs["retry_delay"]["match"]), "field": errs["retry_delay"]["field"]}
+                    if "retry_delay" in errs
+                    else None
+                ),
             ),
             fixtures=fixtures,
             fixture_lines=lines,
+            options=options,
         )
+
+    def embedding_options(self, req: dict[str, Any], inp: dict[str, Any], params: list[ParamIR], value_maps: dict[str, ValueMapIR]) -> list[OptionIR]:
+        """`request.options`: the canonical embeddings options, each a wire field (through an
+        optional value map) or `unsupported`."""
+        from wiremap.runtime.canonical import EMBEDDING_ENCODINGS, EMBEDDING_INPUT_TYPES
+
+        allowed = {"input_type": EMBEDDING_INPUT_TYPES, "encoding_format": EMBEDDING_ENCODINGS}
+        taken = {req["model"]: "the model field", inp["field"].split(".")[0]: "the input field"}
+        out: list[OptionIR] = []
+        from ..load.schema import EMBEDDING_OPTIONS
+
+        rows = req.get("options", {})
+        for name in EMBEDDING_OPTIONS:
+            row = rows.get(name, {"unsupported": "warn"})  # not stated: the API has no such field
+            pointer = f"/request/options/{name}"
+            if isinstance(row, str):
+                row = {"wire": row}
+            wire = row.get("wire")
+            if wire is None:
+                for key in ("map", "list", "default"):
+                    if key in row:
+                        raise self.err(f"{pointer}/{key}", f"`{key}` needs a `wire` field to write to")
+                out.append(OptionIR(name, None, None, False, False, None, row.get("unsupported", "warn")))
+                continue
+            keys = tuple(wire.split("."))
+            if keys[0] in taken:
+                raise self.err(pointer + "/wire", f"{wire!r} is {taken[keys[0]]}, which the mapping fills; an option cannot write there")
+            taken[keys[0]] = f"the wire field of options.{name}"
+            vm_name = row.get("map")
+            pass_other = False
+            if vm_name is not None:
+                if name == "dimensions":
+                    raise self.err(pointer + "/map", "dimensions is a number; a value map maps strings")
+                if vm_name not in value_maps:
+                    known = ", ".join(sorted(value_maps)) or "(none declared)"
+                    raise self.err(pointer + "/map", f"unknown value map {vm_name!r}; expected one of: {known}")
+                vm = value_maps[vm_name]
+                if vm.default not in ("reject", "pass"):
+                    raise self.err(pointer + "/map", f"value map {vm_name!r}: an option map's \"*\" row is reject (an unlisted value is `unsupported`) or pass")
+                pass_other = vm.default == "pass"
+                for canonical, _ in vm.pairs:
+                    if canonical not in allowed[name]:
+                        raise self.err(f"/value_maps/{vm_name}", f"{canonical!r} is not a canonical {name}; expected one of: {', '.join(allowed[name])}")
+            default = row.get("default")
+            if default is not None:
+                if name == "dimensions" and (type(default) is not int or default < 1):
+                    raise self.err(pointer + "/default", f"{default!r}: dimensions is a positive integer")
+                if name != "dimensions" and default not in allowed[name]:
+                    raise self.err(pointer + "/default", f"{default!r} is not a canonical {name}; expected one of: {', '.join(allowed[name])}")
+                if vm_name is not None and not pass_other and default not in dict(value_maps[vm_name].pairs):
+                    raise self.err(pointer + "/default", f"{default!r} is not listed in value map {vm_name!r}, so it could not be sent")
+            pairs = list(value_maps[vm_name].pairs) if vm_name is not None else []
+            each = bool(row.get("each", False))
+            if each and "each" not in inp:
+                raise self.err(pointer + "/each", "`each` writes the field into every object of input.each, which this mapping does not have")
+            if each and isinstance(inp.get("each"), dict) and keys[0] in inp["each"]:
+                raise self.err(pointer + "/wire", f"{wire!r} is a key of input.each's template; an option cannot write there")
+            out.append(OptionIR(name, keys, vm_name, pass_other, bool(row.get("list", False)), default, row.get("unsupported", "warn"), pairs, each))
+        return out
+
+    def each_template(self, inp: dict[str, Any]) -> None:
+        """`input.each`: `{text}` once, `{model}` at most once, one placeholder per string, none in keys."""
+        pointer = "/request/input/each"
+        for key in ("item",):
+            if key in inp:
+                raise self.err(pointer, "`each` and `item` both say how a text is written; give one")
+        if inp.get("one") != "array" or inp.get("texts", "many") != "many":
+            raise self.err(pointer, "`each` writes an array of request objects: it needs `one: array` and `texts: many`")
+        seen: list[str] = []
+
+        def walk(node: Any, where: str) -> None:
+            if isinstance(node, str):
+                names = re.findall(r"\{([^{}]*)\}", node)
+                if len(names) > 1:
+                    raise self.err(where, f"{node!r}: one placeholder per string")
+                for name in names:
+                    if name not in ("text", "model"):
+                        raise self.err(where, f"{{{name}}}: unknown placeholder; expected {{text}} or {{model}}")
+                    seen.append(name)
+            elif isinstance(node, dict):
+                for k, v in node.items():
+                    if "{" in k:
+                        raise self.err(f"{where}/{k}", f"{k!r}: a placeholder cannot be an object key")
+                    walk(v, f"{where}/{k}")
+            elif isinstance(node, list):
+                for i, v in enumerate(node):
+                    walk(v, f"{where}/{i}")
+
+        walk(inp["each"], pointer)
+        if seen.count("text") != 1 or seen.count("model") > 1:
+            raise self.err(pointer, "the template places {text} exactly once and {model} at most once")
+
+    def embedding_response_shape(self, resp: dict[str, Any]) -> None:
+        """Where the vectors are: `list` (+ `vector`, `index?`, `item?`), `by_type`, or one `vector`."""
+        if "list" in resp and "by_type" in resp:
+            raise self.err("/response/by_type", "the vectors are in `list` or in `by_type`, not both")
+        if "by_type" in resp:
+            for key in ("vector", "index", "item"):
+                if key in resp:
+                    raise self.err(f"/response/{key}", f"`{key}` applies to `list`; `by_type` holds the vector arrays themselves")
+        elif "list" in resp:
+            if "vector" not in resp:
+                raise self.err("/response", "`list` needs `vector`: the field of each item that holds its vector")
+        else:
+            if "vector" not in resp:
+                raise self.err("/response", "an embeddings response names its vectors: `list` with `vector`, `by_type`, or one `vector`")
+            for key in ("index", "item"):
+                if key in resp:
+                    raise self.err(f"/response/{key}", f"`{key}` applies to `list`; this response holds one vector")
 
 
 def build_task_ir(resolved: Resolved) -> TaskIR:
@@ -203,7 +347,9 @@ def _get(var: str, keys: tuple[Any, ...]) -> str:
 
 def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     em = Emitter(ir)  # type: ignore[arg-type]  # the emitter's helpers need only key/title/errors
-    em.emit_value_maps()
+    if ir.kind == "images":
+        em.emit_value_maps()  # media types; the embeddings option maps are lookup tables (emit_option_maps)
+    emit_option_maps(em, ir)
     result = "EmbeddingsResponse" if ir.kind == "embeddings" else "ImagesResponse"
     inp = ir.input
     strip = inp["non_text"] == "strip"
@@ -226,10 +372,17 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
             out.add("    raise InvalidRequestError('no text to embed in the messages', path='messages')")
         else:
             out.add("    pass  # empty: send (an empty list goes out)")
+        if inp.get("texts") == "one":
+            out.add("if len(texts) > 1:")
+            out.add(f"    raise InvalidRequestError({keyed(FORMAT_KEY + ' embeds one text per call (input.texts: one); the messages hold ')} + str(len(texts)) + ' texts', path='messages')")
+        values = "texts" if "item" not in inp else f"[{{{lit(inp['item'])}: text}} for text in texts]"
+        if "each" in inp:  # one request object per text
+            values = f"[_w.fill_template({lit(inp['each'])}, {{'text': text, 'model': req.model}}) for text in texts]"
         if inp["one"] == "string":
-            out.add(f"body[{lit(inp['field'])}] = texts[0] if len(texts) == 1 else texts  # one text: a plain string")
+            value = f"{values}[0] if len(texts) == 1 else {values}"
         else:
-            out.add(f"body[{lit(inp['field'])}] = texts")
+            value = values
+        out.add(f"_w.set_in(body, {lit(tuple(inp['field'].split('.')))}, {value})  # one: {inp['one']}")
     else:
         first = inp["strategy"] == "last_user_first_text"
         others = inp["others"] == "ignore"
@@ -246,6 +399,8 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
         out.indent()
         emit_unsupported(out, ir.config_action, name, f"config.{name}", FORMAT_KEY)
         out.dedent()
+    for opt in ir.options:
+        emit_option_to_wire(out, opt, tuple(inp["field"].split(".")))
     out.add("extras = config.extras")
     out.add("if extras:")
     out.indent()
@@ -300,7 +455,27 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     out.add("body = _w.expect_dict(body, '')")
     out.add(f"model = _w.member_str(body, {lit(ir.model_field)}, '')")
     field_ = inp["field"]
-    out.add(f"value = _w.member(body, {lit(field_)}, '')")
+    if ir.kind == "embeddings":
+        out.add("rest = dict(body)")
+        out.add(f"rest.pop({lit(ir.model_field)}, None)")
+        out.add(f"value: Any = _w.take_in(rest, {lit(tuple(field_.split('.')))}, '')")
+        if "item" in inp:
+            out.add(f"value = _w.item_texts(value, {lit(inp['item'])}, {lit(field_)})")
+        if "each" in inp:  # one request object per text: the options common to all, then the template
+            out.add(f"each_items = [dict(_w.expect_dict(item, f'{field_}[{{k}}]')) for k, item in enumerate(_w.expect_list(value, {lit(field_)}))]")
+            for opt in ir.options:
+                if opt.each and opt.wire is not None:
+                    out.add(f"each_{opt.name} = _w.same_in_each(each_items, {lit(opt.wire)}, {lit(field_)})")
+            out.add("value = []")
+            out.add("for k, item in enumerate(each_items):")
+            out.add("    found: dict[str, str] = {}")
+            out.add(f"    _w.match_template({lit(inp['each'])}, item, f'{field_}[{{k}}]', found)")
+            if "{model}" in repr(inp["each"]):
+                out.add("    if found.get('model', model) != model:")
+                out.add(f"        raise _w.WireShapeError(f'{field_}[{{k}}].model', 'names model ' + repr(found['model']) + ', not the one of the whole request, ' + repr(model))")
+            out.add("    value.append(found['text'])")
+    else:
+        out.add(f"value = _w.member(body, {lit(field_)}, '')")
     if ir.kind == "embeddings":
         out.add("if type(value) is str:")
         out.add("    texts = [value]")
@@ -313,13 +488,22 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
         out.add(f"        raise _w.WireShapeError({lit(field_)} + (f'[{{k}}]' if type(value) is list else ''), 'an empty text has no canonical form')")
         out.add("if not texts:")
         out.add(f"    raise _w.WireShapeError({lit(field_)}, 'an empty input has no canonical form')")
-        out.add("content: str | list[Block] = texts[0] if type(value) is str else [TextBlock(text=t) for t in texts]")
+        if inp.get("texts") == "one":
+            out.add("if len(texts) > 1:")
+            out.add(f"    raise _w.WireShapeError({lit(field_)}, 'this call embeds one text; got ' + str(len(texts)))")
+            out.add("content: str | list[Block] = texts[0]  # one text per call")
+        else:
+            out.add("content: str | list[Block] = texts[0] if type(value) is str else [TextBlock(text=t) for t in texts]")
+        out.add("options: dict[str, Any] = {}")
+        for opt in ir.options:
+            emit_option_from_wire(out, opt, field_)
+        out.add("config: Config | NotGiven = Config(**options, extras=rest) if rest else (Config(**options) if options else NOT_GIVEN)")
     else:
         out.add("if type(value) is not str or not value:")
         out.add(f"    raise _w.WireShapeError({lit(field_)}, 'expected a non-empty string')")
         out.add("content = value")
-    out.add(f"rest = {{k: v for k, v in body.items() if k not in ({lit(ir.model_field)}, {lit(field_)})}}")
-    out.add("config: Config | NotGiven = Config(extras=rest) if rest else NOT_GIVEN")
+        out.add(f"rest = {{k: v for k, v in body.items() if k not in ({lit(ir.model_field)}, {lit(field_)})}}")
+        out.add("config: Config | NotGiven = Config(extras=rest) if rest else NOT_GIVEN")
     out.add("return Request(model=model, messages=[UserMessage(content=content)], config=config)")
     em.func("_request_from_wire", "(body: Any) -> Request", "The body of request_from_wire.", out.lines)
     out = Lines()
@@ -341,7 +525,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     out.add("body = _w.expect_dict(body, '')")
     out.add("usage: Usage" if ir.kind == "embeddings" else "usage: Usage | NotGiven")
     if ir.usage is not None:
-        out.add(f"usage_obj = {_get('body', ir.usage_path)}")
+        out.add(f"usage_obj = {_get('body', ir.usage_path) if ir.usage_path else 'body'}")
         out.add("if type(usage_obj) is dict:")
         args = ", ".join(f"{c}=_w.usage_counter({_get('usage_obj', p)})" for c, p in ir.usage.items())
         out.add(f"    usage = Usage({args})")
@@ -350,10 +534,20 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     else:
         out.add("usage = Usage()" if ir.kind == "embeddings" else "usage = NOT_GIVEN")
     if ir.kind == "embeddings":
-        out.add(f"items = _w.ordered_by_index(_w.member_list(body, {lit(resp['list'])}, ''), {lit(resp['index'])}, {lit(resp['list'])})")
         out.add("vectors: list[list[float]] = []")
-        out.add("for k, item in enumerate(items):")
-        out.add(f"    vectors.append(_w.read_vector(item.get({lit(resp['vector'])}), f'{resp['list']}[{{k}}].{resp['vector']}'))")
+        if "list" in resp:
+            if "index" in resp:
+                out.add(f"items = _w.ordered_by_index(_w.member_list(body, {lit(resp['list'])}, ''), {lit(resp['index'])}, {lit(resp['list'])})")
+            else:  # in array order
+                out.add(f"items = [_w.expect_dict(item, f'{resp['list']}[{{k}}]') for k, item in enumerate(_w.member_list(body, {lit(resp['list'])}, ''))]")
+            out.add("for k, item in enumerate(items):")
+            out.add(f"    vectors.append(_w.read_vector({_get('item', tuple(resp['vector'].split('.')))}, f'{resp['list']}[{{k}}].{resp['vector']}'))")
+        elif "by_type" in resp:
+            out.add(f"kind, listed = _w.vectors_by_type(body, {lit(resp['by_type'])})")
+            out.add("for k, vector in enumerate(listed):")
+            out.add(f"    vectors.append(_w.read_vector(vector, f'{resp['by_type']}.{{kind}}[{{k}}]'))")
+        else:  # one vector
+            out.add(f"vectors.append(_w.read_vector({_get('body', tuple(resp['vector'].split('.')))}, {lit(resp['vector'])}))")
         if "model" in resp:
             out.add(f"model = _w.optional_str(body, {lit(resp['model'])}, '')")
         else:
@@ -425,9 +619,22 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
             out.add(f"    body[{lit(key)}] = raw[{lit(value)}]")
     if ir.kind == "embeddings":
         item = dict(resp.get("item", {}))
-        out.add(
-            f"body[{lit(resp['list'])}] = [{{**{lit(item)}, {lit(resp['index'])}: k, {lit(resp['vector'])}: list(vector)}} for k, vector in enumerate(resp.embeddings)]"
-        )
+        if "list" in resp:
+            vkeys = tuple(resp["vector"].split("."))
+            out.add("items: list[dict[str, Any]] = []")
+            out.add("for k, vector in enumerate(resp.embeddings):")
+            out.add(f"    entry: dict[str, Any] = {lit(item)}")
+            if "index" in resp:
+                out.add(f"    entry[{lit(resp['index'])}] = k")
+            out.add(f"    _w.set_in(entry, {lit(vkeys)}, list(vector))")
+            out.add("    items.append(entry)")
+            out.add(f"_w.set_in(body, {lit(tuple(resp['list'].split('.')))}, items)")
+        elif "by_type" in resp:
+            out.add(f"_w.set_in(body, {lit(tuple(resp['by_type'].split('.')))}, {{'float': [list(vector) for vector in resp.embeddings]}})  # canonical vectors are numbers")
+        else:
+            out.add("if len(resp.embeddings) != 1:")
+            out.add(f"    raise InvalidRequestError({lit(ir.title + ' carries one vector per response; got ')} + str(len(resp.embeddings)), path='embeddings')")
+            out.add(f"_w.set_in(body, {lit(tuple(resp['vector'].split('.')))}, list(resp.embeddings[0]))")
         if "model" in resp:
             out.add("if resp.model is not NOT_GIVEN:")
             out.add(f"    body[{lit(resp['model'])}] = resp.model")
@@ -461,8 +668,11 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
         out.add("if isinstance(u, Usage) and u.prompt_tokens is not None and u.total_tokens is not None:")
         out.indent()
         out.add("# usage keys the table does not map (token details) come back from `raw`")
-        out.add(f"raw_usage = {_get('raw', ir.usage_path)}")
-        out.add("usage_wire: dict[str, Any] = dict(raw_usage) if type(raw_usage) is dict else {}")
+        if ir.usage_path:
+            out.add(f"raw_usage = {_get('raw', ir.usage_path)}")
+            out.add("usage_wire: dict[str, Any] = dict(raw_usage) if type(raw_usage) is dict else {}")
+        else:
+            out.add("usage_wire: dict[str, Any] = {}  # the counters are root keys")
         for counter, keys in ir.usage.items():
             target = "usage_wire"
             value = f"u.{counter}"
@@ -476,10 +686,13 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
             if counter == "completion_tokens":
                 out.dedent()
         target = "body"
-        for k in ir.usage_path[:-1]:
-            out.add(f"{target}.setdefault({lit(k)}, {{}})")
-            target = f"{target}[{lit(k)}]"
-        out.add(f"{target}[{lit(ir.usage_path[-1])}] = usage_wire")
+        if not ir.usage_path:
+            out.add("body.update(usage_wire)")
+        else:
+            for k in ir.usage_path[:-1]:
+                out.add(f"{target}.setdefault({lit(k)}, {{}})")
+                target = f"{target}[{lit(k)}]"
+            out.add(f"{target}[{lit(ir.usage_path[-1])}] = usage_wire")
         out.dedent()
     wire_resp = wire_type(ir.key, "Response")  # generated/<module>_types.py, imported for type checkers only
     out.add(f"return cast({lit(wire_resp)}, body)")
@@ -497,6 +710,110 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     return em.parts, em.regexes
 
 
+def _option_maps(opt: OptionIR) -> str:
+    return f"_OPTION_{opt.name.upper()}"
+
+
+def emit_option_to_wire(out: Lines, opt: OptionIR, input_keys: tuple[str, ...] = ()) -> None:
+    """config.<option> -> its wire field (mappings/README.md "request (non-chat kinds)")."""
+    path = f"config.{opt.name}"
+    if opt.wire is None:
+        out.add(f"if config.{opt.name} is not NOT_GIVEN:  # options.{opt.name}: the API has no such field")
+        out.indent()
+        emit_unsupported(out, opt.unsupported, opt.name, path, FORMAT_KEY)
+        out.dedent()
+        return
+    var = f"option_{opt.name}"
+    out.add(f"{var}: Any = config.{opt.name}")
+    if opt.default is not None:
+        # the default, unless the extras give the field themselves (a body read back keeps a
+        # value with no canonical form there, Cohere `input_type: image`)
+        out.add(f"if {var} is NOT_GIVEN and not (isinstance(config.extras, dict) and {lit(opt.wire[0])} in config.extras):")
+        out.add(f"    {var} = {lit(opt.default)}  # options.{opt.name}.default: the API requires it")
+    put = f"_w.set_in(body, {lit(opt.wire)}, {{}})"
+    if opt.each:  # in every request object of input.each
+        put = f"for each_item in _w.get_in(body, {lit(input_keys)}): _w.set_in(each_item, {lit(opt.wire)}, {{}})"
+    if opt.map is None:
+        out.add(f"if {var} is not NOT_GIVEN:")
+        out.add("    " + put.format(f"[{var}]" if opt.as_list else var))
+        return
+    sent = f"sent_{opt.name}"
+    out.add(f"if {var} is not NOT_GIVEN:")
+    out.indent()
+    out.add(f"{sent} = {_option_maps(opt)}[0].get({var})  # value map {opt.map}")
+    if opt.pass_other:
+        out.add(f"{put.format(f'[{sent} or {var}]' if opt.as_list else f'{sent} or {var}')}  # the map's \"*\" row: pass")
+    else:
+        out.add(f"if {sent} is not None:")
+        out.add("    " + put.format(f"[{sent}]" if opt.as_list else sent))
+        if opt.default is not None and opt.unsupported != "reject":
+            # a field the API requires: the default goes out instead of the unlisted value
+            wire_default = dict(opt.pairs).get(opt.default, opt.default)
+            out.add("else:")
+            out.add("    " + put.format(lit([wire_default]) if opt.as_list else lit(wire_default)))
+            if opt.unsupported == "warn":
+                out.add(f"    _w.warn_dropped({lit(opt.name + ' ')} + repr({var}) + {keyed(' is not supported by ' + FORMAT_KEY + '; sent ' + repr(opt.default) + ' instead')})")
+        elif opt.unsupported == "reject":
+            out.add("else:")
+            out.add(f"    raise InvalidRequestError({lit(opt.name + ' ')} + repr({var}) + {keyed(' is not supported by ' + FORMAT_KEY)}, path={lit(path)})")
+        elif opt.unsupported == "warn":
+            out.add("else:")
+            out.add(f"    _w.warn_dropped({lit(opt.name + ' ')} + repr({var}) + {keyed(' is not supported by ' + FORMAT_KEY + '; dropped')})")
+        else:
+            out.add(f"# an unlisted {opt.name} is silently dropped, as the mapping declares")
+    out.dedent()
+
+
+def emit_option_from_wire(out: Lines, opt: OptionIR, input_field: str = "") -> None:
+    """The option's wire field -> config.<option> when it reads as one canonical value; any other
+    value stays in `rest` (config.extras), so nothing is lost. An `each` option has no place in
+    extras: a value that is not canonical is an error naming it."""
+    if opt.wire is None:
+        return
+    got, one, canonical = f"got_{opt.name}", f"one_{opt.name}", f"canonical_{opt.name}"
+    out.add(f"{got} = {'each_' + opt.name if opt.each else f'_w.get_in(rest, {lit(opt.wire)})'}")
+    if opt.as_list:
+        out.add(f"{one} = {got}[0] if type({got}) is list and len({got}) == 1 else None  # several values have no canonical form")
+    else:
+        one = got
+    if opt.name == "dimensions":
+        out.add(f"{canonical}: Any = {one} if type({one}) is int and {one} > 0 else None")
+    elif opt.map is not None:
+        out.add(f"{canonical}: Any = {_option_maps(opt)}[1].get({one}) if type({one}) is str else None")
+        if opt.pass_other:
+            out.add(f"if {canonical} is None and {one} in {lit(tuple(_allowed(opt.name)))}:")
+            out.add(f"    {canonical} = {one}")
+    else:
+        out.add(f"{canonical}: Any = {one} if {one} in {lit(tuple(_allowed(opt.name)))} else None")
+    out.add(f"if {canonical} is not None:")
+    out.add(f"    options[{lit(opt.name)}] = {canonical}")
+    if opt.each:
+        where = f"{input_field}[0].{'.'.join(opt.wire)}"
+        out.add(f"elif {got} is not None:")
+        out.add(f"    raise _w.WireShapeError({lit(where)}, repr({got}) + ' has no canonical form (config.{opt.name})')")
+    else:
+        out.add(f"    _w.take_in(rest, {lit(opt.wire)}, '')")
+
+
+def _allowed(name: str) -> tuple[str, ...]:
+    from wiremap.runtime.canonical import EMBEDDING_ENCODINGS, EMBEDDING_INPUT_TYPES
+
+    return EMBEDDING_INPUT_TYPES if name == "input_type" else EMBEDDING_ENCODINGS
+
+
+def emit_option_maps(em: Emitter, ir: TaskIR) -> None:
+    """Each mapped option's lookup pair (canonical -> wire, wire -> first canonical listed)."""
+    for opt in ir.options:
+        if opt.map is None:
+            continue
+        vm = ir.value_maps[opt.map]
+        forward = dict(vm.pairs)
+        reverse: dict[str, str] = {}
+        for canonical, wire in vm.pairs:
+            reverse.setdefault(wire, canonical)
+        em.parts.constants.append(f"{_option_maps(opt)}: Final = ({forward!r}, {reverse!r})  # options.{opt.name}: value map {opt.map}")
+
+
 # --------------------------------------------------------------------------------------------
 # wire schema
 
@@ -507,7 +824,20 @@ def task_wire_schema(ir: TaskIR) -> dict[str, Any]:
     inp = ir.input
     req_props: dict[str, Any] = {ir.model_field: {"type": "string"}}
     if ir.kind == "embeddings":
-        req_props[inp["field"]] = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
+        text: dict[str, Any] = {"type": "string"}
+        if "item" in inp:
+            text = {"type": "object", "properties": {inp["item"]: {"type": "string"}}, "required": [inp["item"]], "additionalProperties": False}
+        if "each" in inp:  # one request object per text (its own shape is the template's)
+            text = {"type": "object"}
+        texts: dict[str, Any] = {"type": "array", "items": text}
+        _nest(req_props, inp["field"].split("."), {"anyOf": [text, texts]} if inp["one"] == "string" else texts)
+        for opt in ir.options:
+            if opt.wire is None or opt.each:
+                continue
+            value: dict[str, Any] = {"type": "integer"} if opt.name == "dimensions" else {"type": "string"}
+            if opt.map is not None and not opt.pass_other:
+                value = {"enum": sorted({w for _, w in ir.value_maps[opt.map].pairs})}
+            _nest(req_props, list(opt.wire), {"type": "array", "items": value} if opt.as_list else value)
     else:
         req_props[inp["field"]] = {"type": "string"}
     for p in ir.params:
@@ -518,7 +848,7 @@ def task_wire_schema(ir: TaskIR) -> dict[str, Any]:
             schema["enum"] = list(p.enum)
         req_props[p.name] = schema
     defs: dict[str, Any] = {
-        f"{name}Request": {"type": "object", "properties": req_props, "required": [ir.model_field, inp["field"]], "additionalProperties": True}
+        f"{name}Request": {"type": "object", "properties": req_props, "required": [ir.model_field, inp["field"].split(".")[0]], "additionalProperties": True}
     }
     usage_schema: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": True}
     for counter, keys in (ir.usage or {}).items():
@@ -530,11 +860,20 @@ def task_wire_schema(ir: TaskIR) -> dict[str, Any]:
     for key, how, value, default, has_default in ir.envelope:
         props[key] = {"const": value} if how == "literal" else {}
     if ir.kind == "embeddings":
-        item_props: dict[str, Any] = {k: {"const": v} for k, v in resp.get("item", {}).items()}
-        item_props[resp["index"]] = {"type": "integer"}
-        item_props[resp["vector"]] = {"type": "array", "items": {"type": "number"}}
-        defs[f"{name}Item"] = {"type": "object", "properties": item_props, "required": list(item_props), "additionalProperties": False}
-        props[resp["list"]] = {"type": "array", "items": {"$ref": f"#/$defs/{name}Item"}}
+        vector = {"type": "array", "items": {"type": "number"}}
+        if "list" in resp:
+            item_props: dict[str, Any] = {k: {"const": v} for k, v in resp.get("item", {}).items()}
+            if "index" in resp:
+                item_props[resp["index"]] = {"type": "integer"}
+            _nest(item_props, resp["vector"].split("."), vector)
+            defs[f"{name}Item"] = {"type": "object", "properties": item_props, "required": list(item_props), "additionalProperties": False}
+            _nest(props, resp["list"].split("."), {"type": "array", "items": {"$ref": f"#/$defs/{name}Item"}})
+        elif "by_type" in resp:
+            # the vector arrays keyed by encoding type (int8 / binary vectors are integers, base64 strings)
+            typed = {"type": "array", "items": {"anyOf": [vector, {"type": "string"}]}}
+            _nest(props, resp["by_type"].split("."), {"type": "object", "additionalProperties": typed})
+        else:
+            _nest(props, resp["vector"].split("."), vector)
         if "model" in resp:
             props[resp["model"]] = {"type": "string"}
     else:
@@ -546,12 +885,16 @@ def task_wire_schema(ir: TaskIR) -> dict[str, Any]:
         if "media_type" in resp:
             vm = ir.value_maps[resp["media_type"]["map"]]
             props[resp["media_type"]["field"]] = {"enum": sorted({w for _, w in vm.pairs})}
-    if ir.usage is not None:
-        props[str(ir.usage_path[0])] = usage_schema if len(ir.usage_path) == 1 else {"type": "object"}
+    if ir.usage is not None and not ir.usage_path:  # counters at the root
+        for counter in usage_schema["properties"]:
+            props.setdefault(counter, {"type": "integer"})
+    elif ir.usage is not None:
+        props.setdefault(str(ir.usage_path[0]), usage_schema if len(ir.usage_path) == 1 else {"type": "object"})
+    first = str(resp.get("list") or resp.get("by_type") or resp.get("vector"))
     defs[f"{name}Response"] = {
         "type": "object",
         "properties": props,
-        "required": [resp["list"]],
+        "required": [first.split(".")[0]],
         "additionalProperties": False,
     }
     return {
@@ -561,3 +904,11 @@ def task_wire_schema(ir: TaskIR) -> dict[str, Any]:
         "$defs": defs,
         "anyOf": [{"$ref": f"#/$defs/{name}Request"}, {"$ref": f"#/$defs/{name}Response"}],
     }
+
+
+def _nest(props: dict[str, Any], keys: list[str], schema: dict[str, Any]) -> None:
+    """Place `schema` at a dotted field of an object schema's `properties`."""
+    for key in keys[:-1]:
+        node = props.setdefault(key, {"type": "object", "properties": {}})
+        props = node.setdefault("properties", {})
+    props[keys[-1]] = schema

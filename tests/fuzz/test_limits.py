@@ -215,11 +215,26 @@ def test_fixed_error_rules_on_huge_and_odd_error_words(key: str) -> None:
 def test_fixed_embedding_value_past_float_range(key: str) -> None:
     """Fuzz finding (make fuzz, prompty.openai_embeddings): an integer embedding value too large
     for a float raised OverflowError in read_vector; now a typed error at that element."""
-    body = {"object": "list", "model": "m", "data": [{"object": "embedding", "index": 0, "embedding": [0.1, 10**400]}],
-            "usage": {"prompt_tokens": 1, "total_tokens": 1}}
+    fmt = wiremap.get_format(key)
+    # the format's own body for one vector [0.1, 0.25], its 0.25 replaced by a huge integer
+    body = fmt.response_to_wire({"embeddings": [[0.1, 0.25]], "usage": {"prompt_tokens": 1, "completion_tokens": None, "total_tokens": 1}})
+
+    def plant(node: Any, path: str) -> str | None:
+        if isinstance(node, list) and node == [0.1, 0.25]:
+            node[1] = 10**400
+            return f"{path}[1]"
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for k, v in items:
+            found = plant(v, f"{path}[{k}]" if isinstance(k, int) else f"{path}.{k}" if path else k)
+            if found:
+                return found
+        return None
+
+    where = plant(body, "")
+    assert where is not None
     with pytest.raises(wiremap.InvalidResponseError) as info:
-        wiremap.get_format(key).response_from_wire(body)
-    assert info.value.path == "data[0].embedding[1]"
+        fmt.response_from_wire(body)
+    assert info.value.path == where
 
 
 @pytest.mark.parametrize("key", ["openai_chat", "anthropic_messages", "gemini_generate_content", "mistral"])

@@ -43,3 +43,27 @@ def check_mistral_response(body: Any) -> None:
     body = _root_dict(body, "Mistral chat response")
     _check(body, MistralResponse, "", frozenset())
     _sdk_parse(MistralResponse, body)
+
+
+# --- embeddings (mappings/mistral_embeddings.yaml) ------------------------------------------------
+
+from mistralai.client.models import EmbeddingRequest as MistralEmbeddingRequest  # noqa: E402
+from mistralai.client.models import EmbeddingResponse as MistralEmbeddingResponse  # noqa: E402
+
+__all__ += ["check_mistral_embeddings_request", "check_mistral_embeddings_response"]
+
+
+def check_mistral_embeddings_request(body: Any, allow_extra_root_keys: Collection[str] = frozenset()) -> None:
+    """A Mistral embeddings request against mistralai's EmbeddingRequest (wire alias `input`),
+    strictly and through the SDK's own parser."""
+    body = _root_dict(body, "Mistral embeddings request")
+    _check(body, MistralEmbeddingRequest, "", frozenset(allow_extra_root_keys))
+    if not allow_extra_root_keys:
+        _sdk_parse(MistralEmbeddingRequest, body)
+
+
+def check_mistral_embeddings_response(body: Any) -> None:
+    """A Mistral embeddings response against mistralai's EmbeddingResponse (float vectors)."""
+    body = _root_dict(body, "Mistral embeddings response")
+    _check(body, MistralEmbeddingResponse, "", frozenset())
+    _sdk_parse(MistralEmbeddingResponse, body)

@@ -32,7 +32,7 @@ from typing import Any, Collection
 from google.ai.generativelanguage_v1beta.types import generative_service
 from google.protobuf import json_format
 
-__all__ = ["GeminiOracleError", "check_gemini_request", "check_gemini_response"]
+__all__ = ["GeminiOracleError", "check_gemini_request", "check_gemini_response", "check_gemini_embed_request", "check_gemini_embed_response", "check_gemini_batch_embed_request", "check_gemini_batch_embed_response"]
 
 
 class GeminiOracleError(AssertionError):
@@ -96,3 +96,30 @@ def check_gemini_request(body: Any, allow_generation_config_keys: Collection[str
 
 def check_gemini_response(body: Any) -> None:
     _parse(body, generative_service.GenerateContentResponse)
+
+
+def check_gemini_embed_request(body: Any) -> None:
+    """An embedContent body against the v1beta EmbedContentRequest protobuf (strict: unknown
+    fields and wrong enum names are errors)."""
+    from google.ai.generativelanguage_v1beta.types import generative_service as gs
+
+    _parse(body, gs.EmbedContentRequest)
+
+
+def check_gemini_embed_response(body: Any) -> None:
+    from google.ai.generativelanguage_v1beta.types import generative_service as gs
+
+    _parse(body, gs.EmbedContentResponse)
+
+
+def check_gemini_batch_embed_request(body: Any) -> None:
+    """A batchEmbedContents body against BatchEmbedContentsRequest."""
+    from google.ai.generativelanguage_v1beta.types import generative_service as gs
+
+    _parse(body, gs.BatchEmbedContentsRequest)
+
+
+def check_gemini_batch_embed_response(body: Any) -> None:
+    from google.ai.generativelanguage_v1beta.types import generative_service as gs
+
+    _parse(body, gs.BatchEmbedContentsResponse)
