@@ -95,6 +95,7 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
     ),
     "together": ("together", "together", "mappings/together.yaml"),
     "vllm": ("vllm", "vllm", "mappings/vllm.yaml"),
+    "xai": ("xai", "xai", "mappings/xai.yaml"),
 }
 
 FUSED: Final[dict[tuple[str, str], str]] = {
