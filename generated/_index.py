@@ -68,6 +68,7 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
         "mappings/dialects/openarmature/openai_chat_prompt_fallback.yaml",
     ),
     "openrouter": ("openrouter", "openrouter", "mappings/openrouter.yaml"),
+    "perplexity": ("perplexity", "perplexity", "mappings/perplexity.yaml"),
     "prompty.anthropic_messages": (
         "prompty__anthropic_messages",
         "anthropic",
