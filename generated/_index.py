@@ -14,6 +14,7 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
     ),
     "anthropic_messages": ("anthropic_messages", "anthropic", "mappings/anthropic_messages.yaml"),
     "bedrock_converse": ("bedrock_converse", "bedrock", "mappings/bedrock_converse.yaml"),
+    "dashscope": ("dashscope", "dashscope", "mappings/dashscope.yaml"),
     "deepseek": ("deepseek", "deepseek", "mappings/deepseek.yaml"),
     "gemini_generate_content": (
         "gemini_generate_content",
@@ -22,6 +23,7 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
     ),
     "groq": ("groq", "groq", "mappings/groq.yaml"),
     "mistral": ("mistral", "mistral", "mappings/mistral.yaml"),
+    "moonshot": ("moonshot", "moonshot", "mappings/moonshot.yaml"),
     "ollama": ("ollama", "ollama", "mappings/ollama.yaml"),
     "openai_chat": ("openai_chat", "openai", "mappings/openai_chat.yaml"),
     "openai_compatible": (
@@ -97,6 +99,7 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
     "together": ("together", "together", "mappings/together.yaml"),
     "vllm": ("vllm", "vllm", "mappings/vllm.yaml"),
     "xai": ("xai", "xai", "mappings/xai.yaml"),
+    "zai": ("zai", "zai", "mappings/zai.yaml"),
 }
 
 FUSED: Final[dict[tuple[str, str], str]] = {
