@@ -247,6 +247,11 @@ _RE_2: Final = _w.lazy_pattern(
 _RE_3: Final = _w.lazy_pattern(
     globals(),
     "_RE_3",
+    "(?s)(?s:grok\\-3)\\Z|(?s:grok\\-3\\-[^m].*)\\Z|(?s:grok\\-3\\-mini.*)\\Z|(?s:grok\\-4)\\Z|(?s:grok\\-4\\-0709)\\Z|(?s:grok\\-4\\-latest)\\Z|(?s:grok\\-4\\-fast\\-reasoning.*)\\Z|(?s:grok\\-4\\-1\\-fast\\-reasoning.*)\\Z|(?s:grok\\-4\\.20\\-reasoning.*)\\Z|(?s:grok\\-4\\.20\\-0309\\-reasoning.*)\\Z|(?s:grok\\-4\\.20\\-multi\\-agent.*)\\Z|(?s:grok\\-4\\.3.*)\\Z|(?s:grok\\-code\\-fast.*)\\Z",
+)
+_RE_4: Final = _w.lazy_pattern(
+    globals(),
+    "_RE_4",
     "(?s)(?s:grok\\-3)\\Z|(?s:grok\\-3\\-latest)\\Z|(?s:grok\\-3\\-fast.*)\\Z|(?s:grok\\-4)\\Z|(?s:grok\\-4\\-0709)\\Z|(?s:grok\\-4\\-latest)\\Z|(?s:grok\\-4\\-fast.*)\\Z|(?s:grok\\-4\\-1\\-fast.*)\\Z|(?s:grok\\-4\\.20\\-reasoning.*)\\Z|(?s:grok\\-4\\.20\\-non\\-reasoning.*)\\Z|(?s:grok\\-4\\.20\\-0309.*)\\Z|(?s:grok\\-code\\-fast.*)\\Z",
 )
 
@@ -321,8 +326,8 @@ def _request_to_wire(
     value_presence_penalty = config.presence_penalty
     if value_presence_penalty is not NOT_GIVEN:
         if (
-            _RE_2.match(model) is not None
-        ):  # models: ['grok-3-mini*', 'grok-4', 'grok-4-0709', 'grok-4-latest', 'grok-4-fast-reasoning*', 'grok-4-1-fast-reasoning*', 'grok-4.20-reasoning*', 'grok-4.20-0309-reasoning*', 'grok-4.20-multi-agent*', 'grok-4.3*', 'grok-code-fast*']
+            _RE_3.match(model) is not None
+        ):  # models: ['grok-3', 'grok-3-[!m]*', 'grok-3-mini*', 'grok-4', 'grok-4-0709', 'grok-4-latest', 'grok-4-fast-reasoning*', 'grok-4-1-fast-reasoning*', 'grok-4.20-reasoning*', 'grok-4.20-0309-reasoning*', 'grok-4.20-multi-agent*', 'grok-4.3*', 'grok-code-fast*']
             raise InvalidRequestError(
                 "presence_penalty is not supported by " + KEY + " for this model",
                 path="config.presence_penalty",
@@ -349,7 +354,7 @@ def _request_to_wire(
     value_reasoning_effort = config.reasoning_effort
     if value_reasoning_effort is not NOT_GIVEN:
         if (
-            _RE_3.match(model) is not None
+            _RE_4.match(model) is not None
         ):  # models: ['grok-3', 'grok-3-latest', 'grok-3-fast*', 'grok-4', 'grok-4-0709', 'grok-4-latest', 'grok-4-fast*', 'grok-4-1-fast*', 'grok-4.20-reasoning*', 'grok-4.20-non-reasoning*', 'grok-4.20-0309*', 'grok-code-fast*']
             raise InvalidRequestError(
                 "reasoning_effort is not supported by " + KEY + " for this model",
