@@ -115,7 +115,8 @@ FAMILY: dict[str, tuple[Checker, Checker]] = {
         frozenset({"user_id", "thinking", "do_sample"}), ("reasoning_content",), (),
         ("request_id", "web_search"), {"object": "chat.completion"},
     ),
-    "moonshot": _openai_family(frozenset({"thinking"}), ("reasoning_content",)),
+    # usage.cached_tokens beside prompt_tokens_details (openclaw#25436, real Kimi K2.5 answers)
+    "moonshot": _openai_family(frozenset({"thinking"}), ("reasoning_content",), ("cached_tokens",)),
     "dashscope": _openai_family(_TOP_K | {"thinking_budget", "enable_thinking"}, ("reasoning_content",)),
 }
 
