@@ -29,6 +29,7 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
     "cerebras": ("cerebras", "cerebras", "mappings/cerebras.yaml"),
     "cohere_chat": ("cohere_chat", "cohere", "mappings/cohere_chat.yaml"),
     "cohere_embed": ("cohere_embed", "cohere", "mappings/cohere_embed.yaml"),
+    "dashscope": ("dashscope", "dashscope", "mappings/dashscope.yaml"),
     "deepinfra": ("deepinfra", "deepinfra", "mappings/deepinfra.yaml"),
     "deepseek": ("deepseek", "deepseek", "mappings/deepseek.yaml"),
     "fireworks": ("fireworks", "fireworks", "mappings/fireworks.yaml"),
@@ -53,6 +54,7 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
     "lmstudio": ("lmstudio", "lmstudio", "mappings/lmstudio.yaml"),
     "mistral": ("mistral", "mistral", "mappings/mistral.yaml"),
     "mistral_embeddings": ("mistral_embeddings", "mistral", "mappings/mistral_embeddings.yaml"),
+    "moonshot": ("moonshot", "moonshot", "mappings/moonshot.yaml"),
     "nebius": ("nebius", "nebius", "mappings/nebius.yaml"),
     "novita": ("novita", "novita", "mappings/novita.yaml"),
     "nvidia_nim": ("nvidia_nim", "nvidia_nim", "mappings/nvidia_nim.yaml"),
@@ -102,6 +104,7 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
         "mappings/dialects/openarmature/openai_chat_prompt_fallback.yaml",
     ),
     "openrouter": ("openrouter", "openrouter", "mappings/openrouter.yaml"),
+    "perplexity": ("perplexity", "perplexity", "mappings/perplexity.yaml"),
     "prompty.anthropic_messages": (
         "prompty__anthropic_messages",
         "anthropic",
@@ -130,6 +133,8 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
     "sambanova": ("sambanova", "sambanova", "mappings/sambanova.yaml"),
     "together": ("together", "together", "mappings/together.yaml"),
     "vllm": ("vllm", "vllm", "mappings/vllm.yaml"),
+    "xai": ("xai", "xai", "mappings/xai.yaml"),
+    "zai": ("zai", "zai", "mappings/zai.yaml"),
 }
 
 FUSED: Final[dict[tuple[str, str], str]] = {

@@ -33,31 +33,35 @@ import strategies as gen  # noqa: E402
 from test_properties import SETTINGS as _BASE_SETTINGS
 from test_properties import _check_error, _openai_block, _decoded, _reordered, assert_same_json, normalise, quiet, sorts_json, wire_bytes  # noqa: E402
 
-# Eight formats share the openai profile: fewer examples each than the two base formats get.
+# Twenty-three formats share the openai profile: fewer examples each than the two base formats get.
 SETTINGS = _BASE_SETTINGS.__class__(_BASE_SETTINGS, max_examples=60)
 
 FAMILY = (
     "openai_compatible", "deepseek", "openrouter", "mistral", "groq", "together", "ollama", "vllm",
     # issue 17's long tail
     "fireworks", "cerebras", "deepinfra", "sambanova", "nebius", "novita", "nvidia_nim", "huggingface", "lmstudio", "llamacpp",
+    "xai", "perplexity", "zai", "moonshot", "dashscope",
 )
 #: options.top_k: sent by these (their mappings' top_k rows); dropped by the others.
 SENDS_TOP_K = {
     "openai_compatible", "openrouter", "mistral", "together", "vllm",
     "fireworks", "deepinfra", "sambanova", "nebius", "novita", "nvidia_nim", "lmstudio", "llamacpp",
+    "perplexity", "dashscope",
 }
-#: options each long-tail mapping drops ({unsupported: drop}: its docs have no such field), of the
-#: ones the openai_chat profile draws.
+#: options a family member drops (`unsupported: drop`/`warn` rows: its docs have no such field)
+#: that openai_chat sends, of the ones the openai_chat profile draws.
 DROPS = {
+    "mistral": {"user"},  # options.user: Mistral has no end-user field
     "deepinfra": {"metadata", "top_logprobs"},
     "sambanova": {"n", "seed", "logprobs", "top_logprobs", "user", "metadata", "prompt_cache_key"},
     "nebius": {"seed", "metadata", "prompt_cache_key"},
     "novita": {"user", "metadata", "prompt_cache_key"},
     "huggingface": {"n", "user", "metadata", "prompt_cache_key"},
     "lmstudio": {"n", "logprobs", "top_logprobs", "user", "metadata", "prompt_cache_key"},
+    "perplexity": {"seed", "stop_sequences", "n", "logprobs", "top_logprobs", "user", "prompt_cache_key", "metadata"},
+    "zai": {"seed", "frequency_penalty", "presence_penalty", "n", "logprobs", "top_logprobs", "prompt_cache_key", "metadata"},
+    "moonshot": {"seed"},
 }
-#: formats that refuse a forced tool (tool_choice.tool: reject) before sending
-REFUSE_FORCED_TOOL = {"llamacpp", "lmstudio"}
 
 
 def fmt(key: str) -> Any:
@@ -109,14 +113,12 @@ def normalise_compat(key: str, request: dict[str, Any]) -> dict[str, Any]:
     top_k = (request.get("config") or {}).get("top_k")
     if key in SENDS_TOP_K and top_k is not None:
         config["top_k"] = top_k  # options.top_k: top_k (normalise("openai_chat") drops it)
-    if key == "mistral":
-        config.pop("user", None)  # options.user: Mistral has no end-user field (dropped)
-    for option in DROPS.get(key, ()):
-        config.pop(option, None)
+    for name in DROPS.get(key, ()):
+        config.pop(name, None)
     if config:
         r["config"] = config
     else:
-        r.pop("config", None)  # every option it held is one this format drops
+        r.pop("config", None)  # every option dropped: no config comes back
     if key == "mistral":
         for original, m in zip(request["messages"], r["messages"]):
             if m["role"] == "assistant" and isinstance(original.get("content"), list):
@@ -155,9 +157,10 @@ def _draw_request(data: st.DataObject, key: str) -> tuple[dict[str, Any], dict[s
     except UnsupportedContentBlockError:
         assume(False)  # a part kind this provider refuses (mistral: inline audio and files)
         raise
-    except wiremap.InvalidRequestError as exc:
-        forced = isinstance(request.get("tool_choice"), dict)
-        assume(not (key in REFUSE_FORCED_TOOL and forced and exc.path == "tool_choice"))  # documented refusal
+    except ProviderError as exc:
+        # a tool_choice mode the provider refuses (tool_choice: reject -- llamacpp, lmstudio: a
+        # forced tool; zai: all but auto; moonshot, dashscope: required), before anything is sent
+        assume(getattr(exc, "path", None) != "tool_choice")
         raise
     return request, wire, kwargs.get("wire_map")
 
