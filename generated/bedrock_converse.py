@@ -157,6 +157,7 @@ WIRE_KEYS: Final = frozenset(
         "error",
         "event",
         "field",
+        "file",
         "file.inline",
         "file.url",
         "file.url@s3",
@@ -174,6 +175,7 @@ WIRE_KEYS: Final = frozenset(
         "image.url",
         "image.url@s3",
         "inferenceConfig",
+        "inline",
         "input",
         "inputSchema",
         "inputTokens",
@@ -207,6 +209,7 @@ WIRE_KEYS: Final = frozenset(
         "native",
         "none",
         "ogg",
+        "omit_tools",
         "opus",
         "output",
         "outputConfig",
@@ -236,6 +239,7 @@ WIRE_KEYS: Final = frozenset(
         "reject",
         "requestMetadata",
         "required",
+        "requires",
         "role",
         "s3Location",
         "same_call",
@@ -253,6 +257,7 @@ WIRE_KEYS: Final = frozenset(
         "strip_foreign",
         "structure",
         "structured_output_invalid",
+        "success",
         "system",
         "temperature",
         "text",
@@ -280,6 +285,7 @@ WIRE_KEYS: Final = frozenset(
         "txt",
         "type",
         "uri",
+        "url",
         "usage",
         "user",
         "validationException",
@@ -882,6 +888,28 @@ _RE_1: Final = _w.lazy_pattern(
 )
 
 
+def _vm_result_status(value: bool, path: str) -> str:
+    """Value map `result_status`: canonical -> wire."""
+    if value is True:
+        return "error"
+    if value is False:
+        return "success"
+    raise UnsupportedContentBlockError(
+        repr(value) + " is not supported by " + KEY + "; expected one of: true, false", path=path
+    )
+
+
+def _vm_result_status_reverse(value: str, path: str) -> bool:
+    """Value map `result_status`: wire -> canonical."""
+    if value == "error":
+        return True
+    if value == "success":
+        return False
+    raise _w.WireShapeError(
+        path, repr(value) + " is not a known value; expected one of: error, success"
+    )
+
+
 def _vm_image_format(value: str, path: str) -> str:
     """Value map `image_format`: canonical -> wire."""
     if value == "image/png":
@@ -1324,17 +1352,16 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     tool_call_id_2 = obj_1.get("toolUseId")
     if type(tool_call_id_2) is not str:
         tool_call_id_2 = _w.member_str(obj_1, "toolUseId", path + ".toolResult")
-    chunks_3 = _w.member_list(obj_1, "content", path + ".toolResult")
-    if not chunks_3:
-        raise _w.WireShapeError(path + ".toolResult" + ".content", "expected at least one chunk")
-    texts_4: list[str] = []
-    for j_5, chunk_6 in enumerate(chunks_3):
-        chunk_6 = _w.expect_dict(chunk_6, path + ".toolResult" + ".content" + f"[{j_5}]")
-        content_7 = _w.member_text_carry(
-            chunk_6, "text", path + ".toolResult" + ".content" + f"[{j_5}]"
-        )
-        texts_4.append(content_7)
-    return ToolMessage(tool_call_id=tool_call_id_2, content="".join(texts_4), name=NOT_GIVEN)
+    content_3 = _w.member_tool_parts(obj_1, "content", path + ".toolResult", _read_user_part)
+    wire_is_error_5 = _w.optional_str(obj_1, "status", path + ".toolResult")
+    is_error_4 = (
+        _vm_result_status_reverse(wire_is_error_5, path + ".toolResult" + ".status")
+        if isinstance(wire_is_error_5, str)
+        else NOT_GIVEN
+    )
+    return ToolMessage(
+        tool_call_id=tool_call_id_2, content=content_3, name=NOT_GIVEN, is_error=is_error_4
+    )
 
 
 def _read_user_part(
@@ -1580,10 +1607,26 @@ def _tool_result_to_wire(
     cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
 ) -> dict[str, Any]:
     """A tool result (`messages[i]`) -> its wire block."""
-    wire_content: Any = _w.tool_text(
-        content, f"messages[{i}].content"
-    )  # a text-only wire: the text parts, joined
-    return {"toolResult": {"toolUseId": tool_call_id, "content": [{"text": wire_content}]}}
+    wire_content: Any = content
+    if type(content) is str:  # tool_results.content: always_parts, a string as one text part
+        wire_content = [{"text": content}]
+    if type(content) is list:  # tool_results.content: always_parts, written as a user turn's parts
+        taken: list[Block] = []
+        for k, block in enumerate(content):
+            if type(block) is not TextBlock and _w.block_kind(block) not in (
+                "image.url",
+                "image.inline",
+                "file.url",
+                "file.inline",
+            ):  # tool_results.media_parts
+                _w.dropped_part(block, f"messages[{i}].content[{k}]")
+                continue
+            taken.append(block)
+        wire_content = _user_content_to_wire(taken, f"messages[{i}].content")
+    wire_1: dict[str, Any] = {"toolUseId": tool_call_id, "content": wire_content}
+    if is_error is not NOT_GIVEN:
+        wire_1["status"] = _vm_result_status(cast(bool, is_error), f"messages[{i}]")
+    return {"toolResult": wire_1}
 
 
 def _assistant_to_wire(
@@ -1666,9 +1709,7 @@ def _tool_choice_to_wire(choice: ToolChoice) -> Any:
     if choice == "required":
         return {"any": {}}
     if choice == "none":
-        raise InvalidRequestError(
-            "tool_choice 'none' is not supported by " + KEY, path="tool_choice"
-        )
+        return None  # tool_choice none: omit_tools (request_to_wire leaves the tools and the field out)
     assert isinstance(choice, ForcedTool)
     return {"tool": {"name": choice.name}}
 
@@ -1789,14 +1830,32 @@ def _request_to_wire(
     value_metadata: Any = config.metadata
     if value_metadata is not NOT_GIVEN:
         body["requestMetadata"] = dict(value_metadata)
+    if tool_choice == "none":  # tool_choice none: omit_tools
+        if any(
+            isinstance(m, ToolMessage)
+            or (isinstance(m, AssistantMessage) and m.tool_calls is not NOT_GIVEN and m.tool_calls)
+            for m in req.messages
+        ):
+            raise InvalidRequestError(
+                "tool_choice 'none' is sent by leaving the tools out, which "
+                + KEY
+                + " does not take beside earlier tool calls or results",
+                path="tool_choice",
+            )
+        tools = NOT_GIVEN  # the tools and the tool_choice field are left out
     if tools is not NOT_GIVEN and tools:
         _w.put_in(
             body,
             ("toolConfig", "tools"),
             [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)],
         )
-    if not isinstance(tool_choice, NotGiven):
-        _w.put_in(body, ("toolConfig", "toolChoice"), _tool_choice_to_wire(tool_choice))
+    if (
+        not isinstance(tool_choice, NotGiven)
+        and tools is not NOT_GIVEN
+        and bool(tools)
+        and (wire_choice := _tool_choice_to_wire(tool_choice)) is not None
+    ):  # omit: the field is left out  # tool_choice requires: tools
+        _w.put_in(body, ("toolConfig", "toolChoice"), wire_choice)
     if isinstance(schema, dict) and mode == "native":
         wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy
         schema_name = _w.schema_name(schema)

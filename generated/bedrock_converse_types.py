@@ -199,12 +199,9 @@ class BedrockConverseToolCall(TypedDict, closed=True):
     toolUse: ToolUse
 
 
-class ContentItem(TypedDict, closed=True):
-    text: str
-
-
 class ToolResult(TypedDict, closed=True):
-    content: list[ContentItem]
+    content: str
+    status: NotRequired[bool]
     toolUseId: str
 
 

@@ -436,8 +436,8 @@ def member_tool_parts(obj: dict[str, Any], key: str, path: str, read_part: Any) 
             deep = json_too_deep(part, f"{where}[{j}]")
             if deep is not None:
                 raise WireShapeError(deep, TOO_DEEP)
-    if all(type(b) is TextBlock for b in blocks):
-        return member_text_carry(obj, key, path)
+    if all(type(b) is TextBlock for b in blocks):  # its text parts (a wire without a type tag too), joined
+        return "".join(b.text for b in blocks)
     return blocks
 
 

@@ -40,7 +40,7 @@ def _result_parts_pointer(ir: Any, resolved: Any) -> list[str]:
     inline images at all; [] otherwise."""
     if not isinstance(ir.parts.get("image.inline"), Obj):
         return []
-    if ir.tool_results.content == "parts":
+    if ir.tool_results.content in ("parts", "always_parts"):
         return ["/request/tool_results/content"]
     if ir.tool_results.media:
         return ["/request/tool_results/media"]
@@ -65,6 +65,9 @@ def prove(ir: Any, resolved: Any, source: str, strategies: list[Any] | None = No
             *((f"/request/content_parts/{kind}", partial(prover.part, kind, node, ir.value_maps, frozenset(ir.parts))) for kind, node in ir.parts.items() if isinstance(node, Obj)),
             ("/request/tools", prover.tools),
             *((f"/request/tool_choice/{mode}", partial(prover.tool_choice, mode)) for mode in ("auto", "required", "none", "tool") if mode in ir.tool_choice.modes),
+            # `none: omit_tools` and `requires: tools`: what each leaves out stays out
+            *((("/request/tool_choice/none", partial(prover.none_omits_tools, ir.tools.field, ir.tool_choice.field)),) if ir.tool_choice.special.get("none") == "omit_tools" else ()),
+            *((("/request/tool_choice/requires", partial(prover.choice_requires_tools, ir.tool_choice.field)),) if ir.tool_choice.requires_tools else ()),
             ("/request/tool_calls", prover.tool_call),
             # tool_results.content: parts / media: a result's image part reads back where it went
             *((pointer, partial(prover.tool_result_parts, pointer)) for pointer in _result_parts_pointer(ir, resolved)),
@@ -244,6 +247,38 @@ class _Prover:
         if back.get("tool_choice") != choice:
             raise self.fail(pointer, f"tool_choice {_shown(choice)} is written as {_shown(wire)}, which reads back as {_shown(back.get('tool_choice'))}")
 
+    def none_omits_tools(self, tools_field: str, choice_field: str) -> None:
+        """`none: omit_tools`: tools and tool_choice are left out of the wire (reading back as
+        neither), and a request with earlier tool calls is refused rather than sent."""
+        pointer = "/request/tool_choice/none"
+        tool = {"name": "probe_tool", "parameters": {"type": "object"}}
+        result = self.round_trip(pointer, "tool_choice none", {"model": "probe", "messages": _USER, "tools": [tool], "tool_choice": "none"})
+        if result is None:
+            raise self.fail(pointer, "tool_choice none (omit_tools) is refused even without earlier tool calls")
+        wire, back = result
+        if _has_path(wire, tools_field) or _has_path(wire, choice_field) or back.get("tools") or "tool_choice" in back:
+            raise self.fail(pointer, f"tool_choice none (omit_tools) is written as {_shown(wire)}, which still holds tools or a tool_choice")
+        messages = [
+            {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+            {"role": "assistant", "content": [], "tool_calls": [{"id": "call_probe", "name": "probe_tool", "arguments": {}}]},
+            {"role": "tool", "tool_call_id": "call_probe", "name": "probe_tool", "content": "done"},
+        ]
+        try:
+            wire = self.m.request_to_wire({"model": "probe", "messages": messages, "tools": [tool], "tool_choice": "none"})
+        except self.refused:
+            return
+        raise self.fail(pointer, f"tool_choice none (omit_tools) after a tool call is written as {_shown(wire)} instead of being refused")
+
+    def choice_requires_tools(self, choice_field: str) -> None:
+        """`requires: tools`: a tool_choice without tools leaves the field out."""
+        pointer = "/request/tool_choice/requires"
+        result = self.round_trip(pointer, "tool_choice auto without tools", {"model": "probe", "messages": _USER, "tool_choice": "auto"})
+        if result is None:
+            return
+        wire, _back = result
+        if _has_path(wire, choice_field):
+            raise self.fail(pointer, f"tool_choice auto without tools is written as {_shown(wire)}, which holds {choice_field}")
+
     def tool_call(self) -> None:
         call = {"id": "call_probe", "name": "probe_tool", "arguments": {"q": "x"}}
         messages = [
@@ -338,6 +373,16 @@ def _media_type(node: Node, family: str, value_maps: dict[str, Any]) -> str:
             if usable and family == "file":
                 return usable[0]
     return _MEDIA_DEFAULTS[family]
+
+
+def _has_path(wire: Any, dotted: str) -> bool:
+    """Whether the wire body holds the dotted field (`toolConfig.toolChoice`)."""
+    current = wire
+    for key in dotted.split("."):
+        if not isinstance(current, dict) or key not in current:
+            return False
+        current = current[key]
+    return True
 
 
 def _blocks(content: Any) -> list[dict[str, Any]]:

@@ -262,7 +262,10 @@ def _choice(mode: str) -> Callable[[FormatIR], str]:
     def cell(ir: FormatIR) -> str:
         how = ir.tool_choice.special.get(mode)
         if how is not None:
-            return "left out (the provider's default)" if how == "omit" else "refused"
+            return {
+                "omit": "left out (the provider's default)",
+                "omit_tools": "left out with the tools (refused after tool calls)",
+            }.get(how, "refused")
         node = ir.tool_choice.modes.get(mode)
         if node is None:
             return NA

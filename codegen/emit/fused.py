@@ -86,7 +86,7 @@ def fused_blockers(ir: Any, side: str) -> list[str]:
     if ir.tools.group is not None:
         why.append("a tools `group`")
     if ir.tool_choice.special:
-        why.append("tool_choice modes `omit` or `reject`")
+        why.append("tool_choice modes `omit`, `omit_tools` or `reject`")
     if ir.strategy_hooks:
         why.append("`strategies` hooks (the converter calls them; the fused path would not)")
     fields = [("model", ir.model_field), ("messages", ir.messages_field), ("tools", ir.tools.field), ("tool_choice", ir.tool_choice.field)]

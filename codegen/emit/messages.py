@@ -319,10 +319,29 @@ def _emit_role_writers(em: "Emitter") -> None:
     out = Lines()
     env = {"tool_call_id": "tool_call_id", "content": "wire_content", "name": "name", "is_error": "is_error", "cache_control": "cache_control"}
     media = ir.tool_results.media
-    if ir.tool_results.content == "parts":
+    if ir.tool_results.content in ("parts", "always_parts"):
         out.add("wire_content: Any = content")
-        out.add("if type(content) is list:  # tool_results.content: parts, written as a user turn's parts")
-        out.add("    wire_content = _user_content_to_wire(content, f'messages[{i}].content')")
+        if ir.tool_results.content == "always_parts":
+            # a string is one text part (an empty one too: a result always has content)
+            text_node = ir.parts["text"]
+            assert not isinstance(text_node, str)
+            out.add("if type(content) is str:  # tool_results.content: always_parts, a string as one text part")
+            out.indent()
+            text_expr = em.build_node(out, text_node, {"text": "content", "signature": "NOT_GIVEN"}, "part.text", "''")
+            out.add(f"wire_content = [{text_expr}]")
+            out.dedent()
+        out.add(f"if type(content) is list:  # tool_results.content: {ir.tool_results.content}, written as a user turn's parts")
+        kinds = ir.tool_results.media_parts
+        if kinds:
+            out.add("    taken: list[Block] = []")
+            out.add("    for k, block in enumerate(content):")
+            out.add(f"        if type(block) is not TextBlock and _w.block_kind(block) not in {kinds!r}:  # tool_results.media_parts")
+            out.add("            _w.dropped_part(block, f'messages[{i}].content[{k}]')")
+            out.add("            continue")
+            out.add("        taken.append(block)")
+            out.add("    wire_content = _user_content_to_wire(taken, f'messages[{i}].content')")
+        else:
+            out.add("    wire_content = _user_content_to_wire(content, f'messages[{i}].content')")
     elif media:
         out.add("wire_content: Any = content")
         out.add("media: list[dict[str, Any]] = []")
@@ -577,6 +596,8 @@ def _emit_tools(em: "Emitter") -> None:
             out.add(f"    return {em.build_node(out, ir.tool_choice.modes[mode], {}, 'tool_choice.tool', 'path')}")
         elif how == "omit":
             out.add("    return None  # tool_choice auto: omit (the caller leaves the field out)")
+        elif how == "omit_tools":
+            out.add("    return None  # tool_choice none: omit_tools (request_to_wire leaves the tools and the field out)")
         else:
             out.add(f"    raise InvalidRequestError({keyed(f'tool_choice {mode!r} is not supported by {FORMAT_KEY}')}, path='tool_choice')")
     out.add("assert isinstance(choice, ForcedTool)")
@@ -940,16 +961,28 @@ def emit_tools_to_wire(em: "Emitter", out: Any, ref: str = "") -> None:
     """The tools and tool_choice rows, from the locals `tools` and `tool_choice` into `body`;
     `ref` prefixes the module's own builders (`_dst.` in a fused translator)."""
     ir = em.ir
+    if ir.tool_choice.special.get("none") == "omit_tools":
+        # no none mode on this wire: a model shown no tools calls none. A turn that already
+        # holds tool calls or results needs the tools declared to be read (Bedrock refuses it
+        # without them), so such a request is refused here, as `reject` would
+        out.add("if tool_choice == 'none':  # tool_choice none: omit_tools")
+        out.add("    if any(isinstance(m, ToolMessage) or (isinstance(m, AssistantMessage) and m.tool_calls is not NOT_GIVEN and m.tool_calls) for m in req.messages):")
+        message = f"tool_choice 'none' is sent by leaving the tools out, which {FORMAT_KEY} does not take beside earlier tool calls or results"
+        out.add(f"        raise InvalidRequestError({keyed(message)}, path='tool_choice')")
+        out.add("    tools = NOT_GIVEN  # the tools and the tool_choice field are left out")
     out.add("if tools is not NOT_GIVEN and tools:")
     tools_expr = f"[{ref}_tool_to_wire(tool, f'tools[{{j}}]', memo) for j, tool in enumerate(tools)]"
     if ir.tools.group is not None:
         tools_expr = f"[{{{lit(ir.tools.group)}: {tools_expr}}}]  # tools group: one wrapper object"
     out.add(f"    {assign(ir, ir.tools.field, tools_expr)}")
-    if ir.tool_choice.special.get("auto") == "omit":
-        out.add("if not isinstance(tool_choice, NotGiven) and (wire_choice := " + ref + "_tool_choice_to_wire(tool_choice)) is not None:  # auto: omit")
+    # `requires: tools`: the field is left out when no tool is sent
+    given = "not isinstance(tool_choice, NotGiven)" + (" and tools is not NOT_GIVEN and bool(tools)" if ir.tool_choice.requires_tools else "")
+    note = "  # tool_choice requires: tools" if ir.tool_choice.requires_tools else ""
+    if any(how in ("omit", "omit_tools") for how in ir.tool_choice.special.values()):
+        out.add(f"if {given} and (wire_choice := " + ref + "_tool_choice_to_wire(tool_choice)) is not None:  # omit: the field is left out" + note)
         out.add(f"    {assign(ir, ir.tool_choice.field, 'wire_choice')}")
     else:
-        out.add("if not isinstance(tool_choice, NotGiven):")
+        out.add(f"if {given}:{note}")
         out.add(f"    {assign(ir, ir.tool_choice.field, ref + '_tool_choice_to_wire(tool_choice)')}")
 
 

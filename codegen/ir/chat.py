@@ -53,6 +53,8 @@ class ValueMapIR:
     name: str
     pairs: list[tuple[str, str]]  # canonical -> wire, author order
     default: Any  # "reject" | "pass" | {"strip_prefix": "..."}
+    # canonical side true/false (YAML booleans): maps a boolean field (`{is_error?|result_status}`)
+    boolean: bool = False
 
 
 @dataclass
@@ -158,7 +160,7 @@ class ToolResultsIR:
     template: Node
     name: Literal["given", "from_call"] = "given"
     other_content: Literal["reject", "json"] = "reject"
-    content: Literal["text", "parts"] = "text"
+    content: Literal["text", "parts", "always_parts"] = "text"
     media: tuple[str, ...] = ()  # where non-text parts go
     media_parts: tuple[str, ...] = ()  # the kinds `media` takes (): every kind)
     error_template: Node | None = None  # error_wire: a failed result's form
@@ -192,7 +194,8 @@ class ToolChoiceIR:
 
     field: str
     modes: dict[str, Node]
-    special: dict[str, str] = dataclasses.field(default_factory=dict)  # mode -> omit | reject
+    special: dict[str, str] = dataclasses.field(default_factory=dict)  # mode -> omit | omit_tools | reject
+    requires_tools: bool = False  # `requires: tools`: the field is left out when the request has no tools
 
 
 @dataclass
@@ -347,6 +350,9 @@ class Builder:
     def __init__(self, resolved: Resolved) -> None:
         self.r = resolved
         self.data = resolved.data
+        # value maps by the kind of field they map: a boolean map ("true"/"false" rows) maps
+        # `{is_error?|...}`; a map serves one kind
+        self.map_kinds: dict[str, str] = {}
 
     def _derive(self, pointer: str, name: str, spec: dict[str, Any]) -> DeriveIR:
         """An option row's `derive`: checked here so the generated table is always total."""
@@ -422,8 +428,8 @@ class Builder:
         if kinds is None:
             return ()
         pointer = "/request/tool_results/media_parts"
-        if "media" not in tr:
-            raise self.err(pointer, "media_parts lists the part kinds `media` takes; give `media:` too")
+        if "media" not in tr and tr.get("content", "text") == "text":
+            raise self.err(pointer, "media_parts lists the part kinds `media` (or `content: parts`, `always_parts`) takes; give one of them too")
         known = ("image.url", "image.inline", "audio.url", "audio.inline", "file.url", "file.inline")
         for i, kind in enumerate(kinds):
             if kind not in known:
@@ -432,6 +438,9 @@ class Builder:
 
     def tool_result_media(self, tr: dict[str, Any]) -> tuple[str, ...]:
         """`request.tool_results.media`, checked: a key path beside {content}, with `content: text`."""
+        if tr.get("content") == "always_parts" and self.data["request"].get("user", {}).get("content", "string_or_parts") not in ("always_parts", "as_given"):
+            # the parts are written by the user turn's writer, which folds one text part into a string
+            raise self.err("/request/tool_results/content", "`always_parts` writes a result's parts as a user turn's, so user.content must be `always_parts` or `as_given` (string_or_parts folds one text part into a string); write `parts`")
         media = tr.get("media")
         if media is None:
             return ()
@@ -515,8 +524,16 @@ class Builder:
             if slot.codec not in self.data.get("value_maps", {}):
                 known = ", ".join(["from_url", "json", *sorted(self.data.get("value_maps", {}))])
                 raise self.err(slot.pointer, f"unknown codec {slot.codec!r}; expected one of: {known}")
-            if spec.kind != "str":
-                raise self.err(slot.pointer, f"value map {slot.codec!r} applies to strings, not {spec.kind}")
+            if spec.kind not in ("str", "bool"):
+                raise self.err(slot.pointer, f"value map {slot.codec!r} applies to strings and booleans, not {spec.kind}")
+            table = self.data["value_maps"][slot.codec]
+            if spec.kind == "bool":
+                rows = {k for k in table if k != "*" and not k.startswith("x-")}
+                if rows != {"true", "false"} or table["*"] != "reject":
+                    raise self.err(slot.pointer, f'{{{slot.field}}} is a boolean: value map {slot.codec!r} must list exactly "true" and "false" (quoted), with "*": reject (an unknown wire value is an error when read)')
+            used = self.map_kinds.setdefault(slot.codec, spec.kind)
+            if used != spec.kind:
+                raise self.err(slot.pointer, f"value map {slot.codec!r} maps {used} fields elsewhere in this file; {{{slot.field}}} is {spec.kind}: give it a map of its own")
         if slot.codec == "json" and spec.kind not in ("object", "schema"):
             raise self.err(slot.pointer, "the json codec applies to objects (arguments, schemas)")
         if slot.optional and not spec.optional:
@@ -853,11 +870,14 @@ class Builder:
         tool_t = self.template_with("/request/tools/wire", tools["wire"], "tool", ("name",))
         choice = req["tool_choice"]
         # `omit`: the field is left out (the provider's default; Cohere means auto that way);
+        # `omit_tools`: none only, the tools are left out with the field (Bedrock has no none mode);
         # `reject`: request_to_wire refuses the mode (a forced tool on Cohere)
-        tool_choice_special = {mode: choice[mode] for mode in ("auto", "required", "none", "tool") if choice[mode] in ("omit", "reject")}
+        tool_choice_special = {mode: choice[mode] for mode in ("auto", "required", "none", "tool") if choice[mode] in ("omit", "omit_tools", "reject")}
         for mode, how in tool_choice_special.items():
             if how == "omit" and mode != "auto":
                 raise self.err(f"/request/tool_choice/{mode}", f"only `auto` may be `omit` (a request without tool_choice is the provider's default, auto); `{mode}` would change meaning: write its form or `reject`")
+            if how == "omit_tools" and mode != "none":
+                raise self.err(f"/request/tool_choice/{mode}", f"only `none` may be `omit_tools` (a model shown no tools calls none); `{mode}` needs the tools: write its form or `reject`")
         tool_choice = {
             mode: self.template(f"/request/tool_choice/{mode}", choice[mode], "tool_choice.tool")
             for mode in ("auto", "required", "none", "tool") if mode not in tool_choice_special
@@ -962,7 +982,7 @@ class Builder:
                    options=options,
                    unmodeled={k: dict(v) for k, v in req.get("unmodeled", {}).items() if not k.startswith("x-")},
                    signatures=req.get("signatures", "strip_foreign"),
-                   value_maps=value_maps,
+                   value_maps={name: dataclasses.replace(vm, boolean=self.map_kinds.get(name) == "bool") for name, vm in value_maps.items()},
                    structured=structured,
                    structured_template=structured_template,
                    fixtures=fixtures,
@@ -1031,6 +1051,7 @@ class Builder:
                        field=choice["field"],
                        modes=tool_choice,
                        special=tool_choice_special,
+                       requires_tools=choice.get("requires") == "tools",
                    ),
                    extras=ExtrasIR(
                        collision=req["extras"]["collision"],

@@ -304,7 +304,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         # a result with parts (image, audio, file: issue 20): `text` (default),
                         # the text parts joined and the others left to the loss report; `parts`,
                         # {content} written and read as a user turn's parts (content_parts)
-                        "content": {"enum": ["text", "parts"]},
+                        "content": {"enum": ["text", "parts", "always_parts"]},
                         # `text`, with the non-text parts written by content_parts at this key
                         # path of the result (Gemini functionResponse.parts)
                         "media": WIRE_FIELD,
@@ -352,6 +352,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         "required": TEMPLATE,
                         "none": TEMPLATE,
                         "tool": TEMPLATE,
+                        # the field is left out when the request has no tools (Bedrock:
+                        # ToolConfiguration.tools is required beside toolChoice)
+                        "requires": {"enum": ["tools"]},
                     },
                     required=["field", "auto", "required", "none", "tool"],
                 ),
