@@ -69,6 +69,8 @@ def prove(ir: Any, resolved: Any, source: str, strategies: list[Any] | None = No
             *((("/request/tool_choice/none", partial(prover.none_omits_tools, ir.tools.field, ir.tool_choice.field)),) if ir.tool_choice.special.get("none") == "omit_tools" else ()),
             *((("/request/tool_choice/requires", partial(prover.choice_requires_tools, ir.tool_choice.field)),) if ir.tool_choice.requires_tools else ()),
             ("/request/tool_calls", prover.tool_call),
+            # `{is_error?}` (through a boolean value map or as given): both values read back
+            *((("/request/tool_results/wire", prover.failed_result),) if any(s.field == "is_error" for s in slots_of(ir.tool_results.template)) else ()),
             # tool_results.content: parts / media: a result's image part reads back where it went
             *((pointer, partial(prover.tool_result_parts, pointer)) for pointer in _result_parts_pointer(ir, resolved)),
             *(("/response/finish_reason/map", partial(prover.finish, reason, reason in ir.finish.emit)) for reason in FINISH_REASONS),
@@ -297,6 +299,23 @@ class _Prover:
         results = [m for m in back.get("messages", []) if m.get("role") == "tool"]
         if not any(_text(r.get("content")) == "done" for r in results):
             raise self.fail("/request/tool_results", f"a tool result is written as {_shown(wire)}, which reads back as {_shown(results)}")
+
+    def failed_result(self) -> None:
+        pointer = "/request/tool_results/wire"
+        for flag in (True, False):
+            messages = [
+                {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+                {"role": "assistant", "content": [], "tool_calls": [{"id": "call_probe", "name": "probe_tool", "arguments": {}}]},
+                {"role": "tool", "tool_call_id": "call_probe", "name": "probe_tool", "content": "done", "is_error": flag},
+            ]
+            tool = {"name": "probe_tool", "parameters": {"type": "object"}}
+            result = self.round_trip(pointer, f"a tool result with is_error {flag}", {"model": "probe", "messages": messages, "tools": [tool]})
+            if result is None:
+                continue
+            wire, back = result
+            got = [m.get("is_error") for m in back.get("messages", []) if m.get("role") == "tool"]
+            if got != [flag]:
+                raise self.fail(pointer, f"a tool result with is_error {flag} is written as {_shown(wire)}, which reads back with is_error {_shown(got[0] if got else None)}")
 
     def tool_result_parts(self, pointer: str) -> None:
         image = {"type": "image", "source": {"type": "inline", "base64_data": _DATA}, "media_type": "image/png"}
