@@ -131,6 +131,7 @@ WIRE_KEYS: Final = frozenset(
         "body",
         "budget_tokens",
         "bytes",
+        "cachePoint",
         "cacheReadInputTokens",
         "cacheWriteInputTokens",
         "carry",
@@ -282,6 +283,7 @@ WIRE_KEYS: Final = frozenset(
         "topP",
         "top_k",
         "totalTokens",
+        "ttl",
         "txt",
         "type",
         "uri",
@@ -888,6 +890,22 @@ _RE_1: Final = _w.lazy_pattern(
 )
 
 
+def _vm_cache_type(value: str, path: str) -> str:
+    """Value map `cache_type`: canonical -> wire."""
+    if value == "ephemeral":
+        return "default"
+    raise UnsupportedContentBlockError(
+        repr(value) + " is not supported by " + KEY + "; expected one of: ephemeral", path=path
+    )
+
+
+def _vm_cache_type_reverse(value: str, path: str) -> str:
+    """Value map `cache_type`: wire -> canonical."""
+    if value == "default":
+        return "ephemeral"
+    raise _w.WireShapeError(path, repr(value) + " is not a known value; expected one of: default")
+
+
 def _vm_result_status(value: bool, path: str) -> str:
     """Value map `result_status`: canonical -> wire."""
     if value is True:
@@ -1366,9 +1384,11 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
 
 def _read_user_part(
     value: Any, path: str, lenient: bool | None = False
-) -> Block | ToolMessage | _w.Skipped:
+) -> Block | ToolMessage | _w.CachePoint | _w.Skipped:
     """A part of a wire user turn (tool results included)."""
     part = _w.expect_dict(value, path)
+    if "cachePoint" in part:  # request.cache_points
+        return _w.CachePoint(_read_cache_point(part, path), path)
     if (
         "image" in part
         and (
@@ -1493,9 +1513,11 @@ def _read_user_part(
 
 def _read_assistant_part(
     value: Any, path: str, lenient: bool | None = False
-) -> Block | ToolCall | _w.Skipped:
+) -> Block | ToolCall | _w.CachePoint | _w.Skipped:
     """A part of a wire assistant turn (tool calls included)."""
     part = _w.expect_dict(value, path)
+    if "cachePoint" in part:  # request.cache_points
+        return _w.CachePoint(_read_cache_point(part, path), path)
     if (
         "reasoningContent" in part
         and (
@@ -1521,6 +1543,31 @@ def _read_assistant_part(
     )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 
+def _cache_point_to_wire(cache_control: dict[str, Any], path: str) -> dict[str, Any]:
+    """A prompt-cache breakpoint -> its own wire item, sent after the item it marks (request.cache_points)."""
+    ttl: Any = cache_control.get("ttl", NOT_GIVEN)
+    wire_1: dict[str, Any] = {"type": _vm_cache_type(cache_control["type"], path)}
+    if ttl is not NOT_GIVEN:
+        wire_1["ttl"] = ttl
+    return {"cachePoint": wire_1}
+
+
+def _read_cache_point(part: dict[str, Any], path: str) -> dict[str, Any]:
+    """A wire cache point item -> the canonical breakpoint of the item before it (request.cache_points)."""
+    obj_1 = part.get("cachePoint")
+    if type(obj_1) is not dict:
+        obj_1 = _w.member_dict(part, "cachePoint", path)
+    type_2 = _vm_cache_type_reverse(
+        _w.member_str(obj_1, "type", path + ".cachePoint"), path + ".cachePoint" + ".type"
+    )
+    ttl_3 = _w.optional_str(obj_1, "ttl", path + ".cachePoint")
+    cache_control: dict[str, Any] = {"type": type_2}
+    ttl_ = ttl_3
+    if ttl_ is not NOT_GIVEN:
+        cache_control["ttl"] = ttl_
+    return cache_control
+
+
 def _user_content_to_wire(content: str | list[Block], path: str) -> list[dict[str, Any]]:
     """Canonical user content -> wire (`always_parts`)."""
     if isinstance(content, str):
@@ -1535,6 +1582,12 @@ def _user_content_to_wire(content: str | list[Block], path: str) -> list[dict[st
         if wire is not None:
             parts.append(wire)
             kept.append(block)
+            if isinstance(block, (TextBlock, ImageBlock, FileBlock)) and isinstance(
+                block.cache_control, dict
+            ):
+                parts.append(
+                    _cache_point_to_wire(block.cache_control, f"{path}[{j}].cache_control")
+                )  # request.cache_points
     return parts
 
 
@@ -1558,6 +1611,12 @@ def _assistant_content_to_wire(content: str | list[Block], path: str) -> list[di
         if wire is not None:
             parts.append(wire)
             kept.append(block)
+            if isinstance(block, (TextBlock, ImageBlock, FileBlock)) and isinstance(
+                block.cache_control, dict
+            ):
+                parts.append(
+                    _cache_point_to_wire(block.cache_control, f"{path}[{j}].cache_control")
+                )  # request.cache_points
     return parts
 
 
@@ -1672,6 +1731,10 @@ def _messages_to_wire(
                 results = []
                 wire_messages.append(_results_to_wire(results))
             results.append(result)
+            if isinstance(message.cache_control, dict):  # request.cache_points
+                results.append(
+                    _cache_point_to_wire(message.cache_control, f"messages[{i}].cache_control")
+                )
             continue
         results = None
         if isinstance(message, UserMessage):
@@ -1847,7 +1910,20 @@ def _request_to_wire(
         _w.put_in(
             body,
             ("toolConfig", "tools"),
-            [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)],
+            [
+                w
+                for j, tool in enumerate(tools)
+                for w in (
+                    _tool_to_wire(tool, f"tools[{j}]", memo),
+                    *(
+                        ()
+                        if not isinstance(tool.cache_control, dict)
+                        else (
+                            _cache_point_to_wire(tool.cache_control, f"tools[{j}].cache_control"),
+                        )
+                    ),
+                )
+            ],
         )
     if (
         not isinstance(tool_choice, NotGiven)
@@ -1931,7 +2007,11 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
                 raw
                 if type(raw) is str
                 else _w.user_content(
-                    _w.member(message, "content", path), path + ".content", _read_user_part, True
+                    _w.member(message, "content", path),
+                    path + ".content",
+                    _read_user_part,
+                    True,
+                    points=True,
                 )
             )
             if type(content) is list and any(type(p) is ToolMessage for p in content):
@@ -1966,8 +2046,16 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
                 else:
                     blocks_: list[Any] = []
                     calls_: list[ToolCall] = []
+                    last_: Any = None  # the part a cache point marks
                     for j, item in enumerate(items_):
                         p = _read_assistant_part(item, f"{content_path}[{j}]", False)
+                        if isinstance(
+                            p, _w.CachePoint
+                        ):  # request.cache_points: for the part before it
+                            _w.attach_cache_point(last_, p, True)
+                            last_ = None
+                            continue
+                        last_ = p
                         if isinstance(p, _w.Skipped):  # request.unknown: carry
                             continue
                         if type(p) is ToolCall:
@@ -2032,12 +2120,18 @@ def _request_from_wire(body: Any) -> Request:
     raw_tools = _w.get_in(body, ("toolConfig", "tools"))
     if raw_tools is not None:
         nested_consumed.append(("toolConfig", "tools"))
-        # a tool no row reads (a server tool): carried for this wire (request.unknown: carry)
-        read_tools_ = [
-            _w.read_or_skip(_read_tool, t, "toolConfig.tools" + f"[{j}]")
+        read_tools_: list[Any] = [
+            (
+                _w.CachePoint(
+                    _read_cache_point(t, "toolConfig.tools" + f"[{j}]"),
+                    "toolConfig.tools" + f"[{j}]",
+                )
+                if type(t) is dict and "cachePoint" in t
+                else _w.read_or_skip(_read_tool, t, "toolConfig.tools" + f"[{j}]")
+            )
             for j, t in enumerate(_w.expect_list(raw_tools, "toolConfig.tools"))
         ]
-        kwargs["tools"] = [t for t in read_tools_ if not isinstance(t, _w.Skipped)]
+        kwargs["tools"] = _w.attach_cache_points(read_tools_, True)
     raw_choice = _w.get_in(body, ("toolConfig", "toolChoice"))
     if raw_choice is not None:
         nested_consumed.append(("toolConfig", "toolChoice"))
@@ -2180,8 +2274,14 @@ def _response_from_wire(body: Any) -> Response:
         else:
             blocks_: list[Any] = []
             calls_: list[ToolCall] = []
+            last_: Any = None  # the part a cache point marks
             for j, item in enumerate(items_):
                 p = _read_assistant_part(item, f"{content_path}[{j}]", lenient)
+                if isinstance(p, _w.CachePoint):  # request.cache_points: for the part before it
+                    _w.attach_cache_point(last_, p, True)
+                    last_ = None
+                    continue
+                last_ = p
                 if isinstance(p, _w.Skipped):  # request.unknown: carry
                     continue
                 if type(p) is ToolCall:

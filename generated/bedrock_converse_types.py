@@ -37,6 +37,15 @@ class BedrockConverseAudioUrlAtS3Part(TypedDict, closed=True):
     audio: Audio1
 
 
+class CachePoint(TypedDict, closed=True):
+    ttl: NotRequired[str]
+    type: str
+
+
+class BedrockConverseCachePoint(TypedDict, closed=True):
+    cachePoint: CachePoint
+
+
 class Source2(TypedDict, closed=True):
     bytes: str
 
@@ -219,6 +228,7 @@ class BedrockConverseUserMessage(TypedDict, closed=True):
         | BedrockConverseAudioUrlAtS3Part
         | BedrockConverseFileUrlAtS3Part
         | BedrockConverseToolResult
+        | BedrockConverseCachePoint
     ]
     role: Literal["user"]
 
@@ -229,13 +239,14 @@ class BedrockConverseAssistantMessage(TypedDict, closed=True):
         | BedrockConverseThinkingPart
         | BedrockConverseRedactedThinkingPart
         | BedrockConverseToolCall
+        | BedrockConverseCachePoint
     ]
     role: Literal["assistant"]
 
 
 class ToolConfig(TypedDict):
     toolChoice: NotRequired[ToolChoice | ToolChoice1 | ToolChoice2]
-    tools: NotRequired[list[BedrockConverseTool]]
+    tools: NotRequired[list[BedrockConverseTool | BedrockConverseCachePoint]]
 
 
 class BedrockConverseRequest(TypedDict):

@@ -69,6 +69,8 @@ def prove(ir: Any, resolved: Any, source: str, strategies: list[Any] | None = No
             *((("/request/tool_choice/none", partial(prover.none_omits_tools, ir.tools.field, ir.tool_choice.field)),) if ir.tool_choice.special.get("none") == "omit_tools" else ()),
             *((("/request/tool_choice/requires", partial(prover.choice_requires_tools, ir.tool_choice.field)),) if ir.tool_choice.requires_tools else ()),
             ("/request/tool_calls", prover.tool_call),
+            # request.cache_points: each record's breakpoint reads back on it
+            *((("/request/cache_points/wire", partial(prover.cache_points, ir)),) if ir.cache_point is not None else ()),
             # `{is_error?}` (through a boolean value map or as given): both values read back
             *((("/request/tool_results/wire", prover.failed_result),) if any(s.field == "is_error" for s in slots_of(ir.tool_results.template)) else ()),
             # tool_results.content: parts / media: a result's image part reads back where it went
@@ -299,6 +301,37 @@ class _Prover:
         results = [m for m in back.get("messages", []) if m.get("role") == "tool"]
         if not any(_text(r.get("content")) == "done" for r in results):
             raise self.fail("/request/tool_results", f"a tool result is written as {_shown(wire)}, which reads back as {_shown(results)}")
+
+    def cache_points(self, ir: Any) -> None:
+        """A breakpoint on a text part, an image part, a tool result and a tool reads back on the
+        same record (a `ttl` too, where the template places one)."""
+        pointer = "/request/cache_points/wire"
+        cc: dict[str, Any] = {"type": "ephemeral"}
+        if any(s.field == "ttl" for s in slots_of(ir.cache_point)):
+            cc["ttl"] = "5m"
+        content: list[dict[str, Any]] = [{"type": "text", "text": "hi", "cache_control": cc}]
+        if isinstance(ir.parts.get("image.inline"), Obj):
+            content.append({"type": "image", "source": {"type": "inline", "base64_data": _DATA}, "media_type": _media_type(ir.parts["image.inline"], "image", ir.value_maps), "cache_control": cc})
+        content.append({"type": "text", "text": "after"})
+        messages: list[dict[str, Any]] = [{"role": "user", "content": content}]
+        grouped = ir.tool_results.strategy == "group_into_user_message"
+        if grouped:
+            messages += [
+                {"role": "assistant", "content": [], "tool_calls": [{"id": "call_probe", "name": "probe_tool", "arguments": {}}]},
+                {"role": "tool", "tool_call_id": "call_probe", "name": "probe_tool", "content": "done", "cache_control": cc},
+                {"role": "user", "content": [{"type": "text", "text": "go on"}]},
+            ]
+        tools = [{"name": "probe_tool", "parameters": {"type": "object"}, "cache_control": cc}, {"name": "other_tool", "parameters": {"type": "object"}}]
+        result = self.round_trip(pointer, "prompt-cache breakpoints", {"model": "probe", "messages": messages, "tools": tools})
+        if result is None:
+            raise self.fail(pointer, "a request with prompt-cache breakpoints is refused")
+        wire, back = result
+        got_parts = [b.get("cache_control") for b in _blocks(back["messages"][0]["content"])] if back.get("messages") else []
+        want_parts = [b.get("cache_control") for b in content]
+        got_tools = [t.get("cache_control") for t in back.get("tools") or []]
+        got_results = [m.get("cache_control") for m in back.get("messages", []) if m.get("role") == "tool"]
+        if got_parts != want_parts or got_tools != [cc, None] or (grouped and got_results != [cc]):
+            raise self.fail(pointer, f"prompt-cache breakpoints are written as {_shown(wire)}, which reads back as parts {_shown(got_parts)}, tools {_shown(got_tools)}, tool results {_shown(got_results)}")
 
     def failed_result(self) -> None:
         pointer = "/request/tool_results/wire"

@@ -378,6 +378,13 @@ class Emitter:
             out.add(f"{var} = _w.expect_bool({var}, {child_path})")
         return var
 
+    def cache_point_condition(self, var: str) -> str:
+        """Whether the wire item `var` is a cache point (`request.cache_points`): its literals and
+        the keys that hold its required placeholders."""
+        assert self.ir.cache_point is not None
+        conds = [*self.dispatch_condition_list(self.ir.cache_point, var), *self.presence_conditions(self.ir.cache_point, var)]
+        return " and ".join(conds) or "True"
+
     def dispatch_conditions(self, node: Node, var: str) -> str:
         return " and ".join(self.dispatch_condition_list(node, var)) or "True"
 
@@ -750,6 +757,10 @@ class Emitter:
         def dispatcher(name: str, alts: list[tuple[str, Node, str]], doc: str, ret: str) -> None:
             out = Lines()
             out.add("part = _w.expect_dict(value, path)")
+            if ir.cache_point is not None:  # request.cache_points: a breakpoint item, for the part before it
+                out.add(f"if {self.cache_point_condition('part')}:  # request.cache_points")
+                out.add("    return _w.CachePoint(_read_cache_point(part, path), path)")
+                ret += " | _w.CachePoint"
             for index, cond in self.part_branches(out, [(label, node) for label, node, _ in alts], user=name == "_read_user_part"):
                 out.add(f"if {cond}:")
                 out.indent()

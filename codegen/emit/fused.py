@@ -85,6 +85,8 @@ def fused_blockers(ir: Any, side: str) -> list[str]:
         why.append("system `hoist` through a `wire` template")
     if ir.tools.group is not None:
         why.append("a tools `group`")
+    if ir.cache_point is not None:
+        why.append("`request.cache_points` (breakpoint items beside the parts and tools)")
     if ir.tool_choice.special:
         why.append("tool_choice modes `omit`, `omit_tools` or `reject`")
     if ir.strategy_hooks:

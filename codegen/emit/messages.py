@@ -114,8 +114,35 @@ def _emit_system_blocks(em: "Emitter") -> None:
     em.func("_system_block_from_wire", "(value: Any, path: str) -> SystemMessage", "A wire text block -> a system message (system.blocks).", out.lines)
 
 
+def _emit_cache_point(em: "Emitter") -> None:
+    """`request.cache_points`: a breakpoint as its own wire item, both ways."""
+    node = em.ir.cache_point
+    if node is None:
+        return
+    out = Lines()
+    out.add("ttl: Any = cache_control.get('ttl', NOT_GIVEN)")
+    expr = em.build_node(out, node, {"type": "cache_control['type']", "ttl": "ttl"}, "cache_point", "path")
+    out.add(f"return {expr}")
+    em.func("_cache_point_to_wire", "(cache_control: dict[str, Any], path: str) -> dict[str, Any]", "A prompt-cache breakpoint -> its own wire item, sent after the item it marks (request.cache_points).", out.lines)
+    out = Lines()
+    for key, child in node.items:
+        if isinstance(child, Lit):
+            out.add(f"if part.get({lit(key)}) != {lit(child.value)}:")
+            out.add(f"    raise _w.WireShapeError(path + {lit('.' + key)}, {lit('expected ' + repr(child.value))})")
+    got: dict[str, str] = {}
+    em.read_node(out, node, "part", "path", "cache_point", got)
+    out.add(f"cache_control: dict[str, Any] = {{'type': {got['type']}}}")
+    if "ttl" in got:
+        out.add(f"ttl_ = {got['ttl']}")
+        out.add("if ttl_ is not NOT_GIVEN:")
+        out.add("    cache_control['ttl'] = ttl_")
+    out.add("return cache_control")
+    em.func("_read_cache_point", "(part: dict[str, Any], path: str) -> dict[str, Any]", "A wire cache point item -> the canonical breakpoint of the item before it (request.cache_points).", out.lines)
+
+
 def emit_format(em: "Emitter") -> None:
     emit_items.emit_reasoning_helpers(em)
+    _emit_cache_point(em)
     _emit_system_blocks(em)
     _emit_content(em)
     if em.ir.tool_calls.placement == "content_blocks":
@@ -182,11 +209,16 @@ def _emit_content(em: "Emitter") -> None:
         out.add("if wire is not None:")
         out.add("    parts.append(wire)")
         out.add("    kept.append(block)")
+        if ir.cache_point is not None:
+            out.add("    if isinstance(block, (TextBlock, ImageBlock, FileBlock)) and isinstance(block.cache_control, dict):")
+            out.add("        parts.append(_cache_point_to_wire(block.cache_control, f'{path}[{j}].cache_control'))  # request.cache_points")
         out.dedent()
         if strategy == "string_or_parts":
             out.add("# A single text part is sent as a plain string (Prompty §7.1.1), unless the part")
             out.add("# carries a field the string cannot (one its template writes: a cache breakpoint).")
             guards = "".join(f" and kept[0].{CONTEXTS['part.text'][c.field].attr} is NOT_GIVEN" for c in slots_of(text_node) if c.optional)
+            if ir.cache_point is not None:
+                guards += " and kept[0].cache_control is NOT_GIVEN"
             out.add(f"if len(kept) == 1 and type(kept[0]) is TextBlock{guards}:")
             out.add("    return kept[0].text")
             if role == "assistant":
@@ -461,6 +493,9 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
         out.add("    results = []")
         out.add("    wire_messages.append(_results_to_wire(results))")
         out.add("results.append(result)")
+        if ir.cache_point is not None:
+            out.add("if isinstance(message.cache_control, dict):  # request.cache_points")
+            out.add("    results.append(_cache_point_to_wire(message.cache_control, f'messages[{i}].cache_control'))")
         out.add("continue")
         out.dedent()
         out.add("results = None")
@@ -972,6 +1007,8 @@ def emit_tools_to_wire(em: "Emitter", out: Any, ref: str = "") -> None:
         out.add("    tools = NOT_GIVEN  # the tools and the tool_choice field are left out")
     out.add("if tools is not NOT_GIVEN and tools:")
     tools_expr = f"[{ref}_tool_to_wire(tool, f'tools[{{j}}]', memo) for j, tool in enumerate(tools)]"
+    if ir.cache_point is not None:  # request.cache_points: a breakpoint item after its tool
+        tools_expr = f"[w for j, tool in enumerate(tools) for w in ({ref}_tool_to_wire(tool, f'tools[{{j}}]', memo), *(() if not isinstance(tool.cache_control, dict) else ({ref}_cache_point_to_wire(tool.cache_control, f'tools[{{j}}].cache_control'),)))]"
     if ir.tools.group is not None:
         tools_expr = f"[{{{lit(ir.tools.group)}: {tools_expr}}}]  # tools group: one wrapper object"
     out.add(f"    {assign(ir, ir.tools.field, tools_expr)}")
@@ -1123,7 +1160,8 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None,
             out.add(f"raw = message.get({lit(content_key)})  # a string is the content as it is")
             if user_list is not None:
                 user_list(out, "raw")
-            out.add(f"content = raw if type(raw) is str else _w.user_content(_w.member(message, {lit(content_key)}, path), path + {lit('.' + str(content_key))}, _read_user_part, {ir.unknown == 'carry'})")
+            points = ", points=True" if ir.cache_point is not None else ""  # request.cache_points
+            out.add(f"content = raw if type(raw) is str else _w.user_content(_w.member(message, {lit(content_key)}, path), path + {lit('.' + str(content_key))}, _read_user_part, {ir.unknown == 'carry'}{points})")
             if ir.tool_results.strategy == "group_into_user_message":
                 out.add("if type(content) is list and any(type(p) is ToolMessage for p in content):")
                 out.indent()
@@ -1190,9 +1228,17 @@ def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any,
         out.indent()
         out.add("blocks_: list[Any] = []")
         out.add("calls_: list[ToolCall] = []")
+        if ir.cache_point is not None:
+            out.add("last_: Any = None  # the part a cache point marks")
         out.add("for j, item in enumerate(items_):")
         out.indent()
         out.add(f"p = _read_assistant_part(item, f'{{content_path}}[{{j}}]', {lenient})")
+        if ir.cache_point is not None:
+            out.add("if isinstance(p, _w.CachePoint):  # request.cache_points: for the part before it")
+            out.add(f"    _w.attach_cache_point(last_, p, {ir.unknown == 'carry'})")
+            out.add("    last_ = None")
+            out.add("    continue")
+            out.add("last_ = p")
         if ir.unknown == "carry":
             out.add("if isinstance(p, _w.Skipped):  # request.unknown: carry")
             out.add("    continue")
@@ -1214,7 +1260,8 @@ def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any,
         out.add("if type(raw_content) is str:  # a string is the content as it is")
         out.add("    a_content = raw_content")
         out.add("elif raw_content is not NOT_GIVEN:")
-        out.add(f"    a_content = _w.assistant_content(raw_content, {content_path}, _read_assistant_part, {ir.unknown == 'carry'})")
+        points = ", points=True" if ir.cache_point is not None else ""  # request.cache_points
+        out.add(f"    a_content = _w.assistant_content(raw_content, {content_path}, _read_assistant_part, {ir.unknown == 'carry'}{points})")
         if calls_key is not None:  # placement `items`: tool calls are items of their own
             out.add(f"raw_calls = {src}.get({lit(calls_key)})")
             out.add("if raw_calls is not None:")
@@ -1326,6 +1373,12 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         out.add(f"read_tools.extend(_read_tool(_w.expect_dict(t, where + f'.{g}[{{k}}]'), where + f'.{g}[{{k}}]') for k, t in enumerate(decls))")
         out.dedent()
         out.add("kwargs['tools'] = read_tools")
+    elif ir.cache_point is not None:
+        # request.cache_points: a breakpoint item marks the tool before it
+        cond = em.cache_point_condition("t")
+        read = f"_w.read_or_skip(_read_tool, t, {lit(tf)} + f'[{{j}}]')" if ir.unknown == "carry" else f"_read_tool(_w.expect_dict(t, {lit(tf)} + f'[{{j}}]'), {lit(tf)} + f'[{{j}}]')"
+        out.add(f"read_tools_: list[Any] = [_w.CachePoint(_read_cache_point(t, {lit(tf)} + f'[{{j}}]'), {lit(tf)} + f'[{{j}}]') if type(t) is dict and {cond} else {read} for j, t in enumerate(_w.expect_list(raw_tools, {lit(tf)}))]")
+        out.add(f"kwargs['tools'] = _w.attach_cache_points(read_tools_, {ir.unknown == 'carry'})")
     elif ir.unknown == "carry":
         out.add("# a tool no row reads (a server tool): carried for this wire (request.unknown: carry)")
         out.add(f"read_tools_ = [_w.read_or_skip(_read_tool, t, {lit(tf)} + f'[{{j}}]') for j, t in enumerate(_w.expect_list(raw_tools, {lit(tf)}))]")

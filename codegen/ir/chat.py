@@ -310,6 +310,8 @@ class FormatIR:
     reasoning: dict[str, Any] | None = None  # request.reasoning (codegen/sections/reasoning.py)
     stream: dict[str, Any] | None = None  # the compiled `stream:` table (codegen/sections/stream.py)
     strategy_hooks: tuple[str, ...] = ()  # `strategies:` hooks the converter calls (codegen/sections/strategies.py)
+    # `request.cache_points`: a prompt-cache breakpoint as its own item after the one it marks
+    cache_point: Obj | None = None
 
 
 def _as_list(value: str | list[str] | None) -> list[str]:
@@ -435,6 +437,30 @@ class Builder:
             if kind not in known:
                 raise self.err(f"{pointer}/{i}", f"{kind!r} is not a media part kind ({', '.join(known)})")
         return tuple(kinds)
+
+    def cache_point(self, parts: dict[str, Node | str], result: Node, tool: Node, system_blocks: Obj | None) -> Obj | None:
+        """`request.cache_points`: the breakpoint item's template, checked. It is told apart from
+        the items beside it on reading, so it needs a literal or a key of its own; and a table
+        writes a breakpoint one way, so no other template places {cache_control?}."""
+        spec = self.data["request"].get("cache_points")
+        if spec is None:
+            return None
+        pointer = "/request/cache_points/wire"
+        node = self.template(pointer, spec["wire"], "cache_point")
+        self.readable_arrays(node)
+        if not isinstance(node, Obj) or not node.items:
+            raise self.err(pointer, "a cache point is an object ({cachePoint: {type: \"{type}\"}})")
+        self.require_slot(node, pointer, "type", "cache_point")
+        own = {k for k, _ in node.items}
+        if self.data["request"].get("part_dispatch", "literals") == "keys" or not any(isinstance(c, Lit) for _, c in node.items):
+            for where, other in [*((f"/request/content_parts/{k}", n) for k, n in parts.items()), ("/request/tool_results/wire", result), ("/request/tools/wire", tool)]:
+                if isinstance(other, Obj) and own <= {k for k, _ in other.items}:
+                    raise self.err(pointer, f"its keys ({', '.join(sorted(own))}) are all keys of {where} too: give the cache point a key of its own, to be told apart when read")
+        placed: list[tuple[str, Node | str | None]] = [*((f"/request/content_parts/{k}", n) for k, n in parts.items()), ("/request/tool_results/wire", result), ("/request/tools/wire", tool), ("/request/system/blocks", system_blocks)]
+        for at, template in placed:
+            if template is not None and not isinstance(template, str) and any(s.field == "cache_control" for s in slots_of(template)):
+                raise self.err(at, "places {cache_control?} beside request.cache_points: a breakpoint is written one way; leave it to cache_points")
+        return node
 
     def tool_result_media(self, tr: dict[str, Any]) -> tuple[str, ...]:
         """`request.tool_results.media`, checked: a key path beside {content}, with `content: text`."""
@@ -992,6 +1018,7 @@ class Builder:
                    wire_keys=wire_keys_of(d),
                    path_params=tuple(re.findall(r"\{([^{}]*)\}", d["transport"]["endpoint"]["path"])) if "transport" in d else (),
                    items=build_items_ir(self),
+                   cache_point=self.cache_point(parts, tool_result_template, tool_t, system_blocks),
                    wire_rules=build_wire_rules(self),
                    reasoning=build_reasoning(self),
                    stream=compile_stream(

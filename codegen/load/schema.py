@@ -398,6 +398,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 # refused (root fields: read into config.extras), or left out of the canonical
                 # request and carried for the same provider's wire (runtime/carry.py)
                 "unknown": {"enum": ["reject", "carry"]},
+                # a prompt-cache breakpoint as its own item after the part, tool result or tool
+                # it marks, in the same list (Bedrock `{cachePoint: {type: default}}`)
+                "cache_points": _obj({"wire": {"type": "object"}}, required=["wire"]),
                 # Thinking blocks <-> reasoning items beside the messages, resent verbatim.
                 "reasoning_items": _obj(
                     {"match": {"type": "object"}, "text": WIRE_FIELD, "join": {"type": "string"}},
