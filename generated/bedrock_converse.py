@@ -1568,6 +1568,20 @@ def _read_cache_point(part: dict[str, Any], path: str) -> dict[str, Any]:
     return cache_control
 
 
+def _system_block_to_wire(message: SystemMessage, path: str) -> dict[str, Any]:
+    """A system message -> its wire text block (system.blocks)."""
+    return {"text": message.content}
+
+
+def _system_block_from_wire(value: Any, path: str) -> SystemMessage:
+    """A wire text block -> a system message (system.blocks)."""
+    block = _w.expect_dict(value, path)
+    content_1 = block.get("text")
+    if type(content_1) is not str:
+        content_1 = _w.member_str(block, "text", path)
+    return SystemMessage(content=content_1)
+
+
 def _user_content_to_wire(content: str | list[Block], path: str) -> list[dict[str, Any]]:
     """Canonical user content -> wire (`always_parts`)."""
     if isinstance(content, str):
@@ -1807,10 +1821,20 @@ def _request_to_wire(
     body["modelId"] = req.model
     # the API takes one system field: every system message is hoisted into it, joined
     system_messages = [m for m in messages if isinstance(m, SystemMessage)]
+    if system_messages:  # system.blocks with request.cache_points
+        system_blocks: list[dict[str, Any]] = []
+        for i, m in enumerate(messages):
+            if isinstance(m, SystemMessage):
+                system_blocks.append(_system_block_to_wire(m, "system" + f"[{len(system_blocks)}]"))
+                if isinstance(m.cache_control, dict):
+                    system_blocks.append(
+                        _cache_point_to_wire(m.cache_control, f"messages[{i}].cache_control")
+                    )
+        body["system"] = system_blocks
+    system_messages = []
     system_texts = [m.content for m in system_messages]
     if system_texts:
-        system_text = "\n\n".join(system_texts)
-        body["system"] = [{"text": system_text}]  # system hoist through the `wire` template
+        body["system"] = "\n\n".join(system_texts)
     body["messages"] = _messages_to_wire(messages, memo)
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
@@ -2082,7 +2106,23 @@ def _request_from_wire(body: Any) -> Request:
     system = body.get("system")
     if system is not None:
         consumed.add("system")
-        system = _w.read_hoisted(system, ("*", "text"), "system", "\n\n")
+        if (
+            type(system) is list
+        ):  # system.blocks: one system message per text block, its cache point after it (request.cache_points)
+            read_system: list[Any] = [
+                (
+                    _w.CachePoint(_read_cache_point(b, "system" + f"[{j}]"), "system" + f"[{j}]")
+                    if type(b) is dict and "cachePoint" in b
+                    else _w.read_or_skip(_system_block_from_wire, b, "system" + f"[{j}]")
+                )
+                for j, b in enumerate(system)
+            ]
+            messages.extend(
+                m
+                for m in _w.attach_cache_points(read_system, True)
+                if m.content or m.cache_control is not NOT_GIVEN
+            )
+            system = ""
         system = _w.expect_str(system, "system")
         if (
             system

@@ -313,7 +313,9 @@ class _Prover:
         if isinstance(ir.parts.get("image.inline"), Obj):
             content.append({"type": "image", "source": {"type": "inline", "base64_data": _DATA}, "media_type": _media_type(ir.parts["image.inline"], "image", ir.value_maps), "cache_control": cc})
         content.append({"type": "text", "text": "after"})
-        messages: list[dict[str, Any]] = [{"role": "user", "content": content}]
+        system = ir.system.strategy == "hoist" and ir.system.blocks is not None
+        messages: list[dict[str, Any]] = [{"role": "system", "content": "be brief", "cache_control": cc}, {"role": "system", "content": "no cache"}] if system else []
+        messages.append({"role": "user", "content": content})
         grouped = ir.tool_results.strategy == "group_into_user_message"
         if grouped:
             messages += [
@@ -326,12 +328,14 @@ class _Prover:
         if result is None:
             raise self.fail(pointer, "a request with prompt-cache breakpoints is refused")
         wire, back = result
-        got_parts = [b.get("cache_control") for b in _blocks(back["messages"][0]["content"])] if back.get("messages") else []
+        got_system = [m.get("cache_control") for m in back.get("messages", []) if m.get("role") == "system"]
+        users = [m for m in back.get("messages", []) if m.get("role") == "user"]
+        got_parts = [b.get("cache_control") for b in _blocks(users[0]["content"])] if users else []
         want_parts = [b.get("cache_control") for b in content]
         got_tools = [t.get("cache_control") for t in back.get("tools") or []]
         got_results = [m.get("cache_control") for m in back.get("messages", []) if m.get("role") == "tool"]
-        if got_parts != want_parts or got_tools != [cc, None] or (grouped and got_results != [cc]):
-            raise self.fail(pointer, f"prompt-cache breakpoints are written as {_shown(wire)}, which reads back as parts {_shown(got_parts)}, tools {_shown(got_tools)}, tool results {_shown(got_results)}")
+        if got_parts != want_parts or got_tools != [cc, None] or (grouped and got_results != [cc]) or (system and got_system != [cc, None]):
+            raise self.fail(pointer, f"prompt-cache breakpoints are written as {_shown(wire)}, which reads back as parts {_shown(got_parts)}, tools {_shown(got_tools)}, tool results {_shown(got_results)}, system messages {_shown(got_system)}")
 
     def failed_result(self) -> None:
         pointer = "/request/tool_results/wire"

@@ -376,7 +376,7 @@ def _cache(*where: str) -> Callable[[FormatIR], str]:
     def cell(ir: FormatIR) -> str:
         for name in where:
             node = {"system": ir.system.blocks, "tool_result": ir.tool_results.template, "tool": ir.tools.template}.get(name, ir.parts.get(name))
-            if ir.cache_point is not None and isinstance(node, Obj) and name != "system" and (name != "tool_result" or ir.tool_results.strategy == "group_into_user_message"):
+            if ir.cache_point is not None and isinstance(node, Obj) and (name != "system" or ir.system.strategy == "hoist") and (name != "tool_result" or ir.tool_results.strategy == "group_into_user_message"):
                 return f"a {_code(ir.cache_point.items[0][0])} item after it (`cache_points`)"
             key = _cache_key(node)
             if key is not None:

@@ -685,7 +685,21 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         out.add("# the API takes one system field: every system message is hoisted into it, joined")
         out.add("system_messages = [m for m in messages if isinstance(m, SystemMessage)]")
     system_field = ir.system.field if ir.system.strategy == "hoist" else None  # hoist: the IR requires `field`
-    if system_field is not None and _block_fields(ir):
+    if system_field is not None and ir.system.blocks is not None and ir.cache_point is not None:
+        # request.cache_points: the field is the list of blocks, one per system message, each
+        # breakpoint an item after its block
+        out.add("if system_messages:  # system.blocks with request.cache_points")
+        out.indent()
+        out.add("system_blocks: list[dict[str, Any]] = []")
+        out.add("for i, m in enumerate(messages):")
+        out.add("    if isinstance(m, SystemMessage):")
+        out.add(f"        system_blocks.append(_system_block_to_wire(m, {lit(system_field)} + f'[{{len(system_blocks)}}]'))")
+        out.add("        if isinstance(m.cache_control, dict):")
+        out.add("            system_blocks.append(_cache_point_to_wire(m.cache_control, f'messages[{i}].cache_control'))")
+        out.add(f"{assign(ir, system_field, 'system_blocks')}")
+        out.dedent()
+        out.add("system_messages = []")
+    elif system_field is not None and _block_fields(ir):
         fields = _block_fields(ir)
         cond = " or ".join(f"m.{f} is not NOT_GIVEN" for f in fields)
         out.add(f"if any({cond} for m in system_messages):  # system.blocks: one text block per system message")
@@ -1289,6 +1303,14 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         out.add(f"consumed.add({lit(f)})")
         if ir.system.hoist_template is not None:
             out.add(f"system = _w.read_hoisted(system, {lit(ir.system.content_steps)}, {lit(f)}, {lit(ir.system.join)})")
+        elif ir.system.blocks is not None and ir.cache_point is not None:
+            out.add("if type(system) is list:  # system.blocks: one system message per text block, its cache point after it (request.cache_points)")
+            out.indent()
+            read = f"_w.read_or_skip(_system_block_from_wire, b, {lit(f)} + f'[{{j}}]')" if ir.unknown == "carry" else f"_system_block_from_wire(b, {lit(f)} + f'[{{j}}]')"
+            out.add(f"read_system: list[Any] = [_w.CachePoint(_read_cache_point(b, {lit(f)} + f'[{{j}}]'), {lit(f)} + f'[{{j}}]') if type(b) is dict and {em.cache_point_condition('b')} else {read} for j, b in enumerate(system)]")
+            out.add(f"messages.extend(m for m in _w.attach_cache_points(read_system, {ir.unknown == 'carry'}) if m.content or " + " or ".join(f"m.{x} is not NOT_GIVEN" for x in ["cache_control", *_block_fields(ir)]) + ")")
+            out.add("system = ''")
+            out.dedent()
         elif ir.system.blocks is not None:
             out.add("if type(system) is list:  # system.blocks: one system message per text block (an empty one says nothing)")
             out.add(f"    messages.extend(m for j, b in enumerate(system) if (m := _system_block_from_wire(b, {lit(f)} + f'[{{j}}]')).content or " + " or ".join(f"m.{x} is not NOT_GIVEN" for x in _block_fields(ir)) + ")")

@@ -694,8 +694,10 @@ class Builder:
             blocks = self.template("/request/system/blocks", system["blocks"], "message.system")
             if not isinstance(blocks, Obj) or not any(isinstance(c, Slot) and c.field == "content" and c.codec is None and not c.optional for _, c in blocks.items):
                 raise self.err("/request/system/blocks", "a system block is an object that places {content} as one of its keys' value (e.g. {type: text, text: \"{content}\"})")
-            if not any(isinstance(c, Slot) and c.optional for _, c in blocks.items):
-                raise self.err("/request/system/blocks", "a system block with no optional field ({cache_control?}) is never needed: the plain form says the same")
+            if "cache_points" in req and system["strategy"] == "hoist":
+                pass  # request.cache_points: the field is always the list of blocks, each breakpoint an item after its block
+            elif not any(isinstance(c, Slot) and c.optional for _, c in blocks.items):
+                raise self.err("/request/system/blocks", "a system block with no optional field ({cache_control?}) is never needed: the plain form says the same (with a hoisted field and request.cache_points, it is the field's form)")
             system_blocks = blocks
 
         user_t = self.message_template("/request/user/wire", req["user"]["wire"], "message.user")
