@@ -223,7 +223,7 @@ def test_the_modules_the_readme_skeleton_and_a_json_schema_slot_give_pass_mypy_s
     (tree / "wiremap" / "generated" / "__init__.py").write_text("", "utf-8")
     (tree / "wiremap" / "py.typed").write_text("", "utf-8")
     names = []
-    for key, text in (("no_error_type", NO_ERROR_TYPE), ("json_schema_slot", JSON_SCHEMA_SLOT), ("keyed_items", KEYED_ITEMS), ("bedrock_rows", BEDROCK_ROWS)):
+    for key, text in (("no_error_type", NO_ERROR_TYPE), ("json_schema_slot", JSON_SCHEMA_SLOT), ("keyed_items", KEYED_ITEMS), ("bedrock_rows", BEDROCK_ROWS), ("cache_points_rows", CACHE_POINTS)):
         conv, files = build(tmp_path, key, text)
         # a dialect imports what it shares with its base; the signatures name the _types TypedDicts
         for name in (f"{key}.py", "tiny_base.py", f"{key}_types.py", "tiny_base_types.py"):
@@ -574,3 +574,46 @@ def test_tool_results_as_always_parts_keep_their_images(tmp_path: Path) -> None:
     wire = conv.request_to_wire({"model": "m", "messages": [{"role": "user", "content": [bare]}]})
     assert wire["messages"][0]["content"] == [{"type": "image_url", "image_url": {"url": "https://x.test/a"}}]
     assert conv.request_from_wire(wire).to_dict()["messages"][0]["content"] == [bare]
+
+
+# `request.cache_points` in a type-tagged wire (the same row Bedrock Converse uses with keys):
+# a breakpoint is its own item after the part, tool or hoisted system block it marks.
+CACHE_POINTS = """
+extends: tiny_base
+meta: {id: cache_points_rows}
+request:
+  system: {strategy: hoist, field: system, wire: null, blocks: {type: text, text: "{content}"}}
+  cache_points:
+    wire: {type: cache_point, cache: {type: "{type}", ttl: "{ttl?}"}}
+"""
+
+
+def test_cache_points_are_items_after_what_they_mark(tmp_path: Path) -> None:
+    conv, files = build(tmp_path, "cache_points_rows", CACHE_POINTS)
+    cc = {"type": "ephemeral", "ttl": "1h"}
+    request = {
+        "model": "m",
+        "messages": [
+            {"role": "system", "content": "rules", "cache_control": cc},
+            {"role": "user", "content": [{"type": "text", "text": "doc", "cache_control": {"type": "ephemeral"}}]},
+        ],
+        "tools": [{"name": "f", "parameters": {"type": "object"}, "cache_control": cc}],
+    }
+    wire = conv.request_to_wire(request)
+    assert wire["system"] == [{"type": "text", "text": "rules"}, {"type": "cache_point", "cache": {"type": "ephemeral", "ttl": "1h"}}]
+    # a lone cached text part is not folded into a string (string_or_parts): the point needs the list
+    assert wire["messages"] == [{"role": "user", "content": [{"type": "text", "text": "doc"}, {"type": "cache_point", "cache": {"type": "ephemeral"}}]}]
+    assert wire["tools"][1] == {"type": "cache_point", "cache": {"type": "ephemeral", "ttl": "1h"}} and len(wire["tools"]) == 2
+    assert conv.request_from_wire(wire).to_dict() == request
+    assert "a `type` item after it (`cache_points`)" in files["COMPATIBILITY.md"]
+    # without breakpoints nothing changes: a string, no point items
+    plain = conv.request_to_wire({"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]})
+    assert plain["messages"] == [{"role": "user", "content": "hi"}]
+
+
+def test_a_cache_point_after_nothing_is_refused_where_nothing_is_carried(tmp_path: Path) -> None:
+    conv, _ = build(tmp_path, "cache_points_rows", CACHE_POINTS)
+    body = {"model": "m", "messages": [{"role": "user", "content": [{"type": "cache_point", "cache": {"type": "ephemeral"}}, {"type": "text", "text": "hi"}]}]}
+    with pytest.raises(Exception) as info:
+        conv.request_from_wire(body)
+    assert "messages[0].content[0]" in str(info.value) and "a cache point must follow" in str(info.value)
