@@ -215,6 +215,7 @@ WIRE_KEYS: Final = frozenset(
         "output",
         "outputConfig",
         "outputTokens",
+        "pass",
         "pdf",
         "performanceConfig",
         "png",
@@ -449,28 +450,6 @@ def _stream_emit_0(values: Mapping[str, Any]) -> tuple[Any, Any]:
 
 
 def _stream_emit_1(values: Mapping[str, Any]) -> tuple[Any, Any]:
-    """The stream emit row /stream/emit/blocks/start/text: its (event, data) from the values of the event being written."""
-    v_block = values.get("block", _MISSING)
-    if type(v_block) is _Lazy:
-        v_block = v_block.fn()
-    o_1 = {"contentBlockIndex": v_block, "delta": {"text": ""}}
-    if v_block is _MISSING:
-        del o_1["contentBlockIndex"]
-    return "contentBlockDelta", o_1
-
-
-def _stream_emit_2(values: Mapping[str, Any]) -> tuple[Any, Any]:
-    """The stream emit row /stream/emit/blocks/start/reasoning: its (event, data) from the values of the event being written."""
-    v_block = values.get("block", _MISSING)
-    if type(v_block) is _Lazy:
-        v_block = v_block.fn()
-    o_1 = {"contentBlockIndex": v_block, "delta": {"reasoningContent": {"text": ""}}}
-    if v_block is _MISSING:
-        del o_1["contentBlockIndex"]
-    return "contentBlockDelta", o_1
-
-
-def _stream_emit_3(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/blocks/start/redacted_reasoning: its (event, data) from the values of the event being written."""
     v_block = values.get("block", _MISSING)
     if type(v_block) is _Lazy:
@@ -487,7 +466,7 @@ def _stream_emit_3(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return "contentBlockDelta", o_2
 
 
-def _stream_emit_4(values: Mapping[str, Any]) -> tuple[Any, Any]:
+def _stream_emit_2(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/blocks/start/tool_call: its (event, data) from the values of the event being written."""
     v_block = values.get("block", _MISSING)
     if type(v_block) is _Lazy:
@@ -509,7 +488,7 @@ def _stream_emit_4(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return "contentBlockStart", o_2
 
 
-def _stream_emit_5(values: Mapping[str, Any]) -> tuple[Any, Any]:
+def _stream_emit_3(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/blocks/stop: its (event, data) from the values of the event being written."""
     v_block = values.get("block", _MISSING)
     if type(v_block) is _Lazy:
@@ -520,7 +499,7 @@ def _stream_emit_5(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return "contentBlockStop", o_1
 
 
-def _stream_emit_6(values: Mapping[str, Any]) -> tuple[Any, Any]:
+def _stream_emit_4(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/text_delta/0: its (event, data) from the values of the event being written."""
     v_block = values.get("block", _MISSING)
     if type(v_block) is _Lazy:
@@ -537,7 +516,7 @@ def _stream_emit_6(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return "contentBlockDelta", o_2
 
 
-def _stream_emit_7(values: Mapping[str, Any]) -> tuple[Any, Any]:
+def _stream_emit_5(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/reasoning_delta/0: its (event, data) from the values of the event being written."""
     v_block = values.get("block", _MISSING)
     if type(v_block) is _Lazy:
@@ -554,7 +533,7 @@ def _stream_emit_7(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return "contentBlockDelta", o_2
 
 
-def _stream_emit_8(values: Mapping[str, Any]) -> tuple[Any, Any]:
+def _stream_emit_6(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/reasoning_signature/0: its (event, data) from the values of the event being written."""
     v_block = values.get("block", _MISSING)
     if type(v_block) is _Lazy:
@@ -571,7 +550,7 @@ def _stream_emit_8(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return "contentBlockDelta", o_2
 
 
-def _stream_emit_9(values: Mapping[str, Any]) -> tuple[Any, Any]:
+def _stream_emit_7(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/tool_call_delta/0: its (event, data) from the values of the event being written."""
     v_block = values.get("block", _MISSING)
     if type(v_block) is _Lazy:
@@ -588,7 +567,7 @@ def _stream_emit_9(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return "contentBlockDelta", o_2
 
 
-def _stream_emit_10(values: Mapping[str, Any]) -> tuple[Any, Any]:
+def _stream_emit_8(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/finish/0: its (event, data) from the values of the event being written."""
     v_finish_reason = values.get("finish_reason", _MISSING)
     if type(v_finish_reason) is _Lazy:
@@ -599,7 +578,7 @@ def _stream_emit_10(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return "messageStop", o_1
 
 
-def _stream_emit_11(values: Mapping[str, Any]) -> tuple[Any, Any]:
+def _stream_emit_9(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/usage/0: its (event, data) from the values of the event being written."""
     v_usage = values.get("usage", _MISSING)
     if type(v_usage) is _Lazy:
@@ -610,7 +589,7 @@ def _stream_emit_11(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return "metadata", o_1
 
 
-def _stream_emit_12(values: Mapping[str, Any]) -> tuple[Any, Any]:
+def _stream_emit_10(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/error/0: its (event, data) from the values of the event being written."""
     v_error = values.get("error", _MISSING)
     if type(v_error) is _Lazy:
@@ -620,7 +599,8 @@ def _stream_emit_12(values: Mapping[str, Any]) -> tuple[Any, Any]:
     if r_1 is _MISSING:
         del o_2["message"]
     r_3 = v_error.get("__type", _MISSING) if isinstance(v_error, dict) else _MISSING
-    return r_3, o_2
+    r_4 = _vm_stream_exception(r_3, "error.__type") if type(r_3) is str else r_3
+    return r_4, o_2
 
 
 # the stream table (mapping `stream:`), read by wiremap.runtime.stream; its parse rules are matched
@@ -730,28 +710,28 @@ STREAM: Final[dict[str, Any] | None] = {
         "message_start": [_stream_emit_0],
         "blocks": {
             "start": {
-                "text": [_stream_emit_1],
-                "reasoning": [_stream_emit_2],
-                "redacted_reasoning": [_stream_emit_3],
-                "tool_call": [_stream_emit_4],
+                "text": [],
+                "reasoning": [],
+                "redacted_reasoning": [_stream_emit_1],
+                "tool_call": [_stream_emit_2],
             },
             "stop": {
-                "text": [_stream_emit_5],
-                "reasoning": [_stream_emit_5],
-                "redacted_reasoning": [_stream_emit_5],
-                "tool_call": [_stream_emit_5],
+                "text": [_stream_emit_3],
+                "reasoning": [_stream_emit_3],
+                "redacted_reasoning": [_stream_emit_3],
+                "tool_call": [_stream_emit_3],
             },
         },
-        "text_delta": [_stream_emit_6],
+        "text_delta": [_stream_emit_4],
         "text_signature": [],
-        "reasoning_delta": [_stream_emit_7],
-        "reasoning_signature": [_stream_emit_8],
+        "reasoning_delta": [_stream_emit_5],
+        "reasoning_signature": [_stream_emit_6],
         "redacted_reasoning": [],
         "tool_call_start": [],
-        "tool_call_delta": [_stream_emit_9],
-        "finish": [_stream_emit_10],
-        "usage": [_stream_emit_11],
-        "error": [_stream_emit_12],
+        "tool_call_delta": [_stream_emit_7],
+        "finish": [_stream_emit_8],
+        "usage": [_stream_emit_9],
+        "error": [_stream_emit_10],
         "end": [],
     },
     "finish": {
@@ -888,6 +868,36 @@ _RE_1: Final = _w.lazy_pattern(
     "_RE_1",
     "(?s)(?s:(?>.*?amazon\\.).*)\\Z|(?s:(?>.*?meta\\.).*)\\Z|(?s:(?>.*?mistral\\.).*)\\Z|(?s:(?>.*?cohere\\.).*)\\Z|(?s:(?>.*?ai21\\.).*)\\Z|(?s:(?>.*?deepseek\\.).*)\\Z|(?s:(?>.*?openai\\.).*)\\Z|(?s:(?>.*?qwen\\.).*)\\Z|(?s:(?>.*?writer\\.).*)\\Z|(?s:(?>.*?twelvelabs\\.).*)\\Z|(?s:(?>.*?stability\\.).*)\\Z",
 )
+
+
+def _vm_stream_exception(value: str, path: str) -> str:
+    """Value map `stream_exception`: canonical -> wire."""
+    if value == "ThrottlingException":
+        return "throttlingException"
+    if value == "ValidationException":
+        return "validationException"
+    if value == "ServiceUnavailableException":
+        return "serviceUnavailableException"
+    if value == "InternalServerException":
+        return "internalServerException"
+    if value == "ModelStreamErrorException":
+        return "modelStreamErrorException"
+    return value
+
+
+def _vm_stream_exception_reverse(value: str, path: str) -> str:
+    """Value map `stream_exception`: wire -> canonical."""
+    if value == "throttlingException":
+        return "ThrottlingException"
+    if value == "validationException":
+        return "ValidationException"
+    if value == "serviceUnavailableException":
+        return "ServiceUnavailableException"
+    if value == "internalServerException":
+        return "InternalServerException"
+    if value == "modelStreamErrorException":
+        return "ModelStreamErrorException"
+    return value
 
 
 def _vm_cache_type(value: str, path: str) -> str:
