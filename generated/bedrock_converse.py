@@ -169,6 +169,7 @@ WIRE_KEYS: Final = frozenset(
         "gif",
         "group_into_user_message",
         "guardrailConfig",
+        "headers",
         "hoist",
         "html",
         "image",
@@ -296,6 +297,7 @@ WIRE_KEYS: Final = frozenset(
         "wav",
         "webm",
         "webp",
+        "x-amzn-ErrorType",
         "xls",
         "xlsx",
         "zero",
@@ -598,9 +600,11 @@ def _stream_emit_10(values: Mapping[str, Any]) -> tuple[Any, Any]:
     o_2 = {"message": r_1}
     if r_1 is _MISSING:
         del o_2["message"]
-    r_3 = v_error.get("__type", _MISSING) if isinstance(v_error, dict) else _MISSING
-    r_4 = _vm_stream_exception(r_3, "error.__type") if type(r_3) is str else r_3
-    return r_4, o_2
+    v_type = values.get("type", _MISSING)
+    if type(v_type) is _Lazy:
+        v_type = v_type.fn()
+    r_3 = _vm_stream_exception(v_type, "type") if type(v_type) is str else v_type
+    return r_3, o_2
 
 
 # the stream table (mapping `stream:`), read by wiremap.runtime.stream; its parse rules are matched
@@ -2531,5 +2535,7 @@ def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, 
     """A ProviderError -> (AWS Bedrock Converse HTTP status, error body, headers): the inverse of error_from_wire. Any other exception is answered as provider_invalid_request."""
     row = _w.error_row(ERROR_ROWS, ERROR_ROWS_UPSTREAM, error)
     message = str(error) or type(error).__name__  # `path: message` when the error names a path
-    body: dict[str, Any] = {"message": message, "__type": row[1]}
-    return row[0], body, _w.error_headers(error)
+    body: dict[str, Any] = {"message": message}
+    headers = _w.error_headers(error)
+    headers["x-amzn-ErrorType"] = str(row[1])
+    return row[0], body, headers

@@ -462,6 +462,20 @@ class Builder:
                 raise self.err(at, "places {cache_control?} beside request.cache_points: a breakpoint is written one way; leave it to cache_points")
         return node
 
+    def error_emit(self, emit: dict[str, Any] | None) -> dict[str, Any] | None:
+        """`errors.emit`, its `headers` checked: a header value is a literal or a whole {type},
+        {code}, {code?} or {status} (never the message: free text has no place in a header)."""
+        for name, value in ((emit or {}).get("headers") or {}).items():
+            pointer = f"/errors/emit/headers/{name}"
+            if not re.fullmatch(r"[A-Za-z0-9!#$%&'*+.^_`|~-]+", name):
+                raise self.err(pointer, f"{name!r} is not an HTTP header name")
+            if "{" in value or "}" in value:
+                if value not in ("{type}", "{code}", "{code?}", "{status}"):
+                    raise self.err(pointer, f"a header value is a literal or one of {{type}}, {{code}}, {{code?}}, {{status}}, the whole value; not {value!r} (the message is free text, which a header cannot carry)")
+            elif any(ord(c) < 32 or ord(c) == 127 for c in value):
+                raise self.err(pointer, "a header value may not hold control characters")
+        return emit
+
     def tool_result_media(self, tr: dict[str, Any]) -> tuple[str, ...]:
         """`request.tool_results.media`, checked: a key path beside {content}, with `content: text`."""
         if tr.get("content") == "always_parts" and self.data["request"].get("user", {}).get("content", "string_or_parts") not in ("always_parts", "as_given"):
@@ -1120,7 +1134,7 @@ class Builder:
                        code=self.error_path("/errors/code", errs["code"]) if "code" in errs else None,
                        rules=rules,
                        retry_after_headers=list(errs.get("retry_after", [])),
-                       emit=errs.get("emit"),
+                       emit=self.error_emit(errs.get("emit")),
                        retry_delay=retry_delay,
                    ),
                )

@@ -513,6 +513,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 "emit": _obj(
                     {
                         "body": {"type": "object", "description": "error envelope; strings {message} {type} {code} {code?} {status} are filled in"},
+                        # response headers beside the body (AWS names the error type in
+                        # x-amzn-ErrorType): a literal or one of {type} {code} {code?} {status}
+                        "headers": {"type": "object", "additionalProperties": {"type": "string"}},
                         "categories": _obj(
                             {
                                 c: _obj(

@@ -66,7 +66,9 @@ EMIT_KINDS: dict[str, tuple[str, ...]] = {
     "finish": ("finish_reason",),
     "usage": (),
     "finish_usage": ("finish_reason",),
-    "error": ("error", "status"),  # status: the HTTP status the error stands for (error_to_wire)
+    # status: the HTTP status the error stands for, type: its errors.emit type (error_to_wire; the
+    # type may go in a header, errors.emit.headers, not in the body)
+    "error": ("error", "status", "type"),
     "end": (),
     "tool_call_whole": ("index", "call_id", "name", "arguments", "signature"),
     "reasoning_whole": ("index", "text", "signature", "block"),
