@@ -294,6 +294,7 @@ WIRE_KEYS: Final = frozenset(
         "user",
         "validationException",
         "verbatim",
+        "warn",
         "wav",
         "webm",
         "webp",
@@ -867,11 +868,7 @@ TOOL_NAME_RULE: Final = {
     "max_length": 64,
 }  # request.tools.name: the API's tool-name rule (wiremap.tools fits names to it)
 
-_RE_1: Final = _w.lazy_pattern(
-    globals(),
-    "_RE_1",
-    "(?s)(?s:(?>.*?amazon\\.).*)\\Z|(?s:(?>.*?meta\\.).*)\\Z|(?s:(?>.*?mistral\\.).*)\\Z|(?s:(?>.*?cohere\\.).*)\\Z|(?s:(?>.*?ai21\\.).*)\\Z|(?s:(?>.*?deepseek\\.).*)\\Z|(?s:(?>.*?openai\\.).*)\\Z|(?s:(?>.*?qwen\\.).*)\\Z|(?s:(?>.*?writer\\.).*)\\Z|(?s:(?>.*?twelvelabs\\.).*)\\Z|(?s:(?>.*?stability\\.).*)\\Z",
-)
+_RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)(?!(?s:(?>.*?anthropic\\.).*)\\Z)(?s:.*)")
 
 
 def _vm_stream_exception(value: str, path: str) -> str:
@@ -1864,10 +1861,8 @@ def _request_to_wire(
         _w.put_in(body, ("inferenceConfig", "topP"), value_top_p)
     value_top_k = config.top_k
     if value_top_k is not NOT_GIVEN:
-        if (
-            _RE_1.match(model) is not None
-        ):  # models: ['*amazon.*', '*meta.*', '*mistral.*', '*cohere.*', '*ai21.*', '*deepseek.*', '*openai.*', '*qwen.*', '*writer.*', '*twelvelabs.*', '*stability.*']
-            pass  # silently dropped, as the mapping declares
+        if _RE_1.match(model) is not None:  # models_except: ['*anthropic.*']
+            _w.warn_dropped("top_k is not supported by " + KEY + " for this model; dropped")
         else:
             _w.put_in(body, ("additionalModelRequestFields", "top_k"), value_top_k)
     # seed: silently dropped, as the mapping declares
@@ -1915,10 +1910,10 @@ def _request_to_wire(
         ):  # derive.unless_forced
             value_reasoning_budget = NOT_GIVEN
     if value_reasoning_budget is not NOT_GIVEN:
-        if (
-            _RE_1.match(model) is not None
-        ):  # models: ['*amazon.*', '*meta.*', '*mistral.*', '*cohere.*', '*ai21.*', '*deepseek.*', '*openai.*', '*qwen.*', '*writer.*', '*twelvelabs.*', '*stability.*']
-            pass  # silently dropped, as the mapping declares
+        if _RE_1.match(model) is not None:  # models_except: ['*anthropic.*']
+            _w.warn_dropped(
+                "reasoning_budget is not supported by " + KEY + " for this model; dropped"
+            )
         else:
             container = _w.container_in(body, ("additionalModelRequestFields", "thinking"))
             container.setdefault("type", "enabled")  # `with`: written beside it

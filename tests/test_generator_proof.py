@@ -617,3 +617,26 @@ def test_a_cache_point_after_nothing_is_refused_where_nothing_is_carried(tmp_pat
     with pytest.raises(Exception) as info:
         conv.request_from_wire(body)
     assert "messages[0].content[0]" in str(info.value) and "a cache point must follow" in str(info.value)
+
+
+ONLY_FOR_SOME = """
+extends: tiny_base
+meta: {id: only_for_some}
+request:
+  options:
+    top_k:
+      wire: top_k
+      unsupported: null
+      scoped:
+        - {models_except: ["claude-*", "*.anthropic.*"], unsupported: drop}
+"""
+
+
+@pytest.mark.parametrize(("model", "sent"), [("claude-3", True), ("us.anthropic.claude", True), ("gpt-4o", False), ("anthropic", False)])
+def test_a_scoped_rule_can_be_for_every_model_but_some(tmp_path: Path, model: str, sent: bool) -> None:
+    """`models_except`: a field only some models take (Bedrock's additionalModelRequestFields.top_k
+    is Claude's) is sent to them and dropped for every other model, named or not."""
+    conv, files = build(tmp_path, "only_for_some", ONLY_FOR_SOME)
+    wire = conv.request_to_wire({"model": model, "messages": USER, "config": {"top_k": 5}})
+    assert ("top_k" in wire) is sent
+    assert "dropped for models other than `claude-*`, `*.anthropic.*`" in files["COMPATIBILITY.md"]

@@ -206,7 +206,7 @@ def _option(name: str) -> Callable[[FormatIR], str]:
             notes.append("also reads " + ", ".join(_code(r) for r in opt.read_also))
         for rule in opt.model_rules:
             action = f"sent as {_code(rule.wire)}" if rule.wire is not None else _ACTIONS.get(rule.action, rule.action)
-            notes.append(f"{action} for " + ", ".join(_code(p) for p in rule.patterns))
+            notes.append(f"{action} for " + ("models other than " if rule.excepted else "") + ", ".join(_code(p) for p in rule.patterns))
         if opt.negate:
             notes.append("negated")
         if opt.with_keys:

@@ -906,7 +906,7 @@ def emit_options_to_wire(
         wire_value = f"not {value}" if opt.negate else f"dict({value})" if opt.name in OBJECT_OPTIONS else value
         for rule in opt.model_rules:
             var = em.regex(rule.regex)
-            out.add(f"if {var}.match(model) is not None:  # models: {lit(rule.patterns)}")
+            out.add(f"if {var}.match(model) is not None:  # models{'_except' if rule.excepted else ''}: {lit(rule.patterns)}")
             out.indent()
             if rule.wire is not None:
                 out.add(assign(ir, rule.wire, wire_value) + "  # scoped: another wire name for these models")

@@ -63,6 +63,7 @@ class ModelRule:
     action: str  # drop | warn | reject | rename (to `wire`)
     patterns: list[str]
     wire: str | None = None  # rename: the wire name for these models
+    excepted: bool = False  # `models_except`: the rule is for every model but `patterns`
 
 
 @dataclass
@@ -810,7 +811,9 @@ class Builder:
                 raise self.err(pointer, "`wire:` and `unsupported:` exclude each other; scope the rule with `scoped:`")
             if opt.merge and name != "stop_sequences":
                 raise self.err(pointer + "/merge", "only list-shaped options (stop_sequences) merge")
-            for rule in spec.get("scoped", []):
+            for k, rule in enumerate(spec.get("scoped", [])):
+                if "models" in rule and "models_except" in rule:
+                    raise self.err(f"{pointer}/scoped/{k}", "a scoped rule names `models` (the rule is for them) or `models_except` (for every other model), not both")
                 since = rule.get("api_version_from")
                 if since is not None and (api_version is None or api_version < since):
                     continue  # decided now: this mapping's API version predates the rule
@@ -822,7 +825,7 @@ class Builder:
                         raise self.err(pointer + "/scoped", "a scoped `wire:` rename is for a plain option (no `with`, no `negate`)")
                     if renamed not in opt.read_also:
                         opt.read_also.append(renamed)  # what is written under it is read back from it
-                if "models" not in rule:
+                if "models" not in rule and "models_except" not in rule:
                     # Applies to every model: the option cannot be sent (or goes out under
                     # another name) under this API version.
                     if renamed is not None:
@@ -832,8 +835,11 @@ class Builder:
                         opt.unsupported = rule["unsupported"]
                     opt.model_rules = []
                     break
-                regex = "|".join(fnmatch.translate(p) for p in rule["models"])
-                opt.model_rules.append(ModelRule(regex, "rename" if renamed is not None else rule["unsupported"], list(rule["models"]), renamed))
+                patterns = list(rule.get("models") or rule["models_except"])
+                regex = "|".join(fnmatch.translate(p) for p in patterns)
+                if "models_except" in rule:  # every model that none of the patterns matches
+                    regex = f"(?!{regex})(?s:.*)"
+                opt.model_rules.append(ModelRule(regex, "rename" if renamed is not None else rule["unsupported"], patterns, renamed, "models_except" in rule))
             options.append(opt)
 
         value_maps: dict[str, ValueMapIR] = {}

@@ -104,6 +104,9 @@ _scoped_rule = {
         _obj(
             {
                 "models": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+                # the rule is for every model but these (a field only some models take: Bedrock's
+                # additionalModelRequestFields.top_k is Claude's)
+                "models_except": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
                 "api_version_from": {"type": "string", "minLength": 1},
                 "unsupported": UNSUPPORTED,
                 # the option goes out under another wire name (OpenAI reasoning models:
