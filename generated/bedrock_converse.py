@@ -1115,16 +1115,12 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         source = block.source
         if type(source) is UrlSource:
             if source.url[:3].lower() == "s3:":
-                if not (block.media_type is not NOT_GIVEN):
-                    return None
-                return {
-                    "image": {
-                        "format": _vm_image_format(
-                            cast(str, block.media_type), path + ".media_type"
-                        ),
-                        "source": {"s3Location": {"uri": source.url}},
-                    }
-                }
+                wire_2: dict[str, Any] = {"source": {"s3Location": {"uri": source.url}}}
+                if block.media_type is not NOT_GIVEN:
+                    wire_2["format"] = _vm_image_format(
+                        cast(str, block.media_type), path + ".media_type"
+                    )
+                return {"image": wire_2}
             raise UnsupportedContentBlockError(
                 "image.url content with this URL scheme is not supported by "
                 + KEY
@@ -1143,16 +1139,12 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         source = block.source
         if type(source) is UrlSource:
             if source.url[:3].lower() == "s3:":
-                if not (block.media_type is not NOT_GIVEN):
-                    return None
-                return {
-                    "audio": {
-                        "format": _vm_audio_format(
-                            cast(str, block.media_type), path + ".media_type"
-                        ),
-                        "source": {"s3Location": {"uri": source.url}},
-                    }
-                }
+                wire_3: dict[str, Any] = {"source": {"s3Location": {"uri": source.url}}}
+                if block.media_type is not NOT_GIVEN:
+                    wire_3["format"] = _vm_audio_format(
+                        cast(str, block.media_type), path + ".media_type"
+                    )
+                return {"audio": wire_3}
             raise UnsupportedContentBlockError(
                 "audio.url content with this URL scheme is not supported by "
                 + KEY
@@ -1171,17 +1163,15 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         source = block.source
         if type(source) is UrlSource:
             if source.url[:3].lower() == "s3:":
-                if not (block.media_type is not NOT_GIVEN):
-                    return None
-                return {
-                    "document": {
-                        "format": _vm_document_format(
-                            cast(str, block.media_type), path + ".media_type"
-                        ),
-                        "name": (block.filename if block.filename is not NOT_GIVEN else "document"),
-                        "source": {"s3Location": {"uri": source.url}},
-                    }
+                wire_4: dict[str, Any] = {
+                    "name": (block.filename if block.filename is not NOT_GIVEN else "document"),
+                    "source": {"s3Location": {"uri": source.url}},
                 }
+                if block.media_type is not NOT_GIVEN:
+                    wire_4["format"] = _vm_document_format(
+                        cast(str, block.media_type), path + ".media_type"
+                    )
+                return {"document": wire_4}
             raise UnsupportedContentBlockError(
                 "file.url content with this URL scheme is not supported by "
                 + KEY
@@ -1298,19 +1288,22 @@ def _read_part_image_url_at_s3(part: dict[str, Any], path: str) -> Block:
     obj_1 = part.get("image")
     if type(obj_1) is not dict:
         obj_1 = _w.member_dict(part, "image", path)
-    media_type_2 = _vm_image_format_reverse(
-        _w.member_str(obj_1, "format", path + ".image"), path + ".image" + ".format"
+    wire_media_type_3 = _w.optional_str(obj_1, "format", path + ".image")
+    media_type_2 = (
+        _vm_image_format_reverse(wire_media_type_3, path + ".image" + ".format")
+        if isinstance(wire_media_type_3, str)
+        else NOT_GIVEN
     )
-    obj_3 = obj_1.get("source")
-    if type(obj_3) is not dict:
-        obj_3 = _w.member_dict(obj_1, "source", path + ".image")
-    obj_4 = obj_3.get("s3Location")
+    obj_4 = obj_1.get("source")
     if type(obj_4) is not dict:
-        obj_4 = _w.member_dict(obj_3, "s3Location", path + ".image" + ".source")
-    source_url_5 = obj_4.get("uri")
-    if type(source_url_5) is not str:
-        source_url_5 = _w.member_str(obj_4, "uri", path + ".image" + ".source" + ".s3Location")
-    return ImageBlock(source=UrlSource(url=source_url_5), media_type=media_type_2)
+        obj_4 = _w.member_dict(obj_1, "source", path + ".image")
+    obj_5 = obj_4.get("s3Location")
+    if type(obj_5) is not dict:
+        obj_5 = _w.member_dict(obj_4, "s3Location", path + ".image" + ".source")
+    source_url_6 = obj_5.get("uri")
+    if type(source_url_6) is not str:
+        source_url_6 = _w.member_str(obj_5, "uri", path + ".image" + ".source" + ".s3Location")
+    return ImageBlock(source=UrlSource(url=source_url_6), media_type=media_type_2)
 
 
 def _read_part_audio_url_at_s3(part: dict[str, Any], path: str) -> Block:
@@ -1318,19 +1311,22 @@ def _read_part_audio_url_at_s3(part: dict[str, Any], path: str) -> Block:
     obj_1 = part.get("audio")
     if type(obj_1) is not dict:
         obj_1 = _w.member_dict(part, "audio", path)
-    media_type_2 = _vm_audio_format_reverse(
-        _w.member_str(obj_1, "format", path + ".audio"), path + ".audio" + ".format"
+    wire_media_type_3 = _w.optional_str(obj_1, "format", path + ".audio")
+    media_type_2 = (
+        _vm_audio_format_reverse(wire_media_type_3, path + ".audio" + ".format")
+        if isinstance(wire_media_type_3, str)
+        else NOT_GIVEN
     )
-    obj_3 = obj_1.get("source")
-    if type(obj_3) is not dict:
-        obj_3 = _w.member_dict(obj_1, "source", path + ".audio")
-    obj_4 = obj_3.get("s3Location")
+    obj_4 = obj_1.get("source")
     if type(obj_4) is not dict:
-        obj_4 = _w.member_dict(obj_3, "s3Location", path + ".audio" + ".source")
-    source_url_5 = obj_4.get("uri")
-    if type(source_url_5) is not str:
-        source_url_5 = _w.member_str(obj_4, "uri", path + ".audio" + ".source" + ".s3Location")
-    return AudioBlock(source=UrlSource(url=source_url_5), media_type=media_type_2)
+        obj_4 = _w.member_dict(obj_1, "source", path + ".audio")
+    obj_5 = obj_4.get("s3Location")
+    if type(obj_5) is not dict:
+        obj_5 = _w.member_dict(obj_4, "s3Location", path + ".audio" + ".source")
+    source_url_6 = obj_5.get("uri")
+    if type(source_url_6) is not str:
+        source_url_6 = _w.member_str(obj_5, "uri", path + ".audio" + ".source" + ".s3Location")
+    return AudioBlock(source=UrlSource(url=source_url_6), media_type=media_type_2)
 
 
 def _read_part_file_url_at_s3(part: dict[str, Any], path: str) -> Block:
@@ -1338,21 +1334,24 @@ def _read_part_file_url_at_s3(part: dict[str, Any], path: str) -> Block:
     obj_1 = part.get("document")
     if type(obj_1) is not dict:
         obj_1 = _w.member_dict(part, "document", path)
-    media_type_2 = _vm_document_format_reverse(
-        _w.member_str(obj_1, "format", path + ".document"), path + ".document" + ".format"
+    wire_media_type_3 = _w.optional_str(obj_1, "format", path + ".document")
+    media_type_2 = (
+        _vm_document_format_reverse(wire_media_type_3, path + ".document" + ".format")
+        if isinstance(wire_media_type_3, str)
+        else NOT_GIVEN
     )
-    filename_3 = _w.optional_str(obj_1, "name", path + ".document")
-    obj_4 = obj_1.get("source")
-    if type(obj_4) is not dict:
-        obj_4 = _w.member_dict(obj_1, "source", path + ".document")
-    obj_5 = obj_4.get("s3Location")
+    filename_4 = _w.optional_str(obj_1, "name", path + ".document")
+    obj_5 = obj_1.get("source")
     if type(obj_5) is not dict:
-        obj_5 = _w.member_dict(obj_4, "s3Location", path + ".document" + ".source")
-    source_url_6 = obj_5.get("uri")
-    if type(source_url_6) is not str:
-        source_url_6 = _w.member_str(obj_5, "uri", path + ".document" + ".source" + ".s3Location")
+        obj_5 = _w.member_dict(obj_1, "source", path + ".document")
+    obj_6 = obj_5.get("s3Location")
+    if type(obj_6) is not dict:
+        obj_6 = _w.member_dict(obj_5, "s3Location", path + ".document" + ".source")
+    source_url_7 = obj_6.get("uri")
+    if type(source_url_7) is not str:
+        source_url_7 = _w.member_str(obj_6, "uri", path + ".document" + ".source" + ".s3Location")
     return FileBlock(
-        source=UrlSource(url=source_url_6), media_type=media_type_2, filename=filename_3
+        source=UrlSource(url=source_url_7), media_type=media_type_2, filename=filename_4
     )
 
 

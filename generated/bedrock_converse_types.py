@@ -29,7 +29,7 @@ class Source1(TypedDict, closed=True):
 
 
 class Audio1(TypedDict, closed=True):
-    format: str
+    format: NotRequired[str]
     source: Source1
 
 
@@ -65,7 +65,7 @@ class Source3(TypedDict, closed=True):
 
 
 class Document1(TypedDict, closed=True):
-    format: str
+    format: NotRequired[str]
     name: str
     source: Source3
 
@@ -92,7 +92,7 @@ class Source5(TypedDict, closed=True):
 
 
 class Image1(TypedDict, closed=True):
-    format: str
+    format: NotRequired[str]
     source: Source5
 
 

@@ -811,9 +811,9 @@ class Builder:
                 raise self.err(pointer, "`wire:` and `unsupported:` exclude each other; scope the rule with `scoped:`")
             if opt.merge and name != "stop_sequences":
                 raise self.err(pointer + "/merge", "only list-shaped options (stop_sequences) merge")
-            for k, rule in enumerate(spec.get("scoped", [])):
+            for r, rule in enumerate(spec.get("scoped", [])):
                 if "models" in rule and "models_except" in rule:
-                    raise self.err(f"{pointer}/scoped/{k}", "a scoped rule names `models` (the rule is for them) or `models_except` (for every other model), not both")
+                    raise self.err(f"{pointer}/scoped/{r}", "a scoped rule names `models` (the rule is for them) or `models_except` (for every other model), not both")
                 since = rule.get("api_version_from")
                 if since is not None and (api_version is None or api_version < since):
                     continue  # decided now: this mapping's API version predates the rule
