@@ -640,3 +640,49 @@ def test_a_scoped_rule_can_be_for_every_model_but_some(tmp_path: Path, model: st
     wire = conv.request_to_wire({"model": model, "messages": USER, "config": {"top_k": 5}})
     assert ("top_k" in wire) is sent
     assert "dropped for models other than `claude-*`, `*.anthropic.*`" in files["COMPATIBILITY.md"]
+
+
+EMIT_HEADERS = """
+extends: tiny_base
+meta: {id: emit_headers}
+errors:
+  type_header: x-error-type
+  rules:
+    - {type: auth, category: provider_authentication}
+    - {type: nf, category: provider_invalid_model}
+    - {type: bad, category: provider_invalid_request}
+    - {type: up, category: provider_invalid_response}
+    - {type: nl, category: provider_model_not_loaded}
+    - {type: rl, category: provider_rate_limit}
+    - {type: down, category: provider_unavailable}
+    - {status: "*", category: provider_invalid_request}
+  emit:
+    body: {error: {message: "{message}"}}
+    headers: {x-error-type: "{type}", x-error-code: "{code?}", x-served-by: tiny}
+    categories:
+      provider_authentication: {status: 401, type: auth}
+      provider_invalid_model: {status: 404, type: nf}
+      provider_invalid_request: {status: 400, type: bad, code: invalid}
+      provider_invalid_response: {status: 502, type: up}
+      provider_model_not_loaded: {status: 503, type: nl}
+      provider_rate_limit: {status: 429, type: rl}
+      provider_unsupported_content_block: {status: 400, type: bad}
+      structured_output_invalid: {status: 502, type: up}
+      provider_unavailable: {status: 503, type: down}
+lossy_rows:
+  /errors/emit/categories/provider_unsupported_content_block: "written as bad, read as an invalid request"
+  /errors/emit/categories/structured_output_invalid: "written as up, read as an invalid response"
+"""
+
+
+def test_an_error_is_answered_with_its_type_in_a_header(tmp_path: Path) -> None:
+    """`errors.emit.headers`: AWS names the error shape in x-amzn-ErrorType, beside a {message} body."""
+    from wiremap.runtime.errors import InvalidRequestError, RateLimitError
+
+    conv, _ = build(tmp_path, "emit_headers", EMIT_HEADERS)
+    status, body, headers = conv.error_to_wire(RateLimitError("slow down", retry_after=2))
+    assert (status, body) == (429, {"error": {"message": "slow down"}})
+    assert headers["x-error-type"] == "rl" and headers["x-served-by"] == "tiny" and "x-error-code" not in headers
+    assert headers["retry-after"] == "2"
+    assert conv.error_to_wire(InvalidRequestError("bad"))[2]["x-error-code"] == "invalid"
+    assert conv.error_from_wire(status, body, headers).category == "provider_rate_limit"
