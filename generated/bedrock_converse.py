@@ -323,12 +323,13 @@ API_VERSION: Final = "2023-09-30"
 DOC_REF: Final = "https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html"
 ENDPOINT: Final = {"method": "POST", "path": "/model/{modelId}/converse"}
 TRANSPORT: Final = {
-    "base_url": "https://bedrock-runtime.us-east-1.amazonaws.com",
+    "base_url": "https://bedrock-runtime.{AWS_REGION}.amazonaws.com",
     "endpoint": {"method": "POST", "path": "/model/{modelId}/converse"},
     "auth": {"scheme": "bearer"},
     "headers": {},
     "api_key_env": "AWS_BEARER_TOKEN_BEDROCK",
     "ready": None,
+    "base_url_vars": {"AWS_REGION": "us-east-1"},
     "count_tokens": {
         "method": "POST",
         "path": "/model/{modelId}/count-tokens",

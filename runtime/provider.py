@@ -130,7 +130,23 @@ from .tracing import ChatSpan, wiremap_version
 if TYPE_CHECKING:  # httpx is imported on first use: `import wiremap` stays light
     import httpx
 
-__all__ = ["Provider"]
+__all__ = ["Provider", "table_base_url"]
+
+
+def table_base_url(transport: Mapping[str, Any]) -> str | None:
+    """A transport table's base URL, each `{NAME}` filled from that environment variable when it
+    is set, else from its default (mapping `transport.base_url_vars`: Bedrock's region)."""
+    base = transport.get("base_url")
+    names = transport.get("base_url_vars") or {}
+    if not isinstance(base, str) or not names:
+        return base if isinstance(base, str) else None
+    values = {}
+    for name, default in names.items():
+        value = os.environ.get(name) or default
+        if not re.fullmatch(r"[A-Za-z0-9-]+", value):  # it becomes part of the host name
+            raise ValueError(f"environment variable {name} must be letters, digits and '-' (it goes into the base URL), got {value!r}")
+        values[name] = value
+    return re.sub(r"\{([^{}]*)\}", lambda m: values[m.group(1)], base)
 
 DEFAULT_TIMEOUT: Final = 600.0  # like the official SDKs: long non-streamed generations take minutes
 DEFAULT_MAX_CONNECTIONS: Final = 1000
@@ -337,7 +353,7 @@ class Provider:
         endpoint = transport.get("endpoint") or fmt.endpoint
         if not endpoint or not endpoint.get("path"):
             raise ValueError(f"format {fmt.key!r} declares no endpoint (mapping `transport:`)")
-        base = base_url if base_url is not None else transport.get("base_url")
+        base = base_url if base_url is not None else table_base_url(transport)
         if not isinstance(base, str) or not base:
             raise ValueError(f"format {fmt.key!r} declares no base_url; pass base_url=")
         split = urllib.parse.urlsplit(base)

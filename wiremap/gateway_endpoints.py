@@ -34,6 +34,7 @@ import urllib.parse
 from collections.abc import AsyncIterator, Collection, Mapping
 from typing import Any
 
+from wiremap.runtime.provider import table_base_url
 from wiremap.runtime.errors import (
     InvalidModelError,
     InvalidRequestError,
@@ -157,7 +158,7 @@ def _stream_path(fmt: Format) -> str | None:
 def _upstream_url(gateway: Any, path: str, model: str | None, query: list[tuple[str, str]] | None = None, lane: Any = None) -> str:
     cfg = lane or gateway.config  # lane: one upstream of a config file's routes
     transport = cfg.upstream.transport or {}
-    base = str(cfg.upstream_url or transport.get("base_url") or "").rstrip("/")
+    base = str(cfg.upstream_url or table_base_url(transport) or "").rstrip("/")
     if model is not None:
         path = path.replace("{model}", urllib.parse.quote(model, safe=""))
     url = base + path

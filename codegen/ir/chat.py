@@ -629,6 +629,17 @@ class Builder:
                     f"{{{name}}}: a path placeholder names a top-level request field the transport moves into the URL; "
                     f"expected {{{model_field}}} (request.model)",
                 )
+        names = re.findall(r"\{([^{}]*)\}", t["base_url"])
+        declared = dict(t.get("base_url_vars") or {})
+        for name in names:
+            if name not in declared:
+                raise self.err("/transport/base_url", f"{{{name}}}: a base_url placeholder is an environment variable named in base_url_vars, with its default; add `base_url_vars: {{{name}: ...}}`")
+        for name in declared:
+            if name not in names:
+                raise self.err(f"/transport/base_url_vars/{name}", f"{name} is not a placeholder of base_url; remove it or place {{{name}}}")
+        filled = re.sub(r"\{([^{}]*)\}", lambda m: declared[m.group(1)], t["base_url"])
+        if not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:[0-9]+)?(/[^\s{}]*)?", filled):
+            raise self.err("/transport/base_url", f"{filled!r} (the defaults filled in) is not an http(s) URL with a plain host")
         out: dict[str, Any] = {
             "base_url": t["base_url"],
             "endpoint": dict(t["endpoint"]),
@@ -637,6 +648,8 @@ class Builder:
             "api_key_env": t.get("api_key_env"),
             "ready": dict(t["ready"]) if "ready" in t else None,
         }
+        if declared:  # transport.base_url_vars: filled at call time (runtime/provider.py table_base_url)
+            out["base_url_vars"] = declared
         # the gateway's rows, present only where the mapping has them
         if "models" in t:
             out["models"] = self.models_row(t["models"])

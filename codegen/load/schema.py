@@ -565,6 +565,14 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
         "transport": _obj(
             {
                 "base_url": {"type": "string", "pattern": "^https?://"},
+                # `{NAME}` placeholders of base_url, each filled from that environment variable
+                # when set, else from the default here (Bedrock: a region in the host name)
+                "base_url_vars": {
+                    "type": "object",
+                    "minProperties": 1,
+                    "propertyNames": {"pattern": "^[A-Z][A-Z0-9_]*$"},
+                    "additionalProperties": {"type": "string", "pattern": "^[A-Za-z0-9-]+$"},
+                },
                 "endpoint": _obj(
                     {"method": {"enum": ["GET", "POST"]}, "path": {"type": "string", "pattern": "^/"}},
                     required=["method", "path"],
