@@ -131,6 +131,7 @@ WIRE_KEYS: Final = frozenset(
         "body",
         "budget_tokens",
         "bytes",
+        "cachePoint",
         "cacheReadInputTokens",
         "cacheWriteInputTokens",
         "carry",
@@ -157,6 +158,7 @@ WIRE_KEYS: Final = frozenset(
         "error",
         "event",
         "field",
+        "file",
         "file.inline",
         "file.url",
         "file.url@s3",
@@ -167,6 +169,7 @@ WIRE_KEYS: Final = frozenset(
         "gif",
         "group_into_user_message",
         "guardrailConfig",
+        "headers",
         "hoist",
         "html",
         "image",
@@ -174,6 +177,7 @@ WIRE_KEYS: Final = frozenset(
         "image.url",
         "image.url@s3",
         "inferenceConfig",
+        "inline",
         "input",
         "inputSchema",
         "inputTokens",
@@ -207,10 +211,12 @@ WIRE_KEYS: Final = frozenset(
         "native",
         "none",
         "ogg",
+        "omit_tools",
         "opus",
         "output",
         "outputConfig",
         "outputTokens",
+        "pass",
         "pdf",
         "performanceConfig",
         "png",
@@ -236,6 +242,7 @@ WIRE_KEYS: Final = frozenset(
         "reject",
         "requestMetadata",
         "required",
+        "requires",
         "role",
         "s3Location",
         "same_call",
@@ -253,6 +260,7 @@ WIRE_KEYS: Final = frozenset(
         "strip_foreign",
         "structure",
         "structured_output_invalid",
+        "success",
         "system",
         "temperature",
         "text",
@@ -277,16 +285,20 @@ WIRE_KEYS: Final = frozenset(
         "topP",
         "top_k",
         "totalTokens",
+        "ttl",
         "txt",
         "type",
         "uri",
+        "url",
         "usage",
         "user",
         "validationException",
         "verbatim",
+        "warn",
         "wav",
         "webm",
         "webp",
+        "x-amzn-ErrorType",
         "xls",
         "xlsx",
         "zero",
@@ -311,12 +323,13 @@ API_VERSION: Final = "2023-09-30"
 DOC_REF: Final = "https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html"
 ENDPOINT: Final = {"method": "POST", "path": "/model/{modelId}/converse"}
 TRANSPORT: Final = {
-    "base_url": "https://bedrock-runtime.us-east-1.amazonaws.com",
+    "base_url": "https://bedrock-runtime.{AWS_REGION}.amazonaws.com",
     "endpoint": {"method": "POST", "path": "/model/{modelId}/converse"},
     "auth": {"scheme": "bearer"},
     "headers": {},
     "api_key_env": "AWS_BEARER_TOKEN_BEDROCK",
     "ready": None,
+    "base_url_vars": {"AWS_REGION": "us-east-1"},
     "count_tokens": {
         "method": "POST",
         "path": "/model/{modelId}/count-tokens",
@@ -441,28 +454,6 @@ def _stream_emit_0(values: Mapping[str, Any]) -> tuple[Any, Any]:
 
 
 def _stream_emit_1(values: Mapping[str, Any]) -> tuple[Any, Any]:
-    """The stream emit row /stream/emit/blocks/start/text: its (event, data) from the values of the event being written."""
-    v_block = values.get("block", _MISSING)
-    if type(v_block) is _Lazy:
-        v_block = v_block.fn()
-    o_1 = {"contentBlockIndex": v_block, "delta": {"text": ""}}
-    if v_block is _MISSING:
-        del o_1["contentBlockIndex"]
-    return "contentBlockDelta", o_1
-
-
-def _stream_emit_2(values: Mapping[str, Any]) -> tuple[Any, Any]:
-    """The stream emit row /stream/emit/blocks/start/reasoning: its (event, data) from the values of the event being written."""
-    v_block = values.get("block", _MISSING)
-    if type(v_block) is _Lazy:
-        v_block = v_block.fn()
-    o_1 = {"contentBlockIndex": v_block, "delta": {"reasoningContent": {"text": ""}}}
-    if v_block is _MISSING:
-        del o_1["contentBlockIndex"]
-    return "contentBlockDelta", o_1
-
-
-def _stream_emit_3(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/blocks/start/redacted_reasoning: its (event, data) from the values of the event being written."""
     v_block = values.get("block", _MISSING)
     if type(v_block) is _Lazy:
@@ -479,7 +470,7 @@ def _stream_emit_3(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return "contentBlockDelta", o_2
 
 
-def _stream_emit_4(values: Mapping[str, Any]) -> tuple[Any, Any]:
+def _stream_emit_2(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/blocks/start/tool_call: its (event, data) from the values of the event being written."""
     v_block = values.get("block", _MISSING)
     if type(v_block) is _Lazy:
@@ -501,7 +492,7 @@ def _stream_emit_4(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return "contentBlockStart", o_2
 
 
-def _stream_emit_5(values: Mapping[str, Any]) -> tuple[Any, Any]:
+def _stream_emit_3(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/blocks/stop: its (event, data) from the values of the event being written."""
     v_block = values.get("block", _MISSING)
     if type(v_block) is _Lazy:
@@ -512,7 +503,7 @@ def _stream_emit_5(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return "contentBlockStop", o_1
 
 
-def _stream_emit_6(values: Mapping[str, Any]) -> tuple[Any, Any]:
+def _stream_emit_4(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/text_delta/0: its (event, data) from the values of the event being written."""
     v_block = values.get("block", _MISSING)
     if type(v_block) is _Lazy:
@@ -529,7 +520,7 @@ def _stream_emit_6(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return "contentBlockDelta", o_2
 
 
-def _stream_emit_7(values: Mapping[str, Any]) -> tuple[Any, Any]:
+def _stream_emit_5(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/reasoning_delta/0: its (event, data) from the values of the event being written."""
     v_block = values.get("block", _MISSING)
     if type(v_block) is _Lazy:
@@ -546,7 +537,7 @@ def _stream_emit_7(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return "contentBlockDelta", o_2
 
 
-def _stream_emit_8(values: Mapping[str, Any]) -> tuple[Any, Any]:
+def _stream_emit_6(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/reasoning_signature/0: its (event, data) from the values of the event being written."""
     v_block = values.get("block", _MISSING)
     if type(v_block) is _Lazy:
@@ -563,7 +554,7 @@ def _stream_emit_8(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return "contentBlockDelta", o_2
 
 
-def _stream_emit_9(values: Mapping[str, Any]) -> tuple[Any, Any]:
+def _stream_emit_7(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/tool_call_delta/0: its (event, data) from the values of the event being written."""
     v_block = values.get("block", _MISSING)
     if type(v_block) is _Lazy:
@@ -580,7 +571,7 @@ def _stream_emit_9(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return "contentBlockDelta", o_2
 
 
-def _stream_emit_10(values: Mapping[str, Any]) -> tuple[Any, Any]:
+def _stream_emit_8(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/finish/0: its (event, data) from the values of the event being written."""
     v_finish_reason = values.get("finish_reason", _MISSING)
     if type(v_finish_reason) is _Lazy:
@@ -591,7 +582,7 @@ def _stream_emit_10(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return "messageStop", o_1
 
 
-def _stream_emit_11(values: Mapping[str, Any]) -> tuple[Any, Any]:
+def _stream_emit_9(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/usage/0: its (event, data) from the values of the event being written."""
     v_usage = values.get("usage", _MISSING)
     if type(v_usage) is _Lazy:
@@ -602,7 +593,7 @@ def _stream_emit_11(values: Mapping[str, Any]) -> tuple[Any, Any]:
     return "metadata", o_1
 
 
-def _stream_emit_12(values: Mapping[str, Any]) -> tuple[Any, Any]:
+def _stream_emit_10(values: Mapping[str, Any]) -> tuple[Any, Any]:
     """The stream emit row /stream/emit/error/0: its (event, data) from the values of the event being written."""
     v_error = values.get("error", _MISSING)
     if type(v_error) is _Lazy:
@@ -611,7 +602,10 @@ def _stream_emit_12(values: Mapping[str, Any]) -> tuple[Any, Any]:
     o_2 = {"message": r_1}
     if r_1 is _MISSING:
         del o_2["message"]
-    r_3 = v_error.get("__type", _MISSING) if isinstance(v_error, dict) else _MISSING
+    v_type = values.get("type", _MISSING)
+    if type(v_type) is _Lazy:
+        v_type = v_type.fn()
+    r_3 = _vm_stream_exception(v_type, "type") if type(v_type) is str else v_type
     return r_3, o_2
 
 
@@ -722,28 +716,28 @@ STREAM: Final[dict[str, Any] | None] = {
         "message_start": [_stream_emit_0],
         "blocks": {
             "start": {
-                "text": [_stream_emit_1],
-                "reasoning": [_stream_emit_2],
-                "redacted_reasoning": [_stream_emit_3],
-                "tool_call": [_stream_emit_4],
+                "text": [],
+                "reasoning": [],
+                "redacted_reasoning": [_stream_emit_1],
+                "tool_call": [_stream_emit_2],
             },
             "stop": {
-                "text": [_stream_emit_5],
-                "reasoning": [_stream_emit_5],
-                "redacted_reasoning": [_stream_emit_5],
-                "tool_call": [_stream_emit_5],
+                "text": [_stream_emit_3],
+                "reasoning": [_stream_emit_3],
+                "redacted_reasoning": [_stream_emit_3],
+                "tool_call": [_stream_emit_3],
             },
         },
-        "text_delta": [_stream_emit_6],
+        "text_delta": [_stream_emit_4],
         "text_signature": [],
-        "reasoning_delta": [_stream_emit_7],
-        "reasoning_signature": [_stream_emit_8],
+        "reasoning_delta": [_stream_emit_5],
+        "reasoning_signature": [_stream_emit_6],
         "redacted_reasoning": [],
         "tool_call_start": [],
-        "tool_call_delta": [_stream_emit_9],
-        "finish": [_stream_emit_10],
-        "usage": [_stream_emit_11],
-        "error": [_stream_emit_12],
+        "tool_call_delta": [_stream_emit_7],
+        "finish": [_stream_emit_8],
+        "usage": [_stream_emit_9],
+        "error": [_stream_emit_10],
         "end": [],
     },
     "finish": {
@@ -875,11 +869,75 @@ TOOL_NAME_RULE: Final = {
     "max_length": 64,
 }  # request.tools.name: the API's tool-name rule (wiremap.tools fits names to it)
 
-_RE_1: Final = _w.lazy_pattern(
-    globals(),
-    "_RE_1",
-    "(?s)(?s:(?>.*?amazon\\.).*)\\Z|(?s:(?>.*?meta\\.).*)\\Z|(?s:(?>.*?mistral\\.).*)\\Z|(?s:(?>.*?cohere\\.).*)\\Z|(?s:(?>.*?ai21\\.).*)\\Z|(?s:(?>.*?deepseek\\.).*)\\Z|(?s:(?>.*?openai\\.).*)\\Z|(?s:(?>.*?qwen\\.).*)\\Z|(?s:(?>.*?writer\\.).*)\\Z|(?s:(?>.*?twelvelabs\\.).*)\\Z|(?s:(?>.*?stability\\.).*)\\Z",
-)
+_RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)(?!(?s:(?>.*?anthropic\\.).*)\\Z)(?s:.*)")
+
+
+def _vm_stream_exception(value: str, path: str) -> str:
+    """Value map `stream_exception`: canonical -> wire."""
+    if value == "ThrottlingException":
+        return "throttlingException"
+    if value == "ValidationException":
+        return "validationException"
+    if value == "ServiceUnavailableException":
+        return "serviceUnavailableException"
+    if value == "InternalServerException":
+        return "internalServerException"
+    if value == "ModelStreamErrorException":
+        return "modelStreamErrorException"
+    return value
+
+
+def _vm_stream_exception_reverse(value: str, path: str) -> str:
+    """Value map `stream_exception`: wire -> canonical."""
+    if value == "throttlingException":
+        return "ThrottlingException"
+    if value == "validationException":
+        return "ValidationException"
+    if value == "serviceUnavailableException":
+        return "ServiceUnavailableException"
+    if value == "internalServerException":
+        return "InternalServerException"
+    if value == "modelStreamErrorException":
+        return "ModelStreamErrorException"
+    return value
+
+
+def _vm_cache_type(value: str, path: str) -> str:
+    """Value map `cache_type`: canonical -> wire."""
+    if value == "ephemeral":
+        return "default"
+    raise UnsupportedContentBlockError(
+        repr(value) + " is not supported by " + KEY + "; expected one of: ephemeral", path=path
+    )
+
+
+def _vm_cache_type_reverse(value: str, path: str) -> str:
+    """Value map `cache_type`: wire -> canonical."""
+    if value == "default":
+        return "ephemeral"
+    raise _w.WireShapeError(path, repr(value) + " is not a known value; expected one of: default")
+
+
+def _vm_result_status(value: bool, path: str) -> str:
+    """Value map `result_status`: canonical -> wire."""
+    if value is True:
+        return "error"
+    if value is False:
+        return "success"
+    raise UnsupportedContentBlockError(
+        repr(value) + " is not supported by " + KEY + "; expected one of: true, false", path=path
+    )
+
+
+def _vm_result_status_reverse(value: str, path: str) -> bool:
+    """Value map `result_status`: wire -> canonical."""
+    if value == "error":
+        return True
+    if value == "success":
+        return False
+    raise _w.WireShapeError(
+        path, repr(value) + " is not a known value; expected one of: error, success"
+    )
 
 
 def _vm_image_format(value: str, path: str) -> str:
@@ -1058,16 +1116,12 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         source = block.source
         if type(source) is UrlSource:
             if source.url[:3].lower() == "s3:":
-                if not (block.media_type is not NOT_GIVEN):
-                    return None
-                return {
-                    "image": {
-                        "format": _vm_image_format(
-                            cast(str, block.media_type), path + ".media_type"
-                        ),
-                        "source": {"s3Location": {"uri": source.url}},
-                    }
-                }
+                wire_2: dict[str, Any] = {"source": {"s3Location": {"uri": source.url}}}
+                if block.media_type is not NOT_GIVEN:
+                    wire_2["format"] = _vm_image_format(
+                        cast(str, block.media_type), path + ".media_type"
+                    )
+                return {"image": wire_2}
             raise UnsupportedContentBlockError(
                 "image.url content with this URL scheme is not supported by "
                 + KEY
@@ -1086,16 +1140,12 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         source = block.source
         if type(source) is UrlSource:
             if source.url[:3].lower() == "s3:":
-                if not (block.media_type is not NOT_GIVEN):
-                    return None
-                return {
-                    "audio": {
-                        "format": _vm_audio_format(
-                            cast(str, block.media_type), path + ".media_type"
-                        ),
-                        "source": {"s3Location": {"uri": source.url}},
-                    }
-                }
+                wire_3: dict[str, Any] = {"source": {"s3Location": {"uri": source.url}}}
+                if block.media_type is not NOT_GIVEN:
+                    wire_3["format"] = _vm_audio_format(
+                        cast(str, block.media_type), path + ".media_type"
+                    )
+                return {"audio": wire_3}
             raise UnsupportedContentBlockError(
                 "audio.url content with this URL scheme is not supported by "
                 + KEY
@@ -1114,17 +1164,15 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
         source = block.source
         if type(source) is UrlSource:
             if source.url[:3].lower() == "s3:":
-                if not (block.media_type is not NOT_GIVEN):
-                    return None
-                return {
-                    "document": {
-                        "format": _vm_document_format(
-                            cast(str, block.media_type), path + ".media_type"
-                        ),
-                        "name": (block.filename if block.filename is not NOT_GIVEN else "document"),
-                        "source": {"s3Location": {"uri": source.url}},
-                    }
+                wire_4: dict[str, Any] = {
+                    "name": (block.filename if block.filename is not NOT_GIVEN else "document"),
+                    "source": {"s3Location": {"uri": source.url}},
                 }
+                if block.media_type is not NOT_GIVEN:
+                    wire_4["format"] = _vm_document_format(
+                        cast(str, block.media_type), path + ".media_type"
+                    )
+                return {"document": wire_4}
             raise UnsupportedContentBlockError(
                 "file.url content with this URL scheme is not supported by "
                 + KEY
@@ -1241,19 +1289,22 @@ def _read_part_image_url_at_s3(part: dict[str, Any], path: str) -> Block:
     obj_1 = part.get("image")
     if type(obj_1) is not dict:
         obj_1 = _w.member_dict(part, "image", path)
-    media_type_2 = _vm_image_format_reverse(
-        _w.member_str(obj_1, "format", path + ".image"), path + ".image" + ".format"
+    wire_media_type_3 = _w.optional_str(obj_1, "format", path + ".image")
+    media_type_2 = (
+        _vm_image_format_reverse(wire_media_type_3, path + ".image" + ".format")
+        if isinstance(wire_media_type_3, str)
+        else NOT_GIVEN
     )
-    obj_3 = obj_1.get("source")
-    if type(obj_3) is not dict:
-        obj_3 = _w.member_dict(obj_1, "source", path + ".image")
-    obj_4 = obj_3.get("s3Location")
+    obj_4 = obj_1.get("source")
     if type(obj_4) is not dict:
-        obj_4 = _w.member_dict(obj_3, "s3Location", path + ".image" + ".source")
-    source_url_5 = obj_4.get("uri")
-    if type(source_url_5) is not str:
-        source_url_5 = _w.member_str(obj_4, "uri", path + ".image" + ".source" + ".s3Location")
-    return ImageBlock(source=UrlSource(url=source_url_5), media_type=media_type_2)
+        obj_4 = _w.member_dict(obj_1, "source", path + ".image")
+    obj_5 = obj_4.get("s3Location")
+    if type(obj_5) is not dict:
+        obj_5 = _w.member_dict(obj_4, "s3Location", path + ".image" + ".source")
+    source_url_6 = obj_5.get("uri")
+    if type(source_url_6) is not str:
+        source_url_6 = _w.member_str(obj_5, "uri", path + ".image" + ".source" + ".s3Location")
+    return ImageBlock(source=UrlSource(url=source_url_6), media_type=media_type_2)
 
 
 def _read_part_audio_url_at_s3(part: dict[str, Any], path: str) -> Block:
@@ -1261,19 +1312,22 @@ def _read_part_audio_url_at_s3(part: dict[str, Any], path: str) -> Block:
     obj_1 = part.get("audio")
     if type(obj_1) is not dict:
         obj_1 = _w.member_dict(part, "audio", path)
-    media_type_2 = _vm_audio_format_reverse(
-        _w.member_str(obj_1, "format", path + ".audio"), path + ".audio" + ".format"
+    wire_media_type_3 = _w.optional_str(obj_1, "format", path + ".audio")
+    media_type_2 = (
+        _vm_audio_format_reverse(wire_media_type_3, path + ".audio" + ".format")
+        if isinstance(wire_media_type_3, str)
+        else NOT_GIVEN
     )
-    obj_3 = obj_1.get("source")
-    if type(obj_3) is not dict:
-        obj_3 = _w.member_dict(obj_1, "source", path + ".audio")
-    obj_4 = obj_3.get("s3Location")
+    obj_4 = obj_1.get("source")
     if type(obj_4) is not dict:
-        obj_4 = _w.member_dict(obj_3, "s3Location", path + ".audio" + ".source")
-    source_url_5 = obj_4.get("uri")
-    if type(source_url_5) is not str:
-        source_url_5 = _w.member_str(obj_4, "uri", path + ".audio" + ".source" + ".s3Location")
-    return AudioBlock(source=UrlSource(url=source_url_5), media_type=media_type_2)
+        obj_4 = _w.member_dict(obj_1, "source", path + ".audio")
+    obj_5 = obj_4.get("s3Location")
+    if type(obj_5) is not dict:
+        obj_5 = _w.member_dict(obj_4, "s3Location", path + ".audio" + ".source")
+    source_url_6 = obj_5.get("uri")
+    if type(source_url_6) is not str:
+        source_url_6 = _w.member_str(obj_5, "uri", path + ".audio" + ".source" + ".s3Location")
+    return AudioBlock(source=UrlSource(url=source_url_6), media_type=media_type_2)
 
 
 def _read_part_file_url_at_s3(part: dict[str, Any], path: str) -> Block:
@@ -1281,21 +1335,24 @@ def _read_part_file_url_at_s3(part: dict[str, Any], path: str) -> Block:
     obj_1 = part.get("document")
     if type(obj_1) is not dict:
         obj_1 = _w.member_dict(part, "document", path)
-    media_type_2 = _vm_document_format_reverse(
-        _w.member_str(obj_1, "format", path + ".document"), path + ".document" + ".format"
+    wire_media_type_3 = _w.optional_str(obj_1, "format", path + ".document")
+    media_type_2 = (
+        _vm_document_format_reverse(wire_media_type_3, path + ".document" + ".format")
+        if isinstance(wire_media_type_3, str)
+        else NOT_GIVEN
     )
-    filename_3 = _w.optional_str(obj_1, "name", path + ".document")
-    obj_4 = obj_1.get("source")
-    if type(obj_4) is not dict:
-        obj_4 = _w.member_dict(obj_1, "source", path + ".document")
-    obj_5 = obj_4.get("s3Location")
+    filename_4 = _w.optional_str(obj_1, "name", path + ".document")
+    obj_5 = obj_1.get("source")
     if type(obj_5) is not dict:
-        obj_5 = _w.member_dict(obj_4, "s3Location", path + ".document" + ".source")
-    source_url_6 = obj_5.get("uri")
-    if type(source_url_6) is not str:
-        source_url_6 = _w.member_str(obj_5, "uri", path + ".document" + ".source" + ".s3Location")
+        obj_5 = _w.member_dict(obj_1, "source", path + ".document")
+    obj_6 = obj_5.get("s3Location")
+    if type(obj_6) is not dict:
+        obj_6 = _w.member_dict(obj_5, "s3Location", path + ".document" + ".source")
+    source_url_7 = obj_6.get("uri")
+    if type(source_url_7) is not str:
+        source_url_7 = _w.member_str(obj_6, "uri", path + ".document" + ".source" + ".s3Location")
     return FileBlock(
-        source=UrlSource(url=source_url_6), media_type=media_type_2, filename=filename_3
+        source=UrlSource(url=source_url_7), media_type=media_type_2, filename=filename_4
     )
 
 
@@ -1324,24 +1381,25 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
     tool_call_id_2 = obj_1.get("toolUseId")
     if type(tool_call_id_2) is not str:
         tool_call_id_2 = _w.member_str(obj_1, "toolUseId", path + ".toolResult")
-    chunks_3 = _w.member_list(obj_1, "content", path + ".toolResult")
-    if not chunks_3:
-        raise _w.WireShapeError(path + ".toolResult" + ".content", "expected at least one chunk")
-    texts_4: list[str] = []
-    for j_5, chunk_6 in enumerate(chunks_3):
-        chunk_6 = _w.expect_dict(chunk_6, path + ".toolResult" + ".content" + f"[{j_5}]")
-        content_7 = _w.member_text_carry(
-            chunk_6, "text", path + ".toolResult" + ".content" + f"[{j_5}]"
-        )
-        texts_4.append(content_7)
-    return ToolMessage(tool_call_id=tool_call_id_2, content="".join(texts_4), name=NOT_GIVEN)
+    content_3 = _w.member_tool_parts(obj_1, "content", path + ".toolResult", _read_user_part)
+    wire_is_error_5 = _w.optional_str(obj_1, "status", path + ".toolResult")
+    is_error_4 = (
+        _vm_result_status_reverse(wire_is_error_5, path + ".toolResult" + ".status")
+        if isinstance(wire_is_error_5, str)
+        else NOT_GIVEN
+    )
+    return ToolMessage(
+        tool_call_id=tool_call_id_2, content=content_3, name=NOT_GIVEN, is_error=is_error_4
+    )
 
 
 def _read_user_part(
     value: Any, path: str, lenient: bool | None = False
-) -> Block | ToolMessage | _w.Skipped:
+) -> Block | ToolMessage | _w.CachePoint | _w.Skipped:
     """A part of a wire user turn (tool results included)."""
     part = _w.expect_dict(value, path)
+    if "cachePoint" in part:  # request.cache_points
+        return _w.CachePoint(_read_cache_point(part, path), path)
     if (
         "image" in part
         and (
@@ -1466,9 +1524,11 @@ def _read_user_part(
 
 def _read_assistant_part(
     value: Any, path: str, lenient: bool | None = False
-) -> Block | ToolCall | _w.Skipped:
+) -> Block | ToolCall | _w.CachePoint | _w.Skipped:
     """A part of a wire assistant turn (tool calls included)."""
     part = _w.expect_dict(value, path)
+    if "cachePoint" in part:  # request.cache_points
+        return _w.CachePoint(_read_cache_point(part, path), path)
     if (
         "reasoningContent" in part
         and (
@@ -1494,6 +1554,45 @@ def _read_assistant_part(
     )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 
+def _cache_point_to_wire(cache_control: dict[str, Any], path: str) -> dict[str, Any]:
+    """A prompt-cache breakpoint -> its own wire item, sent after the item it marks (request.cache_points)."""
+    ttl: Any = cache_control.get("ttl", NOT_GIVEN)
+    wire_1: dict[str, Any] = {"type": _vm_cache_type(cache_control["type"], path)}
+    if ttl is not NOT_GIVEN:
+        wire_1["ttl"] = ttl
+    return {"cachePoint": wire_1}
+
+
+def _read_cache_point(part: dict[str, Any], path: str) -> dict[str, Any]:
+    """A wire cache point item -> the canonical breakpoint of the item before it (request.cache_points)."""
+    obj_1 = part.get("cachePoint")
+    if type(obj_1) is not dict:
+        obj_1 = _w.member_dict(part, "cachePoint", path)
+    type_2 = _vm_cache_type_reverse(
+        _w.member_str(obj_1, "type", path + ".cachePoint"), path + ".cachePoint" + ".type"
+    )
+    ttl_3 = _w.optional_str(obj_1, "ttl", path + ".cachePoint")
+    cache_control: dict[str, Any] = {"type": type_2}
+    ttl_ = ttl_3
+    if ttl_ is not NOT_GIVEN:
+        cache_control["ttl"] = ttl_
+    return cache_control
+
+
+def _system_block_to_wire(message: SystemMessage, path: str) -> dict[str, Any]:
+    """A system message -> its wire text block (system.blocks)."""
+    return {"text": message.content}
+
+
+def _system_block_from_wire(value: Any, path: str) -> SystemMessage:
+    """A wire text block -> a system message (system.blocks)."""
+    block = _w.expect_dict(value, path)
+    content_1 = block.get("text")
+    if type(content_1) is not str:
+        content_1 = _w.member_str(block, "text", path)
+    return SystemMessage(content=content_1)
+
+
 def _user_content_to_wire(content: str | list[Block], path: str) -> list[dict[str, Any]]:
     """Canonical user content -> wire (`always_parts`)."""
     if isinstance(content, str):
@@ -1508,6 +1607,12 @@ def _user_content_to_wire(content: str | list[Block], path: str) -> list[dict[st
         if wire is not None:
             parts.append(wire)
             kept.append(block)
+            if isinstance(block, (TextBlock, ImageBlock, FileBlock)) and isinstance(
+                block.cache_control, dict
+            ):
+                parts.append(
+                    _cache_point_to_wire(block.cache_control, f"{path}[{j}].cache_control")
+                )  # request.cache_points
     return parts
 
 
@@ -1531,6 +1636,12 @@ def _assistant_content_to_wire(content: str | list[Block], path: str) -> list[di
         if wire is not None:
             parts.append(wire)
             kept.append(block)
+            if isinstance(block, (TextBlock, ImageBlock, FileBlock)) and isinstance(
+                block.cache_control, dict
+            ):
+                parts.append(
+                    _cache_point_to_wire(block.cache_control, f"{path}[{j}].cache_control")
+                )  # request.cache_points
     return parts
 
 
@@ -1580,10 +1691,26 @@ def _tool_result_to_wire(
     cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
 ) -> dict[str, Any]:
     """A tool result (`messages[i]`) -> its wire block."""
-    wire_content: Any = _w.tool_text(
-        content, f"messages[{i}].content"
-    )  # a text-only wire: the text parts, joined
-    return {"toolResult": {"toolUseId": tool_call_id, "content": [{"text": wire_content}]}}
+    wire_content: Any = content
+    if type(content) is str:  # tool_results.content: always_parts, a string as one text part
+        wire_content = [{"text": content}]
+    if type(content) is list:  # tool_results.content: always_parts, written as a user turn's parts
+        taken: list[Block] = []
+        for k, block in enumerate(content):
+            if type(block) is not TextBlock and _w.block_kind(block) not in (
+                "image.url",
+                "image.inline",
+                "file.url",
+                "file.inline",
+            ):  # tool_results.media_parts
+                _w.dropped_part(block, f"messages[{i}].content[{k}]")
+                continue
+            taken.append(block)
+        wire_content = _user_content_to_wire(taken, f"messages[{i}].content")
+    wire_1: dict[str, Any] = {"toolUseId": tool_call_id, "content": wire_content}
+    if is_error is not NOT_GIVEN:
+        wire_1["status"] = _vm_result_status(cast(bool, is_error), f"messages[{i}]")
+    return {"toolResult": wire_1}
 
 
 def _assistant_to_wire(
@@ -1629,6 +1756,10 @@ def _messages_to_wire(
                 results = []
                 wire_messages.append(_results_to_wire(results))
             results.append(result)
+            if isinstance(message.cache_control, dict):  # request.cache_points
+                results.append(
+                    _cache_point_to_wire(message.cache_control, f"messages[{i}].cache_control")
+                )
             continue
         results = None
         if isinstance(message, UserMessage):
@@ -1666,9 +1797,7 @@ def _tool_choice_to_wire(choice: ToolChoice) -> Any:
     if choice == "required":
         return {"any": {}}
     if choice == "none":
-        raise InvalidRequestError(
-            "tool_choice 'none' is not supported by " + KEY, path="tool_choice"
-        )
+        return None  # tool_choice none: omit_tools (request_to_wire leaves the tools and the field out)
     assert isinstance(choice, ForcedTool)
     return {"tool": {"name": choice.name}}
 
@@ -1703,10 +1832,20 @@ def _request_to_wire(
     body["modelId"] = req.model
     # the API takes one system field: every system message is hoisted into it, joined
     system_messages = [m for m in messages if isinstance(m, SystemMessage)]
+    if system_messages:  # system.blocks with request.cache_points
+        system_blocks: list[dict[str, Any]] = []
+        for i, m in enumerate(messages):
+            if isinstance(m, SystemMessage):
+                system_blocks.append(_system_block_to_wire(m, "system" + f"[{len(system_blocks)}]"))
+                if isinstance(m.cache_control, dict):
+                    system_blocks.append(
+                        _cache_point_to_wire(m.cache_control, f"messages[{i}].cache_control")
+                    )
+        body["system"] = system_blocks
+    system_messages = []
     system_texts = [m.content for m in system_messages]
     if system_texts:
-        system_text = "\n\n".join(system_texts)
-        body["system"] = [{"text": system_text}]  # system hoist through the `wire` template
+        body["system"] = "\n\n".join(system_texts)
     body["messages"] = _messages_to_wire(messages, memo)
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
@@ -1722,10 +1861,8 @@ def _request_to_wire(
         _w.put_in(body, ("inferenceConfig", "topP"), value_top_p)
     value_top_k = config.top_k
     if value_top_k is not NOT_GIVEN:
-        if (
-            _RE_1.match(model) is not None
-        ):  # models: ['*amazon.*', '*meta.*', '*mistral.*', '*cohere.*', '*ai21.*', '*deepseek.*', '*openai.*', '*qwen.*', '*writer.*', '*twelvelabs.*', '*stability.*']
-            pass  # silently dropped, as the mapping declares
+        if _RE_1.match(model) is not None:  # models_except: ['*anthropic.*']
+            _w.warn_dropped("top_k is not supported by " + KEY + " for this model; dropped")
         else:
             _w.put_in(body, ("additionalModelRequestFields", "top_k"), value_top_k)
     # seed: silently dropped, as the mapping declares
@@ -1773,10 +1910,10 @@ def _request_to_wire(
         ):  # derive.unless_forced
             value_reasoning_budget = NOT_GIVEN
     if value_reasoning_budget is not NOT_GIVEN:
-        if (
-            _RE_1.match(model) is not None
-        ):  # models: ['*amazon.*', '*meta.*', '*mistral.*', '*cohere.*', '*ai21.*', '*deepseek.*', '*openai.*', '*qwen.*', '*writer.*', '*twelvelabs.*', '*stability.*']
-            pass  # silently dropped, as the mapping declares
+        if _RE_1.match(model) is not None:  # models_except: ['*anthropic.*']
+            _w.warn_dropped(
+                "reasoning_budget is not supported by " + KEY + " for this model; dropped"
+            )
         else:
             container = _w.container_in(body, ("additionalModelRequestFields", "thinking"))
             container.setdefault("type", "enabled")  # `with`: written beside it
@@ -1789,14 +1926,45 @@ def _request_to_wire(
     value_metadata: Any = config.metadata
     if value_metadata is not NOT_GIVEN:
         body["requestMetadata"] = dict(value_metadata)
+    if tool_choice == "none":  # tool_choice none: omit_tools
+        if any(
+            isinstance(m, ToolMessage)
+            or (isinstance(m, AssistantMessage) and m.tool_calls is not NOT_GIVEN and m.tool_calls)
+            for m in req.messages
+        ):
+            raise InvalidRequestError(
+                "tool_choice 'none' is sent by leaving the tools out, which "
+                + KEY
+                + " does not take beside earlier tool calls or results",
+                path="tool_choice",
+            )
+        tools = NOT_GIVEN  # the tools and the tool_choice field are left out
     if tools is not NOT_GIVEN and tools:
         _w.put_in(
             body,
             ("toolConfig", "tools"),
-            [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)],
+            [
+                w
+                for j, tool in enumerate(tools)
+                for w in (
+                    _tool_to_wire(tool, f"tools[{j}]", memo),
+                    *(
+                        ()
+                        if not isinstance(tool.cache_control, dict)
+                        else (
+                            _cache_point_to_wire(tool.cache_control, f"tools[{j}].cache_control"),
+                        )
+                    ),
+                )
+            ],
         )
-    if not isinstance(tool_choice, NotGiven):
-        _w.put_in(body, ("toolConfig", "toolChoice"), _tool_choice_to_wire(tool_choice))
+    if (
+        not isinstance(tool_choice, NotGiven)
+        and tools is not NOT_GIVEN
+        and bool(tools)
+        and (wire_choice := _tool_choice_to_wire(tool_choice)) is not None
+    ):  # omit: the field is left out  # tool_choice requires: tools
+        _w.put_in(body, ("toolConfig", "toolChoice"), wire_choice)
     if isinstance(schema, dict) and mode == "native":
         wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy
         schema_name = _w.schema_name(schema)
@@ -1872,7 +2040,11 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
                 raw
                 if type(raw) is str
                 else _w.user_content(
-                    _w.member(message, "content", path), path + ".content", _read_user_part, True
+                    _w.member(message, "content", path),
+                    path + ".content",
+                    _read_user_part,
+                    True,
+                    points=True,
                 )
             )
             if type(content) is list and any(type(p) is ToolMessage for p in content):
@@ -1907,8 +2079,16 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
                 else:
                     blocks_: list[Any] = []
                     calls_: list[ToolCall] = []
+                    last_: Any = None  # the part a cache point marks
                     for j, item in enumerate(items_):
                         p = _read_assistant_part(item, f"{content_path}[{j}]", False)
+                        if isinstance(
+                            p, _w.CachePoint
+                        ):  # request.cache_points: for the part before it
+                            _w.attach_cache_point(last_, p, True)
+                            last_ = None
+                            continue
+                        last_ = p
                         if isinstance(p, _w.Skipped):  # request.unknown: carry
                             continue
                         if type(p) is ToolCall:
@@ -1935,7 +2115,23 @@ def _request_from_wire(body: Any) -> Request:
     system = body.get("system")
     if system is not None:
         consumed.add("system")
-        system = _w.read_hoisted(system, ("*", "text"), "system", "\n\n")
+        if (
+            type(system) is list
+        ):  # system.blocks: one system message per text block, its cache point after it (request.cache_points)
+            read_system: list[Any] = [
+                (
+                    _w.CachePoint(_read_cache_point(b, "system" + f"[{j}]"), "system" + f"[{j}]")
+                    if type(b) is dict and "cachePoint" in b
+                    else _w.read_or_skip(_system_block_from_wire, b, "system" + f"[{j}]")
+                )
+                for j, b in enumerate(system)
+            ]
+            messages.extend(
+                m
+                for m in _w.attach_cache_points(read_system, True)
+                if m.content or m.cache_control is not NOT_GIVEN
+            )
+            system = ""
         system = _w.expect_str(system, "system")
         if (
             system
@@ -1973,12 +2169,18 @@ def _request_from_wire(body: Any) -> Request:
     raw_tools = _w.get_in(body, ("toolConfig", "tools"))
     if raw_tools is not None:
         nested_consumed.append(("toolConfig", "tools"))
-        # a tool no row reads (a server tool): carried for this wire (request.unknown: carry)
-        read_tools_ = [
-            _w.read_or_skip(_read_tool, t, "toolConfig.tools" + f"[{j}]")
+        read_tools_: list[Any] = [
+            (
+                _w.CachePoint(
+                    _read_cache_point(t, "toolConfig.tools" + f"[{j}]"),
+                    "toolConfig.tools" + f"[{j}]",
+                )
+                if type(t) is dict and "cachePoint" in t
+                else _w.read_or_skip(_read_tool, t, "toolConfig.tools" + f"[{j}]")
+            )
             for j, t in enumerate(_w.expect_list(raw_tools, "toolConfig.tools"))
         ]
-        kwargs["tools"] = [t for t in read_tools_ if not isinstance(t, _w.Skipped)]
+        kwargs["tools"] = _w.attach_cache_points(read_tools_, True)
     raw_choice = _w.get_in(body, ("toolConfig", "toolChoice"))
     if raw_choice is not None:
         nested_consumed.append(("toolConfig", "toolChoice"))
@@ -2121,8 +2323,14 @@ def _response_from_wire(body: Any) -> Response:
         else:
             blocks_: list[Any] = []
             calls_: list[ToolCall] = []
+            last_: Any = None  # the part a cache point marks
             for j, item in enumerate(items_):
                 p = _read_assistant_part(item, f"{content_path}[{j}]", lenient)
+                if isinstance(p, _w.CachePoint):  # request.cache_points: for the part before it
+                    _w.attach_cache_point(last_, p, True)
+                    last_ = None
+                    continue
+                last_ = p
                 if isinstance(p, _w.Skipped):  # request.unknown: carry
                     continue
                 if type(p) is ToolCall:
@@ -2322,5 +2530,7 @@ def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, 
     """A ProviderError -> (AWS Bedrock Converse HTTP status, error body, headers): the inverse of error_from_wire. Any other exception is answered as provider_invalid_request."""
     row = _w.error_row(ERROR_ROWS, ERROR_ROWS_UPSTREAM, error)
     message = str(error) or type(error).__name__  # `path: message` when the error names a path
-    body: dict[str, Any] = {"message": message, "__type": row[1]}
-    return row[0], body, _w.error_headers(error)
+    body: dict[str, Any] = {"message": message}
+    headers = _w.error_headers(error)
+    headers["x-amzn-ErrorType"] = str(row[1])
+    return row[0], body, headers

@@ -29,12 +29,21 @@ class Source1(TypedDict, closed=True):
 
 
 class Audio1(TypedDict, closed=True):
-    format: str
+    format: NotRequired[str]
     source: Source1
 
 
 class BedrockConverseAudioUrlAtS3Part(TypedDict, closed=True):
     audio: Audio1
+
+
+class CachePoint(TypedDict, closed=True):
+    ttl: NotRequired[str]
+    type: str
+
+
+class BedrockConverseCachePoint(TypedDict, closed=True):
+    cachePoint: CachePoint
 
 
 class Source2(TypedDict, closed=True):
@@ -56,7 +65,7 @@ class Source3(TypedDict, closed=True):
 
 
 class Document1(TypedDict, closed=True):
-    format: str
+    format: NotRequired[str]
     name: str
     source: Source3
 
@@ -83,7 +92,7 @@ class Source5(TypedDict, closed=True):
 
 
 class Image1(TypedDict, closed=True):
-    format: str
+    format: NotRequired[str]
     source: Source5
 
 
@@ -199,12 +208,9 @@ class BedrockConverseToolCall(TypedDict, closed=True):
     toolUse: ToolUse
 
 
-class ContentItem(TypedDict, closed=True):
-    text: str
-
-
 class ToolResult(TypedDict, closed=True):
-    content: list[ContentItem]
+    content: str
+    status: NotRequired[bool]
     toolUseId: str
 
 
@@ -222,6 +228,7 @@ class BedrockConverseUserMessage(TypedDict, closed=True):
         | BedrockConverseAudioUrlAtS3Part
         | BedrockConverseFileUrlAtS3Part
         | BedrockConverseToolResult
+        | BedrockConverseCachePoint
     ]
     role: Literal["user"]
 
@@ -232,13 +239,14 @@ class BedrockConverseAssistantMessage(TypedDict, closed=True):
         | BedrockConverseThinkingPart
         | BedrockConverseRedactedThinkingPart
         | BedrockConverseToolCall
+        | BedrockConverseCachePoint
     ]
     role: Literal["assistant"]
 
 
 class ToolConfig(TypedDict):
     toolChoice: NotRequired[ToolChoice | ToolChoice1 | ToolChoice2]
-    tools: NotRequired[list[BedrockConverseTool]]
+    tools: NotRequired[list[BedrockConverseTool | BedrockConverseCachePoint]]
 
 
 class BedrockConverseRequest(TypedDict):

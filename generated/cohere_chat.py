@@ -1263,7 +1263,7 @@ def _request_to_wire(
     if (
         not isinstance(tool_choice, NotGiven)
         and (wire_choice := _tool_choice_to_wire(tool_choice)) is not None
-    ):  # auto: omit
+    ):  # omit: the field is left out
         body["tool_choice"] = wire_choice
     if isinstance(schema, dict) and mode == "native":
         wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy

@@ -142,6 +142,7 @@ if TYPE_CHECKING:  # httpx is imported on first use: `import wiremap` stays ligh
 
 __all__ = ["Provider"]
 
+
 DEFAULT_TIMEOUT: Final = 600.0  # like the official SDKs: long non-streamed generations take minutes
 DEFAULT_MAX_CONNECTIONS: Final = 1000
 _REDACTED: Final = "[REDACTED]"

@@ -64,7 +64,7 @@ from .eventstream import MEDIA_TYPE as EVENTSTREAM_MEDIA_TYPE, EventStreamDecode
 from .format import Format, get_format
 from .stream_emit import MISSING as _MISSING, Lazy, RuleApply, Unreported, Unwritable
 from .validate import MAX_JSON_DEPTH, json_too_deep
-from .wire import deep_equal, usage_addend, usage_counter, usage_rest
+from .wire import deep_equal, error_row, usage_addend, usage_counter, usage_rest
 
 __all__ = [
     "STREAM_EVENT_TYPES",
@@ -1262,7 +1262,9 @@ class StreamEmitter:
         if t == "error":
             self._failed = True
             status, body = self._error_body(ev)
-            return out + self._write(self.spec.get("error", []), self._vals(error=body, status=status), exception=True)
+            rows = getattr(self.format.module, "ERROR_ROWS", None)  # `{type}`: the errors.emit type of its category
+            error_type = error_row(rows, getattr(self.format.module, "ERROR_ROWS_UPSTREAM", {}), stream_error(ev))[1] if rows else _MISSING
+            return out + self._write(self.spec.get("error", []), self._vals(error=body, status=status, type=error_type), exception=True)
         return out
 
     def _flush_whole(self) -> bytes:

@@ -39,6 +39,9 @@ __all__ = [
     "read_response",
     "user_content",
     "assistant_content",
+    "CachePoint",
+    "attach_cache_point",
+    "attach_cache_points",
     "as_request",
     "check_request_depth",
     "check_response_depth",
@@ -457,8 +460,8 @@ def member_tool_parts(obj: dict[str, Any], key: str, path: str, read_part: Any) 
             deep = json_too_deep(part, f"{where}[{j}]")
             if deep is not None:
                 raise WireShapeError(deep, TOO_DEEP)
-    if all(type(b) is TextBlock for b in blocks):
-        return member_text_carry(obj, key, path)
+    if all(type(b) is TextBlock for b in blocks):  # its text parts (a wire without a type tag too), joined
+        return "".join(b.text for b in blocks)
     return blocks
 
 
@@ -1545,23 +1548,63 @@ class Skipped:
 SKIP: Final[Skipped] = Skipped()  # a part no table row reads, left out (mapping request.unknown: carry)
 
 
-def user_content(value: Any, path: str, read_part: Callable[[Any, str], Any], carry: bool) -> str | list[Any]:
+def user_content(value: Any, path: str, read_part: Callable[[Any, str], Any], carry: bool, points: bool = False) -> str | list[Any]:
     """Wire user content -> canonical: a string as it is, a list read part by part by the
     format's `read_part`. With `carry` (mapping `request.unknown: carry`) a part no row reads
-    (SKIP) is left out of the record; the carry step keeps it for the same provider's wire."""
+    (SKIP) is left out of the record; the carry step keeps it for the same provider's wire.
+    With `points` (mapping `request.cache_points`) a cache point item marks the part before it."""
     if type(value) is str:
         return value
     items = expect_list(value, path)
+    if points:
+        return attach_cache_points([read_part(item, f"{path}[{j}]") for j, item in enumerate(items)], carry)
     if carry:
         return [p for p in (read_part(item, f"{path}[{j}]") for j, item in enumerate(items)) if p is not SKIP]
     return [read_part(item, f"{path}[{j}]") for j, item in enumerate(items)]
 
 
-def assistant_content(value: Any, path: str, read_part: Callable[[Any, str], Any], carry: bool) -> str | list[Any] | None:
+def assistant_content(value: Any, path: str, read_part: Callable[[Any, str], Any], carry: bool, points: bool = False) -> str | list[Any] | None:
     """Wire assistant content -> canonical: as `user_content`, and null (a turn of tool calls only)."""
     if value is None:
         return None
-    return user_content(value, path, read_part, carry)
+    return user_content(value, path, read_part, carry, points)
+
+
+class CachePoint:
+    """A wire cache point item as read (mapping `request.cache_points`, Bedrock `cachePoint`):
+    the canonical `cache_control` of the part, tool result or tool before it."""
+
+    __slots__ = ("value", "path")
+
+    def __init__(self, value: dict[str, Any], path: str) -> None:
+        self.value = value
+        self.path = path
+
+
+def attach_cache_point(before: Any, point: CachePoint, carry: bool) -> None:
+    """Give `before` (the record read from the item before the point) the point's breakpoint.
+    A point after nothing that takes one (a first item, a tool call, an audio part, a carried
+    item, a second point) is carried for this wire (`carry`) or refused at its path."""
+    if before is not None and before is not SKIP and getattr(before, "cache_control", None) is NOT_GIVEN:
+        before.cache_control = point.value
+    elif not carry:
+        raise WireShapeError(point.path, "a cache point must follow a part, tool result or tool that takes a prompt-cache breakpoint")
+
+
+def attach_cache_points(items: list[Any], carry: bool) -> list[Any]:
+    """A list read item by item (parts, tools) with its cache points attached to the records
+    before them and left out, as are the items no row reads (SKIP: carried)."""
+    out: list[Any] = []
+    before: Any = None
+    for item in items:
+        if type(item) is CachePoint:
+            attach_cache_point(before, item, carry)
+            before = None
+            continue
+        before = item
+        if item is not SKIP:
+            out.append(item)
+    return out
 
 _T = TypeVar("_T")
 _R = TypeVar("_R", Request, Response)

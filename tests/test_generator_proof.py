@@ -212,7 +212,8 @@ structured_output:
 def test_the_modules_the_readme_skeleton_and_a_json_schema_slot_give_pass_mypy_strict(tmp_path: Path) -> None:
     """The README's new-provider skeleton leaves `errors.type` out, and `{schema|json}` sends the
     schema as JSON text: both generated code that failed `mypy --strict`. Keyed array items
-    (issue 16) are checked with them."""
+    (issue 16) are checked with them, and the rows of issue 17 (an optional placeholder with a
+    value map, `{media_type?|image_format}`, failed too; a boolean value map)."""
     pytest.importorskip("mypy")
     tree = tmp_path / "typed"
     (tree / "wiremap" / "generated").mkdir(parents=True)
@@ -222,7 +223,7 @@ def test_the_modules_the_readme_skeleton_and_a_json_schema_slot_give_pass_mypy_s
     (tree / "wiremap" / "generated" / "__init__.py").write_text("", "utf-8")
     (tree / "wiremap" / "py.typed").write_text("", "utf-8")
     names = []
-    for key, text in (("no_error_type", NO_ERROR_TYPE), ("json_schema_slot", JSON_SCHEMA_SLOT), ("keyed_items", KEYED_ITEMS)):
+    for key, text in (("no_error_type", NO_ERROR_TYPE), ("json_schema_slot", JSON_SCHEMA_SLOT), ("keyed_items", KEYED_ITEMS), ("bedrock_rows", BEDROCK_ROWS), ("cache_points_rows", CACHE_POINTS)):
         conv, files = build(tmp_path, key, text)
         # a dialect imports what it shares with its base; the signatures name the _types TypedDicts
         for name in (f"{key}.py", "tiny_base.py", f"{key}_types.py", "tiny_base_types.py"):
@@ -471,3 +472,217 @@ def test_key_dispatched_url_rows_by_scheme_read_back_beside_inline(tmp_path: Pat
     assert conv.request_from_wire(wire).to_dict() == request
     with pytest.raises(Exception, match="it takes s3: URLs"):
         conv.request_to_wire(_image("https://example.com/cat.png"))
+
+
+# Issue 17: the rows Bedrock Converse needed, in a tiny table of their own (general rows, not a
+# Bedrock case): tool_choice `none: omit_tools` and `requires: tools`, a boolean value map
+# (`{is_error?|result_status}`), tool results as `always_parts` with `media_parts`, and an
+# optional placeholder with a value map (`{media_type?|image_format}`, once failing mypy).
+BEDROCK_ROWS = """
+extends: tiny_base
+meta: {id: bedrock_rows}
+request:
+  user: {content: always_parts}
+  tool_results:
+    wire: {role: tool, tool_call_id: "{tool_call_id}", content: "{content}", status: "{is_error?|result_status}"}
+    content: always_parts
+    media_parts: [image.url, image.inline]
+  content_parts:
+    image.url: {type: image_url, image_url: {url: "{source.url}", format: "{media_type?|image_format}"}}
+  tool_choice:
+    requires: tools
+    none: omit_tools
+value_maps:
+  result_status:
+    "true": error
+    "false": success
+    "*": reject
+  image_format:
+    image/png: png
+    "*": reject
+"""
+
+_TOOLS = [{"name": "f", "parameters": {"type": "object"}}]
+_CALLED = [
+    {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+    {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "name": "f", "arguments": {}}]},
+]
+
+
+def test_tool_choice_none_can_leave_the_tools_out(tmp_path: Path) -> None:
+    """`none: omit_tools`: a wire without a none mode withholds the tools; after tool calls,
+    where such a wire needs them declared, the request is refused before it is sent."""
+    conv, files = build(tmp_path, "bedrock_rows", BEDROCK_ROWS)
+    wire = conv.request_to_wire({"model": "m", "messages": USER, "tools": _TOOLS, "tool_choice": "none"})
+    assert "tools" not in wire and "tool_choice" not in wire
+    back = conv.request_from_wire(wire).to_dict()
+    assert "tools" not in back and "tool_choice" not in back
+    history = [*_CALLED, {"role": "tool", "tool_call_id": "c1", "content": "ok"}]
+    with pytest.raises(Exception) as info:
+        conv.request_to_wire({"model": "m", "messages": history, "tools": _TOOLS, "tool_choice": "none"})
+    assert type(info.value).__name__ == "InvalidRequestError" and info.value.path == "tool_choice"
+    # the other modes keep their tools
+    wire = conv.request_to_wire({"model": "m", "messages": history, "tools": _TOOLS, "tool_choice": "required"})
+    assert wire["tool_choice"] == "required" and wire["tools"][0]["function"]["name"] == "f"
+    assert "left out with the tools (refused after tool calls)" in files["COMPATIBILITY.md"]
+
+
+def test_a_tool_choice_that_requires_tools_is_left_out_without_them(tmp_path: Path) -> None:
+    conv, _ = build(tmp_path, "bedrock_rows", BEDROCK_ROWS)
+    assert "tool_choice" not in conv.request_to_wire({"model": "m", "messages": USER, "tool_choice": "auto"})
+    assert "tool_choice" not in conv.request_to_wire({"model": "m", "messages": USER, "tools": [], "tool_choice": "auto"})
+    wire = conv.request_to_wire({"model": "m", "messages": USER, "tools": _TOOLS, "tool_choice": "auto"})
+    assert wire["tool_choice"] == "auto"
+    # without the row, the field is written as before (backward compatible)
+    plain, _ = build(tmp_path, "tiny_plain", "extends: tiny_base\nmeta: {id: tiny_plain}\n")
+    assert plain.request_to_wire({"model": "m", "messages": USER, "tool_choice": "auto"})["tool_choice"] == "auto"
+
+
+def test_a_boolean_value_map_writes_and_reads_is_error(tmp_path: Path) -> None:
+    conv, _ = build(tmp_path, "bedrock_rows", BEDROCK_ROWS)
+    for flag, status in ((True, "error"), (False, "success"), (None, None)):
+        result: dict[str, Any] = {"role": "tool", "tool_call_id": "c1", "content": "disk full"}
+        if flag is not None:
+            result["is_error"] = flag
+        request = {"model": "m", "messages": [*_CALLED, result], "tools": _TOOLS}
+        wire = conv.request_to_wire(request)
+        assert wire["messages"][2].get("status") == status
+        assert conv.request_from_wire(wire).to_dict()["messages"][2].get("is_error") == flag
+    wire["messages"][2]["status"] = "maybe"
+    with pytest.raises(Exception) as info:
+        conv.request_from_wire(wire)
+    assert "messages[2].status" in str(info.value) and "expected one of: error, success" in str(info.value)
+
+
+def test_tool_results_as_always_parts_keep_their_images(tmp_path: Path) -> None:
+    conv, _ = build(tmp_path, "bedrock_rows", BEDROCK_ROWS)
+    wire = conv.request_to_wire({"model": "m", "messages": [*_CALLED, {"role": "tool", "tool_call_id": "c1", "content": "ok"}], "tools": _TOOLS})
+    assert wire["messages"][2]["content"] == [{"type": "text", "text": "ok"}]  # a string is one text part
+    assert conv.request_from_wire(wire).to_dict()["messages"][2]["content"] == "ok"
+    image = {"type": "image", "source": {"type": "url", "url": "https://x.test/a.png"}, "media_type": "image/png"}
+    audio = {"type": "audio", "source": {"type": "inline", "base64_data": "AAAA"}, "media_type": "audio/wav"}
+    request = {"model": "m", "messages": [*_CALLED, {"role": "tool", "tool_call_id": "c1", "content": [{"type": "text", "text": "see"}, image, audio]}], "tools": _TOOLS}
+    with pytest.warns(Warning, match=r"messages\[2\]\.content\[2\]: a tool result's audio.inline part is not carried"):
+        wire = conv.request_to_wire(request)
+    assert wire["messages"][2]["content"] == [
+        {"type": "text", "text": "see"},
+        {"type": "image_url", "image_url": {"url": "https://x.test/a.png", "format": "png"}},
+    ]
+    assert conv.request_from_wire(wire).to_dict()["messages"][2]["content"] == [{"type": "text", "text": "see"}, image]
+    # the optional media type with a value map: absent, it is left out and reads back absent
+    bare = {"type": "image", "source": {"type": "url", "url": "https://x.test/a"}}
+    wire = conv.request_to_wire({"model": "m", "messages": [{"role": "user", "content": [bare]}]})
+    assert wire["messages"][0]["content"] == [{"type": "image_url", "image_url": {"url": "https://x.test/a"}}]
+    assert conv.request_from_wire(wire).to_dict()["messages"][0]["content"] == [bare]
+
+
+# `request.cache_points` in a type-tagged wire (the same row Bedrock Converse uses with keys):
+# a breakpoint is its own item after the part, tool or hoisted system block it marks.
+CACHE_POINTS = """
+extends: tiny_base
+meta: {id: cache_points_rows}
+request:
+  system: {strategy: hoist, field: system, wire: null, blocks: {type: text, text: "{content}"}}
+  cache_points:
+    wire: {type: cache_point, cache: {type: "{type}", ttl: "{ttl?}"}}
+"""
+
+
+def test_cache_points_are_items_after_what_they_mark(tmp_path: Path) -> None:
+    conv, files = build(tmp_path, "cache_points_rows", CACHE_POINTS)
+    cc = {"type": "ephemeral", "ttl": "1h"}
+    request = {
+        "model": "m",
+        "messages": [
+            {"role": "system", "content": "rules", "cache_control": cc},
+            {"role": "user", "content": [{"type": "text", "text": "doc", "cache_control": {"type": "ephemeral"}}]},
+        ],
+        "tools": [{"name": "f", "parameters": {"type": "object"}, "cache_control": cc}],
+    }
+    wire = conv.request_to_wire(request)
+    assert wire["system"] == [{"type": "text", "text": "rules"}, {"type": "cache_point", "cache": {"type": "ephemeral", "ttl": "1h"}}]
+    # a lone cached text part is not folded into a string (string_or_parts): the point needs the list
+    assert wire["messages"] == [{"role": "user", "content": [{"type": "text", "text": "doc"}, {"type": "cache_point", "cache": {"type": "ephemeral"}}]}]
+    assert wire["tools"][1] == {"type": "cache_point", "cache": {"type": "ephemeral", "ttl": "1h"}} and len(wire["tools"]) == 2
+    assert conv.request_from_wire(wire).to_dict() == request
+    assert "a `type` item after it (`cache_points`)" in files["COMPATIBILITY.md"]
+    # without breakpoints nothing changes: a string, no point items
+    plain = conv.request_to_wire({"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]})
+    assert plain["messages"] == [{"role": "user", "content": "hi"}]
+
+
+def test_a_cache_point_after_nothing_is_refused_where_nothing_is_carried(tmp_path: Path) -> None:
+    conv, _ = build(tmp_path, "cache_points_rows", CACHE_POINTS)
+    body = {"model": "m", "messages": [{"role": "user", "content": [{"type": "cache_point", "cache": {"type": "ephemeral"}}, {"type": "text", "text": "hi"}]}]}
+    with pytest.raises(Exception) as info:
+        conv.request_from_wire(body)
+    assert "messages[0].content[0]" in str(info.value) and "a cache point must follow" in str(info.value)
+
+
+ONLY_FOR_SOME = """
+extends: tiny_base
+meta: {id: only_for_some}
+request:
+  options:
+    top_k:
+      wire: top_k
+      unsupported: null
+      scoped:
+        - {models_except: ["claude-*", "*.anthropic.*"], unsupported: drop}
+"""
+
+
+@pytest.mark.parametrize(("model", "sent"), [("claude-3", True), ("us.anthropic.claude", True), ("gpt-4o", False), ("anthropic", False)])
+def test_a_scoped_rule_can_be_for_every_model_but_some(tmp_path: Path, model: str, sent: bool) -> None:
+    """`models_except`: a field only some models take (Bedrock's additionalModelRequestFields.top_k
+    is Claude's) is sent to them and dropped for every other model, named or not."""
+    conv, files = build(tmp_path, "only_for_some", ONLY_FOR_SOME)
+    wire = conv.request_to_wire({"model": model, "messages": USER, "config": {"top_k": 5}})
+    assert ("top_k" in wire) is sent
+    assert "dropped for models other than `claude-*`, `*.anthropic.*`" in files["COMPATIBILITY.md"]
+
+
+EMIT_HEADERS = """
+extends: tiny_base
+meta: {id: emit_headers}
+errors:
+  type_header: x-error-type
+  rules:
+    - {type: auth, category: provider_authentication}
+    - {type: nf, category: provider_invalid_model}
+    - {type: bad, category: provider_invalid_request}
+    - {type: up, category: provider_invalid_response}
+    - {type: nl, category: provider_model_not_loaded}
+    - {type: rl, category: provider_rate_limit}
+    - {type: down, category: provider_unavailable}
+    - {status: "*", category: provider_invalid_request}
+  emit:
+    body: {error: {message: "{message}"}}
+    headers: {x-error-type: "{type}", x-error-code: "{code?}", x-served-by: tiny}
+    categories:
+      provider_authentication: {status: 401, type: auth}
+      provider_invalid_model: {status: 404, type: nf}
+      provider_invalid_request: {status: 400, type: bad, code: invalid}
+      provider_invalid_response: {status: 502, type: up}
+      provider_model_not_loaded: {status: 503, type: nl}
+      provider_rate_limit: {status: 429, type: rl}
+      provider_unsupported_content_block: {status: 400, type: bad}
+      structured_output_invalid: {status: 502, type: up}
+      provider_unavailable: {status: 503, type: down}
+lossy_rows:
+  /errors/emit/categories/provider_unsupported_content_block: "written as bad, read as an invalid request"
+  /errors/emit/categories/structured_output_invalid: "written as up, read as an invalid response"
+"""
+
+
+def test_an_error_is_answered_with_its_type_in_a_header(tmp_path: Path) -> None:
+    """`errors.emit.headers`: AWS names the error shape in x-amzn-ErrorType, beside a {message} body."""
+    from wiremap.runtime.errors import InvalidRequestError, RateLimitError
+
+    conv, _ = build(tmp_path, "emit_headers", EMIT_HEADERS)
+    status, body, headers = conv.error_to_wire(RateLimitError("slow down", retry_after=2))
+    assert (status, body) == (429, {"error": {"message": "slow down"}})
+    assert headers["x-error-type"] == "rl" and headers["x-served-by"] == "tiny" and "x-error-code" not in headers
+    assert headers["retry-after"] == "2"
+    assert conv.error_to_wire(InvalidRequestError("bad"))[2]["x-error-code"] == "invalid"
+    assert conv.error_from_wire(status, body, headers).category == "provider_rate_limit"

@@ -40,7 +40,7 @@ def _result_parts_pointer(ir: Any, resolved: Any) -> list[str]:
     inline images at all; [] otherwise."""
     if not isinstance(ir.parts.get("image.inline"), Obj):
         return []
-    if ir.tool_results.content == "parts":
+    if ir.tool_results.content in ("parts", "always_parts"):
         return ["/request/tool_results/content"]
     if ir.tool_results.media:
         return ["/request/tool_results/media"]
@@ -65,7 +65,14 @@ def prove(ir: Any, resolved: Any, source: str, strategies: list[Any] | None = No
             *((f"/request/content_parts/{kind}", partial(prover.part, kind, node, ir.value_maps, frozenset(ir.parts))) for kind, node in ir.parts.items() if isinstance(node, Obj)),
             ("/request/tools", prover.tools),
             *((f"/request/tool_choice/{mode}", partial(prover.tool_choice, mode)) for mode in ("auto", "required", "none", "tool") if mode in ir.tool_choice.modes),
+            # `none: omit_tools` and `requires: tools`: what each leaves out stays out
+            *((("/request/tool_choice/none", partial(prover.none_omits_tools, ir.tools.field, ir.tool_choice.field)),) if ir.tool_choice.special.get("none") == "omit_tools" else ()),
+            *((("/request/tool_choice/requires", partial(prover.choice_requires_tools, ir.tool_choice.field)),) if ir.tool_choice.requires_tools else ()),
             ("/request/tool_calls", prover.tool_call),
+            # request.cache_points: each record's breakpoint reads back on it
+            *((("/request/cache_points/wire", partial(prover.cache_points, ir)),) if ir.cache_point is not None else ()),
+            # `{is_error?}` (through a boolean value map or as given): both values read back
+            *((("/request/tool_results/wire", prover.failed_result),) if any(s.field == "is_error" for s in slots_of(ir.tool_results.template)) else ()),
             # tool_results.content: parts / media: a result's image part reads back where it went
             *((pointer, partial(prover.tool_result_parts, pointer)) for pointer in _result_parts_pointer(ir, resolved)),
             *(("/response/finish_reason/map", partial(prover.finish, reason, reason in ir.finish.emit)) for reason in FINISH_REASONS),
@@ -244,6 +251,38 @@ class _Prover:
         if back.get("tool_choice") != choice:
             raise self.fail(pointer, f"tool_choice {_shown(choice)} is written as {_shown(wire)}, which reads back as {_shown(back.get('tool_choice'))}")
 
+    def none_omits_tools(self, tools_field: str, choice_field: str) -> None:
+        """`none: omit_tools`: tools and tool_choice are left out of the wire (reading back as
+        neither), and a request with earlier tool calls is refused rather than sent."""
+        pointer = "/request/tool_choice/none"
+        tool = {"name": "probe_tool", "parameters": {"type": "object"}}
+        result = self.round_trip(pointer, "tool_choice none", {"model": "probe", "messages": _USER, "tools": [tool], "tool_choice": "none"})
+        if result is None:
+            raise self.fail(pointer, "tool_choice none (omit_tools) is refused even without earlier tool calls")
+        wire, back = result
+        if _has_path(wire, tools_field) or _has_path(wire, choice_field) or back.get("tools") or "tool_choice" in back:
+            raise self.fail(pointer, f"tool_choice none (omit_tools) is written as {_shown(wire)}, which still holds tools or a tool_choice")
+        messages = [
+            {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+            {"role": "assistant", "content": [], "tool_calls": [{"id": "call_probe", "name": "probe_tool", "arguments": {}}]},
+            {"role": "tool", "tool_call_id": "call_probe", "name": "probe_tool", "content": "done"},
+        ]
+        try:
+            wire = self.m.request_to_wire({"model": "probe", "messages": messages, "tools": [tool], "tool_choice": "none"})
+        except self.refused:
+            return
+        raise self.fail(pointer, f"tool_choice none (omit_tools) after a tool call is written as {_shown(wire)} instead of being refused")
+
+    def choice_requires_tools(self, choice_field: str) -> None:
+        """`requires: tools`: a tool_choice without tools leaves the field out."""
+        pointer = "/request/tool_choice/requires"
+        result = self.round_trip(pointer, "tool_choice auto without tools", {"model": "probe", "messages": _USER, "tool_choice": "auto"})
+        if result is None:
+            return
+        wire, _back = result
+        if _has_path(wire, choice_field):
+            raise self.fail(pointer, f"tool_choice auto without tools is written as {_shown(wire)}, which holds {choice_field}")
+
     def tool_call(self) -> None:
         call = {"id": "call_probe", "name": "probe_tool", "arguments": {"q": "x"}}
         messages = [
@@ -262,6 +301,58 @@ class _Prover:
         results = [m for m in back.get("messages", []) if m.get("role") == "tool"]
         if not any(_text(r.get("content")) == "done" for r in results):
             raise self.fail("/request/tool_results", f"a tool result is written as {_shown(wire)}, which reads back as {_shown(results)}")
+
+    def cache_points(self, ir: Any) -> None:
+        """A breakpoint on a text part, an image part, a tool result and a tool reads back on the
+        same record (a `ttl` too, where the template places one)."""
+        pointer = "/request/cache_points/wire"
+        cc: dict[str, Any] = {"type": "ephemeral"}
+        if any(s.field == "ttl" for s in slots_of(ir.cache_point)):
+            cc["ttl"] = "5m"
+        content: list[dict[str, Any]] = [{"type": "text", "text": "hi", "cache_control": cc}]
+        if isinstance(ir.parts.get("image.inline"), Obj):
+            content.append({"type": "image", "source": {"type": "inline", "base64_data": _DATA}, "media_type": _media_type(ir.parts["image.inline"], "image", ir.value_maps), "cache_control": cc})
+        content.append({"type": "text", "text": "after"})
+        system = ir.system.strategy == "hoist" and ir.system.blocks is not None
+        messages: list[dict[str, Any]] = [{"role": "system", "content": "be brief", "cache_control": cc}, {"role": "system", "content": "no cache"}] if system else []
+        messages.append({"role": "user", "content": content})
+        grouped = ir.tool_results.strategy == "group_into_user_message"
+        if grouped:
+            messages += [
+                {"role": "assistant", "content": [], "tool_calls": [{"id": "call_probe", "name": "probe_tool", "arguments": {}}]},
+                {"role": "tool", "tool_call_id": "call_probe", "name": "probe_tool", "content": "done", "cache_control": cc},
+                {"role": "user", "content": [{"type": "text", "text": "go on"}]},
+            ]
+        tools = [{"name": "probe_tool", "parameters": {"type": "object"}, "cache_control": cc}, {"name": "other_tool", "parameters": {"type": "object"}}]
+        result = self.round_trip(pointer, "prompt-cache breakpoints", {"model": "probe", "messages": messages, "tools": tools})
+        if result is None:
+            raise self.fail(pointer, "a request with prompt-cache breakpoints is refused")
+        wire, back = result
+        got_system = [m.get("cache_control") for m in back.get("messages", []) if m.get("role") == "system"]
+        users = [m for m in back.get("messages", []) if m.get("role") == "user"]
+        got_parts = [b.get("cache_control") for b in _blocks(users[0]["content"])] if users else []
+        want_parts = [b.get("cache_control") for b in content]
+        got_tools = [t.get("cache_control") for t in back.get("tools") or []]
+        got_results = [m.get("cache_control") for m in back.get("messages", []) if m.get("role") == "tool"]
+        if got_parts != want_parts or got_tools != [cc, None] or (grouped and got_results != [cc]) or (system and got_system != [cc, None]):
+            raise self.fail(pointer, f"prompt-cache breakpoints are written as {_shown(wire)}, which reads back as parts {_shown(got_parts)}, tools {_shown(got_tools)}, tool results {_shown(got_results)}, system messages {_shown(got_system)}")
+
+    def failed_result(self) -> None:
+        pointer = "/request/tool_results/wire"
+        for flag in (True, False):
+            messages = [
+                {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+                {"role": "assistant", "content": [], "tool_calls": [{"id": "call_probe", "name": "probe_tool", "arguments": {}}]},
+                {"role": "tool", "tool_call_id": "call_probe", "name": "probe_tool", "content": "done", "is_error": flag},
+            ]
+            tool = {"name": "probe_tool", "parameters": {"type": "object"}}
+            result = self.round_trip(pointer, f"a tool result with is_error {flag}", {"model": "probe", "messages": messages, "tools": [tool]})
+            if result is None:
+                continue
+            wire, back = result
+            got = [m.get("is_error") for m in back.get("messages", []) if m.get("role") == "tool"]
+            if got != [flag]:
+                raise self.fail(pointer, f"a tool result with is_error {flag} is written as {_shown(wire)}, which reads back with is_error {_shown(got[0] if got else None)}")
 
     def tool_result_parts(self, pointer: str) -> None:
         image = {"type": "image", "source": {"type": "inline", "base64_data": _DATA}, "media_type": "image/png"}
@@ -338,6 +429,16 @@ def _media_type(node: Node, family: str, value_maps: dict[str, Any]) -> str:
             if usable and family == "file":
                 return usable[0]
     return _MEDIA_DEFAULTS[family]
+
+
+def _has_path(wire: Any, dotted: str) -> bool:
+    """Whether the wire body holds the dotted field (`toolConfig.toolChoice`)."""
+    current = wire
+    for key in dotted.split("."):
+        if not isinstance(current, dict) or key not in current:
+            return False
+        current = current[key]
+    return True
 
 
 def _blocks(content: Any) -> list[dict[str, Any]]:

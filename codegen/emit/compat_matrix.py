@@ -206,7 +206,7 @@ def _option(name: str) -> Callable[[FormatIR], str]:
             notes.append("also reads " + ", ".join(_code(r) for r in opt.read_also))
         for rule in opt.model_rules:
             action = f"sent as {_code(rule.wire)}" if rule.wire is not None else _ACTIONS.get(rule.action, rule.action)
-            notes.append(f"{action} for " + ", ".join(_code(p) for p in rule.patterns))
+            notes.append(f"{action} for " + ("models other than " if rule.excepted else "") + ", ".join(_code(p) for p in rule.patterns))
         if opt.negate:
             notes.append("negated")
         if opt.with_keys:
@@ -262,7 +262,10 @@ def _choice(mode: str) -> Callable[[FormatIR], str]:
     def cell(ir: FormatIR) -> str:
         how = ir.tool_choice.special.get(mode)
         if how is not None:
-            return "left out (the provider's default)" if how == "omit" else "refused"
+            return {
+                "omit": "left out (the provider's default)",
+                "omit_tools": "left out with the tools (refused after tool calls)",
+            }.get(how, "refused")
         node = ir.tool_choice.modes.get(mode)
         if node is None:
             return NA
@@ -373,6 +376,8 @@ def _cache(*where: str) -> Callable[[FormatIR], str]:
     def cell(ir: FormatIR) -> str:
         for name in where:
             node = {"system": ir.system.blocks, "tool_result": ir.tool_results.template, "tool": ir.tools.template}.get(name, ir.parts.get(name))
+            if ir.cache_point is not None and isinstance(node, Obj) and (name != "system" or ir.system.strategy == "hoist") and (name != "tool_result" or ir.tool_results.strategy == "group_into_user_message"):
+                return f"a {_code(ir.cache_point.items[0][0])} item after it (`cache_points`)"
             key = _cache_key(node)
             if key is not None:
                 note = " on a text block of the system field" if name == "system" and ir.system.strategy == "hoist" else (" on a one-part content" if name == "system" else "")

@@ -66,7 +66,7 @@ class Emitter:
         if slot.codec == "json":
             return f"_w.dumps({expr})" if self.ir.rules.json_keys == "sorted" else f"_w.dumps_kept({expr})"
         if slot.codec is not None:
-            arg = f"cast(str, {expr})" if spec.narrowed or spec.optional else expr
+            arg = f"cast({'bool' if spec.kind == 'bool' else 'str'}, {expr})" if spec.narrowed or spec.optional else expr
             return f"_vm_{slot.codec}({arg}, {path_expr})"
         if spec.kind == "cache":  # a cache breakpoint, written as given (never sorted)
             return f"_w.json_copy({expr})"
@@ -333,11 +333,11 @@ class Emitter:
             return var
         if slot.codec is not None and slot.codec != "from_url":
             if slot.optional:
-                out.add(f"{var} = _w.optional_str({src}, {lit(key)}, {path})")
-                out.add(f"if {var} is not NOT_GIVEN:")
-                out.indent()
-                out.add(f"{var} = _vm_{slot.codec}_reverse({var}, {child_path})")
-                out.dedent()
+                # a fresh name for the wire string: mypy does not narrow `is not NOT_GIVEN`, and a
+                # boolean map reads back a bool
+                raw = out.fresh(f"wire_{slot.field.replace('.', '_')}")
+                out.add(f"{raw} = _w.optional_str({src}, {lit(key)}, {path})")
+                out.add(f"{var} = _vm_{slot.codec}_reverse({raw}, {child_path}) if isinstance({raw}, str) else NOT_GIVEN")
             else:
                 out.add(f"{var} = _vm_{slot.codec}_reverse(_w.member_str({src}, {lit(key)}, {path}), {child_path})")
             return var
@@ -347,7 +347,7 @@ class Emitter:
         optional = slot.optional or (context == "structured_output" and slot.field in ("name", "strict"))
         if kind == "detail":
             fn = "optional_detail"
-        elif kind == "text" and context == "tool_result" and self.ir.tool_results.content == "parts":
+        elif kind == "text" and context == "tool_result" and self.ir.tool_results.content in ("parts", "always_parts"):
             # tool_results.content: parts: a string, joined text parts, or parts (issue 20)
             out.add(f"{var} = _w.member_tool_parts({src}, {lit(key)}, {path}, _read_user_part)")
             return var
@@ -377,6 +377,13 @@ class Emitter:
         if kind == "bool" and not optional:
             out.add(f"{var} = _w.expect_bool({var}, {child_path})")
         return var
+
+    def cache_point_condition(self, var: str) -> str:
+        """Whether the wire item `var` is a cache point (`request.cache_points`): its literals and
+        the keys that hold its required placeholders."""
+        assert self.ir.cache_point is not None
+        conds = [*self.dispatch_condition_list(self.ir.cache_point, var), *self.presence_conditions(self.ir.cache_point, var)]
+        return " and ".join(conds) or "True"
 
     def dispatch_conditions(self, node: Node, var: str) -> str:
         return " and ".join(self.dispatch_condition_list(node, var)) or "True"
@@ -527,8 +534,12 @@ class Emitter:
     def emit_value_maps(self) -> None:
         for vm in self.ir.value_maps.values():
             body = []
+            kind = "bool" if vm.boolean else "str"
             for canonical, wire in vm.pairs:
-                body.append(f"if value == {lit(canonical)}:")
+                if vm.boolean:
+                    body.append(f"if value is {canonical == 'true'}:")
+                else:
+                    body.append(f"if value == {lit(canonical)}:")
                 body.append(f"    return {lit(wire)}")
             default = vm.default
             if default == "reject":
@@ -540,7 +551,7 @@ class Emitter:
             else:
                 prefix = default["strip_prefix"]
                 body.append(f"return value[{len(prefix)}:] if value.startswith({lit(prefix)}) else value")
-            self.func(f"_vm_{vm.name}", "(value: str, path: str) -> str", f"Value map `{vm.name}`: canonical -> wire.", ["    " + b for b in body])
+            self.func(f"_vm_{vm.name}", f"(value: {kind}, path: str) -> str", f"Value map `{vm.name}`: canonical -> wire.", ["    " + b for b in body])
             rbody = []
             seen: set[str] = set()
             for canonical, wire in vm.pairs:
@@ -548,7 +559,7 @@ class Emitter:
                     continue
                 seen.add(wire)
                 rbody.append(f"if value == {lit(wire)}:")
-                rbody.append(f"    return {lit(canonical)}")
+                rbody.append(f"    return {canonical == 'true' if vm.boolean else lit(canonical)}")
             if isinstance(default, dict):
                 rbody.append(f"return {lit(default['strip_prefix'])} + value")
             elif default == "pass":
@@ -556,7 +567,7 @@ class Emitter:
             else:
                 wires = ", ".join(sorted(seen))
                 rbody.append(f"raise _w.WireShapeError(path, repr(value) + {lit(' is not a known value; expected one of: ' + wires)})")
-            self.func(f"_vm_{vm.name}_reverse", "(value: str, path: str) -> str", f"Value map `{vm.name}`: wire -> canonical.", ["    " + b for b in rbody])
+            self.func(f"_vm_{vm.name}_reverse", f"(value: str, path: str) -> {kind}", f"Value map `{vm.name}`: wire -> canonical.", ["    " + b for b in rbody])
 
     def signature_guard(self, kind: str, var: str) -> str | None:
         """Condition under which a block is sent (provider-bound data, CANONICAL.md)."""
@@ -746,6 +757,10 @@ class Emitter:
         def dispatcher(name: str, alts: list[tuple[str, Node, str]], doc: str, ret: str) -> None:
             out = Lines()
             out.add("part = _w.expect_dict(value, path)")
+            if ir.cache_point is not None:  # request.cache_points: a breakpoint item, for the part before it
+                out.add(f"if {self.cache_point_condition('part')}:  # request.cache_points")
+                out.add("    return _w.CachePoint(_read_cache_point(part, path), path)")
+                ret += " | _w.CachePoint"
             for index, cond in self.part_branches(out, [(label, node) for label, node, _ in alts], user=name == "_read_user_part"):
                 out.add(f"if {cond}:")
                 out.indent()

@@ -115,7 +115,18 @@ def emit_error_to_wire(em: "Emitter") -> None:
     out.add("row = _w.error_row(ERROR_ROWS, ERROR_ROWS_UPSTREAM, error)")
     out.add("message = str(error) or type(error).__name__  # `path: message` when the error names a path")
     out.add(f"body: dict[str, Any] = {_build(body)}")
-    out.add("return row[0], body, _w.error_headers(error)")
+    headers = (ir.errors.emit or {}).get("headers") or {}
+    if not headers:
+        out.add("return row[0], body, _w.error_headers(error)")
+    else:  # errors.emit.headers: the type (code, status) in a header beside the body
+        out.add("headers = _w.error_headers(error)")
+        for name, value in headers.items():
+            if value == "{code?}":
+                out.add("if row[2] is not None:")
+                out.add(f"    headers[{name!r}] = row[2]")
+            else:
+                out.add(f"headers[{name!r}] = str({_build(value)})")
+        out.add("return row[0], body, headers")
     em.func(
         "error_to_wire",
         "(error: BaseException) -> tuple[int, dict[str, Any], dict[str, str]]",

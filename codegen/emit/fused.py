@@ -87,8 +87,10 @@ def fused_blockers(ir: Any, side: str) -> list[str]:
         why.append("a tools `group`")
     if ir.tools.strict_all is not None:
         why.append("a tools `strict_all` field")
+    if ir.cache_point is not None:
+        why.append("`request.cache_points` (breakpoint items beside the parts and tools)")
     if ir.tool_choice.special:
-        why.append("tool_choice modes `omit` or `reject`")
+        why.append("tool_choice modes `omit`, `omit_tools` or `reject`")
     if ir.strategy_hooks:
         why.append("`strategies` hooks (the converter calls them; the fused path would not)")
     fields = [("model", ir.model_field), ("messages", ir.messages_field), ("tools", ir.tools.field), ("tool_choice", ir.tool_choice.field)]

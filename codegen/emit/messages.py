@@ -114,8 +114,35 @@ def _emit_system_blocks(em: "Emitter") -> None:
     em.func("_system_block_from_wire", "(value: Any, path: str) -> SystemMessage", "A wire text block -> a system message (system.blocks).", out.lines)
 
 
+def _emit_cache_point(em: "Emitter") -> None:
+    """`request.cache_points`: a breakpoint as its own wire item, both ways."""
+    node = em.ir.cache_point
+    if node is None:
+        return
+    out = Lines()
+    out.add("ttl: Any = cache_control.get('ttl', NOT_GIVEN)")
+    expr = em.build_node(out, node, {"type": "cache_control['type']", "ttl": "ttl"}, "cache_point", "path")
+    out.add(f"return {expr}")
+    em.func("_cache_point_to_wire", "(cache_control: dict[str, Any], path: str) -> dict[str, Any]", "A prompt-cache breakpoint -> its own wire item, sent after the item it marks (request.cache_points).", out.lines)
+    out = Lines()
+    for key, child in node.items:
+        if isinstance(child, Lit):
+            out.add(f"if part.get({lit(key)}) != {lit(child.value)}:")
+            out.add(f"    raise _w.WireShapeError(path + {lit('.' + key)}, {lit('expected ' + repr(child.value))})")
+    got: dict[str, str] = {}
+    em.read_node(out, node, "part", "path", "cache_point", got)
+    out.add(f"cache_control: dict[str, Any] = {{'type': {got['type']}}}")
+    if "ttl" in got:
+        out.add(f"ttl_ = {got['ttl']}")
+        out.add("if ttl_ is not NOT_GIVEN:")
+        out.add("    cache_control['ttl'] = ttl_")
+    out.add("return cache_control")
+    em.func("_read_cache_point", "(part: dict[str, Any], path: str) -> dict[str, Any]", "A wire cache point item -> the canonical breakpoint of the item before it (request.cache_points).", out.lines)
+
+
 def emit_format(em: "Emitter") -> None:
     emit_items.emit_reasoning_helpers(em)
+    _emit_cache_point(em)
     _emit_system_blocks(em)
     _emit_content(em)
     if em.ir.tool_calls.placement == "content_blocks":
@@ -182,11 +209,16 @@ def _emit_content(em: "Emitter") -> None:
         out.add("if wire is not None:")
         out.add("    parts.append(wire)")
         out.add("    kept.append(block)")
+        if ir.cache_point is not None:
+            out.add("    if isinstance(block, (TextBlock, ImageBlock, FileBlock)) and isinstance(block.cache_control, dict):")
+            out.add("        parts.append(_cache_point_to_wire(block.cache_control, f'{path}[{j}].cache_control'))  # request.cache_points")
         out.dedent()
         if strategy == "string_or_parts":
             out.add("# A single text part is sent as a plain string (Prompty §7.1.1), unless the part")
             out.add("# carries a field the string cannot (one its template writes: a cache breakpoint).")
             guards = "".join(f" and kept[0].{CONTEXTS['part.text'][c.field].attr} is NOT_GIVEN" for c in slots_of(text_node) if c.optional)
+            if ir.cache_point is not None:
+                guards += " and kept[0].cache_control is NOT_GIVEN"
             out.add(f"if len(kept) == 1 and type(kept[0]) is TextBlock{guards}:")
             out.add("    return kept[0].text")
             if role == "assistant":
@@ -319,10 +351,29 @@ def _emit_role_writers(em: "Emitter") -> None:
     out = Lines()
     env = {"tool_call_id": "tool_call_id", "content": "wire_content", "name": "name", "is_error": "is_error", "cache_control": "cache_control"}
     media = ir.tool_results.media
-    if ir.tool_results.content == "parts":
+    if ir.tool_results.content in ("parts", "always_parts"):
         out.add("wire_content: Any = content")
-        out.add("if type(content) is list:  # tool_results.content: parts, written as a user turn's parts")
-        out.add("    wire_content = _user_content_to_wire(content, f'messages[{i}].content')")
+        if ir.tool_results.content == "always_parts":
+            # a string is one text part (an empty one too: a result always has content)
+            text_node = ir.parts["text"]
+            assert not isinstance(text_node, str)
+            out.add("if type(content) is str:  # tool_results.content: always_parts, a string as one text part")
+            out.indent()
+            text_expr = em.build_node(out, text_node, {"text": "content", "signature": "NOT_GIVEN"}, "part.text", "''")
+            out.add(f"wire_content = [{text_expr}]")
+            out.dedent()
+        out.add(f"if type(content) is list:  # tool_results.content: {ir.tool_results.content}, written as a user turn's parts")
+        kinds = ir.tool_results.media_parts
+        if kinds:
+            out.add("    taken: list[Block] = []")
+            out.add("    for k, block in enumerate(content):")
+            out.add(f"        if type(block) is not TextBlock and _w.block_kind(block) not in {kinds!r}:  # tool_results.media_parts")
+            out.add("            _w.dropped_part(block, f'messages[{i}].content[{k}]')")
+            out.add("            continue")
+            out.add("        taken.append(block)")
+            out.add("    wire_content = _user_content_to_wire(taken, f'messages[{i}].content')")
+        else:
+            out.add("    wire_content = _user_content_to_wire(content, f'messages[{i}].content')")
     elif media:
         out.add("wire_content: Any = content")
         out.add("media: list[dict[str, Any]] = []")
@@ -442,6 +493,9 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
         out.add("    results = []")
         out.add("    wire_messages.append(_results_to_wire(results))")
         out.add("results.append(result)")
+        if ir.cache_point is not None:
+            out.add("if isinstance(message.cache_control, dict):  # request.cache_points")
+            out.add("    results.append(_cache_point_to_wire(message.cache_control, f'messages[{i}].cache_control'))")
         out.add("continue")
         out.dedent()
         out.add("results = None")
@@ -577,6 +631,8 @@ def _emit_tools(em: "Emitter") -> None:
             out.add(f"    return {em.build_node(out, ir.tool_choice.modes[mode], {}, 'tool_choice.tool', 'path')}")
         elif how == "omit":
             out.add("    return None  # tool_choice auto: omit (the caller leaves the field out)")
+        elif how == "omit_tools":
+            out.add("    return None  # tool_choice none: omit_tools (request_to_wire leaves the tools and the field out)")
         else:
             out.add(f"    raise InvalidRequestError({keyed(f'tool_choice {mode!r} is not supported by {FORMAT_KEY}')}, path='tool_choice')")
     out.add("assert isinstance(choice, ForcedTool)")
@@ -629,7 +685,21 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         out.add("# the API takes one system field: every system message is hoisted into it, joined")
         out.add("system_messages = [m for m in messages if isinstance(m, SystemMessage)]")
     system_field = ir.system.field if ir.system.strategy == "hoist" else None  # hoist: the IR requires `field`
-    if system_field is not None and _block_fields(ir):
+    if system_field is not None and ir.system.blocks is not None and ir.cache_point is not None:
+        # request.cache_points: the field is the list of blocks, one per system message, each
+        # breakpoint an item after its block
+        out.add("if system_messages:  # system.blocks with request.cache_points")
+        out.indent()
+        out.add("system_blocks: list[dict[str, Any]] = []")
+        out.add("for i, m in enumerate(messages):")
+        out.add("    if isinstance(m, SystemMessage):")
+        out.add(f"        system_blocks.append(_system_block_to_wire(m, {lit(system_field)} + f'[{{len(system_blocks)}}]'))")
+        out.add("        if isinstance(m.cache_control, dict):")
+        out.add("            system_blocks.append(_cache_point_to_wire(m.cache_control, f'messages[{i}].cache_control'))")
+        out.add(f"{assign(ir, system_field, 'system_blocks')}")
+        out.dedent()
+        out.add("system_messages = []")
+    elif system_field is not None and _block_fields(ir):
         fields = _block_fields(ir)
         cond = " or ".join(f"m.{f} is not NOT_GIVEN" for f in fields)
         out.add(f"if any({cond} for m in system_messages):  # system.blocks: one text block per system message")
@@ -836,7 +906,7 @@ def emit_options_to_wire(
         wire_value = f"not {value}" if opt.negate else f"dict({value})" if opt.name in OBJECT_OPTIONS else value
         for rule in opt.model_rules:
             var = em.regex(rule.regex)
-            out.add(f"if {var}.match(model) is not None:  # models: {lit(rule.patterns)}")
+            out.add(f"if {var}.match(model) is not None:  # models{'_except' if rule.excepted else ''}: {lit(rule.patterns)}")
             out.indent()
             if rule.wire is not None:
                 out.add(assign(ir, rule.wire, wire_value) + "  # scoped: another wire name for these models")
@@ -940,19 +1010,33 @@ def emit_tools_to_wire(em: "Emitter", out: Any, ref: str = "") -> None:
     """The tools and tool_choice rows, from the locals `tools` and `tool_choice` into `body`;
     `ref` prefixes the module's own builders (`_dst.` in a fused translator)."""
     ir = em.ir
+    if ir.tool_choice.special.get("none") == "omit_tools":
+        # no none mode on this wire: a model shown no tools calls none. A turn that already
+        # holds tool calls or results needs the tools declared to be read (Bedrock refuses it
+        # without them), so such a request is refused here, as `reject` would
+        out.add("if tool_choice == 'none':  # tool_choice none: omit_tools")
+        out.add("    if any(isinstance(m, ToolMessage) or (isinstance(m, AssistantMessage) and m.tool_calls is not NOT_GIVEN and m.tool_calls) for m in req.messages):")
+        message = f"tool_choice 'none' is sent by leaving the tools out, which {FORMAT_KEY} does not take beside earlier tool calls or results"
+        out.add(f"        raise InvalidRequestError({keyed(message)}, path='tool_choice')")
+        out.add("    tools = NOT_GIVEN  # the tools and the tool_choice field are left out")
     out.add("if tools is not NOT_GIVEN and tools:")
     tools_expr = f"[{ref}_tool_to_wire(tool, f'tools[{{j}}]', memo) for j, tool in enumerate(tools)]"
+    if ir.cache_point is not None:  # request.cache_points: a breakpoint item after its tool
+        tools_expr = f"[w for j, tool in enumerate(tools) for w in ({ref}_tool_to_wire(tool, f'tools[{{j}}]', memo), *(() if not isinstance(tool.cache_control, dict) else ({ref}_cache_point_to_wire(tool.cache_control, f'tools[{{j}}].cache_control'),)))]"
     if ir.tools.group is not None:
         tools_expr = f"[{{{lit(ir.tools.group)}: {tools_expr}}}]  # tools group: one wrapper object"
     out.add(f"    {assign(ir, ir.tools.field, tools_expr)}")
     if ir.tools.strict_all is not None:
         out.add(f"    if (strict_all := _w.strict_of_all(tools)) is not None:  # tools.strict_all: every tool says the same")
         out.add(f"        {assign(ir, ir.tools.strict_all, 'strict_all')}")
-    if ir.tool_choice.special.get("auto") == "omit":
-        out.add("if not isinstance(tool_choice, NotGiven) and (wire_choice := " + ref + "_tool_choice_to_wire(tool_choice)) is not None:  # auto: omit")
+    # `requires: tools`: the field is left out when no tool is sent
+    given = "not isinstance(tool_choice, NotGiven)" + (" and tools is not NOT_GIVEN and bool(tools)" if ir.tool_choice.requires_tools else "")
+    note = "  # tool_choice requires: tools" if ir.tool_choice.requires_tools else ""
+    if any(how in ("omit", "omit_tools") for how in ir.tool_choice.special.values()):
+        out.add(f"if {given} and (wire_choice := " + ref + "_tool_choice_to_wire(tool_choice)) is not None:  # omit: the field is left out" + note)
         out.add(f"    {assign(ir, ir.tool_choice.field, 'wire_choice')}")
     else:
-        out.add("if not isinstance(tool_choice, NotGiven):")
+        out.add(f"if {given}:{note}")
         out.add(f"    {assign(ir, ir.tool_choice.field, ref + '_tool_choice_to_wire(tool_choice)')}")
 
 
@@ -1093,7 +1177,8 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None,
             out.add(f"raw = message.get({lit(content_key)})  # a string is the content as it is")
             if user_list is not None:
                 user_list(out, "raw")
-            out.add(f"content = raw if type(raw) is str else _w.user_content(_w.member(message, {lit(content_key)}, path), path + {lit('.' + str(content_key))}, _read_user_part, {ir.unknown == 'carry'})")
+            points = ", points=True" if ir.cache_point is not None else ""  # request.cache_points
+            out.add(f"content = raw if type(raw) is str else _w.user_content(_w.member(message, {lit(content_key)}, path), path + {lit('.' + str(content_key))}, _read_user_part, {ir.unknown == 'carry'}{points})")
             if ir.tool_results.strategy == "group_into_user_message":
                 out.add("if type(content) is list and any(type(p) is ToolMessage for p in content):")
                 out.indent()
@@ -1160,9 +1245,17 @@ def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any,
         out.indent()
         out.add("blocks_: list[Any] = []")
         out.add("calls_: list[ToolCall] = []")
+        if ir.cache_point is not None:
+            out.add("last_: Any = None  # the part a cache point marks")
         out.add("for j, item in enumerate(items_):")
         out.indent()
         out.add(f"p = _read_assistant_part(item, f'{{content_path}}[{{j}}]', {lenient})")
+        if ir.cache_point is not None:
+            out.add("if isinstance(p, _w.CachePoint):  # request.cache_points: for the part before it")
+            out.add(f"    _w.attach_cache_point(last_, p, {ir.unknown == 'carry'})")
+            out.add("    last_ = None")
+            out.add("    continue")
+            out.add("last_ = p")
         if ir.unknown == "carry":
             out.add("if isinstance(p, _w.Skipped):  # request.unknown: carry")
             out.add("    continue")
@@ -1184,7 +1277,8 @@ def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any,
         out.add("if type(raw_content) is str:  # a string is the content as it is")
         out.add("    a_content = raw_content")
         out.add("elif raw_content is not NOT_GIVEN:")
-        out.add(f"    a_content = _w.assistant_content(raw_content, {content_path}, _read_assistant_part, {ir.unknown == 'carry'})")
+        points = ", points=True" if ir.cache_point is not None else ""  # request.cache_points
+        out.add(f"    a_content = _w.assistant_content(raw_content, {content_path}, _read_assistant_part, {ir.unknown == 'carry'}{points})")
         if calls_key is not None:  # placement `items`: tool calls are items of their own
             out.add(f"raw_calls = {src}.get({lit(calls_key)})")
             out.add("if raw_calls is not None:")
@@ -1212,6 +1306,14 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         out.add(f"consumed.add({lit(f)})")
         if ir.system.hoist_template is not None:
             out.add(f"system = _w.read_hoisted(system, {lit(ir.system.content_steps)}, {lit(f)}, {lit(ir.system.join)})")
+        elif ir.system.blocks is not None and ir.cache_point is not None:
+            out.add("if type(system) is list:  # system.blocks: one system message per text block, its cache point after it (request.cache_points)")
+            out.indent()
+            read = f"_w.read_or_skip(_system_block_from_wire, b, {lit(f)} + f'[{{j}}]')" if ir.unknown == "carry" else f"_system_block_from_wire(b, {lit(f)} + f'[{{j}}]')"
+            out.add(f"read_system: list[Any] = [_w.CachePoint(_read_cache_point(b, {lit(f)} + f'[{{j}}]'), {lit(f)} + f'[{{j}}]') if type(b) is dict and {em.cache_point_condition('b')} else {read} for j, b in enumerate(system)]")
+            out.add(f"messages.extend(m for m in _w.attach_cache_points(read_system, {ir.unknown == 'carry'}) if m.content or " + " or ".join(f"m.{x} is not NOT_GIVEN" for x in ["cache_control", *_block_fields(ir)]) + ")")
+            out.add("system = ''")
+            out.dedent()
         elif ir.system.blocks is not None:
             out.add("if type(system) is list:  # system.blocks: one system message per text block (an empty one says nothing)")
             out.add(f"    messages.extend(m for j, b in enumerate(system) if (m := _system_block_from_wire(b, {lit(f)} + f'[{{j}}]')).content or " + " or ".join(f"m.{x} is not NOT_GIVEN" for x in _block_fields(ir)) + ")")
@@ -1296,6 +1398,12 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         out.add(f"read_tools.extend(_read_tool(_w.expect_dict(t, where + f'.{g}[{{k}}]'), where + f'.{g}[{{k}}]') for k, t in enumerate(decls))")
         out.dedent()
         out.add("kwargs['tools'] = read_tools")
+    elif ir.cache_point is not None:
+        # request.cache_points: a breakpoint item marks the tool before it
+        cond = em.cache_point_condition("t")
+        read = f"_w.read_or_skip(_read_tool, t, {lit(tf)} + f'[{{j}}]')" if ir.unknown == "carry" else f"_read_tool(_w.expect_dict(t, {lit(tf)} + f'[{{j}}]'), {lit(tf)} + f'[{{j}}]')"
+        out.add(f"read_tools_: list[Any] = [_w.CachePoint(_read_cache_point(t, {lit(tf)} + f'[{{j}}]'), {lit(tf)} + f'[{{j}}]') if type(t) is dict and {cond} else {read} for j, t in enumerate(_w.expect_list(raw_tools, {lit(tf)}))]")
+        out.add(f"kwargs['tools'] = _w.attach_cache_points(read_tools_, {ir.unknown == 'carry'})")
     elif ir.unknown == "carry":
         out.add("# a tool no row reads (a server tool): carried for this wire (request.unknown: carry)")
         out.add(f"read_tools_ = [_w.read_or_skip(_read_tool, t, {lit(tf)} + f'[{{j}}]') for j, t in enumerate(_w.expect_list(raw_tools, {lit(tf)}))]")

@@ -77,6 +77,10 @@ class _Row:
             step = self.out.fresh("r") if var == head else var
             self.out.add(f"{step} = {var}.get({lit(key)}, _MISSING) if isinstance({var}, dict) else _MISSING")
             var = step
+        if slot.codec is not None:  # a value map: a string through it, anything else as it is
+            step = self.out.fresh("r")
+            self.out.add(f"{step} = _vm_{slot.codec}({var}, {lit(slot.field)}) if type({var}) is str else {var}")
+            var = step
         if slot.optional:
             step = self.out.fresh("r") if var == head else var
             self.out.add(f"{step} = _MISSING if {var} is None or type({var}) is _Unreported else {var}")

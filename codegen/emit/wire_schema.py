@@ -92,6 +92,13 @@ def wire_schemas(ir: FormatIR | TaskIR) -> dict[str, Any]:
     result_ref = {"$ref": f"#/$defs/{name}ToolResult"}
     if ir.tool_results.strategy == "group_into_user_message":
         user_parts.append(result_ref)
+    tool_items: dict[str, Any] = {"$ref": f"#/$defs/{name}Tool"}
+    if ir.cache_point is not None:  # request.cache_points: a breakpoint item beside the parts and tools
+        defs[f"{name}CachePoint"] = _node_schema(ir.cache_point, "cache_point", {})
+        point_ref = {"$ref": f"#/$defs/{name}CachePoint"}
+        user_parts.append(point_ref)
+        asst_parts.append(point_ref)
+        tool_items = {"anyOf": [tool_items, point_ref]}
 
     def content(parts: list[dict[str, Any]], strategy: str, nullable: bool) -> dict[str, Any]:
         arr = {"type": "array", "items": {"anyOf": parts} if len(parts) > 1 else parts[0]}
@@ -126,7 +133,7 @@ def wire_schemas(ir: FormatIR | TaskIR) -> dict[str, Any]:
         if opt.wire is None or opt.unsupported is not None:
             continue
         _put(props, opt.wire, {"type": "array", "items": {"type": "string"}} if opt.name == "stop_sequences" else {"type": _option_type(opt)})
-    _put(props, ir.tools.field, {"type": "array", "items": {"$ref": f"#/$defs/{name}Tool"}})
+    _put(props, ir.tools.field, {"type": "array", "items": tool_items})
     if ir.tools.strict_all is not None:  # tools.strict_all: one boolean for every tool's strict
         _put(props, ir.tools.strict_all, {"type": "boolean"})
     _put(props, ir.tool_choice.field, {"anyOf": [_node_schema(n, "tool_choice.tool", {}) for n in ir.tool_choice.modes.values()]})

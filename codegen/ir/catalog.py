@@ -70,6 +70,9 @@ CONTEXTS: dict[str, dict[str, Field]] = {
         "arguments": Field("arguments", "object"),
         "signature": Field("signature", "str", True),
     },
+    # `request.cache_points`: a breakpoint as its own item after the one it marks (Bedrock
+    # cachePoint); the canonical cache_control's `type` and `ttl`
+    "cache_point": {"type": Field("type", "str"), "ttl": Field("ttl", "str", True)},
     "tool_result": {
         "tool_call_id": Field("tool_call_id", "str"),
         "content": Field("content", "text"),

@@ -53,6 +53,8 @@ class ValueMapIR:
     name: str
     pairs: list[tuple[str, str]]  # canonical -> wire, author order
     default: Any  # "reject" | "pass" | {"strip_prefix": "..."}
+    # canonical side true/false (YAML booleans): maps a boolean field (`{is_error?|result_status}`)
+    boolean: bool = False
 
 
 @dataclass
@@ -61,6 +63,7 @@ class ModelRule:
     action: str  # drop | warn | reject | rename (to `wire`)
     patterns: list[str]
     wire: str | None = None  # rename: the wire name for these models
+    excepted: bool = False  # `models_except`: the rule is for every model but `patterns`
 
 
 @dataclass
@@ -158,7 +161,7 @@ class ToolResultsIR:
     template: Node
     name: Literal["given", "from_call"] = "given"
     other_content: Literal["reject", "json"] = "reject"
-    content: Literal["text", "parts"] = "text"
+    content: Literal["text", "parts", "always_parts"] = "text"
     media: tuple[str, ...] = ()  # where non-text parts go
     media_parts: tuple[str, ...] = ()  # the kinds `media` takes (): every kind)
     error_template: Node | None = None  # error_wire: a failed result's form
@@ -193,7 +196,8 @@ class ToolChoiceIR:
 
     field: str
     modes: dict[str, Node]
-    special: dict[str, str] = dataclasses.field(default_factory=dict)  # mode -> omit | reject
+    special: dict[str, str] = dataclasses.field(default_factory=dict)  # mode -> omit | omit_tools | reject
+    requires_tools: bool = False  # `requires: tools`: the field is left out when the request has no tools
 
 
 @dataclass
@@ -309,6 +313,8 @@ class FormatIR:
     reasoning: dict[str, Any] | None = None  # request.reasoning (codegen/sections/reasoning.py)
     stream: dict[str, Any] | None = None  # the compiled `stream:` table (codegen/sections/stream.py)
     strategy_hooks: tuple[str, ...] = ()  # `strategies:` hooks the converter calls (codegen/sections/strategies.py)
+    # `request.cache_points`: a prompt-cache breakpoint as its own item after the one it marks
+    cache_point: Obj | None = None
 
 
 def _as_list(value: str | list[str] | None) -> list[str]:
@@ -349,6 +355,9 @@ class Builder:
     def __init__(self, resolved: Resolved) -> None:
         self.r = resolved
         self.data = resolved.data
+        # value maps by the kind of field they map: a boolean map ("true"/"false" rows) maps
+        # `{is_error?|...}`; a map serves one kind
+        self.map_kinds: dict[str, str] = {}
 
     def _derive(self, pointer: str, name: str, spec: dict[str, Any]) -> DeriveIR:
         """An option row's `derive`: checked here so the generated table is always total."""
@@ -424,16 +433,57 @@ class Builder:
         if kinds is None:
             return ()
         pointer = "/request/tool_results/media_parts"
-        if "media" not in tr:
-            raise self.err(pointer, "media_parts lists the part kinds `media` takes; give `media:` too")
+        if "media" not in tr and tr.get("content", "text") == "text":
+            raise self.err(pointer, "media_parts lists the part kinds `media` (or `content: parts`, `always_parts`) takes; give one of them too")
         known = ("image.url", "image.inline", "audio.url", "audio.inline", "file.url", "file.inline")
         for i, kind in enumerate(kinds):
             if kind not in known:
                 raise self.err(f"{pointer}/{i}", f"{kind!r} is not a media part kind ({', '.join(known)})")
         return tuple(kinds)
 
+    def cache_point(self, parts: dict[str, Node | str], result: Node, tool: Node, system_blocks: Obj | None) -> Obj | None:
+        """`request.cache_points`: the breakpoint item's template, checked. It is told apart from
+        the items beside it on reading, so it needs a literal or a key of its own; and a table
+        writes a breakpoint one way, so no other template places {cache_control?}."""
+        spec = self.data["request"].get("cache_points")
+        if spec is None:
+            return None
+        pointer = "/request/cache_points/wire"
+        node = self.template(pointer, spec["wire"], "cache_point")
+        self.readable_arrays(node)
+        if not isinstance(node, Obj) or not node.items:
+            raise self.err(pointer, "a cache point is an object ({cachePoint: {type: \"{type}\"}})")
+        self.require_slot(node, pointer, "type", "cache_point")
+        own = {k for k, _ in node.items}
+        if self.data["request"].get("part_dispatch", "literals") == "keys" or not any(isinstance(c, Lit) for _, c in node.items):
+            for where, other in [*((f"/request/content_parts/{k}", n) for k, n in parts.items()), ("/request/tool_results/wire", result), ("/request/tools/wire", tool)]:
+                if isinstance(other, Obj) and own <= {k for k, _ in other.items}:
+                    raise self.err(pointer, f"its keys ({', '.join(sorted(own))}) are all keys of {where} too: give the cache point a key of its own, to be told apart when read")
+        placed: list[tuple[str, Node | str | None]] = [*((f"/request/content_parts/{k}", n) for k, n in parts.items()), ("/request/tool_results/wire", result), ("/request/tools/wire", tool), ("/request/system/blocks", system_blocks)]
+        for at, template in placed:
+            if template is not None and not isinstance(template, str) and any(s.field == "cache_control" for s in slots_of(template)):
+                raise self.err(at, "places {cache_control?} beside request.cache_points: a breakpoint is written one way; leave it to cache_points")
+        return node
+
+    def error_emit(self, emit: dict[str, Any] | None) -> dict[str, Any] | None:
+        """`errors.emit`, its `headers` checked: a header value is a literal or a whole {type},
+        {code}, {code?} or {status} (never the message: free text has no place in a header)."""
+        for name, value in ((emit or {}).get("headers") or {}).items():
+            pointer = f"/errors/emit/headers/{name}"
+            if not re.fullmatch(r"[A-Za-z0-9!#$%&'*+.^_`|~-]+", name):
+                raise self.err(pointer, f"{name!r} is not an HTTP header name")
+            if "{" in value or "}" in value:
+                if value not in ("{type}", "{code}", "{code?}", "{status}"):
+                    raise self.err(pointer, f"a header value is a literal or one of {{type}}, {{code}}, {{code?}}, {{status}}, the whole value; not {value!r} (the message is free text, which a header cannot carry)")
+            elif any(ord(c) < 32 or ord(c) == 127 for c in value):
+                raise self.err(pointer, "a header value may not hold control characters")
+        return emit
+
     def tool_result_media(self, tr: dict[str, Any]) -> tuple[str, ...]:
         """`request.tool_results.media`, checked: a key path beside {content}, with `content: text`."""
+        if tr.get("content") == "always_parts" and self.data["request"].get("user", {}).get("content", "string_or_parts") not in ("always_parts", "as_given"):
+            # the parts are written by the user turn's writer, which folds one text part into a string
+            raise self.err("/request/tool_results/content", "`always_parts` writes a result's parts as a user turn's, so user.content must be `always_parts` or `as_given` (string_or_parts folds one text part into a string); write `parts`")
         media = tr.get("media")
         if media is None:
             return ()
@@ -517,8 +567,16 @@ class Builder:
             if slot.codec not in self.data.get("value_maps", {}):
                 known = ", ".join(["from_url", "json", *sorted(self.data.get("value_maps", {}))])
                 raise self.err(slot.pointer, f"unknown codec {slot.codec!r}; expected one of: {known}")
-            if spec.kind != "str":
-                raise self.err(slot.pointer, f"value map {slot.codec!r} applies to strings, not {spec.kind}")
+            if spec.kind not in ("str", "bool"):
+                raise self.err(slot.pointer, f"value map {slot.codec!r} applies to strings and booleans, not {spec.kind}")
+            table = self.data["value_maps"][slot.codec]
+            if spec.kind == "bool":
+                rows = {k for k in table if k != "*" and not k.startswith("x-")}
+                if rows != {"true", "false"} or table["*"] != "reject":
+                    raise self.err(slot.pointer, f'{{{slot.field}}} is a boolean: value map {slot.codec!r} must list exactly "true" and "false" (quoted), with "*": reject (an unknown wire value is an error when read)')
+            used = self.map_kinds.setdefault(slot.codec, spec.kind)
+            if used != spec.kind:
+                raise self.err(slot.pointer, f"value map {slot.codec!r} maps {used} fields elsewhere in this file; {{{slot.field}}} is {spec.kind}: give it a map of its own")
         if slot.codec == "json" and spec.kind not in ("object", "schema"):
             raise self.err(slot.pointer, "the json codec applies to objects (arguments, schemas)")
         if slot.optional and not spec.optional:
@@ -588,6 +646,18 @@ class Builder:
                     f"{{{name}}}: a path placeholder names a top-level request field the transport moves into the URL; "
                     f"expected {{{model_field}}} (request.model)",
                 )
+        base_url = t.get("base_url")  # absent where `base_url_env` alone gives it (Azure)
+        names = re.findall(r"\{([^{}]*)\}", base_url or "")
+        declared = dict(t.get("base_url_vars") or {})
+        for name in names:
+            if name not in declared:
+                raise self.err("/transport/base_url", f"{{{name}}}: a base_url placeholder is an environment variable named in base_url_vars, with its default; add `base_url_vars: {{{name}: ...}}`")
+        for name in declared:
+            if name not in names:
+                raise self.err(f"/transport/base_url_vars/{name}", f"{name} is not a placeholder of base_url; remove it or place {{{name}}}")
+        filled = re.sub(r"\{([^{}]*)\}", lambda m: declared[m.group(1)], base_url or "")
+        if base_url is not None and not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:[0-9]+)?(/[^\s{}]*)?", filled):
+            raise self.err("/transport/base_url", f"{filled!r} (the defaults filled in) is not an http(s) URL with a plain host")
         out: dict[str, Any] = {
             "base_url": t.get("base_url"),
             "endpoint": endpoint,
@@ -604,6 +674,8 @@ class Builder:
             if t["api_key_env"] in t["api_key_env_also"]:
                 raise self.err("/transport/api_key_env_also", f"{t['api_key_env']!r} is `api_key_env` itself")
             out["api_key_env_also"] = list(t["api_key_env_also"])
+        if declared:  # transport.base_url_vars: filled at call time (runtime/provider.py table_base_url)
+            out["base_url_vars"] = declared
         # the gateway's rows, present only where the mapping has them
         if "models" in t:
             out["models"] = self.models_row(t["models"])
@@ -691,8 +763,10 @@ class Builder:
             blocks = self.template("/request/system/blocks", system["blocks"], "message.system")
             if not isinstance(blocks, Obj) or not any(isinstance(c, Slot) and c.field == "content" and c.codec is None and not c.optional for _, c in blocks.items):
                 raise self.err("/request/system/blocks", "a system block is an object that places {content} as one of its keys' value (e.g. {type: text, text: \"{content}\"})")
-            if not any(isinstance(c, Slot) and c.optional for _, c in blocks.items):
-                raise self.err("/request/system/blocks", "a system block with no optional field ({cache_control?}) is never needed: the plain form says the same")
+            if "cache_points" in req and system["strategy"] == "hoist":
+                pass  # request.cache_points: the field is always the list of blocks, each breakpoint an item after its block
+            elif not any(isinstance(c, Slot) and c.optional for _, c in blocks.items):
+                raise self.err("/request/system/blocks", "a system block with no optional field ({cache_control?}) is never needed: the plain form says the same (with a hoisted field and request.cache_points, it is the field's form)")
             system_blocks = blocks
 
         user_t = self.message_template("/request/user/wire", req["user"]["wire"], "message.user")
@@ -791,7 +865,9 @@ class Builder:
                 raise self.err(pointer, "`wire:` and `unsupported:` exclude each other; scope the rule with `scoped:`")
             if opt.merge and name != "stop_sequences":
                 raise self.err(pointer + "/merge", "only list-shaped options (stop_sequences) merge")
-            for rule in spec.get("scoped", []):
+            for r, rule in enumerate(spec.get("scoped", [])):
+                if "models" in rule and "models_except" in rule:
+                    raise self.err(f"{pointer}/scoped/{r}", "a scoped rule names `models` (the rule is for them) or `models_except` (for every other model), not both")
                 since = rule.get("api_version_from")
                 if since is not None and (api_version is None or api_version < since):
                     continue  # decided now: this mapping's API version predates the rule
@@ -803,7 +879,7 @@ class Builder:
                         raise self.err(pointer + "/scoped", "a scoped `wire:` rename is for a plain option (no `with`, no `negate`)")
                     if renamed not in opt.read_also:
                         opt.read_also.append(renamed)  # what is written under it is read back from it
-                if "models" not in rule:
+                if "models" not in rule and "models_except" not in rule:
                     # Applies to every model: the option cannot be sent (or goes out under
                     # another name) under this API version.
                     if renamed is not None:
@@ -813,8 +889,11 @@ class Builder:
                         opt.unsupported = rule["unsupported"]
                     opt.model_rules = []
                     break
-                regex = "|".join(fnmatch.translate(p) for p in rule["models"])
-                opt.model_rules.append(ModelRule(regex, "rename" if renamed is not None else rule["unsupported"], list(rule["models"]), renamed))
+                patterns = list(rule.get("models") or rule["models_except"])
+                regex = "|".join(fnmatch.translate(p) for p in patterns)
+                if "models_except" in rule:  # every model that none of the patterns matches
+                    regex = f"(?!{regex})(?s:.*)"
+                opt.model_rules.append(ModelRule(regex, "rename" if renamed is not None else rule["unsupported"], patterns, renamed, "models_except" in rule))
             options.append(opt)
 
         value_maps: dict[str, ValueMapIR] = {}
@@ -894,11 +973,14 @@ class Builder:
         tool_t = self.template_with("/request/tools/wire", tools["wire"], "tool", ("name",))
         choice = req["tool_choice"]
         # `omit`: the field is left out (the provider's default; Cohere means auto that way);
+        # `omit_tools`: none only, the tools are left out with the field (Bedrock has no none mode);
         # `reject`: request_to_wire refuses the mode (a forced tool on Cohere)
-        tool_choice_special = {mode: choice[mode] for mode in ("auto", "required", "none", "tool") if choice[mode] in ("omit", "reject")}
+        tool_choice_special = {mode: choice[mode] for mode in ("auto", "required", "none", "tool") if choice[mode] in ("omit", "omit_tools", "reject")}
         for mode, how in tool_choice_special.items():
             if how == "omit" and mode != "auto":
                 raise self.err(f"/request/tool_choice/{mode}", f"only `auto` may be `omit` (a request without tool_choice is the provider's default, auto); `{mode}` would change meaning: write its form or `reject`")
+            if how == "omit_tools" and mode != "none":
+                raise self.err(f"/request/tool_choice/{mode}", f"only `none` may be `omit_tools` (a model shown no tools calls none); `{mode}` needs the tools: write its form or `reject`")
         tool_choice = {
             mode: self.template(f"/request/tool_choice/{mode}", choice[mode], "tool_choice.tool")
             for mode in ("auto", "required", "none", "tool") if mode not in tool_choice_special
@@ -1003,7 +1085,7 @@ class Builder:
                    options=options,
                    unmodeled={k: dict(v) for k, v in req.get("unmodeled", {}).items() if not k.startswith("x-")},
                    signatures=req.get("signatures", "strip_foreign"),
-                   value_maps=value_maps,
+                   value_maps={name: dataclasses.replace(vm, boolean=self.map_kinds.get(name) == "bool") for name, vm in value_maps.items()},
                    structured=structured,
                    structured_template=structured_template,
                    fixtures=fixtures,
@@ -1013,6 +1095,7 @@ class Builder:
                    wire_keys=wire_keys_of(d),
                    path_params=tuple(re.findall(r"\{([^{}]*)\}", d["transport"]["endpoint"]["path"])) if "transport" in d else (),
                    items=build_items_ir(self),
+                   cache_point=self.cache_point(parts, tool_result_template, tool_t, system_blocks),
                    wire_rules=build_wire_rules(self),
                    reasoning=build_reasoning(self),
                    stream=compile_stream(
@@ -1074,6 +1157,7 @@ class Builder:
                        field=choice["field"],
                        modes=tool_choice,
                        special=tool_choice_special,
+                       requires_tools=choice.get("requires") == "tools",
                    ),
                    extras=ExtrasIR(
                        collision=req["extras"]["collision"],
@@ -1114,7 +1198,7 @@ class Builder:
                        code=self.error_path("/errors/code", errs["code"]) if "code" in errs else None,
                        rules=rules,
                        retry_after_headers=list(errs.get("retry_after", [])),
-                       emit=errs.get("emit"),
+                       emit=self.error_emit(errs.get("emit")),
                        retry_delay=retry_delay,
                    ),
                )

@@ -104,6 +104,9 @@ _scoped_rule = {
         _obj(
             {
                 "models": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+                # the rule is for every model but these (a field only some models take: Bedrock's
+                # additionalModelRequestFields.top_k is Claude's)
+                "models_except": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
                 "api_version_from": {"type": "string", "minLength": 1},
                 "unsupported": UNSUPPORTED,
                 # the option goes out under another wire name (OpenAI reasoning models:
@@ -304,7 +307,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         # a result with parts (image, audio, file: issue 20): `text` (default),
                         # the text parts joined and the others left to the loss report; `parts`,
                         # {content} written and read as a user turn's parts (content_parts)
-                        "content": {"enum": ["text", "parts"]},
+                        "content": {"enum": ["text", "parts", "always_parts"]},
                         # `text`, with the non-text parts written by content_parts at this key
                         # path of the result (Gemini functionResponse.parts)
                         "media": WIRE_FIELD,
@@ -354,6 +357,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         "required": TEMPLATE,
                         "none": TEMPLATE,
                         "tool": TEMPLATE,
+                        # the field is left out when the request has no tools (Bedrock:
+                        # ToolConfiguration.tools is required beside toolChoice)
+                        "requires": {"enum": ["tools"]},
                     },
                     required=["field", "auto", "required", "none", "tool"],
                 ),
@@ -397,6 +403,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 # refused (root fields: read into config.extras), or left out of the canonical
                 # request and carried for the same provider's wire (runtime/carry.py)
                 "unknown": {"enum": ["reject", "carry"]},
+                # a prompt-cache breakpoint as its own item after the part, tool result or tool
+                # it marks, in the same list (Bedrock `{cachePoint: {type: default}}`)
+                "cache_points": _obj({"wire": {"type": "object"}}, required=["wire"]),
                 # Thinking blocks <-> reasoning items beside the messages, resent verbatim.
                 "reasoning_items": _obj(
                     {"match": {"type": "object"}, "text": WIRE_FIELD, "join": {"type": "string"}},
@@ -512,6 +521,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 "emit": _obj(
                     {
                         "body": {"type": "object", "description": "error envelope; strings {message} {type} {code} {code?} {status} are filled in"},
+                        # response headers beside the body (AWS names the error type in
+                        # x-amzn-ErrorType): a literal or one of {type} {code} {code?} {status}
+                        "headers": {"type": "object", "additionalProperties": {"type": "string"}},
                         "categories": _obj(
                             {
                                 c: _obj(
@@ -561,6 +573,14 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 # the variable holding a per-resource base URL (Azure's AZURE_OPENAI_ENDPOINT);
                 # it wins over `base_url`, and `base_url=` wins over both
                 "base_url_env": {"type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$"},
+                # `{NAME}` placeholders of base_url, each filled from that environment variable
+                # when set, else from the default here (Bedrock: a region in the host name)
+                "base_url_vars": {
+                    "type": "object",
+                    "minProperties": 1,
+                    "propertyNames": {"pattern": "^[A-Z][A-Z0-9_]*$"},
+                    "additionalProperties": {"type": "string", "pattern": "^[A-Za-z0-9-]+$"},
+                },
                 "endpoint": _obj(
                     {"method": {"enum": ["GET", "POST"]}, "path": {"type": "string", "pattern": "^/"}},
                     required=["method", "path"],

@@ -66,7 +66,9 @@ EMIT_KINDS: dict[str, tuple[str, ...]] = {
     "finish": ("finish_reason",),
     "usage": (),
     "finish_usage": ("finish_reason",),
-    "error": ("error", "status"),  # status: the HTTP status the error stands for (error_to_wire)
+    # status: the HTTP status the error stands for, type: its errors.emit type (error_to_wire; the
+    # type may go in a header, errors.emit.headers, not in the body)
+    "error": ("error", "status", "type"),
     "end": (),
     "tool_call_whole": ("index", "call_id", "name", "arguments", "signature"),
     "reasoning_whole": ("index", "text", "signature", "block"),
@@ -80,6 +82,9 @@ _CODECS = ("json",)
 _WIRE_EVENT = _obj({"event": {"type": "string", "minLength": 1}, "data": {}}, required=["data"])
 _WIRE_EVENTS = {"type": "array", "items": _WIRE_EVENT}
 _ONE_OR_MORE = {"oneOf": [_WIRE_EVENT, {"type": "array", "items": _WIRE_EVENT, "minItems": 1}]}
+# a text or reasoning block may open with its first delta (an empty list: no start event; Bedrock
+# ConverseStream sends contentBlockStart for toolUse blocks only); a tool call's start names it
+_ZERO_OR_MORE = {"oneOf": [_WIRE_EVENT, {"type": "array", "items": _WIRE_EVENT}]}
 
 _RULE = _obj(
     {
@@ -125,7 +130,7 @@ STREAM_SCHEMA: dict[str, Any] = _obj(
                 **{k: _WIRE_EVENTS for k in EMIT_KINDS},
                 "blocks": _obj(
                     {
-                        "start": _obj({k: _ONE_OR_MORE for k in _BLOCK_START_KINDS}, required=["text", "tool_call"]),
+                        "start": _obj({k: _ZERO_OR_MORE if k in ("text", "reasoning") else _ONE_OR_MORE for k in _BLOCK_START_KINDS}, required=["text", "tool_call"]),
                         "stop": {"oneOf": [_WIRE_EVENT, _obj({k: _WIRE_EVENTS for k in _BLOCK_START_KINDS}, required=["text", "tool_call"])]},
                     },
                     required=["start", "stop"],
@@ -152,12 +157,13 @@ def _path(text: str) -> tuple[list[Any], bool]:
     return out, optional
 
 
-def _template(value: Any, legal: tuple[str, ...], pointer: str, what: str, err: Callable[[str, str], Exception]) -> Node:
+def _template(value: Any, legal: tuple[str, ...], pointer: str, what: str, err: Callable[[str, str], Exception], maps: frozenset[str] = frozenset()) -> Node:
     """One emit template (a row's `data` or `event`), parsed by the one template parser
     (codegen/wiretemplate.py) and checked: what codegen/emit/stream.py can compile, or a
     MappingError at `pointer`. A string that is one placeholder (`"{usage?}"`,
     `"{signature|json}"`) gives the value itself; placeholders inside other text (`"msg_{block}"`)
-    are interpolated, so they may carry neither `?` nor a codec. `{{` / `}}` are literal braces."""
+    are interpolated, so they may carry neither `?` nor a codec. `{{` / `}}` are literal braces.
+    `maps`: the mapping's string value maps, codecs of a whole string value (`{error.__type|name}`)."""
     try:
         node = parse_template(value, pointer, emit_only=True)
     except TemplateSyntaxError as exc:
@@ -179,9 +185,11 @@ def _template(value: Any, legal: tuple[str, ...], pointer: str, what: str, err: 
                       "not text inside a string")
         if head == "response" and optional:
             raise err(pointer, "{response?}: the assembled response is always there; write {response}")
-        if codec is not None and codec not in _CODECS:
-            raise err(pointer, f"{{{name}|{codec}}}: unknown codec {codec!r}; expected one of: {', '.join(_CODECS)}")
-        if codec is not None and head in ("usage", "response", "sequence", "block", "index"):
+        if codec is not None and codec not in _CODECS and codec not in maps:
+            raise err(pointer, f"{{{name}|{codec}}}: unknown codec {codec!r}; expected one of: {', '.join([*_CODECS, *sorted(maps)])}")
+        if codec in maps and head in ("usage", "response", "block", "index", "sequence"):
+            raise err(pointer, f"{{{name}|{codec}}}: a value map maps a string; {head} is not one")
+        if codec is not None and codec not in maps and head in ("usage", "response", "sequence", "block", "index"):
             raise err(pointer, f"{{{name}|{codec}}}: `|json` decodes a JSON text (a signature, data); {head} is not one")
     return node
 
@@ -199,13 +207,14 @@ def _interpolations(node: Node) -> list[Interp]:
 class _Rows:
     """The emit table's rows as they are compiled: each an `EmitRow` named in table order."""
 
-    def __init__(self, err: Callable[[str, str], Exception]) -> None:
+    def __init__(self, err: Callable[[str, str], Exception], maps: frozenset[str] = frozenset()) -> None:
         self.err = err
+        self.maps = maps  # the string value maps a whole placeholder may go through
         self.rows: list[EmitRow] = []
 
     def row(self, row: dict[str, Any], legal: tuple[str, ...], pointer: str, what: str, data_pointer: str | None = None) -> EmitRow:
-        data = _template(row["data"], legal, data_pointer or f"{pointer}/data", what, self.err)
-        event = _template(row["event"], legal, f"{pointer}/event", what, self.err) if row.get("event") else None
+        data = _template(row["data"], legal, data_pointer or f"{pointer}/data", what, self.err, self.maps)
+        event = _template(row["event"], legal, f"{pointer}/event", what, self.err, self.maps) if row.get("event") else None
         compiled = EmitRow(f"_stream_emit_{len(self.rows)}", pointer, event, data)
         self.rows.append(compiled)
         return compiled
@@ -340,7 +349,9 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
                 compiled["text_keys"] = list(rule["text_keys"])
         rules.append(compiled)
     emit: dict[str, Any] = {}
-    rows = _Rows(err)
+    # the string value maps (a boolean one, "true"/"false", maps is_error only)
+    maps = frozenset(n for n, t in (data.get("value_maps") or {}).items() if not n.startswith("x-") and {k for k in t if k != "*"} != {"true", "false"})
+    rows = _Rows(err, maps)
     for key, value in spec["emit"].items():
         if key.startswith("x-"):
             continue

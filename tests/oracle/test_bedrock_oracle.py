@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -147,6 +148,25 @@ def test_response_bodies_pass_botocore_validation(model: Any, index: int) -> Non
 def test_error_bodies_name_a_modeled_error_shape(model: Any) -> None:
     from wiremap.runtime.errors import RateLimitError
 
-    status, body, _headers = bedrock.error_to_wire(RateLimitError("slow down"))
+    status, body, headers = bedrock.error_to_wire(RateLimitError("slow down"))
     errors = {shape.name: shape for shape in model.operation_model("Converse").error_shapes}
-    assert body["__type"] in errors and errors[body["__type"]].metadata["error"]["httpStatusCode"] == status
+    # rest-json: the shape's name in x-amzn-ErrorType (errors.emit.headers), the body {message}
+    name = headers["x-amzn-ErrorType"]
+    assert name in errors and errors[name].metadata["error"]["httpStatusCode"] == status
+    assert body == {"message": "slow down"}
+
+
+def test_botocore_reads_the_error_it_is_answered_with(model: Any) -> None:
+    """botocore's rest-json error parser, given what error_to_wire writes, names the shape."""
+    from botocore.parsers import RestJSONParser
+
+    from wiremap.runtime.errors import InvalidRequestError
+
+    status, body, headers = bedrock.error_to_wire(InvalidRequestError("bad field"))
+    from urllib3 import HTTPHeaderDict  # botocore's response headers: case-insensitive
+
+    parsed = RestJSONParser().parse(
+        {"status_code": status, "headers": HTTPHeaderDict(headers), "body": json.dumps(body).encode()},
+        model.operation_model("Converse").output_shape,
+    )
+    assert parsed["Error"]["Code"] == "ValidationException" and parsed["Error"]["Message"] == "bad field"

@@ -144,6 +144,9 @@ def test_the_emitter_writes_a_converse_stream_that_reads_back() -> None:
     msgs = _decode(out)
     names = [m.headers[":event-type"] for m in msgs]
     assert names[0] == "messageStart" and names[-2:] == ["messageStop", "metadata"]
+    # the events AWS sends, no more: a text or reasoning block opens with its first delta
+    # (stream.emit.blocks.start.text: [], no empty delta before it)
+    assert names == [m.headers[":event-type"] for m in _decode(BODY)]
     assert {m.headers[":message-type"] for m in msgs} == {"event"}
     starts = [json.loads(m.payload) for m in msgs if m.headers[":event-type"] == "contentBlockStart"]
     assert starts == [{"contentBlockIndex": 2, "start": {"toolUse": {"toolUseId": "tooluse_1", "name": "get_weather"}}}]
@@ -186,9 +189,8 @@ def test_the_emitter_writes_an_error_as_an_exception_message() -> None:
     out += emitter.emit({"type": "error", "category": "provider_rate_limit", "message": "slow down"})
     msgs = _decode(out)
     assert msgs[-1].headers[":message-type"] == "exception"
-    # language gap 8 (mappings/bedrock_converse.yaml): the errors.emit type, not the union
-    # member name AWS writes (throttlingException)
-    assert msgs[-1].headers[":exception-type"] == "ThrottlingException"
+    # the union member name AWS writes (value map stream_exception), not the shape name
+    assert msgs[-1].headers[":exception-type"] == "throttlingException"
     assert json.loads(msgs[-1].payload) == {"message": "slow down"}
     assert parse(out)[-1]["category"] == "provider_rate_limit"
 
