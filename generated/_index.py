@@ -7,14 +7,25 @@ from __future__ import annotations
 from typing import Final
 
 FORMATS: Final[dict[str, tuple[str, str, str]]] = {
+    "anthropic.bedrock": (
+        "anthropic__bedrock",
+        "anthropic",
+        "mappings/dialects/anthropic/bedrock.yaml",
+    ),
     "anthropic.messages_2023_06_01": (
         "anthropic__messages_2023_06_01",
         "anthropic",
         "mappings/dialects/anthropic/messages_2023_06_01.yaml",
     ),
+    "anthropic.vertex": (
+        "anthropic__vertex",
+        "anthropic",
+        "mappings/dialects/anthropic/vertex.yaml",
+    ),
     "anthropic_messages": ("anthropic_messages", "anthropic", "mappings/anthropic_messages.yaml"),
     "bedrock_converse": ("bedrock_converse", "bedrock", "mappings/bedrock_converse.yaml"),
     "deepseek": ("deepseek", "deepseek", "mappings/deepseek.yaml"),
+    "gemini.vertex": ("gemini__vertex", "google", "mappings/dialects/gemini/vertex.yaml"),
     "gemini_generate_content": (
         "gemini_generate_content",
         "google",

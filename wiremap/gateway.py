@@ -80,7 +80,7 @@ from wiremap.runtime.translate import Loss, TranslationLossError, request_losses
 from .gateway_common import BodyTimeout, BodyTooLarge, ClientGone, loss_header
 from .gateway_config import GatewayConfig, apply_extras_policy, through_hops
 from .gateway_metrics import CONTENT_TYPE, Metrics, access_record, observed
-from .gateway_endpoints import allowed_method, endpoint_routes, forward, not_found
+from .gateway_endpoints import allowed_method, bind_path, endpoint_routes, forward, not_found
 from .gateway_json import loads as json_loads
 from .gateway_stream import stream_response, strip_stream_fields
 
@@ -392,8 +392,7 @@ class _Gateway:
             raise InvalidRequestError(f"the request body is not JSON: {exc}") from None
         if not isinstance(body, dict):
             raise InvalidRequestError("the request body must be a JSON object")
-        if "model" in path_params and "model" not in body:
-            body = {**body, "model": path_params["model"]}
+        body = bind_path(cfg.inbound, body, path_params)  # the URL's model (any field name), no fixed body fields
         flag = body.get("stream")
         if flag is not None and not isinstance(flag, bool):
             raise InvalidRequestError(f"`stream` must be a boolean (true or false), got {json.dumps(flag)[:40]}", path="stream")
