@@ -24,7 +24,13 @@ fixed headers, API-key variable and ready() probe from the mapping's `transport:
   the path is a path-bound request field: its value is taken out of the body and put,
   URL-encoded, into the path (Gemini's `/v1beta/models/{model}:generateContent`) with the auth the table names (`bearer`: `Authorization: Bearer KEY`;
   `header`: that header; `query`: `?name=KEY`; `none`), the table's fixed headers,
-  `User-Agent: wiremap/<version>`, then the caller's `headers` (which win).
+  `User-Agent: wiremap/<version>`, then the caller's `headers` (which win). The table's
+  `params` fill the other placeholders of the base URL and path (Vertex AI's
+  `{project}`/`{location}`: `params=`, else the variable the table names, else its default; one
+  without a value is `InvalidRequestError` before anything is sent), its `body` fields are set on
+  every body (Bedrock's `anthropic_version`), and without a key its `auth.fallback` signs each
+  request with AWS SigV4 (botocore, `wiremap[aws]`) or sends a Google OAuth token from the
+  application-default credentials (google-auth, `wiremap[google]`), runtime/cloud_auth.py.
 - One `httpx.AsyncClient` per Provider (per event loop), created on first use and reused; no
   lock: concurrent `complete()` calls go to the wire concurrently (connection pool of up to 1000
   connections unless `limits=` says otherwise). `http_client=` hands in a client to share
@@ -266,6 +272,8 @@ class Provider:
     """A client for one model behind one wire format (see the module docstring).
 
     `format` is a registered key (`wiremap.formats()`) or a `Format` (`wiremap.load_format`).
+    `params` gives the values of the table's `transport.params` (`{"project": ..., "location": ...}`
+    for Vertex AI, `{"region": ...}` for Bedrock), over their environment variables.
     `timeout` is seconds (or an `httpx.Timeout`, or None for none) for connecting, each read,
     each write and waiting for a pooled connection. `deadline` is seconds for a whole call
     (default: twice a numeric `timeout`, none otherwise; `math.inf` for none).
