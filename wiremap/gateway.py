@@ -295,9 +295,11 @@ class _Gateway:
         cache_key = (lane.name or "", model, key)
         p = self._providers.get(cache_key)
         if p is None:
-            # `key` is always explicit here ("" = none): Provider never reads the environment
+            # `key` is always explicit here ("" = none): Provider never reads the environment,
+            # except where no key means the table's auth fallback (SigV4, Google credentials)
+            fallback = not key and bool(((lane.upstream.transport or {}).get("auth") or {}).get("fallback"))
             p = Provider(
-                lane.upstream, model=model, api_key=key, base_url=lane.upstream_url,
+                lane.upstream, model=model, api_key=None if fallback else key, base_url=lane.upstream_url,
                 timeout=self.config.timeout, deadline=lane.timeout or float("inf"),
                 http_client=self.http_client(),
             )

@@ -295,6 +295,26 @@ def test_gemini_vertex_as_the_upstream(cloud_upstream: Upstream, monkeypatch: py
         gw.stop()
 
 
+def test_bedrock_upstream_signed_with_sigv4_by_the_gateway(cloud_upstream: Upstream, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No key for the upstream (the gateway keeps the client's to itself): the gateway signs its
+    Bedrock requests with SigV4 from the AWS credentials in its environment."""
+    for name in ("AWS_BEARER_TOKEN_BEDROCK", "AWS_PROFILE", "AWS_SESSION_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
+    monkeypatch.setenv("AWS_REGION", "eu-central-1")
+    gw = Gateway(create_app("openai_chat", "anthropic.bedrock", cloud_upstream.server.url, forward_client_key=False))
+    try:
+        cloud_upstream.replies.append(Reply(200, ANTHROPIC_MESSAGE))
+        out = openai_client_to(gw).chat.completions.create(model=MODEL_BEDROCK, messages=[{"role": "user", "content": "Hi"}], max_tokens=20)
+        assert out.choices[0].message.content == "Hi there"
+        auth = cloud_upstream.last.headers["authorization"]
+        assert auth.startswith("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/") and "/eu-central-1/bedrock/aws4_request" in auth
+        assert "cloud-token-123" not in json.dumps(cloud_upstream.last.headers)
+    finally:
+        gw.stop()
+
+
 def test_the_emitted_chunks_are_what_botocore_decodes() -> None:
     """What the gateway writes for a Bedrock client, read with AWS's own parser: each message is
     a `chunk` event whose PayloadPart bytes are one Messages stream event."""
@@ -317,3 +337,20 @@ def test_the_emitted_chunks_are_what_botocore_decodes() -> None:
     assert [e["type"] for e in inner] == ["message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop"]
     assert inner[2]["delta"] == {"type": "text_delta", "text": "Hé"}
     assert len(list(EventStreamDecoder().feed(raw))) == len(inner)
+
+
+def test_a_converse_client_names_its_model_only_in_the_url(cloud_upstream: Upstream) -> None:
+    """Bedrock Converse's model is the URL's `{modelId}` and not in the body (botocore sends it
+    so): the gateway reads the path-bound field of that name from the URL."""
+    import httpx
+
+    gw = Gateway(create_app("bedrock_converse", "openai_chat", cloud_upstream.server.url))
+    try:
+        cloud_upstream.replies.append(Reply(200, chat_completion({"content": "Hello!"})))
+        r = httpx.post(gw.url + "/model/us.anthropic.claude-haiku-4-5/converse", headers={"authorization": "Bearer br-key"},
+                       json={"messages": [{"role": "user", "content": [{"text": "Hi"}]}]}, timeout=20)
+        assert r.status_code == 200, r.text
+        assert r.json()["output"]["message"]["content"] == [{"text": "Hello!"}]
+        assert cloud_upstream.last.json()["model"] == "us.anthropic.claude-haiku-4-5"
+    finally:
+        gw.stop()
