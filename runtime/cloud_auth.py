@@ -60,9 +60,9 @@ def aws_sigv4_headers(method: str, url: str, headers: Mapping[str, str], content
     `X-Amz-Security-Token` for temporary credentials), signed by botocore with the credentials
     its default chain finds (environment variables, shared config and credentials files, …)."""
     try:
-        from botocore.auth import SigV4Auth
-        from botocore.awsrequest import AWSRequest
-        from botocore.session import Session
+        from botocore.auth import SigV4Auth  # type: ignore[import-untyped]  # botocore ships no types
+        from botocore.awsrequest import AWSRequest  # type: ignore[import-untyped]
+        from botocore.session import Session  # type: ignore[import-untyped]
     except ImportError:
         raise AuthenticationError("no API key given, and signing with AWS credentials needs botocore: "
                                   "pip install 'wiremap[aws]'") from None
