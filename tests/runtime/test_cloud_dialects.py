@@ -289,3 +289,34 @@ def test_gemini_vertex_stream_path(serve: Any) -> None:
 def test_default_base_url_is_filled_from_the_params() -> None:
     p = wiremap.Provider("gemini.vertex", model="gemini-2.5-flash", api_key="t" * 20, params={"project": "proj", "location": "europe-west4"})
     assert p.base_url == "https://europe-west4-aiplatform.googleapis.com"
+
+
+@pytest.mark.parametrize(
+    "payload, detail",
+    [
+        (b'{"p": "no bytes"}', "is not a PayloadPart"),
+        (b'["bytes"]', "is not a PayloadPart"),
+        (b'{"bytes": "%%%not base64"}', "not base64 of UTF-8 text"),
+        (json.dumps({"bytes": base64.b64encode(b"\xff\xfe").decode()}).encode(), "not base64 of UTF-8 text"),
+    ],
+)
+def test_a_malformed_chunk_ends_the_stream_with_a_typed_error(payload: bytes, detail: str) -> None:
+    from wiremap.runtime.stream import StreamParser
+
+    body = chunk(SSE_EVENTS[0]) + encode_message({":event-type": "chunk", ":content-type": "application/json", ":message-type": "event"}, payload)
+    parser = StreamParser("anthropic.bedrock")
+    events = parser.feed(body) + parser.close()
+    assert events[0]["type"] == "message_start"
+    err = events[-1]
+    assert err["type"] == "error" and err["category"] == "provider_invalid_response" and detail in err["message"]
+    assert err["path"].startswith("stream@")
+
+
+def test_other_event_names_in_a_chunk_stream_are_skipped() -> None:
+    """botocore's parser yields only the `chunk` member of the ResponseStream union's events."""
+    from wiremap.runtime.stream import StreamParser
+
+    other = encode_message({":event-type": "initial-response", ":content-type": "application/json", ":message-type": "event"}, b"{}")
+    parser = StreamParser("anthropic.bedrock")
+    events = parser.feed(other + b"".join(chunk(e) for e in SSE_EVENTS)) + parser.close()
+    assert [e["type"] for e in events if e["type"] != "usage"] == ["message_start", "text_delta", "text_delta", "finish"]
