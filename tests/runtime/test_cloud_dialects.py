@@ -320,3 +320,19 @@ def test_other_event_names_in_a_chunk_stream_are_skipped() -> None:
     parser = StreamParser("anthropic.bedrock")
     events = parser.feed(other + b"".join(chunk(e) for e in SSE_EVENTS)) + parser.close()
     assert [e["type"] for e in events if e["type"] != "usage"] == ["message_start", "text_delta", "text_delta", "finish"]
+
+
+def test_botocore_and_google_auth_are_imported_only_to_sign() -> None:
+    """The extras stay optional: a call with a key (and everything before a call) imports neither."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, wiremap\n"
+        "for key, params in (('anthropic.bedrock', {}), ('anthropic.vertex', {'project': 'p', 'region': 'r'}), ('gemini.vertex', {'project': 'p', 'location': 'l'})):\n"
+        "    wiremap.Provider(key, model='m', params=params)\n"
+        "    wiremap.Provider(key, model='m', api_key='k' * 20, params=params)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('botocore', 'boto3', 'google', 'requests')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.strip() == "[]"
