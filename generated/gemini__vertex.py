@@ -2,7 +2,7 @@
 """Google Gemini generateContent on Vertex AI <-> the wiremap canonical model.
 
 Mapping: mappings/dialects/gemini/vertex.yaml (key `gemini.vertex`, provider `google`, API version v1).
-Reference: https://cloud.google.com/vertex-ai/docs/reference/rest/v1/projects.locations.publishers.models/generateContent
+Reference: https://cloud.google.com/vertex-ai/generative-ai/docs/reference/rest/v1/projects.locations.publishers.models/generateContent
 """
 
 from __future__ import annotations
@@ -157,7 +157,7 @@ WIRE_KEYS: Final[frozenset[str]] = (
 TITLE: Final = "Google Gemini generateContent on Vertex AI"
 API_VERSION: Final = "v1"
 DOC_REF: Final = (
-    "https://cloud.google.com/vertex-ai/docs/reference/rest/v1/projects.locations.publishers.models/generateContent"
+    "https://cloud.google.com/vertex-ai/generative-ai/docs/reference/rest/v1/projects.locations.publishers.models/generateContent"
 )
 ENDPOINT: Final = {
     "method": "POST",
