@@ -7,10 +7,20 @@ from __future__ import annotations
 from typing import Final
 
 FORMATS: Final[dict[str, tuple[str, str, str]]] = {
+    "anthropic.bedrock": (
+        "anthropic__bedrock",
+        "anthropic",
+        "mappings/dialects/anthropic/bedrock.yaml",
+    ),
     "anthropic.messages_2023_06_01": (
         "anthropic__messages_2023_06_01",
         "anthropic",
         "mappings/dialects/anthropic/messages_2023_06_01.yaml",
+    ),
+    "anthropic.vertex": (
+        "anthropic__vertex",
+        "anthropic",
+        "mappings/dialects/anthropic/vertex.yaml",
     ),
     "anthropic_messages": ("anthropic_messages", "anthropic", "mappings/anthropic_messages.yaml"),
     "azure_openai": ("azure_openai", "azure_openai", "mappings/azure_openai.yaml"),
@@ -33,6 +43,7 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
     "deepinfra": ("deepinfra", "deepinfra", "mappings/deepinfra.yaml"),
     "deepseek": ("deepseek", "deepseek", "mappings/deepseek.yaml"),
     "fireworks": ("fireworks", "fireworks", "mappings/fireworks.yaml"),
+    "gemini.vertex": ("gemini__vertex", "google", "mappings/dialects/gemini/vertex.yaml"),
     "gemini_batch_embed_contents": (
         "gemini_batch_embed_contents",
         "google",

@@ -100,6 +100,7 @@ ORIGIN: Final = (
 WIRE_KEYS: Final = frozenset(
     [
         "AWS_BEARER_TOKEN_BEDROCK",
+        "AWS_REGION",
         "AccessDeniedException",
         "InternalServerException",
         "ModelErrorException",
@@ -126,6 +127,7 @@ WIRE_KEYS: Final = frozenset(
         "auto",
         "aws_eventstream",
         "bearer",
+        "bedrock",
         "block_end",
         "blocks",
         "body",
@@ -239,6 +241,7 @@ WIRE_KEYS: Final = frozenset(
         "redactedContent",
         "redacted_reasoning",
         "redacted_thinking",
+        "region",
         "reject",
         "requestMetadata",
         "required",
@@ -323,13 +326,16 @@ API_VERSION: Final = "2023-09-30"
 DOC_REF: Final = "https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html"
 ENDPOINT: Final = {"method": "POST", "path": "/model/{modelId}/converse"}
 TRANSPORT: Final = {
-    "base_url": "https://bedrock-runtime.{AWS_REGION}.amazonaws.com",
+    "base_url": "https://bedrock-runtime.{region}.amazonaws.com",
     "endpoint": {"method": "POST", "path": "/model/{modelId}/converse"},
-    "auth": {"scheme": "bearer"},
+    "auth": {
+        "scheme": "bearer",
+        "fallback": {"aws_sigv4": {"service": "bedrock", "region": "region"}},
+    },
     "headers": {},
     "api_key_env": "AWS_BEARER_TOKEN_BEDROCK",
     "ready": None,
-    "base_url_vars": {"AWS_REGION": "us-east-1"},
+    "params": {"region": {"env": "AWS_REGION", "default": "us-east-1"}},
     "count_tokens": {
         "method": "POST",
         "path": "/model/{modelId}/count-tokens",

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import ssl
 import threading
 import urllib.parse
@@ -37,9 +36,9 @@ def default_ssl_context() -> ssl.SSLContext:
 def table_base_url(transport: Any) -> str | None:
     """The base URL a format's transport table gives: the variable its `base_url_env` names
     when set and non-empty (a per-resource origin: Azure's AZURE_OPENAI_ENDPOINT), else its
-    `base_url` with each `{NAME}` filled from that environment variable when it is set, else from
-    its default (`base_url_vars`: Bedrock's region), else None. A caller's own base URL
-    (`base_url=`, `--upstream-url`) wins over all of them."""
+    `base_url`, else None. A caller's own base URL (`base_url=`, `--upstream-url`) wins over both.
+    `{param}` placeholders (`transport.params`: a region, a project) are left for the caller to
+    fill (runtime/cloud_auth.py transport_params)."""
     if not transport:
         return None
     env = transport.get("base_url_env")
@@ -48,18 +47,7 @@ def table_base_url(transport: Any) -> str | None:
         if value:
             return value
     base = transport.get("base_url")
-    if not isinstance(base, str) or not base:
-        return None
-    names = transport.get("base_url_vars") or {}
-    if not names:
-        return base
-    values = {}
-    for name, default in names.items():
-        value = os.environ.get(name) or default
-        if not re.fullmatch(r"[A-Za-z0-9-]+", value):  # it becomes part of the host name
-            raise ValueError(f"environment variable {name} must be letters, digits and '-' (it goes into the base URL), got {value!r}")
-        values[name] = value
-    return re.sub(r"\{([^{}]*)\}", lambda m: values[m.group(1)], base)
+    return base if isinstance(base, str) and base else None
 
 
 def join_url(base_url: str, path: str) -> str:

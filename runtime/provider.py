@@ -24,7 +24,13 @@ fixed headers, API-key variable and ready() probe from the mapping's `transport:
   the path is a path-bound request field: its value is taken out of the body and put,
   URL-encoded, into the path (Gemini's `/v1beta/models/{model}:generateContent`) with the auth the table names (`bearer`: `Authorization: Bearer KEY`;
   `header`: that header; `query`: `?name=KEY`; `none`), the table's fixed headers,
-  `User-Agent: wiremap/<version>`, then the caller's `headers` (which win).
+  `User-Agent: wiremap/<version>`, then the caller's `headers` (which win). The table's
+  `params` fill the other placeholders of the base URL and path (Vertex AI's
+  `{project}`/`{location}`: `params=`, else the variable the table names, else its default; one
+  without a value is `InvalidRequestError` before anything is sent), its `body` fields are set on
+  every body (Bedrock's `anthropic_version`), and without a key its `auth.fallback` signs each
+  request with AWS SigV4 (botocore, `wiremap[aws]`) or sends a Google OAuth token from the
+  application-default credentials (google-auth, `wiremap[google]`), runtime/cloud_auth.py.
 - One `httpx.AsyncClient` per Provider (per event loop), created on first use and reused; no
   lock: concurrent `complete()` calls go to the wire concurrently (connection pool of up to 1000
   connections unless `limits=` says otherwise). `http_client=` hands in a client to share
@@ -121,6 +127,7 @@ from .errors import (
     StructuredOutputInvalidError,
     UnavailableError,
 )
+from .cloud_auth import aws_sigv4_headers, google_token, transport_params
 from .format import Format, get_format
 from .http_support import (
     LoopThread,
@@ -276,6 +283,8 @@ class Provider:
     """A client for one model behind one wire format (see the module docstring).
 
     `format` is a registered key (`wiremap.formats()`) or a `Format` (`wiremap.load_format`).
+    `params` gives the values of the table's `transport.params` (`{"project": ..., "location": ...}`
+    for Vertex AI, `{"region": ...}` for Bedrock), over their environment variables.
     `timeout` is seconds (or an `httpx.Timeout`, or None for none) for connecting, each read,
     each write and waiting for a pooled connection. `deadline` is seconds for a whole call
     (default: twice a numeric `timeout`, none otherwise; `math.inf` for none).
@@ -298,6 +307,11 @@ class Provider:
         "_url",
         "_path",
         "_path_params",
+        "_fill",
+        "_missing_param",
+        "_body_fields",
+        "_fallback",
+        "_token",
         "_method",
         "_params",
         "_headers",
@@ -336,6 +350,7 @@ class Provider:
         max_retries: int = 0,
         retry: RetryPolicy | RetryConfig | Mapping[str, Any] | None = None,
         bearer_token: str | None = None,
+        params: Mapping[str, str] | None = None,
     ) -> None:
         fmt = format if isinstance(format, Format) else get_format(format)
         if not isinstance(model, str) or not model:
@@ -357,6 +372,10 @@ class Provider:
                 if env
                 else f"format {fmt.key!r} declares no base_url; pass base_url="
             )
+        # transport.params: placeholders of the base URL and paths that are no request field
+        # (Vertex AI's project and location), from params=, else the environment, else a default
+        self._fill, self._missing_param = transport_params(fmt, params)
+        base = self._fill(base)
         split = urllib.parse.urlsplit(base)
         if split.scheme not in ("http", "https") or not split.hostname:
             raise ValueError(f"base_url must be an http(s) URL, got {without_userinfo(base)!r}")
@@ -366,11 +385,13 @@ class Provider:
         self.base_url = base.rstrip("/")
         self.structured_output = structured_output
         self._method = str(endpoint.get("method", "POST")).upper()
-        self._path = str(endpoint["path"])
+        self._path = self._fill(str(endpoint["path"]))
         self._url = self._path_url(self._path)
+        # transport.body: fixed body fields (the protocol version where it travels in the body)
+        self._body_fields: dict[str, str] = dict(transport.get("body") or {})
         # `{field}` placeholders in the endpoint path are path-bound request fields (Gemini's
         # `{model}`): taken out of the converter's body and put into the URL on each call.
-        self._path_params = tuple(re.findall(r"\{([^{}]*)\}", self._path))
+        self._path_params = tuple(n for n in re.findall(r"\{([^{}]*)\}", self._path) if n not in (transport.get("params") or {}))
         self._ready: Mapping[str, Any] | None = transport.get("ready") or None
         self._timeout = timeout
         if deadline is None and isinstance(timeout, (int, float)) and not isinstance(timeout, bool):
@@ -414,11 +435,15 @@ class Provider:
         # before anything is sent, as a missing one is: never a UnicodeEncodeError from httpx
         unsendable = bool(key) and not _SENDABLE_KEY.fullmatch(key or "")
         self._api_key = "" if unsendable else (key or "")
+        # auth.fallback: without a key, sign with AWS SigV4 or take a Google OAuth token
+        fallback = auth.get("fallback")
+        self._fallback: Mapping[str, Any] | None = fallback if key is None and isinstance(fallback, Mapping) else None
+        self._token: Any = None
         if len(self._api_key) >= _MIN_SECRET_LEN:
             _watch_credentials(self)
         self._missing_key = (
             f"no API key for {fmt.key}: pass api_key= or set {key_env}"
-            if key is None and scheme != "none"
+            if key is None and scheme != "none" and self._fallback is None
             else (
                 f"the API key for {fmt.key} contains a character that cannot be sent in an HTTP "
                 "header (only visible ASCII characters are allowed)"
@@ -940,6 +965,8 @@ class Provider:
             else fmt.request_to_wire(request, structured_output=mode, **rules)
         )
         url = self._url
+        if self._body_fields:
+            wire = {**self._body_fields, **wire, **self._body_fields}
         if self._path_params:
             wire = dict(wire)
             path = self._path
@@ -1005,10 +1032,14 @@ class Provider:
         """One HTTP exchange: (status, body) for a 2xx, else the mapped error is raised."""
         if self._missing_key is not None:
             raise AuthenticationError(self._missing_key)
+        if self._missing_param is not None:
+            raise InvalidRequestError(self._missing_param)
         import httpx
 
         client = self._client()
         headers = self._headers if content is not None else self._probe_headers
+        if self._fallback is not None:
+            headers = await self._signed(method, url, headers, content)
         started = time.perf_counter()
         shown = without_userinfo(url)
         deadline = self._deadline
@@ -1105,6 +1136,26 @@ class Provider:
 
     # -----------------------------------------------------------------------------------------
     # plumbing
+
+    async def _signed(self, method: str, url: str, headers: Mapping[str, str], content: bytes | None) -> dict[str, str]:
+        """The headers of one request authenticated by the table's `auth.fallback` (no key given):
+        AWS Signature Version 4 over the request (botocore's signer, the `aws` extra), or a Google
+        OAuth access token from the application-default credentials (google-auth, the `google`
+        extra), refreshed when it expires. Credentials that cannot be found are an
+        AuthenticationError naming what was looked for."""
+        fallback = self._fallback
+        assert fallback is not None
+        out = dict(headers)
+        if "aws_sigv4" in fallback:
+            spec = fallback["aws_sigv4"]
+            region = self._fill("{" + str(spec["region"]) + "}")
+            out.update(await asyncio.to_thread(aws_sigv4_headers, method, url, out, content, str(spec["service"]), region))
+            return out
+        if "google_adc" in fallback:
+            self._token, token = await asyncio.to_thread(google_token, self._token, list(fallback["google_adc"]["scopes"]))
+            out["Authorization"] = f"Bearer {token}"
+            return out
+        raise AuthenticationError(f"{self.format.key}: unknown auth fallback {sorted(fallback)!r}")  # pragma: no cover - the schema refuses it
 
     def _path_url(self, path: str) -> str:
         return join_url(

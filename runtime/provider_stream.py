@@ -198,6 +198,8 @@ class ResponseStream:
 
         p = self.provider
         fmt = p.format
+        if p._body_fields:  # transport.body: the fixed fields (Bedrock's anthropic_version)
+            self._wire = {**p._body_fields, **self._wire, **p._body_fields}
         try:
             content = json.dumps(self._wire, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
         except (TypeError, ValueError) as exc:
@@ -207,6 +209,8 @@ class ResponseStream:
             from .errors import AuthenticationError
 
             raise AuthenticationError(missing)
+        if p._missing_param is not None:
+            raise InvalidRequestError(p._missing_param)
         parser = StreamParser(fmt, wire_map=self.wire_map if self.wire_map is not None else self._names)
         assembler = StreamAssembler(fmt)
         headers = dict(p._headers)
@@ -214,13 +218,13 @@ class ResponseStream:
             if name.lower() == "accept":
                 del headers[name]
         # the stream table's framing: SSE, or AWS's binary event-stream
-        headers["Accept"] = "application/vnd.amazon.eventstream" if (fmt.stream or {}).get("framing") == "aws_eventstream" else "text/event-stream"
+        headers["Accept"] = "application/vnd.amazon.eventstream" if str((fmt.stream or {}).get("framing")).startswith("aws_eventstream") else "text/event-stream"
         method, url = p._method, p._url
         stream_path = (fmt.stream or {}).get("endpoint", {}).get("path")
         if stream_path is not None or p._path_params:
             # the stream table's own endpoint (Gemini's `:streamGenerateContent?alt=sse`), and
             # path-bound request fields (`{model}`) moved from the body into the URL
-            path = str(stream_path or p._path)
+            path = p._fill(str(stream_path or p._path))
             wire = dict(self._wire)
             for name in re.findall(r"\{([^{}]*)\}", path):
                 value = wire.pop(name, None)
@@ -229,6 +233,8 @@ class ResponseStream:
                 path = path.replace("{" + name + "}", urllib.parse.quote(value, safe=""))
             url = join_url(p.base_url, path)
             content = json.dumps(wire, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+        if p._fallback is not None:  # auth.fallback: signed (SigV4) or a Google token, per request
+            headers = await p._signed(method, url, headers, content)
         client = p._client()
         started = time.perf_counter()
         shown = without_userinfo(url)

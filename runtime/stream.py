@@ -48,6 +48,7 @@ cumulative (the latest one holds the totals); `error` is always the last event.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any, Final
@@ -60,11 +61,13 @@ from .errors import (
     UnavailableError,
     error_class,
 )
-from .eventstream import MEDIA_TYPE as EVENTSTREAM_MEDIA_TYPE, EventStreamDecoder, encode_message
+from .eventstream import MEDIA_TYPE as EVENTSTREAM_MEDIA_TYPE, EventStreamDecoder, EventStreamMessage, encode_message
 from .format import Format, get_format
 from .stream_emit import MISSING as _MISSING, Lazy, RuleApply, Unreported, Unwritable
 from .validate import MAX_JSON_DEPTH, json_too_deep
 from .wire import deep_equal, error_row, usage_addend, usage_counter, usage_rest
+
+_EVENTSTREAM: Final = ("aws_eventstream", "aws_eventstream_chunks")  # the framings of AWS's binary event-stream
 
 __all__ = [
     "STREAM_EVENT_TYPES",
@@ -378,7 +381,8 @@ class StreamParser:
         self._always_new = self.table["tool_calls"].get("new_id") == "always"  # calls arrive whole
         self._sse = SSEDecoder()
         # `framing: aws_eventstream`: binary messages (runtime/eventstream.py) instead of SSE
-        self._eventstream = EventStreamDecoder() if self.table.get("framing") == "aws_eventstream" else None
+        self._eventstream = EventStreamDecoder() if self.table.get("framing") in _EVENTSTREAM else None
+        self._chunks = self.table.get("framing") == "aws_eventstream_chunks"  # each event a `chunk` of base64 JSON
         self.started = False
         self.ended = False
         self.failed = False
@@ -450,13 +454,39 @@ class StreamParser:
                 self._error(out, "provider_invalid_response", f"the event-stream message at byte {msg.offset} has a payload that is not UTF-8",
                             path=f"stream@{msg.offset}")
                 return
-            if kind == "event":
+            if kind == "event" and self._chunks:
+                inner = self._chunk(msg, data, out)
+                if inner is not None:
+                    self._message(None, inner, out)
+            elif kind == "event":
                 self._message(msg.text(":event-type"), data, out)
             else:
                 error_type = msg.text(":exception-type") if kind == "exception" else msg.text(":error-code")
                 self._exception(error_type or kind, data, msg.text(":error-message"), out)
             if self.failed or self.ended:
                 return
+
+    def _chunk(self, msg: EventStreamMessage, data: str, out: list[dict[str, Any]]) -> str | None:
+        """`framing: aws_eventstream_chunks`: the event inside a `chunk` message (Bedrock
+        InvokeModelWithResponseStream: a PayloadPart `{"bytes": base64}` whose bytes are one
+        event's JSON). Other event names are skipped, as botocore's parser skips them."""
+        if msg.text(":event-type") != "chunk":
+            return None
+        try:
+            part: Any = json.loads(data)
+        except (ValueError, RecursionError):
+            part = None
+        raw = part.get("bytes") if type(part) is dict else None
+        if not isinstance(raw, str):
+            self._error(out, "provider_invalid_response", f"the event-stream chunk at byte {msg.offset} is not a PayloadPart "
+                        '({"bytes": base64})', path=f"stream@{msg.offset}")
+            return None
+        try:
+            return base64.b64decode(raw, validate=True).decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            self._error(out, "provider_invalid_response", f"the event-stream chunk at byte {msg.offset} holds bytes that are not "
+                        "base64 of UTF-8 text", path=f"stream@{msg.offset}.bytes")
+            return None
 
     def _exception(self, error_type: str, data: str, message: str | None, out: list[dict[str, Any]]) -> None:
         """An event-stream exception: the format's error rules read its payload, with the
@@ -1004,7 +1034,7 @@ class StreamEmitter:
         self._raw_same_wire = raw_from is not None and origin_of(_fmt(raw_from)) == origin_of(self.format)
         self.table = _table(self.format)
         self.framing: str = self.table.get("framing", "sse")  # `aws_eventstream`: binary messages
-        self.media_type: str = EVENTSTREAM_MEDIA_TYPE if self.framing == "aws_eventstream" else "text/event-stream"
+        self.media_type: str = EVENTSTREAM_MEDIA_TYPE if self.framing in _EVENTSTREAM else "text/event-stream"
         self.spec: dict[str, Any] = self.table["emit"]  # each row a function: (values) -> (event, data)
         if not all(callable(row) for row in self.spec["message_start"] + self.spec["end"]):
             raise NotImplementedError(f"{self.format.key} was generated before stream emit rows were compiled "
@@ -1067,6 +1097,11 @@ class StreamEmitter:
                 return b""
             seq += 1
             text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+            if self.framing == "aws_eventstream_chunks":  # one PayloadPart per event; the event's JSON names its type
+                part = json.dumps({"bytes": base64.b64encode(text.encode("utf-8")).decode("ascii")}, separators=(",", ":"))
+                binary.append(encode_message({":event-type": "chunk", ":content-type": "application/json", ":message-type": "event"},
+                                             part.encode("utf-8")))
+                continue
             if self.framing == "aws_eventstream":
                 name = str(event or "")  # the generator requires `event` on every row of this framing
                 headers = {":exception-type": name, ":content-type": "application/json", ":message-type": "exception"} if exception else \
@@ -1117,7 +1152,7 @@ class StreamEmitter:
     def comment(self, text: str) -> bytes:
         """An SSE comment line (clients ignore it): how the gateway reports losses in-stream.
         The AWS event-stream framing has no comments: nothing is written."""
-        if self.framing == "aws_eventstream":
+        if self.framing in _EVENTSTREAM:
             return b""
         return "".join(f": {line}\n" for line in text.splitlines() or [""]).encode("utf-8") + b"\n"
 

@@ -83,7 +83,13 @@ DIALECT_DIRS = [
     MAPPINGS / "dialects" / "openarmature",
     MAPPINGS / "dialects" / "prompty",
     MAPPINGS / "dialects" / "anthropic",
+    MAPPINGS / "dialects" / "gemini",
 ]
+#: Root body fields a cloud-hosted dialect's wire has and the first-party SDK types do not (the
+#: anthropic SDK's Bedrock client writes `anthropic_beta` into the body itself; Vertex AI's
+#: GenerateContentRequest has `labels`, the Developer API's v1beta protobufs do not). Only these
+#: are admitted, and only for their format; everything else is checked as strictly as the base.
+CLOUD_BODY_FIELDS = {"anthropic.bedrock": frozenset({"anthropic_beta"}), "gemini.vertex": frozenset({"labels"})}
 KINDS = ("to_wire", "from_wire", "request_from_wire", "response_to_wire", "error_from_wire", "stream_from_wire", "stream_to_wire")
 
 # Anthropic API 2026-10-21 removed temperature/top_p/top_k for every model (mappings/
@@ -169,7 +175,7 @@ def check_request(key: str, body: Any, extras: Any = (), *, built: bool = True) 
     SDK-declared ones among them are still type-checked. `built`: the body is converter output
     (False: a client-written body a gateway reads)."""
     fmt = _fmt(key)
-    allowed = set(extras)
+    allowed = set(extras) | CLOUD_BODY_FIELDS.get(key, frozenset())
     if FAMILY_BASES.get(key) == "openai_responses":
         check_openai_responses_request(body, allowed)
         return
@@ -181,7 +187,16 @@ def check_request(key: str, body: Any, extras: Any = (), *, built: bool = True) 
         # (lower-case types are not its Type enum): the openarmature dialects deviate from the API
         # there on purpose (test_gemini_openarmature_parameters_deviate), so those schemas are
         # taken out before the strict check and everything else is checked.
-        _gemini(check_gemini_request, _without_openapi_parameters(body), allowed)
+        body = _without_openapi_parameters(body)
+        cloud = CLOUD_BODY_FIELDS.get(key, frozenset())
+        if isinstance(body, dict) and cloud & set(body):
+            # Vertex AI's GenerateContentRequest.labels: map<string, string> (the v1 reference);
+            # checked here, then taken out before the v1beta protobuf parse that has no such field
+            labels = body.get("labels")
+            if "labels" in body and not (isinstance(labels, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in labels.items())):
+                raise OracleError("labels", "labels must be a map of strings to strings")
+            body = {k: v for k, v in body.items() if k not in cloud}
+        _gemini(check_gemini_request, body, allowed)
         return
     if fmt.provider == "openai":
         check_openai_chat_request(body, allowed)

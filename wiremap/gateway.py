@@ -80,7 +80,7 @@ from wiremap.runtime.translate import Loss, TranslationLossError, request_losses
 from .gateway_common import BearerToken, BodyTimeout, BodyTooLarge, ClientGone, loss_header, sends_as_bearer
 from .gateway_config import GatewayConfig, apply_extras_policy, through_hops
 from .gateway_metrics import CONTENT_TYPE, Metrics, access_record, observed
-from .gateway_endpoints import allowed_method, endpoint_routes, forward, not_found
+from .gateway_endpoints import allowed_method, bind_path, endpoint_routes, forward, not_found
 from .gateway_json import loads as json_loads
 from .gateway_stream import stream_response, strip_stream_fields
 
@@ -298,10 +298,12 @@ class _Gateway:
         cache_key = (lane.name or "", model, key, bearer)
         p = self._providers.get(cache_key)
         if p is None:
-            # `key` is always explicit here ("" = none): Provider never reads the environment.
+            # `key` is always explicit here ("" = none): Provider never reads the environment,
+            # except where no key means the table's auth fallback (SigV4, Google credentials).
             # A client's bearer token for an upstream that takes one goes as a bearer token.
+            fallback = not key and bool(((lane.upstream.transport or {}).get("auth") or {}).get("fallback"))
             p = Provider(
-                lane.upstream, model=model, api_key=None if bearer else key, base_url=lane.upstream_url,
+                lane.upstream, model=model, api_key=None if (bearer or fallback) else key, base_url=lane.upstream_url,
                 timeout=self.config.timeout, deadline=lane.timeout or float("inf"),
                 http_client=self.http_client(), bearer_token=str(key) if bearer else None,
             )
@@ -396,8 +398,7 @@ class _Gateway:
             raise InvalidRequestError(f"the request body is not JSON: {exc}") from None
         if not isinstance(body, dict):
             raise InvalidRequestError("the request body must be a JSON object")
-        if "model" in path_params and "model" not in body:
-            body = {**body, "model": path_params["model"]}
+        body = bind_path(cfg.inbound, body, path_params)  # the URL's model (any field name), no fixed body fields
         flag = body.get("stream")
         if flag is not None and not isinstance(flag, bool):
             raise InvalidRequestError(f"`stream` must be a boolean (true or false), got {json.dumps(flag)[:40]}", path="stream")

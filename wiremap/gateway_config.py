@@ -143,7 +143,8 @@ class GatewayConfig:
             raise ValueError(f"no upstream URL for {self.upstream.key}: pass upstream_url (--upstream-url)" + (f" or set {env}" if env else ""))
         self.forward_client_key = forward_client_key and upstream_api_key is None
         up_auth = (self.upstream.transport or {}).get("auth") or {}
-        self.upstream_needs_key = up_auth.get("scheme", "none") != "none"
+        # a table whose auth has a fallback (SigV4, Google credentials) authenticates without a key
+        self.upstream_needs_key = up_auth.get("scheme", "none") != "none" and not up_auth.get("fallback")
         if upstream_api_key is None and not forward_client_key:
             # the operator asked for the gateway's own key without naming it: the variable the
             # upstream's table names, read once here (never per request, never as a fallback)

@@ -46,7 +46,7 @@ from wiremap.runtime.http_support import table_base_url
 
 from .gateway_common import BodyTimeout, BodyTooLarge, ClientGone, loss_header, sends_as_bearer
 
-__all__ = ["endpoint_routes", "forward", "drop_fields", "body_model", "UsageTap", "served_paths", "allowed_method", "not_found", "fill", "read"]
+__all__ = ["bind_path", "endpoint_routes", "forward", "drop_fields", "body_model", "UsageTap", "served_paths", "allowed_method", "not_found", "fill", "read"]
 
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 # Client headers a same-format upstream reads as request options (API version, beta features).
@@ -101,6 +101,22 @@ def _read(template: Any, value: Any, out: dict[str, Any]) -> None:
         head, _, tail = template.partition("{" + name + "}")
         if isinstance(value, str) and value.startswith(head) and value.endswith(tail) and len(value) >= len(head) + len(tail):
             out[name] = value[len(head) : len(value) - len(tail)]
+
+
+def bind_path(fmt: Format, body: dict[str, Any], path_params: Mapping[str, str]) -> dict[str, Any]:
+    """The client's body as `fmt`'s tables read it: each path-bound request field (`{model}`,
+    Bedrock's `{modelId}`) taken from the URL where the body lacks it, and the transport's fixed
+    body fields (`transport.body`, Bedrock's `anthropic_version`: protocol, like a header) left
+    out. Transport params in the path (Vertex AI's project and location) are not request fields."""
+    transport = fmt.transport or {}
+    params = transport.get("params") or {}
+    fixed = transport.get("body") or {}
+    out = {k: v for k, v in body.items() if k not in fixed} if fixed else body
+    for name, value in path_params.items():
+        if name in params or name.startswith("wiremap.") or name in out:
+            continue
+        out = {**out, name: value}
+    return out
 
 
 def _row(fmt: Format, name: str) -> dict[str, Any] | None:
@@ -159,6 +175,13 @@ def _upstream_url(gateway: Any, path: str, model: str | None, query: list[tuple[
     cfg = lane or gateway.config  # lane: one upstream of a config file's routes
     transport = cfg.upstream.transport or {}
     base = str(cfg.upstream_url or table_base_url(transport) or "").rstrip("/")
+    if transport.get("params"):  # the base URL's and path's transport params (Vertex AI's project and location)
+        from wiremap.runtime.cloud_auth import transport_params
+
+        fill, missing = transport_params(cfg.upstream, None)
+        if missing is not None:
+            raise InvalidRequestError(missing)
+        base, path = fill(base), fill(path)
     if model is not None:
         path = path.replace("{model}", urllib.parse.quote(model, safe=""))
     url = base + path

@@ -639,25 +639,24 @@ class Builder:
                     raise self.err(pointer, "{api_version} needs meta.api_version")
                 row["path"] = row["path"].replace("{api_version}", api_version)
         model_field = self.data["request"]["model"]
-        for name in re.findall(r"\{([^{}]*)\}", endpoint["path"]):
-            if name != model_field:
-                raise self.err(
-                    "/transport/endpoint/path",
-                    f"{{{name}}}: a path placeholder names a top-level request field the transport moves into the URL; "
-                    f"expected {{{model_field}}} (request.model)",
-                )
-        base_url = t.get("base_url")  # absent where `base_url_env` alone gives it (Azure)
-        names = re.findall(r"\{([^{}]*)\}", base_url or "")
-        declared = dict(t.get("base_url_vars") or {})
-        for name in names:
-            if name not in declared:
-                raise self.err("/transport/base_url", f"{{{name}}}: a base_url placeholder is an environment variable named in base_url_vars, with its default; add `base_url_vars: {{{name}: ...}}`")
-        for name in declared:
-            if name not in names:
-                raise self.err(f"/transport/base_url_vars/{name}", f"{name} is not a placeholder of base_url; remove it or place {{{name}}}")
-        filled = re.sub(r"\{([^{}]*)\}", lambda m: declared[m.group(1)], base_url or "")
-        if base_url is not None and not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:[0-9]+)?(/[^\s{}]*)?", filled):
-            raise self.err("/transport/base_url", f"{filled!r} (the defaults filled in) is not an http(s) URL with a plain host")
+        params = {k: dict(v) for k, v in (t.get("params") or {}).items() if not k.startswith("x-")}
+        if model_field in params:
+            raise self.err(f"/transport/params/{model_field}", f"{model_field!r} is the request's model field (request.model), bound from the body; "
+                           "a transport param names a placeholder that is no request field")
+        for name in re.findall(r"\{([^{}]*)\}", t.get("base_url") or ""):  # absent where `base_url_env` alone gives it (Azure)
+            if name not in params:
+                raise self.err("/transport/base_url", f"{{{name}}}: a base_url placeholder must be a transport param "
+                               f"(transport.params: {{{name}: {{env: VARIABLE}}}}); declared: {', '.join(sorted(params)) or 'none'}")
+        self.path_placeholders("/transport/endpoint/path", endpoint["path"], model_field, params)
+        stream_endpoint = (self.data.get("stream") or {}).get("endpoint")
+        if isinstance(stream_endpoint, dict) and isinstance(stream_endpoint.get("path"), str):
+            self.path_placeholders("/stream/endpoint/path", stream_endpoint["path"], model_field, params)
+        fallback = auth.get("fallback")
+        if isinstance(fallback, dict) and "aws_sigv4" in fallback and fallback["aws_sigv4"]["region"] not in params:
+            raise self.err("/transport/auth/fallback/aws_sigv4/region", f"{fallback['aws_sigv4']['region']!r}: the signing region names a transport param "
+                           f"(declared: {', '.join(sorted(params)) or 'none'})")
+        if fallback is not None and auth["scheme"] != "bearer":
+            raise self.err("/transport/auth/fallback", "a fallback replaces a missing bearer key: it needs `scheme: bearer`")
         out: dict[str, Any] = {
             "base_url": t.get("base_url"),
             "endpoint": endpoint,
@@ -674,8 +673,11 @@ class Builder:
             if t["api_key_env"] in t["api_key_env_also"]:
                 raise self.err("/transport/api_key_env_also", f"{t['api_key_env']!r} is `api_key_env` itself")
             out["api_key_env_also"] = list(t["api_key_env_also"])
-        if declared:  # transport.base_url_vars: filled at call time (runtime/provider.py table_base_url)
-            out["base_url_vars"] = declared
+        # the rows added for the cloud-hosted dialects, present only where the mapping has them
+        if params:
+            out["params"] = params
+        if t.get("body"):
+            out["body"] = {k: v for k, v in t["body"].items()}
         # the gateway's rows, present only where the mapping has them
         if "models" in t:
             out["models"] = self.models_row(t["models"])
@@ -698,6 +700,18 @@ class Builder:
             raise self.err("/request/tools/strict_all", f"{field_!r}: expected a top-level wire field no other row writes")
         return str(field_)
 
+    def path_placeholders(self, pointer: str, path: str, model_field: str, params: dict[str, Any]) -> None:
+        """Each `{name}` of an endpoint path is the request's model field (moved from the body into
+        the URL) or a transport param."""
+        for name in re.findall(r"\{([^{}]*)\}", path):
+            if name != model_field and name not in params:
+                raise self.err(
+                    pointer,
+                    f"{{{name}}}: a path placeholder names a top-level request field the transport moves into the URL "
+                    f"or a transport param; expected {{{model_field}}} (request.model)"
+                    + (f" or one of: {', '.join('{' + p + '}' for p in sorted(params))}" if params else ""),
+                )
+
     def models_row(self, row: dict[str, Any]) -> dict[str, Any]:
         """`transport.models`: the gateway's list endpoint in this format (mappings/README.md)."""
         if _PATH_PLACEHOLDER.search(row["path"]):
@@ -709,13 +723,8 @@ class Builder:
     def count_tokens_row(self, row: dict[str, Any]) -> dict[str, Any]:
         """`transport.count_tokens`: the format's own token counter (mappings/README.md)."""
         model_field = self.data["request"]["model"]
-        for name in _PATH_PLACEHOLDER.findall(row["path"]):
-            if name != model_field:
-                raise self.err(
-                    "/transport/count_tokens/path",
-                    f"{{{name}}}: a path placeholder names a top-level request field the transport moves into the URL; "
-                    f"expected {{{model_field}}} (request.model)",
-                )
+        params = {k: v for k, v in (self.data["transport"].get("params") or {}).items() if not k.startswith("x-")}
+        self.path_placeholders("/transport/count_tokens/path", row["path"], model_field, params)
         request = row.get("request", "{request}")
         self.transport_template("/transport/count_tokens/request", request, COUNT_REQUEST, ("request",))
         self.transport_template("/transport/count_tokens/answer", row["answer"], COUNT_ANSWER, ("count",))
@@ -1093,7 +1102,7 @@ class Builder:
                    part_dispatch=req.get("part_dispatch", "literals"),
                    unknown=req.get("unknown", "reject"),
                    wire_keys=wire_keys_of(d),
-                   path_params=tuple(re.findall(r"\{([^{}]*)\}", d["transport"]["endpoint"]["path"])) if "transport" in d else (),
+                   path_params=tuple(n for n in re.findall(r"\{([^{}]*)\}", d["transport"]["endpoint"]["path"]) if n not in (d["transport"].get("params") or {})) if "transport" in d else (),
                    items=build_items_ir(self),
                    cache_point=self.cache_point(parts, tool_result_template, tool_t, system_blocks),
                    wire_rules=build_wire_rules(self),

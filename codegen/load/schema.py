@@ -573,14 +573,6 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 # the variable holding a per-resource base URL (Azure's AZURE_OPENAI_ENDPOINT);
                 # it wins over `base_url`, and `base_url=` wins over both
                 "base_url_env": {"type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$"},
-                # `{NAME}` placeholders of base_url, each filled from that environment variable
-                # when set, else from the default here (Bedrock: a region in the host name)
-                "base_url_vars": {
-                    "type": "object",
-                    "minProperties": 1,
-                    "propertyNames": {"pattern": "^[A-Z][A-Z0-9_]*$"},
-                    "additionalProperties": {"type": "string", "pattern": "^[A-Za-z0-9-]+$"},
-                },
                 "endpoint": _obj(
                     {"method": {"enum": ["GET", "POST"]}, "path": {"type": "string", "pattern": "^/"}},
                     required=["method", "path"],
@@ -592,9 +584,35 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         # the API also takes `Authorization: Bearer <token>` in the key's place
                         # (Azure's Microsoft Entra ID tokens): a gateway forwards such a token as one
                         "bearer_tokens": {"type": "boolean"},
+                        # without a key: sign the request with AWS Signature Version 4 (botocore,
+                        # the `aws` extra) for this service, or take a Google OAuth token from the
+                        # application-default credentials (google-auth, the `google` extra)
+                        "fallback": {
+                            "oneOf": [
+                                _obj({"aws_sigv4": _obj({"service": {"type": "string", "pattern": "^[a-z][a-z0-9-]*$"},
+                                                         "region": {"type": "string", "pattern": "^[a-z][a-z0-9_]*$"}},
+                                                        required=["service", "region"])}, required=["aws_sigv4"]),
+                                _obj({"google_adc": _obj({"scopes": {"type": "array", "minItems": 1, "items": {"type": "string", "pattern": "^https://"}}},
+                                                         required=["scopes"])}, required=["google_adc"]),
+                            ]
+                        },
                     },
                     required=["scheme"],
                 ),
+                # placeholders of base_url and of the paths that are no request field: each filled
+                # from Provider(params=), else its environment variable, else its default
+                "params": {
+                    "type": "object",
+                    "propertyNames": {"pattern": "^[a-z][a-z0-9_]*$"},
+                    "additionalProperties": _obj(
+                        {"env": {"type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$"}, "default": {"type": "string", "minLength": 1}},
+                        required=["env"],
+                    ),
+                },
+                # fixed top-level body fields the transport adds to every request (the protocol
+                # version where it travels in the body, not in a header); a gateway reading this
+                # format takes them out before its tables read the body
+                "body": {"type": "object", "additionalProperties": {"type": "string"}},
                 "headers": {"type": "object", "additionalProperties": {"type": "string"}},
                 "api_key_env": {"type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$"},
                 # other variables the provider's SDK reads the key from, tried in order after it

@@ -111,8 +111,10 @@ STREAM_SCHEMA: dict[str, Any] = _obj(
     {
         "request": {"type": "object", "description": "wire fields a streaming call sets (managed); empty only with `endpoint`"},
         "endpoint": _obj({"path": {"type": "string", "pattern": "^/"}}, required=["path"]),
-        # sse: server-sent events; aws_eventstream: AWS's binary event-stream (runtime/eventstream.py)
-        "framing": {"enum": ["sse", "aws_eventstream"]},
+        # sse: server-sent events; aws_eventstream: AWS's binary event-stream (runtime/eventstream.py);
+        # aws_eventstream_chunks: the same messages, each event a `chunk` whose payload is
+        # {"bytes": base64 of one event's JSON} (Bedrock InvokeModelWithResponseStream PayloadPart)
+        "framing": {"enum": ["sse", "aws_eventstream", "aws_eventstream_chunks"]},
         "parse": _obj(
             {
                 "done": {"type": "string", "minLength": 1},

@@ -16,6 +16,7 @@ ProviderError naming the path, and accepts one nested exactly to the limit:
 
 from __future__ import annotations
 
+import base64
 import json
 import warnings
 from typing import Any
@@ -107,6 +108,15 @@ def stream_bytes(key: str, depth: int) -> bytes:
     if emitter.framing == "aws_eventstream":  # each message's payload changes, so its lengths and CRCs are written anew
         decoder = EventStreamDecoder()
         out = b"".join(encode_message(m.headers, deepen(m.payload)) for m in decoder.feed(data))
+        decoder.close()
+    elif emitter.framing == "aws_eventstream_chunks":  # the event is base64 inside each chunk's PayloadPart
+        def deepen_chunk(payload: bytes) -> bytes:
+            part = json.loads(payload)
+            part["bytes"] = base64.b64encode(deepen(base64.b64decode(part["bytes"]))).decode()
+            return json.dumps(part).encode()
+
+        decoder = EventStreamDecoder()
+        out = b"".join(encode_message(m.headers, deepen_chunk(m.payload)) for m in decoder.feed(data))
         decoder.close()
     else:
         out = deepen(data)

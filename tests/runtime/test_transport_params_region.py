@@ -1,5 +1,5 @@
-"""`transport.base_url_vars` (issue 17): a per-region base URL, its `{NAME}` filled from that
-environment variable, else from the table's default (Bedrock: AWS_REGION, us-east-1)."""
+"""`transport.params` (issue 17): a per-region base URL, its `{region}` filled from `params=`,
+else its environment variable, else the table's default (Bedrock Converse: AWS_REGION, us-east-1)."""
 
 from __future__ import annotations
 
@@ -14,14 +14,15 @@ def test_the_region_comes_from_the_environment_or_the_default(monkeypatch: pytes
     assert Provider("bedrock_converse", model="anthropic.claude", api_key="k").base_url == "https://bedrock-runtime.us-east-1.amazonaws.com"
     monkeypatch.setenv("AWS_REGION", "eu-central-1")
     assert Provider("bedrock_converse", model="anthropic.claude", api_key="k").base_url == "https://bedrock-runtime.eu-central-1.amazonaws.com"
+    assert Provider("bedrock_converse", model="m", api_key="k", params={"region": "ap-south-1"}).base_url == "https://bedrock-runtime.ap-south-1.amazonaws.com"
     # an explicit base_url still wins
     assert Provider("bedrock_converse", model="m", api_key="k", base_url="http://127.0.0.1:9").base_url == "http://127.0.0.1:9"
 
 
-@pytest.mark.parametrize("value", ["evil.example/x", "a b", "eu@x"])
+@pytest.mark.parametrize("value", ["evil.example/x", "a b", "eu@x", "..", "us-east-1.evil.example"])
 def test_a_variable_that_would_change_the_host_is_refused(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     monkeypatch.setenv("AWS_REGION", value)
-    with pytest.raises(ValueError, match="AWS_REGION must be letters, digits and '-'"):
+    with pytest.raises(ValueError, match=r"transport param 'region' \(AWS_REGION\) must be letters, digits, '-' and '_'"):
         Provider("bedrock_converse", model="m", api_key="k")
 
 
