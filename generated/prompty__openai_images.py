@@ -116,6 +116,12 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
         prompt = ""  # empty: send (prompty §7.3)
     body["prompt"] = prompt
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
+    if (
+        config.input_type is not NOT_GIVEN
+        or config.dimensions is not NOT_GIVEN
+        or config.encoding_format is not NOT_GIVEN
+    ):
+        _w.refuse_embedding_options(config, KEY, "images")
     if config.temperature is not NOT_GIVEN:
         raise InvalidRequestError(
             "temperature is not supported by " + KEY, path="config.temperature"

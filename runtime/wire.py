@@ -43,6 +43,7 @@ __all__ = [
     "attach_cache_point",
     "attach_cache_points",
     "as_request",
+    "refuse_embedding_options",
     "check_request_depth",
     "check_response_depth",
     "as_response",
@@ -183,6 +184,18 @@ def as_request(request: Request | Mapping[str, Any], memo: dict[int, Any] | None
         raise InvalidRequestError(f"expected a canonical request (a dict or Request), got {_kind(request)}")
     validate_request(req, memo, rules)
     return req
+
+
+def refuse_embedding_options(config: Any, key: str, kind: str) -> None:
+    """A chat or images request that sets an embeddings option (`config.input_type`,
+    `dimensions`, `encoding_format`): no row of such a table sends it, so it is refused at its
+    path rather than left out without a word."""
+    for name in ("input_type", "dimensions", "encoding_format"):
+        if getattr(config, name) is not NOT_GIVEN:
+            raise InvalidRequestError(
+                f"{name} is an embeddings option, which {key} ({kind}) has no field for",
+                path=f"config.{name}",
+            )
 
 
 def as_response(response: Response | Mapping[str, Any]) -> Response:

@@ -110,3 +110,17 @@ def test_images_bad_input_names_the_path(d: Any, path: str) -> None:
     with pytest.raises(InvalidRequestError) as info:
         ImagesResponse.from_dict(d)
     assert info.value.path == path, str(info.value)
+
+
+@pytest.mark.parametrize("option", [{"input_type": "search_query"}, {"dimensions": 256}, {"encoding_format": "float"}])
+@pytest.mark.parametrize("key", [k for k in wiremap.formats() if wiremap.get_format(k).kind != "embeddings"])
+def test_chat_and_images_formats_refuse_the_embeddings_options(key: str, option: dict[str, Any]) -> None:
+    # no chat or images row sends them: a request that sets one is refused at its path, never
+    # written without it (the same request goes to an embeddings format as asked)
+    (name,) = option
+    request = {"model": "m", "messages": [{"role": "user", "content": "a cat"}], "config": option}
+    with pytest.raises(InvalidRequestError, match=f"{name} is an embeddings option") as info:
+        wiremap.get_format(key).request_to_wire(copy.deepcopy(request))
+    assert info.value.path == f"config.{name}"
+    body = wiremap.get_format("cohere_embed").request_to_wire(copy.deepcopy(request))
+    assert {"input_type": "input_type", "dimensions": "output_dimension", "encoding_format": "embedding_types"}[name] in body

@@ -394,6 +394,9 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
             out.add("    prompt = ''  # empty: send (prompty §7.3)")
         out.add(f"body[{lit(inp['field'])}] = prompt")
     out.add("config = req.config if isinstance(req.config, Config) else _NO_CONFIG")
+    if ir.kind != "embeddings":  # embeddings options: no row of this kind sends them
+        out.add("if config.input_type is not NOT_GIVEN or config.dimensions is not NOT_GIVEN or config.encoding_format is not NOT_GIVEN:")
+        out.add(f"    _w.refuse_embedding_options(config, KEY, {lit(ir.kind)})")
     for name in _OPTIONS:
         out.add(f"if config.{name} is not NOT_GIVEN:")
         out.indent()
