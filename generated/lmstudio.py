@@ -218,7 +218,7 @@ def _request_to_wire(
     """The body of request_to_wire."""
     memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers
     req = _w.as_request(request, memo, RULES)
-    if (config := req.config) is not NOT_GIVEN and (
+    if isinstance(config := req.config, Config) and (
         config.input_type is not NOT_GIVEN
         or config.dimensions is not NOT_GIVEN
         or config.encoding_format is not NOT_GIVEN

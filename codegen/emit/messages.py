@@ -650,7 +650,7 @@ def _emit_request_to_wire(em: "Emitter") -> None:
     out = Lines()
     out.add("memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers")
     out.add("req = _w.as_request(request, memo, RULES)")
-    out.add("if (config := req.config) is not NOT_GIVEN and (config.input_type is not NOT_GIVEN or config.dimensions is not NOT_GIVEN or config.encoding_format is not NOT_GIVEN):")
+    out.add("if isinstance(config := req.config, Config) and (config.input_type is not NOT_GIVEN or config.dimensions is not NOT_GIVEN or config.encoding_format is not NOT_GIVEN):")
     out.add("    _w.refuse_embedding_options(config, KEY, 'chat')  # embeddings options: no chat row sends them")
     out.add("messages = req.messages")
     out.add("tools = req.tools")

@@ -98,6 +98,18 @@ RESPONSES: list[Item] = [
 
 CORPUS: list[Item] = REQUESTS + RESPONSES
 
+# The embeddings formats' corpus (issue 17): what a client asks for and what comes back.
+EMBEDDINGS_CORPUS: list[Item] = [
+    Item("one text", "request", req([user("hello")]), ("messages",)),
+    Item("several texts", "request", req([{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}]), ("messages",)),
+    Item("input_type", "request", req([user("hello")], config={"input_type": "search_query"}), ("config.input_type",)),
+    Item("dimensions", "request", req([user("hello")], config={"dimensions": 256}), ("config.dimensions",)),
+    Item("encoding_format", "request", req([user("hello")], config={"encoding_format": "base64"}), ("config.encoding_format",)),
+    Item("one vector", "response", {"embeddings": [[0.5, -0.25]], "model": "m-1", "usage": {"prompt_tokens": 3, "completion_tokens": None, "total_tokens": 3}, "raw": {}}, ("embeddings",)),
+    Item("several vectors", "response", {"embeddings": [[0.5, -0.25], [0.125, 1.0]], "model": "m-1", "usage": {"prompt_tokens": 6, "completion_tokens": None, "total_tokens": 6}, "raw": {}}, ("embeddings",)),
+    Item("usage", "response", {"embeddings": [[0.5, -0.25]], "model": "m-1", "usage": {"prompt_tokens": 3, "completion_tokens": None, "total_tokens": 3}, "raw": {}}, ("usage.prompt_tokens", "usage.total_tokens")),
+]
+
 
 def select(record: Any, path: str) -> Any:
     """The value at a canonical path (`messages[1].tool_calls`), or a marker when absent."""

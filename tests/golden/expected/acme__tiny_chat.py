@@ -163,6 +163,14 @@ def _request_to_wire(
     """The body of request_to_wire."""
     memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers
     req = _w.as_request(request, memo, RULES)
+    if isinstance(config := req.config, Config) and (
+        config.input_type is not NOT_GIVEN
+        or config.dimensions is not NOT_GIVEN
+        or config.encoding_format is not NOT_GIVEN
+    ):
+        _w.refuse_embedding_options(
+            config, KEY, "chat"
+        )  # embeddings options: no chat row sends them
     messages = req.messages
     tools = req.tools
     tool_choice = req.tool_choice
