@@ -123,8 +123,9 @@ def render(m: Matrix) -> str:
         HEADER,
         "# Translation matrix",
         "",
-        "What survives each hop. One shared corpus (`tests/translate/corpus.py`) goes through every "
-        "source → target pair with `wiremap.translate_request` / `translate_response`; the target's "
+        "What survives each hop. One shared corpus per kind (`tests/translate/corpus.py`: chat, then "
+        "embeddings) goes through every source → target pair of that kind's base formats (a dialect's "
+        "base stands for it) with `wiremap.translate_request` / `translate_response`; the target's "
         "own tables read the result back and each feature is compared with what the source carried. "
         "`tests/translate/test_matrix.py` fails on any difference the loss report does not name, "
         "and on this file being out of date (`make translation` rewrites it).",
