@@ -66,7 +66,6 @@ from .openai_chat import (
     ERROR_RULES,
     KIND,
     RULES,
-    STREAM,
     STRUCTURED_OUTPUT_MODE,
     STRUCTURED_OUTPUT_MODES,
     TOOL_NAME_RULE,
@@ -89,7 +88,6 @@ from .openai_chat import (
     _read_user_part,
     _stream_emit_0,
     _stream_emit_1,
-    _stream_emit_2,
     _stream_emit_3,
     _stream_emit_4,
     _stream_emit_5,
@@ -189,6 +187,150 @@ TRANSPORT: Final = {
         },
     },
 }  # how the runtime reaches the provider (mapping `transport:`)
+
+
+def _stream_emit_2(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/reasoning_delta/0: its (event, data) from the values of the event being written."""
+    v_id = values.get("id", _MISSING)
+    if type(v_id) is _Lazy:
+        v_id = v_id.fn()
+    v_created = values.get("created", _MISSING)
+    if type(v_created) is _Lazy:
+        v_created = v_created.fn()
+    v_model = values.get("model", _MISSING)
+    if type(v_model) is _Lazy:
+        v_model = v_model.fn()
+    v_text = values.get("text", _MISSING)
+    if type(v_text) is _Lazy:
+        v_text = v_text.fn()
+    o_1 = {"reasoning": v_text}
+    if v_text is _MISSING:
+        del o_1["reasoning"]
+    o_2 = {
+        "id": v_id,
+        "object": "chat.completion.chunk",
+        "created": v_created,
+        "model": v_model,
+        "choices": [{"index": 0, "delta": o_1, "finish_reason": None}],
+    }
+    if v_id is _MISSING:
+        del o_2["id"]
+    if v_created is _MISSING:
+        del o_2["created"]
+    if v_model is _MISSING:
+        del o_2["model"]
+    return None, o_2
+
+
+# the stream table (mapping `stream:`), read by wiremap.runtime.stream; its parse rules are matched
+# by `_stream_parse` and each emit row is a `_stream_emit_<n>` function (codegen/emit/stream.py).
+# None: no streaming
+STREAM: Final[dict[str, Any] | None] = {
+    "request": {"stream": True, "stream_options": {"include_usage": True}},
+    "content": "joined_text",
+    "parse": {
+        "done": "[DONE]",
+        "event_from": None,
+        "rules": [
+            {
+                "emit": "error",
+                "fields": [["error", ["error"], False]],
+                "event": None,
+                "when": [],
+                "each": None,
+                "status": 500,
+            },
+            {"emit": "message_start", "fields": [], "event": None, "when": [], "each": None},
+            {
+                "emit": "reasoning",
+                "fields": [["text", ["choices", 0, "delta", "reasoning_content"], False]],
+                "event": None,
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "reasoning",
+                "fields": [["text", ["choices", 0, "delta", "reasoning"], False]],
+                "event": None,
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "text",
+                "fields": [["text", ["choices", 0, "delta", "content"], False]],
+                "event": None,
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "tool_call",
+                "fields": [
+                    ["index", ["index"], False],
+                    ["id", ["id"], True],
+                    ["name", ["function", "name"], True],
+                    ["arguments", ["function", "arguments"], True],
+                ],
+                "event": None,
+                "when": [],
+                "each": ["choices", 0, "delta", "tool_calls"],
+            },
+            {
+                "emit": "finish",
+                "fields": [["reason", ["choices", 0, "finish_reason"], False]],
+                "event": None,
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "usage",
+                "fields": [["usage", ["usage"], False]],
+                "event": None,
+                "when": [],
+                "each": None,
+            },
+        ],
+        "match": _stream_parse,
+    },
+    "tool_calls": {"new_id": "new_call"},
+    "emit": {
+        "defaults": {"id": "chatcmpl-wiremap", "model": "unknown", "created": 0},
+        "message_start": [_stream_emit_0],
+        "text_delta": [_stream_emit_1],
+        "reasoning_delta": [_stream_emit_2],
+        "reasoning_signature": [],
+        "redacted_reasoning": [],
+        "tool_call_start": [_stream_emit_3],
+        "tool_call_delta": [_stream_emit_4],
+        "tool_call_end": [],
+        "finish": [_stream_emit_5],
+        "usage": [_stream_emit_6],
+        "usage_when": [[["stream_options", "include_usage"], True]],
+        "error": [_stream_emit_7],
+        "end": [_stream_emit_8],
+    },
+    "finish": {
+        "path": ["choices", 0, "finish_reason"],
+        "map": {
+            "stop": "stop",
+            "length": "length",
+            "tool_calls": "tool_calls",
+            "content_filter": "content_filter",
+            "function_call": "tool_calls",
+        },
+        "default": "error",
+        "emit": {"error": "stop"},
+    },
+    "usage": {
+        "path": ["usage"],
+        "counters": {
+            "prompt_tokens": ["prompt_tokens"],
+            "completion_tokens": ["completion_tokens"],
+            "total_tokens": ["total_tokens"],
+            "cached_tokens": ["prompt_tokens_details", "cached_tokens"],
+        },
+        "unreported": "omit",
+    },
+}
 
 
 REASONING: Final = {
