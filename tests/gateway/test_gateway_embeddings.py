@@ -260,7 +260,8 @@ def test_config_file_refuses_other_kind_upstream(tmp_path: Path) -> None:
 
 
 def test_config_file_routes_embeddings(tmp_path: Path, upstream: Upstream) -> None:
-    """Routes by model: embed-* to a Cohere upstream, every other model to a Gemini one."""
+    """Routes by model: embed-* to a Cohere upstream (Gemini its fallback), every other model to
+    a Gemini one."""
     other = Upstream()
     with other.server:
         path = tmp_path / "gw.yaml"
@@ -274,7 +275,7 @@ def test_config_file_routes_embeddings(tmp_path: Path, upstream: Upstream) -> No
                 format: gemini_batch_embed_contents
                 base_url: {other.server.url}
             routes:
-              - {{model: "embed-*", upstream: cohere}}
+              - {{model: "embed-*", upstream: cohere, fallbacks: [{{upstream: gemini, upstream_model: gemini-embedding-001}}]}}
             default: {{upstream: gemini}}
             """))
         gw = Gateway(create_app(config_file=path))
@@ -287,5 +288,12 @@ def test_config_file_routes_embeddings(tmp_path: Path, upstream: Upstream) -> No
             resp = client.embeddings.create(model="gemini-embedding-001", input="world", encoding_format="float")
             assert other.last.path == "/v1beta/models/gemini-embedding-001:batchEmbedContents"
             assert resp.data[0].embedding == VECTORS[1]
+            # Cohere unavailable: the route's fallback, Gemini, under its own model name
+            upstream.replies.append(Reply(503, {"message": "service unavailable"}))
+            other.replies.append(Reply(200, {"embeddings": [{"values": VECTORS[0]}]}))
+            raw = client.embeddings.with_raw_response.create(model="embed-v4.0", input="hello", encoding_format="float")
+            assert other.last.path == "/v1beta/models/gemini-embedding-001:batchEmbedContents"
+            assert raw.headers["x-wiremap-upstream"] == "gemini_batch_embed_contents"
+            assert raw.parse().data[0].embedding == VECTORS[0] and raw.parse().model == "gemini-embedding-001"
         finally:
             gw.stop()
