@@ -168,6 +168,18 @@ def _extras_to_drop(canonical: Mapping[str, Any], inbound: Format, lane: Gateway
     return drop, [Loss(name, "dropped", f"{inbound.key} field {name!r} is not forwarded to {where} ({why})") for name in drop]
 
 
+def _vector_encoding_loss(canonical: Mapping[str, Any], inbound: Format) -> list[Loss]:
+    """The canonical vectors are floats: an embeddings client that asked for another encoding
+    (OpenAI's base64, Cohere's int8, ...) gets float arrays from a translated answer. Reported
+    (response direction): the openai Python SDK reads either, openai-node decodes what it
+    asked for as base64 without looking (send `encoding_format: "float"` through a gateway)."""
+    config = canonical.get("config")
+    asked = config.get("encoding_format") if isinstance(config, Mapping) else None
+    if asked is None or asked == "float":
+        return []
+    return [Loss("config.encoding_format", "changed", f"{inbound.key} asked for {json.dumps(asked)} vectors; the translated answer holds float arrays")]
+
+
 def _is_transport(exc: BaseException) -> bool:
     """An error of the connection to the upstream (not an answer the upstream gave): its chain
     holds an httpx transport/decoding error or a timeout."""
@@ -561,6 +573,8 @@ class _Gateway:
                 return result
             record.usage(result.usage)
             out, back = response_losses(result, cfg.inbound)
+            if cfg.inbound.kind == "embeddings":
+                back += _vector_encoding_loss(canonical, cfg.inbound)
             losses = sent_losses + back
             responses = len(back)
             record.losses = len(losses)

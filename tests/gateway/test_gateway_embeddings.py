@@ -83,14 +83,20 @@ def test_openai_sdk_to_cohere(openai_to_cohere: Any, upstream: Upstream) -> None
     assert raw.headers["x-wiremap-upstream"] == "cohere_embed"
     losses = json.loads(raw.headers["x-wiremap-losses"])
     assert {"direction": "request", "path": "config.input_type", "kind": "added"}.items() <= losses[0].items()
+    assert all(x["path"] != "config.encoding_format" for x in losses)  # float asked, float answered
 
 
 def test_openai_sdk_default_base64(openai_to_cohere: Any, upstream: Upstream) -> None:
     """Without encoding_format the openai SDK asks for base64 (and decodes it): Cohere is asked
     for base64 too, its float32 strings are read, and the SDK gets the same floats."""
     upstream.replies.append(Reply(200, cohere_embed("base64", tokens=3)))
-    resp = openai_to_cohere.embeddings.create(model="embed-v4.0", input=["hello", "world"], dimensions=4)
+    raw = openai_to_cohere.embeddings.with_raw_response.create(model="embed-v4.0", input=["hello", "world"], dimensions=4)
+    resp = raw.parse()
     sent = upstream.last.json()
+    # the answer holds float arrays (the canonical vectors), not the base64 asked for: reported
+    assert isinstance(json.loads(raw.content)["data"][0]["embedding"], list)
+    encoding = [x for x in json.loads(raw.headers["x-wiremap-losses"]) if x["path"] == "config.encoding_format"]
+    assert encoding and encoding[0]["direction"] == "response" and encoding[0]["kind"] == "changed"
     assert sent["embedding_types"] == ["base64"] and sent["output_dimension"] == 4
     assert [d.embedding for d in resp.data] == VECTORS
     assert resp.usage.prompt_tokens == 3
