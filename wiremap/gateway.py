@@ -8,9 +8,9 @@ An ASGI application (Starlette). It accepts POST on the inbound format's endpoin
 mapping's `transport.endpoint`), reads the body with the inbound format's tables, calls the
 upstream through `wiremap.Provider` (so the upstream's transport table, auth, error mapping and
 tracing apply; `complete()` for chat formats, `embed()` for embeddings formats: inbound and
-upstream are of one kind, `wiremap.gateway_config.SERVED_KINDS`), and answers with the inbound format's `response_to_wire`, or with its own error
-envelope and status (`error_to_wire`) so the client's official SDK raises its own exception
-class. It holds no state between requests beyond a cache of upstream connections, so it scales
+upstream are of one kind, `wiremap.gateway_config.SERVED_KINDS`), and answers with the inbound
+format's `response_to_wire`, or with its own error envelope and status (`error_to_wire`) so the
+client's official SDK raises its own exception class. It holds no state between requests beyond a cache of upstream connections, so it scales
 by running more workers behind any load balancer.
 
 Credentials: with `upstream_api_key` (or the env variable the upstream's table names, when
