@@ -7,9 +7,10 @@
 An ASGI application (Starlette). It accepts POST on the inbound format's endpoint path (the
 mapping's `transport.endpoint`), reads the body with the inbound format's tables, calls the
 upstream through `wiremap.Provider` (so the upstream's transport table, auth, error mapping and
-tracing apply), and answers with the inbound format's `response_to_wire`, or with its own error
-envelope and status (`error_to_wire`) so the client's official SDK raises its own exception
-class. It holds no state between requests beyond a cache of upstream connections, so it scales
+tracing apply; `complete()` for chat formats, `embed()` for embeddings formats: inbound and
+upstream are of one kind, `wiremap.gateway_config.SERVED_KINDS`), and answers with the inbound
+format's `response_to_wire`, or with its own error envelope and status (`error_to_wire`) so the
+client's official SDK raises its own exception class. It holds no state between requests beyond a cache of upstream connections, so it scales
 by running more workers behind any load balancer.
 
 Credentials: with `upstream_api_key` (or the env variable the upstream's table names, when
@@ -74,7 +75,7 @@ from wiremap.runtime.errors import (
 )
 from wiremap.runtime.format import Format
 from wiremap.runtime.provider import Provider
-from wiremap.runtime.canonical import Request
+from wiremap.runtime.canonical import NotGiven, Request
 from wiremap.runtime.translate import Loss, TranslationLossError, request_losses, response_losses, unique_tool_call_ids
 
 from .gateway_common import BearerToken, BodyTimeout, BodyTooLarge, ClientGone, loss_header, sends_as_bearer
@@ -165,6 +166,18 @@ def _extras_to_drop(canonical: Mapping[str, Any], inbound: Format, lane: Gateway
     drop = [name for name in names if name not in allowed]
     where = lane.name or lane.upstream.key
     return drop, [Loss(name, "dropped", f"{inbound.key} field {name!r} is not forwarded to {where} ({why})") for name in drop]
+
+
+def _vector_encoding_loss(canonical: Mapping[str, Any], inbound: Format) -> list[Loss]:
+    """The canonical vectors are floats: an embeddings client that asked for another encoding
+    (OpenAI's base64, Cohere's int8, ...) gets float arrays from a translated answer. Reported
+    (response direction): the openai Python SDK reads either, openai-node decodes what it
+    asked for as base64 without looking (send `encoding_format: "float"` through a gateway)."""
+    config = canonical.get("config")
+    asked = config.get("encoding_format") if isinstance(config, Mapping) else None
+    if asked is None or asked == "float":
+        return []
+    return [Loss("config.encoding_format", "changed", f"{inbound.key} asked for {json.dumps(asked)} vectors; the translated answer holds float arrays")]
 
 
 def _is_transport(exc: BaseException) -> bool:
@@ -403,6 +416,8 @@ class _Gateway:
         if flag is not None and not isinstance(flag, bool):
             raise InvalidRequestError(f"`stream` must be a boolean (true or false), got {json.dumps(flag)[:40]}", path="stream")
         streaming = flag is True or path_params.get("wiremap.stream") == "1"  # or the format's stream path (Gemini)
+        if streaming and cfg.inbound.kind != "chat":
+            raise InvalidRequestError(f"{cfg.inbound.key} is a format of kind {cfg.inbound.kind}: its answers are not streamed", path="stream")
         client_body = body  # what the client asked of the stream (the usage chunk) is the emitter's input
         if streaming:  # served by wiremap.gateway_stream (the inbound stream table's fields are the mode, not extras)
             body = strip_stream_fields(cfg.inbound, body)
@@ -531,6 +546,13 @@ class _Gateway:
                 plain, model, losses = done
                 record.upstream_model = model
                 provider = self.provider(model, key if key is not None else self.key_for(request, lane), lane)
+                if lane.upstream.kind == "embeddings":  # the embeddings call (Provider.embed), answered whole
+                    embedded = await self.until_disconnect(request, self.upstream(provider.embed(plain["messages"], config=plain.get("config"))))
+                    if isinstance(embedded.model, NotGiven):
+                        # an answer that names no model (Cohere's, Gemini's) is the model it was
+                        # asked of: the formats whose answer requires one (OpenAI, Mistral) get it
+                        embedded.model = model
+                    return embedded, losses, provider
                 if streaming:
                     return await stream_response(self, provider, plain, list(losses), request, rid, slot, client_body=client_body, record=record), losses, provider
                 result = await self.until_disconnect(request, self.upstream(provider.complete(
@@ -551,6 +573,8 @@ class _Gateway:
                 return result
             record.usage(result.usage)
             out, back = response_losses(result, cfg.inbound)
+            if cfg.inbound.kind == "embeddings":
+                back += _vector_encoding_loss(canonical, cfg.inbound)
             losses = sent_losses + back
             responses = len(back)
             record.losses = len(losses)

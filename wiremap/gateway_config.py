@@ -80,6 +80,7 @@ __all__ = [
 ]
 
 DEFAULT_MAX_BODY = 32 * 1024 * 1024
+SERVED_KINDS = ("chat", "embeddings")  # the kinds of format the gateway translates (one kind per gateway)
 DEFAULT_MAX_IN_FLIGHT = 128
 DEFAULT_BODY_TIMEOUT = 30.0
 DEFAULT_OFFLOAD_BYTES = 256 * 1024
@@ -132,9 +133,14 @@ class GatewayConfig:
         self.routing = routing
         self.inbound: Format = get_format(inbound)
         self.upstream: Format = get_format(upstream)
-        for fmt in (self.inbound, self.upstream):  # the gateway answers chat calls (Provider.complete)
-            if fmt.kind != "chat":
-                raise ValueError(f"format {fmt.key!r} is kind {fmt.kind}; the gateway serves chat formats only")
+        for fmt in (self.inbound, self.upstream):  # chat calls (Provider.complete), embeddings (Provider.embed)
+            if fmt.kind not in SERVED_KINDS:
+                raise ValueError(f"format {fmt.key!r} is kind {fmt.kind}; the gateway serves {' and '.join(SERVED_KINDS)} formats only")
+        if self.upstream.kind != self.inbound.kind:
+            raise ValueError(
+                f"upstream format {self.upstream.key!r} is kind {self.upstream.kind} and inbound format "
+                f"{self.inbound.key!r} kind {self.inbound.kind}: the gateway translates between formats of one kind"
+            )
         self.upstream_url = upstream_url
         if upstream_url is None and table_base_url(self.upstream.transport) is None:
             # a per-resource origin (Azure) the environment does not give: refused at start, not
@@ -375,25 +381,29 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-def _chat_format(check: _Checker, key: Any, path: str, *, inbound: bool = False) -> str:
+def _served_format(check: _Checker, key: Any, path: str, *, inbound: bool = False, kind: str | None = None) -> str:
+    """A format the gateway serves (`SERVED_KINDS`); `kind`: the inbound format's, which every
+    upstream must share."""
     name = check.text(key, path)
     try:
         fmt = get_format(name)
     except UnknownFormatError as exc:
         raise check.fail(path, str(exc.args[0])) from None
-    if fmt.kind != "chat":
-        raise check.fail(path, f"format {name!r} is kind {fmt.kind}; the gateway serves chat formats only")
+    if fmt.kind not in SERVED_KINDS:
+        raise check.fail(path, f"format {name!r} is kind {fmt.kind}; the gateway serves {' and '.join(SERVED_KINDS)} formats only")
+    if kind is not None and fmt.kind != kind:
+        raise check.fail(path, f"format {name!r} is kind {fmt.kind}; the inbound format is kind {kind}: every upstream must be of the inbound's kind")
     if inbound and not ((fmt.transport or {}).get("endpoint") or fmt.endpoint or {}).get("path"):
         raise check.fail(path, f"format {name!r} declares no endpoint (mapping `transport:`) to serve")
     return name
 
 
-def _upstream(check: _Checker, name: str, value: Any) -> UpstreamSpec:
+def _upstream(check: _Checker, name: str, value: Any, kind: str | None = None) -> UpstreamSpec:
     path = f"upstreams.{name}"
     raw = check.mapping(value, path, _UPSTREAM_KEYS)
     if "format" not in raw:
         raise check.fail(path, "missing key 'format' (the upstream's wire format, e.g. anthropic_messages)")
-    fmt = _chat_format(check, raw["format"], f"{path}.format")
+    fmt = _served_format(check, raw["format"], f"{path}.format", kind=kind)
     base_url = None
     if raw.get("base_url") is not None:
         base_url = check.text(raw["base_url"], f"{path}.base_url")
@@ -489,7 +499,7 @@ def load_gateway_file(path: str | os.PathLike[str]) -> GatewayFile:
     top = check.mapping(data if data is not None else {}, "", _TOP_KEYS)
     if "inbound" not in top:
         raise check.fail("", "missing key 'inbound' (the format clients speak, e.g. openai_chat)")
-    inbound = _chat_format(check, top["inbound"], "inbound", inbound=True)
+    inbound = _served_format(check, top["inbound"], "inbound", inbound=True)
     ups = top.get("upstreams")
     if not isinstance(ups, Mapping) or not ups:
         raise check.fail("upstreams", f"expected a mapping of upstream name -> {{format, base_url, api_key_env, ...}}; got {_kind(ups)}")
@@ -497,7 +507,7 @@ def load_gateway_file(path: str | os.PathLike[str]) -> GatewayFile:
     for name, value in ups.items():
         if not isinstance(name, str) or not name:
             raise check.fail("upstreams", f"upstream name {name!r} is not a non-empty string")
-        upstreams[name] = _upstream(check, name, value)
+        upstreams[name] = _upstream(check, name, value, get_format(inbound).kind)
     names = list(upstreams)
     routes: list[RouteSpec] = []
     raw_routes = top.get("routes")
