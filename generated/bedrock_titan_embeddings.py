@@ -92,6 +92,7 @@ _OPTION_ENCODING_FORMAT: Final = (
     {"float": "float", "binary": "binary"},
     {"float": "float", "binary": "binary"},
 )  # options.encoding_format: value map titan_embedding_type
+VECTOR_ENCODINGS: Final = ("float",)  # what response_to_wire writes vectors in
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     (None, None, ("ThrottlingException", "throttlingException"), None, None, "provider_rate_limit"),
@@ -386,9 +387,9 @@ def response_from_wire(
 
 
 def response_to_wire(
-    response: EmbeddingsResponse | Mapping[str, Any],
+    response: EmbeddingsResponse | Mapping[str, Any], encoding_format: str | None = None
 ) -> BedrockTitanEmbeddingsResponse:
-    """Canonical EmbeddingsResponse -> Amazon Titan Text Embeddings (Bedrock InvokeModel) response body (for gateways); envelope values come from `raw` when present."""
+    """Canonical EmbeddingsResponse -> Amazon Titan Text Embeddings (Bedrock InvokeModel) response body (for gateways); envelope values come from `raw` when present. `encoding_format`: the request's (canonical) encoding, which the vectors are written in where this wire takes it."""
     resp: EmbeddingsResponse = _w.as_embeddings_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
     body: dict[str, Any] = {}

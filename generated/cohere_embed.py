@@ -115,6 +115,7 @@ _OPTION_ENCODING_FORMAT: Final = (
         "ubinary": "ubinary",
     },
 )  # options.encoding_format: value map cohere_embedding_type
+VECTOR_ENCODINGS: Final = ("float", "base64")  # what response_to_wire writes vectors in
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((401, 403), None, None, None, None, "provider_authentication"),
@@ -376,8 +377,10 @@ def response_from_wire(
         raise InvalidResponseError("response nested too deeply", body=body) from None
 
 
-def response_to_wire(response: EmbeddingsResponse | Mapping[str, Any]) -> CohereEmbedResponse:
-    """Canonical EmbeddingsResponse -> Cohere Embed v2 response body (for gateways); envelope values come from `raw` when present."""
+def response_to_wire(
+    response: EmbeddingsResponse | Mapping[str, Any], encoding_format: str | None = None
+) -> CohereEmbedResponse:
+    """Canonical EmbeddingsResponse -> Cohere Embed v2 response body (for gateways); envelope values come from `raw` when present. `encoding_format`: the request's (canonical) encoding, which the vectors are written in where this wire takes it."""
     resp: EmbeddingsResponse = _w.as_embeddings_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
     body: dict[str, Any] = {}
@@ -385,9 +388,21 @@ def response_to_wire(response: EmbeddingsResponse | Mapping[str, Any]) -> Cohere
     body["response_type"] = "embeddings_by_type"
     if "texts" in raw:
         body["texts"] = raw["texts"]
+    asked = "base64" if encoding_format == "base64" else "float"
     _w.set_in(
-        body, ("embeddings",), {"float": [list(vector) for vector in resp.embeddings]}
-    )  # canonical vectors are numbers
+        body,
+        ("embeddings",),
+        {
+            {
+                "float": "float",
+                "base64": "base64",
+                "int8": "int8",
+                "uint8": "uint8",
+                "binary": "binary",
+                "ubinary": "ubinary",
+            }.get(asked, "float"): [_w.write_vector(vector, asked) for vector in resp.embeddings]
+        },
+    )
     u: Usage | NotGiven = resp.usage
     if isinstance(u, Usage) and u.prompt_tokens is not None and u.total_tokens is not None:
         # usage keys the table does not map (token details) come back from `raw`

@@ -47,6 +47,7 @@ from .gemini_embed_content import (
     PROVIDER,
     STRUCTURED_OUTPUT_MODE,
     STRUCTURED_OUTPUT_MODES,
+    VECTOR_ENCODINGS,
     _NO_CONFIG,
     _OPTION_INPUT_TYPE,
     _error_from_wire,
@@ -332,9 +333,9 @@ def response_from_wire(
 
 
 def response_to_wire(
-    response: EmbeddingsResponse | Mapping[str, Any],
+    response: EmbeddingsResponse | Mapping[str, Any], encoding_format: str | None = None
 ) -> GeminiBatchEmbedContentsResponse:
-    """Canonical EmbeddingsResponse -> Gemini batchEmbedContents response body (for gateways); envelope values come from `raw` when present."""
+    """Canonical EmbeddingsResponse -> Gemini batchEmbedContents response body (for gateways); envelope values come from `raw` when present. `encoding_format`: the request's (canonical) encoding, which the vectors are written in where this wire takes it."""
     resp: EmbeddingsResponse = _w.as_embeddings_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
     body: dict[str, Any] = {}

@@ -110,6 +110,7 @@ _OPTION_INPUT_TYPE: Final = (
         "CODE_RETRIEVAL_QUERY": "code_search_query",
     },
 )  # options.input_type: value map gemini_task_type
+VECTOR_ENCODINGS: Final = ("float",)  # what response_to_wire writes vectors in
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((400,), None, None, None, "(?i)API key not valid|API_KEY_INVALID", "provider_authentication"),
@@ -353,9 +354,9 @@ def response_from_wire(
 
 
 def response_to_wire(
-    response: EmbeddingsResponse | Mapping[str, Any],
+    response: EmbeddingsResponse | Mapping[str, Any], encoding_format: str | None = None
 ) -> GeminiEmbedContentResponse:
-    """Canonical EmbeddingsResponse -> Gemini embedContent response body (for gateways); envelope values come from `raw` when present."""
+    """Canonical EmbeddingsResponse -> Gemini embedContent response body (for gateways); envelope values come from `raw` when present. `encoding_format`: the request's (canonical) encoding, which the vectors are written in where this wire takes it."""
     resp: EmbeddingsResponse = _w.as_embeddings_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
     body: dict[str, Any] = {}

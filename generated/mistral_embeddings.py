@@ -87,6 +87,7 @@ _OPTION_ENCODING_FORMAT: Final = (
     {"float": "float", "int8": "int8", "uint8": "uint8", "binary": "binary", "ubinary": "ubinary"},
     {"float": "float", "int8": "int8", "uint8": "uint8", "binary": "binary", "ubinary": "ubinary"},
 )  # options.encoding_format: value map mistral_dtype
+VECTOR_ENCODINGS: Final = ("float",)  # what response_to_wire writes vectors in
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((401, 403), None, None, None, None, "provider_authentication"),
@@ -321,8 +322,10 @@ def response_from_wire(
         raise InvalidResponseError("response nested too deeply", body=body) from None
 
 
-def response_to_wire(response: EmbeddingsResponse | Mapping[str, Any]) -> MistralEmbeddingsResponse:
-    """Canonical EmbeddingsResponse -> Mistral Embeddings response body (for gateways); envelope values come from `raw` when present."""
+def response_to_wire(
+    response: EmbeddingsResponse | Mapping[str, Any], encoding_format: str | None = None
+) -> MistralEmbeddingsResponse:
+    """Canonical EmbeddingsResponse -> Mistral Embeddings response body (for gateways); envelope values come from `raw` when present. `encoding_format`: the request's (canonical) encoding, which the vectors are written in where this wire takes it."""
     resp: EmbeddingsResponse = _w.as_embeddings_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
     body: dict[str, Any] = {}

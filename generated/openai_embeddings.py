@@ -87,6 +87,7 @@ _OPTION_ENCODING_FORMAT: Final = (
     {"float": "float", "base64": "base64"},
     {"float": "float", "base64": "base64"},
 )  # options.encoding_format: value map encoding_format
+VECTOR_ENCODINGS: Final = ("float", "base64")  # what response_to_wire writes vectors in
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((401, 403), None, None, None, None, "provider_authentication"),
@@ -331,8 +332,10 @@ def response_from_wire(
         raise InvalidResponseError("response nested too deeply", body=body) from None
 
 
-def response_to_wire(response: EmbeddingsResponse | Mapping[str, Any]) -> OpenaiEmbeddingsResponse:
-    """Canonical EmbeddingsResponse -> OpenAI Embeddings response body (for gateways); envelope values come from `raw` when present."""
+def response_to_wire(
+    response: EmbeddingsResponse | Mapping[str, Any], encoding_format: str | None = None
+) -> OpenaiEmbeddingsResponse:
+    """Canonical EmbeddingsResponse -> OpenAI Embeddings response body (for gateways); envelope values come from `raw` when present. `encoding_format`: the request's (canonical) encoding, which the vectors are written in where this wire takes it."""
     resp: EmbeddingsResponse = _w.as_embeddings_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
     body: dict[str, Any] = {}
@@ -341,7 +344,7 @@ def response_to_wire(response: EmbeddingsResponse | Mapping[str, Any]) -> Openai
     for k, vector in enumerate(resp.embeddings):
         entry: dict[str, Any] = {"object": "embedding"}
         entry["index"] = k
-        _w.set_in(entry, ("embedding",), list(vector))
+        _w.set_in(entry, ("embedding",), _w.write_vector(vector, encoding_format))
         items.append(entry)
     _w.set_in(body, ("data",), items)
     if resp.model is not NOT_GIVEN:

@@ -49,6 +49,7 @@ from .openai_embeddings import (
     STRUCTURED_OUTPUT_MODE,
     STRUCTURED_OUTPUT_MODES,
     TRANSPORT,
+    VECTOR_ENCODINGS,
     _NO_CONFIG,
     _OPTION_ENCODING_FORMAT,
     _error_from_wire,
@@ -226,9 +227,9 @@ def response_from_wire(
 
 
 def response_to_wire(
-    response: EmbeddingsResponse | Mapping[str, Any],
+    response: EmbeddingsResponse | Mapping[str, Any], encoding_format: str | None = None
 ) -> PromptyOpenaiEmbeddingsResponse:
-    """Canonical EmbeddingsResponse -> OpenAI Embeddings (Prompty §7.2 dialect) response body (for gateways); envelope values come from `raw` when present."""
+    """Canonical EmbeddingsResponse -> OpenAI Embeddings (Prompty §7.2 dialect) response body (for gateways); envelope values come from `raw` when present. `encoding_format`: the request's (canonical) encoding, which the vectors are written in where this wire takes it."""
     resp: EmbeddingsResponse = _w.as_embeddings_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
     body: dict[str, Any] = {}
@@ -237,7 +238,7 @@ def response_to_wire(
     for k, vector in enumerate(resp.embeddings):
         entry: dict[str, Any] = {"object": "embedding"}
         entry["index"] = k
-        _w.set_in(entry, ("embedding",), list(vector))
+        _w.set_in(entry, ("embedding",), _w.write_vector(vector, encoding_format))
         items.append(entry)
     _w.set_in(body, ("data",), items)
     if resp.model is not NOT_GIVEN:

@@ -30,7 +30,7 @@ from .carry import ABSENT, Carried, losses as carry_losses
 from .canonical import EmbeddingsResponse, ImagesResponse, Request, Response
 from .errors import InvalidRequestError, UnsupportedOptionWarning
 from .format import Format, get_format
-from .wire import read_without_carry
+from .wire import float32_vectors, read_without_carry
 from .wire_rules import WireMap
 
 __all__ = [
@@ -469,12 +469,23 @@ def translate_request(
 # ------------------------------------------------------------------------------ responses
 
 
-def response_losses(response: Response | Mapping[str, Any], target: str | Format) -> tuple[dict[str, Any], list[Loss]]:
-    """`target.response_to_wire(response)` and what the target could not carry of it."""
+def response_losses(
+    response: Response | Mapping[str, Any], target: str | Format, *, encoding_format: str | None = None
+) -> tuple[dict[str, Any], list[Loss]]:
+    """`target.response_to_wire(response)` and what the target could not carry of it.
+    `encoding_format` (embeddings): the request's canonical `config.encoding_format`. Where the
+    target writes vectors in it (its module's `VECTOR_ENCODINGS`), the answer is written so
+    (`base64`: float32, which the client asked for, so float32 rounding is no loss); any other is a
+    `changed` loss at `config.encoding_format`: the vectors go out as float arrays."""
     fmt = _format(target)
     cls = _result_class(fmt)
     resp = response if isinstance(response, cls) else cls.from_dict(response)
-    wire = fmt.response_to_wire(resp)
+    encoded = fmt.kind == "embeddings" and encoding_format not in (None, "float")
+    writes = getattr(fmt.module, "VECTOR_ENCODINGS", ("float",)) if encoded else ("float",)
+    if encoded and encoding_format in writes:
+        wire = fmt.response_to_wire(resp, encoding_format=encoding_format)
+    else:
+        wire = fmt.response_to_wire(resp)
     back = read_without_carry(fmt.response_from_wire, wire)  # its carried data is not compared (popped below)
     a = resp.to_dict()
     b = back.to_dict()
@@ -482,7 +493,15 @@ def response_losses(response: Response | Mapping[str, Any], target: str | Format
         d.pop("raw", None)
         d.pop("parsed", None)
         d.pop("carried", None)
-    return wire, _canonical_diff(a, b) + _carried_losses(resp, fmt, wire)
+    losses: list[Loss] = []
+    if encoded:
+        if encoding_format in writes:
+            if encoding_format == "base64" and isinstance(a.get("embeddings"), list):
+                a["embeddings"] = float32_vectors(a["embeddings"])
+        else:
+            losses.append(Loss("config.encoding_format", "changed",
+                               f"the request asked for {encoding_format} vectors; {fmt.key} writes them as float arrays"))
+    return wire, losses + _canonical_diff(a, b) + _carried_losses(resp, fmt, wire)
 
 
 def translate_response(

@@ -44,6 +44,8 @@ __all__ = [
     "attach_cache_points",
     "as_request",
     "refuse_embedding_options",
+    "write_vector",
+    "float32_vectors",
     "check_request_depth",
     "check_response_depth",
     "as_response",
@@ -1134,6 +1136,25 @@ def check_param(value: Any, kind: str | None, allowed: tuple[Any, ...] | None, p
 
 
 _FLOAT_MAX_INT: Final = int(1.7976931348623157e308)  # larger ints overflow float()
+
+
+def write_vector(vector: Any, encoding_format: str | None) -> Any:
+    """An embedding as a response writes it for the encoding its request asked for: base64 of
+    little-endian float32 for `base64` (read back by read_vector), else the array of numbers."""
+    if encoding_format != "base64":
+        return list(vector)
+    import base64
+    import struct
+
+    return base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode("ascii")
+
+
+def float32_vectors(vectors: Any) -> list[list[float]]:
+    """The vectors at the float32 precision a base64 answer carries (what a client that asked for
+    base64 gets by definition: not a loss)."""
+    import struct
+
+    return [list(struct.unpack(f"<{len(v)}f", struct.pack(f"<{len(v)}f", *v))) for v in vectors]
 
 
 def read_vector(value: Any, path: str) -> list[float]:

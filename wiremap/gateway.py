@@ -168,16 +168,16 @@ def _extras_to_drop(canonical: Mapping[str, Any], inbound: Format, lane: Gateway
     return drop, [Loss(name, "dropped", f"{inbound.key} field {name!r} is not forwarded to {where} ({why})") for name in drop]
 
 
-def _vector_encoding_loss(canonical: Mapping[str, Any], inbound: Format) -> list[Loss]:
-    """The canonical vectors are floats: an embeddings client that asked for another encoding
-    (OpenAI's base64, Cohere's int8, ...) gets float arrays from a translated answer. Reported
-    (response direction): the openai Python SDK reads either, openai-node decodes what it
-    asked for as base64 without looking (send `encoding_format: "float"` through a gateway)."""
+def _asked_encoding(canonical: Mapping[str, Any], inbound: Format) -> str | None:
+    """The vector encoding an embeddings client asked for (canonical `config.encoding_format`):
+    the answer is written in it where the inbound format takes it (OpenAI's and Cohere's base64:
+    openai-node asks for base64 by default and decodes the answer as base64 without looking), and
+    the loss report names it where it cannot be (a quantized type, from float vectors)."""
+    if inbound.kind != "embeddings":
+        return None
     config = canonical.get("config")
     asked = config.get("encoding_format") if isinstance(config, Mapping) else None
-    if asked is None or asked == "float":
-        return []
-    return [Loss("config.encoding_format", "changed", f"{inbound.key} asked for {json.dumps(asked)} vectors; the translated answer holds float arrays")]
+    return asked if isinstance(asked, str) else None
 
 
 def _is_transport(exc: BaseException) -> bool:
@@ -572,9 +572,7 @@ class _Gateway:
                 slot = None  # the response releases it when the stream ends
                 return result
             record.usage(result.usage)
-            out, back = response_losses(result, cfg.inbound)
-            if cfg.inbound.kind == "embeddings":
-                back += _vector_encoding_loss(canonical, cfg.inbound)
+            out, back = response_losses(result, cfg.inbound, encoding_format=_asked_encoding(canonical, cfg.inbound))
             losses = sent_losses + back
             responses = len(back)
             record.losses = len(losses)

@@ -622,6 +622,12 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
             out.add(f"    body[{lit(key)}] = raw[{lit(value)}]")
     if ir.kind == "embeddings":
         item = dict(resp.get("item", {}))
+        # the encodings this wire writes vectors in: its encoding_format row's canonical values
+        # (a request that asked for base64 gets base64 of float32 where the row takes it)
+        enc = next((o for o in ir.options if o.name == "encoding_format" and o.wire is not None), None)
+        spellings = dict(enc.pairs) if enc is not None else {}
+        em.parts.constants.append(f"VECTOR_ENCODINGS: Final = {lit(('float', 'base64') if 'base64' in spellings else ('float',))}  # what response_to_wire writes vectors in")
+        one = "_w.write_vector({v}, encoding_format)" if "base64" in spellings else "list({v})"
         if "list" in resp:
             vkeys = tuple(resp["vector"].split("."))
             out.add("items: list[dict[str, Any]] = []")
@@ -629,15 +635,21 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
             out.add(f"    entry: dict[str, Any] = {lit(item)}")
             if "index" in resp:
                 out.add(f"    entry[{lit(resp['index'])}] = k")
-            out.add(f"    _w.set_in(entry, {lit(vkeys)}, list(vector))")
+            out.add(f"    _w.set_in(entry, {lit(vkeys)}, {one.format(v='vector')})")
             out.add("    items.append(entry)")
             out.add(f"_w.set_in(body, {lit(tuple(resp['list'].split('.')))}, items)")
         elif "by_type" in resp:
-            out.add(f"_w.set_in(body, {lit(tuple(resp['by_type'].split('.')))}, {{'float': [list(vector) for vector in resp.embeddings]}})  # canonical vectors are numbers")
+            # keyed by the type written, in the wire's spelling: base64 when asked for and taken, else
+            # float (canonical vectors are floats: a quantized type is not made up from them)
+            if "base64" in spellings:
+                out.add("asked = 'base64' if encoding_format == 'base64' else 'float'")
+            else:
+                out.add("asked = 'float'")
+            out.add(f"_w.set_in(body, {lit(tuple(resp['by_type'].split('.')))}, {{{lit(spellings)}.get(asked, 'float'): [_w.write_vector(vector, asked) for vector in resp.embeddings]}})")
         else:
             out.add("if len(resp.embeddings) != 1:")
             out.add(f"    raise InvalidRequestError({lit(ir.title + ' carries one vector per response; got ')} + str(len(resp.embeddings)), path='embeddings')")
-            out.add(f"_w.set_in(body, {lit(tuple(resp['vector'].split('.')))}, list(resp.embeddings[0]))")
+            out.add(f"_w.set_in(body, {lit(tuple(resp['vector'].split('.')))}, {one.format(v='resp.embeddings[0]')})")
         if "model" in resp:
             out.add("if resp.model is not NOT_GIVEN:")
             out.add(f"    body[{lit(resp['model'])}] = resp.model")
@@ -699,12 +711,14 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
         out.dedent()
     wire_resp = wire_type(ir.key, "Response")  # generated/<module>_types.py, imported for type checkers only
     out.add(f"return cast({lit(wire_resp)}, body)")
-    em.func(
-        "response_to_wire",
-        f"(response: {result} | Mapping[str, Any]) -> {wire_resp}",
-        f"Canonical {result} -> {ir.title} response body (for gateways); envelope values come from `raw` when present.",
-        out.lines,
-    )
+    if ir.kind == "embeddings":
+        signature = f"(response: {result} | Mapping[str, Any], encoding_format: str | None = None) -> {wire_resp}"
+        doc = (f"Canonical {result} -> {ir.title} response body (for gateways); envelope values come from `raw` when present. "
+               "`encoding_format`: the request's (canonical) encoding, which the vectors are written in where this wire takes it.")
+    else:
+        signature = f"(response: {result} | Mapping[str, Any]) -> {wire_resp}"
+        doc = f"Canonical {result} -> {ir.title} response body (for gateways); envelope values come from `raw` when present."
+    em.func("response_to_wire", signature, doc, out.lines)
     em.parts.public.append("response_to_wire")
 
     emit_error_from_wire(em)

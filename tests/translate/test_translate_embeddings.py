@@ -5,6 +5,8 @@ target cannot carry is named in the loss report, never silently lost."""
 from __future__ import annotations
 
 import itertools
+import json
+import struct
 from typing import Any
 
 import pytest
@@ -140,3 +142,26 @@ def test_several_texts_cross_to_the_gemini_batch_not_to_embed_content() -> None:
     assert {r["taskType"] for r in t.result["requests"]} == {"CLASSIFICATION"} and t.lossless
     with pytest.raises(wiremap.InvalidRequestError):
         translate_request(body, "cohere_embed", "gemini_embed_content")
+
+
+@pytest.mark.parametrize("target", ["openai_embeddings", "cohere_embed"])
+def test_an_answer_is_written_in_the_base64_the_request_asked_for(target: str) -> None:
+    # float32 is what a base64 client asks for: its rounding of these (inexact) floats is no loss
+    response = {"embeddings": [[0.1, -0.2, 0.3]], "model": "m", "usage": {"prompt_tokens": 2, "completion_tokens": None, "total_tokens": 2}, "raw": {}}
+    wire, losses = wiremap.runtime.translate.response_losses(response, target, encoding_format="base64")
+    text = json.dumps(wire)
+    assert '0.1' not in text  # the vectors went out as base64 strings, not numbers
+    back = wiremap.get_format(target).response_from_wire(wire)
+    assert back.embeddings == [list(struct.unpack("<3f", struct.pack("<3f", 0.1, -0.2, 0.3)))]
+    assert [x for x in losses if x.path.startswith(("embeddings", "config"))] == []  # (Cohere's answer has no model: that one is named)
+    # a format without base64 writes float arrays, and says the encoding changed
+    wire, losses = wiremap.runtime.translate.response_losses(response, "mistral_embeddings", encoding_format="base64")
+    assert wire["data"][0]["embedding"] == [0.1, -0.2, 0.3]
+    assert [(x.path, x.kind) for x in losses] == [("config.encoding_format", "changed")]
+
+
+def test_a_quantized_type_asked_for_is_a_named_change() -> None:
+    response = {"embeddings": [[0.5, -0.25]], "model": "m", "usage": {"prompt_tokens": 2, "completion_tokens": None, "total_tokens": 2}, "raw": {}}
+    wire, losses = wiremap.runtime.translate.response_losses(response, "cohere_embed", encoding_format="int8")
+    assert wire["embeddings"] == {"float": [[0.5, -0.25]]}  # not float values under an int8 key
+    assert [(x.path, x.kind) for x in losses if x.path != "model"] == [("config.encoding_format", "changed")]
