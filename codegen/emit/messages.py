@@ -853,6 +853,12 @@ def emit_options_to_wire(
         ):
             continue
         value = f"value_{opt.name}"
+        if opt.header is not None:  # a request header (HEADER_OPTIONS), never a body field
+            out.add(f"# {opt.name}: sent as the request header {opt.header} (HEADER_OPTIONS), not in the body")
+            if only is not None and opt.name in only:  # a fused translator writes a body only
+                out.add(f"if value_{opt.name} is not NOT_GIVEN:")
+                out.add("    raise _Deopt  # the header travels beside the body: the two-step way")
+            continue
         action = opt.unsupported or ("drop" if opt.wire is None else None)  # None: the option is sent
         if action == "drop":
             out.add(f"# {opt.name}: silently dropped, as the mapping declares")

@@ -46,6 +46,8 @@ BOOLEAN_OPTIONS = frozenset({"parallel_tool_calls", "logprobs", "json_mode", "sc
 STRING_OPTIONS = frozenset({"user", "reasoning_effort", "schema_name", "schema_description", "prompt_cache_key"})
 #: options whose value is a JSON object (copied when written, never shared with the caller)
 OBJECT_OPTIONS = frozenset({"metadata"})
+#: the options that are lists of strings
+LIST_OPTIONS = frozenset({"stop_sequences", "betas"})
 
 
 @dataclass
@@ -84,6 +86,7 @@ class OptionIR:
     requires: str | None = None  # tools | response_schema: sent only beside them
     derive: "DeriveIR | None" = None  # the value from another option this mapping cannot send
     values: list[tuple[str, str]] = field(default_factory=list)  # (wire value, canonical value)
+    header: str | None = None  # sent as this request header, not in the body (HEADER_OPTIONS)
 
 
 @dataclass
@@ -868,8 +871,20 @@ class Builder:
                 opt.with_keys = dict(spec["with"])
             if "derive" in spec:
                 opt.derive = self._derive(pointer + "/derive", name, spec["derive"])
+            if "header" in spec:
+                # a request header, not a body field: a string option as it is, a list option
+                # comma-separated (mappings/README.md "request.options"). Nothing else of a row
+                # applies to a header: no body field, no default, no rules.
+                if name not in STRING_OPTIONS | LIST_OPTIONS:
+                    raise self.err(pointer + "/header", f"`header` sends a string or list option ({', '.join(sorted(STRING_OPTIONS | LIST_OPTIONS))}), not {name}")
+                others = sorted(set(spec) - {"header", "doc"} - {k for k in spec if k.startswith("x-")})
+                if others:
+                    raise self.err(pointer + "/header", f"`header` is the whole row: {', '.join(others)} cannot stand beside it")
+                opt.header = str(spec["header"]).lower()
+                options.append(opt)
+                continue
             if opt.wire is None and opt.unsupported is None:
-                raise self.err(pointer, "an option needs `wire:` or `unsupported:`")
+                raise self.err(pointer, "an option needs `wire:` or `unsupported:` (or `header:`)")
             if opt.wire is not None and opt.unsupported is not None:
                 raise self.err(pointer, "`wire:` and `unsupported:` exclude each other; scope the rule with `scoped:`")
             if opt.merge and name != "stop_sequences":
