@@ -57,6 +57,7 @@ from .tiny_chat import (
     ERROR_ROWS,
     ERROR_ROWS_UPSTREAM,
     ERROR_RULES,
+    HEADER_OPTIONS,
     KIND,
     RULES,
     STREAM,
@@ -163,6 +164,14 @@ def _request_to_wire(
     """The body of request_to_wire."""
     memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers
     req = _w.as_request(request, memo, RULES)
+    if (config := req.config) is not NOT_GIVEN and (
+        config.input_type is not NOT_GIVEN
+        or config.dimensions is not NOT_GIVEN
+        or config.encoding_format is not NOT_GIVEN
+    ):
+        _w.refuse_embedding_options(
+            config, KEY, "chat"
+        )  # embeddings options: no chat row sends them
     messages = req.messages
     tools = req.tools
     tool_choice = req.tool_choice
@@ -209,6 +218,7 @@ def _request_to_wire(
     # schema_strict: silently dropped, as the mapping declares
     # prompt_cache_key: silently dropped, as the mapping declares
     # metadata: silently dropped, as the mapping declares
+    # betas: silently dropped, as the mapping declares
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):

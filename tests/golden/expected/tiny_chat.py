@@ -168,6 +168,9 @@ WIRE_KEYS: Final = frozenset(
 OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
     [("max_completion_tokens",), ("seed",), ("stop",), ("temperature",), ("top_p",)]
 )
+# the options sent as request headers, not in the body (request.options `header:`): option ->
+# header name; a list option's items are comma-separated (runtime/wire.py option_headers)
+HEADER_OPTIONS: Final[dict[str, str]] = {}
 # the other wire names an option is read from (read_also): their value is in the canonical model
 ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([])
 TITLE: Final = "Tiny Chat"
@@ -585,6 +588,14 @@ def _request_to_wire(
     """The body of request_to_wire."""
     memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers
     req = _w.as_request(request, memo, RULES)
+    if (config := req.config) is not NOT_GIVEN and (
+        config.input_type is not NOT_GIVEN
+        or config.dimensions is not NOT_GIVEN
+        or config.encoding_format is not NOT_GIVEN
+    ):
+        _w.refuse_embedding_options(
+            config, KEY, "chat"
+        )  # embeddings options: no chat row sends them
     messages = req.messages
     tools = req.tools
     tool_choice = req.tool_choice
@@ -631,6 +642,7 @@ def _request_to_wire(
     # schema_strict: silently dropped, as the mapping declares
     # prompt_cache_key: silently dropped, as the mapping declares
     # metadata: silently dropped, as the mapping declares
+    # betas: silently dropped, as the mapping declares
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
