@@ -46,6 +46,8 @@ BOOLEAN_OPTIONS = frozenset({"parallel_tool_calls", "logprobs", "json_mode", "sc
 STRING_OPTIONS = frozenset({"user", "reasoning_effort", "schema_name", "schema_description", "prompt_cache_key"})
 #: options whose value is a JSON object (copied when written, never shared with the caller)
 OBJECT_OPTIONS = frozenset({"metadata"})
+#: headers no option row may claim: HTTP framing and auth (request.options `header:`)
+_PROTOCOL_HEADERS = frozenset({"authorization", "content-type", "content-length", "host", "accept", "user-agent", "x-api-key", "x-goog-api-key", "api-key"})
 #: the options that are lists of strings
 LIST_OPTIONS = frozenset({"stop_sequences", "betas"})
 
@@ -877,10 +879,13 @@ class Builder:
                 # applies to a header: no body field, no default, no rules.
                 if name not in STRING_OPTIONS | LIST_OPTIONS:
                     raise self.err(pointer + "/header", f"`header` sends a string or list option ({', '.join(sorted(STRING_OPTIONS | LIST_OPTIONS))}), not {name}")
-                others = sorted(set(spec) - {"header", "doc"} - {k for k in spec if k.startswith("x-")})
-                if others:
-                    raise self.err(pointer + "/header", f"`header` is the whole row: {', '.join(others)} cannot stand beside it")
+                beside = sorted(set(spec) - {"header", "doc"} - {k for k in spec if k.startswith("x-")})
+                if beside:
+                    raise self.err(pointer + "/header", f"`header` is the whole row: {', '.join(beside)} cannot stand beside it")
                 opt.header = str(spec["header"]).lower()
+                auth_name = str(((self.data.get("transport") or {}).get("auth") or {}).get("name") or "").lower()
+                if opt.header in _PROTOCOL_HEADERS or opt.header == auth_name:
+                    raise self.err(pointer + "/header", f"{opt.header!r} is a header the transport writes itself (protocol or the key); an option needs its own")
                 options.append(opt)
                 continue
             if opt.wire is None and opt.unsupported is None:
