@@ -164,6 +164,7 @@ class AnthropicBedrockAssistantMessage(TypedDict, closed=True):
 
 
 class AnthropicBedrockRequest(TypedDict):
+    anthropic_beta: NotRequired[float]
     max_tokens: NotRequired[int]
     messages: list[AnthropicBedrockUserMessage | AnthropicBedrockAssistantMessage]
     metadata: NotRequired[Metadata]

@@ -63,6 +63,7 @@ from .anthropic_messages import (
     ERROR_ROWS,
     ERROR_ROWS_UPSTREAM,
     ERROR_RULES,
+    HEADER_OPTIONS,
     KIND,
     OPTION_PATHS,
     ORIGIN,
@@ -415,6 +416,10 @@ def request_to_wire(
 
 def request_from_wire(body: AnthropicVertexRequest | Mapping[str, Any]) -> Request:
     """Anthropic Messages on Google Cloud Vertex AI (rawPredict) request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
+    if type(body) is dict and not frozenset({"anthropic_version"}).isdisjoint(
+        body
+    ):  # transport.body fields: the transport's, never carried
+        body = {k: v for k, v in body.items() if k not in frozenset({"anthropic_version"})}
     # the reader, the depth limit, and what the tables do not model carried (runtime/carry.py)
     return _w.read_request(
         body, _request_from_wire, ORIGIN, _rewrite_request, WIRE_KEYS, OPTION_PATHS, ALIAS_PATHS

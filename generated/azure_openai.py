@@ -59,6 +59,7 @@ from wiremap.runtime.errors import (
 # what this dialect compiles exactly as its base does (codegen/emit/share.py)
 from .openai_chat import (
     ERROR_ROWS_UPSTREAM,
+    HEADER_OPTIONS,
     KIND,
     RULES,
     STRUCTURED_OUTPUT_MODE,
@@ -586,6 +587,7 @@ def _request_to_wire(
     # reasoning_budget: silently dropped, as the mapping declares
     # prompt_cache_key: silently dropped, as the mapping declares
     # metadata: silently dropped, as the mapping declares
+    # betas: silently dropped, as the mapping declares
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):

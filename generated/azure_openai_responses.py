@@ -61,6 +61,7 @@ from .openai_responses import (
     ALIAS_PATHS,
     API_VERSION,
     ERROR_ROWS_UPSTREAM,
+    HEADER_OPTIONS,
     KIND,
     OPTION_PATHS,
     RULES,

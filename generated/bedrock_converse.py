@@ -319,6 +319,9 @@ OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
         ("requestMetadata",),
     ]
 )
+# the options sent as request headers, not in the body (request.options `header:`): option ->
+# header name; a list option's items are comma-separated (runtime/wire.py option_headers)
+HEADER_OPTIONS: Final[dict[str, str]] = {}
 # the other wire names an option is read from (read_also): their value is in the canonical model
 ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([])
 TITLE: Final = "AWS Bedrock Converse"
@@ -1940,6 +1943,7 @@ def _request_to_wire(
     value_metadata: Any = config.metadata
     if value_metadata is not NOT_GIVEN:
         body["requestMetadata"] = dict(value_metadata)
+    # betas: silently dropped, as the mapping declares
     if tool_choice == "none":  # tool_choice none: omit_tools
         if any(
             isinstance(m, ToolMessage)

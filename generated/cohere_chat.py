@@ -248,6 +248,9 @@ OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
         ("thinking", "token_budget"),
     ]
 )
+# the options sent as request headers, not in the body (request.options `header:`): option ->
+# header name; a list option's items are comma-separated (runtime/wire.py option_headers)
+HEADER_OPTIONS: Final[dict[str, str]] = {}
 # the other wire names an option is read from (read_also): their value is in the canonical model
 ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([])
 TITLE: Final = "Cohere Chat v2"
@@ -1262,6 +1265,7 @@ def _request_to_wire(
     # schema_strict: silently dropped, as the mapping declares
     # prompt_cache_key: silently dropped, as the mapping declares
     # metadata: silently dropped, as the mapping declares
+    # betas: silently dropped, as the mapping declares
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
         if (

@@ -63,6 +63,7 @@ from .openai_chat import (
     ERROR_ROWS,
     ERROR_ROWS_UPSTREAM,
     ERROR_RULES,
+    HEADER_OPTIONS,
     KIND,
     RULES,
     STRUCTURED_OUTPUT_MODE,
@@ -425,6 +426,7 @@ def _request_to_wire(
     value_metadata: Any = config.metadata
     if value_metadata is not NOT_GIVEN:
         body["metadata"] = dict(value_metadata)
+    # betas: silently dropped, as the mapping declares
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):

@@ -62,6 +62,7 @@ from .gemini_generate_content import (
     ERROR_ROWS,
     ERROR_ROWS_UPSTREAM,
     ERROR_RULES,
+    HEADER_OPTIONS,
     KIND,
     OPTION_PATHS,
     ORIGIN,
@@ -399,6 +400,7 @@ def _request_to_wire(
     # schema_strict: silently dropped, as the mapping declares
     # prompt_cache_key: silently dropped, as the mapping declares
     # metadata: silently dropped, as the mapping declares
+    # betas: silently dropped, as the mapping declares
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [
             {

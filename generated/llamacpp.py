@@ -64,6 +64,7 @@ from .openai_chat import (
     ERROR_ROWS,
     ERROR_ROWS_UPSTREAM,
     ERROR_RULES,
+    HEADER_OPTIONS,
     KIND,
     RULES,
     STREAM,

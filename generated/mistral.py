@@ -62,6 +62,7 @@ from .openai_chat import (
     API_VERSION,
     ENDPOINT,
     ERROR_ROWS_UPSTREAM,
+    HEADER_OPTIONS,
     KIND,
     RULES,
     STRUCTURED_OUTPUT_MODE,
@@ -930,6 +931,7 @@ def _request_to_wire(
     value_metadata: Any = config.metadata
     if value_metadata is not NOT_GIVEN:
         body["metadata"] = dict(value_metadata)
+    # betas: silently dropped, as the mapping declares
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):

@@ -284,6 +284,9 @@ OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
         ("user",),
     ]
 )
+# the options sent as request headers, not in the body (request.options `header:`): option ->
+# header name; a list option's items are comma-separated (runtime/wire.py option_headers)
+HEADER_OPTIONS: Final[dict[str, str]] = {}
 # the other wire names an option is read from (read_also): their value is in the canonical model
 ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([("max_tokens",)])
 TITLE: Final = "OpenAI Chat Completions"
@@ -1357,6 +1360,7 @@ def _request_to_wire(
     value_metadata: Any = config.metadata
     if value_metadata is not NOT_GIVEN:
         body["metadata"] = dict(value_metadata)
+    # betas: silently dropped, as the mapping declares
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):

@@ -55,6 +55,7 @@ from .anthropic_messages import (
     ERROR_ROWS,
     ERROR_ROWS_UPSTREAM,
     ERROR_RULES,
+    HEADER_OPTIONS,
     KIND,
     OPTION_PATHS,
     PROVIDER,
@@ -661,6 +662,7 @@ def _request_to_wire(
     # schema_strict: silently dropped, as the mapping declares
     # prompt_cache_key: silently dropped, as the mapping declares
     # metadata: silently dropped, as the mapping declares
+    # betas: sent as the request header anthropic-beta (HEADER_OPTIONS), not in the body
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):

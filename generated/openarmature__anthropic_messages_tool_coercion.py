@@ -55,6 +55,7 @@ from .anthropic_messages import (
     ERROR_ROWS,
     ERROR_ROWS_UPSTREAM,
     ERROR_RULES,
+    HEADER_OPTIONS,
     KIND,
     OPTION_PATHS,
     PROVIDER,

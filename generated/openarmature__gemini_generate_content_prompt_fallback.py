@@ -64,6 +64,7 @@ from .gemini_generate_content import (
     ERROR_ROWS,
     ERROR_ROWS_UPSTREAM,
     ERROR_RULES,
+    HEADER_OPTIONS,
     KIND,
     OPTION_PATHS,
     PROVIDER,

@@ -55,6 +55,7 @@ from .openai_chat import (
     ERROR_ROWS,
     ERROR_ROWS_UPSTREAM,
     ERROR_RULES,
+    HEADER_OPTIONS,
     KIND,
     PROVIDER,
     STRUCTURED_OUTPUT_MODE,

@@ -63,6 +63,7 @@ from .openai_chat import (
     ERROR_ROWS,
     ERROR_ROWS_UPSTREAM,
     ERROR_RULES,
+    HEADER_OPTIONS,
     KIND,
     PROVIDER,
     STREAM,

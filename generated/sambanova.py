@@ -64,6 +64,7 @@ from .openai_chat import (
     ERROR_ROWS,
     ERROR_ROWS_UPSTREAM,
     ERROR_RULES,
+    HEADER_OPTIONS,
     KIND,
     RULES,
     STRUCTURED_OUTPUT_MODE,
@@ -581,6 +582,7 @@ def _request_to_wire(
     # reasoning_budget: silently dropped, as the mapping declares
     # prompt_cache_key: silently dropped, as the mapping declares
     # metadata: silently dropped, as the mapping declares
+    # betas: silently dropped, as the mapping declares
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):

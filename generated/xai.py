@@ -63,6 +63,7 @@ from .openai_chat import (
     ENDPOINT,
     ERROR_ROWS,
     ERROR_ROWS_UPSTREAM,
+    HEADER_OPTIONS,
     KIND,
     RULES,
     STREAM,
@@ -377,6 +378,7 @@ def _request_to_wire(
     value_metadata: Any = config.metadata
     if value_metadata is not NOT_GIVEN:
         body["metadata"] = dict(value_metadata)
+    # betas: silently dropped, as the mapping declares
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):

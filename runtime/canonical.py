@@ -813,6 +813,7 @@ class Config(Record):
         "input_type",
         "dimensions",
         "encoding_format",
+        "betas",
         "extras",
     )
     __match_args__ = (
@@ -840,6 +841,7 @@ class Config(Record):
         "input_type",
         "dimensions",
         "encoding_format",
+        "betas",
         "extras",
     )
 
@@ -874,6 +876,8 @@ class Config(Record):
     dimensions: int | NotGiven
     #: embeddings: how the vectors come back (`float`, `base64`, `int8`, ...; EMBEDDING_ENCODINGS)
     encoding_format: str | NotGiven
+    #: the provider's beta feature flags for this call (Anthropic `anthropic-beta`; docs/canonical.md "Beta flags")
+    betas: list[str] | NotGiven
     extras: dict[str, Any] | NotGiven
 
     def __init__(
@@ -902,6 +906,7 @@ class Config(Record):
         input_type: str | NotGiven = NOT_GIVEN,
         dimensions: int | NotGiven = NOT_GIVEN,
         encoding_format: str | NotGiven = NOT_GIVEN,
+        betas: list[str] | NotGiven = NOT_GIVEN,
         extras: dict[str, Any] | NotGiven = NOT_GIVEN,
     ) -> None:
         self.temperature = temperature
@@ -928,6 +933,7 @@ class Config(Record):
         self.input_type = input_type
         self.dimensions = dimensions
         self.encoding_format = encoding_format
+        self.betas = betas
         self.extras = extras
 
     def __eq__(self, other: Any) -> bool:
@@ -957,6 +963,7 @@ class Config(Record):
                 self.input_type,
                 self.dimensions,
                 self.encoding_format,
+                self.betas,
                 self.extras,
             ) == (
                 other.temperature,
@@ -983,6 +990,7 @@ class Config(Record):
                 other.input_type,
                 other.dimensions,
                 other.encoding_format,
+                other.betas,
                 other.extras,
             )
         return NotImplemented
@@ -1043,6 +1051,9 @@ class Config(Record):
             d["dimensions"] = self.dimensions
         if self.encoding_format is not NOT_GIVEN:
             d["encoding_format"] = self.encoding_format
+        betas = self.betas
+        if isinstance(betas, list):
+            d["betas"] = list(betas)
         extras = self.extras
         if isinstance(extras, dict):
             d["extras"] = dict(extras)
@@ -1896,6 +1907,7 @@ _CONFIG_KEYS: Final = (
     "input_type",
     "dimensions",
     "encoding_format",
+    "betas",
     "extras",
 )
 _CONFIG_NUMBERS: Final = frozenset(
@@ -1935,12 +1947,12 @@ def _config(d: object) -> Config:
                 if not isinstance(name, str) or not isinstance(tag, str):
                     raise _expected(f"metadata.{name}", "a string", tag)
             value = dict(value)
-        elif key == "stop_sequences":
+        elif key == "stop_sequences" or key == "betas":
             if not isinstance(value, list):
                 raise _expected(key, "an array of strings", value)
             for index, item in enumerate(value):
                 if not isinstance(item, str):
-                    raise _expected(f"stop_sequences[{index}]", "a string", item)
+                    raise _expected(f"{key}[{index}]", "a string", item)
             value = list(value)
         elif key == "extras":
             if not isinstance(value, dict):

@@ -141,6 +141,7 @@ from .http_support import (
 from .retry import RetryConfig, RetryPlan, RetryPolicy, call_with_retries, retry_plan
 from .structured import output_text, parsed_model
 from .wire_rules import WireMap, fit_tool_names, restore_response
+from .wire import merge_option_headers, option_headers
 from .provider_stream import ResponseStream
 from .tracing import ChatSpan, wiremap_version
 
@@ -982,7 +983,8 @@ class Provider:
             ).encode()
         except (TypeError, ValueError) as exc:
             raise InvalidRequestError(f"the request body is not JSON-encodable: {exc}") from exc
-        status, body = await self._send(self._method, url, content)
+        # options the table sends as request headers (request.options `header:`: Anthropic betas)
+        status, body = await self._send(self._method, url, content, option_headers(fmt.module, request))
         obj = self._json_object(status, body, "response")
         return fmt.response_from_wire(obj, **kwargs)
 
@@ -1028,8 +1030,9 @@ class Provider:
                     status=status,
                 )
 
-    async def _send(self, method: str, url: str, content: bytes | None) -> tuple[int, bytes]:
-        """One HTTP exchange: (status, body) for a 2xx, else the mapped error is raised."""
+    async def _send(self, method: str, url: str, content: bytes | None, extra: Mapping[str, str] | None = None) -> tuple[int, bytes]:
+        """One HTTP exchange: (status, body) for a 2xx, else the mapped error is raised.
+        `extra`: the call's option headers (runtime/wire.py option_headers)."""
         if self._missing_key is not None:
             raise AuthenticationError(self._missing_key)
         if self._missing_param is not None:
@@ -1038,6 +1041,8 @@ class Provider:
 
         client = self._client()
         headers = self._headers if content is not None else self._probe_headers
+        if extra:
+            headers = merge_option_headers(headers, extra)
         if self._fallback is not None:
             headers = await self._signed(method, url, headers, content)
         started = time.perf_counter()

@@ -41,6 +41,7 @@ from .errors import (
 )
 from .http_support import join_url, without_userinfo
 from .stream import StreamAssembler, StreamParser, stream_error, stream_request_to_wire
+from .wire import merge_option_headers, option_headers
 from .structured import parsed_model
 
 if TYPE_CHECKING:
@@ -102,6 +103,7 @@ class ResponseStream:
         if self.wire_map is not None:
             kwargs["wire_map"] = self.wire_map
         self._wire = stream_request_to_wire(fmt, request, **kwargs)
+        self._option_headers = option_headers(fmt.module, request)  # request.options `header:` rows
         self._schema = response_schema
         self._mode = mode
         self._gen: AsyncIterator[dict[str, Any]] | None = None
@@ -218,6 +220,8 @@ class ResponseStream:
             if name.lower() == "accept":
                 del headers[name]
         # the stream table's framing: SSE, or AWS's binary event-stream
+        if self._option_headers:
+            headers = merge_option_headers(headers, self._option_headers)
         headers["Accept"] = "application/vnd.amazon.eventstream" if str((fmt.stream or {}).get("framing")).startswith("aws_eventstream") else "text/event-stream"
         method, url = p._method, p._url
         stream_path = (fmt.stream or {}).get("endpoint", {}).get("path")

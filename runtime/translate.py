@@ -30,7 +30,7 @@ from .carry import ABSENT, Carried, losses as carry_losses
 from .canonical import EmbeddingsResponse, ImagesResponse, Request, Response
 from .errors import InvalidRequestError, UnsupportedOptionWarning
 from .format import Format, get_format
-from .wire import float32_vectors, read_without_carry
+from .wire import float32_vectors, option_headers, read_without_carry
 from .wire_rules import WireMap
 
 __all__ = [
@@ -70,6 +70,9 @@ class Translation:
     losses: list[Loss] = field(default_factory=list)
     source: str = ""
     target: str = ""
+    #: a request translation's headers the target reads beside the body: the options its table
+    #: sends as request headers (request.options `header:`: Anthropic `anthropic-beta`)
+    headers: dict[str, str] = field(default_factory=dict)
 
     @property
     def lossless(self) -> bool:
@@ -421,6 +424,11 @@ def request_losses(request: Request | Mapping[str, Any], target: str | Format) -
         for c in (rules["wire_map"].changes if rules else [])
     ]
     sent, got = _modelled(req), _modelled(back)
+    # an option the target sends as a request header (request.options `header:`) is not in the
+    # body: it reaches the target beside it (Provider, the gateway), so it is not lost
+    for name in getattr(fmt.module, "HEADER_OPTIONS", None) or {}:
+        if name in (sent.get("config") or {}):
+            got.setdefault("config", {})[name] = sent["config"][name]
     extras = _sent_extras(sent, got, wire)
     return wire, repaired + _canonical_diff(sent, got) + extras + _carried_losses(req, fmt, wire)
 
@@ -463,7 +471,7 @@ def translate_request(
     losses += more
     if strict and losses:
         raise TranslationLossError(losses, src.key, dst.key)
-    return Translation(wire, losses, src.key, dst.key)
+    return Translation(wire, losses, src.key, dst.key, option_headers(dst.module, request))
 
 
 # ------------------------------------------------------------------------------ responses

@@ -933,6 +933,18 @@ def _config(config: object) -> None:
                     f"expected a string, got {type(stop).__name__}",
                     path=f"config.stop_sequences[{position}]",
                 )
+    betas = config.betas
+    if betas is not NOT_GIVEN:
+        # a beta flag travels as one item of a list or of a comma-separated header (docs/canonical.md
+        # "Beta flags"): a name with a comma, whitespace or a control character cannot be one
+        if not isinstance(betas, list):
+            raise InvalidRequestError(f"expected a list of strings, got {type(betas).__name__}", path="config.betas")
+        for position, beta in enumerate(betas):
+            if not isinstance(beta, str) or not beta or not beta.isprintable() or "," in beta or beta != beta.strip() or " " in beta:
+                raise InvalidRequestError(
+                    f"a beta flag is a non-empty name without commas or spaces, got {_shown(beta)}",
+                    path=f"config.betas[{position}]",
+                )
     # the options issue 14 added (docs/canonical.md "Options that cross providers"); most
     # configs set none of them, so one look decides
     if (

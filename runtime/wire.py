@@ -1825,3 +1825,59 @@ def carry(
             carried.rewritten = [carried.rewritten[i] for i in keep]
     record.carried = carried
     return record
+
+
+# ------------------------------------------------------------------------------------------
+# options sent as request headers (request.options `header:`; the module's HEADER_OPTIONS)
+
+
+def option_headers(module: Any, request: Any) -> dict[str, str]:
+    """The request headers that carry `request`'s options under `module`'s HEADER_OPTIONS
+    (option -> header name): a string as it is, a list comma-separated (Anthropic
+    `anthropic-beta: a,b`). {} when the format has no header row or the request sets none.
+    `request` is a canonical Request or its dict form."""
+    rows: Mapping[str, str] = getattr(module, "HEADER_OPTIONS", None) or {}
+    if not rows:
+        return {}
+    config = request.get("config") if isinstance(request, Mapping) else getattr(request, "config", None)
+    out: dict[str, str] = {}
+    for name, header in rows.items():
+        value = config.get(name) if isinstance(config, Mapping) else getattr(config, name, NOT_GIVEN)
+        if isinstance(value, list):
+            if value:
+                out[header] = ",".join(str(item) for item in value)
+        elif isinstance(value, str) and value:
+            out[header] = value
+    return out
+
+
+def merge_option_headers(headers: Mapping[str, str], extra: Mapping[str, str]) -> dict[str, str]:
+    """`headers` with `extra` added; a header both name (any case) gets both values,
+    comma-separated, each once (a Provider's fixed `anthropic-beta` and a call's betas)."""
+    out = dict(headers)
+    for name, value in extra.items():
+        same = next((k for k in out if k.lower() == name), None)
+        if same is None:
+            out[name] = value
+            continue
+        items = [v.strip() for v in f"{out[same]},{value}".split(",") if v.strip()]
+        out[same] = ",".join(dict.fromkeys(items))
+    return out
+
+
+def options_from_headers(module: Any, headers: Mapping[str, str], list_options: Any = ("betas", "stop_sequences")) -> dict[str, Any]:
+    """The options a client sent in `module`'s HEADER_OPTIONS headers (a gateway reading a
+    client of this format): a list option split on commas, blanks left out."""
+    rows: Mapping[str, str] = getattr(module, "HEADER_OPTIONS", None) or {}
+    out: dict[str, Any] = {}
+    for name, header in rows.items():
+        value = headers.get(header)
+        if not value:
+            continue
+        if name in list_options:
+            items = [item.strip() for item in value.split(",") if item.strip()]
+            if items:
+                out[name] = items
+        else:
+            out[name] = value
+    return out

@@ -140,6 +140,7 @@ class Config:
     input_type: str | NotGiven = NOT_GIVEN
     dimensions: int | NotGiven = NOT_GIVEN
     encoding_format: str | NotGiven = NOT_GIVEN
+    betas: list[str] | NotGiven = NOT_GIVEN
     extras: dict[str, Any] | NotGiven = NOT_GIVEN
 
 @dataclass(slots=True)

@@ -77,6 +77,7 @@ from wiremap.runtime.format import Format
 from wiremap.runtime.provider import Provider
 from wiremap.runtime.canonical import NotGiven, Request
 from wiremap.runtime.translate import Loss, TranslationLossError, request_losses, response_losses, unique_tool_call_ids
+from wiremap.runtime.wire import options_from_headers
 
 from .gateway_common import BearerToken, BodyTimeout, BodyTooLarge, ClientGone, loss_header, sends_as_bearer
 from .gateway_config import GatewayConfig, apply_extras_policy, through_hops
@@ -512,6 +513,15 @@ class _Gateway:
             else:
                 canonical, streaming, client_body = self.read(raw, params)
             record.model, record.stream = canonical["model"], streaming
+            # options the client's format sends as request headers (request.options `header:`:
+            # an Anthropic client's `anthropic-beta`) join the canonical request: each upstream
+            # gets them its own way (a Bedrock body's anthropic_beta) or names them as a loss
+            from_headers = options_from_headers(cfg.inbound.module, request.headers)
+            if from_headers:
+                config = dict(canonical.get("config") or {})
+                for name, value in from_headers.items():
+                    config.setdefault(name, value)
+                canonical["config"] = config
             hops = cfg.routing.hops(canonical["model"]) if cfg.routing is not None else [(cfg, None)]
             translated: dict[tuple[int, str | None], tuple[dict[str, Any], str, list[Loss]]] = {}
 

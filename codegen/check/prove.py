@@ -75,6 +75,9 @@ def prove(ir: Any, resolved: Any, source: str, strategies: list[Any] | None = No
             *((("/request/tool_results/wire", prover.failed_result),) if any(s.field == "is_error" for s in slots_of(ir.tool_results.template)) else ()),
             # tool_results.content: parts / media: a result's image part reads back where it went
             *((pointer, partial(prover.tool_result_parts, pointer)) for pointer in _result_parts_pointer(ir, resolved)),
+            # a list option's row (betas): a body field reads back as the same list; a header row
+            # writes nothing into the body and the module's HEADER_OPTIONS join it comma-separated
+            *((f"/request/options/{opt.name}", partial(prover.list_option, opt.name, opt.header)) for opt in ir.options if opt.name == "betas" and (opt.header is not None or (opt.wire is not None and opt.unsupported is None and not opt.model_rules))),
             *(("/response/finish_reason/map", partial(prover.finish, reason, reason in ir.finish.emit)) for reason in FINISH_REASONS),
             # an `errors.emit` table answers each category on purpose: it must read back (a
             # mapping without one writes the generic envelope, documented as no inverse)
@@ -228,6 +231,30 @@ class _Prover:
                 raise self.fail(pointer, f"a part `{kind}`'s {field} {block[field]!r} is written as {_shown(wire)}, which reads back as {_shown(same)}")
         if "source" in block and not any(_same_source(b.get("source"), block["source"]) for b in same):
             raise self.fail(pointer, f"a part `{kind}` is written as {_shown(wire)}, which reads back as {_shown(same)}")
+
+    # ---------------------------------------------------------------- options
+    def list_option(self, name: str, header: str | None) -> None:
+        """A list option (config.betas) sent by its row: through a body field it reads back as
+        the same list and as nothing else; through a header (`header:`) the body holds none of
+        it and HEADER_OPTIONS names the header the items go in."""
+        pointer = f"/request/options/{name}"
+        value = ["probe-one", "probe-two"]
+        result = self.round_trip(pointer, f"config.{name} {_shown(value)}", {"model": "probe", "messages": _USER, "config": {name: value}})
+        if result is None:
+            return
+        wire, back = result
+        config = back.get("config") or {}
+        if header is not None:
+            if "probe-one" in json.dumps(wire):
+                raise self.fail(pointer, f"config.{name} goes in the header {header}, but the body holds it too: {_shown(wire)}")
+            if (getattr(self.m, "HEADER_OPTIONS", None) or {}).get(name) != header:
+                raise self.fail(pointer, f"config.{name} goes in the header {header}, which the module's HEADER_OPTIONS do not name")
+            return
+        if config.get(name) != value:
+            raise self.fail(pointer, f"config.{name} {_shown(value)} is written as {_shown(wire)}, which reads back as {_shown(config.get(name))}")
+        others = [k for k, v in config.items() if k != name and v == value]
+        if others:
+            raise self.fail(pointer, f"config.{name} {_shown(value)} is written as {_shown(wire)}, which reads back as config.{others[0]} too")
 
     # ---------------------------------------------------------------- tools
     def tools(self) -> None:

@@ -191,6 +191,8 @@ def _option(name: str) -> Callable[[FormatIR], str]:
         opt = next((o for o in ir.options if o.name == name), None)
         if opt is None:
             return NA
+        if opt.header is not None:
+            return f"header `{opt.header}`"
         if opt.unsupported is not None:
             derived = [o.name for o in ir.options if o.derive is not None and o.derive.source == name and o.unsupported is None]
             return _ACTIONS.get(opt.unsupported, opt.unsupported) + (f" (derives `{derived[0]}`)" if derived else "")

@@ -62,6 +62,7 @@ _OPTION_CHECKS = {
     "schema_strict": "boolean",
     "prompt_cache_key": "string",
     "metadata": "string_map",
+    "betas": "strings",
 }
 
 

@@ -853,6 +853,12 @@ def emit_options_to_wire(
         ):
             continue
         value = f"value_{opt.name}"
+        if opt.header is not None:  # a request header (HEADER_OPTIONS), never a body field
+            out.add(f"# {opt.name}: sent as the request header {opt.header} (HEADER_OPTIONS), not in the body")
+            if only is not None and opt.name in only:  # a fused translator writes a body only
+                out.add(f"if value_{opt.name} is not NOT_GIVEN:")
+                out.add("    raise _Deopt  # the header travels beside the body: the two-step way")
+            continue
         action = opt.unsupported or ("drop" if opt.wire is None else None)  # None: the option is sent
         if action == "drop":
             out.add(f"# {opt.name}: silently dropped, as the mapping declares")
@@ -1503,6 +1509,10 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     if "request_in" in ir.strategy_hooks:
         out.add("if type(body) is dict:  # strategies.request_in (anything else: the reader names it)")
         out.add("    body = _strategy_request_in(body)")
+    fixed = sorted(((ir.transport or {}).get("body") or {}))
+    if fixed:  # transport.body: protocol the transport writes on every request (like a header), not request data
+        out.add(f"if type(body) is dict and not {lit(frozenset(fixed))}.isdisjoint(body):  # transport.body fields: the transport's, never carried")
+        out.add(f"    body = {{k: v for k, v in body.items() if k not in {lit(frozenset(fixed))}}}")
     out.add("# the reader, the depth limit, and what the tables do not model carried (runtime/carry.py)")
     out.add("return _w.read_request(body, _request_from_wire, ORIGIN, _rewrite_request, WIRE_KEYS, OPTION_PATHS, ALIAS_PATHS)")
     em.func(

@@ -46,6 +46,10 @@ BOOLEAN_OPTIONS = frozenset({"parallel_tool_calls", "logprobs", "json_mode", "sc
 STRING_OPTIONS = frozenset({"user", "reasoning_effort", "schema_name", "schema_description", "prompt_cache_key"})
 #: options whose value is a JSON object (copied when written, never shared with the caller)
 OBJECT_OPTIONS = frozenset({"metadata"})
+#: headers no option row may claim: HTTP framing and auth (request.options `header:`)
+_PROTOCOL_HEADERS = frozenset({"authorization", "content-type", "content-length", "host", "accept", "user-agent", "x-api-key", "x-goog-api-key", "api-key"})
+#: the options that are lists of strings
+LIST_OPTIONS = frozenset({"stop_sequences", "betas"})
 
 
 @dataclass
@@ -84,6 +88,7 @@ class OptionIR:
     requires: str | None = None  # tools | response_schema: sent only beside them
     derive: "DeriveIR | None" = None  # the value from another option this mapping cannot send
     values: list[tuple[str, str]] = field(default_factory=list)  # (wire value, canonical value)
+    header: str | None = None  # sent as this request header, not in the body (HEADER_OPTIONS)
 
 
 @dataclass
@@ -868,8 +873,23 @@ class Builder:
                 opt.with_keys = dict(spec["with"])
             if "derive" in spec:
                 opt.derive = self._derive(pointer + "/derive", name, spec["derive"])
+            if "header" in spec:
+                # a request header, not a body field: a string option as it is, a list option
+                # comma-separated (mappings/README.md "request.options"). Nothing else of a row
+                # applies to a header: no body field, no default, no rules.
+                if name not in STRING_OPTIONS | LIST_OPTIONS:
+                    raise self.err(pointer + "/header", f"`header` sends a string or list option ({', '.join(sorted(STRING_OPTIONS | LIST_OPTIONS))}), not {name}")
+                beside = sorted(set(spec) - {"header", "doc"} - {k for k in spec if k.startswith("x-")})
+                if beside:
+                    raise self.err(pointer + "/header", f"`header` is the whole row: {', '.join(beside)} cannot stand beside it")
+                opt.header = str(spec["header"]).lower()
+                auth_name = str(((self.data.get("transport") or {}).get("auth") or {}).get("name") or "").lower()
+                if opt.header in _PROTOCOL_HEADERS or opt.header == auth_name:
+                    raise self.err(pointer + "/header", f"{opt.header!r} is a header the transport writes itself (protocol or the key); an option needs its own")
+                options.append(opt)
+                continue
             if opt.wire is None and opt.unsupported is None:
-                raise self.err(pointer, "an option needs `wire:` or `unsupported:`")
+                raise self.err(pointer, "an option needs `wire:` or `unsupported:` (or `header:`)")
             if opt.wire is not None and opt.unsupported is not None:
                 raise self.err(pointer, "`wire:` and `unsupported:` exclude each other; scope the rule with `scoped:`")
             if opt.merge and name != "stop_sequences":

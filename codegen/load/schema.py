@@ -65,6 +65,8 @@ OPTION_NAMES = [
     "schema_strict",
     "prompt_cache_key",
     "metadata",
+    # issue 17: the provider's beta feature flags (a list of names; docs/canonical.md "Beta flags")
+    "betas",
 ]
 #: the options every chat mapping must state a row for (the later ones default to dropped)
 REQUIRED_OPTIONS = OPTION_NAMES[:8]
@@ -125,6 +127,9 @@ _option = {
         _obj(
             {
                 "wire": WIRE_FIELD,
+                # the option goes out as this HTTP request header instead of a body field (a list
+                # option comma-separated: Anthropic `anthropic-beta`); read from it by a gateway
+                "header": {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9\-]*$"},
                 "default": {"type": ["number", "integer", "string", "boolean"]},
                 "required": {"type": "boolean"},
                 "merge": {"enum": ["list", "list_or_string"]},

@@ -125,8 +125,8 @@ def test_bedrock_sdk_messages_create_streamed(bedrock_gateway: Gateway, openai_u
 
 def test_bedrock_sdk_stream_helper_with_a_beta(bedrock_gateway: Gateway, openai_upstream: Upstream) -> None:
     """`messages.stream` (the SDK's accumulating helper) over the event-stream; a beta header is
-    copied by the SDK into the body's `anthropic_beta`, which is Bedrock-only carried data and
-    reported as lost on the way to OpenAI."""
+    copied by the SDK into the body's `anthropic_beta` (config.betas), which OpenAI has no row
+    for: reported as lost on the way there (tests/gateway/test_gateway_betas.py: the rest)."""
     openai_upstream.replies.append(Reply(200, OPENAI_SSE, content_type="text/event-stream"))
     client = bedrock_client(bedrock_gateway)
     with client.messages.stream(
@@ -138,7 +138,7 @@ def test_bedrock_sdk_stream_helper_with_a_beta(bedrock_gateway: Gateway, openai_
     check_openai_request(openai_upstream, "ABSK-bedrock-client-key")
     assert final.content[0].text == "Hello!" and final.stop_reason == "end_turn"
     assert stream.response.headers["content-type"] == "application/vnd.amazon.eventstream"
-    assert "anthropic_beta" in losses
+    assert "config.betas" in losses and "context-1m-2025-08-07" in losses
 
 
 def test_bedrock_sdk_sigv4_with_dummy_aws_credentials(openai_upstream: Upstream, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -336,3 +336,63 @@ def test_botocore_and_google_auth_are_imported_only_to_sign() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout.strip() == "[]"
+
+
+# ------------------------------------------------------------------------------- betas (issue 17)
+
+BETAS = ["context-1m-2025-08-07", "interleaved-thinking-2025-05-14"]
+
+
+async def with_betas(fmt: str, model: str, stream: bool, **kw: Any) -> wiremap.Response:
+    async with wiremap.Provider(fmt, model=model, **kw) as p:
+        if stream:
+            return await p.stream(MESSAGES, config={"max_tokens": 16, "betas": BETAS}).collect()
+        return await p.complete(MESSAGES, config={"max_tokens": 16, "betas": BETAS})
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_bedrock_sends_betas_in_the_body(serve: Any, stream: bool) -> None:
+    reply = Reply(200, b"".join(chunk(e) for e in SSE_EVENTS), content_type="application/vnd.amazon.eventstream") if stream else Reply(200, MESSAGE)
+    server = serve(lambda seen: reply)
+    out = run(with_betas("anthropic.bedrock", "anthropic.claude-haiku-4-5", stream, api_key="ABSKbedrock-key-1", base_url=server.url))
+    assert out.message.content == "pong"
+    (seen,) = server.requests
+    assert json.loads(seen.body)["anthropic_beta"] == BETAS  # api: the body list
+    assert "anthropic-beta" not in seen.headers
+
+
+@pytest.mark.parametrize("fmt", ["anthropic_messages", "anthropic.vertex"])
+@pytest.mark.parametrize("stream", [False, True])
+def test_anthropic_and_vertex_send_betas_as_the_header(serve: Any, fmt: str, stream: bool) -> None:
+    reply = Reply(200, sse(SSE_EVENTS), content_type="text/event-stream") if stream else Reply(200, MESSAGE)
+    server = serve(lambda seen: reply)
+    params = {"params": {"project": "p1", "region": "us-east5"}} if fmt == "anthropic.vertex" else {}
+    # a beta the caller set on the Provider joins the call's, each once
+    out = run(with_betas(fmt, "claude-haiku-4-5", stream, api_key="ya29.token-1234567890", base_url=server.url,
+                         headers={"Anthropic-Beta": "files-api-2025-04-14,context-1m-2025-08-07"}, **params))
+    assert out.message.content == "pong"
+    (seen,) = server.requests
+    assert seen.headers["anthropic-beta"] == "files-api-2025-04-14,context-1m-2025-08-07,interleaved-thinking-2025-05-14"
+    assert "anthropic_beta" not in json.loads(seen.body) and "betas" not in json.loads(seen.body)
+
+
+def test_betas_for_a_format_without_a_row_are_a_named_loss() -> None:
+    t = wiremap.translate_request({"model": "m", "max_tokens": 8, "anthropic_beta": BETAS, "messages": [{"role": "user", "content": "hi"}]},
+                                  "anthropic.bedrock", "openai_chat")
+    (loss,) = [x for x in t.losses if x.path == "config.betas"]
+    assert loss.kind == "dropped" and all(b in loss.detail for b in BETAS)
+    t = wiremap.translate_request({"model": "m", "max_tokens": 8, "anthropic_beta": BETAS, "messages": [{"role": "user", "content": "hi"}]},
+                                  "anthropic.bedrock", "anthropic_messages")
+    assert t.lossless and t.headers == {"anthropic-beta": ",".join(BETAS)} and "anthropic_beta" not in t.result
+
+
+@pytest.mark.parametrize(("source", "version"), [("anthropic.bedrock", "bedrock-2023-05-31"), ("anthropic.vertex", "vertex-2023-10-16")])
+def test_the_transports_body_field_is_not_request_data(source: str, version: str) -> None:
+    # a logged Bedrock/Vertex body holds anthropic_version (the transport's, like a header): read
+    # with the dialect and sent to Anthropic's own API, it must not ride along as carried data
+    body = {"anthropic_version": version, "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}], "model": "claude"}
+    t = wiremap.translate_request(body, source, "anthropic_messages")
+    assert "anthropic_version" not in t.result and t.losses == []
+    assert "carried" not in wiremap.get_format(source).request_from_wire(body).to_dict() or all(
+        op["path"] != ["anthropic_version"] for op in wiremap.get_format(source).request_from_wire(body).to_dict()["carried"]["ops"]
+    )

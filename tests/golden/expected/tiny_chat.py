@@ -168,6 +168,9 @@ WIRE_KEYS: Final = frozenset(
 OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
     [("max_completion_tokens",), ("seed",), ("stop",), ("temperature",), ("top_p",)]
 )
+# the options sent as request headers, not in the body (request.options `header:`): option ->
+# header name; a list option's items are comma-separated (runtime/wire.py option_headers)
+HEADER_OPTIONS: Final[dict[str, str]] = {}
 # the other wire names an option is read from (read_also): their value is in the canonical model
 ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([])
 TITLE: Final = "Tiny Chat"
@@ -639,6 +642,7 @@ def _request_to_wire(
     # schema_strict: silently dropped, as the mapping declares
     # prompt_cache_key: silently dropped, as the mapping declares
     # metadata: silently dropped, as the mapping declares
+    # betas: silently dropped, as the mapping declares
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
