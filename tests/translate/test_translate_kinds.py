@@ -63,11 +63,12 @@ def test_error_to_wire_reads_back_as_its_category(key: str) -> None:
         assert fmt.error_from_wire(status, body, headers).category == category
 
 
-def test_gateway_refuses_non_chat_kinds() -> None:
+def test_gateway_serves_chat_and_embeddings_one_kind_at_a_time() -> None:
     pytest.importorskip("starlette")
     from wiremap.gateway import GatewayConfig
 
-    with pytest.raises(ValueError, match="kind embeddings"):
-        GatewayConfig("openai_embeddings", "openai_embeddings", "http://127.0.0.1:9")
+    assert GatewayConfig("openai_embeddings", "cohere_embed", "http://127.0.0.1:9").upstream.key == "cohere_embed"
+    with pytest.raises(ValueError, match="kind embeddings and inbound format 'openai_chat' kind chat"):
+        GatewayConfig("openai_chat", "openai_embeddings", "http://127.0.0.1:9")
     with pytest.raises(ValueError, match="kind images"):
         GatewayConfig("openai_chat", "openai_images", "http://127.0.0.1:9")
