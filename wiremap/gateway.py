@@ -412,7 +412,7 @@ class _Gateway:
             raise InvalidRequestError(f"the request body is not JSON: {exc}") from None
         if not isinstance(body, dict):
             raise InvalidRequestError("the request body must be a JSON object")
-        body = bind_path(cfg.inbound, body, path_params)  # the URL's model (any field name), no fixed body fields
+        body = bind_path(cfg.inbound, body, path_params)  # the URL's model (any field name)
         flag = body.get("stream")
         if flag is not None and not isinstance(flag, bool):
             raise InvalidRequestError(f"`stream` must be a boolean (true or false), got {json.dumps(flag)[:40]}", path="stream")

@@ -105,13 +105,12 @@ def _read(template: Any, value: Any, out: dict[str, Any]) -> None:
 
 def bind_path(fmt: Format, body: dict[str, Any], path_params: Mapping[str, str]) -> dict[str, Any]:
     """The client's body as `fmt`'s tables read it: each path-bound request field (`{model}`,
-    Bedrock's `{modelId}`) taken from the URL where the body lacks it, and the transport's fixed
-    body fields (`transport.body`, Bedrock's `anthropic_version`: protocol, like a header) left
-    out. Transport params in the path (Vertex AI's project and location) are not request fields."""
+    Bedrock's `{modelId}`) taken from the URL where the body lacks it. Transport params in the path
+    (Vertex AI's project and location) are not request fields; the transport's fixed body fields
+    (`transport.body`, Bedrock's `anthropic_version`) are left out by `request_from_wire` itself."""
     transport = fmt.transport or {}
     params = transport.get("params") or {}
-    fixed = transport.get("body") or {}
-    out = {k: v for k, v in body.items() if k not in fixed} if fixed else body
+    out = body
     for name, value in path_params.items():
         if name in params or name.startswith("wiremap.") or name in out:
             continue
