@@ -54,7 +54,7 @@ typecheck: $(STAMP)
 ## The whole suite: generated code in sync, tests (generated fixture tests included), types.
 test: $(STAMP)
 	$(PY) -m wiremap check
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto
 	$(MAKE) --no-print-directory typecheck
 
 ## Benchmarks against the hand-written floor and LiteLLM (issue #6): writes bench/RESULTS.md.
