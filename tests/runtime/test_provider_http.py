@@ -6,6 +6,7 @@ import asyncio
 import concurrent.futures
 import json
 import os
+import re
 import subprocess
 import sys
 import urllib.parse
@@ -115,24 +116,56 @@ def test_anthropic_request_on_the_wire(serve: Any) -> None:
     )
 
 
-@pytest.mark.parametrize("key", wiremap.formats())
-def test_every_registered_format_completes_over_http(serve: Any, key: str) -> None:
-    """The same call and the same Response shape, whatever the format."""
-    server = serve(_echo)
+def _own_format_echo(fmt: wiremap.Format, path_fields: dict[str, str]) -> Any:
+    """A server that answers in `fmt`'s own wire shape: the request read back by the format's own
+    table (the path-bound fields, such as Gemini's `{model}`, put back from the URL), its last
+    user text echoed in the format's own response body."""
+
+    def reply(seen: Seen) -> Reply:
+        body = dict(seen.json())
+        body.update(path_fields)
+        request = fmt.request_from_wire(body)
+        last = request.messages[-1].content
+        text = last if isinstance(last, str) else "".join(getattr(p, "text", "") or "" for p in last)
+        wire = fmt.response_to_wire(
+            {
+                "message": {"role": "assistant", "content": f"echo:{text}"},
+                "finish_reason": "stop",
+                "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+            }
+        )
+        return Reply(200, wire)
+
+    return reply
+
+
+@pytest.mark.parametrize("key", [k for k in wiremap.formats() if wiremap.get_format(k).kind == "chat"])
+def test_every_chat_format_completes_over_http(serve: Any, key: str) -> None:
+    """The same call and the same Response shape, whatever the chat format: the request goes to
+    the format's path (its path-bound model and transport params filled in), is read back by
+    the format's own table, and the answer in the format's own shape comes back as one Response.
+    (The embeddings and images formats: test_provider_embeddings.py, test_provider_kinds.py.)"""
     fmt = wiremap.get_format(key)
-    # the path without its query (Azure's `?api-version=`), the path-bound model filled in
-    path, _, query = (fmt.transport or {}).get("endpoint", {}).get("path", "").partition("?")
-    if fmt.transport is None or not path.endswith(("/messages", "/completions")):
-        pytest.skip(f"{key}: no canned body for this endpoint in the test server yet")
+    transport = fmt.transport or {}
+    path, _, query = transport["endpoint"]["path"].partition("?")
+    params = {name: f"{name}-1" for name in transport.get("params") or {}}
+    bound = [n for n in re.findall(r"\{([^{}]*)\}", path) if n not in params]
+    server = serve(_own_format_echo(fmt, {name: "m-1" for name in bound}))
 
     async def main() -> wiremap.Response:
-        async with wiremap.Provider(key, model="m-1", api_key=KEY, base_url=server.url) as p:
+        async with wiremap.Provider(key, model="m-1", api_key=KEY, base_url=server.url, params=params or None) as p:
             return await p.complete(HI, config={"max_tokens": 16})
 
     response = asyncio.run(main())
     assert response.message.content == "echo:Hi"
-    assert server.requests[0].path == path.replace("{model}", "m-1")
-    assert server.requests[0].query == urllib.parse.parse_qs(query)
+    assert response.finish_reason == "stop"
+    assert response.usage.prompt_tokens == 3 and response.usage.completion_tokens == 2
+    expected = path.replace("{model}", "m-1").replace("{modelId}", "m-1")
+    for name, value in params.items():
+        expected = expected.replace("{" + name + "}", value)
+    (seen,) = server.requests
+    assert seen.path == expected
+    assert seen.query == urllib.parse.parse_qs(query)
 
 
 def test_user_headers_override_table_headers(serve: Any) -> None:
