@@ -19,7 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 HERE = Path(__file__).resolve().parent
+MAPPINGS = HERE.parents[1] / "mappings"
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
@@ -42,6 +45,7 @@ class Matrix:
     formats: list[str]
     cells: dict[tuple[str, str, str], Cell] = field(default_factory=dict)  # (feature, source, target)
     embeddings: list[str] = field(default_factory=list)  # the embeddings formats, with EMBEDDINGS_CORPUS
+    dialects: list[tuple[str, str]] = field(default_factory=list)  # (dialect, its base): the hop both ways
 
     def failures(self) -> list[str]:
         return [f"{s} -> {t}: {f}: {c.note}" for (f, s, t), c in self.cells.items() if c.status == "unreported"]
@@ -56,6 +60,26 @@ def chat_formats(kind: str = "chat") -> list[str]:
         if getattr(fmt, "kind", "chat") != kind or fmt.error_to_wire is None:
             continue
         out.append(key)
+    return out
+
+
+def dialect_pairs(kind: str = "chat") -> list[tuple[str, str]]:
+    """Each dialect of that kind with its base (the format it `extends:`), e.g. Claude on Bedrock
+    and Anthropic Messages: the hop a client of one takes to reach the other."""
+    bases = set(chat_formats(kind))
+    out = []
+    for key in wiremap.formats():
+        if "." not in key:
+            continue
+        fmt = wiremap.get_format(key)
+        if getattr(fmt, "kind", "chat") != kind or fmt.error_to_wire is None:
+            continue
+        base = key
+        while "." in base:  # a dialect of a dialect: up to the base format
+            family, name = base.split(".", 1)
+            base = yaml.safe_load((MAPPINGS / "dialects" / family / f"{name}.yaml").read_text("utf-8"))["extends"]
+        if base in bases:
+            out.append((key, base))
     return out
 
 
@@ -109,12 +133,17 @@ def cell_for(item: Item, source: str, target: str) -> Cell:
 
 def build() -> Matrix:
     formats = chat_formats()
-    m = Matrix(formats, embeddings=chat_formats("embeddings"))
+    m = Matrix(formats, embeddings=chat_formats("embeddings"), dialects=dialect_pairs() + dialect_pairs("embeddings"))
     for corpus, keys in ((CORPUS, formats), (EMBEDDINGS_CORPUS, m.embeddings)):
         for item in corpus:
             for source in keys:
                 for target in keys:
                     m.cells[(item.feature, source, target)] = cell_for(item, source, target)
+    for dialect, base in m.dialects:
+        corpus = CORPUS if base in formats else EMBEDDINGS_CORPUS
+        for item in corpus:
+            m.cells[(item.feature, base, dialect)] = cell_for(item, base, dialect)
+            m.cells[(item.feature, dialect, base)] = cell_for(item, dialect, base)
     return m
 
 
@@ -125,7 +154,8 @@ def render(m: Matrix) -> str:
         "",
         "What survives each hop. One shared corpus per kind (`tests/translate/corpus.py`: chat, then "
         "embeddings) goes through every source → target pair of that kind's base formats (a dialect's "
-        "base stands for it) with `wiremap.translate_request` / `translate_response`; the target's "
+        "base stands for it; the hop between each dialect and its base is the last table of each "
+        "kind) with `wiremap.translate_request` / `translate_response`; the target's "
         "own tables read the result back and each feature is compared with what the source carried. "
         "`tests/translate/test_matrix.py` fails on any difference the loss report does not name, "
         "and on this file being out of date (`make translation` rewrites it).",
@@ -143,6 +173,25 @@ def render(m: Matrix) -> str:
             for item in corpus:
                 row = [SYMBOLS[m.cells[(item.feature, source, t)].status] for t in keys]
                 lines.append(f"| {item.feature} | " + " | ".join(row) + " |")
+            lines.append("")
+    for kind, corpus in (("chat", CORPUS), ("embeddings", EMBEDDINGS_CORPUS)):
+        pairs = [(d, b) for d, b in m.dialects if (b in m.formats) == (kind == "chat")]
+        if not pairs:
+            continue
+        lines += [
+            f"## Dialects ({kind}): the hop between each dialect and its base",
+            "",
+            "A dialect (`mappings/dialects/`) is its base's table with some rows changed: a cloud's "
+            "host, an older API version, the OpenArmature or Prompty rules. Each table is the hop "
+            "both ways: the base's body translated to the dialect, and the dialect's to the base, "
+            "checked like every cell above (its loss reports are listed below with the others).",
+            "",
+        ]
+        for d, b in pairs:
+            lines += [f"### `{d}` (base `{b}`)", "", f"| feature | `{b}` → `{d}` | `{d}` → `{b}` |", "|---|---|---|"]
+            for item in corpus:
+                there, back = m.cells[(item.feature, b, d)].status, m.cells[(item.feature, d, b)].status
+                lines.append(f"| {item.feature} | {SYMBOLS[there]} | {SYMBOLS[back]} |")
             lines.append("")
     details = [(k, c) for k, c in m.cells.items() if c.status in ("changed", "dropped", "rejected") and k[1] != k[2]]
     if details:
@@ -163,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.write:
         Path(args.write).write_text(text, encoding="utf-8")
         print(f"wrote {args.write}: {len(m.formats)} chat formats, {len(CORPUS)} corpus items; {len(m.embeddings)} embeddings formats, "
-              f"{len(EMBEDDINGS_CORPUS)} items; {len(m.cells)} cells")
+              f"{len(EMBEDDINGS_CORPUS)} items; {len(m.dialects)} dialects; {len(m.cells)} cells")
     else:
         sys.stdout.write(text)
     for failure in m.failures():

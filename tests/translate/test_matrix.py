@@ -51,3 +51,16 @@ def test_the_matrix_catches_a_translation_that_hides_a_loss(monkeypatch: pytest.
     item = next(i for i in matrix.CORPUS if i.feature == "seed")
     cell = matrix.cell_for(item, "openai_chat", "anthropic_messages")
     assert cell.status == "unreported" and "config.seed" in cell.note
+
+
+def test_every_chat_and_embeddings_dialect_has_its_hop_to_its_base(built: matrix.Matrix) -> None:
+    dialects = {
+        k for k in wiremap.formats() if "." in k and wiremap.get_format(k).kind in ("chat", "embeddings")
+    }
+    assert {d for d, _ in built.dialects} == dialects
+    bases = dict(built.dialects)
+    assert bases["anthropic.bedrock"] == "anthropic_messages"  # through anthropic.messages_2023_06_01
+    assert bases["openarmature.openai_chat_atomic"] == "openai_chat"
+    text = (ROOT / "generated" / "TRANSLATION.md").read_text("utf-8")
+    for d, b in built.dialects:
+        assert f"### `{d}` (base `{b}`)" in text
