@@ -12,6 +12,7 @@ from ..ir.catalog import CONTEXTS
 from ..sections import usage as emit_usage
 from ..ir.chat import INTEGER_OPTIONS, OBJECT_OPTIONS, STRING_OPTIONS
 from .lines import FORMAT_KEY, Lines, keyed, wire_type
+from .shapes import shape, shaped
 from ..sections.reasoning import hook_message_from_wire, hook_message_to_wire
 from ..wiretemplate import Arr, Lit, Obj, Slot, slot_path, slots_of
 
@@ -1590,178 +1591,119 @@ def _emit_request_from_wire(em: "Emitter") -> None:
 # --------------------------------------------------------------------------- responses
 def _emit_response_from_wire(em: "Emitter") -> None:
     ir = em.ir
-    out = Lines()
-    for wire, canonical in ir.finish.map:
-        out.add(f"if value == {lit(wire)}:")
-        out.add(f"    return {lit(canonical)}")
-    out.add(f"return {lit(ir.finish.default)}  # a value the table does not list")
-    em.func("_finish_reason", "(value: Any) -> FinishReason", "Wire finish reason -> canonical (the table's `*` row for anything unlisted).", out.lines)
+    em.func(
+        "_finish_reason",
+        "(value: Any) -> FinishReason",
+        "Wire finish reason -> canonical (the table's `*` row for anything unlisted).",
+        shaped("responses", "finish_reason", map=ir.finish.map, default=ir.finish.default),
+    )
 
     out = Lines()
-    out.add("body = _w.expect_dict(body, '')")
-    out.add(f"finish_reason = _finish_reason({_keys_get('body', ir.finish.path)})")
-    emit_items.emit_finish_detail(em, out)
-    out.add("# OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null")
-    out.add("lenient: bool | None = True if finish_reason == 'error' else None")
-    msg_path = _path_text(ir.response.message)
+    detail = out.part()
+    emit_items.emit_finish_detail(em, detail)
+    items_reader = out.part()
     if ir.items.response_items is not None:
-        emit_items.emit_items_message_reader(em, out)
-    elif ir.response.message and ir.response.message_missing == "empty":
-        out.add(f"raw_message = {_keys_get('body', ir.response.message)}")
-        out.add("# message_missing: empty -- a candidate without content (blocked, or cut short) reads as an empty message")
-        out.add(f"message = {{}} if raw_message is None else _w.expect_dict(raw_message, {lit(msg_path)})")
+        message = "items"
+        emit_items.emit_items_message_reader(em, items_reader)
     elif ir.response.message:
-        out.add(f"message = _w.expect_dict({_keys_get('body', ir.response.message)}, {lit(msg_path)})")
+        message = "empty" if ir.response.message_missing == "empty" else "at"
     else:
-        out.add("message = body")
-    content_key = next((k for k, c in ir.assistant.template.items if isinstance(c, Slot) and c.field == "content"), None)
+        message = "root"
+    msg_path = _path_text(ir.response.message)
+    reader = out.part()
     if ir.items.response_items is None:
-        _emit_assistant_reader(em, out, ir.assistant.template, content_key, "message", lit(msg_path), "lenient")
-    # a wire whose assistant content is always parts (content blocks, or `always_parts`: Cohere's
-    # AssistantMessageResponse.content) says nothing more with a one-text list than with a string
-    if ir.tool_calls.placement == "content_blocks" or ir.assistant.content == "always_parts":
-        out.add("# One unsigned text block reads as a plain string (OpenArmature §3.1.1); none as null.")
-        out.add("if type(a_content) is list:")
-        out.indent()
-        out.add("if not a_content:")
-        out.add("    a_content = None")
-        out.add("elif len(a_content) == 1 and type(a_content[0]) is TextBlock and a_content[0].signature is NOT_GIVEN:")
-        out.add("    a_content = a_content[0].text")
-        out.dedent()
-    if ir.response.message_missing == "empty":
-        out.add("if a_content is NOT_GIVEN:")
-        out.add("    a_content = None")
-    if ir.finish.with_tool_calls is not None:
-        out.add("if finish_reason == 'stop' and a_calls:  # finish_reason with_tool_calls")
-        out.add(f"    finish_reason = {lit(ir.finish.with_tool_calls)}")
-    if ir.response.refusal_field is not None and ir.items.response_items is None:
-        out.add("if not a_content:  # refusal strategy `as_content`: the refusal text stands in for empty content")
-        out.add(f"    refusal = message.get({lit(ir.response.refusal_field)})")
-        out.add("    if type(refusal) is str and refusal:")
-        out.add("        a_content = refusal")
-    # usage
-    out.add(f"usage_obj = {_keys_get('body', ir.usage.path)}")
-    out.add("if type(usage_obj) is dict:")
-    out.indent()
-    emit_usage.emit_fallback(out, ir.usage.fallback)
-    emit_usage.emit_reader(out, ir.usage.counters)
-    out.dedent()
-    out.add("else:")
-    out.add("    usage = Usage()  # not reported: the three counters are null together (§6)")
-    out.add("response = Response(message=AssistantMessage(content=a_content, tool_calls=a_calls), finish_reason=finish_reason, usage=usage, raw=body)")
-    out.add("return response")
+        content_key = next((k for k, c in ir.assistant.template.items if isinstance(c, Slot) and c.field == "content"), None)
+        _emit_assistant_reader(em, reader, ir.assistant.template, content_key, "message", lit(msg_path), "lenient")
+    fallback, usage = out.part(), out.part()
+    emit_usage.emit_fallback(fallback, ir.usage.fallback)
+    emit_usage.emit_reader(usage, ir.usage.counters)
+    shape(
+        out, "responses", "response_from_wire",
+        finish=_keys_get("body", ir.finish.path), detail=detail, message=message,
+        message_at=_keys_get("body", ir.response.message), message_path=msg_path, items_reader=items_reader, reader=reader,
+        # a wire whose assistant content is always parts (content blocks, or `always_parts`:
+        # Cohere's AssistantMessageResponse.content) says nothing more with a one-text list than
+        # with a string
+        one_text=ir.tool_calls.placement == "content_blocks" or ir.assistant.content == "always_parts",
+        missing_empty=ir.response.message_missing == "empty", with_tool_calls=ir.finish.with_tool_calls,
+        refusal_field=ir.response.refusal_field if ir.items.response_items is None else None,
+        usage_at=_keys_get("body", ir.usage.path), fallback=fallback, usage=usage,
+    )
     em.func("_response_from_wire", "(body: Any) -> Response", "Wire response body -> canonical response.", out.lines)
 
-    out = Lines()
-    if "response_in" in ir.strategy_hooks:
-        out.add("if type(body) is dict:  # strategies.response_in (anything else: the reader names it)")
-        out.add("    body = _strategy_response_in(body)")
-    coerced = ""
-    if ir.structured is not None and "tool_coercion" in structured_modes(ir):
-        out.add("mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output")
-        out.add(f"coerced = {lit(ir.structured['tool']['name'])} if mode == 'tool_coercion' else None  # OpenArmature §8.2.5.1")
-        coerced = ", coerced"
-    out.add("# the reader, the depth limit, what the tables do not model carried, and `parsed`")
-    out.add(f"return _w.read_response(body, _response_from_wire, ORIGIN, _response_to_wire, WIRE_KEYS, response_schema{coerced})")
+    coerced = ir.structured is not None and "tool_coercion" in structured_modes(ir)
     em.func(
         "response_from_wire",
         f"(body: {wire_type(ir.key, 'Response')} | Mapping[str, Any], *, response_schema: dict[str, Any] | None = None, structured_output: str | None = None) -> Response",
         f"{ir.title} response body -> canonical Response (`raw` is the body). With a `response_schema`, `parsed` is set or StructuredOutputInvalidError raised.",
-        out.lines,
+        shaped(
+            "responses", "response_from_wire_public",
+            response_in="response_in" in ir.strategy_hooks, coerced_tool=ir.structured["tool"]["name"] if coerced else None,
+        ),
     )
     em.parts.public.append("response_from_wire")
+
+
+_ENVELOPE_SLOTS = {"message": "wire_message", "finish_reason": "wire_reason", "usage": "usage_wire"}
+
+
+def _envelope_rows(ir: Any) -> list[tuple[str, str, bool]]:
+    """The response envelope's rows as (key, value expression, written only when truthy)."""
+    rows: list[tuple[str, str, bool]] = []
+    for item in ir.response.envelope:
+        if item.kind == "literal":
+            rows.append((item.key, lit(item.value), False))
+        elif item.kind == "from_raw":
+            expr = lit(item.default)
+            for raw_key in reversed([item.value] if isinstance(item.value, str) else item.value):
+                expr = f"raw.get({lit(raw_key)}, {expr})"  # several keys: the first one present
+            rows.append((item.key, expr, False))
+        elif item.kind == "slot":
+            rows.append((item.key, _ENVELOPE_SLOTS[item.slot or ""], bool(item.optional)))
+        elif item.kind == "tree":
+            rows.append((item.key, _envelope_expr(item.value), False))
+        else:  # choice
+            parts = [
+                f"{lit(k)}: " + (_ENVELOPE_SLOTS[child.field] if isinstance(child, Slot) else lit(child.value))
+                for k, child in item.value.items
+            ]
+            rows.append((item.key, f"[{{{', '.join(parts)}}}]", False))
+    return rows
 
 
 def _emit_response_to_wire(em: "Emitter") -> None:
     ir = em.ir
     out = Lines()
-    out.add("resp = _w.as_response(response)")
-    out.add("raw = resp.raw if type(resp.raw) is dict else {}")
-    out.add("msg = resp.message")
-    out.add("reason = resp.finish_reason")
-    out.add("wire_reason: Any")
-    first = True
     inverse: dict[str, str] = {}
     for wire, canonical in ir.finish.map:
         inverse.setdefault(canonical, wire)
     inverse.update(ir.finish.emit)
-    for canonical, wire in inverse.items():
-        out.add(f"{'if' if first else 'elif'} reason == {lit(canonical)}:")
-        out.add(f"    wire_reason = {lit(wire)}")
-        first = False
-    out.add("else:")
-    out.add("    wire_reason = reason")
-    out.add(f"raw_reason = {_keys_get('raw', ir.finish.path)}")
-    listed = tuple(w for w, _ in ir.finish.map)
-    out.add(f"if raw_reason in {lit(listed)} and _finish_reason(raw_reason) == reason:")
-    out.add("    wire_reason = raw_reason  # the provider's own listed value, when it means the same")
-    # message
+    message = out.part()
+    expr: str | None = None
     if ir.items.response_items is not None:
-        emit_items.emit_items_message_writer(em, out)
+        emit_items.emit_items_message_writer(em, message)
     elif ir.tool_calls.placement == "content_blocks":
-        out.add("calls = msg.tool_calls")
-        out.add("blocks: list[dict[str, Any]] = []")
-        out.add("if isinstance(msg.content, (str, list)):")
-        out.add("    blocks = _as_blocks(_assistant_content_to_wire(msg.content, 'message.content'))")
-        out.add("if calls:")
-        out.add("    blocks.extend(_tool_call_to_wire(call, f'message.tool_calls[{k}]') for k, call in enumerate(calls))")
+        prelude = out.part()
         expr = build_message(
-            em, out, ir.assistant.template, {"content": "blocks", "tool_calls": "NOT_GIVEN"}, "message.assistant", frozenset({"content"})
+            em, prelude, ir.assistant.template, {"content": "blocks", "tool_calls": "NOT_GIVEN"}, "message.assistant", frozenset({"content"})
         )
+        shape(message, "responses", "response_message_blocks", prelude=prelude)
     else:
-        out.add("calls = msg.tool_calls")
-        out.add("content_out: Any = msg.content")
-        out.add("if isinstance(msg.content, (str, list)):")
-        out.add("    content_out = _assistant_content_to_wire(msg.content, 'message.content')")
-        if ir.response.content == "joined_text":
-            out.add("if type(content_out) is list:  # response content: joined_text (a response message carries one string)")
-            out.add("    content_out = ''.join(p.get('text', '') for p in content_out)")
-        out.add("wire_calls: Any = NOT_GIVEN")
-        out.add("if calls:")
-        out.add("    wire_calls = [_tool_call_to_wire(call, f'message.tool_calls[{k}]') for k, call in enumerate(calls)]")
-        expr = build_message(em, out, ir.assistant.template, {"content": "content_out", "tool_calls": "wire_calls"}, "message.assistant")
-    if ir.items.response_items is None:
-        out.add(f"wire_message = {expr}")
-    if ir.reasoning is not None:
-        out.add("wire_message = dict(wire_message)")
-        out.add("wire_message.update(_reasoning.write(msg.content, bool(calls), REASONING, PROVIDER, False))")
-    # usage
-    out.add("u = resp.usage")
-    out.add("usage_wire: dict[str, Any] = {}")
-    emit_usage.emit_writer(out, ir.usage.counters, ir.usage.unreported, lambda: emit_items.emit_usage_zero_fill(em, out))
-    out.add("body: dict[str, Any] = {}")
-    for item in ir.response.envelope:
-        if item.kind == "literal":
-            out.add(f"body[{lit(item.key)}] = {lit(item.value)}")
-        elif item.kind == "from_raw":
-            expr = lit(item.default)
-            for raw_key in reversed([item.value] if isinstance(item.value, str) else item.value):
-                expr = f"raw.get({lit(raw_key)}, {expr})"  # several keys: the first one present
-            out.add(f"body[{lit(item.key)}] = {expr}")
-        elif item.kind == "slot":
-            value = {"message": "wire_message", "finish_reason": "wire_reason", "usage": "usage_wire"}[item.slot or ""]
-            if item.optional:
-                out.add(f"if {value}:")
-                out.add(f"    body[{lit(item.key)}] = {value}")
-            else:
-                out.add(f"body[{lit(item.key)}] = {value}")
-        elif item.kind == "tree":
-            out.add(f"body[{lit(item.key)}] = {_envelope_expr(item.value)}")
-        else:  # choice
-            node = item.value
-            parts = []
-            for k, child in node.items:
-                if isinstance(child, Slot):
-                    parts.append(f"{lit(k)}: " + {"message": "wire_message", "finish_reason": "wire_reason", "usage": "usage_wire"}[child.field])
-                else:
-                    parts.append(f"{lit(k)}: {lit(child.value)}")
-            out.add(f"body[{lit(item.key)}] = [{{{', '.join(parts)}}}]")
-    if not ir.response.message:
-        out.add("body.update(wire_message)  # the message's own keys sit at the root")
-    emit_items.emit_finish_detail_writer(em, out)
-    out.add("if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)")
-    out.add("    _w.apply_carried(body, resp.carried, ORIGIN)")
-    out.add("return _strategy_response_out(body)  # strategies.response_out" if "response_out" in ir.strategy_hooks else "return body")
+        prelude = out.part()
+        expr = build_message(em, prelude, ir.assistant.template, {"content": "content_out", "tool_calls": "wire_calls"}, "message.assistant")
+        shape(message, "responses", "response_message", joined=ir.response.content == "joined_text", prelude=prelude)
+    usage = out.part()
+    emit_usage.emit_writer(usage, ir.usage.counters, ir.usage.unreported, lambda: emit_items.emit_usage_zero_fill(em, usage))
+    body = out.part()
+    shape(body, "responses", "envelope", rows=_envelope_rows(ir))
+    detail = out.part()
+    emit_items.emit_finish_detail_writer(em, detail)
+    shape(
+        out, "responses", "response_to_wire",
+        reasons=list(inverse.items()), finish_at=_keys_get("raw", ir.finish.path), listed=tuple(w for w, _ in ir.finish.map),
+        message=message, message_expr=expr, reasoning=ir.reasoning is not None, usage=usage, body=body,
+        at_root=not ir.response.message, detail=detail, response_out="response_out" in ir.strategy_hooks,
+    )
     # the body apart from the typed wrapper: a dialect shares it (codegen/emit/share.py) where only
     # the wire type's name differs
     em.func("_response_to_wire", "(response: Response | Mapping[str, Any]) -> dict[str, Any]", "The body of response_to_wire.", out.lines)
@@ -1788,36 +1730,13 @@ def _envelope_expr(node: Any) -> str:
 
 def emit_error_from_wire(em: "Emitter") -> None:
     ir = em.ir
-    out = Lines()
-    out.add("try:")
-    out.add("    return _error_from_wire(_w.status_code(status), body, headers)")
-    out.add("except RecursionError:  # a body nested past Python's limit: classify by status alone")
-    out.add("    return _error_from_wire(_w.status_code(status), None, headers)")
     em.func(
         "error_from_wire",
         "(status: int, body: Mapping[str, Any] | str | bytes | None = None, headers: Mapping[str, Any] | None = None) -> ProviderError",
         f"An HTTP error from {ir.title} -> the ProviderError of its category (returned, never raised).",
-        out.lines,
+        shaped("responses", "error_from_wire"),
     )
     em.parts.public.append("error_from_wire")
-    out = Lines()
-    out.add("decoded = _w.decode_error_body(body)")
-    out.add(f"message = {_keys_get('decoded', ir.errors.message)} if type(decoded) is dict else None")
-    out.add("if type(message) is not str or not message:")
-    out.add("    message = _w.error_text(decoded)[:500] or f'HTTP {status}'")
-    if ir.errors.type is not None:
-        out.add(f"error_type = {_keys_get('decoded', ir.errors.type)} if type(decoded) is dict else None")
-    else:
-        out.add("error_type: Any = None  # no `errors.type` row")
-    if ir.errors.type_header is not None:
-        out.add("if error_type is None:  # errors.type_header")
-        out.add(f"    error_type = _w.header_error_type(headers, {lit(ir.errors.type_header)})")
-    if ir.errors.code is not None:
-        out.add(f"error_code = {_keys_get('decoded', ir.errors.code)} if type(decoded) is dict else None")
-    else:
-        out.add("error_code = None")
-    out.add("# Rules match the error's own words (message, type, code), not the whole body.")
-    out.add("text = _w.error_words(message, error_type, error_code)")
     rules = tuple(
         (
             tuple(rule.statuses) if rule.statuses is not None else None,
@@ -1831,16 +1750,17 @@ def emit_error_from_wire(em: "Emitter") -> None:
     )
     em.parts.constants.append("# errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)")
     em.parts.constants.append(f"ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = {rules!r}")
-    out.add("category = _w.classify_error(ERROR_RULES, status, error_type, error_code, text)")
-    out.add(f"retry_after = _w.retry_after(headers, {lit(tuple(ir.errors.retry_after_headers))})")
-    rd = ir.errors.retry_delay  # task IRs (embeddings, images): None
-    if rd is not None:
-        out.add("if retry_after is None and type(decoded) is dict:  # errors retry_delay: a retry hint in the body")
-        out.add(f"    retry_after = _w.retry_delay(decoded, {lit(rd['list'])}, {lit(rd['match'])}, {lit(rd['field'])})")
-    out.add("return error_class(category)(str(message), status=status, retry_after=retry_after, body=decoded, provider_type=error_type if type(error_type) is str else None)")
     em.func(
         "_error_from_wire",
         "(status: int, body: Any, headers: Mapping[str, Any] | None) -> ProviderError",
         "The body of error_from_wire.",
-        out.lines,
+        shaped(
+            "responses", "error_from_wire_body",
+            message_at=_keys_get("decoded", ir.errors.message),
+            type_at=_keys_get("decoded", ir.errors.type) if ir.errors.type is not None else None,
+            type_header=ir.errors.type_header,
+            code_at=_keys_get("decoded", ir.errors.code) if ir.errors.code is not None else None,
+            retry_headers=tuple(ir.errors.retry_after_headers),
+            retry_delay=ir.errors.retry_delay,  # task IRs (embeddings, images): None
+        ),
     )

@@ -1,0 +1,70 @@
+"""Function shapes: the layout of generated functions lives in jinja2 templates (issue 16).
+
+A converter function is a fixed shape with a few holes that depend on the mapping. The shape is
+a macro in codegen/emit/templates/functions/*.jinja; the Python beside it (codegen/emit/messages.py,
+codegen/sections/task.py) computes the holes, the small per-construct hooks: an expression, a
+condition, a list of rows, or a fragment of statements (a `Lines.part()`, written by the shared
+builders such as `Emitter.build_node`). `shape` renders one macro and appends its lines to a
+function body, so a template and `Lines.add` can write the same body one after the other.
+
+Templates see the hooks and two filters: `lit` (a Python literal for a mapping value: the only
+way mapping text enters generated code, as in codegen/emit/lines.py) and `keyed` (a message
+naming the format's key). `code(width)` places a fragment: its first line where the placeholder
+stands, the rest `width` columns in. A line that renders blank (an empty fragment, an unused
+hole) is left out, so no generated body holds a blank line.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import jinja2
+
+from .lines import Lines, keyed, lit
+
+__all__ = ["shape", "shaped"]
+
+
+def _code(fragment: "Lines | list[str] | str", width: int = 0) -> str:
+    """A fragment's lines as template text: the first line where the placeholder stands, the
+    others indented by `width` (the placeholder's column)."""
+    if isinstance(fragment, str):
+        lines = fragment.split("\n")
+    else:
+        lines = fragment.lines if isinstance(fragment, Lines) else fragment
+    return ("\n" + " " * width).join(lines)
+
+
+_ENV = jinja2.Environment(
+    loader=jinja2.PackageLoader("wiremap.codegen.emit", "templates"),
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=False,
+    autoescape=False,
+)
+_ENV.filters["lit"] = lit
+_ENV.filters["keyed"] = keyed
+_ENV.filters["code"] = _code
+
+
+@functools.cache
+def _macros(template: str) -> Any:
+    return _ENV.get_template(f"functions/{template}.jinja").module
+
+
+def shape(out: Lines, template: str, macro: str, **hooks: Any) -> None:
+    """Render the macro `macro` of templates/functions/`template`.jinja with `hooks` and append
+    its lines to `out` at `out`'s indent (blank lines left out)."""
+    text = str(getattr(_macros(template), macro)(**hooks))
+    for line in text.split("\n"):
+        if line.strip():
+            out.add(line)
+
+
+def shaped(template: str, macro: str, **hooks: Any) -> list[str]:
+    """A whole function body from one macro (see `shape`)."""
+    out = Lines()
+    shape(out, template, macro, **hooks)
+    return out.lines
