@@ -649,174 +649,74 @@ def _emit_tools(em: "Emitter") -> None:
 def _emit_request_to_wire(em: "Emitter") -> None:
     ir = em.ir
     out = Lines()
-    out.add("memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers")
-    out.add("req = _w.as_request(request, memo, RULES)")
-    out.add("if isinstance(config := req.config, Config) and (config.input_type is not NOT_GIVEN or config.dimensions is not NOT_GIVEN or config.encoding_format is not NOT_GIVEN):")
-    out.add("    _w.refuse_embedding_options(config, KEY, 'chat')  # embeddings options: no chat row sends them")
-    out.add("messages = req.messages")
-    out.add("tools = req.tools")
-    out.add("tool_choice = req.tool_choice")
     st = ir.structured
-    out.add("schema = req.response_schema")
-    if st is not None:
-        modes = structured_modes(ir)
-        out.add("mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output")
-        out.add(f"if mode not in {lit(modes)}:")
-        out.add(f"    raise InvalidRequestError('structured_output ' + repr(mode) + {keyed(' is not available in ' + FORMAT_KEY + '; expected one of: ' + ', '.join(modes))})")
-        out.add("if isinstance(schema, dict) and mode != 'native':")
-        out.indent()
-        if "tool_coercion" in modes:
-            tool = st["tool"]
-            out.add("if mode == 'tool_coercion' and not tools:  # OpenArmature §8.2.5.1 tool-call coercion")
-            out.add(f"    tools = [Tool(name={lit(tool['name'])}, description={lit(tool['description'])}, parameters=schema)]")
-            out.add(f"    tool_choice = ForcedTool(name={lit(tool['name'])})")
-            out.add("else:  # prompt augmentation (also when coercion is unavailable beside the caller's tools)")
-            out.add(f"    messages = _w.with_schema_directive(messages, {lit(st['directive'])}, schema)")
-        else:
-            out.add("# OpenArmature §8.1.5.1 prompt augmentation, on a copy of the messages")
-            out.add(f"messages = _w.with_schema_directive(messages, {lit(st['directive'])}, schema)")
-        out.dedent()
-    else:
-        out.add("if structured_output is not None or isinstance(schema, dict):")
-        out.add(f"    raise InvalidRequestError({keyed(FORMAT_KEY + ' declares no structured output (no structured_output section)')}, path='response_schema')")
-    out.add("body: dict[str, Any] = {}")
-    out.add(f"body[{lit(ir.model_field)}] = req.model")
-    if ir.system.strategy == "hoist" and ir.rules.ordering == "openarmature":
-        out.add("# validation allows a system message only first (OpenArmature §5)")
-        out.add("system_messages = [first] if isinstance(first := messages[0], SystemMessage) else []")
-    elif ir.system.strategy == "hoist":
-        out.add("# the API takes one system field: every system message is hoisted into it, joined")
-        out.add("system_messages = [m for m in messages if isinstance(m, SystemMessage)]")
-    system_field = ir.system.field if ir.system.strategy == "hoist" else None  # hoist: the IR requires `field`
+    hoist = ir.system.strategy == "hoist"
+    system_field = ir.system.field if hoist else None  # hoist: the IR requires `field`
+    system_form = None
     if system_field is not None and ir.system.blocks is not None and ir.cache_point is not None:
         # request.cache_points: the field is the list of blocks, one per system message, each
         # breakpoint an item after its block
-        out.add("if system_messages:  # system.blocks with request.cache_points")
-        out.indent()
-        out.add("system_blocks: list[dict[str, Any]] = []")
-        out.add("for i, m in enumerate(messages):")
-        out.add("    if isinstance(m, SystemMessage):")
-        out.add(f"        system_blocks.append(_system_block_to_wire(m, {lit(system_field)} + f'[{{len(system_blocks)}}]'))")
-        out.add("        if isinstance(m.cache_control, dict):")
-        out.add("            system_blocks.append(_cache_point_to_wire(m.cache_control, f'messages[{i}].cache_control'))")
-        out.add(f"{assign(ir, system_field, 'system_blocks')}")
-        out.dedent()
-        out.add("system_messages = []")
+        system_form = "cache_blocks"
     elif system_field is not None and _block_fields(ir):
-        fields = _block_fields(ir)
-        cond = " or ".join(f"m.{f} is not NOT_GIVEN" for f in fields)
-        out.add(f"if any({cond} for m in system_messages):  # system.blocks: one text block per system message")
-        out.add(f"    {assign(ir, system_field, '[_system_block_to_wire(m, f' + lit(system_field + '[{j}]') + ') for j, m in enumerate(system_messages)]')}")
-        out.add("    system_messages = []")
-    if system_field is not None:
-        out.add("system_texts = [m.content for m in system_messages]")
-        out.add("if system_texts:")
-        if ir.system.hoist_template is not None:
-            out.indent()
-            out.add(f"system_text = {lit(ir.system.join)}.join(system_texts)")
-            expr = em.build_node(out, ir.system.hoist_template, {"content": "system_text"}, "message.system", "'messages'")
-            out.add(assign(ir, system_field, expr) + "  # system hoist through the `wire` template")
-            out.dedent()
-        else:
-            out.add(f"    {assign(ir, system_field, lit(ir.system.join) + '.join(system_texts)')}")
-    out.add(f"body[{lit(ir.messages_field)}] = _messages_to_wire(messages, memo)")
-    out.add("config = req.config if isinstance(req.config, Config) else _NO_CONFIG")
-    out.add("extras = config.extras")
-    out.add("model = req.model")
-    additive = emit_options_to_wire(em, out, bind=True, phase=0)
-    emit_tools_to_wire(em, out)
-    additive += emit_options_to_wire(em, out, bind=True, phase=1)
+        system_form = "blocks"
+    hoist_prelude = out.part()
+    hoist_expr = None
+    if system_field is not None and ir.system.hoist_template is not None:
+        hoist_expr = em.build_node(hoist_prelude, ir.system.hoist_template, {"content": "system_text"}, "message.system", "'messages'")
+    phase0 = out.part()
+    additive = emit_options_to_wire(em, phase0, bind=True, phase=0)
+    tools = out.part()
+    emit_tools_to_wire(em, tools)
+    phase1 = out.part()
+    additive += emit_options_to_wire(em, phase1, bind=True, phase=1)
+    copy_fn = "_w.canonical_json" if ir.rules.json_keys == "sorted" else "_w.json_copy"
+    native_prelude = out.part()
+    native_expr = schema_name = schema_strict = None
     if st is not None:
-        out.add("if isinstance(schema, dict) and mode == 'native':")
-        out.indent()
-        if st.get("schema", "verbatim") == "close_and_nullable_optional":
-            out.add("wire_schema = " + ("_w.canonical_json" if ir.rules.json_keys == "sorted" else "_w.json_copy") + "(_w.close_and_nullable_optional(schema))")
-        else:
-            out.add("wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy")
         name = st.get("name", "derived")
-        out.add("schema_name = " + ("_w.schema_name(schema)" if name == "derived" else lit(name["fixed"])))
+        schema_name = "_w.schema_name(schema)" if name == "derived" else lit(name["fixed"])
         strict = st.get("strict", "when_schema_qualifies")
-        out.add(
-            "schema_strict = "
-            + {"always": "True", "never": "False", "when_schema_qualifies": "_w.schema_qualifies_for_strict(wire_schema)"}[strict]
-        )
+        schema_strict = {"always": "True", "never": "False", "when_schema_qualifies": "_w.schema_qualifies_for_strict(wire_schema)"}[strict]
         env = {"name": "schema_name", "schema": "wire_schema", "strict": "schema_strict"}
-        # The schema is already canonical; bind it as a plain value.
         node = ir.structured_template
         assert node is not None  # a structured_output section always has its `wire` template (ir.py)
-        expr = em.build_node(out, node, {**env, "schema": "wire_schema"}, "structured_output", "'response_schema'")
-        expr = expr.replace("_w.canonical_json(wire_schema)", "wire_schema")
-        out.add(assign(ir, st["field"], expr))
-        out.dedent()
-    additive += emit_options_to_wire(em, out, bind=True, phase=2)  # rows inside the structured-output object
-    # extras
-    copy_fn = "_w.canonical_json" if ir.rules.json_keys == "sorted" else "_w.json_copy"
-    out.add("if extras:")
-    out.indent()
-    out.add("assert isinstance(extras, dict)")
-    if ir.extras.under and not ir.extras.root:
-        out.add(f"target = _w.container_in(body, {lit(ir.extras.under)})  # extras placement under {'.'.join(ir.extras.under)}")
-    elif not ir.extras.under:
-        out.add("target = body")
-    out.add("for key in sorted(extras):")
-    out.indent()
-    out.add("value = extras[key]")
-    if ir.extras.root:
-        out.add(f"# extras placement under {'.'.join(ir.extras.under)}; these keys belong at the root (placement.root)")
-        out.add(f"target = body if key in {lit(tuple(sorted(ir.extras.root)))} else _w.container_in(body, {lit(ir.extras.under)})")
-    for wire, value in ir.extras.reserved.items():
-        out.add(f"if key == {lit(wire)}:  # managed on every call, never sent by this mapping")
-        out.add(f"    if not _w.deep_equal(value, {lit(value)}):")
-        out.add("        raise InvalidRequestError(")
-        why = f" conflicts with {FORMAT_KEY}, which sets {wire}={value!r} on every call itself; leave it out of config.extras"
-        out.add(f"            'extras key ' + repr(key) + {keyed(why)},")
-        out.add("            path='config.extras.' + key,")
-        out.add("        )")
-        out.add("    continue")
-    if ir.extras.collision == "mapped_wins":
-        out.add("if key not in target:  # Prompty §7.1.5: a mapped key wins over additional properties")
-        out.add(f"    target[key] = {copy_fn}(value)")
-    else:
-        out.add("if key not in target:")
-        out.add(f"    target[key] = {copy_fn}(value)")
-        out.add("    continue")
-        for extras_key, coerce in additive:
-            if extras_key is None:
-                continue
-            out.add(f"if key == {lit(extras_key)}:  # additive managed field (OpenArmature §6)")
-            out.add(f"    target[key] = _w.merge_list(target[key], value, {coerce})")
-            out.add("    continue")
-        out.add("if not _w.deep_equal(target[key], value):")
-        out.add("    raise InvalidRequestError(")
-        why = f" conflicts with the value {FORMAT_KEY} writes there from the request itself; set it through the request, or give the same value"
-        out.add(f"        'extras key ' + repr(key) + {keyed(why)},")
-        out.add("        path='config.extras.' + key,")
-        out.add("    )")
-    out.dedent()
-    out.dedent()
-    out.add("if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)")
-    out.add("    _w.apply_carried(body, req.carried, ORIGIN)")
-    out.add("return body")
+        native_expr = em.build_node(native_prelude, node, env, "structured_output", "'response_schema'")
+        # the schema is already canonical: bound as a plain value
+        native_expr = native_expr.replace("_w.canonical_json(wire_schema)", "wire_schema")
+    phase2 = out.part()
+    additive += emit_options_to_wire(em, phase2, bind=True, phase=2)  # rows inside the structured-output object
+    extras = out.part()
+    shape(
+        extras, "request_to_wire", "extras",
+        under=ir.extras.under, root=tuple(sorted(ir.extras.root)), reserved=list(ir.extras.reserved.items()),
+        mapped_wins=ir.extras.collision == "mapped_wins", copy_fn=copy_fn, additive=additive,
+    )
+    shape(
+        out, "request_to_wire", "request_to_wire",
+        assign=lambda field, expr: assign(ir, field, expr),
+        structured=st, modes=structured_modes(ir), coerce_tool=st.get("tool") if st is not None else None,
+        model_field=ir.model_field,
+        system=("first" if ir.rules.ordering == "openarmature" else "all") if hoist else None,
+        system_field=system_field, system_form=system_form,
+        block_cond=" or ".join(f"m.{f} is not NOT_GIVEN" for f in _block_fields(ir)), join=ir.system.join,
+        hoist_prelude=hoist_prelude, hoist_expr=hoist_expr, messages_field=ir.messages_field,
+        phase0=phase0, tools=tools, phase1=phase1,
+        close_nullable=st is not None and st.get("schema", "verbatim") == "close_and_nullable_optional", copy_fn=copy_fn,
+        schema_name=schema_name, schema_strict=schema_strict, native_prelude=native_prelude, native_expr=native_expr,
+        phase2=phase2, extras=extras,
+    )
     em.func(
         "_request_to_wire",
         "(request: Request | Mapping[str, Any], structured_output: str | None) -> dict[str, Any]",
         "The body of request_to_wire.",
         out.lines,
     )
-    out = Lines()
     wire_req = wire_type(ir.key, "Request")  # generated/<module>_types.py, imported for type checkers only
-    out.add("try:")
-    if "request_out" in ir.strategy_hooks:
-        out.add(f"    return cast({lit(wire_req)}, _strategy_request_out(_request_to_wire(request, structured_output)))  # strategies.request_out")
-    else:
-        out.add(f"    return cast({lit(wire_req)}, _request_to_wire(request, structured_output))")
-    out.add("except RecursionError:  # a schema, extras value or argument nested past Python's limit")
-    out.add("    raise InvalidRequestError('request nested too deeply') from None")
     em.func(
         "request_to_wire",
         f"(request: Request | Mapping[str, Any], *, structured_output: str | None = None) -> {wire_req}",
         f"Canonical request -> {ir.title} request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE).",
-        out.lines,
+        shaped("request_to_wire", "request_to_wire_public", wire_request=wire_req, request_out="request_out" in ir.strategy_hooks),
     )
     em.parts.public.append("request_to_wire")
 

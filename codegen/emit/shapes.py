@@ -9,7 +9,7 @@ function body, so a template and `Lines.add` can write the same body one after t
 
 Templates see the hooks and two filters: `lit` (a Python literal for a mapping value: the only
 way mapping text enters generated code, as in codegen/emit/lines.py) and `keyed` (a message
-naming the format's key). `code(width)` places a fragment: its first line where the placeholder
+naming the format's key, the global `FORMAT_KEY` in it). `code(width)` places a fragment: its first line where the placeholder
 stands, the rest `width` columns in. A line that renders blank (an empty fragment, an unused
 hole) is left out, so no generated body holds a blank line.
 """
@@ -21,7 +21,7 @@ from typing import Any
 
 import jinja2
 
-from .lines import Lines, keyed, lit
+from .lines import FORMAT_KEY, Lines, keyed, lit
 
 __all__ = ["shape", "shaped"]
 
@@ -47,6 +47,7 @@ _ENV = jinja2.Environment(
 _ENV.filters["lit"] = lit
 _ENV.filters["keyed"] = keyed
 _ENV.filters["code"] = _code
+_ENV.globals["FORMAT_KEY"] = FORMAT_KEY  # a message naming the format: `(... ~ FORMAT_KEY ~ ...)|keyed`
 
 
 @functools.cache
