@@ -5,6 +5,7 @@ Each named strategy of the mapping language is implemented here exactly once.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from ..sections import items as emit_items
@@ -1201,226 +1202,83 @@ def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any,
 def _emit_request_from_wire(em: "Emitter") -> None:
     ir = em.ir
     out = Lines()
-    out.add("body = _w.expect_dict(body, '')")
-    out.add("consumed = set()")
-    out.add("nested_consumed: list[tuple[str, ...]] = []  # dotted wire fields read")
-    out.add(f"model = _w.member_str(body, {lit(ir.model_field)}, '')")
-    out.add(f"consumed.add({lit(ir.model_field)})")
-    out.add("messages: list[Message] = []")
+    carry = ir.unknown == "carry"
+    hoist = None
     if ir.system.strategy == "hoist":
         f = ir.system.field
-        out.add(f"system = body.get({lit(f)})")
-        out.add("if system is not None:")
-        out.indent()
-        out.add(f"consumed.add({lit(f)})")
+        hoist = SimpleNamespace(field=f, join=ir.system.join, content_steps=ir.system.content_steps, carry=carry)
+        hoist.kept = " or ".join(f"m.{x} is not NOT_GIVEN" for x in _block_fields(ir))
         if ir.system.hoist_template is not None:
-            out.add(f"system = _w.read_hoisted(system, {lit(ir.system.content_steps)}, {lit(f)}, {lit(ir.system.join)})")
+            hoist.form = "template"
         elif ir.system.blocks is not None and ir.cache_point is not None:
-            out.add("if type(system) is list:  # system.blocks: one system message per text block, its cache point after it (request.cache_points)")
-            out.indent()
-            read = f"_w.read_or_skip(_system_block_from_wire, b, {lit(f)} + f'[{{j}}]')" if ir.unknown == "carry" else f"_system_block_from_wire(b, {lit(f)} + f'[{{j}}]')"
-            out.add(f"read_system: list[Any] = [_w.CachePoint(_read_cache_point(b, {lit(f)} + f'[{{j}}]'), {lit(f)} + f'[{{j}}]') if type(b) is dict and {em.cache_point_condition('b')} else {read} for j, b in enumerate(system)]")
-            out.add(f"messages.extend(m for m in _w.attach_cache_points(read_system, {ir.unknown == 'carry'}) if m.content or " + " or ".join(f"m.{x} is not NOT_GIVEN" for x in ["cache_control", *_block_fields(ir)]) + ")")
-            out.add("system = ''")
-            out.dedent()
+            hoist.form = "cache_blocks"
+            hoist.kept = " or ".join(f"m.{x} is not NOT_GIVEN" for x in ["cache_control", *_block_fields(ir)])
+            hoist.read = f"_w.read_or_skip(_system_block_from_wire, b, {lit(f)} + f'[{{j}}]')" if carry else f"_system_block_from_wire(b, {lit(f)} + f'[{{j}}]')"
+            hoist.point = em.cache_point_condition("b")
         elif ir.system.blocks is not None:
-            out.add("if type(system) is list:  # system.blocks: one system message per text block (an empty one says nothing)")
-            out.add(f"    messages.extend(m for j, b in enumerate(system) if (m := _system_block_from_wire(b, {lit(f)} + f'[{{j}}]')).content or " + " or ".join(f"m.{x} is not NOT_GIVEN" for x in _block_fields(ir)) + ")")
-            out.add("    system = ''")
+            hoist.form = "blocks"
         else:
-            out.add("if type(system) is list:  # an array of text blocks: joined")
-            out.add(f"    system = {lit(ir.system.join)}.join(_w.member_str(_w.expect_dict(b, {lit(f)} + f'[{{j}}]'), 'text', {lit(f)} + f'[{{j}}]') for j, b in enumerate(system))")
-        out.add(f"system = _w.expect_str(system, {lit(f)})")
-        out.add("if system:  # an empty hoisted field says no instruction: no system message (carried for this wire)")
-        out.add("    messages.append(SystemMessage(content=system))")
-        out.dedent()
-    field = lit(ir.messages_field)
-    if ir.user.bare_string == "read":
-        # user.bare_string read: the messages field may be a bare string, one user turn.
-        out.add(f"raw_messages = _w.list_or_string(_w.member(body, {field}, ''), {field})")
-        out.add("if isinstance(raw_messages, str):  # user.bare_string read: one user turn with that text")
-        out.add(f"    messages.append(_w.bare_user_turn(raw_messages, {field}))")
-        out.add("else:")
-        out.add(f"    messages.extend(_messages_from_wire(raw_messages, {field}))")
-    else:
-        out.add(f"messages.extend(_messages_from_wire(_w.member_list(body, {field}, ''), {field}))")
-    out.add(f"consumed.add({field})")
-    out.add("config: dict[str, Any] = {}")
-    for opt in ir.options:
-        if opt.wire is None:
-            continue
-        # An option this mapping cannot send is still read as that option, so request_to_wire
-        # applies the mapping's rule to it (drop, warn or reject) instead of forwarding an extra.
-        # an integer option sent as an integer-valued float (Gemini `topK: 40.0`) reads as the
-        # integer; the same wire gets its own form back as carried data (runtime/carry.py)
-        whole = "_w.whole_number" if opt.name in INTEGER_OPTIONS else "_w.negated" if opt.negate else ""
-        if opt.values:  # the wire's spellings; an unlisted one is read as given (a string) or not at all
-            keep = opt.name in STRING_OPTIONS
-            for wire_name in (opt.wire, *opt.read_also):
-                keyword = "if" if wire_name == opt.wire else "elif"
-                raw = _get(ir, wire_name)
-                out.add(f"{keyword} (spelled := _w.spelled({raw}, {lit(dict(opt.values))}, {keep})) is not None:  # values")
-                out.indent()
-                out.add(f"config[{lit(opt.name)}] = spelled")
-                out.add(_consume(ir, wire_name))
-                out.dedent()
-            continue
-        for wire_name in (opt.wire, *opt.read_also):
-            keyword = "if" if wire_name == opt.wire else "elif"
-            if "." in wire_name:
-                out.add(f"{keyword} {_get(ir, wire_name)} is not None:")
-                out.indent()
-                out.add(f"config[{lit(opt.name)}] = {whole}({_get(ir, wire_name)})" + ("  # negate: the wire says it the other way round" if opt.negate else ""))
-                out.add(_consume(ir, wire_name))
-                out.dedent()
-                continue
-            out.add(f"{keyword} {lit(wire_name)} in body:")
-            out.indent()
-            out.add(f"config[{lit(opt.name)}] = {whole}(body[{lit(wire_name)}])" + ("  # negate: the wire says it the other way round" if opt.negate else ""))
-            if opt.merge_coerce_string:
-                out.add(f"if type(config[{lit(opt.name)}]) is str:  # the wire's scalar form")
-                out.add(f"    config[{lit(opt.name)}] = [config[{lit(opt.name)}]]")
-            out.add(f"consumed.add({lit(wire_name)})")
-            out.dedent()
-    out.add("kwargs: dict[str, Any] = {}")
-    # tools
-    tf = ir.tools.field
-    out.add(f"raw_tools = {_get(ir, tf)}")  # a dotted field (Bedrock toolConfig.tools) is read where it is written
-    out.add("if raw_tools is not None:")
-    out.indent()
-    out.add(_consume(ir, tf))
-    if ir.tools.group is not None:
-        g = ir.tools.group
-        out.add("read_tools: list[Tool] = []")
-        out.add(f"for j, entry in enumerate(_w.expect_list(raw_tools, {lit(tf)})):  # tools group {g}")
-        out.indent()
-        out.add(f"where = {lit(tf)} + f'[{{j}}]'")
-        out.add("entry = _w.expect_dict(entry, where)")
-        if ir.unknown == "carry":
-            out.add(f"if {lit(g)} not in entry:  # another tool kind: carried for this wire (request.unknown: carry)")
-            out.add("    continue")
-        else:
-            out.add("for other in entry:")
-            out.add(f"    if other != {lit(g)}:")
-            out.add(f"        raise _w.WireShapeError(where + '.' + other, {lit('this tool kind has no canonical form; expected ' + g)})")
-        out.add(f"decls = _w.member_list(entry, {lit(g)}, where)")
-        out.add(f"read_tools.extend(_read_tool(_w.expect_dict(t, where + f'.{g}[{{k}}]'), where + f'.{g}[{{k}}]') for k, t in enumerate(decls))")
-        out.dedent()
-        out.add("kwargs['tools'] = read_tools")
-    elif ir.cache_point is not None:
+            hoist.form = "joined"
+    # An option this mapping cannot send is still read as that option, so request_to_wire
+    # applies the mapping's rule to it (drop, warn or reject) instead of forwarding an extra.
+    # An integer option sent as an integer-valued float (Gemini `topK: 40.0`) reads as the
+    # integer; the same wire gets its own form back as carried data (runtime/carry.py).
+    options = [
+        SimpleNamespace(
+            name=opt.name,
+            reads=(opt.wire, *opt.read_also),
+            # the wire's spellings; an unlisted one is read as given (a string) or not at all
+            spellings=dict(opt.values) if opt.values else None,
+            keep=opt.name in STRING_OPTIONS,
+            whole="_w.whole_number" if opt.name in INTEGER_OPTIONS else "_w.negated" if opt.negate else "",
+            negate=opt.negate,
+            scalar_list=opt.merge_coerce_string,
+        )
+        for opt in ir.options
+        if opt.wire is not None
+    ]
+    tools = SimpleNamespace(field=ir.tools.field, group=ir.tools.group, carry=carry, strict_all=ir.tools.strict_all, point=None)
+    if ir.tools.group is None and ir.cache_point is not None:
         # request.cache_points: a breakpoint item marks the tool before it
-        cond = em.cache_point_condition("t")
-        read = f"_w.read_or_skip(_read_tool, t, {lit(tf)} + f'[{{j}}]')" if ir.unknown == "carry" else f"_read_tool(_w.expect_dict(t, {lit(tf)} + f'[{{j}}]'), {lit(tf)} + f'[{{j}}]')"
-        out.add(f"read_tools_: list[Any] = [_w.CachePoint(_read_cache_point(t, {lit(tf)} + f'[{{j}}]'), {lit(tf)} + f'[{{j}}]') if type(t) is dict and {cond} else {read} for j, t in enumerate(_w.expect_list(raw_tools, {lit(tf)}))]")
-        out.add(f"kwargs['tools'] = _w.attach_cache_points(read_tools_, {ir.unknown == 'carry'})")
-    elif ir.unknown == "carry":
-        out.add("# a tool no row reads (a server tool): carried for this wire (request.unknown: carry)")
-        out.add(f"read_tools_ = [_w.read_or_skip(_read_tool, t, {lit(tf)} + f'[{{j}}]') for j, t in enumerate(_w.expect_list(raw_tools, {lit(tf)}))]")
-        out.add("kwargs['tools'] = [t for t in read_tools_ if not isinstance(t, _w.Skipped)]")
-    else:
-        out.add(f"kwargs['tools'] = [_read_tool(_w.expect_dict(t, {lit(tf)} + f'[{{j}}]'), {lit(tf)} + f'[{{j}}]') for j, t in enumerate(_w.expect_list(raw_tools, {lit(tf)}))]")
-    if ir.tools.strict_all is not None:
-        sa = ir.tools.strict_all
-        out.add(f"if body.get({lit(sa)}) is not None and kwargs['tools']:  # tools.strict_all: every tool's strict")
-        out.add(f"    kwargs['tools'] = _w.with_strict(kwargs['tools'], body[{lit(sa)}], {lit(sa)})")
-        out.add(f"    {_consume(ir, sa)}")
-    out.dedent()
-    cf = ir.tool_choice.field
-    if "." in cf:
-        out.add(f"raw_choice = {_get(ir, cf)}")
-        out.add("if raw_choice is not None:")
-        out.indent()
-        out.add(_consume(ir, cf))
-        if ir.unknown == "carry":  # a mode no row reads (Gemini VALIDATED): carried for this wire
-            out.add("choice_ = _w.read_value_or_skip(_read_tool_choice, raw_choice)")
-            out.add("if not isinstance(choice_, _w.Skipped):")
-            out.add("    kwargs['tool_choice'] = choice_")
-        else:
-            out.add("kwargs['tool_choice'] = _read_tool_choice(raw_choice)")
-        out.dedent()
-    else:
-        out.add(f"if {lit(cf)} in body:")
-        out.indent()
-        out.add(f"consumed.add({lit(cf)})")
-        if ir.unknown == "carry":
-            out.add(f"choice_ = _w.read_value_or_skip(_read_tool_choice, body[{lit(cf)}])")
-            out.add("if not isinstance(choice_, _w.Skipped):  # a mode no row reads: carried for this wire")
-            out.add("    kwargs['tool_choice'] = choice_")
-        else:
-            out.add(f"kwargs['tool_choice'] = _read_tool_choice(body[{lit(cf)}])")
-        out.dedent()
+        tf = lit(ir.tools.field)
+        tools.point = em.cache_point_condition("t")
+        tools.read = f"_w.read_or_skip(_read_tool, t, {tf} + f'[{{j}}]')" if carry else f"_read_tool(_w.expect_dict(t, {tf} + f'[{{j}}]'), {tf} + f'[{{j}}]')"
     st = ir.structured
+    structured = None
+    tail = out.part()
     if st is not None and st["mode"] == "native":
         sf = st["field"]
-        assert ir.structured_template is not None
+        node = ir.structured_template
+        assert isinstance(node, Obj)
         shared = "." in sf or sf in _nested_roots(ir)
-        out.add(f"raw_structured = {_get(ir, sf)}")
-        conds = em.dispatch_conditions(ir.structured_template, 'raw_structured')
+        conds = em.dispatch_conditions(node, "raw_structured")
         if shared:
-            conds = " and ".join([conds, *em.presence_conditions(ir.structured_template, "raw_structured")])
-        out.add(f"if type(raw_structured) is dict and {conds}:")
-        out.indent()
-        if shared:
-            assert isinstance(ir.structured_template, Obj)
-            for key, _ in ir.structured_template.items:
-                out.add(f"nested_consumed.append({lit((*sf.split('.'), key))})  # the template's keys; the rest of {sf} is not ours")
-            # the template's keys, and those the unmodeled table judges (a `reject` row still refuses)
-            judged = tuple(k for k, action in ir.unmodeled.get("structured_output", {}).items() if action == "reject" or ir.unknown != "carry")
-            out.add(f"raw_structured = {{k: v for k, v in raw_structured.items() if k in {lit(tuple(k for k, _ in ir.structured_template.items) + judged)}}}")
-        else:
-            out.add(f"consumed.add({lit(sf)})  # anything else under this key (another mode) stays an extra")
-        out.add(f"kwargs['response_schema'] = _read_structured_output(raw_structured, {lit(sf)})")
-        for opt in ir.options:
-            if opt.requires == "no_response_schema" and opt.wire is not None:
-                out.add(f"config.pop({lit(opt.name)}, None)  # requires no_response_schema: the schema says it already")
-        _emit_derived_defaults(ir, out, sf)
-        out.dedent()
-    if ir.unknown == "carry":
-        out.add("# request.unknown: carry. Fields no row reads are this wire's own: the residual carries them")
-        out.add("# back to it (runtime/carry.py); config.extras is the caller's passthrough, never a reader's")
-    elif ir.extras.under:
-        under = ".".join(ir.extras.under)
-        out.add("rest = _w.leftover(body, consumed, nested_consumed)")
-        out.add(f"extras = _w.get_in(rest, {lit(ir.extras.under)})")
-        out.add("if extras is not None and type(extras) is not dict:")
-        out.add(f"    raise _w.WireShapeError({lit(under)}, 'expected an object')")
-        out.add(f"_w.consume_in(rest, {lit(ir.extras.under)})")
-        if ir.extras.root:
-            out.add("for key in rest:  # placement.root: these keys are extras sent at the root")
-            out.add(f"    if key not in {lit(tuple(sorted(ir.extras.root)))}:")
-            out.add(f"        raise _w.WireShapeError(key, {lit('the canonical model cannot carry this field (extras are placed under ' + under + ' or are one of: ' + ', '.join(ir.extras.root) + ')')})")
-            out.add("    extras = dict(extras) if extras else {}")
-            out.add("    if key in extras:")
-            out.add(f"        raise _w.WireShapeError({lit(under + '.')} + key, 'also given at the root; one extras key cannot be sent twice')")
-            out.add("    extras[key] = rest[key]")
-        else:
-            out.add("for key in rest:  # extras travel under " + under + "; nothing else can be carried")
-            out.add(f"    raise _w.WireShapeError(key, {lit('the canonical model cannot carry this field (extras are placed under ' + under + ')')})")
-    else:
-        out.add("extras = _w.leftover(body, consumed, nested_consumed) if nested_consumed else {k: v for k, v in body.items() if k not in consumed}")
-    if ir.unknown != "carry":
-        out.add("if extras:")
-        out.add("    config['extras'] = extras")
-    out.add("if config:")
-    out.add("    kwargs['config'] = Config.from_dict(config, 'config')  # typed: the wire values are checked here")
-    out.add("return Request(model=model, messages=messages, **kwargs)")
+            conds = " and ".join([conds, *em.presence_conditions(node, "raw_structured")])
+        # the template's keys, and those the unmodeled table judges (a `reject` row still refuses)
+        judged = tuple(k for k, action in ir.unmodeled.get("structured_output", {}).items() if action == "reject" or not carry)
+        structured = SimpleNamespace(
+            field=sf, conds=conds, shared=shared,
+            nested=[(*sf.split("."), key) for key, _ in node.items], kept=tuple(k for k, _ in node.items) + judged,
+            popped=[opt.name for opt in ir.options if opt.requires == "no_response_schema" and opt.wire is not None],
+        )
+        _emit_derived_defaults(ir, tail, sf)
+    shape(
+        out, "request_from_wire", "request_from_wire",
+        get=lambda field: _get(ir, field), consume=lambda field: _consume(ir, field),
+        model_field=ir.model_field, hoist=hoist, messages_field=ir.messages_field, bare_string=ir.user.bare_string == "read",
+        options=options, tools=tools, choice=SimpleNamespace(field=ir.tool_choice.field, carry=carry),
+        structured=structured, structured_tail=tail,
+        rest="carry" if carry else "under" if ir.extras.under else "extras",
+        under=ir.extras.under, root=ir.extras.root, root_sorted=tuple(sorted(ir.extras.root)),
+    )
     em.func("_request_from_wire", "(body: Any) -> Request", "Wire request body -> canonical request.", out.lines)
 
-    out = Lines()
-    if "request_in" in ir.strategy_hooks:
-        out.add("if type(body) is dict:  # strategies.request_in (anything else: the reader names it)")
-        out.add("    body = _strategy_request_in(body)")
-    fixed = sorted(((ir.transport or {}).get("body") or {}))
-    if fixed:  # transport.body: protocol the transport writes on every request (like a header), not request data
-        out.add(f"if type(body) is dict and not {lit(frozenset(fixed))}.isdisjoint(body):  # transport.body fields: the transport's, never carried")
-        out.add(f"    body = {{k: v for k, v in body.items() if k not in {lit(frozenset(fixed))}}}")
-    out.add("# the reader, the depth limit, and what the tables do not model carried (runtime/carry.py)")
-    out.add("return _w.read_request(body, _request_from_wire, ORIGIN, _rewrite_request, WIRE_KEYS, OPTION_PATHS, ALIAS_PATHS)")
     em.func(
         "request_from_wire",
         f"(body: {wire_type(ir.key, 'Request')} | Mapping[str, Any]) -> Request",
         f"{ir.title} request body -> canonical request (for gateways). Raises InvalidRequestError naming the path.",
-        out.lines,
+        # transport.body: protocol the transport writes on every request (like a header), not request data
+        shaped("request_from_wire", "request_from_wire_public", request_in="request_in" in ir.strategy_hooks, fixed=frozenset(sorted((ir.transport or {}).get("body") or {}))),
     )
     em.parts.public.append("request_from_wire")
     em.func(
@@ -1444,7 +1302,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
 
     # tool choice reader
     out = Lines()
-    path = lit(cf)
+    path = lit(ir.tool_choice.field)
     if ir.unmodeled.get("tool_choice"):
         checks = Lines()
         checks.level = out.level + 1
