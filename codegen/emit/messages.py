@@ -99,21 +99,25 @@ def _emit_system_blocks(em: "Emitter") -> None:
         return
     fields = _block_fields(ir)
     out = Lines()
+    prelude = out.part()
     env = {"content": "message.content", **{f: f"message.{f}" for f in fields}}
-    expr = em.build_node(out, node, env, "message.system", "path")
-    out.add(f"return {expr}")
+    expr = em.build_node(prelude, node, env, "message.system", "path")
+    shape(out, "messages_to_wire", "returns", prelude=prelude, expr=expr)
     em.func("_system_block_to_wire", "(message: SystemMessage, path: str) -> dict[str, Any]", "A system message -> its wire text block (system.blocks).", out.lines)
     out = Lines()
-    out.add("block = _w.expect_dict(value, path)")
-    for key, child in node.items:
-        if isinstance(child, Lit):
-            out.add(f"if block.get({lit(key)}) != {lit(child.value)}:")
-            out.add(f"    raise _w.WireShapeError(path + {lit('.' + key)}, 'expected ' + {lit(repr(child.value))} + ' (a system block is text)')")
+    reader = out.part()
     got: dict[str, str] = {}
-    em.read_node(out, node, "block", "path", "message.system", got)
-    args = ", ".join(f"{f}={got[f]}" for f in ["content", *fields])
-    out.add(f"return SystemMessage({args})")
+    em.read_node(reader, node, "block", "path", "message.system", got)
+    shape(
+        out, "content", "system_block_from_wire",
+        literals=_literals(node), reader=reader, args=", ".join(f"{f}={got[f]}" for f in ["content", *fields]),
+    )
     em.func("_system_block_from_wire", "(value: Any, path: str) -> SystemMessage", "A wire text block -> a system message (system.blocks).", out.lines)
+
+
+def _literals(node: Any) -> list[tuple[str, Any]]:
+    """The keys of an object template that hold a literal, with their values."""
+    return [(key, child.value) for key, child in node.items if isinstance(child, Lit)]
 
 
 def _emit_cache_point(em: "Emitter") -> None:
@@ -122,23 +126,15 @@ def _emit_cache_point(em: "Emitter") -> None:
     if node is None:
         return
     out = Lines()
-    out.add("ttl: Any = cache_control.get('ttl', NOT_GIVEN)")
-    expr = em.build_node(out, node, {"type": "cache_control['type']", "ttl": "ttl"}, "cache_point", "path")
-    out.add(f"return {expr}")
+    prelude = out.part()
+    expr = em.build_node(prelude, node, {"type": "cache_control['type']", "ttl": "ttl"}, "cache_point", "path")
+    shape(out, "content", "cache_point_to_wire", prelude=prelude, expr=expr)
     em.func("_cache_point_to_wire", "(cache_control: dict[str, Any], path: str) -> dict[str, Any]", "A prompt-cache breakpoint -> its own wire item, sent after the item it marks (request.cache_points).", out.lines)
     out = Lines()
-    for key, child in node.items:
-        if isinstance(child, Lit):
-            out.add(f"if part.get({lit(key)}) != {lit(child.value)}:")
-            out.add(f"    raise _w.WireShapeError(path + {lit('.' + key)}, {lit('expected ' + repr(child.value))})")
+    reader = out.part()
     got: dict[str, str] = {}
-    em.read_node(out, node, "part", "path", "cache_point", got)
-    out.add(f"cache_control: dict[str, Any] = {{'type': {got['type']}}}")
-    if "ttl" in got:
-        out.add(f"ttl_ = {got['ttl']}")
-        out.add("if ttl_ is not NOT_GIVEN:")
-        out.add("    cache_control['ttl'] = ttl_")
-    out.add("return cache_control")
+    em.read_node(reader, node, "part", "path", "cache_point", got)
+    shape(out, "content", "read_cache_point", literals=_literals(node), reader=reader, type_expr=got["type"], ttl_expr=got.get("ttl"))
     em.func("_read_cache_point", "(part: dict[str, Any], path: str) -> dict[str, Any]", "A wire cache point item -> the canonical breakpoint of the item before it (request.cache_points).", out.lines)
 
 
@@ -180,53 +176,19 @@ def _emit_content(em: "Emitter") -> None:
         text_node = ir.assistant.text_part if role == "assistant" and own_text else ir.parts["text"]
         assert text_node is not None and not isinstance(text_node, str)
         out = Lines()
-        out.add("if isinstance(content, str):")
-        out.indent()
+        text_prelude = out.part()
+        text_expr = None
         if strategy == "always_parts":
-            out.add("if not content:")
-            out.add("    return []")
-            env = {"text": "content", "signature": "NOT_GIVEN"}
-            expr = em.build_node(out, text_node, env, "part.text", "path")
-            out.add(f"return [{expr}]")
-        else:
-            out.add("return content")
-        out.dedent()
-        out.add("blocks = content")
-        if role == "assistant" and ir.assistant.order == "thinking_first":
-            out.add("# OpenArmature §3.1.6: thinking precedes text in its turn.")
-            out.add("blocks = [b for b in content if type(b) is ThinkingBlock or type(b) is RedactedThinkingBlock] + [")
-            out.add("    b for b in content if type(b) is not ThinkingBlock and type(b) is not RedactedThinkingBlock")
-            out.add("]")
-        out.add("parts: list[dict[str, Any]] = []")
-        out.add("kept: list[Block] = []")
-        out.add("for j, block in enumerate(blocks):")
-        out.indent()
-        if role == "assistant" and own_text:
-            out.add("if type(block) is TextBlock:")
-            out.add("    wire = _assistant_text_to_wire(block, f'{path}[{j}]')")
-            out.add("else:")
-            out.add("    wire = _part_to_wire(block, f'{path}[{j}]')")
-        else:
-            out.add("wire = _part_to_wire(block, f'{path}[{j}]')")
-        out.add("if wire is not None:")
-        out.add("    parts.append(wire)")
-        out.add("    kept.append(block)")
+            text_expr = em.build_node(text_prelude, text_node, {"text": "content", "signature": "NOT_GIVEN"}, "part.text", "path")
+        guards = "".join(f" and kept[0].{CONTEXTS['part.text'][c.field].attr} is NOT_GIVEN" for c in slots_of(text_node) if c.optional)
         if ir.cache_point is not None:
-            out.add("    if isinstance(block, (TextBlock, ImageBlock, FileBlock)) and isinstance(block.cache_control, dict):")
-            out.add("        parts.append(_cache_point_to_wire(block.cache_control, f'{path}[{j}].cache_control'))  # request.cache_points")
-        out.dedent()
-        if strategy == "string_or_parts":
-            out.add("# A single text part is sent as a plain string (Prompty §7.1.1), unless the part")
-            out.add("# carries a field the string cannot (one its template writes: a cache breakpoint).")
-            guards = "".join(f" and kept[0].{CONTEXTS['part.text'][c.field].attr} is NOT_GIVEN" for c in slots_of(text_node) if c.optional)
-            if ir.cache_point is not None:
-                guards += " and kept[0].cache_control is NOT_GIVEN"
-            out.add(f"if len(kept) == 1 and type(kept[0]) is TextBlock{guards}:")
-            out.add("    return kept[0].text")
-            if role == "assistant":
-                out.add("if not parts:")
-                out.add("    return None")
-        out.add("return parts")
+            guards += " and kept[0].cache_control is NOT_GIVEN"
+        shape(
+            out, "content", "content_to_wire",
+            role=role, strategy=strategy, text_prelude=text_prelude, text_expr=text_expr,
+            thinking_first=role == "assistant" and ir.assistant.order == "thinking_first",
+            own_text=role == "assistant" and own_text, cache_point=ir.cache_point is not None, guards=guards,
+        )
         ret = "str | list[dict[str, Any]]" if strategy != "always_parts" else "list[dict[str, Any]]"
         if role == "assistant" and strategy == "string_or_parts":
             ret = "str | list[dict[str, Any]] | None"
@@ -279,27 +241,23 @@ def text_content(em: "Emitter", out: Any, role: str, var: str) -> str | None:
 def _emit_as_blocks(em: "Emitter") -> None:
     """Tool calls placed as content blocks need the turn's content as a list of blocks."""
     out = Lines()
-    out.add("if isinstance(content, list):")
-    out.add("    return content")
-    out.add("if not content:")
-    out.add("    return []  # never an empty text block")
+    prelude = out.part()
     text_node = em.ir.parts["text"]
     assert not isinstance(text_node, str)  # the IR refuses a stripped or rejected text part
-    expr = em.build_node(out, text_node, {"text": "content", "signature": "NOT_GIVEN"}, "part.text", "path")
-    out.add(f"return [{expr}]")
+    expr = em.build_node(prelude, text_node, {"text": "content", "signature": "NOT_GIVEN"}, "part.text", "path")
+    shape(out, "content", "as_blocks", prelude=prelude, expr=expr)
     em.func("_as_blocks", "(content: str | list[dict[str, Any]] | None) -> list[dict[str, Any]]", "Assistant content as wire blocks, for turns whose tool calls are blocks too.", out.lines)
 
 
 def _emit_tool_call_builder(em: "Emitter") -> None:
     out = Lines()
+    prelude = out.part()
     env = {"id": "call.id", "name": "call.name", "arguments": "call.arguments", "signature": "signature"}
-    if any(s.field == "signature" for s in slots_of(em.ir.tool_calls.template)):
-        out.add("# Signatures are provider-bound: only our own (or unstamped) ones are resent.")
-        out.add("signature = call.signature if call.origin is NOT_GIVEN or call.origin == PROVIDER else NOT_GIVEN")
     em.json_memo = True
-    expr = em.build_node(out, em.ir.tool_calls.template, env, "tool_call", "path")
+    expr = em.build_node(prelude, em.ir.tool_calls.template, env, "tool_call", "path")
     em.json_memo = False
-    out.add(f"return {expr}")
+    signed = any(s.field == "signature" for s in slots_of(em.ir.tool_calls.template))
+    shape(out, "content", "tool_call_to_wire", signed=signed, prelude=prelude, expr=expr)
     em.func(
         "_tool_call_to_wire",
         "(call: ToolCall, path: str, memo: dict[int, Any] | None = None) -> dict[str, Any]",
@@ -318,152 +276,48 @@ def _emit_role_writers(em: "Emitter") -> None:
         assert ir.system.template is not None
         out = Lines()
         fields = _block_fields(ir)
+        blocks_prelude, prelude = out.part(), out.part()
+        blocks_expr = None
         if fields:  # system.blocks: what the plain form cannot carry goes in a one-block content
-            out.add("if " + " or ".join(f"{f} is not NOT_GIVEN" for f in fields) + ":")
-            out.indent()
-            out.add("block = _system_block_to_wire(SystemMessage(content, " + ", ".join(f"{f}={f}" for f in fields) + "), path)")
-            expr = build_message(em, out, ir.system.template, {"content": "[block]", "name": "name"}, "message.system")
-            out.add(f"return {expr}")
-            out.dedent()
-        expr = build_message(em, out, ir.system.template, {"content": "content", "name": "name"}, "message.system")
-        out.add(f"return {expr}")
+            blocks_expr = build_message(em, blocks_prelude, ir.system.template, {"content": "[block]", "name": "name"}, "message.system")
+        expr = build_message(em, prelude, ir.system.template, {"content": "content", "name": "name"}, "message.system")
         params = "".join(f", {f}: {_BLOCK_FIELD_TYPES[f]} = NOT_GIVEN" for f in fields)
         if _names(ir.system.template):
             params += ", name: str | NotGiven = NOT_GIVEN"
+        shape(
+            out, "messages_to_wire", "system_to_wire",
+            block_cond=" or ".join(f"{f} is not NOT_GIVEN" for f in fields), block_args=", ".join(f"{f}={f}" for f in fields),
+            blocks_prelude=blocks_prelude, blocks_expr=blocks_expr, prelude=prelude, expr=expr,
+        )
         em.func("_system_to_wire", f"(content: str, path: str = ''{params}) -> dict[str, Any]", "A system message -> its wire message (system `inline`).", out.lines)
     out = Lines()
-    text = text_content(em, out, "user", "content")
-    if text is not None:
-        out.add("wire_content: Any")
-        out.add("if type(content) is str:  # the common case, inline")
-        out.add(f"    wire_content = {text}")
-        out.add("else:")
-        out.add("    wire_content = _user_content_to_wire(content, f'messages[{i}].content')")
-    else:
-        out.add("wire_content = _user_content_to_wire(content, f'messages[{i}].content')")
-    expr = build_message(em, out, ir.user.template, {"content": "wire_content", "name": "name"}, "message.user")
-    out.add(f"return {expr}")
+    text_prelude, prelude = out.part(), out.part()
+    text = text_content(em, text_prelude, "user", "content")
+    expr = build_message(em, prelude, ir.user.template, {"content": "wire_content", "name": "name"}, "message.user")
+    shape(out, "messages_to_wire", "user_to_wire", text_prelude=text_prelude, text=text, prelude=prelude, expr=expr)
     named = ", name: str | NotGiven = NOT_GIVEN" if _names(ir.user.template) else ""
     em.func("_user_to_wire", f"(content: str | list[Block], i: int{named}) -> dict[str, Any]", "A user message (`messages[i]`) -> its wire message.", out.lines)
     if ir.tool_results.strategy == "group_into_user_message":
         out = Lines()
-        expr = build_message(em, out, ir.user.template, {"content": "results"}, "message.user")
-        out.add(f"return {expr}")
+        prelude = out.part()
+        expr = build_message(em, prelude, ir.user.template, {"content": "results"}, "message.user")
+        shape(out, "messages_to_wire", "returns", prelude=prelude, expr=expr)
         em.func("_results_to_wire", "(results: list[dict[str, Any]]) -> dict[str, Any]", "The user message that carries a run of tool results (`group_into_user_message`).", out.lines)
-    out = Lines()
-    env = {"tool_call_id": "tool_call_id", "content": "wire_content", "name": "name", "is_error": "is_error", "cache_control": "cache_control"}
-    media = ir.tool_results.media
-    if ir.tool_results.content in ("parts", "always_parts"):
-        out.add("wire_content: Any = content")
-        if ir.tool_results.content == "always_parts":
-            # a string is one text part (an empty one too: a result always has content)
-            text_node = ir.parts["text"]
-            assert not isinstance(text_node, str)
-            out.add("if type(content) is str:  # tool_results.content: always_parts, a string as one text part")
-            out.indent()
-            text_expr = em.build_node(out, text_node, {"text": "content", "signature": "NOT_GIVEN"}, "part.text", "''")
-            out.add(f"wire_content = [{text_expr}]")
-            out.dedent()
-        out.add(f"if type(content) is list:  # tool_results.content: {ir.tool_results.content}, written as a user turn's parts")
-        kinds = ir.tool_results.media_parts
-        if kinds:
-            out.add("    taken: list[Block] = []")
-            out.add("    for k, block in enumerate(content):")
-            out.add(f"        if type(block) is not TextBlock and _w.block_kind(block) not in {kinds!r}:  # tool_results.media_parts")
-            out.add("            _w.dropped_part(block, f'messages[{i}].content[{k}]')")
-            out.add("            continue")
-            out.add("        taken.append(block)")
-            out.add("    wire_content = _user_content_to_wire(taken, f'messages[{i}].content')")
-        else:
-            out.add("    wire_content = _user_content_to_wire(content, f'messages[{i}].content')")
-    elif media:
-        out.add("wire_content: Any = content")
-        out.add("media: list[dict[str, Any]] = []")
-        out.add(f"if type(content) is list:  # tool_results.media: the text in {{content}}, the other parts at {'.'.join(media)}")
-        out.add("    wire_content = ''.join(b.text for b in content if type(b) is TextBlock)")
-        out.add("    for k, block in enumerate(content):")
-        out.add("        if type(block) is TextBlock:")
-        out.add("            continue")
-        kinds = ir.tool_results.media_parts
-        if kinds:
-            out.add(f"        if _w.block_kind(block) not in {kinds!r}:  # tool_results.media_parts")
-            out.add("            _w.dropped_part(block, f'messages[{i}].content[{k}]')")
-            out.add("            continue")
-        out.add("        written = _part_to_wire(block, f'messages[{i}].content[{k}]')")
-        out.add("        if written is not None:")
-        out.add("            media.append(written)")
-    else:
-        out.add("wire_content: Any = _w.tool_text(content, f'messages[{i}].content')  # a text-only wire: the text parts, joined")
-    ret = "result_ = {expr}" if media else "return {expr}"
-    if ir.tool_results.error_template is not None:
-        out.add("if is_error is True:  # tool_results.error_wire: a failed result in its own form")
-        out.indent()
-        expr = em.build_node(out, ir.tool_results.error_template, env, "tool_result", "f'messages[{i}]'")
-        out.add(ret.format(expr=expr))
-        if media:
-            out.dedent()
-            out.add("else:")
-            out.indent()
-            expr = em.build_node(out, ir.tool_results.template, env, "tool_result", "f'messages[{i}]'")
-            out.add(ret.format(expr=expr))
-        out.dedent()
-    if not media or ir.tool_results.error_template is None:
-        expr = em.build_node(out, ir.tool_results.template, env, "tool_result", "f'messages[{i}]'")
-        out.add(ret.format(expr=expr))
-    if media:
-        out.add("if media:")
-        out.add(f"    _w.set_in(result_, {tuple(media)!r}, media)")
-        out.add("return result_")
-    em.func(
-        "_tool_result_to_wire",
-        "(tool_call_id: str, content: str | list[Block], name: str | NotGiven, i: int, is_error: bool | NotGiven = NOT_GIVEN, cache_control: dict[str, Any] | NotGiven = NOT_GIVEN) -> dict[str, Any]",
-        f"A tool result (`messages[i]`) -> its wire {'block' if ir.tool_results.strategy == 'group_into_user_message' else 'message'}.",
-        out.lines,
-    )
+    _emit_tool_result_writer(em)
     if ir.tool_calls.placement == "items":
         return
     out = Lines()
-    text = text_content(em, out, "assistant", "body_content")
+    text_prelude, prelude = out.part(), out.part()
+    text = text_content(em, text_prelude, "assistant", "body_content")
     if ir.tool_calls.placement == "content_blocks":
-        out.add("converted: Any = None")
-        if text is not None:
-            out.add("if type(body_content) is str:  # the common case, inline")
-            out.add(f"    converted = {text}")
-            out.add("elif isinstance(body_content, (str, list)):")
-        else:
-            out.add("if isinstance(body_content, (str, list)):")
-        out.add("    converted = _assistant_content_to_wire(body_content, f'messages[{i}].content')")
-        out.add("wire_content: Any")
-        out.add("if calls is not NOT_GIVEN and calls:  # tool calls are content blocks, after the turn's own blocks")
-        out.indent()
-        out.add("wire_content = _as_blocks(converted)")
-        out.add("for k, call in enumerate(calls):")
-        out.add("    wire_content.append(_tool_call_to_wire(call, f'messages[{i}].tool_calls[{k}]', memo))")
-        out.dedent()
-        out.add("else:")
-        out.add("    wire_content = converted if converted is not None else []")
-        out.add("    if not wire_content:")
-        out.add("        raise InvalidRequestError(_EMPTY_TURN, path=f'messages[{i}].content')")
-        expr = build_message(em, out, ir.assistant.template, {"content": "wire_content", "tool_calls": "NOT_GIVEN", "name": "name"}, "message.assistant")
+        expr = build_message(em, prelude, ir.assistant.template, {"content": "wire_content", "tool_calls": "NOT_GIVEN", "name": "name"}, "message.assistant")
     else:
-        out.add("content_out: Any = body_content")
-        if text is not None:
-            out.add("if type(body_content) is str:  # the common case, inline")
-            out.add(f"    content_out = {text}")
-            out.add("elif isinstance(body_content, (str, list)):")
-        else:
-            out.add("if isinstance(body_content, (str, list)):")
-        out.indent()
-        out.add("content_out = _assistant_content_to_wire(body_content, f'messages[{i}].content')")
-        out.dedent()
-        out.add("wire_calls: Any = NOT_GIVEN")
-        out.add("if calls is not NOT_GIVEN and calls:")
-        out.add("    wire_calls = [_tool_call_to_wire(call, f'messages[{i}].tool_calls[{k}]', memo) for k, call in enumerate(calls)]")
-        out.add("elif not content_out:")
-        out.add("    raise InvalidRequestError(_EMPTY_TURN, path=f'messages[{i}].content')")
-        expr = build_message(em, out, ir.assistant.template, {"content": "content_out", "tool_calls": "wire_calls", "name": "name"}, "message.assistant")
-        expr = hook_message_to_wire(em, out, expr, "body_content", "calls", for_request=True)
-    out.add(f"return {expr}")
+        expr = build_message(em, prelude, ir.assistant.template, {"content": "content_out", "tool_calls": "wire_calls", "name": "name"}, "message.assistant")
+        expr = hook_message_to_wire(em, prelude, expr, "body_content", "calls", for_request=True)
+    shape(
+        out, "messages_to_wire", "assistant_to_wire",
+        blocks=ir.tool_calls.placement == "content_blocks", text_prelude=text_prelude, text=text, prelude=prelude, expr=expr,
+    )
     em.func(
         "_assistant_to_wire",
         "(body_content: Any, calls: Any, i: int, memo: dict[int, Any] | None = None" + (", name: str | NotGiven = NOT_GIVEN" if _names(ir.assistant.template) else "") + ") -> dict[str, Any]",
@@ -472,71 +326,58 @@ def _emit_role_writers(em: "Emitter") -> None:
     )
 
 
+def _emit_tool_result_writer(em: "Emitter") -> None:
+    ir = em.ir
+    out = Lines()
+    env = {"tool_call_id": "tool_call_id", "content": "wire_content", "name": "name", "is_error": "is_error", "cache_control": "cache_control"}
+    media = ir.tool_results.media
+    always_prelude = out.part()
+    always_expr = None
+    if ir.tool_results.content == "always_parts":
+        # a string is one text part (an empty one too: a result always has content)
+        text_node = ir.parts["text"]
+        assert not isinstance(text_node, str)
+        always_expr = em.build_node(always_prelude, text_node, {"text": "content", "signature": "NOT_GIVEN"}, "part.text", "''")
+    error_prelude, else_prelude, prelude = out.part(), out.part(), out.part()
+    error_expr = else_expr = expr = None
+    if ir.tool_results.error_template is not None:
+        error_expr = em.build_node(error_prelude, ir.tool_results.error_template, env, "tool_result", "f'messages[{i}]'")
+        if media:
+            else_expr = em.build_node(else_prelude, ir.tool_results.template, env, "tool_result", "f'messages[{i}]'")
+    if not media or ir.tool_results.error_template is None:
+        expr = em.build_node(prelude, ir.tool_results.template, env, "tool_result", "f'messages[{i}]'")
+    shape(
+        out, "messages_to_wire", "tool_result_to_wire",
+        content=ir.tool_results.content, always_prelude=always_prelude, always_expr=always_expr,
+        kinds=ir.tool_results.media_parts, media=tuple(media) if media else (),
+        error_prelude=error_prelude, error_expr=error_expr, else_prelude=else_prelude, else_expr=else_expr, prelude=prelude, expr=expr,
+    )
+    em.func(
+        "_tool_result_to_wire",
+        "(tool_call_id: str, content: str | list[Block], name: str | NotGiven, i: int, is_error: bool | NotGiven = NOT_GIVEN, cache_control: dict[str, Any] | NotGiven = NOT_GIVEN) -> dict[str, Any]",
+        f"A tool result (`messages[i]`) -> its wire {'block' if ir.tool_results.strategy == 'group_into_user_message' else 'message'}.",
+        out.lines,
+    )
+
+
 def _emit_messages_to_wire(em: "Emitter") -> None:
     ir = em.ir
     _emit_role_writers(em)
     out = Lines()
-    out.add("wire_messages: list[dict[str, Any]] = []")
-    from_call = ir.tool_results.name == "from_call"
-    if from_call:
-        out.add("call_names: dict[str, str] = {}  # tool_results name: from_call")
-    grouped = ir.tool_results.strategy == "group_into_user_message"
-    if grouped:
-        out.add("results: list[dict[str, Any]] | None = None  # the open run of grouped tool results")
-    out.add("for i, message in enumerate(messages):")
-    out.indent()
-    # isinstance, as validation tells the roles apart (a subclass is its role, never dropped)
-    if grouped:
-        out.add("if isinstance(message, ToolMessage):")
-        out.indent()
-        name = _result_name(out, from_call)
-        out.add(f"result = _tool_result_to_wire(message.tool_call_id, message.content, {name}, i, message.is_error, message.cache_control)")
-        out.add("if results is None:")
-        out.add("    results = []")
-        out.add("    wire_messages.append(_results_to_wire(results))")
-        out.add("results.append(result)")
-        if ir.cache_point is not None:
-            out.add("if isinstance(message.cache_control, dict):  # request.cache_points")
-            out.add("    results.append(_cache_point_to_wire(message.cache_control, f'messages[{i}].cache_control'))")
-        out.add("continue")
-        out.dedent()
-        out.add("results = None")
-    # user
-    out.add("if isinstance(message, UserMessage):")
-    out.indent()
-    out.add("wire_messages.append(_user_to_wire(message.content, i" + (", message.name" if _names(ir.user.template) else "") + "))")
-    out.add("continue")
-    out.dedent()
-    # system
-    out.add("if isinstance(message, SystemMessage):")
-    out.indent()
-    if ir.system.strategy == "hoist":
-        out.add("continue  # hoisted to the top-level field by request_to_wire")
-    else:
-        fields = _block_fields(ir) + (["name"] if _names(ir.system.template) else [])
-        extra = "".join(f", {f}=message.{f}" for f in fields)
-        out.add("wire_messages.append(_system_to_wire(message.content" + (", f'messages[{i}]'" + extra if fields else "") + "))")
-        out.add("continue")
-    out.dedent()
-    # assistant
-    out.add("if isinstance(message, AssistantMessage):")
-    out.indent()
-    out.add("calls = message.tool_calls")
-    if from_call:
-        out.add("for call in calls or ():")
-        out.add("    call_names[call.id] = call.name")
+    items_writer = None
     if ir.tool_calls.placement == "items":
-        emit_items.emit_assistant_items_to_wire(em, out, build_message)
-    else:
-        out.add("wire_messages.append(_assistant_to_wire(message.content, calls, i, memo" + (", message.name" if _names(ir.assistant.template) else "") + "))")
-        out.add("continue")
-    out.dedent()
-    if not grouped:
-        out.add("assert isinstance(message, ToolMessage)")
-        name = _result_name(out, from_call)
-        out.add(f"wire_messages.append(_tool_result_to_wire(message.tool_call_id, message.content, {name}, i, message.is_error, message.cache_control))")
-    out.dedent()
-    out.add("return wire_messages")
+        items_writer = out.part()
+        emit_items.emit_assistant_items_to_wire(em, items_writer, build_message)
+    fields = [] if ir.system.strategy == "hoist" else _block_fields(ir) + (["name"] if _names(ir.system.template) else [])
+    # isinstance, as validation tells the roles apart (a subclass is its role, never dropped)
+    shape(
+        out, "messages_to_wire", "messages_to_wire",
+        from_call=ir.tool_results.name == "from_call", grouped=ir.tool_results.strategy == "group_into_user_message",
+        cache_point=ir.cache_point is not None, user_args=", message.name" if _names(ir.user.template) else "",
+        system_hoist=ir.system.strategy == "hoist",
+        system_args=", f'messages[{i}]'" + "".join(f", {f}=message.{f}" for f in fields) if fields else "",
+        items_writer=items_writer, assistant_args=", message.name" if _names(ir.assistant.template) else "",
+    )
     strategy = f"system `{ir.system.strategy}`, tool results `{ir.tool_results.strategy}`, tool calls `{ir.tool_calls.placement}`"
     em.func(
         "_messages_to_wire",
@@ -544,19 +385,6 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
         f"Canonical messages -> wire ({strategy}). `memo`: validation's sorted copies (wire.memo_json).",
         out.lines,
     )
-
-
-def _result_name(out: Any, from_call: bool) -> str:
-    """tool_results `name: from_call`: the function name of the earlier call the result answers."""
-    if not from_call:
-        return "message.name"
-    out.add("result_name = call_names.get(message.tool_call_id, message.name)")
-    out.add("if result_name is NOT_GIVEN:")
-    out.add("    raise InvalidRequestError(")
-    out.add("        'no earlier tool call has id ' + repr(message.tool_call_id) + ' and the message names no function; the wire needs its name',")
-    out.add("        path=f'messages[{i}].tool_call_id',")
-    out.add("    )")
-    return "result_name"
 
 
 def build_message(
@@ -596,28 +424,16 @@ def build_message(
 def _emit_tools(em: "Emitter") -> None:
     ir = em.ir
     out = Lines()
-    out.add("params: Any = tool.parameters")
-    if ir.tools.strict == "close_object_schema":
-        out.add("# Strict tools close their object schema (Prompty §7.1.3).")
-        out.add("if tool.strict is True and params is not NOT_GIVEN:")
-        out.add("    params = _w.close_object_schema(params)")
-    elif ir.tools.strict == "close_all_object_schemas":
-        out.add("# Strict tools close every object schema, nested ones too (strict mode).")
-        out.add("if tool.strict is True and params is not NOT_GIVEN:")
-        out.add("    params = _w.close_all_object_schemas(params)")
-    uses_params = any(s.field == "parameters" and not s.optional for s in slots_of(ir.tools.template))
-    if uses_params:
-        out.add("if params is NOT_GIVEN:")
-        if ir.tools.strict in ("close_object_schema", "close_all_object_schemas"):
-            out.add("    # the empty parameter schema of a strict tool is closed too")
-            out.add("    params = _w.close_object_schema({'type': 'object', 'properties': {}}) if tool.strict is True else {'type': 'object', 'properties': {}}")
-        else:
-            out.add("    params = {'type': 'object', 'properties': {}}")
+    prelude = out.part()
     env = {"name": "tool.name", "description": "tool.description", "parameters": "params", "strict": "tool.strict", "cache_control": "tool.cache_control"}
     em.json_memo = True
-    expr = em.build_node(out, ir.tools.template, env, "tool", "path")
+    expr = em.build_node(prelude, ir.tools.template, env, "tool", "path")
     em.json_memo = False
-    out.add(f"return {expr}")
+    shape(
+        out, "content", "tool_to_wire",
+        strict=ir.tools.strict, uses_params=any(s.field == "parameters" and not s.optional for s in slots_of(ir.tools.template)),
+        prelude=prelude, expr=expr,
+    )
     em.func(
         "_tool_to_wire",
         "(tool: Tool, path: str, memo: dict[int, Any] | None = None) -> dict[str, Any]",
@@ -626,23 +442,17 @@ def _emit_tools(em: "Emitter") -> None:
     )
 
     out = Lines()
+    modes = []
     for mode in ("auto", "required", "none"):
-        out.add(f"if choice == {lit(mode)}:")
         how = ir.tool_choice.special.get(mode)
-        if how is None:
-            out.add(f"    return {em.build_node(out, ir.tool_choice.modes[mode], {}, 'tool_choice.tool', 'path')}")
-        elif how == "omit":
-            out.add("    return None  # tool_choice auto: omit (the caller leaves the field out)")
-        elif how == "omit_tools":
-            out.add("    return None  # tool_choice none: omit_tools (request_to_wire leaves the tools and the field out)")
-        else:
-            out.add(f"    raise InvalidRequestError({keyed(f'tool_choice {mode!r} is not supported by {FORMAT_KEY}')}, path='tool_choice')")
-    out.add("assert isinstance(choice, ForcedTool)")
+        prelude = out.part()
+        expr = em.build_node(prelude, ir.tool_choice.modes[mode], {}, "tool_choice.tool", "path") if how is None else None
+        modes.append((mode, how if how in (None, "omit", "omit_tools") else "reject", prelude, expr))
+    forced_prelude = out.part()
+    forced = None
     if "tool" in ir.tool_choice.modes:
-        expr = em.build_node(out, ir.tool_choice.modes["tool"], {"name": "choice.name"}, "tool_choice.tool", "path")
-        out.add(f"return {expr}")
-    else:
-        out.add(f"raise InvalidRequestError({keyed(f'a forced tool (tool_choice tool) is not supported by {FORMAT_KEY}')}, path='tool_choice')")
+        forced = em.build_node(forced_prelude, ir.tool_choice.modes["tool"], {"name": "choice.name"}, "tool_choice.tool", "path")
+    shape(out, "content", "tool_choice_to_wire", modes=modes, forced_prelude=forced_prelude, forced=forced)
     em.func("_tool_choice_to_wire", "(choice: ToolChoice) -> Any", "Canonical tool_choice -> wire.", out.lines)
 
 
