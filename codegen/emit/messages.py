@@ -793,51 +793,22 @@ def emit_unsupported(out: Any, action: str, name: str, path: str, key: str, scop
 def _emit_messages_from_wire(em: "Emitter") -> None:
     ir = em.ir
     out = Lines()
-    out.add("out: list[Message] = []")
-    if ir.tool_calls.placement == "items":
-        out.add("open_turn: Any = None  # the assistant turn the next tool-call item joins")
-        if ir.items.reasoning_match is not None:
-            out.add("pending_reasoning: list[Any] = []  # reasoning items waiting for their turn")
-    out.add("for i, item in enumerate(items):")
-    out.indent()
-    out.add("path = f'{field}[{i}]'")
-    out.add("message = _w.expect_dict(item, path)")
-    item_labels = emit_items.emit_item_dispatch_head(em, out)
-    out.add("role = message.get('role')")
-    item_labels += emit_items.emit_hoisted_system_roles(em, out)
-    def sink(out: Any, role: str, env: dict[str, str]) -> None:
-        if role == "system":
-            extra = "".join(f", {f}={v}" for f, v in env.items() if f != "content")
-            out.add(f"out.append(SystemMessage(content={env['content']}{extra}))")
-        elif role == "user":
-            named = f", name={env['name']}" if "name" in env else ""
-            out.add(f"out.append(UserMessage(content={env['content']}{named}))")
-        elif role == "assistant":
-            if ir.items.reasoning_match is not None:
-                out.add("if pending_reasoning:  # reasoning_items: the turn's reasoning comes first")
-                out.add("    a_content = _with_reasoning(pending_reasoning, a_content)")
-                out.add("    pending_reasoning = []")
-            named = f", name={env['name']}" if "name" in env else ""
-            out.add(f"out.append(AssistantMessage(content={env['content']}, tool_calls={env['tool_calls']}{named}))")
-            if ir.tool_calls.placement == "items":
-                out.add("open_turn = out[-1]")
-        else:
-            out.add(f"out.append({env['message']})")
+    head, hoisted, roles_part = out.part(), out.part(), out.part()
+    item_labels = emit_items.emit_item_dispatch_head(em, head)
+    item_labels += emit_items.emit_hoisted_system_roles(em, hoisted)
+    reasoning = ir.items.reasoning_match is not None
+    placed = ir.tool_calls.placement == "items"
 
-    roles = emit_role_readers(em, out, sink)
-    expected = "; expected one of: " + ", ".join([*(str(r) for r in roles), *item_labels])
-    if ir.unknown == "carry":
-        out.add("continue  # an item or role no row reads: carried for this wire (request.unknown: carry)")
-    else:
-        out.add(f"raise _w.WireShapeError(path + '.role', 'unsupported role ' + repr(role) + {lit(expected)})")
-    out.dedent()
-    if ir.tool_calls.missing_id == "synthesize":
-        out.add("# tool_calls missing_id: synthesize -- results without an id answer the earliest open call of their name.")
-        out.add("_w.pair_tool_results(out, field)")
-    if ir.items.reasoning_match is not None:
-        out.add("if pending_reasoning:")
-        out.add("    raise _w.WireShapeError(field, 'a reasoning item must be followed by the assistant turn it belongs to')")
-    out.add("return out")
+    def sink(out: Any, role: str, env: dict[str, str]) -> None:
+        shape(out, "messages_from_wire", "build", role=role, env=env, reasoning=reasoning, items=placed)
+
+    roles = emit_role_readers(em, roles_part, sink)
+    shape(
+        out, "messages_from_wire", "messages_from_wire",
+        items=placed, reasoning=reasoning, head=head, hoisted=hoisted, roles=roles_part, carry=ir.unknown == "carry",
+        expected="; expected one of: " + ", ".join([*(str(r) for r in roles), *item_labels]),
+        synthesize=ir.tool_calls.missing_id == "synthesize",
+    )
     em.func("_messages_from_wire", "(items: list[Any], field: str) -> list[Message]", "Wire messages -> canonical messages.", out.lines)
 
 
@@ -851,8 +822,11 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None,
     is a wire list (`raw`): the fused translators translate its parts in one pass. Returns the
     wire roles read. A role template that places `{name?}` reads it first (`name_`, handed to
     `sink` as env `name`); `on_name(out, key)`, when given, emits instead what to do with a
-    message that has that key (the fused translators leave a named message to the two-step path)."""
+    message that has that key (the fused translators leave a named message to the two-step path).
+    Each branch is laid out by templates/functions/messages_from_wire.jinja `role_reader`; the
+    callbacks write fragments it places."""
     ir = em.ir
+    carry = ir.unknown == "carry"
     templates: list[tuple[str, Obj]] = []
     if ir.system.strategy == "inline" and ir.system.template is not None:  # inline always has one
         templates.append(("system", ir.system.template))
@@ -865,74 +839,53 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None,
     for role, node in templates:
         wire_role = next((c.value for k, c in node.items if k == "role" and isinstance(c, Lit)), None)
         roles.append(wire_role)
+        read_also = ()
         if role == "system" and ir.system.read_also:
             roles.extend(ir.system.read_also)
-            out.add(f"if role == {lit(wire_role)} or role in {lit(tuple(ir.system.read_also))}:")
-        else:
-            out.add(f"if role == {lit(wire_role)}:")
-        out.indent()
+            read_also = tuple(ir.system.read_also)
         content_key = next((k for k, c in node.items if isinstance(c, Slot) and c.field == "content"), None)
         named: dict[str, str] = {}
         name_key = next((k for k, c in node.items if isinstance(c, Slot) and c.field == "name"), None) if role != "tool" else None
+        name = None
         if name_key is not None and on_name is not None:  # the participant's name (OpenAI Chat `name`)
-            on_name(out, name_key)
+            name = out.part()
+            on_name(name, name_key)
         elif name_key is not None:
-            out.add(f"name_ = message.get({lit(name_key)})")
-            out.add(f"name_ = NOT_GIVEN if name_ is None else name_ if type(name_) is str else _w.optional_str(message, {lit(name_key)}, path)")
             named = {"name": "name_"}
+        fields = _block_fields(ir) if role == "system" else []
+        user_part, assistant = out.part(), out.part()
+        sinks: list[Any] = []
+        user_read = ""
+
+        def to(role: str, env: dict[str, str]) -> None:
+            part = out.part()
+            sink(part, role, env)
+            sinks.append(part)
+
         if role == "system":
-            out.add(f"text = message.get({lit(content_key)})")
-            fields = _block_fields(ir)
-            env = {}
-            if fields:
-                out.add("system_block: Any = None")
-                out.add("if type(text) is list and len(text) == 1:  # system.blocks: one block, read whole")
-                out.add(f"    system_block = _system_block_from_wire(text[0], path + {lit('.' + str(content_key) + '[0]')})")
-                out.add("    text = system_block.content")
-                env = {f: f"(system_block.{f} if system_block is not None else NOT_GIVEN)" for f in fields}
-            out.add("if type(text) is list:  # an array of text parts: joined")
-            out.add("    text = ''.join(_w.member_str(_w.expect_dict(p, f'{path}.content[{j}]'), 'text', f'{path}.content[{j}]') for j, p in enumerate(text))")
-            sink(out, "system", {"content": f"text if type(text) is str else _w.expect_str(text, path + {lit('.' + str(content_key))})", **env, **named})
+            env = {f: f"(system_block.{f} if system_block is not None else NOT_GIVEN)" for f in fields}
+            to("system", {"content": f"text if type(text) is str else _w.expect_str(text, path + {lit('.' + str(content_key))})", **env, **named})
         elif role == "user":
-            out.add(f"raw = message.get({lit(content_key)})  # a string is the content as it is")
             if user_list is not None:
-                user_list(out, "raw")
+                user_list(user_part, "raw")
             points = ", points=True" if ir.cache_point is not None else ""  # request.cache_points
-            out.add(f"content = raw if type(raw) is str else _w.user_content(_w.member(message, {lit(content_key)}, path), path + {lit('.' + str(content_key))}, _read_user_part, {ir.unknown == 'carry'}{points})")
+            user_read = f"_w.user_content(_w.member(message, {lit(content_key)}, path), path + {lit('.' + str(content_key))}, _read_user_part, {carry}{points})"
             if ir.tool_results.strategy == "group_into_user_message":
-                out.add("if type(content) is list and any(type(p) is ToolMessage for p in content):")
-                out.indent()
-                out.add("# OpenArmature §8.2.1.2: tool results split into tool messages, other runs stay user turns.")
-                out.add("run: list[Any] = []")
-                out.add("for p in content:")
-                out.indent()
-                out.add("if type(p) is ToolMessage:")
-                out.indent()
-                out.add("if run:")
-                out.indent()
-                sink(out, "user", {"content": "run", "list": "yes"})
-                out.add("run = []")
-                out.dedent()
-                sink(out, "tool", {"message": "p"})
-                out.dedent()
-                out.add("else:")
-                out.add("    run.append(p)")
-                out.dedent()
-                out.add("if run:")
-                out.indent()
-                sink(out, "user", {"content": "run", "list": "yes"})
-                out.dedent()
-                out.add("continue")
-                out.dedent()
-            sink(out, "user", {"content": "content", **named})
+                to("user", {"content": "run", "list": "yes"})
+                to("tool", {"message": "p"})
+                to("user", {"content": "run", "list": "yes"})
+            to("user", {"content": "content", **named})
         elif role == "assistant":
-            _emit_assistant_reader(em, out, node, content_key, "message", "path", "False")
-            sink(out, "assistant", {"content": "a_content", "tool_calls": "a_calls", **named})
+            _emit_assistant_reader(em, assistant, node, content_key, "message", "path", "False")
+            to("assistant", {"content": "a_content", "tool_calls": "a_calls", **named})
         else:
-            out.add("tool_message = _read_tool_result(message, path)")
-            sink(out, "tool", {"message": "tool_message"})
-        out.add("continue")
-        out.dedent()
+            to("tool", {"message": "tool_message"})
+        shape(
+            out, "messages_from_wire", "role_reader",
+            role=role, wire_role=wire_role, read_also=read_also, name=name, name_key=name_key, content_key=content_key,
+            block_fields=fields, user_list=user_part, user_read=user_read,
+            grouped=ir.tool_results.strategy == "group_into_user_message", assistant=assistant, sinks=sinks,
+        )
     return roles
 
 
@@ -944,69 +897,21 @@ def _child(path: str, key: Any) -> str:
 def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any, src: str, path: str, lenient: str) -> None:
     """Binds `a_content` and `a_calls` from a wire assistant message."""
     ir = em.ir
-    content_path = _child(path, content_key)
-    calls_path_expr = _child(path, next((k for k, c in node.items if isinstance(c, Slot) and c.field == "tool_calls"), "tool_calls"))
     calls_key = next((k for k, c in node.items if isinstance(c, Slot) and c.field == "tool_calls"), None)
     content_slot = next((c for k, c in node.items if isinstance(c, Slot) and c.field == "content"), None)
-    if content_slot is not None and not content_slot.optional:
-        out.add(f"raw_content = _w.member({src}, {lit(content_key)}, {path})  # required by the template")
-    else:
-        out.add(f"raw_content = {src}.get({lit(content_key)}, NOT_GIVEN)")
-    out.add("a_calls: Any = NOT_GIVEN")
-    out.add("a_content: Any = NOT_GIVEN")
-    if ir.tool_calls.placement == "content_blocks":
-        out.add("if raw_content is not NOT_GIVEN:")
-        out.indent()
-        out.add(f"content_path = {content_path}")
-        out.add("items_ = _w.expect_list(raw_content, content_path) if type(raw_content) is not str else raw_content")
-        out.add("if type(items_) is str:")
-        out.add("    a_content = items_")
-        out.add("else:")
-        out.indent()
-        out.add("blocks_: list[Any] = []")
-        out.add("calls_: list[ToolCall] = []")
-        if ir.cache_point is not None:
-            out.add("last_: Any = None  # the part a cache point marks")
-        out.add("for j, item in enumerate(items_):")
-        out.indent()
-        out.add(f"p = _read_assistant_part(item, f'{{content_path}}[{{j}}]', {lenient})")
-        if ir.cache_point is not None:
-            out.add("if isinstance(p, _w.CachePoint):  # request.cache_points: for the part before it")
-            out.add(f"    _w.attach_cache_point(last_, p, {ir.unknown == 'carry'})")
-            out.add("    last_ = None")
-            out.add("    continue")
-            out.add("last_ = p")
-        if ir.unknown == "carry":
-            out.add("if isinstance(p, _w.Skipped):  # request.unknown: carry")
-            out.add("    continue")
-        out.add("if type(p) is ToolCall:")
-        out.add("    calls_.append(p)")
-        out.add("else:")
-        out.add("    blocks_.append(p)")
-        out.dedent()
-        out.add("a_content = blocks_")
-        if ir.tool_calls.missing_id == "synthesize":
-            out.add("for k, call_ in enumerate(calls_):  # tool_calls missing_id: synthesize (deterministic)")
-            out.add("    if not call_.id:")
-            out.add("        call_.id = _w.synthesized_call_id(call_.name, call_.arguments, k)")
-        out.add("if calls_:")
-        out.add("    a_calls = calls_")
-        out.dedent()
-        out.dedent()
-    else:
-        out.add("if type(raw_content) is str:  # a string is the content as it is")
-        out.add("    a_content = raw_content")
-        out.add("elif raw_content is not NOT_GIVEN:")
-        points = ", points=True" if ir.cache_point is not None else ""  # request.cache_points
-        out.add(f"    a_content = _w.assistant_content(raw_content, {content_path}, _read_assistant_part, {ir.unknown == 'carry'}{points})")
-        if calls_key is not None:  # placement `items`: tool calls are items of their own
-            out.add(f"raw_calls = {src}.get({lit(calls_key)})")
-            out.add("if raw_calls is not None:")
-            out.indent()
-            out.add(f"calls_path = {calls_path_expr}")
-            out.add(f"a_calls = [_read_tool_call(_w.expect_dict(c, f'{{calls_path}}[{{k}}]'), f'{{calls_path}}[{{k}}]', {lenient}) for k, c in enumerate(_w.expect_list(raw_calls, calls_path))]")
-            out.dedent()
-        hook_message_from_wire(em, out, src, path)
+    reasoning = out.part()
+    if ir.tool_calls.placement != "content_blocks":
+        hook_message_from_wire(em, reasoning, src, path)
+    shape(
+        out, "messages_from_wire", "assistant_reader",
+        required=content_slot is not None and not content_slot.optional, src=src, content_key=content_key, path=path,
+        blocks=ir.tool_calls.placement == "content_blocks", content_path=_child(path, content_key),
+        cache_point=ir.cache_point is not None, carry=ir.unknown == "carry", lenient=lenient,
+        synthesize=ir.tool_calls.missing_id == "synthesize",
+        points=", points=True" if ir.cache_point is not None else "",  # request.cache_points
+        calls_key=calls_key,  # placement `items`: tool calls are items of their own
+        calls_path=_child(path, calls_key if calls_key is not None else "tool_calls"), reasoning=reasoning,
+    )
 
 
 def _emit_request_from_wire(em: "Emitter") -> None:
