@@ -564,91 +564,90 @@ def emit_options_to_wire(
             opt.has_default or opt.required or (derive is not None and derive.source in only)
         ):
             continue
-        value = f"value_{opt.name}"
+        row = SimpleNamespace(name=opt.name, header=opt.header, header_deopt=only is not None and opt.name in only)
         if opt.header is not None:  # a request header (HEADER_OPTIONS), never a body field
-            out.add(f"# {opt.name}: sent as the request header {opt.header} (HEADER_OPTIONS), not in the body")
-            if only is not None and opt.name in only:  # a fused translator writes a body only
-                out.add(f"if value_{opt.name} is not NOT_GIVEN:")
-                out.add("    raise _Deopt  # the header travels beside the body: the two-step way")
+            shape(out, "options", "option_row", o=row)  # a fused translator writes a body only
             continue
         action = opt.unsupported or ("drop" if opt.wire is None else None)  # None: the option is sent
+        row.action = action
         if action == "drop":
-            out.add(f"# {opt.name}: silently dropped, as the mapping declares")
+            shape(out, "options", "option_row", o=row)
             continue
-        if bind and (opt.values or opt.name in OBJECT_OPTIONS):  # re-spelled or copied below: any wire type
-            out.add(f"{value}: Any = config.{opt.name}")
-        elif bind:
-            out.add(f"{value} = config.{opt.name}")
+        row.bind = None
+        if bind:  # re-spelled or copied below: any wire type
+            row.bind = "any" if opt.values or opt.name in OBJECT_OPTIONS else "plain"
         elif only is not None and opt.name not in only and not (opt.has_default or opt.required):
-            out.add(f"{value}: Any = NOT_GIVEN")
+            row.bind = "unset"
         path = f"config.{opt.name}"
+        row.path = path
+        row.derive = out.part()
         if derive is not None and action is None:
-            _emit_derive(em, out, opt, derive, bind, only, bound)
+            _emit_derive(em, row.derive, opt, derive, bind, only, bound)
+        row.spelled = None
         if opt.values and action is None:
             spelled: dict[Any, str] = {}
             for wire_value, canonical in opt.values:
                 spelled.setdefault(canonical, wire_value)
-            out.add(f"if {value} is not NOT_GIVEN:  # values: the wire's spelling; a value it does not list is not sent")
-            out.add(f"    {value} = {lit(spelled)}.get({value}, NOT_GIVEN)")
+            row.spelled = spelled
         bound.add(opt.name)
         if action is not None:
-            out.add(f"if {value} is not NOT_GIVEN:")
-            out.indent()
-            emit_unsupported(out, action, opt.name, path, FORMAT_KEY, warn_into=warn_into)
-            out.dedent()
+            row.unsupported = out.part()
+            emit_unsupported(row.unsupported, action, opt.name, path, FORMAT_KEY, warn_into=warn_into)
+            shape(out, "options", "option_row", o=row)
             continue
         wire = opt.wire
         assert wire is not None  # action None: the option is sent, so it has a wire field
-        if opt.required:
-            out.add(f"if {value} is NOT_GIVEN:")
-            out.add(f"    raise InvalidRequestError({keyed(opt.name + ' is required by ' + FORMAT_KEY)}, path={lit(path)})")
-        if opt.has_default and not extras:
-            out.add(f"if {value} is NOT_GIVEN:")
-            out.add(f"    {value} = {lit(opt.default)}  # the mapping's default")
-        elif opt.has_default:
-            out.add(f"if {value} is NOT_GIVEN and not (extras and {lit(_extras_key(ir, wire))} in extras):")
-            out.add(f"    {value} = {lit(opt.default)}  # the mapping's default; an extras value rides instead")
-        if opt.requires == "response_schema" and not bind:
-            out.add(f"# {opt.name}: only with a response schema, which a fused translator never writes")
+        row.required = opt.required
+        row.default = None if not opt.has_default else "fixed" if not extras else "unless_extras"
+        row.default_value = opt.default
+        row.extras_key = _extras_key(ir, wire)
+        row.schema_only = opt.requires == "response_schema" and not bind
+        if row.schema_only:
+            shape(out, "options", "option_row", o=row)
             continue
-        requires = {
+        row.requires = {
             None: ":",
             "tools": " and isinstance(tools, list) and tools:  # requires tools: the API refuses it without them",
             "response_schema": " and isinstance(schema, dict) and mode == 'native':  # requires the response schema's object",
             "no_response_schema": " and not (isinstance(schema, dict) and mode == 'native'):  # a native schema says it already",
         }[opt.requires if bind or opt.requires != "no_response_schema" else None]  # fused: never a schema
-        out.add(f"if {value} is not NOT_GIVEN{requires}")
-        out.indent()
-        if opt.maximum is not None:
-            why = f" is more than {FORMAT_KEY}'s {opt.wire} takes (at most {opt.maximum})"
-            out.add(f"if type({value}) is int and {value} > {opt.maximum}:  # option maximum")
-            out.add(f"    raise InvalidRequestError(repr({value}) + {keyed(why)}, path={lit(path)})")
-        wire_value = f"not {value}" if opt.negate else f"dict({value})" if opt.name in OBJECT_OPTIONS else value
-        for rule in opt.model_rules:
-            var = em.regex(rule.regex)
-            out.add(f"if {var}.match(model) is not None:  # models{'_except' if rule.excepted else ''}: {lit(rule.patterns)}")
-            out.indent()
-            if rule.wire is not None:
-                out.add(assign(ir, rule.wire, wire_value) + "  # scoped: another wire name for these models")
-            else:
-                emit_unsupported(out, rule.action, opt.name, path, FORMAT_KEY, scoped=True, warn_into=warn_into)
-            out.dedent()
-            out.add("else:")
-            out.indent()
-        if opt.with_keys:
-            parent, leaf = wire.rsplit(".", 1)
-            out.add(f"container = _w.container_in(body, {lit(tuple(parent.split('.')))})")
-            for key, const in opt.with_keys.items():
-                out.add(f"container.setdefault({lit(key)}, {lit(const)})  # `with`: written beside it")
-            out.add(f"container[{lit(leaf)}] = {wire_value}" + ("  # negate: the wire says it the other way round" if opt.negate else ""))
-        else:
-            out.add(assign(ir, wire, wire_value) + ("  # negate: the wire says it the other way round" if opt.negate else ""))
-        for _ in opt.model_rules:
-            out.dedent()
-        out.dedent()
+        row.maximum = opt.maximum
+        row.wire = opt.wire
+        row.write = out.part()
+        _emit_option_write(em, row.write, opt, path, warn_into)
+        shape(out, "options", "option_row", o=row)
         if opt.merge:
             additive.append((_extras_key(ir, wire), opt.merge_coerce_string))
     return additive
+
+
+def _emit_option_write(em: "Emitter", out: Lines, opt: Any, path: str, warn_into: str | None) -> None:
+    """The statements writing an option's value: in each `models` scope another wire name (or
+    the scope's action), else the row's field (`with`: beside constant keys)."""
+    ir = em.ir
+    wire = opt.wire
+    value = f"value_{opt.name}"
+    wire_value = f"not {value}" if opt.negate else f"dict({value})" if opt.name in OBJECT_OPTIONS else value
+    for rule in opt.model_rules:
+        var = em.regex(rule.regex)
+        out.add(f"if {var}.match(model) is not None:  # models{'_except' if rule.excepted else ''}: {lit(rule.patterns)}")
+        out.indent()
+        if rule.wire is not None:
+            out.add(assign(ir, rule.wire, wire_value) + "  # scoped: another wire name for these models")
+        else:
+            emit_unsupported(out, rule.action, opt.name, path, FORMAT_KEY, scoped=True, warn_into=warn_into)
+        out.dedent()
+        out.add("else:")
+        out.indent()
+    negated = "  # negate: the wire says it the other way round" if opt.negate else ""
+    if opt.with_keys:
+        parent, leaf = wire.rsplit(".", 1)
+        out.add(f"container = _w.container_in(body, {lit(tuple(parent.split('.')))})")
+        for key, const in opt.with_keys.items():
+            out.add(f"container.setdefault({lit(key)}, {lit(const)})  # `with`: written beside it")
+        out.add(f"container[{lit(leaf)}] = {wire_value}" + negated)
+    else:
+        out.add(assign(ir, wire, wire_value) + negated)
 
 
 def _phase(ir: Any, opt: Any) -> int:
@@ -687,43 +686,21 @@ def _emit_derive(em: "Emitter", out: Any, opt: Any, derive: Any, bind: bool, onl
         src_expr = f"value_{derive.source}"
     else:
         return
-    out.add(f"if {value} is NOT_GIVEN:  # derive: from {derive.source} (mapping row {opt.name}.derive)")
-    out.indent()
-    out.add(f"source_value: Any = {src_expr}")
+    sent_for = None
     if source.wire is not None and source.unsupported is None:  # sent, except for some models
-        var = em.regex("|".join(f"(?:{rule.regex})" for rule in source.model_rules if rule.wire is None))
-        out.add(f"if source_value is not NOT_GIVEN and {var}.match(model) is None:  # sent as itself for this model")
-        out.add("    source_value = NOT_GIVEN")
-    if derive.table:
-        out.add(f"{value} = {{{', '.join(f'{lit(k)}: {lit(v)}' for k, v in derive.table)}}}.get(source_value, NOT_GIVEN) if type(source_value) is str else NOT_GIVEN")
-    else:
-        keyword = "if"
-        out.add("if type(source_value) is int:")
-        out.indent()
-        for upto, result in derive.steps:
-            out.add(f"{keyword} source_value <= {upto}:")
-            out.add(f"    {value} = {lit(result)}")
-            keyword = "elif"
-        out.dedent()
+        sent_for = em.regex("|".join(f"(?:{rule.regex})" for rule in source.model_rules if rule.wire is None))
+    limit = None
     if derive.below is not None:
         below = next(o for o in ir.options if o.name == derive.below)
         if bind and derive.below not in bound:
             limit = f"config.{derive.below}"
         elif derive.below in bound or below.has_default or (only is not None and derive.below in only):
             limit = f"value_{derive.below}"
-        else:
-            limit = "NOT_GIVEN"
-        if limit != "NOT_GIVEN":
-            out.add(f"limit: Any = {limit}")
-            out.add(f"if type({value}) is int and type(limit) is int and {value} >= limit:  # derive.below: {derive.below}")
-            out.add(f"    {value} = limit - 1")
-    if derive.minimum is not None:
-        out.add(f"if type({value}) is int and {value} < {derive.minimum}:  # derive.minimum: not sent")
-        out.add(f"    {value} = NOT_GIVEN")
-    if derive.unless_forced:
-        out.add("if tool_choice == 'required' or (tool_choice is not NOT_GIVEN and type(tool_choice) is not str):  # derive.unless_forced")
-        out.add(f"    {value} = NOT_GIVEN")
-    out.dedent()
+    shape(
+        out, "options", "derive",
+        name=opt.name, source=derive.source, source_expr=src_expr, sent_for=sent_for, table=derive.table, steps=derive.steps,
+        below=derive.below, limit=limit, minimum=derive.minimum, unless_forced=derive.unless_forced,
+    )
 
 
 def emit_tools_to_wire(em: "Emitter", out: Any, ref: str = "") -> None:
@@ -1005,59 +982,54 @@ def _emit_request_from_wire(em: "Emitter") -> None:
 
     # tool reader
     out = Lines()
+    reader = out.part()
     got: dict[str, str] = {}
-    em.unmodeled(out, "tool", "tool", "path")
-    em.read_node(out, ir.tools.template, "tool", "path", "tool", got)
-    args = [f"name={got['name']}"]
-    for name in ("description", "parameters", "strict", "cache_control"):
-        if name in got:
-            args.append(f"{name}={got[name]}")
-    out.add(f"return Tool({', '.join(args)})")
+    em.unmodeled(reader, "tool", "tool", "path")
+    em.read_node(reader, ir.tools.template, "tool", "path", "tool", got)
+    args = [f"{name}={got[name]}" for name in ("name", "description", "parameters", "strict", "cache_control") if name == "name" or name in got]
+    shape(out, "messages_to_wire", "returns", prelude=reader, expr=f"Tool({', '.join(args)})")
     em.func("_read_tool", "(tool: dict[str, Any], path: str) -> Tool", "Wire tool definition -> canonical tool.", out.lines)
 
     # tool choice reader
     out = Lines()
     path = lit(ir.tool_choice.field)
+    checks = out.part()
     if ir.unmodeled.get("tool_choice"):
-        checks = Lines()
-        checks.level = out.level + 1
-        em.unmodeled(checks, "tool_choice", "value", path)
-        if checks.lines:  # `drop`/`carry` rows generate no check
-            out.add("if type(value) is dict:")
-            out.lines.extend(checks.lines)
-    # The forced-tool form first, told apart by the keys that hold {name} as well as its literals
-    # (Gemini's {mode: ANY, allowedFunctionNames: [..]} beside required's {mode: ANY}).
+        em.unmodeled(checks, "tool_choice", "value", path)  # `drop`/`carry` rows generate no check
+    forced_conds = forced_name = None
+    forced_reader = out.part()
     if "tool" in ir.tool_choice.modes:
         node = ir.tool_choice.modes["tool"]
-        conds = " and ".join([em.dispatch_conditions(node, "value"), *em.presence_conditions(node, "value")])
-        out.add(f"if type(value) is dict and {conds}:")
-        out.indent()
+        forced_conds = " and ".join([em.dispatch_conditions(node, "value"), *em.presence_conditions(node, "value")])
         got = {}
-        em.read_node(out, node, "value", path, "tool_choice.tool", got)
-        out.add(f"return ForcedTool(name={got['name']})")
-        out.dedent()
+        em.read_node(forced_reader, node, "value", path, "tool_choice.tool", got)
+        forced_name = got["name"]
+    modes = []
     for mode in ("auto", "required", "none"):
         if mode not in ir.tool_choice.modes:
             continue  # omit (read as absent) or reject (never written)
         node = ir.tool_choice.modes[mode]
         if isinstance(node, Lit):
-            out.add(f"if value == {lit(node.value)}:")
+            modes.append((mode, f"value == {lit(node.value)}"))
         else:
             # its literals and every top-level key it writes: `{auto: {}}` and `{any: {}}`
             # (Bedrock) differ only by their keys
             keys = [f"{lit(k)} in value" for k, c in node.items if not isinstance(c, Lit)] if isinstance(node, Obj) else []
-            out.add(f"if type(value) is dict and {' and '.join([*keys, em.dispatch_conditions(node, 'value')])}:")
-        out.add(f"    return {lit(mode)}")
-    out.add(f"raise _w.WireShapeError({path}, 'unsupported tool_choice ' + repr(value))")
+            modes.append((mode, f"type(value) is dict and {' and '.join([*keys, em.dispatch_conditions(node, 'value')])}"))
+    shape(
+        out, "request_from_wire", "read_tool_choice",
+        path=path, checks=checks.lines, forced_conds=forced_conds, forced_reader=forced_reader, forced_name=forced_name, modes=modes,
+    )
     em.func("_read_tool_choice", "(value: Any) -> ToolChoice", "Wire tool_choice -> canonical.", out.lines)
 
     if st is not None and st["mode"] == "native":
         out = Lines()
+        reader = out.part()
         got = {}
         assert ir.structured_template is not None
-        em.unmodeled(out, "structured_output", "value", "path")
-        em.read_node(out, ir.structured_template, "value", "path", "structured_output", got)
-        out.add(f"return {got['schema']}")
+        em.unmodeled(reader, "structured_output", "value", "path")
+        em.read_node(reader, ir.structured_template, "value", "path", "structured_output", got)
+        shape(out, "messages_to_wire", "returns", prelude=reader, expr=got["schema"])
         em.func("_read_structured_output", "(value: dict[str, Any], path: str) -> dict[str, Any]", "Wire structured-output field -> the JSON Schema it carries.", out.lines)
 
 
