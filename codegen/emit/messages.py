@@ -707,34 +707,21 @@ def emit_tools_to_wire(em: "Emitter", out: Any, ref: str = "") -> None:
     """The tools and tool_choice rows, from the locals `tools` and `tool_choice` into `body`;
     `ref` prefixes the module's own builders (`_dst.` in a fused translator)."""
     ir = em.ir
-    if ir.tool_choice.special.get("none") == "omit_tools":
-        # no none mode on this wire: a model shown no tools calls none. A turn that already
-        # holds tool calls or results needs the tools declared to be read (Bedrock refuses it
-        # without them), so such a request is refused here, as `reject` would
-        out.add("if tool_choice == 'none':  # tool_choice none: omit_tools")
-        out.add("    if any(isinstance(m, ToolMessage) or (isinstance(m, AssistantMessage) and m.tool_calls is not NOT_GIVEN and m.tool_calls) for m in req.messages):")
-        message = f"tool_choice 'none' is sent by leaving the tools out, which {FORMAT_KEY} does not take beside earlier tool calls or results"
-        out.add(f"        raise InvalidRequestError({keyed(message)}, path='tool_choice')")
-        out.add("    tools = NOT_GIVEN  # the tools and the tool_choice field are left out")
-    out.add("if tools is not NOT_GIVEN and tools:")
     tools_expr = f"[{ref}_tool_to_wire(tool, f'tools[{{j}}]', memo) for j, tool in enumerate(tools)]"
     if ir.cache_point is not None:  # request.cache_points: a breakpoint item after its tool
         tools_expr = f"[w for j, tool in enumerate(tools) for w in ({ref}_tool_to_wire(tool, f'tools[{{j}}]', memo), *(() if not isinstance(tool.cache_control, dict) else ({ref}_cache_point_to_wire(tool.cache_control, f'tools[{{j}}].cache_control'),)))]"
     if ir.tools.group is not None:
         tools_expr = f"[{{{lit(ir.tools.group)}: {tools_expr}}}]  # tools group: one wrapper object"
-    out.add(f"    {assign(ir, ir.tools.field, tools_expr)}")
-    if ir.tools.strict_all is not None:
-        out.add(f"    if (strict_all := _w.strict_of_all(tools)) is not None:  # tools.strict_all: every tool says the same")
-        out.add(f"        {assign(ir, ir.tools.strict_all, 'strict_all')}")
     # `requires: tools`: the field is left out when no tool is sent
     given = "not isinstance(tool_choice, NotGiven)" + (" and tools is not NOT_GIVEN and bool(tools)" if ir.tool_choice.requires_tools else "")
-    note = "  # tool_choice requires: tools" if ir.tool_choice.requires_tools else ""
-    if any(how in ("omit", "omit_tools") for how in ir.tool_choice.special.values()):
-        out.add(f"if {given} and (wire_choice := " + ref + "_tool_choice_to_wire(tool_choice)) is not None:  # omit: the field is left out" + note)
-        out.add(f"    {assign(ir, ir.tool_choice.field, 'wire_choice')}")
-    else:
-        out.add(f"if {given}:{note}")
-        out.add(f"    {assign(ir, ir.tool_choice.field, ref + '_tool_choice_to_wire(tool_choice)')}")
+    shape(
+        out, "options", "tools_rows",
+        assign=lambda field, expr: assign(ir, field, expr), ref=ref,
+        omit_tools=ir.tool_choice.special.get("none") == "omit_tools",
+        tools_field=ir.tools.field, tools_expr=tools_expr, strict_all=ir.tools.strict_all, choice_field=ir.tool_choice.field,
+        given=given, omit=any(how in ("omit", "omit_tools") for how in ir.tool_choice.special.values()),
+        note="  # tool_choice requires: tools" if ir.tool_choice.requires_tools else "",
+    )
 
 
 def _extras_key(ir: Any, wire: str) -> str | None:
