@@ -47,6 +47,7 @@ _ENV = jinja2.Environment(
 _ENV.filters["lit"] = lit
 _ENV.filters["keyed"] = keyed
 _ENV.filters["code"] = _code
+_ENV.filters["tuple"] = tuple
 _ENV.globals["FORMAT_KEY"] = FORMAT_KEY  # a message naming the format: `(... ~ FORMAT_KEY ~ ...)|keyed`
 
 
