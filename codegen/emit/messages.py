@@ -446,8 +446,8 @@ def _emit_tools(em: "Emitter") -> None:
     for mode in ("auto", "required", "none"):
         how = ir.tool_choice.special.get(mode)
         prelude = out.part()
-        expr = em.build_node(prelude, ir.tool_choice.modes[mode], {}, "tool_choice.tool", "path") if how is None else None
-        modes.append((mode, how if how in (None, "omit", "omit_tools") else "reject", prelude, expr))
+        mode_expr = em.build_node(prelude, ir.tool_choice.modes[mode], {}, "tool_choice.tool", "path") if how is None else None
+        modes.append((mode, how if how in (None, "omit", "omit_tools") else "reject", prelude, mode_expr))
     forced_prelude = out.part()
     forced = None
     if "tool" in ir.tool_choice.modes:
@@ -803,7 +803,7 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None,
     for role, node in templates:
         wire_role = next((c.value for k, c in node.items if k == "role" and isinstance(c, Lit)), None)
         roles.append(wire_role)
-        read_also = ()
+        read_also: tuple[str, ...] = ()
         if role == "system" and ir.system.read_also:
             roles.extend(ir.system.read_also)
             read_also = tuple(ir.system.read_also)
@@ -1063,14 +1063,15 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     )
     em.func("_response_from_wire", "(body: Any) -> Response", "Wire response body -> canonical response.", out.lines)
 
-    coerced = ir.structured is not None and "tool_coercion" in structured_modes(ir)
+    st = ir.structured
+    coerced_tool = st["tool"]["name"] if st is not None and "tool_coercion" in structured_modes(ir) else None
     em.func(
         "response_from_wire",
         f"(body: {wire_type(ir.key, 'Response')} | Mapping[str, Any], *, response_schema: dict[str, Any] | None = None, structured_output: str | None = None) -> Response",
         f"{ir.title} response body -> canonical Response (`raw` is the body). With a `response_schema`, `parsed` is set or StructuredOutputInvalidError raised.",
         shaped(
             "responses", "response_from_wire_public",
-            response_in="response_in" in ir.strategy_hooks, coerced_tool=ir.structured["tool"]["name"] if coerced else None,
+            response_in="response_in" in ir.strategy_hooks, coerced_tool=coerced_tool,
         ),
     )
     em.parts.public.append("response_from_wire")

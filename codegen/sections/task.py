@@ -533,52 +533,23 @@ def _option_maps(opt: OptionIR) -> str:
 
 def emit_option_to_wire(out: Lines, opt: OptionIR, input_keys: tuple[str, ...] = ()) -> None:
     """config.<option> -> its wire field (mappings/README.md "request (non-chat kinds)")."""
-    path = f"config.{opt.name}"
+    unsupported = None
     if opt.wire is None:
-        out.add(f"if config.{opt.name} is not NOT_GIVEN:  # options.{opt.name}: the API has no such field")
-        out.indent()
-        emit_unsupported(out, opt.unsupported, opt.name, path, FORMAT_KEY)
-        out.dedent()
-        return
-    var = f"option_{opt.name}"
-    out.add(f"{var}: Any = config.{opt.name}")
-    if opt.default is not None:
-        # the default, unless the extras give the field themselves (a body read back keeps a
-        # value with no canonical form there, Cohere `input_type: image`)
-        out.add(f"if {var} is NOT_GIVEN and not (isinstance(config.extras, dict) and {lit(opt.wire[0])} in config.extras):")
-        out.add(f"    {var} = {lit(opt.default)}  # options.{opt.name}.default: the API requires it")
+        unsupported = out.part()
+        emit_unsupported(unsupported, opt.unsupported, opt.name, f"config.{opt.name}", FORMAT_KEY)
     put = f"_w.set_in(body, {lit(opt.wire)}, {{}})"
     if opt.each:  # in every request object of input.each
         put = f"for each_item in _w.get_in(body, {lit(input_keys)}): _w.set_in(each_item, {lit(opt.wire)}, {{}})"
-    if opt.map is None:
-        out.add(f"if {var} is not NOT_GIVEN:")
-        out.add("    " + put.format(f"[{var}]" if opt.as_list else var))
-        return
-    sent = f"sent_{opt.name}"
-    out.add(f"if {var} is not NOT_GIVEN:")
-    out.indent()
-    out.add(f"{sent} = {_option_maps(opt)}[0].get({var})  # value map {opt.map}")
-    if opt.pass_other:
-        out.add(f"{put.format(f'[{sent} or {var}]' if opt.as_list else f'{sent} or {var}')}  # the map's \"*\" row: pass")
-    else:
-        out.add(f"if {sent} is not None:")
-        out.add("    " + put.format(f"[{sent}]" if opt.as_list else sent))
-        if opt.default is not None and opt.unsupported != "reject":
-            # a field the API requires: the default goes out instead of the unlisted value
-            wire_default = dict(opt.pairs).get(opt.default, opt.default)
-            out.add("else:")
-            out.add("    " + put.format(lit([wire_default]) if opt.as_list else lit(wire_default)))
-            if opt.unsupported == "warn":
-                out.add(f"    _w.warn_dropped({lit(opt.name + ' ')} + repr({var}) + {keyed(' is not supported by ' + FORMAT_KEY + '; sent ' + repr(opt.default) + ' instead')})")
-        elif opt.unsupported == "reject":
-            out.add("else:")
-            out.add(f"    raise InvalidRequestError({lit(opt.name + ' ')} + repr({var}) + {keyed(' is not supported by ' + FORMAT_KEY)}, path={lit(path)})")
-        elif opt.unsupported == "warn":
-            out.add("else:")
-            out.add(f"    _w.warn_dropped({lit(opt.name + ' ')} + repr({var}) + {keyed(' is not supported by ' + FORMAT_KEY + '; dropped')})")
-        else:
-            out.add(f"# an unlisted {opt.name} is silently dropped, as the mapping declares")
-    out.dedent()
+    sent_default = None
+    if opt.default is not None and opt.unsupported != "reject":
+        # a field the API requires: the default goes out instead of the unlisted value
+        wire_default = dict(opt.pairs).get(opt.default, opt.default)
+        sent_default = lit([wire_default]) if opt.as_list else lit(wire_default)
+    shape(
+        out, "task", "option_to_wire",
+        o=opt, put=lambda value, as_list: put.format(f"[{value}]" if as_list else value), unsupported=unsupported,
+        maps=_option_maps(opt) if opt.map is not None else None, sent_default=sent_default,
+    )
 
 
 def emit_option_from_wire(out: Lines, opt: OptionIR, input_field: str = "") -> None:
@@ -587,29 +558,21 @@ def emit_option_from_wire(out: Lines, opt: OptionIR, input_field: str = "") -> N
     extras: a value that is not canonical is an error naming it."""
     if opt.wire is None:
         return
-    got, one, canonical = f"got_{opt.name}", f"one_{opt.name}", f"canonical_{opt.name}"
-    out.add(f"{got} = {'each_' + opt.name if opt.each else f'_w.get_in(rest, {lit(opt.wire)})'}")
-    if opt.as_list:
-        out.add(f"{one} = {got}[0] if type({got}) is list and len({got}) == 1 else None  # several values have no canonical form")
-    else:
-        one = got
+    allowed = lit(tuple(_allowed(opt.name)))
     if opt.name == "dimensions":
-        out.add(f"{canonical}: Any = {one} if type({one}) is int and {one} > 0 else None")
+        canonical = "{0} if type({0}) is int and {0} > 0 else None"
     elif opt.map is not None:
-        out.add(f"{canonical}: Any = {_option_maps(opt)}[1].get({one}) if type({one}) is str else None")
-        if opt.pass_other:
-            out.add(f"if {canonical} is None and {one} in {lit(tuple(_allowed(opt.name)))}:")
-            out.add(f"    {canonical} = {one}")
+        canonical = _option_maps(opt) + "[1].get({0}) if type({0}) is str else None"
     else:
-        out.add(f"{canonical}: Any = {one} if {one} in {lit(tuple(_allowed(opt.name)))} else None")
-    out.add(f"if {canonical} is not None:")
-    out.add(f"    options[{lit(opt.name)}] = {canonical}")
-    if opt.each:
-        where = f"{input_field}[0].{'.'.join(opt.wire)}"
-        out.add(f"elif {got} is not None:")
-        out.add(f"    raise _w.WireShapeError({lit(where)}, repr({got}) + ' has no canonical form (config.{opt.name})')")
-    else:
-        out.add(f"    _w.take_in(rest, {lit(opt.wire)}, '')")
+        canonical = "{0} in " + allowed.replace("{", "{{").replace("}", "}}") + " else None"
+        canonical = "{0} if " + canonical
+    shape(
+        out, "task", "option_from_wire",
+        o=opt, got_expr=f"each_{opt.name}" if opt.each else f"_w.get_in(rest, {lit(opt.wire)})",
+        canonical_expr=canonical.format,
+        passed=tuple(_allowed(opt.name)) if opt.map is not None and opt.pass_other and opt.name != "dimensions" else None,
+        where=f"{input_field}[0].{'.'.join(opt.wire)}",
+    )
 
 
 def _allowed(name: str) -> tuple[str, ...]:
