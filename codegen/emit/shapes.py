@@ -23,7 +23,7 @@ import jinja2
 
 from .lines import FORMAT_KEY, Lines, keyed, lit
 
-__all__ = ["shape", "shaped"]
+__all__ = ["shape", "shaped", "shaped_part"]
 
 
 def _code(fragment: "Lines | list[str] | str", width: int = 0) -> str:
@@ -70,3 +70,10 @@ def shaped(template: str, macro: str, **hooks: Any) -> list[str]:
     out = Lines()
     shape(out, template, macro, **hooks)
     return out.lines
+
+
+def shaped_part(out: Lines, template: str, macro: str, **hooks: Any) -> Lines:
+    """A fragment of `out`'s body (`Lines.part`) laid out by one macro, for another to place."""
+    part = out.part()
+    shape(part, template, macro, **hooks)
+    return part

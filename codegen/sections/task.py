@@ -21,7 +21,7 @@ from ..emit.messages import emit_error_from_wire, emit_unsupported
 from ..emit.errors import emit_error_to_wire
 from ..ir.chat import Builder, ErrorsIR, ValueMapIR, build_error_rules
 from ..emit.lines import FORMAT_KEY, Lines, keyed, wire_type
-from ..emit.shapes import shape, shaped
+from ..emit.shapes import shape, shaped, shaped_part
 from ..load.source import MappingError
 from ..load.resolve import Resolved
 from ..ir.wire_path import parse_path
@@ -486,13 +486,6 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
 
     emit_error_to_wire(em)
     return em.parts, em.regexes
-
-
-def shaped_part(out: Lines, template: str, macro: str, **hooks: Any) -> Lines:
-    """A fragment of `out`'s body laid out by a function-shape macro (codegen/emit/shapes.py)."""
-    part = out.part()
-    shape(part, template, macro, **hooks)
-    return part
 
 
 def _emit_usage_writer(out: Lines, ir: TaskIR) -> None:
