@@ -17,10 +17,13 @@ hole) is left out, so no generated body holds a blank line.
 from __future__ import annotations
 
 import functools
+import os
 from typing import Any
 
 import jinja2
+from jinja2.bccache import Bucket
 
+from ..cache import folder
 from .lines import FORMAT_KEY, Lines, keyed, lit
 
 __all__ = ["shape", "shaped", "shaped_part"]
@@ -36,8 +39,33 @@ def _code(fragment: "Lines | list[str] | str", width: int = 0) -> str:
     return ("\n" + " " * width).join(lines)
 
 
+class _Bytecode(jinja2.FileSystemBytecodeCache):
+    """The compiled templates, kept in the generator's cache (codegen/cache.py: keyed by each
+    template's source, so an edited template compiles again); one that cannot be read or written
+    is compiled as without it, never an error."""
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except (OSError, EOFError, ValueError, TypeError):
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        try:
+            os.makedirs(self.directory, exist_ok=True)
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
+def _bytecode() -> _Bytecode | None:
+    where = folder()
+    return None if where is None else _Bytecode(os.path.join(where, "jinja"))
+
+
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("wiremap.codegen.emit", "templates"),
+    bytecode_cache=_bytecode(),  # compiling the templates costs more than rendering them all
     undefined=jinja2.StrictUndefined,
     trim_blocks=True,
     lstrip_blocks=True,
