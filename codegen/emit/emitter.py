@@ -13,7 +13,7 @@ from typing import Any
 
 from ..ir.catalog import CONTEXTS, PART_CLASS, base_kind, context_for_part, part_ident
 from ..ir.chat import FormatIR
-from .lines import FORMAT_KEY, Func, Lines, ModuleParts, keyed, lit
+from .lines import FORMAT_KEY, Func, Lines, ModuleParts, lit
 from .shapes import shape, shaped
 from ..wiretemplate import Arr, Interp, Lit, Node, Obj, Slot, conditions_of, slots_of
 

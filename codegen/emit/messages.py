@@ -1,6 +1,8 @@
 """Stage 3 (emit): the format-level functions (messages, options, tools, responses, errors).
 
-Each named strategy of the mapping language is implemented here exactly once.
+Each named strategy of the mapping language is implemented here exactly once. A function's shape
+is a macro of codegen/emit/templates/functions/*.jinja (codegen/emit/shapes.py); what is here
+works out its hooks: the expressions, conditions, rows and fragments the macro places.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ parameters, and whose response is a canonical `EmbeddingsResponse` / `ImagesResp
 (docs/canonical.md). They share `meta`, `errors`, `transport` and `fixtures` with chat mappings,
 and compile to the same module API (request_to_wire, response_from_wire, error_from_wire,
 request_from_wire, response_to_wire and the constants). mappings/README.md "kind" documents the
-tables.
+tables. The functions' shapes are the macros of codegen/emit/templates/functions/task.jinja.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ..emit.emitter import Emitter
 from ..emit.messages import emit_error_from_wire, emit_unsupported
 from ..emit.errors import emit_error_to_wire
 from ..ir.chat import Builder, ErrorsIR, ValueMapIR, build_error_rules
-from ..emit.lines import FORMAT_KEY, Lines, keyed, wire_type
+from ..emit.lines import FORMAT_KEY, Lines, wire_type
 from ..emit.shapes import shape, shaped, shaped_part
 from ..load.source import MappingError
 from ..load.resolve import Resolved
