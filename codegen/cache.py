@@ -7,6 +7,8 @@ after a one-file edit only the modules whose text changed are formatted again, a
 is byte-identical to an uncached run (`make check` in a fresh clone has no cache and gives the
 same tree). `generate` also keeps each format's finished files here (`load`/`store`, step
 "format"), keyed by everything they depend on (codegen/generate.py `_format_key`).
+The function-shape templates' compiled bytecode is kept in its `jinja/` folder
+(codegen/emit/shapes.py).
 
 Where: `$WIREMAP_CODEGEN_CACHE`, else `$XDG_CACHE_HOME/wiremap-codegen`, else
 `~/.cache/wiremap-codegen`; `WIREMAP_CODEGEN_CACHE=off` turns it off. A cache that cannot be
@@ -20,7 +22,7 @@ import os
 import tempfile
 from collections.abc import Callable
 
-__all__ = ["cached", "load", "store"]
+__all__ = ["cached", "folder", "load", "store"]
 
 
 def _folder() -> str | None:
@@ -29,6 +31,11 @@ def _folder() -> str | None:
         return None if setting.strip().lower() in ("", "off", "0", "no") else setting
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "wiremap-codegen")
+
+
+def folder() -> str | None:
+    """The cache's folder (None when the cache is off); other caches of the generator live in it."""
+    return _folder()
 
 
 def _path(step: str, version: str, text: str) -> str | None:

@@ -3,7 +3,8 @@
 Each wire template compiles twice: to a builder (canonical object -> wire dict) and to a reader
 (wire dict -> canonical object). Strings from a mapping only ever reach the output through
 `repr()`, so a mapping holding quotes, newlines or `__import__('os')` yields harmless literals.
-The jinja2 templates lay the module out; the functions' bodies are prepared here.
+The jinja2 templates lay the module and its functions out (codegen/emit/shapes.py); the
+per-construct pieces, a template's builder and reader, are written here.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from typing import Any
 
 from ..ir.catalog import CONTEXTS, PART_CLASS, base_kind, context_for_part, part_ident
 from ..ir.chat import FormatIR
-from .lines import FORMAT_KEY, Func, Lines, ModuleParts, keyed, lit
+from .lines import FORMAT_KEY, Func, Lines, ModuleParts, lit
+from .shapes import shape, shaped
 from ..wiretemplate import Arr, Interp, Lit, Node, Obj, Slot, conditions_of, slots_of
 
 __all__ = ["Emitter"]
@@ -533,41 +535,24 @@ class Emitter:
 
     def emit_value_maps(self) -> None:
         for vm in self.ir.value_maps.values():
-            body = []
             kind = "bool" if vm.boolean else "str"
-            for canonical, wire in vm.pairs:
-                if vm.boolean:
-                    body.append(f"if value is {canonical == 'true'}:")
-                else:
-                    body.append(f"if value == {lit(canonical)}:")
-                body.append(f"    return {lit(wire)}")
-            default = vm.default
-            if default == "reject":
-                allowed = ", ".join(c for c, _ in vm.pairs)
-                tail = f" is not supported by {FORMAT_KEY}; expected one of: {allowed}"
-                body.append(f"raise UnsupportedContentBlockError(repr(value) + {keyed(tail)}, path=path)")
-            elif default == "pass":
-                body.append("return value")
-            else:
-                prefix = default["strip_prefix"]
-                body.append(f"return value[{len(prefix)}:] if value.startswith({lit(prefix)}) else value")
-            self.func(f"_vm_{vm.name}", f"(value: {kind}, path: str) -> str", f"Value map `{vm.name}`: canonical -> wire.", ["    " + b for b in body])
-            rbody = []
+            rows = [(f"value is {canonical == 'true'}" if vm.boolean else f"value == {lit(canonical)}", wire) for canonical, wire in vm.pairs]
+            allowed = ", ".join(c for c, _ in vm.pairs)
+            self.func(
+                f"_vm_{vm.name}", f"(value: {kind}, path: str) -> str", f"Value map `{vm.name}`: canonical -> wire.",
+                shaped("parts", "value_map", rows=rows, default=vm.default, allowed=allowed),
+            )
+            reverse: list[tuple[str, str]] = []
             seen: set[str] = set()
             for canonical, wire in vm.pairs:
                 if wire in seen:
                     continue
                 seen.add(wire)
-                rbody.append(f"if value == {lit(wire)}:")
-                rbody.append(f"    return {canonical == 'true' if vm.boolean else lit(canonical)}")
-            if isinstance(default, dict):
-                rbody.append(f"return {lit(default['strip_prefix'])} + value")
-            elif default == "pass":
-                rbody.append("return value")
-            else:
-                wires = ", ".join(sorted(seen))
-                rbody.append(f"raise _w.WireShapeError(path, repr(value) + {lit(' is not a known value; expected one of: ' + wires)})")
-            self.func(f"_vm_{vm.name}_reverse", f"(value: str, path: str) -> {kind}", f"Value map `{vm.name}`: wire -> canonical.", ["    " + b for b in rbody])
+                reverse.append((wire, str(canonical == "true") if vm.boolean else lit(canonical)))
+            self.func(
+                f"_vm_{vm.name}_reverse", f"(value: str, path: str) -> {kind}", f"Value map `{vm.name}`: wire -> canonical.",
+                shaped("parts", "value_map_reverse", rows=reverse, default=vm.default, wires=", ".join(sorted(seen))),
+            )
 
     def signature_guard(self, kind: str, var: str) -> str | None:
         """Condition under which a block is sent (provider-bound data, CANONICAL.md)."""
@@ -590,33 +575,24 @@ class Emitter:
 
     def emit_part_builders(self) -> None:
         out = Lines()
-        out.add("t = type(block)")
+        texts = []
         for cls in ("TextBlock", "ThinkingBlock", "RedactedThinkingBlock"):
             kind = {"TextBlock": "text", "ThinkingBlock": "thinking", "RedactedThinkingBlock": "redacted_thinking"}[cls]
-            out.add(f"if t is {cls}:")
-            out.indent()
-            out.add(f"assert isinstance(block, {cls})")
-            self.emit_one_part(out, kind, "block")
-            out.dedent()
+            part = out.part()
+            self.emit_one_part(part, kind, "block")
+            texts.append((cls, part))
+        media = []
         for cls, stem in (("ImageBlock", "image"), ("AudioBlock", "audio"), ("FileBlock", "file")):
-            out.add(f"if t is {cls}:")
-            out.indent()
-            out.add(f"assert isinstance(block, {cls})")
-            out.add("source = block.source")
-            out.add("if type(source) is UrlSource:")
-            out.indent()
+            schemes = []
             for kind in self.scheme_variants(f"{stem}.url"):  # content_parts `image.url@s3`: by the URL's scheme
-                scheme = kind.partition("@")[2]
-                out.add(f"if source.url[:{len(scheme) + 1}].lower() == {lit(scheme + ':')}:")
-                out.indent()
-                self.emit_one_part(out, kind, "block")
-                out.dedent()
-            self.emit_one_part(out, f"{stem}.url", "block")
-            out.dedent()
-            out.add("assert isinstance(source, InlineSource)")
-            self.emit_one_part(out, f"{stem}.inline", "block")
-            out.dedent()
-        out.add("raise InvalidRequestError(f'unsupported block {t.__name__}', path=path)")
+                part = out.part()
+                self.emit_one_part(part, kind, "block")
+                schemes.append((kind.partition("@")[2], part))
+            url, inline = out.part(), out.part()
+            self.emit_one_part(url, f"{stem}.url", "block")
+            self.emit_one_part(inline, f"{stem}.inline", "block")
+            media.append((cls, schemes, url, inline))
+        shape(out, "parts", "part_to_wire", texts=texts, media=media)
         self.func(
             "_part_to_wire",
             "(block: Block, path: str) -> dict[str, Any] | None",
@@ -627,33 +603,24 @@ class Emitter:
     def emit_one_part(self, out: Lines, kind: str, var: str, node: "Node | str | None" = None) -> None:
         if node is None:
             node = self.ir.parts[kind]
-        if node == "strip":
-            out.add("return None")
-            return
-        if node == "reject":
+        if isinstance(node, str):  # strip or reject
             schemes = [k.partition("@")[2] + ":" for k in self.scheme_variants(kind)]
             what = f"{kind} content is not supported by {FORMAT_KEY}"
             if schemes:  # the url kind beside its scheme variants: the URLs it does take
                 what = f"{kind} content with this URL scheme is not supported by {FORMAT_KEY}; it takes {', '.join(schemes)} URLs"
-            out.add(f"raise UnsupportedContentBlockError({keyed(what)}, path=path)")
+            shape(out, "parts", "one_part", action=node, refused=what, guard=None, signed=False, var=var, prelude=None, expr=None)
             return
-        assert not isinstance(node, str)
         guard = self.signature_guard(kind, var)
-        if guard is not None:
-            out.add(f"if not ({guard}):")
-            out.indent()
-            out.add("return None")
-            out.dedent()
         env = {}
         for name, spec in CONTEXTS[context_for_part(kind)].items():
             attr = spec.attr
             env[name] = ("source." + attr[len("source."):]) if attr.startswith("source.") else f"{var}.{attr}"
-        if kind == "text" and any(s.field == "signature" for s in slots_of(node)):
-            out.add("# Signatures are provider-bound: a foreign text signature is stripped, the text kept.")
-            out.add(f"text_signature = {var}.signature if {var}.origin is NOT_GIVEN or {var}.origin == PROVIDER else NOT_GIVEN")
+        signed = kind == "text" and any(s.field == "signature" for s in slots_of(node))
+        if signed:
             env["signature"] = "text_signature"
-        expr = self.build_node(out, node, env, context_for_part(kind), "path + '.media_type'")
-        out.add(f"return {expr}")
+        prelude = out.part()
+        expr = self.build_node(prelude, node, env, context_for_part(kind), "path + '.media_type'")
+        shape(out, "parts", "one_part", action=None, refused=None, guard=guard, signed=signed, var=var, prelude=prelude, expr=expr)
 
     def emit_part_readers(self) -> None:
         """Dispatchers for wire parts: user content, assistant content (with tool calls when they
@@ -664,9 +631,10 @@ class Emitter:
             readers.append(("text", ir.assistant.text_part, "assistant.text"))
         for kind, node, reader in readers:
             out = Lines()
+            read = out.part()
             got: dict[str, str] = {}
-            self.unmodeled(out, base_kind(kind), "part", "path")
-            self.read_node(out, node, "part", "path", context_for_part(kind), got)
+            self.unmodeled(read, base_kind(kind), "part", "path")
+            self.read_node(read, node, "part", "path", context_for_part(kind), got)
             cls, source_cls = PART_CLASS[base_kind(kind)]
             args = []
             for name, spec in CONTEXTS[context_for_part(kind)].items():
@@ -680,104 +648,97 @@ class Emitter:
                 args.insert(0, f"source=UrlSource(url={got['source.url']})")
             elif source_cls == "InlineSource":
                 args.insert(0, f"source=InlineSource(base64_data={got['source.base64_data']})")
+            origin = None
             if kind in ("thinking", "redacted_thinking"):
                 args.append("origin=PROVIDER")
             elif kind == "text" and "signature" in got:
-                out.add(f"origin_ = PROVIDER if {got['signature']} is not NOT_GIVEN else NOT_GIVEN")
+                origin = got["signature"]
                 args.append("origin=origin_")
-            out.add(f"return {cls}({', '.join(args)})")
+            shape(out, "parts", "part_reader", reader=read, origin=origin, cls=cls, args=", ".join(args))
             self.func(f"_read_part_{part_ident(reader)}", "(part: dict[str, Any], path: str) -> Block", f"Wire `{reader}` part -> canonical block.", out.lines)
 
         # tool call reader
         out = Lines()
+        read = out.part()
         got = {}
-        self.unmodeled(out, "tool_call", "call", "path")
+        self.unmodeled(read, "tool_call", "call", "path")
         synth = ir.tool_calls.missing_id == "synthesize"
         self.read_node(
-            out, ir.tool_calls.template, "call", "path", "tool_call", got, lenient="lenient",
+            read, ir.tool_calls.template, "call", "path", "tool_call", got, lenient="lenient",
             optional_fields=frozenset({"id"}) if synth else frozenset(),
         )
+        synth_id = got["id"] if synth else None
         if synth:
-            out.add(f"call_id = {got['id']} if isinstance({got['id']}, str) else ''  # synthesized by the turn reader")
             got["id"] = "call_id"
         args = [f"id={got['id']}", f"name={got['name']}", f"arguments={got['arguments']}"]
         if "signature" in got:
-            args.append(f"signature={got['signature']}")
-            out.add(f"origin_ = PROVIDER if {got['signature']} is not NOT_GIVEN else NOT_GIVEN")
-            args.append("origin=origin_")
-        out.add(f"return ToolCall({', '.join(args)})")
+            args += [f"signature={got['signature']}", "origin=origin_"]
+        shape(out, "parts", "tool_call_reader", reader=read, synth_id=synth_id, signature=got.get("signature"), args=", ".join(args))
         self.func("_read_tool_call", "(call: dict[str, Any], path: str, lenient: bool | None) -> ToolCall", "Wire tool call -> canonical ToolCall (lenient None: a response, whose JSON-null arguments read as null).", out.lines)
 
         # tool result reader
         out = Lines()
+        checks = out.part()
         got = {}
-        self.unmodeled(out, "tool_result", "result", "path")
-        synth = ir.tool_calls.missing_id == "synthesize"
+        self.unmodeled(checks, "tool_result", "result", "path")
+        media = ir.tool_results.media
+        error_reader = error_message = None
+        ok_path = err_path = None
         if ir.tool_results.error_template is not None:
             ok_path, err_path = ir.tool_results.content_paths
-            out.add(f"if type(_w.get_in(result, {lit(err_path)})) is str and _w.get_in(result, {lit(ok_path)}) is None:")
-            out.indent()
-            out.add("# tool_results.error_wire: a failed result in its own form")
+            error_reader, error_message = out.part(), out.part()
             err_got: dict[str, str] = {}
             self.read_node(
-                out, ir.tool_results.error_template, "result", "path", "tool_result", err_got,
+                error_reader, ir.tool_results.error_template, "result", "path", "tool_result", err_got,
                 optional_fields=frozenset({"tool_call_id"}) if synth else frozenset(),
             )
             call_id = err_got["tool_call_id"]
             if synth:
                 call_id = f"({call_id} if isinstance({call_id}, str) else '')"
-            extra = f", cache_control={err_got['cache_control']}" if "cache_control" in err_got else ""
-            err_content = err_got["content"]
-            if ir.tool_results.media:  # tool_results.media: the non-text parts beside the text
-                dotted = ".".join(ir.tool_results.media)
-                out.add(f"media_ = _w.get_in(result, {ir.tool_results.media!r})")
-                out.add(f"err_content_: str | list[Block] = {err_content} if media_ is None else _w.tool_media({err_content}, media_, path + {lit('.' + dotted)}, _read_user_part)")
-                err_content = "err_content_"
-            out.add(f"return ToolMessage(tool_call_id={call_id}, content={err_content}, name={err_got.get('name', 'NOT_GIVEN')}, is_error=True{extra})")
-            out.dedent()
+            extra = ", is_error=True" + (f", cache_control={err_got['cache_control']}" if "cache_control" in err_got else "")
+            shape(
+                error_message, "parts", "tool_message",
+                call_id=call_id, content=err_got["content"], local="err_content_", media=media, name=err_got.get("name", "NOT_GIVEN"), extra=extra,
+            )
+        read, message = out.part(), out.part()
         self.read_node(
-            out, ir.tool_results.template, "result", "path", "tool_result", got,
+            read, ir.tool_results.template, "result", "path", "tool_result", got,
             optional_fields=frozenset({"tool_call_id"}) if synth else frozenset(),
         )
-        if synth:
-            out.add(f"result_id = {got['tool_call_id']} if isinstance({got['tool_call_id']}, str) else ''  # paired by the message reader")
-            got["tool_call_id"] = "result_id"
-        content = got["content"]
-        if ir.tool_results.media:  # tool_results.media: the non-text parts beside the text
-            dotted = ".".join(ir.tool_results.media)
-            out.add(f"media_ = _w.get_in(result, {ir.tool_results.media!r})")
-            out.add(f"content_: str | list[Block] = {content} if media_ is None else _w.tool_media({content}, media_, path + {lit('.' + dotted)}, _read_user_part)")
-            content = "content_"
-        error_flag = f", is_error={got['is_error']}" if "is_error" in got else ""
-        error_flag += f", cache_control={got['cache_control']}" if "cache_control" in got else ""
-        out.add(f"return ToolMessage(tool_call_id={got['tool_call_id']}, content={content}, name={got.get('name', 'NOT_GIVEN')}{error_flag})")
+        synth_id = got["tool_call_id"] if synth else None
+        extra = f", is_error={got['is_error']}" if "is_error" in got else ""
+        extra += f", cache_control={got['cache_control']}" if "cache_control" in got else ""
+        shape(
+            message, "parts", "tool_message",
+            call_id="result_id" if synth else got["tool_call_id"], content=got["content"], local="content_", media=media,
+            name=got.get("name", "NOT_GIVEN"), extra=extra,
+        )
+        shape(
+            out, "parts", "tool_result_reader",
+            checks=checks, error_reader=error_reader, ok_path=ok_path, err_path=err_path, error_message=error_message,
+            reader=read, synth_id=synth_id, message=message,
+        )
         self.func("_read_tool_result", "(result: dict[str, Any], path: str) -> ToolMessage", "Wire tool result -> canonical tool message.", out.lines)
 
         # dispatchers
         def dispatcher(name: str, alts: list[tuple[str, Node, str]], doc: str, ret: str) -> None:
             out = Lines()
-            out.add("part = _w.expect_dict(value, path)")
+            cache_cond = None
             if ir.cache_point is not None:  # request.cache_points: a breakpoint item, for the part before it
-                out.add(f"if {self.cache_point_condition('part')}:  # request.cache_points")
-                out.add("    return _w.CachePoint(_read_cache_point(part, path), path)")
+                cache_cond = self.cache_point_condition("part")
                 ret += " | _w.CachePoint"
-            for index, cond in self.part_branches(out, [(label, node) for label, node, _ in alts], user=name == "_read_user_part"):
-                out.add(f"if {cond}:")
-                out.indent()
-                out.add(f"return {alts[index][2]}")
-                out.dedent()
-            if ir.unknown == "carry":
-                out.add("return _w.skip_part(part, path)  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)")
-            elif ir.part_dispatch == "keys":
+            kind = out.part()
+            branches = [(cond, alts[index][2]) for index, cond in self.part_branches(kind, [(label, node) for label, node, _ in alts], user=name == "_read_user_part")]
+            refused_at = refusal = ""
+            if ir.unknown != "carry" and ir.part_dispatch == "keys":
                 keys = sorted({k for _, n, _ in alts if isinstance(n, Obj) for k, c in n.items if not isinstance(c, Lit) and any(not s.optional for s in slots_of(c))})
-                out.add(
-                    f"raise _w.WireShapeError(path, 'unsupported part with keys ' + repr(sorted(part)) + {lit('; expected a part template of this format: one of the keys ' + ', '.join(keys) + ', with the values its template requires')})"
-                )
-            else:
+                refused_at = "path"
+                refusal = f"'unsupported part with keys ' + repr(sorted(part)) + {lit('; expected a part template of this format: one of the keys ' + ', '.join(keys) + ', with the values its template requires')}"
+            elif ir.unknown != "carry":
                 names = sorted({str(c.literal) for _, n, _ in alts for c in conditions_of(n) if c.keys == ("type",) and c.literal is not None})
-                out.add(
-                    f"raise _w.WireShapeError(path + '.type', 'unsupported part ' + repr(part.get('type')) + {lit('; expected one of: ' + ', '.join(names))})"
-                )
+                refused_at = "path + '.type'"
+                refusal = f"'unsupported part ' + repr(part.get('type')) + {lit('; expected one of: ' + ', '.join(names))}"
+            shape(out, "parts", "dispatcher", cache_cond=cache_cond, kind=kind, branches=branches, carry=ir.unknown == "carry", refused_at=refused_at, refusal=refusal)
             if ir.unknown == "carry":
                 ret += " | _w.Skipped"  # a part no row reads (request.unknown: carry)
             self.func(name, f"(value: Any, path: str, lenient: bool | None = False) -> {ret}", doc, out.lines)

@@ -67,7 +67,25 @@ class Lines:
     def __init__(self) -> None:
         self.lines: list[str] = []
         self.level = 1
-        self.counter = 0
+        self._count = [0]  # shared with this body's fragments (`part`)
+
+    @property
+    def counter(self) -> int:
+        """The last fresh name's number (shared by the body and its fragments)."""
+        return self._count[0]
+
+    @counter.setter
+    def counter(self, value: int) -> None:
+        self._count[0] = value
+
+    def part(self) -> "Lines":
+        """A fragment of this body for a function-shape template (codegen/emit/shapes.py): its
+        lines start at indent 0, the template places them, and its fresh names continue this
+        body's numbering, so a body written through templates names its locals as before."""
+        fragment = Lines()
+        fragment.level = 0
+        fragment._count = self._count
+        return fragment
 
     def add(self, text: str) -> None:
         self.lines.append("    " * self.level + text)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..emit.lines import Lines
+from ..emit.shapes import shape, shaped
 from ..ir.wire_path import parse_path
 from ..wiretemplate import Lit, Node, Obj, Slot, conditions_of, parse_template, slots_of
 
@@ -127,20 +128,12 @@ def build_items_ir(b: "Builder") -> ItemsIR:
 # --------------------------------------------------------------------------- content
 def emit_joined_text_content(em: "Emitter") -> None:
     """`assistant.content: joined_text`: the turn's text blocks as one string."""
-    out = Lines()
-    out.add("if isinstance(content, str):")
-    out.add("    return content")
-    out.add("texts: list[str] = []")
-    out.add("for j, block in enumerate(content):")
-    out.indent()
-    out.add("if type(block) is TextBlock:")
-    out.add("    assert isinstance(block, TextBlock)")
-    out.add("    texts.append(block.text)")
-    out.add("    continue")
-    out.add("_part_to_wire(block, f'{path}[{j}]')  # thinking: the row strips or rejects it")
-    out.dedent()
-    out.add("return ''.join(texts)")
-    em.func("_assistant_content_to_wire", "(content: str | list[Block], path: str) -> str", "Canonical assistant content -> one string (`joined_text`).", out.lines)
+    em.func(
+        "_assistant_content_to_wire",
+        "(content: str | list[Block], path: str) -> str",
+        "Canonical assistant content -> one string (`joined_text`).",
+        shaped("items", "joined_text_content"),
+    )
 
 
 # --------------------------------------------------------------------------- reasoning items
@@ -151,59 +144,28 @@ def emit_reasoning_helpers(em: "Emitter") -> None:
     it = em.ir.items
     if it.reasoning_match is None:
         return
-    out = Lines()
-    out.add(f"parts = item.get({lit(it.reasoning_text)})")
-    out.add("texts = [p['text'] for p in parts if type(p) is dict and type(p.get('text')) is str] if type(parts) is list else []")
-    out.add(f"return ThinkingBlock(text={lit(it.reasoning_join)}.join(texts), signature=_w.wire_json(item, path), origin=PROVIDER)")
-    em.func("_read_reasoning_item", "(item: dict[str, Any], path: str) -> ThinkingBlock", "A wire reasoning item -> one signed thinking block (reasoning_items).", out.lines)
-
-    out = Lines()
-    out.add("items: list[dict[str, Any]] = []")
-    out.add("if not isinstance(content, list):")
-    out.add("    return items")
-    out.add("for block in content:")
-    out.indent()
-    out.add("if type(block) is not ThinkingBlock or not isinstance(block, ThinkingBlock):")
-    out.add("    continue")
-    out.add("if block.origin is not NOT_GIVEN and block.origin != PROVIDER:")
-    out.add("    continue  # provider-bound: another provider's reasoning is stripped")
-    out.add("item = _w.loads_object(block.signature, path, True)")
-    out.add(f"if item is not None and {em.dispatch_conditions(it.reasoning_match, 'item')}:")
-    out.add("    items.append(item)  # resent verbatim")
-    out.dedent()
-    out.add("return items")
-    em.func("_reasoning_to_items", "(content: Any, path: str) -> list[dict[str, Any]]", "The turn's own reasoning items (thinking blocks whose signature is one), in order.", out.lines)
-
-    out = Lines()
-    out.add("if content is None or content is NOT_GIVEN or content == '':")
-    out.add("    return list(blocks)")
-    out.add("if isinstance(content, str):")
-    out.add("    return [*blocks, TextBlock(text=content)]")
-    out.add("return [*blocks, *content]")
-    em.func("_with_reasoning", "(blocks: list[Any], content: Any) -> list[Any]", "Thinking blocks ahead of a turn's content.", out.lines)
+    em.func(
+        "_read_reasoning_item",
+        "(item: dict[str, Any], path: str) -> ThinkingBlock",
+        "A wire reasoning item -> one signed thinking block (reasoning_items).",
+        shaped("items", "read_reasoning_item", text_key=it.reasoning_text, join=it.reasoning_join),
+    )
+    em.func(
+        "_reasoning_to_items",
+        "(content: Any, path: str) -> list[dict[str, Any]]",
+        "The turn's own reasoning items (thinking blocks whose signature is one), in order.",
+        shaped("items", "reasoning_to_items", match_cond=em.dispatch_conditions(it.reasoning_match, "item")),
+    )
+    em.func("_with_reasoning", "(blocks: list[Any], content: Any) -> list[Any]", "Thinking blocks ahead of a turn's content.", shaped("items", "with_reasoning"))
 
 
 # --------------------------------------------------------------------------- requests
 def emit_assistant_items_to_wire(em: "Emitter", out: "Lines", build_message: Any) -> None:
     """Body of the assistant branch of _messages_to_wire under placement `items`."""
     ir = em.ir
-    out.add("body_content = message.content")
-    if ir.items.reasoning_match is not None:
-        out.add("wire_messages.extend(_reasoning_to_items(body_content, f'messages[{i}].content'))")
-    out.add("content_out: Any = None")
-    out.add("if isinstance(body_content, (str, list)):")
-    out.add("    content_out = _assistant_content_to_wire(body_content, f'messages[{i}].content')")
-    out.add("if content_out:  # the message item, unless the turn has no text")
-    out.indent()
-    expr = build_message(em, out, ir.assistant.template, {"content": "content_out", "tool_calls": "NOT_GIVEN"}, "message.assistant")
-    out.add(f"wire_messages.append({expr})")
-    out.dedent()
-    out.add("elif not calls:")
-    out.add("    raise InvalidRequestError(_EMPTY_TURN, path=f'messages[{i}].content')")
-    out.add("if calls:  # tool calls are sibling items, after the turn's message")
-    out.add("    for k, call in enumerate(calls):")
-    out.add("        wire_messages.append(_tool_call_to_wire(call, f'messages[{i}].tool_calls[{k}]', memo))")
-    out.add("continue")
+    prelude = out.part()
+    expr = build_message(em, prelude, ir.assistant.template, {"content": "content_out", "tool_calls": "NOT_GIVEN"}, "message.assistant")
+    shape(out, "items", "assistant_items_to_wire", reasoning=ir.items.reasoning_match is not None, prelude=prelude, expr=expr)
 
 
 def emit_item_dispatch_head(em: "Emitter", out: "Lines") -> list[str]:
@@ -211,47 +173,24 @@ def emit_item_dispatch_head(em: "Emitter", out: "Lines") -> list[str]:
     `role` (tool-call items, type-discriminated tool results). Returns the labels it reads."""
     ir = em.ir
     labels: list[str] = []
-    if ir.tool_calls.placement == "items":
-        if ir.unknown == "carry":
-            known = sorted(_type_literals(ir))
-            if known:
-                # an item of a type no row reads (web_search_call, mcp_call, additional_tools...)
-                # is carried for this wire; reasoning before it waits for the turn after it
-                out.add(f"if message.get('type') not in (None, {', '.join(lit(k) for k in known)}):  # request.unknown: carry")
-                out.add("    continue")
-        out.add("prev_turn = open_turn")
-        out.add("open_turn = None")
-        reasoning = ir.items.reasoning_match
+    items = ir.tool_calls.placement == "items"
+    reasoning = ir.items.reasoning_match
+    known = sorted(_type_literals(ir)) if items and ir.unknown == "carry" else []
+    reasoning_cond = em.dispatch_conditions(reasoning, "message") if items and reasoning is not None else None
+    call_cond = em.dispatch_conditions(ir.tool_calls.template, "message") if items else None
+    if items:
         if reasoning is not None:
-            out.add(f"if {em.dispatch_conditions(reasoning, 'message')}:  # reasoning_items: held for the turn that follows")
-            out.add("    pending_reasoning.append(_read_reasoning_item(message, path))")
-            out.add("    continue")
-        out.add(f"if {em.dispatch_conditions(ir.tool_calls.template, 'message')}:")
-        out.indent()
-        out.add("call = _read_tool_call(message, path, False)")
-        out.add("if prev_turn is not None and not " + ("pending_reasoning" if reasoning is not None else "False") + ":  # joins the assistant turn right before it")
-        out.add("    prev_turn.tool_calls = [*(prev_turn.tool_calls or []), call]")
-        out.add("    open_turn = prev_turn")
-        out.add("else:")
-        if reasoning is not None:
-            out.add("    open_turn = AssistantMessage(content=_with_reasoning(pending_reasoning, None) if pending_reasoning else None, tool_calls=[call])")
-            out.add("    pending_reasoning = []")
-        else:
-            out.add("    open_turn = AssistantMessage(content=None, tool_calls=[call])")
-        out.add("    out.append(open_turn)")
-        out.add("continue")
-        out.dedent()
-        if reasoning is not None:
-            role = role_literal(ir.assistant.template)
-            out.add(f"if pending_reasoning and message.get('role') != {lit(role)}:")
-            out.add("    raise _w.WireShapeError(path, 'a reasoning item must be followed by the assistant turn it belongs to')")
             labels.append(_type_label(reasoning))
         labels.append(_type_label(ir.tool_calls.template))
+    result_cond = None
     if ir.tool_results.strategy == "message" and role_literal(ir.tool_results.template) is None:
-        out.add(f"if {em.dispatch_conditions(ir.tool_results.template, 'message')}:")
-        out.add("    out.append(_read_tool_result(message, path))")
-        out.add("    continue")
+        result_cond = em.dispatch_conditions(ir.tool_results.template, "message")
         labels.append(_type_label(ir.tool_results.template))
+    shape(
+        out, "items", "item_dispatch_head",
+        items=items, known=known, reasoning_cond=reasoning_cond, call_cond=call_cond,
+        assistant_role=role_literal(ir.assistant.template), result_cond=result_cond,
+    )
     return labels
 
 
@@ -261,18 +200,7 @@ def emit_hoisted_system_roles(em: "Emitter", out: "Lines") -> list[str]:
     ir = em.ir
     if ir.system.strategy != "hoist" or not ir.system.read_also:
         return []
-    out.add(f"if role in {lit(tuple(ir.system.read_also))}:  # system.read_also (hoisted system)")
-    out.indent()
-    out.add("text = message.get('content')")
-    if ir.system.blocks is not None:  # system.blocks: a one-block content is read whole
-        out.add("if type(text) is list and len(text) == 1:")
-        out.add("    out.append(_system_block_from_wire(text[0], path + '.content[0]'))")
-        out.add("    continue")
-    out.add("if type(text) is list:  # an array of text parts: joined")
-    out.add("    text = ''.join(_w.member_str(_w.expect_dict(p, f'{path}.content[{j}]'), 'text', f'{path}.content[{j}]') for j, p in enumerate(text))")
-    out.add("out.append(SystemMessage(content=_w.expect_str(text, path + '.content')))")
-    out.add("continue")
-    out.dedent()
+    shape(out, "items", "hoisted_system_roles", read_also=tuple(ir.system.read_also), blocks=ir.system.blocks is not None)
     return [f"role {r}" for r in ir.system.read_also]
 
 
@@ -291,6 +219,11 @@ def _type_label(node: Node) -> str:
 
 
 # --------------------------------------------------------------------------- responses
+def _at(var: str, keys: tuple[Any, ...]) -> str:
+    """The expression reading `keys` under `var` (None when absent)."""
+    return f"{var}.get({lit(keys[0])})" if len(keys) == 1 else f"_w.get_in({var}, {lit(keys)})"
+
+
 def emit_items_message_reader(em: "Emitter", out: "Lines") -> None:
     """Binds `a_content`, `a_calls` (and `a_refusal`) from the output item list `items_`."""
     ir = em.ir
@@ -299,64 +232,30 @@ def emit_items_message_reader(em: "Emitter", out: "Lines") -> None:
     message = t["message"]
     assert isinstance(message, Obj)
     content_key = next(k for k, c in message.items if isinstance(c, Slot) and c.field == "content")
-    msg_path = ".".join(str(k) for k in ir.response.message)
-    out.add(f"items_ = _w.expect_list({'body.get(' + lit(ir.response.message[0]) + ')' if len(ir.response.message) == 1 else '_w.get_in(body, ' + lit(ir.response.message) + ')'}, {lit(msg_path)})")
-    out.add("texts_: list[Any] = []")
-    out.add("calls_: list[ToolCall] = []")
-    out.add("refusals_: list[str] = []")
-    out.add("thinking_: list[Any] = []")
-    out.add("for j, item in enumerate(items_):")
-    out.indent()
-    out.add(f"item_path = f'{msg_path}[{{j}}]'")
-    out.add("item = _w.expect_dict(item, item_path)")
-    if ir.items.reasoning_match is not None:
-        out.add(f"if {em.dispatch_conditions(ir.items.reasoning_match, 'item')}:  # reasoning_items")
-        out.add("    thinking_.append(_read_reasoning_item(item, item_path))")
-        out.add("    continue")
-    out.add(f"if {em.dispatch_conditions(message, 'item')}:")
-    out.indent()
-    out.add(f"parts_path = item_path + {lit('.' + content_key)}")
-    out.add(f"for k, part in enumerate(_w.member_list(item, {lit(content_key)}, item_path)):")
-    out.indent()
-    out.add("part_path = f'{parts_path}[{k}]'")
-    out.add("part = _w.expect_dict(part, part_path)")
-    out.add(f"if {em.dispatch_conditions(t['text'], 'part')}:")
-    out.indent()
+    reasoning_cond = em.dispatch_conditions(ir.items.reasoning_match, "item") if ir.items.reasoning_match is not None else None
+    message_cond = em.dispatch_conditions(message, "item")
+    text_cond = em.dispatch_conditions(t["text"], "part")
+    text_reader = out.part()
     got: dict[str, str] = {}
-    em.read_node(out, t["text"], "part", "part_path", "part.text", got)
-    out.add(f"texts_.append(TextBlock(text={got['text']}))")
-    out.add("continue")
-    out.dedent()
+    em.read_node(text_reader, t["text"], "part", "part_path", "part.text", got)
+    text = got["text"]
     known = [str(c.literal) for c in conditions_of(t["text"]) if c.keys == ("type",)]
+    refusal_cond = refusal = None
+    refusal_reader = out.part()
     if "refusal" in t:
-        out.add(f"if {em.dispatch_conditions(t['refusal'], 'part')}:")
-        out.indent()
+        refusal_cond = em.dispatch_conditions(t["refusal"], "part")
         got = {}
-        em.read_node(out, t["refusal"], "part", "part_path", "item.refusal", got)
-        out.add(f"refusals_.append({got['refusal']})")
-        out.add("continue")
-        out.dedent()
+        em.read_node(refusal_reader, t["refusal"], "part", "part_path", "item.refusal", got)
+        refusal = got["refusal"]
         known += [str(c.literal) for c in conditions_of(t["refusal"]) if c.keys == ("type",)]
-    out.add(f"raise _w.WireShapeError(part_path + '.type', 'unsupported part ' + repr(part.get('type')) + {lit('; expected one of: ' + ', '.join(known))})")
-    out.dedent()
-    out.add("continue")
-    out.dedent()
-    out.add(f"if {em.dispatch_conditions(ir.tool_calls.template, 'item')}:")
-    out.add("    calls_.append(_read_tool_call(item, item_path, lenient))")
-    out.add("    continue")
-    out.add("# Any other item (reasoning, built-in tool calls) has no canonical place: it stays in raw.")
-    out.dedent()
-    out.add("a_calls: Any = calls_ if calls_ else NOT_GIVEN")
-    out.add("a_content: Any = None")
-    out.add("if len(texts_) == 1:")
-    out.add("    a_content = texts_[0].text  # one text part reads as a plain string")
-    out.add("elif texts_:")
-    out.add("    a_content = texts_")
-    out.add("if thinking_:  # reasoning first, then the text")
-    out.add("    a_content = _with_reasoning(thinking_, a_content)")
-    if ir.response.refusal_field is not None:
-        out.add("if not a_content and refusals_:  # refusal strategy `as_content`")
-        out.add("    a_content = ''.join(refusals_)")
+    shape(
+        out, "items", "items_message_reader",
+        items_at=_at("body", ir.response.message), msg_path=".".join(str(k) for k in ir.response.message),
+        reasoning_cond=reasoning_cond, message_cond=message_cond, content_key=content_key,
+        text_cond=text_cond, text_reader=text_reader, text=text,
+        refusal_cond=refusal_cond, refusal_reader=refusal_reader, refusal=refusal, known=known,
+        call_cond=em.dispatch_conditions(ir.tool_calls.template, "item"), refusal_field=ir.response.refusal_field is not None,
+    )
 
 
 def emit_finish_detail(em: "Emitter", out: "Lines") -> None:
@@ -364,12 +263,7 @@ def emit_finish_detail(em: "Emitter", out: "Lines") -> None:
     it = em.ir.items
     if it.finish_detail_path is None:
         return
-    keys = it.finish_detail_path
-    access = f"body.get({lit(keys[0])})" if len(keys) == 1 else f"_w.get_in(body, {lit(keys)})"
-    out.add(f"detail_ = {access}")
-    for wire, canonical in it.finish_detail_map:
-        out.add(f"if detail_ == {lit(wire)}:")
-        out.add(f"    finish_reason = {lit(canonical)}")
+    shape(out, "items", "finish_detail", detail_at=_at("body", it.finish_detail_path), map=it.finish_detail_map)
 
 
 def emit_items_message_writer(em: "Emitter", out: "Lines") -> None:
@@ -377,43 +271,21 @@ def emit_items_message_writer(em: "Emitter", out: "Lines") -> None:
     ir = em.ir
     assert ir.items.response_items is not None
     t = ir.items.response_items
-    out.add("calls = msg.tool_calls")
-    out.add("texts: list[str] = []")
-    out.add("if isinstance(msg.content, str):")
-    out.add("    texts = [msg.content] if msg.content else []")
-    out.add("elif isinstance(msg.content, list):")
-    out.add("    texts = [b.text for b in msg.content if type(b) is TextBlock and isinstance(b, TextBlock)]")
-    out.add("wire_message: list[dict[str, Any]] = []")
-    if ir.items.reasoning_match is not None:
-        out.add("wire_message.extend(_reasoning_to_items(msg.content, 'message.content'))")
-    out.add("if texts:")
-    out.indent()
-    text_extra = ir.items.write_also.get("text", {})
-    out.add("wire_parts: list[dict[str, Any]] = []")
-    out.add("for text in texts:")
-    out.indent()
-    expr = em.build_node(out, t["text"], {"text": "text", "signature": "NOT_GIVEN"}, "part.text", "'message.content'")
-    out.add(f"wire_part: dict[str, Any] = {expr}")
-    for k, v in text_extra.items():
-        out.add(f"wire_part[{lit(k)}] = {lit(v)}")
-    out.add("wire_parts.append(wire_part)")
-    out.dedent()
-    expr = em.build_node(out, t["message"], {"content": "wire_parts"}, "item.message", "'message'")
-    out.add(f"wire_item: dict[str, Any] = {expr}")
+    part_prelude = out.part()
+    part = em.build_node(part_prelude, t["text"], {"text": "text", "signature": "NOT_GIVEN"}, "part.text", "'message.content'")
+    item_prelude = out.part()
+    item = em.build_node(item_prelude, t["message"], {"content": "wire_parts"}, "item.message", "'message'")
     msg_extra = ir.items.write_also.get("message", {})
+    raw_items = message_cond = None
     if msg_extra:
-        keys = ir.response.message
-        access = f"raw.get({lit(keys[0])})" if len(keys) == 1 else f"_w.get_in(raw, {lit(keys)})"
-        out.add(f"raw_items = {access}")
-        out.add("raw_item: Any = {}")
-        out.add("if type(raw_items) is list:  # write_also keys of the raw message item, when there is one")
-        out.add(f"    raw_item = next((x for x in raw_items if type(x) is dict and {em.dispatch_conditions(t['message'], 'x')}), {{}})")
-        for k, v in msg_extra.items():
-            out.add(f"wire_item[{lit(k)}] = raw_item.get({lit(k)}, {lit(v)})")
-    out.add("wire_message.append(wire_item)")
-    out.dedent()
-    out.add("if calls:")
-    out.add("    wire_message.extend(_tool_call_to_wire(call, f'message.tool_calls[{k}]') for k, call in enumerate(calls))")
+        raw_items = _at("raw", ir.response.message)
+        message_cond = em.dispatch_conditions(t["message"], "x")
+    shape(
+        out, "items", "items_message_writer",
+        reasoning=ir.items.reasoning_match is not None, part_prelude=part_prelude, part=part,
+        text_extra=list(ir.items.write_also.get("text", {}).items()), item_prelude=item_prelude, item=item,
+        raw_items=raw_items, message_cond=message_cond, msg_extra=list(msg_extra.items()),
+    )
 
 
 def emit_finish_detail_writer(em: "Emitter", out: "Lines") -> None:
@@ -422,33 +294,21 @@ def emit_finish_detail_writer(em: "Emitter", out: "Lines") -> None:
     if it.finish_detail_path is None:
         return
     keys = it.finish_detail_path
-    if it.finish_detail_write == "raw":  # the same provider's own detail, copied from raw when it means the same
-        access = f"raw.get({lit(keys[0])})" if len(keys) == 1 else f"_w.get_in(raw, {lit(keys)})"
-        out.add(f"raw_detail = {access}")
-        # raw is the provider's own body, any JSON: only a string is a detail (a list is unhashable)
-        out.add(f"if type(raw_detail) is str and {lit(dict(it.finish_detail_map))}.get(raw_detail) == reason:")
-        out.add(f"    body[{lit(keys[0])}] = raw[{lit(keys[0])}]  # finish_reason detail_write: raw")
-        return
     inverse: dict[str, str] = {}
     for wire, canonical in it.finish_detail_map:
         inverse.setdefault(canonical, wire)
-    first = True
+    reasons = []
     for canonical, wire in inverse.items():
         nested: str = lit(wire)
         for k in reversed(keys[1:]):
             nested = "{" + lit(k) + ": " + nested + "}"
-        out.add(f"{'if' if first else 'elif'} reason == {lit(canonical)}:")
-        out.add(f"    body[{lit(keys[0])}] = {nested}")
-        first = False
+        reasons.append((canonical, nested))
+    shape(
+        out, "items", "finish_detail_writer",
+        key=keys[0], raw_at=_at("raw", keys) if it.finish_detail_write == "raw" else None,  # the same provider's own detail
+        map=dict(it.finish_detail_map), reasons=reasons,
+    )
 
 
 def emit_usage_zero_fill(em: "Emitter", out: "Lines") -> None:
-    for keys in em.ir.items.usage_zero_fill:
-        out.add("if baseline:  # usage.zero_fill: a counter the wire requires (overwritten when reported)")
-        out.indent()
-        target = "usage_wire"
-        for k in keys[:-1]:
-            out.add(f"{target}.setdefault({lit(k)}, {{}})")
-            target = f"{target}[{lit(k)}]"
-        out.add(f"{target}.setdefault({lit(keys[-1])}, 0)")
-        out.dedent()
+    shape(out, "items", "usage_zero_fill", paths=em.ir.items.usage_zero_fill)

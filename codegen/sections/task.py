@@ -6,7 +6,7 @@ parameters, and whose response is a canonical `EmbeddingsResponse` / `ImagesResp
 (docs/canonical.md). They share `meta`, `errors`, `transport` and `fixtures` with chat mappings,
 and compile to the same module API (request_to_wire, response_from_wire, error_from_wire,
 request_from_wire, response_to_wire and the constants). mappings/README.md "kind" documents the
-tables.
+tables. The functions' shapes are the macros of codegen/emit/templates/functions/task.jinja.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from ..emit.emitter import Emitter
 from ..emit.messages import emit_error_from_wire, emit_unsupported
 from ..emit.errors import emit_error_to_wire
 from ..ir.chat import Builder, ErrorsIR, ValueMapIR, build_error_rules
-from ..emit.lines import FORMAT_KEY, Lines, keyed, wire_type
+from ..emit.lines import FORMAT_KEY, Lines, wire_type
+from ..emit.shapes import shape, shaped, shaped_part
 from ..load.source import MappingError
 from ..load.resolve import Resolved
 from ..ir.wire_path import parse_path
@@ -356,361 +357,121 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
 
     # ---------------------------------------------------------------- request_to_wire
     out = Lines()
-    out.add("req = _w.as_request(request)")
-    out.add("if isinstance(req.response_schema, dict):")
-    out.add(f"    raise InvalidRequestError({keyed(FORMAT_KEY + ' has no structured output (kind ' + ir.kind + ')')}, path='response_schema')")
-    out.add("if req.tools:")
-    out.add(f"    raise InvalidRequestError({keyed(FORMAT_KEY + ' takes no tools (kind ' + ir.kind + ')')}, path='tools')")
-    out.add("if req.tool_choice is not NOT_GIVEN:")
-    out.add(f"    raise InvalidRequestError({keyed(FORMAT_KEY + ' takes no tool_choice (kind ' + ir.kind + ')')}, path='tool_choice')")
-    out.add("body: dict[str, Any] = {}")
-    out.add(f"body[{lit(ir.model_field)}] = req.model")
+    input_value = ""
     if inp["strategy"] == "every_text":
-        out.add(f"texts = _w.every_text(req.messages, {strip}, KEY)  # strategy every_text (prompty §7.2)")
-        out.add("if not texts:")
-        if inp["empty"] == "reject":
-            out.add("    raise InvalidRequestError('no text to embed in the messages', path='messages')")
-        else:
-            out.add("    pass  # empty: send (an empty list goes out)")
-        if inp.get("texts") == "one":
-            out.add("if len(texts) > 1:")
-            out.add(f"    raise InvalidRequestError({keyed(FORMAT_KEY + ' embeds one text per call (input.texts: one); the messages hold ')} + str(len(texts)) + ' texts', path='messages')")
         values = "texts" if "item" not in inp else f"[{{{lit(inp['item'])}: text}} for text in texts]"
         if "each" in inp:  # one request object per text
             values = f"[_w.fill_template({lit(inp['each'])}, {{'text': text, 'model': req.model}}) for text in texts]"
-        if inp["one"] == "string":
-            value = f"{values}[0] if len(texts) == 1 else {values}"
-        else:
-            value = values
-        out.add(f"_w.set_in(body, {lit(tuple(inp['field'].split('.')))}, {value})  # one: {inp['one']}")
-    else:
-        first = inp["strategy"] == "last_user_first_text"
-        others = inp["others"] == "ignore"
-        out.add(f"prompt = _w.last_user_text(req.messages, {first}, {lit(inp['join'])}, {strip}, {others}, KEY)  # strategy {inp['strategy']}")
-        out.add("if not prompt:")
-        if inp["empty"] == "reject":
-            out.add("    raise InvalidRequestError('no prompt: the last user message has no text' if prompt is not None else 'no user message to take the prompt from', path='messages')")
-        else:
-            out.add("    prompt = ''  # empty: send (prompty §7.3)")
-        out.add(f"body[{lit(inp['field'])}] = prompt")
-    out.add("config = req.config if isinstance(req.config, Config) else _NO_CONFIG")
-    if ir.kind != "embeddings":  # embeddings options: no row of this kind sends them
-        out.add("if config.input_type is not NOT_GIVEN or config.dimensions is not NOT_GIVEN or config.encoding_format is not NOT_GIVEN:")
-        out.add(f"    _w.refuse_embedding_options(config, KEY, {lit(ir.kind)})")
+        input_value = f"{values}[0] if len(texts) == 1 else {values}" if inp["one"] == "string" else values
+    chat_options = []
     for name in _OPTIONS:
-        out.add(f"if config.{name} is not NOT_GIVEN:")
-        out.indent()
-        emit_unsupported(out, ir.config_action, name, f"config.{name}", FORMAT_KEY)
-        out.dedent()
+        refusal = out.part()
+        emit_unsupported(refusal, ir.config_action, name, f"config.{name}", FORMAT_KEY)
+        chat_options.append((name, refusal))
+    option_rows = out.part()
     for opt in ir.options:
-        emit_option_to_wire(out, opt, tuple(inp["field"].split(".")))
-    out.add("extras = config.extras")
-    out.add("if extras:")
-    out.indent()
-    out.add("assert isinstance(extras, dict)")
-    out.add("model = req.model")
-    out.add("for key in sorted(extras):")
-    out.indent()
-    out.add("value = extras[key]")
-    out.add("path = 'config.extras.' + key")
+        emit_option_to_wire(option_rows, opt, tuple(inp["field"].split(".")))
+    params = []
     for p in ir.params:
-        out.add(f"if key == {lit(p.name)}:  # a declared API parameter")
-        out.indent()
-        out.add("if value is None:")
-        out.add("    continue  # OpenArmature §6 null-skip")
-        out.add(f"_w.check_param(value, {lit(p.type)}, {lit(tuple(p.enum) if p.enum is not None else None)}, path)")
+        rules = []
         for regex, action, patterns in p.rules:
-            out.add(f"if {em.regex(regex)}.match(model) is not None:  # models: {lit(patterns)}")
-            out.indent()
-            emit_unsupported(out, action, p.name, "config.extras." + p.name, FORMAT_KEY, scoped=True)
-            if action != "reject":
-                out.add("continue")
-            out.dedent()
-        out.dedent()
-    out.add("if key in body:")
-    out.add("    if _w.deep_equal(body[key], value):")
-    out.add("        continue")
-    why = f" conflicts with the value {FORMAT_KEY} writes there from the request itself; set it through the request, or give the same value"
-    out.add(f"    raise InvalidRequestError('extras key ' + repr(key) + {keyed(why)}, path=path)")
-    out.add("body[key] = _w.canonical_json(value)")
-    out.dedent()
-    out.dedent()
-    out.add("return body")
+            var = em.regex(regex)
+            refusal = out.part()
+            emit_unsupported(refusal, action, p.name, "config.extras." + p.name, FORMAT_KEY, scoped=True)
+            rules.append((var, patterns, refusal, action != "reject"))
+        params.append(shaped_part(out, "task", "param", p=p, rules=rules))
+    shape(
+        out, "task", "request_to_wire",
+        kind=ir.kind, model_field=ir.model_field, inp=inp, strip=strip, every=inp["strategy"] == "every_text", input_value=input_value,
+        first=inp["strategy"] == "last_user_first_text", others=inp.get("others") == "ignore",
+        refuse_embedding=ir.kind != "embeddings",  # embeddings options: no row of this kind sends them
+        chat_options=chat_options, option_rows=option_rows, params=params,
+    )
     em.func("_request_to_wire", "(request: Request | Mapping[str, Any]) -> dict[str, Any]", "The body of request_to_wire.", out.lines)
-    out = Lines()
-    out.add("if structured_output is not None:")
-    out.add(f"    raise InvalidRequestError({keyed(FORMAT_KEY + ' has no structured output (kind ' + ir.kind + ')')})")
     wire_req = wire_type(ir.key, "Request")  # generated/<module>_types.py, imported for type checkers only
-    out.add("try:")
-    out.add(f"    return cast({lit(wire_req)}, _request_to_wire(request))")
-    out.add("except RecursionError:")
-    out.add("    raise InvalidRequestError('request nested too deeply') from None")
     em.func(
         "request_to_wire",
         f"(request: Request | Mapping[str, Any], *, structured_output: str | None = None) -> {wire_req}",
         f"Canonical request -> {ir.title} request body (kind {ir.kind}). Validates first; never mutates its input.",
-        out.lines,
+        shaped("task", "request_to_wire_public", kind=ir.kind, wire_request=wire_req),
     )
     em.parts.public.append("request_to_wire")
 
     # ---------------------------------------------------------------- request_from_wire
     out = Lines()
-    out.add("body = _w.expect_dict(body, '')")
-    out.add(f"model = _w.member_str(body, {lit(ir.model_field)}, '')")
     field_ = inp["field"]
+    option_reads = out.part()
     if ir.kind == "embeddings":
-        out.add("rest = dict(body)")
-        out.add(f"rest.pop({lit(ir.model_field)}, None)")
-        out.add(f"value: Any = _w.take_in(rest, {lit(tuple(field_.split('.')))}, '')")
-        if "item" in inp:
-            out.add(f"value = _w.item_texts(value, {lit(inp['item'])}, {lit(field_)})")
-        if "each" in inp:  # one request object per text: the options common to all, then the template
-            out.add(f"each_items = [dict(_w.expect_dict(item, f'{field_}[{{k}}]')) for k, item in enumerate(_w.expect_list(value, {lit(field_)}))]")
-            for opt in ir.options:
-                if opt.each and opt.wire is not None:
-                    out.add(f"each_{opt.name} = _w.same_in_each(each_items, {lit(opt.wire)}, {lit(field_)})")
-            out.add("value = []")
-            out.add("for k, item in enumerate(each_items):")
-            out.add("    found: dict[str, str] = {}")
-            out.add(f"    _w.match_template({lit(inp['each'])}, item, f'{field_}[{{k}}]', found)")
-            if "{model}" in repr(inp["each"]):
-                out.add("    if found.get('model', model) != model:")
-                out.add(f"        raise _w.WireShapeError(f'{field_}[{{k}}].model', 'names model ' + repr(found['model']) + ', not the one of the whole request, ' + repr(model))")
-            out.add("    value.append(found['text'])")
-    else:
-        out.add(f"value = _w.member(body, {lit(field_)}, '')")
-    if ir.kind == "embeddings":
-        out.add("if type(value) is str:")
-        out.add("    texts = [value]")
-        out.add("elif type(value) is list and all(type(t) is str for t in value):")
-        out.add("    texts = list(value)")
-        out.add("else:")
-        out.add(f"    raise _w.WireShapeError({lit(field_)}, 'expected a string or an array of strings (token arrays have no canonical form)')")
-        out.add("for k, text in enumerate(texts):")
-        out.add("    if not text:")
-        out.add(f"        raise _w.WireShapeError({lit(field_)} + (f'[{{k}}]' if type(value) is list else ''), 'an empty text has no canonical form')")
-        out.add("if not texts:")
-        out.add(f"    raise _w.WireShapeError({lit(field_)}, 'an empty input has no canonical form')")
-        if inp.get("texts") == "one":
-            out.add("if len(texts) > 1:")
-            out.add(f"    raise _w.WireShapeError({lit(field_)}, 'this call embeds one text; got ' + str(len(texts)))")
-            out.add("content: str | list[Block] = texts[0]  # one text per call")
-        else:
-            out.add("content: str | list[Block] = texts[0] if type(value) is str else [TextBlock(text=t) for t in texts]")
-        out.add("options: dict[str, Any] = {}")
         for opt in ir.options:
-            emit_option_from_wire(out, opt, field_)
-        out.add("config: Config | NotGiven = Config(**options, extras=rest) if rest else (Config(**options) if options else NOT_GIVEN)")
-    else:
-        out.add("if type(value) is not str or not value:")
-        out.add(f"    raise _w.WireShapeError({lit(field_)}, 'expected a non-empty string')")
-        out.add("content = value")
-        out.add(f"rest = {{k: v for k, v in body.items() if k not in ({lit(ir.model_field)}, {lit(field_)})}}")
-        out.add("config: Config | NotGiven = Config(extras=rest) if rest else NOT_GIVEN")
-    out.add("return Request(model=model, messages=[UserMessage(content=content)], config=config)")
+            emit_option_from_wire(option_reads, opt, field_)
+    shape(
+        out, "task", "request_from_wire",
+        embeddings=ir.kind == "embeddings", model_field=ir.model_field, inp=inp,
+        # one request object per text: the options common to all, then the template
+        each_options=[(opt.name, opt.wire) for opt in ir.options if opt.each and opt.wire is not None],
+        each_model="{model}" in repr(inp.get("each")), option_reads=option_reads,
+    )
     em.func("_request_from_wire", "(body: Any) -> Request", "The body of request_from_wire.", out.lines)
-    out = Lines()
-    out.add("try:")
-    out.add("    return _request_from_wire(body)")
-    out.add("except _w.WireShapeError as exc:")
-    out.add("    raise InvalidRequestError(exc.message, path=exc.path) from None")
     em.func(
         "request_from_wire",
         f"(body: {wire_type(ir.key, 'Request')} | Mapping[str, Any]) -> Request",
         f"{ir.title} request body -> canonical Request: the input as one user message, the other keys as config.extras.",
-        out.lines,
+        shaped("task", "request_from_wire_public"),
     )
     em.parts.public.append("request_from_wire")
 
     # ---------------------------------------------------------------- response_from_wire
     resp = ir.response
-    out = Lines()
-    out.add("body = _w.expect_dict(body, '')")
-    out.add("usage: Usage" if ir.kind == "embeddings" else "usage: Usage | NotGiven")
-    if ir.usage is not None:
-        out.add(f"usage_obj = {_get('body', ir.usage_path) if ir.usage_path else 'body'}")
-        out.add("if type(usage_obj) is dict:")
-        args = ", ".join(f"{c}=_w.usage_counter({_get('usage_obj', p)})" for c, p in ir.usage.items())
-        out.add(f"    usage = Usage({args})")
-        out.add("else:")
-        out.add("    usage = Usage()" if ir.kind == "embeddings" else "    usage = NOT_GIVEN  # not reported (only some models report it)")
-    else:
-        out.add("usage = Usage()" if ir.kind == "embeddings" else "usage = NOT_GIVEN")
-    if ir.kind == "embeddings":
-        out.add("vectors: list[list[float]] = []")
-        if "list" in resp:
-            if "index" in resp:
-                out.add(f"items = _w.ordered_by_index(_w.member_list(body, {lit(resp['list'])}, ''), {lit(resp['index'])}, {lit(resp['list'])})")
-            else:  # in array order
-                out.add(f"items = [_w.expect_dict(item, f'{resp['list']}[{{k}}]') for k, item in enumerate(_w.member_list(body, {lit(resp['list'])}, ''))]")
-            out.add("for k, item in enumerate(items):")
-            out.add(f"    vectors.append(_w.read_vector({_get('item', tuple(resp['vector'].split('.')))}, f'{resp['list']}[{{k}}].{resp['vector']}'))")
-        elif "by_type" in resp:
-            out.add(f"kind, listed = _w.vectors_by_type(body, {lit(resp['by_type'])})")
-            out.add("for k, vector in enumerate(listed):")
-            out.add(f"    vectors.append(_w.read_vector(vector, f'{resp['by_type']}.{{kind}}[{{k}}]'))")
-        else:  # one vector
-            out.add(f"vectors.append(_w.read_vector({_get('body', tuple(resp['vector'].split('.')))}, {lit(resp['vector'])}))")
-        if "model" in resp:
-            out.add(f"model = _w.optional_str(body, {lit(resp['model'])}, '')")
-        else:
-            out.add("model = NOT_GIVEN")
-        out.add("return EmbeddingsResponse(embeddings=vectors, usage=usage, model=model, raw=body)")
-    else:
-        out.add(f"listed = body.get({lit(resp['list'])})")
-        out.add(f"items = [] if listed is None else _w.expect_list(listed, {lit(resp['list'])})")
-        out.add("media_type: str | NotGiven = NOT_GIVEN")
-        if "media_type" in resp:
-            mt = resp["media_type"]
-            out.add(f"fmt = body.get({lit(mt['field'])})")
-            out.add("if fmt is not None:")
-            out.add(f"    media_type = _vm_{mt['map']}_reverse(_w.expect_str(fmt, {lit(mt['field'])}), {lit(mt['field'])})")
-        out.add("images: list[GeneratedImage] = []")
-        out.add("for k, raw_item in enumerate(items):")
-        out.indent()
-        out.add(f"path = f'{resp['list']}[{{k}}]'")
-        out.add("item = _w.expect_dict(raw_item, path)")
-        out.add(f"url = item.get({lit(resp['url'])})")
-        out.add(f"data = item.get({lit(resp['base64'])})")
-        out.add("source: UrlSource | InlineSource")
-        out.add("if url is not None and data is not None:")
-        out.add(f"    raise _w.WireShapeError(path, {lit('an image carries both ' + resp['url'] + ' and ' + resp['base64'])})")
-        out.add("if url is not None:")
-        out.add(f"    source = UrlSource(url=_w.expect_str(url, path + {lit('.' + resp['url'])}))")
-        out.add("elif data is not None:")
-        out.add(f"    source = InlineSource(base64_data=_w.expect_str(data, path + {lit('.' + resp['base64'])}))")
-        out.add("else:")
-        out.add(f"    raise _w.WireShapeError(path, {lit('expected ' + resp['url'] + ' or ' + resp['base64'])})")
-        if "revised_prompt" in resp:
-            out.add(f"revised = _w.optional_str(item, {lit(resp['revised_prompt'])}, path)")
-        else:
-            out.add("revised = NOT_GIVEN")
-        out.add("images.append(GeneratedImage(source=source, media_type=media_type, revised_prompt=revised))")
-        out.dedent()
-        out.add("return ImagesResponse(images=images, usage=usage, raw=body)")
-    em.func("_response_from_wire", f"(body: Any) -> {result}", "Wire response body -> canonical result.", out.lines)
-    out = Lines()
-    out.add("if response_schema is not None or structured_output is not None:")
-    out.add(f"    raise InvalidRequestError({keyed(FORMAT_KEY + ' has no structured output (kind ' + ir.kind + ')')}, path='response_schema')")
-    out.add("try:")
-    out.add("    return _response_from_wire(body)")
-    out.add("except _w.WireShapeError as exc:")
-    out.add("    raise InvalidResponseError(exc.message, path=exc.path, body=body) from None")
-    out.add("except RecursionError:")
-    out.add("    raise InvalidResponseError('response nested too deeply', body=body) from None")
+    items = item_vector = one_vector = None
+    if "list" in resp and "index" in resp:
+        items = f"_w.ordered_by_index(_w.member_list(body, {lit(resp['list'])}, ''), {lit(resp['index'])}, {lit(resp['list'])})"
+    elif "list" in resp:  # in array order
+        items = f"[_w.expect_dict(item, f'{resp['list']}[{{k}}]') for k, item in enumerate(_w.member_list(body, {lit(resp['list'])}, ''))]"
+    if "vector" in resp:
+        item_vector = _get("item", tuple(resp["vector"].split(".")))
+        one_vector = _get("body", tuple(resp["vector"].split(".")))
+    em.func(
+        "_response_from_wire",
+        f"(body: Any) -> {result}",
+        "Wire response body -> canonical result.",
+        shaped(
+            "task", "response_from_wire",
+            embeddings=ir.kind == "embeddings", resp=resp,
+            usage_at=(_get("body", ir.usage_path) if ir.usage_path else "body") if ir.usage is not None else None,
+            counters=", ".join(f"{c}=_w.usage_counter({_get('usage_obj', p)})" for c, p in (ir.usage or {}).items()),
+            items=items, item_vector=item_vector, one_vector=one_vector,
+        ),
+    )
     em.func(
         "response_from_wire",
         f"(body: {wire_type(ir.key, 'Response')} | Mapping[str, Any], *, response_schema: dict[str, Any] | None = None, structured_output: str | None = None) -> {result}",
         f"{ir.title} response body -> canonical {result} (`raw` is the body).",
-        out.lines,
+        shaped("task", "response_from_wire_public", kind=ir.kind),
     )
     em.parts.public.append("response_from_wire")
 
     # ---------------------------------------------------------------- response_to_wire
     out = Lines()
-    conv = "as_embeddings_response" if ir.kind == "embeddings" else "as_images_response"
-    out.add(f"resp: {result} = _w.{conv}(response)")
-    out.add("raw = resp.raw if type(resp.raw) is dict else {}")
-    out.add("body: dict[str, Any] = {}")
-    for key, how, value, default, has_default in ir.envelope:
-        if how == "literal":
-            out.add(f"body[{lit(key)}] = {lit(value)}")
-        elif has_default:
-            out.add(f"body[{lit(key)}] = raw.get({lit(value)}, {lit(default)})")
-        else:
-            out.add(f"if {lit(value)} in raw:")
-            out.add(f"    body[{lit(key)}] = raw[{lit(value)}]")
+    spellings: dict[str, str] = {}
     if ir.kind == "embeddings":
-        item = dict(resp.get("item", {}))
         # the encodings this wire writes vectors in: its encoding_format row's canonical values
         # (a request that asked for base64 gets base64 of float32 where the row takes it)
         enc = next((o for o in ir.options if o.name == "encoding_format" and o.wire is not None), None)
         spellings = dict(enc.pairs) if enc is not None else {}
         em.parts.constants.append(f"VECTOR_ENCODINGS: Final = {lit(('float', 'base64') if 'base64' in spellings else ('float',))}  # what response_to_wire writes vectors in")
-        one = "_w.write_vector({v}, encoding_format)" if "base64" in spellings else "list({v})"
-        if "list" in resp:
-            vkeys = tuple(resp["vector"].split("."))
-            out.add("items: list[dict[str, Any]] = []")
-            out.add("for k, vector in enumerate(resp.embeddings):")
-            out.add(f"    entry: dict[str, Any] = {lit(item)}")
-            if "index" in resp:
-                out.add(f"    entry[{lit(resp['index'])}] = k")
-            out.add(f"    _w.set_in(entry, {lit(vkeys)}, {one.format(v='vector')})")
-            out.add("    items.append(entry)")
-            out.add(f"_w.set_in(body, {lit(tuple(resp['list'].split('.')))}, items)")
-        elif "by_type" in resp:
-            # keyed by the type written, in the wire's spelling: base64 when asked for and taken, else
-            # float (canonical vectors are floats: a quantized type is not made up from them)
-            if "base64" in spellings:
-                out.add("asked = 'base64' if encoding_format == 'base64' else 'float'")
-            else:
-                out.add("asked = 'float'")
-            out.add(f"_w.set_in(body, {lit(tuple(resp['by_type'].split('.')))}, {{{lit(spellings)}.get(asked, 'float'): [_w.write_vector(vector, asked) for vector in resp.embeddings]}})")
-        else:
-            out.add("if len(resp.embeddings) != 1:")
-            out.add(f"    raise InvalidRequestError({lit(ir.title + ' carries one vector per response; got ')} + str(len(resp.embeddings)), path='embeddings')")
-            out.add(f"_w.set_in(body, {lit(tuple(resp['vector'].split('.')))}, {one.format(v='resp.embeddings[0]')})")
-        if "model" in resp:
-            out.add("if resp.model is not NOT_GIVEN:")
-            out.add(f"    body[{lit(resp['model'])}] = resp.model")
-        out.add("u: Usage | NotGiven = resp.usage")
-    else:
-        out.add("data: list[dict[str, Any]] = []")
-        out.add("for image in resp.images:")
-        out.indent()
-        out.add("item: dict[str, Any] = {}")
-        out.add("if type(image.source) is UrlSource:")
-        out.add(f"    item[{lit(resp['url'])}] = image.source.url")
-        out.add("elif type(image.source) is InlineSource:")
-        out.add(f"    item[{lit(resp['base64'])}] = image.source.base64_data")
-        if "revised_prompt" in resp:
-            out.add("if image.revised_prompt is not NOT_GIVEN:")
-            out.add(f"    item[{lit(resp['revised_prompt'])}] = image.revised_prompt")
-        out.add("data.append(item)")
-        out.dedent()
-        out.add(f"body[{lit(resp['list'])}] = data")
-        if "media_type" in resp:
-            mt = resp["media_type"]
-            out.add("types = {image.media_type for image in resp.images}")
-            out.add("if len(types) == 1:")
-            out.add("    only = next(iter(types))")
-            out.add("    if isinstance(only, str):  # one media type for all: the response-level field")
-            out.add(f"        body[{lit(mt['field'])}] = _vm_{mt['map']}(only, 'images[0].media_type')")
-            out.add("elif len(types) > 1:")
-            out.add(f"    raise InvalidRequestError({lit(ir.title + ' states one media type per response; the images differ')}, path='images')")
-        out.add("u = resp.usage")
+    one = "_w.write_vector({v}, encoding_format)" if "base64" in spellings else "list({v})"
+    usage = None
     if ir.usage is not None:
-        out.add("if isinstance(u, Usage) and u.prompt_tokens is not None and u.total_tokens is not None:")
-        out.indent()
-        out.add("# usage keys the table does not map (token details) come back from `raw`")
-        if ir.usage_path:
-            out.add(f"raw_usage = {_get('raw', ir.usage_path)}")
-            out.add("usage_wire: dict[str, Any] = dict(raw_usage) if type(raw_usage) is dict else {}")
-        else:
-            out.add("usage_wire: dict[str, Any] = {}  # the counters are root keys")
-        for counter, keys in ir.usage.items():
-            target = "usage_wire"
-            value = f"u.{counter}"
-            if counter == "completion_tokens":
-                out.add(f"if u.{counter} is not None:")
-                out.indent()
-            for k in keys[:-1]:
-                out.add(f"{target}.setdefault({lit(k)}, {{}})")
-                target = f"{target}[{lit(k)}]"
-            out.add(f"{target}[{lit(keys[-1])}] = {value}")
-            if counter == "completion_tokens":
-                out.dedent()
-        target = "body"
-        if not ir.usage_path:
-            out.add("body.update(usage_wire)")
-        else:
-            for k in ir.usage_path[:-1]:
-                out.add(f"{target}.setdefault({lit(k)}, {{}})")
-                target = f"{target}[{lit(k)}]"
-            out.add(f"{target}[{lit(ir.usage_path[-1])}] = usage_wire")
-        out.dedent()
+        usage = out.part()
+        _emit_usage_writer(usage, ir)
     wire_resp = wire_type(ir.key, "Response")  # generated/<module>_types.py, imported for type checkers only
-    out.add(f"return cast({lit(wire_resp)}, body)")
+    shape(
+        out, "task", "response_to_wire",
+        embeddings=ir.kind == "embeddings", result=result,
+        conv="as_embeddings_response" if ir.kind == "embeddings" else "as_images_response",
+        envelope=ir.envelope, resp=resp, title=ir.title, item=dict(resp.get("item", {})), vector_of=lambda v: one.format(v=v),
+        base64="base64" in spellings, spellings=spellings, usage=usage, wire_response=wire_resp,
+    )
     if ir.kind == "embeddings":
         signature = f"(response: {result} | Mapping[str, Any], encoding_format: str | None = None) -> {wire_resp}"
         doc = (f"Canonical {result} -> {ir.title} response body (for gateways); envelope values come from `raw` when present. "
@@ -727,58 +488,61 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
     return em.parts, em.regexes
 
 
+def _emit_usage_writer(out: Lines, ir: TaskIR) -> None:
+    """Inside response_to_wire, when the usage is reported: the table's counters written back
+    at their wire paths, over what `raw` holds there."""
+    assert ir.usage is not None
+    out.add("# usage keys the table does not map (token details) come back from `raw`")
+    if ir.usage_path:
+        out.add(f"raw_usage = {_get('raw', ir.usage_path)}")
+        out.add("usage_wire: dict[str, Any] = dict(raw_usage) if type(raw_usage) is dict else {}")
+    else:
+        out.add("usage_wire: dict[str, Any] = {}  # the counters are root keys")
+    for counter, keys in ir.usage.items():
+        target = "usage_wire"
+        value = f"u.{counter}"
+        if counter == "completion_tokens":
+            out.add(f"if u.{counter} is not None:")
+            out.indent()
+        for k in keys[:-1]:
+            out.add(f"{target}.setdefault({lit(k)}, {{}})")
+            target = f"{target}[{lit(k)}]"
+        out.add(f"{target}[{lit(keys[-1])}] = {value}")
+        if counter == "completion_tokens":
+            out.dedent()
+    target = "body"
+    if not ir.usage_path:
+        out.add("body.update(usage_wire)")
+    else:
+        for k in ir.usage_path[:-1]:
+            out.add(f"{target}.setdefault({lit(k)}, {{}})")
+            target = f"{target}[{lit(k)}]"
+        out.add(f"{target}[{lit(ir.usage_path[-1])}] = usage_wire")
+
+
 def _option_maps(opt: OptionIR) -> str:
     return f"_OPTION_{opt.name.upper()}"
 
 
 def emit_option_to_wire(out: Lines, opt: OptionIR, input_keys: tuple[str, ...] = ()) -> None:
     """config.<option> -> its wire field (mappings/README.md "request (non-chat kinds)")."""
-    path = f"config.{opt.name}"
+    unsupported = None
     if opt.wire is None:
-        out.add(f"if config.{opt.name} is not NOT_GIVEN:  # options.{opt.name}: the API has no such field")
-        out.indent()
-        emit_unsupported(out, opt.unsupported, opt.name, path, FORMAT_KEY)
-        out.dedent()
-        return
-    var = f"option_{opt.name}"
-    out.add(f"{var}: Any = config.{opt.name}")
-    if opt.default is not None:
-        # the default, unless the extras give the field themselves (a body read back keeps a
-        # value with no canonical form there, Cohere `input_type: image`)
-        out.add(f"if {var} is NOT_GIVEN and not (isinstance(config.extras, dict) and {lit(opt.wire[0])} in config.extras):")
-        out.add(f"    {var} = {lit(opt.default)}  # options.{opt.name}.default: the API requires it")
+        unsupported = out.part()
+        emit_unsupported(unsupported, opt.unsupported, opt.name, f"config.{opt.name}", FORMAT_KEY)
     put = f"_w.set_in(body, {lit(opt.wire)}, {{}})"
     if opt.each:  # in every request object of input.each
         put = f"for each_item in _w.get_in(body, {lit(input_keys)}): _w.set_in(each_item, {lit(opt.wire)}, {{}})"
-    if opt.map is None:
-        out.add(f"if {var} is not NOT_GIVEN:")
-        out.add("    " + put.format(f"[{var}]" if opt.as_list else var))
-        return
-    sent = f"sent_{opt.name}"
-    out.add(f"if {var} is not NOT_GIVEN:")
-    out.indent()
-    out.add(f"{sent} = {_option_maps(opt)}[0].get({var})  # value map {opt.map}")
-    if opt.pass_other:
-        out.add(f"{put.format(f'[{sent} or {var}]' if opt.as_list else f'{sent} or {var}')}  # the map's \"*\" row: pass")
-    else:
-        out.add(f"if {sent} is not None:")
-        out.add("    " + put.format(f"[{sent}]" if opt.as_list else sent))
-        if opt.default is not None and opt.unsupported != "reject":
-            # a field the API requires: the default goes out instead of the unlisted value
-            wire_default = dict(opt.pairs).get(opt.default, opt.default)
-            out.add("else:")
-            out.add("    " + put.format(lit([wire_default]) if opt.as_list else lit(wire_default)))
-            if opt.unsupported == "warn":
-                out.add(f"    _w.warn_dropped({lit(opt.name + ' ')} + repr({var}) + {keyed(' is not supported by ' + FORMAT_KEY + '; sent ' + repr(opt.default) + ' instead')})")
-        elif opt.unsupported == "reject":
-            out.add("else:")
-            out.add(f"    raise InvalidRequestError({lit(opt.name + ' ')} + repr({var}) + {keyed(' is not supported by ' + FORMAT_KEY)}, path={lit(path)})")
-        elif opt.unsupported == "warn":
-            out.add("else:")
-            out.add(f"    _w.warn_dropped({lit(opt.name + ' ')} + repr({var}) + {keyed(' is not supported by ' + FORMAT_KEY + '; dropped')})")
-        else:
-            out.add(f"# an unlisted {opt.name} is silently dropped, as the mapping declares")
-    out.dedent()
+    sent_default = None
+    if opt.default is not None and opt.unsupported != "reject":
+        # a field the API requires: the default goes out instead of the unlisted value
+        wire_default = dict(opt.pairs).get(opt.default, opt.default)
+        sent_default = lit([wire_default]) if opt.as_list else lit(wire_default)
+    shape(
+        out, "task", "option_to_wire",
+        o=opt, put=lambda value, as_list: put.format(f"[{value}]" if as_list else value), unsupported=unsupported,
+        maps=_option_maps(opt) if opt.map is not None else None, sent_default=sent_default,
+    )
 
 
 def emit_option_from_wire(out: Lines, opt: OptionIR, input_field: str = "") -> None:
@@ -787,29 +551,21 @@ def emit_option_from_wire(out: Lines, opt: OptionIR, input_field: str = "") -> N
     extras: a value that is not canonical is an error naming it."""
     if opt.wire is None:
         return
-    got, one, canonical = f"got_{opt.name}", f"one_{opt.name}", f"canonical_{opt.name}"
-    out.add(f"{got} = {'each_' + opt.name if opt.each else f'_w.get_in(rest, {lit(opt.wire)})'}")
-    if opt.as_list:
-        out.add(f"{one} = {got}[0] if type({got}) is list and len({got}) == 1 else None  # several values have no canonical form")
-    else:
-        one = got
+    allowed = lit(tuple(_allowed(opt.name)))
     if opt.name == "dimensions":
-        out.add(f"{canonical}: Any = {one} if type({one}) is int and {one} > 0 else None")
+        canonical = "{0} if type({0}) is int and {0} > 0 else None"
     elif opt.map is not None:
-        out.add(f"{canonical}: Any = {_option_maps(opt)}[1].get({one}) if type({one}) is str else None")
-        if opt.pass_other:
-            out.add(f"if {canonical} is None and {one} in {lit(tuple(_allowed(opt.name)))}:")
-            out.add(f"    {canonical} = {one}")
+        canonical = _option_maps(opt) + "[1].get({0}) if type({0}) is str else None"
     else:
-        out.add(f"{canonical}: Any = {one} if {one} in {lit(tuple(_allowed(opt.name)))} else None")
-    out.add(f"if {canonical} is not None:")
-    out.add(f"    options[{lit(opt.name)}] = {canonical}")
-    if opt.each:
-        where = f"{input_field}[0].{'.'.join(opt.wire)}"
-        out.add(f"elif {got} is not None:")
-        out.add(f"    raise _w.WireShapeError({lit(where)}, repr({got}) + ' has no canonical form (config.{opt.name})')")
-    else:
-        out.add(f"    _w.take_in(rest, {lit(opt.wire)}, '')")
+        canonical = "{0} in " + allowed.replace("{", "{{").replace("}", "}}") + " else None"
+        canonical = "{0} if " + canonical
+    shape(
+        out, "task", "option_from_wire",
+        o=opt, got_expr=f"each_{opt.name}" if opt.each else f"_w.get_in(rest, {lit(opt.wire)})",
+        canonical_expr=canonical.format,
+        passed=tuple(_allowed(opt.name)) if opt.map is not None and opt.pass_other and opt.name != "dimensions" else None,
+        where=f"{input_field}[0].{'.'.join(opt.wire)}",
+    )
 
 
 def _allowed(name: str) -> tuple[str, ...]:
