@@ -3174,6 +3174,22 @@ STREAM_FROM_WIRE: list[dict[str, Any]] = [
                 "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
                 "raw": {"input_tokens": 10, "output_tokens": 5},
             },
+            {
+                "type": "carried",
+                "origin": "anthropic/anthropic_messages",
+                "data": [
+                    {
+                        "path": [
+                            "content_block_start",
+                            "content_block",
+                            "content",
+                            0,
+                            "encrypted_content",
+                        ],
+                        "value": "abc",
+                    }
+                ],
+            },
         ],
     },
     {

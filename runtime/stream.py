@@ -38,12 +38,23 @@ Canonical stream events are plain dicts (public API, like the canonical model):
     {"type": "tool_call_end", "index": 0}
     {"type": "usage", "usage": {"prompt_tokens": 7, ...}, "raw": {...wire usage, verbatim}}
     {"type": "finish", "finish_reason": "stop", "raw": "end_turn"}
+    {"type": "carried", "origin": "azure/openai_chat",                  # wire data the canonical model does not model
+     "data": [{"path": ["choices", 0, "content_filter_results"], "value": {...}}, ...]}
     {"type": "error", "category": "provider_unavailable", "message": "...", "raw": {...}}
     # error_type?: an AWS event-stream exception's `:exception-type`
 
 Content indexes number the parts of `message.content` in order (a new index starts a new part);
 tool-call indexes number `message.tool_calls`. Every event after `message_start`; `usage` is
 cumulative (the latest one holds the totals); `error` is always the last event.
+
+`carried` (at most one, just before the stream's end or its `error`): the wire data of the stream
+its rules do not read, with the format's origin (runtime/carry.py), each at a wire path: a key no
+rule and no table of the format names, at its path in the event (prefixed by the event's name
+where the events are named; its last non-null value: such keys repeat on every chunk, or grow), a
+whole event no rule names, at the event's name (every one, in order), and what a `carry` rule
+reads, at its `to` path of the non-streamed body (merged by its `merge`). `StreamAssembler` folds
+it into `Response.carried`, so a translation names it as lost where the target is another wire
+(docs/canonical.md "Carried data in streams").
 """
 
 from __future__ import annotations
@@ -54,6 +65,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, It
 from typing import Any, Final
 
 from .canonical import Response
+from .carry import Carried, _anchor_path as anchor_path, _copy as carry_copy, _get as carry_get
 from .errors import (
     InvalidRequestError,
     InvalidResponseError,
@@ -92,6 +104,7 @@ STREAM_EVENT_TYPES: Final = (
     "tool_call_end",
     "usage",
     "finish",
+    "carried",
     "error",
 )
 
@@ -342,6 +355,55 @@ class SSEDecoder:
 # ------------------------------------------------------------------------------------ parser
 
 
+def _unknown_keys(obj: dict[str, Any], path: tuple[Any, ...], at: tuple[Any, ...], carry: "_CarrySpec",
+                  out: dict[tuple[Any, ...], Any]) -> None:
+    """Each value in `obj` (and in the objects inside its named keys, through lists) under a key
+    no rule and no table names, at its path, into `out` (the last one wins). `at` is the path
+    inside the event with list positions as "*" (what `whole` lists: values a rule reads whole).
+    Null and empty values are no data (a chunk's way of saying "nothing here")."""
+    known, noise, whole = carry.known, carry.noise, carry.whole
+    for k, v in obj.items():
+        if v is None or v == "" or v == [] or v == {}:
+            continue
+        if k in known:
+            t = type(v)
+            if t is not dict and t is not list:
+                continue
+            inner = at + (k,)
+            if inner in whole:
+                continue
+            if t is dict:
+                _unknown_keys(v, path + (k,), inner, carry, out)
+            else:
+                inner += ("*",)
+                if inner in whole:
+                    continue
+                for i, item in enumerate(v):
+                    if type(item) is dict:
+                        _unknown_keys(item, path + (k, i), inner, carry, out)
+        elif k not in noise:
+            out[path + (k,)] = v
+
+
+class _CarrySpec:
+    """What a format's stream rules read (STREAM.parse.carry), looked up once per format."""
+
+    __slots__ = ("table", "origin", "known", "noise", "whole", "events", "quiet")
+
+    def __init__(self, fmt: Format, carry: Mapping[str, Any]) -> None:
+        self.table = carry
+        module = fmt.module
+        self.origin = str(getattr(module, "ORIGIN", f"{fmt.provider}/{fmt.key}"))
+        self.known = frozenset(getattr(module, "WIRE_KEYS", ())) | frozenset(carry["keys"])
+        self.noise = frozenset(carry.get("ignore_keys") or ())
+        self.whole = frozenset(tuple(p) for p in carry.get("whole") or ())
+        self.events = None if carry["events"] is None else frozenset(carry["events"])
+        self.quiet = frozenset(carry["quiet"])
+
+
+_CARRY_SPECS: dict[tuple[str, int], _CarrySpec] = {}
+
+
 class _Malformed(Exception):
     def __init__(self, message: str, path: str | None = None) -> None:
         super().__init__(message)
@@ -399,6 +461,17 @@ class StreamParser:
         self._entry_key: Any = _MISSING
         self._entry_seen = 0  # the event that last gave an entry a piece
         self.events_seen = 0
+        # carried data (docs/canonical.md "Carried data in streams"): what the table says the rules
+        # read (STREAM.parse.carry, compiled by the generator) is looked up once, here
+        carry = parse.get("carry")
+        self._carried: dict[tuple[Any, ...], Any] = {}
+        self._carry: _CarrySpec | None = None
+        if carry is not None:
+            key = (self.format.key, id(carry))  # a dialect shares its base's table, not its origin
+            spec = _CARRY_SPECS.get(key)
+            if spec is None or spec.table is not carry:
+                spec = _CARRY_SPECS[key] = _CarrySpec(self.format, carry)
+            self._carry = spec
 
     # -- public
     def feed(self, chunk: bytes) -> list[dict[str, Any]]:
@@ -512,6 +585,8 @@ class StreamParser:
         if self._entries and not self.failed:
             self.failed = True  # what the entries hold is kept; a bad one does not recurse here
             self._flush_entries(out)
+        if self._carried:
+            self._flush_carried(out)
         out.append(ev)
         self.failed = True
 
@@ -530,7 +605,28 @@ class StreamParser:
         if self.failed:
             return
         self._close_tools(out)
+        if self._carried:
+            self._flush_carried(out)
         self.ended = True
+
+    def _flush_carried(self, out: list[dict[str, Any]]) -> None:
+        carried, self._carried = self._carried, {}
+        assert self._carry is not None
+        out.append({"type": "carried", "origin": self._carry.origin, "data": [{"path": list(p), "value": v} for p, v in carried.items()]})
+
+    def _unread(self, obj: dict[str, Any], name: str | None) -> None:
+        """Keep what of a decoded event no rule reads (the keys no rule and no table names, a
+        whole event no rule names) as carried data; null is no data (a chunk's way of saying
+        "nothing here"), and keep-alive events (only `ignore` rules name them) hold none."""
+        carry = self._carry
+        assert carry is not None
+        if name is not None and carry.events is not None:
+            if name in carry.quiet:
+                return
+            if name not in carry.events:
+                self._carried.setdefault((name,), []).append(obj)
+                return
+        _unknown_keys(obj, () if name is None else (name,), (), carry, self._carried)
 
     def _close_tools(self, out: list[dict[str, Any]]) -> None:
         for k in self._open_tools:
@@ -557,6 +653,8 @@ class StreamParser:
             kind = obj.get(self._event_from)
             name = kind if isinstance(kind, str) else None
         try:
+            if self._carry is not None:
+                self._unread(obj, name)
             assert self._match is not None
             self._match(obj, name, out, self._rule_applied)
         except _Malformed as exc:
@@ -684,8 +782,26 @@ class StreamParser:
         self._entry_key = key
         self._entry_seen = self.events_seen
 
+    def _carry_value(self, values: dict[str, Any], rule: dict[str, Any]) -> None:
+        """A carry rule: its value kept at its `to` path, merged with the earlier pieces."""
+        value, where = values["value"]
+        path = tuple(rule["to"])
+        merge = rule.get("merge", "last")
+        if merge == "concat":
+            if type(value) is not str:
+                at = self._where(where)
+                raise _Malformed(f"expected a string at {at}, got {type(value).__name__}", at)
+            self._carried[path] = self._carried.get(path, "") + value
+        elif merge == "append":
+            self._carried.setdefault(path, []).append(value)
+        else:
+            self._carried[path] = value
+
     def _apply(self, kind: str, values: dict[str, Any], obj: dict[str, Any], out: list[dict[str, Any]], rule: dict[str, Any]) -> None:
         if kind == "ignore":
+            return
+        if kind == "carry":
+            self._carry_value(values, rule)
             return
         if kind == "message_start":
             raw = values["raw"][0] if "raw" in values else obj
@@ -836,6 +952,8 @@ class StreamAssembler:
         self.finish_raw: Any = None
         self.error: dict[str, Any] | None = None
         self.count = 0
+        self.carried: dict[tuple[Any, ...], Any] = {}  # `carried` events: wire path -> value
+        self.carried_origin: str | None = None
 
     def add(self, ev: Mapping[str, Any]) -> None:
         self.count += 1
@@ -880,6 +998,17 @@ class StreamAssembler:
         elif t == "finish":
             self.finish_reason = ev.get("finish_reason")
             self.finish_raw = ev.get("raw")
+        elif t == "carried":
+            data = ev.get("data")
+            origin = ev.get("origin")
+            if isinstance(origin, str) and isinstance(data, list):
+                if self.carried_origin not in (None, origin):
+                    self.carried = {}  # data of one wire only (a caller's events mixing two)
+                self.carried_origin = origin
+                for item in data:
+                    path = item.get("path") if isinstance(item, Mapping) else None
+                    if isinstance(path, list) and path and all(type(k) in (str, int) for k in path):
+                        self.carried[tuple(path)] = item.get("value")
         elif t == "error":
             self.error = dict(ev)
 
@@ -971,12 +1100,25 @@ class StreamAssembler:
             body = self.format.response_to_wire(response)
         except ProviderError:
             body = dict(self.start)
+        carried = self._carried(body) if self.carried and self.carried_origin is not None else None
         if self.usage_raw is not None:
             _set(body, tuple(self.table["usage"]["path"]), self.usage_raw)  # verbatim (§6, §7)
         if self.finish_raw is not None:
             _set(body, tuple(self.table["finish"]["path"]), self.finish_raw)
+        response.carried = carried
         response.raw = body
         return response
+
+    def _carried(self, rewritten: dict[str, Any]) -> Carried:
+        """The `carried` events as the `Carried` the non-streamed reader gives for the same data
+        (runtime/carry.py): each value at its path, anchored where the assembled response's
+        re-write has that path's anchor (what `residual` computes for a body)."""
+        ops = list(self.carried.items())
+        known = frozenset(getattr(self.format.module, "WIRE_KEYS", ()))
+        anchors = [carry_get(rewritten, anchor_path(path)) for path, _ in ops]
+        was = [carry_get(rewritten, path) for path, _ in ops]
+        return Carried(str(self.carried_origin), [(path, carry_copy(value)) for path, value in ops],
+                       [carry_copy(a) for a in anchors], [carry_copy(w) for w in was], known)
 
 
 def stream_error(event: Mapping[str, Any], partial: dict[str, Any] | None = None) -> ProviderError:
@@ -1217,6 +1359,8 @@ class StreamEmitter:
             ev = self._repair_call(ev)
         if self._assembler is not None:
             self._assembler.add(ev)
+        if t == "carried":  # wire data for its own wire: the translation's loss report names it
+            return b""
         out = b""
         if t == "message_start":
             if not self._started:
