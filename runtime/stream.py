@@ -1640,7 +1640,7 @@ class StreamTranslation:
                 out += self.emitter.emit({"type": "error", "category": exc.category, "message": exc.message})
         if self.response is not None:
             try:
-                _wire, more = response_losses(self.response, self.target)
+                _wire, more = response_losses(without_own_carried(self.response, self.target), self.target)
             except ProviderError:
                 more = []
             seen = {(loss.path, loss.kind) for loss in losses}
@@ -1672,6 +1672,18 @@ class StreamTranslation:
         tail = self._finish()
         if tail:
             yield tail
+
+
+def without_own_carried(response: Response, target: str | Format) -> Response:
+    """`response` for the loss report of a stream translated to `target`: a stream's carried data
+    (its `carried` event) is named as lost on another wire; going back to its own wire it is no
+    loss (a same-format gateway passes the stream through byte for byte)."""
+    from .translate import origin_of
+
+    carried = response.carried
+    if carried is None or carried.origin != origin_of(_fmt(target)):
+        return response
+    return Response(response.message, response.finish_reason, response.usage, response.raw, response.parsed, None)
 
 
 def translate_stream(
@@ -1741,6 +1753,6 @@ def parse_stream(data: bytes | Iterable[bytes], fmt: str | Format, *, wire_map: 
     return out
 
 
-__all__ += ["events_from_response", "forward_event", "parse_stream", "usage_from_wire", "usage_to_wire", "SSEDecoder"]
+__all__ += ["events_from_response", "forward_event", "without_own_carried", "parse_stream", "usage_from_wire", "usage_to_wire", "SSEDecoder"]
 
 _ = (UnavailableError,)
