@@ -65,7 +65,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, It
 from typing import Any, Final
 
 from .canonical import Response
-from .carry import Carried, _anchor_path as anchor_path, _copy as carry_copy, _get as carry_get
+from .carry import ABSENT, Carried, _anchor_path as anchor_path, _copy as carry_copy, _get as carry_get
 from .errors import (
     InvalidRequestError,
     InvalidResponseError,
@@ -1738,6 +1738,11 @@ def events_from_response(response: Response | Mapping[str, Any]) -> list[dict[st
     usage = d.get("usage") or {}
     if any(usage.get(n) is not None for n in ("prompt_tokens", "completion_tokens", "total_tokens")):
         out.append({"type": "usage", "usage": usage, "raw": None})
+    carried = resp.carried
+    if carried is not None:  # its carried wire data, for the loss report or its own wire
+        data = [{"path": list(path), "value": carry_copy(value)} for path, value in carried.ops if value is not ABSENT]
+        if data:
+            out.append({"type": "carried", "origin": carried.origin, "data": data})
     return out
 
 

@@ -103,6 +103,8 @@ class Interpreter(StreamParser):
             kind = obj.get(self._event_from)
             name = kind if isinstance(kind, str) else None
         try:
+            if self._carry is not None:  # the carried data: shared, as SSE framing and `_apply` are
+                self._unread(obj, name)
             for group in self._groups:
                 each = group[0]["each"]
                 if each is None:

@@ -14,7 +14,7 @@ import yaml
 from wiremap.runtime.format import get_format
 from wiremap.runtime.stream import StreamAssembler, parse_stream, translate_stream
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def fixture(key: str, fid: str) -> dict[str, Any]:
