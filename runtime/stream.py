@@ -360,28 +360,24 @@ def _unknown_keys(obj: dict[str, Any], path: tuple[Any, ...], at: tuple[Any, ...
     """Each value in `obj` (and in the objects inside its named keys, through lists) under a key
     no rule and no table names, at its path, into `out` (the last one wins). `at` is the path
     inside the event with list positions as "*" (what `whole` lists: values a rule reads whole).
-    Null and empty values are no data (a chunk's way of saying "nothing here")."""
-    known, noise, whole = carry.known, carry.noise, carry.whole
+    Null and empty values are no data (a chunk's way of saying "nothing here"). Runs on every
+    event: a named key holding a scalar, most of a chunk, costs a set lookup and a type test."""
+    known = carry.known
     for k, v in obj.items():
-        if v is None or v == "" or v == [] or v == {}:
-            continue
         if k in known:
             t = type(v)
-            if t is not dict and t is not list:
-                continue
-            inner = at + (k,)
-            if inner in whole:
-                continue
             if t is dict:
-                _unknown_keys(v, path + (k,), inner, carry, out)
-            else:
-                inner += ("*",)
-                if inner in whole:
-                    continue
-                for i, item in enumerate(v):
-                    if type(item) is dict:
-                        _unknown_keys(item, path + (k, i), inner, carry, out)
-        elif k not in noise:
+                if v:
+                    inner = at + (k,)
+                    if inner not in carry.whole:
+                        _unknown_keys(v, path + (k,), inner, carry, out)
+            elif t is list and v:
+                inner = at + (k, "*")
+                if inner not in carry.whole and at + (k,) not in carry.whole:
+                    for i, item in enumerate(v):
+                        if type(item) is dict:
+                            _unknown_keys(item, path + (k, i), inner, carry, out)
+        elif v is not None and k not in carry.noise and v != "" and v != [] and v != {}:
             out[path + (k,)] = v
 
 
