@@ -435,7 +435,7 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
     # event names a rule lists (None: a rule reads every event), those only `ignore` rules list
     # (keep-alives: nothing in them is carried), every key a rule's paths name (a key no rule and no
     # table names is carried), and the keys that carry nothing (`ignore_keys`)
-    listed = None if any(r["event"] is None for r in rules) else sorted({n for r in rules for n in r["event"]})
+    read_events: list[str] | None = None if any(r["event"] is None for r in rules) else sorted({n for r in rules for n in r["event"]})
     quiet = sorted({n for r in rules if r["emit"] == "ignore" for n in (r["event"] or ())}
                    - {n for r in rules if r["emit"] != "ignore" for n in (r["event"] or ())})
     names: set[str] = set()
@@ -453,7 +453,7 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
             if name in ("arguments", "entry", "signature", "data", "error", "value") and not (path and isinstance(path[0], list)):
                 full = (r["each"] + ["*"] if r["each"] else []) + list(path)
                 whole.add(tuple("*" if isinstance(k, int) else k for k in full))
-    carry: dict[str, Any] = {"events": listed, "quiet": quiet, "keys": sorted(names), "whole": sorted(list(w) for w in whole)}
+    carry: dict[str, Any] = {"events": read_events, "quiet": quiet, "keys": sorted(names), "whole": sorted(list(w) for w in whole)}
     ignore_keys = [k for k in spec["parse"].get("ignore_keys") or () if not k.startswith("x-")]
     if ignore_keys:
         carry["ignore_keys"] = ignore_keys
