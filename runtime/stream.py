@@ -65,7 +65,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, It
 from typing import Any, Final
 
 from .canonical import Response
-from .carry import ABSENT, Carried, _anchor_path as anchor_path, _copy as carry_copy, _get as carry_get
+from .carry import ABSENT, Carried, copy_value as carry_copy, placed
 from .errors import (
     InvalidRequestError,
     InvalidResponseError,
@@ -1109,12 +1109,8 @@ class StreamAssembler:
         """The `carried` events as the `Carried` the non-streamed reader gives for the same data
         (runtime/carry.py): each value at its path, anchored where the assembled response's
         re-write has that path's anchor (what `residual` computes for a body)."""
-        ops = list(self.carried.items())
         known = frozenset(getattr(self.format.module, "WIRE_KEYS", ()))
-        anchors = [carry_get(rewritten, anchor_path(path)) for path, _ in ops]
-        was = [carry_get(rewritten, path) for path, _ in ops]
-        return Carried(str(self.carried_origin), [(path, carry_copy(value)) for path, value in ops],
-                       [carry_copy(a) for a in anchors], [carry_copy(w) for w in was], known)
+        return placed(str(self.carried_origin), list(self.carried.items()), rewritten, known)
 
 
 def stream_error(event: Mapping[str, Any], partial: dict[str, Any] | None = None) -> ProviderError:
