@@ -1372,6 +1372,7 @@ STREAM: Final[dict[str, Any] | None] = {
             ],
             "quiet": [
                 "response.content_part.done",
+                "response.created",
                 "response.function_call_arguments.done",
                 "response.in_progress",
                 "response.output_text.done",

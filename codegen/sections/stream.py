@@ -130,6 +130,9 @@ STREAM_SCHEMA: dict[str, Any] = _obj(
                 "rules": {"type": "array", "minItems": 1, "items": _RULE},
                 # event keys that carry no data (random padding): never carried (docs/canonical.md)
                 "ignore_keys": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+                # events whose whole content a later event repeats (a snapshot the final event
+                # restates): rules read them, but what no rule reads in them is not carried twice
+                "restated": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
             },
             required=["rules"],
         ),
@@ -454,6 +457,13 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
                 full = (r["each"] + ["*"] if r["each"] else []) + list(path)
                 whole.add(tuple("*" if isinstance(k, int) else k for k in full))
     carry: dict[str, Any] = {"events": read_events, "quiet": quiet, "keys": sorted(names), "whole": sorted(list(w) for w in whole)}
+    restated = list(spec["parse"].get("restated") or ())
+    for j, name in enumerate(restated):
+        if read_events is not None and name not in read_events:
+            raise err(f"/stream/parse/restated/{j}", f"no rule reads the event {name!r}: an event no rule names is carried whole; "
+                      "give it an `ignore` rule if it holds nothing new")
+    if restated:
+        carry["quiet"] = sorted(set(quiet) | set(restated))
     ignore_keys = [k for k in spec["parse"].get("ignore_keys") or () if not k.startswith("x-")]
     if ignore_keys:
         carry["ignore_keys"] = ignore_keys

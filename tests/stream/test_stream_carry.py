@@ -184,3 +184,34 @@ def test_mapping_refuses_a_carry_rule_without_its_path() -> None:
     with pytest.raises(Err, match="needs `to`"):
         compile_stream({"stream": spec}, {}, ("usage",), "null", ("finish_reason",), [], "stop", {}, "parts",
                        lambda pointer, msg: Err(f"{pointer}: {msg}"))
+
+
+def test_mapping_refuses_restated_naming_an_unread_event() -> None:
+    from wiremap.codegen.sections.stream import compile_stream
+
+    class Err(Exception):
+        pass
+
+    spec = yaml.safe_load((ROOT / "mappings" / "cohere_chat.yaml").read_text())["stream"]
+    spec["parse"]["restated"] = ["no-such-event"]
+    with pytest.raises(Err, match="no rule reads the event 'no-such-event'"):
+        compile_stream({"stream": spec}, {}, ("usage",), "null", ("finish_reason",), [], "stop", {}, "parts",
+                       lambda pointer, msg: Err(f"{pointer}: {msg}"))
+
+
+def test_a_restated_snapshot_is_carried_once() -> None:
+    """Responses' response.created holds the Response that response.completed repeats whole: an
+    unread field of it is carried from the final event only."""
+    resp = {"id": "r1", "object": "response", "created_at": 1, "model": "m", "status": "in_progress", "output": [], "store": True}
+    done = {**resp, "status": "completed", "output": [{"type": "message", "id": "m1", "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": "Hi", "annotations": []}]}], "usage": {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}}
+    events = [
+        {"type": "response.created", "sequence_number": 0, "response": resp},
+        {"type": "response.output_text.delta", "sequence_number": 1, "item_id": "m1", "output_index": 0, "content_index": 0, "delta": "Hi"},
+        {"type": "response.completed", "sequence_number": 2, "response": done},
+    ]
+    body = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+    carried = [ev for ev in parse_stream(body, "openai_responses") if ev["type"] == "carried"]
+    paths = [tuple(item["path"]) for item in carried[0]["data"]]
+    assert ("response.completed", "response", "store") in paths
+    assert not [p for p in paths if p[0] == "response.created"]
