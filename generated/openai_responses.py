@@ -550,21 +550,31 @@ def _stream_parse(
         values = {}
         if apply(13, values, obj, out):
             return
+    if name in (
+        "response.content_part.added",
+        "response.output_item.added",
+        "response.output_item.done",
+        "response.reasoning_summary_part.added",
+    ):
+        # /stream/parse/rules/14: ignore
+        values = {}
+        if apply(14, values, obj, out):
+            return
     if name == "error":
-        # /stream/parse/rules/14: error
+        # /stream/parse/rules/15: error
         v_38 = obj.get("code", _MISSING)
         if v_38 == "rate_limit_exceeded":
-            values = {}
-            if apply(14, values, obj, out):
-                return
-        # /stream/parse/rules/15: error
-        if v_38 == "invalid_prompt":
             values = {}
             if apply(15, values, obj, out):
                 return
         # /stream/parse/rules/16: error
+        if v_38 == "invalid_prompt":
+            values = {}
+            if apply(16, values, obj, out):
+                return
+        # /stream/parse/rules/17: error
         values = {}
-        if apply(16, values, obj, out):
+        if apply(17, values, obj, out):
             return
 
 
@@ -1317,6 +1327,18 @@ STREAM: Final[dict[str, Any] | None] = {
                     "response.function_call_arguments.done",
                     "response.reasoning_summary_text.done",
                     "response.reasoning_summary_part.done",
+                ],
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "ignore",
+                "fields": [],
+                "event": [
+                    "response.output_item.added",
+                    "response.output_item.done",
+                    "response.content_part.added",
+                    "response.reasoning_summary_part.added",
                 ],
                 "when": [],
                 "each": None,

@@ -3179,15 +3179,50 @@ STREAM_FROM_WIRE: list[dict[str, Any]] = [
                 "origin": "anthropic/anthropic_messages",
                 "data": [
                     {
-                        "path": [
-                            "content_block_start",
-                            "content_block",
-                            "content",
-                            0,
-                            "encrypted_content",
+                        "path": ["content_block_start"],
+                        "value": [
+                            {
+                                "type": "content_block_start",
+                                "index": 0,
+                                "content_block": {
+                                    "type": "server_tool_use",
+                                    "id": "srvtoolu_1",
+                                    "name": "web_search",
+                                    "input": {},
+                                },
+                            },
+                            {
+                                "type": "content_block_start",
+                                "index": 1,
+                                "content_block": {
+                                    "type": "web_search_tool_result",
+                                    "tool_use_id": "srvtoolu_1",
+                                    "content": [
+                                        {
+                                            "type": "web_search_result",
+                                            "title": "Weather",
+                                            "url": "https://example.com",
+                                            "encrypted_content": "abc",
+                                            "page_age": None,
+                                        }
+                                    ],
+                                },
+                            },
                         ],
-                        "value": "abc",
-                    }
+                    },
+                    {
+                        "path": ["content_block_delta"],
+                        "value": [
+                            {
+                                "type": "content_block_delta",
+                                "index": 0,
+                                "delta": {
+                                    "type": "input_json_delta",
+                                    "partial_json": '{"query": "weather"}',
+                                },
+                            }
+                        ],
+                    },
                 ],
             },
         ],

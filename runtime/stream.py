@@ -461,6 +461,8 @@ class StreamParser:
         # read (STREAM.parse.carry, compiled by the generator) is looked up once, here
         carry = parse.get("carry")
         self._carried: dict[tuple[Any, ...], Any] = {}
+        self._pending: dict[tuple[Any, ...], Any] | None = None  # the current event's unread keys
+        self._claimed = False  # whether a rule read the current event
         self._carry: _CarrySpec | None = None
         if carry is not None:
             key = (self.format.key, id(carry))  # a dialect shares its base's table, not its origin
@@ -581,7 +583,7 @@ class StreamParser:
         if self._entries and not self.failed:
             self.failed = True  # what the entries hold is kept; a bad one does not recurse here
             self._flush_entries(out)
-        if self._carried:
+        if self._carried or self._pending:
             self._flush_carried(out)
         out.append(ev)
         self.failed = True
@@ -601,28 +603,49 @@ class StreamParser:
         if self.failed:
             return
         self._close_tools(out)
-        if self._carried:
+        if self._carried or self._pending:
             self._flush_carried(out)
         self.ended = True
 
     def _flush_carried(self, out: list[dict[str, Any]]) -> None:
+        if self._pending:  # the keys of the event that ends the stream (its rule read it)
+            self._carried.update(self._pending)
+        self._pending = None
+        if not self._carried:
+            return
         carried, self._carried = self._carried, {}
         assert self._carry is not None
         out.append({"type": "carried", "origin": self._carry.origin, "data": [{"path": list(p), "value": v} for p, v in carried.items()]})
 
-    def _unread(self, obj: dict[str, Any], name: str | None) -> None:
-        """Keep what of a decoded event no rule reads (the keys no rule and no table names, a
-        whole event no rule names) as carried data; null is no data (a chunk's way of saying
-        "nothing here"), and keep-alive events (only `ignore` rules name them) hold none."""
+    def _unread(self, obj: dict[str, Any], name: str | None) -> dict[tuple[Any, ...], Any] | None:
+        """What of a decoded event no rule reads: the keys no rule and no table names, found
+        before the rules are applied (None: nothing to look for; a whole event no rule names is
+        kept here). Null is no data (a chunk's way of saying "nothing here"), and keep-alive
+        events (only `ignore` rules name them) hold none."""
         carry = self._carry
         assert carry is not None
         if name is not None and carry.events is not None:
             if name in carry.quiet:
-                return
+                return None
             if name not in carry.events:
                 self._carried.setdefault((name,), []).append(obj)
-                return
-        _unknown_keys(obj, () if name is None else (name,), (), carry, self._carried)
+                return None
+        found: dict[tuple[Any, ...], Any] = {}
+        _unknown_keys(obj, () if name is None else (name,), (), carry, found)
+        return found
+
+    def _unclaimed(self, obj: dict[str, Any], name: str | None) -> None:
+        """After the rules: the keys `_unread` found are carried; but a named event that no rule
+        matched (a block of a kind no rule reads: Anthropic's `web_search_tool_result`, a
+        `citations_delta`) is carried whole, every one in order, at its name."""
+        pending, self._pending = self._pending, None
+        if pending is None or self.failed or self.ended:
+            return
+        if self._claimed or name is None:
+            if pending:
+                self._carried.update(pending)
+        else:
+            self._carried.setdefault((name,), []).append(obj)
 
     def _close_tools(self, out: list[dict[str, Any]]) -> None:
         for k in self._open_tools:
@@ -650,9 +673,12 @@ class StreamParser:
             name = kind if isinstance(kind, str) else None
         try:
             if self._carry is not None:
-                self._unread(obj, name)
+                self._pending = self._unread(obj, name)
+                self._claimed = False
             assert self._match is not None
             self._match(obj, name, out, self._rule_applied)
+            if self._pending is not None:
+                self._unclaimed(obj, name)
         except _Malformed as exc:
             self._error(out, "provider_invalid_response", exc.message, raw=obj, path=exc.path)
         except RecursionError:  # a value nested past Python's limit somewhere in the event
@@ -662,6 +688,7 @@ class StreamParser:
         """A rule the parse function matched (`RuleApply`): applied, and whether the parser has
         stopped, after which no later rule is tried."""
         rule = self._rules[index]
+        self._claimed = True  # the event is read: what no rule reads in it is carried key by key
         self._apply(rule["emit"], values, obj, out, rule)
         return self.failed or self.ended
 
@@ -865,7 +892,9 @@ class StreamParser:
             if k is None and not call_id and not name:
                 # a match with neither id nor name where no call is open is no client tool call (it could
                 # not be dispatched): the argument pieces of a block no rule opened as one -- Anthropic's
-                # server_tool_use input, whose result the server itself adds (issue 14)
+                # server_tool_use input, whose result the server itself adds (issue 14); the event is
+                # then carried whole (no rule read it)
+                self._claimed = False
                 return
             if k is None or (self._new_id and call_id and self._tool_ids[k] and call_id != self._tool_ids[k]):
                 if k is not None and k in self._open_tools:

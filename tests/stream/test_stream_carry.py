@@ -49,6 +49,7 @@ AZURE_FILTERED = fixture("azure_openai", "stream_filtered_mid_stream")["stream_f
 PERPLEXITY = fixture("perplexity", "stream_running_usage_citations_carried")["stream_from_wire"].encode()
 COHERE_PLAN = fixture("cohere_chat", "stream_thinking_and_tool_call")["stream_from_wire"].encode()
 COHERE_CITES = fixture("cohere_chat", "stream_text_with_citations")["stream_from_wire"].encode()
+ANTHROPIC_SERVER = fixture("anthropic_messages", "stream_server_tool_use_is_no_tool_call")["stream_from_wire"].encode()
 
 
 @pytest.mark.parametrize(
@@ -61,6 +62,8 @@ COHERE_CITES = fixture("cohere_chat", "stream_text_with_citations")["stream_from
         (PERPLEXITY, "perplexity", "openai_chat", {"citations", "search_results"}),
         (COHERE_PLAN, "cohere_chat", "openai_chat", {"message.tool_plan"}),
         (COHERE_CITES, "cohere_chat", "anthropic_messages", {"message.citations"}),
+        # a server tool's blocks no rule reads: the events, whole (the non-streamed body carries the blocks)
+        (ANTHROPIC_SERVER, "anthropic_messages", "openai_chat", {"content_block_start", "content_block_delta"}),
     ],
 )
 def test_translated_stream_names_the_carried_data_at_its_path(body: bytes, source: str, target: str, paths: set[str]) -> None:
@@ -74,7 +77,8 @@ def test_translated_stream_names_the_carried_data_at_its_path(body: bytes, sourc
 
 @pytest.mark.parametrize(
     ("body", "key"),
-    [(AZURE, "azure_openai"), (AZURE_FILTERED, "azure_openai"), (PERPLEXITY, "perplexity"), (COHERE_PLAN, "cohere_chat"), (COHERE_CITES, "cohere_chat")],
+    [(AZURE, "azure_openai"), (AZURE_FILTERED, "azure_openai"), (PERPLEXITY, "perplexity"), (COHERE_PLAN, "cohere_chat"), (COHERE_CITES, "cohere_chat"),
+     (ANTHROPIC_SERVER, "anthropic_messages")],
 )
 def test_same_format_gains_no_loss_from_carried_data(body: bytes, key: str) -> None:
     with_carry = translated(body, key, key)[1]
