@@ -672,13 +672,23 @@ class StreamParser:
             kind = obj.get(self._event_from)
             name = kind if isinstance(kind, str) else None
         try:
-            if self._carry is not None:
-                self._pending = self._unread(obj, name)
+            carry = self._carry
+            if carry is not None:
+                if carry.events is None:  # unnamed events (a chunk): only their keys are looked at
+                    found: dict[tuple[Any, ...], Any] = {}
+                    _unknown_keys(obj, () if name is None else (name,), (), carry, found)
+                    self._pending = found
+                else:
+                    self._pending = self._unread(obj, name)
                 self._claimed = False
             assert self._match is not None
             self._match(obj, name, out, self._rule_applied)
-            if self._pending is not None:
-                self._unclaimed(obj, name)
+            pending = self._pending
+            if pending is not None:
+                if pending or (name is not None and not self._claimed):
+                    self._unclaimed(obj, name)
+                else:
+                    self._pending = None
         except _Malformed as exc:
             self._error(out, "provider_invalid_response", exc.message, raw=obj, path=exc.path)
         except RecursionError:  # a value nested past Python's limit somewhere in the event
