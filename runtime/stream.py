@@ -50,9 +50,9 @@ cumulative (the latest one holds the totals); `error` is always the last event.
 `carried` (at most one, just before the stream's end or its `error`): the wire data of the stream
 its rules do not read, with the format's origin (runtime/carry.py), each at a wire path: a key no
 rule and no table of the format names, at its path in the event (prefixed by the event's name
-where the events are named; its last non-null value: such keys repeat on every chunk, or grow), a
-whole event no rule names, at the event's name (every one, in order), and what a `carry` rule
-reads, at its `to` path of the non-streamed body (merged by its `merge`). `StreamAssembler` folds
+where the events are named; its last non-empty value: such keys repeat on every chunk, or grow), a
+whole named event no rule names or matches, at the event's name (every one, in order), and what a
+`carry` rule reads, at its `to` path of the non-streamed body (merged by its `merge`). `StreamAssembler` folds
 it into `Response.carried`, so a translation names it as lost where the target is another wire
 (docs/canonical.md "Carried data in streams").
 """
