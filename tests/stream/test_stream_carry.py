@@ -219,3 +219,33 @@ def test_a_restated_snapshot_is_carried_once() -> None:
     paths = [tuple(item["path"]) for item in carried[0]["data"]]
     assert ("response.completed", "response", "store") in paths
     assert not [p for p in paths if p[0] == "response.created"]
+
+
+@pytest.mark.parametrize(
+    ("body", "key", "paths"),
+    [
+        (AZURE, "azure_openai", [("prompt_filter_results",), ("choices", 0, "content_filter_results"), ("system_fingerprint",)]),
+        (PERPLEXITY, "perplexity", [("citations",), ("search_results",)]),
+        (COHERE_PLAN, "cohere_chat", [("message", "tool_plan")]),
+        (COHERE_CITES, "cohere_chat", [("message", "citations")]),
+    ],
+)
+def test_assembled_stream_carries_as_the_equivalent_body(body: bytes, key: str, paths: list[tuple[Any, ...]]) -> None:
+    """Written as a non-streamed body of its own wire, the assembled response puts each carried
+    value back at its path (these paths are the body's own), and that body reads into the same
+    carried ops and anchors: the stream carries what the non-streamed response does."""
+    fmt = get_format(key)
+    resp = assembled(body, key)
+    equivalent = fmt.response_to_wire(resp)
+    ops = dict(resp.carried.ops)
+    for path in paths:
+        at: Any = equivalent
+        for k in path:
+            at = at[k]
+        assert at == ops[path], path
+    plain = fmt.response_from_wire(equivalent).carried
+    assert plain is not None
+    ours = {path: (value, anchor) for (path, value), anchor in zip(resp.carried.ops, resp.carried.anchors)}
+    theirs = {path: (value, anchor) for (path, value), anchor in zip(plain.ops, plain.anchors)}
+    for path in paths:
+        assert ours[path] == theirs[path], path
