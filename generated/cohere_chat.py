@@ -104,6 +104,7 @@ WIRE_KEYS: Final = frozenset(
         "POST",
         "REQUIRED",
         "always_parts",
+        "append",
         "arguments",
         "assistant",
         "audio.inline",
@@ -119,6 +120,8 @@ WIRE_KEYS: Final = frozenset(
         "carry",
         "categories",
         "chat",
+        "citations",
+        "concat",
         "content",
         "content_filter",
         "data",
@@ -221,6 +224,7 @@ WIRE_KEYS: Final = frozenset(
         "tool_call_start",
         "tool_calls",
         "tool_choice",
+        "tool_plan",
         "tools",
         "type",
         "unauthorized",
@@ -338,53 +342,57 @@ def _stream_parse(
         if apply(5, values, obj, out):
             return
     if name == "tool-plan-delta":
-        # /stream/parse/rules/6: ignore
-        values = {}
-        if apply(6, values, obj, out):
-            return
+        # /stream/parse/rules/6: carry
+        v_14 = obj.get("delta", _MISSING)
+        v_15 = v_14.get("message", _MISSING) if type(v_14) is dict else _MISSING
+        v_16 = v_15.get("tool_plan", _MISSING) if type(v_15) is dict else _MISSING
+        if v_16 is not _MISSING and v_16 is not None:
+            values = {"value": (v_16, (("delta", "message", "tool_plan"), None))}
+            if apply(6, values, obj, out):
+                return
     if name == "tool-call-start":
         # /stream/parse/rules/7: tool_call
-        v_14 = obj.get("index", _MISSING)
-        v_15 = obj.get("delta", _MISSING)
-        v_16 = v_15.get("message", _MISSING) if type(v_15) is dict else _MISSING
-        v_17 = v_16.get("tool_calls", _MISSING) if type(v_16) is dict else _MISSING
-        v_18 = v_17.get("id", _MISSING) if type(v_17) is dict else _MISSING
-        v_19 = v_17.get("function", _MISSING) if type(v_17) is dict else _MISSING
-        v_20 = v_19.get("name", _MISSING) if type(v_19) is dict else _MISSING
-        v_21 = v_19.get("arguments", _MISSING) if type(v_19) is dict else _MISSING
+        v_17 = obj.get("index", _MISSING)
+        v_18 = obj.get("delta", _MISSING)
+        v_19 = v_18.get("message", _MISSING) if type(v_18) is dict else _MISSING
+        v_20 = v_19.get("tool_calls", _MISSING) if type(v_19) is dict else _MISSING
+        v_21 = v_20.get("id", _MISSING) if type(v_20) is dict else _MISSING
+        v_22 = v_20.get("function", _MISSING) if type(v_20) is dict else _MISSING
+        v_23 = v_22.get("name", _MISSING) if type(v_22) is dict else _MISSING
+        v_24 = v_22.get("arguments", _MISSING) if type(v_22) is dict else _MISSING
         if (
-            v_14 is not _MISSING
-            and v_14 is not None
-            and v_18 is not _MISSING
-            and v_18 is not None
-            and v_20 is not _MISSING
-            and v_20 is not None
+            v_17 is not _MISSING
+            and v_17 is not None
+            and v_21 is not _MISSING
+            and v_21 is not None
+            and v_23 is not _MISSING
+            and v_23 is not None
         ):
             values = {
-                "index": (v_14, (("index",), None)),
-                "id": (v_18, (("delta", "message", "tool_calls", "id"), None)),
-                "name": (v_20, (("delta", "message", "tool_calls", "function", "name"), None)),
+                "index": (v_17, (("index",), None)),
+                "id": (v_21, (("delta", "message", "tool_calls", "id"), None)),
+                "name": (v_23, (("delta", "message", "tool_calls", "function", "name"), None)),
             }
-            if v_21 is not _MISSING and v_21 is not None:
+            if v_24 is not _MISSING and v_24 is not None:
                 values["arguments"] = (
-                    v_21,
+                    v_24,
                     (("delta", "message", "tool_calls", "function", "arguments"), None),
                 )
             if apply(7, values, obj, out):
                 return
     if name == "tool-call-delta":
         # /stream/parse/rules/8: tool_call
-        v_22 = obj.get("index", _MISSING)
-        v_23 = obj.get("delta", _MISSING)
-        v_24 = v_23.get("message", _MISSING) if type(v_23) is dict else _MISSING
-        v_25 = v_24.get("tool_calls", _MISSING) if type(v_24) is dict else _MISSING
-        v_26 = v_25.get("function", _MISSING) if type(v_25) is dict else _MISSING
-        v_27 = v_26.get("arguments", _MISSING) if type(v_26) is dict else _MISSING
-        if v_22 is not _MISSING and v_22 is not None and v_27 is not _MISSING and v_27 is not None:
+        v_25 = obj.get("index", _MISSING)
+        v_26 = obj.get("delta", _MISSING)
+        v_27 = v_26.get("message", _MISSING) if type(v_26) is dict else _MISSING
+        v_28 = v_27.get("tool_calls", _MISSING) if type(v_27) is dict else _MISSING
+        v_29 = v_28.get("function", _MISSING) if type(v_28) is dict else _MISSING
+        v_30 = v_29.get("arguments", _MISSING) if type(v_29) is dict else _MISSING
+        if v_25 is not _MISSING and v_25 is not None and v_30 is not _MISSING and v_30 is not None:
             values = {
-                "index": (v_22, (("index",), None)),
+                "index": (v_25, (("index",), None)),
                 "arguments": (
-                    v_27,
+                    v_30,
                     (("delta", "message", "tool_calls", "function", "arguments"), None),
                 ),
             }
@@ -392,39 +400,48 @@ def _stream_parse(
                 return
     if name == "tool-call-end":
         # /stream/parse/rules/9: block_end
-        v_28 = obj.get("index", _MISSING)
-        if v_28 is not _MISSING and v_28 is not None:
-            values = {"index": (v_28, (("index",), None))}
+        v_31 = obj.get("index", _MISSING)
+        if v_31 is not _MISSING and v_31 is not None:
+            values = {"index": (v_31, (("index",), None))}
             if apply(9, values, obj, out):
                 return
-    if name in ("citation-end", "citation-start", "debug"):
-        # /stream/parse/rules/10: ignore
+    if name == "citation-start":
+        # /stream/parse/rules/10: carry
+        v_32 = obj.get("delta", _MISSING)
+        v_33 = v_32.get("message", _MISSING) if type(v_32) is dict else _MISSING
+        v_34 = v_33.get("citations", _MISSING) if type(v_33) is dict else _MISSING
+        if v_34 is not _MISSING and v_34 is not None:
+            values = {"value": (v_34, (("delta", "message", "citations"), None))}
+            if apply(10, values, obj, out):
+                return
+    if name in ("citation-end", "debug"):
+        # /stream/parse/rules/11: ignore
         values = {}
-        if apply(10, values, obj, out):
+        if apply(11, values, obj, out):
             return
     if name == "message-end":
-        # /stream/parse/rules/11: error
-        v_29 = obj.get("delta", _MISSING)
-        v_30 = v_29.get("error", _MISSING) if type(v_29) is dict else _MISSING
-        if v_30 is not _MISSING and v_30 is not None:
-            values = {"message": (v_30, (("delta", "error"), None))}
-            if apply(11, values, obj, out):
-                return
-        # /stream/parse/rules/12: finish
-        v_31 = v_29.get("finish_reason", _MISSING) if type(v_29) is dict else _MISSING
-        if v_31 is not _MISSING and v_31 is not None:
-            values = {"reason": (v_31, (("delta", "finish_reason"), None))}
+        # /stream/parse/rules/12: error
+        v_35 = obj.get("delta", _MISSING)
+        v_36 = v_35.get("error", _MISSING) if type(v_35) is dict else _MISSING
+        if v_36 is not _MISSING and v_36 is not None:
+            values = {"message": (v_36, (("delta", "error"), None))}
             if apply(12, values, obj, out):
                 return
-        # /stream/parse/rules/13: usage
-        v_32 = v_29.get("usage", _MISSING) if type(v_29) is dict else _MISSING
-        if v_32 is not _MISSING and v_32 is not None:
-            values = {"usage": (v_32, (("delta", "usage"), None))}
+        # /stream/parse/rules/13: finish
+        v_37 = v_35.get("finish_reason", _MISSING) if type(v_35) is dict else _MISSING
+        if v_37 is not _MISSING and v_37 is not None:
+            values = {"reason": (v_37, (("delta", "finish_reason"), None))}
             if apply(13, values, obj, out):
                 return
-        # /stream/parse/rules/14: end
+        # /stream/parse/rules/14: usage
+        v_38 = v_35.get("usage", _MISSING) if type(v_35) is dict else _MISSING
+        if v_38 is not _MISSING and v_38 is not None:
+            values = {"usage": (v_38, (("delta", "usage"), None))}
+            if apply(14, values, obj, out):
+                return
+        # /stream/parse/rules/15: end
         values = {}
-        if apply(14, values, obj, out):
+        if apply(15, values, obj, out):
             return
 
 
@@ -680,11 +697,13 @@ STREAM: Final[dict[str, Any] | None] = {
             },
             {"emit": "ignore", "fields": [], "event": ["content-end"], "when": [], "each": None},
             {
-                "emit": "ignore",
-                "fields": [],
+                "emit": "carry",
+                "fields": [["value", ["delta", "message", "tool_plan"], False]],
                 "event": ["tool-plan-delta"],
                 "when": [],
                 "each": None,
+                "to": ["message", "tool_plan"],
+                "merge": "concat",
             },
             {
                 "emit": "tool_call",
@@ -724,9 +743,18 @@ STREAM: Final[dict[str, Any] | None] = {
                 "each": None,
             },
             {
+                "emit": "carry",
+                "fields": [["value", ["delta", "message", "citations"], False]],
+                "event": ["citation-start"],
+                "when": [],
+                "each": None,
+                "to": ["message", "citations"],
+                "merge": "append",
+            },
+            {
                 "emit": "ignore",
                 "fields": [],
-                "event": ["citation-start", "citation-end", "debug"],
+                "event": ["citation-end", "debug"],
                 "when": [],
                 "each": None,
             },
@@ -754,6 +782,46 @@ STREAM: Final[dict[str, Any] | None] = {
             },
             {"emit": "end", "fields": [], "event": ["message-end"], "when": [], "each": None},
         ],
+        "carry": {
+            "events": [
+                "citation-end",
+                "citation-start",
+                "content-delta",
+                "content-end",
+                "content-start",
+                "debug",
+                "message-end",
+                "message-start",
+                "tool-call-delta",
+                "tool-call-end",
+                "tool-call-start",
+                "tool-plan-delta",
+            ],
+            "quiet": ["citation-end", "content-end", "debug"],
+            "keys": [
+                "arguments",
+                "citations",
+                "content",
+                "delta",
+                "error",
+                "finish_reason",
+                "function",
+                "id",
+                "index",
+                "message",
+                "name",
+                "text",
+                "thinking",
+                "tool_calls",
+                "tool_plan",
+                "usage",
+            ],
+            "whole": [
+                ["delta", "message", "citations"],
+                ["delta", "message", "tool_calls", "function", "arguments"],
+                ["delta", "message", "tool_plan"],
+            ],
+        },
         "match": _stream_parse,
     },
     "tool_calls": {"new_id": "same_call"},

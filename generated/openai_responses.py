@@ -157,6 +157,7 @@ WIRE_KEYS: Final = frozenset(
         "high",
         "hoist",
         "id",
+        "ignore",
         "image.inline",
         "image.url",
         "image_url",
@@ -198,6 +199,7 @@ WIRE_KEYS: Final = frozenset(
         "native",
         "no_response_schema",
         "none",
+        "obfuscation",
         "object",
         "output",
         "output_index",
@@ -536,21 +538,43 @@ def _stream_parse(
         values = {}
         if apply(12, values, obj, out):
             return
+    if name in (
+        "response.content_part.done",
+        "response.function_call_arguments.done",
+        "response.in_progress",
+        "response.output_text.done",
+        "response.reasoning_summary_part.done",
+        "response.reasoning_summary_text.done",
+    ):
+        # /stream/parse/rules/13: ignore
+        values = {}
+        if apply(13, values, obj, out):
+            return
+    if name in (
+        "response.content_part.added",
+        "response.output_item.added",
+        "response.output_item.done",
+        "response.reasoning_summary_part.added",
+    ):
+        # /stream/parse/rules/14: ignore
+        values = {}
+        if apply(14, values, obj, out):
+            return
     if name == "error":
-        # /stream/parse/rules/13: error
+        # /stream/parse/rules/15: error
         v_38 = obj.get("code", _MISSING)
         if v_38 == "rate_limit_exceeded":
             values = {}
-            if apply(13, values, obj, out):
+            if apply(15, values, obj, out):
                 return
-        # /stream/parse/rules/14: error
+        # /stream/parse/rules/16: error
         if v_38 == "invalid_prompt":
             values = {}
-            if apply(14, values, obj, out):
+            if apply(16, values, obj, out):
                 return
-        # /stream/parse/rules/15: error
+        # /stream/parse/rules/17: error
         values = {}
-        if apply(15, values, obj, out):
+        if apply(17, values, obj, out):
             return
 
 
@@ -1294,6 +1318,32 @@ STREAM: Final[dict[str, Any] | None] = {
                 "each": None,
             },
             {
+                "emit": "ignore",
+                "fields": [],
+                "event": [
+                    "response.in_progress",
+                    "response.output_text.done",
+                    "response.content_part.done",
+                    "response.function_call_arguments.done",
+                    "response.reasoning_summary_text.done",
+                    "response.reasoning_summary_part.done",
+                ],
+                "when": [],
+                "each": None,
+            },
+            {
+                "emit": "ignore",
+                "fields": [],
+                "event": [
+                    "response.output_item.added",
+                    "response.output_item.done",
+                    "response.content_part.added",
+                    "response.reasoning_summary_part.added",
+                ],
+                "when": [],
+                "each": None,
+            },
+            {
                 "emit": "error",
                 "fields": [],
                 "event": ["error"],
@@ -1321,6 +1371,58 @@ STREAM: Final[dict[str, Any] | None] = {
                 "wrap": "error",
             },
         ],
+        "carry": {
+            "events": [
+                "error",
+                "response.completed",
+                "response.content_part.added",
+                "response.content_part.done",
+                "response.created",
+                "response.failed",
+                "response.function_call_arguments.delta",
+                "response.function_call_arguments.done",
+                "response.in_progress",
+                "response.incomplete",
+                "response.output_item.added",
+                "response.output_item.done",
+                "response.output_text.delta",
+                "response.output_text.done",
+                "response.reasoning_summary_part.added",
+                "response.reasoning_summary_part.done",
+                "response.reasoning_summary_text.delta",
+                "response.reasoning_summary_text.done",
+            ],
+            "quiet": [
+                "response.content_part.done",
+                "response.created",
+                "response.function_call_arguments.done",
+                "response.in_progress",
+                "response.output_text.done",
+                "response.reasoning_summary_part.done",
+                "response.reasoning_summary_text.done",
+            ],
+            "keys": [
+                "arguments",
+                "call_id",
+                "code",
+                "content_index",
+                "delta",
+                "incomplete_details",
+                "item",
+                "name",
+                "output_index",
+                "part",
+                "reason",
+                "response",
+                "status",
+                "summary_index",
+                "text",
+                "type",
+                "usage",
+            ],
+            "whole": [["delta"], ["item"], ["item", "arguments"]],
+            "ignore_keys": ["obfuscation"],
+        },
         "match": _stream_parse,
     },
     "tool_calls": {"new_id": "same_call"},

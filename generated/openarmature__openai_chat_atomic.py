@@ -145,7 +145,7 @@ KEY: Final = "openarmature.openai_chat_atomic"
 # wire data the canonical model does not carry (runtime/carry.py losses)
 # the base's WIRE_KEYS, with this dialect's difference
 WIRE_KEYS: Final[frozenset[str]] = (
-    _code_openarmature__openai_chat.WIRE_KEYS - frozenset(["chunk", "defaults", "delta", "end", "finish", "message_start", "new_call", "reasoning", "reasoning_content", "reasoning_delta", "reasoning_signature", "redacted_reasoning", "sse", "stream_options.include_usage", "text_delta", "tool_call", "tool_call_delta", "tool_call_end", "tool_call_start", "usage_when"])
+    _code_openarmature__openai_chat.WIRE_KEYS - frozenset(["chunk", "defaults", "delta", "end", "finish", "message_start", "new_call", "obfuscation", "reasoning", "reasoning_content", "reasoning_delta", "reasoning_signature", "redacted_reasoning", "sse", "stream_options.include_usage", "text_delta", "tool_call", "tool_call_delta", "tool_call_end", "tool_call_start", "usage_when"])
 )
 TITLE: Final = "OpenAI Chat Completions without streaming (OpenArmature streaming_unsupported_stub)"
 # the stream table (mapping `stream:`), read by wiremap.runtime.stream; its parse rules are matched

@@ -3174,6 +3174,57 @@ STREAM_FROM_WIRE: list[dict[str, Any]] = [
                 "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
                 "raw": {"input_tokens": 10, "output_tokens": 5},
             },
+            {
+                "type": "carried",
+                "origin": "anthropic/anthropic_messages",
+                "data": [
+                    {
+                        "path": ["content_block_start"],
+                        "value": [
+                            {
+                                "type": "content_block_start",
+                                "index": 0,
+                                "content_block": {
+                                    "type": "server_tool_use",
+                                    "id": "srvtoolu_1",
+                                    "name": "web_search",
+                                    "input": {},
+                                },
+                            },
+                            {
+                                "type": "content_block_start",
+                                "index": 1,
+                                "content_block": {
+                                    "type": "web_search_tool_result",
+                                    "tool_use_id": "srvtoolu_1",
+                                    "content": [
+                                        {
+                                            "type": "web_search_result",
+                                            "title": "Weather",
+                                            "url": "https://example.com",
+                                            "encrypted_content": "abc",
+                                            "page_age": None,
+                                        }
+                                    ],
+                                },
+                            },
+                        ],
+                    },
+                    {
+                        "path": ["content_block_delta"],
+                        "value": [
+                            {
+                                "type": "content_block_delta",
+                                "index": 0,
+                                "delta": {
+                                    "type": "input_json_delta",
+                                    "partial_json": '{"query": "weather"}',
+                                },
+                            }
+                        ],
+                    },
+                ],
+            },
         ],
     },
     {

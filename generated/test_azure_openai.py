@@ -496,6 +496,36 @@ STREAM_FROM_WIRE: list[dict[str, Any]] = [
                 "usage": {"prompt_tokens": 9, "completion_tokens": 1, "total_tokens": 10},
                 "raw": {"completion_tokens": 1, "prompt_tokens": 9, "total_tokens": 10},
             },
+            {
+                "type": "carried",
+                "origin": "azure_openai/openai_chat",
+                "data": [
+                    {
+                        "path": ["prompt_filter_results"],
+                        "value": [
+                            {
+                                "prompt_index": 0,
+                                "content_filter_results": {
+                                    "hate": {"filtered": False, "severity": "safe"},
+                                    "self_harm": {"filtered": False, "severity": "safe"},
+                                    "sexual": {"filtered": False, "severity": "safe"},
+                                    "violence": {"filtered": False, "severity": "safe"},
+                                },
+                            }
+                        ],
+                    },
+                    {"path": ["system_fingerprint"], "value": "fp_1"},
+                    {
+                        "path": ["choices", 0, "content_filter_results"],
+                        "value": {
+                            "hate": {"filtered": False, "severity": "safe"},
+                            "self_harm": {"filtered": False, "severity": "safe"},
+                            "sexual": {"filtered": False, "severity": "safe"},
+                            "violence": {"filtered": False, "severity": "safe"},
+                        },
+                    },
+                ],
+            },
         ],
     },
     {
@@ -514,6 +544,16 @@ STREAM_FROM_WIRE: list[dict[str, Any]] = [
             },
             {"type": "text_delta", "index": 0, "text": "Once"},
             {"type": "finish", "finish_reason": "content_filter", "raw": "content_filter"},
+            {
+                "type": "carried",
+                "origin": "azure_openai/openai_chat",
+                "data": [
+                    {
+                        "path": ["choices", 0, "content_filter_results"],
+                        "value": {"violence": {"filtered": True, "severity": "medium"}},
+                    }
+                ],
+            },
         ],
     },
 ]

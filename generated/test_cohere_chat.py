@@ -1207,11 +1207,16 @@ STREAM_FROM_WIRE: list[dict[str, Any]] = [
                     "tokens": {"input_tokens": 120, "output_tokens": 30},
                 },
             },
+            {
+                "type": "carried",
+                "origin": "cohere/cohere_chat",
+                "data": [{"path": ["message", "tool_plan"], "value": "I will look it up."}],
+            },
         ],
     },
     {
         "id": "stream_text_with_citations",
-        "doc": "api: text content parts; citation-start/end are carried data with no stream event; no `event:` lines (event_from: type); usage from billed_units when tokens is absent",
+        "doc": "api: text content parts; citation-start citations are carried at message.citations, as non-streamed (a carry rule); no `event:` lines (event_from: type); usage from billed_units when tokens is absent",
         "stream_from_wire": 'data: {"id":"s2","type":"message-start","delta":{"message":{"role":"assistant"}}}\n\ndata: {"type":"content-start","index":0,"delta":{"message":{"content":{"type":"text","text":""}}}}\n\ndata: {"type":"content-delta","index":0,"delta":{"message":{"content":{"text":"Ann "}}}}\n\ndata: {"type":"content-delta","index":0,"delta":{"message":{"content":{"text":"wrote it."}}}}\n\ndata: {"type":"citation-start","index":0,"delta":{"message":{"citations":{"start":0,"end":3,"text":"Ann","sources":[{"type":"document","id":"doc1","document":{"author":"Ann"}}],"type":"TEXT_CONTENT"}}}}\n\ndata: {"type":"citation-end","index":0}\n\ndata: {"type":"content-end","index":0}\n\ndata: {"type":"message-end","delta":{"finish_reason":"COMPLETE","usage":{"billed_units":{"input_tokens":7,"output_tokens":3}}}}\n\n',
         "expect_events": [
             {"type": "message_start", "raw": {"id": "s2", "type": "message-start"}, "id": "s2"},
@@ -1222,6 +1227,30 @@ STREAM_FROM_WIRE: list[dict[str, Any]] = [
                 "type": "usage",
                 "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10},
                 "raw": {"billed_units": {"input_tokens": 7, "output_tokens": 3}},
+            },
+            {
+                "type": "carried",
+                "origin": "cohere/cohere_chat",
+                "data": [
+                    {
+                        "path": ["message", "citations"],
+                        "value": [
+                            {
+                                "start": 0,
+                                "end": 3,
+                                "text": "Ann",
+                                "sources": [
+                                    {
+                                        "type": "document",
+                                        "id": "doc1",
+                                        "document": {"author": "Ann"},
+                                    }
+                                ],
+                                "type": "TEXT_CONTENT",
+                            }
+                        ],
+                    }
+                ],
             },
         ],
     },

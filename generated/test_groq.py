@@ -139,6 +139,14 @@ STREAM_FROM_WIRE: list[dict[str, Any]] = [
                     "total_time": 3.4,
                 },
             },
+            {
+                "type": "carried",
+                "origin": "groq/openai_chat",
+                "data": [
+                    {"path": ["x_groq", "usage", "queue_time"], "value": 0.05},
+                    {"path": ["x_groq", "usage", "total_time"], "value": 3.4},
+                ],
+            },
         ],
     },
     {

@@ -250,8 +250,8 @@ ERROR_FROM_WIRE: list[dict[str, Any]] = [
 #: the `stream_from_wire` fixtures
 STREAM_FROM_WIRE: list[dict[str, Any]] = [
     {
-        "id": "stream_running_usage_citations_not_kept",
-        "doc": "api: every streamed chunk repeats the running usage (one usage event each, cumulative) and citations / search_results; message_start keeps the opening chunk's scalars only, so a stream loses the citations (header: gap)",
+        "id": "stream_running_usage_citations_carried",
+        "doc": "api: every streamed chunk repeats the running usage (one usage event each, cumulative) and citations / search_results; no rule reads them, so the stream's carried data keeps the last of each at its top-level path (the non-streamed body's)",
         "stream_from_wire": 'data: {"id":"p1","model":"sonar","created":1,"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4},"citations":["https://a.example"],"search_results":[{"title":"A","url":"https://a.example","date":null}],"object":"chat.completion.chunk","choices":[{"index":0,"finish_reason":null,"delta":{"role":"assistant","content":"Hi"}}]}\n\ndata: {"id":"p1","model":"sonar","created":1,"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5},"citations":["https://a.example"],"search_results":[{"title":"A","url":"https://a.example","date":null}],"object":"chat.completion.chunk","choices":[{"index":0,"finish_reason":"stop","delta":{"role":"assistant","content":"."}}]}\n\ndata: [DONE]\n\n',
         "expect_events": [
             {
@@ -275,6 +275,17 @@ STREAM_FROM_WIRE: list[dict[str, Any]] = [
                 "type": "usage",
                 "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
                 "raw": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+            },
+            {
+                "type": "carried",
+                "origin": "perplexity/openai_chat",
+                "data": [
+                    {"path": ["citations"], "value": ["https://a.example"]},
+                    {
+                        "path": ["search_results"],
+                        "value": [{"title": "A", "url": "https://a.example", "date": None}],
+                    },
+                ],
             },
         ],
     }

@@ -306,6 +306,15 @@ STREAM_FROM_WIRE: list[dict[str, Any]] = [
                     "is_last_response": True,
                 },
             },
+            {
+                "type": "carried",
+                "origin": "sambanova/openai_chat",
+                "data": [
+                    {"path": ["system_fingerprint"], "value": "fastcoe"},
+                    {"path": ["usage", "time_to_first_token"], "value": 0.1},
+                    {"path": ["usage", "is_last_response"], "value": True},
+                ],
+            },
         ],
     }
 ]

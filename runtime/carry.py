@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-__all__ = ["Carried", "residual", "apply", "losses", "ABSENT"]
+__all__ = ["Carried", "residual", "apply", "losses", "ABSENT", "placed", "copy_value"]
 
 
 class _Absent:
@@ -206,6 +206,24 @@ def residual(
         known,
         aliases,
     )
+
+
+def placed(origin: str, values: list[tuple[tuple[Any, ...], Any]], rewritten: Any, known: frozenset[str] = frozenset()) -> Carried:
+    """Wire values kept apart from a body (a stream's carried data, runtime/stream.py) as the
+    `Carried` that `residual` gives for a body holding them beside `rewritten`: each value at its
+    path, anchored on what `rewritten` has at the op's anchor."""
+    return Carried(
+        origin,
+        [(path, _copy(value)) for path, value in values],
+        [_copy(_get(rewritten, _anchor_path(path))) for path, _ in values],
+        [_copy(_get(rewritten, path)) for path, _ in values],
+        known,
+    )
+
+
+def copy_value(value: Any) -> Any:
+    """A deep copy of a JSON value."""
+    return _copy(value)
 
 
 def apply(body: dict[str, Any], carried: Any, origin: str) -> dict[str, Any]:

@@ -38,12 +38,23 @@ Canonical stream events are plain dicts (public API, like the canonical model):
     {"type": "tool_call_end", "index": 0}
     {"type": "usage", "usage": {"prompt_tokens": 7, ...}, "raw": {...wire usage, verbatim}}
     {"type": "finish", "finish_reason": "stop", "raw": "end_turn"}
+    {"type": "carried", "origin": "azure/openai_chat",                  # wire data the canonical model does not model
+     "data": [{"path": ["choices", 0, "content_filter_results"], "value": {...}}, ...]}
     {"type": "error", "category": "provider_unavailable", "message": "...", "raw": {...}}
     # error_type?: an AWS event-stream exception's `:exception-type`
 
 Content indexes number the parts of `message.content` in order (a new index starts a new part);
 tool-call indexes number `message.tool_calls`. Every event after `message_start`; `usage` is
 cumulative (the latest one holds the totals); `error` is always the last event.
+
+`carried` (at most one, just before the stream's end or its `error`): the wire data of the stream
+its rules do not read, with the format's origin (runtime/carry.py), each at a wire path: a key no
+rule and no table of the format names, at its path in the event (prefixed by the event's name
+where the events are named; its last non-empty value: such keys repeat on every chunk, or grow), a
+whole named event no rule names or matches, at the event's name (every one, in order), and what a
+`carry` rule reads, at its `to` path of the non-streamed body (merged by its `merge`). `StreamAssembler` folds
+it into `Response.carried`, so a translation names it as lost where the target is another wire
+(docs/canonical.md "Carried data in streams").
 """
 
 from __future__ import annotations
@@ -54,6 +65,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, It
 from typing import Any, Final
 
 from .canonical import Response
+from .carry import ABSENT, Carried, copy_value as carry_copy, placed
 from .errors import (
     InvalidRequestError,
     InvalidResponseError,
@@ -92,6 +104,7 @@ STREAM_EVENT_TYPES: Final = (
     "tool_call_end",
     "usage",
     "finish",
+    "carried",
     "error",
 )
 
@@ -342,6 +355,51 @@ class SSEDecoder:
 # ------------------------------------------------------------------------------------ parser
 
 
+def _unknown_keys(obj: dict[str, Any], path: tuple[Any, ...], at: tuple[Any, ...], carry: "_CarrySpec",
+                  out: dict[tuple[Any, ...], Any]) -> None:
+    """Each value in `obj` (and in the objects inside its named keys, through lists) under a key
+    no rule and no table names, at its path, into `out` (the last one wins). `at` is the path
+    inside the event with list positions as "*" (what `whole` lists: values a rule reads whole).
+    Null and empty values are no data (a chunk's way of saying "nothing here"). Runs on every
+    event: a named key holding a scalar, most of a chunk, costs a set lookup and a type test."""
+    known = carry.known
+    for k, v in obj.items():
+        if k in known:
+            t = type(v)
+            if t is dict:
+                if v:
+                    inner = at + (k,)
+                    if inner not in carry.whole:
+                        _unknown_keys(v, path + (k,), inner, carry, out)
+            elif t is list and v:
+                inner = at + (k, "*")
+                if inner not in carry.whole and at + (k,) not in carry.whole:
+                    for i, item in enumerate(v):
+                        if type(item) is dict:
+                            _unknown_keys(item, path + (k, i), inner, carry, out)
+        elif v is not None and k not in carry.noise and v != "" and v != [] and v != {}:
+            out[path + (k,)] = v
+
+
+class _CarrySpec:
+    """What a format's stream rules read (STREAM.parse.carry), looked up once per format."""
+
+    __slots__ = ("table", "origin", "known", "noise", "whole", "events", "quiet")
+
+    def __init__(self, fmt: Format, carry: Mapping[str, Any]) -> None:
+        self.table = carry
+        module = fmt.module
+        self.origin = str(getattr(module, "ORIGIN", f"{fmt.provider}/{fmt.key}"))
+        self.known = frozenset(getattr(module, "WIRE_KEYS", ())) | frozenset(carry["keys"])
+        self.noise = frozenset(carry.get("ignore_keys") or ())
+        self.whole = frozenset(tuple(p) for p in carry.get("whole") or ())
+        self.events = None if carry["events"] is None else frozenset(carry["events"])
+        self.quiet = frozenset(carry["quiet"])
+
+
+_CARRY_SPECS: dict[tuple[str, int], _CarrySpec] = {}
+
+
 class _Malformed(Exception):
     def __init__(self, message: str, path: str | None = None) -> None:
         super().__init__(message)
@@ -399,6 +457,19 @@ class StreamParser:
         self._entry_key: Any = _MISSING
         self._entry_seen = 0  # the event that last gave an entry a piece
         self.events_seen = 0
+        # carried data (docs/canonical.md "Carried data in streams"): what the table says the rules
+        # read (STREAM.parse.carry, compiled by the generator) is looked up once, here
+        carry = parse.get("carry")
+        self._carried: dict[tuple[Any, ...], Any] = {}
+        self._pending: dict[tuple[Any, ...], Any] | None = None  # the current event's unread keys
+        self._claimed = False  # whether a rule read the current event
+        self._carry: _CarrySpec | None = None
+        if carry is not None:
+            key = (self.format.key, id(carry))  # a dialect shares its base's table, not its origin
+            spec = _CARRY_SPECS.get(key)
+            if spec is None or spec.table is not carry:
+                spec = _CARRY_SPECS[key] = _CarrySpec(self.format, carry)
+            self._carry = spec
 
     # -- public
     def feed(self, chunk: bytes) -> list[dict[str, Any]]:
@@ -512,6 +583,8 @@ class StreamParser:
         if self._entries and not self.failed:
             self.failed = True  # what the entries hold is kept; a bad one does not recurse here
             self._flush_entries(out)
+        if self._carried or self._pending:
+            self._flush_carried(out)
         out.append(ev)
         self.failed = True
 
@@ -530,7 +603,49 @@ class StreamParser:
         if self.failed:
             return
         self._close_tools(out)
+        if self._carried or self._pending:
+            self._flush_carried(out)
         self.ended = True
+
+    def _flush_carried(self, out: list[dict[str, Any]]) -> None:
+        if self._pending:  # the keys of the event that ends the stream (its rule read it)
+            self._carried.update(self._pending)
+        self._pending = None
+        if not self._carried:
+            return
+        carried, self._carried = self._carried, {}
+        assert self._carry is not None
+        out.append({"type": "carried", "origin": self._carry.origin, "data": [{"path": list(p), "value": v} for p, v in carried.items()]})
+
+    def _unread(self, obj: dict[str, Any], name: str | None) -> dict[tuple[Any, ...], Any] | None:
+        """What of a decoded event no rule reads: the keys no rule and no table names, found
+        before the rules are applied (None: nothing to look for; a whole event no rule names is
+        kept here). Null is no data (a chunk's way of saying "nothing here"), and keep-alive
+        events (only `ignore` rules name them) hold none."""
+        carry = self._carry
+        assert carry is not None
+        if name is not None and carry.events is not None:
+            if name in carry.quiet:
+                return None
+            if name not in carry.events:
+                self._carried.setdefault((name,), []).append(obj)
+                return None
+        found: dict[tuple[Any, ...], Any] = {}
+        _unknown_keys(obj, () if name is None else (name,), (), carry, found)
+        return found
+
+    def _unclaimed(self, obj: dict[str, Any], name: str | None) -> None:
+        """After the rules: the keys `_unread` found are carried; but a named event that no rule
+        matched (a block of a kind no rule reads: Anthropic's `web_search_tool_result`, a
+        `citations_delta`) is carried whole, every one in order, at its name."""
+        pending, self._pending = self._pending, None
+        if pending is None or self.failed or self.ended:
+            return
+        if self._claimed or name is None:
+            if pending:
+                self._carried.update(pending)
+        else:
+            self._carried.setdefault((name,), []).append(obj)
 
     def _close_tools(self, out: list[dict[str, Any]]) -> None:
         for k in self._open_tools:
@@ -557,8 +672,23 @@ class StreamParser:
             kind = obj.get(self._event_from)
             name = kind if isinstance(kind, str) else None
         try:
+            carry = self._carry
+            if carry is not None:
+                if carry.events is None:  # unnamed events (a chunk): only their keys are looked at
+                    found: dict[tuple[Any, ...], Any] = {}
+                    _unknown_keys(obj, () if name is None else (name,), (), carry, found)
+                    self._pending = found
+                else:
+                    self._pending = self._unread(obj, name)
+                self._claimed = False
             assert self._match is not None
             self._match(obj, name, out, self._rule_applied)
+            pending = self._pending
+            if pending is not None:
+                if pending or (name is not None and not self._claimed):
+                    self._unclaimed(obj, name)
+                else:
+                    self._pending = None
         except _Malformed as exc:
             self._error(out, "provider_invalid_response", exc.message, raw=obj, path=exc.path)
         except RecursionError:  # a value nested past Python's limit somewhere in the event
@@ -568,6 +698,7 @@ class StreamParser:
         """A rule the parse function matched (`RuleApply`): applied, and whether the parser has
         stopped, after which no later rule is tried."""
         rule = self._rules[index]
+        self._claimed = True  # the event is read: what no rule reads in it is carried key by key
         self._apply(rule["emit"], values, obj, out, rule)
         return self.failed or self.ended
 
@@ -684,8 +815,26 @@ class StreamParser:
         self._entry_key = key
         self._entry_seen = self.events_seen
 
+    def _carry_value(self, values: dict[str, Any], rule: dict[str, Any]) -> None:
+        """A carry rule: its value kept at its `to` path, merged with the earlier pieces."""
+        value, where = values["value"]
+        path = tuple(rule["to"])
+        merge = rule.get("merge", "last")
+        if merge == "concat":
+            if type(value) is not str:
+                at = self._where(where)
+                raise _Malformed(f"expected a string at {at}, got {type(value).__name__}", at)
+            self._carried[path] = self._carried.get(path, "") + value
+        elif merge == "append":
+            self._carried.setdefault(path, []).append(value)
+        else:
+            self._carried[path] = value
+
     def _apply(self, kind: str, values: dict[str, Any], obj: dict[str, Any], out: list[dict[str, Any]], rule: dict[str, Any]) -> None:
         if kind == "ignore":
+            return
+        if kind == "carry":
+            self._carry_value(values, rule)
             return
         if kind == "message_start":
             raw = values["raw"][0] if "raw" in values else obj
@@ -753,7 +902,9 @@ class StreamParser:
             if k is None and not call_id and not name:
                 # a match with neither id nor name where no call is open is no client tool call (it could
                 # not be dispatched): the argument pieces of a block no rule opened as one -- Anthropic's
-                # server_tool_use input, whose result the server itself adds (issue 14)
+                # server_tool_use input, whose result the server itself adds (issue 14); the event is
+                # then carried whole (no rule read it)
+                self._claimed = False
                 return
             if k is None or (self._new_id and call_id and self._tool_ids[k] and call_id != self._tool_ids[k]):
                 if k is not None and k in self._open_tools:
@@ -836,6 +987,8 @@ class StreamAssembler:
         self.finish_raw: Any = None
         self.error: dict[str, Any] | None = None
         self.count = 0
+        self.carried: dict[tuple[Any, ...], Any] = {}  # `carried` events: wire path -> value
+        self.carried_origin: str | None = None
 
     def add(self, ev: Mapping[str, Any]) -> None:
         self.count += 1
@@ -880,6 +1033,17 @@ class StreamAssembler:
         elif t == "finish":
             self.finish_reason = ev.get("finish_reason")
             self.finish_raw = ev.get("raw")
+        elif t == "carried":
+            data = ev.get("data")
+            origin = ev.get("origin")
+            if isinstance(origin, str) and isinstance(data, list):
+                if self.carried_origin not in (None, origin):
+                    self.carried = {}  # data of one wire only (a caller's events mixing two)
+                self.carried_origin = origin
+                for item in data:
+                    path = item.get("path") if isinstance(item, Mapping) else None
+                    if isinstance(path, list) and path and all(type(k) in (str, int) for k in path):
+                        self.carried[tuple(path)] = item.get("value")
         elif t == "error":
             self.error = dict(ev)
 
@@ -971,12 +1135,21 @@ class StreamAssembler:
             body = self.format.response_to_wire(response)
         except ProviderError:
             body = dict(self.start)
+        carried = self._carried(body) if self.carried and self.carried_origin is not None else None
         if self.usage_raw is not None:
             _set(body, tuple(self.table["usage"]["path"]), self.usage_raw)  # verbatim (§6, §7)
         if self.finish_raw is not None:
             _set(body, tuple(self.table["finish"]["path"]), self.finish_raw)
+        response.carried = carried
         response.raw = body
         return response
+
+    def _carried(self, rewritten: dict[str, Any]) -> Carried:
+        """The `carried` events as the `Carried` the non-streamed reader gives for the same data
+        (runtime/carry.py): each value at its path, anchored where the assembled response's
+        re-write has that path's anchor (what `residual` computes for a body)."""
+        known = frozenset(getattr(self.format.module, "WIRE_KEYS", ()))
+        return placed(str(self.carried_origin), list(self.carried.items()), rewritten, known)
 
 
 def stream_error(event: Mapping[str, Any], partial: dict[str, Any] | None = None) -> ProviderError:
@@ -1217,6 +1390,8 @@ class StreamEmitter:
             ev = self._repair_call(ev)
         if self._assembler is not None:
             self._assembler.add(ev)
+        if t == "carried":  # wire data for its own wire: the translation's loss report names it
+            return b""
         out = b""
         if t == "message_start":
             if not self._started:
@@ -1496,7 +1671,7 @@ class StreamTranslation:
                 out += self.emitter.emit({"type": "error", "category": exc.category, "message": exc.message})
         if self.response is not None:
             try:
-                _wire, more = response_losses(self.response, self.target)
+                _wire, more = response_losses(without_own_carried(self.response, self.target), self.target)
             except ProviderError:
                 more = []
             seen = {(loss.path, loss.kind) for loss in losses}
@@ -1528,6 +1703,18 @@ class StreamTranslation:
         tail = self._finish()
         if tail:
             yield tail
+
+
+def without_own_carried(response: Response, target: str | Format) -> Response:
+    """`response` for the loss report of a stream translated to `target`: a stream's carried data
+    (its `carried` event) is named as lost on another wire; going back to its own wire it is no
+    loss (a same-format gateway passes the stream through byte for byte)."""
+    from .translate import origin_of
+
+    carried = response.carried
+    if carried is None or carried.origin != origin_of(_fmt(target)):
+        return response
+    return Response(response.message, response.finish_reason, response.usage, response.raw, response.parsed, None)
 
 
 def translate_stream(
@@ -1582,6 +1769,11 @@ def events_from_response(response: Response | Mapping[str, Any]) -> list[dict[st
     usage = d.get("usage") or {}
     if any(usage.get(n) is not None for n in ("prompt_tokens", "completion_tokens", "total_tokens")):
         out.append({"type": "usage", "usage": usage, "raw": None})
+    carried = resp.carried
+    if carried is not None:  # its carried wire data, for the loss report or its own wire
+        data = [{"path": list(path), "value": carry_copy(value)} for path, value in carried.ops if value is not ABSENT]
+        if data:
+            out.append({"type": "carried", "origin": carried.origin, "data": data})
     return out
 
 
@@ -1597,6 +1789,6 @@ def parse_stream(data: bytes | Iterable[bytes], fmt: str | Format, *, wire_map: 
     return out
 
 
-__all__ += ["events_from_response", "forward_event", "parse_stream", "usage_from_wire", "usage_to_wire", "SSEDecoder"]
+__all__ += ["events_from_response", "forward_event", "without_own_carried", "parse_stream", "usage_from_wire", "usage_to_wire", "SSEDecoder"]
 
 _ = (UnavailableError,)

@@ -72,7 +72,7 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
     # the client's body: did it ask for the usage chunk; raw_from: the upstream's own usage goes
     # back verbatim to a client of the same wire
     emitter = StreamEmitter(cfg.inbound, request=client_body, raw_from=provider.format)
-    from wiremap.runtime.stream import StreamAssembler
+    from wiremap.runtime.stream import StreamAssembler, without_own_carried
 
     assembler = StreamAssembler(provider.format)
 
@@ -116,7 +116,8 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
                 response = assembler.response()
                 if record is not None:
                     record.usage(response.usage)
-                _wire, more = response_losses(response, cfg.inbound)
+                # a stream's carried wire data is a loss on another wire only (runtime/stream.py)
+                _wire, more = response_losses(without_own_carried(response, cfg.inbound), cfg.inbound)
                 seen = {(loss.path, loss.kind) for loss in out_losses}
                 out_losses += [loss for loss in more if (loss.path, loss.kind) not in seen and not loss.path.startswith("message.content")]
             except ProviderError:

@@ -49,7 +49,12 @@ PARSE_KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "error": ((), ("error", "code", "message")),  # message: where the event says the error in words
     "end": ((), ()),
     "ignore": ((), ()),
+    # wire data the canonical model has no field for, carried for the same wire (runtime/carry.py)
+    # at the non-streamed body's path `to`, its pieces merged by `merge` (docs/canonical.md
+    # "Carried data in streams")
+    "carry": (("value",), ()),
 }
+CARRY_MERGES = ("last", "concat", "append")
 
 _COMMON = ("id", "model", "created", "usage", "sequence", "response")
 # emit key -> placeholders its templates may use (besides id, model, created, usage)
@@ -102,6 +107,9 @@ _RULE = _obj(
         "concat": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
         "text_keys": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
         "status": {"type": "integer", "minimum": 400, "maximum": 599},
+        # a carry rule: the non-streamed body's path its value is carried at, and how pieces merge
+        "to": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])?(\.[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])?)*$"},
+        "merge": {"enum": list(CARRY_MERGES)},
         "doc": {"type": "string"},
     },
     required=["emit"],
@@ -120,6 +128,11 @@ STREAM_SCHEMA: dict[str, Any] = _obj(
                 "done": {"type": "string", "minLength": 1},
                 "event_from": {"type": "string", "minLength": 1},
                 "rules": {"type": "array", "minItems": 1, "items": _RULE},
+                # event keys that carry no data (random padding): never carried (docs/canonical.md)
+                "ignore_keys": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+                # events whose whole content a later event repeats (a snapshot the final event
+                # restates): rules read them, but what no rule reads in them is not carried twice
+                "restated": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
             },
             required=["rules"],
         ),
@@ -321,6 +334,13 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
         for key in ("concat", "text_keys"):
             if key in rule and kind != "entry":
                 raise err(f"{pointer}/{key}", f"`{key}:` says how the pieces of a reasoning entry merge; only an entry rule takes it")
+        for key in ("to", "merge"):
+            if key in rule and kind != "carry":
+                raise err(f"{pointer}/{key}", f"`{key}:` says where carried wire data goes; only a carry rule takes it")
+        if kind == "carry" and "to" not in rule:
+            raise err(f"{pointer}", "a carry rule needs `to`: the path of the non-streamed body the value is carried at")
+        if kind == "carry" and "each" in rule:
+            raise err(f"{pointer}/each", "a carry rule reads one value per event; `each` would merge the items of a list by position")
         compiled_fields = []
         for name, text in fields.items():
             if isinstance(text, list):
@@ -345,6 +365,9 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
             compiled["status"] = rule.get("status", 500)
             if "wrap" in rule:
                 compiled["wrap"] = rule["wrap"]
+        if kind == "carry":
+            compiled["to"] = _path(rule["to"])[0]
+            compiled["merge"] = rule.get("merge", "last")
         if kind == "entry":
             compiled["concat"] = list(rule.get("concat") or [])
             if "text_keys" in rule:
@@ -411,6 +434,39 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
     if "finish" not in emit and "finish_usage" not in emit:
         raise err("/stream/emit", "the emit table needs `finish` or `finish_usage` (where the finish reason goes)")
     counters = stream_counters(ir_usage)  # codegen/sections/usage.py: plain paths and sums with their inverse
+    # what the rules read, for the parser's carried data (runtime/stream.py `StreamParser`): the
+    # event names a rule lists (None: a rule reads every event), those only `ignore` rules list
+    # (keep-alives: nothing in them is carried), every key a rule's paths name (a key no rule and no
+    # table names is carried), and the keys that carry nothing (`ignore_keys`)
+    read_events: list[str] | None = None if any(r["event"] is None for r in rules) else sorted({n for r in rules for n in r["event"]})
+    quiet = sorted({n for r in rules if r["emit"] == "ignore" for n in (r["event"] or ())}
+                   - {n for r in rules if r["emit"] != "ignore" for n in (r["event"] or ())})
+    names: set[str] = set()
+    for r in rules:
+        paths = [p for _n, p, _o in r["fields"]] + [p for p, _v in r["when"] + r.get("unless", []) + r.get("when_type", [])]
+        paths += [r["each"]] if r["each"] else []
+        for p in paths:
+            for part in (p if p and isinstance(p[0], list) else [p]):
+                names.update(k for k in part if isinstance(k, str))
+    # the values a rule reads whole (tool-call arguments, a reasoning entry, a signature, an
+    # error, a carry rule's value): nothing inside them is carried; paths inside the event, list positions as "*"
+    whole: set[tuple[Any, ...]] = set()
+    for r in rules:
+        for name, path, _o in r["fields"]:
+            if name in ("arguments", "entry", "signature", "data", "error", "value") and not (path and isinstance(path[0], list)):
+                full = (r["each"] + ["*"] if r["each"] else []) + list(path)
+                whole.add(tuple("*" if isinstance(k, int) else k for k in full))
+    carry: dict[str, Any] = {"events": read_events, "quiet": quiet, "keys": sorted(names), "whole": sorted(list(w) for w in whole)}
+    restated = list(spec["parse"].get("restated") or ())
+    for j, name in enumerate(restated):
+        if read_events is not None and name not in read_events:
+            raise err(f"/stream/parse/restated/{j}", f"no rule reads the event {name!r}: an event no rule names is carried whole; "
+                      "give it an `ignore` rule if it holds nothing new")
+    if restated:
+        carry["quiet"] = sorted(set(quiet) | set(restated))
+    ignore_keys = [k for k in spec["parse"].get("ignore_keys") or () if not k.startswith("x-")]
+    if ignore_keys:
+        carry["ignore_keys"] = ignore_keys
     compiled_table: dict[str, Any] = {
         "request": dict(spec["request"]),
         "content": response_content,
@@ -418,6 +474,7 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
             "done": spec["parse"].get("done"),
             "event_from": spec["parse"].get("event_from"),
             "rules": rules,
+            "carry": carry,
             "match": ParseRules("_stream_parse", rules),  # the function that matches them (codegen/emit/stream.py)
         },
         "tool_calls": {"new_id": spec["tool_calls"]["new_id"]},

@@ -313,3 +313,51 @@ def test_bearer_credentials_elsewhere_keep_the_upstream_scheme(upstream: Upstrea
         assert upstream.last.headers["api-key"] == "azure-key" and "authorization" not in upstream.last.headers
     finally:
         gw.stop()
+
+
+# ============================================================ streamed filter results: named where they cannot go
+
+
+def _azure_filter_stream() -> str:
+    chunks = [
+        {"choices": [], "created": 0, "id": "", "model": "", "object": "", "prompt_filter_results": [{"prompt_index": 0, "content_filter_results": SAFE}]},
+        {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o", "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Fine."}, "content_filter_results": SAFE, "finish_reason": None}]},
+        {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o", "choices": [{"index": 0, "delta": {}, "content_filter_results": {}, "finish_reason": "stop"}]},
+    ]
+    return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+
+
+def _trailer(gw: Gateway, path: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[bytes, list[dict[str, Any]]]:
+    import httpx
+
+    with httpx.stream("POST", gw.url + path, json=body, headers=headers, timeout=20) as resp:
+        out = b"".join(resp.iter_raw())
+    lines = [line for line in out.decode().splitlines() if line.startswith(": wiremap-losses ")]
+    return out, (json.loads(lines[0][len(": wiremap-losses "):]) if lines else [])
+
+
+def test_streamed_filter_results_are_named_lost_for_another_wire(upstream: Upstream) -> None:
+    """An Anthropic client of an Azure upstream: the per-chunk filter verdicts have no place in
+    its stream, and the trailer names them at their Azure paths (they were dropped silently)."""
+    gw = Gateway(create_app("anthropic_messages", "azure_openai", upstream.server.url))
+    try:
+        upstream.replies.append(Reply(200, _azure_filter_stream(), content_type="text/event-stream"))
+        out, losses = _trailer(gw, "/v1/messages", {"model": "my-deployment", "max_tokens": 20, "stream": True, "messages": [{"role": "user", "content": "Hi"}]},
+                               {"x-api-key": "k", "anthropic-version": "2023-06-01"})
+        assert b"Fine." in out
+        paths = {loss["path"] for loss in losses}
+        assert {"prompt_filter_results", "choices[0].content_filter_results"} <= paths
+    finally:
+        gw.stop()
+
+
+def test_streamed_filter_results_are_no_loss_between_azure_routes(upstream: Upstream) -> None:
+    """The deployments route and the v1 route share Azure's wire: nothing new is reported."""
+    gw = Gateway(create_app("azure_openai", "azure_openai_v1", upstream.server.url))
+    try:
+        upstream.replies.append(Reply(200, _azure_filter_stream(), content_type="text/event-stream"))
+        _out, losses = _trailer(gw, f"/openai/deployments/my-deployment/chat/completions?api-version={API_VERSION}",
+                                {"stream": True, "messages": [{"role": "user", "content": "Hi"}]}, {"api-key": "k"})
+        assert not [loss for loss in losses if "filter_results" in loss["path"]]
+    finally:
+        gw.stop()

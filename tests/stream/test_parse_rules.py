@@ -103,51 +103,61 @@ class Interpreter(StreamParser):
             kind = obj.get(self._event_from)
             name = kind if isinstance(kind, str) else None
         try:
-            for group in self._groups:
-                each = group[0]["each"]
-                if each is None:
-                    units: list[tuple[dict[str, Any], Any, Any]] = [(group[0], obj, None)]
-                else:  # consecutive rules over one list: item by item, so the parts keep their order
-                    seq = _get(obj, each)
-                    units = [(rule, x, (each, i)) for i, x in enumerate(seq) for rule in group] if type(seq) is list else []
-                for rule, item, base_path in units:
-                    events = rule.get("event")
-                    if events is not None and name not in events:
-                        continue
-                    when, unless = rule["when"], rule["unless"]
-                    # with `each`, when/unless test the item; without, the event
-                    if when and not all(_get(item, p) == v for p, v in when):
-                        continue
-                    if unless and any(_get(item, p) == v for p, v in unless):
-                        continue
-                    if rule["when_type"] and not all(type(_get(item, p)) in t for p, t in rule["when_type"]):
-                        continue  # `when_type`: the value there is another JSON type (another rule reads it)
-                    values: dict[str, Any] = {}
-                    ok = True
-                    for fname, path, optional in rule["fields"]:
-                        if path and type(path[0]) is tuple:  # a composite key: one value per path
-                            parts = tuple(_get(item, p) for p in path)
-                            value = MISSING if any(v is MISSING or v is None for v in parts) else parts
-                            where_path = path[0]
-                        else:
-                            value = _get(item, path)
-                            where_path = path
-                        if value is MISSING or value is None:
-                            if optional:
-                                continue
-                            ok = False
-                            break
-                        values[fname] = (value, (where_path, base_path))  # the path text only when it is reported
-                    for fname, value in rule["const"]:
-                        values[fname] = (value, ((), base_path))
-                    if ok:
-                        self._apply(rule["emit"], values, obj, out, rule)
-                    if self.failed or self.ended:
-                        return
+            if self._carry is not None:  # the carried data: shared, as SSE framing and `_apply` are
+                self._pending = self._unread(obj, name)
+                self._claimed = False
+            self._walk(obj, name, out)
+            if self._pending is not None:
+                self._unclaimed(obj, name)
         except _Malformed as exc:
             self._error(out, "provider_invalid_response", exc.message, raw=obj, path=exc.path)
         except RecursionError:  # a value nested past Python's limit somewhere in the event
             self._error(out, "provider_invalid_response", f"stream event {self.events_seen} is nested too deeply", raw=data[:2000])
+
+    def _walk(self, obj: dict[str, Any], name: str | None, out: list[dict[str, Any]]) -> None:
+        """Every rule group against the event, as before the rules were compiled."""
+        for group in self._groups:
+            each = group[0]["each"]
+            if each is None:
+                units: list[tuple[dict[str, Any], Any, Any]] = [(group[0], obj, None)]
+            else:  # consecutive rules over one list: item by item, so the parts keep their order
+                seq = _get(obj, each)
+                units = [(rule, x, (each, i)) for i, x in enumerate(seq) for rule in group] if type(seq) is list else []
+            for rule, item, base_path in units:
+                events = rule.get("event")
+                if events is not None and name not in events:
+                    continue
+                when, unless = rule["when"], rule["unless"]
+                # with `each`, when/unless test the item; without, the event
+                if when and not all(_get(item, p) == v for p, v in when):
+                    continue
+                if unless and any(_get(item, p) == v for p, v in unless):
+                    continue
+                if rule["when_type"] and not all(type(_get(item, p)) in t for p, t in rule["when_type"]):
+                    continue  # `when_type`: the value there is another JSON type (another rule reads it)
+                values: dict[str, Any] = {}
+                ok = True
+                for fname, path, optional in rule["fields"]:
+                    if path and type(path[0]) is tuple:  # a composite key: one value per path
+                        parts = tuple(_get(item, p) for p in path)
+                        value = MISSING if any(v is MISSING or v is None for v in parts) else parts
+                        where_path = path[0]
+                    else:
+                        value = _get(item, path)
+                        where_path = path
+                    if value is MISSING or value is None:
+                        if optional:
+                            continue
+                        ok = False
+                        break
+                    values[fname] = (value, (where_path, base_path))  # the path text only when it is reported
+                for fname, value in rule["const"]:
+                    values[fname] = (value, ((), base_path))
+                if ok:
+                    self._claimed = True  # as StreamParser._rule
+                    self._apply(rule["emit"], values, obj, out, rule)
+                if self.failed or self.ended:
+                    return
 
 
 # ------------------------------------------------------------------------------------ streams
