@@ -1633,6 +1633,11 @@ class StreamTranslation:
         self.response: Response | None = None
         self.error: ProviderError | None = None
         self.losses: list[Any] = []
+        # the same wire in and out (one format, or two whose stream tables are one: a dialect that
+        # changes only the transport, Azure's two routes): bytes go through as they came, read
+        # only for the assembled response -- the identity, carried data and all
+        self.passthrough = same_stream(self.source, self.target)
+        self._raw = False  # bytes were passed through (canonical events are always re-emitted)
 
     def _events(self, item: Any) -> list[dict[str, Any]]:
         if isinstance(item, (bytes, bytearray, memoryview)):
@@ -1647,6 +1652,15 @@ class StreamTranslation:
             return [dict(item)]
         raise TypeError(f"translate_stream takes bytes or canonical event dicts, got {type(item).__name__}")
 
+    def _step(self, item: Any) -> bytes:
+        if self.passthrough and isinstance(item, (bytes, bytearray, memoryview, str)):
+            data = item.encode("utf-8") if isinstance(item, str) else bytes(item)
+            for ev in self._events(data):
+                self.assembler.add(ev)
+            self._raw = True
+            return data
+        return self._push(self._events(item))
+
     def _push(self, events: list[dict[str, Any]]) -> bytes:
         out = b""
         for ev in events:
@@ -1658,6 +1672,14 @@ class StreamTranslation:
 
     def _finish(self) -> bytes:
         out = b""
+        if self._raw:  # passed through: the source's own closing is in its bytes already
+            for ev in self.parser.close() if self.parser is not None else []:
+                self.assembler.add(ev)
+            try:
+                self.response = self.assembler.response()
+            except ProviderError as exc:
+                self.error = exc
+            return b""
         if self.parser is not None:
             out += self._push(self.parser.close())
         from .translate import response_losses
@@ -1674,6 +1696,7 @@ class StreamTranslation:
                 _wire, more = response_losses(without_own_carried(self.response, self.target), self.target)
             except ProviderError:
                 more = []
+            more = more + rewritten_carried_losses(self.response, self.target)
             seen = {(loss.path, loss.kind) for loss in losses}
             losses += [loss for loss in more if (loss.path, loss.kind) not in seen and not loss.path.startswith("message.content")]
         self.losses = losses
@@ -1684,7 +1707,7 @@ class StreamTranslation:
 
     def __iter__(self) -> Iterator[bytes]:
         for item in self._input:
-            data = self._push(self._events(item))
+            data = self._step(item)
             if data:
                 yield data
         tail = self._finish()
@@ -1697,12 +1720,48 @@ class StreamTranslation:
                 yield data
             return
         async for item in self._input:
-            data = self._push(self._events(item))
+            data = self._step(item)
             if data:
                 yield data
         tail = self._finish()
         if tail:
             yield tail
+
+
+_SAME_STREAM: dict[tuple[str, str], bool] = {}
+
+
+def same_stream(source: str | Format, target: str | Format) -> bool:
+    """Whether a `source` stream is, byte for byte, a `target` stream: one format, or two of
+    one wire (the same carried-data origin) whose stream tables are the same."""
+    a, b = _fmt(source), _fmt(target)
+    key = (a.key, b.key)
+    same = _SAME_STREAM.get(key)
+    if same is None:
+        from .translate import origin_of
+
+        same = a.key == b.key or (bool(a.stream) and origin_of(a) == origin_of(b) and a.stream == b.stream)
+        _SAME_STREAM[key] = same
+    return same
+
+
+def rewritten_carried_losses(response: Response, target: str | Format) -> list[Any]:
+    """A stream re-written from its events for a target of its own wire (another dialect, or
+    canonical events in): the provider data no rule reads goes back to that wire in a
+    non-streamed body, but a re-written stream has no place for it. Each op is named as
+    dropped (another wire's loss report names it already: `response_losses`)."""
+    from .carry import ABSENT, path_text
+    from .translate import Loss, origin_of
+
+    fmt = _fmt(target)
+    carried = response.carried
+    if carried is None or carried.origin != origin_of(fmt):
+        return []
+    return [
+        Loss(path_text(path), "dropped", f"provider data a re-written {fmt.key} stream has no place for (a stream of the same format passes through whole)")
+        for path, value in carried.ops
+        if value is not ABSENT
+    ]
 
 
 def without_own_carried(response: Response, target: str | Format) -> Response:
@@ -1789,6 +1848,6 @@ def parse_stream(data: bytes | Iterable[bytes], fmt: str | Format, *, wire_map: 
     return out
 
 
-__all__ += ["events_from_response", "forward_event", "without_own_carried", "parse_stream", "usage_from_wire", "usage_to_wire", "SSEDecoder"]
+__all__ += ["events_from_response", "forward_event", "without_own_carried", "same_stream", "rewritten_carried_losses", "parse_stream", "usage_from_wire", "usage_to_wire", "SSEDecoder"]
 
 _ = (UnavailableError,)

@@ -5,7 +5,8 @@ Every record is tried the way a gateway or a dataset converter meets it, in its 
   body comes back equal as JSON (types included), `changed` when it comes back different,
   `refusal` when a converter raises a typed `ProviderError`;
 - stream (SSE text): parsed into canonical events and assembled, re-emitted in the same format
-  (`translate_stream`), parsed and assembled again: `pass` when both readings give the same
+  from those events (`translate_stream` of the events: given the bytes, a stream of one format
+  passes through whole), parsed and assembled again: `pass` when both readings give the same
   response and neither raised (a stream the provider ended with an error event passes when
   both readings end with the same error category);
 - stream_json_array (Gemini without `alt=sse`): each element is one response chunk, read and
@@ -62,10 +63,10 @@ def _plain(response: Any) -> dict[str, Any]:
 
 def _stream(fmt: Any, sse: str) -> str:
     from wiremap.runtime.errors import ProviderError
-    from wiremap.runtime.stream import translate_stream
+    from wiremap.runtime.stream import parse_stream, translate_stream
 
     data = sse.encode("utf-8")
-    first = translate_stream([data], fmt, fmt)
+    first = translate_stream(parse_stream(data, fmt), fmt, fmt)
     out = b""
     error1: Any = None
     try:

@@ -249,3 +249,32 @@ def test_assembled_stream_carries_as_the_equivalent_body(body: bytes, key: str, 
     theirs = {path: (value, anchor) for (path, value), anchor in zip(plain.ops, plain.anchors)}
     for path in paths:
         assert ours[path] == theirs[path], path
+
+
+@pytest.mark.parametrize(
+    ("body", "source", "target"),
+    [(AZURE_FILTERED, "azure_openai", "azure_openai"), (AZURE_FILTERED, "azure_openai", "azure_openai_v1"),
+     (PERPLEXITY, "perplexity", "perplexity"), (COHERE_CITES, "cohere_chat", "cohere_chat"),
+     (ANTHROPIC_SERVER, "anthropic_messages", "anthropic.messages_2023_06_01")],
+)
+def test_a_stream_into_its_own_wire_passes_through_whole(body: bytes, source: str, target: str) -> None:
+    """Same format in and out is the identity: the bytes, carried data and all (and two formats
+    whose stream tables are one, Azure's two routes, are the same format for a stream)."""
+    out, losses = translated(body, source, target)
+    assert out == body and losses == []
+    t = translate_stream([body], source, target)
+    b"".join(t)
+    assert t.response is not None and t.response.carried is not None  # still read for the response
+
+
+def test_a_stream_rewritten_for_its_own_wire_names_the_carried_data_it_cannot_write() -> None:
+    """Canonical events in (or a dialect with its own stream table): the stream is re-written, and
+    the provider data a stream has no place for is named, never dropped silently."""
+    t = translate_stream(parse_stream(AZURE_FILTERED, "azure_openai"), "azure_openai", "azure_openai")
+    out = b"".join(t)
+    data = [line for line in out.decode().splitlines() if line.startswith("data: ")]
+    assert data and not any("content_filter_results" in line for line in data)
+    dropped = {loss.path for loss in t.losses if loss.kind == "dropped"}
+    assert "choices[0].content_filter_results" in dropped
+    assert "wiremap-losses" in out.decode() and "choices[0].content_filter_results" in out.decode().split("wiremap-losses")[1]
+    assert all("re-written azure_openai stream" in loss.detail for loss in t.losses if loss.path in dropped)
