@@ -64,6 +64,7 @@ from .openai_responses import (
     HEADER_OPTIONS,
     KIND,
     OPTION_PATHS,
+    OPTION_RANGES,
     RULES,
     STREAM,
     STRUCTURED_OUTPUT_MODE,

@@ -65,6 +65,7 @@ from .gemini_generate_content import (
     HEADER_OPTIONS,
     KIND,
     OPTION_PATHS,
+    OPTION_RANGES,
     ORIGIN,
     PROVIDER,
     RULES,

@@ -911,6 +911,12 @@ def emit_options_to_wire(
             why = f" is more than {FORMAT_KEY}'s {opt.wire} takes (at most {opt.maximum})"
             out.add(f"if type({value}) is int and {value} > {opt.maximum}:  # option maximum")
             out.add(f"    raise InvalidRequestError(repr({value}) + {keyed(why)}, path={lit(path)})")
+        if opt.range is not None:  # the provider's values; a translation clamps first (fit_ranges)
+            lo, hi = opt.range
+            why = f" is outside the range {FORMAT_KEY}'s {opt.wire} takes ({'-inf' if lo is None else lo} to {'inf' if hi is None else hi})"
+            test = " and ".join(t for t in (lo is not None and f"{value} >= {lo!r}", hi is not None and f"{value} <= {hi!r}") if t)
+            out.add(f"if not ({test}):  # option range")
+            out.add(f"    raise InvalidRequestError(repr({value}) + {keyed(why)}, path={lit(path)})")
         wire_value = f"not {value}" if opt.negate else f"dict({value})" if opt.name in OBJECT_OPTIONS else value
         for rule in opt.model_rules:
             var = em.regex(rule.regex)

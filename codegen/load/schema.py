@@ -137,6 +137,10 @@ _option = {
                 # the largest value the wire field takes (an int32 field: 2147483647); a larger
                 # integer option is refused at config.<name>, never sent out of range
                 "maximum": {"type": "integer"},
+                # the values the provider takes, [lowest, highest] (null: that end is open):
+                # a direct request past them is refused at config.<name>; a translation clamps
+                # into them and names the change as a loss (Cohere p: [0.01, 0.99])
+                "range": {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": ["number", "null"]}},
                 "unsupported": UNSUPPORTED,
                 "scoped": {"type": "array", "items": _scoped_rule},
                 # a boolean option the wire states the other way round (Anthropic
