@@ -180,6 +180,8 @@ def _upstream_url(gateway: Any, path: str, model: str | None, query: list[tuple[
         fill, missing = transport_params(cfg.upstream, None)
         if missing is not None:
             raise InvalidRequestError(missing)
+        if not cfg.upstream_url:  # a base_url_by row: another origin for some param values
+            base = str(table_base_url(transport, fill) or "").rstrip("/")
         base, path = fill(base), fill(path)
     if model is not None:
         path = path.replace("{model}", urllib.parse.quote(model, safe=""))

@@ -681,6 +681,18 @@ class Builder:
             if name not in params:
                 raise self.err("/transport/base_url", f"{{{name}}}: a base_url placeholder must be a transport param "
                                f"(transport.params: {{{name}: {{env: VARIABLE}}}}); declared: {', '.join(sorted(params)) or 'none'}")
+        by = {k: v for k, v in (t.get("base_url_by") or {}).items() if not k.startswith("x-")}
+        for name, origins in by.items():  # another origin for some values of one param (Vertex AI's global)
+            if name not in params:
+                raise self.err(f"/transport/base_url_by/{name}", f"{name!r}: base_url_by picks an origin by a transport param's value; "
+                               f"declared params: {', '.join(sorted(params)) or 'none'}")
+            if not t.get("base_url"):
+                raise self.err("/transport/base_url_by", "base_url_by replaces the table's `base_url` for some param values: give `base_url:` too")
+            for value, origin in origins.items():
+                for other in re.findall(r"\{([^{}]*)\}", origin):
+                    if other not in params:
+                        raise self.err(f"/transport/base_url_by/{name}/{value}", f"{{{other}}}: a base_url placeholder must be a transport param; "
+                                       f"declared: {', '.join(sorted(params))}")
         self.path_placeholders("/transport/endpoint/path", endpoint["path"], model_field, params)
         stream_endpoint = (self.data.get("stream") or {}).get("endpoint")
         if isinstance(stream_endpoint, dict) and isinstance(stream_endpoint.get("path"), str):
@@ -701,6 +713,8 @@ class Builder:
         }
         if "base_url_env" in t:  # present only where the mapping has it
             out["base_url_env"] = t["base_url_env"]
+        if by:  # present only where the mapping has it
+            out["base_url_by"] = {name: dict(origins) for name, origins in by.items()}
         if "api_key_env_also" in t:  # only where the mapping has it, so other tables compile as before
             if "api_key_env" not in t:
                 raise self.err("/transport/api_key_env_also", "names variables tried after `api_key_env`, which is missing")

@@ -579,6 +579,21 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
         "transport": _obj(
             {
                 "base_url": {"type": "string", "pattern": "^https?://"},
+                # another origin for some values of one transport param: {param: {value: origin}}
+                # (Vertex AI: location `global` is aiplatform.googleapis.com, the multi-regions
+                # `us` / `eu` aiplatform.<location>.rep.googleapis.com, not <location>-aiplatform)
+                "base_url_by": {
+                    "type": "object",
+                    "minProperties": 1,
+                    "maxProperties": 1,
+                    "propertyNames": {"pattern": "^[a-z][a-z0-9_]*$"},
+                    "additionalProperties": {
+                        "type": "object",
+                        "minProperties": 1,
+                        "propertyNames": {"pattern": "^[A-Za-z0-9_-]+$"},
+                        "additionalProperties": {"type": "string", "pattern": "^https?://"},
+                    },
+                },
                 # the variable holding a per-resource base URL (Azure's AZURE_OPENAI_ENDPOINT);
                 # it wins over `base_url`, and `base_url=` wins over both
                 "base_url_env": {"type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$"},
