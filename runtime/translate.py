@@ -422,15 +422,19 @@ def _modelled(record: Any) -> dict[str, Any]:
 def _sent_extras(sent: dict[str, Any], got: dict[str, Any], wire: Any) -> list[Loss]:
     """config.extras (the caller's passthrough) are compared with the body, not the read-back:
     a target that carries what it does not model reads them back as carried data, not extras.
-    Each key must stand in the body, at the root or in the object the format places extras in."""
+    Each key must stand in the body, at the root or in the object the format places extras in,
+    or be read back by the target as that same extra (a param written into every request object,
+    Gemini batch `title`)."""
     out: list[Loss] = []
     extras = (sent.get("config") or {}).pop("extras", None)
-    (got.get("config") or {}).pop("extras", None)
+    back = (got.get("config") or {}).pop("extras", None)
     for d in (sent, got):
         if d.get("config") == {}:
             d.pop("config")
     if isinstance(extras, dict) and isinstance(wire, dict):
         for key in extras:
+            if isinstance(back, dict) and key in back and back[key] == extras[key]:
+                continue
             if key not in wire and not any(isinstance(v, dict) and key in v for v in wire.values()):
                 out.append(Loss(f"config.extras.{key}", "dropped", f"{_describe(extras[key])} is not carried by the target"))
     return out

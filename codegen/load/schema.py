@@ -741,6 +741,9 @@ _param = _obj(
             },
             required=["models", "unsupported"],
         )},
+        # embeddings with input.each: the param goes into every request object, not the root, and
+        # is read back from them (they must agree) into config.extras (Gemini batch `title`)
+        "each": {"type": "boolean"},
         "doc": {"type": "string"},
     }
 )

@@ -37,6 +37,7 @@ class ParamIR:
     type: str | None
     enum: list[Any] | None
     rules: list[tuple[str, str, list[str]]]  # (regex, action, patterns)
+    each: bool = False  # written in every object of input.each (and read back from them)
 
 
 @dataclass
@@ -114,7 +115,12 @@ class _TaskBuilder(Builder):
                 if bad:
                     raise self.err(pointer + "/enum", f"{bad[0]!r} is not of type {spec['type']}")
             rules = [("|".join(fnmatch.translate(p) for p in r["models"]), r["unsupported"], list(r["models"])) for r in spec.get("scoped", [])]
-            params.append(ParamIR(name, spec.get("type"), list(enum) if enum is not None else None, rules))
+            each = bool(spec.get("each", False))
+            if each and (kind != "embeddings" or "each" not in inp):
+                raise self.err(pointer + "/each", "`each` writes the param into every object of input.each, which this mapping does not have")
+            if each and isinstance(inp.get("each"), dict) and name in inp["each"]:
+                raise self.err(pointer + "/each", f"{name!r} is a key of input.each's template; a param cannot write there")
+            params.append(ParamIR(name, spec.get("type"), list(enum) if enum is not None else None, rules, each))
 
         value_maps: dict[str, ValueMapIR] = {}
         for name, table in d.get("value_maps", {}).items():
@@ -128,6 +134,9 @@ class _TaskBuilder(Builder):
             if "each" in inp:
                 self.each_template(inp)
             options = self.embedding_options(req, inp, params, value_maps)
+            for p in params:  # an `each` param and an `each` option would write one key of the objects
+                if p.each and any(o.each and o.wire is not None and o.wire[0] == p.name for o in options):
+                    raise self.err(f"/request/params/{p.name}/each", f"{p.name!r} is the wire field of an `each` option; a param cannot write there too")
             inp.setdefault("texts", "many")
             if "item" in inp and "." in inp["item"]:
                 raise self.err("/request/input/item", f"{inp['item']!r}: the item key of a text is one key, not a dotted path")
@@ -426,6 +435,10 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
             if action != "reject":
                 out.add("continue")
             out.dedent()
+        if p.each:  # in every request object of input.each, not at the root
+            out.add(f"for each_item in _w.get_in(body, {lit(tuple(inp['field'].split('.')))}):")
+            out.add("    each_item[key] = _w.canonical_json(value)  # params.each: one value for every text")
+            out.add("continue")
         out.dedent()
     out.add("if key in body:")
     out.add("    if _w.deep_equal(body[key], value):")
@@ -469,6 +482,14 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
             for opt in ir.options:
                 if opt.each and opt.wire is not None:
                     out.add(f"each_{opt.name} = _w.same_in_each(each_items, {lit(opt.wire)}, {lit(field_)})")
+            for p in ir.params:
+                if p.each:  # params.each: read back from the objects into config.extras
+                    var = f"each_param_{p.name}"
+                    out.add(f"{var} = _w.same_in_each(each_items, {lit((p.name,))}, {lit(field_)})")
+                    out.add(f"if {var} is not None:")
+                    out.add(f"    if {lit(p.name)} in rest:")
+                    out.add(f"        raise _w.WireShapeError({lit(p.name)}, 'is at the root and in the request objects: one call takes it once')")
+                    out.add(f"    rest[{lit(p.name)}] = {var}")
             out.add("value = []")
             out.add("for k, item in enumerate(each_items):")
             out.add("    found: dict[str, str] = {}")
@@ -858,6 +879,8 @@ def task_wire_schema(ir: TaskIR) -> dict[str, Any]:
     else:
         req_props[inp["field"]] = {"type": "string"}
     for p in ir.params:
+        if p.each:  # inside each request object, whose own shape is the template's
+            continue
         schema: dict[str, Any] = {}
         if p.type is not None:
             schema["type"] = p.type
