@@ -871,8 +871,12 @@ class Provider:
         """The §5 pre-flight probe: returns when the bound model is listed and serving."""
         probe = self._ready
         if not probe:
+            # the table may say why its API has none (transport.ready_unavailable): nothing is sent
+            why = (self.format.transport or {}).get("ready_unavailable")
             raise NotImplementedError(
-                f"format {self.format.key!r} declares no ready() probe (mapping `transport.ready`)"
+                f"ready() is not available for {self.format.key}: {why}"
+                if why
+                else f"format {self.format.key!r} declares no ready() probe (mapping `transport.ready`)"
             )
         try:
             await self._ready_probe(probe)

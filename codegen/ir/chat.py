@@ -666,7 +666,9 @@ class Builder:
         # `{api_version}` in a path is a query parameter or segment the version fills (Azure's
         # `?api-version=`), filled in now as in headers; a mapping without one cannot use it
         endpoint = dict(t["endpoint"])
-        ready = dict(t["ready"]) if "ready" in t else None
+        ready = dict(t["ready"]) if t.get("ready") is not None else None
+        if t.get("ready_unavailable") is not None and ready is not None:
+            raise self.err("/transport/ready_unavailable", "says the API has no ready() probe, but `ready:` gives one; set `ready: null` or drop this row")
         for pointer, row in (("/transport/endpoint/path", endpoint), ("/transport/ready/path", ready)):
             if row is not None and "{api_version}" in row["path"]:
                 if not api_version:
@@ -713,6 +715,8 @@ class Builder:
         }
         if "base_url_env" in t:  # present only where the mapping has it
             out["base_url_env"] = t["base_url_env"]
+        if t.get("ready_unavailable") is not None:  # present only where the mapping has it
+            out["ready_unavailable"] = t["ready_unavailable"]
         if by:  # present only where the mapping has it
             out["base_url_by"] = {name: dict(origins) for name, origins in by.items()}
         if "api_key_env_also" in t:  # only where the mapping has it, so other tables compile as before

@@ -657,6 +657,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                     },
                     required=["method", "path"],
                 ),
+                # why the API has no probe a ready() could use (Azure: the model list names base
+                # models, not the deployments a request names); only beside `ready: null`
+                "ready_unavailable": {"type": "string", "minLength": 1},
                 # the gateway's list endpoint in this format (GET path, page and model templates)
                 "models": _obj(
                     {"path": {"type": "string", "pattern": "^/"}, "page": TEMPLATE, "model": TEMPLATE},
