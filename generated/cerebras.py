@@ -403,7 +403,9 @@ def _request_to_wire(
     model = req.model
     value_temperature = config.temperature
     if value_temperature is not NOT_GIVEN:
-        if not (value_temperature >= 0 and value_temperature <= 1.5):  # option range
+        if isinstance(value_temperature, (int, float)) and not (
+            value_temperature >= 0 and value_temperature <= 1.5
+        ):  # option range
             raise InvalidRequestError(
                 repr(value_temperature)
                 + " is outside the range "

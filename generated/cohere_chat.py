@@ -1230,7 +1230,9 @@ def _request_to_wire(
     model = req.model
     value_temperature = config.temperature
     if value_temperature is not NOT_GIVEN:
-        if not (value_temperature >= 0):  # option range
+        if isinstance(value_temperature, (int, float)) and not (
+            value_temperature >= 0
+        ):  # option range
             raise InvalidRequestError(
                 repr(value_temperature)
                 + " is outside the range "
@@ -1244,7 +1246,9 @@ def _request_to_wire(
         body["max_tokens"] = value_max_tokens
     value_top_p = config.top_p
     if value_top_p is not NOT_GIVEN:
-        if not (value_top_p >= 0.01 and value_top_p <= 0.99):  # option range
+        if isinstance(value_top_p, (int, float)) and not (
+            value_top_p >= 0.01 and value_top_p <= 0.99
+        ):  # option range
             raise InvalidRequestError(
                 repr(value_top_p) + " is outside the range " + KEY + "'s p takes (0.01 to 0.99)",
                 path="config.top_p",
@@ -1252,7 +1256,9 @@ def _request_to_wire(
         body["p"] = value_top_p
     value_top_k = config.top_k
     if value_top_k is not NOT_GIVEN:
-        if not (value_top_k >= 0 and value_top_k <= 500):  # option range
+        if isinstance(value_top_k, (int, float)) and not (
+            value_top_k >= 0 and value_top_k <= 500
+        ):  # option range
             raise InvalidRequestError(
                 repr(value_top_k) + " is outside the range " + KEY + "'s k takes (0 to 500)",
                 path="config.top_k",
@@ -1266,7 +1272,9 @@ def _request_to_wire(
         body["stop_sequences"] = value_stop_sequences
     value_frequency_penalty = config.frequency_penalty
     if value_frequency_penalty is not NOT_GIVEN:
-        if not (value_frequency_penalty >= 0 and value_frequency_penalty <= 1):  # option range
+        if isinstance(value_frequency_penalty, (int, float)) and not (
+            value_frequency_penalty >= 0 and value_frequency_penalty <= 1
+        ):  # option range
             raise InvalidRequestError(
                 repr(value_frequency_penalty)
                 + " is outside the range "
@@ -1277,7 +1285,9 @@ def _request_to_wire(
         body["frequency_penalty"] = value_frequency_penalty
     value_presence_penalty = config.presence_penalty
     if value_presence_penalty is not NOT_GIVEN:
-        if not (value_presence_penalty >= 0 and value_presence_penalty <= 1):  # option range
+        if isinstance(value_presence_penalty, (int, float)) and not (
+            value_presence_penalty >= 0 and value_presence_penalty <= 1
+        ):  # option range
             raise InvalidRequestError(
                 repr(value_presence_penalty)
                 + " is outside the range "

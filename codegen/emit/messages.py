@@ -915,7 +915,7 @@ def emit_options_to_wire(
             lo, hi = opt.range
             why = f" is outside the range {FORMAT_KEY}'s {opt.wire} takes ({'-inf' if lo is None else lo} to {'inf' if hi is None else hi})"
             test = " and ".join(t for t in (lo is not None and f"{value} >= {lo!r}", hi is not None and f"{value} <= {hi!r}") if t)
-            out.add(f"if not ({test}):  # option range")
+            out.add(f"if isinstance({value}, (int, float)) and not ({test}):  # option range")
             out.add(f"    raise InvalidRequestError(repr({value}) + {keyed(why)}, path={lit(path)})")
         wire_value = f"not {value}" if opt.negate else f"dict({value})" if opt.name in OBJECT_OPTIONS else value
         for rule in opt.model_rules:
