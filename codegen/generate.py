@@ -121,6 +121,7 @@ def _render_converter(ir: FormatIR | TaskIR, strategies: list[Strategy] | None =
         ),
         wire_keys_literal=repr(sorted(ir.wire_keys)),
         header_options_literal=repr({opt.name: opt.header for opt in ir.options if opt.header}),
+        option_ranges_literal=repr({opt.name: opt.range for opt in ir.options if opt.range is not None and opt.unsupported is None}),
         option_paths_literal=repr(sorted({tuple(opt.wire.split(".")) for opt in ir.options if opt.wire})),
         alias_paths_literal=repr(sorted({tuple(w.split(".")) for opt in ir.options if opt.wire for w in opt.read_also})),
         title_literal=repr(ir.title),

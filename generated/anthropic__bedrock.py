@@ -61,6 +61,7 @@ from .anthropic__messages_2023_06_01 import API_VERSION
 from .anthropic_messages import (
     ALIAS_PATHS,
     KIND,
+    OPTION_RANGES,
     ORIGIN,
     PROVIDER,
     RULES,

@@ -67,6 +67,7 @@ from .anthropic_messages import (
     HEADER_OPTIONS,
     KIND,
     OPTION_PATHS,
+    OPTION_RANGES,
     ORIGIN,
     PROVIDER,
     RULES,

@@ -66,6 +66,7 @@ from .anthropic_messages import (
     HEADER_OPTIONS,
     KIND,
     OPTION_PATHS,
+    OPTION_RANGES,
     ORIGIN,
     PROVIDER,
     RULES,
@@ -187,6 +188,13 @@ TRANSPORT: Final = {
     "headers": {},
     "api_key_env": "GOOGLE_OAUTH_ACCESS_TOKEN",
     "ready": None,
+    "base_url_by": {
+        "region": {
+            "global": "https://aiplatform.googleapis.com",
+            "us": "https://aiplatform.us.rep.googleapis.com",
+            "eu": "https://aiplatform.eu.rep.googleapis.com",
+        }
+    },
     "params": {
         "project": {"env": "ANTHROPIC_VERTEX_PROJECT_ID"},
         "region": {"env": "CLOUD_ML_REGION"},

@@ -61,6 +61,7 @@ from .openai_chat import (
     ERROR_ROWS_UPSTREAM,
     HEADER_OPTIONS,
     KIND,
+    OPTION_RANGES,
     RULES,
     STRUCTURED_OUTPUT_MODE,
     STRUCTURED_OUTPUT_MODES,
@@ -188,6 +189,7 @@ TRANSPORT: Final = {
     "api_key_env": "AZURE_OPENAI_API_KEY",
     "ready": None,
     "base_url_env": "AZURE_OPENAI_ENDPOINT",
+    "ready_unavailable": "Azure's data plane has no deployment list: GET /openai/models names the resource's base and fine-tuned models, not the deployment a request names, and the deployments are listed by the management plane (management.azure.com). Send a request to the deployment to check it",
 }  # how the runtime reaches the provider (mapping `transport:`)
 
 

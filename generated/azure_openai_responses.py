@@ -64,6 +64,7 @@ from .openai_responses import (
     HEADER_OPTIONS,
     KIND,
     OPTION_PATHS,
+    OPTION_RANGES,
     RULES,
     STREAM,
     STRUCTURED_OUTPUT_MODE,
@@ -183,6 +184,7 @@ TRANSPORT: Final = {
     "api_key_env": "AZURE_OPENAI_API_KEY",
     "ready": None,
     "base_url_env": "AZURE_OPENAI_ENDPOINT",
+    "ready_unavailable": "Azure's v1 GET /openai/v1/models names the resource's base and fine-tuned models, not the deployment a request's model names, so it cannot tell whether that deployment serves; the deployments are listed by the management plane (management.azure.com). Send a request to the deployment to check it",
 }  # how the runtime reaches the provider (mapping `transport:`)
 
 

@@ -76,12 +76,16 @@ DOC_REF: Final = (
 )
 ENDPOINT: Final = {"method": "POST", "path": "/model/{modelId}/invoke"}
 TRANSPORT: Final = {
-    "base_url": "https://bedrock-runtime.us-east-1.amazonaws.com",
+    "base_url": "https://bedrock-runtime.{region}.amazonaws.com",
     "endpoint": {"method": "POST", "path": "/model/{modelId}/invoke"},
-    "auth": {"scheme": "bearer"},
+    "auth": {
+        "scheme": "bearer",
+        "fallback": {"aws_sigv4": {"service": "bedrock", "region": "region"}},
+    },
     "headers": {},
     "api_key_env": "AWS_BEARER_TOKEN_BEDROCK",
     "ready": None,
+    "params": {"region": {"env": "AWS_REGION", "default": "us-east-1"}},
 }  # how the runtime reaches the provider (mapping `transport:`)
 
 STRUCTURED_OUTPUT_MODE: Final = None  # kind embeddings: no structured output

@@ -180,6 +180,10 @@ OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
         ("user",),
     ]
 )
+# the values the provider takes for an option (request.options `range:`), option -> (lowest,
+# highest), None for an open end: request_to_wire refuses a value past them at config.<name>; a
+# translation clamps into them and names the change as a loss (runtime/translate.py fit_ranges)
+OPTION_RANGES: Final[dict[str, tuple[Any, Any]]] = {"temperature": (0, 1.5)}
 # the other wire names an option is read from (read_also): their value is in the canonical model
 ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([("max_tokens",)])
 TITLE: Final = "Cerebras Inference Chat Completions"
@@ -424,6 +428,16 @@ def _request_to_wire(
     model = req.model
     value_temperature = config.temperature
     if value_temperature is not NOT_GIVEN:
+        if isinstance(value_temperature, (int, float)) and not (
+            value_temperature >= 0 and value_temperature <= 1.5
+        ):  # option range
+            raise InvalidRequestError(
+                repr(value_temperature)
+                + " is outside the range "
+                + KEY
+                + "'s temperature takes (0 to 1.5)",
+                path="config.temperature",
+            )
         body["temperature"] = value_temperature
     value_max_tokens = config.max_tokens
     if value_max_tokens is not NOT_GIVEN:

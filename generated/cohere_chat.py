@@ -255,6 +255,16 @@ OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
 # the options sent as request headers, not in the body (request.options `header:`): option ->
 # header name; a list option's items are comma-separated (runtime/wire.py option_headers)
 HEADER_OPTIONS: Final[dict[str, str]] = {}
+# the values the provider takes for an option (request.options `range:`), option -> (lowest,
+# highest), None for an open end: request_to_wire refuses a value past them at config.<name>; a
+# translation clamps into them and names the change as a loss (runtime/translate.py fit_ranges)
+OPTION_RANGES: Final[dict[str, tuple[Any, Any]]] = {
+    "temperature": (0, None),
+    "top_p": (0.01, 0.99),
+    "top_k": (0, 500),
+    "frequency_penalty": (0, 1),
+    "presence_penalty": (0, 1),
+}
 # the other wire names an option is read from (read_also): their value is in the canonical model
 ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([])
 TITLE: Final = "Cohere Chat v2"
@@ -1288,18 +1298,37 @@ def _request_to_wire(
     model = req.model
     value_temperature = config.temperature
     if value_temperature is not NOT_GIVEN:
+        if isinstance(value_temperature, (int, float)) and not (
+            value_temperature >= 0
+        ):  # option range
+            raise InvalidRequestError(
+                repr(value_temperature)
+                + " is outside the range "
+                + KEY
+                + "'s temperature takes (0 to inf)",
+                path="config.temperature",
+            )
         body["temperature"] = value_temperature
     value_max_tokens = config.max_tokens
     if value_max_tokens is not NOT_GIVEN:
         body["max_tokens"] = value_max_tokens
     value_top_p = config.top_p
     if value_top_p is not NOT_GIVEN:
+        if isinstance(value_top_p, (int, float)) and not (
+            value_top_p >= 0.01 and value_top_p <= 0.99
+        ):  # option range
+            raise InvalidRequestError(
+                repr(value_top_p) + " is outside the range " + KEY + "'s p takes (0.01 to 0.99)",
+                path="config.top_p",
+            )
         body["p"] = value_top_p
     value_top_k = config.top_k
     if value_top_k is not NOT_GIVEN:
-        if type(value_top_k) is int and value_top_k > 500:  # option maximum
+        if isinstance(value_top_k, (int, float)) and not (
+            value_top_k >= 0 and value_top_k <= 500
+        ):  # option range
             raise InvalidRequestError(
-                repr(value_top_k) + " is more than " + KEY + "'s k takes (at most 500)",
+                repr(value_top_k) + " is outside the range " + KEY + "'s k takes (0 to 500)",
                 path="config.top_k",
             )
         body["k"] = value_top_k
@@ -1311,9 +1340,29 @@ def _request_to_wire(
         body["stop_sequences"] = value_stop_sequences
     value_frequency_penalty = config.frequency_penalty
     if value_frequency_penalty is not NOT_GIVEN:
+        if isinstance(value_frequency_penalty, (int, float)) and not (
+            value_frequency_penalty >= 0 and value_frequency_penalty <= 1
+        ):  # option range
+            raise InvalidRequestError(
+                repr(value_frequency_penalty)
+                + " is outside the range "
+                + KEY
+                + "'s frequency_penalty takes (0 to 1)",
+                path="config.frequency_penalty",
+            )
         body["frequency_penalty"] = value_frequency_penalty
     value_presence_penalty = config.presence_penalty
     if value_presence_penalty is not NOT_GIVEN:
+        if isinstance(value_presence_penalty, (int, float)) and not (
+            value_presence_penalty >= 0 and value_presence_penalty <= 1
+        ):  # option range
+            raise InvalidRequestError(
+                repr(value_presence_penalty)
+                + " is outside the range "
+                + KEY
+                + "'s presence_penalty takes (0 to 1)",
+                path="config.presence_penalty",
+            )
         body["presence_penalty"] = value_presence_penalty
     # parallel_tool_calls: silently dropped, as the mapping declares
     # n: silently dropped, as the mapping declares

@@ -66,6 +66,7 @@ from .openai_chat import (
     ERROR_RULES,
     HEADER_OPTIONS,
     KIND,
+    OPTION_RANGES,
     RULES,
     STREAM,
     STRUCTURED_OUTPUT_MODE,

@@ -65,6 +65,7 @@ from .gemini_generate_content import (
     HEADER_OPTIONS,
     KIND,
     OPTION_PATHS,
+    OPTION_RANGES,
     ORIGIN,
     PROVIDER,
     RULES,
@@ -177,6 +178,13 @@ TRANSPORT: Final = {
     "headers": {},
     "api_key_env": "GOOGLE_OAUTH_ACCESS_TOKEN",
     "ready": None,
+    "base_url_by": {
+        "location": {
+            "global": "https://aiplatform.googleapis.com",
+            "us": "https://aiplatform.us.rep.googleapis.com",
+            "eu": "https://aiplatform.eu.rep.googleapis.com",
+        }
+    },
     "params": {
         "project": {"env": "GOOGLE_CLOUD_PROJECT"},
         "location": {"env": "GOOGLE_CLOUD_LOCATION"},

@@ -182,6 +182,15 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
         for key in sorted(extras):
             value = extras[key]
             path = "config.extras." + key
+            if key == "title":  # a declared API parameter
+                if value is None:
+                    continue  # OpenArmature §6 null-skip
+                _w.check_param(value, "string", None, path)
+                for each_item in _w.get_in(body, ("requests",)):
+                    each_item[key] = _w.canonical_json(
+                        value
+                    )  # params.each: one value for every text
+                continue
             if key in body:
                 if _w.deep_equal(body[key], value):
                     continue
@@ -222,6 +231,13 @@ def _request_from_wire(body: Any) -> Request:
     ]
     each_input_type = _w.same_in_each(each_items, ("taskType",), "requests")
     each_dimensions = _w.same_in_each(each_items, ("outputDimensionality",), "requests")
+    each_param_title = _w.same_in_each(each_items, ("title",), "requests")
+    if each_param_title is not None:
+        if "title" in rest:
+            raise _w.WireShapeError(
+                "title", "is at the root and in the request objects: one call takes it once"
+            )
+        rest["title"] = each_param_title
     value = []
     for k, item in enumerate(each_items):
         found: dict[str, str] = {}

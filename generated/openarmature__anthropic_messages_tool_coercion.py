@@ -58,6 +58,7 @@ from .anthropic_messages import (
     HEADER_OPTIONS,
     KIND,
     OPTION_PATHS,
+    OPTION_RANGES,
     PROVIDER,
     STRUCTURED_OUTPUT_MODES,
     TOOL_NAME_RULE,

@@ -67,6 +67,7 @@ from .gemini_generate_content import (
     HEADER_OPTIONS,
     KIND,
     OPTION_PATHS,
+    OPTION_RANGES,
     PROVIDER,
     STRUCTURED_OUTPUT_MODE,
     STRUCTURED_OUTPUT_MODES,

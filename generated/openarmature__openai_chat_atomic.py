@@ -57,6 +57,7 @@ from .openai_chat import (
     ERROR_RULES,
     HEADER_OPTIONS,
     KIND,
+    OPTION_RANGES,
     PROVIDER,
     STRUCTURED_OUTPUT_MODE,
     STRUCTURED_OUTPUT_MODES,

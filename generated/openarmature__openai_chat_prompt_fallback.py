@@ -65,6 +65,7 @@ from .openai_chat import (
     ERROR_RULES,
     HEADER_OPTIONS,
     KIND,
+    OPTION_RANGES,
     PROVIDER,
     STREAM,
     STRUCTURED_OUTPUT_MODES,

@@ -66,6 +66,7 @@ from .anthropic_messages import (
     HEADER_OPTIONS,
     KIND,
     OPTION_PATHS,
+    OPTION_RANGES,
     PROVIDER,
     RULES,
     STREAM,

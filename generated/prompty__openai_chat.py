@@ -67,6 +67,7 @@ from .openai_chat import (
     HEADER_OPTIONS,
     KIND,
     OPTION_PATHS,
+    OPTION_RANGES,
     PROVIDER,
     RULES,
     STREAM,

@@ -65,6 +65,7 @@ from .openai_chat import (
     ERROR_ROWS_UPSTREAM,
     HEADER_OPTIONS,
     KIND,
+    OPTION_RANGES,
     RULES,
     STREAM,
     STRUCTURED_OUTPUT_MODE,

@@ -64,6 +64,7 @@ from .openai_chat import (
     ERROR_RULES,
     HEADER_OPTIONS,
     KIND,
+    OPTION_RANGES,
     RULES,
     STRUCTURED_OUTPUT_MODE,
     STRUCTURED_OUTPUT_MODES,

@@ -33,12 +33,13 @@ def default_ssl_context() -> ssl.SSLContext:
         return _default_ssl
 
 
-def table_base_url(transport: Any) -> str | None:
+def table_base_url(transport: Any, fill: Any = None) -> str | None:
     """The base URL a format's transport table gives: the variable its `base_url_env` names
     when set and non-empty (a per-resource origin: Azure's AZURE_OPENAI_ENDPOINT), else its
     `base_url`, else None. A caller's own base URL (`base_url=`, `--upstream-url`) wins over both.
     `{param}` placeholders (`transport.params`: a region, a project) are left for the caller to
-    fill (runtime/cloud_auth.py transport_params)."""
+    fill (runtime/cloud_auth.py transport_params). With that `fill`, a `base_url_by` row picks
+    the origin its param's value names instead of `base_url` (Vertex AI's `global`)."""
     if not transport:
         return None
     env = transport.get("base_url_env")
@@ -47,6 +48,13 @@ def table_base_url(transport: Any) -> str | None:
         if value:
             return value
     base = transport.get("base_url")
+    by = transport.get("base_url_by")
+    if fill is not None and isinstance(by, dict):
+        for name, origins in by.items():
+            placeholder = "{" + str(name) + "}"
+            value = fill(placeholder)
+            if value != placeholder and value in origins:
+                return str(origins[value])
     return base if isinstance(base, str) and base else None
 
 

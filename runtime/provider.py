@@ -365,7 +365,11 @@ class Provider:
         endpoint = transport.get("endpoint") or fmt.endpoint
         if not endpoint or not endpoint.get("path"):
             raise ValueError(f"format {fmt.key!r} declares no endpoint (mapping `transport:`)")
-        base = base_url if base_url is not None else table_base_url(transport)
+        # transport.params: placeholders of the base URL and paths that are no request field
+        # (Vertex AI's project and location), from params=, else the environment, else a default;
+        # a `base_url_by` row picks another origin for some of their values
+        self._fill, self._missing_param = transport_params(fmt, params)
+        base = base_url if base_url is not None else table_base_url(transport, self._fill)
         if not isinstance(base, str) or not base:
             env = transport.get("base_url_env")
             raise ValueError(
@@ -373,9 +377,6 @@ class Provider:
                 if env
                 else f"format {fmt.key!r} declares no base_url; pass base_url="
             )
-        # transport.params: placeholders of the base URL and paths that are no request field
-        # (Vertex AI's project and location), from params=, else the environment, else a default
-        self._fill, self._missing_param = transport_params(fmt, params)
         base = self._fill(base)
         split = urllib.parse.urlsplit(base)
         if split.scheme not in ("http", "https") or not split.hostname:
@@ -870,8 +871,12 @@ class Provider:
         """The §5 pre-flight probe: returns when the bound model is listed and serving."""
         probe = self._ready
         if not probe:
+            # the table may say why its API has none (transport.ready_unavailable): nothing is sent
+            why = (self.format.transport or {}).get("ready_unavailable")
             raise NotImplementedError(
-                f"format {self.format.key!r} declares no ready() probe (mapping `transport.ready`)"
+                f"ready() is not available for {self.format.key}: {why}"
+                if why
+                else f"format {self.format.key!r} declares no ready() probe (mapping `transport.ready`)"
             )
         try:
             await self._ready_probe(probe)

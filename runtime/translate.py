@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .carry import ABSENT, Carried, losses as carry_losses
-from .canonical import EmbeddingsResponse, ImagesResponse, Request, Response
+from .canonical import NOT_GIVEN, EmbeddingsResponse, ImagesResponse, Request, Response
 from .errors import InvalidRequestError, UnsupportedOptionWarning
 from .format import Format, get_format
 from .wire import float32_vectors, option_headers, read_without_carry
@@ -375,6 +375,43 @@ def unique_tool_call_ids(request: Request) -> tuple[Request, list[Loss]]:
     return (Request.from_dict(d), losses) if d is not None else (request, [])
 
 
+def fit_ranges(request: Any, target: str | Format) -> tuple[Any, list[Loss]]:
+    """The request with each option the target bounds (its mapping's `range:` rows, the module's
+    OPTION_RANGES) clamped into the target's range, and one `changed` loss per clamped option.
+
+    A translation calls it before the target's converter, which refuses a value past a range
+    (a direct request gets that typed error at `config.<name>`): a top_p of 1.0 translated to
+    Cohere (p at most 0.99) is sent as 0.99, and the report says so. `request` is a `Request`
+    or its plain dict; the same type comes back, unchanged when nothing was out of range."""
+    fmt = _format(target)
+    ranges: Mapping[str, tuple[Any, Any]] = getattr(fmt.module, "OPTION_RANGES", None) or {}
+    if not ranges:
+        return request, []
+    plain = isinstance(request, Mapping)
+    config = request.get("config") if plain else request.config
+    if not config or config is NOT_GIVEN:
+        return request, []
+    fixed: dict[str, Any] = {}
+    losses: list[Loss] = []
+    for name, (lo, hi) in ranges.items():
+        value = config.get(name, NOT_GIVEN) if isinstance(config, Mapping) else getattr(config, name, NOT_GIVEN)
+        if type(value) not in (int, float) or value != value:  # noqa: PLR0124 -- absent, another type or NaN: the converter's error
+            continue
+        new = max(value, lo) if lo is not None else value
+        new = min(new, hi) if hi is not None else new
+        if new != value:
+            fixed[name] = new
+            span = f"{'-inf' if lo is None else lo} to {'inf' if hi is None else hi}"
+            losses.append(Loss(f"config.{name}", "changed", f"{_describe(value)} is outside {fmt.key}'s range ({span}); sent as {_describe(new)}"))
+    if not fixed:
+        return request, []
+    if plain:
+        return {**request, "config": {**config, **fixed}}, losses
+    d = request.to_dict()
+    d["config"].update(fixed)
+    return Request.from_dict(d), losses
+
+
 def _modelled(record: Any) -> dict[str, Any]:
     """The record's plain form without its carried wire data (compared on its own)."""
     d: dict[str, Any] = record.to_dict()
@@ -385,15 +422,19 @@ def _modelled(record: Any) -> dict[str, Any]:
 def _sent_extras(sent: dict[str, Any], got: dict[str, Any], wire: Any) -> list[Loss]:
     """config.extras (the caller's passthrough) are compared with the body, not the read-back:
     a target that carries what it does not model reads them back as carried data, not extras.
-    Each key must stand in the body, at the root or in the object the format places extras in."""
+    Each key must stand in the body, at the root or in the object the format places extras in,
+    or be read back by the target as that same extra (a param written into every request object,
+    Gemini batch `title`)."""
     out: list[Loss] = []
     extras = (sent.get("config") or {}).pop("extras", None)
-    (got.get("config") or {}).pop("extras", None)
+    back = (got.get("config") or {}).pop("extras", None)
     for d in (sent, got):
         if d.get("config") == {}:
             d.pop("config")
     if isinstance(extras, dict) and isinstance(wire, dict):
         for key in extras:
+            if isinstance(back, dict) and key in back and back[key] == extras[key]:
+                continue
             if key not in wire and not any(isinstance(v, dict) and key in v for v in wire.values()):
                 out.append(Loss(f"config.extras.{key}", "dropped", f"{_describe(extras[key])} is not carried by the target"))
     return out
@@ -467,6 +508,8 @@ def translate_request(
     if getattr(dst.module, "UNIQUE_CALL_IDS", False):  # only a target that requires unique ids
         request, renamed = unique_tool_call_ids(request)
         losses += renamed
+    request, clamped = fit_ranges(request, dst)  # a value past the target's range: clamped, and said so
+    losses += clamped
     wire, more = request_losses(request, dst)
     losses += more
     if strict and losses:

@@ -43,7 +43,7 @@ def _main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("render", help="render a canonical request (JSON file or -) as a format's wire body")
     p.add_argument("--format", required=True, dest="format_key", help="format key, e.g. openai_chat")
     p.add_argument("file", nargs="?", default="-", help="canonical request JSON (default: stdin)")
-    p = sub.add_parser("translate", help="translate one request or response body (JSON) between formats; the loss report goes to stderr")
+    p = sub.add_parser("translate", help="translate one request or response body (JSON) between formats; headers to send beside it and the loss report go to stderr")
     p.add_argument("--from", required=True, dest="source", help="source format key")
     p.add_argument("--to", required=True, dest="target", help="target format key")
     p.add_argument("--what", choices=["request", "response", "error"], default="request", help="what the body is (default: request)")
@@ -277,8 +277,10 @@ def _translate(args: argparse.Namespace) -> int:
                 print("error: --what error needs --status (the HTTP status of the error)", file=sys.stderr)
                 return 2
             t = wiremap.translate_error(args.status, text, None, args.source, args.target)
-            status, body, _headers = t.result
+            status, body, error_headers = t.result
             result: object = {"status": status, "body": body}
+            # the target's error headers (retry-after, ...); the content type is the body's, JSON
+            headers = {k: v for k, v in (error_headers or {}).items() if k.lower() != "content-type"}
         else:
             try:
                 body = json.loads(text)
@@ -289,6 +291,9 @@ def _translate(args: argparse.Namespace) -> int:
 
             t = translate_body(body, args.source, args.target, args.what, strict=args.strict, keep_extras=args.keep_extras)
             result = t.result
+            # the request headers the target reads beside the body (its header options:
+            # Anthropic `anthropic-beta` from Bedrock's anthropic_beta list)
+            headers = dict(getattr(t, "headers", None) or {})
     except wiremap.UnknownFormatError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -298,6 +303,8 @@ def _translate(args: argparse.Namespace) -> int:
             print(f"  {loss.kind}: {loss.path}: {loss.detail}", file=sys.stderr)
         return 1
     print(json.dumps(result, indent=2, ensure_ascii=False))
+    for name, value in headers.items():  # not part of the body: send them beside it
+        print(f"header: {name}: {value}", file=sys.stderr)
     for loss in t.losses:
         print(f"{loss.kind}: {loss.path}: {loss.detail}", file=sys.stderr)
     return 0

@@ -76,7 +76,7 @@ from wiremap.runtime.errors import (
 from wiremap.runtime.format import Format
 from wiremap.runtime.provider import Provider
 from wiremap.runtime.canonical import NotGiven, Request
-from wiremap.runtime.translate import Loss, TranslationLossError, request_losses, response_losses, unique_tool_call_ids
+from wiremap.runtime.translate import Loss, TranslationLossError, fit_ranges, request_losses, response_losses, unique_tool_call_ids
 from wiremap.runtime.wire import options_from_headers
 
 from .gateway_common import BearerToken, BodyTimeout, BodyTooLarge, ClientGone, loss_header, sends_as_bearer
@@ -441,6 +441,8 @@ class _Gateway:
         if unique is not None and renamed:
             plain = unique.to_dict()
             losses += renamed
+        plain, clamped = fit_ranges(plain, cfg.upstream)  # a value past the upstream's range: clamped, and said so
+        losses += clamped
         _wire, more = request_losses(plain, cfg.upstream)
         losses += more
         if cfg.strict and losses:

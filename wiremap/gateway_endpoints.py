@@ -180,6 +180,8 @@ def _upstream_url(gateway: Any, path: str, model: str | None, query: list[tuple[
         fill, missing = transport_params(cfg.upstream, None)
         if missing is not None:
             raise InvalidRequestError(missing)
+        if not cfg.upstream_url:  # a base_url_by row: another origin for some param values
+            base = str(table_base_url(transport, fill) or "").rstrip("/")
         base, path = fill(base), fill(path)
     if model is not None:
         path = path.replace("{model}", urllib.parse.quote(model, safe=""))
@@ -265,7 +267,9 @@ async def upstream_models(gateway: Any, key: str) -> list[dict[str, Any]]:
     upstream: Format = gateway.config.upstream
     probe = _row(upstream, "ready")
     if probe is None:
-        raise UnavailableError(f"the upstream format {upstream.key} declares no model list (mapping `transport.ready`)", status=501)
+        why = (upstream.transport or {}).get("ready_unavailable")  # the table says why its API has none
+        raise UnavailableError(f"the upstream format {upstream.key} has no model list: {why}" if why
+                               else f"the upstream format {upstream.key} declares no model list (mapping `transport.ready`)", status=501)
     headers, query = _upstream_headers(gateway, key)
     status, answer_headers, body = await _exchange(gateway, str(probe.get("method") or "GET"), _upstream_url(gateway, str(probe["path"]), None, query), headers, None)
     _raise_for(gateway, status, answer_headers, body)

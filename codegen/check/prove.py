@@ -25,6 +25,7 @@ from functools import partial
 from typing import Any
 
 from ..ir.catalog import FINISH_REASONS
+from ..ir.chat import INTEGER_OPTIONS as _INTEGER_OPTIONS
 from ..load.schema import ERROR_CATEGORIES
 from ..wiretemplate import Node, Obj, slots_of
 
@@ -78,6 +79,9 @@ def prove(ir: Any, resolved: Any, source: str, strategies: list[Any] | None = No
             # a list option's row (betas): a body field reads back as the same list; a header row
             # writes nothing into the body and the module's HEADER_OPTIONS join it comma-separated
             *((f"/request/options/{opt.name}", partial(prover.list_option, opt.name, opt.header)) for opt in ir.options if opt.name == "betas" and (opt.header is not None or (opt.wire is not None and opt.unsupported is None and not opt.model_rules))),
+            # a `range` row: each end reads back as itself (and as no other option), a value past
+            # an end is refused at config.<name>, and OPTION_RANGES names the range
+            *((f"/request/options/{opt.name}/range", partial(prover.option_range, opt)) for opt in ir.options if opt.range is not None and opt.unsupported is None),
             *(("/response/finish_reason/map", partial(prover.finish, reason, reason in ir.finish.emit)) for reason in FINISH_REASONS),
             # an `errors.emit` table answers each category on purpose: it must read back (a
             # mapping without one writes the generic envelope, documented as no inverse)
@@ -255,6 +259,42 @@ class _Prover:
         others = [k for k, v in config.items() if k != name and v == value]
         if others:
             raise self.fail(pointer, f"config.{name} {_shown(value)} is written as {_shown(wire)}, which reads back as config.{others[0]} too")
+
+    def option_range(self, opt: Any) -> None:
+        """A `range: [lowest, highest]` row: a value at each closed end is written and reads back
+        as itself and as no other option; one past it is an InvalidRequestError at config.<name>
+        (never sent); the module's OPTION_RANGES hold the range a translation clamps into."""
+        name = opt.name
+        pointer = f"/request/options/{name}/range"
+        lo, hi = opt.range
+        if (getattr(self.m, "OPTION_RANGES", None) or {}).get(name) != (lo, hi):
+            raise self.fail(pointer, f"config.{name} is bounded by {[lo, hi]}, which the module's OPTION_RANGES do not hold")
+        step = 1 if name in _INTEGER_OPTIONS else 0.5
+        for end, past in ((lo, None if lo is None else lo - step), (hi, None if hi is None else hi + step)):
+            if end is None:
+                continue
+            request = {"model": "probe", "messages": _USER, "config": {name: past}}
+            try:
+                wire = self.m.request_to_wire(request)
+            except self.refused as exc:
+                if getattr(exc, "path", None) != f"config.{name}":
+                    raise self.fail(pointer, f"config.{name} {_shown(past)} is past the range {[lo, hi]}, but the refusal names {getattr(exc, 'path', None)!r}: {exc}") from None
+            else:
+                raise self.fail(pointer, f"config.{name} {_shown(past)} is past the range {[lo, hi]}, but it is written as {_shown(wire)}")
+            if opt.model_rules or opt.requires is not None:
+                continue  # not written for every request: the range check above is what holds
+            result = self.round_trip(pointer, f"config.{name} {_shown(end)}", {"model": "probe", "messages": _USER, "config": {name: end}})
+            if result is None:
+                raise self.fail(pointer, f"config.{name} {_shown(end)} is inside the range {[lo, hi]}, but request_to_wire refuses it")
+            wire, back = result
+            config = back.get("config") or {}
+            if config.get(name) != end:
+                raise self.fail(pointer, f"config.{name} {_shown(end)} is written as {_shown(wire)}, which reads back as {_shown(config.get(name))}")
+            plain = self.round_trip(pointer, "a request without options", {"model": "probe", "messages": _USER})
+            before = (plain[1].get("config") or {}) if plain is not None else {}
+            others = [k for k, v in config.items() if k != name and v == end and before.get(k) != v]
+            if others:
+                raise self.fail(pointer, f"config.{name} {_shown(end)} is written as {_shown(wire)}, which reads back as config.{others[0]} too")
 
     # ---------------------------------------------------------------- tools
     def tools(self) -> None:

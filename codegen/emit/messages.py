@@ -614,6 +614,13 @@ def emit_options_to_wire(
             "no_response_schema": " and not (isinstance(schema, dict) and mode == 'native'):  # a native schema says it already",
         }[opt.requires if bind or opt.requires != "no_response_schema" else None]  # fused: never a schema
         row.maximum = opt.maximum
+        row.range = None
+        if opt.range is not None:  # the provider's values; a translation clamps first (fit_ranges)
+            lo, hi = opt.range
+            row.range = (
+                " and ".join(t for t in (lo is not None and f"value_{opt.name} >= {lo!r}", hi is not None and f"value_{opt.name} <= {hi!r}") if t),
+                f" is outside the range {FORMAT_KEY}'s {opt.wire} takes ({'-inf' if lo is None else lo} to {'inf' if hi is None else hi})",
+            )
         row.wire = opt.wire
         row.write = out.part()
         _emit_option_write(em, row.write, opt, path, warn_into)

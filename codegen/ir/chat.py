@@ -41,6 +41,8 @@ __all__ = [
 #: the canonical options typed int (runtime/canonical.py Config): `maximum` applies to them, and
 #: a reader takes an integer-valued float for them
 INTEGER_OPTIONS = frozenset({"max_tokens", "top_k", "seed", "n", "top_logprobs", "reasoning_budget"})
+#: the canonical options typed float: with the integer ones, the options a `range` row bounds
+NUMBER_OPTIONS = frozenset({"temperature", "top_p", "frequency_penalty", "presence_penalty"})
 #: the options typed bool and str (the rest are numbers, and stop_sequences a list)
 BOOLEAN_OPTIONS = frozenset({"parallel_tool_calls", "logprobs", "json_mode", "schema_strict"})
 STRING_OPTIONS = frozenset({"user", "reasoning_effort", "schema_name", "schema_description", "prompt_cache_key"})
@@ -81,6 +83,9 @@ class OptionIR:
     merge_coerce_string: bool = False
     read_also: list[str] = field(default_factory=list)  # other wire names read as this option
     maximum: int | None = None  # the largest value the wire field takes (refused above it)
+    # the values the provider takes, (lowest, highest), None: that end is open (a direct request
+    # past them is refused; a translation clamps into them, runtime/translate.py fit_ranges)
+    range: tuple[float | int | None, float | int | None] | None = None
     unsupported: str | None = None  # static action when the option cannot be sent at all
     model_rules: list[ModelRule] = field(default_factory=list)
     negate: bool = False  # a boolean the wire states the other way round
@@ -364,6 +369,30 @@ class Builder:
         # `{is_error?|...}`; a map serves one kind
         self.map_kinds: dict[str, str] = {}
 
+    def _range(self, pointer: str, name: str, spec: dict[str, Any], opt: OptionIR) -> tuple[Any, Any]:
+        """A `range: [lowest, highest]` row (null: that end open), checked against the option."""
+        if name not in NUMBER_OPTIONS | INTEGER_OPTIONS:
+            raise self.err(pointer, f"`range` bounds the numeric options ({', '.join(sorted(NUMBER_OPTIONS | INTEGER_OPTIONS))}), not {name}")
+        if opt.wire is None:
+            raise self.err(pointer, "`range` bounds a value that is sent: the row needs a `wire:` (an unsupported option is never sent)")
+        if opt.maximum is not None:
+            raise self.err(pointer, "`range` and `maximum` exclude each other (write the largest value as the range's upper end)")
+        lo, hi = spec["range"]
+        for end, bound in (("lowest", lo), ("highest", hi)):
+            if bound is not None and name in INTEGER_OPTIONS and (type(bound) is not int and not (isinstance(bound, float) and bound.is_integer())):
+                raise self.err(pointer, f"{name} is an integer option: its {end} value {bound!r} must be an integer")
+        if name in INTEGER_OPTIONS:
+            lo, hi = (None if lo is None else int(lo)), (None if hi is None else int(hi))
+        if lo is None and hi is None:
+            raise self.err(pointer, "a range bounds at least one end: [lowest, highest], null for an open end")
+        if lo is not None and hi is not None and lo > hi:
+            raise self.err(pointer, f"the lowest value {lo!r} is more than the highest {hi!r}")
+        default = spec.get("default")
+        if "default" in spec and isinstance(default, (int, float)) and not isinstance(default, bool):
+            if (lo is not None and default < lo) or (hi is not None and default > hi):
+                raise self.err(pointer, f"the row's default {default!r} is outside its own range")
+        return lo, hi
+
     def _derive(self, pointer: str, name: str, spec: dict[str, Any]) -> DeriveIR:
         """An option row's `derive`: checked here so the generated table is always total."""
         source = spec["from"]
@@ -637,7 +666,9 @@ class Builder:
         # `{api_version}` in a path is a query parameter or segment the version fills (Azure's
         # `?api-version=`), filled in now as in headers; a mapping without one cannot use it
         endpoint = dict(t["endpoint"])
-        ready = dict(t["ready"]) if "ready" in t else None
+        ready = dict(t["ready"]) if t.get("ready") is not None else None
+        if t.get("ready_unavailable") is not None and ready is not None:
+            raise self.err("/transport/ready_unavailable", "says the API has no ready() probe, but `ready:` gives one; set `ready: null` or drop this row")
         for pointer, row in (("/transport/endpoint/path", endpoint), ("/transport/ready/path", ready)):
             if row is not None and "{api_version}" in row["path"]:
                 if not api_version:
@@ -652,6 +683,18 @@ class Builder:
             if name not in params:
                 raise self.err("/transport/base_url", f"{{{name}}}: a base_url placeholder must be a transport param "
                                f"(transport.params: {{{name}: {{env: VARIABLE}}}}); declared: {', '.join(sorted(params)) or 'none'}")
+        by = {k: v for k, v in (t.get("base_url_by") or {}).items() if not k.startswith("x-")}
+        for name, origins in by.items():  # another origin for some values of one param (Vertex AI's global)
+            if name not in params:
+                raise self.err(f"/transport/base_url_by/{name}", f"{name!r}: base_url_by picks an origin by a transport param's value; "
+                               f"declared params: {', '.join(sorted(params)) or 'none'}")
+            if not t.get("base_url"):
+                raise self.err("/transport/base_url_by", "base_url_by replaces the table's `base_url` for some param values: give `base_url:` too")
+            for value, origin in origins.items():
+                for other in re.findall(r"\{([^{}]*)\}", origin):
+                    if other not in params:
+                        raise self.err(f"/transport/base_url_by/{name}/{value}", f"{{{other}}}: a base_url placeholder must be a transport param; "
+                                       f"declared: {', '.join(sorted(params))}")
         self.path_placeholders("/transport/endpoint/path", endpoint["path"], model_field, params)
         stream_endpoint = (self.data.get("stream") or {}).get("endpoint")
         if isinstance(stream_endpoint, dict) and isinstance(stream_endpoint.get("path"), str):
@@ -672,6 +715,10 @@ class Builder:
         }
         if "base_url_env" in t:  # present only where the mapping has it
             out["base_url_env"] = t["base_url_env"]
+        if t.get("ready_unavailable") is not None:  # present only where the mapping has it
+            out["ready_unavailable"] = t["ready_unavailable"]
+        if by:  # present only where the mapping has it
+            out["base_url_by"] = {name: dict(origins) for name, origins in by.items()}
         if "api_key_env_also" in t:  # only where the mapping has it, so other tables compile as before
             if "api_key_env" not in t:
                 raise self.err("/transport/api_key_env_also", "names variables tried after `api_key_env`, which is missing")
@@ -894,6 +941,8 @@ class Builder:
                 raise self.err(pointer, "`wire:` and `unsupported:` exclude each other; scope the rule with `scoped:`")
             if opt.merge and name != "stop_sequences":
                 raise self.err(pointer + "/merge", "only list-shaped options (stop_sequences) merge")
+            if "range" in spec:
+                opt.range = self._range(pointer + "/range", name, spec, opt)
             for r, rule in enumerate(spec.get("scoped", [])):
                 if "models" in rule and "models_except" in rule:
                     raise self.err(f"{pointer}/scoped/{r}", "a scoped rule names `models` (the rule is for them) or `models_except` (for every other model), not both")

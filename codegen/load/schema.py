@@ -137,6 +137,10 @@ _option = {
                 # the largest value the wire field takes (an int32 field: 2147483647); a larger
                 # integer option is refused at config.<name>, never sent out of range
                 "maximum": {"type": "integer"},
+                # the values the provider takes, [lowest, highest] (null: that end is open):
+                # a direct request past them is refused at config.<name>; a translation clamps
+                # into them and names the change as a loss (Cohere p: [0.01, 0.99])
+                "range": {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": ["number", "null"]}},
                 "unsupported": UNSUPPORTED,
                 "scoped": {"type": "array", "items": _scoped_rule},
                 # a boolean option the wire states the other way round (Anthropic
@@ -575,6 +579,21 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
         "transport": _obj(
             {
                 "base_url": {"type": "string", "pattern": "^https?://"},
+                # another origin for some values of one transport param: {param: {value: origin}}
+                # (Vertex AI: location `global` is aiplatform.googleapis.com, the multi-regions
+                # `us` / `eu` aiplatform.<location>.rep.googleapis.com, not <location>-aiplatform)
+                "base_url_by": {
+                    "type": "object",
+                    "minProperties": 1,
+                    "maxProperties": 1,
+                    "propertyNames": {"pattern": "^[a-z][a-z0-9_]*$"},
+                    "additionalProperties": {
+                        "type": "object",
+                        "minProperties": 1,
+                        "propertyNames": {"pattern": "^[A-Za-z0-9_-]+$"},
+                        "additionalProperties": {"type": "string", "pattern": "^https?://"},
+                    },
+                },
                 # the variable holding a per-resource base URL (Azure's AZURE_OPENAI_ENDPOINT);
                 # it wins over `base_url`, and `base_url=` wins over both
                 "base_url_env": {"type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$"},
@@ -638,6 +657,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                     },
                     required=["method", "path"],
                 ),
+                # why the API has no probe a ready() could use (Azure: the model list names base
+                # models, not the deployments a request names); only beside `ready: null`
+                "ready_unavailable": {"type": "string", "minLength": 1},
                 # the gateway's list endpoint in this format (GET path, page and model templates)
                 "models": _obj(
                     {"path": {"type": "string", "pattern": "^/"}, "page": TEMPLATE, "model": TEMPLATE},
@@ -722,6 +744,9 @@ _param = _obj(
             },
             required=["models", "unsupported"],
         )},
+        # embeddings with input.each: the param goes into every request object, not the root, and
+        # is read back from them (they must agree) into config.extras (Gemini batch `title`)
+        "each": {"type": "boolean"},
         "doc": {"type": "string"},
     }
 )

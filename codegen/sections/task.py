@@ -38,6 +38,7 @@ class ParamIR:
     type: str | None
     enum: list[Any] | None
     rules: list[tuple[str, str, list[str]]]  # (regex, action, patterns)
+    each: bool = False  # written in every object of input.each (and read back from them)
 
 
 @dataclass
@@ -115,7 +116,12 @@ class _TaskBuilder(Builder):
                 if bad:
                     raise self.err(pointer + "/enum", f"{bad[0]!r} is not of type {spec['type']}")
             rules = [("|".join(fnmatch.translate(p) for p in r["models"]), r["unsupported"], list(r["models"])) for r in spec.get("scoped", [])]
-            params.append(ParamIR(name, spec.get("type"), list(enum) if enum is not None else None, rules))
+            each = bool(spec.get("each", False))
+            if each and (kind != "embeddings" or "each" not in inp):
+                raise self.err(pointer + "/each", "`each` writes the param into every object of input.each, which this mapping does not have")
+            if each and isinstance(inp.get("each"), dict) and name in inp["each"]:
+                raise self.err(pointer + "/each", f"{name!r} is a key of input.each's template; a param cannot write there")
+            params.append(ParamIR(name, spec.get("type"), list(enum) if enum is not None else None, rules, each))
 
         value_maps: dict[str, ValueMapIR] = {}
         for name, table in d.get("value_maps", {}).items():
@@ -129,6 +135,9 @@ class _TaskBuilder(Builder):
             if "each" in inp:
                 self.each_template(inp)
             options = self.embedding_options(req, inp, params, value_maps)
+            for p in params:  # an `each` param and an `each` option would write one key of the objects
+                if p.each and any(o.each and o.wire is not None and o.wire[0] == p.name for o in options):
+                    raise self.err(f"/request/params/{p.name}/each", f"{p.name!r} is the wire field of an `each` option; a param cannot write there too")
             inp.setdefault("texts", "many")
             if "item" in inp and "." in inp["item"]:
                 raise self.err("/request/input/item", f"{inp['item']!r}: the item key of a text is one key, not a dotted path")
@@ -379,7 +388,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
             refusal = out.part()
             emit_unsupported(refusal, action, p.name, "config.extras." + p.name, FORMAT_KEY, scoped=True)
             rules.append((var, patterns, refusal, action != "reject"))
-        params.append(shaped_part(out, "task", "param", p=p, rules=rules))
+        params.append(shaped_part(out, "task", "param", p=p, rules=rules, each_field=tuple(inp["field"].split(".")) if p.each else None))
     shape(
         out, "task", "request_to_wire",
         kind=ir.kind, model_field=ir.model_field, inp=inp, strip=strip, every=inp["strategy"] == "every_text", input_value=input_value,
@@ -409,6 +418,7 @@ def emit_task_module(ir: TaskIR) -> tuple[Any, dict[str, str]]:
         embeddings=ir.kind == "embeddings", model_field=ir.model_field, inp=inp,
         # one request object per text: the options common to all, then the template
         each_options=[(opt.name, opt.wire) for opt in ir.options if opt.each and opt.wire is not None],
+        each_params=[p.name for p in ir.params if p.each],  # params.each: read back into config.extras
         each_model="{model}" in repr(inp.get("each")), option_reads=option_reads,
     )
     em.func("_request_from_wire", "(body: Any) -> Request", "The body of request_from_wire.", out.lines)
@@ -614,6 +624,8 @@ def task_wire_schema(ir: TaskIR) -> dict[str, Any]:
     else:
         req_props[inp["field"]] = {"type": "string"}
     for p in ir.params:
+        if p.each:  # inside each request object, whose own shape is the template's
+            continue
         schema: dict[str, Any] = {}
         if p.type is not None:
             schema["type"] = p.type

@@ -361,3 +361,55 @@ def test_streamed_filter_results_are_no_loss_between_azure_routes(upstream: Upst
         assert not [loss for loss in losses if "filter_results" in loss["path"]]
     finally:
         gw.stop()
+
+
+# ============================================================ readiness and the model list
+
+
+@pytest.mark.parametrize("key", ["azure_openai", "azure_openai_v1", "azure_openai_responses"])
+def test_provider_ready_says_why_azure_has_no_probe_and_sends_nothing(key: str) -> None:
+    """Azure's data plane lists base and fine-tuned models (GET /openai/models, /openai/v1/models),
+    not the deployments a request names; the deployment list is the management plane's. So
+    ready() cannot check a deployment: it says so (transport.ready_unavailable), sending nothing,
+    rather than probing a list where a working deployment may not appear."""
+    import asyncio
+
+    import httpx
+
+    sent: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(200, json={"object": "list", "data": []})
+
+    async def go() -> None:
+        async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+            p = wiremap.Provider(key, model="my-deployment", api_key="k", base_url="https://res.openai.azure.com", http_client=client)
+            await p.ready()
+
+    with pytest.raises(NotImplementedError) as info:
+        asyncio.run(go())
+    assert f"ready() is not available for {key}" in str(info.value)
+    assert "deployment" in str(info.value) and "management plane" in str(info.value)
+    assert sent == []
+    assert (wiremap.get_format(key).transport or {}).get("ready") is None
+
+
+def test_gateway_ready_and_models_name_the_reason(upstream: Upstream) -> None:
+    """wiremap serve with an Azure upstream: /ready (with and without ?model=) answers 503 with
+    the reason, and an OpenAI client's GET /v1/models gets an error, not another resource's list."""
+    httpx = pytest.importorskip("httpx")
+    gw = Gateway(create_app("openai_chat", "azure_openai_v1", upstream.server.url))
+    try:
+        before = len(upstream.server.requests)
+        for path in ("/ready", "/ready?model=my-deployment"):
+            got = httpx.get(gw.url + path, headers={"authorization": "Bearer azure-key"}, timeout=20)
+            assert got.status_code == 503, got.text
+            assert got.json()["status"] == "unavailable" and "management plane" in got.json()["error"]["message"]
+        client = openai.OpenAI(base_url=gw.url + "/v1", api_key="azure-key", max_retries=0, timeout=20)
+        with pytest.raises(openai.APIStatusError) as info:
+            client.models.list()
+        assert info.value.status_code == 501 and "management plane" in str(info.value)
+        assert len(upstream.server.requests) == before  # nothing reached the upstream
+    finally:
+        gw.stop()

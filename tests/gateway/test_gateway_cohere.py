@@ -201,6 +201,20 @@ def test_openai_sdk_to_cohere_upstream(openai_to_cohere: Any, upstream: Upstream
     assert len(upstream.server.requests) == before
 
 
+def test_openai_sdk_values_past_cohere_ranges_are_clamped_and_reported(openai_to_cohere: Any, upstream: Upstream) -> None:
+    """Cohere's p is 0.01-0.99 and its penalties 0-1 (request.options `range:`): an OpenAI client's
+    top_p 1.0 and frequency_penalty -0.5 reach Cohere as 0.99 and 0 -- a body Cohere takes --
+    and the x-wiremap-losses header names each change (a direct Cohere request is refused instead)."""
+    upstream.replies.append(Reply(200, cohere_response({"content": [{"type": "text", "text": "Hi"}]})))
+    raw = openai_to_cohere.chat.completions.with_raw_response.create(
+        model="command-a-03-2025", messages=[{"role": "user", "content": "Hi"}], top_p=1.0, frequency_penalty=-0.5, presence_penalty=0.5)
+    body = upstream.last.json()
+    assert body["p"] == 0.99 and body["frequency_penalty"] == 0 and body["presence_penalty"] == 0.5
+    losses = raw.headers.get("x-wiremap-losses") or ""
+    assert "config.top_p" in losses and "config.frequency_penalty" in losses and "config.presence_penalty" not in losses
+    assert raw.parse().choices[0].message.content == "Hi"
+
+
 COHERE_STREAM = (
     'event: message-start\ndata: {"id":"s1","type":"message-start","delta":{"message":{"role":"assistant","content":[],"tool_plan":"","tool_calls":[],"citations":[]}}}\n\n'
     'event: content-start\ndata: {"type":"content-start","index":0,"delta":{"message":{"content":{"type":"text","text":""}}}}\n\n'

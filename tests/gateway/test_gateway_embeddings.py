@@ -4,7 +4,8 @@
   -> a loopback upstream playing Cohere (cohere_embed): the upstream receives Cohere's wire
   (POST /v2/embed, texts, output_dimension, embedding_types, the client's key as bearer), its
   answer comes back as OpenAI's vectors and usage, its errors as the SDK's own exception classes;
-- the same SDK -> a loopback upstream playing Gemini (gemini_batch_embed_contents);
+- the same SDK -> a loopback upstream playing Gemini (gemini_batch_embed_contents), and one
+  playing Amazon Titan Text Embeddings on Bedrock (bedrock_titan_embeddings);
 - the `mistralai` SDK -> gateway (inbound mistral_embeddings) -> the Cohere upstream;
 - the `openai` SDK -> an openai_embeddings upstream: the same wire, passed through;
 - a config file (`wiremap serve --config`) routing embeddings models to two upstreams, and the
@@ -155,6 +156,54 @@ def test_openai_sdk_to_gemini_batch(upstream: Upstream) -> None:
         upstream.replies.append(Reply(404, {"error": {"code": 404, "message": "models/nope is not found", "status": "NOT_FOUND"}}))
         with pytest.raises(openai.NotFoundError):
             client.embeddings.create(model="nope", input="hello", encoding_format="float")
+    finally:
+        gw.stop()
+
+
+def test_openai_sdk_to_bedrock_titan(upstream: Upstream) -> None:
+    """Titan Text Embeddings V2 on Bedrock (InvokeModel): the model in the URL, one inputText per
+    call, dimensions and embeddingTypes; its float `embedding` comes back as the SDK's vectors
+    (float and the SDK's default base64 of float32), its inputTextTokenCount as the usage, and
+    Bedrock's errors (x-amzn-ErrorType) as the SDK's exception classes."""
+    model = "amazon.titan-embed-text-v2:0"
+    gw = Gateway(create_app("openai_embeddings", "bedrock_titan_embeddings", upstream.server.url))
+    try:
+        client = openai.OpenAI(base_url=gw.url + "/v1", api_key="ABSKbedrock-client-key", max_retries=0, timeout=20)
+        upstream.replies.append(Reply(200, {"embedding": VECTORS[0], "inputTextTokenCount": 3, "embeddingsByType": {"float": VECTORS[0]}}))
+        resp = client.embeddings.create(model=model, input="hello", dimensions=256, encoding_format="float")
+        seen = upstream.last
+        assert seen.method == "POST" and seen.path == "/model/amazon.titan-embed-text-v2%3A0/invoke"
+        assert seen.headers["authorization"] == "Bearer ABSKbedrock-client-key"
+        assert seen.json() == {"inputText": "hello", "dimensions": 256, "embeddingTypes": ["float"]}
+        assert [d.embedding for d in resp.data] == [VECTORS[0]] and resp.data[0].index == 0
+        assert resp.model == model and resp.usage.prompt_tokens == 3 and resp.usage.total_tokens == 3
+
+        # the SDK's default: base64 of float32, decoded by the SDK to the same numbers
+        upstream.replies.append(Reply(200, {"embedding": VECTORS[1], "inputTextTokenCount": 2}))
+        resp = client.embeddings.create(model=model, input=["world"])
+        assert upstream.last.json() == {"inputText": "world"}
+        assert resp.data[0].embedding == VECTORS[1]
+
+        # Titan embeds one text per call: two are the client's 400, nothing is sent
+        before = len(upstream.server.requests)
+        with pytest.raises(openai.BadRequestError) as bad:
+            client.embeddings.create(model=model, input=["hello", "world"], encoding_format="float")
+        assert "one text" in str(bad.value) and len(upstream.server.requests) == before
+
+        # Bedrock's errors: the type in x-amzn-ErrorType, the message in {message}
+        upstream.replies.append(Reply(400, {"message": "Malformed input request: expected maxLength: 50000"},
+                                      headers={"x-amzn-ErrorType": "ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/"}))
+        with pytest.raises(openai.BadRequestError) as bad:
+            client.embeddings.create(model=model, input="hello", encoding_format="float")
+        assert "Malformed input request" in str(bad.value)
+        upstream.replies.append(Reply(429, {"message": "Too many requests, please wait before trying again."},
+                                      headers={"x-amzn-ErrorType": "ThrottlingException"}))
+        with pytest.raises(openai.RateLimitError):
+            client.embeddings.create(model=model, input="hello", encoding_format="float")
+        upstream.replies.append(Reply(403, {"message": "The security token included in the request is invalid."},
+                                      headers={"x-amzn-ErrorType": "UnrecognizedClientException"}))
+        with pytest.raises(openai.AuthenticationError):
+            client.embeddings.create(model=model, input="hello", encoding_format="float")
     finally:
         gw.stop()
 

@@ -47,6 +47,31 @@ def test_translate_prints_the_body_and_the_losses(tmp_path: Path, capsys: pytest
     assert "dropped: config.seed: 1 is not carried by the target" in err
 
 
+def test_translate_prints_the_headers_to_send_beside_the_body(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A target that takes an option as a request header (Anthropic's anthropic-beta, from
+    Bedrock's anthropic_beta body list): the body on stdout holds none of it, and stderr names
+    the header to send with it, one `header: <name>: <value>` line each (Translation.headers)."""
+    f = tmp_path / "bedrock.json"
+    f.write_text(json.dumps({"model": "anthropic.claude-sonnet-4-5", "anthropic_version": "bedrock-2023-05-31", "max_tokens": 10,
+                             "anthropic_beta": ["context-1m-2025-08-07", "interleaved-thinking-2025-05-14"],
+                             "messages": [{"role": "user", "content": "hi"}]}))
+    assert main(["translate", "--from", "anthropic.bedrock", "--to", "anthropic_messages", str(f)]) == 0
+    out, err = capsys.readouterr()
+    body = json.loads(out)
+    assert "anthropic_beta" not in body and "betas" not in json.dumps(body)
+    assert "header: anthropic-beta: context-1m-2025-08-07,interleaved-thinking-2025-05-14\n" in err
+    assert "config.betas" not in err  # sent beside the body: no loss
+    # the other way the flags are body fields again, and no header line is printed
+    f.write_text(json.dumps({"model": "claude-sonnet-4-5", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}))
+    assert main(["translate", "--from", "anthropic_messages", "--to", "anthropic.bedrock", str(f)]) == 0
+    assert "header:" not in capsys.readouterr().err
+    # an error's headers (retry-after) are named the same way; its content type is the body's
+    e = tmp_path / "err.json"
+    e.write_text(json.dumps({"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}}))
+    assert main(["translate", "--what", "error", "--status", "429", "--from", "anthropic_messages", "--to", "openai_chat", str(e)]) == 0
+    assert "header: content-type" not in capsys.readouterr().err
+
+
 def test_translate_strict_fails_naming_the_loss(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     f = tmp_path / "req.json"
     f.write_text(json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}], "seed": 1}))

@@ -63,6 +63,45 @@ def test_a_value_past_a_gemini_int32_field_is_a_typed_error() -> None:
     assert info.value.path == "config.max_tokens" and "2147483647" in str(info.value)
 
 
+HI = [{"role": "user", "content": "hi"}]
+
+
+def test_a_value_past_a_provider_range_is_refused_by_a_direct_request() -> None:
+    """request.options `range:` (Cohere p 0.01-0.99): a direct request is a typed error at the
+    option, as the integer `maximum` is; nothing is sent."""
+    cohere = wiremap.get_format("cohere_chat")
+    for config, path in [({"top_p": 1.0}, "config.top_p"), ({"top_p": 0.0}, "config.top_p"), ({"frequency_penalty": -0.5}, "config.frequency_penalty"),
+                         ({"top_k": 501}, "config.top_k"), ({"temperature": float("nan")}, "config.temperature")]:
+        with pytest.raises(InvalidRequestError) as info:
+            cohere.request_to_wire({"model": "command-a-03-2025", "messages": HI, "config": config})
+        assert info.value.path == path
+    with pytest.raises(InvalidRequestError) as info:
+        wiremap.get_format("cerebras").request_to_wire({"model": "llama-3.3-70b", "messages": HI, "config": {"temperature": 1.6}})
+    assert info.value.path == "config.temperature" and "0 to 1.5" in str(info.value)
+    # wiremap.translator promises exactly the two-step result: the same typed error
+    with pytest.raises(InvalidRequestError) as info:
+        wiremap.translator("openai_chat", "cerebras").request({"model": "m", "messages": HI, "temperature": 2})
+    assert info.value.path == "config.temperature"
+
+
+def test_a_translation_clamps_into_the_target_range_and_names_the_change() -> None:
+    body = {"model": "gpt-4o", "messages": HI, "top_p": 1, "temperature": 2, "frequency_penalty": -2, "presence_penalty": 1.5}
+    t = _quiet(wiremap.translate_request, body, "openai_chat", "cohere_chat")
+    assert t.result["p"] == 0.99 and t.result["frequency_penalty"] == 0 and t.result["presence_penalty"] == 1
+    assert t.result["temperature"] == 2  # Cohere's temperature has no upper end
+    changed = {x.path: x for x in t.losses}
+    assert set(changed) == {"config.top_p", "config.frequency_penalty", "config.presence_penalty"}
+    assert changed["config.top_p"].kind == "changed" and "sent as 0.99" in changed["config.top_p"].detail
+    with pytest.raises(wiremap.TranslationLossError) as info:
+        _quiet(wiremap.translate_request, body, "openai_chat", "cohere_chat", strict=True)
+    assert info.value.losses[0].path.startswith("config.")
+    to_cerebras = _quiet(wiremap.translate_request, {"model": "m", "messages": HI, "temperature": 2}, "openai_chat", "cerebras")
+    assert to_cerebras.result["temperature"] == 1.5 and [x.path for x in to_cerebras.losses] == ["config.temperature"]
+    # inside the range: nothing changes and nothing is reported
+    inside = _quiet(wiremap.translate_request, {"model": "m", "messages": HI, "top_p": 0.5, "temperature": 1.2}, "openai_chat", "cerebras")
+    assert inside.result["top_p"] == 0.5 and inside.result["temperature"] == 1.2 and inside.losses == []
+
+
 @pytest.mark.parametrize("key", ["openai_chat", "anthropic_messages", "gemini_generate_content", "openai_responses"])
 def test_a_degraded_response_renders_a_body_its_format_reads_back(key: str) -> None:
     f = wiremap.get_format(key)

@@ -59,6 +59,7 @@ from .tiny_chat import (
     ERROR_RULES,
     HEADER_OPTIONS,
     KIND,
+    OPTION_RANGES,
     RULES,
     STREAM,
     STRUCTURED_OUTPUT_MODE,

@@ -171,6 +171,10 @@ OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
 # the options sent as request headers, not in the body (request.options `header:`): option ->
 # header name; a list option's items are comma-separated (runtime/wire.py option_headers)
 HEADER_OPTIONS: Final[dict[str, str]] = {}
+# the values the provider takes for an option (request.options `range:`), option -> (lowest,
+# highest), None for an open end: request_to_wire refuses a value past them at config.<name>; a
+# translation clamps into them and names the change as a loss (runtime/translate.py fit_ranges)
+OPTION_RANGES: Final[dict[str, tuple[Any, Any]]] = {}
 # the other wire names an option is read from (read_also): their value is in the canonical model
 ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([])
 TITLE: Final = "Tiny Chat"
