@@ -1004,6 +1004,36 @@ _WHAT: Final = {
 }
 
 
+_encode_str: Final = json.encoder.encode_basestring  # what json.dumps(ensure_ascii=False) writes for a string
+# two probe values: a row's bytes are split where the value goes, and the two splits must agree
+_PROBES: Final = ("wiremap-fast-lane-\u00b7-a", "wiremap-fast-lane-\u00b7-b")
+# the delta events with a fast lane: (the value written verbatim, the open block's key prefix)
+_LANE_EVENTS: Final = {"text_delta": ("text", "part"), "reasoning_delta": ("text", "part"), "tool_call_delta": ("arguments", "tool")}
+
+
+class _Lane:
+    """The fast lane of one delta event kind of one emitter (`StreamEmitter._fast`).
+
+    Built from the generated table's `plain` rows (codegen/emit/stream.py `EmitRow.plain`): when
+    every row of the event writes its text (or arguments) only as a whole JSON string, and
+    otherwise reads only values fixed once the stream has started (id, model, created, the
+    defaults) or the event's `index` and open `block`, the event's SSE bytes are the same pieces
+    around that string each time. They are rendered once per (index, block), with a probe value
+    in its place, and each event is then the JSON string of its value joined between them."""
+
+    __slots__ = ("field", "kind", "rows", "by_index", "by_block", "key", "pieces", "what")
+
+    def __init__(self, field: str, kind: str, rows: list[Any], reads: set[str], what: str) -> None:
+        self.field = field
+        self.kind = kind  # the open block's key prefix ("part" / "tool")
+        self.rows = rows
+        self.by_index = "index" in reads
+        self.by_block = "block" in reads
+        self.key: Any = None
+        self.pieces: list[bytes] = []
+        self.what = what
+
+
 class StreamEmitter:
     """Canonical stream events -> `fmt`'s SSE bytes (or AWS event-stream messages, by the table's
     `framing`; `media_type` is the answer's content type). `emit(ev)` returns the bytes of one event,
@@ -1068,6 +1098,13 @@ class StreamEmitter:
         # `{response}`: the answer assembled so far, written through the format's response_to_wire
         self._assembler = StreamAssembler(self.format) if self.spec.get("names_response") else None
         self._response_cache: tuple[int, str | None, Any] | None = None
+        self._lanes: dict[str, _Lane] = {}
+        plain = self.spec.get("plain")
+        if plain and self.framing == "sse":
+            for t, (field, kind) in _LANE_EVENTS.items():
+                lane = self._lane(t, field, kind, plain)
+                if lane is not None:
+                    self._lanes[t] = lane
         rules = self.format.wire_rules or {}
         self.wire_map: Any = None
         self._rules: Any = None
@@ -1077,6 +1114,86 @@ class StreamEmitter:
 
             self.wire_map = wire_map if wire_map is not None else WireMap()
             self._rules = RulePass(rules, self.wire_map, self.format.key)
+
+    def _lane(self, t: str, field: str, kind: str, plain: Mapping[Any, Any]) -> _Lane | None:
+        """The fast lane of the delta event `t`, when its rows allow one (`_Lane`)."""
+        rows = self.spec.get(t) or []
+        if not rows or (t == "reasoning_delta" and "reasoning_whole" in self.spec) or (t == "tool_call_delta" and "tool_call_whole" in self.spec):
+            return None
+        reads: set[str] = set()
+        fixed = set(self._values) | {"id", "model", "created"}  # fixed once the stream has started
+        for row in rows:
+            if row not in plain:
+                return None
+            row_reads, row_plain = plain[row]
+            if field in row_reads and field not in row_plain:
+                return None
+            reads.update(n for n in row_reads if n != field)
+        if not reads <= fixed | {"index", "block"}:
+            return None  # usage, sequence, the response, another value of the event: the general path
+        what = "the tool call" if t == "tool_call_delta" else _WHAT.get(t, t)
+        return _Lane(field, kind, rows, reads, what)
+
+    def _fast(self, lane: _Lane, t: str, ev: Mapping[str, Any]) -> bytes | None:
+        """A delta event by its lane: None when the event or the emitter's state is not the
+        lane's (then the general path writes it). An event with other keys than its type, index
+        and value goes the general path (its rows could name them)."""
+        if len(ev) != 3:
+            return None
+        value = ev.get(lane.field)
+        idx = ev.get("index")
+        if type(value) is not str or type(idx) is not int:
+            return None
+        block = None
+        if self._blocks:
+            opened = self._open
+            if opened is None or opened[0] != lane.kind + str(idx):
+                return None  # a block to open (or a delta after its block): the general path
+            block = opened[1]
+        key = (idx if lane.by_index else None, block if lane.by_block else None)
+        if lane.key != key:
+            pieces = self._probe(lane, idx, block)
+            if pieces is None:
+                return None
+            lane.key, lane.pieces = key, pieces
+        # what the general path does besides writing: the assembler, the loss context, the
+        # open block's text, the calls with arguments, the event sequence
+        if self._assembler is not None:
+            self._assembler.add(ev)
+        if lane.kind == "tool":
+            self._ctx = ((t, idx), f"message.tool_calls[{idx}]", lane.what)
+            if value:
+                self._args_sent.add(idx)
+            if block is not None:
+                self._acc["arguments"] += value
+        else:
+            self._ctx = ((t, idx), f"message.content[{idx}]", lane.what)
+            if block is not None:
+                self._acc["text"] += value
+        self._seq += len(lane.rows)
+        return _encode_str(value).encode("utf-8").join(lane.pieces)
+
+    def _probe(self, lane: _Lane, idx: int, block: int | None) -> list[bytes] | None:
+        """The lane's rows written with each probe value in place of the event's value, split
+        around it; None when a row cannot be written or the two splits differ."""
+        split: list[list[str]] = []
+        for probe in _PROBES:
+            extra: dict[str, Any] = {"index": idx, lane.field: probe}
+            if block is not None:
+                extra["block"] = block
+            values = self._vals(**extra)
+            texts = []
+            for row in lane.rows:
+                try:
+                    event, data = row(values)
+                except Unwritable:
+                    return None
+                text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+                texts.append((f"event: {event}\n" if event else "") + f"data: {text}\n\n")
+            split.append("".join(texts).split(_encode_str(probe)))
+        if split[0] != split[1]:
+            return None
+        return [piece.encode("utf-8") for piece in split[0]]
 
     def _write(self, items: list[Callable[[Mapping[str, Any]], tuple[Any, Any]]], values: dict[str, Any], exception: bool = False) -> bytes:
         """The rows of one canonical event, all of them or none (a row that cannot be written
@@ -1213,6 +1330,11 @@ class StreamEmitter:
         if self._failed or self._closed:
             return b""
         t = ev.get("type")
+        lane = self._lanes.get(t) if self._started and self._whole is None else None
+        if lane is not None:
+            data = self._fast(lane, str(t), ev)
+            if data is not None:
+                return data
         if t == "tool_call_start" and self._rules is not None:
             ev = self._repair_call(ev)
         if self._assembler is not None:
