@@ -302,7 +302,21 @@ class SSEDecoder:
         self._buf = rest + hold if hold else rest
         out: list[tuple[str | None, str]] = []
         for line in lines:
-            self._line(line, out)
+            # the lines of nearly every event, read by their bytes ("data: " and "event: " are
+            # ASCII, so decoding the rest is decoding the line); any other line by `_line`
+            if not line:
+                if self._data is not None:
+                    out.append((self._event, self._data[0] if len(self._data) == 1 else "\n".join(self._data)))
+                self._event, self._data = None, None
+            elif line.startswith(b"data: "):
+                if self._data is None:
+                    self._data = [line[6:].decode("utf-8", "replace")]
+                else:
+                    self._data.append(line[6:].decode("utf-8", "replace"))
+            elif line.startswith(b"event: "):
+                self._event = line[7:].decode("utf-8", "replace")
+            else:
+                self._line(line, out)
         return out
 
     def close(self) -> list[tuple[str | None, str]]:
@@ -568,8 +582,44 @@ class StreamParser:
         """A rule the parse function matched (`RuleApply`): applied, and whether the parser has
         stopped, after which no later rule is tried."""
         rule = self._rules[index]
-        self._apply(rule["emit"], values, obj, out, rule)
+        kind = rule["emit"]
+        if self.started and not self._entries and self._quick(kind, values, out):
+            return False
+        self._apply(kind, values, obj, out, rule)
         return self.failed or self.ended
+
+    def _quick(self, kind: str, values: dict[str, Any], out: list[dict[str, Any]]) -> bool:
+        """What `_apply` does for the rules of nearly every event once the stream has started and
+        no reasoning entry is open: a start again (nothing), a text or reasoning piece, or a piece
+        of an open tool call's arguments, with an int index or none. False: not one of those
+        (or a value of another type): `_apply` applies the rule."""
+        if kind == "message_start":
+            return True  # the start is sent once
+        n = len(values)
+        if kind == "text" or kind == "reasoning":
+            tv = values.get("text")
+            iv = values.get("index")
+            if tv is None or type(tv[0]) is not str or n != (1 if iv is None else 2) or (iv is not None and type(iv[0]) is not int):
+                return False
+            text = tv[0]
+            if text:
+                idx = self._part(kind, _MISSING if iv is None else iv[0])
+                out.append({"type": "text_delta" if kind == "text" else "reasoning_delta", "index": idx, "text": text})
+            elif iv is not None:
+                self._part(kind, iv[0])  # the block opens: later deltas join it
+            return True
+        if kind == "tool_call" and n == 2 and not self._always_new:
+            av = values.get("arguments")
+            iv = values.get("index")
+            if av is None or iv is None or type(av[0]) is not str or type(iv[0]) is not int:
+                return False
+            k = self._tools.get(iv[0])
+            if k is None:
+                return False  # a new call: `_apply` opens it
+            if av[0]:
+                out.append({"type": "tool_call_delta", "index": k, "arguments": av[0]})
+            return True
+        return False
 
     @staticmethod
     def _where(where: Any) -> str:
@@ -836,10 +886,16 @@ class StreamAssembler:
         self.finish_raw: Any = None
         self.error: dict[str, Any] | None = None
         self.count = 0
+        self._pieces: dict[int, list[str]] = {}  # a text or reasoning part's text pieces not yet joined
 
     def add(self, ev: Mapping[str, Any]) -> None:
         self.count += 1
         t = ev.get("type")
+        if t == "text_delta":  # the most frequent event: its piece joins the open part of its index
+            part = self._part_at.get(ev.get("index", 0))
+            if part is not None and part["type"] == "text":
+                self._pieces[id(part)].append(ev.get("text", ""))
+                return
         if t == "message_start":
             self.start = dict(ev.get("raw") or {})
         elif t in _PART_KINDS:
@@ -852,10 +908,11 @@ class StreamAssembler:
                     part["data"] = ""
                 else:
                     part["text"] = ""
+                    self._pieces[id(part)] = []
                 self.parts.append(part)
                 self._part_at[idx] = part
             if t == "text_delta" or t == "reasoning_delta":
-                part["text"] += ev.get("text", "")
+                self._pieces[id(part)].append(ev.get("text", ""))  # joined when read (`_joined`)
             elif t == "reasoning_signature" or t == "text_signature":
                 part["signature"] = part.get("signature", "") + ev.get("signature", "")
             else:
@@ -884,9 +941,18 @@ class StreamAssembler:
             self.error = dict(ev)
 
     # -- results
+    def _joined(self) -> None:
+        """Each part's text pieces joined into its `text`."""
+        for part in self.parts:
+            pieces = self._pieces.get(id(part))
+            if pieces:
+                part["text"] += "".join(pieces)
+                pieces.clear()
+
     def _message(self, lenient: bool) -> dict[str, Any]:
         provider = self.format.provider
         content: list[dict[str, Any]] = []
+        self._joined()
         for part in self.parts:
             block = dict(part)
             if block["type"] == "text" and not block["text"]:
@@ -1165,11 +1231,11 @@ class StreamEmitter:
             if value:
                 self._args_sent.add(idx)
             if block is not None:
-                self._acc["arguments"] += value
+                self._acc["arguments"].append(value)
         else:
             self._ctx = ((t, idx), f"message.content[{idx}]", lane.what)
             if block is not None:
-                self._acc["text"] += value
+                self._acc["text"].append(value)
         self._seq += len(lane.rows)
         return _encode_str(value).encode("utf-8").join(lane.pieces)
 
@@ -1291,14 +1357,15 @@ class StreamEmitter:
             return b""
         _key, block, kind = self._open
         self._open = None
-        return self._write(self.spec["blocks"]["stop"].get(kind) or [], self._vals(**{**self._acc, "block": block}))
+        acc = {k: "".join(v) if type(v) is list else v for k, v in self._acc.items()}  # pieces joined
+        return self._write(self.spec["blocks"]["stop"].get(kind) or [], self._vals(**{**acc, "block": block}))
 
     def _open_block(self, key: tuple[str, int], kind: str, **values: Any) -> bytes:
         out = self._close_block()
         block = self._block_count
         self._block_count += 1
         self._open = (key[0] + str(key[1]), block, kind)
-        self._acc = {"index": key[1], "text": "", "arguments": "", "signature": "", "data": values.get("data", ""),
+        self._acc = {"index": key[1], "text": [], "arguments": [], "signature": [], "data": values.get("data", ""),
                      "call_id": values.get("call_id", ""), "name": values.get("name", "")}
         if kind == "tool_call":
             self._tool_blocks[key[1]] = block
@@ -1375,9 +1442,9 @@ class StreamEmitter:
                 values = self._vals(**{k: v for k, v in ev.items() if k != "type"})
                 values["block"] = self._open[1] if self._open else 0
                 if t in ("text_delta", "reasoning_delta"):
-                    self._acc["text"] += str(ev.get("text", ""))
+                    self._acc["text"].append(str(ev.get("text", "")))
                 elif t in ("reasoning_signature", "text_signature"):
-                    self._acc["signature"] += str(ev.get("signature", ""))
+                    self._acc["signature"].append(str(ev.get("signature", "")))
             else:
                 values = self._vals(**{k: v for k, v in ev.items() if k != "type"})
             return out + self._write(templates, values)
@@ -1396,7 +1463,7 @@ class StreamEmitter:
                     self._lose(("tool_call_delta", idx), f"message.tool_calls[{idx}].arguments",
                                "arguments arrived after their tool-call block was closed (interleaved tool calls)")
                     return out
-                self._acc["arguments"] += str(ev.get("arguments", ""))
+                self._acc["arguments"].append(str(ev.get("arguments", "")))
                 return out + self._write(self.spec.get("tool_call_delta", []), self._vals(block=self._open[1], index=idx, arguments=ev.get("arguments", "")))
             return out + self._write(self.spec.get("tool_call_delta", []), self._vals(index=idx, arguments=ev.get("arguments", "")))
         if t == "tool_call_end":
@@ -1559,6 +1626,9 @@ def forward_event(ev: Mapping[str, Any], source: Format, emitter: "StreamEmitter
     return ev
 
 
+_SIGNED: Final = frozenset(("reasoning_signature", "text_signature", "redacted_reasoning", "tool_call_start"))  # what forward_event reads
+
+
 class StreamTranslation:
     """A stream re-emitted in another format, as it arrives.
 
@@ -1595,13 +1665,16 @@ class StreamTranslation:
         raise TypeError(f"translate_stream takes bytes or canonical event dicts, got {type(item).__name__}")
 
     def _push(self, events: list[dict[str, Any]]) -> bytes:
-        out = b""
+        out = []
+        add, emit = self.assembler.add, self.emitter.emit
+        same = self.source.provider == self.emitter.format.provider
         for ev in events:
-            self.assembler.add(ev)
-            fwd = forward_event(ev, self.source, self.emitter)
+            add(ev)
+            # forward_event changes only signed data and tool-call starts between providers
+            fwd = ev if same or ev.get("type") not in _SIGNED else forward_event(ev, self.source, self.emitter)
             if fwd is not None:
-                out += self.emitter.emit(fwd)
-        return out
+                out.append(emit(fwd))
+        return b"".join(out)
 
     def _finish(self) -> bytes:
         out = b""
