@@ -50,6 +50,9 @@ from __future__ import annotations
 
 import base64
 import json
+from json.decoder import JSONDecoder
+from json.encoder import encode_basestring
+from json.scanner import make_scanner
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any, Final
 
@@ -356,6 +359,22 @@ class SSEDecoder:
 # ------------------------------------------------------------------------------------ parser
 
 
+_scan: Final = make_scanner(JSONDecoder())  # type: ignore[arg-type]  # typeshed names the C class, not the decoder it takes
+
+
+def _loads(data: str) -> Any:
+    """`json.loads(data)` for an event's data: the scanner straight away when the text is one
+    JSON value from its first character to its last; anything else (whitespace around it, bad
+    JSON) by `json.loads`, so its value and its error are json.loads's own."""
+    try:
+        obj, end = _scan(data, 0)
+    except (StopIteration, ValueError):
+        return json.loads(data)
+    if end != len(data):
+        return json.loads(data)
+    return obj
+
+
 class _Malformed(Exception):
     def __init__(self, message: str, path: str | None = None) -> None:
         super().__init__(message)
@@ -559,7 +578,7 @@ class StreamParser:
         if not data and event is None:
             return
         try:
-            obj = json.loads(data)
+            obj = _loads(data)
         except (ValueError, RecursionError) as exc:
             self._error(out, "provider_invalid_response", f"stream event {self.events_seen} is not JSON: {exc}", raw=data[:2000])
             return
@@ -1070,7 +1089,7 @@ _WHAT: Final = {
 }
 
 
-_encode_str: Final = json.encoder.encode_basestring  # what json.dumps(ensure_ascii=False) writes for a string
+_encode_str: Final = encode_basestring  # what json.dumps(ensure_ascii=False) writes for a string
 # two probe values: a row's bytes are split where the value goes, and the two splits must agree
 _PROBES: Final = ("wiremap-fast-lane-\u00b7-a", "wiremap-fast-lane-\u00b7-b")
 # the delta events with a fast lane: (the value written verbatim, the open block's key prefix)
@@ -1087,17 +1106,27 @@ class _Lane:
     around that string each time. They are rendered once per (index, block), with a probe value
     in its place, and each event is then the JSON string of its value joined between them."""
 
-    __slots__ = ("field", "kind", "rows", "by_index", "by_block", "key", "pieces", "what")
+    __slots__ = ("field", "kind", "rows", "what", "idx", "block", "pieces", "open_key", "ctx")
 
-    def __init__(self, field: str, kind: str, rows: list[Any], reads: set[str], what: str) -> None:
+    def __init__(self, field: str, kind: str, rows: list[Any], what: str) -> None:
         self.field = field
         self.kind = kind  # the open block's key prefix ("part" / "tool")
         self.rows = rows
-        self.by_index = "index" in reads
-        self.by_block = "block" in reads
-        self.key: Any = None
-        self.pieces: list[bytes] = []
         self.what = what
+        # the index and block the pieces were rendered for, the open block's key and the loss
+        # context (`StreamEmitter._ctx`) of that index
+        self.idx: int | None = None
+        self.block: int | None = None
+        self.pieces: list[bytes] | None = None
+        self.open_key = ""
+        self.ctx: Any = None
+
+    def retarget(self, t: str, idx: int) -> None:
+        """Another index than the last event's: its block key and loss context."""
+        self.idx, self.pieces = idx, None
+        self.open_key = self.kind + str(idx)
+        path = f"message.tool_calls[{idx}]" if self.kind == "tool" else f"message.content[{idx}]"
+        self.ctx = ((t, idx), path, self.what)
 
 
 class StreamEmitter:
@@ -1164,7 +1193,7 @@ class StreamEmitter:
         # `{response}`: the answer assembled so far, written through the format's response_to_wire
         self._assembler = StreamAssembler(self.format) if self.spec.get("names_response") else None
         self._response_cache: tuple[int, str | None, Any] | None = None
-        self._lanes: dict[str, _Lane] = {}
+        self._lanes: dict[Any, _Lane] = {}  # event type -> its fast lane
         plain = self.spec.get("plain")
         if plain and self.framing == "sse":
             for t, (field, kind) in _LANE_EVENTS.items():
@@ -1198,7 +1227,7 @@ class StreamEmitter:
         if not reads <= fixed | {"index", "block"}:
             return None  # usage, sequence, the response, another value of the event: the general path
         what = "the tool call" if t == "tool_call_delta" else _WHAT.get(t, t)
-        return _Lane(field, kind, rows, reads, what)
+        return _Lane(field, kind, rows, what)
 
     def _fast(self, lane: _Lane, t: str, ev: Mapping[str, Any]) -> bytes | None:
         """A delta event by its lane: None when the event or the emitter's state is not the
@@ -1210,34 +1239,35 @@ class StreamEmitter:
         idx = ev.get("index")
         if type(value) is not str or type(idx) is not int:
             return None
+        if idx != lane.idx:
+            lane.retarget(t, idx)
         block = None
         if self._blocks:
             opened = self._open
-            if opened is None or opened[0] != lane.kind + str(idx):
+            if opened is None or opened[0] != lane.open_key:
                 return None  # a block to open (or a delta after its block): the general path
             block = opened[1]
-        key = (idx if lane.by_index else None, block if lane.by_block else None)
-        if lane.key != key:
-            pieces = self._probe(lane, idx, block)
+            if block != lane.block:
+                lane.block, lane.pieces = block, None
+        pieces = lane.pieces
+        if pieces is None:  # rendered once per index and block (the other values are fixed)
+            pieces = lane.pieces = self._probe(lane, idx, block)
             if pieces is None:
                 return None
-            lane.key, lane.pieces = key, pieces
         # what the general path does besides writing: the assembler, the loss context, the
         # open block's text, the calls with arguments, the event sequence
         if self._assembler is not None:
             self._assembler.add(ev)
+        self._ctx = lane.ctx
         if lane.kind == "tool":
-            self._ctx = ((t, idx), f"message.tool_calls[{idx}]", lane.what)
             if value:
                 self._args_sent.add(idx)
             if block is not None:
                 self._acc["arguments"].append(value)
-        else:
-            self._ctx = ((t, idx), f"message.content[{idx}]", lane.what)
-            if block is not None:
-                self._acc["text"].append(value)
+        elif block is not None:
+            self._acc["text"].append(value)
         self._seq += len(lane.rows)
-        return _encode_str(value).encode("utf-8").join(lane.pieces)
+        return _encode_str(value).encode("utf-8").join(pieces)
 
     def _probe(self, lane: _Lane, idx: int, block: int | None) -> list[bytes] | None:
         """The lane's rows written with each probe value in place of the event's value, split
