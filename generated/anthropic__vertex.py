@@ -393,6 +393,11 @@ STREAM: Final[dict[str, Any] | None] = {
         "finish_usage": [_stream_emit_10],
         "error": [_stream_emit_11],
         "end": [_stream_emit_12],
+        "plain": {
+            _stream_emit_6: [["block", "text"], ["block", "text"]],
+            _stream_emit_7: [["block", "text"], ["block", "text"]],
+            _stream_emit_9: [["arguments", "block"], ["arguments", "block"]],
+        },
     },
     "finish": {
         "path": ["stop_reason"],

@@ -783,6 +783,11 @@ STREAM: Final[dict[str, Any] | None] = {
         "usage": [_stream_emit_9],
         "error": [_stream_emit_10],
         "end": [],
+        "plain": {
+            _stream_emit_4: [["block", "text"], ["block", "text"]],
+            _stream_emit_5: [["block", "text"], ["block", "text"]],
+            _stream_emit_7: [["arguments", "block"], ["arguments", "block"]],
+        },
     },
     "finish": {
         "path": ["stopReason"],

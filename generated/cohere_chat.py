@@ -859,6 +859,11 @@ STREAM: Final[dict[str, Any] | None] = {
         "finish_usage": [_stream_emit_10],
         "error": [_stream_emit_11],
         "end": [],
+        "plain": {
+            _stream_emit_7: [["index", "text"], ["index", "text"]],
+            _stream_emit_8: [["index", "text"], ["index", "text"]],
+            _stream_emit_9: [["arguments", "index"], ["arguments", "index"]],
+        },
     },
     "finish": {
         "path": ["finish_reason"],

@@ -322,6 +322,14 @@ STREAM: Final[dict[str, Any] | None] = {
         "finish_usage": [_stream_emit_5],
         "error": [_stream_emit_6],
         "end": [],
+        "plain": {
+            _stream_emit_0: [["id", "model", "text"], ["id", "model", "text"]],
+            _stream_emit_1: [["id", "model", "text"], ["id", "model", "text"]],
+            _stream_emit_4: [
+                ["arguments", "call_id", "id", "model", "name", "signature"],
+                ["arguments", "call_id", "id", "model", "name", "signature"],
+            ],
+        },
     },
     "finish": {
         "path": ["candidates", 0, "finishReason"],

@@ -569,6 +569,20 @@ STREAM: Final[dict[str, Any] | None] = {
         "error": [_stream_emit_5],
         "end": [_stream_emit_6],
         "tool_call_whole": [_stream_emit_7],
+        "plain": {
+            _stream_emit_1: [
+                ["created", "id", "model", "text"],
+                ["created", "id", "model", "text"],
+            ],
+            _stream_emit_2: [
+                ["created", "id", "model", "text"],
+                ["created", "id", "model", "text"],
+            ],
+            _stream_emit_7: [
+                ["arguments", "call_id", "created", "id", "index", "model", "name"],
+                ["arguments", "call_id", "created", "id", "index", "model", "name"],
+            ],
+        },
     },
     "finish": {
         "path": ["choices", 0, "finish_reason"],

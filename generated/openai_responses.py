@@ -1459,6 +1459,30 @@ STREAM: Final[dict[str, Any] | None] = {
         "error": [_stream_emit_19],
         "end": [],
         "names_response": True,
+        "plain": {
+            _stream_emit_5: [["block", "sequence", "text"], ["sequence", "text"]],
+            _stream_emit_6: [["block", "sequence", "text"], ["sequence", "text"]],
+            _stream_emit_7: [["block", "sequence", "text"], ["sequence", "text"]],
+            _stream_emit_8: [["arguments", "block", "sequence"], ["arguments", "sequence"]],
+            _stream_emit_9: [
+                ["arguments", "block", "call_id", "name", "sequence"],
+                ["arguments", "block", "call_id", "name", "sequence"],
+            ],
+            _stream_emit_10: [["block", "sequence", "text"], ["sequence", "text"]],
+            _stream_emit_13: [
+                ["block", "sequence", "signature", "text"],
+                ["block", "sequence", "text"],
+            ],
+            _stream_emit_14: [
+                ["block", "sequence", "signature", "text"],
+                ["block", "sequence", "text"],
+            ],
+            _stream_emit_15: [
+                ["block", "sequence", "signature", "text"],
+                ["block", "sequence", "text"],
+            ],
+            _stream_emit_17: [["arguments", "block", "sequence"], ["arguments", "sequence"]],
+        },
     },
     "finish": {
         "path": ["status"],

@@ -476,6 +476,20 @@ STREAM: Final[dict[str, Any] | None] = {
         "error": [_stream_emit_7],
         "end": [_stream_emit_8],
         "reasoning_whole": [_stream_emit_9],
+        "plain": {
+            _stream_emit_1: [
+                ["created", "id", "model", "text"],
+                ["created", "id", "model", "text"],
+            ],
+            _stream_emit_4: [
+                ["arguments", "created", "id", "index", "model"],
+                ["arguments", "created", "id", "index", "model"],
+            ],
+            _stream_emit_9: [
+                ["created", "id", "model", "signature", "text"],
+                ["created", "id", "model", "text"],
+            ],
+        },
     },
     "finish": {
         "path": ["choices", 0, "finish_reason"],

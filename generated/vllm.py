@@ -334,6 +334,20 @@ STREAM: Final[dict[str, Any] | None] = {
         "usage_when": [[["stream_options", "include_usage"], True]],
         "error": [_stream_emit_7],
         "end": [_stream_emit_8],
+        "plain": {
+            _stream_emit_1: [
+                ["created", "id", "model", "text"],
+                ["created", "id", "model", "text"],
+            ],
+            _stream_emit_2: [
+                ["created", "id", "model", "text"],
+                ["created", "id", "model", "text"],
+            ],
+            _stream_emit_4: [
+                ["arguments", "created", "id", "index", "model"],
+                ["arguments", "created", "id", "index", "model"],
+            ],
+        },
     },
     "finish": {
         "path": ["choices", 0, "finish_reason"],

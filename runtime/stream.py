@@ -61,6 +61,9 @@ from __future__ import annotations
 
 import base64
 import json
+from json.decoder import JSONDecoder
+from json.encoder import encode_basestring
+from json.scanner import make_scanner
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any, Final
 
@@ -315,7 +318,21 @@ class SSEDecoder:
         self._buf = rest + hold if hold else rest
         out: list[tuple[str | None, str]] = []
         for line in lines:
-            self._line(line, out)
+            # the lines of nearly every event, read by their bytes ("data: " and "event: " are
+            # ASCII, so decoding the rest is decoding the line); any other line by `_line`
+            if not line:
+                if self._data is not None:
+                    out.append((self._event, self._data[0] if len(self._data) == 1 else "\n".join(self._data)))
+                self._event, self._data = None, None
+            elif line.startswith(b"data: "):
+                if self._data is None:
+                    self._data = [line[6:].decode("utf-8", "replace")]
+                else:
+                    self._data.append(line[6:].decode("utf-8", "replace"))
+            elif line.startswith(b"event: "):
+                self._event = line[7:].decode("utf-8", "replace")
+            else:
+                self._line(line, out)
         return out
 
     def close(self) -> list[tuple[str | None, str]]:
@@ -398,6 +415,20 @@ class _CarrySpec:
 
 
 _CARRY_SPECS: dict[tuple[str, int], _CarrySpec] = {}
+_scan: Final = make_scanner(JSONDecoder())  # type: ignore[arg-type]  # typeshed names the C class, not the decoder it takes
+
+
+def _loads(data: str) -> Any:
+    """`json.loads(data)` for an event's data: the scanner straight away when the text is one
+    JSON value from its first character to its last; anything else (whitespace around it, bad
+    JSON) by `json.loads`, so its value and its error are json.loads's own."""
+    try:
+        obj, end = _scan(data, 0)
+    except (StopIteration, ValueError):
+        return json.loads(data)
+    if end != len(data):
+        return json.loads(data)
+    return obj
 
 
 class _Malformed(Exception):
@@ -660,7 +691,7 @@ class StreamParser:
         if not data and event is None:
             return
         try:
-            obj = json.loads(data)
+            obj = _loads(data)
         except (ValueError, RecursionError) as exc:
             self._error(out, "provider_invalid_response", f"stream event {self.events_seen} is not JSON: {exc}", raw=data[:2000])
             return
@@ -699,8 +730,44 @@ class StreamParser:
         stopped, after which no later rule is tried."""
         rule = self._rules[index]
         self._claimed = True  # the event is read: what no rule reads in it is carried key by key
-        self._apply(rule["emit"], values, obj, out, rule)
+        kind = rule["emit"]
+        if self.started and not self._entries and self._quick(kind, values, out):
+            return False
+        self._apply(kind, values, obj, out, rule)
         return self.failed or self.ended
+
+    def _quick(self, kind: str, values: dict[str, Any], out: list[dict[str, Any]]) -> bool:
+        """What `_apply` does for the rules of nearly every event once the stream has started and
+        no reasoning entry is open: a start again (nothing), a text or reasoning piece, or a piece
+        of an open tool call's arguments, with an int index or none. False: not one of those
+        (or a value of another type): `_apply` applies the rule."""
+        if kind == "message_start":
+            return True  # the start is sent once
+        n = len(values)
+        if kind == "text" or kind == "reasoning":
+            tv = values.get("text")
+            iv = values.get("index")
+            if tv is None or type(tv[0]) is not str or n != (1 if iv is None else 2) or (iv is not None and type(iv[0]) is not int):
+                return False
+            text = tv[0]
+            if text:
+                idx = self._part(kind, _MISSING if iv is None else iv[0])
+                out.append({"type": "text_delta" if kind == "text" else "reasoning_delta", "index": idx, "text": text})
+            elif iv is not None:
+                self._part(kind, iv[0])  # the block opens: later deltas join it
+            return True
+        if kind == "tool_call" and n == 2 and not self._always_new:
+            av = values.get("arguments")
+            iv = values.get("index")
+            if av is None or iv is None or type(av[0]) is not str or type(iv[0]) is not int:
+                return False
+            k = self._tools.get(iv[0])
+            if k is None:
+                return False  # a new call: `_apply` opens it
+            if av[0]:
+                out.append({"type": "tool_call_delta", "index": k, "arguments": av[0]})
+            return True
+        return False
 
     @staticmethod
     def _where(where: Any) -> str:
@@ -989,10 +1056,16 @@ class StreamAssembler:
         self.count = 0
         self.carried: dict[tuple[Any, ...], Any] = {}  # `carried` events: wire path -> value
         self.carried_origin: str | None = None
+        self._pieces: dict[int, list[str]] = {}  # a text or reasoning part's text pieces not yet joined
 
     def add(self, ev: Mapping[str, Any]) -> None:
         self.count += 1
         t = ev.get("type")
+        if t == "text_delta":  # the most frequent event: its piece joins the open part of its index
+            part = self._part_at.get(ev.get("index", 0))
+            if part is not None and part["type"] == "text":
+                self._pieces[id(part)].append(ev.get("text", ""))
+                return
         if t == "message_start":
             self.start = dict(ev.get("raw") or {})
         elif t in _PART_KINDS:
@@ -1005,10 +1078,11 @@ class StreamAssembler:
                     part["data"] = ""
                 else:
                     part["text"] = ""
+                    self._pieces[id(part)] = []
                 self.parts.append(part)
                 self._part_at[idx] = part
             if t == "text_delta" or t == "reasoning_delta":
-                part["text"] += ev.get("text", "")
+                self._pieces[id(part)].append(ev.get("text", ""))  # joined when read (`_joined`)
             elif t == "reasoning_signature" or t == "text_signature":
                 part["signature"] = part.get("signature", "") + ev.get("signature", "")
             else:
@@ -1048,9 +1122,18 @@ class StreamAssembler:
             self.error = dict(ev)
 
     # -- results
+    def _joined(self) -> None:
+        """Each part's text pieces joined into its `text`."""
+        for part in self.parts:
+            pieces = self._pieces.get(id(part))
+            if pieces:
+                part["text"] += "".join(pieces)
+                pieces.clear()
+
     def _message(self, lenient: bool) -> dict[str, Any]:
         provider = self.format.provider
         content: list[dict[str, Any]] = []
+        self._joined()
         for part in self.parts:
             block = dict(part)
             if block["type"] == "text" and not block["text"]:
@@ -1177,6 +1260,46 @@ _WHAT: Final = {
 }
 
 
+_encode_str: Final = encode_basestring  # what json.dumps(ensure_ascii=False) writes for a string
+# two probe values: a row's bytes are split where the value goes, and the two splits must agree
+_PROBES: Final = ("wiremap-fast-lane-\u00b7-a", "wiremap-fast-lane-\u00b7-b")
+# the delta events with a fast lane: (the value written verbatim, the open block's key prefix)
+_LANE_EVENTS: Final = {"text_delta": ("text", "part"), "reasoning_delta": ("text", "part"), "tool_call_delta": ("arguments", "tool")}
+
+
+class _Lane:
+    """The fast lane of one delta event kind of one emitter (`StreamEmitter._fast`).
+
+    Built from the generated table's `plain` rows (codegen/emit/stream.py `EmitRow.plain`): when
+    every row of the event writes its text (or arguments) only as a whole JSON string, and
+    otherwise reads only values fixed once the stream has started (id, model, created, the
+    defaults) or the event's `index` and open `block`, the event's SSE bytes are the same pieces
+    around that string each time. They are rendered once per (index, block), with a probe value
+    in its place, and each event is then the JSON string of its value joined between them."""
+
+    __slots__ = ("field", "kind", "rows", "what", "idx", "block", "pieces", "open_key", "ctx")
+
+    def __init__(self, field: str, kind: str, rows: list[Any], what: str) -> None:
+        self.field = field
+        self.kind = kind  # the open block's key prefix ("part" / "tool")
+        self.rows = rows
+        self.what = what
+        # the index and block the pieces were rendered for, the open block's key and the loss
+        # context (`StreamEmitter._ctx`) of that index
+        self.idx: int | None = None
+        self.block: int | None = None
+        self.pieces: list[bytes] | None = None
+        self.open_key = ""
+        self.ctx: Any = None
+
+    def retarget(self, t: str, idx: int) -> None:
+        """Another index than the last event's: its block key and loss context."""
+        self.idx, self.pieces = idx, None
+        self.open_key = self.kind + str(idx)
+        path = f"message.tool_calls[{idx}]" if self.kind == "tool" else f"message.content[{idx}]"
+        self.ctx = ((t, idx), path, self.what)
+
+
 class StreamEmitter:
     """Canonical stream events -> `fmt`'s SSE bytes (or AWS event-stream messages, by the table's
     `framing`; `media_type` is the answer's content type). `emit(ev)` returns the bytes of one event,
@@ -1241,6 +1364,13 @@ class StreamEmitter:
         # `{response}`: the answer assembled so far, written through the format's response_to_wire
         self._assembler = StreamAssembler(self.format) if self.spec.get("names_response") else None
         self._response_cache: tuple[int, str | None, Any] | None = None
+        self._lanes: dict[Any, _Lane] = {}  # event type -> its fast lane
+        plain = self.spec.get("plain")
+        if plain and self.framing == "sse":
+            for t, (field, kind) in _LANE_EVENTS.items():
+                lane = self._lane(t, field, kind, plain)
+                if lane is not None:
+                    self._lanes[t] = lane
         rules = self.format.wire_rules or {}
         self.wire_map: Any = None
         self._rules: Any = None
@@ -1250,6 +1380,87 @@ class StreamEmitter:
 
             self.wire_map = wire_map if wire_map is not None else WireMap()
             self._rules = RulePass(rules, self.wire_map, self.format.key)
+
+    def _lane(self, t: str, field: str, kind: str, plain: Mapping[Any, Any]) -> _Lane | None:
+        """The fast lane of the delta event `t`, when its rows allow one (`_Lane`)."""
+        rows = self.spec.get(t) or []
+        if not rows or (t == "reasoning_delta" and "reasoning_whole" in self.spec) or (t == "tool_call_delta" and "tool_call_whole" in self.spec):
+            return None
+        reads: set[str] = set()
+        fixed = set(self._values) | {"id", "model", "created"}  # fixed once the stream has started
+        for row in rows:
+            if row not in plain:
+                return None
+            row_reads, row_plain = plain[row]
+            if field in row_reads and field not in row_plain:
+                return None
+            reads.update(n for n in row_reads if n != field)
+        if not reads <= fixed | {"index", "block"}:
+            return None  # usage, sequence, the response, another value of the event: the general path
+        what = "the tool call" if t == "tool_call_delta" else _WHAT.get(t, t)
+        return _Lane(field, kind, rows, what)
+
+    def _fast(self, lane: _Lane, t: str, ev: Mapping[str, Any]) -> bytes | None:
+        """A delta event by its lane: None when the event or the emitter's state is not the
+        lane's (then the general path writes it). An event with other keys than its type, index
+        and value goes the general path (its rows could name them)."""
+        if len(ev) != 3:
+            return None
+        value = ev.get(lane.field)
+        idx = ev.get("index")
+        if type(value) is not str or type(idx) is not int:
+            return None
+        if idx != lane.idx:
+            lane.retarget(t, idx)
+        block = None
+        if self._blocks:
+            opened = self._open
+            if opened is None or opened[0] != lane.open_key:
+                return None  # a block to open (or a delta after its block): the general path
+            block = opened[1]
+            if block != lane.block:
+                lane.block, lane.pieces = block, None
+        pieces = lane.pieces
+        if pieces is None:  # rendered once per index and block (the other values are fixed)
+            pieces = lane.pieces = self._probe(lane, idx, block)
+            if pieces is None:
+                return None
+        # what the general path does besides writing: the assembler, the loss context, the
+        # open block's text, the calls with arguments, the event sequence
+        if self._assembler is not None:
+            self._assembler.add(ev)
+        self._ctx = lane.ctx
+        if lane.kind == "tool":
+            if value:
+                self._args_sent.add(idx)
+            if block is not None:
+                self._acc["arguments"].append(value)
+        elif block is not None:
+            self._acc["text"].append(value)
+        self._seq += len(lane.rows)
+        return _encode_str(value).encode("utf-8").join(pieces)
+
+    def _probe(self, lane: _Lane, idx: int, block: int | None) -> list[bytes] | None:
+        """The lane's rows written with each probe value in place of the event's value, split
+        around it; None when a row cannot be written or the two splits differ."""
+        split: list[list[str]] = []
+        for probe in _PROBES:
+            extra: dict[str, Any] = {"index": idx, lane.field: probe}
+            if block is not None:
+                extra["block"] = block
+            values = self._vals(**extra)
+            texts = []
+            for row in lane.rows:
+                try:
+                    event, data = row(values)
+                except Unwritable:
+                    return None
+                text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+                texts.append((f"event: {event}\n" if event else "") + f"data: {text}\n\n")
+            split.append("".join(texts).split(_encode_str(probe)))
+        if split[0] != split[1]:
+            return None
+        return [piece.encode("utf-8") for piece in split[0]]
 
     def _write(self, items: list[Callable[[Mapping[str, Any]], tuple[Any, Any]]], values: dict[str, Any], exception: bool = False) -> bytes:
         """The rows of one canonical event, all of them or none (a row that cannot be written
@@ -1347,14 +1558,15 @@ class StreamEmitter:
             return b""
         _key, block, kind = self._open
         self._open = None
-        return self._write(self.spec["blocks"]["stop"].get(kind) or [], self._vals(**{**self._acc, "block": block}))
+        acc = {k: "".join(v) if type(v) is list else v for k, v in self._acc.items()}  # pieces joined
+        return self._write(self.spec["blocks"]["stop"].get(kind) or [], self._vals(**{**acc, "block": block}))
 
     def _open_block(self, key: tuple[str, int], kind: str, **values: Any) -> bytes:
         out = self._close_block()
         block = self._block_count
         self._block_count += 1
         self._open = (key[0] + str(key[1]), block, kind)
-        self._acc = {"index": key[1], "text": "", "arguments": "", "signature": "", "data": values.get("data", ""),
+        self._acc = {"index": key[1], "text": [], "arguments": [], "signature": [], "data": values.get("data", ""),
                      "call_id": values.get("call_id", ""), "name": values.get("name", "")}
         if kind == "tool_call":
             self._tool_blocks[key[1]] = block
@@ -1386,6 +1598,11 @@ class StreamEmitter:
         if self._failed or self._closed:
             return b""
         t = ev.get("type")
+        lane = self._lanes.get(t) if self._started and self._whole is None else None
+        if lane is not None:
+            data = self._fast(lane, str(t), ev)
+            if data is not None:
+                return data
         if t == "tool_call_start" and self._rules is not None:
             ev = self._repair_call(ev)
         if self._assembler is not None:
@@ -1428,9 +1645,9 @@ class StreamEmitter:
                 values = self._vals(**{k: v for k, v in ev.items() if k != "type"})
                 values["block"] = self._open[1] if self._open else 0
                 if t in ("text_delta", "reasoning_delta"):
-                    self._acc["text"] += str(ev.get("text", ""))
+                    self._acc["text"].append(str(ev.get("text", "")))
                 elif t in ("reasoning_signature", "text_signature"):
-                    self._acc["signature"] += str(ev.get("signature", ""))
+                    self._acc["signature"].append(str(ev.get("signature", "")))
             else:
                 values = self._vals(**{k: v for k, v in ev.items() if k != "type"})
             return out + self._write(templates, values)
@@ -1449,7 +1666,7 @@ class StreamEmitter:
                     self._lose(("tool_call_delta", idx), f"message.tool_calls[{idx}].arguments",
                                "arguments arrived after their tool-call block was closed (interleaved tool calls)")
                     return out
-                self._acc["arguments"] += str(ev.get("arguments", ""))
+                self._acc["arguments"].append(str(ev.get("arguments", "")))
                 return out + self._write(self.spec.get("tool_call_delta", []), self._vals(block=self._open[1], index=idx, arguments=ev.get("arguments", "")))
             return out + self._write(self.spec.get("tool_call_delta", []), self._vals(index=idx, arguments=ev.get("arguments", "")))
         if t == "tool_call_end":
@@ -1612,6 +1829,9 @@ def forward_event(ev: Mapping[str, Any], source: Format, emitter: "StreamEmitter
     return ev
 
 
+_SIGNED: Final = frozenset(("reasoning_signature", "text_signature", "redacted_reasoning", "tool_call_start"))  # what forward_event reads
+
+
 class StreamTranslation:
     """A stream re-emitted in another format, as it arrives.
 
@@ -1662,13 +1882,16 @@ class StreamTranslation:
         return self._push(self._events(item))
 
     def _push(self, events: list[dict[str, Any]]) -> bytes:
-        out = b""
+        out = []
+        add, emit = self.assembler.add, self.emitter.emit
+        same = self.source.provider == self.emitter.format.provider
         for ev in events:
-            self.assembler.add(ev)
-            fwd = forward_event(ev, self.source, self.emitter)
+            add(ev)
+            # forward_event changes only signed data and tool-call starts between providers
+            fwd = ev if same or ev.get("type") not in _SIGNED else forward_event(ev, self.source, self.emitter)
             if fwd is not None:
-                out += self.emitter.emit(fwd)
-        return out
+                out.append(emit(fwd))
+        return b"".join(out)
 
     def _finish(self) -> bytes:
         out = b""

@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from .lines import Func, Lines, lit
-from ..wiretemplate import Arr, Interp, Lit, Node, Obj, Slot
+from ..wiretemplate import Arr, Interp, Lit, Node, Obj, Slot, slots_of
 
 __all__ = ["EmitRow", "row_function", "ParseRules", "parse_function"]
 
@@ -44,6 +44,40 @@ class EmitRow:
 
     def __repr__(self) -> str:
         return self.name
+
+    def reads(self) -> list[str]:
+        """The values the row's function looks up (`values[name]`), sorted."""
+        nodes = [self.data] if self.event is None else [self.data, self.event]
+        return sorted({s.field.split(".")[0] for n in nodes for s in slots_of(n)})
+
+    def plain(self) -> list[str]:
+        """The values the row writes only verbatim: every placeholder naming one is a whole
+        value inside the data's object or list (no codec, no path into it, not the data itself,
+        not in text, not in the event), so a string there is the JSON string of the value and
+        nothing else. `StreamEmitter` pre-splits such a row's bytes around it (its fast lane)."""
+        names = self.reads()
+        event = {s.field.split(".")[0] for s in slots_of(self.event)} if self.event is not None else set()
+        whole: set[str] = set()
+        bad: set[str] = set(event)
+
+        def walk(node: Node, root: bool) -> None:
+            if isinstance(node, Slot):
+                head = node.field.split(".")[0]
+                if root or node.codec is not None or "." in node.field:
+                    bad.add(head)
+                else:
+                    whole.add(head)
+            elif isinstance(node, Interp):
+                bad.update(s.field.split(".")[0] for s in node.slots)
+            elif isinstance(node, Obj):
+                for _key, child in node.items:
+                    walk(child, False)
+            elif isinstance(node, Arr):
+                for child in node.items:
+                    walk(child, False)
+
+        walk(self.data, True)
+        return [n for n in names if n in whole and n not in bad]
 
 
 class _Row:

@@ -494,6 +494,11 @@ def compile_stream(data: dict[str, Any], ir_usage: dict[str, Any], usage_path: t
         compiled_table["framing"] = spec["framing"]
     if rows.names_response():  # the emitter assembles the answer only for a table that writes it
         compiled_table["emit"]["names_response"] = True
+    # each row that writes a delta's text or arguments verbatim: what it reads, and those of them it
+    # writes only as whole JSON values (EmitRow.plain); the emitter's fast lane pre-splits its bytes
+    plain = {row: [row.reads(), row.plain()] for row in rows.rows if {"text", "arguments"} & set(row.plain())}
+    if plain:
+        compiled_table["emit"]["plain"] = plain
     if spec.get("endpoint") is not None:
         compiled_table["endpoint"] = {"path": spec["endpoint"]["path"]}
     if missing_id == "synthesize":  # request.tool_calls.missing_id: whole calls without an id get the same id
