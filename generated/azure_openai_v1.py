@@ -105,6 +105,7 @@ from .openai_chat import (
     _vm_audio_format_reverse,
 )
 from . import azure_openai as _code_azure_openai
+from . import openai_chat as _code_openai_chat
 
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,
 # ORIGIN, option rows) or functions: the base's code, run with this module's globals
@@ -112,6 +113,7 @@ _assistant_content_to_wire = _w.rebind(_code_azure_openai._assistant_content_to_
 _assistant_to_wire = _w.rebind(_code_azure_openai._assistant_to_wire, globals())
 _messages_from_wire = _w.rebind(_code_azure_openai._messages_from_wire, globals())
 _messages_to_wire = _w.rebind(_code_azure_openai._messages_to_wire, globals())
+_read_part_audio_inline = _w.rebind(_code_openai_chat._read_part_audio_inline, globals())
 _response_to_wire = _w.rebind(_code_azure_openai._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_azure_openai._rewrite_request, globals())
 _user_content_to_wire = _w.rebind(_code_azure_openai._user_content_to_wire, globals())
@@ -248,22 +250,6 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
             "file.inline content is not supported by " + KEY, path=path
         )
     raise InvalidRequestError(f"unsupported block {t.__name__}", path=path)
-
-
-def _read_part_audio_inline(part: dict[str, Any], path: str) -> Block:
-    """Wire `audio.inline` part -> canonical block."""
-    obj_1 = part.get("input_audio")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(part, "input_audio", path)
-    source_base64_data_2 = obj_1.get("data")
-    if type(source_base64_data_2) is not str:
-        source_base64_data_2 = _w.member_str(obj_1, "data", path + ".input_audio")
-    media_type_3 = _vm_audio_format_reverse(
-        _w.member_str(obj_1, "format", path + ".input_audio"), path + ".input_audio" + ".format"
-    )
-    return AudioBlock(
-        source=InlineSource(base64_data=source_base64_data_2), media_type=media_type_3
-    )
 
 
 def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block | _w.Skipped:

@@ -104,6 +104,7 @@ from .openai_chat import (
     _vm_audio_format_reverse,
 )
 from .openai_compatible import ALIAS_PATHS, REASONING
+from . import llamacpp as _code_llamacpp
 from . import openai_compatible as _code_openai_compatible
 
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,
@@ -113,9 +114,11 @@ _assistant_to_wire = _w.rebind(_code_openai_compatible._assistant_to_wire, globa
 _messages_from_wire = _w.rebind(_code_openai_compatible._messages_from_wire, globals())
 _messages_to_wire = _w.rebind(_code_openai_compatible._messages_to_wire, globals())
 _part_to_wire = _w.rebind(_code_openai_compatible._part_to_wire, globals())
+_read_tool_choice = _w.rebind(_code_llamacpp._read_tool_choice, globals())
 _response_from_wire = _w.rebind(_code_openai_compatible._response_from_wire, globals())
 _response_to_wire = _w.rebind(_code_openai_compatible._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_openai_compatible._rewrite_request, globals())
+_tool_choice_to_wire = _w.rebind(_code_llamacpp._tool_choice_to_wire, globals())
 _user_content_to_wire = _w.rebind(_code_openai_compatible._user_content_to_wire, globals())
 _user_to_wire = _w.rebind(_code_openai_compatible._user_to_wire, globals())
 _vm_audio_format = _w.rebind(_code_openai_compatible._vm_audio_format, globals())
@@ -197,20 +200,6 @@ TRANSPORT: Final = {
 
 
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
-
-
-def _tool_choice_to_wire(choice: ToolChoice) -> Any:
-    """Canonical tool_choice -> wire."""
-    if choice == "auto":
-        return "auto"
-    if choice == "required":
-        return "required"
-    if choice == "none":
-        return "none"
-    assert isinstance(choice, ForcedTool)
-    raise InvalidRequestError(
-        "a forced tool (tool_choice tool) is not supported by " + KEY, path="tool_choice"
-    )
 
 
 def _request_to_wire(
@@ -477,17 +466,6 @@ def request_from_wire(body: LmstudioRequest | Mapping[str, Any]) -> Request:
     return _w.read_request(
         body, _request_from_wire, ORIGIN, _rewrite_request, WIRE_KEYS, OPTION_PATHS, ALIAS_PATHS
     )
-
-
-def _read_tool_choice(value: Any) -> ToolChoice:
-    """Wire tool_choice -> canonical."""
-    if value == "auto":
-        return "auto"
-    if value == "required":
-        return "required"
-    if value == "none":
-        return "none"
-    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + repr(value))
 
 
 def response_from_wire(
