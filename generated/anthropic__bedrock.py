@@ -57,7 +57,7 @@ from wiremap.runtime.errors import (
 )
 
 # what this dialect compiles exactly as its base does (codegen/emit/share.py)
-from .anthropic__messages_2023_06_01 import API_VERSION
+from .anthropic__messages_2023_06_01 import API_VERSION, _OPTIONS_1
 from .anthropic_messages import (
     ALIAS_PATHS,
     KIND,
@@ -398,6 +398,16 @@ STREAM: Final[dict[str, Any] | None] = {
 }
 
 
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+    # json_mode: silently dropped, as the mapping declares
+    # schema_name: silently dropped, as the mapping declares
+    # schema_description: silently dropped, as the mapping declares
+    # schema_strict: silently dropped, as the mapping declares
+    # prompt_cache_key: silently dropped, as the mapping declares
+    # metadata: silently dropped, as the mapping declares
+    ("betas", "anthropic_beta", ""),
+)
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     (None, None, ("ThrottlingException", "throttlingException"), None, None, "provider_rate_limit"),
@@ -578,15 +588,7 @@ def _request_to_wire(
             _w.warn_dropped("top_k is not supported by " + KEY + " for this model; dropped")
         else:
             body["top_k"] = value_top_k
-    # seed: silently dropped, as the mapping declares
-    value_stop_sequences = config.stop_sequences
-    if value_stop_sequences is not NOT_GIVEN:
-        body["stop_sequences"] = value_stop_sequences
-    # frequency_penalty: silently dropped, as the mapping declares
-    # presence_penalty: silently dropped, as the mapping declares
-    # n: silently dropped, as the mapping declares
-    # logprobs: silently dropped, as the mapping declares
-    # top_logprobs: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     value_user = config.user
     if value_user is not NOT_GIVEN:
         _w.put_in(body, ("metadata", "user_id"), value_user)
@@ -627,15 +629,7 @@ def _request_to_wire(
         container = _w.container_in(body, ("thinking",))
         container.setdefault("type", "enabled")  # `with`: written beside it
         container["budget_tokens"] = value_reasoning_budget
-    # json_mode: silently dropped, as the mapping declares
-    # schema_name: silently dropped, as the mapping declares
-    # schema_description: silently dropped, as the mapping declares
-    # schema_strict: silently dropped, as the mapping declares
-    # prompt_cache_key: silently dropped, as the mapping declares
-    # metadata: silently dropped, as the mapping declares
-    value_betas = config.betas
-    if value_betas is not NOT_GIVEN:
-        body["anthropic_beta"] = value_betas
+    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):

@@ -217,6 +217,17 @@ TRANSPORT: Final = {
 }  # how the runtime reaches the provider (mapping `transport:`)
 
 
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+    # seed: silently dropped, as the mapping declares
+    ("stop_sequences", "stop_sequences", ""),
+    # frequency_penalty: silently dropped, as the mapping declares
+    # presence_penalty: silently dropped, as the mapping declares
+    # n: silently dropped, as the mapping declares
+    # logprobs: silently dropped, as the mapping declares
+    # top_logprobs: silently dropped, as the mapping declares
+)
+
 _RE_1: Final = _w.lazy_pattern(
     globals(),
     "_RE_1",
@@ -314,15 +325,7 @@ def _request_to_wire(
             _w.warn_dropped("top_k is not supported by " + KEY + " for this model; dropped")
         else:
             body["top_k"] = value_top_k
-    # seed: silently dropped, as the mapping declares
-    value_stop_sequences = config.stop_sequences
-    if value_stop_sequences is not NOT_GIVEN:
-        body["stop_sequences"] = value_stop_sequences
-    # frequency_penalty: silently dropped, as the mapping declares
-    # presence_penalty: silently dropped, as the mapping declares
-    # n: silently dropped, as the mapping declares
-    # logprobs: silently dropped, as the mapping declares
-    # top_logprobs: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     value_user = config.user
     if value_user is not NOT_GIVEN:
         _w.put_in(body, ("metadata", "user_id"), value_user)

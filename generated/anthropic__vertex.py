@@ -57,7 +57,7 @@ from wiremap.runtime.errors import (
 )
 
 # what this dialect compiles exactly as its base does (codegen/emit/share.py)
-from .anthropic__messages_2023_06_01 import API_VERSION
+from .anthropic__messages_2023_06_01 import API_VERSION, _OPTIONS_1
 from .anthropic_messages import (
     ALIAS_PATHS,
     ERROR_ROWS,

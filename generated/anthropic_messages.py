@@ -921,6 +921,20 @@ _EMPTY_TURN: Final = (
     "another provider, unsigned thinking) are removed; drop the turn or give it text"
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (("temperature", "", "warn"),)
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+    ("top_p", "", "warn"),
+    ("top_k", "", "warn"),
+    # seed: silently dropped, as the mapping declares
+    ("stop_sequences", "stop_sequences", ""),
+    # frequency_penalty: silently dropped, as the mapping declares
+    # presence_penalty: silently dropped, as the mapping declares
+    # n: silently dropped, as the mapping declares
+    # logprobs: silently dropped, as the mapping declares
+    # top_logprobs: silently dropped, as the mapping declares
+)
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((401, 402, 403), None, None, None, None, "provider_authentication"),
@@ -1594,29 +1608,13 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    value_temperature = config.temperature
-    if value_temperature is not NOT_GIVEN:
-        _w.warn_dropped("temperature is not supported by " + KEY + "; dropped")
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     value_max_tokens = config.max_tokens
     if value_max_tokens is NOT_GIVEN and not (extras and "max_tokens" in extras):
         value_max_tokens = 4096  # the mapping's default; an extras value rides instead
     if value_max_tokens is not NOT_GIVEN:
         body["max_tokens"] = value_max_tokens
-    value_top_p = config.top_p
-    if value_top_p is not NOT_GIVEN:
-        _w.warn_dropped("top_p is not supported by " + KEY + "; dropped")
-    value_top_k = config.top_k
-    if value_top_k is not NOT_GIVEN:
-        _w.warn_dropped("top_k is not supported by " + KEY + "; dropped")
-    # seed: silently dropped, as the mapping declares
-    value_stop_sequences = config.stop_sequences
-    if value_stop_sequences is not NOT_GIVEN:
-        body["stop_sequences"] = value_stop_sequences
-    # frequency_penalty: silently dropped, as the mapping declares
-    # presence_penalty: silently dropped, as the mapping declares
-    # n: silently dropped, as the mapping declares
-    # logprobs: silently dropped, as the mapping declares
-    # top_logprobs: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
     value_user = config.user
     if value_user is not NOT_GIVEN:
         _w.put_in(body, ("metadata", "user_id"), value_user)

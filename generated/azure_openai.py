@@ -375,6 +375,27 @@ STREAM: Final[dict[str, Any] | None] = {
 }
 
 
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+    ("temperature", "temperature", ""),
+    ("max_tokens", "max_tokens", ""),
+    ("top_p", "top_p", ""),
+    # top_k: silently dropped, as the mapping declares
+    ("seed", "seed", ""),
+    ("stop_sequences", "stop", ""),
+    ("frequency_penalty", "frequency_penalty", ""),
+    ("presence_penalty", "presence_penalty", ""),
+    ("parallel_tool_calls", "parallel_tool_calls", "tools"),
+    ("n", "n", ""),
+    ("logprobs", "logprobs", ""),
+    ("top_logprobs", "top_logprobs", ""),
+    ("user", "user", ""),
+    # reasoning_effort: silently dropped, as the mapping declares
+    # reasoning_budget: silently dropped, as the mapping declares
+    # prompt_cache_key: silently dropped, as the mapping declares
+    # metadata: silently dropped, as the mapping declares
+    # betas: silently dropped, as the mapping declares
+)
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((401, 403), None, None, None, None, "provider_authentication"),
@@ -544,50 +565,7 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    value_temperature = config.temperature
-    if value_temperature is not NOT_GIVEN:
-        body["temperature"] = value_temperature
-    value_max_tokens = config.max_tokens
-    if value_max_tokens is not NOT_GIVEN:
-        body["max_tokens"] = value_max_tokens
-    value_top_p = config.top_p
-    if value_top_p is not NOT_GIVEN:
-        body["top_p"] = value_top_p
-    # top_k: silently dropped, as the mapping declares
-    value_seed = config.seed
-    if value_seed is not NOT_GIVEN:
-        body["seed"] = value_seed
-    value_stop_sequences = config.stop_sequences
-    if value_stop_sequences is not NOT_GIVEN:
-        body["stop"] = value_stop_sequences
-    value_frequency_penalty = config.frequency_penalty
-    if value_frequency_penalty is not NOT_GIVEN:
-        body["frequency_penalty"] = value_frequency_penalty
-    value_presence_penalty = config.presence_penalty
-    if value_presence_penalty is not NOT_GIVEN:
-        body["presence_penalty"] = value_presence_penalty
-    value_parallel_tool_calls = config.parallel_tool_calls
-    if (
-        value_parallel_tool_calls is not NOT_GIVEN and isinstance(tools, list) and tools
-    ):  # requires tools: the API refuses it without them
-        body["parallel_tool_calls"] = value_parallel_tool_calls
-    value_n = config.n
-    if value_n is not NOT_GIVEN:
-        body["n"] = value_n
-    value_logprobs = config.logprobs
-    if value_logprobs is not NOT_GIVEN:
-        body["logprobs"] = value_logprobs
-    value_top_logprobs = config.top_logprobs
-    if value_top_logprobs is not NOT_GIVEN:
-        body["top_logprobs"] = value_top_logprobs
-    value_user = config.user
-    if value_user is not NOT_GIVEN:
-        body["user"] = value_user
-    # reasoning_effort: silently dropped, as the mapping declares
-    # reasoning_budget: silently dropped, as the mapping declares
-    # prompt_cache_key: silently dropped, as the mapping declares
-    # metadata: silently dropped, as the mapping declares
-    # betas: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):

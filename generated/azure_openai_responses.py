@@ -72,6 +72,8 @@ from .openai_responses import (
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
     _NO_CONFIG,
+    _OPTIONS_1,
+    _OPTIONS_2,
     _finish_reason,
     _read_assistant_part,
     _read_part_assistant_text,

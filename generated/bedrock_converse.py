@@ -792,6 +792,16 @@ _EMPTY_TURN: Final = (
     "another provider, unsigned thinking) are removed; drop the turn or give it text"
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+    # json_mode: silently dropped, as the mapping declares
+    # schema_name: silently dropped, as the mapping declares
+    # schema_description: silently dropped, as the mapping declares
+    # schema_strict: silently dropped, as the mapping declares
+    # prompt_cache_key: silently dropped, as the mapping declares
+    ("metadata", "requestMetadata", "dict"),
+    # betas: silently dropped, as the mapping declares
+)
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     (None, None, ("ThrottlingException", "throttlingException"), None, None, "provider_rate_limit"),
@@ -1935,15 +1945,7 @@ def _request_to_wire(
             container = _w.container_in(body, ("additionalModelRequestFields", "thinking"))
             container.setdefault("type", "enabled")  # `with`: written beside it
             container["budget_tokens"] = value_reasoning_budget
-    # json_mode: silently dropped, as the mapping declares
-    # schema_name: silently dropped, as the mapping declares
-    # schema_description: silently dropped, as the mapping declares
-    # schema_strict: silently dropped, as the mapping declares
-    # prompt_cache_key: silently dropped, as the mapping declares
-    value_metadata: Any = config.metadata
-    if value_metadata is not NOT_GIVEN:
-        body["requestMetadata"] = dict(value_metadata)
-    # betas: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     if tool_choice == "none":  # tool_choice none: omit_tools
         if any(
             isinstance(m, ToolMessage)

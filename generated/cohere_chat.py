@@ -816,6 +816,25 @@ _EMPTY_TURN: Final = (
     "another provider, unsigned thinking) are removed; drop the turn or give it text"
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+    ("temperature", "temperature", ""),
+    ("max_tokens", "max_tokens", ""),
+    ("top_p", "p", ""),
+)
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+    ("seed", "seed", ""),
+    ("stop_sequences", "stop_sequences", ""),
+    ("frequency_penalty", "frequency_penalty", ""),
+    ("presence_penalty", "presence_penalty", ""),
+    # parallel_tool_calls: silently dropped, as the mapping declares
+    # n: silently dropped, as the mapping declares
+    ("logprobs", "logprobs", ""),
+    # top_logprobs: silently dropped, as the mapping declares
+    # user: silently dropped, as the mapping declares
+    # reasoning_effort: silently dropped, as the mapping declares
+)
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((401, 403, 498), None, None, None, None, "provider_authentication"),
@@ -1218,15 +1237,7 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    value_temperature = config.temperature
-    if value_temperature is not NOT_GIVEN:
-        body["temperature"] = value_temperature
-    value_max_tokens = config.max_tokens
-    if value_max_tokens is not NOT_GIVEN:
-        body["max_tokens"] = value_max_tokens
-    value_top_p = config.top_p
-    if value_top_p is not NOT_GIVEN:
-        body["p"] = value_top_p
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     value_top_k = config.top_k
     if value_top_k is not NOT_GIVEN:
         if type(value_top_k) is int and value_top_k > 500:  # option maximum
@@ -1235,26 +1246,7 @@ def _request_to_wire(
                 path="config.top_k",
             )
         body["k"] = value_top_k
-    value_seed = config.seed
-    if value_seed is not NOT_GIVEN:
-        body["seed"] = value_seed
-    value_stop_sequences = config.stop_sequences
-    if value_stop_sequences is not NOT_GIVEN:
-        body["stop_sequences"] = value_stop_sequences
-    value_frequency_penalty = config.frequency_penalty
-    if value_frequency_penalty is not NOT_GIVEN:
-        body["frequency_penalty"] = value_frequency_penalty
-    value_presence_penalty = config.presence_penalty
-    if value_presence_penalty is not NOT_GIVEN:
-        body["presence_penalty"] = value_presence_penalty
-    # parallel_tool_calls: silently dropped, as the mapping declares
-    # n: silently dropped, as the mapping declares
-    value_logprobs = config.logprobs
-    if value_logprobs is not NOT_GIVEN:
-        body["logprobs"] = value_logprobs
-    # top_logprobs: silently dropped, as the mapping declares
-    # user: silently dropped, as the mapping declares
-    # reasoning_effort: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
     value_reasoning_budget = config.reasoning_budget
     if value_reasoning_budget is not NOT_GIVEN:
         container = _w.container_in(body, ("thinking",))

@@ -207,6 +207,32 @@ TRANSPORT: Final = {
 }  # how the runtime reaches the provider (mapping `transport:`)
 
 
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (("max_tokens", "max_completion_tokens", ""),)
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+    # top_k: silently dropped, as the mapping declares
+    # seed: silently dropped, as the mapping declares
+    ("stop_sequences", "stop", ""),
+)
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_3: Final[tuple[tuple[str, str, str], ...]] = (
+    ("parallel_tool_calls", "parallel_tool_calls", "tools"),
+)
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_4: Final[tuple[tuple[str, str, str], ...]] = (
+    ("logprobs", "logprobs", ""),
+    ("top_logprobs", "top_logprobs", ""),
+    ("user", "user", ""),
+)
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_5: Final[tuple[tuple[str, str, str], ...]] = (
+    # reasoning_budget: silently dropped, as the mapping declares
+    ("prompt_cache_key", "prompt_cache_key", ""),
+    ("metadata", "metadata", "dict"),
+    # betas: silently dropped, as the mapping declares
+)
+
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
 _RE_2: Final = _w.lazy_pattern(
     globals(), "_RE_2", "(?s)(?s:kimi\\-k2\\.6.*)\\Z|(?s:kimi\\-k2\\.5.*)\\Z"
@@ -259,20 +285,14 @@ def _request_to_wire(
             _w.warn_dropped("temperature is not supported by " + KEY + " for this model; dropped")
         else:
             body["temperature"] = value_temperature
-    value_max_tokens = config.max_tokens
-    if value_max_tokens is not NOT_GIVEN:
-        body["max_completion_tokens"] = value_max_tokens
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     value_top_p = config.top_p
     if value_top_p is not NOT_GIVEN:
         if _RE_2.match(model) is not None:  # models: ['kimi-k2.6*', 'kimi-k2.5*']
             _w.warn_dropped("top_p is not supported by " + KEY + " for this model; dropped")
         else:
             body["top_p"] = value_top_p
-    # top_k: silently dropped, as the mapping declares
-    # seed: silently dropped, as the mapping declares
-    value_stop_sequences = config.stop_sequences
-    if value_stop_sequences is not NOT_GIVEN:
-        body["stop"] = value_stop_sequences
+    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
     value_frequency_penalty = config.frequency_penalty
     if value_frequency_penalty is not NOT_GIVEN:
         if _RE_2.match(model) is not None:  # models: ['kimi-k2.6*', 'kimi-k2.5*']
@@ -289,26 +309,14 @@ def _request_to_wire(
             )
         else:
             body["presence_penalty"] = value_presence_penalty
-    value_parallel_tool_calls = config.parallel_tool_calls
-    if (
-        value_parallel_tool_calls is not NOT_GIVEN and isinstance(tools, list) and tools
-    ):  # requires tools: the API refuses it without them
-        body["parallel_tool_calls"] = value_parallel_tool_calls
+    _w.options_to_wire(config, body, _OPTIONS_3, tools, KEY)
     value_n = config.n
     if value_n is not NOT_GIVEN:
         if _RE_2.match(model) is not None:  # models: ['kimi-k2.6*', 'kimi-k2.5*']
             _w.warn_dropped("n is not supported by " + KEY + " for this model; dropped")
         else:
             body["n"] = value_n
-    value_logprobs = config.logprobs
-    if value_logprobs is not NOT_GIVEN:
-        body["logprobs"] = value_logprobs
-    value_top_logprobs = config.top_logprobs
-    if value_top_logprobs is not NOT_GIVEN:
-        body["top_logprobs"] = value_top_logprobs
-    value_user = config.user
-    if value_user is not NOT_GIVEN:
-        body["user"] = value_user
+    _w.options_to_wire(config, body, _OPTIONS_4, tools, KEY)
     value_reasoning_effort = config.reasoning_effort
     if (
         value_reasoning_effort is NOT_GIVEN
@@ -323,14 +331,7 @@ def _request_to_wire(
                 value_reasoning_effort = "high"
     if value_reasoning_effort is not NOT_GIVEN:
         body["reasoning_effort"] = value_reasoning_effort
-    # reasoning_budget: silently dropped, as the mapping declares
-    value_prompt_cache_key = config.prompt_cache_key
-    if value_prompt_cache_key is not NOT_GIVEN:
-        body["prompt_cache_key"] = value_prompt_cache_key
-    value_metadata: Any = config.metadata
-    if value_metadata is not NOT_GIVEN:
-        body["metadata"] = dict(value_metadata)
-    # betas: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_5, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):

@@ -73,6 +73,7 @@ from .openai_chat import (
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
     _NO_CONFIG,
+    _OPTIONS_2,
     _error_from_wire,
     _finish_reason,
     _read_assistant_part,
@@ -103,7 +104,7 @@ from .openai_chat import (
     _tool_to_wire,
     _vm_audio_format_reverse,
 )
-from .openai_compatible import ALIAS_PATHS, OPTION_PATHS
+from .openai_compatible import ALIAS_PATHS, OPTION_PATHS, _OPTIONS_1
 from . import cerebras as _code_cerebras
 from . import openai_compatible as _code_openai_compatible
 

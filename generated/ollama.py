@@ -74,6 +74,7 @@ from .openai_chat import (
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
     _NO_CONFIG,
+    _OPTIONS_2,
     _error_from_wire,
     _finish_reason,
     _read_assistant_part,
@@ -113,7 +114,7 @@ from . import openai_compatible as _code_openai_compatible
 _assistant_content_to_wire = _w.rebind(_code_openai_compatible._assistant_content_to_wire, globals())
 _part_to_wire = _w.rebind(_code_openai_compatible._part_to_wire, globals())
 _request_from_wire = _w.rebind(_code_deepseek._request_from_wire, globals())
-_request_to_wire = _w.rebind(_code_deepseek._request_to_wire, globals())
+_request_to_wire = _w.rebind(_code_openai_compatible._request_to_wire, globals())
 _response_from_wire = _w.rebind(_code_openai_compatible._response_from_wire, globals())
 _response_to_wire = _w.rebind(_code_openai_compatible._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_openai_compatible._rewrite_request, globals())
@@ -203,6 +204,22 @@ TRANSPORT: Final = {
 }  # how the runtime reaches the provider (mapping `transport:`)
 
 
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+    ("temperature", "temperature", ""),
+    ("max_tokens", "max_tokens", ""),
+    ("top_p", "top_p", ""),
+    # top_k: silently dropped, as the mapping declares
+    ("seed", "seed", ""),
+    ("stop_sequences", "stop", ""),
+    ("frequency_penalty", "frequency_penalty", ""),
+    ("presence_penalty", "presence_penalty", ""),
+    ("parallel_tool_calls", "parallel_tool_calls", "tools"),
+    ("n", "n", ""),
+    ("logprobs", "logprobs", ""),
+    ("top_logprobs", "top_logprobs", ""),
+    ("user", "user", ""),
+)
 REASONING: Final = {
     "field": "reasoning",
     "read_also": ["reasoning_content"],

@@ -1389,6 +1389,29 @@ _EMPTY_TURN: Final = (
     "another provider, unsigned thinking) are removed; drop the turn or give it text"
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+    ("temperature", "temperature", ""),
+    ("max_tokens", "max_output_tokens", ""),
+    ("top_p", "top_p", ""),
+    # top_k: silently dropped, as the mapping declares
+    ("seed", "", "warn"),
+    ("stop_sequences", "", "warn"),
+    ("frequency_penalty", "", "warn"),
+    ("presence_penalty", "", "warn"),
+    ("parallel_tool_calls", "parallel_tool_calls", ""),
+    # n: silently dropped, as the mapping declares
+    # logprobs: silently dropped, as the mapping declares
+    ("top_logprobs", "top_logprobs", ""),
+    ("user", "user", ""),
+)
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+    # reasoning_budget: silently dropped, as the mapping declares
+    ("prompt_cache_key", "prompt_cache_key", ""),
+    ("metadata", "metadata", "dict"),
+    # betas: silently dropped, as the mapping declares
+)
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((401, 403), None, None, None, None, "provider_authentication"),
@@ -1865,39 +1888,7 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    value_temperature = config.temperature
-    if value_temperature is not NOT_GIVEN:
-        body["temperature"] = value_temperature
-    value_max_tokens = config.max_tokens
-    if value_max_tokens is not NOT_GIVEN:
-        body["max_output_tokens"] = value_max_tokens
-    value_top_p = config.top_p
-    if value_top_p is not NOT_GIVEN:
-        body["top_p"] = value_top_p
-    # top_k: silently dropped, as the mapping declares
-    value_seed = config.seed
-    if value_seed is not NOT_GIVEN:
-        _w.warn_dropped("seed is not supported by " + KEY + "; dropped")
-    value_stop_sequences = config.stop_sequences
-    if value_stop_sequences is not NOT_GIVEN:
-        _w.warn_dropped("stop_sequences is not supported by " + KEY + "; dropped")
-    value_frequency_penalty = config.frequency_penalty
-    if value_frequency_penalty is not NOT_GIVEN:
-        _w.warn_dropped("frequency_penalty is not supported by " + KEY + "; dropped")
-    value_presence_penalty = config.presence_penalty
-    if value_presence_penalty is not NOT_GIVEN:
-        _w.warn_dropped("presence_penalty is not supported by " + KEY + "; dropped")
-    value_parallel_tool_calls = config.parallel_tool_calls
-    if value_parallel_tool_calls is not NOT_GIVEN:
-        body["parallel_tool_calls"] = value_parallel_tool_calls
-    # n: silently dropped, as the mapping declares
-    # logprobs: silently dropped, as the mapping declares
-    value_top_logprobs = config.top_logprobs
-    if value_top_logprobs is not NOT_GIVEN:
-        body["top_logprobs"] = value_top_logprobs
-    value_user = config.user
-    if value_user is not NOT_GIVEN:
-        body["user"] = value_user
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     value_reasoning_effort = config.reasoning_effort
     if (
         value_reasoning_effort is NOT_GIVEN
@@ -1912,14 +1903,7 @@ def _request_to_wire(
                 value_reasoning_effort = "high"
     if value_reasoning_effort is not NOT_GIVEN:
         _w.put_in(body, ("reasoning", "effort"), value_reasoning_effort)
-    # reasoning_budget: silently dropped, as the mapping declares
-    value_prompt_cache_key = config.prompt_cache_key
-    if value_prompt_cache_key is not NOT_GIVEN:
-        body["prompt_cache_key"] = value_prompt_cache_key
-    value_metadata: Any = config.metadata
-    if value_metadata is not NOT_GIVEN:
-        body["metadata"] = dict(value_metadata)
-    # betas: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):

@@ -179,6 +179,9 @@ TRANSPORT: Final = {
 STREAM: Final[dict[str, Any] | None] = None
 
 
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (("stop_sequences", "stop_sequences", ""),)
+
 _RE_1: Final = _w.lazy_pattern(
     globals(),
     "_RE_1",
@@ -600,9 +603,7 @@ def _request_to_wire(
     value_seed = config.seed
     if value_seed is not NOT_GIVEN:
         raise InvalidRequestError("seed is not supported by " + KEY, path="config.seed")
-    value_stop_sequences = config.stop_sequences
-    if value_stop_sequences is not NOT_GIVEN:
-        body["stop_sequences"] = value_stop_sequences
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     value_frequency_penalty = config.frequency_penalty
     if value_frequency_penalty is not NOT_GIVEN:
         raise InvalidRequestError(

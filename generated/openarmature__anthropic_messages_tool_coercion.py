@@ -83,6 +83,7 @@ from .openarmature__anthropic_messages import (
     RULES,
     STREAM,
     TRANSPORT,
+    _OPTIONS_1,
     _messages_from_wire,
     _read_assistant_part,
     _read_part_file_inline,

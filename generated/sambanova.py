@@ -300,6 +300,22 @@ STREAM: Final[dict[str, Any] | None] = {
 }
 
 
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+    ("temperature", "temperature", ""),
+    ("max_tokens", "max_tokens", ""),
+    ("top_p", "top_p", ""),
+    ("top_k", "top_k", ""),
+    # seed: silently dropped, as the mapping declares
+    ("stop_sequences", "stop", ""),
+    ("frequency_penalty", "frequency_penalty", ""),
+    ("presence_penalty", "presence_penalty", ""),
+    ("parallel_tool_calls", "parallel_tool_calls", "tools"),
+    # n: silently dropped, as the mapping declares
+    # logprobs: silently dropped, as the mapping declares
+    # top_logprobs: silently dropped, as the mapping declares
+    # user: silently dropped, as the mapping declares
+)
 REASONING: Final = {
     "field": "reasoning",
     "read_also": [],
@@ -497,37 +513,7 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    value_temperature = config.temperature
-    if value_temperature is not NOT_GIVEN:
-        body["temperature"] = value_temperature
-    value_max_tokens = config.max_tokens
-    if value_max_tokens is not NOT_GIVEN:
-        body["max_tokens"] = value_max_tokens
-    value_top_p = config.top_p
-    if value_top_p is not NOT_GIVEN:
-        body["top_p"] = value_top_p
-    value_top_k = config.top_k
-    if value_top_k is not NOT_GIVEN:
-        body["top_k"] = value_top_k
-    # seed: silently dropped, as the mapping declares
-    value_stop_sequences = config.stop_sequences
-    if value_stop_sequences is not NOT_GIVEN:
-        body["stop"] = value_stop_sequences
-    value_frequency_penalty = config.frequency_penalty
-    if value_frequency_penalty is not NOT_GIVEN:
-        body["frequency_penalty"] = value_frequency_penalty
-    value_presence_penalty = config.presence_penalty
-    if value_presence_penalty is not NOT_GIVEN:
-        body["presence_penalty"] = value_presence_penalty
-    value_parallel_tool_calls = config.parallel_tool_calls
-    if (
-        value_parallel_tool_calls is not NOT_GIVEN and isinstance(tools, list) and tools
-    ):  # requires tools: the API refuses it without them
-        body["parallel_tool_calls"] = value_parallel_tool_calls
-    # n: silently dropped, as the mapping declares
-    # logprobs: silently dropped, as the mapping declares
-    # top_logprobs: silently dropped, as the mapping declares
-    # user: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     value_reasoning_effort: Any = config.reasoning_effort
     if (
         value_reasoning_effort is NOT_GIVEN

@@ -36,6 +36,7 @@ __all__ = [
     "WireShapeError",
     "rebind",
     "read_request",
+    "options_to_wire",
     "read_response",
     "user_content",
     "assistant_content",
@@ -1728,6 +1729,27 @@ def warn_dropped(text: str) -> None:
         import warnings
 
         warnings.warn(text, UnsupportedOptionWarning, stacklevel=3)
+
+
+def options_to_wire(config: Any, body: dict[str, Any], rows: tuple[tuple[str, str, str], ...], tools: Any, key: str) -> None:
+    """The option rows a table sends with no code of their own (codegen/emit/messages.py
+    `_plain_row`), in order, into `body`: `(option, wire field, how)`, how "" (the value as it
+    is), "dict" (a copy of the object), "tools" (only beside a non-empty tools list: the API
+    refuses it without them) or "warn" (not sent: UnsupportedOptionWarning, naming format `key`)."""
+    for name, wire, how in rows:
+        value = getattr(config, name)
+        if value is NOT_GIVEN:
+            continue
+        if how == "warn":
+            if not _QUIET.get():
+                import warnings
+
+                # where the converter was called, as warn_dropped (one frame deeper) shows it
+                warnings.warn(name + " is not supported by " + key + "; dropped", UnsupportedOptionWarning, stacklevel=4)
+        elif how == "dict":
+            body[wire] = dict(value)
+        elif how != "tools" or (isinstance(tools, list) and tools):
+            body[wire] = value
 
 
 def read_request(

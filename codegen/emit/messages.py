@@ -842,10 +842,29 @@ def emit_options_to_wire(
     ir = em.ir
     additive: list[tuple[str | None, bool]] = []
     bound: set[str] = set()  # the options whose `value_<name>` local holds the value to send
-    for opt in ir.options:
-        if phase is not None and phase != _phase(ir, opt):
-            if opt.wire is not None and opt.unsupported is None and not opt.model_rules:
+    table: list[str] = []  # a run of rows a table says (_plain_row), as `_w.options_to_wire` reads them
+    for opt in [*ir.options, None]:
+        if opt is not None and phase is not None and phase != _phase(ir, opt):
+            if opt.wire is not None and opt.unsupported is None and not opt.model_rules and not (bind and _plain_row(ir, opt) is not None):
                 bound.add(opt.name)  # bound by the other phase
+            continue
+        row = _plain_row(ir, opt) if bind and opt is not None else None
+        if row is None and any(not line.startswith("#") for line in table):  # the run ends: its table, read in order
+            em.option_tables = getattr(em, "option_tables", 0) + 1
+            name = f"_OPTIONS_{em.option_tables}"
+            em.parts.constants.append(f"# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)\n{name}: Final[tuple[tuple[str, str, str], ...]] = (\n" + "".join(f"    {line}\n" for line in table) + ")")
+            out.add(f"_w.options_to_wire(config, body, {name}, tools, KEY)")
+            table = []
+        elif row is None:
+            for line in table:
+                out.add(line)
+            table = []
+        if opt is None:
+            break
+        if row is not None:
+            table.append(row)
+            if opt.merge and opt.wire is not None and opt.unsupported is None:
+                additive.append((_extras_key(ir, opt.wire), opt.merge_coerce_string))
             continue
         derive = _derivation(ir, opt)
         if only is not None and opt.name not in only and not (
@@ -937,6 +956,30 @@ def emit_options_to_wire(
         if opt.merge:
             additive.append((_extras_key(ir, wire), opt.merge_coerce_string))
     return additive
+
+
+def _plain_row(ir: Any, opt: Any) -> str | None:
+    """The table entry of an option row that needs no code of its own (`_w.options_to_wire`):
+    sent as it is to a top-level field ("", "dict": a copy of an object option; "tools": only
+    beside tools), dropped with a warning ("warn") or silently (a comment); None otherwise.
+    What differs between a dialect and its base is then mostly a table, not the code."""
+    if opt.header is not None or _derivation(ir, opt) is not None:
+        return None
+    action = opt.unsupported or ("drop" if opt.wire is None else None)
+    if action == "drop":
+        return f"# {opt.name}: silently dropped, as the mapping declares"
+    if action == "warn":
+        return f"({lit(opt.name)}, '', 'warn'),"
+    if action is not None or opt.values or opt.required or opt.has_default or opt.maximum is not None:
+        return None
+    if opt.model_rules or opt.with_keys or opt.negate or opt.requires not in (None, "tools"):
+        return None
+    if "." in opt.wire or opt.wire in _nested_roots(ir):
+        return None
+    if opt.name in OBJECT_OPTIONS and opt.requires is not None:
+        return None
+    how = "dict" if opt.name in OBJECT_OPTIONS else "tools" if opt.requires == "tools" else ""
+    return f"({lit(opt.name)}, {lit(opt.wire)}, {lit(how)}),"
 
 
 def _phase(ir: Any, opt: Any) -> int:

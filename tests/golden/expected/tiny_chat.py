@@ -198,6 +198,31 @@ _EMPTY_TURN: Final = (
     "another provider, unsigned thinking) are removed; drop the turn or give it text"
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+    ("temperature", "temperature", ""),
+    ("max_tokens", "max_completion_tokens", ""),
+    ("top_p", "top_p", ""),
+    # top_k: silently dropped, as the mapping declares
+    ("seed", "seed", ""),
+    ("stop_sequences", "stop", ""),
+    # frequency_penalty: silently dropped, as the mapping declares
+    # presence_penalty: silently dropped, as the mapping declares
+    # parallel_tool_calls: silently dropped, as the mapping declares
+    # n: silently dropped, as the mapping declares
+    # logprobs: silently dropped, as the mapping declares
+    # top_logprobs: silently dropped, as the mapping declares
+    # user: silently dropped, as the mapping declares
+    # reasoning_effort: silently dropped, as the mapping declares
+    # reasoning_budget: silently dropped, as the mapping declares
+    # json_mode: silently dropped, as the mapping declares
+    # schema_name: silently dropped, as the mapping declares
+    # schema_description: silently dropped, as the mapping declares
+    # schema_strict: silently dropped, as the mapping declares
+    # prompt_cache_key: silently dropped, as the mapping declares
+    # metadata: silently dropped, as the mapping declares
+    # betas: silently dropped, as the mapping declares
+)
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((401, 403), None, None, None, None, "provider_authentication"),
@@ -611,38 +636,7 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    value_temperature = config.temperature
-    if value_temperature is not NOT_GIVEN:
-        body["temperature"] = value_temperature
-    value_max_tokens = config.max_tokens
-    if value_max_tokens is not NOT_GIVEN:
-        body["max_completion_tokens"] = value_max_tokens
-    value_top_p = config.top_p
-    if value_top_p is not NOT_GIVEN:
-        body["top_p"] = value_top_p
-    # top_k: silently dropped, as the mapping declares
-    value_seed = config.seed
-    if value_seed is not NOT_GIVEN:
-        body["seed"] = value_seed
-    value_stop_sequences = config.stop_sequences
-    if value_stop_sequences is not NOT_GIVEN:
-        body["stop"] = value_stop_sequences
-    # frequency_penalty: silently dropped, as the mapping declares
-    # presence_penalty: silently dropped, as the mapping declares
-    # parallel_tool_calls: silently dropped, as the mapping declares
-    # n: silently dropped, as the mapping declares
-    # logprobs: silently dropped, as the mapping declares
-    # top_logprobs: silently dropped, as the mapping declares
-    # user: silently dropped, as the mapping declares
-    # reasoning_effort: silently dropped, as the mapping declares
-    # reasoning_budget: silently dropped, as the mapping declares
-    # json_mode: silently dropped, as the mapping declares
-    # schema_name: silently dropped, as the mapping declares
-    # schema_description: silently dropped, as the mapping declares
-    # schema_strict: silently dropped, as the mapping declares
-    # prompt_cache_key: silently dropped, as the mapping declares
-    # metadata: silently dropped, as the mapping declares
-    # betas: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
