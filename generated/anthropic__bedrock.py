@@ -112,6 +112,7 @@ from .anthropic_messages import (
     _vm_image_type_reverse,
 )
 from . import anthropic__messages_2023_06_01 as _code_anthropic__messages_2023_06_01
+from . import anthropic_messages as _code_anthropic_messages
 
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,
 # ORIGIN, option rows) or functions: the base's code, run with this module's globals
@@ -119,6 +120,7 @@ _assistant_content_to_wire = _w.rebind(_code_anthropic__messages_2023_06_01._ass
 _assistant_to_wire = _w.rebind(_code_anthropic__messages_2023_06_01._assistant_to_wire, globals())
 _messages_to_wire = _w.rebind(_code_anthropic__messages_2023_06_01._messages_to_wire, globals())
 _part_to_wire = _w.rebind(_code_anthropic__messages_2023_06_01._part_to_wire, globals())
+_request_from_wire = _w.rebind(_code_anthropic_messages._request_from_wire, globals())
 _response_to_wire = _w.rebind(_code_anthropic__messages_2023_06_01._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_anthropic__messages_2023_06_01._rewrite_request, globals())
 _tool_result_to_wire = _w.rebind(_code_anthropic__messages_2023_06_01._tool_result_to_wire, globals())
@@ -408,6 +410,18 @@ _OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
     # metadata: silently dropped, as the mapping declares
     ("betas", "anthropic_beta", ""),
 )
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("temperature", ("temperature",), ""),
+    ("max_tokens", ("max_tokens",), "whole"),
+    ("top_p", ("top_p",), ""),
+    ("top_k", ("top_k",), "whole"),
+    ("stop_sequences", ("stop_sequences",), ""),
+    ("parallel_tool_calls", ("tool_choice.disable_parallel_tool_use",), "negate"),
+    ("user", ("metadata.user_id",), ""),
+    ("reasoning_budget", ("thinking.budget_tokens",), "whole"),
+    ("betas", ("anthropic_beta",), ""),
+)
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     (None, None, ("ThrottlingException", "throttlingException"), None, None, "provider_rate_limit"),
@@ -694,100 +708,6 @@ def request_to_wire(
         return cast("AnthropicBedrockRequest", _request_to_wire(request, structured_output))
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
-
-
-def _request_from_wire(body: Any) -> Request:
-    """Wire request body -> canonical request."""
-    body = _w.expect_dict(body, "")
-    consumed = set()
-    nested_consumed: list[tuple[str, ...]] = []  # dotted wire fields read
-    model = _w.member_str(body, "model", "")
-    consumed.add("model")
-    messages: list[Message] = []
-    system = body.get("system")
-    if system is not None:
-        consumed.add("system")
-        if (
-            type(system) is list
-        ):  # system.blocks: one system message per text block (an empty one says nothing)
-            messages.extend(
-                m
-                for j, b in enumerate(system)
-                if (m := _system_block_from_wire(b, "system" + f"[{j}]")).content
-                or m.cache_control is not NOT_GIVEN
-            )
-            system = ""
-        system = _w.expect_str(system, "system")
-        if (
-            system
-        ):  # an empty hoisted field says no instruction: no system message (carried for this wire)
-            messages.append(SystemMessage(content=system))
-    messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
-    consumed.add("messages")
-    config: dict[str, Any] = {}
-    if "temperature" in body:
-        config["temperature"] = body["temperature"]
-        consumed.add("temperature")
-    if "max_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_tokens"])
-        consumed.add("max_tokens")
-    if "top_p" in body:
-        config["top_p"] = body["top_p"]
-        consumed.add("top_p")
-    if "top_k" in body:
-        config["top_k"] = _w.whole_number(body["top_k"])
-        consumed.add("top_k")
-    if "stop_sequences" in body:
-        config["stop_sequences"] = body["stop_sequences"]
-        consumed.add("stop_sequences")
-    if _w.get_in(body, ("tool_choice", "disable_parallel_tool_use")) is not None:
-        config["parallel_tool_calls"] = _w.negated(
-            _w.get_in(body, ("tool_choice", "disable_parallel_tool_use"))
-        )  # negate: the wire says it the other way round
-        nested_consumed.append(("tool_choice", "disable_parallel_tool_use"))
-    if _w.get_in(body, ("metadata", "user_id")) is not None:
-        config["user"] = _w.get_in(body, ("metadata", "user_id"))
-        nested_consumed.append(("metadata", "user_id"))
-    if _w.get_in(body, ("thinking", "budget_tokens")) is not None:
-        config["reasoning_budget"] = _w.whole_number(_w.get_in(body, ("thinking", "budget_tokens")))
-        nested_consumed.append(("thinking", "budget_tokens"))
-    if "anthropic_beta" in body:
-        config["betas"] = body["anthropic_beta"]
-        consumed.add("anthropic_beta")
-    kwargs: dict[str, Any] = {}
-    raw_tools = body.get("tools")
-    if raw_tools is not None:
-        consumed.add("tools")
-        # a tool no row reads (a server tool): carried for this wire (request.unknown: carry)
-        read_tools_ = [
-            _w.read_or_skip(_read_tool, t, "tools" + f"[{j}]")
-            for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
-        ]
-        kwargs["tools"] = [t for t in read_tools_ if not isinstance(t, _w.Skipped)]
-    if "tool_choice" in body:
-        consumed.add("tool_choice")
-        choice_ = _w.read_value_or_skip(_read_tool_choice, body["tool_choice"])
-        if not isinstance(choice_, _w.Skipped):  # a mode no row reads: carried for this wire
-            kwargs["tool_choice"] = choice_
-    raw_structured = body.get("output_config")
-    if (
-        type(raw_structured) is dict
-        and (
-            (step_1.get("type") if type(step_1 := raw_structured.get("format")) is dict else None)
-            if type(raw_structured) is dict
-            else None
-        )
-        == "json_schema"
-    ):
-        consumed.add("output_config")  # anything else under this key (another mode) stays an extra
-        kwargs["response_schema"] = _read_structured_output(raw_structured, "output_config")
-    # request.unknown: carry. Fields no row reads are this wire's own: the residual carries them
-    # back to it (runtime/carry.py); config.extras is the caller's passthrough, never a reader's
-    if config:
-        kwargs["config"] = Config.from_dict(
-            config, "config"
-        )  # typed: the wire values are checked here
-    return Request(model=model, messages=messages, **kwargs)
 
 
 def request_from_wire(body: AnthropicBedrockRequest | Mapping[str, Any]) -> Request:

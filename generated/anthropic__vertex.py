@@ -57,7 +57,7 @@ from wiremap.runtime.errors import (
 )
 
 # what this dialect compiles exactly as its base does (codegen/emit/share.py)
-from .anthropic__messages_2023_06_01 import API_VERSION, _OPTIONS_1
+from .anthropic__messages_2023_06_01 import API_VERSION, _OPTIONS_1, _OPTIONS_2, _request_from_wire
 from .anthropic_messages import (
     ALIAS_PATHS,
     ERROR_ROWS,
@@ -93,7 +93,6 @@ from .anthropic_messages import (
     _read_tool_choice,
     _read_tool_result,
     _read_user_part,
-    _request_from_wire,
     _response_from_wire,
     _results_to_wire,
     _stream_emit_0,

@@ -935,6 +935,17 @@ _OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
     # logprobs: silently dropped, as the mapping declares
     # top_logprobs: silently dropped, as the mapping declares
 )
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("temperature", ("temperature",), ""),
+    ("max_tokens", ("max_tokens",), "whole"),
+    ("top_p", ("top_p",), ""),
+    ("top_k", ("top_k",), "whole"),
+    ("stop_sequences", ("stop_sequences",), ""),
+    ("parallel_tool_calls", ("tool_choice.disable_parallel_tool_use",), "negate"),
+    ("user", ("metadata.user_id",), ""),
+    ("reasoning_budget", ("thinking.budget_tokens",), "whole"),
+)
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((401, 402, 403), None, None, None, None, "provider_authentication"),
@@ -1822,32 +1833,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    if "temperature" in body:
-        config["temperature"] = body["temperature"]
-        consumed.add("temperature")
-    if "max_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_tokens"])
-        consumed.add("max_tokens")
-    if "top_p" in body:
-        config["top_p"] = body["top_p"]
-        consumed.add("top_p")
-    if "top_k" in body:
-        config["top_k"] = _w.whole_number(body["top_k"])
-        consumed.add("top_k")
-    if "stop_sequences" in body:
-        config["stop_sequences"] = body["stop_sequences"]
-        consumed.add("stop_sequences")
-    if _w.get_in(body, ("tool_choice", "disable_parallel_tool_use")) is not None:
-        config["parallel_tool_calls"] = _w.negated(
-            _w.get_in(body, ("tool_choice", "disable_parallel_tool_use"))
-        )  # negate: the wire says it the other way round
-        nested_consumed.append(("tool_choice", "disable_parallel_tool_use"))
-    if _w.get_in(body, ("metadata", "user_id")) is not None:
-        config["user"] = _w.get_in(body, ("metadata", "user_id"))
-        nested_consumed.append(("metadata", "user_id"))
-    if _w.get_in(body, ("thinking", "budget_tokens")) is not None:
-        config["reasoning_budget"] = _w.whole_number(_w.get_in(body, ("thinking", "budget_tokens")))
-        nested_consumed.append(("thinking", "budget_tokens"))
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:

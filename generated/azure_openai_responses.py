@@ -74,6 +74,8 @@ from .openai_responses import (
     _NO_CONFIG,
     _OPTIONS_1,
     _OPTIONS_2,
+    _OPTIONS_3,
+    _OPTIONS_4,
     _finish_reason,
     _read_assistant_part,
     _read_part_assistant_text,

@@ -802,6 +802,16 @@ _OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
     ("metadata", "requestMetadata", "dict"),
     # betas: silently dropped, as the mapping declares
 )
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("temperature", ("inferenceConfig.temperature",), ""),
+    ("max_tokens", ("inferenceConfig.maxTokens",), "whole"),
+    ("top_p", ("inferenceConfig.topP",), ""),
+    ("top_k", ("additionalModelRequestFields.top_k",), "whole"),
+    ("stop_sequences", ("inferenceConfig.stopSequences",), ""),
+    ("reasoning_budget", ("additionalModelRequestFields.thinking.budget_tokens",), "whole"),
+    ("metadata", ("requestMetadata",), ""),
+)
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     (None, None, ("ThrottlingException", "throttlingException"), None, None, "provider_rate_limit"),
@@ -2160,31 +2170,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    if _w.get_in(body, ("inferenceConfig", "temperature")) is not None:
-        config["temperature"] = _w.get_in(body, ("inferenceConfig", "temperature"))
-        nested_consumed.append(("inferenceConfig", "temperature"))
-    if _w.get_in(body, ("inferenceConfig", "maxTokens")) is not None:
-        config["max_tokens"] = _w.whole_number(_w.get_in(body, ("inferenceConfig", "maxTokens")))
-        nested_consumed.append(("inferenceConfig", "maxTokens"))
-    if _w.get_in(body, ("inferenceConfig", "topP")) is not None:
-        config["top_p"] = _w.get_in(body, ("inferenceConfig", "topP"))
-        nested_consumed.append(("inferenceConfig", "topP"))
-    if _w.get_in(body, ("additionalModelRequestFields", "top_k")) is not None:
-        config["top_k"] = _w.whole_number(
-            _w.get_in(body, ("additionalModelRequestFields", "top_k"))
-        )
-        nested_consumed.append(("additionalModelRequestFields", "top_k"))
-    if _w.get_in(body, ("inferenceConfig", "stopSequences")) is not None:
-        config["stop_sequences"] = _w.get_in(body, ("inferenceConfig", "stopSequences"))
-        nested_consumed.append(("inferenceConfig", "stopSequences"))
-    if _w.get_in(body, ("additionalModelRequestFields", "thinking", "budget_tokens")) is not None:
-        config["reasoning_budget"] = _w.whole_number(
-            _w.get_in(body, ("additionalModelRequestFields", "thinking", "budget_tokens"))
-        )
-        nested_consumed.append(("additionalModelRequestFields", "thinking", "budget_tokens"))
-    if "requestMetadata" in body:
-        config["metadata"] = body["requestMetadata"]
-        consumed.add("requestMetadata")
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_2)
     kwargs: dict[str, Any] = {}
     raw_tools = _w.get_in(body, ("toolConfig", "tools"))
     if raw_tools is not None:

@@ -835,6 +835,19 @@ _OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
     # user: silently dropped, as the mapping declares
     # reasoning_effort: silently dropped, as the mapping declares
 )
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("temperature", ("temperature",), ""),
+    ("max_tokens", ("max_tokens",), "whole"),
+    ("top_p", ("p",), ""),
+    ("top_k", ("k",), "whole"),
+    ("seed", ("seed",), "whole"),
+    ("stop_sequences", ("stop_sequences",), ""),
+    ("frequency_penalty", ("frequency_penalty",), ""),
+    ("presence_penalty", ("presence_penalty",), ""),
+    ("logprobs", ("logprobs",), ""),
+    ("reasoning_budget", ("thinking.token_budget",), "whole"),
+)
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((401, 403, 498), None, None, None, None, "provider_authentication"),
@@ -1395,36 +1408,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    if "temperature" in body:
-        config["temperature"] = body["temperature"]
-        consumed.add("temperature")
-    if "max_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_tokens"])
-        consumed.add("max_tokens")
-    if "p" in body:
-        config["top_p"] = body["p"]
-        consumed.add("p")
-    if "k" in body:
-        config["top_k"] = _w.whole_number(body["k"])
-        consumed.add("k")
-    if "seed" in body:
-        config["seed"] = _w.whole_number(body["seed"])
-        consumed.add("seed")
-    if "stop_sequences" in body:
-        config["stop_sequences"] = body["stop_sequences"]
-        consumed.add("stop_sequences")
-    if "frequency_penalty" in body:
-        config["frequency_penalty"] = body["frequency_penalty"]
-        consumed.add("frequency_penalty")
-    if "presence_penalty" in body:
-        config["presence_penalty"] = body["presence_penalty"]
-        consumed.add("presence_penalty")
-    if "logprobs" in body:
-        config["logprobs"] = body["logprobs"]
-        consumed.add("logprobs")
-    if _w.get_in(body, ("thinking", "token_budget")) is not None:
-        config["reasoning_budget"] = _w.whole_number(_w.get_in(body, ("thinking", "token_budget")))
-        nested_consumed.append(("thinking", "token_budget"))
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("response_format", "type")), {"json_object": True}, False

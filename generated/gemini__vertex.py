@@ -74,6 +74,8 @@ from .gemini_generate_content import (
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
     _NO_CONFIG,
+    _OPTIONS_1,
+    _OPTIONS_2,
     _as_blocks,
     _assistant_content_to_wire,
     _assistant_to_wire,

@@ -802,6 +802,24 @@ _EMPTY_TURN: Final = (
     "another provider, unsigned thinking) are removed; drop the turn or give it text"
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("temperature", ("generationConfig.temperature",), ""),
+    ("max_tokens", ("generationConfig.maxOutputTokens",), "whole"),
+    ("top_p", ("generationConfig.topP",), ""),
+    ("top_k", ("generationConfig.topK",), "whole"),
+    ("seed", ("generationConfig.seed",), "whole"),
+    ("stop_sequences", ("generationConfig.stopSequences",), ""),
+    ("frequency_penalty", ("generationConfig.frequencyPenalty",), ""),
+    ("presence_penalty", ("generationConfig.presencePenalty",), ""),
+    ("n", ("generationConfig.candidateCount",), "whole"),
+    ("logprobs", ("generationConfig.responseLogprobs",), ""),
+    ("top_logprobs", ("generationConfig.logprobs",), "whole"),
+)
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("reasoning_budget", ("generationConfig.thinkingConfig.thinkingBudget",), "whole"),
+)
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((400,), None, None, None, "(?i)API key not valid|API_KEY_INVALID", "provider_authentication"),
@@ -1693,41 +1711,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "contents", ""), "contents"))
     consumed.add("contents")
     config: dict[str, Any] = {}
-    if _w.get_in(body, ("generationConfig", "temperature")) is not None:
-        config["temperature"] = _w.get_in(body, ("generationConfig", "temperature"))
-        nested_consumed.append(("generationConfig", "temperature"))
-    if _w.get_in(body, ("generationConfig", "maxOutputTokens")) is not None:
-        config["max_tokens"] = _w.whole_number(
-            _w.get_in(body, ("generationConfig", "maxOutputTokens"))
-        )
-        nested_consumed.append(("generationConfig", "maxOutputTokens"))
-    if _w.get_in(body, ("generationConfig", "topP")) is not None:
-        config["top_p"] = _w.get_in(body, ("generationConfig", "topP"))
-        nested_consumed.append(("generationConfig", "topP"))
-    if _w.get_in(body, ("generationConfig", "topK")) is not None:
-        config["top_k"] = _w.whole_number(_w.get_in(body, ("generationConfig", "topK")))
-        nested_consumed.append(("generationConfig", "topK"))
-    if _w.get_in(body, ("generationConfig", "seed")) is not None:
-        config["seed"] = _w.whole_number(_w.get_in(body, ("generationConfig", "seed")))
-        nested_consumed.append(("generationConfig", "seed"))
-    if _w.get_in(body, ("generationConfig", "stopSequences")) is not None:
-        config["stop_sequences"] = _w.get_in(body, ("generationConfig", "stopSequences"))
-        nested_consumed.append(("generationConfig", "stopSequences"))
-    if _w.get_in(body, ("generationConfig", "frequencyPenalty")) is not None:
-        config["frequency_penalty"] = _w.get_in(body, ("generationConfig", "frequencyPenalty"))
-        nested_consumed.append(("generationConfig", "frequencyPenalty"))
-    if _w.get_in(body, ("generationConfig", "presencePenalty")) is not None:
-        config["presence_penalty"] = _w.get_in(body, ("generationConfig", "presencePenalty"))
-        nested_consumed.append(("generationConfig", "presencePenalty"))
-    if _w.get_in(body, ("generationConfig", "candidateCount")) is not None:
-        config["n"] = _w.whole_number(_w.get_in(body, ("generationConfig", "candidateCount")))
-        nested_consumed.append(("generationConfig", "candidateCount"))
-    if _w.get_in(body, ("generationConfig", "responseLogprobs")) is not None:
-        config["logprobs"] = _w.get_in(body, ("generationConfig", "responseLogprobs"))
-        nested_consumed.append(("generationConfig", "responseLogprobs"))
-    if _w.get_in(body, ("generationConfig", "logprobs")) is not None:
-        config["top_logprobs"] = _w.whole_number(_w.get_in(body, ("generationConfig", "logprobs")))
-        nested_consumed.append(("generationConfig", "logprobs"))
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_1)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("generationConfig", "thinkingConfig", "thinkingLevel")),
@@ -1746,11 +1730,7 @@ def _request_from_wire(body: Any) -> Request:
     ) is not None:  # values
         config["reasoning_effort"] = spelled
         nested_consumed.append(("generationConfig", "thinkingConfig", "thinkingLevel"))
-    if _w.get_in(body, ("generationConfig", "thinkingConfig", "thinkingBudget")) is not None:
-        config["reasoning_budget"] = _w.whole_number(
-            _w.get_in(body, ("generationConfig", "thinkingConfig", "thinkingBudget"))
-        )
-        nested_consumed.append(("generationConfig", "thinkingConfig", "thinkingBudget"))
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_2)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("generationConfig", "responseMimeType")),

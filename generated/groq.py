@@ -74,6 +74,7 @@ from .openai_chat import (
     _EMPTY_TURN,
     _NO_CONFIG,
     _OPTIONS_2,
+    _OPTIONS_4,
     _error_from_wire,
     _finish_reason,
     _read_assistant_part,
@@ -103,7 +104,6 @@ from .openai_chat import (
     _tool_to_wire,
     _vm_audio_format_reverse,
 )
-from . import openai_chat as _code_openai_chat
 from . import openai_compatible as _code_openai_compatible
 
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,
@@ -113,7 +113,7 @@ _assistant_to_wire = _w.rebind(_code_openai_compatible._assistant_to_wire, globa
 _messages_from_wire = _w.rebind(_code_openai_compatible._messages_from_wire, globals())
 _messages_to_wire = _w.rebind(_code_openai_compatible._messages_to_wire, globals())
 _part_to_wire = _w.rebind(_code_openai_compatible._part_to_wire, globals())
-_request_from_wire = _w.rebind(_code_openai_chat._request_from_wire, globals())
+_request_from_wire = _w.rebind(_code_openai_compatible._request_from_wire, globals())
 _request_to_wire = _w.rebind(_code_openai_compatible._request_to_wire, globals())
 _response_from_wire = _w.rebind(_code_openai_compatible._response_from_wire, globals())
 _response_to_wire = _w.rebind(_code_openai_compatible._response_to_wire, globals())
@@ -454,6 +454,22 @@ _OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
     ("logprobs", "logprobs", ""),
     ("top_logprobs", "top_logprobs", ""),
     ("user", "user", ""),
+)
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("temperature", ("temperature",), ""),
+    ("max_tokens", ("max_completion_tokens", "max_tokens"), "whole"),
+    ("top_p", ("top_p",), ""),
+    ("seed", ("seed",), "whole"),
+    ("stop_sequences", ("stop",), "list"),
+    ("frequency_penalty", ("frequency_penalty",), ""),
+    ("presence_penalty", ("presence_penalty",), ""),
+    ("parallel_tool_calls", ("parallel_tool_calls",), ""),
+    ("n", ("n",), "whole"),
+    ("logprobs", ("logprobs",), ""),
+    ("top_logprobs", ("top_logprobs",), "whole"),
+    ("user", ("user",), ""),
+    ("reasoning_effort", ("reasoning_effort",), ""),
 )
 REASONING: Final = {
     "field": "reasoning",

@@ -75,6 +75,7 @@ from .openai_chat import (
     _EMPTY_TURN,
     _NO_CONFIG,
     _OPTIONS_2,
+    _OPTIONS_4,
     _error_from_wire,
     _finish_reason,
     _read_assistant_part,
@@ -104,7 +105,7 @@ from .openai_chat import (
     _tool_to_wire,
     _vm_audio_format_reverse,
 )
-from .openai_compatible import ALIAS_PATHS, OPTION_PATHS, REASONING, _OPTIONS_1
+from .openai_compatible import ALIAS_PATHS, OPTION_PATHS, REASONING, _OPTIONS_1, _OPTIONS_3
 from . import openai_compatible as _code_openai_compatible
 
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,

@@ -115,6 +115,7 @@ _assistant_to_wire = _w.rebind(_code_openai_compatible._assistant_to_wire, globa
 _messages_from_wire = _w.rebind(_code_openai_compatible._messages_from_wire, globals())
 _messages_to_wire = _w.rebind(_code_openai_compatible._messages_to_wire, globals())
 _part_to_wire = _w.rebind(_code_openai_compatible._part_to_wire, globals())
+_request_from_wire = _w.rebind(_code_dashscope._request_from_wire, globals())
 _request_to_wire = _w.rebind(_code_dashscope._request_to_wire, globals())
 _response_from_wire = _w.rebind(_code_openai_compatible._response_from_wire, globals())
 _response_to_wire = _w.rebind(_code_openai_compatible._response_to_wire, globals())
@@ -224,6 +225,26 @@ _OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
     # metadata: silently dropped, as the mapping declares
     # betas: silently dropped, as the mapping declares
 )
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("temperature", ("temperature",), ""),
+    ("max_tokens", ("max_tokens", "max_completion_tokens"), "whole"),
+    ("top_p", ("top_p",), ""),
+    ("top_k", ("top_k",), "whole"),
+    ("seed", ("seed",), "whole"),
+    ("stop_sequences", ("stop",), "list"),
+    ("frequency_penalty", ("frequency_penalty",), ""),
+    ("presence_penalty", ("presence_penalty",), ""),
+    ("n", ("n",), "whole"),
+    ("logprobs", ("logprobs",), ""),
+    ("top_logprobs", ("top_logprobs",), "whole"),
+)
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("schema_name", ("response_format.json_schema.name",), ""),
+    ("schema_description", ("response_format.json_schema.description",), ""),
+    ("schema_strict", ("response_format.json_schema.strict",), ""),
+)
 REASONING: Final = {
     "field": "reasoning_content",
     "read_also": [],
@@ -241,120 +262,6 @@ def request_to_wire(
         return cast("NovitaRequest", _request_to_wire(request, structured_output))
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
-
-
-def _request_from_wire(body: Any) -> Request:
-    """Wire request body -> canonical request."""
-    body = _w.expect_dict(body, "")
-    consumed = set()
-    nested_consumed: list[tuple[str, ...]] = []  # dotted wire fields read
-    model = _w.member_str(body, "model", "")
-    consumed.add("model")
-    messages: list[Message] = []
-    messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
-    consumed.add("messages")
-    config: dict[str, Any] = {}
-    if "temperature" in body:
-        config["temperature"] = body["temperature"]
-        consumed.add("temperature")
-    if "max_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_tokens"])
-        consumed.add("max_tokens")
-    elif "max_completion_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_completion_tokens"])
-        consumed.add("max_completion_tokens")
-    if "top_p" in body:
-        config["top_p"] = body["top_p"]
-        consumed.add("top_p")
-    if "top_k" in body:
-        config["top_k"] = _w.whole_number(body["top_k"])
-        consumed.add("top_k")
-    if "seed" in body:
-        config["seed"] = _w.whole_number(body["seed"])
-        consumed.add("seed")
-    if "stop" in body:
-        config["stop_sequences"] = body["stop"]
-        if type(config["stop_sequences"]) is str:  # the wire's scalar form
-            config["stop_sequences"] = [config["stop_sequences"]]
-        consumed.add("stop")
-    if "frequency_penalty" in body:
-        config["frequency_penalty"] = body["frequency_penalty"]
-        consumed.add("frequency_penalty")
-    if "presence_penalty" in body:
-        config["presence_penalty"] = body["presence_penalty"]
-        consumed.add("presence_penalty")
-    if "n" in body:
-        config["n"] = _w.whole_number(body["n"])
-        consumed.add("n")
-    if "logprobs" in body:
-        config["logprobs"] = body["logprobs"]
-        consumed.add("logprobs")
-    if "top_logprobs" in body:
-        config["top_logprobs"] = _w.whole_number(body["top_logprobs"])
-        consumed.add("top_logprobs")
-    if (
-        spelled := _w.spelled(
-            _w.get_in(body, ("response_format", "type")), {"json_object": True}, False
-        )
-    ) is not None:  # values
-        config["json_mode"] = spelled
-        nested_consumed.append(("response_format", "type"))
-    if _w.get_in(body, ("response_format", "json_schema", "name")) is not None:
-        config["schema_name"] = _w.get_in(body, ("response_format", "json_schema", "name"))
-        nested_consumed.append(("response_format", "json_schema", "name"))
-    if _w.get_in(body, ("response_format", "json_schema", "description")) is not None:
-        config["schema_description"] = _w.get_in(
-            body, ("response_format", "json_schema", "description")
-        )
-        nested_consumed.append(("response_format", "json_schema", "description"))
-    if _w.get_in(body, ("response_format", "json_schema", "strict")) is not None:
-        config["schema_strict"] = _w.get_in(body, ("response_format", "json_schema", "strict"))
-        nested_consumed.append(("response_format", "json_schema", "strict"))
-    kwargs: dict[str, Any] = {}
-    raw_tools = body.get("tools")
-    if raw_tools is not None:
-        consumed.add("tools")
-        # a tool no row reads (a server tool): carried for this wire (request.unknown: carry)
-        read_tools_ = [
-            _w.read_or_skip(_read_tool, t, "tools" + f"[{j}]")
-            for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
-        ]
-        kwargs["tools"] = [t for t in read_tools_ if not isinstance(t, _w.Skipped)]
-    if "tool_choice" in body:
-        consumed.add("tool_choice")
-        choice_ = _w.read_value_or_skip(_read_tool_choice, body["tool_choice"])
-        if not isinstance(choice_, _w.Skipped):  # a mode no row reads: carried for this wire
-            kwargs["tool_choice"] = choice_
-    raw_structured = body.get("response_format")
-    if (
-        type(raw_structured) is dict
-        and raw_structured.get("type") == "json_schema"
-        and "json_schema" in raw_structured
-    ):
-        nested_consumed.append(
-            ("response_format", "type")
-        )  # the template's keys; the rest of response_format is not ours
-        nested_consumed.append(
-            ("response_format", "json_schema")
-        )  # the template's keys; the rest of response_format is not ours
-        raw_structured = {k: v for k, v in raw_structured.items() if k in ("type", "json_schema")}
-        kwargs["response_schema"] = _read_structured_output(raw_structured, "response_format")
-        config.pop("json_mode", None)  # requires no_response_schema: the schema says it already
-        if "schema_name" in config and _w.derived_equal(
-            config["schema_name"], _w.schema_name, kwargs["response_schema"]
-        ):  # the row's own derived name
-            del config["schema_name"]
-        if "schema_strict" in config and _w.derived_equal(
-            config["schema_strict"], _w.schema_qualifies_for_strict, kwargs["response_schema"]
-        ):  # the row's own derived strict
-            del config["schema_strict"]
-    # request.unknown: carry. Fields no row reads are this wire's own: the residual carries them
-    # back to it (runtime/carry.py); config.extras is the caller's passthrough, never a reader's
-    if config:
-        kwargs["config"] = Config.from_dict(
-            config, "config"
-        )  # typed: the wire values are checked here
-    return Request(model=model, messages=messages, **kwargs)
 
 
 def request_from_wire(body: NovitaRequest | Mapping[str, Any]) -> Request:

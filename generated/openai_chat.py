@@ -795,6 +795,30 @@ _OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
     ("metadata", "metadata", "dict"),
     # betas: silently dropped, as the mapping declares
 )
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("temperature", ("temperature",), ""),
+    ("max_tokens", ("max_completion_tokens", "max_tokens"), "whole"),
+    ("top_p", ("top_p",), ""),
+    ("seed", ("seed",), "whole"),
+    ("stop_sequences", ("stop",), "list"),
+    ("frequency_penalty", ("frequency_penalty",), ""),
+    ("presence_penalty", ("presence_penalty",), ""),
+    ("parallel_tool_calls", ("parallel_tool_calls",), ""),
+    ("n", ("n",), "whole"),
+    ("logprobs", ("logprobs",), ""),
+    ("top_logprobs", ("top_logprobs",), "whole"),
+    ("user", ("user",), ""),
+    ("reasoning_effort", ("reasoning_effort",), ""),
+)
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_4: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("schema_name", ("response_format.json_schema.name",), ""),
+    ("schema_description", ("response_format.json_schema.description",), ""),
+    ("schema_strict", ("response_format.json_schema.strict",), ""),
+    ("prompt_cache_key", ("prompt_cache_key",), ""),
+    ("metadata", ("metadata",), ""),
+)
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((401, 403), None, None, None, None, "provider_authentication"),
@@ -1510,50 +1534,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    if "temperature" in body:
-        config["temperature"] = body["temperature"]
-        consumed.add("temperature")
-    if "max_completion_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_completion_tokens"])
-        consumed.add("max_completion_tokens")
-    elif "max_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_tokens"])
-        consumed.add("max_tokens")
-    if "top_p" in body:
-        config["top_p"] = body["top_p"]
-        consumed.add("top_p")
-    if "seed" in body:
-        config["seed"] = _w.whole_number(body["seed"])
-        consumed.add("seed")
-    if "stop" in body:
-        config["stop_sequences"] = body["stop"]
-        if type(config["stop_sequences"]) is str:  # the wire's scalar form
-            config["stop_sequences"] = [config["stop_sequences"]]
-        consumed.add("stop")
-    if "frequency_penalty" in body:
-        config["frequency_penalty"] = body["frequency_penalty"]
-        consumed.add("frequency_penalty")
-    if "presence_penalty" in body:
-        config["presence_penalty"] = body["presence_penalty"]
-        consumed.add("presence_penalty")
-    if "parallel_tool_calls" in body:
-        config["parallel_tool_calls"] = body["parallel_tool_calls"]
-        consumed.add("parallel_tool_calls")
-    if "n" in body:
-        config["n"] = _w.whole_number(body["n"])
-        consumed.add("n")
-    if "logprobs" in body:
-        config["logprobs"] = body["logprobs"]
-        consumed.add("logprobs")
-    if "top_logprobs" in body:
-        config["top_logprobs"] = _w.whole_number(body["top_logprobs"])
-        consumed.add("top_logprobs")
-    if "user" in body:
-        config["user"] = body["user"]
-        consumed.add("user")
-    if "reasoning_effort" in body:
-        config["reasoning_effort"] = body["reasoning_effort"]
-        consumed.add("reasoning_effort")
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("response_format", "type")), {"json_object": True}, False
@@ -1561,23 +1542,7 @@ def _request_from_wire(body: Any) -> Request:
     ) is not None:  # values
         config["json_mode"] = spelled
         nested_consumed.append(("response_format", "type"))
-    if _w.get_in(body, ("response_format", "json_schema", "name")) is not None:
-        config["schema_name"] = _w.get_in(body, ("response_format", "json_schema", "name"))
-        nested_consumed.append(("response_format", "json_schema", "name"))
-    if _w.get_in(body, ("response_format", "json_schema", "description")) is not None:
-        config["schema_description"] = _w.get_in(
-            body, ("response_format", "json_schema", "description")
-        )
-        nested_consumed.append(("response_format", "json_schema", "description"))
-    if _w.get_in(body, ("response_format", "json_schema", "strict")) is not None:
-        config["schema_strict"] = _w.get_in(body, ("response_format", "json_schema", "strict"))
-        nested_consumed.append(("response_format", "json_schema", "strict"))
-    if "prompt_cache_key" in body:
-        config["prompt_cache_key"] = body["prompt_cache_key"]
-        consumed.add("prompt_cache_key")
-    if "metadata" in body:
-        config["metadata"] = body["metadata"]
-        consumed.add("metadata")
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_4)
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:

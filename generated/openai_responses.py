@@ -1412,6 +1412,24 @@ _OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
     ("metadata", "metadata", "dict"),
     # betas: silently dropped, as the mapping declares
 )
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("temperature", ("temperature",), ""),
+    ("max_tokens", ("max_output_tokens",), "whole"),
+    ("top_p", ("top_p",), ""),
+    ("parallel_tool_calls", ("parallel_tool_calls",), ""),
+    ("top_logprobs", ("top_logprobs",), "whole"),
+    ("user", ("user",), ""),
+    ("reasoning_effort", ("reasoning.effort",), ""),
+)
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_4: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("schema_name", ("text.format.name",), ""),
+    ("schema_description", ("text.format.description",), ""),
+    ("schema_strict", ("text.format.strict",), ""),
+    ("prompt_cache_key", ("prompt_cache_key",), ""),
+    ("metadata", ("metadata",), ""),
+)
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((401, 403), None, None, None, None, "provider_authentication"),
@@ -2100,27 +2118,7 @@ def _request_from_wire(body: Any) -> Request:
         messages.extend(_messages_from_wire(raw_messages, "input"))
     consumed.add("input")
     config: dict[str, Any] = {}
-    if "temperature" in body:
-        config["temperature"] = body["temperature"]
-        consumed.add("temperature")
-    if "max_output_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_output_tokens"])
-        consumed.add("max_output_tokens")
-    if "top_p" in body:
-        config["top_p"] = body["top_p"]
-        consumed.add("top_p")
-    if "parallel_tool_calls" in body:
-        config["parallel_tool_calls"] = body["parallel_tool_calls"]
-        consumed.add("parallel_tool_calls")
-    if "top_logprobs" in body:
-        config["top_logprobs"] = _w.whole_number(body["top_logprobs"])
-        consumed.add("top_logprobs")
-    if "user" in body:
-        config["user"] = body["user"]
-        consumed.add("user")
-    if _w.get_in(body, ("reasoning", "effort")) is not None:
-        config["reasoning_effort"] = _w.get_in(body, ("reasoning", "effort"))
-        nested_consumed.append(("reasoning", "effort"))
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("text", "format", "type")), {"json_object": True}, False
@@ -2128,21 +2126,7 @@ def _request_from_wire(body: Any) -> Request:
     ) is not None:  # values
         config["json_mode"] = spelled
         nested_consumed.append(("text", "format", "type"))
-    if _w.get_in(body, ("text", "format", "name")) is not None:
-        config["schema_name"] = _w.get_in(body, ("text", "format", "name"))
-        nested_consumed.append(("text", "format", "name"))
-    if _w.get_in(body, ("text", "format", "description")) is not None:
-        config["schema_description"] = _w.get_in(body, ("text", "format", "description"))
-        nested_consumed.append(("text", "format", "description"))
-    if _w.get_in(body, ("text", "format", "strict")) is not None:
-        config["schema_strict"] = _w.get_in(body, ("text", "format", "strict"))
-        nested_consumed.append(("text", "format", "strict"))
-    if "prompt_cache_key" in body:
-        config["prompt_cache_key"] = body["prompt_cache_key"]
-        consumed.add("prompt_cache_key")
-    if "metadata" in body:
-        config["metadata"] = body["metadata"]
-        consumed.add("metadata")
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_4)
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:

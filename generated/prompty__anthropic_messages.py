@@ -227,6 +227,17 @@ _OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
     # logprobs: silently dropped, as the mapping declares
     # top_logprobs: silently dropped, as the mapping declares
 )
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("temperature", ("temperature",), ""),
+    ("max_tokens", ("max_tokens",), "whole"),
+    ("top_p", ("top_p",), ""),
+    ("top_k", ("top_k",), "whole"),
+    ("stop_sequences", ("stop_sequences",), ""),
+    ("parallel_tool_calls", ("tool_choice.disable_parallel_tool_use",), "negate"),
+    ("user", ("metadata.user_id",), ""),
+    ("reasoning_budget", ("thinking.budget_tokens",), "whole"),
+)
 
 _RE_1: Final = _w.lazy_pattern(
     globals(),

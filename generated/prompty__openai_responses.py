@@ -79,6 +79,8 @@ from .openai_responses import (
     _NO_CONFIG,
     _OPTIONS_1,
     _OPTIONS_2,
+    _OPTIONS_3,
+    _OPTIONS_4,
     _error_from_wire,
     _finish_reason,
     _read_assistant_part,
@@ -396,27 +398,7 @@ def _request_from_wire(body: Any) -> Request:
         messages.extend(_messages_from_wire(raw_messages, "input"))
     consumed.add("input")
     config: dict[str, Any] = {}
-    if "temperature" in body:
-        config["temperature"] = body["temperature"]
-        consumed.add("temperature")
-    if "max_output_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_output_tokens"])
-        consumed.add("max_output_tokens")
-    if "top_p" in body:
-        config["top_p"] = body["top_p"]
-        consumed.add("top_p")
-    if "parallel_tool_calls" in body:
-        config["parallel_tool_calls"] = body["parallel_tool_calls"]
-        consumed.add("parallel_tool_calls")
-    if "top_logprobs" in body:
-        config["top_logprobs"] = _w.whole_number(body["top_logprobs"])
-        consumed.add("top_logprobs")
-    if "user" in body:
-        config["user"] = body["user"]
-        consumed.add("user")
-    if _w.get_in(body, ("reasoning", "effort")) is not None:
-        config["reasoning_effort"] = _w.get_in(body, ("reasoning", "effort"))
-        nested_consumed.append(("reasoning", "effort"))
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("text", "format", "type")), {"json_object": True}, False
@@ -424,21 +406,7 @@ def _request_from_wire(body: Any) -> Request:
     ) is not None:  # values
         config["json_mode"] = spelled
         nested_consumed.append(("text", "format", "type"))
-    if _w.get_in(body, ("text", "format", "name")) is not None:
-        config["schema_name"] = _w.get_in(body, ("text", "format", "name"))
-        nested_consumed.append(("text", "format", "name"))
-    if _w.get_in(body, ("text", "format", "description")) is not None:
-        config["schema_description"] = _w.get_in(body, ("text", "format", "description"))
-        nested_consumed.append(("text", "format", "description"))
-    if _w.get_in(body, ("text", "format", "strict")) is not None:
-        config["schema_strict"] = _w.get_in(body, ("text", "format", "strict"))
-        nested_consumed.append(("text", "format", "strict"))
-    if "prompt_cache_key" in body:
-        config["prompt_cache_key"] = body["prompt_cache_key"]
-        consumed.add("prompt_cache_key")
-    if "metadata" in body:
-        config["metadata"] = body["metadata"]
-        consumed.add("metadata")
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_4)
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:

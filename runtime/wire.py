@@ -37,6 +37,7 @@ __all__ = [
     "rebind",
     "read_request",
     "options_to_wire",
+    "options_from_wire",
     "read_response",
     "user_content",
     "assistant_content",
@@ -1750,6 +1751,34 @@ def options_to_wire(config: Any, body: dict[str, Any], rows: tuple[tuple[str, st
             body[wire] = dict(value)
         elif how != "tools" or (isinstance(tools, list) and tools):
             body[wire] = value
+
+
+def options_from_wire(
+    body: dict[str, Any], config: dict[str, Any], consumed: set[str], nested: list[tuple[str, ...]], rows: tuple[tuple[str, tuple[str, ...], str], ...]
+) -> None:
+    """The option rows a table reads with no code of their own (codegen/emit/messages.py), in
+    order, from `body` into `config`: `(option, wire fields, how)`, the first wire field present
+    (a dotted one is nested, and present when not None), how "" (as it is), "whole" (an
+    integer option: an integer-valued float reads as the integer), "negate" (the wire says it
+    the other way round) or "list" (a top-level field's scalar form read as a one-item list).
+    The fields read are added to `consumed` (dotted: `nested`)."""
+    for name, wires, how in rows:
+        for wire in wires:
+            if "." in wire:
+                keys = tuple(wire.split("."))
+                value = get_in(body, keys)
+                if value is None:
+                    continue
+                config[name] = whole_number(value) if how == "whole" else negated(value) if how == "negate" else value
+                nested.append(keys)
+                break
+            if wire in body:
+                value = body[wire]
+                config[name] = whole_number(value) if how == "whole" else negated(value) if how == "negate" else value
+                if how == "list" and type(config[name]) is str:  # the wire's scalar form
+                    config[name] = [config[name]]
+                consumed.add(wire)
+                break
 
 
 def read_request(

@@ -1388,8 +1388,25 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         out.add(f"messages.extend(_messages_from_wire(_w.member_list(body, {field}, ''), {field}))")
     out.add(f"consumed.add({field})")
     out.add("config: dict[str, Any] = {}")
-    for opt in ir.options:
-        if opt.wire is None:
+    table: list[str] = []  # a run of rows a table says, as `_w.options_from_wire` reads them
+    for opt in [*ir.options, None]:
+        if opt is not None and opt.wire is None:
+            continue
+        how = None if opt is None or opt.values else "whole" if opt.name in INTEGER_OPTIONS else "negate" if opt.negate else ""
+        if how == "" and opt is not None and opt.merge_coerce_string:
+            how = "list"
+        elif how and opt is not None and opt.merge_coerce_string:
+            how = None  # both: the code below says it
+        if how is None and table:  # the run ends: its table, read in order
+            em.option_tables = getattr(em, "option_tables", 0) + 1
+            name = f"_OPTIONS_{em.option_tables}"
+            em.parts.constants.append(f"# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)\n{name}: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (\n" + "".join(f"    {line}\n" for line in table) + ")")
+            out.add(f"_w.options_from_wire(body, config, consumed, nested_consumed, {name})")
+            table = []
+        if opt is None:
+            break
+        if how is not None:
+            table.append(f"({lit(opt.name)}, {lit((opt.wire, *opt.read_also))}, {lit(how)}),")
             continue
         # An option this mapping cannot send is still read as that option, so request_to_wire
         # applies the mapping's rule to it (drop, warn or reject) instead of forwarding an extra.

@@ -94,6 +94,7 @@ _assistant_content_to_wire = _w.rebind(_code_tiny_chat._assistant_content_to_wir
 _assistant_to_wire = _w.rebind(_code_tiny_chat._assistant_to_wire, globals())
 _messages_to_wire = _w.rebind(_code_tiny_chat._messages_to_wire, globals())
 _part_to_wire = _w.rebind(_code_tiny_chat._part_to_wire, globals())
+_request_from_wire = _w.rebind(_code_tiny_chat._request_from_wire, globals())
 _request_to_wire = _w.rebind(_code_tiny_chat._request_to_wire, globals())
 _response_to_wire = _w.rebind(_code_tiny_chat._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_tiny_chat._rewrite_request, globals())
@@ -169,6 +170,14 @@ _OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
     # metadata: silently dropped, as the mapping declares
     # betas: silently dropped, as the mapping declares
 )
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("temperature", ("temperature",), ""),
+    ("max_tokens", ("max_tokens",), "whole"),
+    ("top_p", ("top_p",), ""),
+    ("seed", ("seed",), "whole"),
+    ("stop_sequences", ("stop",), "list"),
+)
 
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
 
@@ -193,59 +202,6 @@ def request_to_wire(
         return cast("AcmeTinyChatRequest", _request_to_wire(request, structured_output))
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
-
-
-def _request_from_wire(body: Any) -> Request:
-    """Wire request body -> canonical request."""
-    body = _w.expect_dict(body, "")
-    consumed = set()
-    nested_consumed: list[tuple[str, ...]] = []  # dotted wire fields read
-    model = _w.member_str(body, "model", "")
-    consumed.add("model")
-    messages: list[Message] = []
-    messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
-    consumed.add("messages")
-    config: dict[str, Any] = {}
-    if "temperature" in body:
-        config["temperature"] = body["temperature"]
-        consumed.add("temperature")
-    if "max_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_tokens"])
-        consumed.add("max_tokens")
-    if "top_p" in body:
-        config["top_p"] = body["top_p"]
-        consumed.add("top_p")
-    if "seed" in body:
-        config["seed"] = _w.whole_number(body["seed"])
-        consumed.add("seed")
-    if "stop" in body:
-        config["stop_sequences"] = body["stop"]
-        if type(config["stop_sequences"]) is str:  # the wire's scalar form
-            config["stop_sequences"] = [config["stop_sequences"]]
-        consumed.add("stop")
-    kwargs: dict[str, Any] = {}
-    raw_tools = body.get("tools")
-    if raw_tools is not None:
-        consumed.add("tools")
-        kwargs["tools"] = [
-            _read_tool(_w.expect_dict(t, "tools" + f"[{j}]"), "tools" + f"[{j}]")
-            for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
-        ]
-    if "tool_choice" in body:
-        consumed.add("tool_choice")
-        kwargs["tool_choice"] = _read_tool_choice(body["tool_choice"])
-    extras = (
-        _w.leftover(body, consumed, nested_consumed)
-        if nested_consumed
-        else {k: v for k, v in body.items() if k not in consumed}
-    )
-    if extras:
-        config["extras"] = extras
-    if config:
-        kwargs["config"] = Config.from_dict(
-            config, "config"
-        )  # typed: the wire values are checked here
-    return Request(model=model, messages=messages, **kwargs)
 
 
 def request_from_wire(body: AcmeTinyChatRequest | Mapping[str, Any]) -> Request:

@@ -223,6 +223,14 @@ _OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
     # metadata: silently dropped, as the mapping declares
     # betas: silently dropped, as the mapping declares
 )
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("temperature", ("temperature",), ""),
+    ("max_tokens", ("max_completion_tokens",), "whole"),
+    ("top_p", ("top_p",), ""),
+    ("seed", ("seed",), "whole"),
+    ("stop_sequences", ("stop",), "list"),
+)
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((401, 403), None, None, None, None, "provider_authentication"),
@@ -752,23 +760,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    if "temperature" in body:
-        config["temperature"] = body["temperature"]
-        consumed.add("temperature")
-    if "max_completion_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_completion_tokens"])
-        consumed.add("max_completion_tokens")
-    if "top_p" in body:
-        config["top_p"] = body["top_p"]
-        consumed.add("top_p")
-    if "seed" in body:
-        config["seed"] = _w.whole_number(body["seed"])
-        consumed.add("seed")
-    if "stop" in body:
-        config["stop_sequences"] = body["stop"]
-        if type(config["stop_sequences"]) is str:  # the wire's scalar form
-            config["stop_sequences"] = [config["stop_sequences"]]
-        consumed.add("stop")
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_2)
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:
