@@ -850,7 +850,7 @@ def emit_options_to_wire(
             continue
         row = _plain_row(ir, opt) if bind and opt is not None else None
         if row is None and any(not line.startswith("#") for line in table):  # the run ends: its table, read in order
-            em.option_tables = getattr(em, "option_tables", 0) + 1
+            em.option_tables += 1
             name = f"_OPTIONS_{em.option_tables}"
             em.parts.constants.append(f"# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)\n{name}: Final[tuple[tuple[str, str, str], ...]] = (\n" + "".join(f"    {line}\n" for line in table) + ")")
             out.add(f"_w.options_to_wire(config, body, {name}, tools, KEY)")
@@ -1398,13 +1398,14 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         elif how and opt is not None and opt.merge_coerce_string:
             how = None  # both: the code below says it
         if how is None and table:  # the run ends: its table, read in order
-            em.option_tables = getattr(em, "option_tables", 0) + 1
+            em.option_tables += 1
             name = f"_OPTIONS_{em.option_tables}"
             em.parts.constants.append(f"# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)\n{name}: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (\n" + "".join(f"    {line}\n" for line in table) + ")")
             out.add(f"_w.options_from_wire(body, config, consumed, nested_consumed, {name})")
             table = []
         if opt is None:
             break
+        assert opt.wire is not None
         if how is not None:
             table.append(f"({lit(opt.name)}, {lit((opt.wire, *opt.read_also))}, {lit(how)}),")
             continue

@@ -142,10 +142,10 @@ def share_with_base(
         donor_functions, donor_others = _top_level(ast.parse(donor_text), donor_text)
         donor_lines = donor_text.splitlines(keepends=True)
         same_donor = {n for n, src in others.items() if donor_others.get(n) == src}
-        for name, node in functions.items():
-            if name in candidates or name in code_of or name not in donor_functions or node.decorator_list:
+        for name, fn in functions.items():
+            if name in candidates or name in code_of or name not in donor_functions or fn.decorator_list:
                 continue
-            if _segment(lines, node) == _segment(donor_lines, donor_functions[name]) and _safe_defaults(node, same_donor):
+            if _segment(lines, fn) == _segment(donor_lines, donor_functions[name]) and _safe_defaults(fn, same_donor):
                 code_of[name] = donor_origins.get(name, donor)
     rebound = sorted(code_of)
     # a set of strings that differs a little (WIRE_KEYS: a dialect names a key or two more):
