@@ -380,7 +380,9 @@ def generate(mappings_dir: str = "mappings") -> dict[str, str]:
             # dialect itself: importing one format loads at most one other dialect
             formats = {module_name(k) for k in whole}
             lenders = [k for k in siblings if not set(_imports_of(out[f"{module_name(k)}.py"])) & formats - {module_name(a) for a in (parent, *ancestors)}]
-            donors = [(module_name(k), whole[k], origins.get(k) or {}) for k in (*ancestors, *lenders)]
+            # a base of the base is loaded already; a sibling is worth loading for a quarter of its lines
+            donors = [(module_name(k), whole[k], origins.get(k) or {}, 0) for k in ancestors]
+            donors += [(module_name(k), whole[k], origins.get(k) or {}, out[f"{module_name(k)}.py"].count("\n") // 4) for k in lenders]
             out[f"{name}.py"], origins[ir.key] = share_with_base(whole[ir.key], whole[parent], base, origins.get(parent), donors)  # black's layout kept
         if not isinstance(ir, TaskIR):  # every row reads back as itself, or no module
             deps = {module_name(k): run(k) for k in _lenders(resolved, ir.key, out, provable())} if base is not None else {}

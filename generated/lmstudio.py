@@ -105,7 +105,6 @@ from .openai_chat import (
 )
 from .openai_compatible import ALIAS_PATHS, REASONING
 from . import dashscope as _code_dashscope
-from . import llamacpp as _code_llamacpp
 from . import openai_compatible as _code_openai_compatible
 
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,
@@ -115,13 +114,11 @@ _assistant_to_wire = _w.rebind(_code_openai_compatible._assistant_to_wire, globa
 _messages_from_wire = _w.rebind(_code_openai_compatible._messages_from_wire, globals())
 _messages_to_wire = _w.rebind(_code_openai_compatible._messages_to_wire, globals())
 _part_to_wire = _w.rebind(_code_openai_compatible._part_to_wire, globals())
-_read_tool_choice = _w.rebind(_code_llamacpp._read_tool_choice, globals())
 _request_from_wire = _w.rebind(_code_dashscope._request_from_wire, globals())
 _request_to_wire = _w.rebind(_code_dashscope._request_to_wire, globals())
 _response_from_wire = _w.rebind(_code_openai_compatible._response_from_wire, globals())
 _response_to_wire = _w.rebind(_code_openai_compatible._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_openai_compatible._rewrite_request, globals())
-_tool_choice_to_wire = _w.rebind(_code_llamacpp._tool_choice_to_wire, globals())
 _user_content_to_wire = _w.rebind(_code_openai_compatible._user_content_to_wire, globals())
 _user_to_wire = _w.rebind(_code_openai_compatible._user_to_wire, globals())
 _vm_audio_format = _w.rebind(_code_openai_compatible._vm_audio_format, globals())
@@ -244,6 +241,20 @@ _OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
 
 
+def _tool_choice_to_wire(choice: ToolChoice) -> Any:
+    """Canonical tool_choice -> wire."""
+    if choice == "auto":
+        return "auto"
+    if choice == "required":
+        return "required"
+    if choice == "none":
+        return "none"
+    assert isinstance(choice, ForcedTool)
+    raise InvalidRequestError(
+        "a forced tool (tool_choice tool) is not supported by " + KEY, path="tool_choice"
+    )
+
+
 def request_to_wire(
     request: Request | Mapping[str, Any], *, structured_output: str | None = None
 ) -> LmstudioRequest:
@@ -260,6 +271,17 @@ def request_from_wire(body: LmstudioRequest | Mapping[str, Any]) -> Request:
     return _w.read_request(
         body, _request_from_wire, ORIGIN, _rewrite_request, WIRE_KEYS, OPTION_PATHS, ALIAS_PATHS
     )
+
+
+def _read_tool_choice(value: Any) -> ToolChoice:
+    """Wire tool_choice -> canonical."""
+    if value == "auto":
+        return "auto"
+    if value == "required":
+        return "required"
+    if value == "none":
+        return "none"
+    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + repr(value))
 
 
 def response_from_wire(

@@ -104,7 +104,6 @@ from .openai_chat import (
     _vm_audio_format_reverse,
 )
 from .openai_compatible import REASONING
-from . import dashscope as _code_dashscope
 from . import openai_compatible as _code_openai_compatible
 
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,
@@ -114,11 +113,9 @@ _assistant_to_wire = _w.rebind(_code_openai_compatible._assistant_to_wire, globa
 _messages_from_wire = _w.rebind(_code_openai_compatible._messages_from_wire, globals())
 _messages_to_wire = _w.rebind(_code_openai_compatible._messages_to_wire, globals())
 _part_to_wire = _w.rebind(_code_openai_compatible._part_to_wire, globals())
-_read_tool_choice = _w.rebind(_code_dashscope._read_tool_choice, globals())
 _response_from_wire = _w.rebind(_code_openai_compatible._response_from_wire, globals())
 _response_to_wire = _w.rebind(_code_openai_compatible._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_openai_compatible._rewrite_request, globals())
-_tool_choice_to_wire = _w.rebind(_code_dashscope._tool_choice_to_wire, globals())
 _user_content_to_wire = _w.rebind(_code_openai_compatible._user_content_to_wire, globals())
 _user_to_wire = _w.rebind(_code_openai_compatible._user_to_wire, globals())
 _vm_audio_format = _w.rebind(_code_openai_compatible._vm_audio_format, globals())
@@ -260,6 +257,20 @@ _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
 _RE_2: Final = _w.lazy_pattern(
     globals(), "_RE_2", "(?s)(?s:kimi\\-k2\\.6.*)\\Z|(?s:kimi\\-k2\\.5.*)\\Z"
 )
+
+
+def _tool_choice_to_wire(choice: ToolChoice) -> Any:
+    """Canonical tool_choice -> wire."""
+    if choice == "auto":
+        return "auto"
+    if choice == "required":
+        raise InvalidRequestError(
+            "tool_choice 'required' is not supported by " + KEY, path="tool_choice"
+        )
+    if choice == "none":
+        return "none"
+    assert isinstance(choice, ForcedTool)
+    return {"type": "function", "function": {"name": choice.name}}
 
 
 def _request_to_wire(
@@ -507,6 +518,23 @@ def request_from_wire(body: MoonshotRequest | Mapping[str, Any]) -> Request:
     return _w.read_request(
         body, _request_from_wire, ORIGIN, _rewrite_request, WIRE_KEYS, OPTION_PATHS, ALIAS_PATHS
     )
+
+
+def _read_tool_choice(value: Any) -> ToolChoice:
+    """Wire tool_choice -> canonical."""
+    if type(value) is dict and value.get("type") == "function" and "function" in value:
+        obj_1 = value.get("function")
+        if type(obj_1) is not dict:
+            obj_1 = _w.member_dict(value, "function", "tool_choice")
+        name_2 = obj_1.get("name")
+        if type(name_2) is not str:
+            name_2 = _w.member_str(obj_1, "name", "tool_choice" + ".function")
+        return ForcedTool(name=name_2)
+    if value == "auto":
+        return "auto"
+    if value == "none":
+        return "none"
+    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + repr(value))
 
 
 def response_from_wire(

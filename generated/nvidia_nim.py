@@ -106,7 +106,6 @@ from .openai_chat import (
     _vm_audio_format_reverse,
 )
 from .openai_compatible import ALIAS_PATHS, OPTION_PATHS, _OPTIONS_1, _OPTIONS_3
-from . import cerebras as _code_cerebras
 from . import openai_compatible as _code_openai_compatible
 
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,
@@ -121,7 +120,6 @@ _request_to_wire = _w.rebind(_code_openai_compatible._request_to_wire, globals()
 _response_from_wire = _w.rebind(_code_openai_compatible._response_from_wire, globals())
 _response_to_wire = _w.rebind(_code_openai_compatible._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_openai_compatible._rewrite_request, globals())
-_stream_emit_2 = _w.rebind(_code_cerebras._stream_emit_2, globals())
 _user_content_to_wire = _w.rebind(_code_openai_compatible._user_content_to_wire, globals())
 _user_to_wire = _w.rebind(_code_openai_compatible._user_to_wire, globals())
 _vm_audio_format = _w.rebind(_code_openai_compatible._vm_audio_format, globals())
@@ -185,6 +183,39 @@ TRANSPORT: Final = {
         },
     },
 }  # how the runtime reaches the provider (mapping `transport:`)
+
+
+def _stream_emit_2(values: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The stream emit row /stream/emit/reasoning_delta/0: its (event, data) from the values of the event being written."""
+    v_id = values.get("id", _MISSING)
+    if type(v_id) is _Lazy:
+        v_id = v_id.fn()
+    v_created = values.get("created", _MISSING)
+    if type(v_created) is _Lazy:
+        v_created = v_created.fn()
+    v_model = values.get("model", _MISSING)
+    if type(v_model) is _Lazy:
+        v_model = v_model.fn()
+    v_text = values.get("text", _MISSING)
+    if type(v_text) is _Lazy:
+        v_text = v_text.fn()
+    o_1 = {"reasoning": v_text}
+    if v_text is _MISSING:
+        del o_1["reasoning"]
+    o_2 = {
+        "id": v_id,
+        "object": "chat.completion.chunk",
+        "created": v_created,
+        "model": v_model,
+        "choices": [{"index": 0, "delta": o_1, "finish_reason": None}],
+    }
+    if v_id is _MISSING:
+        del o_2["id"]
+    if v_created is _MISSING:
+        del o_2["created"]
+    if v_model is _MISSING:
+        del o_2["model"]
+    return None, o_2
 
 
 # the stream table (mapping `stream:`), read by wiremap.runtime.stream; its parse rules are matched

@@ -102,20 +102,15 @@ from .openai_chat import (
     _tool_to_wire,
     _vm_audio_format_reverse,
 )
-from . import mistral as _code_mistral
 from . import openai_chat as _code_openai_chat
 
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,
 # ORIGIN, option rows) or functions: the base's code, run with this module's globals
 _assistant_content_to_wire = _w.rebind(_code_openai_chat._assistant_content_to_wire, globals())
-_assistant_to_wire = _w.rebind(_code_mistral._assistant_to_wire, globals())
-_messages_to_wire = _w.rebind(_code_mistral._messages_to_wire, globals())
 _part_to_wire = _w.rebind(_code_openai_chat._part_to_wire, globals())
 _response_to_wire = _w.rebind(_code_openai_chat._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_openai_chat._rewrite_request, globals())
-_system_to_wire = _w.rebind(_code_mistral._system_to_wire, globals())
 _user_content_to_wire = _w.rebind(_code_openai_chat._user_content_to_wire, globals())
-_user_to_wire = _w.rebind(_code_mistral._user_to_wire, globals())
 _vm_audio_format = _w.rebind(_code_openai_chat._vm_audio_format, globals())
 
 # the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
@@ -300,6 +295,76 @@ def _tool_call_to_wire(
         "type": "function",
         "function": {"name": call.name, "arguments": _w.dumps(call.arguments)},
     }
+
+
+def _system_to_wire(content: str, path: str = "") -> dict[str, Any]:
+    """A system message -> its wire message (system `inline`)."""
+    return {"role": "system", "content": content}
+
+
+def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
+    """A user message (`messages[i]`) -> its wire message."""
+    wire_content: Any
+    if type(content) is str:  # the common case, inline
+        wire_content = content
+    else:
+        wire_content = _user_content_to_wire(content, f"messages[{i}].content")
+    return {"role": "user", "content": wire_content}
+
+
+def _assistant_to_wire(
+    body_content: Any, calls: Any, i: int, memo: dict[int, Any] | None = None
+) -> dict[str, Any]:
+    """An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `field`)."""
+    content_out: Any = body_content
+    if type(body_content) is str:  # the common case, inline
+        content_out = body_content
+    elif isinstance(body_content, (str, list)):
+        content_out = _assistant_content_to_wire(body_content, f"messages[{i}].content")
+    wire_calls: Any = NOT_GIVEN
+    if calls is not NOT_GIVEN and calls:
+        wire_calls = [
+            _tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]", memo)
+            for k, call in enumerate(calls)
+        ]
+    elif not content_out:
+        raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
+    wire_message_1: dict[str, Any] = {"role": "assistant"}
+    if content_out is not NOT_GIVEN:
+        wire_message_1["content"] = content_out
+    if wire_calls is not NOT_GIVEN:
+        wire_message_1["tool_calls"] = wire_calls
+    return wire_message_1
+
+
+def _messages_to_wire(
+    messages: list[Message], memo: dict[int, Any] | None = None
+) -> list[dict[str, Any]]:
+    """Canonical messages -> wire (system `inline`, tool results `message`, tool calls `field`). `memo`: validation's sorted copies (wire.memo_json)."""
+    wire_messages: list[dict[str, Any]] = []
+    for i, message in enumerate(messages):
+        if isinstance(message, UserMessage):
+            wire_messages.append(_user_to_wire(message.content, i))
+            continue
+        if isinstance(message, SystemMessage):
+            wire_messages.append(_system_to_wire(message.content))
+            continue
+        if isinstance(message, AssistantMessage):
+            calls = message.tool_calls
+            wire_messages.append(_assistant_to_wire(message.content, calls, i, memo))
+            continue
+        assert isinstance(message, ToolMessage)
+        wire_messages.append(
+            _tool_result_to_wire(
+                message.tool_call_id,
+                message.content,
+                message.name,
+                i,
+                message.is_error,
+                message.cache_control,
+            )
+        )
+    return wire_messages
 
 
 def _request_to_wire(
