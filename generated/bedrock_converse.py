@@ -802,6 +802,14 @@ _OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
     ("metadata", "requestMetadata", "dict"),
     # betas: silently dropped, as the mapping declares
 )
+_EXTRAS_ROOT: Final = (
+    "additionalModelResponseFieldPaths",
+    "guardrailConfig",
+    "performanceConfig",
+    "projectIdentifier",
+    "promptVariables",
+    "serviceTier",
+)  # extras keys placed at the root (placement.root)
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
 _OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("inferenceConfig.temperature",), ""),
@@ -2016,15 +2024,7 @@ def _request_to_wire(
             # extras placement under additionalModelRequestFields; these keys belong at the root (placement.root)
             target = (
                 body
-                if key
-                in (
-                    "additionalModelResponseFieldPaths",
-                    "guardrailConfig",
-                    "performanceConfig",
-                    "projectIdentifier",
-                    "promptVariables",
-                    "serviceTier",
-                )
+                if key in _EXTRAS_ROOT
                 else _w.container_in(body, ("additionalModelRequestFields",))
             )
             if key not in target:

@@ -802,6 +802,10 @@ _EMPTY_TURN: Final = (
     "another provider, unsigned thinking) are removed; drop the turn or give it text"
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+_EXTRAS_ROOT: Final = (
+    "cachedContent",
+    "safetySettings",
+)  # extras keys placed at the root (placement.root)
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
 _OPTIONS_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("generationConfig.temperature",), ""),
@@ -1584,11 +1588,7 @@ def _request_to_wire(
         for key in sorted(extras):
             value = extras[key]
             # extras placement under generationConfig; these keys belong at the root (placement.root)
-            target = (
-                body
-                if key in ("cachedContent", "safetySettings")
-                else _w.container_in(body, ("generationConfig",))
-            )
+            target = body if key in _EXTRAS_ROOT else _w.container_in(body, ("generationConfig",))
             if key not in target:
                 target[key] = _w.json_copy(value)
                 continue

@@ -74,6 +74,7 @@ from .gemini_generate_content import (
     TRANSPORT,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _EXTRAS_ROOT,
     _NO_CONFIG,
     _OPTIONS_1,
     _OPTIONS_2,
@@ -638,11 +639,7 @@ def _request_to_wire(
         for key in sorted(extras):
             value = extras[key]
             # extras placement under generationConfig; these keys belong at the root (placement.root)
-            target = (
-                body
-                if key in ("cachedContent", "safetySettings")
-                else _w.container_in(body, ("generationConfig",))
-            )
+            target = body if key in _EXTRAS_ROOT else _w.container_in(body, ("generationConfig",))
             if key not in target:
                 target[key] = _w.canonical_json(value)
                 continue

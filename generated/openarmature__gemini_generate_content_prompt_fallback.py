@@ -73,6 +73,7 @@ from .gemini_generate_content import (
     TRANSPORT,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _EXTRAS_ROOT,
     _NO_CONFIG,
     _OPTIONS_1,
     _OPTIONS_2,

@@ -762,7 +762,8 @@ def _emit_request_to_wire(em: "Emitter") -> None:
     out.add("value = extras[key]")
     if ir.extras.root:
         out.add(f"# extras placement under {'.'.join(ir.extras.under)}; these keys belong at the root (placement.root)")
-        out.add(f"target = body if key in {lit(tuple(sorted(ir.extras.root)))} else _w.container_in(body, {lit(ir.extras.under)})")
+        em.parts.constants.append(f"_EXTRAS_ROOT: Final = {lit(tuple(sorted(ir.extras.root)))}  # extras keys placed at the root (placement.root)")
+        out.add(f"target = body if key in _EXTRAS_ROOT else _w.container_in(body, {lit(ir.extras.under)})")
     for wire, value in ir.extras.reserved.items():
         out.add(f"if key == {lit(wire)}:  # managed on every call, never sent by this mapping")
         out.add(f"    if not _w.deep_equal(value, {lit(value)}):")
