@@ -76,6 +76,8 @@ from .anthropic_messages import (
     TOOL_NAME_RULE,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
     _as_blocks,
     _error_from_wire,
@@ -226,8 +228,22 @@ _OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
     # logprobs: silently dropped, as the mapping declares
     # top_logprobs: silently dropped, as the mapping declares
 )
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+    # reasoning_effort: silently dropped, as the mapping declares
+)
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_3: Final[tuple[tuple[str, str, str], ...]] = (
+    # json_mode: silently dropped, as the mapping declares
+    # schema_name: silently dropped, as the mapping declares
+    # schema_description: silently dropped, as the mapping declares
+    # schema_strict: silently dropped, as the mapping declares
+    # prompt_cache_key: silently dropped, as the mapping declares
+    # metadata: silently dropped, as the mapping declares
+    # betas: sent as the request header anthropic-beta (HEADER_OPTIONS), not in the body
+)
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_4: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("temperature",), ""),
     ("max_tokens", ("max_tokens",), "whole"),
     ("top_p", ("top_p",), ""),
@@ -339,7 +355,7 @@ def _request_to_wire(
     value_user = config.user
     if value_user is not NOT_GIVEN:
         _w.put_in(body, ("metadata", "user_id"), value_user)
-    # reasoning_effort: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
     value_reasoning_budget = config.reasoning_budget
     if (
         value_reasoning_budget is NOT_GIVEN
@@ -376,13 +392,7 @@ def _request_to_wire(
         container = _w.container_in(body, ("thinking",))
         container.setdefault("type", "enabled")  # `with`: written beside it
         container["budget_tokens"] = value_reasoning_budget
-    # json_mode: silently dropped, as the mapping declares
-    # schema_name: silently dropped, as the mapping declares
-    # schema_description: silently dropped, as the mapping declares
-    # schema_strict: silently dropped, as the mapping declares
-    # prompt_cache_key: silently dropped, as the mapping declares
-    # metadata: silently dropped, as the mapping declares
-    # betas: sent as the request header anthropic-beta (HEADER_OPTIONS), not in the body
+    _w.options_to_wire(config, body, _OPTIONS_3, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
@@ -480,7 +490,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_2)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_4)
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:

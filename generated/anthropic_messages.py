@@ -935,8 +935,22 @@ _OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
     # logprobs: silently dropped, as the mapping declares
     # top_logprobs: silently dropped, as the mapping declares
 )
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_3: Final[tuple[tuple[str, str, str], ...]] = (
+    # reasoning_effort: silently dropped, as the mapping declares
+)
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_4: Final[tuple[tuple[str, str, str], ...]] = (
+    # json_mode: silently dropped, as the mapping declares
+    # schema_name: silently dropped, as the mapping declares
+    # schema_description: silently dropped, as the mapping declares
+    # schema_strict: silently dropped, as the mapping declares
+    # prompt_cache_key: silently dropped, as the mapping declares
+    # metadata: silently dropped, as the mapping declares
+    # betas: sent as the request header anthropic-beta (HEADER_OPTIONS), not in the body
+)
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_5: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("temperature",), ""),
     ("max_tokens", ("max_tokens",), "whole"),
     ("top_p", ("top_p",), ""),
@@ -946,6 +960,22 @@ _OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("user", ("metadata.user_id",), ""),
     ("reasoning_budget", ("thinking.budget_tokens",), "whole"),
 )
+_FINISH_TO_WIRE: Final[dict[str, str]] = {
+    "stop": "end_turn",
+    "length": "max_tokens",
+    "tool_calls": "tool_use",
+    "content_filter": "refusal",
+    "error": "end_turn",
+}  # canonical finish reason -> the wire's
+_FINISH_LISTED: Final = (
+    "end_turn",
+    "stop_sequence",
+    "pause_turn",
+    "max_tokens",
+    "model_context_window_exceeded",
+    "tool_use",
+    "refusal",
+)  # the wire's finish reasons
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((401, 402, 403), None, None, None, None, "provider_authentication"),
@@ -1629,7 +1659,7 @@ def _request_to_wire(
     value_user = config.user
     if value_user is not NOT_GIVEN:
         _w.put_in(body, ("metadata", "user_id"), value_user)
-    # reasoning_effort: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_3, tools, KEY)
     value_reasoning_budget = config.reasoning_budget
     if (
         value_reasoning_budget is NOT_GIVEN
@@ -1666,13 +1696,7 @@ def _request_to_wire(
         container = _w.container_in(body, ("thinking",))
         container.setdefault("type", "enabled")  # `with`: written beside it
         container["budget_tokens"] = value_reasoning_budget
-    # json_mode: silently dropped, as the mapping declares
-    # schema_name: silently dropped, as the mapping declares
-    # schema_description: silently dropped, as the mapping declares
-    # schema_strict: silently dropped, as the mapping declares
-    # prompt_cache_key: silently dropped, as the mapping declares
-    # metadata: silently dropped, as the mapping declares
-    # betas: sent as the request header anthropic-beta (HEADER_OPTIONS), not in the body
+    _w.options_to_wire(config, body, _OPTIONS_4, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
@@ -1833,7 +1857,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_5)
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:
@@ -2053,32 +2077,9 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     msg = resp.message
     reason = resp.finish_reason
     wire_reason: Any
-    if reason == "stop":
-        wire_reason = "end_turn"
-    elif reason == "length":
-        wire_reason = "max_tokens"
-    elif reason == "tool_calls":
-        wire_reason = "tool_use"
-    elif reason == "content_filter":
-        wire_reason = "refusal"
-    elif reason == "error":
-        wire_reason = "end_turn"
-    else:
-        wire_reason = reason
+    wire_reason = _FINISH_TO_WIRE.get(reason, reason) if type(reason) is str else reason
     raw_reason = raw.get("stop_reason")
-    if (
-        raw_reason
-        in (
-            "end_turn",
-            "stop_sequence",
-            "pause_turn",
-            "max_tokens",
-            "model_context_window_exceeded",
-            "tool_use",
-            "refusal",
-        )
-        and _finish_reason(raw_reason) == reason
-    ):
+    if raw_reason in _FINISH_LISTED and _finish_reason(raw_reason) == reason:
         wire_reason = raw_reason  # the provider's own listed value, when it means the same
     calls = msg.tool_calls
     blocks: list[dict[str, Any]] = []

@@ -67,6 +67,8 @@ from .openai_chat import (
     TOOL_NAME_RULE,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
     _finish_reason,
     _read_assistant_part,

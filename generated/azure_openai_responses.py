@@ -71,6 +71,8 @@ from .openai_responses import (
     TOOL_NAME_RULE,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
     _OPTIONS_1,
     _OPTIONS_2,

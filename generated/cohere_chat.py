@@ -835,8 +835,17 @@ _OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
     # user: silently dropped, as the mapping declares
     # reasoning_effort: silently dropped, as the mapping declares
 )
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_3: Final[tuple[tuple[str, str, str], ...]] = (
+    # schema_name: silently dropped, as the mapping declares
+    # schema_description: silently dropped, as the mapping declares
+    # schema_strict: silently dropped, as the mapping declares
+    # prompt_cache_key: silently dropped, as the mapping declares
+    # metadata: silently dropped, as the mapping declares
+    # betas: silently dropped, as the mapping declares
+)
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_4: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("temperature",), ""),
     ("max_tokens", ("max_tokens",), "whole"),
     ("top_p", ("p",), ""),
@@ -848,6 +857,21 @@ _OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("logprobs", ("logprobs",), ""),
     ("reasoning_budget", ("thinking.token_budget",), "whole"),
 )
+_FINISH_TO_WIRE: Final[dict[str, str]] = {
+    "stop": "COMPLETE",
+    "length": "MAX_TOKENS",
+    "tool_calls": "TOOL_CALL",
+    "error": "ERROR",
+    "content_filter": "COMPLETE",
+}  # canonical finish reason -> the wire's
+_FINISH_LISTED: Final = (
+    "COMPLETE",
+    "STOP_SEQUENCE",
+    "MAX_TOKENS",
+    "TOOL_CALL",
+    "ERROR",
+    "TIMEOUT",
+)  # the wire's finish reasons
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((401, 403, 498), None, None, None, None, "provider_authentication"),
@@ -1265,12 +1289,7 @@ def _request_to_wire(
         container = _w.container_in(body, ("thinking",))
         container.setdefault("type", "enabled")  # `with`: written beside it
         container["token_budget"] = value_reasoning_budget
-    # schema_name: silently dropped, as the mapping declares
-    # schema_description: silently dropped, as the mapping declares
-    # schema_strict: silently dropped, as the mapping declares
-    # prompt_cache_key: silently dropped, as the mapping declares
-    # metadata: silently dropped, as the mapping declares
-    # betas: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_3, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
         if (
@@ -1408,7 +1427,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_4)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("response_format", "type")), {"json_object": True}, False
@@ -1606,23 +1625,9 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     msg = resp.message
     reason = resp.finish_reason
     wire_reason: Any
-    if reason == "stop":
-        wire_reason = "COMPLETE"
-    elif reason == "length":
-        wire_reason = "MAX_TOKENS"
-    elif reason == "tool_calls":
-        wire_reason = "TOOL_CALL"
-    elif reason == "error":
-        wire_reason = "ERROR"
-    elif reason == "content_filter":
-        wire_reason = "COMPLETE"
-    else:
-        wire_reason = reason
+    wire_reason = _FINISH_TO_WIRE.get(reason, reason) if type(reason) is str else reason
     raw_reason = raw.get("finish_reason")
-    if (
-        raw_reason in ("COMPLETE", "STOP_SEQUENCE", "MAX_TOKENS", "TOOL_CALL", "ERROR", "TIMEOUT")
-        and _finish_reason(raw_reason) == reason
-    ):
+    if raw_reason in _FINISH_LISTED and _finish_reason(raw_reason) == reason:
         wire_reason = raw_reason  # the provider's own listed value, when it means the same
     calls = msg.tool_calls
     content_out: Any = msg.content

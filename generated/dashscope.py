@@ -73,6 +73,8 @@ from .openai_chat import (
     TOOL_NAME_RULE,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
     _error_from_wire,
     _finish_reason,

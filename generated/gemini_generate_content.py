@@ -802,12 +802,23 @@ _EMPTY_TURN: Final = (
     "another provider, unsigned thinking) are removed; drop the turn or give it text"
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+    # parallel_tool_calls: silently dropped, as the mapping declares
+    # user: silently dropped, as the mapping declares
+    # schema_name: silently dropped, as the mapping declares
+    # schema_description: silently dropped, as the mapping declares
+    # schema_strict: silently dropped, as the mapping declares
+    # prompt_cache_key: silently dropped, as the mapping declares
+    # metadata: silently dropped, as the mapping declares
+    # betas: silently dropped, as the mapping declares
+)
 _EXTRAS_ROOT: Final = (
     "cachedContent",
     "safetySettings",
 )  # extras keys placed at the root (placement.root)
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("generationConfig.temperature",), ""),
     ("max_tokens", ("generationConfig.maxOutputTokens",), "whole"),
     ("top_p", ("generationConfig.topP",), ""),
@@ -821,9 +832,33 @@ _OPTIONS_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("top_logprobs", ("generationConfig.logprobs",), "whole"),
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("reasoning_budget", ("generationConfig.thinkingConfig.thinkingBudget",), "whole"),
 )
+_FINISH_TO_WIRE: Final[dict[str, str]] = {
+    "stop": "STOP",
+    "length": "MAX_TOKENS",
+    "content_filter": "SAFETY",
+    "error": "OTHER",
+    "tool_calls": "STOP",
+}  # canonical finish reason -> the wire's
+_FINISH_LISTED: Final = (
+    "STOP",
+    "MAX_TOKENS",
+    "SAFETY",
+    "RECITATION",
+    "BLOCKLIST",
+    "PROHIBITED_CONTENT",
+    "SPII",
+    "IMAGE_SAFETY",
+    "IMAGE_PROHIBITED_CONTENT",
+    "IMAGE_RECITATION",
+    "LANGUAGE",
+    "MALFORMED_FUNCTION_CALL",
+    "UNEXPECTED_TOOL_CALL",
+    "TOO_MANY_TOOL_CALLS",
+    "OTHER",
+)  # the wire's finish reasons
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((400,), None, None, None, "(?i)API key not valid|API_KEY_INVALID", "provider_authentication"),
@@ -1430,14 +1465,7 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    # parallel_tool_calls: silently dropped, as the mapping declares
-    # user: silently dropped, as the mapping declares
-    # schema_name: silently dropped, as the mapping declares
-    # schema_description: silently dropped, as the mapping declares
-    # schema_strict: silently dropped, as the mapping declares
-    # prompt_cache_key: silently dropped, as the mapping declares
-    # metadata: silently dropped, as the mapping declares
-    # betas: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [
             {
@@ -1711,7 +1739,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "contents", ""), "contents"))
     consumed.add("contents")
     config: dict[str, Any] = {}
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_1)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_2)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("generationConfig", "thinkingConfig", "thinkingLevel")),
@@ -1730,7 +1758,7 @@ def _request_from_wire(body: Any) -> Request:
     ) is not None:  # values
         config["reasoning_effort"] = spelled
         nested_consumed.append(("generationConfig", "thinkingConfig", "thinkingLevel"))
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_2)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("generationConfig", "responseMimeType")),
@@ -1996,40 +2024,9 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     msg = resp.message
     reason = resp.finish_reason
     wire_reason: Any
-    if reason == "stop":
-        wire_reason = "STOP"
-    elif reason == "length":
-        wire_reason = "MAX_TOKENS"
-    elif reason == "content_filter":
-        wire_reason = "SAFETY"
-    elif reason == "error":
-        wire_reason = "OTHER"
-    elif reason == "tool_calls":
-        wire_reason = "STOP"
-    else:
-        wire_reason = reason
+    wire_reason = _FINISH_TO_WIRE.get(reason, reason) if type(reason) is str else reason
     raw_reason = _w.get_in(raw, ("candidates", 0, "finishReason"))
-    if (
-        raw_reason
-        in (
-            "STOP",
-            "MAX_TOKENS",
-            "SAFETY",
-            "RECITATION",
-            "BLOCKLIST",
-            "PROHIBITED_CONTENT",
-            "SPII",
-            "IMAGE_SAFETY",
-            "IMAGE_PROHIBITED_CONTENT",
-            "IMAGE_RECITATION",
-            "LANGUAGE",
-            "MALFORMED_FUNCTION_CALL",
-            "UNEXPECTED_TOOL_CALL",
-            "TOO_MANY_TOOL_CALLS",
-            "OTHER",
-        )
-        and _finish_reason(raw_reason) == reason
-    ):
+    if raw_reason in _FINISH_LISTED and _finish_reason(raw_reason) == reason:
         wire_reason = raw_reason  # the provider's own listed value, when it means the same
     calls = msg.tool_calls
     blocks: list[dict[str, Any]] = []

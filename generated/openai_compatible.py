@@ -73,6 +73,8 @@ from .openai_chat import (
     TOOL_NAME_RULE,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
     _OPTIONS_2,
     _OPTIONS_4,
@@ -459,23 +461,9 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     msg = resp.message
     reason = resp.finish_reason
     wire_reason: Any
-    if reason == "stop":
-        wire_reason = "stop"
-    elif reason == "length":
-        wire_reason = "length"
-    elif reason == "tool_calls":
-        wire_reason = "tool_calls"
-    elif reason == "content_filter":
-        wire_reason = "content_filter"
-    elif reason == "error":
-        wire_reason = "stop"
-    else:
-        wire_reason = reason
+    wire_reason = _FINISH_TO_WIRE.get(reason, reason) if type(reason) is str else reason
     raw_reason = _w.get_in(raw, ("choices", 0, "finish_reason"))
-    if (
-        raw_reason in ("stop", "length", "tool_calls", "content_filter", "function_call")
-        and _finish_reason(raw_reason) == reason
-    ):
+    if raw_reason in _FINISH_LISTED and _finish_reason(raw_reason) == reason:
         wire_reason = raw_reason  # the provider's own listed value, when it means the same
     calls = msg.tool_calls
     content_out: Any = msg.content

@@ -1430,6 +1430,20 @@ _OPTIONS_4: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("prompt_cache_key", ("prompt_cache_key",), ""),
     ("metadata", ("metadata",), ""),
 )
+_FINISH_TO_WIRE: Final[dict[str, str]] = {
+    "stop": "completed",
+    "length": "incomplete",
+    "error": "failed",
+    "tool_calls": "completed",
+    "content_filter": "incomplete",
+}  # canonical finish reason -> the wire's
+_FINISH_LISTED: Final = (
+    "completed",
+    "incomplete",
+    "failed",
+    "cancelled",
+    "queued",
+)  # the wire's finish reasons
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((401, 403), None, None, None, None, "provider_authentication"),
@@ -2355,23 +2369,9 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     msg = resp.message
     reason = resp.finish_reason
     wire_reason: Any
-    if reason == "stop":
-        wire_reason = "completed"
-    elif reason == "length":
-        wire_reason = "incomplete"
-    elif reason == "error":
-        wire_reason = "failed"
-    elif reason == "tool_calls":
-        wire_reason = "completed"
-    elif reason == "content_filter":
-        wire_reason = "incomplete"
-    else:
-        wire_reason = reason
+    wire_reason = _FINISH_TO_WIRE.get(reason, reason) if type(reason) is str else reason
     raw_reason = raw.get("status")
-    if (
-        raw_reason in ("completed", "incomplete", "failed", "cancelled", "queued")
-        and _finish_reason(raw_reason) == reason
-    ):
+    if raw_reason in _FINISH_LISTED and _finish_reason(raw_reason) == reason:
         wire_reason = raw_reason  # the provider's own listed value, when it means the same
     calls = msg.tool_calls
     texts: list[str] = []

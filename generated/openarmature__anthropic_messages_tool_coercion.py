@@ -63,7 +63,12 @@ from .anthropic_messages import (
     TOOL_NAME_RULE,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
+    _OPTIONS_3,
+    _OPTIONS_4,
+    _OPTIONS_5,
     _as_blocks,
     _error_from_wire,
     _finish_reason,
@@ -201,7 +206,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_2)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_5)
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:

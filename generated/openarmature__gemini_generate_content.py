@@ -75,9 +75,12 @@ from .gemini_generate_content import (
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
     _EXTRAS_ROOT,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
     _OPTIONS_1,
     _OPTIONS_2,
+    _OPTIONS_3,
     _as_blocks,
     _assistant_content_to_wire,
     _assistant_to_wire,
@@ -484,14 +487,7 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    # parallel_tool_calls: silently dropped, as the mapping declares
-    # user: silently dropped, as the mapping declares
-    # schema_name: silently dropped, as the mapping declares
-    # schema_description: silently dropped, as the mapping declares
-    # schema_strict: silently dropped, as the mapping declares
-    # prompt_cache_key: silently dropped, as the mapping declares
-    # metadata: silently dropped, as the mapping declares
-    # betas: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [
             {
@@ -764,7 +760,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "contents", ""), "contents"))
     consumed.add("contents")
     config: dict[str, Any] = {}
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_1)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_2)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("generationConfig", "thinkingConfig", "thinkingLevel")),
@@ -783,7 +779,7 @@ def _request_from_wire(body: Any) -> Request:
     ) is not None:  # values
         config["reasoning_effort"] = spelled
         nested_consumed.append(("generationConfig", "thinkingConfig", "thinkingLevel"))
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_2)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("generationConfig", "responseMimeType")),

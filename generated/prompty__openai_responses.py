@@ -76,6 +76,8 @@ from .openai_responses import (
     TRANSPORT,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
     _OPTIONS_1,
     _OPTIONS_2,

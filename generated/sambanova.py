@@ -72,6 +72,8 @@ from .openai_chat import (
     TOOL_NAME_RULE,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
     _error_from_wire,
     _finish_reason,
@@ -353,8 +355,15 @@ _OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
     # top_logprobs: silently dropped, as the mapping declares
     # user: silently dropped, as the mapping declares
 )
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+    # reasoning_budget: silently dropped, as the mapping declares
+    # prompt_cache_key: silently dropped, as the mapping declares
+    # metadata: silently dropped, as the mapping declares
+    # betas: silently dropped, as the mapping declares
+)
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("temperature",), ""),
     ("max_tokens", ("max_tokens", "max_completion_tokens"), "whole"),
     ("top_p", ("top_p",), ""),
@@ -365,7 +374,7 @@ _OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("parallel_tool_calls", ("parallel_tool_calls",), ""),
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_4: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("schema_name", ("response_format.json_schema.name",), ""),
     ("schema_description", ("response_format.json_schema.description",), ""),
     ("schema_strict", ("response_format.json_schema.strict",), ""),
@@ -516,10 +525,7 @@ def _request_to_wire(
         )
     if value_reasoning_effort is not NOT_GIVEN:
         body["reasoning_effort"] = value_reasoning_effort
-    # reasoning_budget: silently dropped, as the mapping declares
-    # prompt_cache_key: silently dropped, as the mapping declares
-    # metadata: silently dropped, as the mapping declares
-    # betas: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
@@ -610,7 +616,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_2)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
     if (
         spelled := _w.spelled(
             body.get("reasoning_effort"), {"low": "low", "medium": "medium", "high": "high"}, True
@@ -625,7 +631,7 @@ def _request_from_wire(body: Any) -> Request:
     ) is not None:  # values
         config["json_mode"] = spelled
         nested_consumed.append(("response_format", "type"))
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_4)
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:

@@ -70,6 +70,7 @@ from .openai_chat import (
     TOOL_NAME_RULE,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
     _error_from_wire,
     _read_assistant_part,
@@ -100,7 +101,6 @@ from .openai_chat import (
     _vm_audio_format_reverse,
 )
 from .openai_compatible import ALIAS_PATHS, REASONING
-from . import nebius as _code_nebius
 from . import openai_compatible as _code_openai_compatible
 
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,
@@ -110,9 +110,10 @@ _assistant_to_wire = _w.rebind(_code_openai_compatible._assistant_to_wire, globa
 _messages_from_wire = _w.rebind(_code_openai_compatible._messages_from_wire, globals())
 _messages_to_wire = _w.rebind(_code_openai_compatible._messages_to_wire, globals())
 _part_to_wire = _w.rebind(_code_openai_compatible._part_to_wire, globals())
-_request_from_wire = _w.rebind(_code_nebius._request_from_wire, globals())
-_request_to_wire = _w.rebind(_code_nebius._request_to_wire, globals())
+_request_from_wire = _w.rebind(_code_openai_compatible._request_from_wire, globals())
+_request_to_wire = _w.rebind(_code_openai_compatible._request_to_wire, globals())
 _response_from_wire = _w.rebind(_code_openai_compatible._response_from_wire, globals())
+_response_to_wire = _w.rebind(_code_openai_compatible._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_openai_compatible._rewrite_request, globals())
 _user_content_to_wire = _w.rebind(_code_openai_compatible._user_content_to_wire, globals())
 _user_to_wire = _w.rebind(_code_openai_compatible._user_to_wire, globals())
@@ -313,8 +314,15 @@ _OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
     # top_logprobs: silently dropped, as the mapping declares
     ("user", "user_id", ""),
 )
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+    # reasoning_budget: silently dropped, as the mapping declares
+    # prompt_cache_key: silently dropped, as the mapping declares
+    # metadata: silently dropped, as the mapping declares
+    # betas: silently dropped, as the mapping declares
+)
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("temperature",), ""),
     ("max_tokens", ("max_tokens", "max_completion_tokens"), "whole"),
     ("top_p", ("top_p",), ""),
@@ -323,11 +331,20 @@ _OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("reasoning_effort", ("reasoning_effort",), ""),
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_4: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("schema_name", ("response_format.json_schema.name",), ""),
     ("schema_description", ("response_format.json_schema.description",), ""),
     ("schema_strict", ("response_format.json_schema.strict",), ""),
 )
+_FINISH_LISTED: Final = (
+    "stop",
+    "length",
+    "tool_calls",
+    "content_filter",
+    "sensitive",
+    "network_error",
+    "model_context_window_exceeded",
+)  # the wire's finish reasons
 
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
 
@@ -405,97 +422,6 @@ def response_from_wire(
     return _w.read_response(
         body, _response_from_wire, ORIGIN, _response_to_wire, WIRE_KEYS, response_schema
     )
-
-
-def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
-    """The body of response_to_wire."""
-    resp = _w.as_response(response)
-    raw = resp.raw if type(resp.raw) is dict else {}
-    msg = resp.message
-    reason = resp.finish_reason
-    wire_reason: Any
-    if reason == "stop":
-        wire_reason = "stop"
-    elif reason == "length":
-        wire_reason = "length"
-    elif reason == "tool_calls":
-        wire_reason = "tool_calls"
-    elif reason == "content_filter":
-        wire_reason = "content_filter"
-    elif reason == "error":
-        wire_reason = "stop"
-    else:
-        wire_reason = reason
-    raw_reason = _w.get_in(raw, ("choices", 0, "finish_reason"))
-    if (
-        raw_reason
-        in (
-            "stop",
-            "length",
-            "tool_calls",
-            "content_filter",
-            "sensitive",
-            "network_error",
-            "model_context_window_exceeded",
-        )
-        and _finish_reason(raw_reason) == reason
-    ):
-        wire_reason = raw_reason  # the provider's own listed value, when it means the same
-    calls = msg.tool_calls
-    content_out: Any = msg.content
-    if isinstance(msg.content, (str, list)):
-        content_out = _assistant_content_to_wire(msg.content, "message.content")
-    if (
-        type(content_out) is list
-    ):  # response content: joined_text (a response message carries one string)
-        content_out = "".join(p.get("text", "") for p in content_out)
-    wire_calls: Any = NOT_GIVEN
-    if calls:
-        wire_calls = [
-            _tool_call_to_wire(call, f"message.tool_calls[{k}]") for k, call in enumerate(calls)
-        ]
-    wire_message_1: dict[str, Any] = {"role": "assistant"}
-    if content_out is not NOT_GIVEN:
-        wire_message_1["content"] = content_out
-    if wire_calls is not NOT_GIVEN:
-        wire_message_1["tool_calls"] = wire_calls
-    wire_message = wire_message_1
-    wire_message = dict(wire_message)
-    wire_message.update(_reasoning.write(msg.content, bool(calls), REASONING, PROVIDER, False))
-    u = resp.usage
-    usage_wire: dict[str, Any] = {}
-    # usage unreported: omit. The counters go out together or not at all (never a partial object).
-    baseline = (
-        {
-            "prompt_tokens": u.prompt_tokens,
-            "completion_tokens": u.completion_tokens,
-            "total_tokens": u.total_tokens,
-        }
-        if u.prompt_tokens is not None
-        and u.completion_tokens is not None
-        and u.total_tokens is not None
-        else {}
-    )
-    if "prompt_tokens" in baseline:
-        usage_wire["prompt_tokens"] = baseline["prompt_tokens"]
-    if "completion_tokens" in baseline:
-        usage_wire["completion_tokens"] = baseline["completion_tokens"]
-    if "total_tokens" in baseline:
-        usage_wire["total_tokens"] = baseline["total_tokens"]
-    if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN and baseline:
-        usage_wire.setdefault("prompt_tokens_details", {})
-        usage_wire["prompt_tokens_details"]["cached_tokens"] = u.cached_tokens
-    body: dict[str, Any] = {}
-    body["id"] = raw.get("id", raw.get("responseId", "chatcmpl-wiremap"))
-    body["object"] = "chat.completion"
-    body["created"] = raw.get("created", 0)
-    body["model"] = raw.get("model", raw.get("modelVersion", "unknown"))
-    body["choices"] = [{"index": 0, "message": wire_message, "finish_reason": wire_reason}]
-    if usage_wire:
-        body["usage"] = usage_wire
-    if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
-        _w.apply_carried(body, resp.carried, ORIGIN)
-    return body
 
 
 def response_to_wire(response: Response | Mapping[str, Any]) -> ZaiResponse:

@@ -850,21 +850,17 @@ def emit_options_to_wire(
                 bound.add(opt.name)  # bound by the other phase
             continue
         row = _plain_row(ir, opt) if bind and opt is not None else None
-        if row is None and any(not line.startswith("#") for line in table):  # the run ends: its table, read in order
+        if row is None and table:  # the run ends: its table, read in order (one of comments only too: the code stays the same)
             em.option_tables += 1
             name = f"_OPTIONS_{em.option_tables}"
             em.parts.constants.append(f"# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)\n{name}: Final[tuple[tuple[str, str, str], ...]] = (\n" + "".join(f"    {line}\n" for line in table) + ")")
             out.add(f"_w.options_to_wire(config, body, {name}, tools, KEY)")
             table = []
-        elif row is None:
-            for line in table:
-                out.add(line)
-            table = []
         if opt is None:
             break
         if row is not None:
             table.append(row)
-            if opt.merge and opt.wire is not None and opt.unsupported is None:
+            if opt.merge and opt.wire is not None and opt.unsupported is None and opt.header is None:
                 additive.append((_extras_key(ir, opt.wire), opt.merge_coerce_string))
             continue
         derive = _derivation(ir, opt)
@@ -964,7 +960,9 @@ def _plain_row(ir: Any, opt: Any) -> str | None:
     sent as it is to a top-level field ("", "dict": a copy of an object option; "tools": only
     beside tools), dropped with a warning ("warn") or silently (a comment); None otherwise.
     What differs between a dialect and its base is then mostly a table, not the code."""
-    if opt.header is not None or _derivation(ir, opt) is not None:
+    if opt.header is not None:  # a request header (HEADER_OPTIONS), never a body field
+        return f"# {opt.name}: sent as the request header {opt.header} (HEADER_OPTIONS), not in the body"
+    if _derivation(ir, opt) is not None:
         return None
     action = opt.unsupported or ("drop" if opt.wire is None else None)
     if action == "drop":
@@ -1742,20 +1740,16 @@ def _emit_response_to_wire(em: "Emitter") -> None:
     out.add("msg = resp.message")
     out.add("reason = resp.finish_reason")
     out.add("wire_reason: Any")
-    first = True
     inverse: dict[str, str] = {}
     for wire, canonical in ir.finish.map:
         inverse.setdefault(canonical, wire)
     inverse.update(ir.finish.emit)
-    for canonical, wire in inverse.items():
-        out.add(f"{'if' if first else 'elif'} reason == {lit(canonical)}:")
-        out.add(f"    wire_reason = {lit(wire)}")
-        first = False
-    out.add("else:")
-    out.add("    wire_reason = reason")
+    # module tables, so that a dialect with other finish reasons differs in them, not in code
+    em.parts.constants.append(f"_FINISH_TO_WIRE: Final[dict[str, str]] = {lit(inverse)}  # canonical finish reason -> the wire's")
+    em.parts.constants.append(f"_FINISH_LISTED: Final = {lit(tuple(w for w, _ in ir.finish.map))}  # the wire's finish reasons")
+    out.add("wire_reason = _FINISH_TO_WIRE.get(reason, reason) if type(reason) is str else reason")
     out.add(f"raw_reason = {_keys_get('raw', ir.finish.path)}")
-    listed = tuple(w for w, _ in ir.finish.map)
-    out.add(f"if raw_reason in {lit(listed)} and _finish_reason(raw_reason) == reason:")
+    out.add("if raw_reason in _FINISH_LISTED and _finish_reason(raw_reason) == reason:")
     out.add("    wire_reason = raw_reason  # the provider's own listed value, when it means the same")
     # message
     if ir.items.response_items is not None:

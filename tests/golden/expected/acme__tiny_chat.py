@@ -66,6 +66,8 @@ from .tiny_chat import (
     TRANSPORT,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
     _error_from_wire,
     _finish_reason,

@@ -231,6 +231,19 @@ _OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("seed", ("seed",), "whole"),
     ("stop_sequences", ("stop",), "list"),
 )
+_FINISH_TO_WIRE: Final[dict[str, str]] = {
+    "stop": "stop",
+    "length": "length",
+    "tool_calls": "tool_calls",
+    "content_filter": "content_filter",
+    "error": "stop",
+}  # canonical finish reason -> the wire's
+_FINISH_LISTED: Final = (
+    "stop",
+    "length",
+    "tool_calls",
+    "content_filter",
+)  # the wire's finish reasons
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((401, 403), None, None, None, None, "provider_authentication"),
@@ -908,23 +921,9 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     msg = resp.message
     reason = resp.finish_reason
     wire_reason: Any
-    if reason == "stop":
-        wire_reason = "stop"
-    elif reason == "length":
-        wire_reason = "length"
-    elif reason == "tool_calls":
-        wire_reason = "tool_calls"
-    elif reason == "content_filter":
-        wire_reason = "content_filter"
-    elif reason == "error":
-        wire_reason = "stop"
-    else:
-        wire_reason = reason
+    wire_reason = _FINISH_TO_WIRE.get(reason, reason) if type(reason) is str else reason
     raw_reason = _w.get_in(raw, ("choices", 0, "finish_reason"))
-    if (
-        raw_reason in ("stop", "length", "tool_calls", "content_filter")
-        and _finish_reason(raw_reason) == reason
-    ):
+    if raw_reason in _FINISH_LISTED and _finish_reason(raw_reason) == reason:
         wire_reason = raw_reason  # the provider's own listed value, when it means the same
     calls = msg.tool_calls
     content_out: Any = msg.content
