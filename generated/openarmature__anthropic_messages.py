@@ -783,6 +783,8 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
                     calls_: list[ToolCall] = []
                     for j, item in enumerate(items_):
                         p = _read_assistant_part(item, f"{content_path}[{j}]", False)
+                        if isinstance(p, _w.Skipped):  # request.unknown: carry
+                            continue
                         if type(p) is ToolCall:
                             calls_.append(p)
                         else:
@@ -943,6 +945,8 @@ def _response_from_wire(body: Any) -> Response:
             calls_: list[ToolCall] = []
             for j, item in enumerate(items_):
                 p = _read_assistant_part(item, f"{content_path}[{j}]", lenient)
+                if isinstance(p, _w.Skipped):  # request.unknown: carry
+                    continue
                 if type(p) is ToolCall:
                     calls_.append(p)
                 else:

@@ -124,6 +124,7 @@ _read_tool = _w.rebind(_code_openarmature__anthropic_messages._read_tool, global
 _read_tool_choice = _w.rebind(_code_openarmature__anthropic_messages._read_tool_choice, globals())
 _read_tool_result = _w.rebind(_code_openarmature__anthropic_messages._read_tool_result, globals())
 _read_user_part = _w.rebind(_code_openarmature__anthropic_messages._read_user_part, globals())
+_response_from_wire = _w.rebind(_code_anthropic_messages._response_from_wire, globals())
 _response_to_wire = _w.rebind(_code_anthropic_messages._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_anthropic_messages._rewrite_request, globals())
 _tool_result_to_wire = _w.rebind(_code_openarmature__anthropic_messages._tool_result_to_wire, globals())
@@ -507,83 +508,6 @@ def request_from_wire(body: PromptyAnthropicMessagesRequest | Mapping[str, Any])
     return _w.read_request(
         body, _request_from_wire, ORIGIN, _rewrite_request, WIRE_KEYS, OPTION_PATHS, ALIAS_PATHS
     )
-
-
-def _response_from_wire(body: Any) -> Response:
-    """Wire response body -> canonical response."""
-    body = _w.expect_dict(body, "")
-    finish_reason = _finish_reason(body.get("stop_reason"))
-    # OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null
-    lenient: bool | None = True if finish_reason == "error" else None
-    message = body
-    raw_content = _w.member(message, "content", "")  # required by the template
-    a_calls: Any = NOT_GIVEN
-    a_content: Any = NOT_GIVEN
-    if raw_content is not NOT_GIVEN:
-        content_path = "content"
-        items_ = (
-            _w.expect_list(raw_content, content_path)
-            if type(raw_content) is not str
-            else raw_content
-        )
-        if type(items_) is str:
-            a_content = items_
-        else:
-            blocks_: list[Any] = []
-            calls_: list[ToolCall] = []
-            for j, item in enumerate(items_):
-                p = _read_assistant_part(item, f"{content_path}[{j}]", lenient)
-                if type(p) is ToolCall:
-                    calls_.append(p)
-                else:
-                    blocks_.append(p)
-            a_content = blocks_
-            if calls_:
-                a_calls = calls_
-    # One unsigned text block reads as a plain string (OpenArmature §3.1.1); none as null.
-    if type(a_content) is list:
-        if not a_content:
-            a_content = None
-        elif (
-            len(a_content) == 1
-            and type(a_content[0]) is TextBlock
-            and a_content[0].signature is NOT_GIVEN
-        ):
-            a_content = a_content[0].text
-    usage_obj = body.get("usage")
-    if type(usage_obj) is dict:
-        completion_tokens = _w.usage_counter(usage_obj.get("output_tokens"))
-        prompt_tokens = _w.usage_sum(
-            _w.usage_counter(usage_obj.get("input_tokens")),
-            _w.usage_addend(usage_obj.get("cache_read_input_tokens")),
-            _w.usage_addend(usage_obj.get("cache_creation_input_tokens")),
-        )  # a derived counter (response.usage sum)
-        total_tokens = _w.usage_sum(
-            _w.usage_counter(usage_obj.get("input_tokens")),
-            _w.usage_addend(usage_obj.get("cache_read_input_tokens")),
-            _w.usage_addend(usage_obj.get("cache_creation_input_tokens")),
-            completion_tokens,
-        )  # a derived total (OpenArmature §7)
-        usage = Usage(
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            total_tokens=total_tokens,
-        )
-        raw_cached_tokens = usage_obj.get("cache_read_input_tokens")
-        if raw_cached_tokens is not None:
-            usage.cached_tokens = _w.usage_counter(raw_cached_tokens)
-        raw_cache_creation_tokens = usage_obj.get("cache_creation_input_tokens")
-        if raw_cache_creation_tokens is not None:
-            usage.cache_creation_tokens = _w.usage_counter(raw_cache_creation_tokens)
-    else:
-        usage = Usage()  # not reported: the three counters are null together (§6)
-    response = Response(
-        message=AssistantMessage(content=a_content, tool_calls=a_calls),
-        finish_reason=finish_reason,
-        usage=usage,
-        raw=body,
-    )
-    return response
 
 
 def response_from_wire(

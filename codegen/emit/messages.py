@@ -1306,9 +1306,10 @@ def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any,
             out.add("    last_ = None")
             out.add("    continue")
             out.add("last_ = p")
-        if ir.unknown == "carry":
-            out.add("if isinstance(p, _w.Skipped):  # request.unknown: carry")
-            out.add("    continue")
+        # request.unknown: carry reads a part no row reads as SKIP; written whatever the mapping
+        # says (never true otherwise), so that the text is the same in a dialect that does not carry
+        out.add("if isinstance(p, _w.Skipped):  # request.unknown: carry")
+        out.add("    continue")
         out.add("if type(p) is ToolCall:")
         out.add("    calls_.append(p)")
         out.add("else:")
