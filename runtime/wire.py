@@ -1745,8 +1745,8 @@ def options_to_wire(config: Any, body: dict[str, Any], rows: tuple[tuple[str, st
             if not _QUIET.get():
                 import warnings
 
-                # where the converter was called, as warn_dropped (one frame deeper) shows it
-                warnings.warn(name + " is not supported by " + key + "; dropped", UnsupportedOptionWarning, stacklevel=4)
+                # the frame warn_dropped names when the converter calls it (the same depth)
+                warnings.warn(name + " is not supported by " + key + "; dropped", UnsupportedOptionWarning, stacklevel=3)
         elif how == "dict":
             body[wire] = dict(value)
         elif how != "tools" or (isinstance(tools, list) and tools):
