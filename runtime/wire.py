@@ -1753,6 +1753,11 @@ def options_to_wire(config: Any, body: dict[str, Any], rows: tuple[tuple[str, st
             body[wire] = value
 
 
+#: per option table (by id: the tables are module constants), once: top-level field -> the rows
+#: that read it; the rows with a dotted field; each row's fields, a dotted one split into keys
+_FROM_PLANS: dict[int, tuple[dict[str, tuple[int, ...]], tuple[int, ...], tuple[tuple[tuple[str, tuple[str, ...] | None], ...], ...]]] = {}
+
+
 def options_from_wire(
     body: dict[str, Any], config: dict[str, Any], consumed: set[str], nested: list[tuple[str, ...]], rows: tuple[tuple[str, tuple[str, ...], str], ...]
 ) -> None:
@@ -1761,11 +1766,33 @@ def options_from_wire(
     (a dotted one is nested, and present when not None), how "" (as it is), "whole" (an
     integer option: an integer-valued float reads as the integer), "negate" (the wire says it
     the other way round) or "list" (a top-level field's scalar form read as a one-item list).
-    The fields read are added to `consumed` (dotted: `nested`)."""
-    for name, wires, how in rows:
-        for wire in wires:
-            if "." in wire:
-                keys = tuple(wire.split("."))
+    The fields read are added to `consumed` (dotted: `nested`). Only the rows one of whose
+    top-level fields the body holds (and those with a dotted one) are looked at: most are absent."""
+    plan = _FROM_PLANS.get(id(rows))
+    if plan is None:
+        by_field: dict[str, tuple[int, ...]] = {}
+        for i, (_, wires, _) in enumerate(rows):
+            for wire in wires:
+                if "." not in wire:
+                    by_field[wire] = (*by_field.get(wire, ()), i)
+        dotted = tuple(i for i, (_, wires, _) in enumerate(rows) if any("." in w for w in wires))
+        parsed = tuple(tuple((w, tuple(w.split(".")) if "." in w else None) for w in wires) for _, wires, _ in rows)
+        plan = _FROM_PLANS[id(rows)] = (by_field, dotted, parsed)
+    by_field, dotted, parsed = plan
+    hits = body.keys() & by_field.keys()
+    if not hits and not dotted:
+        return
+    if dotted or len(hits) > 1:
+        touched = set(dotted)
+        for key in hits:
+            touched.update(by_field[key])
+        order: Any = sorted(touched)
+    else:
+        order = by_field[hits.pop()]
+    for i in order:
+        name, _, how = rows[i]
+        for wire, keys in parsed[i]:
+            if keys is not None:
                 value = get_in(body, keys)
                 if value is None:
                     continue

@@ -1172,6 +1172,32 @@ def test_a_dialect_differing_in_option_rows_runs_its_bases_request_code_with_its
     assert nebius.request_from_wire(body).config.temperature == 0.5
 
 
+def test_option_tables_read_a_body_as_the_inline_rows_did() -> None:
+    """runtime wire.options_from_wire: the first wire field present wins and only it is consumed
+    (the others stay extras), a dotted field is read nested (a top-level key spelled with dots
+    is not it), a whole number, a negation and a scalar read as a list, in table order."""
+    from wiremap.runtime import wire
+
+    rows = (
+        ("max_tokens", ("max_completion_tokens", "max_tokens"), "whole"),
+        ("stop_sequences", ("stop",), "list"),
+        ("schema_name", ("response_format.json_schema.name",), ""),
+        ("parallel_tool_calls", ("disable_parallel",), "negate"),
+        ("seed", ("seed",), ""),
+    )
+    body = {"max_tokens": 5, "max_completion_tokens": 7.0, "stop": "x", "response_format": {"json_schema": {"name": "n"}}, "disable_parallel": True, "response_format.json_schema.name": "no"}
+    config: dict[str, Any] = {}
+    consumed: set[str] = set()
+    nested: list[tuple[str, ...]] = []
+    wire.options_from_wire(body, config, consumed, nested, rows)
+    assert config == {"max_tokens": 7, "stop_sequences": ["x"], "schema_name": "n", "parallel_tool_calls": False}
+    assert type(config["max_tokens"]) is int and list(config) == ["max_tokens", "stop_sequences", "schema_name", "parallel_tool_calls"]
+    assert consumed == {"max_completion_tokens", "stop", "disable_parallel"} and nested == [("response_format", "json_schema", "name")]
+    config, consumed, nested = {}, set(), []
+    wire.options_from_wire({"max_tokens": 3, "seed": 1}, config, consumed, nested, rows)  # the table's plan, cached
+    assert config == {"max_tokens": 3, "seed": 1} and consumed == {"max_tokens", "seed"} and not nested
+
+
 def test_an_option_dropped_with_a_warning_by_a_table_row_warns_as_it_did() -> None:
     """perplexity drops stop_sequences with a warning through its option table: the warning
     names the format and points at the converter's request_to_wire, as the inline row did."""
