@@ -233,6 +233,26 @@ def _chain(resolved: dict[str, Any], key: Any, proven: dict[str, Any]) -> list[s
     return keys
 
 
+def _imports_of(text: str) -> list[str]:
+    """The generated modules a converter imports (`from .x import ...`, `from . import x as ...`)."""
+    names = []
+    for line in text.splitlines():
+        if line.startswith("from . import "):
+            names.append(line[len("from . import ") :].split(" as ")[0].strip())
+        elif line.startswith("from .") and " import " in line:
+            names.append(line[len("from .") :].split(" import ")[0].strip())
+    return names
+
+
+def _lenders(resolved: dict[str, Any], key: str, out: dict[str, str], proven: dict[str, Any]) -> list[str]:
+    """The formats whose modules `key`'s compiled module loads: the bases it extends (`_chain`)
+    and the earlier dialects of its base it binds code from (codegen/emit/share.py)."""
+    chain = _chain(resolved, resolved[key].data.get("extends"), proven)
+    by_module = {module_name(k): k for k in proven}
+    lent = [by_module[m] for m in _imports_of(out[f"{module_name(key)}.py"]) if m in by_module and by_module[m] not in chain]
+    return [*chain, *sorted(set(lent))]
+
+
 @functools.cache
 def _generator_version() -> str:
     """A hash over the generator's own source and templates, the runtime the proof runs, and the
@@ -325,7 +345,7 @@ def generate(mappings_dir: str = "mappings") -> dict[str, str]:
         stored) is loaded, not proven again, when a dialect of it is proven against it."""
         if key not in proven:
             up = resolved[key].data.get("extends")
-            deps = {module_name(k): run(k) for k in _chain(resolved, up, provable())} if isinstance(up, str) and up in whole and type(by_key[up]) is type(by_key[key]) else {}
+            deps = {module_name(k): run(k) for k in _lenders(resolved, key, out, provable())} if isinstance(up, str) and up in whole and type(by_key[up]) is type(by_key[key]) else {}
             proven[key] = load_module(key, out[f"{module_name(key)}.py"], used[key], deps)
         return proven[key]
 
@@ -340,7 +360,10 @@ def generate(mappings_dir: str = "mappings") -> dict[str, str]:
                 out[copy_name] = copy_text
         parent = resolved[ir.key].data.get("extends")
         used[ir.key] = strategies
-        keys[ir.key] = _format_key(resolved[ir.key], strategies, keys.get(parent) if isinstance(parent, str) else None, root)
+        # the earlier dialects of the same base it may bind code from (codegen/emit/share.py):
+        # its outputs depend on theirs, so their keys are in its own
+        siblings = [k for k in sorted(whole) if k != parent and resolved[k].data.get("extends") == parent and type(by_key[k]) is type(ir)] if isinstance(parent, str) and parent in whole else []
+        keys[ir.key] = _format_key(resolved[ir.key], strategies, "\0".join([keys[parent], *(keys[k] for k in siblings)]) if isinstance(parent, str) and parent in keys else None, root)
         entry = _entry(load("format", "1", keys[ir.key]))  # issue 16: only formats whose inputs changed compile
         if entry is not None:
             whole[ir.key] = entry["whole"]
@@ -353,9 +376,17 @@ def generate(mappings_dir: str = "mappings") -> dict[str, str]:
         base = module_name(parent) if isinstance(parent, str) and parent in whole and type(by_key[parent]) is type(ir) else None
         if base is not None:  # a dialect: what it compiles as its base does is imported from there
             assert isinstance(parent, str)
-            out[f"{name}.py"], origins[ir.key] = share_with_base(whole[ir.key], whole[parent], base, origins.get(parent))  # black's layout kept
+            ancestors = _chain(resolved, resolved[parent].data.get("extends"), {k: None for k in whole if type(by_key[k]) is type(ir)})
+            # an earlier dialect of the same base lends code only when it binds none from a
+            # dialect itself: importing one format loads at most one other dialect
+            formats = {module_name(k) for k in whole}
+            lenders = [k for k in siblings if not set(_imports_of(out[f"{module_name(k)}.py"])) & formats - {module_name(a) for a in (parent, *ancestors)}]
+            # a base of the base is loaded already; a sibling is worth loading for a quarter of its lines
+            donors = [(module_name(k), whole[k], origins.get(k) or {}, 0) for k in ancestors]
+            donors += [(module_name(k), whole[k], origins.get(k) or {}, out[f"{module_name(k)}.py"].count("\n") // 4) for k in lenders]
+            out[f"{name}.py"], origins[ir.key] = share_with_base(whole[ir.key], whole[parent], base, origins.get(parent), donors)  # black's layout kept
         if not isinstance(ir, TaskIR):  # every row reads back as itself, or no module
-            deps = {module_name(k): run(k) for k in _chain(resolved, parent, provable())} if base is not None else {}
+            deps = {module_name(k): run(k) for k in _lenders(resolved, ir.key, out, provable())} if base is not None else {}
             proven[ir.key] = prove(ir, resolved[ir.key], out[f"{name}.py"], strategies, deps)
         schema_text, types_text = render_wire_types(ir)
         out[f"{name}.schema.json"] = schema_text

@@ -57,7 +57,7 @@ from wiremap.runtime.errors import (
 )
 
 # what this dialect compiles exactly as its base does (codegen/emit/share.py)
-from .anthropic__messages_2023_06_01 import API_VERSION
+from .anthropic__messages_2023_06_01 import API_VERSION, _OPTIONS_1, _OPTIONS_2
 from .anthropic_messages import (
     ALIAS_PATHS,
     KIND,
@@ -70,6 +70,8 @@ from .anthropic_messages import (
     TOOL_NAME_RULE,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
     _as_blocks,
     _finish_reason,
@@ -120,6 +122,8 @@ _assistant_content_to_wire = _w.rebind(_code_anthropic__messages_2023_06_01._ass
 _assistant_to_wire = _w.rebind(_code_anthropic__messages_2023_06_01._assistant_to_wire, globals())
 _messages_to_wire = _w.rebind(_code_anthropic__messages_2023_06_01._messages_to_wire, globals())
 _part_to_wire = _w.rebind(_code_anthropic__messages_2023_06_01._part_to_wire, globals())
+_request_from_wire = _w.rebind(_code_anthropic__messages_2023_06_01._request_from_wire, globals())
+_request_to_wire = _w.rebind(_code_anthropic__messages_2023_06_01._request_to_wire, globals())
 _response_to_wire = _w.rebind(_code_anthropic__messages_2023_06_01._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_anthropic__messages_2023_06_01._rewrite_request, globals())
 _tool_result_to_wire = _w.rebind(_code_anthropic__messages_2023_06_01._tool_result_to_wire, globals())
@@ -440,6 +444,28 @@ STREAM: Final[dict[str, Any] | None] = {
 }
 
 
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_3: Final[tuple[tuple[str, str, str], ...]] = (
+    # json_mode: silently dropped, as the mapping declares
+    # schema_name: silently dropped, as the mapping declares
+    # schema_description: silently dropped, as the mapping declares
+    # schema_strict: silently dropped, as the mapping declares
+    # prompt_cache_key: silently dropped, as the mapping declares
+    # metadata: silently dropped, as the mapping declares
+    ("betas", "anthropic_beta", ""),
+)
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_4: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("temperature", ("temperature",), ""),
+    ("max_tokens", ("max_tokens",), "whole"),
+    ("top_p", ("top_p",), ""),
+    ("top_k", ("top_k",), "whole"),
+    ("stop_sequences", ("stop_sequences",), ""),
+    ("parallel_tool_calls", ("tool_choice.disable_parallel_tool_use",), "negate"),
+    ("user", ("metadata.user_id",), ""),
+    ("reasoning_budget", ("thinking.budget_tokens",), "whole"),
+    ("betas", ("anthropic_beta",), ""),
+)
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     (None, None, ("ThrottlingException", "throttlingException"), None, None, "provider_rate_limit"),
@@ -530,210 +556,6 @@ _RE_1: Final = _w.lazy_pattern(
 )
 
 
-def _request_to_wire(
-    request: Request | Mapping[str, Any], structured_output: str | None
-) -> dict[str, Any]:
-    """The body of request_to_wire."""
-    memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers
-    req = _w.as_request(request, memo, RULES)
-    if isinstance(config := req.config, Config) and (
-        config.input_type is not NOT_GIVEN
-        or config.dimensions is not NOT_GIVEN
-        or config.encoding_format is not NOT_GIVEN
-    ):
-        _w.refuse_embedding_options(
-            config, KEY, "chat"
-        )  # embeddings options: no chat row sends them
-    messages = req.messages
-    tools = req.tools
-    tool_choice = req.tool_choice
-    schema = req.response_schema
-    mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output
-    if mode not in ("native", "prompt_fallback", "tool_coercion"):
-        raise InvalidRequestError(
-            "structured_output "
-            + repr(mode)
-            + " is not available in "
-            + KEY
-            + "; expected one of: native, prompt_fallback, tool_coercion"
-        )
-    if isinstance(schema, dict) and mode != "native":
-        if mode == "tool_coercion" and not tools:  # OpenArmature §8.2.5.1 tool-call coercion
-            tools = [
-                Tool(
-                    name="structured_output",
-                    description="Return the final answer as this tool's input, matching its schema exactly.",
-                    parameters=schema,
-                )
-            ]
-            tool_choice = ForcedTool(name="structured_output")
-        else:  # prompt augmentation (also when coercion is unavailable beside the caller's tools)
-            messages = _w.with_schema_directive(
-                messages,
-                "Reply with only a JSON value (no prose, no code fences) that conforms to this JSON Schema: {schema}",
-                schema,
-            )
-    body: dict[str, Any] = {}
-    body["model"] = req.model
-    # the API takes one system field: every system message is hoisted into it, joined
-    system_messages = [m for m in messages if isinstance(m, SystemMessage)]
-    if any(
-        m.cache_control is not NOT_GIVEN for m in system_messages
-    ):  # system.blocks: one text block per system message
-        body["system"] = [
-            _system_block_to_wire(m, f"system[{j}]") for j, m in enumerate(system_messages)
-        ]
-        system_messages = []
-    system_texts = [m.content for m in system_messages]
-    if system_texts:
-        body["system"] = "\n\n".join(system_texts)
-    body["messages"] = _messages_to_wire(messages, memo)
-    config = req.config if isinstance(req.config, Config) else _NO_CONFIG
-    extras = config.extras
-    model = req.model
-    value_temperature = config.temperature
-    if value_temperature is not NOT_GIVEN:
-        if (
-            _RE_1.match(model) is not None
-        ):  # models: ['claude-opus-4-7*', 'claude-opus-4.7*', 'claude-opus-5*', 'claude-sonnet-5*', 'claude-haiku-5*']
-            _w.warn_dropped("temperature is not supported by " + KEY + " for this model; dropped")
-        else:
-            body["temperature"] = value_temperature
-    value_max_tokens = config.max_tokens
-    if value_max_tokens is NOT_GIVEN and not (extras and "max_tokens" in extras):
-        value_max_tokens = 4096  # the mapping's default; an extras value rides instead
-    if value_max_tokens is not NOT_GIVEN:
-        body["max_tokens"] = value_max_tokens
-    value_top_p = config.top_p
-    if value_top_p is not NOT_GIVEN:
-        if (
-            _RE_1.match(model) is not None
-        ):  # models: ['claude-opus-4-7*', 'claude-opus-4.7*', 'claude-opus-5*', 'claude-sonnet-5*', 'claude-haiku-5*']
-            _w.warn_dropped("top_p is not supported by " + KEY + " for this model; dropped")
-        else:
-            body["top_p"] = value_top_p
-    value_top_k = config.top_k
-    if value_top_k is not NOT_GIVEN:
-        if (
-            _RE_1.match(model) is not None
-        ):  # models: ['claude-opus-4-7*', 'claude-opus-4.7*', 'claude-opus-5*', 'claude-sonnet-5*', 'claude-haiku-5*']
-            _w.warn_dropped("top_k is not supported by " + KEY + " for this model; dropped")
-        else:
-            body["top_k"] = value_top_k
-    # seed: silently dropped, as the mapping declares
-    value_stop_sequences = config.stop_sequences
-    if value_stop_sequences is not NOT_GIVEN:
-        body["stop_sequences"] = value_stop_sequences
-    # frequency_penalty: silently dropped, as the mapping declares
-    # presence_penalty: silently dropped, as the mapping declares
-    # n: silently dropped, as the mapping declares
-    # logprobs: silently dropped, as the mapping declares
-    # top_logprobs: silently dropped, as the mapping declares
-    value_user = config.user
-    if value_user is not NOT_GIVEN:
-        _w.put_in(body, ("metadata", "user_id"), value_user)
-    # reasoning_effort: silently dropped, as the mapping declares
-    value_reasoning_budget = config.reasoning_budget
-    if (
-        value_reasoning_budget is NOT_GIVEN
-    ):  # derive: from reasoning_effort (mapping row reasoning_budget.derive)
-        source_value: Any = config.reasoning_effort
-        value_reasoning_budget = (
-            {
-                "minimal": 1024,
-                "low": 1024,
-                "medium": 2048,
-                "high": 4096,
-                "xhigh": 8192,
-                "max": 16384,
-            }.get(source_value, NOT_GIVEN)
-            if type(source_value) is str
-            else NOT_GIVEN
-        )
-        limit: Any = value_max_tokens
-        if (
-            type(value_reasoning_budget) is int
-            and type(limit) is int
-            and value_reasoning_budget >= limit
-        ):  # derive.below: max_tokens
-            value_reasoning_budget = limit - 1
-        if (
-            type(value_reasoning_budget) is int and value_reasoning_budget < 1024
-        ):  # derive.minimum: not sent
-            value_reasoning_budget = NOT_GIVEN
-        if tool_choice == "required" or (
-            tool_choice is not NOT_GIVEN and type(tool_choice) is not str
-        ):  # derive.unless_forced
-            value_reasoning_budget = NOT_GIVEN
-    if value_reasoning_budget is not NOT_GIVEN:
-        container = _w.container_in(body, ("thinking",))
-        container.setdefault("type", "enabled")  # `with`: written beside it
-        container["budget_tokens"] = value_reasoning_budget
-    # json_mode: silently dropped, as the mapping declares
-    # schema_name: silently dropped, as the mapping declares
-    # schema_description: silently dropped, as the mapping declares
-    # schema_strict: silently dropped, as the mapping declares
-    # prompt_cache_key: silently dropped, as the mapping declares
-    # metadata: silently dropped, as the mapping declares
-    value_betas = config.betas
-    if value_betas is not NOT_GIVEN:
-        body["anthropic_beta"] = value_betas
-    if tools is not NOT_GIVEN and tools:
-        body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
-    if not isinstance(tool_choice, NotGiven):
-        _w.put_in(body, ("tool_choice",), _tool_choice_to_wire(tool_choice))
-    value_parallel_tool_calls = config.parallel_tool_calls
-    if (
-        value_parallel_tool_calls is not NOT_GIVEN and isinstance(tools, list) and tools
-    ):  # requires tools: the API refuses it without them
-        container = _w.container_in(body, ("tool_choice",))
-        container.setdefault("type", "auto")  # `with`: written beside it
-        container["disable_parallel_tool_use"] = (
-            not value_parallel_tool_calls
-        )  # negate: the wire says it the other way round
-    if isinstance(schema, dict) and mode == "native":
-        wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy
-        schema_name = _w.schema_name(schema)
-        schema_strict = _w.schema_qualifies_for_strict(wire_schema)
-        body["output_config"] = {
-            "format": {"type": "json_schema", "schema": _w.json_copy(wire_schema)}
-        }
-    if extras:
-        assert isinstance(extras, dict)
-        target = body
-        for key in sorted(extras):
-            value = extras[key]
-            if key == "stream":  # managed on every call, never sent by this mapping
-                if not _w.deep_equal(value, False):
-                    raise InvalidRequestError(
-                        "extras key "
-                        + repr(key)
-                        + " conflicts with "
-                        + KEY
-                        + ", which sets stream=False on every call itself; leave it out of config.extras",
-                        path="config.extras." + key,
-                    )
-                continue
-            if key not in target:
-                target[key] = _w.json_copy(value)
-                continue
-            if key == "stop_sequences":  # additive managed field (OpenArmature §6)
-                target[key] = _w.merge_list(target[key], value, False)
-                continue
-            if not _w.deep_equal(target[key], value):
-                raise InvalidRequestError(
-                    "extras key "
-                    + repr(key)
-                    + " conflicts with the value "
-                    + KEY
-                    + " writes there from the request itself; set it through the request, or give the same value",
-                    path="config.extras." + key,
-                )
-    if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
-        _w.apply_carried(body, req.carried, ORIGIN)
-    return body
-
-
 def request_to_wire(
     request: Request | Mapping[str, Any], *, structured_output: str | None = None
 ) -> AnthropicBedrockRequest:
@@ -742,100 +564,6 @@ def request_to_wire(
         return cast("AnthropicBedrockRequest", _request_to_wire(request, structured_output))
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
-
-
-def _request_from_wire(body: Any) -> Request:
-    """Wire request body -> canonical request."""
-    body = _w.expect_dict(body, "")
-    consumed = set()
-    nested_consumed: list[tuple[str, ...]] = []  # dotted wire fields read
-    model = _w.member_str(body, "model", "")
-    consumed.add("model")
-    messages: list[Message] = []
-    system = body.get("system")
-    if system is not None:
-        consumed.add("system")
-        if (
-            type(system) is list
-        ):  # system.blocks: one system message per text block (an empty one says nothing)
-            messages.extend(
-                m
-                for j, b in enumerate(system)
-                if (m := _system_block_from_wire(b, "system" + f"[{j}]")).content
-                or m.cache_control is not NOT_GIVEN
-            )
-            system = ""
-        system = _w.expect_str(system, "system")
-        if (
-            system
-        ):  # an empty hoisted field says no instruction: no system message (carried for this wire)
-            messages.append(SystemMessage(content=system))
-    messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
-    consumed.add("messages")
-    config: dict[str, Any] = {}
-    if "temperature" in body:
-        config["temperature"] = body["temperature"]
-        consumed.add("temperature")
-    if "max_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_tokens"])
-        consumed.add("max_tokens")
-    if "top_p" in body:
-        config["top_p"] = body["top_p"]
-        consumed.add("top_p")
-    if "top_k" in body:
-        config["top_k"] = _w.whole_number(body["top_k"])
-        consumed.add("top_k")
-    if "stop_sequences" in body:
-        config["stop_sequences"] = body["stop_sequences"]
-        consumed.add("stop_sequences")
-    if _w.get_in(body, ("tool_choice", "disable_parallel_tool_use")) is not None:
-        config["parallel_tool_calls"] = _w.negated(
-            _w.get_in(body, ("tool_choice", "disable_parallel_tool_use"))
-        )  # negate: the wire says it the other way round
-        nested_consumed.append(("tool_choice", "disable_parallel_tool_use"))
-    if _w.get_in(body, ("metadata", "user_id")) is not None:
-        config["user"] = _w.get_in(body, ("metadata", "user_id"))
-        nested_consumed.append(("metadata", "user_id"))
-    if _w.get_in(body, ("thinking", "budget_tokens")) is not None:
-        config["reasoning_budget"] = _w.whole_number(_w.get_in(body, ("thinking", "budget_tokens")))
-        nested_consumed.append(("thinking", "budget_tokens"))
-    if "anthropic_beta" in body:
-        config["betas"] = body["anthropic_beta"]
-        consumed.add("anthropic_beta")
-    kwargs: dict[str, Any] = {}
-    raw_tools = body.get("tools")
-    if raw_tools is not None:
-        consumed.add("tools")
-        # a tool no row reads (a server tool): carried for this wire (request.unknown: carry)
-        read_tools_ = [
-            _w.read_or_skip(_read_tool, t, "tools" + f"[{j}]")
-            for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
-        ]
-        kwargs["tools"] = [t for t in read_tools_ if not isinstance(t, _w.Skipped)]
-    if "tool_choice" in body:
-        consumed.add("tool_choice")
-        choice_ = _w.read_value_or_skip(_read_tool_choice, body["tool_choice"])
-        if not isinstance(choice_, _w.Skipped):  # a mode no row reads: carried for this wire
-            kwargs["tool_choice"] = choice_
-    raw_structured = body.get("output_config")
-    if (
-        type(raw_structured) is dict
-        and (
-            (step_1.get("type") if type(step_1 := raw_structured.get("format")) is dict else None)
-            if type(raw_structured) is dict
-            else None
-        )
-        == "json_schema"
-    ):
-        consumed.add("output_config")  # anything else under this key (another mode) stays an extra
-        kwargs["response_schema"] = _read_structured_output(raw_structured, "output_config")
-    # request.unknown: carry. Fields no row reads are this wire's own: the residual carries them
-    # back to it (runtime/carry.py); config.extras is the caller's passthrough, never a reader's
-    if config:
-        kwargs["config"] = Config.from_dict(
-            config, "config"
-        )  # typed: the wire values are checked here
-    return Request(model=model, messages=messages, **kwargs)
 
 
 def request_from_wire(body: AnthropicBedrockRequest | Mapping[str, Any]) -> Request:

@@ -57,7 +57,14 @@ from wiremap.runtime.errors import (
 )
 
 # what this dialect compiles exactly as its base does (codegen/emit/share.py)
-from .anthropic__messages_2023_06_01 import API_VERSION
+from .anthropic__messages_2023_06_01 import (
+    API_VERSION,
+    _OPTIONS_1,
+    _OPTIONS_2,
+    _OPTIONS_3,
+    _OPTIONS_4,
+    _request_from_wire,
+)
 from .anthropic_messages import (
     ALIAS_PATHS,
     ERROR_ROWS,
@@ -75,6 +82,8 @@ from .anthropic_messages import (
     TOOL_NAME_RULE,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
     _as_blocks,
     _error_from_wire,
@@ -94,7 +103,6 @@ from .anthropic_messages import (
     _read_tool_choice,
     _read_tool_result,
     _read_user_part,
-    _request_from_wire,
     _response_from_wire,
     _results_to_wire,
     _stream_emit_0,

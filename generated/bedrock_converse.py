@@ -832,6 +832,67 @@ _EMPTY_TURN: Final = (
     "another provider, unsigned thinking) are removed; drop the turn or give it text"
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+    # seed: silently dropped, as the mapping declares
+)
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+    # frequency_penalty: silently dropped, as the mapping declares
+    # presence_penalty: silently dropped, as the mapping declares
+    # parallel_tool_calls: silently dropped, as the mapping declares
+    # n: silently dropped, as the mapping declares
+    # logprobs: silently dropped, as the mapping declares
+    # top_logprobs: silently dropped, as the mapping declares
+    # user: silently dropped, as the mapping declares
+    # reasoning_effort: silently dropped, as the mapping declares
+)
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_3: Final[tuple[tuple[str, str, str], ...]] = (
+    # json_mode: silently dropped, as the mapping declares
+    # schema_name: silently dropped, as the mapping declares
+    # schema_description: silently dropped, as the mapping declares
+    # schema_strict: silently dropped, as the mapping declares
+    # prompt_cache_key: silently dropped, as the mapping declares
+    ("metadata", "requestMetadata", "dict"),
+    # betas: silently dropped, as the mapping declares
+)
+_EXTRAS_ROOT: Final = (
+    "additionalModelResponseFieldPaths",
+    "guardrailConfig",
+    "performanceConfig",
+    "projectIdentifier",
+    "promptVariables",
+    "serviceTier",
+)  # extras keys placed at the root (placement.root)
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_4: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("temperature", ("inferenceConfig.temperature",), ""),
+    ("max_tokens", ("inferenceConfig.maxTokens",), "whole"),
+    ("top_p", ("inferenceConfig.topP",), ""),
+    ("top_k", ("additionalModelRequestFields.top_k",), "whole"),
+    ("stop_sequences", ("inferenceConfig.stopSequences",), ""),
+    ("reasoning_budget", ("additionalModelRequestFields.thinking.budget_tokens",), "whole"),
+    ("metadata", ("requestMetadata",), ""),
+)
+_FINISH_TO_WIRE: Final[dict[str, str]] = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "guardrail_intervened",
+    "error": "end_turn",
+}  # canonical finish reason -> the wire's
+_FINISH_LISTED: Final = (
+    "end_turn",
+    "stop_sequence",
+    "tool_use",
+    "max_tokens",
+    "model_context_window_exceeded",
+    "guardrail_intervened",
+    "content_filtered",
+    "malformed_model_output",
+    "malformed_tool_use",
+)  # the wire's finish reasons
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     (None, None, ("ThrottlingException", "throttlingException"), None, None, "provider_rate_limit"),
@@ -1922,18 +1983,11 @@ def _request_to_wire(
             _w.warn_dropped("top_k is not supported by " + KEY + " for this model; dropped")
         else:
             _w.put_in(body, ("additionalModelRequestFields", "top_k"), value_top_k)
-    # seed: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     value_stop_sequences = config.stop_sequences
     if value_stop_sequences is not NOT_GIVEN:
         _w.put_in(body, ("inferenceConfig", "stopSequences"), value_stop_sequences)
-    # frequency_penalty: silently dropped, as the mapping declares
-    # presence_penalty: silently dropped, as the mapping declares
-    # parallel_tool_calls: silently dropped, as the mapping declares
-    # n: silently dropped, as the mapping declares
-    # logprobs: silently dropped, as the mapping declares
-    # top_logprobs: silently dropped, as the mapping declares
-    # user: silently dropped, as the mapping declares
-    # reasoning_effort: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
     value_reasoning_budget = config.reasoning_budget
     if (
         value_reasoning_budget is NOT_GIVEN
@@ -1975,15 +2029,7 @@ def _request_to_wire(
             container = _w.container_in(body, ("additionalModelRequestFields", "thinking"))
             container.setdefault("type", "enabled")  # `with`: written beside it
             container["budget_tokens"] = value_reasoning_budget
-    # json_mode: silently dropped, as the mapping declares
-    # schema_name: silently dropped, as the mapping declares
-    # schema_description: silently dropped, as the mapping declares
-    # schema_strict: silently dropped, as the mapping declares
-    # prompt_cache_key: silently dropped, as the mapping declares
-    value_metadata: Any = config.metadata
-    if value_metadata is not NOT_GIVEN:
-        body["requestMetadata"] = dict(value_metadata)
-    # betas: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_3, tools, KEY)
     if tool_choice == "none":  # tool_choice none: omit_tools
         if any(
             isinstance(m, ToolMessage)
@@ -2044,15 +2090,7 @@ def _request_to_wire(
             # extras placement under additionalModelRequestFields; these keys belong at the root (placement.root)
             target = (
                 body
-                if key
-                in (
-                    "additionalModelResponseFieldPaths",
-                    "guardrailConfig",
-                    "performanceConfig",
-                    "projectIdentifier",
-                    "promptVariables",
-                    "serviceTier",
-                )
+                if key in _EXTRAS_ROOT
                 else _w.container_in(body, ("additionalModelRequestFields",))
             )
             if key not in target:
@@ -2198,31 +2236,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    if _w.get_in(body, ("inferenceConfig", "temperature")) is not None:
-        config["temperature"] = _w.get_in(body, ("inferenceConfig", "temperature"))
-        nested_consumed.append(("inferenceConfig", "temperature"))
-    if _w.get_in(body, ("inferenceConfig", "maxTokens")) is not None:
-        config["max_tokens"] = _w.whole_number(_w.get_in(body, ("inferenceConfig", "maxTokens")))
-        nested_consumed.append(("inferenceConfig", "maxTokens"))
-    if _w.get_in(body, ("inferenceConfig", "topP")) is not None:
-        config["top_p"] = _w.get_in(body, ("inferenceConfig", "topP"))
-        nested_consumed.append(("inferenceConfig", "topP"))
-    if _w.get_in(body, ("additionalModelRequestFields", "top_k")) is not None:
-        config["top_k"] = _w.whole_number(
-            _w.get_in(body, ("additionalModelRequestFields", "top_k"))
-        )
-        nested_consumed.append(("additionalModelRequestFields", "top_k"))
-    if _w.get_in(body, ("inferenceConfig", "stopSequences")) is not None:
-        config["stop_sequences"] = _w.get_in(body, ("inferenceConfig", "stopSequences"))
-        nested_consumed.append(("inferenceConfig", "stopSequences"))
-    if _w.get_in(body, ("additionalModelRequestFields", "thinking", "budget_tokens")) is not None:
-        config["reasoning_budget"] = _w.whole_number(
-            _w.get_in(body, ("additionalModelRequestFields", "thinking", "budget_tokens"))
-        )
-        nested_consumed.append(("additionalModelRequestFields", "thinking", "budget_tokens"))
-    if "requestMetadata" in body:
-        config["metadata"] = body["requestMetadata"]
-        consumed.add("requestMetadata")
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_4)
     kwargs: dict[str, Any] = {}
     raw_tools = _w.get_in(body, ("toolConfig", "tools"))
     if raw_tools is not None:
@@ -2459,34 +2473,9 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     msg = resp.message
     reason = resp.finish_reason
     wire_reason: Any
-    if reason == "stop":
-        wire_reason = "end_turn"
-    elif reason == "tool_calls":
-        wire_reason = "tool_use"
-    elif reason == "length":
-        wire_reason = "max_tokens"
-    elif reason == "content_filter":
-        wire_reason = "guardrail_intervened"
-    elif reason == "error":
-        wire_reason = "end_turn"
-    else:
-        wire_reason = reason
+    wire_reason = _FINISH_TO_WIRE.get(reason, reason) if type(reason) is str else reason
     raw_reason = raw.get("stopReason")
-    if (
-        raw_reason
-        in (
-            "end_turn",
-            "stop_sequence",
-            "tool_use",
-            "max_tokens",
-            "model_context_window_exceeded",
-            "guardrail_intervened",
-            "content_filtered",
-            "malformed_model_output",
-            "malformed_tool_use",
-        )
-        and _finish_reason(raw_reason) == reason
-    ):
+    if raw_reason in _FINISH_LISTED and _finish_reason(raw_reason) == reason:
         wire_reason = raw_reason  # the provider's own listed value, when it means the same
     calls = msg.tool_calls
     blocks: list[dict[str, Any]] = []

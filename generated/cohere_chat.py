@@ -899,6 +899,59 @@ _EMPTY_TURN: Final = (
     "another provider, unsigned thinking) are removed; drop the turn or give it text"
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (("max_tokens", "max_tokens", ""),)
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+    ("seed", "seed", ""),
+    ("stop_sequences", "stop_sequences", ""),
+)
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_3: Final[tuple[tuple[str, str, str], ...]] = (
+    # parallel_tool_calls: silently dropped, as the mapping declares
+    # n: silently dropped, as the mapping declares
+    ("logprobs", "logprobs", ""),
+    # top_logprobs: silently dropped, as the mapping declares
+    # user: silently dropped, as the mapping declares
+    # reasoning_effort: silently dropped, as the mapping declares
+)
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_4: Final[tuple[tuple[str, str, str], ...]] = (
+    # schema_name: silently dropped, as the mapping declares
+    # schema_description: silently dropped, as the mapping declares
+    # schema_strict: silently dropped, as the mapping declares
+    # prompt_cache_key: silently dropped, as the mapping declares
+    # metadata: silently dropped, as the mapping declares
+    # betas: silently dropped, as the mapping declares
+)
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_5: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("temperature", ("temperature",), ""),
+    ("max_tokens", ("max_tokens",), "whole"),
+    ("top_p", ("p",), ""),
+    ("top_k", ("k",), "whole"),
+    ("seed", ("seed",), "whole"),
+    ("stop_sequences", ("stop_sequences",), ""),
+    ("frequency_penalty", ("frequency_penalty",), ""),
+    ("presence_penalty", ("presence_penalty",), ""),
+    ("logprobs", ("logprobs",), ""),
+    ("reasoning_budget", ("thinking.token_budget",), "whole"),
+)
+_FINISH_TO_WIRE: Final[dict[str, str]] = {
+    "stop": "COMPLETE",
+    "length": "MAX_TOKENS",
+    "tool_calls": "TOOL_CALL",
+    "error": "ERROR",
+    "content_filter": "COMPLETE",
+}  # canonical finish reason -> the wire's
+_FINISH_LISTED: Final = (
+    "COMPLETE",
+    "STOP_SEQUENCE",
+    "MAX_TOKENS",
+    "TOOL_CALL",
+    "ERROR",
+    "TIMEOUT",
+)  # the wire's finish reasons
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((401, 403, 498), None, None, None, None, "provider_authentication"),
@@ -1314,9 +1367,7 @@ def _request_to_wire(
                 path="config.temperature",
             )
         body["temperature"] = value_temperature
-    value_max_tokens = config.max_tokens
-    if value_max_tokens is not NOT_GIVEN:
-        body["max_tokens"] = value_max_tokens
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     value_top_p = config.top_p
     if value_top_p is not NOT_GIVEN:
         if isinstance(value_top_p, (int, float)) and not (
@@ -1337,12 +1388,7 @@ def _request_to_wire(
                 path="config.top_k",
             )
         body["k"] = value_top_k
-    value_seed = config.seed
-    if value_seed is not NOT_GIVEN:
-        body["seed"] = value_seed
-    value_stop_sequences = config.stop_sequences
-    if value_stop_sequences is not NOT_GIVEN:
-        body["stop_sequences"] = value_stop_sequences
+    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
     value_frequency_penalty = config.frequency_penalty
     if value_frequency_penalty is not NOT_GIVEN:
         if isinstance(value_frequency_penalty, (int, float)) and not (
@@ -1369,25 +1415,13 @@ def _request_to_wire(
                 path="config.presence_penalty",
             )
         body["presence_penalty"] = value_presence_penalty
-    # parallel_tool_calls: silently dropped, as the mapping declares
-    # n: silently dropped, as the mapping declares
-    value_logprobs = config.logprobs
-    if value_logprobs is not NOT_GIVEN:
-        body["logprobs"] = value_logprobs
-    # top_logprobs: silently dropped, as the mapping declares
-    # user: silently dropped, as the mapping declares
-    # reasoning_effort: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_3, tools, KEY)
     value_reasoning_budget = config.reasoning_budget
     if value_reasoning_budget is not NOT_GIVEN:
         container = _w.container_in(body, ("thinking",))
         container.setdefault("type", "enabled")  # `with`: written beside it
         container["token_budget"] = value_reasoning_budget
-    # schema_name: silently dropped, as the mapping declares
-    # schema_description: silently dropped, as the mapping declares
-    # schema_strict: silently dropped, as the mapping declares
-    # prompt_cache_key: silently dropped, as the mapping declares
-    # metadata: silently dropped, as the mapping declares
-    # betas: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_4, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
         if (
@@ -1525,36 +1559,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    if "temperature" in body:
-        config["temperature"] = body["temperature"]
-        consumed.add("temperature")
-    if "max_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_tokens"])
-        consumed.add("max_tokens")
-    if "p" in body:
-        config["top_p"] = body["p"]
-        consumed.add("p")
-    if "k" in body:
-        config["top_k"] = _w.whole_number(body["k"])
-        consumed.add("k")
-    if "seed" in body:
-        config["seed"] = _w.whole_number(body["seed"])
-        consumed.add("seed")
-    if "stop_sequences" in body:
-        config["stop_sequences"] = body["stop_sequences"]
-        consumed.add("stop_sequences")
-    if "frequency_penalty" in body:
-        config["frequency_penalty"] = body["frequency_penalty"]
-        consumed.add("frequency_penalty")
-    if "presence_penalty" in body:
-        config["presence_penalty"] = body["presence_penalty"]
-        consumed.add("presence_penalty")
-    if "logprobs" in body:
-        config["logprobs"] = body["logprobs"]
-        consumed.add("logprobs")
-    if _w.get_in(body, ("thinking", "token_budget")) is not None:
-        config["reasoning_budget"] = _w.whole_number(_w.get_in(body, ("thinking", "token_budget")))
-        nested_consumed.append(("thinking", "token_budget"))
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_5)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("response_format", "type")), {"json_object": True}, False
@@ -1752,23 +1757,9 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     msg = resp.message
     reason = resp.finish_reason
     wire_reason: Any
-    if reason == "stop":
-        wire_reason = "COMPLETE"
-    elif reason == "length":
-        wire_reason = "MAX_TOKENS"
-    elif reason == "tool_calls":
-        wire_reason = "TOOL_CALL"
-    elif reason == "error":
-        wire_reason = "ERROR"
-    elif reason == "content_filter":
-        wire_reason = "COMPLETE"
-    else:
-        wire_reason = reason
+    wire_reason = _FINISH_TO_WIRE.get(reason, reason) if type(reason) is str else reason
     raw_reason = raw.get("finish_reason")
-    if (
-        raw_reason in ("COMPLETE", "STOP_SEQUENCE", "MAX_TOKENS", "TOOL_CALL", "ERROR", "TIMEOUT")
-        and _finish_reason(raw_reason) == reason
-    ):
+    if raw_reason in _FINISH_LISTED and _finish_reason(raw_reason) == reason:
         wire_reason = raw_reason  # the provider's own listed value, when it means the same
     calls = msg.tool_calls
     content_out: Any = msg.content

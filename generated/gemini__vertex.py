@@ -74,7 +74,12 @@ from .gemini_generate_content import (
     TOOL_NAME_RULE,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
+    _OPTIONS_1,
+    _OPTIONS_2,
+    _OPTIONS_3,
     _as_blocks,
     _assistant_content_to_wire,
     _assistant_to_wire,
@@ -121,6 +126,7 @@ from . import gemini_generate_content as _code_gemini_generate_content
 
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,
 # ORIGIN, option rows) or functions: the base's code, run with this module's globals
+_request_to_wire = _w.rebind(_code_gemini_generate_content._request_to_wire, globals())
 _rewrite_request = _w.rebind(_code_gemini_generate_content._rewrite_request, globals())
 
 # the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
@@ -378,6 +384,12 @@ STREAM: Final[dict[str, Any] | None] = {
 }
 
 
+_EXTRAS_ROOT: Final = (
+    "cachedContent",
+    "labels",
+    "safetySettings",
+)  # extras keys placed at the root (placement.root)
+
 _RE_1: Final = _w.lazy_pattern(
     globals(),
     "_RE_1",
@@ -388,237 +400,6 @@ _RE_2: Final = _w.lazy_pattern(
     "_RE_2",
     "(?s)(?:(?s:gemini\\-2.*)\\Z|(?s:gemini\\-1.*)\\Z|(?s:models/gemini\\-2.*)\\Z|(?s:models/gemini\\-1.*)\\Z)",
 )
-
-
-def _request_to_wire(
-    request: Request | Mapping[str, Any], structured_output: str | None
-) -> dict[str, Any]:
-    """The body of request_to_wire."""
-    memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers
-    req = _w.as_request(request, memo, RULES)
-    if isinstance(config := req.config, Config) and (
-        config.input_type is not NOT_GIVEN
-        or config.dimensions is not NOT_GIVEN
-        or config.encoding_format is not NOT_GIVEN
-    ):
-        _w.refuse_embedding_options(
-            config, KEY, "chat"
-        )  # embeddings options: no chat row sends them
-    messages = req.messages
-    tools = req.tools
-    tool_choice = req.tool_choice
-    schema = req.response_schema
-    mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output
-    if mode not in ("native", "prompt_fallback"):
-        raise InvalidRequestError(
-            "structured_output "
-            + repr(mode)
-            + " is not available in "
-            + KEY
-            + "; expected one of: native, prompt_fallback"
-        )
-    if isinstance(schema, dict) and mode != "native":
-        # OpenArmature §8.1.5.1 prompt augmentation, on a copy of the messages
-        messages = _w.with_schema_directive(
-            messages,
-            "Reply with only a JSON value (no prose, no code fences) that conforms to this JSON Schema: {schema}",
-            schema,
-        )
-    body: dict[str, Any] = {}
-    body["model"] = req.model
-    # the API takes one system field: every system message is hoisted into it, joined
-    system_messages = [m for m in messages if isinstance(m, SystemMessage)]
-    system_texts = [m.content for m in system_messages]
-    if system_texts:
-        system_text = "\n\n".join(system_texts)
-        body["systemInstruction"] = {
-            "parts": [{"text": system_text}]
-        }  # system hoist through the `wire` template
-    body["contents"] = _messages_to_wire(messages, memo)
-    config = req.config if isinstance(req.config, Config) else _NO_CONFIG
-    extras = config.extras
-    model = req.model
-    # parallel_tool_calls: silently dropped, as the mapping declares
-    # user: silently dropped, as the mapping declares
-    # schema_name: silently dropped, as the mapping declares
-    # schema_description: silently dropped, as the mapping declares
-    # schema_strict: silently dropped, as the mapping declares
-    # prompt_cache_key: silently dropped, as the mapping declares
-    # metadata: silently dropped, as the mapping declares
-    # betas: silently dropped, as the mapping declares
-    if tools is not NOT_GIVEN and tools:
-        body["tools"] = [
-            {
-                "functionDeclarations": [
-                    _tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)
-                ]
-            }
-        ]  # tools group: one wrapper object
-    if not isinstance(tool_choice, NotGiven):
-        _w.put_in(body, ("toolConfig", "functionCallingConfig"), _tool_choice_to_wire(tool_choice))
-    if isinstance(schema, dict) and mode == "native":
-        wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy
-        schema_name = _w.schema_name(schema)
-        schema_strict = _w.schema_qualifies_for_strict(wire_schema)
-        _w.put_in(
-            body,
-            ("generationConfig",),
-            {
-                "responseMimeType": "application/json",
-                "responseJsonSchema": _w.json_copy(wire_schema),
-            },
-        )
-    value_temperature = config.temperature
-    if value_temperature is not NOT_GIVEN:
-        _w.put_in(body, ("generationConfig", "temperature"), value_temperature)
-    value_max_tokens = config.max_tokens
-    if value_max_tokens is not NOT_GIVEN:
-        if type(value_max_tokens) is int and value_max_tokens > 2147483647:  # option maximum
-            raise InvalidRequestError(
-                repr(value_max_tokens)
-                + " is more than "
-                + KEY
-                + "'s generationConfig.maxOutputTokens takes (at most 2147483647)",
-                path="config.max_tokens",
-            )
-        _w.put_in(body, ("generationConfig", "maxOutputTokens"), value_max_tokens)
-    value_top_p = config.top_p
-    if value_top_p is not NOT_GIVEN:
-        _w.put_in(body, ("generationConfig", "topP"), value_top_p)
-    value_top_k = config.top_k
-    if value_top_k is not NOT_GIVEN:
-        if type(value_top_k) is int and value_top_k > 2147483647:  # option maximum
-            raise InvalidRequestError(
-                repr(value_top_k)
-                + " is more than "
-                + KEY
-                + "'s generationConfig.topK takes (at most 2147483647)",
-                path="config.top_k",
-            )
-        _w.put_in(body, ("generationConfig", "topK"), value_top_k)
-    value_seed = config.seed
-    if value_seed is not NOT_GIVEN:
-        if type(value_seed) is int and value_seed > 2147483647:  # option maximum
-            raise InvalidRequestError(
-                repr(value_seed)
-                + " is more than "
-                + KEY
-                + "'s generationConfig.seed takes (at most 2147483647)",
-                path="config.seed",
-            )
-        _w.put_in(body, ("generationConfig", "seed"), value_seed)
-    value_stop_sequences = config.stop_sequences
-    if value_stop_sequences is not NOT_GIVEN:
-        _w.put_in(body, ("generationConfig", "stopSequences"), value_stop_sequences)
-    value_frequency_penalty = config.frequency_penalty
-    if value_frequency_penalty is not NOT_GIVEN:
-        _w.put_in(body, ("generationConfig", "frequencyPenalty"), value_frequency_penalty)
-    value_presence_penalty = config.presence_penalty
-    if value_presence_penalty is not NOT_GIVEN:
-        _w.put_in(body, ("generationConfig", "presencePenalty"), value_presence_penalty)
-    value_n = config.n
-    if value_n is not NOT_GIVEN:
-        if type(value_n) is int and value_n > 2147483647:  # option maximum
-            raise InvalidRequestError(
-                repr(value_n)
-                + " is more than "
-                + KEY
-                + "'s generationConfig.candidateCount takes (at most 2147483647)",
-                path="config.n",
-            )
-        _w.put_in(body, ("generationConfig", "candidateCount"), value_n)
-    value_logprobs = config.logprobs
-    if value_logprobs is not NOT_GIVEN:
-        _w.put_in(body, ("generationConfig", "responseLogprobs"), value_logprobs)
-    value_top_logprobs = config.top_logprobs
-    if value_top_logprobs is not NOT_GIVEN:
-        if type(value_top_logprobs) is int and value_top_logprobs > 2147483647:  # option maximum
-            raise InvalidRequestError(
-                repr(value_top_logprobs)
-                + " is more than "
-                + KEY
-                + "'s generationConfig.logprobs takes (at most 2147483647)",
-                path="config.top_logprobs",
-            )
-        _w.put_in(body, ("generationConfig", "logprobs"), value_top_logprobs)
-    value_reasoning_effort: Any = config.reasoning_effort
-    if (
-        value_reasoning_effort is not NOT_GIVEN
-    ):  # values: the wire's spelling; a value it does not list is not sent
-        value_reasoning_effort = {
-            "low": "low",
-            "medium": "medium",
-            "high": "high",
-            "minimal": "minimal",
-        }.get(value_reasoning_effort, NOT_GIVEN)
-    if value_reasoning_effort is not NOT_GIVEN:
-        if (
-            _RE_1.match(model) is not None
-        ):  # models: ['gemini-2*', 'gemini-1*', 'models/gemini-2*', 'models/gemini-1*']
-            pass  # silently dropped, as the mapping declares
-        else:
-            _w.put_in(
-                body,
-                ("generationConfig", "thinkingConfig", "thinkingLevel"),
-                value_reasoning_effort,
-            )
-    value_reasoning_budget = config.reasoning_budget
-    if (
-        value_reasoning_budget is NOT_GIVEN
-    ):  # derive: from reasoning_effort (mapping row reasoning_budget.derive)
-        source_value: Any = config.reasoning_effort
-        if (
-            source_value is not NOT_GIVEN and _RE_2.match(model) is None
-        ):  # sent as itself for this model
-            source_value = NOT_GIVEN
-        value_reasoning_budget = (
-            {"minimal": 512, "low": 1024, "medium": 8192, "high": 24576}.get(
-                source_value, NOT_GIVEN
-            )
-            if type(source_value) is str
-            else NOT_GIVEN
-        )
-    if value_reasoning_budget is not NOT_GIVEN:
-        _w.put_in(
-            body, ("generationConfig", "thinkingConfig", "thinkingBudget"), value_reasoning_budget
-        )
-    value_json_mode: Any = config.json_mode
-    if (
-        value_json_mode is not NOT_GIVEN
-    ):  # values: the wire's spelling; a value it does not list is not sent
-        value_json_mode = {True: "application/json"}.get(value_json_mode, NOT_GIVEN)
-    if value_json_mode is not NOT_GIVEN and not (
-        isinstance(schema, dict) and mode == "native"
-    ):  # a native schema says it already
-        _w.put_in(body, ("generationConfig", "responseMimeType"), value_json_mode)
-    if extras:
-        assert isinstance(extras, dict)
-        for key in sorted(extras):
-            value = extras[key]
-            # extras placement under generationConfig; these keys belong at the root (placement.root)
-            target = (
-                body
-                if key in ("cachedContent", "labels", "safetySettings")
-                else _w.container_in(body, ("generationConfig",))
-            )
-            if key not in target:
-                target[key] = _w.json_copy(value)
-                continue
-            if key == "stopSequences":  # additive managed field (OpenArmature §6)
-                target[key] = _w.merge_list(target[key], value, False)
-                continue
-            if not _w.deep_equal(target[key], value):
-                raise InvalidRequestError(
-                    "extras key "
-                    + repr(key)
-                    + " conflicts with the value "
-                    + KEY
-                    + " writes there from the request itself; set it through the request, or give the same value",
-                    path="config.extras." + key,
-                )
-    if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
-        _w.apply_carried(body, req.carried, ORIGIN)
-    return body
 
 
 def request_to_wire(

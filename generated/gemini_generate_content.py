@@ -843,6 +843,63 @@ _EMPTY_TURN: Final = (
     "another provider, unsigned thinking) are removed; drop the turn or give it text"
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+    # parallel_tool_calls: silently dropped, as the mapping declares
+    # user: silently dropped, as the mapping declares
+    # schema_name: silently dropped, as the mapping declares
+    # schema_description: silently dropped, as the mapping declares
+    # schema_strict: silently dropped, as the mapping declares
+    # prompt_cache_key: silently dropped, as the mapping declares
+    # metadata: silently dropped, as the mapping declares
+    # betas: silently dropped, as the mapping declares
+)
+_EXTRAS_ROOT: Final = (
+    "cachedContent",
+    "safetySettings",
+)  # extras keys placed at the root (placement.root)
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("temperature", ("generationConfig.temperature",), ""),
+    ("max_tokens", ("generationConfig.maxOutputTokens",), "whole"),
+    ("top_p", ("generationConfig.topP",), ""),
+    ("top_k", ("generationConfig.topK",), "whole"),
+    ("seed", ("generationConfig.seed",), "whole"),
+    ("stop_sequences", ("generationConfig.stopSequences",), ""),
+    ("frequency_penalty", ("generationConfig.frequencyPenalty",), ""),
+    ("presence_penalty", ("generationConfig.presencePenalty",), ""),
+    ("n", ("generationConfig.candidateCount",), "whole"),
+    ("logprobs", ("generationConfig.responseLogprobs",), ""),
+    ("top_logprobs", ("generationConfig.logprobs",), "whole"),
+)
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("reasoning_budget", ("generationConfig.thinkingConfig.thinkingBudget",), "whole"),
+)
+_FINISH_TO_WIRE: Final[dict[str, str]] = {
+    "stop": "STOP",
+    "length": "MAX_TOKENS",
+    "content_filter": "SAFETY",
+    "error": "OTHER",
+    "tool_calls": "STOP",
+}  # canonical finish reason -> the wire's
+_FINISH_LISTED: Final = (
+    "STOP",
+    "MAX_TOKENS",
+    "SAFETY",
+    "RECITATION",
+    "BLOCKLIST",
+    "PROHIBITED_CONTENT",
+    "SPII",
+    "IMAGE_SAFETY",
+    "IMAGE_PROHIBITED_CONTENT",
+    "IMAGE_RECITATION",
+    "LANGUAGE",
+    "MALFORMED_FUNCTION_CALL",
+    "UNEXPECTED_TOOL_CALL",
+    "TOO_MANY_TOOL_CALLS",
+    "OTHER",
+)  # the wire's finish reasons
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((400,), None, None, None, "(?i)API key not valid|API_KEY_INVALID", "provider_authentication"),
@@ -1449,14 +1506,7 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    # parallel_tool_calls: silently dropped, as the mapping declares
-    # user: silently dropped, as the mapping declares
-    # schema_name: silently dropped, as the mapping declares
-    # schema_description: silently dropped, as the mapping declares
-    # schema_strict: silently dropped, as the mapping declares
-    # prompt_cache_key: silently dropped, as the mapping declares
-    # metadata: silently dropped, as the mapping declares
-    # betas: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [
             {
@@ -1607,11 +1657,7 @@ def _request_to_wire(
         for key in sorted(extras):
             value = extras[key]
             # extras placement under generationConfig; these keys belong at the root (placement.root)
-            target = (
-                body
-                if key in ("cachedContent", "safetySettings")
-                else _w.container_in(body, ("generationConfig",))
-            )
+            target = body if key in _EXTRAS_ROOT else _w.container_in(body, ("generationConfig",))
             if key not in target:
                 target[key] = _w.json_copy(value)
                 continue
@@ -1734,41 +1780,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "contents", ""), "contents"))
     consumed.add("contents")
     config: dict[str, Any] = {}
-    if _w.get_in(body, ("generationConfig", "temperature")) is not None:
-        config["temperature"] = _w.get_in(body, ("generationConfig", "temperature"))
-        nested_consumed.append(("generationConfig", "temperature"))
-    if _w.get_in(body, ("generationConfig", "maxOutputTokens")) is not None:
-        config["max_tokens"] = _w.whole_number(
-            _w.get_in(body, ("generationConfig", "maxOutputTokens"))
-        )
-        nested_consumed.append(("generationConfig", "maxOutputTokens"))
-    if _w.get_in(body, ("generationConfig", "topP")) is not None:
-        config["top_p"] = _w.get_in(body, ("generationConfig", "topP"))
-        nested_consumed.append(("generationConfig", "topP"))
-    if _w.get_in(body, ("generationConfig", "topK")) is not None:
-        config["top_k"] = _w.whole_number(_w.get_in(body, ("generationConfig", "topK")))
-        nested_consumed.append(("generationConfig", "topK"))
-    if _w.get_in(body, ("generationConfig", "seed")) is not None:
-        config["seed"] = _w.whole_number(_w.get_in(body, ("generationConfig", "seed")))
-        nested_consumed.append(("generationConfig", "seed"))
-    if _w.get_in(body, ("generationConfig", "stopSequences")) is not None:
-        config["stop_sequences"] = _w.get_in(body, ("generationConfig", "stopSequences"))
-        nested_consumed.append(("generationConfig", "stopSequences"))
-    if _w.get_in(body, ("generationConfig", "frequencyPenalty")) is not None:
-        config["frequency_penalty"] = _w.get_in(body, ("generationConfig", "frequencyPenalty"))
-        nested_consumed.append(("generationConfig", "frequencyPenalty"))
-    if _w.get_in(body, ("generationConfig", "presencePenalty")) is not None:
-        config["presence_penalty"] = _w.get_in(body, ("generationConfig", "presencePenalty"))
-        nested_consumed.append(("generationConfig", "presencePenalty"))
-    if _w.get_in(body, ("generationConfig", "candidateCount")) is not None:
-        config["n"] = _w.whole_number(_w.get_in(body, ("generationConfig", "candidateCount")))
-        nested_consumed.append(("generationConfig", "candidateCount"))
-    if _w.get_in(body, ("generationConfig", "responseLogprobs")) is not None:
-        config["logprobs"] = _w.get_in(body, ("generationConfig", "responseLogprobs"))
-        nested_consumed.append(("generationConfig", "responseLogprobs"))
-    if _w.get_in(body, ("generationConfig", "logprobs")) is not None:
-        config["top_logprobs"] = _w.whole_number(_w.get_in(body, ("generationConfig", "logprobs")))
-        nested_consumed.append(("generationConfig", "logprobs"))
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_2)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("generationConfig", "thinkingConfig", "thinkingLevel")),
@@ -1787,11 +1799,7 @@ def _request_from_wire(body: Any) -> Request:
     ) is not None:  # values
         config["reasoning_effort"] = spelled
         nested_consumed.append(("generationConfig", "thinkingConfig", "thinkingLevel"))
-    if _w.get_in(body, ("generationConfig", "thinkingConfig", "thinkingBudget")) is not None:
-        config["reasoning_budget"] = _w.whole_number(
-            _w.get_in(body, ("generationConfig", "thinkingConfig", "thinkingBudget"))
-        )
-        nested_consumed.append(("generationConfig", "thinkingConfig", "thinkingBudget"))
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("generationConfig", "responseMimeType")),
@@ -2057,40 +2065,9 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     msg = resp.message
     reason = resp.finish_reason
     wire_reason: Any
-    if reason == "stop":
-        wire_reason = "STOP"
-    elif reason == "length":
-        wire_reason = "MAX_TOKENS"
-    elif reason == "content_filter":
-        wire_reason = "SAFETY"
-    elif reason == "error":
-        wire_reason = "OTHER"
-    elif reason == "tool_calls":
-        wire_reason = "STOP"
-    else:
-        wire_reason = reason
+    wire_reason = _FINISH_TO_WIRE.get(reason, reason) if type(reason) is str else reason
     raw_reason = _w.get_in(raw, ("candidates", 0, "finishReason"))
-    if (
-        raw_reason
-        in (
-            "STOP",
-            "MAX_TOKENS",
-            "SAFETY",
-            "RECITATION",
-            "BLOCKLIST",
-            "PROHIBITED_CONTENT",
-            "SPII",
-            "IMAGE_SAFETY",
-            "IMAGE_PROHIBITED_CONTENT",
-            "IMAGE_RECITATION",
-            "LANGUAGE",
-            "MALFORMED_FUNCTION_CALL",
-            "UNEXPECTED_TOOL_CALL",
-            "TOO_MANY_TOOL_CALLS",
-            "OTHER",
-        )
-        and _finish_reason(raw_reason) == reason
-    ):
+    if raw_reason in _FINISH_LISTED and _finish_reason(raw_reason) == reason:
         wire_reason = raw_reason  # the provider's own listed value, when it means the same
     calls = msg.tool_calls
     blocks: list[dict[str, Any]] = []

@@ -74,6 +74,8 @@ from .openai_chat import (
     TOOL_NAME_RULE,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
     _error_from_wire,
     _finish_reason,
@@ -105,6 +107,7 @@ from .openai_chat import (
     _vm_audio_format_reverse,
 )
 from .openai_compatible import ALIAS_PATHS, REASONING
+from . import dashscope as _code_dashscope
 from . import openai_compatible as _code_openai_compatible
 
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,
@@ -114,6 +117,8 @@ _assistant_to_wire = _w.rebind(_code_openai_compatible._assistant_to_wire, globa
 _messages_from_wire = _w.rebind(_code_openai_compatible._messages_from_wire, globals())
 _messages_to_wire = _w.rebind(_code_openai_compatible._messages_to_wire, globals())
 _part_to_wire = _w.rebind(_code_openai_compatible._part_to_wire, globals())
+_request_from_wire = _w.rebind(_code_dashscope._request_from_wire, globals())
+_request_to_wire = _w.rebind(_code_dashscope._request_to_wire, globals())
 _response_from_wire = _w.rebind(_code_openai_compatible._response_from_wire, globals())
 _response_to_wire = _w.rebind(_code_openai_compatible._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_openai_compatible._rewrite_request, globals())
@@ -197,6 +202,45 @@ TRANSPORT: Final = {
 }  # how the runtime reaches the provider (mapping `transport:`)
 
 
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+    ("temperature", "temperature", ""),
+    ("max_tokens", "max_tokens", ""),
+    ("top_p", "top_p", ""),
+    ("top_k", "top_k", ""),
+    ("seed", "seed", ""),
+    ("stop_sequences", "stop", ""),
+    ("frequency_penalty", "frequency_penalty", ""),
+    ("presence_penalty", "presence_penalty", ""),
+    # parallel_tool_calls: silently dropped, as the mapping declares
+    # n: silently dropped, as the mapping declares
+    # logprobs: silently dropped, as the mapping declares
+    # top_logprobs: silently dropped, as the mapping declares
+    # user: silently dropped, as the mapping declares
+    # reasoning_effort: silently dropped, as the mapping declares
+    # reasoning_budget: silently dropped, as the mapping declares
+    # prompt_cache_key: silently dropped, as the mapping declares
+    # metadata: silently dropped, as the mapping declares
+    # betas: silently dropped, as the mapping declares
+)
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("temperature", ("temperature",), ""),
+    ("max_tokens", ("max_tokens", "max_completion_tokens"), "whole"),
+    ("top_p", ("top_p",), ""),
+    ("top_k", ("top_k",), "whole"),
+    ("seed", ("seed",), "whole"),
+    ("stop_sequences", ("stop",), "list"),
+    ("frequency_penalty", ("frequency_penalty",), ""),
+    ("presence_penalty", ("presence_penalty",), ""),
+)
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("schema_name", ("response_format.json_schema.name",), ""),
+    ("schema_description", ("response_format.json_schema.description",), ""),
+    ("schema_strict", ("response_format.json_schema.strict",), ""),
+)
+
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
 
 
@@ -214,149 +258,6 @@ def _tool_choice_to_wire(choice: ToolChoice) -> Any:
     )
 
 
-def _request_to_wire(
-    request: Request | Mapping[str, Any], structured_output: str | None
-) -> dict[str, Any]:
-    """The body of request_to_wire."""
-    memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers
-    req = _w.as_request(request, memo, RULES)
-    if isinstance(config := req.config, Config) and (
-        config.input_type is not NOT_GIVEN
-        or config.dimensions is not NOT_GIVEN
-        or config.encoding_format is not NOT_GIVEN
-    ):
-        _w.refuse_embedding_options(
-            config, KEY, "chat"
-        )  # embeddings options: no chat row sends them
-    messages = req.messages
-    tools = req.tools
-    tool_choice = req.tool_choice
-    schema = req.response_schema
-    mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output
-    if mode not in ("native", "prompt_fallback"):
-        raise InvalidRequestError(
-            "structured_output "
-            + repr(mode)
-            + " is not available in "
-            + KEY
-            + "; expected one of: native, prompt_fallback"
-        )
-    if isinstance(schema, dict) and mode != "native":
-        # OpenArmature §8.1.5.1 prompt augmentation, on a copy of the messages
-        messages = _w.with_schema_directive(
-            messages,
-            "Reply with only a JSON value (no prose, no code fences) that conforms to this JSON Schema: {schema}",
-            schema,
-        )
-    body: dict[str, Any] = {}
-    body["model"] = req.model
-    body["messages"] = _messages_to_wire(messages, memo)
-    config = req.config if isinstance(req.config, Config) else _NO_CONFIG
-    extras = config.extras
-    model = req.model
-    value_temperature = config.temperature
-    if value_temperature is not NOT_GIVEN:
-        body["temperature"] = value_temperature
-    value_max_tokens = config.max_tokens
-    if value_max_tokens is not NOT_GIVEN:
-        body["max_tokens"] = value_max_tokens
-    value_top_p = config.top_p
-    if value_top_p is not NOT_GIVEN:
-        body["top_p"] = value_top_p
-    value_top_k = config.top_k
-    if value_top_k is not NOT_GIVEN:
-        body["top_k"] = value_top_k
-    value_seed = config.seed
-    if value_seed is not NOT_GIVEN:
-        body["seed"] = value_seed
-    value_stop_sequences = config.stop_sequences
-    if value_stop_sequences is not NOT_GIVEN:
-        body["stop"] = value_stop_sequences
-    value_frequency_penalty = config.frequency_penalty
-    if value_frequency_penalty is not NOT_GIVEN:
-        body["frequency_penalty"] = value_frequency_penalty
-    value_presence_penalty = config.presence_penalty
-    if value_presence_penalty is not NOT_GIVEN:
-        body["presence_penalty"] = value_presence_penalty
-    # parallel_tool_calls: silently dropped, as the mapping declares
-    # n: silently dropped, as the mapping declares
-    # logprobs: silently dropped, as the mapping declares
-    # top_logprobs: silently dropped, as the mapping declares
-    # user: silently dropped, as the mapping declares
-    # reasoning_effort: silently dropped, as the mapping declares
-    # reasoning_budget: silently dropped, as the mapping declares
-    # prompt_cache_key: silently dropped, as the mapping declares
-    # metadata: silently dropped, as the mapping declares
-    # betas: silently dropped, as the mapping declares
-    if tools is not NOT_GIVEN and tools:
-        body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
-    if not isinstance(tool_choice, NotGiven):
-        body["tool_choice"] = _tool_choice_to_wire(tool_choice)
-    if isinstance(schema, dict) and mode == "native":
-        wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy
-        schema_name = _w.schema_name(schema)
-        schema_strict = _w.schema_qualifies_for_strict(wire_schema)
-        _w.put_in(
-            body,
-            ("response_format",),
-            {
-                "type": "json_schema",
-                "json_schema": {
-                    "name": schema_name,
-                    "schema": _w.json_copy(wire_schema),
-                    "strict": schema_strict,
-                },
-            },
-        )
-    value_json_mode: Any = config.json_mode
-    if (
-        value_json_mode is not NOT_GIVEN
-    ):  # values: the wire's spelling; a value it does not list is not sent
-        value_json_mode = {True: "json_object"}.get(value_json_mode, NOT_GIVEN)
-    if value_json_mode is not NOT_GIVEN and not (
-        isinstance(schema, dict) and mode == "native"
-    ):  # a native schema says it already
-        _w.put_in(body, ("response_format", "type"), value_json_mode)
-    value_schema_name = config.schema_name
-    if (
-        value_schema_name is not NOT_GIVEN and isinstance(schema, dict) and mode == "native"
-    ):  # requires the response schema's object
-        _w.put_in(body, ("response_format", "json_schema", "name"), value_schema_name)
-    value_schema_description = config.schema_description
-    if (
-        value_schema_description is not NOT_GIVEN and isinstance(schema, dict) and mode == "native"
-    ):  # requires the response schema's object
-        _w.put_in(body, ("response_format", "json_schema", "description"), value_schema_description)
-    value_schema_strict = config.schema_strict
-    if (
-        value_schema_strict is not NOT_GIVEN and isinstance(schema, dict) and mode == "native"
-    ):  # requires the response schema's object
-        _w.put_in(body, ("response_format", "json_schema", "strict"), value_schema_strict)
-    if extras:
-        assert isinstance(extras, dict)
-        target = body
-        for key in sorted(extras):
-            value = extras[key]
-            if key not in target:
-                target[key] = _w.json_copy(value)
-                continue
-            if key == "stop":  # additive managed field (OpenArmature §6)
-                target[key] = _w.merge_list(target[key], value, True)
-                continue
-            if not _w.deep_equal(target[key], value):
-                raise InvalidRequestError(
-                    "extras key "
-                    + repr(key)
-                    + " conflicts with the value "
-                    + KEY
-                    + " writes there from the request itself; set it through the request, or give the same value",
-                    path="config.extras." + key,
-                )
-    if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
-        _w.apply_carried(body, req.carried, ORIGIN)
-    return body
-
-
 def request_to_wire(
     request: Request | Mapping[str, Any], *, structured_output: str | None = None
 ) -> LmstudioRequest:
@@ -365,111 +266,6 @@ def request_to_wire(
         return cast("LmstudioRequest", _request_to_wire(request, structured_output))
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
-
-
-def _request_from_wire(body: Any) -> Request:
-    """Wire request body -> canonical request."""
-    body = _w.expect_dict(body, "")
-    consumed = set()
-    nested_consumed: list[tuple[str, ...]] = []  # dotted wire fields read
-    model = _w.member_str(body, "model", "")
-    consumed.add("model")
-    messages: list[Message] = []
-    messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
-    consumed.add("messages")
-    config: dict[str, Any] = {}
-    if "temperature" in body:
-        config["temperature"] = body["temperature"]
-        consumed.add("temperature")
-    if "max_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_tokens"])
-        consumed.add("max_tokens")
-    elif "max_completion_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_completion_tokens"])
-        consumed.add("max_completion_tokens")
-    if "top_p" in body:
-        config["top_p"] = body["top_p"]
-        consumed.add("top_p")
-    if "top_k" in body:
-        config["top_k"] = _w.whole_number(body["top_k"])
-        consumed.add("top_k")
-    if "seed" in body:
-        config["seed"] = _w.whole_number(body["seed"])
-        consumed.add("seed")
-    if "stop" in body:
-        config["stop_sequences"] = body["stop"]
-        if type(config["stop_sequences"]) is str:  # the wire's scalar form
-            config["stop_sequences"] = [config["stop_sequences"]]
-        consumed.add("stop")
-    if "frequency_penalty" in body:
-        config["frequency_penalty"] = body["frequency_penalty"]
-        consumed.add("frequency_penalty")
-    if "presence_penalty" in body:
-        config["presence_penalty"] = body["presence_penalty"]
-        consumed.add("presence_penalty")
-    if (
-        spelled := _w.spelled(
-            _w.get_in(body, ("response_format", "type")), {"json_object": True}, False
-        )
-    ) is not None:  # values
-        config["json_mode"] = spelled
-        nested_consumed.append(("response_format", "type"))
-    if _w.get_in(body, ("response_format", "json_schema", "name")) is not None:
-        config["schema_name"] = _w.get_in(body, ("response_format", "json_schema", "name"))
-        nested_consumed.append(("response_format", "json_schema", "name"))
-    if _w.get_in(body, ("response_format", "json_schema", "description")) is not None:
-        config["schema_description"] = _w.get_in(
-            body, ("response_format", "json_schema", "description")
-        )
-        nested_consumed.append(("response_format", "json_schema", "description"))
-    if _w.get_in(body, ("response_format", "json_schema", "strict")) is not None:
-        config["schema_strict"] = _w.get_in(body, ("response_format", "json_schema", "strict"))
-        nested_consumed.append(("response_format", "json_schema", "strict"))
-    kwargs: dict[str, Any] = {}
-    raw_tools = body.get("tools")
-    if raw_tools is not None:
-        consumed.add("tools")
-        # a tool no row reads (a server tool): carried for this wire (request.unknown: carry)
-        read_tools_ = [
-            _w.read_or_skip(_read_tool, t, "tools" + f"[{j}]")
-            for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
-        ]
-        kwargs["tools"] = [t for t in read_tools_ if not isinstance(t, _w.Skipped)]
-    if "tool_choice" in body:
-        consumed.add("tool_choice")
-        choice_ = _w.read_value_or_skip(_read_tool_choice, body["tool_choice"])
-        if not isinstance(choice_, _w.Skipped):  # a mode no row reads: carried for this wire
-            kwargs["tool_choice"] = choice_
-    raw_structured = body.get("response_format")
-    if (
-        type(raw_structured) is dict
-        and raw_structured.get("type") == "json_schema"
-        and "json_schema" in raw_structured
-    ):
-        nested_consumed.append(
-            ("response_format", "type")
-        )  # the template's keys; the rest of response_format is not ours
-        nested_consumed.append(
-            ("response_format", "json_schema")
-        )  # the template's keys; the rest of response_format is not ours
-        raw_structured = {k: v for k, v in raw_structured.items() if k in ("type", "json_schema")}
-        kwargs["response_schema"] = _read_structured_output(raw_structured, "response_format")
-        config.pop("json_mode", None)  # requires no_response_schema: the schema says it already
-        if "schema_name" in config and _w.derived_equal(
-            config["schema_name"], _w.schema_name, kwargs["response_schema"]
-        ):  # the row's own derived name
-            del config["schema_name"]
-        if "schema_strict" in config and _w.derived_equal(
-            config["schema_strict"], _w.schema_qualifies_for_strict, kwargs["response_schema"]
-        ):  # the row's own derived strict
-            del config["schema_strict"]
-    # request.unknown: carry. Fields no row reads are this wire's own: the residual carries them
-    # back to it (runtime/carry.py); config.extras is the caller's passthrough, never a reader's
-    if config:
-        kwargs["config"] = Config.from_dict(
-            config, "config"
-        )  # typed: the wire values are checked here
-    return Request(model=model, messages=messages, **kwargs)
 
 
 def request_from_wire(body: LmstudioRequest | Mapping[str, Any]) -> Request:

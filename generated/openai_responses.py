@@ -1519,6 +1519,61 @@ _EMPTY_TURN: Final = (
     "another provider, unsigned thinking) are removed; drop the turn or give it text"
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+    ("temperature", "temperature", ""),
+    ("max_tokens", "max_output_tokens", ""),
+    ("top_p", "top_p", ""),
+    # top_k: silently dropped, as the mapping declares
+    ("seed", "", "warn"),
+    ("stop_sequences", "", "warn"),
+    ("frequency_penalty", "", "warn"),
+    ("presence_penalty", "", "warn"),
+    ("parallel_tool_calls", "parallel_tool_calls", ""),
+    # n: silently dropped, as the mapping declares
+    # logprobs: silently dropped, as the mapping declares
+    ("top_logprobs", "top_logprobs", ""),
+    ("user", "user", ""),
+)
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+    # reasoning_budget: silently dropped, as the mapping declares
+    ("prompt_cache_key", "prompt_cache_key", ""),
+    ("metadata", "metadata", "dict"),
+    # betas: silently dropped, as the mapping declares
+)
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("temperature", ("temperature",), ""),
+    ("max_tokens", ("max_output_tokens",), "whole"),
+    ("top_p", ("top_p",), ""),
+    ("parallel_tool_calls", ("parallel_tool_calls",), ""),
+    ("top_logprobs", ("top_logprobs",), "whole"),
+    ("user", ("user",), ""),
+    ("reasoning_effort", ("reasoning.effort",), ""),
+)
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_4: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("schema_name", ("text.format.name",), ""),
+    ("schema_description", ("text.format.description",), ""),
+    ("schema_strict", ("text.format.strict",), ""),
+    ("prompt_cache_key", ("prompt_cache_key",), ""),
+    ("metadata", ("metadata",), ""),
+)
+_FINISH_TO_WIRE: Final[dict[str, str]] = {
+    "stop": "completed",
+    "length": "incomplete",
+    "error": "failed",
+    "tool_calls": "completed",
+    "content_filter": "incomplete",
+}  # canonical finish reason -> the wire's
+_FINISH_LISTED: Final = (
+    "completed",
+    "incomplete",
+    "failed",
+    "cancelled",
+    "queued",
+)  # the wire's finish reasons
 # errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)
 ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     ((401, 403), None, None, None, None, "provider_authentication"),
@@ -1995,39 +2050,7 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    value_temperature = config.temperature
-    if value_temperature is not NOT_GIVEN:
-        body["temperature"] = value_temperature
-    value_max_tokens = config.max_tokens
-    if value_max_tokens is not NOT_GIVEN:
-        body["max_output_tokens"] = value_max_tokens
-    value_top_p = config.top_p
-    if value_top_p is not NOT_GIVEN:
-        body["top_p"] = value_top_p
-    # top_k: silently dropped, as the mapping declares
-    value_seed = config.seed
-    if value_seed is not NOT_GIVEN:
-        _w.warn_dropped("seed is not supported by " + KEY + "; dropped")
-    value_stop_sequences = config.stop_sequences
-    if value_stop_sequences is not NOT_GIVEN:
-        _w.warn_dropped("stop_sequences is not supported by " + KEY + "; dropped")
-    value_frequency_penalty = config.frequency_penalty
-    if value_frequency_penalty is not NOT_GIVEN:
-        _w.warn_dropped("frequency_penalty is not supported by " + KEY + "; dropped")
-    value_presence_penalty = config.presence_penalty
-    if value_presence_penalty is not NOT_GIVEN:
-        _w.warn_dropped("presence_penalty is not supported by " + KEY + "; dropped")
-    value_parallel_tool_calls = config.parallel_tool_calls
-    if value_parallel_tool_calls is not NOT_GIVEN:
-        body["parallel_tool_calls"] = value_parallel_tool_calls
-    # n: silently dropped, as the mapping declares
-    # logprobs: silently dropped, as the mapping declares
-    value_top_logprobs = config.top_logprobs
-    if value_top_logprobs is not NOT_GIVEN:
-        body["top_logprobs"] = value_top_logprobs
-    value_user = config.user
-    if value_user is not NOT_GIVEN:
-        body["user"] = value_user
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     value_reasoning_effort = config.reasoning_effort
     if (
         value_reasoning_effort is NOT_GIVEN
@@ -2042,14 +2065,7 @@ def _request_to_wire(
                 value_reasoning_effort = "high"
     if value_reasoning_effort is not NOT_GIVEN:
         _w.put_in(body, ("reasoning", "effort"), value_reasoning_effort)
-    # reasoning_budget: silently dropped, as the mapping declares
-    value_prompt_cache_key = config.prompt_cache_key
-    if value_prompt_cache_key is not NOT_GIVEN:
-        body["prompt_cache_key"] = value_prompt_cache_key
-    value_metadata: Any = config.metadata
-    if value_metadata is not NOT_GIVEN:
-        body["metadata"] = dict(value_metadata)
-    # betas: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
@@ -2246,27 +2262,7 @@ def _request_from_wire(body: Any) -> Request:
         messages.extend(_messages_from_wire(raw_messages, "input"))
     consumed.add("input")
     config: dict[str, Any] = {}
-    if "temperature" in body:
-        config["temperature"] = body["temperature"]
-        consumed.add("temperature")
-    if "max_output_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_output_tokens"])
-        consumed.add("max_output_tokens")
-    if "top_p" in body:
-        config["top_p"] = body["top_p"]
-        consumed.add("top_p")
-    if "parallel_tool_calls" in body:
-        config["parallel_tool_calls"] = body["parallel_tool_calls"]
-        consumed.add("parallel_tool_calls")
-    if "top_logprobs" in body:
-        config["top_logprobs"] = _w.whole_number(body["top_logprobs"])
-        consumed.add("top_logprobs")
-    if "user" in body:
-        config["user"] = body["user"]
-        consumed.add("user")
-    if _w.get_in(body, ("reasoning", "effort")) is not None:
-        config["reasoning_effort"] = _w.get_in(body, ("reasoning", "effort"))
-        nested_consumed.append(("reasoning", "effort"))
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("text", "format", "type")), {"json_object": True}, False
@@ -2274,21 +2270,7 @@ def _request_from_wire(body: Any) -> Request:
     ) is not None:  # values
         config["json_mode"] = spelled
         nested_consumed.append(("text", "format", "type"))
-    if _w.get_in(body, ("text", "format", "name")) is not None:
-        config["schema_name"] = _w.get_in(body, ("text", "format", "name"))
-        nested_consumed.append(("text", "format", "name"))
-    if _w.get_in(body, ("text", "format", "description")) is not None:
-        config["schema_description"] = _w.get_in(body, ("text", "format", "description"))
-        nested_consumed.append(("text", "format", "description"))
-    if _w.get_in(body, ("text", "format", "strict")) is not None:
-        config["schema_strict"] = _w.get_in(body, ("text", "format", "strict"))
-        nested_consumed.append(("text", "format", "strict"))
-    if "prompt_cache_key" in body:
-        config["prompt_cache_key"] = body["prompt_cache_key"]
-        consumed.add("prompt_cache_key")
-    if "metadata" in body:
-        config["metadata"] = body["metadata"]
-        consumed.add("metadata")
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_4)
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:
@@ -2517,23 +2499,9 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     msg = resp.message
     reason = resp.finish_reason
     wire_reason: Any
-    if reason == "stop":
-        wire_reason = "completed"
-    elif reason == "length":
-        wire_reason = "incomplete"
-    elif reason == "error":
-        wire_reason = "failed"
-    elif reason == "tool_calls":
-        wire_reason = "completed"
-    elif reason == "content_filter":
-        wire_reason = "incomplete"
-    else:
-        wire_reason = reason
+    wire_reason = _FINISH_TO_WIRE.get(reason, reason) if type(reason) is str else reason
     raw_reason = raw.get("status")
-    if (
-        raw_reason in ("completed", "incomplete", "failed", "cancelled", "queued")
-        and _finish_reason(raw_reason) == reason
-    ):
+    if raw_reason in _FINISH_LISTED and _finish_reason(raw_reason) == reason:
         wire_reason = raw_reason  # the provider's own listed value, when it means the same
     calls = msg.tool_calls
     texts: list[str] = []

@@ -65,7 +65,12 @@ from .anthropic_messages import (
     TOOL_NAME_RULE,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
+    _OPTIONS_3,
+    _OPTIONS_4,
+    _OPTIONS_5,
     _as_blocks,
     _error_from_wire,
     _finish_reason,
@@ -179,6 +184,15 @@ TRANSPORT: Final = {
 # None: no streaming
 STREAM: Final[dict[str, Any] | None] = None
 
+
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (("stop_sequences", "stop_sequences", ""),)
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+    # n: silently dropped, as the mapping declares
+    # logprobs: silently dropped, as the mapping declares
+    # top_logprobs: silently dropped, as the mapping declares
+)
 
 _RE_1: Final = _w.lazy_pattern(
     globals(),
@@ -601,9 +615,7 @@ def _request_to_wire(
     value_seed = config.seed
     if value_seed is not NOT_GIVEN:
         raise InvalidRequestError("seed is not supported by " + KEY, path="config.seed")
-    value_stop_sequences = config.stop_sequences
-    if value_stop_sequences is not NOT_GIVEN:
-        body["stop_sequences"] = value_stop_sequences
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     value_frequency_penalty = config.frequency_penalty
     if value_frequency_penalty is not NOT_GIVEN:
         raise InvalidRequestError(
@@ -614,13 +626,11 @@ def _request_to_wire(
         raise InvalidRequestError(
             "presence_penalty is not supported by " + KEY, path="config.presence_penalty"
         )
-    # n: silently dropped, as the mapping declares
-    # logprobs: silently dropped, as the mapping declares
-    # top_logprobs: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
     value_user = config.user
     if value_user is not NOT_GIVEN:
         _w.put_in(body, ("metadata", "user_id"), value_user)
-    # reasoning_effort: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_3, tools, KEY)
     value_reasoning_budget = config.reasoning_budget
     if (
         value_reasoning_budget is NOT_GIVEN
@@ -657,13 +667,7 @@ def _request_to_wire(
         container = _w.container_in(body, ("thinking",))
         container.setdefault("type", "enabled")  # `with`: written beside it
         container["budget_tokens"] = value_reasoning_budget
-    # json_mode: silently dropped, as the mapping declares
-    # schema_name: silently dropped, as the mapping declares
-    # schema_description: silently dropped, as the mapping declares
-    # schema_strict: silently dropped, as the mapping declares
-    # prompt_cache_key: silently dropped, as the mapping declares
-    # metadata: silently dropped, as the mapping declares
-    # betas: sent as the request header anthropic-beta (HEADER_OPTIONS), not in the body
+    _w.options_to_wire(config, body, _OPTIONS_4, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
@@ -780,6 +784,8 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
                     calls_: list[ToolCall] = []
                     for j, item in enumerate(items_):
                         p = _read_assistant_part(item, f"{content_path}[{j}]", False)
+                        if isinstance(p, _w.Skipped):  # request.unknown: carry
+                            continue
                         if type(p) is ToolCall:
                             calls_.append(p)
                         else:
@@ -819,32 +825,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    if "temperature" in body:
-        config["temperature"] = body["temperature"]
-        consumed.add("temperature")
-    if "max_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_tokens"])
-        consumed.add("max_tokens")
-    if "top_p" in body:
-        config["top_p"] = body["top_p"]
-        consumed.add("top_p")
-    if "top_k" in body:
-        config["top_k"] = _w.whole_number(body["top_k"])
-        consumed.add("top_k")
-    if "stop_sequences" in body:
-        config["stop_sequences"] = body["stop_sequences"]
-        consumed.add("stop_sequences")
-    if _w.get_in(body, ("tool_choice", "disable_parallel_tool_use")) is not None:
-        config["parallel_tool_calls"] = _w.negated(
-            _w.get_in(body, ("tool_choice", "disable_parallel_tool_use"))
-        )  # negate: the wire says it the other way round
-        nested_consumed.append(("tool_choice", "disable_parallel_tool_use"))
-    if _w.get_in(body, ("metadata", "user_id")) is not None:
-        config["user"] = _w.get_in(body, ("metadata", "user_id"))
-        nested_consumed.append(("metadata", "user_id"))
-    if _w.get_in(body, ("thinking", "budget_tokens")) is not None:
-        config["reasoning_budget"] = _w.whole_number(_w.get_in(body, ("thinking", "budget_tokens")))
-        nested_consumed.append(("thinking", "budget_tokens"))
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_5)
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:
@@ -965,6 +946,8 @@ def _response_from_wire(body: Any) -> Response:
             calls_: list[ToolCall] = []
             for j, item in enumerate(items_):
                 p = _read_assistant_part(item, f"{content_path}[{j}]", lenient)
+                if isinstance(p, _w.Skipped):  # request.unknown: carry
+                    continue
                 if type(p) is ToolCall:
                     calls_.append(p)
                 else:
@@ -1027,32 +1010,9 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     msg = resp.message
     reason = resp.finish_reason
     wire_reason: Any
-    if reason == "stop":
-        wire_reason = "end_turn"
-    elif reason == "length":
-        wire_reason = "max_tokens"
-    elif reason == "tool_calls":
-        wire_reason = "tool_use"
-    elif reason == "content_filter":
-        wire_reason = "refusal"
-    elif reason == "error":
-        wire_reason = "end_turn"
-    else:
-        wire_reason = reason
+    wire_reason = _FINISH_TO_WIRE.get(reason, reason) if type(reason) is str else reason
     raw_reason = raw.get("stop_reason")
-    if (
-        raw_reason
-        in (
-            "end_turn",
-            "stop_sequence",
-            "pause_turn",
-            "max_tokens",
-            "model_context_window_exceeded",
-            "tool_use",
-            "refusal",
-        )
-        and _finish_reason(raw_reason) == reason
-    ):
+    if raw_reason in _FINISH_LISTED and _finish_reason(raw_reason) == reason:
         wire_reason = raw_reason  # the provider's own listed value, when it means the same
     calls = msg.tool_calls
     blocks: list[dict[str, Any]] = []

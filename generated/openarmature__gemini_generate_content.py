@@ -75,7 +75,13 @@ from .gemini_generate_content import (
     TRANSPORT,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _EXTRAS_ROOT,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
+    _OPTIONS_1,
+    _OPTIONS_2,
+    _OPTIONS_3,
     _as_blocks,
     _assistant_content_to_wire,
     _assistant_to_wire,
@@ -111,6 +117,7 @@ from . import gemini_generate_content as _code_gemini_generate_content
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,
 # ORIGIN, option rows) or functions: the base's code, run with this module's globals
 _messages_to_wire = _w.rebind(_code_gemini_generate_content._messages_to_wire, globals())
+_response_from_wire = _w.rebind(_code_gemini_generate_content._response_from_wire, globals())
 _response_to_wire = _w.rebind(_code_gemini_generate_content._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_gemini_generate_content._rewrite_request, globals())
 
@@ -519,14 +526,7 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    # parallel_tool_calls: silently dropped, as the mapping declares
-    # user: silently dropped, as the mapping declares
-    # schema_name: silently dropped, as the mapping declares
-    # schema_description: silently dropped, as the mapping declares
-    # schema_strict: silently dropped, as the mapping declares
-    # prompt_cache_key: silently dropped, as the mapping declares
-    # metadata: silently dropped, as the mapping declares
-    # betas: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [
             {
@@ -674,11 +674,7 @@ def _request_to_wire(
         for key in sorted(extras):
             value = extras[key]
             # extras placement under generationConfig; these keys belong at the root (placement.root)
-            target = (
-                body
-                if key in ("cachedContent", "safetySettings")
-                else _w.container_in(body, ("generationConfig",))
-            )
+            target = body if key in _EXTRAS_ROOT else _w.container_in(body, ("generationConfig",))
             if key not in target:
                 target[key] = _w.canonical_json(value)
                 continue
@@ -761,6 +757,8 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
                     calls_: list[ToolCall] = []
                     for j, item in enumerate(items_):
                         p = _read_assistant_part(item, f"{content_path}[{j}]", False)
+                        if isinstance(p, _w.Skipped):  # request.unknown: carry
+                            continue
                         if type(p) is ToolCall:
                             calls_.append(p)
                         else:
@@ -803,41 +801,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "contents", ""), "contents"))
     consumed.add("contents")
     config: dict[str, Any] = {}
-    if _w.get_in(body, ("generationConfig", "temperature")) is not None:
-        config["temperature"] = _w.get_in(body, ("generationConfig", "temperature"))
-        nested_consumed.append(("generationConfig", "temperature"))
-    if _w.get_in(body, ("generationConfig", "maxOutputTokens")) is not None:
-        config["max_tokens"] = _w.whole_number(
-            _w.get_in(body, ("generationConfig", "maxOutputTokens"))
-        )
-        nested_consumed.append(("generationConfig", "maxOutputTokens"))
-    if _w.get_in(body, ("generationConfig", "topP")) is not None:
-        config["top_p"] = _w.get_in(body, ("generationConfig", "topP"))
-        nested_consumed.append(("generationConfig", "topP"))
-    if _w.get_in(body, ("generationConfig", "topK")) is not None:
-        config["top_k"] = _w.whole_number(_w.get_in(body, ("generationConfig", "topK")))
-        nested_consumed.append(("generationConfig", "topK"))
-    if _w.get_in(body, ("generationConfig", "seed")) is not None:
-        config["seed"] = _w.whole_number(_w.get_in(body, ("generationConfig", "seed")))
-        nested_consumed.append(("generationConfig", "seed"))
-    if _w.get_in(body, ("generationConfig", "stopSequences")) is not None:
-        config["stop_sequences"] = _w.get_in(body, ("generationConfig", "stopSequences"))
-        nested_consumed.append(("generationConfig", "stopSequences"))
-    if _w.get_in(body, ("generationConfig", "frequencyPenalty")) is not None:
-        config["frequency_penalty"] = _w.get_in(body, ("generationConfig", "frequencyPenalty"))
-        nested_consumed.append(("generationConfig", "frequencyPenalty"))
-    if _w.get_in(body, ("generationConfig", "presencePenalty")) is not None:
-        config["presence_penalty"] = _w.get_in(body, ("generationConfig", "presencePenalty"))
-        nested_consumed.append(("generationConfig", "presencePenalty"))
-    if _w.get_in(body, ("generationConfig", "candidateCount")) is not None:
-        config["n"] = _w.whole_number(_w.get_in(body, ("generationConfig", "candidateCount")))
-        nested_consumed.append(("generationConfig", "candidateCount"))
-    if _w.get_in(body, ("generationConfig", "responseLogprobs")) is not None:
-        config["logprobs"] = _w.get_in(body, ("generationConfig", "responseLogprobs"))
-        nested_consumed.append(("generationConfig", "responseLogprobs"))
-    if _w.get_in(body, ("generationConfig", "logprobs")) is not None:
-        config["top_logprobs"] = _w.whole_number(_w.get_in(body, ("generationConfig", "logprobs")))
-        nested_consumed.append(("generationConfig", "logprobs"))
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_2)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("generationConfig", "thinkingConfig", "thinkingLevel")),
@@ -856,11 +820,7 @@ def _request_from_wire(body: Any) -> Request:
     ) is not None:  # values
         config["reasoning_effort"] = spelled
         nested_consumed.append(("generationConfig", "thinkingConfig", "thinkingLevel"))
-    if _w.get_in(body, ("generationConfig", "thinkingConfig", "thinkingBudget")) is not None:
-        config["reasoning_budget"] = _w.whole_number(
-            _w.get_in(body, ("generationConfig", "thinkingConfig", "thinkingBudget"))
-        )
-        nested_consumed.append(("generationConfig", "thinkingConfig", "thinkingBudget"))
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("generationConfig", "responseMimeType")),
@@ -1013,93 +973,6 @@ def _finish_reason(value: Any) -> FinishReason:
     if value == "OTHER":
         return "error"
     return "error"  # a value the table does not list
-
-
-def _response_from_wire(body: Any) -> Response:
-    """Wire response body -> canonical response."""
-    body = _w.expect_dict(body, "")
-    finish_reason = _finish_reason(_w.get_in(body, ("candidates", 0, "finishReason")))
-    detail_ = _w.get_in(body, ("promptFeedback", "blockReason"))
-    if detail_ == "SAFETY":
-        finish_reason = "content_filter"
-    if detail_ == "OTHER":
-        finish_reason = "content_filter"
-    if detail_ == "BLOCKLIST":
-        finish_reason = "content_filter"
-    if detail_ == "PROHIBITED_CONTENT":
-        finish_reason = "content_filter"
-    if detail_ == "IMAGE_SAFETY":
-        finish_reason = "content_filter"
-    if detail_ == "BLOCK_REASON_UNSPECIFIED":
-        finish_reason = "content_filter"
-    # OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null
-    lenient: bool | None = True if finish_reason == "error" else None
-    raw_message = _w.get_in(body, ("candidates", 0, "content"))
-    # message_missing: empty -- a candidate without content (blocked, or cut short) reads as an empty message
-    message = {} if raw_message is None else _w.expect_dict(raw_message, "candidates[0].content")
-    raw_content = message.get("parts", NOT_GIVEN)
-    a_calls: Any = NOT_GIVEN
-    a_content: Any = NOT_GIVEN
-    if raw_content is not NOT_GIVEN:
-        content_path = "candidates[0].content" + ".parts"
-        items_ = (
-            _w.expect_list(raw_content, content_path)
-            if type(raw_content) is not str
-            else raw_content
-        )
-        if type(items_) is str:
-            a_content = items_
-        else:
-            blocks_: list[Any] = []
-            calls_: list[ToolCall] = []
-            for j, item in enumerate(items_):
-                p = _read_assistant_part(item, f"{content_path}[{j}]", lenient)
-                if type(p) is ToolCall:
-                    calls_.append(p)
-                else:
-                    blocks_.append(p)
-            a_content = blocks_
-            for k, call_ in enumerate(calls_):  # tool_calls missing_id: synthesize (deterministic)
-                if not call_.id:
-                    call_.id = _w.synthesized_call_id(call_.name, call_.arguments, k)
-            if calls_:
-                a_calls = calls_
-    # One unsigned text block reads as a plain string (OpenArmature §3.1.1); none as null.
-    if type(a_content) is list:
-        if not a_content:
-            a_content = None
-        elif (
-            len(a_content) == 1
-            and type(a_content[0]) is TextBlock
-            and a_content[0].signature is NOT_GIVEN
-        ):
-            a_content = a_content[0].text
-    if a_content is NOT_GIVEN:
-        a_content = None
-    if finish_reason == "stop" and a_calls:  # finish_reason with_tool_calls
-        finish_reason = "tool_calls"
-    usage_obj = body.get("usageMetadata")
-    if type(usage_obj) is dict:
-        prompt_tokens = _w.usage_counter(usage_obj.get("promptTokenCount"))
-        completion_tokens = _w.usage_counter(usage_obj.get("candidatesTokenCount"))
-        total_tokens = _w.usage_counter(usage_obj.get("totalTokenCount"))
-        usage = Usage(
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            total_tokens=total_tokens,
-        )
-        raw_cached_tokens = usage_obj.get("cachedContentTokenCount")
-        if raw_cached_tokens is not None:
-            usage.cached_tokens = _w.usage_counter(raw_cached_tokens)
-    else:
-        usage = Usage()  # not reported: the three counters are null together (§6)
-    response = Response(
-        message=AssistantMessage(content=a_content, tool_calls=a_calls),
-        finish_reason=finish_reason,
-        usage=usage,
-        raw=body,
-    )
-    return response
 
 
 def response_from_wire(

@@ -74,7 +74,13 @@ from .gemini_generate_content import (
     TRANSPORT,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _EXTRAS_ROOT,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
+    _OPTIONS_1,
+    _OPTIONS_2,
+    _OPTIONS_3,
     _as_blocks,
     _assistant_content_to_wire,
     _assistant_to_wire,
@@ -215,41 +221,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "contents", ""), "contents"))
     consumed.add("contents")
     config: dict[str, Any] = {}
-    if _w.get_in(body, ("generationConfig", "temperature")) is not None:
-        config["temperature"] = _w.get_in(body, ("generationConfig", "temperature"))
-        nested_consumed.append(("generationConfig", "temperature"))
-    if _w.get_in(body, ("generationConfig", "maxOutputTokens")) is not None:
-        config["max_tokens"] = _w.whole_number(
-            _w.get_in(body, ("generationConfig", "maxOutputTokens"))
-        )
-        nested_consumed.append(("generationConfig", "maxOutputTokens"))
-    if _w.get_in(body, ("generationConfig", "topP")) is not None:
-        config["top_p"] = _w.get_in(body, ("generationConfig", "topP"))
-        nested_consumed.append(("generationConfig", "topP"))
-    if _w.get_in(body, ("generationConfig", "topK")) is not None:
-        config["top_k"] = _w.whole_number(_w.get_in(body, ("generationConfig", "topK")))
-        nested_consumed.append(("generationConfig", "topK"))
-    if _w.get_in(body, ("generationConfig", "seed")) is not None:
-        config["seed"] = _w.whole_number(_w.get_in(body, ("generationConfig", "seed")))
-        nested_consumed.append(("generationConfig", "seed"))
-    if _w.get_in(body, ("generationConfig", "stopSequences")) is not None:
-        config["stop_sequences"] = _w.get_in(body, ("generationConfig", "stopSequences"))
-        nested_consumed.append(("generationConfig", "stopSequences"))
-    if _w.get_in(body, ("generationConfig", "frequencyPenalty")) is not None:
-        config["frequency_penalty"] = _w.get_in(body, ("generationConfig", "frequencyPenalty"))
-        nested_consumed.append(("generationConfig", "frequencyPenalty"))
-    if _w.get_in(body, ("generationConfig", "presencePenalty")) is not None:
-        config["presence_penalty"] = _w.get_in(body, ("generationConfig", "presencePenalty"))
-        nested_consumed.append(("generationConfig", "presencePenalty"))
-    if _w.get_in(body, ("generationConfig", "candidateCount")) is not None:
-        config["n"] = _w.whole_number(_w.get_in(body, ("generationConfig", "candidateCount")))
-        nested_consumed.append(("generationConfig", "candidateCount"))
-    if _w.get_in(body, ("generationConfig", "responseLogprobs")) is not None:
-        config["logprobs"] = _w.get_in(body, ("generationConfig", "responseLogprobs"))
-        nested_consumed.append(("generationConfig", "responseLogprobs"))
-    if _w.get_in(body, ("generationConfig", "logprobs")) is not None:
-        config["top_logprobs"] = _w.whole_number(_w.get_in(body, ("generationConfig", "logprobs")))
-        nested_consumed.append(("generationConfig", "logprobs"))
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_2)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("generationConfig", "thinkingConfig", "thinkingLevel")),
@@ -268,11 +240,7 @@ def _request_from_wire(body: Any) -> Request:
     ) is not None:  # values
         config["reasoning_effort"] = spelled
         nested_consumed.append(("generationConfig", "thinkingConfig", "thinkingLevel"))
-    if _w.get_in(body, ("generationConfig", "thinkingConfig", "thinkingBudget")) is not None:
-        config["reasoning_budget"] = _w.whole_number(
-            _w.get_in(body, ("generationConfig", "thinkingConfig", "thinkingBudget"))
-        )
-        nested_consumed.append(("generationConfig", "thinkingConfig", "thinkingBudget"))
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("generationConfig", "responseMimeType")),

@@ -73,7 +73,10 @@ from .openai_chat import (
     TOOL_NAME_RULE,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
+    _OPTIONS_4,
     _error_from_wire,
     _finish_reason,
     _read_part_audio_inline,
@@ -95,6 +98,7 @@ from .openai_chat import (
     _tool_result_to_wire,
     _vm_audio_format_reverse,
 )
+from .openai_compatible import _OPTIONS_1
 from . import openai_chat as _code_openai_chat
 from . import openai_compatible as _code_openai_compatible
 
@@ -103,6 +107,7 @@ from . import openai_compatible as _code_openai_compatible
 _assistant_to_wire = _w.rebind(_code_openai_compatible._assistant_to_wire, globals())
 _read_assistant_part = _w.rebind(_code_openai_chat._read_assistant_part, globals())
 _read_user_part = _w.rebind(_code_openai_chat._read_user_part, globals())
+_request_from_wire = _w.rebind(_code_openai_compatible._request_from_wire, globals())
 _rewrite_request = _w.rebind(_code_openai_compatible._rewrite_request, globals())
 _user_to_wire = _w.rebind(_code_openai_compatible._user_to_wire, globals())
 _vm_audio_format = _w.rebind(_code_openai_compatible._vm_audio_format, globals())
@@ -517,6 +522,30 @@ STREAM: Final[dict[str, Any] | None] = {
 }
 
 
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+    ("prompt_cache_key", "prompt_cache_key", ""),
+    ("metadata", "metadata", "dict"),
+    # betas: silently dropped, as the mapping declares
+)
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("temperature", ("temperature",), ""),
+    ("max_tokens", ("max_tokens", "max_completion_tokens"), "whole"),
+    ("top_p", ("top_p",), ""),
+    ("top_k", ("top_k",), "whole"),
+    ("seed", ("seed",), "whole"),
+    ("stop_sequences", ("stop",), "list"),
+    ("frequency_penalty", ("frequency_penalty",), ""),
+    ("presence_penalty", ("presence_penalty",), ""),
+    ("parallel_tool_calls", ("parallel_tool_calls",), ""),
+    ("n", ("n",), "whole"),
+    ("logprobs", ("logprobs",), ""),
+    ("top_logprobs", ("top_logprobs",), "whole"),
+    ("user", ("user",), ""),
+    ("reasoning_effort", ("reasoning.effort", "reasoning_effort"), ""),
+    ("reasoning_budget", ("reasoning.max_tokens",), "whole"),
+)
 REASONING: Final = {
     "field": "reasoning",
     "read_also": [],
@@ -834,60 +863,14 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    value_temperature = config.temperature
-    if value_temperature is not NOT_GIVEN:
-        body["temperature"] = value_temperature
-    value_max_tokens = config.max_tokens
-    if value_max_tokens is not NOT_GIVEN:
-        body["max_tokens"] = value_max_tokens
-    value_top_p = config.top_p
-    if value_top_p is not NOT_GIVEN:
-        body["top_p"] = value_top_p
-    value_top_k = config.top_k
-    if value_top_k is not NOT_GIVEN:
-        body["top_k"] = value_top_k
-    value_seed = config.seed
-    if value_seed is not NOT_GIVEN:
-        body["seed"] = value_seed
-    value_stop_sequences = config.stop_sequences
-    if value_stop_sequences is not NOT_GIVEN:
-        body["stop"] = value_stop_sequences
-    value_frequency_penalty = config.frequency_penalty
-    if value_frequency_penalty is not NOT_GIVEN:
-        body["frequency_penalty"] = value_frequency_penalty
-    value_presence_penalty = config.presence_penalty
-    if value_presence_penalty is not NOT_GIVEN:
-        body["presence_penalty"] = value_presence_penalty
-    value_parallel_tool_calls = config.parallel_tool_calls
-    if (
-        value_parallel_tool_calls is not NOT_GIVEN and isinstance(tools, list) and tools
-    ):  # requires tools: the API refuses it without them
-        body["parallel_tool_calls"] = value_parallel_tool_calls
-    value_n = config.n
-    if value_n is not NOT_GIVEN:
-        body["n"] = value_n
-    value_logprobs = config.logprobs
-    if value_logprobs is not NOT_GIVEN:
-        body["logprobs"] = value_logprobs
-    value_top_logprobs = config.top_logprobs
-    if value_top_logprobs is not NOT_GIVEN:
-        body["top_logprobs"] = value_top_logprobs
-    value_user = config.user
-    if value_user is not NOT_GIVEN:
-        body["user"] = value_user
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     value_reasoning_effort = config.reasoning_effort
     if value_reasoning_effort is not NOT_GIVEN:
         _w.put_in(body, ("reasoning", "effort"), value_reasoning_effort)
     value_reasoning_budget = config.reasoning_budget
     if value_reasoning_budget is not NOT_GIVEN:
         _w.put_in(body, ("reasoning", "max_tokens"), value_reasoning_budget)
-    value_prompt_cache_key = config.prompt_cache_key
-    if value_prompt_cache_key is not NOT_GIVEN:
-        body["prompt_cache_key"] = value_prompt_cache_key
-    value_metadata: Any = config.metadata
-    if value_metadata is not NOT_GIVEN:
-        body["metadata"] = dict(value_metadata)
-    # betas: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
@@ -1056,141 +1039,6 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
     return out
 
 
-def _request_from_wire(body: Any) -> Request:
-    """Wire request body -> canonical request."""
-    body = _w.expect_dict(body, "")
-    consumed = set()
-    nested_consumed: list[tuple[str, ...]] = []  # dotted wire fields read
-    model = _w.member_str(body, "model", "")
-    consumed.add("model")
-    messages: list[Message] = []
-    messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
-    consumed.add("messages")
-    config: dict[str, Any] = {}
-    if "temperature" in body:
-        config["temperature"] = body["temperature"]
-        consumed.add("temperature")
-    if "max_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_tokens"])
-        consumed.add("max_tokens")
-    elif "max_completion_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_completion_tokens"])
-        consumed.add("max_completion_tokens")
-    if "top_p" in body:
-        config["top_p"] = body["top_p"]
-        consumed.add("top_p")
-    if "top_k" in body:
-        config["top_k"] = _w.whole_number(body["top_k"])
-        consumed.add("top_k")
-    if "seed" in body:
-        config["seed"] = _w.whole_number(body["seed"])
-        consumed.add("seed")
-    if "stop" in body:
-        config["stop_sequences"] = body["stop"]
-        if type(config["stop_sequences"]) is str:  # the wire's scalar form
-            config["stop_sequences"] = [config["stop_sequences"]]
-        consumed.add("stop")
-    if "frequency_penalty" in body:
-        config["frequency_penalty"] = body["frequency_penalty"]
-        consumed.add("frequency_penalty")
-    if "presence_penalty" in body:
-        config["presence_penalty"] = body["presence_penalty"]
-        consumed.add("presence_penalty")
-    if "parallel_tool_calls" in body:
-        config["parallel_tool_calls"] = body["parallel_tool_calls"]
-        consumed.add("parallel_tool_calls")
-    if "n" in body:
-        config["n"] = _w.whole_number(body["n"])
-        consumed.add("n")
-    if "logprobs" in body:
-        config["logprobs"] = body["logprobs"]
-        consumed.add("logprobs")
-    if "top_logprobs" in body:
-        config["top_logprobs"] = _w.whole_number(body["top_logprobs"])
-        consumed.add("top_logprobs")
-    if "user" in body:
-        config["user"] = body["user"]
-        consumed.add("user")
-    if _w.get_in(body, ("reasoning", "effort")) is not None:
-        config["reasoning_effort"] = _w.get_in(body, ("reasoning", "effort"))
-        nested_consumed.append(("reasoning", "effort"))
-    elif "reasoning_effort" in body:
-        config["reasoning_effort"] = body["reasoning_effort"]
-        consumed.add("reasoning_effort")
-    if _w.get_in(body, ("reasoning", "max_tokens")) is not None:
-        config["reasoning_budget"] = _w.whole_number(_w.get_in(body, ("reasoning", "max_tokens")))
-        nested_consumed.append(("reasoning", "max_tokens"))
-    if (
-        spelled := _w.spelled(
-            _w.get_in(body, ("response_format", "type")), {"json_object": True}, False
-        )
-    ) is not None:  # values
-        config["json_mode"] = spelled
-        nested_consumed.append(("response_format", "type"))
-    if _w.get_in(body, ("response_format", "json_schema", "name")) is not None:
-        config["schema_name"] = _w.get_in(body, ("response_format", "json_schema", "name"))
-        nested_consumed.append(("response_format", "json_schema", "name"))
-    if _w.get_in(body, ("response_format", "json_schema", "description")) is not None:
-        config["schema_description"] = _w.get_in(
-            body, ("response_format", "json_schema", "description")
-        )
-        nested_consumed.append(("response_format", "json_schema", "description"))
-    if _w.get_in(body, ("response_format", "json_schema", "strict")) is not None:
-        config["schema_strict"] = _w.get_in(body, ("response_format", "json_schema", "strict"))
-        nested_consumed.append(("response_format", "json_schema", "strict"))
-    if "prompt_cache_key" in body:
-        config["prompt_cache_key"] = body["prompt_cache_key"]
-        consumed.add("prompt_cache_key")
-    if "metadata" in body:
-        config["metadata"] = body["metadata"]
-        consumed.add("metadata")
-    kwargs: dict[str, Any] = {}
-    raw_tools = body.get("tools")
-    if raw_tools is not None:
-        consumed.add("tools")
-        # a tool no row reads (a server tool): carried for this wire (request.unknown: carry)
-        read_tools_ = [
-            _w.read_or_skip(_read_tool, t, "tools" + f"[{j}]")
-            for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
-        ]
-        kwargs["tools"] = [t for t in read_tools_ if not isinstance(t, _w.Skipped)]
-    if "tool_choice" in body:
-        consumed.add("tool_choice")
-        choice_ = _w.read_value_or_skip(_read_tool_choice, body["tool_choice"])
-        if not isinstance(choice_, _w.Skipped):  # a mode no row reads: carried for this wire
-            kwargs["tool_choice"] = choice_
-    raw_structured = body.get("response_format")
-    if (
-        type(raw_structured) is dict
-        and raw_structured.get("type") == "json_schema"
-        and "json_schema" in raw_structured
-    ):
-        nested_consumed.append(
-            ("response_format", "type")
-        )  # the template's keys; the rest of response_format is not ours
-        nested_consumed.append(
-            ("response_format", "json_schema")
-        )  # the template's keys; the rest of response_format is not ours
-        raw_structured = {k: v for k, v in raw_structured.items() if k in ("type", "json_schema")}
-        kwargs["response_schema"] = _read_structured_output(raw_structured, "response_format")
-        config.pop("json_mode", None)  # requires no_response_schema: the schema says it already
-        if "schema_name" in config and _w.derived_equal(
-            config["schema_name"], _w.schema_name, kwargs["response_schema"]
-        ):  # the row's own derived name
-            del config["schema_name"]
-        if "schema_strict" in config and _w.derived_equal(
-            config["schema_strict"], _w.schema_qualifies_for_strict, kwargs["response_schema"]
-        ):  # the row's own derived strict
-            del config["schema_strict"]
-    # request.unknown: carry. Fields no row reads are this wire's own: the residual carries them
-    # back to it (runtime/carry.py); config.extras is the caller's passthrough, never a reader's
-    if config:
-        kwargs["config"] = Config.from_dict(
-            config, "config"
-        )  # typed: the wire values are checked here
-    return Request(model=model, messages=messages, **kwargs)
-
-
 def request_from_wire(body: OpenrouterRequest | Mapping[str, Any]) -> Request:
     """OpenRouter Chat Completions request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
     # the reader, the depth limit, and what the tables do not model carried (runtime/carry.py)
@@ -1296,23 +1144,9 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     msg = resp.message
     reason = resp.finish_reason
     wire_reason: Any
-    if reason == "stop":
-        wire_reason = "stop"
-    elif reason == "length":
-        wire_reason = "length"
-    elif reason == "tool_calls":
-        wire_reason = "tool_calls"
-    elif reason == "content_filter":
-        wire_reason = "content_filter"
-    elif reason == "error":
-        wire_reason = "stop"
-    else:
-        wire_reason = reason
+    wire_reason = _FINISH_TO_WIRE.get(reason, reason) if type(reason) is str else reason
     raw_reason = _w.get_in(raw, ("choices", 0, "finish_reason"))
-    if (
-        raw_reason in ("stop", "length", "tool_calls", "content_filter", "function_call")
-        and _finish_reason(raw_reason) == reason
-    ):
+    if raw_reason in _FINISH_LISTED and _finish_reason(raw_reason) == reason:
         wire_reason = raw_reason  # the provider's own listed value, when it means the same
     calls = msg.tool_calls
     content_out: Any = msg.content

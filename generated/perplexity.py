@@ -73,6 +73,8 @@ from .openai_chat import (
     TOOL_NAME_RULE,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
     _error_from_wire,
     _finish_reason,
@@ -115,6 +117,7 @@ _assistant_to_wire = _w.rebind(_code_openai_compatible._assistant_to_wire, globa
 _messages_from_wire = _w.rebind(_code_openai_compatible._messages_from_wire, globals())
 _messages_to_wire = _w.rebind(_code_openai_compatible._messages_to_wire, globals())
 _part_to_wire = _w.rebind(_code_openai_compatible._part_to_wire, globals())
+_request_from_wire = _w.rebind(_code_openai_compatible._request_from_wire, globals())
 _response_from_wire = _w.rebind(_code_openai_compatible._response_from_wire, globals())
 _response_to_wire = _w.rebind(_code_openai_compatible._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_openai_compatible._rewrite_request, globals())
@@ -188,6 +191,45 @@ TRANSPORT: Final = {
 }  # how the runtime reaches the provider (mapping `transport:`)
 
 
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+    ("temperature", "temperature", ""),
+    ("max_tokens", "max_tokens", ""),
+    ("top_p", "top_p", ""),
+    ("top_k", "top_k", ""),
+    # seed: silently dropped, as the mapping declares
+    ("stop_sequences", "", "warn"),
+    ("frequency_penalty", "frequency_penalty", ""),
+    ("presence_penalty", "presence_penalty", ""),
+    # parallel_tool_calls: silently dropped, as the mapping declares
+    # n: silently dropped, as the mapping declares
+    # logprobs: silently dropped, as the mapping declares
+    # top_logprobs: silently dropped, as the mapping declares
+    # user: silently dropped, as the mapping declares
+)
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+    # reasoning_budget: silently dropped, as the mapping declares
+    # prompt_cache_key: silently dropped, as the mapping declares
+    # metadata: silently dropped, as the mapping declares
+    # betas: silently dropped, as the mapping declares
+)
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("temperature", ("temperature",), ""),
+    ("max_tokens", ("max_tokens", "max_completion_tokens"), "whole"),
+    ("top_p", ("top_p",), ""),
+    ("top_k", ("top_k",), "whole"),
+    ("frequency_penalty", ("frequency_penalty",), ""),
+    ("presence_penalty", ("presence_penalty",), ""),
+    ("reasoning_effort", ("reasoning_effort",), ""),
+)
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_4: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("schema_name", ("response_format.json_schema.name",), ""),
+    ("schema_description", ("response_format.json_schema.description",), ""),
+    ("schema_strict", ("response_format.json_schema.strict",), ""),
+)
 REASONING: Final = {
     "field": "reasoning_content",
     "read_also": [],
@@ -237,33 +279,7 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    value_temperature = config.temperature
-    if value_temperature is not NOT_GIVEN:
-        body["temperature"] = value_temperature
-    value_max_tokens = config.max_tokens
-    if value_max_tokens is not NOT_GIVEN:
-        body["max_tokens"] = value_max_tokens
-    value_top_p = config.top_p
-    if value_top_p is not NOT_GIVEN:
-        body["top_p"] = value_top_p
-    value_top_k = config.top_k
-    if value_top_k is not NOT_GIVEN:
-        body["top_k"] = value_top_k
-    # seed: silently dropped, as the mapping declares
-    value_stop_sequences = config.stop_sequences
-    if value_stop_sequences is not NOT_GIVEN:
-        _w.warn_dropped("stop_sequences is not supported by " + KEY + "; dropped")
-    value_frequency_penalty = config.frequency_penalty
-    if value_frequency_penalty is not NOT_GIVEN:
-        body["frequency_penalty"] = value_frequency_penalty
-    value_presence_penalty = config.presence_penalty
-    if value_presence_penalty is not NOT_GIVEN:
-        body["presence_penalty"] = value_presence_penalty
-    # parallel_tool_calls: silently dropped, as the mapping declares
-    # n: silently dropped, as the mapping declares
-    # logprobs: silently dropped, as the mapping declares
-    # top_logprobs: silently dropped, as the mapping declares
-    # user: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     value_reasoning_effort = config.reasoning_effort
     if (
         value_reasoning_effort is NOT_GIVEN
@@ -278,10 +294,7 @@ def _request_to_wire(
                 value_reasoning_effort = "high"
     if value_reasoning_effort is not NOT_GIVEN:
         body["reasoning_effort"] = value_reasoning_effort
-    # reasoning_budget: silently dropped, as the mapping declares
-    # prompt_cache_key: silently dropped, as the mapping declares
-    # metadata: silently dropped, as the mapping declares
-    # betas: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
@@ -356,106 +369,6 @@ def request_to_wire(
         return cast("PerplexityRequest", _request_to_wire(request, structured_output))
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
-
-
-def _request_from_wire(body: Any) -> Request:
-    """Wire request body -> canonical request."""
-    body = _w.expect_dict(body, "")
-    consumed = set()
-    nested_consumed: list[tuple[str, ...]] = []  # dotted wire fields read
-    model = _w.member_str(body, "model", "")
-    consumed.add("model")
-    messages: list[Message] = []
-    messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
-    consumed.add("messages")
-    config: dict[str, Any] = {}
-    if "temperature" in body:
-        config["temperature"] = body["temperature"]
-        consumed.add("temperature")
-    if "max_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_tokens"])
-        consumed.add("max_tokens")
-    elif "max_completion_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_completion_tokens"])
-        consumed.add("max_completion_tokens")
-    if "top_p" in body:
-        config["top_p"] = body["top_p"]
-        consumed.add("top_p")
-    if "top_k" in body:
-        config["top_k"] = _w.whole_number(body["top_k"])
-        consumed.add("top_k")
-    if "frequency_penalty" in body:
-        config["frequency_penalty"] = body["frequency_penalty"]
-        consumed.add("frequency_penalty")
-    if "presence_penalty" in body:
-        config["presence_penalty"] = body["presence_penalty"]
-        consumed.add("presence_penalty")
-    if "reasoning_effort" in body:
-        config["reasoning_effort"] = body["reasoning_effort"]
-        consumed.add("reasoning_effort")
-    if (
-        spelled := _w.spelled(
-            _w.get_in(body, ("response_format", "type")), {"json_object": True}, False
-        )
-    ) is not None:  # values
-        config["json_mode"] = spelled
-        nested_consumed.append(("response_format", "type"))
-    if _w.get_in(body, ("response_format", "json_schema", "name")) is not None:
-        config["schema_name"] = _w.get_in(body, ("response_format", "json_schema", "name"))
-        nested_consumed.append(("response_format", "json_schema", "name"))
-    if _w.get_in(body, ("response_format", "json_schema", "description")) is not None:
-        config["schema_description"] = _w.get_in(
-            body, ("response_format", "json_schema", "description")
-        )
-        nested_consumed.append(("response_format", "json_schema", "description"))
-    if _w.get_in(body, ("response_format", "json_schema", "strict")) is not None:
-        config["schema_strict"] = _w.get_in(body, ("response_format", "json_schema", "strict"))
-        nested_consumed.append(("response_format", "json_schema", "strict"))
-    kwargs: dict[str, Any] = {}
-    raw_tools = body.get("tools")
-    if raw_tools is not None:
-        consumed.add("tools")
-        # a tool no row reads (a server tool): carried for this wire (request.unknown: carry)
-        read_tools_ = [
-            _w.read_or_skip(_read_tool, t, "tools" + f"[{j}]")
-            for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
-        ]
-        kwargs["tools"] = [t for t in read_tools_ if not isinstance(t, _w.Skipped)]
-    if "tool_choice" in body:
-        consumed.add("tool_choice")
-        choice_ = _w.read_value_or_skip(_read_tool_choice, body["tool_choice"])
-        if not isinstance(choice_, _w.Skipped):  # a mode no row reads: carried for this wire
-            kwargs["tool_choice"] = choice_
-    raw_structured = body.get("response_format")
-    if (
-        type(raw_structured) is dict
-        and raw_structured.get("type") == "json_schema"
-        and "json_schema" in raw_structured
-    ):
-        nested_consumed.append(
-            ("response_format", "type")
-        )  # the template's keys; the rest of response_format is not ours
-        nested_consumed.append(
-            ("response_format", "json_schema")
-        )  # the template's keys; the rest of response_format is not ours
-        raw_structured = {k: v for k, v in raw_structured.items() if k in ("type", "json_schema")}
-        kwargs["response_schema"] = _read_structured_output(raw_structured, "response_format")
-        config.pop("json_mode", None)  # requires no_response_schema: the schema says it already
-        if "schema_name" in config and _w.derived_equal(
-            config["schema_name"], _w.schema_name, kwargs["response_schema"]
-        ):  # the row's own derived name
-            del config["schema_name"]
-        if "schema_strict" in config and _w.derived_equal(
-            config["schema_strict"], _w.schema_qualifies_for_strict, kwargs["response_schema"]
-        ):  # the row's own derived strict
-            del config["schema_strict"]
-    # request.unknown: carry. Fields no row reads are this wire's own: the residual carries them
-    # back to it (runtime/carry.py); config.extras is the caller's passthrough, never a reader's
-    if config:
-        kwargs["config"] = Config.from_dict(
-            config, "config"
-        )  # typed: the wire values are checked here
-    return Request(model=model, messages=messages, **kwargs)
 
 
 def request_from_wire(body: PerplexityRequest | Mapping[str, Any]) -> Request:

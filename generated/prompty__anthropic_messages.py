@@ -75,6 +75,8 @@ from .anthropic_messages import (
     TOOL_NAME_RULE,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
     _as_blocks,
     _error_from_wire,
@@ -103,14 +105,31 @@ from .anthropic_messages import (
     _vm_image_type_reverse,
 )
 from . import anthropic_messages as _code_anthropic_messages
+from . import openarmature__anthropic_messages as _code_openarmature__anthropic_messages
 
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,
 # ORIGIN, option rows) or functions: the base's code, run with this module's globals
 _assistant_content_to_wire = _w.rebind(_code_anthropic_messages._assistant_content_to_wire, globals())
 _assistant_to_wire = _w.rebind(_code_anthropic_messages._assistant_to_wire, globals())
+_messages_from_wire = _w.rebind(_code_openarmature__anthropic_messages._messages_from_wire, globals())
 _messages_to_wire = _w.rebind(_code_anthropic_messages._messages_to_wire, globals())
+_part_to_wire = _w.rebind(_code_openarmature__anthropic_messages._part_to_wire, globals())
+_read_assistant_part = _w.rebind(_code_openarmature__anthropic_messages._read_assistant_part, globals())
+_read_part_file_inline = _w.rebind(_code_openarmature__anthropic_messages._read_part_file_inline, globals())
+_read_part_file_url = _w.rebind(_code_openarmature__anthropic_messages._read_part_file_url, globals())
+_read_part_image_inline = _w.rebind(_code_openarmature__anthropic_messages._read_part_image_inline, globals())
+_read_part_image_url = _w.rebind(_code_openarmature__anthropic_messages._read_part_image_url, globals())
+_read_part_text = _w.rebind(_code_openarmature__anthropic_messages._read_part_text, globals())
+_read_structured_output = _w.rebind(_code_openarmature__anthropic_messages._read_structured_output, globals())
+_read_tool = _w.rebind(_code_openarmature__anthropic_messages._read_tool, globals())
+_read_tool_choice = _w.rebind(_code_openarmature__anthropic_messages._read_tool_choice, globals())
+_read_tool_result = _w.rebind(_code_openarmature__anthropic_messages._read_tool_result, globals())
+_read_user_part = _w.rebind(_code_openarmature__anthropic_messages._read_user_part, globals())
+_response_from_wire = _w.rebind(_code_anthropic_messages._response_from_wire, globals())
 _response_to_wire = _w.rebind(_code_anthropic_messages._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_anthropic_messages._rewrite_request, globals())
+_tool_result_to_wire = _w.rebind(_code_openarmature__anthropic_messages._tool_result_to_wire, globals())
+_tool_to_wire = _w.rebind(_code_openarmature__anthropic_messages._tool_to_wire, globals())
 _user_content_to_wire = _w.rebind(_code_anthropic_messages._user_content_to_wire, globals())
 _user_to_wire = _w.rebind(_code_anthropic_messages._user_to_wire, globals())
 _vm_document_type = _w.rebind(_code_anthropic_messages._vm_document_type, globals())
@@ -201,270 +220,47 @@ TRANSPORT: Final = {
 }  # how the runtime reaches the provider (mapping `transport:`)
 
 
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+    # seed: silently dropped, as the mapping declares
+    ("stop_sequences", "stop_sequences", ""),
+    # frequency_penalty: silently dropped, as the mapping declares
+    # presence_penalty: silently dropped, as the mapping declares
+    # n: silently dropped, as the mapping declares
+    # logprobs: silently dropped, as the mapping declares
+    # top_logprobs: silently dropped, as the mapping declares
+)
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+    # reasoning_effort: silently dropped, as the mapping declares
+)
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_3: Final[tuple[tuple[str, str, str], ...]] = (
+    # json_mode: silently dropped, as the mapping declares
+    # schema_name: silently dropped, as the mapping declares
+    # schema_description: silently dropped, as the mapping declares
+    # schema_strict: silently dropped, as the mapping declares
+    # prompt_cache_key: silently dropped, as the mapping declares
+    # metadata: silently dropped, as the mapping declares
+    # betas: sent as the request header anthropic-beta (HEADER_OPTIONS), not in the body
+)
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_4: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("temperature", ("temperature",), ""),
+    ("max_tokens", ("max_tokens",), "whole"),
+    ("top_p", ("top_p",), ""),
+    ("top_k", ("top_k",), "whole"),
+    ("stop_sequences", ("stop_sequences",), ""),
+    ("parallel_tool_calls", ("tool_choice.disable_parallel_tool_use",), "negate"),
+    ("user", ("metadata.user_id",), ""),
+    ("reasoning_budget", ("thinking.budget_tokens",), "whole"),
+)
+
 _RE_1: Final = _w.lazy_pattern(
     globals(),
     "_RE_1",
     "(?s)(?s:claude\\-opus\\-4\\-7.*)\\Z|(?s:claude\\-opus\\-4\\.7.*)\\Z|(?s:claude\\-opus\\-5.*)\\Z|(?s:claude\\-sonnet\\-5.*)\\Z|(?s:claude\\-haiku\\-5.*)\\Z",
 )
-
-
-def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
-    """One canonical content block -> its wire part; None when the mapping strips it."""
-    t = type(block)
-    if t is TextBlock:
-        assert isinstance(block, TextBlock)
-        return {"type": "text", "text": block.text}
-    if t is ThinkingBlock:
-        assert isinstance(block, ThinkingBlock)
-        if not (
-            (block.origin is NOT_GIVEN or block.origin == PROVIDER)
-            and block.signature is not NOT_GIVEN
-        ):
-            return None
-        return {"type": "thinking", "thinking": block.text, "signature": cast(str, block.signature)}
-    if t is RedactedThinkingBlock:
-        assert isinstance(block, RedactedThinkingBlock)
-        if not ((block.origin is NOT_GIVEN or block.origin == PROVIDER)):
-            return None
-        return {"type": "redacted_thinking", "data": block.data}
-    if t is ImageBlock:
-        assert isinstance(block, ImageBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            return {"type": "image", "source": {"type": "url", "url": source.url}}
-        assert isinstance(source, InlineSource)
-        return {
-            "type": "image",
-            "source": {
-                "type": "base64",
-                "media_type": _vm_image_type(cast(str, block.media_type), path + ".media_type"),
-                "data": source.base64_data,
-            },
-        }
-    if t is AudioBlock:
-        assert isinstance(block, AudioBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            raise UnsupportedContentBlockError(
-                "audio.url content is not supported by " + KEY, path=path
-            )
-        assert isinstance(source, InlineSource)
-        raise UnsupportedContentBlockError(
-            "audio.inline content is not supported by " + KEY, path=path
-        )
-    if t is FileBlock:
-        assert isinstance(block, FileBlock)
-        source = block.source
-        if type(source) is UrlSource:
-            wire_1: dict[str, Any] = {
-                "type": "document",
-                "source": {"type": "url", "url": source.url},
-            }
-            if block.filename is not NOT_GIVEN:
-                wire_1["title"] = block.filename
-            return wire_1
-        assert isinstance(source, InlineSource)
-        wire_2: dict[str, Any] = {
-            "type": "document",
-            "source": {
-                "type": "base64",
-                "media_type": _vm_document_type(cast(str, block.media_type), path + ".media_type"),
-                "data": source.base64_data,
-            },
-        }
-        if block.filename is not NOT_GIVEN:
-            wire_2["title"] = block.filename
-        return wire_2
-    raise InvalidRequestError(f"unsupported block {t.__name__}", path=path)
-
-
-def _read_part_text(part: dict[str, Any], path: str) -> Block:
-    """Wire `text` part -> canonical block."""
-    text_1 = part.get("text")
-    if type(text_1) is not str:
-        text_1 = _w.member_str(part, "text", path)
-    return TextBlock(text=text_1)
-
-
-def _read_part_image_url(part: dict[str, Any], path: str) -> Block:
-    """Wire `image.url` part -> canonical block."""
-    obj_1 = part.get("source")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(part, "source", path)
-    source_url_2 = obj_1.get("url")
-    if type(source_url_2) is not str:
-        source_url_2 = _w.member_str(obj_1, "url", path + ".source")
-    return ImageBlock(source=UrlSource(url=source_url_2))
-
-
-def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
-    """Wire `image.inline` part -> canonical block."""
-    obj_1 = part.get("source")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(part, "source", path)
-    media_type_2 = _vm_image_type_reverse(
-        _w.member_str(obj_1, "media_type", path + ".source"), path + ".source" + ".media_type"
-    )
-    source_base64_data_3 = obj_1.get("data")
-    if type(source_base64_data_3) is not str:
-        source_base64_data_3 = _w.member_str(obj_1, "data", path + ".source")
-    return ImageBlock(
-        source=InlineSource(base64_data=source_base64_data_3), media_type=media_type_2
-    )
-
-
-def _read_part_file_url(part: dict[str, Any], path: str) -> Block:
-    """Wire `file.url` part -> canonical block."""
-    obj_1 = part.get("source")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(part, "source", path)
-    source_url_2 = obj_1.get("url")
-    if type(source_url_2) is not str:
-        source_url_2 = _w.member_str(obj_1, "url", path + ".source")
-    filename_3 = _w.optional_str(part, "title", path)
-    return FileBlock(source=UrlSource(url=source_url_2), filename=filename_3)
-
-
-def _read_part_file_inline(part: dict[str, Any], path: str) -> Block:
-    """Wire `file.inline` part -> canonical block."""
-    obj_1 = part.get("source")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(part, "source", path)
-    media_type_2 = _vm_document_type_reverse(
-        _w.member_str(obj_1, "media_type", path + ".source"), path + ".source" + ".media_type"
-    )
-    source_base64_data_3 = obj_1.get("data")
-    if type(source_base64_data_3) is not str:
-        source_base64_data_3 = _w.member_str(obj_1, "data", path + ".source")
-    filename_4 = _w.optional_str(part, "title", path)
-    return FileBlock(
-        source=InlineSource(base64_data=source_base64_data_3),
-        media_type=media_type_2,
-        filename=filename_4,
-    )
-
-
-def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
-    """Wire tool result -> canonical tool message."""
-    tool_call_id_1 = result.get("tool_use_id")
-    if type(tool_call_id_1) is not str:
-        tool_call_id_1 = _w.member_str(result, "tool_use_id", path)
-    content_2 = _w.member_text(result, "content", path)
-    is_error_3 = _w.optional_bool(result, "is_error", path)
-    return ToolMessage(
-        tool_call_id=tool_call_id_1, content=content_2, name=NOT_GIVEN, is_error=is_error_3
-    )
-
-
-def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block | ToolMessage:
-    """A part of a wire user turn (tool results included)."""
-    part = _w.expect_dict(value, path)
-    kind = part.get("type")
-    if (
-        kind == "image"
-        and (
-            (step_1.get("type") if type(step_1 := part.get("source")) is dict else None)
-            if type(part) is dict
-            else None
-        )
-        == "url"
-    ):
-        return _read_part_image_url(part, path)
-    if (
-        kind == "image"
-        and (
-            (step_1.get("type") if type(step_1 := part.get("source")) is dict else None)
-            if type(part) is dict
-            else None
-        )
-        == "base64"
-    ):
-        return _read_part_image_inline(part, path)
-    if (
-        kind == "document"
-        and (
-            (step_1.get("type") if type(step_1 := part.get("source")) is dict else None)
-            if type(part) is dict
-            else None
-        )
-        == "url"
-    ):
-        return _read_part_file_url(part, path)
-    if (
-        kind == "document"
-        and (
-            (step_1.get("type") if type(step_1 := part.get("source")) is dict else None)
-            if type(part) is dict
-            else None
-        )
-        == "base64"
-    ):
-        return _read_part_file_inline(part, path)
-    if kind == "text":
-        return _read_part_text(part, path)
-    if kind == "tool_result":
-        return _read_tool_result(part, path)
-    raise _w.WireShapeError(
-        path + ".type",
-        "unsupported part "
-        + repr(part.get("type"))
-        + "; expected one of: document, image, text, tool_result",
-    )
-
-
-def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) -> Block | ToolCall:
-    """A part of a wire assistant turn (tool calls included)."""
-    part = _w.expect_dict(value, path)
-    kind = part.get("type")
-    if kind == "text":
-        return _read_part_text(part, path)
-    if kind == "thinking":
-        return _read_part_thinking(part, path)
-    if kind == "redacted_thinking":
-        return _read_part_redacted_thinking(part, path)
-    if kind == "tool_use":
-        return _read_tool_call(part, path, lenient)
-    raise _w.WireShapeError(
-        path + ".type",
-        "unsupported part "
-        + repr(part.get("type"))
-        + "; expected one of: redacted_thinking, text, thinking, tool_use",
-    )
-
-
-def _tool_result_to_wire(
-    tool_call_id: str,
-    content: str | list[Block],
-    name: str | NotGiven,
-    i: int,
-    is_error: bool | NotGiven = NOT_GIVEN,
-    cache_control: dict[str, Any] | NotGiven = NOT_GIVEN,
-) -> dict[str, Any]:
-    """A tool result (`messages[i]`) -> its wire block."""
-    wire_content: Any = _w.tool_text(
-        content, f"messages[{i}].content"
-    )  # a text-only wire: the text parts, joined
-    wire_1: dict[str, Any] = {
-        "type": "tool_result",
-        "tool_use_id": tool_call_id,
-        "content": wire_content,
-    }
-    if is_error is not NOT_GIVEN:
-        wire_1["is_error"] = is_error
-    return wire_1
-
-
-def _tool_to_wire(tool: Tool, path: str, memo: dict[int, Any] | None = None) -> dict[str, Any]:
-    """Canonical tool -> wire tool definition. `memo`: validation's sorted copies (wire.memo_json)."""
-    params: Any = tool.parameters
-    if params is NOT_GIVEN:
-        params = {"type": "object", "properties": {}}
-    wire_1: dict[str, Any] = {"name": tool.name, "input_schema": _w.memo_json(params, memo)}
-    if tool.description is not NOT_GIVEN:
-        wire_1["description"] = tool.description
-    if tool.strict is not NOT_GIVEN:
-        wire_1["strict"] = tool.strict
-    return wire_1
 
 
 def _request_to_wire(
@@ -550,19 +346,11 @@ def _request_to_wire(
             _w.warn_dropped("top_k is not supported by " + KEY + " for this model; dropped")
         else:
             body["top_k"] = value_top_k
-    # seed: silently dropped, as the mapping declares
-    value_stop_sequences = config.stop_sequences
-    if value_stop_sequences is not NOT_GIVEN:
-        body["stop_sequences"] = value_stop_sequences
-    # frequency_penalty: silently dropped, as the mapping declares
-    # presence_penalty: silently dropped, as the mapping declares
-    # n: silently dropped, as the mapping declares
-    # logprobs: silently dropped, as the mapping declares
-    # top_logprobs: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     value_user = config.user
     if value_user is not NOT_GIVEN:
         _w.put_in(body, ("metadata", "user_id"), value_user)
-    # reasoning_effort: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
     value_reasoning_budget = config.reasoning_budget
     if (
         value_reasoning_budget is NOT_GIVEN
@@ -599,13 +387,7 @@ def _request_to_wire(
         container = _w.container_in(body, ("thinking",))
         container.setdefault("type", "enabled")  # `with`: written beside it
         container["budget_tokens"] = value_reasoning_budget
-    # json_mode: silently dropped, as the mapping declares
-    # schema_name: silently dropped, as the mapping declares
-    # schema_description: silently dropped, as the mapping declares
-    # schema_strict: silently dropped, as the mapping declares
-    # prompt_cache_key: silently dropped, as the mapping declares
-    # metadata: silently dropped, as the mapping declares
-    # betas: sent as the request header anthropic-beta (HEADER_OPTIONS), not in the body
+    _w.options_to_wire(config, body, _OPTIONS_3, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
@@ -659,71 +441,6 @@ def request_to_wire(
         raise InvalidRequestError("request nested too deeply") from None
 
 
-def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
-    """Wire messages -> canonical messages."""
-    out: list[Message] = []
-    for i, item in enumerate(items):
-        path = f"{field}[{i}]"
-        message = _w.expect_dict(item, path)
-        role = message.get("role")
-        if role == "user":
-            raw = message.get("content")  # a string is the content as it is
-            content = (
-                raw
-                if type(raw) is str
-                else _w.user_content(
-                    _w.member(message, "content", path), path + ".content", _read_user_part, False
-                )
-            )
-            if type(content) is list and any(type(p) is ToolMessage for p in content):
-                # OpenArmature §8.2.1.2: tool results split into tool messages, other runs stay user turns.
-                run: list[Any] = []
-                for p in content:
-                    if type(p) is ToolMessage:
-                        if run:
-                            out.append(UserMessage(content=run))
-                            run = []
-                        out.append(p)
-                    else:
-                        run.append(p)
-                if run:
-                    out.append(UserMessage(content=run))
-                continue
-            out.append(UserMessage(content=content))
-            continue
-        if role == "assistant":
-            raw_content = _w.member(message, "content", path)  # required by the template
-            a_calls: Any = NOT_GIVEN
-            a_content: Any = NOT_GIVEN
-            if raw_content is not NOT_GIVEN:
-                content_path = path + ".content"
-                items_ = (
-                    _w.expect_list(raw_content, content_path)
-                    if type(raw_content) is not str
-                    else raw_content
-                )
-                if type(items_) is str:
-                    a_content = items_
-                else:
-                    blocks_: list[Any] = []
-                    calls_: list[ToolCall] = []
-                    for j, item in enumerate(items_):
-                        p = _read_assistant_part(item, f"{content_path}[{j}]", False)
-                        if type(p) is ToolCall:
-                            calls_.append(p)
-                        else:
-                            blocks_.append(p)
-                    a_content = blocks_
-                    if calls_:
-                        a_calls = calls_
-            out.append(AssistantMessage(content=a_content, tool_calls=a_calls))
-            continue
-        raise _w.WireShapeError(
-            path + ".role", "unsupported role " + repr(role) + "; expected one of: user, assistant"
-        )
-    return out
-
-
 def _request_from_wire(body: Any) -> Request:
     """Wire request body -> canonical request."""
     body = _w.expect_dict(body, "")
@@ -748,32 +465,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    if "temperature" in body:
-        config["temperature"] = body["temperature"]
-        consumed.add("temperature")
-    if "max_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_tokens"])
-        consumed.add("max_tokens")
-    if "top_p" in body:
-        config["top_p"] = body["top_p"]
-        consumed.add("top_p")
-    if "top_k" in body:
-        config["top_k"] = _w.whole_number(body["top_k"])
-        consumed.add("top_k")
-    if "stop_sequences" in body:
-        config["stop_sequences"] = body["stop_sequences"]
-        consumed.add("stop_sequences")
-    if _w.get_in(body, ("tool_choice", "disable_parallel_tool_use")) is not None:
-        config["parallel_tool_calls"] = _w.negated(
-            _w.get_in(body, ("tool_choice", "disable_parallel_tool_use"))
-        )  # negate: the wire says it the other way round
-        nested_consumed.append(("tool_choice", "disable_parallel_tool_use"))
-    if _w.get_in(body, ("metadata", "user_id")) is not None:
-        config["user"] = _w.get_in(body, ("metadata", "user_id"))
-        nested_consumed.append(("metadata", "user_id"))
-    if _w.get_in(body, ("thinking", "budget_tokens")) is not None:
-        config["reasoning_budget"] = _w.whole_number(_w.get_in(body, ("thinking", "budget_tokens")))
-        nested_consumed.append(("thinking", "budget_tokens"))
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_4)
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:
@@ -817,134 +509,6 @@ def request_from_wire(body: PromptyAnthropicMessagesRequest | Mapping[str, Any])
     return _w.read_request(
         body, _request_from_wire, ORIGIN, _rewrite_request, WIRE_KEYS, OPTION_PATHS, ALIAS_PATHS
     )
-
-
-def _read_tool(tool: dict[str, Any], path: str) -> Tool:
-    """Wire tool definition -> canonical tool."""
-    name_1 = tool.get("name")
-    if type(name_1) is not str:
-        name_1 = _w.member_str(tool, "name", path)
-    description_2 = _w.optional_str(tool, "description", path)
-    parameters_3 = tool.get("input_schema")
-    if type(parameters_3) is not dict:
-        parameters_3 = _w.member_dict(tool, "input_schema", path)
-    strict_4 = _w.optional_bool(tool, "strict", path)
-    return Tool(name=name_1, description=description_2, parameters=parameters_3, strict=strict_4)
-
-
-def _read_tool_choice(value: Any) -> ToolChoice:
-    """Wire tool_choice -> canonical."""
-    if type(value) is dict:
-        if value.get("disable_parallel_tool_use") not in (None, False):
-            raise _w.WireShapeError(
-                "tool_choice" + ".disable_parallel_tool_use",
-                "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool_choice)",
-            )
-    if type(value) is dict and value.get("type") == "tool" and "name" in value:
-        name_1 = value.get("name")
-        if type(name_1) is not str:
-            name_1 = _w.member_str(value, "name", "tool_choice")
-        return ForcedTool(name=name_1)
-    if type(value) is dict and value.get("type") == "auto":
-        return "auto"
-    if type(value) is dict and value.get("type") == "any":
-        return "required"
-    if type(value) is dict and value.get("type") == "none":
-        return "none"
-    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + repr(value))
-
-
-def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:
-    """Wire structured-output field -> the JSON Schema it carries."""
-    if value.get("effort") not in (None, False):
-        raise _w.WireShapeError(
-            path + ".effort",
-            "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.structured_output)",
-        )
-    obj_1 = value.get("format")
-    if type(obj_1) is not dict:
-        obj_1 = _w.member_dict(value, "format", path)
-    schema_2 = obj_1.get("schema")
-    if type(schema_2) is not dict:
-        schema_2 = _w.member_dict(obj_1, "schema", path + ".format")
-    return schema_2
-
-
-def _response_from_wire(body: Any) -> Response:
-    """Wire response body -> canonical response."""
-    body = _w.expect_dict(body, "")
-    finish_reason = _finish_reason(body.get("stop_reason"))
-    # OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null
-    lenient: bool | None = True if finish_reason == "error" else None
-    message = body
-    raw_content = _w.member(message, "content", "")  # required by the template
-    a_calls: Any = NOT_GIVEN
-    a_content: Any = NOT_GIVEN
-    if raw_content is not NOT_GIVEN:
-        content_path = "content"
-        items_ = (
-            _w.expect_list(raw_content, content_path)
-            if type(raw_content) is not str
-            else raw_content
-        )
-        if type(items_) is str:
-            a_content = items_
-        else:
-            blocks_: list[Any] = []
-            calls_: list[ToolCall] = []
-            for j, item in enumerate(items_):
-                p = _read_assistant_part(item, f"{content_path}[{j}]", lenient)
-                if type(p) is ToolCall:
-                    calls_.append(p)
-                else:
-                    blocks_.append(p)
-            a_content = blocks_
-            if calls_:
-                a_calls = calls_
-    # One unsigned text block reads as a plain string (OpenArmature §3.1.1); none as null.
-    if type(a_content) is list:
-        if not a_content:
-            a_content = None
-        elif (
-            len(a_content) == 1
-            and type(a_content[0]) is TextBlock
-            and a_content[0].signature is NOT_GIVEN
-        ):
-            a_content = a_content[0].text
-    usage_obj = body.get("usage")
-    if type(usage_obj) is dict:
-        completion_tokens = _w.usage_counter(usage_obj.get("output_tokens"))
-        prompt_tokens = _w.usage_sum(
-            _w.usage_counter(usage_obj.get("input_tokens")),
-            _w.usage_addend(usage_obj.get("cache_read_input_tokens")),
-            _w.usage_addend(usage_obj.get("cache_creation_input_tokens")),
-        )  # a derived counter (response.usage sum)
-        total_tokens = _w.usage_sum(
-            _w.usage_counter(usage_obj.get("input_tokens")),
-            _w.usage_addend(usage_obj.get("cache_read_input_tokens")),
-            _w.usage_addend(usage_obj.get("cache_creation_input_tokens")),
-            completion_tokens,
-        )  # a derived total (OpenArmature §7)
-        usage = Usage(
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            total_tokens=total_tokens,
-        )
-        raw_cached_tokens = usage_obj.get("cache_read_input_tokens")
-        if raw_cached_tokens is not None:
-            usage.cached_tokens = _w.usage_counter(raw_cached_tokens)
-        raw_cache_creation_tokens = usage_obj.get("cache_creation_input_tokens")
-        if raw_cache_creation_tokens is not None:
-            usage.cache_creation_tokens = _w.usage_counter(raw_cache_creation_tokens)
-    else:
-        usage = Usage()  # not reported: the three counters are null together (§6)
-    response = Response(
-        message=AssistantMessage(content=a_content, tool_calls=a_calls),
-        finish_reason=finish_reason,
-        usage=usage,
-        raw=body,
-    )
-    return response
 
 
 def response_from_wire(

@@ -77,7 +77,13 @@ from .openai_responses import (
     TRANSPORT,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
+    _OPTIONS_1,
+    _OPTIONS_2,
+    _OPTIONS_3,
+    _OPTIONS_4,
     _error_from_wire,
     _finish_reason,
     _read_assistant_part,
@@ -273,39 +279,7 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    value_temperature = config.temperature
-    if value_temperature is not NOT_GIVEN:
-        body["temperature"] = value_temperature
-    value_max_tokens = config.max_tokens
-    if value_max_tokens is not NOT_GIVEN:
-        body["max_output_tokens"] = value_max_tokens
-    value_top_p = config.top_p
-    if value_top_p is not NOT_GIVEN:
-        body["top_p"] = value_top_p
-    # top_k: silently dropped, as the mapping declares
-    value_seed = config.seed
-    if value_seed is not NOT_GIVEN:
-        _w.warn_dropped("seed is not supported by " + KEY + "; dropped")
-    value_stop_sequences = config.stop_sequences
-    if value_stop_sequences is not NOT_GIVEN:
-        _w.warn_dropped("stop_sequences is not supported by " + KEY + "; dropped")
-    value_frequency_penalty = config.frequency_penalty
-    if value_frequency_penalty is not NOT_GIVEN:
-        _w.warn_dropped("frequency_penalty is not supported by " + KEY + "; dropped")
-    value_presence_penalty = config.presence_penalty
-    if value_presence_penalty is not NOT_GIVEN:
-        _w.warn_dropped("presence_penalty is not supported by " + KEY + "; dropped")
-    value_parallel_tool_calls = config.parallel_tool_calls
-    if value_parallel_tool_calls is not NOT_GIVEN:
-        body["parallel_tool_calls"] = value_parallel_tool_calls
-    # n: silently dropped, as the mapping declares
-    # logprobs: silently dropped, as the mapping declares
-    value_top_logprobs = config.top_logprobs
-    if value_top_logprobs is not NOT_GIVEN:
-        body["top_logprobs"] = value_top_logprobs
-    value_user = config.user
-    if value_user is not NOT_GIVEN:
-        body["user"] = value_user
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     value_reasoning_effort = config.reasoning_effort
     if (
         value_reasoning_effort is NOT_GIVEN
@@ -320,14 +294,7 @@ def _request_to_wire(
                 value_reasoning_effort = "high"
     if value_reasoning_effort is not NOT_GIVEN:
         _w.put_in(body, ("reasoning", "effort"), value_reasoning_effort)
-    # reasoning_budget: silently dropped, as the mapping declares
-    value_prompt_cache_key = config.prompt_cache_key
-    if value_prompt_cache_key is not NOT_GIVEN:
-        body["prompt_cache_key"] = value_prompt_cache_key
-    value_metadata: Any = config.metadata
-    if value_metadata is not NOT_GIVEN:
-        body["metadata"] = dict(value_metadata)
-    # betas: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
@@ -434,27 +401,7 @@ def _request_from_wire(body: Any) -> Request:
         messages.extend(_messages_from_wire(raw_messages, "input"))
     consumed.add("input")
     config: dict[str, Any] = {}
-    if "temperature" in body:
-        config["temperature"] = body["temperature"]
-        consumed.add("temperature")
-    if "max_output_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_output_tokens"])
-        consumed.add("max_output_tokens")
-    if "top_p" in body:
-        config["top_p"] = body["top_p"]
-        consumed.add("top_p")
-    if "parallel_tool_calls" in body:
-        config["parallel_tool_calls"] = body["parallel_tool_calls"]
-        consumed.add("parallel_tool_calls")
-    if "top_logprobs" in body:
-        config["top_logprobs"] = _w.whole_number(body["top_logprobs"])
-        consumed.add("top_logprobs")
-    if "user" in body:
-        config["user"] = body["user"]
-        consumed.add("user")
-    if _w.get_in(body, ("reasoning", "effort")) is not None:
-        config["reasoning_effort"] = _w.get_in(body, ("reasoning", "effort"))
-        nested_consumed.append(("reasoning", "effort"))
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("text", "format", "type")), {"json_object": True}, False
@@ -462,21 +409,7 @@ def _request_from_wire(body: Any) -> Request:
     ) is not None:  # values
         config["json_mode"] = spelled
         nested_consumed.append(("text", "format", "type"))
-    if _w.get_in(body, ("text", "format", "name")) is not None:
-        config["schema_name"] = _w.get_in(body, ("text", "format", "name"))
-        nested_consumed.append(("text", "format", "name"))
-    if _w.get_in(body, ("text", "format", "description")) is not None:
-        config["schema_description"] = _w.get_in(body, ("text", "format", "description"))
-        nested_consumed.append(("text", "format", "description"))
-    if _w.get_in(body, ("text", "format", "strict")) is not None:
-        config["schema_strict"] = _w.get_in(body, ("text", "format", "strict"))
-        nested_consumed.append(("text", "format", "strict"))
-    if "prompt_cache_key" in body:
-        config["prompt_cache_key"] = body["prompt_cache_key"]
-        consumed.add("prompt_cache_key")
-    if "metadata" in body:
-        config["metadata"] = body["metadata"]
-        consumed.add("metadata")
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_4)
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:

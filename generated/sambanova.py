@@ -73,6 +73,8 @@ from .openai_chat import (
     TOOL_NAME_RULE,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
     _error_from_wire,
     _finish_reason,
@@ -100,15 +102,21 @@ from .openai_chat import (
     _vm_audio_format_reverse,
 )
 from .openai_compatible import ALIAS_PATHS
+from . import ollama as _code_ollama
 from . import openai_compatible as _code_openai_compatible
 
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,
 # ORIGIN, option rows) or functions: the base's code, run with this module's globals
 _assistant_content_to_wire = _w.rebind(_code_openai_compatible._assistant_content_to_wire, globals())
+_assistant_to_wire = _w.rebind(_code_ollama._assistant_to_wire, globals())
+_messages_from_wire = _w.rebind(_code_ollama._messages_from_wire, globals())
+_messages_to_wire = _w.rebind(_code_ollama._messages_to_wire, globals())
 _response_from_wire = _w.rebind(_code_openai_compatible._response_from_wire, globals())
 _response_to_wire = _w.rebind(_code_openai_compatible._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_openai_compatible._rewrite_request, globals())
+_system_to_wire = _w.rebind(_code_ollama._system_to_wire, globals())
 _user_content_to_wire = _w.rebind(_code_openai_compatible._user_content_to_wire, globals())
+_user_to_wire = _w.rebind(_code_ollama._user_to_wire, globals())
 _vm_audio_format = _w.rebind(_code_openai_compatible._vm_audio_format, globals())
 
 # the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
@@ -371,6 +379,46 @@ STREAM: Final[dict[str, Any] | None] = {
 }
 
 
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+    ("temperature", "temperature", ""),
+    ("max_tokens", "max_tokens", ""),
+    ("top_p", "top_p", ""),
+    ("top_k", "top_k", ""),
+    # seed: silently dropped, as the mapping declares
+    ("stop_sequences", "stop", ""),
+    ("frequency_penalty", "frequency_penalty", ""),
+    ("presence_penalty", "presence_penalty", ""),
+    ("parallel_tool_calls", "parallel_tool_calls", "tools"),
+    # n: silently dropped, as the mapping declares
+    # logprobs: silently dropped, as the mapping declares
+    # top_logprobs: silently dropped, as the mapping declares
+    # user: silently dropped, as the mapping declares
+)
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+    # reasoning_budget: silently dropped, as the mapping declares
+    # prompt_cache_key: silently dropped, as the mapping declares
+    # metadata: silently dropped, as the mapping declares
+    # betas: silently dropped, as the mapping declares
+)
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("temperature", ("temperature",), ""),
+    ("max_tokens", ("max_tokens", "max_completion_tokens"), "whole"),
+    ("top_p", ("top_p",), ""),
+    ("top_k", ("top_k",), "whole"),
+    ("stop_sequences", ("stop",), "list"),
+    ("frequency_penalty", ("frequency_penalty",), ""),
+    ("presence_penalty", ("presence_penalty",), ""),
+    ("parallel_tool_calls", ("parallel_tool_calls",), ""),
+)
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_4: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("schema_name", ("response_format.json_schema.name",), ""),
+    ("schema_description", ("response_format.json_schema.description",), ""),
+    ("schema_strict", ("response_format.json_schema.strict",), ""),
+)
 REASONING: Final = {
     "field": "reasoning",
     "read_also": [],
@@ -456,78 +504,6 @@ def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Bloc
     )  # request.unknown: carry (left out here, carried for this wire: runtime/carry.py)
 
 
-def _system_to_wire(content: str, path: str = "") -> dict[str, Any]:
-    """A system message -> its wire message (system `inline`)."""
-    return {"role": "system", "content": content}
-
-
-def _user_to_wire(content: str | list[Block], i: int) -> dict[str, Any]:
-    """A user message (`messages[i]`) -> its wire message."""
-    wire_content: Any
-    if type(content) is str:  # the common case, inline
-        wire_content = content
-    else:
-        wire_content = _user_content_to_wire(content, f"messages[{i}].content")
-    return {"role": "user", "content": wire_content}
-
-
-def _assistant_to_wire(
-    body_content: Any, calls: Any, i: int, memo: dict[int, Any] | None = None
-) -> dict[str, Any]:
-    """An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `field`)."""
-    content_out: Any = body_content
-    if type(body_content) is str:  # the common case, inline
-        content_out = body_content
-    elif isinstance(body_content, (str, list)):
-        content_out = _assistant_content_to_wire(body_content, f"messages[{i}].content")
-    wire_calls: Any = NOT_GIVEN
-    if calls is not NOT_GIVEN and calls:
-        wire_calls = [
-            _tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]", memo)
-            for k, call in enumerate(calls)
-        ]
-    elif not content_out:
-        raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
-    wire_message_1: dict[str, Any] = {"role": "assistant"}
-    if content_out is not NOT_GIVEN:
-        wire_message_1["content"] = content_out
-    if wire_calls is not NOT_GIVEN:
-        wire_message_1["tool_calls"] = wire_calls
-    wire_message_2: dict[str, Any] = wire_message_1
-    wire_message_2.update(_reasoning.write(body_content, bool(calls), REASONING, PROVIDER, True))
-    return wire_message_2
-
-
-def _messages_to_wire(
-    messages: list[Message], memo: dict[int, Any] | None = None
-) -> list[dict[str, Any]]:
-    """Canonical messages -> wire (system `inline`, tool results `message`, tool calls `field`). `memo`: validation's sorted copies (wire.memo_json)."""
-    wire_messages: list[dict[str, Any]] = []
-    for i, message in enumerate(messages):
-        if isinstance(message, UserMessage):
-            wire_messages.append(_user_to_wire(message.content, i))
-            continue
-        if isinstance(message, SystemMessage):
-            wire_messages.append(_system_to_wire(message.content))
-            continue
-        if isinstance(message, AssistantMessage):
-            calls = message.tool_calls
-            wire_messages.append(_assistant_to_wire(message.content, calls, i, memo))
-            continue
-        assert isinstance(message, ToolMessage)
-        wire_messages.append(
-            _tool_result_to_wire(
-                message.tool_call_id,
-                message.content,
-                message.name,
-                i,
-                message.is_error,
-                message.cache_control,
-            )
-        )
-    return wire_messages
-
-
 def _request_to_wire(
     request: Request | Mapping[str, Any], structured_output: str | None
 ) -> dict[str, Any]:
@@ -568,37 +544,7 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    value_temperature = config.temperature
-    if value_temperature is not NOT_GIVEN:
-        body["temperature"] = value_temperature
-    value_max_tokens = config.max_tokens
-    if value_max_tokens is not NOT_GIVEN:
-        body["max_tokens"] = value_max_tokens
-    value_top_p = config.top_p
-    if value_top_p is not NOT_GIVEN:
-        body["top_p"] = value_top_p
-    value_top_k = config.top_k
-    if value_top_k is not NOT_GIVEN:
-        body["top_k"] = value_top_k
-    # seed: silently dropped, as the mapping declares
-    value_stop_sequences = config.stop_sequences
-    if value_stop_sequences is not NOT_GIVEN:
-        body["stop"] = value_stop_sequences
-    value_frequency_penalty = config.frequency_penalty
-    if value_frequency_penalty is not NOT_GIVEN:
-        body["frequency_penalty"] = value_frequency_penalty
-    value_presence_penalty = config.presence_penalty
-    if value_presence_penalty is not NOT_GIVEN:
-        body["presence_penalty"] = value_presence_penalty
-    value_parallel_tool_calls = config.parallel_tool_calls
-    if (
-        value_parallel_tool_calls is not NOT_GIVEN and isinstance(tools, list) and tools
-    ):  # requires tools: the API refuses it without them
-        body["parallel_tool_calls"] = value_parallel_tool_calls
-    # n: silently dropped, as the mapping declares
-    # logprobs: silently dropped, as the mapping declares
-    # top_logprobs: silently dropped, as the mapping declares
-    # user: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
     value_reasoning_effort: Any = config.reasoning_effort
     if (
         value_reasoning_effort is NOT_GIVEN
@@ -619,10 +565,7 @@ def _request_to_wire(
         )
     if value_reasoning_effort is not NOT_GIVEN:
         body["reasoning_effort"] = value_reasoning_effort
-    # reasoning_budget: silently dropped, as the mapping declares
-    # prompt_cache_key: silently dropped, as the mapping declares
-    # metadata: silently dropped, as the mapping declares
-    # betas: silently dropped, as the mapping declares
+    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
@@ -702,69 +645,6 @@ def request_to_wire(
         raise InvalidRequestError("request nested too deeply") from None
 
 
-def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
-    """Wire messages -> canonical messages."""
-    out: list[Message] = []
-    for i, item in enumerate(items):
-        path = f"{field}[{i}]"
-        message = _w.expect_dict(item, path)
-        role = message.get("role")
-        if role == "system":
-            text = message.get("content")
-            if type(text) is list:  # an array of text parts: joined
-                text = "".join(
-                    _w.member_str(
-                        _w.expect_dict(p, f"{path}.content[{j}]"), "text", f"{path}.content[{j}]"
-                    )
-                    for j, p in enumerate(text)
-                )
-            out.append(
-                SystemMessage(
-                    content=text if type(text) is str else _w.expect_str(text, path + ".content")
-                )
-            )
-            continue
-        if role == "user":
-            raw = message.get("content")  # a string is the content as it is
-            content = (
-                raw
-                if type(raw) is str
-                else _w.user_content(
-                    _w.member(message, "content", path), path + ".content", _read_user_part, True
-                )
-            )
-            out.append(UserMessage(content=content))
-            continue
-        if role == "assistant":
-            raw_content = message.get("content", NOT_GIVEN)
-            a_calls: Any = NOT_GIVEN
-            a_content: Any = NOT_GIVEN
-            if type(raw_content) is str:  # a string is the content as it is
-                a_content = raw_content
-            elif raw_content is not NOT_GIVEN:
-                a_content = _w.assistant_content(
-                    raw_content, path + ".content", _read_assistant_part, True
-                )
-            raw_calls = message.get("tool_calls")
-            if raw_calls is not None:
-                calls_path = path + ".tool_calls"
-                a_calls = [
-                    _read_tool_call(
-                        _w.expect_dict(c, f"{calls_path}[{k}]"), f"{calls_path}[{k}]", False
-                    )
-                    for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
-                ]
-            a_content = _reasoning.read(message, a_content, REASONING, PROVIDER, path)
-            out.append(AssistantMessage(content=a_content, tool_calls=a_calls))
-            continue
-        if role == "tool":
-            tool_message = _read_tool_result(message, path)
-            out.append(tool_message)
-            continue
-        continue  # an item or role no row reads: carried for this wire (request.unknown: carry)
-    return out
-
-
 def _request_from_wire(body: Any) -> Request:
     """Wire request body -> canonical request."""
     body = _w.expect_dict(body, "")
@@ -776,35 +656,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    if "temperature" in body:
-        config["temperature"] = body["temperature"]
-        consumed.add("temperature")
-    if "max_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_tokens"])
-        consumed.add("max_tokens")
-    elif "max_completion_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_completion_tokens"])
-        consumed.add("max_completion_tokens")
-    if "top_p" in body:
-        config["top_p"] = body["top_p"]
-        consumed.add("top_p")
-    if "top_k" in body:
-        config["top_k"] = _w.whole_number(body["top_k"])
-        consumed.add("top_k")
-    if "stop" in body:
-        config["stop_sequences"] = body["stop"]
-        if type(config["stop_sequences"]) is str:  # the wire's scalar form
-            config["stop_sequences"] = [config["stop_sequences"]]
-        consumed.add("stop")
-    if "frequency_penalty" in body:
-        config["frequency_penalty"] = body["frequency_penalty"]
-        consumed.add("frequency_penalty")
-    if "presence_penalty" in body:
-        config["presence_penalty"] = body["presence_penalty"]
-        consumed.add("presence_penalty")
-    if "parallel_tool_calls" in body:
-        config["parallel_tool_calls"] = body["parallel_tool_calls"]
-        consumed.add("parallel_tool_calls")
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
     if (
         spelled := _w.spelled(
             body.get("reasoning_effort"), {"low": "low", "medium": "medium", "high": "high"}, True
@@ -819,17 +671,7 @@ def _request_from_wire(body: Any) -> Request:
     ) is not None:  # values
         config["json_mode"] = spelled
         nested_consumed.append(("response_format", "type"))
-    if _w.get_in(body, ("response_format", "json_schema", "name")) is not None:
-        config["schema_name"] = _w.get_in(body, ("response_format", "json_schema", "name"))
-        nested_consumed.append(("response_format", "json_schema", "name"))
-    if _w.get_in(body, ("response_format", "json_schema", "description")) is not None:
-        config["schema_description"] = _w.get_in(
-            body, ("response_format", "json_schema", "description")
-        )
-        nested_consumed.append(("response_format", "json_schema", "description"))
-    if _w.get_in(body, ("response_format", "json_schema", "strict")) is not None:
-        config["schema_strict"] = _w.get_in(body, ("response_format", "json_schema", "strict"))
-        nested_consumed.append(("response_format", "json_schema", "strict"))
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_4)
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:

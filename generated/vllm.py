@@ -73,7 +73,11 @@ from .openai_chat import (
     TOOL_NAME_RULE,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
+    _OPTIONS_2,
+    _OPTIONS_4,
     _error_from_wire,
     _finish_reason,
     _read_assistant_part,
@@ -104,7 +108,7 @@ from .openai_chat import (
     _tool_to_wire,
     _vm_audio_format_reverse,
 )
-from .openai_compatible import ALIAS_PATHS, OPTION_PATHS
+from .openai_compatible import ALIAS_PATHS, OPTION_PATHS, _OPTIONS_1, _OPTIONS_3
 from . import openai_compatible as _code_openai_compatible
 
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,

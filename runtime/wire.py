@@ -36,6 +36,8 @@ __all__ = [
     "WireShapeError",
     "rebind",
     "read_request",
+    "options_to_wire",
+    "options_from_wire",
     "read_response",
     "user_content",
     "assistant_content",
@@ -1728,6 +1730,82 @@ def warn_dropped(text: str) -> None:
         import warnings
 
         warnings.warn(text, UnsupportedOptionWarning, stacklevel=3)
+
+
+def options_to_wire(config: Any, body: dict[str, Any], rows: tuple[tuple[str, str, str], ...], tools: Any, key: str) -> None:
+    """The option rows a table sends with no code of their own (codegen/emit/messages.py
+    `_plain_row`), in order, into `body`: `(option, wire field, how)`, how "" (the value as it
+    is), "dict" (a copy of the object), "tools" (only beside a non-empty tools list: the API
+    refuses it without them) or "warn" (not sent: UnsupportedOptionWarning, naming format `key`)."""
+    for name, wire, how in rows:
+        value = getattr(config, name)
+        if value is NOT_GIVEN:
+            continue
+        if how == "warn":
+            if not _QUIET.get():
+                import warnings
+
+                # the frame warn_dropped names when the converter calls it (the same depth)
+                warnings.warn(name + " is not supported by " + key + "; dropped", UnsupportedOptionWarning, stacklevel=3)
+        elif how == "dict":
+            body[wire] = dict(value)
+        elif how != "tools" or (isinstance(tools, list) and tools):
+            body[wire] = value
+
+
+#: per option table (by id: the tables are module constants), once: top-level field -> the rows
+#: that read it; the rows with a dotted field; each row's fields, a dotted one split into keys
+_FROM_PLANS: dict[int, tuple[dict[str, tuple[int, ...]], tuple[int, ...], tuple[tuple[tuple[str, tuple[str, ...] | None], ...], ...]]] = {}
+
+
+def options_from_wire(
+    body: dict[str, Any], config: dict[str, Any], consumed: set[str], nested: list[tuple[str, ...]], rows: tuple[tuple[str, tuple[str, ...], str], ...]
+) -> None:
+    """The option rows a table reads with no code of their own (codegen/emit/messages.py), in
+    order, from `body` into `config`: `(option, wire fields, how)`, the first wire field present
+    (a dotted one is nested, and present when not None), how "" (as it is), "whole" (an
+    integer option: an integer-valued float reads as the integer), "negate" (the wire says it
+    the other way round) or "list" (a top-level field's scalar form read as a one-item list).
+    The fields read are added to `consumed` (dotted: `nested`). Only the rows one of whose
+    top-level fields the body holds (and those with a dotted one) are looked at: most are absent."""
+    plan = _FROM_PLANS.get(id(rows))
+    if plan is None:
+        by_field: dict[str, tuple[int, ...]] = {}
+        for i, (_, wires, _) in enumerate(rows):
+            for wire in wires:
+                if "." not in wire:
+                    by_field[wire] = (*by_field.get(wire, ()), i)
+        dotted = tuple(i for i, (_, wires, _) in enumerate(rows) if any("." in w for w in wires))
+        parsed = tuple(tuple((w, tuple(w.split(".")) if "." in w else None) for w in wires) for _, wires, _ in rows)
+        plan = _FROM_PLANS[id(rows)] = (by_field, dotted, parsed)
+    by_field, dotted, parsed = plan
+    hits = body.keys() & by_field.keys()
+    if not hits and not dotted:
+        return
+    if dotted or len(hits) > 1:
+        touched = set(dotted)
+        for key in hits:
+            touched.update(by_field[key])
+        order: Any = sorted(touched)
+    else:
+        order = by_field[hits.pop()]
+    for i in order:
+        name, _, how = rows[i]
+        for wire, keys in parsed[i]:
+            if keys is not None:
+                value = get_in(body, keys)
+                if value is None:
+                    continue
+                config[name] = whole_number(value) if how == "whole" else negated(value) if how == "negate" else value
+                nested.append(keys)
+                break
+            if wire in body:
+                value = body[wire]
+                config[name] = whole_number(value) if how == "whole" else negated(value) if how == "negate" else value
+                if how == "list" and type(config[name]) is str:  # the wire's scalar form
+                    config[name] = [config[name]]
+                consumed.add(wire)
+                break
 
 
 def read_request(

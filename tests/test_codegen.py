@@ -35,7 +35,7 @@ import wiremap
 from wiremap.codegen import GENERATED_HEADER, MappingError, generate
 from wiremap.codegen.load.resolve import discover
 from wiremap.runtime import format as format_registry
-from wiremap.runtime.errors import ProviderError, UnsupportedContentBlockError
+from wiremap.runtime.errors import ProviderError, UnsupportedContentBlockError, UnsupportedOptionWarning
 
 pytestmark = pytest.mark.filterwarnings("ignore:Default formatters will change:FutureWarning")
 
@@ -1153,6 +1153,78 @@ def test_a_dialect_function_bound_from_its_base_reads_the_dialects_own_tables() 
     for module in (vllm, openai_compatible):
         with pytest.raises(UnsupportedContentBlockError, match=f"not supported by {module.KEY}$"):
             module.request_to_wire(request)
+
+
+def test_a_dialect_differing_in_option_rows_runs_its_bases_request_code_with_its_own_tables() -> None:
+    """Option rows with no code of their own are module tables (`_OPTIONS_<n>`, runtime
+    wire.options_to_wire / options_from_wire), so nebius (which drops seed) runs openai_chat's
+    request code, reading its own tables: it neither sends nor reads seed, its base does."""
+    from wiremap.generated import nebius, openai_chat, openai_compatible
+
+    for name in ("_request_to_wire", "_request_from_wire"):
+        assert getattr(nebius, name).__code__ is getattr(openai_chat, name).__code__
+        assert getattr(nebius, name).__globals__ is vars(nebius)
+    request = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "config": {"seed": 3, "temperature": 0.5}}
+    assert nebius.request_to_wire(request) == {"model": "m", "messages": [{"role": "user", "content": "hi"}], "temperature": 0.5}
+    assert openai_compatible.request_to_wire(request)["seed"] == 3
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "seed": 3, "temperature": 0.5}
+    assert openai_compatible.request_from_wire(body).config.seed == 3
+    assert nebius.request_from_wire(body).config.temperature == 0.5
+
+
+def test_option_tables_read_a_body_as_the_inline_rows_did() -> None:
+    """runtime wire.options_from_wire: the first wire field present wins and only it is consumed
+    (the others stay extras), a dotted field is read nested (a top-level key spelled with dots
+    is not it), a whole number, a negation and a scalar read as a list, in table order."""
+    from wiremap.runtime import wire
+
+    rows = (
+        ("max_tokens", ("max_completion_tokens", "max_tokens"), "whole"),
+        ("stop_sequences", ("stop",), "list"),
+        ("schema_name", ("response_format.json_schema.name",), ""),
+        ("parallel_tool_calls", ("disable_parallel",), "negate"),
+        ("seed", ("seed",), ""),
+    )
+    body = {"max_tokens": 5, "max_completion_tokens": 7.0, "stop": "x", "response_format": {"json_schema": {"name": "n"}}, "disable_parallel": True, "response_format.json_schema.name": "no"}
+    config: dict[str, Any] = {}
+    consumed: set[str] = set()
+    nested: list[tuple[str, ...]] = []
+    wire.options_from_wire(body, config, consumed, nested, rows)
+    assert config == {"max_tokens": 7, "stop_sequences": ["x"], "schema_name": "n", "parallel_tool_calls": False}
+    assert type(config["max_tokens"]) is int and list(config) == ["max_tokens", "stop_sequences", "schema_name", "parallel_tool_calls"]
+    assert consumed == {"max_completion_tokens", "stop", "disable_parallel"} and nested == [("response_format", "json_schema", "name")]
+    config, consumed, nested = {}, set(), []
+    wire.options_from_wire({"max_tokens": 3, "seed": 1}, config, consumed, nested, rows)  # the table's plan, cached
+    assert config == {"max_tokens": 3, "seed": 1} and consumed == {"max_tokens", "seed"} and not nested
+
+
+def test_an_option_dropped_with_a_warning_by_a_table_row_warns_as_it_did() -> None:
+    """perplexity drops stop_sequences with a warning through its option table: the warning
+    names the format and points at the converter's request_to_wire, as the inline row did."""
+    from wiremap.generated import perplexity
+
+    request = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "config": {"stop_sequences": ["x"]}}
+    with pytest.warns(UnsupportedOptionWarning, match="^stop_sequences is not supported by perplexity; dropped$") as record:
+        body = perplexity.request_to_wire(request)
+    assert "stop" not in body
+    assert record[0].filename == perplexity.__file__
+
+
+def test_a_dialect_binds_code_from_an_earlier_dialect_of_its_base() -> None:
+    """codegen/emit/share.py: prompty.anthropic_messages binds the functions that
+    openarmature.anthropic_messages (an earlier dialect of the same base) compiles to the same
+    text, with its own globals; importing it loads that one sibling and no other dialect."""
+    from wiremap.generated import openarmature__anthropic_messages as lender
+    from wiremap.generated import prompty__anthropic_messages as dialect
+
+    assert dialect._messages_from_wire.__code__ is lender._messages_from_wire.__code__
+    assert dialect._messages_from_wire.__globals__ is vars(dialect)
+    code = (
+        "import sys, wiremap.generated.prompty__anthropic_messages\n"
+        "print(sorted(m for m in sys.modules if m.startswith('wiremap.generated.')))\n"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == str(sorted(f"wiremap.generated.{m}" for m in ("anthropic_messages", "openarmature__anthropic_messages", "prompty__anthropic_messages")))
 
 
 # ------------------------------------------------------------------ embeddings option rows

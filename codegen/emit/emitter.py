@@ -28,6 +28,8 @@ class Emitter:
         self.json_memo = False
         self.parts = ModuleParts()
         self.regexes: dict[str, str] = {}
+        #: the module tables of option rows written so far (`_OPTIONS_<n>`, codegen/emit/messages.py)
+        self.option_tables = 0
 
     # ----------------------------------------------------------------- helpers
     def unmodeled(self, out: "Lines", context: str, var: str, path: str) -> None:

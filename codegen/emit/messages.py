@@ -14,7 +14,7 @@ from ..sections import items as emit_items
 from ..ir.catalog import CONTEXTS
 from ..sections import usage as emit_usage
 from ..ir.chat import INTEGER_OPTIONS, OBJECT_OPTIONS, STRING_OPTIONS
-from .lines import FORMAT_KEY, Lines, keyed, wire_type
+from .lines import FORMAT_KEY, Lines, keyed, lit, wire_type
 from .shapes import shape, shaped
 from ..sections.reasoning import hook_message_from_wire, hook_message_to_wire
 from ..wiretemplate import Arr, Lit, Obj, Slot, slot_path, slots_of
@@ -499,6 +499,8 @@ def _emit_request_to_wire(em: "Emitter") -> None:
     phase2 = out.part()
     additive += emit_options_to_wire(em, phase2, bind=True, phase=2)  # rows inside the structured-output object
     extras = out.part()
+    if ir.extras.root:  # a module constant, so that a dialect adding root keys shares the code
+        em.parts.constants.append(f"_EXTRAS_ROOT: Final = {lit(tuple(sorted(ir.extras.root)))}  # extras keys placed at the root (placement.root)")
     shape(
         extras, "request_to_wire", "extras",
         under=ir.extras.under, root=tuple(sorted(ir.extras.root)), reserved=list(ir.extras.reserved.items()),
@@ -556,10 +558,25 @@ def emit_options_to_wire(
     ir = em.ir
     additive: list[tuple[str | None, bool]] = []
     bound: set[str] = set()  # the options whose `value_<name>` local holds the value to send
-    for opt in ir.options:
-        if phase is not None and phase != _phase(ir, opt):
-            if opt.wire is not None and opt.unsupported is None and not opt.model_rules:
+    table: list[str] = []  # a run of rows a table says (_plain_row), as `_w.options_to_wire` reads them
+    for opt in [*ir.options, None]:
+        if opt is not None and phase is not None and phase != _phase(ir, opt):
+            if opt.wire is not None and opt.unsupported is None and not opt.model_rules and not (bind and _plain_row(ir, opt) is not None):
                 bound.add(opt.name)  # bound by the other phase
+            continue
+        plain = _plain_row(ir, opt) if bind and opt is not None else None
+        if plain is None and table:  # the run ends: its table, read in order (one of comments only too: the code stays the same)
+            em.option_tables += 1
+            name = f"_OPTIONS_{em.option_tables}"
+            em.parts.constants.append(f"# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)\n{name}: Final[tuple[tuple[str, str, str], ...]] = (\n" + "".join(f"    {line}\n" for line in table) + ")")
+            out.add(f"_w.options_to_wire(config, body, {name}, tools, KEY)")
+            table = []
+        if opt is None:
+            break
+        if plain is not None:
+            table.append(plain)
+            if opt.merge and opt.wire is not None and opt.unsupported is None and opt.header is None:
+                additive.append((_extras_key(ir, opt.wire), opt.merge_coerce_string))
             continue
         derive = _derivation(ir, opt)
         if only is not None and opt.name not in only and not (
@@ -628,6 +645,32 @@ def emit_options_to_wire(
         if opt.merge:
             additive.append((_extras_key(ir, wire), opt.merge_coerce_string))
     return additive
+
+
+def _plain_row(ir: Any, opt: Any) -> str | None:
+    """The table entry of an option row that needs no code of its own (`_w.options_to_wire`):
+    sent as it is to a top-level field ("", "dict": a copy of an object option; "tools": only
+    beside tools), dropped with a warning ("warn") or silently (a comment); None otherwise.
+    What differs between a dialect and its base is then mostly a table, not the code."""
+    if opt.header is not None:  # a request header (HEADER_OPTIONS), never a body field
+        return f"# {opt.name}: sent as the request header {opt.header} (HEADER_OPTIONS), not in the body"
+    if _derivation(ir, opt) is not None:
+        return None
+    action = opt.unsupported or ("drop" if opt.wire is None else None)
+    if action == "drop":
+        return f"# {opt.name}: silently dropped, as the mapping declares"
+    if action == "warn":
+        return f"({lit(opt.name)}, '', 'warn'),"
+    if action is not None or opt.values or opt.required or opt.has_default or opt.maximum is not None or opt.range is not None:
+        return None
+    if opt.model_rules or opt.with_keys or opt.negate or opt.requires not in (None, "tools"):
+        return None
+    if "." in opt.wire or opt.wire in _nested_roots(ir):
+        return None
+    if opt.name in OBJECT_OPTIONS and opt.requires is not None:
+        return None
+    how = "dict" if opt.name in OBJECT_OPTIONS else "tools" if opt.requires == "tools" else ""
+    return f"({lit(opt.name)}, {lit(opt.wire)}, {lit(how)}),"
 
 
 def _emit_option_write(em: "Emitter", out: Lines, opt: Any, path: str, warn_into: str | None) -> None:
@@ -911,8 +954,32 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     # applies the mapping's rule to it (drop, warn or reject) instead of forwarding an extra.
     # An integer option sent as an integer-valued float (Gemini `topK: 40.0`) reads as the
     # integer; the same wire gets its own form back as carried data (runtime/carry.py).
-    options = [
-        SimpleNamespace(
+    # Runs of rows a table says (no spellings, one way of reading) are module tables read by
+    # `_w.options_from_wire`, so that a dialect differing from its base only there shares the code.
+    options: list[SimpleNamespace] = []
+    table: list[str] = []
+    for opt in [*ir.options, None]:
+        if opt is not None and opt.wire is None:
+            continue
+        how = None if opt is None or opt.values else "whole" if opt.name in INTEGER_OPTIONS else "negate" if opt.negate else ""
+        if how == "" and opt is not None and opt.merge_coerce_string:
+            how = "list"
+        elif how and opt is not None and opt.merge_coerce_string:
+            how = None  # both: the row's own code says it
+        if how is None and table:  # the run ends: its table, read in order
+            em.option_tables += 1
+            name = f"_OPTIONS_{em.option_tables}"
+            em.parts.constants.append(f"# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)\n{name}: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (\n" + "".join(f"    {line}\n" for line in table) + ")")
+            options.append(SimpleNamespace(table=name))
+            table = []
+        if opt is None:
+            break
+        assert opt.wire is not None
+        if how is not None:
+            table.append(f"({lit(opt.name)}, {lit((opt.wire, *opt.read_also))}, {lit(how)}),")
+            continue
+        options.append(SimpleNamespace(
+            table=None,
             name=opt.name,
             reads=(opt.wire, *opt.read_also),
             # the wire's spellings; an unlisted one is read as given (a string) or not at all
@@ -921,10 +988,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
             whole="_w.whole_number" if opt.name in INTEGER_OPTIONS else "_w.negated" if opt.negate else "",
             negate=opt.negate,
             scalar_list=opt.merge_coerce_string,
-        )
-        for opt in ir.options
-        if opt.wire is not None
-    ]
+        ))
     tools = SimpleNamespace(field=ir.tools.field, group=ir.tools.group, carry=carry, strict_all=ir.tools.strict_all, point=None)
     if ir.tools.group is None and ir.cache_point is not None:
         # request.cache_points: a breakpoint item marks the tool before it
@@ -1120,6 +1184,9 @@ def _emit_response_to_wire(em: "Emitter") -> None:
     for wire, canonical in ir.finish.map:
         inverse.setdefault(canonical, wire)
     inverse.update(ir.finish.emit)
+    # module tables, so that a dialect with other finish reasons differs in them, not in code
+    em.parts.constants.append(f"_FINISH_TO_WIRE: Final[dict[str, str]] = {lit(inverse)}  # canonical finish reason -> the wire's")
+    em.parts.constants.append(f"_FINISH_LISTED: Final = {lit(tuple(w for w, _ in ir.finish.map))}  # the wire's finish reasons")
     message = out.part()
     expr: str | None = None
     if ir.items.response_items is not None:

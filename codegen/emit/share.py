@@ -12,8 +12,18 @@ A function of the same text that reads something the dialect defines otherwise (
 `ORIGIN` or option rows, another regex under the same name, a function of its own) is bound
 instead: `name = _w.rebind(<base>.name, globals())` runs the base's bytecode with the dialect's
 globals, which is what compiling the same text in the dialect would give. Messages name the
-format through `KEY` (codegen/lines.keyed) so that they do not make the texts differ. Only a
-function whose text differs is written again: that is what the dialect changes.
+format through `KEY` (codegen/lines.keyed) so that they do not make the texts differ, and the
+option rows that need no code of their own are module tables (`_OPTIONS_<n>`, read by
+`wire.options_to_wire` / `wire.options_from_wire`), so that a dialect that sends or drops an
+option otherwise differs in a table, not in `_request_to_wire`'s text.
+
+A function its base compiles otherwise may still be compiled to the same text by another
+module the dialect may import cheaply (`donors`, codegen/generate.py): a base of its base (the
+base imports it already), or an earlier dialect of the same base that binds no code from a
+dialect itself (so importing one format loads no chain of siblings, and only modules compiled
+earlier lend: no import cycle) and lends at least a quarter of its own lines (loading it costs
+about in proportion). It is bound from the first of them the same way. Only a
+function whose text no such module has is written again: that is what the dialect changes.
 """
 
 from __future__ import annotations
@@ -80,11 +90,30 @@ def _string_set(node: ast.stmt) -> frozenset[str] | None:
     return frozenset(e.value for e in items.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
 
 
-def share_with_base(text: str, base_text: str, base_module: str, base_origins: dict[str, str] | None = None) -> tuple[str, dict[str, str]]:
+def _safe_defaults(node: ast.FunctionDef, same: set[str]) -> bool:
+    """Whether the function's defaults, evaluated once in the module whose code is bound, are
+    the same values in this one: names the two modules share, and no attribute or call."""
+    defaults = [*node.args.defaults, *(k for k in node.args.kw_defaults if k is not None)]
+    return all(n.id in same for d in defaults for n in ast.walk(d) if isinstance(n, ast.Name)) and not any(
+        isinstance(n, (ast.Attribute, ast.Call)) for d in defaults for n in ast.walk(d)
+    )
+
+
+def share_with_base(
+    text: str,
+    base_text: str,
+    base_module: str,
+    base_origins: dict[str, str] | None = None,
+    donors: list[tuple[str, str, dict[str, str], int]] | None = None,
+) -> tuple[str, dict[str, str]]:
     """`text` (a dialect's rendered module) with every function and module constant that is
     the same in `base_text` (its base's, compiled whole) imported from the module that defines
     it: the base, or the module the base itself imports it from (`base_origins`, so every
-    import names the defining module, as `mypy --strict` wants); and {shared name: that module}."""
+    import names the defining module, as `mypy --strict` wants); and {shared name: that module}.
+    `donors`: further modules `(name, whole text, its origins, least)`, in order (the base's own
+    bases, then earlier dialects of the same base): a function the base does not compile to the
+    same text, but one of them does, is bound from the first of them (`_w.rebind`) that lends
+    at least `least` lines in all (loading a module costs; a base's base is loaded already)."""
     tree, base_tree = ast.parse(text), ast.parse(base_text)
     functions, others = _top_level(tree, text)
     base_functions, base_others = _top_level(base_tree, base_text)
@@ -115,9 +144,24 @@ def share_with_base(text: str, base_text: str, base_module: str, base_origins: d
         and name in base_functions
         and not node.decorator_list
         and _segment(lines, node) == _segment(base_lines, base_functions[name])
-        and all(n.id in same_other for d in (*node.args.defaults, *(k for k in node.args.kw_defaults if k is not None)) for n in ast.walk(d) if isinstance(n, ast.Name))
-        and not any(isinstance(n, (ast.Attribute, ast.Call)) for d in (*node.args.defaults, *(k for k in node.args.kw_defaults if k is not None)) for n in ast.walk(d))
+        and _safe_defaults(node, same_other)
     )
+    code_of = {name: (base_origins or {}).get(name, base_module) for name in rebound}
+    # a function the base compiles otherwise, but a base of the base or an earlier dialect of the
+    # same base compiles to this text: that module's code, run with this module's globals
+    for donor, donor_text, donor_origins, least in donors or []:
+        donor_functions, donor_others = _top_level(ast.parse(donor_text), donor_text)
+        donor_lines = donor_text.splitlines(keepends=True)
+        same_donor = {n for n, src in others.items() if donor_others.get(n) == src}
+        lent: dict[str, str] = {}
+        for name, fn in functions.items():
+            if name in candidates or name in code_of or name not in donor_functions or fn.decorator_list:
+                continue
+            if _segment(lines, fn) == _segment(donor_lines, donor_functions[name]) and _safe_defaults(fn, same_donor):
+                lent[name] = donor_origins.get(name, donor)
+        if sum((functions[n].end_lineno or 0) - functions[n].lineno + 1 for n in lent) >= least:
+            code_of.update(lent)  # worth loading that module for
+    rebound = sorted(code_of)
     # a set of strings that differs a little (WIRE_KEYS: a dialect names a key or two more):
     # written as the base's set with the difference
     deltas: dict[str, str] = {}
@@ -167,7 +211,7 @@ def share_with_base(text: str, base_text: str, base_module: str, base_origins: d
         block += one_line
     # the code (and sets) each takes from the module that defines it (the base, or where the base
     # imports it from), as `mypy --strict` wants
-    code_of = {name: (base_origins or {}).get(name, base_module) for name in [*rebound, *deltas]}
+    code_of.update({name: (base_origins or {}).get(name, base_module) for name in deltas})
     block += "".join(f"from . import {module} as _code_{module}\n" for module in sorted(set(code_of.values())))
     if rebound:
         block += (

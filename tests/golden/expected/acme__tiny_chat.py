@@ -67,6 +67,8 @@ from .tiny_chat import (
     TRANSPORT,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _FINISH_LISTED,
+    _FINISH_TO_WIRE,
     _NO_CONFIG,
     _error_from_wire,
     _finish_reason,
@@ -95,6 +97,8 @@ _assistant_content_to_wire = _w.rebind(_code_tiny_chat._assistant_content_to_wir
 _assistant_to_wire = _w.rebind(_code_tiny_chat._assistant_to_wire, globals())
 _messages_to_wire = _w.rebind(_code_tiny_chat._messages_to_wire, globals())
 _part_to_wire = _w.rebind(_code_tiny_chat._part_to_wire, globals())
+_request_from_wire = _w.rebind(_code_tiny_chat._request_from_wire, globals())
+_request_to_wire = _w.rebind(_code_tiny_chat._request_to_wire, globals())
 _response_to_wire = _w.rebind(_code_tiny_chat._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_tiny_chat._rewrite_request, globals())
 _user_content_to_wire = _w.rebind(_code_tiny_chat._user_content_to_wire, globals())
@@ -144,66 +148,14 @@ OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
 TITLE: Final = "Acme Tiny Chat"
 
 
-_RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
-
-
-def _tool_choice_to_wire(choice: ToolChoice) -> Any:
-    """Canonical tool_choice -> wire."""
-    if choice == "auto":
-        return "auto"
-    if choice == "required":
-        return {"type": "any"}
-    if choice == "none":
-        return "none"
-    assert isinstance(choice, ForcedTool)
-    return {"type": "function", "function": {"name": choice.name}}
-
-
-def _request_to_wire(
-    request: Request | Mapping[str, Any], structured_output: str | None
-) -> dict[str, Any]:
-    """The body of request_to_wire."""
-    memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers
-    req = _w.as_request(request, memo, RULES)
-    if isinstance(config := req.config, Config) and (
-        config.input_type is not NOT_GIVEN
-        or config.dimensions is not NOT_GIVEN
-        or config.encoding_format is not NOT_GIVEN
-    ):
-        _w.refuse_embedding_options(
-            config, KEY, "chat"
-        )  # embeddings options: no chat row sends them
-    messages = req.messages
-    tools = req.tools
-    tool_choice = req.tool_choice
-    schema = req.response_schema
-    if structured_output is not None or isinstance(schema, dict):
-        raise InvalidRequestError(
-            KEY + " declares no structured output (no structured_output section)",
-            path="response_schema",
-        )
-    body: dict[str, Any] = {}
-    body["model"] = req.model
-    body["messages"] = _messages_to_wire(messages, memo)
-    config = req.config if isinstance(req.config, Config) else _NO_CONFIG
-    extras = config.extras
-    model = req.model
-    value_temperature = config.temperature
-    if value_temperature is not NOT_GIVEN:
-        body["temperature"] = value_temperature
-    value_max_tokens = config.max_tokens
-    if value_max_tokens is not NOT_GIVEN:
-        body["max_tokens"] = value_max_tokens
-    value_top_p = config.top_p
-    if value_top_p is not NOT_GIVEN:
-        body["top_p"] = value_top_p
+# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
+_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+    ("temperature", "temperature", ""),
+    ("max_tokens", "max_tokens", ""),
+    ("top_p", "top_p", ""),
     # top_k: silently dropped, as the mapping declares
-    value_seed = config.seed
-    if value_seed is not NOT_GIVEN:
-        body["seed"] = value_seed
-    value_stop_sequences = config.stop_sequences
-    if value_stop_sequences is not NOT_GIVEN:
-        body["stop"] = value_stop_sequences
+    ("seed", "seed", ""),
+    ("stop_sequences", "stop", ""),
     # frequency_penalty: silently dropped, as the mapping declares
     # presence_penalty: silently dropped, as the mapping declares
     # parallel_tool_calls: silently dropped, as the mapping declares
@@ -220,33 +172,29 @@ def _request_to_wire(
     # prompt_cache_key: silently dropped, as the mapping declares
     # metadata: silently dropped, as the mapping declares
     # betas: silently dropped, as the mapping declares
-    if tools is not NOT_GIVEN and tools:
-        body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
-    if not isinstance(tool_choice, NotGiven):
-        body["tool_choice"] = _tool_choice_to_wire(tool_choice)
-    if extras:
-        assert isinstance(extras, dict)
-        target = body
-        for key in sorted(extras):
-            value = extras[key]
-            if key not in target:
-                target[key] = _w.json_copy(value)
-                continue
-            if key == "stop":  # additive managed field (OpenArmature §6)
-                target[key] = _w.merge_list(target[key], value, True)
-                continue
-            if not _w.deep_equal(target[key], value):
-                raise InvalidRequestError(
-                    "extras key "
-                    + repr(key)
-                    + " conflicts with the value "
-                    + KEY
-                    + " writes there from the request itself; set it through the request, or give the same value",
-                    path="config.extras." + key,
-                )
-    if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
-        _w.apply_carried(body, req.carried, ORIGIN)
-    return body
+)
+# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
+_OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+    ("temperature", ("temperature",), ""),
+    ("max_tokens", ("max_tokens",), "whole"),
+    ("top_p", ("top_p",), ""),
+    ("seed", ("seed",), "whole"),
+    ("stop_sequences", ("stop",), "list"),
+)
+
+_RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
+
+
+def _tool_choice_to_wire(choice: ToolChoice) -> Any:
+    """Canonical tool_choice -> wire."""
+    if choice == "auto":
+        return "auto"
+    if choice == "required":
+        return {"type": "any"}
+    if choice == "none":
+        return "none"
+    assert isinstance(choice, ForcedTool)
+    return {"type": "function", "function": {"name": choice.name}}
 
 
 def request_to_wire(
@@ -257,59 +205,6 @@ def request_to_wire(
         return cast("AcmeTinyChatRequest", _request_to_wire(request, structured_output))
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
-
-
-def _request_from_wire(body: Any) -> Request:
-    """Wire request body -> canonical request."""
-    body = _w.expect_dict(body, "")
-    consumed = set()
-    nested_consumed: list[tuple[str, ...]] = []  # dotted wire fields read
-    model = _w.member_str(body, "model", "")
-    consumed.add("model")
-    messages: list[Message] = []
-    messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
-    consumed.add("messages")
-    config: dict[str, Any] = {}
-    if "temperature" in body:
-        config["temperature"] = body["temperature"]
-        consumed.add("temperature")
-    if "max_tokens" in body:
-        config["max_tokens"] = _w.whole_number(body["max_tokens"])
-        consumed.add("max_tokens")
-    if "top_p" in body:
-        config["top_p"] = body["top_p"]
-        consumed.add("top_p")
-    if "seed" in body:
-        config["seed"] = _w.whole_number(body["seed"])
-        consumed.add("seed")
-    if "stop" in body:
-        config["stop_sequences"] = body["stop"]
-        if type(config["stop_sequences"]) is str:  # the wire's scalar form
-            config["stop_sequences"] = [config["stop_sequences"]]
-        consumed.add("stop")
-    kwargs: dict[str, Any] = {}
-    raw_tools = body.get("tools")
-    if raw_tools is not None:
-        consumed.add("tools")
-        kwargs["tools"] = [
-            _read_tool(_w.expect_dict(t, "tools" + f"[{j}]"), "tools" + f"[{j}]")
-            for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
-        ]
-    if "tool_choice" in body:
-        consumed.add("tool_choice")
-        kwargs["tool_choice"] = _read_tool_choice(body["tool_choice"])
-    extras = (
-        _w.leftover(body, consumed, nested_consumed)
-        if nested_consumed
-        else {k: v for k, v in body.items() if k not in consumed}
-    )
-    if extras:
-        config["extras"] = extras
-    if config:
-        kwargs["config"] = Config.from_dict(
-            config, "config"
-        )  # typed: the wire values are checked here
-    return Request(model=model, messages=messages, **kwargs)
 
 
 def request_from_wire(body: AcmeTinyChatRequest | Mapping[str, Any]) -> Request:
