@@ -14,7 +14,7 @@ from ..sections import items as emit_items
 from ..ir.catalog import CONTEXTS
 from ..sections import usage as emit_usage
 from ..ir.chat import INTEGER_OPTIONS, OBJECT_OPTIONS, STRING_OPTIONS
-from .lines import FORMAT_KEY, Lines, keyed, lit, wire_type
+from .lines import FORMAT_KEY, Lines, keyed, wire_type
 from .shapes import shape, shaped
 from ..sections.reasoning import hook_message_from_wire, hook_message_to_wire
 from ..wiretemplate import Arr, Lit, Obj, Slot, slot_path, slots_of
