@@ -235,9 +235,14 @@ class Translator:
     bodies, warnings and errors. Where a mapping asks for a fused translator from the source
     (its `fuse` row; `fused` is then True), `request` is that generated one-pass function.
     For what the target cannot carry, use `translate_request` (it reports every loss).
+
+    `request_lossless(body)` is the fused translator's lossless variant: the target body when the
+    one-pass path takes `body` and can prove the translation loses nothing (`translate_request`'s
+    loss report is then empty), else None (never raises, never warns); always None for a pair
+    without a fused translator. `translate_request` and `wiremap convert` try it first.
     """
 
-    __slots__ = ("source", "target", "fused", "request", "response")
+    __slots__ = ("source", "target", "fused", "request", "response", "request_lossless")
 
     def __init__(self, source: Format, target: Format) -> None:
         if source.kind != target.kind:
@@ -261,12 +266,21 @@ class Translator:
 
         self.request: Any = module.request if module is not None else two_step_request
         self.response: Any = response
+        lossless = getattr(module, "request_lossless", None)  # a module generated before it: none
+        if lossless is not None and (getattr(module, "_src", None) is not source.module or getattr(module, "_dst", None) is not target.module):
+            lossless = None  # a format of the same key from another module: its own tables decide
+        self.request_lossless: Callable[[Any], dict[str, Any] | None] = lossless if lossless is not None else _not_lossless
 
     def __repr__(self) -> str:
         return f"<wiremap.Translator {self.source.key!r} -> {self.target.key!r}{' (fused)' if self.fused else ''}>"
 
 
 _translators: dict[tuple[str, str], Translator] = {}
+
+
+def _not_lossless(body: Any) -> None:
+    """`Translator.request_lossless` of a pair without a fused translator: nothing proven."""
+    return None
 
 
 def _fused_module(source: str, target: str) -> ModuleType | None:

@@ -29,7 +29,7 @@ from typing import Any
 from .carry import ABSENT, Carried, losses as carry_losses
 from .canonical import EmbeddingsResponse, ImagesResponse, Request, Response
 from .errors import InvalidRequestError, UnsupportedOptionWarning
-from .format import Format, get_format
+from .format import Format, get_format, translator
 from .wire import float32_vectors, option_headers, read_without_carry
 from .wire_rules import WireMap
 
@@ -462,6 +462,11 @@ def translate_request(
     """
     src, dst = _format(source), _format(target)
     _same_kind(src, dst)
+    # the fused translator's lossless variant: the body in one pass where it proves that nothing
+    # is lost (the loss report below would be empty); None sends it the two-step way
+    wire = translator(src, dst).request_lossless(body)
+    if wire is not None:
+        return Translation(wire, [], src.key, dst.key, {})
     request = src.request_from_wire(body)
     request, losses = _split_extras(request, src, dst, keep_extras)
     if getattr(dst.module, "UNIQUE_CALL_IDS", False):  # only a target that requires unique ids
