@@ -79,21 +79,33 @@ _KNOWN: Final = frozenset(
     ]
 )  # the source body keys this path reads
 _NO_TOOLS: Final[frozenset[str]] = frozenset()
-_EXACT_1: Final = frozenset(["type", "url"])  # request_lossless: the keys a wire object may hold
-_EXACT_2: Final = frozenset(["source", "type"])  # request_lossless: the keys a wire object may hold
-_EXACT_3: Final = frozenset(["data", "type"])  # request_lossless: the keys a wire object may hold
-_EXACT_4: Final = frozenset(
+_EXACT_1: Final[frozenset[str]] = frozenset(
+    ["type", "url"]
+)  # request_lossless: the keys a wire object may hold
+_EXACT_2: Final[frozenset[str]] = frozenset(
+    ["source", "type"]
+)  # request_lossless: the keys a wire object may hold
+_EXACT_3: Final[frozenset[str]] = frozenset(
+    ["data", "type"]
+)  # request_lossless: the keys a wire object may hold
+_EXACT_4: Final[frozenset[str]] = frozenset(
     ["source", "title", "type"]
 )  # request_lossless: the keys a wire object may hold
-_EXACT_5: Final = frozenset(["text", "type"])  # request_lossless: the keys a wire object may hold
-_EXACT_6: Final = frozenset(
+_EXACT_5: Final[frozenset[str]] = frozenset(
+    ["text", "type"]
+)  # request_lossless: the keys a wire object may hold
+_EXACT_6: Final[frozenset[str]] = frozenset(
     ["content", "role"]
 )  # request_lossless: the keys a wire object may hold
-_EXACT_7: Final = frozenset(
+_EXACT_7: Final[frozenset[str]] = frozenset(
     ["description", "input_schema", "name"]
 )  # request_lossless: the keys a wire object may hold
-_EXACT_8: Final = frozenset(["type"])  # request_lossless: the keys a wire object may hold
-_EXACT_9: Final = frozenset(["name", "type"])  # request_lossless: the keys a wire object may hold
+_EXACT_8: Final[frozenset[str]] = frozenset(
+    ["type"]
+)  # request_lossless: the keys a wire object may hold
+_EXACT_9: Final[frozenset[str]] = frozenset(
+    ["name", "type"]
+)  # request_lossless: the keys a wire object may hold
 
 
 def _user_parts(raw: list[Any]) -> Any:

@@ -89,36 +89,46 @@ _KNOWN: Final = frozenset(
     ]
 )  # the source body keys this path reads
 _NO_TOOLS: Final[frozenset[str]] = frozenset()
-_EXACT_1: Final = frozenset([])  # request_lossless: the keys a wire object may hold
-_EXACT_2: Final = frozenset(
+_EXACT_1: Final[frozenset[str]] = frozenset([])  # request_lossless: the keys a wire object may hold
+_EXACT_2: Final[frozenset[str]] = frozenset(
     ["image_url", "type"]
 )  # request_lossless: the keys a wire object may hold
-_EXACT_3: Final = frozenset(["filename"])  # request_lossless: the keys a wire object may hold
-_EXACT_4: Final = frozenset(["file", "type"])  # request_lossless: the keys a wire object may hold
-_EXACT_5: Final = frozenset(["text", "type"])  # request_lossless: the keys a wire object may hold
-_EXACT_6: Final = frozenset(["url"])  # request_lossless: the keys a wire object may hold
-_EXACT_7: Final = frozenset(
+_EXACT_3: Final[frozenset[str]] = frozenset(
+    ["filename"]
+)  # request_lossless: the keys a wire object may hold
+_EXACT_4: Final[frozenset[str]] = frozenset(
+    ["file", "type"]
+)  # request_lossless: the keys a wire object may hold
+_EXACT_5: Final[frozenset[str]] = frozenset(
+    ["text", "type"]
+)  # request_lossless: the keys a wire object may hold
+_EXACT_6: Final[frozenset[str]] = frozenset(
+    ["url"]
+)  # request_lossless: the keys a wire object may hold
+_EXACT_7: Final[frozenset[str]] = frozenset(
     ["content", "role"]
 )  # request_lossless: the keys a wire object may hold
-_EXACT_8: Final = frozenset(
+_EXACT_8: Final[frozenset[str]] = frozenset(
     ["content", "role", "tool_calls"]
 )  # request_lossless: the keys a wire object may hold
-_EXACT_9: Final = frozenset(
+_EXACT_9: Final[frozenset[str]] = frozenset(
     ["arguments", "name"]
 )  # request_lossless: the keys a wire object may hold
-_EXACT_10: Final = frozenset(
+_EXACT_10: Final[frozenset[str]] = frozenset(
     ["function", "id", "type"]
 )  # request_lossless: the keys a wire object may hold
-_EXACT_11: Final = frozenset(
+_EXACT_11: Final[frozenset[str]] = frozenset(
     ["content", "role", "tool_call_id"]
 )  # request_lossless: the keys a wire object may hold
-_EXACT_12: Final = frozenset(
+_EXACT_12: Final[frozenset[str]] = frozenset(
     ["description", "name", "parameters"]
 )  # request_lossless: the keys a wire object may hold
-_EXACT_13: Final = frozenset(
+_EXACT_13: Final[frozenset[str]] = frozenset(
     ["function", "type"]
 )  # request_lossless: the keys a wire object may hold
-_EXACT_14: Final = frozenset(["name"])  # request_lossless: the keys a wire object may hold
+_EXACT_14: Final[frozenset[str]] = frozenset(
+    ["name"]
+)  # request_lossless: the keys a wire object may hold
 _RE_S1: Final = _w.lazy_pattern(globals(), "_RE_S1", "(?s)data:(.*?);base64,(.*)")
 
 

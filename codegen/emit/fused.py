@@ -225,6 +225,10 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None" = 
                 out.add("return None")
                 out.dedent()
                 continue
+            if not isinstance(node, Obj):
+                out.add("return None")
+                out.dedent()
+                continue
             _exact_shape(out, exact, node, "part", _slots_by_field(target))
         read: dict[str, str] = {}
         s_em.unmodeled(out, label, "part", "path")
@@ -929,7 +933,7 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     lines.append(f"_KNOWN: Final = frozenset({lit(sorted(known))})  # the source body keys this path reads")
     lines.append("_NO_TOOLS: Final[frozenset[str]] = frozenset()")
     for keys, name in exact.sets.items():
-        lines.append(f"{name}: Final = frozenset({lit(list(keys))})  # request_lossless: the keys a wire object may hold")
+        lines.append(f"{name}: Final[frozenset[str]] = frozenset({lit(list(keys))})  # request_lossless: the keys a wire object may hold")
     for pattern, name in sorted(regexes.items(), key=lambda kv: kv[1]):
         lines.append(f"{name}: Final = _w.lazy_pattern(globals(), {lit(name)}, {lit(pattern)})")
     lines.append("")
