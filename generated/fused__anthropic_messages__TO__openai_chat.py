@@ -98,12 +98,18 @@ _EXACT_6: Final[frozenset[str]] = frozenset(
     ["content", "role"]
 )  # request_lossless: the keys a wire object may hold
 _EXACT_7: Final[frozenset[str]] = frozenset(
-    ["description", "input_schema", "name"]
+    ["content", "tool_use_id", "type"]
 )  # request_lossless: the keys a wire object may hold
 _EXACT_8: Final[frozenset[str]] = frozenset(
-    ["type"]
+    ["id", "input", "name", "type"]
 )  # request_lossless: the keys a wire object may hold
 _EXACT_9: Final[frozenset[str]] = frozenset(
+    ["description", "input_schema", "name"]
+)  # request_lossless: the keys a wire object may hold
+_EXACT_10: Final[frozenset[str]] = frozenset(
+    ["type"]
+)  # request_lossless: the keys a wire object may hold
+_EXACT_11: Final[frozenset[str]] = frozenset(
     ["name", "type"]
 )  # request_lossless: the keys a wire object may hold
 
@@ -964,7 +970,23 @@ def request_lossless(src_body: Mapping[str, Any]) -> dict[str, Any] | None:
                 if type(raw) is list:  # content parts, translated in one pass where they allow it
                     wire_content = _user_parts_exact(raw)
                     if wire_content is None:  # a part the target does not carry as it is
-                        raise _Deopt
+                        for result_raw in raw:  # tool results only: split into tool messages below
+                            if (
+                                type(result_raw) is not dict
+                                or result_raw.get("type") != "tool_result"
+                            ):
+                                raise _Deopt
+                            if (
+                                result_raw.get("type", "tool_result") != "tool_result"
+                            ):  # the source writes this literal
+                                raise _Deopt
+                            if (
+                                not _EXACT_7.issuperset(result_raw) or None in result_raw.values()
+                            ):  # a key the target cannot carry, or the source carries
+                                raise _Deopt
+                            text = result_raw.get("content")
+                            if type(text) is not str or not text:
+                                raise _Deopt
                     if wire_content is not None:
                         wire_message_1: dict[str, Any] = {"role": "user", "content": wire_content}
                         wire_messages.append(wire_message_1)
@@ -993,7 +1015,8 @@ def request_lossless(src_body: Mapping[str, Any]) -> dict[str, Any] | None:
                                 ci += 1
                                 last = "user"
                                 run = []
-                            raise _Deopt  # tool results among a user message's parts
+                            if type(p.content) is not str:
+                                raise _Deopt
                             tool_message = p
                             if not ci:
                                 raise _Deopt
@@ -1070,12 +1093,49 @@ def request_lossless(src_body: Mapping[str, Any]) -> dict[str, Any] | None:
                     not _EXACT_6.issuperset(message) or None in message.values()
                 ):  # a key the target cannot carry, or the source carries
                     raise _Deopt
-                if a_content is not NOT_GIVEN and (
+                if type(a_content) is list:  # blocks: text first, then tool calls
+                    raw_blocks_2 = message.get("content")
+                    if type(raw_blocks_2) is not list or not raw_blocks_2:
+                        raise _Deopt
+                    calls_seen = False
+                    for block in raw_blocks_2:
+                        if type(block) is not dict:
+                            raise _Deopt
+                        kind = block.get("type")
+                        if kind == "text":
+                            if calls_seen:  # text after a call: the source's re-write orders them
+                                raise _Deopt
+                            if (
+                                block.get("type", "text") != "text"
+                            ):  # the source writes this literal
+                                raise _Deopt
+                            if (
+                                not _EXACT_5.issuperset(block) or None in block.values()
+                            ):  # a key the target cannot carry, or the source carries
+                                raise _Deopt
+                        elif kind == "tool_use":
+                            calls_seen = True
+                            if (
+                                block.get("type", "tool_use") != "tool_use"
+                            ):  # the source writes this literal
+                                raise _Deopt
+                            if (
+                                not _EXACT_8.issuperset(block) or None in block.values()
+                            ):  # a key the target cannot carry, or the source carries
+                                raise _Deopt
+                        else:
+                            raise _Deopt
+                    for text_block in a_content:
+                        if type(text_block) is not TextBlock or not text_block.text:
+                            raise _Deopt
+                elif a_content is not NOT_GIVEN and (
                     type(a_content) is not str or not a_content
                 ):  # text, said as one string
                     raise _Deopt
                 if a_calls is not NOT_GIVEN:
-                    raise _Deopt
+                    for call in a_calls:
+                        if type(call.arguments) is not dict:
+                            raise _Deopt
                 if not ci:  # §5: the first message is system or user
                     raise _Deopt
                 if type(a_content) is str and a_calls is NOT_GIVEN:  # plain text, inline
@@ -1187,10 +1247,6 @@ def request_lossless(src_body: Mapping[str, Any]) -> dict[str, Any] | None:
         if value_top_k is not NOT_GIVEN:  # top_k: the target does not carry it as it is
             raise _Deopt
         if (
-            value_stop_sequences is not NOT_GIVEN
-        ):  # stop_sequences: the target does not carry it as it is
-            raise _Deopt
-        if (
             value_parallel_tool_calls is not NOT_GIVEN
         ):  # parallel_tool_calls: the target does not carry it as it is
             raise _Deopt
@@ -1214,7 +1270,7 @@ def request_lossless(src_body: Mapping[str, Any]) -> dict[str, Any] | None:
                 raise _Deopt
             for tool in raw_tools:
                 if (
-                    not _EXACT_7.issuperset(tool) or None in tool.values()
+                    not _EXACT_9.issuperset(tool) or None in tool.values()
                 ):  # a key the target cannot carry, or the source carries
                     raise _Deopt
             tool_names: set[str] | frozenset[str] = _v.check_tools(tools, memo)
@@ -1226,41 +1282,41 @@ def request_lossless(src_body: Mapping[str, Any]) -> dict[str, Any] | None:
         if "tool_choice" in src_body:
             tool_choice = _read_tool_choice(src_body["tool_choice"])
             _v.check_tool_choice(tool_choice, tool_names, _dst.RULES)
-            raw_choice_2 = src_body["tool_choice"]
+            raw_choice_3 = src_body["tool_choice"]
             if tool_choice == "auto":
-                if type(raw_choice_2) is not dict:
+                if type(raw_choice_3) is not dict:
                     raise _Deopt
-                if raw_choice_2.get("type", "auto") != "auto":  # the source writes this literal
+                if raw_choice_3.get("type", "auto") != "auto":  # the source writes this literal
                     raise _Deopt
                 if (
-                    not _EXACT_8.issuperset(raw_choice_2) or None in raw_choice_2.values()
+                    not _EXACT_10.issuperset(raw_choice_3) or None in raw_choice_3.values()
                 ):  # a key the target cannot carry, or the source carries
                     raise _Deopt
             elif tool_choice == "required":
-                if type(raw_choice_2) is not dict:
+                if type(raw_choice_3) is not dict:
                     raise _Deopt
-                if raw_choice_2.get("type", "any") != "any":  # the source writes this literal
+                if raw_choice_3.get("type", "any") != "any":  # the source writes this literal
                     raise _Deopt
                 if (
-                    not _EXACT_8.issuperset(raw_choice_2) or None in raw_choice_2.values()
+                    not _EXACT_10.issuperset(raw_choice_3) or None in raw_choice_3.values()
                 ):  # a key the target cannot carry, or the source carries
                     raise _Deopt
             elif tool_choice == "none":
-                if type(raw_choice_2) is not dict:
+                if type(raw_choice_3) is not dict:
                     raise _Deopt
-                if raw_choice_2.get("type", "none") != "none":  # the source writes this literal
+                if raw_choice_3.get("type", "none") != "none":  # the source writes this literal
                     raise _Deopt
                 if (
-                    not _EXACT_8.issuperset(raw_choice_2) or None in raw_choice_2.values()
+                    not _EXACT_10.issuperset(raw_choice_3) or None in raw_choice_3.values()
                 ):  # a key the target cannot carry, or the source carries
                     raise _Deopt
             elif type(tool_choice) is ForcedTool:
-                if type(raw_choice_2) is not dict:
+                if type(raw_choice_3) is not dict:
                     raise _Deopt
-                if raw_choice_2.get("type", "tool") != "tool":  # the source writes this literal
+                if raw_choice_3.get("type", "tool") != "tool":  # the source writes this literal
                     raise _Deopt
                 if (
-                    not _EXACT_9.issuperset(raw_choice_2) or None in raw_choice_2.values()
+                    not _EXACT_11.issuperset(raw_choice_3) or None in raw_choice_3.values()
                 ):  # a key the target cannot carry, or the source carries
                     raise _Deopt
             else:

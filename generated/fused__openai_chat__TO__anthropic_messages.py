@@ -997,15 +997,40 @@ def request_lossless(src_body: Mapping[str, Any]) -> dict[str, Any] | None:
                     not _EXACT_8.issuperset(message) or None in message.values()
                 ):  # a key the target cannot carry, or the source carries
                     raise _Deopt
-                if a_content is not NOT_GIVEN and (
+                if type(a_content) is list:  # blocks: text first, then tool calls
+                    raw_blocks_1 = message.get("content")
+                    if type(raw_blocks_1) is not list or not raw_blocks_1:
+                        raise _Deopt
+                    calls_seen = False
+                    for block in raw_blocks_1:
+                        if type(block) is not dict:
+                            raise _Deopt
+                        kind = block.get("type")
+                        if kind == "text":
+                            if calls_seen:  # text after a call: the source's re-write orders them
+                                raise _Deopt
+                            if (
+                                block.get("type", "text") != "text"
+                            ):  # the source writes this literal
+                                raise _Deopt
+                            if (
+                                not _EXACT_5.issuperset(block) or None in block.values()
+                            ):  # a key the target cannot carry, or the source carries
+                                raise _Deopt
+                        else:
+                            raise _Deopt
+                    for text_block in a_content:
+                        if type(text_block) is not TextBlock or not text_block.text:
+                            raise _Deopt
+                elif a_content is not NOT_GIVEN and (
                     type(a_content) is not str or not a_content
                 ):  # text, said as one string
                     raise _Deopt
                 if a_calls is not NOT_GIVEN:
-                    raw_calls_1 = message.get("tool_calls")
-                    if type(raw_calls_1) is not list or not raw_calls_1:
+                    raw_calls_2 = message.get("tool_calls")
+                    if type(raw_calls_2) is not list or not raw_calls_2:
                         raise _Deopt
-                    for call_raw in raw_calls_1:
+                    for call_raw in raw_calls_2:
                         if type(call_raw) is not dict:
                             raise _Deopt
                         if (
@@ -1013,11 +1038,11 @@ def request_lossless(src_body: Mapping[str, Any]) -> dict[str, Any] | None:
                         ):  # the source writes this literal
                             raise _Deopt
                         if "function" in call_raw:
-                            sub_2 = call_raw["function"]
-                            if type(sub_2) is not dict:
+                            sub_3 = call_raw["function"]
+                            if type(sub_3) is not dict:
                                 raise _Deopt
                             if (
-                                not _EXACT_9.issuperset(sub_2) or None in sub_2.values()
+                                not _EXACT_9.issuperset(sub_3) or None in sub_3.values()
                             ):  # a key the target cannot carry, or the source carries
                                 raise _Deopt
                         if (
@@ -1248,9 +1273,7 @@ def request_lossless(src_body: Mapping[str, Any]) -> dict[str, Any] | None:
             raise _Deopt
         if value_seed is not NOT_GIVEN:  # seed: the target does not carry it as it is
             raise _Deopt
-        if (
-            value_stop_sequences is not NOT_GIVEN
-        ):  # stop_sequences: the target does not carry it as it is
+        if type(src_body.get("stop")) is str:  # the scalar form: the source re-writes a list
             raise _Deopt
         if (
             value_frequency_penalty is not NOT_GIVEN
@@ -1304,13 +1327,13 @@ def request_lossless(src_body: Mapping[str, Any]) -> dict[str, Any] | None:
                 if "function" not in tool:  # the target needs a field inside it
                     raise _Deopt
                 if "function" in tool:
-                    sub_3 = tool["function"]
-                    if type(sub_3) is not dict:
+                    sub_4 = tool["function"]
+                    if type(sub_4) is not dict:
                         raise _Deopt
-                    if "parameters" not in sub_3:  # the target needs it
+                    if "parameters" not in sub_4:  # the target needs it
                         raise _Deopt
                     if (
-                        not _EXACT_12.issuperset(sub_3) or None in sub_3.values()
+                        not _EXACT_12.issuperset(sub_4) or None in sub_4.values()
                     ):  # a key the target cannot carry, or the source carries
                         raise _Deopt
                 if (
@@ -1326,33 +1349,33 @@ def request_lossless(src_body: Mapping[str, Any]) -> dict[str, Any] | None:
         if "tool_choice" in src_body:
             tool_choice = _read_tool_choice(src_body["tool_choice"])
             _v.check_tool_choice(tool_choice, tool_names, _dst.RULES)
-            raw_choice_4 = src_body["tool_choice"]
+            raw_choice_5 = src_body["tool_choice"]
             if tool_choice == "auto":
-                if raw_choice_4 != "auto" or type(raw_choice_4) is not str:
+                if raw_choice_5 != "auto" or type(raw_choice_5) is not str:
                     raise _Deopt
             elif tool_choice == "required":
-                if raw_choice_4 != "required" or type(raw_choice_4) is not str:
+                if raw_choice_5 != "required" or type(raw_choice_5) is not str:
                     raise _Deopt
             elif tool_choice == "none":
-                if raw_choice_4 != "none" or type(raw_choice_4) is not str:
+                if raw_choice_5 != "none" or type(raw_choice_5) is not str:
                     raise _Deopt
             elif type(tool_choice) is ForcedTool:
-                if type(raw_choice_4) is not dict:
+                if type(raw_choice_5) is not dict:
                     raise _Deopt
                 if (
-                    raw_choice_4.get("type", "function") != "function"
+                    raw_choice_5.get("type", "function") != "function"
                 ):  # the source writes this literal
                     raise _Deopt
-                if "function" in raw_choice_4:
-                    sub_5 = raw_choice_4["function"]
-                    if type(sub_5) is not dict:
+                if "function" in raw_choice_5:
+                    sub_6 = raw_choice_5["function"]
+                    if type(sub_6) is not dict:
                         raise _Deopt
                     if (
-                        not _EXACT_14.issuperset(sub_5) or None in sub_5.values()
+                        not _EXACT_14.issuperset(sub_6) or None in sub_6.values()
                     ):  # a key the target cannot carry, or the source carries
                         raise _Deopt
                 if (
-                    not _EXACT_13.issuperset(raw_choice_4) or None in raw_choice_4.values()
+                    not _EXACT_13.issuperset(raw_choice_5) or None in raw_choice_5.values()
                 ):  # a key the target cannot carry, or the source carries
                     raise _Deopt
             else:

@@ -39,7 +39,7 @@ from typing import IO, Any
 
 from wiremap.runtime.canonical import Request, UserMessage
 from wiremap.runtime.errors import InvalidRequestError, ProviderError
-from wiremap.runtime.format import get_format
+from wiremap.runtime.format import get_format, translator
 from wiremap.runtime.translate import Translation, TranslationLossError, translate_request, translate_response
 
 from . import datasets
@@ -159,7 +159,10 @@ def _job(source: str, target: str, what: str, strict: bool, keep_extras: bool | 
     get_format(source)
     get_format(target)
     defaults = _conversation_defaults(target) if what == "conversation" else frozenset()
-    return dict(source=source, target=target, what=what, strict=strict, keep_extras=keep_extras, model=model, defaults=defaults)
+    # a request the fused translator proves lossless is its body, with no loss (translate_request
+    # takes the same way first; called here directly, a line skips the layers in between)
+    lossless = translator(source, target).request_lossless if what == "request" else None
+    return dict(source=source, target=target, what=what, strict=strict, keep_extras=keep_extras, model=model, defaults=defaults, lossless=lossless)
 
 
 def _init_worker(
@@ -271,12 +274,18 @@ def _translate_item(item: Item, job: dict[str, Any]) -> Result:
     else:
         body = raw
     try:
-        t = translate_record(
-            body, job["source"], job["target"], job["what"], model=job["model"], strict=job["strict"],
-            keep_extras=job["keep_extras"], defaults=job["defaults"],
-        )
-        out = _dumps(t.result).encode("utf-8")
-        losses = [f"{loss.path} {loss.kind}" for loss in t.losses]
+        lossless = job.get("lossless")
+        wire = lossless(body) if lossless is not None and (job["model"] is None or (type(body) is dict and "model" in body)) else None
+        if wire is not None:
+            out = _dumps(wire).encode("utf-8")
+            losses: list[str] = []
+        else:
+            t = translate_record(
+                body, job["source"], job["target"], job["what"], model=job["model"], strict=job["strict"],
+                keep_extras=job["keep_extras"], defaults=job["defaults"],
+            )
+            out = _dumps(t.result).encode("utf-8")
+            losses = [f"{loss.path} {loss.kind}" for loss in t.losses]
     except ProviderError as exc:
         return _reject(number, exc.category, exc.message, exc.path)
     except RecursionError:

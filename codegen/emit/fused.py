@@ -449,14 +449,19 @@ def _exact_message(o: Lines, exact: _Exact, src: FormatIR, dst: FormatIR, role: 
     elif role == "assistant":
         _exact_shape(o, exact, src.assistant.template, "message", _slots_by_field(dst.assistant.template), frozenset({"content", "tool_calls"}))
         c, calls = env["content"], env["tool_calls"]
-        o.add(f"if {c} is not NOT_GIVEN and (type({c}) is not str or not {c}):  # text, said as one string")
+        blocks = _exact_assistant_blocks(o, exact, src, dst, c)
+        o.add(f"{'elif' if blocks else 'if'} {c} is not NOT_GIVEN and (type({c}) is not str or not {c}):  # text, said as one string")
         o.add("    raise _Deopt")
         o.add(f"if {calls} is not NOT_GIVEN:")
         o.indent()
         calls_key = _slot_key(src.assistant.template, "tool_calls")
-        if src.tool_calls.placement != "field" or calls_key is None or not isinstance(src.tool_calls.template, Obj):
+        if blocks and src.tool_calls.placement == "content_blocks":
+            checked = True  # each checked among the content blocks
+        elif src.tool_calls.placement != "field" or calls_key is None or not isinstance(src.tool_calls.template, Obj):
             o.add("raise _Deopt")
+            checked = False
         else:
+            checked = True
             raw = o.fresh("raw_calls")
             o.add(f"{raw} = message.get({lit(calls_key)})")
             o.add(f"if type({raw}) is not list or not {raw}:")
@@ -467,6 +472,7 @@ def _exact_message(o: Lines, exact: _Exact, src: FormatIR, dst: FormatIR, role: 
             o.add("    raise _Deopt")
             _exact_shape(o, exact, src.tool_calls.template, "call_raw", _slots_by_field(dst.tool_calls.template))
             o.dedent()
+        if checked:
             o.add(f"for call in {calls}:")
             o.indent()
             o.add("if type(call.arguments) is not dict:")
@@ -478,8 +484,12 @@ def _exact_message(o: Lines, exact: _Exact, src: FormatIR, dst: FormatIR, role: 
             o.dedent()
         o.dedent()
     else:
-        if src.tool_results.strategy != "message" or not isinstance(src.tool_results.template, Obj):
-            o.add("raise _Deopt  # tool results among a user message's parts")
+        if src.tool_results.strategy == "group_into_user_message":  # each checked by _exact_results
+            o.add(f"if type({env['message']}.content) is not str:")
+            o.add("    raise _Deopt")
+            return
+        if not isinstance(src.tool_results.template, Obj):
+            o.add("raise _Deopt")
             return
         _exact_shape(o, exact, src.tool_results.template, "message", _slots_by_field(dst.tool_results.template), frozenset({"content"}))
         m = env["message"]
@@ -487,14 +497,90 @@ def _exact_message(o: Lines, exact: _Exact, src: FormatIR, dst: FormatIR, role: 
         o.add("    raise _Deopt")
 
 
+def _exact_results(o: Lines, exact: _Exact, src: FormatIR, dst: FormatIR, raw: str) -> bool:
+    """Lossless variant: a user message whose parts are all tool results (Anthropic's answer to
+    its tool calls), each as the source's template says it, its content a non-empty string, with
+    nothing the target's template lacks: the generic reader after it splits them into tool
+    messages. False when the source has no such form (the list then leaves the path)."""
+    node = src.tool_results.template
+    kind = _type_literal(node)
+    key = _slot_key(node, "content")
+    if src.tool_results.strategy != "group_into_user_message" or not isinstance(node, Obj) or kind is None or key is None:
+        return False
+    o.add(f"for result_raw in {raw}:  # tool results only: split into tool messages below")
+    o.indent()
+    o.add(f"if type(result_raw) is not dict or result_raw.get('type') != {lit(kind)}:")
+    o.add("    raise _Deopt")
+    _exact_shape(o, exact, node, "result_raw", _slots_by_field(dst.tool_results.template), frozenset({"content"}))
+    o.add(f"text = result_raw.get({lit(key)})")
+    o.add("if type(text) is not str or not text:")
+    o.add("    raise _Deopt")
+    o.dedent()
+    return True
+
+
+def _type_literal(node: Any) -> Any:
+    """The `type` literal of a part or block template (None: it has none)."""
+    if not isinstance(node, Obj):
+        return None
+    return next((c.value for k, c in node.items if k == "type" and isinstance(c, Lit)), None)
+
+
+def _exact_assistant_blocks(o: Lines, exact: _Exact, src: FormatIR, dst: FormatIR, content: str) -> bool:
+    """Lossless variant: an assistant content given as a list of blocks (Anthropic's form): text
+    blocks, then (where the source places them there) tool-call blocks, each as the source's
+    template says it and with nothing the target's template lacks; False when the source has no
+    such form this path takes (a list then leaves it)."""
+    key = _slot_key(src.assistant.template, "content")
+    text_node = src.parts.get("text")
+    text_type = _type_literal(text_node)
+    call_node = src.tool_calls.template if src.tool_calls.placement == "content_blocks" else None
+    call_type = _type_literal(call_node)
+    if key is None or not isinstance(text_node, Obj) or text_type is None or src.assistant.content not in ("always_parts", "string_or_parts"):
+        return False
+    o.add(f"if type({content}) is list:  # blocks: text first, then tool calls")
+    o.indent()
+    raw = o.fresh("raw_blocks")
+    o.add(f"{raw} = message.get({lit(key)})")
+    o.add(f"if type({raw}) is not list or not {raw}:")
+    o.add("    raise _Deopt")
+    o.add("calls_seen = False")
+    o.add(f"for block in {raw}:")
+    o.indent()
+    o.add("if type(block) is not dict:")
+    o.add("    raise _Deopt")
+    o.add("kind = block.get('type')")
+    o.add(f"if kind == {lit(text_type)}:")
+    o.indent()
+    o.add("if calls_seen:  # text after a call: the source's re-write orders them")
+    o.add("    raise _Deopt")
+    _exact_shape(o, exact, text_node, "block", _slots_by_field(dst.parts.get("text")))
+    o.dedent()
+    if isinstance(call_node, Obj) and call_type is not None:
+        o.add(f"elif kind == {lit(call_type)}:")
+        o.indent()
+        o.add("calls_seen = True")
+        _exact_shape(o, exact, call_node, "block", _slots_by_field(dst.tool_calls.template))
+        o.dedent()
+    o.add("else:")
+    o.add("    raise _Deopt")
+    o.dedent()
+    o.add(f"for text_block in {content}:")
+    o.add("    if type(text_block) is not TextBlock or not text_block.text:")
+    o.add("        raise _Deopt")
+    o.dedent()
+    return True
+
+
 def _plain_option(opt: Any, ir: FormatIR) -> bool:
     """An option row that writes and reads the value as it is, in one place: no value map, no
-    negation, no condition, no model rule, no default-only or derived value, no header."""
+    negation, no condition, no model rule, no derived value, no header, not dropped."""
     if opt is None or opt.wire is None:
         return False
-    if opt.values or opt.negate or opt.merge or opt.requires or opt.header or opt.derive is not None or opt.with_keys:
+    # (`merge` acts on config.extras, which this path never has; a `maximum` refuses a larger value)
+    if opt.values or opt.negate or opt.requires or opt.header or opt.derive is not None or opt.with_keys:
         return False
-    if opt.model_rules or opt.unsupported is not None or opt.maximum is not None or opt.read_also and "." in opt.wire:
+    if opt.model_rules or opt.unsupported is not None or (opt.read_also and "." in opt.wire):
         return False
     if "." in opt.wire:
         root = opt.wire.split(".")[0]
@@ -718,7 +804,10 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None")
         o.add(f"wire_content = {'_user_parts_exact' if exact is not None else '_user_parts'}({raw})")
         if exact is not None:
             o.add("if wire_content is None:  # a part the target does not carry as it is")
-            o.add("    raise _Deopt")
+            o.indent()
+            if not _exact_results(o, exact, src, dst, raw):
+                o.add("raise _Deopt")
+            o.dedent()
         o.add("if wire_content is not None:")
         o.indent()
         if grouped:
