@@ -81,37 +81,37 @@ _KNOWN: Final = frozenset(
 _NO_TOOLS: Final[frozenset[str]] = frozenset()
 _EXACT_1: Final[frozenset[str]] = frozenset(
     ["type", "url"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 _EXACT_2: Final[frozenset[str]] = frozenset(
     ["source", "type"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 _EXACT_3: Final[frozenset[str]] = frozenset(
     ["data", "type"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 _EXACT_4: Final[frozenset[str]] = frozenset(
     ["source", "title", "type"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 _EXACT_5: Final[frozenset[str]] = frozenset(
     ["text", "type"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 _EXACT_6: Final[frozenset[str]] = frozenset(
     ["content", "role"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 _EXACT_7: Final[frozenset[str]] = frozenset(
     ["content", "tool_use_id", "type"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 _EXACT_8: Final[frozenset[str]] = frozenset(
     ["id", "input", "name", "type"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 _EXACT_9: Final[frozenset[str]] = frozenset(
     ["description", "input_schema", "name"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 _EXACT_10: Final[frozenset[str]] = frozenset(
     ["type"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 _EXACT_11: Final[frozenset[str]] = frozenset(
     ["name", "type"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 
 
 def _user_parts(raw: list[Any]) -> Any:
@@ -353,7 +353,7 @@ def _user_parts(raw: list[Any]) -> Any:
 
 
 def _user_parts_exact(raw: list[Any]) -> Any:
-    """A user content list -> the OpenAI Chat Completions content, part by part as the two tables say; for request_lossless: None also for a part the target does not carry as it is."""
+    """A user content list -> the OpenAI Chat Completions content, part by part as the two tables say; for request_with_losses: None also for a part the target does not carry as it is."""
     if not raw:
         return None
     parts: list[dict[str, Any]] = []
@@ -922,8 +922,10 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
         return cast("dict[str, Any]", _dst.request_to_wire(_src.request_from_wire(src_body)))
 
 
-def request_lossless(src_body: Mapping[str, Any]) -> dict[str, Any] | None:
-    """`request(src_body)` when the translation loses nothing: the OpenAI Chat Completions body, and then `translate_request(body, 'anthropic_messages', 'openai_chat')` reports no loss and no header; None when the body holds anything this path cannot prove the target carries as it is (a field or option the target has no place for, a value it maps, a default it adds, data the source carries for its own wire) or anything `request` would not take in one pass: the two-step way then says what is lost. It never warns or raises."""
+def request_with_losses(
+    src_body: Mapping[str, Any],
+) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]] | None:
+    """`(request(src_body), added)` when the translation loses nothing but the target's default for an absent option: the OpenAI Chat Completions body, and `added`, the (canonical path, value) of that default (or none): `translate_request(body, 'anthropic_messages', 'openai_chat')` then reports exactly `added` (kind added) and no header. None when the body holds anything this path cannot prove the target carries as it is (a field or option the target has no place for, a value it maps, data the source carries for its own wire) or anything `request` would not take in one pass: the two-step way then says what is lost. It never warns or raises."""
     try:
         if type(src_body) is not dict:
             raise _Deopt
@@ -1254,6 +1256,9 @@ def request_lossless(src_body: Mapping[str, Any]) -> dict[str, Any] | None:
             value_reasoning_budget is not NOT_GIVEN
         ):  # reasoning_budget: the target does not carry it as it is
             raise _Deopt
+        added: tuple[
+            tuple[str, Any], ...
+        ] = ()  # the target's default for an absent option: an added loss
         if value_reasoning_budget is not NOT_GIVEN:  # the target derives reasoning_effort from it
             raise _Deopt
         tools: Any = NOT_GIVEN
@@ -1363,6 +1368,6 @@ def request_lossless(src_body: Mapping[str, Any]) -> dict[str, Any] | None:
             body["tool_choice"] = _dst._tool_choice_to_wire(tool_choice)
         if dropped:  # an option the target drops: a loss
             raise _Deopt
-        return body
+        return body, added
     except (_Deopt, ProviderError, _w.WireShapeError, RecursionError):
         return None

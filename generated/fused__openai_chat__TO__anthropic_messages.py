@@ -89,46 +89,48 @@ _KNOWN: Final = frozenset(
     ]
 )  # the source body keys this path reads
 _NO_TOOLS: Final[frozenset[str]] = frozenset()
-_EXACT_1: Final[frozenset[str]] = frozenset([])  # request_lossless: the keys a wire object may hold
+_EXACT_1: Final[frozenset[str]] = frozenset(
+    []
+)  # request_with_losses: the keys a wire object may hold
 _EXACT_2: Final[frozenset[str]] = frozenset(
     ["image_url", "type"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 _EXACT_3: Final[frozenset[str]] = frozenset(
     ["filename"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 _EXACT_4: Final[frozenset[str]] = frozenset(
     ["file", "type"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 _EXACT_5: Final[frozenset[str]] = frozenset(
     ["text", "type"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 _EXACT_6: Final[frozenset[str]] = frozenset(
     ["url"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 _EXACT_7: Final[frozenset[str]] = frozenset(
     ["content", "role"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 _EXACT_8: Final[frozenset[str]] = frozenset(
     ["content", "role", "tool_calls"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 _EXACT_9: Final[frozenset[str]] = frozenset(
     ["arguments", "name"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 _EXACT_10: Final[frozenset[str]] = frozenset(
     ["function", "id", "type"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 _EXACT_11: Final[frozenset[str]] = frozenset(
     ["content", "role", "tool_call_id"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 _EXACT_12: Final[frozenset[str]] = frozenset(
     ["description", "name", "parameters"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 _EXACT_13: Final[frozenset[str]] = frozenset(
     ["function", "type"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 _EXACT_14: Final[frozenset[str]] = frozenset(
     ["name"]
-)  # request_lossless: the keys a wire object may hold
+)  # request_with_losses: the keys a wire object may hold
 _RE_S1: Final = _w.lazy_pattern(globals(), "_RE_S1", "(?s)data:(.*?);base64,(.*)")
 
 
@@ -271,7 +273,7 @@ def _user_parts(raw: list[Any]) -> Any:
 
 
 def _user_parts_exact(raw: list[Any]) -> Any:
-    """A user content list -> the Anthropic Messages content, part by part as the two tables say; for request_lossless: None also for a part the target does not carry as it is."""
+    """A user content list -> the Anthropic Messages content, part by part as the two tables say; for request_with_losses: None also for a part the target does not carry as it is."""
     if not raw:
         return None
     parts: list[dict[str, Any]] = []
@@ -861,8 +863,10 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
         return cast("dict[str, Any]", _dst.request_to_wire(_src.request_from_wire(src_body)))
 
 
-def request_lossless(src_body: Mapping[str, Any]) -> dict[str, Any] | None:
-    """`request(src_body)` when the translation loses nothing: the Anthropic Messages body, and then `translate_request(body, 'openai_chat', 'anthropic_messages')` reports no loss and no header; None when the body holds anything this path cannot prove the target carries as it is (a field or option the target has no place for, a value it maps, a default it adds, data the source carries for its own wire) or anything `request` would not take in one pass: the two-step way then says what is lost. It never warns or raises."""
+def request_with_losses(
+    src_body: Mapping[str, Any],
+) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]] | None:
+    """`(request(src_body), added)` when the translation loses nothing but the target's default for an absent option: the Anthropic Messages body, and `added`, the (canonical path, value) of that default (or none): `translate_request(body, 'openai_chat', 'anthropic_messages')` then reports exactly `added` (kind added) and no header. None when the body holds anything this path cannot prove the target carries as it is (a field or option the target has no place for, a value it maps, data the source carries for its own wire) or anything `request` would not take in one pass: the two-step way then says what is lost. It never warns or raises."""
     try:
         if type(src_body) is not dict:
             raise _Deopt
@@ -1267,8 +1271,6 @@ def request_lossless(src_body: Mapping[str, Any]) -> dict[str, Any] | None:
                 value_metadata = dict(value_metadata)  # Config.from_dict keeps a copy
         if value_temperature is not NOT_GIVEN:  # temperature: the target does not carry it as it is
             raise _Deopt
-        if value_max_tokens is NOT_GIVEN:  # max_tokens: the target adds its default
-            raise _Deopt
         if value_top_p is not NOT_GIVEN:  # top_p: the target does not carry it as it is
             raise _Deopt
         if value_seed is not NOT_GIVEN:  # seed: the target does not carry it as it is
@@ -1307,6 +1309,11 @@ def request_lossless(src_body: Mapping[str, Any]) -> dict[str, Any] | None:
             raise _Deopt
         if value_metadata is not NOT_GIVEN:  # metadata: the target does not carry it as it is
             raise _Deopt
+        added: tuple[
+            tuple[str, Any], ...
+        ] = ()  # the target's default for an absent option: an added loss
+        if value_max_tokens is NOT_GIVEN:
+            added = (("config.max_tokens", 4096),)
         if value_reasoning_effort is not NOT_GIVEN:  # the target derives reasoning_budget from it
             raise _Deopt
         tools: Any = NOT_GIVEN
@@ -1463,6 +1470,6 @@ def request_lossless(src_body: Mapping[str, Any]) -> dict[str, Any] | None:
             )  # negate: the wire says it the other way round
         if dropped:  # an option the target drops: a loss
             raise _Deopt
-        return body
+        return body, added
     except (_Deopt, ProviderError, _w.WireShapeError, RecursionError):
         return None

@@ -236,13 +236,15 @@ class Translator:
     (its `fuse` row; `fused` is then True), `request` is that generated one-pass function.
     For what the target cannot carry, use `translate_request` (it reports every loss).
 
-    `request_lossless(body)` is the fused translator's lossless variant: the target body when the
-    one-pass path takes `body` and can prove the translation loses nothing (`translate_request`'s
-    loss report is then empty), else None (never raises, never warns); always None for a pair
-    without a fused translator. `translate_request` and `wiremap convert` try it first.
+    `request_with_losses(body)` is the fused translator's exact loss report: `(target body, added)`
+    when the one-pass path takes `body` and can prove the translation loses nothing but, at most,
+    the target's default for an absent option (`added`: its canonical path and value, which
+    `translate_request` reports as that one `added` loss; else empty), or None (never raises, never
+    warns; always None for a pair without a fused translator), and the two-step way says what is
+    lost. `translate_request` and `wiremap convert` try it first.
     """
 
-    __slots__ = ("source", "target", "fused", "request", "response", "request_lossless")
+    __slots__ = ("source", "target", "fused", "request", "response", "request_with_losses")
 
     def __init__(self, source: Format, target: Format) -> None:
         if source.kind != target.kind:
@@ -266,10 +268,12 @@ class Translator:
 
         self.request: Any = module.request if module is not None else two_step_request
         self.response: Any = response
-        lossless = getattr(module, "request_lossless", None)  # a module generated before it: none
-        if lossless is not None and (getattr(module, "_src", None) is not source.module or getattr(module, "_dst", None) is not target.module):
-            lossless = None  # a format of the same key from another module: its own tables decide
-        self.request_lossless: Callable[[Any], dict[str, Any] | None] = lossless if lossless is not None else _not_lossless
+        exact = getattr(module, "request_with_losses", None)  # a module generated before it: none
+        if exact is not None and (getattr(module, "_src", None) is not source.module or getattr(module, "_dst", None) is not target.module):
+            exact = None  # a format of the same key from another module: its own tables decide
+        self.request_with_losses: Callable[[Any], tuple[dict[str, Any], tuple[tuple[str, Any], ...]] | None] = (
+            exact if exact is not None else _nothing_proven
+        )
 
     def __repr__(self) -> str:
         return f"<wiremap.Translator {self.source.key!r} -> {self.target.key!r}{' (fused)' if self.fused else ''}>"
@@ -278,8 +282,8 @@ class Translator:
 _translators: dict[tuple[str, str], Translator] = {}
 
 
-def _not_lossless(body: Any) -> None:
-    """`Translator.request_lossless` of a pair without a fused translator: nothing proven."""
+def _nothing_proven(body: Any) -> None:
+    """`Translator.request_with_losses` of a pair without a fused translator: nothing proven."""
     return None
 
 

@@ -462,11 +462,16 @@ def translate_request(
     """
     src, dst = _format(source), _format(target)
     _same_kind(src, dst)
-    # the fused translator's lossless variant: the body in one pass where it proves that nothing
-    # is lost (the loss report below would be empty); None sends it the two-step way
-    wire = translator(src, dst).request_lossless(body)
-    if wire is not None:
-        return Translation(wire, [], src.key, dst.key, {})
+    # the fused translator's exact report: the body in one pass where it proves that nothing is
+    # lost but a default the target adds (the loss report below would say just that); None sends
+    # it the two-step way
+    fused = translator(src, dst).request_with_losses(body)
+    if fused is not None:
+        wire, added = fused
+        losses = [Loss(path, "added", f"the target adds {_describe(value, path.rsplit('.', 1)[-1])}") for path, value in added]
+        if strict and losses:
+            raise TranslationLossError(losses, src.key, dst.key)
+        return Translation(wire, losses, src.key, dst.key, {})
     request = src.request_from_wire(body)
     request, losses = _split_extras(request, src, dst, keep_extras)
     if getattr(dst.module, "UNIQUE_CALL_IDS", False):  # only a target that requires unique ids

@@ -1,8 +1,9 @@
-"""The fused translators' lossless variant (`request_lossless`) and `translate_request`'s use of it.
+"""The fused translators' exact loss report (`request_with_losses`) and `translate_request`'s use of it.
 
-`request_lossless(body)` answers a body only when it can prove the translation loses nothing; then
-`translate_request` answers with it, so what a caller sees must be exactly the two-step answer: the
-same body bytes, no loss, no header, no warning. These tests compare, body by body, the lossless
+`request_with_losses(body)` answers a body only when it can prove the translation loses nothing but,
+at most, a default the target adds for an absent option; then `translate_request` answers with it,
+so what a caller sees must be exactly the two-step answer: the same body bytes, the same losses (that
+one `added`, or none), no header, no warning. These tests compare, body by body, the lossless
 variant (and `translate_request` with it) against `translate_request` with the variant taken away,
 over the benchmark corpus, the translation corpus, the recorded client traffic, mutated bodies
 (tests/fuzz/mutate.py) and valid bodies drawn by hypothesis, for the shipped fused pairs and for
@@ -46,7 +47,7 @@ RECORDED_FILES = {"anthropic_messages": "anthropic.messages_2023_06_01"}
 
 class _TwoStep:
     @staticmethod
-    def request_lossless(body: Any) -> None:
+    def request_with_losses(body: Any) -> None:
         return None
 
 
@@ -67,7 +68,7 @@ def answer(body: Any, source: str, target: str, *, fast: bool, **kw: Any) -> tup
 
 
 def lossless(fn: Any, body: Any) -> Any:
-    """`request_lossless(body)`, which must neither raise nor warn."""
+    """`request_with_losses(body)`, which must neither raise nor warn."""
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         got = fn(body)
@@ -81,10 +82,14 @@ def agrees(fn: Any, body: Any, source: str, target: str) -> bool:
     got = lossless(fn, body)
     if got is None:
         return False
-    wire = json.dumps(got, ensure_ascii=False)
-    assert answer(body, source, target, fast=False) == ("ok", wire, [], {}, []), (source, target, body)
-    assert answer(body, source, target, fast=False, keep_extras=True) == ("ok", wire, [], {}, []), (source, target, body)
-    assert answer(body, source, target, fast=False, strict=True) == ("ok", wire, [], {}, []), (source, target, body)
+    wire = json.dumps(got[0], ensure_ascii=False)
+    added = [path for path, _ in got[1]]
+    reference = answer(body, source, target, fast=False)
+    assert reference[:2] == ("ok", wire) and reference[3:] == ({}, []), (source, target, body)
+    assert [(loss["path"], loss["kind"]) for loss in reference[2]] == [(path, "added") for path in added], (source, target, body)
+    assert answer(body, source, target, fast=False, keep_extras=True) == reference, (source, target, body)
+    strict = answer(body, source, target, fast=False, strict=True)
+    assert strict == (reference if not added else answer(body, source, target, fast=True, strict=True)), (source, target, body)
     return True
 
 
@@ -123,14 +128,14 @@ def bench_bodies(source: str) -> Iterator[Any]:
 def test_the_fused_pairs_have_a_lossless_variant_and_other_pairs_none() -> None:
     for source, target in PAIRS:
         tr = wiremap.translator(source, target)
-        assert tr.request_lossless.__module__ == tr.request.__module__
-    assert wiremap.translator("openai_chat", "gemini_generate_content").request_lossless({"model": "m", "messages": [{"role": "user", "content": "hi"}]}) is None
+        assert tr.request_with_losses.__module__ == tr.request.__module__
+    assert wiremap.translator("openai_chat", "gemini_generate_content").request_with_losses({"model": "m", "messages": [{"role": "user", "content": "hi"}]}) is None
 
 
 @pytest.mark.parametrize("pair", PAIRS, ids=lambda p: f"{p[0]}->{p[1]}")
 def test_translate_request_answers_as_the_two_step_path_on_the_corpora(pair: tuple[str, str]) -> None:
     source, target = pair
-    fn = wiremap.translator(source, target).request_lossless
+    fn = wiremap.translator(source, target).request_with_losses
     taken = total = 0
     for body in [*bench_bodies(source), *wire_bodies(source)]:
         total += 1
@@ -140,14 +145,26 @@ def test_translate_request_answers_as_the_two_step_path_on_the_corpora(pair: tup
     assert taken >= 3, f"the lossless variant took {taken} of {total} bodies"
 
 
+def test_a_default_the_target_adds_is_the_one_loss_reported() -> None:
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}  # no max_tokens: Anthropic requires it
+    got = lossless(wiremap.translator("openai_chat", "anthropic_messages").request_with_losses, body)
+    assert got is not None and got[1] == (("config.max_tokens", 4096),)
+    assert agrees(wiremap.translator("openai_chat", "anthropic_messages").request_with_losses, body, "openai_chat", "anthropic_messages")
+    t = wiremap.translate_request(body, "openai_chat", "anthropic_messages")
+    assert t.report() == [{"path": "config.max_tokens", "kind": "added", "detail": "the target adds 4096"}]
+    with pytest.raises(wiremap.TranslationLossError, match="config.max_tokens"):
+        wiremap.translate_request(body, "openai_chat", "anthropic_messages", strict=True)
+    assert answer(body, "openai_chat", "anthropic_messages", fast=True, strict=True) == answer(body, "openai_chat", "anthropic_messages", fast=False, strict=True)
+
+
 def test_the_benchmark_records_take_the_lossless_variant() -> None:
-    fn = wiremap.translator("openai_chat", "anthropic_messages").request_lossless
+    fn = wiremap.translator("openai_chat", "anthropic_messages").request_with_losses
     bodies = list(bench_bodies("openai_chat"))[:4]  # bench/datasets.py: with and without a tool
-    assert all(agrees(fn, body, "openai_chat", "anthropic_messages") for body in bodies)
+    assert all(agrees(fn, body, "openai_chat", "anthropic_messages") and not fn(body)[1] for body in bodies)
     # and the way back: the Anthropic body of a plain chat
     back = wiremap.translate_request(bodies[0], "openai_chat", "anthropic_messages").result
     back["messages"] = back["messages"][:1]
-    assert agrees(wiremap.translator("anthropic_messages", "openai_chat").request_lossless, back, "anthropic_messages", "openai_chat")
+    assert agrees(wiremap.translator("anthropic_messages", "openai_chat").request_with_losses, back, "anthropic_messages", "openai_chat")
 
 
 @pytest.mark.parametrize(
@@ -162,7 +179,7 @@ def test_the_benchmark_records_take_the_lossless_variant() -> None:
 )
 def test_a_lossy_construct_leaves_the_lossless_variant(change: dict[str, Any], loss: str | None) -> None:
     body = {"model": "m", "max_completion_tokens": 9, "messages": [{"role": "user", "content": "hi"}], **change}
-    fn = wiremap.translator("openai_chat", "anthropic_messages").request_lossless
+    fn = wiremap.translator("openai_chat", "anthropic_messages").request_with_losses
     reference = answer(body, "openai_chat", "anthropic_messages", fast=False)
     if loss is None:
         assert agrees(fn, body, "openai_chat", "anthropic_messages")
@@ -175,7 +192,7 @@ def test_a_lossy_construct_leaves_the_lossless_variant(change: dict[str, Any], l
 @pytest.mark.parametrize("pair", PAIRS, ids=lambda p: f"{p[0]}->{p[1]}")
 def test_the_lossless_variant_agrees_on_mutated_bodies(pair: tuple[str, str]) -> None:
     source, target = pair
-    fn = wiremap.translator(source, target).request_lossless
+    fn = wiremap.translator(source, target).request_with_losses
     taken = 0
     for body, ops in mutate.cases(11, source, "request_from_wire", 600):
         taken += agrees(fn, body, source, target)
@@ -193,7 +210,7 @@ def test_the_lossless_variant_agrees_on_valid_bodies(pair: tuple[str, str], data
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         body = json.loads(json.dumps(wiremap.get_format(source).request_to_wire(request)))
-    agrees(wiremap.translator(source, target).request_lossless, body, source, target)
+    agrees(wiremap.translator(source, target).request_with_losses, body, source, target)
     assert answer(body, source, target, fast=True) == answer(body, source, target, fast=False)
 
 
@@ -202,5 +219,5 @@ def test_every_eligible_pair_s_lossless_variant_agrees() -> None:
     for source, target, module in _eligible_pairs():
         bodies = [*wire_bodies(source), *(body for body, _ in mutate.cases(5, source, "request_from_wire", 12))]
         for body in bodies:
-            taken += agrees(module.request_lossless, body, source, target)
+            taken += agrees(module.request_with_losses, body, source, target)
     assert taken > 100

@@ -159,10 +159,11 @@ def _job(source: str, target: str, what: str, strict: bool, keep_extras: bool | 
     get_format(source)
     get_format(target)
     defaults = _conversation_defaults(target) if what == "conversation" else frozenset()
-    # a request the fused translator proves lossless is its body, with no loss (translate_request
-    # takes the same way first; called here directly, a line skips the layers in between)
-    lossless = translator(source, target).request_lossless if what == "request" else None
-    return dict(source=source, target=target, what=what, strict=strict, keep_extras=keep_extras, model=model, defaults=defaults, lossless=lossless)
+    # a request the fused translator proves lossless (but for a default the target adds) is its
+    # body and that report (translate_request takes the same way first; called here directly, a
+    # line skips the layers in between)
+    exact = translator(source, target).request_with_losses if what == "request" else None
+    return dict(source=source, target=target, what=what, strict=strict, keep_extras=keep_extras, model=model, defaults=defaults, exact=exact)
 
 
 def _init_worker(
@@ -274,11 +275,11 @@ def _translate_item(item: Item, job: dict[str, Any]) -> Result:
     else:
         body = raw
     try:
-        lossless = job.get("lossless")
-        wire = lossless(body) if lossless is not None and (job["model"] is None or (type(body) is dict and "model" in body)) else None
-        if wire is not None:
-            out = _dumps(wire).encode("utf-8")
-            losses: list[str] = []
+        exact = job.get("exact")
+        fused = exact(body) if exact is not None and (job["model"] is None or (type(body) is dict and "model" in body)) else None
+        if fused is not None and not (fused[1] and job["strict"]):  # strict with a loss: the error, the usual way
+            out = _dumps(fused[0]).encode("utf-8")
+            losses: list[str] = [f"{path} added" for path, _ in fused[1]]
         else:
             t = translate_record(
                 body, job["source"], job["target"], job["what"], model=job["model"], strict=job["strict"],

@@ -332,7 +332,7 @@ def _check(out: Lines, kind: str, var: str) -> None:
 
 
 class _Exact:
-    """What the lossless variant (`request_lossless`) checks, decided from both tables: a body
+    """What the lossless variant (`request_with_losses`) checks, decided from both tables: a body
     takes it only when every construct in it is one the source's own writer says back as the
     body says it (no carried data: the carried-data residual is empty of losses) and the target
     writes and reads back unchanged (no canonical difference); anything else raises `_Deopt` and
@@ -609,13 +609,29 @@ def _exact_options(out: Lines, src: FormatIR, dst: FormatIR, read: set[str]) -> 
             names = " or ".join(f"type(src_body.get({lit(w)})) is str" for w in (opt.wire, *opt.read_also))
             out.add(f"if {names}:  # the scalar form: the source re-writes a list")
             out.add("    raise _Deopt")
-        if other.has_default:
+        if other.has_default and other is not _default_loss(dst):
             out.add(f"if {var} is NOT_GIVEN:  # {opt.name}: the target adds its default")
             out.add("    raise _Deopt")
+    default = _default_loss(dst)
+    out.add("added: tuple[tuple[str, Any], ...] = ()  # the target's default for an absent option: an added loss")
+    if default is not None:
+        out.add(f"if value_{default.name} is NOT_GIVEN:")
+        out.add(f"    added = (({lit('config.' + default.name)}, {lit(default.default)}),)")
     for opt in dst.options:
         if opt.derive is not None and opt.derive.source in read and opt.name not in read:
             out.add(f"if value_{opt.derive.source} is not NOT_GIVEN:  # the target derives {opt.name} from it")
             out.add("    raise _Deopt")
+
+
+def _default_loss(dst: FormatIR) -> Any:
+    """The target's one option row with a default, when it has exactly one and the default is a
+    scalar: an absent value is written as that default, and the loss report's one entry for it is
+    `config.<name>` added (the canonical diff of the read-back, which has it, against the source's
+    record, which has not). None: any default leaves the lossless path."""
+    defaults = [opt for opt in dst.options if opt.has_default]
+    if len(defaults) == 1 and type(defaults[0].default) in (int, float, str, bool):
+        return defaults[0]
+    return None
 
 
 def _exact_tool_choice(out: Lines, exact: _Exact, src: FormatIR, dst: FormatIR) -> None:
@@ -651,7 +667,7 @@ def _exact_tool_choice(out: Lines, exact: _Exact, src: FormatIR, dst: FormatIR) 
 
 
 def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None") -> tuple[list[str], set[str], list[str] | None]:
-    """The body of `request(src_body)` (exact None) or of `request_lossless(src_body)` (exact: the
+    """The body of `request(src_body)` (exact None) or of `request_with_losses(src_body)` (exact: the
     checks that keep it to bodies the target carries without a loss), the source body keys it
     reads, and the body of its `_user_parts` function (None: none)."""
     src, dst = s_em.ir, d_em.ir
@@ -689,7 +705,11 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None")
     out.add("path = ''  # error paths are the two-step path's business")
     if exact is not None:
         read_names = {opt.name for opt in src.options if opt.wire is not None}
-        added = [opt.name for opt in dst.options if opt.name not in read_names and (opt.has_default or opt.required)]
+        added = [
+            opt.name
+            for opt in dst.options
+            if opt.name not in read_names and (opt.has_default or opt.required) and opt is not _default_loss(dst)
+        ]
         if added:  # the target adds them to every body: a loss the two-step way reports
             out.add(f"raise _Deopt  # the target adds {', '.join(added)} to every body")
         if dst.tool_calls.unique_ids:
@@ -966,10 +986,11 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None")
     if exact is not None:
         out.add("if dropped:  # an option the target drops: a loss")
         out.add("    raise _Deopt")
+        out.add("return body, added")
     else:
         out.add("for text in dropped:")
         out.add("    warnings.warn(text, UnsupportedOptionWarning, stacklevel=2)")
-    out.add("return body")
+        out.add("return body")
     return out.lines, known, parts_fn
 
 
@@ -999,16 +1020,17 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
         'and errors -- in one pass where the body allows it (`_Deopt`: the two-step way)."""'
     )
     exact_doc = (
-        f'    """`request(src_body)` when the translation loses nothing: the {dst.title} body, and then '
-        f"`translate_request(body, {src.key!r}, {dst.key!r})` reports no loss and no header; None when the "
-        "body holds anything this path cannot prove the target carries as it is (a field or option the "
-        "target has no place for, a value it maps, a default it adds, data the source carries for its own "
-        'wire) or anything `request` would not take in one pass: the two-step way then says what is lost. '
-        'It never warns or raises."""'
+        f'    """`(request(src_body), added)` when the translation loses nothing but the target\'s default for '
+        f"an absent option: the {dst.title} body, and `added`, the (canonical path, value) of that default "
+        f"(or none): `translate_request(body, {src.key!r}, {dst.key!r})` then reports exactly `added` "
+        "(kind added) and no header. None when the body holds anything this path cannot prove the target "
+        "carries as it is (a field or option the target has no place for, a value it maps, data the source "
+        "carries for its own wire) or anything `request` would not take in one pass: the two-step way then "
+        'says what is lost. It never warns or raises."""'
     )
     fn_text = "def request(src_body: Mapping[str, Any]) -> dict[str, Any]:\n" + doc + "\n" + "\n".join(body_lines) + "\n"
     exact_text = (
-        "def request_lossless(src_body: Mapping[str, Any]) -> dict[str, Any] | None:\n" + exact_doc + "\n" + "\n".join(exact_lines) + "\n"
+        "def request_with_losses(src_body: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]] | None:\n" + exact_doc + "\n" + "\n".join(exact_lines) + "\n"
     )
     parts_text = "def _user_parts(raw: Any) -> Any:\n" + "\n".join(parts_fn) + "\n" if parts_fn is not None else ""
     parts_text += "def _user_parts_exact(raw: Any) -> Any:\n" + "\n".join(exact_parts) + "\n" if exact_parts is not None else ""
@@ -1022,14 +1044,14 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     lines.append(f"_KNOWN: Final = frozenset({lit(sorted(known))})  # the source body keys this path reads")
     lines.append("_NO_TOOLS: Final[frozenset[str]] = frozenset()")
     for keys, name in exact.sets.items():
-        lines.append(f"{name}: Final[frozenset[str]] = frozenset({lit(list(keys))})  # request_lossless: the keys a wire object may hold")
+        lines.append(f"{name}: Final[frozenset[str]] = frozenset({lit(list(keys))})  # request_with_losses: the keys a wire object may hold")
     for pattern, name in sorted(regexes.items(), key=lambda kv: kv[1]):
         lines.append(f"{name}: Final = _w.lazy_pattern(globals(), {lit(name)}, {lit(pattern)})")
     lines.append("")
     lines.append("")
     for name, fn, doc_text in (
         ("_user_parts", parts_fn, "None: a part outside this path (the canonical path takes the message and names any error)."),
-        ("_user_parts_exact", exact_parts, "for request_lossless: None also for a part the target does not carry as it is."),
+        ("_user_parts_exact", exact_parts, "for request_with_losses: None also for a part the target does not carry as it is."),
     ):
         if fn is None:
             continue
@@ -1058,7 +1080,7 @@ def _source_imports(fn_text: str, header: str, src_module: str) -> list[str]:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             for alias in stmt.names:
                 bound.add((alias.asname or alias.name).split(".")[0])
-    bound |= {"SOURCE", "TARGET", "_KNOWN", "_NO_TOOLS", "_Deopt", "request", "request_lossless", "_user_parts", "_user_parts_exact"}
+    bound |= {"SOURCE", "TARGET", "_KNOWN", "_NO_TOOLS", "_Deopt", "request", "request_with_losses", "_user_parts", "_user_parts_exact"}
     assigned: set[str] = set()
     used: set[str] = set()
     for node in ast.walk(tree):
