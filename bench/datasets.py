@@ -65,6 +65,8 @@ RESULTS = HERE / "RESULTS.md"
 TITLE = "## Datasets: `wiremap convert` records per second"
 SRC, DST = "openai_chat", "anthropic_messages"
 WORKERS = (1, 2, 4)
+#: [median of convert -j 1's time over the plain loop's, timed in turns; the number of turns] (measure)
+INTERLEAVED: list[float] = []
 RECORDS = 10_000  # per run under `make bench` (a quiet machine: ~6 s for convert -j 1)
 TOOL = {"type": "function", "function": {"name": "lookup", "description": "Look a word up", "parameters": {"type": "object", "properties": {"word": {"type": "string"}}, "required": ["word"]}}}
 
@@ -121,6 +123,17 @@ def measure(records: int, repeats: int) -> list[tuple[str, int | None, float]]:
         src = Path(tmp) / "in.jsonl"
         src.write_bytes(b"\n".join(lines) + b"\n")
         ref: bytes | None = None
+        # target 6 on a shared machine: the plain loop and convert -j 1 timed in turns, so a
+        # neighbour's load falls on both alike; the median of the per-turn ratios
+        turn = Path(tmp) / "turn.jsonl"
+        ratios = []
+        for _ in range(max(repeats, 7)):
+            start = time.perf_counter()
+            plain_loop()
+            middle = time.perf_counter()
+            conv.convert_file(SRC, DST, str(src), str(turn), jobs=1, batch_size=1024, progress=False)
+            ratios.append((time.perf_counter() - middle) / (middle - start))
+        INTERLEAVED[:] = [statistics.median(ratios), len(ratios)]
         for engine in ("local", "dask"):
             for n in WORKERS:
                 out = Path(tmp) / f"{engine}-{n}.jsonl"
@@ -254,10 +267,15 @@ def section(rows: list[tuple[str, int | None, float]], records: int, repeats: in
         whole_us = next(v for k, v in us.items() if k.startswith("convert's per-line work whole"))
         json_us = sum(v for k, v in us.items() if k.startswith("plain loop: JSON"))
         two_step_us = next(v for k, v in us.items() if k.startswith("`translate_request` the two-step way"))
+        turns = (
+            f" Timed in turns ({INTERLEAVED[1]:.0f} of each, the same load on both), convert -j 1 took "
+            f"{INTERLEAVED[0]:.2f}× the plain loop's time (median): {'met' if INTERLEAVED[0] <= 1.2 else 'not met'} that way too."
+            if INTERLEAVED else ""
+        )
         out.append(
             f"\nTarget 6 gives convert {1.2 * plain_us:,.1f} µs per record (the plain loop's {plain_us:,.1f} plus 20%); "
             f"convert -j 1 took {local_us:,.1f} (its rate above), {ratio:+.0%} over the plain loop: "
-            f"{'met' if ratio <= 0.2 else 'not met'} in this run. Every benchmark line is one the fused translator proves "
+            f"{'met' if ratio <= 0.2 else 'not met'} in this run.{turns} Every benchmark line is one the fused translator proves "
             f"lossless, so its exact loss report (empty) comes with the one-pass body: `request_with_losses` costs "
             f"{lossless_us:,.1f} µs where the fused translator alone costs {fused_us:,.1f} (its checks: the keys and literals "
             f"of each wire object, the option rows), against {two_step_us:,.1f} µs for the two-step `translate_request` that "

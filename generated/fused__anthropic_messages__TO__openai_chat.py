@@ -963,8 +963,6 @@ def request_with_losses(
             role = message.get("role")
             if role == "user":
                 raw = message.get("content")  # a string is the content as it is
-                if message.get("role", "user") != "user":  # the source writes this literal
-                    raise _Deopt
                 if (
                     not _EXACT_6.issuperset(message) or None in message.values()
                 ):  # a key the target cannot carry, or the source carries
@@ -1087,10 +1085,6 @@ def request_with_losses(
                         a_content = blocks_
                         if calls_:
                             a_calls = calls_
-                if (
-                    message.get("role", "assistant") != "assistant"
-                ):  # the source writes this literal
-                    raise _Deopt
                 if (
                     not _EXACT_6.issuperset(message) or None in message.values()
                 ):  # a key the target cannot carry, or the source carries

@@ -924,8 +924,6 @@ def request_with_losses(
                 if "name" in message:
                     raise _Deopt
                 raw = message.get("content")  # a string is the content as it is
-                if message.get("role", "user") != "user":  # the source writes this literal
-                    raise _Deopt
                 if (
                     not _EXACT_7.issuperset(message) or None in message.values()
                 ):  # a key the target cannot carry, or the source carries
@@ -993,10 +991,6 @@ def request_with_losses(
                         )
                         for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
                     ]
-                if (
-                    message.get("role", "assistant") != "assistant"
-                ):  # the source writes this literal
-                    raise _Deopt
                 if (
                     not _EXACT_8.issuperset(message) or None in message.values()
                 ):  # a key the target cannot carry, or the source carries
@@ -1073,8 +1067,6 @@ def request_with_losses(
                 continue
             if role == "tool":
                 tool_message = _read_tool_result(message, path)
-                if message.get("role", "tool") != "tool":  # the source writes this literal
-                    raise _Deopt
                 if (
                     not _EXACT_11.issuperset(message) or None in message.values()
                 ):  # a key the target cannot carry, or the source carries

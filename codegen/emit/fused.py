@@ -371,18 +371,22 @@ def _needed(slot: Slot, dst_slots: dict[str, Slot] | None) -> bool:
 
 
 def _exact_shape(
-    out: Lines, exact: _Exact, node: Obj, var: str, dst_slots: dict[str, Slot] | None, structural: frozenset[str] = frozenset()
+    out: Lines, exact: _Exact, node: Obj, var: str, dst_slots: dict[str, Slot] | None, structural: frozenset[str] = frozenset(),
+    matched: frozenset[str] = frozenset(),
 ) -> None:
     """Lossless variant: the wire object `var` (a dict the source's reader took) holds only the keys
     the source's template `node` reads, each literal as the template writes it, and no field the
     target cannot carry (`dst_slots`: the target template's slots by field; None: any): then the
     source's re-write says it as the body does and the target reads it back unchanged. Keys whose
-    slot field is in `structural` (content, tool_calls) are checked by the caller."""
+    slot field is in `structural` (content, tool_calls) are checked by the caller; literals under
+    the keys in `matched` (the role a message was dispatched on) are known equal already."""
     allowed: list[str] = []
     for key, child in node.items:
         if isinstance(child, Lit):
             allowed.append(key)
             value = child.value
+            if key in matched:
+                continue
             if isinstance(value, str):
                 out.add(f"if {var}.get({lit(key)}, {lit(value)}) != {lit(value)}:  # the source writes this literal")
             else:
@@ -422,6 +426,10 @@ def _slots_by_field(node: Any) -> dict[str, Slot]:
     return {s.field: s for s in slots_of(node)} if node is not None and not isinstance(node, str) else {}
 
 
+#: a message's `role` literal, which the reader's dispatch (`if role == ...`) has matched already
+_ROLE: Final = frozenset({"role"})
+
+
 def _slot_key(node: Any, field: str) -> str | None:
     """The key of `node` (an object template) whose value is the slot of `field`."""
     if not isinstance(node, Obj):
@@ -437,7 +445,8 @@ def _exact_message(o: Lines, exact: _Exact, src: FormatIR, dst: FormatIR, role: 
         node = src.system.template
         if src.system.strategy == "inline" and isinstance(node, Obj):
             dst_slots = _slots_by_field(dst.system.template) if dst.system.strategy == "inline" else {}
-            _exact_shape(o, exact, node, "message", dst_slots, frozenset({"content"}))
+            # `developer` (read_also) is read as `system`, which the source writes back: its literal is checked
+            _exact_shape(o, exact, node, "message", dst_slots, frozenset({"content"}), frozenset() if src.system.read_also else _ROLE)
             o.add(f"if type(message.get({lit(_slot_key(node, 'content'))})) is not str:  # parts: joined into one string")
             o.add("    raise _Deopt")
     elif role == "user":
@@ -447,7 +456,7 @@ def _exact_message(o: Lines, exact: _Exact, src: FormatIR, dst: FormatIR, role: 
         o.add(f"if type({env['content']}) is not str:")
         o.add("    raise _Deopt")
     elif role == "assistant":
-        _exact_shape(o, exact, src.assistant.template, "message", _slots_by_field(dst.assistant.template), frozenset({"content", "tool_calls"}))
+        _exact_shape(o, exact, src.assistant.template, "message", _slots_by_field(dst.assistant.template), frozenset({"content", "tool_calls"}), _ROLE)
         c, calls = env["content"], env["tool_calls"]
         blocks = _exact_assistant_blocks(o, exact, src, dst, c)
         o.add(f"{'elif' if blocks else 'if'} {c} is not NOT_GIVEN and (type({c}) is not str or not {c}):  # text, said as one string")
@@ -491,7 +500,7 @@ def _exact_message(o: Lines, exact: _Exact, src: FormatIR, dst: FormatIR, role: 
         if not isinstance(src.tool_results.template, Obj):
             o.add("raise _Deopt")
             return
-        _exact_shape(o, exact, src.tool_results.template, "message", _slots_by_field(dst.tool_results.template), frozenset({"content"}))
+        _exact_shape(o, exact, src.tool_results.template, "message", _slots_by_field(dst.tool_results.template), frozenset({"content"}), _ROLE)
         m = env["message"]
         o.add(f"if type({m}.content) is not str or not {m}.content:")
         o.add("    raise _Deopt")
@@ -813,7 +822,7 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None")
 
     def user_list(o: Lines, raw: str) -> None:
         if exact is not None:
-            _exact_shape(o, exact, src.user.template, "message", _slots_by_field(dst.user.template), frozenset({"content"}))
+            _exact_shape(o, exact, src.user.template, "message", _slots_by_field(dst.user.template), frozenset({"content"}), _ROLE)
             if parts_fn is None:
                 o.add(f"if type({raw}) is list:")
                 o.add("    raise _Deopt")
