@@ -15,8 +15,12 @@ Rows:
 - plain loop: the same lines decoded, translated by `wiremap.translator` and encoded (a line
   that is not JSON skipped), in one process, no files: what any loop over a JSONL file does,
   and the reference of target 6 (convert's overhead over it at most 20%);
-- per-line work: a plain loop over what `wiremap convert` does to each line (JSON decode,
-  `translate_request` with its loss report, JSON encode) in one process, no files;
+- per-line work: a plain loop over what `wiremap convert` does to each line (JSON decode, the
+  translation with its exact loss report, JSON encode) in one process, no files. A request the
+  fused translator proves lossless (`request_with_losses`: every construct in it one the target
+  carries as it is; at most a default the target adds, reported) is translated in that one pass
+  with its report; any other goes the two-step way, which computes the report from the canonical
+  records;
 - local -j N: `convert_file(..., jobs=N)` end to end (reading, writing, checkpoints);
 - dask N: `convert_file(..., engine="dask", jobs=N)` end to end on a LocalCluster of N worker
   processes, the cluster's start and stop included (about 2-4 s of each run).
@@ -24,11 +28,11 @@ Rows:
 Each figure is the median of `--repeats` runs; *efficiency* is the rate at N workers divided by
 N times the rate at 1 of the same engine.
 
-Then where the per-line time goes (`breakdown`): each stage of the plain loop and of
-`translate_request` (the loss report's read of the source with its carried-data residual, the
-target's write, the read-back, the plain forms, the diff) timed on its own over the same bodies,
-in microseconds per record: what the 20% of target 6 leaves room for, against what the exact loss
-report costs.
+Then where the per-line time goes (`breakdown`): each stage of the plain loop, the lossless
+variant, and of the two-step `translate_request` (the loss report's read of the source with its
+carried-data residual, the target's write, the read-back, the plain forms, the diff: what a body
+`request_with_losses` leaves costs) timed on its own over the same bodies, in microseconds per
+record.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ import tempfile
 import time
 import warnings
 from collections.abc import Callable
+from unittest import mock
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -60,6 +65,8 @@ RESULTS = HERE / "RESULTS.md"
 TITLE = "## Datasets: `wiremap convert` records per second"
 SRC, DST = "openai_chat", "anthropic_messages"
 WORKERS = (1, 2, 4)
+#: [median of convert -j 1's time over the plain loop's, timed in turns; the number of turns] (measure)
+INTERLEAVED: list[float] = []
 RECORDS = 10_000  # per run under `make bench` (a quiet machine: ~6 s for convert -j 1)
 TOOL = {"type": "function", "function": {"name": "lookup", "description": "Look a word up", "parameters": {"type": "object", "properties": {"word": {"type": "string"}}, "required": ["word"]}}}
 
@@ -116,6 +123,17 @@ def measure(records: int, repeats: int) -> list[tuple[str, int | None, float]]:
         src = Path(tmp) / "in.jsonl"
         src.write_bytes(b"\n".join(lines) + b"\n")
         ref: bytes | None = None
+        # target 6 on a shared machine: the plain loop and convert -j 1 timed in turns, so a
+        # neighbour's load falls on both alike; the median of the per-turn ratios
+        turn = Path(tmp) / "turn.jsonl"
+        ratios = []
+        for _ in range(max(repeats, 15)):
+            start = time.perf_counter()
+            plain_loop()
+            middle = time.perf_counter()
+            conv.convert_file(SRC, DST, str(src), str(turn), jobs=1, batch_size=1024, progress=False)
+            ratios.append((time.perf_counter() - middle) / (middle - start))
+        INTERLEAVED[:] = [statistics.median(ratios), len(ratios)]
         for engine in ("local", "dask"):
             for n in WORKERS:
                 out = Path(tmp) / f"{engine}-{n}.jsonl"
@@ -153,18 +171,30 @@ def breakdown(records: int, repeats: int) -> list[tuple[str, float]]:
     plain = [(tl._modelled(a), tl._modelled(b)) for a, b in zip(requests, backs)]
     job = conv._job(SRC, DST, "request", False, None)
     items = [(i + 1, t.encode()) for i, t in enumerate(texts)]
+    if any(tr.request_with_losses(b) is None for b in bodies):
+        raise SystemExit("request_with_losses left a benchmark body: the breakdown would not say what convert does")
+
+    class _TwoStep:
+        request_with_losses = staticmethod(lambda body: None)
+
+    def two_step() -> list[Any]:
+        with mock.patch.object(tl, "translator", lambda s, d: _TwoStep):
+            return [tl.translate_request(b, SRC, DST) for b in bodies]
+
     stages: list[tuple[str, Callable[[], object]]] = [
         ("plain loop: JSON decode", lambda: [json.loads(t) for t in texts]),
         ("plain loop: the fused translator", lambda: [tr.request(b) for b in bodies]),
         ("plain loop: JSON encode", lambda: [conv._dumps(w).encode("utf-8") for w in wires]),
-        ("source read, without the carried-data residual", lambda: [read_without_carry(src.request_from_wire, b) for b in bodies]),
-        ("source read with it (`request_from_wire`: + the source's re-write and the residual diff)", lambda: [src.request_from_wire(b) for b in bodies]),
-        ("target write (`request_to_wire`)", lambda: [dst.request_to_wire(r) for r in requests]),
-        ("loss report: read-back of the target body", lambda: [read_without_carry(dst.request_from_wire, w) for w in wires]),
-        ("loss report: plain forms of both records", lambda: [(tl._modelled(a), tl._modelled(b)) for a, b in zip(requests, backs)]),
-        ("loss report: canonical diff", lambda: [tl._canonical_diff(a, b) for a, b in plain]),
-        ("loss report: carried-data losses", lambda: [tl._carried_losses(r, dst, w) for r, w in zip(requests, wires)]),
-        ("`translate_request` whole", lambda: [tl.translate_request(b, SRC, DST) for b in bodies]),
+        ("the fused translator's exact report (`request_with_losses`: the body and its empty report)", lambda: [tr.request_with_losses(b) for b in bodies]),
+        ("`translate_request` whole (it takes `request_with_losses`)", lambda: [tl.translate_request(b, SRC, DST) for b in bodies]),
+        ("two-step: source read, without the carried-data residual", lambda: [read_without_carry(src.request_from_wire, b) for b in bodies]),
+        ("two-step: source read with it (`request_from_wire`: + the source's re-write and the residual diff)", lambda: [src.request_from_wire(b) for b in bodies]),
+        ("two-step: target write (`request_to_wire`)", lambda: [dst.request_to_wire(r) for r in requests]),
+        ("two-step: loss report: read-back of the target body", lambda: [read_without_carry(dst.request_from_wire, w) for w in wires]),
+        ("two-step: loss report: plain forms of both records", lambda: [(tl._modelled(a), tl._modelled(b)) for a, b in zip(requests, backs)]),
+        ("two-step: loss report: canonical diff", lambda: [tl._canonical_diff(a, b) for a, b in plain]),
+        ("two-step: loss report: carried-data losses", lambda: [tl._carried_losses(r, dst, w) for r, w in zip(requests, wires)]),
+        ("`translate_request` the two-step way (`request_with_losses` taken away)", two_step),
         ("convert's per-line work whole (JSON in, `translate_request`, JSON out)", lambda: [conv._translate_item(it, job) for it in items]),
     ]
     out = []
@@ -195,7 +225,8 @@ def section(rows: list[tuple[str, int | None, float]], records: int, repeats: in
         f"-> Anthropic Messages; medians of {repeats} runs, on one machine ({machine}). "
         "*floor*: the converters alone in a loop (`wiremap.translator`, no loss report); *plain loop*: the same lines "
         "decoded, translated by `wiremap.translator` and encoded, the reference of issue 19 target 6; *per-line work*: "
-        "what convert does to each line (JSON, `translate_request` with its loss report) in a loop; "
+        "what convert does to each line (JSON, the translation with its exact loss report: the fused translator's "
+        "exact report (`request_with_losses`) where it proves what the line loses, else the two-step `translate_request`) in a loop; "
         "*local -j N* and *dask N*: `convert_file` end to end, files and checkpoints included, the Dask "
         "LocalCluster's start and stop included. Every engine and worker count wrote the same bytes.\n",
         "| run | workers | records/s | efficiency |",
@@ -213,8 +244,7 @@ def section(rows: list[tuple[str, int | None, float]], records: int, repeats: in
         f"it ended): past {cores} workers nothing can scale, and the figures move by tens of percent between runs; "
         "`-j 2` scales only as far as a second core is free (with another job holding one, it runs at `-j 1`'s "
         "rate). With a file as input, convert hands the workers the next round before it writes the one "
-        "they finished. Each line's loss report costs most "
-        "of the per-line work (compare the floor); Dask adds its scheduling, the pickling of every batch to "
+        "they finished. Dask adds its scheduling, the pickling of every batch to "
         "a worker and back, and the cluster's start, which a small file does not pay back on one machine: "
         "it is there to take a file past one machine (`--scheduler`), where `--engine local` stops.\n"
     )
@@ -230,18 +260,43 @@ def section(rows: list[tuple[str, int | None, float]], records: int, repeats: in
             "|---|---:|",
             *[f"| {name} | {value:,.1f} |" for name, value in stages],
         ]
-        fmt_us = [us[k] for k in us if k.startswith("source read, without")] + [us[k] for k in us if k.startswith("target write")]
-        report_us = sum(value for name, value in stages if name.startswith("loss report")) + (
-            next(v for k, v in us.items() if k.startswith("source read with")) - next(v for k, v in us.items() if k.startswith("source read, without"))
+        local_us = 1e6 / next(rate for name, n, rate in rows if name == "local" and n == 1)
+        ratio = local_us / plain_us - 1
+        fused_us = next(v for k, v in us.items() if k.startswith("plain loop: the fused"))
+        lossless_us = next(v for k, v in us.items() if k.startswith("the fused translator's exact report"))
+        whole_us = next(v for k, v in us.items() if k.startswith("convert's per-line work whole"))
+        json_us = sum(v for k, v in us.items() if k.startswith("plain loop: JSON"))
+        two_step_us = next(v for k, v in us.items() if k.startswith("`translate_request` the two-step way"))
+        turns = (
+            f" Timed in turns ({INTERLEAVED[1]:.0f} of each, the same load on both), convert -j 1 took "
+            f"{INTERLEAVED[0]:.2f}× the plain loop's time (median): {'met' if INTERLEAVED[0] <= 1.2 else 'not met'} measured that way."
+            if INTERLEAVED else ""
         )
         out.append(
-            f"\nTarget 6 gives convert {1.2 * plain_us:,.1f} µs per record (the plain loop's {plain_us:,.1f} plus 20%). The "
-            f"exact loss report cannot fit in it: it needs the canonical records the fused translator never builds (source "
-            f"read and target write, {sum(fmt_us):,.1f} µs, where the fused translator does both in one pass), the "
-            f"carried-data residual and the read-back, plain forms and diff ({report_us:,.1f} µs together): every "
-            "stage but JSON is the loss report's own. Meeting 20% needs the generated fused translator to report "
-            "its own losses (codegen), not a faster runtime.\n"
+            f"\nTarget 6 gives convert {1.2 * plain_us:,.1f} µs per record (the plain loop's {plain_us:,.1f} plus 20%); "
+            f"convert -j 1 took {local_us:,.1f} (its rate above), {ratio:+.0%} over the plain loop: "
+            f"{'met' if ratio <= 0.2 else 'not met'} in this run.{turns} Every benchmark line is one the fused translator proves "
+            f"lossless, so its exact loss report (empty) comes with the one-pass body: `request_with_losses` costs "
+            f"{lossless_us:,.1f} µs where the fused translator alone costs {fused_us:,.1f} (its checks: the keys and literals "
+            f"of each wire object, the option rows), against {two_step_us:,.1f} µs for the two-step `translate_request` that "
+            f"computes the report from the canonical records (the two-step rows above). Convert's whole line "
+            f"({whole_us:,.1f} µs) is that, the JSON ({json_us:,.1f} µs) and its own few steps (the reject handling, the "
+            "result tuple). A line `request_with_losses` leaves (a field, option or value the target does not carry as "
+            "it is, carried wire data such as OpenAI's `stream`) still costs the two-step "
+            "way: the report then has something to say.\n"
         )
+        if ratio > 0.2 or (INTERLEAVED and INTERLEAVED[0] > 1.2):
+            loop_us = 1e6 / next(rate for name, n, rate in rows if name.startswith("per-line work"))
+            out.append(
+                f"What stands between convert and the 20% ({0.2 * plain_us:,.1f} µs per record over the plain loop): the exact "
+                f"report's checks ({lossless_us - fused_us:,.1f} µs over the fused translator: each wire object's keys, literals "
+                f"and nulls, each option's row), convert's per-line steps around the translation (the per-line work loop ran at "
+                f"{loop_us:,.1f} µs per record, the plain loop at {plain_us:,.1f}: the reject handling, the UTF-8 decode before "
+                f"the JSON one, the result tuple), and `convert_file`'s own loop ({local_us - loop_us:,.1f} µs per record over "
+                "the per-line work loop: reading and splitting the lines, the batches, writing each line, a checkpoint per "
+                "batch). On this shared machine these few microseconds move with the load: the same code measured at or "
+                "under 20% in quieter runs and over it in busier ones.\n"
+            )
     return "\n".join(out)
 
 

@@ -235,9 +235,16 @@ class Translator:
     bodies, warnings and errors. Where a mapping asks for a fused translator from the source
     (its `fuse` row; `fused` is then True), `request` is that generated one-pass function.
     For what the target cannot carry, use `translate_request` (it reports every loss).
+
+    `request_with_losses(body)` is the fused translator's exact loss report: `(target body, added)`
+    when the one-pass path takes `body` and can prove the translation loses nothing but, at most,
+    the target's default for an absent option (`added`: its canonical path and value, which
+    `translate_request` reports as that one `added` loss; else empty), or None (never raises, never
+    warns; always None for a pair without a fused translator), and the two-step way says what is
+    lost. `translate_request` and `wiremap convert` try it first.
     """
 
-    __slots__ = ("source", "target", "fused", "request", "response")
+    __slots__ = ("source", "target", "fused", "request", "response", "request_with_losses")
 
     def __init__(self, source: Format, target: Format) -> None:
         if source.kind != target.kind:
@@ -261,12 +268,23 @@ class Translator:
 
         self.request: Any = module.request if module is not None else two_step_request
         self.response: Any = response
+        exact = getattr(module, "request_with_losses", None)  # a module generated before it: none
+        if exact is not None and (getattr(module, "_src", None) is not source.module or getattr(module, "_dst", None) is not target.module):
+            exact = None  # a format of the same key from another module: its own tables decide
+        self.request_with_losses: Callable[[Any], tuple[dict[str, Any], tuple[tuple[str, Any], ...]] | None] = (
+            exact if exact is not None else _nothing_proven
+        )
 
     def __repr__(self) -> str:
         return f"<wiremap.Translator {self.source.key!r} -> {self.target.key!r}{' (fused)' if self.fused else ''}>"
 
 
 _translators: dict[tuple[str, str], Translator] = {}
+
+
+def _nothing_proven(body: Any) -> None:
+    """`Translator.request_with_losses` of a pair without a fused translator: nothing proven."""
+    return None
 
 
 def _fused_module(source: str, target: str) -> ModuleType | None:

@@ -29,7 +29,7 @@ from typing import Any
 from .carry import ABSENT, Carried, losses as carry_losses
 from .canonical import NOT_GIVEN, EmbeddingsResponse, ImagesResponse, Request, Response
 from .errors import InvalidRequestError, UnsupportedOptionWarning
-from .format import Format, get_format
+from .format import Format, get_format, translator
 from .wire import float32_vectors, option_headers, read_without_carry
 from .wire_rules import WireMap
 
@@ -503,6 +503,16 @@ def translate_request(
     """
     src, dst = _format(source), _format(target)
     _same_kind(src, dst)
+    # the fused translator's exact report: the body in one pass where it proves that nothing is
+    # lost but a default the target adds (the loss report below would say just that); None sends
+    # it the two-step way
+    fused = translator(src, dst).request_with_losses(body)
+    if fused is not None:
+        wire, added = fused
+        losses = [Loss(path, "added", f"the target adds {_describe(value, path.rsplit('.', 1)[-1])}") for path, value in added]
+        if strict and losses:
+            raise TranslationLossError(losses, src.key, dst.key)
+        return Translation(wire, losses, src.key, dst.key, {})
     request = src.request_from_wire(body)
     request, losses = _split_extras(request, src, dst, keep_extras)
     if getattr(dst.module, "UNIQUE_CALL_IDS", False):  # only a target that requires unique ids

@@ -33,7 +33,7 @@ from .emitter import Emitter
 from .lines import Lines, lit
 from ..ir.catalog import CONTEXTS
 from .messages import assign, build_message, text_content, emit_options_to_wire, emit_role_readers, emit_tools_to_wire
-from ..wiretemplate import slots_of
+from ..wiretemplate import Interp, Lit, Obj, Slot, slots_of
 from ..ir.chat import STRING_OPTIONS, FormatIR
 
 __all__ = ["fused_blockers", "emit_fused_module", "fused_module_name", "fused_header"]
@@ -185,11 +185,13 @@ def _dst_names(code: str) -> str:
     return _DST_NAME.sub(r"_dst.\1(", code)
 
 
-def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped") -> list[str] | None:
+def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None" = None) -> list[str] | None:
     """The body of `_user_parts(raw)`: the source's part dispatcher (its alternatives in its
     order), each part read by the source's part template and written by the target's, the
     canonical part rules checked on the way. None when the pair has nothing to gain (the
-    source tells parts apart by keys, or the target joins them into text)."""
+    source tells parts apart by keys, or the target joins them into text). `exact`: the lossless
+    variant (`_user_parts_exact`), which answers None also for a part the target would not carry
+    as it is (its shape checked by `_exact_shape`) or would drop."""
     src, dst = s_em.ir, d_em.ir
     if src.part_dispatch != "literals" or dst.user.content not in ("always_parts", "string_or_parts"):
         return None
@@ -218,6 +220,16 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped") -> list[str] | None:
             out.add("return None  # the canonical path")
             out.dedent()
             continue
+        if exact is not None:
+            if isinstance(target, str):  # strip or reject: the part does not arrive
+                out.add("return None")
+                out.dedent()
+                continue
+            if not isinstance(node, Obj):
+                out.add("return None")
+                out.dedent()
+                continue
+            _exact_shape(out, exact, node, "part", _slots_by_field(target))
         read: dict[str, str] = {}
         s_em.unmodeled(out, label, "part", "path")
         s_em.read_node(out, node, "part", "path", "part." + label, read, matched=s_em.pattern_matches(node))
@@ -252,7 +264,7 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped") -> list[str] | None:
             ]
             if guards:  # a field the target's template needs, absent: the target drops the part
                 out.add(f"if not ({' and '.join(guards)}):")
-                out.add("    continue")
+                out.add("    return None" if exact is not None else "    continue")
             d_out = Lines()
             d_out.level = out.level
             d_out.counter = out.counter + 500
@@ -319,14 +331,363 @@ def _check(out: Lines, kind: str, var: str) -> None:
         out.add(f"{var} = list({var})  # Config.from_dict keeps a copy")
 
 
-def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module: str, header: str) -> str:
-    """The text (before black) of the fused translator module `src` -> `dst`."""
-    s_em = _Scoped(src, "S")
-    d_em = _Scoped(dst, "T")
+class _Exact:
+    """What the lossless variant (`request_with_losses`) checks, decided from both tables: a body
+    takes it only when every construct in it is one the source's own writer says back as the
+    body says it (no carried data: the carried-data residual is empty of losses) and the target
+    writes and reads back unchanged (no canonical difference); anything else raises `_Deopt` and
+    `translate_request` takes the two-step way, which computes the loss report. The module-level
+    key sets its checks use are collected here (`_EXACT_<n>`)."""
+
+    def __init__(self) -> None:
+        self.sets: dict[tuple[str, ...], str] = {}
+
+    def key_set(self, keys: list[str]) -> str:
+        key = tuple(sorted(set(keys)))
+        if key not in self.sets:
+            self.sets[key] = f"_EXACT_{len(self.sets) + 1}"
+        return self.sets[key]
+
+
+def _carries(slot: Slot, dst_slots: dict[str, Slot] | None) -> bool:
+    """A source template slot whose value the target writes and reads back as it is: the target's
+    template for the same construct has a slot for its field, and neither side maps the value
+    through a value map (JSON text is the same value in another form: no loss)."""
+    if slot.codec not in (None, "json"):
+        return False
+    if dst_slots is None:
+        return True
+    other = dst_slots.get(slot.field)
+    return other is not None and other.codec in (None, "json")
+
+
+def _needed(slot: Slot, dst_slots: dict[str, Slot] | None) -> bool:
+    """An optional source field the target's template needs (or fills with a default): absent,
+    the target adds or refuses it, so the lossless path wants it present."""
+    if dst_slots is None or not (slot.optional or slot.has_default):
+        return False
+    other = dst_slots.get(slot.field)
+    return other is not None and (not other.optional or other.has_default)
+
+
+def _exact_shape(
+    out: Lines, exact: _Exact, node: Obj, var: str, dst_slots: dict[str, Slot] | None, structural: frozenset[str] = frozenset(),
+    matched: frozenset[str] = frozenset(),
+) -> None:
+    """Lossless variant: the wire object `var` (a dict the source's reader took) holds only the keys
+    the source's template `node` reads, each literal as the template writes it, and no field the
+    target cannot carry (`dst_slots`: the target template's slots by field; None: any): then the
+    source's re-write says it as the body does and the target reads it back unchanged. Keys whose
+    slot field is in `structural` (content, tool_calls) are checked by the caller; literals under
+    the keys in `matched` (the role a message was dispatched on) are known equal already."""
+    allowed: list[str] = []
+    for key, child in node.items:
+        if isinstance(child, Lit):
+            allowed.append(key)
+            value = child.value
+            if key in matched:
+                continue
+            if isinstance(value, str):
+                out.add(f"if {var}.get({lit(key)}, {lit(value)}) != {lit(value)}:  # the source writes this literal")
+            else:
+                out.add(f"if {lit(key)} in {var} and ({var}[{lit(key)}] != {lit(value)} or type({var}[{lit(key)}]) is not {type(value).__name__}):")
+            out.add("    raise _Deopt")
+        elif isinstance(child, Slot):
+            if child.field in structural:
+                allowed.append(key)
+            elif _carries(child, dst_slots):
+                allowed.append(key)
+                if _needed(child, dst_slots):
+                    out.add(f"if {lit(key)} not in {var}:  # the target needs it")
+                    out.add("    raise _Deopt")
+        elif isinstance(child, Interp):
+            if all(_carries(s, dst_slots) for s in child.slots):
+                allowed.append(key)
+        elif isinstance(child, Obj):
+            allowed.append(key)
+            if any(s.field not in structural and _needed(s, dst_slots) for s in slots_of(child)):
+                out.add(f"if {lit(key)} not in {var}:  # the target needs a field inside it")
+                out.add("    raise _Deopt")
+            sub = out.fresh("sub")
+            out.add(f"if {lit(key)} in {var}:")
+            out.indent()
+            out.add(f"{sub} = {var}[{lit(key)}]")
+            out.add(f"if type({sub}) is not dict:")
+            out.add("    raise _Deopt")
+            _exact_shape(out, exact, child, sub, dst_slots, structural)
+            out.dedent()
+        # any other node (an array template): its key is not on the lossless path
+    # a null the reader takes for absent is carried data for the source's own wire: the two-step way
+    out.add(f"if not {exact.key_set(allowed)}.issuperset({var}) or None in {var}.values():  # a key the target cannot carry, or the source carries")
+    out.add("    raise _Deopt")
+
+
+def _slots_by_field(node: Any) -> dict[str, Slot]:
+    return {s.field: s for s in slots_of(node)} if node is not None and not isinstance(node, str) else {}
+
+
+#: a message's `role` literal, which the reader's dispatch (`if role == ...`) has matched already
+_ROLE: Final = frozenset({"role"})
+
+
+def _slot_key(node: Any, field: str) -> str | None:
+    """The key of `node` (an object template) whose value is the slot of `field`."""
+    if not isinstance(node, Obj):
+        return None
+    return next((k for k, c in node.items if isinstance(c, Slot) and c.field == field), None)
+
+
+def _exact_message(o: Lines, exact: _Exact, src: FormatIR, dst: FormatIR, role: str, env: dict[str, str]) -> None:
+    """Lossless variant: the checks on one message the source's reader took (`message`), before it
+    is written: its shape (`_exact_shape`, against the target's template of the same role), its
+    content said as a string, its tool calls each as the source's template says them."""
+    if role == "system":
+        node = src.system.template
+        if src.system.strategy == "inline" and isinstance(node, Obj):
+            dst_slots = _slots_by_field(dst.system.template) if dst.system.strategy == "inline" else {}
+            # `developer` (read_also) is read as `system`, which the source writes back: its literal is checked
+            _exact_shape(o, exact, node, "message", dst_slots, frozenset({"content"}), frozenset() if src.system.read_also else _ROLE)
+            o.add(f"if type(message.get({lit(_slot_key(node, 'content'))})) is not str:  # parts: joined into one string")
+            o.add("    raise _Deopt")
+    elif role == "user":
+        if "list" in env:  # tool results among a user message's parts (checked in the user list hook too)
+            o.add("raise _Deopt")
+            return
+        o.add(f"if type({env['content']}) is not str:")
+        o.add("    raise _Deopt")
+    elif role == "assistant":
+        _exact_shape(o, exact, src.assistant.template, "message", _slots_by_field(dst.assistant.template), frozenset({"content", "tool_calls"}), _ROLE)
+        c, calls = env["content"], env["tool_calls"]
+        blocks = _exact_assistant_blocks(o, exact, src, dst, c)
+        o.add(f"{'elif' if blocks else 'if'} {c} is not NOT_GIVEN and (type({c}) is not str or not {c}):  # text, said as one string")
+        o.add("    raise _Deopt")
+        o.add(f"if {calls} is not NOT_GIVEN:")
+        o.indent()
+        calls_key = _slot_key(src.assistant.template, "tool_calls")
+        if blocks and src.tool_calls.placement == "content_blocks":
+            checked = True  # each checked among the content blocks
+        elif src.tool_calls.placement != "field" or calls_key is None or not isinstance(src.tool_calls.template, Obj):
+            o.add("raise _Deopt")
+            checked = False
+        else:
+            checked = True
+            raw = o.fresh("raw_calls")
+            o.add(f"{raw} = message.get({lit(calls_key)})")
+            o.add(f"if type({raw}) is not list or not {raw}:")
+            o.add("    raise _Deopt")
+            o.add(f"for call_raw in {raw}:")
+            o.indent()
+            o.add("if type(call_raw) is not dict:")
+            o.add("    raise _Deopt")
+            _exact_shape(o, exact, src.tool_calls.template, "call_raw", _slots_by_field(dst.tool_calls.template))
+            o.dedent()
+        if checked:
+            o.add(f"for call in {calls}:")
+            o.indent()
+            o.add("if type(call.arguments) is not dict:")
+            o.add("    raise _Deopt")
+            if dst.tool_calls.unique_ids:
+                o.add("if call.id in exact_ids:  # reused: the target renames it")
+                o.add("    raise _Deopt")
+                o.add("exact_ids.add(call.id)")
+            o.dedent()
+        o.dedent()
+    else:
+        if src.tool_results.strategy == "group_into_user_message":  # each checked by _exact_results
+            o.add(f"if type({env['message']}.content) is not str:")
+            o.add("    raise _Deopt")
+            return
+        if not isinstance(src.tool_results.template, Obj):
+            o.add("raise _Deopt")
+            return
+        _exact_shape(o, exact, src.tool_results.template, "message", _slots_by_field(dst.tool_results.template), frozenset({"content"}), _ROLE)
+        m = env["message"]
+        o.add(f"if type({m}.content) is not str or not {m}.content:")
+        o.add("    raise _Deopt")
+
+
+def _exact_results(o: Lines, exact: _Exact, src: FormatIR, dst: FormatIR, raw: str) -> bool:
+    """Lossless variant: a user message whose parts are all tool results (Anthropic's answer to
+    its tool calls), each as the source's template says it, its content a non-empty string, with
+    nothing the target's template lacks: the generic reader after it splits them into tool
+    messages. False when the source has no such form (the list then leaves the path)."""
+    node = src.tool_results.template
+    kind = _type_literal(node)
+    key = _slot_key(node, "content")
+    if src.tool_results.strategy != "group_into_user_message" or not isinstance(node, Obj) or kind is None or key is None:
+        return False
+    o.add(f"for result_raw in {raw}:  # tool results only: split into tool messages below")
+    o.indent()
+    o.add(f"if type(result_raw) is not dict or result_raw.get('type') != {lit(kind)}:")
+    o.add("    raise _Deopt")
+    _exact_shape(o, exact, node, "result_raw", _slots_by_field(dst.tool_results.template), frozenset({"content"}))
+    o.add(f"text = result_raw.get({lit(key)})")
+    o.add("if type(text) is not str or not text:")
+    o.add("    raise _Deopt")
+    o.dedent()
+    return True
+
+
+def _type_literal(node: Any) -> Any:
+    """The `type` literal of a part or block template (None: it has none)."""
+    if not isinstance(node, Obj):
+        return None
+    return next((c.value for k, c in node.items if k == "type" and isinstance(c, Lit)), None)
+
+
+def _exact_assistant_blocks(o: Lines, exact: _Exact, src: FormatIR, dst: FormatIR, content: str) -> bool:
+    """Lossless variant: an assistant content given as a list of blocks (Anthropic's form): text
+    blocks, then (where the source places them there) tool-call blocks, each as the source's
+    template says it and with nothing the target's template lacks; False when the source has no
+    such form this path takes (a list then leaves it)."""
+    key = _slot_key(src.assistant.template, "content")
+    text_node = src.parts.get("text")
+    text_type = _type_literal(text_node)
+    call_node = src.tool_calls.template if src.tool_calls.placement == "content_blocks" else None
+    call_type = _type_literal(call_node)
+    if key is None or not isinstance(text_node, Obj) or text_type is None or src.assistant.content not in ("always_parts", "string_or_parts"):
+        return False
+    o.add(f"if type({content}) is list:  # blocks: text first, then tool calls")
+    o.indent()
+    raw = o.fresh("raw_blocks")
+    o.add(f"{raw} = message.get({lit(key)})")
+    o.add(f"if type({raw}) is not list or not {raw}:")
+    o.add("    raise _Deopt")
+    o.add("calls_seen = False")
+    o.add(f"for block in {raw}:")
+    o.indent()
+    o.add("if type(block) is not dict:")
+    o.add("    raise _Deopt")
+    o.add("kind = block.get('type')")
+    o.add(f"if kind == {lit(text_type)}:")
+    o.indent()
+    o.add("if calls_seen:  # text after a call: the source's re-write orders them")
+    o.add("    raise _Deopt")
+    _exact_shape(o, exact, text_node, "block", _slots_by_field(dst.parts.get("text")))
+    o.dedent()
+    if isinstance(call_node, Obj) and call_type is not None:
+        o.add(f"elif kind == {lit(call_type)}:")
+        o.indent()
+        o.add("calls_seen = True")
+        _exact_shape(o, exact, call_node, "block", _slots_by_field(dst.tool_calls.template))
+        o.dedent()
+    o.add("else:")
+    o.add("    raise _Deopt")
+    o.dedent()
+    o.add(f"for text_block in {content}:")
+    o.add("    if type(text_block) is not TextBlock or not text_block.text:")
+    o.add("        raise _Deopt")
+    o.dedent()
+    return True
+
+
+def _plain_option(opt: Any, ir: FormatIR) -> bool:
+    """An option row that writes and reads the value as it is, in one place: no value map, no
+    negation, no condition, no model rule, no derived value, no header, not dropped."""
+    if opt is None or opt.wire is None:
+        return False
+    # (`merge` acts on config.extras, which this path never has; a `maximum` refuses a larger value)
+    if opt.values or opt.negate or opt.requires or opt.header or opt.derive is not None or opt.with_keys:
+        return False
+    if opt.model_rules or opt.unsupported is not None or (opt.read_also and "." in opt.wire):
+        return False
+    if "." in opt.wire:
+        root = opt.wire.split(".")[0]
+        if opt.wire.count(".") > 1 or root in (ir.tool_choice.field, ir.tools.field, ir.messages_field, ir.model_field, ir.system.field):
+            return False
+        if any(o is not opt and o.wire is not None and o.wire.split(".")[0] == root for o in ir.options):
+            return False  # the object holds another option too
+    return True
+
+
+def _exact_options(out: Lines, src: FormatIR, dst: FormatIR, read: set[str]) -> None:
+    """Lossless variant: an option is on it only when both rows are plain (`_plain_option`); a
+    target default stands in for an absent one (an added loss), a derived value for a set one."""
+    dst_by = {opt.name: opt for opt in dst.options}
+    for opt in src.options:
+        if opt.wire is None or opt.requires == "response_schema":
+            continue
+        var = f"value_{opt.name}"
+        other = dst_by.get(opt.name)
+        if not (_plain_option(opt, src) and _plain_option(other, dst)):
+            out.add(f"if {var} is not NOT_GIVEN:  # {opt.name}: the target does not carry it as it is")
+            out.add("    raise _Deopt")
+            continue
+        assert other is not None
+        if opt.merge_coerce_string:
+            names = " or ".join(f"type(src_body.get({lit(w)})) is str" for w in (opt.wire, *opt.read_also))
+            out.add(f"if {names}:  # the scalar form: the source re-writes a list")
+            out.add("    raise _Deopt")
+        if other.has_default and other is not _default_loss(dst):
+            out.add(f"if {var} is NOT_GIVEN:  # {opt.name}: the target adds its default")
+            out.add("    raise _Deopt")
+    default = _default_loss(dst)
+    out.add("added: tuple[tuple[str, Any], ...] = ()  # the target's default for an absent option: an added loss")
+    if default is not None:
+        out.add(f"if value_{default.name} is NOT_GIVEN:")
+        out.add(f"    added = (({lit('config.' + default.name)}, {lit(default.default)}),)")
+    for opt in dst.options:
+        if opt.derive is not None and opt.derive.source in read and opt.name not in read:
+            out.add(f"if value_{opt.derive.source} is not NOT_GIVEN:  # the target derives {opt.name} from it")
+            out.add("    raise _Deopt")
+
+
+def _default_loss(dst: FormatIR) -> Any:
+    """The target's one option row with a default, when it has exactly one and the default is a
+    scalar: an absent value is written as that default, and the loss report's one entry for it is
+    `config.<name>` added (the canonical diff of the read-back, which has it, against the source's
+    record, which has not). None: any default leaves the lossless path."""
+    defaults = [opt for opt in dst.options if opt.has_default]
+    if len(defaults) == 1 and type(defaults[0].default) in (int, float, str, bool):
+        return defaults[0]
+    return None
+
+
+def _exact_tool_choice(out: Lines, exact: _Exact, src: FormatIR, dst: FormatIR) -> None:
+    """Lossless variant: the tool_choice value as the source's mode template says it, in a mode the
+    target has (`tool_choice` is the canonical value, `src_body[field]` the wire one)."""
+    raw = out.fresh("raw_choice")
+    out.add(f"{raw} = src_body[{lit(src.tool_choice.field)}]")
+    if dst.tool_choice.requires_tools:
+        out.add("if tools is NOT_GIVEN:")
+        out.add("    raise _Deopt")
+    first = True
+    for mode, node in src.tool_choice.modes.items():
+        target = dst.tool_choice.modes.get(mode)
+        if target is None or mode in dst.tool_choice.special or not isinstance(node, (Lit, Obj)):
+            continue
+        cond = "type(tool_choice) is ForcedTool" if mode == "tool" else f"tool_choice == {lit(mode)}"
+        out.add(f"{'if' if first else 'elif'} {cond}:")
+        first = False
+        out.indent()
+        if isinstance(node, Lit):
+            out.add(f"if {raw} != {lit(node.value)} or type({raw}) is not {type(node.value).__name__}:")
+            out.add("    raise _Deopt")
+        else:
+            out.add(f"if type({raw}) is not dict:")
+            out.add("    raise _Deopt")
+            _exact_shape(out, exact, node, raw, _slots_by_field(target))
+        out.dedent()
+    if first:
+        out.add("raise _Deopt")
+    else:
+        out.add("else:")
+        out.add("    raise _Deopt")
+
+
+def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None") -> tuple[list[str], set[str], list[str] | None]:
+    """The body of `request(src_body)` (exact None) or of `request_with_losses(src_body)` (exact: the
+    checks that keep it to bodies the target carries without a loss), the source body keys it
+    reads, and the body of its `_user_parts` function (None: none)."""
+    src, dst = s_em.ir, d_em.ir
     out = Lines()
     out.add("if type(src_body) is not dict:")
     out.add("    raise _Deopt")
-    if src.unknown == "carry" and (src.provider, src.wire) != (dst.provider, dst.wire):
+    if exact is not None:
+        # lossless: no key the source carries as data of its own wire, no null (an unset option
+        # the source's re-write leaves out: carried data too)
+        out.add("if not _KNOWN.issuperset(src_body) or None in src_body.values():")
+    elif src.unknown == "carry" and (src.provider, src.wire) != (dst.provider, dst.wire):
         # keys no table names are carried data, never written to another provider's wire: left out
         out.add("if not _KNOWN.issuperset(src_body) and not _w.carried_only(src_body, _KNOWN, WIRE_KEYS):")
     else:
@@ -351,8 +712,21 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     out.add("ci = 0  # the canonical index of the next message")
     out.add("last = ''  # the canonical role of the last message")
     out.add("path = ''  # error paths are the two-step path's business")
+    if exact is not None:
+        read_names = {opt.name for opt in src.options if opt.wire is not None}
+        added = [
+            opt.name
+            for opt in dst.options
+            if opt.name not in read_names and (opt.has_default or opt.required) and opt is not _default_loss(dst)
+        ]
+        if added:  # the target adds them to every body: a loss the two-step way reports
+            out.add(f"raise _Deopt  # the target adds {', '.join(added)} to every body")
+        if dst.tool_calls.unique_ids:
+            out.add("exact_ids: set[str] = set()  # the target makes reused tool call ids unique: a loss")
 
     def sink(o: Lines, role: str, env: dict[str, str]) -> None:
+        if exact is not None:
+            _exact_message(o, exact, s_em.ir, d_em.ir, role, env)
         if role == "system":
             o.add(f"content_s = {env['content']}")
             o.add("if ci or type(content_s) is not str or not content_s:  # §5: first, non-empty text")
@@ -444,14 +818,25 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     out.add("if type(message) is not dict:")
     out.add("    raise _Deopt")
     out.add("role = message.get('role')")
-    parts_fn = _emit_user_parts(s_em, d_em)
+    parts_fn = _emit_user_parts(s_em, d_em, exact)
 
     def user_list(o: Lines, raw: str) -> None:
+        if exact is not None:
+            _exact_shape(o, exact, src.user.template, "message", _slots_by_field(dst.user.template), frozenset({"content"}), _ROLE)
+            if parts_fn is None:
+                o.add(f"if type({raw}) is list:")
+                o.add("    raise _Deopt")
         if parts_fn is None:
             return
         o.add(f"if type({raw}) is list:  # content parts, translated in one pass where they allow it")
         o.indent()
-        o.add(f"wire_content = _user_parts({raw})")
+        o.add(f"wire_content = {'_user_parts_exact' if exact is not None else '_user_parts'}({raw})")
+        if exact is not None:
+            o.add("if wire_content is None:  # a part the target does not carry as it is")
+            o.indent()
+            if not _exact_results(o, exact, src, dst, raw):
+                o.add("raise _Deopt")
+            o.dedent()
         o.add("if wire_content is not None:")
         o.indent()
         if grouped:
@@ -550,6 +935,9 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
         out.dedent()
         out.dedent()
 
+    if exact is not None:
+        _exact_options(out, src, dst, read)
+
     # tools and tool_choice: the source's readers, the canonical checks
     out.add("tools: Any = NOT_GIVEN")
     out.add(f"raw_tools = src_body.get({lit(src.tools.field)})")
@@ -562,6 +950,18 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     out.add("    if type(tool) is not dict:")
     out.add("        raise _Deopt")
     out.add("    tools.append(_read_tool(tool, ''))")
+    if exact is not None and isinstance(src.tools.template, Obj):
+        dst_slots = _slots_by_field(dst.tools.template)
+        if "as_given" not in (src.tools.strict, dst.tools.strict) or src.tools.strict != dst.tools.strict:
+            dst_slots.pop("strict", None)  # a side that closes strict schemas rewrites them
+        out.add("if not raw_tools:  # an empty list: the target leaves it out")
+        out.add("    raise _Deopt")
+        out.add("for tool in raw_tools:")
+        out.indent()
+        _exact_shape(out, exact, src.tools.template, "tool", dst_slots)
+        out.dedent()
+    elif exact is not None:
+        out.add("raise _Deopt")
     out.add("tool_names: set[str] | frozenset[str] = _v.check_tools(tools, memo)")
     out.dedent()
     out.add(f"elif {lit(src.tools.field)} in src_body:  # a null the source carries as an extra")
@@ -573,6 +973,8 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     out.indent()
     out.add(f"tool_choice = _read_tool_choice(src_body[{lit(src.tool_choice.field)}])")
     out.add("_v.check_tool_choice(tool_choice, tool_names, _dst.RULES)")
+    if exact is not None:
+        _exact_tool_choice(out, exact, src, dst)
     out.dedent()
 
     # the target body, in the order the target's request_to_wire builds it
@@ -590,14 +992,34 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     emit_options_to_wire(d_em, out, bind=False, warn_into="dropped", only=read, extras=False, phase=2)
     # the target's option messages name the target (lines.keyed writes `KEY`, which here is the source's)
     out.lines[start:] = [_KEY_IN_MESSAGE.sub("_dst.KEY", line) for line in out.lines[start:]]
-    out.add("for text in dropped:")
-    out.add("    warnings.warn(text, UnsupportedOptionWarning, stacklevel=2)")
-    out.add("return body")
-    body_lines = ["    try:", *("    " + line for line in out.lines)]
+    if exact is not None:
+        out.add("if dropped:  # an option the target drops: a loss")
+        out.add("    raise _Deopt")
+        out.add("return body, added")
+    else:
+        out.add("for text in dropped:")
+        out.add("    warnings.warn(text, UnsupportedOptionWarning, stacklevel=2)")
+        out.add("return body")
+    return out.lines, known, parts_fn
+
+
+def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module: str, header: str) -> str:
+    """The text (before black) of the fused translator module `src` -> `dst`."""
+    s_em = _Scoped(src, "S")
+    d_em = _Scoped(dst, "T")
+    body, known, parts_fn = _emit_request_body(s_em, d_em, None)
+    exact = _Exact()
+    exact_body, _, exact_parts = _emit_request_body(s_em, d_em, exact)
+    body_lines = ["    try:", *("    " + line for line in body)]
     body_lines += [
         "    except (_Deopt, ProviderError, _w.WireShapeError, RecursionError):",
         # the target's TypedDict (its signature), as the dict this function answers with
         f"        return cast('dict[str, Any]', _dst.request_to_wire(_src.request_from_wire(src_body)))",
+    ]
+    exact_lines = ["    try:", *("    " + line for line in exact_body)]
+    exact_lines += [
+        "    except (_Deopt, ProviderError, _w.WireShapeError, RecursionError):",
+        "        return None",
     ]
 
     regexes = {**s_em.regexes, **d_em.regexes}
@@ -606,9 +1028,22 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
         f"`{dst.key}.request_to_wire({src.key}.request_from_wire(body))` -- the same body, warnings "
         'and errors -- in one pass where the body allows it (`_Deopt`: the two-step way)."""'
     )
+    exact_doc = (
+        f'    """`(request(src_body), added)` when the translation loses nothing but the target\'s default for '
+        f"an absent option: the {dst.title} body, and `added`, the (canonical path, value) of that default "
+        f"(or none): `translate_request(body, {src.key!r}, {dst.key!r})` then reports exactly `added` "
+        "(kind added) and no header. None when the body holds anything this path cannot prove the target "
+        "carries as it is (a field or option the target has no place for, a value it maps, data the source "
+        "carries for its own wire) or anything `request` would not take in one pass: the two-step way then "
+        'says what is lost. It never warns or raises."""'
+    )
     fn_text = "def request(src_body: Mapping[str, Any]) -> dict[str, Any]:\n" + doc + "\n" + "\n".join(body_lines) + "\n"
+    exact_text = (
+        "def request_with_losses(src_body: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]] | None:\n" + exact_doc + "\n" + "\n".join(exact_lines) + "\n"
+    )
     parts_text = "def _user_parts(raw: Any) -> Any:\n" + "\n".join(parts_fn) + "\n" if parts_fn is not None else ""
-    imports = _source_imports(fn_text + parts_text, header, src_module)
+    parts_text += "def _user_parts_exact(raw: Any) -> Any:\n" + "\n".join(exact_parts) + "\n" if exact_parts is not None else ""
+    imports = _source_imports(fn_text + exact_text + parts_text, header, src_module)
     lines = [header.rstrip("\n"), ""]
     if imports:
         lines.append(f"from .{src_module} import {', '.join(imports)}")
@@ -617,17 +1052,21 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     lines.append(f"TARGET: Final = {lit(dst.key)}")
     lines.append(f"_KNOWN: Final = frozenset({lit(sorted(known))})  # the source body keys this path reads")
     lines.append("_NO_TOOLS: Final[frozenset[str]] = frozenset()")
+    for keys, name in exact.sets.items():
+        lines.append(f"{name}: Final[frozenset[str]] = frozenset({lit(list(keys))})  # request_with_losses: the keys a wire object may hold")
     for pattern, name in sorted(regexes.items(), key=lambda kv: kv[1]):
         lines.append(f"{name}: Final = _w.lazy_pattern(globals(), {lit(name)}, {lit(pattern)})")
     lines.append("")
     lines.append("")
-    if parts_fn is not None:
-        lines.append("def _user_parts(raw: list[Any]) -> Any:")
-        lines.append(
-            f'    """A user content list -> the {dst.title} content, part by part as the two tables say; None: a part '
-            'outside this path (the canonical path takes the message and names any error)."""'
-        )
-        lines.extend(parts_fn)
+    for name, fn, doc_text in (
+        ("_user_parts", parts_fn, "None: a part outside this path (the canonical path takes the message and names any error)."),
+        ("_user_parts_exact", exact_parts, "for request_with_losses: None also for a part the target does not carry as it is."),
+    ):
+        if fn is None:
+            continue
+        lines.append(f"def {name}(raw: list[Any]) -> Any:")
+        lines.append(f'    """A user content list -> the {dst.title} content, part by part as the two tables say; {doc_text}"""')
+        lines.extend(fn)
         lines.append("")
         lines.append("")
     lines.append("class _Deopt(Exception):")
@@ -635,6 +1074,8 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     lines.append("")
     lines.append("")
     lines.append(fn_text)
+    lines.append("")
+    lines.append(exact_text)
     return "\n".join(lines)
 
 
@@ -648,7 +1089,7 @@ def _source_imports(fn_text: str, header: str, src_module: str) -> list[str]:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             for alias in stmt.names:
                 bound.add((alias.asname or alias.name).split(".")[0])
-    bound |= {"SOURCE", "TARGET", "_KNOWN", "_NO_TOOLS", "_Deopt", "request", "_user_parts"}
+    bound |= {"SOURCE", "TARGET", "_KNOWN", "_NO_TOOLS", "_Deopt", "request", "request_with_losses", "_user_parts", "_user_parts_exact"}
     assigned: set[str] = set()
     used: set[str] = set()
     for node in ast.walk(tree):
@@ -658,7 +1099,7 @@ def _source_imports(fn_text: str, header: str, src_module: str) -> list[str]:
             assigned.add(node.arg)
         elif isinstance(node, ast.FunctionDef):
             assigned.add(node.name)
-    return sorted(n for n in used - assigned - bound if not n.startswith("_RE_"))
+    return sorted(n for n in used - assigned - bound if not n.startswith(("_RE_", "_EXACT_")))
 
 
 _CANONICAL = (

@@ -100,7 +100,19 @@ def test_a_converter_bug_on_one_line_is_a_reject_and_the_run_goes_on(tmp_path: P
             raise TypeError("a converter bug")
         return real(body, *args, **kwargs)
 
+    real_translator = conv.translator
+
+    class BuggyFused:  # the fused translator's exact report, which convert tries first, with the same bug
+        def __init__(self, source: str, target: str) -> None:
+            self.real = real_translator(source, target)
+
+        def request_with_losses(self, body: Any) -> Any:
+            if body.get("messages", [{}])[0].get("content") == "hello 3":
+                raise TypeError("a converter bug")
+            return self.real.request_with_losses(body)
+
     monkeypatch.setattr(conv, "translate_body", buggy)
+    monkeypatch.setattr(conv, "translator", BuggyFused)
     src = tmp_path / "in.jsonl"
     src.write_bytes(b"\n".join(good(i) for i in range(10)) + b"\n")
     summary = conv.convert_file("openai_chat", "anthropic_messages", str(src), str(tmp_path / "out.jsonl"), progress=False)
