@@ -500,10 +500,29 @@ def canonical_requests(draw: Any, key: str) -> dict[str, Any]:
     if draw(st.booleans()):
         request["tool_choice"] = draw(st.sampled_from(choices))
     if draw(st.booleans()):
-        request["config"] = draw(configs(prof))
+        request["config"] = in_ranges(draw(configs(prof)), key)
     if draw(st.integers(0, 3)) == 0:
         request["response_schema"] = draw(object_schemas(draw(st.booleans())))
     return request
+
+
+def in_ranges(config: dict[str, Any], key: str) -> dict[str, Any]:
+    """The drawn options inside the format's `range` rows (its module's OPTION_RANGES): a value
+    past them is refused by request_to_wire at config.<name>, so a valid request stays within."""
+    import wiremap
+
+    try:
+        ranges = getattr(wiremap.get_format(key).module, "OPTION_RANGES", {})
+    except KeyError:
+        return config
+    for name, (lo, hi) in ranges.items():
+        value = config.get(name)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if lo is not None and value < lo:
+                config[name] = lo
+            elif hi is not None and value > hi:
+                config[name] = hi
+    return config
 
 
 # --- responses ----------------------------------------------------------------------------------

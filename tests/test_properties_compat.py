@@ -151,6 +151,8 @@ def _mistral_block(block: dict[str, Any]) -> dict[str, Any] | None:
 
 def _draw_request(data: st.DataObject, key: str) -> tuple[dict[str, Any], dict[str, Any], Any]:
     request = data.draw(gen.canonical_requests("openai_chat"), label="request")
+    if isinstance(request.get("config"), dict):  # valid for this format: inside its `range` rows
+        gen.in_ranges(request["config"], key)
     kwargs = _kwargs(key)
     try:
         wire = quiet(lambda: fmt(key).request_to_wire(request, **kwargs))
