@@ -412,6 +412,7 @@ STREAM: Final[dict[str, Any] | None] = {
             "completion_tokens": ["completion_tokens"],
             "total_tokens": ["total_tokens"],
             "cached_tokens": ["prompt_tokens_details", "cached_tokens"],
+            "reasoning_tokens": ["completion_tokens_details", "reasoning_tokens"],
         },
         "unreported": "omit",
     },

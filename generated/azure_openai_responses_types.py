@@ -56,10 +56,15 @@ class InputTokensDetails(TypedDict):
     cached_tokens: NotRequired[int]
 
 
+class OutputTokensDetails(TypedDict):
+    reasoning_tokens: NotRequired[int]
+
+
 class Usage(TypedDict):
     input_tokens: NotRequired[int]
     input_tokens_details: NotRequired[InputTokensDetails]
     output_tokens: NotRequired[int]
+    output_tokens_details: NotRequired[OutputTokensDetails]
     total_tokens: NotRequired[int]
 
 

@@ -356,6 +356,7 @@ STREAM: Final[dict[str, Any] | None] = {
             "completion_tokens": ["completion_tokens"],
             "total_tokens": ["total_tokens"],
             "cached_tokens": ["prompt_cache_hit_tokens"],
+            "reasoning_tokens": ["completion_tokens_details", "reasoning_tokens"],
         },
         "unreported": "omit",
     },
@@ -480,6 +481,11 @@ def _response_from_wire(body: Any) -> Response:
         raw_cached_tokens = usage_obj.get("prompt_cache_hit_tokens")
         if raw_cached_tokens is not None:
             usage.cached_tokens = _w.usage_counter(raw_cached_tokens)
+        raw_reasoning_tokens = _w.get_in(
+            usage_obj, ("completion_tokens_details", "reasoning_tokens")
+        )
+        if raw_reasoning_tokens is not None:
+            usage.reasoning_tokens = _w.usage_counter(raw_reasoning_tokens)
     else:
         usage = Usage()  # not reported: the three counters are null together (§6)
     response = Response(
@@ -572,6 +578,9 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
         usage_wire["total_tokens"] = baseline["total_tokens"]
     if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN and baseline:
         usage_wire["prompt_cache_hit_tokens"] = u.cached_tokens
+    if u.reasoning_tokens is not None and u.reasoning_tokens is not NOT_GIVEN and baseline:
+        usage_wire.setdefault("completion_tokens_details", {})
+        usage_wire["completion_tokens_details"]["reasoning_tokens"] = u.reasoning_tokens
     body: dict[str, Any] = {}
     body["id"] = raw.get("id", raw.get("responseId", "chatcmpl-wiremap"))
     body["object"] = "chat.completion"

@@ -62,8 +62,13 @@ class ToolChoice(TypedDict, closed=True):
     type: Literal["function"]
 
 
+class CompletionTokensDetails(TypedDict):
+    reasoning_tokens: NotRequired[int]
+
+
 class Usage(TypedDict):
     completion_tokens: NotRequired[int]
+    completion_tokens_details: NotRequired[CompletionTokensDetails]
     prompt_cache_hit_tokens: NotRequired[int]
     prompt_cache_miss_tokens: NotRequired[int]
     prompt_tokens: NotRequired[int]

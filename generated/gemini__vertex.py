@@ -372,9 +372,14 @@ STREAM: Final[dict[str, Any] | None] = {
         "path": ["usageMetadata"],
         "counters": {
             "prompt_tokens": ["promptTokenCount"],
-            "completion_tokens": ["candidatesTokenCount"],
+            "completion_tokens": {
+                "sum": [["candidatesTokenCount"], ["thoughtsTokenCount"]],
+                "optional": [False, True],
+                "free": 0,
+            },
             "total_tokens": ["totalTokenCount"],
             "cached_tokens": ["cachedContentTokenCount"],
+            "reasoning_tokens": ["thoughtsTokenCount"],
         },
         "unreported": "omit",
     },

@@ -249,6 +249,7 @@ WIRE_KEYS: Final = frozenset(
         "thinkingLevel",
         "thought",
         "thoughtSignature",
+        "thoughtsTokenCount",
         "tool",
         "toolConfig",
         "tool_call",
@@ -826,9 +827,14 @@ STREAM: Final[dict[str, Any] | None] = {
         "path": ["usageMetadata"],
         "counters": {
             "prompt_tokens": ["promptTokenCount"],
-            "completion_tokens": ["candidatesTokenCount"],
+            "completion_tokens": {
+                "sum": [["candidatesTokenCount"], ["thoughtsTokenCount"]],
+                "optional": [False, True],
+                "free": 0,
+            },
             "total_tokens": ["totalTokenCount"],
             "cached_tokens": ["cachedContentTokenCount"],
+            "reasoning_tokens": ["thoughtsTokenCount"],
         },
         "unreported": "omit",
     },
@@ -2024,8 +2030,11 @@ def _response_from_wire(body: Any) -> Response:
     usage_obj = body.get("usageMetadata")
     if type(usage_obj) is dict:
         prompt_tokens = _w.usage_counter(usage_obj.get("promptTokenCount"))
-        completion_tokens = _w.usage_counter(usage_obj.get("candidatesTokenCount"))
         total_tokens = _w.usage_counter(usage_obj.get("totalTokenCount"))
+        completion_tokens = _w.usage_sum(
+            _w.usage_counter(usage_obj.get("candidatesTokenCount")),
+            _w.usage_addend(usage_obj.get("thoughtsTokenCount")),
+        )  # a derived counter (response.usage sum)
         usage = Usage(
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
@@ -2034,6 +2043,9 @@ def _response_from_wire(body: Any) -> Response:
         raw_cached_tokens = usage_obj.get("cachedContentTokenCount")
         if raw_cached_tokens is not None:
             usage.cached_tokens = _w.usage_counter(raw_cached_tokens)
+        raw_reasoning_tokens = usage_obj.get("thoughtsTokenCount")
+        if raw_reasoning_tokens is not None:
+            usage.reasoning_tokens = _w.usage_counter(raw_reasoning_tokens)
     else:
         usage = Usage()  # not reported: the three counters are null together (§6)
     response = Response(
@@ -2082,24 +2094,33 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     usage_wire: dict[str, Any] = {}
     # usage unreported: omit. The counters go out together or not at all (never a partial object).
     baseline = (
-        {
-            "prompt_tokens": u.prompt_tokens,
-            "completion_tokens": u.completion_tokens,
-            "total_tokens": u.total_tokens,
-        }
+        {"prompt_tokens": u.prompt_tokens, "total_tokens": u.total_tokens}
         if u.prompt_tokens is not None
         and u.completion_tokens is not None
         and u.total_tokens is not None
         else {}
     )
+    # response.usage.completion_tokens sum: candidatesTokenCount is the counter minus the other addends
+    rest_completion_tokens = (
+        _w.usage_rest(
+            u.completion_tokens,
+            _w.usage_addend(
+                (u.reasoning_tokens if baseline and u.reasoning_tokens is not NOT_GIVEN else None)
+            ),
+        )
+        if baseline
+        else None
+    )
     if "prompt_tokens" in baseline:
         usage_wire["promptTokenCount"] = baseline["prompt_tokens"]
-    if "completion_tokens" in baseline:
-        usage_wire["candidatesTokenCount"] = baseline["completion_tokens"]
+    if rest_completion_tokens is not None:
+        usage_wire["candidatesTokenCount"] = rest_completion_tokens
     if "total_tokens" in baseline:
         usage_wire["totalTokenCount"] = baseline["total_tokens"]
     if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN and baseline:
         usage_wire["cachedContentTokenCount"] = u.cached_tokens
+    if u.reasoning_tokens is not None and u.reasoning_tokens is not NOT_GIVEN and baseline:
+        usage_wire["thoughtsTokenCount"] = u.reasoning_tokens
     body: dict[str, Any] = {}
     body["candidates"] = [{"content": wire_message, "finishReason": wire_reason, "index": 0}]
     if usage_wire:

@@ -76,6 +76,7 @@ class UsageMetadata(TypedDict):
     cachedContentTokenCount: NotRequired[int]
     candidatesTokenCount: NotRequired[int]
     promptTokenCount: NotRequired[int]
+    thoughtsTokenCount: NotRequired[int]
     totalTokenCount: NotRequired[int]
 
 

@@ -117,6 +117,7 @@ WIRE_KEYS: Final = frozenset(
         "code",
         "completion",
         "completion_tokens",
+        "completion_tokens_details",
         "content",
         "content_filter",
         "created",
@@ -208,6 +209,7 @@ WIRE_KEYS: Final = frozenset(
         "reasoning_delta",
         "reasoning_effort",
         "reasoning_signature",
+        "reasoning_tokens",
         "redacted_reasoning",
         "redacted_thinking",
         "reject",
@@ -803,6 +805,7 @@ STREAM: Final[dict[str, Any] | None] = {
             "completion_tokens": ["completion_tokens"],
             "total_tokens": ["total_tokens"],
             "cached_tokens": ["prompt_tokens_details", "cached_tokens"],
+            "reasoning_tokens": ["completion_tokens_details", "reasoning_tokens"],
         },
         "unreported": "omit",
     },
@@ -1758,6 +1761,11 @@ def _response_from_wire(body: Any) -> Response:
         raw_cached_tokens = _w.get_in(usage_obj, ("prompt_tokens_details", "cached_tokens"))
         if raw_cached_tokens is not None:
             usage.cached_tokens = _w.usage_counter(raw_cached_tokens)
+        raw_reasoning_tokens = _w.get_in(
+            usage_obj, ("completion_tokens_details", "reasoning_tokens")
+        )
+        if raw_reasoning_tokens is not None:
+            usage.reasoning_tokens = _w.usage_counter(raw_reasoning_tokens)
     else:
         usage = Usage()  # not reported: the three counters are null together (§6)
     response = Response(
@@ -1835,6 +1843,9 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN and baseline:
         usage_wire.setdefault("prompt_tokens_details", {})
         usage_wire["prompt_tokens_details"]["cached_tokens"] = u.cached_tokens
+    if u.reasoning_tokens is not None and u.reasoning_tokens is not NOT_GIVEN and baseline:
+        usage_wire.setdefault("completion_tokens_details", {})
+        usage_wire["completion_tokens_details"]["reasoning_tokens"] = u.reasoning_tokens
     body: dict[str, Any] = {}
     body["id"] = raw.get("id", raw.get("responseId", "chatcmpl-wiremap"))
     body["object"] = "chat.completion"

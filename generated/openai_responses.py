@@ -1506,6 +1506,7 @@ STREAM: Final[dict[str, Any] | None] = {
             "total_tokens": ["total_tokens"],
             "cached_tokens": ["input_tokens_details", "cached_tokens"],
             "cache_creation_tokens": ["input_tokens_details", "cache_write_tokens"],
+            "reasoning_tokens": ["output_tokens_details", "reasoning_tokens"],
         },
         "unreported": "omit",
     },
@@ -2468,6 +2469,9 @@ def _response_from_wire(body: Any) -> Response:
         )
         if raw_cache_creation_tokens is not None:
             usage.cache_creation_tokens = _w.usage_counter(raw_cache_creation_tokens)
+        raw_reasoning_tokens = _w.get_in(usage_obj, ("output_tokens_details", "reasoning_tokens"))
+        if raw_reasoning_tokens is not None:
+            usage.reasoning_tokens = _w.usage_counter(raw_reasoning_tokens)
     else:
         usage = Usage()  # not reported: the three counters are null together (§6)
     response = Response(
@@ -2577,6 +2581,9 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     ):
         usage_wire.setdefault("input_tokens_details", {})
         usage_wire["input_tokens_details"]["cache_write_tokens"] = u.cache_creation_tokens
+    if u.reasoning_tokens is not None and u.reasoning_tokens is not NOT_GIVEN and baseline:
+        usage_wire.setdefault("output_tokens_details", {})
+        usage_wire["output_tokens_details"]["reasoning_tokens"] = u.reasoning_tokens
     body: dict[str, Any] = {}
     body["id"] = raw.get("id", raw.get("responseId", "resp_wiremap"))
     body["object"] = "response"

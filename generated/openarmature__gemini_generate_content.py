@@ -117,8 +117,6 @@ from . import gemini_generate_content as _code_gemini_generate_content
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,
 # ORIGIN, option rows) or functions: the base's code, run with this module's globals
 _messages_to_wire = _w.rebind(_code_gemini_generate_content._messages_to_wire, globals())
-_response_from_wire = _w.rebind(_code_gemini_generate_content._response_from_wire, globals())
-_response_to_wire = _w.rebind(_code_gemini_generate_content._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_gemini_generate_content._rewrite_request, globals())
 
 # the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
@@ -160,7 +158,7 @@ ORIGIN: Final = (
 # wire data the canonical model does not carry (runtime/carry.py losses)
 # the base's WIRE_KEYS, with this dialect's difference
 WIRE_KEYS: Final[frozenset[str]] = (
-    (_code_gemini_generate_content.WIRE_KEYS | frozenset(["gemini_generate_content", "openarmature", "parameters", "reject", "sorted"])) - frozenset(["audio", "file", "image", "inline", "parametersJsonSchema"])
+    (_code_gemini_generate_content.WIRE_KEYS | frozenset(["gemini_generate_content", "openarmature", "parameters", "reject", "sorted"])) - frozenset(["audio", "file", "image", "inline", "parametersJsonSchema", "thoughtsTokenCount"])
 )
 TITLE: Final = "Google Gemini generateContent (OpenArmature §8.3 dialect)"
 DOC_REF: Final = (
@@ -975,6 +973,95 @@ def _finish_reason(value: Any) -> FinishReason:
     return "error"  # a value the table does not list
 
 
+def _response_from_wire(body: Any) -> Response:
+    """Wire response body -> canonical response."""
+    body = _w.expect_dict(body, "")
+    finish_reason = _finish_reason(_w.get_in(body, ("candidates", 0, "finishReason")))
+    detail_ = _w.get_in(body, ("promptFeedback", "blockReason"))
+    if detail_ == "SAFETY":
+        finish_reason = "content_filter"
+    if detail_ == "OTHER":
+        finish_reason = "content_filter"
+    if detail_ == "BLOCKLIST":
+        finish_reason = "content_filter"
+    if detail_ == "PROHIBITED_CONTENT":
+        finish_reason = "content_filter"
+    if detail_ == "IMAGE_SAFETY":
+        finish_reason = "content_filter"
+    if detail_ == "BLOCK_REASON_UNSPECIFIED":
+        finish_reason = "content_filter"
+    # OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null
+    lenient: bool | None = True if finish_reason == "error" else None
+    raw_message = _w.get_in(body, ("candidates", 0, "content"))
+    # message_missing: empty -- a candidate without content (blocked, or cut short) reads as an empty message
+    message = {} if raw_message is None else _w.expect_dict(raw_message, "candidates[0].content")
+    raw_content = message.get("parts", NOT_GIVEN)
+    a_calls: Any = NOT_GIVEN
+    a_content: Any = NOT_GIVEN
+    if raw_content is not NOT_GIVEN:
+        content_path = "candidates[0].content" + ".parts"
+        items_ = (
+            _w.expect_list(raw_content, content_path)
+            if type(raw_content) is not str
+            else raw_content
+        )
+        if type(items_) is str:
+            a_content = items_
+        else:
+            blocks_: list[Any] = []
+            calls_: list[ToolCall] = []
+            for j, item in enumerate(items_):
+                p = _read_assistant_part(item, f"{content_path}[{j}]", lenient)
+                if isinstance(p, _w.Skipped):  # request.unknown: carry
+                    continue
+                if type(p) is ToolCall:
+                    calls_.append(p)
+                else:
+                    blocks_.append(p)
+            a_content = blocks_
+            for k, call_ in enumerate(calls_):  # tool_calls missing_id: synthesize (deterministic)
+                if not call_.id:
+                    call_.id = _w.synthesized_call_id(call_.name, call_.arguments, k)
+            if calls_:
+                a_calls = calls_
+    # One unsigned text block reads as a plain string (OpenArmature §3.1.1); none as null.
+    if type(a_content) is list:
+        if not a_content:
+            a_content = None
+        elif (
+            len(a_content) == 1
+            and type(a_content[0]) is TextBlock
+            and a_content[0].signature is NOT_GIVEN
+        ):
+            a_content = a_content[0].text
+    if a_content is NOT_GIVEN:
+        a_content = None
+    if finish_reason == "stop" and a_calls:  # finish_reason with_tool_calls
+        finish_reason = "tool_calls"
+    usage_obj = body.get("usageMetadata")
+    if type(usage_obj) is dict:
+        prompt_tokens = _w.usage_counter(usage_obj.get("promptTokenCount"))
+        completion_tokens = _w.usage_counter(usage_obj.get("candidatesTokenCount"))
+        total_tokens = _w.usage_counter(usage_obj.get("totalTokenCount"))
+        usage = Usage(
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            total_tokens=total_tokens,
+        )
+        raw_cached_tokens = usage_obj.get("cachedContentTokenCount")
+        if raw_cached_tokens is not None:
+            usage.cached_tokens = _w.usage_counter(raw_cached_tokens)
+    else:
+        usage = Usage()  # not reported: the three counters are null together (§6)
+    response = Response(
+        message=AssistantMessage(content=a_content, tool_calls=a_calls),
+        finish_reason=finish_reason,
+        usage=usage,
+        raw=body,
+    )
+    return response
+
+
 def response_from_wire(
     body: OpenarmatureGeminiGenerateContentResponse | Mapping[str, Any],
     *,
@@ -986,6 +1073,73 @@ def response_from_wire(
     return _w.read_response(
         body, _response_from_wire, ORIGIN, _response_to_wire, WIRE_KEYS, response_schema
     )
+
+
+def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
+    """The body of response_to_wire."""
+    resp = _w.as_response(response)
+    raw = resp.raw if type(resp.raw) is dict else {}
+    msg = resp.message
+    reason = resp.finish_reason
+    wire_reason: Any
+    wire_reason = _FINISH_TO_WIRE.get(reason, reason) if type(reason) is str else reason
+    raw_reason = _w.get_in(raw, ("candidates", 0, "finishReason"))
+    if raw_reason in _FINISH_LISTED and _finish_reason(raw_reason) == reason:
+        wire_reason = raw_reason  # the provider's own listed value, when it means the same
+    calls = msg.tool_calls
+    blocks: list[dict[str, Any]] = []
+    if isinstance(msg.content, (str, list)):
+        blocks = _as_blocks(_assistant_content_to_wire(msg.content, "message.content"))
+    if calls:
+        blocks.extend(
+            _tool_call_to_wire(call, f"message.tool_calls[{k}]") for k, call in enumerate(calls)
+        )
+    wire_message = {"role": "model", "parts": blocks}
+    u = resp.usage
+    usage_wire: dict[str, Any] = {}
+    # usage unreported: omit. The counters go out together or not at all (never a partial object).
+    baseline = (
+        {
+            "prompt_tokens": u.prompt_tokens,
+            "completion_tokens": u.completion_tokens,
+            "total_tokens": u.total_tokens,
+        }
+        if u.prompt_tokens is not None
+        and u.completion_tokens is not None
+        and u.total_tokens is not None
+        else {}
+    )
+    if "prompt_tokens" in baseline:
+        usage_wire["promptTokenCount"] = baseline["prompt_tokens"]
+    if "completion_tokens" in baseline:
+        usage_wire["candidatesTokenCount"] = baseline["completion_tokens"]
+    if "total_tokens" in baseline:
+        usage_wire["totalTokenCount"] = baseline["total_tokens"]
+    if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN and baseline:
+        usage_wire["cachedContentTokenCount"] = u.cached_tokens
+    body: dict[str, Any] = {}
+    body["candidates"] = [{"content": wire_message, "finishReason": wire_reason, "index": 0}]
+    if usage_wire:
+        body["usageMetadata"] = usage_wire
+    body["modelVersion"] = raw.get("modelVersion", raw.get("model", "unknown"))
+    body["responseId"] = raw.get("responseId", raw.get("id", "wiremap"))
+    raw_detail = _w.get_in(raw, ("promptFeedback", "blockReason"))
+    if (
+        type(raw_detail) is str
+        and {
+            "SAFETY": "content_filter",
+            "OTHER": "content_filter",
+            "BLOCKLIST": "content_filter",
+            "PROHIBITED_CONTENT": "content_filter",
+            "IMAGE_SAFETY": "content_filter",
+            "BLOCK_REASON_UNSPECIFIED": "content_filter",
+        }.get(raw_detail)
+        == reason
+    ):
+        body["promptFeedback"] = raw["promptFeedback"]  # finish_reason detail_write: raw
+    if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
+        _w.apply_carried(body, resp.carried, ORIGIN)
+    return body
 
 
 def response_to_wire(

@@ -62,12 +62,17 @@ class ToolChoice(TypedDict, closed=True):
     type: Literal["function"]
 
 
+class CompletionTokensDetails(TypedDict):
+    reasoning_tokens: NotRequired[int]
+
+
 class PromptTokensDetails(TypedDict):
     cached_tokens: NotRequired[int]
 
 
 class Usage(TypedDict):
     completion_tokens: NotRequired[int]
+    completion_tokens_details: NotRequired[CompletionTokensDetails]
     prompt_tokens: NotRequired[int]
     prompt_tokens_details: NotRequired[PromptTokensDetails]
     total_tokens: NotRequired[int]

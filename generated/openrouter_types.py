@@ -74,6 +74,10 @@ class ToolChoice(TypedDict, closed=True):
     type: Literal["function"]
 
 
+class CompletionTokensDetails(TypedDict):
+    reasoning_tokens: NotRequired[int]
+
+
 class PromptTokensDetails(TypedDict):
     cache_write_tokens: NotRequired[int]
     cached_tokens: NotRequired[int]
@@ -81,6 +85,7 @@ class PromptTokensDetails(TypedDict):
 
 class Usage(TypedDict):
     completion_tokens: NotRequired[int]
+    completion_tokens_details: NotRequired[CompletionTokensDetails]
     prompt_tokens: NotRequired[int]
     prompt_tokens_details: NotRequired[PromptTokensDetails]
     total_tokens: NotRequired[int]

@@ -738,6 +738,11 @@ def _response_from_wire(body: Any) -> Response:
         raw_cached_tokens = _w.get_in(usage_obj, ("prompt_tokens_details", "cached_tokens"))
         if raw_cached_tokens is not None:
             usage.cached_tokens = _w.usage_counter(raw_cached_tokens)
+        raw_reasoning_tokens = _w.get_in(
+            usage_obj, ("completion_tokens_details", "reasoning_tokens")
+        )
+        if raw_reasoning_tokens is not None:
+            usage.reasoning_tokens = _w.usage_counter(raw_reasoning_tokens)
     else:
         usage = Usage()  # not reported: the three counters are null together (§6)
     response = Response(

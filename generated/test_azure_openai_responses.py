@@ -102,6 +102,7 @@ FROM_WIRE: list[dict[str, Any]] = [
                 "completion_tokens": 20,
                 "total_tokens": 29,
                 "cached_tokens": 0,
+                "reasoning_tokens": 16,
             },
         },
     }

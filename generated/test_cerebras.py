@@ -196,6 +196,7 @@ FROM_WIRE: list[dict[str, Any]] = [
                 "completion_tokens": 37,
                 "total_tokens": 116,
                 "cached_tokens": 0,
+                "reasoning_tokens": 25,
             },
         },
     }

@@ -667,8 +667,8 @@ FROM_WIRE: list[dict[str, Any]] = [
     },
     {
         "id": "resp_text_stop_with_cache",
-        "doc": "oa §8.3.2: text -> content, STOP -> stop, usage from usageMetadata with cachedContentTokenCount; thoughtsTokenCount stays in raw.",
-        "lossy": "thoughtsTokenCount, modelVersion defaults and the role-less parts live only in raw",
+        "doc": "api: text -> content, STOP -> stop, usage from usageMetadata with cachedContentTokenCount; thoughtsTokenCount is reasoning_tokens and counts in completion_tokens (candidates + thoughts = 30).",
+        "lossy": "modelVersion defaults and the role-less parts live only in raw",
         "from_wire": {
             "candidates": [
                 {
@@ -692,9 +692,10 @@ FROM_WIRE: list[dict[str, Any]] = [
             "finish_reason": "stop",
             "usage": {
                 "prompt_tokens": 2100,
-                "completion_tokens": 6,
+                "completion_tokens": 30,
                 "total_tokens": 2130,
                 "cached_tokens": 2048,
+                "reasoning_tokens": 24,
             },
         },
     },
@@ -867,7 +868,12 @@ FROM_WIRE: list[dict[str, Any]] = [
         "expect_canonical": {
             "message": {"role": "assistant", "content": None},
             "finish_reason": "length",
-            "usage": {"prompt_tokens": 4, "completion_tokens": None, "total_tokens": 104},
+            "usage": {
+                "prompt_tokens": 4,
+                "completion_tokens": None,
+                "total_tokens": 104,
+                "reasoning_tokens": 100,
+            },
         },
     },
     {

@@ -2430,7 +2430,12 @@ FROM_WIRE: list[dict[str, Any]] = [
         "expect_canonical": {
             "message": {"role": "assistant", "content": "Ok."},
             "finish_reason": "stop",
-            "usage": {"prompt_tokens": 20, "completion_tokens": 2, "total_tokens": 22},
+            "usage": {
+                "prompt_tokens": 20,
+                "completion_tokens": 2,
+                "total_tokens": 22,
+                "reasoning_tokens": 0,
+            },
         },
     },
     {

@@ -216,7 +216,12 @@ FROM_WIRE: list[dict[str, Any]] = [
                 ],
             },
             "finish_reason": "stop",
-            "usage": {"prompt_tokens": 12, "completion_tokens": 40, "total_tokens": 52},
+            "usage": {
+                "prompt_tokens": 12,
+                "completion_tokens": 40,
+                "total_tokens": 52,
+                "reasoning_tokens": 38,
+            },
         },
     }
 ]

@@ -1161,7 +1161,8 @@ class Request(Record):
 
 class Usage(Record):
     """Token counts as the provider reported them; `cached_tokens` and `cache_creation_tokens`
-    (prompt-cache reads and writes, counted in `prompt_tokens`) only where it reports them."""
+    (prompt-cache reads and writes, counted in `prompt_tokens`) and `reasoning_tokens` (the
+    model's reasoning, counted in `completion_tokens`) only where it reports them."""
 
     __slots__ = (
         "prompt_tokens",
@@ -1169,6 +1170,7 @@ class Usage(Record):
         "total_tokens",
         "cached_tokens",
         "cache_creation_tokens",
+        "reasoning_tokens",
     )
     __match_args__ = (
         "prompt_tokens",
@@ -1176,6 +1178,7 @@ class Usage(Record):
         "total_tokens",
         "cached_tokens",
         "cache_creation_tokens",
+        "reasoning_tokens",
     )
 
     prompt_tokens: int | None
@@ -1183,6 +1186,7 @@ class Usage(Record):
     total_tokens: int | None
     cached_tokens: int | None | NotGiven
     cache_creation_tokens: int | None | NotGiven
+    reasoning_tokens: int | None | NotGiven
 
     def __init__(
         self,
@@ -1191,12 +1195,14 @@ class Usage(Record):
         total_tokens: int | None = None,
         cached_tokens: int | None | NotGiven = NOT_GIVEN,
         cache_creation_tokens: int | None | NotGiven = NOT_GIVEN,
+        reasoning_tokens: int | None | NotGiven = NOT_GIVEN,
     ) -> None:
         self.prompt_tokens = prompt_tokens
         self.completion_tokens = completion_tokens
         self.total_tokens = total_tokens
         self.cached_tokens = cached_tokens
         self.cache_creation_tokens = cache_creation_tokens
+        self.reasoning_tokens = reasoning_tokens
 
     def __eq__(self, other: Any) -> bool:
         if other.__class__ is self.__class__:
@@ -1206,12 +1212,14 @@ class Usage(Record):
                 self.total_tokens,
                 self.cached_tokens,
                 self.cache_creation_tokens,
+                self.reasoning_tokens,
             ) == (
                 other.prompt_tokens,
                 other.completion_tokens,
                 other.total_tokens,
                 other.cached_tokens,
                 other.cache_creation_tokens,
+                other.reasoning_tokens,
             )
         return NotImplemented
 
@@ -1229,6 +1237,8 @@ class Usage(Record):
             d["cached_tokens"] = self.cached_tokens
         if self.cache_creation_tokens is not NOT_GIVEN:
             d["cache_creation_tokens"] = self.cache_creation_tokens
+        if self.reasoning_tokens is not NOT_GIVEN:
+            d["reasoning_tokens"] = self.reasoning_tokens
         return d
 
 
@@ -2056,6 +2066,7 @@ _USAGE_KEYS: Final = (
     "total_tokens",
     "cached_tokens",
     "cache_creation_tokens",
+    "reasoning_tokens",
 )
 _COUNTER: Final = "a non-negative integer or null"
 
@@ -2086,9 +2097,10 @@ def _usage(d: object) -> Usage:
         return Usage(prompt, completion, total)
     cached = _counter(d, "cached_tokens", False)
     cache_creation = _counter(d, "cache_creation_tokens", False)
-    if len(d) != 3 + ("cached_tokens" in d) + ("cache_creation_tokens" in d):
+    reasoning = _counter(d, "reasoning_tokens", False)
+    if len(d) != 3 + ("cached_tokens" in d) + ("cache_creation_tokens" in d) + ("reasoning_tokens" in d):
         raise _unknown_key(d, _USAGE_KEYS)
-    return Usage(prompt, completion, total, cached, cache_creation)
+    return Usage(prompt, completion, total, cached, cache_creation, reasoning)
 
 
 _RESPONSE_KEYS: Final = ("message", "finish_reason", "usage", "raw", "parsed", "carried")

@@ -202,14 +202,14 @@ def usage_from_wire(spec: Mapping[str, Any], raw: Any) -> dict[str, Any]:
     for name, where in spec["counters"].items():
         if isinstance(where, dict) and "path" not in where:
             value = _usage_sum(raw, where)
-            if name in ("cached_tokens", "cache_creation_tokens"):
+            if name in ("cached_tokens", "cache_creation_tokens", "reasoning_tokens"):
                 if value is not None:
                     out[name] = value
             else:
                 out[name] = value
         else:
             value = _get(raw, tuple(where["path"] if isinstance(where, dict) else where))
-            if name in ("cached_tokens", "cache_creation_tokens"):
+            if name in ("cached_tokens", "cache_creation_tokens", "reasoning_tokens"):
                 if value is not _MISSING and value is not None:
                     out[name] = usage_counter(value)
             else:
@@ -225,7 +225,7 @@ def usage_to_wire(spec: Mapping[str, Any], usage: Mapping[str, Any] | None) -> d
     written. The same rules as the generated `response_to_wire`."""
     usage = usage or {}
     zero = spec.get("unreported") == "zero"
-    names = ("prompt_tokens", "completion_tokens", "total_tokens", "cached_tokens", "cache_creation_tokens")
+    names = ("prompt_tokens", "completion_tokens", "total_tokens", "cached_tokens", "cache_creation_tokens", "reasoning_tokens")
     counters = spec["counters"]
     if not zero and any(usage.get(n) is None for n in names[:3] if n in counters):
         return None

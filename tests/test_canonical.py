@@ -1172,8 +1172,8 @@ RESPONSE_GARBAGE: list[tuple[str, Any, str, str]] = [
     ),
     (
         "usage_unknown",
-        {"message": MESSAGE, "finish_reason": "stop", "usage": {**USAGE, "reasoning_tokens": 3}},
-        "usage.reasoning_tokens",
+        {"message": MESSAGE, "finish_reason": "stop", "usage": {**USAGE, "thinking_tokens": 3}},
+        "usage.thinking_tokens",
         "allowed keys: prompt_tokens",
     ),
     (

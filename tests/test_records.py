@@ -160,6 +160,7 @@ class Usage:
     total_tokens: int | None = None
     cached_tokens: int | None | NotGiven = NOT_GIVEN
     cache_creation_tokens: int | None | NotGiven = NOT_GIVEN
+    reasoning_tokens: int | None | NotGiven = NOT_GIVEN
 
 @dataclass(slots=True)
 class Response:

@@ -179,3 +179,68 @@ def test_openai_stream_to_anthropic_stream_takes_the_cache_out_of_input_tokens()
     out = b"".join(wiremap.translate_stream([sse.encode()], "openai_chat", "anthropic_messages")).decode()
     deltas = [json.loads(line[6:]) for line in out.splitlines() if line.startswith("data: ") and '"message_delta"' in line]
     assert deltas[-1]["usage"] == {"input_tokens": 100, "output_tokens": 5, "cache_read_input_tokens": 1000}
+
+
+# --- reasoning tokens: output the model spent thinking, counted in completion_tokens -----------
+
+
+def gemini_body(usage: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": usage, "modelVersion": "gemini-2.5-flash", "responseId": "r1",
+    }
+
+
+def test_gemini_thoughts_are_completion_tokens_for_an_openai_client() -> None:
+    """Gemini's candidatesTokenCount leaves the thoughts out, though they are billed as output and
+    counted in totalTokenCount; OpenAI's completion_tokens counts reasoning. An OpenAI client of a
+    Gemini thinking model sees completion = candidates + thoughts, and the thoughts as
+    completion_tokens_details.reasoning_tokens (prompt + completion = total, as on OpenAI)."""
+    body = gemini_body({"promptTokenCount": 22, "candidatesTokenCount": 1216, "thoughtsTokenCount": 179, "totalTokenCount": 1417})
+    t = wiremap.translate_response(body, "gemini_generate_content", "openai_chat")
+    usage = t.result["usage"]
+    assert usage["completion_tokens"] == 1395 and usage["completion_tokens_details"] == {"reasoning_tokens": 179}
+    assert usage["prompt_tokens"] + usage["completion_tokens"] == usage["total_tokens"] == 1417
+    assert not [loss for loss in t.losses if "usage" in loss.path]
+
+
+def test_openai_reasoning_tokens_become_gemini_thoughts() -> None:
+    body = openai_body({"prompt_tokens": 10, "completion_tokens": 50, "total_tokens": 60, "completion_tokens_details": {"reasoning_tokens": 32}})
+    usage = wiremap.translate_response(body, "openai_chat", "gemini_generate_content").result["usageMetadata"]
+    assert usage == {"promptTokenCount": 10, "candidatesTokenCount": 18, "totalTokenCount": 60, "thoughtsTokenCount": 32}
+
+
+def test_responses_reasoning_tokens_reach_chat_completions() -> None:
+    fmt = wiremap.get_format("openai_responses")
+    resp = fmt.response_from_wire({
+        "id": "resp_1", "object": "response", "created_at": 1, "status": "completed", "model": "gpt-5", "output": [],
+        "usage": {"input_tokens": 20, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 30,
+                  "output_tokens_details": {"reasoning_tokens": 16}, "total_tokens": 50},
+    })
+    assert resp.usage.completion_tokens == 30 and resp.usage.reasoning_tokens == 16
+    wire = wiremap.get_format("openai_chat").response_to_wire(resp)
+    assert wire["usage"]["completion_tokens_details"] == {"reasoning_tokens": 16}
+
+
+def test_recorded_gemini_thinking_usage_round_trips_and_adds_up() -> None:
+    fmt = wiremap.get_format("gemini_generate_content")
+    seen = 0
+    for line in (RECORDED / "gemini_generate_content.jsonl").read_text("utf-8").splitlines():
+        record = json.loads(line)
+        u = record.get("body", {}).get("usageMetadata") if record["kind"] == "response" else None
+        if not isinstance(u, dict) or "thoughtsTokenCount" not in u or "candidatesTokenCount" not in u:
+            continue
+        seen += 1
+        usage = fmt.response_from_wire(record["body"]).usage
+        assert usage.completion_tokens == u["candidatesTokenCount"] + u["thoughtsTokenCount"]
+        assert usage.reasoning_tokens == u["thoughtsTokenCount"]
+        back = fmt.response_to_wire(fmt.response_from_wire(record["body"]))["usageMetadata"]
+        assert {k: back[k] for k in ("candidatesTokenCount", "thoughtsTokenCount")} == {k: u[k] for k in ("candidatesTokenCount", "thoughtsTokenCount")}
+    assert seen > 100
+
+
+def test_openarmature_gemini_keeps_the_thoughts_out_of_completion() -> None:
+    """oa §8.3.2: completion_tokens is candidatesTokenCount; the thoughts stay in raw."""
+    body = gemini_body({"promptTokenCount": 5, "candidatesTokenCount": 6, "thoughtsTokenCount": 24, "totalTokenCount": 35})
+    usage = wiremap.get_format("openarmature.gemini_generate_content").response_from_wire(body).usage.to_dict()
+    assert usage == {"prompt_tokens": 5, "completion_tokens": 6, "total_tokens": 35}

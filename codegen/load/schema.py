@@ -487,6 +487,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         "total_tokens": _usage_source,
                         "cached_tokens": _usage_source,
                         "cache_creation_tokens": _usage_source,
+                        "reasoning_tokens": _usage_source,
                         "unreported": {"enum": ["omit", "zero"]},
                         "zero_fill": {"type": "array", "items": RESPONSE_PATH},
                         # a key of the usage object read from another key when it holds no object

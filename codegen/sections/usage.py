@@ -29,7 +29,7 @@ from typing import Any
 def lit(value: Any) -> str:
     return repr(value)
 
-COUNTERS = ("prompt_tokens", "completion_tokens", "total_tokens", "cached_tokens", "cache_creation_tokens")
+COUNTERS = ("prompt_tokens", "completion_tokens", "total_tokens", "cached_tokens", "cache_creation_tokens", "reasoning_tokens")
 MAIN = COUNTERS[:3]
 CACHE = COUNTERS[3:]
 
