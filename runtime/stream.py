@@ -1836,7 +1836,8 @@ class StreamTranslation:
     """A stream re-emitted in another format, as it arrives.
 
     Iterate it (sync for a sync source, `async for` for an async one) to get the target's SSE
-    bytes. Afterwards: `response` (the assembled `Response`, or None after an error), `error`
+    bytes. A stream's bytes into its own format (or a format of the same wire with the same
+    stream table, `same_stream`) pass through as they came, read only for `response`. Afterwards: `response` (the assembled `Response`, or None after an error), `error`
     (the typed error that ended the stream, with `.partial`), `losses` (what the target could
     not carry; also written as a final `: wiremap-losses [...]` SSE comment when `trailer`).
     """
