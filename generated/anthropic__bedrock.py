@@ -53,7 +53,6 @@ from wiremap.runtime.errors import (
     ProviderError,
     UnsupportedContentBlockError,
     UnsupportedOptionWarning,
-    error_class,
 )
 
 # what this dialect compiles exactly as its base does (codegen/emit/share.py)
@@ -115,11 +114,13 @@ from .anthropic_messages import (
     _vm_image_type_reverse,
 )
 from . import anthropic__messages_2023_06_01 as _code_anthropic__messages_2023_06_01
+from . import anthropic_messages as _code_anthropic_messages
 
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,
 # ORIGIN, option rows) or functions: the base's code, run with this module's globals
 _assistant_content_to_wire = _w.rebind(_code_anthropic__messages_2023_06_01._assistant_content_to_wire, globals())
 _assistant_to_wire = _w.rebind(_code_anthropic__messages_2023_06_01._assistant_to_wire, globals())
+_error_from_wire = _w.rebind(_code_anthropic_messages._error_from_wire, globals())
 _messages_to_wire = _w.rebind(_code_anthropic__messages_2023_06_01._messages_to_wire, globals())
 _part_to_wire = _w.rebind(_code_anthropic__messages_2023_06_01._part_to_wire, globals())
 _request_from_wire = _w.rebind(_code_anthropic__messages_2023_06_01._request_from_wire, globals())
@@ -535,6 +536,15 @@ ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     (None, 5, None, None, None, "provider_unavailable"),
     (None, None, None, None, None, "provider_invalid_request"),
 )
+# errors: the message, type and code paths, the type header, the retry headers, the body's retry hint (runtime wire.read_error)
+ERROR_READ: Final[_w.ErrorRead] = (
+    ("message",),
+    ("__type",),
+    "x-amzn-ErrorType",
+    None,
+    ("retry-after",),
+    None,
+)
 # errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)
 ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
     "provider_authentication": (403, "AccessDeniedException", None),
@@ -608,29 +618,6 @@ def error_from_wire(
         return _error_from_wire(_w.status_code(status), body, headers)
     except RecursionError:  # a body nested past Python's limit: classify by status alone
         return _error_from_wire(_w.status_code(status), None, headers)
-
-
-def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) -> ProviderError:
-    """The body of error_from_wire."""
-    decoded = _w.decode_error_body(body)
-    message = decoded.get("message") if type(decoded) is dict else None
-    if type(message) is not str or not message:
-        message = _w.error_text(decoded)[:500] or f"HTTP {status}"
-    error_type = decoded.get("__type") if type(decoded) is dict else None
-    if error_type is None:  # errors.type_header
-        error_type = _w.header_error_type(headers, "x-amzn-ErrorType")
-    error_code = None
-    # Rules match the error's own words (message, type, code), not the whole body.
-    text = _w.error_words(message, error_type, error_code)
-    category = _w.classify_error(ERROR_RULES, status, error_type, error_code, text)
-    retry_after = _w.retry_after(headers, ("retry-after",))
-    return error_class(category)(
-        str(message),
-        status=status,
-        retry_after=retry_after,
-        body=decoded,
-        provider_type=error_type if type(error_type) is str else None,
-    )
 
 
 def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, str]]:

@@ -53,7 +53,6 @@ from wiremap.runtime.errors import (
     ProviderError,
     UnsupportedContentBlockError,
     UnsupportedOptionWarning,
-    error_class,
 )
 
 # what this dialect compiles exactly as its base does (codegen/emit/share.py)
@@ -61,6 +60,7 @@ from .anthropic_messages import (
     ALIAS_PATHS,
     DOC_REF,
     ENDPOINT,
+    ERROR_READ,
     ERROR_ROWS,
     ERROR_ROWS_UPSTREAM,
     ERROR_RULES,

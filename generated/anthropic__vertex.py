@@ -53,7 +53,6 @@ from wiremap.runtime.errors import (
     ProviderError,
     UnsupportedContentBlockError,
     UnsupportedOptionWarning,
-    error_class,
 )
 
 # what this dialect compiles exactly as its base does (codegen/emit/share.py)
@@ -67,6 +66,7 @@ from .anthropic__messages_2023_06_01 import (
 )
 from .anthropic_messages import (
     ALIAS_PATHS,
+    ERROR_READ,
     ERROR_ROWS,
     ERROR_ROWS_UPSTREAM,
     ERROR_RULES,

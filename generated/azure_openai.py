@@ -53,11 +53,11 @@ from wiremap.runtime.errors import (
     ProviderError,
     UnsupportedContentBlockError,
     UnsupportedOptionWarning,
-    error_class,
 )
 
 # what this dialect compiles exactly as its base does (codegen/emit/share.py)
 from .openai_chat import (
+    ERROR_READ,
     ERROR_ROWS_UPSTREAM,
     HEADER_OPTIONS,
     KIND,

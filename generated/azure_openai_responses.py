@@ -53,13 +53,13 @@ from wiremap.runtime.errors import (
     ProviderError,
     UnsupportedContentBlockError,
     UnsupportedOptionWarning,
-    error_class,
 )
 
 # what this dialect compiles exactly as its base does (codegen/emit/share.py)
 from .openai_responses import (
     ALIAS_PATHS,
     API_VERSION,
+    ERROR_READ,
     ERROR_ROWS_UPSTREAM,
     HEADER_OPTIONS,
     KIND,

@@ -53,7 +53,6 @@ from wiremap.runtime.errors import (
     ProviderError,
     UnsupportedContentBlockError,
     UnsupportedOptionWarning,
-    error_class,
 )
 
 # what this dialect compiles exactly as its base does (codegen/emit/share.py)
@@ -67,6 +66,7 @@ from .azure_openai import (
     _stream_parse,
 )
 from .openai_chat import (
+    ERROR_READ,
     ERROR_ROWS_UPSTREAM,
     HEADER_OPTIONS,
     KIND,

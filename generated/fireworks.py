@@ -54,13 +54,13 @@ from wiremap.runtime.errors import (
     ProviderError,
     UnsupportedContentBlockError,
     UnsupportedOptionWarning,
-    error_class,
 )
 
 # what this dialect compiles exactly as its base does (codegen/emit/share.py)
 from .openai_chat import (
     API_VERSION,
     ENDPOINT,
+    ERROR_READ,
     ERROR_ROWS,
     ERROR_ROWS_UPSTREAM,
     ERROR_RULES,

@@ -54,7 +54,6 @@ from wiremap.runtime.errors import (
     ProviderError,
     UnsupportedContentBlockError,
     UnsupportedOptionWarning,
-    error_class,
 )
 
 # what this dialect compiles exactly as its base does (codegen/emit/share.py)
@@ -91,6 +90,7 @@ from . import openai_chat as _code_openai_chat
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,
 # ORIGIN, option rows) or functions: the base's code, run with this module's globals
 _assistant_content_to_wire = _w.rebind(_code_openai_chat._assistant_content_to_wire, globals())
+_error_from_wire = _w.rebind(_code_openai_chat._error_from_wire, globals())
 _request_from_wire = _w.rebind(_code_openai_chat._request_from_wire, globals())
 _request_to_wire = _w.rebind(_code_openai_chat._request_to_wire, globals())
 _rewrite_request = _w.rebind(_code_openai_chat._rewrite_request, globals())
@@ -674,6 +674,15 @@ ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     (None, 5, None, None, None, "provider_unavailable"),
     (None, None, None, None, None, "provider_invalid_request"),
 )
+# errors: the message, type and code paths, the type header, the retry headers, the body's retry hint (runtime wire.read_error)
+ERROR_READ: Final[_w.ErrorRead] = (
+    ("message",),
+    ("type",),
+    None,
+    ("code",),
+    ("retry-after-ms", "retry-after"),
+    None,
+)
 # errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)
 ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
     "provider_authentication": (401, "invalid_request_error", "invalid_api_key"),
@@ -1177,27 +1186,6 @@ def error_from_wire(
         return _error_from_wire(_w.status_code(status), body, headers)
     except RecursionError:  # a body nested past Python's limit: classify by status alone
         return _error_from_wire(_w.status_code(status), None, headers)
-
-
-def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) -> ProviderError:
-    """The body of error_from_wire."""
-    decoded = _w.decode_error_body(body)
-    message = decoded.get("message") if type(decoded) is dict else None
-    if type(message) is not str or not message:
-        message = _w.error_text(decoded)[:500] or f"HTTP {status}"
-    error_type = decoded.get("type") if type(decoded) is dict else None
-    error_code = decoded.get("code") if type(decoded) is dict else None
-    # Rules match the error's own words (message, type, code), not the whole body.
-    text = _w.error_words(message, error_type, error_code)
-    category = _w.classify_error(ERROR_RULES, status, error_type, error_code, text)
-    retry_after = _w.retry_after(headers, ("retry-after-ms", "retry-after"))
-    return error_class(category)(
-        str(message),
-        status=status,
-        retry_after=retry_after,
-        body=decoded,
-        provider_type=error_type if type(error_type) is str else None,
-    )
 
 
 def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, str]]:

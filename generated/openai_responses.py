@@ -53,7 +53,6 @@ from wiremap.runtime.errors import (
     ProviderError,
     UnsupportedContentBlockError,
     UnsupportedOptionWarning,
-    error_class,
 )
 
 # the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
@@ -1604,6 +1603,15 @@ ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     (None, 5, None, None, None, "provider_unavailable"),
     (None, None, None, None, None, "provider_invalid_request"),
 )
+# errors: the message, type and code paths, the type header, the retry headers, the body's retry hint (runtime wire.read_error)
+ERROR_READ: Final[_w.ErrorRead] = (
+    ("error", "message"),
+    ("error", "type"),
+    None,
+    ("error", "code"),
+    ("retry-after-ms", "retry-after"),
+    None,
+)
 # errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)
 ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
     "provider_authentication": (401, "invalid_request_error", "invalid_api_key"),
@@ -2625,24 +2633,8 @@ def error_from_wire(
 
 
 def _error_from_wire(status: int, body: Any, headers: Mapping[str, Any] | None) -> ProviderError:
-    """The body of error_from_wire."""
-    decoded = _w.decode_error_body(body)
-    message = _w.get_in(decoded, ("error", "message")) if type(decoded) is dict else None
-    if type(message) is not str or not message:
-        message = _w.error_text(decoded)[:500] or f"HTTP {status}"
-    error_type = _w.get_in(decoded, ("error", "type")) if type(decoded) is dict else None
-    error_code = _w.get_in(decoded, ("error", "code")) if type(decoded) is dict else None
-    # Rules match the error's own words (message, type, code), not the whole body.
-    text = _w.error_words(message, error_type, error_code)
-    category = _w.classify_error(ERROR_RULES, status, error_type, error_code, text)
-    retry_after = _w.retry_after(headers, ("retry-after-ms", "retry-after"))
-    return error_class(category)(
-        str(message),
-        status=status,
-        retry_after=retry_after,
-        body=decoded,
-        provider_type=error_type if type(error_type) is str else None,
-    )
+    """The body of error_from_wire: the format's ERROR_READ and ERROR_RULES, read by the runtime."""
+    return _w.read_error(ERROR_READ, ERROR_RULES, status, body, headers)
 
 
 def error_to_wire(error: BaseException) -> tuple[int, dict[str, Any], dict[str, str]]:

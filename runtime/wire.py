@@ -19,7 +19,7 @@ from contextvars import ContextVar
 
 from .canonical import NOT_GIVEN, AudioBlock, FileBlock, ImageBlock, NotGiven, Request, Response, TextBlock, UrlSource, UserMessage
 from .carry import apply as apply_carried, residual
-from .errors import InvalidRequestError, InvalidResponseError, ProviderError, StructuredOutputInvalidError, UnsupportedOptionWarning
+from .errors import InvalidRequestError, InvalidResponseError, ProviderError, StructuredOutputInvalidError, UnsupportedOptionWarning, error_class
 from .json_values import canonical_json, json_copy  # re-exported (__all__): generated code calls _w.canonical_json
 from .validate import (
     KEEP_ORDER,
@@ -34,6 +34,8 @@ from .validate import (
 
 __all__ = [
     "WireShapeError",
+    "ErrorRead",
+    "read_error",
     "rebind",
     "read_request",
     "options_to_wire",
@@ -840,6 +842,40 @@ def error_words(*values: Any) -> str:
                 value = type(value).__name__
         parts.append(value[:ERROR_MATCH_LIMIT])
     return "\n".join(parts)
+
+
+#: a format's `errors` reading rows (the module's ERROR_READ): the message, type and code paths in
+#: the decoded body (None: no row), the header a type is read from when the body has none, the
+#: retry headers, and the body's retry hint (list path, match, field) or None
+ErrorRead = tuple[
+    tuple[str | int, ...],
+    Optional[tuple[str | int, ...]],
+    Optional[str],
+    Optional[tuple[str | int, ...]],
+    tuple[str, ...],
+    Optional[tuple[tuple[str | int, ...], Mapping[str, Any], str]],
+]
+
+
+def read_error(read: ErrorRead, rules: tuple[ErrorRule, ...], status: int, body: Any, headers: Mapping[str, Any] | None) -> ProviderError:
+    """An HTTP error -> the ProviderError of its category, by a format's tables (`read`: its
+    ERROR_READ; `rules`: its ERROR_RULES, first match wins). The rules match the error's own
+    words (message, type, code), not the whole body."""
+    message_at, type_at, type_header, code_at, retry_headers, hint = read
+    decoded = decode_error_body(body)
+    is_dict = type(decoded) is dict
+    message = get_in(decoded, message_at) if is_dict else None
+    if type(message) is not str or not message:
+        message = error_text(decoded)[:500] or f"HTTP {status}"
+    error_type = get_in(decoded, type_at) if is_dict and type_at is not None else None
+    if error_type is None and type_header is not None:  # errors.type_header
+        error_type = header_error_type(headers, type_header)
+    error_code = get_in(decoded, code_at) if is_dict and code_at is not None else None
+    category = classify_error(rules, status, error_type, error_code, error_words(message, error_type, error_code))
+    wait = retry_after(headers, retry_headers)
+    if wait is None and hint is not None and is_dict:  # errors.retry_delay: a retry hint in the body
+        wait = retry_delay(decoded, *hint)
+    return error_class(category)(str(message), status=status, retry_after=wait, body=decoded, provider_type=error_type if type(error_type) is str else None)
 
 
 def decode_error_body(body: Any) -> Any:

@@ -464,10 +464,11 @@ class _Prover:
 
 
     def error(self, category: str) -> None:
-        make = getattr(self.m, "error_class", None)
-        if make is None or not hasattr(self.m, "error_to_wire"):
+        if not hasattr(self.m, "error_to_wire"):
             return
-        sent = make(category)("probe failure", status=None)
+        from wiremap.runtime.errors import error_class  # the generated modules' ProviderError classes
+
+        sent = error_class(category)("probe failure", status=None)
         status, body, headers = self.m.error_to_wire(sent)
         try:
             got = self.m.error_from_wire(status, body, headers)

@@ -1259,17 +1259,20 @@ def emit_error_from_wire(em: "Emitter") -> None:
     )
     em.parts.constants.append("# errors.rules, first match wins: (statuses, status class, types, codes, pattern, category)")
     em.parts.constants.append(f"ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = {rules!r}")
+    delay = ir.errors.retry_delay  # task IRs (embeddings, images): None
+    read = (
+        tuple(ir.errors.message),
+        tuple(ir.errors.type) if ir.errors.type is not None else None,
+        ir.errors.type_header,
+        tuple(ir.errors.code) if ir.errors.code is not None else None,
+        tuple(ir.errors.retry_after_headers),
+        (tuple(delay["list"]), dict(delay["match"]), delay["field"]) if delay is not None else None,
+    )
+    em.parts.constants.append("# errors: the message, type and code paths, the type header, the retry headers, the body's retry hint (runtime wire.read_error)")
+    em.parts.constants.append(f"ERROR_READ: Final[_w.ErrorRead] = {read!r}")
     em.func(
         "_error_from_wire",
         "(status: int, body: Any, headers: Mapping[str, Any] | None) -> ProviderError",
-        "The body of error_from_wire.",
-        shaped(
-            "responses", "error_from_wire_body",
-            message_at=_keys_get("decoded", ir.errors.message),
-            type_at=_keys_get("decoded", ir.errors.type) if ir.errors.type is not None else None,
-            type_header=ir.errors.type_header,
-            code_at=_keys_get("decoded", ir.errors.code) if ir.errors.code is not None else None,
-            retry_headers=tuple(ir.errors.retry_after_headers),
-            retry_delay=ir.errors.retry_delay,  # task IRs (embeddings, images): None
-        ),
+        "The body of error_from_wire: the format's ERROR_READ and ERROR_RULES, read by the runtime.",
+        ["    return _w.read_error(ERROR_READ, ERROR_RULES, status, body, headers)"],
     )

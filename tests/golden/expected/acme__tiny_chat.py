@@ -45,7 +45,6 @@ from wiremap.runtime.errors import (
     ProviderError,
     UnsupportedContentBlockError,
     UnsupportedOptionWarning,
-    error_class,
 )
 
 # what this dialect compiles exactly as its base does (codegen/emit/share.py)
@@ -54,6 +53,7 @@ from .tiny_chat import (
     API_VERSION,
     DOC_REF,
     ENDPOINT,
+    ERROR_READ,
     ERROR_ROWS,
     ERROR_ROWS_UPSTREAM,
     ERROR_RULES,
