@@ -465,7 +465,7 @@ def member_tool_parts(obj: dict[str, Any], key: str, path: str, read_part: Any) 
     image, audio or file part reads as parts, each by the format's user-part reader. Parts that
     are not content blocks (an Anthropic tool_reference) are left for the carried data."""
     value = member(obj, key, path)
-    if type(value) is not list or all(type(p) is dict and p.get("type") in _TEXT_PART_TYPES for p in value):
+    if type(value) is not list or all(type(p) is dict and type(p.get("type")) is str and p["type"] in _TEXT_PART_TYPES for p in value):
         return member_text_carry(obj, key, path)
     where = f"{path}.{key}" if path else key
     blocks: list[Any] = []

@@ -1148,3 +1148,19 @@ def test_kind_request_round_trip(key: str, data: st.DataObject) -> None:
 @given(value=gen.arbitrary_json)
 def test_kind_total_on_arbitrary_json(key: str, entry: str, value: Any) -> None:
     _total(getattr(fmt(key), entry), value)
+
+
+def test_fixed_tool_result_part_with_a_list_as_its_type_is_carried_not_a_type_error() -> None:
+    """Found by test_total_on_broken_valid_input: a tool_result content part whose `type` is a
+    list made member_tool_parts hash it (TypeError). It is a part no row reads: carried for
+    Anthropic, and back on the wire unchanged."""
+    f = fmt("anthropic_messages")
+    part = {"type": [], "text": "-2C, snow"}
+    body = {"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Oslo"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": [part]}]},
+    ]}
+    request = f.request_from_wire(body)
+    assert request.carried is not None
+    assert f.request_to_wire(request)["messages"][2]["content"][0]["content"] == [part]
