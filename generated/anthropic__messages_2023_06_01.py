@@ -84,43 +84,16 @@ from .anthropic_messages import (
     _error_from_wire,
     _finish_reason,
     _messages_from_wire,
-    _read_assistant_part,
-    _read_part_file_inline,
-    _read_part_file_url,
-    _read_part_image_inline,
-    _read_part_image_url,
-    _read_part_redacted_thinking,
-    _read_part_text,
-    _read_part_thinking,
     _read_structured_output,
     _read_tool,
-    _read_tool_call,
     _read_tool_choice,
-    _read_tool_result,
-    _read_user_part,
     _response_from_wire,
     _results_to_wire,
-    _stream_emit_0,
-    _stream_emit_1,
-    _stream_emit_10,
-    _stream_emit_11,
-    _stream_emit_12,
-    _stream_emit_2,
-    _stream_emit_3,
-    _stream_emit_4,
-    _stream_emit_5,
-    _stream_emit_6,
-    _stream_emit_7,
-    _stream_emit_8,
-    _stream_emit_9,
-    _stream_parse,
     _system_block_from_wire,
     _system_block_to_wire,
     _tool_call_to_wire,
     _tool_choice_to_wire,
     _tool_to_wire,
-    _vm_document_type_reverse,
-    _vm_image_type_reverse,
 )
 from . import anthropic_messages as _code_anthropic_messages
 
@@ -176,47 +149,13 @@ WIRE_KEYS: Final[frozenset[str]] = (
 )
 TITLE: Final = "Anthropic Messages (API version 2023-06-01)"
 API_VERSION: Final = "2023-06-01"
-TRANSPORT: Final = {
-    "base_url": "https://api.anthropic.com",
-    "endpoint": {"method": "POST", "path": "/v1/messages"},
-    "auth": {"scheme": "header", "name": "x-api-key"},
-    "headers": {"anthropic-version": "2023-06-01"},
-    "api_key_env": "ANTHROPIC_API_KEY",
-    "ready": {"method": "GET", "path": "/v1/models?limit=1000", "list": "data", "id": "id"},
-    "models": {
-        "path": "/v1/models",
-        "page": {
-            "data": "{models}",
-            "has_more": False,
-            "first_id": "{first_id}",
-            "last_id": "{last_id}",
-        },
-        "model": {
-            "type": "model",
-            "id": "{id}",
-            "display_name": "{display_name}",
-            "created_at": "{created_at}",
-        },
+# the base's TRANSPORT, with the entries this dialect changes (codegen/emit/share.py)
+TRANSPORT: Final = _w.table_with(
+    _code_anthropic_messages.TRANSPORT,
+    {
+        "headers": {"anthropic-version": "2023-06-01"},
     },
-    "count_tokens": {
-        "method": "POST",
-        "path": "/v1/messages/count_tokens",
-        "fields": [
-            "model",
-            "messages",
-            "system",
-            "tools",
-            "tool_choice",
-            "thinking",
-            "output_config",
-            "cache_control",
-            "speed",
-        ],
-        "request": "{request}",
-        "model": "{model}",
-        "answer": {"input_tokens": "{count}"},
-    },
-}  # how the runtime reaches the provider (mapping `transport:`)
+)
 
 
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)

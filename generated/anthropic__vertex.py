@@ -61,7 +61,6 @@ from .anthropic__messages_2023_06_01 import (
     _OPTIONS_1,
     _OPTIONS_2,
     _OPTIONS_3,
-    _OPTIONS_4,
     _request_from_wire,
 )
 from .anthropic_messages import (
@@ -88,46 +87,15 @@ from .anthropic_messages import (
     _as_blocks,
     _error_from_wire,
     _finish_reason,
-    _messages_from_wire,
-    _read_assistant_part,
-    _read_part_file_inline,
-    _read_part_file_url,
-    _read_part_image_inline,
-    _read_part_image_url,
-    _read_part_redacted_thinking,
-    _read_part_text,
-    _read_part_thinking,
-    _read_structured_output,
-    _read_tool,
-    _read_tool_call,
-    _read_tool_choice,
-    _read_tool_result,
-    _read_user_part,
     _response_from_wire,
     _results_to_wire,
-    _stream_emit_0,
-    _stream_emit_1,
-    _stream_emit_10,
-    _stream_emit_11,
-    _stream_emit_12,
-    _stream_emit_2,
-    _stream_emit_3,
-    _stream_emit_4,
-    _stream_emit_5,
-    _stream_emit_6,
-    _stream_emit_7,
-    _stream_emit_8,
-    _stream_emit_9,
-    _stream_parse,
-    _system_block_from_wire,
     _system_block_to_wire,
     _tool_call_to_wire,
     _tool_choice_to_wire,
     _tool_to_wire,
-    _vm_document_type_reverse,
-    _vm_image_type_reverse,
 )
 from . import anthropic__messages_2023_06_01 as _code_anthropic__messages_2023_06_01
+from . import anthropic_messages as _code_anthropic_messages
 
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,
 # ORIGIN, option rows) or functions: the base's code, run with this module's globals
@@ -214,244 +182,15 @@ TRANSPORT: Final = {
 # the stream table (mapping `stream:`), read by wiremap.runtime.stream; its parse rules are matched
 # by `_stream_parse` and each emit row is a `_stream_emit_<n>` function (codegen/emit/stream.py).
 # None: no streaming
-STREAM: Final[dict[str, Any] | None] = {
-    "request": {"stream": True},
-    "content": "as_request",
-    "parse": {
-        "done": None,
-        "event_from": "type",
-        "rules": [
-            {
-                "emit": "message_start",
-                "fields": [["raw", ["message"], False]],
-                "event": ["message_start"],
-                "when": [],
-                "each": None,
-            },
-            {
-                "emit": "usage",
-                "fields": [["usage", ["message", "usage"], False]],
-                "event": ["message_start"],
-                "when": [],
-                "each": None,
-            },
-            {
-                "emit": "text",
-                "fields": [["index", ["index"], False], ["text", ["content_block", "text"], False]],
-                "event": ["content_block_start"],
-                "when": [[["content_block", "type"], "text"]],
-                "each": None,
-            },
-            {
-                "emit": "reasoning",
-                "fields": [
-                    ["index", ["index"], False],
-                    ["text", ["content_block", "thinking"], False],
-                ],
-                "event": ["content_block_start"],
-                "when": [[["content_block", "type"], "thinking"]],
-                "each": None,
-            },
-            {
-                "emit": "redacted_reasoning",
-                "fields": [["index", ["index"], False], ["data", ["content_block", "data"], False]],
-                "event": ["content_block_start"],
-                "when": [[["content_block", "type"], "redacted_thinking"]],
-                "each": None,
-            },
-            {
-                "emit": "tool_call",
-                "fields": [
-                    ["index", ["index"], False],
-                    ["id", ["content_block", "id"], False],
-                    ["name", ["content_block", "name"], False],
-                ],
-                "event": ["content_block_start"],
-                "when": [[["content_block", "type"], "tool_use"]],
-                "each": None,
-            },
-            {
-                "emit": "text",
-                "fields": [["index", ["index"], False], ["text", ["delta", "text"], False]],
-                "event": ["content_block_delta"],
-                "when": [[["delta", "type"], "text_delta"]],
-                "each": None,
-            },
-            {
-                "emit": "reasoning",
-                "fields": [["index", ["index"], False], ["text", ["delta", "thinking"], False]],
-                "event": ["content_block_delta"],
-                "when": [[["delta", "type"], "thinking_delta"]],
-                "each": None,
-            },
-            {
-                "emit": "signature",
-                "fields": [
-                    ["index", ["index"], False],
-                    ["signature", ["delta", "signature"], False],
-                ],
-                "event": ["content_block_delta"],
-                "when": [[["delta", "type"], "signature_delta"]],
-                "each": None,
-            },
-            {
-                "emit": "tool_call",
-                "fields": [
-                    ["index", ["index"], False],
-                    ["arguments", ["delta", "partial_json"], False],
-                ],
-                "event": ["content_block_delta"],
-                "when": [[["delta", "type"], "input_json_delta"]],
-                "each": None,
-            },
-            {
-                "emit": "block_end",
-                "fields": [["index", ["index"], False]],
-                "event": ["content_block_stop"],
-                "when": [],
-                "each": None,
-            },
-            {
-                "emit": "finish",
-                "fields": [["reason", ["delta", "stop_reason"], False]],
-                "event": ["message_delta"],
-                "when": [],
-                "each": None,
-            },
-            {
-                "emit": "usage",
-                "fields": [["usage", ["usage"], False]],
-                "event": ["message_delta"],
-                "when": [],
-                "each": None,
-            },
-            {"emit": "end", "fields": [], "event": ["message_stop"], "when": [], "each": None},
-            {"emit": "ignore", "fields": [], "event": ["ping"], "when": [], "each": None},
-            {
-                "emit": "error",
-                "fields": [["error", ["error"], False]],
-                "event": ["error"],
-                "when": [],
-                "each": None,
-                "status": 500,
-            },
-        ],
-        "carry": {
-            "events": [
-                "content_block_delta",
-                "content_block_start",
-                "content_block_stop",
-                "error",
-                "message_delta",
-                "message_start",
-                "message_stop",
-                "ping",
-            ],
-            "quiet": ["ping"],
-            "keys": [
-                "content_block",
-                "data",
-                "delta",
-                "error",
-                "id",
-                "index",
-                "message",
-                "name",
-                "partial_json",
-                "signature",
-                "stop_reason",
-                "text",
-                "thinking",
-                "type",
-                "usage",
-            ],
-            "whole": [
-                ["content_block", "data"],
-                ["delta", "partial_json"],
-                ["delta", "signature"],
-                ["error"],
-            ],
-        },
-        "match": _stream_parse,
-    },
-    "tool_calls": {"new_id": "same_call"},
-    "emit": {
-        "defaults": {"id": "msg_wiremap", "model": "unknown"},
-        "message_start": [_stream_emit_0],
-        "blocks": {
-            "start": {
-                "text": [_stream_emit_1],
-                "reasoning": [_stream_emit_2],
-                "redacted_reasoning": [_stream_emit_3],
-                "tool_call": [_stream_emit_4],
-            },
-            "stop": {
-                "text": [_stream_emit_5],
-                "reasoning": [_stream_emit_5],
-                "redacted_reasoning": [_stream_emit_5],
-                "tool_call": [_stream_emit_5],
-            },
-        },
-        "text_delta": [_stream_emit_6],
-        "reasoning_delta": [_stream_emit_7],
-        "reasoning_signature": [_stream_emit_8],
-        "redacted_reasoning": [],
-        "tool_call_start": [],
-        "tool_call_delta": [_stream_emit_9],
-        "finish_usage": [_stream_emit_10],
-        "error": [_stream_emit_11],
-        "end": [_stream_emit_12],
-        "plain": {
-            _stream_emit_6: [["block", "text"], ["block", "text"]],
-            _stream_emit_7: [["block", "text"], ["block", "text"]],
-            _stream_emit_9: [["arguments", "block"], ["arguments", "block"]],
+# the base's STREAM, with the entries this dialect changes (codegen/emit/share.py)
+STREAM: Final[dict[str, Any] | None] = _w.table_with(
+    _code_anthropic_messages.STREAM,
+    {
+        "endpoint": {
+            "path": "/v1/projects/{project}/locations/{region}/publishers/anthropic/models/{model}:streamRawPredict"
         },
     },
-    "finish": {
-        "path": ["stop_reason"],
-        "map": {
-            "end_turn": "stop",
-            "stop_sequence": "stop",
-            "pause_turn": "stop",
-            "max_tokens": "length",
-            "model_context_window_exceeded": "length",
-            "tool_use": "tool_calls",
-            "refusal": "content_filter",
-        },
-        "default": "error",
-        "emit": {"error": "end_turn"},
-    },
-    "usage": {
-        "path": ["usage"],
-        "counters": {
-            "prompt_tokens": {
-                "sum": [
-                    ["input_tokens"],
-                    ["cache_read_input_tokens"],
-                    ["cache_creation_input_tokens"],
-                ],
-                "optional": [False, True, True],
-                "free": 0,
-            },
-            "completion_tokens": ["output_tokens"],
-            "total_tokens": {
-                "sum": [
-                    ["input_tokens"],
-                    ["cache_read_input_tokens"],
-                    ["cache_creation_input_tokens"],
-                    ["output_tokens"],
-                ],
-                "optional": [False, True, True, False],
-            },
-            "cached_tokens": ["cache_read_input_tokens"],
-            "cache_creation_tokens": ["cache_creation_input_tokens"],
-        },
-        "unreported": "zero",
-    },
-    "endpoint": {
-        "path": "/v1/projects/{project}/locations/{region}/publishers/anthropic/models/{model}:streamRawPredict"
-    },
-}
+)
 
 
 _RE_1: Final = _w.lazy_pattern(

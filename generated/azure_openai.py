@@ -96,7 +96,6 @@ from .openai_chat import (
     _tool_choice_to_wire,
     _tool_result_to_wire,
     _tool_to_wire,
-    _vm_audio_format_reverse,
 )
 from . import openai_chat as _code_openai_chat
 
@@ -492,21 +491,13 @@ ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     (None, None, None, None, None, "provider_invalid_request"),
 )
 # errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)
-ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
-    "provider_authentication": (401, "invalid_request_error", "invalid_api_key"),
-    "provider_invalid_model": (404, "invalid_request_error", "DeploymentNotFound"),
-    "provider_invalid_request": (400, "invalid_request_error", None),
-    "provider_invalid_response": (502, "server_error", "invalid_upstream_response"),
-    "provider_model_not_loaded": (503, "server_error", "model_not_loaded"),
-    "provider_rate_limit": (429, "requests", "rate_limit_exceeded"),
-    "provider_unavailable": (503, "server_error", None),
-    "provider_unsupported_content_block": (
-        400,
-        "invalid_request_error",
-        "unsupported_content_block",
-    ),
-    "structured_output_invalid": (502, "server_error", "structured_output_invalid"),
-}
+# the base's ERROR_ROWS, with the entries this dialect changes (codegen/emit/share.py)
+ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = _w.table_with(
+    _code_openai_chat.ERROR_ROWS,
+    {
+        "provider_invalid_model": (404, "invalid_request_error", "DeploymentNotFound"),
+    },
+)
 
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
 

@@ -81,39 +81,12 @@ from .openai_responses import (
     _OPTIONS_4,
     _finish_reason,
     _read_assistant_part,
-    _read_part_assistant_text,
-    _read_part_file_inline,
-    _read_part_file_url,
-    _read_part_image_inline,
-    _read_part_image_url,
-    _read_part_text,
     _read_structured_output,
     _read_tool,
     _read_tool_call,
     _read_tool_choice,
     _read_tool_result,
     _read_user_part,
-    _stream_emit_0,
-    _stream_emit_1,
-    _stream_emit_10,
-    _stream_emit_11,
-    _stream_emit_12,
-    _stream_emit_13,
-    _stream_emit_14,
-    _stream_emit_15,
-    _stream_emit_16,
-    _stream_emit_17,
-    _stream_emit_18,
-    _stream_emit_19,
-    _stream_emit_2,
-    _stream_emit_3,
-    _stream_emit_4,
-    _stream_emit_5,
-    _stream_emit_6,
-    _stream_emit_7,
-    _stream_emit_8,
-    _stream_emit_9,
-    _stream_parse,
     _tool_call_to_wire,
     _tool_choice_to_wire,
     _tool_to_wire,
@@ -226,21 +199,13 @@ ERROR_RULES: Final[tuple[_w.ErrorRule, ...]] = (
     (None, None, None, None, None, "provider_invalid_request"),
 )
 # errors.emit: category -> (status, type, code); by the upstream's own status (when_upstream)
-ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = {
-    "provider_authentication": (401, "invalid_request_error", "invalid_api_key"),
-    "provider_invalid_model": (404, "invalid_request_error", "DeploymentNotFound"),
-    "provider_invalid_request": (400, "invalid_request_error", None),
-    "provider_invalid_response": (502, "server_error", "invalid_upstream_response"),
-    "provider_model_not_loaded": (503, "server_error", "model_not_loaded"),
-    "provider_rate_limit": (429, "requests", "rate_limit_exceeded"),
-    "provider_unavailable": (503, "server_error", None),
-    "provider_unsupported_content_block": (
-        400,
-        "invalid_request_error",
-        "unsupported_content_block",
-    ),
-    "structured_output_invalid": (502, "server_error", "structured_output_invalid"),
-}
+# the base's ERROR_ROWS, with the entries this dialect changes (codegen/emit/share.py)
+ERROR_ROWS: Final[dict[str, tuple[int, str, str | None]]] = _w.table_with(
+    _code_openai_responses.ERROR_ROWS,
+    {
+        "provider_invalid_model": (404, "invalid_request_error", "DeploymentNotFound"),
+    },
+)
 
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")
 

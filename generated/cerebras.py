@@ -80,11 +80,6 @@ from .openai_chat import (
     _error_from_wire,
     _finish_reason,
     _read_assistant_part,
-    _read_part_audio_inline,
-    _read_part_file_inline,
-    _read_part_image_inline,
-    _read_part_image_url,
-    _read_part_text,
     _read_structured_output,
     _read_tool,
     _read_tool_call,
@@ -105,7 +100,6 @@ from .openai_chat import (
     _tool_choice_to_wire,
     _tool_result_to_wire,
     _tool_to_wire,
-    _vm_audio_format_reverse,
 )
 from . import openai_compatible as _code_openai_compatible
 
@@ -192,24 +186,16 @@ OPTION_RANGES: Final[dict[str, tuple[Any, Any]]] = {"temperature": (0, 1.5)}
 ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([("max_tokens",)])
 TITLE: Final = "Cerebras Inference Chat Completions"
 DOC_REF: Final = "https://inference-docs.cerebras.ai/api-reference/chat-completions"
-TRANSPORT: Final = {
-    "base_url": "https://api.cerebras.ai",
-    "endpoint": {"method": "POST", "path": "/v1/chat/completions"},
-    "auth": {"scheme": "bearer"},
-    "headers": {},
-    "api_key_env": "CEREBRAS_API_KEY",
-    "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
-    "models": {
-        "path": "/v1/models",
-        "page": {"object": "list", "data": "{models}"},
-        "model": {
-            "id": "{id}",
-            "object": "model",
-            "created": "{created}",
-            "owned_by": "{owned_by}",
-        },
+# the base's TRANSPORT, with the entries this dialect changes (codegen/emit/share.py)
+TRANSPORT: Final = _w.table_with(
+    _code_openai_compatible.TRANSPORT,
+    {
+        "base_url": "https://api.cerebras.ai",
+        "auth": {"scheme": "bearer"},
+        "api_key_env": "CEREBRAS_API_KEY",
+        "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
     },
-}  # how the runtime reaches the provider (mapping `transport:`)
+)
 
 
 def _stream_emit_2(values: Mapping[str, Any]) -> tuple[Any, Any]:

@@ -80,31 +80,15 @@ from .openai_chat import (
     _error_from_wire,
     _finish_reason,
     _read_assistant_part,
-    _read_part_audio_inline,
-    _read_part_file_inline,
-    _read_part_image_inline,
-    _read_part_image_url,
-    _read_part_text,
     _read_structured_output,
     _read_tool,
     _read_tool_call,
     _read_tool_result,
     _read_user_part,
-    _stream_emit_0,
-    _stream_emit_1,
-    _stream_emit_2,
-    _stream_emit_3,
-    _stream_emit_4,
-    _stream_emit_5,
-    _stream_emit_6,
-    _stream_emit_7,
-    _stream_emit_8,
-    _stream_parse,
     _system_to_wire,
     _tool_call_to_wire,
     _tool_result_to_wire,
     _tool_to_wire,
-    _vm_audio_format_reverse,
 )
 from .openai_compatible import ALIAS_PATHS
 from . import openai_compatible as _code_openai_compatible
@@ -187,24 +171,16 @@ OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
 )
 TITLE: Final = "Alibaba DashScope Qwen (OpenAI-compatible)"
 DOC_REF: Final = "https://www.alibabacloud.com/help/en/model-studio/use-qwen-by-calling-api"
-TRANSPORT: Final = {
-    "base_url": "https://dashscope-intl.aliyuncs.com/compatible-mode",
-    "endpoint": {"method": "POST", "path": "/v1/chat/completions"},
-    "auth": {"scheme": "bearer"},
-    "headers": {},
-    "api_key_env": "DASHSCOPE_API_KEY",
-    "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
-    "models": {
-        "path": "/v1/models",
-        "page": {"object": "list", "data": "{models}"},
-        "model": {
-            "id": "{id}",
-            "object": "model",
-            "created": "{created}",
-            "owned_by": "{owned_by}",
-        },
+# the base's TRANSPORT, with the entries this dialect changes (codegen/emit/share.py)
+TRANSPORT: Final = _w.table_with(
+    _code_openai_compatible.TRANSPORT,
+    {
+        "base_url": "https://dashscope-intl.aliyuncs.com/compatible-mode",
+        "auth": {"scheme": "bearer"},
+        "api_key_env": "DASHSCOPE_API_KEY",
+        "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
     },
-}  # how the runtime reaches the provider (mapping `transport:`)
+)
 
 
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)

@@ -78,35 +78,20 @@ from .openai_chat import (
     _OPTIONS_4,
     _error_from_wire,
     _read_assistant_part,
-    _read_part_audio_inline,
-    _read_part_file_inline,
-    _read_part_image_inline,
-    _read_part_image_url,
-    _read_part_text,
     _read_structured_output,
     _read_tool,
     _read_tool_call,
     _read_tool_choice,
     _read_tool_result,
     _read_user_part,
-    _stream_emit_0,
-    _stream_emit_1,
-    _stream_emit_2,
-    _stream_emit_3,
-    _stream_emit_4,
-    _stream_emit_5,
-    _stream_emit_6,
-    _stream_emit_7,
-    _stream_emit_8,
-    _stream_parse,
     _system_to_wire,
     _tool_call_to_wire,
     _tool_choice_to_wire,
     _tool_result_to_wire,
     _tool_to_wire,
-    _vm_audio_format_reverse,
 )
 from .openai_compatible import ALIAS_PATHS
+from . import openai_chat as _code_openai_chat
 from . import openai_compatible as _code_openai_compatible
 
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,
@@ -187,180 +172,56 @@ OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
 TITLE: Final = "DeepSeek Chat Completions"
 DOC_REF: Final = "https://api-docs.deepseek.com/api/create-chat-completion"
 ENDPOINT: Final = {"method": "POST", "path": "/chat/completions"}
-TRANSPORT: Final = {
-    "base_url": "https://api.deepseek.com",
-    "endpoint": {"method": "POST", "path": "/chat/completions"},
-    "auth": {"scheme": "bearer"},
-    "headers": {},
-    "api_key_env": "DEEPSEEK_API_KEY",
-    "ready": {"method": "GET", "path": "/models", "list": "data", "id": "id"},
-    "models": {
-        "path": "/v1/models",
-        "page": {"object": "list", "data": "{models}"},
-        "model": {
-            "id": "{id}",
-            "object": "model",
-            "created": "{created}",
-            "owned_by": "{owned_by}",
-        },
+# the base's TRANSPORT, with the entries this dialect changes (codegen/emit/share.py)
+TRANSPORT: Final = _w.table_with(
+    _code_openai_compatible.TRANSPORT,
+    {
+        "base_url": "https://api.deepseek.com",
+        "endpoint": {"method": "POST", "path": "/chat/completions"},
+        "auth": {"scheme": "bearer"},
+        "api_key_env": "DEEPSEEK_API_KEY",
+        "ready": {"method": "GET", "path": "/models", "list": "data", "id": "id"},
     },
-}  # how the runtime reaches the provider (mapping `transport:`)
+)
 
 
 # the stream table (mapping `stream:`), read by wiremap.runtime.stream; its parse rules are matched
 # by `_stream_parse` and each emit row is a `_stream_emit_<n>` function (codegen/emit/stream.py).
 # None: no streaming
-STREAM: Final[dict[str, Any] | None] = {
-    "request": {"stream": True, "stream_options": {"include_usage": True}},
-    "content": "joined_text",
-    "parse": {
-        "done": "[DONE]",
-        "event_from": None,
-        "rules": [
-            {
-                "emit": "error",
-                "fields": [["error", ["error"], False]],
-                "event": None,
-                "when": [],
-                "each": None,
-                "status": 500,
+# the base's STREAM, with the entries this dialect changes (codegen/emit/share.py)
+STREAM: Final[dict[str, Any] | None] = _w.table_with(
+    _code_openai_chat.STREAM,
+    {
+        "finish": {
+            "path": ["choices", 0, "finish_reason"],
+            "map": {
+                "stop": "stop",
+                "length": "length",
+                "tool_calls": "tool_calls",
+                "content_filter": "content_filter",
+                "insufficient_system_resource": "error",
             },
-            {"emit": "message_start", "fields": [], "event": None, "when": [], "each": None},
-            {
-                "emit": "reasoning",
-                "fields": [["text", ["choices", 0, "delta", "reasoning_content"], False]],
-                "event": None,
-                "when": [],
-                "each": None,
-            },
-            {
-                "emit": "reasoning",
-                "fields": [["text", ["choices", 0, "delta", "reasoning"], False]],
-                "event": None,
-                "when": [],
-                "each": None,
-            },
-            {
-                "emit": "text",
-                "fields": [["text", ["choices", 0, "delta", "content"], False]],
-                "event": None,
-                "when": [],
-                "each": None,
-            },
-            {
-                "emit": "tool_call",
-                "fields": [
-                    ["index", ["index"], False],
-                    ["id", ["id"], True],
-                    ["name", ["function", "name"], True],
-                    ["arguments", ["function", "arguments"], True],
-                ],
-                "event": None,
-                "when": [],
-                "each": ["choices", 0, "delta", "tool_calls"],
-            },
-            {
-                "emit": "finish",
-                "fields": [["reason", ["choices", 0, "finish_reason"], False]],
-                "event": None,
-                "when": [],
-                "each": None,
-            },
-            {
-                "emit": "usage",
-                "fields": [["usage", ["usage"], False]],
-                "event": None,
-                "when": [],
-                "each": None,
-            },
-        ],
-        "carry": {
-            "events": None,
-            "quiet": [],
-            "keys": [
-                "arguments",
-                "choices",
-                "content",
-                "delta",
-                "error",
-                "finish_reason",
-                "function",
-                "id",
-                "index",
-                "name",
-                "reasoning",
-                "reasoning_content",
-                "tool_calls",
-                "usage",
-            ],
-            "whole": [
-                ["choices", "*", "delta", "tool_calls", "*", "function", "arguments"],
-                ["error"],
-            ],
-            "ignore_keys": ["obfuscation"],
+            "default": "error",
+            "emit": {"error": "stop"},
         },
-        "match": _stream_parse,
-    },
-    "tool_calls": {"new_id": "new_call"},
-    "emit": {
-        "defaults": {"id": "chatcmpl-wiremap", "model": "unknown", "created": 0},
-        "message_start": [_stream_emit_0],
-        "text_delta": [_stream_emit_1],
-        "reasoning_delta": [_stream_emit_2],
-        "reasoning_signature": [],
-        "redacted_reasoning": [],
-        "tool_call_start": [_stream_emit_3],
-        "tool_call_delta": [_stream_emit_4],
-        "tool_call_end": [],
-        "finish": [_stream_emit_5],
-        "usage": [_stream_emit_6],
-        "usage_when": [[["stream_options", "include_usage"], True]],
-        "error": [_stream_emit_7],
-        "end": [_stream_emit_8],
-        "plain": {
-            _stream_emit_1: [
-                ["created", "id", "model", "text"],
-                ["created", "id", "model", "text"],
-            ],
-            _stream_emit_2: [
-                ["created", "id", "model", "text"],
-                ["created", "id", "model", "text"],
-            ],
-            _stream_emit_4: [
-                ["arguments", "created", "id", "index", "model"],
-                ["arguments", "created", "id", "index", "model"],
-            ],
+        "usage": {
+            "path": ["usage"],
+            "counters": {
+                "prompt_tokens": {
+                    "sum": [["prompt_cache_hit_tokens"], ["prompt_cache_miss_tokens"]],
+                    "optional": [True, True],
+                    "path": ["prompt_tokens"],
+                    "free": 1,
+                },
+                "completion_tokens": ["completion_tokens"],
+                "total_tokens": ["total_tokens"],
+                "cached_tokens": ["prompt_cache_hit_tokens"],
+                "reasoning_tokens": ["completion_tokens_details", "reasoning_tokens"],
+            },
+            "unreported": "omit",
         },
     },
-    "finish": {
-        "path": ["choices", 0, "finish_reason"],
-        "map": {
-            "stop": "stop",
-            "length": "length",
-            "tool_calls": "tool_calls",
-            "content_filter": "content_filter",
-            "insufficient_system_resource": "error",
-        },
-        "default": "error",
-        "emit": {"error": "stop"},
-    },
-    "usage": {
-        "path": ["usage"],
-        "counters": {
-            "prompt_tokens": {
-                "sum": [["prompt_cache_hit_tokens"], ["prompt_cache_miss_tokens"]],
-                "optional": [True, True],
-                "path": ["prompt_tokens"],
-                "free": 1,
-            },
-            "completion_tokens": ["completion_tokens"],
-            "total_tokens": ["total_tokens"],
-            "cached_tokens": ["prompt_cache_hit_tokens"],
-            "reasoning_tokens": ["completion_tokens_details", "reasoning_tokens"],
-        },
-        "unreported": "omit",
-    },
-}
+)
 
 
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)

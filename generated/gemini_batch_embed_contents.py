@@ -52,6 +52,7 @@ from .gemini_embed_content import (
     _OPTION_INPUT_TYPE,
     _error_from_wire,
 )
+from . import gemini_embed_content as _code_gemini_embed_content
 
 # the wire TypedDicts the signatures name (datamodel-code-generator): type checkers only
 if TYPE_CHECKING:
@@ -84,19 +85,13 @@ KEY: Final = "gemini_batch_embed_contents"
 TITLE: Final = "Gemini batchEmbedContents"
 DOC_REF: Final = "https://ai.google.dev/api/embeddings#method:-models.batchembedcontents"
 ENDPOINT: Final = {"method": "POST", "path": "/v1beta/models/{model}:batchEmbedContents"}
-TRANSPORT: Final = {
-    "base_url": "https://generativelanguage.googleapis.com",
-    "endpoint": {"method": "POST", "path": "/v1beta/models/{model}:batchEmbedContents"},
-    "auth": {"scheme": "header", "name": "x-goog-api-key"},
-    "headers": {},
-    "api_key_env": "GEMINI_API_KEY",
-    "ready": {
-        "method": "GET",
-        "path": "/v1beta/models?pageSize=1000",
-        "list": "models",
-        "id": "name",
+# the base's TRANSPORT, with the entries this dialect changes (codegen/emit/share.py)
+TRANSPORT: Final = _w.table_with(
+    _code_gemini_embed_content.TRANSPORT,
+    {
+        "endpoint": {"method": "POST", "path": "/v1beta/models/{model}:batchEmbedContents"},
     },
-}  # how the runtime reaches the provider (mapping `transport:`)
+)
 
 
 def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:

@@ -81,11 +81,6 @@ from .openai_chat import (
     _error_from_wire,
     _finish_reason,
     _read_assistant_part,
-    _read_part_audio_inline,
-    _read_part_file_inline,
-    _read_part_image_inline,
-    _read_part_image_url,
-    _read_part_text,
     _read_structured_output,
     _read_tool,
     _read_tool_call,
@@ -105,7 +100,6 @@ from .openai_chat import (
     _tool_choice_to_wire,
     _tool_result_to_wire,
     _tool_to_wire,
-    _vm_audio_format_reverse,
 )
 from . import openai_compatible as _code_openai_compatible
 
@@ -190,24 +184,16 @@ OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
 ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([("max_tokens",)])
 TITLE: Final = "Groq Chat Completions"
 DOC_REF: Final = "https://console.groq.com/docs/api-reference#chat-create"
-TRANSPORT: Final = {
-    "base_url": "https://api.groq.com/openai",
-    "endpoint": {"method": "POST", "path": "/v1/chat/completions"},
-    "auth": {"scheme": "bearer"},
-    "headers": {},
-    "api_key_env": "GROQ_API_KEY",
-    "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
-    "models": {
-        "path": "/v1/models",
-        "page": {"object": "list", "data": "{models}"},
-        "model": {
-            "id": "{id}",
-            "object": "model",
-            "created": "{created}",
-            "owned_by": "{owned_by}",
-        },
+# the base's TRANSPORT, with the entries this dialect changes (codegen/emit/share.py)
+TRANSPORT: Final = _w.table_with(
+    _code_openai_compatible.TRANSPORT,
+    {
+        "base_url": "https://api.groq.com/openai",
+        "auth": {"scheme": "bearer"},
+        "api_key_env": "GROQ_API_KEY",
+        "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
     },
-}  # how the runtime reaches the provider (mapping `transport:`)
+)
 
 
 def _stream_parse(

@@ -88,22 +88,11 @@ from .openai_chat import (
     _read_tool_call,
     _read_tool_choice,
     _read_tool_result,
-    _stream_emit_0,
-    _stream_emit_1,
-    _stream_emit_2,
-    _stream_emit_3,
-    _stream_emit_4,
-    _stream_emit_5,
-    _stream_emit_6,
-    _stream_emit_7,
-    _stream_emit_8,
-    _stream_parse,
     _system_to_wire,
     _tool_call_to_wire,
     _tool_choice_to_wire,
     _tool_result_to_wire,
     _tool_to_wire,
-    _vm_audio_format_reverse,
 )
 from .openai_compatible import ALIAS_PATHS
 from . import dashscope as _code_dashscope
@@ -181,24 +170,16 @@ OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
 )
 TITLE: Final = "Hugging Face Inference Providers Chat Completions"
 DOC_REF: Final = "https://huggingface.co/docs/inference-providers/tasks/chat-completion"
-TRANSPORT: Final = {
-    "base_url": "https://router.huggingface.co",
-    "endpoint": {"method": "POST", "path": "/v1/chat/completions"},
-    "auth": {"scheme": "bearer"},
-    "headers": {},
-    "api_key_env": "HF_TOKEN",
-    "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
-    "models": {
-        "path": "/v1/models",
-        "page": {"object": "list", "data": "{models}"},
-        "model": {
-            "id": "{id}",
-            "object": "model",
-            "created": "{created}",
-            "owned_by": "{owned_by}",
-        },
+# the base's TRANSPORT, with the entries this dialect changes (codegen/emit/share.py)
+TRANSPORT: Final = _w.table_with(
+    _code_openai_compatible.TRANSPORT,
+    {
+        "base_url": "https://router.huggingface.co",
+        "auth": {"scheme": "bearer"},
+        "api_key_env": "HF_TOKEN",
+        "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
     },
-}  # how the runtime reaches the provider (mapping `transport:`)
+)
 
 
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)

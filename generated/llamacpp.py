@@ -82,31 +82,15 @@ from .openai_chat import (
     _error_from_wire,
     _finish_reason,
     _read_assistant_part,
-    _read_part_audio_inline,
-    _read_part_file_inline,
-    _read_part_image_inline,
-    _read_part_image_url,
-    _read_part_text,
     _read_structured_output,
     _read_tool,
     _read_tool_call,
     _read_tool_result,
     _read_user_part,
-    _stream_emit_0,
-    _stream_emit_1,
-    _stream_emit_2,
-    _stream_emit_3,
-    _stream_emit_4,
-    _stream_emit_5,
-    _stream_emit_6,
-    _stream_emit_7,
-    _stream_emit_8,
-    _stream_parse,
     _system_to_wire,
     _tool_call_to_wire,
     _tool_result_to_wire,
     _tool_to_wire,
-    _vm_audio_format_reverse,
 )
 from .openai_compatible import ALIAS_PATHS, OPTION_PATHS, REASONING, _OPTIONS_1, _OPTIONS_3
 from . import openai_compatible as _code_openai_compatible
@@ -166,33 +150,15 @@ WIRE_KEYS: Final[frozenset[str]] = (
 )
 TITLE: Final = "llama.cpp server (OpenAI-compatible)"
 DOC_REF: Final = "https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md"
-TRANSPORT: Final = {
-    "base_url": "http://localhost:8080",
-    "endpoint": {"method": "POST", "path": "/v1/chat/completions"},
-    "auth": {"scheme": "bearer"},
-    "headers": {},
-    "api_key_env": "LLAMA_API_KEY",
-    "ready": {
-        "method": "GET",
-        "path": "/v1/models",
-        "list": "data",
-        "id": "id",
-        "state": {
-            "field": "status",
-            "not_loaded": ["not_loaded", "not-loaded", "unloaded", "loading"],
-        },
+# the base's TRANSPORT, with the entries this dialect changes (codegen/emit/share.py)
+TRANSPORT: Final = _w.table_with(
+    _code_openai_compatible.TRANSPORT,
+    {
+        "base_url": "http://localhost:8080",
+        "auth": {"scheme": "bearer"},
+        "api_key_env": "LLAMA_API_KEY",
     },
-    "models": {
-        "path": "/v1/models",
-        "page": {"object": "list", "data": "{models}"},
-        "model": {
-            "id": "{id}",
-            "object": "model",
-            "created": "{created}",
-            "owned_by": "{owned_by}",
-        },
-    },
-}  # how the runtime reaches the provider (mapping `transport:`)
+)
 
 
 _RE_1: Final = _w.lazy_pattern(globals(), "_RE_1", "(?s)data:(.*?);base64,(.*)")

@@ -83,7 +83,6 @@ from .openai_chat import (
     _stream_emit_1,
     _tool_call_to_wire,
     _tool_result_to_wire,
-    _vm_audio_format_reverse,
 )
 from . import openai_chat as _code_openai_chat
 
@@ -165,24 +164,15 @@ TITLE: Final = "Mistral Chat Completions"
 DOC_REF: Final = (
     "https://docs.mistral.ai/api/#tag/chat/operation/chat_completion_v1_chat_completions_post"
 )
-TRANSPORT: Final = {
-    "base_url": "https://api.mistral.ai",
-    "endpoint": {"method": "POST", "path": "/v1/chat/completions"},
-    "auth": {"scheme": "bearer"},
-    "headers": {},
-    "api_key_env": "MISTRAL_API_KEY",
-    "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
-    "models": {
-        "path": "/v1/models",
-        "page": {"object": "list", "data": "{models}"},
-        "model": {
-            "id": "{id}",
-            "object": "model",
-            "created": "{created}",
-            "owned_by": "{owned_by}",
-        },
+# the base's TRANSPORT, with the entries this dialect changes (codegen/emit/share.py)
+TRANSPORT: Final = _w.table_with(
+    _code_openai_chat.TRANSPORT,
+    {
+        "base_url": "https://api.mistral.ai",
+        "api_key_env": "MISTRAL_API_KEY",
+        "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
     },
-}  # how the runtime reaches the provider (mapping `transport:`)
+)
 
 
 def _stream_parse(

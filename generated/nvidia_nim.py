@@ -81,11 +81,6 @@ from .openai_chat import (
     _error_from_wire,
     _finish_reason,
     _read_assistant_part,
-    _read_part_audio_inline,
-    _read_part_file_inline,
-    _read_part_image_inline,
-    _read_part_image_url,
-    _read_part_text,
     _read_structured_output,
     _read_tool,
     _read_tool_call,
@@ -106,7 +101,6 @@ from .openai_chat import (
     _tool_choice_to_wire,
     _tool_result_to_wire,
     _tool_to_wire,
-    _vm_audio_format_reverse,
 )
 from .openai_compatible import ALIAS_PATHS, OPTION_PATHS, _OPTIONS_1, _OPTIONS_3
 from . import openai_compatible as _code_openai_compatible
@@ -168,24 +162,16 @@ TITLE: Final = "NVIDIA NIM Chat Completions"
 DOC_REF: Final = (
     "https://docs.nvidia.com/nim/large-language-models/latest/reference/api-reference.html"
 )
-TRANSPORT: Final = {
-    "base_url": "https://integrate.api.nvidia.com",
-    "endpoint": {"method": "POST", "path": "/v1/chat/completions"},
-    "auth": {"scheme": "bearer"},
-    "headers": {},
-    "api_key_env": "NVIDIA_API_KEY",
-    "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
-    "models": {
-        "path": "/v1/models",
-        "page": {"object": "list", "data": "{models}"},
-        "model": {
-            "id": "{id}",
-            "object": "model",
-            "created": "{created}",
-            "owned_by": "{owned_by}",
-        },
+# the base's TRANSPORT, with the entries this dialect changes (codegen/emit/share.py)
+TRANSPORT: Final = _w.table_with(
+    _code_openai_compatible.TRANSPORT,
+    {
+        "base_url": "https://integrate.api.nvidia.com",
+        "auth": {"scheme": "bearer"},
+        "api_key_env": "NVIDIA_API_KEY",
+        "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
     },
-}  # how the runtime reaches the provider (mapping `transport:`)
+)
 
 
 def _stream_emit_2(values: Mapping[str, Any]) -> tuple[Any, Any]:

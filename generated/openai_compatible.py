@@ -82,33 +82,17 @@ from .openai_chat import (
     _error_from_wire,
     _finish_reason,
     _read_assistant_part,
-    _read_part_audio_inline,
-    _read_part_file_inline,
-    _read_part_image_inline,
-    _read_part_image_url,
-    _read_part_text,
     _read_structured_output,
     _read_tool,
     _read_tool_call,
     _read_tool_choice,
     _read_tool_result,
     _read_user_part,
-    _stream_emit_0,
-    _stream_emit_1,
-    _stream_emit_2,
-    _stream_emit_3,
-    _stream_emit_4,
-    _stream_emit_5,
-    _stream_emit_6,
-    _stream_emit_7,
-    _stream_emit_8,
-    _stream_parse,
     _system_to_wire,
     _tool_call_to_wire,
     _tool_choice_to_wire,
     _tool_result_to_wire,
     _tool_to_wire,
-    _vm_audio_format_reverse,
 )
 from . import openai_chat as _code_openai_chat
 
@@ -190,33 +174,15 @@ OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
 ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([("max_completion_tokens",)])
 TITLE: Final = "OpenAI-compatible server"
 DOC_REF: Final = "https://docs.vllm.ai/en/stable/serving/openai_compatible_server.html"
-TRANSPORT: Final = {
-    "base_url": "http://localhost:8000",
-    "endpoint": {"method": "POST", "path": "/v1/chat/completions"},
-    "auth": {"scheme": "none"},
-    "headers": {},
-    "api_key_env": None,
-    "ready": {
-        "method": "GET",
-        "path": "/v1/models",
-        "list": "data",
-        "id": "id",
-        "state": {
-            "field": "status",
-            "not_loaded": ["not_loaded", "not-loaded", "unloaded", "loading"],
-        },
+# the base's TRANSPORT, with the entries this dialect changes (codegen/emit/share.py)
+TRANSPORT: Final = _w.table_with(
+    _code_openai_chat.TRANSPORT,
+    {
+        "base_url": "http://localhost:8000",
+        "auth": {"scheme": "none"},
+        "api_key_env": None,
     },
-    "models": {
-        "path": "/v1/models",
-        "page": {"object": "list", "data": "{models}"},
-        "model": {
-            "id": "{id}",
-            "object": "model",
-            "created": "{created}",
-            "owned_by": "{owned_by}",
-        },
-    },
-}  # how the runtime reaches the provider (mapping `transport:`)
+)
 
 
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)

@@ -138,47 +138,13 @@ API_VERSION: Final = "2023-06-01"
 DOC_REF: Final = (
     "https://github.com/LunarCommand/openarmature-spec/blob/main/spec/llm-provider/spec.md"
 )
-TRANSPORT: Final = {
-    "base_url": "https://api.anthropic.com",
-    "endpoint": {"method": "POST", "path": "/v1/messages"},
-    "auth": {"scheme": "header", "name": "x-api-key"},
-    "headers": {"anthropic-version": "2023-06-01"},
-    "api_key_env": "ANTHROPIC_API_KEY",
-    "ready": {"method": "GET", "path": "/v1/models?limit=1000", "list": "data", "id": "id"},
-    "models": {
-        "path": "/v1/models",
-        "page": {
-            "data": "{models}",
-            "has_more": False,
-            "first_id": "{first_id}",
-            "last_id": "{last_id}",
-        },
-        "model": {
-            "type": "model",
-            "id": "{id}",
-            "display_name": "{display_name}",
-            "created_at": "{created_at}",
-        },
+# the base's TRANSPORT, with the entries this dialect changes (codegen/emit/share.py)
+TRANSPORT: Final = _w.table_with(
+    _code_anthropic_messages.TRANSPORT,
+    {
+        "headers": {"anthropic-version": "2023-06-01"},
     },
-    "count_tokens": {
-        "method": "POST",
-        "path": "/v1/messages/count_tokens",
-        "fields": [
-            "model",
-            "messages",
-            "system",
-            "tools",
-            "tool_choice",
-            "thinking",
-            "output_config",
-            "cache_control",
-            "speed",
-        ],
-        "request": "{request}",
-        "model": "{model}",
-        "answer": {"input_tokens": "{count}"},
-    },
-}  # how the runtime reaches the provider (mapping `transport:`)
+)
 # the stream table (mapping `stream:`), read by wiremap.runtime.stream; its parse rules are matched
 # by `_stream_parse` and each emit row is a `_stream_emit_<n>` function (codegen/emit/stream.py).
 # None: no streaming

@@ -96,7 +96,6 @@ from .openai_chat import (
     _tool_call_to_wire,
     _tool_choice_to_wire,
     _tool_result_to_wire,
-    _vm_audio_format_reverse,
 )
 from .openai_compatible import _OPTIONS_1
 from . import openai_chat as _code_openai_chat
@@ -181,24 +180,16 @@ ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
 )
 TITLE: Final = "OpenRouter Chat Completions"
 DOC_REF: Final = "https://openrouter.ai/docs/api-reference/chat-completion"
-TRANSPORT: Final = {
-    "base_url": "https://openrouter.ai/api",
-    "endpoint": {"method": "POST", "path": "/v1/chat/completions"},
-    "auth": {"scheme": "bearer"},
-    "headers": {},
-    "api_key_env": "OPENROUTER_API_KEY",
-    "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
-    "models": {
-        "path": "/v1/models",
-        "page": {"object": "list", "data": "{models}"},
-        "model": {
-            "id": "{id}",
-            "object": "model",
-            "created": "{created}",
-            "owned_by": "{owned_by}",
-        },
+# the base's TRANSPORT, with the entries this dialect changes (codegen/emit/share.py)
+TRANSPORT: Final = _w.table_with(
+    _code_openai_compatible.TRANSPORT,
+    {
+        "base_url": "https://openrouter.ai/api",
+        "auth": {"scheme": "bearer"},
+        "api_key_env": "OPENROUTER_API_KEY",
+        "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
     },
-}  # how the runtime reaches the provider (mapping `transport:`)
+)
 
 
 def _stream_parse(

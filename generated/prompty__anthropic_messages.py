@@ -85,20 +85,6 @@ from .anthropic_messages import (
     _read_part_thinking,
     _read_tool_call,
     _results_to_wire,
-    _stream_emit_0,
-    _stream_emit_1,
-    _stream_emit_10,
-    _stream_emit_11,
-    _stream_emit_12,
-    _stream_emit_2,
-    _stream_emit_3,
-    _stream_emit_4,
-    _stream_emit_5,
-    _stream_emit_6,
-    _stream_emit_7,
-    _stream_emit_8,
-    _stream_emit_9,
-    _stream_parse,
     _tool_call_to_wire,
     _tool_choice_to_wire,
     _vm_document_type_reverse,
@@ -177,47 +163,13 @@ WIRE_KEYS: Final[frozenset[str]] = (
 TITLE: Final = "Anthropic Messages (Prompty §7.5 dialect)"
 API_VERSION: Final = "2023-06-01"
 DOC_REF: Final = "https://github.com/microsoft/prompty"
-TRANSPORT: Final = {
-    "base_url": "https://api.anthropic.com",
-    "endpoint": {"method": "POST", "path": "/v1/messages"},
-    "auth": {"scheme": "header", "name": "x-api-key"},
-    "headers": {"anthropic-version": "2023-06-01"},
-    "api_key_env": "ANTHROPIC_API_KEY",
-    "ready": {"method": "GET", "path": "/v1/models?limit=1000", "list": "data", "id": "id"},
-    "models": {
-        "path": "/v1/models",
-        "page": {
-            "data": "{models}",
-            "has_more": False,
-            "first_id": "{first_id}",
-            "last_id": "{last_id}",
-        },
-        "model": {
-            "type": "model",
-            "id": "{id}",
-            "display_name": "{display_name}",
-            "created_at": "{created_at}",
-        },
+# the base's TRANSPORT, with the entries this dialect changes (codegen/emit/share.py)
+TRANSPORT: Final = _w.table_with(
+    _code_anthropic_messages.TRANSPORT,
+    {
+        "headers": {"anthropic-version": "2023-06-01"},
     },
-    "count_tokens": {
-        "method": "POST",
-        "path": "/v1/messages/count_tokens",
-        "fields": [
-            "model",
-            "messages",
-            "system",
-            "tools",
-            "tool_choice",
-            "thinking",
-            "output_config",
-            "cache_control",
-            "speed",
-        ],
-        "request": "{request}",
-        "model": "{model}",
-        "answer": {"input_tokens": "{count}"},
-    },
-}  # how the runtime reaches the provider (mapping `transport:`)
+)
 
 
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)

@@ -99,7 +99,6 @@ from .openai_chat import (
     _tool_choice_to_wire,
     _tool_result_to_wire,
     _tool_to_wire,
-    _vm_audio_format_reverse,
 )
 from .openai_compatible import ALIAS_PATHS
 from . import ollama as _code_ollama
@@ -176,24 +175,16 @@ OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
 )
 TITLE: Final = "SambaNova Cloud Chat Completions"
 DOC_REF: Final = "https://docs.sambanova.ai/docs/api-reference/chat/create-chat-based-completion"
-TRANSPORT: Final = {
-    "base_url": "https://api.sambanova.ai",
-    "endpoint": {"method": "POST", "path": "/v1/chat/completions"},
-    "auth": {"scheme": "bearer"},
-    "headers": {},
-    "api_key_env": "SAMBANOVA_API_KEY",
-    "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
-    "models": {
-        "path": "/v1/models",
-        "page": {"object": "list", "data": "{models}"},
-        "model": {
-            "id": "{id}",
-            "object": "model",
-            "created": "{created}",
-            "owned_by": "{owned_by}",
-        },
+# the base's TRANSPORT, with the entries this dialect changes (codegen/emit/share.py)
+TRANSPORT: Final = _w.table_with(
+    _code_openai_compatible.TRANSPORT,
+    {
+        "base_url": "https://api.sambanova.ai",
+        "auth": {"scheme": "bearer"},
+        "api_key_env": "SAMBANOVA_API_KEY",
+        "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
     },
-}  # how the runtime reaches the provider (mapping `transport:`)
+)
 
 
 def _stream_emit_2(values: Mapping[str, Any]) -> tuple[Any, Any]:

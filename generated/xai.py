@@ -77,33 +77,17 @@ from .openai_chat import (
     _NO_CONFIG,
     _finish_reason,
     _read_assistant_part,
-    _read_part_audio_inline,
-    _read_part_file_inline,
-    _read_part_image_inline,
-    _read_part_image_url,
-    _read_part_text,
     _read_structured_output,
     _read_tool,
     _read_tool_call,
     _read_tool_choice,
     _read_tool_result,
     _read_user_part,
-    _stream_emit_0,
-    _stream_emit_1,
-    _stream_emit_2,
-    _stream_emit_3,
-    _stream_emit_4,
-    _stream_emit_5,
-    _stream_emit_6,
-    _stream_emit_7,
-    _stream_emit_8,
-    _stream_parse,
     _system_to_wire,
     _tool_call_to_wire,
     _tool_choice_to_wire,
     _tool_result_to_wire,
     _tool_to_wire,
-    _vm_audio_format_reverse,
 )
 from . import openai_chat as _code_openai_chat
 from . import openai_compatible as _code_openai_compatible
@@ -188,24 +172,16 @@ OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
 ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([("max_tokens",)])
 TITLE: Final = "xAI Grok Chat Completions"
 DOC_REF: Final = "https://docs.x.ai/docs/api-reference#chat-completions"
-TRANSPORT: Final = {
-    "base_url": "https://api.x.ai",
-    "endpoint": {"method": "POST", "path": "/v1/chat/completions"},
-    "auth": {"scheme": "bearer"},
-    "headers": {},
-    "api_key_env": "XAI_API_KEY",
-    "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
-    "models": {
-        "path": "/v1/models",
-        "page": {"object": "list", "data": "{models}"},
-        "model": {
-            "id": "{id}",
-            "object": "model",
-            "created": "{created}",
-            "owned_by": "{owned_by}",
-        },
+# the base's TRANSPORT, with the entries this dialect changes (codegen/emit/share.py)
+TRANSPORT: Final = _w.table_with(
+    _code_openai_compatible.TRANSPORT,
+    {
+        "base_url": "https://api.x.ai",
+        "auth": {"scheme": "bearer"},
+        "api_key_env": "XAI_API_KEY",
+        "ready": {"method": "GET", "path": "/v1/models", "list": "data", "id": "id"},
     },
-}  # how the runtime reaches the provider (mapping `transport:`)
+)
 
 
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)

@@ -37,6 +37,7 @@ __all__ = [
     "ErrorRead",
     "read_error",
     "rebind",
+    "table_with",
     "read_request",
     "options_to_wire",
     "options_from_wire",
@@ -1604,6 +1605,18 @@ def rebind(fn: _F, namespace: dict[str, Any]) -> _F:
     bound.__module__ = namespace["__name__"]
     bound.__annotations__ = fn.__annotations__
     return cast(_F, bound)
+
+
+def table_with(base: Mapping[str, Any] | None, changes: Mapping[str, Any], drop: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A dialect's module table (its `STREAM`, `TRANSPORT`...) written as its base's with the
+    entries it changes (codegen/emit/share.py): the base's entries in their order, a changed one
+    in its place, an added one after them, the `drop` ones left out. The generator writes a table
+    this way only when the result equals the dialect's whole table, key order included."""
+    if base is None:
+        raise TypeError("table_with takes the base's table, not None")
+    out = {key: value for key, value in base.items() if key not in drop}
+    out.update(changes)
+    return out
 
 
 # --- carried wire data (runtime/carry.py) ---------------------------------------------------------

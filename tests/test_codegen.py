@@ -1227,6 +1227,28 @@ def test_a_dialect_binds_code_from_an_earlier_dialect_of_its_base() -> None:
     assert loaded.strip() == str(sorted(f"wiremap.generated.{m}" for m in ("anthropic_messages", "openarmature__anthropic_messages", "prompty__anthropic_messages")))
 
 
+def test_a_dialect_table_is_its_bases_with_the_entries_it_changes() -> None:
+    """codegen/emit/share.py: anthropic.vertex's stream table differs from anthropic_messages'
+    only by an endpoint of its own, so its module writes `_w.table_with(<base>.STREAM, {"endpoint": ...})`
+    (not 230 lines again): the table equals what the dialect's mapping compiles to whole, key
+    order included, the kept entries are the base's very objects (its emit functions), and the
+    dialect's own entry is its own."""
+    import inspect
+
+    from wiremap.generated import anthropic__vertex as vertex
+    from wiremap.generated import anthropic_messages as base
+    from wiremap.runtime import wire
+
+    source = inspect.getsource(vertex)
+    assert "STREAM: Final[dict[str, Any] | None] = _w.table_with(" in source
+    assert vertex.STREAM is not None and base.STREAM is not None
+    assert list(vertex.STREAM) == [*base.STREAM, "endpoint"]  # its own entry added after the base's
+    assert all(vertex.STREAM[k] is base.STREAM[k] for k in base.STREAM)
+    assert vertex.STREAM["endpoint"]["path"].endswith(":streamRawPredict")
+    assert wire.table_with({"a": 1, "b": 2, "c": 3}, {"b": 5, "d": 4}, drop=("a",)) == {"b": 5, "c": 3, "d": 4}
+    assert list(wire.table_with({"a": 1, "b": 2, "c": 3}, {"b": 5, "d": 4}, drop=("a",))) == ["b", "c", "d"]
+
+
 # ------------------------------------------------------------------ embeddings option rows
 _EMB_OPTIONS = """
 kind: embeddings

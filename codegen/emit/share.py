@@ -17,6 +17,12 @@ option rows that need no code of their own are module tables (`_OPTIONS_<n>`, re
 `wire.options_to_wire` / `wire.options_from_wire`), so that a dialect that sends or drops an
 option otherwise differs in a table, not in `_request_to_wire`'s text.
 
+A module table (a dict of string keys: `STREAM`, `TRANSPORT`) that differs from its base's in a
+few entries is written as the base's with those entries (`_w.table_with(<base>.STREAM,
+{"endpoint": ...})`), when the entries it keeps name only what the two modules share and the
+result is the dialect's whole table, key order included; a private name nothing left in the
+module reads (a stream emit function only the base's table named) is then not imported.
+
 A function its base compiles otherwise may still be compiled to the same text by another
 module the dialect may import cheaply (`donors`, codegen/generate.py): a base of its base (the
 base imports it already), or an earlier dialect of the same base that binds no code from a
@@ -90,6 +96,67 @@ def _string_set(node: ast.stmt) -> frozenset[str] | None:
     return frozenset(e.value for e in items.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
 
 
+def _dict_entries(node: ast.stmt) -> list[tuple[str, ast.expr]] | None:
+    """The entries of a constant written as a dict literal of string keys; None otherwise."""
+    value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+    if not isinstance(value, ast.Dict):
+        return None
+    entries = []
+    for key, item in zip(value.keys, value.values):
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+            return None  # a `**` entry or another key
+        entries.append((key.value, item))
+    return entries
+
+
+def _table_delta(name: str, node: ast.stmt, base_node: ast.stmt, base_expr: str, lines: list[str], same: set[str]) -> str | None:
+    """`name = _w.table_with(<base_expr>.name, {changed entries}, drop=(...))` when the dialect's
+    dict literal differs from its base's in entries whose lines are at most half of its own, the
+    entries kept from the base name only what the two modules share (`same`: imported from the
+    base, or the same import), and the result is the dialect's table, key order included; else
+    None (the table is written whole)."""
+    mine, theirs = _dict_entries(node), _dict_entries(base_node)
+    if mine is None or theirs is None or not isinstance(node, ast.AnnAssign) or node.end_lineno is None:
+        return None
+    base_of = {key: ast.dump(item) for key, item in theirs}
+    changed = [(key, item) for key, item in mine if base_of.get(key) != ast.dump(item)]
+    kept = [item for key, item in mine if base_of.get(key) == ast.dump(item)]
+    mine_keys = [key for key, _ in mine]
+    dropped = [key for key in base_of if key not in mine_keys]
+    if not changed and not dropped:
+        return None
+    if any(isinstance(n, ast.Name) and n.id not in same for item in kept for n in ast.walk(item)):
+        return None  # a kept entry names something this module binds otherwise
+    order = [key for key, _ in theirs if key not in dropped]
+    order += [key for key, _ in changed if key not in order]
+    if order != mine_keys:
+        return None  # table_with's order would not be the dialect's
+    changed_lines = sum((item.end_lineno or item.lineno) - item.lineno + 1 for _, item in changed)
+    if 2 * changed_lines > node.end_lineno - node.lineno + 1:
+        return None
+    body = []
+    for key, item in changed:
+        first, last = item.lineno - 1, item.end_lineno or item.lineno
+        head = f"{json.dumps(key)}: "
+        if not lines[first].lstrip().startswith(head) or not lines[last - 1].rstrip("\n").endswith(","):
+            return None  # not one entry a line (or a run of lines) as black writes it
+        body.append("    " + lines[first] + "".join("    " + more for more in lines[first + 1 : last]))
+    if any(len(line) in (101, 102, 103, 104) for entry in body for line in entry.splitlines()):
+        return None  # a line 4 deeper past black's 100 columns: black would lay it out otherwise
+    annotation = ast.get_source_segment("".join(lines), node.annotation) or "Any"
+    drop = ""
+    if dropped:
+        drop = "    drop=(" + ", ".join(json.dumps(k) for k in dropped) + ("," if len(dropped) == 1 else "") + "),\n"
+    entries = f"    {{\n{''.join(body)}    }},\n" if body else "    {},\n"
+    text = (
+        f"# the base's {name}, with the entries this dialect changes (codegen/emit/share.py)\n"
+        f"{name}: {annotation} = _w.table_with(\n    {base_expr}.{name},\n{entries}{drop})\n"
+    )
+    if text.count("\n") + 5 > node.end_lineno - node.lineno + 1:
+        return None  # not worth it: the whole table is about as short
+    return text
+
+
 def _safe_defaults(node: ast.FunctionDef, same: set[str]) -> bool:
     """Whether the function's defaults, evaluated once in the module whose code is bound, are
     the same values in this one: names the two modules share, and no attribute or call."""
@@ -118,6 +185,7 @@ def share_with_base(
     functions, others = _top_level(tree, text)
     base_functions, base_others = _top_level(base_tree, base_text)
     same_other = {n for n, src in others.items() if base_others.get(n) == src}
+    same_imports = {n for n in same_other if others[n].startswith("import ")}
     lines, base_lines = text.splitlines(keepends=True), base_text.splitlines(keepends=True)
     statements: dict[str, ast.stmt] = {**functions, **_constants(tree)}
     base_statements: dict[str, ast.stmt] = {**base_functions, **_constants(base_tree)}
@@ -180,6 +248,15 @@ def share_with_base(
         if removed:
             expr = f"({expr}) - frozenset({json.dumps(removed)})" if added else f"{expr} - frozenset({json.dumps(removed)})"
         deltas[name] = f"# the base's {name}, with this dialect's difference\n{name}: Final[frozenset[str]] = (\n    {expr}\n)\n"
+    # a table (a dict of string keys: STREAM, TRANSPORT...) that differs from the base's in a
+    # few entries: written as the base's with those entries (runtime `_w.table_with`)
+    for name, node in _constants(tree).items():
+        if name in candidates or name in deltas or name not in base_constants:
+            continue
+        base_expr = f"_code_{(base_origins or {}).get(name, base_module)}"
+        table = _table_delta(name, node, base_constants[name], base_expr, lines, candidates | same_imports)
+        if table is not None:
+            deltas[name] = table
     if not candidates and not rebound and not deltas:
         return text, {}
     drop: set[int] = set()
@@ -202,9 +279,19 @@ def share_with_base(
         drop.update(range(first, node.end_lineno))
     last_import = max(n.end_lineno or n.lineno for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom)))
     origins = {name: (base_origins or {}).get(name, base_module) for name in sorted(candidates)}
-    block = "# what this dialect compiles exactly as its base does (codegen/emit/share.py)\n" if origins else ""
-    for module in sorted(set(origins.values())):
-        names = [name for name, where in origins.items() if where == module]
+    # a private name only a table written as the base's with changes read (a stream emit row's
+    # function) is not imported: nothing here reads it (a dialect of this one imports it from
+    # `origins`, the module that defines it)
+    still: set[str] = set()
+    for name, node in statements.items():
+        if name not in candidates and name not in deltas:
+            still |= _names(node)
+    for new in deltas.values():
+        still |= _names(ast.parse(new))
+    imported = {name: where for name, where in origins.items() if not name.startswith("_") or name in still}
+    block = "# what this dialect compiles exactly as its base does (codegen/emit/share.py)\n" if imported else ""
+    for module in sorted(set(imported.values())):
+        names = [name for name, where in imported.items() if where == module]
         one_line = f"from .{module} import {', '.join(names)}\n"
         if len(one_line) > 101:  # as black writes it: one name a line
             one_line = f"from .{module} import (\n" + "".join(f"    {name},\n" for name in names) + ")\n"
