@@ -61,14 +61,49 @@ def module_name(key: str) -> str:
     return key.replace(".", "__")
 
 
-def _format(path: str, text: str) -> str:
-    def run(source: str) -> str:
-        try:
-            return black.format_str(source, mode=_BLACK_MODE)
-        except InvalidInput as exc:  # a generator bug, never a user's
-            raise RuntimeError(f"generated {path} is not valid Python: {exc}") from exc
+_BLACK_STEP = f"{_BLACK_VERSION} {_BLACK_MODE!r}"
+#: black's output for the texts `_format_many` formatted ahead, by input text (taken once)
+_FORMATTED: dict[str, str] = {}
 
-    return cached("black", f"{_BLACK_VERSION} {_BLACK_MODE!r}", text, run)  # codegen/cache.py
+
+def _black(job: tuple[str, str]) -> str:
+    path, text = job
+    try:
+        return black.format_str(text, mode=_BLACK_MODE)
+    except InvalidInput as exc:  # a generator bug, never a user's
+        raise RuntimeError(f"generated {path} is not valid Python: {exc}") from exc
+
+
+def _format(path: str, text: str) -> str:
+    done = _FORMATTED.pop(text, None)
+    if done is not None:
+        return done
+    return cached("black", _BLACK_STEP, text, lambda source: _black((path, source)))  # codegen/cache.py
+
+
+def _jobs() -> int:
+    """How many processes black runs in: `$WIREMAP_CODEGEN_JOBS`, else one per core."""
+    setting = os.environ.get("WIREMAP_CODEGEN_JOBS", "").strip()
+    return max(1, int(setting)) if setting.isdigit() else (os.cpu_count() or 1)
+
+
+def _format_many(jobs: list[tuple[str, str]]) -> None:
+    """Format the texts the cache does not hold yet on every core, ahead of the `_format` calls
+    that will want them (and into the cache). A few texts, or one core, are left to `_format`."""
+    _FORMATTED.clear()  # what a run that failed left
+    todo = [(path, text) for path, text in jobs if load("black", _BLACK_STEP, text) is None]
+    workers = min(_jobs(), len(todo))
+    if workers < 2 or len(todo) < 4:
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)  # fork: black is imported already
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        for (path, text), result in zip(todo, pool.map(_black, todo, chunksize=1)):
+            _FORMATTED[text] = result
+            store("black", _BLACK_STEP, text, result)
 
 
 def emit_module(ir: FormatIR) -> tuple[ModuleParts, dict[str, str]]:
@@ -349,8 +384,16 @@ def generate(mappings_dir: str = "mappings") -> dict[str, str]:
             proven[key] = load_module(key, out[f"{module_name(key)}.py"], used[key], deps)
         return proven[key]
 
-    for ir in sorted(irs, key=lambda ir: (depth(ir.key), ir.key)):  # a base before its dialects
-        name = module_name(ir.key)
+    order = sorted(irs, key=lambda ir: (depth(ir.key), ir.key))  # a base before its dialects
+    # First what each format's outputs depend on, and whether the cache holds them (issue 16: only
+    # formats whose inputs changed compile). The texts of the others are rendered now and
+    # formatted by black on every core at once (black is most of a cold run); the compile below
+    # then takes them in order.
+    seen: list[str] = []
+    entries: dict[str, Any] = {}
+    sibling_keys: dict[str, list[str]] = {}
+    rendered: dict[str, tuple[str, str, str, str]] = {}
+    for ir in order:
         strategies = [] if isinstance(ir, TaskIR) else resolve_strategies(resolved[ir.key], mappings_dir)
         for strategy in strategies:
             if strategy.copy is not None:
@@ -362,16 +405,32 @@ def generate(mappings_dir: str = "mappings") -> dict[str, str]:
         used[ir.key] = strategies
         # the earlier dialects of the same base it may bind code from (codegen/emit/share.py):
         # its outputs depend on theirs, so their keys are in its own
-        siblings = [k for k in sorted(whole) if k != parent and resolved[k].data.get("extends") == parent and type(by_key[k]) is type(ir)] if isinstance(parent, str) and parent in whole else []
+        siblings = [k for k in sorted(seen) if k != parent and resolved[k].data.get("extends") == parent and type(by_key[k]) is type(ir)] if isinstance(parent, str) and parent in seen else []
+        sibling_keys[ir.key] = siblings
         keys[ir.key] = _format_key(resolved[ir.key], strategies, "\0".join([keys[parent], *(keys[k] for k in siblings)]) if isinstance(parent, str) and parent in keys else None, root)
-        entry = _entry(load("format", "1", keys[ir.key]))  # issue 16: only formats whose inputs changed compile
+        entries[ir.key] = _entry(load("format", "1", keys[ir.key]))
+        seen.append(ir.key)
+        if entries[ir.key] is None:
+            schema_text, types_text = render_wire_types(ir)
+            fixtures_from = resolved[ir.key].origins.get("/fixtures", (ir.source, None))[0]
+            rendered[ir.key] = (_render_converter(ir, strategies), schema_text, types_text, render_fixture_tests(ir, _ENV, fixtures_from))
+    _format_many([
+        (path.format(module_name(key)), texts[i]) for key, texts in rendered.items() for i, path in ((0, "{}.py"), (2, "{}_types.py"), (3, "test_{}.py"))
+    ])
+    for ir in order:
+        name = module_name(ir.key)
+        strategies = used[ir.key]
+        parent = resolved[ir.key].data.get("extends")
+        siblings = sibling_keys[ir.key]
+        entry = entries[ir.key]
         if entry is not None:
             whole[ir.key] = entry["whole"]
             out.update(entry["files"])
             if entry.get("origins") is not None:
                 origins[ir.key] = entry["origins"]
             continue
-        whole[ir.key] = _format(f"{name}.py", _render_converter(ir, strategies))
+        converter_text, schema_text, types_text, test_text = rendered[ir.key]
+        whole[ir.key] = _format(f"{name}.py", converter_text)
         out[f"{name}.py"] = whole[ir.key]
         base = module_name(parent) if isinstance(parent, str) and parent in whole and type(by_key[parent]) is type(ir) else None
         if base is not None:  # a dialect: what it compiles as its base does is imported from there
@@ -388,10 +447,9 @@ def generate(mappings_dir: str = "mappings") -> dict[str, str]:
         if not isinstance(ir, TaskIR):  # every row reads back as itself, or no module
             deps = {module_name(k): run(k) for k in _lenders(resolved, ir.key, out, provable())} if base is not None else {}
             proven[ir.key] = prove(ir, resolved[ir.key], out[f"{name}.py"], strategies, deps)
-        schema_text, types_text = render_wire_types(ir)
         out[f"{name}.schema.json"] = schema_text
         out[f"{name}_types.py"] = _format(f"{name}_types.py", types_text)
-        out[f"test_{name}.py"] = _format(f"test_{name}.py", render_fixture_tests(ir, _ENV, resolved[ir.key].origins.get("/fixtures", (ir.source, None))[0]))
+        out[f"test_{name}.py"] = _format(f"test_{name}.py", test_text)
         files = {rel: out[rel] for rel in (f"{name}.py", f"{name}.schema.json", f"{name}_types.py", f"test_{name}.py")}
         store("format", "1", keys[ir.key], json.dumps({"whole": whole[ir.key], "files": files, "origins": origins.get(ir.key)}))
     fused = _fused_pairs(resolved, {ir.key: ir for ir in irs})

@@ -90,3 +90,33 @@ def test_a_new_generator_version_recompiles_every_format(tmp_path: Path, monkeyp
     monkeypatch.setattr(generate_mod, "_generator_version", lambda: "an edited generator")
     assert generate(str(GOLDEN_MAPPINGS)) == before
     assert sorted(proven) == ["acme.tiny_chat", "tiny_chat"]
+
+
+def test_a_cold_run_formats_on_every_core_and_gives_the_same_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cold run hands black the texts of every format to compile at once, to a process per
+    core (`WIREMAP_CODEGEN_JOBS`, black being most of a cold run's time); the tree is the one
+    black gives text by text in this process."""
+    calls: list[int] = []
+    many = generate_mod._format_many
+
+    def counted(jobs: list[tuple[str, str]]) -> None:
+        calls.append(len(jobs))
+        many(jobs)
+
+    monkeypatch.setattr(generate_mod, "_format_many", counted)
+    monkeypatch.setenv("WIREMAP_CODEGEN_CACHE", "off")
+    monkeypatch.setenv("WIREMAP_CODEGEN_JOBS", "1")
+    one = generate(str(GOLDEN_MAPPINGS))
+    assert not generate_mod._FORMATTED
+    monkeypatch.setenv("WIREMAP_CODEGEN_JOBS", "2")
+    ahead: list[int] = []
+    real = generate_mod._format
+
+    def taken(path: str, text: str) -> str:
+        ahead.append(text in generate_mod._FORMATTED)
+        return real(path, text)
+
+    monkeypatch.setattr(generate_mod, "_format", taken)
+    assert generate(str(GOLDEN_MAPPINGS)) == one
+    assert calls and calls[-1] >= 4  # each format's converter, wire types and fixture tests
+    assert sum(ahead) >= calls[-1] and not generate_mod._FORMATTED  # each taken from the processes, once

@@ -35,6 +35,7 @@ function whose text no such module has is written again: that is what the dialec
 from __future__ import annotations
 
 import ast
+import functools
 import json
 
 __all__ = ["share_with_base"]
@@ -67,6 +68,14 @@ def _top_level(tree: ast.Module, text: str) -> tuple[dict[str, ast.FunctionDef],
         elif isinstance(node, ast.ClassDef):
             others[node.name] = _segment(lines, node)
     return functions, others
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed(text: str) -> tuple[ast.Module, dict[str, ast.FunctionDef], dict[str, str]]:
+    """A module text's tree and `_top_level` (a base or lender is read again for each dialect of
+    it: parsing is most of this step's time). Nothing here changes a tree."""
+    tree = ast.parse(text)
+    return (tree, *_top_level(tree, text))
 
 
 def _names(node: ast.AST) -> set[str]:
@@ -181,14 +190,14 @@ def share_with_base(
     bases, then earlier dialects of the same base): a function the base does not compile to the
     same text, but one of them does, is bound from the first of them (`_w.rebind`) that lends
     at least `least` lines in all (loading a module costs; a base's base is loaded already)."""
-    tree, base_tree = ast.parse(text), ast.parse(base_text)
-    functions, others = _top_level(tree, text)
-    base_functions, base_others = _top_level(base_tree, base_text)
+    tree, functions, others = _parsed(text)
+    base_tree, base_functions, base_others = _parsed(base_text)
     same_other = {n for n, src in others.items() if base_others.get(n) == src}
     same_imports = {n for n in same_other if others[n].startswith("import ")}
     lines, base_lines = text.splitlines(keepends=True), base_text.splitlines(keepends=True)
-    statements: dict[str, ast.stmt] = {**functions, **_constants(tree)}
-    base_statements: dict[str, ast.stmt] = {**base_functions, **_constants(base_tree)}
+    constants, base_constants = _constants(tree), _constants(base_tree)
+    statements: dict[str, ast.stmt] = {**functions, **constants}
+    base_statements: dict[str, ast.stmt] = {**base_functions, **base_constants}
     candidates = {
         name
         for name, node in statements.items()
@@ -218,7 +227,7 @@ def share_with_base(
     # a function the base compiles otherwise, but a base of the base or an earlier dialect of the
     # same base compiles to this text: that module's code, run with this module's globals
     for donor, donor_text, donor_origins, least in donors or []:
-        donor_functions, donor_others = _top_level(ast.parse(donor_text), donor_text)
+        _tree, donor_functions, donor_others = _parsed(donor_text)
         donor_lines = donor_text.splitlines(keepends=True)
         same_donor = {n for n, src in others.items() if donor_others.get(n) == src}
         lent: dict[str, str] = {}
@@ -233,8 +242,7 @@ def share_with_base(
     # a set of strings that differs a little (WIRE_KEYS: a dialect names a key or two more):
     # written as the base's set with the difference
     deltas: dict[str, str] = {}
-    base_constants = _constants(base_tree)
-    for name, node in _constants(tree).items():
+    for name, node in constants.items():
         mine = _string_set(node)
         theirs = _string_set(base_constants[name]) if name in base_constants and name not in candidates else None
         if mine is None or theirs is None or mine == theirs:
@@ -250,7 +258,7 @@ def share_with_base(
         deltas[name] = f"# the base's {name}, with this dialect's difference\n{name}: Final[frozenset[str]] = (\n    {expr}\n)\n"
     # a table (a dict of string keys: STREAM, TRANSPORT...) that differs from the base's in a
     # few entries: written as the base's with those entries (runtime `_w.table_with`)
-    for name, node in _constants(tree).items():
+    for name, node in constants.items():
         if name in candidates or name in deltas or name not in base_constants:
             continue
         base_expr = f"_code_{(base_origins or {}).get(name, base_module)}"
@@ -262,7 +270,7 @@ def share_with_base(
     drop: set[int] = set()
     replace: dict[int, str] = {}
     for name, new in deltas.items():
-        node = _constants(tree)[name]
+        node = constants[name]
         assert node.end_lineno is not None
         drop.update(range(node.lineno, node.end_lineno))
         replace[node.lineno - 1] = new
