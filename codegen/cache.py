@@ -22,7 +22,7 @@ import os
 import tempfile
 from collections.abc import Callable
 
-__all__ = ["cached", "folder", "load", "store"]
+__all__ = ["ahead", "cached", "folder", "forget_ahead", "load", "store"]
 
 
 def _folder() -> str | None:
@@ -73,8 +73,41 @@ def store(step: str, version: str, text: str, result: str) -> None:
         pass
 
 
+#: results `ahead` computed in other processes, by (step, version, text); each taken once
+_READY: dict[tuple[str, str, str], str] = {}
+
+
+def ahead(step: str, version: str, texts: list[str], compute: Callable[[str], str], workers: int) -> int:
+    """Run `compute` on `workers` processes over the texts this step has not seen yet, into the
+    cache, so that the `cached` calls that want them (in order, in this process) return at once;
+    `compute` must be a module-level function (it is sent to the processes). Nothing is started
+    for fewer than two processes or texts. Returns how many it computed."""
+    todo = list(dict.fromkeys(text for text in texts if (step, version, text) not in _READY and load(step, version, text) is None))
+    workers = min(workers, len(todo))
+    if workers < 2:
+        return 0
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)  # fork: the tools are imported already
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        for text, result in zip(todo, pool.map(compute, todo, chunksize=1)):
+            _READY[(step, version, text)] = result
+            store(step, version, text, result)
+    return len(todo)
+
+
+def forget_ahead() -> None:
+    """Drop what `ahead` computed that no `cached` call took (a run that failed)."""
+    _READY.clear()
+
+
 def cached(step: str, version: str, text: str, compute: Callable[[str], str]) -> str:
     """`compute(text)`, from the cache when this step has seen this text under this version."""
+    ready = _READY.pop((step, version, text), None)
+    if ready is not None:
+        return ready
     hit = load(step, version, text)
     if hit is not None:
         return hit

@@ -21,7 +21,7 @@ import jinja2
 from black.mode import TargetVersion
 from black.parsing import InvalidInput
 
-from .cache import cached, load, store
+from .cache import ahead, cached, forget_ahead, load, store
 from .emit.compat_matrix import render_compatibility
 from .emit.emitter import Emitter
 from .emit.errors import emit_error_to_wire
@@ -41,7 +41,7 @@ from .sections.stream import emit_rows_of, parse_rules_of
 from .load.resolve import discover, resolve_all
 from .sections.task import TaskIR, build_task_ir, emit_task_module
 from .sections.wire_rules import emit_wire_rules
-from .emit.wire_schema import render_wire_types
+from .emit.wire_schema import TYPES_STEP, typed_dicts, types_version, wire_types_input
 
 __all__ = ["GENERATED_HEADER", "generate", "write", "check"]
 
@@ -62,12 +62,9 @@ def module_name(key: str) -> str:
 
 
 _BLACK_STEP = f"{_BLACK_VERSION} {_BLACK_MODE!r}"
-#: black's output for the texts `_format_many` formatted ahead, by input text (taken once)
-_FORMATTED: dict[str, str] = {}
 
 
-def _black(job: tuple[str, str]) -> str:
-    path, text = job
+def _black(text: str, path: str = "a generated module") -> str:
     try:
         return black.format_str(text, mode=_BLACK_MODE)
     except InvalidInput as exc:  # a generator bug, never a user's
@@ -75,10 +72,7 @@ def _black(job: tuple[str, str]) -> str:
 
 
 def _format(path: str, text: str) -> str:
-    done = _FORMATTED.pop(text, None)
-    if done is not None:
-        return done
-    return cached("black", _BLACK_STEP, text, lambda source: _black((path, source)))  # codegen/cache.py
+    return cached("black", _BLACK_STEP, text, lambda source: _black(source, path))  # codegen/cache.py
 
 
 def _jobs() -> int:
@@ -87,23 +81,10 @@ def _jobs() -> int:
     return max(1, int(setting)) if setting.isdigit() else (os.cpu_count() or 1)
 
 
-def _format_many(jobs: list[tuple[str, str]]) -> None:
-    """Format the texts the cache does not hold yet on every core, ahead of the `_format` calls
-    that will want them (and into the cache). A few texts, or one core, are left to `_format`."""
-    _FORMATTED.clear()  # what a run that failed left
-    todo = [(path, text) for path, text in jobs if load("black", _BLACK_STEP, text) is None]
-    workers = min(_jobs(), len(todo))
-    if workers < 2 or len(todo) < 4:
-        return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)  # fork: black is imported already
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        for (path, text), result in zip(todo, pool.map(_black, todo, chunksize=1)):
-            _FORMATTED[text] = result
-            store("black", _BLACK_STEP, text, result)
+def _format_many(texts: list[str]) -> int:
+    """Format the texts the cache does not hold yet on every core (codegen/cache.py `ahead`),
+    before the `_format` calls that want them; how many it formatted."""
+    return ahead("black", _BLACK_STEP, texts, _black, _jobs())
 
 
 def emit_module(ir: FormatIR) -> tuple[ModuleParts, dict[str, str]]:
@@ -389,10 +370,12 @@ def generate(mappings_dir: str = "mappings") -> dict[str, str]:
     # formats whose inputs changed compile). The texts of the others are rendered now and
     # formatted by black on every core at once (black is most of a cold run); the compile below
     # then takes them in order.
+    forget_ahead()
     seen: list[str] = []
     entries: dict[str, Any] = {}
     sibling_keys: dict[str, list[str]] = {}
     rendered: dict[str, tuple[str, str, str, str]] = {}
+    types_inputs: dict[str, tuple[str, str]] = {}
     for ir in order:
         strategies = [] if isinstance(ir, TaskIR) else resolve_strategies(resolved[ir.key], mappings_dir)
         for strategy in strategies:
@@ -411,12 +394,17 @@ def generate(mappings_dir: str = "mappings") -> dict[str, str]:
         entries[ir.key] = _entry(load("format", "1", keys[ir.key]))
         seen.append(ir.key)
         if entries[ir.key] is None:
-            schema_text, types_text = render_wire_types(ir)
+            types_inputs[ir.key] = wire_types_input(ir)
+    # datamodel-code-generator's TypedDicts, then black over those, the converters and the
+    # fixture tests: each on every core at once
+    ahead(TYPES_STEP, types_version(), [source for _schema, source in types_inputs.values()], typed_dicts, _jobs())
+    for ir in order:
+        if ir.key in types_inputs:
+            schema_text, source = types_inputs[ir.key]
+            types_text = cached(TYPES_STEP, types_version(), source, typed_dicts)
             fixtures_from = resolved[ir.key].origins.get("/fixtures", (ir.source, None))[0]
-            rendered[ir.key] = (_render_converter(ir, strategies), schema_text, types_text, render_fixture_tests(ir, _ENV, fixtures_from))
-    _format_many([
-        (path.format(module_name(key)), texts[i]) for key, texts in rendered.items() for i, path in ((0, "{}.py"), (2, "{}_types.py"), (3, "test_{}.py"))
-    ])
+            rendered[ir.key] = (_render_converter(ir, used[ir.key]), schema_text, types_text, render_fixture_tests(ir, _ENV, fixtures_from))
+    _format_many([text for texts in rendered.values() for text in (texts[0], texts[2], texts[3])])
     for ir in order:
         name = module_name(ir.key)
         strategies = used[ir.key]

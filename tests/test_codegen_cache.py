@@ -92,31 +92,28 @@ def test_a_new_generator_version_recompiles_every_format(tmp_path: Path, monkeyp
     assert sorted(proven) == ["acme.tiny_chat", "tiny_chat"]
 
 
-def test_a_cold_run_formats_on_every_core_and_gives_the_same_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A cold run hands black the texts of every format to compile at once, to a process per
-    core (`WIREMAP_CODEGEN_JOBS`, black being most of a cold run's time); the tree is the one
-    black gives text by text in this process."""
-    calls: list[int] = []
-    many = generate_mod._format_many
+def test_a_cold_run_runs_the_tools_on_every_core_and_gives_the_same_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cold run hands datamodel-code-generator and black the texts of every format to compile
+    at once, to a process per core (`WIREMAP_CODEGEN_JOBS`; the two tools are most of a cold
+    run's time), and compiles in order with their results; the tree is the one this process
+    gives text by text."""
+    cache = importlib.import_module("wiremap.codegen.cache")
+    ran: list[tuple[str, int]] = []
+    ahead = cache.ahead
 
-    def counted(jobs: list[tuple[str, str]]) -> None:
-        calls.append(len(jobs))
-        many(jobs)
+    def counted(step: str, version: str, texts: list[str], compute: Any, workers: int) -> int:
+        done = ahead(step, version, texts, compute, workers)
+        ran.append((step, done))
+        return done
 
-    monkeypatch.setattr(generate_mod, "_format_many", counted)
+    monkeypatch.setattr(generate_mod, "ahead", counted)
     monkeypatch.setenv("WIREMAP_CODEGEN_CACHE", "off")
     monkeypatch.setenv("WIREMAP_CODEGEN_JOBS", "1")
     one = generate(str(GOLDEN_MAPPINGS))
-    assert not generate_mod._FORMATTED
+    assert [done for _step, done in ran] == [0, 0]  # one process: nothing ahead
+    ran.clear()
     monkeypatch.setenv("WIREMAP_CODEGEN_JOBS", "2")
-    ahead: list[int] = []
-    real = generate_mod._format
-
-    def taken(path: str, text: str) -> str:
-        ahead.append(text in generate_mod._FORMATTED)
-        return real(path, text)
-
-    monkeypatch.setattr(generate_mod, "_format", taken)
     assert generate(str(GOLDEN_MAPPINGS)) == one
-    assert calls and calls[-1] >= 4  # each format's converter, wire types and fixture tests
-    assert sum(ahead) >= calls[-1] and not generate_mod._FORMATTED  # each taken from the processes, once
+    steps = dict(ran)
+    assert steps["datamodel-code-generator"] >= 2 and steps["black"] >= 6  # each format's types; converter, types, tests
+    assert not cache._READY  # every result computed ahead was taken
