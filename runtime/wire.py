@@ -1876,7 +1876,10 @@ def read_request(
     except RecursionError:
         raise InvalidRequestError("request nested too deeply") from None
     check_request_depth(request)  # MAX_JSON_DEPTH, as request_to_wire applies it
-    return carry(request, body, origin, rewrite, known, InvalidRequestError, options, aliases)
+    try:  # what no row reads may be nested past Python's limit (a value the diff walks)
+        return carry(request, body, origin, rewrite, known, InvalidRequestError, options, aliases)
+    except RecursionError:
+        raise InvalidRequestError("request nested too deeply") from None
 
 
 def read_response(
@@ -1899,7 +1902,10 @@ def read_response(
     except RecursionError:
         raise InvalidResponseError("response nested too deeply", body=body) from None
     check_response_depth(response, InvalidResponseError, body)  # the same limit, every direction
-    carry(response, body, origin, write, known, InvalidResponseError)
+    try:  # what no row reads (an `id`) may be nested past Python's limit: the diff walks it
+        carry(response, body, origin, write, known, InvalidResponseError)
+    except RecursionError:
+        raise InvalidResponseError("response nested too deeply", body=body) from None
     if response_schema is not None:
         if coerced_tool is not None:
             take_coerced_output(response, coerced_tool)

@@ -308,3 +308,23 @@ def test_fixed_bytes_in_a_reasoning_item_kept_whole(key: str, entry: str, body: 
     with pytest.raises(ProviderError) as caught:
         getattr(wiremap.get_format(key), entry)(body)
     assert caught.value.path is not None and caught.value.path.startswith(path)
+
+
+@pytest.mark.parametrize("key", ["anthropic_messages", "anthropic.bedrock", "openai_chat", "gemini_generate_content"])
+def test_fixed_deep_value_no_row_reads(key: str) -> None:
+    """fuzz finding (bench/fuzz.py --seed 2027, anthropic.bedrock, 2026-11-27): a response whose
+    `id` (a key no row reads, carried for the same wire) was nested thousands deep raised
+    RecursionError from the carried-data diff, which ran outside the reader's guard. Now the
+    same InvalidResponseError as for a deep value a row reads; a request's unread key likewise."""
+    fmt = wiremap.get_format(key)
+    body = fmt.response_to_wire({"message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop", "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
+    body = {**body, "id": deep_object(5000)}
+    try:  # carried as it is, or refused as too deep: never a RecursionError
+        fmt.response_from_wire(body)
+    except wiremap.InvalidResponseError as exc:
+        assert "nested too deeply" in str(exc)
+    request = {**fmt.request_to_wire({"model": "m", "messages": [USER]}), "unread": deep_object(5000)}
+    try:
+        fmt.request_from_wire(request)
+    except InvalidRequestError as exc:
+        assert "nested too deeply" in str(exc) or exc.path is not None
