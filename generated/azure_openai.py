@@ -96,6 +96,7 @@ from .openai_chat import (
     _tool_choice_to_wire,
     _tool_result_to_wire,
     _tool_to_wire,
+    _vm_audio_format_reverse,
 )
 from . import openai_chat as _code_openai_chat
 

@@ -56,7 +56,15 @@ from wiremap.runtime.errors import (
 )
 
 # what this dialect compiles exactly as its base does (codegen/emit/share.py)
-from .azure_openai import ERROR_ROWS, ERROR_RULES, ORIGIN, PROVIDER, STREAM, _error_from_wire
+from .azure_openai import (
+    ERROR_ROWS,
+    ERROR_RULES,
+    ORIGIN,
+    PROVIDER,
+    STREAM,
+    _error_from_wire,
+    _stream_parse,
+)
 from .openai_chat import (
     ERROR_READ,
     ERROR_ROWS_UPSTREAM,
@@ -83,6 +91,15 @@ from .openai_chat import (
     _read_tool_choice,
     _read_tool_result,
     _response_from_wire,
+    _stream_emit_0,
+    _stream_emit_1,
+    _stream_emit_2,
+    _stream_emit_3,
+    _stream_emit_4,
+    _stream_emit_5,
+    _stream_emit_6,
+    _stream_emit_7,
+    _stream_emit_8,
     _system_to_wire,
     _tool_call_to_wire,
     _tool_choice_to_wire,

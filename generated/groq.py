@@ -81,6 +81,11 @@ from .openai_chat import (
     _error_from_wire,
     _finish_reason,
     _read_assistant_part,
+    _read_part_audio_inline,
+    _read_part_file_inline,
+    _read_part_image_inline,
+    _read_part_image_url,
+    _read_part_text,
     _read_structured_output,
     _read_tool,
     _read_tool_call,
@@ -100,6 +105,7 @@ from .openai_chat import (
     _tool_choice_to_wire,
     _tool_result_to_wire,
     _tool_to_wire,
+    _vm_audio_format_reverse,
 )
 from . import openai_compatible as _code_openai_compatible
 

@@ -88,11 +88,22 @@ from .openai_chat import (
     _read_tool_call,
     _read_tool_choice,
     _read_tool_result,
+    _stream_emit_0,
+    _stream_emit_1,
+    _stream_emit_2,
+    _stream_emit_3,
+    _stream_emit_4,
+    _stream_emit_5,
+    _stream_emit_6,
+    _stream_emit_7,
+    _stream_emit_8,
+    _stream_parse,
     _system_to_wire,
     _tool_call_to_wire,
     _tool_choice_to_wire,
     _tool_result_to_wire,
     _tool_to_wire,
+    _vm_audio_format_reverse,
 )
 from .openai_compatible import ALIAS_PATHS
 from . import dashscope as _code_dashscope

@@ -83,6 +83,7 @@ from .openai_chat import (
     _stream_emit_1,
     _tool_call_to_wire,
     _tool_result_to_wire,
+    _vm_audio_format_reverse,
 )
 from . import openai_chat as _code_openai_chat
 

@@ -53,6 +53,7 @@ from .openai_images import (
     _error_from_wire,
     _request_from_wire,
     _response_from_wire,
+    _vm_image_format_reverse,
 )
 from . import openai_images as _code_openai_images
 

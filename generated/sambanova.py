@@ -99,6 +99,7 @@ from .openai_chat import (
     _tool_choice_to_wire,
     _tool_result_to_wire,
     _tool_to_wire,
+    _vm_audio_format_reverse,
 )
 from .openai_compatible import ALIAS_PATHS
 from . import ollama as _code_ollama

@@ -20,8 +20,8 @@ option otherwise differs in a table, not in `_request_to_wire`'s text.
 A module table (a dict of string keys: `STREAM`, `TRANSPORT`) that differs from its base's in a
 few entries is written as the base's with those entries (`_w.table_with(<base>.STREAM,
 {"endpoint": ...})`), when the entries it keeps name only what the two modules share and the
-result is the dialect's whole table, key order included; a private name nothing left in the
-module reads (a stream emit function only the base's table named) is then not imported.
+result is the dialect's whole table, key order included. Every shared name stays importable
+from the dialect (a fused translator from it imports its readers from it).
 
 A function its base compiles otherwise may still be compiled to the same text by another
 module the dialect may import cheaply (`donors`, codegen/generate.py): a base of its base (the
@@ -287,19 +287,9 @@ def share_with_base(
         drop.update(range(first, node.end_lineno))
     last_import = max(n.end_lineno or n.lineno for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom)))
     origins = {name: (base_origins or {}).get(name, base_module) for name in sorted(candidates)}
-    # a private name only a table written as the base's with changes read (a stream emit row's
-    # function) is not imported: nothing here reads it (a dialect of this one imports it from
-    # `origins`, the module that defines it)
-    still: set[str] = set()
-    for name, node in statements.items():
-        if name not in candidates and name not in deltas:
-            still |= _names(node)
-    for new in deltas.values():
-        still |= _names(ast.parse(new))
-    imported = {name: where for name, where in origins.items() if not name.startswith("_") or name in still}
-    block = "# what this dialect compiles exactly as its base does (codegen/emit/share.py)\n" if imported else ""
-    for module in sorted(set(imported.values())):
-        names = [name for name, where in imported.items() if where == module]
+    block = "# what this dialect compiles exactly as its base does (codegen/emit/share.py)\n" if origins else ""
+    for module in sorted(set(origins.values())):
+        names = [name for name, where in origins.items() if where == module]
         one_line = f"from .{module} import {', '.join(names)}\n"
         if len(one_line) > 101:  # as black writes it: one name a line
             one_line = f"from .{module} import (\n" + "".join(f"    {name},\n" for name in names) + ")\n"

@@ -73,12 +73,21 @@ from .tiny_chat import (
     _error_from_wire,
     _finish_reason,
     _messages_from_wire,
+    _read_assistant_part,
+    _read_part_audio_inline,
+    _read_part_image_inline,
+    _read_part_image_url,
+    _read_part_text,
     _read_tool,
+    _read_tool_call,
+    _read_tool_result,
+    _read_user_part,
     _response_from_wire,
     _system_to_wire,
     _tool_call_to_wire,
     _tool_result_to_wire,
     _tool_to_wire,
+    _vm_audio_format_reverse,
 )
 from . import tiny_chat as _code_tiny_chat
 
