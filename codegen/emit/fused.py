@@ -27,6 +27,8 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Final
 
 from .emitter import Emitter
@@ -185,13 +187,27 @@ def _dst_names(code: str) -> str:
     return _DST_NAME.sub(r"_dst.\1(", code)
 
 
-def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None" = None) -> list[str] | None:
-    """The body of `_user_parts(raw)`: the source's part dispatcher (its alternatives in its
+@contextmanager
+def _exact_only(out: Lines) -> Iterator[None]:
+    """The lines written inside run only on the lossless variant (`request_with_losses`): behind
+    `if exact:` (left out when nothing is written), so `request` passes them at the cost of a
+    local test."""
+    out.add("if exact:")
+    start = len(out.lines)
+    out.indent()
+    yield
+    out.dedent()
+    if len(out.lines) == start:
+        out.lines.pop()
+
+
+def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> list[str] | None:
+    """The body of `_user_parts(raw, exact)`: the source's part dispatcher (its alternatives in its
     order), each part read by the source's part template and written by the target's, the
     canonical part rules checked on the way. None when the pair has nothing to gain (the
-    source tells parts apart by keys, or the target joins them into text). `exact`: the lossless
-    variant (`_user_parts_exact`), which answers None also for a part the target would not carry
-    as it is (its shape checked by `_exact_shape`) or would drop."""
+    source tells parts apart by keys, or the target joins them into text). With `exact` true (the
+    lossless variant) it answers None also for a part the target would not carry as it is (its
+    shape checked by `_exact_shape`) or would drop."""
     src, dst = s_em.ir, d_em.ir
     if src.part_dispatch != "literals" or dst.user.content not in ("always_parts", "string_or_parts"):
         return None
@@ -220,16 +236,13 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None" = 
             out.add("return None  # the canonical path")
             out.dedent()
             continue
-        if exact is not None:
+        with _exact_only(out):
             if isinstance(target, str):  # strip or reject: the part does not arrive
                 out.add("return None")
-                out.dedent()
-                continue
-            if not isinstance(node, Obj):
+            elif not isinstance(node, Obj):
                 out.add("return None")
-                out.dedent()
-                continue
-            _exact_shape(out, exact, node, "part", _slots_by_field(target))
+            else:
+                _exact_shape(out, exact, node, "part", _slots_by_field(target))
         read: dict[str, str] = {}
         s_em.unmodeled(out, label, "part", "path")
         s_em.read_node(out, node, "part", "path", "part." + label, read, matched=s_em.pattern_matches(node))
@@ -264,7 +277,9 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None" = 
             ]
             if guards:  # a field the target's template needs, absent: the target drops the part
                 out.add(f"if not ({' and '.join(guards)}):")
-                out.add("    return None" if exact is not None else "    continue")
+                out.add("    if exact:  # a part the target would drop: a loss")
+                out.add("        return None")
+                out.add("    continue")
             d_out = Lines()
             d_out.level = out.level
             d_out.counter = out.counter + 500
@@ -622,8 +637,7 @@ def _exact_options(out: Lines, src: FormatIR, dst: FormatIR, read: set[str]) -> 
             out.add(f"if {var} is NOT_GIVEN:  # {opt.name}: the target adds its default")
             out.add("    raise _Deopt")
     default = _default_loss(dst)
-    out.add("added: tuple[tuple[str, Any], ...] = ()  # the target's default for an absent option: an added loss")
-    if default is not None:
+    if default is not None:  # (`added` starts empty: `_emit_request_body`)
         out.add(f"if value_{default.name} is NOT_GIVEN:")
         out.add(f"    added = (({lit('config.' + default.name)}, {lit(default.default)}),)")
     for opt in dst.options:
@@ -675,23 +689,25 @@ def _exact_tool_choice(out: Lines, exact: _Exact, src: FormatIR, dst: FormatIR) 
         out.add("    raise _Deopt")
 
 
-def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None") -> tuple[list[str], set[str], list[str] | None]:
-    """The body of `request(src_body)` (exact None) or of `request_with_losses(src_body)` (exact: the
-    checks that keep it to bodies the target carries without a loss), the source body keys it
-    reads, and the body of its `_user_parts` function (None: none)."""
+def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tuple[list[str], set[str], list[str] | None]:
+    """The body of `request(src_body, _losses)`, the one pass both `request` and
+    `request_with_losses` run: with `exact` true (`_losses` given) it also checks that the target
+    carries the body without a loss (`_exact_only` blocks); the source body keys it reads; and the
+    body of its `_user_parts` function (None: none)."""
     src, dst = s_em.ir, d_em.ir
     out = Lines()
     out.add("if type(src_body) is not dict:")
     out.add("    raise _Deopt")
-    if exact is not None:
-        # lossless: no key the source carries as data of its own wire, no null (an unset option
-        # the source's re-write leaves out: carried data too)
-        out.add("if not _KNOWN.issuperset(src_body) or None in src_body.values():")
-    elif src.unknown == "carry" and (src.provider, src.wire) != (dst.provider, dst.wire):
+    # lossless: no key the source carries as data of its own wire, no null (an unset option
+    # the source's re-write leaves out: carried data too)
+    out.add("if exact:")
+    out.add("    if not _KNOWN.issuperset(src_body) or None in src_body.values():")
+    out.add("        raise _Deopt")
+    if src.unknown == "carry" and (src.provider, src.wire) != (dst.provider, dst.wire):
         # keys no table names are carried data, never written to another provider's wire: left out
-        out.add("if not _KNOWN.issuperset(src_body) and not _w.carried_only(src_body, _KNOWN, WIRE_KEYS):")
+        out.add("elif not _KNOWN.issuperset(src_body) and not _w.carried_only(src_body, _KNOWN, WIRE_KEYS):")
     else:
-        out.add("if not _KNOWN.issuperset(src_body):  # a key the source would carry as an extra: the two-step way")
+        out.add("elif not _KNOWN.issuperset(src_body):  # a key the source would carry as an extra: the two-step way")
     out.add("    raise _Deopt")
     known = {src.model_field, src.messages_field, src.tools.field, src.tool_choice.field}
     out.add(f"model = src_body.get({lit(src.model_field)})")
@@ -712,7 +728,7 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None")
     out.add("ci = 0  # the canonical index of the next message")
     out.add("last = ''  # the canonical role of the last message")
     out.add("path = ''  # error paths are the two-step path's business")
-    if exact is not None:
+    with _exact_only(out):
         read_names = {opt.name for opt in src.options if opt.wire is not None}
         added = [
             opt.name
@@ -725,7 +741,7 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None")
             out.add("exact_ids: set[str] = set()  # the target makes reused tool call ids unique: a loss")
 
     def sink(o: Lines, role: str, env: dict[str, str]) -> None:
-        if exact is not None:
+        with _exact_only(o):
             _exact_message(o, exact, s_em.ir, d_em.ir, role, env)
         if role == "system":
             o.add(f"content_s = {env['content']}")
@@ -821,7 +837,7 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None")
     parts_fn = _emit_user_parts(s_em, d_em, exact)
 
     def user_list(o: Lines, raw: str) -> None:
-        if exact is not None:
+        with _exact_only(o):
             _exact_shape(o, exact, src.user.template, "message", _slots_by_field(dst.user.template), frozenset({"content"}), _ROLE)
             if parts_fn is None:
                 o.add(f"if type({raw}) is list:")
@@ -830,13 +846,12 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None")
             return
         o.add(f"if type({raw}) is list:  # content parts, translated in one pass where they allow it")
         o.indent()
-        o.add(f"wire_content = {'_user_parts_exact' if exact is not None else '_user_parts'}({raw})")
-        if exact is not None:
-            o.add("if wire_content is None:  # a part the target does not carry as it is")
-            o.indent()
-            if not _exact_results(o, exact, src, dst, raw):
-                o.add("raise _Deopt")
-            o.dedent()
+        o.add(f"wire_content = _user_parts({raw}, exact)")
+        o.add("if exact and wire_content is None:  # a part the target does not carry as it is")
+        o.indent()
+        if not _exact_results(o, exact, src, dst, raw):
+            o.add("raise _Deopt")
+        o.dedent()
         o.add("if wire_content is not None:")
         o.indent()
         if grouped:
@@ -935,7 +950,8 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None")
         out.dedent()
         out.dedent()
 
-    if exact is not None:
+    out.add("added: tuple[tuple[str, Any], ...] = ()  # the target's default for an absent option: an added loss")
+    with _exact_only(out):
         _exact_options(out, src, dst, read)
 
     # tools and tool_choice: the source's readers, the canonical checks
@@ -950,18 +966,19 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None")
     out.add("    if type(tool) is not dict:")
     out.add("        raise _Deopt")
     out.add("    tools.append(_read_tool(tool, ''))")
-    if exact is not None and isinstance(src.tools.template, Obj):
-        dst_slots = _slots_by_field(dst.tools.template)
-        if "as_given" not in (src.tools.strict, dst.tools.strict) or src.tools.strict != dst.tools.strict:
-            dst_slots.pop("strict", None)  # a side that closes strict schemas rewrites them
-        out.add("if not raw_tools:  # an empty list: the target leaves it out")
-        out.add("    raise _Deopt")
-        out.add("for tool in raw_tools:")
-        out.indent()
-        _exact_shape(out, exact, src.tools.template, "tool", dst_slots)
-        out.dedent()
-    elif exact is not None:
-        out.add("raise _Deopt")
+    with _exact_only(out):
+        if isinstance(src.tools.template, Obj):
+            dst_slots = _slots_by_field(dst.tools.template)
+            if "as_given" not in (src.tools.strict, dst.tools.strict) or src.tools.strict != dst.tools.strict:
+                dst_slots.pop("strict", None)  # a side that closes strict schemas rewrites them
+            out.add("if not raw_tools:  # an empty list: the target leaves it out")
+            out.add("    raise _Deopt")
+            out.add("for tool in raw_tools:")
+            out.indent()
+            _exact_shape(out, exact, src.tools.template, "tool", dst_slots)
+            out.dedent()
+        else:
+            out.add("raise _Deopt")
     out.add("tool_names: set[str] | frozenset[str] = _v.check_tools(tools, memo)")
     out.dedent()
     out.add(f"elif {lit(src.tools.field)} in src_body:  # a null the source carries as an extra")
@@ -973,7 +990,7 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None")
     out.indent()
     out.add(f"tool_choice = _read_tool_choice(src_body[{lit(src.tool_choice.field)}])")
     out.add("_v.check_tool_choice(tool_choice, tool_names, _dst.RULES)")
-    if exact is not None:
+    with _exact_only(out):
         _exact_tool_choice(out, exact, src, dst)
     out.dedent()
 
@@ -992,41 +1009,32 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None")
     emit_options_to_wire(d_em, out, bind=False, warn_into="dropped", only=read, extras=False, phase=2)
     # the target's option messages name the target (lines.keyed writes `KEY`, which here is the source's)
     out.lines[start:] = [_KEY_IN_MESSAGE.sub("_dst.KEY", line) for line in out.lines[start:]]
-    if exact is not None:
-        out.add("if dropped:  # an option the target drops: a loss")
-        out.add("    raise _Deopt")
-        out.add("return body, added")
-    else:
-        out.add("for text in dropped:")
-        out.add("    warnings.warn(text, UnsupportedOptionWarning, stacklevel=2)")
-        out.add("return body")
+    out.add("if _losses is not None:")
+    out.add("    if dropped:  # an option the target drops: a loss")
+    out.add("        raise _Deopt")
+    out.add("    _losses.extend(added)")
+    out.add("else:")
+    out.add("    for text in dropped:")
+    out.add("        warnings.warn(text, UnsupportedOptionWarning, stacklevel=2)")
+    out.add("return body")
     return out.lines, known, parts_fn
 
 
 def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module: str, header: str) -> str:
-    """The text (before black) of the fused translator module `src` -> `dst`."""
+    """The text (before black) of the fused translator module `src` -> `dst`: the one pass,
+    `request(src_body)` (with its `_user_parts(raw, exact)`), and `request_with_losses` over it,
+    which runs the same pass with its lossless checks on (`_losses`)."""
     s_em = _Scoped(src, "S")
     d_em = _Scoped(dst, "T")
-    body, known, parts_fn = _emit_request_body(s_em, d_em, None)
     exact = _Exact()
-    exact_body, _, exact_parts = _emit_request_body(s_em, d_em, exact)
-    body_lines = ["    try:", *("    " + line for line in body)]
-    body_lines += [
-        "    except (_Deopt, ProviderError, _w.WireShapeError, RecursionError):",
-        # the target's TypedDict (its signature), as the dict this function answers with
-        f"        return cast('dict[str, Any]', _dst.request_to_wire(_src.request_from_wire(src_body)))",
-    ]
-    exact_lines = ["    try:", *("    " + line for line in exact_body)]
-    exact_lines += [
-        "    except (_Deopt, ProviderError, _w.WireShapeError, RecursionError):",
-        "        return None",
-    ]
-
-    regexes = {**s_em.regexes, **d_em.regexes}
+    body, known, parts_fn = _emit_request_body(s_em, d_em, exact)
     doc = (
         f'    """A {src.title} request body -> the {dst.title} request body: exactly '
         f"`{dst.key}.request_to_wire({src.key}.request_from_wire(body))` -- the same body, warnings "
-        'and errors -- in one pass where the body allows it (`_Deopt`: the two-step way)."""'
+        "and errors -- in one pass where the body allows it (`_Deopt`: the two-step way). `_losses` "
+        "is `request_with_losses`'s: given a list, the pass also checks that the target carries the body "
+        "without a loss, adds the target's defaults it wrote to the list, and raises where it would "
+        'deopt."""'
     )
     exact_doc = (
         f'    """`(request(src_body), added)` when the translation loses nothing but the target\'s default for '
@@ -1037,13 +1045,27 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
         "carries for its own wire) or anything `request` would not take in one pass: the two-step way then "
         'says what is lost. It never warns or raises."""'
     )
-    fn_text = "def request(src_body: Mapping[str, Any]) -> dict[str, Any]:\n" + doc + "\n" + "\n".join(body_lines) + "\n"
-    exact_text = (
-        "def request_with_losses(src_body: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]] | None:\n" + exact_doc + "\n" + "\n".join(exact_lines) + "\n"
+    fn_text = (
+        "def request(src_body: Mapping[str, Any], _losses: list[tuple[str, Any]] | None = None) -> dict[str, Any]:\n"
+        + doc + "\n"
+        "    exact = _losses is not None  # request_with_losses: the lossless checks too\n"
+        "    try:\n" + "\n".join("    " + line for line in body) + "\n"
+        # request_with_losses catches them itself: caught and raised again, they would cost it twice
+        "    except _DEOPTS if not exact else ():\n"
+        # the target's TypedDict (its signature), as the dict this function answers with
+        "        return cast('dict[str, Any]', _dst.request_to_wire(_src.request_from_wire(src_body)))\n"
     )
-    parts_text = "def _user_parts(raw: Any) -> Any:\n" + "\n".join(parts_fn) + "\n" if parts_fn is not None else ""
-    parts_text += "def _user_parts_exact(raw: Any) -> Any:\n" + "\n".join(exact_parts) + "\n" if exact_parts is not None else ""
-    imports = _source_imports(fn_text + exact_text + parts_text, header, src_module)
+    exact_text = (
+        "def request_with_losses(src_body: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]] | None:\n"
+        + exact_doc + "\n"
+        "    added: list[tuple[str, Any]] = []\n"
+        "    try:\n"
+        "        return request(src_body, added), tuple(added)\n"
+        "    except _DEOPTS:\n"
+        "        return None\n"
+    )
+    parts_text = "def _user_parts(raw: Any, exact: bool) -> Any:\n" + "\n".join(parts_fn) + "\n" if parts_fn is not None else ""
+    imports = _source_imports(fn_text + parts_text, header, src_module)
     lines = [header.rstrip("\n"), ""]
     if imports:
         lines.append(f"from .{src_module} import {', '.join(imports)}")
@@ -1054,23 +1076,27 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     lines.append("_NO_TOOLS: Final[frozenset[str]] = frozenset()")
     for keys, name in exact.sets.items():
         lines.append(f"{name}: Final[frozenset[str]] = frozenset({lit(list(keys))})  # request_with_losses: the keys a wire object may hold")
+    regexes = {**s_em.regexes, **d_em.regexes}
     for pattern, name in sorted(regexes.items(), key=lambda kv: kv[1]):
         lines.append(f"{name}: Final = _w.lazy_pattern(globals(), {lit(name)}, {lit(pattern)})")
     lines.append("")
     lines.append("")
-    for name, fn, doc_text in (
-        ("_user_parts", parts_fn, "None: a part outside this path (the canonical path takes the message and names any error)."),
-        ("_user_parts_exact", exact_parts, "for request_with_losses: None also for a part the target does not carry as it is."),
-    ):
-        if fn is None:
-            continue
-        lines.append(f"def {name}(raw: list[Any]) -> Any:")
-        lines.append(f'    """A user content list -> the {dst.title} content, part by part as the two tables say; {doc_text}"""')
-        lines.extend(fn)
+    if parts_fn is not None:
+        lines.append("def _user_parts(raw: list[Any], exact: bool) -> Any:")
+        lines.append(
+            f'    """A user content list -> the {dst.title} content, part by part as the two tables say; None: a part '
+            "outside this path (the canonical path takes the message and names any error), and with `exact` "
+            '(request_with_losses) also a part the target does not carry as it is."""'
+        )
+        lines.extend(parts_fn)
         lines.append("")
         lines.append("")
     lines.append("class _Deopt(Exception):")
     lines.append('    """The body is outside the fused path: the two-step path takes it (and says why)."""')
+    lines.append("")
+    lines.append("")
+    lines.append("#: what sends a body the two-step way (`request`), or answers None (`request_with_losses`)")
+    lines.append("_DEOPTS: Final = (_Deopt, ProviderError, _w.WireShapeError, RecursionError)")
     lines.append("")
     lines.append("")
     lines.append(fn_text)
@@ -1089,7 +1115,7 @@ def _source_imports(fn_text: str, header: str, src_module: str) -> list[str]:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             for alias in stmt.names:
                 bound.add((alias.asname or alias.name).split(".")[0])
-    bound |= {"SOURCE", "TARGET", "_KNOWN", "_NO_TOOLS", "_Deopt", "request", "request_with_losses", "_user_parts", "_user_parts_exact"}
+    bound |= {"SOURCE", "TARGET", "_KNOWN", "_NO_TOOLS", "_Deopt", "_DEOPTS", "request", "request_with_losses", "_user_parts"}
     assigned: set[str] = set()
     used: set[str] = set()
     for node in ast.walk(tree):
