@@ -82,12 +82,6 @@ def fused_blockers(ir: Any, side: str) -> list[str]:
         why.append("tool calls placement `items`")
     if ir.wire_rules is not None:
         why.append("a `wire_rules` section (its repairs are recorded on a WireMap per call)")
-    if ir.path_params:
-        why.append("fields bound into the endpoint path")
-    if ir.system.hoist_template is not None:
-        why.append("system `hoist` through a `wire` template")
-    if ir.tools.group is not None:
-        why.append("a tools `group`")
     if ir.tools.strict_all is not None:
         why.append("a tools `strict_all` field")
     if ir.cache_point is not None:
@@ -96,16 +90,25 @@ def fused_blockers(ir: Any, side: str) -> list[str]:
         why.append("tool_choice modes `omit`, `omit_tools` or `reject`")
     if ir.strategy_hooks:
         why.append("`strategies` hooks (the converter calls them; the fused path would not)")
-    fields = [("model", ir.model_field), ("messages", ir.messages_field), ("tools", ir.tools.field), ("tool_choice", ir.tool_choice.field)]
-    if ir.system.strategy == "hoist":
-        fields.append(("system", ir.system.field or ""))
-    for name, field in fields:
-        if "." in field:
-            why.append(f"a nested `{name}` field ({field})")
     unknown = [opt.name for opt in ir.options if opt.name not in _OPTION_CHECKS]
     if unknown:
         why.append(f"options the fused compiler has no check for ({', '.join(unknown)})")
     if side == "source":
+        # the target's side of these is written by its own code (`assign`, `emit_tools_to_wire`, the
+        # system `wire` template, the from_call names), as its request_to_wire writes them; the
+        # source's would need a reader of their own
+        if ir.path_params:
+            why.append("fields bound into the endpoint path")
+        if ir.tools.group is not None:
+            why.append("a tools `group`")
+        fields = [("model", ir.model_field), ("messages", ir.messages_field), ("tools", ir.tools.field), ("tool_choice", ir.tool_choice.field)]
+        if ir.system.strategy == "hoist":
+            fields.append(("system", ir.system.field or ""))
+        for name, field in fields:
+            if "." in field:
+                why.append(f"a nested `{name}` field ({field})")
+        if ir.system.hoist_template is not None:
+            why.append("system `hoist` through a `wire` template")
         if ir.system.blocks is not None and ir.system.strategy == "inline":
             why.append("inline system `blocks` (a one-block system content is read whole)")
         if ir.tool_calls.missing_id == "synthesize":
@@ -123,9 +126,6 @@ def fused_blockers(ir: Any, side: str) -> list[str]:
                 why.append(f"option `values` on a top-level field ({opt.name})")
         if ir.tool_results.strategy == "message" and not _role_literal(ir.tool_results.template):
             why.append("tool results told apart by a type literal")
-    else:
-        if ir.tool_results.name == "from_call":
-            why.append("tool results `name: from_call` (named after the earlier call)")
     return [w if w.startswith("is ") else "has " + w for w in why]
 
 
@@ -241,6 +241,8 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> list[
                 out.add("return None")
             elif not isinstance(node, Obj):
                 out.add("return None")
+            elif _infers(node, target):
+                out.add("return None  # the target infers a field the source does not give (from_url): it may read back otherwise")
             else:
                 _exact_shape(out, exact, node, "part", _slots_by_field(target))
         read: dict[str, str] = {}
@@ -297,6 +299,14 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> list[
         out.add("    return texts[0]")
     out.add("return parts")
     return out.lines
+
+
+def _infers(node: Any, target: Any) -> bool:
+    """The target's part template fills a field from another (`{media_type?|from_url}`) that the
+    source's template does not give: the value it writes is a guess, which the target may read
+    back as another kind (a URL with no known extension) or with a field the source never said."""
+    given = {s.field for s in slots_of(node)}
+    return any(s.codec == "from_url" and s.field not in given for s in slots_of(target))
 
 
 def _part_fusable(label: str, node: Any, target: Any) -> bool:
@@ -724,6 +734,9 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
     if grouped:
         out.add("results: list[dict[str, Any]] | None = None  # the open run of grouped tool results")
     out.add("call_ids: set[str] = set()  # the tool calls answered so far may be answered (§3)")
+    from_call = dst.tool_results.name == "from_call"
+    if from_call:
+        out.add("call_names: dict[str, str] = {}  # the target's tool_results name: from_call")
     out.add("memo = _w.new_memo(_dst.RULES)  # the checks' copies of user JSON, for the target's writers")
     out.add("ci = 0  # the canonical index of the next message")
     out.add("last = ''  # the canonical role of the last message")
@@ -795,6 +808,10 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
             o.add(f"    _v.check_assistant({env['content']}, {env['tool_calls']}, ci, call_ids, memo, _dst.RULES)")
             if grouped:
                 o.add("results = None")
+            if from_call:  # as the target's _messages_to_wire: each call's name, by its id
+                o.add(f"if {env['tool_calls']} is not NOT_GIVEN:")
+                o.add(f"    for call in {env['tool_calls']}:")
+                o.add("        call_names[call.id] = call.name")
             o.add(f"wire_messages.append(_dst._assistant_to_wire({env['content']}, {env['tool_calls']}, ci, memo))")
             o.add("ci += 1")
             o.add("last = 'assistant'")
@@ -804,7 +821,13 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
             o.add("if not ci:")
             o.add("    raise _Deopt")
             o.add("_v.check_tool_message(tool_message, ci, call_ids, _dst.RULES)")
-            expr = "_dst._tool_result_to_wire(tool_message.tool_call_id, tool_message.content, tool_message.name, ci, tool_message.is_error, tool_message.cache_control)"
+            name = "tool_message.name"
+            if from_call:  # the name of the call it answers (none: the two-step way names the error)
+                name = "result_name"
+                o.add("result_name = call_names.get(tool_message.tool_call_id, tool_message.name)")
+                o.add("if result_name is NOT_GIVEN:")
+                o.add("    raise _Deopt")
+            expr = f"_dst._tool_result_to_wire(tool_message.tool_call_id, tool_message.content, {name}, ci, tool_message.is_error, tool_message.cache_control)"
             if grouped:
                 o.add(f"result = {expr}")
                 o.add("if results is None:")
@@ -999,7 +1022,17 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
     out.add(assign(dst, dst.model_field, "model"))
     if hoist:
         out.add("if system_texts:")
-        out.add(f"    {assign(dst, dst.system.field or 'system', lit(dst.system.join) + '.join(system_texts)')}")
+        out.indent()
+        joined = lit(dst.system.join) + ".join(system_texts)"
+        if dst.system.hoist_template is not None:  # through the `wire` template, as request_to_wire writes it
+            out.add(f"system_text = {joined}")
+            prelude = Lines()
+            prelude.level = out.level
+            prelude.counter = out.counter + 900
+            joined = d_em.build_node(prelude, dst.system.hoist_template, {"content": "system_text"}, "message.system", "'messages'")
+            out.lines.extend(_dst_names(line) for line in prelude.lines)
+        out.add(assign(dst, dst.system.field or "system", _dst_names(joined)))
+        out.dedent()
     out.add(assign(dst, dst.messages_field, "wire_messages"))
     out.add("dropped: list[str] = []  # options dropped with a warning, warned once the body is built")
     start = len(out.lines)
