@@ -29,9 +29,11 @@ import builtins
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import SimpleNamespace
 from typing import Any, Final
 
 from .emitter import Emitter
+from .shapes import shape
 from .lines import Lines, lit
 from ..ir.catalog import CONTEXTS
 from .messages import assign, build_message, text_content, emit_options_to_wire, emit_role_readers, emit_tools_to_wire
@@ -147,20 +149,6 @@ class _Scoped(Emitter):
         if key not in self.regexes:
             self.regexes[key] = f"_RE_{self.prefix}{len(self.regexes) + 1}"
         return self.regexes[key]
-
-
-def _read_also(out: Lines, var: str, rest: tuple[str, ...]) -> None:
-    """The option's other wire names, in order: the first present one is read (a null counts as
-    present, as in the source's reader); one present after it is an extra there: the two-step way."""
-    if not rest:
-        return
-    out.add(f"if {var} is NOT_GIVEN:")
-    out.indent()
-    out.add(f"{var} = src_body.get({lit(rest[0])}, NOT_GIVEN)")
-    _read_also(out, var, rest[1:])
-    out.dedent()
-    out.add("elif " + " or ".join(f"{lit(w)} in src_body" for w in rest) + ":  # unread: the source carries it as an extra")
-    out.add("    raise _Deopt")
 
 
 #: the canonical rules for a content part's fields (validate._text_block / _media_block), as
@@ -317,43 +305,6 @@ def _part_fusable(label: str, node: Any, target: Any) -> bool:
     if target is None or (not isinstance(target, str) and any(s.field == "signature" for s in slots_of(target))):
         return False
     return all(s.field in _PART_RULES or s.field == "media_type" for s in slots_of(node))
-
-
-def _check(out: Lines, kind: str, var: str) -> None:
-    """The inline form of Config.from_dict + validate._config for one option value."""
-    if kind == "number":
-        out.add(f"t = type({var})")
-        out.add(f"if t is not int and (t is not float or not _isfinite({var})):")
-        out.add("    raise _Deopt")
-    elif kind == "positive":
-        out.add(f"if type({var}) is not int or {var} < 1:")
-        out.add("    raise _Deopt")
-    elif kind == "integer":
-        out.add(f"if type({var}) is not int:")
-        out.add("    raise _Deopt")
-    elif kind == "nonnegative":
-        out.add(f"if type({var}) is not int or {var} < 0:")
-        out.add("    raise _Deopt")
-    elif kind == "boolean":
-        out.add(f"if type({var}) is not bool:")
-        out.add("    raise _Deopt")
-    elif kind == "string":
-        out.add(f"if type({var}) is not str:")
-        out.add("    raise _Deopt")
-    elif kind == "string_map":
-        out.add(f"if type({var}) is not dict:")
-        out.add("    raise _Deopt")
-        out.add(f"for name, tag in {var}.items():")
-        out.add("    if type(name) is not str or type(tag) is not str:")
-        out.add("        raise _Deopt")
-        out.add(f"{var} = dict({var})  # Config.from_dict keeps a copy")
-    else:
-        out.add(f"if type({var}) is not list:")
-        out.add("    raise _Deopt")
-        out.add(f"for item in {var}:")
-        out.add("    if type(item) is not str:")
-        out.add("        raise _Deopt")
-        out.add(f"{var} = list({var})  # Config.from_dict keeps a copy")
 
 
 class _Exact:
@@ -701,157 +652,59 @@ def _exact_tool_choice(out: Lines, exact: _Exact, src: FormatIR, dst: FormatIR) 
 
 def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tuple[list[str], set[str], list[str] | None]:
     """The body of `request(src_body, _losses)`, the one pass both `request` and
-    `request_with_losses` run: with `exact` true (`_losses` given) it also checks that the target
-    carries the body without a loss (`_exact_only` blocks); the source body keys it reads; and the
-    body of its `_user_parts` function (None: none)."""
+    `request_with_losses` run (its shape: templates/functions/fused.jinja): with `exact` true
+    (`_losses` given) it also checks that the target carries the body without a loss (the
+    `_exact_*` fragments); the source body keys it reads; and the body of its `_user_parts`
+    function (None: none)."""
     src, dst = s_em.ir, d_em.ir
     out = Lines()
-    out.add("if type(src_body) is not dict:")
-    out.add("    raise _Deopt")
-    # lossless: no key the source carries as data of its own wire, no null (an unset option
-    # the source's re-write leaves out: carried data too)
-    out.add("if exact:")
-    out.add("    if not _KNOWN.issuperset(src_body) or None in src_body.values():")
-    out.add("        raise _Deopt")
-    if src.unknown == "carry" and (src.provider, src.wire) != (dst.provider, dst.wire):
-        # keys no table names are carried data, never written to another provider's wire: left out
-        out.add("elif not _KNOWN.issuperset(src_body) and not _w.carried_only(src_body, _KNOWN, WIRE_KEYS):")
-    else:
-        out.add("elif not _KNOWN.issuperset(src_body):  # a key the source would carry as an extra: the two-step way")
-    out.add("    raise _Deopt")
-    known = {src.model_field, src.messages_field, src.tools.field, src.tool_choice.field}
-    out.add(f"model = src_body.get({lit(src.model_field)})")
-    out.add("if type(model) is not str or not model:")
-    out.add("    raise _Deopt")
-    out.add(f"items = src_body.get({lit(src.messages_field)})")
-    out.add("if type(items) is not list or not items:")
-    out.add("    raise _Deopt")
-    out.add("wire_messages: list[dict[str, Any]] = []")
     hoist = dst.system.strategy == "hoist"
     grouped = dst.tool_results.strategy == "group_into_user_message"
-    if hoist:
-        out.add("system_texts: list[str] = []")
-    if grouped:
-        out.add("results: list[dict[str, Any]] | None = None  # the open run of grouped tool results")
-    out.add("call_ids: set[str] = set()  # the tool calls answered so far may be answered (§3)")
     from_call = dst.tool_results.name == "from_call"
-    if from_call:
-        out.add("call_names: dict[str, str] = {}  # the target's tool_results name: from_call")
-    out.add("memo = _w.new_memo(_dst.RULES)  # the checks' copies of user JSON, for the target's writers")
-    out.add("ci = 0  # the canonical index of the next message")
-    out.add("last = ''  # the canonical role of the last message")
-    out.add("path = ''  # error paths are the two-step path's business")
-    with _exact_only(out):
-        read_names = {opt.name for opt in src.options if opt.wire is not None}
-        added = [
-            opt.name
-            for opt in dst.options
-            if opt.name not in read_names and (opt.has_default or opt.required) and opt is not _default_loss(dst)
-        ]
-        if added:  # the target adds them to every body: a loss the two-step way reports
-            out.add(f"raise _Deopt  # the target adds {', '.join(added)} to every body")
-        if dst.tool_calls.unique_ids:
-            out.add("exact_ids: set[str] = set()  # the target makes reused tool call ids unique: a loss")
+    read_names = {opt.name for opt in src.options if opt.wire is not None}
+    added = [  # the target adds them to every body: a loss the two-step way reports
+        opt.name for opt in dst.options if opt.name not in read_names and (opt.has_default or opt.required) and opt is not _default_loss(dst)
+    ]
+    shape(
+        out, "fused", "head",
+        # keys no table names are carried data, never written to another provider's wire: left out
+        carried=src.unknown == "carry" and (src.provider, src.wire) != (dst.provider, dst.wire),
+        model_field=src.model_field, messages_field=src.messages_field, hoist=hoist, grouped=grouped, from_call=from_call,
+        added=", ".join(added), exact_ids=dst.tool_calls.unique_ids,
+    )
+    known = {src.model_field, src.messages_field, src.tools.field, src.tool_choice.field}
 
     def sink(o: Lines, role: str, env: dict[str, str]) -> None:
-        with _exact_only(o):
-            _exact_message(o, exact, s_em.ir, d_em.ir, role, env)
+        checks = o.part()
+        _exact_message(checks, exact, src, dst, role, env)
         if role == "system":
-            o.add(f"content_s = {env['content']}")
-            o.add("if ci or type(content_s) is not str or not content_s:  # §5: first, non-empty text")
-            o.add("    raise _Deopt")
-            if hoist:
-                o.add("system_texts.append(content_s)")
-            else:
-                o.add("wire_messages.append(_dst._system_to_wire(content_s))")
-            if grouped:
-                o.add("results = None")
-            o.add("ci = 1")
-            o.add("last = 'system'")
+            shape(o, "fused", "sink_system", exact=checks, content=env["content"], hoist=hoist, grouped=grouped)
         elif role == "user":
             c = env["content"]
-            if "list" in env:  # a run of blocks
-                o.add(f"_v.check_user_content({c}, ci, _dst.RULES)")
-            else:
-                o.add(f"if type({c}) is str:")
-                o.indent()
-                o.add(f"if not {c}:")
-                o.add("    raise _Deopt")
-                inline = Lines()
-                inline.level = o.level
-                inline.counter = o.counter + 700
-                text = text_content(d_em, inline, "user", c)  # the target's string case, inline
+            inline = Lines()
+            inline.level = 0
+            inline.counter = o.counter + 700
+            message = None
+            if "list" not in env:  # the target's string case, inline
+                text = text_content(d_em, inline, "user", c)
                 if text is not None and not inline.lines:
-                    if grouped:
-                        o.add("results = None")
-                    msg = build_message(d_em, inline, dst.user.template, {"content": text}, "message.user")
-                    o.lines.extend(_dst_names(line) for line in inline.lines)
-                    o.add(f"wire_messages.append({_dst_names(msg)})")
-                    o.add("ci += 1")
-                    o.add("last = 'user'")
-                    o.add("continue")
-                o.dedent()
-                o.add("else:")
-                o.add(f"    _v.check_user_content({c}, ci, _dst.RULES)")
-            if grouped:
-                o.add("results = None")
-            o.add(f"wire_messages.append(_dst._user_to_wire({c}, ci))")
-            o.add("ci += 1")
-            o.add("last = 'user'")
+                    message = _dst_names(build_message(d_em, inline, dst.user.template, {"content": text}, "message.user"))
+            shape(
+                o, "fused", "sink_user", exact=checks, content=c, blocks="list" in env,
+                inline=[_dst_names(line) for line in inline.lines], message=message, grouped=grouped,
+            )
         elif role == "assistant":
-            o.add("if not ci:  # §5: the first message is system or user")
-            o.add("    raise _Deopt")
-            o.add(f"if type({env['content']}) is str and {env['tool_calls']} is NOT_GIVEN:  # plain text, inline")
-            o.add(f"    if not {env['content']}:")
-            o.add("        raise _Deopt")
-            o.add("else:")
-            o.add(f"    _v.check_assistant({env['content']}, {env['tool_calls']}, ci, call_ids, memo, _dst.RULES)")
-            if grouped:
-                o.add("results = None")
-            if from_call:  # as the target's _messages_to_wire: each call's name, by its id
-                o.add(f"if {env['tool_calls']} is not NOT_GIVEN:")
-                o.add(f"    for call in {env['tool_calls']}:")
-                o.add("        call_names[call.id] = call.name")
-            o.add(f"wire_messages.append(_dst._assistant_to_wire({env['content']}, {env['tool_calls']}, ci, memo))")
-            o.add("ci += 1")
-            o.add("last = 'assistant'")
+            shape(o, "fused", "sink_assistant", exact=checks, content=env["content"], calls=env["tool_calls"], grouped=grouped, from_call=from_call)
         else:
-            if env["message"] != "tool_message":
-                o.add(f"tool_message = {env['message']}")
-            o.add("if not ci:")
-            o.add("    raise _Deopt")
-            o.add("_v.check_tool_message(tool_message, ci, call_ids, _dst.RULES)")
-            name = "tool_message.name"
-            if from_call:  # the name of the call it answers (none: the two-step way names the error)
-                name = "result_name"
-                o.add("result_name = call_names.get(tool_message.tool_call_id, tool_message.name)")
-                o.add("if result_name is NOT_GIVEN:")
-                o.add("    raise _Deopt")
-            expr = f"_dst._tool_result_to_wire(tool_message.tool_call_id, tool_message.content, {name}, ci, tool_message.is_error, tool_message.cache_control)"
-            if grouped:
-                o.add(f"result = {expr}")
-                o.add("if results is None:")
-                o.add("    results = []")
-                o.add("    wire_messages.append(_dst._results_to_wire(results))")
-                o.add("results.append(result)")
-            else:
-                o.add(f"wire_messages.append({expr})")
-            o.add("ci += 1")
-            o.add("last = 'tool'")
+            shape(o, "fused", "sink_tool", exact=checks, message=env["message"], grouped=grouped, from_call=from_call)
 
     if src.system.strategy == "hoist":
         f = src.system.field
         assert f is not None
         known.add(f)
-        out.add(f"system = src_body.get({lit(f)})")
-        out.add("if system is not None:")
-        out.indent()
-        out.add("if type(system) is not str or not system:  # a list of blocks (joined), or empty (no system message): the two-step way")
-        out.add("    raise _Deopt")
-        sink(out, "system", {"content": "system"})
-        out.dedent()
-        out.add(f"elif {lit(f)} in src_body:  # a null the source carries as an extra")
-        out.add("    raise _Deopt")
+        system_sink = out.part()
+        sink(system_sink, "system", {"content": "system"})
+        shape(out, "fused", "source_system", field=f, sink=system_sink)
     out.add("for message in items:")
     out.indent()
     out.add("if type(message) is not dict:")
@@ -860,32 +713,17 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
     parts_fn = _emit_user_parts(s_em, d_em, exact)
 
     def user_list(o: Lines, raw: str) -> None:
-        with _exact_only(o):
-            _exact_shape(o, exact, src.user.template, "message", _slots_by_field(dst.user.template), frozenset({"content"}), _ROLE)
-            if parts_fn is None:
-                o.add(f"if type({raw}) is list:")
-                o.add("    raise _Deopt")
+        checks = o.part()
+        _exact_shape(checks, exact, src.user.template, "message", _slots_by_field(dst.user.template), frozenset({"content"}), _ROLE)
         if parts_fn is None:
-            return
-        o.add(f"if type({raw}) is list:  # content parts, translated in one pass where they allow it")
-        o.indent()
-        o.add(f"wire_content = _user_parts({raw}, exact)")
-        o.add("if exact and wire_content is None:  # a part the target does not carry as it is")
-        o.indent()
-        if not _exact_results(o, exact, src, dst, raw):
-            o.add("raise _Deopt")
-        o.dedent()
-        o.add("if wire_content is not None:")
-        o.indent()
-        if grouped:
-            o.add("results = None")
-        expr = build_message(d_em, o, dst.user.template, {"content": "wire_content"}, "message.user")
-        o.add(f"wire_messages.append({_dst_names(expr)})")
-        o.add("ci += 1")
-        o.add("last = 'user'")
-        o.add("continue")
-        o.dedent()
-        o.dedent()
+            checks.add(f"if type({raw}) is list:")
+            checks.add("    raise _Deopt")
+        results, prelude = o.part(), o.part()
+        message = None
+        if parts_fn is not None:
+            _exact_results(results, exact, src, dst, raw)
+            message = _dst_names(build_message(d_em, prelude, dst.user.template, {"content": "wire_content"}, "message.user"))
+        shape(o, "fused", "user_list", exact=checks, raw=raw, has_parts=parts_fn is not None, results=results, prelude=prelude, message=message, grouped=grouped)
 
     def on_name(o: Lines, key: str) -> None:  # a named message (OpenAI Chat `name`): the two-step way
         o.add(f"if {lit(key)} in message:")
@@ -905,117 +743,49 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
     for opt in src.options:
         if opt.wire is None:
             continue
-        var = f"value_{opt.name}"
-        names = (opt.wire, *opt.read_also)
+        row: dict[str, Any] = {"name": opt.name, "negate": opt.negate}
         if opt.requires == "response_schema":  # inside the structured-output object: a body with it goes the two-step way
-            out.add(f"{var}: Any = NOT_GIVEN  # {opt.name}: only in a structured-output object, refused on this path")
-            continue
-        if "." in opt.wire:  # one object deep (fused_blockers): read in place
+            row["form"] = "schema"
+        elif "." in opt.wire:  # one object deep (fused_blockers): read in place
             if opt.read_also:
                 raise ValueError("a nested fused option reads one name")  # fused_blockers keeps this out
             root, leaf = opt.wire.split(".")
-            allowed = {leaf, *opt.with_keys}
-            out.add(f"{var}: Any = NOT_GIVEN")
-            out.add(f"container = src_body.get({lit(root)})")
-            out.add("if container is not None:")
-            out.indent()
-            out.add("if type(container) is not dict:")
-            out.add("    raise _Deopt")
-            if root != src.tool_choice.field:  # the tool_choice reader reads that object itself
+            choice = root == src.tool_choice.field  # the tool_choice reader reads that object itself
+            if not choice:
                 known.add(root)
-                out.add(f"if not frozenset({lit(sorted(allowed))}).issuperset(container):  # other keys are carried: the two-step way")
-                out.add("    raise _Deopt")
-            if root == src.tool_choice.field:  # the leaf beside the mode is optional
-                out.add(f"{var} = container.get({lit(leaf)}, NOT_GIVEN)")
-                out.add(f"if {var} is None:  # null: the two-step way")
-            else:  # without its leaf, the rest of the object is the two-step path's to read
-                out.add(f"{var} = container.get({lit(leaf)})")
-                out.add(f"if {var} is None:  # absent or null: the two-step way")
-            out.add("    raise _Deopt")
-            if opt.values:  # the wire's spellings (as _w.spelled)
-                keep = opt.name in STRING_OPTIONS  # as _w.spelled: an unlisted string is read as given
-                out.add(f"elif type({var}) is not str:")
-                out.add("    raise _Deopt")
-                out.add(f"elif {var} in {lit(dict(opt.values))}:")
-                out.add(f"    {var} = {lit(dict(opt.values))}[{var}]")
-                if not keep:
-                    out.add("else:  # another row's value (json_schema: structured output): the two-step way")
-                    out.add("    raise _Deopt")
-            out.add(f"if {var} is not NOT_GIVEN:")
-            out.indent()
-            _check(out, _OPTION_CHECKS[opt.name], var)
-            if opt.negate:
-                out.add(f"{var} = not {var}  # negate: the wire says it the other way round")
-            out.dedent()
-            out.dedent()
-            continue
-        known.update(names)
-        if len(names) == 1:  # absent is the common case: one membership test
-            out.add(f"{var}: Any = NOT_GIVEN")
-            out.add(f"if {lit(names[0])} in src_body:")
-            out.indent()
-            out.add(f"{var} = src_body[{lit(names[0])}]")
+            row.update(
+                form="nested", root=root, leaf=leaf, allowed=None if choice else sorted({leaf, *opt.with_keys}),
+                optional=choice,  # the leaf beside the mode is optional; without its leaf, the rest of the object is the two-step path's
+                values=dict(opt.values) if opt.values else None,
+                keep=opt.name in STRING_OPTIONS,  # as _w.spelled: an unlisted string is read as given
+            )
         else:
-            out.add(f"{var}: Any = src_body.get({lit(names[0])}, NOT_GIVEN)")
-            _read_also(out, var, names[1:])
-            out.add(f"if {var} is not NOT_GIVEN:")
-            out.indent()
-        if opt.merge_coerce_string:
-            out.add(f"if type({var}) is str:  # the wire's scalar form")
-            out.add(f"    {var} = [{var}]")
-        out.add(f"if {var} is None:  # OpenArmature §6: a null option is unset")
-        out.add(f"    {var} = NOT_GIVEN")
-        out.add("else:")
-        out.indent()
-        _check(out, _OPTION_CHECKS[opt.name], var)
-        if opt.negate:
-            out.add(f"{var} = not {var}  # negate: the wire says it the other way round")
-        out.dedent()
-        out.dedent()
+            names = (opt.wire, *opt.read_also)
+            known.update(names)
+            row.update(form="top", names=names, coerce=opt.merge_coerce_string)
+        row["check"] = _OPTION_CHECKS.get(opt.name)
+        shape(out, "fused", "option", o=SimpleNamespace(**row))
 
     out.add("added: tuple[tuple[str, Any], ...] = ()  # the target's default for an absent option: an added loss")
     with _exact_only(out):
         _exact_options(out, src, dst, read)
 
     # tools and tool_choice: the source's readers, the canonical checks
-    out.add("tools: Any = NOT_GIVEN")
-    out.add(f"raw_tools = src_body.get({lit(src.tools.field)})")
-    out.add("if raw_tools is not None:")
-    out.indent()
-    out.add("if type(raw_tools) is not list:")
-    out.add("    raise _Deopt")
-    out.add("tools = []")
-    out.add("for tool in raw_tools:")
-    out.add("    if type(tool) is not dict:")
-    out.add("        raise _Deopt")
-    out.add("    tools.append(_read_tool(tool, ''))")
-    with _exact_only(out):
-        if isinstance(src.tools.template, Obj):
-            dst_slots = _slots_by_field(dst.tools.template)
-            if "as_given" not in (src.tools.strict, dst.tools.strict) or src.tools.strict != dst.tools.strict:
-                dst_slots.pop("strict", None)  # a side that closes strict schemas rewrites them
-            out.add("if not raw_tools:  # an empty list: the target leaves it out")
-            out.add("    raise _Deopt")
-            out.add("for tool in raw_tools:")
-            out.indent()
-            _exact_shape(out, exact, src.tools.template, "tool", dst_slots)
-            out.dedent()
-        else:
-            out.add("raise _Deopt")
-    out.add("tool_names: set[str] | frozenset[str] = _v.check_tools(tools, memo)")
-    out.dedent()
-    out.add(f"elif {lit(src.tools.field)} in src_body:  # a null the source carries as an extra")
-    out.add("    raise _Deopt")
-    out.add("else:")
-    out.add("    tool_names = _NO_TOOLS")
-    out.add("tool_choice: Any = NOT_GIVEN")
-    out.add(f"if {lit(src.tool_choice.field)} in src_body:")
-    out.indent()
-    out.add(f"tool_choice = _read_tool_choice(src_body[{lit(src.tool_choice.field)}])")
-    out.add("_v.check_tool_choice(tool_choice, tool_names, _dst.RULES)")
-    with _exact_only(out):
-        _exact_tool_choice(out, exact, src, dst)
-    out.dedent()
+    exact_tools, exact_choice = out.part(), out.part()
+    if isinstance(src.tools.template, Obj):
+        dst_slots = _slots_by_field(dst.tools.template)
+        if "as_given" not in (src.tools.strict, dst.tools.strict) or src.tools.strict != dst.tools.strict:
+            dst_slots.pop("strict", None)  # a side that closes strict schemas rewrites them
+        exact_tools.add("if not raw_tools:  # an empty list: the target leaves it out")
+        exact_tools.add("    raise _Deopt")
+        exact_tools.add("for tool in raw_tools:")
+        exact_tools.indent()
+        _exact_shape(exact_tools, exact, src.tools.template, "tool", dst_slots)
+        exact_tools.dedent()
+    else:
+        exact_tools.add("raise _Deopt")
+    _exact_tool_choice(exact_choice, exact, src, dst)
+    shape(out, "fused", "tools", tools_field=src.tools.field, choice_field=src.tool_choice.field, exact_tools=exact_tools, exact_choice=exact_choice)
 
     # the target body, in the order the target's request_to_wire builds it
     out.add("body: dict[str, Any] = {}")
@@ -1042,14 +812,7 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
     emit_options_to_wire(d_em, out, bind=False, warn_into="dropped", only=read, extras=False, phase=2)
     # the target's option messages name the target (lines.keyed writes `KEY`, which here is the source's)
     out.lines[start:] = [_KEY_IN_MESSAGE.sub("_dst.KEY", line) for line in out.lines[start:]]
-    out.add("if _losses is not None:")
-    out.add("    if dropped:  # an option the target drops: a loss")
-    out.add("        raise _Deopt")
-    out.add("    _losses.extend(added)")
-    out.add("else:")
-    out.add("    for text in dropped:")
-    out.add("        warnings.warn(text, UnsupportedOptionWarning, stacklevel=2)")
-    out.add("return body")
+    shape(out, "fused", "tail")
     return out.lines, known, parts_fn
 
 
