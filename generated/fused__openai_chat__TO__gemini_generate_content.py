@@ -102,19 +102,19 @@ _EXACT_4: Final[frozenset[str]] = frozenset(
     ["file", "type"]
 )  # request_with_losses: the keys a wire object may hold
 _EXACT_5: Final[frozenset[str]] = frozenset(
-    ["data"]
+    ["text", "type"]
 )  # request_with_losses: the keys a wire object may hold
 _EXACT_6: Final[frozenset[str]] = frozenset(
-    ["input_audio", "type"]
+    ["data"]
 )  # request_with_losses: the keys a wire object may hold
 _EXACT_7: Final[frozenset[str]] = frozenset(
-    ["content", "role"]
+    ["input_audio", "type"]
 )  # request_with_losses: the keys a wire object may hold
 _EXACT_8: Final[frozenset[str]] = frozenset(
-    ["content", "role", "tool_calls"]
+    ["content", "role"]
 )  # request_with_losses: the keys a wire object may hold
 _EXACT_9: Final[frozenset[str]] = frozenset(
-    ["text", "type"]
+    ["content", "role", "tool_calls"]
 )  # request_with_losses: the keys a wire object may hold
 _EXACT_10: Final[frozenset[str]] = frozenset(
     ["arguments", "name"]
@@ -260,30 +260,45 @@ def _user_parts(raw: list[Any], exact: bool) -> Any:
             )
             continue
         if kind == "text" and "text" in part:
-            return None  # the canonical path
+            if exact:
+                if part.get("type", "text") != "text":  # the source writes this literal
+                    raise _Deopt
+                if (
+                    not _EXACT_5.issuperset(part) or None in part.values()
+                ):  # a key the target cannot carry, or the source carries
+                    raise _Deopt
+            text_15 = part.get("text")
+            if type(text_15) is not str:
+                text_15 = _w.member_str(part, "text", path)
+            f_text_16: Any = text_15
+            ok_17 = bool((f_text_16))
+            if not ok_17:
+                return None
+            parts.append({"text": f_text_16})
+            continue
         if kind == "image_url" and "image_url" in part:
             if exact:
                 return None  # the target infers a field the source does not give (from_url): it may read back otherwise
-            obj_15 = part.get("image_url")
-            if type(obj_15) is not dict:
-                obj_15 = _w.member_dict(part, "image_url", path)
-            source_url_16 = obj_15.get("url")
-            if type(source_url_16) is not str:
-                source_url_16 = _w.member_str(obj_15, "url", path + ".image_url")
-            detail_17 = _w.optional_detail(obj_15, "detail", path + ".image_url")
-            f_source_url_18: Any = source_url_16
-            f_detail_19: Any = detail_17
-            ok_20 = bool(
-                (f_source_url_18)
-                and (f_detail_19 is NOT_GIVEN or f_detail_19 in ("auto", "low", "high"))
+            obj_18 = part.get("image_url")
+            if type(obj_18) is not dict:
+                obj_18 = _w.member_dict(part, "image_url", path)
+            source_url_19 = obj_18.get("url")
+            if type(source_url_19) is not str:
+                source_url_19 = _w.member_str(obj_18, "url", path + ".image_url")
+            detail_20 = _w.optional_detail(obj_18, "detail", path + ".image_url")
+            f_source_url_21: Any = source_url_19
+            f_detail_22: Any = detail_20
+            ok_23 = bool(
+                (f_source_url_21)
+                and (f_detail_22 is NOT_GIVEN or f_detail_22 in ("auto", "low", "high"))
             )
-            if not ok_20:
+            if not ok_23:
                 return None
-            wire_521: dict[str, Any] = {"fileUri": f_source_url_18}
-            media_type_522 = _w.guess_media_type(NOT_GIVEN, f_source_url_18)
-            if media_type_522 is not NOT_GIVEN:
-                wire_521["mimeType"] = media_type_522
-            parts.append({"fileData": wire_521})
+            wire_524: dict[str, Any] = {"fileUri": f_source_url_21}
+            media_type_525 = _w.guess_media_type(NOT_GIVEN, f_source_url_21)
+            if media_type_525 is not NOT_GIVEN:
+                wire_524["mimeType"] = media_type_525
+            parts.append({"fileData": wire_524})
             continue
         if kind == "input_audio" and "input_audio" in part:
             if exact:
@@ -292,39 +307,39 @@ def _user_parts(raw: list[Any], exact: bool) -> Any:
                 ):  # the source writes this literal
                     raise _Deopt
                 if "input_audio" in part:
-                    sub_21 = part["input_audio"]
-                    if type(sub_21) is not dict:
+                    sub_24 = part["input_audio"]
+                    if type(sub_24) is not dict:
                         raise _Deopt
                     if (
-                        not _EXACT_5.issuperset(sub_21) or None in sub_21.values()
+                        not _EXACT_6.issuperset(sub_24) or None in sub_24.values()
                     ):  # a key the target cannot carry, or the source carries
                         raise _Deopt
                 if (
-                    not _EXACT_6.issuperset(part) or None in part.values()
+                    not _EXACT_7.issuperset(part) or None in part.values()
                 ):  # a key the target cannot carry, or the source carries
                     raise _Deopt
-            obj_22 = part.get("input_audio")
-            if type(obj_22) is not dict:
-                obj_22 = _w.member_dict(part, "input_audio", path)
-            source_base64_data_23 = obj_22.get("data")
-            if type(source_base64_data_23) is not str:
-                source_base64_data_23 = _w.member_str(obj_22, "data", path + ".input_audio")
-            media_type_24 = _vm_audio_format_reverse(
-                _w.member_str(obj_22, "format", path + ".input_audio"),
+            obj_25 = part.get("input_audio")
+            if type(obj_25) is not dict:
+                obj_25 = _w.member_dict(part, "input_audio", path)
+            source_base64_data_26 = obj_25.get("data")
+            if type(source_base64_data_26) is not str:
+                source_base64_data_26 = _w.member_str(obj_25, "data", path + ".input_audio")
+            media_type_27 = _vm_audio_format_reverse(
+                _w.member_str(obj_25, "format", path + ".input_audio"),
                 path + ".input_audio" + ".format",
             )
-            f_source_base64_data_25: Any = source_base64_data_23
-            f_media_type_26: Any = media_type_24
-            ok_27 = bool(
-                (f_source_base64_data_25) and (type(f_media_type_26) is str and f_media_type_26)
+            f_source_base64_data_28: Any = source_base64_data_26
+            f_media_type_29: Any = media_type_27
+            ok_30 = bool(
+                (f_source_base64_data_28) and (type(f_media_type_29) is str and f_media_type_29)
             )
-            if not ok_27:
+            if not ok_30:
                 return None
             parts.append(
                 {
                     "inlineData": {
-                        "mimeType": cast(str, f_media_type_26),
-                        "data": f_source_base64_data_25,
+                        "mimeType": cast(str, f_media_type_29),
+                        "data": f_source_base64_data_28,
                     }
                 }
             )
@@ -390,7 +405,7 @@ def request(
                     if message.get("role", "system") != "system":  # the source writes this literal
                         raise _Deopt
                     if (
-                        not _EXACT_7.issuperset(message) or None in message.values()
+                        not _EXACT_8.issuperset(message) or None in message.values()
                     ):  # a key the target cannot carry, or the source carries
                         raise _Deopt
                     if type(message.get("content")) is not str:  # parts: joined into one string
@@ -409,7 +424,7 @@ def request(
                 raw = message.get("content")  # a string is the content as it is
                 if exact:
                     if (
-                        not _EXACT_7.issuperset(message) or None in message.values()
+                        not _EXACT_8.issuperset(message) or None in message.values()
                     ):  # a key the target cannot carry, or the source carries
                         raise _Deopt
                 if type(raw) is list:  # content parts, translated in one pass where they allow it
@@ -475,7 +490,7 @@ def request(
                     ]
                 if exact:
                     if (
-                        not _EXACT_8.issuperset(message) or None in message.values()
+                        not _EXACT_9.issuperset(message) or None in message.values()
                     ):  # a key the target cannot carry, or the source carries
                         raise _Deopt
                     if type(a_content) is list:  # blocks: text first, then tool calls
@@ -497,7 +512,7 @@ def request(
                                 ):  # the source writes this literal
                                     raise _Deopt
                                 if (
-                                    not _EXACT_9.issuperset(block) or None in block.values()
+                                    not _EXACT_5.issuperset(block) or None in block.values()
                                 ):  # a key the target cannot carry, or the source carries
                                     raise _Deopt
                             else:

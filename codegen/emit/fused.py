@@ -298,11 +298,13 @@ def _infers(node: Any, target: Any) -> bool:
 
 
 def _part_fusable(label: str, node: Any, target: Any) -> bool:
-    """A part kind the one-pass path takes: no signature on either side (provider-bound data
-    follows the origin rule of the canonical path), every field one the part rules know."""
+    """A part kind the one-pass path takes: no signature in the source's template (provider-bound
+    data follows the origin rule of the canonical path) nor a required one in the target's (an
+    optional one is left out, as the canonical path leaves out the signature the source never
+    gave: Gemini's signed text parts), every field one the part rules know."""
     if isinstance(node, str) or any(s.field == "signature" for s in slots_of(node)):
         return False
-    if target is None or (not isinstance(target, str) and any(s.field == "signature" for s in slots_of(target))):
+    if target is None or (not isinstance(target, str) and any(s.field == "signature" and not s.optional for s in slots_of(target))):
         return False
     return all(s.field in _PART_RULES or s.field == "media_type" for s in slots_of(node))
 
