@@ -190,56 +190,47 @@ def _exact_only(out: Lines) -> Iterator[None]:
 
 
 def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> list[str] | None:
-    """The body of `_user_parts(raw, exact)`: the source's part dispatcher (its alternatives in its
-    order), each part read by the source's part template and written by the target's, the
-    canonical part rules checked on the way. None when the pair has nothing to gain (the
-    source tells parts apart by keys, or the target joins them into text). With `exact` true (the
-    lossless variant) it answers None also for a part the target would not carry as it is (its
-    shape checked by `_exact_shape`) or would drop."""
+    """The body of `_user_parts(raw, exact)` (its shape: templates/functions/fused.jinja): the
+    source's part dispatcher (its alternatives in its order), each part read by the source's part
+    template and written by the target's, the canonical part rules checked on the way. None when
+    the pair has nothing to gain (the source tells parts apart by keys, or the target joins them
+    into text). With `exact` true (the lossless variant) it answers None also for a part the target
+    would not carry as it is (its shape checked by `_exact_shape`) or would drop."""
     src, dst = s_em.ir, d_em.ir
     if src.part_dispatch != "literals" or dst.user.content not in ("always_parts", "string_or_parts"):
         return None
     alts = [(k, n) for k, n in s_em.part_templates() if k not in ("thinking", "redacted_thinking")]
     if src.tool_results.strategy == "group_into_user_message":
         alts.append(("tool_result", src.tool_results.template))
-    out = Lines()
-    out.add("if not raw:")
-    out.add("    return None")
-    out.add("parts: list[dict[str, Any]] = []")
     joins = dst.user.content == "string_or_parts"
-    if joins:
-        out.add("texts: list[Any] = []  # each kept part's text (None: another kind), for string_or_parts")
-    out.add("path = ''")
-    out.add("for part in raw:")
-    out.indent()
-    out.add("if type(part) is not dict:")
-    out.add("    return None")
-    for i, cond in s_em.part_branches(out, alts, bind=True, user=True):  # as the source's dispatcher tries them
+    out = Lines()
+    branches = out.part()
+    for i, cond in s_em.part_branches(branches, alts, bind=True, user=True):  # as the source's dispatcher tries them
         label, node = alts[i]
-        out.add(f"if {cond}:")
-        out.indent()
         target = dst.parts.get(label)
         by_scheme = "@" in label or any(k.startswith(label + "@") for k in dst.parts)
         if label == "tool_result" or by_scheme or not _part_fusable(label, node, target):  # a URL-scheme row: the canonical path
-            out.add("return None  # the canonical path")
-            out.dedent()
+            shape(branches, "fused", "part_branch", cond=cond, canonical=True, exact=None, read=None, fields=(), ok=None, checks=None,
+                  action=None, guards=None, prelude=None, expr=None, joins=joins, text=None)
             continue
-        with _exact_only(out):
-            if isinstance(target, str):  # strip or reject: the part does not arrive
-                out.add("return None")
-            elif not isinstance(node, Obj):
-                out.add("return None")
-            elif _infers(node, target):
-                out.add("return None  # the target infers a field the source does not give (from_url): it may read back otherwise")
-            else:
-                _exact_shape(out, exact, node, "part", _slots_by_field(target))
+        checks_part = branches.part()
+        if isinstance(target, str):  # strip or reject: the part does not arrive
+            checks_part.add("return None")
+        elif not isinstance(node, Obj):
+            checks_part.add("return None")
+        elif _infers(node, target):
+            checks_part.add("return None  # the target infers a field the source does not give (from_url): it may read back otherwise")
+        else:
+            _exact_shape(checks_part, exact, node, "part", _slots_by_field(target))
         read: dict[str, str] = {}
-        s_em.unmodeled(out, label, "part", "path")
-        s_em.read_node(out, node, "part", "path", "part." + label, read, matched=s_em.pattern_matches(node))
+        reader = branches.part()
+        s_em.unmodeled(reader, label, "part", "path")
+        s_em.read_node(reader, node, "part", "path", "part." + label, read, matched=s_em.pattern_matches(node))
         got: dict[str, str] = {}
-        for name, expr in read.items():  # each field once, as Any (the target's template casts)
-            var = out.fresh("f_" + name.replace(".", "_"))
-            out.add(f"{var}: Any = {expr}")
+        fields = []
+        for name, value in read.items():  # each field once, as Any (the target's template casts)
+            var = branches.fresh("f_" + name.replace(".", "_"))
+            fields.append((var, value))
             got[name] = var
         inline = label.endswith(".inline")
         checks = []
@@ -248,44 +239,29 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> list[
             checks.append("(" + rule.format(v=var) + ")")
         if inline and "media_type" not in got:
             checks.append("False")  # an inline part needs its media type (validate._media_block)
-        if checks:  # through a flag: the target's template keeps its own view of the types
-            ok = out.fresh("ok")
-            out.add(f"{ok} = bool({' and '.join(checks)})")
-            out.add(f"if not {ok}:")
-            out.add("    return None")
-        if target == "strip":
-            out.add("continue  # the target strips this kind")
-        elif target == "reject":
-            out.add("return None  # the target refuses it: the canonical path says so")
-        else:
-            assert target is not None and not isinstance(target, str)  # _part_fusable: a template
+        ok = branches.fresh("ok") if checks else None  # through a flag: the target's template keeps its own view of the types
+        guards: str | None = None
+        prelude: list[str] | None = None
+        written_expr: str | None = None
+        if not isinstance(target, str):
+            assert target is not None  # _part_fusable: a template
             env = {name: got.get(name, "NOT_GIVEN") for name in CONTEXTS["part." + label]}
-            guards = [
+            guards = " and ".join(  # a field the target's template needs, absent: the target drops the part
                 f"{env[slot.field]} is not NOT_GIVEN"
                 for slot in slots_of(target)
                 if CONTEXTS["part." + label][slot.field].optional and not slot.optional and not slot.has_default
-            ]
-            if guards:  # a field the target's template needs, absent: the target drops the part
-                out.add(f"if not ({' and '.join(guards)}):")
-                out.add("    if exact:  # a part the target would drop: a loss")
-                out.add("        return None")
-                out.add("    continue")
-            d_out = Lines()
-            d_out.level = out.level
-            d_out.counter = out.counter + 500
-            expr = d_em.build_node(d_out, target, env, "part." + label, "''")
-            out.lines.extend(_dst_names(line) for line in d_out.lines)
-            out.add(f"parts.append({_dst_names(expr)})")
-            if joins:
-                out.add(f"texts.append({got['text'] if label == 'text' else 'None'})")
-            out.add("continue")
-        out.dedent()
-    out.add("return None  # a part the source refuses: the canonical path names it")
-    out.dedent()
-    if joins:
-        out.add("if len(parts) == 1 and texts[0] is not None:  # one text part is sent as a string (the target's rule)")
-        out.add("    return texts[0]")
-    out.add("return parts")
+            )
+            written = Lines()
+            written.level = 0
+            written.counter = branches.counter + 500
+            written_expr = _dst_names(d_em.build_node(written, target, env, "part." + label, "''"))
+            prelude = [_dst_names(line) for line in written.lines]
+        shape(
+            branches, "fused", "part_branch", cond=cond, canonical=False, exact=checks_part, read=reader, fields=fields, ok=ok,
+            checks=" and ".join(checks), action=target if isinstance(target, str) else None, guards=guards, prelude=prelude, expr=written_expr,
+            joins=joins, text=got["text"] if label == "text" else "None",
+        )
+    shape(out, "fused", "user_parts", joins=joins, branches=branches)
     return out.lines
 
 
