@@ -151,4 +151,5 @@ FORMATS: Final[dict[str, tuple[str, str, str]]] = {
 FUSED: Final[dict[tuple[str, str], str]] = {
     ("anthropic_messages", "openai_chat"): "fused__anthropic_messages__TO__openai_chat",
     ("openai_chat", "anthropic_messages"): "fused__openai_chat__TO__anthropic_messages",
+    ("openai_chat", "gemini_generate_content"): "fused__openai_chat__TO__gemini_generate_content",
 }

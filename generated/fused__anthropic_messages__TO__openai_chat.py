@@ -114,8 +114,8 @@ _EXACT_11: Final[frozenset[str]] = frozenset(
 )  # request_with_losses: the keys a wire object may hold
 
 
-def _user_parts(raw: list[Any]) -> Any:
-    """A user content list -> the OpenAI Chat Completions content, part by part as the two tables say; None: a part outside this path (the canonical path takes the message and names any error)."""
+def _user_parts(raw: list[Any], exact: bool) -> Any:
+    """A user content list -> the OpenAI Chat Completions content, part by part as the two tables say; None: a part outside this path (the canonical path takes the message and names any error), and with `exact` (request_with_losses) also a part the target does not carry as it is."""
     if not raw:
         return None
     parts: list[dict[str, Any]] = []
@@ -135,260 +135,23 @@ def _user_parts(raw: list[Any]) -> Any:
             == "url"
             and "source" in part
         ):
-            obj_1 = part.get("source")
-            if type(obj_1) is not dict:
-                obj_1 = _w.member_dict(part, "source", path)
-            source_url_2 = obj_1.get("url")
-            if type(source_url_2) is not str:
-                source_url_2 = _w.member_str(obj_1, "url", path + ".source")
-            cache_control_3 = part.get("cache_control")
-            cache_control_3 = (
-                NOT_GIVEN
-                if cache_control_3 is None
-                else _w.optional_cache(part, "cache_control", path)
-            )
-            f_source_url_4: Any = source_url_2
-            f_cache_control_5: Any = cache_control_3
-            ok_6 = bool(
-                (f_source_url_4)
-                and (
-                    f_cache_control_5 is NOT_GIVEN
-                    or (
-                        type(f_cache_control_5) is dict
-                        and type(f_cache_control_5.get("type")) is str
-                    )
-                )
-            )
-            if not ok_6:
-                return None
-            parts.append({"type": "image_url", "image_url": {"url": f_source_url_4}})
-            texts.append(None)
-            continue
-        if (
-            kind == "image"
-            and (
-                (step_1.get("type") if type(step_1 := part.get("source")) is dict else None)
-                if type(part) is dict
-                else None
-            )
-            == "base64"
-            and "source" in part
-        ):
-            obj_7 = part.get("source")
-            if type(obj_7) is not dict:
-                obj_7 = _w.member_dict(part, "source", path)
-            media_type_8 = _vm_image_type_reverse(
-                _w.member_str(obj_7, "media_type", path + ".source"),
-                path + ".source" + ".media_type",
-            )
-            source_base64_data_9 = obj_7.get("data")
-            if type(source_base64_data_9) is not str:
-                source_base64_data_9 = _w.member_str(obj_7, "data", path + ".source")
-            cache_control_10 = part.get("cache_control")
-            cache_control_10 = (
-                NOT_GIVEN
-                if cache_control_10 is None
-                else _w.optional_cache(part, "cache_control", path)
-            )
-            f_media_type_11: Any = media_type_8
-            f_source_base64_data_12: Any = source_base64_data_9
-            f_cache_control_13: Any = cache_control_10
-            ok_14 = bool(
-                (type(f_media_type_11) is str and f_media_type_11)
-                and (f_source_base64_data_12)
-                and (
-                    f_cache_control_13 is NOT_GIVEN
-                    or (
-                        type(f_cache_control_13) is dict
-                        and type(f_cache_control_13.get("type")) is str
-                    )
-                )
-            )
-            if not ok_14:
-                return None
-            parts.append(
-                {
-                    "type": "image_url",
-                    "image_url": {
-                        "url": "data:"
-                        + cast(str, f_media_type_11)
-                        + ";base64,"
-                        + f_source_base64_data_12
-                    },
-                }
-            )
-            texts.append(None)
-            continue
-        if (
-            kind == "document"
-            and (
-                (step_1.get("type") if type(step_1 := part.get("source")) is dict else None)
-                if type(part) is dict
-                else None
-            )
-            == "url"
-            and "source" in part
-        ):
-            obj_15 = part.get("source")
-            if type(obj_15) is not dict:
-                obj_15 = _w.member_dict(part, "source", path)
-            source_url_16 = obj_15.get("url")
-            if type(source_url_16) is not str:
-                source_url_16 = _w.member_str(obj_15, "url", path + ".source")
-            filename_17 = _w.optional_str(part, "title", path)
-            cache_control_18 = part.get("cache_control")
-            cache_control_18 = (
-                NOT_GIVEN
-                if cache_control_18 is None
-                else _w.optional_cache(part, "cache_control", path)
-            )
-            f_source_url_19: Any = source_url_16
-            f_filename_20: Any = filename_17
-            f_cache_control_21: Any = cache_control_18
-            ok_22 = bool(
-                (f_source_url_19)
-                and (f_filename_20 is NOT_GIVEN or (type(f_filename_20) is str and f_filename_20))
-                and (
-                    f_cache_control_21 is NOT_GIVEN
-                    or (
-                        type(f_cache_control_21) is dict
-                        and type(f_cache_control_21.get("type")) is str
-                    )
-                )
-            )
-            if not ok_22:
-                return None
-            return None  # the target refuses it: the canonical path says so
-        if (
-            kind == "document"
-            and (
-                (step_1.get("type") if type(step_1 := part.get("source")) is dict else None)
-                if type(part) is dict
-                else None
-            )
-            == "base64"
-            and "source" in part
-        ):
-            obj_23 = part.get("source")
-            if type(obj_23) is not dict:
-                obj_23 = _w.member_dict(part, "source", path)
-            media_type_24 = _vm_document_type_reverse(
-                _w.member_str(obj_23, "media_type", path + ".source"),
-                path + ".source" + ".media_type",
-            )
-            source_base64_data_25 = obj_23.get("data")
-            if type(source_base64_data_25) is not str:
-                source_base64_data_25 = _w.member_str(obj_23, "data", path + ".source")
-            filename_26 = _w.optional_str(part, "title", path)
-            cache_control_27 = part.get("cache_control")
-            cache_control_27 = (
-                NOT_GIVEN
-                if cache_control_27 is None
-                else _w.optional_cache(part, "cache_control", path)
-            )
-            f_media_type_28: Any = media_type_24
-            f_source_base64_data_29: Any = source_base64_data_25
-            f_filename_30: Any = filename_26
-            f_cache_control_31: Any = cache_control_27
-            ok_32 = bool(
-                (type(f_media_type_28) is str and f_media_type_28)
-                and (f_source_base64_data_29)
-                and (f_filename_30 is NOT_GIVEN or (type(f_filename_30) is str and f_filename_30))
-                and (
-                    f_cache_control_31 is NOT_GIVEN
-                    or (
-                        type(f_cache_control_31) is dict
-                        and type(f_cache_control_31.get("type")) is str
-                    )
-                )
-            )
-            if not ok_32:
-                return None
-            wire_533: dict[str, Any] = {
-                "file_data": "data:"
-                + cast(str, f_media_type_28)
-                + ";base64,"
-                + f_source_base64_data_29
-            }
-            if f_filename_30 is not NOT_GIVEN:
-                wire_533["filename"] = f_filename_30
-            parts.append({"type": "file", "file": wire_533})
-            texts.append(None)
-            continue
-        if kind == "text" and "text" in part:
-            text_33 = part.get("text")
-            if type(text_33) is not str:
-                text_33 = _w.member_str(part, "text", path)
-            cache_control_34 = part.get("cache_control")
-            cache_control_34 = (
-                NOT_GIVEN
-                if cache_control_34 is None
-                else _w.optional_cache(part, "cache_control", path)
-            )
-            f_text_35: Any = text_33
-            f_cache_control_36: Any = cache_control_34
-            ok_37 = bool(
-                (f_text_35)
-                and (
-                    f_cache_control_36 is NOT_GIVEN
-                    or (
-                        type(f_cache_control_36) is dict
-                        and type(f_cache_control_36.get("type")) is str
-                    )
-                )
-            )
-            if not ok_37:
-                return None
-            parts.append({"type": "text", "text": f_text_35})
-            texts.append(f_text_35)
-            continue
-        if kind == "tool_result":
-            return None  # the canonical path
-        return None  # a part the source refuses: the canonical path names it
-    if (
-        len(parts) == 1 and texts[0] is not None
-    ):  # one text part is sent as a string (the target's rule)
-        return texts[0]
-    return parts
-
-
-def _user_parts_exact(raw: list[Any]) -> Any:
-    """A user content list -> the OpenAI Chat Completions content, part by part as the two tables say; for request_with_losses: None also for a part the target does not carry as it is."""
-    if not raw:
-        return None
-    parts: list[dict[str, Any]] = []
-    texts: list[Any] = []  # each kept part's text (None: another kind), for string_or_parts
-    path = ""
-    for part in raw:
-        if type(part) is not dict:
-            return None
-        kind = part.get("type")
-        if (
-            kind == "image"
-            and (
-                (step_1.get("type") if type(step_1 := part.get("source")) is dict else None)
-                if type(part) is dict
-                else None
-            )
-            == "url"
-            and "source" in part
-        ):
-            if part.get("type", "image") != "image":  # the source writes this literal
-                raise _Deopt
-            if "source" in part:
-                sub_1 = part["source"]
-                if type(sub_1) is not dict:
+            if exact:
+                if part.get("type", "image") != "image":  # the source writes this literal
                     raise _Deopt
-                if sub_1.get("type", "url") != "url":  # the source writes this literal
-                    raise _Deopt
+                if "source" in part:
+                    sub_1 = part["source"]
+                    if type(sub_1) is not dict:
+                        raise _Deopt
+                    if sub_1.get("type", "url") != "url":  # the source writes this literal
+                        raise _Deopt
+                    if (
+                        not _EXACT_1.issuperset(sub_1) or None in sub_1.values()
+                    ):  # a key the target cannot carry, or the source carries
+                        raise _Deopt
                 if (
-                    not _EXACT_1.issuperset(sub_1) or None in sub_1.values()
+                    not _EXACT_2.issuperset(part) or None in part.values()
                 ):  # a key the target cannot carry, or the source carries
                     raise _Deopt
-            if (
-                not _EXACT_2.issuperset(part) or None in part.values()
-            ):  # a key the target cannot carry, or the source carries
-                raise _Deopt
             obj_2 = part.get("source")
             if type(obj_2) is not dict:
                 obj_2 = _w.member_dict(part, "source", path)
@@ -428,22 +191,23 @@ def _user_parts_exact(raw: list[Any]) -> Any:
             == "base64"
             and "source" in part
         ):
-            if part.get("type", "image") != "image":  # the source writes this literal
-                raise _Deopt
-            if "source" in part:
-                sub_8 = part["source"]
-                if type(sub_8) is not dict:
+            if exact:
+                if part.get("type", "image") != "image":  # the source writes this literal
                     raise _Deopt
-                if sub_8.get("type", "base64") != "base64":  # the source writes this literal
-                    raise _Deopt
+                if "source" in part:
+                    sub_8 = part["source"]
+                    if type(sub_8) is not dict:
+                        raise _Deopt
+                    if sub_8.get("type", "base64") != "base64":  # the source writes this literal
+                        raise _Deopt
+                    if (
+                        not _EXACT_3.issuperset(sub_8) or None in sub_8.values()
+                    ):  # a key the target cannot carry, or the source carries
+                        raise _Deopt
                 if (
-                    not _EXACT_3.issuperset(sub_8) or None in sub_8.values()
+                    not _EXACT_2.issuperset(part) or None in part.values()
                 ):  # a key the target cannot carry, or the source carries
                     raise _Deopt
-            if (
-                not _EXACT_2.issuperset(part) or None in part.values()
-            ):  # a key the target cannot carry, or the source carries
-                raise _Deopt
             obj_9 = part.get("source")
             if type(obj_9) is not dict:
                 obj_9 = _w.member_dict(part, "source", path)
@@ -499,7 +263,38 @@ def _user_parts_exact(raw: list[Any]) -> Any:
             == "url"
             and "source" in part
         ):
-            return None
+            if exact:
+                return None
+            obj_17 = part.get("source")
+            if type(obj_17) is not dict:
+                obj_17 = _w.member_dict(part, "source", path)
+            source_url_18 = obj_17.get("url")
+            if type(source_url_18) is not str:
+                source_url_18 = _w.member_str(obj_17, "url", path + ".source")
+            filename_19 = _w.optional_str(part, "title", path)
+            cache_control_20 = part.get("cache_control")
+            cache_control_20 = (
+                NOT_GIVEN
+                if cache_control_20 is None
+                else _w.optional_cache(part, "cache_control", path)
+            )
+            f_source_url_21: Any = source_url_18
+            f_filename_22: Any = filename_19
+            f_cache_control_23: Any = cache_control_20
+            ok_24 = bool(
+                (f_source_url_21)
+                and (f_filename_22 is NOT_GIVEN or (type(f_filename_22) is str and f_filename_22))
+                and (
+                    f_cache_control_23 is NOT_GIVEN
+                    or (
+                        type(f_cache_control_23) is dict
+                        and type(f_cache_control_23.get("type")) is str
+                    )
+                )
+            )
+            if not ok_24:
+                return None
+            return None  # the target refuses it: the canonical path says so
         if (
             kind == "document"
             and (
@@ -510,100 +305,102 @@ def _user_parts_exact(raw: list[Any]) -> Any:
             == "base64"
             and "source" in part
         ):
-            if part.get("type", "document") != "document":  # the source writes this literal
-                raise _Deopt
-            if "source" in part:
-                sub_17 = part["source"]
-                if type(sub_17) is not dict:
+            if exact:
+                if part.get("type", "document") != "document":  # the source writes this literal
                     raise _Deopt
-                if sub_17.get("type", "base64") != "base64":  # the source writes this literal
-                    raise _Deopt
+                if "source" in part:
+                    sub_25 = part["source"]
+                    if type(sub_25) is not dict:
+                        raise _Deopt
+                    if sub_25.get("type", "base64") != "base64":  # the source writes this literal
+                        raise _Deopt
+                    if (
+                        not _EXACT_3.issuperset(sub_25) or None in sub_25.values()
+                    ):  # a key the target cannot carry, or the source carries
+                        raise _Deopt
                 if (
-                    not _EXACT_3.issuperset(sub_17) or None in sub_17.values()
+                    not _EXACT_4.issuperset(part) or None in part.values()
                 ):  # a key the target cannot carry, or the source carries
                     raise _Deopt
-            if (
-                not _EXACT_4.issuperset(part) or None in part.values()
-            ):  # a key the target cannot carry, or the source carries
-                raise _Deopt
-            obj_18 = part.get("source")
-            if type(obj_18) is not dict:
-                obj_18 = _w.member_dict(part, "source", path)
-            media_type_19 = _vm_document_type_reverse(
-                _w.member_str(obj_18, "media_type", path + ".source"),
+            obj_26 = part.get("source")
+            if type(obj_26) is not dict:
+                obj_26 = _w.member_dict(part, "source", path)
+            media_type_27 = _vm_document_type_reverse(
+                _w.member_str(obj_26, "media_type", path + ".source"),
                 path + ".source" + ".media_type",
             )
-            source_base64_data_20 = obj_18.get("data")
-            if type(source_base64_data_20) is not str:
-                source_base64_data_20 = _w.member_str(obj_18, "data", path + ".source")
-            filename_21 = _w.optional_str(part, "title", path)
-            cache_control_22 = part.get("cache_control")
-            cache_control_22 = (
+            source_base64_data_28 = obj_26.get("data")
+            if type(source_base64_data_28) is not str:
+                source_base64_data_28 = _w.member_str(obj_26, "data", path + ".source")
+            filename_29 = _w.optional_str(part, "title", path)
+            cache_control_30 = part.get("cache_control")
+            cache_control_30 = (
                 NOT_GIVEN
-                if cache_control_22 is None
+                if cache_control_30 is None
                 else _w.optional_cache(part, "cache_control", path)
             )
-            f_media_type_23: Any = media_type_19
-            f_source_base64_data_24: Any = source_base64_data_20
-            f_filename_25: Any = filename_21
-            f_cache_control_26: Any = cache_control_22
-            ok_27 = bool(
-                (type(f_media_type_23) is str and f_media_type_23)
-                and (f_source_base64_data_24)
-                and (f_filename_25 is NOT_GIVEN or (type(f_filename_25) is str and f_filename_25))
+            f_media_type_31: Any = media_type_27
+            f_source_base64_data_32: Any = source_base64_data_28
+            f_filename_33: Any = filename_29
+            f_cache_control_34: Any = cache_control_30
+            ok_35 = bool(
+                (type(f_media_type_31) is str and f_media_type_31)
+                and (f_source_base64_data_32)
+                and (f_filename_33 is NOT_GIVEN or (type(f_filename_33) is str and f_filename_33))
                 and (
-                    f_cache_control_26 is NOT_GIVEN
+                    f_cache_control_34 is NOT_GIVEN
                     or (
-                        type(f_cache_control_26) is dict
-                        and type(f_cache_control_26.get("type")) is str
+                        type(f_cache_control_34) is dict
+                        and type(f_cache_control_34.get("type")) is str
                     )
                 )
             )
-            if not ok_27:
+            if not ok_35:
                 return None
-            wire_528: dict[str, Any] = {
+            wire_536: dict[str, Any] = {
                 "file_data": "data:"
-                + cast(str, f_media_type_23)
+                + cast(str, f_media_type_31)
                 + ";base64,"
-                + f_source_base64_data_24
+                + f_source_base64_data_32
             }
-            if f_filename_25 is not NOT_GIVEN:
-                wire_528["filename"] = f_filename_25
-            parts.append({"type": "file", "file": wire_528})
+            if f_filename_33 is not NOT_GIVEN:
+                wire_536["filename"] = f_filename_33
+            parts.append({"type": "file", "file": wire_536})
             texts.append(None)
             continue
         if kind == "text" and "text" in part:
-            if part.get("type", "text") != "text":  # the source writes this literal
-                raise _Deopt
-            if (
-                not _EXACT_5.issuperset(part) or None in part.values()
-            ):  # a key the target cannot carry, or the source carries
-                raise _Deopt
-            text_28 = part.get("text")
-            if type(text_28) is not str:
-                text_28 = _w.member_str(part, "text", path)
-            cache_control_29 = part.get("cache_control")
-            cache_control_29 = (
+            if exact:
+                if part.get("type", "text") != "text":  # the source writes this literal
+                    raise _Deopt
+                if (
+                    not _EXACT_5.issuperset(part) or None in part.values()
+                ):  # a key the target cannot carry, or the source carries
+                    raise _Deopt
+            text_36 = part.get("text")
+            if type(text_36) is not str:
+                text_36 = _w.member_str(part, "text", path)
+            cache_control_37 = part.get("cache_control")
+            cache_control_37 = (
                 NOT_GIVEN
-                if cache_control_29 is None
+                if cache_control_37 is None
                 else _w.optional_cache(part, "cache_control", path)
             )
-            f_text_30: Any = text_28
-            f_cache_control_31: Any = cache_control_29
-            ok_32 = bool(
-                (f_text_30)
+            f_text_38: Any = text_36
+            f_cache_control_39: Any = cache_control_37
+            ok_40 = bool(
+                (f_text_38)
                 and (
-                    f_cache_control_31 is NOT_GIVEN
+                    f_cache_control_39 is NOT_GIVEN
                     or (
-                        type(f_cache_control_31) is dict
-                        and type(f_cache_control_31.get("type")) is str
+                        type(f_cache_control_39) is dict
+                        and type(f_cache_control_39.get("type")) is str
                     )
                 )
             )
-            if not ok_32:
+            if not ok_40:
                 return None
-            parts.append({"type": "text", "text": f_text_30})
-            texts.append(f_text_30)
+            parts.append({"type": "text", "text": f_text_38})
+            texts.append(f_text_38)
             continue
         if kind == "tool_result":
             return None  # the canonical path
@@ -619,12 +416,22 @@ class _Deopt(Exception):
     """The body is outside the fused path: the two-step path takes it (and says why)."""
 
 
-def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
-    """A Anthropic Messages request body -> the OpenAI Chat Completions request body: exactly `openai_chat.request_to_wire(anthropic_messages.request_from_wire(body))` -- the same body, warnings and errors -- in one pass where the body allows it (`_Deopt`: the two-step way)."""
+#: what sends a body the two-step way (`request`), or answers None (`request_with_losses`)
+_DEOPTS: Final = (_Deopt, ProviderError, _w.WireShapeError, RecursionError)
+
+
+def request(
+    src_body: Mapping[str, Any], _losses: list[tuple[str, Any]] | None = None
+) -> dict[str, Any]:
+    """A Anthropic Messages request body -> the OpenAI Chat Completions request body: exactly `openai_chat.request_to_wire(anthropic_messages.request_from_wire(body))` -- the same body, warnings and errors -- in one pass where the body allows it (`_Deopt`: the two-step way). `_losses` is `request_with_losses`'s: given a list, the pass also checks that the target carries the body without a loss, adds the target's defaults it wrote to the list, and raises where it would deopt."""
+    exact = _losses is not None  # request_with_losses: the lossless checks too
     try:
         if type(src_body) is not dict:
             raise _Deopt
-        if not _KNOWN.issuperset(src_body) and not _w.carried_only(src_body, _KNOWN, WIRE_KEYS):
+        if exact:
+            if not _KNOWN.issuperset(src_body) or None in src_body.values():
+                raise _Deopt
+        elif not _KNOWN.issuperset(src_body) and not _w.carried_only(src_body, _KNOWN, WIRE_KEYS):
             raise _Deopt
         model = src_body.get("model")
         if type(model) is not str or not model:
@@ -658,318 +465,14 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
             role = message.get("role")
             if role == "user":
                 raw = message.get("content")  # a string is the content as it is
+                if exact:
+                    if (
+                        not _EXACT_6.issuperset(message) or None in message.values()
+                    ):  # a key the target cannot carry, or the source carries
+                        raise _Deopt
                 if type(raw) is list:  # content parts, translated in one pass where they allow it
-                    wire_content = _user_parts(raw)
-                    if wire_content is not None:
-                        wire_message_1: dict[str, Any] = {"role": "user", "content": wire_content}
-                        wire_messages.append(wire_message_1)
-                        ci += 1
-                        last = "user"
-                        continue
-                content = (
-                    raw
-                    if type(raw) is str
-                    else _w.user_content(
-                        _w.member(message, "content", path),
-                        path + ".content",
-                        _read_user_part,
-                        True,
-                    )
-                )
-                if type(content) is list and any(type(p) is ToolMessage for p in content):
-                    # OpenArmature §8.2.1.2: tool results split into tool messages, other runs stay user turns.
-                    run: list[Any] = []
-                    for p in content:
-                        if type(p) is ToolMessage:
-                            if run:
-                                _v.check_user_content(run, ci, _dst.RULES)
-                                wire_messages.append(_dst._user_to_wire(run, ci))
-                                ci += 1
-                                last = "user"
-                                run = []
-                            tool_message = p
-                            if not ci:
-                                raise _Deopt
-                            _v.check_tool_message(tool_message, ci, call_ids, _dst.RULES)
-                            wire_messages.append(
-                                _dst._tool_result_to_wire(
-                                    tool_message.tool_call_id,
-                                    tool_message.content,
-                                    tool_message.name,
-                                    ci,
-                                    tool_message.is_error,
-                                    tool_message.cache_control,
-                                )
-                            )
-                            ci += 1
-                            last = "tool"
-                        else:
-                            run.append(p)
-                    if run:
-                        _v.check_user_content(run, ci, _dst.RULES)
-                        wire_messages.append(_dst._user_to_wire(run, ci))
-                        ci += 1
-                        last = "user"
-                    continue
-                if type(content) is str:
-                    if not content:
-                        raise _Deopt
-                    wire_message_702: dict[str, Any] = {"role": "user", "content": content}
-                    wire_messages.append(wire_message_702)
-                    ci += 1
-                    last = "user"
-                    continue
-                else:
-                    _v.check_user_content(content, ci, _dst.RULES)
-                wire_messages.append(_dst._user_to_wire(content, ci))
-                ci += 1
-                last = "user"
-                continue
-            if role == "assistant":
-                raw_content = _w.member(message, "content", path)  # required by the template
-                a_calls: Any = NOT_GIVEN
-                a_content: Any = NOT_GIVEN
-                if raw_content is not NOT_GIVEN:
-                    content_path = path + ".content"
-                    items_ = (
-                        _w.expect_list(raw_content, content_path)
-                        if type(raw_content) is not str
-                        else raw_content
-                    )
-                    if type(items_) is str:
-                        a_content = items_
-                    else:
-                        blocks_: list[Any] = []
-                        calls_: list[ToolCall] = []
-                        for j, item in enumerate(items_):
-                            p = _read_assistant_part(item, f"{content_path}[{j}]", False)
-                            if isinstance(p, _w.Skipped):  # request.unknown: carry
-                                continue
-                            if type(p) is ToolCall:
-                                calls_.append(p)
-                            else:
-                                blocks_.append(p)
-                        a_content = blocks_
-                        if calls_:
-                            a_calls = calls_
-                if not ci:  # §5: the first message is system or user
-                    raise _Deopt
-                if type(a_content) is str and a_calls is NOT_GIVEN:  # plain text, inline
-                    if not a_content:
-                        raise _Deopt
-                else:
-                    _v.check_assistant(a_content, a_calls, ci, call_ids, memo, _dst.RULES)
-                wire_messages.append(_dst._assistant_to_wire(a_content, a_calls, ci, memo))
-                ci += 1
-                last = "assistant"
-                continue
-            raise _Deopt  # a role the source refuses
-        if last != "user" and last != "tool":  # §5: the last message is user or tool
-            raise _Deopt
-        value_temperature: Any = NOT_GIVEN
-        if "temperature" in src_body:
-            value_temperature = src_body["temperature"]
-            if value_temperature is None:  # OpenArmature §6: a null option is unset
-                value_temperature = NOT_GIVEN
-            else:
-                t = type(value_temperature)
-                if t is not int and (t is not float or not _isfinite(value_temperature)):
-                    raise _Deopt
-        value_max_tokens: Any = NOT_GIVEN
-        if "max_tokens" in src_body:
-            value_max_tokens = src_body["max_tokens"]
-            if value_max_tokens is None:  # OpenArmature §6: a null option is unset
-                value_max_tokens = NOT_GIVEN
-            else:
-                if type(value_max_tokens) is not int or value_max_tokens < 1:
-                    raise _Deopt
-        value_top_p: Any = NOT_GIVEN
-        if "top_p" in src_body:
-            value_top_p = src_body["top_p"]
-            if value_top_p is None:  # OpenArmature §6: a null option is unset
-                value_top_p = NOT_GIVEN
-            else:
-                t = type(value_top_p)
-                if t is not int and (t is not float or not _isfinite(value_top_p)):
-                    raise _Deopt
-        value_top_k: Any = NOT_GIVEN
-        if "top_k" in src_body:
-            value_top_k = src_body["top_k"]
-            if value_top_k is None:  # OpenArmature §6: a null option is unset
-                value_top_k = NOT_GIVEN
-            else:
-                if type(value_top_k) is not int:
-                    raise _Deopt
-        value_stop_sequences: Any = NOT_GIVEN
-        if "stop_sequences" in src_body:
-            value_stop_sequences = src_body["stop_sequences"]
-            if value_stop_sequences is None:  # OpenArmature §6: a null option is unset
-                value_stop_sequences = NOT_GIVEN
-            else:
-                if type(value_stop_sequences) is not list:
-                    raise _Deopt
-                for item in value_stop_sequences:
-                    if type(item) is not str:
-                        raise _Deopt
-                value_stop_sequences = list(value_stop_sequences)  # Config.from_dict keeps a copy
-        value_parallel_tool_calls: Any = NOT_GIVEN
-        container = src_body.get("tool_choice")
-        if container is not None:
-            if type(container) is not dict:
-                raise _Deopt
-            value_parallel_tool_calls = container.get("disable_parallel_tool_use", NOT_GIVEN)
-            if value_parallel_tool_calls is None:  # null: the two-step way
-                raise _Deopt
-            if value_parallel_tool_calls is not NOT_GIVEN:
-                if type(value_parallel_tool_calls) is not bool:
-                    raise _Deopt
-                value_parallel_tool_calls = (
-                    not value_parallel_tool_calls
-                )  # negate: the wire says it the other way round
-        value_user: Any = NOT_GIVEN
-        container = src_body.get("metadata")
-        if container is not None:
-            if type(container) is not dict:
-                raise _Deopt
-            if not frozenset(["user_id"]).issuperset(
-                container
-            ):  # other keys are carried: the two-step way
-                raise _Deopt
-            value_user = container.get("user_id")
-            if value_user is None:  # absent or null: the two-step way
-                raise _Deopt
-            if value_user is not NOT_GIVEN:
-                if type(value_user) is not str:
-                    raise _Deopt
-        value_reasoning_budget: Any = NOT_GIVEN
-        container = src_body.get("thinking")
-        if container is not None:
-            if type(container) is not dict:
-                raise _Deopt
-            if not frozenset(["budget_tokens", "type"]).issuperset(
-                container
-            ):  # other keys are carried: the two-step way
-                raise _Deopt
-            value_reasoning_budget = container.get("budget_tokens")
-            if value_reasoning_budget is None:  # absent or null: the two-step way
-                raise _Deopt
-            if value_reasoning_budget is not NOT_GIVEN:
-                if type(value_reasoning_budget) is not int:
-                    raise _Deopt
-        tools: Any = NOT_GIVEN
-        raw_tools = src_body.get("tools")
-        if raw_tools is not None:
-            if type(raw_tools) is not list:
-                raise _Deopt
-            tools = []
-            for tool in raw_tools:
-                if type(tool) is not dict:
-                    raise _Deopt
-                tools.append(_read_tool(tool, ""))
-            tool_names: set[str] | frozenset[str] = _v.check_tools(tools, memo)
-        elif "tools" in src_body:  # a null the source carries as an extra
-            raise _Deopt
-        else:
-            tool_names = _NO_TOOLS
-        tool_choice: Any = NOT_GIVEN
-        if "tool_choice" in src_body:
-            tool_choice = _read_tool_choice(src_body["tool_choice"])
-            _v.check_tool_choice(tool_choice, tool_names, _dst.RULES)
-        body: dict[str, Any] = {}
-        body["model"] = model
-        body["messages"] = wire_messages
-        dropped: list[str] = []  # options dropped with a warning, warned once the body is built
-        if value_temperature is not NOT_GIVEN:
-            body["temperature"] = value_temperature
-        if value_max_tokens is not NOT_GIVEN:
-            body["max_completion_tokens"] = value_max_tokens
-        if value_top_p is not NOT_GIVEN:
-            body["top_p"] = value_top_p
-        # top_k: silently dropped, as the mapping declares
-        if value_stop_sequences is not NOT_GIVEN:
-            body["stop"] = value_stop_sequences
-        if (
-            value_parallel_tool_calls is not NOT_GIVEN and isinstance(tools, list) and tools
-        ):  # requires tools: the API refuses it without them
-            body["parallel_tool_calls"] = value_parallel_tool_calls
-        if value_user is not NOT_GIVEN:
-            body["user"] = value_user
-        value_reasoning_effort: Any = NOT_GIVEN
-        if (
-            value_reasoning_effort is NOT_GIVEN
-        ):  # derive: from reasoning_budget (mapping row reasoning_effort.derive)
-            source_value: Any = value_reasoning_budget
-            if type(source_value) is int:
-                if source_value <= 1024:
-                    value_reasoning_effort = "low"
-                elif source_value <= 8192:
-                    value_reasoning_effort = "medium"
-                elif source_value <= 2147483647:
-                    value_reasoning_effort = "high"
-        if value_reasoning_effort is not NOT_GIVEN:
-            body["reasoning_effort"] = value_reasoning_effort
-        # reasoning_budget: silently dropped, as the mapping declares
-        if tools is not NOT_GIVEN and tools:
-            body["tools"] = [
-                _dst._tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)
-            ]
-        if not isinstance(tool_choice, NotGiven):
-            body["tool_choice"] = _dst._tool_choice_to_wire(tool_choice)
-        for text in dropped:
-            warnings.warn(text, UnsupportedOptionWarning, stacklevel=2)
-        return body
-    except (_Deopt, ProviderError, _w.WireShapeError, RecursionError):
-        return cast("dict[str, Any]", _dst.request_to_wire(_src.request_from_wire(src_body)))
-
-
-def request_with_losses(
-    src_body: Mapping[str, Any],
-) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]] | None:
-    """`(request(src_body), added)` when the translation loses nothing but the target's default for an absent option: the OpenAI Chat Completions body, and `added`, the (canonical path, value) of that default (or none): `translate_request(body, 'anthropic_messages', 'openai_chat')` then reports exactly `added` (kind added) and no header. None when the body holds anything this path cannot prove the target carries as it is (a field or option the target has no place for, a value it maps, data the source carries for its own wire) or anything `request` would not take in one pass: the two-step way then says what is lost. It never warns or raises."""
-    try:
-        if type(src_body) is not dict:
-            raise _Deopt
-        if not _KNOWN.issuperset(src_body) or None in src_body.values():
-            raise _Deopt
-        model = src_body.get("model")
-        if type(model) is not str or not model:
-            raise _Deopt
-        items = src_body.get("messages")
-        if type(items) is not list or not items:
-            raise _Deopt
-        wire_messages: list[dict[str, Any]] = []
-        call_ids: set[str] = set()  # the tool calls answered so far may be answered (§3)
-        memo = _w.new_memo(_dst.RULES)  # the checks' copies of user JSON, for the target's writers
-        ci = 0  # the canonical index of the next message
-        last = ""  # the canonical role of the last message
-        path = ""  # error paths are the two-step path's business
-        system = src_body.get("system")
-        if system is not None:
-            if (
-                type(system) is not str or not system
-            ):  # a list of blocks (joined), or empty (no system message): the two-step way
-                raise _Deopt
-            content_s = system
-            if ci or type(content_s) is not str or not content_s:  # §5: first, non-empty text
-                raise _Deopt
-            wire_messages.append(_dst._system_to_wire(content_s))
-            ci = 1
-            last = "system"
-        elif "system" in src_body:  # a null the source carries as an extra
-            raise _Deopt
-        for message in items:
-            if type(message) is not dict:
-                raise _Deopt
-            role = message.get("role")
-            if role == "user":
-                raw = message.get("content")  # a string is the content as it is
-                if (
-                    not _EXACT_6.issuperset(message) or None in message.values()
-                ):  # a key the target cannot carry, or the source carries
-                    raise _Deopt
-                if type(raw) is list:  # content parts, translated in one pass where they allow it
-                    wire_content = _user_parts_exact(raw)
-                    if wire_content is None:  # a part the target does not carry as it is
+                    wire_content = _user_parts(raw, exact)
+                    if exact and wire_content is None:  # a part the target does not carry as it is
                         for result_raw in raw:  # tool results only: split into tool messages below
                             if (
                                 type(result_raw) is not dict
@@ -1009,14 +512,16 @@ def request_with_losses(
                     for p in content:
                         if type(p) is ToolMessage:
                             if run:
-                                raise _Deopt
+                                if exact:
+                                    raise _Deopt
                                 _v.check_user_content(run, ci, _dst.RULES)
                                 wire_messages.append(_dst._user_to_wire(run, ci))
                                 ci += 1
                                 last = "user"
                                 run = []
-                            if type(p.content) is not str:
-                                raise _Deopt
+                            if exact:
+                                if type(p.content) is not str:
+                                    raise _Deopt
                             tool_message = p
                             if not ci:
                                 raise _Deopt
@@ -1036,14 +541,16 @@ def request_with_losses(
                         else:
                             run.append(p)
                     if run:
-                        raise _Deopt
+                        if exact:
+                            raise _Deopt
                         _v.check_user_content(run, ci, _dst.RULES)
                         wire_messages.append(_dst._user_to_wire(run, ci))
                         ci += 1
                         last = "user"
                     continue
-                if type(content) is not str:
-                    raise _Deopt
+                if exact:
+                    if type(content) is not str:
+                        raise _Deopt
                 if type(content) is str:
                     if not content:
                         raise _Deopt
@@ -1085,53 +592,56 @@ def request_with_losses(
                         a_content = blocks_
                         if calls_:
                             a_calls = calls_
-                if (
-                    not _EXACT_6.issuperset(message) or None in message.values()
-                ):  # a key the target cannot carry, or the source carries
-                    raise _Deopt
-                if type(a_content) is list:  # blocks: text first, then tool calls
-                    raw_blocks_2 = message.get("content")
-                    if type(raw_blocks_2) is not list or not raw_blocks_2:
+                if exact:
+                    if (
+                        not _EXACT_6.issuperset(message) or None in message.values()
+                    ):  # a key the target cannot carry, or the source carries
                         raise _Deopt
-                    calls_seen = False
-                    for block in raw_blocks_2:
-                        if type(block) is not dict:
+                    if type(a_content) is list:  # blocks: text first, then tool calls
+                        raw_blocks_2 = message.get("content")
+                        if type(raw_blocks_2) is not list or not raw_blocks_2:
                             raise _Deopt
-                        kind = block.get("type")
-                        if kind == "text":
-                            if calls_seen:  # text after a call: the source's re-write orders them
+                        calls_seen = False
+                        for block in raw_blocks_2:
+                            if type(block) is not dict:
                                 raise _Deopt
-                            if (
-                                block.get("type", "text") != "text"
-                            ):  # the source writes this literal
+                            kind = block.get("type")
+                            if kind == "text":
+                                if (
+                                    calls_seen
+                                ):  # text after a call: the source's re-write orders them
+                                    raise _Deopt
+                                if (
+                                    block.get("type", "text") != "text"
+                                ):  # the source writes this literal
+                                    raise _Deopt
+                                if (
+                                    not _EXACT_5.issuperset(block) or None in block.values()
+                                ):  # a key the target cannot carry, or the source carries
+                                    raise _Deopt
+                            elif kind == "tool_use":
+                                calls_seen = True
+                                if (
+                                    block.get("type", "tool_use") != "tool_use"
+                                ):  # the source writes this literal
+                                    raise _Deopt
+                                if (
+                                    not _EXACT_8.issuperset(block) or None in block.values()
+                                ):  # a key the target cannot carry, or the source carries
+                                    raise _Deopt
+                            else:
                                 raise _Deopt
-                            if (
-                                not _EXACT_5.issuperset(block) or None in block.values()
-                            ):  # a key the target cannot carry, or the source carries
+                        for text_block in a_content:
+                            if type(text_block) is not TextBlock or not text_block.text:
                                 raise _Deopt
-                        elif kind == "tool_use":
-                            calls_seen = True
-                            if (
-                                block.get("type", "tool_use") != "tool_use"
-                            ):  # the source writes this literal
+                    elif a_content is not NOT_GIVEN and (
+                        type(a_content) is not str or not a_content
+                    ):  # text, said as one string
+                        raise _Deopt
+                    if a_calls is not NOT_GIVEN:
+                        for call in a_calls:
+                            if type(call.arguments) is not dict:
                                 raise _Deopt
-                            if (
-                                not _EXACT_8.issuperset(block) or None in block.values()
-                            ):  # a key the target cannot carry, or the source carries
-                                raise _Deopt
-                        else:
-                            raise _Deopt
-                    for text_block in a_content:
-                        if type(text_block) is not TextBlock or not text_block.text:
-                            raise _Deopt
-                elif a_content is not NOT_GIVEN and (
-                    type(a_content) is not str or not a_content
-                ):  # text, said as one string
-                    raise _Deopt
-                if a_calls is not NOT_GIVEN:
-                    for call in a_calls:
-                        if type(call.arguments) is not dict:
-                            raise _Deopt
                 if not ci:  # §5: the first message is system or user
                     raise _Deopt
                 if type(a_content) is str and a_calls is NOT_GIVEN:  # plain text, inline
@@ -1236,25 +746,30 @@ def request_with_losses(
             if value_reasoning_budget is not NOT_GIVEN:
                 if type(value_reasoning_budget) is not int:
                     raise _Deopt
-        if value_temperature is not NOT_GIVEN:  # temperature: the target does not carry it as it is
-            raise _Deopt
-        if value_top_p is not NOT_GIVEN:  # top_p: the target does not carry it as it is
-            raise _Deopt
-        if value_top_k is not NOT_GIVEN:  # top_k: the target does not carry it as it is
-            raise _Deopt
-        if (
-            value_parallel_tool_calls is not NOT_GIVEN
-        ):  # parallel_tool_calls: the target does not carry it as it is
-            raise _Deopt
-        if (
-            value_reasoning_budget is not NOT_GIVEN
-        ):  # reasoning_budget: the target does not carry it as it is
-            raise _Deopt
         added: tuple[
             tuple[str, Any], ...
         ] = ()  # the target's default for an absent option: an added loss
-        if value_reasoning_budget is not NOT_GIVEN:  # the target derives reasoning_effort from it
-            raise _Deopt
+        if exact:
+            if (
+                value_temperature is not NOT_GIVEN
+            ):  # temperature: the target does not carry it as it is
+                raise _Deopt
+            if value_top_p is not NOT_GIVEN:  # top_p: the target does not carry it as it is
+                raise _Deopt
+            if value_top_k is not NOT_GIVEN:  # top_k: the target does not carry it as it is
+                raise _Deopt
+            if (
+                value_parallel_tool_calls is not NOT_GIVEN
+            ):  # parallel_tool_calls: the target does not carry it as it is
+                raise _Deopt
+            if (
+                value_reasoning_budget is not NOT_GIVEN
+            ):  # reasoning_budget: the target does not carry it as it is
+                raise _Deopt
+            if (
+                value_reasoning_budget is not NOT_GIVEN
+            ):  # the target derives reasoning_effort from it
+                raise _Deopt
         tools: Any = NOT_GIVEN
         raw_tools = src_body.get("tools")
         if raw_tools is not None:
@@ -1265,13 +780,14 @@ def request_with_losses(
                 if type(tool) is not dict:
                     raise _Deopt
                 tools.append(_read_tool(tool, ""))
-            if not raw_tools:  # an empty list: the target leaves it out
-                raise _Deopt
-            for tool in raw_tools:
-                if (
-                    not _EXACT_9.issuperset(tool) or None in tool.values()
-                ):  # a key the target cannot carry, or the source carries
+            if exact:
+                if not raw_tools:  # an empty list: the target leaves it out
                     raise _Deopt
+                for tool in raw_tools:
+                    if (
+                        not _EXACT_9.issuperset(tool) or None in tool.values()
+                    ):  # a key the target cannot carry, or the source carries
+                        raise _Deopt
             tool_names: set[str] | frozenset[str] = _v.check_tools(tools, memo)
         elif "tools" in src_body:  # a null the source carries as an extra
             raise _Deopt
@@ -1281,45 +797,46 @@ def request_with_losses(
         if "tool_choice" in src_body:
             tool_choice = _read_tool_choice(src_body["tool_choice"])
             _v.check_tool_choice(tool_choice, tool_names, _dst.RULES)
-            raw_choice_3 = src_body["tool_choice"]
-            if tool_choice == "auto":
-                if type(raw_choice_3) is not dict:
+            if exact:
+                raw_choice_3 = src_body["tool_choice"]
+                if tool_choice == "auto":
+                    if type(raw_choice_3) is not dict:
+                        raise _Deopt
+                    if raw_choice_3.get("type", "auto") != "auto":  # the source writes this literal
+                        raise _Deopt
+                    if (
+                        not _EXACT_10.issuperset(raw_choice_3) or None in raw_choice_3.values()
+                    ):  # a key the target cannot carry, or the source carries
+                        raise _Deopt
+                elif tool_choice == "required":
+                    if type(raw_choice_3) is not dict:
+                        raise _Deopt
+                    if raw_choice_3.get("type", "any") != "any":  # the source writes this literal
+                        raise _Deopt
+                    if (
+                        not _EXACT_10.issuperset(raw_choice_3) or None in raw_choice_3.values()
+                    ):  # a key the target cannot carry, or the source carries
+                        raise _Deopt
+                elif tool_choice == "none":
+                    if type(raw_choice_3) is not dict:
+                        raise _Deopt
+                    if raw_choice_3.get("type", "none") != "none":  # the source writes this literal
+                        raise _Deopt
+                    if (
+                        not _EXACT_10.issuperset(raw_choice_3) or None in raw_choice_3.values()
+                    ):  # a key the target cannot carry, or the source carries
+                        raise _Deopt
+                elif type(tool_choice) is ForcedTool:
+                    if type(raw_choice_3) is not dict:
+                        raise _Deopt
+                    if raw_choice_3.get("type", "tool") != "tool":  # the source writes this literal
+                        raise _Deopt
+                    if (
+                        not _EXACT_11.issuperset(raw_choice_3) or None in raw_choice_3.values()
+                    ):  # a key the target cannot carry, or the source carries
+                        raise _Deopt
+                else:
                     raise _Deopt
-                if raw_choice_3.get("type", "auto") != "auto":  # the source writes this literal
-                    raise _Deopt
-                if (
-                    not _EXACT_10.issuperset(raw_choice_3) or None in raw_choice_3.values()
-                ):  # a key the target cannot carry, or the source carries
-                    raise _Deopt
-            elif tool_choice == "required":
-                if type(raw_choice_3) is not dict:
-                    raise _Deopt
-                if raw_choice_3.get("type", "any") != "any":  # the source writes this literal
-                    raise _Deopt
-                if (
-                    not _EXACT_10.issuperset(raw_choice_3) or None in raw_choice_3.values()
-                ):  # a key the target cannot carry, or the source carries
-                    raise _Deopt
-            elif tool_choice == "none":
-                if type(raw_choice_3) is not dict:
-                    raise _Deopt
-                if raw_choice_3.get("type", "none") != "none":  # the source writes this literal
-                    raise _Deopt
-                if (
-                    not _EXACT_10.issuperset(raw_choice_3) or None in raw_choice_3.values()
-                ):  # a key the target cannot carry, or the source carries
-                    raise _Deopt
-            elif type(tool_choice) is ForcedTool:
-                if type(raw_choice_3) is not dict:
-                    raise _Deopt
-                if raw_choice_3.get("type", "tool") != "tool":  # the source writes this literal
-                    raise _Deopt
-                if (
-                    not _EXACT_11.issuperset(raw_choice_3) or None in raw_choice_3.values()
-                ):  # a key the target cannot carry, or the source carries
-                    raise _Deopt
-            else:
-                raise _Deopt
         body: dict[str, Any] = {}
         body["model"] = model
         body["messages"] = wire_messages
@@ -1360,8 +877,24 @@ def request_with_losses(
             ]
         if not isinstance(tool_choice, NotGiven):
             body["tool_choice"] = _dst._tool_choice_to_wire(tool_choice)
-        if dropped:  # an option the target drops: a loss
-            raise _Deopt
-        return body, added
-    except (_Deopt, ProviderError, _w.WireShapeError, RecursionError):
+        if _losses is not None:
+            if dropped:  # an option the target drops: a loss
+                raise _Deopt
+            _losses.extend(added)
+        else:
+            for text in dropped:
+                warnings.warn(text, UnsupportedOptionWarning, stacklevel=2)
+        return body
+    except _DEOPTS if not exact else ():
+        return cast("dict[str, Any]", _dst.request_to_wire(_src.request_from_wire(src_body)))
+
+
+def request_with_losses(
+    src_body: Mapping[str, Any],
+) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]] | None:
+    """`(request(src_body), added)` when the translation loses nothing but the target's default for an absent option: the OpenAI Chat Completions body, and `added`, the (canonical path, value) of that default (or none): `translate_request(body, 'anthropic_messages', 'openai_chat')` then reports exactly `added` (kind added) and no header. None when the body holds anything this path cannot prove the target carries as it is (a field or option the target has no place for, a value it maps, data the source carries for its own wire) or anything `request` would not take in one pass: the two-step way then says what is lost. It never warns or raises."""
+    added: list[tuple[str, Any]] = []
+    try:
+        return request(src_body, added), tuple(added)
+    except _DEOPTS:
         return None

@@ -134,8 +134,8 @@ _EXACT_14: Final[frozenset[str]] = frozenset(
 _RE_S1: Final = _w.lazy_pattern(globals(), "_RE_S1", "(?s)data:(.*?);base64,(.*)")
 
 
-def _user_parts(raw: list[Any]) -> Any:
-    """A user content list -> the Anthropic Messages content, part by part as the two tables say; None: a part outside this path (the canonical path takes the message and names any error)."""
+def _user_parts(raw: list[Any], exact: bool) -> Any:
+    """A user content list -> the Anthropic Messages content, part by part as the two tables say; None: a part outside this path (the canonical path takes the message and names any error), and with `exact` (request_with_losses) also a part the target does not carry as it is."""
     if not raw:
         return None
     parts: list[dict[str, Any]] = []
@@ -157,158 +157,21 @@ def _user_parts(raw: list[Any]) -> Any:
             and (pattern_match_0 := _RE_S1.fullmatch(pattern_value)) is not None
             and "image_url" in part
         ):
-            obj_1 = part.get("image_url")
-            if type(obj_1) is not dict:
-                obj_1 = _w.member_dict(part, "image_url", path)
-            detail_2 = _w.optional_detail(obj_1, "detail", path + ".image_url")
-            f_media_type_3: Any = pattern_match_0.group(1)
-            f_source_base64_data_4: Any = pattern_match_0.group(2)
-            f_detail_5: Any = detail_2
-            ok_6 = bool(
-                (type(f_media_type_3) is str and f_media_type_3)
-                and (f_source_base64_data_4)
-                and (f_detail_5 is NOT_GIVEN or f_detail_5 in ("auto", "low", "high"))
-            )
-            if not ok_6:
-                return None
-            parts.append(
-                {
-                    "type": "image",
-                    "source": {
-                        "type": "base64",
-                        "media_type": _dst._vm_image_type(cast(str, f_media_type_3), ""),
-                        "data": f_source_base64_data_4,
-                    },
-                }
-            )
-            continue
-        if (
-            kind == "file"
-            and isinstance(
-                pattern_value := (
-                    (step_1.get("file_data") if type(step_1 := part.get("file")) is dict else None)
-                    if type(part) is dict
-                    else None
-                ),
-                str,
-            )
-            and (pattern_match_0 := _RE_S1.fullmatch(pattern_value)) is not None
-            and "file" in part
-        ):
-            obj_7 = part.get("file")
-            if type(obj_7) is not dict:
-                obj_7 = _w.member_dict(part, "file", path)
-            filename_8 = _w.optional_str(obj_7, "filename", path + ".file")
-            f_media_type_9: Any = pattern_match_0.group(1)
-            f_source_base64_data_10: Any = pattern_match_0.group(2)
-            f_filename_11: Any = filename_8
-            ok_12 = bool(
-                (type(f_media_type_9) is str and f_media_type_9)
-                and (f_source_base64_data_10)
-                and (f_filename_11 is NOT_GIVEN or (type(f_filename_11) is str and f_filename_11))
-            )
-            if not ok_12:
-                return None
-            wire_513: dict[str, Any] = {
-                "type": "document",
-                "source": {
-                    "type": "base64",
-                    "media_type": _dst._vm_document_type(cast(str, f_media_type_9), ""),
-                    "data": f_source_base64_data_10,
-                },
-            }
-            if f_filename_11 is not NOT_GIVEN:
-                wire_513["title"] = f_filename_11
-            parts.append(wire_513)
-            continue
-        if kind == "text" and "text" in part:
-            text_13 = part.get("text")
-            if type(text_13) is not str:
-                text_13 = _w.member_str(part, "text", path)
-            f_text_14: Any = text_13
-            ok_15 = bool((f_text_14))
-            if not ok_15:
-                return None
-            parts.append({"type": "text", "text": f_text_14})
-            continue
-        if kind == "image_url" and "image_url" in part:
-            obj_16 = part.get("image_url")
-            if type(obj_16) is not dict:
-                obj_16 = _w.member_dict(part, "image_url", path)
-            source_url_17 = obj_16.get("url")
-            if type(source_url_17) is not str:
-                source_url_17 = _w.member_str(obj_16, "url", path + ".image_url")
-            detail_18 = _w.optional_detail(obj_16, "detail", path + ".image_url")
-            f_source_url_19: Any = source_url_17
-            f_detail_20: Any = detail_18
-            ok_21 = bool(
-                (f_source_url_19)
-                and (f_detail_20 is NOT_GIVEN or f_detail_20 in ("auto", "low", "high"))
-            )
-            if not ok_21:
-                return None
-            parts.append({"type": "image", "source": {"type": "url", "url": f_source_url_19}})
-            continue
-        if kind == "input_audio" and "input_audio" in part:
-            obj_22 = part.get("input_audio")
-            if type(obj_22) is not dict:
-                obj_22 = _w.member_dict(part, "input_audio", path)
-            source_base64_data_23 = obj_22.get("data")
-            if type(source_base64_data_23) is not str:
-                source_base64_data_23 = _w.member_str(obj_22, "data", path + ".input_audio")
-            media_type_24 = _vm_audio_format_reverse(
-                _w.member_str(obj_22, "format", path + ".input_audio"),
-                path + ".input_audio" + ".format",
-            )
-            f_source_base64_data_25: Any = source_base64_data_23
-            f_media_type_26: Any = media_type_24
-            ok_27 = bool(
-                (f_source_base64_data_25) and (type(f_media_type_26) is str and f_media_type_26)
-            )
-            if not ok_27:
-                return None
-            return None  # the target refuses it: the canonical path says so
-        return None  # a part the source refuses: the canonical path names it
-    return parts
-
-
-def _user_parts_exact(raw: list[Any]) -> Any:
-    """A user content list -> the Anthropic Messages content, part by part as the two tables say; for request_with_losses: None also for a part the target does not carry as it is."""
-    if not raw:
-        return None
-    parts: list[dict[str, Any]] = []
-    path = ""
-    for part in raw:
-        if type(part) is not dict:
-            return None
-        kind = part.get("type")
-        if (
-            kind == "image_url"
-            and isinstance(
-                pattern_value := (
-                    (step_1.get("url") if type(step_1 := part.get("image_url")) is dict else None)
-                    if type(part) is dict
-                    else None
-                ),
-                str,
-            )
-            and (pattern_match_0 := _RE_S1.fullmatch(pattern_value)) is not None
-            and "image_url" in part
-        ):
-            if part.get("type", "image_url") != "image_url":  # the source writes this literal
-                raise _Deopt
-            if "image_url" in part:
-                sub_1 = part["image_url"]
-                if type(sub_1) is not dict:
+            if exact:
+                if part.get("type", "image_url") != "image_url":  # the source writes this literal
                     raise _Deopt
+                if "image_url" in part:
+                    sub_1 = part["image_url"]
+                    if type(sub_1) is not dict:
+                        raise _Deopt
+                    if (
+                        not _EXACT_1.issuperset(sub_1) or None in sub_1.values()
+                    ):  # a key the target cannot carry, or the source carries
+                        raise _Deopt
                 if (
-                    not _EXACT_1.issuperset(sub_1) or None in sub_1.values()
+                    not _EXACT_2.issuperset(part) or None in part.values()
                 ):  # a key the target cannot carry, or the source carries
                     raise _Deopt
-            if (
-                not _EXACT_2.issuperset(part) or None in part.values()
-            ):  # a key the target cannot carry, or the source carries
-                raise _Deopt
             obj_2 = part.get("image_url")
             if type(obj_2) is not dict:
                 obj_2 = _w.member_dict(part, "image_url", path)
@@ -347,20 +210,21 @@ def _user_parts_exact(raw: list[Any]) -> Any:
             and (pattern_match_0 := _RE_S1.fullmatch(pattern_value)) is not None
             and "file" in part
         ):
-            if part.get("type", "file") != "file":  # the source writes this literal
-                raise _Deopt
-            if "file" in part:
-                sub_8 = part["file"]
-                if type(sub_8) is not dict:
+            if exact:
+                if part.get("type", "file") != "file":  # the source writes this literal
                     raise _Deopt
+                if "file" in part:
+                    sub_8 = part["file"]
+                    if type(sub_8) is not dict:
+                        raise _Deopt
+                    if (
+                        not _EXACT_3.issuperset(sub_8) or None in sub_8.values()
+                    ):  # a key the target cannot carry, or the source carries
+                        raise _Deopt
                 if (
-                    not _EXACT_3.issuperset(sub_8) or None in sub_8.values()
+                    not _EXACT_4.issuperset(part) or None in part.values()
                 ):  # a key the target cannot carry, or the source carries
                     raise _Deopt
-            if (
-                not _EXACT_4.issuperset(part) or None in part.values()
-            ):  # a key the target cannot carry, or the source carries
-                raise _Deopt
             obj_9 = part.get("file")
             if type(obj_9) is not dict:
                 obj_9 = _w.member_dict(part, "file", path)
@@ -388,12 +252,13 @@ def _user_parts_exact(raw: list[Any]) -> Any:
             parts.append(wire_515)
             continue
         if kind == "text" and "text" in part:
-            if part.get("type", "text") != "text":  # the source writes this literal
-                raise _Deopt
-            if (
-                not _EXACT_5.issuperset(part) or None in part.values()
-            ):  # a key the target cannot carry, or the source carries
-                raise _Deopt
+            if exact:
+                if part.get("type", "text") != "text":  # the source writes this literal
+                    raise _Deopt
+                if (
+                    not _EXACT_5.issuperset(part) or None in part.values()
+                ):  # a key the target cannot carry, or the source carries
+                    raise _Deopt
             text_15 = part.get("text")
             if type(text_15) is not str:
                 text_15 = _w.member_str(part, "text", path)
@@ -404,20 +269,21 @@ def _user_parts_exact(raw: list[Any]) -> Any:
             parts.append({"type": "text", "text": f_text_16})
             continue
         if kind == "image_url" and "image_url" in part:
-            if part.get("type", "image_url") != "image_url":  # the source writes this literal
-                raise _Deopt
-            if "image_url" in part:
-                sub_18 = part["image_url"]
-                if type(sub_18) is not dict:
+            if exact:
+                if part.get("type", "image_url") != "image_url":  # the source writes this literal
                     raise _Deopt
+                if "image_url" in part:
+                    sub_18 = part["image_url"]
+                    if type(sub_18) is not dict:
+                        raise _Deopt
+                    if (
+                        not _EXACT_6.issuperset(sub_18) or None in sub_18.values()
+                    ):  # a key the target cannot carry, or the source carries
+                        raise _Deopt
                 if (
-                    not _EXACT_6.issuperset(sub_18) or None in sub_18.values()
+                    not _EXACT_2.issuperset(part) or None in part.values()
                 ):  # a key the target cannot carry, or the source carries
                     raise _Deopt
-            if (
-                not _EXACT_2.issuperset(part) or None in part.values()
-            ):  # a key the target cannot carry, or the source carries
-                raise _Deopt
             obj_19 = part.get("image_url")
             if type(obj_19) is not dict:
                 obj_19 = _w.member_dict(part, "image_url", path)
@@ -436,7 +302,26 @@ def _user_parts_exact(raw: list[Any]) -> Any:
             parts.append({"type": "image", "source": {"type": "url", "url": f_source_url_22}})
             continue
         if kind == "input_audio" and "input_audio" in part:
-            return None
+            if exact:
+                return None
+            obj_25 = part.get("input_audio")
+            if type(obj_25) is not dict:
+                obj_25 = _w.member_dict(part, "input_audio", path)
+            source_base64_data_26 = obj_25.get("data")
+            if type(source_base64_data_26) is not str:
+                source_base64_data_26 = _w.member_str(obj_25, "data", path + ".input_audio")
+            media_type_27 = _vm_audio_format_reverse(
+                _w.member_str(obj_25, "format", path + ".input_audio"),
+                path + ".input_audio" + ".format",
+            )
+            f_source_base64_data_28: Any = source_base64_data_26
+            f_media_type_29: Any = media_type_27
+            ok_30 = bool(
+                (f_source_base64_data_28) and (type(f_media_type_29) is str and f_media_type_29)
+            )
+            if not ok_30:
+                return None
+            return None  # the target refuses it: the canonical path says so
         return None  # a part the source refuses: the canonical path names it
     return parts
 
@@ -445,12 +330,22 @@ class _Deopt(Exception):
     """The body is outside the fused path: the two-step path takes it (and says why)."""
 
 
-def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
-    """A OpenAI Chat Completions request body -> the Anthropic Messages request body: exactly `anthropic_messages.request_to_wire(openai_chat.request_from_wire(body))` -- the same body, warnings and errors -- in one pass where the body allows it (`_Deopt`: the two-step way)."""
+#: what sends a body the two-step way (`request`), or answers None (`request_with_losses`)
+_DEOPTS: Final = (_Deopt, ProviderError, _w.WireShapeError, RecursionError)
+
+
+def request(
+    src_body: Mapping[str, Any], _losses: list[tuple[str, Any]] | None = None
+) -> dict[str, Any]:
+    """A OpenAI Chat Completions request body -> the Anthropic Messages request body: exactly `anthropic_messages.request_to_wire(openai_chat.request_from_wire(body))` -- the same body, warnings and errors -- in one pass where the body allows it (`_Deopt`: the two-step way). `_losses` is `request_with_losses`'s: given a list, the pass also checks that the target carries the body without a loss, adds the target's defaults it wrote to the list, and raises where it would deopt."""
+    exact = _losses is not None  # request_with_losses: the lossless checks too
     try:
         if type(src_body) is not dict:
             raise _Deopt
-        if not _KNOWN.issuperset(src_body) and not _w.carried_only(src_body, _KNOWN, WIRE_KEYS):
+        if exact:
+            if not _KNOWN.issuperset(src_body) or None in src_body.values():
+                raise _Deopt
+        elif not _KNOWN.issuperset(src_body) and not _w.carried_only(src_body, _KNOWN, WIRE_KEYS):
             raise _Deopt
         model = src_body.get("model")
         if type(model) is not str or not model:
@@ -466,6 +361,8 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
         ci = 0  # the canonical index of the next message
         last = ""  # the canonical role of the last message
         path = ""  # error paths are the two-step path's business
+        if exact:
+            exact_ids: set[str] = set()  # the target makes reused tool call ids unique: a loss
         for message in items:
             if type(message) is not dict:
                 raise _Deopt
@@ -483,6 +380,15 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                         )
                         for j, p in enumerate(text)
                     )
+                if exact:
+                    if message.get("role", "system") != "system":  # the source writes this literal
+                        raise _Deopt
+                    if (
+                        not _EXACT_7.issuperset(message) or None in message.values()
+                    ):  # a key the target cannot carry, or the source carries
+                        raise _Deopt
+                    if type(message.get("content")) is not str:  # parts: joined into one string
+                        raise _Deopt
                 content_s = text if type(text) is str else _w.expect_str(text, path + ".content")
                 if ci or type(content_s) is not str or not content_s:  # §5: first, non-empty text
                     raise _Deopt
@@ -495,8 +401,15 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 if "name" in message:
                     raise _Deopt
                 raw = message.get("content")  # a string is the content as it is
+                if exact:
+                    if (
+                        not _EXACT_7.issuperset(message) or None in message.values()
+                    ):  # a key the target cannot carry, or the source carries
+                        raise _Deopt
                 if type(raw) is list:  # content parts, translated in one pass where they allow it
-                    wire_content = _user_parts(raw)
+                    wire_content = _user_parts(raw, exact)
+                    if exact and wire_content is None:  # a part the target does not carry as it is
+                        raise _Deopt
                     if wire_content is not None:
                         results = None
                         wire_messages.append({"role": "user", "content": wire_content})
@@ -513,6 +426,9 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                         True,
                     )
                 )
+                if exact:
+                    if type(content) is not str:
+                        raise _Deopt
                 if type(content) is str:
                     if not content:
                         raise _Deopt
@@ -554,6 +470,71 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                         )
                         for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
                     ]
+                if exact:
+                    if (
+                        not _EXACT_8.issuperset(message) or None in message.values()
+                    ):  # a key the target cannot carry, or the source carries
+                        raise _Deopt
+                    if type(a_content) is list:  # blocks: text first, then tool calls
+                        raw_blocks_1 = message.get("content")
+                        if type(raw_blocks_1) is not list or not raw_blocks_1:
+                            raise _Deopt
+                        calls_seen = False
+                        for block in raw_blocks_1:
+                            if type(block) is not dict:
+                                raise _Deopt
+                            kind = block.get("type")
+                            if kind == "text":
+                                if (
+                                    calls_seen
+                                ):  # text after a call: the source's re-write orders them
+                                    raise _Deopt
+                                if (
+                                    block.get("type", "text") != "text"
+                                ):  # the source writes this literal
+                                    raise _Deopt
+                                if (
+                                    not _EXACT_5.issuperset(block) or None in block.values()
+                                ):  # a key the target cannot carry, or the source carries
+                                    raise _Deopt
+                            else:
+                                raise _Deopt
+                        for text_block in a_content:
+                            if type(text_block) is not TextBlock or not text_block.text:
+                                raise _Deopt
+                    elif a_content is not NOT_GIVEN and (
+                        type(a_content) is not str or not a_content
+                    ):  # text, said as one string
+                        raise _Deopt
+                    if a_calls is not NOT_GIVEN:
+                        raw_calls_2 = message.get("tool_calls")
+                        if type(raw_calls_2) is not list or not raw_calls_2:
+                            raise _Deopt
+                        for call_raw in raw_calls_2:
+                            if type(call_raw) is not dict:
+                                raise _Deopt
+                            if (
+                                call_raw.get("type", "function") != "function"
+                            ):  # the source writes this literal
+                                raise _Deopt
+                            if "function" in call_raw:
+                                sub_3 = call_raw["function"]
+                                if type(sub_3) is not dict:
+                                    raise _Deopt
+                                if (
+                                    not _EXACT_9.issuperset(sub_3) or None in sub_3.values()
+                                ):  # a key the target cannot carry, or the source carries
+                                    raise _Deopt
+                            if (
+                                not _EXACT_10.issuperset(call_raw) or None in call_raw.values()
+                            ):  # a key the target cannot carry, or the source carries
+                                raise _Deopt
+                        for call in a_calls:
+                            if type(call.arguments) is not dict:
+                                raise _Deopt
+                            if call.id in exact_ids:  # reused: the target renames it
+                                raise _Deopt
+                            exact_ids.add(call.id)
                 if not ci:  # §5: the first message is system or user
                     raise _Deopt
                 if type(a_content) is str and a_calls is NOT_GIVEN:  # plain text, inline
@@ -568,6 +549,13 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 continue
             if role == "tool":
                 tool_message = _read_tool_result(message, path)
+                if exact:
+                    if (
+                        not _EXACT_11.issuperset(message) or None in message.values()
+                    ):  # a key the target cannot carry, or the source carries
+                        raise _Deopt
+                    if type(tool_message.content) is not str or not tool_message.content:
+                        raise _Deopt
                 if not ci:
                     raise _Deopt
                 _v.check_tool_message(tool_message, ci, call_ids, _dst.RULES)
@@ -756,6 +744,58 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                     if type(name) is not str or type(tag) is not str:
                         raise _Deopt
                 value_metadata = dict(value_metadata)  # Config.from_dict keeps a copy
+        added: tuple[
+            tuple[str, Any], ...
+        ] = ()  # the target's default for an absent option: an added loss
+        if exact:
+            if (
+                value_temperature is not NOT_GIVEN
+            ):  # temperature: the target does not carry it as it is
+                raise _Deopt
+            if value_top_p is not NOT_GIVEN:  # top_p: the target does not carry it as it is
+                raise _Deopt
+            if value_seed is not NOT_GIVEN:  # seed: the target does not carry it as it is
+                raise _Deopt
+            if type(src_body.get("stop")) is str:  # the scalar form: the source re-writes a list
+                raise _Deopt
+            if (
+                value_frequency_penalty is not NOT_GIVEN
+            ):  # frequency_penalty: the target does not carry it as it is
+                raise _Deopt
+            if (
+                value_presence_penalty is not NOT_GIVEN
+            ):  # presence_penalty: the target does not carry it as it is
+                raise _Deopt
+            if (
+                value_parallel_tool_calls is not NOT_GIVEN
+            ):  # parallel_tool_calls: the target does not carry it as it is
+                raise _Deopt
+            if value_n is not NOT_GIVEN:  # n: the target does not carry it as it is
+                raise _Deopt
+            if value_logprobs is not NOT_GIVEN:  # logprobs: the target does not carry it as it is
+                raise _Deopt
+            if (
+                value_top_logprobs is not NOT_GIVEN
+            ):  # top_logprobs: the target does not carry it as it is
+                raise _Deopt
+            if (
+                value_reasoning_effort is not NOT_GIVEN
+            ):  # reasoning_effort: the target does not carry it as it is
+                raise _Deopt
+            if value_json_mode is not NOT_GIVEN:  # json_mode: the target does not carry it as it is
+                raise _Deopt
+            if (
+                value_prompt_cache_key is not NOT_GIVEN
+            ):  # prompt_cache_key: the target does not carry it as it is
+                raise _Deopt
+            if value_metadata is not NOT_GIVEN:  # metadata: the target does not carry it as it is
+                raise _Deopt
+            if value_max_tokens is NOT_GIVEN:
+                added = (("config.max_tokens", 4096),)
+            if (
+                value_reasoning_effort is not NOT_GIVEN
+            ):  # the target derives reasoning_budget from it
+                raise _Deopt
         tools: Any = NOT_GIVEN
         raw_tools = src_body.get("tools")
         if raw_tools is not None:
@@ -766,6 +806,28 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 if type(tool) is not dict:
                     raise _Deopt
                 tools.append(_read_tool(tool, ""))
+            if exact:
+                if not raw_tools:  # an empty list: the target leaves it out
+                    raise _Deopt
+                for tool in raw_tools:
+                    if tool.get("type", "function") != "function":  # the source writes this literal
+                        raise _Deopt
+                    if "function" not in tool:  # the target needs a field inside it
+                        raise _Deopt
+                    if "function" in tool:
+                        sub_4 = tool["function"]
+                        if type(sub_4) is not dict:
+                            raise _Deopt
+                        if "parameters" not in sub_4:  # the target needs it
+                            raise _Deopt
+                        if (
+                            not _EXACT_12.issuperset(sub_4) or None in sub_4.values()
+                        ):  # a key the target cannot carry, or the source carries
+                            raise _Deopt
+                    if (
+                        not _EXACT_13.issuperset(tool) or None in tool.values()
+                    ):  # a key the target cannot carry, or the source carries
+                        raise _Deopt
             tool_names: set[str] | frozenset[str] = _v.check_tools(tools, memo)
         elif "tools" in src_body:  # a null the source carries as an extra
             raise _Deopt
@@ -775,6 +837,38 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
         if "tool_choice" in src_body:
             tool_choice = _read_tool_choice(src_body["tool_choice"])
             _v.check_tool_choice(tool_choice, tool_names, _dst.RULES)
+            if exact:
+                raw_choice_5 = src_body["tool_choice"]
+                if tool_choice == "auto":
+                    if raw_choice_5 != "auto" or type(raw_choice_5) is not str:
+                        raise _Deopt
+                elif tool_choice == "required":
+                    if raw_choice_5 != "required" or type(raw_choice_5) is not str:
+                        raise _Deopt
+                elif tool_choice == "none":
+                    if raw_choice_5 != "none" or type(raw_choice_5) is not str:
+                        raise _Deopt
+                elif type(tool_choice) is ForcedTool:
+                    if type(raw_choice_5) is not dict:
+                        raise _Deopt
+                    if (
+                        raw_choice_5.get("type", "function") != "function"
+                    ):  # the source writes this literal
+                        raise _Deopt
+                    if "function" in raw_choice_5:
+                        sub_6 = raw_choice_5["function"]
+                        if type(sub_6) is not dict:
+                            raise _Deopt
+                        if (
+                            not _EXACT_14.issuperset(sub_6) or None in sub_6.values()
+                        ):  # a key the target cannot carry, or the source carries
+                            raise _Deopt
+                    if (
+                        not _EXACT_13.issuperset(raw_choice_5) or None in raw_choice_5.values()
+                    ):  # a key the target cannot carry, or the source carries
+                        raise _Deopt
+                else:
+                    raise _Deopt
         body: dict[str, Any] = {}
         body["model"] = model
         if system_texts:
@@ -856,10 +950,15 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
             container["disable_parallel_tool_use"] = (
                 not value_parallel_tool_calls
             )  # negate: the wire says it the other way round
-        for text in dropped:
-            warnings.warn(text, UnsupportedOptionWarning, stacklevel=2)
+        if _losses is not None:
+            if dropped:  # an option the target drops: a loss
+                raise _Deopt
+            _losses.extend(added)
+        else:
+            for text in dropped:
+                warnings.warn(text, UnsupportedOptionWarning, stacklevel=2)
         return body
-    except (_Deopt, ProviderError, _w.WireShapeError, RecursionError):
+    except _DEOPTS if not exact else ():
         return cast("dict[str, Any]", _dst.request_to_wire(_src.request_from_wire(src_body)))
 
 
@@ -867,601 +966,8 @@ def request_with_losses(
     src_body: Mapping[str, Any],
 ) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]] | None:
     """`(request(src_body), added)` when the translation loses nothing but the target's default for an absent option: the Anthropic Messages body, and `added`, the (canonical path, value) of that default (or none): `translate_request(body, 'openai_chat', 'anthropic_messages')` then reports exactly `added` (kind added) and no header. None when the body holds anything this path cannot prove the target carries as it is (a field or option the target has no place for, a value it maps, data the source carries for its own wire) or anything `request` would not take in one pass: the two-step way then says what is lost. It never warns or raises."""
+    added: list[tuple[str, Any]] = []
     try:
-        if type(src_body) is not dict:
-            raise _Deopt
-        if not _KNOWN.issuperset(src_body) or None in src_body.values():
-            raise _Deopt
-        model = src_body.get("model")
-        if type(model) is not str or not model:
-            raise _Deopt
-        items = src_body.get("messages")
-        if type(items) is not list or not items:
-            raise _Deopt
-        wire_messages: list[dict[str, Any]] = []
-        system_texts: list[str] = []
-        results: list[dict[str, Any]] | None = None  # the open run of grouped tool results
-        call_ids: set[str] = set()  # the tool calls answered so far may be answered (§3)
-        memo = _w.new_memo(_dst.RULES)  # the checks' copies of user JSON, for the target's writers
-        ci = 0  # the canonical index of the next message
-        last = ""  # the canonical role of the last message
-        path = ""  # error paths are the two-step path's business
-        exact_ids: set[str] = set()  # the target makes reused tool call ids unique: a loss
-        for message in items:
-            if type(message) is not dict:
-                raise _Deopt
-            role = message.get("role")
-            if role == "system" or role in ("developer",):
-                if "name" in message:
-                    raise _Deopt
-                text = message.get("content")
-                if type(text) is list:  # an array of text parts: joined
-                    text = "".join(
-                        _w.member_str(
-                            _w.expect_dict(p, f"{path}.content[{j}]"),
-                            "text",
-                            f"{path}.content[{j}]",
-                        )
-                        for j, p in enumerate(text)
-                    )
-                if message.get("role", "system") != "system":  # the source writes this literal
-                    raise _Deopt
-                if (
-                    not _EXACT_7.issuperset(message) or None in message.values()
-                ):  # a key the target cannot carry, or the source carries
-                    raise _Deopt
-                if type(message.get("content")) is not str:  # parts: joined into one string
-                    raise _Deopt
-                content_s = text if type(text) is str else _w.expect_str(text, path + ".content")
-                if ci or type(content_s) is not str or not content_s:  # §5: first, non-empty text
-                    raise _Deopt
-                system_texts.append(content_s)
-                results = None
-                ci = 1
-                last = "system"
-                continue
-            if role == "user":
-                if "name" in message:
-                    raise _Deopt
-                raw = message.get("content")  # a string is the content as it is
-                if (
-                    not _EXACT_7.issuperset(message) or None in message.values()
-                ):  # a key the target cannot carry, or the source carries
-                    raise _Deopt
-                if type(raw) is list:  # content parts, translated in one pass where they allow it
-                    wire_content = _user_parts_exact(raw)
-                    if wire_content is None:  # a part the target does not carry as it is
-                        raise _Deopt
-                    if wire_content is not None:
-                        results = None
-                        wire_messages.append({"role": "user", "content": wire_content})
-                        ci += 1
-                        last = "user"
-                        continue
-                content = (
-                    raw
-                    if type(raw) is str
-                    else _w.user_content(
-                        _w.member(message, "content", path),
-                        path + ".content",
-                        _read_user_part,
-                        True,
-                    )
-                )
-                if type(content) is not str:
-                    raise _Deopt
-                if type(content) is str:
-                    if not content:
-                        raise _Deopt
-                    results = None
-                    wire_messages.append(
-                        {
-                            "role": "user",
-                            "content": ([{"type": "text", "text": content}] if content else []),
-                        }
-                    )
-                    ci += 1
-                    last = "user"
-                    continue
-                else:
-                    _v.check_user_content(content, ci, _dst.RULES)
-                results = None
-                wire_messages.append(_dst._user_to_wire(content, ci))
-                ci += 1
-                last = "user"
-                continue
-            if role == "assistant":
-                if "name" in message:
-                    raise _Deopt
-                raw_content = message.get("content", NOT_GIVEN)
-                a_calls: Any = NOT_GIVEN
-                a_content: Any = NOT_GIVEN
-                if type(raw_content) is str:  # a string is the content as it is
-                    a_content = raw_content
-                elif raw_content is not NOT_GIVEN:
-                    a_content = _w.assistant_content(
-                        raw_content, path + ".content", _read_assistant_part, True
-                    )
-                raw_calls = message.get("tool_calls")
-                if raw_calls is not None:
-                    calls_path = path + ".tool_calls"
-                    a_calls = [
-                        _read_tool_call(
-                            _w.expect_dict(c, f"{calls_path}[{k}]"), f"{calls_path}[{k}]", False
-                        )
-                        for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
-                    ]
-                if (
-                    not _EXACT_8.issuperset(message) or None in message.values()
-                ):  # a key the target cannot carry, or the source carries
-                    raise _Deopt
-                if type(a_content) is list:  # blocks: text first, then tool calls
-                    raw_blocks_1 = message.get("content")
-                    if type(raw_blocks_1) is not list or not raw_blocks_1:
-                        raise _Deopt
-                    calls_seen = False
-                    for block in raw_blocks_1:
-                        if type(block) is not dict:
-                            raise _Deopt
-                        kind = block.get("type")
-                        if kind == "text":
-                            if calls_seen:  # text after a call: the source's re-write orders them
-                                raise _Deopt
-                            if (
-                                block.get("type", "text") != "text"
-                            ):  # the source writes this literal
-                                raise _Deopt
-                            if (
-                                not _EXACT_5.issuperset(block) or None in block.values()
-                            ):  # a key the target cannot carry, or the source carries
-                                raise _Deopt
-                        else:
-                            raise _Deopt
-                    for text_block in a_content:
-                        if type(text_block) is not TextBlock or not text_block.text:
-                            raise _Deopt
-                elif a_content is not NOT_GIVEN and (
-                    type(a_content) is not str or not a_content
-                ):  # text, said as one string
-                    raise _Deopt
-                if a_calls is not NOT_GIVEN:
-                    raw_calls_2 = message.get("tool_calls")
-                    if type(raw_calls_2) is not list or not raw_calls_2:
-                        raise _Deopt
-                    for call_raw in raw_calls_2:
-                        if type(call_raw) is not dict:
-                            raise _Deopt
-                        if (
-                            call_raw.get("type", "function") != "function"
-                        ):  # the source writes this literal
-                            raise _Deopt
-                        if "function" in call_raw:
-                            sub_3 = call_raw["function"]
-                            if type(sub_3) is not dict:
-                                raise _Deopt
-                            if (
-                                not _EXACT_9.issuperset(sub_3) or None in sub_3.values()
-                            ):  # a key the target cannot carry, or the source carries
-                                raise _Deopt
-                        if (
-                            not _EXACT_10.issuperset(call_raw) or None in call_raw.values()
-                        ):  # a key the target cannot carry, or the source carries
-                            raise _Deopt
-                    for call in a_calls:
-                        if type(call.arguments) is not dict:
-                            raise _Deopt
-                        if call.id in exact_ids:  # reused: the target renames it
-                            raise _Deopt
-                        exact_ids.add(call.id)
-                if not ci:  # §5: the first message is system or user
-                    raise _Deopt
-                if type(a_content) is str and a_calls is NOT_GIVEN:  # plain text, inline
-                    if not a_content:
-                        raise _Deopt
-                else:
-                    _v.check_assistant(a_content, a_calls, ci, call_ids, memo, _dst.RULES)
-                results = None
-                wire_messages.append(_dst._assistant_to_wire(a_content, a_calls, ci, memo))
-                ci += 1
-                last = "assistant"
-                continue
-            if role == "tool":
-                tool_message = _read_tool_result(message, path)
-                if (
-                    not _EXACT_11.issuperset(message) or None in message.values()
-                ):  # a key the target cannot carry, or the source carries
-                    raise _Deopt
-                if type(tool_message.content) is not str or not tool_message.content:
-                    raise _Deopt
-                if not ci:
-                    raise _Deopt
-                _v.check_tool_message(tool_message, ci, call_ids, _dst.RULES)
-                result = _dst._tool_result_to_wire(
-                    tool_message.tool_call_id,
-                    tool_message.content,
-                    tool_message.name,
-                    ci,
-                    tool_message.is_error,
-                    tool_message.cache_control,
-                )
-                if results is None:
-                    results = []
-                    wire_messages.append(_dst._results_to_wire(results))
-                results.append(result)
-                ci += 1
-                last = "tool"
-                continue
-            raise _Deopt  # a role the source refuses
-        if last != "user" and last != "tool":  # §5: the last message is user or tool
-            raise _Deopt
-        value_temperature: Any = NOT_GIVEN
-        if "temperature" in src_body:
-            value_temperature = src_body["temperature"]
-            if value_temperature is None:  # OpenArmature §6: a null option is unset
-                value_temperature = NOT_GIVEN
-            else:
-                t = type(value_temperature)
-                if t is not int and (t is not float or not _isfinite(value_temperature)):
-                    raise _Deopt
-        value_max_tokens: Any = src_body.get("max_completion_tokens", NOT_GIVEN)
-        if value_max_tokens is NOT_GIVEN:
-            value_max_tokens = src_body.get("max_tokens", NOT_GIVEN)
-        elif "max_tokens" in src_body:  # unread: the source carries it as an extra
-            raise _Deopt
-        if value_max_tokens is not NOT_GIVEN:
-            if value_max_tokens is None:  # OpenArmature §6: a null option is unset
-                value_max_tokens = NOT_GIVEN
-            else:
-                if type(value_max_tokens) is not int or value_max_tokens < 1:
-                    raise _Deopt
-        value_top_p: Any = NOT_GIVEN
-        if "top_p" in src_body:
-            value_top_p = src_body["top_p"]
-            if value_top_p is None:  # OpenArmature §6: a null option is unset
-                value_top_p = NOT_GIVEN
-            else:
-                t = type(value_top_p)
-                if t is not int and (t is not float or not _isfinite(value_top_p)):
-                    raise _Deopt
-        value_seed: Any = NOT_GIVEN
-        if "seed" in src_body:
-            value_seed = src_body["seed"]
-            if value_seed is None:  # OpenArmature §6: a null option is unset
-                value_seed = NOT_GIVEN
-            else:
-                if type(value_seed) is not int:
-                    raise _Deopt
-        value_stop_sequences: Any = NOT_GIVEN
-        if "stop" in src_body:
-            value_stop_sequences = src_body["stop"]
-            if type(value_stop_sequences) is str:  # the wire's scalar form
-                value_stop_sequences = [value_stop_sequences]
-            if value_stop_sequences is None:  # OpenArmature §6: a null option is unset
-                value_stop_sequences = NOT_GIVEN
-            else:
-                if type(value_stop_sequences) is not list:
-                    raise _Deopt
-                for item in value_stop_sequences:
-                    if type(item) is not str:
-                        raise _Deopt
-                value_stop_sequences = list(value_stop_sequences)  # Config.from_dict keeps a copy
-        value_frequency_penalty: Any = NOT_GIVEN
-        if "frequency_penalty" in src_body:
-            value_frequency_penalty = src_body["frequency_penalty"]
-            if value_frequency_penalty is None:  # OpenArmature §6: a null option is unset
-                value_frequency_penalty = NOT_GIVEN
-            else:
-                t = type(value_frequency_penalty)
-                if t is not int and (t is not float or not _isfinite(value_frequency_penalty)):
-                    raise _Deopt
-        value_presence_penalty: Any = NOT_GIVEN
-        if "presence_penalty" in src_body:
-            value_presence_penalty = src_body["presence_penalty"]
-            if value_presence_penalty is None:  # OpenArmature §6: a null option is unset
-                value_presence_penalty = NOT_GIVEN
-            else:
-                t = type(value_presence_penalty)
-                if t is not int and (t is not float or not _isfinite(value_presence_penalty)):
-                    raise _Deopt
-        value_parallel_tool_calls: Any = NOT_GIVEN
-        if "parallel_tool_calls" in src_body:
-            value_parallel_tool_calls = src_body["parallel_tool_calls"]
-            if value_parallel_tool_calls is None:  # OpenArmature §6: a null option is unset
-                value_parallel_tool_calls = NOT_GIVEN
-            else:
-                if type(value_parallel_tool_calls) is not bool:
-                    raise _Deopt
-        value_n: Any = NOT_GIVEN
-        if "n" in src_body:
-            value_n = src_body["n"]
-            if value_n is None:  # OpenArmature §6: a null option is unset
-                value_n = NOT_GIVEN
-            else:
-                if type(value_n) is not int or value_n < 1:
-                    raise _Deopt
-        value_logprobs: Any = NOT_GIVEN
-        if "logprobs" in src_body:
-            value_logprobs = src_body["logprobs"]
-            if value_logprobs is None:  # OpenArmature §6: a null option is unset
-                value_logprobs = NOT_GIVEN
-            else:
-                if type(value_logprobs) is not bool:
-                    raise _Deopt
-        value_top_logprobs: Any = NOT_GIVEN
-        if "top_logprobs" in src_body:
-            value_top_logprobs = src_body["top_logprobs"]
-            if value_top_logprobs is None:  # OpenArmature §6: a null option is unset
-                value_top_logprobs = NOT_GIVEN
-            else:
-                if type(value_top_logprobs) is not int or value_top_logprobs < 0:
-                    raise _Deopt
-        value_user: Any = NOT_GIVEN
-        if "user" in src_body:
-            value_user = src_body["user"]
-            if value_user is None:  # OpenArmature §6: a null option is unset
-                value_user = NOT_GIVEN
-            else:
-                if type(value_user) is not str:
-                    raise _Deopt
-        value_reasoning_effort: Any = NOT_GIVEN
-        if "reasoning_effort" in src_body:
-            value_reasoning_effort = src_body["reasoning_effort"]
-            if value_reasoning_effort is None:  # OpenArmature §6: a null option is unset
-                value_reasoning_effort = NOT_GIVEN
-            else:
-                if type(value_reasoning_effort) is not str:
-                    raise _Deopt
-        value_json_mode: Any = NOT_GIVEN
-        container = src_body.get("response_format")
-        if container is not None:
-            if type(container) is not dict:
-                raise _Deopt
-            if not frozenset(["type"]).issuperset(
-                container
-            ):  # other keys are carried: the two-step way
-                raise _Deopt
-            value_json_mode = container.get("type")
-            if value_json_mode is None:  # absent or null: the two-step way
-                raise _Deopt
-            elif type(value_json_mode) is not str:
-                raise _Deopt
-            elif value_json_mode in {"json_object": True}:
-                value_json_mode = {"json_object": True}[value_json_mode]
-            else:  # another row's value (json_schema: structured output): the two-step way
-                raise _Deopt
-            if value_json_mode is not NOT_GIVEN:
-                if type(value_json_mode) is not bool:
-                    raise _Deopt
-        value_schema_name: Any = (
-            NOT_GIVEN  # schema_name: only in a structured-output object, refused on this path
-        )
-        value_schema_description: Any = (
-            NOT_GIVEN  # schema_description: only in a structured-output object, refused on this path
-        )
-        value_schema_strict: Any = (
-            NOT_GIVEN  # schema_strict: only in a structured-output object, refused on this path
-        )
-        value_prompt_cache_key: Any = NOT_GIVEN
-        if "prompt_cache_key" in src_body:
-            value_prompt_cache_key = src_body["prompt_cache_key"]
-            if value_prompt_cache_key is None:  # OpenArmature §6: a null option is unset
-                value_prompt_cache_key = NOT_GIVEN
-            else:
-                if type(value_prompt_cache_key) is not str:
-                    raise _Deopt
-        value_metadata: Any = NOT_GIVEN
-        if "metadata" in src_body:
-            value_metadata = src_body["metadata"]
-            if value_metadata is None:  # OpenArmature §6: a null option is unset
-                value_metadata = NOT_GIVEN
-            else:
-                if type(value_metadata) is not dict:
-                    raise _Deopt
-                for name, tag in value_metadata.items():
-                    if type(name) is not str or type(tag) is not str:
-                        raise _Deopt
-                value_metadata = dict(value_metadata)  # Config.from_dict keeps a copy
-        if value_temperature is not NOT_GIVEN:  # temperature: the target does not carry it as it is
-            raise _Deopt
-        if value_top_p is not NOT_GIVEN:  # top_p: the target does not carry it as it is
-            raise _Deopt
-        if value_seed is not NOT_GIVEN:  # seed: the target does not carry it as it is
-            raise _Deopt
-        if type(src_body.get("stop")) is str:  # the scalar form: the source re-writes a list
-            raise _Deopt
-        if (
-            value_frequency_penalty is not NOT_GIVEN
-        ):  # frequency_penalty: the target does not carry it as it is
-            raise _Deopt
-        if (
-            value_presence_penalty is not NOT_GIVEN
-        ):  # presence_penalty: the target does not carry it as it is
-            raise _Deopt
-        if (
-            value_parallel_tool_calls is not NOT_GIVEN
-        ):  # parallel_tool_calls: the target does not carry it as it is
-            raise _Deopt
-        if value_n is not NOT_GIVEN:  # n: the target does not carry it as it is
-            raise _Deopt
-        if value_logprobs is not NOT_GIVEN:  # logprobs: the target does not carry it as it is
-            raise _Deopt
-        if (
-            value_top_logprobs is not NOT_GIVEN
-        ):  # top_logprobs: the target does not carry it as it is
-            raise _Deopt
-        if (
-            value_reasoning_effort is not NOT_GIVEN
-        ):  # reasoning_effort: the target does not carry it as it is
-            raise _Deopt
-        if value_json_mode is not NOT_GIVEN:  # json_mode: the target does not carry it as it is
-            raise _Deopt
-        if (
-            value_prompt_cache_key is not NOT_GIVEN
-        ):  # prompt_cache_key: the target does not carry it as it is
-            raise _Deopt
-        if value_metadata is not NOT_GIVEN:  # metadata: the target does not carry it as it is
-            raise _Deopt
-        added: tuple[
-            tuple[str, Any], ...
-        ] = ()  # the target's default for an absent option: an added loss
-        if value_max_tokens is NOT_GIVEN:
-            added = (("config.max_tokens", 4096),)
-        if value_reasoning_effort is not NOT_GIVEN:  # the target derives reasoning_budget from it
-            raise _Deopt
-        tools: Any = NOT_GIVEN
-        raw_tools = src_body.get("tools")
-        if raw_tools is not None:
-            if type(raw_tools) is not list:
-                raise _Deopt
-            tools = []
-            for tool in raw_tools:
-                if type(tool) is not dict:
-                    raise _Deopt
-                tools.append(_read_tool(tool, ""))
-            if not raw_tools:  # an empty list: the target leaves it out
-                raise _Deopt
-            for tool in raw_tools:
-                if tool.get("type", "function") != "function":  # the source writes this literal
-                    raise _Deopt
-                if "function" not in tool:  # the target needs a field inside it
-                    raise _Deopt
-                if "function" in tool:
-                    sub_4 = tool["function"]
-                    if type(sub_4) is not dict:
-                        raise _Deopt
-                    if "parameters" not in sub_4:  # the target needs it
-                        raise _Deopt
-                    if (
-                        not _EXACT_12.issuperset(sub_4) or None in sub_4.values()
-                    ):  # a key the target cannot carry, or the source carries
-                        raise _Deopt
-                if (
-                    not _EXACT_13.issuperset(tool) or None in tool.values()
-                ):  # a key the target cannot carry, or the source carries
-                    raise _Deopt
-            tool_names: set[str] | frozenset[str] = _v.check_tools(tools, memo)
-        elif "tools" in src_body:  # a null the source carries as an extra
-            raise _Deopt
-        else:
-            tool_names = _NO_TOOLS
-        tool_choice: Any = NOT_GIVEN
-        if "tool_choice" in src_body:
-            tool_choice = _read_tool_choice(src_body["tool_choice"])
-            _v.check_tool_choice(tool_choice, tool_names, _dst.RULES)
-            raw_choice_5 = src_body["tool_choice"]
-            if tool_choice == "auto":
-                if raw_choice_5 != "auto" or type(raw_choice_5) is not str:
-                    raise _Deopt
-            elif tool_choice == "required":
-                if raw_choice_5 != "required" or type(raw_choice_5) is not str:
-                    raise _Deopt
-            elif tool_choice == "none":
-                if raw_choice_5 != "none" or type(raw_choice_5) is not str:
-                    raise _Deopt
-            elif type(tool_choice) is ForcedTool:
-                if type(raw_choice_5) is not dict:
-                    raise _Deopt
-                if (
-                    raw_choice_5.get("type", "function") != "function"
-                ):  # the source writes this literal
-                    raise _Deopt
-                if "function" in raw_choice_5:
-                    sub_6 = raw_choice_5["function"]
-                    if type(sub_6) is not dict:
-                        raise _Deopt
-                    if (
-                        not _EXACT_14.issuperset(sub_6) or None in sub_6.values()
-                    ):  # a key the target cannot carry, or the source carries
-                        raise _Deopt
-                if (
-                    not _EXACT_13.issuperset(raw_choice_5) or None in raw_choice_5.values()
-                ):  # a key the target cannot carry, or the source carries
-                    raise _Deopt
-            else:
-                raise _Deopt
-        body: dict[str, Any] = {}
-        body["model"] = model
-        if system_texts:
-            body["system"] = "\n\n".join(system_texts)
-        body["messages"] = wire_messages
-        dropped: list[str] = []  # options dropped with a warning, warned once the body is built
-        if value_temperature is not NOT_GIVEN:
-            dropped.append("temperature is not supported by " + _dst.KEY + "; dropped")
-        if value_max_tokens is NOT_GIVEN:
-            value_max_tokens = 4096  # the mapping's default
-        if value_max_tokens is not NOT_GIVEN:
-            body["max_tokens"] = value_max_tokens
-        if value_top_p is not NOT_GIVEN:
-            dropped.append("top_p is not supported by " + _dst.KEY + "; dropped")
-        # seed: silently dropped, as the mapping declares
-        if value_stop_sequences is not NOT_GIVEN:
-            body["stop_sequences"] = value_stop_sequences
-        # frequency_penalty: silently dropped, as the mapping declares
-        # presence_penalty: silently dropped, as the mapping declares
-        # n: silently dropped, as the mapping declares
-        # logprobs: silently dropped, as the mapping declares
-        # top_logprobs: silently dropped, as the mapping declares
-        if value_user is not NOT_GIVEN:
-            _w.put_in(body, ("metadata", "user_id"), value_user)
-        # reasoning_effort: silently dropped, as the mapping declares
-        value_reasoning_budget: Any = NOT_GIVEN
-        if (
-            value_reasoning_budget is NOT_GIVEN
-        ):  # derive: from reasoning_effort (mapping row reasoning_budget.derive)
-            source_value: Any = value_reasoning_effort
-            value_reasoning_budget = (
-                {
-                    "minimal": 1024,
-                    "low": 1024,
-                    "medium": 2048,
-                    "high": 4096,
-                    "xhigh": 8192,
-                    "max": 16384,
-                }.get(source_value, NOT_GIVEN)
-                if type(source_value) is str
-                else NOT_GIVEN
-            )
-            limit: Any = value_max_tokens
-            if (
-                type(value_reasoning_budget) is int
-                and type(limit) is int
-                and value_reasoning_budget >= limit
-            ):  # derive.below: max_tokens
-                value_reasoning_budget = limit - 1
-            if (
-                type(value_reasoning_budget) is int and value_reasoning_budget < 1024
-            ):  # derive.minimum: not sent
-                value_reasoning_budget = NOT_GIVEN
-            if tool_choice == "required" or (
-                tool_choice is not NOT_GIVEN and type(tool_choice) is not str
-            ):  # derive.unless_forced
-                value_reasoning_budget = NOT_GIVEN
-        if value_reasoning_budget is not NOT_GIVEN:
-            container = _w.container_in(body, ("thinking",))
-            container.setdefault("type", "enabled")  # `with`: written beside it
-            container["budget_tokens"] = value_reasoning_budget
-        # json_mode: silently dropped, as the mapping declares
-        # schema_name: silently dropped, as the mapping declares
-        # schema_description: silently dropped, as the mapping declares
-        # schema_strict: silently dropped, as the mapping declares
-        # prompt_cache_key: silently dropped, as the mapping declares
-        # metadata: silently dropped, as the mapping declares
-        if tools is not NOT_GIVEN and tools:
-            body["tools"] = [
-                _dst._tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)
-            ]
-        if not isinstance(tool_choice, NotGiven):
-            _w.put_in(body, ("tool_choice",), _dst._tool_choice_to_wire(tool_choice))
-        if (
-            value_parallel_tool_calls is not NOT_GIVEN and isinstance(tools, list) and tools
-        ):  # requires tools: the API refuses it without them
-            container = _w.container_in(body, ("tool_choice",))
-            container.setdefault("type", "auto")  # `with`: written beside it
-            container["disable_parallel_tool_use"] = (
-                not value_parallel_tool_calls
-            )  # negate: the wire says it the other way round
-        if dropped:  # an option the target drops: a loss
-            raise _Deopt
-        return body, added
-    except (_Deopt, ProviderError, _w.WireShapeError, RecursionError):
+        return request(src_body, added), tuple(added)
+    except _DEOPTS:
         return None

@@ -160,7 +160,7 @@ KEY: Final = "gemini.vertex"
 # wire data the canonical model does not carry (runtime/carry.py losses)
 # the base's WIRE_KEYS, with this dialect's difference
 WIRE_KEYS: Final[frozenset[str]] = (
-    (_code_gemini_generate_content.WIRE_KEYS | frozenset(["GOOGLE_CLOUD_LOCATION", "GOOGLE_CLOUD_PROJECT", "GOOGLE_OAUTH_ACCESS_TOKEN", "bearer", "gemini_generate_content", "labels"])) - frozenset(["GEMINI_API_KEY", "GET", "countTokens", "generateContent", "header", "models"])
+    (_code_gemini_generate_content.WIRE_KEYS | frozenset(["GOOGLE_CLOUD_LOCATION", "GOOGLE_CLOUD_PROJECT", "GOOGLE_OAUTH_ACCESS_TOKEN", "bearer", "gemini_generate_content", "labels"])) - frozenset(["GEMINI_API_KEY", "GET", "countTokens", "generateContent", "header", "models", "openai_chat"])
 )
 TITLE: Final = "Google Gemini generateContent on Vertex AI"
 API_VERSION: Final = "v1"

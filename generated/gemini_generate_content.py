@@ -197,6 +197,7 @@ WIRE_KEYS: Final = frozenset(
         "native",
         "no_response_schema",
         "none",
+        "openai_chat",
         "parametersJsonSchema",
         "parts",
         "presencePenalty",

@@ -73,6 +73,7 @@ def one_pass(monkeypatch: pytest.MonkeyPatch, source: str, target: str) -> Any:
 def test_the_fuse_rows_are_compiled() -> None:
     assert ("openai_chat", "anthropic_messages") in FUSED
     assert ("anthropic_messages", "openai_chat") in FUSED
+    assert ("openai_chat", "gemini_generate_content") in FUSED
     for source, target in PAIRS:
         tr = wiremap.translator(source, target)
         assert tr.fused and tr.source.key == source and tr.target.key == target
@@ -81,10 +82,10 @@ def test_the_fuse_rows_are_compiled() -> None:
 
 
 def test_pairs_without_a_fuse_row_take_the_two_step_path() -> None:
-    tr = wiremap.translator("openai_chat", "gemini_generate_content")
+    tr = wiremap.translator("anthropic_messages", "gemini_generate_content")
     assert not tr.fused
-    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
-    assert outcome(tr.request, body) == outcome(two_step("openai_chat", "gemini_generate_content"), body)
+    body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]}
+    assert outcome(tr.request, body) == outcome(two_step("anthropic_messages", "gemini_generate_content"), body)
 
 
 def test_translator_responses_are_the_two_step_answer() -> None:
@@ -107,6 +108,40 @@ def test_the_benchmark_corpus_takes_the_one_pass_path(item: str, monkeypatch: py
     assert (item == "tool_turn") == bool(expected[2])  # temperature and top_p: warned, not sent
     back = json.loads(expected[1])
     assert outcome(one_pass(monkeypatch, "anthropic_messages", "openai_chat"), back) == outcome(two_step("anthropic_messages", "openai_chat"), back)
+
+
+@pytest.mark.parametrize("item", ["small_chat", "tool_turn", "multimodal", "long_conversation", "agent_openai", "agent_anthropic_cached", "reasoning_turn"])
+def test_the_benchmark_corpus_takes_the_one_pass_path_into_gemini(item: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the target's own code writes what the converter writes: the system instruction through its
+    # `wire` template, the tools in their group, tool_choice nested, each result named after its call
+    body = json.loads((ROOT / f"bench/corpus/{item}.json").read_text())
+    expected = outcome(two_step("openai_chat", "gemini_generate_content"), body)
+    assert expected[0] == "ok"
+    assert outcome(one_pass(monkeypatch, "openai_chat", "gemini_generate_content"), body) == expected
+
+
+def test_a_tool_result_into_gemini_is_named_after_its_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = [{"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}},
+             {"id": "c2", "type": "function", "function": {"name": "get_time", "arguments": "{}"}}]
+    body = {"model": "gemini-2.5-flash", "messages": [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": "weather and time?"},
+        {"role": "assistant", "tool_calls": calls},
+        {"role": "tool", "tool_call_id": "c2", "content": "noon"},
+        {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
+    ], "tools": [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}} for n in ("get_weather", "get_time")],
+        "tool_choice": "required"}
+    got = one_pass(monkeypatch, "openai_chat", "gemini_generate_content")(body)
+    assert [p["functionResponse"]["name"] for p in got["contents"][-1]["parts"]] == ["get_time", "get_weather"]
+    assert got["systemInstruction"] == {"parts": [{"text": "be brief"}]}
+    assert got["toolConfig"] == {"functionCallingConfig": {"mode": "ANY"}}
+    assert outcome(lambda b: got, body) == outcome(two_step("openai_chat", "gemini_generate_content"), body)
+    # a result no earlier call answers: the two-step way names the error
+    monkeypatch.undo()
+    body["messages"][-1]["tool_call_id"] = "c9"
+    assert outcome(two_step("openai_chat", "gemini_generate_content"), body)[0] == "error"
+    assert outcome(wiremap.translator("openai_chat", "gemini_generate_content").request, body) == outcome(
+        two_step("openai_chat", "gemini_generate_content"), body)
 
 
 @pytest.mark.parametrize(

@@ -131,7 +131,7 @@ def test_the_fused_pairs_have_a_lossless_variant_and_other_pairs_none() -> None:
     for source, target in PAIRS:
         tr = wiremap.translator(source, target)
         assert tr.request_with_losses.__module__ == tr.request.__module__
-    assert wiremap.translator("openai_chat", "gemini_generate_content").request_with_losses({"model": "m", "messages": [{"role": "user", "content": "hi"}]}) is None
+    assert wiremap.translator("anthropic_messages", "gemini_generate_content").request_with_losses({"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]}) is None
 
 
 @pytest.mark.parametrize("pair", PAIRS, ids=lambda p: f"{p[0]}->{p[1]}")

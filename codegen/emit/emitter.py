@@ -122,14 +122,19 @@ class Emitter:
             else:
                 required.append((key, self.build_node(out, child, env, context, path_expr)))
         literal = "{" + ", ".join(f"{lit(k)}: {v}" for k, v in required) + "}"
-        # an optional field the context never has here (a string's text part) writes no key
-        optional = [(k, c) for k, c in optional if env.get(c.field, "NOT_GIVEN") != "NOT_GIVEN"]
+        # an optional field the context never has here (a string's text part) writes no key; a
+        # `from_url` media type without one is still inferred from the URL
+        optional = [
+            (k, c)
+            for k, c in optional
+            if env.get(c.field, "NOT_GIVEN") != "NOT_GIVEN" or (c.codec == "from_url" and env.get("source.url", "NOT_GIVEN") != "NOT_GIVEN")
+        ]
         if not optional:
             return literal
         var = out.fresh("wire")
         out.add(f"{var}: dict[str, Any] = {literal}")
         for key, slot in optional:
-            expr = env[slot.field]
+            expr = env.get(slot.field, "NOT_GIVEN")
             if slot.codec == "from_url":  # the media type, or one inferred from the URL
                 guess = out.fresh("media_type")
                 out.add(f"{guess} = _w.guess_media_type({expr}, {env['source.url']})")

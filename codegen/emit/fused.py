@@ -27,9 +27,13 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import SimpleNamespace
 from typing import Any, Final
 
 from .emitter import Emitter
+from .shapes import shape
 from .lines import Lines, lit
 from ..ir.catalog import CONTEXTS
 from .messages import assign, build_message, text_content, emit_options_to_wire, emit_role_readers, emit_tools_to_wire
@@ -80,12 +84,6 @@ def fused_blockers(ir: Any, side: str) -> list[str]:
         why.append("tool calls placement `items`")
     if ir.wire_rules is not None:
         why.append("a `wire_rules` section (its repairs are recorded on a WireMap per call)")
-    if ir.path_params:
-        why.append("fields bound into the endpoint path")
-    if ir.system.hoist_template is not None:
-        why.append("system `hoist` through a `wire` template")
-    if ir.tools.group is not None:
-        why.append("a tools `group`")
     if ir.tools.strict_all is not None:
         why.append("a tools `strict_all` field")
     if ir.cache_point is not None:
@@ -94,16 +92,25 @@ def fused_blockers(ir: Any, side: str) -> list[str]:
         why.append("tool_choice modes `omit`, `omit_tools` or `reject`")
     if ir.strategy_hooks:
         why.append("`strategies` hooks (the converter calls them; the fused path would not)")
-    fields = [("model", ir.model_field), ("messages", ir.messages_field), ("tools", ir.tools.field), ("tool_choice", ir.tool_choice.field)]
-    if ir.system.strategy == "hoist":
-        fields.append(("system", ir.system.field or ""))
-    for name, field in fields:
-        if "." in field:
-            why.append(f"a nested `{name}` field ({field})")
     unknown = [opt.name for opt in ir.options if opt.name not in _OPTION_CHECKS]
     if unknown:
         why.append(f"options the fused compiler has no check for ({', '.join(unknown)})")
     if side == "source":
+        # the target's side of these is written by its own code (`assign`, `emit_tools_to_wire`, the
+        # system `wire` template, the from_call names), as its request_to_wire writes them; the
+        # source's would need a reader of their own
+        if ir.path_params:
+            why.append("fields bound into the endpoint path")
+        if ir.tools.group is not None:
+            why.append("a tools `group`")
+        fields = [("model", ir.model_field), ("messages", ir.messages_field), ("tools", ir.tools.field), ("tool_choice", ir.tool_choice.field)]
+        if ir.system.strategy == "hoist":
+            fields.append(("system", ir.system.field or ""))
+        for name, field in fields:
+            if "." in field:
+                why.append(f"a nested `{name}` field ({field})")
+        if ir.system.hoist_template is not None:
+            why.append("system `hoist` through a `wire` template")
         if ir.system.blocks is not None and ir.system.strategy == "inline":
             why.append("inline system `blocks` (a one-block system content is read whole)")
         if ir.tool_calls.missing_id == "synthesize":
@@ -121,9 +128,6 @@ def fused_blockers(ir: Any, side: str) -> list[str]:
                 why.append(f"option `values` on a top-level field ({opt.name})")
         if ir.tool_results.strategy == "message" and not _role_literal(ir.tool_results.template):
             why.append("tool results told apart by a type literal")
-    else:
-        if ir.tool_results.name == "from_call":
-            why.append("tool results `name: from_call` (named after the earlier call)")
     return [w if w.startswith("is ") else "has " + w for w in why]
 
 
@@ -145,20 +149,6 @@ class _Scoped(Emitter):
         if key not in self.regexes:
             self.regexes[key] = f"_RE_{self.prefix}{len(self.regexes) + 1}"
         return self.regexes[key]
-
-
-def _read_also(out: Lines, var: str, rest: tuple[str, ...]) -> None:
-    """The option's other wire names, in order: the first present one is read (a null counts as
-    present, as in the source's reader); one present after it is an extra there: the two-step way."""
-    if not rest:
-        return
-    out.add(f"if {var} is NOT_GIVEN:")
-    out.indent()
-    out.add(f"{var} = src_body.get({lit(rest[0])}, NOT_GIVEN)")
-    _read_also(out, var, rest[1:])
-    out.dedent()
-    out.add("elif " + " or ".join(f"{lit(w)} in src_body" for w in rest) + ":  # unread: the source carries it as an extra")
-    out.add("    raise _Deopt")
 
 
 #: the canonical rules for a content part's fields (validate._text_block / _media_block), as
@@ -185,58 +175,62 @@ def _dst_names(code: str) -> str:
     return _DST_NAME.sub(r"_dst.\1(", code)
 
 
-def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None" = None) -> list[str] | None:
-    """The body of `_user_parts(raw)`: the source's part dispatcher (its alternatives in its
-    order), each part read by the source's part template and written by the target's, the
-    canonical part rules checked on the way. None when the pair has nothing to gain (the
-    source tells parts apart by keys, or the target joins them into text). `exact`: the lossless
-    variant (`_user_parts_exact`), which answers None also for a part the target would not carry
-    as it is (its shape checked by `_exact_shape`) or would drop."""
+@contextmanager
+def _exact_only(out: Lines) -> Iterator[None]:
+    """The lines written inside run only on the lossless variant (`request_with_losses`): behind
+    `if exact:` (left out when nothing is written), so `request` passes them at the cost of a
+    local test."""
+    out.add("if exact:")
+    start = len(out.lines)
+    out.indent()
+    yield
+    out.dedent()
+    if len(out.lines) == start:
+        out.lines.pop()
+
+
+def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> list[str] | None:
+    """The body of `_user_parts(raw, exact)` (its shape: templates/functions/fused.jinja): the
+    source's part dispatcher (its alternatives in its order), each part read by the source's part
+    template and written by the target's, the canonical part rules checked on the way. None when
+    the pair has nothing to gain (the source tells parts apart by keys, or the target joins them
+    into text). With `exact` true (the lossless variant) it answers None also for a part the target
+    would not carry as it is (its shape checked by `_exact_shape`) or would drop."""
     src, dst = s_em.ir, d_em.ir
     if src.part_dispatch != "literals" or dst.user.content not in ("always_parts", "string_or_parts"):
         return None
     alts = [(k, n) for k, n in s_em.part_templates() if k not in ("thinking", "redacted_thinking")]
     if src.tool_results.strategy == "group_into_user_message":
         alts.append(("tool_result", src.tool_results.template))
-    out = Lines()
-    out.add("if not raw:")
-    out.add("    return None")
-    out.add("parts: list[dict[str, Any]] = []")
     joins = dst.user.content == "string_or_parts"
-    if joins:
-        out.add("texts: list[Any] = []  # each kept part's text (None: another kind), for string_or_parts")
-    out.add("path = ''")
-    out.add("for part in raw:")
-    out.indent()
-    out.add("if type(part) is not dict:")
-    out.add("    return None")
-    for i, cond in s_em.part_branches(out, alts, bind=True, user=True):  # as the source's dispatcher tries them
+    out = Lines()
+    branches = out.part()
+    for i, cond in s_em.part_branches(branches, alts, bind=True, user=True):  # as the source's dispatcher tries them
         label, node = alts[i]
-        out.add(f"if {cond}:")
-        out.indent()
         target = dst.parts.get(label)
         by_scheme = "@" in label or any(k.startswith(label + "@") for k in dst.parts)
         if label == "tool_result" or by_scheme or not _part_fusable(label, node, target):  # a URL-scheme row: the canonical path
-            out.add("return None  # the canonical path")
-            out.dedent()
+            shape(branches, "fused", "part_branch", cond=cond, canonical=True, exact=None, read=None, fields=(), ok=None, checks=None,
+                  action=None, guards=None, prelude=None, expr=None, joins=joins, text=None)
             continue
-        if exact is not None:
-            if isinstance(target, str):  # strip or reject: the part does not arrive
-                out.add("return None")
-                out.dedent()
-                continue
-            if not isinstance(node, Obj):
-                out.add("return None")
-                out.dedent()
-                continue
-            _exact_shape(out, exact, node, "part", _slots_by_field(target))
+        checks_part = branches.part()
+        if isinstance(target, str):  # strip or reject: the part does not arrive
+            checks_part.add("return None")
+        elif not isinstance(node, Obj):
+            checks_part.add("return None")
+        elif _infers(node, target):
+            checks_part.add("return None  # the target infers a field the source does not give (from_url): it may read back otherwise")
+        else:
+            _exact_shape(checks_part, exact, node, "part", _slots_by_field(target))
         read: dict[str, str] = {}
-        s_em.unmodeled(out, label, "part", "path")
-        s_em.read_node(out, node, "part", "path", "part." + label, read, matched=s_em.pattern_matches(node))
+        reader = branches.part()
+        s_em.unmodeled(reader, label, "part", "path")
+        s_em.read_node(reader, node, "part", "path", "part." + label, read, matched=s_em.pattern_matches(node))
         got: dict[str, str] = {}
-        for name, expr in read.items():  # each field once, as Any (the target's template casts)
-            var = out.fresh("f_" + name.replace(".", "_"))
-            out.add(f"{var}: Any = {expr}")
+        fields = []
+        for name, value in read.items():  # each field once, as Any (the target's template casts)
+            var = branches.fresh("f_" + name.replace(".", "_"))
+            fields.append((var, value))
             got[name] = var
         inline = label.endswith(".inline")
         checks = []
@@ -245,90 +239,50 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None" = 
             checks.append("(" + rule.format(v=var) + ")")
         if inline and "media_type" not in got:
             checks.append("False")  # an inline part needs its media type (validate._media_block)
-        if checks:  # through a flag: the target's template keeps its own view of the types
-            ok = out.fresh("ok")
-            out.add(f"{ok} = bool({' and '.join(checks)})")
-            out.add(f"if not {ok}:")
-            out.add("    return None")
-        if target == "strip":
-            out.add("continue  # the target strips this kind")
-        elif target == "reject":
-            out.add("return None  # the target refuses it: the canonical path says so")
-        else:
-            assert target is not None and not isinstance(target, str)  # _part_fusable: a template
+        ok = branches.fresh("ok") if checks else None  # through a flag: the target's template keeps its own view of the types
+        guards: str | None = None
+        prelude: list[str] | None = None
+        written_expr: str | None = None
+        if not isinstance(target, str):
+            assert target is not None  # _part_fusable: a template
             env = {name: got.get(name, "NOT_GIVEN") for name in CONTEXTS["part." + label]}
-            guards = [
+            guards = " and ".join(  # a field the target's template needs, absent: the target drops the part
                 f"{env[slot.field]} is not NOT_GIVEN"
                 for slot in slots_of(target)
                 if CONTEXTS["part." + label][slot.field].optional and not slot.optional and not slot.has_default
-            ]
-            if guards:  # a field the target's template needs, absent: the target drops the part
-                out.add(f"if not ({' and '.join(guards)}):")
-                out.add("    return None" if exact is not None else "    continue")
-            d_out = Lines()
-            d_out.level = out.level
-            d_out.counter = out.counter + 500
-            expr = d_em.build_node(d_out, target, env, "part." + label, "''")
-            out.lines.extend(_dst_names(line) for line in d_out.lines)
-            out.add(f"parts.append({_dst_names(expr)})")
-            if joins:
-                out.add(f"texts.append({got['text'] if label == 'text' else 'None'})")
-            out.add("continue")
-        out.dedent()
-    out.add("return None  # a part the source refuses: the canonical path names it")
-    out.dedent()
-    if joins:
-        out.add("if len(parts) == 1 and texts[0] is not None:  # one text part is sent as a string (the target's rule)")
-        out.add("    return texts[0]")
-    out.add("return parts")
+            )
+            written = Lines()
+            written.level = 0
+            written.counter = branches.counter + 500
+            written_expr = _dst_names(d_em.build_node(written, target, env, "part." + label, "''"))
+            prelude = [_dst_names(line) for line in written.lines]
+        shape(
+            branches, "fused", "part_branch", cond=cond, canonical=False, exact=checks_part, read=reader, fields=fields, ok=ok,
+            checks=" and ".join(checks), action=target if isinstance(target, str) else None, guards=guards, prelude=prelude, expr=written_expr,
+            joins=joins, text=got["text"] if label == "text" else "None",
+        )
+    shape(out, "fused", "user_parts", joins=joins, branches=branches)
     return out.lines
 
 
+def _infers(node: Any, target: Any) -> bool:
+    """The target's part template fills a field from another (`{media_type?|from_url}`) that the
+    source's template does not give: the value it writes is a guess, which the target may read
+    back as another kind (a URL with no known extension) or with a field the source never said."""
+    given = {s.field for s in slots_of(node)}
+    return any(s.codec == "from_url" and s.field not in given for s in slots_of(target))
+
+
 def _part_fusable(label: str, node: Any, target: Any) -> bool:
-    """A part kind the one-pass path takes: no signature on either side (provider-bound data
-    follows the origin rule of the canonical path), every field one the part rules know."""
+    """A part kind the one-pass path takes: no signature in the source's template (provider-bound
+    data follows the origin rule of the canonical path) nor a required one in the target's (an
+    optional one is left out, as the canonical path leaves out the signature the source never
+    gave: Gemini's signed text parts), every field one the part rules know."""
     if isinstance(node, str) or any(s.field == "signature" for s in slots_of(node)):
         return False
-    if target is None or (not isinstance(target, str) and any(s.field == "signature" for s in slots_of(target))):
+    if target is None or (not isinstance(target, str) and any(s.field == "signature" and not s.optional for s in slots_of(target))):
         return False
     return all(s.field in _PART_RULES or s.field == "media_type" for s in slots_of(node))
-
-
-def _check(out: Lines, kind: str, var: str) -> None:
-    """The inline form of Config.from_dict + validate._config for one option value."""
-    if kind == "number":
-        out.add(f"t = type({var})")
-        out.add(f"if t is not int and (t is not float or not _isfinite({var})):")
-        out.add("    raise _Deopt")
-    elif kind == "positive":
-        out.add(f"if type({var}) is not int or {var} < 1:")
-        out.add("    raise _Deopt")
-    elif kind == "integer":
-        out.add(f"if type({var}) is not int:")
-        out.add("    raise _Deopt")
-    elif kind == "nonnegative":
-        out.add(f"if type({var}) is not int or {var} < 0:")
-        out.add("    raise _Deopt")
-    elif kind == "boolean":
-        out.add(f"if type({var}) is not bool:")
-        out.add("    raise _Deopt")
-    elif kind == "string":
-        out.add(f"if type({var}) is not str:")
-        out.add("    raise _Deopt")
-    elif kind == "string_map":
-        out.add(f"if type({var}) is not dict:")
-        out.add("    raise _Deopt")
-        out.add(f"for name, tag in {var}.items():")
-        out.add("    if type(name) is not str or type(tag) is not str:")
-        out.add("        raise _Deopt")
-        out.add(f"{var} = dict({var})  # Config.from_dict keeps a copy")
-    else:
-        out.add(f"if type({var}) is not list:")
-        out.add("    raise _Deopt")
-        out.add(f"for item in {var}:")
-        out.add("    if type(item) is not str:")
-        out.add("        raise _Deopt")
-        out.add(f"{var} = list({var})  # Config.from_dict keeps a copy")
 
 
 class _Exact:
@@ -622,8 +576,7 @@ def _exact_options(out: Lines, src: FormatIR, dst: FormatIR, read: set[str]) -> 
             out.add(f"if {var} is NOT_GIVEN:  # {opt.name}: the target adds its default")
             out.add("    raise _Deopt")
     default = _default_loss(dst)
-    out.add("added: tuple[tuple[str, Any], ...] = ()  # the target's default for an absent option: an added loss")
-    if default is not None:
+    if default is not None:  # (`added` starts empty: `_emit_request_body`)
         out.add(f"if value_{default.name} is NOT_GIVEN:")
         out.add(f"    added = (({lit('config.' + default.name)}, {lit(default.default)}),)")
     for opt in dst.options:
@@ -675,144 +628,61 @@ def _exact_tool_choice(out: Lines, exact: _Exact, src: FormatIR, dst: FormatIR) 
         out.add("    raise _Deopt")
 
 
-def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None") -> tuple[list[str], set[str], list[str] | None]:
-    """The body of `request(src_body)` (exact None) or of `request_with_losses(src_body)` (exact: the
-    checks that keep it to bodies the target carries without a loss), the source body keys it
-    reads, and the body of its `_user_parts` function (None: none)."""
+def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tuple[list[str], set[str], list[str] | None]:
+    """The body of `request(src_body, _losses)`, the one pass both `request` and
+    `request_with_losses` run (its shape: templates/functions/fused.jinja): with `exact` true
+    (`_losses` given) it also checks that the target carries the body without a loss (the
+    `_exact_*` fragments); the source body keys it reads; and the body of its `_user_parts`
+    function (None: none)."""
     src, dst = s_em.ir, d_em.ir
     out = Lines()
-    out.add("if type(src_body) is not dict:")
-    out.add("    raise _Deopt")
-    if exact is not None:
-        # lossless: no key the source carries as data of its own wire, no null (an unset option
-        # the source's re-write leaves out: carried data too)
-        out.add("if not _KNOWN.issuperset(src_body) or None in src_body.values():")
-    elif src.unknown == "carry" and (src.provider, src.wire) != (dst.provider, dst.wire):
-        # keys no table names are carried data, never written to another provider's wire: left out
-        out.add("if not _KNOWN.issuperset(src_body) and not _w.carried_only(src_body, _KNOWN, WIRE_KEYS):")
-    else:
-        out.add("if not _KNOWN.issuperset(src_body):  # a key the source would carry as an extra: the two-step way")
-    out.add("    raise _Deopt")
-    known = {src.model_field, src.messages_field, src.tools.field, src.tool_choice.field}
-    out.add(f"model = src_body.get({lit(src.model_field)})")
-    out.add("if type(model) is not str or not model:")
-    out.add("    raise _Deopt")
-    out.add(f"items = src_body.get({lit(src.messages_field)})")
-    out.add("if type(items) is not list or not items:")
-    out.add("    raise _Deopt")
-    out.add("wire_messages: list[dict[str, Any]] = []")
     hoist = dst.system.strategy == "hoist"
     grouped = dst.tool_results.strategy == "group_into_user_message"
-    if hoist:
-        out.add("system_texts: list[str] = []")
-    if grouped:
-        out.add("results: list[dict[str, Any]] | None = None  # the open run of grouped tool results")
-    out.add("call_ids: set[str] = set()  # the tool calls answered so far may be answered (§3)")
-    out.add("memo = _w.new_memo(_dst.RULES)  # the checks' copies of user JSON, for the target's writers")
-    out.add("ci = 0  # the canonical index of the next message")
-    out.add("last = ''  # the canonical role of the last message")
-    out.add("path = ''  # error paths are the two-step path's business")
-    if exact is not None:
-        read_names = {opt.name for opt in src.options if opt.wire is not None}
-        added = [
-            opt.name
-            for opt in dst.options
-            if opt.name not in read_names and (opt.has_default or opt.required) and opt is not _default_loss(dst)
-        ]
-        if added:  # the target adds them to every body: a loss the two-step way reports
-            out.add(f"raise _Deopt  # the target adds {', '.join(added)} to every body")
-        if dst.tool_calls.unique_ids:
-            out.add("exact_ids: set[str] = set()  # the target makes reused tool call ids unique: a loss")
+    from_call = dst.tool_results.name == "from_call"
+    read_names = {opt.name for opt in src.options if opt.wire is not None}
+    added = [  # the target adds them to every body: a loss the two-step way reports
+        opt.name for opt in dst.options if opt.name not in read_names and (opt.has_default or opt.required) and opt is not _default_loss(dst)
+    ]
+    shape(
+        out, "fused", "head",
+        # keys no table names are carried data, never written to another provider's wire: left out
+        carried=src.unknown == "carry" and (src.provider, src.wire) != (dst.provider, dst.wire),
+        model_field=src.model_field, messages_field=src.messages_field, hoist=hoist, grouped=grouped, from_call=from_call,
+        added=", ".join(added), exact_ids=dst.tool_calls.unique_ids,
+    )
+    known = {src.model_field, src.messages_field, src.tools.field, src.tool_choice.field}
 
     def sink(o: Lines, role: str, env: dict[str, str]) -> None:
-        if exact is not None:
-            _exact_message(o, exact, s_em.ir, d_em.ir, role, env)
+        checks = o.part()
+        _exact_message(checks, exact, src, dst, role, env)
         if role == "system":
-            o.add(f"content_s = {env['content']}")
-            o.add("if ci or type(content_s) is not str or not content_s:  # §5: first, non-empty text")
-            o.add("    raise _Deopt")
-            if hoist:
-                o.add("system_texts.append(content_s)")
-            else:
-                o.add("wire_messages.append(_dst._system_to_wire(content_s))")
-            if grouped:
-                o.add("results = None")
-            o.add("ci = 1")
-            o.add("last = 'system'")
+            shape(o, "fused", "sink_system", exact=checks, content=env["content"], hoist=hoist, grouped=grouped)
         elif role == "user":
             c = env["content"]
-            if "list" in env:  # a run of blocks
-                o.add(f"_v.check_user_content({c}, ci, _dst.RULES)")
-            else:
-                o.add(f"if type({c}) is str:")
-                o.indent()
-                o.add(f"if not {c}:")
-                o.add("    raise _Deopt")
-                inline = Lines()
-                inline.level = o.level
-                inline.counter = o.counter + 700
-                text = text_content(d_em, inline, "user", c)  # the target's string case, inline
+            inline = Lines()
+            inline.level = 0
+            inline.counter = o.counter + 700
+            message = None
+            if "list" not in env:  # the target's string case, inline
+                text = text_content(d_em, inline, "user", c)
                 if text is not None and not inline.lines:
-                    if grouped:
-                        o.add("results = None")
-                    msg = build_message(d_em, inline, dst.user.template, {"content": text}, "message.user")
-                    o.lines.extend(_dst_names(line) for line in inline.lines)
-                    o.add(f"wire_messages.append({_dst_names(msg)})")
-                    o.add("ci += 1")
-                    o.add("last = 'user'")
-                    o.add("continue")
-                o.dedent()
-                o.add("else:")
-                o.add(f"    _v.check_user_content({c}, ci, _dst.RULES)")
-            if grouped:
-                o.add("results = None")
-            o.add(f"wire_messages.append(_dst._user_to_wire({c}, ci))")
-            o.add("ci += 1")
-            o.add("last = 'user'")
+                    message = _dst_names(build_message(d_em, inline, dst.user.template, {"content": text}, "message.user"))
+            shape(
+                o, "fused", "sink_user", exact=checks, content=c, blocks="list" in env,
+                inline=[_dst_names(line) for line in inline.lines], message=message, grouped=grouped,
+            )
         elif role == "assistant":
-            o.add("if not ci:  # §5: the first message is system or user")
-            o.add("    raise _Deopt")
-            o.add(f"if type({env['content']}) is str and {env['tool_calls']} is NOT_GIVEN:  # plain text, inline")
-            o.add(f"    if not {env['content']}:")
-            o.add("        raise _Deopt")
-            o.add("else:")
-            o.add(f"    _v.check_assistant({env['content']}, {env['tool_calls']}, ci, call_ids, memo, _dst.RULES)")
-            if grouped:
-                o.add("results = None")
-            o.add(f"wire_messages.append(_dst._assistant_to_wire({env['content']}, {env['tool_calls']}, ci, memo))")
-            o.add("ci += 1")
-            o.add("last = 'assistant'")
+            shape(o, "fused", "sink_assistant", exact=checks, content=env["content"], calls=env["tool_calls"], grouped=grouped, from_call=from_call)
         else:
-            if env["message"] != "tool_message":
-                o.add(f"tool_message = {env['message']}")
-            o.add("if not ci:")
-            o.add("    raise _Deopt")
-            o.add("_v.check_tool_message(tool_message, ci, call_ids, _dst.RULES)")
-            expr = "_dst._tool_result_to_wire(tool_message.tool_call_id, tool_message.content, tool_message.name, ci, tool_message.is_error, tool_message.cache_control)"
-            if grouped:
-                o.add(f"result = {expr}")
-                o.add("if results is None:")
-                o.add("    results = []")
-                o.add("    wire_messages.append(_dst._results_to_wire(results))")
-                o.add("results.append(result)")
-            else:
-                o.add(f"wire_messages.append({expr})")
-            o.add("ci += 1")
-            o.add("last = 'tool'")
+            shape(o, "fused", "sink_tool", exact=checks, message=env["message"], grouped=grouped, from_call=from_call)
 
     if src.system.strategy == "hoist":
         f = src.system.field
         assert f is not None
         known.add(f)
-        out.add(f"system = src_body.get({lit(f)})")
-        out.add("if system is not None:")
-        out.indent()
-        out.add("if type(system) is not str or not system:  # a list of blocks (joined), or empty (no system message): the two-step way")
-        out.add("    raise _Deopt")
-        sink(out, "system", {"content": "system"})
-        out.dedent()
-        out.add(f"elif {lit(f)} in src_body:  # a null the source carries as an extra")
-        out.add("    raise _Deopt")
+        system_sink = out.part()
+        sink(system_sink, "system", {"content": "system"})
+        shape(out, "fused", "source_system", field=f, sink=system_sink)
     out.add("for message in items:")
     out.indent()
     out.add("if type(message) is not dict:")
@@ -821,33 +691,17 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None")
     parts_fn = _emit_user_parts(s_em, d_em, exact)
 
     def user_list(o: Lines, raw: str) -> None:
-        if exact is not None:
-            _exact_shape(o, exact, src.user.template, "message", _slots_by_field(dst.user.template), frozenset({"content"}), _ROLE)
-            if parts_fn is None:
-                o.add(f"if type({raw}) is list:")
-                o.add("    raise _Deopt")
+        checks = o.part()
+        _exact_shape(checks, exact, src.user.template, "message", _slots_by_field(dst.user.template), frozenset({"content"}), _ROLE)
         if parts_fn is None:
-            return
-        o.add(f"if type({raw}) is list:  # content parts, translated in one pass where they allow it")
-        o.indent()
-        o.add(f"wire_content = {'_user_parts_exact' if exact is not None else '_user_parts'}({raw})")
-        if exact is not None:
-            o.add("if wire_content is None:  # a part the target does not carry as it is")
-            o.indent()
-            if not _exact_results(o, exact, src, dst, raw):
-                o.add("raise _Deopt")
-            o.dedent()
-        o.add("if wire_content is not None:")
-        o.indent()
-        if grouped:
-            o.add("results = None")
-        expr = build_message(d_em, o, dst.user.template, {"content": "wire_content"}, "message.user")
-        o.add(f"wire_messages.append({_dst_names(expr)})")
-        o.add("ci += 1")
-        o.add("last = 'user'")
-        o.add("continue")
-        o.dedent()
-        o.dedent()
+            checks.add(f"if type({raw}) is list:")
+            checks.add("    raise _Deopt")
+        results, prelude = o.part(), o.part()
+        message = None
+        if parts_fn is not None:
+            _exact_results(results, exact, src, dst, raw)
+            message = _dst_names(build_message(d_em, prelude, dst.user.template, {"content": "wire_content"}, "message.user"))
+        shape(o, "fused", "user_list", exact=checks, raw=raw, has_parts=parts_fn is not None, results=results, prelude=prelude, message=message, grouped=grouped)
 
     def on_name(o: Lines, key: str) -> None:  # a named message (OpenAI Chat `name`): the two-step way
         o.add(f"if {lit(key)} in message:")
@@ -867,122 +721,66 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None")
     for opt in src.options:
         if opt.wire is None:
             continue
-        var = f"value_{opt.name}"
-        names = (opt.wire, *opt.read_also)
+        row: dict[str, Any] = {"name": opt.name, "negate": opt.negate}
         if opt.requires == "response_schema":  # inside the structured-output object: a body with it goes the two-step way
-            out.add(f"{var}: Any = NOT_GIVEN  # {opt.name}: only in a structured-output object, refused on this path")
-            continue
-        if "." in opt.wire:  # one object deep (fused_blockers): read in place
+            row["form"] = "schema"
+        elif "." in opt.wire:  # one object deep (fused_blockers): read in place
             if opt.read_also:
                 raise ValueError("a nested fused option reads one name")  # fused_blockers keeps this out
             root, leaf = opt.wire.split(".")
-            allowed = {leaf, *opt.with_keys}
-            out.add(f"{var}: Any = NOT_GIVEN")
-            out.add(f"container = src_body.get({lit(root)})")
-            out.add("if container is not None:")
-            out.indent()
-            out.add("if type(container) is not dict:")
-            out.add("    raise _Deopt")
-            if root != src.tool_choice.field:  # the tool_choice reader reads that object itself
+            choice = root == src.tool_choice.field  # the tool_choice reader reads that object itself
+            if not choice:
                 known.add(root)
-                out.add(f"if not frozenset({lit(sorted(allowed))}).issuperset(container):  # other keys are carried: the two-step way")
-                out.add("    raise _Deopt")
-            if root == src.tool_choice.field:  # the leaf beside the mode is optional
-                out.add(f"{var} = container.get({lit(leaf)}, NOT_GIVEN)")
-                out.add(f"if {var} is None:  # null: the two-step way")
-            else:  # without its leaf, the rest of the object is the two-step path's to read
-                out.add(f"{var} = container.get({lit(leaf)})")
-                out.add(f"if {var} is None:  # absent or null: the two-step way")
-            out.add("    raise _Deopt")
-            if opt.values:  # the wire's spellings (as _w.spelled)
-                keep = opt.name in STRING_OPTIONS  # as _w.spelled: an unlisted string is read as given
-                out.add(f"elif type({var}) is not str:")
-                out.add("    raise _Deopt")
-                out.add(f"elif {var} in {lit(dict(opt.values))}:")
-                out.add(f"    {var} = {lit(dict(opt.values))}[{var}]")
-                if not keep:
-                    out.add("else:  # another row's value (json_schema: structured output): the two-step way")
-                    out.add("    raise _Deopt")
-            out.add(f"if {var} is not NOT_GIVEN:")
-            out.indent()
-            _check(out, _OPTION_CHECKS[opt.name], var)
-            if opt.negate:
-                out.add(f"{var} = not {var}  # negate: the wire says it the other way round")
-            out.dedent()
-            out.dedent()
-            continue
-        known.update(names)
-        if len(names) == 1:  # absent is the common case: one membership test
-            out.add(f"{var}: Any = NOT_GIVEN")
-            out.add(f"if {lit(names[0])} in src_body:")
-            out.indent()
-            out.add(f"{var} = src_body[{lit(names[0])}]")
+            row.update(
+                form="nested", root=root, leaf=leaf, allowed=None if choice else sorted({leaf, *opt.with_keys}),
+                optional=choice,  # the leaf beside the mode is optional; without its leaf, the rest of the object is the two-step path's
+                values=dict(opt.values) if opt.values else None,
+                keep=opt.name in STRING_OPTIONS,  # as _w.spelled: an unlisted string is read as given
+            )
         else:
-            out.add(f"{var}: Any = src_body.get({lit(names[0])}, NOT_GIVEN)")
-            _read_also(out, var, names[1:])
-            out.add(f"if {var} is not NOT_GIVEN:")
-            out.indent()
-        if opt.merge_coerce_string:
-            out.add(f"if type({var}) is str:  # the wire's scalar form")
-            out.add(f"    {var} = [{var}]")
-        out.add(f"if {var} is None:  # OpenArmature §6: a null option is unset")
-        out.add(f"    {var} = NOT_GIVEN")
-        out.add("else:")
-        out.indent()
-        _check(out, _OPTION_CHECKS[opt.name], var)
-        if opt.negate:
-            out.add(f"{var} = not {var}  # negate: the wire says it the other way round")
-        out.dedent()
-        out.dedent()
+            names = (opt.wire, *opt.read_also)
+            known.update(names)
+            row.update(form="top", names=names, coerce=opt.merge_coerce_string)
+        row["check"] = _OPTION_CHECKS.get(opt.name)
+        shape(out, "fused", "option", o=SimpleNamespace(**row))
 
-    if exact is not None:
+    out.add("added: tuple[tuple[str, Any], ...] = ()  # the target's default for an absent option: an added loss")
+    with _exact_only(out):
         _exact_options(out, src, dst, read)
 
     # tools and tool_choice: the source's readers, the canonical checks
-    out.add("tools: Any = NOT_GIVEN")
-    out.add(f"raw_tools = src_body.get({lit(src.tools.field)})")
-    out.add("if raw_tools is not None:")
-    out.indent()
-    out.add("if type(raw_tools) is not list:")
-    out.add("    raise _Deopt")
-    out.add("tools = []")
-    out.add("for tool in raw_tools:")
-    out.add("    if type(tool) is not dict:")
-    out.add("        raise _Deopt")
-    out.add("    tools.append(_read_tool(tool, ''))")
-    if exact is not None and isinstance(src.tools.template, Obj):
+    exact_tools, exact_choice = out.part(), out.part()
+    if isinstance(src.tools.template, Obj):
         dst_slots = _slots_by_field(dst.tools.template)
         if "as_given" not in (src.tools.strict, dst.tools.strict) or src.tools.strict != dst.tools.strict:
             dst_slots.pop("strict", None)  # a side that closes strict schemas rewrites them
-        out.add("if not raw_tools:  # an empty list: the target leaves it out")
-        out.add("    raise _Deopt")
-        out.add("for tool in raw_tools:")
-        out.indent()
-        _exact_shape(out, exact, src.tools.template, "tool", dst_slots)
-        out.dedent()
-    elif exact is not None:
-        out.add("raise _Deopt")
-    out.add("tool_names: set[str] | frozenset[str] = _v.check_tools(tools, memo)")
-    out.dedent()
-    out.add(f"elif {lit(src.tools.field)} in src_body:  # a null the source carries as an extra")
-    out.add("    raise _Deopt")
-    out.add("else:")
-    out.add("    tool_names = _NO_TOOLS")
-    out.add("tool_choice: Any = NOT_GIVEN")
-    out.add(f"if {lit(src.tool_choice.field)} in src_body:")
-    out.indent()
-    out.add(f"tool_choice = _read_tool_choice(src_body[{lit(src.tool_choice.field)}])")
-    out.add("_v.check_tool_choice(tool_choice, tool_names, _dst.RULES)")
-    if exact is not None:
-        _exact_tool_choice(out, exact, src, dst)
-    out.dedent()
+        exact_tools.add("if not raw_tools:  # an empty list: the target leaves it out")
+        exact_tools.add("    raise _Deopt")
+        exact_tools.add("for tool in raw_tools:")
+        exact_tools.indent()
+        _exact_shape(exact_tools, exact, src.tools.template, "tool", dst_slots)
+        exact_tools.dedent()
+    else:
+        exact_tools.add("raise _Deopt")
+    _exact_tool_choice(exact_choice, exact, src, dst)
+    shape(out, "fused", "tools", tools_field=src.tools.field, choice_field=src.tool_choice.field, exact_tools=exact_tools, exact_choice=exact_choice)
 
     # the target body, in the order the target's request_to_wire builds it
     out.add("body: dict[str, Any] = {}")
     out.add(assign(dst, dst.model_field, "model"))
     if hoist:
         out.add("if system_texts:")
-        out.add(f"    {assign(dst, dst.system.field or 'system', lit(dst.system.join) + '.join(system_texts)')}")
+        out.indent()
+        joined = lit(dst.system.join) + ".join(system_texts)"
+        if dst.system.hoist_template is not None:  # through the `wire` template, as request_to_wire writes it
+            out.add(f"system_text = {joined}")
+            prelude = Lines()
+            prelude.level = out.level
+            prelude.counter = out.counter + 900
+            joined = d_em.build_node(prelude, dst.system.hoist_template, {"content": "system_text"}, "message.system", "'messages'")
+            out.lines.extend(_dst_names(line) for line in prelude.lines)
+        out.add(assign(dst, dst.system.field or "system", _dst_names(joined)))
+        out.dedent()
     out.add(assign(dst, dst.messages_field, "wire_messages"))
     out.add("dropped: list[str] = []  # options dropped with a warning, warned once the body is built")
     start = len(out.lines)
@@ -992,41 +790,25 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact | None")
     emit_options_to_wire(d_em, out, bind=False, warn_into="dropped", only=read, extras=False, phase=2)
     # the target's option messages name the target (lines.keyed writes `KEY`, which here is the source's)
     out.lines[start:] = [_KEY_IN_MESSAGE.sub("_dst.KEY", line) for line in out.lines[start:]]
-    if exact is not None:
-        out.add("if dropped:  # an option the target drops: a loss")
-        out.add("    raise _Deopt")
-        out.add("return body, added")
-    else:
-        out.add("for text in dropped:")
-        out.add("    warnings.warn(text, UnsupportedOptionWarning, stacklevel=2)")
-        out.add("return body")
+    shape(out, "fused", "tail")
     return out.lines, known, parts_fn
 
 
 def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module: str, header: str) -> str:
-    """The text (before black) of the fused translator module `src` -> `dst`."""
+    """The text (before black) of the fused translator module `src` -> `dst`: the one pass,
+    `request(src_body)` (with its `_user_parts(raw, exact)`), and `request_with_losses` over it,
+    which runs the same pass with its lossless checks on (`_losses`)."""
     s_em = _Scoped(src, "S")
     d_em = _Scoped(dst, "T")
-    body, known, parts_fn = _emit_request_body(s_em, d_em, None)
     exact = _Exact()
-    exact_body, _, exact_parts = _emit_request_body(s_em, d_em, exact)
-    body_lines = ["    try:", *("    " + line for line in body)]
-    body_lines += [
-        "    except (_Deopt, ProviderError, _w.WireShapeError, RecursionError):",
-        # the target's TypedDict (its signature), as the dict this function answers with
-        f"        return cast('dict[str, Any]', _dst.request_to_wire(_src.request_from_wire(src_body)))",
-    ]
-    exact_lines = ["    try:", *("    " + line for line in exact_body)]
-    exact_lines += [
-        "    except (_Deopt, ProviderError, _w.WireShapeError, RecursionError):",
-        "        return None",
-    ]
-
-    regexes = {**s_em.regexes, **d_em.regexes}
+    body, known, parts_fn = _emit_request_body(s_em, d_em, exact)
     doc = (
         f'    """A {src.title} request body -> the {dst.title} request body: exactly '
         f"`{dst.key}.request_to_wire({src.key}.request_from_wire(body))` -- the same body, warnings "
-        'and errors -- in one pass where the body allows it (`_Deopt`: the two-step way)."""'
+        "and errors -- in one pass where the body allows it (`_Deopt`: the two-step way). `_losses` "
+        "is `request_with_losses`'s: given a list, the pass also checks that the target carries the body "
+        "without a loss, adds the target's defaults it wrote to the list, and raises where it would "
+        'deopt."""'
     )
     exact_doc = (
         f'    """`(request(src_body), added)` when the translation loses nothing but the target\'s default for '
@@ -1037,13 +819,27 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
         "carries for its own wire) or anything `request` would not take in one pass: the two-step way then "
         'says what is lost. It never warns or raises."""'
     )
-    fn_text = "def request(src_body: Mapping[str, Any]) -> dict[str, Any]:\n" + doc + "\n" + "\n".join(body_lines) + "\n"
-    exact_text = (
-        "def request_with_losses(src_body: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]] | None:\n" + exact_doc + "\n" + "\n".join(exact_lines) + "\n"
+    fn_text = (
+        "def request(src_body: Mapping[str, Any], _losses: list[tuple[str, Any]] | None = None) -> dict[str, Any]:\n"
+        + doc + "\n"
+        "    exact = _losses is not None  # request_with_losses: the lossless checks too\n"
+        "    try:\n" + "\n".join("    " + line for line in body) + "\n"
+        # request_with_losses catches them itself: caught and raised again, they would cost it twice
+        "    except _DEOPTS if not exact else ():\n"
+        # the target's TypedDict (its signature), as the dict this function answers with
+        "        return cast('dict[str, Any]', _dst.request_to_wire(_src.request_from_wire(src_body)))\n"
     )
-    parts_text = "def _user_parts(raw: Any) -> Any:\n" + "\n".join(parts_fn) + "\n" if parts_fn is not None else ""
-    parts_text += "def _user_parts_exact(raw: Any) -> Any:\n" + "\n".join(exact_parts) + "\n" if exact_parts is not None else ""
-    imports = _source_imports(fn_text + exact_text + parts_text, header, src_module)
+    exact_text = (
+        "def request_with_losses(src_body: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]] | None:\n"
+        + exact_doc + "\n"
+        "    added: list[tuple[str, Any]] = []\n"
+        "    try:\n"
+        "        return request(src_body, added), tuple(added)\n"
+        "    except _DEOPTS:\n"
+        "        return None\n"
+    )
+    parts_text = "def _user_parts(raw: Any, exact: bool) -> Any:\n" + "\n".join(parts_fn) + "\n" if parts_fn is not None else ""
+    imports = _source_imports(fn_text + parts_text, header, src_module)
     lines = [header.rstrip("\n"), ""]
     if imports:
         lines.append(f"from .{src_module} import {', '.join(imports)}")
@@ -1054,23 +850,27 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     lines.append("_NO_TOOLS: Final[frozenset[str]] = frozenset()")
     for keys, name in exact.sets.items():
         lines.append(f"{name}: Final[frozenset[str]] = frozenset({lit(list(keys))})  # request_with_losses: the keys a wire object may hold")
+    regexes = {**s_em.regexes, **d_em.regexes}
     for pattern, name in sorted(regexes.items(), key=lambda kv: kv[1]):
         lines.append(f"{name}: Final = _w.lazy_pattern(globals(), {lit(name)}, {lit(pattern)})")
     lines.append("")
     lines.append("")
-    for name, fn, doc_text in (
-        ("_user_parts", parts_fn, "None: a part outside this path (the canonical path takes the message and names any error)."),
-        ("_user_parts_exact", exact_parts, "for request_with_losses: None also for a part the target does not carry as it is."),
-    ):
-        if fn is None:
-            continue
-        lines.append(f"def {name}(raw: list[Any]) -> Any:")
-        lines.append(f'    """A user content list -> the {dst.title} content, part by part as the two tables say; {doc_text}"""')
-        lines.extend(fn)
+    if parts_fn is not None:
+        lines.append("def _user_parts(raw: list[Any], exact: bool) -> Any:")
+        lines.append(
+            f'    """A user content list -> the {dst.title} content, part by part as the two tables say; None: a part '
+            "outside this path (the canonical path takes the message and names any error), and with `exact` "
+            '(request_with_losses) also a part the target does not carry as it is."""'
+        )
+        lines.extend(parts_fn)
         lines.append("")
         lines.append("")
     lines.append("class _Deopt(Exception):")
     lines.append('    """The body is outside the fused path: the two-step path takes it (and says why)."""')
+    lines.append("")
+    lines.append("")
+    lines.append("#: what sends a body the two-step way (`request`), or answers None (`request_with_losses`)")
+    lines.append("_DEOPTS: Final = (_Deopt, ProviderError, _w.WireShapeError, RecursionError)")
     lines.append("")
     lines.append("")
     lines.append(fn_text)
@@ -1089,7 +889,7 @@ def _source_imports(fn_text: str, header: str, src_module: str) -> list[str]:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             for alias in stmt.names:
                 bound.add((alias.asname or alias.name).split(".")[0])
-    bound |= {"SOURCE", "TARGET", "_KNOWN", "_NO_TOOLS", "_Deopt", "request", "request_with_losses", "_user_parts", "_user_parts_exact"}
+    bound |= {"SOURCE", "TARGET", "_KNOWN", "_NO_TOOLS", "_Deopt", "_DEOPTS", "request", "request_with_losses", "_user_parts"}
     assigned: set[str] = set()
     used: set[str] = set()
     for node in ast.walk(tree):
