@@ -18,7 +18,7 @@ from typing import Any, Callable, Final, Literal, Optional, TypeVar, cast, overl
 from contextvars import ContextVar
 
 from .canonical import NOT_GIVEN, AudioBlock, FileBlock, ImageBlock, NotGiven, Request, Response, TextBlock, UrlSource, UserMessage
-from .carry import apply as apply_carried, residual
+from .carry import ABSENT as _ABSENT, apply as apply_carried, path_text as _path_text, residual
 from .errors import InvalidRequestError, InvalidResponseError, ProviderError, StructuredOutputInvalidError, UnsupportedOptionWarning, error_class
 from .json_values import canonical_json, json_copy  # re-exported (__all__): generated code calls _w.canonical_json
 from .validate import (
@@ -29,6 +29,7 @@ from .validate import (
     check_json_value,
     check_request_depth,
     check_response_depth,
+    json_too_deep as _json_too_deep,
     validate_request,
 )
 
@@ -1923,12 +1924,9 @@ def carry(
         _QUIET.reset(token)
     carried = residual(origin, body, rewritten, known, options, aliases)
     if carried is not None:  # the depth limit of every direction (validate.MAX_JSON_DEPTH), carried data too
-        from .carry import ABSENT, path_text
-        from .validate import json_too_deep
-
         keep = []
         for i, (path, value) in enumerate(carried.ops):
-            deep = json_too_deep(value, path_text(path)) if value is not ABSENT and type(value) in _CONTAINERS else None
+            deep = _json_too_deep(value, _path_text(path)) if value is not _ABSENT and type(value) in _CONTAINERS else None
             if deep is None:
                 keep.append(i)
             else:  # not carried (no code may recurse into it); named as a loss by translate_*
