@@ -1969,8 +1969,8 @@ def _request_to_wire(
                     )
         body["system"] = system_blocks
     system_messages = []
-    system_texts = [m.content for m in system_messages]
-    if system_texts:
+    if system_messages:
+        system_texts = [m.content for m in system_messages]
         body["system"] = "\n\n".join(system_texts)
     body["messages"] = _messages_to_wire(messages, memo)
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
@@ -2349,11 +2349,7 @@ def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:
     obj_2 = obj_1.get("jsonSchema")
     if type(obj_2) is not dict:
         obj_2 = _w.member_dict(obj_1, "jsonSchema", path + ".structure")
-    schema_3 = _w.loads_object(
-        _w.member(obj_2, "schema", path + ".structure" + ".jsonSchema"),
-        path + ".structure" + ".jsonSchema" + ".schema",
-        False,
-    )
+    schema_3 = _w.member_json(obj_2, "schema", path + ".structure" + ".jsonSchema", False)
     name_4 = _w.optional_str(obj_2, "name", path + ".structure" + ".jsonSchema")
     return schema_3
 

@@ -1095,11 +1095,7 @@ def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> To
     name_3 = obj_2.get("name")
     if type(name_3) is not str:
         name_3 = _w.member_str(obj_2, "name", path + ".function")
-    arguments_4 = _w.loads_object(
-        _w.member(obj_2, "arguments", path + ".function"),
-        path + ".function" + ".arguments",
-        lenient,
-    )
+    arguments_4 = _w.member_json(obj_2, "arguments", path + ".function", lenient)
     return ToolCall(id=id_1, name=name_3, arguments=arguments_4)
 
 

@@ -1774,7 +1774,7 @@ def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> To
     name_2 = call.get("name")
     if type(name_2) is not str:
         name_2 = _w.member_str(call, "name", path)
-    arguments_3 = _w.loads_object(_w.member(call, "arguments", path), path + ".arguments", lenient)
+    arguments_3 = _w.member_json(call, "arguments", path, lenient)
     return ToolCall(id=id_1, name=name_2, arguments=arguments_3)
 
 
@@ -2052,8 +2052,8 @@ def _request_to_wire(
     body["model"] = req.model
     # the API takes one system field: every system message is hoisted into it, joined
     system_messages = [m for m in messages if isinstance(m, SystemMessage)]
-    system_texts = [m.content for m in system_messages]
-    if system_texts:
+    if system_messages:
+        system_texts = [m.content for m in system_messages]
         body["instructions"] = "\n\n".join(system_texts)
     body["input"] = _messages_to_wire(messages, memo)
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG

@@ -576,8 +576,8 @@ def _request_to_wire(
     body["model"] = req.model
     # validation allows a system message only first (OpenArmature §5)
     system_messages = [first] if isinstance(first := messages[0], SystemMessage) else []
-    system_texts = [m.content for m in system_messages]
-    if system_texts:
+    if system_messages:
+        system_texts = [m.content for m in system_messages]
         body["system"] = "\n\n".join(system_texts)
     body["messages"] = _messages_to_wire(messages, memo)
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG

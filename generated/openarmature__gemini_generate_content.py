@@ -514,8 +514,8 @@ def _request_to_wire(
     body["model"] = req.model
     # validation allows a system message only first (OpenArmature §5)
     system_messages = [first] if isinstance(first := messages[0], SystemMessage) else []
-    system_texts = [m.content for m in system_messages]
-    if system_texts:
+    if system_messages:
+        system_texts = [m.content for m in system_messages]
         system_text = "\n\n".join(system_texts)
         body["systemInstruction"] = {
             "parts": [{"text": system_text}]

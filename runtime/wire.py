@@ -30,6 +30,7 @@ from .validate import (
     check_request_depth,
     check_response_depth,
     json_too_deep as _json_too_deep,
+    _plain_ok,
     validate_request,
 )
 
@@ -38,6 +39,7 @@ __all__ = [
     "ErrorRead",
     "read_error",
     "rebind",
+    "member_json",
     "read_request",
     "options_to_wire",
     "options_from_wire",
@@ -219,7 +221,7 @@ def as_response(response: Response | Mapping[str, Any]) -> Response:
     if type(calls) is list:  # one walk per arguments value: its depth is part of the check
         for j, call in enumerate(calls):
             args = getattr(call, "arguments", None)
-            if args is not None:
+            if args is not None and not _plain_ok(args, 0):  # the path only on the way to its error
                 check_json_value(args, f"message.tool_calls[{j}].arguments")
     return resp
 
@@ -257,6 +259,9 @@ def member_arguments(obj: dict[str, Any], key: str, path: str, lenient: bool | N
     return member_dict(obj, key, path)
 
 
+_DECODE: Final = json.JSONDecoder().decode  # what json.loads(text) calls for a str, made once
+
+
 @overload
 def loads_object(text: Any, path: str, lenient: Literal[False] = False) -> dict[str, Any]: ...
 @overload
@@ -270,7 +275,9 @@ def loads_object(text: Any, path: str, lenient: bool | None = False) -> dict[str
             return None
         raise WireShapeError(path, f"expected a JSON string, got {_kind(text)}")
     try:
-        value = json.loads(text)
+        # json.loads of a str without options is its default decoder's decode, after refusing a
+        # leading byte-order mark (left to json.loads, for its own error)
+        value = _DECODE(text) if type(text) is str and not text.startswith("\ufeff") else json.loads(text)
     except (ValueError, RecursionError) as exc:
         if lenient:
             return None
@@ -280,6 +287,25 @@ def loads_object(text: Any, path: str, lenient: bool | None = False) -> dict[str
             return None
         raise WireShapeError(path, f"expected a JSON object, got {_kind(value)}")
     return value
+
+
+@overload
+def member_json(obj: dict[str, Any], key: str, path: str, lenient: Literal[False] = False) -> dict[str, Any]: ...
+@overload
+def member_json(obj: dict[str, Any], key: str, path: str, lenient: bool | None) -> dict[str, Any] | None: ...
+def member_json(obj: dict[str, Any], key: str, path: str, lenient: bool | None = False) -> dict[str, Any] | None:
+    """`loads_object(member(obj, key, path), path + "." + key, lenient)` (a JSON-string object,
+    e.g. tool-call arguments), answering the common case (a string holding a JSON object) first:
+    the paths are built only on the way to an error, or to a lenient None."""
+    text = obj.get(key)
+    if type(text) is str and not text.startswith("\ufeff"):
+        try:
+            value = _DECODE(text)
+        except (ValueError, RecursionError):
+            value = None
+        if type(value) is dict:
+            return value
+    return loads_object(member(obj, key, path), path + "." + key, lenient)
 
 
 def derived_equal(value: Any, derive: Callable[[Any], Any], schema: Any) -> bool:
@@ -617,11 +643,16 @@ def get_in(value: Any, keys: tuple[str | int, ...]) -> Any:
     """Follow keys/indexes; None when any step is missing or of the wrong kind."""
     for key in keys:
         if type(key) is int:
-            if type(value) is not list or not -len(value) <= key < len(value):
+            if type(value) is not list:
                 return None
-        elif type(value) is not dict:
+            try:
+                value = value[key]  # an index from the end too, as -len(value) <= key < len(value)
+            except IndexError:
+                return None
+        elif type(value) is dict:
+            value = value.get(key)
+        else:
             return None
-        value = value[key] if type(key) is int else value.get(key)
     return value
 
 
