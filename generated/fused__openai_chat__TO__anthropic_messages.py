@@ -550,7 +550,9 @@ def request(src_body: Mapping[str, Any]) -> dict[str, Any]:
                     calls_path = path + ".tool_calls"
                     a_calls = [
                         _read_tool_call(
-                            _w.expect_dict(c, f"{calls_path}[{k}]"), f"{calls_path}[{k}]", False
+                            c if type(c) is dict else _w.expect_dict(c, f"{calls_path}[{k}]"),
+                            f"{calls_path}[{k}]",
+                            False,
                         )
                         for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
                     ]
@@ -987,7 +989,9 @@ def request_with_losses(
                     calls_path = path + ".tool_calls"
                     a_calls = [
                         _read_tool_call(
-                            _w.expect_dict(c, f"{calls_path}[{k}]"), f"{calls_path}[{k}]", False
+                            c if type(c) is dict else _w.expect_dict(c, f"{calls_path}[{k}]"),
+                            f"{calls_path}[{k}]",
+                            False,
                         )
                         for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
                     ]

@@ -1789,7 +1789,7 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
 
 def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block | _w.Skipped:
     """A part of a wire user turn."""
-    part = _w.expect_dict(value, path)
+    part = value if type(value) is dict else _w.expect_dict(value, path)
     kind = part.get("type")
     if (
         kind == "input_image"
@@ -1819,7 +1819,7 @@ def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Bloc
 
 def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) -> Block | _w.Skipped:
     """A part of a wire assistant turn."""
-    part = _w.expect_dict(value, path)
+    part = value if type(value) is dict else _w.expect_dict(value, path)
     kind = part.get("type")
     if kind == "output_text":
         return _read_part_assistant_text(part, path)
@@ -2158,7 +2158,7 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
     pending_reasoning: list[Any] = []  # reasoning items waiting for their turn
     for i, item in enumerate(items):
         path = f"{field}[{i}]"
-        message = _w.expect_dict(item, path)
+        message = item if type(item) is dict else _w.expect_dict(item, path)
         if message.get("type") not in (
             None,
             "function_call",

@@ -139,14 +139,15 @@ def _diff(o: Any, r: Any, path: tuple[Any, ...], out: list[tuple[tuple[Any, ...]
         get = r.get
         for k, v in o.items():
             w = get(k, ABSENT)
-            if w is ABSENT and k not in r:
+            tv = type(v)
+            if tv is type(w):  # (a JSON value is never ABSENT)
+                if tv is dict or tv is list:
+                    _diff(v, w, path + (k,), out)
+                elif not v == w:  # _same of two leaves of one type
+                    out.append((path + (k,), v, w))
+            elif w is ABSENT and k not in r:
                 out.append((path + (k,), v, ABSENT))
                 lacking = True
-                continue
-            tv = type(v)
-            if tv is type(w) and tv is not dict and tv is not list:
-                if not v == w:  # _same of two leaves of one type
-                    out.append((path + (k,), v, w))
             else:
                 _diff(v, w, path + (k,), out)
         if lacking or len(r) != len(o):
