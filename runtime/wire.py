@@ -30,7 +30,6 @@ from .validate import (
     check_request_depth,
     check_response_depth,
     json_too_deep as _json_too_deep,
-    _plain_ok,
     validate_request,
 )
 
@@ -221,7 +220,7 @@ def as_response(response: Response | Mapping[str, Any]) -> Response:
     if type(calls) is list:  # one walk per arguments value: its depth is part of the check
         for j, call in enumerate(calls):
             args = getattr(call, "arguments", None)
-            if args is not None and not _plain_ok(args, 0):  # the path only on the way to its error
+            if args is not None:
                 check_json_value(args, f"message.tool_calls[{j}].arguments")
     return resp
 
