@@ -412,7 +412,7 @@ def openai_to_gemini_response(body: dict[str, Any]) -> dict[str, Any]:
     if cached is not None:
         usage["cachedContentTokenCount"] = cached
     return {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": _GEMINI_STOP[choice["finish_reason"]], "index": 0}],
-            "usageMetadata": usage, "modelVersion": body["model"], "responseId": "wiremap"}
+            "usageMetadata": usage, "modelVersion": body["model"], "responseId": body["id"]}
 
 
 _unused = (ImageBlock, InlineSource, ToolMessage)

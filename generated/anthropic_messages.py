@@ -1358,7 +1358,7 @@ def _read_user_part(
     value: Any, path: str, lenient: bool | None = False
 ) -> Block | ToolMessage | _w.Skipped:
     """A part of a wire user turn (tool results included)."""
-    part = _w.expect_dict(value, path)
+    part = value if type(value) is dict else _w.expect_dict(value, path)
     kind = part.get("type")
     if (
         kind == "image"
@@ -1417,7 +1417,7 @@ def _read_assistant_part(
     value: Any, path: str, lenient: bool | None = False
 ) -> Block | ToolCall | _w.Skipped:
     """A part of a wire assistant turn (tool calls included)."""
-    part = _w.expect_dict(value, path)
+    part = value if type(value) is dict else _w.expect_dict(value, path)
     kind = part.get("type")
     if kind == "text":
         return _read_part_text(part, path)
@@ -1442,7 +1442,7 @@ def _system_block_to_wire(message: SystemMessage, path: str) -> dict[str, Any]:
 
 def _system_block_from_wire(value: Any, path: str) -> SystemMessage:
     """A wire text block -> a system message (system.blocks)."""
-    block = _w.expect_dict(value, path)
+    block = value if type(value) is dict else _w.expect_dict(value, path)
     if block.get("type") != "text":
         raise _w.WireShapeError(
             path + ".type", "expected " + "'text'" + " (a system block is text)"
@@ -1688,15 +1688,15 @@ def _request_to_wire(
     body["model"] = req.model
     # the API takes one system field: every system message is hoisted into it, joined
     system_messages = [m for m in messages if isinstance(m, SystemMessage)]
-    if any(
+    if system_messages and any(
         m.cache_control is not NOT_GIVEN for m in system_messages
     ):  # system.blocks: one text block per system message
         body["system"] = [
             _system_block_to_wire(m, f"system[{j}]") for j, m in enumerate(system_messages)
         ]
         system_messages = []
-    system_texts = [m.content for m in system_messages]
-    if system_texts:
+    if system_messages:
+        system_texts = [m.content for m in system_messages]
         body["system"] = "\n\n".join(system_texts)
     body["messages"] = _messages_to_wire(messages, memo)
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
@@ -1821,7 +1821,7 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
     out: list[Message] = []
     for i, item in enumerate(items):
         path = f"{field}[{i}]"
-        message = _w.expect_dict(item, path)
+        message = item if type(item) is dict else _w.expect_dict(item, path)
         role = message.get("role")
         if role == "user":
             raw = message.get("content")  # a string is the content as it is

@@ -557,7 +557,7 @@ def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
 
 def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block | _w.Skipped:
     """A part of a wire user turn."""
-    part = _w.expect_dict(value, path)
+    part = value if type(value) is dict else _w.expect_dict(value, path)
     kind = part.get("type")
     if (
         kind == "image_url"

@@ -1515,7 +1515,7 @@ def _read_user_part(
     value: Any, path: str, lenient: bool | None = False
 ) -> Block | ToolMessage | _w.CachePoint | _w.Skipped:
     """A part of a wire user turn (tool results included)."""
-    part = _w.expect_dict(value, path)
+    part = value if type(value) is dict else _w.expect_dict(value, path)
     if "cachePoint" in part:  # request.cache_points
         return _w.CachePoint(_read_cache_point(part, path), path)
     if (
@@ -1644,7 +1644,7 @@ def _read_assistant_part(
     value: Any, path: str, lenient: bool | None = False
 ) -> Block | ToolCall | _w.CachePoint | _w.Skipped:
     """A part of a wire assistant turn (tool calls included)."""
-    part = _w.expect_dict(value, path)
+    part = value if type(value) is dict else _w.expect_dict(value, path)
     if "cachePoint" in part:  # request.cache_points
         return _w.CachePoint(_read_cache_point(part, path), path)
     if (
@@ -1704,7 +1704,7 @@ def _system_block_to_wire(message: SystemMessage, path: str) -> dict[str, Any]:
 
 def _system_block_from_wire(value: Any, path: str) -> SystemMessage:
     """A wire text block -> a system message (system.blocks)."""
-    block = _w.expect_dict(value, path)
+    block = value if type(value) is dict else _w.expect_dict(value, path)
     content_1 = block.get("text")
     if type(content_1) is not str:
         content_1 = _w.member_str(block, "text", path)
@@ -1969,8 +1969,8 @@ def _request_to_wire(
                     )
         body["system"] = system_blocks
     system_messages = []
-    system_texts = [m.content for m in system_messages]
-    if system_texts:
+    if system_messages:
+        system_texts = [m.content for m in system_messages]
         body["system"] = "\n\n".join(system_texts)
     body["messages"] = _messages_to_wire(messages, memo)
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
@@ -2136,7 +2136,7 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
     out: list[Message] = []
     for i, item in enumerate(items):
         path = f"{field}[{i}]"
-        message = _w.expect_dict(item, path)
+        message = item if type(item) is dict else _w.expect_dict(item, path)
         role = message.get("role")
         if role == "user":
             raw = message.get("content")  # a string is the content as it is
@@ -2349,11 +2349,7 @@ def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:
     obj_2 = obj_1.get("jsonSchema")
     if type(obj_2) is not dict:
         obj_2 = _w.member_dict(obj_1, "jsonSchema", path + ".structure")
-    schema_3 = _w.loads_object(
-        _w.member(obj_2, "schema", path + ".structure" + ".jsonSchema"),
-        path + ".structure" + ".jsonSchema" + ".schema",
-        False,
-    )
+    schema_3 = _w.member_json(obj_2, "schema", path + ".structure" + ".jsonSchema", False)
     name_4 = _w.optional_str(obj_2, "name", path + ".structure" + ".jsonSchema")
     return schema_3
 

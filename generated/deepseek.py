@@ -341,7 +341,11 @@ def _response_from_wire(body: Any) -> Response:
     if raw_calls is not None:
         calls_path = "choices[0].message" + ".tool_calls"
         a_calls = [
-            _read_tool_call(_w.expect_dict(c, f"{calls_path}[{k}]"), f"{calls_path}[{k}]", lenient)
+            _read_tool_call(
+                c if type(c) is dict else _w.expect_dict(c, f"{calls_path}[{k}]"),
+                f"{calls_path}[{k}]",
+                lenient,
+            )
             for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
         ]
     a_content = _reasoning.read(message, a_content, REASONING, PROVIDER, "choices[0].message")

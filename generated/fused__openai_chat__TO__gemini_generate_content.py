@@ -484,7 +484,9 @@ def request(
                     calls_path = path + ".tool_calls"
                     a_calls = [
                         _read_tool_call(
-                            _w.expect_dict(c, f"{calls_path}[{k}]"), f"{calls_path}[{k}]", False
+                            c if type(c) is dict else _w.expect_dict(c, f"{calls_path}[{k}]"),
+                            f"{calls_path}[{k}]",
+                            False,
                         )
                         for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
                     ]

@@ -1212,7 +1212,7 @@ def _read_user_part(
     value: Any, path: str, lenient: bool | None = False
 ) -> Block | ToolMessage | _w.Skipped:
     """A part of a wire user turn (tool results included)."""
-    part = _w.expect_dict(value, path)
+    part = value if type(value) is dict else _w.expect_dict(value, path)
     if "fileData" in part and str(_w.get_in(part, ("fileData", "mimeType"))).startswith("image/"):
         return _read_part_image_url(part, path)
     if "inlineData" in part and str(_w.get_in(part, ("inlineData", "mimeType"))).startswith(
@@ -1242,7 +1242,7 @@ def _read_assistant_part(
     value: Any, path: str, lenient: bool | None = False
 ) -> Block | ToolCall | _w.Skipped:
     """A part of a wire assistant turn (tool calls included)."""
-    part = _w.expect_dict(value, path)
+    part = value if type(value) is dict else _w.expect_dict(value, path)
     if "text" in part and part.get("thought") == True:
         return _read_part_thinking(part, path)
     if "text" in part:
@@ -1511,8 +1511,8 @@ def _request_to_wire(
     body["model"] = req.model
     # the API takes one system field: every system message is hoisted into it, joined
     system_messages = [m for m in messages if isinstance(m, SystemMessage)]
-    system_texts = [m.content for m in system_messages]
-    if system_texts:
+    if system_messages:
+        system_texts = [m.content for m in system_messages]
         system_text = "\n\n".join(system_texts)
         body["systemInstruction"] = {
             "parts": [{"text": system_text}]
@@ -1708,7 +1708,7 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
     out: list[Message] = []
     for i, item in enumerate(items):
         path = f"{field}[{i}]"
-        message = _w.expect_dict(item, path)
+        message = item if type(item) is dict else _w.expect_dict(item, path)
         role = message.get("role")
         if role == "user":
             raw = message.get("parts")  # a string is the content as it is

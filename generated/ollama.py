@@ -325,7 +325,7 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
     out: list[Message] = []
     for i, item in enumerate(items):
         path = f"{field}[{i}]"
-        message = _w.expect_dict(item, path)
+        message = item if type(item) is dict else _w.expect_dict(item, path)
         role = message.get("role")
         if role == "system":
             text = message.get("content")
@@ -368,7 +368,9 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
                 calls_path = path + ".tool_calls"
                 a_calls = [
                     _read_tool_call(
-                        _w.expect_dict(c, f"{calls_path}[{k}]"), f"{calls_path}[{k}]", False
+                        c if type(c) is dict else _w.expect_dict(c, f"{calls_path}[{k}]"),
+                        f"{calls_path}[{k}]",
+                        False,
                     )
                     for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
                 ]

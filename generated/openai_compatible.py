@@ -291,7 +291,7 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
     out: list[Message] = []
     for i, item in enumerate(items):
         path = f"{field}[{i}]"
-        message = _w.expect_dict(item, path)
+        message = item if type(item) is dict else _w.expect_dict(item, path)
         role = message.get("role")
         if role == "system":
             name_ = message.get("name")
@@ -353,7 +353,9 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
                 calls_path = path + ".tool_calls"
                 a_calls = [
                     _read_tool_call(
-                        _w.expect_dict(c, f"{calls_path}[{k}]"), f"{calls_path}[{k}]", False
+                        c if type(c) is dict else _w.expect_dict(c, f"{calls_path}[{k}]"),
+                        f"{calls_path}[{k}]",
+                        False,
                     )
                     for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
                 ]
@@ -396,7 +398,11 @@ def _response_from_wire(body: Any) -> Response:
     if raw_calls is not None:
         calls_path = "choices[0].message" + ".tool_calls"
         a_calls = [
-            _read_tool_call(_w.expect_dict(c, f"{calls_path}[{k}]"), f"{calls_path}[{k}]", lenient)
+            _read_tool_call(
+                c if type(c) is dict else _w.expect_dict(c, f"{calls_path}[{k}]"),
+                f"{calls_path}[{k}]",
+                lenient,
+            )
             for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
         ]
     a_content = _reasoning.read(message, a_content, REASONING, PROVIDER, "choices[0].message")

@@ -1774,7 +1774,7 @@ def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> To
     name_2 = call.get("name")
     if type(name_2) is not str:
         name_2 = _w.member_str(call, "name", path)
-    arguments_3 = _w.loads_object(_w.member(call, "arguments", path), path + ".arguments", lenient)
+    arguments_3 = _w.member_json(call, "arguments", path, lenient)
     return ToolCall(id=id_1, name=name_2, arguments=arguments_3)
 
 
@@ -1789,7 +1789,7 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
 
 def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block | _w.Skipped:
     """A part of a wire user turn."""
-    part = _w.expect_dict(value, path)
+    part = value if type(value) is dict else _w.expect_dict(value, path)
     kind = part.get("type")
     if (
         kind == "input_image"
@@ -1819,7 +1819,7 @@ def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Bloc
 
 def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) -> Block | _w.Skipped:
     """A part of a wire assistant turn."""
-    part = _w.expect_dict(value, path)
+    part = value if type(value) is dict else _w.expect_dict(value, path)
     kind = part.get("type")
     if kind == "output_text":
         return _read_part_assistant_text(part, path)
@@ -2052,8 +2052,8 @@ def _request_to_wire(
     body["model"] = req.model
     # the API takes one system field: every system message is hoisted into it, joined
     system_messages = [m for m in messages if isinstance(m, SystemMessage)]
-    system_texts = [m.content for m in system_messages]
-    if system_texts:
+    if system_messages:
+        system_texts = [m.content for m in system_messages]
         body["instructions"] = "\n\n".join(system_texts)
     body["input"] = _messages_to_wire(messages, memo)
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
@@ -2158,7 +2158,7 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
     pending_reasoning: list[Any] = []  # reasoning items waiting for their turn
     for i, item in enumerate(items):
         path = f"{field}[{i}]"
-        message = _w.expect_dict(item, path)
+        message = item if type(item) is dict else _w.expect_dict(item, path)
         if message.get("type") not in (
             None,
             "function_call",

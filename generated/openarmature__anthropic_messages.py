@@ -317,7 +317,7 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
 
 def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block | ToolMessage:
     """A part of a wire user turn (tool results included)."""
-    part = _w.expect_dict(value, path)
+    part = value if type(value) is dict else _w.expect_dict(value, path)
     kind = part.get("type")
     if (
         kind == "image"
@@ -373,7 +373,7 @@ def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Bloc
 
 def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) -> Block | ToolCall:
     """A part of a wire assistant turn (tool calls included)."""
-    part = _w.expect_dict(value, path)
+    part = value if type(value) is dict else _w.expect_dict(value, path)
     kind = part.get("type")
     if kind == "text":
         return _read_part_text(part, path)
@@ -542,8 +542,8 @@ def _request_to_wire(
     body["model"] = req.model
     # validation allows a system message only first (OpenArmature §5)
     system_messages = [first] if isinstance(first := messages[0], SystemMessage) else []
-    system_texts = [m.content for m in system_messages]
-    if system_texts:
+    if system_messages:
+        system_texts = [m.content for m in system_messages]
         body["system"] = "\n\n".join(system_texts)
     body["messages"] = _messages_to_wire(messages, memo)
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
@@ -705,7 +705,7 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
     out: list[Message] = []
     for i, item in enumerate(items):
         path = f"{field}[{i}]"
-        message = _w.expect_dict(item, path)
+        message = item if type(item) is dict else _w.expect_dict(item, path)
         role = message.get("role")
         if role == "user":
             raw = message.get("content")  # a string is the content as it is

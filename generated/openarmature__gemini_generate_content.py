@@ -266,7 +266,7 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
 
 def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block | ToolMessage:
     """A part of a wire user turn (tool results included)."""
-    part = _w.expect_dict(value, path)
+    part = value if type(value) is dict else _w.expect_dict(value, path)
     if "fileData" in part and str(_w.get_in(part, ("fileData", "mimeType"))).startswith("image/"):
         return _read_part_image_url(part, path)
     if "inlineData" in part and str(_w.get_in(part, ("inlineData", "mimeType"))).startswith(
@@ -297,7 +297,7 @@ def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Bloc
 
 def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) -> Block | ToolCall:
     """A part of a wire assistant turn (tool calls included)."""
-    part = _w.expect_dict(value, path)
+    part = value if type(value) is dict else _w.expect_dict(value, path)
     if "text" in part and part.get("thought") == True:
         return _read_part_thinking(part, path)
     if "text" in part:
@@ -382,8 +382,8 @@ def _request_to_wire(
     body["model"] = req.model
     # validation allows a system message only first (OpenArmature §5)
     system_messages = [first] if isinstance(first := messages[0], SystemMessage) else []
-    system_texts = [m.content for m in system_messages]
-    if system_texts:
+    if system_messages:
+        system_texts = [m.content for m in system_messages]
         system_text = "\n\n".join(system_texts)
         body["systemInstruction"] = {
             "parts": [{"text": system_text}]
@@ -578,7 +578,7 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
     out: list[Message] = []
     for i, item in enumerate(items):
         path = f"{field}[{i}]"
-        message = _w.expect_dict(item, path)
+        message = item if type(item) is dict else _w.expect_dict(item, path)
         role = message.get("role")
         if role == "user":
             raw = message.get("parts")  # a string is the content as it is

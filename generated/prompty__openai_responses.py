@@ -272,8 +272,8 @@ def _request_to_wire(
     body["model"] = req.model
     # the API takes one system field: every system message is hoisted into it, joined
     system_messages = [m for m in messages if isinstance(m, SystemMessage)]
-    system_texts = [m.content for m in system_messages]
-    if system_texts:
+    if system_messages:
+        system_texts = [m.content for m in system_messages]
         body["instructions"] = "\n\n".join(system_texts)
     body["input"] = _messages_to_wire(messages, memo)
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG

@@ -131,32 +131,40 @@ def _diff(o: Any, r: Any, path: tuple[Any, ...], out: list[tuple[tuple[Any, ...]
     order: a key on one side only, a value of another JSON type, arrays of other lengths, or
     leaves that are not `_same`. Runs on every body a reader reads (the residual), so a leaf of
     one type is compared here, without a call or a path of its own: most of a body is leaves
-    the re-write says as the body did."""
+    the re-write says as the body did. The keys only `r` has are looked for only when some key
+    of `o` is missing from `r` or the two sizes differ (else the key sets are equal)."""
     to = type(o)
     if to is dict and type(r) is dict:
+        lacking = False
+        get = r.get
         for k, v in o.items():
-            if k in r:
-                w = r[k]
-                tv = type(v)
-                if tv is type(w) and tv is not dict and tv is not list:
-                    if not v == w:  # _same of two leaves of one type
-                        out.append((path + (k,), v, w))
-                else:
+            w = get(k, ABSENT)
+            tv = type(v)
+            if tv is type(w):  # (a JSON value is never ABSENT)
+                if tv is dict or tv is list:
                     _diff(v, w, path + (k,), out)
-            else:
+                elif not v == w:  # _same of two leaves of one type
+                    out.append((path + (k,), v, w))
+            elif w is ABSENT and k not in r:
                 out.append((path + (k,), v, ABSENT))
-        for k, v in r.items():
-            if k not in o:
-                out.append((path + (k,), ABSENT, v))
+                lacking = True
+            else:
+                _diff(v, w, path + (k,), out)
+        if lacking or len(r) != len(o):
+            for k, v in r.items():
+                if k not in o:
+                    out.append((path + (k,), ABSENT, v))
         return
     if to is list and type(r) is list and len(o) == len(r):
-        for i, (x, y) in enumerate(zip(o, r)):
+        i = 0
+        for x, y in zip(o, r):
             tx = type(x)
             if tx is type(y) and tx is not dict and tx is not list:
                 if not x == y:
                     out.append((path + (i,), x, y))
             else:
                 _diff(x, y, path + (i,), out)
+            i += 1
         return
     if not _same(o, r):
         out.append((path, o, r))

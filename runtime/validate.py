@@ -107,12 +107,12 @@ def check_json_value(value: Any, path: str) -> None:
     finite numbers, booleans, null) nested at most MAX_JSON_DEPTH deep; InvalidRequestError
     names the first offending path otherwise.
 
-    The common case (plain JSON types throughout) is one quick recursive walk (`_plain_sorted`,
-    bounded by MAX_JSON_DEPTH; the sorted copy it also makes is what `sorted_json_value`
-    returns); anything it does not vouch for (a subclass of a JSON type, a bad value, too deep)
+    The common case (plain JSON types throughout) is one quick recursive walk (`_plain_ok`, the
+    test of `_plain_sorted` without the copy that `sorted_json_value` returns, bounded by
+    MAX_JSON_DEPTH); anything it does not vouch for (a subclass of a JSON type, a bad value, too deep)
     goes to the exact, iterative check, which accepts subclasses and names the first offending
     path."""
-    if _plain_sorted(value, 0) is not _NOT_PLAIN:
+    if _plain_ok(value, 0):
         return
     _check_json_value(value, path)
 
@@ -194,6 +194,44 @@ def _plain_sorted(node: Any, depth: int, sort: bool = True) -> Any:
     if t is int or t is bool or node is None:
         return node
     return _NOT_PLAIN
+
+
+def _plain_ok(node: Any, depth: int) -> bool:
+    """`_plain_sorted(node, depth) is not _NOT_PLAIN`, without making the copy: the same test
+    (exact built-in types, string keys, valid Unicode, finite numbers, at most MAX_JSON_DEPTH
+    deep), for a caller that only checks."""
+    t = type(node)
+    if t is dict:
+        if depth >= MAX_JSON_DEPTH:
+            return False
+        depth += 1
+        for k, v in node.items():
+            if type(k) is not str or (not k.isascii() and _SURROGATE.search(k)):
+                return False
+            tv = type(v)
+            if tv is str:
+                if not v.isascii() and _SURROGATE.search(v):
+                    return False
+            elif tv is not int and tv is not bool and v is not None and not _plain_ok(v, depth):
+                return False
+        return True
+    if t is list:
+        if depth >= MAX_JSON_DEPTH:
+            return False
+        depth += 1
+        for v in node:
+            tv = type(v)
+            if tv is str:
+                if not v.isascii() and _SURROGATE.search(v):
+                    return False
+            elif tv is not int and tv is not bool and v is not None and not _plain_ok(v, depth):
+                return False
+        return True
+    if t is str:
+        return node.isascii() or not _SURROGATE.search(node)
+    if t is float:
+        return math.isfinite(node)
+    return t is int or t is bool or node is None
 
 
 def _check_into(value: Any, path: str, memo: dict[int, Any] | None) -> None:

@@ -18,7 +18,7 @@ from typing import Any, Callable, Final, Literal, Optional, TypeVar, cast, overl
 from contextvars import ContextVar
 
 from .canonical import NOT_GIVEN, AudioBlock, FileBlock, ImageBlock, NotGiven, Request, Response, TextBlock, UrlSource, UserMessage
-from .carry import apply as apply_carried, residual
+from .carry import ABSENT as _ABSENT, apply as apply_carried, path_text as _path_text, residual
 from .errors import InvalidRequestError, InvalidResponseError, ProviderError, StructuredOutputInvalidError, UnsupportedOptionWarning, error_class
 from .json_values import canonical_json, json_copy  # re-exported (__all__): generated code calls _w.canonical_json
 from .validate import (
@@ -29,6 +29,7 @@ from .validate import (
     check_json_value,
     check_request_depth,
     check_response_depth,
+    json_too_deep as _json_too_deep,
     validate_request,
 )
 
@@ -38,6 +39,7 @@ __all__ = [
     "read_error",
     "rebind",
     "table_with",
+    "member_json",
     "read_request",
     "options_to_wire",
     "options_from_wire",
@@ -257,6 +259,9 @@ def member_arguments(obj: dict[str, Any], key: str, path: str, lenient: bool | N
     return member_dict(obj, key, path)
 
 
+_DECODE: Final = json.JSONDecoder().decode  # what json.loads(text) calls for a str, made once
+
+
 @overload
 def loads_object(text: Any, path: str, lenient: Literal[False] = False) -> dict[str, Any]: ...
 @overload
@@ -270,7 +275,9 @@ def loads_object(text: Any, path: str, lenient: bool | None = False) -> dict[str
             return None
         raise WireShapeError(path, f"expected a JSON string, got {_kind(text)}")
     try:
-        value = json.loads(text)
+        # json.loads of a str without options is its default decoder's decode, after refusing a
+        # leading byte-order mark (left to json.loads, for its own error)
+        value = _DECODE(text) if type(text) is str and not text.startswith("\ufeff") else json.loads(text)
     except (ValueError, RecursionError) as exc:
         if lenient:
             return None
@@ -280,6 +287,25 @@ def loads_object(text: Any, path: str, lenient: bool | None = False) -> dict[str
             return None
         raise WireShapeError(path, f"expected a JSON object, got {_kind(value)}")
     return value
+
+
+@overload
+def member_json(obj: dict[str, Any], key: str, path: str, lenient: Literal[False] = False) -> dict[str, Any]: ...
+@overload
+def member_json(obj: dict[str, Any], key: str, path: str, lenient: bool | None) -> dict[str, Any] | None: ...
+def member_json(obj: dict[str, Any], key: str, path: str, lenient: bool | None = False) -> dict[str, Any] | None:
+    """`loads_object(member(obj, key, path), path + "." + key, lenient)` (a JSON-string object,
+    e.g. tool-call arguments), answering the common case (a string holding a JSON object) first:
+    the paths are built only on the way to an error, or to a lenient None."""
+    text = obj.get(key)
+    if type(text) is str and not text.startswith("\ufeff"):
+        try:
+            value = _DECODE(text)
+        except (ValueError, RecursionError):
+            value = None
+        if type(value) is dict:
+            return value
+    return loads_object(member(obj, key, path), path + "." + key, lenient)
 
 
 def derived_equal(value: Any, derive: Callable[[Any], Any], schema: Any) -> bool:
@@ -617,11 +643,16 @@ def get_in(value: Any, keys: tuple[str | int, ...]) -> Any:
     """Follow keys/indexes; None when any step is missing or of the wrong kind."""
     for key in keys:
         if type(key) is int:
-            if type(value) is not list or not -len(value) <= key < len(value):
+            if type(value) is not list:
                 return None
-        elif type(value) is not dict:
+            try:
+                value = value[key]  # an index from the end too, as -len(value) <= key < len(value)
+            except IndexError:
+                return None
+        elif type(value) is dict:
+            value = value.get(key)
+        else:
             return None
-        value = value[key] if type(key) is int else value.get(key)
     return value
 
 
@@ -1942,12 +1973,9 @@ def carry(
         _QUIET.reset(token)
     carried = residual(origin, body, rewritten, known, options, aliases)
     if carried is not None:  # the depth limit of every direction (validate.MAX_JSON_DEPTH), carried data too
-        from .carry import ABSENT, path_text
-        from .validate import json_too_deep
-
         keep = []
         for i, (path, value) in enumerate(carried.ops):
-            deep = json_too_deep(value, path_text(path)) if value is not ABSENT and type(value) in _CONTAINERS else None
+            deep = _json_too_deep(value, _path_text(path)) if value is not _ABSENT and type(value) in _CONTAINERS else None
             if deep is None:
                 keep.append(i)
             else:  # not carried (no code may recurse into it); named as a loss by translate_*

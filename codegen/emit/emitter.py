@@ -338,7 +338,7 @@ class Emitter:
         child_path = f"{path} + {lit('.' + key)}"
         if slot.codec == "json":
             flag = lenient or "False"
-            out.add(f"{var} = _w.loads_object(_w.member({src}, {lit(key)}, {path}), {child_path}, {flag})")
+            out.add(f"{var} = _w.member_json({src}, {lit(key)}, {path}, {flag})")  # loads_object(member(...), child_path, ...)
             return var
         if slot.codec is not None and slot.codec != "from_url":
             if slot.optional:

@@ -420,11 +420,7 @@ def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> To
     name_3 = obj_2.get("name")
     if type(name_3) is not str:
         name_3 = _w.member_str(obj_2, "name", path + ".function")
-    arguments_4 = _w.loads_object(
-        _w.member(obj_2, "arguments", path + ".function"),
-        path + ".function" + ".arguments",
-        lenient,
-    )
+    arguments_4 = _w.member_json(obj_2, "arguments", path + ".function", lenient)
     return ToolCall(id=id_1, name=name_3, arguments=arguments_4)
 
 
@@ -439,7 +435,7 @@ def _read_tool_result(result: dict[str, Any], path: str) -> ToolMessage:
 
 def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Block:
     """A part of a wire user turn."""
-    part = _w.expect_dict(value, path)
+    part = value if type(value) is dict else _w.expect_dict(value, path)
     kind = part.get("type")
     if (
         kind == "image_url"
@@ -470,7 +466,7 @@ def _read_user_part(value: Any, path: str, lenient: bool | None = False) -> Bloc
 
 def _read_assistant_part(value: Any, path: str, lenient: bool | None = False) -> Block:
     """A part of a wire assistant turn."""
-    part = _w.expect_dict(value, path)
+    part = value if type(value) is dict else _w.expect_dict(value, path)
     kind = part.get("type")
     if kind == "text":
         return _read_part_text(part, path)
@@ -714,7 +710,7 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
     out: list[Message] = []
     for i, item in enumerate(items):
         path = f"{field}[{i}]"
-        message = _w.expect_dict(item, path)
+        message = item if type(item) is dict else _w.expect_dict(item, path)
         role = message.get("role")
         if role == "system":
             text = message.get("content")
@@ -757,7 +753,9 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
                 calls_path = path + ".tool_calls"
                 a_calls = [
                     _read_tool_call(
-                        _w.expect_dict(c, f"{calls_path}[{k}]"), f"{calls_path}[{k}]", False
+                        c if type(c) is dict else _w.expect_dict(c, f"{calls_path}[{k}]"),
+                        f"{calls_path}[{k}]",
+                        False,
                     )
                     for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
                 ]
@@ -889,7 +887,11 @@ def _response_from_wire(body: Any) -> Response:
     if raw_calls is not None:
         calls_path = "choices[0].message" + ".tool_calls"
         a_calls = [
-            _read_tool_call(_w.expect_dict(c, f"{calls_path}[{k}]"), f"{calls_path}[{k}]", lenient)
+            _read_tool_call(
+                c if type(c) is dict else _w.expect_dict(c, f"{calls_path}[{k}]"),
+                f"{calls_path}[{k}]",
+                lenient,
+            )
             for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
         ]
     usage_obj = body.get("usage")
