@@ -41,8 +41,9 @@ Hardening (issue 15):
 - Load: at most `max_in_flight` requests per upstream at once (one shared httpx client over
   the gateway's keep-alive connections, wiremap.gateway_transport); past it the gateway sheds at once with the inbound format's
   429 and `retry-after`, answered in front of Starlette (`_FastPath`, with `GET /healthz`).
-  Upstream calls run on an event loop of their own (a thread), so that a flood of requests to
-  shed does not starve the requests admitted.
+  Upstream calls run on the serving loop, in the request's own task (one event loop: a second
+  loop on a thread of its own cost two cross-thread wake-ups per request and GIL contention,
+  bench/NOTES.md); WIREMAP_GATEWAY_UPSTREAM_LOOP=thread runs them on a loop thread as before.
 - Bodies: larger than `max_body` bytes -> 413 before parsing; a body that does not arrive within
   `body_timeout` seconds (a Content-Length larger than the body) -> 408; bodies above
   `offload_bytes` are parsed and translated on a worker thread, so other clients stay served.
@@ -90,6 +91,7 @@ __all__ = ["create_app", "app_from_env", "GatewayConfig"]
 
 _PROVIDER_CACHE = 64
 CONFIG_ENV = "WIREMAP_GATEWAY_CONFIG"
+UPSTREAM_LOOP_ENV = "WIREMAP_GATEWAY_UPSTREAM_LOOP"
 _SENDABLE_KEY = re.compile(r"[\x21-\x7e]+")
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]*@")
 
@@ -269,21 +271,30 @@ class _Gateway:
         self._client: Any = None
         self._loop_thread: Any = None
         self.in_flight = 0
+        # one event loop by default; "thread": upstream calls on a loop thread of their own
+        self._threaded = os.environ.get(UPSTREAM_LOOP_ENV, "").strip().lower() == "thread"
         self.metrics = Metrics()
         self.sleep: Any = asyncio.sleep  # between retries; tests replace it
 
     def upstream(self, coro: Any) -> Any:
-        """Run `coro` (an upstream call) on the gateway's upstream event loop, a thread of its
-        own: the awaitable of its result here. The upstream I/O takes a dozen or more event
-        loop turns per request; on the serving loop, under a flood of requests to shed, each
-        turn waited for the whole flood. Cancelling the awaitable cancels the call there."""
+        """`coro` (an upstream call) as an awaitable of its result. By default it runs right here,
+        on the serving loop, in the awaiting task: one event loop, no cross-thread hand-over.
+        With WIREMAP_GATEWAY_UPSTREAM_LOOP=thread it runs on an event loop of its own (a
+        thread), as the gateway did before: the upstream I/O then never waits behind the
+        serving loop's other work, at the price of two wake-ups across threads per request and
+        both threads contending for the GIL (bench/NOTES.md). Cancelling the awaitable cancels
+        the call either way."""
+        if not self._threaded:
+            return coro
         if self._loop_thread is None:
             self._loop_thread = _UpstreamLoop()
         return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self._loop_thread.loop))
 
     def pump(self, events: Any) -> "_Pump":
-        """`events` (an async generator) driven on the upstream loop, its events handed to this
-        loop in batches (`_Pump.batch`)."""
+        """`events` (an async generator) driven by a task of its own (on the upstream loop when
+        there is one), its events handed to this loop in batches (`_Pump.batch`)."""
+        if not self._threaded:
+            return _Pump(events, None)
         if self._loop_thread is None:
             self._loop_thread = _UpstreamLoop()
         return _Pump(events, self._loop_thread.loop)
@@ -298,9 +309,14 @@ class _Gateway:
 
             import httpx
 
-            self._client = httpx.AsyncClient(
+            transport = _upstream_transport(self.config.max_in_flight)
+            from .gateway_transport import LeanClient, LeanTransport
+
+            # over the gateway's own transport, the lean client: straight to it (gateway_transport)
+            client_class = LeanClient if isinstance(transport, LeanTransport) else httpx.AsyncClient
+            self._client = client_class(
                 timeout=httpx.Timeout(self.config.timeout),
-                transport=_upstream_transport(self.config.max_in_flight),
+                transport=transport,
                 follow_redirects=False,
                 cookies=http.cookiejar.CookieJar(policy=http.cookiejar.DefaultCookiePolicy(allowed_domains=[])),
             )
@@ -627,34 +643,46 @@ class _Gateway:
 
 
 class _Pump:
-    """An async generator run to its end on the upstream loop (a task there), its events handed
-    to the serving loop as they come; `batch()` takes every event that has arrived, so a burst
-    of upstream events costs the serving loop one turn, not one per event. At most `LIMIT`
-    events wait for a slow client; then the upstream is read no further until it catches up."""
+    """An async generator run to its end by a task of its own, its events handed to the serving
+    loop as they come; `batch()` takes every event that has arrived, so a burst of upstream
+    events costs the serving loop one turn (and the client one write), not one per event. At
+    most `LIMIT` events wait for a slow client; then the upstream is read no further until it
+    catches up. The task runs on the serving loop itself (`upstream_loop` None, the default) or
+    on the gateway's upstream loop thread (WIREMAP_GATEWAY_UPSTREAM_LOOP=thread)."""
 
     LIMIT = 256
 
-    def __init__(self, events: Any, upstream_loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, events: Any, upstream_loop: asyncio.AbstractEventLoop | None) -> None:
         import collections
 
         self._events = events
-        self._uloop = upstream_loop
         self._main = asyncio.get_running_loop()
+        self._uloop = upstream_loop
         self._buf: collections.deque[Any] = collections.deque()
         self._wake = asyncio.Event()  # serving loop
-        self._room = asyncio.Event()  # upstream loop
-        self._produced = 0  # written on the upstream loop only
+        self._room = asyncio.Event()  # the producer's loop
+        self._produced = 0  # written by the producer only
         self._consumed = 0  # written on the serving loop only
         self._done = False
         self._error: BaseException | None = None
-        self._future = asyncio.run_coroutine_threadsafe(self._run(), upstream_loop)
+        self._future: Any
+        if upstream_loop is None:
+            self._future = self._main.create_task(self._run())
+        else:
+            self._future = asyncio.run_coroutine_threadsafe(self._run(), upstream_loop)
 
-    async def _run(self) -> None:  # on the upstream loop
+    def _to_main(self, fn: Any, arg: Any) -> None:
+        if self._uloop is None:
+            fn(arg)
+        else:
+            self._main.call_soon_threadsafe(fn, arg)
+
+    async def _run(self) -> None:  # the producer: on the serving loop, or the upstream loop
         error: BaseException | None = None
         try:
             async for ev in self._events:
                 self._produced += 1
-                self._main.call_soon_threadsafe(self._put, ev)
+                self._to_main(self._put, ev)
                 self._room.clear()
                 if self._produced - self._consumed > self.LIMIT:
                     await self._room.wait()
@@ -663,7 +691,7 @@ class _Pump:
             if not isinstance(exc, Exception):
                 raise
         finally:
-            self._main.call_soon_threadsafe(self._finish, error)
+            self._to_main(self._finish, error)
             await self._events.aclose()
 
     def _put(self, ev: Any) -> None:
@@ -687,7 +715,10 @@ class _Pump:
             items = list(self._buf)
             self._buf.clear()
             self._consumed += len(items)
-            self._uloop.call_soon_threadsafe(self._room.set)
+            if self._uloop is None:
+                self._room.set()
+            else:
+                self._uloop.call_soon_threadsafe(self._room.set)
             return items
         error, self._error = self._error, None
         if error is not None and isinstance(error, Exception):
@@ -695,7 +726,7 @@ class _Pump:
         return []
 
     def close(self) -> None:
-        """Stop reading the upstream (the task there is cancelled and closes the stream)."""
+        """Stop reading the upstream (the producer task is cancelled and closes the stream)."""
         if not self._future.done():
             self._future.cancel()
 
