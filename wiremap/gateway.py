@@ -77,7 +77,8 @@ from wiremap.runtime.errors import (
 from wiremap.runtime.format import Format
 from wiremap.runtime.provider import Provider
 from wiremap.runtime.canonical import NotGiven, Request
-from wiremap.runtime.translate import Loss, TranslationLossError, fit_ranges, request_losses, response_losses, unique_tool_call_ids
+from wiremap.runtime.format import translator
+from wiremap.runtime.translate import Loss, TranslationLossError, fit_ranges, fused_losses, request_losses, response_losses, unique_tool_call_ids
 from wiremap.runtime.wire import options_from_headers
 
 from .gateway_common import BearerToken, BodyTimeout, BodyTooLarge, ClientGone, loss_header, sends_as_bearer
@@ -414,13 +415,14 @@ class _Gateway:
     def prepare(self, raw: bytes, path_params: Mapping[str, str]) -> tuple[dict[str, Any], str, list[Loss], bool, Any]:
         """The body read and translated: (canonical request dict, upstream model, losses,
         streaming, the client's body). Pure CPU work: large bodies run it on a worker thread."""
-        plain, streaming, client_body = self.read(raw, path_params)
-        plain, model, losses = self.translate(plain, self.config)
+        plain, streaming, client_body, read_from = self.read(raw, path_params)
+        plain, model, losses = self.translate(plain, self.config, body=read_from)
         return plain, model, losses, streaming, client_body
 
-    def read(self, raw: bytes, path_params: Mapping[str, str]) -> tuple[dict[str, Any], bool, Any]:
+    def read(self, raw: bytes, path_params: Mapping[str, str]) -> tuple[dict[str, Any], bool, Any, dict[str, Any]]:
         """The body read with the inbound tables: (canonical request dict, streaming, the
-        client's body)."""
+        client's body, the body the canonical request was read from: what a fused translator
+        takes, `translate`)."""
         cfg = self.config
         try:
             body = json_loads(raw)  # orjson when installed, the same value (wiremap.gateway_json)
@@ -441,18 +443,35 @@ class _Gateway:
         canonical = cfg.inbound.request_from_wire(body)
         plain = canonical.to_dict()
         plain.pop("stream", None)
-        return plain, streaming, client_body
+        return plain, streaming, client_body, body
 
-    def translate(self, plain: dict[str, Any], lane: GatewayConfig, upstream_model: str | None = None) -> tuple[dict[str, Any], str, list[Loss]]:
+    def translate(self, plain: dict[str, Any], lane: GatewayConfig, upstream_model: str | None = None, body: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], str, list[Loss]]:
         """The canonical request for one upstream (`lane`): (request dict, upstream model,
-        losses). `plain` itself is not changed: a fallback translates it again."""
+        losses). `plain` itself is not changed: a fallback translates it again.
+
+        `body`: the inbound body `plain` was read from, exactly (no header options added). Where
+        a fused translator for the pair proves that the body loses nothing but a default the
+        upstream adds (`Translator.request_with_losses`, as `translate_request` uses it), its
+        exact report is the loss report, and the upstream body is not written, read back and
+        compared a second time here (`request_losses`: a sixth of the gateway's CPU per
+        request, bench/NOTES.md)."""
         cfg = lane
         plain = dict(plain)
         if isinstance(plain.get("config"), dict):
             plain["config"] = dict(plain["config"])
         model = upstream_model or cfg.model_map.get(plain["model"], plain["model"])
+        renamed_model = model != plain["model"]
         plain["model"] = model
         plain, losses = apply_extras_policy(plain, cfg.inbound, lane)
+        # not with carried data: request_losses names the source's own wire forms (a legacy
+        # `max_tokens`, text parts) as dropped, where the fused proof says nothing is lost
+        if body is not None and not renamed_model and not losses and not plain.get("carried"):
+            proven = translator(cfg.inbound, cfg.upstream).request_with_losses(body)
+            if proven is not None:
+                losses = fused_losses(proven[1])
+                if cfg.strict and losses:
+                    raise TranslationLossError(losses, cfg.inbound.key, cfg.upstream.key)
+                return plain, model, losses
         unique, renamed = unique_tool_call_ids(Request.from_dict(plain)) if getattr(cfg.upstream.module, "UNIQUE_CALL_IDS", False) else (None, [])
         if unique is not None and renamed:
             plain = unique.to_dict()
@@ -527,9 +546,9 @@ class _Gateway:
             if offload:
                 import anyio.to_thread
 
-                canonical, streaming, client_body = await anyio.to_thread.run_sync(self.read, raw, params)
+                canonical, streaming, client_body, read_from = await anyio.to_thread.run_sync(self.read, raw, params)
             else:
-                canonical, streaming, client_body = self.read(raw, params)
+                canonical, streaming, client_body, read_from = self.read(raw, params)
             record.model, record.stream = canonical["model"], streaming
             # options the client's format sends as request headers (request.options `header:`:
             # an Anthropic client's `anthropic-beta`) join the canonical request: each upstream
@@ -540,6 +559,7 @@ class _Gateway:
                 for name, value in from_headers.items():
                     config.setdefault(name, value)
                 canonical["config"] = config
+                read_from = None  # the canonical request holds more than the body
             hops = cfg.routing.hops(canonical["model"]) if cfg.routing is not None else [(cfg, None)]
             translated: dict[tuple[int, str | None], tuple[dict[str, Any], str, list[Loss]]] = {}
 
@@ -567,9 +587,9 @@ class _Gateway:
                 done = translated.get((id(lane), upstream_model))
                 if done is None:
                     if offload:
-                        done = await anyio.to_thread.run_sync(self.translate, canonical, lane, upstream_model)
+                        done = await anyio.to_thread.run_sync(self.translate, canonical, lane, upstream_model, read_from)
                     else:
-                        done = self.translate(canonical, lane, upstream_model)
+                        done = self.translate(canonical, lane, upstream_model, read_from)
                     translated[(id(lane), upstream_model)] = done
                 plain, model, losses = done
                 record.upstream_model = model
