@@ -165,7 +165,11 @@ class LeanTransport(httpx.AsyncBaseTransport):
             raise httpx.ConnectError(f"{type(exc).__name__}: {exc}", request=request) from None
         return _Conn(reader, writer, key)
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    async def handle_async_request(self, request: httpx.Request, whole: bool = False) -> httpx.Response:
+        """The response, its body streamed from the connection; `whole=True` (LeanClient's
+        `request`): a body framed by Content-Length is read here, before the response is made,
+        and the connection is back in the pool at once (`response.read()` then reads it from
+        memory, content decoding included)."""
         if self._closed:
             raise httpx.ConnectError("the transport is closed", request=request)
         url = request.url
@@ -188,7 +192,7 @@ class LeanTransport(httpx.AsyncBaseTransport):
             if conn is None:
                 conn = await self._open(request, key, timeouts.get("connect"))
             try:
-                return await self._exchange(request, conn, payload, timeouts)
+                return await self._exchange(request, conn, payload, timeouts, whole)
             except _StaleConnection:
                 conn.close()
                 if not reused:
@@ -198,7 +202,7 @@ class LeanTransport(httpx.AsyncBaseTransport):
                 conn.close()
                 raise
 
-    async def _exchange(self, request: httpx.Request, conn: _Conn, payload: bytes, timeouts: dict[str, Any]) -> httpx.Response:
+    async def _exchange(self, request: httpx.Request, conn: _Conn, payload: bytes, timeouts: dict[str, Any], whole: bool = False) -> httpx.Response:
         writer, reader = conn.writer, conn.reader
         try:
             async with asyncio.timeout(timeouts.get("write")):
@@ -245,6 +249,21 @@ class LeanTransport(httpx.AsyncBaseTransport):
             length, chunked = 0, False
         if chunked:
             length = None
+        if whole and length is not None:
+            body = b""
+            if length:
+                try:
+                    async with asyncio.timeout(read_timeout):
+                        body = await reader.readexactly(length)
+                except TimeoutError:
+                    raise httpx.ReadTimeout("timed out reading the response body", request=request) from None
+                except asyncio.IncompleteReadError:
+                    raise httpx.RemoteProtocolError("peer closed connection without sending complete message body", request=request) from None
+                except (OSError, ValueError) as exc:
+                    raise httpx.ReadError(f"{type(exc).__name__}: {exc}", request=request) from None
+            self._release(conn, not close)
+            return httpx.Response(status_code=status, headers=headers, stream=httpx.ByteStream(body),
+                                  extensions={"http_version": version, "reason_phrase": reason})
         stream = _Body(self, conn, request, length, chunked, read_timeout)
         if close:
             stream._reusable = False
@@ -313,8 +332,15 @@ class LeanClient(httpx.AsyncClient):
             if len(self._urls) >= _URL_CACHE:
                 self._urls.clear()
             self._urls[url] = parsed
-        merged = httpx.Headers(self.headers)
-        if headers:
+        merged: Any
+        if not headers:
+            merged = self.headers.raw
+        elif type(headers) is dict:  # httpx's merge: the client's headers the call does not name, then the call's
+            named = {str(k).lower() for k in headers}
+            merged = [(k, v) for k, v in self.headers.raw if k.decode("ascii").lower() not in named]
+            merged += headers.items()
+        else:
+            merged = httpx.Headers(self.headers)
             merged.update(headers)
         return httpx.Request(method, parsed, content=content, headers=merged, extensions={"timeout": self.timeout.as_dict()})
 
@@ -322,10 +348,17 @@ class LeanClient(httpx.AsyncClient):
         request = self._lean(method, url, headers, content, kw) if params is None else None
         if request is None:
             return await super().request(method, url, content=content, headers=headers, params=params, **kw)
-        response = await self._transport.handle_async_request(request)
+        transport = self._transport
+        if isinstance(transport, LeanTransport):
+            response = await transport.handle_async_request(request, whole=True)
+        else:
+            response = await transport.handle_async_request(request)
         response.request = request
         try:
-            await response.aread()
+            if isinstance(response.stream, httpx.ByteStream):
+                response.read()  # the body is in memory: decoded without the async iterators
+            else:
+                await response.aread()
         except BaseException:
             await response.aclose()
             raise

@@ -217,6 +217,7 @@ def _answer_ok(seen: list[bytes]) -> Handler:
     {"content": b'{"n":1}', "headers": {"x-api-key": "k", "Accept": "application/json", "anthropic-version": "2023-06-01"}},
     {"content": b"{}", "headers": None},
     {"content": None, "headers": {"user-agent": "mine"}},
+    {"content": b"{}", "headers": [("X-Api-Key", "k"), ("accept-ENCODING", "identity"), ("x-dup", "1"), ("x-dup", "2")]},
     {"content": b"{}", "headers": {"x-api-key": "k"}, "params": (("key", "q"),)},  # httpx's own path
 ])
 def test_the_lean_client_sends_what_httpx_sends(call: dict[str, Any]) -> None:
