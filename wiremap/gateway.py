@@ -927,6 +927,14 @@ class _FastPath:
         health = json.dumps({"status": "ok", "inbound": cfg.inbound.key, "upstream": cfg.upstream.key}, separators=(", ", ": ")).encode()
         self.health_headers = [(b"content-type", b"application/json"), (b"content-length", str(len(health)).encode())]
         self.health_body = health
+        # the inbound endpoint (a path without parameters) is called straight from here: the
+        # route Starlette would pick (the first, POST on cfg.path) without its middleware stack,
+        # router and endpoint wrapper on every request (a tenth of the gateway's CPU per request,
+        # bench/NOTES.md); any other request goes through Starlette as before
+        self.direct_path = cfg.path if "{" not in cfg.path else None
+        from starlette.requests import Request as StarletteRequest
+
+        self.request_class = StarletteRequest
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
@@ -941,6 +949,13 @@ class _FastPath:
                 rid = _request_id().encode()
                 await send({"type": "http.response.start", "status": self.shed_status, "headers": [*self.shed_headers, (b"x-request-id", rid)]})
                 await send({"type": "http.response.body", "body": self.shed_body})
+                return
+            if method == "POST" and path == self.direct_path and not scope.get("root_path"):
+                scope["app"] = self.app  # what Starlette sets (request.app)
+                scope["path_params"] = {}
+                request = self.request_class(scope, receive, send)
+                response = await gw.handle(request)
+                await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
