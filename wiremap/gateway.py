@@ -543,6 +543,7 @@ class _Gateway:
                 return await forward(self, request, raw, rid, owned, key=key or "")
             params = dict(request.path_params)
             offload = len(raw) > cfg.offload_bytes
+            read_from: dict[str, Any] | None
             if offload:
                 import anyio.to_thread
 

@@ -344,7 +344,7 @@ class LeanClient(httpx.AsyncClient):
             merged.update(headers)
         return httpx.Request(method, parsed, content=content, headers=merged, extensions={"timeout": self.timeout.as_dict()})
 
-    async def request(self, method: str, url: Any, *, content: Any = None, headers: Any = None, params: Any = None, **kw: Any) -> httpx.Response:  # type: ignore[override]
+    async def request(self, method: str, url: Any, *, content: Any = None, headers: Any = None, params: Any = None, **kw: Any) -> httpx.Response:
         request = self._lean(method, url, headers, content, kw) if params is None else None
         if request is None:
             return await super().request(method, url, content=content, headers=headers, params=params, **kw)
@@ -364,7 +364,7 @@ class LeanClient(httpx.AsyncClient):
             raise
         return response
 
-    def stream(self, method: str, url: Any, *, content: Any = None, headers: Any = None, params: Any = None, **kw: Any) -> Any:  # type: ignore[override]
+    def stream(self, method: str, url: Any, *, content: Any = None, headers: Any = None, params: Any = None, **kw: Any) -> Any:
         request = self._lean(method, url, headers, content, kw) if params is None else None
         if request is None:
             return super().stream(method, url, content=content, headers=headers, params=params, **kw)
