@@ -312,7 +312,7 @@ class LeanClient(httpx.AsyncClient):
     `httpx.Request` and `httpx.Response` (so content decoding and every httpx exception are
     httpx's own). Any call with more than a method, a URL, headers and content (params, json,
     cookies, auth, a timeout of its own...), a URL with userinfo (httpx makes it basic auth), a
-    closed client or event hooks take httpx's own path unchanged."""
+    closed client, event hooks, client auth or mounted transports take httpx's own path unchanged."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -320,7 +320,7 @@ class LeanClient(httpx.AsyncClient):
 
     def _lean(self, method: str, url: Any, headers: Any, content: Any, kw: dict[str, Any]) -> httpx.Request | None:
         """The request httpx's `build_request` would make, or None: take httpx's own path."""
-        if kw or not isinstance(url, str) or self.is_closed or self._event_hooks["request"] or self._event_hooks["response"] or self._auth is not None:
+        if kw or not isinstance(url, str) or self.is_closed or self._event_hooks["request"] or self._event_hooks["response"] or self._auth is not None or self._mounts:
             return None
         if content is not None and not isinstance(content, bytes):
             return None

@@ -273,3 +273,26 @@ def test_the_lean_client_raises_httpx_errors_and_decodes_content() -> None:
             await client.request("POST", url + "/zip", content=b"x", headers={})
 
     asyncio.run(main())
+
+
+def test_the_lean_client_leaves_hooks_and_auth_to_httpx() -> None:
+    """A LeanClient given event hooks or auth sends through httpx's own path: the hooks run and
+    the auth header is sent, as with httpx.AsyncClient."""
+    seen: list[bytes] = []
+
+    async def main() -> None:
+        server, url, _accepted = await _serve(_answer_ok(seen))
+        hooked: list[str] = []
+
+        async def hook(request: Any) -> None:
+            hooked.append(str(request.url))
+
+        async with server:
+            async with LeanClient(transport=LeanTransport(), timeout=5, event_hooks={"request": [hook]}) as client:
+                await client.request("POST", url + "/hooked", content=b"{}", headers={})
+            async with LeanClient(transport=LeanTransport(), timeout=5, auth=("user", "pass")) as client:
+                await client.request("POST", url + "/authed", content=b"{}", headers={})
+        assert hooked == [url + "/hooked"]
+        assert b"\r\nAuthorization: Basic dXNlcjpwYXNz\r\n" in seen[1]
+
+    asyncio.run(main())
