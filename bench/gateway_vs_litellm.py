@@ -1,6 +1,7 @@
 """The gateway against LiteLLM's proxy (issue 19, target 4 and the stream part of 5).
 
     .venv-bench/bin/python bench/gateway_vs_litellm.py [--rss-requests N] [--no-write]
+    .venv/bin/python bench/gateway_vs_litellm.py --quick [--gateway-root DIR] [--py-spy PREFIX] [--out FILE]
 
 One fake Anthropic upstream (fixed 20 ms before it answers, a canned message or its SSE stream),
 `wiremap serve --inbound openai_chat --upstream anthropic_messages` (one worker) and LiteLLM's
@@ -16,6 +17,13 @@ Measured, for each server and mode:
   body byte (TTFB);
 - memory: RSS after a warm-up and after `--rss-requests` more requests (default 100 000 for the
   gateway; LiteLLM gets the same count unless `--litellm-rss-requests` says otherwise).
+
+`--quick` measures the gateway alone (no LiteLLM, no RSS run, shorter runs: about a minute and a
+half) and writes nothing unless `--out` names a JSON file: for A/B runs while changing the gateway.
+`--gateway-root DIR` runs `wiremap serve` from DIR (a `wiremap` package laid out there, e.g. an
+older commit's tree with `runtime/` and `generated/` copied under `wiremap/`), so two versions can
+be measured in alternating runs by the same harness. `--py-spy PREFIX` records the gateway with
+py-spy during each saturation run (PREFIX-plain.txt, PREFIX-stream.txt, collapsed stacks).
 
 Results: bench/gateway-vs-litellm-results.json and the "Gateway against LiteLLM's proxy"
 section of bench/RESULTS.md (which `make bench` rewrites from the JSON; `--run` makes
@@ -380,7 +388,9 @@ def _servers(up_port: int, tmp: Path, gateway_python: str | None = None) -> dict
     return servers
 
 
-def run(rss_requests: int, litellm_rss_requests: int, only: list[str] | None = None, gateway_python: str | None = None) -> dict[str, Any]:
+def run(rss_requests: int, litellm_rss_requests: int, only: list[str] | None = None, gateway_python: str | None = None,
+        quick: bool = False, gateway_root: str | None = None, py_spy: str | None = None) -> dict[str, Any]:
+    saturation_seconds, rate_seconds = (8.0, 10.0) if quick else (SATURATION_SECONDS, RATE_SECONDS)
     up_port = _free_port()
     procs: list[subprocess.Popen[bytes]] = []
     load_before = os.getloadavg()
@@ -395,8 +405,8 @@ def run(rss_requests: int, litellm_rss_requests: int, only: list[str] | None = N
         for streamed in (False, True):
             body = json.dumps({**ANTHROPIC_BODY, "stream": streamed}, separators=(",", ":")).encode()
             direct["stream" if streamed else "plain"] = {
-                "saturation": _client("saturate", up_port, streamed, "/v1/messages", body, concurrency=CONCURRENCY, seconds=SATURATION_SECONDS / 3, limit=10**7),
-                "rate": _client("rate", up_port, streamed, "/v1/messages", body, rate=RATE, seconds=RATE_SECONDS),
+                "saturation": _client("saturate", up_port, streamed, "/v1/messages", body, concurrency=CONCURRENCY, seconds=saturation_seconds / 3, limit=10**7),
+                "rate": _client("rate", up_port, streamed, "/v1/messages", body, rate=RATE, seconds=rate_seconds),
             }
             print("direct", streamed, json.dumps(direct["stream" if streamed else "plain"]), flush=True)
         with tempfile.TemporaryDirectory(prefix="wiremap-vs-litellm-") as tmp:
@@ -405,7 +415,7 @@ def run(rss_requests: int, litellm_rss_requests: int, only: list[str] | None = N
                     continue
                 port = _free_port()
                 proc = subprocess.Popen(["taskset", "-c", SERVER_CPU, *[a.replace("{port}", str(port)) for a in argv]],
-                                        cwd=str(ROOT), env={**os.environ, **env}, stdout=subprocess.DEVNULL,
+                                        cwd=str(gateway_root or ROOT) if name == "wiremap" else str(ROOT), env={**os.environ, **env}, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL, start_new_session=True)
                 procs.append(proc)
                 _wait_http(port, health)
@@ -414,15 +424,22 @@ def run(rss_requests: int, litellm_rss_requests: int, only: list[str] | None = N
                     body = json.dumps({**OPENAI_BODY, "stream": streamed}, separators=(",", ":")).encode()
                     mode: dict[str, Any] = {}
                     _client("saturate", port, streamed, "/v1/chat/completions", body, concurrency=10, seconds=3, limit=500)  # warm-up
+                    spy = None
+                    if py_spy and name == "wiremap":
+                        out = f"{py_spy}-{'stream' if streamed else 'plain'}.txt"
+                        spy = subprocess.Popen([shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy", "record", "-p", str(proc.pid), "-r", "200", "-d", str(int(saturation_seconds) - 1),
+                                                "-f", "raw", "-o", out, "--nonblocking"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                     cpu0 = _cpu_seconds(proc.pid)
                     mode["saturation"] = _client("saturate", port, streamed, "/v1/chat/completions", body,
-                                                 concurrency=CONCURRENCY, seconds=SATURATION_SECONDS, limit=10**7)
+                                                 concurrency=CONCURRENCY, seconds=saturation_seconds, limit=10**7)
                     cpu = _cpu_seconds(proc.pid) - cpu0
+                    if spy is not None:
+                        spy.wait(60)
                     sat = mode["saturation"]
                     sat["cpu_ms_per_request"] = round(cpu * 1000 / max(sat["ok"], 1), 3)
                     sat["cpu_share"] = round(cpu / sat["seconds"], 2)  # of one core
                     if name == "wiremap" or sat["rps"] >= RATE * 1.2:  # LiteLLM only below its saturation
-                        mode["rate"] = _client("rate", port, streamed, "/v1/chat/completions", body, rate=RATE, seconds=RATE_SECONDS)
+                        mode["rate"] = _client("rate", port, streamed, "/v1/chat/completions", body, rate=RATE, seconds=rate_seconds)
                     row["stream" if streamed else "plain"] = mode
                     print(name, streamed, json.dumps(mode), flush=True)
                 want = rss_requests if name == "wiremap" else litellm_rss_requests
@@ -444,8 +461,8 @@ def run(rss_requests: int, litellm_rss_requests: int, only: list[str] | None = N
         "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}; Python {platform.python_version()}",
         "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in os.getloadavg()],
-        "settings": {"upstream_delay_ms": UPSTREAM_DELAY * 1000, "concurrency": CONCURRENCY, "saturation_seconds": SATURATION_SECONDS,
-                     "rate": RATE, "rate_seconds": RATE_SECONDS, "warmup": WARMUP},
+        "settings": {"upstream_delay_ms": UPSTREAM_DELAY * 1000, "concurrency": CONCURRENCY, "saturation_seconds": saturation_seconds,
+                     "rate": RATE, "rate_seconds": rate_seconds, "warmup": WARMUP, "quick": quick, "gateway_root": gateway_root},
         "versions": {d: _dist(d) for d in ("uvicorn", "uvloop", "httptools", "orjson", "starlette", "httpx", "litellm")},
         "direct": direct, "servers": results,
     }
@@ -598,6 +615,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", action="append", help="measure only this server (wiremap, litellm); repeatable")
     ap.add_argument("--gateway-python", default=None, help="the interpreter that runs `wiremap serve` (default: this one)")
     ap.add_argument("--no-write", action="store_true", help="print only; leave the results files alone")
+    ap.add_argument("--quick", action="store_true", help="the gateway only, shorter runs, no RSS run; writes only --out")
+    ap.add_argument("--out", default=None, help="with --quick: write the report's JSON here")
+    ap.add_argument("--gateway-root", default=None, help="run `wiremap serve` from this directory (A/B against another tree)")
+    ap.add_argument("--py-spy", default=None, metavar="PREFIX", help="record the gateway with py-spy during each saturation run")
     ap.add_argument("--no-section", action="store_true", help="write the JSON only (bench/run.py writes RESULTS.md from it)")
     ap.add_argument("--fake-upstream", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--client", default=None, help=argparse.SUPPRESS)
@@ -608,7 +629,13 @@ def main(argv: list[str] | None = None) -> int:
     if ns.client is not None:
         client_main(ns.client)
         return 0
-    report = run(ns.rss_requests, ns.litellm_rss_requests, ns.only, ns.gateway_python)
+    if ns.quick:
+        report = run(0, 0, ["wiremap"], ns.gateway_python, quick=True, gateway_root=ns.gateway_root, py_spy=ns.py_spy)
+        print(section(report))
+        if ns.out:
+            Path(ns.out).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        return 0
+    report = run(ns.rss_requests, ns.litellm_rss_requests, ns.only, ns.gateway_python, gateway_root=ns.gateway_root, py_spy=ns.py_spy)
     text = section(report)
     print(text)
     if not ns.no_write:

@@ -53,6 +53,8 @@ _TRACER_NAME: Final = "wiremap"
 
 # None: not probed yet; False: opentelemetry-api is not importable; else the `trace` module.
 _trace_api: Any = None
+# the tracer of the global tracer provider, made once (`_global_tracer`)
+_default_tracer: Any = None
 
 
 def _api() -> Any:
@@ -79,8 +81,20 @@ def otel_available() -> bool:
 
 def _reset() -> None:
     """Forget the import probe (tests that hide or restore opentelemetry)."""
-    global _trace_api
+    global _trace_api, _default_tracer
     _trace_api = None
+    _default_tracer = None
+
+
+def _global_tracer(trace: Any) -> Any:
+    """wiremap's tracer from the global tracer provider, made on first use and kept: looking
+    the global provider up reads the environment each time (a few % of a gateway request).
+    Kept safely: before a global provider is set the API gives a proxy tracer, which turns
+    into the real provider's tracer once one is set (it can be set only once)."""
+    global _default_tracer
+    if _default_tracer is None:
+        _default_tracer = trace.get_tracer(_TRACER_NAME, wiremap_version())
+    return _default_tracer
 
 
 def _config_value(name: str, value: Any) -> Any:
@@ -147,7 +161,10 @@ class ChatSpan:
         if trace is False or self._span is not None:
             return self
         tracer_provider, provider, model, config, structured, address, port = self._args
-        tracer = trace.get_tracer(_TRACER_NAME, wiremap_version(), tracer_provider=tracer_provider)
+        if tracer_provider is None:
+            tracer = _global_tracer(trace)
+        else:
+            tracer = trace.get_tracer(_TRACER_NAME, wiremap_version(), tracer_provider=tracer_provider)
         span = tracer.start_span(f"{self._operation} {model}", kind=trace.SpanKind.CLIENT)
         self._span = span
         if span.is_recording():

@@ -22,7 +22,7 @@ from __future__ import annotations
 import difflib
 import json
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -474,6 +474,12 @@ def request_losses(request: Request | Mapping[str, Any], target: str | Format) -
     return wire, repaired + _canonical_diff(sent, got) + extras + _carried_losses(req, fmt, wire)
 
 
+def fused_losses(added: Sequence[tuple[str, Any]]) -> list[Loss]:
+    """The loss report of a fused translator's proof (`Translator.request_with_losses`): each
+    default the target adds, as `request_losses` reports it (kind `added`)."""
+    return [Loss(path, "added", f"the target adds {_describe(value, path.rsplit('.', 1)[-1])}") for path, value in added]
+
+
 def translate_request(
     body: Mapping[str, Any],
     source: str | Format,
@@ -509,7 +515,7 @@ def translate_request(
     fused = translator(src, dst).request_with_losses(body)
     if fused is not None:
         wire, added = fused
-        losses = [Loss(path, "added", f"the target adds {_describe(value, path.rsplit('.', 1)[-1])}") for path, value in added]
+        losses = fused_losses(added)
         if strict and losses:
             raise TranslationLossError(losses, src.key, dst.key)
         return Translation(wire, losses, src.key, dst.key, {})

@@ -41,8 +41,9 @@ Hardening (issue 15):
 - Load: at most `max_in_flight` requests per upstream at once (one shared httpx client over
   the gateway's keep-alive connections, wiremap.gateway_transport); past it the gateway sheds at once with the inbound format's
   429 and `retry-after`, answered in front of Starlette (`_FastPath`, with `GET /healthz`).
-  Upstream calls run on an event loop of their own (a thread), so that a flood of requests to
-  shed does not starve the requests admitted.
+  Upstream calls run on the serving loop, in the request's own task (one event loop: a second
+  loop on a thread of its own cost two cross-thread wake-ups per request and GIL contention,
+  bench/NOTES.md); WIREMAP_GATEWAY_UPSTREAM_LOOP=thread runs them on a loop thread as before.
 - Bodies: larger than `max_body` bytes -> 413 before parsing; a body that does not arrive within
   `body_timeout` seconds (a Content-Length larger than the body) -> 408; bodies above
   `offload_bytes` are parsed and translated on a worker thread, so other clients stay served.
@@ -76,7 +77,8 @@ from wiremap.runtime.errors import (
 from wiremap.runtime.format import Format
 from wiremap.runtime.provider import Provider
 from wiremap.runtime.canonical import NotGiven, Request
-from wiremap.runtime.translate import Loss, TranslationLossError, fit_ranges, request_losses, response_losses, unique_tool_call_ids
+from wiremap.runtime.format import translator
+from wiremap.runtime.translate import Loss, TranslationLossError, fit_ranges, fused_losses, request_losses, response_losses, unique_tool_call_ids
 from wiremap.runtime.wire import options_from_headers
 
 from .gateway_common import BearerToken, BodyTimeout, BodyTooLarge, ClientGone, loss_header, sends_as_bearer
@@ -90,6 +92,7 @@ __all__ = ["create_app", "app_from_env", "GatewayConfig"]
 
 _PROVIDER_CACHE = 64
 CONFIG_ENV = "WIREMAP_GATEWAY_CONFIG"
+UPSTREAM_LOOP_ENV = "WIREMAP_GATEWAY_UPSTREAM_LOOP"
 _SENDABLE_KEY = re.compile(r"[\x21-\x7e]+")
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]*@")
 
@@ -269,21 +272,30 @@ class _Gateway:
         self._client: Any = None
         self._loop_thread: Any = None
         self.in_flight = 0
+        # one event loop by default; "thread": upstream calls on a loop thread of their own
+        self._threaded = os.environ.get(UPSTREAM_LOOP_ENV, "").strip().lower() == "thread"
         self.metrics = Metrics()
         self.sleep: Any = asyncio.sleep  # between retries; tests replace it
 
     def upstream(self, coro: Any) -> Any:
-        """Run `coro` (an upstream call) on the gateway's upstream event loop, a thread of its
-        own: the awaitable of its result here. The upstream I/O takes a dozen or more event
-        loop turns per request; on the serving loop, under a flood of requests to shed, each
-        turn waited for the whole flood. Cancelling the awaitable cancels the call there."""
+        """`coro` (an upstream call) as an awaitable of its result. By default it runs right here,
+        on the serving loop, in the awaiting task: one event loop, no cross-thread hand-over.
+        With WIREMAP_GATEWAY_UPSTREAM_LOOP=thread it runs on an event loop of its own (a
+        thread), as the gateway did before: the upstream I/O then never waits behind the
+        serving loop's other work, at the price of two wake-ups across threads per request and
+        both threads contending for the GIL (bench/NOTES.md). Cancelling the awaitable cancels
+        the call either way."""
+        if not self._threaded:
+            return coro
         if self._loop_thread is None:
             self._loop_thread = _UpstreamLoop()
         return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self._loop_thread.loop))
 
     def pump(self, events: Any) -> "_Pump":
-        """`events` (an async generator) driven on the upstream loop, its events handed to this
-        loop in batches (`_Pump.batch`)."""
+        """`events` (an async generator) driven by a task of its own (on the upstream loop when
+        there is one), its events handed to this loop in batches (`_Pump.batch`)."""
+        if not self._threaded:
+            return _Pump(events, None)
         if self._loop_thread is None:
             self._loop_thread = _UpstreamLoop()
         return _Pump(events, self._loop_thread.loop)
@@ -298,9 +310,14 @@ class _Gateway:
 
             import httpx
 
-            self._client = httpx.AsyncClient(
+            transport = _upstream_transport(self.config.max_in_flight)
+            from .gateway_transport import LeanClient, LeanTransport
+
+            # over the gateway's own transport, the lean client: straight to it (gateway_transport)
+            client_class = LeanClient if isinstance(transport, LeanTransport) else httpx.AsyncClient
+            self._client = client_class(
                 timeout=httpx.Timeout(self.config.timeout),
-                transport=_upstream_transport(self.config.max_in_flight),
+                transport=transport,
                 follow_redirects=False,
                 cookies=http.cookiejar.CookieJar(policy=http.cookiejar.DefaultCookiePolicy(allowed_domains=[])),
             )
@@ -398,13 +415,14 @@ class _Gateway:
     def prepare(self, raw: bytes, path_params: Mapping[str, str]) -> tuple[dict[str, Any], str, list[Loss], bool, Any]:
         """The body read and translated: (canonical request dict, upstream model, losses,
         streaming, the client's body). Pure CPU work: large bodies run it on a worker thread."""
-        plain, streaming, client_body = self.read(raw, path_params)
-        plain, model, losses = self.translate(plain, self.config)
+        plain, streaming, client_body, read_from = self.read(raw, path_params)
+        plain, model, losses = self.translate(plain, self.config, body=read_from)
         return plain, model, losses, streaming, client_body
 
-    def read(self, raw: bytes, path_params: Mapping[str, str]) -> tuple[dict[str, Any], bool, Any]:
+    def read(self, raw: bytes, path_params: Mapping[str, str]) -> tuple[dict[str, Any], bool, Any, dict[str, Any]]:
         """The body read with the inbound tables: (canonical request dict, streaming, the
-        client's body)."""
+        client's body, the body the canonical request was read from: what a fused translator
+        takes, `translate`)."""
         cfg = self.config
         try:
             body = json_loads(raw)  # orjson when installed, the same value (wiremap.gateway_json)
@@ -425,18 +443,35 @@ class _Gateway:
         canonical = cfg.inbound.request_from_wire(body)
         plain = canonical.to_dict()
         plain.pop("stream", None)
-        return plain, streaming, client_body
+        return plain, streaming, client_body, body
 
-    def translate(self, plain: dict[str, Any], lane: GatewayConfig, upstream_model: str | None = None) -> tuple[dict[str, Any], str, list[Loss]]:
+    def translate(self, plain: dict[str, Any], lane: GatewayConfig, upstream_model: str | None = None, body: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], str, list[Loss]]:
         """The canonical request for one upstream (`lane`): (request dict, upstream model,
-        losses). `plain` itself is not changed: a fallback translates it again."""
+        losses). `plain` itself is not changed: a fallback translates it again.
+
+        `body`: the inbound body `plain` was read from, exactly (no header options added). Where
+        a fused translator for the pair proves that the body loses nothing but a default the
+        upstream adds (`Translator.request_with_losses`, as `translate_request` uses it), its
+        exact report is the loss report, and the upstream body is not written, read back and
+        compared a second time here (`request_losses`: a sixth of the gateway's CPU per
+        request, bench/NOTES.md)."""
         cfg = lane
         plain = dict(plain)
         if isinstance(plain.get("config"), dict):
             plain["config"] = dict(plain["config"])
         model = upstream_model or cfg.model_map.get(plain["model"], plain["model"])
+        renamed_model = model != plain["model"]
         plain["model"] = model
         plain, losses = apply_extras_policy(plain, cfg.inbound, lane)
+        # not with carried data: request_losses names the source's own wire forms (a legacy
+        # `max_tokens`, text parts) as dropped, where the fused proof says nothing is lost
+        if body is not None and not renamed_model and not losses and not plain.get("carried"):
+            proven = translator(cfg.inbound, cfg.upstream).request_with_losses(body)
+            if proven is not None:
+                losses = fused_losses(proven[1])
+                if cfg.strict and losses:
+                    raise TranslationLossError(losses, cfg.inbound.key, cfg.upstream.key)
+                return plain, model, losses
         unique, renamed = unique_tool_call_ids(Request.from_dict(plain)) if getattr(cfg.upstream.module, "UNIQUE_CALL_IDS", False) else (None, [])
         if unique is not None and renamed:
             plain = unique.to_dict()
@@ -508,12 +543,13 @@ class _Gateway:
                 return await forward(self, request, raw, rid, owned, key=key or "")
             params = dict(request.path_params)
             offload = len(raw) > cfg.offload_bytes
+            read_from: dict[str, Any] | None
             if offload:
                 import anyio.to_thread
 
-                canonical, streaming, client_body = await anyio.to_thread.run_sync(self.read, raw, params)
+                canonical, streaming, client_body, read_from = await anyio.to_thread.run_sync(self.read, raw, params)
             else:
-                canonical, streaming, client_body = self.read(raw, params)
+                canonical, streaming, client_body, read_from = self.read(raw, params)
             record.model, record.stream = canonical["model"], streaming
             # options the client's format sends as request headers (request.options `header:`:
             # an Anthropic client's `anthropic-beta`) join the canonical request: each upstream
@@ -524,6 +560,7 @@ class _Gateway:
                 for name, value in from_headers.items():
                     config.setdefault(name, value)
                 canonical["config"] = config
+                read_from = None  # the canonical request holds more than the body
             hops = cfg.routing.hops(canonical["model"]) if cfg.routing is not None else [(cfg, None)]
             translated: dict[tuple[int, str | None], tuple[dict[str, Any], str, list[Loss]]] = {}
 
@@ -551,9 +588,9 @@ class _Gateway:
                 done = translated.get((id(lane), upstream_model))
                 if done is None:
                     if offload:
-                        done = await anyio.to_thread.run_sync(self.translate, canonical, lane, upstream_model)
+                        done = await anyio.to_thread.run_sync(self.translate, canonical, lane, upstream_model, read_from)
                     else:
-                        done = self.translate(canonical, lane, upstream_model)
+                        done = self.translate(canonical, lane, upstream_model, read_from)
                     translated[(id(lane), upstream_model)] = done
                 plain, model, losses = done
                 record.upstream_model = model
@@ -627,34 +664,46 @@ class _Gateway:
 
 
 class _Pump:
-    """An async generator run to its end on the upstream loop (a task there), its events handed
-    to the serving loop as they come; `batch()` takes every event that has arrived, so a burst
-    of upstream events costs the serving loop one turn, not one per event. At most `LIMIT`
-    events wait for a slow client; then the upstream is read no further until it catches up."""
+    """An async generator run to its end by a task of its own, its events handed to the serving
+    loop as they come; `batch()` takes every event that has arrived, so a burst of upstream
+    events costs the serving loop one turn (and the client one write), not one per event. At
+    most `LIMIT` events wait for a slow client; then the upstream is read no further until it
+    catches up. The task runs on the serving loop itself (`upstream_loop` None, the default) or
+    on the gateway's upstream loop thread (WIREMAP_GATEWAY_UPSTREAM_LOOP=thread)."""
 
     LIMIT = 256
 
-    def __init__(self, events: Any, upstream_loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, events: Any, upstream_loop: asyncio.AbstractEventLoop | None) -> None:
         import collections
 
         self._events = events
-        self._uloop = upstream_loop
         self._main = asyncio.get_running_loop()
+        self._uloop = upstream_loop
         self._buf: collections.deque[Any] = collections.deque()
         self._wake = asyncio.Event()  # serving loop
-        self._room = asyncio.Event()  # upstream loop
-        self._produced = 0  # written on the upstream loop only
+        self._room = asyncio.Event()  # the producer's loop
+        self._produced = 0  # written by the producer only
         self._consumed = 0  # written on the serving loop only
         self._done = False
         self._error: BaseException | None = None
-        self._future = asyncio.run_coroutine_threadsafe(self._run(), upstream_loop)
+        self._future: Any
+        if upstream_loop is None:
+            self._future = self._main.create_task(self._run())
+        else:
+            self._future = asyncio.run_coroutine_threadsafe(self._run(), upstream_loop)
 
-    async def _run(self) -> None:  # on the upstream loop
+    def _to_main(self, fn: Any, arg: Any) -> None:
+        if self._uloop is None:
+            fn(arg)
+        else:
+            self._main.call_soon_threadsafe(fn, arg)
+
+    async def _run(self) -> None:  # the producer: on the serving loop, or the upstream loop
         error: BaseException | None = None
         try:
             async for ev in self._events:
                 self._produced += 1
-                self._main.call_soon_threadsafe(self._put, ev)
+                self._to_main(self._put, ev)
                 self._room.clear()
                 if self._produced - self._consumed > self.LIMIT:
                     await self._room.wait()
@@ -663,7 +712,7 @@ class _Pump:
             if not isinstance(exc, Exception):
                 raise
         finally:
-            self._main.call_soon_threadsafe(self._finish, error)
+            self._to_main(self._finish, error)
             await self._events.aclose()
 
     def _put(self, ev: Any) -> None:
@@ -687,7 +736,10 @@ class _Pump:
             items = list(self._buf)
             self._buf.clear()
             self._consumed += len(items)
-            self._uloop.call_soon_threadsafe(self._room.set)
+            if self._uloop is None:
+                self._room.set()
+            else:
+                self._uloop.call_soon_threadsafe(self._room.set)
             return items
         error, self._error = self._error, None
         if error is not None and isinstance(error, Exception):
@@ -695,7 +747,7 @@ class _Pump:
         return []
 
     def close(self) -> None:
-        """Stop reading the upstream (the task there is cancelled and closes the stream)."""
+        """Stop reading the upstream (the producer task is cancelled and closes the stream)."""
         if not self._future.done():
             self._future.cancel()
 
@@ -876,6 +928,14 @@ class _FastPath:
         health = json.dumps({"status": "ok", "inbound": cfg.inbound.key, "upstream": cfg.upstream.key}, separators=(", ", ": ")).encode()
         self.health_headers = [(b"content-type", b"application/json"), (b"content-length", str(len(health)).encode())]
         self.health_body = health
+        # the inbound endpoint (a path without parameters) is called straight from here: the
+        # route Starlette would pick (the first, POST on cfg.path) without its middleware stack,
+        # router and endpoint wrapper on every request (a tenth of the gateway's CPU per request,
+        # bench/NOTES.md); any other request goes through Starlette as before
+        self.direct_path = cfg.path if "{" not in cfg.path else None
+        from starlette.requests import Request as StarletteRequest
+
+        self.request_class = StarletteRequest
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
@@ -890,6 +950,13 @@ class _FastPath:
                 rid = _request_id().encode()
                 await send({"type": "http.response.start", "status": self.shed_status, "headers": [*self.shed_headers, (b"x-request-id", rid)]})
                 await send({"type": "http.response.body", "body": self.shed_body})
+                return
+            if method == "POST" and path == self.direct_path and not scope.get("root_path"):
+                scope["app"] = self.app  # what Starlette sets (request.app)
+                scope["path_params"] = {}
+                request = self.request_class(scope, receive, send)
+                response = await gw.handle(request)
+                await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 

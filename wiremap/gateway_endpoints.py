@@ -217,7 +217,7 @@ def _upstream_headers(gateway: Any, key: str, client_headers: Mapping[str, str] 
 
 
 async def _exchange(gateway: Any, method: str, url: str, headers: Mapping[str, str], content: bytes | None) -> tuple[int, dict[str, str], bytes]:
-    """One whole exchange on the upstream loop: (status, headers, body). Transport failures are
+    """One whole exchange (`gateway.upstream`): (status, headers, body). Transport failures are
     UnavailableError (the gateway's envelope makes them generic)."""
 
     async def call() -> tuple[int, dict[str, str], bytes]:

@@ -16,6 +16,7 @@ the inbound format's server-sent events translated from the upstream's stream as
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
@@ -56,7 +57,7 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
             return provider.stream(plain["messages"], **args)
 
         stream = await gateway.upstream(start())
-        pump = gateway.pump(stream.__aiter__())  # read on the upstream loop, handed over in batches
+        pump = gateway.pump(stream.__aiter__())  # read by a task of its own, handed over in batches
         try:
             first = await (gateway.until_disconnect(request, pump.batch()) if request is not None else pump.batch())
         except BaseException:
@@ -161,7 +162,10 @@ def _slot_response_class() -> Any:
 
         async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
             try:
-                await super().__call__(scope, receive, send)
+                if scope.get("type") == "http" and self.background is None:
+                    await self._stream_until_disconnect(receive, send)
+                else:  # pragma: no cover - the gateway's streams are HTTP without background tasks
+                    await super().__call__(scope, receive, send)
             finally:
                 if self._slot is not None:
                     self._slot.release()
@@ -170,6 +174,37 @@ def _slot_response_class() -> Any:
                     await aclose()
                 if self._record is not None:
                     self._record.finish(self.status_code)
+
+        async def _stream_until_disconnect(self, receive: Any, send: Any) -> None:
+            """What StreamingResponse does for an ASGI server below spec 2.4 (uvicorn's 2.3):
+            the body is sent until it ends or the client disconnects, whichever comes first;
+            a disconnect ends it quietly. Here in this task, with one watcher task, where
+            Starlette makes an anyio task group of two tasks and a cancel scope per stream."""
+            me = asyncio.current_task()
+            assert me is not None
+            state = {"gone": False, "done": False}
+
+            async def watch() -> None:
+                while True:
+                    message = await receive()
+                    if message.get("type") == "http.disconnect":
+                        break
+                if not state["done"]:
+                    state["gone"] = True
+                    me.cancel()
+
+            watcher = asyncio.ensure_future(watch())
+            try:
+                await self.stream_response(send)
+                state["done"] = True
+            except asyncio.CancelledError:
+                if not state["gone"]:
+                    raise
+                me.uncancel()  # the client left: the stream ends here, as Starlette's does
+            finally:
+                state["done"] = True
+                if not watcher.done():
+                    watcher.cancel()
 
     return SlotResponse
 

@@ -29,7 +29,7 @@ from typing import Any
 
 import httpx
 
-__all__ = ["LeanTransport"]
+__all__ = ["LeanClient", "LeanTransport"]
 
 _HEAD_LIMIT = 1 << 20  # bytes of status line and headers at most
 _NO_BODY = frozenset({204, 304})
@@ -165,7 +165,11 @@ class LeanTransport(httpx.AsyncBaseTransport):
             raise httpx.ConnectError(f"{type(exc).__name__}: {exc}", request=request) from None
         return _Conn(reader, writer, key)
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    async def handle_async_request(self, request: httpx.Request, whole: bool = False) -> httpx.Response:
+        """The response, its body streamed from the connection; `whole=True` (LeanClient's
+        `request`): a body framed by Content-Length is read here, before the response is made,
+        and the connection is back in the pool at once (`response.read()` then reads it from
+        memory, content decoding included)."""
         if self._closed:
             raise httpx.ConnectError("the transport is closed", request=request)
         url = request.url
@@ -188,7 +192,7 @@ class LeanTransport(httpx.AsyncBaseTransport):
             if conn is None:
                 conn = await self._open(request, key, timeouts.get("connect"))
             try:
-                return await self._exchange(request, conn, payload, timeouts)
+                return await self._exchange(request, conn, payload, timeouts, whole)
             except _StaleConnection:
                 conn.close()
                 if not reused:
@@ -198,7 +202,7 @@ class LeanTransport(httpx.AsyncBaseTransport):
                 conn.close()
                 raise
 
-    async def _exchange(self, request: httpx.Request, conn: _Conn, payload: bytes, timeouts: dict[str, Any]) -> httpx.Response:
+    async def _exchange(self, request: httpx.Request, conn: _Conn, payload: bytes, timeouts: dict[str, Any], whole: bool = False) -> httpx.Response:
         writer, reader = conn.writer, conn.reader
         try:
             async with asyncio.timeout(timeouts.get("write")):
@@ -245,6 +249,21 @@ class LeanTransport(httpx.AsyncBaseTransport):
             length, chunked = 0, False
         if chunked:
             length = None
+        if whole and length is not None:
+            body = b""
+            if length:
+                try:
+                    async with asyncio.timeout(read_timeout):
+                        body = await reader.readexactly(length)
+                except TimeoutError:
+                    raise httpx.ReadTimeout("timed out reading the response body", request=request) from None
+                except asyncio.IncompleteReadError:
+                    raise httpx.RemoteProtocolError("peer closed connection without sending complete message body", request=request) from None
+                except (OSError, ValueError) as exc:
+                    raise httpx.ReadError(f"{type(exc).__name__}: {exc}", request=request) from None
+            self._release(conn, not close)
+            return httpx.Response(status_code=status, headers=headers, stream=httpx.ByteStream(body),
+                                  extensions={"http_version": version, "reason_phrase": reason})
         stream = _Body(self, conn, request, length, chunked, read_timeout)
         if close:
             stream._reusable = False
@@ -275,3 +294,101 @@ def _parse_head(raw: bytes, request: httpx.Request) -> tuple[int, list[tuple[byt
             raise httpx.RemoteProtocolError(f"malformed header line {line[:60]!r}", request=request)
         headers.append((name, value.strip()))
     return int(parts[1]), headers, parts[0], parts[2] if len(parts) > 2 else b""
+
+
+_URL_CACHE = 256
+
+
+class LeanClient(httpx.AsyncClient):
+    """The gateway's `httpx.AsyncClient`: `request()` and `stream()` (what `Provider` calls) go
+    straight to the transport when the call is a plain one, skipping the layers the gateway has
+    no use for: URL merging (no base URL), query-param merging, cookies (its jar takes none),
+    auth and redirect wrappers (none; redirects are not followed), event hooks (none). Those
+    were a fifth of the gateway's CPU per request (bench/NOTES.md).
+
+    What reaches the upstream is the same request httpx would send: the client's default headers
+    (`accept`, `accept-encoding`, `connection`, `user-agent`) merged with the call's as
+    `build_request` merges them, the client's timeouts in `extensions["timeout"]`, the same
+    `httpx.Request` and `httpx.Response` (so content decoding and every httpx exception are
+    httpx's own). Any call with more than a method, a URL, headers and content (params, json,
+    cookies, auth, a timeout of its own...), a URL with userinfo (httpx makes it basic auth), a
+    closed client, event hooks, client auth or mounted transports take httpx's own path unchanged."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._urls: dict[str, httpx.URL] = {}
+
+    def _lean(self, method: str, url: Any, headers: Any, content: Any, kw: dict[str, Any]) -> httpx.Request | None:
+        """The request httpx's `build_request` would make, or None: take httpx's own path."""
+        if kw or not isinstance(url, str) or self.is_closed or self._event_hooks["request"] or self._event_hooks["response"] or self._auth is not None or self._mounts:
+            return None
+        if content is not None and not isinstance(content, bytes):
+            return None
+        parsed = self._urls.get(url)
+        if parsed is None:
+            parsed = httpx.URL(url)
+            if parsed.userinfo or not parsed.is_absolute_url or str(self.base_url):
+                return None
+            if len(self._urls) >= _URL_CACHE:
+                self._urls.clear()
+            self._urls[url] = parsed
+        merged: Any
+        if not headers:
+            merged = self.headers.raw
+        elif type(headers) is dict:  # httpx's merge: the client's headers the call does not name, then the call's
+            named = {str(k).lower() for k in headers}
+            merged = [(k, v) for k, v in self.headers.raw if k.decode("ascii").lower() not in named]
+            merged += headers.items()
+        else:
+            merged = httpx.Headers(self.headers)
+            merged.update(headers)
+        return httpx.Request(method, parsed, content=content, headers=merged, extensions={"timeout": self.timeout.as_dict()})
+
+    async def request(self, method: str, url: Any, *, content: Any = None, headers: Any = None, params: Any = None, **kw: Any) -> httpx.Response:
+        request = self._lean(method, url, headers, content, kw) if params is None else None
+        if request is None:
+            return await super().request(method, url, content=content, headers=headers, params=params, **kw)
+        transport = self._transport
+        if isinstance(transport, LeanTransport):
+            response = await transport.handle_async_request(request, whole=True)
+        else:
+            response = await transport.handle_async_request(request)
+        response.request = request
+        try:
+            if isinstance(response.stream, httpx.ByteStream):
+                response.read()  # the body is in memory: decoded without the async iterators
+            else:
+                await response.aread()
+        except BaseException:
+            await response.aclose()
+            raise
+        return response
+
+    def stream(self, method: str, url: Any, *, content: Any = None, headers: Any = None, params: Any = None, **kw: Any) -> Any:
+        request = self._lean(method, url, headers, content, kw) if params is None else None
+        if request is None:
+            return super().stream(method, url, content=content, headers=headers, params=params, **kw)
+        return _Streamed(self._transport, request)
+
+
+class _Streamed:
+    """`async with client.stream(...) as response`, the lean way: the response is closed (its
+    connection released or dropped) when the block ends."""
+
+    __slots__ = ("_transport", "_request", "_response")
+
+    def __init__(self, transport: httpx.AsyncBaseTransport, request: httpx.Request) -> None:
+        self._transport = transport
+        self._request = request
+        self._response: httpx.Response | None = None
+
+    async def __aenter__(self) -> httpx.Response:
+        response = await self._transport.handle_async_request(self._request)
+        response.request = self._request
+        self._response = response
+        return response
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        response, self._response = self._response, None
+        if response is not None:
+            await response.aclose()

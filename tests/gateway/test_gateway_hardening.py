@@ -364,8 +364,14 @@ def test_trickling_upstream_hits_the_gateway_timeout(streamed: bool) -> None:
             gw.stop()
 
 
+# upstream calls on the serving loop (the default) and on a loop thread of their own
+UPSTREAM_LOOPS = pytest.mark.parametrize("upstream_loop", ["", "thread"], ids=["one-loop", "loop-thread"])
+
+
+@UPSTREAM_LOOPS
 @pytest.mark.parametrize("streamed", [False, True], ids=["complete", "stream"])
-def test_client_disconnect_cancels_the_upstream_call(streamed: bool) -> None:
+def test_client_disconnect_cancels_the_upstream_call(streamed: bool, upstream_loop: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WIREMAP_GATEWAY_UPSTREAM_LOOP", upstream_loop)
     holder: list[RawServer] = []
     with RawServer(hold_until_peer_leaves(holder)) as up:
         holder.append(up)
@@ -384,9 +390,11 @@ def test_client_disconnect_cancels_the_upstream_call(streamed: bool) -> None:
             gw.stop()
 
 
-def test_client_leaving_mid_stream_cancels_the_upstream_stream() -> None:
+@UPSTREAM_LOOPS
+def test_client_leaving_mid_stream_cancels_the_upstream_stream(upstream_loop: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The upstream sends one event and then nothing; the client reads it and leaves: the
     gateway must close its upstream connection (the upstream sees EOF)."""
+    monkeypatch.setenv("WIREMAP_GATEWAY_UPSTREAM_LOOP", upstream_loop)
     first = b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":0}}}\n\n'
     first += b'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n'
     first += b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}\n\n'
@@ -412,6 +420,7 @@ def test_client_leaving_mid_stream_cancels_the_upstream_stream() -> None:
             assert got.startswith(b"HTTP/1.1 200")
             s.close()  # the client leaves mid-stream
             assert up.peer_closed.wait(15), "the gateway closed its upstream connection"
+            assert (gw.server.config.app.gateway._loop_thread is not None) == (upstream_loop == "thread")
         finally:
             gw.stop()
 

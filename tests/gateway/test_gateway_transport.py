@@ -1,6 +1,8 @@
 """The gateway's upstream transport (wiremap.gateway_transport) against a raw loopback server:
 body framings, keep-alive reuse, an idle connection the server closed, broken answers (as
-the httpx errors Provider maps), and no cookies carried from one caller to the next."""
+the httpx errors Provider maps), and no cookies carried from one caller to the next. The lean
+client (`LeanClient`, the gateway's) sends the bytes httpx's own client sends, and raises the
+same errors."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import pytest
 
 httpx = pytest.importorskip("httpx")
 
-from wiremap.gateway_transport import LeanTransport  # noqa: E402
+from wiremap.gateway_transport import LeanClient, LeanTransport  # noqa: E402
 
 Handler = Callable[[bytes, asyncio.StreamWriter], Awaitable[bool]]  # request bytes -> keep the connection?
 
@@ -189,7 +191,108 @@ def test_the_gateway_client_keeps_no_cookies() -> None:
             client = app.gateway.http_client()
             await client.post(url + "/one", content=b"x")
             await client.post(url + "/two", content=b"x")
+            await client.request("POST", url + "/three", content=b"x", headers={"x-api-key": "k"})  # Provider's call: the lean path
+            await client.request("POST", url + "/four", content=b"x", headers={"x-api-key": "k"})
             await client.aclose()
-        assert b"cookie" not in seen[1].lower().replace(b"set-cookie", b"")
+        assert isinstance(client, LeanClient)
+        for sent in seen[1:]:
+            assert b"cookie" not in sent.lower().replace(b"set-cookie", b"")
+
+    asyncio.run(main())
+
+
+def _answer_ok(seen: list[bytes]) -> Handler:
+    async def handler(request: bytes, w: asyncio.StreamWriter) -> bool:
+        seen.append(request)
+        if b"/sse" in request.split(b"\r\n", 1)[0]:
+            w.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n9\r\ndata: 1\n\n\r\n0\r\n\r\n")
+        else:
+            w.write(b"HTTP/1.1 201 Created\r\ncontent-type: application/json\r\nx-up: 1\r\ncontent-length: 11\r\n\r\n{\"ok\":true}")
+        await w.drain()
+        return True
+    return handler
+
+
+@pytest.mark.parametrize("call", [
+    {"content": b'{"n":1}', "headers": {"x-api-key": "k", "Accept": "application/json", "anthropic-version": "2023-06-01"}},
+    {"content": b"{}", "headers": None},
+    {"content": None, "headers": {"user-agent": "mine"}},
+    {"content": b"{}", "headers": [("X-Api-Key", "k"), ("accept-ENCODING", "identity"), ("x-dup", "1"), ("x-dup", "2")]},
+    {"content": b"{}", "headers": {"x-api-key": "k"}, "params": (("key", "q"),)},  # httpx's own path
+])
+def test_the_lean_client_sends_what_httpx_sends(call: dict[str, Any]) -> None:
+    """Provider's two calls (`request` and `stream`) through LeanClient put the same bytes on
+    the wire as through httpx.AsyncClient, and give back the same status, headers and body."""
+    async def main() -> None:
+        got: dict[str, list[Any]] = {}
+        seen: list[bytes] = []
+        server, url, _accepted = await _serve(_answer_ok(seen))
+        async with server:
+            for cls in (httpx.AsyncClient, LeanClient):
+                seen.clear()
+                out: list[Any] = []
+                async with cls(transport=LeanTransport(), timeout=5) as client:
+                    r = await client.request("POST", url + "/v1/messages?beta=true", **call)
+                    out.append((r.status_code, r.reason_phrase, list(r.headers.raw), r.content, r.json(), str(r.request.url)))
+                    async with client.stream("POST", url + "/sse", **call) as s:
+                        out.append((s.status_code, s.headers["content-type"], [p async for p in s.aiter_bytes()]))
+                got[cls.__name__] = [*out, list(seen)]
+        assert got["LeanClient"] == got["AsyncClient"]
+
+    asyncio.run(main())
+
+
+def test_the_lean_client_raises_httpx_errors_and_decodes_content() -> None:
+    import gzip
+
+    async def handler(request: bytes, w: asyncio.StreamWriter) -> bool:
+        if b"/slow" in request:
+            await asyncio.sleep(2)
+            return False
+        if b"/broken" in request:
+            w.write(b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nhalf")
+            await w.drain()
+            return False
+        body = gzip.compress(b'{"zipped":true}')
+        w.write(b"HTTP/1.1 200 OK\r\ncontent-encoding: gzip\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body))
+        await w.drain()
+        return True
+
+    async def main() -> None:
+        server, url, _accepted = await _serve(handler)
+        async with server, LeanClient(transport=LeanTransport(), timeout=httpx.Timeout(0.3)) as client:
+            r = await client.request("POST", url + "/zip", content=b"x", headers={})
+            assert r.json() == {"zipped": True}
+            with pytest.raises(httpx.ReadTimeout):
+                await client.request("POST", url + "/slow", content=b"x", headers={})
+            with pytest.raises(httpx.RemoteProtocolError):
+                await client.request("POST", url + "/broken", content=b"x", headers={})
+            async with client.stream("POST", url + "/zip", content=b"x", headers={}) as s:
+                assert await s.aread() == b'{"zipped":true}'
+        with pytest.raises(RuntimeError, match="closed"):  # a closed client: httpx's own error
+            await client.request("POST", url + "/zip", content=b"x", headers={})
+
+    asyncio.run(main())
+
+
+def test_the_lean_client_leaves_hooks_and_auth_to_httpx() -> None:
+    """A LeanClient given event hooks or auth sends through httpx's own path: the hooks run and
+    the auth header is sent, as with httpx.AsyncClient."""
+    seen: list[bytes] = []
+
+    async def main() -> None:
+        server, url, _accepted = await _serve(_answer_ok(seen))
+        hooked: list[str] = []
+
+        async def hook(request: Any) -> None:
+            hooked.append(str(request.url))
+
+        async with server:
+            async with LeanClient(transport=LeanTransport(), timeout=5, event_hooks={"request": [hook]}) as client:
+                await client.request("POST", url + "/hooked", content=b"{}", headers={})
+            async with LeanClient(transport=LeanTransport(), timeout=5, auth=("user", "pass")) as client:
+                await client.request("POST", url + "/authed", content=b"{}", headers={})
+        assert hooked == [url + "/hooked"]
+        assert b"\r\nAuthorization: Basic dXNlcjpwYXNz\r\n" in seen[1]
 
     asyncio.run(main())

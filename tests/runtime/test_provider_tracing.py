@@ -256,6 +256,40 @@ def test_global_tracer_provider_is_the_default(serve: Any) -> None:
     assert _complete(server.url, "openai_chat", None).message.content == "ok"
 
 
+def test_the_global_tracer_kept_from_before_a_provider_is_set_records_to_it() -> None:
+    """The tracer of the global provider is made once and kept (runtime/tracing.py
+    `_global_tracer`): made before the application sets its global provider, calls made after
+    still record to that provider. In a fresh interpreter: the global provider is set once."""
+    import subprocess
+    import textwrap
+
+    code = textwrap.dedent("""
+        from opentelemetry import trace
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+        from wiremap.runtime import tracing
+
+        def span(model):
+            with tracing.ChatSpan(None, provider="p", model=model, config=None, structured=False,
+                                  server_address=None, server_port=None):
+                pass
+
+        span("before")  # the proxy tracer is made and kept here
+        kept = tracing._global_tracer(trace)
+        exporter = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+        trace.set_tracer_provider(provider)
+        span("after")
+        assert tracing._global_tracer(trace) is kept
+        print([s.name for s in exporter.get_finished_spans()])
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "['chat after']"
+
+
 # ------------------------------------------------------------------ streamed calls (Provider.stream)
 
 def _sse(rec_id: str) -> tuple[Any, Any]:
