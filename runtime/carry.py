@@ -44,7 +44,7 @@ class Carried:
     keys and array indexes), or ABSENT where the original had no key the re-write added. `anchors`
     are the re-write's values at each op's anchor path (see the module docstring)."""
 
-    __slots__ = ("origin", "ops", "anchors", "rewritten", "known", "too_deep", "aliases")
+    __slots__ = ("origin", "ops", "anchors", "rewritten", "known", "too_deep", "aliases", "reader")
 
     def __init__(
         self,
@@ -62,6 +62,9 @@ class Carried:
         self.rewritten = rewritten  # the re-write's value at each op's path (ABSENT: none)
         self.known = known  # the wire keys the reading format's tables name (WIRE_KEYS)
         self.too_deep: list[str] = []  # paths of values past validate.MAX_JSON_DEPTH: not carried
+        # the key of the format that read it: the dict form names it (and the aliases), so that a
+        # Carried read back from a canonical dict finds the same `known` keys (runtime/translate.py)
+        self.reader: str | None = None
 
     def __eq__(self, other: Any) -> bool:
         if other.__class__ is not Carried:
@@ -74,6 +77,8 @@ class Carried:
     def to_dict(self) -> dict[str, Any]:
         return {
             "origin": self.origin,
+            **({"reader": self.reader} if self.reader is not None else {}),
+            **({"aliases": sorted(list(p) for p in self.aliases)} if self.aliases else {}),
             **({"too_deep": list(self.too_deep)} if self.too_deep else {}),
             "ops": [
                 {
@@ -102,7 +107,13 @@ class Carried:
             ops.append((tuple(p), op.get("value", ABSENT)))
             anchors.append(op.get("anchor", ABSENT))
             rewritten.append(op.get("rewritten", ABSENT))
-        out = cls(d["origin"], ops, anchors, rewritten)
+        aliases = d.get("aliases")
+        if type(aliases) is list and all(type(p) is list and all(type(k) is str or type(k) is int for k in p) for p in aliases):
+            out = cls(d["origin"], ops, anchors, rewritten, aliases=frozenset(tuple(p) for p in aliases))
+        else:
+            out = cls(d["origin"], ops, anchors, rewritten)
+        if type(d.get("reader")) is str:
+            out.reader = d["reader"]
         deep = d.get("too_deep")
         if type(deep) is list and all(type(p) is str for p in deep):
             out.too_deep = list(deep)
@@ -362,7 +373,7 @@ def _missing_items(value: list[Any], was: list[Any], path: tuple[Any, ...], know
         out.extend((path + (i,), value[i]) for i in quiet)
 
 
-def losses(carried: Any, origin: str, wire: Any) -> list[tuple[str, str]]:
+def losses(carried: Any, origin: str, wire: Any, known: frozenset[str] | None = None) -> list[tuple[str, str]]:
     """(wire path, detail) for what of the carried data did not reach `wire`, the body a target
     of `origin` wrote: on another wire, every original value the re-write lacked, and inside a
     value the re-write gave another form (a string for a list of text blocks), each key the
@@ -373,6 +384,7 @@ def losses(carried: Any, origin: str, wire: Any) -> list[tuple[str, str]]:
         return []
     same = carried.origin == origin
     provider = carried.origin.split("/")[0]
+    known = carried.known if known is None else known  # (the reader's, when the record came from a dict)
     found: list[tuple[tuple[Any, ...], Any]] = []
     for (path, value), was in zip(carried.ops, carried.rewritten):
         if value is ABSENT or _form_only(value, was):
@@ -382,20 +394,20 @@ def losses(carried: Any, origin: str, wire: Any) -> list[tuple[str, str]]:
                 found.append((path, value))
         elif was is ABSENT and path in carried.aliases:
             continue  # an option under another name (read_also): its value is in the canonical model
-        elif was is ABSENT or not carried.known or (type(value) is type(was) and type(value) not in _CONTAINERS):
+        elif was is ABSENT or not known or (type(value) is type(was) and type(value) not in _CONTAINERS):
             found.append((path, value))  # a value the tables left out, or normalised (a name)
         elif type(value) is list and type(was) is not list:
             # blocks written in another form (a string): text blocks are that string, any other
             # block (an image in a tool result) is not in it
             for i, item in enumerate(value):
                 if type(item) is dict and type(item.get("type")) is str and item["type"] in _TEXT_TYPES:
-                    _unknown_keys(item, path + (i,), carried.known, found)
+                    _unknown_keys(item, path + (i,), known, found)
                 else:
                     found.append((path + (i,), item))
         elif type(value) is list and type(was) is list and len(value) > len(was):
-            _missing_items(value, was, path, carried.known, found)
+            _missing_items(value, was, path, known, found)
         else:  # another form of a value the canonical model read: only what no table names
-            _unknown_keys(value, path, carried.known, found)
+            _unknown_keys(value, path, known, found)
     out = [(deep, f"nested deeper than the depth limit: {provider} wire data not carried") for deep in carried.too_deep]
     for path, value in found:
         shown = json.dumps(value, ensure_ascii=False, default=str)

@@ -1232,7 +1232,9 @@ class StreamAssembler:
         (runtime/carry.py): each value at its path, anchored where the assembled response's
         re-write has that path's anchor (what `residual` computes for a body)."""
         known = frozenset(getattr(self.format.module, "WIRE_KEYS", ()))
-        return placed(str(self.carried_origin), list(self.carried.items()), rewritten, known)
+        carried = placed(str(self.carried_origin), list(self.carried.items()), rewritten, known)
+        carried.reader = self.format.key
+        return carried
 
 
 def stream_error(event: Mapping[str, Any], partial: dict[str, Any] | None = None) -> ProviderError:

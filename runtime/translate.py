@@ -297,7 +297,7 @@ def forward_carried_fields(request: Request, target: Format) -> Request:
     fields = {
         path[0]: value
         for (path, value), was in zip(carried.ops, carried.rewritten)
-        if len(path) == 1 and value is not ABSENT and was is ABSENT and path[0] not in carried.known
+        if len(path) == 1 and value is not ABSENT and was is ABSENT and path[0] not in _known(carried)
     }
     if not fields:
         return request
@@ -308,7 +308,8 @@ def forward_carried_fields(request: Request, target: Format) -> Request:
     d.pop("carried")
     out = Request.from_dict(d)
     if kept:
-        out.carried = Carried(carried.origin, [carried.ops[i] for i in kept], [carried.anchors[i] for i in kept], [carried.rewritten[i] for i in kept], carried.known)
+        out.carried = Carried(carried.origin, [carried.ops[i] for i in kept], [carried.anchors[i] for i in kept], [carried.rewritten[i] for i in kept], carried.known, carried.aliases)
+        out.carried.reader, out.carried.too_deep = carried.reader, list(carried.too_deep)
     return out
 
 
@@ -446,7 +447,19 @@ def _carried_losses(record: Any, fmt: Format, wire: Any) -> list[Loss]:
     carried = getattr(record, "carried", None)
     if carried is None:
         return []
-    return [Loss(path, "dropped", detail) for path, detail in carry_losses(carried, origin_of(fmt), wire)]
+    return [Loss(path, "dropped", detail) for path, detail in carry_losses(carried, origin_of(fmt), wire, _known(carried))]
+
+
+def _known(carried: Carried) -> frozenset[str]:
+    """The wire keys the format that read `carried` names: kept on the record as read, looked up
+    by the reader's key for one read back from a canonical dict (whose form does not hold them),
+    so that both give the same report. A reader not registered here: none (every key reported)."""
+    if carried.known or carried.reader is None:
+        return carried.known
+    try:
+        return frozenset(getattr(get_format(carried.reader).module, "WIRE_KEYS", ()))
+    except KeyError:
+        return frozenset()
 
 
 def request_losses(request: Request | Mapping[str, Any], target: str | Format) -> tuple[dict[str, Any], list[Loss]]:

@@ -1972,6 +1972,10 @@ def carry(
     finally:
         _QUIET.reset(token)
     carried = residual(origin, body, rewritten, known, options, aliases)
+    if carried is not None:
+        # the reading format's key (its module's KEY, which the re-write runs with) for the dict form
+        reader = getattr(rewrite, "__globals__", {}).get("KEY")
+        carried.reader = reader if type(reader) is str else None
     if carried is not None:  # the depth limit of every direction (validate.MAX_JSON_DEPTH), carried data too
         keep = []
         for i, (path, value) in enumerate(carried.ops):

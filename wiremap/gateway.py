@@ -463,9 +463,7 @@ class _Gateway:
         renamed_model = model != plain["model"]
         plain["model"] = model
         plain, losses = apply_extras_policy(plain, cfg.inbound, lane)
-        # not with carried data: request_losses names the source's own wire forms (a legacy
-        # `max_tokens`, text parts) as dropped, where the fused proof says nothing is lost
-        if body is not None and not renamed_model and not losses and not plain.get("carried"):
+        if body is not None and not renamed_model and not losses:
             proven = translator(cfg.inbound, cfg.upstream).request_with_losses(body)
             if proven is not None:
                 losses = fused_losses(proven[1])

@@ -41,6 +41,14 @@ def chunks(sse: str) -> bytes:
     return out
 
 
+def _unnamed(d: dict[str, Any]) -> dict[str, Any]:
+    """A canonical dict without the name of the format that read its carried data (`reader`,
+    which names the dialect on one side and the base on the other)."""
+    if isinstance(d.get("carried"), dict):
+        d["carried"].pop("reader", None)
+    return d
+
+
 def reading(fmt: Any, record: dict[str, Any]) -> Any:
     from wiremap.runtime.errors import ProviderError
 
@@ -48,9 +56,9 @@ def reading(fmt: Any, record: dict[str, Any]) -> Any:
         warnings.simplefilter("ignore")
         try:
             if record["kind"] == "request":
-                return fmt.request_from_wire(harness._request_body(record)).to_dict()
+                return _unnamed(fmt.request_from_wire(harness._request_body(record)).to_dict())
             if record["kind"] == "response":
-                return fmt.response_from_wire(record["body"]).to_dict()
+                return _unnamed(fmt.response_from_wire(record["body"]).to_dict())
         except ProviderError as exc:
             return ("refused", exc.category, str(exc.path))
     return None
