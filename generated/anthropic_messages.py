@@ -1083,7 +1083,7 @@ def _vm_image_type(value: str, path: str) -> str:
     if value == "image/webp":
         return "image/webp"
     raise UnsupportedContentBlockError(
-        repr(value)
+        _w.shown(value)
         + " is not supported by "
         + KEY
         + "; expected one of: image/jpeg, image/png, image/gif, image/webp",
@@ -1103,7 +1103,7 @@ def _vm_image_type_reverse(value: str, path: str) -> str:
         return "image/webp"
     raise _w.WireShapeError(
         path,
-        repr(value)
+        _w.shown(value)
         + " is not a known value; expected one of: image/gif, image/jpeg, image/png, image/webp",
     )
 
@@ -1113,7 +1113,7 @@ def _vm_document_type(value: str, path: str) -> str:
     if value == "application/pdf":
         return "application/pdf"
     raise UnsupportedContentBlockError(
-        repr(value) + " is not supported by " + KEY + "; expected one of: application/pdf",
+        _w.shown(value) + " is not supported by " + KEY + "; expected one of: application/pdf",
         path=path,
     )
 
@@ -1123,7 +1123,7 @@ def _vm_document_type_reverse(value: str, path: str) -> str:
     if value == "application/pdf":
         return "application/pdf"
     raise _w.WireShapeError(
-        path, repr(value) + " is not a known value; expected one of: application/pdf"
+        path, _w.shown(value) + " is not a known value; expected one of: application/pdf"
     )
 
 
@@ -1663,7 +1663,7 @@ def _request_to_wire(
     if mode not in ("native", "prompt_fallback", "tool_coercion"):
         raise InvalidRequestError(
             "structured_output "
-            + repr(mode)
+            + _w.shown(mode)
             + " is not available in "
             + KEY
             + "; expected one of: native, prompt_fallback, tool_coercion"
@@ -1996,7 +1996,7 @@ def _read_tool_choice(value: Any) -> ToolChoice:
         return "required"
     if type(value) is dict and value.get("type") == "none":
         return "none"
-    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + repr(value))
+    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + _w.shown(value))
 
 
 def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:

@@ -1025,7 +1025,7 @@ def _vm_cache_type(value: str, path: str) -> str:
     if value == "ephemeral":
         return "default"
     raise UnsupportedContentBlockError(
-        repr(value) + " is not supported by " + KEY + "; expected one of: ephemeral", path=path
+        _w.shown(value) + " is not supported by " + KEY + "; expected one of: ephemeral", path=path
     )
 
 
@@ -1033,7 +1033,9 @@ def _vm_cache_type_reverse(value: str, path: str) -> str:
     """Value map `cache_type`: wire -> canonical."""
     if value == "default":
         return "ephemeral"
-    raise _w.WireShapeError(path, repr(value) + " is not a known value; expected one of: default")
+    raise _w.WireShapeError(
+        path, _w.shown(value) + " is not a known value; expected one of: default"
+    )
 
 
 def _vm_result_status(value: bool, path: str) -> str:
@@ -1043,7 +1045,8 @@ def _vm_result_status(value: bool, path: str) -> str:
     if value is False:
         return "success"
     raise UnsupportedContentBlockError(
-        repr(value) + " is not supported by " + KEY + "; expected one of: true, false", path=path
+        _w.shown(value) + " is not supported by " + KEY + "; expected one of: true, false",
+        path=path,
     )
 
 
@@ -1054,7 +1057,7 @@ def _vm_result_status_reverse(value: str, path: str) -> bool:
     if value == "success":
         return False
     raise _w.WireShapeError(
-        path, repr(value) + " is not a known value; expected one of: error, success"
+        path, _w.shown(value) + " is not a known value; expected one of: error, success"
     )
 
 
@@ -1071,7 +1074,7 @@ def _vm_image_format(value: str, path: str) -> str:
     if value == "image/webp":
         return "webp"
     raise UnsupportedContentBlockError(
-        repr(value)
+        _w.shown(value)
         + " is not supported by "
         + KEY
         + "; expected one of: image/png, image/jpeg, image/jpg, image/gif, image/webp",
@@ -1090,7 +1093,7 @@ def _vm_image_format_reverse(value: str, path: str) -> str:
     if value == "webp":
         return "image/webp"
     raise _w.WireShapeError(
-        path, repr(value) + " is not a known value; expected one of: gif, jpeg, png, webp"
+        path, _w.shown(value) + " is not a known value; expected one of: gif, jpeg, png, webp"
     )
 
 
@@ -1119,7 +1122,7 @@ def _vm_audio_format(value: str, path: str) -> str:
     if value == "audio/x-m4a":
         return "m4a"
     raise UnsupportedContentBlockError(
-        repr(value)
+        _w.shown(value)
         + " is not supported by "
         + KEY
         + "; expected one of: audio/mpeg, audio/mp3, audio/wav, audio/x-wav, audio/aac, audio/flac, audio/mp4, audio/ogg, audio/opus, audio/webm, audio/x-m4a",
@@ -1149,7 +1152,7 @@ def _vm_audio_format_reverse(value: str, path: str) -> str:
         return "audio/x-m4a"
     raise _w.WireShapeError(
         path,
-        repr(value)
+        _w.shown(value)
         + " is not a known value; expected one of: aac, flac, m4a, mp3, mp4, ogg, opus, wav, webm",
     )
 
@@ -1175,7 +1178,7 @@ def _vm_document_format(value: str, path: str) -> str:
     if value == "text/markdown":
         return "md"
     raise UnsupportedContentBlockError(
-        repr(value)
+        _w.shown(value)
         + " is not supported by "
         + KEY
         + "; expected one of: application/pdf, text/csv, application/msword, application/vnd.openxmlformats-officedocument.wordprocessingml.document, application/vnd.ms-excel, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet, text/html, text/plain, text/markdown",
@@ -1205,7 +1208,7 @@ def _vm_document_format_reverse(value: str, path: str) -> str:
         return "text/markdown"
     raise _w.WireShapeError(
         path,
-        repr(value)
+        _w.shown(value)
         + " is not a known value; expected one of: csv, doc, docx, html, md, pdf, txt, xls, xlsx",
     )
 
@@ -1942,7 +1945,7 @@ def _request_to_wire(
     if mode not in ("native", "prompt_fallback"):
         raise InvalidRequestError(
             "structured_output "
-            + repr(mode)
+            + _w.shown(mode)
             + " is not available in "
             + KEY
             + "; expected one of: native, prompt_fallback"
@@ -2338,7 +2341,7 @@ def _read_tool_choice(value: Any) -> ToolChoice:
         return "auto"
     if type(value) is dict and "any" in value and True:
         return "required"
-    raise _w.WireShapeError("toolConfig.toolChoice", "unsupported tool_choice " + repr(value))
+    raise _w.WireShapeError("toolConfig.toolChoice", "unsupported tool_choice " + _w.shown(value))
 
 
 def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:

@@ -449,7 +449,7 @@ def _request_to_wire(
     if mode not in ("native", "prompt_fallback"):
         raise InvalidRequestError(
             "structured_output "
-            + repr(mode)
+            + _w.shown(mode)
             + " is not available in "
             + KEY
             + "; expected one of: native, prompt_fallback"
@@ -473,7 +473,7 @@ def _request_to_wire(
             value_temperature >= 0 and value_temperature <= 1.5
         ):  # option range
             raise InvalidRequestError(
-                repr(value_temperature)
+                _w.shown(value_temperature)
                 + " is outside the range "
                 + KEY
                 + "'s temperature takes (0 to 1.5)",

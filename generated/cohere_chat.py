@@ -1333,7 +1333,7 @@ def _request_to_wire(
     if mode not in ("native", "prompt_fallback"):
         raise InvalidRequestError(
             "structured_output "
-            + repr(mode)
+            + _w.shown(mode)
             + " is not available in "
             + KEY
             + "; expected one of: native, prompt_fallback"
@@ -1357,7 +1357,7 @@ def _request_to_wire(
             value_temperature >= 0
         ):  # option range
             raise InvalidRequestError(
-                repr(value_temperature)
+                _w.shown(value_temperature)
                 + " is outside the range "
                 + KEY
                 + "'s temperature takes (0 to inf)",
@@ -1371,7 +1371,10 @@ def _request_to_wire(
             value_top_p >= 0.01 and value_top_p <= 0.99
         ):  # option range
             raise InvalidRequestError(
-                repr(value_top_p) + " is outside the range " + KEY + "'s p takes (0.01 to 0.99)",
+                _w.shown(value_top_p)
+                + " is outside the range "
+                + KEY
+                + "'s p takes (0.01 to 0.99)",
                 path="config.top_p",
             )
         body["p"] = value_top_p
@@ -1381,7 +1384,7 @@ def _request_to_wire(
             value_top_k >= 0 and value_top_k <= 500
         ):  # option range
             raise InvalidRequestError(
-                repr(value_top_k) + " is outside the range " + KEY + "'s k takes (0 to 500)",
+                _w.shown(value_top_k) + " is outside the range " + KEY + "'s k takes (0 to 500)",
                 path="config.top_k",
             )
         body["k"] = value_top_k
@@ -1392,7 +1395,7 @@ def _request_to_wire(
             value_frequency_penalty >= 0 and value_frequency_penalty <= 1
         ):  # option range
             raise InvalidRequestError(
-                repr(value_frequency_penalty)
+                _w.shown(value_frequency_penalty)
                 + " is outside the range "
                 + KEY
                 + "'s frequency_penalty takes (0 to 1)",
@@ -1405,7 +1408,7 @@ def _request_to_wire(
             value_presence_penalty >= 0 and value_presence_penalty <= 1
         ):  # option range
             raise InvalidRequestError(
-                repr(value_presence_penalty)
+                _w.shown(value_presence_penalty)
                 + " is outside the range "
                 + KEY
                 + "'s presence_penalty takes (0 to 1)",
@@ -1644,7 +1647,7 @@ def _read_tool_choice(value: Any) -> ToolChoice:
         return "required"
     if value == "NONE":
         return "none"
-    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + repr(value))
+    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + _w.shown(value))
 
 
 def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:

@@ -200,7 +200,7 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
             _w.set_in(body, ("input_type",), "search_document")
             _w.warn_dropped(
                 "input_type "
-                + repr(option_input_type)
+                + _w.shown(option_input_type)
                 + " is not supported by "
                 + KEY
                 + "; sent 'search_document' instead"
@@ -218,7 +218,7 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
         else:
             _w.warn_dropped(
                 "encoding_format "
-                + repr(option_encoding_format)
+                + _w.shown(option_encoding_format)
                 + " is not supported by "
                 + KEY
                 + "; dropped"

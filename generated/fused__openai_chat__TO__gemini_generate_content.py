@@ -928,7 +928,7 @@ def request(
         if value_max_tokens is not NOT_GIVEN:
             if type(value_max_tokens) is int and value_max_tokens > 2147483647:  # option maximum
                 raise InvalidRequestError(
-                    repr(value_max_tokens)
+                    _w.shown(value_max_tokens)
                     + " is more than "
                     + _dst.KEY
                     + "'s generationConfig.maxOutputTokens takes (at most 2147483647)",
@@ -940,7 +940,7 @@ def request(
         if value_seed is not NOT_GIVEN:
             if type(value_seed) is int and value_seed > 2147483647:  # option maximum
                 raise InvalidRequestError(
-                    repr(value_seed)
+                    _w.shown(value_seed)
                     + " is more than "
                     + _dst.KEY
                     + "'s generationConfig.seed takes (at most 2147483647)",
@@ -956,7 +956,7 @@ def request(
         if value_n is not NOT_GIVEN:
             if type(value_n) is int and value_n > 2147483647:  # option maximum
                 raise InvalidRequestError(
-                    repr(value_n)
+                    _w.shown(value_n)
                     + " is more than "
                     + _dst.KEY
                     + "'s generationConfig.candidateCount takes (at most 2147483647)",
@@ -970,7 +970,7 @@ def request(
                 type(value_top_logprobs) is int and value_top_logprobs > 2147483647
             ):  # option maximum
                 raise InvalidRequestError(
-                    repr(value_top_logprobs)
+                    _w.shown(value_top_logprobs)
                     + " is more than "
                     + _dst.KEY
                     + "'s generationConfig.logprobs takes (at most 2147483647)",

@@ -157,7 +157,7 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
         else:
             _w.warn_dropped(
                 "input_type "
-                + repr(option_input_type)
+                + _w.shown(option_input_type)
                 + " is not supported by "
                 + KEY
                 + "; dropped"
@@ -246,9 +246,9 @@ def _request_from_wire(body: Any) -> Request:
             raise _w.WireShapeError(
                 f"requests[{k}].model",
                 "names model "
-                + repr(found["model"])
+                + _w.shown(found["model"])
                 + ", not the one of the whole request, "
-                + repr(model),
+                + _w.shown(model),
             )
         value.append(found["text"])
     if type(value) is str:
@@ -281,7 +281,7 @@ def _request_from_wire(body: Any) -> Request:
     elif got_input_type is not None:
         raise _w.WireShapeError(
             "requests[0].taskType",
-            repr(got_input_type) + " has no canonical form (config.input_type)",
+            _w.shown(got_input_type) + " has no canonical form (config.input_type)",
         )
     got_dimensions = each_dimensions
     canonical_dimensions: Any = (
@@ -292,7 +292,7 @@ def _request_from_wire(body: Any) -> Request:
     elif got_dimensions is not None:
         raise _w.WireShapeError(
             "requests[0].outputDimensionality",
-            repr(got_dimensions) + " has no canonical form (config.dimensions)",
+            _w.shown(got_dimensions) + " has no canonical form (config.dimensions)",
         )
     config: Config | NotGiven = (
         Config(**options, extras=rest) if rest else (Config(**options) if options else NOT_GIVEN)

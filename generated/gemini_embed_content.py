@@ -222,7 +222,7 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
         else:
             _w.warn_dropped(
                 "input_type "
-                + repr(option_input_type)
+                + _w.shown(option_input_type)
                 + " is not supported by "
                 + KEY
                 + "; dropped"

@@ -1495,7 +1495,7 @@ def _request_to_wire(
     if mode not in ("native", "prompt_fallback"):
         raise InvalidRequestError(
             "structured_output "
-            + repr(mode)
+            + _w.shown(mode)
             + " is not available in "
             + KEY
             + "; expected one of: native, prompt_fallback"
@@ -1551,7 +1551,7 @@ def _request_to_wire(
     if value_max_tokens is not NOT_GIVEN:
         if type(value_max_tokens) is int and value_max_tokens > 2147483647:  # option maximum
             raise InvalidRequestError(
-                repr(value_max_tokens)
+                _w.shown(value_max_tokens)
                 + " is more than "
                 + KEY
                 + "'s generationConfig.maxOutputTokens takes (at most 2147483647)",
@@ -1565,7 +1565,7 @@ def _request_to_wire(
     if value_top_k is not NOT_GIVEN:
         if type(value_top_k) is int and value_top_k > 2147483647:  # option maximum
             raise InvalidRequestError(
-                repr(value_top_k)
+                _w.shown(value_top_k)
                 + " is more than "
                 + KEY
                 + "'s generationConfig.topK takes (at most 2147483647)",
@@ -1576,7 +1576,7 @@ def _request_to_wire(
     if value_seed is not NOT_GIVEN:
         if type(value_seed) is int and value_seed > 2147483647:  # option maximum
             raise InvalidRequestError(
-                repr(value_seed)
+                _w.shown(value_seed)
                 + " is more than "
                 + KEY
                 + "'s generationConfig.seed takes (at most 2147483647)",
@@ -1596,7 +1596,7 @@ def _request_to_wire(
     if value_n is not NOT_GIVEN:
         if type(value_n) is int and value_n > 2147483647:  # option maximum
             raise InvalidRequestError(
-                repr(value_n)
+                _w.shown(value_n)
                 + " is more than "
                 + KEY
                 + "'s generationConfig.candidateCount takes (at most 2147483647)",
@@ -1610,7 +1610,7 @@ def _request_to_wire(
     if value_top_logprobs is not NOT_GIVEN:
         if type(value_top_logprobs) is int and value_top_logprobs > 2147483647:  # option maximum
             raise InvalidRequestError(
-                repr(value_top_logprobs)
+                _w.shown(value_top_logprobs)
                 + " is more than "
                 + KEY
                 + "'s generationConfig.logprobs takes (at most 2147483647)",
@@ -1924,7 +1924,7 @@ def _read_tool_choice(value: Any) -> ToolChoice:
     if type(value) is dict and value.get("mode") == "NONE":
         return "none"
     raise _w.WireShapeError(
-        "toolConfig.functionCallingConfig", "unsupported tool_choice " + repr(value)
+        "toolConfig.functionCallingConfig", "unsupported tool_choice " + _w.shown(value)
     )
 
 

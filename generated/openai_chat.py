@@ -954,7 +954,7 @@ def _vm_audio_format(value: str, path: str) -> str:
     if value == "audio/mp3":
         return "mp3"
     raise UnsupportedContentBlockError(
-        repr(value)
+        _w.shown(value)
         + " is not supported by "
         + KEY
         + "; expected one of: audio/wav, audio/x-wav, audio/mpeg, audio/mp3",
@@ -968,7 +968,9 @@ def _vm_audio_format_reverse(value: str, path: str) -> str:
         return "audio/wav"
     if value == "mp3":
         return "audio/mpeg"
-    raise _w.WireShapeError(path, repr(value) + " is not a known value; expected one of: mp3, wav")
+    raise _w.WireShapeError(
+        path, _w.shown(value) + " is not a known value; expected one of: mp3, wav"
+    )
 
 
 def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
@@ -1394,7 +1396,7 @@ def _request_to_wire(
     if mode not in ("native", "prompt_fallback"):
         raise InvalidRequestError(
             "structured_output "
-            + repr(mode)
+            + _w.shown(mode)
             + " is not available in "
             + KEY
             + "; expected one of: native, prompt_fallback"
@@ -1700,7 +1702,7 @@ def _read_tool_choice(value: Any) -> ToolChoice:
         return "required"
     if value == "none":
         return "none"
-    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + repr(value))
+    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + _w.shown(value))
 
 
 def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:

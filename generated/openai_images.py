@@ -138,7 +138,7 @@ def _vm_image_format(value: str, path: str) -> str:
     if value == "image/svg+xml":
         return "svg"
     raise UnsupportedContentBlockError(
-        repr(value)
+        _w.shown(value)
         + " is not supported by "
         + KEY
         + "; expected one of: image/png, image/webp, image/jpeg, image/gif, image/svg+xml",
@@ -159,7 +159,7 @@ def _vm_image_format_reverse(value: str, path: str) -> str:
     if value == "svg":
         return "image/svg+xml"
     raise _w.WireShapeError(
-        path, repr(value) + " is not a known value; expected one of: gif, jpeg, png, svg, webp"
+        path, _w.shown(value) + " is not a known value; expected one of: gif, jpeg, png, svg, webp"
     )
 
 

@@ -2036,7 +2036,7 @@ def _request_to_wire(
     if mode not in ("native", "prompt_fallback"):
         raise InvalidRequestError(
             "structured_output "
-            + repr(mode)
+            + _w.shown(mode)
             + " is not available in "
             + KEY
             + "; expected one of: native, prompt_fallback"
@@ -2368,7 +2368,7 @@ def _read_tool_choice(value: Any) -> ToolChoice:
         return "required"
     if value == "none":
         return "none"
-    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + repr(value))
+    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + _w.shown(value))
 
 
 def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:
@@ -2441,7 +2441,7 @@ def _response_from_wire(body: Any) -> Response:
                 raise _w.WireShapeError(
                     part_path + ".type",
                     "unsupported part "
-                    + repr(part.get("type"))
+                    + _w.shown(part.get("type"))
                     + "; expected one of: output_text, refusal",
                 )
             continue

@@ -517,7 +517,7 @@ def _request_to_wire(
     if mode not in ("native", "prompt_fallback", "tool_coercion"):
         raise InvalidRequestError(
             "structured_output "
-            + repr(mode)
+            + _w.shown(mode)
             + " is not available in "
             + KEY
             + "; expected one of: native, prompt_fallback, tool_coercion"
@@ -762,7 +762,8 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
             out.append(AssistantMessage(content=a_content, tool_calls=a_calls))
             continue
         raise _w.WireShapeError(
-            path + ".role", "unsupported role " + repr(role) + "; expected one of: user, assistant"
+            path + ".role",
+            "unsupported role " + _w.shown(role) + "; expected one of: user, assistant",
         )
     return out
 
@@ -869,7 +870,7 @@ def _read_tool_choice(value: Any) -> ToolChoice:
         return "required"
     if type(value) is dict and value.get("type") == "none":
         return "none"
-    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + repr(value))
+    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + _w.shown(value))
 
 
 def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:

@@ -366,7 +366,7 @@ def _request_to_wire(
     if mode not in ("native", "prompt_fallback"):
         raise InvalidRequestError(
             "structured_output "
-            + repr(mode)
+            + _w.shown(mode)
             + " is not available in "
             + KEY
             + "; expected one of: native, prompt_fallback"
@@ -419,7 +419,7 @@ def _request_to_wire(
     if value_max_tokens is not NOT_GIVEN:
         if type(value_max_tokens) is int and value_max_tokens > 2147483647:  # option maximum
             raise InvalidRequestError(
-                repr(value_max_tokens)
+                _w.shown(value_max_tokens)
                 + " is more than "
                 + KEY
                 + "'s generationConfig.maxOutputTokens takes (at most 2147483647)",
@@ -433,7 +433,7 @@ def _request_to_wire(
     if value_top_k is not NOT_GIVEN:
         if type(value_top_k) is int and value_top_k > 2147483647:  # option maximum
             raise InvalidRequestError(
-                repr(value_top_k)
+                _w.shown(value_top_k)
                 + " is more than "
                 + KEY
                 + "'s generationConfig.topK takes (at most 2147483647)",
@@ -444,7 +444,7 @@ def _request_to_wire(
     if value_seed is not NOT_GIVEN:
         if type(value_seed) is int and value_seed > 2147483647:  # option maximum
             raise InvalidRequestError(
-                repr(value_seed)
+                _w.shown(value_seed)
                 + " is more than "
                 + KEY
                 + "'s generationConfig.seed takes (at most 2147483647)",
@@ -464,7 +464,7 @@ def _request_to_wire(
     if value_n is not NOT_GIVEN:
         if type(value_n) is int and value_n > 2147483647:  # option maximum
             raise InvalidRequestError(
-                repr(value_n)
+                _w.shown(value_n)
                 + " is more than "
                 + KEY
                 + "'s generationConfig.candidateCount takes (at most 2147483647)",
@@ -478,7 +478,7 @@ def _request_to_wire(
     if value_top_logprobs is not NOT_GIVEN:
         if type(value_top_logprobs) is int and value_top_logprobs > 2147483647:  # option maximum
             raise InvalidRequestError(
-                repr(value_top_logprobs)
+                _w.shown(value_top_logprobs)
                 + " is more than "
                 + KEY
                 + "'s generationConfig.logprobs takes (at most 2147483647)",
@@ -640,7 +640,7 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
             out.append(AssistantMessage(content=a_content, tool_calls=a_calls))
             continue
         raise _w.WireShapeError(
-            path + ".role", "unsupported role " + repr(role) + "; expected one of: user, model"
+            path + ".role", "unsupported role " + _w.shown(role) + "; expected one of: user, model"
         )
     # tool_calls missing_id: synthesize -- results without an id answer the earliest open call of their name.
     _w.pair_tool_results(out, field)

@@ -392,7 +392,7 @@ def _request_to_wire(
     if mode not in ("native", "prompt_fallback"):
         raise InvalidRequestError(
             "structured_output "
-            + repr(mode)
+            + _w.shown(mode)
             + " is not available in "
             + KEY
             + "; expected one of: native, prompt_fallback"
@@ -579,7 +579,7 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
         raise _w.WireShapeError(
             path + ".role",
             "unsupported role "
-            + repr(role)
+            + _w.shown(role)
             + "; expected one of: system, developer, user, assistant, tool",
         )
     return out

@@ -148,7 +148,7 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
         else:
             _w.warn_dropped(
                 "encoding_format "
-                + repr(option_encoding_format)
+                + _w.shown(option_encoding_format)
                 + " is not supported by "
                 + KEY
                 + "; dropped"

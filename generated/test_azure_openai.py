@@ -192,6 +192,7 @@ FROM_WIRE: list[dict[str, Any]] = [
             "usage": {"prompt_tokens": 33, "completion_tokens": 4, "total_tokens": 37},
             "carried": {
                 "origin": "azure_openai/openai_chat",
+                "reader": "azure_openai",
                 "ops": [
                     {
                         "path": ["prompt_filter_results"],
@@ -304,6 +305,7 @@ REQUEST_FROM_WIRE: list[dict[str, Any]] = [
             ],
             "carried": {
                 "origin": "azure_openai/openai_chat",
+                "reader": "azure_openai",
                 "ops": [
                     {
                         "path": ["data_sources"],

@@ -159,6 +159,7 @@ FROM_WIRE: list[dict[str, Any]] = [
             "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7},
             "carried": {
                 "origin": "azure_openai/openai_chat",
+                "reader": "azure_openai_v1",
                 "ops": [
                     {
                         "path": ["prompt_filter_results"],

@@ -134,6 +134,7 @@ FROM_WIRE: list[dict[str, Any]] = [
             "usage": {"prompt_tokens": 9, "completion_tokens": 30, "total_tokens": 39},
             "carried": {
                 "origin": "perplexity/openai_chat",
+                "reader": "perplexity",
                 "ops": [
                     {
                         "path": ["usage", "search_context_size"],
@@ -217,6 +218,7 @@ REQUEST_FROM_WIRE: list[dict[str, Any]] = [
             "messages": [{"role": "user", "content": "How many stars are in the Milky Way?"}],
             "carried": {
                 "origin": "perplexity/openai_chat",
+                "reader": "perplexity",
                 "ops": [
                     {"path": ["search_domain_filter"], "value": ["nasa.gov"]},
                     {"path": ["search_recency_filter"], "value": "month"},

@@ -303,7 +303,7 @@ def _read_tool_choice(value: Any) -> ToolChoice:
     """Wire tool_choice -> canonical."""
     if value == "auto":
         return "auto"
-    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + repr(value))
+    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + _w.shown(value))
 
 
 def _finish_reason(value: Any) -> FinishReason:

@@ -75,10 +75,12 @@ class Carried:
         return f"Carried(origin={self.origin!r}, ops={len(self.ops)})"
 
     def to_dict(self) -> dict[str, Any]:
+        paths = {path for path, _ in self.ops}
+        aliases = sorted(list(p) for p in self.aliases if p in paths)  # the ones an op is at: all `losses` asks
         return {
             "origin": self.origin,
             **({"reader": self.reader} if self.reader is not None else {}),
-            **({"aliases": sorted(list(p) for p in self.aliases)} if self.aliases else {}),
+            **({"aliases": aliases} if aliases else {}),
             **({"too_deep": list(self.too_deep)} if self.too_deep else {}),
             "ops": [
                 {

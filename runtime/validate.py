@@ -54,6 +54,7 @@ from .json_values import canonical_json, json_copy
 
 __all__ = [
     "validate_request",
+    "shown",
     "ORDERING",
     "CONTENT",
     "STRUCTURE",
@@ -263,7 +264,7 @@ def _check_json_value(value: Any, path: str) -> None:
             depth += 1
             for k, v in node.items():
                 if type(k) is not str:
-                    raise InvalidRequestError(f"object keys must be strings, got {type(k).__name__} {_shown(k)}", path=_path(path, parent, key))
+                    raise InvalidRequestError(f"object keys must be strings, got {type(k).__name__} {shown(k)}", path=_path(path, parent, key))
                 if not k.isascii():
                     _unicode(k, _path(path, parent, key))
                 tv = type(v)
@@ -281,7 +282,7 @@ def _check_json_value(value: Any, path: str) -> None:
                 push((v, link, i, depth))
         elif t is float:
             if not math.isfinite(node):
-                raise InvalidRequestError(f"{_shown(node)} is not a JSON number", path=_path(path, parent, key))
+                raise InvalidRequestError(f"{shown(node)} is not a JSON number", path=_path(path, parent, key))
         elif t not in _JSON_SCALARS:
             if isinstance(node, (dict, list, str, int, float)):
                 push((_plain(node), parent, key, depth))
@@ -388,7 +389,7 @@ def check_response_depth(resp: Any, error: type[ProviderError] = InvalidRequestE
             raise error(_TOO_DEEP, path=json_too_deep(args, f"message.tool_calls[{j}].arguments"), body=body)
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
     """A user value in an error message: repr'd with limits (depth, length), so a deeply nested
     or huge value cannot make the message itself fail (RecursionError, an int past Python's
     digit limit) or grow without bound."""
@@ -521,7 +522,7 @@ def validate_request(req: Request, memo: dict[int, Any] | None = None, rules: in
             raise InvalidRequestError(
                 "the top-level schema must be an object schema, 'type': 'object' (structured "
                 "output is a JSON object, as OpenAI's strict mode and tool-based fallbacks require), "
-                f"got {_shown(response_schema.get('type'))}",
+                f"got {shown(response_schema.get('type'))}",
                 path="response_schema.type",
             )
         _check_into(response_schema, "response_schema", memo)
@@ -541,11 +542,11 @@ def _cache_control(value: object, path: str) -> None:
         return
     if not isinstance(value, dict):
         raise InvalidRequestError(
-            f"expected an object such as {{'type': 'ephemeral'}}, got {_shown(value)}", path=path
+            f"expected an object such as {{'type': 'ephemeral'}}, got {shown(value)}", path=path
         )
     if not isinstance(value.get("type"), str):
         raise InvalidRequestError(
-            f"must be a string, got {_shown(value.get('type'))}", path=f"{path}.type"
+            f"must be a string, got {shown(value.get('type'))}", path=f"{path}.type"
         )
 
 
@@ -745,7 +746,7 @@ def _tool_message(message: ToolMessage, index: int, call_ids: set[str], rules: i
     if name is not NOT_GIVEN and (not isinstance(name, str) or not name):
         raise InvalidRequestError(_NON_EMPTY, path=f"messages[{index}].name")
     if message.is_error is not NOT_GIVEN and not isinstance(message.is_error, bool):
-        raise InvalidRequestError(f"must be a boolean, got {_shown(message.is_error)}", path=f"messages[{index}].is_error")
+        raise InvalidRequestError(f"must be a boolean, got {shown(message.is_error)}", path=f"messages[{index}].is_error")
     _cache_control(message.cache_control, f"messages[{index}].cache_control")
 
 
@@ -836,7 +837,7 @@ def _media_block(block: ImageBlock | AudioBlock | FileBlock, index: int, positio
         detail = block.detail
         if detail is not NOT_GIVEN and detail not in _DETAILS:
             raise InvalidRequestError(
-                f"expected 'auto', 'low' or 'high' (the image detail levels), got {_shown(detail)}",
+                f"expected 'auto', 'low' or 'high' (the image detail levels), got {shown(detail)}",
                 path=f"messages[{index}].content[{position}].detail",
             )
     elif isinstance(block, FileBlock):
@@ -889,7 +890,7 @@ def _tools(tools: object, memo: dict[int, Any] | None = None) -> set[str]:
             if root_type != "object":
                 raise InvalidRequestError(
                     "parameters must be an object schema, 'type': 'object' (a tool's "
-                    f"arguments are a JSON object for every provider), got {_shown(root_type)}",
+                    f"arguments are a JSON object for every provider), got {shown(root_type)}",
                     path=f"tools[{position}].parameters.type",
                 )
             _check_into(parameters, f"tools[{position}].parameters", memo)
@@ -926,7 +927,7 @@ def _tool_choice(tool_choice: object, tool_names: set[str] | frozenset[str], rul
             )
         return
     raise InvalidRequestError(
-        "expected 'auto', 'required', 'none' or ForcedTool, got " f"{_shown(tool_choice)}",
+        "expected 'auto', 'required', 'none' or ForcedTool, got " f"{shown(tool_choice)}",
         path="tool_choice",
     )
 
@@ -952,7 +953,7 @@ def _config(config: object) -> None:
         not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1
     ):
         raise InvalidRequestError(
-            f"must be a positive integer, got {_shown(max_tokens)}", path="config.max_tokens"
+            f"must be a positive integer, got {shown(max_tokens)}", path="config.max_tokens"
         )
     if config.top_k is not NOT_GIVEN:
         _integer(config.top_k, "top_k")
@@ -980,7 +981,7 @@ def _config(config: object) -> None:
         for position, beta in enumerate(betas):
             if not isinstance(beta, str) or not beta or not beta.isprintable() or "," in beta or beta != beta.strip() or " " in beta:
                 raise InvalidRequestError(
-                    f"a beta flag is a non-empty name without commas or spaces, got {_shown(beta)}",
+                    f"a beta flag is a non-empty name without commas or spaces, got {shown(beta)}",
                     path=f"config.betas[{position}]",
                 )
     # the options issue 14 added (docs/canonical.md "Options that cross providers"); most
@@ -1014,7 +1015,7 @@ def _config(config: object) -> None:
         for key in extras:
             if not isinstance(key, str):
                 raise InvalidRequestError(
-                    f"extras keys must be strings, got {_shown(key)}", path="config.extras"
+                    f"extras keys must be strings, got {shown(key)}", path="config.extras"
                 )
         check_json_value(extras, "config.extras")
 
@@ -1022,51 +1023,51 @@ def _config(config: object) -> None:
 def _crossing_options(config: Config) -> None:
     n = config.n
     if n is not NOT_GIVEN and (not isinstance(n, int) or isinstance(n, bool) or n < 1):
-        raise InvalidRequestError(f"must be a positive integer, got {_shown(n)}", path="config.n")
+        raise InvalidRequestError(f"must be a positive integer, got {shown(n)}", path="config.n")
     top = config.top_logprobs
     if top is not NOT_GIVEN and (not isinstance(top, int) or isinstance(top, bool) or top < 0):
         raise InvalidRequestError(
-            f"must be a non-negative integer, got {_shown(top)}", path="config.top_logprobs"
+            f"must be a non-negative integer, got {shown(top)}", path="config.top_logprobs"
         )
     # a token budget: Gemini's -1 means "dynamic" and 0 "off", so any integer is a budget
     _integer(config.reasoning_budget, "reasoning_budget")
     for key in ("parallel_tool_calls", "logprobs", "json_mode", "schema_strict"):
         value = getattr(config, key)
         if value is not NOT_GIVEN and not isinstance(value, bool):
-            raise InvalidRequestError(f"must be a boolean, got {_shown(value)}", path=f"config.{key}")
+            raise InvalidRequestError(f"must be a boolean, got {shown(value)}", path=f"config.{key}")
     for key in ("user", "reasoning_effort", "schema_name", "schema_description", "prompt_cache_key"):
         value = getattr(config, key)
         if value is not NOT_GIVEN and not isinstance(value, str):
-            raise InvalidRequestError(f"must be a string, got {_shown(value)}", path=f"config.{key}")
+            raise InvalidRequestError(f"must be a string, got {shown(value)}", path=f"config.{key}")
     # the embeddings options (docs/canonical.md "Embeddings options"): one canonical vocabulary
     for key, allowed in (("input_type", EMBEDDING_INPUT_TYPES), ("encoding_format", EMBEDDING_ENCODINGS)):
         value = getattr(config, key)
         if value is not NOT_GIVEN and value not in allowed:
-            raise InvalidRequestError(f"expected one of: {', '.join(allowed)}; got {_shown(value)}", path=f"config.{key}")
+            raise InvalidRequestError(f"expected one of: {', '.join(allowed)}; got {shown(value)}", path=f"config.{key}")
     dims = config.dimensions
     if dims is not NOT_GIVEN and (not isinstance(dims, int) or isinstance(dims, bool) or dims < 1):
-        raise InvalidRequestError(f"must be a positive integer, got {_shown(dims)}", path="config.dimensions")
+        raise InvalidRequestError(f"must be a positive integer, got {shown(dims)}", path="config.dimensions")
     metadata = config.metadata
     if metadata is not NOT_GIVEN:
         if not isinstance(metadata, dict):
-            raise InvalidRequestError(f"must be an object of strings, got {_shown(metadata)}", path="config.metadata")
+            raise InvalidRequestError(f"must be an object of strings, got {shown(metadata)}", path="config.metadata")
         for name, tag in metadata.items():
             if not isinstance(name, str) or not isinstance(tag, str):
-                raise InvalidRequestError(f"must be a string, got {_shown(tag)}", path=f"config.metadata.{name}")
+                raise InvalidRequestError(f"must be a string, got {shown(tag)}", path=f"config.metadata.{name}")
 
 
 def _number(value: Any, key: str) -> None:
     if value is NOT_GIVEN:
         return
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidRequestError(f"must be a number, got {_shown(value)}", path=f"config.{key}")
+        raise InvalidRequestError(f"must be a number, got {shown(value)}", path=f"config.{key}")
     if type(value) is not int and not math.isfinite(value):  # an int of any size is finite
-        raise InvalidRequestError(f"must be finite, got {_shown(value)}", path=f"config.{key}")
+        raise InvalidRequestError(f"must be finite, got {shown(value)}", path=f"config.{key}")
 
 
 def _integer(value: Any, key: str) -> None:
     if value is not NOT_GIVEN and (not isinstance(value, int) or isinstance(value, bool)):
-        raise InvalidRequestError(f"must be an integer, got {_shown(value)}", path=f"config.{key}")
+        raise InvalidRequestError(f"must be an integer, got {shown(value)}", path=f"config.{key}")
 
 
 # The per-part rules under public names, for converters that validate as they go.

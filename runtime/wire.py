@@ -22,6 +22,7 @@ from .carry import ABSENT as _ABSENT, apply as apply_carried, path_text as _path
 from .errors import InvalidRequestError, InvalidResponseError, ProviderError, StructuredOutputInvalidError, UnsupportedOptionWarning, error_class
 from .json_values import canonical_json, json_copy  # re-exported (__all__): generated code calls _w.canonical_json
 from .validate import (
+    shown,  # re-exported (__all__): generated error messages show user values with it
     KEEP_ORDER,
     OPENARMATURE,
     SORTED_JSON,
@@ -39,6 +40,7 @@ __all__ = [
     "read_error",
     "rebind",
     "table_with",
+    "shown",
     "member_json",
     "read_request",
     "options_to_wire",
@@ -583,7 +585,7 @@ def member_text(obj: dict[str, Any], key: str, path: str) -> str:
     for j, part in enumerate(value):
         part = expect_dict(part, f"{where}[{j}]")
         if part.get("type") != "text":
-            raise WireShapeError(f"{where}[{j}].type", f"only text parts can be read here, got {part.get('type')!r}")
+            raise WireShapeError(f"{where}[{j}].type", f"only text parts can be read here, got {shown(part.get('type'))}")
         texts.append(member_str(part, "text", f"{where}[{j}]"))
     return "".join(texts)
 
@@ -606,7 +608,7 @@ def optional_detail(obj: dict[str, Any], key: str, path: str) -> Literal["auto",
         return NOT_GIVEN
     if value == "auto" or value == "low" or value == "high":
         return value  # type: ignore[no-any-return]
-    raise WireShapeError(f"{path}.{key}" if path else key, f"expected one of: auto, high, low; got {value!r}")
+    raise WireShapeError(f"{path}.{key}" if path else key, f"expected one of: auto, high, low; got {shown(value)}")
 
 
 def optional_bool(obj: dict[str, Any], key: str, path: str) -> bool | NotGiven:
@@ -1202,7 +1204,7 @@ def check_param(value: Any, kind: str | None, allowed: tuple[Any, ...] | None, p
         if not ok:
             raise InvalidRequestError(f"expected {kind}, got {_kind(value)}", path=path)
     if allowed is not None and (type(value) is bool or value not in allowed):
-        raise InvalidRequestError(f"{value!r} is not allowed; expected one of: {', '.join(map(str, allowed))}", path=path)
+        raise InvalidRequestError(f"{shown(value)} is not allowed; expected one of: {', '.join(map(str, allowed))}", path=path)
 
 
 _FLOAT_MAX_INT: Final = int(1.7976931348623157e308)  # larger ints overflow float()
@@ -1320,12 +1322,12 @@ def match_template(template: Any, value: Any, path: str, found: dict[str, str]) 
         m = _PLACEHOLDER.search(template)
         if m is None:
             if value != template:
-                raise WireShapeError(path, f"expected {template!r}, got {value!r}")
+                raise WireShapeError(path, f"expected {template!r}, got {shown(value)}")
             return
         head, tail = template[: m.start()], template[m.end() :]
         text = expect_str(value, path)
         if not (text.startswith(head) and text.endswith(tail)) or len(text) < len(head) + len(tail):
-            raise WireShapeError(path, f"expected {template!r}, got {text!r}")
+            raise WireShapeError(path, f"expected {template!r}, got {shown(text)}")
         found[m.group(1)] = text[len(head) : len(text) - len(tail)]
     elif type(template) is dict:
         obj = expect_dict(value, path)
@@ -1343,7 +1345,7 @@ def match_template(template: Any, value: Any, path: str, found: dict[str, str]) 
         for k, (sub, item) in enumerate(zip(template, items)):
             match_template(sub, item, f"{path}[{k}]", found)
     elif value != template:
-        raise WireShapeError(path, f"expected {template!r}, got {value!r}")
+        raise WireShapeError(path, f"expected {template!r}, got {shown(value)}")
 
 
 def same_in_each(items: list[dict[str, Any]], keys: tuple[str, ...], path: str) -> Any:
@@ -1377,7 +1379,7 @@ def ordered_by_index(items: list[Any], key: str, path: str) -> list[dict[str, An
         item = expect_dict(item, f"{path}[{i}]")
         index = item.get(key)
         if type(index) is not int or not 0 <= index < len(items):
-            raise WireShapeError(f"{path}[{i}].{key}", f"expected an integer index from 0 to {len(items) - 1}, got {index!r}")
+            raise WireShapeError(f"{path}[{i}].{key}", f"expected an integer index from 0 to {len(items) - 1}, got {shown(index)}")
         if out[index] is not None:
             raise WireShapeError(f"{path}[{i}].{key}", f"index {index} appears twice")
         out[index] = item

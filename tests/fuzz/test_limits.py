@@ -328,3 +328,21 @@ def test_fixed_deep_value_no_row_reads(key: str) -> None:
         fmt.request_from_wire(request)
     except InvalidRequestError as exc:
         assert "nested too deeply" in str(exc) or exc.path is not None
+
+
+@pytest.mark.parametrize("field", ["taskType", "outputDimensionality"])
+def test_fixed_deep_value_shown_in_a_generated_error(field: str) -> None:
+    """fuzz finding (bench/fuzz.py --seed 2027, gemini_batch_embed_contents): a value no canonical
+    form reads, nested thousands deep, was repr()'d into the error message: RecursionError.
+    Generated messages (and the runtime's) show user values with limits (`wire.shown`)."""
+    body = {"model": "m", "requests": [{"content": {"parts": [{"text": "hi"}]}, "model": "models/m", field: deep_object(5000)}]}
+    with pytest.raises(InvalidRequestError) as caught:
+        wiremap.get_format("gemini_batch_embed_contents").request_from_wire(body)
+    assert caught.value.path == f"requests[0].{field}" and len(str(caught.value)) < 300
+    for key in ("openai_chat", "anthropic_messages", "bedrock_converse", "openai_responses"):
+        for bad in ({"model": "m", "messages": [{"role": deep_object(5000), "content": "x"}]},
+                    {"model": "m", "messages": [{"role": "user", "content": [{"type": deep_object(5000)}]}]}):
+            try:  # read (carried), or refused with a typed error: never a RecursionError
+                quiet(wiremap.get_format(key).request_from_wire, bad)
+            except ProviderError as exc:
+                assert len(str(exc)) < 1000

@@ -231,7 +231,7 @@ def _read_tool_choice(value: Any) -> ToolChoice:
         return "required"
     if value == "none":
         return "none"
-    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + repr(value))
+    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + _w.shown(value))
 
 
 def response_from_wire(

@@ -288,7 +288,10 @@ def _vm_audio_format(value: str, path: str) -> str:
     if value == "audio/mpeg":
         return "mp3"
     raise UnsupportedContentBlockError(
-        repr(value) + " is not supported by " + KEY + "; expected one of: audio/wav, audio/mpeg",
+        _w.shown(value)
+        + " is not supported by "
+        + KEY
+        + "; expected one of: audio/wav, audio/mpeg",
         path=path,
     )
 
@@ -299,7 +302,9 @@ def _vm_audio_format_reverse(value: str, path: str) -> str:
         return "audio/wav"
     if value == "mp3":
         return "audio/mpeg"
-    raise _w.WireShapeError(path, repr(value) + " is not a known value; expected one of: mp3, wav")
+    raise _w.WireShapeError(
+        path, _w.shown(value) + " is not a known value; expected one of: mp3, wav"
+    )
 
 
 def _part_to_wire(block: Block, path: str) -> dict[str, Any] | None:
@@ -767,7 +772,9 @@ def _messages_from_wire(items: list[Any], field: str) -> list[Message]:
             continue
         raise _w.WireShapeError(
             path + ".role",
-            "unsupported role " + repr(role) + "; expected one of: system, user, assistant, tool",
+            "unsupported role "
+            + _w.shown(role)
+            + "; expected one of: system, user, assistant, tool",
         )
     return out
 
@@ -851,7 +858,7 @@ def _read_tool_choice(value: Any) -> ToolChoice:
         return "required"
     if value == "none":
         return "none"
-    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + repr(value))
+    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + _w.shown(value))
 
 
 def _finish_reason(value: Any) -> FinishReason:
