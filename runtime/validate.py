@@ -54,7 +54,6 @@ from .json_values import canonical_json, json_copy
 
 __all__ = [
     "validate_request",
-    "shown",
     "ORDERING",
     "CONTENT",
     "STRUCTURE",
