@@ -549,8 +549,12 @@ def convert_file(
     rejects_path = rejects_path or out_path + ".rejects.jsonl"
     checkpoint = out_path + ".checkpoint"
     stream = progress_stream or sys.stderr
-    total = _count_lines(in_path) if input_format == "jsonl" else datasets.count_records(in_path)
-    show = _Progress(stream, total, stream.isatty() if progress is None else progress)
+    showing = stream.isatty() if progress is None else progress
+    # the total is for the progress bar only: without one a JSONL input is not read an extra time
+    # to count its lines (a Parquet input's count is its footer, read first: a bad file fails
+    # before any output file is made)
+    total = datasets.count_records(in_path) if input_format != "jsonl" else _count_lines(in_path) if showing else None
+    show = _Progress(stream, total, showing)
     summary = ConvertSummary()
     started = time.monotonic()
 

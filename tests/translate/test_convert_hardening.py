@@ -10,6 +10,7 @@ nothing asserts how fast anything happens.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -372,3 +373,19 @@ def test_ctrl_c_in_any_command_exits_130_without_a_traceback(monkeypatch: pytest
         monkeypatch.setattr(cli, fn, interrupted)
         assert main(argv) == 130, command
         assert capsys.readouterr().err.strip() == "interrupted"
+
+
+def test_without_a_progress_bar_the_input_is_read_once(tmp_path: Any, monkeypatch: Any) -> None:
+    """The line count is the progress bar's total only: a run without a bar (not a terminal, or
+    progress=False) does not read a large input an extra time to count it."""
+    from wiremap import convert as conv
+
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}) + "\n")
+    counted: list[str] = []
+    real = conv._count_lines
+    monkeypatch.setattr(conv, "_count_lines", lambda path: counted.append(path) or real(path))
+    conv.convert_file("openai_chat", "anthropic_messages", str(src), str(tmp_path / "out.jsonl"), progress=False)
+    assert counted == []
+    conv.convert_file("openai_chat", "anthropic_messages", str(src), str(tmp_path / "out2.jsonl"), progress=True, progress_stream=io.StringIO())
+    assert counted == [str(src)]
