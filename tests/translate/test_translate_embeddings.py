@@ -165,3 +165,18 @@ def test_a_quantized_type_asked_for_is_a_named_change() -> None:
     wire, losses = wiremap.runtime.translate.response_losses(response, "cohere_embed", encoding_format="int8")
     assert wire["embeddings"] == {"float": [[0.5, -0.25]]}  # not float values under an int8 key
     assert [(x.path, x.kind) for x in losses if x.path != "model"] == [("config.encoding_format", "changed")]
+
+
+def test_the_same_embeddings_format_in_and_out_is_the_identity() -> None:
+    """A base64 embeddings answer translated into its own format stays base64, byte for byte, and
+    reports nothing (the record holds float vectors: a re-write gave float arrays, silently)."""
+    import base64
+    import struct
+
+    vector = base64.b64encode(struct.pack("<3f", 0.5, -0.25, 1.0)).decode()
+    body = {"object": "list", "model": "text-embedding-3-small", "usage": {"prompt_tokens": 2, "total_tokens": 2},
+            "data": [{"object": "embedding", "index": 0, "embedding": vector}]}
+    t = wiremap.translate_response(body, "openai_embeddings", "openai_embeddings")
+    assert t.result == body and t.result is not body and t.losses == []
+    with pytest.raises(wiremap.InvalidResponseError):  # still read: a broken body is still refused
+        wiremap.translate_response({"object": "list", "data": [{"embedding": 3}]}, "openai_embeddings", "openai_embeddings")
