@@ -1951,7 +1951,14 @@ def request_from_wire(body: AnthropicMessagesRequest | Mapping[str, Any]) -> Req
     """Anthropic Messages request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
     # the reader, the depth limit, and what the tables do not model carried (runtime/carry.py)
     return _w.read_request(
-        body, _request_from_wire, ORIGIN, _rewrite_request, WIRE_KEYS, OPTION_PATHS, ALIAS_PATHS
+        body,
+        _request_from_wire,
+        ORIGIN,
+        _rewrite_request,
+        WIRE_KEYS,
+        OPTION_PATHS,
+        ALIAS_PATHS,
+        KEY,
     )
 
 
@@ -2119,7 +2126,14 @@ def response_from_wire(
     coerced = "structured_output" if mode == "tool_coercion" else None  # OpenArmature §8.2.5.1
     # the reader, the depth limit, what the tables do not model carried, and `parsed`
     return _w.read_response(
-        body, _response_from_wire, ORIGIN, _response_to_wire, WIRE_KEYS, response_schema, coerced
+        body,
+        _response_from_wire,
+        ORIGIN,
+        _response_to_wire,
+        WIRE_KEYS,
+        response_schema,
+        coerced,
+        KEY,
     )
 
 

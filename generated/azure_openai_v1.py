@@ -348,7 +348,14 @@ def request_from_wire(body: AzureOpenaiV1Request | Mapping[str, Any]) -> Request
     """Azure OpenAI Chat Completions (v1 API) request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
     # the reader, the depth limit, and what the tables do not model carried (runtime/carry.py)
     return _w.read_request(
-        body, _request_from_wire, ORIGIN, _rewrite_request, WIRE_KEYS, OPTION_PATHS, ALIAS_PATHS
+        body,
+        _request_from_wire,
+        ORIGIN,
+        _rewrite_request,
+        WIRE_KEYS,
+        OPTION_PATHS,
+        ALIAS_PATHS,
+        KEY,
     )
 
 
@@ -361,7 +368,7 @@ def response_from_wire(
     """Azure OpenAI Chat Completions (v1 API) response body -> canonical Response (`raw` is the body). With a `response_schema`, `parsed` is set or StructuredOutputInvalidError raised."""
     # the reader, the depth limit, what the tables do not model carried, and `parsed`
     return _w.read_response(
-        body, _response_from_wire, ORIGIN, _response_to_wire, WIRE_KEYS, response_schema
+        body, _response_from_wire, ORIGIN, _response_to_wire, WIRE_KEYS, response_schema, None, KEY
     )
 
 

@@ -243,7 +243,14 @@ def request_from_wire(
     """OpenAI-compatible, no native structured output (OpenArmature §8.1.5.1) request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
     # the reader, the depth limit, and what the tables do not model carried (runtime/carry.py)
     return _w.read_request(
-        body, _request_from_wire, ORIGIN, _rewrite_request, WIRE_KEYS, OPTION_PATHS, ALIAS_PATHS
+        body,
+        _request_from_wire,
+        ORIGIN,
+        _rewrite_request,
+        WIRE_KEYS,
+        OPTION_PATHS,
+        ALIAS_PATHS,
+        KEY,
     )
 
 
@@ -256,7 +263,7 @@ def response_from_wire(
     """OpenAI-compatible, no native structured output (OpenArmature §8.1.5.1) response body -> canonical Response (`raw` is the body). With a `response_schema`, `parsed` is set or StructuredOutputInvalidError raised."""
     # the reader, the depth limit, what the tables do not model carried, and `parsed`
     return _w.read_response(
-        body, _response_from_wire, ORIGIN, _response_to_wire, WIRE_KEYS, response_schema
+        body, _response_from_wire, ORIGIN, _response_to_wire, WIRE_KEYS, response_schema, None, KEY
     )
 
 

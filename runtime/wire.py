@@ -1898,10 +1898,12 @@ def read_request(
     known: frozenset[str],
     options: frozenset[tuple[str, ...]],
     aliases: frozenset[tuple[str, ...]],
+    reader: str | None = None,
 ) -> Request:
     """A generated `request_from_wire`: the format's reader (`read`) on `body`, a wire shape it
     refuses an InvalidRequestError naming the path; the depth limit that request_to_wire applies;
-    then what the tables do not model carried for the same provider's wire (`carry`)."""
+    then what the tables do not model carried for the same provider's wire (`carry`), named as
+    read by `reader` (the format's key)."""
     try:
         request = read(body)
     except WireShapeError as exc:
@@ -1910,7 +1912,7 @@ def read_request(
         raise InvalidRequestError("request nested too deeply") from None
     check_request_depth(request)  # MAX_JSON_DEPTH, as request_to_wire applies it
     try:  # what no row reads may be nested past Python's limit (a value the diff walks)
-        return carry(request, body, origin, rewrite, known, InvalidRequestError, options, aliases)
+        return carry(request, body, origin, rewrite, known, InvalidRequestError, options, aliases, reader)
     except RecursionError:
         raise InvalidRequestError("request nested too deeply") from None
 
@@ -1923,6 +1925,7 @@ def read_response(
     known: frozenset[str],
     response_schema: dict[str, Any] | None,
     coerced_tool: str | None = None,
+    reader: str | None = None,
 ) -> Response:
     """A generated `response_from_wire`: the format's reader (`read`) on `body`, a wire shape it
     refuses an InvalidResponseError naming the path (and holding the body); the depth limit;
@@ -1936,7 +1939,7 @@ def read_response(
         raise InvalidResponseError("response nested too deeply", body=body) from None
     check_response_depth(response, InvalidResponseError, body)  # the same limit, every direction
     try:  # what no row reads (an `id`) may be nested past Python's limit: the diff walks it
-        carry(response, body, origin, write, known, InvalidResponseError)
+        carry(response, body, origin, write, known, InvalidResponseError, reader=reader)
     except RecursionError:
         raise InvalidResponseError("response nested too deeply", body=body) from None
     if response_schema is not None:
@@ -1959,6 +1962,7 @@ def carry(
     error: type[ProviderError] = InvalidRequestError,
     options: frozenset[tuple[str, ...]] = frozenset(),
     aliases: frozenset[tuple[str, ...]] = frozenset(),
+    reader: str | None = None,
 ) -> _R:
     """`record` (a Request or Response just read from `body`), carrying what the same format's
     re-write of it does not say as `body` does (runtime/carry.py). A record the format cannot
@@ -1975,9 +1979,7 @@ def carry(
         _QUIET.reset(token)
     carried = residual(origin, body, rewritten, known, options, aliases)
     if carried is not None:
-        # the reading format's key (its module's KEY, which the re-write runs with) for the dict form
-        reader = getattr(rewrite, "__globals__", {}).get("KEY")
-        carried.reader = reader if type(reader) is str else None
+        carried.reader = reader  # the reading format's key (the dict form names it: runtime/translate.py)
     if carried is not None:  # the depth limit of every direction (validate.MAX_JSON_DEPTH), carried data too
         keep = []
         for i, (path, value) in enumerate(carried.ops):
