@@ -56,7 +56,7 @@ from wiremap.runtime.errors import (
 )
 
 # what this dialect compiles exactly as its base does (codegen/emit/share.py)
-from .anthropic__messages_2023_06_01 import API_VERSION, _OPTIONS_1, _OPTIONS_2
+from .anthropic__messages_2023_06_01 import API_VERSION, _OPTIONS_TO_1, _OPTIONS_TO_2
 from .anthropic_messages import (
     ALIAS_PATHS,
     KIND,
@@ -123,7 +123,7 @@ _assistant_to_wire = _w.rebind(_code_anthropic__messages_2023_06_01._assistant_t
 _error_from_wire = _w.rebind(_code_anthropic_messages._error_from_wire, globals())
 _messages_to_wire = _w.rebind(_code_anthropic__messages_2023_06_01._messages_to_wire, globals())
 _part_to_wire = _w.rebind(_code_anthropic__messages_2023_06_01._part_to_wire, globals())
-_request_from_wire = _w.rebind(_code_anthropic__messages_2023_06_01._request_from_wire, globals())
+_request_from_wire = _w.rebind(_code_anthropic_messages._request_from_wire, globals())
 _request_to_wire = _w.rebind(_code_anthropic__messages_2023_06_01._request_to_wire, globals())
 _response_to_wire = _w.rebind(_code_anthropic__messages_2023_06_01._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_anthropic__messages_2023_06_01._rewrite_request, globals())
@@ -218,7 +218,7 @@ STREAM: Final[dict[str, Any] | None] = _w.table_with(
 
 
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_3: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_3: Final[tuple[tuple[str, str, str], ...]] = (
     # json_mode: silently dropped, as the mapping declares
     # schema_name: silently dropped, as the mapping declares
     # schema_description: silently dropped, as the mapping declares
@@ -228,7 +228,7 @@ _OPTIONS_3: Final[tuple[tuple[str, str, str], ...]] = (
     ("betas", "anthropic_beta", ""),
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_4: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("temperature",), ""),
     ("max_tokens", ("max_tokens",), "whole"),
     ("top_p", ("top_p",), ""),

@@ -80,6 +80,7 @@ from .anthropic_messages import (
     _FINISH_LISTED,
     _FINISH_TO_WIRE,
     _NO_CONFIG,
+    _OPTIONS_FROM_1,
     _as_blocks,
     _error_from_wire,
     _finish_reason,
@@ -98,6 +99,7 @@ from .anthropic_messages import (
     _read_tool_choice,
     _read_tool_result,
     _read_user_part,
+    _request_from_wire,
     _response_from_wire,
     _results_to_wire,
     _stream_emit_0,
@@ -186,7 +188,7 @@ TRANSPORT: Final = _w.table_with(
 
 
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_1: Final[tuple[tuple[str, str, str], ...]] = (
     # seed: silently dropped, as the mapping declares
     ("stop_sequences", "stop_sequences", ""),
     # frequency_penalty: silently dropped, as the mapping declares
@@ -196,11 +198,11 @@ _OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
     # top_logprobs: silently dropped, as the mapping declares
 )
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_2: Final[tuple[tuple[str, str, str], ...]] = (
     # reasoning_effort: silently dropped, as the mapping declares
 )
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_3: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_3: Final[tuple[tuple[str, str, str], ...]] = (
     # json_mode: silently dropped, as the mapping declares
     # schema_name: silently dropped, as the mapping declares
     # schema_description: silently dropped, as the mapping declares
@@ -208,17 +210,6 @@ _OPTIONS_3: Final[tuple[tuple[str, str, str], ...]] = (
     # prompt_cache_key: silently dropped, as the mapping declares
     # metadata: silently dropped, as the mapping declares
     # betas: sent as the request header anthropic-beta (HEADER_OPTIONS), not in the body
-)
-# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_4: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
-    ("temperature", ("temperature",), ""),
-    ("max_tokens", ("max_tokens",), "whole"),
-    ("top_p", ("top_p",), ""),
-    ("top_k", ("top_k",), "whole"),
-    ("stop_sequences", ("stop_sequences",), ""),
-    ("parallel_tool_calls", ("tool_choice.disable_parallel_tool_use",), "negate"),
-    ("user", ("metadata.user_id",), ""),
-    ("reasoning_budget", ("thinking.budget_tokens",), "whole"),
 )
 
 _RE_1: Final = _w.lazy_pattern(
@@ -318,11 +309,11 @@ def _request_to_wire(
             _w.warn_dropped("top_k is not supported by " + KEY + " for this model; dropped")
         else:
             body["top_k"] = value_top_k
-    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_1, tools, KEY)
     value_user = config.user
     if value_user is not NOT_GIVEN:
         _w.put_in(body, ("metadata", "user_id"), value_user)
-    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_2, tools, KEY)
     value_reasoning_budget = config.reasoning_budget
     if (
         value_reasoning_budget is NOT_GIVEN
@@ -359,7 +350,7 @@ def _request_to_wire(
         container = _w.container_in(body, ("thinking",))
         container.setdefault("type", "enabled")  # `with`: written beside it
         container["budget_tokens"] = value_reasoning_budget
-    _w.options_to_wire(config, body, _OPTIONS_3, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_3, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
@@ -426,72 +417,6 @@ def request_to_wire(
         )
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
-
-
-def _request_from_wire(body: Any) -> Request:
-    """Wire request body -> canonical request."""
-    body = _w.expect_dict(body, "")
-    consumed = set()
-    nested_consumed: list[tuple[str, ...]] = []  # dotted wire fields read
-    model = _w.member_str(body, "model", "")
-    consumed.add("model")
-    messages: list[Message] = []
-    system = body.get("system")
-    if system is not None:
-        consumed.add("system")
-        if (
-            type(system) is list
-        ):  # system.blocks: one system message per text block (an empty one says nothing)
-            messages.extend(
-                m
-                for j, b in enumerate(system)
-                if (m := _system_block_from_wire(b, "system" + f"[{j}]")).content
-                or m.cache_control is not NOT_GIVEN
-            )
-            system = ""
-        system = _w.expect_str(system, "system")
-        if (
-            system
-        ):  # an empty hoisted field says no instruction: no system message (carried for this wire)
-            messages.append(SystemMessage(content=system))
-    messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
-    consumed.add("messages")
-    config: dict[str, Any] = {}
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_4)
-    kwargs: dict[str, Any] = {}
-    raw_tools = body.get("tools")
-    if raw_tools is not None:
-        consumed.add("tools")
-        # a tool no row reads (a server tool): carried for this wire (request.unknown: carry)
-        read_tools_ = [
-            _w.read_or_skip(_read_tool, t, "tools" + f"[{j}]")
-            for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
-        ]
-        kwargs["tools"] = [t for t in read_tools_ if not isinstance(t, _w.Skipped)]
-    if "tool_choice" in body:
-        consumed.add("tool_choice")
-        choice_ = _w.read_value_or_skip(_read_tool_choice, body["tool_choice"])
-        if not isinstance(choice_, _w.Skipped):  # a mode no row reads: carried for this wire
-            kwargs["tool_choice"] = choice_
-    raw_structured = body.get("output_config")
-    if (
-        type(raw_structured) is dict
-        and (
-            (step_1.get("type") if type(step_1 := raw_structured.get("format")) is dict else None)
-            if type(raw_structured) is dict
-            else None
-        )
-        == "json_schema"
-    ):
-        consumed.add("output_config")  # anything else under this key (another mode) stays an extra
-        kwargs["response_schema"] = _read_structured_output(raw_structured, "output_config")
-    # request.unknown: carry. Fields no row reads are this wire's own: the residual carries them
-    # back to it (runtime/carry.py); config.extras is the caller's passthrough, never a reader's
-    if config:
-        kwargs["config"] = Config.from_dict(
-            config, "config"
-        )  # typed: the wire values are checked here
-    return Request(model=model, messages=messages, **kwargs)
 
 
 def request_from_wire(body: AnthropicMessages20230601Request | Mapping[str, Any]) -> Request:

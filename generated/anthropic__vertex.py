@@ -56,14 +56,7 @@ from wiremap.runtime.errors import (
 )
 
 # what this dialect compiles exactly as its base does (codegen/emit/share.py)
-from .anthropic__messages_2023_06_01 import (
-    API_VERSION,
-    _OPTIONS_1,
-    _OPTIONS_2,
-    _OPTIONS_3,
-    _OPTIONS_4,
-    _request_from_wire,
-)
+from .anthropic__messages_2023_06_01 import API_VERSION, _OPTIONS_TO_1, _OPTIONS_TO_2, _OPTIONS_TO_3
 from .anthropic_messages import (
     ALIAS_PATHS,
     ERROR_READ,
@@ -85,6 +78,7 @@ from .anthropic_messages import (
     _FINISH_LISTED,
     _FINISH_TO_WIRE,
     _NO_CONFIG,
+    _OPTIONS_FROM_1,
     _as_blocks,
     _error_from_wire,
     _finish_reason,
@@ -103,6 +97,7 @@ from .anthropic_messages import (
     _read_tool_choice,
     _read_tool_result,
     _read_user_part,
+    _request_from_wire,
     _response_from_wire,
     _results_to_wire,
     _stream_emit_0,

@@ -966,9 +966,9 @@ _EMPTY_TURN: Final = (
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (("temperature", "", "warn"),)
+_OPTIONS_TO_1: Final[tuple[tuple[str, str, str], ...]] = (("temperature", "", "warn"),)
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_2: Final[tuple[tuple[str, str, str], ...]] = (
     ("top_p", "", "warn"),
     ("top_k", "", "warn"),
     # seed: silently dropped, as the mapping declares
@@ -980,11 +980,11 @@ _OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
     # top_logprobs: silently dropped, as the mapping declares
 )
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_3: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_3: Final[tuple[tuple[str, str, str], ...]] = (
     # reasoning_effort: silently dropped, as the mapping declares
 )
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_4: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_4: Final[tuple[tuple[str, str, str], ...]] = (
     # json_mode: silently dropped, as the mapping declares
     # schema_name: silently dropped, as the mapping declares
     # schema_description: silently dropped, as the mapping declares
@@ -994,7 +994,7 @@ _OPTIONS_4: Final[tuple[tuple[str, str, str], ...]] = (
     # betas: sent as the request header anthropic-beta (HEADER_OPTIONS), not in the body
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_5: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("temperature",), ""),
     ("max_tokens", ("max_tokens",), "whole"),
     ("top_p", ("top_p",), ""),
@@ -1702,17 +1702,17 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_1, tools, KEY)
     value_max_tokens = config.max_tokens
     if value_max_tokens is NOT_GIVEN and not (extras and "max_tokens" in extras):
         value_max_tokens = 4096  # the mapping's default; an extras value rides instead
     if value_max_tokens is not NOT_GIVEN:
         body["max_tokens"] = value_max_tokens
-    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_2, tools, KEY)
     value_user = config.user
     if value_user is not NOT_GIVEN:
         _w.put_in(body, ("metadata", "user_id"), value_user)
-    _w.options_to_wire(config, body, _OPTIONS_3, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_3, tools, KEY)
     value_reasoning_budget = config.reasoning_budget
     if (
         value_reasoning_budget is NOT_GIVEN
@@ -1749,7 +1749,7 @@ def _request_to_wire(
         container = _w.container_in(body, ("thinking",))
         container.setdefault("type", "enabled")  # `with`: written beside it
         container["budget_tokens"] = value_reasoning_budget
-    _w.options_to_wire(config, body, _OPTIONS_4, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_4, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
@@ -1910,7 +1910,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_5)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_FROM_1)
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:

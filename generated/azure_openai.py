@@ -107,6 +107,7 @@ _assistant_to_wire = _w.rebind(_code_openai_chat._assistant_to_wire, globals())
 _error_from_wire = _w.rebind(_code_openai_chat._error_from_wire, globals())
 _messages_from_wire = _w.rebind(_code_openai_chat._messages_from_wire, globals())
 _messages_to_wire = _w.rebind(_code_openai_chat._messages_to_wire, globals())
+_request_from_wire = _w.rebind(_code_openai_chat._request_from_wire, globals())
 _response_to_wire = _w.rebind(_code_openai_chat._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_openai_chat._rewrite_request, globals())
 _user_content_to_wire = _w.rebind(_code_openai_chat._user_content_to_wire, globals())
@@ -420,7 +421,7 @@ STREAM: Final[dict[str, Any] | None] = {
 
 
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_1: Final[tuple[tuple[str, str, str], ...]] = (
     ("temperature", "temperature", ""),
     ("max_tokens", "max_tokens", ""),
     ("top_p", "top_p", ""),
@@ -441,7 +442,7 @@ _OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
     # betas: silently dropped, as the mapping declares
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("temperature",), ""),
     ("max_tokens", ("max_tokens", "max_completion_tokens"), "whole"),
     ("top_p", ("top_p",), ""),
@@ -456,7 +457,7 @@ _OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("user", ("user",), ""),
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("schema_name", ("response_format.json_schema.name",), ""),
     ("schema_description", ("response_format.json_schema.description",), ""),
     ("schema_strict", ("response_format.json_schema.strict",), ""),
@@ -622,7 +623,7 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_1, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
@@ -700,73 +701,6 @@ def request_to_wire(
         return cast("AzureOpenaiRequest", _request_to_wire(request, structured_output))
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
-
-
-def _request_from_wire(body: Any) -> Request:
-    """Wire request body -> canonical request."""
-    body = _w.expect_dict(body, "")
-    consumed = set()
-    nested_consumed: list[tuple[str, ...]] = []  # dotted wire fields read
-    model = _w.member_str(body, "model", "")
-    consumed.add("model")
-    messages: list[Message] = []
-    messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
-    consumed.add("messages")
-    config: dict[str, Any] = {}
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_2)
-    if (
-        spelled := _w.spelled(
-            _w.get_in(body, ("response_format", "type")), {"json_object": True}, False
-        )
-    ) is not None:  # values
-        config["json_mode"] = spelled
-        nested_consumed.append(("response_format", "type"))
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
-    kwargs: dict[str, Any] = {}
-    raw_tools = body.get("tools")
-    if raw_tools is not None:
-        consumed.add("tools")
-        # a tool no row reads (a server tool): carried for this wire (request.unknown: carry)
-        read_tools_ = [
-            _w.read_or_skip(_read_tool, t, "tools" + f"[{j}]")
-            for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
-        ]
-        kwargs["tools"] = [t for t in read_tools_ if not isinstance(t, _w.Skipped)]
-    if "tool_choice" in body:
-        consumed.add("tool_choice")
-        choice_ = _w.read_value_or_skip(_read_tool_choice, body["tool_choice"])
-        if not isinstance(choice_, _w.Skipped):  # a mode no row reads: carried for this wire
-            kwargs["tool_choice"] = choice_
-    raw_structured = body.get("response_format")
-    if (
-        type(raw_structured) is dict
-        and raw_structured.get("type") == "json_schema"
-        and "json_schema" in raw_structured
-    ):
-        nested_consumed.append(
-            ("response_format", "type")
-        )  # the template's keys; the rest of response_format is not ours
-        nested_consumed.append(
-            ("response_format", "json_schema")
-        )  # the template's keys; the rest of response_format is not ours
-        raw_structured = {k: v for k, v in raw_structured.items() if k in ("type", "json_schema")}
-        kwargs["response_schema"] = _read_structured_output(raw_structured, "response_format")
-        config.pop("json_mode", None)  # requires no_response_schema: the schema says it already
-        if "schema_name" in config and _w.derived_equal(
-            config["schema_name"], _w.schema_name, kwargs["response_schema"]
-        ):  # the row's own derived name
-            del config["schema_name"]
-        if "schema_strict" in config and _w.derived_equal(
-            config["schema_strict"], _w.schema_qualifies_for_strict, kwargs["response_schema"]
-        ):  # the row's own derived strict
-            del config["schema_strict"]
-    # request.unknown: carry. Fields no row reads are this wire's own: the residual carries them
-    # back to it (runtime/carry.py); config.extras is the caller's passthrough, never a reader's
-    if config:
-        kwargs["config"] = Config.from_dict(
-            config, "config"
-        )  # typed: the wire values are checked here
-    return Request(model=model, messages=messages, **kwargs)
 
 
 def request_from_wire(body: AzureOpenaiRequest | Mapping[str, Any]) -> Request:

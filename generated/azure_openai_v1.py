@@ -117,7 +117,7 @@ _assistant_to_wire = _w.rebind(_code_azure_openai._assistant_to_wire, globals())
 _messages_from_wire = _w.rebind(_code_azure_openai._messages_from_wire, globals())
 _messages_to_wire = _w.rebind(_code_azure_openai._messages_to_wire, globals())
 _read_part_audio_inline = _w.rebind(_code_openai_chat._read_part_audio_inline, globals())
-_request_from_wire = _w.rebind(_code_openai_chat._request_from_wire, globals())
+_request_from_wire = _w.rebind(_code_azure_openai._request_from_wire, globals())
 _request_to_wire = _w.rebind(_code_openai_chat._request_to_wire, globals())
 _response_to_wire = _w.rebind(_code_azure_openai._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_azure_openai._rewrite_request, globals())
@@ -200,7 +200,7 @@ TRANSPORT: Final = {
 
 
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_1: Final[tuple[tuple[str, str, str], ...]] = (
     ("temperature", "temperature", ""),
     ("max_tokens", "max_completion_tokens", ""),
     ("top_p", "top_p", ""),
@@ -216,14 +216,14 @@ _OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
     ("user", "user", ""),
 )
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_2: Final[tuple[tuple[str, str, str], ...]] = (
     # reasoning_budget: silently dropped, as the mapping declares
     # prompt_cache_key: silently dropped, as the mapping declares
     ("metadata", "metadata", "dict"),
     # betas: silently dropped, as the mapping declares
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("temperature",), ""),
     ("max_tokens", ("max_completion_tokens", "max_tokens"), "whole"),
     ("top_p", ("top_p",), ""),
@@ -239,7 +239,7 @@ _OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("reasoning_effort", ("reasoning_effort",), ""),
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_4: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("schema_name", ("response_format.json_schema.name",), ""),
     ("schema_description", ("response_format.json_schema.description",), ""),
     ("schema_strict", ("response_format.json_schema.strict",), ""),

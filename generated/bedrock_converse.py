@@ -832,11 +832,11 @@ _EMPTY_TURN: Final = (
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_1: Final[tuple[tuple[str, str, str], ...]] = (
     # seed: silently dropped, as the mapping declares
 )
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_2: Final[tuple[tuple[str, str, str], ...]] = (
     # frequency_penalty: silently dropped, as the mapping declares
     # presence_penalty: silently dropped, as the mapping declares
     # parallel_tool_calls: silently dropped, as the mapping declares
@@ -847,7 +847,7 @@ _OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
     # reasoning_effort: silently dropped, as the mapping declares
 )
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_3: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_3: Final[tuple[tuple[str, str, str], ...]] = (
     # json_mode: silently dropped, as the mapping declares
     # schema_name: silently dropped, as the mapping declares
     # schema_description: silently dropped, as the mapping declares
@@ -865,7 +865,7 @@ _EXTRAS_ROOT: Final = (
     "serviceTier",
 )  # extras keys placed at the root (placement.root)
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_4: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("inferenceConfig.temperature",), ""),
     ("max_tokens", ("inferenceConfig.maxTokens",), "whole"),
     ("top_p", ("inferenceConfig.topP",), ""),
@@ -1994,11 +1994,11 @@ def _request_to_wire(
             _w.warn_dropped("top_k is not supported by " + KEY + " for this model; dropped")
         else:
             _w.put_in(body, ("additionalModelRequestFields", "top_k"), value_top_k)
-    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_1, tools, KEY)
     value_stop_sequences = config.stop_sequences
     if value_stop_sequences is not NOT_GIVEN:
         _w.put_in(body, ("inferenceConfig", "stopSequences"), value_stop_sequences)
-    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_2, tools, KEY)
     value_reasoning_budget = config.reasoning_budget
     if (
         value_reasoning_budget is NOT_GIVEN
@@ -2040,7 +2040,7 @@ def _request_to_wire(
             container = _w.container_in(body, ("additionalModelRequestFields", "thinking"))
             container.setdefault("type", "enabled")  # `with`: written beside it
             container["budget_tokens"] = value_reasoning_budget
-    _w.options_to_wire(config, body, _OPTIONS_3, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_3, tools, KEY)
     if tool_choice == "none":  # tool_choice none: omit_tools
         if any(
             isinstance(m, ToolMessage)
@@ -2247,7 +2247,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_4)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_FROM_1)
     kwargs: dict[str, Any] = {}
     raw_tools = _w.get_in(body, ("toolConfig", "tools"))
     if raw_tools is not None:

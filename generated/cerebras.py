@@ -75,8 +75,8 @@ from .openai_chat import (
     _FINISH_LISTED,
     _FINISH_TO_WIRE,
     _NO_CONFIG,
-    _OPTIONS_2,
-    _OPTIONS_4,
+    _OPTIONS_FROM_2,
+    _OPTIONS_TO_2,
     _error_from_wire,
     _finish_reason,
     _read_assistant_part,
@@ -389,7 +389,7 @@ STREAM: Final[dict[str, Any] | None] = {
 
 
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_1: Final[tuple[tuple[str, str, str], ...]] = (
     ("max_tokens", "max_completion_tokens", ""),
     ("top_p", "top_p", ""),
     # top_k: silently dropped, as the mapping declares
@@ -404,7 +404,7 @@ _OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
     ("user", "user", ""),
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("temperature",), ""),
     ("max_tokens", ("max_completion_tokens", "max_tokens"), "whole"),
     ("top_p", ("top_p",), ""),
@@ -480,7 +480,7 @@ def _request_to_wire(
                 path="config.temperature",
             )
         body["temperature"] = value_temperature
-    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_1, tools, KEY)
     value_reasoning_effort: Any = config.reasoning_effort
     if (
         value_reasoning_effort is NOT_GIVEN
@@ -504,7 +504,7 @@ def _request_to_wire(
         }.get(value_reasoning_effort, NOT_GIVEN)
     if value_reasoning_effort is not NOT_GIVEN:
         body["reasoning_effort"] = value_reasoning_effort
-    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_2, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
@@ -595,7 +595,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_FROM_1)
     if (
         spelled := _w.spelled(
             body.get("reasoning_effort"),
@@ -612,7 +612,7 @@ def _request_from_wire(body: Any) -> Request:
     ) is not None:  # values
         config["json_mode"] = spelled
         nested_consumed.append(("response_format", "type"))
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_4)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_FROM_2)
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:

@@ -899,14 +899,14 @@ _EMPTY_TURN: Final = (
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (("max_tokens", "max_tokens", ""),)
+_OPTIONS_TO_1: Final[tuple[tuple[str, str, str], ...]] = (("max_tokens", "max_tokens", ""),)
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_2: Final[tuple[tuple[str, str, str], ...]] = (
     ("seed", "seed", ""),
     ("stop_sequences", "stop_sequences", ""),
 )
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_3: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_3: Final[tuple[tuple[str, str, str], ...]] = (
     # parallel_tool_calls: silently dropped, as the mapping declares
     # n: silently dropped, as the mapping declares
     ("logprobs", "logprobs", ""),
@@ -915,7 +915,7 @@ _OPTIONS_3: Final[tuple[tuple[str, str, str], ...]] = (
     # reasoning_effort: silently dropped, as the mapping declares
 )
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_4: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_4: Final[tuple[tuple[str, str, str], ...]] = (
     # schema_name: silently dropped, as the mapping declares
     # schema_description: silently dropped, as the mapping declares
     # schema_strict: silently dropped, as the mapping declares
@@ -924,7 +924,7 @@ _OPTIONS_4: Final[tuple[tuple[str, str, str], ...]] = (
     # betas: silently dropped, as the mapping declares
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_5: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("temperature",), ""),
     ("max_tokens", ("max_tokens",), "whole"),
     ("top_p", ("p",), ""),
@@ -1364,7 +1364,7 @@ def _request_to_wire(
                 path="config.temperature",
             )
         body["temperature"] = value_temperature
-    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_1, tools, KEY)
     value_top_p = config.top_p
     if value_top_p is not NOT_GIVEN:
         if isinstance(value_top_p, (int, float)) and not (
@@ -1388,7 +1388,7 @@ def _request_to_wire(
                 path="config.top_k",
             )
         body["k"] = value_top_k
-    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_2, tools, KEY)
     value_frequency_penalty = config.frequency_penalty
     if value_frequency_penalty is not NOT_GIVEN:
         if isinstance(value_frequency_penalty, (int, float)) and not (
@@ -1415,13 +1415,13 @@ def _request_to_wire(
                 path="config.presence_penalty",
             )
         body["presence_penalty"] = value_presence_penalty
-    _w.options_to_wire(config, body, _OPTIONS_3, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_3, tools, KEY)
     value_reasoning_budget = config.reasoning_budget
     if value_reasoning_budget is not NOT_GIVEN:
         container = _w.container_in(body, ("thinking",))
         container.setdefault("type", "enabled")  # `with`: written beside it
         container["token_budget"] = value_reasoning_budget
-    _w.options_to_wire(config, body, _OPTIONS_4, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_4, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
         if (
@@ -1561,7 +1561,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_5)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_FROM_1)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("response_format", "type")), {"json_object": True}, False

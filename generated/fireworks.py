@@ -77,8 +77,8 @@ from .openai_chat import (
     _FINISH_LISTED,
     _FINISH_TO_WIRE,
     _NO_CONFIG,
-    _OPTIONS_2,
-    _OPTIONS_4,
+    _OPTIONS_FROM_2,
+    _OPTIONS_TO_2,
     _error_from_wire,
     _finish_reason,
     _read_assistant_part,
@@ -110,7 +110,7 @@ from .openai_chat import (
     _tool_to_wire,
     _vm_audio_format_reverse,
 )
-from .openai_compatible import ALIAS_PATHS, OPTION_PATHS, _OPTIONS_1, _OPTIONS_3
+from .openai_compatible import ALIAS_PATHS, OPTION_PATHS, _OPTIONS_FROM_1, _OPTIONS_TO_1
 from . import openai_compatible as _code_openai_compatible
 
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,

@@ -850,7 +850,7 @@ _EMPTY_TURN: Final = (
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_1: Final[tuple[tuple[str, str, str], ...]] = (
     # parallel_tool_calls: silently dropped, as the mapping declares
     # user: silently dropped, as the mapping declares
     # schema_name: silently dropped, as the mapping declares
@@ -865,7 +865,7 @@ _EXTRAS_ROOT: Final = (
     "safetySettings",
 )  # extras keys placed at the root (placement.root)
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("generationConfig.temperature",), ""),
     ("max_tokens", ("generationConfig.maxOutputTokens",), "whole"),
     ("top_p", ("generationConfig.topP",), ""),
@@ -879,7 +879,7 @@ _OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("top_logprobs", ("generationConfig.logprobs",), "whole"),
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("reasoning_budget", ("generationConfig.thinkingConfig.thinkingBudget",), "whole"),
 )
 _FINISH_TO_WIRE: Final[dict[str, str]] = {
@@ -1521,7 +1521,7 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_1, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [
             {
@@ -1795,7 +1795,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "contents", ""), "contents"))
     consumed.add("contents")
     config: dict[str, Any] = {}
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_2)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_FROM_1)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("generationConfig", "thinkingConfig", "thinkingLevel")),
@@ -1814,7 +1814,7 @@ def _request_from_wire(body: Any) -> Request:
     ) is not None:  # values
         config["reasoning_effort"] = spelled
         nested_consumed.append(("generationConfig", "thinkingConfig", "thinkingLevel"))
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_FROM_2)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("generationConfig", "responseMimeType")),

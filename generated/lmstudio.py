@@ -107,7 +107,6 @@ from .openai_chat import (
     _vm_audio_format_reverse,
 )
 from .openai_compatible import ALIAS_PATHS, REASONING
-from . import dashscope as _code_dashscope
 from . import openai_compatible as _code_openai_compatible
 
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,
@@ -117,8 +116,7 @@ _assistant_to_wire = _w.rebind(_code_openai_compatible._assistant_to_wire, globa
 _messages_from_wire = _w.rebind(_code_openai_compatible._messages_from_wire, globals())
 _messages_to_wire = _w.rebind(_code_openai_compatible._messages_to_wire, globals())
 _part_to_wire = _w.rebind(_code_openai_compatible._part_to_wire, globals())
-_request_from_wire = _w.rebind(_code_dashscope._request_from_wire, globals())
-_request_to_wire = _w.rebind(_code_dashscope._request_to_wire, globals())
+_request_from_wire = _w.rebind(_code_openai_compatible._request_from_wire, globals())
 _response_from_wire = _w.rebind(_code_openai_compatible._response_from_wire, globals())
 _response_to_wire = _w.rebind(_code_openai_compatible._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_openai_compatible._rewrite_request, globals())
@@ -193,7 +191,7 @@ TRANSPORT: Final = _w.table_with(
 
 
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_1: Final[tuple[tuple[str, str, str], ...]] = (
     ("temperature", "temperature", ""),
     ("max_tokens", "max_tokens", ""),
     ("top_p", "top_p", ""),
@@ -214,7 +212,7 @@ _OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
     # betas: silently dropped, as the mapping declares
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("temperature",), ""),
     ("max_tokens", ("max_tokens", "max_completion_tokens"), "whole"),
     ("top_p", ("top_p",), ""),
@@ -225,7 +223,7 @@ _OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("presence_penalty", ("presence_penalty",), ""),
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("schema_name", ("response_format.json_schema.name",), ""),
     ("schema_description", ("response_format.json_schema.description",), ""),
     ("schema_strict", ("response_format.json_schema.strict",), ""),
@@ -246,6 +244,116 @@ def _tool_choice_to_wire(choice: ToolChoice) -> Any:
     raise InvalidRequestError(
         "a forced tool (tool_choice tool) is not supported by " + KEY, path="tool_choice"
     )
+
+
+def _request_to_wire(
+    request: Request | Mapping[str, Any], structured_output: str | None
+) -> dict[str, Any]:
+    """The body of request_to_wire."""
+    memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers
+    req = _w.as_request(request, memo, RULES)
+    if isinstance(config := req.config, Config) and (
+        config.input_type is not NOT_GIVEN
+        or config.dimensions is not NOT_GIVEN
+        or config.encoding_format is not NOT_GIVEN
+    ):
+        _w.refuse_embedding_options(
+            config, KEY, "chat"
+        )  # embeddings options: no chat row sends them
+    messages = req.messages
+    tools = req.tools
+    tool_choice = req.tool_choice
+    schema = req.response_schema
+    mode = STRUCTURED_OUTPUT_MODE if structured_output is None else structured_output
+    if mode not in ("native", "prompt_fallback"):
+        raise InvalidRequestError(
+            "structured_output "
+            + _w.shown(mode)
+            + " is not available in "
+            + KEY
+            + "; expected one of: native, prompt_fallback"
+        )
+    if isinstance(schema, dict) and mode != "native":
+        # OpenArmature §8.1.5.1 prompt augmentation, on a copy of the messages
+        messages = _w.with_schema_directive(
+            messages,
+            "Reply with only a JSON value (no prose, no code fences) that conforms to this JSON Schema: {schema}",
+            schema,
+        )
+    body: dict[str, Any] = {}
+    body["model"] = req.model
+    body["messages"] = _messages_to_wire(messages, memo)
+    config = req.config if isinstance(req.config, Config) else _NO_CONFIG
+    extras = config.extras
+    model = req.model
+    _w.options_to_wire(config, body, _OPTIONS_TO_1, tools, KEY)
+    if tools is not NOT_GIVEN and tools:
+        body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
+    if not isinstance(tool_choice, NotGiven):
+        body["tool_choice"] = _tool_choice_to_wire(tool_choice)
+    if isinstance(schema, dict) and mode == "native":
+        wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy
+        schema_name = _w.schema_name(schema)
+        schema_strict = _w.schema_qualifies_for_strict(wire_schema)
+        _w.put_in(
+            body,
+            ("response_format",),
+            {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": schema_name,
+                    "schema": _w.json_copy(wire_schema),
+                    "strict": schema_strict,
+                },
+            },
+        )
+    value_json_mode: Any = config.json_mode
+    if (
+        value_json_mode is not NOT_GIVEN
+    ):  # values: the wire's spelling; a value it does not list is not sent
+        value_json_mode = {True: "json_object"}.get(value_json_mode, NOT_GIVEN)
+    if value_json_mode is not NOT_GIVEN and not (
+        isinstance(schema, dict) and mode == "native"
+    ):  # a native schema says it already
+        _w.put_in(body, ("response_format", "type"), value_json_mode)
+    value_schema_name = config.schema_name
+    if (
+        value_schema_name is not NOT_GIVEN and isinstance(schema, dict) and mode == "native"
+    ):  # requires the response schema's object
+        _w.put_in(body, ("response_format", "json_schema", "name"), value_schema_name)
+    value_schema_description = config.schema_description
+    if (
+        value_schema_description is not NOT_GIVEN and isinstance(schema, dict) and mode == "native"
+    ):  # requires the response schema's object
+        _w.put_in(body, ("response_format", "json_schema", "description"), value_schema_description)
+    value_schema_strict = config.schema_strict
+    if (
+        value_schema_strict is not NOT_GIVEN and isinstance(schema, dict) and mode == "native"
+    ):  # requires the response schema's object
+        _w.put_in(body, ("response_format", "json_schema", "strict"), value_schema_strict)
+    if extras:
+        assert isinstance(extras, dict)
+        target = body
+        for key in sorted(extras):
+            value = extras[key]
+            if key not in target:
+                target[key] = _w.json_copy(value)
+                continue
+            if key == "stop":  # additive managed field (OpenArmature §6)
+                target[key] = _w.merge_list(target[key], value, True)
+                continue
+            if not _w.deep_equal(target[key], value):
+                raise InvalidRequestError(
+                    "extras key "
+                    + repr(key)
+                    + " conflicts with the value "
+                    + KEY
+                    + " writes there from the request itself; set it through the request, or give the same value",
+                    path="config.extras." + key,
+                )
+    if req.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
+        _w.apply_carried(body, req.carried, ORIGIN)
+    return body
 
 
 def request_to_wire(

@@ -71,8 +71,8 @@ from .openai_chat import (
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
     _NO_CONFIG,
-    _OPTIONS_2,
-    _OPTIONS_4,
+    _OPTIONS_FROM_2,
+    _OPTIONS_TO_2,
     _read_part_image_inline,
     _read_part_image_url,
     _read_part_text,
@@ -604,7 +604,7 @@ STREAM: Final[dict[str, Any] | None] = {
 
 
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_1: Final[tuple[tuple[str, str, str], ...]] = (
     ("temperature", "temperature", ""),
     ("max_tokens", "max_tokens", ""),
     ("top_p", "top_p", ""),
@@ -620,7 +620,7 @@ _OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
     # user: silently dropped, as the mapping declares
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("temperature",), ""),
     ("max_tokens", ("max_tokens",), "whole"),
     ("top_p", ("top_p",), ""),

@@ -819,7 +819,7 @@ _EMPTY_TURN: Final = (
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_1: Final[tuple[tuple[str, str, str], ...]] = (
     ("temperature", "temperature", ""),
     ("max_tokens", "max_completion_tokens", ""),
     ("top_p", "top_p", ""),
@@ -835,14 +835,14 @@ _OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
     ("user", "user", ""),
 )
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_2: Final[tuple[tuple[str, str, str], ...]] = (
     # reasoning_budget: silently dropped, as the mapping declares
     ("prompt_cache_key", "prompt_cache_key", ""),
     ("metadata", "metadata", "dict"),
     # betas: silently dropped, as the mapping declares
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("temperature",), ""),
     ("max_tokens", ("max_completion_tokens", "max_tokens"), "whole"),
     ("top_p", ("top_p",), ""),
@@ -858,7 +858,7 @@ _OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("reasoning_effort", ("reasoning_effort",), ""),
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_4: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("schema_name", ("response_format.json_schema.name",), ""),
     ("schema_description", ("response_format.json_schema.description",), ""),
     ("schema_strict", ("response_format.json_schema.strict",), ""),
@@ -1414,7 +1414,7 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_1, tools, KEY)
     value_reasoning_effort = config.reasoning_effort
     if (
         value_reasoning_effort is NOT_GIVEN
@@ -1429,7 +1429,7 @@ def _request_to_wire(
                 value_reasoning_effort = "high"
     if value_reasoning_effort is not NOT_GIVEN:
         body["reasoning_effort"] = value_reasoning_effort
-    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_2, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
@@ -1603,7 +1603,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_FROM_1)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("response_format", "type")), {"json_object": True}, False
@@ -1611,7 +1611,7 @@ def _request_from_wire(body: Any) -> Request:
     ) is not None:  # values
         config["json_mode"] = spelled
         nested_consumed.append(("response_format", "type"))
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_4)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_FROM_2)
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:

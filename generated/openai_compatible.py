@@ -77,8 +77,8 @@ from .openai_chat import (
     _FINISH_LISTED,
     _FINISH_TO_WIRE,
     _NO_CONFIG,
-    _OPTIONS_2,
-    _OPTIONS_4,
+    _OPTIONS_FROM_2,
+    _OPTIONS_TO_2,
     _error_from_wire,
     _finish_reason,
     _read_assistant_part,
@@ -202,7 +202,7 @@ TRANSPORT: Final = _w.table_with(
 
 
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_1: Final[tuple[tuple[str, str, str], ...]] = (
     ("temperature", "temperature", ""),
     ("max_tokens", "max_tokens", ""),
     ("top_p", "top_p", ""),
@@ -218,7 +218,7 @@ _OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
     ("user", "user", ""),
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("temperature",), ""),
     ("max_tokens", ("max_tokens", "max_completion_tokens"), "whole"),
     ("top_p", ("top_p",), ""),

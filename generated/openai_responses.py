@@ -1520,7 +1520,7 @@ _EMPTY_TURN: Final = (
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_1: Final[tuple[tuple[str, str, str], ...]] = (
     ("temperature", "temperature", ""),
     ("max_tokens", "max_output_tokens", ""),
     ("top_p", "top_p", ""),
@@ -1536,14 +1536,14 @@ _OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
     ("user", "user", ""),
 )
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_2: Final[tuple[tuple[str, str, str], ...]] = (
     # reasoning_budget: silently dropped, as the mapping declares
     ("prompt_cache_key", "prompt_cache_key", ""),
     ("metadata", "metadata", "dict"),
     # betas: silently dropped, as the mapping declares
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("temperature",), ""),
     ("max_tokens", ("max_output_tokens",), "whole"),
     ("top_p", ("top_p",), ""),
@@ -1553,7 +1553,7 @@ _OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("reasoning_effort", ("reasoning.effort",), ""),
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_4: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("schema_name", ("text.format.name",), ""),
     ("schema_description", ("text.format.description",), ""),
     ("schema_strict", ("text.format.strict",), ""),
@@ -2059,7 +2059,7 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_1, tools, KEY)
     value_reasoning_effort = config.reasoning_effort
     if (
         value_reasoning_effort is NOT_GIVEN
@@ -2074,7 +2074,7 @@ def _request_to_wire(
                 value_reasoning_effort = "high"
     if value_reasoning_effort is not NOT_GIVEN:
         _w.put_in(body, ("reasoning", "effort"), value_reasoning_effort)
-    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_2, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
@@ -2271,7 +2271,7 @@ def _request_from_wire(body: Any) -> Request:
         messages.extend(_messages_from_wire(raw_messages, "input"))
     consumed.add("input")
     config: dict[str, Any] = {}
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_FROM_1)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("text", "format", "type")), {"json_object": True}, False
@@ -2279,7 +2279,7 @@ def _request_from_wire(body: Any) -> Request:
     ) is not None:  # values
         config["json_mode"] = spelled
         nested_consumed.append(("text", "format", "type"))
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_4)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_FROM_2)
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:

@@ -68,9 +68,9 @@ from .anthropic_messages import (
     _FINISH_LISTED,
     _FINISH_TO_WIRE,
     _NO_CONFIG,
-    _OPTIONS_3,
-    _OPTIONS_4,
-    _OPTIONS_5,
+    _OPTIONS_FROM_1,
+    _OPTIONS_TO_3,
+    _OPTIONS_TO_4,
     _as_blocks,
     _error_from_wire,
     _finish_reason,
@@ -152,9 +152,9 @@ STREAM: Final[dict[str, Any] | None] = None
 
 
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (("stop_sequences", "stop_sequences", ""),)
+_OPTIONS_TO_1: Final[tuple[tuple[str, str, str], ...]] = (("stop_sequences", "stop_sequences", ""),)
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_2: Final[tuple[tuple[str, str, str], ...]] = (
     # n: silently dropped, as the mapping declares
     # logprobs: silently dropped, as the mapping declares
     # top_logprobs: silently dropped, as the mapping declares
@@ -581,7 +581,7 @@ def _request_to_wire(
     value_seed = config.seed
     if value_seed is not NOT_GIVEN:
         raise InvalidRequestError("seed is not supported by " + KEY, path="config.seed")
-    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_1, tools, KEY)
     value_frequency_penalty = config.frequency_penalty
     if value_frequency_penalty is not NOT_GIVEN:
         raise InvalidRequestError(
@@ -592,11 +592,11 @@ def _request_to_wire(
         raise InvalidRequestError(
             "presence_penalty is not supported by " + KEY, path="config.presence_penalty"
         )
-    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_2, tools, KEY)
     value_user = config.user
     if value_user is not NOT_GIVEN:
         _w.put_in(body, ("metadata", "user_id"), value_user)
-    _w.options_to_wire(config, body, _OPTIONS_3, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_3, tools, KEY)
     value_reasoning_budget = config.reasoning_budget
     if (
         value_reasoning_budget is NOT_GIVEN
@@ -633,7 +633,7 @@ def _request_to_wire(
         container = _w.container_in(body, ("thinking",))
         container.setdefault("type", "enabled")  # `with`: written beside it
         container["budget_tokens"] = value_reasoning_budget
-    _w.options_to_wire(config, body, _OPTIONS_4, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_4, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
@@ -792,7 +792,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_5)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_FROM_1)
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:

@@ -67,9 +67,9 @@ from .anthropic_messages import (
     _FINISH_LISTED,
     _FINISH_TO_WIRE,
     _NO_CONFIG,
-    _OPTIONS_3,
-    _OPTIONS_4,
-    _OPTIONS_5,
+    _OPTIONS_FROM_1,
+    _OPTIONS_TO_3,
+    _OPTIONS_TO_4,
     _as_blocks,
     _error_from_wire,
     _finish_reason,
@@ -89,8 +89,8 @@ from .openarmature__anthropic_messages import (
     RULES,
     STREAM,
     TRANSPORT,
-    _OPTIONS_1,
-    _OPTIONS_2,
+    _OPTIONS_TO_1,
+    _OPTIONS_TO_2,
     _messages_from_wire,
     _read_assistant_part,
     _read_part_file_inline,
@@ -207,7 +207,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_5)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_FROM_1)
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:

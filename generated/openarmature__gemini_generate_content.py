@@ -79,9 +79,9 @@ from .gemini_generate_content import (
     _FINISH_LISTED,
     _FINISH_TO_WIRE,
     _NO_CONFIG,
-    _OPTIONS_1,
-    _OPTIONS_2,
-    _OPTIONS_3,
+    _OPTIONS_FROM_1,
+    _OPTIONS_FROM_2,
+    _OPTIONS_TO_1,
     _as_blocks,
     _assistant_content_to_wire,
     _assistant_to_wire,
@@ -392,7 +392,7 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_1, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [
             {
@@ -667,7 +667,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "contents", ""), "contents"))
     consumed.add("contents")
     config: dict[str, Any] = {}
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_2)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_FROM_1)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("generationConfig", "thinkingConfig", "thinkingLevel")),
@@ -686,7 +686,7 @@ def _request_from_wire(body: Any) -> Request:
     ) is not None:  # values
         config["reasoning_effort"] = spelled
         nested_consumed.append(("generationConfig", "thinkingConfig", "thinkingLevel"))
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_FROM_2)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("generationConfig", "responseMimeType")),

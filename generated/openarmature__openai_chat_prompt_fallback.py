@@ -76,8 +76,8 @@ from .openai_chat import (
     _FINISH_LISTED,
     _FINISH_TO_WIRE,
     _NO_CONFIG,
-    _OPTIONS_2,
-    _OPTIONS_4,
+    _OPTIONS_FROM_2,
+    _OPTIONS_TO_2,
     _error_from_wire,
     _finish_reason,
     _read_part_audio_inline,
@@ -109,8 +109,8 @@ from .openarmature__openai_chat import (
     OPTION_PATHS,
     ORIGIN,
     RULES,
-    _OPTIONS_1,
-    _OPTIONS_3,
+    _OPTIONS_FROM_1,
+    _OPTIONS_TO_1,
     _messages_from_wire,
     _read_assistant_part,
     _read_tool_result,
@@ -203,7 +203,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_3)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_FROM_1)
     if (
         spelled := _w.spelled(
             _w.get_in(body, ("response_format", "type")), {"json_object": True}, False
@@ -211,7 +211,7 @@ def _request_from_wire(body: Any) -> Request:
     ) is not None:  # values
         config["json_mode"] = spelled
         nested_consumed.append(("response_format", "type"))
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_4)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_FROM_2)
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:

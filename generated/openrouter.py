@@ -76,7 +76,7 @@ from .openai_chat import (
     _FINISH_LISTED,
     _FINISH_TO_WIRE,
     _NO_CONFIG,
-    _OPTIONS_4,
+    _OPTIONS_FROM_2,
     _error_from_wire,
     _finish_reason,
     _read_part_audio_inline,
@@ -98,7 +98,7 @@ from .openai_chat import (
     _tool_result_to_wire,
     _vm_audio_format_reverse,
 )
-from .openai_compatible import _OPTIONS_1
+from .openai_compatible import _OPTIONS_TO_1
 from . import openai_chat as _code_openai_chat
 from . import openai_compatible as _code_openai_compatible
 
@@ -516,13 +516,13 @@ STREAM: Final[dict[str, Any] | None] = {
 
 
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_2: Final[tuple[tuple[str, str, str], ...]] = (
     ("prompt_cache_key", "prompt_cache_key", ""),
     ("metadata", "metadata", "dict"),
     # betas: silently dropped, as the mapping declares
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("temperature",), ""),
     ("max_tokens", ("max_tokens", "max_completion_tokens"), "whole"),
     ("top_p", ("top_p",), ""),
@@ -856,14 +856,14 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_1, tools, KEY)
     value_reasoning_effort = config.reasoning_effort
     if value_reasoning_effort is not NOT_GIVEN:
         _w.put_in(body, ("reasoning", "effort"), value_reasoning_effort)
     value_reasoning_budget = config.reasoning_budget
     if value_reasoning_budget is not NOT_GIVEN:
         _w.put_in(body, ("reasoning", "max_tokens"), value_reasoning_budget)
-    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_2, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):

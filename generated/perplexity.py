@@ -192,7 +192,7 @@ TRANSPORT: Final = {
 
 
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_1: Final[tuple[tuple[str, str, str], ...]] = (
     ("temperature", "temperature", ""),
     ("max_tokens", "max_tokens", ""),
     ("top_p", "top_p", ""),
@@ -208,14 +208,14 @@ _OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
     # user: silently dropped, as the mapping declares
 )
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_2: Final[tuple[tuple[str, str, str], ...]] = (
     # reasoning_budget: silently dropped, as the mapping declares
     # prompt_cache_key: silently dropped, as the mapping declares
     # metadata: silently dropped, as the mapping declares
     # betas: silently dropped, as the mapping declares
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("temperature",), ""),
     ("max_tokens", ("max_tokens", "max_completion_tokens"), "whole"),
     ("top_p", ("top_p",), ""),
@@ -225,7 +225,7 @@ _OPTIONS_3: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("reasoning_effort", ("reasoning_effort",), ""),
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_4: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("schema_name", ("response_format.json_schema.name",), ""),
     ("schema_description", ("response_format.json_schema.description",), ""),
     ("schema_strict", ("response_format.json_schema.strict",), ""),
@@ -279,7 +279,7 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_1, tools, KEY)
     value_reasoning_effort = config.reasoning_effort
     if (
         value_reasoning_effort is NOT_GIVEN
@@ -294,7 +294,7 @@ def _request_to_wire(
                 value_reasoning_effort = "high"
     if value_reasoning_effort is not NOT_GIVEN:
         body["reasoning_effort"] = value_reasoning_effort
-    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_2, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):

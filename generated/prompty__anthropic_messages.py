@@ -78,6 +78,7 @@ from .anthropic_messages import (
     _FINISH_LISTED,
     _FINISH_TO_WIRE,
     _NO_CONFIG,
+    _OPTIONS_FROM_1,
     _as_blocks,
     _error_from_wire,
     _finish_reason,
@@ -125,6 +126,7 @@ _read_tool = _w.rebind(_code_openarmature__anthropic_messages._read_tool, global
 _read_tool_choice = _w.rebind(_code_openarmature__anthropic_messages._read_tool_choice, globals())
 _read_tool_result = _w.rebind(_code_openarmature__anthropic_messages._read_tool_result, globals())
 _read_user_part = _w.rebind(_code_openarmature__anthropic_messages._read_user_part, globals())
+_request_from_wire = _w.rebind(_code_openarmature__anthropic_messages._request_from_wire, globals())
 _response_from_wire = _w.rebind(_code_anthropic_messages._response_from_wire, globals())
 _response_to_wire = _w.rebind(_code_anthropic_messages._response_to_wire, globals())
 _rewrite_request = _w.rebind(_code_anthropic_messages._rewrite_request, globals())
@@ -187,7 +189,7 @@ TRANSPORT: Final = _w.table_with(
 
 
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_1: Final[tuple[tuple[str, str, str], ...]] = (
     # seed: silently dropped, as the mapping declares
     ("stop_sequences", "stop_sequences", ""),
     # frequency_penalty: silently dropped, as the mapping declares
@@ -197,11 +199,11 @@ _OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
     # top_logprobs: silently dropped, as the mapping declares
 )
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_2: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_2: Final[tuple[tuple[str, str, str], ...]] = (
     # reasoning_effort: silently dropped, as the mapping declares
 )
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_3: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_3: Final[tuple[tuple[str, str, str], ...]] = (
     # json_mode: silently dropped, as the mapping declares
     # schema_name: silently dropped, as the mapping declares
     # schema_description: silently dropped, as the mapping declares
@@ -209,17 +211,6 @@ _OPTIONS_3: Final[tuple[tuple[str, str, str], ...]] = (
     # prompt_cache_key: silently dropped, as the mapping declares
     # metadata: silently dropped, as the mapping declares
     # betas: sent as the request header anthropic-beta (HEADER_OPTIONS), not in the body
-)
-# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_4: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
-    ("temperature", ("temperature",), ""),
-    ("max_tokens", ("max_tokens",), "whole"),
-    ("top_p", ("top_p",), ""),
-    ("top_k", ("top_k",), "whole"),
-    ("stop_sequences", ("stop_sequences",), ""),
-    ("parallel_tool_calls", ("tool_choice.disable_parallel_tool_use",), "negate"),
-    ("user", ("metadata.user_id",), ""),
-    ("reasoning_budget", ("thinking.budget_tokens",), "whole"),
 )
 
 _RE_1: Final = _w.lazy_pattern(
@@ -312,11 +303,11 @@ def _request_to_wire(
             _w.warn_dropped("top_k is not supported by " + KEY + " for this model; dropped")
         else:
             body["top_k"] = value_top_k
-    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_1, tools, KEY)
     value_user = config.user
     if value_user is not NOT_GIVEN:
         _w.put_in(body, ("metadata", "user_id"), value_user)
-    _w.options_to_wire(config, body, _OPTIONS_2, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_2, tools, KEY)
     value_reasoning_budget = config.reasoning_budget
     if (
         value_reasoning_budget is NOT_GIVEN
@@ -353,7 +344,7 @@ def _request_to_wire(
         container = _w.container_in(body, ("thinking",))
         container.setdefault("type", "enabled")  # `with`: written beside it
         container["budget_tokens"] = value_reasoning_budget
-    _w.options_to_wire(config, body, _OPTIONS_3, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_3, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
@@ -405,68 +396,6 @@ def request_to_wire(
         return cast("PromptyAnthropicMessagesRequest", _request_to_wire(request, structured_output))
     except RecursionError:  # a schema, extras value or argument nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None
-
-
-def _request_from_wire(body: Any) -> Request:
-    """Wire request body -> canonical request."""
-    body = _w.expect_dict(body, "")
-    consumed = set()
-    nested_consumed: list[tuple[str, ...]] = []  # dotted wire fields read
-    model = _w.member_str(body, "model", "")
-    consumed.add("model")
-    messages: list[Message] = []
-    system = body.get("system")
-    if system is not None:
-        consumed.add("system")
-        if type(system) is list:  # an array of text blocks: joined
-            system = "\n\n".join(
-                _w.member_str(_w.expect_dict(b, "system" + f"[{j}]"), "text", "system" + f"[{j}]")
-                for j, b in enumerate(system)
-            )
-        system = _w.expect_str(system, "system")
-        if (
-            system
-        ):  # an empty hoisted field says no instruction: no system message (carried for this wire)
-            messages.append(SystemMessage(content=system))
-    messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
-    consumed.add("messages")
-    config: dict[str, Any] = {}
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_4)
-    kwargs: dict[str, Any] = {}
-    raw_tools = body.get("tools")
-    if raw_tools is not None:
-        consumed.add("tools")
-        kwargs["tools"] = [
-            _read_tool(_w.expect_dict(t, "tools" + f"[{j}]"), "tools" + f"[{j}]")
-            for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
-        ]
-    if "tool_choice" in body:
-        consumed.add("tool_choice")
-        kwargs["tool_choice"] = _read_tool_choice(body["tool_choice"])
-    raw_structured = body.get("output_config")
-    if (
-        type(raw_structured) is dict
-        and (
-            (step_1.get("type") if type(step_1 := raw_structured.get("format")) is dict else None)
-            if type(raw_structured) is dict
-            else None
-        )
-        == "json_schema"
-    ):
-        consumed.add("output_config")  # anything else under this key (another mode) stays an extra
-        kwargs["response_schema"] = _read_structured_output(raw_structured, "output_config")
-    extras = (
-        _w.leftover(body, consumed, nested_consumed)
-        if nested_consumed
-        else {k: v for k, v in body.items() if k not in consumed}
-    )
-    if extras:
-        config["extras"] = extras
-    if config:
-        kwargs["config"] = Config.from_dict(
-            config, "config"
-        )  # typed: the wire values are checked here
-    return Request(model=model, messages=messages, **kwargs)
 
 
 def request_from_wire(body: PromptyAnthropicMessagesRequest | Mapping[str, Any]) -> Request:

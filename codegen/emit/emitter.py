@@ -28,8 +28,10 @@ class Emitter:
         self.json_memo = False
         self.parts = ModuleParts()
         self.regexes: dict[str, str] = {}
-        #: the module tables of option rows written so far (`_OPTIONS_<n>`, codegen/emit/messages.py)
-        self.option_tables = 0
+        #: the module tables of option rows written so far (`_OPTIONS_TO_<n>` / `_OPTIONS_FROM_<n>`, codegen/emit/messages.py)
+        # numbered per direction, so that a dialect with another number of tables one way still
+        # names the other way's as its base does (and shares the code that reads them)
+        self.option_tables = {"TO": 0, "FROM": 0}
 
     # ----------------------------------------------------------------- helpers
     def unmodeled(self, out: "Lines", context: str, var: str, path: str) -> None:

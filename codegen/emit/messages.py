@@ -566,8 +566,8 @@ def emit_options_to_wire(
             continue
         plain = _plain_row(ir, opt) if bind and opt is not None else None
         if plain is None and table:  # the run ends: its table, read in order (one of comments only too: the code stays the same)
-            em.option_tables += 1
-            name = f"_OPTIONS_{em.option_tables}"
+            em.option_tables["TO"] += 1
+            name = f"_OPTIONS_TO_{em.option_tables['TO']}"
             em.parts.constants.append(f"# option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)\n{name}: Final[tuple[tuple[str, str, str], ...]] = (\n" + "".join(f"    {line}\n" for line in table) + ")")
             out.add(f"_w.options_to_wire(config, body, {name}, tools, KEY)")
             table = []
@@ -967,8 +967,8 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         elif how and opt is not None and opt.merge_coerce_string:
             how = None  # both: the row's own code says it
         if how is None and table:  # the run ends: its table, read in order
-            em.option_tables += 1
-            name = f"_OPTIONS_{em.option_tables}"
+            em.option_tables["FROM"] += 1
+            name = f"_OPTIONS_FROM_{em.option_tables['FROM']}"
             em.parts.constants.append(f"# option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)\n{name}: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (\n" + "".join(f"    {line}\n" for line in table) + ")")
             options.append(SimpleNamespace(table=name))
             table = []

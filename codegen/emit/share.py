@@ -13,7 +13,7 @@ A function of the same text that reads something the dialect defines otherwise (
 instead: `name = _w.rebind(<base>.name, globals())` runs the base's bytecode with the dialect's
 globals, which is what compiling the same text in the dialect would give. Messages name the
 format through `KEY` (codegen/lines.keyed) so that they do not make the texts differ, and the
-option rows that need no code of their own are module tables (`_OPTIONS_<n>`, read by
+option rows that need no code of their own are module tables (`_OPTIONS_TO_<n>` / `_OPTIONS_FROM_<n>`, read by
 `wire.options_to_wire` / `wire.options_from_wire`), so that a dialect that sends or drops an
 option otherwise differs in a table, not in `_request_to_wire`'s text.
 

@@ -149,7 +149,7 @@ TITLE: Final = "Acme Tiny Chat"
 
 
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_1: Final[tuple[tuple[str, str, str], ...]] = (
     ("temperature", "temperature", ""),
     ("max_tokens", "max_tokens", ""),
     ("top_p", "top_p", ""),
@@ -174,7 +174,7 @@ _OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
     # betas: silently dropped, as the mapping declares
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("temperature",), ""),
     ("max_tokens", ("max_tokens",), "whole"),
     ("top_p", ("top_p",), ""),

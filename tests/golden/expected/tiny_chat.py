@@ -202,7 +202,7 @@ _EMPTY_TURN: Final = (
 )
 _NO_CONFIG: Final = Config()  # read-only stand-in when a request has no config
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
-_OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
+_OPTIONS_TO_1: Final[tuple[tuple[str, str, str], ...]] = (
     ("temperature", "temperature", ""),
     ("max_tokens", "max_completion_tokens", ""),
     ("top_p", "top_p", ""),
@@ -227,7 +227,7 @@ _OPTIONS_1: Final[tuple[tuple[str, str, str], ...]] = (
     # betas: silently dropped, as the mapping declares
 )
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
-_OPTIONS_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
+_OPTIONS_FROM_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("temperature",), ""),
     ("max_tokens", ("max_completion_tokens",), "whole"),
     ("top_p", ("top_p",), ""),
@@ -670,7 +670,7 @@ def _request_to_wire(
     config = req.config if isinstance(req.config, Config) else _NO_CONFIG
     extras = config.extras
     model = req.model
-    _w.options_to_wire(config, body, _OPTIONS_1, tools, KEY)
+    _w.options_to_wire(config, body, _OPTIONS_TO_1, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
@@ -790,7 +790,7 @@ def _request_from_wire(body: Any) -> Request:
     messages.extend(_messages_from_wire(_w.member_list(body, "messages", ""), "messages"))
     consumed.add("messages")
     config: dict[str, Any] = {}
-    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_2)
+    _w.options_from_wire(body, config, consumed, nested_consumed, _OPTIONS_FROM_1)
     kwargs: dict[str, Any] = {}
     raw_tools = body.get("tools")
     if raw_tools is not None:
