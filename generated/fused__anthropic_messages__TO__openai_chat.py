@@ -51,11 +51,11 @@ from . import openai_chat as _dst
 from . import anthropic_messages as _src
 
 from .anthropic_messages import (
-    WIRE_KEYS,
     _read_assistant_part,
     _read_tool,
     _read_tool_choice,
     _read_user_part,
+    _system_block_from_wire,
     _vm_document_type_reverse,
     _vm_image_type_reverse,
 )
@@ -78,6 +78,23 @@ _KNOWN: Final = frozenset(
         "top_p",
     ]
 )  # the source body keys this path reads
+_SOURCE_READS: Final = frozenset(
+    [
+        "max_tokens",
+        "messages",
+        "metadata",
+        "model",
+        "output_config",
+        "stop_sequences",
+        "system",
+        "temperature",
+        "thinking",
+        "tool_choice",
+        "tools",
+        "top_k",
+        "top_p",
+    ]
+)  # every top-level key the source's reader reads (any other, it carries)
 _NO_TOOLS: Final[frozenset[str]] = frozenset()
 _EXACT_1: Final[frozenset[str]] = frozenset(
     ["type", "url"]
@@ -431,7 +448,9 @@ def request(
         if exact:
             if not _KNOWN.issuperset(src_body) or None in src_body.values():
                 raise _Deopt
-        elif not _KNOWN.issuperset(src_body) and not _w.carried_only(src_body, _KNOWN, WIRE_KEYS):
+        elif not _KNOWN.issuperset(src_body) and not _w.carried_only(
+            src_body, _KNOWN, _SOURCE_READS
+        ):
             raise _Deopt
         model = src_body.get("model")
         if type(model) is not str or not model:
@@ -447,9 +466,20 @@ def request(
         path = ""  # error paths are the two-step path's business
         system = src_body.get("system")
         if system is not None:
+            if type(system) is list and not exact:  # system.blocks, read by the source's reader
+                read_system = [
+                    m
+                    for b in system
+                    if (m := _system_block_from_wire(b, path)).content
+                    or m.cache_control is not NOT_GIVEN
+                ]
+                if len(read_system) != 1:  # none, or several system messages: the two-step way
+                    raise _Deopt
+                m = read_system[0]
+                system = m.content
             if (
                 type(system) is not str or not system
-            ):  # a list of blocks (joined), or empty (no system message): the two-step way
+            ):  # a list of blocks, or empty (no system message): the two-step way
                 raise _Deopt
             content_s = system
             if ci or type(content_s) is not str or not content_s:  # §5: first, non-empty text
@@ -779,7 +809,14 @@ def request(
             for tool in raw_tools:
                 if type(tool) is not dict:
                     raise _Deopt
-                tools.append(_read_tool(tool, ""))
+                read_tool = _w.read_or_skip(_read_tool, tool, "")
+                if (
+                    type(read_tool) is _w.Skipped
+                ):  # a tool of a kind no row reads: carried for the source's wire
+                    if exact:
+                        raise _Deopt
+                    continue
+                tools.append(read_tool)
             if exact:
                 if not raw_tools:  # an empty list: the target leaves it out
                     raise _Deopt
@@ -795,8 +832,15 @@ def request(
             tool_names = _NO_TOOLS
         tool_choice: Any = NOT_GIVEN
         if "tool_choice" in src_body:
-            tool_choice = _read_tool_choice(src_body["tool_choice"])
-            _v.check_tool_choice(tool_choice, tool_names, _dst.RULES)
+            tool_choice = _w.read_value_or_skip(_read_tool_choice, src_body["tool_choice"])
+            if (
+                type(tool_choice) is _w.Skipped
+            ):  # a mode no row reads: carried for the source's wire
+                if exact:
+                    raise _Deopt
+                tool_choice = NOT_GIVEN
+            else:
+                _v.check_tool_choice(tool_choice, tool_names, _dst.RULES)
             if exact:
                 raw_choice_3 = src_body["tool_choice"]
                 if tool_choice == "auto":

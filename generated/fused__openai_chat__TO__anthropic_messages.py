@@ -51,7 +51,6 @@ from . import anthropic_messages as _dst
 from . import openai_chat as _src
 
 from .openai_chat import (
-    WIRE_KEYS,
     _read_assistant_part,
     _read_tool,
     _read_tool_call,
@@ -88,6 +87,31 @@ _KNOWN: Final = frozenset(
         "user",
     ]
 )  # the source body keys this path reads
+_SOURCE_READS: Final = frozenset(
+    [
+        "frequency_penalty",
+        "logprobs",
+        "max_completion_tokens",
+        "max_tokens",
+        "messages",
+        "metadata",
+        "model",
+        "n",
+        "parallel_tool_calls",
+        "presence_penalty",
+        "prompt_cache_key",
+        "reasoning_effort",
+        "response_format",
+        "seed",
+        "stop",
+        "temperature",
+        "tool_choice",
+        "tools",
+        "top_logprobs",
+        "top_p",
+        "user",
+    ]
+)  # every top-level key the source's reader reads (any other, it carries)
 _NO_TOOLS: Final[frozenset[str]] = frozenset()
 _EXACT_1: Final[frozenset[str]] = frozenset(
     []
@@ -345,7 +369,9 @@ def request(
         if exact:
             if not _KNOWN.issuperset(src_body) or None in src_body.values():
                 raise _Deopt
-        elif not _KNOWN.issuperset(src_body) and not _w.carried_only(src_body, _KNOWN, WIRE_KEYS):
+        elif not _KNOWN.issuperset(src_body) and not _w.carried_only(
+            src_body, _KNOWN, _SOURCE_READS
+        ):
             raise _Deopt
         model = src_body.get("model")
         if type(model) is not str or not model:
@@ -807,7 +833,14 @@ def request(
             for tool in raw_tools:
                 if type(tool) is not dict:
                     raise _Deopt
-                tools.append(_read_tool(tool, ""))
+                read_tool = _w.read_or_skip(_read_tool, tool, "")
+                if (
+                    type(read_tool) is _w.Skipped
+                ):  # a tool of a kind no row reads: carried for the source's wire
+                    if exact:
+                        raise _Deopt
+                    continue
+                tools.append(read_tool)
             if exact:
                 if not raw_tools:  # an empty list: the target leaves it out
                     raise _Deopt
@@ -837,8 +870,15 @@ def request(
             tool_names = _NO_TOOLS
         tool_choice: Any = NOT_GIVEN
         if "tool_choice" in src_body:
-            tool_choice = _read_tool_choice(src_body["tool_choice"])
-            _v.check_tool_choice(tool_choice, tool_names, _dst.RULES)
+            tool_choice = _w.read_value_or_skip(_read_tool_choice, src_body["tool_choice"])
+            if (
+                type(tool_choice) is _w.Skipped
+            ):  # a mode no row reads: carried for the source's wire
+                if exact:
+                    raise _Deopt
+                tool_choice = NOT_GIVEN
+            else:
+                _v.check_tool_choice(tool_choice, tool_names, _dst.RULES)
             if exact:
                 raw_choice_5 = src_body["tool_choice"]
                 if tool_choice == "auto":

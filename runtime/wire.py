@@ -1769,10 +1769,11 @@ _SCALARS: Final = frozenset((str, int, float, bool, type(None)))
 def carried_only(body: dict[str, Any], read: frozenset[str], named: frozenset[str]) -> bool:
     """Whether a fused translator into another provider's wire (where carried data never goes)
     may leave out every top-level key of `body` outside `read` (the keys it reads): each is one
-    the source's tables never name (`named`: its WIRE_KEYS), so the source's reader carries it
-    (runtime/carry.py), and its value is plain JSON at most two levels deep (`stream: true`,
-    `stream_options: {...}`), which carrying it cannot fail on. The two-step answer is then the
-    same with those keys left out."""
+    the source's reader does not read at the top level (`named`: the fused module's
+    `_SOURCE_READS`), so it carries it (runtime/carry.py), and its value is plain JSON at most
+    two levels deep (`stream: true`, `stream_options: {...}`, a top-level `cache_control`),
+    which carrying it cannot fail on. The two-step answer is then the same with those keys left
+    out."""
     scalars = _SCALARS
     for key, value in body.items():
         if key in read:

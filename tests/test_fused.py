@@ -146,7 +146,13 @@ def test_a_tool_result_into_gemini_is_named_after_its_call(monkeypatch: pytest.M
 
 @pytest.mark.parametrize(
     ("item", "source", "target"),
-    [("agent_openai", "openai_chat", "anthropic_messages"), ("reasoning_turn.anthropic", "anthropic_messages", "openai_chat")],
+    [
+        ("agent_openai", "openai_chat", "anthropic_messages"),
+        ("reasoning_turn.anthropic", "anthropic_messages", "openai_chat"),
+        # a top-level `cache_control` (a key the tables name, but only inside blocks), a server
+        # tool, a `tool_reference` result and the system prompt as a list of one text block
+        ("agent_anthropic_cached.anthropic", "anthropic_messages", "openai_chat"),
+    ],
 )
 def test_keys_no_table_names_stay_on_the_one_pass_path(item: str, source: str, target: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # recorded client bodies (bench/make_corpus.py RECORDED): `stream`, `stream_options` are carried
@@ -263,3 +269,60 @@ def test_eligible_pairs_agree_on_valid_bodies(data: Any) -> None:
         body = json.loads(json.dumps(wiremap.get_format(source).request_to_wire(request)))
     assert outcome(module.request, body) == outcome(two_step(source, target), body)
 
+
+
+def _reader_top_keys(module: Any) -> set[str]:
+    """The top-level keys a generated `_request_from_wire` marks as read: `consumed.add("k")`,
+    `nested_consumed.append(("k", ...))` and the wire fields of its option tables."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(module._request_from_wire))
+    keys: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        owner = node.func.value
+        if isinstance(owner, ast.Name) and owner.id == "consumed" and node.func.attr == "add":
+            arg = node.args[0]
+            assert isinstance(arg, ast.Constant), ast.unparse(node)  # a key the test cannot see
+            keys.add(arg.value)
+        elif isinstance(owner, ast.Name) and owner.id == "nested_consumed":
+            keys.add(ast.literal_eval(node.args[0])[0])
+        elif node.func.attr == "options_from_wire":
+            rows = getattr(module, node.args[-1].id)  # type: ignore[attr-defined]
+            keys.update(wire.split(".")[0] for _, wires, _ in rows for wire in wires)
+    return keys
+
+
+def test_the_source_reads_every_fused_module_names_are_its_readers() -> None:
+    # `_SOURCE_READS` lets the one pass leave out a top-level key the source carries for its own
+    # wire; a key the reader reads but the set missed would be dropped where the two-step way reads it
+    modules = [(s, d, sys.modules[wiremap.translator(s, d).request.__module__]) for s, d in PAIRS]
+    modules += _eligible_pairs()
+    assert len(modules) > 100
+    for source, target, module in modules:
+        reader = wiremap.get_format(source).module
+        read = _reader_top_keys(reader)
+        assert {"model", "messages"} <= read
+        assert read <= module._SOURCE_READS, (source, target, read - module._SOURCE_READS)
+
+
+@pytest.mark.skipif(not (ROOT.parent / "shared" / "recorded").is_dir(), reason="no recorded traffic beside the repository")
+def test_recorded_requests_answer_as_the_two_step_path() -> None:
+    # what real clients sent (../shared/recorded): cache markers, server tools, system blocks,
+    # `stream` flags; every body, one pass or not, answers exactly as the two-step way
+    sys.path.insert(0, str(ROOT / "tests" / "recorded"))
+    import recorded_harness as harness
+
+    checked = ok = 0
+    for record in harness.records():
+        if record["kind"] != "request":
+            continue
+        body = harness._request_body(record)
+        for source, target in PAIRS:  # every body into every pair: another format's is an error both ways
+            checked += 1
+            got = outcome(wiremap.translator(source, target).request, body)
+            assert got == outcome(two_step(source, target), body), (record["source"], source, target)
+            ok += got[0] == "ok"
+    assert checked > 1500 and ok > 700

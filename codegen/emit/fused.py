@@ -36,7 +36,7 @@ from .emitter import Emitter
 from .shapes import shape
 from .lines import Lines, lit
 from ..ir.catalog import CONTEXTS
-from .messages import assign, build_message, text_content, emit_options_to_wire, emit_role_readers, emit_tools_to_wire
+from .messages import _block_fields, assign, build_message, text_content, emit_options_to_wire, emit_role_readers, emit_tools_to_wire
 from ..wiretemplate import Interp, Lit, Obj, Slot, slots_of
 from ..ir.chat import STRING_OPTIONS, FormatIR
 
@@ -646,7 +646,7 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
     shape(
         out, "fused", "head",
         # keys no table names are carried data, never written to another provider's wire: left out
-        carried=src.unknown == "carry" and (src.provider, src.wire) != (dst.provider, dst.wire),
+        carried=_carried_away(src, dst),
         model_field=src.model_field, messages_field=src.messages_field, hoist=hoist, grouped=grouped, from_call=from_call,
         added=", ".join(added), exact_ids=dst.tool_calls.unique_ids,
     )
@@ -682,7 +682,12 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
         known.add(f)
         system_sink = out.part()
         sink(system_sink, "system", {"content": "system"})
-        shape(out, "fused", "source_system", field=f, sink=system_sink)
+        block_fields = _block_fields(src) if src.system.blocks is not None else []
+        shape(
+            out, "fused", "source_system", field=f, sink=system_sink, blocks=src.system.blocks is not None,
+            kept=" or ".join(f"m.{x} is not NOT_GIVEN" for x in block_fields) or "False",
+            fields=bool(block_fields) and dst.system.blocks is not None,
+        )
     out.add("for message in items:")
     out.indent()
     out.add("if type(message) is not dict:")
@@ -763,7 +768,10 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
     else:
         exact_tools.add("raise _Deopt")
     _exact_tool_choice(exact_choice, exact, src, dst)
-    shape(out, "fused", "tools", tools_field=src.tools.field, choice_field=src.tool_choice.field, exact_tools=exact_tools, exact_choice=exact_choice)
+    shape(
+        out, "fused", "tools", tools_field=src.tools.field, choice_field=src.tool_choice.field, exact_tools=exact_tools, exact_choice=exact_choice,
+        carry=_carried_away(src, dst),
+    )
 
     # the target body, in the order the target's request_to_wire builds it
     out.add("body: dict[str, Any] = {}")
@@ -792,6 +800,32 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
     out.lines[start:] = [_KEY_IN_MESSAGE.sub("_dst.KEY", line) for line in out.lines[start:]]
     shape(out, "fused", "tail")
     return out.lines, known, parts_fn
+
+
+def _carried_away(src: FormatIR, dst: FormatIR) -> bool:
+    """Whether what `src`'s reader carries (request.unknown: carry) never reaches `dst`'s wire
+    (another provider's): the fused path may then leave it out as the two-step way does."""
+    return src.unknown == "carry" and (src.provider, src.wire) != (dst.provider, dst.wire)
+
+
+def source_reads(ir: FormatIR) -> set[str]:
+    """Every top-level key of a request body the reader of `ir` (a fused source: no strategy
+    hooks) reads, or takes as its transport's: the model, messages, hoisted system, tools and
+    tool_choice fields, each option's fields, the structured-output field. A key outside it is
+    one the reader carries (`request.unknown: carry`), which a fused translator into another
+    provider's wire may leave out (`_w.carried_only`); tests/test_fused.py checks the set
+    against the keys the generated reader marks as read."""
+    fields = [ir.model_field, ir.messages_field, ir.tools.field, ir.tool_choice.field]
+    if ir.system.strategy == "hoist" and ir.system.field:
+        fields.append(ir.system.field)
+    if ir.tools.strict_all is not None:
+        fields.append(ir.tools.strict_all)
+    for opt in ir.options:
+        fields.extend(w for w in (opt.wire, *opt.read_also) if w is not None)
+    if ir.structured is not None:
+        fields.append(ir.structured["field"])
+    fields.extend((ir.transport or {}).get("body") or {})
+    return {f.split(".")[0] for f in fields if f}
 
 
 def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module: str, header: str) -> str:
@@ -847,6 +881,9 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     lines.append(f"SOURCE: Final = {lit(src.key)}")
     lines.append(f"TARGET: Final = {lit(dst.key)}")
     lines.append(f"_KNOWN: Final = frozenset({lit(sorted(known))})  # the source body keys this path reads")
+    lines.append(
+        f"_SOURCE_READS: Final = frozenset({lit(sorted(source_reads(src)))})  # every top-level key the source's reader reads (any other, it carries)"
+    )
     lines.append("_NO_TOOLS: Final[frozenset[str]] = frozenset()")
     for keys, name in exact.sets.items():
         lines.append(f"{name}: Final[frozenset[str]] = frozenset({lit(list(keys))})  # request_with_losses: the keys a wire object may hold")
@@ -889,7 +926,7 @@ def _source_imports(fn_text: str, header: str, src_module: str) -> list[str]:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             for alias in stmt.names:
                 bound.add((alias.asname or alias.name).split(".")[0])
-    bound |= {"SOURCE", "TARGET", "_KNOWN", "_NO_TOOLS", "_Deopt", "_DEOPTS", "request", "request_with_losses", "_user_parts"}
+    bound |= {"SOURCE", "TARGET", "_KNOWN", "_SOURCE_READS", "_NO_TOOLS", "_Deopt", "_DEOPTS", "request", "request_with_losses", "_user_parts"}
     assigned: set[str] = set()
     used: set[str] = set()
     for node in ast.walk(tree):
