@@ -32,6 +32,7 @@ import os
 import sys
 import time
 from collections import Counter, deque
+from itertools import count, islice, repeat
 from collections.abc import Generator, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -247,11 +248,6 @@ def _surrogate_path(value: Any) -> str | None:
     return None
 
 
-def _one(item: Item) -> Result:
-    """One input line -> its output line or its reject record, with this process's job."""
-    return _translate_item(item, _JOB)
-
-
 def _translate_item(item: Item, job: dict[str, Any]) -> Result:
     """One input line (or decoded record) -> its output line or its reject record; never raises
     (but KeyboardInterrupt and the like)."""
@@ -307,7 +303,8 @@ def _translate_item(item: Item, job: dict[str, Any]) -> Result:
 
 
 def _run_batch(batch: list[Item]) -> list[Result]:
-    return [_one(item) for item in batch]
+    job, one = _JOB, _translate_item
+    return [one(item, job) for item in batch]
 
 
 class BatchTranslator:
@@ -458,11 +455,11 @@ class _Progress:
 
 def _lines(fh: IO[bytes], skip: int) -> Iterator[tuple[int, bytes]]:
     """(line number, its bytes without the line end): split on LF only, whatever the bytes
-    between, so one line's bad bytes cannot touch another's."""
-    for number, line in enumerate(fh, 1):
-        if number <= skip:
-            continue
-        yield number, line.rstrip(b"\n").rstrip(b"\r")
+    between, so one line's bad bytes cannot touch another's. Built of iterators that run in C
+    (a generator here cost about a microsecond a line)."""
+    rstrip = bytes.rstrip
+    stripped = map(rstrip, map(rstrip, fh, repeat(b"\n")), repeat(b"\r"))
+    return islice(zip(count(1), stripped), skip, None)
 
 
 #: The checkpointed parameters that change the output, with the option that sets each.
@@ -656,13 +653,8 @@ def convert_file(
 
 
 def _batches_of(items: Iterator[Item], size: int) -> Iterator[list[Item]]:
-    batch: list[Item] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
+    items = iter(items)
+    while batch := list(islice(items, size)):
         yield batch
 
 
