@@ -307,9 +307,11 @@ def main(argv: list[str] | None = None) -> int:
             "exactly the two-step answer, validation included); *one pass* = whether this item took the fused path; "
             "*two-step* = `request_from_wire` + `request_to_wire`; "
             "*translate* = `translate_request` (also builds the loss report: reads the result back and diffs). "
-            f"LiteLLM = {lite_label} (fresh input copies made outside the timer); the target: at least 20× the translator.\n")
-        add("| item | messages | floor | translator | ×floor | one pass | two-step | ×floor | translate | ×floor | LiteLLM | LiteLLM ÷ translator |")
-        add("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|")
+            f"LiteLLM = {lite_label} (fresh input copies made outside the timer); the target: at least 20× the translator. "
+            "*LiteLLM ÷ floor*: the most any converter as fast as the hand-written floor could reach; under 20× there, "
+            "the 20× target asks for a converter faster than straight-line hand-written code.\n")
+        add("| item | messages | floor | translator | ×floor | one pass | two-step | ×floor | translate | ×floor | LiteLLM | LiteLLM ÷ translator | LiteLLM ÷ floor |")
+        add("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
         for name in make_corpus.REQUESTS:
             body = load_request(name, suffix)
             expected = d_fmt.request_to_wire(s_fmt.request_from_wire(body))
@@ -330,9 +332,10 @@ def main(argv: list[str] | None = None) -> int:
                     t_lite = measure_consuming(lambda: copy.deepcopy(body), lite)
                     lite_cell = us(t_lite)
             summary["translate"].append((f"{name} ({source} → {target})", t_fused / t_floor, (t_lite / t_fused) if t_lite else None,
-                                         t_tr / t_floor, t_two / t_floor))
+                                         t_tr / t_floor, t_two / t_floor, (t_lite / t_floor) if t_lite else None))
             add(f"| {name} | {len(body['messages'])} | {us(t_floor)} | {us(t_fused)} | {ratio(t_fused, t_floor)} | "
-                f"{one_pass(tr, body)} | {us(t_two)} | {ratio(t_two, t_floor)} | {us(t_tr)} | {ratio(t_tr, t_floor)} | {lite_cell} | {ratio(t_lite, t_fused)} |")
+                f"{one_pass(tr, body)} | {us(t_two)} | {ratio(t_two, t_floor)} | {us(t_tr)} | {ratio(t_tr, t_floor)} | {lite_cell} | "
+                f"{ratio(t_lite, t_fused)} | {ratio(t_lite, t_floor)} |")
         add("")
 
     # --- 2. response translation
@@ -493,8 +496,11 @@ def main(argv: list[str] | None = None) -> int:
     lite_ratios = [(r[2], r[0]) for r in summary["translate"] if r[2] is not None]
     if lite_ratios:
         least = min(lite_ratios)
+        floor_short = [r[0] for r in summary["translate"] if len(r) > 5 and r[5] is not None and r[5] < 20]
         head.append(f"| 1. ≥ 20× faster than LiteLLM, every item | least {least[0]:.1f}× ({least[1]}); "
-                    f"{sum(x >= 20 for x, _ in lite_ratios)} of {len(lite_ratios)} at 20× or more | {met(least[0] >= 20)} |")
+                    f"{sum(x >= 20 for x, _ in lite_ratios)} of {len(lite_ratios)} at 20× or more; on {len(floor_short)} of "
+                    f"{len(lite_ratios)} even the hand-written floor is under 20× LiteLLM (there the target asks for more than "
+                    f"straight-line code) | {met(least[0] >= 20)} |")
     worst_two = max(summary["translate"], key=lambda r: r[4])
     head.append(f"| (for scale) two-step (`request_from_wire` + `request_to_wire`) against the same floor | worst {worst_two[4]:.2f}× ({worst_two[0]}) | |")
     worst_trl = max(summary["translate"], key=lambda r: r[3])
