@@ -412,8 +412,13 @@ def losses(carried: Any, origin: str, wire: Any, known: frozenset[str] | None = 
             _unknown_keys(value, path, known, found)
     out = [(deep, f"nested deeper than the depth limit: {provider} wire data not carried") for deep in carried.too_deep]
     for path, value in found:
-        shown = json.dumps(value, ensure_ascii=False, default=str)
-        if len(shown) > 60:
-            shown = shown[:57] + "..."
-        out.append((path_text(path), f"{shown} is {provider} wire data the target cannot carry"))
+        out.append((path_text(path), not_carried(value, provider)))
     return out
+
+
+def not_carried(value: Any, provider: str) -> str:
+    """The loss detail of a carried value that does not reach another provider's wire."""
+    shown = json.dumps(value, ensure_ascii=False, default=str)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return f"{shown} is {provider} wire data the target cannot carry"

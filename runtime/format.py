@@ -241,10 +241,12 @@ class Translator:
     the target's default for an absent option (`added`: its canonical path and value, which
     `translate_request` reports as that one `added` loss; else empty), or None (never raises, never
     warns; always None for a pair without a fused translator), and the two-step way says what is
-    lost. `translate_request` and `wiremap convert` try it first.
+    lost. `translate_request` and `wiremap convert` try it first (`translate.proven_losses`, which
+    also takes a body whose top-level keys outside `source_reads` are the source's carried wire
+    data, and names each `dropped`).
     """
 
-    __slots__ = ("source", "target", "fused", "request", "response", "request_with_losses")
+    __slots__ = ("source", "target", "fused", "request", "response", "request_with_losses", "source_reads")
 
     def __init__(self, source: Format, target: Format) -> None:
         if source.kind != target.kind:
@@ -289,6 +291,12 @@ class Translator:
             exact = None  # a format of the same key from another module: its own tables decide
         self.request_with_losses: Callable[[Any], tuple[dict[str, Any], tuple[tuple[str, Any], ...]] | None] = (
             exact if exact is not None else _nothing_proven
+        )
+        # every top-level key the source's reader reads, where the rest (carried wire data)
+        # never reaches the target: `translate.proven_losses` names those keys itself
+        reads = getattr(module, "_SOURCE_READS", None) if exact is not None else None
+        self.source_reads: frozenset[str] | None = (
+            reads if type(s_origin) is str and type(t_origin) is str and s_origin != t_origin else None
         )
 
     def __repr__(self) -> str:

@@ -26,12 +26,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .carry import ABSENT, Carried, losses as carry_losses
+from .carry import ABSENT, Carried, losses as carry_losses, not_carried, path_text
 from .json_values import json_copy
 from .canonical import NOT_GIVEN, EmbeddingsResponse, ImagesResponse, Request, Response
 from .errors import InvalidRequestError, UnsupportedOptionWarning
 from .format import Format, get_format, translator
-from .wire import float32_vectors, option_headers, read_without_carry
+from .wire import carried_only, float32_vectors, option_headers, read_without_carry
 from .wire_rules import WireMap
 
 __all__ = [
@@ -494,6 +494,32 @@ def fused_losses(added: Sequence[tuple[str, Any]]) -> list[Loss]:
     return [Loss(path, "added", f"the target adds {_describe(value, path.rsplit('.', 1)[-1])}") for path, value in added]
 
 
+def proven_losses(tr: Any, body: Any, carried: bool = True) -> tuple[dict[str, Any], list[Loss]] | None:
+    """The target body and its loss report where the fused translator `tr` (a Translator) proves
+    them (`request_with_losses`), else None: the two-step way says what is lost.
+
+    With `carried` (the caller does not forward extras), a body whose top-level keys outside
+    the source reader's (`tr.source_reads`) are carried wire data for the source's own provider
+    (`stream: false`, `stream_options`, a top-level `cache_control`: plain values at most two
+    levels deep, which never reach another provider's wire) is proven without them, and each is
+    named `dropped` after what the proof reports, as the two-step report names it."""
+    proof = tr.request_with_losses(body)
+    if proof is not None:
+        return proof[0], fused_losses(proof[1])
+    reads = getattr(tr, "source_reads", None)  # (a stand-in translator may have none)
+    if not carried or reads is None or type(body) is not dict or reads.issuperset(body):
+        return None
+    kept = {k: v for k, v in body.items() if k in reads}
+    dropped = [(k, v) for k, v in body.items() if k not in reads]
+    if any(v is None for _, v in dropped) or not carried_only(dict(dropped), frozenset(), reads):
+        return None
+    proof = tr.request_with_losses(kept)
+    if proof is None:
+        return None
+    provider = origin_of(tr.source).split("/")[0]
+    return proof[0], fused_losses(proof[1]) + [Loss(path_text((k,)), "dropped", not_carried(v, provider)) for k, v in dropped]
+
+
 def translate_request(
     body: Mapping[str, Any],
     source: str | Format,
@@ -526,10 +552,9 @@ def translate_request(
     # the fused translator's exact report: the body in one pass where it proves that nothing is
     # lost but a default the target adds (the loss report below would say just that); None sends
     # it the two-step way
-    fused = translator(src, dst).request_with_losses(body)
+    fused = proven_losses(translator(src, dst), body, carried=not keep_extras)
     if fused is not None:
-        wire, added = fused
-        losses = fused_losses(added)
+        wire, losses = fused
         if strict and losses:
             raise TranslationLossError(losses, src.key, dst.key)
         return Translation(wire, losses, src.key, dst.key, {})

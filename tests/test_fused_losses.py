@@ -46,6 +46,8 @@ RECORDED_FILES = {"anthropic_messages": "anthropic.messages_2023_06_01"}
 
 
 class _TwoStep:
+    source_reads = None  # nothing proven, with carried keys or without
+
     @staticmethod
     def request_with_losses(body: Any) -> None:
         return None
@@ -223,3 +225,31 @@ def test_every_eligible_pair_s_lossless_variant_agrees() -> None:
         for body in bodies:
             taken += agrees(module.request_with_losses, body, source, target)
     assert taken > 100
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=lambda p: f"{p[0]}->{p[1]}")
+def test_carried_top_level_keys_are_named_as_the_two_step_report_names_them(pair: tuple[str, str]) -> None:
+    # real clients send `stream: false`, `stream_options`, a top-level `cache_control`: wire data
+    # the source's reader carries for its own provider, never written to another's. The proof
+    # takes the rest of the body and names each such key `dropped`, exactly as the two-step
+    # report does (same losses in the same order, same details, same body), strict or not
+    source, target = pair
+    tr = wiremap.translator(source, target)
+    taken = 0
+    for body in wire_bodies(source):
+        for kw in ({}, {"strict": True}, {"keep_extras": True}):
+            assert answer(body, source, target, fast=True, **kw) == answer(body, source, target, fast=False, **kw), (kw, body)
+        if tr.request_with_losses(body) is None and tl.proven_losses(tr, body) is not None:
+            taken += 1
+    assert taken >= 20  # the recorded bodies with `stream` take it
+
+
+def test_a_carried_key_is_named_after_the_added_default() -> None:
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": False, "stream_options": {"include_usage": True}}
+    t = wiremap.translate_request(body, "openai_chat", "anthropic_messages")
+    assert [(x.path, x.kind) for x in t.losses] == [("config.max_tokens", "added"), ("stream", "dropped"), ("stream_options", "dropped")]
+    assert t.losses[1].detail == "false is openai wire data the target cannot carry"
+    assert answer(body, "openai_chat", "anthropic_messages", fast=True) == answer(body, "openai_chat", "anthropic_messages", fast=False)
+    # keep_extras=True forwards what it can: the two-step way decides
+    assert wiremap.translator("openai_chat", "anthropic_messages").request_with_losses(body) is None
+    assert tl.proven_losses(wiremap.translator("openai_chat", "anthropic_messages"), body, carried=False) is None

@@ -34,6 +34,7 @@ import time
 from collections import Counter, deque
 from itertools import count, islice, repeat
 from collections.abc import Generator, Iterator
+from functools import partial
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -41,7 +42,7 @@ from typing import IO, Any
 from wiremap.runtime.canonical import Request, UserMessage
 from wiremap.runtime.errors import InvalidRequestError, ProviderError
 from wiremap.runtime.format import get_format, translator
-from wiremap.runtime.translate import Translation, TranslationLossError, translate_request, translate_response
+from wiremap.runtime.translate import Translation, TranslationLossError, proven_losses, translate_request, translate_response
 
 from . import datasets
 from .datasets import MissingField, record_of_row
@@ -163,7 +164,7 @@ def _job(source: str, target: str, what: str, strict: bool, keep_extras: bool | 
     # a request the fused translator proves lossless (but for a default the target adds) is its
     # body and that report (translate_request takes the same way first; called here directly, a
     # line skips the layers in between)
-    exact = translator(source, target).request_with_losses if what == "request" else None
+    exact = partial(proven_losses, translator(source, target), carried=not keep_extras) if what == "request" else None
     return dict(source=source, target=target, what=what, strict=strict, keep_extras=keep_extras, model=model, defaults=defaults, exact=exact)
 
 
@@ -275,7 +276,7 @@ def _translate_item(item: Item, job: dict[str, Any]) -> Result:
         fused = exact(body) if exact is not None and (job["model"] is None or (type(body) is dict and "model" in body)) else None
         if fused is not None and not (fused[1] and job["strict"]):  # strict with a loss: the error, the usual way
             out = _dumps(fused[0]).encode("utf-8")
-            losses: list[str] = [f"{path} added" for path, _ in fused[1]]
+            losses: list[str] = [f"{loss.path} {loss.kind}" for loss in fused[1]]
         else:
             t = translate_record(
                 body, job["source"], job["target"], job["what"], model=job["model"], strict=job["strict"],

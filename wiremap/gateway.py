@@ -78,7 +78,7 @@ from wiremap.runtime.format import Format
 from wiremap.runtime.provider import Provider
 from wiremap.runtime.canonical import NotGiven, Request
 from wiremap.runtime.format import translator
-from wiremap.runtime.translate import Loss, TranslationLossError, fit_ranges, fused_losses, request_losses, response_losses, unique_tool_call_ids
+from wiremap.runtime.translate import Loss, TranslationLossError, fit_ranges, proven_losses, request_losses, response_losses, unique_tool_call_ids
 from wiremap.runtime.wire import options_from_headers
 
 from .gateway_common import BearerToken, BodyTimeout, BodyTooLarge, ClientGone, loss_header, sends_as_bearer
@@ -464,9 +464,10 @@ class _Gateway:
         plain["model"] = model
         plain, losses = apply_extras_policy(plain, cfg.inbound, lane)
         if body is not None and not renamed_model and not losses:
-            proven = translator(cfg.inbound, cfg.upstream).request_with_losses(body)
+            forwards = getattr(cfg, "keep_extras", None) or getattr(cfg, "allowed_extras", None)
+            proven = proven_losses(translator(cfg.inbound, cfg.upstream), body, carried=not forwards)
             if proven is not None:
-                losses = fused_losses(proven[1])
+                losses = proven[1]
                 if cfg.strict and losses:
                     raise TranslationLossError(losses, cfg.inbound.key, cfg.upstream.key)
                 return plain, model, losses

@@ -36,7 +36,7 @@ from .emitter import Emitter
 from .shapes import shape
 from .lines import Lines, lit
 from ..ir.catalog import CONTEXTS
-from .messages import _block_fields, assign, build_message, text_content, emit_options_to_wire, emit_role_readers, emit_tools_to_wire
+from .messages import block_fields, assign, build_message, text_content, emit_options_to_wire, emit_role_readers, emit_tools_to_wire
 from ..wiretemplate import Interp, Lit, Obj, Slot, slots_of
 from ..ir.chat import STRING_OPTIONS, FormatIR
 
@@ -682,11 +682,11 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
         known.add(f)
         system_sink = out.part()
         sink(system_sink, "system", {"content": "system"})
-        block_fields = _block_fields(src) if src.system.blocks is not None else []
+        src_fields = block_fields(src) if src.system.blocks is not None else []
         shape(
             out, "fused", "source_system", field=f, sink=system_sink, blocks=src.system.blocks is not None,
-            kept=" or ".join(f"m.{x} is not NOT_GIVEN" for x in block_fields) or "False",
-            fields=bool(block_fields) and dst.system.blocks is not None,
+            kept=" or ".join(f"m.{x} is not NOT_GIVEN" for x in src_fields) or "False",
+            fields=bool(src_fields) and dst.system.blocks is not None,
         )
     out.add("for message in items:")
     out.indent()

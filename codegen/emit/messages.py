@@ -87,7 +87,7 @@ def _names(node: Any) -> bool:
     return isinstance(node, Obj) and any(isinstance(c, Slot) and c.field == "name" for _, c in node.items)
 
 
-def _block_fields(ir: Any) -> list[str]:
+def block_fields(ir: Any) -> list[str]:
     """The optional fields of the `system.blocks` template: what only the block form carries."""
     node = ir.system.blocks
     return [c.field for _, c in node.items if isinstance(c, Slot) and c.optional] if node is not None else []
@@ -99,7 +99,7 @@ def _emit_system_blocks(em: "Emitter") -> None:
     node = ir.system.blocks
     if node is None:
         return
-    fields = _block_fields(ir)
+    fields = block_fields(ir)
     out = Lines()
     prelude = out.part()
     env = {"content": "message.content", **{f: f"message.{f}" for f in fields}}
@@ -277,7 +277,7 @@ def _emit_role_writers(em: "Emitter") -> None:
     if ir.system.strategy != "hoist":
         assert ir.system.template is not None
         out = Lines()
-        fields = _block_fields(ir)
+        fields = block_fields(ir)
         blocks_prelude, prelude = out.part(), out.part()
         blocks_expr = None
         if fields:  # system.blocks: what the plain form cannot carry goes in a one-block content
@@ -370,7 +370,7 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
     if ir.tool_calls.placement == "items":
         items_writer = out.part()
         emit_items.emit_assistant_items_to_wire(em, items_writer, build_message)
-    fields = [] if ir.system.strategy == "hoist" else _block_fields(ir) + (["name"] if _names(ir.system.template) else [])
+    fields = [] if ir.system.strategy == "hoist" else block_fields(ir) + (["name"] if _names(ir.system.template) else [])
     # isinstance, as validation tells the roles apart (a subclass is its role, never dropped)
     shape(
         out, "messages_to_wire", "messages_to_wire",
@@ -470,7 +470,7 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         # request.cache_points: the field is the list of blocks, one per system message, each
         # breakpoint an item after its block
         system_form = "cache_blocks"
-    elif system_field is not None and _block_fields(ir):
+    elif system_field is not None and block_fields(ir):
         system_form = "blocks"
     hoist_prelude = out.part()
     hoist_expr = None
@@ -513,7 +513,7 @@ def _emit_request_to_wire(em: "Emitter") -> None:
         model_field=ir.model_field,
         system=("first" if ir.rules.ordering == "openarmature" else "all") if hoist else None,
         system_field=system_field, system_form=system_form,
-        block_cond=" or ".join(f"m.{f} is not NOT_GIVEN" for f in _block_fields(ir)), join=ir.system.join,
+        block_cond=" or ".join(f"m.{f} is not NOT_GIVEN" for f in block_fields(ir)), join=ir.system.join,
         hoist_prelude=hoist_prelude, hoist_expr=hoist_expr, messages_field=ir.messages_field,
         phase0=phase0, tools=tools, phase1=phase1,
         close_nullable=st is not None and st.get("schema", "verbatim") == "close_and_nullable_optional", copy_fn=copy_fn,
@@ -868,7 +868,7 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None,
             on_name(name, name_key)
         elif name_key is not None:
             named = {"name": "name_"}
-        fields = _block_fields(ir) if role == "system" else []
+        fields = block_fields(ir) if role == "system" else []
         user_part, assistant = out.part(), out.part()
         sinks: list[Any] = []
         user_read = ""
@@ -938,12 +938,12 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     if ir.system.strategy == "hoist":
         f = ir.system.field
         hoist = SimpleNamespace(field=f, join=ir.system.join, content_steps=ir.system.content_steps, carry=carry)
-        hoist.kept = " or ".join(f"m.{x} is not NOT_GIVEN" for x in _block_fields(ir))
+        hoist.kept = " or ".join(f"m.{x} is not NOT_GIVEN" for x in block_fields(ir))
         if ir.system.hoist_template is not None:
             hoist.form = "template"
         elif ir.system.blocks is not None and ir.cache_point is not None:
             hoist.form = "cache_blocks"
-            hoist.kept = " or ".join(f"m.{x} is not NOT_GIVEN" for x in ["cache_control", *_block_fields(ir)])
+            hoist.kept = " or ".join(f"m.{x} is not NOT_GIVEN" for x in ["cache_control", *block_fields(ir)])
             hoist.read = f"_w.read_or_skip(_system_block_from_wire, b, {lit(f)} + f'[{{j}}]')" if carry else f"_system_block_from_wire(b, {lit(f)} + f'[{{j}}]')"
             hoist.point = em.cache_point_condition("b")
         elif ir.system.blocks is not None:
