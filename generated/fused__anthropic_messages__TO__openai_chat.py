@@ -623,8 +623,12 @@ def request(
                         if calls_:
                             a_calls = calls_
                 if exact:
-                    if (
-                        not _EXACT_6.issuperset(message) or None in message.values()
+                    if not _EXACT_6.issuperset(message) or (
+                        None in message.values()
+                        and (
+                            message.get("content", 0) is not None
+                            or sum(v is None for v in message.values()) > 1
+                        )
                     ):  # a key the target cannot carry, or the source carries
                         raise _Deopt
                     if type(a_content) is list:  # blocks: text first, then tool calls
@@ -664,8 +668,10 @@ def request(
                         for text_block in a_content:
                             if type(text_block) is not TextBlock or not text_block.text:
                                 raise _Deopt
-                    elif a_content is not NOT_GIVEN and (
-                        type(a_content) is not str or not a_content
+                    elif (
+                        a_content is not NOT_GIVEN
+                        and (type(a_content) is not str or not a_content)
+                        and (a_content is not None or a_calls is NOT_GIVEN)
                     ):  # text, said as one string
                         raise _Deopt
                     if a_calls is not NOT_GIVEN:

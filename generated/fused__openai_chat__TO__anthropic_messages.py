@@ -147,7 +147,7 @@ _EXACT_11: Final[frozenset[str]] = frozenset(
     ["content", "role", "tool_call_id"]
 )  # request_with_losses: the keys a wire object may hold
 _EXACT_12: Final[frozenset[str]] = frozenset(
-    ["description", "name", "parameters"]
+    ["description", "name", "parameters", "strict"]
 )  # request_with_losses: the keys a wire object may hold
 _EXACT_13: Final[frozenset[str]] = frozenset(
     ["function", "type"]
@@ -499,8 +499,12 @@ def request(
                         for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
                     ]
                 if exact:
-                    if (
-                        not _EXACT_8.issuperset(message) or None in message.values()
+                    if not _EXACT_8.issuperset(message) or (
+                        None in message.values()
+                        and (
+                            message.get("content", 0) is not None
+                            or sum(v is None for v in message.values()) > 1
+                        )
                     ):  # a key the target cannot carry, or the source carries
                         raise _Deopt
                     if type(a_content) is list:  # blocks: text first, then tool calls
@@ -530,8 +534,10 @@ def request(
                         for text_block in a_content:
                             if type(text_block) is not TextBlock or not text_block.text:
                                 raise _Deopt
-                    elif a_content is not NOT_GIVEN and (
-                        type(a_content) is not str or not a_content
+                    elif (
+                        a_content is not NOT_GIVEN
+                        and (type(a_content) is not str or not a_content)
+                        and (a_content is not None or a_calls is NOT_GIVEN)
                     ):  # text, said as one string
                         raise _Deopt
                     if a_calls is not NOT_GIVEN:

@@ -517,8 +517,12 @@ def request(
                         for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
                     ]
                 if exact:
-                    if (
-                        not _EXACT_9.issuperset(message) or None in message.values()
+                    if not _EXACT_9.issuperset(message) or (
+                        None in message.values()
+                        and (
+                            message.get("content", 0) is not None
+                            or sum(v is None for v in message.values()) > 1
+                        )
                     ):  # a key the target cannot carry, or the source carries
                         raise _Deopt
                     if type(a_content) is list:  # blocks: text first, then tool calls
@@ -548,8 +552,10 @@ def request(
                         for text_block in a_content:
                             if type(text_block) is not TextBlock or not text_block.text:
                                 raise _Deopt
-                    elif a_content is not NOT_GIVEN and (
-                        type(a_content) is not str or not a_content
+                    elif (
+                        a_content is not NOT_GIVEN
+                        and (type(a_content) is not str or not a_content)
+                        and (a_content is not None or a_calls is NOT_GIVEN)
                     ):  # text, said as one string
                         raise _Deopt
                     if a_calls is not NOT_GIVEN:
@@ -797,41 +803,11 @@ def request(
             tuple[str, Any], ...
         ] = ()  # the target's default for an absent option: an added loss
         if exact:
-            if (
-                value_temperature is not NOT_GIVEN
-            ):  # temperature: the target does not carry it as it is
-                raise _Deopt
-            if (
-                value_max_tokens is not NOT_GIVEN
-            ):  # max_tokens: the target does not carry it as it is
-                raise _Deopt
-            if value_top_p is not NOT_GIVEN:  # top_p: the target does not carry it as it is
-                raise _Deopt
-            if value_seed is not NOT_GIVEN:  # seed: the target does not carry it as it is
-                raise _Deopt
-            if (
-                value_stop_sequences is not NOT_GIVEN
-            ):  # stop_sequences: the target does not carry it as it is
-                raise _Deopt
-            if (
-                value_frequency_penalty is not NOT_GIVEN
-            ):  # frequency_penalty: the target does not carry it as it is
-                raise _Deopt
-            if (
-                value_presence_penalty is not NOT_GIVEN
-            ):  # presence_penalty: the target does not carry it as it is
+            if type(src_body.get("stop")) is str:  # the scalar form: the source re-writes a list
                 raise _Deopt
             if (
                 value_parallel_tool_calls is not NOT_GIVEN
             ):  # parallel_tool_calls: the target does not carry it as it is
-                raise _Deopt
-            if value_n is not NOT_GIVEN:  # n: the target does not carry it as it is
-                raise _Deopt
-            if value_logprobs is not NOT_GIVEN:  # logprobs: the target does not carry it as it is
-                raise _Deopt
-            if (
-                value_top_logprobs is not NOT_GIVEN
-            ):  # top_logprobs: the target does not carry it as it is
                 raise _Deopt
             if value_user is not NOT_GIVEN:  # user: the target does not carry it as it is
                 raise _Deopt

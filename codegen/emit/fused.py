@@ -326,7 +326,7 @@ def _needed(slot: Slot, dst_slots: dict[str, Slot] | None) -> bool:
 
 def _exact_shape(
     out: Lines, exact: _Exact, node: Obj, var: str, dst_slots: dict[str, Slot] | None, structural: frozenset[str] = frozenset(),
-    matched: frozenset[str] = frozenset(),
+    matched: frozenset[str] = frozenset(), nullable: str | None = None,
 ) -> None:
     """Lossless variant: the wire object `var` (a dict the source's reader took) holds only the keys
     the source's template `node` reads, each literal as the template writes it, and no field the
@@ -372,7 +372,11 @@ def _exact_shape(
             out.dedent()
         # any other node (an array template): its key is not on the lossless path
     # a null the reader takes for absent is carried data for the source's own wire: the two-step way
-    out.add(f"if not {exact.key_set(allowed)}.issuperset({var}) or None in {var}.values():  # a key the target cannot carry, or the source carries")
+    # (but at `nullable`, a key whose null the reader reads into the canonical record: the caller checks it)
+    nulls = f"None in {var}.values()"
+    if nullable is not None:
+        nulls = f"({nulls} and ({var}.get({lit(nullable)}, 0) is not None or sum(v is None for v in {var}.values()) > 1))"
+    out.add(f"if not {exact.key_set(allowed)}.issuperset({var}) or {nulls}:  # a key the target cannot carry, or the source carries")
     out.add("    raise _Deopt")
 
 
@@ -410,10 +414,15 @@ def _exact_message(o: Lines, exact: _Exact, src: FormatIR, dst: FormatIR, role: 
         o.add(f"if type({env['content']}) is not str:")
         o.add("    raise _Deopt")
     elif role == "assistant":
-        _exact_shape(o, exact, src.assistant.template, "message", _slots_by_field(dst.assistant.template), frozenset({"content", "tool_calls"}), _ROLE)
+        content_key = _slot_key(src.assistant.template, "content")
+        # `content: null` beside tool calls (what the OpenAI SDKs send) is read as the canonical None
+        _exact_shape(
+            o, exact, src.assistant.template, "message", _slots_by_field(dst.assistant.template), frozenset({"content", "tool_calls"}), _ROLE,
+            nullable=content_key,
+        )
         c, calls = env["content"], env["tool_calls"]
         blocks = _exact_assistant_blocks(o, exact, src, dst, c)
-        o.add(f"{'elif' if blocks else 'if'} {c} is not NOT_GIVEN and (type({c}) is not str or not {c}):  # text, said as one string")
+        o.add(f"{'elif' if blocks else 'if'} {c} is not NOT_GIVEN and (type({c}) is not str or not {c}) and ({c} is not None or {calls} is NOT_GIVEN):  # text, said as one string")
         o.add("    raise _Deopt")
         o.add(f"if {calls} is not NOT_GIVEN:")
         o.indent()
@@ -535,9 +544,12 @@ def _exact_assistant_blocks(o: Lines, exact: _Exact, src: FormatIR, dst: FormatI
     return True
 
 
-def _plain_option(opt: Any, ir: FormatIR) -> bool:
+def _plain_option(opt: Any, ir: FormatIR, target: bool = False) -> bool:
     """An option row that writes and reads the value as it is, in one place: no value map, no
-    negation, no condition, no model rule, no derived value, no header, not dropped."""
+    negation, no condition, no model rule, no derived value, no header, not dropped. On the
+    source's side the field is top-level or alone in an object one level deep (the pass reads
+    it in place); the target's writer puts a nested field where its reader reads it back, in an
+    object beside other options too (Gemini's `generationConfig`)."""
     if opt is None or opt.wire is None:
         return False
     # (`merge` acts on config.extras, which this path never has; a `maximum` refuses a larger value)
@@ -547,7 +559,11 @@ def _plain_option(opt: Any, ir: FormatIR) -> bool:
         return False
     if "." in opt.wire:
         root = opt.wire.split(".")[0]
-        if opt.wire.count(".") > 1 or root in (ir.tool_choice.field, ir.tools.field, ir.messages_field, ir.model_field, ir.system.field):
+        if root in (ir.tool_choice.field, ir.tools.field, ir.messages_field, ir.model_field, ir.system.field):
+            return False
+        if target:
+            return True
+        if opt.wire.count(".") > 1:
             return False
         if any(o is not opt and o.wire is not None and o.wire.split(".")[0] == root for o in ir.options):
             return False  # the object holds another option too
@@ -563,7 +579,7 @@ def _exact_options(out: Lines, src: FormatIR, dst: FormatIR, read: set[str]) -> 
             continue
         var = f"value_{opt.name}"
         other = dst_by.get(opt.name)
-        if not (_plain_option(opt, src) and _plain_option(other, dst)):
+        if not (_plain_option(opt, src) and _plain_option(other, dst, target=True)):
             out.add(f"if {var} is not NOT_GIVEN:  # {opt.name}: the target does not carry it as it is")
             out.add("    raise _Deopt")
             continue
@@ -757,8 +773,9 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
     exact_tools, exact_choice = out.part(), out.part()
     if isinstance(src.tools.template, Obj):
         dst_slots = _slots_by_field(dst.tools.template)
-        if "as_given" not in (src.tools.strict, dst.tools.strict) or src.tools.strict != dst.tools.strict:
-            dst_slots.pop("strict", None)  # a side that closes strict schemas rewrites them
+        if dst.tools.strict != "as_given":
+            # a target that closes strict schemas rewrites them (the source's reader takes them as given)
+            dst_slots.pop("strict", None)
         exact_tools.add("if not raw_tools:  # an empty list: the target leaves it out")
         exact_tools.add("    raise _Deopt")
         exact_tools.add("for tool in raw_tools:")
