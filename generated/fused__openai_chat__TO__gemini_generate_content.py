@@ -629,7 +629,9 @@ def request(
                 ci += 1
                 last = "tool"
                 continue
-            raise _Deopt  # a role the source refuses
+            if exact:  # an item or role no row reads: a loss
+                raise _Deopt
+            continue  # an item or role no row reads: carried for the source's wire, left out here
         if last != "user" and last != "tool":  # §5: the last message is user or tool
             raise _Deopt
         value_temperature: Any = NOT_GIVEN

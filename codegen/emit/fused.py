@@ -729,7 +729,12 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
         o.add("    raise _Deopt")
 
     emit_role_readers(s_em, out, sink, user_list, on_name)
-    out.add("raise _Deopt  # a role the source refuses")
+    if _carried_away(src, dst):  # the reader carries it for its own wire, which this target is not
+        out.add("if exact:  # an item or role no row reads: a loss")
+        out.add("    raise _Deopt")
+        out.add("continue  # an item or role no row reads: carried for the source's wire, left out here")
+    else:
+        out.add("raise _Deopt  # a role the source refuses")
     out.dedent()
     out.add("if last != 'user' and last != 'tool':  # §5: the last message is user or tool")
     out.add("    raise _Deopt")
