@@ -129,6 +129,7 @@ _EXACT_10: Final[frozenset[str]] = frozenset(
 _EXACT_11: Final[frozenset[str]] = frozenset(
     ["name", "type"]
 )  # request_with_losses: the keys a wire object may hold
+_RE_T1: Final = _w.lazy_pattern(globals(), "_RE_T1", "(?s)data:(.*?);base64,(.*)")
 
 
 def _user_parts(raw: list[Any], exact: bool) -> Any:
@@ -195,6 +196,12 @@ def _user_parts(raw: list[Any], exact: bool) -> Any:
             )
             if not ok_7:
                 return None
+            if (
+                exact
+                and type(f_source_url_5) is str
+                and _RE_T1.fullmatch(f_source_url_5) is not None
+            ):
+                return None  # read back as inline data
             parts.append({"type": "image_url", "image_url": {"url": f_source_url_5}})
             texts.append(None)
             continue

@@ -253,3 +253,18 @@ def test_a_carried_key_is_named_after_the_added_default() -> None:
     # keep_extras=True forwards what it can: the two-step way decides
     assert wiremap.translator("openai_chat", "anthropic_messages").request_with_losses(body) is None
     assert tl.proven_losses(wiremap.translator("openai_chat", "anthropic_messages"), body, carried=False) is None
+
+
+def test_a_data_url_the_target_reads_back_as_inline_data_is_a_loss() -> None:
+    # found by fuzzing the exact report: an Anthropic URL image whose URL is a `data:` URL goes
+    # into OpenAI's image_url as it is, where OpenAI's reader takes it for inline data; the
+    # proof said nothing was lost, the two-step report names the change
+    image = {"type": "image", "source": {"type": "url", "url": "data:image/gif;base64,R0lGODlhAQABAAAAACw="}}
+    body = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": [image, {"type": "text", "text": "Tiny gif."}]}]}
+    tr = wiremap.translator("anthropic_messages", "openai_chat")
+    assert tr.request_with_losses(body) is None
+    fast = answer(body, "anthropic_messages", "openai_chat", fast=True)
+    assert fast == answer(body, "anthropic_messages", "openai_chat", fast=False)
+    assert {loss["path"] for loss in fast[2]} >= {"messages[0].content[0].source.type"}
+    image["source"]["url"] = "https://example.com/a.gif"  # an ordinary URL stays on the proven path
+    assert tr.request_with_losses(body) is not None

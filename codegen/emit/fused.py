@@ -211,7 +211,7 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> list[
         by_scheme = "@" in label or any(k.startswith(label + "@") for k in dst.parts)
         if label == "tool_result" or by_scheme or not _part_fusable(label, node, target):  # a URL-scheme row: the canonical path
             shape(branches, "fused", "part_branch", cond=cond, canonical=True, exact=None, read=None, fields=(), ok=None, checks=None,
-                  action=None, guards=None, prelude=None, expr=None, joins=joins, text=None)
+                  action=None, guards=None, prelude=None, expr=None, joins=joins, text=None, after=())
             continue
         checks_part = branches.part()
         if isinstance(target, str):  # strip or reject: the part does not arrive
@@ -240,6 +240,14 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> list[
         if inline and "media_type" not in got:
             checks.append("False")  # an inline part needs its media type (validate._media_block)
         ok = branches.fresh("ok") if checks else None  # through a flag: the target's template keeps its own view of the types
+        inline_back = _inline_twin(label, target, dst.parts)
+        if inline_back is not None and "source.url" in got and not isinstance(target, str):
+            # the target writes a URL where its inline twin writes a pattern (`data:{media_type};base64,...`):
+            # a URL of that form reads back as inline data, a loss the lossless variant leaves to the two-step way
+            guard = "True" if inline_back is True else f"{d_em.regex(inline_back)}.fullmatch({got['source.url']}) is not None"
+            checks_after = [f"if exact and type({got['source.url']}) is str and {guard}:", "    return None  # read back as inline data"]
+        else:
+            checks_after = []
         guards: str | None = None
         prelude: list[str] | None = None
         written_expr: str | None = None
@@ -259,10 +267,44 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> list[
         shape(
             branches, "fused", "part_branch", cond=cond, canonical=False, exact=checks_part, read=reader, fields=fields, ok=ok,
             checks=" and ".join(checks), action=target if isinstance(target, str) else None, guards=guards, prelude=prelude, expr=written_expr,
-            joins=joins, text=got["text"] if label == "text" else "None",
+            joins=joins, text=got["text"] if label == "text" else "None", after=checks_after,
         )
     shape(out, "fused", "user_parts", joins=joins, branches=branches)
     return out.lines
+
+
+def _inline_twin(label: str, target: Any, parts: dict[str, Any]) -> str | bool | None:
+    """For a `.url` part kind: where the target's `.inline` twin writes its data into the wire key
+    the URL template puts `{source.url}` in, the pattern its reader tells inline data by there (a
+    URL matching it reads back as inline data); True when the twin puts a plain slot there (any
+    URL may read back otherwise); None when no twin shares the key."""
+    if not label.endswith(".url") or not isinstance(target, Obj):
+        return None
+    twin = parts.get(label[: -len(".url")] + ".inline")
+    if not isinstance(twin, Obj):
+        return None
+
+    def where(node: Any, path: tuple[str, ...]) -> tuple[str, ...] | None:
+        if isinstance(node, Slot) and node.field == "source.url":
+            return path
+        if isinstance(node, Obj):
+            for key, child in node.items:
+                found = where(child, path + (key,))
+                if found is not None:
+                    return found
+        return None
+
+    path = where(target, ())
+    if path is None:
+        return None
+    node: Any = twin
+    for key in path:
+        if not isinstance(node, Obj):
+            return None
+        node = dict(node.items).get(key)
+    if isinstance(node, Interp):
+        return node.pattern()
+    return True if isinstance(node, Slot) else None
 
 
 def _infers(node: Any, target: Any) -> bool:
@@ -909,8 +951,9 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     lines.append("_NO_TOOLS: Final[frozenset[str]] = frozenset()")
     for keys, name in exact.sets.items():
         lines.append(f"{name}: Final[frozenset[str]] = frozenset({lit(list(keys))})  # request_with_losses: the keys a wire object may hold")
-    regexes = {**s_em.regexes, **d_em.regexes}
-    for pattern, name in sorted(regexes.items(), key=lambda kv: kv[1]):
+    # each side's names (one pattern may have a name on both sides)
+    regexes = [(name, pattern) for em in (s_em, d_em) for pattern, name in em.regexes.items()]
+    for name, pattern in sorted(regexes):
         lines.append(f"{name}: Final = _w.lazy_pattern(globals(), {lit(name)}, {lit(pattern)})")
     lines.append("")
     lines.append("")
