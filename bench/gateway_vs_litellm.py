@@ -69,6 +69,8 @@ CONCURRENCY = 100
 SATURATION_SECONDS = 15.0
 RATE = 200
 RATE_SECONDS = 20.0
+ROUND_SECONDS = 5.0  # the RATE_SECONDS of each target are taken in rounds this long, the targets in turns
+WARM_SECONDS = 0.5  # untimed load at RATE before each round (connections opened on both hops)
 WARMUP = 2000
 REQUEST_TIMEOUT = 30.0
 SERVER_CPU, CLIENT_CPU = "1", "0"
@@ -405,14 +407,25 @@ async def _saturate(port: int, request: bytes, streamed: bool, concurrency: int,
     return {"ok": ok, "errors": errors, "seconds": round(wall, 2), "rps": round(ok / wall, 1)}
 
 
-async def _fixed_rate(port: int, request: bytes, streamed: bool, rate: float, seconds: float) -> dict[str, Any]:
-    """Open loop: one request every 1/rate s, each timed from its scheduled start."""
+async def _fixed_rate(port: int, request: bytes, streamed: bool, rate: float, seconds: float, warm: float = 0.0, samples: bool = False) -> dict[str, Any]:
+    """Open loop: one request every 1/rate s, each timed from its scheduled start; first `warm`
+    seconds of the same load untimed (the connections of both hops opened); `samples`: every
+    latency and TTFB in the answer too (ms), to pool runs."""
     pool = _Pool(port)
     lat: list[float] = []
     ttfb: list[float] = []
     errors: dict[str, int] = {}
     n = int(rate * seconds)
     tasks: list[asyncio.Task[None]] = []
+    if warm > 0:
+        warming = []
+        start = time.perf_counter()
+        for i in range(int(rate * warm)):
+            wait = start + i / rate - time.perf_counter()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            warming.append(asyncio.ensure_future(pool.call(request, streamed, time.perf_counter())))
+        await asyncio.gather(*warming)
 
     async def one(t0: float) -> None:
         got = await pool.call(request, streamed, t0)
@@ -431,8 +444,12 @@ async def _fixed_rate(port: int, request: bytes, streamed: bool, rate: float, se
         tasks.append(asyncio.ensure_future(one(at)))
     await asyncio.gather(*tasks)
     pool.close()
-    return {"sent": n, "ok": len(lat), "errors": errors, "p50_ms": _pct(lat, 0.5), "p99_ms": _pct(lat, 0.99),
-            "ttfb_p50_ms": _pct(ttfb, 0.5), "ttfb_p99_ms": _pct(ttfb, 0.99)}
+    out = {"sent": n, "ok": len(lat), "errors": errors, "p50_ms": _pct(lat, 0.5), "p99_ms": _pct(lat, 0.99),
+           "ttfb_p50_ms": _pct(ttfb, 0.5), "ttfb_p99_ms": _pct(ttfb, 0.99)}
+    if samples:
+        out["lat_ms"] = [round(x * 1000, 4) for x in lat]
+        out["ttfb_ms"] = [round(x * 1000, 4) for x in ttfb]
+    return out
 
 
 def _client(job: str, port: int, streamed: bool, path: str, body: bytes, **kw: Any) -> dict[str, Any]:
@@ -452,7 +469,8 @@ def client_main(spec_text: str) -> None:
     if spec["job"] == "saturate":
         out = asyncio.run(_saturate(spec["port"], request, spec["streamed"], spec["concurrency"], spec["seconds"], spec["limit"]))
     else:
-        out = asyncio.run(_fixed_rate(spec["port"], request, spec["streamed"], spec["rate"], spec["seconds"]))
+        out = asyncio.run(_fixed_rate(spec["port"], request, spec["streamed"], spec["rate"], spec["seconds"],
+                                      spec.get("warm", 0.0), spec.get("samples", False)))
     print(json.dumps(out))
 
 
@@ -567,12 +585,36 @@ def _servers(up_port: int, tmp: Path, gateway_python: str | None = None) -> dict
     return servers
 
 
+def _pooled(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """One server's rate rounds as one run: counts summed, percentiles of every sample together,
+    and each round's own p50 / p99 (the spread shows the noise)."""
+    lat = [x for r in rounds for x in r["lat_ms"]]
+    ttfb = [x for r in rounds for x in r["ttfb_ms"]]
+    errors: dict[str, int] = {}
+    for r in rounds:
+        for k, v in r["errors"].items():
+            errors[k] = errors.get(k, 0) + v
+
+    def pct(xs: list[float], q: float) -> float | None:
+        return sorted(xs)[min(len(xs) - 1, int(q * len(xs)))] if xs else None
+
+    return {"sent": sum(r["sent"] for r in rounds), "ok": len(lat), "errors": errors,
+            "p50_ms": pct(lat, 0.5), "p99_ms": pct(lat, 0.99), "ttfb_p50_ms": pct(ttfb, 0.5), "ttfb_p99_ms": pct(ttfb, 0.99),
+            "rounds": len(rounds), "round_p50_ms": [round(r["p50_ms"], 3) for r in rounds if r["p50_ms"] is not None],
+            "round_p99_ms": [round(r["p99_ms"], 3) for r in rounds if r["p99_ms"] is not None]}
+
+
 def run(rss_requests: int, litellm_rss_requests: int, only: list[str] | None = None, gateway_python: str | None = None,
         quick: bool = False, gateway_root: str | None = None, py_spy: str | None = None) -> dict[str, Any]:
     saturation_seconds, rate_seconds = (8.0, 10.0) if quick else (SATURATION_SECONDS, RATE_SECONDS)
+    rounds = max(1, round(rate_seconds / ROUND_SECONDS))
     up_port = _free_port()
     procs: list[subprocess.Popen[bytes]] = []
     load_before = os.getloadavg()
+
+    def body_of(openai: bool, streamed: bool) -> bytes:
+        return json.dumps({**(OPENAI_BODY if openai else ANTHROPIC_BODY), "stream": streamed}, separators=(",", ":")).encode()
+
     try:
         up = subprocess.Popen(["taskset", "-c", CLIENT_CPU, sys.executable, str(Path(__file__).resolve()), "--fake-upstream", str(up_port)],
                               stdout=subprocess.DEVNULL, start_new_session=True)
@@ -582,24 +624,16 @@ def run(rss_requests: int, litellm_rss_requests: int, only: list[str] | None = N
         # the direct call: the baseline every added latency is measured against
         direct: dict[str, Any] = {}
         for streamed in (False, True):
-            body = json.dumps({**ANTHROPIC_BODY, "stream": streamed}, separators=(",", ":")).encode()
             direct["stream" if streamed else "plain"] = {
-                "saturation": _client("saturate", up_port, streamed, "/v1/messages", body, concurrency=CONCURRENCY, seconds=saturation_seconds / 3, limit=10**7),
-                "rate": _client("rate", up_port, streamed, "/v1/messages", body, rate=RATE, seconds=rate_seconds),
-            }
-            print("direct", streamed, json.dumps(direct["stream" if streamed else "plain"]), flush=True)
-        # the same load at the fake's OPENAI_PATH (the pass-throughs' upstream call): its bytes are the
-        # gateway's answer, not the Anthropic one, so this shows what that difference alone moves
-        direct_openai: dict[str, Any] = {}
-        if only is None or any(p in only for p in PASSTHROUGHS):
-            for streamed in (False, True):
-                body = json.dumps({**OPENAI_BODY, "stream": streamed}, separators=(",", ":")).encode()
-                direct_openai["stream" if streamed else "plain"] = {
-                    "rate": _client("rate", up_port, streamed, OPENAI_PATH, body, rate=RATE, seconds=rate_seconds)}
-                print("direct openai", streamed, json.dumps(direct_openai["stream" if streamed else "plain"]), flush=True)
+                "saturation": _client("saturate", up_port, streamed, "/v1/messages", body_of(False, streamed), concurrency=CONCURRENCY, seconds=saturation_seconds / 3, limit=10**7)}
+        # (the fake's OPENAI_PATH, the pass-throughs' upstream call, answers the gateway's bytes rather than the
+        # Anthropic ones: measured at 200 req/s too, it shows what that difference alone moves)
+        direct_openai: dict[str, Any] = {"plain": {}, "stream": {}} if only is None or any(p in only for p in PASSTHROUGHS) else {}
         with tempfile.TemporaryDirectory(prefix="wiremap-vs-litellm-") as tmp:
-            for name, (argv, env, health) in _servers(up_port, Path(tmp), gateway_python).items():
-                if only and name not in only:
+            running: dict[str, tuple[subprocess.Popen[bytes], int]] = {}
+            servers = _servers(up_port, Path(tmp), gateway_python)
+            for name, (argv, env, health) in servers.items():
+                if (only and name not in only) or name == "litellm":
                     continue
                 port = _free_port()
                 proc = subprocess.Popen(["taskset", "-c", SERVER_CPU, *[a.replace("{port}", str(port)) for a in argv]],
@@ -607,42 +641,49 @@ def run(rss_requests: int, litellm_rss_requests: int, only: list[str] | None = N
                                         stderr=subprocess.DEVNULL, start_new_session=True)
                 procs.append(proc)
                 _wait_http(port, health)
-                row: dict[str, Any] = {"version": _version(name)}
-                if name in LABELS:
-                    row["label"] = LABELS[name]
+                running[name] = (proc, port)
+            # saturation: one server at a time (the others idle on their core)
+            for name, (proc, port) in running.items():
+                results[name] = _saturation_runs(name, proc, port, saturation_seconds, py_spy)
+            # at RATE req/s: `rounds` rounds of ROUND_SECONDS each, every target once per round in turns (the order
+            # rotated each round), so a change in the machine's load falls on all of them alike; pooled per target
+            targets: list[tuple[str, int, str, bool]] = [("direct", up_port, "/v1/messages", False)]
+            if direct_openai:
+                targets.append(("direct_openai", up_port, OPENAI_PATH, True))
+            targets += [(name, port, OPENAI_PATH, True) for name, (_proc, port) in running.items()]
+            for streamed in (False, True):
+                mode = "stream" if streamed else "plain"
+                got: dict[str, list[dict[str, Any]]] = {t[0]: [] for t in targets}
+                for r in range(rounds):
+                    for name, port, path, openai in targets[r % len(targets):] + targets[:r % len(targets)]:
+                        got[name].append(_client("rate", port, streamed, path, body_of(openai, streamed), rate=RATE,
+                                                 seconds=rate_seconds / rounds, warm=WARM_SECONDS, samples=True))
+                for name, runs in got.items():
+                    pooled = _pooled(runs)
+                    (direct if name == "direct" else direct_openai if name == "direct_openai" else results[name])[mode]["rate"] = pooled
+                    print(name, mode, "rate", json.dumps({k: v for k, v in pooled.items()}), flush=True)
+            if "wiremap" in running and rss_requests:
+                proc, port = running["wiremap"]
+                results["wiremap"]["rss"] = _rss_run(proc, port, rss_requests)
+                print("wiremap rss", results["wiremap"]["rss"], flush=True)
+            for proc, _port in running.values():
+                _stop(proc)
+            # LiteLLM alone afterwards (a rate run only if it can take RATE req/s at all)
+            if "litellm" in servers and (not only or "litellm" in only):
+                argv, env, health = servers["litellm"]
+                port = _free_port()
+                proc = subprocess.Popen(["taskset", "-c", SERVER_CPU, *[a.replace("{port}", str(port)) for a in argv]],
+                                        cwd=str(ROOT), env={**os.environ, **env}, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL, start_new_session=True)
+                procs.append(proc)
+                _wait_http(port, health)
+                row = results["litellm"] = _saturation_runs("litellm", proc, port, saturation_seconds, None)
                 for streamed in (False, True):
-                    body = json.dumps({**OPENAI_BODY, "stream": streamed}, separators=(",", ":")).encode()
-                    mode: dict[str, Any] = {}
-                    _client("saturate", port, streamed, "/v1/chat/completions", body, concurrency=10, seconds=3, limit=500)  # warm-up
-                    spy = None
-                    if py_spy and name == "wiremap":
-                        out = f"{py_spy}-{'stream' if streamed else 'plain'}.txt"
-                        spy = subprocess.Popen([shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy", "record", "-p", str(proc.pid), "-r", "200", "-d", str(int(saturation_seconds) - 1),
-                                                "-f", "raw", "-o", out, "--nonblocking"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                    cpu0 = _cpu_seconds(proc.pid)
-                    mode["saturation"] = _client("saturate", port, streamed, "/v1/chat/completions", body,
-                                                 concurrency=CONCURRENCY, seconds=saturation_seconds, limit=10**7)
-                    cpu = _cpu_seconds(proc.pid) - cpu0
-                    if spy is not None:
-                        spy.wait(60)
-                    sat = mode["saturation"]
-                    sat["cpu_ms_per_request"] = round(cpu * 1000 / max(sat["ok"], 1), 3)
-                    sat["cpu_share"] = round(cpu / sat["seconds"], 2)  # of one core
-                    if name != "litellm" or sat["rps"] >= RATE * 1.2:  # LiteLLM only below its saturation
-                        mode["rate"] = _client("rate", port, streamed, "/v1/chat/completions", body, rate=RATE, seconds=rate_seconds)
-                    row["stream" if streamed else "plain"] = mode
-                    print(name, streamed, json.dumps(mode), flush=True)
-                want = rss_requests if name == "wiremap" else litellm_rss_requests if name == "litellm" else 0
-                if want:
-                    body = json.dumps(OPENAI_BODY, separators=(",", ":")).encode()
-                    _client("saturate", port, False, "/v1/chat/completions", body, concurrency=CONCURRENCY, seconds=3600, limit=WARMUP)
-                    before = _rss_mb(proc.pid)
-                    t0 = time.perf_counter()
-                    done = _client("saturate", port, False, "/v1/chat/completions", body, concurrency=CONCURRENCY, seconds=3600, limit=want)
-                    row["rss"] = {"after_warmup_mb": before, "requests": done["ok"], "errors": done["errors"],
-                                  "after_mb": _rss_mb(proc.pid), "seconds": round(time.perf_counter() - t0, 1)}
-                    print(name, "rss", row["rss"], flush=True)
-                results[name] = row
+                    mode = "stream" if streamed else "plain"
+                    if row[mode]["saturation"]["rps"] >= RATE * 1.2:
+                        row[mode]["rate"] = _client("rate", port, streamed, OPENAI_PATH, body_of(True, streamed), rate=RATE, seconds=rate_seconds, warm=WARM_SECONDS)
+                if litellm_rss_requests:
+                    row["rss"] = _rss_run(proc, port, litellm_rss_requests)
                 _stop(proc)
     finally:
         for p in procs:
@@ -652,10 +693,47 @@ def run(rss_requests: int, litellm_rss_requests: int, only: list[str] | None = N
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}; Python {platform.python_version()}",
         "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in os.getloadavg()],
         "settings": {"upstream_delay_ms": UPSTREAM_DELAY * 1000, "concurrency": CONCURRENCY, "saturation_seconds": saturation_seconds,
-                     "rate": RATE, "rate_seconds": rate_seconds, "warmup": WARMUP, "quick": quick, "gateway_root": gateway_root},
+                     "rate": RATE, "rate_seconds": rate_seconds, "rate_rounds": rounds, "warm_seconds": WARM_SECONDS,
+                     "warmup": WARMUP, "quick": quick, "gateway_root": gateway_root},
         "versions": {d: _dist(d) for d in ("uvicorn", "uvloop", "httptools", "orjson", "starlette", "httpx", "litellm")},
         "direct": direct, "direct_openai": direct_openai, "servers": results,
     }
+
+
+def _saturation_runs(name: str, proc: subprocess.Popen[bytes], port: int, saturation_seconds: float, py_spy: str | None) -> dict[str, Any]:
+    """A server's row: its version, and per mode a warm-up and the saturation run with its CPU time."""
+    row: dict[str, Any] = {"version": _version(name)}
+    if name in LABELS:
+        row["label"] = LABELS[name]
+    for streamed in (False, True):
+        body = json.dumps({**OPENAI_BODY, "stream": streamed}, separators=(",", ":")).encode()
+        _client("saturate", port, streamed, OPENAI_PATH, body, concurrency=10, seconds=3, limit=500)  # warm-up
+        spy = None
+        if py_spy and name == "wiremap":
+            out = f"{py_spy}-{'stream' if streamed else 'plain'}.txt"
+            spy = subprocess.Popen([shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy", "record", "-p", str(proc.pid), "-r", "200", "-d", str(int(saturation_seconds) - 1),
+                                    "-f", "raw", "-o", out, "--nonblocking"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cpu0 = _cpu_seconds(proc.pid)
+        sat = _client("saturate", port, streamed, OPENAI_PATH, body, concurrency=CONCURRENCY, seconds=saturation_seconds, limit=10**7)
+        cpu = _cpu_seconds(proc.pid) - cpu0
+        if spy is not None:
+            spy.wait(60)
+        sat["cpu_ms_per_request"] = round(cpu * 1000 / max(sat["ok"], 1), 3)
+        sat["cpu_share"] = round(cpu / sat["seconds"], 2)  # of one core
+        row["stream" if streamed else "plain"] = {"saturation": sat}
+        print(name, streamed, json.dumps(sat), flush=True)
+    return row
+
+
+def _rss_run(proc: subprocess.Popen[bytes], port: int, requests: int) -> dict[str, Any]:
+    """RSS after WARMUP requests and after `requests` more."""
+    body = json.dumps(OPENAI_BODY, separators=(",", ":")).encode()
+    _client("saturate", port, False, OPENAI_PATH, body, concurrency=CONCURRENCY, seconds=3600, limit=WARMUP)
+    before = _rss_mb(proc.pid)
+    t0 = time.perf_counter()
+    done = _client("saturate", port, False, OPENAI_PATH, body, concurrency=CONCURRENCY, seconds=3600, limit=requests)
+    return {"after_warmup_mb": before, "requests": done["ok"], "errors": done["errors"],
+            "after_mb": _rss_mb(proc.pid), "seconds": round(time.perf_counter() - t0, 1)}
 
 
 def _wait_port(port: int, seconds: float = 30) -> None:
@@ -742,14 +820,15 @@ def breakdown(report: dict[str, Any]) -> list[tuple[str, str, float | None, floa
     rows: list[tuple[str, str, float | None, float | None, float | None, float | None, float | None]] = []
 
     def rate(name: str, mode: str) -> dict[str, Any] | None:
-        if name == "direct":
-            return report["direct"][mode]["rate"]  # type: ignore[no-any-return]
+        if name in ("direct", "direct_openai"):
+            return report.get(name, {}).get(mode, {}).get("rate")  # type: ignore[no-any-return]
         return s[name][mode].get("rate") if name in s else None
 
     def cpu(name: str, mode: str) -> float | None:
-        return None if name == "direct" else s[name][mode]["saturation"]["cpu_ms_per_request"] if name in s else None
+        return s[name][mode]["saturation"]["cpu_ms_per_request"] if name in s else None
 
-    parts = [("any proxy on this stack: uvicorn pass-through − direct", "passthrough", "direct"),
+    parts = [("the harness's noise: direct at the OpenAI path − direct (the same load, nearly the same bytes, no proxy)", "direct_openai", "direct"),
+             ("any proxy on this stack: uvicorn pass-through − direct", "passthrough", "direct"),
              ("the floor: raw asyncio pass-through − direct", "raw", "direct"),
              ("uvicorn + the upstream client over the floor: uvicorn − raw pass-through", "passthrough", "raw"),
              ("translation and wiremap's handling: gateway − uvicorn pass-through", "wiremap", "passthrough"),
@@ -790,7 +869,12 @@ def section(report: dict[str, Any] | None = None) -> str:
         "asyncio streams on uvloop and no HTTP framework, head and body relayed as they are (the floor of two socket "
         f"hops). *Saturation*: {st['concurrency']} clients back to back for {st['saturation_seconds']:.0f} s. "
         f"*At {st['rate']} req/s*: an open-loop load for {st['rate_seconds']:.0f} s, each request timed from its scheduled "
-        "start; *added* = minus the same load sent to the fake directly. TTFB: the first byte of the body. "
+        "start"
+        + (f", taken in {st['rate_rounds']} rounds of {st['rate_seconds'] / st['rate_rounds']:.0f} s with every target "
+           "(the direct calls and the servers but LiteLLM) once per round in turns, the order rotated each round, each "
+           f"round after {st['warm_seconds']} s of the same load untimed; percentiles over every round's requests together"
+           if st.get("rate_rounds") else "")
+        + "; *added* = minus the same load sent to the fake directly. TTFB: the first byte of the body. "
         "Latencies in ms. *CPU ms per request*: the server's user + system CPU time over the saturation run "
         "÷ the requests it answered (its worker included); *CPU used*: that time ÷ the run's length, in cores. "
         "On a shared machine the measured req/s depends on the CPU share the server got; CPU ms per request "
