@@ -21,7 +21,10 @@ Measured, for each server and mode:
 - added latency: an open-loop load at RATE requests per second (each request timed from its
   scheduled start, so a stall counts against every request it delays), minus the same load
   against the fake directly: p50 and p99 of the whole response, and for streams of the first
-  body byte (TTFB);
+  body byte (TTFB). The load is taken in rounds of ROUND_SECONDS, every target (the direct
+  calls, the gateway, the pass-throughs; all kept running) once per round in turns, each round
+  after WARM_SECONDS of untimed load, the percentiles over all rounds together: a change in the
+  shared machine's load falls on every target alike;
 - memory: RSS after a warm-up and after `--rss-requests` more requests (default 100 000 for the
   gateway; LiteLLM gets the same count unless `--litellm-rss-requests` says otherwise).
 
