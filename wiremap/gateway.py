@@ -451,7 +451,8 @@ class _Gateway:
 
         `body`: the inbound body `plain` was read from, exactly (no header options added). Where
         a fused translator for the pair proves that the body loses nothing but a default the
-        upstream adds (`Translator.request_with_losses`, as `translate_request` uses it), its
+        upstream adds and the top-level wire data the inbound carries for its own provider
+        (`translate.proven_losses`, as `translate_request` uses it; `"stream": false`), its
         exact report is the loss report, and the upstream body is not written, read back and
         compared a second time here (`request_losses`: a sixth of the gateway's CPU per
         request, bench/NOTES.md)."""
