@@ -38,6 +38,7 @@ from wiremap.runtime.canonical import (
     ToolChoice,
     ToolMessage,
     UrlSource,
+    Usage,
     UserMessage,
 )
 from wiremap.runtime.errors import (
@@ -51,6 +52,7 @@ from . import anthropic_messages as _dst
 from . import openai_chat as _src
 
 from .openai_chat import (
+    _finish_reason,
     _read_assistant_part,
     _read_tool,
     _read_tool_call,
@@ -1021,3 +1023,136 @@ def request_with_losses(
         return request(src_body, added), tuple(added)
     except _DEOPTS:
         return None
+
+
+def _call_to_wire(call: Any, lenient: bool | None) -> dict[str, Any]:
+    """A OpenAI Chat Completions response's wire tool call -> the Anthropic Messages one, read and written by the two tables' tool-call templates in one (codegen/emit/fused_response.py); an error: the two-step way (`response`)."""
+    if type(call) is not dict:
+        raise _Deopt
+    path = ""  # an error: the two-step way names its path
+    id_1 = call.get("id")
+    if type(id_1) is not str:
+        id_1 = _w.member_str(call, "id", path)
+    obj_2 = call.get("function")
+    if type(obj_2) is not dict:
+        obj_2 = _w.member_dict(call, "function", path)
+    name_3 = obj_2.get("name")
+    if type(name_3) is not str:
+        name_3 = _w.member_str(obj_2, "name", path + ".function")
+    arguments_4 = _w.member_json(obj_2, "arguments", path + ".function", lenient)
+    sorted_arguments = _v.sorted_json_value(
+        arguments_4, ""
+    )  # as_response's check, and the sorted copy the writer sends
+    return {"type": "tool_use", "id": id_1, "name": name_3, "input": sorted_arguments}
+
+
+def response(src_body: Mapping[str, Any]) -> dict[str, Any]:
+    """A openai_chat response body -> the Anthropic Messages response body: exactly `anthropic_messages.response_to_wire(openai_chat.response_from_wire(body))` between these two wires (what the source's reader carries is the source wire's, dropped either way) -- the same body, warnings and errors -- in one pass where the body allows it (`_Deopt`: the two-step way)."""
+    try:
+        body: Any = src_body
+        body = _w.expect_dict(body, "")
+        finish_reason = _finish_reason(_w.get_in(body, ("choices", 0, "finish_reason")))
+        # OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null
+        lenient: bool | None = True if finish_reason == "error" else None
+        message = _w.expect_dict(_w.get_in(body, ("choices", 0, "message")), "choices[0].message")
+        raw_content = message.get("content", NOT_GIVEN)
+        a_calls: Any = NOT_GIVEN
+        a_content: Any = NOT_GIVEN
+        if type(raw_content) is str:  # a string is the content as it is
+            a_content = raw_content
+        elif raw_content is not NOT_GIVEN:
+            a_content = _w.assistant_content(
+                raw_content, "choices[0].message" + ".content", _read_assistant_part, True
+            )
+        raw_calls = message.get("tool_calls")
+        if raw_calls is not None:
+            calls_path = "choices[0].message" + ".tool_calls"
+            a_calls = [_call_to_wire(c, lenient) for c in _w.expect_list(raw_calls, calls_path)]
+        usage_obj = body.get("usage")
+        if type(usage_obj) is dict:
+            prompt_tokens = _w.usage_counter(usage_obj.get("prompt_tokens"))
+            completion_tokens = _w.usage_counter(usage_obj.get("completion_tokens"))
+            total_tokens = _w.usage_counter(usage_obj.get("total_tokens"))
+            usage = Usage(
+                prompt_tokens=prompt_tokens,
+                completion_tokens=completion_tokens,
+                total_tokens=total_tokens,
+            )
+            raw_cached_tokens = _w.get_in(usage_obj, ("prompt_tokens_details", "cached_tokens"))
+            if raw_cached_tokens is not None:
+                usage.cached_tokens = _w.usage_counter(raw_cached_tokens)
+            raw_reasoning_tokens = _w.get_in(
+                usage_obj, ("completion_tokens_details", "reasoning_tokens")
+            )
+            if raw_reasoning_tokens is not None:
+                usage.reasoning_tokens = _w.usage_counter(raw_reasoning_tokens)
+        else:
+            usage = Usage()  # not reported: the three counters are null together (§6)
+        if (
+            type(a_content) is list
+        ):  # content beyond one text (several blocks, thinking, media): the two-step way
+            raise _Deopt
+        raw = body
+        reason = finish_reason
+        wire_reason: Any
+        wire_reason = _dst._FINISH_TO_WIRE.get(reason, reason) if type(reason) is str else reason
+        raw_reason = raw.get("stop_reason")
+        if raw_reason in _dst._FINISH_LISTED and _dst._finish_reason(raw_reason) == reason:
+            wire_reason = raw_reason  # the provider's own listed value, when it means the same
+        calls = a_calls
+        blocks: list[dict[str, Any]] = []
+        if isinstance(a_content, (str, list)):
+            blocks = _dst._as_blocks(_dst._assistant_content_to_wire(a_content, "message.content"))
+        if calls:
+            blocks.extend(calls)
+        wire_message = {"role": "assistant", "content": blocks}
+        u = usage
+        usage_wire: dict[str, Any] = {}
+        # usage unreported: zero. The wire requires the counters; an unreported one is written as 0.
+        baseline = {"completion_tokens": u.completion_tokens or 0}
+        # response.usage.prompt_tokens sum: input_tokens is the counter minus the other addends
+        rest_prompt_tokens = (
+            _w.usage_rest(
+                u.prompt_tokens or 0,
+                _w.usage_addend(
+                    (u.cached_tokens if baseline and u.cached_tokens is not NOT_GIVEN else None)
+                ),
+                _w.usage_addend(
+                    (
+                        u.cache_creation_tokens
+                        if baseline and u.cache_creation_tokens is not NOT_GIVEN
+                        else None
+                    )
+                ),
+            )
+            if baseline
+            else None
+        )
+        if rest_prompt_tokens is not None:
+            usage_wire["input_tokens"] = rest_prompt_tokens
+        if "completion_tokens" in baseline:
+            usage_wire["output_tokens"] = baseline["completion_tokens"]
+        if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN and baseline:
+            usage_wire["cache_read_input_tokens"] = u.cached_tokens
+        if (
+            u.cache_creation_tokens is not None
+            and u.cache_creation_tokens is not NOT_GIVEN
+            and baseline
+        ):
+            usage_wire["cache_creation_input_tokens"] = u.cache_creation_tokens
+        out: dict[str, Any] = {}
+        out["id"] = raw.get("id", raw.get("responseId", "msg_wiremap"))
+        out["type"] = "message"
+        out["role"] = "assistant"
+        out["model"] = raw.get("model", raw.get("modelVersion", "unknown"))
+        out["stop_reason"] = wire_reason
+        out["stop_sequence"] = raw.get("stop_sequence", None)
+        if usage_wire:
+            out["usage"] = usage_wire
+        out.update(wire_message)  # the message's own keys sit at the root
+        return out
+    except _DEOPTS:
+        return cast(
+            "dict[str, Any]",
+            _dst.response_to_wire(_w.read_without_carry(_src.response_from_wire, src_body)),
+        )

@@ -910,8 +910,11 @@ def _child(path: str, key: Any) -> str:
     return lit(str(key)) if path == "''" else f"{path} + {lit('.' + str(key))}"
 
 
-def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any, src: str, path: str, lenient: str) -> None:
-    """Binds `a_content` and `a_calls` from a wire assistant message."""
+def _emit_assistant_reader(
+    em: "Emitter", out: Any, node: Any, content_key: Any, src: str, path: str, lenient: str, read_call: str = "_read_tool_call"
+) -> None:
+    """Binds `a_content` and `a_calls` from a wire assistant message (each tool call read by
+    `read_call`, where they have a field of their own)."""
     ir = em.ir
     calls_key = next((k for k, c in node.items if isinstance(c, Slot) and c.field == "tool_calls"), None)
     content_slot = next((c for k, c in node.items if isinstance(c, Slot) and c.field == "content"), None)
@@ -926,7 +929,7 @@ def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any,
         synthesize=ir.tool_calls.missing_id == "synthesize",
         points=", points=True" if ir.cache_point is not None else "",  # request.cache_points
         calls_key=calls_key,  # placement `items`: tool calls are items of their own
-        calls_path=_child(path, calls_key if calls_key is not None else "tool_calls"), reasoning=reasoning,
+        calls_path=_child(path, calls_key if calls_key is not None else "tool_calls"), reasoning=reasoning, read_call=read_call,
     )
 
 
@@ -1094,16 +1097,12 @@ def _emit_request_from_wire(em: "Emitter") -> None:
 
 
 # --------------------------------------------------------------------------- responses
-def _emit_response_from_wire(em: "Emitter") -> None:
+def response_reader(em: "Emitter", out: Lines, fused: bool = False, read_call: str = "_read_tool_call") -> None:
+    """The body of `_response_from_wire` into `out`: the wire body `body` read into `finish_reason`,
+    `a_content`, `a_calls` and `usage`; with `fused` (codegen/emit/fused_response.py) it stops
+    there, before the canonical Response is built, and `read_call` may read each tool call of a
+    message's own field (into what the fused translator's target writes)."""
     ir = em.ir
-    em.func(
-        "_finish_reason",
-        "(value: Any) -> FinishReason",
-        "Wire finish reason -> canonical (the table's `*` row for anything unlisted).",
-        shaped("responses", "finish_reason", map=ir.finish.map, default=ir.finish.default),
-    )
-
-    out = Lines()
     detail = out.part()
     emit_items.emit_finish_detail(em, detail)
     items_reader = out.part()
@@ -1118,7 +1117,7 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     reader = out.part()
     if ir.items.response_items is None:
         content_key = next((k for k, c in ir.assistant.template.items if isinstance(c, Slot) and c.field == "content"), None)
-        _emit_assistant_reader(em, reader, ir.assistant.template, content_key, "message", lit(msg_path), "lenient")
+        _emit_assistant_reader(em, reader, ir.assistant.template, content_key, "message", lit(msg_path), "lenient", read_call)
     fallback, usage = out.part(), out.part()
     emit_usage.emit_fallback(fallback, ir.usage.fallback)
     emit_usage.emit_reader(usage, ir.usage.counters)
@@ -1132,8 +1131,21 @@ def _emit_response_from_wire(em: "Emitter") -> None:
         one_text=ir.tool_calls.placement == "content_blocks" or ir.assistant.content == "always_parts",
         missing_empty=ir.response.message_missing == "empty", with_tool_calls=ir.finish.with_tool_calls,
         refusal_field=ir.response.refusal_field if ir.items.response_items is None else None,
-        usage_at=_keys_get("body", ir.usage.path), fallback=fallback, usage=usage,
+        usage_at=_keys_get("body", ir.usage.path), fallback=fallback, usage=usage, fused=fused,
     )
+
+
+def _emit_response_from_wire(em: "Emitter") -> None:
+    ir = em.ir
+    em.func(
+        "_finish_reason",
+        "(value: Any) -> FinishReason",
+        "Wire finish reason -> canonical (the table's `*` row for anything unlisted).",
+        shaped("responses", "finish_reason", map=ir.finish.map, default=ir.finish.default),
+    )
+
+    out = Lines()
+    response_reader(em, out)
     em.func("_response_from_wire", "(body: Any) -> Response", "Wire response body -> canonical response.", out.lines)
 
     st = ir.structured
@@ -1177,16 +1189,18 @@ def _envelope_rows(ir: Any) -> list[tuple[str, str, bool]]:
     return rows
 
 
-def _emit_response_to_wire(em: "Emitter") -> None:
+def response_writer(em: "Emitter", out: Lines, fused: bool = False, written_calls: bool = False) -> None:
+    """The body of `_response_to_wire` into `out`. With `fused` (codegen/emit/fused.py) it writes
+    from the names a response reader binds (`response_reader`: `finish_reason`, `a_content`,
+    `a_calls`, `usage`; `raw`, the wire body read) instead of a canonical Response, and nothing
+    carried (another provider's wire: the two-step way drops it too); with `written_calls`, the
+    tool calls `a_calls` holds are this format's wire tool calls already (read and written in one)."""
     ir = em.ir
-    out = Lines()
+    content, calls = ("a_content", "a_calls") if fused else ("msg.content", "msg.tool_calls")
     inverse: dict[str, str] = {}
     for wire, canonical in ir.finish.map:
         inverse.setdefault(canonical, wire)
     inverse.update(ir.finish.emit)
-    # module tables, so that a dialect with other finish reasons differs in them, not in code
-    em.parts.constants.append(f"_FINISH_TO_WIRE: Final[dict[str, str]] = {lit(inverse)}  # canonical finish reason -> the wire's")
-    em.parts.constants.append(f"_FINISH_LISTED: Final = {lit(tuple(w for w, _ in ir.finish.map))}  # the wire's finish reasons")
     message = out.part()
     expr: str | None = None
     if ir.items.response_items is not None:
@@ -1196,11 +1210,11 @@ def _emit_response_to_wire(em: "Emitter") -> None:
         expr = build_message(
             em, prelude, ir.assistant.template, {"content": "blocks", "tool_calls": "NOT_GIVEN"}, "message.assistant", frozenset({"content"})
         )
-        shape(message, "responses", "response_message_blocks", prelude=prelude)
+        shape(message, "responses", "response_message_blocks", prelude=prelude, content=content, calls=calls, written=written_calls)
     else:
         prelude = out.part()
         expr = build_message(em, prelude, ir.assistant.template, {"content": "content_out", "tool_calls": "wire_calls"}, "message.assistant")
-        shape(message, "responses", "response_message", joined=ir.response.content == "joined_text", prelude=prelude)
+        shape(message, "responses", "response_message", joined=ir.response.content == "joined_text", prelude=prelude, content=content, calls=calls, written=written_calls)
     usage = out.part()
     emit_usage.emit_writer(usage, ir.usage.counters, ir.usage.unreported, lambda: emit_items.emit_usage_zero_fill(em, usage))
     body = out.part()
@@ -1211,8 +1225,21 @@ def _emit_response_to_wire(em: "Emitter") -> None:
         out, "responses", "response_to_wire",
         reasons=list(inverse.items()), finish_at=_keys_get("raw", ir.finish.path), listed=tuple(w for w, _ in ir.finish.map),
         message=message, message_expr=expr, reasoning=ir.reasoning is not None, usage=usage, body=body,
-        at_root=not ir.response.message, detail=detail, response_out="response_out" in ir.strategy_hooks,
+        at_root=not ir.response.message, detail=detail, response_out="response_out" in ir.strategy_hooks, fused=fused, content=content,
     )
+
+
+def _emit_response_to_wire(em: "Emitter") -> None:
+    ir = em.ir
+    out = Lines()
+    inverse: dict[str, str] = {}
+    for wire, canonical in ir.finish.map:
+        inverse.setdefault(canonical, wire)
+    inverse.update(ir.finish.emit)
+    # module tables, so that a dialect with other finish reasons differs in them, not in code
+    em.parts.constants.append(f"_FINISH_TO_WIRE: Final[dict[str, str]] = {lit(inverse)}  # canonical finish reason -> the wire's")
+    em.parts.constants.append(f"_FINISH_LISTED: Final = {lit(tuple(w for w, _ in ir.finish.map))}  # the wire's finish reasons")
+    response_writer(em, out)
     # the body apart from the typed wrapper: a dialect shares it (codegen/emit/share.py) where only
     # the wire type's name differs
     em.func("_response_to_wire", "(response: Response | Mapping[str, Any]) -> dict[str, Any]", "The body of response_to_wire.", out.lines)
