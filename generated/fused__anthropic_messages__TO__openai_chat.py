@@ -958,7 +958,8 @@ def response(src_body: Mapping[str, Any]) -> dict[str, Any]:
     """A anthropic_messages response body -> the OpenAI Chat Completions response body: exactly `openai_chat.response_to_wire(anthropic_messages.response_from_wire(body))` between these two wires (what the source's reader carries is the source wire's, dropped either way) -- the same body, warnings and errors -- in one pass where the body allows it (`_Deopt`: the two-step way)."""
     try:
         body: Any = src_body
-        body = _w.expect_dict(body, "")
+        if type(body) is not dict:  # the reader's error: the two-step way names it
+            raise _Deopt
         finish_reason = _finish_reason(body.get("stop_reason"))
         # OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null
         lenient: bool | None = True if finish_reason == "error" else None
@@ -1037,12 +1038,23 @@ def response(src_body: Mapping[str, Any]) -> dict[str, Any]:
         reason = finish_reason
         wire_reason: Any
         wire_reason = _dst._FINISH_TO_WIRE.get(reason, reason) if type(reason) is str else reason
-        raw_reason = _w.get_in(raw, ("choices", 0, "finish_reason"))
+        raw_reason = (
+            at_3.get("finish_reason")
+            if type(
+                at_3 := (
+                    at_2[0] if type(at_2 := raw.get("choices")) is list and len(at_2) > 0 else None
+                )
+            )
+            is dict
+            else None
+        )
         if raw_reason in _dst._FINISH_LISTED and _dst._finish_reason(raw_reason) == reason:
             wire_reason = raw_reason  # the provider's own listed value, when it means the same
         calls = a_calls
         content_out: Any = a_content
-        if isinstance(a_content, (str, list)):
+        if type(a_content) is str:  # the common case, inline
+            content_out = a_content
+        elif isinstance(a_content, (str, list)):
             content_out = _dst._assistant_content_to_wire(a_content, "message.content")
         if (
             type(content_out) is list

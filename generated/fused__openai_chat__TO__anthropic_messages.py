@@ -1050,11 +1050,36 @@ def response(src_body: Mapping[str, Any]) -> dict[str, Any]:
     """A openai_chat response body -> the Anthropic Messages response body: exactly `anthropic_messages.response_to_wire(openai_chat.response_from_wire(body))` between these two wires (what the source's reader carries is the source wire's, dropped either way) -- the same body, warnings and errors -- in one pass where the body allows it (`_Deopt`: the two-step way)."""
     try:
         body: Any = src_body
-        body = _w.expect_dict(body, "")
-        finish_reason = _finish_reason(_w.get_in(body, ("choices", 0, "finish_reason")))
+        if type(body) is not dict:  # the reader's error: the two-step way names it
+            raise _Deopt
+        finish_reason = _finish_reason(
+            (
+                at_4.get("finish_reason")
+                if type(
+                    at_4 := (
+                        at_3[0]
+                        if type(at_3 := body.get("choices")) is list and len(at_3) > 0
+                        else None
+                    )
+                )
+                is dict
+                else None
+            )
+        )
         # OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null
         lenient: bool | None = True if finish_reason == "error" else None
-        message = _w.expect_dict(_w.get_in(body, ("choices", 0, "message")), "choices[0].message")
+        message = (
+            at_6.get("message")
+            if type(
+                at_6 := (
+                    at_5[0] if type(at_5 := body.get("choices")) is list and len(at_5) > 0 else None
+                )
+            )
+            is dict
+            else None
+        )
+        if type(message) is not dict:  # the reader's error: the two-step way names it
+            raise _Deopt
         raw_content = message.get("content", NOT_GIVEN)
         a_calls: Any = NOT_GIVEN
         a_content: Any = NOT_GIVEN
@@ -1078,11 +1103,17 @@ def response(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 completion_tokens=completion_tokens,
                 total_tokens=total_tokens,
             )
-            raw_cached_tokens = _w.get_in(usage_obj, ("prompt_tokens_details", "cached_tokens"))
+            raw_cached_tokens = (
+                at_1.get("cached_tokens")
+                if type(at_1 := usage_obj.get("prompt_tokens_details")) is dict
+                else None
+            )
             if raw_cached_tokens is not None:
                 usage.cached_tokens = _w.usage_counter(raw_cached_tokens)
-            raw_reasoning_tokens = _w.get_in(
-                usage_obj, ("completion_tokens_details", "reasoning_tokens")
+            raw_reasoning_tokens = (
+                at_2.get("reasoning_tokens")
+                if type(at_2 := usage_obj.get("completion_tokens_details")) is dict
+                else None
             )
             if raw_reasoning_tokens is not None:
                 usage.reasoning_tokens = _w.usage_counter(raw_reasoning_tokens)
@@ -1101,7 +1132,9 @@ def response(src_body: Mapping[str, Any]) -> dict[str, Any]:
             wire_reason = raw_reason  # the provider's own listed value, when it means the same
         calls = a_calls
         blocks: list[dict[str, Any]] = []
-        if isinstance(a_content, (str, list)):
+        if type(a_content) is str:  # the common case, inline
+            blocks = [{"type": "text", "text": a_content}] if a_content else []
+        elif isinstance(a_content, (str, list)):
             blocks = _dst._as_blocks(_dst._assistant_content_to_wire(a_content, "message.content"))
         if calls:
             blocks.extend(calls)

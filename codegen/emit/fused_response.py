@@ -49,7 +49,9 @@ def response_blockers(src: FormatIR, dst: FormatIR) -> list[str]:
     """Why the pair `src` -> `dst` gets no fused `response`, as phrases; [] = it does. (The
     request half's `fused_blockers` already holds both sides to chat formats without strategy
     hooks or `wire_rules`.)"""
-    why = []
+    why: list[str] = []
+    if not isinstance(src, FormatIR) or not isinstance(dst, FormatIR):
+        return why  # fused_blockers names it (fused translators are for chat)
     if src.items.response_items is not None:
         why.append(f"{src.key} (source) has response `items` (its message is read from an item list)")
     if dst.items.response_items is not None:

@@ -40,6 +40,23 @@ def _keys_get(var: str, keys: tuple[Any, ...]) -> str:
     return f"_w.get_in({var}, {lit(keys)})"
 
 
+def inline_get(var: str, keys: tuple[Any, ...], fresh: Any) -> str:
+    """`_w.get_in(var, keys)` as one expression, without the call (a fused translator's reader,
+    codegen/emit/fused_response.py): each step None when a key is missing or the value is of the
+    wrong kind, as get_in answers. `var` is a dict; `fresh(stem)` names the walrus temporaries."""
+    if len(keys) <= 1:
+        return _keys_get(var, keys)
+    expr = f"{var}.get({lit(keys[0])})" if isinstance(keys[0], str) else f"_w.get_in({var}, {lit(keys[:1])})"
+    for key in keys[1:]:
+        t = fresh("at")
+        if isinstance(key, int):
+            bound = f"len({t}) > {key}" if key >= 0 else f"len({t}) >= {-key}"
+            expr = f"({t}[{key}] if type({t} := {expr}) is list and {bound} else None)"
+        else:
+            expr = f"({t}.get({lit(key)}) if type({t} := {expr}) is dict else None)"
+    return expr
+
+
 def _path_text(keys: tuple[Any, ...]) -> str:
     out = ""
     for k in keys:
@@ -1119,19 +1136,20 @@ def response_reader(em: "Emitter", out: Lines, fused: bool = False, read_call: s
         content_key = next((k for k, c in ir.assistant.template.items if isinstance(c, Slot) and c.field == "content"), None)
         _emit_assistant_reader(em, reader, ir.assistant.template, content_key, "message", lit(msg_path), "lenient", read_call)
     fallback, usage = out.part(), out.part()
+    get = (lambda var, keys: inline_get(var, keys, out.fresh)) if fused else _keys_get  # noqa: E731
     emit_usage.emit_fallback(fallback, ir.usage.fallback)
-    emit_usage.emit_reader(usage, ir.usage.counters)
+    emit_usage.emit_reader(usage, ir.usage.counters, get)
     shape(
         out, "responses", "response_from_wire",
-        finish=_keys_get("body", ir.finish.path), detail=detail, message=message,
-        message_at=_keys_get("body", ir.response.message), message_path=msg_path, items_reader=items_reader, reader=reader,
+        finish=get("body", ir.finish.path), detail=detail, message=message,
+        message_at=get("body", ir.response.message), message_path=msg_path, items_reader=items_reader, reader=reader,
         # a wire whose assistant content is always parts (content blocks, or `always_parts`:
         # Cohere's AssistantMessageResponse.content) says nothing more with a one-text list than
         # with a string
         one_text=ir.tool_calls.placement == "content_blocks" or ir.assistant.content == "always_parts",
         missing_empty=ir.response.message_missing == "empty", with_tool_calls=ir.finish.with_tool_calls,
         refusal_field=ir.response.refusal_field if ir.items.response_items is None else None,
-        usage_at=_keys_get("body", ir.usage.path), fallback=fallback, usage=usage, fused=fused,
+        usage_at=get("body", ir.usage.path), fallback=fallback, usage=usage, fused=fused,
     )
 
 
@@ -1189,6 +1207,22 @@ def _envelope_rows(ir: Any) -> list[tuple[str, str, bool]]:
     return rows
 
 
+def _inline_text(em: "Emitter", var: str) -> str | None:
+    """The assistant content a response writer makes of a string `var`, as one expression (what
+    `_assistant_content_to_wire`, then `_as_blocks` where tool calls are blocks, return for it),
+    for a fused translator's writer; None where it takes statements (or joins text)."""
+    ir = em.ir
+    scratch = Lines()
+    scratch.level = 0
+    scratch.counter = 900
+    expr = text_content(em, scratch, "assistant", var)
+    if expr is not None and ir.tool_calls.placement == "content_blocks" and ir.assistant.content != "always_parts":
+        text_node = ir.parts["text"]  # _as_blocks: the string as one text part, none when empty
+        assert not isinstance(text_node, str)
+        expr = f"([{em.build_node(scratch, text_node, {'text': var, 'signature': 'NOT_GIVEN'}, 'part.text', 'path')}] if {var} else [])"
+    return None if scratch.lines else expr
+
+
 def response_writer(em: "Emitter", out: Lines, fused: bool = False, written_calls: bool = False) -> None:
     """The body of `_response_to_wire` into `out`. With `fused` (codegen/emit/fused.py) it writes
     from the names a response reader binds (`response_reader`: `finish_reason`, `a_content`,
@@ -1203,6 +1237,7 @@ def response_writer(em: "Emitter", out: Lines, fused: bool = False, written_call
     inverse.update(ir.finish.emit)
     message = out.part()
     expr: str | None = None
+    inline = _inline_text(em, content) if fused else None
     if ir.items.response_items is not None:
         emit_items.emit_items_message_writer(em, message)
     elif ir.tool_calls.placement == "content_blocks":
@@ -1210,11 +1245,11 @@ def response_writer(em: "Emitter", out: Lines, fused: bool = False, written_call
         expr = build_message(
             em, prelude, ir.assistant.template, {"content": "blocks", "tool_calls": "NOT_GIVEN"}, "message.assistant", frozenset({"content"})
         )
-        shape(message, "responses", "response_message_blocks", prelude=prelude, content=content, calls=calls, written=written_calls)
+        shape(message, "responses", "response_message_blocks", prelude=prelude, content=content, calls=calls, written=written_calls, inline=inline)
     else:
         prelude = out.part()
         expr = build_message(em, prelude, ir.assistant.template, {"content": "content_out", "tool_calls": "wire_calls"}, "message.assistant")
-        shape(message, "responses", "response_message", joined=ir.response.content == "joined_text", prelude=prelude, content=content, calls=calls, written=written_calls)
+        shape(message, "responses", "response_message", joined=ir.response.content == "joined_text", prelude=prelude, content=content, calls=calls, written=written_calls, inline=inline)
     usage = out.part()
     emit_usage.emit_writer(usage, ir.usage.counters, ir.usage.unreported, lambda: emit_items.emit_usage_zero_fill(em, usage))
     body = out.part()
@@ -1223,7 +1258,8 @@ def response_writer(em: "Emitter", out: Lines, fused: bool = False, written_call
     emit_items.emit_finish_detail_writer(em, detail)
     shape(
         out, "responses", "response_to_wire",
-        reasons=list(inverse.items()), finish_at=_keys_get("raw", ir.finish.path), listed=tuple(w for w, _ in ir.finish.map),
+        reasons=list(inverse.items()), listed=tuple(w for w, _ in ir.finish.map),
+        finish_at=inline_get("raw", ir.finish.path, out.fresh) if fused else _keys_get("raw", ir.finish.path),
         message=message, message_expr=expr, reasoning=ir.reasoning is not None, usage=usage, body=body,
         at_root=not ir.response.message, detail=detail, response_out="response_out" in ir.strategy_hooks, fused=fused, content=content,
     )

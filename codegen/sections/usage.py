@@ -124,21 +124,23 @@ def emit_fallback(out: Any, fallback: dict[str, str]) -> None:
         out.add(f"    usage_obj = {{**usage_obj, {lit(key)}: usage_obj[{lit(other)}]}}")
 
 
-def _get(var: str, keys: WirePath) -> str:
+def _get_in(var: str, keys: WirePath) -> str:
     if len(keys) == 1 and isinstance(keys[0], str):
         return f"{var}.get({lit(keys[0])})"
     return f"_w.get_in({var}, {lit(keys)})"
 
 
-def emit_reader(out: Any, usage: dict[str, Any]) -> None:
-    """Inside `if type(usage_obj) is dict:` -- sets the three main counters, `usage`, and the cache counters."""
+def emit_reader(out: Any, usage: dict[str, Any], get: Callable[[str, WirePath], str] | None = None) -> None:
+    """Inside `if type(usage_obj) is dict:` -- sets the three main counters, `usage`, and the cache counters.
+    `get(var, keys)`: the expression reading a path (a fused translator's has no call)."""
+    read_at = _get_in if get is None else get
     read: dict[WirePath, str] = {}  # wire path -> the counter already read from it (required reads)
     for counter in MAIN:
         src = usage[counter]
         p = written_path(src)
         if p is None:
             continue
-        out.add(f"{counter} = _w.usage_counter({_get('usage_obj', p)})")
+        out.add(f"{counter} = _w.usage_counter({read_at('usage_obj', p)})")
         read.setdefault(p, counter)
     for counter in MAIN:
         src = usage[counter]
@@ -147,9 +149,9 @@ def emit_reader(out: Any, usage: dict[str, Any]) -> None:
         addends = []
         for p, optional in src.addends:
             if optional:
-                addends.append(f"_w.usage_addend({_get('usage_obj', p)})")
+                addends.append(f"_w.usage_addend({read_at('usage_obj', p)})")
             else:
-                addends.append(read.get(p) or f"_w.usage_counter({_get('usage_obj', p)})")
+                addends.append(read.get(p) or f"_w.usage_counter({read_at('usage_obj', p)})")
         note = "a derived total (OpenArmature §7)" if counter == "total_tokens" else "a derived counter (response.usage sum)"
         out.add(f"{counter} = _w.usage_sum({', '.join(addends)})  # {note}")
     out.add("usage = Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, total_tokens=total_tokens)")
@@ -160,12 +162,12 @@ def emit_reader(out: Any, usage: dict[str, Any]) -> None:
         p = written_path(src)
         if p is None:  # a cache counter derived as a sum: set when every required addend is present
             assert isinstance(src, UsageSum)
-            addends = [f"_w.usage_addend({_get('usage_obj', q)})" if o else f"_w.usage_counter({_get('usage_obj', q)})" for q, o in src.addends]
+            addends = [f"_w.usage_addend({read_at('usage_obj', q)})" if o else f"_w.usage_counter({read_at('usage_obj', q)})" for q, o in src.addends]
             out.add(f"sum_{counter} = _w.usage_sum({', '.join(addends)})")
             out.add(f"if sum_{counter} is not None:")
             out.add(f"    usage.{counter} = sum_{counter}")
             continue
-        out.add(f"raw_{counter} = {_get('usage_obj', p)}")
+        out.add(f"raw_{counter} = {read_at('usage_obj', p)}")
         out.add(f"if raw_{counter} is not None:")
         out.add(f"    usage.{counter} = _w.usage_counter(raw_{counter})")
 
