@@ -1000,6 +1000,12 @@ def response(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 and a_content[0].signature is NOT_GIVEN
             ):
                 a_content = a_content[0].text
+        u_prompt_tokens: Any = None  # the counters, as an unreported Usage has them
+        u_completion_tokens: Any = None
+        u_total_tokens: Any = None
+        u_cached_tokens: Any = NOT_GIVEN
+        u_cache_creation_tokens: Any = NOT_GIVEN
+        u_reasoning_tokens: Any = NOT_GIVEN
         usage_obj = body.get("usage")
         if type(usage_obj) is dict:
             completion_tokens = _w.usage_counter(usage_obj.get("output_tokens"))
@@ -1014,19 +1020,17 @@ def response(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 _w.usage_addend(usage_obj.get("cache_creation_input_tokens")),
                 completion_tokens,
             )  # a derived total (OpenArmature §7)
-            usage = Usage(
-                prompt_tokens=prompt_tokens,
-                completion_tokens=completion_tokens,
-                total_tokens=total_tokens,
+            u_prompt_tokens, u_completion_tokens, u_total_tokens = (
+                prompt_tokens,
+                completion_tokens,
+                total_tokens,
             )
             raw_cached_tokens = usage_obj.get("cache_read_input_tokens")
             if raw_cached_tokens is not None:
-                usage.cached_tokens = _w.usage_counter(raw_cached_tokens)
+                u_cached_tokens = _w.usage_counter(raw_cached_tokens)
             raw_cache_creation_tokens = usage_obj.get("cache_creation_input_tokens")
             if raw_cache_creation_tokens is not None:
-                usage.cache_creation_tokens = _w.usage_counter(raw_cache_creation_tokens)
-        else:
-            usage = Usage()  # not reported: the three counters are null together (§6)
+                u_cache_creation_tokens = _w.usage_counter(raw_cache_creation_tokens)
         if (
             type(a_content) is list
         ):  # content beyond one text (several blocks, thinking, media): the two-step way
@@ -1072,18 +1076,17 @@ def response(src_body: Mapping[str, Any]) -> dict[str, Any]:
         if wire_calls is not NOT_GIVEN:
             wire_message_1["tool_calls"] = wire_calls
         wire_message = wire_message_1
-        u = usage
         usage_wire: dict[str, Any] = {}
         # usage unreported: omit. The counters go out together or not at all (never a partial object).
         baseline = (
             {
-                "prompt_tokens": u.prompt_tokens,
-                "completion_tokens": u.completion_tokens,
-                "total_tokens": u.total_tokens,
+                "prompt_tokens": u_prompt_tokens,
+                "completion_tokens": u_completion_tokens,
+                "total_tokens": u_total_tokens,
             }
-            if u.prompt_tokens is not None
-            and u.completion_tokens is not None
-            and u.total_tokens is not None
+            if u_prompt_tokens is not None
+            and u_completion_tokens is not None
+            and u_total_tokens is not None
             else {}
         )
         if "prompt_tokens" in baseline:
@@ -1092,12 +1095,12 @@ def response(src_body: Mapping[str, Any]) -> dict[str, Any]:
             usage_wire["completion_tokens"] = baseline["completion_tokens"]
         if "total_tokens" in baseline:
             usage_wire["total_tokens"] = baseline["total_tokens"]
-        if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN and baseline:
+        if u_cached_tokens is not None and u_cached_tokens is not NOT_GIVEN and baseline:
             usage_wire.setdefault("prompt_tokens_details", {})
-            usage_wire["prompt_tokens_details"]["cached_tokens"] = u.cached_tokens
-        if u.reasoning_tokens is not None and u.reasoning_tokens is not NOT_GIVEN and baseline:
+            usage_wire["prompt_tokens_details"]["cached_tokens"] = u_cached_tokens
+        if u_reasoning_tokens is not None and u_reasoning_tokens is not NOT_GIVEN and baseline:
             usage_wire.setdefault("completion_tokens_details", {})
-            usage_wire["completion_tokens_details"]["reasoning_tokens"] = u.reasoning_tokens
+            usage_wire["completion_tokens_details"]["reasoning_tokens"] = u_reasoning_tokens
         out: dict[str, Any] = {}
         out["id"] = raw.get("id", raw.get("responseId", "chatcmpl-wiremap"))
         out["object"] = "chat.completion"

@@ -1025,27 +1025,6 @@ def request_with_losses(
         return None
 
 
-def _call_to_wire(call: Any, lenient: bool | None) -> dict[str, Any]:
-    """A OpenAI Chat Completions response's wire tool call -> the Anthropic Messages one, read and written by the two tables' tool-call templates in one (codegen/emit/fused_response.py); an error: the two-step way (`response`)."""
-    if type(call) is not dict:
-        raise _Deopt
-    path = ""  # an error: the two-step way names its path
-    id_1 = call.get("id")
-    if type(id_1) is not str:
-        id_1 = _w.member_str(call, "id", path)
-    obj_2 = call.get("function")
-    if type(obj_2) is not dict:
-        obj_2 = _w.member_dict(call, "function", path)
-    name_3 = obj_2.get("name")
-    if type(name_3) is not str:
-        name_3 = _w.member_str(obj_2, "name", path + ".function")
-    arguments_4 = _w.member_json(obj_2, "arguments", path + ".function", lenient)
-    sorted_arguments = _v.sorted_json_value(
-        arguments_4, ""
-    )  # as_response's check, and the sorted copy the writer sends
-    return {"type": "tool_use", "id": id_1, "name": name_3, "input": sorted_arguments}
-
-
 def response(src_body: Mapping[str, Any]) -> dict[str, Any]:
     """A openai_chat response body -> the Anthropic Messages response body: exactly `anthropic_messages.response_to_wire(openai_chat.response_from_wire(body))` between these two wires (what the source's reader carries is the source wire's, dropped either way) -- the same body, warnings and errors -- in one pass where the body allows it (`_Deopt`: the two-step way)."""
     try:
@@ -1092,16 +1071,42 @@ def response(src_body: Mapping[str, Any]) -> dict[str, Any]:
         raw_calls = message.get("tool_calls")
         if raw_calls is not None:
             calls_path = "choices[0].message" + ".tool_calls"
-            a_calls = [_call_to_wire(c, lenient) for c in _w.expect_list(raw_calls, calls_path)]
+            a_calls = []
+            for call in _w.expect_list(raw_calls, calls_path):
+                if type(call) is not dict:
+                    raise _Deopt
+                path = ""  # an error: the two-step way names its path
+                id_601 = call.get("id")
+                if type(id_601) is not str:
+                    id_601 = _w.member_str(call, "id", path)
+                obj_602 = call.get("function")
+                if type(obj_602) is not dict:
+                    obj_602 = _w.member_dict(call, "function", path)
+                name_603 = obj_602.get("name")
+                if type(name_603) is not str:
+                    name_603 = _w.member_str(obj_602, "name", path + ".function")
+                arguments_604 = _w.member_json(obj_602, "arguments", path + ".function", lenient)
+                sorted_arguments = _v.sorted_json_value(
+                    arguments_604, ""
+                )  # as_response's check, and the sorted copy the writer sends
+                a_calls.append(
+                    {"type": "tool_use", "id": id_601, "name": name_603, "input": sorted_arguments}
+                )
+        u_prompt_tokens: Any = None  # the counters, as an unreported Usage has them
+        u_completion_tokens: Any = None
+        u_total_tokens: Any = None
+        u_cached_tokens: Any = NOT_GIVEN
+        u_cache_creation_tokens: Any = NOT_GIVEN
+        u_reasoning_tokens: Any = NOT_GIVEN
         usage_obj = body.get("usage")
         if type(usage_obj) is dict:
             prompt_tokens = _w.usage_counter(usage_obj.get("prompt_tokens"))
             completion_tokens = _w.usage_counter(usage_obj.get("completion_tokens"))
             total_tokens = _w.usage_counter(usage_obj.get("total_tokens"))
-            usage = Usage(
-                prompt_tokens=prompt_tokens,
-                completion_tokens=completion_tokens,
-                total_tokens=total_tokens,
+            u_prompt_tokens, u_completion_tokens, u_total_tokens = (
+                prompt_tokens,
+                completion_tokens,
+                total_tokens,
             )
             raw_cached_tokens = (
                 at_1.get("cached_tokens")
@@ -1109,16 +1114,14 @@ def response(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 else None
             )
             if raw_cached_tokens is not None:
-                usage.cached_tokens = _w.usage_counter(raw_cached_tokens)
+                u_cached_tokens = _w.usage_counter(raw_cached_tokens)
             raw_reasoning_tokens = (
                 at_2.get("reasoning_tokens")
                 if type(at_2 := usage_obj.get("completion_tokens_details")) is dict
                 else None
             )
             if raw_reasoning_tokens is not None:
-                usage.reasoning_tokens = _w.usage_counter(raw_reasoning_tokens)
-        else:
-            usage = Usage()  # not reported: the three counters are null together (§6)
+                u_reasoning_tokens = _w.usage_counter(raw_reasoning_tokens)
         if (
             type(a_content) is list
         ):  # content beyond one text (several blocks, thinking, media): the two-step way
@@ -1139,21 +1142,20 @@ def response(src_body: Mapping[str, Any]) -> dict[str, Any]:
         if calls:
             blocks.extend(calls)
         wire_message = {"role": "assistant", "content": blocks}
-        u = usage
         usage_wire: dict[str, Any] = {}
         # usage unreported: zero. The wire requires the counters; an unreported one is written as 0.
-        baseline = {"completion_tokens": u.completion_tokens or 0}
+        baseline = {"completion_tokens": u_completion_tokens or 0}
         # response.usage.prompt_tokens sum: input_tokens is the counter minus the other addends
         rest_prompt_tokens = (
             _w.usage_rest(
-                u.prompt_tokens or 0,
+                u_prompt_tokens or 0,
                 _w.usage_addend(
-                    (u.cached_tokens if baseline and u.cached_tokens is not NOT_GIVEN else None)
+                    (u_cached_tokens if baseline and u_cached_tokens is not NOT_GIVEN else None)
                 ),
                 _w.usage_addend(
                     (
-                        u.cache_creation_tokens
-                        if baseline and u.cache_creation_tokens is not NOT_GIVEN
+                        u_cache_creation_tokens
+                        if baseline and u_cache_creation_tokens is not NOT_GIVEN
                         else None
                     )
                 ),
@@ -1165,14 +1167,14 @@ def response(src_body: Mapping[str, Any]) -> dict[str, Any]:
             usage_wire["input_tokens"] = rest_prompt_tokens
         if "completion_tokens" in baseline:
             usage_wire["output_tokens"] = baseline["completion_tokens"]
-        if u.cached_tokens is not None and u.cached_tokens is not NOT_GIVEN and baseline:
-            usage_wire["cache_read_input_tokens"] = u.cached_tokens
+        if u_cached_tokens is not None and u_cached_tokens is not NOT_GIVEN and baseline:
+            usage_wire["cache_read_input_tokens"] = u_cached_tokens
         if (
-            u.cache_creation_tokens is not None
-            and u.cache_creation_tokens is not NOT_GIVEN
+            u_cache_creation_tokens is not None
+            and u_cache_creation_tokens is not NOT_GIVEN
             and baseline
         ):
-            usage_wire["cache_creation_input_tokens"] = u.cache_creation_tokens
+            usage_wire["cache_creation_input_tokens"] = u_cache_creation_tokens
         out: dict[str, Any] = {}
         out["id"] = raw.get("id", raw.get("responseId", "msg_wiremap"))
         out["type"] = "message"

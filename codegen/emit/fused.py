@@ -897,19 +897,10 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     )
     parts_text = "def _user_parts(raw: Any, exact: bool) -> Any:\n" + "\n".join(parts_fn) + "\n" if parts_fn is not None else ""
     # the response half (codegen/emit/fused_response.py), from both response tables
-    response_text, calls_fn = "", None
+    response_text = ""
     if not response_blockers(src, dst):  # else no `response`: Translator.response is the two-step way
-        response_body, calls_fn = emit_fused_response(s_em, d_em, header_names(header))
-        response_text = response_function(response_body, src.key, dst.key, dst.title)
-    calls_text = (
-        "def _call_to_wire(call: Any, lenient: bool | None) -> dict[str, Any]:\n"
-        f'    """A {src.title} response\'s wire tool call -> the {dst.title} one, read and written by the two tables\' '
-        "tool-call templates in one (codegen/emit/fused_response.py); an error: the two-step way (`response`).\"\"\"\n"
-        + "\n".join(calls_fn) + "\n"
-        if calls_fn is not None
-        else ""
-    )
-    imports = _source_imports(fn_text + parts_text + response_text + calls_text, header, src_module)
+        response_text = response_function(emit_fused_response(s_em, d_em, header_names(header)), src.key, dst.key, dst.title)
+    imports = _source_imports(fn_text + parts_text + response_text, header, src_module)
     lines = [header.rstrip("\n"), ""]
     if imports:
         lines.append(f"from .{src_module} import {', '.join(imports)}")
@@ -950,9 +941,6 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     lines.append("")
     lines.append(exact_text)
     lines.append("")
-    if calls_text:
-        lines.append(calls_text)
-        lines.append("")
     if response_text:
         lines.append(response_text)
     return "\n".join(lines)
@@ -968,7 +956,7 @@ def _source_imports(fn_text: str, header: str, src_module: str) -> list[str]:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             for alias in stmt.names:
                 bound.add((alias.asname or alias.name).split(".")[0])
-    bound |= {"SOURCE", "TARGET", "_KNOWN", "_SOURCE_READS", "_NO_TOOLS", "_Deopt", "_DEOPTS", "request", "request_with_losses", "_user_parts", "response", "_call_to_wire"}
+    bound |= {"SOURCE", "TARGET", "_KNOWN", "_SOURCE_READS", "_NO_TOOLS", "_Deopt", "_DEOPTS", "request", "request_with_losses", "_user_parts", "response"}
     assigned: set[str] = set()
     used: set[str] = set()
     for node in ast.walk(tree):

@@ -35,6 +35,7 @@ from .lines import Lines
 from .messages import response_reader, response_writer
 from .shapes import shape
 from ..ir.chat import FormatIR
+from ..sections.usage import COUNTERS
 from ..wiretemplate import Slot, slots_of
 
 __all__ = ["response_blockers", "emit_fused_response"]
@@ -42,7 +43,7 @@ __all__ = ["response_blockers", "emit_fused_response"]
 _DST_NAME = re.compile(r"(?<![\w.])(_vm_\w+)\(")
 
 #: the names the reader binds and the writer reads (`response_writer(fused=True)`)
-_HANDED: frozenset[str] = frozenset({"finish_reason", "a_content", "a_calls", "usage", "raw"})
+_HANDED: frozenset[str] = frozenset({"finish_reason", "a_content", "a_calls", "raw", *(f"u_{c}" for c in COUNTERS)})
 
 
 def response_blockers(src: FormatIR, dst: FormatIR) -> list[str]:
@@ -104,8 +105,8 @@ def _rename(lines: list[str], names: dict[str, str]) -> list[str]:
     return tokenize.untokenize(out).rstrip("\n").split("\n")
 
 
-def _fused_calls(s_em: Any, d_em: Any) -> list[str] | None:
-    """The body of `_call_to_wire(call, lenient)`: one wire tool call of the source read
+def _fused_calls(s_em: Any, d_em: Any) -> Lines | None:
+    """The loop body that reads one wire tool call `call` of the source into `a_calls`: read
     by the source's tool-call template (the code of its `_read_tool_call`), its arguments checked
     as both steps check them (`as_response`: plain JSON within the depth limit), and written by
     the target's template (the code of its `_tool_call_to_wire`), without the canonical ToolCall.
@@ -118,6 +119,8 @@ def _fused_calls(s_em: Any, d_em: Any) -> list[str] | None:
     if any(slot.field == "signature" for slot in slots_of(src.tool_calls.template)):
         return None
     out = Lines()
+    out.level = 0
+    out.counter = 600  # its names apart from the reader's around it
     read = out.part()
     got: dict[str, str] = {}
     s_em.unmodeled(read, "tool_call", "call", "path")
@@ -143,24 +146,24 @@ def _fused_calls(s_em: Any, d_em: Any) -> list[str] | None:
     written.lines = [_DST_NAME.sub(r"_dst.\1(", line) for line in written.lines]
     expr = _DST_NAME.sub(r"_dst.\1(", expr)
     shape(out, "fused", "call_to_wire", reader=read, arguments=got["arguments"], memo=memo, written=written, expr=expr)
-    return out.lines
+    return out
 
 
-def emit_fused_response(s_em: Any, d_em: Any, header_bound: set[str]) -> tuple[list[str], list[str] | None]:
+def emit_fused_response(s_em: Any, d_em: Any, header_bound: set[str]) -> list[str]:
     """The body of `response(src_body)` (inside its `try:`, at indent level 1): the source's
-    reader, the checks, the target's writer (its globals through `_dst`, its locals renamed
-    where the reader's have the name), which returns `out`, the body written; and the body of
-    `_call_to_wire` (`_fused_calls`), or None."""
+    reader (its tool calls read and written in one where `_fused_calls` can), the checks, the
+    target's writer (its globals through `_dst`, its locals renamed where the reader's have the
+    name), which returns `out`, the body written."""
     calls = _fused_calls(s_em, d_em)
     reader = Lines()
-    response_reader(s_em, reader, fused=True, read_call="_call_to_wire" if calls is not None else "_read_tool_call")
+    response_reader(s_em, reader, fused=True, fused_calls=calls)
     writer = Lines()
     response_writer(d_em, writer, fused=True, written_calls=calls is not None)
     r_free, r_bound = _free_and_bound("\n".join(reader.lines))
     w_free, w_bound = _free_and_bound("\n".join(writer.lines))
     renames = {name: "w_" + name for name in w_bound & (r_bound | {"body", "src_body", "read_call"}) if name not in _HANDED}
     renames["body"] = "out"  # the body written (the reader's `body` is the one read)
-    local = {"_call_to_wire", "_Deopt", "_DEOPTS"}
+    local = {"_Deopt", "_DEOPTS"}
     globals_ = {
         name: "_dst." + name
         for name in w_free - _HANDED - set(dir(builtins)) - header_bound - local
@@ -181,7 +184,7 @@ def emit_fused_response(s_em: Any, d_em: Any, header_bound: set[str]) -> tuple[l
         ]
     body += ["    raw = body"]
     body += written
-    return body, calls
+    return body
 
 
 def response_function(body: list[str], src_key: str, dst_key: str, dst_title: str) -> str:

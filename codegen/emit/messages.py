@@ -928,10 +928,10 @@ def _child(path: str, key: Any) -> str:
 
 
 def _emit_assistant_reader(
-    em: "Emitter", out: Any, node: Any, content_key: Any, src: str, path: str, lenient: str, read_call: str = "_read_tool_call"
+    em: "Emitter", out: Any, node: Any, content_key: Any, src: str, path: str, lenient: str, fused_calls: Any = None
 ) -> None:
-    """Binds `a_content` and `a_calls` from a wire assistant message (each tool call read by
-    `read_call`, where they have a field of their own)."""
+    """Binds `a_content` and `a_calls` from a wire assistant message (where tool calls have a field
+    of their own, `fused_calls` may read and write each, in place of `_read_tool_call`)."""
     ir = em.ir
     calls_key = next((k for k, c in node.items if isinstance(c, Slot) and c.field == "tool_calls"), None)
     content_slot = next((c for k, c in node.items if isinstance(c, Slot) and c.field == "content"), None)
@@ -946,7 +946,7 @@ def _emit_assistant_reader(
         synthesize=ir.tool_calls.missing_id == "synthesize",
         points=", points=True" if ir.cache_point is not None else "",  # request.cache_points
         calls_key=calls_key,  # placement `items`: tool calls are items of their own
-        calls_path=_child(path, calls_key if calls_key is not None else "tool_calls"), reasoning=reasoning, read_call=read_call,
+        calls_path=_child(path, calls_key if calls_key is not None else "tool_calls"), reasoning=reasoning, fused_calls=fused_calls,
     )
 
 
@@ -1114,11 +1114,11 @@ def _emit_request_from_wire(em: "Emitter") -> None:
 
 
 # --------------------------------------------------------------------------- responses
-def response_reader(em: "Emitter", out: Lines, fused: bool = False, read_call: str = "_read_tool_call") -> None:
+def response_reader(em: "Emitter", out: Lines, fused: bool = False, fused_calls: Any = None) -> None:
     """The body of `_response_from_wire` into `out`: the wire body `body` read into `finish_reason`,
     `a_content`, `a_calls` and `usage`; with `fused` (codegen/emit/fused_response.py) it stops
-    there, before the canonical Response is built, and `read_call` may read each tool call of a
-    message's own field (into what the fused translator's target writes)."""
+    there, before the canonical Response is built, and `fused_calls` (a fragment) may read each
+    tool call of a message's own field into the wire form its target writes."""
     ir = em.ir
     detail = out.part()
     emit_items.emit_finish_detail(em, detail)
@@ -1134,11 +1134,11 @@ def response_reader(em: "Emitter", out: Lines, fused: bool = False, read_call: s
     reader = out.part()
     if ir.items.response_items is None:
         content_key = next((k for k, c in ir.assistant.template.items if isinstance(c, Slot) and c.field == "content"), None)
-        _emit_assistant_reader(em, reader, ir.assistant.template, content_key, "message", lit(msg_path), "lenient", read_call)
+        _emit_assistant_reader(em, reader, ir.assistant.template, content_key, "message", lit(msg_path), "lenient", fused_calls)
     fallback, usage = out.part(), out.part()
     get = (lambda var, keys: inline_get(var, keys, out.fresh)) if fused else _keys_get  # noqa: E731
     emit_usage.emit_fallback(fallback, ir.usage.fallback)
-    emit_usage.emit_reader(usage, ir.usage.counters, get)
+    emit_usage.emit_reader(usage, ir.usage.counters, get, fused)
     shape(
         out, "responses", "response_from_wire",
         finish=get("body", ir.finish.path), detail=detail, message=message,
@@ -1251,7 +1251,7 @@ def response_writer(em: "Emitter", out: Lines, fused: bool = False, written_call
         expr = build_message(em, prelude, ir.assistant.template, {"content": "content_out", "tool_calls": "wire_calls"}, "message.assistant")
         shape(message, "responses", "response_message", joined=ir.response.content == "joined_text", prelude=prelude, content=content, calls=calls, written=written_calls, inline=inline)
     usage = out.part()
-    emit_usage.emit_writer(usage, ir.usage.counters, ir.usage.unreported, lambda: emit_items.emit_usage_zero_fill(em, usage))
+    emit_usage.emit_writer(usage, ir.usage.counters, ir.usage.unreported, lambda: emit_items.emit_usage_zero_fill(em, usage), fused)
     body = out.part()
     shape(body, "responses", "envelope", rows=_envelope_rows(ir))
     detail = out.part()
