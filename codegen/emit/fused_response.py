@@ -41,6 +41,7 @@ from ..wiretemplate import Slot, slots_of
 __all__ = ["response_blockers", "emit_fused_response"]
 
 _DST_NAME = re.compile(r"(?<![\w.])(_vm_\w+)\(")
+_PREFIX = re.compile(r"[A-Za-z]*")  # a string token's prefix (f, rf, ...): always matches
 
 #: the names the reader binds and the writer reads (`response_writer(fused=True)`)
 _HANDED: frozenset[str] = frozenset({"finish_reason", "a_content", "a_calls", "raw", *(f"u_{c}" for c in COUNTERS)})
@@ -99,7 +100,7 @@ def _rename(lines: list[str], names: dict[str, str]) -> list[str]:
             keyword = after is not None and after.string == "=" and before is not None and before.string in ("(", ",")
             if not attribute and not keyword:
                 tok = tok._replace(string=names[tok.string])
-        elif tok.type == tokenize.STRING and tok.string[:2].lower() in ("f'", 'f"') or tok.type == tokenize.STRING and tok.string[:3].lower() in ("rf'", 'rf"', "fr'", 'fr"'):
+        elif tok.type == tokenize.STRING and (prefix := _PREFIX.match(tok.string)) is not None and "f" in prefix.group().lower():
             tok = tok._replace(string=fields.sub(lambda m: "{" + names[m.group(1)], tok.string))
         out.append(tok)
     return tokenize.untokenize(out).rstrip("\n").split("\n")
@@ -159,7 +160,7 @@ def emit_fused_response(s_em: Any, d_em: Any, header_bound: set[str]) -> list[st
     response_reader(s_em, reader, fused=True, fused_calls=calls)
     writer = Lines()
     response_writer(d_em, writer, fused=True, written_calls=calls is not None)
-    r_free, r_bound = _free_and_bound("\n".join(reader.lines))
+    _, r_bound = _free_and_bound("\n".join(reader.lines))
     w_free, w_bound = _free_and_bound("\n".join(writer.lines))
     renames = {name: "w_" + name for name in w_bound & (r_bound | {"body", "src_body", "read_call"}) if name not in _HANDED}
     renames["body"] = "out"  # the body written (the reader's `body` is the one read)
