@@ -289,3 +289,16 @@ def test_recorded_responses_answer_as_the_two_step_path() -> None:
                 own += 1
                 taken += takes_one_pass(sys.modules[response.__module__], body)
     assert checked > 1000 and own > 500 and taken > own * 3 // 4, (checked, own, taken)
+
+
+def test_a_format_loaded_from_another_module_keeps_the_two_step_response() -> None:
+    # the fused module was compiled from the registered modules' tables: a format of the same key
+    # loaded from elsewhere (wiremap generate --out) is not what it reads, so the pair goes two-step
+    from wiremap.runtime.format import Translator
+
+    loaded = wiremap.load_format(str(ROOT / "generated" / "openai_chat.py"))
+    assert loaded.module is not wiremap.get_format("openai_chat").module
+    tr = Translator(loaded, wiremap.get_format("anthropic_messages"))
+    assert tr.response.__module__ == "wiremap.runtime.format"
+    body = json.loads((ROOT / "bench/corpus/openai_response.json").read_text())
+    assert outcome(tr.response, body) == outcome(two_step("openai_chat", "anthropic_messages"), body)
