@@ -980,7 +980,9 @@ def response(src_body: Mapping[str, Any]) -> dict[str, Any]:
                 blocks_: list[Any] = []
                 calls_: list[ToolCall] = []
                 for j, item in enumerate(items_):
-                    p = _read_assistant_part(item, f"{content_path}[{j}]", lenient)
+                    p = _read_assistant_part(
+                        item, "", lenient
+                    )  # an error: the two-step way names its path
                     if isinstance(p, _w.Skipped):  # request.unknown: carry
                         continue
                     if type(p) is ToolCall:
@@ -1067,9 +1069,8 @@ def response(src_body: Mapping[str, Any]) -> dict[str, Any]:
         wire_calls: Any = NOT_GIVEN
         if calls:
             wire_calls = [
-                _dst._tool_call_to_wire(call, f"message.tool_calls[{k}]")
-                for k, call in enumerate(calls)
-            ]
+                _dst._tool_call_to_wire(call, "") for call in calls
+            ]  # an error: the two-step way names its path
         wire_message_1: dict[str, Any] = {"role": "assistant"}
         if content_out is not NOT_GIVEN:
             wire_message_1["content"] = content_out

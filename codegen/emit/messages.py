@@ -928,7 +928,7 @@ def _child(path: str, key: Any) -> str:
 
 
 def _emit_assistant_reader(
-    em: "Emitter", out: Any, node: Any, content_key: Any, src: str, path: str, lenient: str, fused_calls: Any = None
+    em: "Emitter", out: Any, node: Any, content_key: Any, src: str, path: str, lenient: str, fused_calls: Any = None, fused: bool = False
 ) -> None:
     """Binds `a_content` and `a_calls` from a wire assistant message (where tool calls have a field
     of their own, `fused_calls` may read and write each, in place of `_read_tool_call`)."""
@@ -947,6 +947,7 @@ def _emit_assistant_reader(
         points=", points=True" if ir.cache_point is not None else "",  # request.cache_points
         calls_key=calls_key,  # placement `items`: tool calls are items of their own
         calls_path=_child(path, calls_key if calls_key is not None else "tool_calls"), reasoning=reasoning, fused_calls=fused_calls,
+        fused=fused,
     )
 
 
@@ -1134,7 +1135,7 @@ def response_reader(em: "Emitter", out: Lines, fused: bool = False, fused_calls:
     reader = out.part()
     if ir.items.response_items is None:
         content_key = next((k for k, c in ir.assistant.template.items if isinstance(c, Slot) and c.field == "content"), None)
-        _emit_assistant_reader(em, reader, ir.assistant.template, content_key, "message", lit(msg_path), "lenient", fused_calls)
+        _emit_assistant_reader(em, reader, ir.assistant.template, content_key, "message", lit(msg_path), "lenient", fused_calls, fused)
     fallback, usage = out.part(), out.part()
     get = (lambda var, keys: inline_get(var, keys, out.fresh)) if fused else _keys_get  # noqa: E731
     emit_usage.emit_fallback(fallback, ir.usage.fallback)
@@ -1245,11 +1246,11 @@ def response_writer(em: "Emitter", out: Lines, fused: bool = False, written_call
         expr = build_message(
             em, prelude, ir.assistant.template, {"content": "blocks", "tool_calls": "NOT_GIVEN"}, "message.assistant", frozenset({"content"})
         )
-        shape(message, "responses", "response_message_blocks", prelude=prelude, content=content, calls=calls, written=written_calls, inline=inline)
+        shape(message, "responses", "response_message_blocks", prelude=prelude, content=content, calls=calls, written=written_calls, inline=inline, fused=fused)
     else:
         prelude = out.part()
         expr = build_message(em, prelude, ir.assistant.template, {"content": "content_out", "tool_calls": "wire_calls"}, "message.assistant")
-        shape(message, "responses", "response_message", joined=ir.response.content == "joined_text", prelude=prelude, content=content, calls=calls, written=written_calls, inline=inline)
+        shape(message, "responses", "response_message", joined=ir.response.content == "joined_text", prelude=prelude, content=content, calls=calls, written=written_calls, inline=inline, fused=fused)
     usage = out.part()
     emit_usage.emit_writer(usage, ir.usage.counters, ir.usage.unreported, lambda: emit_items.emit_usage_zero_fill(em, usage), fused)
     body = out.part()
