@@ -26,6 +26,7 @@ from .emit.compat_matrix import render_compatibility
 from .emit.emitter import Emitter
 from .emit.errors import emit_error_to_wire
 from .emit.fused import emit_fused_module, fused_blockers, fused_header, fused_module_name
+from .emit.fused_response import response_blockers
 from .emit.messages import emit_format, structured_modes
 from .emit.stream import parse_function, row_function
 from .emit.fixtures import render_fixture_tests
@@ -234,6 +235,7 @@ def _fused_pairs(resolved: dict[str, Any], irs: dict[str, Any]) -> dict[tuple[st
                 )
             why = [f"{src_key} (source) {w}" for w in fused_blockers(src, "source")]
             why += [f"{key} (target) {w}" for w in fused_blockers(dst, "target")]
+            why += response_blockers(src, dst)  # the response half (codegen/emit/fused_response.py)
             if why:
                 raise resolved[key].error(pointer, "no fused translator can be compiled: " + "; ".join(why))
             pairs[(src_key, key)] = (src, dst)

@@ -38,6 +38,7 @@ from wiremap.runtime.canonical import (
     ToolChoice,
     ToolMessage,
     UrlSource,
+    Usage,
     UserMessage,
 )
 from wiremap.runtime.errors import (
@@ -51,6 +52,7 @@ from . import openai_chat as _dst
 from . import anthropic_messages as _src
 
 from .anthropic_messages import (
+    _finish_reason,
     _read_assistant_part,
     _read_tool,
     _read_tool_choice,
@@ -957,3 +959,167 @@ def request_with_losses(
         return request(src_body, added), tuple(added)
     except _DEOPTS:
         return None
+
+
+def response(src_body: Mapping[str, Any]) -> dict[str, Any]:
+    """A anthropic_messages response body -> the OpenAI Chat Completions response body: exactly `openai_chat.response_to_wire(anthropic_messages.response_from_wire(body))` between these two wires (what the source's reader carries is the source wire's, dropped either way) -- the same body, warnings and errors -- in one pass where the body allows it (`_Deopt`: the two-step way)."""
+    try:
+        body: Any = src_body
+        if type(body) is not dict:  # the reader's error: the two-step way names it
+            raise _Deopt
+        finish_reason = _finish_reason(body.get("stop_reason"))
+        # OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null
+        lenient: bool | None = True if finish_reason == "error" else None
+        message = body
+        raw_content = _w.member(message, "content", "")  # required by the template
+        a_calls: Any = NOT_GIVEN
+        a_content: Any = NOT_GIVEN
+        if raw_content is not NOT_GIVEN:
+            content_path = "content"
+            items_ = (
+                _w.expect_list(raw_content, content_path)
+                if type(raw_content) is not str
+                else raw_content
+            )
+            if type(items_) is str:
+                a_content = items_
+            else:
+                blocks_: list[Any] = []
+                calls_: list[ToolCall] = []
+                for j, item in enumerate(items_):
+                    p = _read_assistant_part(
+                        item, "", lenient
+                    )  # an error: the two-step way names its path
+                    if isinstance(p, _w.Skipped):  # request.unknown: carry
+                        continue
+                    if type(p) is ToolCall:
+                        calls_.append(p)
+                    else:
+                        blocks_.append(p)
+                a_content = blocks_
+                if calls_:
+                    a_calls = calls_
+        # One unsigned text block reads as a plain string (OpenArmature §3.1.1); none as null.
+        if type(a_content) is list:
+            if not a_content:
+                a_content = None
+            elif (
+                len(a_content) == 1
+                and type(a_content[0]) is TextBlock
+                and a_content[0].signature is NOT_GIVEN
+            ):
+                a_content = a_content[0].text
+        u_prompt_tokens: Any = None  # the counters, as an unreported Usage has them
+        u_completion_tokens: Any = None
+        u_total_tokens: Any = None
+        u_cached_tokens: Any = NOT_GIVEN
+        u_cache_creation_tokens: Any = NOT_GIVEN
+        u_reasoning_tokens: Any = NOT_GIVEN
+        usage_obj = body.get("usage")
+        if type(usage_obj) is dict:
+            completion_tokens = _w.usage_counter(usage_obj.get("output_tokens"))
+            prompt_tokens = _w.usage_sum(
+                _w.usage_counter(usage_obj.get("input_tokens")),
+                _w.usage_addend(usage_obj.get("cache_read_input_tokens")),
+                _w.usage_addend(usage_obj.get("cache_creation_input_tokens")),
+            )  # a derived counter (response.usage sum)
+            total_tokens = _w.usage_sum(
+                _w.usage_counter(usage_obj.get("input_tokens")),
+                _w.usage_addend(usage_obj.get("cache_read_input_tokens")),
+                _w.usage_addend(usage_obj.get("cache_creation_input_tokens")),
+                completion_tokens,
+            )  # a derived total (OpenArmature §7)
+            u_prompt_tokens, u_completion_tokens, u_total_tokens = (
+                prompt_tokens,
+                completion_tokens,
+                total_tokens,
+            )
+            raw_cached_tokens = usage_obj.get("cache_read_input_tokens")
+            if raw_cached_tokens is not None:
+                u_cached_tokens = _w.usage_counter(raw_cached_tokens)
+            raw_cache_creation_tokens = usage_obj.get("cache_creation_input_tokens")
+            if raw_cache_creation_tokens is not None:
+                u_cache_creation_tokens = _w.usage_counter(raw_cache_creation_tokens)
+        if (
+            type(a_content) is list
+        ):  # content beyond one text (several blocks, thinking, media): the two-step way
+            raise _Deopt
+        if a_calls is not NOT_GIVEN:
+            for read_call in a_calls:  # read_response's depth limit, as_response's plain-JSON check
+                _v.check_json_value(read_call.arguments, "")
+        raw = body
+        reason = finish_reason
+        wire_reason: Any
+        wire_reason = _dst._FINISH_TO_WIRE.get(reason, reason) if type(reason) is str else reason
+        raw_reason = (
+            at_3.get("finish_reason")
+            if type(
+                at_3 := (
+                    at_2[0] if type(at_2 := raw.get("choices")) is list and len(at_2) > 0 else None
+                )
+            )
+            is dict
+            else None
+        )
+        if raw_reason in _dst._FINISH_LISTED and _dst._finish_reason(raw_reason) == reason:
+            wire_reason = raw_reason  # the provider's own listed value, when it means the same
+        calls = a_calls
+        content_out: Any = a_content
+        if type(a_content) is str:  # the common case, inline
+            content_out = a_content
+        elif isinstance(a_content, (str, list)):
+            content_out = _dst._assistant_content_to_wire(a_content, "message.content")
+        if (
+            type(content_out) is list
+        ):  # response content: joined_text (a response message carries one string)
+            content_out = "".join(w_p.get("text", "") for w_p in content_out)
+        wire_calls: Any = NOT_GIVEN
+        if calls:
+            wire_calls = [
+                _dst._tool_call_to_wire(call, "") for call in calls
+            ]  # an error: the two-step way names its path
+        wire_message_1: dict[str, Any] = {"role": "assistant"}
+        if content_out is not NOT_GIVEN:
+            wire_message_1["content"] = content_out
+        if wire_calls is not NOT_GIVEN:
+            wire_message_1["tool_calls"] = wire_calls
+        wire_message = wire_message_1
+        usage_wire: dict[str, Any] = {}
+        # usage unreported: omit. The counters go out together or not at all (never a partial object).
+        baseline = (
+            {
+                "prompt_tokens": u_prompt_tokens,
+                "completion_tokens": u_completion_tokens,
+                "total_tokens": u_total_tokens,
+            }
+            if u_prompt_tokens is not None
+            and u_completion_tokens is not None
+            and u_total_tokens is not None
+            else {}
+        )
+        if "prompt_tokens" in baseline:
+            usage_wire["prompt_tokens"] = baseline["prompt_tokens"]
+        if "completion_tokens" in baseline:
+            usage_wire["completion_tokens"] = baseline["completion_tokens"]
+        if "total_tokens" in baseline:
+            usage_wire["total_tokens"] = baseline["total_tokens"]
+        if u_cached_tokens is not None and u_cached_tokens is not NOT_GIVEN and baseline:
+            usage_wire.setdefault("prompt_tokens_details", {})
+            usage_wire["prompt_tokens_details"]["cached_tokens"] = u_cached_tokens
+        if u_reasoning_tokens is not None and u_reasoning_tokens is not NOT_GIVEN and baseline:
+            usage_wire.setdefault("completion_tokens_details", {})
+            usage_wire["completion_tokens_details"]["reasoning_tokens"] = u_reasoning_tokens
+        out: dict[str, Any] = {}
+        out["id"] = raw.get("id", raw.get("responseId", "chatcmpl-wiremap"))
+        out["object"] = "chat.completion"
+        out["created"] = raw.get("created", 0)
+        out["model"] = raw.get("model", raw.get("modelVersion", "unknown"))
+        out["choices"] = [{"index": 0, "message": wire_message, "finish_reason": wire_reason}]
+        if usage_wire:
+            out["usage"] = usage_wire
+        return out
+    except _DEOPTS:
+        return cast(
+            "dict[str, Any]",
+            _dst.response_to_wire(_w.read_without_carry(_src.response_from_wire, src_body)),
+        )

@@ -38,6 +38,7 @@ from wiremap.runtime.canonical import (
     ToolChoice,
     ToolMessage,
     UrlSource,
+    Usage,
     UserMessage,
 )
 from wiremap.runtime.errors import (
@@ -51,6 +52,7 @@ from . import gemini_generate_content as _dst
 from . import openai_chat as _src
 
 from .openai_chat import (
+    _finish_reason,
     _read_assistant_part,
     _read_tool,
     _read_tool_call,
@@ -1064,3 +1066,193 @@ def request_with_losses(
         return request(src_body, added), tuple(added)
     except _DEOPTS:
         return None
+
+
+def response(src_body: Mapping[str, Any]) -> dict[str, Any]:
+    """A openai_chat response body -> the Google Gemini generateContent response body: exactly `gemini_generate_content.response_to_wire(openai_chat.response_from_wire(body))` between these two wires (what the source's reader carries is the source wire's, dropped either way) -- the same body, warnings and errors -- in one pass where the body allows it (`_Deopt`: the two-step way)."""
+    try:
+        body: Any = src_body
+        if type(body) is not dict:  # the reader's error: the two-step way names it
+            raise _Deopt
+        finish_reason = _finish_reason(
+            (
+                at_4.get("finish_reason")
+                if type(
+                    at_4 := (
+                        at_3[0]
+                        if type(at_3 := body.get("choices")) is list and len(at_3) > 0
+                        else None
+                    )
+                )
+                is dict
+                else None
+            )
+        )
+        # OpenArmature §3: degraded responses surface what parses; otherwise (None) only JSON-null arguments read as null
+        lenient: bool | None = True if finish_reason == "error" else None
+        message = (
+            at_6.get("message")
+            if type(
+                at_6 := (
+                    at_5[0] if type(at_5 := body.get("choices")) is list and len(at_5) > 0 else None
+                )
+            )
+            is dict
+            else None
+        )
+        if type(message) is not dict:  # the reader's error: the two-step way names it
+            raise _Deopt
+        raw_content = message.get("content", NOT_GIVEN)
+        a_calls: Any = NOT_GIVEN
+        a_content: Any = NOT_GIVEN
+        if type(raw_content) is str:  # a string is the content as it is
+            a_content = raw_content
+        elif raw_content is not NOT_GIVEN:
+            a_content = _w.assistant_content(
+                raw_content, "choices[0].message" + ".content", _read_assistant_part, True
+            )
+        raw_calls = message.get("tool_calls")
+        if raw_calls is not None:
+            calls_path = "choices[0].message" + ".tool_calls"
+            a_calls = []
+            for call in _w.expect_list(raw_calls, calls_path):
+                if type(call) is not dict:
+                    raise _Deopt
+                path = ""  # an error: the two-step way names its path
+                id_601 = call.get("id")
+                if type(id_601) is not str:
+                    id_601 = _w.member_str(call, "id", path)
+                obj_602 = call.get("function")
+                if type(obj_602) is not dict:
+                    obj_602 = _w.member_dict(call, "function", path)
+                name_603 = obj_602.get("name")
+                if type(name_603) is not str:
+                    name_603 = _w.member_str(obj_602, "name", path + ".function")
+                arguments_604 = _w.member_json(obj_602, "arguments", path + ".function", lenient)
+                sorted_arguments = _v.sorted_json_value(
+                    arguments_604, ""
+                )  # as_response's check, and the sorted copy the writer sends
+                a_calls.append(
+                    {"functionCall": {"id": id_601, "name": name_603, "args": sorted_arguments}}
+                )
+        u_prompt_tokens: Any = None  # the counters, as an unreported Usage has them
+        u_completion_tokens: Any = None
+        u_total_tokens: Any = None
+        u_cached_tokens: Any = NOT_GIVEN
+        u_cache_creation_tokens: Any = NOT_GIVEN
+        u_reasoning_tokens: Any = NOT_GIVEN
+        usage_obj = body.get("usage")
+        if type(usage_obj) is dict:
+            prompt_tokens = _w.usage_counter(usage_obj.get("prompt_tokens"))
+            completion_tokens = _w.usage_counter(usage_obj.get("completion_tokens"))
+            total_tokens = _w.usage_counter(usage_obj.get("total_tokens"))
+            u_prompt_tokens, u_completion_tokens, u_total_tokens = (
+                prompt_tokens,
+                completion_tokens,
+                total_tokens,
+            )
+            raw_cached_tokens = (
+                at_1.get("cached_tokens")
+                if type(at_1 := usage_obj.get("prompt_tokens_details")) is dict
+                else None
+            )
+            if raw_cached_tokens is not None:
+                u_cached_tokens = _w.usage_counter(raw_cached_tokens)
+            raw_reasoning_tokens = (
+                at_2.get("reasoning_tokens")
+                if type(at_2 := usage_obj.get("completion_tokens_details")) is dict
+                else None
+            )
+            if raw_reasoning_tokens is not None:
+                u_reasoning_tokens = _w.usage_counter(raw_reasoning_tokens)
+        if (
+            type(a_content) is list
+        ):  # content beyond one text (several blocks, thinking, media): the two-step way
+            raise _Deopt
+        raw = body
+        reason = finish_reason
+        wire_reason: Any
+        wire_reason = _dst._FINISH_TO_WIRE.get(reason, reason) if type(reason) is str else reason
+        raw_reason = (
+            w_at_2.get("finishReason")
+            if type(
+                w_at_2 := (
+                    w_at_1[0]
+                    if type(w_at_1 := raw.get("candidates")) is list and len(w_at_1) > 0
+                    else None
+                )
+            )
+            is dict
+            else None
+        )
+        if raw_reason in _dst._FINISH_LISTED and _dst._finish_reason(raw_reason) == reason:
+            wire_reason = raw_reason  # the provider's own listed value, when it means the same
+        calls = a_calls
+        blocks: list[dict[str, Any]] = []
+        if type(a_content) is str:  # the common case, inline
+            blocks = [{"text": a_content}] if a_content else []
+        elif isinstance(a_content, (str, list)):
+            blocks = _dst._as_blocks(_dst._assistant_content_to_wire(a_content, "message.content"))
+        if calls:
+            blocks.extend(calls)
+        wire_message = {"role": "model", "parts": blocks}
+        usage_wire: dict[str, Any] = {}
+        # usage unreported: omit. The counters go out together or not at all (never a partial object).
+        baseline = (
+            {"prompt_tokens": u_prompt_tokens, "total_tokens": u_total_tokens}
+            if u_prompt_tokens is not None
+            and u_completion_tokens is not None
+            and u_total_tokens is not None
+            else {}
+        )
+        # response.usage.completion_tokens sum: candidatesTokenCount is the counter minus the other addends
+        rest_completion_tokens = (
+            _w.usage_rest(
+                u_completion_tokens,
+                _w.usage_addend(
+                    (
+                        u_reasoning_tokens
+                        if baseline and u_reasoning_tokens is not NOT_GIVEN
+                        else None
+                    )
+                ),
+            )
+            if baseline
+            else None
+        )
+        if "prompt_tokens" in baseline:
+            usage_wire["promptTokenCount"] = baseline["prompt_tokens"]
+        if rest_completion_tokens is not None:
+            usage_wire["candidatesTokenCount"] = rest_completion_tokens
+        if "total_tokens" in baseline:
+            usage_wire["totalTokenCount"] = baseline["total_tokens"]
+        if u_cached_tokens is not None and u_cached_tokens is not NOT_GIVEN and baseline:
+            usage_wire["cachedContentTokenCount"] = u_cached_tokens
+        if u_reasoning_tokens is not None and u_reasoning_tokens is not NOT_GIVEN and baseline:
+            usage_wire["thoughtsTokenCount"] = u_reasoning_tokens
+        out: dict[str, Any] = {}
+        out["candidates"] = [{"content": wire_message, "finishReason": wire_reason, "index": 0}]
+        if usage_wire:
+            out["usageMetadata"] = usage_wire
+        out["modelVersion"] = raw.get("modelVersion", raw.get("model", "unknown"))
+        out["responseId"] = raw.get("responseId", raw.get("id", "wiremap"))
+        raw_detail = _w.get_in(raw, ("promptFeedback", "blockReason"))
+        if (
+            type(raw_detail) is str
+            and {
+                "SAFETY": "content_filter",
+                "OTHER": "content_filter",
+                "BLOCKLIST": "content_filter",
+                "PROHIBITED_CONTENT": "content_filter",
+                "IMAGE_SAFETY": "content_filter",
+                "BLOCK_REASON_UNSPECIFIED": "content_filter",
+            }.get(raw_detail)
+            == reason
+        ):
+            out["promptFeedback"] = raw["promptFeedback"]  # finish_reason detail_write: raw
+        return out
+    except _DEOPTS:
+        return cast(
+            "dict[str, Any]",
+            _dst.response_to_wire(_w.read_without_carry(_src.response_from_wire, src_body)),
+        )

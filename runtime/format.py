@@ -233,7 +233,8 @@ class Translator:
     `request(body)` returns exactly `target.request_to_wire(source.request_from_wire(body))`, and
     `response(body)` exactly `target.response_to_wire(source.response_from_wire(body))`: the same
     bodies, warnings and errors. Where a mapping asks for a fused translator from the source
-    (its `fuse` row; `fused` is then True), `request` is that generated one-pass function.
+    (its `fuse` row; `fused` is then True), `request` and `response` are its generated one-pass
+    functions.
     For what the target cannot carry, use `translate_request` (it reports every loss).
 
     `request_with_losses(body)` is the fused translator's exact loss report: `(target body, added)`
@@ -285,7 +286,16 @@ class Translator:
                 return dst_response(src_response(body))
 
         self.request: Any = module.request if module is not None else two_step_request
-        self.response: Any = response
+        # the fused response (a module generated before it has none) answers the two-step way's
+        # read_without_carry: only between two origins, and only for the modules it was made from
+        fused_response = getattr(module, "response", None)
+        if fused_response is not None and (
+            getattr(module, "_src", None) is not source.module
+            or getattr(module, "_dst", None) is not target.module
+            or not (type(s_origin) is str and type(t_origin) is str and s_origin != t_origin)
+        ):
+            fused_response = None
+        self.response: Any = fused_response if fused_response is not None else response
         exact = getattr(module, "request_with_losses", None)  # a module generated before it: none
         if exact is not None and (getattr(module, "_src", None) is not source.module or getattr(module, "_dst", None) is not target.module):
             exact = None  # a format of the same key from another module: its own tables decide

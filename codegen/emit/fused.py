@@ -39,6 +39,7 @@ from ..ir.catalog import CONTEXTS
 from .messages import block_fields, assign, build_message, text_content, emit_options_to_wire, emit_role_readers, emit_tools_to_wire
 from ..wiretemplate import Interp, Lit, Obj, Slot, slots_of
 from ..ir.chat import STRING_OPTIONS, FormatIR
+from .fused_response import emit_fused_response, header_names, response_blockers, response_function
 
 __all__ = ["fused_blockers", "emit_fused_module", "fused_module_name", "fused_header"]
 
@@ -937,7 +938,11 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
         "        return None\n"
     )
     parts_text = "def _user_parts(raw: Any, exact: bool) -> Any:\n" + "\n".join(parts_fn) + "\n" if parts_fn is not None else ""
-    imports = _source_imports(fn_text + parts_text, header, src_module)
+    # the response half (codegen/emit/fused_response.py), from both response tables
+    response_text = ""
+    if not response_blockers(src, dst):  # else no `response`: Translator.response is the two-step way
+        response_text = response_function(emit_fused_response(s_em, d_em, header_names(header)), src.key, dst.key, dst.title)
+    imports = _source_imports(fn_text + parts_text + response_text, header, src_module)
     lines = [header.rstrip("\n"), ""]
     if imports:
         lines.append(f"from .{src_module} import {', '.join(imports)}")
@@ -978,6 +983,9 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     lines.append(fn_text)
     lines.append("")
     lines.append(exact_text)
+    lines.append("")
+    if response_text:
+        lines.append(response_text)
     return "\n".join(lines)
 
 
@@ -991,7 +999,7 @@ def _source_imports(fn_text: str, header: str, src_module: str) -> list[str]:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             for alias in stmt.names:
                 bound.add((alias.asname or alias.name).split(".")[0])
-    bound |= {"SOURCE", "TARGET", "_KNOWN", "_SOURCE_READS", "_NO_TOOLS", "_Deopt", "_DEOPTS", "request", "request_with_losses", "_user_parts"}
+    bound |= {"SOURCE", "TARGET", "_KNOWN", "_SOURCE_READS", "_NO_TOOLS", "_Deopt", "_DEOPTS", "request", "request_with_losses", "_user_parts", "response"}
     assigned: set[str] = set()
     used: set[str] = set()
     for node in ast.walk(tree):
@@ -1007,7 +1015,7 @@ def _source_imports(fn_text: str, header: str, src_module: str) -> list[str]:
 _CANONICAL = (
     "NOT_GIVEN, AssistantMessage, Block, Config, FileBlock, ForcedTool, ImageBlock, AudioBlock, "
     "InlineSource, Message, NotGiven, RedactedThinkingBlock, Request, SystemMessage, TextBlock, "
-    "ThinkingBlock, Tool, ToolCall, ToolChoice, ToolMessage, UrlSource, UserMessage"
+    "ThinkingBlock, Tool, ToolCall, ToolChoice, ToolMessage, UrlSource, Usage, UserMessage"
 )
 
 

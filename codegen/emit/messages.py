@@ -40,6 +40,23 @@ def _keys_get(var: str, keys: tuple[Any, ...]) -> str:
     return f"_w.get_in({var}, {lit(keys)})"
 
 
+def inline_get(var: str, keys: tuple[Any, ...], fresh: Any) -> str:
+    """`_w.get_in(var, keys)` as one expression, without the call (a fused translator's reader,
+    codegen/emit/fused_response.py): each step None when a key is missing or the value is of the
+    wrong kind, as get_in answers. `var` is a dict; `fresh(stem)` names the walrus temporaries."""
+    if len(keys) <= 1:
+        return _keys_get(var, keys)
+    expr = f"{var}.get({lit(keys[0])})" if isinstance(keys[0], str) else f"_w.get_in({var}, {lit(keys[:1])})"
+    for key in keys[1:]:
+        t = fresh("at")
+        if isinstance(key, int):
+            bound = f"len({t}) > {key}" if key >= 0 else f"len({t}) >= {-key}"
+            expr = f"({t}[{key}] if type({t} := {expr}) is list and {bound} else None)"
+        else:
+            expr = f"({t}.get({lit(key)}) if type({t} := {expr}) is dict else None)"
+    return expr
+
+
 def _path_text(keys: tuple[Any, ...]) -> str:
     out = ""
     for k in keys:
@@ -910,8 +927,11 @@ def _child(path: str, key: Any) -> str:
     return lit(str(key)) if path == "''" else f"{path} + {lit('.' + str(key))}"
 
 
-def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any, src: str, path: str, lenient: str) -> None:
-    """Binds `a_content` and `a_calls` from a wire assistant message."""
+def _emit_assistant_reader(
+    em: "Emitter", out: Any, node: Any, content_key: Any, src: str, path: str, lenient: str, fused_calls: Any = None, fused: bool = False
+) -> None:
+    """Binds `a_content` and `a_calls` from a wire assistant message (where tool calls have a field
+    of their own, `fused_calls` may read and write each, in place of `_read_tool_call`)."""
     ir = em.ir
     calls_key = next((k for k, c in node.items if isinstance(c, Slot) and c.field == "tool_calls"), None)
     content_slot = next((c for k, c in node.items if isinstance(c, Slot) and c.field == "content"), None)
@@ -926,7 +946,8 @@ def _emit_assistant_reader(em: "Emitter", out: Any, node: Any, content_key: Any,
         synthesize=ir.tool_calls.missing_id == "synthesize",
         points=", points=True" if ir.cache_point is not None else "",  # request.cache_points
         calls_key=calls_key,  # placement `items`: tool calls are items of their own
-        calls_path=_child(path, calls_key if calls_key is not None else "tool_calls"), reasoning=reasoning,
+        calls_path=_child(path, calls_key if calls_key is not None else "tool_calls"), reasoning=reasoning, fused_calls=fused_calls,
+        fused=fused,
     )
 
 
@@ -1094,16 +1115,12 @@ def _emit_request_from_wire(em: "Emitter") -> None:
 
 
 # --------------------------------------------------------------------------- responses
-def _emit_response_from_wire(em: "Emitter") -> None:
+def response_reader(em: "Emitter", out: Lines, fused: bool = False, fused_calls: Any = None) -> None:
+    """The body of `_response_from_wire` into `out`: the wire body `body` read into `finish_reason`,
+    `a_content`, `a_calls` and `usage`; with `fused` (codegen/emit/fused_response.py) it stops
+    there, before the canonical Response is built, and `fused_calls` (a fragment) may read each
+    tool call of a message's own field into the wire form its target writes."""
     ir = em.ir
-    em.func(
-        "_finish_reason",
-        "(value: Any) -> FinishReason",
-        "Wire finish reason -> canonical (the table's `*` row for anything unlisted).",
-        shaped("responses", "finish_reason", map=ir.finish.map, default=ir.finish.default),
-    )
-
-    out = Lines()
     detail = out.part()
     emit_items.emit_finish_detail(em, detail)
     items_reader = out.part()
@@ -1118,22 +1135,36 @@ def _emit_response_from_wire(em: "Emitter") -> None:
     reader = out.part()
     if ir.items.response_items is None:
         content_key = next((k for k, c in ir.assistant.template.items if isinstance(c, Slot) and c.field == "content"), None)
-        _emit_assistant_reader(em, reader, ir.assistant.template, content_key, "message", lit(msg_path), "lenient")
+        _emit_assistant_reader(em, reader, ir.assistant.template, content_key, "message", lit(msg_path), "lenient", fused_calls, fused)
     fallback, usage = out.part(), out.part()
+    get = (lambda var, keys: inline_get(var, keys, out.fresh)) if fused else _keys_get  # noqa: E731
     emit_usage.emit_fallback(fallback, ir.usage.fallback)
-    emit_usage.emit_reader(usage, ir.usage.counters)
+    emit_usage.emit_reader(usage, ir.usage.counters, get, fused)
     shape(
         out, "responses", "response_from_wire",
-        finish=_keys_get("body", ir.finish.path), detail=detail, message=message,
-        message_at=_keys_get("body", ir.response.message), message_path=msg_path, items_reader=items_reader, reader=reader,
+        finish=get("body", ir.finish.path), detail=detail, message=message,
+        message_at=get("body", ir.response.message), message_path=msg_path, items_reader=items_reader, reader=reader,
         # a wire whose assistant content is always parts (content blocks, or `always_parts`:
         # Cohere's AssistantMessageResponse.content) says nothing more with a one-text list than
         # with a string
         one_text=ir.tool_calls.placement == "content_blocks" or ir.assistant.content == "always_parts",
         missing_empty=ir.response.message_missing == "empty", with_tool_calls=ir.finish.with_tool_calls,
         refusal_field=ir.response.refusal_field if ir.items.response_items is None else None,
-        usage_at=_keys_get("body", ir.usage.path), fallback=fallback, usage=usage,
+        usage_at=get("body", ir.usage.path), fallback=fallback, usage=usage, fused=fused,
     )
+
+
+def _emit_response_from_wire(em: "Emitter") -> None:
+    ir = em.ir
+    em.func(
+        "_finish_reason",
+        "(value: Any) -> FinishReason",
+        "Wire finish reason -> canonical (the table's `*` row for anything unlisted).",
+        shaped("responses", "finish_reason", map=ir.finish.map, default=ir.finish.default),
+    )
+
+    out = Lines()
+    response_reader(em, out)
     em.func("_response_from_wire", "(body: Any) -> Response", "Wire response body -> canonical response.", out.lines)
 
     st = ir.structured
@@ -1177,6 +1208,64 @@ def _envelope_rows(ir: Any) -> list[tuple[str, str, bool]]:
     return rows
 
 
+def _inline_text(em: "Emitter", var: str) -> str | None:
+    """The assistant content a response writer makes of a string `var`, as one expression (what
+    `_assistant_content_to_wire`, then `_as_blocks` where tool calls are blocks, return for it),
+    for a fused translator's writer; None where it takes statements (or joins text)."""
+    ir = em.ir
+    scratch = Lines()
+    scratch.level = 0
+    scratch.counter = 900
+    expr = text_content(em, scratch, "assistant", var)
+    if expr is not None and ir.tool_calls.placement == "content_blocks" and ir.assistant.content != "always_parts":
+        text_node = ir.parts["text"]  # _as_blocks: the string as one text part, none when empty
+        assert not isinstance(text_node, str)
+        expr = f"([{em.build_node(scratch, text_node, {'text': var, 'signature': 'NOT_GIVEN'}, 'part.text', 'path')}] if {var} else [])"
+    return None if scratch.lines else expr
+
+
+def response_writer(em: "Emitter", out: Lines, fused: bool = False, written_calls: bool = False) -> None:
+    """The body of `_response_to_wire` into `out`. With `fused` (codegen/emit/fused.py) it writes
+    from the names a response reader binds (`response_reader`: `finish_reason`, `a_content`,
+    `a_calls`, `usage`; `raw`, the wire body read) instead of a canonical Response, and nothing
+    carried (another provider's wire: the two-step way drops it too); with `written_calls`, the
+    tool calls `a_calls` holds are this format's wire tool calls already (read and written in one)."""
+    ir = em.ir
+    content, calls = ("a_content", "a_calls") if fused else ("msg.content", "msg.tool_calls")
+    inverse: dict[str, str] = {}
+    for wire, canonical in ir.finish.map:
+        inverse.setdefault(canonical, wire)
+    inverse.update(ir.finish.emit)
+    message = out.part()
+    expr: str | None = None
+    inline = _inline_text(em, content) if fused else None
+    if ir.items.response_items is not None:
+        emit_items.emit_items_message_writer(em, message)
+    elif ir.tool_calls.placement == "content_blocks":
+        prelude = out.part()
+        expr = build_message(
+            em, prelude, ir.assistant.template, {"content": "blocks", "tool_calls": "NOT_GIVEN"}, "message.assistant", frozenset({"content"})
+        )
+        shape(message, "responses", "response_message_blocks", prelude=prelude, content=content, calls=calls, written=written_calls, inline=inline, fused=fused)
+    else:
+        prelude = out.part()
+        expr = build_message(em, prelude, ir.assistant.template, {"content": "content_out", "tool_calls": "wire_calls"}, "message.assistant")
+        shape(message, "responses", "response_message", joined=ir.response.content == "joined_text", prelude=prelude, content=content, calls=calls, written=written_calls, inline=inline, fused=fused)
+    usage = out.part()
+    emit_usage.emit_writer(usage, ir.usage.counters, ir.usage.unreported, lambda: emit_items.emit_usage_zero_fill(em, usage), fused)
+    body = out.part()
+    shape(body, "responses", "envelope", rows=_envelope_rows(ir))
+    detail = out.part()
+    emit_items.emit_finish_detail_writer(em, detail)
+    shape(
+        out, "responses", "response_to_wire",
+        reasons=list(inverse.items()), listed=tuple(w for w, _ in ir.finish.map),
+        finish_at=inline_get("raw", ir.finish.path, out.fresh) if fused else _keys_get("raw", ir.finish.path),
+        message=message, message_expr=expr, reasoning=ir.reasoning is not None, usage=usage, body=body,
+        at_root=not ir.response.message, detail=detail, response_out="response_out" in ir.strategy_hooks, fused=fused, content=content,
+    )
+
+
 def _emit_response_to_wire(em: "Emitter") -> None:
     ir = em.ir
     out = Lines()
@@ -1187,32 +1276,7 @@ def _emit_response_to_wire(em: "Emitter") -> None:
     # module tables, so that a dialect with other finish reasons differs in them, not in code
     em.parts.constants.append(f"_FINISH_TO_WIRE: Final[dict[str, str]] = {lit(inverse)}  # canonical finish reason -> the wire's")
     em.parts.constants.append(f"_FINISH_LISTED: Final = {lit(tuple(w for w, _ in ir.finish.map))}  # the wire's finish reasons")
-    message = out.part()
-    expr: str | None = None
-    if ir.items.response_items is not None:
-        emit_items.emit_items_message_writer(em, message)
-    elif ir.tool_calls.placement == "content_blocks":
-        prelude = out.part()
-        expr = build_message(
-            em, prelude, ir.assistant.template, {"content": "blocks", "tool_calls": "NOT_GIVEN"}, "message.assistant", frozenset({"content"})
-        )
-        shape(message, "responses", "response_message_blocks", prelude=prelude)
-    else:
-        prelude = out.part()
-        expr = build_message(em, prelude, ir.assistant.template, {"content": "content_out", "tool_calls": "wire_calls"}, "message.assistant")
-        shape(message, "responses", "response_message", joined=ir.response.content == "joined_text", prelude=prelude)
-    usage = out.part()
-    emit_usage.emit_writer(usage, ir.usage.counters, ir.usage.unreported, lambda: emit_items.emit_usage_zero_fill(em, usage))
-    body = out.part()
-    shape(body, "responses", "envelope", rows=_envelope_rows(ir))
-    detail = out.part()
-    emit_items.emit_finish_detail_writer(em, detail)
-    shape(
-        out, "responses", "response_to_wire",
-        reasons=list(inverse.items()), finish_at=_keys_get("raw", ir.finish.path), listed=tuple(w for w, _ in ir.finish.map),
-        message=message, message_expr=expr, reasoning=ir.reasoning is not None, usage=usage, body=body,
-        at_root=not ir.response.message, detail=detail, response_out="response_out" in ir.strategy_hooks,
-    )
+    response_writer(em, out)
     # the body apart from the typed wrapper: a dialect shares it (codegen/emit/share.py) where only
     # the wire type's name differs
     em.func("_response_to_wire", "(response: Response | Mapping[str, Any]) -> dict[str, Any]", "The body of response_to_wire.", out.lines)

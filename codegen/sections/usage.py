@@ -20,6 +20,7 @@ cached, cache creation), so an addend one sum writes is bound in the later ones.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -124,21 +125,25 @@ def emit_fallback(out: Any, fallback: dict[str, str]) -> None:
         out.add(f"    usage_obj = {{**usage_obj, {lit(key)}: usage_obj[{lit(other)}]}}")
 
 
-def _get(var: str, keys: WirePath) -> str:
+def _get_in(var: str, keys: WirePath) -> str:
     if len(keys) == 1 and isinstance(keys[0], str):
         return f"{var}.get({lit(keys[0])})"
     return f"_w.get_in({var}, {lit(keys)})"
 
 
-def emit_reader(out: Any, usage: dict[str, Any]) -> None:
-    """Inside `if type(usage_obj) is dict:` -- sets the three main counters, `usage`, and the cache counters."""
+def emit_reader(out: Any, usage: dict[str, Any], get: Callable[[str, WirePath], str] | None = None, fused: bool = False) -> None:
+    """Inside `if type(usage_obj) is dict:` -- sets the three main counters, `usage`, and the cache counters.
+    `get(var, keys)`: the expression reading a path (a fused translator's has no call); `fused`:
+    each counter into a local `u_<counter>` (responses.jinja binds them first) instead of
+    a canonical Usage, for `emit_writer(fused=True)`."""
+    read_at = _get_in if get is None else get
     read: dict[WirePath, str] = {}  # wire path -> the counter already read from it (required reads)
     for counter in MAIN:
         src = usage[counter]
         p = written_path(src)
         if p is None:
             continue
-        out.add(f"{counter} = _w.usage_counter({_get('usage_obj', p)})")
+        out.add(f"{counter} = _w.usage_counter({read_at('usage_obj', p)})")
         read.setdefault(p, counter)
     for counter in MAIN:
         src = usage[counter]
@@ -147,12 +152,16 @@ def emit_reader(out: Any, usage: dict[str, Any]) -> None:
         addends = []
         for p, optional in src.addends:
             if optional:
-                addends.append(f"_w.usage_addend({_get('usage_obj', p)})")
+                addends.append(f"_w.usage_addend({read_at('usage_obj', p)})")
             else:
-                addends.append(read.get(p) or f"_w.usage_counter({_get('usage_obj', p)})")
+                addends.append(read.get(p) or f"_w.usage_counter({read_at('usage_obj', p)})")
         note = "a derived total (OpenArmature §7)" if counter == "total_tokens" else "a derived counter (response.usage sum)"
         out.add(f"{counter} = _w.usage_sum({', '.join(addends)})  # {note}")
-    out.add("usage = Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, total_tokens=total_tokens)")
+    if fused:
+        out.add("u_prompt_tokens, u_completion_tokens, u_total_tokens = prompt_tokens, completion_tokens, total_tokens")
+    else:
+        out.add("usage = Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, total_tokens=total_tokens)")
+    into = "u_" if fused else "usage."
     for counter in CACHE:
         src = usage.get(counter)
         if src is None:
@@ -160,14 +169,14 @@ def emit_reader(out: Any, usage: dict[str, Any]) -> None:
         p = written_path(src)
         if p is None:  # a cache counter derived as a sum: set when every required addend is present
             assert isinstance(src, UsageSum)
-            addends = [f"_w.usage_addend({_get('usage_obj', q)})" if o else f"_w.usage_counter({_get('usage_obj', q)})" for q, o in src.addends]
+            addends = [f"_w.usage_addend({read_at('usage_obj', q)})" if o else f"_w.usage_counter({read_at('usage_obj', q)})" for q, o in src.addends]
             out.add(f"sum_{counter} = _w.usage_sum({', '.join(addends)})")
             out.add(f"if sum_{counter} is not None:")
-            out.add(f"    usage.{counter} = sum_{counter}")
+            out.add(f"    {into}{counter} = sum_{counter}")
             continue
-        out.add(f"raw_{counter} = {_get('usage_obj', p)}")
+        out.add(f"raw_{counter} = {read_at('usage_obj', p)}")
         out.add(f"if raw_{counter} is not None:")
-        out.add(f"    usage.{counter} = _w.usage_counter(raw_{counter})")
+        out.add(f"    {into}{counter} = _w.usage_counter(raw_{counter})")
 
 
 def _set(out: Any, keys: WirePath, value: str) -> None:
@@ -178,10 +187,18 @@ def _set(out: Any, keys: WirePath, value: str) -> None:
     out.add(f"{target}[{lit(keys[-1])}] = {value}")
 
 
-def emit_writer(out: Any, usage: dict[str, Any], unreported: str, zero_fill: Callable[[], None]) -> None:
-    """Sets `usage_wire` from `u` (the canonical usage). Each sum's free addend is worked out first
+def emit_writer(out: Any, usage: dict[str, Any], unreported: str, zero_fill: Callable[[], None], fused: bool = False) -> None:
+    """Sets `usage_wire` from `u` (the canonical usage; `fused`: from the locals `u_<counter>` a
+    fused reader binds, `emit_reader(fused=True)`). Each sum's free addend is worked out first
     (the counter minus what the other counters write at the bound addends), then every counter is
     written in canonical order, a sum's free addend in its counter's place."""
+    start = len(out.lines)
+    _emit_writer(out, usage, unreported, zero_fill)
+    if fused:
+        out.lines[start:] = [re.sub(r"(?<![\w.])u\.(?=\w)", "u_", line) for line in out.lines[start:]]
+
+
+def _emit_writer(out: Any, usage: dict[str, Any], unreported: str, zero_fill: Callable[[], None]) -> None:
     baseline = [c for c in MAIN if written_path(usage[c]) is not None]
     reported = " and ".join(f"u.{c} is not None" for c in MAIN)
     if unreported == "zero":
