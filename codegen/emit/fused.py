@@ -245,7 +245,7 @@ def _emit_user_parts(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> list[
         if inline_back is not None and "source.url" in got and not isinstance(target, str):
             # the target writes a URL where its inline twin writes a pattern (`data:{media_type};base64,...`):
             # a URL of that form reads back as inline data, a loss the lossless variant leaves to the two-step way
-            guard = "True" if inline_back is True else f"{d_em.regex(inline_back)}.fullmatch({got['source.url']}) is not None"
+            guard = f"{d_em.regex(inline_back)}.fullmatch({got['source.url']}) is not None" if isinstance(inline_back, str) else "True"
             checks_after = [f"if exact and type({got['source.url']}) is str and {guard}:", "    return None  # read back as inline data"]
         else:
             checks_after = []
