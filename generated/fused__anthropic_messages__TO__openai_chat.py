@@ -512,6 +512,8 @@ def request(
                 if type(raw) is list:  # content parts, translated in one pass where they allow it
                     wire_content = _user_parts(raw, exact)
                     if exact and wire_content is None:  # a part the target does not carry as it is
+                        if last == "tool":
+                            raise _Deopt
                         for result_raw in raw:  # tool results only: split into tool messages below
                             if (
                                 type(result_raw) is not dict
@@ -689,6 +691,19 @@ def request(
                                 raise _Deopt
                 if not ci:  # §5: the first message is system or user
                     raise _Deopt
+                if type(a_content) is list and len(a_content) == 1 and a_calls is NOT_GIVEN:
+                    block = a_content[
+                        0
+                    ]  # one plain text block: the string the target's content writer makes of it
+                    if (
+                        type(block) is TextBlock
+                        and type(block.text) is str
+                        and block.text
+                        and block.signature is NOT_GIVEN
+                        and block.origin is NOT_GIVEN
+                        and block.cache_control is NOT_GIVEN
+                    ):
+                        a_content = block.text
                 if type(a_content) is str and a_calls is NOT_GIVEN:  # plain text, inline
                     if not a_content:
                         raise _Deopt

@@ -268,3 +268,20 @@ def test_a_data_url_the_target_reads_back_as_inline_data_is_a_loss() -> None:
     assert {loss["path"] for loss in fast[2]} >= {"messages[0].content[0].source.type"}
     image["source"]["url"] = "https://example.com/a.gif"  # an ordinary URL stays on the proven path
     assert tr.request_with_losses(body) is not None
+
+
+def test_two_messages_of_tool_results_in_a_row_leave_the_proof() -> None:
+    # found by fuzzing the exact report (bench/fuzz_fused.py --seed 101): Anthropic's own re-write
+    # joins a run of tool results into one user message, so a second such message right after the
+    # first is carried for the Anthropic wire, and the two-step report names it; the proof said
+    # nothing was lost
+    call = {"type": "tool_use", "id": "call_1", "name": "get_date", "input": {}}
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_1", "content": "today"}]}
+    body = {"model": "m", "max_tokens": 50, "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "Date?"}]}, {"role": "assistant", "content": [call]}, result, result,
+    ]}
+    tr = wiremap.translator("anthropic_messages", "openai_chat")
+    assert tr.request_with_losses(body) is None
+    assert answer(body, "anthropic_messages", "openai_chat", fast=True) == answer(body, "anthropic_messages", "openai_chat", fast=False)
+    body["messages"].pop()  # one message of results: proven
+    assert tr.request_with_losses(body) is not None

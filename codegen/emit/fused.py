@@ -522,6 +522,10 @@ def _exact_results(o: Lines, exact: _Exact, src: FormatIR, dst: FormatIR, raw: s
     key = _slot_key(node, "content")
     if src.tool_results.strategy != "group_into_user_message" or not isinstance(node, Obj) or kind is None or key is None:
         return False
+    # the source's own re-write joins a run of tool results into one message: a second message of
+    # them right after the first says the conversation in another form, which the source carries
+    o.add("if last == 'tool':")
+    o.add("    raise _Deopt")
     o.add(f"for result_raw in {raw}:  # tool results only: split into tool messages below")
     o.indent()
     o.add(f"if type(result_raw) is not dict or result_raw.get('type') != {lit(kind)}:")
@@ -731,7 +735,13 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
                 inline=[_dst_names(line) for line in inline.lines], message=message, grouped=grouped,
             )
         elif role == "assistant":
-            shape(o, "fused", "sink_assistant", exact=checks, content=env["content"], calls=env["tool_calls"], grouped=grouped, from_call=from_call)
+            # a target that says one text part as a string (`string_or_parts`) takes a lone plain
+            # text block as that string, inline, as its content writer would
+            single_text = dst.assistant.content == "string_or_parts" and isinstance(dst.parts.get("text"), Obj)
+            shape(
+                o, "fused", "sink_assistant", exact=checks, content=env["content"], calls=env["tool_calls"], grouped=grouped,
+                from_call=from_call, single_text=single_text,
+            )
         else:
             shape(o, "fused", "sink_tool", exact=checks, message=env["message"], grouped=grouped, from_call=from_call)
 
