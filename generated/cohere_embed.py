@@ -384,6 +384,10 @@ def response_to_wire(
     """Canonical EmbeddingsResponse -> Cohere Embed v2 response body (for gateways); envelope values come from `raw` when present. `encoding_format`: the request's (canonical) encoding, which the vectors are written in where this wire takes it."""
     resp: EmbeddingsResponse = _w.as_embeddings_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
+    if (
+        encoding_format is None
+    ):  # no request says: as the body this answer was read from wrote its vectors, where that is this wire's form
+        encoding_format = _w.raw_vector_encoding(raw, ("embeddings",), "base64")
     body: dict[str, Any] = {}
     body["id"] = raw.get("id", "embed-0")
     body["response_type"] = "embeddings_by_type"

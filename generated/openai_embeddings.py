@@ -346,6 +346,10 @@ def response_to_wire(
     """Canonical EmbeddingsResponse -> OpenAI Embeddings response body (for gateways); envelope values come from `raw` when present. `encoding_format`: the request's (canonical) encoding, which the vectors are written in where this wire takes it."""
     resp: EmbeddingsResponse = _w.as_embeddings_response(response)
     raw = resp.raw if type(resp.raw) is dict else {}
+    if (
+        encoding_format is None
+    ):  # no request says: as the body this answer was read from wrote its vectors, where that is this wire's form
+        encoding_format = _w.raw_vector_encoding(raw, ("data", 0, "embedding"))
     body: dict[str, Any] = {}
     body["object"] = "list"
     items: list[dict[str, Any]] = []

@@ -1221,6 +1221,23 @@ def write_vector(vector: Any, encoding_format: str | None) -> Any:
     return base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode("ascii")
 
 
+def raw_vector_encoding(raw: Any, path: tuple[Any, ...], by_type: str | None = None) -> str | None:
+    """`base64` when the body a response was read from (`raw`) holds its first vector in the
+    wire's base64 form at `path` (a string; with `by_type`, an object keyed by type that holds that
+    spelling), so that writing it back says it as it came; else None (arrays of numbers)."""
+    value = raw
+    for key in path:
+        if type(key) is int:
+            if type(value) is not list or not 0 <= key < len(value):
+                return None
+        elif type(value) is not dict or key not in value:
+            return None
+        value = value[key]
+    if by_type is not None:
+        return "base64" if type(value) is dict and by_type in value else None
+    return "base64" if type(value) is str else None
+
+
 def float32_vectors(vectors: Any) -> list[list[float]]:
     """The vectors at the float32 precision a base64 answer carries (what a client that asked for
     base64 gets by definition: not a loss)."""

@@ -124,3 +124,26 @@ def test_chat_and_images_formats_refuse_the_embeddings_options(key: str, option:
     assert info.value.path == f"config.{name}"
     body = wiremap.get_format("cohere_embed").request_to_wire(copy.deepcopy(request))
     assert {"input_type": "input_type", "dimensions": "output_dimension", "encoding_format": "embedding_types"}[name] in body
+
+
+def test_a_base64_embeddings_answer_reads_and_writes_back_as_it_came() -> None:
+    # the same format in and out is the identity: a response read from base64 vectors is written
+    # back as base64 when no request says otherwise (recorded: openai_embeddings.jsonl:2); an
+    # explicit encoding still decides, and a float answer stays float
+    import base64
+    import struct
+
+    import wiremap
+
+    vector = [0.5, -1.25, 3.0]
+    b64 = base64.b64encode(struct.pack("<3f", *vector)).decode()
+    openai = wiremap.get_format("openai_embeddings")
+    body = {"object": "list", "data": [{"object": "embedding", "index": 0, "embedding": b64}], "model": "m",
+            "usage": {"prompt_tokens": 1, "total_tokens": 1}}
+    assert openai.response_to_wire(openai.response_from_wire(body)) == body
+    assert openai.response_to_wire(openai.response_from_wire(body), encoding_format="float")["data"][0]["embedding"] == vector
+    floats = {**body, "data": [{"object": "embedding", "index": 0, "embedding": vector}]}
+    assert openai.response_to_wire(openai.response_from_wire(floats)) == floats
+    cohere = wiremap.get_format("cohere_embed")
+    by_type = {"id": "e1", "response_type": "embeddings_by_type", "embeddings": {"base64": [b64]}, "texts": ["hi"]}
+    assert cohere.response_to_wire(cohere.response_from_wire(by_type))["embeddings"] == {"base64": [b64]}

@@ -32,8 +32,6 @@ KNOWN = {
     "openai_responses.jsonl:251": "an assistant turn of image_generation_call and reasoning only: "
     "nothing canonical is left of it once the carried item is set aside",
     "openrouter.jsonl:44": "a tool call with no `arguments` key: the response template requires it",
-    "openai_embeddings.jsonl:2": "task kinds (embeddings) carry no wire data yet: an unmodelled field is "
-    "not written back",
 }
 
 
