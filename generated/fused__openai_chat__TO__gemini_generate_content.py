@@ -610,6 +610,8 @@ def request(
                         raise _Deopt
                     if type(tool_message.content) is not str or not tool_message.content:
                         raise _Deopt
+                    if type(message.get("content")) is not str:
+                        raise _Deopt
                 if not ci:
                     raise _Deopt
                 _v.check_tool_message(tool_message, ci, call_ids, _dst.RULES)

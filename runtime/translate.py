@@ -29,7 +29,7 @@ from typing import Any
 from .carry import ABSENT, Carried, losses as carry_losses, not_carried, path_text
 from .json_values import json_copy
 from .canonical import NOT_GIVEN, EmbeddingsResponse, ImagesResponse, Request, Response
-from .errors import InvalidRequestError, UnsupportedOptionWarning
+from .errors import InvalidRequestError, InvalidResponseError, UnsupportedOptionWarning
 from .format import Format, get_format, translator
 from .wire import carried_only, float32_vectors, option_headers, read_without_carry
 from .wire_rules import WireMap
@@ -225,6 +225,9 @@ def comparable(record: Mapping[str, Any]) -> Any:
     is empty, a tool message is named by the call it answers, tools without a tool_choice are
     `auto`, and a response schema is JSON mode."""
     return _normalize(_implied_choice(_implied_names(dict(record))))
+
+
+_TOO_DEEP_TO_COMPARE = "a value is nested too deeply to tell what the target carries of it"
 
 
 def _canonical_diff(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[Loss]:
@@ -485,7 +488,10 @@ def request_losses(request: Request | Mapping[str, Any], target: str | Format) -
         if name in (sent.get("config") or {}):
             got.setdefault("config", {})[name] = sent["config"][name]
     extras = _sent_extras(sent, got, wire)
-    return wire, repaired + _canonical_diff(sent, got) + extras + _carried_losses(req, fmt, wire)
+    try:
+        return wire, repaired + _canonical_diff(sent, got) + extras + _carried_losses(req, fmt, wire)
+    except RecursionError:  # a value nested past what the comparison can walk (found by fuzzing)
+        raise InvalidRequestError(_TOO_DEEP_TO_COMPARE) from None
 
 
 def fused_losses(added: Sequence[tuple[str, Any]]) -> list[Loss]:
@@ -607,7 +613,10 @@ def response_losses(
         else:
             losses.append(Loss("config.encoding_format", "changed",
                                f"the request asked for {encoding_format} vectors; {fmt.key} writes them as float arrays"))
-    return wire, losses + _canonical_diff(a, b) + _carried_losses(resp, fmt, wire)
+    try:
+        return wire, losses + _canonical_diff(a, b) + _carried_losses(resp, fmt, wire)
+    except RecursionError:  # a value nested past what the comparison can walk
+        raise InvalidResponseError(_TOO_DEEP_TO_COMPARE) from None
 
 
 def translate_response(

@@ -285,3 +285,31 @@ def test_two_messages_of_tool_results_in_a_row_leave_the_proof() -> None:
     assert answer(body, "anthropic_messages", "openai_chat", fast=True) == answer(body, "anthropic_messages", "openai_chat", fast=False)
     body["messages"].pop()  # one message of results: proven
     assert tr.request_with_losses(body) is not None
+
+
+@pytest.mark.parametrize("target", ["anthropic_messages", "gemini_generate_content"])
+def test_tool_content_given_as_parts_leaves_the_proof(target: str) -> None:
+    # found by fuzzing the exact report (bench/fuzz_fused.py --seed 171): an OpenAI tool message
+    # whose content is a list of parts, one of them malformed (carried for the OpenAI wire), was
+    # proven lossless; the two-step report names the malformed part
+    call = {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}
+    for parts in ([{"type": "text", "text": "18C, "}, {"text": "sunny"}], [None, {"type": "text", "text": "sunny"}]):
+        body = {"model": "m", "max_completion_tokens": 20, "messages": [
+            {"role": "user", "content": "Weather?"}, {"role": "assistant", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "call_1", "content": parts},
+        ]}
+        assert wiremap.translator("openai_chat", target).request_with_losses(body) is None
+        assert answer(body, "openai_chat", target, fast=True) == answer(body, "openai_chat", target, fast=False)
+
+
+def test_a_value_too_deep_to_compare_is_a_typed_error() -> None:
+    # found by fuzzing (bench/fuzz_fused.py --seed 191): a system block's cache_control nested
+    # thousands deep passed the readers and writers, and the loss report's comparison raised a bare
+    # RecursionError out of translate_request
+    deep: Any = "5m"
+    for _ in range(3000):
+        deep = {"ttl": deep}
+    body = {"model": "m", "max_tokens": 5, "system": [{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral", "ttl": deep}}],
+            "messages": [{"role": "user", "content": "hi"}]}
+    with pytest.raises(wiremap.InvalidRequestError, match="nested too deeply to tell what the target carries"):
+        wiremap.translate_request(body, "anthropic_messages", "openai_chat")

@@ -510,6 +510,12 @@ def _exact_message(o: Lines, exact: _Exact, src: FormatIR, dst: FormatIR, role: 
         m = env["message"]
         o.add(f"if type({m}.content) is not str or not {m}.content:")
         o.add("    raise _Deopt")
+        content_key = _slot_key(src.tool_results.template, "content")
+        if content_key is not None:
+            # parts the reader joins into one string (a malformed one carried for the source's wire):
+            # the source re-writes a string, so the body says it in another form
+            o.add(f"if type(message.get({lit(content_key)})) is not str:")
+            o.add("    raise _Deopt")
 
 
 def _exact_results(o: Lines, exact: _Exact, src: FormatIR, dst: FormatIR, raw: str) -> bool:
