@@ -149,7 +149,7 @@ _EXACT_11: Final[frozenset[str]] = frozenset(
     ["content", "role", "tool_call_id"]
 )  # request_with_losses: the keys a wire object may hold
 _EXACT_12: Final[frozenset[str]] = frozenset(
-    ["description", "name", "parameters", "strict"]
+    ["description", "name", "parameters"]
 )  # request_with_losses: the keys a wire object may hold
 _EXACT_13: Final[frozenset[str]] = frozenset(
     ["function", "type"]

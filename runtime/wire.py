@@ -18,7 +18,7 @@ from typing import Any, Callable, Final, Literal, Optional, TypeVar, cast, overl
 from contextvars import ContextVar
 
 from .canonical import NOT_GIVEN, AudioBlock, FileBlock, ImageBlock, NotGiven, Request, Response, TextBlock, UrlSource, UserMessage
-from .carry import ABSENT as _ABSENT, apply as apply_carried, path_text as _path_text, residual
+from .carry import ABSENT as _ABSENT, Carried, apply as apply_carried, path_text as _path_text, residual
 from .errors import InvalidRequestError, InvalidResponseError, ProviderError, StructuredOutputInvalidError, UnsupportedOptionWarning, error_class
 from .json_values import canonical_json, json_copy  # re-exported (__all__): generated code calls _w.canonical_json
 from .validate import (
@@ -1990,12 +1990,25 @@ def carry(
         return record
     token = _QUIET.set(True)
     try:
-        rewritten = rewrite(record)
+        rewritten: Any = rewrite(record)
     except (ProviderError, RecursionError):
-        return record
+        # the format's own rules refuse to write it back: its top-level keys no table names are
+        # still carried (a translation names each as lost), against an empty re-write
+        rewritten = None
     finally:
         _QUIET.reset(token)
-    carried = residual(origin, body, rewritten, known, options, aliases)
+    if rewritten is None:
+        if type(body) is not dict or not known:
+            return record
+        config = getattr(record, "config", None)
+        extras = getattr(config, "extras", None)  # read into config.extras (request.unknown: extras): not carried
+        said = known | frozenset(extras) if type(extras) is dict else known
+        ops = [((k,), v) for k, v in body.items() if k not in said]
+        if not ops:
+            return record
+        carried: Carried | None = Carried(origin, ops, [_ABSENT] * len(ops), [_ABSENT] * len(ops), known, aliases)
+    else:
+        carried = residual(origin, body, rewritten, known, options, aliases)
     if carried is not None:
         carried.reader = reader  # the reading format's key (the dict form names it: runtime/translate.py)
     if carried is not None:  # the depth limit of every direction (validate.MAX_JSON_DEPTH), carried data too

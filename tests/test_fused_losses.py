@@ -313,3 +313,19 @@ def test_a_value_too_deep_to_compare_is_a_typed_error() -> None:
             "messages": [{"role": "user", "content": "hi"}]}
     with pytest.raises(wiremap.InvalidRequestError, match="nested too deeply to tell what the target carries"):
         wiremap.translate_request(body, "anthropic_messages", "openai_chat")
+
+
+def test_finding_31_strict_schemas_and_refused_rewrites() -> None:
+    # bench/fuzz_fused.py --seed 277: (a) OpenAI closes a strict tool's schemas when it writes,
+    # so the source's own re-write differs from an unclosed schema and the two-step report names
+    # the difference: a strict tool out of OpenAI leaves the proof. (b) A body whose re-write the
+    # source's rules refuse (`tool_choice: required` with no tools) carried nothing, so the two-step
+    # report dropped its unread top-level keys without a word; they are carried (and named) now.
+    tool = {"type": "function", "function": {"name": "f", "parameters": {"type": "object", "additionalProperties": {"zz": False}}, "strict": True}}
+    body = {"model": "m", "max_completion_tokens": 5, "messages": [{"role": "user", "content": "hi"}], "tools": [tool]}
+    assert wiremap.translator("openai_chat", "anthropic_messages").request_with_losses(body) is None
+    assert answer(body, "openai_chat", "anthropic_messages", fast=True) == answer(body, "openai_chat", "anthropic_messages", fast=False)
+    refused = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "tool_choice": "required", "vendor_flag": 7}
+    fast = answer(refused, "openai_chat", "gemini_generate_content", fast=True)
+    assert fast == answer(refused, "openai_chat", "gemini_generate_content", fast=False)
+    assert [(loss["path"], loss["kind"]) for loss in fast[2]] == [("vendor_flag", "dropped")]

@@ -837,8 +837,9 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
     exact_tools, exact_choice = out.part(), out.part()
     if isinstance(src.tools.template, Obj):
         dst_slots = _slots_by_field(dst.tools.template)
-        if dst.tools.strict != "as_given":
-            # a target that closes strict schemas rewrites them (the source's reader takes them as given)
+        if "as_given" != src.tools.strict or dst.tools.strict != "as_given":
+            # a side that closes strict schemas rewrites them: the target's write, or the source's own
+            # re-write, whose difference from the body the two-step report names (finding 31)
             dst_slots.pop("strict", None)
         exact_tools.add("if not raw_tools:  # an empty list: the target leaves it out")
         exact_tools.add("    raise _Deopt")
