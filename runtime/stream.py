@@ -464,7 +464,6 @@ class StreamParser:
             raise NotImplementedError(f"{self.format.key} was generated before stream parse rules were compiled "
                                       "(its STREAM has no parse function); regenerate it")
         self._rules: list[dict[str, Any]] = parse["rules"]
-        self._rule_applied: RuleApply = self._rule
         self._synthesize = self.table["tool_calls"].get("missing_id") == "synthesize"
         self._new_id = self.table["tool_calls"].get("new_id") == "new_call"
         self._always_new = self.table["tool_calls"].get("new_id") == "always"  # calls arrive whole
@@ -713,7 +712,7 @@ class StreamParser:
                     self._pending = self._unread(obj, name)
                 self._claimed = False
             assert self._match is not None
-            self._match(obj, name, out, self._rule_applied)
+            self._match(obj, name, out, self._rule)  # bound per event: a bound method kept on self is a reference cycle (garbage only the GC frees)
             pending = self._pending
             if pending is not None:
                 if pending or (name is not None and not self._claimed):

@@ -1535,20 +1535,22 @@ def read_hoisted(value: Any, steps: tuple[str, ...], path: str, join: str) -> st
     """A hoisted system object read back: the strings at `steps` ("*" = each item of an array),
     joined with `join` (system hoist with a `wire:` template)."""
     texts: list[str] = []
-
-    def walk(node: Any, rest: tuple[str, ...], where: str) -> None:
-        if not rest:
-            texts.append(expect_str(node, where))
-            return
-        step = rest[0]
-        if step == "*":
-            for j, item in enumerate(expect_list(node, where)):
-                walk(item, rest[1:], f"{where}[{j}]")
-        else:
-            walk(member(expect_dict(node, where), step, where), rest[1:], f"{where}.{step}")
-
-    walk(value, steps, path)
+    _hoisted_texts(value, steps, path, texts)
     return join.join(texts)
+
+
+def _hoisted_texts(node: Any, rest: tuple[str, ...], where: str, texts: list[str]) -> None:
+    # a module-level function, not a closure: a closure that calls itself is a reference cycle,
+    # garbage that only the cyclic GC frees (the gateway runs it rarely: wiremap.gateway.tune_gc)
+    if not rest:
+        texts.append(expect_str(node, where))
+        return
+    step = rest[0]
+    if step == "*":
+        for j, item in enumerate(expect_list(node, where)):
+            _hoisted_texts(item, rest[1:], f"{where}[{j}]", texts)
+    else:
+        _hoisted_texts(member(expect_dict(node, where), step, where), rest[1:], f"{where}.{step}", texts)
 
 
 def pair_tool_results(messages: list[Any], path: str) -> None:

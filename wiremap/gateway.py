@@ -93,6 +93,9 @@ __all__ = ["create_app", "app_from_env", "GatewayConfig"]
 _PROVIDER_CACHE = 64
 CONFIG_ENV = "WIREMAP_GATEWAY_CONFIG"
 UPSTREAM_LOOP_ENV = "WIREMAP_GATEWAY_UPSTREAM_LOOP"
+GC_ENV = "WIREMAP_GATEWAY_GC"  # `wiremap serve`: "tuned" (the default) or "default" (Python's own GC settings)
+# the cyclic GC's first threshold in a `wiremap serve` worker (Python's default is 700); see tune_gc
+GC_THRESHOLD = 20_000
 _SENDABLE_KEY = re.compile(r"[\x21-\x7e]+")
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]*@")
 
@@ -212,6 +215,23 @@ def _request_id() -> str:
     return f"req_{_ids.getrandbits(64):016x}"
 
 
+def tune_gc() -> None:
+    """The cyclic garbage collector set for a gateway worker (`wiremap serve`, at start-up):
+    what is loaded by then (the formats, the server, the app) is frozen out of every
+    collection (`gc.freeze()`), and a collection runs once 20 000 more objects are alive
+    instead of 700. A request's objects are freed by reference counting (the request and
+    stream paths leave no reference cycles; tests/test_gateway_gc.py checks it), so a
+    collection finds almost nothing; with Python's settings it ran every few requests, walking
+    the objects of every request in flight (and every module's at each full collection): a
+    tenth of the gateway's CPU on streams and pauses of 1-40 ms, which every request in flight
+    waits out (bench/NOTES.md). `WIREMAP_GATEWAY_GC=default` keeps Python's settings."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(GC_THRESHOLD, 10, 10)
+
+
 class _UpstreamLoop:
     """The gateway's upstream event loop on a daemon thread: uvloop's loop when uvloop is
     installed (the `gateway-fast` extra; uvicorn then picks it for the serving loop too),
@@ -276,6 +296,7 @@ class _Gateway:
         self._threaded = os.environ.get(UPSTREAM_LOOP_ENV, "").strip().lower() == "thread"
         self.metrics = Metrics()
         self.sleep: Any = asyncio.sleep  # between retries; tests replace it
+        self.tunes_gc = False  # app_from_env (`wiremap serve`): tune_gc() at start-up
 
     def upstream(self, coro: Any) -> Any:
         """`coro` (an upstream call) as an awaitable of its result. By default it runs right here,
@@ -876,6 +897,10 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_app: Any) -> Any:
+        if gateway.tunes_gc:
+            if config.upstream.key != config.inbound.key and config.upstream.kind == config.inbound.kind:
+                translator(config.inbound, config.upstream)  # its fused module loaded now, and frozen with the rest
+            tune_gc()
         yield
         await gateway.close()
 
@@ -971,8 +996,9 @@ def app_from_env() -> Any:
         from .gateway_metrics import enable_access_log
 
         enable_access_log()
+    tuned = os.environ.get(GC_ENV, "tuned").strip().lower() != "default"
     if data.get("config_file"):  # the file is read again in each worker; keys from its environment
-        return create_app(**data)
+        return _tuned(create_app(**data), tuned)
     key_env = data.pop("upstream_api_key_env", None)
     if key_env:
         key = os.environ.get(key_env)
@@ -980,4 +1006,9 @@ def app_from_env() -> Any:
             raise ValueError(f"--upstream-api-key-env {key_env}: the environment variable {key_env} is not set")
         data["upstream_api_key"] = key
         data["forward_client_key"] = False
-    return create_app(data.pop("inbound"), data.pop("upstream"), data.pop("upstream_url", None), **data)
+    return _tuned(create_app(data.pop("inbound"), data.pop("upstream"), data.pop("upstream_url", None), **data), tuned)
+
+
+def _tuned(app: Any, tuned: bool) -> Any:
+    app.gateway.tunes_gc = tuned  # the worker's process is the gateway's own: tune_gc() at start-up
+    return app
