@@ -77,6 +77,9 @@ class ResponseStream:
         self._model = model  # a pydantic model class: `Response.parsed` is an instance of it
         self._span = span  # Provider.stream(): the call's span (complete(stream=True) has its own)
         self.response: Response | None = None
+        # the Response assembled from the events, before `response_schema` parses it (`response`
+        # is then read again from its raw body): what a gateway re-emitting the events reports on
+        self.assembled: Response | None = None
         self.events: int = 0
         fmt = provider.format
         # a format with wire_rules (Mistral): the call's WireMap carries the id/name rewrites of
@@ -328,7 +331,7 @@ class ResponseStream:
             self.events += 1
             yield ev
         try:
-            response = assembler.response()
+            response = self.assembled = assembler.response()
             if self._schema is not None:
                 kwargs: dict[str, Any] = {"response_schema": self._schema}
                 if self._mode is not None:

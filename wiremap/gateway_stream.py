@@ -52,6 +52,8 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
     extra_losses: list[Loss] = []
     first: list[dict[str, Any]] = []
     pump: Any = None
+    stream: Any = None  # the upstream's ResponseStream: it assembles the Response as the events pass
+    whole: Any = None  # the Response of an upstream that cannot stream
     if provider.format.stream:
         async def start() -> Any:  # the request's conversion too runs off the serving loop
             return provider.stream(plain["messages"], **args)
@@ -68,19 +70,17 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
         call = gateway.upstream(provider.complete(plain["messages"], **args))
         response = await (gateway.until_disconnect(request, call) if request is not None else call)
         first = events_from_response(response)
+        whole = response
         extra_losses.append(Loss("stream", "changed", f"{provider.format.key} cannot stream; the answer was delivered in one piece"))
 
     # the client's body: did it ask for the usage chunk; raw_from: the upstream's own usage goes
     # back verbatim to a client of the same wire
     emitter = StreamEmitter(cfg.inbound, request=client_body, raw_from=provider.format)
-    from wiremap.runtime.stream import StreamAssembler, without_own_carried
-
-    assembler = StreamAssembler(provider.format)
+    from wiremap.runtime.stream import without_own_carried
 
     def emit(events: list[dict[str, Any]]) -> bytes:
         out = []
         for ev in events:
-            assembler.add(ev)
             fwd = forward_event(ev, provider.format, emitter)  # signed data goes back only to its origin
             if fwd is not None:
                 out.append(emitter.emit(fwd))
@@ -112,9 +112,12 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
                     record.failed(exc)
                 yield emitter.emit({"type": "error", "category": "provider_invalid_response", "message": f"gateway error: {type(exc).__name__}"})
         out_losses = list(extra_losses) + list(emitter.losses)
-        if not failed:
+        # the Response the upstream's stream assembled from these events (ResponseStream: its
+        # assembly failing is the stream's error, above), or the one an upstream that cannot
+        # stream answered with
+        response = stream.assembled if stream is not None else whole
+        if not failed and response is not None:
             try:
-                response = assembler.response()
                 if record is not None:
                     record.usage(response.usage)
                 # a stream's carried wire data is a loss on another wire only (runtime/stream.py)
