@@ -767,6 +767,10 @@ class _Pump:
             raise error
         return []
 
+    def ended(self) -> bool:
+        """Whether the stream has ended without an error and every event was taken."""
+        return self._done and not self._buf and self._error is None
+
     def close(self) -> None:
         """Stop reading the upstream (the producer task is cancelled and closes the stream)."""
         if not self._future.done():

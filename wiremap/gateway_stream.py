@@ -89,28 +89,32 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
     async def body() -> AsyncIterator[bytes]:
         failed = False
         data = emit(first)
-        if data:
-            yield data
-        if pump is not None and first:
+        # an upstream stream that has ended already (every event came in the first batch, as a
+        # short answer's do) is answered in one piece with its end: one write to the client
+        # instead of three (_Final: the last chunk and the chunked terminator in one message)
+        if pump is not None and first and not pump.ended():
+            if data:
+                yield data
+            data = b""
             try:
                 while True:
                     batch = await pump.batch()
                     if not batch:
                         break
-                    data = emit(batch)
-                    if data:
-                        yield data
+                    chunk = emit(batch)
+                    if chunk:
+                        yield chunk
             except ProviderError as exc:
                 failed = True
                 if record is not None:
                     record.failed(exc)
                 shown = gateway.public(exc, rid) if rid else exc
-                yield emitter.emit({"type": "error", "category": exc.category, "message": getattr(shown, "message", str(shown))})
+                data = emitter.emit({"type": "error", "category": exc.category, "message": getattr(shown, "message", str(shown))})
             except Exception as exc:  # a gateway bug still ends the client's stream in its format
                 failed = True
                 if record is not None:
                     record.failed(exc)
-                yield emitter.emit({"type": "error", "category": "provider_invalid_response", "message": f"gateway error: {type(exc).__name__}"})
+                data = emitter.emit({"type": "error", "category": "provider_invalid_response", "message": f"gateway error: {type(exc).__name__}"})
         out_losses = list(extra_losses) + list(emitter.losses)
         # the Response the upstream's stream assembled from these events (ResponseStream: its
         # assembly failing is the stream's error, above), or the one an upstream that cannot
@@ -131,7 +135,7 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
         trailer = None
         if out_losses:
             trailer = "wiremap-losses " + json.dumps([loss.to_dict() for loss in out_losses], ensure_ascii=True, separators=(",", ":"))
-        yield emitter.close(trailer)
+        yield _Final(data + emitter.close(trailer))
 
     async def guarded() -> AsyncIterator[bytes]:
         try:
@@ -150,6 +154,11 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
         record.deferred = True  # finished by the response, at the stream's end
     # the inbound format's framing: SSE, or AWS's binary event-stream (`stream.framing`)
     return _SlotResponse(guarded(), slot, media_type=emitter.media_type, headers=headers, record=record)
+
+
+class _Final(bytes):
+    """The stream's last chunk: sent with `more_body: false`, so the server writes it and the
+    end of the chunked body at once."""
 
 
 def _slot_response_class() -> Any:
@@ -198,7 +207,7 @@ def _slot_response_class() -> Any:
 
             watcher = asyncio.ensure_future(watch())
             try:
-                await self.stream_response(send)
+                await self._send_stream(send)
                 state["done"] = True
             except asyncio.CancelledError:
                 if not state["gone"]:
@@ -208,6 +217,17 @@ def _slot_response_class() -> Any:
                 state["done"] = True
                 if not watcher.done():
                     watcher.cancel()
+
+        async def _send_stream(self, send: Any) -> None:
+            """Starlette's `stream_response`, but a `_Final` chunk ends the body itself (the
+            gateway's streams end with one) instead of an empty message after it."""
+            await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+            async for chunk in self.body_iterator:
+                if type(chunk) is _Final:
+                    await send({"type": "http.response.body", "body": bytes(chunk), "more_body": False})
+                    return
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     return SlotResponse
 
