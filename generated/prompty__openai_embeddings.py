@@ -219,7 +219,12 @@ def response_from_wire(
             KEY + " has no structured output (kind embeddings)", path="response_schema"
         )
     try:
-        return _response_from_wire(body)
+        result = _response_from_wire(body)
+        # what the tables do not model, carried for this provider's wire (runtime/carry.py): the
+        # residual of the body against this format's own re-write of the result
+        return _w.carry(
+            result, body, ORIGIN, response_to_wire, error=InvalidResponseError, reader=KEY
+        )
     except _w.WireShapeError as exc:
         raise InvalidResponseError(exc.message, path=exc.path, body=body) from None
     except RecursionError:
@@ -255,6 +260,8 @@ def response_to_wire(
         usage_wire["prompt_tokens"] = u.prompt_tokens
         usage_wire["total_tokens"] = u.total_tokens
         body["usage"] = usage_wire
+    if resp.carried is not None:  # wire data read from this provider's wire (runtime/carry.py)
+        _w.apply_carried(body, resp.carried, ORIGIN)
     return cast("PromptyOpenaiEmbeddingsResponse", body)
 
 

@@ -2165,15 +2165,17 @@ def _response(d: object) -> Response:
 
 
 class EmbeddingsResponse(Record):
-    """The canonical embeddings result: one vector per input, in input order (wire `index`)."""
+    """The canonical embeddings result: one vector per input, in input order (wire `index`);
+    `carried` holds wire data no table models (runtime/carry.py), as `Response.carried`."""
 
-    __slots__ = ("embeddings", "usage", "model", "raw")
-    __match_args__ = ("embeddings", "usage", "model", "raw")
+    __slots__ = ("embeddings", "usage", "model", "raw", "carried")
+    __match_args__ = ("embeddings", "usage", "model", "raw", "carried")
 
     embeddings: list[list[float]]
     usage: Usage
     model: str | NotGiven
     raw: Any
+    carried: Carried | None
 
     def __init__(
         self,
@@ -2181,19 +2183,22 @@ class EmbeddingsResponse(Record):
         usage: Usage,
         model: str | NotGiven = NOT_GIVEN,
         raw: Any = DICT,
+        carried: Carried | None = None,
     ) -> None:
         self.embeddings = embeddings
         self.usage = usage
         self.model = model
         self.raw = {} if raw is DICT else raw
+        self.carried = carried
 
     def __eq__(self, other: Any) -> bool:
         if other.__class__ is self.__class__:
-            return (self.embeddings, self.usage, self.model, self.raw) == (
+            return (self.embeddings, self.usage, self.model, self.raw, self.carried) == (
                 other.embeddings,
                 other.usage,
                 other.model,
                 other.raw,
+                other.carried,
             )
         return NotImplemented
 
@@ -2208,6 +2213,8 @@ class EmbeddingsResponse(Record):
             d["model"] = self.model
         d["usage"] = self.usage.to_dict()
         d["raw"] = self.raw
+        if self.carried is not None:
+            d["carried"] = self.carried.to_dict()
         return d
 
 
@@ -2254,25 +2261,37 @@ class GeneratedImage(Record):
 
 
 class ImagesResponse(Record):
-    """The canonical image-generation result; `usage` only where the provider reports it."""
+    """The canonical image-generation result; `usage` only where the provider reports it;
+    `carried` holds wire data no table models (runtime/carry.py), as `Response.carried`."""
 
-    __slots__ = ("images", "usage", "raw")
-    __match_args__ = ("images", "usage", "raw")
+    __slots__ = ("images", "usage", "raw", "carried")
+    __match_args__ = ("images", "usage", "raw", "carried")
 
     images: list[GeneratedImage]
     usage: Usage | NotGiven
     raw: Any
+    carried: Carried | None
 
     def __init__(
-        self, images: list[GeneratedImage], usage: Usage | NotGiven = NOT_GIVEN, raw: Any = DICT
+        self,
+        images: list[GeneratedImage],
+        usage: Usage | NotGiven = NOT_GIVEN,
+        raw: Any = DICT,
+        carried: Carried | None = None,
     ) -> None:
         self.images = images
         self.usage = usage
         self.raw = {} if raw is DICT else raw
+        self.carried = carried
 
     def __eq__(self, other: Any) -> bool:
         if other.__class__ is self.__class__:
-            return (self.images, self.usage, self.raw) == (other.images, other.usage, other.raw)
+            return (self.images, self.usage, self.raw, self.carried) == (
+                other.images,
+                other.usage,
+                other.raw,
+                other.carried,
+            )
         return NotImplemented
 
     @classmethod
@@ -2286,12 +2305,20 @@ class ImagesResponse(Record):
         if isinstance(usage, Usage):
             d["usage"] = usage.to_dict()
         d["raw"] = self.raw
+        if self.carried is not None:
+            d["carried"] = self.carried.to_dict()
         return d
 
 
-_EMBEDDINGS_KEYS: Final = ("embeddings", "model", "usage", "raw")
+_EMBEDDINGS_KEYS: Final = ("embeddings", "model", "usage", "raw", "carried")
 _GENERATED_IMAGE_KEYS: Final = ("source", "media_type", "revised_prompt")
-_IMAGES_KEYS: Final = ("images", "usage", "raw")
+_IMAGES_KEYS: Final = ("images", "usage", "raw", "carried")
+
+
+def _carried(d: dict[str, Any]) -> "Carried | None":
+    """A task result's `carried` (its dict form, as `Response.carried`'s), or None."""
+    value = d.get("carried")
+    return None if value is None else Carried.from_dict(value, "carried")
 
 
 def _vector(value: object) -> list[float]:
@@ -2338,9 +2365,11 @@ def _embeddings_response(d: object) -> EmbeddingsResponse:
         raw = {}
     else:
         keys += 1
+    carried = _carried(d)
+    keys += "carried" in d
     if len(d) != keys:
         raise _unknown_key(d, _EMBEDDINGS_KEYS)
-    return EmbeddingsResponse(vectors, usage, model, raw)
+    return EmbeddingsResponse(vectors, usage, model, raw, carried)
 
 
 def _generated_image(d: object) -> GeneratedImage:
@@ -2390,6 +2419,8 @@ def _images_response(d: object) -> ImagesResponse:
         raw = {}
     else:
         keys += 1
+    carried = _carried(d)
+    keys += "carried" in d
     if len(d) != keys:
         raise _unknown_key(d, _IMAGES_KEYS)
-    return ImagesResponse(images, usage, raw)
+    return ImagesResponse(images, usage, raw, carried)

@@ -17,7 +17,7 @@ from typing import Any, Callable, Final, Literal, Optional, TypeVar, cast, overl
 
 from contextvars import ContextVar
 
-from .canonical import NOT_GIVEN, AudioBlock, FileBlock, ImageBlock, NotGiven, Request, Response, TextBlock, UrlSource, UserMessage
+from .canonical import NOT_GIVEN, AudioBlock, EmbeddingsResponse, FileBlock, ImageBlock, ImagesResponse, NotGiven, Request, Response, TextBlock, UrlSource, UserMessage
 from .carry import ABSENT as _ABSENT, Carried, apply as apply_carried, path_text as _path_text, residual
 from .errors import InvalidRequestError, InvalidResponseError, ProviderError, StructuredOutputInvalidError, UnsupportedOptionWarning, error_class
 from .json_values import canonical_json, json_copy  # re-exported (__all__): generated code calls _w.canonical_json
@@ -1744,7 +1744,7 @@ def attach_cache_points(items: list[Any], carry: bool) -> list[Any]:
     return out
 
 _T = TypeVar("_T")
-_R = TypeVar("_R", Request, Response)
+_R = TypeVar("_R", Request, Response, EmbeddingsResponse, ImagesResponse)
 
 
 def skip_part(part: dict[str, Any], path: str) -> Skipped:

@@ -147,3 +147,42 @@ def test_a_base64_embeddings_answer_reads_and_writes_back_as_it_came() -> None:
     cohere = wiremap.get_format("cohere_embed")
     by_type = {"id": "e1", "response_type": "embeddings_by_type", "embeddings": {"base64": [b64]}, "texts": ["hi"]}
     assert cohere.response_to_wire(cohere.response_from_wire(by_type))["embeddings"] == {"base64": [b64]}
+
+
+def _task_formats(kind: str) -> list[str]:
+    from wiremap.generated._index import FORMATS
+
+    return sorted(k for k in FORMATS if wiremap.get_format(k).kind == kind)
+
+
+@pytest.mark.parametrize("key", _task_formats("embeddings") + _task_formats("images"))
+def test_task_results_carry_what_no_table_reads(key: str) -> None:
+    """An embeddings or images answer's fields no table reads (Cohere's `meta.api_version`, a
+    field a provider adds tomorrow) are carried: the same format writes them back (through the
+    canonical dict form too), and a translation to another provider's wire names each one
+    `dropped` at its wire path instead of losing it without a word."""
+    fmt = wiremap.get_format(key)
+    if fmt.kind == "embeddings":
+        canonical: Any = EmbeddingsResponse([[0.5, -0.25]], Usage(prompt_tokens=3, total_tokens=3), "m")
+    else:
+        canonical = ImagesResponse([GeneratedImage(UrlSource("https://example.com/a.png"))])
+    body = dict(fmt.response_to_wire(canonical))
+    body["x_unmodelled"] = {"tier": "flex", "n": [1, 2]}
+    read = fmt.response_from_wire(body)
+    assert read.carried is not None
+    assert fmt.response_to_wire(read) == body
+    again = type(read).from_dict(read.to_dict())
+    assert again == read and fmt.response_to_wire(again) == body
+    others = [k for k in _task_formats(fmt.kind) if wiremap.get_format(k).provider != fmt.provider]
+    for other in others:
+        losses = wiremap.translate_response(body, key, other).losses
+        assert any(loss.path == "x_unmodelled" and loss.kind == "dropped" for loss in losses), (other, losses)
+
+
+def test_a_cohere_answer_keeps_its_api_version() -> None:
+    cohere = wiremap.get_format("cohere_embed")
+    body = {"id": "e1", "embeddings": {"float": [[0.1, 0.2]]}, "texts": ["hi"], "response_type": "embeddings_by_type",
+            "meta": {"api_version": {"version": "2"}, "billed_units": {"input_tokens": 1}}}
+    assert cohere.response_to_wire(cohere.response_from_wire(body)) == body
+    losses = wiremap.translate_response(body, "cohere_embed", "openai_embeddings").losses
+    assert [(loss.path, loss.kind) for loss in losses] == [("meta.api_version", "dropped")]

@@ -177,6 +177,7 @@ class EmbeddingsResponse:
     usage: Usage
     model: str | NotGiven = NOT_GIVEN
     raw: Any = field(default_factory=dict)
+    carried: Carried | None = None
 
 @dataclass(slots=True)
 class GeneratedImage:
@@ -189,6 +190,7 @@ class ImagesResponse:
     images: list[GeneratedImage]
     usage: Usage | NotGiven = NOT_GIVEN
     raw: Any = field(default_factory=dict)
+    carried: Carried | None = None
 
 @dataclass(frozen=True, slots=True)
 class WireChange:
