@@ -510,7 +510,8 @@ class _Gateway:
         cfg = lane or self.config
         if not cfg.forward_client_key:
             return cfg.upstream_api_key or ""
-        key = _client_key(cfg.inbound, request.headers, request.query_params)
+        # the query parsed only when there is one (Starlette parses it on every access)
+        key = _client_key(cfg.inbound, request.headers, request.query_params if request.scope.get("query_string") else {})
         if key is None:
             if cfg.upstream_needs_key:
                 raise AuthenticationError(f"no API key: send yours in {_key_place(cfg.inbound)}")
