@@ -1903,7 +1903,7 @@ class StreamTranslation:
             try:
                 self.response = self.assembler.response()
             except ProviderError as exc:
-                self.error = exc
+                self.error = exc.with_traceback(None)  # its traceback's frames hold this translation: a reference cycle
             return b""
         if self.parser is not None:
             out += self._push(self.parser.close())
@@ -1913,7 +1913,7 @@ class StreamTranslation:
         try:
             self.response = self.assembler.response()
         except ProviderError as exc:
-            self.error = exc
+            self.error = exc.with_traceback(None)  # its traceback's frames hold this translation: a reference cycle
             if self.assembler.error is None:  # the assembly itself failed: tell the client
                 out += self.emitter.emit({"type": "error", "category": exc.category, "message": exc.message})
         if self.response is not None:

@@ -178,8 +178,8 @@ OTHER = {"openai_chat": "anthropic_messages"}
 def test_recorded_traffic_leaves_no_reference_cycles() -> None:
     """Every recorded request, response and stream, read and written back, and translated to one
     other format (the fused translators included), leaves no cyclic garbage: what a gateway
-    worker relies on to collect rarely. (A stream that ends in an error keeps its error, whose
-    traceback holds the frames: those are left out.)"""
+    worker relies on to collect rarely. Streams that end in an error are in it too (the error
+    kept on `StreamTranslation.error` holds no traceback, whose frames would hold the translation)."""
     warnings.simplefilter("ignore")
     runs: list[tuple[str, Callable[[], None]]] = []
     for record in _records():
@@ -224,10 +224,8 @@ def _converters(record: dict[str, Any], fmt: Any, other: str) -> Callable[[], No
                 data = record["sse"].encode()
                 for target in (fmt.key, other):
                     translation = translate_stream(parse_stream(data, fmt), fmt, target)
-                    for _ in translation:
+                    for _ in translation:  # a stream that ends in an error keeps it on `error`
                         pass
-                    if translation.error is not None:
-                        raise _Refused
         except (ProviderError, ValueError):
             raise _Refused from None
 
