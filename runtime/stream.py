@@ -1918,7 +1918,7 @@ class StreamTranslation:
                 out += self.emitter.emit({"type": "error", "category": exc.category, "message": exc.message})
         if self.response is not None:
             try:
-                _wire, more = response_losses(without_own_carried(self.response, self.target), self.target)
+                _wire, more = response_losses(without_own_carried(self.response, self.target), self.target, source=self.source)
             except ProviderError:
                 more = []
             more = more + rewritten_carried_losses(self.response, self.target)

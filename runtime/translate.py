@@ -19,6 +19,7 @@ naming the first one; the full list is on the exception.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import json
 import warnings
@@ -31,7 +32,7 @@ from .json_values import json_copy
 from .canonical import NOT_GIVEN, EmbeddingsResponse, ImagesResponse, Request, Response
 from .errors import InvalidRequestError, InvalidResponseError, UnsupportedOptionWarning
 from .format import Format, get_format, translator
-from .wire import carried_only, float32_vectors, option_headers, read_without_carry
+from .wire import carried_only, float32_vectors, option_headers, quietly, read_without_carry
 from .wire_rules import WireMap
 
 __all__ = [
@@ -582,13 +583,20 @@ def translate_request(
 
 
 def response_losses(
-    response: Response | Mapping[str, Any], target: str | Format, *, encoding_format: str | None = None
+    response: Response | Mapping[str, Any],
+    target: str | Format,
+    *,
+    encoding_format: str | None = None,
+    source: str | Format | None = None,
 ) -> tuple[dict[str, Any], list[Loss]]:
     """`target.response_to_wire(response)` and what the target could not carry of it.
     `encoding_format` (embeddings): the request's canonical `config.encoding_format`. Where the
     target writes vectors in it (its module's `VECTOR_ENCODINGS`), the answer is written so
     (`base64`: float32, which the client asked for, so float32 rounding is no loss); any other is a
-    `changed` loss at `config.encoding_format`: the vectors go out as float arrays."""
+    `changed` loss at `config.encoding_format`: the vectors go out as float arrays.
+    `source`: the format the response was read from (its `raw`); given, the envelope values its
+    writer takes from `raw` (an id, a model, a timestamp) that the target's body holds nowhere
+    are named too (`_envelope_losses`)."""
     fmt = _format(target)
     cls = _result_class(fmt)
     resp = response if isinstance(response, cls) else cls.from_dict(response)
@@ -614,9 +622,56 @@ def response_losses(
             losses.append(Loss("config.encoding_format", "changed",
                                f"the request asked for {encoding_format} vectors; {fmt.key} writes them as float arrays"))
     try:
-        return wire, losses + _canonical_diff(a, b) + _carried_losses(resp, fmt, wire)
+        losses += _canonical_diff(a, b) + _carried_losses(resp, fmt, wire)
     except RecursionError:  # a value nested past what the comparison can walk
         raise InvalidResponseError(_TOO_DEEP_TO_COMPARE) from None
+    if source is not None:
+        losses += _envelope_losses(resp, _format(source), fmt, wire)
+    return wire, losses
+
+
+def _scalar_json(value: Any) -> bool:
+    """A JSON scalar, or an array of them (Cohere's `texts`): what an envelope value is."""
+    if type(value) is list:
+        return all(type(v) in (str, int, float, bool) or v is None for v in value)
+    return type(value) in (str, int, float, bool)
+
+
+def _envelope_losses(resp: Any, src: Format, dst: Format, wire: Any) -> list[Loss]:
+    """The top-level values of the body `resp` was read from (`raw`) that `src`'s own writer
+    takes from `raw` rather than from the canonical record (the envelope: a response id, the
+    model, a creation time), which the target's body holds nowhere at its top level: the target
+    has no field for them (Bedrock Converse has no id or model; OpenAI embeddings no id), so they
+    are lost. A value the target keeps under another name (Gemini's `responseId` for an
+    Anthropic `id`) is no loss; the same wire keeps everything (carried data); a key carried is
+    named by the carried-data report already."""
+    raw = getattr(resp, "raw", None)
+    if type(raw) is not dict or not raw or type(wire) is not dict or origin_of(src) == origin_of(dst):
+        return []
+    bare = copy.copy(resp)  # shallow: the writer reads it, never changes it
+    bare.raw, bare.carried = {}, None
+    try:  # quietly: the re-write's warnings were the caller's translation's already
+        rewritten = quietly(src.response_to_wire, bare)
+    except (InvalidRequestError, InvalidResponseError):
+        return []
+    carried = getattr(resp, "carried", None)
+    named = {path[0] for path, _ in carried.ops} if isinstance(carried, Carried) else set()
+    kept = list(wire.values())
+    provider = origin_of(src).split("/")[0]
+    out: list[Loss] = []
+    for key, value in raw.items():
+        if key in named or not _scalar_json(value) or value is None:
+            continue
+        if key in rewritten and _same_json(rewritten[key], value):
+            continue  # written from the canonical record (or a literal): not an envelope value
+        if any(_same_json(value, held) for held in kept):
+            continue  # the target holds it (under its own name)
+        out.append(Loss(path_text((key,)), "dropped", not_carried(value, provider)))
+    return out
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
 
 
 def translate_response(
@@ -645,11 +700,10 @@ def translate_response(
     _same_kind(src, dst)
     response = src.response_from_wire(body)
     if src.key == dst.key and src.kind != "chat":
-        # the same format in and out is the identity: an embeddings or images body carries no
-        # wire data the canonical record leaves out (runtime/carry.py is for chat), so the body
-        # read (checked) is the answer as given: base64 vectors stay base64
+        # the same format in and out is the identity: the body read (checked) is the answer as
+        # given (its carried data would restore the same body; base64 vectors stay base64)
         return Translation(json_copy(body), [], src.key, dst.key)
-    wire, losses = response_losses(response, dst)
+    wire, losses = response_losses(response, dst, source=src)
     if strict and losses:
         raise TranslationLossError(losses, src.key, dst.key)
     return Translation(wire, losses, src.key, dst.key)

@@ -643,7 +643,7 @@ class _Gateway:
                 slot = None  # the response releases it when the stream ends
                 return result
             record.usage(result.usage)
-            out, back = response_losses(result, cfg.inbound, encoding_format=_asked_encoding(canonical, cfg.inbound))
+            out, back = response_losses(result, cfg.inbound, encoding_format=_asked_encoding(canonical, cfg.inbound), source=provider.format)
             losses = sent_losses + back
             responses = len(back)
             record.losses = len(losses)

@@ -125,7 +125,7 @@ async def stream_response(gateway: Any, provider: Provider, plain: dict[str, Any
                 if record is not None:
                     record.usage(response.usage)
                 # a stream's carried wire data is a loss on another wire only (runtime/stream.py)
-                _wire, more = response_losses(without_own_carried(response, cfg.inbound), cfg.inbound)
+                _wire, more = response_losses(without_own_carried(response, cfg.inbound), cfg.inbound, source=provider.format)
                 seen = {(loss.path, loss.kind) for loss in out_losses}
                 out_losses += [loss for loss in more if (loss.path, loss.kind) not in seen and not loss.path.startswith("message.content")]
             except ProviderError:
