@@ -1127,7 +1127,7 @@ def response(src_body: Mapping[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         out["id"] = raw.get("id", raw.get("responseId", "chatcmpl-wiremap"))
         out["object"] = "chat.completion"
-        out["created"] = raw.get("created", 0)
+        out["created"] = raw.get("created", raw.get("created_at", 0))
         out["model"] = raw.get("model", raw.get("modelVersion", "unknown"))
         out["choices"] = [{"index": 0, "message": wire_message, "finish_reason": wire_reason}]
         if usage_wire:

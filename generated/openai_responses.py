@@ -2602,7 +2602,7 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     body: dict[str, Any] = {}
     body["id"] = raw.get("id", raw.get("responseId", "resp_wiremap"))
     body["object"] = "response"
-    body["created_at"] = raw.get("created_at", 0)
+    body["created_at"] = raw.get("created_at", raw.get("created", 0))
     body["status"] = wire_reason
     body["error"] = raw.get("error", None)
     body["incomplete_details"] = None

@@ -1216,7 +1216,7 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
     body: dict[str, Any] = {}
     body["id"] = raw.get("id", raw.get("responseId", "chatcmpl-wiremap"))
     body["object"] = "chat.completion"
-    body["created"] = raw.get("created", 0)
+    body["created"] = raw.get("created", raw.get("created_at", 0))
     body["model"] = raw.get("model", raw.get("modelVersion", "unknown"))
     body["choices"] = [{"index": 0, "message": wire_message, "finish_reason": wire_reason}]
     if usage_wire:
