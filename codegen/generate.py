@@ -141,6 +141,7 @@ def _render_converter(ir: FormatIR | TaskIR, strategies: list[Strategy] | None =
         option_ranges_literal=repr({opt.name: opt.range for opt in ir.options if opt.range is not None and opt.unsupported is None}),
         option_paths_literal=repr(sorted({tuple(opt.wire.split(".")) for opt in ir.options if opt.wire})),
         alias_paths_literal=repr(sorted({tuple(w.split(".")) for opt in ir.options if opt.wire for w in opt.read_also})),
+        raw_envelope_literal=repr(_raw_keys((item.kind, item.value) for item in ir.response.envelope)),
         title_literal=repr(ir.title),
         api_version_literal=repr(ir.api_version),
         doc_ref_literal=repr(ir.doc_ref),
@@ -185,6 +186,7 @@ def _render_task_converter(ir: TaskIR) -> str:
         kind_literal=repr(ir.kind),
         provider_literal=repr(ir.provider),
         origin_literal=repr(f"{ir.provider}/{ir.wire}"),
+        raw_envelope_literal=repr(_raw_keys((how, value) for _key, how, value, _default, _has in ir.envelope)),
         title_literal=repr(ir.title),
         api_version_literal=repr(ir.api_version),
         doc_ref_literal=repr(ir.doc_ref),
@@ -194,6 +196,15 @@ def _render_task_converter(ir: TaskIR) -> str:
         functions=functions,
         constants=parts.constants,
     )
+
+
+def _raw_keys(rows: Any) -> list[str]:
+    """The raw keys of a response envelope's `from_raw` rows (a key, or keys tried in order)."""
+    keys: set[str] = set()
+    for how, value in rows:
+        if how == "from_raw":
+            keys.update(value if isinstance(value, list) else [value])
+    return sorted(keys)
 
 
 def _build(resolved: Any) -> "FormatIR | TaskIR":

@@ -63,6 +63,7 @@ from .anthropic_messages import (
     OPTION_RANGES,
     ORIGIN,
     PROVIDER,
+    RAW_ENVELOPE,
     RULES,
     STRUCTURED_OUTPUT_MODE,
     STRUCTURED_OUTPUT_MODES,

@@ -70,6 +70,7 @@ from .anthropic_messages import (
     OPTION_RANGES,
     ORIGIN,
     PROVIDER,
+    RAW_ENVELOPE,
     RULES,
     STREAM,
     STRUCTURED_OUTPUT_MODE,

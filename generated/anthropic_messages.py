@@ -277,6 +277,11 @@ HEADER_OPTIONS: Final[dict[str, str]] = {"betas": "anthropic-beta"}
 OPTION_RANGES: Final[dict[str, tuple[Any, Any]]] = {}
 # the other wire names an option is read from (read_also): their value is in the canonical model
 ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([])
+# the response's envelope values response_to_wire takes from `raw` (response.envelope `from_raw`):
+# a target without a field for one loses it, which the loss report names (runtime/translate.py)
+RAW_ENVELOPE: Final[frozenset[str]] = frozenset(
+    ["id", "model", "modelVersion", "responseId", "stop_sequence"]
+)
 TITLE: Final = "Anthropic Messages"
 API_VERSION: Final = "2026-10-21"
 DOC_REF: Final = "https://docs.anthropic.com/en/api/messages"

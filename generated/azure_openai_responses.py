@@ -65,6 +65,7 @@ from .openai_responses import (
     KIND,
     OPTION_PATHS,
     OPTION_RANGES,
+    RAW_ENVELOPE,
     RULES,
     STREAM,
     STRUCTURED_OUTPUT_MODE,

@@ -71,6 +71,7 @@ from .openai_chat import (
     HEADER_OPTIONS,
     KIND,
     OPTION_RANGES,
+    RAW_ENVELOPE,
     RULES,
     STRUCTURED_OUTPUT_MODE,
     STRUCTURED_OUTPUT_MODES,

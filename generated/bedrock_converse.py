@@ -327,6 +327,9 @@ HEADER_OPTIONS: Final[dict[str, str]] = {}
 OPTION_RANGES: Final[dict[str, tuple[Any, Any]]] = {}
 # the other wire names an option is read from (read_also): their value is in the canonical model
 ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([])
+# the response's envelope values response_to_wire takes from `raw` (response.envelope `from_raw`):
+# a target without a field for one loses it, which the loss report names (runtime/translate.py)
+RAW_ENVELOPE: Final[frozenset[str]] = frozenset(["metrics"])
 TITLE: Final = "AWS Bedrock Converse"
 API_VERSION: Final = "2023-09-30"
 DOC_REF: Final = "https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html"

@@ -68,6 +68,9 @@ PROVIDER: Final = "bedrock"
 ORIGIN: Final = (
     "bedrock/bedrock_titan_embeddings"  # provider/wire: extras stay on their own wire (runtime/translate.py)
 )
+# the response's envelope values response_to_wire takes from `raw` (response.envelope `from_raw`):
+# a target without a field for one loses it, which the loss report names (runtime/translate.py)
+RAW_ENVELOPE: Final[frozenset[str]] = frozenset(["embeddingsByType"])
 TITLE: Final = "Amazon Titan Text Embeddings (Bedrock InvokeModel)"
 API_VERSION: Final = "v2"
 DOC_REF: Final = (

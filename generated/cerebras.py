@@ -66,6 +66,7 @@ from .openai_chat import (
     ERROR_RULES,
     HEADER_OPTIONS,
     KIND,
+    RAW_ENVELOPE,
     RULES,
     STRUCTURED_OUTPUT_MODE,
     STRUCTURED_OUTPUT_MODES,

@@ -266,6 +266,9 @@ OPTION_RANGES: Final[dict[str, tuple[Any, Any]]] = {
 }
 # the other wire names an option is read from (read_also): their value is in the canonical model
 ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([])
+# the response's envelope values response_to_wire takes from `raw` (response.envelope `from_raw`):
+# a target without a field for one loses it, which the loss report names (runtime/translate.py)
+RAW_ENVELOPE: Final[frozenset[str]] = frozenset(["id"])
 TITLE: Final = "Cohere Chat v2"
 API_VERSION: Final = "v2"
 DOC_REF: Final = "https://docs.cohere.com/reference/chat"

@@ -65,6 +65,9 @@ PROVIDER: Final = "cohere"
 ORIGIN: Final = (
     "cohere/cohere_embed"  # provider/wire: extras stay on their own wire (runtime/translate.py)
 )
+# the response's envelope values response_to_wire takes from `raw` (response.envelope `from_raw`):
+# a target without a field for one loses it, which the loss report names (runtime/translate.py)
+RAW_ENVELOPE: Final[frozenset[str]] = frozenset(["id", "texts"])
 TITLE: Final = "Cohere Embed v2"
 API_VERSION: Final = "v2"
 DOC_REF: Final = "https://docs.cohere.com/reference/embed"

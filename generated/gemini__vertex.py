@@ -68,6 +68,7 @@ from .gemini_generate_content import (
     OPTION_RANGES,
     ORIGIN,
     PROVIDER,
+    RAW_ENVELOPE,
     RULES,
     STRUCTURED_OUTPUT_MODE,
     STRUCTURED_OUTPUT_MODES,

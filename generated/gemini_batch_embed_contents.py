@@ -45,6 +45,7 @@ from .gemini_embed_content import (
     KIND,
     ORIGIN,
     PROVIDER,
+    RAW_ENVELOPE,
     STRUCTURED_OUTPUT_MODE,
     STRUCTURED_OUTPUT_MODES,
     VECTOR_ENCODINGS,

@@ -65,6 +65,9 @@ PROVIDER: Final = "google"
 ORIGIN: Final = (
     "google/gemini_embed_content"  # provider/wire: extras stay on their own wire (runtime/translate.py)
 )
+# the response's envelope values response_to_wire takes from `raw` (response.envelope `from_raw`):
+# a target without a field for one loses it, which the loss report names (runtime/translate.py)
+RAW_ENVELOPE: Final[frozenset[str]] = frozenset([])
 TITLE: Final = "Gemini embedContent"
 API_VERSION: Final = "v1beta"
 DOC_REF: Final = "https://ai.google.dev/api/embeddings#method:-models.embedcontent"

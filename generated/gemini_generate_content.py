@@ -298,6 +298,9 @@ HEADER_OPTIONS: Final[dict[str, str]] = {}
 OPTION_RANGES: Final[dict[str, tuple[Any, Any]]] = {}
 # the other wire names an option is read from (read_also): their value is in the canonical model
 ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([])
+# the response's envelope values response_to_wire takes from `raw` (response.envelope `from_raw`):
+# a target without a field for one loses it, which the loss report names (runtime/translate.py)
+RAW_ENVELOPE: Final[frozenset[str]] = frozenset(["id", "model", "modelVersion", "responseId"])
 TITLE: Final = "Google Gemini generateContent"
 API_VERSION: Final = "v1beta"
 DOC_REF: Final = "https://ai.google.dev/api/generate-content"

@@ -161,6 +161,12 @@ OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
 )
 # the other wire names an option is read from (read_also): their value is in the canonical model
 ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([])
+# the response's envelope values response_to_wire takes from `raw` (response.envelope `from_raw`):
+# a target without a field for one loses it, which the loss report names (runtime/translate.py)
+# the base's RAW_ENVELOPE, with this dialect's difference
+RAW_ENVELOPE: Final[frozenset[str]] = (
+    _code_openai_chat.RAW_ENVELOPE - frozenset(["responseId"])
+)
 TITLE: Final = "Mistral Chat Completions"
 DOC_REF: Final = (
     "https://docs.mistral.ai/api/#tag/chat/operation/chat_completion_v1_chat_completions_post"

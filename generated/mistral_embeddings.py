@@ -65,6 +65,9 @@ PROVIDER: Final = "mistral"
 ORIGIN: Final = (
     "mistral/mistral_embeddings"  # provider/wire: extras stay on their own wire (runtime/translate.py)
 )
+# the response's envelope values response_to_wire takes from `raw` (response.envelope `from_raw`):
+# a target without a field for one loses it, which the loss report names (runtime/translate.py)
+RAW_ENVELOPE: Final[frozenset[str]] = frozenset(["id"])
 TITLE: Final = "Mistral Embeddings"
 API_VERSION: Final = "v1"
 DOC_REF: Final = "https://docs.mistral.ai/api/endpoint/embeddings"

@@ -65,6 +65,9 @@ PROVIDER: Final = "openai"
 ORIGIN: Final = (
     "openai/openai_embeddings"  # provider/wire: extras stay on their own wire (runtime/translate.py)
 )
+# the response's envelope values response_to_wire takes from `raw` (response.envelope `from_raw`):
+# a target without a field for one loses it, which the loss report names (runtime/translate.py)
+RAW_ENVELOPE: Final[frozenset[str]] = frozenset([])
 TITLE: Final = "OpenAI Embeddings"
 API_VERSION: Final = "v1"
 DOC_REF: Final = "https://platform.openai.com/docs/api-reference/embeddings/create"

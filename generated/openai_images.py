@@ -65,6 +65,11 @@ PROVIDER: Final = "openai"
 ORIGIN: Final = (
     "openai/openai_images"  # provider/wire: extras stay on their own wire (runtime/translate.py)
 )
+# the response's envelope values response_to_wire takes from `raw` (response.envelope `from_raw`):
+# a target without a field for one loses it, which the loss report names (runtime/translate.py)
+RAW_ENVELOPE: Final[frozenset[str]] = frozenset(
+    ["background", "created", "quality", "safety_identifier", "size"]
+)
 TITLE: Final = "OpenAI Images (generate)"
 API_VERSION: Final = "v1"
 DOC_REF: Final = "https://platform.openai.com/docs/api-reference/images/create"

@@ -60,6 +60,7 @@ from .anthropic_messages import (
     OPTION_PATHS,
     OPTION_RANGES,
     PROVIDER,
+    RAW_ENVELOPE,
     STRUCTURED_OUTPUT_MODE,
     STRUCTURED_OUTPUT_MODES,
     TOOL_NAME_RULE,

@@ -69,6 +69,7 @@ from .gemini_generate_content import (
     OPTION_PATHS,
     OPTION_RANGES,
     PROVIDER,
+    RAW_ENVELOPE,
     STRUCTURED_OUTPUT_MODE,
     STRUCTURED_OUTPUT_MODES,
     TOOL_NAME_RULE,

@@ -59,6 +59,7 @@ from .openai_chat import (
     KIND,
     OPTION_RANGES,
     PROVIDER,
+    RAW_ENVELOPE,
     STRUCTURED_OUTPUT_MODE,
     STRUCTURED_OUTPUT_MODES,
     TOOL_NAME_RULE,

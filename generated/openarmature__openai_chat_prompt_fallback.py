@@ -67,6 +67,7 @@ from .openai_chat import (
     KIND,
     OPTION_RANGES,
     PROVIDER,
+    RAW_ENVELOPE,
     STREAM,
     STRUCTURED_OUTPUT_MODES,
     TOOL_NAME_RULE,

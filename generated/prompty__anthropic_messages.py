@@ -68,6 +68,7 @@ from .anthropic_messages import (
     OPTION_PATHS,
     OPTION_RANGES,
     PROVIDER,
+    RAW_ENVELOPE,
     RULES,
     STREAM,
     STRUCTURED_OUTPUT_MODE,

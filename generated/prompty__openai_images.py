@@ -46,6 +46,7 @@ from .openai_images import (
     KIND,
     ORIGIN,
     PROVIDER,
+    RAW_ENVELOPE,
     STRUCTURED_OUTPUT_MODE,
     STRUCTURED_OUTPUT_MODES,
     TRANSPORT,

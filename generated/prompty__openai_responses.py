@@ -69,6 +69,7 @@ from .openai_responses import (
     OPTION_PATHS,
     OPTION_RANGES,
     PROVIDER,
+    RAW_ENVELOPE,
     RULES,
     STREAM,
     STRUCTURED_OUTPUT_MODE,

@@ -65,6 +65,7 @@ from .openai_chat import (
     HEADER_OPTIONS,
     KIND,
     OPTION_RANGES,
+    RAW_ENVELOPE,
     RULES,
     STREAM,
     STRUCTURED_OUTPUT_MODE,

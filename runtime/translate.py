@@ -19,7 +19,6 @@ naming the first one; the full list is on the exception.
 
 from __future__ import annotations
 
-import copy
 import difflib
 import json
 import warnings
@@ -32,7 +31,7 @@ from .json_values import json_copy
 from .canonical import NOT_GIVEN, EmbeddingsResponse, ImagesResponse, Request, Response
 from .errors import InvalidRequestError, InvalidResponseError, UnsupportedOptionWarning
 from .format import Format, get_format, translator
-from .wire import carried_only, float32_vectors, option_headers, quietly, read_without_carry
+from .wire import carried_only, float32_vectors, option_headers, read_without_carry
 from .wire_rules import WireMap
 
 __all__ = [
@@ -595,8 +594,8 @@ def response_losses(
     (`base64`: float32, which the client asked for, so float32 rounding is no loss); any other is a
     `changed` loss at `config.encoding_format`: the vectors go out as float arrays.
     `source`: the format the response was read from (its `raw`); given, the envelope values its
-    writer takes from `raw` (an id, a model, a timestamp) that the target's body holds nowhere
-    are named too (`_envelope_losses`)."""
+    writer takes from `raw` (RAW_ENVELOPE: an id, a model, a timestamp) that the target's body
+    holds nowhere are named too (`_envelope_losses`)."""
     fmt = _format(target)
     cls = _result_class(fmt)
     resp = response if isinstance(response, cls) else cls.from_dict(response)
@@ -638,35 +637,29 @@ def _scalar_json(value: Any) -> bool:
 
 
 def _envelope_losses(resp: Any, src: Format, dst: Format, wire: Any) -> list[Loss]:
-    """The top-level values of the body `resp` was read from (`raw`) that `src`'s own writer
-    takes from `raw` rather than from the canonical record (the envelope: a response id, the
-    model, a creation time), which the target's body holds nowhere at its top level: the target
-    has no field for them (Bedrock Converse has no id or model; OpenAI embeddings no id), so they
-    are lost. A value the target keeps under another name (Gemini's `responseId` for an
-    Anthropic `id`) is no loss; the same wire keeps everything (carried data); a key carried is
-    named by the carried-data report already."""
+    """The envelope values of the body `resp` was read from (`raw`: the top-level keys `src`'s
+    response writer takes from `raw`, its module's RAW_ENVELOPE: a response id, the model, a
+    creation time) that the target's body holds nowhere at its top level: the target has no
+    field for them (Bedrock Converse has no id or model; OpenAI embeddings no id), so they are
+    lost. A value the target keeps under another name (Gemini's `responseId` for an Anthropic
+    `id`) is no loss; the same wire keeps everything (carried data); a key carried is named by
+    the carried-data report already."""
     raw = getattr(resp, "raw", None)
-    if type(raw) is not dict or not raw or type(wire) is not dict or origin_of(src) == origin_of(dst):
-        return []
-    bare = copy.copy(resp)  # shallow: the writer reads it, never changes it
-    bare.raw, bare.carried = {}, None
-    try:  # quietly: the re-write's warnings were the caller's translation's already
-        rewritten = quietly(src.response_to_wire, bare)
-    except (InvalidRequestError, InvalidResponseError):
+    keys = getattr(src.module, "RAW_ENVELOPE", None)
+    if not keys or type(raw) is not dict or type(wire) is not dict or origin_of(src) == origin_of(dst):
         return []
     carried = getattr(resp, "carried", None)
     named = {path[0] for path, _ in carried.ops} if isinstance(carried, Carried) else set()
-    kept = list(wire.values())
-    provider = origin_of(src).split("/")[0]
+    kept: list[Any] | None = None
     out: list[Loss] = []
     for key, value in raw.items():
-        if key in named or not _scalar_json(value) or value is None:
+        if key not in keys or key in named or value is None or not _scalar_json(value):
             continue
-        if key in rewritten and _same_json(rewritten[key], value):
-            continue  # written from the canonical record (or a literal): not an envelope value
+        if kept is None:
+            kept = list(wire.values())
         if any(_same_json(value, held) for held in kept):
             continue  # the target holds it (under its own name)
-        out.append(Loss(path_text((key,)), "dropped", not_carried(value, provider)))
+        out.append(Loss(path_text((key,)), "dropped", not_carried(value, origin_of(src).split("/")[0])))
     return out
 
 

@@ -60,6 +60,7 @@ from .tiny_chat import (
     HEADER_OPTIONS,
     KIND,
     OPTION_RANGES,
+    RAW_ENVELOPE,
     RULES,
     STREAM,
     STRUCTURED_OUTPUT_MODE,
