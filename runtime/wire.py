@@ -79,7 +79,6 @@ __all__ = [
     "derived_equal",
     "Skipped",
     "apply_carried",
-    "quietly",
     "read_value_or_skip",
     "json_copy",
     "dumps_kept",
@@ -1973,16 +1972,6 @@ def read_response(
             except RecursionError:
                 raise InvalidResponseError("structured output nested too deeply", body=body) from None
     return response
-
-
-def quietly(fn: Callable[..., _T], *args: Any) -> _T:
-    """`fn(*args)` with the converters' own warnings off (`UnsupportedOptionWarning`): a
-    re-write whose warnings the caller's own call gave already (runtime/translate.py)."""
-    token = _QUIET.set(True)
-    try:
-        return fn(*args)
-    finally:
-        _QUIET.reset(token)
 
 
 def carry(
