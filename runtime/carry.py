@@ -25,7 +25,7 @@ import json
 from operator import is_ as _is
 from typing import Any, Final
 
-__all__ = ["Carried", "residual", "apply", "losses", "ABSENT", "placed", "copy_value"]
+__all__ = ["Carried", "residual", "apply", "losses", "ABSENT", "placed", "copy_value", "value_at"]
 
 
 class _Absent:
@@ -193,7 +193,8 @@ def _anchor_path(path: tuple[Any, ...]) -> tuple[Any, ...]:
     return path[:1]
 
 
-def _get(value: Any, path: tuple[Any, ...]) -> Any:
+def value_at(value: Any, path: tuple[Any, ...]) -> Any:
+    """The JSON value at `path` (object keys and array indexes), or ABSENT."""
     for k in path:
         if type(k) is int:
             if type(value) is not list or not 0 <= k < len(value):
@@ -225,7 +226,7 @@ def residual(
     return Carried(
         origin,
         [(path, value) for path, value, _ in found],
-        [_get(rewritten, _anchor_path(path)) for path, _, _ in found],
+        [value_at(rewritten, _anchor_path(path)) for path, _, _ in found],
         [was for _, _, was in found],
         known,
         aliases,
@@ -239,8 +240,8 @@ def placed(origin: str, values: list[tuple[tuple[Any, ...], Any]], rewritten: An
     return Carried(
         origin,
         [(path, _copy(value)) for path, value in values],
-        [_copy(_get(rewritten, _anchor_path(path))) for path, _ in values],
-        [_copy(_get(rewritten, path)) for path, _ in values],
+        [_copy(value_at(rewritten, _anchor_path(path))) for path, _ in values],
+        [_copy(value_at(rewritten, path)) for path, _ in values],
         known,
     )
 
@@ -261,14 +262,14 @@ def apply(body: dict[str, Any], carried: Any, origin: str) -> dict[str, Any]:
         at = _anchor_path(path)
         ok = checked.get(at)
         if ok is None:
-            current = _get(body, at)
+            current = value_at(body, at)
             ok = checked[at] = (current is ABSENT and anchor is ABSENT) or (
                 current is not ABSENT and anchor is not ABSENT and _same(current, anchor)
             )
         if ok:
             approved.append((path, value))
     for path, value in approved:
-        parent = _get(body, path[:-1]) if len(path) > 1 else body
+        parent = value_at(body, path[:-1]) if len(path) > 1 else body
         key = path[-1]
         if value is ABSENT:
             if type(parent) is dict:
@@ -395,7 +396,7 @@ def losses(carried: Any, origin: str, wire: Any, known: frozenset[str] | None = 
         if value is ABSENT or _form_only(value, was):
             continue
         if same:
-            if not _same(_get(wire, path), value):
+            if not _same(value_at(wire, path), value):
                 found.append((path, value))
         elif was is ABSENT and path in carried.aliases:
             continue  # an option under another name (read_also): its value is in the canonical model

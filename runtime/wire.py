@@ -18,7 +18,7 @@ from typing import Any, Callable, Final, Literal, Optional, TypeVar, cast, overl
 from contextvars import ContextVar
 
 from .canonical import NOT_GIVEN, AudioBlock, EmbeddingsResponse, FileBlock, ImageBlock, ImagesResponse, NotGiven, Request, Response, TextBlock, UrlSource, UserMessage
-from .carry import ABSENT as _ABSENT, Carried, apply as apply_carried, path_text as _path_text, residual
+from .carry import ABSENT as _ABSENT, Carried, apply as apply_carried, path_text as _path_text, residual, value_at
 from .errors import InvalidRequestError, InvalidResponseError, ProviderError, StructuredOutputInvalidError, UnsupportedOptionWarning, error_class
 from .json_values import canonical_json, json_copy  # re-exported (__all__): generated code calls _w.canonical_json
 from .validate import (
@@ -1225,14 +1225,7 @@ def raw_vector_encoding(raw: Any, path: tuple[Any, ...], by_type: str | None = N
     """`base64` when the body a response was read from (`raw`) holds its first vector in the
     wire's base64 form at `path` (a string; with `by_type`, an object keyed by type that holds that
     spelling), so that writing it back says it as it came; else None (arrays of numbers)."""
-    value = raw
-    for key in path:
-        if type(key) is int:
-            if type(value) is not list or not 0 <= key < len(value):
-                return None
-        elif type(value) is not dict or key not in value:
-            return None
-        value = value[key]
+    value = value_at(raw, path)  # ABSENT where the path leads nowhere: neither test below holds
     if by_type is not None:
         return "base64" if type(value) is dict and by_type in value else None
     return "base64" if type(value) is str else None

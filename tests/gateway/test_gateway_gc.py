@@ -101,25 +101,7 @@ def _serve_requests(requests: int, stream: bool) -> tuple[list[bytes], Counter[s
                            "messages": [{"role": "user", "content": "Say hello."}]}).encode()
 
         async def one() -> bytes:
-            scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1", "method": "POST",
-                     "scheme": "http", "path": "/v1/chat/completions", "raw_path": b"/v1/chat/completions", "query_string": b"",
-                     "root_path": "", "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 2), "state": {},
-                     "headers": [(b"content-type", b"application/json"), (b"authorization", b"Bearer sk-test"),
-                                 (b"content-length", str(len(body)).encode())]}
-            given = asyncio.Event()
-            sent: list[dict[str, Any]] = []
-
-            async def receive() -> dict[str, Any]:
-                if not given.is_set():
-                    given.set()
-                    return {"type": "http.request", "body": body, "more_body": False}
-                await asyncio.Event().wait()  # the client never leaves
-                raise AssertionError("unreachable")
-
-            async def send(message: dict[str, Any]) -> None:
-                sent.append(message)
-
-            await app(scope, receive, send)
+            sent = await post(app, body)
             assert sent[0]["status"] == 200, sent
             return b"".join(m.get("body", b"") for m in sent[1:])
 
@@ -152,6 +134,31 @@ async def _cyclic_garbage_async(run: Callable[[], Any]) -> Counter[str]:
     finally:
         gc.set_debug(0)
         gc.garbage.clear()
+
+
+async def post(app: Any, body: bytes) -> list[dict[str, Any]]:
+    """The ASGI messages the app sends for one POST of `body` (an OpenAI Chat request) to
+    /v1/chat/completions, driven directly (no server); the client stays until the answer ends."""
+    scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1", "method": "POST",
+             "scheme": "http", "path": "/v1/chat/completions", "raw_path": b"/v1/chat/completions", "query_string": b"",
+             "root_path": "", "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 2), "state": {},
+             "headers": [(b"content-type", b"application/json"), (b"authorization", b"Bearer sk-test"),
+                         (b"content-length", str(len(body)).encode())]}
+    given = asyncio.Event()
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        if not given.is_set():
+            given.set()
+            return {"type": "http.request", "body": body, "more_body": False}
+        await asyncio.Event().wait()  # the client never leaves
+        raise AssertionError("unreachable")
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+    return sent
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])

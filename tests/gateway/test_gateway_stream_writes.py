@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("starlette")
 
-from test_gateway_gc import STREAM  # noqa: E402  (the same fake Anthropic stream)
+from test_gateway_gc import STREAM, post  # noqa: E402  (the same fake Anthropic stream, the same ASGI driver)
 
 from wiremap import gateway as gw  # noqa: E402
 
@@ -54,27 +54,8 @@ def _messages(split: bool) -> list[dict[str, Any]]:
         app = gw.create_app("openai_chat", "anthropic_messages", f"http://127.0.0.1:{port}", timeout=30)
         body = json.dumps({"model": "claude-x", "stream": True, "seed": 7,  # seed: Anthropic has none, a loss
                            "messages": [{"role": "user", "content": "Say hello."}]}).encode()
-        scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1", "method": "POST",
-                 "scheme": "http", "path": "/v1/chat/completions", "raw_path": b"/v1/chat/completions", "query_string": b"",
-                 "root_path": "", "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 2), "state": {},
-                 "headers": [(b"content-type", b"application/json"), (b"authorization", b"Bearer sk-test"),
-                             (b"content-length", str(len(body)).encode())]}
-        given = asyncio.Event()
-        sent: list[dict[str, Any]] = []
-
-        async def receive() -> dict[str, Any]:
-            if not given.is_set():
-                given.set()
-                return {"type": "http.request", "body": body, "more_body": False}
-            await asyncio.Event().wait()
-            raise AssertionError("unreachable")
-
-        async def send(message: dict[str, Any]) -> None:
-            sent.append(message)
-
         try:
-            await app(scope, receive, send)
-            return sent
+            return await post(app, body)
         finally:
             await app.gateway.close()
             server.close()
