@@ -607,6 +607,20 @@ def request(
                 last = "user"
                 continue
             if role == "assistant":
+                lone = message.get("content")
+                if type(lone) is list and len(lone) == 1 and len(message) == 2 and not exact:
+                    block = lone[0]
+                    if type(block) is dict and len(block) == 2 and block.get("type") == "text":
+                        text = block.get("text")
+                        if (
+                            type(text) is str and text
+                        ):  # one plain text block: the string the target's content writer makes of it
+                            if not ci:  # §5: the first message is system or user
+                                raise _Deopt
+                            wire_messages.append(_dst._assistant_to_wire(text, NOT_GIVEN, ci, memo))
+                            ci += 1
+                            last = "assistant"
+                            continue
                 raw_content = _w.member(message, "content", path)  # required by the template
                 a_calls: Any = NOT_GIVEN
                 a_content: Any = NOT_GIVEN

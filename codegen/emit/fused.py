@@ -787,7 +787,7 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
         o.add(f"if {lit(key)} in message:")
         o.add("    raise _Deopt")
 
-    emit_role_readers(s_em, out, sink, user_list, on_name)
+    emit_role_readers(s_em, out, sink, user_list, on_name, _lone_text(src, dst, grouped))
     if _carried_away(src, dst):  # the reader carries it for its own wire, which this target is not
         out.add("if exact:  # an item or role no row reads: a loss")
         out.add("    raise _Deopt")
@@ -882,6 +882,34 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
     out.lines[start:] = [_KEY_IN_MESSAGE.sub("_dst.KEY", line) for line in out.lines[start:]]
     shape(out, "fused", "tail")
     return out.lines, known, parts_fn
+
+
+def _lone_text(src: FormatIR, dst: FormatIR, grouped: bool) -> Any:
+    """The `assistant_first` hook of `emit_role_readers` (None: this pair has no such path): an
+    assistant message of the role and one content list holding one plain text block (the source's
+    text part template with its `type` literal and its text, nothing else), where the target says
+    a lone text part as a string (`string_or_parts`), is written as that string without the
+    canonical read -- what the sink does with the TextBlock the reader would make of it. The
+    lossless variant takes the reader's way (its checks are there)."""
+    node, text_node = src.assistant.template, src.parts.get("text")
+    content_key, kind = _slot_key(node, "content"), _type_literal(text_node)
+    text_key = _slot_key(text_node, "text")
+    if dst.assistant.content != "string_or_parts" or not isinstance(dst.parts.get("text"), Obj):
+        return None
+    if src.assistant.content not in ("always_parts", "string_or_parts") or content_key is None or kind is None or text_key is None:
+        return None
+    assert isinstance(node, Obj) and isinstance(text_node, Obj)
+    # every other key of the message template is an optional slot (an absent one reads as unset)
+    if any(k != content_key and not (k == "role" and isinstance(c, Lit)) and not (isinstance(c, Slot) and c.optional) for k, c in node.items):
+        return None
+    plain = all(isinstance(c, Slot) and c.codec is None and not c.has_default for c in (dict(node.items)[content_key], dict(text_node.items)[text_key]))
+    if not plain or any(k not in ("type", text_key) and not (isinstance(c, Slot) and c.optional) for k, c in text_node.items):
+        return None
+
+    def first(o: Lines) -> None:
+        shape(o, "fused", "lone_text", content_key=content_key, kind=kind, text_key=text_key, grouped=grouped)
+
+    return first
 
 
 def _carried_away(src: FormatIR, dst: FormatIR) -> bool:

@@ -845,7 +845,9 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
     em.func("_messages_from_wire", "(items: list[Any], field: str) -> list[Message]", "Wire messages -> canonical messages.", out.lines)
 
 
-def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None, on_name: Any = None) -> list[Any]:
+def emit_role_readers(
+    em: "Emitter", out: Any, sink: Any, user_list: Any = None, on_name: Any = None, assistant_first: Any = None
+) -> list[Any]:
     """The `if role == ...:` chain of a messages reader: reads one wire message (`message`, at
     `path`) per role and hands its canonical fields to `sink(out, role, env)` -- role `system`
     and `user` with env `content`, `assistant` with `content` and `tool_calls`, `tool` with
@@ -856,6 +858,8 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None,
     wire roles read. A role template that places `{name?}` reads it first (`name_`, handed to
     `sink` as env `name`); `on_name(out, key)`, when given, emits instead what to do with a
     message that has that key (the fused translators leave a named message to the two-step path).
+    `assistant_first(out)`, when given, emits what to do with a wire assistant message before the
+    reader takes it (a fused translator writes a lone plain text block straight to the target).
     Each branch is laid out by templates/functions/messages_from_wire.jinja `role_reader`; the
     callbacks write fragments it places."""
     ir = em.ir
@@ -886,7 +890,7 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None,
         elif name_key is not None:
             named = {"name": "name_"}
         fields = block_fields(ir) if role == "system" else []
-        user_part, assistant = out.part(), out.part()
+        user_part, assistant, first = out.part(), out.part(), out.part()
         sinks: list[Any] = []
         user_read = ""
 
@@ -909,6 +913,8 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None,
                 to("user", {"content": "run", "list": "yes"})
             to("user", {"content": "content", **named})
         elif role == "assistant":
+            if assistant_first is not None:
+                assistant_first(first)
             _emit_assistant_reader(em, assistant, node, content_key, "message", "path", "False")
             to("assistant", {"content": "a_content", "tool_calls": "a_calls", **named})
         else:
@@ -918,6 +924,7 @@ def emit_role_readers(em: "Emitter", out: Any, sink: Any, user_list: Any = None,
             role=role, wire_role=wire_role, read_also=read_also, name=name, name_key=name_key, content_key=content_key,
             block_fields=fields, user_list=user_part, user_read=user_read,
             grouped=ir.tool_results.strategy == "group_into_user_message", assistant=assistant, sinks=sinks,
+            assistant_first=first,
         )
     return roles
 
