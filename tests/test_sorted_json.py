@@ -180,3 +180,71 @@ def test_the_response_schema_is_sent_in_its_form_and_as_a_copy(target: str) -> N
     sent = [v for v in _walk(out) if isinstance(v, dict) and v == SCHEMA]
     assert sent and all(v is not schema for v in sent)
     assert json.dumps(_form(target, SCHEMA))[1:-1] in json.dumps(out)
+
+
+# --- the encoders made once (wire.encode_made_once): the text and the errors of JSONEncoder.encode
+
+
+def _cyclic() -> dict[str, Any]:
+    value: dict[str, Any] = {"a": 1}
+    value["self"] = value
+    return value
+
+
+def _nested(depth: int) -> list[Any]:
+    root: list[Any] = []
+    node = root
+    for _ in range(depth):
+        node.append([])
+        node = node[0]
+    return root
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        ARGS,
+        {"é": "\u2028 \ud800", "k": [1, 2.5, -0.0, 10**30, True, None, OrderedDict(b=1, a=2)]},
+        "a string",
+        3,
+        {1: "int key", 2.5: "float key", True: "bool key", None: "null key"},
+        float("nan"),
+        {"x": [float("inf")]},
+        {"bytes": b"x"},
+        {(1, 2): "tuple key"},
+        _cyclic(),
+        [_cyclic()],
+    ],
+    ids=["args", "unicode", "str", "int", "keys", "nan", "inf", "bytes", "tuple-key", "cycle", "cycle-inside"],
+)
+@pytest.mark.parametrize("options", [{}, {"sort_keys": True}, {"allow_nan": False}, {"ensure_ascii": True}])
+def test_an_encoder_made_once_says_what_its_encoder_says(value: Any, options: dict[str, Any]) -> None:
+    from wiremap.runtime.wire import encode_made_once
+
+    encoder = json.JSONEncoder(separators=(",", ":"), **{"ensure_ascii": False, **options})
+    made = encode_made_once(encoder)
+    try:
+        expected: Any = encoder.encode(value)
+    except (TypeError, ValueError) as exc:
+        expected = (type(exc), str(exc))
+    try:
+        got: Any = made(value)
+    except (TypeError, ValueError) as exc:
+        got = (type(exc), str(exc))
+    assert got == expected
+    if value is ARGS:  # the caller's key order, unless sorting was asked for
+        assert list(json.loads(got)) == (sorted(ARGS) if options.get("sort_keys") else list(ARGS))
+
+
+def test_an_encoder_made_once_survives_a_cycle_and_a_value_too_deep() -> None:
+    from wiremap.runtime.wire import dumps_kept, encode_made_once
+
+    with pytest.raises(ValueError, match="Circular reference"):
+        dumps_kept(_cyclic())
+    with pytest.raises(RecursionError):
+        dumps_kept(_nested(100_000))
+    # nothing is left behind by the failures: the next call answers as usual (no stale marker)
+    shared = {"k": [1, 2]}
+    assert dumps_kept({"a": shared, "b": shared}) == '{"a":{"k":[1,2]},"b":{"k":[1,2]}}'
+    made = encode_made_once(json.JSONEncoder(indent=2))  # an indenting encoder: its own encode
+    assert made({"a": 1}) == '{\n  "a": 1\n}'

@@ -39,6 +39,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from wiremap.runtime import wire as _w
 from wiremap.runtime.canonical import Request, UserMessage
 from wiremap.runtime.errors import InvalidRequestError, ProviderError
 from wiremap.runtime.format import get_format, translator
@@ -128,12 +129,10 @@ def translate_record(
 
 
 #: `json.dumps(value, ensure_ascii=False, separators=(",", ":"))` made once: json.dumps builds a
-#: new encoder on every call that passes options, once per output line here.
+#: new encoder on every call that passes options, and the encoder a new C encoder on every
+#: call, once per output line here.
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-
-
-def _dumps(value: Any) -> str:
-    return _ENCODER.encode(value)
+_dumps = _w.encode_made_once(_ENCODER)
 
 
 #: The reject category of a line that made a converter raise something other than a
