@@ -621,6 +621,66 @@ def request(
                             ci += 1
                             last = "assistant"
                             continue
+                if type(lone) is list and lone and len(message) == 2 and not exact:
+                    text_b: Any = None
+                    wire_calls: list[Any] = []
+                    ids_b: set[str] = set()  # validate.check_assistant: ids unique within the turn
+                    for block in lone:
+                        if type(block) is not dict:
+                            break
+                        kind_b = block.get("type")
+                        if kind_b == "text" and len(block) == 2 and text_b is None:
+                            text_b = block.get("text")
+                            if type(text_b) is not str or not text_b:
+                                break
+                        elif kind_b == "tool_use" and len(block) == 4:
+                            call_id = block.get("id")
+                            call_name = block.get("name")
+                            arguments = block.get("input")
+                            if (
+                                type(call_id) is not str
+                                or not call_id
+                                or call_id in ids_b
+                                or type(call_name) is not str
+                                or not call_name
+                                or type(arguments) is not dict
+                            ):
+                                break
+                            if (
+                                arguments
+                            ):  # validate.check_assistant: plain JSON within the depth limit
+                                _v.check_json_value(arguments, "")
+                            ids_b.add(call_id)
+                            wire_calls.append(
+                                {
+                                    "id": call_id,
+                                    "type": "function",
+                                    "function": {
+                                        "name": call_name,
+                                        "arguments": _w.dumps_kept(arguments),
+                                    },
+                                }
+                            )
+                        else:
+                            break
+                    else:  # one text block at most, and tool calls: the string the content writer makes of it
+                        if not ci:  # §5: the first message is system or user
+                            raise _Deopt
+                        call_ids |= ids_b
+                        content_out: Any = (
+                            text_b
+                            if text_b is not None
+                            else _dst._assistant_content_to_wire([], "")
+                        )
+                        wire_message_851: dict[str, Any] = {"role": "assistant"}
+                        if content_out is not NOT_GIVEN:
+                            wire_message_851["content"] = content_out
+                        if wire_calls is not NOT_GIVEN:
+                            wire_message_851["tool_calls"] = wire_calls
+                        wire_messages.append(wire_message_851)
+                        ci += 1
+                        last = "assistant"
+                        continue
                 raw_content = _w.member(message, "content", path)  # required by the template
                 a_calls: Any = NOT_GIVEN
                 a_content: Any = NOT_GIVEN

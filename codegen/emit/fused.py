@@ -787,7 +787,7 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
         o.add(f"if {lit(key)} in message:")
         o.add("    raise _Deopt")
 
-    emit_role_readers(s_em, out, sink, user_list, on_name, _lone_text(src, dst, grouped))
+    emit_role_readers(s_em, out, sink, user_list, on_name, _assistant_first(d_em, src, dst, grouped, from_call))
     if _carried_away(src, dst):  # the reader carries it for its own wire, which this target is not
         out.add("if exact:  # an item or role no row reads: a loss")
         out.add("    raise _Deopt")
@@ -884,13 +884,30 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
     return out.lines, known, parts_fn
 
 
-def _lone_text(src: FormatIR, dst: FormatIR, grouped: bool) -> Any:
-    """The `assistant_first` hook of `emit_role_readers` (None: this pair has no such path): an
-    assistant message of the role and one content list holding one plain text block (the source's
-    text part template with its `type` literal and its text, nothing else), where the target says
-    a lone text part as a string (`string_or_parts`), is written as that string without the
-    canonical read -- what the sink does with the TextBlock the reader would make of it. The
-    lossless variant takes the reader's way (its checks are there)."""
+def _plain_slot(node: Obj, key: str) -> bool:
+    """The value at `key` of `node` is a required slot read and written as it is (no codec, no
+    default)."""
+    child = dict(node.items).get(key)
+    return isinstance(child, Slot) and not child.optional and child.codec is None and not child.has_default
+
+
+def _assistant_first(d_em: Any, src: FormatIR, dst: FormatIR, grouped: bool, from_call: bool) -> Any:
+    """The `assistant_first` hook of `emit_role_readers` (None: this pair has none), for a target
+    that says a lone text part as a string (`string_or_parts`): an assistant message of the role
+    and one content list, written without the canonical read where its blocks are plain (each
+    the source's template with its `type` literal and its required fields only, nothing else):
+
+    - one text block: the string the sink makes of the TextBlock the reader would give
+      (`lone_text`), written by the target's `_assistant_to_wire`;
+    - where the source's tool calls are content blocks and the target's a field of its own
+      (`blocks`): at most one text block and tool-call blocks, the calls checked as the canonical
+      checks check them (`validate.check_assistant`: ids and names non-empty strings, ids unique
+      in the turn, arguments a JSON object, plain JSON) and each written by the target's tool
+      call template, the message by its assistant template, as `_assistant_to_wire` writes them.
+
+    Anything else in the list (another kind, more keys, an empty text, several texts, a bad call)
+    leaves it to the reader, which names any error. The lossless variant takes the reader's way
+    (its checks are there)."""
     node, text_node = src.assistant.template, src.parts.get("text")
     content_key, kind = _slot_key(node, "content"), _type_literal(text_node)
     text_key = _slot_key(text_node, "text")
@@ -902,14 +919,64 @@ def _lone_text(src: FormatIR, dst: FormatIR, grouped: bool) -> Any:
     # every other key of the message template is an optional slot (an absent one reads as unset)
     if any(k != content_key and not (k == "role" and isinstance(c, Lit)) and not (isinstance(c, Slot) and c.optional) for k, c in node.items):
         return None
-    plain = all(isinstance(c, Slot) and c.codec is None and not c.has_default for c in (dict(node.items)[content_key], dict(text_node.items)[text_key]))
-    if not plain or any(k not in ("type", text_key) and not (isinstance(c, Slot) and c.optional) for k, c in text_node.items):
+    if not _plain_slot(node, content_key) or not _plain_slot(text_node, text_key):
         return None
+    if any(k not in ("type", text_key) and not (isinstance(c, Slot) and c.optional) for k, c in text_node.items):
+        return None
+    blocks = _call_blocks(d_em, src, dst)
 
     def first(o: Lines) -> None:
         shape(o, "fused", "lone_text", content_key=content_key, kind=kind, text_key=text_key, grouped=grouped)
+        if blocks is not None:
+            shape(o, "fused", "call_blocks", kind=kind, text_key=text_key, grouped=grouped, from_call=from_call, **blocks)
 
     return first
+
+
+def _call_blocks(d_em: Any, src: FormatIR, dst: FormatIR) -> dict[str, Any] | None:
+    """For `_assistant_first`: how a source whose tool calls are content blocks is read and the
+    target writes them in a field of their own (the `call_blocks` shape's arguments), or None
+    where this pair has no such path."""
+    call = src.tool_calls.template
+    call_kind = _type_literal(call)
+    if src.tool_calls.placement != "content_blocks" or not isinstance(call, Obj) or call_kind is None:
+        return None
+    if src.tool_calls.missing_id == "synthesize" or src.cache_point is not None:
+        return None
+    keys = {field: _slot_key(call, field) for field in ("id", "name", "arguments")}
+    if any(key is None or not _plain_slot(call, key) for key in keys.values()):
+        return None
+    if any(k != "type" and k not in keys.values() and not (isinstance(c, Slot) and c.optional) for k, c in call.items):
+        return None
+    if any(slot.field == "signature" for slot in slots_of(call)):  # provider-bound: the canonical path decides
+        return None
+    target_call = dst.tool_calls.template
+    if dst.tool_calls.placement != "field" or not isinstance(target_call, Obj) or dst.tool_calls.unique_ids or dst.reasoning is not None:
+        return None
+    text = text_content(d_em, Lines(), "assistant", "text_b")
+    if text != "text_b":  # a string the target writes as it is (`string_or_parts`)
+        return None
+    written = Lines()
+    written.level = 0
+    written.counter = 800  # apart from the pass's own names
+    env = {"id": "call_id", "name": "call_name", "arguments": "arguments", "signature": "NOT_GIVEN"}
+    d_em.json_memo = True  # as `_tool_call_to_wire` is built
+    try:
+        call_expr = d_em.build_node(written, target_call, env, "tool_call", "path")
+    finally:
+        d_em.json_memo = False
+    if "memo" in call_expr or any("memo" in line for line in written.lines):
+        return None  # arguments the target writes from validation's copy (sorted): the canonical path
+    message = Lines()
+    message.level = 0
+    message.counter = 850
+    message_expr = build_message(d_em, message, dst.assistant.template, {"content": "content_out", "tool_calls": "wire_calls", "name": "NOT_GIVEN"}, "message.assistant")
+    return {
+        "call_kind": call_kind, "id_key": keys["id"], "name_key": keys["name"], "arguments_key": keys["arguments"],
+        "size": 1 + len(keys),
+        "call_prelude": [_dst_names(line) for line in written.lines], "call_expr": _dst_names(call_expr),
+        "message_prelude": [_dst_names(line) for line in message.lines], "message_expr": _dst_names(message_expr),
+    }
 
 
 def _carried_away(src: FormatIR, dst: FormatIR) -> bool:
