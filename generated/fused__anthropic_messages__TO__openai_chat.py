@@ -537,6 +537,58 @@ def request(
                         ci += 1
                         last = "user"
                         continue
+                    if (
+                        not exact and ci and raw
+                    ):  # tool results only, each plain: the target's tool messages
+                        written_r: list[Any] = []
+                        for part in raw:
+                            if (
+                                type(part) is not dict
+                                or part.get("type") != "tool_result"
+                                or (len(part) != 3 and (len(part) != 4 or "is_error" not in part))
+                            ):
+                                break
+                            result_id = part.get("tool_use_id")
+                            if (
+                                type(result_id) is not str
+                                or not result_id
+                                or (result_id not in call_ids and _dst.RULES & _v.STRUCTURE)
+                            ):
+                                break  # validate.check_tool_message: it answers an earlier call
+                            result_content = part.get("content")
+                            if (
+                                type(result_content) is not str
+                            ):  # parts: read by the source's reader
+                                if type(result_content) is not list:
+                                    break
+                                result_content = _w.member_tool_parts(
+                                    part, "content", "", _read_user_part
+                                )
+                                if (
+                                    type(result_content) is not str
+                                ):  # media beside the text: the canonical way
+                                    break
+                            result_error = part.get("is_error")
+                            if result_error is None:
+                                result_error = NOT_GIVEN
+                            elif type(result_error) is not bool:
+                                break
+                            result_name = NOT_GIVEN
+                            written_r.append(
+                                _dst._tool_result_to_wire(
+                                    result_id,
+                                    result_content,
+                                    result_name,
+                                    ci + len(written_r),
+                                    result_error,
+                                    NOT_GIVEN,
+                                )
+                            )
+                        else:
+                            wire_messages.extend(written_r)
+                            ci += len(written_r)
+                            last = "tool"
+                            continue
                 content = (
                     raw
                     if type(raw) is str

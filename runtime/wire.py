@@ -527,8 +527,22 @@ def member_tool_parts(obj: dict[str, Any], key: str, path: str, read_part: Any) 
     image, audio or file part reads as parts, each by the format's user-part reader. Parts that
     are not content blocks (an Anthropic tool_reference) are left for the carried data."""
     value = member(obj, key, path)
-    if type(value) is not list or all(type(p) is dict and type(p.get("type")) is str and p["type"] in _TEXT_PART_TYPES for p in value):
+    if type(value) is not list:
         return member_text_carry(obj, key, path)
+    texts = []
+    for part in value:  # the common case in one pass: text parts only, each text a string
+        if type(part) is dict:
+            kind = part.get("type")
+            if type(kind) is str and kind in _TEXT_PART_TYPES:
+                text = part.get("text")
+                if type(text) is str:
+                    texts.append(text)
+                    continue
+        break
+    else:
+        return "".join(texts)
+    if all(type(p) is dict and type(p.get("type")) is str and p["type"] in _TEXT_PART_TYPES for p in value):
+        return member_text_carry(obj, key, path)  # a text part whose text is not a string: its error
     where = f"{path}.{key}" if path else key
     blocks: list[Any] = []
     for j, part in enumerate(value):

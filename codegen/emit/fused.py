@@ -781,7 +781,11 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
         if parts_fn is not None:
             _exact_results(results, exact, src, dst, raw)
             message = _dst_names(build_message(d_em, prelude, dst.user.template, {"content": "wire_content"}, "message.user"))
-        shape(o, "fused", "user_list", exact=checks, raw=raw, has_parts=parts_fn is not None, results=results, prelude=prelude, message=message, grouped=grouped)
+        fast = _results_fast(src, dst) if parts_fn is not None else None
+        shape(
+            o, "fused", "user_list", exact=checks, raw=raw, has_parts=parts_fn is not None, results=results, prelude=prelude, message=message,
+            grouped=grouped, fast=fast,
+        )
 
     def on_name(o: Lines, key: str) -> None:  # a named message (OpenAI Chat `name`): the two-step way
         o.add(f"if {lit(key)} in message:")
@@ -931,6 +935,31 @@ def _assistant_first(d_em: Any, src: FormatIR, dst: FormatIR, grouped: bool, fro
             shape(o, "fused", "call_blocks", kind=kind, text_key=text_key, grouped=grouped, from_call=from_call, **blocks)
 
     return first
+
+
+def _results_fast(src: FormatIR, dst: FormatIR) -> dict[str, Any] | None:
+    """A user content list made only of tool results (a source that groups them into the user
+    turn, Anthropic's), each plain -- the source's template with its `type` literal, its call id
+    and content, and at most its `is_error` -- written as the target's tool messages without the
+    canonical read (the `user_list` shape's `fast` arguments); None where this pair has no such
+    path. The content is read by the source's own reader (`wire.member_tool_parts`, for
+    `content: parts`) and must come out a string (parts beside text: the canonical way); the
+    checks are validate.check_tool_message's."""
+    node = src.tool_results.template
+    kind = _type_literal(node)
+    if src.tool_results.strategy != "group_into_user_message" or not isinstance(node, Obj) or kind is None:
+        return None
+    if src.tool_results.content != "parts" or dst.tool_results.strategy != "message":
+        return None
+    id_key, content_key, error_key = _slot_key(node, "tool_call_id"), _slot_key(node, "content"), _slot_key(node, "is_error")
+    if id_key is None or content_key is None or not _plain_slot(node, id_key) or not _plain_slot(node, content_key):
+        return None
+    if any(k not in ("type", id_key, content_key) and not (isinstance(c, Slot) and c.optional) for k, c in node.items):
+        return None
+    error = dict(node.items).get(error_key) if error_key is not None else None
+    if error is not None and (not isinstance(error, Slot) or error.codec is not None or error.has_default):
+        error_key = None  # read some other way: a result that has it takes the canonical path
+    return {"kind": kind, "id_key": id_key, "content_key": content_key, "error_key": error_key, "from_call": dst.tool_results.name == "from_call"}
 
 
 def _call_blocks(d_em: Any, src: FormatIR, dst: FormatIR) -> dict[str, Any] | None:
