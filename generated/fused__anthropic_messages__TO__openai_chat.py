@@ -131,6 +131,9 @@ _EXACT_10: Final[frozenset[str]] = frozenset(
 _EXACT_11: Final[frozenset[str]] = frozenset(
     ["name", "type"]
 )  # request_with_losses: the keys a wire object may hold
+_PLAIN_1: Final[frozenset[str]] = frozenset(
+    ["description", "input_schema", "name", "strict"]
+)  # request: the keys of a plain wire object (a fast path)
 _RE_T1: Final = _w.lazy_pattern(globals(), "_RE_T1", "(?s)data:(.*?);base64,(.*)")
 
 
@@ -675,7 +678,7 @@ def request(
                             continue
                 if type(lone) is list and lone and len(message) == 2 and not exact:
                     text_b: Any = None
-                    wire_calls: list[Any] = []
+                    wire_calls: Any = []  # Any: the assistant template tests it as an optional slot
                     ids_b: set[str] = set()  # validate.check_assistant: ids unique within the turn
                     for block in lone:
                         if type(block) is not dict:
@@ -959,31 +962,87 @@ def request(
             ):  # the target derives reasoning_effort from it
                 raise _Deopt
         tools: Any = NOT_GIVEN
+        tools_written: list[Any] | None = None  # the tools the fast path wrote
         raw_tools = src_body.get("tools")
         if raw_tools is not None:
             if type(raw_tools) is not list:
                 raise _Deopt
-            tools = []
-            for tool in raw_tools:
-                if type(tool) is not dict:
-                    raise _Deopt
-                read_tool = _w.read_or_skip(_read_tool, tool, "")
-                if (
-                    type(read_tool) is _w.Skipped
-                ):  # a tool of a kind no row reads: carried for the source's wire
-                    if exact:
-                        raise _Deopt
-                    continue
-                tools.append(read_tool)
-            if exact:
-                if not raw_tools:  # an empty list: the target leaves it out
-                    raise _Deopt
+            if raw_tools and not exact:  # each tool plain: read, checked and written in one loop
+                names_f: set[str] = set()
+                written_f: list[Any] = []
                 for tool in raw_tools:
+                    if type(tool) is not dict:
+                        break
+                    if len(tool) > 4 or not _PLAIN_1.issuperset(
+                        tool
+                    ):  # another key: the canonical way
+                        break
+                    tool_name = tool.get("name")
                     if (
-                        not _EXACT_9.issuperset(tool) or None in tool.values()
-                    ):  # a key the target cannot carry, or the source carries
+                        type(tool_name) is not str or not tool_name or tool_name in names_f
+                    ):  # validate.check_tools: a unique, non-empty name
+                        break
+                    tool_description = tool.get("description")
+                    if tool_description is None:
+                        tool_description = NOT_GIVEN
+                    elif type(tool_description) is not str:
+                        break
+                    tool_parameters = tool.get("input_schema")
+                    if (
+                        type(tool_parameters) is not dict
+                        or tool_parameters.get("type", "object") != "object"
+                    ):
+                        break
+                    tool_strict = tool.get("strict")
+                    if tool_strict is None:
+                        tool_strict = NOT_GIVEN
+                    elif type(tool_strict) is not bool:
+                        break
+                    if tool_strict is True:
+                        _v.check_json_value(tool_parameters, "")  # validate.check_tools: plain JSON
+                        tool_params = _w.memo_json(
+                            _w.close_all_object_schemas(tool_parameters), memo
+                        )
+                    else:
+                        tool_params = _v.sorted_json_value(
+                            tool_parameters, "", _v.KEEP_ORDER not in memo
+                        )  # validate.check_tools: plain JSON
+                    names_f.add(tool_name)
+                    wire_981: dict[str, Any] = {"name": tool_name}
+                    if tool_description is not NOT_GIVEN:
+                        wire_981["description"] = tool_description
+                    if tool_params is not NOT_GIVEN:
+                        wire_981["parameters"] = tool_params
+                    if tool_strict is not NOT_GIVEN:
+                        wire_981["strict"] = tool_strict
+                    written_f.append({"type": "function", "function": wire_981})
+                else:
+                    tools_written = written_f
+            if tools_written is not None:
+                tools = tools_written
+                tool_names: set[str] | frozenset[str] = names_f
+            else:
+                tools = []
+                for tool in raw_tools:
+                    if type(tool) is not dict:
                         raise _Deopt
-            tool_names: set[str] | frozenset[str] = _v.check_tools(tools, memo)
+                    read_tool = _w.read_or_skip(_read_tool, tool, "")
+                    if (
+                        type(read_tool) is _w.Skipped
+                    ):  # a tool of a kind no row reads: carried for the source's wire
+                        if exact:
+                            raise _Deopt
+                        continue
+                    tools.append(read_tool)
+                if exact:
+                    if not raw_tools:  # an empty list: the target leaves it out
+                        raise _Deopt
+                    for tool in raw_tools:
+                        if (
+                            not _EXACT_9.issuperset(tool) or None in tool.values()
+                        ):  # a key the target cannot carry, or the source carries
+                            raise _Deopt
+                tool_names = _v.check_tools(tools, memo)
         elif "tools" in src_body:  # a null the source carries as an extra
             raise _Deopt
         else:
@@ -1074,9 +1133,11 @@ def request(
             body["reasoning_effort"] = value_reasoning_effort
         # reasoning_budget: silently dropped, as the mapping declares
         if tools is not NOT_GIVEN and tools:
-            body["tools"] = [
-                _dst._tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)
-            ]
+            body["tools"] = (
+                tools_written
+                if tools_written is not None
+                else [_dst._tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
+            )
         if not isinstance(tool_choice, NotGiven):
             body["tool_choice"] = _dst._tool_choice_to_wire(tool_choice)
         if _losses is not None:

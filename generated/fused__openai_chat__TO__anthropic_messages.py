@@ -157,6 +157,12 @@ _EXACT_13: Final[frozenset[str]] = frozenset(
 _EXACT_14: Final[frozenset[str]] = frozenset(
     ["name"]
 )  # request_with_losses: the keys a wire object may hold
+_PLAIN_1: Final[frozenset[str]] = frozenset(
+    ["function", "type"]
+)  # request: the keys of a plain wire object (a fast path)
+_PLAIN_2: Final[frozenset[str]] = frozenset(
+    ["description", "name", "parameters", "strict"]
+)  # request: the keys of a plain wire object (a fast path)
 _RE_S1: Final = _w.lazy_pattern(globals(), "_RE_S1", "(?s)data:(.*?);base64,(.*)")
 
 
@@ -837,45 +843,104 @@ def request(
             ):  # the target derives reasoning_budget from it
                 raise _Deopt
         tools: Any = NOT_GIVEN
+        tools_written: list[Any] | None = None  # the tools the fast path wrote
         raw_tools = src_body.get("tools")
         if raw_tools is not None:
             if type(raw_tools) is not list:
                 raise _Deopt
-            tools = []
-            for tool in raw_tools:
-                if type(tool) is not dict:
-                    raise _Deopt
-                read_tool = _w.read_or_skip(_read_tool, tool, "")
-                if (
-                    type(read_tool) is _w.Skipped
-                ):  # a tool of a kind no row reads: carried for the source's wire
-                    if exact:
-                        raise _Deopt
-                    continue
-                tools.append(read_tool)
-            if exact:
-                if not raw_tools:  # an empty list: the target leaves it out
-                    raise _Deopt
+            if raw_tools and not exact:  # each tool plain: read, checked and written in one loop
+                names_f: set[str] = set()
+                written_f: list[Any] = []
                 for tool in raw_tools:
-                    if tool.get("type", "function") != "function":  # the source writes this literal
+                    if type(tool) is not dict:
+                        break
+                    if len(tool) > 2 or not _PLAIN_1.issuperset(
+                        tool
+                    ):  # another key: the canonical way
+                        break
+                    if tool.get("type") != "function":
+                        break
+                    sub_951 = tool.get("function")
+                    if type(sub_951) is not dict:
+                        break
+                    if len(sub_951) > 4 or not _PLAIN_2.issuperset(
+                        sub_951
+                    ):  # another key: the canonical way
+                        break
+                    tool_name = sub_951.get("name")
+                    if (
+                        type(tool_name) is not str or not tool_name or tool_name in names_f
+                    ):  # validate.check_tools: a unique, non-empty name
+                        break
+                    tool_description = sub_951.get("description")
+                    if tool_description is None:
+                        tool_description = NOT_GIVEN
+                    elif type(tool_description) is not str:
+                        break
+                    tool_parameters = sub_951.get("parameters")
+                    if (
+                        type(tool_parameters) is not dict
+                        or tool_parameters.get("type", "object") != "object"
+                    ):
+                        break
+                    tool_strict = sub_951.get("strict")
+                    if tool_strict is None:
+                        tool_strict = NOT_GIVEN
+                    elif type(tool_strict) is not bool:
+                        break
+                    tool_params = _v.sorted_json_value(
+                        tool_parameters, "", _v.KEEP_ORDER not in memo
+                    )  # validate.check_tools: plain JSON
+                    names_f.add(tool_name)
+                    wire_981: dict[str, Any] = {"name": tool_name, "input_schema": tool_params}
+                    if tool_description is not NOT_GIVEN:
+                        wire_981["description"] = tool_description
+                    if tool_strict is not NOT_GIVEN:
+                        wire_981["strict"] = tool_strict
+                    written_f.append(wire_981)
+                else:
+                    tools_written = written_f
+            if tools_written is not None:
+                tools = tools_written
+                tool_names: set[str] | frozenset[str] = names_f
+            else:
+                tools = []
+                for tool in raw_tools:
+                    if type(tool) is not dict:
                         raise _Deopt
-                    if "function" not in tool:  # the target needs a field inside it
+                    read_tool = _w.read_or_skip(_read_tool, tool, "")
+                    if (
+                        type(read_tool) is _w.Skipped
+                    ):  # a tool of a kind no row reads: carried for the source's wire
+                        if exact:
+                            raise _Deopt
+                        continue
+                    tools.append(read_tool)
+                if exact:
+                    if not raw_tools:  # an empty list: the target leaves it out
                         raise _Deopt
-                    if "function" in tool:
-                        sub_4 = tool["function"]
-                        if type(sub_4) is not dict:
-                            raise _Deopt
-                        if "parameters" not in sub_4:  # the target needs it
-                            raise _Deopt
+                    for tool in raw_tools:
                         if (
-                            not _EXACT_12.issuperset(sub_4) or None in sub_4.values()
+                            tool.get("type", "function") != "function"
+                        ):  # the source writes this literal
+                            raise _Deopt
+                        if "function" not in tool:  # the target needs a field inside it
+                            raise _Deopt
+                        if "function" in tool:
+                            sub_4 = tool["function"]
+                            if type(sub_4) is not dict:
+                                raise _Deopt
+                            if "parameters" not in sub_4:  # the target needs it
+                                raise _Deopt
+                            if (
+                                not _EXACT_12.issuperset(sub_4) or None in sub_4.values()
+                            ):  # a key the target cannot carry, or the source carries
+                                raise _Deopt
+                        if (
+                            not _EXACT_13.issuperset(tool) or None in tool.values()
                         ):  # a key the target cannot carry, or the source carries
                             raise _Deopt
-                    if (
-                        not _EXACT_13.issuperset(tool) or None in tool.values()
-                    ):  # a key the target cannot carry, or the source carries
-                        raise _Deopt
-            tool_names: set[str] | frozenset[str] = _v.check_tools(tools, memo)
+                tool_names = _v.check_tools(tools, memo)
         elif "tools" in src_body:  # a null the source carries as an extra
             raise _Deopt
         else:
@@ -991,9 +1056,11 @@ def request(
         # prompt_cache_key: silently dropped, as the mapping declares
         # metadata: silently dropped, as the mapping declares
         if tools is not NOT_GIVEN and tools:
-            body["tools"] = [
-                _dst._tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)
-            ]
+            body["tools"] = (
+                tools_written
+                if tools_written is not None
+                else [_dst._tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
+            )
         if not isinstance(tool_choice, NotGiven):
             _w.put_in(body, ("tool_choice",), _dst._tool_choice_to_wire(tool_choice))
         if (

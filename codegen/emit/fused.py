@@ -338,12 +338,21 @@ class _Exact:
 
     def __init__(self) -> None:
         self.sets: dict[tuple[str, ...], str] = {}
+        self.plain: dict[tuple[str, ...], str] = {}
 
     def key_set(self, keys: list[str]) -> str:
         key = tuple(sorted(set(keys)))
         if key not in self.sets:
             self.sets[key] = f"_EXACT_{len(self.sets) + 1}"
         return self.sets[key]
+
+    def plain_keys(self, keys: list[str]) -> str:
+        """The module-level set of the keys a plain wire object may hold on a fast path of
+        `request` (`_PLAIN_<n>`)."""
+        key = tuple(sorted(set(keys)))
+        if key not in self.plain:
+            self.plain[key] = f"_PLAIN_{len(self.plain) + 1}"
+        return self.plain[key]
 
 
 def _carries(slot: Slot, dst_slots: dict[str, Slot] | None) -> bool:
@@ -854,9 +863,10 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
     else:
         exact_tools.add("raise _Deopt")
     _exact_tool_choice(exact_choice, exact, src, dst)
+    fast_tools = _tools_fast(d_em, src, dst, exact)
     shape(
         out, "fused", "tools", tools_field=src.tools.field, choice_field=src.tool_choice.field, exact_tools=exact_tools, exact_choice=exact_choice,
-        carry=_carried_away(src, dst),
+        carry=_carried_away(src, dst), fast=fast_tools,
     )
 
     # the target body, in the order the target's request_to_wire builds it
@@ -879,7 +889,7 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
     out.add("dropped: list[str] = []  # options dropped with a warning, warned once the body is built")
     start = len(out.lines)
     emit_options_to_wire(d_em, out, bind=False, warn_into="dropped", only=read, extras=False, phase=0)
-    emit_tools_to_wire(d_em, out, ref="_dst.")
+    emit_tools_to_wire(d_em, out, ref="_dst.", written="tools_written" if fast_tools is not None else None)
     emit_options_to_wire(d_em, out, bind=False, warn_into="dropped", only=read, extras=False, phase=1)
     emit_options_to_wire(d_em, out, bind=False, warn_into="dropped", only=read, extras=False, phase=2)
     # the target's option messages name the target (lines.keyed writes `KEY`, which here is the source's)
@@ -935,6 +945,93 @@ def _assistant_first(d_em: Any, src: FormatIR, dst: FormatIR, grouped: bool, fro
             shape(o, "fused", "call_blocks", kind=kind, text_key=text_key, grouped=grouped, from_call=from_call, **blocks)
 
     return first
+
+
+#: how `_tools_fast` reads each field of a tool (`{v}`: its value), `break` leaving the fast path
+_TOOL_FIELDS: Final = {
+    "name": ["if type({v}) is not str or not {v} or {v} in names_f:  # validate.check_tools: a unique, non-empty name", "    break"],
+    "description": ["if {v} is None:", "    {v} = NOT_GIVEN", "elif type({v}) is not str:", "    break"],
+    "strict": ["if {v} is None:", "    {v} = NOT_GIVEN", "elif type({v}) is not bool:", "    break"],
+    # given, an object schema (a tool without one: the target's default, the canonical way)
+    "parameters": ["if type({v}) is not dict or {v}.get('type', 'object') != 'object':", "    break"],
+}
+
+
+def _tools_fast(d_em: Any, src: FormatIR, dst: FormatIR, exact: _Exact) -> dict[str, Any] | None:
+    """The tools list of a body read, checked and written in one loop (the `tools` shape's `fast`
+    arguments), or None where this pair has no such path: each tool plain -- the source's
+    template with its literals and nested objects, a name, a parameters object and at most a
+    description and `strict`, no other key -- checked as validate.check_tools checks it (the
+    schema's copy is the one validation makes, `validate.sorted_json_value`) and written by the
+    target's tool template as its `_tool_to_wire` writes it. All of them, or none: a tool that is
+    not plain sends the list the canonical way (which also skips a kind no row reads)."""
+    node = src.tools.template
+    if not isinstance(node, Obj) or src.tools.group is not None or src.tools.strict_all is not None:
+        return None
+    if dst.cache_point is not None or dst.tools.strict_all is not None or not isinstance(dst.tools.template, Obj):
+        return None
+    read = Lines()
+    read.level = 0
+    read.counter = 950
+    got: dict[str, str] = {}
+
+    def walk(obj: Obj, var: str) -> bool:
+        keys = [k for k, c in obj.items if not (isinstance(c, Slot) and c.field == "cache_control")]
+        read.add(f"if len({var}) > {len(keys)} or not {exact.plain_keys(keys)}.issuperset({var}):  # another key: the canonical way")
+        read.add("    break")
+        for key, child in obj.items:
+            if isinstance(child, Lit):
+                read.add(f"if {var}.get({lit(key)}) != {lit(child.value)}:")
+                read.add("    break")
+            elif isinstance(child, Obj):
+                sub = read.fresh("sub")
+                read.add(f"{sub} = {var}.get({lit(key)})")
+                read.add(f"if type({sub}) is not dict:")
+                read.add("    break")
+                if not walk(child, sub):
+                    return False
+            elif isinstance(child, Slot) and child.codec is None and not child.has_default and child.field in _TOOL_FIELDS and child.field not in got:
+                value = f"tool_{child.field}"
+                got[child.field] = value
+                read.add(f"{value} = {var}.get({lit(key)})")
+                for line in _TOOL_FIELDS[child.field]:
+                    read.add(line.format(v=value))
+            elif isinstance(child, Slot) and child.field == "cache_control" and child.optional:
+                continue  # left out by the key set above: a tool that has it takes the canonical way
+            else:
+                return False
+        return True
+
+    if not walk(node, "tool") or "name" not in got or "parameters" not in got:
+        return None
+    checked = f"_v.sorted_json_value({got['parameters']}, '', _v.KEEP_ORDER not in memo)  # validate.check_tools: plain JSON"
+    if dst.tools.strict != "as_given" and "strict" in got:
+        # the target closes a strict tool's schemas, and copies the closed one (`_tool_to_wire`)
+        read.add(f"if {got['strict']} is True:")
+        read.add(f"    _v.check_json_value({got['parameters']}, '')  # validate.check_tools: plain JSON")
+        read.add(f"    tool_params = _w.memo_json(_w.{dst.tools.strict}({got['parameters']}), memo)")
+        read.add("else:")
+        read.add(f"    tool_params = {checked}")
+    else:
+        read.add(f"tool_params = {checked}")
+    written = Lines()
+    written.level = 0
+    written.counter = 980
+    env = {"name": got["name"], "description": got.get("description", "NOT_GIVEN"), "parameters": "tool_params", "strict": got.get("strict", "NOT_GIVEN"), "cache_control": "NOT_GIVEN"}
+    d_em.json_memo = True  # as `_tool_to_wire` is built
+    try:
+        expr = d_em.build_node(written, dst.tools.template, env, "tool", "path")
+    finally:
+        d_em.json_memo = False
+    sent = "_w.memo_json(tool_params, memo)"  # validation's copy, which the writer takes out of the memo
+    expr = expr.replace(sent, "tool_params")
+    written.lines = [line.replace(sent, "tool_params") for line in written.lines]
+    if "memo" in expr or any("memo" in line for line in written.lines):
+        return None
+    return {
+        "read": read, "name": got["name"],
+        "written": [_dst_names(line) for line in written.lines], "expr": _dst_names(expr),
+    }
 
 
 def _results_fast(src: FormatIR, dst: FormatIR) -> dict[str, Any] | None:
@@ -1097,6 +1194,8 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     lines.append("_NO_TOOLS: Final[frozenset[str]] = frozenset()")
     for keys, name in exact.sets.items():
         lines.append(f"{name}: Final[frozenset[str]] = frozenset({lit(list(keys))})  # request_with_losses: the keys a wire object may hold")
+    for keys, name in exact.plain.items():
+        lines.append(f"{name}: Final[frozenset[str]] = frozenset({lit(list(keys))})  # request: the keys of a plain wire object (a fast path)")
     # each side's names (one pattern may have a name on both sides)
     regexes = [(name, pattern) for em in (s_em, d_em) for pattern, name in em.regexes.items()]
     for name, pattern in sorted(regexes):
@@ -1150,7 +1249,7 @@ def _source_imports(fn_text: str, header: str, src_module: str) -> list[str]:
             assigned.add(node.arg)
         elif isinstance(node, ast.FunctionDef):
             assigned.add(node.name)
-    return sorted(n for n in used - assigned - bound if not n.startswith(("_RE_", "_EXACT_")))
+    return sorted(n for n in used - assigned - bound if not n.startswith(("_RE_", "_EXACT_", "_PLAIN_")))
 
 
 _CANONICAL = (

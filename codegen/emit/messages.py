@@ -772,11 +772,14 @@ def _emit_derive(em: "Emitter", out: Any, opt: Any, derive: Any, bind: bool, onl
     )
 
 
-def emit_tools_to_wire(em: "Emitter", out: Any, ref: str = "") -> None:
+def emit_tools_to_wire(em: "Emitter", out: Any, ref: str = "", written: str | None = None) -> None:
     """The tools and tool_choice rows, from the locals `tools` and `tool_choice` into `body`;
-    `ref` prefixes the module's own builders (`_dst.` in a fused translator)."""
+    `ref` prefixes the module's own builders (`_dst.` in a fused translator); `written`, a local
+    holding the tools already written (a fused translator's fast path), or None when not."""
     ir = em.ir
     tools_expr = f"[{ref}_tool_to_wire(tool, f'tools[{{j}}]', memo) for j, tool in enumerate(tools)]"
+    if written is not None:
+        tools_expr = f"({written} if {written} is not None else {tools_expr})"
     if ir.cache_point is not None:  # request.cache_points: a breakpoint item after its tool
         tools_expr = f"[w for j, tool in enumerate(tools) for w in ({ref}_tool_to_wire(tool, f'tools[{{j}}]', memo), *(() if not isinstance(tool.cache_control, dict) else ({ref}_cache_point_to_wire(tool.cache_control, f'tools[{{j}}].cache_control'),)))]"
     if ir.tools.group is not None:
