@@ -161,9 +161,18 @@ _EXACT_15: Final[frozenset[str]] = frozenset(
     ["name"]
 )  # request_with_losses: the keys a wire object may hold
 _PLAIN_1: Final[frozenset[str]] = frozenset(
-    ["function", "type"]
+    ["function", "id", "type"]
 )  # request: the keys of a plain wire object (a fast path)
 _PLAIN_2: Final[frozenset[str]] = frozenset(
+    ["arguments", "name"]
+)  # request: the keys of a plain wire object (a fast path)
+_PLAIN_3: Final[frozenset[str]] = frozenset(
+    ["content", "role", "tool_calls"]
+)  # request: the keys of a plain wire object (a fast path)
+_PLAIN_4: Final[frozenset[str]] = frozenset(
+    ["function", "type"]
+)  # request: the keys of a plain wire object (a fast path)
+_PLAIN_5: Final[frozenset[str]] = frozenset(
     ["description", "name", "parameters", "strict"]
 )  # request: the keys of a plain wire object (a fast path)
 _RE_S1: Final = _w.lazy_pattern(globals(), "_RE_S1", "(?s)data:(.*?);base64,(.*)")
@@ -504,6 +513,92 @@ def request(
             if role == "assistant":
                 if "name" in message:
                     raise _Deopt
+                raw_calls_c = message.get("tool_calls")
+                if (
+                    type(raw_calls_c) is list
+                    and raw_calls_c
+                    and len(message) <= 3
+                    and _PLAIN_3.issuperset(message)
+                    and not exact
+                ):
+                    content_c = message.get("content", NOT_GIVEN)
+                    if (
+                        content_c is NOT_GIVEN
+                        or content_c is None
+                        or (type(content_c) is str and content_c)
+                    ):
+                        wire_calls_c: Any = []
+                        ids_c: set[str] = (
+                            set()
+                        )  # validate.check_assistant: ids unique within the turn
+                        for call in raw_calls_c:
+                            if type(call) is not dict:
+                                break
+                            if len(call) > 3 or not _PLAIN_1.issuperset(
+                                call
+                            ):  # another key: the canonical way
+                                break
+                            call_id = call.get("id")
+                            if (
+                                type(call_id) is not str or not call_id or call_id in ids_c
+                            ):  # validate.check_assistant: a unique, non-empty id
+                                break
+                            if call.get("type") != "function":
+                                break
+                            sub_1001 = call.get("function")
+                            if type(sub_1001) is not dict:
+                                break
+                            if len(sub_1001) > 2 or not _PLAIN_2.issuperset(
+                                sub_1001
+                            ):  # another key: the canonical way
+                                break
+                            call_name = sub_1001.get("name")
+                            if type(call_name) is not str or not call_name:
+                                break
+                            call_arguments = _w.member_json(sub_1001, "arguments", "", False)
+                            if (
+                                type(call_arguments) is not dict
+                            ):  # validate.check_assistant: a JSON object
+                                break
+                            if (
+                                call_arguments
+                            ):  # validate.check_assistant: plain JSON within the depth limit
+                                call_arguments_w = _v.sorted_json_value(
+                                    call_arguments, "", _v.KEEP_ORDER not in memo
+                                )
+                            else:  # nothing to check: the writer's copy
+                                call_arguments_w = _w.memo_json(call_arguments, memo)
+                            ids_c.add(call_id)
+                            call_names[call_id] = call_name
+                            wire_calls_c.append(
+                                {
+                                    "functionCall": {
+                                        "id": call_id,
+                                        "name": call_name,
+                                        "args": call_arguments_w,
+                                    }
+                                }
+                            )
+                        else:  # every call plain: the message as the target writes it
+                            if not ci:  # §5: the first message is system or user
+                                raise _Deopt
+                            call_ids |= ids_c
+                            wire_content_c: Any = _dst._as_blocks(
+                                ([{"text": content_c}] if content_c else [])
+                                if type(content_c) is str
+                                else None
+                            )
+                            wire_content_c.extend(
+                                wire_calls_c
+                            )  # the calls are content blocks, after the text
+                            results = None
+                            wire_message_1101: dict[str, Any] = {"role": "model"}
+                            if wire_content_c is not NOT_GIVEN:
+                                wire_message_1101["parts"] = wire_content_c
+                            wire_messages.append(wire_message_1101)
+                            ci += 1
+                            last = "assistant"
+                            continue
                 raw_content = message.get("content", NOT_GIVEN)
                 a_calls: Any = NOT_GIVEN
                 a_content: Any = NOT_GIVEN
@@ -851,7 +946,7 @@ def request(
                 for tool in raw_tools:
                     if type(tool) is not dict:
                         break
-                    if len(tool) > 2 or not _PLAIN_1.issuperset(
+                    if len(tool) > 2 or not _PLAIN_4.issuperset(
                         tool
                     ):  # another key: the canonical way
                         break
@@ -860,7 +955,7 @@ def request(
                     sub_951 = tool.get("function")
                     if type(sub_951) is not dict:
                         break
-                    if len(sub_951) > 4 or not _PLAIN_2.issuperset(
+                    if len(sub_951) > 4 or not _PLAIN_5.issuperset(
                         sub_951
                     ):  # another key: the canonical way
                         break

@@ -800,7 +800,7 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
         o.add(f"if {lit(key)} in message:")
         o.add("    raise _Deopt")
 
-    emit_role_readers(s_em, out, sink, user_list, on_name, _assistant_first(d_em, src, dst, grouped, from_call))
+    emit_role_readers(s_em, out, sink, user_list, on_name, _assistant_first(d_em, src, dst, exact, grouped, from_call))
     if _carried_away(src, dst):  # the reader carries it for its own wire, which this target is not
         out.add("if exact:  # an item or role no row reads: a loss")
         out.add("    raise _Deopt")
@@ -905,23 +905,45 @@ def _plain_slot(node: Obj, key: str) -> bool:
     return isinstance(child, Slot) and not child.optional and child.codec is None and not child.has_default
 
 
-def _assistant_first(d_em: Any, src: FormatIR, dst: FormatIR, grouped: bool, from_call: bool) -> Any:
-    """The `assistant_first` hook of `emit_role_readers` (None: this pair has none), for a target
-    that says a lone text part as a string (`string_or_parts`): an assistant message of the role
-    and one content list, written without the canonical read where its blocks are plain (each
-    the source's template with its `type` literal and its required fields only, nothing else):
+def _assistant_first(d_em: Any, src: FormatIR, dst: FormatIR, exact: _Exact, grouped: bool, from_call: bool) -> Any:
+    """The `assistant_first` hook of `emit_role_readers` (None: this pair has none): an assistant
+    message written without the canonical read where it is plain (each object the source's
+    template with its literals and its fields, nothing else):
 
-    - one text block: the string the sink makes of the TextBlock the reader would give
-      (`lone_text`), written by the target's `_assistant_to_wire`;
+    - one text block, for a target that says a lone text part as a string (`string_or_parts`):
+      the string the sink makes of the TextBlock the reader would give (`lone_text`), written by
+      the target's `_assistant_to_wire`;
     - where the source's tool calls are content blocks and the target's a field of its own
-      (`blocks`): at most one text block and tool-call blocks, the calls checked as the canonical
-      checks check them (`validate.check_assistant`: ids and names non-empty strings, ids unique
-      in the turn, arguments a JSON object, plain JSON) and each written by the target's tool
-      call template, the message by its assistant template, as `_assistant_to_wire` writes them.
+      (`call_blocks`): at most one text block and tool-call blocks;
+    - where the source's tool calls are a field of their own (`field_calls`): a text or no
+      content, and tool calls.
 
-    Anything else in the list (another kind, more keys, an empty text, several texts, a bad call)
-    leaves it to the reader, which names any error. The lossless variant takes the reader's way
-    (its checks are there)."""
+    The calls are checked as `validate.check_assistant` checks them (ids and names non-empty
+    strings, ids unique in the turn, arguments a JSON object, plain JSON), each written by the
+    target's tool-call template and the message by its assistant template, as its
+    `_assistant_to_wire` writes them. Anything else leaves the message to the reader, which names
+    any error. The lossless variant takes the reader's way (its checks are there)."""
+    lone = _lone_text(src, dst)
+    blocks = _call_blocks(d_em, src, dst) if lone is not None else None
+    field = _field_calls(d_em, src, dst, exact)
+    if lone is None and field is None:
+        return None
+
+    def first(o: Lines) -> None:
+        if lone is not None:
+            shape(o, "fused", "lone_text", grouped=grouped, **lone)
+        if blocks is not None:
+            assert lone is not None
+            shape(o, "fused", "call_blocks", kind=lone["kind"], text_key=lone["text_key"], grouped=grouped, from_call=from_call, **blocks)
+        if field is not None:
+            shape(o, "fused", "field_calls", grouped=grouped, from_call=from_call, **field)
+
+    return first
+
+
+def _lone_text(src: FormatIR, dst: FormatIR) -> dict[str, Any] | None:
+    """For `_assistant_first`: the `lone_text` shape's arguments (the source's content key, its
+    text part's `type` literal and text key), or None where this pair has no such path."""
     node, text_node = src.assistant.template, src.parts.get("text")
     content_key, kind = _slot_key(node, "content"), _type_literal(text_node)
     text_key = _slot_key(text_node, "text")
@@ -937,14 +959,118 @@ def _assistant_first(d_em: Any, src: FormatIR, dst: FormatIR, grouped: bool, fro
         return None
     if any(k not in ("type", text_key) and not (isinstance(c, Slot) and c.optional) for k, c in text_node.items):
         return None
-    blocks = _call_blocks(d_em, src, dst)
+    return {"content_key": content_key, "kind": kind, "text_key": text_key}
 
-    def first(o: Lines) -> None:
-        shape(o, "fused", "lone_text", content_key=content_key, kind=kind, text_key=text_key, grouped=grouped)
-        if blocks is not None:
-            shape(o, "fused", "call_blocks", kind=kind, text_key=text_key, grouped=grouped, from_call=from_call, **blocks)
 
-    return first
+def _walk_plain(read: Lines, exact: _Exact, node: Obj, var: str, fields: dict[str, list[str]], got: dict[str, str], prefix: str) -> bool:
+    """Reading code for a plain wire object `var` per its template `node`, for a fast path inside
+    a loop (`break` leaves it): no key the template does not name, each literal as it says, each
+    nested object an object, each slot's field read by its lines in `fields` (`{v}`: its value,
+    bound to `<prefix><field>` and recorded in `got`). False where the template has something
+    else (an array, a codec, a field `fields` does not name): no fast path."""
+    keys = [k for k, c in node.items if not (isinstance(c, Slot) and c.optional and c.field not in fields)]
+    read.add(f"if len({var}) > {len(keys)} or not {exact.plain_keys(keys)}.issuperset({var}):  # another key: the canonical way")
+    read.add("    break")
+    for key, child in node.items:
+        if isinstance(child, Lit):
+            read.add(f"if {var}.get({lit(key)}) != {lit(child.value)}:")
+            read.add("    break")
+        elif isinstance(child, Obj):
+            sub = read.fresh("sub")
+            read.add(f"{sub} = {var}.get({lit(key)})")
+            read.add(f"if type({sub}) is not dict:")
+            read.add("    break")
+            if not _walk_plain(read, exact, child, sub, fields, got, prefix):
+                return False
+        elif isinstance(child, Slot) and child.field in fields and child.field not in got and not child.has_default and (
+            child.codec is None or (child.codec == "json" and child.field == "arguments")
+        ):
+            value = prefix + child.field
+            got[child.field] = value
+            lines = [f"{{v}} = {var}.get({lit(key)})", *fields[child.field]]
+            if child.codec == "json":  # the reader's own call (`_read_tool_call`), then an object
+                lines = [f"{{v}} = _w.member_json({var}, {lit(key)}, '', False)", *fields[child.field]]
+            for line in lines:
+                read.add(line.format(v=value))
+        elif isinstance(child, Slot) and child.optional and child.field not in fields:
+            continue  # left out by the key set above: an object that has it takes the canonical way
+        else:
+            return False
+    return True
+
+
+#: how `_field_calls` reads each field of a tool call (`{v}`: its value)
+_CALL_FIELDS: Final = {
+    "id": ["if type({v}) is not str or not {v} or {v} in ids_c:  # validate.check_assistant: a unique, non-empty id", "    break"],
+    "name": ["if type({v}) is not str or not {v}:", "    break"],
+    "arguments": ["if type({v}) is not dict:  # validate.check_assistant: a JSON object", "    break"],
+}
+
+
+def _field_calls(d_em: Any, src: FormatIR, dst: FormatIR, exact: _Exact) -> dict[str, Any] | None:
+    """For `_assistant_first`: a source whose tool calls are a field of the assistant message
+    (OpenAI Chat's `tool_calls`), the `field_calls` shape's arguments, or None where this pair
+    has no such path: the message holds its role, a text or no content, and a list of plain
+    tool calls, written as the target's `_assistant_to_wire` writes them (its calls as content
+    blocks after the text, or as a field of their own)."""
+    node, call = src.assistant.template, src.tool_calls.template
+    if src.tool_calls.placement != "field" or not isinstance(call, Obj) or src.tool_calls.missing_id == "synthesize":
+        return None
+    # (a target's unique_ids renames reused ids in a translation's loss report, not in its writer)
+    if src.reasoning is not None or dst.reasoning is not None:
+        return None
+    content_key, calls_key = _slot_key(node, "content"), _slot_key(node, "tool_calls")
+    if content_key is None or calls_key is None or src.assistant.content not in ("string_or_parts", "as_given"):
+        return None
+    target_call = dst.tool_calls.template
+    if not isinstance(target_call, Obj) or dst.tool_calls.placement not in ("content_blocks", "field"):
+        return None
+    blocks = dst.tool_calls.placement == "content_blocks"
+    if any(slot.field == "signature" and not slot.optional for slot in slots_of(target_call)):
+        return None
+    message_keys = [k for k, c in node.items if k in ("role", content_key, calls_key)]
+    read = Lines()
+    read.level = 0
+    read.counter = 1000
+    got: dict[str, str] = {}
+    if not _walk_plain(read, exact, call, "call", _CALL_FIELDS, got, "call_") or set(got) != {"id", "name", "arguments"}:
+        return None
+    written = Lines()
+    written.level = 0
+    written.counter = 1050
+    env = {"id": got["id"], "name": got["name"], "arguments": "call_arguments_w", "signature": "NOT_GIVEN"}
+    d_em.json_memo = True  # as `_tool_call_to_wire` is built
+    try:
+        call_expr = d_em.build_node(written, target_call, env, "tool_call", "path")
+    finally:
+        d_em.json_memo = False
+    sent = "_w.memo_json(call_arguments_w, memo)"  # validation's copy, which the writer takes out of the memo
+    copies = sent in call_expr or any(sent in line for line in written.lines)
+    call_expr = call_expr.replace(sent, "call_arguments_w")
+    written.lines = [line.replace(sent, "call_arguments_w") for line in written.lines]
+    if "memo" in call_expr or any("memo" in line for line in written.lines):
+        return None
+    if not copies:  # the target writes the arguments otherwise (as a JSON string): the value as read
+        call_expr = call_expr.replace("call_arguments_w", got["arguments"])
+        written.lines = [line.replace("call_arguments_w", got["arguments"]) for line in written.lines]
+    message = Lines()
+    message.level = 0
+    message.counter = 1100
+    text = text_content(d_em, message, "assistant", "content_c")
+    if text is None or message.lines:
+        return None
+    if blocks:
+        env_m = {"content": "wire_content_c", "tool_calls": "NOT_GIVEN", "name": "NOT_GIVEN"}
+    else:
+        env_m = {"content": "content_out_c", "tool_calls": "wire_calls_c", "name": "NOT_GIVEN"}
+    message_expr = build_message(d_em, message, dst.assistant.template, env_m, "message.assistant")
+    return {
+        "content_key": content_key, "calls_key": calls_key, "message_keys": exact.plain_keys(message_keys), "size": len(message_keys),
+        "read": read, "id": got["id"], "name": got["name"], "arguments": got["arguments"], "copies": copies,
+        "call_prelude": [_dst_names(line) for line in written.lines], "call_expr": _dst_names(call_expr),
+        "blocks": blocks, "text": _dst_names(text),
+        "message_prelude": [_dst_names(line) for line in message.lines], "message_expr": _dst_names(message_expr),
+    }
 
 
 #: how `_tools_fast` reads each field of a tool (`{v}`: its value), `break` leaving the fast path
@@ -1077,7 +1203,7 @@ def _call_blocks(d_em: Any, src: FormatIR, dst: FormatIR) -> dict[str, Any] | No
     if any(slot.field == "signature" for slot in slots_of(call)):  # provider-bound: the canonical path decides
         return None
     target_call = dst.tool_calls.template
-    if dst.tool_calls.placement != "field" or not isinstance(target_call, Obj) or dst.tool_calls.unique_ids or dst.reasoning is not None:
+    if dst.tool_calls.placement != "field" or not isinstance(target_call, Obj) or dst.reasoning is not None:
         return None
     text = text_content(d_em, Lines(), "assistant", "text_b")
     if text != "text_b":  # a string the target writes as it is (`string_or_parts`)
