@@ -680,6 +680,26 @@ def request(
                 last = "assistant"
                 continue
             if role == "tool":
+                if len(message) == 3 and ci and not exact:
+                    result_id = message.get("tool_call_id")
+                    result_content = message.get("content")
+                    # validate.check_tool_message: a non-empty id that answers an earlier call, a string content
+                    if (
+                        type(result_id) is str
+                        and result_id
+                        and type(result_content) is str
+                        and (result_id in call_ids or not _dst.RULES & _v.STRUCTURE)
+                    ):
+                        result = _dst._tool_result_to_wire(
+                            result_id, result_content, NOT_GIVEN, ci, NOT_GIVEN, NOT_GIVEN
+                        )
+                        if results is None:
+                            results = []
+                            wire_messages.append(_dst._results_to_wire(results))
+                        results.append(result)
+                        ci += 1
+                        last = "tool"
+                        continue
                 tool_message = _read_tool_result(message, path)
                 if exact:
                     if (

@@ -800,7 +800,9 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
         o.add(f"if {lit(key)} in message:")
         o.add("    raise _Deopt")
 
-    emit_role_readers(s_em, out, sink, user_list, on_name, _assistant_first(d_em, src, dst, exact, grouped, from_call))
+    emit_role_readers(
+        s_em, out, sink, user_list, on_name, _assistant_first(d_em, src, dst, exact, grouped, from_call), _tool_first(src, grouped, from_call),
+    )
     if _carried_away(src, dst):  # the reader carries it for its own wire, which this target is not
         out.add("if exact:  # an item or role no row reads: a loss")
         out.add("    raise _Deopt")
@@ -937,6 +939,27 @@ def _assistant_first(d_em: Any, src: FormatIR, dst: FormatIR, exact: _Exact, gro
             shape(o, "fused", "call_blocks", kind=lone["kind"], text_key=lone["text_key"], grouped=grouped, from_call=from_call, **blocks)
         if field is not None:
             shape(o, "fused", "field_calls", grouped=grouped, from_call=from_call, **field)
+
+    return first
+
+
+def _tool_first(src: FormatIR, grouped: bool, from_call: bool) -> Any:
+    """The `tool_first` hook of `emit_role_readers` (None: this pair has none): a tool message of
+    its own role (OpenAI Chat's) holding exactly its role, its call id and a string content,
+    written by the target's `_tool_result_to_wire` without the canonical ToolMessage, checked as
+    validate.check_tool_message checks it (it answers an earlier call). Anything else: the
+    reader's way. The lossless variant takes the reader's way too."""
+    node = src.tool_results.template
+    if src.tool_results.strategy != "message" or not isinstance(node, Obj) or src.tool_results.content != "text":
+        return None
+    id_key, content_key = _slot_key(node, "tool_call_id"), _slot_key(node, "content")
+    if id_key is None or content_key is None or not _plain_slot(node, id_key) or not _plain_slot(node, content_key):
+        return None
+    if any(k not in (id_key, content_key) and not (k == "role" and isinstance(c, Lit)) and not (isinstance(c, Slot) and c.optional) for k, c in node.items):
+        return None
+
+    def first(o: Lines) -> None:
+        shape(o, "fused", "tool_first", id_key=id_key, content_key=content_key, grouped=grouped, from_call=from_call)
 
     return first
 

@@ -849,7 +849,8 @@ def _emit_messages_from_wire(em: "Emitter") -> None:
 
 
 def emit_role_readers(
-    em: "Emitter", out: Any, sink: Any, user_list: Any = None, on_name: Any = None, assistant_first: Any = None
+    em: "Emitter", out: Any, sink: Any, user_list: Any = None, on_name: Any = None, assistant_first: Any = None,
+    tool_first: Any = None,
 ) -> list[Any]:
     """The `if role == ...:` chain of a messages reader: reads one wire message (`message`, at
     `path`) per role and hands its canonical fields to `sink(out, role, env)` -- role `system`
@@ -862,7 +863,8 @@ def emit_role_readers(
     `sink` as env `name`); `on_name(out, key)`, when given, emits instead what to do with a
     message that has that key (the fused translators leave a named message to the two-step path).
     `assistant_first(out)`, when given, emits what to do with a wire assistant message before the
-    reader takes it (a fused translator writes a lone plain text block straight to the target).
+    reader takes it (a fused translator writes a plain one straight to the target);
+    `tool_first(out)` likewise for a tool message of its own role.
     Each branch is laid out by templates/functions/messages_from_wire.jinja `role_reader`; the
     callbacks write fragments it places."""
     ir = em.ir
@@ -921,13 +923,15 @@ def emit_role_readers(
             _emit_assistant_reader(em, assistant, node, content_key, "message", "path", "False")
             to("assistant", {"content": "a_content", "tool_calls": "a_calls", **named})
         else:
+            if tool_first is not None:
+                tool_first(first)
             to("tool", {"message": "tool_message"})
         shape(
             out, "messages_from_wire", "role_reader",
             role=role, wire_role=wire_role, read_also=read_also, name=name, name_key=name_key, content_key=content_key,
             block_fields=fields, user_list=user_part, user_read=user_read,
             grouped=ir.tool_results.strategy == "group_into_user_message", assistant=assistant, sinks=sinks,
-            assistant_first=first,
+            first=first,
         )
     return roles
 
