@@ -967,57 +967,76 @@ def request(
         if raw_tools is not None:
             if type(raw_tools) is not list:
                 raise _Deopt
-            if raw_tools and not exact:  # each tool plain: read, checked and written in one loop
+            if raw_tools and not exact:  # read, checked and written in one loop
                 names_f: set[str] = set()
                 written_f: list[Any] = []
                 for tool in raw_tools:
                     if type(tool) is not dict:
+                        raise _Deopt
+                    wired: Any = None
+                    while True:  # a plain tool (`break`: it is not)
+                        if len(tool) > 4 or not _PLAIN_1.issuperset(
+                            tool
+                        ):  # another key: the canonical way
+                            break
+                        tool_name = tool.get("name")
+                        if (
+                            type(tool_name) is not str or not tool_name or tool_name in names_f
+                        ):  # validate.check_tools: a unique, non-empty name
+                            break
+                        tool_description = tool.get("description")
+                        if tool_description is None:
+                            tool_description = NOT_GIVEN
+                        elif type(tool_description) is not str:
+                            break
+                        tool_parameters = tool.get("input_schema")
+                        if (
+                            type(tool_parameters) is not dict
+                            or tool_parameters.get("type", "object") != "object"
+                        ):
+                            break
+                        tool_strict = tool.get("strict")
+                        if tool_strict is None:
+                            tool_strict = NOT_GIVEN
+                        elif type(tool_strict) is not bool:
+                            break
+                        if tool_strict is True and _v.KEEP_ORDER in memo:
+                            tool_params = _w.close_all_object_schemas(
+                                _v.sorted_json_value(tool_parameters, "", False)
+                            )  # validate.check_tools: plain JSON
+                        elif tool_strict is True:
+                            _v.check_json_value(
+                                tool_parameters, ""
+                            )  # validate.check_tools: plain JSON
+                            tool_params = _w.memo_json(
+                                _w.close_all_object_schemas(tool_parameters), memo
+                            )
+                        else:
+                            tool_params = _v.sorted_json_value(
+                                tool_parameters, "", _v.KEEP_ORDER not in memo
+                            )  # validate.check_tools: plain JSON
+                        names_f.add(tool_name)
+                        wire_981: dict[str, Any] = {"name": tool_name}
+                        if tool_description is not NOT_GIVEN:
+                            wire_981["description"] = tool_description
+                        if tool_params is not NOT_GIVEN:
+                            wire_981["parameters"] = tool_params
+                        if tool_strict is not NOT_GIVEN:
+                            wire_981["strict"] = tool_strict
+                        wired = {"type": "function", "function": wire_981}
                         break
-                    if len(tool) > 4 or not _PLAIN_1.issuperset(
-                        tool
-                    ):  # another key: the canonical way
-                        break
-                    tool_name = tool.get("name")
-                    if (
-                        type(tool_name) is not str or not tool_name or tool_name in names_f
-                    ):  # validate.check_tools: a unique, non-empty name
-                        break
-                    tool_description = tool.get("description")
-                    if tool_description is None:
-                        tool_description = NOT_GIVEN
-                    elif type(tool_description) is not str:
-                        break
-                    tool_parameters = tool.get("input_schema")
-                    if (
-                        type(tool_parameters) is not dict
-                        or tool_parameters.get("type", "object") != "object"
-                    ):
-                        break
-                    tool_strict = tool.get("strict")
-                    if tool_strict is None:
-                        tool_strict = NOT_GIVEN
-                    elif type(tool_strict) is not bool:
-                        break
-                    if tool_strict is True:
-                        _v.check_json_value(tool_parameters, "")  # validate.check_tools: plain JSON
-                        tool_params = _w.memo_json(
-                            _w.close_all_object_schemas(tool_parameters), memo
-                        )
-                    else:
-                        tool_params = _v.sorted_json_value(
-                            tool_parameters, "", _v.KEEP_ORDER not in memo
-                        )  # validate.check_tools: plain JSON
-                    names_f.add(tool_name)
-                    wire_981: dict[str, Any] = {"name": tool_name}
-                    if tool_description is not NOT_GIVEN:
-                        wire_981["description"] = tool_description
-                    if tool_params is not NOT_GIVEN:
-                        wire_981["parameters"] = tool_params
-                    if tool_strict is not NOT_GIVEN:
-                        wire_981["strict"] = tool_strict
-                    written_f.append({"type": "function", "function": wire_981})
-                else:
-                    tools_written = written_f
+                    if wired is None:  # not plain: this tool the canonical way
+                        read_tool = _w.read_or_skip(_read_tool, tool, "")
+                        if (
+                            type(read_tool) is _w.Skipped
+                        ):  # a tool of a kind no row reads: carried for the source's wire
+                            continue
+                        if read_tool.name in names_f:  # a duplicate: the two-step way names it
+                            raise _Deopt
+                        names_f |= _v.check_tools([read_tool], memo)
+                        wired = _dst._tool_to_wire(read_tool, f"tools[{len(written_f)}]", memo)
+                    written_f.append(wired)
+                tools_written = written_f
             if tools_written is not None:
                 tools = tools_written
                 tool_names: set[str] | frozenset[str] = names_f

@@ -326,3 +326,93 @@ def test_recorded_requests_answer_as_the_two_step_path() -> None:
             assert got == outcome(two_step(source, target), body), (record["source"], source, target)
             ok += got[0] == "ok"
     assert checked > 1500 and ok > 700
+
+
+# --- the one-pass fast paths (codegen/emit/fused.py `_tools_fast`, `_assistant_first`,
+# `_results_fast`, `_tool_first`): plain objects go straight to the target, anything else the
+# canonical way, and the answer is the two-step answer either way
+
+_NESTED = {"type": "object", "properties": {"where": {"type": "object", "properties": {"city": {"type": "string"}}},
+           "when": {"anyOf": [{"type": "object", "properties": {"day": {"type": "integer"}}}, {"type": "null"}]}},
+           "required": ["where"]}
+_OPENAI_TOOLS = [
+    {"type": "function", "function": {"name": "plain", "description": "d", "parameters": {"type": "object", "properties": {"z": {"type": "string"}, "a": {"type": "integer"}}}}},
+    {"type": "function", "function": {"name": "strict", "parameters": _NESTED, "strict": True}},
+    {"type": "function", "function": {"name": "no_params"}},  # not plain: the target's default schema, the canonical way
+    {"type": "function", "function": {"name": "extra", "parameters": {"type": "object"}, "x-vendor": 1}},
+]
+_ANTHROPIC_TOOLS = [
+    {"name": "plain", "description": "d", "input_schema": {"type": "object", "properties": {"z": {"type": "string"}, "a": {"type": "integer"}}}},
+    {"name": "strict", "input_schema": _NESTED, "strict": True},
+    {"name": "cached", "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}},
+    {"name": "deferred", "input_schema": {"type": "object"}, "defer_loading": True},
+    {"type": "web_search_20250305", "name": "web_search"},  # a server tool: skipped, carried for Anthropic
+]
+
+
+def _openai_turns(tools: list[Any]) -> dict[str, Any]:
+    return {"model": "m", "max_tokens": 64, "tools": tools, "messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": "on it", "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "plain", "arguments": '{"z": "x", "a": 1}'}},
+            {"id": "c2", "type": "function", "function": {"name": "strict", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "one"},
+        {"role": "tool", "tool_call_id": "c2", "content": "two"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c3", "type": "function", "function": {"name": "plain", "arguments": '{"a": 2}'}}]},
+        {"role": "tool", "tool_call_id": "c3", "content": "three"},
+    ]}
+
+
+def _anthropic_turns(tools: list[Any]) -> dict[str, Any]:
+    return {"model": "m", "max_tokens": 64, "tools": tools, "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "go"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "on it"},
+                                          {"type": "tool_use", "id": "c1", "name": "plain", "input": {"z": "x", "a": 1}},
+                                          {"type": "tool_use", "id": "c2", "name": "strict", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "one"},
+                                     {"type": "tool_result", "tool_use_id": "c2", "content": [{"type": "text", "text": "t"}, {"type": "text", "text": "wo"}], "is_error": False}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
+        {"role": "user", "content": [{"type": "text", "text": "again"}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "c3", "name": "plain", "input": {"a": 2}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c3", "content": "three", "is_error": True}]},
+    ]}
+
+
+def _variants(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The body, and versions of it that each break one fast path's assumption (its answer is
+    then the canonical one, or the canonical error)."""
+    out = [body]
+    for k, tool in enumerate(body["tools"]):
+        out.append({**body, "tools": [tool]})  # each tool alone, plain or not
+        out.append({**body, "tools": body["tools"] + [tool]})  # a duplicate name: the canonical error
+    messages = body["messages"]
+    for i, message in enumerate(messages):
+        for change in ({"name": "n"}, {"extra": 1}, {"content": ""}, {"content": None}):
+            changed = [*messages]
+            changed[i] = {**message, **change}
+            out.append({**body, "messages": changed})
+    return out
+
+
+@pytest.mark.parametrize("source, target", PAIRS)
+def test_the_fast_paths_answer_as_the_two_step_path(source: str, target: str) -> None:
+    body = _anthropic_turns(_ANTHROPIC_TOOLS) if source == "anthropic_messages" else _openai_turns(_OPENAI_TOOLS)
+    reference, fused = two_step(source, target), wiremap.translator(source, target).request
+    answers = set()
+    for variant in _variants(body):
+        expected = outcome(reference, variant)
+        assert outcome(fused, variant) == expected, variant
+        answers.add(expected[0])
+    assert answers == {"ok", "error"}  # both kinds of answer were compared
+
+
+@pytest.mark.parametrize("source, target", PAIRS)
+def test_plain_turns_and_tools_take_the_one_pass_path(source: str, target: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = _ANTHROPIC_TOOLS[:2] if source == "anthropic_messages" else _OPENAI_TOOLS[:2]
+    body = _anthropic_turns(plain) if source == "anthropic_messages" else _openai_turns(plain)
+    expected = outcome(two_step(source, target), body)
+    assert expected[0] == "ok"
+    assert outcome(one_pass(monkeypatch, source, target), body) == expected
+    sent = json.loads(expected[1])
+    strict_schema = json.dumps(sent).count('"additionalProperties": false')
+    assert strict_schema in (0, 3)  # a target that closes strict schemas closes every object in it

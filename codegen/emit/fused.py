@@ -1112,8 +1112,8 @@ def _tools_fast(d_em: Any, src: FormatIR, dst: FormatIR, exact: _Exact) -> dict[
     template with its literals and nested objects, a name, a parameters object and at most a
     description and `strict`, no other key -- checked as validate.check_tools checks it (the
     schema's copy is the one validation makes, `validate.sorted_json_value`) and written by the
-    target's tool template as its `_tool_to_wire` writes it. All of them, or none: a tool that is
-    not plain sends the list the canonical way (which also skips a kind no row reads)."""
+    target's tool template as its `_tool_to_wire` writes it. A tool that is not plain is read,
+    checked and written as the canonical way takes it (a kind no row reads skipped)."""
     node = src.tools.template
     if not isinstance(node, Obj) or src.tools.group is not None or src.tools.strict_all is not None:
         return None
@@ -1156,7 +1156,11 @@ def _tools_fast(d_em: Any, src: FormatIR, dst: FormatIR, exact: _Exact) -> dict[
     checked = f"_v.sorted_json_value({got['parameters']}, '', _v.KEEP_ORDER not in memo)  # validate.check_tools: plain JSON"
     if dst.tools.strict != "as_given" and "strict" in got:
         # the target closes a strict tool's schemas, and copies the closed one (`_tool_to_wire`)
-        read.add(f"if {got['strict']} is True:")
+        # in the caller's key order, closing validation's copy writes the same JSON as copying the
+        # closed schema (closing keeps key order), in one walk less; sorted, the copy is sorted last
+        read.add(f"if {got['strict']} is True and _v.KEEP_ORDER in memo:")
+        read.add(f"    tool_params = _w.{dst.tools.strict}(_v.sorted_json_value({got['parameters']}, '', False))  # validate.check_tools: plain JSON")
+        read.add(f"elif {got['strict']} is True:")
         read.add(f"    _v.check_json_value({got['parameters']}, '')  # validate.check_tools: plain JSON")
         read.add(f"    tool_params = _w.memo_json(_w.{dst.tools.strict}({got['parameters']}), memo)")
         read.add("else:")
