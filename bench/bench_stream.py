@@ -232,12 +232,14 @@ def reframe_openai_to_anthropic(reads: Any) -> Any:
     block = -1  # the index of the open content block
     kind = ""  # its kind: "text", or the tool call's index as text
     finish = None
+    created = None  # OpenAI's creation time, which Anthropic's stream has no field for
     for data in _frames(reads):
         if data == b"[DONE]":
             break
         c = json.loads(data)
         if block < 0 and kind == "":
             kind = "none"
+            created = c.get("created")
             yield (b"event: message_start\ndata: " + _dumps({"type": "message_start", "message": {
                 "id": c["id"], "type": "message", "role": "assistant", "model": c["model"], "content": [],
                 "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 0, "output_tokens": 0}}}).encode() + b"\n\n")
@@ -246,6 +248,9 @@ def reframe_openai_to_anthropic(reads: Any) -> Any:
             u = c["usage"]
             if block >= 0:
                 yield b"event: content_block_stop\ndata: " + _dumps({"type": "content_block_stop", "index": block}).encode() + b"\n\n"
+            if created is not None:  # the value it drops is named, as translate_stream's loss trailer names it
+                yield (b": wiremap-losses " + _dumps([{"path": "created", "kind": "dropped",
+                       "detail": f"{created} is openai wire data the target cannot carry"}]).encode() + b"\n\n")
             yield (b"event: message_delta\ndata: " + _dumps({"type": "message_delta", "delta": {"stop_reason": finish, "stop_sequence": None},
                    "usage": {"input_tokens": u["prompt_tokens"], "output_tokens": u["completion_tokens"]}}).encode() + b"\n\n")
             yield b'event: message_stop\ndata: {"type":"message_stop"}\n\n'

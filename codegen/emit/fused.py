@@ -1123,35 +1123,11 @@ def _tools_fast(d_em: Any, src: FormatIR, dst: FormatIR, exact: _Exact) -> dict[
     read.level = 0
     read.counter = 950
     got: dict[str, str] = {}
-
-    def walk(obj: Obj, var: str) -> bool:
-        keys = [k for k, c in obj.items if not (isinstance(c, Slot) and c.field == "cache_control")]
-        read.add(f"if len({var}) > {len(keys)} or not {exact.plain_keys(keys)}.issuperset({var}):  # another key: the canonical way")
-        read.add("    break")
-        for key, child in obj.items:
-            if isinstance(child, Lit):
-                read.add(f"if {var}.get({lit(key)}) != {lit(child.value)}:")
-                read.add("    break")
-            elif isinstance(child, Obj):
-                sub = read.fresh("sub")
-                read.add(f"{sub} = {var}.get({lit(key)})")
-                read.add(f"if type({sub}) is not dict:")
-                read.add("    break")
-                if not walk(child, sub):
-                    return False
-            elif isinstance(child, Slot) and child.codec is None and not child.has_default and child.field in _TOOL_FIELDS and child.field not in got:
-                value = f"tool_{child.field}"
-                got[child.field] = value
-                read.add(f"{value} = {var}.get({lit(key)})")
-                for line in _TOOL_FIELDS[child.field]:
-                    read.add(line.format(v=value))
-            elif isinstance(child, Slot) and child.field == "cache_control" and child.optional:
-                continue  # left out by the key set above: a tool that has it takes the canonical way
-            else:
-                return False
-        return True
-
-    if not walk(node, "tool") or "name" not in got or "parameters" not in got:
+    # a field the tool rules do not know (other than a cache breakpoint, which sends a tool that has
+    # it the canonical way): no fast path
+    if any(s.field not in _TOOL_FIELDS and s.field != "cache_control" for s in slots_of(node)):
+        return None
+    if not _walk_plain(read, exact, node, "tool", _TOOL_FIELDS, got, "tool_") or "name" not in got or "parameters" not in got:
         return None
     checked = f"_v.sorted_json_value({got['parameters']}, '', _v.KEEP_ORDER not in memo)  # validate.check_tools: plain JSON"
     if dst.tools.strict != "as_given" and "strict" in got:
