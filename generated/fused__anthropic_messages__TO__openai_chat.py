@@ -967,12 +967,17 @@ def request(
         if raw_tools is not None:
             if type(raw_tools) is not list:
                 raise _Deopt
-            if raw_tools and not exact:  # read, checked and written in one loop
+            if raw_tools:  # read, checked and written in one loop
                 names_f: set[str] = set()
                 written_f: list[Any] = []
                 for tool in raw_tools:
                     if type(tool) is not dict:
                         raise _Deopt
+                    if exact:
+                        if (
+                            not _EXACT_9.issuperset(tool) or None in tool.values()
+                        ):  # a key the target cannot carry, or the source carries
+                            raise _Deopt
                     wired: Any = None
                     while True:  # a plain tool (`break`: it is not)
                         if len(tool) > 4 or not _PLAIN_1.issuperset(
@@ -1027,9 +1032,11 @@ def request(
                         break
                     if wired is None:  # not plain: this tool the canonical way
                         read_tool = _w.read_or_skip(_read_tool, tool, "")
-                        if (
-                            type(read_tool) is _w.Skipped
+                        if isinstance(
+                            read_tool, _w.Skipped
                         ):  # a tool of a kind no row reads: carried for the source's wire
+                            if exact:
+                                raise _Deopt
                             continue
                         if read_tool.name in names_f:  # a duplicate: the two-step way names it
                             raise _Deopt

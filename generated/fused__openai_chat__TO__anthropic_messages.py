@@ -134,19 +134,19 @@ _EXACT_6: Final[frozenset[str]] = frozenset(
     ["url"]
 )  # request_with_losses: the keys a wire object may hold
 _EXACT_7: Final[frozenset[str]] = frozenset(
-    ["content", "role"]
-)  # request_with_losses: the keys a wire object may hold
-_EXACT_8: Final[frozenset[str]] = frozenset(
     ["content", "role", "tool_calls"]
 )  # request_with_losses: the keys a wire object may hold
-_EXACT_9: Final[frozenset[str]] = frozenset(
+_EXACT_8: Final[frozenset[str]] = frozenset(
     ["arguments", "name"]
 )  # request_with_losses: the keys a wire object may hold
-_EXACT_10: Final[frozenset[str]] = frozenset(
+_EXACT_9: Final[frozenset[str]] = frozenset(
     ["function", "id", "type"]
 )  # request_with_losses: the keys a wire object may hold
-_EXACT_11: Final[frozenset[str]] = frozenset(
+_EXACT_10: Final[frozenset[str]] = frozenset(
     ["content", "role", "tool_call_id"]
+)  # request_with_losses: the keys a wire object may hold
+_EXACT_11: Final[frozenset[str]] = frozenset(
+    ["content", "role"]
 )  # request_with_losses: the keys a wire object may hold
 _EXACT_12: Final[frozenset[str]] = frozenset(
     ["description", "name", "parameters"]
@@ -427,7 +427,7 @@ def request(
                     if message.get("role", "system") != "system":  # the source writes this literal
                         raise _Deopt
                     if (
-                        not _EXACT_7.issuperset(message) or None in message.values()
+                        not _EXACT_11.issuperset(message) or None in message.values()
                     ):  # a key the target cannot carry, or the source carries
                         raise _Deopt
                     if type(message.get("content")) is not str:  # parts: joined into one string
@@ -446,7 +446,7 @@ def request(
                 raw = message.get("content")  # a string is the content as it is
                 if exact:
                     if (
-                        not _EXACT_7.issuperset(message) or None in message.values()
+                        not _EXACT_11.issuperset(message) or None in message.values()
                     ):  # a key the target cannot carry, or the source carries
                         raise _Deopt
                 if type(raw) is list:  # content parts, translated in one pass where they allow it
@@ -501,7 +501,6 @@ def request(
                     and raw_calls_c
                     and len(message) <= 3
                     and _PLAIN_3.issuperset(message)
-                    and not exact
                 ):
                     content_c = message.get("content", NOT_GIVEN)
                     if (
@@ -509,6 +508,15 @@ def request(
                         or content_c is None
                         or (type(content_c) is str and content_c)
                     ):
+                        if exact:
+                            if not _EXACT_7.issuperset(message) or (
+                                None in message.values()
+                                and (
+                                    message.get("content", 0) is not None
+                                    or sum(v is None for v in message.values()) > 1
+                                )
+                            ):  # a key the target cannot carry, or the source carries
+                                raise _Deopt
                         wire_calls_c: Any = []
                         ids_c: set[str] = (
                             set()
@@ -542,6 +550,24 @@ def request(
                                 type(call_arguments) is not dict
                             ):  # validate.check_assistant: a JSON object
                                 break
+                            if exact:
+                                if (
+                                    call.get("type", "function") != "function"
+                                ):  # the source writes this literal
+                                    raise _Deopt
+                                if "function" in call:
+                                    sub_1181 = call["function"]
+                                    if type(sub_1181) is not dict:
+                                        raise _Deopt
+                                    if (
+                                        not _EXACT_8.issuperset(sub_1181)
+                                        or None in sub_1181.values()
+                                    ):  # a key the target cannot carry, or the source carries
+                                        raise _Deopt
+                                if (
+                                    not _EXACT_9.issuperset(call) or None in call.values()
+                                ):  # a key the target cannot carry, or the source carries
+                                    raise _Deopt
                             if (
                                 call_arguments
                             ):  # validate.check_assistant: plain JSON within the depth limit
@@ -562,6 +588,12 @@ def request(
                         else:  # every call plain: the message as the target writes it
                             if not ci:  # §5: the first message is system or user
                                 raise _Deopt
+                            if (
+                                exact
+                            ):  # the lossless variant: a reused id the target renames is a loss
+                                if not exact_ids.isdisjoint(ids_c):
+                                    raise _Deopt
+                                exact_ids |= ids_c
                             call_ids |= ids_c
                             wire_content_c: Any = _dst._as_blocks(
                                 ([{"type": "text", "text": content_c}] if content_c else [])
@@ -597,7 +629,7 @@ def request(
                         for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
                     ]
                 if exact:
-                    if not _EXACT_8.issuperset(message) or (
+                    if not _EXACT_7.issuperset(message) or (
                         None in message.values()
                         and (
                             message.get("content", 0) is not None
@@ -654,11 +686,11 @@ def request(
                                 if type(sub_3) is not dict:
                                     raise _Deopt
                                 if (
-                                    not _EXACT_9.issuperset(sub_3) or None in sub_3.values()
+                                    not _EXACT_8.issuperset(sub_3) or None in sub_3.values()
                                 ):  # a key the target cannot carry, or the source carries
                                     raise _Deopt
                             if (
-                                not _EXACT_10.issuperset(call_raw) or None in call_raw.values()
+                                not _EXACT_9.issuperset(call_raw) or None in call_raw.values()
                             ):  # a key the target cannot carry, or the source carries
                                 raise _Deopt
                         for call in a_calls:
@@ -680,7 +712,7 @@ def request(
                 last = "assistant"
                 continue
             if role == "tool":
-                if len(message) == 3 and ci and not exact:
+                if len(message) == 3 and ci:
                     result_id = message.get("tool_call_id")
                     result_content = message.get("content")
                     # validate.check_tool_message: a non-empty id that answers an earlier call, a string content
@@ -690,6 +722,15 @@ def request(
                         and type(result_content) is str
                         and (result_id in call_ids or not _dst.RULES & _v.STRUCTURE)
                     ):
+                        if (
+                            exact
+                        ):  # the lossless variant: what the target carries, a non-empty content
+                            if (
+                                not _EXACT_10.issuperset(message) or None in message.values()
+                            ):  # a key the target cannot carry, or the source carries
+                                raise _Deopt
+                            if not result_content:
+                                raise _Deopt
                         result = _dst._tool_result_to_wire(
                             result_id, result_content, NOT_GIVEN, ci, NOT_GIVEN, NOT_GIVEN
                         )
@@ -703,7 +744,7 @@ def request(
                 tool_message = _read_tool_result(message, path)
                 if exact:
                     if (
-                        not _EXACT_11.issuperset(message) or None in message.values()
+                        not _EXACT_10.issuperset(message) or None in message.values()
                     ):  # a key the target cannot carry, or the source carries
                         raise _Deopt
                     if type(tool_message.content) is not str or not tool_message.content:
@@ -958,12 +999,33 @@ def request(
         if raw_tools is not None:
             if type(raw_tools) is not list:
                 raise _Deopt
-            if raw_tools and not exact:  # read, checked and written in one loop
+            if raw_tools:  # read, checked and written in one loop
                 names_f: set[str] = set()
                 written_f: list[Any] = []
                 for tool in raw_tools:
                     if type(tool) is not dict:
                         raise _Deopt
+                    if exact:
+                        if (
+                            tool.get("type", "function") != "function"
+                        ):  # the source writes this literal
+                            raise _Deopt
+                        if "function" not in tool:  # the target needs a field inside it
+                            raise _Deopt
+                        if "function" in tool:
+                            sub_7 = tool["function"]
+                            if type(sub_7) is not dict:
+                                raise _Deopt
+                            if "parameters" not in sub_7:  # the target needs it
+                                raise _Deopt
+                            if (
+                                not _EXACT_12.issuperset(sub_7) or None in sub_7.values()
+                            ):  # a key the target cannot carry, or the source carries
+                                raise _Deopt
+                        if (
+                            not _EXACT_13.issuperset(tool) or None in tool.values()
+                        ):  # a key the target cannot carry, or the source carries
+                            raise _Deopt
                     wired: Any = None
                     while True:  # a plain tool (`break`: it is not)
                         if len(tool) > 2 or not _PLAIN_4.issuperset(
@@ -1013,9 +1075,11 @@ def request(
                         break
                     if wired is None:  # not plain: this tool the canonical way
                         read_tool = _w.read_or_skip(_read_tool, tool, "")
-                        if (
-                            type(read_tool) is _w.Skipped
+                        if isinstance(
+                            read_tool, _w.Skipped
                         ):  # a tool of a kind no row reads: carried for the source's wire
+                            if exact:
+                                raise _Deopt
                             continue
                         if read_tool.name in names_f:  # a duplicate: the two-step way names it
                             raise _Deopt

@@ -801,7 +801,7 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
         o.add("    raise _Deopt")
 
     emit_role_readers(
-        s_em, out, sink, user_list, on_name, _assistant_first(d_em, src, dst, exact, grouped, from_call), _tool_first(src, grouped, from_call),
+        s_em, out, sink, user_list, on_name, _assistant_first(d_em, src, dst, exact, grouped, from_call), _tool_first(src, dst, exact, grouped, from_call),
     )
     if _carried_away(src, dst):  # the reader carries it for its own wire, which this target is not
         out.add("if exact:  # an item or role no row reads: a loss")
@@ -842,6 +842,9 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
             known.update(names)
             row.update(form="top", names=names, coerce=opt.merge_coerce_string)
         row["check"] = _OPTION_CHECKS.get(opt.name)
+        # a null option: the source's reader carries it for its own wire (unset here), or, a source
+        # without `unknown: carry` (the openarmature.* dialects), takes it as an extra it forwards
+        row["null_unset"] = _carried_away(src, dst)
         shape(out, "fused", "option", o=SimpleNamespace(**row))
 
     out.add("added: tuple[tuple[str, Any], ...] = ()  # the target's default for an absent option: an added loss")
@@ -866,6 +869,11 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
         exact_tools.add("raise _Deopt")
     _exact_tool_choice(exact_choice, exact, src, dst)
     fast_tools = _tools_fast(d_em, src, dst, exact)
+    if fast_tools is not None:  # the lossless variant's check of each tool, in the fast loop too
+        assert isinstance(src.tools.template, Obj)  # _tools_fast reads an object template only
+        exact_tool = out.part()
+        _exact_shape(exact_tool, exact, src.tools.template, "tool", dst_slots)
+        fast_tools["exact"] = exact_tool
     shape(
         out, "fused", "tools", tools_field=src.tools.field, choice_field=src.tool_choice.field, exact_tools=exact_tools, exact_choice=exact_choice,
         carry=_carried_away(src, dst), fast=fast_tools,
@@ -943,12 +951,12 @@ def _assistant_first(d_em: Any, src: FormatIR, dst: FormatIR, exact: _Exact, gro
     return first
 
 
-def _tool_first(src: FormatIR, grouped: bool, from_call: bool) -> Any:
+def _tool_first(src: FormatIR, dst: FormatIR, exact: _Exact, grouped: bool, from_call: bool) -> Any:
     """The `tool_first` hook of `emit_role_readers` (None: this pair has none): a tool message of
     its own role (OpenAI Chat's) holding exactly its role, its call id and a string content,
     written by the target's `_tool_result_to_wire` without the canonical ToolMessage, checked as
     validate.check_tool_message checks it (it answers an earlier call). Anything else: the
-    reader's way. The lossless variant takes the reader's way too."""
+    reader's way. The lossless variant checks it as `_exact_message` does for the reader's way."""
     node = src.tool_results.template
     if src.tool_results.strategy != "message" or not isinstance(node, Obj) or src.tool_results.content != "text":
         return None
@@ -958,8 +966,13 @@ def _tool_first(src: FormatIR, grouped: bool, from_call: bool) -> Any:
     if any(k not in (id_key, content_key) and not (k == "role" and isinstance(c, Lit)) and not (isinstance(c, Slot) and c.optional) for k, c in node.items):
         return None
 
+    checks = Lines()
+    checks.level = 0
+    checks.counter = 1200
+    _exact_shape(checks, exact, node, "message", _slots_by_field(dst.tool_results.template), frozenset({"content"}), _ROLE)
+
     def first(o: Lines) -> None:
-        shape(o, "fused", "tool_first", id_key=id_key, content_key=content_key, grouped=grouped, from_call=from_call)
+        shape(o, "fused", "tool_first", id_key=id_key, content_key=content_key, grouped=grouped, from_call=from_call, exact=checks)
 
     return first
 
@@ -1087,7 +1100,20 @@ def _field_calls(d_em: Any, src: FormatIR, dst: FormatIR, exact: _Exact) -> dict
     else:
         env_m = {"content": "content_out_c", "tool_calls": "wire_calls_c", "name": "NOT_GIVEN"}
     message_expr = build_message(d_em, message, dst.assistant.template, env_m, "message.assistant")
+    # the lossless variant's checks (as `_exact_message` makes them for the reader's way)
+    exact_message = Lines()
+    exact_message.level = 0
+    exact_message.counter = 1150
+    _exact_shape(
+        exact_message, exact, node, "message", _slots_by_field(dst.assistant.template), frozenset({"content", "tool_calls"}), _ROLE,
+        nullable=content_key,
+    )
+    exact_call = Lines()
+    exact_call.level = 0
+    exact_call.counter = 1180
+    _exact_shape(exact_call, exact, call, "call", _slots_by_field(target_call))
     return {
+        "exact_message": exact_message, "exact_call": exact_call, "unique_ids": dst.tool_calls.unique_ids,
         "content_key": content_key, "calls_key": calls_key, "message_keys": exact.plain_keys(message_keys), "size": len(message_keys),
         "read": read, "id": got["id"], "name": got["name"], "arguments": got["arguments"], "copies": copies,
         "call_prelude": [_dst_names(line) for line in written.lines], "call_expr": _dst_names(call_expr),
