@@ -908,6 +908,31 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
     return out.lines, known, parts_fn
 
 
+def _target_written(d_em: Any, node: Any, env: dict[str, str], context: str, counter: int, copy: str | None = None) -> tuple[list[str], str, bool] | None:
+    """The target's template `node` written from `env` as its own writer (`_tool_call_to_wire`,
+    `_tool_to_wire`) writes it, user JSON through validation's memo (`json_memo`), its module's
+    names reached through `_dst`: (prelude lines, expression, whether it writes validation's
+    copy of the local `copy`, which then holds that copy). None where the written code takes
+    anything else from the memo: the canonical way."""
+    written = Lines()
+    written.level = 0
+    written.counter = counter  # apart from the pass's own names
+    d_em.json_memo = True
+    try:
+        expr = d_em.build_node(written, node, env, context, "path")
+    finally:
+        d_em.json_memo = False
+    copies = False
+    if copy is not None:
+        sent = f"_w.memo_json({copy}, memo)"  # validation's copy, which the writer takes out of the memo
+        copies = sent in expr or any(sent in line for line in written.lines)
+        expr = expr.replace(sent, copy)
+        written.lines = [line.replace(sent, copy) for line in written.lines]
+    if "memo" in expr or any("memo" in line for line in written.lines):
+        return None
+    return [_dst_names(line) for line in written.lines], _dst_names(expr), copies
+
+
 def _plain_slot(node: Obj, key: str) -> bool:
     """The value at `key` of `node` is a required slot read and written as it is (no codec, no
     default)."""
@@ -1071,24 +1096,14 @@ def _field_calls(d_em: Any, src: FormatIR, dst: FormatIR, exact: _Exact) -> dict
     got: dict[str, str] = {}
     if not _walk_plain(read, exact, call, "call", _CALL_FIELDS, got, "call_") or set(got) != {"id", "name", "arguments"}:
         return None
-    written = Lines()
-    written.level = 0
-    written.counter = 1050
     env = {"id": got["id"], "name": got["name"], "arguments": "call_arguments_w", "signature": "NOT_GIVEN"}
-    d_em.json_memo = True  # as `_tool_call_to_wire` is built
-    try:
-        call_expr = d_em.build_node(written, target_call, env, "tool_call", "path")
-    finally:
-        d_em.json_memo = False
-    sent = "_w.memo_json(call_arguments_w, memo)"  # validation's copy, which the writer takes out of the memo
-    copies = sent in call_expr or any(sent in line for line in written.lines)
-    call_expr = call_expr.replace(sent, "call_arguments_w")
-    written.lines = [line.replace(sent, "call_arguments_w") for line in written.lines]
-    if "memo" in call_expr or any("memo" in line for line in written.lines):
+    target = _target_written(d_em, target_call, env, "tool_call", 1050, copy="call_arguments_w")
+    if target is None:
         return None
+    call_prelude, call_expr, copies = target
     if not copies:  # the target writes the arguments otherwise (as a JSON string): the value as read
         call_expr = call_expr.replace("call_arguments_w", got["arguments"])
-        written.lines = [line.replace("call_arguments_w", got["arguments"]) for line in written.lines]
+        call_prelude = [line.replace("call_arguments_w", got["arguments"]) for line in call_prelude]
     message = Lines()
     message.level = 0
     message.counter = 1100
@@ -1116,7 +1131,7 @@ def _field_calls(d_em: Any, src: FormatIR, dst: FormatIR, exact: _Exact) -> dict
         "exact_message": exact_message, "exact_call": exact_call, "unique_ids": dst.tool_calls.unique_ids,
         "content_key": content_key, "calls_key": calls_key, "message_keys": exact.plain_keys(message_keys), "size": len(message_keys),
         "read": read, "id": got["id"], "name": got["name"], "arguments": got["arguments"], "copies": copies,
-        "call_prelude": [_dst_names(line) for line in written.lines], "call_expr": _dst_names(call_expr),
+        "call_prelude": call_prelude, "call_expr": call_expr,
         "blocks": blocks, "text": _dst_names(text),
         "message_prelude": [_dst_names(line) for line in message.lines], "message_expr": _dst_names(message_expr),
     }
@@ -1169,24 +1184,11 @@ def _tools_fast(d_em: Any, src: FormatIR, dst: FormatIR, exact: _Exact) -> dict[
         read.add(f"    tool_params = {checked}")
     else:
         read.add(f"tool_params = {checked}")
-    written = Lines()
-    written.level = 0
-    written.counter = 980
     env = {"name": got["name"], "description": got.get("description", "NOT_GIVEN"), "parameters": "tool_params", "strict": got.get("strict", "NOT_GIVEN"), "cache_control": "NOT_GIVEN"}
-    d_em.json_memo = True  # as `_tool_to_wire` is built
-    try:
-        expr = d_em.build_node(written, dst.tools.template, env, "tool", "path")
-    finally:
-        d_em.json_memo = False
-    sent = "_w.memo_json(tool_params, memo)"  # validation's copy, which the writer takes out of the memo
-    expr = expr.replace(sent, "tool_params")
-    written.lines = [line.replace(sent, "tool_params") for line in written.lines]
-    if "memo" in expr or any("memo" in line for line in written.lines):
+    target = _target_written(d_em, dst.tools.template, env, "tool", 980, copy="tool_params")
+    if target is None:
         return None
-    return {
-        "read": read, "name": got["name"],
-        "written": [_dst_names(line) for line in written.lines], "expr": _dst_names(expr),
-    }
+    return {"read": read, "name": got["name"], "written": target[0], "expr": target[1]}
 
 
 def _results_fast(src: FormatIR, dst: FormatIR) -> dict[str, Any] | None:
@@ -1237,17 +1239,10 @@ def _call_blocks(d_em: Any, src: FormatIR, dst: FormatIR) -> dict[str, Any] | No
     text = text_content(d_em, Lines(), "assistant", "text_b")
     if text != "text_b":  # a string the target writes as it is (`string_or_parts`)
         return None
-    written = Lines()
-    written.level = 0
-    written.counter = 800  # apart from the pass's own names
     env = {"id": "call_id", "name": "call_name", "arguments": "arguments", "signature": "NOT_GIVEN"}
-    d_em.json_memo = True  # as `_tool_call_to_wire` is built
-    try:
-        call_expr = d_em.build_node(written, target_call, env, "tool_call", "path")
-    finally:
-        d_em.json_memo = False
-    if "memo" in call_expr or any("memo" in line for line in written.lines):
-        return None  # arguments the target writes from validation's copy (sorted): the canonical path
+    target = _target_written(d_em, target_call, env, "tool_call", 800)
+    if target is None:  # arguments the target writes from validation's copy (sorted): the canonical path
+        return None
     message = Lines()
     message.level = 0
     message.counter = 850
@@ -1255,7 +1250,7 @@ def _call_blocks(d_em: Any, src: FormatIR, dst: FormatIR) -> dict[str, Any] | No
     return {
         "call_kind": call_kind, "id_key": keys["id"], "name_key": keys["name"], "arguments_key": keys["arguments"],
         "size": 1 + len(keys),
-        "call_prelude": [_dst_names(line) for line in written.lines], "call_expr": _dst_names(call_expr),
+        "call_prelude": target[0], "call_expr": target[1],
         "message_prelude": [_dst_names(line) for line in message.lines], "message_expr": _dst_names(message_expr),
     }
 
