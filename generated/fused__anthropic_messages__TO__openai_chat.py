@@ -973,11 +973,6 @@ def request(
                 for tool in raw_tools:
                     if type(tool) is not dict:
                         raise _Deopt
-                    if exact:
-                        if (
-                            not _EXACT_9.issuperset(tool) or None in tool.values()
-                        ):  # a key the target cannot carry, or the source carries
-                            raise _Deopt
                     wired: Any = None
                     while True:  # a plain tool (`break`: it is not)
                         if len(tool) > 4 or not _PLAIN_1.issuperset(
@@ -1020,6 +1015,11 @@ def request(
                             tool_params = _v.sorted_json_value(
                                 tool_parameters, "", _v.KEEP_ORDER not in memo
                             )  # validate.check_tools: plain JSON
+                        if exact:
+                            if (
+                                not _EXACT_9.issuperset(tool) or None in tool.values()
+                            ):  # a key the target cannot carry, or the source carries
+                                raise _Deopt
                         names_f.add(tool_name)
                         wire_981: dict[str, Any] = {"name": tool_name}
                         if tool_description is not NOT_GIVEN:
@@ -1031,6 +1031,11 @@ def request(
                         wired = {"type": "function", "function": wire_981}
                         break
                     if wired is None:  # not plain: this tool the canonical way
+                        if exact:
+                            if (
+                                not _EXACT_9.issuperset(tool) or None in tool.values()
+                            ):  # a key the target cannot carry, or the source carries
+                                raise _Deopt
                         read_tool = _w.read_or_skip(_read_tool, tool, "")
                         if isinstance(
                             read_tool, _w.Skipped

@@ -134,19 +134,19 @@ _EXACT_6: Final[frozenset[str]] = frozenset(
     ["url"]
 )  # request_with_losses: the keys a wire object may hold
 _EXACT_7: Final[frozenset[str]] = frozenset(
-    ["content", "role", "tool_calls"]
-)  # request_with_losses: the keys a wire object may hold
-_EXACT_8: Final[frozenset[str]] = frozenset(
-    ["arguments", "name"]
-)  # request_with_losses: the keys a wire object may hold
-_EXACT_9: Final[frozenset[str]] = frozenset(
-    ["function", "id", "type"]
-)  # request_with_losses: the keys a wire object may hold
-_EXACT_10: Final[frozenset[str]] = frozenset(
     ["content", "role", "tool_call_id"]
 )  # request_with_losses: the keys a wire object may hold
-_EXACT_11: Final[frozenset[str]] = frozenset(
+_EXACT_8: Final[frozenset[str]] = frozenset(
     ["content", "role"]
+)  # request_with_losses: the keys a wire object may hold
+_EXACT_9: Final[frozenset[str]] = frozenset(
+    ["content", "role", "tool_calls"]
+)  # request_with_losses: the keys a wire object may hold
+_EXACT_10: Final[frozenset[str]] = frozenset(
+    ["arguments", "name"]
+)  # request_with_losses: the keys a wire object may hold
+_EXACT_11: Final[frozenset[str]] = frozenset(
+    ["function", "id", "type"]
 )  # request_with_losses: the keys a wire object may hold
 _EXACT_12: Final[frozenset[str]] = frozenset(
     ["description", "name", "parameters"]
@@ -427,7 +427,7 @@ def request(
                     if message.get("role", "system") != "system":  # the source writes this literal
                         raise _Deopt
                     if (
-                        not _EXACT_11.issuperset(message) or None in message.values()
+                        not _EXACT_8.issuperset(message) or None in message.values()
                     ):  # a key the target cannot carry, or the source carries
                         raise _Deopt
                     if type(message.get("content")) is not str:  # parts: joined into one string
@@ -446,7 +446,7 @@ def request(
                 raw = message.get("content")  # a string is the content as it is
                 if exact:
                     if (
-                        not _EXACT_11.issuperset(message) or None in message.values()
+                        not _EXACT_8.issuperset(message) or None in message.values()
                     ):  # a key the target cannot carry, or the source carries
                         raise _Deopt
                 if type(raw) is list:  # content parts, translated in one pass where they allow it
@@ -508,15 +508,6 @@ def request(
                         or content_c is None
                         or (type(content_c) is str and content_c)
                     ):
-                        if exact:
-                            if not _EXACT_7.issuperset(message) or (
-                                None in message.values()
-                                and (
-                                    message.get("content", 0) is not None
-                                    or sum(v is None for v in message.values()) > 1
-                                )
-                            ):  # a key the target cannot carry, or the source carries
-                                raise _Deopt
                         wire_calls_c: Any = []
                         ids_c: set[str] = (
                             set()
@@ -550,24 +541,6 @@ def request(
                                 type(call_arguments) is not dict
                             ):  # validate.check_assistant: a JSON object
                                 break
-                            if exact:
-                                if (
-                                    call.get("type", "function") != "function"
-                                ):  # the source writes this literal
-                                    raise _Deopt
-                                if "function" in call:
-                                    sub_1181 = call["function"]
-                                    if type(sub_1181) is not dict:
-                                        raise _Deopt
-                                    if (
-                                        not _EXACT_8.issuperset(sub_1181)
-                                        or None in sub_1181.values()
-                                    ):  # a key the target cannot carry, or the source carries
-                                        raise _Deopt
-                                if (
-                                    not _EXACT_9.issuperset(call) or None in call.values()
-                                ):  # a key the target cannot carry, or the source carries
-                                    raise _Deopt
                             if (
                                 call_arguments
                             ):  # validate.check_assistant: plain JSON within the depth limit
@@ -629,7 +602,7 @@ def request(
                         for k, c in enumerate(_w.expect_list(raw_calls, calls_path))
                     ]
                 if exact:
-                    if not _EXACT_7.issuperset(message) or (
+                    if not _EXACT_9.issuperset(message) or (
                         None in message.values()
                         and (
                             message.get("content", 0) is not None
@@ -686,11 +659,11 @@ def request(
                                 if type(sub_3) is not dict:
                                     raise _Deopt
                                 if (
-                                    not _EXACT_8.issuperset(sub_3) or None in sub_3.values()
+                                    not _EXACT_10.issuperset(sub_3) or None in sub_3.values()
                                 ):  # a key the target cannot carry, or the source carries
                                     raise _Deopt
                             if (
-                                not _EXACT_9.issuperset(call_raw) or None in call_raw.values()
+                                not _EXACT_11.issuperset(call_raw) or None in call_raw.values()
                             ):  # a key the target cannot carry, or the source carries
                                 raise _Deopt
                         for call in a_calls:
@@ -726,7 +699,7 @@ def request(
                             exact
                         ):  # the lossless variant: what the target carries, a non-empty content
                             if (
-                                not _EXACT_10.issuperset(message) or None in message.values()
+                                not _EXACT_7.issuperset(message) or None in message.values()
                             ):  # a key the target cannot carry, or the source carries
                                 raise _Deopt
                             if not result_content:
@@ -744,7 +717,7 @@ def request(
                 tool_message = _read_tool_result(message, path)
                 if exact:
                     if (
-                        not _EXACT_10.issuperset(message) or None in message.values()
+                        not _EXACT_7.issuperset(message) or None in message.values()
                     ):  # a key the target cannot carry, or the source carries
                         raise _Deopt
                     if type(tool_message.content) is not str or not tool_message.content:
@@ -1005,27 +978,6 @@ def request(
                 for tool in raw_tools:
                     if type(tool) is not dict:
                         raise _Deopt
-                    if exact:
-                        if (
-                            tool.get("type", "function") != "function"
-                        ):  # the source writes this literal
-                            raise _Deopt
-                        if "function" not in tool:  # the target needs a field inside it
-                            raise _Deopt
-                        if "function" in tool:
-                            sub_7 = tool["function"]
-                            if type(sub_7) is not dict:
-                                raise _Deopt
-                            if "parameters" not in sub_7:  # the target needs it
-                                raise _Deopt
-                            if (
-                                not _EXACT_12.issuperset(sub_7) or None in sub_7.values()
-                            ):  # a key the target cannot carry, or the source carries
-                                raise _Deopt
-                        if (
-                            not _EXACT_13.issuperset(tool) or None in tool.values()
-                        ):  # a key the target cannot carry, or the source carries
-                            raise _Deopt
                     wired: Any = None
                     while True:  # a plain tool (`break`: it is not)
                         if len(tool) > 2 or not _PLAIN_4.issuperset(
@@ -1065,6 +1017,12 @@ def request(
                         tool_params = _v.sorted_json_value(
                             tool_parameters, "", _v.KEEP_ORDER not in memo
                         )  # validate.check_tools: plain JSON
+                        if exact:
+                            sub_8 = tool["function"]
+                            if (
+                                not _EXACT_12.issuperset(sub_8) or None in sub_8.values()
+                            ):  # a key the target cannot carry, or the source carries
+                                raise _Deopt
                         names_f.add(tool_name)
                         wire_981: dict[str, Any] = {"name": tool_name, "input_schema": tool_params}
                         if tool_description is not NOT_GIVEN:
@@ -1074,6 +1032,27 @@ def request(
                         wired = wire_981
                         break
                     if wired is None:  # not plain: this tool the canonical way
+                        if exact:
+                            if (
+                                tool.get("type", "function") != "function"
+                            ):  # the source writes this literal
+                                raise _Deopt
+                            if "function" not in tool:  # the target needs a field inside it
+                                raise _Deopt
+                            if "function" in tool:
+                                sub_7 = tool["function"]
+                                if type(sub_7) is not dict:
+                                    raise _Deopt
+                                if "parameters" not in sub_7:  # the target needs it
+                                    raise _Deopt
+                                if (
+                                    not _EXACT_12.issuperset(sub_7) or None in sub_7.values()
+                                ):  # a key the target cannot carry, or the source carries
+                                    raise _Deopt
+                            if (
+                                not _EXACT_13.issuperset(tool) or None in tool.values()
+                            ):  # a key the target cannot carry, or the source carries
+                                raise _Deopt
                         read_tool = _w.read_or_skip(_read_tool, tool, "")
                         if isinstance(
                             read_tool, _w.Skipped

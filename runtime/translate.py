@@ -512,6 +512,12 @@ def proven_losses(tr: Any, body: Any, carried: bool = True) -> tuple[dict[str, A
     proof = tr.request_with_losses(body)
     if proof is not None:
         return proof[0], fused_losses(proof[1])
+    return proven_without_carried(tr, body, carried)
+
+
+def proven_without_carried(tr: Any, body: Any, carried: bool = True) -> tuple[dict[str, Any], list[Loss]] | None:
+    """`proven_losses` of a body `tr.request_with_losses` has answered None already: proven
+    without its top-level carried wire data (each named `dropped`), or None."""
     reads = getattr(tr, "source_reads", None)  # (a stand-in translator may have none)
     if not carried or reads is None or type(body) is not dict or reads.issuperset(body):
         return None

@@ -43,7 +43,7 @@ from wiremap.runtime import wire as _w
 from wiremap.runtime.canonical import Request, UserMessage
 from wiremap.runtime.errors import InvalidRequestError, ProviderError
 from wiremap.runtime.format import get_format, translator
-from wiremap.runtime.translate import Translation, TranslationLossError, proven_losses, translate_request, translate_response
+from wiremap.runtime.translate import Translation, TranslationLossError, proven_without_carried, translate_request, translate_response
 
 from . import datasets
 from .datasets import MissingField, record_of_row
@@ -161,10 +161,13 @@ def _job(source: str, target: str, what: str, strict: bool, keep_extras: bool | 
     get_format(target)
     defaults = _conversation_defaults(target) if what == "conversation" else frozenset()
     # a request the fused translator proves lossless (but for a default the target adds) is its
-    # body and that report (translate_request takes the same way first; called here directly, a
-    # line skips the layers in between)
-    exact = partial(proven_losses, translator(source, target), carried=not keep_extras) if what == "request" else None
-    return dict(source=source, target=target, what=what, strict=strict, keep_extras=keep_extras, model=model, defaults=defaults, exact=exact)
+    # body and that report (translate_request takes the same way first, `proven_losses`; called
+    # here directly, a line skips the layers in between): `proof` is the fused translator's own
+    # proof, `exact` the rest of `proven_losses` (a body with carried wire data, proven without it)
+    tr = translator(source, target) if what == "request" else None
+    proof = tr.request_with_losses if tr is not None else None
+    exact = partial(proven_without_carried, tr, carried=not keep_extras) if tr is not None else None
+    return dict(source=source, target=target, what=what, strict=strict, keep_extras=keep_extras, model=model, defaults=defaults, proof=proof, exact=exact)
 
 
 def _init_worker(
@@ -252,12 +255,12 @@ def _translate_item(item: Item, job: dict[str, Any]) -> Result:
     """One input line (or decoded record) -> its output line or its reject record; never raises
     (but KeyboardInterrupt and the like)."""
     number, raw = item
-    if isinstance(raw, (bytes, bytearray, str)):
+    if type(raw) is bytes or isinstance(raw, (bytes, bytearray, str)):
         if isinstance(raw, str):
             text = raw
         else:
             try:
-                text = bytes(raw).decode("utf-8")
+                text = (raw if type(raw) is bytes else bytes(raw)).decode("utf-8")
             except UnicodeDecodeError as exc:
                 return _reject(number, "provider_invalid_request", f"not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start} ({exc.reason})", None)
         try:
@@ -271,11 +274,18 @@ def _translate_item(item: Item, job: dict[str, Any]) -> Result:
     else:
         body = raw
     try:
-        exact = job.get("exact")
-        fused = exact(body) if exact is not None and (job["model"] is None or (type(body) is dict and "model" in body)) else None
-        if fused is not None and not (fused[1] and job["strict"]):  # strict with a loss: the error, the usual way
+        proof = job["proof"]
+        if proof is not None and (job["model"] is None or (type(body) is dict and "model" in body)):
+            proven = proof(body)  # (target body, the defaults it added) or None
+            fused = None if proven is not None else job["exact"](body)
+        else:
+            proven = fused = None
+        if proven is not None and not (proven[1] and job["strict"]):  # strict with a loss: the error, the usual way
+            out = _dumps(proven[0]).encode("utf-8")
+            losses: list[str] = [f"{path} added" for path, _ in proven[1]] if proven[1] else []  # as fused_losses names them
+        elif fused is not None and not (fused[1] and job["strict"]):
             out = _dumps(fused[0]).encode("utf-8")
-            losses: list[str] = [f"{loss.path} {loss.kind}" for loss in fused[1]]
+            losses = [f"{loss.path} {loss.kind}" for loss in fused[1]]
         else:
             t = translate_record(
                 body, job["source"], job["target"], job["what"], model=job["model"], strict=job["strict"],

@@ -376,22 +376,36 @@ def _needed(slot: Slot, dst_slots: dict[str, Slot] | None) -> bool:
     return other is not None and (not other.optional or other.has_default)
 
 
+#: what a fast path's reading (`_walk_plain`) has proven of a wire object, by the identity of its
+#: template node: the keys the object may hold (no other), and those it holds with a value that is
+#: not null (its literals as the template writes them, its nested objects, the fields read as
+#: values that cannot be null)
+Walked = dict[int, tuple[frozenset[str], frozenset[str]]]
+
+
 def _exact_shape(
     out: Lines, exact: _Exact, node: Obj, var: str, dst_slots: dict[str, Slot] | None, structural: frozenset[str] = frozenset(),
-    matched: frozenset[str] = frozenset(), nullable: str | None = None,
+    matched: frozenset[str] = frozenset(), nullable: str | None = None, walked: Walked | None = None,
 ) -> None:
     """Lossless variant: the wire object `var` (a dict the source's reader took) holds only the keys
     the source's template `node` reads, each literal as the template writes it, and no field the
     target cannot carry (`dst_slots`: the target template's slots by field; None: any): then the
     source's re-write says it as the body does and the target reads it back unchanged. Keys whose
     slot field is in `structural` (content, tool_calls) are checked by the caller; literals under
-    the keys in `matched` (the role a message was dispatched on) are known equal already."""
+    the keys in `matched` (the role a message was dispatched on) are known equal already.
+
+    `walked`: where a fast path has read the object already (`_walk_plain`), what it proved is not
+    checked again: the keys it allows that the target carries, its literals, its nested objects
+    being objects, and the nulls of the keys it read as values that cannot be null. Only what the
+    walk leaves open is written, so a plain object usually costs no check at all."""
+    proven = walked.get(id(node)) if walked is not None else None
+    keys_held, non_null = proven if proven is not None else (None, frozenset())
     allowed: list[str] = []
     for key, child in node.items:
         if isinstance(child, Lit):
             allowed.append(key)
             value = child.value
-            if key in matched:
+            if key in matched or key in non_null:
                 continue
             if isinstance(value, str):
                 out.add(f"if {var}.get({lit(key)}, {lit(value)}) != {lit(value)}:  # the source writes this literal")
@@ -403,7 +417,7 @@ def _exact_shape(
                 allowed.append(key)
             elif _carries(child, dst_slots):
                 allowed.append(key)
-                if _needed(child, dst_slots):
+                if _needed(child, dst_slots) and key not in non_null:
                     out.add(f"if {lit(key)} not in {var}:  # the target needs it")
                     out.add("    raise _Deopt")
         elif isinstance(child, Interp):
@@ -411,16 +425,26 @@ def _exact_shape(
                 allowed.append(key)
         elif isinstance(child, Obj):
             allowed.append(key)
+            if key in non_null:  # an object, read by the walk: only what it left open inside
+                sub = out.fresh("sub")
+                inner = out.part()
+                _exact_shape(inner, exact, child, sub, dst_slots, structural, walked=walked)
+                if inner.lines:
+                    out.add(f"{sub} = {var}[{lit(key)}]")
+                    out.lines.extend("    " * out.level + line for line in inner.lines)
+                continue
             if any(s.field not in structural and _needed(s, dst_slots) for s in slots_of(child)):
                 out.add(f"if {lit(key)} not in {var}:  # the target needs a field inside it")
                 out.add("    raise _Deopt")
+            if keys_held is not None and key not in keys_held:  # the walk allows no such key
+                continue
             sub = out.fresh("sub")
             out.add(f"if {lit(key)} in {var}:")
             out.indent()
             out.add(f"{sub} = {var}[{lit(key)}]")
             out.add(f"if type({sub}) is not dict:")
             out.add("    raise _Deopt")
-            _exact_shape(out, exact, child, sub, dst_slots, structural)
+            _exact_shape(out, exact, child, sub, dst_slots, structural, walked=walked)
             out.dedent()
         # any other node (an array template): its key is not on the lossless path
     # a null the reader takes for absent is carried data for the source's own wire: the two-step way
@@ -428,8 +452,14 @@ def _exact_shape(
     nulls = f"None in {var}.values()"
     if nullable is not None:
         nulls = f"({nulls} and ({var}.get({lit(nullable)}, 0) is not None or sum(v is None for v in {var}.values()) > 1))"
-    out.add(f"if not {exact.key_set(allowed)}.issuperset({var}) or {nulls}:  # a key the target cannot carry, or the source carries")
-    out.add("    raise _Deopt")
+    tests = []
+    if keys_held is None or not keys_held.issubset(allowed):
+        tests.append(f"not {exact.key_set(allowed)}.issuperset({var})")
+    if keys_held is None or not keys_held.issubset(non_null | {nullable}):  # (a lone null at `nullable` is read)
+        tests.append(nulls)
+    if tests:
+        out.add(f"if {' or '.join(tests)}:  # a key the target cannot carry, or the source carries")
+        out.add("    raise _Deopt")
 
 
 def _slots_by_field(node: Any) -> dict[str, Slot]:
@@ -871,9 +901,11 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
     fast_tools = _tools_fast(d_em, src, dst, exact)
     if fast_tools is not None:  # the lossless variant's check of each tool, in the fast loop too
         assert isinstance(src.tools.template, Obj)  # _tools_fast reads an object template only
-        exact_tool = out.part()
+        exact_tool, exact_plain = out.part(), out.part()
         _exact_shape(exact_tool, exact, src.tools.template, "tool", dst_slots)
-        fast_tools["exact"] = exact_tool
+        # a tool the loop read as plain: only what its reading left open
+        _exact_shape(exact_plain, exact, src.tools.template, "tool", dst_slots, walked=fast_tools["walked"])
+        fast_tools["exact"], fast_tools["exact_plain"] = exact_tool, exact_plain
     shape(
         out, "fused", "tools", tools_field=src.tools.field, choice_field=src.tool_choice.field, exact_tools=exact_tools, exact_choice=exact_choice,
         carry=_carried_away(src, dst), fast=fast_tools,
@@ -1023,31 +1055,42 @@ def _lone_text(src: FormatIR, dst: FormatIR) -> dict[str, Any] | None:
     return {"content_key": content_key, "kind": kind, "text_key": text_key}
 
 
-def _walk_plain(read: Lines, exact: _Exact, node: Obj, var: str, fields: dict[str, list[str]], got: dict[str, str], prefix: str) -> bool:
+def _walk_plain(
+    read: Lines, exact: _Exact, node: Obj, var: str, fields: dict[str, list[str]], got: dict[str, str], prefix: str,
+    walked: Walked, takes_null: frozenset[str] = frozenset(),
+) -> bool:
     """Reading code for a plain wire object `var` per its template `node`, for a fast path inside
     a loop (`break` leaves it): no key the template does not name, each literal as it says, each
     nested object an object, each slot's field read by its lines in `fields` (`{v}`: its value,
-    bound to `<prefix><field>` and recorded in `got`). False where the template has something
-    else (an array, a codec, a field `fields` does not name): no fast path."""
+    bound to `<prefix><field>` and recorded in `got`; those in `takes_null` take a null for
+    absent, the others refuse it). False where the template has something else (an array, a
+    codec, a field `fields` does not name): no fast path. What it proves of each object is
+    recorded in `walked` (for `_exact_shape`)."""
     keys = [k for k, c in node.items if not (isinstance(c, Slot) and c.optional and c.field not in fields)]
+    non_null: list[str] = []
     read.add(f"if len({var}) > {len(keys)} or not {exact.plain_keys(keys)}.issuperset({var}):  # another key: the canonical way")
     read.add("    break")
     for key, child in node.items:
         if isinstance(child, Lit):
             read.add(f"if {var}.get({lit(key)}) != {lit(child.value)}:")
             read.add("    break")
+            if child.value is not None:
+                non_null.append(key)
         elif isinstance(child, Obj):
             sub = read.fresh("sub")
             read.add(f"{sub} = {var}.get({lit(key)})")
             read.add(f"if type({sub}) is not dict:")
             read.add("    break")
-            if not _walk_plain(read, exact, child, sub, fields, got, prefix):
+            non_null.append(key)
+            if not _walk_plain(read, exact, child, sub, fields, got, prefix, walked, takes_null):
                 return False
         elif isinstance(child, Slot) and child.field in fields and child.field not in got and not child.has_default and (
             child.codec is None or (child.codec == "json" and child.field == "arguments")
         ):
             value = prefix + child.field
             got[child.field] = value
+            if child.field not in takes_null:
+                non_null.append(key)
             lines = [f"{{v}} = {var}.get({lit(key)})", *fields[child.field]]
             if child.codec == "json":  # the reader's own call (`_read_tool_call`), then an object
                 lines = [f"{{v}} = _w.member_json({var}, {lit(key)}, '', False)", *fields[child.field]]
@@ -1057,6 +1100,7 @@ def _walk_plain(read: Lines, exact: _Exact, node: Obj, var: str, fields: dict[st
             continue  # left out by the key set above: an object that has it takes the canonical way
         else:
             return False
+    walked[id(node)] = (frozenset(keys), frozenset(non_null))
     return True
 
 
@@ -1094,7 +1138,8 @@ def _field_calls(d_em: Any, src: FormatIR, dst: FormatIR, exact: _Exact) -> dict
     read.level = 0
     read.counter = 1000
     got: dict[str, str] = {}
-    if not _walk_plain(read, exact, call, "call", _CALL_FIELDS, got, "call_") or set(got) != {"id", "name", "arguments"}:
+    walked: Walked = {}
+    if not _walk_plain(read, exact, call, "call", _CALL_FIELDS, got, "call_", walked) or set(got) != {"id", "name", "arguments"}:
         return None
     env = {"id": got["id"], "name": got["name"], "arguments": "call_arguments_w", "signature": "NOT_GIVEN"}
     target = _target_written(d_em, target_call, env, "tool_call", 1050, copy="call_arguments_w")
@@ -1119,14 +1164,16 @@ def _field_calls(d_em: Any, src: FormatIR, dst: FormatIR, exact: _Exact) -> dict
     exact_message = Lines()
     exact_message.level = 0
     exact_message.counter = 1150
+    # (the message holds at most `message_keys`, its role matched and its calls a list: the shape's
+    # own tests; its content may be the one null)
     _exact_shape(
         exact_message, exact, node, "message", _slots_by_field(dst.assistant.template), frozenset({"content", "tool_calls"}), _ROLE,
-        nullable=content_key,
+        nullable=content_key, walked={id(node): (frozenset(message_keys), frozenset({"role", calls_key}))},
     )
     exact_call = Lines()
     exact_call.level = 0
     exact_call.counter = 1180
-    _exact_shape(exact_call, exact, call, "call", _slots_by_field(target_call))
+    _exact_shape(exact_call, exact, call, "call", _slots_by_field(target_call), walked=walked)
     return {
         "exact_message": exact_message, "exact_call": exact_call, "unique_ids": dst.tool_calls.unique_ids,
         "content_key": content_key, "calls_key": calls_key, "message_keys": exact.plain_keys(message_keys), "size": len(message_keys),
@@ -1145,6 +1192,8 @@ _TOOL_FIELDS: Final = {
     # given, an object schema (a tool without one: the target's default, the canonical way)
     "parameters": ["if type({v}) is not dict or {v}.get('type', 'object') != 'object':", "    break"],
 }
+#: the fields of `_TOOL_FIELDS` read with a null taken for absent
+_TOOL_NULLS: Final = frozenset({"description", "strict"})
 
 
 def _tools_fast(d_em: Any, src: FormatIR, dst: FormatIR, exact: _Exact) -> dict[str, Any] | None:
@@ -1168,7 +1217,8 @@ def _tools_fast(d_em: Any, src: FormatIR, dst: FormatIR, exact: _Exact) -> dict[
     # it the canonical way): no fast path
     if any(s.field not in _TOOL_FIELDS and s.field != "cache_control" for s in slots_of(node)):
         return None
-    if not _walk_plain(read, exact, node, "tool", _TOOL_FIELDS, got, "tool_") or "name" not in got or "parameters" not in got:
+    walked: Walked = {}
+    if not _walk_plain(read, exact, node, "tool", _TOOL_FIELDS, got, "tool_", walked, _TOOL_NULLS) or "name" not in got or "parameters" not in got:
         return None
     checked = f"_v.sorted_json_value({got['parameters']}, '', _v.KEEP_ORDER not in memo)  # validate.check_tools: plain JSON"
     if dst.tools.strict != "as_given" and "strict" in got:
@@ -1188,7 +1238,7 @@ def _tools_fast(d_em: Any, src: FormatIR, dst: FormatIR, exact: _Exact) -> dict[
     target = _target_written(d_em, dst.tools.template, env, "tool", 980, copy="tool_params")
     if target is None:
         return None
-    return {"read": read, "name": got["name"], "written": target[0], "expr": target[1]}
+    return {"read": read, "name": got["name"], "written": target[0], "expr": target[1], "walked": walked}
 
 
 def _results_fast(src: FormatIR, dst: FormatIR) -> dict[str, Any] | None:
