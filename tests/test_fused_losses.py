@@ -329,3 +329,46 @@ def test_finding_31_strict_schemas_and_refused_rewrites() -> None:
     fast = answer(refused, "openai_chat", "gemini_generate_content", fast=True)
     assert fast == answer(refused, "openai_chat", "gemini_generate_content", fast=False)
     assert [(loss["path"], loss["kind"]) for loss in fast[2]] == [("vendor_flag", "dropped")]
+
+
+def _plain_turn(call: dict[str, Any], tool: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "model": "m", "max_completion_tokens": 9, "tools": [tool],
+        "messages": [
+            {"role": "user", "content": "weather?"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
+        ],
+    }
+
+
+CALL = {"id": "c1", "type": "function", "function": {"name": "w", "arguments": '{"city": "Oslo"}'}}
+TOOL = {"type": "function", "function": {"name": "w", "description": "Weather", "parameters": {"type": "object", "properties": {}}}}
+
+
+@pytest.mark.parametrize(
+    ("call", "tool", "proven"),
+    [
+        (CALL, TOOL, True),  # plain: the fast paths' reading proves it, no check of its own
+        ({**CALL, "function": {**CALL["function"], "name": None}}, TOOL, False),
+        ({**CALL, "function": {**CALL["function"], "extra": 1}}, TOOL, False),
+        ({**CALL, "extra": None}, TOOL, False),
+        ({**CALL, "type": None}, TOOL, False),
+        (CALL, {**TOOL, "function": {**TOOL["function"], "description": None}}, False),  # a null the source carries
+        (CALL, {**TOOL, "function": {**TOOL["function"], "strict": None}}, False),
+        (CALL, {**TOOL, "function": {**TOOL["function"], "strict": True}}, False),  # the target closes the schema: a change
+        (CALL, {**TOOL, "extra": 1}, False),
+        (CALL, {"type": "function", "function": {"name": "w"}}, "gemini_generate_content"),  # no parameters: Anthropic adds a schema
+    ],
+)
+def test_a_plain_call_or_tool_is_proven_and_a_near_plain_one_is_not(call: dict[str, Any], tool: dict[str, Any], proven: bool | str) -> None:
+    """The lossless variant leaves out the checks the fast paths' own reading has made (a plain
+    call or tool): each near-plain variation still leaves it, and the answer is the two-step one."""
+    for target in ("anthropic_messages", "gemini_generate_content"):
+        body = _plain_turn(call, tool)
+        fn = wiremap.translator("openai_chat", target).request_with_losses
+        if proven is True or proven == target:
+            assert agrees(fn, body, "openai_chat", target)
+        else:
+            assert lossless(fn, body) is None
+        assert answer(body, "openai_chat", target, fast=True) == answer(body, "openai_chat", target, fast=False)
