@@ -663,9 +663,32 @@ def request(
                 continue
             if role == "assistant":
                 lone = message.get("content")
-                if type(lone) is list and len(lone) == 1 and len(message) == 2 and not exact:
-                    block = lone[0]
-                    if type(block) is dict and len(block) == 2 and block.get("type") == "text":
+                if type(lone) is list and lone and len(message) == 2 and not exact:
+                    last_t = (
+                        len(lone) - 1
+                    )  # plain thinking blocks first, which the target strips, then the text
+                    k_t = 0
+                    while k_t < last_t:
+                        block = lone[k_t]
+                        if (
+                            type(block) is not dict
+                            or len(block) != 3
+                            or block.get("type") != "thinking"
+                        ):
+                            break
+                        if (
+                            type(block.get("thinking")) is not str
+                            or type(block.get("signature")) is not str
+                        ):
+                            break
+                        k_t += 1
+                    block = lone[k_t]
+                    if (
+                        k_t == last_t
+                        and type(block) is dict
+                        and len(block) == 2
+                        and block.get("type") == "text"
+                    ):
                         text = block.get("text")
                         if (
                             type(text) is str and text

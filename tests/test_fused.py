@@ -416,3 +416,45 @@ def test_plain_turns_and_tools_take_the_one_pass_path(source: str, target: str, 
     sent = json.loads(expected[1])
     strict_schema = json.dumps(sent).count('"additionalProperties": false')
     assert strict_schema in (0, 3)  # a target that closes strict schemas closes every object in it
+
+
+_THINKING = {"type": "thinking", "thinking": "Let me see.", "signature": "sig-1"}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        [_THINKING, {"type": "text", "text": "391"}],  # plain: the target strips the thinking, the text is its string
+        [_THINKING, {**_THINKING, "thinking": ""}, {"type": "text", "text": "391"}],  # signed: an empty text is allowed
+        [_THINKING, {"type": "text", "text": ""}],  # an empty text: the canonical way (and its error)
+        [{**_THINKING, "signature": None}, {"type": "text", "text": "391"}],  # not a string: the reader's error
+        [{**_THINKING, "thinking": 7}, {"type": "text", "text": "391"}],
+        [{"type": "thinking", "thinking": "t"}, {"type": "text", "text": "391"}],  # unsigned: the canonical way
+        [{**_THINKING, "extra": 1}, {"type": "text", "text": "391"}],
+        [{"type": "text", "text": "391"}, _THINKING],  # after the text: the canonical way
+        [_THINKING],  # no text
+        [{"type": "redacted_thinking", "data": "opaque"}, {"type": "text", "text": "391"}],
+        [_THINKING, {"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+        [_THINKING, {"type": "tool_use", "id": "c1", "name": "f", "input": {}}],
+    ],
+)
+def test_a_reasoning_turn_into_a_target_that_strips_thinking(content: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Anthropic -> OpenAI Chat: plain signed thinking blocks before the text take the one pass
+    (the target strips them); anything else answers as the two-step way does."""
+    body = {"model": "m", "max_tokens": 64, "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "17 * 23?"}]},
+        {"role": "assistant", "content": content},
+        {"role": "user", "content": [{"type": "text", "text": "ok"}]},
+    ]}
+    expected = outcome(two_step("anthropic_messages", "openai_chat"), body)
+    assert outcome(wiremap.translator("anthropic_messages", "openai_chat").request, body) == expected
+    if content[-1] == {"type": "text", "text": "391"} and all(b == _THINKING or b.get("thinking") == "" and len(b) == 3 for b in content[:-1]):
+        assert expected[0] == "ok"
+        # the fast path itself: neither the two-step fallback nor the reader's part reader
+        fast = one_pass(monkeypatch, "anthropic_messages", "openai_chat")
+        monkeypatch.setattr(sys.modules[fast.__module__], "_read_assistant_part", _no_part_reader)
+        assert outcome(fast, body) == expected
+
+
+def _no_part_reader(*args: Any) -> Any:
+    raise AssertionError("the assistant turn took the reader's way")

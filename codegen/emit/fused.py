@@ -979,7 +979,8 @@ def _assistant_first(d_em: Any, src: FormatIR, dst: FormatIR, exact: _Exact, gro
 
     - one text block, for a target that says a lone text part as a string (`string_or_parts`):
       the string the sink makes of the TextBlock the reader would give (`lone_text`), written by
-      the target's `_assistant_to_wire`;
+      the target's `_assistant_to_wire`; after plain signed thinking blocks too, where the
+      target's content writer strips them (`_stripped_thinking`);
     - where the source's tool calls are content blocks and the target's a field of its own
       (`call_blocks`): at most one text block and tool-call blocks;
     - where the source's tool calls are a field of their own (`field_calls`): a text or no
@@ -1052,7 +1053,25 @@ def _lone_text(src: FormatIR, dst: FormatIR) -> dict[str, Any] | None:
         return None
     if any(k not in ("type", text_key) and not (isinstance(c, Slot) and c.optional) for k, c in text_node.items):
         return None
-    return {"content_key": content_key, "kind": kind, "text_key": text_key}
+    return {"content_key": content_key, "kind": kind, "text_key": text_key, "thinking": _stripped_thinking(src, dst)}
+
+
+def _stripped_thinking(src: FormatIR, dst: FormatIR) -> dict[str, str] | None:
+    """For `lone_text`: thinking blocks before the text that the target's content writer strips
+    (its `thinking` part is `strip`: OpenAI Chat's), each plain -- the source's template of
+    exactly its `type` literal, its text and its signature, both strings -- so the reader's
+    ThinkingBlock passes validate.check_assistant (`_thinking_block`: a string text, a signed
+    block may have none; a string signature) and the target writes nothing of it; or None."""
+    node, target = src.parts.get("thinking"), dst.parts.get("thinking")
+    kind = _type_literal(node)
+    if target != "strip" or not isinstance(node, Obj) or kind is None:
+        return None
+    text_key, signature_key = _slot_key(node, "text"), _slot_key(node, "signature")
+    if text_key is None or signature_key is None or len(node.items) != 3:
+        return None
+    if not _plain_slot(node, text_key) or not _plain_slot(node, signature_key):
+        return None
+    return {"kind": kind, "text_key": text_key, "signature_key": signature_key}
 
 
 def _walk_plain(
