@@ -1060,42 +1060,12 @@ def request(
                         wired = _dst._tool_to_wire(read_tool, f"tools[{len(written_f)}]", memo)
                     written_f.append(wired)
                 tools_written = written_f
-            if tools_written is not None:
                 tools = tools_written
                 tool_names: set[str] | frozenset[str] = names_f
-            else:
+            else:  # an empty list: nothing to read (the fast path needs an object template)
                 tools = []
-                for tool in raw_tools:
-                    if type(tool) is not dict:
-                        raise _Deopt
-                    read_tool = _w.read_or_skip(_read_tool, tool, "")
-                    if (
-                        type(read_tool) is _w.Skipped
-                    ):  # a tool of a kind no row reads: carried for the source's wire
-                        if exact:
-                            raise _Deopt
-                        continue
-                    tools.append(read_tool)
-                if exact:
-                    if not raw_tools:  # an empty list: the target leaves it out
-                        raise _Deopt
-                    for tool in raw_tools:
-                        if (
-                            tool.get("type", "function") != "function"
-                        ):  # the source writes this literal
-                            raise _Deopt
-                        if "function" in tool:
-                            sub_4 = tool["function"]
-                            if type(sub_4) is not dict:
-                                raise _Deopt
-                            if (
-                                not _EXACT_13.issuperset(sub_4) or None in sub_4.values()
-                            ):  # a key the target cannot carry, or the source carries
-                                raise _Deopt
-                        if (
-                            not _EXACT_14.issuperset(tool) or None in tool.values()
-                        ):  # a key the target cannot carry, or the source carries
-                            raise _Deopt
+                if exact:  # the target leaves it out: a loss
+                    raise _Deopt
                 tool_names = _v.check_tools(tools, memo)
         elif "tools" in src_body:  # a null the source carries as an extra
             raise _Deopt

@@ -255,12 +255,12 @@ def _translate_item(item: Item, job: dict[str, Any]) -> Result:
     """One input line (or decoded record) -> its output line or its reject record; never raises
     (but KeyboardInterrupt and the like)."""
     number, raw = item
-    if type(raw) is bytes or isinstance(raw, (bytes, bytearray, str)):
+    if isinstance(raw, (bytes, bytearray, str)):
         if isinstance(raw, str):
             text = raw
         else:
             try:
-                text = (raw if type(raw) is bytes else bytes(raw)).decode("utf-8")
+                text = bytes(raw).decode("utf-8")
             except UnicodeDecodeError as exc:
                 return _reject(number, "provider_invalid_request", f"not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start} ({exc.reason})", None)
         try:
