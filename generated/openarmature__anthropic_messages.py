@@ -817,6 +817,16 @@ def _request_from_wire(body: Any) -> Request:
     ):
         consumed.add("output_config")  # anything else under this key (another mode) stays an extra
         kwargs["response_schema"] = _read_structured_output(raw_structured, "output_config")
+    if (
+        "tool_choice",
+        "disable_parallel_tool_use",
+    ) in nested_consumed:  # `with`: the literals written beside it are the row's
+        _w.consume_literals(body, nested_consumed, ("tool_choice",), (("type", "auto"),))
+    if (
+        "thinking",
+        "budget_tokens",
+    ) in nested_consumed:  # `with`: the literals written beside it are the row's
+        _w.consume_literals(body, nested_consumed, ("thinking",), (("type", "enabled"),))
     extras = (
         _w.leftover(body, consumed, nested_consumed)
         if nested_consumed

@@ -220,6 +220,16 @@ def _request_from_wire(body: Any) -> Request:
     if "tool_choice" in body:
         consumed.add("tool_choice")
         kwargs["tool_choice"] = _read_tool_choice(body["tool_choice"])
+    if (
+        "tool_choice",
+        "disable_parallel_tool_use",
+    ) in nested_consumed:  # `with`: the literals written beside it are the row's
+        _w.consume_literals(body, nested_consumed, ("tool_choice",), (("type", "auto"),))
+    if (
+        "thinking",
+        "budget_tokens",
+    ) in nested_consumed:  # `with`: the literals written beside it are the row's
+        _w.consume_literals(body, nested_consumed, ("thinking",), (("type", "enabled"),))
     extras = (
         _w.leftover(body, consumed, nested_consumed)
         if nested_consumed

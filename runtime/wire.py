@@ -1571,6 +1571,19 @@ def leftover(body: dict[str, Any], consumed: set[str], nested: list[tuple[str, .
     return rest
 
 
+def consume_literals(body: dict[str, Any], nested: list[tuple[str, ...]], parent: tuple[str, ...], literals: tuple[tuple[str, Any], ...]) -> None:
+    """An option row's `with` read back (Anthropic `thinking: {type: enabled, budget_tokens}`):
+    where the row read its value, each key beside it in `parent` that holds the row's literal is
+    the row's own, added to `nested` (not left as an extra the writer would clash with). A key
+    holding anything else stays where it is."""
+    obj = get_in(body, parent)
+    if type(obj) is not dict:
+        return
+    for key, literal in literals:
+        if key in obj and deep_equal(obj[key], literal):
+            nested.append((*parent, key))
+
+
 def read_hoisted(value: Any, steps: tuple[str, ...], path: str, join: str) -> str:
     """A hoisted system object read back: the strings at `steps` ("*" = each item of an array),
     joined with `join` (system hoist with a `wire:` template)."""

@@ -1049,9 +1049,16 @@ def _emit_request_from_wire(em: "Emitter") -> None:
             popped=[opt.name for opt in ir.options if opt.requires == "no_response_schema" and opt.wire is not None],
         )
         _emit_derived_defaults(ir, tail, sf)
+    # `with`: the keys a row writes beside its value (thinking.type: enabled) are the row's own
+    # where it read the value and they hold the literal, not extras the writer would clash with
+    literals = [
+        SimpleNamespace(keys=tuple(opt.wire.split(".")), parent=tuple(opt.wire.split(".")[:-1]), literals=tuple(opt.with_keys.items()))
+        for opt in ir.options
+        if opt.with_keys and opt.wire is not None and not carry
+    ]
     shape(
         out, "request_from_wire", "request_from_wire",
-        get=lambda field: _get(ir, field), consume=lambda field: _consume(ir, field),
+        get=lambda field: _get(ir, field), consume=lambda field: _consume(ir, field), literals=literals,
         model_field=ir.model_field, hoist=hoist, messages_field=ir.messages_field, bare_string=ir.user.bare_string == "read",
         options=options, tools=tools, choice=SimpleNamespace(field=ir.tool_choice.field, carry=carry),
         structured=structured, structured_tail=tail,

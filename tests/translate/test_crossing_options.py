@@ -175,11 +175,31 @@ def test_a_gemini_budget_reaches_anthropic_and_openai() -> None:
                                      "generationConfig": {"candidateCount": 2, "thinkingConfig": {"thinkingLevel": "HIGH", "includeThoughts": True}}}),
         ("openrouter", {"model": "x/y", "messages": HI, "reasoning": {"effort": "high", "exclude": True}}),
         ("openrouter", {"model": "x/y", "messages": HI, "reasoning": {"max_tokens": 2000}}),
+        # a dialect whose reader keeps what no row reads as extras: the row's `with` (type: enabled)
+        # is the row's own, not an extra that clashed with the value the writer puts there
+        ("openarmature.anthropic_messages", {"model": "claude-opus-4-5", "max_tokens": 9000, "messages": HI,
+                                             "thinking": {"type": "enabled", "budget_tokens": 4096}}),
     ],
 )
 def test_the_same_format_round_trip_is_the_identity(fmt: str, body: dict[str, Any]) -> None:
     f = wiremap.get_format(fmt)
     assert _quiet(f.request_to_wire, f.request_from_wire(body)) == body
+
+
+def test_a_with_key_read_back_is_the_rows_and_any_other_value_stays_an_extra() -> None:
+    oa = wiremap.get_format("openarmature.anthropic_messages")
+    body = {"model": "claude-opus-4-5", "max_tokens": 9000, "messages": HI, "thinking": {"type": "enabled", "budget_tokens": 4096}}
+    config = oa.request_from_wire(body).config
+    assert config.reasoning_budget == 4096 and config.extras is NOT_GIVEN
+    out = _quiet(wiremap.translate_request, body, "openarmature.anthropic_messages", "anthropic_messages")
+    assert out.result["thinking"] == {"type": "enabled", "budget_tokens": 4096} and out.losses == []
+    # a value other than the row's literal is not the row's: it stays an extra, and writing it
+    # beside the row's own literal is refused at its path rather than silently replaced
+    odd = {**body, "thinking": {"type": "disabled", "budget_tokens": 4096}}
+    assert oa.request_from_wire(odd).config.extras == {"thinking": {"type": "disabled"}}
+    with pytest.raises(InvalidRequestError) as err:
+        oa.request_to_wire(oa.request_from_wire(odd))
+    assert err.value.path == "config.extras.thinking"
 
 
 def test_the_options_are_canonical_fields() -> None:
