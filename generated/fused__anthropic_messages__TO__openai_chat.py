@@ -196,6 +196,7 @@ def _user_parts(raw: list[Any], exact: bool) -> Any:
                     or (
                         type(f_cache_control_6) is dict
                         and type(f_cache_control_6.get("type")) is str
+                        and _v.is_plain_json(f_cache_control_6)
                     )
                 )
             )
@@ -264,6 +265,7 @@ def _user_parts(raw: list[Any], exact: bool) -> Any:
                     or (
                         type(f_cache_control_15) is dict
                         and type(f_cache_control_15.get("type")) is str
+                        and _v.is_plain_json(f_cache_control_15)
                     )
                 )
             )
@@ -318,6 +320,7 @@ def _user_parts(raw: list[Any], exact: bool) -> Any:
                     or (
                         type(f_cache_control_23) is dict
                         and type(f_cache_control_23.get("type")) is str
+                        and _v.is_plain_json(f_cache_control_23)
                     )
                 )
             )
@@ -381,6 +384,7 @@ def _user_parts(raw: list[Any], exact: bool) -> Any:
                     or (
                         type(f_cache_control_34) is dict
                         and type(f_cache_control_34.get("type")) is str
+                        and _v.is_plain_json(f_cache_control_34)
                     )
                 )
             )
@@ -423,6 +427,7 @@ def _user_parts(raw: list[Any], exact: bool) -> Any:
                     or (
                         type(f_cache_control_39) is dict
                         and type(f_cache_control_39.get("type")) is str
+                        and _v.is_plain_json(f_cache_control_39)
                     )
                 )
             )
@@ -488,6 +493,10 @@ def request(
                 if len(read_system) != 1:  # none, or several system messages: the two-step way
                     raise _Deopt
                 m = read_system[0]
+                if (
+                    m.cache_control is not NOT_GIVEN
+                ):  # a field the target drops is still checked, as the two-step way does
+                    _v.check_system_message(m, 0, _dst.RULES)
                 system = m.content
             if (
                 type(system) is not str or not system

@@ -63,12 +63,14 @@ __all__ = [
     "KEEP_ORDER",
     "MAX_JSON_DEPTH",
     "check_json_value",
+    "is_plain_json",
     "json_too_deep",
     "check_request_depth",
     "check_response_depth",
     "sorted_json_value",
     # the per-part rules, for converters that validate as they go (the fused translators)
     "check_user_content",
+    "check_system_message",
     "check_assistant",
     "check_tool_message",
     "check_tools",
@@ -194,6 +196,12 @@ def _plain_sorted(node: Any, depth: int, sort: bool = True) -> Any:
     if t is int or t is bool or node is None:
         return node
     return _NOT_PLAIN
+
+
+def is_plain_json(value: Any) -> bool:
+    """Whether `check_json_value(value, ...)` passes on its quick test alone (exact built-in JSON
+    types throughout): for generated code that takes its canonical path otherwise."""
+    return _plain_ok(value, 0)
 
 
 def _plain_ok(node: Any, depth: int) -> bool:
@@ -547,6 +555,12 @@ def _cache_control(value: object, path: str) -> None:
         raise InvalidRequestError(
             f"must be a string, got {shown(value.get('type'))}", path=f"{path}.type"
         )
+    check_json_value(value, path)  # it is sent as given: plain JSON (no NaN, bytes, sets)
+
+
+def check_system_message(message: SystemMessage, index: int, rules: int = OPENARMATURE) -> None:
+    """The rules for the system message at `index` (for converters that validate as they go)."""
+    _system_message(message, index, rules)
 
 
 def _system_message(message: SystemMessage, index: int, rules: int = OPENARMATURE) -> None:

@@ -311,8 +311,11 @@ def test_a_value_too_deep_to_compare_is_a_typed_error() -> None:
         deep = {"ttl": deep}
     body = {"model": "m", "max_tokens": 5, "system": [{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral", "ttl": deep}}],
             "messages": [{"role": "user", "content": "hi"}]}
-    with pytest.raises(wiremap.InvalidRequestError, match="nested too deeply to tell what the target carries"):
+    # a cache_control is plain JSON within the depth limit (validation, as for any user JSON),
+    # so it is refused there, at its path, before any comparison
+    with pytest.raises(wiremap.InvalidRequestError, match="nested deeper than 256 levels") as caught:
         wiremap.translate_request(body, "anthropic_messages", "openai_chat")
+    assert caught.value.path.startswith("messages[0].cache_control.ttl.ttl")
 
 
 def test_finding_31_strict_schemas_and_refused_rewrites() -> None:

@@ -162,8 +162,9 @@ _PART_RULES = {
     "filename": "{v} is NOT_GIVEN or (type({v}) is str and {v})",
     "media_type.inline": "type({v}) is str and {v}",
     "media_type.url": "{v} is NOT_GIVEN or (type({v}) is str and {v})",
-    # validate._cache_control: a prompt-cache breakpoint is an object whose `type` is a string
-    "cache_control": "{v} is NOT_GIVEN or (type({v}) is dict and type({v}.get('type')) is str)",
+    # validate._cache_control: a prompt-cache breakpoint is an object whose `type` is a string,
+    # plain JSON throughout (it is sent as given)
+    "cache_control": "{v} is NOT_GIVEN or (type({v}) is dict and type({v}.get('type')) is str and _v.is_plain_json({v}))",
 }
 _DST_NAME = re.compile(r"(?<![\w.])(_vm_\w+)\(")
 

@@ -154,6 +154,43 @@ def test_a_malformed_breakpoint_is_a_typed_error_at_its_path() -> None:
     assert caught.value.path == "tools[0].cache_control.type"
 
 
+# each place a breakpoint sits, and the canonical path validation names (the system block is
+# canonical message 0, so the first user turn is message 1)
+_SPOTS = [
+    (("system", 0), "messages[0].cache_control"),
+    (("tools", 1), "tools[1].cache_control"),
+    (("messages", 0, "content", 1), "messages[1].content[1].cache_control"),
+    (("messages", 0, "content", 0), "messages[1].content[0].cache_control"),
+    (("messages", 2, "content", 0), "messages[3].cache_control"),  # a tool result: a tool message
+]
+
+
+@pytest.mark.parametrize(("where", "path"), _SPOTS)
+@pytest.mark.parametrize("target", ["anthropic_messages", "openai_chat", "openrouter"])
+def test_a_breakpoint_that_is_not_json_is_a_typed_error_at_its_path(where: tuple[Any, ...], path: str, target: str) -> None:
+    # json.loads reads NaN: a body like this reaches a gateway, and the API refuses it whole
+    bad = json.loads(json.dumps(ANTHROPIC))
+    node: Any = bad
+    for step in where:
+        node = node[step]
+    node["cache_control"] = {"type": "ephemeral", "ttl": float("nan")}
+    for run in (
+        lambda: wiremap.translator("anthropic_messages", target).request(bad),
+        lambda: wiremap.translate_request(bad, "anthropic_messages", target),
+    ):
+        with pytest.raises(InvalidRequestError) as caught:
+            _quiet(run)
+        assert caught.value.path == path + ".ttl"
+
+
+def test_a_canonical_breakpoint_that_is_not_json_is_refused_before_it_is_written() -> None:
+    for value, why in [({"type": "ephemeral", "ttl": {1, 2}}, "got set"), ({"type": "ephemeral", "x": b"1h"}, "got bytes")]:
+        req = Request("m", [UserMessage([TextBlock("hi", cache_control=value)])])
+        with pytest.raises(InvalidRequestError, match=why) as caught:
+            wiremap.get_format("anthropic_messages").request_to_wire(req)
+        assert caught.value.path.startswith("messages[0].content[0].cache_control.")
+
+
 def _recorded_with_breakpoints(fmt_file: str) -> list[dict[str, Any]]:
     out = []
     with open(RECORDED / fmt_file, encoding="utf-8") as fh:
