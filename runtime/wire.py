@@ -25,6 +25,7 @@ from .validate import (
     shown,  # re-exported (__all__): generated error messages show user values with it
     KEEP_ORDER,
     OPENARMATURE,
+    TOO_DEEP as _TOO_DEEP,
     SORTED_JSON,
     USER_CONTENT_RULE,
     check_json_value,
@@ -506,11 +507,9 @@ def member_text_carry(obj: dict[str, Any], key: str, path: str) -> str:
                     raise WireShapeError(f"{where}[{j}].text", f"expected a string, got {_kind(text)}")
                 texts.append(text)
             else:  # carried: held to the depth limit of every direction here, where every path reads it
-                from .validate import TOO_DEEP, json_too_deep
-
-                deep = json_too_deep(part, f"{where}[{j}]")
+                deep = _json_too_deep(part, f"{where}[{j}]")
                 if deep is not None:
-                    raise WireShapeError(deep, TOO_DEEP)
+                    raise WireShapeError(deep, _TOO_DEEP)
         return "".join(texts)
     return member_text(obj, key, path)
 
@@ -549,12 +548,10 @@ def member_tool_parts(obj: dict[str, Any], key: str, path: str, read_part: Any) 
         got = read_part(part, f"{where}[{j}]")
         if type(got) in _RESULT_BLOCKS:
             blocks.append(got)
-        elif type(part) is dict:  # carried: held to the depth limit, as member_text_carry does
-            from .validate import TOO_DEEP, json_too_deep
-
-            deep = json_too_deep(part, f"{where}[{j}]")
+        elif got is not SKIP and type(part) is dict:  # carried: held to the depth limit, as member_text_carry does (skip_part held it)
+            deep = _json_too_deep(part, f"{where}[{j}]")
             if deep is not None:
-                raise WireShapeError(deep, TOO_DEEP)
+                raise WireShapeError(deep, _TOO_DEEP)
     if all(type(b) is TextBlock for b in blocks):  # its text parts (a wire without a type tag too), joined
         return "".join(b.text for b in blocks)
     return blocks
@@ -1804,11 +1801,9 @@ _R = TypeVar("_R", Request, Response, EmbeddingsResponse, ImagesResponse)
 def skip_part(part: dict[str, Any], path: str) -> Skipped:
     """SKIP for a content part no row reads (request.unknown: carry), held to the depth limit of
     every direction here, where every reader (the fused translators too) meets it."""
-    from .validate import TOO_DEEP, json_too_deep
-
-    deep = json_too_deep(part, path)
+    deep = _json_too_deep(part, path)
     if deep is not None:
-        raise WireShapeError(deep, TOO_DEEP)
+        raise WireShapeError(deep, _TOO_DEEP)
     return SKIP
 
 
