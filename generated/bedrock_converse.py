@@ -1865,8 +1865,28 @@ def _messages_to_wire(
 ) -> list[dict[str, Any]]:
     """Canonical messages -> wire (system `hoist`, tool results `group_into_user_message`, tool calls `content_blocks`). `memo`: validation's sorted copies (wire.memo_json)."""
     wire_messages: list[dict[str, Any]] = []
+    wire_content: Any  # the writers' string-content case, inline below
     results: list[dict[str, Any]] | None = None  # the open run of grouped tool results
     for i, message in enumerate(messages):
+        if (
+            type(message) is UserMessage and type(content := message.content) is str
+        ):  # _user_to_wire's common case, inline
+            results = None
+            wire_content = [{"text": content}] if content else []
+            wire_messages.append({"role": "user", "content": wire_content})
+            continue
+        if (
+            type(message) is AssistantMessage
+            and message.tool_calls is NOT_GIVEN
+            and type(body_content := message.content) is str
+            and body_content
+        ):  # _assistant_to_wire's common case, inline
+            results = None
+            wire_content = (
+                [{"text": body_content}] if body_content else []
+            )  # not empty: the text is not
+            wire_messages.append({"role": "assistant", "content": wire_content})
+            continue
         if isinstance(message, ToolMessage):
             result = _tool_result_to_wire(
                 message.tool_call_id,

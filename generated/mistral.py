@@ -879,7 +879,31 @@ def _messages_to_wire(
 ) -> list[dict[str, Any]]:
     """Canonical messages -> wire (system `inline`, tool results `message`, tool calls `field`). `memo`: validation's sorted copies (wire.memo_json)."""
     wire_messages: list[dict[str, Any]] = []
+    content_out: Any  # the writers' string-content case, inline below
+    wire_calls: Any  # the writers' string-content case, inline below
+    wire_content: Any  # the writers' string-content case, inline below
     for i, message in enumerate(messages):
+        if (
+            type(message) is UserMessage and type(content := message.content) is str
+        ):  # _user_to_wire's common case, inline
+            wire_content = content
+            wire_messages.append({"role": "user", "content": wire_content})
+            continue
+        if (
+            type(message) is AssistantMessage
+            and message.tool_calls is NOT_GIVEN
+            and type(body_content := message.content) is str
+            and body_content
+        ):  # _assistant_to_wire's common case, inline
+            content_out = body_content
+            wire_calls = NOT_GIVEN
+            a_wire_message_1: dict[str, Any] = {"role": "assistant"}
+            if content_out is not NOT_GIVEN:
+                a_wire_message_1["content"] = content_out
+            if wire_calls is not NOT_GIVEN:
+                a_wire_message_1["tool_calls"] = wire_calls
+            wire_messages.append(a_wire_message_1)
+            continue
         if isinstance(message, UserMessage):
             wire_messages.append(_user_to_wire(message.content, i))
             continue

@@ -1957,7 +1957,14 @@ def _messages_to_wire(
 ) -> list[dict[str, Any]]:
     """Canonical messages -> wire (system `hoist`, tool results `message`, tool calls `items`). `memo`: validation's sorted copies (wire.memo_json)."""
     wire_messages: list[dict[str, Any]] = []
+    wire_content: Any  # the writers' string-content case, inline below
     for i, message in enumerate(messages):
+        if (
+            type(message) is UserMessage and type(content := message.content) is str
+        ):  # _user_to_wire's common case, inline
+            wire_content = content
+            wire_messages.append({"role": "user", "content": wire_content})
+            continue
         if isinstance(message, UserMessage):
             wire_messages.append(_user_to_wire(message.content, i))
             continue

@@ -88,7 +88,6 @@ from . import anthropic_messages as _code_anthropic_messages
 
 # the functions this dialect compiles to its base's text, which read its own tables (KEY,
 # ORIGIN, option rows) or functions: the base's code, run with this module's globals
-_messages_to_wire = _w.rebind(_code_anthropic_messages._messages_to_wire, globals())
 _rewrite_request = _w.rebind(_code_anthropic_messages._rewrite_request, globals())
 _vm_document_type = _w.rebind(_code_anthropic_messages._vm_document_type, globals())
 _vm_image_type = _w.rebind(_code_anthropic_messages._vm_image_type, globals())
@@ -481,6 +480,58 @@ def _assistant_to_wire(
         if not wire_content:
             raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
     return {"role": "assistant", "content": wire_content}
+
+
+def _messages_to_wire(
+    messages: list[Message], memo: dict[int, Any] | None = None
+) -> list[dict[str, Any]]:
+    """Canonical messages -> wire (system `hoist`, tool results `group_into_user_message`, tool calls `content_blocks`). `memo`: validation's sorted copies (wire.memo_json)."""
+    wire_messages: list[dict[str, Any]] = []
+    wire_content: Any  # the writers' string-content case, inline below
+    results: list[dict[str, Any]] | None = None  # the open run of grouped tool results
+    for i, message in enumerate(messages):
+        if (
+            type(message) is UserMessage and type(content := message.content) is str
+        ):  # _user_to_wire's common case, inline
+            results = None
+            wire_content = content
+            wire_messages.append({"role": "user", "content": wire_content})
+            continue
+        if (
+            type(message) is AssistantMessage
+            and message.tool_calls is NOT_GIVEN
+            and type(body_content := message.content) is str
+            and body_content
+        ):  # _assistant_to_wire's common case, inline
+            results = None
+            wire_content = body_content  # not empty: the text is not
+            wire_messages.append({"role": "assistant", "content": wire_content})
+            continue
+        if isinstance(message, ToolMessage):
+            result = _tool_result_to_wire(
+                message.tool_call_id,
+                message.content,
+                message.name,
+                i,
+                message.is_error,
+                message.cache_control,
+            )
+            if results is None:
+                results = []
+                wire_messages.append(_results_to_wire(results))
+            results.append(result)
+            continue
+        results = None
+        if isinstance(message, UserMessage):
+            wire_messages.append(_user_to_wire(message.content, i))
+            continue
+        if isinstance(message, SystemMessage):
+            continue  # hoisted to the top-level field by request_to_wire
+        if isinstance(message, AssistantMessage):
+            calls = message.tool_calls
+            wire_messages.append(_assistant_to_wire(message.content, calls, i, memo))
+            continue
+    return wire_messages
 
 
 def _tool_to_wire(tool: Tool, path: str, memo: dict[int, Any] | None = None) -> dict[str, Any]:

@@ -766,7 +766,44 @@ def _messages_to_wire(
 ) -> list[dict[str, Any]]:
     """Canonical messages -> wire (system `inline`, tool results `message`, tool calls `field`). `memo`: validation's sorted copies (wire.memo_json)."""
     wire_messages: list[dict[str, Any]] = []
+    calls: Any  # the writers' string-content case, inline below
+    content_out: Any  # the writers' string-content case, inline below
+    wire_calls: Any  # the writers' string-content case, inline below
+    wire_content: Any  # the writers' string-content case, inline below
     for i, message in enumerate(messages):
+        if (
+            type(message) is UserMessage and type(content := message.content) is str
+        ):  # _user_to_wire's common case, inline
+            name = message.name
+            wire_content = content
+            u_wire_message_1: dict[str, Any] = {"role": "user", "content": wire_content}
+            if name is not NOT_GIVEN:
+                u_wire_message_1["name"] = name
+            wire_messages.append(u_wire_message_1)
+            continue
+        if (
+            type(message) is AssistantMessage
+            and message.tool_calls is NOT_GIVEN
+            and type(body_content := message.content) is str
+            and body_content
+        ):  # _assistant_to_wire's common case, inline
+            name = message.name
+            calls = message.tool_calls
+            content_out = body_content
+            wire_calls = NOT_GIVEN
+            a_wire_message_1: dict[str, Any] = {"role": "assistant"}
+            if content_out is not NOT_GIVEN:
+                a_wire_message_1["content"] = content_out
+            if wire_calls is not NOT_GIVEN:
+                a_wire_message_1["tool_calls"] = wire_calls
+            if name is not NOT_GIVEN:
+                a_wire_message_1["name"] = name
+            a_wire_message_2: dict[str, Any] = a_wire_message_1
+            a_wire_message_2.update(
+                _reasoning.write(body_content, bool(calls), REASONING, PROVIDER, True)
+            )
+            wire_messages.append(a_wire_message_2)
+            continue
         if isinstance(message, UserMessage):
             wire_messages.append(_user_to_wire(message.content, i, message.name))
             continue

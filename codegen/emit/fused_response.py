@@ -26,12 +26,10 @@ from __future__ import annotations
 
 import ast
 import builtins
-import io
 import re
-import tokenize
 from typing import Any
 
-from .lines import Lines
+from .lines import Lines, free_and_bound, rename
 from .messages import response_reader, response_writer
 from .shapes import shape
 from ..ir.chat import FormatIR
@@ -41,7 +39,6 @@ from ..wiretemplate import Slot, slots_of
 __all__ = ["response_blockers", "emit_fused_response"]
 
 _DST_NAME = re.compile(r"(?<![\w.])(_vm_\w+)\(")
-_PREFIX = re.compile(r"[A-Za-z]*")  # a string token's prefix (f, rf, ...): always matches
 
 #: the names the reader binds and the writer reads (`response_writer(fused=True)`)
 _HANDED: frozenset[str] = frozenset({"finish_reason", "a_content", "a_calls", "raw", *(f"u_{c}" for c in COUNTERS)})
@@ -61,49 +58,6 @@ def response_blockers(src: FormatIR, dst: FormatIR) -> list[str]:
     if (src.provider, src.wire) == (dst.provider, dst.wire):
         why.append("both speak one wire (the two-step way carries what the tables do not model back to it)")
     return why
-
-
-def _free_and_bound(code: str) -> tuple[set[str], set[str]]:
-    """The names a fragment (function-body lines) reads without binding them, and those it binds."""
-    tree = ast.parse("def _fragment():\n" + code)
-    bound: set[str] = set()
-    used: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            (bound if isinstance(node.ctx, ast.Store) else used).add(node.id)
-        elif isinstance(node, ast.arg):
-            bound.add(node.arg)
-    bound.discard("_fragment")
-    return used - bound, bound
-
-
-def _rename(lines: list[str], names: dict[str, str]) -> list[str]:
-    """`lines` with each name in `names` (a variable, or a global as `_dst.name`) renamed where it
-    is a name: not an attribute (`x.name`), not a keyword argument (`f(name=...)`), and inside
-    f-strings' replacement fields too."""
-    if not names:
-        return lines
-    text = "\n".join(lines) + "\n"
-    tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
-    fields = re.compile(r"\{(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w])")
-    out = []
-    significant = [t for t in tokens if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.COMMENT)]
-    prev: dict[int, tokenize.TokenInfo | None] = {}
-    nxt: dict[int, tokenize.TokenInfo | None] = {}
-    for k, tok in enumerate(significant):
-        prev[id(tok)] = significant[k - 1] if k else None
-        nxt[id(tok)] = significant[k + 1] if k + 1 < len(significant) else None
-    for tok in tokens:
-        if tok.type == tokenize.NAME and tok.string in names:
-            before, after = prev.get(id(tok)), nxt.get(id(tok))
-            attribute = before is not None and before.string == "."
-            keyword = after is not None and after.string == "=" and before is not None and before.string in ("(", ",")
-            if not attribute and not keyword:
-                tok = tok._replace(string=names[tok.string])
-        elif tok.type == tokenize.STRING and (prefix := _PREFIX.match(tok.string)) is not None and "f" in prefix.group().lower():
-            tok = tok._replace(string=fields.sub(lambda m: "{" + names[m.group(1)], tok.string))
-        out.append(tok)
-    return tokenize.untokenize(out).rstrip("\n").split("\n")
 
 
 def _fused_calls(s_em: Any, d_em: Any) -> Lines | None:
@@ -160,8 +114,8 @@ def emit_fused_response(s_em: Any, d_em: Any, header_bound: set[str]) -> list[st
     response_reader(s_em, reader, fused=True, fused_calls=calls)
     writer = Lines()
     response_writer(d_em, writer, fused=True, written_calls=calls is not None)
-    _, r_bound = _free_and_bound("\n".join(reader.lines))
-    w_free, w_bound = _free_and_bound("\n".join(writer.lines))
+    _, r_bound = free_and_bound("\n".join(reader.lines))
+    w_free, w_bound = free_and_bound("\n".join(writer.lines))
     renames = {name: "w_" + name for name in w_bound & (r_bound | {"body", "src_body", "read_call"}) if name not in _HANDED}
     renames["body"] = "out"  # the body written (the reader's `body` is the one read)
     local = {"_Deopt", "_DEOPTS"}
@@ -170,7 +124,7 @@ def emit_fused_response(s_em: Any, d_em: Any, header_bound: set[str]) -> list[st
         for name in w_free - _HANDED - set(dir(builtins)) - header_bound - local
         if not name.startswith("_RE_")
     }
-    written = _rename(writer.lines, {**renames, **globals_})
+    written = rename(writer.lines, {**renames, **globals_})
     body = ["    body: Any = src_body"]
     body += reader.lines
     body += [

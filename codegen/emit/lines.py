@@ -6,11 +6,16 @@ from here, and this module imports nothing of the generator's (tests/test_import
 
 from __future__ import annotations
 
+import ast
+import io
 import re
+import tokenize
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Func", "Lines", "ModuleParts", "lit", "wire_type"]
+__all__ = ["Func", "Lines", "ModuleParts", "free_and_bound", "lit", "rename", "wire_type"]
+
+_PREFIX = re.compile(r"[A-Za-z]*")  # a string token's prefix (f, rf, ...): always matches
 
 
 def lit(value: Any) -> str:
@@ -99,3 +104,46 @@ class Lines:
     def fresh(self, stem: str) -> str:
         self.counter += 1
         return f"{stem}_{self.counter}"
+
+
+def free_and_bound(code: str) -> tuple[set[str], set[str]]:
+    """The names a fragment (function-body lines) reads without binding them, and those it binds."""
+    tree = ast.parse("def _fragment():\n" + code)
+    bound: set[str] = set()
+    used: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (bound if isinstance(node.ctx, ast.Store) else used).add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+    bound.discard("_fragment")
+    return used - bound, bound
+
+
+def rename(lines: list[str], names: dict[str, str]) -> list[str]:
+    """`lines` with each name in `names` (a variable, or a global as `_dst.name`) renamed where it
+    is a name: not an attribute (`x.name`), not a keyword argument (`f(name=...)`), and inside
+    f-strings' replacement fields too."""
+    if not names:
+        return lines
+    text = "\n".join(lines) + "\n"
+    tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    fields = re.compile(r"\{(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w])")
+    out = []
+    significant = [t for t in tokens if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.COMMENT)]
+    prev: dict[int, tokenize.TokenInfo | None] = {}
+    nxt: dict[int, tokenize.TokenInfo | None] = {}
+    for k, tok in enumerate(significant):
+        prev[id(tok)] = significant[k - 1] if k else None
+        nxt[id(tok)] = significant[k + 1] if k + 1 < len(significant) else None
+    for tok in tokens:
+        if tok.type == tokenize.NAME and tok.string in names:
+            before, after = prev.get(id(tok)), nxt.get(id(tok))
+            attribute = before is not None and before.string == "."
+            keyword = after is not None and after.string == "=" and before is not None and before.string in ("(", ",")
+            if not attribute and not keyword:
+                tok = tok._replace(string=names[tok.string])
+        elif tok.type == tokenize.STRING and (prefix := _PREFIX.match(tok.string)) is not None and "f" in prefix.group().lower():
+            tok = tok._replace(string=fields.sub(lambda m: "{" + names[m.group(1)], tok.string))
+        out.append(tok)
+    return tokenize.untokenize(out).rstrip("\n").split("\n")

@@ -14,7 +14,7 @@ from ..sections import items as emit_items
 from ..ir.catalog import CONTEXTS
 from ..sections import usage as emit_usage
 from ..ir.chat import INTEGER_OPTIONS, OBJECT_OPTIONS, STRING_OPTIONS
-from .lines import FORMAT_KEY, Lines, keyed, wire_type
+from .lines import FORMAT_KEY, Lines, free_and_bound, keyed, rename, wire_type
 from .shapes import shape, shaped
 from ..sections.reasoning import hook_message_from_wire, hook_message_to_wire
 from ..wiretemplate import Arr, Lit, Obj, Slot, slot_path, slots_of
@@ -285,12 +285,17 @@ def _emit_tool_call_builder(em: "Emitter") -> None:
     )
 
 
-def _emit_role_writers(em: "Emitter") -> None:
+def _emit_role_writers(em: "Emitter") -> dict[str, Any]:
     """One function per canonical role: a message's fields -> its wire record. `_messages_to_wire`
     calls them in its loop, and so do the fused translators (codegen/emit/fused.py), so each
     role is written by one piece of generated code. (Placement `items` writes assistant turns in
-    the loop itself: one turn becomes several items.)"""
+    the loop itself: one turn becomes several items.)
+
+    Returns the writers' string-content case where it is one expression of the writer's own
+    parameters (no prelude, no participant name, no reasoning hook): `_messages_to_wire` writes
+    that case inline, the same code, for the most common messages (`user`, `assistant`)."""
     ir = em.ir
+    inline: dict[str, Any] = {}
     if ir.system.strategy != "hoist":
         assert ir.system.template is not None
         out = Lines()
@@ -315,6 +320,11 @@ def _emit_role_writers(em: "Emitter") -> None:
     expr = build_message(em, prelude, ir.user.template, {"content": "wire_content", "name": "name"}, "message.user")
     shape(out, "messages_to_wire", "user_to_wire", text_prelude=text_prelude, text=text, prelude=prelude, expr=expr)
     named = ", name: str | NotGiven = NOT_GIVEN" if _names(ir.user.template) else ""
+    if text is not None:
+        inline["user"] = _inline_case(
+            [*text_prelude.lines, f"wire_content = {text}", *prelude.lines, f"wire_messages.append({expr})"],
+            "u_", {"content", "i", "name"}, {"wire_content"}, named=bool(named),
+        )
     em.func("_user_to_wire", f"(content: str | list[Block], i: int{named}) -> dict[str, Any]", "A user message (`messages[i]`) -> its wire message.", out.lines)
     if ir.tool_results.strategy == "group_into_user_message":
         out = Lines()
@@ -324,7 +334,7 @@ def _emit_role_writers(em: "Emitter") -> None:
         em.func("_results_to_wire", "(results: list[dict[str, Any]]) -> dict[str, Any]", "The user message that carries a run of tool results (`group_into_user_message`).", out.lines)
     _emit_tool_result_writer(em)
     if ir.tool_calls.placement == "items":
-        return
+        return inline
     out = Lines()
     text_prelude, prelude = out.part(), out.part()
     text = text_content(em, text_prelude, "assistant", "body_content")
@@ -343,6 +353,43 @@ def _emit_role_writers(em: "Emitter") -> None:
         f"An assistant message (`messages[i]`: content, tool_calls) -> its wire message (tool calls `{ir.tool_calls.placement}`).",
         out.lines,
     )
+    if text is not None:
+        if ir.tool_calls.placement == "content_blocks":
+            written = [f"wire_content = {text}  # not empty: the text is not"]
+            declared = {"wire_content"}
+        else:
+            written = [f"content_out = {text}", "wire_calls = NOT_GIVEN"]
+            declared = {"content_out", "wire_calls"}
+        inline["assistant"] = _inline_case(
+            [*text_prelude.lines, *written, *prelude.lines, f"wire_messages.append({expr})"],
+            "a_", {"body_content", "calls", "i", "memo", "name"}, declared, named=_names(ir.assistant.template),
+        )
+    return inline
+
+
+#: the names `_messages_to_wire` binds itself (its parameters and loop), which an inlined writer's
+#: own locals are renamed away from
+_LOOP_NAMES: frozenset[str] = frozenset(
+    {"messages", "memo", "wire_messages", "call_names", "results", "result", "result_name", "i", "message", "calls", "call", "k"}
+)
+
+
+def _inline_case(lines: list[str], prefix: str, params: set[str], declared: set[str], named: bool) -> Any:
+    """A role writer's string-content case as statements for `_messages_to_wire`'s loop, or None.
+    `lines`: the writer's code for that case, reading its parameters `params` (the loop binds each:
+    the content by the branch's test, `name` and `calls` from the message); `declared`: the names
+    `_messages_to_wire` declares for it. The writer's other locals are renamed with `prefix`, so
+    the two roles' fragments and the loop's own names stay apart."""
+    free, bound = free_and_bound("\n".join("    " + line for line in lines))
+    own = bound - declared
+    if bound & params:  # the fragment rebinds a parameter: not a case to inline
+        return None
+    renames = {n: prefix + n for n in own}
+    if any(prefix + n in _LOOP_NAMES | free for n in own) or (free - params - declared - {"wire_messages"}) & _LOOP_NAMES:
+        return None
+    code = rename(lines, renames)
+    # `calls` is bound from the message (typed as the loop's other branch binds it)
+    return SimpleNamespace(lines=code, name=named and "name" in free, calls="calls" in free, declared=sorted(declared | ({"calls"} & free)))
 
 
 def _emit_tool_result_writer(em: "Emitter") -> None:
@@ -381,7 +428,7 @@ def _emit_tool_result_writer(em: "Emitter") -> None:
 
 def _emit_messages_to_wire(em: "Emitter") -> None:
     ir = em.ir
-    _emit_role_writers(em)
+    inline = _emit_role_writers(em)
     out = Lines()
     items_writer = None
     if ir.tool_calls.placement == "items":
@@ -396,6 +443,7 @@ def _emit_messages_to_wire(em: "Emitter") -> None:
         system_hoist=ir.system.strategy == "hoist",
         system_args=", f'messages[{i}]'" + "".join(f", {f}=message.{f}" for f in fields) if fields else "",
         items_writer=items_writer, assistant_args=", message.name" if _names(ir.assistant.template) else "",
+        inline_user=inline.get("user"), inline_assistant=inline.get("assistant"),
     )
     strategy = f"system `{ir.system.strategy}`, tool results `{ir.tool_results.strategy}`, tool calls `{ir.tool_calls.placement}`"
     em.func(
