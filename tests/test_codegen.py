@@ -35,6 +35,7 @@ import wiremap
 from wiremap.codegen import GENERATED_HEADER, MappingError, generate
 from wiremap.codegen.load.resolve import discover
 from wiremap.runtime import format as format_registry
+from wiremap.runtime.canonical import NOT_GIVEN
 from wiremap.runtime.errors import ProviderError, UnsupportedContentBlockError, UnsupportedOptionWarning
 
 pytestmark = pytest.mark.filterwarnings("ignore:Default formatters will change:FutureWarning")
@@ -1153,6 +1154,35 @@ def test_a_dialect_function_bound_from_its_base_reads_the_dialects_own_tables() 
     for module in (vllm, openai_compatible):
         with pytest.raises(UnsupportedContentBlockError, match=f"not supported by {module.KEY}$"):
             module.request_to_wire(request)
+
+
+def _chat_modules() -> list[ModuleType]:
+    return [m for m in (wiremap.get_format(k).module for k in wiremap.formats()) if hasattr(m, "_messages_to_wire") and hasattr(m, "_user_to_wire")]
+
+
+@pytest.mark.parametrize("module", _chat_modules(), ids=lambda m: m.KEY)
+def test_the_inlined_string_case_writes_what_the_role_writers_write(module: ModuleType) -> None:
+    # _messages_to_wire writes a string user turn and a plain string assistant turn inline (the
+    # writers' own code); a subclass of a message and named turns take the writers themselves
+    from wiremap.runtime.canonical import AssistantMessage, UserMessage
+
+    class Mine(UserMessage):
+        pass
+
+    turns = [UserMessage("hi"), AssistantMessage("hello"), UserMessage("", name="ann"), AssistantMessage("yo", name="bo"), Mine("sub")]
+    written = module._messages_to_wire(turns)
+    named = "name" in module._user_to_wire.__code__.co_varnames
+    expected = [
+        module._user_to_wire("hi", 0),
+        module._assistant_to_wire("hello", NOT_GIVEN, 1),
+        module._user_to_wire("", 2, "ann") if named else module._user_to_wire("", 2),
+        module._assistant_to_wire("yo", NOT_GIVEN, 3, None, "bo") if "name" in module._assistant_to_wire.__code__.co_varnames else module._assistant_to_wire("yo", NOT_GIVEN, 3),
+        module._user_to_wire("sub", 4),
+    ] if hasattr(module, "_assistant_to_wire") else None
+    if expected is None:  # assistant turns written as items: the user turns are still inline
+        written = module._messages_to_wire([turns[0], turns[2]])
+        expected = [module._user_to_wire("hi", 0), module._user_to_wire("", 1, "ann") if named else module._user_to_wire("", 1)]
+    assert [json.dumps(w) for w in written] == [json.dumps(e) for e in expected]
 
 
 def test_a_dialect_differing_in_option_rows_runs_its_bases_request_code_with_its_own_tables() -> None:
