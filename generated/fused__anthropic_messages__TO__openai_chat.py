@@ -131,7 +131,10 @@ _EXACT_10: Final[frozenset[str]] = frozenset(
 _EXACT_11: Final[frozenset[str]] = frozenset(
     ["name", "type"]
 )  # request_with_losses: the keys a wire object may hold
-_PLAIN_1: Final[frozenset[str]] = frozenset(
+_READ_1: Final[frozenset[str]] = frozenset(
+    ["cache_control", "description", "input_schema", "name", "strict"]
+)  # request: the keys of a plain wire object (a fast path)
+_PLAIN_2: Final[frozenset[str]] = frozenset(
     ["description", "input_schema", "name", "strict"]
 )  # request: the keys of a plain wire object (a fast path)
 _RE_T1: Final = _w.lazy_pattern(globals(), "_RE_T1", "(?s)data:(.*?);base64,(.*)")
@@ -1007,10 +1010,13 @@ def request(
                         raise _Deopt
                     wired: Any = None
                     while True:  # a plain tool (`break`: it is not)
-                        if len(tool) > 4 or not _PLAIN_1.issuperset(
+                        if len(tool) > 4 or not _PLAIN_2.issuperset(
                             tool
                         ):  # another key: the canonical way
-                            break
+                            if exact or not _w.carried_only(
+                                tool, _PLAIN_2, _READ_1
+                            ):  # unless no row reads it: carried, dropped here
+                                break
                         tool_name = tool.get("name")
                         if (
                             type(tool_name) is not str or not tool_name or tool_name in names_f

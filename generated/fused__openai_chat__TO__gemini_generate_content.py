@@ -169,7 +169,7 @@ _PLAIN_2: Final[frozenset[str]] = frozenset(
 _PLAIN_3: Final[frozenset[str]] = frozenset(
     ["content", "role", "tool_calls"]
 )  # request: the keys of a plain wire object (a fast path)
-_PLAIN_4: Final[frozenset[str]] = frozenset(
+_READ_4: Final[frozenset[str]] = frozenset(
     ["function", "type"]
 )  # request: the keys of a plain wire object (a fast path)
 _PLAIN_5: Final[frozenset[str]] = frozenset(
@@ -978,10 +978,13 @@ def request(
                         raise _Deopt
                     wired: Any = None
                     while True:  # a plain tool (`break`: it is not)
-                        if len(tool) > 2 or not _PLAIN_4.issuperset(
+                        if len(tool) > 2 or not _READ_4.issuperset(
                             tool
                         ):  # another key: the canonical way
-                            break
+                            if exact or not _w.carried_only(
+                                tool, _READ_4, _READ_4
+                            ):  # unless no row reads it: carried, dropped here
+                                break
                         if tool.get("type") != "function":
                             break
                         sub_951 = tool.get("function")

@@ -347,12 +347,12 @@ class _Exact:
             self.sets[key] = f"_EXACT_{len(self.sets) + 1}"
         return self.sets[key]
 
-    def plain_keys(self, keys: list[str]) -> str:
+    def plain_keys(self, keys: list[str], stem: str = "_PLAIN_") -> str:
         """The module-level set of the keys a plain wire object may hold on a fast path of
-        `request` (`_PLAIN_<n>`)."""
+        `request` (`_PLAIN_<n>`; `stem`: another kind of key set, numbered with them)."""
         key = tuple(sorted(set(keys)))
         if key not in self.plain:
-            self.plain[key] = f"_PLAIN_{len(self.plain) + 1}"
+            self.plain[key] = f"{stem}{len(self.plain) + 1}"
         return self.plain[key]
 
 
@@ -1077,7 +1077,7 @@ def _stripped_thinking(src: FormatIR, dst: FormatIR) -> dict[str, str] | None:
 
 def _walk_plain(
     read: Lines, exact: _Exact, node: Obj, var: str, fields: dict[str, list[str]], got: dict[str, str], prefix: str,
-    walked: Walked, takes_null: frozenset[str] = frozenset(),
+    walked: Walked, takes_null: frozenset[str] = frozenset(), carried: str | None = None,
 ) -> bool:
     """Reading code for a plain wire object `var` per its template `node`, for a fast path inside
     a loop (`break` leaves it): no key the template does not name, each literal as it says, each
@@ -1085,11 +1085,19 @@ def _walk_plain(
     bound to `<prefix><field>` and recorded in `got`; those in `takes_null` take a null for
     absent, the others refuse it). False where the template has something else (an array, a
     codec, a field `fields` does not name): no fast path. What it proves of each object is
-    recorded in `walked` (for `_exact_shape`)."""
+    recorded in `walked` (for `_exact_shape`). `carried` (the name of a set of the keys the source's
+    reader looks at in this object): other keys of `var` itself, with values `_w.carried_only`
+    vouches for, are the source wire's carried data, which the two-step way drops into this
+    target: left out here too (not on the lossless variant, where each is a loss)."""
     keys = [k for k, c in node.items if not (isinstance(c, Slot) and c.optional and c.field not in fields)]
     non_null: list[str] = []
-    read.add(f"if len({var}) > {len(keys)} or not {exact.plain_keys(keys)}.issuperset({var}):  # another key: the canonical way")
-    read.add("    break")
+    plain = exact.plain_keys(keys)
+    read.add(f"if len({var}) > {len(keys)} or not {plain}.issuperset({var}):  # another key: the canonical way")
+    if carried is None:
+        read.add("    break")
+    else:
+        read.add(f"    if exact or not _w.carried_only({var}, {plain}, {carried}):  # unless no row reads it: carried, dropped here")
+        read.add("        break")
     for key, child in node.items:
         if isinstance(child, Lit):
             read.add(f"if {var}.get({lit(key)}) != {lit(child.value)}:")
@@ -1238,7 +1246,11 @@ def _tools_fast(d_em: Any, src: FormatIR, dst: FormatIR, exact: _Exact) -> dict[
     if any(s.field not in _TOOL_FIELDS and s.field != "cache_control" for s in slots_of(node)):
         return None
     walked: Walked = {}
-    if not _walk_plain(read, exact, node, "tool", _TOOL_FIELDS, got, "tool_", walked, _TOOL_NULLS) or "name" not in got or "parameters" not in got:
+    # a key of the tool no row reads (Anthropic's `defer_loading`) is the source wire's carried data
+    carried = None
+    if _carried_away(src, dst):
+        carried = exact.plain_keys([k for k, _ in node.items] + list(src.unmodeled.get("tool", {})), "_READ_")
+    if not _walk_plain(read, exact, node, "tool", _TOOL_FIELDS, got, "tool_", walked, _TOOL_NULLS, carried) or "name" not in got or "parameters" not in got:
         return None
     checked = f"_v.sorted_json_value({got['parameters']}, '', _v.KEEP_ORDER not in memo)  # validate.check_tools: plain JSON"
     if dst.tools.strict != "as_given" and "strict" in got:
@@ -1469,7 +1481,7 @@ def _source_imports(fn_text: str, header: str, src_module: str) -> list[str]:
             assigned.add(node.arg)
         elif isinstance(node, ast.FunctionDef):
             assigned.add(node.name)
-    return sorted(n for n in used - assigned - bound if not n.startswith(("_RE_", "_EXACT_", "_PLAIN_")))
+    return sorted(n for n in used - assigned - bound if not n.startswith(("_RE_", "_EXACT_", "_PLAIN_", "_READ_")))
 
 
 _CANONICAL = (
