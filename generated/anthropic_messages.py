@@ -1736,7 +1736,7 @@ def _request_to_wire(
     _w.options_to_wire(config, body, _OPTIONS_TO_2, tools, KEY)
     value_user = config.user
     if value_user is not NOT_GIVEN:
-        _w.put_in(body, ("metadata", "user_id"), value_user)
+        _w.put_in2(body, "metadata", "user_id", value_user)
     _w.options_to_wire(config, body, _OPTIONS_TO_3, tools, KEY)
     value_reasoning_budget = config.reasoning_budget
     if (

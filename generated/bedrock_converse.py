@@ -2004,23 +2004,23 @@ def _request_to_wire(
     model = req.model
     value_temperature = config.temperature
     if value_temperature is not NOT_GIVEN:
-        _w.put_in(body, ("inferenceConfig", "temperature"), value_temperature)
+        _w.put_in2(body, "inferenceConfig", "temperature", value_temperature)
     value_max_tokens = config.max_tokens
     if value_max_tokens is not NOT_GIVEN:
-        _w.put_in(body, ("inferenceConfig", "maxTokens"), value_max_tokens)
+        _w.put_in2(body, "inferenceConfig", "maxTokens", value_max_tokens)
     value_top_p = config.top_p
     if value_top_p is not NOT_GIVEN:
-        _w.put_in(body, ("inferenceConfig", "topP"), value_top_p)
+        _w.put_in2(body, "inferenceConfig", "topP", value_top_p)
     value_top_k = config.top_k
     if value_top_k is not NOT_GIVEN:
         if _RE_1.match(model) is not None:  # models_except: ['*anthropic.*']
             _w.warn_dropped("top_k is not supported by " + KEY + " for this model; dropped")
         else:
-            _w.put_in(body, ("additionalModelRequestFields", "top_k"), value_top_k)
+            _w.put_in2(body, "additionalModelRequestFields", "top_k", value_top_k)
     _w.options_to_wire(config, body, _OPTIONS_TO_1, tools, KEY)
     value_stop_sequences = config.stop_sequences
     if value_stop_sequences is not NOT_GIVEN:
-        _w.put_in(body, ("inferenceConfig", "stopSequences"), value_stop_sequences)
+        _w.put_in2(body, "inferenceConfig", "stopSequences", value_stop_sequences)
     _w.options_to_wire(config, body, _OPTIONS_TO_2, tools, KEY)
     value_reasoning_budget = config.reasoning_budget
     if (
@@ -2078,9 +2078,10 @@ def _request_to_wire(
             )
         tools = NOT_GIVEN  # the tools and the tool_choice field are left out
     if tools is not NOT_GIVEN and tools:
-        _w.put_in(
+        _w.put_in2(
             body,
-            ("toolConfig", "tools"),
+            "toolConfig",
+            "tools",
             [
                 w
                 for j, tool in enumerate(tools)
@@ -2102,14 +2103,15 @@ def _request_to_wire(
         and bool(tools)
         and (wire_choice := _tool_choice_to_wire(tool_choice)) is not None
     ):  # omit: the field is left out  # tool_choice requires: tools
-        _w.put_in(body, ("toolConfig", "toolChoice"), wire_choice)
+        _w.put_in2(body, "toolConfig", "toolChoice", wire_choice)
     if isinstance(schema, dict) and mode == "native":
         wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy
         schema_name = _w.schema_name(schema)
         schema_strict = _w.schema_qualifies_for_strict(wire_schema)
-        _w.put_in(
+        _w.put_in2(
             body,
-            ("outputConfig", "textFormat"),
+            "outputConfig",
+            "textFormat",
             {
                 "type": "json_schema",
                 "structure": {

@@ -1146,7 +1146,7 @@ def request(
         # logprobs: silently dropped, as the mapping declares
         # top_logprobs: silently dropped, as the mapping declares
         if value_user is not NOT_GIVEN:
-            _w.put_in(body, ("metadata", "user_id"), value_user)
+            _w.put_in2(body, "metadata", "user_id", value_user)
         # reasoning_effort: silently dropped, as the mapping declares
         value_reasoning_budget: Any = NOT_GIVEN
         if (

@@ -1145,13 +1145,11 @@ def request(
                 }
             ]  # tools group: one wrapper object
         if not isinstance(tool_choice, NotGiven):
-            _w.put_in(
-                body,
-                ("toolConfig", "functionCallingConfig"),
-                _dst._tool_choice_to_wire(tool_choice),
+            _w.put_in2(
+                body, "toolConfig", "functionCallingConfig", _dst._tool_choice_to_wire(tool_choice)
             )
         if value_temperature is not NOT_GIVEN:
-            _w.put_in(body, ("generationConfig", "temperature"), value_temperature)
+            _w.put_in2(body, "generationConfig", "temperature", value_temperature)
         if value_max_tokens is not NOT_GIVEN:
             if type(value_max_tokens) is int and value_max_tokens > 2147483647:  # option maximum
                 raise InvalidRequestError(
@@ -1161,9 +1159,9 @@ def request(
                     + "'s generationConfig.maxOutputTokens takes (at most 2147483647)",
                     path="config.max_tokens",
                 )
-            _w.put_in(body, ("generationConfig", "maxOutputTokens"), value_max_tokens)
+            _w.put_in2(body, "generationConfig", "maxOutputTokens", value_max_tokens)
         if value_top_p is not NOT_GIVEN:
-            _w.put_in(body, ("generationConfig", "topP"), value_top_p)
+            _w.put_in2(body, "generationConfig", "topP", value_top_p)
         if value_seed is not NOT_GIVEN:
             if type(value_seed) is int and value_seed > 2147483647:  # option maximum
                 raise InvalidRequestError(
@@ -1173,13 +1171,13 @@ def request(
                     + "'s generationConfig.seed takes (at most 2147483647)",
                     path="config.seed",
                 )
-            _w.put_in(body, ("generationConfig", "seed"), value_seed)
+            _w.put_in2(body, "generationConfig", "seed", value_seed)
         if value_stop_sequences is not NOT_GIVEN:
-            _w.put_in(body, ("generationConfig", "stopSequences"), value_stop_sequences)
+            _w.put_in2(body, "generationConfig", "stopSequences", value_stop_sequences)
         if value_frequency_penalty is not NOT_GIVEN:
-            _w.put_in(body, ("generationConfig", "frequencyPenalty"), value_frequency_penalty)
+            _w.put_in2(body, "generationConfig", "frequencyPenalty", value_frequency_penalty)
         if value_presence_penalty is not NOT_GIVEN:
-            _w.put_in(body, ("generationConfig", "presencePenalty"), value_presence_penalty)
+            _w.put_in2(body, "generationConfig", "presencePenalty", value_presence_penalty)
         if value_n is not NOT_GIVEN:
             if type(value_n) is int and value_n > 2147483647:  # option maximum
                 raise InvalidRequestError(
@@ -1189,9 +1187,9 @@ def request(
                     + "'s generationConfig.candidateCount takes (at most 2147483647)",
                     path="config.n",
                 )
-            _w.put_in(body, ("generationConfig", "candidateCount"), value_n)
+            _w.put_in2(body, "generationConfig", "candidateCount", value_n)
         if value_logprobs is not NOT_GIVEN:
-            _w.put_in(body, ("generationConfig", "responseLogprobs"), value_logprobs)
+            _w.put_in2(body, "generationConfig", "responseLogprobs", value_logprobs)
         if value_top_logprobs is not NOT_GIVEN:
             if (
                 type(value_top_logprobs) is int and value_top_logprobs > 2147483647
@@ -1203,7 +1201,7 @@ def request(
                     + "'s generationConfig.logprobs takes (at most 2147483647)",
                     path="config.top_logprobs",
                 )
-            _w.put_in(body, ("generationConfig", "logprobs"), value_top_logprobs)
+            _w.put_in2(body, "generationConfig", "logprobs", value_top_logprobs)
         if (
             value_reasoning_effort is not NOT_GIVEN
         ):  # values: the wire's spelling; a value it does not list is not sent
@@ -1251,7 +1249,7 @@ def request(
         ):  # values: the wire's spelling; a value it does not list is not sent
             value_json_mode = {True: "application/json"}.get(value_json_mode, NOT_GIVEN)
         if value_json_mode is not NOT_GIVEN:
-            _w.put_in(body, ("generationConfig", "responseMimeType"), value_json_mode)
+            _w.put_in2(body, "generationConfig", "responseMimeType", value_json_mode)
         if _losses is not None:
             if dropped:  # an option the target drops: a loss
                 raise _Deopt

@@ -2096,7 +2096,7 @@ def _request_to_wire(
             elif source_value <= 2147483647:
                 value_reasoning_effort = "high"
     if value_reasoning_effort is not NOT_GIVEN:
-        _w.put_in(body, ("reasoning", "effort"), value_reasoning_effort)
+        _w.put_in2(body, "reasoning", "effort", value_reasoning_effort)
     _w.options_to_wire(config, body, _OPTIONS_TO_2, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]

@@ -403,7 +403,7 @@ def _request_to_wire(
             }
         ]  # tools group: one wrapper object
     if not isinstance(tool_choice, NotGiven):
-        _w.put_in(body, ("toolConfig", "functionCallingConfig"), _tool_choice_to_wire(tool_choice))
+        _w.put_in2(body, "toolConfig", "functionCallingConfig", _tool_choice_to_wire(tool_choice))
     if isinstance(schema, dict) and mode == "native":
         wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy
         schema_name = _w.schema_name(schema)
@@ -415,7 +415,7 @@ def _request_to_wire(
         )
     value_temperature = config.temperature
     if value_temperature is not NOT_GIVEN:
-        _w.put_in(body, ("generationConfig", "temperature"), value_temperature)
+        _w.put_in2(body, "generationConfig", "temperature", value_temperature)
     value_max_tokens = config.max_tokens
     if value_max_tokens is not NOT_GIVEN:
         if type(value_max_tokens) is int and value_max_tokens > 2147483647:  # option maximum
@@ -426,10 +426,10 @@ def _request_to_wire(
                 + "'s generationConfig.maxOutputTokens takes (at most 2147483647)",
                 path="config.max_tokens",
             )
-        _w.put_in(body, ("generationConfig", "maxOutputTokens"), value_max_tokens)
+        _w.put_in2(body, "generationConfig", "maxOutputTokens", value_max_tokens)
     value_top_p = config.top_p
     if value_top_p is not NOT_GIVEN:
-        _w.put_in(body, ("generationConfig", "topP"), value_top_p)
+        _w.put_in2(body, "generationConfig", "topP", value_top_p)
     value_top_k = config.top_k
     if value_top_k is not NOT_GIVEN:
         if type(value_top_k) is int and value_top_k > 2147483647:  # option maximum
@@ -440,7 +440,7 @@ def _request_to_wire(
                 + "'s generationConfig.topK takes (at most 2147483647)",
                 path="config.top_k",
             )
-        _w.put_in(body, ("generationConfig", "topK"), value_top_k)
+        _w.put_in2(body, "generationConfig", "topK", value_top_k)
     value_seed = config.seed
     if value_seed is not NOT_GIVEN:
         if type(value_seed) is int and value_seed > 2147483647:  # option maximum
@@ -451,16 +451,16 @@ def _request_to_wire(
                 + "'s generationConfig.seed takes (at most 2147483647)",
                 path="config.seed",
             )
-        _w.put_in(body, ("generationConfig", "seed"), value_seed)
+        _w.put_in2(body, "generationConfig", "seed", value_seed)
     value_stop_sequences = config.stop_sequences
     if value_stop_sequences is not NOT_GIVEN:
-        _w.put_in(body, ("generationConfig", "stopSequences"), value_stop_sequences)
+        _w.put_in2(body, "generationConfig", "stopSequences", value_stop_sequences)
     value_frequency_penalty = config.frequency_penalty
     if value_frequency_penalty is not NOT_GIVEN:
-        _w.put_in(body, ("generationConfig", "frequencyPenalty"), value_frequency_penalty)
+        _w.put_in2(body, "generationConfig", "frequencyPenalty", value_frequency_penalty)
     value_presence_penalty = config.presence_penalty
     if value_presence_penalty is not NOT_GIVEN:
-        _w.put_in(body, ("generationConfig", "presencePenalty"), value_presence_penalty)
+        _w.put_in2(body, "generationConfig", "presencePenalty", value_presence_penalty)
     value_n = config.n
     if value_n is not NOT_GIVEN:
         if type(value_n) is int and value_n > 2147483647:  # option maximum
@@ -471,10 +471,10 @@ def _request_to_wire(
                 + "'s generationConfig.candidateCount takes (at most 2147483647)",
                 path="config.n",
             )
-        _w.put_in(body, ("generationConfig", "candidateCount"), value_n)
+        _w.put_in2(body, "generationConfig", "candidateCount", value_n)
     value_logprobs = config.logprobs
     if value_logprobs is not NOT_GIVEN:
-        _w.put_in(body, ("generationConfig", "responseLogprobs"), value_logprobs)
+        _w.put_in2(body, "generationConfig", "responseLogprobs", value_logprobs)
     value_top_logprobs = config.top_logprobs
     if value_top_logprobs is not NOT_GIVEN:
         if type(value_top_logprobs) is int and value_top_logprobs > 2147483647:  # option maximum
@@ -485,7 +485,7 @@ def _request_to_wire(
                 + "'s generationConfig.logprobs takes (at most 2147483647)",
                 path="config.top_logprobs",
             )
-        _w.put_in(body, ("generationConfig", "logprobs"), value_top_logprobs)
+        _w.put_in2(body, "generationConfig", "logprobs", value_top_logprobs)
     value_reasoning_effort: Any = config.reasoning_effort
     if (
         value_reasoning_effort is not NOT_GIVEN
@@ -535,7 +535,7 @@ def _request_to_wire(
     if value_json_mode is not NOT_GIVEN and not (
         isinstance(schema, dict) and mode == "native"
     ):  # a native schema says it already
-        _w.put_in(body, ("generationConfig", "responseMimeType"), value_json_mode)
+        _w.put_in2(body, "generationConfig", "responseMimeType", value_json_mode)
     if extras:
         assert isinstance(extras, dict)
         for key in sorted(extras):

@@ -897,10 +897,10 @@ def _request_to_wire(
     _w.options_to_wire(config, body, _OPTIONS_TO_1, tools, KEY)
     value_reasoning_effort = config.reasoning_effort
     if value_reasoning_effort is not NOT_GIVEN:
-        _w.put_in(body, ("reasoning", "effort"), value_reasoning_effort)
+        _w.put_in2(body, "reasoning", "effort", value_reasoning_effort)
     value_reasoning_budget = config.reasoning_budget
     if value_reasoning_budget is not NOT_GIVEN:
-        _w.put_in(body, ("reasoning", "max_tokens"), value_reasoning_budget)
+        _w.put_in2(body, "reasoning", "max_tokens", value_reasoning_budget)
     _w.options_to_wire(config, body, _OPTIONS_TO_2, tools, KEY)
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
@@ -930,7 +930,7 @@ def _request_to_wire(
     if value_json_mode is not NOT_GIVEN and not (
         isinstance(schema, dict) and mode == "native"
     ):  # a native schema says it already
-        _w.put_in(body, ("response_format", "type"), value_json_mode)
+        _w.put_in2(body, "response_format", "type", value_json_mode)
     value_schema_name = config.schema_name
     if (
         value_schema_name is not NOT_GIVEN and isinstance(schema, dict) and mode == "native"

@@ -542,7 +542,7 @@ def _request_to_wire(
     if value_json_mode is not NOT_GIVEN and not (
         isinstance(schema, dict) and mode == "native"
     ):  # a native schema says it already
-        _w.put_in(body, ("response_format", "type"), value_json_mode)
+        _w.put_in2(body, "response_format", "type", value_json_mode)
     value_schema_name = config.schema_name
     if (
         value_schema_name is not NOT_GIVEN and isinstance(schema, dict) and mode == "native"

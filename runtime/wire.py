@@ -120,6 +120,7 @@ __all__ = [
     "read_vector",
     "ordered_by_index",
     "put_in",
+    "put_in2",
     "guess_media_type",
     "retry_delay",
     "synthesized_call_id",
@@ -1454,6 +1455,18 @@ def put_in(body: dict[str, Any], keys: tuple[str, ...], value: Any) -> None:
         target[last].update(value)
     else:
         target[last] = value
+
+
+def put_in2(body: dict[str, Any], outer: str, key: str, value: Any) -> None:
+    """`put_in(body, (outer, key), value)`, for the common two-level field (a generated writer's
+    `generationConfig.temperature`) without the loop over a tuple of keys."""
+    target = body.get(outer)
+    if type(target) is not dict:
+        target = body[outer] = {}
+    if type(value) is dict and type(target.get(key)) is dict:
+        target[key].update(value)
+    else:
+        target[key] = value
 
 
 def consume_in(body: dict[str, Any], keys: tuple[str, ...]) -> None:

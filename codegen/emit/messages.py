@@ -79,7 +79,10 @@ def assign(ir: Any, field: str, expr: str) -> str:
     """The statement writing a wire field: dotted fields nest, and writes to an object that
     dotted fields share merge into it (`generationConfig`)."""
     if "." in field or field in _nested_roots(ir):
-        return f"_w.put_in(body, {lit(tuple(field.split('.')))}, {expr})"
+        keys = field.split(".")
+        if len(keys) == 2:  # the common case, without put_in's loop
+            return f"_w.put_in2(body, {lit(keys[0])}, {lit(keys[1])}, {expr})"
+        return f"_w.put_in(body, {lit(tuple(keys))}, {expr})"
     return f"body[{lit(field)}] = {expr}"
 
 
