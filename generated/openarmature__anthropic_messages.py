@@ -78,6 +78,7 @@ from .anthropic_messages import (
     _read_part_redacted_thinking,
     _read_part_thinking,
     _read_tool_call,
+    _read_tool_choice,
     _results_to_wire,
     _tool_call_to_wire,
     _tool_choice_to_wire,
@@ -918,28 +919,6 @@ def _read_tool(tool: dict[str, Any], path: str) -> Tool:
         parameters_3 = _w.member_dict(tool, "input_schema", path)
     strict_4 = _w.optional_bool(tool, "strict", path)
     return Tool(name=name_1, description=description_2, parameters=parameters_3, strict=strict_4)
-
-
-def _read_tool_choice(value: Any) -> ToolChoice:
-    """Wire tool_choice -> canonical."""
-    if type(value) is dict:
-        if value.get("disable_parallel_tool_use") not in (None, False):
-            raise _w.WireShapeError(
-                "tool_choice" + ".disable_parallel_tool_use",
-                "the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.tool_choice)",
-            )
-    if type(value) is dict and value.get("type") == "tool" and "name" in value:
-        name_1 = value.get("name")
-        if type(name_1) is not str:
-            name_1 = _w.member_str(value, "name", "tool_choice")
-        return ForcedTool(name=name_1)
-    if type(value) is dict and value.get("type") == "auto":
-        return "auto"
-    if type(value) is dict and value.get("type") == "any":
-        return "required"
-    if type(value) is dict and value.get("type") == "none":
-        return "none"
-    raise _w.WireShapeError("tool_choice", "unsupported tool_choice " + _w.shown(value))
 
 
 def _read_structured_output(value: dict[str, Any], path: str) -> dict[str, Any]:

@@ -86,6 +86,7 @@ from .anthropic_messages import (
     _read_part_redacted_thinking,
     _read_part_thinking,
     _read_tool_call,
+    _read_tool_choice,
     _results_to_wire,
     _stream_emit_0,
     _stream_emit_1,
@@ -124,7 +125,6 @@ _read_part_image_url = _w.rebind(_code_openarmature__anthropic_messages._read_pa
 _read_part_text = _w.rebind(_code_openarmature__anthropic_messages._read_part_text, globals())
 _read_structured_output = _w.rebind(_code_openarmature__anthropic_messages._read_structured_output, globals())
 _read_tool = _w.rebind(_code_openarmature__anthropic_messages._read_tool, globals())
-_read_tool_choice = _w.rebind(_code_openarmature__anthropic_messages._read_tool_choice, globals())
 _read_tool_result = _w.rebind(_code_openarmature__anthropic_messages._read_tool_result, globals())
 _read_user_part = _w.rebind(_code_openarmature__anthropic_messages._read_user_part, globals())
 _request_from_wire = _w.rebind(_code_openarmature__anthropic_messages._request_from_wire, globals())

@@ -39,9 +39,11 @@ class Emitter:
         `reject` fails when the key holds a value (it would change the meaning if dropped),
         `drop` documents that it is read and discarded, `carry` that it is left out of the
         canonical record and carried for this wire (runtime/carry.py), a named loss for any
-        other; in a format that carries nothing (request.unknown: reject) it is `reject`."""
+        other; in a format that carries nothing (request.unknown: reject) it is `reject`, unless an
+        option row reads the key (`tool_choice.disable_parallel_tool_use`): then it is modelled."""
+        read = self.option_keys(context)
         for key, action in self.ir.unmodeled.get(context, {}).items():
-            if action == "carry" and self.ir.unknown == "carry":
+            if action == "carry" and (self.ir.unknown == "carry" or key in read):
                 continue
             if action == "drop":
                 continue
@@ -51,6 +53,22 @@ class Emitter:
                 f"{lit('the canonical model cannot carry this; dropping it would change the meaning (mapping: unmodeled.' + context + ')')})"
             )
 
+
+    def option_keys(self, context: str) -> set[str]:
+        """The keys of a request's `tool_choice` or structured-output object (`context`) that an
+        option row reads (its `wire` inside that object's field)."""
+        ir = self.ir
+        structured = getattr(ir, "structured", None)
+        field = {"tool_choice": getattr(getattr(ir, "tool_choice", None), "field", None),
+                 "structured_output": structured["field"] if structured else None}.get(context)
+        if not field:
+            return set()
+        keys: set[str] = set()
+        for opt in getattr(ir, "options", ()):
+            for wire in (opt.wire, *opt.read_also):
+                if wire and wire.startswith(field + "."):
+                    keys.add(wire[len(field) + 1:].split(".")[0])
+        return keys
 
     def regex(self, pattern: str, dotall: bool = True) -> str:
         """A module-level compiled pattern; DOTALL for template patterns (values may hold newlines)."""
