@@ -966,6 +966,10 @@ def request(
                 container
             ):  # other keys are carried: the two-step way
                 raise _Deopt
+            if "type" in container and not _w.deep_equal(
+                container["type"], "enabled"
+            ):  # `with` of another value: not the row's
+                raise _Deopt
             value_reasoning_budget = container.get("budget_tokens")
             if value_reasoning_budget is None:  # absent or null: the two-step way
                 raise _Deopt

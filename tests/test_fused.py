@@ -309,6 +309,42 @@ def test_the_source_reads_every_fused_module_names_are_its_readers() -> None:
         assert read <= module._SOURCE_READS, (source, target, read - module._SOURCE_READS)
 
 
+def _compiled_pair(source: str, target: str) -> Any:
+    """The fused module of one pair, compiled in memory from the real tables (as `_eligible_pairs`)."""
+    import types
+
+    from wiremap.codegen.emit.fused import emit_fused_module, fused_blockers, fused_header
+    from wiremap.codegen.generate import module_name
+    from wiremap.codegen.ir.chat import build_ir
+    from wiremap.codegen.load.resolve import discover, resolve_all
+
+    resolved = resolve_all(discover(str(ROOT / "mappings")))
+    src, dst = build_ir(resolved[source]), build_ir(resolved[target])
+    assert not fused_blockers(src, "source") and not fused_blockers(dst, "target")
+    sm, dm = module_name(source), module_name(target)
+    module = types.ModuleType(f"wiremap.generated._test_fused_{sm}__{dm}")
+    module.__package__ = "wiremap.generated"
+    exec(compile(emit_fused_module(src, dst, sm, dm, fused_header(src, dst, sm, dm, "tests")), module.__name__, "exec"), module.__dict__)  # noqa: S102
+    return module
+
+
+@pytest.mark.parametrize("kind", ["enabled", "disabled", True, None])
+def test_an_option_rows_with_key_of_another_value_answers_as_the_two_step_way(kind: Any) -> None:
+    # a source that keeps unread fields as extras (the OpenArmature dialect) reads `thinking.type`
+    # as the budget row's own only when it holds the row's `with` value; any other value is an
+    # extra (forwarded as given into OpenAI Chat), and the one pass must give that same answer
+    source, target = "openarmature.anthropic_messages", "openai_chat"
+    module = _compiled_pair(source, target)
+    thinking = {"type": kind, "budget_tokens": 2048} if kind is not None else {"budget_tokens": 2048}
+    body = {"model": "m", "max_tokens": 4000, "messages": [{"role": "user", "content": "hi"}], "thinking": thinking}
+    got = outcome(module.request, body)
+    assert got == outcome(two_step(source, target), body)
+    assert got[0] == "ok"
+    assert ("thinking" in json.loads(got[1])) == (kind not in ("enabled", None)), got
+    if kind not in ("enabled", None):
+        assert json.loads(got[1])["thinking"] == {"type": kind}
+
+
 def _tool_reader_keys(module: Any) -> set[str]:
     """The keys of a wire tool a generated `_read_tool` looks at: `tool.get("k")`, `"k" in tool`
     and `_w.<reader>(tool, "k", ...)`."""

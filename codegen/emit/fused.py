@@ -864,6 +864,7 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
                 known.add(root)
             row.update(
                 form="nested", root=root, leaf=leaf, allowed=None if choice else sorted({leaf, *opt.with_keys}),
+                with_literals=[] if choice else sorted(opt.with_keys.items()),  # read back as the row's only when they hold it
                 optional=choice,  # the leaf beside the mode is optional; without its leaf, the rest of the object is the two-step path's
                 values=dict(opt.values) if opt.values else None,
                 keep=opt.name in STRING_OPTIONS,  # as _w.spelled: an unlisted string is read as given
