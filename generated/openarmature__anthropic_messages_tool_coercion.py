@@ -230,6 +230,16 @@ def _request_from_wire(body: Any) -> Request:
         "budget_tokens",
     ) in nested_consumed:  # `with`: the literals written beside it are the row's
         _w.consume_literals(body, nested_consumed, ("thinking",), (("type", "enabled"),))
+    _w.unread_partial(
+        body, config, nested_consumed, ("metadata",), (("user", ("metadata", "user_id")),)
+    )  # an object the rows read in part: an extra, whole
+    _w.unread_partial(
+        body,
+        config,
+        nested_consumed,
+        ("thinking",),
+        (("reasoning_budget", ("thinking", "budget_tokens")),),
+    )  # an object the rows read in part: an extra, whole
     extras = (
         _w.leftover(body, consumed, nested_consumed)
         if nested_consumed

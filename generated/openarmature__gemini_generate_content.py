@@ -745,6 +745,16 @@ def _request_from_wire(body: Any) -> Request:
         }
         kwargs["response_schema"] = _read_structured_output(raw_structured, "generationConfig")
         config.pop("json_mode", None)  # requires no_response_schema: the schema says it already
+    _w.unread_partial(
+        body,
+        config,
+        nested_consumed,
+        ("generationConfig", "thinkingConfig"),
+        (
+            ("reasoning_effort", ("generationConfig", "thinkingConfig", "thinkingLevel")),
+            ("reasoning_budget", ("generationConfig", "thinkingConfig", "thinkingBudget")),
+        ),
+    )  # an object the rows read in part: an extra, whole
     rest = _w.leftover(body, consumed, nested_consumed)
     extras = _w.get_in(rest, ("generationConfig",))
     if extras is not None and type(extras) is not dict:

@@ -280,6 +280,16 @@ def _request_from_wire(body: Any) -> Request:
     if raw_choice is not None:
         nested_consumed.append(("toolConfig", "functionCallingConfig"))
         kwargs["tool_choice"] = _read_tool_choice(raw_choice)
+    _w.unread_partial(
+        body,
+        config,
+        nested_consumed,
+        ("generationConfig", "thinkingConfig"),
+        (
+            ("reasoning_effort", ("generationConfig", "thinkingConfig", "thinkingLevel")),
+            ("reasoning_budget", ("generationConfig", "thinkingConfig", "thinkingBudget")),
+        ),
+    )  # an object the rows read in part: an extra, whole
     rest = _w.leftover(body, consumed, nested_consumed)
     extras = _w.get_in(rest, ("generationConfig",))
     if extras is not None and type(extras) is not dict:

@@ -703,6 +703,24 @@ def _request_from_wire(body: Any) -> Request:
             config["schema_strict"], (lambda _: True), kwargs["response_schema"]
         ):  # the row's own derived strict
             del config["schema_strict"]
+    _w.unread_partial(
+        body,
+        config,
+        nested_consumed,
+        ("response_format",),
+        (("json_mode", ("response_format", "type")),),
+    )  # an object the rows read in part: an extra, whole
+    _w.unread_partial(
+        body,
+        config,
+        nested_consumed,
+        ("response_format", "json_schema"),
+        (
+            ("schema_name", ("response_format", "json_schema", "name")),
+            ("schema_description", ("response_format", "json_schema", "description")),
+            ("schema_strict", ("response_format", "json_schema", "strict")),
+        ),
+    )  # an object the rows read in part: an extra, whole
     extras = (
         _w.leftover(body, consumed, nested_consumed)
         if nested_consumed

@@ -1594,6 +1594,26 @@ def consume_literals(body: dict[str, Any], nested: list[tuple[str, ...]], parent
             nested.append((*parent, key))
 
 
+def unread_partial(
+    body: dict[str, Any], config: dict[str, Any], nested: list[tuple[str, ...]], parent: tuple[str, ...], rows: tuple[tuple[str, tuple[str, ...]], ...]
+) -> None:
+    """For a reader that keeps unread fields as extras: where the option rows (`rows`: option
+    name, its wire keys) read only part of the object at `parent` in `body` (it holds a key no
+    row consumed), they read none of it: their options are taken back out of `config` and the
+    object's paths out of `nested`, so the whole object is left as the extra it is."""
+    obj = get_in(body, parent)
+    if type(obj) is not dict:
+        return
+    depth = len(parent)
+    done = {keys[depth] for keys in nested if len(keys) == depth + 1 and keys[:depth] == parent}
+    if done.issuperset(obj):
+        return
+    for name, keys in rows:
+        if keys in nested:
+            config.pop(name, None)
+    nested[:] = [keys for keys in nested if not (len(keys) > depth and keys[:depth] == parent)]
+
+
 def read_hoisted(value: Any, steps: tuple[str, ...], path: str, join: str) -> str:
     """A hoisted system object read back: the strings at `steps` ("*" = each item of an array),
     joined with `join` (system hoist with a `wire:` template)."""

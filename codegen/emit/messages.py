@@ -1107,9 +1107,28 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         for opt in ir.options
         if opt.with_keys and opt.wire is not None and not carry
     ]
+    # A reader that keeps unread fields as extras reads an option inside an object of its own
+    # (`thinking`, `generationConfig.thinkingConfig`) only when the rows read all of that object:
+    # else the whole object is the extra, which its writer sends untouched (it writes there only
+    # for an option that is set). Split in two, the writer would refuse the rest as clashing with
+    # the object it writes. (Not the extras' own container, nor tool_choice or structured output,
+    # which their readers read whole.)
+    own: dict[tuple[str, ...], list[tuple[str, tuple[str, ...]]]] = {}
+    if not carry:
+        whole = [tuple(ir.tool_choice.field.split("."))]
+        if ir.structured is not None and not ("." in ir.structured["field"] or ir.structured["field"] in _nested_roots(ir)):
+            whole.append(tuple(ir.structured["field"].split(".")))  # read whole (else only its template's keys)
+        for opt in ir.options:
+            for wire in (opt.wire, *opt.read_also):
+                if wire is None or "." not in wire:
+                    continue
+                steps = tuple(wire.split("."))
+                if steps[:-1] != tuple(ir.extras.under or ()) and not any(steps[: len(w)] == w for w in whole):
+                    own.setdefault(steps[:-1], []).append((opt.name, steps))
+    partial = [SimpleNamespace(parent=parent, rows=tuple(rows)) for parent, rows in sorted(own.items())]
     shape(
         out, "request_from_wire", "request_from_wire",
-        get=lambda field: _get(ir, field), consume=lambda field: _consume(ir, field), literals=literals,
+        get=lambda field: _get(ir, field), consume=lambda field: _consume(ir, field), literals=literals, partial=partial,
         model_field=ir.model_field, hoist=hoist, messages_field=ir.messages_field, bare_string=ir.user.bare_string == "read",
         options=options, tools=tools, choice=SimpleNamespace(field=ir.tool_choice.field, carry=carry),
         structured=structured, structured_tail=tail,
