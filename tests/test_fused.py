@@ -216,19 +216,38 @@ def test_fused_equals_two_step_on_mutated_bodies(pair: tuple[str, str]) -> None:
     assert count == 1500
 
 
-@functools.cache
-def _eligible_pairs() -> list[tuple[str, str, Any]]:
-    """Every (source, target) pair of chat mappings the fused compiler takes, compiled in memory
-    from the real tables (only two are shipped; the compiler must be right for all of them)."""
+def _compile_pair(src: Any, dst: Any) -> Any:
+    """The fused module of the pair of IRs `src` -> `dst`, compiled in memory (its source text
+    kept as `_text`: the module has no file)."""
     import types
 
-    from wiremap.codegen.emit.fused import emit_fused_module, fused_blockers, fused_header
+    from wiremap.codegen.emit.fused import emit_fused_module, fused_header
     from wiremap.codegen.generate import module_name
+
+    sm, dm = module_name(src.key), module_name(dst.key)
+    text = emit_fused_module(src, dst, sm, dm, fused_header(src, dst, sm, dm, "tests"))
+    module = types.ModuleType(f"wiremap.generated._test_fused_{sm}__{dm}")
+    module.__package__ = "wiremap.generated"
+    exec(compile(text, module.__name__, "exec"), module.__dict__)  # noqa: S102 - our own generated code
+    module._text = text  # type: ignore[attr-defined]
+    return module
+
+
+def _chat_irs() -> dict[str, Any]:
     from wiremap.codegen.ir.chat import build_ir
     from wiremap.codegen.load.resolve import discover, resolve_all
 
     resolved = resolve_all(discover(str(ROOT / "mappings")))
-    irs = {k: build_ir(r) for k, r in sorted(resolved.items()) if r.data.get("kind", "chat") == "chat"}
+    return {k: build_ir(r) for k, r in sorted(resolved.items()) if r.data.get("kind", "chat") == "chat"}
+
+
+@functools.cache
+def _eligible_pairs() -> list[tuple[str, str, Any]]:
+    """Every (source, target) pair of chat mappings the fused compiler takes, compiled in memory
+    from the real tables (only two are shipped; the compiler must be right for all of them)."""
+    from wiremap.codegen.emit.fused import fused_blockers
+
+    irs = _chat_irs()
     pairs = []
     for s, src in irs.items():
         if fused_blockers(src, "source"):
@@ -238,14 +257,7 @@ def _eligible_pairs() -> list[tuple[str, str, Any]]:
                 continue
             if (src.provider, src.wire) == (dst.provider, dst.wire):
                 continue  # one wire: the two-step path carries what no row reads; no fuse row may ask for it
-
-            sm, dm = module_name(s), module_name(d)
-            text = emit_fused_module(src, dst, sm, dm, fused_header(src, dst, sm, dm, "tests"))
-            module = types.ModuleType(f"wiremap.generated._test_fused_{sm}__{dm}")
-            module.__package__ = "wiremap.generated"
-            exec(compile(text, module.__name__, "exec"), module.__dict__)  # noqa: S102 - our own generated code
-            module._text = text  # type: ignore[attr-defined]  # its source (the module has no file)
-            pairs.append((s, d, module))
+            pairs.append((s, d, _compile_pair(src, dst)))
     return pairs
 
 
@@ -311,21 +323,12 @@ def test_the_source_reads_every_fused_module_names_are_its_readers() -> None:
 
 def _compiled_pair(source: str, target: str) -> Any:
     """The fused module of one pair, compiled in memory from the real tables (as `_eligible_pairs`)."""
-    import types
+    from wiremap.codegen.emit.fused import fused_blockers
 
-    from wiremap.codegen.emit.fused import emit_fused_module, fused_blockers, fused_header
-    from wiremap.codegen.generate import module_name
-    from wiremap.codegen.ir.chat import build_ir
-    from wiremap.codegen.load.resolve import discover, resolve_all
-
-    resolved = resolve_all(discover(str(ROOT / "mappings")))
-    src, dst = build_ir(resolved[source]), build_ir(resolved[target])
+    irs = _chat_irs()
+    src, dst = irs[source], irs[target]
     assert not fused_blockers(src, "source") and not fused_blockers(dst, "target")
-    sm, dm = module_name(source), module_name(target)
-    module = types.ModuleType(f"wiremap.generated._test_fused_{sm}__{dm}")
-    module.__package__ = "wiremap.generated"
-    exec(compile(emit_fused_module(src, dst, sm, dm, fused_header(src, dst, sm, dm, "tests")), module.__name__, "exec"), module.__dict__)  # noqa: S102
-    return module
+    return _compile_pair(src, dst)
 
 
 @pytest.mark.parametrize("kind", ["enabled", "disabled", True, None])
