@@ -133,7 +133,7 @@ _EXACT_11: Final[frozenset[str]] = frozenset(
 )  # request_with_losses: the keys a wire object may hold
 _READ_1: Final[frozenset[str]] = frozenset(
     ["cache_control", "description", "input_schema", "name", "strict"]
-)  # request: the keys of a plain wire object (a fast path)
+)  # request: the keys the source's reader looks at in a wire object
 _PLAIN_2: Final[frozenset[str]] = frozenset(
     ["description", "input_schema", "name", "strict"]
 )  # request: the keys of a plain wire object (a fast path)

@@ -171,8 +171,11 @@ _PLAIN_3: Final[frozenset[str]] = frozenset(
 )  # request: the keys of a plain wire object (a fast path)
 _READ_4: Final[frozenset[str]] = frozenset(
     ["function", "type"]
-)  # request: the keys of a plain wire object (a fast path)
+)  # request: the keys the source's reader looks at in a wire object
 _PLAIN_5: Final[frozenset[str]] = frozenset(
+    ["function", "type"]
+)  # request: the keys of a plain wire object (a fast path)
+_PLAIN_6: Final[frozenset[str]] = frozenset(
     ["description", "name", "parameters", "strict"]
 )  # request: the keys of a plain wire object (a fast path)
 _RE_S1: Final = _w.lazy_pattern(globals(), "_RE_S1", "(?s)data:(.*?);base64,(.*)")
@@ -978,11 +981,11 @@ def request(
                         raise _Deopt
                     wired: Any = None
                     while True:  # a plain tool (`break`: it is not)
-                        if len(tool) > 2 or not _READ_4.issuperset(
+                        if len(tool) > 2 or not _PLAIN_5.issuperset(
                             tool
                         ):  # another key: the canonical way
                             if exact or not _w.carried_only(
-                                tool, _READ_4, _READ_4
+                                tool, _PLAIN_5, _READ_4
                             ):  # unless no row reads it: carried, dropped here
                                 break
                         if tool.get("type") != "function":
@@ -990,7 +993,7 @@ def request(
                         sub_951 = tool.get("function")
                         if type(sub_951) is not dict:
                             break
-                        if len(sub_951) > 4 or not _PLAIN_5.issuperset(
+                        if len(sub_951) > 4 or not _PLAIN_6.issuperset(
                             sub_951
                         ):  # another key: the canonical way
                             break

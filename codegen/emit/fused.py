@@ -339,7 +339,7 @@ class _Exact:
 
     def __init__(self) -> None:
         self.sets: dict[tuple[str, ...], str] = {}
-        self.plain: dict[tuple[str, ...], str] = {}
+        self.plain: dict[tuple[str, tuple[str, ...]], str] = {}
 
     def key_set(self, keys: list[str]) -> str:
         key = tuple(sorted(set(keys)))
@@ -350,7 +350,7 @@ class _Exact:
     def plain_keys(self, keys: list[str], stem: str = "_PLAIN_") -> str:
         """The module-level set of the keys a plain wire object may hold on a fast path of
         `request` (`_PLAIN_<n>`; `stem`: another kind of key set, numbered with them)."""
-        key = tuple(sorted(set(keys)))
+        key = (stem, tuple(sorted(set(keys))))  # a set of each kind has its own name, even of the same keys
         if key not in self.plain:
             self.plain[key] = f"{stem}{len(self.plain) + 1}"
         return self.plain[key]
@@ -1427,8 +1427,9 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     lines.append("_NO_TOOLS: Final[frozenset[str]] = frozenset()")
     for keys, name in exact.sets.items():
         lines.append(f"{name}: Final[frozenset[str]] = frozenset({lit(list(keys))})  # request_with_losses: the keys a wire object may hold")
-    for keys, name in exact.plain.items():
-        lines.append(f"{name}: Final[frozenset[str]] = frozenset({lit(list(keys))})  # request: the keys of a plain wire object (a fast path)")
+    for (stem, keys), name in exact.plain.items():
+        what = "the keys the source's reader looks at in a wire object" if stem == "_READ_" else "the keys of a plain wire object (a fast path)"
+        lines.append(f"{name}: Final[frozenset[str]] = frozenset({lit(list(keys))})  # request: {what}")
     # each side's names (one pattern may have a name on both sides)
     regexes = [(name, pattern) for em in (s_em, d_em) for pattern, name in em.regexes.items()]
     for name, pattern in sorted(regexes):
