@@ -11,21 +11,33 @@ canonical single directions of Anthropic Messages.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
+import operator
+import re
+import warnings
 from typing import Any
 
+from wiremap import UnsupportedOptionWarning
 from wiremap.runtime.canonical import (
     NOT_GIVEN,
     AssistantMessage,
+    Config,
     ImageBlock,
     InlineSource,
+    Request,
     Response,
+    SystemMessage,
     TextBlock,
+    Tool,
     ToolCall,
     ToolMessage,
     UrlSource,
     Usage,
+    UserMessage,
 )
+from wiremap.runtime.carry import Carried
 
 _STOP = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls"}
 _OA_STOP = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
@@ -111,6 +123,272 @@ def openai_to_anthropic_request(body: dict[str, Any]) -> dict[str, Any]:
             tools.append(tool)
     if "tool_choice" in body:
         out["tool_choice"] = {"type": _AN_CHOICE[body["tool_choice"]]}
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# The floor with the checks (issue 19, target 1): what any converter that validates must add
+
+
+class NotTaken(Exception):
+    """The checked floor does not take this body: a value the two-step way refuses or changes,
+    or a construct outside the corpus's (a converter would check it, then take another path)."""
+
+
+_CHECKED_TOP = frozenset({"model", "messages", "max_tokens", "max_completion_tokens", "stop", "reasoning_effort", "tools",
+                          "tool_choice", "temperature", "top_p", "stream", "stream_options"})
+_ROLE_KEYS = {"system": frozenset({"role", "content"}), "user": frozenset({"role", "content"}),
+              "assistant": frozenset({"role", "content", "tool_calls"}), "tool": frozenset({"role", "content", "tool_call_id"})}
+_CALL_KEYS = frozenset({"id", "type", "function"})
+_CALLED_KEYS = frozenset({"name", "arguments"})
+_TOOL_KEYS = frozenset({"type", "function"})
+_FUNCTION_KEYS = frozenset({"name", "description", "parameters", "strict"})
+_LEAVES = frozenset({int, bool, type(None)})  # str: checked for lone surrogates
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_DEPTH = 64  # deeper than the corpus needs, within wiremap's limit (validate.MAX_JSON_DEPTH)
+_DROPPED = {"temperature": (2, "temperature is not supported by anthropic_messages; dropped"),
+            "top_p": (1, "top_p is not supported by anthropic_messages; dropped")}
+
+
+def _checked_json(value: Any, depth: int = 0) -> None:
+    """Plain JSON within the depth limit: JSON types only, finite numbers (json.loads takes NaN;
+    the two-step way refuses it), text without lone surrogates (json.loads takes `"\\ud800"`).
+    Checked in place: the caller owns the value (json.loads' result)."""
+    if depth > _DEPTH:
+        raise NotTaken
+    if type(value) is dict:
+        for k in value:
+            if not k.isascii() and _SURROGATE.search(k):
+                raise NotTaken
+        items: Any = value.values()
+    else:
+        items = value
+    for v in items:
+        t = type(v)
+        if t is str:
+            if not v.isascii() and _SURROGATE.search(v):
+                raise NotTaken
+        elif t in _LEAVES:
+            continue
+        elif t is dict or t is list:
+            _checked_json(v, depth + 1)
+        elif t is not float or v != v or v in (math.inf, -math.inf):
+            raise NotTaken
+
+
+def _checked_copy(value: Any, depth: int = 0) -> Any:
+    """`_copy` with the same checks (and string keys): the caller's JSON, copied, in its order."""
+    t = type(value)
+    if t is dict:
+        if depth > _DEPTH:
+            raise NotTaken
+        out = {}
+        for k, v in value.items():
+            if type(k) is not str or (not k.isascii() and _SURROGATE.search(k)):
+                raise NotTaken
+            out[k] = v if type(v) in _LEAVES else _checked_copy(v, depth + 1)
+        return out
+    if t is list:
+        if depth > _DEPTH:
+            raise NotTaken
+        return [v if type(v) in _LEAVES else _checked_copy(v, depth + 1) for v in value]
+    if t is str:
+        if not value.isascii() and _SURROGATE.search(value):
+            raise NotTaken
+        return value
+    if t is not float or value != value or value in (math.inf, -math.inf):
+        raise NotTaken
+    return value
+
+
+def _checked_part(p: Any) -> dict[str, Any]:
+    if type(p) is not dict:
+        raise NotTaken
+    kind = p.get("type")
+    if kind == "text":
+        text = p.get("text")
+        if len(p) != 2 or type(text) is not str or not text:
+            raise NotTaken
+        return {"type": "text", "text": text}
+    image = p.get("image_url")
+    if kind != "image_url" or len(p) != 2 or type(image) is not dict or len(image) != 1 or type(image.get("url")) is not str:
+        raise NotTaken
+    url = image["url"]
+    if url.startswith("data:"):
+        head, sep, data = url[5:].partition(",")
+        media = head.split(";", 1)[0]
+        if not sep or not head.endswith(";base64") or media not in _IMAGE_TYPES or not data:
+            raise NotTaken
+        return {"type": "image", "source": {"type": "base64", "media_type": media, "data": data}}
+    if not url.startswith("https://"):
+        raise NotTaken
+    return {"type": "image", "source": {"type": "url", "url": url}}
+
+
+_IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
+
+
+def openai_to_anthropic_request_checked(body: Any) -> dict[str, Any]:
+    """`openai_to_anthropic_request` with the checks it leaves out: the same bytes where it takes
+    the body, else NotTaken. Before it writes, it checks each thing it reads (the body and every
+    message an object, each key one it writes or drops as wiremap does, each value of the type
+    and range the two-step way takes, tool results answering calls, the caller's JSON plain and
+    within the depth limit) and warns for each option the target drops, as wiremap does. It
+    covers the corpus only (tests/test_bench_floor.py: on the corpus and on mutated bodies it
+    answers what `wiremap.translator` answers, or not at all). bench/run.py times it beside the
+    floor: what the checks alone cost, the least a converter that validates can add."""
+    if type(body) is not dict or not _CHECKED_TOP.issuperset(body):
+        raise NotTaken
+    model = body.get("model")
+    items = body.get("messages")
+    if type(model) is not str or not model or type(items) is not list or not items:
+        raise NotTaken
+    out: dict[str, Any] = {"model": model}
+    system: list[str] = []
+    messages: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] | None = None
+    called: set[str] = set()
+    last = ""
+    for i, m in enumerate(items):
+        if type(m) is not dict:
+            raise NotTaken
+        role = m.get("role")
+        keys = _ROLE_KEYS.get(role) if type(role) is str else None
+        if keys is None or not keys.issuperset(m):
+            raise NotTaken
+        c = m.get("content")
+        if role == "tool":
+            call_id = m.get("tool_call_id")
+            if type(call_id) is not str or call_id not in called or type(c) is not str:
+                raise NotTaken
+            block = {"type": "tool_result", "tool_use_id": call_id, "content": c}
+            if results is None:
+                results = [block]
+                messages.append({"role": "user", "content": results})
+            else:
+                results.append(block)
+            last = role
+            continue
+        results = None
+        if role == "system":
+            if i or type(c) is not str or not c:
+                raise NotTaken
+            system.append(c)
+        elif role == "user":
+            if type(c) is str and c:
+                parts = [{"type": "text", "text": c}]
+            elif type(c) is list and c:
+                parts = [_checked_part(p) for p in c]
+            else:
+                raise NotTaken
+            messages.append({"role": "user", "content": parts})
+        else:
+            blocks: list[dict[str, Any]] = []
+            if c is not None:
+                if type(c) is not str:
+                    raise NotTaken
+                if c:
+                    blocks.append({"type": "text", "text": c})
+            calls = m.get("tool_calls")
+            if calls is not None:
+                if type(calls) is not list:
+                    raise NotTaken
+                ids: set[str] = set()
+                for call in calls:
+                    if type(call) is not dict or not _CALL_KEYS.issuperset(call) or call.get("type") != "function":
+                        raise NotTaken
+                    call_id, f = call.get("id"), call.get("function")
+                    if type(call_id) is not str or not call_id or call_id in ids or type(f) is not dict or not _CALLED_KEYS.issuperset(f):
+                        raise NotTaken
+                    name, arguments = f.get("name"), f.get("arguments")
+                    if type(name) is not str or not name or type(arguments) is not str:
+                        raise NotTaken
+                    try:
+                        parsed = json.loads(arguments)
+                    except ValueError:
+                        raise NotTaken from None
+                    if type(parsed) is not dict:
+                        raise NotTaken
+                    _checked_json(parsed)
+                    ids.add(call_id)
+                    blocks.append({"type": "tool_use", "id": call_id, "name": name, "input": parsed})
+                called |= ids
+            if not blocks:
+                raise NotTaken
+            messages.append({"role": "assistant", "content": blocks})
+        last = role
+    if last != "user" and last != "tool":
+        raise NotTaken
+    if system:
+        out["system"] = "\n\n".join(system)
+    out["messages"] = messages
+    limit = body.get("max_tokens")
+    if limit is None:
+        limit = body.get("max_completion_tokens")
+        if limit is None and "max_tokens" not in body and "max_completion_tokens" not in body:
+            limit = 4096
+    if type(limit) is not int or limit < 1:
+        raise NotTaken
+    out["max_tokens"] = limit
+    if "stop" in body:
+        stop = body["stop"]
+        if type(stop) is not list or not stop or not all(type(s) is str and s for s in stop):
+            raise NotTaken
+        out["stop_sequences"] = stop
+    dropped = []
+    for name in ("temperature", "top_p"):
+        if name in body:
+            v = body[name]
+            top, text = _DROPPED[name]
+            if (type(v) is not int and (type(v) is not float or not math.isfinite(v))) or not 0 <= v <= top:
+                raise NotTaken
+            dropped.append(text)
+    if "stream" in body and type(body["stream"]) is not bool:
+        raise NotTaken
+    if "stream_options" in body:
+        options = body["stream_options"]
+        if type(options) is not dict or len(options) != 1 or type(options.get("include_usage")) is not bool:
+            raise NotTaken
+    choice = body.get("tool_choice", "auto")  # checked against the tools below
+    if type(choice) is not str or choice not in _AN_CHOICE:
+        raise NotTaken
+    if "reasoning_effort" in body:
+        effort = body["reasoning_effort"]
+        budget = _BUDGET.get(effort) if type(effort) is str else None
+        if budget is None or budget >= limit or choice == "required":  # clamped, or not sent: not the corpus's
+            raise NotTaken
+        out["thinking"] = {"type": "enabled", "budget_tokens": budget}
+    names: set[str] = set()
+    if "tools" in body:
+        tools = body["tools"]
+        if type(tools) is not list or not tools:
+            raise NotTaken
+        wired: list[dict[str, Any]] = []
+        for t in tools:
+            if type(t) is not dict or not _TOOL_KEYS.issuperset(t) or t.get("type") != "function":
+                raise NotTaken
+            f = t.get("function")
+            if type(f) is not dict or not _FUNCTION_KEYS.issuperset(f):
+                raise NotTaken
+            name, text, schema = f.get("name"), f.get("description"), f.get("parameters")
+            if type(name) is not str or not name or name in names or type(text) is not str or type(schema) is not dict:
+                raise NotTaken
+            if schema.get("type", "object") != "object" or type(schema.get("type", "")) is not str:  # an object schema
+                raise NotTaken
+            names.add(name)
+            tool = {"name": name, "input_schema": _checked_copy(schema), "description": text}
+            if "strict" in f:
+                if type(f["strict"]) is not bool:
+                    raise NotTaken
+                tool["strict"] = f["strict"]
+            wired.append(tool)
+        out["tools"] = wired
+    if "tool_choice" in body:
+        if not names:
+            raise NotTaken
+        out["tool_choice"] = {"type": _AN_CHOICE[choice]}
+    for text in dropped:
+        warnings.warn(text, UnsupportedOptionWarning, stacklevel=2)
     return out
 
 
@@ -208,6 +486,179 @@ def canonical_to_anthropic_request(req: Any) -> dict[str, Any]:
             tools.append(tool)
     if req.tool_choice is not NOT_GIVEN:
         out["tool_choice"] = {"type": _AN_CHOICE[req.tool_choice]}
+    return out
+
+
+_CONFIG_HANDLED = ("max_tokens", "stop_sequences", "reasoning_effort", "temperature", "top_p")
+_config_rest = operator.attrgetter(*(f.name for f in dataclasses.fields(Config) if f.name not in _CONFIG_HANDLED and f.name != "extras"))
+_NONE_SET = tuple(NOT_GIVEN for f in dataclasses.fields(Config) if f.name not in _CONFIG_HANDLED and f.name != "extras")
+_ANTHROPIC_ORIGIN = "anthropic/anthropic_messages"  # generated/anthropic_messages.py ORIGIN
+
+
+def _checked_text_block(b: Any) -> dict[str, Any]:
+    if type(b) is not TextBlock or type(b.text) is not str or not b.text:
+        raise NotTaken
+    if b.signature is not NOT_GIVEN or b.origin is not NOT_GIVEN or b.cache_control is not NOT_GIVEN:
+        raise NotTaken
+    return {"type": "text", "text": b.text}
+
+
+def canonical_to_anthropic_request_checked(req: Any) -> dict[str, Any]:
+    """`canonical_to_anthropic_request` with the checks it leaves out, on the typed input: the
+    same bytes where it takes the request, else NotTaken. Every field it does not write is
+    checked unset (a field left out without a word would change the request's meaning), every
+    value it writes checked as `request_to_wire`'s validation checks it (the Anthropic format's
+    rules: content and structure, not OpenArmature's ordering), each dropped option warned. For
+    the corpus only (tests/test_bench_floor.py: where it answers, it answers as
+    `request_to_wire` does)."""
+    if type(req) is not Request:
+        raise NotTaken
+    model, items, cfg = req.model, req.messages, req.config
+    if type(model) is not str or not model or type(items) is not list or not items or req.response_schema is not NOT_GIVEN:
+        raise NotTaken
+    carried = req.carried
+    if carried is not None and (type(carried) is not Carried or carried.origin == _ANTHROPIC_ORIGIN):
+        raise NotTaken  # (wire data for this provider goes back into the body: not covered)
+    out: dict[str, Any] = {"model": model}
+    messages: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] | None = None
+    called: set[str] = set()
+    for i, m in enumerate(items):
+        t = type(m)
+        if t is ToolMessage:
+            call_id, c = m.tool_call_id, m.content
+            if type(call_id) is not str or call_id not in called or type(c) is not str:
+                raise NotTaken
+            if m.name is not NOT_GIVEN or m.is_error is not NOT_GIVEN or m.cache_control is not NOT_GIVEN:
+                raise NotTaken
+            block = {"type": "tool_result", "tool_use_id": call_id, "content": c}
+            if results is None:
+                results = [block]
+                messages.append({"role": "user", "content": results})
+            else:
+                results.append(block)
+            continue
+        results = None
+        if t is SystemMessage:
+            c = m.content
+            if i or type(c) is not str or not c or m.cache_control is not NOT_GIVEN or m.name is not NOT_GIVEN:
+                raise NotTaken
+            out["system"] = c
+        elif t is UserMessage:
+            c = m.content
+            if m.name is not NOT_GIVEN:
+                raise NotTaken
+            if type(c) is str and c:
+                messages.append({"role": "user", "content": [{"type": "text", "text": c}]})
+                continue
+            if type(c) is not list or not c:
+                raise NotTaken
+            parts = []
+            for b in c:
+                if type(b) is not ImageBlock:
+                    parts.append(_checked_text_block(b))
+                    continue
+                source = b.source
+                if b.detail is not NOT_GIVEN or b.cache_control is not NOT_GIVEN:
+                    raise NotTaken
+                if type(source) is UrlSource and type(source.url) is str and source.url.startswith("https://"):
+                    parts.append({"type": "image", "source": {"type": "url", "url": source.url}})
+                elif type(source) is InlineSource and b.media_type in _IMAGE_TYPES and type(source.base64_data) is str and source.base64_data:
+                    parts.append({"type": "image", "source": {"type": "base64", "media_type": b.media_type, "data": source.base64_data}})
+                else:
+                    raise NotTaken
+            messages.append({"role": "user", "content": parts})
+        elif t is AssistantMessage:
+            if m.name is not NOT_GIVEN:
+                raise NotTaken
+            blocks: list[dict[str, Any]] = []
+            c = m.content
+            if type(c) is str:
+                if c:
+                    blocks.append({"type": "text", "text": c})
+            elif type(c) is list:
+                blocks.extend(_checked_text_block(b) for b in c)
+            elif c is not None and c is not NOT_GIVEN:
+                raise NotTaken
+            calls = m.tool_calls
+            if calls is not NOT_GIVEN:
+                if type(calls) is not list or not calls:
+                    raise NotTaken
+                ids: set[str] = set()
+                for call in calls:
+                    if type(call) is not ToolCall or call.signature is not NOT_GIVEN or call.origin is not NOT_GIVEN:
+                        raise NotTaken
+                    call_id, name, arguments = call.id, call.name, call.arguments
+                    if type(call_id) is not str or not call_id or call_id in ids or type(name) is not str or not name or type(arguments) is not dict:
+                        raise NotTaken
+                    ids.add(call_id)
+                    blocks.append({"type": "tool_use", "id": call_id, "name": name, "input": _checked_copy(arguments)})
+                called |= ids
+            if not blocks:
+                raise NotTaken
+            messages.append({"role": "assistant", "content": blocks})
+        else:
+            raise NotTaken
+    out["messages"] = messages
+    dropped = []
+    if cfg is NOT_GIVEN:
+        out["max_tokens"] = 4096
+    else:
+        if type(cfg) is not Config or _config_rest(cfg) != _NONE_SET or (cfg.extras is not NOT_GIVEN and cfg.extras):
+            raise NotTaken
+        limit = cfg.max_tokens
+        if limit is NOT_GIVEN:
+            limit = 4096
+        elif type(limit) is not int or limit < 1:
+            raise NotTaken
+        out["max_tokens"] = limit
+        stop = cfg.stop_sequences
+        if stop is not NOT_GIVEN:
+            if type(stop) is not list or not stop or not all(type(x) is str and x for x in stop):
+                raise NotTaken
+            out["stop_sequences"] = stop
+        for name in ("temperature", "top_p"):
+            v = getattr(cfg, name)
+            if v is not NOT_GIVEN:
+                top, text = _DROPPED[name]
+                if (type(v) is not int and (type(v) is not float or not math.isfinite(v))) or not 0 <= v <= top:
+                    raise NotTaken
+                dropped.append(text)
+        effort = cfg.reasoning_effort
+        if effort is not NOT_GIVEN:
+            budget = _BUDGET.get(effort) if type(effort) is str else None
+            if budget is None or budget >= limit or req.tool_choice == "required":
+                raise NotTaken
+            out["thinking"] = {"type": "enabled", "budget_tokens": budget}
+    names: set[str] = set()
+    tools = req.tools
+    if tools is not NOT_GIVEN:
+        if type(tools) is not list or not tools:
+            raise NotTaken
+        wired = []
+        for tool in tools:
+            if type(tool) is not Tool or tool.cache_control is not NOT_GIVEN:
+                raise NotTaken
+            name, text, schema, strict = tool.name, tool.description, tool.parameters, tool.strict
+            if type(name) is not str or not name or name in names or type(text) is not str or type(schema) is not dict:
+                raise NotTaken
+            if schema.get("type", "object") != "object" or type(schema.get("type", "")) is not str:
+                raise NotTaken
+            names.add(name)
+            wire = {"name": name, "input_schema": _checked_copy(schema), "description": text}
+            if strict is not NOT_GIVEN:
+                if type(strict) is not bool:
+                    raise NotTaken
+                wire["strict"] = strict
+            wired.append(wire)
+        out["tools"] = wired
+    choice = req.tool_choice
+    if choice is not NOT_GIVEN:
+        if type(choice) is not str or choice not in _AN_CHOICE or not names:
+            raise NotTaken
+        out["tool_choice"] = {"type": _AN_CHOICE[choice]}
+    for text in dropped:
+        warnings.warn(text, UnsupportedOptionWarning, stacklevel=2)
     return out
 
 

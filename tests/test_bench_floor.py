@@ -1,0 +1,157 @@
+"""bench/handwritten.py's floor with the checks (`openai_to_anthropic_request_checked`), which
+bench/run.py times beside the floor to say what validating alone costs (issue 19, target 1).
+
+The figure means something only if the checked floor is right wherever it answers: the bytes and
+the warnings `wiremap.translator('openai_chat', 'anthropic_messages').request` gives, on every
+body it takes. Where it cannot be sure, it must not answer (`NotTaken`). These tests check that
+on the benchmark corpus (which it must take whole), on mutated bodies (tests/fuzz/mutate.py) and
+on valid bodies drawn by hypothesis. No timing is asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import wiremap
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import handwritten as hw  # noqa: E402
+import make_corpus  # noqa: E402
+import strategies as gen  # noqa: E402
+from fuzz import mutate  # noqa: E402
+from test_fused import outcome  # noqa: E402
+
+TRANSLATOR = wiremap.translator("openai_chat", "anthropic_messages").request
+
+
+def checked(body: Any) -> tuple[Any, ...] | None:
+    """What a caller of the checked floor sees (as `outcome` puts it), or None: not taken."""
+    try:
+        return outcome(hw.openai_to_anthropic_request_checked, body)
+    except hw.NotTaken:
+        return None
+
+
+@pytest.mark.parametrize("name", list(make_corpus.REQUESTS))
+def test_the_checked_floor_takes_the_corpus_and_answers_as_wiremap(name: str) -> None:
+    body = json.loads((ROOT / "bench" / "corpus" / f"{name}.json").read_text(encoding="utf-8"))
+    got = checked(body)
+    assert got is not None, f"{name}: the checked floor must take every corpus item"
+    assert got == outcome(TRANSLATOR, body)
+    assert got[1] == json.dumps(hw.openai_to_anthropic_request(body), ensure_ascii=False)  # the floor's bytes too
+
+
+@pytest.mark.parametrize("seed", [3, 7, 13])
+def test_where_the_checked_floor_answers_it_answers_as_wiremap_on_mutated_bodies(seed: int) -> None:
+    taken = 0
+    for body, ops in mutate.cases(seed, "openai_chat", "request_from_wire", 1500):
+        got = checked(body)
+        if got is not None:
+            taken += 1
+            assert got == outcome(TRANSLATOR, body), ops
+    assert taken > 50  # a checked floor that took nothing would prove nothing
+
+
+@settings(max_examples=200, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+@given(data=st.data())
+def test_where_the_checked_floor_answers_it_answers_as_wiremap_on_valid_bodies(data: Any) -> None:
+    request = data.draw(gen.canonical_requests("openai_chat"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        body = json.loads(json.dumps(wiremap.get_format("openai_chat").request_to_wire(request)))
+    got = checked(body)
+    if got is not None:
+        assert got == outcome(TRANSLATOR, body)
+
+
+@pytest.mark.parametrize("change", [
+    {"model": ""},
+    {"max_tokens": 0},
+    {"max_tokens": True},
+    {"temperature": float("nan")},
+    {"messages": []},
+    {"metadata": {"a": 1}},  # a key it does not write: another path's business
+])
+def test_the_checked_floor_does_not_take_what_it_cannot_answer_as_wiremap(change: dict[str, Any]) -> None:
+    body = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}], **change}
+    assert checked(body) is None
+
+
+# ------------------------------------------------------------------ the single direction's
+
+
+SOURCE = wiremap.get_format("openai_chat")
+WRITER = wiremap.get_format("anthropic_messages").request_to_wire
+
+
+def checked_writer(request: Any) -> tuple[Any, ...] | None:
+    try:
+        return outcome(hw.canonical_to_anthropic_request_checked, request)
+    except hw.NotTaken:
+        return None
+
+
+def read(body: Any) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return SOURCE.request_from_wire(body)
+
+
+@pytest.mark.parametrize("name", list(make_corpus.REQUESTS))
+def test_the_checked_writer_takes_the_corpus_and_answers_as_request_to_wire(name: str) -> None:
+    request = read(json.loads((ROOT / "bench" / "corpus" / f"{name}.json").read_text(encoding="utf-8")))
+    got = checked_writer(request)
+    assert got is not None, f"{name}: the checked writer must take every corpus item"
+    assert got == outcome(WRITER, request)
+    assert got[1] == json.dumps(hw.canonical_to_anthropic_request(request), ensure_ascii=False)
+
+
+@pytest.mark.parametrize("seed", [3, 7, 13])
+def test_where_the_checked_writer_answers_it_answers_as_request_to_wire(seed: int) -> None:
+    taken = 0
+    for body, ops in mutate.cases(seed, "openai_chat", "request_from_wire", 1500):
+        try:
+            request = read(body)
+        except wiremap.ProviderError:
+            continue
+        got = checked_writer(request)
+        if got is not None:
+            taken += 1
+            assert got == outcome(WRITER, request), ops
+    assert taken > 50
+
+
+@settings(max_examples=200, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+@given(data=st.data())
+def test_where_the_checked_writer_answers_it_answers_as_request_to_wire_on_valid_requests(data: Any) -> None:
+    # canonical requests as an OpenAI client's body reads (the corpus's source): about one in
+    # seven is of the corpus's kind, which the checked writer takes
+    request = data.draw(gen.canonical_requests("openai_chat"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        request = read(json.loads(json.dumps(SOURCE.request_to_wire(request))))
+    got = checked_writer(request)
+    if got is not None:
+        assert got == outcome(WRITER, request)
+
+
+def test_the_checked_writer_does_not_take_a_field_it_does_not_write() -> None:
+    request = read({"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]})
+    assert checked_writer(request) is not None
+    request.config.seed = 7  # validated and dropped by wiremap: not this writer's
+    assert checked_writer(request) is None
+    request.config.seed = wiremap.NOT_GIVEN
+    request.messages[0].name = "ann"  # a participant name the target has no field for
+    assert checked_writer(request) is None
