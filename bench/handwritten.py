@@ -7,6 +7,11 @@ base formats send it since issue #14), which bench/run.py checks with `json.dump
 floor is doing the same work. Pairs: OpenAI Chat -> Anthropic Messages and -> Gemini
 generateContent, Anthropic Messages -> OpenAI Chat (requests and responses), and the typed
 canonical single directions of Anthropic Messages.
+
+Two of them also come with the checks (`*_checked`, issue 19): the same converter plus what one
+that must never change a body's meaning has to check before it writes, and nothing more; it
+answers as wiremap does or raises `NotTaken` (tests/test_bench_floor.py). Timed beside the floor,
+they say what the checks alone cost: the least a converter that validates adds to the floor.
 """
 
 from __future__ import annotations

@@ -3,8 +3,10 @@
     python bench/run.py [--quick] [--out bench/RESULTS.md]
 
 Every number is the median of REPEATS timed runs in this one process, each run calling the
-function enough times to last ~TARGET seconds; ratios are against references measured in the
-same run: the hand-written floor (bench/handwritten.py), LiteLLM's AnthropicConfig, and
+function enough times to last ~TARGET seconds; where a table compares wiremap with its floors,
+they are timed in turns instead (`measure_interleaved`: ROUNDS rounds, each timing every one of
+them once), so that the shared machine's drift in speed falls on both sides of a ratio alike.
+Ratios are against references measured in the same run: the hand-written floor (bench/handwritten.py), LiteLLM's AnthropicConfig, and
 copy.deepcopy of the input. Formats are found with `wiremap.formats()`; the cross-provider
 tables use the OpenAI Chat and Anthropic Messages formats (LiteLLM's reference pair); the
 single-direction table covers every registered format.
@@ -41,6 +43,7 @@ from wiremap.runtime.validate import validate_request  # noqa: E402
 warnings.simplefilter("ignore", wiremap.UnsupportedOptionWarning)
 
 REPEATS = 7
+ROUNDS = 15  # measure_interleaved's rounds
 TARGET = 0.05
 SRC, DST = "openai_chat", "anthropic_messages"
 
@@ -67,9 +70,10 @@ def measure(fn: Callable[[], Any], repeats: int = REPEATS, target: float = TARGE
     return statistics.median(times)
 
 
-def measure_interleaved(fns: list[Callable[[], Any]], rounds: int = 15, target: float = TARGET) -> list[float]:
-    """Median seconds per call of each of `fns`, timed in turns (each round times every one once),
-    so that a change in the shared machine's speed falls on all of them alike."""
+def measure_interleaved(fns: list[Callable[[], Any]], rounds: int | None = None, target: float = TARGET) -> list[float]:
+    """Median seconds per call of each of `fns`, timed in turns (each round times every one once,
+    ROUNDS rounds), so that a change in the shared machine's speed falls on all of them alike."""
+    rounds = ROUNDS if rounds is None else rounds
     loops = []
     for fn in fns:
         fn()
@@ -309,13 +313,14 @@ def cold_imports(runs: int = IMPORT_RUNS) -> dict[str, tuple[float, float] | Non
 
 
 def main(argv: list[str] | None = None) -> int:
-    global REPEATS
+    global REPEATS, ROUNDS
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
     ap.add_argument("--out", default=str(HERE / "RESULTS.md"))
     ns = ap.parse_args(argv)
     if ns.quick:
         REPEATS = 3
+        ROUNDS = 5
     load_before = os.getloadavg()
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     src, dst = wiremap.get_format(SRC), wiremap.get_format(DST)
@@ -329,7 +334,8 @@ def main(argv: list[str] | None = None) -> int:
         tr = wiremap.translator(source, target)
         s_fmt, d_fmt = wiremap.get_format(source), wiremap.get_format(target)
         add(f"## Request translation: {source} → {target}\n")
-        add(f"Medians in µs per request. *floor* = bench/handwritten.py `{floor_fn.__name__}`, straight-line code for the corpus "
+        add(f"Medians in µs per request; floor, translator, two-step and translate timed in turns ({ROUNDS} rounds: a change in the "
+            f"shared machine's speed falls on all four alike). *floor* = bench/handwritten.py `{floor_fn.__name__}`, straight-line code for the corpus "
             "that sends the same bytes as wiremap (checked: `json.dumps` of both, key order included), keeps the caller's key "
             "order in tool schemas and arguments and does not sort. "
             f"*translator* = `wiremap.translator({source!r}, {target!r}).request` "
@@ -347,10 +353,9 @@ def main(argv: list[str] | None = None) -> int:
             expected = d_fmt.request_to_wire(s_fmt.request_from_wire(body))
             assert json.dumps(floor_fn(body)) == json.dumps(expected), f"floor bytes differ from wiremap on {name} ({source} -> {target})"
             assert json.dumps(tr.request(body)) == json.dumps(expected), f"translator differs from the two-step path on {name}"
-            t_floor = measure(lambda: floor_fn(body))
-            t_fused = measure(lambda: tr.request(body))
-            t_two = measure(lambda: d_fmt.request_to_wire(s_fmt.request_from_wire(body)))
-            t_tr = measure(lambda: wiremap.translate_request(body, source, target))
+            t_floor, t_fused, t_two, t_tr = measure_interleaved([
+                lambda: floor_fn(body), lambda: tr.request(body), lambda: d_fmt.request_to_wire(s_fmt.request_from_wire(body)),
+                lambda: wiremap.translate_request(body, source, target)])
             lite = lite_fn() if lite_fn else None
             t_lite, lite_cell = None, "n/a"
             if lite is not None:
@@ -374,7 +379,7 @@ def main(argv: list[str] | None = None) -> int:
         "out and any converter that must never change a body's meaning has to make before it writes (each key one it "
         "writes or drops as wiremap does, each value of the type and range the two-step way takes, tool results answering "
         "calls, the caller's JSON plain, finite, free of lone surrogates and within the depth limit, a warning for each "
-        "dropped option). The three are timed in turns (15 rounds, medians). It covers the corpus only; on the corpus and on mutated bodies it answers exactly what "
+        f"dropped option). The three are timed in turns ({ROUNDS} rounds, medians). It covers the corpus only; on the corpus and on mutated bodies it answers exactly what "
         "`wiremap.translator` answers, or not at all (tests/test_bench_floor.py). *checks alone* = checked floor ÷ floor: "
         "where it exceeds 2×, target 1's 2× asks for a converter that validates in less time than the checks take.\n")
     add("| item | floor | checked floor | checks alone (×floor) | translator | ×floor | ×checked floor |")
@@ -399,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
     add("*translator* = `wiremap.translator(source, target).response`: the fused response translator the mappings "
         "compile (one pass where the body allows it, else the two-step way: exactly the two-step answer); *two-step* = "
         "`response_from_wire` (without the carried-data residual, which only goes back to the same origin) + "
-        "`response_to_wire`; the floor sends the same bytes (checked).\n")
+        f"`response_to_wire`; the floor sends the same bytes (checked). The four are timed in turns ({ROUNDS} rounds, medians).\n")
     add("| source → target | item | floor | translator | ×floor | one pass | two-step | ×floor | translate_response | ×floor |")
     add("|---|---|---:|---:|---:|---|---:|---:|---:|---:|")
     from wiremap.runtime.wire import read_without_carry
@@ -410,10 +415,9 @@ def main(argv: list[str] | None = None) -> int:
         back = tr.response
         s_fmt, d_fmt = wiremap.get_format(source), wiremap.get_format(target)
         assert json.dumps(floor_fn(body)) == json.dumps(back(body)), f"floor bytes differ from wiremap on {name} ({source} -> {target})"
-        t_floor = measure(lambda: floor_fn(body))
-        t_fused = measure(lambda: back(body))
-        t_two = measure(lambda: d_fmt.response_to_wire(read_without_carry(s_fmt.response_from_wire, body)))
-        t_tr = measure(lambda: wiremap.translate_response(body, source, target))
+        t_floor, t_fused, t_two, t_tr = measure_interleaved([
+            lambda: floor_fn(body), lambda: back(body), lambda: d_fmt.response_to_wire(read_without_carry(s_fmt.response_from_wire, body)),
+            lambda: wiremap.translate_response(body, source, target)])
         summary["translate"].append((f"{name} ({source} → {target})", t_fused / t_floor, None, t_tr / t_floor, t_two / t_floor))
         add(f"| {source} → {target} | {name} | {us(t_floor)} | {us(t_fused)} | {ratio(t_fused, t_floor)} | {one_pass(tr, body, 'response')} | "
             f"{us(t_two)} | {ratio(t_two, t_floor)} | {us(t_tr)} | {ratio(t_tr, t_floor)} |")
@@ -429,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
         "out and a writer that must never change a request's meaning has to make (every field it does not write checked "
         "unset, every value it writes checked as validation checks it for this format, each dropped option warned; where "
         "it answers, it answers as `request_to_wire` does: tests/test_bench_floor.py); where it exceeds 2× the floor, the "
-        "target asks for a writer that validates in less time than the checks take. The four are timed in turns (15 rounds, "
+        f"target asks for a writer that validates in less time than the checks take. The four are timed in turns ({ROUNDS} rounds, "
         "medians).\n")
     add("| direction | item | floor | wiremap | ×floor | validation alone | ×floor | checked floor | checks alone (×floor) | wiremap ×checked floor |")
     add("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -556,7 +560,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{' / '.join(f'{x:.2f}' for x in load_after)} -- the machine is shared, so absolute numbers are noisy; "
         "ratios are measured in the same run",
         f"- versions: wiremap {wiremap.__version__}, litellm {version('litellm')}; formats: {', '.join(wiremap.formats())}",
-        f"- each number: median of {REPEATS} repeats\n",
+        f"- each number: median of {REPEATS} repeats, or of {ROUNDS} rounds where the tables say the figures were timed in turns\n",
         "## Targets\n",
         "| target | result | met |",
         "|---|---|---|",

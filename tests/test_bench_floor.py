@@ -1,11 +1,14 @@
-"""bench/handwritten.py's floor with the checks (`openai_to_anthropic_request_checked`), which
-bench/run.py times beside the floor to say what validating alone costs (issue 19, target 1).
+"""bench/handwritten.py's floors with the checks, which bench/run.py times beside the floors to say
+what validating alone costs (issue 19, targets 1 and 2): `openai_to_anthropic_request_checked`
+(a translator: OpenAI Chat body -> Anthropic Messages body) and
+`canonical_to_anthropic_request_checked` (a writer: typed canonical Request -> Anthropic body).
 
-The figure means something only if the checked floor is right wherever it answers: the bytes and
-the warnings `wiremap.translator('openai_chat', 'anthropic_messages').request` gives, on every
-body it takes. Where it cannot be sure, it must not answer (`NotTaken`). These tests check that
-on the benchmark corpus (which it must take whole), on mutated bodies (tests/fuzz/mutate.py) and
-on valid bodies drawn by hypothesis. No timing is asserted.
+The figures mean something only if each is right wherever it answers: the bytes and the warnings
+`wiremap.translator('openai_chat', 'anthropic_messages').request` (or
+`anthropic_messages.request_to_wire`) gives, on every input it takes. Where it cannot be sure, it
+must not answer (`NotTaken`). These tests check that on the benchmark corpus (which each must take
+whole), on mutated bodies (tests/fuzz/mutate.py) and on valid bodies drawn by hypothesis. No
+timing is asserted.
 """
 
 from __future__ import annotations
