@@ -37,13 +37,6 @@ sys.path.insert(0, str(HERE))
 import gateway_vs_litellm as g  # noqa: E402
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind((g.HOST, 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 def _scope(body: bytes) -> dict[str, Any]:
     return {
         "type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1", "method": "POST",
@@ -78,7 +71,7 @@ async def call(app: Any, body: bytes) -> tuple[int, bytes]:
 
 
 def _start_upstream() -> tuple[subprocess.Popen[bytes], int]:
-    port = _free_port()
+    port = g._free_port()
     code = (f"import sys; sys.path.insert(0, {str(HERE)!r}); import gateway_vs_litellm as g; "
             f"g.UPSTREAM_DELAY = 0; g.fake_upstream({port})")
     proc = subprocess.Popen([sys.executable, "-c", code])

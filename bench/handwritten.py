@@ -24,6 +24,7 @@ import re
 import warnings
 from typing import Any
 
+import wiremap
 from wiremap import UnsupportedOptionWarning
 from wiremap.runtime.canonical import (
     NOT_GIVEN,
@@ -497,7 +498,7 @@ def canonical_to_anthropic_request(req: Any) -> dict[str, Any]:
 _CONFIG_HANDLED = ("max_tokens", "stop_sequences", "reasoning_effort", "temperature", "top_p")
 _config_rest = operator.attrgetter(*(f.name for f in dataclasses.fields(Config) if f.name not in _CONFIG_HANDLED and f.name != "extras"))
 _NONE_SET = tuple(NOT_GIVEN for f in dataclasses.fields(Config) if f.name not in _CONFIG_HANDLED and f.name != "extras")
-_ANTHROPIC_ORIGIN = "anthropic/anthropic_messages"  # generated/anthropic_messages.py ORIGIN
+_ANTHROPIC_ORIGIN: str = wiremap.get_format("anthropic_messages").module.ORIGIN  # what apply_carried writes back
 
 
 def _checked_text_block(b: Any) -> dict[str, Any]:
@@ -870,5 +871,3 @@ def openai_to_gemini_response(body: dict[str, Any]) -> dict[str, Any]:
     return {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": _GEMINI_STOP[choice["finish_reason"]], "index": 0}],
             "usageMetadata": usage, "modelVersion": body["model"], "responseId": body["id"]}
 
-
-_unused = (ImageBlock, InlineSource, ToolMessage)
