@@ -833,6 +833,204 @@ def openai_to_gemini_request(body: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+_GEMINI_TOP = frozenset({"model", "messages", "max_tokens", "max_completion_tokens", "stop", "reasoning_effort", "tools",
+                         "tool_choice", "temperature", "top_p", "stream", "stream_options"})
+_GEMINI_EFFORTS = frozenset({"low", "medium", "high", "minimal"})
+
+
+def _checked_gemini_part(p: Any) -> dict[str, Any]:
+    """`_gemini_part` with the checks: a non-empty text, or an image URL with nothing beside it:
+    inline data of an image type, or an address whose file extension names one."""
+    if type(p) is not dict:
+        raise NotTaken
+    kind = p.get("type")
+    if kind == "text":
+        text = p.get("text")
+        if len(p) != 2 or type(text) is not str or not text:
+            raise NotTaken
+        return {"text": text}
+    image = p.get("image_url")
+    if kind != "image_url" or len(p) != 2 or type(image) is not dict or len(image) != 1 or type(image.get("url")) is not str:
+        raise NotTaken
+    url = image["url"]
+    if url.startswith("data:"):
+        head, sep, data = url[5:].partition(",")
+        media, base64 = head[:-7], head[-7:]
+        if not sep or base64 != ";base64" or media not in _IMAGE_TYPES or not data:
+            raise NotTaken
+        return {"inlineData": {"mimeType": media, "data": data}}
+    tail = url.rsplit("/", 1)[-1]
+    if not url.startswith("https://") or "?" in url or "#" in url or "." not in tail:
+        raise NotTaken
+    media = _MIME.get(tail.rsplit(".", 1)[1])
+    if media is None:
+        raise NotTaken
+    return {"fileData": {"fileUri": url, "mimeType": media}}
+
+
+def openai_to_gemini_request_checked(body: Any) -> dict[str, Any]:
+    """`openai_to_gemini_request` with the checks it leaves out, as `openai_to_anthropic_request_checked`
+    for Anthropic: the same bytes where it takes the body, else NotTaken. It reads the source as
+    that one does (the same OpenAI checks: each key one it writes or drops as wiremap does, each
+    value of the type the two-step way takes, tool results answering calls, the caller's JSON
+    plain and within the depth limit); the target takes every option the corpus sends (nothing
+    dropped, nothing warned), and a tool result names the function of the call it answers. A
+    model the effort rows treat apart (Gemini 1 and 2: a thinking budget) is not the corpus's."""
+    if type(body) is not dict or not _GEMINI_TOP.issuperset(body):
+        raise NotTaken
+    model = body.get("model")
+    items = body.get("messages")
+    if type(model) is not str or not model or type(items) is not list or not items:
+        raise NotTaken
+    out: dict[str, Any] = {"model": model}
+    system: list[str] = []
+    contents: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] | None = None
+    called: dict[str, str] = {}
+    last = ""
+    for i, m in enumerate(items):
+        if type(m) is not dict:
+            raise NotTaken
+        role = m.get("role")
+        keys = _ROLE_KEYS.get(role) if type(role) is str else None
+        if keys is None or not keys.issuperset(m):
+            raise NotTaken
+        c = m.get("content")
+        if role == "tool":
+            call_id = m.get("tool_call_id")
+            if type(call_id) is not str or call_id not in called or type(c) is not str:
+                raise NotTaken
+            part = {"functionResponse": {"id": call_id, "name": called[call_id], "response": {"result": c}}}
+            if results is None:
+                results = [part]
+                contents.append({"role": "user", "parts": results})
+            else:
+                results.append(part)
+            last = role
+            continue
+        results = None
+        if role == "system":
+            if i or type(c) is not str or not c:
+                raise NotTaken
+            system.append(c)
+        elif role == "user":
+            if type(c) is str and c:
+                parts = [{"text": c}]
+            elif type(c) is list and c:
+                parts = [_checked_gemini_part(p) for p in c]
+            else:
+                raise NotTaken
+            contents.append({"role": "user", "parts": parts})
+        else:
+            blocks: list[dict[str, Any]] = []
+            if c is not None:
+                if type(c) is not str:
+                    raise NotTaken
+                if c:
+                    blocks.append({"text": c})
+            calls = m.get("tool_calls")
+            if calls is not None:
+                if type(calls) is not list:
+                    raise NotTaken
+                ids: dict[str, str] = {}
+                for call in calls:
+                    if type(call) is not dict or not _CALL_KEYS.issuperset(call) or call.get("type") != "function":
+                        raise NotTaken
+                    call_id, f = call.get("id"), call.get("function")
+                    if type(call_id) is not str or not call_id or call_id in ids or type(f) is not dict or not _CALLED_KEYS.issuperset(f):
+                        raise NotTaken
+                    name, arguments = f.get("name"), f.get("arguments")
+                    if type(name) is not str or not name or type(arguments) is not str:
+                        raise NotTaken
+                    try:
+                        parsed = json.loads(arguments)
+                    except ValueError:
+                        raise NotTaken from None
+                    if type(parsed) is not dict:
+                        raise NotTaken
+                    _checked_json(parsed)
+                    ids[call_id] = name
+                    blocks.append({"functionCall": {"id": call_id, "name": name, "args": parsed}})
+                called.update(ids)
+            if not blocks:
+                raise NotTaken
+            contents.append({"role": "model", "parts": blocks})
+        last = role
+    if last != "user" and last != "tool":
+        raise NotTaken
+    if system:
+        out["systemInstruction"] = {"parts": [{"text": "\n\n".join(system)}]}
+    out["contents"] = contents
+    config: dict[str, Any] = {}
+    if "temperature" in body:
+        v = body["temperature"]
+        if type(v) is not int and (type(v) is not float or not math.isfinite(v)):
+            raise NotTaken
+        config["temperature"] = v
+    if "max_tokens" in body and "max_completion_tokens" in body:
+        raise NotTaken
+    limit = body.get("max_completion_tokens", body.get("max_tokens"))
+    if limit is not None:
+        if type(limit) is not int or not 1 <= limit <= 2147483647:
+            raise NotTaken
+        config["maxOutputTokens"] = limit
+    elif "max_tokens" in body or "max_completion_tokens" in body:
+        raise NotTaken
+    if "top_p" in body:
+        v = body["top_p"]
+        if type(v) is not int and (type(v) is not float or not math.isfinite(v)):
+            raise NotTaken
+        config["topP"] = v
+    if "stop" in body:
+        stop = body["stop"]
+        if type(stop) is not list or not stop or not all(type(s) is str and s for s in stop):
+            raise NotTaken
+        config["stopSequences"] = stop
+    if "stream" in body and type(body["stream"]) is not bool:
+        raise NotTaken
+    if "stream_options" in body:
+        options = body["stream_options"]
+        if type(options) is not dict or len(options) != 1 or type(options.get("include_usage")) is not bool:
+            raise NotTaken
+    if "reasoning_effort" in body:
+        effort = body["reasoning_effort"]
+        if type(effort) is not str or effort not in _GEMINI_EFFORTS or model.startswith(("gemini-", "models/gemini-")):
+            raise NotTaken
+        config["thinkingConfig"] = {"thinkingLevel": effort}
+    choice = body.get("tool_choice", "auto")  # checked against the tools below
+    if type(choice) is not str or choice not in _GEMINI_CHOICE:
+        raise NotTaken
+    names: set[str] = set()
+    if "tools" in body:
+        tools = body["tools"]
+        if type(tools) is not list or not tools:
+            raise NotTaken
+        declared: list[dict[str, Any]] = []
+        for t in tools:
+            if type(t) is not dict or not _TOOL_KEYS.issuperset(t) or t.get("type") != "function":
+                raise NotTaken
+            f = t.get("function")
+            if type(f) is not dict or not _FUNCTION_KEYS.issuperset(f):
+                raise NotTaken
+            name, text, schema = f.get("name"), f.get("description"), f.get("parameters")
+            if type(name) is not str or not name or name in names or type(text) is not str or type(schema) is not dict:
+                raise NotTaken
+            if schema.get("type", "object") != "object" or type(schema.get("type", "")) is not str:  # an object schema
+                raise NotTaken
+            if "strict" in f and type(f["strict"]) is not bool:  # checked, and not sent: Gemini has no strict mode
+                raise NotTaken
+            names.add(name)
+            declared.append({"name": name, "description": text, "parametersJsonSchema": _checked_copy(schema)})
+        out["tools"] = [{"functionDeclarations": declared}]
+    if "tool_choice" in body:
+        if not names:
+            raise NotTaken
+        out["toolConfig"] = {"functionCallingConfig": {"mode": _GEMINI_CHOICE[choice]}}
+    if config:
+        out["generationConfig"] = config
+    return out
+
+
 def openai_to_anthropic_response(body: dict[str, Any]) -> dict[str, Any]:
     """OpenAI Chat response body -> Anthropic Messages response body (input_tokens leaves the
     cached reads out, which OpenAI's prompt_tokens counts; docs/canonical.md)."""
