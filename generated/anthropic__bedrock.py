@@ -72,6 +72,7 @@ from .anthropic_messages import (
     _EMPTY_TURN,
     _FINISH_LISTED,
     _FINISH_TO_WIRE,
+    _MAP_1,
     _NO_CONFIG,
     _as_blocks,
     _finish_reason,

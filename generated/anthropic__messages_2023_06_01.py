@@ -80,6 +80,7 @@ from .anthropic_messages import (
     _EMPTY_TURN,
     _FINISH_LISTED,
     _FINISH_TO_WIRE,
+    _MAP_1,
     _NO_CONFIG,
     _OPTIONS_FROM_1,
     _as_blocks,
@@ -321,16 +322,7 @@ def _request_to_wire(
     ):  # derive: from reasoning_effort (mapping row reasoning_budget.derive)
         source_value: Any = config.reasoning_effort
         value_reasoning_budget = (
-            {
-                "minimal": 1024,
-                "low": 1024,
-                "medium": 2048,
-                "high": 4096,
-                "xhigh": 8192,
-                "max": 16384,
-            }.get(source_value, NOT_GIVEN)
-            if type(source_value) is str
-            else NOT_GIVEN
+            _MAP_1.get(source_value, NOT_GIVEN) if type(source_value) is str else NOT_GIVEN
         )
         limit: Any = value_max_tokens
         if (
@@ -355,7 +347,7 @@ def _request_to_wire(
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
-        _w.put_in(body, ("tool_choice",), _tool_choice_to_wire(tool_choice))
+        _w.put_in1(body, "tool_choice", _tool_choice_to_wire(tool_choice))
     value_parallel_tool_calls = config.parallel_tool_calls
     if (
         value_parallel_tool_calls is not NOT_GIVEN and isinstance(tools, list) and tools

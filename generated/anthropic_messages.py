@@ -988,6 +988,14 @@ _OPTIONS_TO_2: Final[tuple[tuple[str, str, str], ...]] = (
 _OPTIONS_TO_3: Final[tuple[tuple[str, str, str], ...]] = (
     # reasoning_effort: silently dropped, as the mapping declares
 )
+_MAP_1: Final[dict[Any, Any]] = {
+    "minimal": 1024,
+    "low": 1024,
+    "medium": 2048,
+    "high": 4096,
+    "xhigh": 8192,
+    "max": 16384,
+}  # an option row's value table
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
 _OPTIONS_TO_4: Final[tuple[tuple[str, str, str], ...]] = (
     # json_mode: silently dropped, as the mapping declares
@@ -1744,16 +1752,7 @@ def _request_to_wire(
     ):  # derive: from reasoning_effort (mapping row reasoning_budget.derive)
         source_value: Any = config.reasoning_effort
         value_reasoning_budget = (
-            {
-                "minimal": 1024,
-                "low": 1024,
-                "medium": 2048,
-                "high": 4096,
-                "xhigh": 8192,
-                "max": 16384,
-            }.get(source_value, NOT_GIVEN)
-            if type(source_value) is str
-            else NOT_GIVEN
+            _MAP_1.get(source_value, NOT_GIVEN) if type(source_value) is str else NOT_GIVEN
         )
         limit: Any = value_max_tokens
         if (
@@ -1778,7 +1777,7 @@ def _request_to_wire(
     if tools is not NOT_GIVEN and tools:
         body["tools"] = [_tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
     if not isinstance(tool_choice, NotGiven):
-        _w.put_in(body, ("tool_choice",), _tool_choice_to_wire(tool_choice))
+        _w.put_in1(body, "tool_choice", _tool_choice_to_wire(tool_choice))
     value_parallel_tool_calls = config.parallel_tool_calls
     if (
         value_parallel_tool_calls is not NOT_GIVEN and isinstance(tools, list) and tools

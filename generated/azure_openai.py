@@ -71,6 +71,7 @@ from .openai_chat import (
     _EMPTY_TURN,
     _FINISH_LISTED,
     _FINISH_TO_WIRE,
+    _MAP_1,
     _NO_CONFIG,
     _finish_reason,
     _read_assistant_part,
@@ -633,9 +634,9 @@ def _request_to_wire(
         wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy
         schema_name = _w.schema_name(schema)
         schema_strict = _w.schema_qualifies_for_strict(wire_schema)
-        _w.put_in(
+        _w.put_in1(
             body,
-            ("response_format",),
+            "response_format",
             {
                 "type": "json_schema",
                 "json_schema": {
@@ -649,7 +650,7 @@ def _request_to_wire(
     if (
         value_json_mode is not NOT_GIVEN
     ):  # values: the wire's spelling; a value it does not list is not sent
-        value_json_mode = {True: "json_object"}.get(value_json_mode, NOT_GIVEN)
+        value_json_mode = _MAP_1.get(value_json_mode, NOT_GIVEN)
     if value_json_mode is not NOT_GIVEN and not (
         isinstance(schema, dict) and mode == "native"
     ):  # a native schema says it already
@@ -658,17 +659,17 @@ def _request_to_wire(
     if (
         value_schema_name is not NOT_GIVEN and isinstance(schema, dict) and mode == "native"
     ):  # requires the response schema's object
-        _w.put_in(body, ("response_format", "json_schema", "name"), value_schema_name)
+        _w.put_in3(body, "response_format", "json_schema", "name", value_schema_name)
     value_schema_description = config.schema_description
     if (
         value_schema_description is not NOT_GIVEN and isinstance(schema, dict) and mode == "native"
     ):  # requires the response schema's object
-        _w.put_in(body, ("response_format", "json_schema", "description"), value_schema_description)
+        _w.put_in3(body, "response_format", "json_schema", "description", value_schema_description)
     value_schema_strict = config.schema_strict
     if (
         value_schema_strict is not NOT_GIVEN and isinstance(schema, dict) and mode == "native"
     ):  # requires the response schema's object
-        _w.put_in(body, ("response_format", "json_schema", "strict"), value_schema_strict)
+        _w.put_in3(body, "response_format", "json_schema", "strict", value_schema_strict)
     if extras:
         assert isinstance(extras, dict)
         target = body

@@ -80,6 +80,7 @@ from .openai_chat import (
     _EMPTY_TURN,
     _FINISH_LISTED,
     _FINISH_TO_WIRE,
+    _MAP_1,
     _NO_CONFIG,
     _finish_reason,
     _read_assistant_part,

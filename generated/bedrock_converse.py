@@ -849,6 +849,14 @@ _OPTIONS_TO_2: Final[tuple[tuple[str, str, str], ...]] = (
     # user: silently dropped, as the mapping declares
     # reasoning_effort: silently dropped, as the mapping declares
 )
+_MAP_1: Final[dict[Any, Any]] = {
+    "minimal": 1024,
+    "low": 1024,
+    "medium": 2048,
+    "high": 4096,
+    "xhigh": 8192,
+    "max": 16384,
+}  # an option row's value table
 # option rows sent as they are, in order (runtime wire.options_to_wire): (option, wire field, how)
 _OPTIONS_TO_3: Final[tuple[tuple[str, str, str], ...]] = (
     # json_mode: silently dropped, as the mapping declares
@@ -2028,16 +2036,7 @@ def _request_to_wire(
     ):  # derive: from reasoning_effort (mapping row reasoning_budget.derive)
         source_value: Any = config.reasoning_effort
         value_reasoning_budget = (
-            {
-                "minimal": 1024,
-                "low": 1024,
-                "medium": 2048,
-                "high": 4096,
-                "xhigh": 8192,
-                "max": 16384,
-            }.get(source_value, NOT_GIVEN)
-            if type(source_value) is str
-            else NOT_GIVEN
+            _MAP_1.get(source_value, NOT_GIVEN) if type(source_value) is str else NOT_GIVEN
         )
         limit: Any = value_max_tokens
         if (

@@ -404,6 +404,13 @@ _OPTIONS_TO_1: Final[tuple[tuple[str, str, str], ...]] = (
     ("top_logprobs", "top_logprobs", ""),
     ("user", "user", ""),
 )
+_MAP_1: Final[dict[Any, Any]] = {
+    "none": "none",
+    "low": "low",
+    "medium": "medium",
+    "high": "high",
+}  # an option row's value table
+_MAP_2: Final[dict[Any, Any]] = {True: "json_object"}  # an option row's value table
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
 _OPTIONS_FROM_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("temperature",), ""),
@@ -497,12 +504,7 @@ def _request_to_wire(
     if (
         value_reasoning_effort is not NOT_GIVEN
     ):  # values: the wire's spelling; a value it does not list is not sent
-        value_reasoning_effort = {
-            "none": "none",
-            "low": "low",
-            "medium": "medium",
-            "high": "high",
-        }.get(value_reasoning_effort, NOT_GIVEN)
+        value_reasoning_effort = _MAP_1.get(value_reasoning_effort, NOT_GIVEN)
     if value_reasoning_effort is not NOT_GIVEN:
         body["reasoning_effort"] = value_reasoning_effort
     _w.options_to_wire(config, body, _OPTIONS_TO_2, tools, KEY)
@@ -514,9 +516,9 @@ def _request_to_wire(
         wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy
         schema_name = _w.schema_name(schema)
         schema_strict = _w.schema_qualifies_for_strict(wire_schema)
-        _w.put_in(
+        _w.put_in1(
             body,
-            ("response_format",),
+            "response_format",
             {
                 "type": "json_schema",
                 "json_schema": {
@@ -530,7 +532,7 @@ def _request_to_wire(
     if (
         value_json_mode is not NOT_GIVEN
     ):  # values: the wire's spelling; a value it does not list is not sent
-        value_json_mode = {True: "json_object"}.get(value_json_mode, NOT_GIVEN)
+        value_json_mode = _MAP_2.get(value_json_mode, NOT_GIVEN)
     if value_json_mode is not NOT_GIVEN and not (
         isinstance(schema, dict) and mode == "native"
     ):  # a native schema says it already
@@ -539,17 +541,17 @@ def _request_to_wire(
     if (
         value_schema_name is not NOT_GIVEN and isinstance(schema, dict) and mode == "native"
     ):  # requires the response schema's object
-        _w.put_in(body, ("response_format", "json_schema", "name"), value_schema_name)
+        _w.put_in3(body, "response_format", "json_schema", "name", value_schema_name)
     value_schema_description = config.schema_description
     if (
         value_schema_description is not NOT_GIVEN and isinstance(schema, dict) and mode == "native"
     ):  # requires the response schema's object
-        _w.put_in(body, ("response_format", "json_schema", "description"), value_schema_description)
+        _w.put_in3(body, "response_format", "json_schema", "description", value_schema_description)
     value_schema_strict = config.schema_strict
     if (
         value_schema_strict is not NOT_GIVEN and isinstance(schema, dict) and mode == "native"
     ):  # requires the response schema's object
-        _w.put_in(body, ("response_format", "json_schema", "strict"), value_schema_strict)
+        _w.put_in3(body, "response_format", "json_schema", "strict", value_schema_strict)
     if extras:
         assert isinstance(extras, dict)
         target = body

@@ -926,6 +926,7 @@ _OPTIONS_TO_4: Final[tuple[tuple[str, str, str], ...]] = (
     # metadata: silently dropped, as the mapping declares
     # betas: silently dropped, as the mapping declares
 )
+_MAP_1: Final[dict[Any, Any]] = {True: "json_object"}  # an option row's value table
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
 _OPTIONS_FROM_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("temperature",), ""),
@@ -1464,16 +1465,16 @@ def _request_to_wire(
         wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy
         schema_name = _w.schema_name(schema)
         schema_strict = _w.schema_qualifies_for_strict(wire_schema)
-        _w.put_in(
+        _w.put_in1(
             body,
-            ("response_format",),
+            "response_format",
             {"type": "json_object", "json_schema": _w.json_copy(wire_schema)},
         )
     value_json_mode: Any = config.json_mode
     if (
         value_json_mode is not NOT_GIVEN
     ):  # values: the wire's spelling; a value it does not list is not sent
-        value_json_mode = {True: "json_object"}.get(value_json_mode, NOT_GIVEN)
+        value_json_mode = _MAP_1.get(value_json_mode, NOT_GIVEN)
     if value_json_mode is not NOT_GIVEN and not (
         isinstance(schema, dict) and mode == "native"
     ):  # a native schema says it already

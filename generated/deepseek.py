@@ -74,6 +74,7 @@ from .openai_chat import (
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
     _FINISH_TO_WIRE,
+    _MAP_1,
     _NO_CONFIG,
     _OPTIONS_FROM_2,
     _OPTIONS_TO_2,

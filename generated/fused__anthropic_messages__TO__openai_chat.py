@@ -131,10 +131,16 @@ _EXACT_10: Final[frozenset[str]] = frozenset(
 _EXACT_11: Final[frozenset[str]] = frozenset(
     ["name", "type"]
 )  # request_with_losses: the keys a wire object may hold
-_READ_1: Final[frozenset[str]] = frozenset(
+_PLAIN_1: Final[frozenset[str]] = frozenset(
+    ["user_id"]
+)  # request: the keys of a plain wire object (a fast path)
+_PLAIN_2: Final[frozenset[str]] = frozenset(
+    ["budget_tokens", "type"]
+)  # request: the keys of a plain wire object (a fast path)
+_READ_3: Final[frozenset[str]] = frozenset(
     ["cache_control", "description", "input_schema", "name", "strict"]
 )  # request: the keys the source's reader looks at in a wire object
-_PLAIN_2: Final[frozenset[str]] = frozenset(
+_PLAIN_4: Final[frozenset[str]] = frozenset(
     ["description", "input_schema", "name", "strict"]
 )  # request: the keys of a plain wire object (a fast path)
 _RE_T1: Final = _w.lazy_pattern(globals(), "_RE_T1", "(?s)data:(.*?);base64,(.*)")
@@ -480,7 +486,9 @@ def request(
             raise _Deopt
         wire_messages: list[dict[str, Any]] = []
         call_ids: set[str] = set()  # the tool calls answered so far may be answered (§3)
-        memo = _w.new_memo(_dst.RULES)  # the checks' copies of user JSON, for the target's writers
+        memo: dict[int, Any] = {
+            _v.KEEP_ORDER: True
+        }  # the checks' copies of user JSON in the caller's order, for the target's writers (wire.new_memo)
         ci = 0  # the canonical index of the next message
         last = ""  # the canonical role of the last message
         path = ""  # error paths are the two-step path's business
@@ -947,9 +955,7 @@ def request(
         if container is not None:
             if type(container) is not dict:
                 raise _Deopt
-            if not frozenset(["user_id"]).issuperset(
-                container
-            ):  # other keys are carried: the two-step way
+            if not _PLAIN_1.issuperset(container):  # other keys are carried: the two-step way
                 raise _Deopt
             value_user = container.get("user_id")
             if value_user is None:  # absent or null: the two-step way
@@ -962,12 +968,10 @@ def request(
         if container is not None:
             if type(container) is not dict:
                 raise _Deopt
-            if not frozenset(["budget_tokens", "type"]).issuperset(
-                container
-            ):  # other keys are carried: the two-step way
+            if not _PLAIN_2.issuperset(container):  # other keys are carried: the two-step way
                 raise _Deopt
-            if "type" in container and not _w.deep_equal(
-                container["type"], "enabled"
+            if "type" in container and (
+                type(container["type"]) is not str or container["type"] != "enabled"
             ):  # `with` of another value: not the row's
                 raise _Deopt
             value_reasoning_budget = container.get("budget_tokens")
@@ -1014,11 +1018,11 @@ def request(
                         raise _Deopt
                     wired: Any = None
                     while True:  # a plain tool (`break`: it is not)
-                        if len(tool) > 4 or not _PLAIN_2.issuperset(
+                        if len(tool) > 4 or not _PLAIN_4.issuperset(
                             tool
                         ):  # another key: the canonical way
                             if exact or not _w.carried_only(
-                                tool, _PLAIN_2, _READ_1
+                                tool, _PLAIN_4, _READ_3
                             ):  # unless no row reads it: carried, dropped here
                                 break
                         tool_name = tool.get("name")

@@ -166,16 +166,28 @@ _PLAIN_2: Final[frozenset[str]] = frozenset(
 _PLAIN_3: Final[frozenset[str]] = frozenset(
     ["content", "role", "tool_calls"]
 )  # request: the keys of a plain wire object (a fast path)
-_READ_4: Final[frozenset[str]] = frozenset(
+_PLAIN_4: Final[frozenset[str]] = frozenset(
+    ["type"]
+)  # request: the keys of a plain wire object (a fast path)
+_READ_5: Final[frozenset[str]] = frozenset(
     ["function", "type"]
 )  # request: the keys the source's reader looks at in a wire object
-_PLAIN_5: Final[frozenset[str]] = frozenset(
+_PLAIN_6: Final[frozenset[str]] = frozenset(
     ["function", "type"]
 )  # request: the keys of a plain wire object (a fast path)
-_PLAIN_6: Final[frozenset[str]] = frozenset(
+_PLAIN_7: Final[frozenset[str]] = frozenset(
     ["description", "name", "parameters", "strict"]
 )  # request: the keys of a plain wire object (a fast path)
 _RE_S1: Final = _w.lazy_pattern(globals(), "_RE_S1", "(?s)data:(.*?);base64,(.*)")
+_MAP_S1: Final[dict[Any, Any]] = {"json_object": True}  # an option row's value table
+_MAP_T1: Final[dict[Any, Any]] = {
+    "minimal": 1024,
+    "low": 1024,
+    "medium": 2048,
+    "high": 4096,
+    "xhigh": 8192,
+    "max": 16384,
+}  # an option row's value table
 
 
 def _user_parts(raw: list[Any], exact: bool) -> Any:
@@ -403,7 +415,9 @@ def request(
         system_texts: list[str] = []
         results: list[dict[str, Any]] | None = None  # the open run of grouped tool results
         call_ids: set[str] = set()  # the tool calls answered so far may be answered (§3)
-        memo = _w.new_memo(_dst.RULES)  # the checks' copies of user JSON, for the target's writers
+        memo: dict[int, Any] = {
+            _v.KEEP_ORDER: True
+        }  # the checks' copies of user JSON in the caller's order, for the target's writers (wire.new_memo)
         ci = 0  # the canonical index of the next message
         last = ""  # the canonical role of the last message
         path = ""  # error paths are the two-step path's business
@@ -872,17 +886,15 @@ def request(
         if container is not None:
             if type(container) is not dict:
                 raise _Deopt
-            if not frozenset(["type"]).issuperset(
-                container
-            ):  # other keys are carried: the two-step way
+            if not _PLAIN_4.issuperset(container):  # other keys are carried: the two-step way
                 raise _Deopt
             value_json_mode = container.get("type")
             if value_json_mode is None:  # absent or null: the two-step way
                 raise _Deopt
             elif type(value_json_mode) is not str:
                 raise _Deopt
-            elif value_json_mode in {"json_object": True}:
-                value_json_mode = {"json_object": True}[value_json_mode]
+            elif value_json_mode in _MAP_S1:
+                value_json_mode = _MAP_S1[value_json_mode]
             else:  # another row's value (json_schema: structured output): the two-step way
                 raise _Deopt
             if value_json_mode is not NOT_GIVEN:
@@ -983,11 +995,11 @@ def request(
                         raise _Deopt
                     wired: Any = None
                     while True:  # a plain tool (`break`: it is not)
-                        if len(tool) > 2 or not _PLAIN_5.issuperset(
+                        if len(tool) > 2 or not _PLAIN_6.issuperset(
                             tool
                         ):  # another key: the canonical way
                             if exact or not _w.carried_only(
-                                tool, _PLAIN_5, _READ_4
+                                tool, _PLAIN_6, _READ_5
                             ):  # unless no row reads it: carried, dropped here
                                 break
                         if tool.get("type") != "function":
@@ -995,7 +1007,7 @@ def request(
                         sub_951 = tool.get("function")
                         if type(sub_951) is not dict:
                             break
-                        if len(sub_951) > 4 or not _PLAIN_6.issuperset(
+                        if len(sub_951) > 4 or not _PLAIN_7.issuperset(
                             sub_951
                         ):  # another key: the canonical way
                             break
@@ -1157,16 +1169,7 @@ def request(
         ):  # derive: from reasoning_effort (mapping row reasoning_budget.derive)
             source_value: Any = value_reasoning_effort
             value_reasoning_budget = (
-                {
-                    "minimal": 1024,
-                    "low": 1024,
-                    "medium": 2048,
-                    "high": 4096,
-                    "xhigh": 8192,
-                    "max": 16384,
-                }.get(source_value, NOT_GIVEN)
-                if type(source_value) is str
-                else NOT_GIVEN
+                _MAP_T1.get(source_value, NOT_GIVEN) if type(source_value) is str else NOT_GIVEN
             )
             limit: Any = value_max_tokens
             if (
@@ -1200,7 +1203,7 @@ def request(
                 else [_dst._tool_to_wire(tool, f"tools[{j}]", memo) for j, tool in enumerate(tools)]
             )
         if not isinstance(tool_choice, NotGiven):
-            _w.put_in(body, ("tool_choice",), _dst._tool_choice_to_wire(tool_choice))
+            _w.put_in1(body, "tool_choice", _dst._tool_choice_to_wire(tool_choice))
         if (
             value_parallel_tool_calls is not NOT_GIVEN and isinstance(tools, list) and tools
         ):  # requires tools: the API refuses it without them

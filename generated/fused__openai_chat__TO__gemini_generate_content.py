@@ -169,13 +169,16 @@ _PLAIN_2: Final[frozenset[str]] = frozenset(
 _PLAIN_3: Final[frozenset[str]] = frozenset(
     ["content", "role", "tool_calls"]
 )  # request: the keys of a plain wire object (a fast path)
-_READ_4: Final[frozenset[str]] = frozenset(
+_PLAIN_4: Final[frozenset[str]] = frozenset(
+    ["type"]
+)  # request: the keys of a plain wire object (a fast path)
+_READ_5: Final[frozenset[str]] = frozenset(
     ["function", "type"]
 )  # request: the keys the source's reader looks at in a wire object
-_PLAIN_5: Final[frozenset[str]] = frozenset(
+_PLAIN_6: Final[frozenset[str]] = frozenset(
     ["function", "type"]
 )  # request: the keys of a plain wire object (a fast path)
-_PLAIN_6: Final[frozenset[str]] = frozenset(
+_PLAIN_7: Final[frozenset[str]] = frozenset(
     ["description", "name", "parameters", "strict"]
 )  # request: the keys of a plain wire object (a fast path)
 _RE_S1: Final = _w.lazy_pattern(globals(), "_RE_S1", "(?s)data:(.*?);base64,(.*)")
@@ -189,6 +192,20 @@ _RE_T2: Final = _w.lazy_pattern(
     "_RE_T2",
     "(?s)(?:(?s:gemini\\-2.*)\\Z|(?s:gemini\\-1.*)\\Z|(?s:models/gemini\\-2.*)\\Z|(?s:models/gemini\\-1.*)\\Z)",
 )
+_MAP_S1: Final[dict[Any, Any]] = {"json_object": True}  # an option row's value table
+_MAP_T1: Final[dict[Any, Any]] = {
+    "low": "low",
+    "medium": "medium",
+    "high": "high",
+    "minimal": "minimal",
+}  # an option row's value table
+_MAP_T2: Final[dict[Any, Any]] = {
+    "minimal": 512,
+    "low": 1024,
+    "medium": 8192,
+    "high": 24576,
+}  # an option row's value table
+_MAP_T3: Final[dict[Any, Any]] = {True: "application/json"}  # an option row's value table
 
 
 def _user_parts(raw: list[Any], exact: bool) -> Any:
@@ -426,7 +443,9 @@ def request(
         results: list[dict[str, Any]] | None = None  # the open run of grouped tool results
         call_ids: set[str] = set()  # the tool calls answered so far may be answered (§3)
         call_names: dict[str, str] = {}  # the target's tool_results name: from_call
-        memo = _w.new_memo(_dst.RULES)  # the checks' copies of user JSON, for the target's writers
+        memo: dict[int, Any] = {
+            _v.KEEP_ORDER: True
+        }  # the checks' copies of user JSON in the caller's order, for the target's writers (wire.new_memo)
         ci = 0  # the canonical index of the next message
         last = ""  # the canonical role of the last message
         path = ""  # error paths are the two-step path's business
@@ -894,17 +913,15 @@ def request(
         if container is not None:
             if type(container) is not dict:
                 raise _Deopt
-            if not frozenset(["type"]).issuperset(
-                container
-            ):  # other keys are carried: the two-step way
+            if not _PLAIN_4.issuperset(container):  # other keys are carried: the two-step way
                 raise _Deopt
             value_json_mode = container.get("type")
             if value_json_mode is None:  # absent or null: the two-step way
                 raise _Deopt
             elif type(value_json_mode) is not str:
                 raise _Deopt
-            elif value_json_mode in {"json_object": True}:
-                value_json_mode = {"json_object": True}[value_json_mode]
+            elif value_json_mode in _MAP_S1:
+                value_json_mode = _MAP_S1[value_json_mode]
             else:  # another row's value (json_schema: structured output): the two-step way
                 raise _Deopt
             if value_json_mode is not NOT_GIVEN:
@@ -981,11 +998,11 @@ def request(
                         raise _Deopt
                     wired: Any = None
                     while True:  # a plain tool (`break`: it is not)
-                        if len(tool) > 2 or not _PLAIN_5.issuperset(
+                        if len(tool) > 2 or not _PLAIN_6.issuperset(
                             tool
                         ):  # another key: the canonical way
                             if exact or not _w.carried_only(
-                                tool, _PLAIN_5, _READ_4
+                                tool, _PLAIN_6, _READ_5
                             ):  # unless no row reads it: carried, dropped here
                                 break
                         if tool.get("type") != "function":
@@ -993,7 +1010,7 @@ def request(
                         sub_951 = tool.get("function")
                         if type(sub_951) is not dict:
                             break
-                        if len(sub_951) > 4 or not _PLAIN_6.issuperset(
+                        if len(sub_951) > 4 or not _PLAIN_7.issuperset(
                             sub_951
                         ):  # another key: the canonical way
                             break
@@ -1208,21 +1225,18 @@ def request(
         if (
             value_reasoning_effort is not NOT_GIVEN
         ):  # values: the wire's spelling; a value it does not list is not sent
-            value_reasoning_effort = {
-                "low": "low",
-                "medium": "medium",
-                "high": "high",
-                "minimal": "minimal",
-            }.get(value_reasoning_effort, NOT_GIVEN)
+            value_reasoning_effort = _MAP_T1.get(value_reasoning_effort, NOT_GIVEN)
         if value_reasoning_effort is not NOT_GIVEN:
             if (
                 _RE_T1.match(model) is not None
             ):  # models: ['gemini-2*', 'gemini-1*', 'models/gemini-2*', 'models/gemini-1*']
                 pass  # silently dropped, as the mapping declares
             else:
-                _w.put_in(
+                _w.put_in3(
                     body,
-                    ("generationConfig", "thinkingConfig", "thinkingLevel"),
+                    "generationConfig",
+                    "thinkingConfig",
+                    "thinkingLevel",
                     value_reasoning_effort,
                 )
         value_reasoning_budget: Any = NOT_GIVEN
@@ -1235,22 +1249,16 @@ def request(
             ):  # sent as itself for this model
                 source_value = NOT_GIVEN
             value_reasoning_budget = (
-                {"minimal": 512, "low": 1024, "medium": 8192, "high": 24576}.get(
-                    source_value, NOT_GIVEN
-                )
-                if type(source_value) is str
-                else NOT_GIVEN
+                _MAP_T2.get(source_value, NOT_GIVEN) if type(source_value) is str else NOT_GIVEN
             )
         if value_reasoning_budget is not NOT_GIVEN:
-            _w.put_in(
-                body,
-                ("generationConfig", "thinkingConfig", "thinkingBudget"),
-                value_reasoning_budget,
+            _w.put_in3(
+                body, "generationConfig", "thinkingConfig", "thinkingBudget", value_reasoning_budget
             )
         if (
             value_json_mode is not NOT_GIVEN
         ):  # values: the wire's spelling; a value it does not list is not sent
-            value_json_mode = {True: "application/json"}.get(value_json_mode, NOT_GIVEN)
+            value_json_mode = _MAP_T3.get(value_json_mode, NOT_GIVEN)
         if value_json_mode is not NOT_GIVEN:
             _w.put_in2(body, "generationConfig", "responseMimeType", value_json_mode)
         if _losses is not None:

@@ -863,6 +863,19 @@ _OPTIONS_TO_1: Final[tuple[tuple[str, str, str], ...]] = (
     # metadata: silently dropped, as the mapping declares
     # betas: silently dropped, as the mapping declares
 )
+_MAP_1: Final[dict[Any, Any]] = {
+    "low": "low",
+    "medium": "medium",
+    "high": "high",
+    "minimal": "minimal",
+}  # an option row's value table
+_MAP_2: Final[dict[Any, Any]] = {
+    "minimal": 512,
+    "low": 1024,
+    "medium": 8192,
+    "high": 24576,
+}  # an option row's value table
+_MAP_3: Final[dict[Any, Any]] = {True: "application/json"}  # an option row's value table
 _EXTRAS_ROOT: Final = (
     "cachedContent",
     "safetySettings",
@@ -1562,9 +1575,9 @@ def _request_to_wire(
         wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy
         schema_name = _w.schema_name(schema)
         schema_strict = _w.schema_qualifies_for_strict(wire_schema)
-        _w.put_in(
+        _w.put_in1(
             body,
-            ("generationConfig",),
+            "generationConfig",
             {
                 "responseMimeType": "application/json",
                 "responseJsonSchema": _w.json_copy(wire_schema),
@@ -1647,22 +1660,15 @@ def _request_to_wire(
     if (
         value_reasoning_effort is not NOT_GIVEN
     ):  # values: the wire's spelling; a value it does not list is not sent
-        value_reasoning_effort = {
-            "low": "low",
-            "medium": "medium",
-            "high": "high",
-            "minimal": "minimal",
-        }.get(value_reasoning_effort, NOT_GIVEN)
+        value_reasoning_effort = _MAP_1.get(value_reasoning_effort, NOT_GIVEN)
     if value_reasoning_effort is not NOT_GIVEN:
         if (
             _RE_1.match(model) is not None
         ):  # models: ['gemini-2*', 'gemini-1*', 'models/gemini-2*', 'models/gemini-1*']
             pass  # silently dropped, as the mapping declares
         else:
-            _w.put_in(
-                body,
-                ("generationConfig", "thinkingConfig", "thinkingLevel"),
-                value_reasoning_effort,
+            _w.put_in3(
+                body, "generationConfig", "thinkingConfig", "thinkingLevel", value_reasoning_effort
             )
     value_reasoning_budget = config.reasoning_budget
     if (
@@ -1674,21 +1680,17 @@ def _request_to_wire(
         ):  # sent as itself for this model
             source_value = NOT_GIVEN
         value_reasoning_budget = (
-            {"minimal": 512, "low": 1024, "medium": 8192, "high": 24576}.get(
-                source_value, NOT_GIVEN
-            )
-            if type(source_value) is str
-            else NOT_GIVEN
+            _MAP_2.get(source_value, NOT_GIVEN) if type(source_value) is str else NOT_GIVEN
         )
     if value_reasoning_budget is not NOT_GIVEN:
-        _w.put_in(
-            body, ("generationConfig", "thinkingConfig", "thinkingBudget"), value_reasoning_budget
+        _w.put_in3(
+            body, "generationConfig", "thinkingConfig", "thinkingBudget", value_reasoning_budget
         )
     value_json_mode: Any = config.json_mode
     if (
         value_json_mode is not NOT_GIVEN
     ):  # values: the wire's spelling; a value it does not list is not sent
-        value_json_mode = {True: "application/json"}.get(value_json_mode, NOT_GIVEN)
+        value_json_mode = _MAP_3.get(value_json_mode, NOT_GIVEN)
     if value_json_mode is not NOT_GIVEN and not (
         isinstance(schema, dict) and mode == "native"
     ):  # a native schema says it already

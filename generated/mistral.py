@@ -70,6 +70,7 @@ from .openai_chat import (
     TOOL_NAME_RULE,
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
+    _MAP_1,
     _NO_CONFIG,
     _OPTIONS_FROM_2,
     _OPTIONS_TO_2,

@@ -77,6 +77,7 @@ from .openai_chat import (
     _EMPTY_TURN,
     _FINISH_LISTED,
     _FINISH_TO_WIRE,
+    _MAP_1,
     _NO_CONFIG,
     _error_from_wire,
     _finish_reason,

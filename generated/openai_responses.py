@@ -1558,6 +1558,7 @@ _OPTIONS_TO_2: Final[tuple[tuple[str, str, str], ...]] = (
     ("metadata", "metadata", "dict"),
     # betas: silently dropped, as the mapping declares
 )
+_MAP_1: Final[dict[Any, Any]] = {True: "json_object"}  # an option row's value table
 # option rows read as they are, in order (runtime wire.options_from_wire): (option, wire fields, how)
 _OPTIONS_FROM_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("temperature", ("temperature",), ""),
@@ -2106,9 +2107,9 @@ def _request_to_wire(
         wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy
         schema_name = _w.schema_name(schema)
         schema_strict = _w.schema_qualifies_for_strict(wire_schema)
-        _w.put_in(
+        _w.put_in1(
             body,
-            ("text",),
+            "text",
             {
                 "format": {
                     "type": "json_schema",
@@ -2122,26 +2123,26 @@ def _request_to_wire(
     if (
         value_json_mode is not NOT_GIVEN
     ):  # values: the wire's spelling; a value it does not list is not sent
-        value_json_mode = {True: "json_object"}.get(value_json_mode, NOT_GIVEN)
+        value_json_mode = _MAP_1.get(value_json_mode, NOT_GIVEN)
     if value_json_mode is not NOT_GIVEN and not (
         isinstance(schema, dict) and mode == "native"
     ):  # a native schema says it already
-        _w.put_in(body, ("text", "format", "type"), value_json_mode)
+        _w.put_in3(body, "text", "format", "type", value_json_mode)
     value_schema_name = config.schema_name
     if (
         value_schema_name is not NOT_GIVEN and isinstance(schema, dict) and mode == "native"
     ):  # requires the response schema's object
-        _w.put_in(body, ("text", "format", "name"), value_schema_name)
+        _w.put_in3(body, "text", "format", "name", value_schema_name)
     value_schema_description = config.schema_description
     if (
         value_schema_description is not NOT_GIVEN and isinstance(schema, dict) and mode == "native"
     ):  # requires the response schema's object
-        _w.put_in(body, ("text", "format", "description"), value_schema_description)
+        _w.put_in3(body, "text", "format", "description", value_schema_description)
     value_schema_strict = config.schema_strict
     if (
         value_schema_strict is not NOT_GIVEN and isinstance(schema, dict) and mode == "native"
     ):  # requires the response schema's object
-        _w.put_in(body, ("text", "format", "strict"), value_schema_strict)
+        _w.put_in3(body, "text", "format", "strict", value_schema_strict)
     if extras:
         assert isinstance(extras, dict)
         target = body

@@ -67,6 +67,7 @@ from .anthropic_messages import (
     _EMPTY_TURN,
     _FINISH_LISTED,
     _FINISH_TO_WIRE,
+    _MAP_1,
     _NO_CONFIG,
     _OPTIONS_FROM_1,
     _OPTIONS_TO_3,

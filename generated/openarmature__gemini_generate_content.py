@@ -79,6 +79,9 @@ from .gemini_generate_content import (
     _EXTRAS_ROOT,
     _FINISH_LISTED,
     _FINISH_TO_WIRE,
+    _MAP_1,
+    _MAP_2,
+    _MAP_3,
     _NO_CONFIG,
     _OPTIONS_FROM_1,
     _OPTIONS_FROM_2,
@@ -408,9 +411,9 @@ def _request_to_wire(
         wire_schema = _w.memo_json(schema, memo)  # validation's sorted copy
         schema_name = _w.schema_name(schema)
         schema_strict = _w.schema_qualifies_for_strict(wire_schema)
-        _w.put_in(
+        _w.put_in1(
             body,
-            ("generationConfig",),
+            "generationConfig",
             {"responseMimeType": "application/json", "responseJsonSchema": wire_schema},
         )
     value_temperature = config.temperature
@@ -490,22 +493,15 @@ def _request_to_wire(
     if (
         value_reasoning_effort is not NOT_GIVEN
     ):  # values: the wire's spelling; a value it does not list is not sent
-        value_reasoning_effort = {
-            "low": "low",
-            "medium": "medium",
-            "high": "high",
-            "minimal": "minimal",
-        }.get(value_reasoning_effort, NOT_GIVEN)
+        value_reasoning_effort = _MAP_1.get(value_reasoning_effort, NOT_GIVEN)
     if value_reasoning_effort is not NOT_GIVEN:
         if (
             _RE_1.match(model) is not None
         ):  # models: ['gemini-2*', 'gemini-1*', 'models/gemini-2*', 'models/gemini-1*']
             pass  # silently dropped, as the mapping declares
         else:
-            _w.put_in(
-                body,
-                ("generationConfig", "thinkingConfig", "thinkingLevel"),
-                value_reasoning_effort,
+            _w.put_in3(
+                body, "generationConfig", "thinkingConfig", "thinkingLevel", value_reasoning_effort
             )
     value_reasoning_budget = config.reasoning_budget
     if (
@@ -517,21 +513,17 @@ def _request_to_wire(
         ):  # sent as itself for this model
             source_value = NOT_GIVEN
         value_reasoning_budget = (
-            {"minimal": 512, "low": 1024, "medium": 8192, "high": 24576}.get(
-                source_value, NOT_GIVEN
-            )
-            if type(source_value) is str
-            else NOT_GIVEN
+            _MAP_2.get(source_value, NOT_GIVEN) if type(source_value) is str else NOT_GIVEN
         )
     if value_reasoning_budget is not NOT_GIVEN:
-        _w.put_in(
-            body, ("generationConfig", "thinkingConfig", "thinkingBudget"), value_reasoning_budget
+        _w.put_in3(
+            body, "generationConfig", "thinkingConfig", "thinkingBudget", value_reasoning_budget
         )
     value_json_mode: Any = config.json_mode
     if (
         value_json_mode is not NOT_GIVEN
     ):  # values: the wire's spelling; a value it does not list is not sent
-        value_json_mode = {True: "application/json"}.get(value_json_mode, NOT_GIVEN)
+        value_json_mode = _MAP_3.get(value_json_mode, NOT_GIVEN)
     if value_json_mode is not NOT_GIVEN and not (
         isinstance(schema, dict) and mode == "native"
     ):  # a native schema says it already

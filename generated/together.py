@@ -77,6 +77,7 @@ from .openai_chat import (
     _EMPTY_TURN,
     _FINISH_LISTED,
     _FINISH_TO_WIRE,
+    _MAP_1,
     _NO_CONFIG,
     _OPTIONS_FROM_2,
     _OPTIONS_TO_2,

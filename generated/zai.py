@@ -73,6 +73,7 @@ from .openai_chat import (
     UNIQUE_CALL_IDS,
     _EMPTY_TURN,
     _FINISH_TO_WIRE,
+    _MAP_1,
     _NO_CONFIG,
     _error_from_wire,
     _read_assistant_part,

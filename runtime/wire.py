@@ -1457,6 +1457,30 @@ def put_in(body: dict[str, Any], keys: tuple[str, ...], value: Any) -> None:
         target[last] = value
 
 
+def put_in1(body: dict[str, Any], key: str, value: Any) -> None:
+    """`put_in(body, (key,), value)`: a top-level field that dotted fields share (Anthropic's
+    `tool_choice`), an object value merged into the object already there."""
+    if type(value) is dict and type(body.get(key)) is dict:
+        body[key].update(value)
+    else:
+        body[key] = value
+
+
+def put_in3(body: dict[str, Any], outer: str, middle: str, key: str, value: Any) -> None:
+    """`put_in(body, (outer, middle, key), value)` without the loop over a tuple of keys
+    (`generationConfig.thinkingConfig.thinkingLevel`)."""
+    target = body.get(outer)
+    if type(target) is not dict:
+        target = body[outer] = {}
+    inner = target.get(middle)
+    if type(inner) is not dict:
+        inner = target[middle] = {}
+    if type(value) is dict and type(inner.get(key)) is dict:
+        inner[key].update(value)
+    else:
+        inner[key] = value
+
+
 def put_in2(body: dict[str, Any], outer: str, key: str, value: Any) -> None:
     """`put_in(body, (outer, key), value)`, for the common two-level field (a generated writer's
     `generationConfig.temperature`) without the loop over a tuple of keys."""

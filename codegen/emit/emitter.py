@@ -28,6 +28,8 @@ class Emitter:
         self.json_memo = False
         self.parts = ModuleParts()
         self.regexes: dict[str, str] = {}
+        #: the value tables the option rows look values up in (`_MAP_<n>`, `table`), by literal
+        self.tables: dict[str, str] = {}
         #: the module tables of option rows written so far (`_OPTIONS_TO_<n>` / `_OPTIONS_FROM_<n>`, codegen/emit/messages.py)
         # numbered per direction, so that a dialect with another number of tables one way still
         # names the other way's as its base does (and shares the code that reads them)
@@ -76,6 +78,23 @@ class Emitter:
         if key not in self.regexes:
             self.regexes[key] = f"_RE_{len(self.regexes) + 1}"
         return self.regexes[key]
+
+    def table(self, value: dict[Any, Any]) -> str:
+        """A module-level dict for a value table of the option rows (a `values:` spelling, a
+        `derive` table): built once at import, not on every call. Named by order of first use, as
+        the patterns are, so that a dialect whose table differs binds the same code to its own.
+        A table holding an object or an array stays a literal: built on each call, the body never
+        shares a value with the module."""
+        key = lit(value)
+        if any(isinstance(v, (dict, list)) for v in value.values()):
+            return key
+        if key not in self.tables:
+            name = self.tables[key] = self._table_name(len(self.tables) + 1)
+            self.parts.constants.append(f"{name}: Final[dict[Any, Any]] = {key}  # an option row's value table")
+        return self.tables[key]
+
+    def _table_name(self, n: int) -> str:
+        return f"_MAP_{n}"
 
     def func(self, name: str, signature: str, doc: str, body: list[str]) -> None:
         self.parts.functions.append(Func(name, signature, doc, body))

@@ -151,6 +151,9 @@ class _Scoped(Emitter):
             self.regexes[key] = f"_RE_{self.prefix}{len(self.regexes) + 1}"
         return self.regexes[key]
 
+    def _table_name(self, n: int) -> str:
+        return f"_MAP_{self.prefix}{n}"
+
 
 #: the canonical rules for a content part's fields (validate._text_block / _media_block), as
 #: conditions on the value the source's reader gave (None: the part takes the canonical path)
@@ -757,7 +760,7 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
         # keys no table names are carried data, never written to another provider's wire: left out
         carried=_carried_away(src, dst),
         model_field=src.model_field, messages_field=src.messages_field, hoist=hoist, grouped=grouped, from_call=from_call,
-        added=", ".join(added), exact_ids=dst.tool_calls.unique_ids,
+        added=", ".join(added), exact_ids=dst.tool_calls.unique_ids, sorted_json=dst.rules.json_keys == "sorted",
     )
     known = {src.model_field, src.messages_field, src.tools.field, src.tool_choice.field}
 
@@ -863,10 +866,10 @@ def _emit_request_body(s_em: "_Scoped", d_em: "_Scoped", exact: "_Exact") -> tup
             if not choice:
                 known.add(root)
             row.update(
-                form="nested", root=root, leaf=leaf, allowed=None if choice else sorted({leaf, *opt.with_keys}),
+                form="nested", root=root, leaf=leaf, allowed=None if choice else exact.plain_keys(sorted({leaf, *opt.with_keys})),
                 with_literals=[] if choice else sorted(opt.with_keys.items()),  # read back as the row's only when they hold it
                 optional=choice,  # the leaf beside the mode is optional; without its leaf, the rest of the object is the two-step path's
-                values=dict(opt.values) if opt.values else None,
+                values=s_em.table(dict(opt.values)) if opt.values else None,
                 keep=opt.name in STRING_OPTIONS,  # as _w.spelled: an unlisted string is read as given
             )
         else:
@@ -1434,6 +1437,8 @@ def emit_fused_module(src: FormatIR, dst: FormatIR, src_module: str, dst_module:
     regexes = [(name, pattern) for em in (s_em, d_em) for pattern, name in em.regexes.items()]
     for name, pattern in sorted(regexes):
         lines.append(f"{name}: Final = _w.lazy_pattern(globals(), {lit(name)}, {lit(pattern)})")
+    for name, table in sorted((name, table) for em in (s_em, d_em) for table, name in em.tables.items()):
+        lines.append(f"{name}: Final[dict[Any, Any]] = {table}  # an option row's value table")
     lines.append("")
     lines.append("")
     if parts_fn is not None:
@@ -1483,7 +1488,7 @@ def _source_imports(fn_text: str, header: str, src_module: str) -> list[str]:
             assigned.add(node.arg)
         elif isinstance(node, ast.FunctionDef):
             assigned.add(node.name)
-    return sorted(n for n in used - assigned - bound if not n.startswith(("_RE_", "_EXACT_", "_PLAIN_", "_READ_")))
+    return sorted(n for n in used - assigned - bound if not n.startswith(("_RE_", "_MAP_", "_EXACT_", "_PLAIN_", "_READ_")))
 
 
 _CANONICAL = (

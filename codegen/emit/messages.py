@@ -80,8 +80,8 @@ def assign(ir: Any, field: str, expr: str) -> str:
     dotted fields share merge into it (`generationConfig`)."""
     if "." in field or field in _nested_roots(ir):
         keys = field.split(".")
-        if len(keys) == 2:  # the common case, without put_in's loop
-            return f"_w.put_in2(body, {lit(keys[0])}, {lit(keys[1])}, {expr})"
+        if 1 <= len(keys) <= 3:  # the common cases, without put_in's loop
+            return f"_w.put_in{len(keys)}(body, {', '.join(lit(k) for k in keys)}, {expr})"
         return f"_w.put_in(body, {lit(tuple(keys))}, {expr})"
     return f"body[{lit(field)}] = {expr}"
 
@@ -675,7 +675,7 @@ def emit_options_to_wire(
             spelled: dict[Any, str] = {}
             for wire_value, canonical in opt.values:
                 spelled.setdefault(canonical, wire_value)
-            row.spelled = spelled
+            row.spelled = em.table(spelled)
         bound.add(opt.name)
         if action is not None:
             row.unsupported = out.part()
@@ -818,7 +818,8 @@ def _emit_derive(em: "Emitter", out: Any, opt: Any, derive: Any, bind: bool, onl
             limit = f"value_{derive.below}"
     shape(
         out, "options", "derive",
-        name=opt.name, source=derive.source, source_expr=src_expr, sent_for=sent_for, table=derive.table, steps=derive.steps,
+        name=opt.name, source=derive.source, source_expr=src_expr, sent_for=sent_for,
+        table=em.table(dict(derive.table)) if derive.table else None, steps=derive.steps,
         below=derive.below, limit=limit, minimum=derive.minimum, unless_forced=derive.unless_forced,
     )
 
