@@ -759,6 +759,271 @@ def anthropic_to_openai_request(body: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+_AN_TOP = frozenset({"model", "messages", "max_tokens", "system", "stop_sequences", "tools", "tool_choice", "thinking",
+                     "stream", "cache_control"})
+_AN_TEXT = frozenset({"type", "text"})
+_AN_TEXT_CACHED = frozenset({"type", "text", "cache_control"})
+_AN_IMAGE = frozenset({"type", "source", "cache_control"})
+_AN_RESULT = frozenset({"type", "tool_use_id", "content", "is_error"})
+_AN_USE = frozenset({"type", "id", "name", "input"})
+_AN_THINKING = frozenset({"type", "thinking", "signature"})
+_AN_TOOL = frozenset({"name", "description", "input_schema", "strict", "cache_control", "defer_loading"})
+_AN_SERVER_TOOL = frozenset({"name", "type"})
+_AN_CHECKED_CHOICE = {"auto": "auto", "any": "required"}
+_SCALAR_TYPES = frozenset({str, int, bool})
+
+
+def _checked_cache(value: Any) -> None:
+    """A prompt-cache breakpoint, which OpenAI Chat does not carry: checked as wiremap checks it
+    (an object with a string `type`, plain JSON), then not sent."""
+    if type(value) is not dict or type(value.get("type")) is not str or not all(type(v) is str for v in value.values()):
+        raise NotTaken
+    _checked_json(value)
+
+
+def _checked_an_part(p: Any) -> tuple[dict[str, Any], str | None]:
+    """A user turn's text or image block as its OpenAI Chat part, and its text (None: an image)."""
+    if type(p) is not dict:
+        raise NotTaken
+    kind = p.get("type")
+    if kind == "text":
+        text = p.get("text")
+        if not _AN_TEXT_CACHED.issuperset(p) or type(text) is not str or not text:
+            raise NotTaken
+        if "cache_control" in p:
+            _checked_cache(p["cache_control"])
+        return {"type": "text", "text": text}, text
+    source = p.get("source")
+    if kind != "image" or not _AN_IMAGE.issuperset(p) or type(source) is not dict:
+        raise NotTaken
+    if "cache_control" in p:
+        _checked_cache(p["cache_control"])
+    if source.get("type") == "url" and len(source) == 2:
+        url = source.get("url")
+        if type(url) is not str or not url.startswith("https://"):
+            raise NotTaken
+    elif source.get("type") == "base64" and len(source) == 3:
+        media, data = source.get("media_type"), source.get("data")
+        if type(media) is not str or media not in _IMAGE_TYPES or type(data) is not str or not data:
+            raise NotTaken
+        url = f"data:{media};base64,{data}"
+    else:
+        raise NotTaken
+    return {"type": "image_url", "image_url": {"url": url}}, None
+
+
+def _checked_result_text(content: Any) -> str:
+    """A tool_result's content as OpenAI tool-message text: a non-empty string, or text blocks
+    joined (a tool_reference block, which OpenAI Chat does not carry, adds nothing)."""
+    if type(content) is str:
+        if not content:
+            raise NotTaken
+        return content
+    if type(content) is not list or not content:
+        raise NotTaken
+    texts: list[str] = []
+    for b in content:
+        if type(b) is not dict:
+            raise NotTaken
+        kind = b.get("type")
+        if kind == "text" and len(b) == 2 and type(b.get("text")) is str:
+            texts.append(b["text"])
+        elif kind == "tool_reference" and len(b) == 2 and type(b.get("tool_name")) is str and b["tool_name"]:
+            continue
+        else:
+            raise NotTaken
+    return "".join(texts)  # empty when it holds only references: as wiremap sends it
+
+
+def _closed(schema: Any) -> Any:
+    """A strict tool's schema (a fresh copy, changed in place) as OpenAI's strict mode takes it:
+    every object schema closed (`additionalProperties: false`), nested ones too, where wiremap's
+    openai_chat table closes them (mapping `tools.strict: close_all_object_schemas`)."""
+    if type(schema) is list:
+        return [_closed(s) for s in schema]
+    if type(schema) is not dict:
+        return schema
+    for key in ("items", "anyOf", "prefixItems"):
+        if key in schema:
+            schema[key] = _closed(schema[key])
+    for key in ("properties", "$defs", "definitions"):
+        if type(schema.get(key)) is dict:
+            schema[key] = {n: _closed(s) for n, s in schema[key].items()}
+    if schema.get("type") == "object" or "properties" in schema:
+        schema["additionalProperties"] = False
+    return schema
+
+
+def anthropic_to_openai_request_checked(body: Any) -> dict[str, Any]:
+    """`anthropic_to_openai_request` with the checks it leaves out, as the OpenAI-source ones: the
+    same bytes where it takes the body, else NotTaken. Before it writes, it checks each thing it
+    reads: each key one it writes, or drops as wiremap does into OpenAI Chat (prompt-cache
+    breakpoints, signed thinking blocks, `defer_loading`, server tools, a tool_reference block,
+    `is_error: false`, the top-level `stream` and `cache_control` carried for Anthropic's wire),
+    each value of the type and range the two-step way takes, tool results answering calls, the
+    caller's JSON plain and within the depth limit. Nothing it takes is dropped with a warning."""
+    if type(body) is not dict or not _AN_TOP.issuperset(body):
+        raise NotTaken
+    model = body.get("model")
+    items = body.get("messages")
+    if type(model) is not str or not model or type(items) is not list or not items:
+        raise NotTaken
+    if "stream" in body and type(body["stream"]) is not bool:
+        raise NotTaken
+    if "cache_control" in body:
+        cache = body["cache_control"]
+        if type(cache) is not dict or not all(type(k) is str and type(v) in _SCALAR_TYPES for k, v in cache.items()):
+            raise NotTaken
+    messages: list[dict[str, Any]] = []
+    if "system" in body:
+        system = body["system"]
+        if type(system) is list:
+            if len(system) != 1 or type(system[0]) is not dict or not _AN_TEXT_CACHED.issuperset(system[0]) or system[0].get("type") != "text":
+                raise NotTaken
+            block = system[0]
+            if "cache_control" in block:
+                _checked_cache(block["cache_control"])
+            system = block.get("text")
+        if type(system) is not str or not system:
+            raise NotTaken
+        messages.append({"role": "system", "content": system})
+    called: set[str] = set()
+    last = ""
+    for m in items:
+        if type(m) is not dict or len(m) != 2:
+            raise NotTaken
+        role, c = m.get("role"), m.get("content")
+        if role == "user":
+            if type(c) is str:
+                if not c:
+                    raise NotTaken
+                messages.append({"role": "user", "content": c})
+                last = role
+                continue
+            if type(c) is not list or not c:
+                raise NotTaken
+            first = c[0]
+            if type(first) is dict and first.get("type") == "tool_result":  # tool results only: each a tool message
+                if not messages or last == "tool":
+                    raise NotTaken
+                for b in c:
+                    if type(b) is not dict or b.get("type") != "tool_result" or not _AN_RESULT.issuperset(b):
+                        raise NotTaken
+                    call_id = b.get("tool_use_id")
+                    if type(call_id) is not str or call_id not in called or b.get("is_error", False) is not False:
+                        raise NotTaken
+                    messages.append({"role": "tool", "tool_call_id": call_id, "content": _checked_result_text(b.get("content"))})
+                last = "tool"
+                continue
+            parts: list[dict[str, Any]] = []
+            text: str | None = None
+            for p in c:
+                part, text = _checked_an_part(p)
+                parts.append(part)
+            messages.append({"role": "user", "content": text if len(parts) == 1 and text is not None else parts})
+            last = role
+            continue
+        if role != "assistant" or type(c) is not list or not c or not messages:
+            raise NotTaken
+        k = 0
+        while k < len(c) - 1 and type(c[k]) is dict and c[k].get("type") == "thinking":  # signed thinking: not sent
+            b = c[k]
+            if len(b) != 3 or not _AN_THINKING.issuperset(b) or type(b.get("thinking")) is not str or type(b.get("signature")) is not str:
+                raise NotTaken
+            k += 1
+        said: str | None = None
+        calls: list[dict[str, Any]] = []
+        ids: set[str] = set()
+        for b in c[k:]:
+            if type(b) is not dict:
+                raise NotTaken
+            kind = b.get("type")
+            if kind == "text" and len(b) == 2 and said is None and "text" in b:
+                said = b["text"]
+                if type(said) is not str or not said:
+                    raise NotTaken
+            elif kind == "tool_use" and len(b) == 4 and _AN_USE.issuperset(b) and not k:
+                call_id, name, arguments = b.get("id"), b.get("name"), b.get("input")
+                if type(call_id) is not str or not call_id or call_id in ids or type(name) is not str or not name or type(arguments) is not dict:
+                    raise NotTaken
+                _checked_json(arguments)
+                ids.add(call_id)
+                calls.append({"id": call_id, "type": "function", "function": {"name": name, "arguments": _COMPACT(arguments)}})
+            else:
+                raise NotTaken
+        if said is None and not calls:
+            raise NotTaken
+        msg: dict[str, Any] = {"role": "assistant", "content": said}
+        if calls:
+            msg["tool_calls"] = calls
+            called |= ids
+        messages.append(msg)
+        last = role
+    if last != "user" and last != "tool":
+        raise NotTaken
+    limit = body.get("max_tokens")
+    if type(limit) is not int or limit < 1:
+        raise NotTaken
+    out: dict[str, Any] = {"model": model, "messages": messages, "max_completion_tokens": limit}
+    if "stop_sequences" in body:
+        stop = body["stop_sequences"]
+        if type(stop) is not list or not stop or not all(type(s) is str and s for s in stop):
+            raise NotTaken
+        out["stop"] = stop
+    if "thinking" in body:
+        thinking = body["thinking"]
+        if type(thinking) is not dict or len(thinking) != 2 or thinking.get("type") != "enabled":
+            raise NotTaken
+        budget = thinking.get("budget_tokens")
+        if type(budget) is not int or not 1024 <= budget < limit:
+            raise NotTaken
+        out["reasoning_effort"] = "low" if budget <= 1024 else "medium" if budget <= 8192 else "high"
+    names: set[str] = set()
+    if "tools" in body:
+        tools = body["tools"]
+        if type(tools) is not list or not tools:
+            raise NotTaken
+        wired: list[dict[str, Any]] = []
+        for t in tools:
+            if type(t) is not dict:
+                raise NotTaken
+            if "input_schema" not in t:  # a server tool: OpenAI Chat has none, and it is not sent
+                kind = t.get("type")
+                if t.keys() != _AN_SERVER_TOOL or type(kind) is not str or kind == "custom" or type(t.get("name")) is not str or not kind[-8:].isdigit():
+                    raise NotTaken
+                continue
+            if not _AN_TOOL.issuperset(t):
+                raise NotTaken
+            name, text, schema = t.get("name"), t.get("description"), t.get("input_schema")
+            if type(name) is not str or not name or name in names or type(text) is not str or type(schema) is not dict:
+                raise NotTaken
+            if schema.get("type", "object") != "object" or type(schema.get("type", "")) is not str:  # an object schema
+                raise NotTaken
+            if "cache_control" in t:
+                _checked_cache(t["cache_control"])
+            if "defer_loading" in t and type(t["defer_loading"]) is not bool:
+                raise NotTaken
+            names.add(name)
+            f: dict[str, Any] = {"name": name, "description": text, "parameters": _checked_copy(schema)}
+            if "strict" in t:
+                if type(t["strict"]) is not bool:
+                    raise NotTaken
+                if t["strict"]:
+                    f["parameters"] = _closed(f["parameters"])
+                f["strict"] = t["strict"]
+            wired.append({"type": "function", "function": f})
+        if not wired:
+            raise NotTaken
+        out["tools"] = wired
+    if "tool_choice" in body:
+        choice = body["tool_choice"]
+        mode = choice.get("type") if type(choice) is dict and len(choice) == 1 else None
+        if type(mode) is not str or mode not in _AN_CHECKED_CHOICE or not names:
+            raise NotTaken
+        out["tool_choice"] = _AN_CHECKED_CHOICE[mode]
+    return out
+
+
 _MIME = {"jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp"}
 
 

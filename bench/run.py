@@ -375,11 +375,12 @@ def main(argv: list[str] | None = None) -> int:
 
     # --- 1b. the floor with the checks: what validating alone costs on each item
     summary["checked"] = {}
-    for target, floor_fn, checked_fn in (
-        ("anthropic_messages", hw.openai_to_anthropic_request, hw.openai_to_anthropic_request_checked),
-        ("gemini_generate_content", hw.openai_to_gemini_request, hw.openai_to_gemini_request_checked),
+    for source, target, suffix, floor_fn, checked_fn in (
+        ("openai_chat", "anthropic_messages", "", hw.openai_to_anthropic_request, hw.openai_to_anthropic_request_checked),
+        ("openai_chat", "gemini_generate_content", "", hw.openai_to_gemini_request, hw.openai_to_gemini_request_checked),
+        ("anthropic_messages", "openai_chat", ".anthropic", hw.anthropic_to_openai_request, hw.anthropic_to_openai_request_checked),
     ):
-        add(f"## The floor with the checks: openai_chat → {target}\n")
+        add(f"## The floor with the checks: {source} → {target}\n")
         add(f"*checked floor* = bench/handwritten.py `{checked_fn.__name__}`: the floor plus the checks it leaves "
             "out and any converter that must never change a body's meaning has to make before it writes (each key one it "
             "writes or drops as wiremap does, each value of the type and range the two-step way takes, tool results answering "
@@ -389,19 +390,19 @@ def main(argv: list[str] | None = None) -> int:
             "where it exceeds 2×, target 1's 2× asks for a converter that validates in less time than the checks take.\n")
         add("| item | floor | checked floor | checks alone (×floor) | translator | ×floor | ×checked floor |")
         add("|---|---:|---:|---:|---:|---:|---:|")
-        tr = wiremap.translator("openai_chat", target)
+        tr = wiremap.translator(source, target)
         checked_rows = []
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", wiremap.UnsupportedOptionWarning)
             for name in make_corpus.REQUESTS:
-                body = load_request(name, "")
-                assert json.dumps(checked_fn(body)) == json.dumps(tr.request(body)), f"checked floor differs on {name} ({target})"
+                body = load_request(name, suffix)
+                assert json.dumps(checked_fn(body)) == json.dumps(tr.request(body)), f"checked floor differs on {name} ({source} -> {target})"
                 t_floor, t_checked, t_fused = measure_interleaved([
                     lambda: floor_fn(body), lambda: checked_fn(body), lambda: tr.request(body)])
                 checked_rows.append((name, t_checked / t_floor, t_fused / t_checked, t_fused / t_floor))
                 add(f"| {name} | {us(t_floor)} | {us(t_checked)} | {ratio(t_checked, t_floor)} | {us(t_fused)} | {ratio(t_fused, t_floor)} | "
                     f"{ratio(t_fused, t_checked)} |")
-        summary["checked"][target] = checked_rows
+        summary["checked"][f"{source} → {target}"] = checked_rows
         add("")
 
     # --- 2. response translation
@@ -590,11 +591,11 @@ def main(argv: list[str] | None = None) -> int:
                     f"{sum(x >= 20 for x, _ in lite_ratios)} of {len(lite_ratios)} at 20× or more; on {len(floor_short)} of "
                     f"{len(lite_ratios)} even the hand-written floor is under 20× LiteLLM (there the target asks for more than "
                     f"straight-line code) | {met(least[0] >= 20)} |")
-    for target, rows in summary.get("checked", {}).items():
+    for pair, rows in summary.get("checked", {}).items():
         past = [r for r in rows if r[1] > 2]
         missed = [r for r in rows if r[3] > 2]
         worst_c = max(rows, key=lambda r: r[2])
-        head.append(f"| (for scale) target 1 against the floor with the checks (openai_chat → {target}) | the checks alone take "
+        head.append(f"| (for scale) target 1 against the floor with the checks ({pair}) | the checks alone take "
                     f"the floor past 2× on {len(past)} of {len(rows)} items ({', '.join(f'{r[0]} {r[1]:.2f}×' for r in past) or 'none'}); "
                     f"the translator misses 2× on {len(missed)} items here ({', '.join(r[0] for r in missed) or 'none'}), and is at most "
                     f"{worst_c[2]:.2f}× the checked floor ({worst_c[0]}) | |")
