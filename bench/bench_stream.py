@@ -329,13 +329,34 @@ REFRAMERS = {("openai_chat", "anthropic_messages"): reframe_openai_to_anthropic,
              ("anthropic_messages", "openai_chat"): reframe_anthropic_to_openai}
 
 
+def rates_in_turns(fns: list[Callable[[], int]], seconds: float, rounds: int) -> list[float]:
+    """Units per second of each of `fns`, timed in turns: each round measures every function once
+    (`seconds` each, the order rotated every round), so that a change in the shared machine's
+    speed falls on all of them alike; the median of the rounds for each."""
+    for fn in fns:
+        fn()  # warm-up
+    results: list[list[float]] = [[] for _ in fns]
+    for r in range(max(1, rounds)):
+        for k in [(r + i) % len(fns) for i in range(len(fns))]:
+            done = 0
+            start = time.perf_counter()
+            end = start + seconds
+            while True:
+                done += fns[k]()
+                now = time.perf_counter()
+                if now >= end:
+                    results[k].append(done / (now - start))
+                    break
+    return [statistics.median(x) for x in results]
+
+
 def per_chunk_rows(repeats: int = 7, seconds: float = 0.2, deltas: int = 400) -> tuple[str, list[tuple[str, float]]]:
     """Target 5 of issue 19: the per-chunk cost of `translate_stream` against the hand-written
     re-framer of the same pair (the same bytes; checked), on the bench streams in 1 KiB reads.
     Returns the markdown section and (pair, ratio) rows."""
     bodies = {"openai_chat": openai_stream(deltas), "anthropic_messages": anthropic_stream(deltas)}
     lines = [
-        f"\n## Streams: per-chunk translation against a hand-written SSE re-framer (bench/bench_stream.py; median of {repeats} runs of {seconds} s)\n",
+        f"\n## Streams: per-chunk translation against a hand-written SSE re-framer (bench/bench_stream.py; timed in turns, median of {repeats} rounds of {seconds} s each)\n",
         "The same streams in 1 KiB network reads; *chunks* = the source's SSE events; *re-framer* = bench/bench_stream.py "
         "`reframe_*`, straight-line code that frames the reads, decodes each event and writes the target's events, "
         "byte for byte what `translate_stream` sends (checked); µs per source chunk. The target: within 2×.\n",
@@ -360,8 +381,8 @@ def per_chunk_rows(repeats: int = 7, seconds: float = 0.2, deltas: int = 400) ->
                 pass
             return events
 
-        t_floor = 1 / rate(floor, seconds, repeats)
-        t_tr = 1 / rate(translate, seconds, repeats)
+        r_floor, r_tr = rates_in_turns([floor, translate], seconds, repeats)
+        t_floor, t_tr = 1 / r_floor, 1 / r_tr
         rows.append((f"{src} → {dst}", t_tr / t_floor))
         lines.append(f"| {src} → {dst} | {events} | {t_floor * 1e6:.2f} | {t_tr * 1e6:.2f} | {t_tr / t_floor:.2f}× |")
     return "\n".join(lines) + "\n", rows

@@ -665,7 +665,7 @@ def stream_section() -> tuple[str, list[tuple[str, float]]]:
     the per-chunk cost of `translate_stream` against the hand-written re-framer, (pair, ratio)."""
     import bench_stream
 
-    per_chunk, rows = bench_stream.per_chunk_rows(repeats=REPEATS, seconds=0.2)
+    per_chunk, rows = bench_stream.per_chunk_rows(repeats=ROUNDS, seconds=0.2)  # timed in turns
     return bench_stream.section(repeats=REPEATS, seconds=0.2) + per_chunk, rows
 
 
