@@ -29,6 +29,7 @@ Columns:
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -333,6 +334,8 @@ def rates_in_turns(fns: list[Callable[[], int]], seconds: float, rounds: int) ->
     """Units per second of each of `fns`, timed in turns: each round measures every function once
     (`seconds` each, the order rotated every round), so that a change in the shared machine's
     speed falls on all of them alike; the median of the rounds for each."""
+    gc.collect()
+    gc.freeze()  # what is alive already (a caller's LiteLLM heap) is not walked by a collection inside a block
     for fn in fns:
         fn()  # warm-up
     results: list[list[float]] = [[] for _ in fns]

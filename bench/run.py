@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import gc
 import json
 import os
 import platform
@@ -72,8 +73,13 @@ def measure(fn: Callable[[], Any], repeats: int = REPEATS, target: float = TARGE
 
 def measure_interleaved(fns: list[Callable[[], Any]], rounds: int | None = None, target: float = TARGET) -> list[float]:
     """Median seconds per call of each of `fns`, timed in turns (each round times every one once,
-    ROUNDS rounds), so that a change in the shared machine's speed falls on all of them alike."""
+    ROUNDS rounds, the order rotated every round), so that a change in the shared machine's speed
+    falls on all of them alike. What is alive before (this process holds LiteLLM's heap) is moved
+    out of the collector's sight first (`gc.freeze`): a full collection triggered inside one
+    function's block would otherwise walk it and charge that function for it."""
     rounds = ROUNDS if rounds is None else rounds
+    gc.collect()
+    gc.freeze()
     loops = []
     for fn in fns:
         fn()
@@ -88,12 +94,13 @@ def measure_interleaved(fns: list[Callable[[], Any]], rounds: int | None = None,
             n *= 2
         loops.append(max(1, int(n * target / 5 / max(elapsed, 1e-9))))
     samples: list[list[float]] = [[] for _ in fns]
-    for _ in range(rounds):
-        for fn, n, got in zip(fns, loops, samples):
+    for r in range(rounds):
+        for k in [(r + i) % len(fns) for i in range(len(fns))]:
+            fn, n = fns[k], loops[k]
             t0 = time.perf_counter()
             for _ in range(n):
                 fn()
-            got.append((time.perf_counter() - t0) / n)
+            samples[k].append((time.perf_counter() - t0) / n)
     return [statistics.median(got) for got in samples]
 
 
@@ -174,6 +181,12 @@ REQUEST_PAIRS: list[tuple[str, str, str, Callable[[dict[str, Any]], Any], Callab
     ("anthropic_messages", "openai_chat", ".anthropic", hw.anthropic_to_openai_request, litellm_from_anthropic,
      "`LiteLLMAnthropicMessagesAdapter().translate_anthropic_to_openai`"),
 ]
+# each pair's floor with the checks (bench/handwritten.py `*_checked`), timed in the same rounds
+CHECKED: dict[tuple[str, str], Callable[[dict[str, Any]], Any]] = {
+    ("openai_chat", "anthropic_messages"): hw.openai_to_anthropic_request_checked,
+    ("openai_chat", "gemini_generate_content"): hw.openai_to_gemini_request_checked,
+    ("anthropic_messages", "openai_chat"): hw.anthropic_to_openai_request_checked,
+}
 # (source, target, response corpus item, floor)
 RESPONSE_PAIRS: list[tuple[str, str, str, Callable[[dict[str, Any]], Any]]] = [
     ("anthropic_messages", "openai_chat", "anthropic_response", hw.anthropic_to_openai_response),
@@ -327,15 +340,16 @@ def main(argv: list[str] | None = None) -> int:
     responses = {name: json.loads((HERE / "corpus" / f"{name}.json").read_text()) for name in make_corpus.RESPONSES}
     lines: list[str] = []
     add = lines.append
-    summary: dict[str, Any] = {"translate": [], "single": [], "validation": []}
+    summary: dict[str, Any] = {"translate": [], "single": [], "validation": [], "checked": {}}
+    checked_times: dict[tuple[str, str], list[tuple[str, float, float, float]]] = {}  # (item, floor, checked floor, translator)
 
     # --- 1. request translation: every corpus item, each measured pair
     for source, target, suffix, floor_fn, lite_fn, lite_label in REQUEST_PAIRS:
         tr = wiremap.translator(source, target)
         s_fmt, d_fmt = wiremap.get_format(source), wiremap.get_format(target)
         add(f"## Request translation: {source} → {target}\n")
-        add(f"Medians in µs per request; floor, translator, two-step and translate timed in turns ({ROUNDS} rounds: a change in the "
-            f"shared machine's speed falls on all four alike). *floor* = bench/handwritten.py `{floor_fn.__name__}`, straight-line code for the corpus "
+        add(f"Medians in µs per request; floor, translator, two-step, translate and the checked floor (the next section) timed in turns "
+            f"({ROUNDS} rounds: a change in the shared machine's speed falls on all five alike). *floor* = bench/handwritten.py `{floor_fn.__name__}`, straight-line code for the corpus "
             "that sends the same bytes as wiremap (checked: `json.dumps` of both, key order included), keeps the caller's key "
             "order in tool schemas and arguments and does not sort. "
             f"*translator* = `wiremap.translator({source!r}, {target!r}).request` "
@@ -353,9 +367,12 @@ def main(argv: list[str] | None = None) -> int:
             expected = d_fmt.request_to_wire(s_fmt.request_from_wire(body))
             assert json.dumps(floor_fn(body)) == json.dumps(expected), f"floor bytes differ from wiremap on {name} ({source} -> {target})"
             assert json.dumps(tr.request(body)) == json.dumps(expected), f"translator differs from the two-step path on {name}"
-            t_floor, t_fused, t_two, t_tr = measure_interleaved([
+            checked_fn = CHECKED[(source, target)]
+            assert json.dumps(checked_fn(body)) == json.dumps(expected), f"checked floor differs on {name} ({source} -> {target})"
+            t_floor, t_fused, t_two, t_tr, t_checked = measure_interleaved([
                 lambda: floor_fn(body), lambda: tr.request(body), lambda: d_fmt.request_to_wire(s_fmt.request_from_wire(body)),
-                lambda: wiremap.translate_request(body, source, target)])
+                lambda: wiremap.translate_request(body, source, target), lambda: checked_fn(body)])
+            checked_times.setdefault((source, target), []).append((name, t_floor, t_checked, t_fused))
             lite = lite_fn() if lite_fn else None
             t_lite, lite_cell = None, "n/a"
             if lite is not None:
@@ -373,36 +390,25 @@ def main(argv: list[str] | None = None) -> int:
                 f"{ratio(t_lite, t_fused)} | {ratio(t_lite, t_floor)} |")
         add("")
 
-    # --- 1b. the floor with the checks: what validating alone costs on each item
-    summary["checked"] = {}
-    for source, target, suffix, floor_fn, checked_fn in (
-        ("openai_chat", "anthropic_messages", "", hw.openai_to_anthropic_request, hw.openai_to_anthropic_request_checked),
-        ("openai_chat", "gemini_generate_content", "", hw.openai_to_gemini_request, hw.openai_to_gemini_request_checked),
-        ("anthropic_messages", "openai_chat", ".anthropic", hw.anthropic_to_openai_request, hw.anthropic_to_openai_request_checked),
-    ):
+    # --- 1b. the floor with the checks: what validating alone costs on each item (measured in the rounds above)
+    for (source, target), rows in checked_times.items():
         add(f"## The floor with the checks: {source} → {target}\n")
-        add(f"*checked floor* = bench/handwritten.py `{checked_fn.__name__}`: the floor plus the checks it leaves "
+        add(f"*checked floor* = bench/handwritten.py `{CHECKED[(source, target)].__name__}`: the floor plus the checks it leaves "
             "out and any converter that must never change a body's meaning has to make before it writes (each key one it "
             "writes or drops as wiremap does, each value of the type and range the two-step way takes, tool results answering "
             "calls, the caller's JSON plain, finite, free of lone surrogates and within the depth limit, a warning for each "
-            f"dropped option). The three are timed in turns ({ROUNDS} rounds, medians). It covers the corpus only; on the corpus and on mutated bodies it answers exactly what "
-            "`wiremap.translator` answers, or not at all (tests/test_bench_floor.py). *checks alone* = checked floor ÷ floor: "
-            "where it exceeds 2×, target 1's 2× asks for a converter that validates in less time than the checks take.\n")
+            "dropped option). It covers the corpus only; on the corpus and on mutated bodies it answers exactly what "
+            "`wiremap.translator` answers, or not at all (tests/test_bench_floor.py). The figures are the previous section's: "
+            f"the checked floor was timed in the same {ROUNDS} rounds as the floor and the translator. *checks alone* = checked "
+            "floor ÷ floor: where it exceeds 2×, target 1's 2× asks for a converter that validates in less time than the checks take.\n")
         add("| item | floor | checked floor | checks alone (×floor) | translator | ×floor | ×checked floor |")
         add("|---|---:|---:|---:|---:|---:|---:|")
-        tr = wiremap.translator(source, target)
-        checked_rows = []
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", wiremap.UnsupportedOptionWarning)
-            for name in make_corpus.REQUESTS:
-                body = load_request(name, suffix)
-                assert json.dumps(checked_fn(body)) == json.dumps(tr.request(body)), f"checked floor differs on {name} ({source} -> {target})"
-                t_floor, t_checked, t_fused = measure_interleaved([
-                    lambda: floor_fn(body), lambda: checked_fn(body), lambda: tr.request(body)])
-                checked_rows.append((name, t_checked / t_floor, t_fused / t_checked, t_fused / t_floor))
-                add(f"| {name} | {us(t_floor)} | {us(t_checked)} | {ratio(t_checked, t_floor)} | {us(t_fused)} | {ratio(t_fused, t_floor)} | "
-                    f"{ratio(t_fused, t_checked)} |")
-        summary["checked"][f"{source} → {target}"] = checked_rows
+        summary["checked"][f"{source} → {target}"] = [
+            (name, t_checked / t_floor, t_fused / t_checked, t_fused / t_floor) for name, t_floor, t_checked, t_fused in rows
+        ]
+        for name, t_floor, t_checked, t_fused in rows:
+            add(f"| {name} | {us(t_floor)} | {us(t_checked)} | {ratio(t_checked, t_floor)} | {us(t_fused)} | {ratio(t_fused, t_floor)} | "
+                f"{ratio(t_fused, t_checked)} |")
         add("")
 
     # --- 2. response translation
@@ -499,7 +505,8 @@ def main(argv: list[str] | None = None) -> int:
     # --- 5. scaling (bench/scaling.py, in a fresh interpreter without LiteLLM's heap)
     add("\n## Scaling: the long conversation at 100, 1 000 and 10 000 messages\n")
     add("Measured by bench/scaling.py in a fresh interpreter that loads only wiremap and the floor (this process "
-        "holds LiteLLM, whose heap every full garbage collection would walk).\n")
+        "holds LiteLLM, whose heap every full garbage collection would walk); the translator, the two-step way and the "
+        "floor timed in turns at each size (9 rounds, medians).\n")
     add("| messages | translator µs | µs per message | two-step µs per message | floor µs per message | translator ×floor |")
     add("|---:|---:|---:|---:|---:|---:|")
     per_msg, floor_per_msg = [], []

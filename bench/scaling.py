@@ -1,4 +1,5 @@
-"""Scaling: time per message of the long conversation at 100, 1 000 and 10 000 messages.
+"""Scaling: time per message of the long conversation at 100, 1 000 and 10 000 messages, the
+translator, the two-step way and the floor timed in turns (bench/run.py `measure_interleaved`).
 
     python bench/scaling.py            # prints one JSON object per size
 
@@ -21,7 +22,7 @@ sys.path.insert(0, str(HERE))
 
 import handwritten as hw  # noqa: E402
 import make_corpus  # noqa: E402
-from run import SRC, DST, measure  # noqa: E402
+from run import SRC, DST, measure_interleaved  # noqa: E402
 
 import wiremap  # noqa: E402
 
@@ -32,12 +33,12 @@ def main() -> int:
     tr = wiremap.translator(SRC, DST)
     for n in (100, 1000, 10_000):
         body = make_corpus.long_conversation(n)
-        row = {
-            "messages": n,
-            "translator": measure(lambda: tr.request(body), repeats=5, target=0.3),
-            "two_step": measure(lambda: dst.request_to_wire(src.request_from_wire(body)), repeats=5, target=0.3),
-            "floor": measure(lambda: hw.openai_to_anthropic_request(body), repeats=5, target=0.3),
-        }
+        # timed in turns, so that a change in the machine's speed falls on the three alike
+        t_tr, t_two, t_floor = measure_interleaved(
+            [lambda: tr.request(body), lambda: dst.request_to_wire(src.request_from_wire(body)), lambda: hw.openai_to_anthropic_request(body)],
+            rounds=9, target=0.3,
+        )
+        row = {"messages": n, "translator": t_tr, "two_step": t_two, "floor": t_floor}
         print(json.dumps(row), flush=True)
     return 0
 
