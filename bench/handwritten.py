@@ -761,7 +761,6 @@ def anthropic_to_openai_request(body: dict[str, Any]) -> dict[str, Any]:
 
 _AN_TOP = frozenset({"model", "messages", "max_tokens", "system", "stop_sequences", "tools", "tool_choice", "thinking",
                      "stream", "cache_control"})
-_AN_TEXT = frozenset({"type", "text"})
 _AN_TEXT_CACHED = frozenset({"type", "text", "cache_control"})
 _AN_IMAGE = frozenset({"type", "source", "cache_control"})
 _AN_RESULT = frozenset({"type", "tool_use_id", "content", "is_error"})
@@ -769,7 +768,6 @@ _AN_USE = frozenset({"type", "id", "name", "input"})
 _AN_THINKING = frozenset({"type", "thinking", "signature"})
 _AN_TOOL = frozenset({"name", "description", "input_schema", "strict", "cache_control", "defer_loading"})
 _AN_SERVER_TOOL = frozenset({"name", "type"})
-_AN_CHECKED_CHOICE = {"auto": "auto", "any": "required"}
 _SCALAR_TYPES = frozenset({str, int, bool})
 
 
@@ -1018,9 +1016,9 @@ def anthropic_to_openai_request_checked(body: Any) -> dict[str, Any]:
     if "tool_choice" in body:
         choice = body["tool_choice"]
         mode = choice.get("type") if type(choice) is dict and len(choice) == 1 else None
-        if type(mode) is not str or mode not in _AN_CHECKED_CHOICE or not names:
+        if type(mode) is not str or mode not in _OA_CHOICE or not names:
             raise NotTaken
-        out["tool_choice"] = _AN_CHECKED_CHOICE[mode]
+        out["tool_choice"] = _OA_CHOICE[mode]
     return out
 
 
@@ -1098,8 +1096,6 @@ def openai_to_gemini_request(body: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-_GEMINI_TOP = frozenset({"model", "messages", "max_tokens", "max_completion_tokens", "stop", "reasoning_effort", "tools",
-                         "tool_choice", "temperature", "top_p", "stream", "stream_options"})
 _GEMINI_EFFORTS = frozenset({"low", "medium", "high", "minimal"})
 
 
@@ -1141,7 +1137,7 @@ def openai_to_gemini_request_checked(body: Any) -> dict[str, Any]:
     plain and within the depth limit); the target takes every option the corpus sends (nothing
     dropped, nothing warned), and a tool result names the function of the call it answers. A
     model the effort rows treat apart (Gemini 1 and 2: a thinking budget) is not the corpus's."""
-    if type(body) is not dict or not _GEMINI_TOP.issuperset(body):
+    if type(body) is not dict or not _CHECKED_TOP.issuperset(body):  # the same keys as into Anthropic
         raise NotTaken
     model = body.get("model")
     items = body.get("messages")

@@ -1472,13 +1472,7 @@ def put_in3(body: dict[str, Any], outer: str, middle: str, key: str, value: Any)
     target = body.get(outer)
     if type(target) is not dict:
         target = body[outer] = {}
-    inner = target.get(middle)
-    if type(inner) is not dict:
-        inner = target[middle] = {}
-    if type(value) is dict and type(inner.get(key)) is dict:
-        inner[key].update(value)
-    else:
-        inner[key] = value
+    put_in2(target, middle, key, value)
 
 
 def put_in2(body: dict[str, Any], outer: str, key: str, value: Any) -> None:
