@@ -2178,7 +2178,8 @@ def _response_to_wire(response: Response | Mapping[str, Any]) -> dict[str, Any]:
         blocks = _as_blocks(_assistant_content_to_wire(msg.content, "message.content"))
     if calls:
         blocks.extend(
-            _tool_call_to_wire(call, f"message.tool_calls[{k}]") for k, call in enumerate(calls)
+            _tool_call_to_wire(call, f"message.tool_calls[{k}]", {_w.KEEP_ORDER: True})
+            for k, call in enumerate(calls)
         )
     wire_message = {"role": "assistant", "content": blocks}
     u = resp.usage

@@ -1346,8 +1346,8 @@ def response(src_body: Mapping[str, Any]) -> dict[str, Any]:
                     name_603 = _w.member_str(obj_602, "name", path + ".function")
                 arguments_604 = _w.member_json(obj_602, "arguments", path + ".function", lenient)
                 sorted_arguments = _v.sorted_json_value(
-                    arguments_604, ""
-                )  # as_response's check, and the sorted copy the writer sends
+                    arguments_604, "", False
+                )  # as_response's check, and the copy in the caller's order the writer sends
                 a_calls.append(
                     {"functionCall": {"id": id_601, "name": name_603, "args": sorted_arguments}}
                 )

@@ -85,6 +85,7 @@ __all__ = [
     "dumps_kept",
     "encode_made_once",
     "new_memo",
+    "KEEP_ORDER",
     "text_or_json",
     "json_as_given",
     "optional_str",

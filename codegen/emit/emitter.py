@@ -99,6 +99,18 @@ class Emitter:
     def func(self, name: str, signature: str, doc: str, body: list[str]) -> None:
         self.parts.functions.append(Func(name, signature, doc, body))
 
+    @property
+    def call_memo(self) -> str:
+        """The memo argument a response writer passes `_tool_call_to_wire` (", <expr>", or none):
+        a format that sends user JSON in the caller's key order writes a response's tool-call
+        arguments in that order too, where `_w.memo_json` without a memo sorts them (OpenArmature
+        §8). None where the tool-call template writes no JSON through the memo (`slot_value`)."""
+        if self.ir.rules.json_keys == "sorted":
+            return ""
+        fields = CONTEXTS["tool_call"]
+        memo = any(s.codec is None and fields[s.field].kind in ("schema", "object") for s in slots_of(self.ir.tool_calls.template))
+        return ", {_w.KEEP_ORDER: True}" if memo else ""
+
     # ------------------------------------------------------------ build side
     def slot_value(self, slot: Slot, env: dict[str, str], context: str, path_expr: str) -> str:
         spec = CONTEXTS[context][slot.field]

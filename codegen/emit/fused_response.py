@@ -89,8 +89,9 @@ def _fused_calls(s_em: Any, d_em: Any) -> Lines | None:
         expr = d_em.build_node(written, dst.tool_calls.template, env, "tool_call", "path")
     finally:
         d_em.json_memo = False
-    # `_tool_call_to_wire` of a response has no memo: `_w.memo_json(arguments, None)` is the sorted
-    # copy (`canonical_json`), which `validate.sorted_json_value` makes as it checks
+    # `_tool_call_to_wire` of a response writes `_w.memo_json(arguments, memo)` with no copy in the
+    # memo: the sorted copy (`canonical_json`), or under the caller's key order (`call_memo`) a
+    # copy in that order (`json_copy`), which `validate.sorted_json_value` makes as it checks
     sent = f"_w.memo_json({got['arguments']}, memo)"
     memo = sent in expr or any(sent in line for line in written.lines)
     expr = expr.replace(sent, "sorted_arguments")
@@ -100,7 +101,7 @@ def _fused_calls(s_em: Any, d_em: Any) -> Lines | None:
     # the target's value maps are the target module's (the source's half imports the source's)
     written.lines = [_DST_NAME.sub(r"_dst.\1(", line) for line in written.lines]
     expr = _DST_NAME.sub(r"_dst.\1(", expr)
-    shape(out, "fused", "call_to_wire", reader=read, arguments=got["arguments"], memo=memo, written=written, expr=expr)
+    shape(out, "fused", "call_to_wire", reader=read, arguments=got["arguments"], memo=memo, sort=d_em.ir.rules.json_keys == "sorted", written=written, expr=expr)
     return out
 
 

@@ -278,6 +278,7 @@ def _emit_tool_call_builder(em: "Emitter") -> None:
     em.json_memo = True
     expr = em.build_node(prelude, em.ir.tool_calls.template, env, "tool_call", "path")
     em.json_memo = False
+    # the response writers pass a memo where this writes JSON through it (Emitter.call_memo)
     signed = any(s.field == "signature" for s in slots_of(em.ir.tool_calls.template))
     shape(out, "content", "tool_call_to_wire", signed=signed, prelude=prelude, expr=expr)
     em.func(
@@ -1338,11 +1339,11 @@ def response_writer(em: "Emitter", out: Lines, fused: bool = False, written_call
         expr = build_message(
             em, prelude, ir.assistant.template, {"content": "blocks", "tool_calls": "NOT_GIVEN"}, "message.assistant", frozenset({"content"})
         )
-        shape(message, "responses", "response_message_blocks", prelude=prelude, content=content, calls=calls, written=written_calls, inline=inline, fused=fused)
+        shape(message, "responses", "response_message_blocks", prelude=prelude, content=content, calls=calls, written=written_calls, inline=inline, fused=fused, memo=em.call_memo)
     else:
         prelude = out.part()
         expr = build_message(em, prelude, ir.assistant.template, {"content": "content_out", "tool_calls": "wire_calls"}, "message.assistant")
-        shape(message, "responses", "response_message", joined=ir.response.content == "joined_text", prelude=prelude, content=content, calls=calls, written=written_calls, inline=inline, fused=fused)
+        shape(message, "responses", "response_message", joined=ir.response.content == "joined_text", prelude=prelude, content=content, calls=calls, written=written_calls, inline=inline, fused=fused, memo=em.call_memo)
     usage = out.part()
     emit_usage.emit_writer(usage, ir.usage.counters, ir.usage.unreported, lambda: emit_items.emit_usage_zero_fill(em, usage), fused)
     body = out.part()

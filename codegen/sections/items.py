@@ -284,7 +284,7 @@ def emit_items_message_writer(em: "Emitter", out: "Lines") -> None:
         out, "items", "items_message_writer",
         reasoning=ir.items.reasoning_match is not None, part_prelude=part_prelude, part=part,
         text_extra=list(ir.items.write_also.get("text", {}).items()), item_prelude=item_prelude, item=item,
-        raw_items=raw_items, message_cond=message_cond, msg_extra=list(msg_extra.items()),
+        raw_items=raw_items, message_cond=message_cond, msg_extra=list(msg_extra.items()), memo=em.call_memo,
     )
 
 
