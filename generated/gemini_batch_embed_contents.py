@@ -183,9 +183,9 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
                     continue  # OpenArmature §6 null-skip
                 _w.check_param(value, "string", None, path)
                 for each_item in _w.get_in(body, ("requests",)):
-                    each_item[key] = _w.canonical_json(
+                    each_item[key] = _w.json_copy(
                         value
-                    )  # params.each: one value for every text
+                    )  # params.each: one value for every text, in the caller's key order
                 continue
             if key in body:
                 if _w.deep_equal(body[key], value):
@@ -198,7 +198,9 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
                     + " writes there from the request itself; set it through the request, or give the same value",
                     path=path,
                 )
-            body[key] = _w.canonical_json(value)
+            body[key] = _w.json_copy(
+                value
+            )  # user JSON in the caller's key order (rules.json_keys: as_given)
     return body
 
 

@@ -230,7 +230,9 @@ def _request_to_wire(request: Request | Mapping[str, Any]) -> dict[str, Any]:
                     + " writes there from the request itself; set it through the request, or give the same value",
                     path=path,
                 )
-            body[key] = _w.canonical_json(value)
+            body[key] = _w.json_copy(
+                value
+            )  # user JSON in the caller's key order (rules.json_keys: as_given)
     return body
 
 

@@ -3,7 +3,8 @@ format but the `openarmature.*` dialects (OpenArmature §8 sorts user JSON; the 
 do not). The request writers always kept the caller's order; the response writers of the
 formats whose arguments are a JSON object (Anthropic `input`, Gemini `args`, Bedrock `input`)
 sorted them, so an Anthropic response read and written back came out with its tool input
-reordered, and the recorded-traffic harness (which compares with sorted keys) could not see it."""
+reordered, and the recorded-traffic harness (which compares with sorted keys) could not see it.
+The embeddings and images formats sorted an extra's value the same way."""
 
 from __future__ import annotations
 
@@ -85,3 +86,19 @@ def test_an_anthropic_response_comes_back_byte_for_byte() -> None:
     fmt = wiremap.get_format("anthropic_messages")
     again = fmt.response_to_wire(fmt.response_from_wire(body))
     assert json.dumps(again["content"]) == json.dumps(body["content"])
+
+
+TASKS = sorted(k for k in wiremap.formats() if wiremap.get_format(k).kind in ("embeddings", "images"))
+
+
+@pytest.mark.parametrize("key", TASKS)
+def test_an_extra_of_an_embeddings_or_images_request_keeps_its_key_order(key: str) -> None:
+    """mappings/README.md, `extras.placement`: an extra's value keeps the caller's key order (it
+    was sorted in the embeddings and images formats)."""
+    fmt = wiremap.get_format(key)
+    extra = {"zeta": {"y": 1, "b": 2}, "alpha": [{"d": 1, "c": 2}]}
+    request = {"model": "m", "messages": [{"role": "user", "content": "a cat"}], "config": {"extras": {"custom_option": extra}}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        body = fmt.request_to_wire(request)
+    assert json.dumps(body["custom_option"]) == json.dumps(extra)
