@@ -328,6 +328,20 @@ def _unknown_keys(value: Any, path: tuple[Any, ...], known: frozenset[str], out:
             _unknown_keys(v, path + (i,), known, out)
 
 
+def _text_block_rest(item: dict[str, Any], path: tuple[Any, ...], known: frozenset[str], out: list[tuple[tuple[Any, ...], Any]]) -> None:
+    """What of a text block written as part of a string is not in that string: each key no table
+    names, and each key a table names for a block of its own (a cache breakpoint, citations) that
+    holds something, since a string holds the text alone. An empty value (`annotations: []`) says
+    nothing the string lacks."""
+    for k, v in item.items():
+        if k == "type" or k == "text":
+            continue
+        if k not in known:
+            out.append((path + (k,), v))
+        elif v is not None and v != [] and v != {} and v != "":
+            out.append((path + (k,), v))
+
+
 _KIND_KEYS: Final = ("role", "type")
 
 
@@ -407,7 +421,7 @@ def losses(carried: Any, origin: str, wire: Any, known: frozenset[str] | None = 
             # block (an image in a tool result) is not in it
             for i, item in enumerate(value):
                 if type(item) is dict and type(item.get("type")) is str and item["type"] in _TEXT_TYPES:
-                    _unknown_keys(item, path + (i,), known, found)
+                    _text_block_rest(item, path + (i,), known, found)
                 else:
                     found.append((path + (i,), item))
         elif type(value) is list and type(was) is list and len(value) > len(was):
