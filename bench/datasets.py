@@ -130,15 +130,21 @@ def measure(records: int, repeats: int) -> list[tuple[str, int | None, float]]:
     with tmp_dir:
         ref: bytes | None = None
         # target 6 on a shared machine: the plain loop and convert -j 1 timed in turns, so a
-        # neighbour's load falls on both alike; the median of the per-turn ratios
+        # neighbour's load falls on both alike, each first in every other turn (the second of a
+        # pair measured 5-6% slower, whichever it was); the median of the per-turn ratios
         turn = Path(tmp) / "turn.jsonl"
-        ratios = []
-        for _ in range(max(repeats, 15)):
-            start = time.perf_counter()
-            plain_loop()
-            middle = time.perf_counter()
+
+        def convert_once() -> None:
             conv.convert_file(SRC, DST, str(src), str(turn), jobs=1, batch_size=1024, progress=False)
-            ratios.append((time.perf_counter() - middle) / (middle - start))
+
+        ratios = []
+        for k in range(max(repeats, 16)):
+            took = {}
+            for name, fn in ((("plain", plain_loop), ("convert", convert_once)) if k % 2 == 0 else (("convert", convert_once), ("plain", plain_loop))):
+                start = time.perf_counter()
+                fn()
+                took[name] = time.perf_counter() - start
+            ratios.append(took["convert"] / took["plain"])
         INTERLEAVED[:] = [statistics.median(ratios), len(ratios)]
         for engine in ("local", "dask"):
             for n in WORKERS:
@@ -315,7 +321,7 @@ def overhead(rows: list[tuple[str, int | None, float]], interleaved: list[float]
     local = next(rate for name, n, rate in rows if name == "local" and n == 1)
     rates = f"{plain:,.0f} records/s; convert -j 1 {local:,.0f}, {plain / local - 1:+.0%} from the rates"
     if interleaved:
-        return interleaved[0] - 1, f"timed in turns ({interleaved[1]:.0f} of each, median); the plain loop {rates}"
+        return interleaved[0] - 1, f"timed in turns ({interleaved[1]:.0f} of each, each first in every other turn, median); the plain loop {rates}"
     return plain / local - 1, rates
 
 
