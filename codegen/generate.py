@@ -141,6 +141,9 @@ def _render_converter(ir: FormatIR | TaskIR, strategies: list[Strategy] | None =
         option_ranges_literal=repr({opt.name: opt.range for opt in ir.options if opt.range is not None and opt.unsupported is None}),
         option_paths_literal=repr(sorted({tuple(opt.wire.split(".")) for opt in ir.options if opt.wire})),
         alias_paths_literal=repr(sorted({tuple(w.split(".")) for opt in ir.options if opt.wire for w in opt.read_also})),
+        proto_names_literal=(
+            f"_w.ProtoNames({dict(sorted(ir.proto_names[0].items()))!r}, WIRE_KEYS, frozenset({sorted(ir.proto_names[1])!r}))" if ir.proto_names is not None else None
+        ),
         raw_envelope_literal=repr(_raw_keys((item.kind, item.value) for item in ir.response.envelope)),
         title_literal=repr(ir.title),
         api_version_literal=repr(ir.api_version),

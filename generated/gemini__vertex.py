@@ -166,6 +166,55 @@ KEY: Final = "gemini.vertex"
 WIRE_KEYS: Final[frozenset[str]] = (
     (_code_gemini_generate_content.WIRE_KEYS | frozenset(["GOOGLE_CLOUD_LOCATION", "GOOGLE_CLOUD_PROJECT", "GOOGLE_OAUTH_ACCESS_TOKEN", "bearer", "gemini_generate_content", "labels"])) - frozenset(["GEMINI_API_KEY", "GET", "countTokens", "generateContent", "header", "models", "openai_chat"])
 )
+# request.field_names: the proto field names the API parses besides the tables' JSON names, read
+# as those (runtime/wire.py ProtoNames); never inside the opaque keys' values (the caller's JSON)
+PROTO_NAMES: Final = _w.ProtoNames(
+    {
+        "allowed_function_names": "allowedFunctionNames",
+        "block_reason": "blockReason",
+        "cached_content": "cachedContent",
+        "cached_content_token_count": "cachedContentTokenCount",
+        "candidate_count": "candidateCount",
+        "candidates_token_count": "candidatesTokenCount",
+        "file_data": "fileData",
+        "file_uri": "fileUri",
+        "finish_reason": "finishReason",
+        "frequency_penalty": "frequencyPenalty",
+        "function_call": "functionCall",
+        "function_calling_config": "functionCallingConfig",
+        "function_declarations": "functionDeclarations",
+        "function_response": "functionResponse",
+        "generation_config": "generationConfig",
+        "inline_data": "inlineData",
+        "max_output_tokens": "maxOutputTokens",
+        "mime_type": "mimeType",
+        "model_version": "modelVersion",
+        "parameters_json_schema": "parametersJsonSchema",
+        "presence_penalty": "presencePenalty",
+        "prompt_feedback": "promptFeedback",
+        "prompt_token_count": "promptTokenCount",
+        "response_id": "responseId",
+        "response_json_schema": "responseJsonSchema",
+        "response_logprobs": "responseLogprobs",
+        "response_mime_type": "responseMimeType",
+        "retry_delay": "retryDelay",
+        "safety_settings": "safetySettings",
+        "stop_sequences": "stopSequences",
+        "system_instruction": "systemInstruction",
+        "thinking_budget": "thinkingBudget",
+        "thinking_config": "thinkingConfig",
+        "thinking_level": "thinkingLevel",
+        "thought_signature": "thoughtSignature",
+        "thoughts_token_count": "thoughtsTokenCount",
+        "tool_config": "toolConfig",
+        "top_k": "topK",
+        "top_p": "topP",
+        "total_token_count": "totalTokenCount",
+        "usage_metadata": "usageMetadata",
+    },
+    WIRE_KEYS,
+    frozenset(["args", "parametersJsonSchema", "response", "responseJsonSchema"]),
+)
 TITLE: Final = "Google Gemini generateContent on Vertex AI"
 API_VERSION: Final = "v1"
 DOC_REF: Final = (
@@ -256,6 +305,7 @@ def request_from_wire(body: GeminiVertexRequest | Mapping[str, Any]) -> Request:
         OPTION_PATHS,
         ALIAS_PATHS,
         KEY,
+        PROTO_NAMES,
     )
 
 

@@ -298,6 +298,57 @@ HEADER_OPTIONS: Final[dict[str, str]] = {}
 OPTION_RANGES: Final[dict[str, tuple[Any, Any]]] = {}
 # the other wire names an option is read from (read_also): their value is in the canonical model
 ALIAS_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset([])
+# request.field_names: the proto field names the API parses besides the tables' JSON names, read
+# as those (runtime/wire.py ProtoNames); never inside the opaque keys' values (the caller's JSON)
+PROTO_NAMES: Final = _w.ProtoNames(
+    {
+        "allowed_function_names": "allowedFunctionNames",
+        "block_reason": "blockReason",
+        "cached_content": "cachedContent",
+        "cached_content_token_count": "cachedContentTokenCount",
+        "candidate_count": "candidateCount",
+        "candidates_token_count": "candidatesTokenCount",
+        "count_tokens": "countTokens",
+        "file_data": "fileData",
+        "file_uri": "fileUri",
+        "finish_reason": "finishReason",
+        "frequency_penalty": "frequencyPenalty",
+        "function_call": "functionCall",
+        "function_calling_config": "functionCallingConfig",
+        "function_declarations": "functionDeclarations",
+        "function_response": "functionResponse",
+        "generate_content": "generateContent",
+        "generation_config": "generationConfig",
+        "inline_data": "inlineData",
+        "max_output_tokens": "maxOutputTokens",
+        "mime_type": "mimeType",
+        "model_version": "modelVersion",
+        "parameters_json_schema": "parametersJsonSchema",
+        "presence_penalty": "presencePenalty",
+        "prompt_feedback": "promptFeedback",
+        "prompt_token_count": "promptTokenCount",
+        "response_id": "responseId",
+        "response_json_schema": "responseJsonSchema",
+        "response_logprobs": "responseLogprobs",
+        "response_mime_type": "responseMimeType",
+        "retry_delay": "retryDelay",
+        "safety_settings": "safetySettings",
+        "stop_sequences": "stopSequences",
+        "system_instruction": "systemInstruction",
+        "thinking_budget": "thinkingBudget",
+        "thinking_config": "thinkingConfig",
+        "thinking_level": "thinkingLevel",
+        "thought_signature": "thoughtSignature",
+        "thoughts_token_count": "thoughtsTokenCount",
+        "tool_config": "toolConfig",
+        "top_k": "topK",
+        "top_p": "topP",
+        "total_token_count": "totalTokenCount",
+        "usage_metadata": "usageMetadata",
+    },
+    WIRE_KEYS,
+    frozenset(["args", "parametersJsonSchema", "response", "responseJsonSchema"]),
+)
 # the response's envelope values response_to_wire takes from `raw` (response.envelope `from_raw`):
 # a target without a field for one loses it, which the loss report names (runtime/translate.py)
 RAW_ENVELOPE: Final[frozenset[str]] = frozenset(["id", "model", "modelVersion", "responseId"])
@@ -1921,6 +1972,7 @@ def request_from_wire(body: GeminiGenerateContentRequest | Mapping[str, Any]) ->
         OPTION_PATHS,
         ALIAS_PATHS,
         KEY,
+        PROTO_NAMES,
     )
 
 

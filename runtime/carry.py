@@ -45,7 +45,7 @@ class Carried:
     keys and array indexes), or ABSENT where the original had no key the re-write added. `anchors`
     are the re-write's values at each op's anchor path (see the module docstring)."""
 
-    __slots__ = ("origin", "ops", "anchors", "rewritten", "known", "too_deep", "aliases", "reader")
+    __slots__ = ("origin", "ops", "anchors", "rewritten", "known", "too_deep", "aliases", "reader", "spelled", "opaque")
 
     def __init__(
         self,
@@ -54,10 +54,16 @@ class Carried:
         anchors: list[Any],
         rewritten: list[Any],
         known: frozenset[str] = frozenset(),
-        aliases: frozenset[tuple[str, ...]] = frozenset(),
+        aliases: frozenset[tuple[Any, ...]] = frozenset(),
+        spelled: frozenset[tuple[Any, ...]] = frozenset(),
+        opaque: frozenset[str] = frozenset(),
     ) -> None:
         self.origin = origin
+        self.opaque = opaque  # the keys whose values are the caller's JSON (request.field_names): never walked
         self.aliases = aliases  # wire paths read as an option under another name (read_also)
+        # of those, the keys read by their proto field names whose values are the message's
+        # structure (request.field_names): a key inside that no table names is still a loss
+        self.spelled = spelled
         self.ops = ops
         self.anchors = anchors
         self.rewritten = rewritten  # the re-write's value at each op's path (ABSENT: none)
@@ -78,10 +84,12 @@ class Carried:
     def to_dict(self) -> dict[str, Any]:
         paths = {path for path, _ in self.ops}
         aliases = sorted(list(p) for p in self.aliases if p in paths)  # the ones an op is at: all `losses` asks
+        spelled = sorted(list(p) for p in self.spelled if p in paths)
         return {
             "origin": self.origin,
             **({"reader": self.reader} if self.reader is not None else {}),
             **({"aliases": aliases} if aliases else {}),
+            **({"spelled": spelled, "opaque": sorted(self.opaque)} if spelled else {}),
             **({"too_deep": list(self.too_deep)} if self.too_deep else {}),
             "ops": [
                 {
@@ -111,10 +119,12 @@ class Carried:
             anchors.append(op.get("anchor", ABSENT))
             rewritten.append(op.get("rewritten", ABSENT))
         aliases = d.get("aliases")
-        if type(aliases) is list and all(type(p) is list and all(type(k) is str or type(k) is int for k in p) for p in aliases):
-            out = cls(d["origin"], ops, anchors, rewritten, aliases=frozenset(tuple(p) for p in aliases))
-        else:
-            out = cls(d["origin"], ops, anchors, rewritten)
+        spelled = d.get("spelled")
+        opaque = d.get("opaque")
+        out = cls(
+            d["origin"], ops, anchors, rewritten, aliases=_paths(aliases), spelled=_paths(spelled),
+            opaque=frozenset(opaque) if type(opaque) is list and all(type(k) is str for k in opaque) else frozenset(),
+        )
         if type(d.get("reader")) is str:
             out.reader = d["reader"]
         deep = d.get("too_deep")
@@ -211,7 +221,9 @@ def residual(
     rewritten: Any,
     known: frozenset[str] = frozenset(),
     options: frozenset[tuple[str, ...]] = frozenset(),
-    aliases: frozenset[tuple[str, ...]] = frozenset(),
+    aliases: frozenset[tuple[Any, ...]] = frozenset(),
+    spelled: frozenset[tuple[Any, ...]] = frozenset(),
+    opaque: frozenset[str] = frozenset(),
 ) -> Carried | None:
     """What `rewritten` (the same format's re-write of `original`) does not say as `original`
     does, as anchored ops; None when nothing differs. An option the writer left out (`options`:
@@ -230,6 +242,8 @@ def residual(
         [was for _, _, was in found],
         known,
         aliases,
+        spelled,
+        opaque,
     )
 
 
@@ -315,17 +329,30 @@ def path_text(path: tuple[Any, ...]) -> str:
     return out
 
 
-def _unknown_keys(value: Any, path: tuple[Any, ...], known: frozenset[str], out: list[tuple[tuple[Any, ...], Any]]) -> None:
+def _unknown_keys(
+    value: Any, path: tuple[Any, ...], known: frozenset[str], out: list[tuple[tuple[Any, ...], Any]], opaque: frozenset[str] = frozenset()
+) -> None:
+    """Each key inside `value` no table names (`known`), into `out`; the values of `opaque` keys
+    (the caller's JSON) are not walked."""
     t = type(value)
     if t is dict:
         for k, v in value.items():
+            if k in opaque:
+                continue
             if k in known:
-                _unknown_keys(v, path + (k,), known, out)
+                _unknown_keys(v, path + (k,), known, out, opaque)
             else:
                 out.append((path + (k,), v))
     elif t is list:
         for i, v in enumerate(value):
-            _unknown_keys(v, path + (i,), known, out)
+            _unknown_keys(v, path + (i,), known, out, opaque)
+
+
+def _paths(value: Any) -> frozenset[tuple[Any, ...]]:
+    """A dict form's list of wire paths (`aliases`, `spelled`), or none when it is not one."""
+    if type(value) is list and all(type(p) is list and all(type(k) is str or type(k) is int for k in p) for p in value):
+        return frozenset(tuple(p) for p in value)
+    return frozenset()
 
 
 def _text_block_rest(item: dict[str, Any], path: tuple[Any, ...], known: frozenset[str], out: list[tuple[tuple[Any, ...], Any]]) -> None:
@@ -413,7 +440,12 @@ def losses(carried: Any, origin: str, wire: Any, known: frozenset[str] | None = 
             if not _same(value_at(wire, path), value):
                 found.append((path, value))
         elif was is ABSENT and path in carried.aliases:
-            continue  # an option under another name (read_also): its value is in the canonical model
+            # an option under another name (read_also), or a key by its proto field name
+            # (request.field_names): its value is in the canonical model, but for any key inside
+            # the message's structure (not the caller's JSON) that no table names
+            if path in carried.spelled and known:
+                _unknown_keys(value, path, known, found, carried.opaque)
+            continue
         elif was is ABSENT or not known or (type(value) is type(was) and type(value) not in _CONTAINERS):
             found.append((path, value))  # a value the tables left out, or normalised (a name)
         elif type(value) is list and type(was) is not list:

@@ -24,6 +24,7 @@ from .json_values import canonical_json, json_copy  # re-exported (__all__): gen
 from .validate import (
     shown,  # re-exported (__all__): generated error messages show user values with it
     KEEP_ORDER,
+    MAX_JSON_DEPTH,
     OPENARMATURE,
     TOO_DEEP as _TOO_DEEP,
     SORTED_JSON,
@@ -86,6 +87,7 @@ __all__ = [
     "encode_made_once",
     "new_memo",
     "KEEP_ORDER",
+    "ProtoNames",
     "text_or_json",
     "json_as_given",
     "optional_str",
@@ -2011,6 +2013,60 @@ def options_from_wire(
                 break
 
 
+class ProtoNames:
+    """`request.field_names: proto` (mapping): the API parses JSON by protobuf's JSON mapping,
+    which takes each field by its lowerCamelCase JSON name and by its proto field name
+    (`inline_data` for `inlineData`). `names`: proto name -> JSON name, for each key the tables
+    name; `descend`: the keys whose values are the message's structure (the tables' wire keys);
+    `opaque`: those whose values are the caller's JSON (tool arguments, schemas), never renamed."""
+
+    __slots__ = ("names", "descend", "opaque")
+
+    def __init__(self, names: dict[str, str], descend: frozenset[str], opaque: frozenset[str]) -> None:
+        self.names = names
+        self.descend = descend
+        self.opaque = opaque
+
+    def spelled(self, body: Any) -> tuple[Any, frozenset[tuple[Any, ...]], frozenset[tuple[Any, ...]]]:
+        """(`body` with each proto field name of its structure read as its JSON name, the wire
+        paths of the renamed keys, those of them whose values are structure, not opaque):
+        `body` itself when it has none. A key given in both spellings is left as it is (the JSON
+        name is read; the other is carried)."""
+        renamed: list[tuple[Any, ...]] = []
+        out = self._walk(body, (), renamed, 0)
+        if not renamed:
+            return body, frozenset(), frozenset()
+        opaque, names = self.opaque, self.names
+        return out, frozenset(renamed), frozenset(p for p in renamed if names[p[-1]] not in opaque)
+
+    def _walk(self, node: Any, path: tuple[Any, ...], renamed: list[tuple[Any, ...]], depth: int) -> Any:
+        if depth > MAX_JSON_DEPTH:  # the depth limit is the reader's to report
+            return node
+        t = type(node)
+        if t is list:
+            items = [self._walk(v, path + (i,), renamed, depth + 1) for i, v in enumerate(node)]
+            return items if any(a is not b for a, b in zip(items, node)) else node
+        if t is not dict:
+            return node
+        changed = False
+        out: dict[Any, Any] = {}
+        names, descend, opaque = self.names, self.descend, self.opaque
+        for key, value in node.items():
+            name = names.get(key) if type(key) is str else None
+            if name is not None and name not in node:
+                renamed.append(path + (key,))
+                changed = True
+            else:
+                name = key
+            if name in descend and name not in opaque and type(value) in _CONTAINERS:
+                walked = self._walk(value, path + (key,), renamed, depth + 1)
+                if walked is not value:
+                    changed = True
+                value = walked
+            out[name] = value
+        return out if changed else node
+
+
 def read_request(
     body: Any,
     read: Callable[[Any], Request],
@@ -2018,22 +2074,34 @@ def read_request(
     rewrite: Callable[[Request], Any],
     known: frozenset[str],
     options: frozenset[tuple[str, ...]],
-    aliases: frozenset[tuple[str, ...]],
+    aliases: frozenset[tuple[Any, ...]],
     reader: str | None = None,
+    proto: ProtoNames | None = None,
 ) -> Request:
     """A generated `request_from_wire`: the format's reader (`read`) on `body`, a wire shape it
     refuses an InvalidRequestError naming the path; the depth limit that request_to_wire applies;
     then what the tables do not model carried for the same provider's wire (`carry`), named as
-    read by `reader` (the format's key)."""
+    read by `reader` (the format's key). With `proto` (`request.field_names: proto`), the reader
+    reads each proto field name as its JSON name; the carried data then restores the caller's
+    spelling on the same wire, and the loss report counts those keys as read (`aliases`)."""
+    read_body = body
+    spelled: frozenset[tuple[Any, ...]] = frozenset()
+    opaque: frozenset[str] = frozenset()
+    if proto is not None:
+        read_body, renamed, spelled = proto.spelled(body)
+        if renamed:
+            aliases = aliases | renamed
+            known = known | frozenset(proto.names)  # inside a renamed value, its proto names are the tables' too
+            opaque = proto.opaque | frozenset(k for k, v in proto.names.items() if v in proto.opaque)
     try:
-        request = read(body)
+        request = read(read_body)
     except WireShapeError as exc:
         raise InvalidRequestError(exc.message, path=exc.path) from None
     except RecursionError:
         raise InvalidRequestError("request nested too deeply") from None
     check_request_depth(request)  # MAX_JSON_DEPTH, as request_to_wire applies it
     try:  # what no row reads may be nested past Python's limit (a value the diff walks)
-        return carry(request, body, origin, rewrite, known, InvalidRequestError, options, aliases, reader)
+        return carry(request, body, origin, rewrite, known, InvalidRequestError, options, aliases, reader, spelled, opaque)
     except RecursionError:
         raise InvalidRequestError("request nested too deeply") from None
 
@@ -2082,8 +2150,10 @@ def carry(
     known: frozenset[str] = frozenset(),
     error: type[ProviderError] = InvalidRequestError,
     options: frozenset[tuple[str, ...]] = frozenset(),
-    aliases: frozenset[tuple[str, ...]] = frozenset(),
+    aliases: frozenset[tuple[Any, ...]] = frozenset(),
     reader: str | None = None,
+    spelled: frozenset[tuple[Any, ...]] = frozenset(),
+    opaque: frozenset[str] = frozenset(),
 ) -> _R:
     """`record` (a Request or Response just read from `body`), carrying what the same format's
     re-write of it does not say as `body` does (runtime/carry.py). A record the format cannot
@@ -2109,9 +2179,9 @@ def carry(
         ops = [((k,), v) for k, v in body.items() if k not in said]
         if not ops:
             return record
-        carried: Carried | None = Carried(origin, ops, [_ABSENT] * len(ops), [_ABSENT] * len(ops), known, aliases)
+        carried: Carried | None = Carried(origin, ops, [_ABSENT] * len(ops), [_ABSENT] * len(ops), known, aliases, spelled, opaque)
     else:
-        carried = residual(origin, body, rewritten, known, options, aliases)
+        carried = residual(origin, body, rewritten, known, options, aliases, spelled, opaque)
     if carried is not None:
         carried.reader = reader  # the reading format's key (the dict form names it: runtime/translate.py)
     if carried is not None:  # the depth limit of every direction (validate.MAX_JSON_DEPTH), carried data too

@@ -1144,7 +1144,7 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         f"(body: {wire_type(ir.key, 'Request')} | Mapping[str, Any]) -> Request",
         f"{ir.title} request body -> canonical request (for gateways). Raises InvalidRequestError naming the path.",
         # transport.body: protocol the transport writes on every request (like a header), not request data
-        shaped("request_from_wire", "request_from_wire_public", request_in="request_in" in ir.strategy_hooks, fixed=frozenset(sorted((ir.transport or {}).get("body") or {}))),
+        shaped("request_from_wire", "request_from_wire_public", request_in="request_in" in ir.strategy_hooks, fixed=frozenset(sorted((ir.transport or {}).get("body") or {})), proto=ir.proto_names is not None),
     )
     em.parts.public.append("request_from_wire")
     em.func(

@@ -317,6 +317,9 @@ class FormatIR:
     part_dispatch: Literal["literals", "keys"] = "literals"
     unknown: Literal["reject", "carry"] = "reject"  # request.unknown
     wire_keys: frozenset[str] = frozenset()  # every wire key the tables name (runtime/carry.py)
+    # request.field_names (also: proto): proto field name -> the tables' JSON name, and the keys
+    # whose values are the caller's JSON (runtime/wire.py ProtoNames); None: the tables' names only
+    proto_names: tuple[dict[str, str], frozenset[str]] | None = None
     path_params: tuple[str, ...] = ()  # `{field}` placeholders of transport.endpoint.path
     items: ItemsIR = field(default_factory=ItemsIR)  # item-list rows (codegen/sections/items.py)
     wire_rules: dict[str, Any] | None = None  # mapping `wire_rules:` (codegen/sections/wire_rules.py)
@@ -426,6 +429,26 @@ class Builder:
 
     def err(self, pointer: str, message: str) -> MappingError:
         return self.r.error(pointer, message)
+
+    def proto_names(self, req: dict[str, Any], wire_keys: frozenset[str]) -> tuple[dict[str, str], frozenset[str]] | None:
+        """request.field_names: each lowerCamelCase key the tables name, by its proto field name
+        (snake_case), where that is another name no table uses; the opaque keys must be keys the
+        tables name (a misspelt one would let the reader rename inside the caller's JSON)."""
+        spec = req.get("field_names")
+        if spec is None:
+            return None
+        opaque = frozenset(spec["opaque"])
+        for i, key in enumerate(spec["opaque"]):
+            if key not in wire_keys:
+                raise self.err(f"/request/field_names/opaque/{i}", f"{key!r} is not a key the tables name, so the reader never meets it: opaque lists the keys whose values are the caller's JSON")
+        names = {}
+        for key in sorted(wire_keys):
+            if not _CAMEL.match(key):  # lowerCamelCase names only (not a value: `ANY`, `STOP`)
+                continue
+            proto = re.sub(r"([A-Z])", r"_\1", key).lower()
+            if proto != key and proto not in wire_keys:
+                names[proto] = key
+        return names, opaque
 
     def parse(self, pointer: str, value: Any) -> Node:
         """A template's syntax tree; a syntax error is a MappingError at its place."""
@@ -1171,6 +1194,7 @@ class Builder:
                    part_dispatch=req.get("part_dispatch", "literals"),
                    unknown=req.get("unknown", "reject"),
                    wire_keys=wire_keys_of(d),
+                   proto_names=self.proto_names(req, wire_keys_of(d)),
                    path_params=tuple(n for n in re.findall(r"\{([^{}]*)\}", d["transport"]["endpoint"]["path"]) if n not in (d["transport"].get("params") or {})) if "transport" in d else (),
                    items=build_items_ir(self),
                    cache_point=self.cache_point(parts, tool_result_template, tool_t, system_blocks),
@@ -1310,6 +1334,7 @@ def build_ir(resolved: Resolved) -> FormatIR:
 _TEMPLATE_ROWS: Final = frozenset({"wire", "content_parts", "envelope", "tool_choice", "emit", "body"})
 _PATH_TEXT: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|\[\d+\]\.?)[A-Za-z_][A-Za-z0-9_]*)*(?:\[\d+\])?$")
 _NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_CAMEL: Final = re.compile(r"^[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+$")
 
 
 def wire_keys_of(data: Any) -> frozenset[str]:
@@ -1322,7 +1347,7 @@ def wire_keys_of(data: Any) -> frozenset[str]:
     def walk(value: Any, in_template: bool) -> None:
         if isinstance(value, dict):
             for k, v in value.items():
-                if k == "fixtures":
+                if k in ("fixtures", "field_names"):  # field_names names spellings, not keys
                     continue
                 if in_template:
                     keys.add(str(k))

@@ -412,6 +412,13 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 # refused (root fields: read into config.extras), or left out of the canonical
                 # request and carried for the same provider's wire (runtime/carry.py)
                 "unknown": {"enum": ["reject", "carry"]},
+                # the key spellings the API parses besides the tables' (`proto`: protobuf's JSON
+                # mapping also takes each field by its proto name, `inline_data` for `inlineData`);
+                # `opaque`: the keys whose values are the caller's JSON, never renamed inside
+                "field_names": _obj(
+                    {"also": {"enum": ["proto"]}, "opaque": {"type": "array", "items": {"type": "string"}}},
+                    required=["also", "opaque"],
+                ),
                 # a prompt-cache breakpoint as its own item after the part, tool result or tool
                 # it marks, in the same list (Bedrock `{cachePoint: {type: default}}`)
                 "cache_points": _obj({"wire": {"type": "object"}}, required=["wire"]),
