@@ -33,7 +33,7 @@ import sys
 import time
 from collections import Counter, deque
 from itertools import count, islice, repeat
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Sequence
 from functools import partial
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -148,7 +148,10 @@ class ResumeMismatchError(ValueError):
 # One batch item: (line number, the line's bytes or an already decoded record, e.g. a Parquet row)
 # -> ("ok", output line, losses) | ("reject", record line, [])
 Item = tuple[int, Any]
-Result = tuple[str, bytes, list[str]]
+Result = tuple[str, bytes, Sequence[str]]
+#: a line's losses when it has none: one shared empty tuple, not a list a line (a tracked
+#: container alive until its batch is written, which made the collector run over the heap)
+_NO_LOSSES: tuple[str, ...] = ()
 _JOB: dict[str, Any] = {}
 
 
@@ -218,12 +221,12 @@ def _worker_context() -> Any:
     return multiprocessing.get_context(method)
 
 
-def _reject(number: int, category: str, message: str, path: str | None) -> tuple[str, bytes, list[str]]:
+def _reject(number: int, category: str, message: str, path: str | None) -> Result:
     record = {"line": number, "category": category, "message": message, "path": path}
     try:
-        return "reject", _dumps(record).encode("utf-8"), []
+        return "reject", _dumps(record).encode("utf-8"), _NO_LOSSES
     except UnicodeEncodeError:  # a lone surrogate quoted in the message or path: escape it
-        return "reject", json.dumps(record, separators=(",", ":")).encode("ascii"), []
+        return "reject", json.dumps(record, separators=(",", ":")).encode("ascii"), _NO_LOSSES
 
 
 def _surrogate_path(value: Any) -> str | None:
@@ -282,17 +285,17 @@ def _translate_item(item: Item, job: dict[str, Any]) -> Result:
             proven = fused = None
         if proven is not None and not (proven[1] and job["strict"]):  # strict with a loss: the error, the usual way
             out = _dumps(proven[0]).encode("utf-8")
-            losses: list[str] = [f"{path} added" for path, _ in proven[1]] if proven[1] else []  # as fused_losses names them
+            losses: Sequence[str] = [f"{path} added" for path, _ in proven[1]] if proven[1] else _NO_LOSSES  # as fused_losses names them
         elif fused is not None and not (fused[1] and job["strict"]):
             out = _dumps(fused[0]).encode("utf-8")
-            losses = [f"{loss.path} {loss.kind}" for loss in fused[1]]
+            losses = [f"{loss.path} {loss.kind}" for loss in fused[1]] or _NO_LOSSES
         else:
             t = translate_record(
                 body, job["source"], job["target"], job["what"], model=job["model"], strict=job["strict"],
                 keep_extras=job["keep_extras"], defaults=job["defaults"],
             )
             out = _dumps(t.result).encode("utf-8")
-            losses = [f"{loss.path} {loss.kind}" for loss in t.losses]
+            losses = [f"{loss.path} {loss.kind}" for loss in t.losses] or _NO_LOSSES
     except ProviderError as exc:
         return _reject(number, exc.category, exc.message, exc.path)
     except RecursionError:
@@ -368,7 +371,7 @@ class BatchTranslator:
             text = line.decode("utf-8")
             columns["output"].append(text if kind == "ok" else None)
             columns["reject"].append(text if kind != "ok" else None)
-            columns["losses"].append(losses)
+            columns["losses"].append(list(losses))
         return columns
 
 
