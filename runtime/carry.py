@@ -348,6 +348,24 @@ def _unknown_keys(
             _unknown_keys(v, path + (i,), known, out, opaque)
 
 
+def _held_as_text(path: tuple[Any, ...], value: Any, carried: Carried) -> bool:
+    """Whether the re-write holds `value` at its key inside JSON text it wrote at a sibling key
+    (a key it added, which the carried data removes): an object the table reads whole as its
+    JSON text (Gemini's `functionResponse.response` without a `result` is the tool result's text,
+    `tool_results.other_content: json`) and writes back under its own key. The value is then in
+    the canonical model, as that text."""
+    parent, key = path[:-1], path[-1]
+    for (other, gone), text in zip(carried.ops, carried.rewritten):
+        if gone is ABSENT and type(text) is str and other[:-1] == parent and other != path:
+            try:
+                held = json.loads(text)
+            except ValueError:
+                continue
+            if type(held) is dict and key in held and _same(held[key], value):
+                return True
+    return False
+
+
 def _paths(value: Any) -> frozenset[tuple[Any, ...]]:
     """A dict form's list of wire paths (`aliases`, `spelled`), or none when it is not one."""
     if type(value) is list and all(type(p) is list and all(type(k) is str or type(k) is int for k in p) for p in value):
@@ -446,6 +464,8 @@ def losses(carried: Any, origin: str, wire: Any, known: frozenset[str] | None = 
             if path in carried.spelled and known:
                 _unknown_keys(value, path, known, found, carried.opaque)
             continue
+        elif was is ABSENT and _held_as_text(path, value, carried):
+            continue  # the re-write holds its whole object as JSON text beside it: in the canonical model
         elif was is ABSENT or not known or (type(value) is type(was) and type(value) not in _CONTAINERS):
             found.append((path, value))  # a value the tables left out, or normalised (a name)
         elif type(value) is list and type(was) is not list:

@@ -61,3 +61,30 @@ def test_a_plain_text_block_loses_nothing() -> None:
     assert t.losses == []
     fused = wiremap.translator("anthropic_messages", "openai_chat").request(request_with({"type": "text", "text": "found it"}))
     assert fused == t.result
+
+
+def gemini_with(response: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "model": "gemini-2.5-flash",
+        "contents": [
+            {"role": "user", "parts": [{"text": "capital of France?"}]},
+            {"role": "model", "parts": [{"functionCall": {"name": "capital", "args": {"country": "France"}}}]},
+            {"role": "user", "parts": [{"functionResponse": {"name": "capital", "response": response}}]},
+        ],
+    }
+
+
+def test_a_gemini_response_read_whole_as_its_json_text_loses_nothing() -> None:
+    """`functionResponse.response` without a string `result` is the tool result's JSON text
+    (`tool_results.other_content: json`): another provider gets all of it, and the report named
+    each of its keys as dropped (a false loss, 86 values over the recorded Gemini requests)."""
+    response = {"return_value": "Paris", "source": {"kind": "atlas", "page": 12}}
+    t = translate_request(gemini_with(response), "gemini_generate_content", "openai_chat")
+    assert t.losses == []
+    assert json.loads(t.result["messages"][-1]["content"]) == response
+
+
+def test_a_key_beside_the_result_text_is_still_a_loss() -> None:
+    t = translate_request(gemini_with({"result": "Paris", "source": "atlas"}), "gemini_generate_content", "openai_chat")
+    assert t.result["messages"][-1]["content"] == "Paris"
+    assert [(x.path, x.kind) for x in t.losses] == [("contents[2].parts[0].functionResponse.response.source", "dropped")]
