@@ -2020,24 +2020,45 @@ class ProtoNames:
     name; `descend`: the keys whose values are the message's structure (the tables' wire keys);
     `opaque`: those whose values are the caller's JSON (tool arguments, schemas), never renamed."""
 
-    __slots__ = ("names", "descend", "opaque")
+    __slots__ = ("names", "descend", "opaque", "known", "opaque_names")
 
     def __init__(self, names: dict[str, str], descend: frozenset[str], opaque: frozenset[str]) -> None:
         self.names = names
         self.descend = descend
         self.opaque = opaque
+        self.known = frozenset(names)  # the proto names: keys the tables name, for the loss report
+        # the opaque keys in both spellings: the loss report never walks their values
+        self.opaque_names = opaque | frozenset(k for k, v in names.items() if v in opaque)
 
     def spelled(self, body: Any) -> tuple[Any, frozenset[tuple[Any, ...]], frozenset[tuple[Any, ...]]]:
         """(`body` with each proto field name of its structure read as its JSON name, the wire
         paths of the renamed keys, those of them whose values are structure, not opaque):
         `body` itself when it has none. A key given in both spellings is left as it is (the JSON
         name is read; the other is carried)."""
+        if not self._any(body, 0):  # the common case, the JSON names only: nothing built
+            return body, frozenset(), frozenset()
         renamed: list[tuple[Any, ...]] = []
         out = self._walk(body, (), renamed, 0)
-        if not renamed:
-            return body, frozenset(), frozenset()
         opaque, names = self.opaque, self.names
         return out, frozenset(renamed), frozenset(p for p in renamed if names[p[-1]] not in opaque)
+
+    def _any(self, node: Any, depth: int) -> bool:
+        """Whether `_walk` renames anything in `node`, found without building a copy."""
+        if depth > MAX_JSON_DEPTH:
+            return False
+        t = type(node)
+        if t is list:
+            return any(self._any(v, depth + 1) for v in node if type(v) in _CONTAINERS)
+        if t is not dict:
+            return False
+        names, descend, opaque = self.names, self.descend, self.opaque
+        for key, value in node.items():
+            name = names.get(key) if type(key) is str else None
+            if name is not None and name not in node:
+                return True
+            if key in descend and key not in opaque and type(value) in _CONTAINERS and self._any(value, depth + 1):
+                return True
+        return False
 
     def _walk(self, node: Any, path: tuple[Any, ...], renamed: list[tuple[Any, ...]], depth: int) -> Any:
         if depth > MAX_JSON_DEPTH:  # the depth limit is the reader's to report
@@ -2091,8 +2112,8 @@ def read_request(
         read_body, renamed, spelled = proto.spelled(body)
         if renamed:
             aliases = aliases | renamed
-            known = known | frozenset(proto.names)  # inside a renamed value, its proto names are the tables' too
-            opaque = proto.opaque | frozenset(k for k, v in proto.names.items() if v in proto.opaque)
+            known = known | proto.known  # inside a renamed value, its proto names are the tables' too
+            opaque = proto.opaque_names
     try:
         request = read(read_body)
     except WireShapeError as exc:

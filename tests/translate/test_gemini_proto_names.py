@@ -94,3 +94,17 @@ def test_the_openarmature_dialect_lists_the_json_names_only() -> None:
     fmt = wiremap.get_format("openarmature.gemini_generate_content")
     with pytest.raises(InvalidRequestError):
         fmt.request_from_wire(snake_body())
+
+
+def test_a_body_in_the_json_names_is_read_as_it_is_without_a_copy() -> None:
+    import sys
+
+    proto = sys.modules[wiremap.get_format("gemini_generate_content").request_from_wire.__module__].PROTO_NAMES
+    camel = {"contents": [{"role": "user", "parts": [{"inlineData": {"mimeType": "image/png", "data": "x"}}]}], "tools": [{"functionDeclarations": [{"name": "f", "parametersJsonSchema": {"properties": {"mime_type": {}}}}]}]}
+    assert proto.spelled(camel) == (camel, frozenset(), frozenset())
+    assert proto.spelled(camel)[0] is camel
+    snake = {"contents": [{"role": "user", "parts": [{"inline_data": {"mime_type": "image/png", "data": "x"}}]}]}
+    read, renamed, structural = proto.spelled(snake)
+    assert read == {"contents": [{"role": "user", "parts": [{"inlineData": {"mimeType": "image/png", "data": "x"}}]}]}
+    assert renamed == structural == {("contents", 0, "parts", 0, "inline_data"), ("contents", 0, "parts", 0, "inline_data", "mime_type")}
+    assert snake["contents"][0]["parts"][0] == {"inline_data": {"mime_type": "image/png", "data": "x"}}  # never changed in place
