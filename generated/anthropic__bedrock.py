@@ -74,6 +74,7 @@ from .anthropic_messages import (
     _FINISH_TO_WIRE,
     _MAP_1,
     _NO_CONFIG,
+    _TOOL_NEEDS,
     _as_blocks,
     _finish_reason,
     _messages_from_wire,

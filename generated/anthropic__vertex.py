@@ -81,6 +81,7 @@ from .anthropic_messages import (
     _MAP_1,
     _NO_CONFIG,
     _OPTIONS_FROM_1,
+    _TOOL_NEEDS,
     _as_blocks,
     _error_from_wire,
     _finish_reason,

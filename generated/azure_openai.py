@@ -73,6 +73,7 @@ from .openai_chat import (
     _FINISH_TO_WIRE,
     _MAP_1,
     _NO_CONFIG,
+    _TOOL_NEEDS,
     _finish_reason,
     _read_assistant_part,
     _read_part_image_inline,

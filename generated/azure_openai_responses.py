@@ -81,6 +81,7 @@ from .openai_responses import (
     _OPTIONS_FROM_2,
     _OPTIONS_TO_1,
     _OPTIONS_TO_2,
+    _TOOL_NEEDS,
     _finish_reason,
     _read_assistant_part,
     _read_part_assistant_text,

@@ -885,6 +885,9 @@ _OPTIONS_FROM_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("reasoning_budget", ("additionalModelRequestFields.thinking.budget_tokens",), "whole"),
     ("metadata", ("requestMetadata",), ""),
 )
+_TOOL_NEEDS: Final = frozenset(
+    ["toolSpec"]
+)  # keys _read_tool requires: a tool without one (a server tool) is skipped unread (wire.read_or_skip)
 _FINISH_TO_WIRE: Final[dict[str, str]] = {
     "stop": "end_turn",
     "tool_calls": "tool_use",
@@ -2283,7 +2286,7 @@ def _request_from_wire(body: Any) -> Request:
                     "toolConfig.tools" + f"[{j}]",
                 )
                 if type(t) is dict and "cachePoint" in t
-                else _w.read_or_skip(_read_tool, t, "toolConfig.tools" + f"[{j}]")
+                else _w.read_or_skip(_read_tool, t, "toolConfig.tools" + f"[{j}]", _TOOL_NEEDS)
             )
             for j, t in enumerate(_w.expect_list(raw_tools, "toolConfig.tools"))
         ]

@@ -940,6 +940,9 @@ _OPTIONS_FROM_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("logprobs", ("logprobs",), ""),
     ("reasoning_budget", ("thinking.token_budget",), "whole"),
 )
+_TOOL_NEEDS: Final = frozenset(
+    ["function"]
+)  # keys _read_tool requires: a tool without one (a server tool) is skipped unread (wire.read_or_skip)
 _FINISH_TO_WIRE: Final[dict[str, str]] = {
     "stop": "COMPLETE",
     "length": "MAX_TOKENS",
@@ -1603,7 +1606,7 @@ def _request_from_wire(body: Any) -> Request:
         consumed.add("tools")
         # a tool no row reads (a server tool): carried for this wire (request.unknown: carry)
         read_tools_ = [
-            _w.read_or_skip(_read_tool, t, "tools" + f"[{j}]")
+            _w.read_or_skip(_read_tool, t, "tools" + f"[{j}]", _TOOL_NEEDS)
             for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
         ]
         kwargs["tools"] = [t for t in read_tools_ if not isinstance(t, _w.Skipped)]

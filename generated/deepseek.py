@@ -78,6 +78,7 @@ from .openai_chat import (
     _NO_CONFIG,
     _OPTIONS_FROM_2,
     _OPTIONS_TO_2,
+    _TOOL_NEEDS,
     _error_from_wire,
     _read_assistant_part,
     _read_part_audio_inline,

@@ -81,6 +81,7 @@ from .openai_chat import (
     _NO_CONFIG,
     _OPTIONS_FROM_2,
     _OPTIONS_TO_2,
+    _TOOL_NEEDS,
     _error_from_wire,
     _finish_reason,
     _read_assistant_part,

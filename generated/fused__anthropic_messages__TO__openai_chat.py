@@ -52,6 +52,7 @@ from . import openai_chat as _dst
 from . import anthropic_messages as _src
 
 from .anthropic_messages import (
+    _TOOL_NEEDS,
     _finish_reason,
     _read_assistant_part,
     _read_tool,
@@ -1082,7 +1083,7 @@ def request(
                                 not _EXACT_9.issuperset(tool) or None in tool.values()
                             ):  # a key the target cannot carry, or the source carries
                                 raise _Deopt
-                        read_tool = _w.read_or_skip(_read_tool, tool, "")
+                        read_tool = _w.read_or_skip(_read_tool, tool, "", _TOOL_NEEDS)
                         if isinstance(
                             read_tool, _w.Skipped
                         ):  # a tool of a kind no row reads: carried for the source's wire

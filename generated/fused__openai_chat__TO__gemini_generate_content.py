@@ -52,6 +52,7 @@ from . import gemini_generate_content as _dst
 from . import openai_chat as _src
 
 from .openai_chat import (
+    _TOOL_NEEDS,
     _finish_reason,
     _read_assistant_part,
     _read_tool,
@@ -1070,7 +1071,7 @@ def request(
                                 not _EXACT_14.issuperset(tool) or None in tool.values()
                             ):  # a key the target cannot carry, or the source carries
                                 raise _Deopt
-                        read_tool = _w.read_or_skip(_read_tool, tool, "")
+                        read_tool = _w.read_or_skip(_read_tool, tool, "", _TOOL_NEEDS)
                         if isinstance(
                             read_tool, _w.Skipped
                         ):  # a tool of a kind no row reads: carried for the source's wire

@@ -84,6 +84,7 @@ from .gemini_generate_content import (
     _OPTIONS_FROM_1,
     _OPTIONS_FROM_2,
     _OPTIONS_TO_1,
+    _TOOL_NEEDS,
     _as_blocks,
     _assistant_content_to_wire,
     _assistant_to_wire,

@@ -949,6 +949,9 @@ _OPTIONS_FROM_1: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
 _OPTIONS_FROM_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("reasoning_budget", ("generationConfig.thinkingConfig.thinkingBudget",), "whole"),
 )
+_TOOL_NEEDS: Final = frozenset(
+    ["name"]
+)  # keys _read_tool requires: a tool without one (a server tool) is skipped unread (wire.read_or_skip)
 _FINISH_TO_WIRE: Final[dict[str, str]] = {
     "stop": "STOP",
     "length": "MAX_TOKENS",

@@ -74,6 +74,7 @@ from .openai_chat import (
     _NO_CONFIG,
     _OPTIONS_FROM_2,
     _OPTIONS_TO_2,
+    _TOOL_NEEDS,
     _read_part_image_inline,
     _read_part_image_url,
     _read_part_text,

@@ -80,6 +80,7 @@ from .openai_chat import (
     _MAP_1,
     _NO_CONFIG,
     _OPTIONS_FROM_2,
+    _TOOL_NEEDS,
     _error_from_wire,
     _finish_reason,
     _read_assistant_part,

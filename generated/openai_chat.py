@@ -872,6 +872,9 @@ _OPTIONS_FROM_2: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     ("prompt_cache_key", ("prompt_cache_key",), ""),
     ("metadata", ("metadata",), ""),
 )
+_TOOL_NEEDS: Final = frozenset(
+    ["function"]
+)  # keys _read_tool requires: a tool without one (a server tool) is skipped unread (wire.read_or_skip)
 _FINISH_TO_WIRE: Final[dict[str, str]] = {
     "stop": "stop",
     "length": "length",
@@ -1656,7 +1659,7 @@ def _request_from_wire(body: Any) -> Request:
         consumed.add("tools")
         # a tool no row reads (a server tool): carried for this wire (request.unknown: carry)
         read_tools_ = [
-            _w.read_or_skip(_read_tool, t, "tools" + f"[{j}]")
+            _w.read_or_skip(_read_tool, t, "tools" + f"[{j}]", _TOOL_NEEDS)
             for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
         ]
         kwargs["tools"] = [t for t in read_tools_ if not isinstance(t, _w.Skipped)]

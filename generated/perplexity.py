@@ -78,6 +78,7 @@ from .openai_chat import (
     _FINISH_TO_WIRE,
     _MAP_1,
     _NO_CONFIG,
+    _TOOL_NEEDS,
     _error_from_wire,
     _finish_reason,
     _read_assistant_part,

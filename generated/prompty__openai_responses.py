@@ -86,6 +86,7 @@ from .openai_responses import (
     _OPTIONS_FROM_2,
     _OPTIONS_TO_1,
     _OPTIONS_TO_2,
+    _TOOL_NEEDS,
     _error_from_wire,
     _finish_reason,
     _read_assistant_part,
@@ -418,7 +419,7 @@ def _request_from_wire(body: Any) -> Request:
         consumed.add("tools")
         # a tool no row reads (a server tool): carried for this wire (request.unknown: carry)
         read_tools_ = [
-            _w.read_or_skip(_read_tool, t, "tools" + f"[{j}]")
+            _w.read_or_skip(_read_tool, t, "tools" + f"[{j}]", _TOOL_NEEDS)
             for j, t in enumerate(_w.expect_list(raw_tools, "tools"))
         ]
         kwargs["tools"] = [t for t in read_tools_ if not isinstance(t, _w.Skipped)]

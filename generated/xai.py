@@ -78,6 +78,7 @@ from .openai_chat import (
     _MAP_1,
     _NO_CONFIG,
     _OPTIONS_FROM_2,
+    _TOOL_NEEDS,
     _finish_reason,
     _read_assistant_part,
     _read_part_audio_inline,

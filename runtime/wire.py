@@ -541,11 +541,11 @@ def member_tool_parts(obj: dict[str, Any], key: str, path: str, read_part: Any) 
                 if type(text) is str:
                     texts.append(text)
                     continue
-        break
+                if all(type(p) is dict and type(p.get("type")) is str and p["type"] in _TEXT_PART_TYPES for p in value):
+                    return member_text_carry(obj, key, path)  # a text part whose text is not a string: its error
+        break  # (a part that is not a text part: the parts are read one by one)
     else:
         return "".join(texts)
-    if all(type(p) is dict and type(p.get("type")) is str and p["type"] in _TEXT_PART_TYPES for p in value):
-        return member_text_carry(obj, key, path)  # a text part whose text is not a string: its error
     where = f"{path}.{key}" if path else key
     blocks: list[Any] = []
     for j, part in enumerate(value):
@@ -556,6 +556,8 @@ def member_tool_parts(obj: dict[str, Any], key: str, path: str, read_part: Any) 
             deep = _json_too_deep(part, f"{where}[{j}]")
             if deep is not None:
                 raise WireShapeError(deep, _TOO_DEEP)
+    if not blocks:  # no content block (only a tool_reference: carried)
+        return ""
     if all(type(b) is TextBlock for b in blocks):  # its text parts (a wire without a type tag too), joined
         return "".join(b.text for b in blocks)
     return blocks
@@ -1870,11 +1872,15 @@ def read_value_or_skip(reader: Callable[[Any], _T], value: Any) -> _T | Skipped:
         return SKIP
 
 
-def read_or_skip(reader: Callable[[Any, str], _T], value: Any, path: str) -> _T | Skipped:
+def read_or_skip(reader: Callable[[Any, str], _T], value: Any, path: str, needs: frozenset[str] = frozenset()) -> _T | Skipped:
     """`reader(value, path)` for an object the tables can read, else SKIP (a tool of a kind no
-    row names, carried for its own wire: mapping request.unknown: carry)."""
+    row names, carried for its own wire: mapping request.unknown: carry). `needs`: keys without
+    which the reader raises (the module's `_TOOL_NEEDS`): an object lacking one is SKIP at once,
+    the reader's answer without its call and its exception."""
     if type(value) is not dict:
         raise WireShapeError(path, f"expected an object, got {_kind(value)}")
+    if not value.keys() >= needs:
+        return SKIP
     try:
         return reader(value, path)
     except WireShapeError:

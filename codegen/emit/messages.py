@@ -1078,11 +1078,15 @@ def _emit_request_from_wire(em: "Emitter") -> None:
             scalar_list=opt.merge_coerce_string,
         ))
     tools = SimpleNamespace(field=ir.tools.field, group=ir.tools.group, carry=carry, strict_all=ir.tools.strict_all, point=None)
+    if carry:
+        em.parts.constants.append(
+            f"_TOOL_NEEDS: Final = frozenset({sorted(tool_needs(ir.tools.template))!r})"
+            "  # keys _read_tool requires: a tool without one (a server tool) is skipped unread (wire.read_or_skip)")
     if ir.tools.group is None and ir.cache_point is not None:
         # request.cache_points: a breakpoint item marks the tool before it
         tf = lit(ir.tools.field)
         tools.point = em.cache_point_condition("t")
-        tools.read = f"_w.read_or_skip(_read_tool, t, {tf} + f'[{{j}}]')" if carry else f"_read_tool(_w.expect_dict(t, {tf} + f'[{{j}}]'), {tf} + f'[{{j}}]')"
+        tools.read = f"_w.read_or_skip(_read_tool, t, {tf} + f'[{{j}}]', _TOOL_NEEDS)" if carry else f"_read_tool(_w.expect_dict(t, {tf} + f'[{{j}}]'), {tf} + f'[{{j}}]')"
     st = ir.structured
     structured = None
     tail = out.part()
@@ -1433,3 +1437,22 @@ def emit_error_from_wire(em: "Emitter") -> None:
         "The body of error_from_wire: the format's ERROR_READ and ERROR_RULES, read by the runtime.",
         ["    return _w.read_error(ERROR_READ, ERROR_RULES, status, body, headers)"],
     )
+
+
+def tool_needs(template: Any) -> list[str]:
+    """The top-level keys of a tool template whose absence makes `_read_tool` raise a
+    WireShapeError (a required string or schema placeholder, read with `member_str` or
+    `member_dict`: Emitter.read_slot; an object holding a required placeholder or a literal,
+    read with `member_dict`: Emitter.read_node), so that `read_or_skip` answers SKIP for such a tool
+    without calling the reader. Only keys that certainly raise are named: a shorter list only
+    means the reader runs."""
+    needs = []
+    for key, child in template.items:
+        if isinstance(child, Slot) and not child.optional and not child.has_default and child.codec is None:
+            if CONTEXTS["tool"][child.field].kind in ("str", "schema", "object"):
+                needs.append(key)
+        elif isinstance(child, Obj) and (
+            any(not s.optional for s in slots_of(child)) or any(isinstance(n, Lit) for _, n in child.items)
+        ):  # read with member_dict (Emitter.read_node): OpenAI's `function`
+            needs.append(key)
+    return needs
