@@ -260,7 +260,7 @@ def _request_from_wire(body: Any) -> Request:
         consumed.add("tools")
         read_tools: list[Tool] = []
         for j, entry in enumerate(
-            _w.expect_list(raw_tools, "tools")
+            _w.lone_as_list(raw_tools, "tools")
         ):  # tools group functionDeclarations
             where = "tools" + f"[{j}]"
             entry = _w.expect_dict(entry, where)

@@ -478,8 +478,9 @@ def losses(carried: Any, origin: str, wire: Any, known: frozenset[str] | None = 
                     found.append((path + (i,), item))
         elif type(value) is list and type(was) is list and len(value) > len(was):
             _missing_items(value, was, path, known, found)
-        else:  # another form of a value the canonical model read: only what no table names
-            _unknown_keys(value, path, known, found)
+        else:  # another form of a value the canonical model read: only what no table names,
+            # never inside the caller's JSON (a schema in a lone `tools` object: tools.lone_object)
+            _unknown_keys(value, path, known, found, carried.opaque)
     out = [(deep, f"nested deeper than the depth limit: {provider} wire data not carried") for deep in carried.too_deep]
     for path, value in found:
         out.append((path_text(path), not_carried(value, provider)))

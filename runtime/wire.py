@@ -66,6 +66,7 @@ __all__ = [
     "canonical_json",
     "expect_dict",
     "expect_list",
+    "lone_as_list",
     "expect_str",
     "expect_bool",
     "member",
@@ -455,6 +456,14 @@ def member(obj: dict[str, Any], key: str, path: str) -> Any:
 
 # The member_* and optional_* readers answer the common case (the key holds the expected type)
 # first; the path of an error is built only when there is one.
+
+
+def lone_as_list(value: Any, path: str) -> list[Any]:
+    """An array, or one object given where the array goes, as a one-item array (mapping
+    `tools.lone_object`: the API's JSON parsing takes a repeated field's lone value)."""
+    if type(value) is dict:
+        return [value]
+    return expect_list(value, path)
 
 
 def member_dict(obj: dict[str, Any], key: str, path: str) -> dict[str, Any]:
@@ -2115,11 +2124,11 @@ def read_request(
     spelled: frozenset[tuple[Any, ...]] = frozenset()
     opaque: frozenset[str] = frozenset()
     if proto is not None:
+        opaque = proto.opaque_names  # the caller's JSON: the loss report never walks into it
         read_body, renamed, spelled = proto.spelled(body)
         if renamed:
             aliases = aliases | renamed
             known = known | proto.known  # inside a renamed value, its proto names are the tables' too
-            opaque = proto.opaque_names
     try:
         request = read(read_body)
     except WireShapeError as exc:

@@ -1077,7 +1077,9 @@ def _emit_request_from_wire(em: "Emitter") -> None:
             negate=opt.negate,
             scalar_list=opt.merge_coerce_string,
         ))
-    tools = SimpleNamespace(field=ir.tools.field, group=ir.tools.group, carry=carry, strict_all=ir.tools.strict_all, point=None)
+    tools = SimpleNamespace(field=ir.tools.field, group=ir.tools.group, carry=carry, strict_all=ir.tools.strict_all, point=None,
+                            # tools.lone_object: the API takes one tool object for the array too
+                            list_fn="_w.lone_as_list" if ir.tools.lone_object else "_w.expect_list")
     if carry:
         em.parts.constants.append(
             f"_TOOL_NEEDS: Final = frozenset({sorted(tool_needs(ir.tools.template))!r})"

@@ -198,6 +198,7 @@ class ToolsIR:
     group: str | None = None  # tools: [{<group>: [...]}]
     strict_all: str | None = None  # a top-level boolean field that makes every tool strict (Cohere strict_tools)
     name_rule: dict[str, Any] | None = None  # the API's tool-name rule
+    lone_object: bool = False  # the API takes one object for the array too: read as a one-item array
 
 
 @dataclass
@@ -1254,6 +1255,7 @@ class Builder:
                        group=tools.get("group"),
                        strict_all=self.strict_all_field(tools, tool_t),
                        name_rule=build_tool_name_rule(self),
+                       lone_object=bool(tools.get("lone_object", False)),
                    ),
                    tool_choice=ToolChoiceIR(
                        field=choice["field"],

@@ -353,6 +353,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         "group": WIRE_FIELD,
                         # a top-level boolean that says every tool is strict (Cohere strict_tools)
                         "strict_all": WIRE_FIELD,
+                        # the API also takes one tool object where the array goes (Gemini: its JSON
+                        # parsing takes a repeated field's lone value): read as a one-item array
+                        "lone_object": {"type": "boolean"},
                         # the API's rule for a tool's name (codegen/sections/wire_rules.py TOOL_NAME_SCHEMA):
                         # declared, not applied by the converter; wiremap.tools fits names to it
                         "name": TOOL_NAME_SCHEMA,

@@ -26,9 +26,6 @@ KNOWN = {
     "anthropic.messages_2023_06_01.jsonl:47": "an assistant turn made only of server-tool blocks "
     "(carried, not canonical content) reads as an empty turn, which the content rule Anthropic's "
     "API enforces refuses",
-    "gemini_generate_content.jsonl:383": "`tools` sent as one object, not the array the API reference "
-    "documents (a proto-JSON leniency of the live API)",
-    "gemini_generate_content.jsonl:385": "`tools` sent as one object (as :383)",
     "openai_responses.jsonl:251": "an assistant turn of image_generation_call and reasoning only: "
     "nothing canonical is left of it once the carried item is set aside",
     "openrouter.jsonl:44": "a tool call with no `arguments` key: the response template requires it",
