@@ -89,7 +89,9 @@ class Carried:
             "origin": self.origin,
             **({"reader": self.reader} if self.reader is not None else {}),
             **({"aliases": aliases} if aliases else {}),
-            **({"spelled": spelled, "opaque": sorted(self.opaque)} if spelled else {}),
+            **({"spelled": spelled} if spelled else {}),
+            # the caller's JSON keys the loss report never walks into (request.field_names)
+            **({"opaque": sorted(self.opaque)} if self.opaque else {}),
             **({"too_deep": list(self.too_deep)} if self.too_deep else {}),
             "ops": [
                 {

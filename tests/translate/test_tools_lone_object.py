@@ -11,6 +11,7 @@ import warnings
 import pytest
 
 import wiremap
+from wiremap.runtime import carry
 from wiremap.runtime.errors import InvalidRequestError
 
 TOOL = {"name": "get_capital", "description": "Get the capital of a country.",
@@ -36,6 +37,16 @@ def test_another_provider_gets_the_tool_and_nothing_is_named_lost() -> None:
     assert out.result["tools"][0]["function"]["parameters"] == TOOL["parametersJsonSchema"]
     assert out.report() == []
     assert wiremap.translator("gemini_generate_content", "openai_chat").request(BODY) == out.result
+
+
+def test_the_dict_form_of_its_carried_data_names_nothing_lost_either() -> None:
+    carried = wiremap.get_format("gemini_generate_content").request_from_wire(BODY).carried
+    again = carry.Carried.from_dict(carried.to_dict(), "carried")
+    assert again.opaque == carried.opaque
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = wiremap.translate_request(BODY, "gemini_generate_content", "openai_chat").result
+    assert carry.losses(again, "openai/openai_chat", out, carried.known) == []
 
 
 def test_the_proto_spelling_of_a_lone_object_reads_too() -> None:
