@@ -98,7 +98,7 @@ class GeminiVertexTool(TypedDict, closed=True):
 
 
 class FunctionCall(TypedDict, closed=True):
-    args: dict[str, Any]
+    args: NotRequired[dict[str, Any]]
     id: str
     name: str
 

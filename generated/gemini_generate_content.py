@@ -1214,14 +1214,17 @@ def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> To
     name_3 = obj_1.get("name")
     if type(name_3) is not str:
         name_3 = _w.member_str(obj_1, "name", path + ".functionCall")
-    arguments_4 = obj_1.get("args")
-    if type(arguments_4) is not dict:
-        arguments_4 = _w.member_arguments(obj_1, "args", path + ".functionCall", lenient)
-    signature_5 = _w.optional_str(call, "thoughtSignature", path)
+    arguments_4: Any = {}  # tool_calls.missing_arguments: empty
+    if "args" in obj_1:
+        arguments_5 = obj_1.get("args")
+        if type(arguments_5) is not dict:
+            arguments_5 = _w.member_arguments(obj_1, "args", path + ".functionCall", lenient)
+        arguments_4 = arguments_5
+    signature_6 = _w.optional_str(call, "thoughtSignature", path)
     call_id = id_2 if isinstance(id_2, str) else ""  # synthesized by the turn reader
-    origin_ = PROVIDER if signature_5 is not NOT_GIVEN else NOT_GIVEN
+    origin_ = PROVIDER if signature_6 is not NOT_GIVEN else NOT_GIVEN
     return ToolCall(
-        id=call_id, name=name_3, arguments=arguments_4, signature=signature_5, origin=origin_
+        id=call_id, name=name_3, arguments=arguments_4, signature=signature_6, origin=origin_
     )
 
 

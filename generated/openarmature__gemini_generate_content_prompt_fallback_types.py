@@ -97,7 +97,7 @@ class OpenarmatureGeminiGenerateContentPromptFallbackTool(TypedDict, closed=True
 
 
 class FunctionCall(TypedDict, closed=True):
-    args: dict[str, Any]
+    args: NotRequired[dict[str, Any]]
     id: str
     name: str
 

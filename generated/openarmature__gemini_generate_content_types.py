@@ -97,7 +97,7 @@ class OpenarmatureGeminiGenerateContentTool(TypedDict, closed=True):
 
 
 class FunctionCall(TypedDict, closed=True):
-    args: dict[str, Any]
+    args: NotRequired[dict[str, Any]]
     id: str
     name: str
 

@@ -85,7 +85,6 @@ from .openai_chat import (
     _read_part_audio_inline,
     _read_part_file_inline,
     _read_structured_output,
-    _read_tool_call,
     _read_tool_choice,
     _read_tool_result,
     _stream_emit_0,
@@ -150,7 +149,7 @@ ORIGIN: Final = (
 # wire data the canonical model does not carry (runtime/carry.py losses)
 # the base's WIRE_KEYS, with this dialect's difference
 WIRE_KEYS: Final[frozenset[str]] = (
-    (_code_openai_compatible.WIRE_KEYS | frozenset(["OPENROUTER_API_KEY", "bearer", "cache_control", "cache_write_tokens", "effort", "entry", "openai_compatible", "reasoning_details", "reasoning_whole", "summary"])) - frozenset(["drop", "high", "loading", "low", "medium", "not_loaded", "openai_chat", "reasoning_budget", "reasoning_content", "unloaded"])
+    (_code_openai_compatible.WIRE_KEYS | frozenset(["OPENROUTER_API_KEY", "bearer", "cache_control", "cache_write_tokens", "effort", "empty", "entry", "openai_compatible", "reasoning_details", "reasoning_whole", "summary"])) - frozenset(["drop", "high", "loading", "low", "medium", "not_loaded", "openai_chat", "reasoning_budget", "reasoning_content", "unloaded"])
 )
 # the wire paths of the option rows: an option the writer leaves out is not carried back
 OPTION_PATHS: Final[frozenset[tuple[str, ...]]] = frozenset(
@@ -675,6 +674,24 @@ def _read_part_image_inline(part: dict[str, Any], path: str) -> Block:
         detail=detail_4,
         cache_control=cache_control_5,
     )
+
+
+def _read_tool_call(call: dict[str, Any], path: str, lenient: bool | None) -> ToolCall:
+    """Wire tool call -> canonical ToolCall (lenient None: a response, whose JSON-null arguments read as null)."""
+    id_1 = call.get("id")
+    if type(id_1) is not str:
+        id_1 = _w.member_str(call, "id", path)
+    obj_2 = call.get("function")
+    if type(obj_2) is not dict:
+        obj_2 = _w.member_dict(call, "function", path)
+    name_3 = obj_2.get("name")
+    if type(name_3) is not str:
+        name_3 = _w.member_str(obj_2, "name", path + ".function")
+    arguments_4: Any = {}  # tool_calls.missing_arguments: empty
+    if "arguments" in obj_2:
+        arguments_5 = _w.member_json(obj_2, "arguments", path + ".function", lenient)
+        arguments_4 = arguments_5
+    return ToolCall(id=id_1, name=name_3, arguments=arguments_4)
 
 
 def _system_block_to_wire(message: SystemMessage, path: str) -> dict[str, Any]:

@@ -117,7 +117,7 @@ class OpenrouterTool(TypedDict, closed=True):
 
 
 class Function2(TypedDict, closed=True):
-    arguments: str
+    arguments: NotRequired[str]
     name: str
 
 

@@ -384,6 +384,17 @@ class Emitter:
     def read_slot(self, out: Lines, slot: Slot, src: str, key: str, path: str, context: str, lenient: str | None) -> str:
         if slot.has_default:  # read like an optional field: the wire value, whatever it is
             slot = Slot(slot.field, True, slot.codec, slot.pointer)
+        if context == "tool_call" and slot.field == "arguments" and slot.optional:
+            # tool_calls.missing_arguments: empty -- a call without the key has no arguments; a
+            # present key is read as the required field is
+            var = out.fresh("arguments")
+            out.add(f"{var}: Any = {{}}  # tool_calls.missing_arguments: empty")
+            out.add(f"if {lit(key)} in {src}:")
+            out.indent()
+            value = self.read_slot(out, Slot(slot.field, False, slot.codec, slot.pointer), src, key, path, context, lenient)
+            out.add(f"{var} = {value}")
+            out.dedent()
+            return var
         spec = CONTEXTS[context][slot.field]
         var = out.fresh(slot.field.replace(".", "_"))
         child_path = f"{path} + {lit('.' + key)}"
@@ -723,7 +734,8 @@ class Emitter:
         synth = ir.tool_calls.missing_id == "synthesize"
         self.read_node(
             read, ir.tool_calls.template, "call", "path", "tool_call", got, lenient="lenient",
-            optional_fields=frozenset({"id"}) if synth else frozenset(),
+            optional_fields=(frozenset({"id"}) if synth else frozenset())
+            | (frozenset({"arguments"}) if ir.tool_calls.missing_arguments == "empty" else frozenset()),
         )
         synth_id = got["id"] if synth else None
         if synth:

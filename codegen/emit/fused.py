@@ -1153,6 +1153,8 @@ def _field_calls(d_em: Any, src: FormatIR, dst: FormatIR, exact: _Exact) -> dict
     node, call = src.assistant.template, src.tool_calls.template
     if src.tool_calls.placement != "field" or not isinstance(call, Obj) or src.tool_calls.missing_id == "synthesize":
         return None
+    if src.tool_calls.missing_arguments != "reject":  # a call without arguments: the canonical way
+        return None
     # (a target's unique_ids renames reused ids in a translation's loss report, not in its writer)
     if src.reasoning is not None or dst.reasoning is not None:
         return None
@@ -1310,7 +1312,7 @@ def _call_blocks(d_em: Any, src: FormatIR, dst: FormatIR) -> dict[str, Any] | No
     call_kind = _type_literal(call)
     if src.tool_calls.placement != "content_blocks" or not isinstance(call, Obj) or call_kind is None:
         return None
-    if src.tool_calls.missing_id == "synthesize" or src.cache_point is not None:
+    if src.tool_calls.missing_id == "synthesize" or src.tool_calls.missing_arguments != "reject" or src.cache_point is not None:
         return None
     keys = {field: _slot_key(call, field) for field in ("id", "name", "arguments")}
     if any(key is None or not _plain_slot(call, key) for key in keys.values()):

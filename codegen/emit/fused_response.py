@@ -71,6 +71,8 @@ def _fused_calls(s_em: Any, d_em: Any) -> Lines | None:
     calls_in_field = any(isinstance(c, Slot) and c.field == "tool_calls" for _, c in src.assistant.template.items)
     if src.tool_calls.placement == "content_blocks" or not calls_in_field or src.tool_calls.missing_id == "synthesize":
         return None
+    if src.tool_calls.missing_arguments != "reject":  # a call without arguments: the canonical way
+        return None
     if any(slot.field == "signature" for slot in slots_of(src.tool_calls.template)):
         return None
     out = Lines()

@@ -27,7 +27,7 @@ __all__ = ["wire_schemas", "render_wire_types"]
 _SCALAR: dict[str, dict[str, Any]] = {"text": {"type": "string"}, "str": {"type": "string"}, "detail": {"enum": ["auto", "low", "high"]}, "bool": {"type": "boolean"}, "schema": {"type": "object"}, "object": {"type": "object"}, "cache": {"type": "object", "properties": {"type": {"type": "string"}, "ttl": {"type": "string"}}, "required": ["type"]}}
 
 
-def _node_schema(node: Node, context: str, refs: dict[str, Any]) -> dict[str, Any]:
+def _node_schema(node: Node, context: str, refs: dict[str, Any], optional: frozenset[str] = frozenset()) -> dict[str, Any]:
     if isinstance(node, Lit):
         return {"const": node.value}
     if isinstance(node, Interp):
@@ -43,8 +43,8 @@ def _node_schema(node: Node, context: str, refs: dict[str, Any]) -> dict[str, An
     if isinstance(node, Arr):
         return {"type": "array", "items": [_node_schema(n, context, refs) for n in node.items]}
     assert isinstance(node, Obj)
-    props = {k: _node_schema(n, context, refs) for k, n in node.items}
-    required = [k for k, n in node.items if not (isinstance(n, Slot) and n.optional)]
+    props = {k: _node_schema(n, context, refs, optional) for k, n in node.items}
+    required = [k for k, n in node.items if not (isinstance(n, Slot) and (n.optional or n.field in optional))]
     out: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": False}
     if required:
         out["required"] = required
@@ -82,7 +82,9 @@ def wire_schemas(ir: FormatIR | TaskIR) -> dict[str, Any]:
 
     user_parts = [p for k in ir.parts if k not in ("thinking", "redacted_thinking") and (p := part_def(k))]
     asst_parts = [p for k in ("text", "thinking", "redacted_thinking") if (p := part_def(k))]
-    defs[f"{name}ToolCall"] = _node_schema(ir.tool_calls.template, "tool_call", {})
+    # tool_calls.missing_arguments: empty -- the API may leave a call's arguments out
+    no_args = frozenset({"arguments"}) if ir.tool_calls.missing_arguments == "empty" else frozenset()
+    defs[f"{name}ToolCall"] = _node_schema(ir.tool_calls.template, "tool_call", {}, no_args)
     call_ref = {"$ref": f"#/$defs/{name}ToolCall"}
     if ir.tool_calls.placement == "content_blocks":
         asst_parts.append(call_ref)

@@ -186,6 +186,8 @@ class ToolCallsIR:
     template: Node
     missing_id: Literal["reject", "synthesize"] = "reject"
     unique_ids: bool = False
+    # a call without its arguments key reads as one with no arguments ({}): `empty`
+    missing_arguments: Literal["reject", "empty"] = "reject"
 
 
 @dataclass
@@ -1247,6 +1249,7 @@ class Builder:
                        template=self.template_with("/request/tool_calls/wire", req["tool_calls"]["wire"], "tool_call", ("id", "name", "arguments")),
                        missing_id=req["tool_calls"].get("missing_id", "reject"),
                        unique_ids=bool(req["tool_calls"].get("unique_ids", False)),
+                       missing_arguments=req["tool_calls"].get("missing_arguments", "reject"),
                    ),
                    tools=ToolsIR(
                        field=tools["field"],

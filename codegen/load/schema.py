@@ -339,6 +339,9 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         "placement": {"enum": ["field", "content_blocks", "items"]},
                         "wire": TEMPLATE,
                         "missing_id": {"enum": ["reject", "synthesize"]},
+                        # a call the API sends without its arguments key (a call with no
+                        # arguments): `empty` reads it as {} (the writer always sends the key)
+                        "missing_arguments": {"enum": ["reject", "empty"]},
                         # the API refuses a tool-call id used twice in one conversation: a
                         # translation into this format renames reused ids (and says so)
                         "unique_ids": {"type": "boolean"},
