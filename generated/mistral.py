@@ -866,8 +866,8 @@ def _assistant_to_wire(
             _tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]", memo)
             for k, call in enumerate(calls)
         ]
-    elif not content_out:
-        raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
+    elif not content_out:  # refused, unless held for this wire's carried data (runtime/carry.py)
+        _w.refuse_empty_turn(memo, i, _EMPTY_TURN)
     wire_message_1: dict[str, Any] = {"role": "assistant"}
     if content_out is not NOT_GIVEN:
         wire_message_1["content"] = content_out
@@ -1251,7 +1251,9 @@ def request_to_wire(
 ) -> MistralRequest:
     """Canonical request -> Mistral Chat Completions request body. Validates first; never mutates its input. `structured_output` picks the mode for a response_schema (default STRUCTURED_OUTPUT_MODE). Applies WIRE_RULES first; pass `wire_map=WireMap()` to record the repairs (and to read the response back with it)."""
     try:
-        req = _w.as_request(request, None, RULES)  # validated first: the rules see a valid request
+        req = _w.as_request(
+            request, _w.new_memo(RULES), RULES, ORIGIN
+        )  # validated first: the rules see a valid request
         req = _rules.apply_request_rules(req, WIRE_RULES, wire_map, KEY)
     except RecursionError:  # a request nested past Python's limit
         raise InvalidRequestError("request nested too deeply") from None

@@ -263,7 +263,7 @@ def _request_to_wire(
 ) -> dict[str, Any]:
     """The body of request_to_wire."""
     memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers
-    req = _w.as_request(request, memo, RULES)
+    req = _w.as_request(request, memo, RULES, ORIGIN)  # ORIGIN: its held turns (runtime/carry.py)
     if isinstance(config := req.config, Config) and (
         config.input_type is not NOT_GIVEN
         or config.dimensions is not NOT_GIVEN

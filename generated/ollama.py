@@ -271,8 +271,8 @@ def _assistant_to_wire(
             _tool_call_to_wire(call, f"messages[{i}].tool_calls[{k}]", memo)
             for k, call in enumerate(calls)
         ]
-    elif not content_out:
-        raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
+    elif not content_out:  # refused, unless held for this wire's carried data (runtime/carry.py)
+        _w.refuse_empty_turn(memo, i, _EMPTY_TURN)
     wire_message_1: dict[str, Any] = {"role": "assistant"}
     if content_out is not NOT_GIVEN:
         wire_message_1["content"] = content_out

@@ -1981,10 +1981,12 @@ def _messages_to_wire(
             content_out: Any = None
             if isinstance(body_content, (str, list)):
                 content_out = _assistant_content_to_wire(body_content, f"messages[{i}].content")
-            if content_out:  # the message item, unless the turn has no text
+            if content_out or (
+                not calls and _w.says_text(body_content)
+            ):  # the message item; without calls, an empty text is one
                 wire_messages.append({"role": "assistant", "content": content_out})
-            elif not calls:
-                raise InvalidRequestError(_EMPTY_TURN, path=f"messages[{i}].content")
+            elif not calls:  # refused, unless held for this wire's carried data (runtime/carry.py)
+                _w.refuse_empty_turn(memo, i, _EMPTY_TURN)
             if calls:  # tool calls are sibling items, after the turn's message
                 for k, call in enumerate(calls):
                     wire_messages.append(
@@ -2046,7 +2048,7 @@ def _request_to_wire(
 ) -> dict[str, Any]:
     """The body of request_to_wire."""
     memo = _w.new_memo(RULES)  # validation's copies of user JSON, for the writers
-    req = _w.as_request(request, memo, RULES)
+    req = _w.as_request(request, memo, RULES, ORIGIN)  # ORIGIN: its held turns (runtime/carry.py)
     if isinstance(config := req.config, Config) and (
         config.input_type is not NOT_GIVEN
         or config.dimensions is not NOT_GIVEN

@@ -45,7 +45,7 @@ class Carried:
     keys and array indexes), or ABSENT where the original had no key the re-write added. `anchors`
     are the re-write's values at each op's anchor path (see the module docstring)."""
 
-    __slots__ = ("origin", "ops", "anchors", "rewritten", "known", "too_deep", "aliases", "reader", "spelled", "opaque")
+    __slots__ = ("origin", "ops", "anchors", "rewritten", "known", "too_deep", "aliases", "reader", "spelled", "opaque", "held")
 
     def __init__(
         self,
@@ -57,8 +57,13 @@ class Carried:
         aliases: frozenset[tuple[Any, ...]] = frozenset(),
         spelled: frozenset[tuple[Any, ...]] = frozenset(),
         opaque: frozenset[str] = frozenset(),
+        held: frozenset[int] = frozenset(),
     ) -> None:
         self.origin = origin
+        # the canonical indexes of the assistant turns that read as empty because the reader
+        # left their parts out (Anthropic's server-tool blocks): the same-origin writer lets
+        # them through empty (validate.HELD) and the ops fill them; every other writer refuses
+        self.held = held
         self.opaque = opaque  # the keys whose values are the caller's JSON (request.field_names): never walked
         self.aliases = aliases  # wire paths read as an option under another name (read_also)
         # of those, the keys read by their proto field names whose values are the message's
@@ -76,7 +81,10 @@ class Carried:
     def __eq__(self, other: Any) -> bool:
         if other.__class__ is not Carried:
             return NotImplemented
-        return self.origin == other.origin and self.ops == other.ops and self.anchors == other.anchors and self.too_deep == other.too_deep
+        return (
+            self.origin == other.origin and self.ops == other.ops and self.anchors == other.anchors
+            and self.too_deep == other.too_deep and self.held == other.held
+        )
 
     def __repr__(self) -> str:
         return f"Carried(origin={self.origin!r}, ops={len(self.ops)})"
@@ -93,6 +101,7 @@ class Carried:
             # the caller's JSON keys the loss report never walks into (request.field_names)
             **({"opaque": sorted(self.opaque)} if self.opaque else {}),
             **({"too_deep": list(self.too_deep)} if self.too_deep else {}),
+            **({"held": sorted(self.held)} if self.held else {}),
             "ops": [
                 {
                     "path": list(path),
@@ -129,6 +138,11 @@ class Carried:
         )
         if type(d.get("reader")) is str:
             out.reader = d["reader"]
+        held = d.get("held")
+        if held is not None:
+            if type(held) is not list or not all(type(i) is int and i >= 0 for i in held):
+                raise InvalidRequestError("expected a list of message indexes", path=f"{path}.held")
+            out.held = frozenset(held)
         deep = d.get("too_deep")
         if type(deep) is list and all(type(p) is str for p in deep):
             out.too_deep = list(deep)
@@ -284,6 +298,17 @@ def apply(body: dict[str, Any], carried: Any, origin: str) -> dict[str, Any]:
             )
         if ok:
             approved.append((path, value))
+    if carried.held and len(approved) != len(carried.ops) and _fills_dropped(carried, checked):
+        # a held turn is empty without its ops: one that may fill it did not apply (the request
+        # changed around it), so it is not sent empty
+        from .errors import InvalidRequestError
+
+        raise InvalidRequestError(
+            "this assistant turn is only wire content the canonical model does not model (carried "
+            f"from {carried.origin}), and it cannot be put back since the request changed around "
+            "it: drop the turn or give it text",
+            path=f"messages[{min(carried.held)}].content",
+        )
     for path, value in approved:
         parent = value_at(body, path[:-1]) if len(path) > 1 else body
         key = path[-1]
@@ -295,6 +320,19 @@ def apply(body: dict[str, Any], carried: Any, origin: str) -> dict[str, Any]:
         elif type(parent) is list and type(key) is int and 0 <= key < len(parent):
             parent[key] = _copy(value)
     return body
+
+
+def _fills_dropped(carried: Carried, checked: dict[tuple[Any, ...], bool]) -> bool:
+    """Whether an op `apply` left out may be one that fills a held turn: one that puts content
+    where the re-write had none (an empty array or object, or no key), or that puts back a whole
+    top-level array (the re-write left the turn out). An op that changes what the re-write did
+    write (a user turn's text, in the caller's form) is not one."""
+    for (path, value), was in zip(carried.ops, carried.rewritten):
+        if checked.get(_anchor_path(path)):
+            continue
+        if was is ABSENT or (type(was) in _CONTAINERS and not was) or (len(path) == 1 and type(value) is list):
+            return True
+    return False
 
 
 def _copy(value: Any) -> Any:

@@ -28,6 +28,7 @@ from typing import Any
 
 from .carry import ABSENT, Carried, losses as carry_losses, not_carried, path_text
 from .json_values import json_copy
+from .validate import EmptyTurnError
 from .canonical import NOT_GIVEN, EmbeddingsResponse, ImagesResponse, Request, Response
 from .errors import InvalidRequestError, InvalidResponseError, UnsupportedOptionWarning
 from .format import Format, get_format, translator
@@ -475,7 +476,19 @@ def request_losses(request: Request | Mapping[str, Any], target: str | Format) -
     rules: dict[str, Any] = {"wire_map": WireMap()} if fmt.wire_rules is not None else {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnsupportedOptionWarning)  # reported as losses instead
-        wire = fmt.request_to_wire(req, **rules)
+        try:
+            wire = fmt.request_to_wire(req, **rules)
+        except EmptyTurnError as exc:
+            carried = req.carried
+            if carried is None or exc.index not in carried.held:
+                raise
+            # a turn of wire parts only the source's own provider takes (Carried.held): said so
+            raise InvalidRequestError(
+                f"this assistant turn is only wire content that {carried.origin} carries for its "
+                f"own wire (content no table models, a server tool's blocks), which {fmt.key} cannot "
+                "take: drop the turn or give it text",
+                path=exc.path,
+            ) from None
     back = read_without_carry(fmt.request_from_wire, wire, **rules)  # its carried data is not compared (_modelled)
     repaired = [
         Loss(c.path, "dropped" if c.action == "drop" else "changed", f"wire_rules.{c.rule} {c.action}: {_describe(c.before)} -> {_describe(c.after)}")

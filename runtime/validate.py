@@ -61,6 +61,7 @@ __all__ = [
     "OPENARMATURE",
     "API_RULES",
     "KEEP_ORDER",
+    "EmptyTurnError",
     "MAX_JSON_DEPTH",
     "check_json_value",
     "is_plain_json",
@@ -95,6 +96,33 @@ OPENARMATURE: Final = ORDERING | SORTED_JSON | CONTENT | STRUCTURE
 API_RULES: Final = 0
 #: the memo key that says "keep the caller's key order" (ids of live objects are never negative)
 KEEP_ORDER: Final = -1
+#: the memo key of the canonical indexes of *held* assistant turns: turns read from a wire whose
+#: blocks the canonical model does not model (Anthropic's server-tool blocks, a Responses
+#: image_generation_call), so that they read as empty, and which the same-origin carried data
+#: fills back (runtime/carry.py `Carried.held`). Only the writer of that origin is given them.
+HELD: Final = -2
+
+
+class EmptyTurnError(InvalidRequestError):
+    """An assistant turn with nothing a writer can send (no content it writes, no tool calls):
+    `index` is its canonical index. A reader's re-write that meets one holds the turn for its
+    carried data (runtime/wire.py `carry`)."""
+
+    def __init__(self, message: str, index: int) -> None:
+        super().__init__(message, path=f"messages[{index}].content")
+        self.index = index
+
+
+def held(memo: dict[int, Any] | None, index: int) -> bool:
+    """Whether the assistant turn at `messages[index]` is held for same-origin carried data
+    (`HELD`): its writer lets it through empty, and the carried data fills it."""
+    return memo is not None and index in memo.get(HELD, ())
+
+
+def refuse_empty_turn(memo: dict[int, Any] | None, index: int, message: str) -> None:
+    """Raise EmptyTurnError for the assistant turn at `messages[index]`, unless it is held."""
+    if not held(memo, index):
+        raise EmptyTurnError(message, index)
 
 #: Deepest nesting accepted in a user JSON value (a tool's `parameters`, `response_schema`, a
 #: tool call's `arguments`, an `extras` value), counted from that value. Deeper values are
@@ -647,16 +675,12 @@ def check_assistant(
 
     if isinstance(content, str):
         if not content and not has_calls and strict:
-            raise InvalidRequestError(
-                f"{_NON_EMPTY} when the message has no tool_calls (an empty assistant turn says nothing)",
-                path=f"messages[{index}].content",
-            )
+            refuse_empty_turn(memo, index, f"{_NON_EMPTY} when the message has no tool_calls (an empty assistant turn says nothing)")
     elif isinstance(content, list):
         if not content and not has_calls and strict:
-            raise InvalidRequestError(
-                "must be a non-empty list of content blocks when the message has no "
+            refuse_empty_turn(
+                memo, index, "must be a non-empty list of content blocks when the message has no "
                 "tool_calls (an empty assistant turn says nothing)",
-                path=f"messages[{index}].content",
             )
         for position, block in enumerate(content):
             if isinstance(block, TextBlock):
@@ -678,10 +702,7 @@ def check_assistant(
                 )
     elif content is None or content is NOT_GIVEN:
         if not has_calls:
-            raise InvalidRequestError(
-                "an assistant message needs content or tool_calls: an empty turn says nothing",
-                path=f"messages[{index}].content",
-            )
+            refuse_empty_turn(memo, index, "an assistant message needs content or tool_calls: an empty turn says nothing")
     else:
         raise InvalidRequestError(
             f"expected a string, None or a list of content blocks, got {type(content).__name__}",

@@ -24,6 +24,9 @@ from .json_values import canonical_json, json_copy  # re-exported (__all__): gen
 from .validate import (
     shown,  # re-exported (__all__): generated error messages show user values with it
     KEEP_ORDER,
+    HELD,
+    EmptyTurnError,
+    refuse_empty_turn,  # re-exported (__all__): the writers' empty-turn rule, held turns let through
     MAX_JSON_DEPTH,
     OPENARMATURE,
     TOO_DEEP as _TOO_DEEP,
@@ -38,6 +41,8 @@ from .validate import (
 
 __all__ = [
     "WireShapeError",
+    "refuse_empty_turn",
+    "says_text",
     "ErrorRead",
     "read_error",
     "rebind",
@@ -191,15 +196,22 @@ def new_memo(rules: int) -> dict[int, Any]:
     return {} if rules & SORTED_JSON else {KEEP_ORDER: True}
 
 
-def as_request(request: Request | Mapping[str, Any], memo: dict[int, Any] | None = None, rules: int = OPENARMATURE) -> Request:
+def as_request(
+    request: Request | Mapping[str, Any], memo: dict[int, Any] | None = None, rules: int = OPENARMATURE, origin: str | None = None
+) -> Request:
     """A typed, validated canonical request from a dict or a `Request` (never mutated).
-    `memo`: validate_request's, for `memo_json`; `rules`: the format's (validate.ORDERING, ...)."""
+    `memo`: validate_request's, for `memo_json`; `rules`: the format's (validate.ORDERING, ...).
+    `origin`: the writer's (`PROVIDER/wire`); a request carrying data of that origin has its held
+    assistant turns (`Carried.held`) let through empty into `memo`, for the carried data to fill."""
     if type(request) is Request or isinstance(request, Request):
         req = request
     elif isinstance(request, Mapping):
         req = Request.from_dict(request)
     else:
         raise InvalidRequestError(f"expected a canonical request (a dict or Request), got {_kind(request)}")
+    carried = req.carried
+    if carried is not None and memo is not None and carried.__class__ is Carried and carried.held and carried.origin == origin:
+        memo[HELD] = carried.held
     validate_request(req, memo, rules)
     return req
 
@@ -1869,7 +1881,29 @@ def skip_part(part: dict[str, Any], path: str) -> Skipped:
     deep = _json_too_deep(part, path)
     if deep is not None:
         raise WireShapeError(deep, _TOO_DEEP)
+    skipped = _SKIPPED.get()
+    if skipped is not None:  # `carry` asks which parts were left out (a held turn's)
+        skipped.append(path)
     return SKIP
+
+
+def _skips_parts(read: Callable[[], Any]) -> bool:
+    """Whether the reader, run again, leaves out a content part of the body (`skip_part`)."""
+    token = _SKIPPED.set([])
+    try:
+        read()
+        return bool(_SKIPPED.get())
+    except (WireShapeError, ProviderError, RecursionError):
+        return False
+    finally:
+        _SKIPPED.reset(token)
+
+
+def says_text(content: Any) -> bool:
+    """Whether an assistant turn's canonical content states text, an empty one included (a
+    string, or a list with a text block): a writer that leaves out a turn without text still
+    writes this one (a Responses message item whose output_text is "" is the API's)."""
+    return type(content) is str or (type(content) is list and any(type(b) is TextBlock for b in content))
 
 
 def read_value_or_skip(reader: Callable[[Any], _T], value: Any) -> _T | Skipped:
@@ -1900,6 +1934,8 @@ _QUIET: Final[ContextVar[bool]] = ContextVar("wiremap_quiet", default=False)
 
 
 _NO_CARRY: Final[ContextVar[bool]] = ContextVar("wiremap_no_carry", default=False)
+# the wire paths of the content parts `skip_part` leaves out, while `carry` re-reads a body
+_SKIPPED: Final[ContextVar[list[str] | None]] = ContextVar("wiremap_skipped", default=None)
 _SCALARS: Final = frozenset((str, int, float, bool, type(None)))
 
 
@@ -2137,7 +2173,10 @@ def read_request(
         raise InvalidRequestError("request nested too deeply") from None
     check_request_depth(request)  # MAX_JSON_DEPTH, as request_to_wire applies it
     try:  # what no row reads may be nested past Python's limit (a value the diff walks)
-        return carry(request, body, origin, rewrite, known, InvalidRequestError, options, aliases, reader, spelled, opaque)
+        return carry(
+            request, body, origin, rewrite, known, InvalidRequestError, options, aliases, reader, spelled, opaque,
+            lambda: read(read_body),
+        )
     except RecursionError:
         raise InvalidRequestError("request nested too deeply") from None
 
@@ -2190,22 +2229,44 @@ def carry(
     reader: str | None = None,
     spelled: frozenset[tuple[Any, ...]] = frozenset(),
     opaque: frozenset[str] = frozenset(),
+    reread: Callable[[], Any] | None = None,
 ) -> _R:
     """`record` (a Request or Response just read from `body`), carrying what the same format's
     re-write of it does not say as `body` does (runtime/carry.py). A record the format cannot
     write back (its own rules refuse it) carries nothing: writing it fails anyway. Inside
-    `read_without_carry` nothing is computed: the caller drops the carried data anyway."""
+    `read_without_carry` nothing is computed: the caller drops the carried data anyway.
+    `reread`: the reader again on the body (requests): an assistant turn that reads as empty is
+    held (`Carried.held`) when the body has parts the reader leaves out (`skip_part`)."""
     if _NO_CARRY.get():
         return record
+    held: set[int] = set()  # assistant turns held for the carried data (Carried.held)
+    rewritten: Any = None
     token = _QUIET.set(True)
     try:
-        rewritten: Any = rewrite(record)
-    except (ProviderError, RecursionError):
-        # the format's own rules refuse to write it back: its top-level keys no table names are
-        # still carried (a translation names each as lost), against an empty re-write
-        rewritten = None
+        while True:
+            try:
+                rewritten = rewrite(record)
+                break
+            except EmptyTurnError as exc:
+                # an assistant turn that reads as empty: when the reader left parts of the body
+                # out (blocks no row reads, Anthropic's server-tool blocks), they are what the
+                # turn said. It is held, written empty, and the carried data fills it back.
+                if reread is None or exc.index in held or (not held and not _skips_parts(reread)):
+                    rewritten = None
+                    break
+                held.add(exc.index)
+                record.carried = Carried(origin, [], [], [], held=frozenset(held))
+            except (ProviderError, RecursionError):
+                # the format's own rules refuse to write it back: its top-level keys no table names are
+                # still carried (a translation names each as lost), against an empty re-write
+                rewritten = None
+                break
     finally:
         _QUIET.reset(token)
+        if held:
+            record.carried = None  # the re-write's own; the residual's is set below
+    if rewritten is None:
+        held.clear()
     if rewritten is None:
         if type(body) is not dict or not known:
             return record
@@ -2218,6 +2279,8 @@ def carry(
         carried: Carried | None = Carried(origin, ops, [_ABSENT] * len(ops), [_ABSENT] * len(ops), known, aliases, spelled, opaque)
     else:
         carried = residual(origin, body, rewritten, known, options, aliases, spelled, opaque)
+        if carried is not None and held:
+            carried.held = frozenset(held)
     if carried is not None:
         carried.reader = reader  # the reading format's key (the dict form names it: runtime/translate.py)
     if carried is not None:  # the depth limit of every direction (validate.MAX_JSON_DEPTH), carried data too

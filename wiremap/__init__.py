@@ -104,6 +104,7 @@ if TYPE_CHECKING:
         OPENARMATURE as OPENARMATURE,
         API_RULES as API_RULES,
         KEEP_ORDER as KEEP_ORDER,
+        EmptyTurnError as EmptyTurnError,
         MAX_JSON_DEPTH as MAX_JSON_DEPTH,
         check_json_value as check_json_value,
         is_plain_json as is_plain_json,

@@ -186,7 +186,7 @@ def emit_wire_rules(em: "Emitter") -> None:
     sig = _with_param(plain.signature, "wire_map: _rules.WireMap | None = None")  # returns the wire TypedDict
     body = [
         "    try:",
-        "        req = _w.as_request(request, None, RULES)  # validated first: the rules see a valid request",
+        "        req = _w.as_request(request, _w.new_memo(RULES), RULES, ORIGIN)  # validated first: the rules see a valid request",
         "        req = _rules.apply_request_rules(req, WIRE_RULES, wire_map, KEY)",
         "    except RecursionError:  # a request nested past Python's limit",
         "        raise InvalidRequestError('request nested too deeply') from None",
