@@ -214,7 +214,7 @@ PROTO_NAMES: Final = _w.ProtoNames(
         "usage_metadata": "usageMetadata",
     },
     WIRE_KEYS,
-    frozenset(["args", "parametersJsonSchema", "response", "responseJsonSchema"]),
+    frozenset(["args", "parameters", "parametersJsonSchema", "response", "responseJsonSchema"]),
 )
 TITLE: Final = "Google Gemini generateContent on Vertex AI"
 API_VERSION: Final = "v1"
@@ -297,6 +297,10 @@ def request_to_wire(
 def request_from_wire(body: GeminiVertexRequest | Mapping[str, Any]) -> Request:
     """Google Gemini generateContent on Vertex AI request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
     # the reader, the depth limit, and what the tables do not model carried (runtime/carry.py)
+    # tools.schema_also: each tool's parameters read from that field are in the canonical model
+    aliases = ALIAS_PATHS | _w.schema_also_paths(
+        body, ("tools", "functionDeclarations", "parameters", "parametersJsonSchema")
+    )
     return _w.read_request(
         body,
         _request_from_wire,
@@ -304,7 +308,7 @@ def request_from_wire(body: GeminiVertexRequest | Mapping[str, Any]) -> Request:
         _rewrite_request,
         WIRE_KEYS,
         OPTION_PATHS,
-        ALIAS_PATHS,
+        aliases,
         KEY,
         PROTO_NAMES,
     )

@@ -198,6 +198,8 @@ WIRE_KEYS: Final = frozenset(
         "no_response_schema",
         "none",
         "openai_chat",
+        "openapi",
+        "parameters",
         "parametersJsonSchema",
         "parts",
         "presencePenalty",
@@ -347,7 +349,7 @@ PROTO_NAMES: Final = _w.ProtoNames(
         "usage_metadata": "usageMetadata",
     },
     WIRE_KEYS,
-    frozenset(["args", "parametersJsonSchema", "response", "responseJsonSchema"]),
+    frozenset(["args", "parameters", "parametersJsonSchema", "response", "responseJsonSchema"]),
 )
 # the response's envelope values response_to_wire takes from `raw` (response.envelope `from_raw`):
 # a target without a field for one loses it, which the loss report names (runtime/translate.py)
@@ -1969,6 +1971,10 @@ def _request_from_wire(body: Any) -> Request:
 def request_from_wire(body: GeminiGenerateContentRequest | Mapping[str, Any]) -> Request:
     """Google Gemini generateContent request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
     # the reader, the depth limit, and what the tables do not model carried (runtime/carry.py)
+    # tools.schema_also: each tool's parameters read from that field are in the canonical model
+    aliases = ALIAS_PATHS | _w.schema_also_paths(
+        body, ("tools", "functionDeclarations", "parameters", "parametersJsonSchema")
+    )
     return _w.read_request(
         body,
         _request_from_wire,
@@ -1976,7 +1982,7 @@ def request_from_wire(body: GeminiGenerateContentRequest | Mapping[str, Any]) ->
         _rewrite_request,
         WIRE_KEYS,
         OPTION_PATHS,
-        ALIAS_PATHS,
+        aliases,
         KEY,
         PROTO_NAMES,
     )
@@ -1994,6 +2000,10 @@ def _read_tool(tool: dict[str, Any], path: str) -> Tool:
         name_1 = _w.member_str(tool, "name", path)
     description_2 = _w.optional_str(tool, "description", path)
     parameters_3 = _w.optional_json(tool, "parametersJsonSchema", path)
+    if (
+        parameters_3 is NOT_GIVEN and tool.get("parameters") is not None
+    ):  # tools.schema_also (openapi)
+        parameters_3 = _w.openapi_schema(tool["parameters"], path + ".parameters")
     return Tool(name=name_1, description=description_2, parameters=parameters_3)
 
 

@@ -43,6 +43,8 @@ __all__ = [
     "WireShapeError",
     "refuse_empty_turn",
     "says_text",
+    "openapi_schema",
+    "schema_also_paths",
     "ErrorRead",
     "read_error",
     "rebind",
@@ -1897,6 +1899,103 @@ def _skips_parts(read: Callable[[], Any]) -> bool:
         return False
     finally:
         _SKIPPED.reset(token)
+
+
+_OPENAPI_TYPES: Final = {
+    "STRING": "string", "NUMBER": "number", "INTEGER": "integer", "BOOLEAN": "boolean",
+    "ARRAY": "array", "OBJECT": "object", "NULL": "null",
+}
+
+
+_OPENAPI_PROTO_NAMES: Final = {
+    "any_of": "anyOf", "property_ordering": "propertyOrdering", "min_items": "minItems", "max_items": "maxItems",
+    "min_length": "minLength", "max_length": "maxLength", "min_properties": "minProperties", "max_properties": "maxProperties",
+}
+
+
+def openapi_schema(value: Any, path: str) -> dict[str, Any]:
+    """A tool's parameters in Google's Schema (the OpenAPI 3.0 subset: Gemini's
+    `FunctionDeclaration.parameters`) as the JSON Schema that says the same (tools.schema_also):
+    the type names in capitals as JSON Schema's (`TYPE_UNSPECIFIED`: no type), `nullable: true`
+    as `null` among the types, `example` as `examples`, and `propertyOrdering` as the order of
+    `properties` (the order a model generates them in); every other keyword is JSON Schema's own
+    (`format`, `enum`, `required`, `minItems`, ...) and stays as given, in the caller's key order.
+    A shape the Schema cannot have is a WireShapeError at its path."""
+    if type(value) is not dict:
+        raise WireShapeError(path, f"expected a Schema object, got {_kind(value)}")
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if key in _OPENAPI_PROTO_NAMES:  # the proto field name (`any_of`), as the API parses it
+            key = _OPENAPI_PROTO_NAMES[key]
+        if key == "type":
+            if type(item) is not str:
+                raise WireShapeError(f"{path}.type", f"expected a Schema type name, got {_kind(item)}")
+            name = _OPENAPI_TYPES.get(item.upper())
+            if name is not None:
+                out["type"] = name
+            elif item.upper() != "TYPE_UNSPECIFIED":
+                raise WireShapeError(f"{path}.type", f"unknown Schema type {shown(item)}; expected one of: {', '.join(_OPENAPI_TYPES)}")
+        elif key == "properties":
+            if type(item) is not dict:
+                raise WireShapeError(f"{path}.properties", f"expected an object of Schemas, got {_kind(item)}")
+            out[key] = {name: openapi_schema(sub, f"{path}.properties.{name}") for name, sub in item.items()}
+        elif key == "items":
+            out[key] = openapi_schema(item, f"{path}.items")
+        elif key == "anyOf":
+            if type(item) is not list:
+                raise WireShapeError(f"{path}.anyOf", f"expected an array of Schemas, got {_kind(item)}")
+            out[key] = [openapi_schema(sub, f"{path}.anyOf[{i}]") for i, sub in enumerate(item)]
+        elif key == "nullable":
+            if type(item) is not bool:
+                raise WireShapeError(f"{path}.nullable", f"expected a boolean, got {_kind(item)}")
+        elif key == "example":
+            if "examples" not in value:  # (JSON Schema's keyword: an array of examples)
+                out["examples"] = [json_copy(item)]
+        elif key == "propertyOrdering":
+            if type(item) is not list or not all(type(n) is str for n in item):
+                raise WireShapeError(f"{path}.propertyOrdering", f"expected an array of property names, got {_kind(item)}")
+        else:
+            out[key] = json_copy(item)
+    if value.get("nullable") is True:  # (a proto spelling of it is the same word)
+        kind = out.get("type")
+        if type(kind) is str and kind != "null":
+            out["type"] = [kind, "null"]
+        elif type(out.get("anyOf")) is list:
+            out["anyOf"] = [*out["anyOf"], {"type": "null"}]
+    order = value.get("propertyOrdering", value.get("property_ordering"))
+    props = out.get("properties")
+    if order and type(props) is dict:
+        ranked = [n for n in dict.fromkeys(order) if n in props]
+        out["properties"] = {**{n: props[n] for n in ranked}, **{n: v for n, v in props.items() if n not in ranked}}
+    return out
+
+
+def schema_also_paths(body: Any, spec: tuple[str, str | None, str, str]) -> frozenset[tuple[Any, ...]]:
+    """The wire paths of the tools whose parameters the reader takes from their other field
+    (tools.schema_also; `spec`: the tools field, its group, that field, the template's own):
+    each is in the canonical model, so the loss report does not name it. Tools given as one
+    object (tools.lone_object) too."""
+    tools_field, group, field_, own = spec
+    steps: tuple[Any, ...] = tuple(tools_field.split("."))
+    tools = value_at(body, steps)
+    listed: list[tuple[tuple[Any, ...], Any]]
+    if type(tools) is list:
+        listed = [(steps + (i,), t) for i, t in enumerate(tools)]
+    elif type(tools) is dict:
+        listed = [(steps, tools)]
+    else:
+        return frozenset()
+    if group is not None:
+        grouped: list[tuple[tuple[Any, ...], Any]] = []
+        for where, tool in listed:
+            members = tool.get(group) if type(tool) is dict else None
+            if type(members) is list:
+                grouped.extend((where + (group, j), m) for j, m in enumerate(members))
+        listed = grouped
+    return frozenset(
+        where + (field_,) for where, tool in listed
+        if type(tool) is dict and tool.get(field_) is not None and tool.get(own) is None
+    )
 
 
 def says_text(content: Any) -> bool:

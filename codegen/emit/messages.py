@@ -1150,7 +1150,8 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         f"(body: {wire_type(ir.key, 'Request')} | Mapping[str, Any]) -> Request",
         f"{ir.title} request body -> canonical request (for gateways). Raises InvalidRequestError naming the path.",
         # transport.body: protocol the transport writes on every request (like a header), not request data
-        shaped("request_from_wire", "request_from_wire_public", request_in="request_in" in ir.strategy_hooks, fixed=frozenset(sorted((ir.transport or {}).get("body") or {})), proto=ir.proto_names is not None),
+        shaped("request_from_wire", "request_from_wire_public", request_in="request_in" in ir.strategy_hooks, fixed=frozenset(sorted((ir.transport or {}).get("body") or {})), proto=ir.proto_names is not None,
+               schema_also=None if ir.tools.schema_also is None else (ir.tools.field, ir.tools.group, ir.tools.schema_also[0], ir.tools.schema_also[2])),
     )
     em.parts.public.append("request_from_wire")
     em.func(
@@ -1166,6 +1167,11 @@ def _emit_request_from_wire(em: "Emitter") -> None:
     got: dict[str, str] = {}
     em.unmodeled(reader, "tool", "tool", "path")
     em.read_node(reader, ir.tools.template, "tool", "path", "tool", got)
+    if ir.tools.schema_also is not None:  # tools.schema_also: the parameters under another field, in another form
+        field_, form, _own = ir.tools.schema_also
+        var = got["parameters"]
+        reader.add(f"if {var} is NOT_GIVEN and tool.get({lit(field_)}) is not None:  # tools.schema_also ({form})")
+        reader.add(f"    {var} = _w.{form}_schema(tool[{lit(field_)}], path + {lit('.' + field_)})")
     args = [f"{name}={got[name]}" for name in ("name", "description", "parameters", "strict", "cache_control") if name == "name" or name in got]
     shape(out, "messages_to_wire", "returns", prelude=reader, expr=f"Tool({', '.join(args)})")
     em.func("_read_tool", "(tool: dict[str, Any], path: str) -> Tool", "Wire tool definition -> canonical tool.", out.lines)

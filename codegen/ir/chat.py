@@ -201,6 +201,9 @@ class ToolsIR:
     strict_all: str | None = None  # a top-level boolean field that makes every tool strict (Cohere strict_tools)
     name_rule: dict[str, Any] | None = None  # the API's tool-name rule
     lone_object: bool = False  # the API takes one object for the array too: read as a one-item array
+    # tools.schema_also: (its wire field, the form, the template's own field for {parameters}):
+    # the parameters read from that field, in that schema language, when the template's is absent
+    schema_also: tuple[str, str, str] | None = None
 
 
 @dataclass
@@ -763,6 +766,21 @@ class Builder:
             out["count_tokens"] = self.count_tokens_row(t["count_tokens"])
         return out
 
+    def schema_also(self, tools: dict[str, Any], tool_t: Any) -> tuple[str, str, str] | None:
+        """`tools.schema_also`: a tool's parameters also read from another top-level field of the
+        tool, in another schema language, when the template's own `{parameters}` field is absent.
+        That field is a top-level key of the template, and the other is not one of its keys."""
+        also = tools.get("schema_also")
+        if also is None:
+            return None
+        own = slot_path(tool_t, "parameters")
+        if own is None or "." in own or own == ".":
+            raise self.err("/request/tools/schema_also", "the tool template places no {parameters} at a top-level key of its own; schema_also reads another field only beside that one")
+        keys = {k for k, _ in tool_t.items} if isinstance(tool_t, Obj) else set()
+        if also["field"] in keys:
+            raise self.err("/request/tools/schema_also/field", f"{also['field']!r} is a key of the tool template; expected another field of the tool")
+        return (str(also["field"]), str(also["form"]), own)
+
     def strict_all_field(self, tools: dict[str, Any], tool_t: Any) -> str | None:
         """`tools.strict_all`: one request-level boolean for every tool's `strict` (Cohere's
         strict_tools). The tool template then places no `{strict}` of its own, and the field is
@@ -1259,6 +1277,7 @@ class Builder:
                        strict_all=self.strict_all_field(tools, tool_t),
                        name_rule=build_tool_name_rule(self),
                        lone_object=bool(tools.get("lone_object", False)),
+                       schema_also=self.schema_also(tools, tool_t),
                    ),
                    tool_choice=ToolChoiceIR(
                        field=choice["field"],

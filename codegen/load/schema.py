@@ -359,6 +359,10 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         # the API also takes one tool object where the array goes (Gemini: its JSON
                         # parsing takes a repeated field's lone value): read as a one-item array
                         "lone_object": {"type": "boolean"},
+                        # the tool's parameters also come under another field, in another schema
+                        # language (Gemini `parameters`: the OpenAPI 3.0 subset): read as the
+                        # canonical JSON Schema when the template's own field is absent
+                        "schema_also": _obj({"field": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}, "form": {"enum": ["openapi"]}}, required=["field", "form"]),
                         # the API's rule for a tool's name (codegen/sections/wire_rules.py TOOL_NAME_SCHEMA):
                         # declared, not applied by the converter; wiremap.tools fits names to it
                         "name": TOOL_NAME_SCHEMA,
