@@ -1284,17 +1284,41 @@ REQUEST_FROM_WIRE: list[dict[str, Any]] = [
         },
     },
     {
-        "id": "rfw_openapi_parameters_carried",
-        "doc": "unmodeled tool.parameters carry (api: FunctionDeclaration.parameters, recorded traffic): an OpenAPI-subset schema is not read as JSON Schema; it goes back to this wire as given and is a named loss elsewhere",
+        "id": "rfw_openapi_parameters_read",
+        "doc": "tools.schema_also (api: FunctionDeclaration.parameters, recorded traffic): an OpenAPI-subset schema is read as the JSON Schema that says the same (type names lower-cased, nullable as a null type, propertyOrdering as the order of properties); the same wire gets it back as given",
         "request_from_wire": {
             "model": "gemini-2.5-flash",
             "contents": [{"role": "user", "parts": [{"text": "hi"}]}],
-            "tools": [{"functionDeclarations": [{"name": "f", "parameters": {"type": "OBJECT"}}]}],
+            "tools": [
+                {
+                    "functionDeclarations": [
+                        {
+                            "name": "f",
+                            "parameters": {
+                                "type": "OBJECT",
+                                "properties": {
+                                    "b": {"type": "STRING", "nullable": True},
+                                    "a": {"type": "INTEGER"},
+                                },
+                                "propertyOrdering": ["a", "b"],
+                            },
+                        }
+                    ]
+                }
+            ],
         },
         "expect_canonical": {
             "model": "gemini-2.5-flash",
             "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
-            "tools": [{"name": "f"}],
+            "tools": [
+                {
+                    "name": "f",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {"a": {"type": "integer"}, "b": {"type": ["string", "null"]}},
+                    },
+                }
+            ],
         },
     },
     {
