@@ -198,6 +198,7 @@ PROTO_NAMES: Final = _w.ProtoNames(
         "response_json_schema": "responseJsonSchema",
         "response_logprobs": "responseLogprobs",
         "response_mime_type": "responseMimeType",
+        "response_schema": "responseSchema",
         "retry_delay": "retryDelay",
         "safety_settings": "safetySettings",
         "stop_sequences": "stopSequences",
@@ -214,7 +215,16 @@ PROTO_NAMES: Final = _w.ProtoNames(
         "usage_metadata": "usageMetadata",
     },
     WIRE_KEYS,
-    frozenset(["args", "parameters", "parametersJsonSchema", "response", "responseJsonSchema"]),
+    frozenset(
+        [
+            "args",
+            "parameters",
+            "parametersJsonSchema",
+            "response",
+            "responseJsonSchema",
+            "responseSchema",
+        ]
+    ),
 )
 TITLE: Final = "Google Gemini generateContent on Vertex AI"
 API_VERSION: Final = "v1"
@@ -297,9 +307,20 @@ def request_to_wire(
 def request_from_wire(body: GeminiVertexRequest | Mapping[str, Any]) -> Request:
     """Google Gemini generateContent on Vertex AI request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
     # the reader, the depth limit, and what the tables do not model carried (runtime/carry.py)
+    aliases = ALIAS_PATHS
     # tools.schema_also: each tool's parameters read from that field are in the canonical model
-    aliases = ALIAS_PATHS | _w.schema_also_paths(
+    aliases = aliases | _w.schema_also_paths(
         body, ("tools", "functionDeclarations", "parameters", "parametersJsonSchema")
+    )
+    # structured_output.schema_also: the schema read from that field is in the canonical model
+    aliases = aliases | _w.structured_also_paths(
+        body,
+        (
+            ("generationConfig",),
+            "responseSchema",
+            "responseJsonSchema",
+            (("responseMimeType", "application/json"),),
+        ),
     )
     return _w.read_request(
         body,

@@ -226,6 +226,7 @@ WIRE_KEYS: Final = frozenset(
         "responseJsonSchema",
         "responseLogprobs",
         "responseMimeType",
+        "responseSchema",
         "result",
         "retryDelay",
         "role",
@@ -333,6 +334,7 @@ PROTO_NAMES: Final = _w.ProtoNames(
         "response_json_schema": "responseJsonSchema",
         "response_logprobs": "responseLogprobs",
         "response_mime_type": "responseMimeType",
+        "response_schema": "responseSchema",
         "retry_delay": "retryDelay",
         "safety_settings": "safetySettings",
         "stop_sequences": "stopSequences",
@@ -349,7 +351,16 @@ PROTO_NAMES: Final = _w.ProtoNames(
         "usage_metadata": "usageMetadata",
     },
     WIRE_KEYS,
-    frozenset(["args", "parameters", "parametersJsonSchema", "response", "responseJsonSchema"]),
+    frozenset(
+        [
+            "args",
+            "parameters",
+            "parametersJsonSchema",
+            "response",
+            "responseJsonSchema",
+            "responseSchema",
+        ]
+    ),
 )
 # the response's envelope values response_to_wire takes from `raw` (response.envelope `from_raw`):
 # a target without a field for one loses it, which the loss report names (runtime/translate.py)
@@ -1959,6 +1970,18 @@ def _request_from_wire(body: Any) -> Request:
         }
         kwargs["response_schema"] = _read_structured_output(raw_structured, "generationConfig")
         config.pop("json_mode", None)  # requires no_response_schema: the schema says it already
+    elif (
+        type(raw_structured) is dict
+        and raw_structured.get("responseMimeType") == "application/json"
+        and raw_structured.get("responseSchema") is not None
+        and raw_structured.get("responseJsonSchema") is None
+    ):  # structured_output.schema_also (openapi)
+        nested_consumed.append(("generationConfig", "responseMimeType"))
+        nested_consumed.append(("generationConfig", "responseSchema"))
+        kwargs["response_schema"] = _w.openapi_schema(
+            raw_structured["responseSchema"], "generationConfig.responseSchema"
+        )
+        config.pop("json_mode", None)  # requires no_response_schema: the schema says it already
     # request.unknown: carry. Fields no row reads are this wire's own: the residual carries them
     # back to it (runtime/carry.py); config.extras is the caller's passthrough, never a reader's
     if config:
@@ -1971,9 +1994,20 @@ def _request_from_wire(body: Any) -> Request:
 def request_from_wire(body: GeminiGenerateContentRequest | Mapping[str, Any]) -> Request:
     """Google Gemini generateContent request body -> canonical request (for gateways). Raises InvalidRequestError naming the path."""
     # the reader, the depth limit, and what the tables do not model carried (runtime/carry.py)
+    aliases = ALIAS_PATHS
     # tools.schema_also: each tool's parameters read from that field are in the canonical model
-    aliases = ALIAS_PATHS | _w.schema_also_paths(
+    aliases = aliases | _w.schema_also_paths(
         body, ("tools", "functionDeclarations", "parameters", "parametersJsonSchema")
+    )
+    # structured_output.schema_also: the schema read from that field is in the canonical model
+    aliases = aliases | _w.structured_also_paths(
+        body,
+        (
+            ("generationConfig",),
+            "responseSchema",
+            "responseJsonSchema",
+            (("responseMimeType", "application/json"),),
+        ),
     )
     return _w.read_request(
         body,

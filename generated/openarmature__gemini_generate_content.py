@@ -162,7 +162,7 @@ ORIGIN: Final = (
 # wire data the canonical model does not carry (runtime/carry.py losses)
 # the base's WIRE_KEYS, with this dialect's difference
 WIRE_KEYS: Final[frozenset[str]] = (
-    (_code_gemini_generate_content.WIRE_KEYS | frozenset(["gemini_generate_content", "openarmature", "reject", "sorted"])) - frozenset(["audio", "file", "image", "inline", "openai_chat", "openapi", "parametersJsonSchema", "thoughtsTokenCount"])
+    (_code_gemini_generate_content.WIRE_KEYS | frozenset(["gemini_generate_content", "openarmature", "reject", "sorted"])) - frozenset(["audio", "file", "image", "inline", "openai_chat", "openapi", "parametersJsonSchema", "responseSchema", "thoughtsTokenCount"])
 )
 TITLE: Final = "Google Gemini generateContent (OpenArmature §8.3 dialect)"
 DOC_REF: Final = (

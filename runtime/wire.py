@@ -45,6 +45,7 @@ __all__ = [
     "says_text",
     "openapi_schema",
     "schema_also_paths",
+    "structured_also_paths",
     "ErrorRead",
     "read_error",
     "rebind",
@@ -1996,6 +1997,20 @@ def schema_also_paths(body: Any, spec: tuple[str, str | None, str, str]) -> froz
         where + (field_,) for where, tool in listed
         if type(tool) is dict and tool.get(field_) is not None and tool.get(own) is None
     )
+
+
+def structured_also_paths(body: Any, spec: tuple[tuple[str, ...], str, str, tuple[tuple[str, Any], ...]]) -> frozenset[tuple[Any, ...]]:
+    """The wire path of a structured-output schema the reader takes from its other field
+    (structured_output.schema_also; `spec`: the section's field, that field, the template's own,
+    the template's literals), when it does: in the canonical model, so not named lost."""
+    steps, field_, own, literals = spec
+    section = value_at(body, steps)
+    if (
+        type(section) is dict and section.get(field_) is not None and section.get(own) is None
+        and all(section.get(k) == v for k, v in literals)
+    ):
+        return frozenset([steps + (field_,)])
+    return frozenset()
 
 
 def says_text(content: Any) -> bool:

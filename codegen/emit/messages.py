@@ -1102,10 +1102,21 @@ def _emit_request_from_wire(em: "Emitter") -> None:
             conds = " and ".join([conds, *em.presence_conditions(node, "raw_structured")])
         # the template's keys, and those the unmodeled table judges (a `reject` row still refuses)
         judged = tuple(k for k, action in ir.unmodeled.get("structured_output", {}).items() if action == "reject" or not carry)
+        also = None
+        if st.get("schema_also") is not None:  # structured_output.schema_also: the schema under another key, in another form
+            schema_key = slot_path(node, "schema")
+            literal_keys = [key for key, child in node.items if key != schema_key]
+            also = SimpleNamespace(
+                field=st["schema_also"]["field"], form=st["schema_also"]["form"],
+                conds=" and ".join([em.dispatch_conditions(node, "raw_structured"), f"raw_structured.get({lit(st['schema_also']['field'])}) is not None", f"raw_structured.get({lit(schema_key)}) is None"]),
+                nested=[(*sf.split("."), key) for key in (*literal_keys, st["schema_also"]["field"])],
+                alias=(tuple(sf.split(".")), st["schema_also"]["field"], schema_key, tuple((key, child.value) for key, child in node.items if isinstance(child, Lit))),
+            )
         structured = SimpleNamespace(
             field=sf, conds=conds, shared=shared,
             nested=[(*sf.split("."), key) for key, _ in node.items], kept=tuple(k for k, _ in node.items) + judged,
             popped=[opt.name for opt in ir.options if opt.requires == "no_response_schema" and opt.wire is not None],
+            also=also,
         )
         _emit_derived_defaults(ir, tail, sf)
     # `with`: the keys a row writes beside its value (thinking.type: enabled) are the row's own
@@ -1151,7 +1162,8 @@ def _emit_request_from_wire(em: "Emitter") -> None:
         f"{ir.title} request body -> canonical request (for gateways). Raises InvalidRequestError naming the path.",
         # transport.body: protocol the transport writes on every request (like a header), not request data
         shaped("request_from_wire", "request_from_wire_public", request_in="request_in" in ir.strategy_hooks, fixed=frozenset(sorted((ir.transport or {}).get("body") or {})), proto=ir.proto_names is not None,
-               schema_also=None if ir.tools.schema_also is None else (ir.tools.field, ir.tools.group, ir.tools.schema_also[0], ir.tools.schema_also[2])),
+               schema_also=None if ir.tools.schema_also is None else (ir.tools.field, ir.tools.group, ir.tools.schema_also[0], ir.tools.schema_also[2]),
+               structured_also=None if structured is None or structured.also is None else structured.also.alias),
     )
     em.parts.public.append("request_from_wire")
     em.func(

@@ -1090,6 +1090,16 @@ class Builder:
             self.require_slot(structured_template, "/structured_output/wire", "schema", "structured_output")
             if structured["mode"] == "tool_coercion" and "tool" not in structured:
                 raise self.err("/structured_output", "mode tool_coercion needs `tool: {name, description}` (the synthetic tool)")
+            also = structured.get("schema_also")
+            if also is not None:
+                own = slot_path(structured_template, "schema")
+                keys = {k for k, _ in structured_template.items} if isinstance(structured_template, Obj) else set()
+                if structured["mode"] != "native":
+                    raise self.err("/structured_output/schema_also", f"mode {structured['mode']} writes no schema field of its own; schema_also reads another field only beside the native one")
+                if own is None or "." in own or own == ".":
+                    raise self.err("/structured_output/schema_also", "the template places no {schema} at a top-level key of its own; schema_also reads another field only beside that one")
+                if also["field"] in keys:
+                    raise self.err("/structured_output/schema_also/field", f"{also['field']!r} is a key of the structured-output template; expected another field")
 
         tools = req["tools"]
         tool_t = self.template_with("/request/tools/wire", tools["wire"], "tool", ("name",))

@@ -716,6 +716,10 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 },
                 "strict": {"enum": ["always", "when_schema_qualifies", "never"]},
                 "schema": {"enum": ["verbatim", "close_and_nullable_optional"]},
+                # the schema may also come under another key of `field`, in another schema
+                # language (Gemini responseSchema: the OpenAPI 3.0 subset), read as the JSON
+                # Schema when the template's own key is absent (mode native)
+                "schema_also": _obj({"field": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}, "form": {"enum": ["openapi"]}}, required=["field", "form"]),
             },
             required=["mode", "field", "wire", "directive"],
         ),

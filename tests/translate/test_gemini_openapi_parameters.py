@@ -139,3 +139,47 @@ def test_the_openarmature_dialect_reads_parameters_as_its_json_schema() -> None:
     schema = {"type": "object", "properties": {"a": {"type": "string"}}}
     body = _body(copy.deepcopy(schema))
     assert dialect.request_from_wire(body).tools[0].parameters == schema
+
+
+# --- structured output: GenerationConfig.responseSchema (structured_output.schema_also) --------
+
+
+def _structured(generation_config: dict[str, Any]) -> dict[str, Any]:
+    return {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{"text": "Where?"}]}], "generationConfig": generation_config}
+
+
+RESPONSE_SCHEMA = {
+    "type": "OBJECT",
+    "properties": {"country": {"type": "STRING"}, "city": {"type": "STRING", "nullable": True}},
+    "required": ["city", "country"],
+    "property_ordering": ["city", "country"],
+}
+
+
+def test_a_response_schema_is_the_requests_structured_output() -> None:
+    body = _structured({"responseMimeType": "application/json", "responseSchema": RESPONSE_SCHEMA, "temperature": 0.5})
+    read = gemini.request_from_wire(body)
+    assert read.response_schema == {
+        "type": "object", "properties": {"city": {"type": ["string", "null"]}, "country": {"type": "string"}}, "required": ["city", "country"],
+    }
+    assert read.config.json_mode is not True  # the schema says it
+    same = wiremap.translate_request(body, "gemini_generate_content", "gemini_generate_content")
+    assert same.result == body and same.losses == []
+    out = wiremap.translate_request(body, "gemini_generate_content", "openai_chat")
+    assert out.result["response_format"]["type"] == "json_schema"
+    assert out.result["response_format"]["json_schema"]["schema"] == read.response_schema
+    assert not [loss for loss in out.losses if "responseSchema" in loss.path]
+
+
+def test_a_response_schema_without_the_json_mime_type_is_not_read_and_is_named_lost() -> None:
+    body = _structured({"responseSchema": RESPONSE_SCHEMA, "temperature": 0.5})
+    assert gemini.request_from_wire(body).response_schema is wiremap.NOT_GIVEN
+    out = wiremap.translate_request(body, "gemini_generate_content", "openai_chat")
+    assert ("generationConfig.responseSchema", "dropped") in {(x.path, x.kind) for x in out.losses}
+
+
+def test_a_response_schema_the_api_cannot_take_is_refused_at_its_path() -> None:
+    body = _structured({"responseMimeType": "application/json", "responseSchema": {"type": "RECORD"}})
+    with pytest.raises(InvalidRequestError) as exc:
+        gemini.request_from_wire(body)
+    assert exc.value.path == "generationConfig.responseSchema.type"
