@@ -136,3 +136,26 @@ def test_a_responses_turn_whose_text_is_empty_is_a_message_item() -> None:
     request.messages.insert(2, wiremap.runtime.canonical.ToolMessage(tool_call_id="call_1", content="done"))
     wire = responses.request_to_wire(request)
     assert [item.get("type") for item in wire["input"][1:3]] == ["function_call", "function_call_output"]
+
+
+def test_a_gemini_code_execution_turn_comes_back_as_it_came() -> None:
+    """The same rule in another table: Gemini's code execution answers with a model turn of
+    `executableCode` and `codeExecutionResult` parts only, which the client sends back."""
+    body = {
+        "model": "gemini-2.5-flash",
+        "contents": [
+            {"role": "user", "parts": [{"text": "What is 2**10?"}]},
+            {"role": "model", "parts": [
+                {"executableCode": {"language": "PYTHON", "code": "print(2**10)"}},
+                {"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "1024\n"}},
+            ]},
+            {"role": "user", "parts": [{"text": "And 2**11?"}]},
+        ],
+        "tools": [{"codeExecution": {}}],
+    }
+    same = wiremap.translate_request(body, "gemini_generate_content", "gemini_generate_content")
+    assert same.result == body and same.losses == []
+    assert wiremap.translator("gemini_generate_content", "gemini_generate_content").request(body) == body
+    with pytest.raises(InvalidRequestError) as exc:
+        wiremap.translate_request(body, "gemini_generate_content", "anthropic_messages")
+    assert exc.value.path == "messages[1].content" and "google/gemini_generate_content" in exc.value.message
