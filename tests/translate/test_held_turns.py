@@ -159,3 +159,13 @@ def test_a_gemini_code_execution_turn_comes_back_as_it_came() -> None:
     with pytest.raises(InvalidRequestError) as exc:
         wiremap.translate_request(body, "gemini_generate_content", "anthropic_messages")
     assert exc.value.path == "messages[1].content" and "google/gemini_generate_content" in exc.value.message
+
+
+def test_a_pause_turn_continuation_ending_on_the_held_turn_comes_back() -> None:
+    """Anthropic's documented way to continue a `pause_turn`: the assistant's answer sent back
+    as the last message, as it came."""
+    body = copy.deepcopy(BODY)
+    body["messages"] = body["messages"][:2]
+    same = wiremap.translate_request(body, "anthropic_messages", "anthropic_messages")
+    assert same.result == body and same.losses == []
+    assert wiremap.translator("anthropic_messages", "anthropic_messages").request(body) == body
