@@ -1890,6 +1890,43 @@ def skip_part(part: dict[str, Any], path: str) -> Skipped:
     return SKIP
 
 
+_HELD_MARK: Final = "\x00wiremap: the held turn\x00"
+
+
+def _fills_turn(record: Any, index: int, body: Any, rewritten: Any, rewrite: Callable[[Any], Any]) -> bool:
+    """Whether the held assistant turn at `messages[index]` said something on the wire: the
+    body differs from the re-write at the turn's wire element. That element is found by
+    writing the turn once more with a marker text in it. A format that writes no text
+    where the marker could be found answers True: the body has parts left out."""
+    message = record.messages[index]
+    content = message.content
+    message.content = [TextBlock(text=_HELD_MARK)]
+    try:
+        marked = rewrite(record)
+    except (ProviderError, RecursionError):
+        return True
+    finally:
+        message.content = content
+    where = _path_of(marked, _HELD_MARK, ())
+    if where is None:
+        return True
+    cut = next((k for k, step in enumerate(where) if type(step) is int), None)
+    turn = where if cut is None else where[: cut + 1]
+    return bool(value_at(body, turn) != value_at(rewritten, turn))
+
+
+def _path_of(value: Any, mark: str, path: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """The path of the first string in `value` that holds `mark`, or None."""
+    if type(value) is str:
+        return path if mark in value else None
+    items = value.items() if type(value) is dict else enumerate(value) if type(value) is list else ()
+    for key, item in items:
+        found = _path_of(item, mark, path + (key,))
+        if found is not None:
+            return found
+    return None
+
+
 def _skips_parts(read: Callable[[], Any]) -> bool:
     """Whether the reader, run again, leaves out a content part of the body (`skip_part`)."""
     token = _SKIPPED.set([])
@@ -2350,7 +2387,8 @@ def carry(
     write back (its own rules refuse it) carries nothing: writing it fails anyway. Inside
     `read_without_carry` nothing is computed: the caller drops the carried data anyway.
     `reread`: the reader again on the body (requests): an assistant turn that reads as empty is
-    held (`Carried.held`) when the body has parts the reader leaves out (`skip_part`)."""
+    held (`Carried.held`) when the body has parts the reader leaves out (`skip_part`) and the
+    turn's own wire element says something the re-write does not (`_fills_turn`)."""
     if _NO_CARRY.get():
         return record
     held: set[int] = set()  # assistant turns held for the carried data (Carried.held)
@@ -2375,6 +2413,8 @@ def carry(
                 # still carried (a translation names each as lost), against an empty re-write
                 rewritten = None
                 break
+        if held and rewritten is not None and not all(_fills_turn(record, i, body, rewritten, rewrite) for i in held):
+            rewritten = None  # a turn empty on the wire itself: refused when written, as before
     finally:
         _QUIET.reset(token)
         if held:

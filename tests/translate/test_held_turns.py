@@ -83,6 +83,18 @@ def test_a_turn_empty_on_the_wire_is_still_refused() -> None:
         wiremap.translate_request(body, "anthropic_messages", "anthropic_messages")
 
 
+def test_a_turn_empty_on_the_wire_beside_a_held_one_is_still_refused() -> None:
+    """The body has parts left out (the server-tool turn), and another turn empty on the wire:
+    that one said nothing, so it is not held."""
+    body = copy.deepcopy(BODY)
+    body["messages"][2:2] = [{"role": "user", "content": "More?"}, {"role": "assistant", "content": []}]
+    request = anthropic.request_from_wire(body)
+    assert request.carried is None or not request.carried.held
+    with pytest.raises(InvalidRequestError) as exc:
+        wiremap.translate_request(body, "anthropic_messages", "anthropic_messages")
+    assert exc.value.path == "messages[1].content"  # the first empty turn the writer meets
+
+
 def test_a_turn_moved_by_the_caller_is_refused_not_sent_empty() -> None:
     request = anthropic.request_from_wire(BODY)
     request.messages.insert(0, UserMessage(content="First, a word."))
