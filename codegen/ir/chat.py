@@ -773,13 +773,21 @@ class Builder:
         also = tools.get("schema_also")
         if also is None:
             return None
-        own = slot_path(tool_t, "parameters")
-        if own is None or "." in own or own == ".":
-            raise self.err("/request/tools/schema_also", "the tool template places no {parameters} at a top-level key of its own; schema_also reads another field only beside that one")
-        keys = {k for k, _ in tool_t.items} if isinstance(tool_t, Obj) else set()
-        if also["field"] in keys:
-            raise self.err("/request/tools/schema_also/field", f"{also['field']!r} is a key of the tool template; expected another field of the tool")
+        own = self.schema_also_beside(tool_t, "parameters", also["field"], "/request/tools/schema_also", ("tool template", "tool template", "another field of the tool"))
         return (str(also["field"]), str(also["form"]), own)
+
+    def schema_also_beside(self, template: Any, slot: str, field_: str, pointer: str, names: tuple[str, str, str]) -> str:
+        """A `schema_also` row's checks (request.tools, structured_output): the template places
+        `{slot}` at a top-level key of its own (returned), and `field_` is not one of its keys.
+        `names`: how the messages name the template (twice) and the field expected."""
+        where, what, other = names
+        own = slot_path(template, slot)
+        if own is None or "." in own or own == ".":
+            raise self.err(pointer, f"the {where} places no {{{slot}}} at a top-level key of its own; schema_also reads another field only beside that one")
+        keys = {k for k, _ in template.items} if isinstance(template, Obj) else set()
+        if field_ in keys:
+            raise self.err(pointer + "/field", f"{field_!r} is a key of the {what}; expected {other}")
+        return own
 
     def strict_all_field(self, tools: dict[str, Any], tool_t: Any) -> str | None:
         """`tools.strict_all`: one request-level boolean for every tool's `strict` (Cohere's
@@ -1092,14 +1100,9 @@ class Builder:
                 raise self.err("/structured_output", "mode tool_coercion needs `tool: {name, description}` (the synthetic tool)")
             also = structured.get("schema_also")
             if also is not None:
-                own = slot_path(structured_template, "schema")
-                keys = {k for k, _ in structured_template.items} if isinstance(structured_template, Obj) else set()
                 if structured["mode"] != "native":
                     raise self.err("/structured_output/schema_also", f"mode {structured['mode']} writes no schema field of its own; schema_also reads another field only beside the native one")
-                if own is None or "." in own or own == ".":
-                    raise self.err("/structured_output/schema_also", "the template places no {schema} at a top-level key of its own; schema_also reads another field only beside that one")
-                if also["field"] in keys:
-                    raise self.err("/structured_output/schema_also/field", f"{also['field']!r} is a key of the structured-output template; expected another field")
+                self.schema_also_beside(structured_template, "schema", also["field"], "/structured_output/schema_also", ("template", "structured-output template", "another field"))
 
         tools = req["tools"]
         tool_t = self.template_with("/request/tools/wire", tools["wire"], "tool", ("name",))

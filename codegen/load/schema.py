@@ -87,6 +87,9 @@ def _obj(props: dict[str, Any], required: list[str] | None = None, **extra: Any)
 
 TEMPLATE: dict[str, Any] = {"description": "a wire template: JSON with {placeholders}"}
 WIRE_FIELD = {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_\-]*(\.[A-Za-z_][A-Za-z0-9_\-]*)*$"}
+# `schema_also` (request.tools and structured_output): the schema may also come under another
+# field, in another schema language (`openapi`: Google's Schema, the OpenAPI 3.0 subset)
+SCHEMA_ALSO = _obj({"field": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}, "form": {"enum": ["openapi"]}}, required=["field", "form"])
 RESPONSE_PATH = {"type": "string", "pattern": r"^$|^[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])?(\.[A-Za-z_][A-Za-z0-9_]*(\[[0-9]+\])?)*$"}
 UNSUPPORTED = {"enum": ["drop", "warn", "reject"]}
 STATUS = {
@@ -362,7 +365,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                         # the tool's parameters also come under another field, in another schema
                         # language (Gemini `parameters`: the OpenAPI 3.0 subset): read as the
                         # canonical JSON Schema when the template's own field is absent
-                        "schema_also": _obj({"field": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}, "form": {"enum": ["openapi"]}}, required=["field", "form"]),
+                        "schema_also": SCHEMA_ALSO,
                         # the API's rule for a tool's name (codegen/sections/wire_rules.py TOOL_NAME_SCHEMA):
                         # declared, not applied by the converter; wiremap.tools fits names to it
                         "name": TOOL_NAME_SCHEMA,
@@ -719,7 +722,7 @@ MAPPING_SCHEMA: dict[str, Any] = _obj(
                 # the schema may also come under another key of `field`, in another schema
                 # language (Gemini responseSchema: the OpenAPI 3.0 subset), read as the JSON
                 # Schema when the template's own key is absent (mode native)
-                "schema_also": _obj({"field": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}, "form": {"enum": ["openapi"]}}, required=["field", "form"]),
+                "schema_also": SCHEMA_ALSO,
             },
             required=["mode", "field", "wire", "directive"],
         ),
